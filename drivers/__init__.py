@@ -1,0 +1,1 @@
+"""Device drivers, one module per device kind, each with a simulated twin; they only report readings."""

@@ -1,0 +1,102 @@
+"""Playing cards in the text form of RULES.md (`As`, `Td`, `2c`; `??` hidden) and the 52-card deck."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.errors import CardError
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"  # suit order where suits break ties: clubs < diamonds < hearts < spades
+HIDDEN = "??"
+
+RANK_NAMES = {
+    2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
+    9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace",
+}
+RANK_PLURALS = {r: ("sixes" if r == 6 else n + "s") for r, n in RANK_NAMES.items()}
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Card:
+    """One card. `rank` is 2..14 (ace 14), `suit` 0..3 (clubs, diamonds, hearts, spades).
+
+    Cards order by rank, then suit. `index` is 0..51, `(rank - 2) * 4 + suit`.
+
+    >>> Card.parse("As")
+    Card('As')
+    >>> str(Card.parse("td")), Card.parse("2c").index
+    ('Td', 0)
+    """
+
+    rank: int
+    suit: int
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse `As`, `Td`, `2c` (rank case-insensitive, suit lower or upper case).
+
+        Raises CardError naming the text when it is not a card (`??` included: a hidden card
+        is not a card the engine can use).
+        """
+        card = _BY_TEXT.get(text) if isinstance(text, str) else None
+        if card is None:
+            if isinstance(text, str) and len(text) == 2:
+                card = _BY_TEXT.get(text[0].upper() + text[1].lower())
+            if card is None:
+                raise CardError(f"not a card: {text!r} (expected rank of {RANKS} and suit of {SUITS}, e.g. 'As')")
+        return card
+
+    @classmethod
+    def from_index(cls, index: int) -> Card:
+        """The card with `index` 0..51. Raises CardError out of range."""
+        if not isinstance(index, int) or not 0 <= index < 52:
+            raise CardError(f"not a card index: {index!r}")
+        return DECK[index]
+
+    @property
+    def index(self) -> int:
+        return (self.rank - 2) * 4 + self.suit
+
+    def __str__(self) -> str:
+        return RANKS[self.rank - 2] + SUITS[self.suit]
+
+    def __repr__(self) -> str:
+        return f"Card({str(self)!r})"
+
+
+DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(2, 15) for s in range(4))
+_BY_TEXT: dict[str, Card] = {str(c): c for c in DECK}
+
+
+def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
+    """Parse a list of cards, or one string of them (`"As Kd"`, `"AsKd"`).
+
+    Raises CardError naming the bad text. Duplicates are allowed here; see `check_distinct`.
+
+    >>> parse_cards("As Kd")
+    (Card('As'), Card('Kd'))
+    """
+    if isinstance(cards, str):
+        text = cards.replace(" ", "").replace(",", "")
+        if len(text) % 2:
+            raise CardError(f"not a list of cards: {cards!r}")
+        items: Iterable[str | Card] = [text[i:i + 2] for i in range(0, len(text), 2)]
+    else:
+        items = cards
+    return tuple(c if isinstance(c, Card) else Card.parse(c) for c in items)
+
+
+def check_distinct(cards: Iterable[Card]) -> None:
+    """Raise CardError naming the first card that appears twice."""
+    seen: set[Card] = set()
+    for card in cards:
+        if card in seen:
+            raise CardError(f"duplicate card: {card}")
+        seen.add(card)
+
+
+def format_cards(cards: Iterable[Card]) -> list[str]:
+    """Cards as their text forms, for feeds and JSON."""
+    return [str(c) for c in cards]

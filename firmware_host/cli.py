@@ -1,0 +1,47 @@
+"""The `croupier` command line: one subcommand per module, loaded only when called."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help). Each module defines `add_arguments(parser)` and
+# `main(args) -> int`; it is imported only when its subcommand runs, so a slow import
+# (zmq, serial) never delays `croupier settle`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "settle": ("firmware_host.cmd_settle", "settle house-game rounds read as JSON Lines on stdin"),
+    "math": ("firmware_host.cmd_math", "exact house edge of a game's paytables by enumeration"),
+    "run": ("firmware_host.cmd_run", "run the table controller"),
+    "demo": ("firmware_host.cmd_demo", "run the simulated table: controller, emulated devices, bots, a view"),
+    "watch": ("firmware_host.cmd_watch", "show a table's public feed"),
+    "history": ("firmware_host.cmd_history", "recall the last hands from the journal"),
+    "sim-shoe": ("firmware_host.cmd_sim_shoe", "run the emulated card-reading shoe"),
+    "phh": ("firmware_host.cmd_phh", "poker hand histories: replay and export"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="croupier", description="Croupier table-game controller")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == only:
+            importlib.import_module(module_name).add_arguments(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    only = next((a for a in argv if not a.startswith("-")), None)
+    if only not in COMMANDS:
+        only = None
+    args = build_parser(only).parse_args(argv)
+    module = importlib.import_module(COMMANDS[args.command][0])
+    result: int = module.main(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
