@@ -1,0 +1,271 @@
+"""The controller's TOML configuration, parsed once at start into typed frozen values.
+
+Every section and key is declared once in `_SCHEMA` below; `Config.load(path)` walks it. An unknown
+section or key, a missing required key, or a value of the wrong type or out of range stops the start
+with a `ConfigError` naming the file, the section and the key.
+
+>>> cfg = Config.parse('[table]\\nname = "t1"\\ngame = "3cp"\\n', source="x.toml")
+>>> cfg.table.name, cfg.table.game, cfg.feed.public
+('t1', '3cp', 'tcp://127.0.0.1:5556')
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GAMES = ("uth", "3cp")
+GPIO_FACTORIES = ("none", "mock", "lgpio")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names file, section and key."""
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """`[table]`: who the table is and what it opens with when the journal has no table yet."""
+
+    name: str = "table-1"
+    game: str | None = None  # None: wait for an `open` command
+    profile: str = "default"  # a profile name shipped with the engine, or a TOML file
+    seats: int = 7
+
+
+@dataclass(frozen=True, slots=True)
+class LimitsConfig:
+    """`[limits]`: the table's limits in its smallest unit (0 = no limit on that key)."""
+
+    minimum: int = 100
+    maximum: int = 0
+    side_minimum: int = 0
+    side_maximum: int = 0
+    chip: int = 1
+
+    def as_dict(self) -> dict[str, int]:
+        return {"minimum": self.minimum, "maximum": self.maximum, "side_minimum": self.side_minimum,
+                "side_maximum": self.side_maximum, "chip": self.chip}
+
+
+@dataclass(frozen=True, slots=True)
+class FeedConfig:
+    """`[feed]`: public PUB + snapshot ROUTER, and the restricted full-state sockets."""
+
+    public: str = "tcp://127.0.0.1:5556"
+    snapshot: str = "tcp://127.0.0.1:5557"
+    full: str = "tcp://127.0.0.1:5558"
+    full_snapshot: str = "tcp://127.0.0.1:5559"
+    heartbeat_s: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class CommandsConfig:
+    """`[commands]`: the dealer command channel (ROUTER)."""
+
+    endpoint: str = "tcp://127.0.0.1:5555"
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeConfig:
+    """`[shoe]`: the card-reading shoe's serial URL ("" = no shoe attached)."""
+
+    url: str = ""
+    baudrate: int = 115200
+    silent_s: float = 3.0  # no frame (heartbeat included) for this long mid-hand: device silent fault
+
+
+@dataclass(frozen=True, slots=True)
+class GpioConfig:
+    """`[gpio]`: pin factory and BCM pin numbers (0 = not wired)."""
+
+    factory: str = "none"
+    beam: int = 0
+    lid: int = 0
+    shoe_present: int = 0
+    confirm: int = 0
+    next: int = 0
+    void: int = 0
+    light_green: int = 0
+    light_amber: int = 0
+    light_red: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The whole configuration. `source` is the file it came from."""
+
+    source: str = "<defaults>"
+    table: TableConfig = field(default_factory=TableConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    feed: FeedConfig = field(default_factory=FeedConfig)
+    commands: CommandsConfig = field(default_factory=CommandsConfig)
+    shoe: ShoeConfig = field(default_factory=ShoeConfig)
+    gpio: GpioConfig = field(default_factory=GpioConfig)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Config:
+        """Read and parse a TOML file. Raises ConfigError (unreadable file, bad TOML, bad key)."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        return cls.parse(text, source=str(path))
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<string>") -> Config:
+        """Parse TOML text. Raises ConfigError naming `source`, the section and the key."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
+        return cls.from_mapping(data, source)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], source: str = "<mapping>") -> Config:
+        """Build from already-parsed TOML data. Raises ConfigError."""
+        sections: dict[str, Any] = {}
+        for name, value in data.items():
+            if name not in _SCHEMA:
+                raise ConfigError(f"{source}: unknown section [{name}] (known: {', '.join(_SCHEMA)})")
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{source}: [{name}] must be a table of keys")
+            sections[name] = _parse_section(source, name, value)
+        cfg = cls(source=source, **sections)
+        _check_whole(cfg)
+        return cfg
+
+
+# -- schema: section -> key -> checker ------------------------------------------------------------
+
+Checker = Callable[[Any], Any]  # returns the typed value or raises ValueError with the reason
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError(f"must be a string, not {type(v).__name__}")
+    return v
+
+
+def _name(v: Any) -> str:
+    v = _str(v)
+    if not v or len(v) > 64 or not all(c.isalnum() or c in "-_." for c in v):
+        raise ValueError("must be 1 to 64 letters, digits, '-', '_' or '.'")
+    return v
+
+
+def _int(lo: int, hi: int | None = None) -> Checker:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"must be an integer, not {type(v).__name__}")
+        if v < lo or (hi is not None and v > hi):
+            raise ValueError(f"must be between {lo} and {hi}" if hi is not None else f"must be at least {lo}")
+        return v
+    return check
+
+
+def _seconds(lo: float, hi: float) -> Checker:
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"must be a number of seconds, not {type(v).__name__}")
+        if not lo <= v <= hi:
+            raise ValueError(f"must be between {lo} and {hi} seconds")
+        return float(v)
+    return check
+
+
+def _one_of(*choices: str) -> Checker:
+    def check(v: Any) -> str:
+        if v not in choices:
+            raise ValueError(f"must be one of {', '.join(repr(c) for c in choices)}, not {v!r}")
+        return str(v)
+    return check
+
+
+def _endpoint(v: Any) -> str:
+    v = _str(v)
+    if not v.startswith(("tcp://", "ipc://", "inproc://")) or len(v) < 8:
+        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {v!r}")
+    return v
+
+
+def _optional_endpoint(v: Any) -> str:
+    return "" if v == "" else _endpoint(v)
+
+
+def _serial_url(v: Any) -> str:
+    v = _str(v)
+    if v and not (v.startswith("/") or "://" in v):
+        raise ValueError(f"must be a device path or a pyserial URL (socket://, loop://, spy://), not {v!r}")
+    return v
+
+
+_SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
+    "table": (TableConfig, {"name": _name, "game": _one_of(*GAMES), "profile": _str, "seats": _int(1, 7)}),
+    "limits": (LimitsConfig, {"minimum": _int(1), "maximum": _int(0), "side_minimum": _int(0),
+                              "side_maximum": _int(0), "chip": _int(1)}),
+    "feed": (FeedConfig, {"public": _endpoint, "snapshot": _endpoint, "full": _optional_endpoint,
+                          "full_snapshot": _optional_endpoint, "heartbeat_s": _seconds(0.05, 60.0)}),
+    "commands": (CommandsConfig, {"endpoint": _endpoint}),
+    "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": _int(1200, 4_000_000),
+                          "silent_s": _seconds(0.1, 3600.0)}),
+    "gpio": (GpioConfig, {"factory": _one_of(*GPIO_FACTORIES), **{k: _int(0, 27) for k in (
+        "beam", "lid", "shoe_present", "confirm", "next", "void",
+        "light_green", "light_amber", "light_red")}}),
+}
+
+
+def _parse_section(source: str, section: str, data: Mapping[str, Any]) -> Any:
+    kind, keys = _SCHEMA[section]
+    values: dict[str, Any] = {}
+    for key, raw in data.items():
+        if key not in keys:
+            raise ConfigError(f"{source}: [{section}] unknown key {key!r} (known: {', '.join(keys)})")
+        try:
+            values[key] = keys[key](raw)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: [{section}] {key}: {exc}") from None
+    return kind(**values)
+
+
+def is_restricted_endpoint(endpoint: str) -> bool:
+    """True for ipc://, inproc:// and tcp:// bound to a loopback address only."""
+    if endpoint.startswith(("ipc://", "inproc://")):
+        return True
+    if endpoint.startswith("tcp://"):
+        host = endpoint[6:].rsplit(":", 1)[0]
+        return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
+    return False
+
+
+def _check_whole(cfg: Config) -> None:
+    src = cfg.source
+    for key in ("full", "full_snapshot"):
+        ep = getattr(cfg.feed, key)
+        if ep and not is_restricted_endpoint(ep):
+            raise ConfigError(f"{src}: [feed] {key}: the full state (hole cards) may only be bound to "
+                              f"loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+    lim = cfg.limits
+    if lim.maximum and lim.maximum < lim.minimum:
+        raise ConfigError(f"{src}: [limits] maximum: {lim.maximum} is below minimum {lim.minimum}")
+    if lim.side_maximum and lim.side_maximum < lim.side_minimum:
+        raise ConfigError(f"{src}: [limits] side_maximum: {lim.side_maximum} is below side_minimum "
+                          f"{lim.side_minimum}")
+    for key in ("minimum", "maximum", "side_minimum", "side_maximum"):
+        if getattr(lim, key) % lim.chip:
+            raise ConfigError(f"{src}: [limits] {key}: {getattr(lim, key)} is not a multiple of chip {lim.chip}")
+    eps = [("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
+           ("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
+           ("commands", "endpoint", cfg.commands.endpoint)]
+    seen: dict[str, str] = {}
+    for sec, key, ep in eps:
+        if not ep:
+            continue
+        if ep in seen:
+            raise ConfigError(f"{src}: [{sec}] {key}: endpoint {ep!r} is already used by {seen[ep]}")
+        seen[ep] = f"[{sec}] {key}"

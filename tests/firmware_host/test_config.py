@@ -1,0 +1,76 @@
+"""Tests of the controller configuration: typed values, and clear refusals naming file, section, key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware_host.config import Config, ConfigError, is_restricted_endpoint
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def test_defaults_when_empty() -> None:
+    cfg = Config.parse("", source="empty.toml")
+    assert cfg.feed.public == "tcp://127.0.0.1:5556"
+    assert cfg.feed.snapshot == "tcp://127.0.0.1:5557"
+    assert cfg.feed.heartbeat_s == 1.0
+    assert cfg.table.game is None
+
+
+def test_typed_values() -> None:
+    cfg = Config.parse(
+        '[table]\nname = "uth-3"\ngame = "uth"\nseats = 6\n'
+        '[limits]\nminimum = 500\nmaximum = 10000\n'
+        '[feed]\nheartbeat_s = 0.5\nfull = "ipc:///tmp/x.sock"\n'
+        '[shoe]\nurl = "socket://127.0.0.1:7000"\n', source="t.toml")
+    assert (cfg.table.name, cfg.table.game, cfg.table.seats) == ("uth-3", "uth", 6)
+    assert cfg.limits.minimum == 500 and cfg.limits.maximum == 10000
+    assert cfg.feed.heartbeat_s == 0.5 and isinstance(cfg.feed.heartbeat_s, float)
+    assert cfg.shoe.url == "socket://127.0.0.1:7000"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[tabel]\nname='x'\n", ["t.toml", "[tabel]", "unknown section"]),
+    ("[table]\nnmae='x'\n", ["t.toml", "[table]", "'nmae'", "unknown key"]),
+    ("[table]\nseats=9\n", ["t.toml", "[table]", "seats", "between 1 and 7"]),
+    ("[table]\ngame='poker'\n", ["[table]", "game", "'poker'"]),
+    ("[limits]\nminimum='5'\n", ["[limits]", "minimum", "integer"]),
+    ("[limits]\nminimum=true\n", ["[limits]", "minimum", "integer"]),
+    ("[limits]\nminimum=500\nmaximum=100\n", ["[limits]", "maximum", "below"]),
+    ("[limits]\nminimum=550\nchip=100\n", ["[limits]", "minimum", "chip"]),
+    ("[feed]\npublic='http://x'\n", ["[feed]", "public", "endpoint"]),
+    ("[feed]\nfull='tcp://0.0.0.0:5558'\n", ["[feed]", "full", "loopback"]),
+    ("[feed]\nfull_snapshot='tcp://192.168.1.4:5559'\n", ["[feed]", "full_snapshot", "loopback"]),
+    ("[feed]\nsnapshot='tcp://127.0.0.1:5556'\n", ["snapshot", "already used"]),
+    ("[shoe]\nurl='COM3'\n", ["[shoe]", "url"]),
+    ("[gpio]\nfactory='rpigpio'\n", ["[gpio]", "factory"]),
+    ("[table]\nname=\n", ["t.toml", "TOML"]),
+])
+def test_refusals_name_file_section_key(text: str, words: list[str]) -> None:
+    with pytest.raises(ConfigError) as info:
+        Config.parse(text, source="t.toml")
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_load_missing_file_names_it(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="nope.toml"):
+        Config.load(tmp_path / "nope.toml")
+
+
+def test_restricted_endpoints() -> None:
+    assert is_restricted_endpoint("ipc:///run/croupier/full")
+    assert is_restricted_endpoint("tcp://127.0.0.1:5558")
+    assert is_restricted_endpoint("tcp://localhost:5558")
+    assert not is_restricted_endpoint("tcp://0.0.0.0:5558")
+    assert not is_restricted_endpoint("tcp://*:5558")
+    assert not is_restricted_endpoint("tcp://10.0.0.2:5558")
+
+
+@pytest.mark.parametrize("name", ["sim.toml", "pi.toml"])
+def test_shipped_examples_load(name: str) -> None:
+    cfg = Config.load(DEPLOY / name)
+    assert cfg.source.endswith(name)
+    assert cfg.table.game in ("uth", "3cp")
