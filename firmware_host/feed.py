@@ -1,0 +1,221 @@
+"""The table's feed: public state on PUB, snapshots for late joiners, full state on a restricted socket.
+
+Wire format (written once, here; `docs/feed.md` repeats it for integrators). Every message is one
+ZeroMQ frame holding one msgpack map:
+
+    {"table": str, "boot": str, "seq": int, "kind": "update" | "heartbeat" | "snapshot", ...state}
+
+- `boot` is new at every start of the controller; `seq` is strictly increasing within a boot and
+  shared by the public and the full stream (each update goes out on both with the same `seq`).
+- `update` and `snapshot` carry the state at the top level: `game`, `hand`, `phase`, `board`,
+  `dealer`, `spots` (each `seat`, `cards`, `bets`, `decision`, and at settlement `hand_name` and
+  `results`), `fault`. On the public stream a face-down card is `"??"`; burns and undealt cards are
+  never there. On the full stream every card is shown.
+- `heartbeat` carries nothing else; it goes out when nothing else was sent for `heartbeat_s`.
+- Snapshot (the ZeroMQ Guide's clone pattern): a client first subscribes to the PUB socket, then
+  sends any one frame (conventionally msgpack `{"want": "snapshot"}`) to the ROUTER snapshot socket
+  with a DEALER or REQ socket. The reply is the current state with `kind` = `snapshot` and the
+  `seq` of the last message published. The client then drops updates whose `seq` is not above it;
+  a different `boot` means the controller restarted: take a new snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import msgpack
+import zmq
+
+from firmware_host.config import is_restricted_endpoint
+
+
+class FeedError(RuntimeError):
+    """A feed socket cannot be bound, or a restricted socket is asked for a public address."""
+
+
+def new_boot() -> str:
+    """A fresh boot id: 16 hex digits, different at every start."""
+    return os.urandom(8).hex()
+
+
+def pack(message: Mapping[str, Any]) -> bytes:
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def unpack(frame: bytes) -> dict[str, Any]:
+    """Decode one feed frame. Raises ValueError when it is not a msgpack map."""
+    try:
+        value = msgpack.unpackb(frame, raw=False)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise ValueError(f"not a msgpack frame: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ValueError("feed frame is not a map")
+    return value
+
+
+class Feed:
+    """The publishing side, owned by the controller thread (ZeroMQ sockets are not thread-safe)."""
+
+    def __init__(self, ctx: zmq.Context[Any], table: str, *, public: str, snapshot: str, full: str = "",
+                 full_snapshot: str = "", heartbeat_s: float = 1.0, boot: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Bind the sockets. Raises FeedError (address in use, or a full socket not restricted)."""
+        for ep in (full, full_snapshot):
+            if ep and not is_restricted_endpoint(ep):
+                raise FeedError(f"the full state may only be bound to loopback or ipc, not {ep!r}")
+        self.table = table
+        self.boot = boot or new_boot()
+        self.seq = 0
+        self.heartbeat_s = heartbeat_s
+        self._clock = clock
+        self._last_sent = clock()
+        self._public_state: dict[str, Any] = {}
+        self._full_state: dict[str, Any] = {}
+        self._sockets: list[zmq.Socket[Any]] = []
+        try:
+            self.pub = self._bind(ctx, zmq.PUB, public)
+            self.snap = self._bind(ctx, zmq.ROUTER, snapshot)
+            self.full_pub = self._bind(ctx, zmq.PUB, full) if full else None
+            self.full_snap = self._bind(ctx, zmq.ROUTER, full_snapshot) if full_snapshot else None
+        except zmq.ZMQError:
+            self.close()
+            raise
+
+    def _bind(self, ctx: zmq.Context[Any], kind: int, endpoint: str) -> zmq.Socket[Any]:
+        sock = ctx.socket(kind)
+        sock.setsockopt(zmq.LINGER, 0)
+        if kind == zmq.PUB:
+            sock.setsockopt(zmq.SNDHWM, 10000)
+        self._sockets.append(sock)
+        try:
+            sock.bind(endpoint)
+        except zmq.ZMQError as exc:
+            raise FeedError(f"cannot bind feed socket {endpoint}: {exc}") from exc
+        return sock
+
+    def snapshot_sockets(self) -> list[zmq.Socket[Any]]:
+        """The ROUTER sockets the controller's poller must watch."""
+        return [s for s in (self.snap, self.full_snap) if s is not None]
+
+    def _header(self, kind: str) -> dict[str, Any]:
+        return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": kind}
+
+    def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> int:
+        """Send one update (public, and full when there is a full socket). Returns its seq."""
+        self.seq += 1
+        self._public_state = dict(public)
+        self._full_state = dict(full) if full is not None else self._public_state
+        header = self._header("update")
+        self.pub.send(pack({**header, **self._public_state}))
+        if self.full_pub is not None:
+            self.full_pub.send(pack({**header, **self._full_state}))
+        self._last_sent = self._clock()
+        return self.seq
+
+    def set_state(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> None:
+        """Set the state snapshots answer with, without publishing (used right after replay)."""
+        self._public_state = dict(public)
+        self._full_state = dict(full) if full is not None else self._public_state
+
+    def heartbeat_due(self, now: float | None = None) -> float:
+        """Seconds until the next heartbeat is due (<= 0: due now)."""
+        now = self._clock() if now is None else now
+        return self._last_sent + self.heartbeat_s - now
+
+    def tick(self, now: float | None = None) -> bool:
+        """Send a heartbeat if nothing went out for `heartbeat_s`. Returns whether one was sent."""
+        if self.heartbeat_due(now) > 0:
+            return False
+        self.seq += 1
+        frame = pack(self._header("heartbeat"))
+        self.pub.send(frame)
+        if self.full_pub is not None:
+            self.full_pub.send(frame)
+        self._last_sent = self._clock() if now is None else now
+        return True
+
+    def serve_snapshots(self, sock: zmq.Socket[Any]) -> int:
+        """Answer every pending snapshot request on `sock` (without blocking). Returns how many."""
+        served = 0
+        state = self._full_state if sock is self.full_snap else self._public_state
+        while True:
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return served
+            envelope = frames[:-1]  # identity, and the empty delimiter when the client is a REQ
+            sock.send_multipart([*envelope, pack({**self._header("snapshot"), **state})])
+            served += 1
+
+    def close(self) -> None:
+        for sock in self._sockets:
+            sock.close(0)
+        self._sockets.clear()
+
+
+class FeedClient:
+    """A subscriber that follows the clone pattern: subscribe, snapshot, then newer updates.
+
+    `states()` yields `(message, state)` for every message kept: `state` is the latest full table
+    state (from the snapshot or an update), `message` the raw message (a heartbeat included).
+    """
+
+    def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0) -> None:
+        self.ctx = ctx
+        self.public = public
+        self.snapshot_endpoint = snapshot
+        self.timeout_ms = int(timeout_s * 1000)
+        self.sub = ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.connect(public)
+        self.boot: str | None = None
+        self.seq = 0
+        self.state: dict[str, Any] | None = None
+
+    def fetch_snapshot(self) -> dict[str, Any]:
+        """Ask the snapshot socket for the current state. Raises TimeoutError when nobody answers."""
+        dealer = self.ctx.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        try:
+            dealer.connect(self.snapshot_endpoint)
+            dealer.send(pack({"want": "snapshot"}))
+            if not dealer.poll(self.timeout_ms):
+                raise TimeoutError(f"no snapshot from {self.snapshot_endpoint}")
+            message = unpack(dealer.recv())
+        finally:
+            dealer.close(0)
+        self.boot = message["boot"]
+        self.seq = message["seq"]
+        self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+        return message
+
+    def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
+        """The next message to keep (None on timeout). Re-snapshots when the boot changes."""
+        if self.state is None:
+            return self.fetch_snapshot()
+        wait = self.timeout_ms if timeout_ms is None else timeout_ms
+        while self.sub.poll(wait):
+            message = unpack(self.sub.recv())
+            if message.get("boot") != self.boot:
+                return self.fetch_snapshot()
+            if message["seq"] <= self.seq:
+                continue  # already in the snapshot
+            self.seq = message["seq"]
+            if message.get("kind") == "update":
+                self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+            return message
+        return None
+
+    def messages(self, timeout_ms: int | None = None) -> Iterator[dict[str, Any]]:
+        while True:
+            message = self.receive(timeout_ms)
+            if message is None:
+                return
+            yield message
+
+    def close(self) -> None:
+        self.sub.close(0)

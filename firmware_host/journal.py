@@ -1,0 +1,229 @@
+"""The table's journal: every accepted reading and command, in SQLite (WAL, synchronous=FULL).
+
+The controller writes an event here *before* it applies it and before anything is published, so
+the journal alone rebuilds the exact table state after a crash, in the middle of a hand too.
+
+Tables (all text is JSON, readable with the `sqlite3` shell):
+
+- `events(id, hand, ts, kind, body, req)`: one row per accepted input. `hand` is the number of the
+  hand the event belongs to (the hand being prepared when idle); `kind` is the event's kind
+  (`open`, `bet`, `card`, `fault`, `clear`, ...); `req` is the dealer's request id when it came from
+  the command channel, so a request re-sent after a restart is recognised and not applied twice.
+- `hands(hand, game, status, closed_event, ts, record)`: one row per finished hand, written in the
+  same transaction as the event that closed it (`settled` or `voided`). A closed hand is never
+  replayed, so nothing is settled twice.
+- `boots(id, boot, ts)`: each start of the controller.
+
+At start, `resume()` returns the last `open` event (the table's configuration) and every event
+after the later of that open and the last closed hand: replaying them rebuilds the hand in progress.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+JOURNAL_FILE = "journal.sqlite3"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    hand INTEGER NOT NULL,
+    ts REAL NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    req TEXT
+);
+CREATE INDEX IF NOT EXISTS events_req ON events(req) WHERE req IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_kind ON events(kind);
+CREATE TABLE IF NOT EXISTS hands (
+    hand INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('settled', 'voided')),
+    closed_event INTEGER NOT NULL,
+    ts REAL NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS boots (
+    id INTEGER PRIMARY KEY,
+    boot TEXT NOT NULL,
+    ts REAL NOT NULL
+);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be opened or written (disk, permissions, a newer schema)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One journaled input."""
+
+    id: int
+    hand: int
+    ts: float
+    kind: str
+    body: dict[str, Any]
+    req: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRow:
+    """One finished hand as recorded when it closed."""
+
+    hand: int
+    game: str
+    status: str
+    closed_event: int
+    ts: float
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """What the controller replays at start: the table's last `open` and the events after it."""
+
+    open_event: Event | None
+    last_closed_hand: int
+    events: tuple[Event, ...]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Journal:
+    """An open journal file. Not thread-safe by design: the controller thread alone writes.
+
+    `history()` and friends may be called from another process (`croupier history`) while the
+    controller runs: WAL readers never block the writer.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._owner = threading.get_ident()
+
+    @classmethod
+    def open(cls, state_dir: str | Path, *, readonly: bool = False) -> Journal:
+        """Open (creating it unless `readonly`) the journal in `state_dir`.
+
+        Raises JournalError when the directory or file cannot be used.
+        """
+        directory = Path(state_dir)
+        path = directory / JOURNAL_FILE
+        try:
+            if readonly:
+                if not path.exists():
+                    raise JournalError(f"no journal at {path}")
+                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
+                                       check_same_thread=False)
+            else:
+                directory.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise JournalError(f"{path}: journal schema {version} is newer than this controller's "
+                                       f"{SCHEMA_VERSION}")
+                conn.executescript(_SCHEMA)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            raise JournalError(f"{path}: {exc}") from exc
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def append(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
+        """Write one event durably (committed, fsynced) and return its id. Raises JournalError."""
+        try:
+            cur = self._conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
+                                     (hand, ts, kind, _dumps(body), req))
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
+        return int(cur.lastrowid or 0)
+
+    def append_close(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None,
+                     game: str, status: str, record: Mapping[str, Any]) -> int:
+        """Write the event that closes `hand` and the hand's record in one transaction.
+
+        Raises JournalError (the hand is already closed: nothing is written).
+        """
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
+                                   (hand, ts, kind, _dumps(body), req))
+                event_id = int(cur.lastrowid or 0)
+                conn.execute("INSERT INTO hands(hand, game, status, closed_event, ts, record) VALUES (?,?,?,?,?,?)",
+                             (hand, game, status, event_id, ts, _dumps(record)))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot close hand {hand}: {exc}") from exc
+        return event_id
+
+    def record_boot(self, boot: str, ts: float) -> None:
+        """Note a start of the controller."""
+        self._conn.execute("INSERT INTO boots(boot, ts) VALUES (?, ?)", (boot, ts))
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _event(row: tuple[Any, ...]) -> Event:
+        return Event(id=row[0], hand=row[1], ts=row[2], kind=row[3], body=json.loads(row[4]), req=row[5])
+
+    def resume(self) -> Resume:
+        """The last `open` event and every event to replay after it (see the module docstring)."""
+        conn = self._conn
+        row = conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind='open' "
+                           "ORDER BY id DESC LIMIT 1").fetchone()
+        open_event = self._event(row) if row else None
+        last = conn.execute("SELECT hand, closed_event FROM hands ORDER BY hand DESC LIMIT 1").fetchone()
+        last_hand, last_close = (last[0], last[1]) if last else (0, 0)
+        start = max(last_close, open_event.id if open_event else 0)
+        rows = conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? ORDER BY id",
+                            (start,)).fetchall()
+        return Resume(open_event, last_hand, tuple(self._event(r) for r in rows))
+
+    def find_request(self, req: str) -> Event | None:
+        """The event that a dealer request id was journaled with, if any."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE req=? LIMIT 1",
+                                 (req,)).fetchone()
+        return self._event(row) if row else None
+
+    def hand_events(self, hand: int) -> list[Event]:
+        """Every event journaled for one hand number, in order."""
+        rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE hand=? ORDER BY id",
+                                  (hand,)).fetchall()
+        return [self._event(r) for r in rows]
+
+    def hands(self, last: int | None = None) -> list[HandRow]:
+        """Finished hands, oldest first; the last `last` of them when given."""
+        sql = "SELECT hand, game, status, closed_event, ts, record FROM hands ORDER BY hand DESC"
+        rows = self._conn.execute(sql + (" LIMIT ?" if last is not None else ""),
+                                  (last,) if last is not None else ()).fetchall()
+        return [HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in reversed(rows)]
+
+    def events(self, since: int = 0) -> Iterator[Event]:
+        """Every event with id > since, in order."""
+        for row in self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? ORDER BY id",
+                                      (since,)):
+            yield self._event(row)
+
+    def boots(self) -> list[tuple[str, float]]:
+        return [(r[0], r[1]) for r in self._conn.execute("SELECT boot, ts FROM boots ORDER BY id")]
