@@ -391,7 +391,8 @@ class ThreeCardPokerEdges:
 
     ante_play: AntePlayEdge
     pair_plus: PairPlusEdge
-    qualifier: str
+    qualifier: str  # the weakest qualifying dealer hand, e.g. "Q-3-2 or better"
+    ante_bonus: tuple[tuple[str, Fraction], ...]  # category -> odds on the Ante
     ante_bonus_on: str
 
 
@@ -406,6 +407,7 @@ def three_card_poker_edges(
         ante_play=ante_play_edge(ante_bonus, qualifier, ante_bonus_on),
         pair_plus=pair_plus_edge(pair_plus),
         qualifier=describe_key(qualifier_key(qualifier)) + " or better",
+        ante_bonus=tuple((c, p) for c, p in _paytable(ante_bonus, "ante_bonus").items()),
         ante_bonus_on=ante_bonus_on,
     )
 
@@ -423,6 +425,7 @@ def as_json(edges: ThreeCardPokerEdges) -> dict[str, Any]:
             "strategy": ap.strategy,
             "threshold": ap.threshold,
             "dealer_qualifies_with": edges.qualifier,
+            "ante_bonus": {c: str(p) for c, p in edges.ante_bonus},
             "ante_bonus_on": edges.ante_bonus_on,
         },
         "pair_plus": {
