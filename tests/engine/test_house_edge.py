@@ -5,7 +5,8 @@ from itertools import combinations
 
 import pytest
 
-from engine.cards import parse_cards
+from engine.cards import DECK, parse_cards
+from engine.evaluate import three_card
 from engine.house_edge import (
     CATEGORIES,
     DEALER_HANDS,
@@ -192,3 +193,17 @@ def test_both_bets_together():
 def test_all_hands_are_the_combinations():
     hands = list(all_hands())
     assert len(hands) == len(set(hands)) == PLAYER_HANDS
+
+
+def test_order_agrees_with_the_evaluator_on_all_22100_hands():
+    pairs = []
+    for hand in all_hands():
+        value = three_card([DECK[i] for i in hand])
+        mine = hand_key(hand)
+        assert value.category == category_of(mine), hand
+        pairs.append((mine, value.strength))
+    pairs.sort()
+    # Sorted by this module's key, the evaluator's strengths rise with it and tie exactly where it ties.
+    for (k0, s0), (k1, s1) in zip(pairs, pairs[1:]):
+        assert (k0 == k1) == (s0 == s1) and s0 <= s1, (describe_key(k0), describe_key(k1))
+    assert len({k for k, _ in pairs}) == len({s for _, s in pairs})
