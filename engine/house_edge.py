@@ -85,6 +85,17 @@ def high_card_key(ranks: Sequence[int]) -> int:
     return (r1 << 8) | (r2 << 4) | r3
 
 
+WEAKEST: dict[str, int] = {
+    "high_card": (5 << 8) | (3 << 4) | 2,  # 5-3-2
+    "pair": (1 << 12) | (2 << 8) | (3 << 4),  # 2-2-3
+    "flush": (2 << 12) | (5 << 8) | (3 << 4) | 2,  # 5-3-2 suited
+    "straight": (3 << 12) | (3 << 8),  # A-2-3
+    "three_of_a_kind": (4 << 12) | (2 << 8),  # 2-2-2
+    "straight_flush": (5 << 12) | (3 << 8),  # A-2-3 suited
+}
+"""The key of the weakest hand of each category."""
+
+
 def describe_key(key: int) -> str:
     """A short dealer's name for a hand strength: `Q-6-4`, `pair of 2s, 3 kicker`, `straight to 5`."""
     cat = category_of(key)
@@ -100,20 +111,28 @@ def describe_key(key: int) -> str:
     return f"{cat.replace('_', ' ')} to {name[r1]}"
 
 
-def qualifier_key(qualifier: str | int) -> int:
-    """The weakest qualifying dealer hand as a key, from `"Q-high"`, `"Q"`, `12`, `"Q-6-4"` or `"pair"`.
+def qualifier_key(qualifier: object) -> int:
+    """The weakest qualifying dealer hand as a key.
 
-    `"Q-high"` (or a rank) means queen-high or better: the weakest such hand is Q-3-2 unsuited.
-    Raises ValueError on anything else.
+    Accepts `"Q-high"`, `"Q"` or `12` (queen-high or better: the weakest such hand is Q-3-2
+    unsuited), `"Q-6-4"` (that high-card hand or better), a category key such as `"pair"` (that
+    category or better), or a `engine.paytables.Qualifier` (anything with `category` and
+    `top_rank`). Raises ValueError on anything else.
     """
     if isinstance(qualifier, int) and not isinstance(qualifier, bool):
         if not 4 <= qualifier <= 14:
             raise ValueError(f"dealer qualifier rank out of range: {qualifier!r}")
         return _lowest_high(qualifier)
+    category = getattr(qualifier, "category", None)
+    if isinstance(category, str) and category in _CAT:
+        top_rank = getattr(qualifier, "top_rank", 0)
+        if category == "high_card" and isinstance(top_rank, int) and top_rank:
+            return qualifier_key(top_rank)
+        return WEAKEST[category]
     if isinstance(qualifier, str):
         text = qualifier.strip()
-        if text.lower() in ("pair", "pair_or_better"):
-            return (1 << 12) | (2 << 8) | (3 << 4)
+        if text in WEAKEST:
+            return WEAKEST[text]
         head = text[:-5] if text.lower().endswith("-high") else text
         parts = [p.strip().upper() for p in head.split("-")]
         if parts and all(len(p) == 1 and p in RANKS for p in parts):
@@ -235,9 +254,10 @@ class AntePlayEdge:
     weakest_played: int  # hand key
     strongest_folded: int | None  # hand key, None when everything is played
     indifferent: int  # hands where playing and folding are worth exactly the same (played here)
+    played: tuple[tuple[str, int], ...]  # category -> hands played, of the 22,100
 
 
-def dealer_counts(qualifier: str | int = "Q-high") -> dict[tuple[int, int, int], DealerCounts]:
+def dealer_counts(qualifier: object = "Q-high") -> dict[tuple[int, int, int], DealerCounts]:
     """For every player hand (index triple), how the dealer hands from the 49 other cards fall.
 
     Raises ValueError on a bad qualifier.
@@ -322,7 +342,7 @@ def play_value(counts: DealerCounts, bonus: Fraction, ante_bonus_on: AnteBonusOn
 
 def ante_play_edge(
     ante_bonus: Mapping[str, Pay],
-    qualifier: str | int = "Q-high",
+    qualifier: object = "Q-high",
     ante_bonus_on: AnteBonusOn = "play",
     play_from: str | None = None,
     counts: Mapping[tuple[int, int, int], DealerCounts] | None = None,
@@ -347,6 +367,7 @@ def ante_play_edge(
     indifferent = 0
     weakest_played = 1 << 16
     strongest_folded = -1
+    played = dict.fromkeys(CATEGORIES, 0)
     for hand, dc in counts.items():
         key = hand_key(hand)
         play = play_value(dc, table.get(category_of(key), Fraction(0)), ante_bonus_on)
@@ -358,6 +379,7 @@ def ante_play_edge(
         if chosen:
             total += play
             plays += 1
+            played[category_of(key)] += 1
             weakest_played = min(weakest_played, key)
         else:
             total += fold
@@ -380,7 +402,22 @@ def ante_play_edge(
         weakest_played=weakest_played,
         strongest_folded=strongest_folded if strongest_folded >= 0 else None,
         indifferent=indifferent,
+        played=tuple(played.items()),
     )
+
+
+def bonus_edge(pays: Mapping[str, Pay], ante_play: AntePlayEdge) -> Fraction:
+    """House edge of a stake paid by `pays` only when the spot made the Play bet, lost on a fold.
+
+    This is the separate "Bonus" box of 003 read literally, under the Ante-and-Play decision of
+    `ante_play` (with any table that pays only hands that are played anyway, it changes nothing
+    in that decision). Raises ValueError on an unknown category or a bad pay.
+    """
+    table = _paytable(pays, "bonus")
+    played = dict(ante_play.played)
+    winners = sum(played[cat] for cat in table)
+    ev = Fraction(sum(played[cat] * pay for cat, pay in table.items()) - (PLAYER_HANDS - winners), PLAYER_HANDS)
+    return -ev
 
 
 # --- both bets of one profile -------------------------------------------------------------------------
@@ -394,21 +431,44 @@ class ThreeCardPokerEdges:
     qualifier: str  # the weakest qualifying dealer hand, e.g. "Q-3-2 or better"
     ante_bonus: tuple[tuple[str, Fraction], ...]  # category -> odds on the Ante
     ante_bonus_on: str
+    bonus: Fraction | None = None  # house edge of a separate Bonus stake, when the rules have one
+    bonus_pays: tuple[tuple[str, Fraction], ...] = ()
 
 
 def three_card_poker_edges(
     pair_plus: Mapping[str, Pay],
     ante_bonus: Mapping[str, Pay],
-    qualifier: str | int = "Q-high",
+    qualifier: object = "Q-high",
     ante_bonus_on: AnteBonusOn = "play",
+    bonus: Mapping[str, Pay] | None = None,
 ) -> ThreeCardPokerEdges:
-    """Both edges from plain values. Raises ValueError on a bad table, qualifier or switch."""
+    """The edges of every bet, from plain values. Raises ValueError on a bad table, qualifier or switch."""
+    ante_play = ante_play_edge(ante_bonus, qualifier, ante_bonus_on)
     return ThreeCardPokerEdges(
-        ante_play=ante_play_edge(ante_bonus, qualifier, ante_bonus_on),
+        ante_play=ante_play,
         pair_plus=pair_plus_edge(pair_plus),
         qualifier=describe_key(qualifier_key(qualifier)) + " or better",
         ante_bonus=tuple((c, p) for c, p in _paytable(ante_bonus, "ante_bonus").items()),
         ante_bonus_on=ante_bonus_on,
+        bonus=bonus_edge(bonus, ante_play) if bonus is not None else None,
+        bonus_pays=tuple(_paytable(bonus, "bonus").items()) if bonus is not None else (),
+    )
+
+
+def profile_edges(profile: Any) -> ThreeCardPokerEdges:
+    """The edges of a profile's Three Card Poker rules (`engine.paytables.Profile`, or its
+    `three_card_poker` rules). Raises ValueError on a table or switch this module cannot use.
+    """
+    rules = getattr(profile, "three_card_poker", profile)
+    ante_bonus_on = rules.ante_bonus_on
+    if ante_bonus_on not in ANTE_BONUS_ON:
+        raise ValueError(f"ante_bonus_on: {ante_bonus_on!r} is not one of {', '.join(ANTE_BONUS_ON)}")
+    return three_card_poker_edges(
+        pair_plus=rules.pair_plus,
+        ante_bonus=rules.ante_bonus,
+        qualifier=rules.dealer_qualifier,
+        ante_bonus_on=ante_bonus_on,
+        bonus=rules.bonus,
     )
 
 
@@ -424,6 +484,8 @@ def as_json(edges: ThreeCardPokerEdges) -> dict[str, Any]:
             "play_probability": float(ap.play_probability),
             "strategy": ap.strategy,
             "threshold": ap.threshold,
+            "weakest_played": describe_key(ap.weakest_played) if ap.weakest_played < 1 << 16 else None,
+            "strongest_folded": describe_key(ap.strongest_folded) if ap.strongest_folded is not None else None,
             "dealer_qualifies_with": edges.qualifier,
             "ante_bonus": {c: str(p) for c, p in edges.ante_bonus},
             "ante_bonus_on": edges.ante_bonus_on,
@@ -434,4 +496,6 @@ def as_json(edges: ThreeCardPokerEdges) -> dict[str, Any]:
             "pays": {c: str(p) for c, p in pp.pays},
             "counts": dict(pp.counts),
         },
+        **({"bonus": {"house_edge": float(edges.bonus), "house_edge_exact": str(edges.bonus)}}
+           if edges.bonus is not None else {}),
     }

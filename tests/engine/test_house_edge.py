@@ -7,12 +7,15 @@ import pytest
 
 from engine.cards import DECK, parse_cards
 from engine.evaluate import three_card
+from engine.paytables import THREE_CARD_CATEGORIES, Qualifier, load_profile
 from engine.house_edge import (
     CATEGORIES,
     DEALER_HANDS,
     PLAYER_HANDS,
+    WEAKEST,
     DealerCounts,
     all_hands,
+    as_json,
     ante_play_edge,
     category_counts,
     category_of,
@@ -22,6 +25,7 @@ from engine.house_edge import (
     high_card_key,
     pair_plus_edge,
     play_value,
+    profile_edges,
     qualifier_key,
     three_card_poker_edges,
 )
@@ -50,6 +54,7 @@ def test_category_counts_are_the_published_ones():
         "flush": 1096, "pair": 3744, "high_card": 16440,
     }
     assert PLAYER_HANDS == 22100 and DEALER_HANDS == 18424
+    assert CATEGORIES == THREE_CARD_CATEGORIES  # the profiles' keys, in the same order
 
 
 def test_order_of_rules_md():
@@ -70,6 +75,10 @@ def test_qualifier_spellings():
     assert qualifier_key("Q-high") == qualifier_key("Q") == qualifier_key(12) == high_card_key((12, 3, 2))
     assert qualifier_key("Q-6-4") == key("Qc6d4h")
     assert category_of(qualifier_key("pair")) == "pair" and qualifier_key("pair") == key("2c2d3h")
+    assert qualifier_key(Qualifier.parse("Q-high", THREE_CARD_CATEGORIES)) == qualifier_key("Q-high")
+    assert qualifier_key(Qualifier.parse("flush", THREE_CARD_CATEGORIES)) == key("2c3c5c")
+    for category in CATEGORIES:
+        assert WEAKEST[category] == min(hand_key(h) for h in all_hands() if category_of(hand_key(h)) == category)
     for bad in ("queen", "Q-Q-2", "Q-J-T", "", 1, 15, "Z-high"):
         with pytest.raises(ValueError):
             qualifier_key(bad)
@@ -145,6 +154,9 @@ def test_q64_played_q63_folded_whatever_the_suits(counts):
     assert seen == {q64: 60, q63: 60}  # 4^3 suitings less the 4 flushes
     edge = ante_play_edge(ANTE_BONUS, counts=counts)
     assert edge.weakest_played == q64 and edge.strongest_folded == q63 and edge.indifferent == 0
+    # Every hand that Pair Plus pays is played: a Pair Plus lost on a fold never costs a winner.
+    assert {c: n for c, n in edge.played if c != "high_card"} == {
+        c: n for c, n in category_counts().items() if c != "high_card"}
 
 
 def test_pair_plus_published_edges():
@@ -154,6 +166,23 @@ def test_pair_plus_published_edges():
     assert percent(standard.house_edge) == 2.32 and standard.house_edge == Fraction(512, 22100)
     # Odds as (num, den) are the same pays.
     assert pair_plus_edge({k: (v, 1) for k, v in PAIR_PLUS_DEFAULT.items()}).house_edge == default.house_edge
+
+
+@pytest.mark.parametrize("name, ante_play, pair_plus, bonus", [
+    ("default", 3.37, 7.28, None),
+    ("standard", 3.37, 2.32, None),
+    ("fr_literal", 7.56, 7.28, 91.0),
+])
+def test_shipped_profiles(name, ante_play, pair_plus, bonus):
+    edges = profile_edges(load_profile(name))
+    assert percent(edges.ante_play.house_edge) == ante_play
+    assert percent(edges.pair_plus.house_edge) == pair_plus
+    assert edges.ante_play.strategy == "Q-6-4" and edges.qualifier == "Q-3-2 or better"
+    assert (percent(edges.bonus, 0) if edges.bonus is not None else None) == bonus
+    figures = as_json(edges)
+    assert figures["ante_play"]["house_edge"] == float(edges.ante_play.house_edge)
+    assert Fraction(figures["pair_plus"]["house_edge_exact"]) == edges.pair_plus.house_edge
+    assert ("bonus" in figures) == (bonus is not None)
 
 
 def test_literal_reading_of_003():
