@@ -160,13 +160,29 @@ _FLUSH_BITS = 0x8888
 
 
 def _build_nonflush() -> dict[int, int]:
-    table: dict[int, int] = {}
-    for n in (5, 6, 7):
-        for counts in _rank_multisets(n):
-            key = 0
-            for r, c in counts.items():
-                key += c << (3 * (r - 2))
-            table[key] = _value_from_counts(counts)
+    """Rank-multiset key -> best non-flush value, for 5, 6 and 7 cards.
+
+    Five-card multisets are valued directly; a six- or seven-card multiset is worth the best of the
+    multisets one card smaller inside it (its best five lie in one of them), so each layer is the
+    previous one with every possible card added.
+    """
+    layer: dict[int, int] = {}
+    for counts in _rank_multisets(5):
+        key = 0
+        for r, c in counts.items():
+            key += c << (3 * (r - 2))
+        layer[key] = _value_from_counts(counts)
+    table = dict(layer)
+    units = [(3 * r, 1 << (3 * r)) for r in range(13)]
+    for _ in (6, 7):
+        bigger: dict[int, int] = {}
+        get = bigger.get
+        for key, value in layer.items():
+            for shift, unit in units:
+                if (key >> shift) & 7 < 4 and get(key + unit, -1) < value:
+                    bigger[key + unit] = value
+        table.update(bigger)
+        layer = bigger
     return table
 
 
@@ -222,21 +238,27 @@ def high_category(strength: int) -> str:
 # ---------------------------------------------------------------------------------------------
 # Checks, card picking and names
 
-def _check(cards: Sequence[Card], sizes: range, what: str) -> tuple[Card, ...]:
+def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card, ...], list[int]]:
+    """The cards as a tuple and their indices; CardError for a non-Card, a wrong count or a duplicate."""
     hand = tuple(cards)
-    for card in hand:
-        if not isinstance(card, Card):
-            raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
     if len(hand) not in sizes:
         want = f"{sizes.start}" if len(sizes) == 1 else f"{sizes.start} to {sizes.stop - 1}"
         raise CardError(f"{what}: needs {want} cards, got {len(hand)}")
-    if len(set(hand)) != len(hand):
-        seen: set[Card] = set()
-        for card in hand:
-            if card in seen:
-                raise CardError(f"{what}: duplicate card {card}")
-            seen.add(card)
-    return hand
+    indices = []
+    seen = 0
+    for card in hand:
+        if not isinstance(card, Card):
+            raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
+        i = (card.rank - 2) * 4 + card.suit
+        if seen >> i & 1:
+            raise CardError(f"{what}: duplicate card {card}")
+        seen |= 1 << i
+        indices.append(i)
+    return hand, indices
+
+
+def _check(cards: Sequence[Card], sizes: range, what: str) -> tuple[Card, ...]:
+    return _checked(cards, sizes, what)[0]
 
 
 def _check_split(hole: Sequence[Card], board: Sequence[Card], what: str) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
@@ -251,17 +273,17 @@ def _pick(cards: Sequence[Card], groups: Sequence[tuple[int, int]], suit: int | 
 
     A rank of 1 stands for the ace (14) played low.
     """
-    pool = sorted(cards, key=lambda c: (c.rank, c.suit), reverse=True)
-    used: set[Card] = set()
+    pool = sorted(((c.rank, c.suit, n) for n, c in enumerate(cards)), reverse=True)
+    taken = [False] * len(pool)
     chosen: list[Card] = []
     for rank, count in groups:
         real = 14 if rank == 1 else rank
-        for card in pool:
+        for r, s, n in pool:
             if count == 0:
                 break
-            if card.rank == real and card not in used and (suit is None or card.suit == suit):
-                chosen.append(card)
-                used.add(card)
+            if r == real and not taken[n] and (suit is None or s == suit):
+                chosen.append(cards[n])
+                taken[n] = True
                 count -= 1
     return tuple(chosen)
 
@@ -284,6 +306,16 @@ def _high_groups(strength: int) -> list[tuple[int, int]]:
 
 
 def _high_name(strength: int) -> str:
+    name = _NAMES.get(strength)
+    if name is None:
+        name = _NAMES[strength] = _name_high(strength)
+    return name
+
+
+_NAMES: dict[int, str] = {}  # strength -> name, filled as hands are named (7,462 at most)
+
+
+def _name_high(strength: int) -> str:
     cat = strength >> _CAT_SHIFT
     r = _ranks_of(strength)
     if strength == _ROYAL:
@@ -315,8 +347,14 @@ def _high_value(cards: tuple[Card, ...], strength: int) -> HandValue:
         for c in cards:
             counts[c.suit] += 1
         suit = max(range(4), key=counts.__getitem__)
-    best = _pick(cards, _high_groups(strength), suit)
+    groups = _GROUPS.get(strength)
+    if groups is None:
+        groups = _GROUPS[strength] = _high_groups(strength)
+    best = _pick(cards, groups, suit)
     return HandValue(strength, high_category(strength), _high_name(strength), best)
+
+
+_GROUPS: dict[int, list[tuple[int, int]]] = {}  # strength -> (rank, count) groups of its best five
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,8 +365,8 @@ def high(cards: Sequence[Card]) -> HandValue:
 
     Raises CardError for a wrong card count, a duplicate card or something that is not a Card.
     """
-    hand = _check(cards, range(5, 8), "high hand")
-    return _high_value(hand, high_strength([c.index for c in hand]))
+    hand, indices = _checked(cards, range(5, 8), "high hand")
+    return _high_value(hand, high_strength(indices))
 
 
 def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
@@ -337,15 +375,19 @@ def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
     Raises CardError for a wrong count on either side, a duplicate card or a non-Card.
     """
     h, b = _check_split(hole, board, "omaha high")
-    best = -1
-    best_five: tuple[Card, ...] = ()
-    for two in combinations(h, 2):
-        for three in combinations(b, 3):
-            five = two + three
-            s = high_strength([c.index for c in five])
+    hole_pairs = list(combinations(range(len(h)), 2))
+    board_threes = list(combinations(range(len(b)), 3))
+    hi = [(c.rank - 2) * 4 + c.suit for c in h]
+    bi = [(c.rank - 2) * 4 + c.suit for c in b]
+    best, best_at = -1, ((0, 1), (0, 1, 2))
+    for two in hole_pairs:
+        pair = [hi[two[0]], hi[two[1]]]
+        for three in board_threes:
+            s = high_strength(pair + [bi[three[0]], bi[three[1]], bi[three[2]]])
             if s > best:
-                best, best_five = s, five
-    return _high_value(best_five, best)
+                best, best_at = s, (two, three)
+    two, three = best_at
+    return _high_value(tuple(h[n] for n in two) + tuple(b[n] for n in three), best)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,8 +425,8 @@ def three_card(cards: Sequence[Card]) -> HandValue:
     A-K-Q is the highest straight, A-2-3 the lowest. Raises CardError for a wrong count, a
     duplicate or a non-Card.
     """
-    hand = _check(cards, range(3, 4), "three-card hand")
-    s = three_card_strength([c.index for c in hand])
+    hand, indices = _checked(cards, range(3, 4), "three-card hand")
+    s = three_card_strength(indices)
     cat = s >> _CAT_SHIFT
     r = _ranks_of(s)
     if cat == _T_SF:
