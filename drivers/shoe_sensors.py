@@ -1,0 +1,146 @@
+"""The shoe's sensors on GPIO (card-out beam, shoe present, lid open): readings, interface, backends.
+
+Each sensor is a gpiozero `DigitalInputDevice` on a pin factory passed in (lgpio on a Pi, the mock
+factory in simulation and tests). A change reaches `on_reading` as `SensorChange(name, active)`,
+on gpiozero's callback thread. `active` means: `card_out` the beam is broken by a card,
+`shoe_present` the shoe sits in its place, `lid_open` the lid is open.
+
+Backends: `gpio` (pins on the injected factory) and `sim` (a mock factory, plus the pins exposed
+on a `drivers.gpio_sim.SimPanel` so bots in other processes can trip them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from drivers.errors import BackendError
+from drivers.readings import OnReading
+
+DEFAULT_PINS: Mapping[str, int] = {"card_out": 17, "shoe_present": 27, "lid_open": 22}
+
+
+@dataclass(frozen=True, slots=True)
+class SensorChange:
+    """Sensor `name` became active or inactive (also posted once per sensor at start)."""
+
+    name: str
+    active: bool
+
+
+class ShoeSensors(Protocol):
+    """What every sensor backend offers."""
+
+    device: str
+
+    def start(self) -> dict[str, bool]:
+        """Begin reporting; posts and returns each sensor's current state."""
+        ...
+
+    def state(self, name: str) -> bool:
+        """Whether sensor `name` is active now. Raises BackendError for an unknown name."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+Backend = Callable[..., ShoeSensors]
+BACKENDS: dict[str, Backend] = {}
+
+
+def register_backend(name: str) -> Callable[[Backend], Backend]:
+    """Class decorator: make a sensor backend available to `open_shoe_sensors` as `name`."""
+    def register(factory: Backend) -> Backend:
+        BACKENDS[name] = factory
+        return factory
+    return register
+
+
+def open_shoe_sensors(backend: str, on_reading: OnReading, **options: Any) -> ShoeSensors:
+    """Build the shoe's sensors from configuration. Raises BackendError for an unknown backend or option."""
+    factory = BACKENDS.get(backend)
+    if factory is None:
+        raise BackendError(f"unknown shoe sensor backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
+    try:
+        return factory(on_reading=on_reading, **options)
+    except TypeError as exc:
+        raise BackendError(f"shoe sensor backend {backend!r}: {exc}") from exc
+
+
+@register_backend("gpio")
+class GpioShoeSensors:
+    """Sensors on gpiozero input devices. `pull_up=True`: a sensor is active when its pin is low."""
+
+    def __init__(self, on_reading: OnReading, pin_factory: Any, pins: Mapping[str, int] = DEFAULT_PINS,
+                 pull_up: bool = True, bounce_time: float | None = None, device: str = "shoe_sensors") -> None:
+        from gpiozero import DigitalInputDevice
+
+        if pin_factory is None:
+            raise BackendError(f"{device}: a pin factory must be given (none is taken from the environment)")
+        self.device = device
+        self._on_reading = on_reading
+        self._started = False
+        self.inputs: dict[str, Any] = {}
+        try:
+            for name, pin in pins.items():
+                self.inputs[name] = DigitalInputDevice(pin, pull_up=pull_up, bounce_time=bounce_time,
+                                                       pin_factory=pin_factory)
+        except Exception:
+            self.close()
+            raise
+        self.pull_up = pull_up
+
+    def start(self) -> dict[str, bool]:
+        states = {name: bool(dev.is_active) for name, dev in self.inputs.items()}
+        for name, dev in self.inputs.items():
+            dev.when_activated = self._poster(name, True)
+            dev.when_deactivated = self._poster(name, False)
+        self._started = True
+        for name, active in states.items():
+            self._on_reading(SensorChange(name, active))
+        return states
+
+    def _poster(self, name: str, active: bool) -> Callable[[], None]:
+        def post() -> None:
+            self._on_reading(SensorChange(name, active))
+        return post
+
+    def state(self, name: str) -> bool:
+        dev = self.inputs.get(name)
+        if dev is None:
+            raise BackendError(f"{self.device}: no sensor {name!r} (sensors: {', '.join(sorted(self.inputs))})")
+        return bool(dev.is_active)
+
+    def close(self) -> None:
+        for dev in self.inputs.values():
+            dev.close()
+
+
+@register_backend("sim")
+class SimShoeSensors(GpioShoeSensors):
+    """The sensors on gpiozero's mock factory; `panel` (a SimPanel, or `host:port` of the process's
+    shared one) lets other processes trip them by name; `initial` sets their state at start."""
+
+    def __init__(self, on_reading: OnReading, pin_factory: Any = None, pins: Mapping[str, int] = DEFAULT_PINS,
+                 panel: Any = None, device: str = "shoe_sensors",
+                 initial: Mapping[str, bool] | None = None) -> None:
+        from gpiozero.pins.mock import MockFactory
+
+        from drivers.gpio_sim import SimPanel
+
+        super().__init__(on_reading, pin_factory or MockFactory(), pins, pull_up=True, device=device)
+        for name, active in ({"shoe_present": True} if initial is None else initial).items():
+            if name in self.inputs:
+                pin = self.inputs[name].pin
+                pin.drive_low() if active else pin.drive_high()
+        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        if self.panel is not None:
+            for name, dev in self.inputs.items():
+                self.panel.add_input(name, dev.pin, active_low=True)
+
+    def close(self) -> None:
+        if self.panel is not None:
+            self.panel.remove(*self.inputs)
+        super().close()
