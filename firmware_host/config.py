@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 GAMES = ("uth", "3cp")
-GPIO_FACTORIES = ("none", "mock", "lgpio")
+GPIO_BACKENDS = ("none", "sim", "gpio")
+PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
 
 
 class ConfigError(ValueError):
@@ -82,18 +83,35 @@ class ShoeConfig:
 
 @dataclass(frozen=True, slots=True)
 class GpioConfig:
-    """`[gpio]`: pin factory and BCM pin numbers (0 = not wired)."""
+    """`[gpio]`: sensors, dealer buttons and tower light through gpiozero.
 
-    factory: str = "none"
-    beam: int = 0
-    lid: int = 0
-    shoe_present: int = 0
-    confirm: int = 0
-    next: int = 0
-    void: int = 0
-    light_green: int = 0
-    light_amber: int = 0
-    light_red: int = 0
+    `backend` "gpio" uses `pin_factory` (lgpio on a Pi); "sim" uses gpiozero's mock factory and
+    serves the pins on the simulated panel at `panel` (host:port) for bots; "none" wires nothing.
+    Pins are BCM numbers.
+    """
+
+    backend: str = "none"
+    pin_factory: str = "lgpio"
+    panel: str = ""
+    card_out: int = 17
+    shoe_present: int = 27
+    lid_open: int = 22
+    confirm: int = 5
+    next: int = 6
+    void: int = 13
+    void_hold_s: float = 2.0
+    light_green: int = 23
+    light_amber: int = 24
+    light_red: int = 25
+
+    def sensor_pins(self) -> dict[str, int]:
+        return {"card_out": self.card_out, "shoe_present": self.shoe_present, "lid_open": self.lid_open}
+
+    def button_pins(self) -> dict[str, int]:
+        return {"confirm": self.confirm, "next": self.next, "void": self.void}
+
+    def light_pins(self) -> dict[str, int]:
+        return {"green": self.light_green, "amber": self.light_amber, "red": self.light_red}
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +216,14 @@ def _optional_endpoint(v: Any) -> str:
     return "" if v == "" else _endpoint(v)
 
 
+def _host_port(v: Any) -> str:
+    v = _str(v)
+    host, _, port = v.rpartition(":")
+    if v and (not host or not port.isdigit() or not 0 < int(port) < 65536):
+        raise ValueError(f"must be HOST:PORT, not {v!r}")
+    return v
+
+
 def _serial_url(v: Any) -> str:
     v = _str(v)
     if v and not (v.startswith("/") or "://" in v):
@@ -214,9 +240,10 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
     "commands": (CommandsConfig, {"endpoint": _endpoint}),
     "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": _int(1200, 4_000_000),
                           "silent_s": _seconds(0.1, 3600.0)}),
-    "gpio": (GpioConfig, {"factory": _one_of(*GPIO_FACTORIES), **{k: _int(0, 27) for k in (
-        "beam", "lid", "shoe_present", "confirm", "next", "void",
-        "light_green", "light_amber", "light_red")}}),
+    "gpio": (GpioConfig, {"backend": _one_of(*GPIO_BACKENDS), "pin_factory": _one_of(*PIN_FACTORIES),
+                          "panel": _host_port, "void_hold_s": _seconds(0.1, 10.0),
+                          **{k: _int(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
+                                                      "void", "light_green", "light_amber", "light_red")}}),
 }
 
 
@@ -259,6 +286,14 @@ def _check_whole(cfg: Config) -> None:
     for key in ("minimum", "maximum", "side_minimum", "side_maximum"):
         if getattr(lim, key) % lim.chip:
             raise ConfigError(f"{src}: [limits] {key}: {getattr(lim, key)} is not a multiple of chip {lim.chip}")
+    gpio = cfg.gpio
+    pins = {**gpio.sensor_pins(), **gpio.button_pins(), **gpio.light_pins()}
+    used: dict[int, str] = {}
+    for name, pin in pins.items():
+        if pin and pin in used:
+            key = name if name in gpio.sensor_pins() or name in gpio.button_pins() else f"light_{name}"
+            raise ConfigError(f"{src}: [gpio] {key}: pin {pin} is already used by {used[pin]}")
+        used[pin] = name
     eps = [("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
            ("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
            ("commands", "endpoint", cfg.commands.endpoint)]

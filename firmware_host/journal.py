@@ -145,14 +145,49 @@ class Journal:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def append(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
-        """Write one event durably (committed, fsynced) and return its id. Raises JournalError."""
+    def begin(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
+        """Open a transaction and write one event in it; return the event's id.
+
+        Nothing is durable until `commit()`; `rollback()` forgets the event. Raises JournalError.
+        """
         try:
+            self._conn.execute("BEGIN IMMEDIATE")
             cur = self._conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
                                      (hand, ts, kind, _dumps(body), req))
         except sqlite3.Error as exc:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
         return int(cur.lastrowid or 0)
+
+    def close_hand(self, hand: int, game: str, status: str, event_id: int, ts: float,
+                   record: Mapping[str, Any]) -> None:
+        """Record a finished hand inside the open transaction (the one of the closing event).
+
+        Raises JournalError when the hand is already closed (the caller rolls back).
+        """
+        try:
+            self._conn.execute("INSERT INTO hands(hand, game, status, closed_event, ts, record) VALUES (?,?,?,?,?,?)",
+                               (hand, game, status, event_id, ts, _dumps(record)))
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot close hand {hand}: {exc}") from exc
+
+    def commit(self) -> None:
+        """Make the open transaction durable. Raises JournalError."""
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: commit failed: {exc}") from exc
+
+    def rollback(self) -> None:
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    def append(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
+        """Write one event durably (committed, fsynced) and return its id. Raises JournalError."""
+        event_id = self.begin(hand, kind, body, ts, req)
+        self.commit()
+        return event_id
 
     def append_close(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None,
                      game: str, status: str, record: Mapping[str, Any]) -> int:
@@ -160,21 +195,13 @@ class Journal:
 
         Raises JournalError (the hand is already closed: nothing is written).
         """
-        conn = self._conn
+        event_id = self.begin(hand, kind, body, ts, req)
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                cur = conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
-                                   (hand, ts, kind, _dumps(body), req))
-                event_id = int(cur.lastrowid or 0)
-                conn.execute("INSERT INTO hands(hand, game, status, closed_event, ts, record) VALUES (?,?,?,?,?,?)",
-                             (hand, game, status, event_id, ts, _dumps(record)))
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot close hand {hand}: {exc}") from exc
+            self.close_hand(hand, game, status, event_id, ts, record)
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
         return event_id
 
     def record_boot(self, boot: str, ts: float) -> None:

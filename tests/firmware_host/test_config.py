@@ -45,7 +45,9 @@ def test_typed_values() -> None:
     ("[feed]\nfull_snapshot='tcp://192.168.1.4:5559'\n", ["[feed]", "full_snapshot", "loopback"]),
     ("[feed]\nsnapshot='tcp://127.0.0.1:5556'\n", ["snapshot", "already used"]),
     ("[shoe]\nurl='COM3'\n", ["[shoe]", "url"]),
-    ("[gpio]\nfactory='rpigpio'\n", ["[gpio]", "factory"]),
+    ("[gpio]\nbackend='rpi'\n", ["[gpio]", "backend"]),
+    ("[gpio]\nconfirm=17\n", ["[gpio]", "confirm", "pin 17", "card_out"]),
+    ("[gpio]\npanel='localhost'\n", ["[gpio]", "panel", "HOST:PORT"]),
     ("[table]\nname=\n", ["t.toml", "TOML"]),
 ])
 def test_refusals_name_file_section_key(text: str, words: list[str]) -> None:

@@ -1,0 +1,255 @@
+"""The dealer command channel: msgpack requests on a ZeroMQ ROUTER socket, each answered.
+
+Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with its empty delimiter):
+
+    {"id": str | int (optional, echoed; a request re-sent with the same id is not applied twice),
+     "cmd": NAME, "hand": int (optional: refused unless it is the current hand), ...arguments}
+
+    open     game "uth"|"3cp", profile str (default "default"), limits map (optional: minimum,
+             maximum, side_minimum, side_maximum, chip), seats int 1..7 (optional).
+             Only between hands.
+    bet      seat int, bets map of bet circle -> integer stake (UTH ante/blind/trips, 3CP
+             ante/pair_plus). Posts or replaces the spot's bets; an empty map takes the spot out.
+             Only before the deal.
+    deal     closes the betting: the shoe may deal (the dealer's `next` button does the same).
+    decide   seat int, decision: UTH "check" | "play" (with multiple 4|3 pre-flop, 2 on the flop,
+             1 at the river) | "fold"; 3CP "play" | "fold".
+    card     card "As": a card entered by hand, taken exactly as if the shoe had read it.
+    confirm  the dealer has paid: closes the settled hand (the `confirm` button does the same).
+    void     reason str: closes the hand, every bet returned.
+    clear    reason str, by str (the supervisor), then "continue" | "void": clears the fault.
+    state    the public state (as on the feed) and the table's status.
+
+Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
+`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault", "error": "why"}`. A refused
+request changed nothing. A request whose id was already accepted gets `"duplicate": true`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import zmq
+
+from engine.cards import Card
+from engine.errors import CardError
+
+COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state")
+GAMES = ("uth", "3cp")
+DECISIONS = ("check", "play", "fold")
+LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
+BET_NAMES = {"uth": ("ante", "blind", "trips"), "3cp": ("ante", "pair_plus")}
+
+
+class Malformed(ValueError):
+    """A request that is not a well-formed command (bad msgpack, unknown command, bad argument)."""
+
+
+class Refused(ValueError):
+    """A well-formed command the table cannot take now; `code` is `illegal` or `fault`."""
+
+    def __init__(self, message: str, code: str = "illegal") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One decoded dealer request. `args` holds the command's checked arguments (JSON-able)."""
+
+    cmd: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str | int | None = None
+    hand: int | None = None
+
+    @property
+    def req(self) -> str | None:
+        """The request id as journaled (None when the dealer gave none)."""
+        return None if self.id is None else str(self.id)
+
+    @classmethod
+    def decode(cls, frame: bytes) -> Command:
+        """Decode and check one request frame. Raises Malformed saying what is wrong."""
+        try:
+            data = msgpack.unpackb(frame, raw=False)
+        except Exception as exc:  # msgpack raises several unrelated types
+            raise Malformed(f"not msgpack: {exc}") from None
+        if not isinstance(data, dict):
+            raise Malformed("a request must be a msgpack map")
+        return cls.from_mapping(data)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Command:
+        """Check a request map. Raises Malformed."""
+        req_id = data.get("id")
+        if req_id is not None and (isinstance(req_id, bool) or not isinstance(req_id, (str, int))):
+            raise Malformed("id must be a string or an integer")
+        cmd = data.get("cmd")
+        if cmd not in COMMANDS:
+            raise Malformed(f"unknown cmd {cmd!r} (known: {', '.join(COMMANDS)})")
+        hand = data.get("hand")
+        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int) or hand < 1):
+            raise Malformed("hand must be a positive integer")
+        allowed = _ARGS[cmd]
+        extra = set(data) - set(allowed) - {"id", "cmd", "hand"}
+        if extra:
+            raise Malformed(f"{cmd}: unknown argument(s) {', '.join(sorted(map(str, extra)))}")
+        args: dict[str, Any] = {}
+        for name, (required, check) in allowed.items():
+            if name not in data:
+                if required:
+                    raise Malformed(f"{cmd}: missing {name}")
+                continue
+            try:
+                args[name] = check(data[name])
+            except (TypeError, ValueError) as exc:
+                raise Malformed(f"{cmd}: {name}: {exc}") from None
+        if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
+            raise Malformed("clear: then must be 'continue' or 'void'")
+        return cls(cmd=cmd, args=args, id=req_id, hand=hand)
+
+
+def _int_in(lo: int, hi: int | None = None) -> Any:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"must be an integer, not {v!r}")
+        if v < lo or (hi is not None and v > hi):
+            raise ValueError(f"{v} out of range")
+        return v
+    return check
+
+
+def _text(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError("must be a non-empty string")
+    if len(v) > 500:
+        raise ValueError("longer than 500 characters")
+    return v
+
+
+def _game(v: Any) -> str:
+    if v not in GAMES:
+        raise ValueError(f"must be one of {', '.join(GAMES)}, not {v!r}")
+    return str(v)
+
+
+def _bets(v: Any) -> dict[str, int]:
+    if not isinstance(v, dict):
+        raise ValueError("must be a map of bet circle to stake")
+    out: dict[str, int] = {}
+    for k, amount in v.items():
+        if not isinstance(k, str):
+            raise ValueError(f"bet circle {k!r} is not a name")
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+            raise ValueError(f"{k}: stake must be a positive integer, not {amount!r}")
+        out[k] = amount
+    return out
+
+
+def _limits(v: Any) -> dict[str, int]:
+    if not isinstance(v, dict):
+        raise ValueError("must be a map")
+    out: dict[str, int] = {}
+    for k, amount in v.items():
+        if k not in LIMIT_KEYS:
+            raise ValueError(f"unknown limit {k!r} (known: {', '.join(LIMIT_KEYS)})")
+        out[k] = _int_in(0)(amount)
+    return out
+
+
+def _decision(v: Any) -> str:
+    if v not in DECISIONS:
+        raise ValueError(f"must be one of {', '.join(DECISIONS)}, not {v!r}")
+    return str(v)
+
+
+def _card(v: Any) -> str:
+    try:
+        return str(Card.parse(v))
+    except CardError as exc:
+        raise ValueError(str(exc)) from None
+
+
+_ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
+    "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
+             "seats": (False, _int_in(1, 7))},
+    "bet": {"seat": (True, _int_in(1, 7)), "bets": (True, _bets)},
+    "deal": {},
+    "decide": {"seat": (True, _int_in(1, 7)), "decision": (True, _decision), "multiple": (False, _int_in(1, 4))},
+    "card": {"card": (True, _card)},
+    "confirm": {},
+    "void": {"reason": (True, _text)},
+    "clear": {"reason": (True, _text), "by": (True, _text), "then": (False, _text)},
+    "state": {},
+}
+
+
+def encode_reply(reply: Mapping[str, Any]) -> bytes:
+    return msgpack.packb(dict(reply), use_bin_type=True)
+
+
+def error_reply(req_id: Any, code: str, message: str) -> dict[str, Any]:
+    return {"id": req_id, "ok": False, "code": code, "error": message}
+
+
+def request_id_of(frame: bytes) -> Any:
+    """Best effort: the `id` of a request that failed to decode, to echo it in the error reply."""
+    try:
+        data = msgpack.unpackb(frame, raw=False)
+    except Exception:  # garbage: no id to echo
+        return None
+    rid = data.get("id") if isinstance(data, dict) else None
+    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
+
+
+class CommandClient:
+    """The dealer side (tests, bots, tools): one DEALER socket, request and wait for the answer."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0, name: str = "dealer") -> None:
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.timeout_ms = int(timeout_s * 1000)
+        self.name = name
+        self._sock = self._connect()
+
+    def _connect(self) -> zmq.Socket[Any]:
+        sock = self.ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(self.endpoint)
+        return sock
+
+    def request(self, cmd: str, *, req_id: str | int | None = None, retries: int = 0, **args: Any) -> dict[str, Any]:
+        """Send one command and return the reply map.
+
+        With `retries`, a request unanswered in time is re-sent with the same id on a fresh socket
+        (the controller recognises the id, so it is applied once). Raises TimeoutError.
+        """
+        if req_id is None:
+            req_id = f"{self.name}-{next(self._ids)}"
+        frame = msgpack.packb({"id": req_id, "cmd": cmd, **args}, use_bin_type=True)
+        for attempt in range(retries + 1):
+            self._sock.send(frame)
+            while self._sock.poll(self.timeout_ms):
+                reply: dict[str, Any] = msgpack.unpackb(self._sock.recv(), raw=False)
+                if reply.get("id") == req_id:
+                    return reply
+            self._sock.close(0)
+            self._sock = self._connect()
+        raise TimeoutError(f"no reply to {cmd} from {self.endpoint}")
+
+    def send_raw(self, frame: bytes) -> dict[str, Any]:
+        """Send a raw frame (for tests of malformed requests). Raises TimeoutError."""
+        self._sock.send(frame)
+        if not self._sock.poll(self.timeout_ms):
+            raise TimeoutError("no reply")
+        reply: dict[str, Any] = msgpack.unpackb(self._sock.recv(), raw=False)
+        return reply
+
+    def close(self) -> None:
+        self._sock.close(0)

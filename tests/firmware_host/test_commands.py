@@ -1,0 +1,60 @@
+"""Tests of the dealer command channel's request decoding (the controller's answers are in test_controller)."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from firmware_host.commands import Command, Malformed, request_id_of
+
+
+def frame(**data: object) -> bytes:
+    return msgpack.packb(data, use_bin_type=True)
+
+
+def test_decode_bet() -> None:
+    cmd = Command.decode(frame(id="r1", cmd="bet", seat=3, bets={"ante": 1000, "blind": 1000}, hand=4))
+    assert (cmd.cmd, cmd.id, cmd.req, cmd.hand) == ("bet", "r1", "r1", 4)
+    assert cmd.args == {"seat": 3, "bets": {"ante": 1000, "blind": 1000}}
+
+
+def test_decode_card_normalises_text() -> None:
+    assert Command.decode(frame(cmd="card", card="aS")).args == {"card": "As"}
+
+
+def test_integer_ids_are_journaled_as_text() -> None:
+    assert Command.decode(frame(id=17, cmd="deal")).req == "17"
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"\xc1", ["not msgpack"]),
+    (msgpack.packb([1, 2]), ["map"]),
+    (frame(cmd="shuffle"), ["unknown cmd", "'shuffle'"]),
+    (frame(), ["unknown cmd"]),
+    (frame(cmd="bet", seat=1), ["bet", "missing bets"]),
+    (frame(cmd="bet", seat=9, bets={"ante": 5}), ["seat", "out of range"]),
+    (frame(cmd="bet", seat=1, bets={"ante": -5}), ["ante", "positive integer"]),
+    (frame(cmd="bet", seat=1, bets={"ante": 5.5}), ["ante", "positive integer"]),
+    (frame(cmd="bet", seat=1, bets={"ante": True}), ["ante", "positive integer"]),
+    (frame(cmd="bet", seat=1, bets={"ante": 5}, colour="red"), ["unknown argument", "colour"]),
+    (frame(cmd="decide", seat=1, decision="raise"), ["decision", "'raise'"]),
+    (frame(cmd="card", card="1x"), ["card", "not a card"]),
+    (frame(cmd="card", card="??"), ["card", "not a card"]),
+    (frame(cmd="open", game="holdem"), ["game", "'holdem'"]),
+    (frame(cmd="open", game="uth", limits={"minimun": 5}), ["unknown limit", "minimun"]),
+    (frame(cmd="void"), ["void", "missing reason"]),
+    (frame(cmd="void", reason="  "), ["reason", "non-empty"]),
+    (frame(cmd="clear", reason="checked", by="sup", then="later"), ["then"]),
+    (frame(cmd="deal", hand=0), ["hand"]),
+    (frame(cmd="deal", id=[1]), ["id"]),
+])
+def test_malformed_requests_are_named(data: bytes, words: list[str]) -> None:
+    with pytest.raises(Malformed) as info:
+        Command.decode(data)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_request_id_echoed_even_when_malformed() -> None:
+    assert request_id_of(frame(id="x9", cmd="nope")) == "x9"
+    assert request_id_of(b"\xc1") is None
