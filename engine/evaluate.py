@@ -40,7 +40,7 @@ from engine.errors import CardError
 
 __all__ = [
     "HandValue", "high", "omaha_high", "three_card", "low8", "omaha_low8", "ace_five_low",
-    "deuce_seven_low", "badugi", "high_strength", "high_category", "three_card_strength",
+    "deuce_seven_low", "badugi", "high_strength", "high_strength7", "high_category", "three_card_strength",
     "HIGH_CATEGORIES", "THREE_CARD_CATEGORIES",
 ]
 
@@ -240,6 +240,8 @@ def high_category(strength: int) -> str:
 
 def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card, ...], list[int]]:
     """The cards as a tuple and their indices; CardError for a non-Card, a wrong count or a duplicate."""
+    if isinstance(cards, str):
+        raise CardError(f"{what}: got the text {cards!r}; parse it with parse_cards first")
     hand = tuple(cards)
     if len(hand) not in sizes:
         want = f"{sizes.start}" if len(sizes) == 1 else f"{sizes.start} to {sizes.stop - 1}"

@@ -307,3 +307,5 @@ def test_errors(evaluator, text: str, message: str) -> None:  # type: ignore[no-
 def test_text_is_not_a_card() -> None:
     with pytest.raises(CardError, match="not a Card"):
         high(["As", "Kd", "Qc", "Jh", "Th"])  # type: ignore[list-item]
+    with pytest.raises(CardError, match="parse_cards"):
+        high("As Kd Qc Jh Th")  # type: ignore[arg-type]
