@@ -1,0 +1,28 @@
+"""Poker dealer assist: games as data, betting structures, pots, the hand state machine, sessions.
+
+Public API (see each module's docstring):
+- `VARIANTS` (code -> Variant): holdem, omaha, omaha_hilo8, stud, stud_hilo8, razz,
+  five_card_draw, deuce_seven_single, deuce_seven_triple, badugi.
+- `Stakes` (`Stakes.no_limit(1, 2)`, `.pot_limit`, `.fixed_limit(10, 20)`, `.spread_limit`).
+- `Hand(variant, stakes, stacks, button=None, settings=HandSettings())`: deal / act / show;
+  `hand.view()` the dealer view; `hand.result` once over.
+- `Session`: seats, button, sitting in and out, buy-ins, rake, tournament levels.
+"""
+
+from engine.poker.betting import Stakes, pot_limit_max_to
+from engine.poker.pots import Pot, build_pots, split, split_hi_lo
+from engine.poker.state import (
+    Awarded, BetOrRaised, BroughtIn, Called, CardSlot, Checked, Dealt, Drew, Folded, Hand,
+    HandResult, HandSettings, Mucked, Phase, Posted, PotResult, RaiseRange, Rake, Raked, Record,
+    Returned, Shown,
+)
+from engine.poker.variants import VARIANTS, Street, Structure, Variant
+from engine.poker.view import DealerView, LegalActions, SeatView, dealer_view
+
+__all__ = [
+    "VARIANTS", "Variant", "Street", "Structure", "Stakes", "pot_limit_max_to", "Pot", "build_pots",
+    "split", "split_hi_lo", "Hand", "HandSettings", "HandResult", "PotResult", "Rake", "Phase",
+    "CardSlot", "RaiseRange", "Record", "Posted", "Dealt", "Folded", "Checked", "Called",
+    "BroughtIn", "BetOrRaised", "Drew", "Returned", "Shown", "Mucked", "Raked", "Awarded",
+    "DealerView", "LegalActions", "SeatView", "dealer_view",
+]

@@ -1,0 +1,1116 @@
+"""The state machine of one poker hand: forced bets, cards from the shoe, actions, draws, showdown, settlement.
+
+Create a hand for a variant and stakes, then feed it what happens at the table:
+
+>>> from engine.poker import Hand, Stakes, VARIANTS
+>>> hand = Hand(VARIANTS["holdem"], Stakes.no_limit(1, 2), stacks=[200, 200, 200], button=2)
+>>> hand.expected_card()                      # burn before the hole cards (table setting)
+CardSlot(kind='burn', seat=None, up=False, street='preflop')
+
+Every action is verify / can / do: `verify_x(...)` raises IllegalAction with the reason,
+`can_x(...)` answers True/False, `x(...)` does it and returns a frozen record; a refused step
+leaves the hand unchanged. Cards come in one at a time with `deal(card)` in the order
+`expected_card()` names (burn, hole card for a seat, board, draw replacement); an unknown card
+(`None` or `"??"`) may be dealt for hand-history replay, and such a hand is shown at showdown
+with `show(cards=...)` or settled without a showdown.
+
+Seats are table seat numbers; clockwise is increasing seat number, wrapping round. Amounts are
+integers in the table's smallest unit; a "to" amount is the player's total bet on the street.
+
+Main attributes: `actor` (seat to act, or None), `phase`, `street`, `board`, `level` (the bet
+to call), `records` (everything that happened), `result` (a HandResult once the hand is over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Union
+
+from engine.cards import Card
+from engine.errors import CardError, IllegalAction
+from engine.poker.betting import Stakes, pot_limit_max_to
+from engine.poker.pots import Pot, build_pots, split, split_hi_lo
+from engine.poker.variants import (
+    EVALUATOR_SIGNATURES, Structure, Variant, bring_in_key, showing_high_key, showing_low_key,
+)
+
+__all__ = [
+    "Hand", "HandSettings", "Rake", "Phase", "CardSlot", "RaiseRange", "HandResult", "PotResult",
+    "Record", "Posted", "Dealt", "Folded", "Checked", "Called", "BroughtIn", "BetOrRaised", "Drew",
+    "Returned", "Shown", "Mucked", "Awarded", "Raked", "CardInput",
+]
+
+CardInput = Union[Card, str, None]
+
+
+class Phase(Enum):
+    """What the hand waits for."""
+
+    DEALING = "dealing"      # a card from the shoe (see expected_card)
+    DRAWING = "drawing"      # a player's discards, or a replacement card
+    BRING_IN = "bring_in"    # the stud bring-in: post it or complete
+    BETTING = "betting"      # the actor's betting action
+    SHOWDOWN = "showdown"    # the actor shows or mucks
+    OVER = "over"            # settled; see result
+
+
+@dataclass(frozen=True, slots=True)
+class Rake:
+    """House rake: `rate_bp` basis points (500 = 5 %) of the pot, at most `cap`, rounded down.
+
+    `no_flop_no_drop`: no rake when the hand ends on its first street.
+    """
+
+    rate_bp: int
+    cap: int
+    no_flop_no_drop: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.rate_bp <= 10000 or self.cap < 0:
+            raise IllegalAction(f"rake rate must be 0..10000 basis points and cap >= 0: {self}")
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettings:
+    """Table settings of a hand. `burns`: burn cards at all (off for hand histories, which do
+    not record burns); `burn_before_hole`: burn before the first street's cards (003; default on)."""
+
+    burns: bool = True
+    burn_before_hole: bool = True
+    rake: Rake | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardSlot:
+    """The card the shoe should give next: `kind` is `burn`, `hole`, `board` or `draw`
+    (a replacement); `seat` receives it (None for burn and board); `up` when dealt face up."""
+
+    kind: str
+    seat: int | None
+    up: bool
+    street: str
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseRange:
+    """Legal bet or raise totals for the street: any amount from `min_to` to `max_to`, or,
+    when `choices` is set (fixed limit), only those. `kind` is `bet`, `raise` or `complete`."""
+
+    kind: str
+    min_to: int
+    max_to: int
+    choices: tuple[int, ...] | None = None
+
+    def allows(self, to: int) -> bool:
+        if self.choices is not None:
+            return to in self.choices
+        return self.min_to <= to <= self.max_to
+
+
+# ---- records: what happened, frozen ------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A forced bet: `kind` is `ante`, `small_blind`, `big_blind` or `straddle`."""
+
+    seat: int
+    kind: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """A card dealt (`card` None when unknown). `kind` as CardSlot.kind."""
+
+    kind: str
+    seat: int | None
+    card: Card | None
+    up: bool
+    street: str
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Called:
+    """A call; `amount` is the chips added, `all_in` when it took the last chip."""
+
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BroughtIn:
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BetOrRaised:
+    """A bet, raise or completion to `to` (the street total); `amount` the chips added;
+    `full` False for an all-in short of a full bet or raise (it does not reopen the betting)."""
+
+    seat: int
+    kind: str
+    to: int
+    amount: int
+    all_in: bool
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    """Discards of a draw (empty: stood pat); None entries are unknown cards."""
+
+    seat: int
+    discards: tuple[Card | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Returned:
+    """An uncalled bet given back."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """Cards shown at showdown with their values, one per evaluator (None: no qualifying low)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    values: tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Mucked:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Raked:
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Awarded:
+    """Chips won from pot `pot` (0 main); `half` is `all`, `high` or `low`."""
+
+    seat: int
+    amount: int
+    pot: int
+    half: str
+
+
+Record = Union[Posted, Dealt, Folded, Checked, Called, BroughtIn, BetOrRaised, Drew, Returned,
+               Shown, Mucked, Raked, Awarded]
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    amount: int
+    eligible: frozenset[int]
+    winners: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """A settled hand. `payoffs` (final minus starting stack) plus `rake` add up to zero."""
+
+    starting_stacks: Mapping[int, int]
+    final_stacks: Mapping[int, int]
+    payoffs: Mapping[int, int]
+    pots: tuple[PotResult, ...]
+    rake: int
+    showdown: bool
+    winners: frozenset[int]
+
+
+@dataclass(slots=True)
+class _Player:
+    seat: int
+    starting_stack: int
+    stack: int
+    bet: int = 0
+    total: int = 0
+    folded: bool = False
+    mucked: bool = False
+    shown: bool = False
+    pending: bool = False
+    may_raise: bool = True
+    cards: list[Card | None] = field(default_factory=list)
+    up: list[bool] = field(default_factory=list)
+
+    @property
+    def live(self) -> bool:
+        return not self.folded and not self.mucked
+
+    @property
+    def able(self) -> bool:
+        """Can still bet: in the hand with chips behind."""
+        return not self.folded and self.stack > 0
+
+    def up_cards(self) -> list[Card]:
+        return [c for c, u in zip(self.cards, self.up) if u and c is not None]
+
+
+def _card_of(card: CardInput) -> Card | None:
+    if card is None or isinstance(card, Card):
+        return card
+    if card == "??":
+        return None
+    return Card.parse(card)
+
+
+class Hand:
+    """One hand of poker, from the forced bets to the settlement.
+
+    `stacks`: seat -> chips for every player dealt in (a list means seats 0..n-1).
+    `button`: the button's seat (default: the highest seat, so the lowest seat is first to its
+    left). Antes and blinds are posted on creation; a player short of a forced bet posts all.
+
+    Raises IllegalAction for fewer than two players, too many for the variant, a stack that is
+    not a positive integer, or more blinds than players.
+    """
+
+    def __init__(self, variant: Variant, stakes: Stakes, stacks: Mapping[int, int] | Sequence[int],
+                 button: int | None = None, settings: HandSettings = HandSettings()) -> None:
+        table = dict(stacks) if isinstance(stacks, Mapping) else dict(enumerate(stacks))
+        if len(table) < 2:
+            raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
+        if len(table) > variant.max_players:
+            raise IllegalAction(f"{variant.title} deals at most {variant.max_players} players, got {len(table)}")
+        for seat, chips in table.items():
+            if not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
+                raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
+        if len(stakes.blinds) > len(table):
+            raise IllegalAction(f"{len(stakes.blinds)} blinds for {len(table)} players")
+        self.variant = variant
+        self.stakes = stakes
+        self.settings = settings
+        seats = sorted(table)
+        self.button = seats[-1] if button is None else button
+        after = [s for s in seats if s > self.button] + [s for s in seats if s <= self.button]
+        self.order: tuple[int, ...] = tuple(after)   # clockwise from the button's left
+        self.blind_order: tuple[int, ...] = (
+            (after[-1], after[0]) if len(after) == 2 else self.order
+        )
+        self._players: dict[int, _Player] = {s: _Player(s, table[s], table[s]) for s in self.order}
+        self.board: list[Card | None] = []
+        self.burned: list[Card | None] = []
+        self.discarded: list[Card | None] = []
+        self.records: list[Record] = []
+        self.street = 0
+        self.phase = Phase.DEALING
+        self.actor: int | None = None
+        self.level = 0
+        self.result: HandResult | None = None
+        self._last_full = 0
+        self._bet_count = 0
+        self._big_unit = False
+        self._aggressor: tuple[int, int] | None = None   # (street, seat) of the last full bet/raise
+        self._queue: list[CardSlot] = []
+        self._drawers: list[int] = []
+        self._draw_burnt = False
+        self._showdown_queue: list[int] = []
+        self._cards_seen = 0
+        self._post_forced()
+        self._start_street()
+
+    # ---- public read-only helpers -------------------------------------------------------
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """Seats in the hand, clockwise from the button's left."""
+        return self.order
+
+    def stack(self, seat: int) -> int:
+        return self._player(seat).stack
+
+    def bet(self, seat: int) -> int:
+        """Chips in front of `seat` on this street."""
+        return self._player(seat).bet
+
+    def contributed(self, seat: int) -> int:
+        """Chips `seat` has put in this hand (antes and every bet)."""
+        return self._player(seat).total
+
+    def cards(self, seat: int) -> tuple[Card | None, ...]:
+        return tuple(self._player(seat).cards)
+
+    def faces(self, seat: int) -> tuple[bool, ...]:
+        """For each of `seat`'s cards, True when it lies face up."""
+        return tuple(self._player(seat).up)
+
+    def folded(self, seat: int) -> bool:
+        return self._player(seat).folded
+
+    def mucked(self, seat: int) -> bool:
+        return self._player(seat).mucked
+
+    def shown(self, seat: int) -> bool:
+        return self._player(seat).shown
+
+    def in_hand(self, seat: int) -> bool:
+        """Still contending (neither folded nor mucked)."""
+        return self._player(seat).live
+
+    def all_in(self, seat: int) -> bool:
+        p = self._player(seat)
+        return p.stack == 0 and not p.folded
+
+    @property
+    def stacks(self) -> dict[int, int]:
+        return {s: p.stack for s, p in self._players.items()}
+
+    @property
+    def starting_stacks(self) -> dict[int, int]:
+        return {s: p.starting_stack for s, p in self._players.items()}
+
+    @property
+    def street_name(self) -> str:
+        return self.variant.streets[min(self.street, len(self.variant.streets) - 1)].name
+
+    @property
+    def total_pot(self) -> int:
+        """Every chip in the middle, bets on this street included."""
+        return sum(p.total for p in self._players.values())
+
+    def pots(self) -> list[Pot]:
+        """Pots as collected so far (this street's bets not yet included), main first."""
+        collected = {s: p.total - p.bet for s, p in self._players.items()}
+        pots, uncalled = build_pots(collected, [s for s, p in self._players.items() if p.live])
+        if uncalled:  # antes only, one live contributor: still his to win
+            for seat, amount in uncalled.items():
+                pots.append(Pot(amount, frozenset({seat})))
+        return pots
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def expected_card(self) -> CardSlot | None:
+        """The card the shoe must give next, or None when the hand waits for an action."""
+        return self._queue[0] if self._queue else None
+
+    def view(self) -> object:
+        """The dealer view of this moment (see engine.poker.view.DealerView)."""
+        from engine.poker.view import dealer_view
+        return dealer_view(self)
+
+    # ---- cards --------------------------------------------------------------------------
+    def verify_deal(self, card: CardInput) -> tuple[CardSlot, Card | None]:
+        """Raise IllegalAction when no card is expected, CardError for bad text or a card
+        already in play this hand. Returns the slot and the parsed card."""
+        if not self._queue:
+            raise IllegalAction(f"no card expected now: {self._waiting_for()}")
+        parsed = _card_of(card)
+        if parsed is not None:
+            live = set(self.board)
+            for p in self._players.values():
+                live.update(p.cards)
+            if parsed in live:
+                raise CardError(f"duplicate card: {parsed} is already in play")
+            if self._cards_seen < 52 and (parsed in self.burned or parsed in self.discarded):
+                raise CardError(f"duplicate card: {parsed} was already burnt or discarded")
+        return self._queue[0], parsed
+
+    def can_deal(self, card: CardInput = None) -> bool:
+        return self._can(self.verify_deal, card)
+
+    def deal(self, card: CardInput) -> Dealt:
+        """Deal the expected card (see expected_card). Raises as verify_deal."""
+        slot, parsed = self.verify_deal(card)
+        self._queue.pop(0)
+        self._cards_seen += 1
+        if slot.kind == "burn":
+            self.burned.append(parsed)
+        elif slot.kind == "board":
+            self.board.append(parsed)
+        else:
+            assert slot.seat is not None
+            p = self._players[slot.seat]
+            p.cards.append(parsed)
+            p.up.append(slot.up)
+        record = Dealt(slot.kind, slot.seat, parsed, slot.up, slot.street)
+        self.records.append(record)
+        if not self._queue:
+            if self.phase is Phase.DEALING:
+                self._after_deal()
+            elif self.phase is Phase.DRAWING:
+                self._next_drawer()
+        return record
+
+    # ---- betting ------------------------------------------------------------------------
+    def verify_fold(self, seat: int | None = None) -> int:
+        """Raise IllegalAction unless the actor may fold (only when facing a bet)."""
+        p = self._check_turn(seat, Phase.BETTING)
+        if p.bet >= self.level:
+            raise IllegalAction(f"seat {p.seat} has nothing to call: check instead of folding")
+        return p.seat
+
+    def can_fold(self, seat: int | None = None) -> bool:
+        return self._can(self.verify_fold, seat)
+
+    def fold(self, seat: int | None = None) -> Folded:
+        p = self._players[self.verify_fold(seat)]
+        p.folded = True
+        p.pending = False
+        record = Folded(p.seat)
+        self.records.append(record)
+        self._after_action()
+        return record
+
+    def verify_check(self, seat: int | None = None) -> int:
+        p = self._check_turn(seat, Phase.BETTING)
+        if p.bet < self.level:
+            raise IllegalAction(f"seat {p.seat} faces a bet of {self.level}: call {self.call_amount()} or fold")
+        return p.seat
+
+    def can_check(self, seat: int | None = None) -> bool:
+        return self._can(self.verify_check, seat)
+
+    def check(self, seat: int | None = None) -> Checked:
+        p = self._players[self.verify_check(seat)]
+        p.pending = False
+        p.may_raise = False
+        record = Checked(p.seat)
+        self.records.append(record)
+        self._after_action()
+        return record
+
+    def call_amount(self) -> int:
+        """Chips the actor adds to call (all in for less when short); 0 when nothing to call."""
+        if self.actor is None:
+            return 0
+        p = self._players[self.actor]
+        return max(0, min(self.level - p.bet, p.stack))
+
+    def verify_call(self, seat: int | None = None) -> int:
+        p = self._check_turn(seat, Phase.BETTING)
+        if p.bet >= self.level:
+            raise IllegalAction(f"seat {p.seat} has nothing to call: check")
+        return p.seat
+
+    def can_call(self, seat: int | None = None) -> bool:
+        return self._can(self.verify_call, seat)
+
+    def call(self, seat: int | None = None) -> Called:
+        p = self._players[self.verify_call(seat)]
+        amount = min(self.level - p.bet, p.stack)
+        self._put(p, amount)
+        p.pending = False
+        p.may_raise = False
+        record = Called(p.seat, amount, p.stack == 0)
+        self.records.append(record)
+        self._after_action()
+        return record
+
+    def check_or_call(self, seat: int | None = None) -> Checked | Called:
+        """Check when nothing is to be called, else call (PHH `cc`)."""
+        p = self._check_turn(seat, Phase.BETTING)
+        return self.check(seat) if p.bet >= self.level else self.call(seat)
+
+    def raise_range(self, seat: int | None = None) -> RaiseRange | None:
+        """The legal bet / raise / completion totals for the actor, or None when he may not."""
+        try:
+            p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
+        except IllegalAction:
+            return None
+        return self._raise_range(p)
+
+    def verify_bet_or_raise(self, to: int, seat: int | None = None) -> int:
+        """Raise IllegalAction unless the actor may bet or raise to `to` (street total)."""
+        p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
+        if not isinstance(to, int) or isinstance(to, bool):
+            raise IllegalAction(f"amount must be an integer, got {to!r}")
+        rng = self._raise_range(p)
+        if rng is None:
+            raise IllegalAction(f"seat {p.seat} may not bet or raise: {self._why_no_raise(p)}")
+        if not rng.allows(to):
+            if rng.choices is not None:
+                allowed = " or ".join(str(c) for c in rng.choices)
+                raise IllegalAction(f"seat {p.seat} may {rng.kind} to {allowed} only, not {to}")
+            raise IllegalAction(f"seat {p.seat} may {rng.kind} to {rng.min_to}..{rng.max_to}, not {to}")
+        return p.seat
+
+    def can_bet_or_raise(self, to: int, seat: int | None = None) -> bool:
+        return self._can(self.verify_bet_or_raise, to, seat)
+
+    def bet_or_raise(self, to: int, seat: int | None = None) -> BetOrRaised:
+        """Bet, raise or complete to `to` (PHH `cbr`). Raises as verify_bet_or_raise."""
+        p = self._players[self.verify_bet_or_raise(to, seat)]
+        rng = self._raise_range(p)
+        assert rng is not None
+        previous = self.level
+        structure = self.stakes.structure
+        if structure is Structure.FIXED_LIMIT:
+            full = to >= self._fixed_target(p)
+        else:
+            full = previous == 0 or to - previous >= max(self._last_full, self.stakes.minimum_bet)
+        if self.phase is Phase.BRING_IN:
+            self.phase = Phase.BETTING
+        added = to - p.bet
+        self._put(p, added)
+        if full:
+            if structure is not Structure.FIXED_LIMIT:
+                self._last_full = max(to - previous, self.stakes.minimum_bet)
+            self._bet_count += 1
+            if (structure is Structure.FIXED_LIMIT and self.street == self.variant.open_pair_street
+                    and to - previous > self.stakes.small_bet and not self.variant.streets[self.street].big_bet):
+                self._big_unit = True
+            for q in self._players.values():
+                if q is not p and q.able:
+                    q.pending = True
+                    q.may_raise = True
+            self._aggressor = (self.street, p.seat)
+        else:
+            for q in self._players.values():
+                if q is not p and q.able and q.bet < to:
+                    q.pending = True
+        self.level = max(self.level, to)
+        p.pending = False
+        p.may_raise = False
+        record = BetOrRaised(p.seat, rng.kind, to, added, p.stack == 0, full)
+        self.records.append(record)
+        self._after_action()
+        return record
+
+    def verify_post_bring_in(self, seat: int | None = None) -> int:
+        p = self._check_turn(seat, Phase.BRING_IN)
+        return p.seat
+
+    def can_post_bring_in(self, seat: int | None = None) -> bool:
+        return self._can(self.verify_post_bring_in, seat)
+
+    def post_bring_in(self, seat: int | None = None) -> BroughtIn:
+        """Post the stud bring-in (the alternative is completing with bet_or_raise)."""
+        p = self._players[self.verify_post_bring_in(seat)]
+        amount = min(self.stakes.bring_in, p.stack)
+        self._put(p, amount)
+        self.level = max(self.level, p.bet)
+        self.phase = Phase.BETTING
+        p.pending = False
+        p.may_raise = False
+        record = BroughtIn(p.seat, amount, p.stack == 0)
+        self.records.append(record)
+        self._after_action()
+        return record
+
+    # ---- draws --------------------------------------------------------------------------
+    def verify_draw(self, discards: Sequence[CardInput] = (), seat: int | None = None) -> tuple[Card | None, ...]:
+        """Raise IllegalAction unless the actor may discard these cards (empty: stand pat);
+        CardError for bad card text. None / `??` discards one unknown card."""
+        p = self._check_turn(seat, Phase.DRAWING)
+        parsed = tuple(_card_of(c) for c in discards)
+        hand = list(p.cards)
+        for card in parsed:
+            if card not in hand:
+                what = "an unknown card" if card is None else str(card)
+                raise IllegalAction(f"seat {p.seat} cannot discard {what}: not in the hand")
+            hand.remove(card)
+        return parsed
+
+    def can_draw(self, discards: Sequence[CardInput] = (), seat: int | None = None) -> bool:
+        return self._can(self.verify_draw, discards, seat)
+
+    def draw(self, discards: Sequence[CardInput] = (), seat: int | None = None) -> Drew:
+        """Discard `discards` (stand pat with none); the replacements are then expected."""
+        parsed = self.verify_draw(discards, seat)
+        assert self.actor is not None
+        p = self._players[self.actor]
+        for card in parsed:
+            i = p.cards.index(card)
+            del p.cards[i]
+            del p.up[i]
+        self.discarded.extend(parsed)
+        record = Drew(p.seat, parsed)
+        self.records.append(record)
+        street = self.variant.streets[self.street]
+        if parsed:
+            if self.settings.burns and street.burn and not self._draw_burnt:
+                self._queue.append(CardSlot("burn", None, False, street.name))
+                self._draw_burnt = True
+            self._queue.extend(CardSlot("draw", p.seat, False, street.name) for _ in parsed)
+            self.actor = None
+        else:
+            self._next_drawer()
+        return record
+
+    # ---- showdown -----------------------------------------------------------------------
+    def verify_show(self, cards: Sequence[CardInput] | None = None, seat: int | None = None) -> tuple[Card, ...]:
+        """Raise IllegalAction unless the actor may show. `cards` are needed when some of the
+        hand is unknown (hand-history replay) and must then cover every card of the hand."""
+        p = self._check_turn(seat, Phase.SHOWDOWN)
+        if cards is None:
+            if any(c is None for c in p.cards):
+                raise IllegalAction(f"seat {p.seat}'s cards are not all known: show them with their cards")
+            return tuple(c for c in p.cards if c is not None)
+        parsed = tuple(_card_of(c) for c in cards)
+        if any(c is None for c in parsed) or len(parsed) != len(p.cards):
+            raise IllegalAction(f"seat {p.seat} must show all {len(p.cards)} cards")
+        known = [c for c in p.cards if c is not None]
+        if any(c not in parsed for c in known):
+            raise IllegalAction(f"seat {p.seat} shows cards that differ from the ones dealt")
+        others: set[Card | None] = set(self.board)
+        for q in self._players.values():
+            if q is not p:
+                others.update(q.cards)
+        for c in parsed:
+            if c in others or (c not in known and (c in self.burned or c in self.discarded)):
+                raise CardError(f"duplicate card: {c} is already in play")
+        return tuple(c for c in parsed if c is not None)
+
+    def can_show(self, cards: Sequence[CardInput] | None = None, seat: int | None = None) -> bool:
+        return self._can(self.verify_show, cards, seat)
+
+    def show(self, cards: Sequence[CardInput] | None = None, seat: int | None = None) -> Shown:
+        """Show the hand at showdown; its values are computed by the variant's evaluators."""
+        shown = self.verify_show(cards, seat)
+        assert self.actor is not None
+        p = self._players[self.actor]
+        if cards is not None:
+            p.cards = list(shown)
+        p.shown = True
+        record = Shown(p.seat, shown, self._values(p))
+        self.records.append(record)
+        self._next_shower()
+        return record
+
+    def verify_muck(self, seat: int | None = None) -> int:
+        """Raise IllegalAction unless the actor may muck: not when every other contender for a
+        pot he can win has already mucked or folded (he wins it; show instead)."""
+        p = self._check_turn(seat, Phase.SHOWDOWN)
+        for pot in self._final_pots():
+            if p.seat in pot.eligible and all(not self._players[s].live for s in pot.eligible if s != p.seat):
+                raise IllegalAction(f"seat {p.seat} is the last hand in contention for a pot: show it")
+        return p.seat
+
+    def can_muck(self, seat: int | None = None) -> bool:
+        return self._can(self.verify_muck, seat)
+
+    def muck(self, seat: int | None = None) -> Mucked:
+        p = self._players[self.verify_muck(seat)]
+        p.mucked = True
+        record = Mucked(p.seat)
+        self.records.append(record)
+        self._next_shower()
+        return record
+
+    def showdown(self) -> list[Shown]:
+        """Show every remaining hand in showdown order (all cards known). Raises as verify_show."""
+        out: list[Shown] = []
+        while self.phase is Phase.SHOWDOWN:
+            out.append(self.show())
+        return out
+
+    # ---- internals ----------------------------------------------------------------------
+    def _can(self, verify: Callable[..., object], *args: object) -> bool:
+        try:
+            verify(*args)
+        except (IllegalAction, CardError):
+            return False
+        return True
+
+    def _player(self, seat: int) -> _Player:
+        try:
+            return self._players[seat]
+        except KeyError:
+            raise IllegalAction(f"seat {seat} is not in this hand") from None
+
+    def _waiting_for(self) -> str:
+        if self.phase is Phase.OVER:
+            return "the hand is over"
+        if self._queue:
+            slot = self._queue[0]
+            return f"the shoe must deal a {slot.kind} card" + (f" to seat {slot.seat}" if slot.seat is not None else "")
+        return f"seat {self.actor} to act ({self.phase.value})"
+
+    def _check_turn(self, seat: int | None, *phases: Phase) -> _Player:
+        if self.phase is Phase.OVER:
+            raise IllegalAction("the hand is over")
+        if self._queue or self.actor is None:
+            raise IllegalAction(f"not now: {self._waiting_for()}")
+        if self.phase not in phases:
+            raise IllegalAction(f"not now: {self._waiting_for()}")
+        if seat is not None and seat != self.actor:
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {self.actor} to act")
+        return self._players[self.actor]
+
+    def _put(self, p: _Player, amount: int) -> None:
+        p.stack -= amount
+        p.bet += amount
+        p.total += amount
+
+    def _post_forced(self) -> None:
+        for place, seat in enumerate(self.blind_order):
+            p = self._players[seat]
+            ante = min(self.stakes.ante_for(place), p.stack)
+            if ante:
+                p.stack -= ante
+                p.total += ante
+                self.records.append(Posted(seat, "ante", ante))
+        kinds = ("small_blind", "big_blind")
+        n = len(self.blind_order)
+        for i, amount in enumerate(self.stakes.blinds):
+            p = self._players[self.blind_order[i % n]]
+            posted = min(amount, p.stack)
+            if posted:
+                self._put(p, posted)
+                self.records.append(Posted(p.seat, kinds[i] if i < 2 else "straddle", posted))
+        if self.stakes.blinds:
+            self.level = max(self.stakes.blinds)
+            self._last_full = self.level
+            self._bet_count = max(1, len(self.stakes.blinds) - 1)
+
+    def _start_street(self) -> None:
+        street = self.variant.streets[self.street]
+        if self.street > 0:
+            for p in self._players.values():
+                p.bet = 0
+            self.level = 0
+            self._last_full = 0
+            self._bet_count = 0
+            self._big_unit = False
+        queue: list[CardSlot] = []
+        burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
+        if self.settings.burns and burn and (street.hole or street.board):
+            queue.append(CardSlot("burn", None, False, street.name))
+        live = [s for s in self.order if self._players[s].live]
+        stub = 52 - self._cards_seen - len(queue)
+        if street.hole == (False,) and not street.board and len(live) > stub:
+            # stud's last card when the stub is short: one common card, face up, for everyone
+            queue.append(CardSlot("board", None, True, street.name))
+        else:
+            for up in street.hole:
+                queue.extend(CardSlot("hole", s, up, street.name) for s in live)
+        queue.extend(CardSlot("board", None, True, street.name) for _ in range(street.board))
+        self._queue = queue
+        self.phase = Phase.DEALING
+        self.actor = None
+        if not queue:
+            self._after_deal()
+
+    def _after_deal(self) -> None:
+        street = self.variant.streets[self.street]
+        if street.draw:
+            self.phase = Phase.DRAWING
+            self._drawers = [s for s in self.order if self._players[s].live]
+            self._draw_burnt = False
+            self.actor = None
+            self._next_drawer()
+        else:
+            self._start_betting()
+
+    def _next_drawer(self) -> None:
+        if self._drawers:
+            self.actor = self._drawers.pop(0)
+        else:
+            self._start_betting()
+
+    def _start_betting(self) -> None:
+        self.phase = Phase.BETTING
+        self.actor = None
+        for p in self._players.values():
+            p.pending = p.able
+            p.may_raise = True
+        start = self.order[0]
+        if self.street == 0:
+            if self.variant.bring_in is not None:
+                start = self._bring_in_seat()
+                if self.stakes.bring_in > 0 and self._players[start].able:
+                    if self._betting_needed():
+                        self.phase = Phase.BRING_IN
+                        self.actor = start
+                        return
+            elif self.stakes.blinds:
+                last = self.blind_order[(len(self.stakes.blinds) - 1) % len(self.blind_order)]
+                start = self._next_seat(last)
+        elif self.variant.first_to_act != "button":
+            start = self._best_showing()
+        if not self._betting_needed():
+            self._end_betting()
+            return
+        self.actor = self._first_pending(start)
+        if self.actor is None:
+            self._end_betting()
+
+    def _betting_needed(self) -> bool:
+        able = [p for p in self._players.values() if p.able]
+        if not able:
+            return False
+        if len(able) == 1:
+            return able[0].bet < self.level
+        return True
+
+    def _next_seat(self, seat: int) -> int:
+        i = self.order.index(seat)
+        return self.order[(i + 1) % len(self.order)]
+
+    def _first_pending(self, start: int) -> int | None:
+        i = self.order.index(start)
+        n = len(self.order)
+        for k in range(n):
+            p = self._players[self.order[(i + k) % n]]
+            if p.able and p.pending:
+                return p.seat
+        return None
+
+    def _bring_in_seat(self) -> int:
+        rule = self.variant.bring_in
+        assert rule is not None
+        best: tuple[tuple[int, int], int] | None = None
+        for s in self.order:
+            p = self._players[s]
+            ups = p.up_cards()
+            if p.live and ups:
+                key = (bring_in_key(ups[-1], rule), s)
+                if best is None or key[0] < best[0]:
+                    best = key
+        return best[1] if best is not None else self.order[0]
+
+    def _best_showing(self) -> int:
+        keyf = showing_high_key if self.variant.first_to_act == "showing_high" else showing_low_key
+        best: tuple[tuple[int, ...], int] | None = None
+        for s in self.order:
+            p = self._players[s]
+            if p.live:
+                key = keyf(p.up_cards())
+                if best is None or key > best[0]:
+                    best = (key, s)
+        return best[1] if best is not None else self.order[0]
+
+    def _unit(self) -> int:
+        street = self.variant.streets[self.street]
+        return self.stakes.bet_unit(street.big_bet or self._big_unit)
+
+    def _fixed_target(self, p: _Player | None = None) -> int:
+        unit = self._unit()
+        if self._bet_count == 0 and self.level < unit:
+            return unit
+        return self.level + unit
+
+    def _capped(self) -> bool:
+        cap = self.stakes.raise_cap
+        if cap is None:
+            return False
+        if self.stakes.uncapped_heads_up and sum(1 for p in self._players.values() if p.live) == 2:
+            return False
+        return self._bet_count >= 1 + cap
+
+    def _why_no_raise(self, p: _Player) -> str:
+        if self.stakes.structure is Structure.FIXED_LIMIT and self._capped():
+            return "the betting is capped"
+        if not p.may_raise:
+            return "an all-in short of a full raise does not reopen the betting"
+        if p.bet + p.stack <= self.level:
+            return "not enough chips to raise"
+        return "no opponent can call a raise"
+
+    def _raise_range(self, p: _Player) -> RaiseRange | None:
+        all_in_to = p.bet + p.stack
+        if not p.may_raise or all_in_to <= self.level:
+            return None
+        if not any(q is not p and q.able for q in self._players.values()):
+            return None
+        s = self.stakes
+        completing = self.phase is Phase.BRING_IN or (self._bet_count == 0 and self.level > 0
+                                                      and self.variant.bring_in is not None
+                                                      and self.street == 0)
+        kind = "complete" if completing else ("bet" if self.level == 0 else "raise")
+        choices: tuple[int, ...] | None = None
+        if s.structure is Structure.FIXED_LIMIT:
+            if self._capped():
+                return None
+            target = self._fixed_target(p)
+            if (self.street == self.variant.open_pair_street and self._bet_count == 0
+                    and not self.variant.streets[self.street].big_bet and self._open_pair(p)):
+                choices = (target, self.level + s.big_bet)
+            else:
+                choices = (target,)
+            choices = tuple(sorted({min(c, all_in_to) for c in choices}))
+            return RaiseRange(kind, choices[0], choices[-1], choices)
+        increment = max(self._last_full, s.minimum_bet)
+        if completing and s.small_bet:
+            min_to = max(s.small_bet, self.level + 1)
+        else:
+            min_to = self.level + increment
+        if s.structure is Structure.SPREAD_LIMIT:
+            max_to = self.level + s.max_bet
+        elif s.structure is Structure.POT_LIMIT:
+            max_to = pot_limit_max_to(self.level, self.total_pot, p.bet)
+        else:
+            max_to = all_in_to
+        max_to = min(max_to, all_in_to)
+        min_to = min(min_to, all_in_to)
+        return RaiseRange(kind, min_to, max(min_to, max_to), None)
+
+    def _open_pair(self, p: _Player) -> bool:
+        ranks = [c.rank for c in p.up_cards()]
+        return len(ranks) != len(set(ranks))
+
+    def _after_action(self) -> None:
+        live = [p for p in self._players.values() if p.live]
+        if len(live) == 1:
+            self._end_betting()
+            return
+        if not self._betting_needed():
+            self._end_betting()
+            return
+        assert self.actor is not None
+        nxt = self._first_pending(self._next_seat(self.actor))
+        if nxt is None:
+            self._end_betting()
+        else:
+            self.actor = nxt
+
+    def _end_betting(self) -> None:
+        self.actor = None
+        bets = sorted((p.bet for p in self._players.values()), reverse=True)
+        if len(bets) > 1 and bets[0] > bets[1]:
+            top = max(self._players.values(), key=lambda q: q.bet)
+            excess = bets[0] - bets[1]
+            top.stack += excess
+            top.bet -= excess
+            top.total -= excess
+            self.records.append(Returned(top.seat, excess))
+        live = [p for p in self._players.values() if p.live]
+        if len(live) == 1:
+            self._settle(showdown=False)
+            return
+        if self.street + 1 < len(self.variant.streets):
+            self.street += 1
+            self._start_street()
+        else:
+            self._start_showdown()
+
+    def _start_showdown(self) -> None:
+        for p in self._players.values():
+            p.bet = 0
+        self.phase = Phase.SHOWDOWN
+        last = len(self.variant.streets) - 1
+        start = self.order[0]
+        if self._aggressor is not None and self._aggressor[0] == last and self._players[self._aggressor[1]].live:
+            start = self._aggressor[1]
+        i = self.order.index(start)
+        n = len(self.order)
+        self._showdown_queue = [self.order[(i + k) % n] for k in range(n) if self._players[self.order[(i + k) % n]].live]
+        self.actor = None
+        self._next_shower()
+
+    def _next_shower(self) -> None:
+        while self._showdown_queue:
+            seat = self._showdown_queue.pop(0)
+            others = [p for p in self._players.values() if p.live and p.seat != seat]
+            if all(p.mucked or p.folded for p in others) or not others:
+                break   # everyone else mucked: wins without showing
+            self.actor = seat
+            return
+        self.actor = None
+        self._settle(showdown=True)
+
+    def _values(self, p: _Player) -> tuple[object, ...]:
+        from engine import evaluate
+        hole = [c for c in p.cards if c is not None]
+        board = [c for c in self.board if c is not None]
+        out: list[object] = []
+        for name in self.variant.evaluators:
+            fn = getattr(evaluate, name)
+            if EVALUATOR_SIGNATURES[name]:
+                out.append(fn(hole, board))
+            else:
+                out.append(fn(hole + board))
+        return tuple(out)
+
+    def _final_pots(self) -> list[Pot]:
+        pots, uncalled = build_pots({s: p.total for s, p in self._players.items()},
+                                    [s for s, p in self._players.items() if p.live])
+        for seat, amount in uncalled.items():
+            pots.append(Pot(amount, frozenset({seat})))
+        return pots
+
+    def _settle(self, showdown: bool) -> None:
+        self.phase = Phase.OVER
+        self.actor = None
+        self._queue = []
+        pots = self._final_pots()
+        rake = 0
+        rk = self.settings.rake
+        if rk is not None and not (rk.no_flop_no_drop and self.street == 0):
+            rake = min(rk.cap, sum(p.amount for p in pots) * rk.rate_bp // 10000)
+        if rake:
+            self.records.append(Raked(rake))
+            left = rake
+            reduced: list[Pot] = []
+            for pot in pots:
+                take = min(left, pot.amount)
+                left -= take
+                reduced.append(Pot(pot.amount - take, pot.eligible))
+            pots = reduced
+        values: dict[int, tuple[object, ...]] = {}
+        for rec in self.records:
+            if isinstance(rec, Shown):
+                values[rec.seat] = rec.values
+        results: list[PotResult] = []
+        winners_all: set[int] = set()
+        for index, pot in enumerate(pots):
+            won: dict[int, int] = {}
+            eligible = [s for s in self.order if s in pot.eligible]
+            if pot.amount == 0:
+                results.append(PotResult(0, pot.eligible, {}))
+                continue
+            if len(eligible) == 1:
+                halves = [("all", pot.amount, eligible)]
+            else:
+                high = self._best(eligible, values, 0)
+                low: list[int] = []
+                if self.variant.hi_lo:
+                    low = self._best(eligible, values, 1)
+                if low:
+                    hi_amount, lo_amount = split_hi_lo(pot.amount)
+                    halves = [("high", hi_amount, high), ("low", lo_amount, low)]
+                else:
+                    halves = [("all", pot.amount, high)]
+            for half, amount, seats in halves:
+                for seat, chips in split(amount, seats, self.order).items():
+                    won[seat] = won.get(seat, 0) + chips
+                    self.records.append(Awarded(seat, chips, index, half))
+            for seat, chips in won.items():
+                self._players[seat].stack += chips
+            winners_all.update(won)
+            results.append(PotResult(pot.amount, pot.eligible, won))
+        for p in self._players.values():
+            p.bet = 0
+        finals = {s: p.stack for s, p in self._players.items()}
+        starts = {s: p.starting_stack for s, p in self._players.items()}
+        self.result = HandResult(
+            starting_stacks=starts, final_stacks=finals,
+            payoffs={s: finals[s] - starts[s] for s in finals}, pots=tuple(results), rake=rake,
+            showdown=showdown, winners=frozenset(winners_all),
+        )
+
+    def _best(self, eligible: list[int], values: dict[int, tuple[object, ...]], half: int) -> list[int]:
+        scored: list[tuple[int, int]] = []
+        for s in eligible:
+            if s not in values:
+                if half == 0:
+                    raise IllegalAction(f"seat {s} reached the settlement without showing")
+                continue
+            value = values[s][half]
+            if value is not None:
+                scored.append((getattr(value, "strength"), s))
+        if not scored:
+            return []
+        top = max(v for v, _ in scored)
+        return [s for v, s in scored if v == top]

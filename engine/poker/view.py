@@ -1,0 +1,180 @@
+"""The dealer view of a poker hand: whose turn it is, the legal actions with amounts, pots, cards.
+
+`dealer_view(hand)` (or `hand.view()`) is a frozen snapshot. `legal` lists what the actor may do:
+fold, check, call X, bet / raise / complete from A to B (or only the fixed-limit choices),
+all-in to T, post the bring-in, draw, show or muck. `prompt` says it in one line for a dealer
+screen, e.g. `seat 3: fold, call 10, raise to 20..45, all-in to 300`. `to_dict(public=True)`
+hides every face-down card as `??` (the public feed); `public=False` is the dealer's copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.poker.pots import Pot
+
+if TYPE_CHECKING:
+    from engine.poker.state import CardSlot, Hand, RaiseRange
+
+__all__ = ["DealerView", "LegalActions", "SeatView", "dealer_view"]
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What the actor may do now. `call` is the chips to add; `all_in` the street total of going
+    all in when that is legal (as a call or as a bet/raise)."""
+
+    fold: bool = False
+    check: bool = False
+    call: int | None = None
+    bring_in: int | None = None
+    bet_or_raise: RaiseRange | None = None
+    all_in: int | None = None
+    draw: bool = False
+    show: bool = False
+    muck: bool = False
+
+    def describe(self) -> list[str]:
+        out: list[str] = []
+        if self.bring_in is not None:
+            out.append(f"bring in {self.bring_in}")
+        if self.fold:
+            out.append("fold")
+        if self.check:
+            out.append("check")
+        if self.call is not None:
+            out.append(f"call {self.call}")
+        r = self.bet_or_raise
+        if r is not None:
+            if r.choices is not None:
+                out.append(f"{r.kind} to " + " or ".join(str(c) for c in r.choices))
+            elif r.min_to == r.max_to:
+                out.append(f"{r.kind} to {r.min_to}")
+            else:
+                out.append(f"{r.kind} to {r.min_to}..{r.max_to}")
+        if self.all_in is not None:
+            out.append(f"all-in to {self.all_in}")
+        if self.draw:
+            out.append("draw (discard 0 or more)")
+        if self.show:
+            out.append("show")
+        if self.muck:
+            out.append("muck")
+        return out
+
+    def to_dict(self) -> dict[str, object]:
+        r = self.bet_or_raise
+        return {
+            "fold": self.fold, "check": self.check, "call": self.call, "bring_in": self.bring_in,
+            "bet_or_raise": None if r is None else {
+                "kind": r.kind, "min_to": r.min_to, "max_to": r.max_to,
+                "choices": None if r.choices is None else list(r.choices)},
+            "all_in": self.all_in, "draw": self.draw, "show": self.show, "muck": self.muck,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    stack: int
+    bet: int
+    contributed: int
+    folded: bool
+    all_in: bool
+    mucked: bool
+    shown: bool
+    cards: tuple[str, ...]      # '??' for unknown cards
+    up: tuple[bool, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DealerView:
+    variant: str
+    street: str
+    phase: str
+    button: int
+    actor: int | None
+    expected_card: CardSlot | None
+    level: int
+    legal: LegalActions
+    pots: tuple[Pot, ...]
+    total_pot: int
+    board: tuple[str, ...]
+    seats: tuple[SeatView, ...]
+    prompt: str
+
+    def to_dict(self, public: bool = True) -> dict[str, object]:
+        """Plain data for the feed. `public`: face-down cards become `??` unless shown."""
+        slot = self.expected_card
+        seats = []
+        for s in self.seats:
+            cards = [c if (not public or up or s.shown) else "??" for c, up in zip(s.cards, s.up)]
+            seats.append({
+                "seat": s.seat, "stack": s.stack, "bet": s.bet, "contributed": s.contributed,
+                "folded": s.folded, "all_in": s.all_in, "mucked": s.mucked, "shown": s.shown,
+                "cards": cards, "up": list(s.up),
+            })
+        return {
+            "variant": self.variant, "street": self.street, "phase": self.phase,
+            "button": self.button, "actor": self.actor,
+            "expected_card": None if slot is None else {
+                "kind": slot.kind, "seat": slot.seat, "up": slot.up, "street": slot.street},
+            "level": self.level, "legal": self.legal.to_dict(),
+            "pots": [p.to_dict() for p in self.pots], "total_pot": self.total_pot,
+            "board": list(self.board), "seats": seats, "prompt": self.prompt,
+        }
+
+
+def _legal(hand: Hand) -> LegalActions:
+    from engine.poker.state import Phase
+
+    seat = hand.actor
+    if seat is None or hand.expected_card() is not None:
+        return LegalActions()
+    if hand.phase is Phase.DRAWING:
+        return LegalActions(draw=True)
+    if hand.phase is Phase.SHOWDOWN:
+        return LegalActions(show=True, muck=hand.can_muck())
+    rng = hand.raise_range()
+    stack, bet = hand.stack(seat), hand.bet(seat)
+    all_in_to = bet + stack
+    if hand.phase is Phase.BRING_IN:
+        all_in = all_in_to if (rng is not None and rng.allows(all_in_to)) or stack <= hand.stakes.bring_in else None
+        return LegalActions(bring_in=min(hand.stakes.bring_in, stack), bet_or_raise=rng, all_in=all_in)
+    facing = hand.level > bet
+    call = hand.call_amount() if facing else None
+    all_in: int | None = None
+    if rng is not None and rng.allows(all_in_to):
+        all_in = all_in_to
+    elif facing and stack <= hand.level - bet:
+        all_in = all_in_to          # calling puts him all in
+    return LegalActions(fold=facing, check=not facing, call=call, bet_or_raise=rng, all_in=all_in)
+
+
+def dealer_view(hand: Hand) -> DealerView:
+    """Snapshot of `hand` for the dealer screen and the feed."""
+    legal = _legal(hand)
+    slot = hand.expected_card()
+    seats = tuple(
+        SeatView(
+            seat=s, stack=hand.stack(s), bet=hand.bet(s), contributed=hand.contributed(s),
+            folded=hand.folded(s), all_in=hand.all_in(s), mucked=hand.mucked(s), shown=hand.shown(s),
+            cards=tuple("??" if c is None else str(c) for c in hand.cards(s)), up=hand.faces(s),
+        )
+        for s in hand.seats
+    )
+    if hand.is_over:
+        prompt = "hand over"
+    elif slot is not None:
+        prompt = f"deal {slot.kind} card" + (f" to seat {slot.seat}" if slot.seat is not None else "")
+        if slot.kind == "hole":
+            prompt += " face up" if slot.up else " face down"
+    else:
+        prompt = f"seat {hand.actor}: " + ", ".join(legal.describe())
+    return DealerView(
+        variant=hand.variant.code, street=hand.street_name, phase=hand.phase.value, button=hand.button,
+        actor=hand.actor, expected_card=slot, level=hand.level, legal=legal, pots=tuple(hand.pots()),
+        total_pot=hand.total_pot, board=tuple("??" if c is None else str(c) for c in hand.board),
+        seats=seats, prompt=prompt,
+    )
