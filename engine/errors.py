@@ -15,3 +15,11 @@ class IllegalAction(EngineError, ValueError):
 
 class ProfileError(EngineError, ValueError):
     """A paytable or rule profile that cannot be used: names the source, key and reason."""
+
+
+class LimitsError(EngineError, ValueError):
+    """Table limits that cannot be used (maximum below minimum, beyond the profile's multiple...)."""
+
+
+class RoundFormatError(EngineError, ValueError):
+    """A round given as data (`croupier settle`'s JSON) that is not well formed: names what is wrong."""

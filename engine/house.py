@@ -1,0 +1,781 @@
+"""What the house-banked games share: table limits, where a card goes, settlements, and the round machine.
+
+`HouseRound` is the state machine both games build on (`UltimateHoldemRound`,
+`ThreeCardPokerRound`). Every step is verify / can / do: `verify_x(...)` raises IllegalAction (or
+CardError) saying why the step is refused, `can_x(...)` answers True/False, `x(...)` does it and
+returns a frozen `Step`. A refused step changes nothing. All arguments are plain values (ints,
+strings, mappings of str to int), so a round is rebuilt exactly by replaying its steps
+(`Step.to_dict()` / `HouseRound.apply()` / `HouseRound.replay()`).
+
+Table limits (`TableLimits`) are the table's setting; as TOML (the `--table` file of
+`croupier settle`, and the controller's configuration) they are one `[limits]` table:
+
+    [limits]
+    minimum = 500         # smallest Ante, in the table's smallest unit (cents)
+    maximum = 15000       # largest Ante; 0 or absent: no maximum (UTH: the profile's
+                          #   max_multiple times the minimum, when the profile sets one)
+    side_minimum = 100    # smallest side bet (Trips, Pair Plus, Bonus); 0 or absent: none
+    side_maximum = 2500   # largest side bet; 0 or absent: none
+    chip = 25             # the table's chip unit: every stake a multiple of it, and odds
+                          #   payouts (3:2) rounded down to it; absent: 1
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from engine.cards import HIDDEN, Card, format_cards
+from engine.errors import CardError, IllegalAction, LimitsError, RoundFormatError
+from engine.paytables import Odds, Profile
+
+AUDIENCES = ("public", "full")
+
+
+# --- table limits -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TableLimits:
+    """A table's limits in its smallest unit; 0 means no limit on that key. See the module docstring.
+
+    Raises LimitsError when built with values that cannot be used together.
+    """
+
+    minimum: int = 1
+    maximum: int = 0
+    side_minimum: int = 0
+    side_maximum: int = 0
+    chip: int = 1
+
+    KEYS: ClassVar[tuple[str, ...]] = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
+
+    def __post_init__(self) -> None:
+        for key in self.KEYS:
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise LimitsError(f"{key}: must be an integer, not {value!r}")
+            low = 1 if key in ("minimum", "chip") else 0
+            if value < low:
+                raise LimitsError(f"{key}: must be at least {low}, not {value}")
+        if self.maximum and self.maximum < self.minimum:
+            raise LimitsError(f"maximum: {self.maximum} is below the minimum {self.minimum}")
+        if self.side_maximum and self.side_maximum < self.side_minimum:
+            raise LimitsError(f"side_maximum: {self.side_maximum} is below side_minimum {self.side_minimum}")
+        for key in ("minimum", "maximum", "side_minimum", "side_maximum"):
+            if getattr(self, key) % self.chip:
+                raise LimitsError(f"{key}: {getattr(self, key)} is not a multiple of the chip {self.chip}")
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], source: str = "limits") -> TableLimits:
+        """Limits from a mapping (a TOML `[limits]` table). Raises LimitsError naming source and key."""
+        for key in data:
+            if key not in cls.KEYS:
+                raise LimitsError(f"{source}: [limits] {key}: unknown key (known: {', '.join(cls.KEYS)})")
+        try:
+            return cls(**dict(data))
+        except LimitsError as exc:
+            raise LimitsError(f"{source}: [limits] {exc}") from None
+
+    @classmethod
+    def parse_toml(cls, text: str, source: str) -> TableLimits:
+        """Limits from a TOML table file's `[limits]` table (other top-level tables are left to their
+        readers, such as the controller's configuration). Raises LimitsError naming source and key."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise LimitsError(f"{source}: not valid TOML: {exc}") from None
+        limits = data.get("limits")
+        if not isinstance(limits, dict):
+            raise LimitsError(f"{source}: [limits]: missing (a table with {', '.join(cls.KEYS)})")
+        return cls.parse(limits, source)
+
+    def with_max_multiple(self, max_multiple: int | None) -> TableLimits:
+        """These limits under a rule "the maximum is at most `max_multiple` times the minimum".
+
+        No maximum set: the rule gives it. Raises LimitsError when the maximum set is above it.
+        """
+        if max_multiple is None:
+            return self
+        cap = self.minimum * max_multiple
+        if not self.maximum:
+            return TableLimits(self.minimum, cap, self.side_minimum, self.side_maximum, self.chip)
+        if self.maximum > cap:
+            raise LimitsError(f"maximum: {self.maximum} is more than {max_multiple} times the minimum "
+                              f"{self.minimum} ({cap}), the most the profile allows")
+        return self
+
+    def check_main(self, bet: str, amount: int) -> None:
+        """Raise IllegalAction when the main bet `amount` (an Ante) is outside the limits."""
+        self._check(bet, amount, self.minimum, self.maximum, "table")
+
+    def check_side(self, bet: str, amount: int) -> None:
+        """Raise IllegalAction when the side bet `amount` is outside the side-bet limits."""
+        self._check(bet, amount, self.side_minimum, self.side_maximum, "side-bet")
+
+    def _check(self, bet: str, amount: int, low: int, high: int, what: str) -> None:
+        if amount < low:
+            raise IllegalAction(f"{bet} {amount} is below the {what} minimum {low}")
+        if high and amount > high:
+            raise IllegalAction(f"{bet} {amount} is above the {what} maximum {high}")
+        if amount % self.chip:
+            raise IllegalAction(f"{bet} {amount} is not a multiple of the table's chip {self.chip}")
+
+
+def pay(stake: int, odds: Odds, chip: int = 1) -> int:
+    """What a winning `stake` wins at `odds` (stake returned on top), rounded down to the `chip`.
+
+    >>> pay(1000, (3, 2)), pay(1005, (3, 2)), pay(1005, (3, 2), chip=5), pay(500, (40, 1))
+    (1500, 1507, 1505, 20000)
+    """
+    win, per = odds
+    return stake * win // per // chip * chip
+
+
+def check_stake(bet: str, amount: object) -> int:
+    """A stake must be a positive integer (never a bool or a float). Raises IllegalAction."""
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {amount!r}")
+    if amount <= 0:
+        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {amount}")
+    return amount
+
+
+# --- where a card goes ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where the next card goes: `spot` (with its `seat`), `dealer`, `board` or `burn`.
+
+    >>> str(Target("spot", 3)), str(Target("burn")), Target.parse("spot 3") == Target("spot", 3)
+    ('spot 3', 'burn', True)
+    """
+
+    kind: str
+    seat: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Target:
+        """From `str(target)`. Raises ValueError on anything else."""
+        if text in ("dealer", "board", "burn"):
+            return cls(text)
+        kind, _, seat = text.partition(" ")
+        if kind == "spot" and seat.isdigit():
+            return cls("spot", int(seat))
+        raise ValueError(f"not a card target: {text!r}")
+
+    def __str__(self) -> str:
+        return f"spot {self.seat}" if self.kind == "spot" else self.kind
+
+
+# --- settlements ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SpotResult:
+    """One spot's settlement: its hand, the player's net per bet circle, and the total."""
+
+    seat: int
+    hand: str
+    category: str
+    results: Mapping[str, int]
+    net: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "hand": self.hand, "results": dict(self.results), "net": self.net}
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Every bet circle of a round settled; `house_net == -sum(spot.net)` always.
+
+    `to_dict()` is the result line of `croupier settle`.
+    """
+
+    spots: tuple[SpotResult, ...]
+    dealer_hand: str
+    dealer_category: str
+    dealer_qualifies: bool
+    house_net: int
+
+    @classmethod
+    def of(cls, spots: Iterable[SpotResult], dealer_hand: str, dealer_category: str,
+           dealer_qualifies: bool) -> Settlement:
+        """Build one, the house's net taken as the opposite of the players' (so it balances)."""
+        results = tuple(spots)
+        for s in results:
+            if s.net != sum(s.results.values()):
+                raise AssertionError(f"spot {s.seat}: net {s.net} is not the sum of {dict(s.results)}")
+        return cls(results, dealer_hand, dealer_category, dealer_qualifies, -sum(s.net for s in results))
+
+    def spot(self, seat: int) -> SpotResult:
+        """The result of the spot at `seat`. Raises KeyError when it had no bet."""
+        for s in self.spots:
+            if s.seat == seat:
+                return s
+        raise KeyError(seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spots": [s.to_dict() for s in self.spots],
+                "dealer": {"hand": self.dealer_hand, "qualifies": self.dealer_qualifies},
+                "house_net": self.house_net}
+
+
+def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int]) -> SpotResult:
+    """A SpotResult whose net is the sum of its circles."""
+    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()))
+
+
+# --- rounds as data (the input of `croupier settle`) -----------------------------------------------
+
+def expect_keys(obj: object, where: str, required: Sequence[str], optional: Sequence[str] = ()) -> Mapping[str, Any]:
+    """`obj` must be a JSON object with these keys and no others. Raises RoundFormatError."""
+    if not isinstance(obj, Mapping):
+        raise RoundFormatError(f"{where}: must be an object, not {type(obj).__name__}")
+    for key in obj:
+        if key not in required and key not in optional:
+            raise RoundFormatError(f"{where}: unknown key {key!r}")
+    for key in required:
+        if key not in obj:
+            raise RoundFormatError(f"{where}: {key!r} is missing")
+    return obj
+
+
+def parse_card_list(value: object, count: int, where: str) -> tuple[Card, ...]:
+    """A JSON list of exactly `count` cards. Raises CardError or RoundFormatError naming `where`."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RoundFormatError(f"{where}: must be a list of cards such as [\"As\", \"Kd\"], not {value!r}")
+    try:
+        cards = tuple(Card.parse(v) for v in value)
+    except CardError as exc:
+        raise CardError(f"{where}: {exc}") from None
+    if len(cards) != count:
+        raise CardError(f"{where}: {len(cards)} cards, {count} expected")
+    return cards
+
+
+def parse_seat(value: object, max_spots: int, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= max_spots:
+        raise RoundFormatError(f"{where}: seat must be an integer 1..{max_spots}, not {value!r}")
+    return value
+
+
+def parse_bets(value: object, where: str, known: Sequence[str]) -> dict[str, int]:
+    """A JSON object of bet circle -> positive integer stake. Raises RoundFormatError/IllegalAction."""
+    if not isinstance(value, Mapping):
+        raise RoundFormatError(f"{where}: bets must be an object of bet circle -> stake, not {value!r}")
+    bets: dict[str, int] = {}
+    for bet, amount in value.items():
+        if bet not in known:
+            raise IllegalAction(f"{where}: unknown bet {bet!r} (bets here: {', '.join(known)})")
+        bets[bet] = check_stake(f"{where}: {bet}", amount)
+    return bets
+
+
+def check_all_distinct(cards: Iterable[Card]) -> None:
+    """Raise CardError naming the first card that appears twice in the round."""
+    seen: set[Card] = set()
+    for card in cards:
+        if card in seen:
+            raise CardError(f"duplicate card: {card} appears twice in the round")
+        seen.add(card)
+
+
+# --- the round machine ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """A stretch of the round: its phase, the cards dealt in it (in order), the decisions taken after."""
+
+    phase: str
+    targets: tuple[Target, ...]
+    street: str | None  # decisions of this street follow the cards; None: no decisions
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one accepted step did. `to_dict()` is the plain, replayable form: `{"do": ..., args}`.
+
+    `outcome` says what followed: for a card its `target`; always the `phase` after the step.
+    """
+
+    do: str
+    args: Mapping[str, Any]
+    outcome: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": self.do, **{k: (dict(v) if isinstance(v, Mapping) else v) for k, v in self.args.items()}}
+
+
+@dataclass(frozen=True, slots=True)
+class SpotRecord:
+    """One spot in the frozen record of a round."""
+
+    seat: int
+    bets: Mapping[str, int]  # the stakes, Play included once made
+    cards: tuple[Card, ...]
+    decision: str | None  # last decision: "check", "play", "fold", "dead"; None before any
+    street: str | None  # UTH: where the Play bet was made; None otherwise
+    multiple: int | None  # UTH: the Play multiple; None otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A frozen record of a round, at any phase. `deals` lists every card in dealt order."""
+
+    game: str
+    profile: str
+    phase: str
+    spots: tuple[SpotRecord, ...]
+    dealer: tuple[Card, ...]
+    board: tuple[Card, ...]
+    burns: tuple[Card, ...]
+    deals: tuple[tuple[Target, Card], ...]
+    steps: tuple[Step, ...]
+    settlement: Settlement | None
+    round: Mapping[str, Any] | None  # the round in `croupier settle`'s input form, from showdown on
+
+
+class HouseRound:
+    """The shared state machine of a house-banked round. Subclasses give the game's rules.
+
+    Phases run `bets`, `deal`, then the game's decision phases, `showdown`, `settled`.
+    """
+
+    game: ClassVar[str]
+    PHASES: ClassVar[tuple[str, ...]]
+    BETS: ClassVar[tuple[str, ...]]  # bet circles a spot may post before the deal
+
+    def __init__(self, profile: Profile, limits: TableLimits | None = None, seats: int | None = None) -> None:
+        """A round in phase `bets`. `seats`: spots at the table (default the profile's max_spots).
+
+        Raises LimitsError when the limits break the profile's rules.
+        """
+        self.profile = profile
+        self.limits = limits if limits is not None else TableLimits()
+        max_spots = self._max_spots()
+        if seats is not None and not 1 <= seats <= max_spots:
+            raise LimitsError(f"seats: {seats} is not within 1..{max_spots}")
+        self.seats = seats if seats is not None else max_spots
+        self._phase = "bets"
+        self._bets: dict[int, dict[str, int]] = {}
+        self._cards: dict[int, list[Card]] = {}
+        self._dealer: list[Card] = []
+        self._board: list[Card] = []
+        self._burns: list[Card] = []
+        self._deals: list[tuple[Target, Card]] = []
+        self._seen: set[Card] = set()
+        self._decision: dict[int, str] = {}
+        self._acted: dict[int, str] = {}  # seat -> last street it acted on
+        self._dead: set[int] = set()
+        self._stages: tuple[Stage, ...] = ()
+        self._stage = -1
+        self._dealt_in_stage = 0
+        self._settlement: Settlement | None = None
+        self._steps: list[Step] = []
+
+    # -- the game's rules (subclasses) --
+
+    def _max_spots(self) -> int:
+        raise NotImplementedError
+
+    def _check_bets(self, seat: int, bets: Mapping[str, int]) -> dict[str, int]:
+        raise NotImplementedError
+
+    def _check_close(self) -> None:
+        raise NotImplementedError
+
+    def _plan(self, seats: Sequence[int]) -> tuple[Stage, ...]:
+        raise NotImplementedError
+
+    def _pending(self, street: str) -> list[int]:
+        raise NotImplementedError
+
+    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
+        raise NotImplementedError
+
+    def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
+        raise NotImplementedError
+
+    def _settle(self) -> Settlement:
+        raise NotImplementedError
+
+    def _round_data(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _spot_bets(self, seat: int) -> dict[str, int]:
+        return dict(self._bets[seat])
+
+    def _revealed(self, seat: int) -> bool:
+        raise NotImplementedError
+
+    def _play_of(self, seat: int) -> tuple[str | None, int | None]:
+        return None, None
+
+    # -- reading the state --
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def settlement(self) -> Settlement | None:
+        """The settlement, from showdown on; None before."""
+        return self._settlement
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return tuple(self._steps)
+
+    def spot_seats(self) -> tuple[int, ...]:
+        """Seats with a bet, in dealing order (from the dealer's left)."""
+        return tuple(sorted(self._bets))
+
+    def next_target(self) -> Target | None:
+        """Where the next card goes, or None when no card is expected now.
+
+        In phase `bets` it is where the first card would go if the deal began now (a card dealt
+        then closes the betting); None when the bets do not allow a deal.
+        """
+        if self._phase == "bets":
+            if not self.can_close_bets():
+                return None
+            return self._plan(self.spot_seats())[0].targets[0]
+        if self._stage < 0 or self._phase in ("showdown", "settled"):
+            return None
+        stage = self._stages[self._stage]
+        if self._dealt_in_stage < len(stage.targets):
+            return stage.targets[self._dealt_in_stage]
+        return None
+
+    def to_act(self) -> int | None:
+        """The seat whose decision is awaited now, or None."""
+        street = self._street_open()
+        if street is None:
+            return None
+        pending = self._pending(street)
+        return pending[0] if pending else None
+
+    def _street_open(self) -> str | None:
+        if self._stage < 0 or self._phase in ("showdown", "settled"):
+            return None
+        stage = self._stages[self._stage]
+        if stage.street is None or self._dealt_in_stage < len(stage.targets):
+            return None
+        return stage.street
+
+    # -- bets --
+
+    def verify_post_bets(self, seat: int, bets: Mapping[str, int]) -> dict[str, int]:
+        """Check a spot's bets (an empty mapping takes the spot's bets down); return them as posted.
+
+        Raises IllegalAction: not the betting phase, no such seat, unknown bet, stake not a
+        positive integer, or against the rules and limits of the game.
+        """
+        if self._phase != "bets":
+            raise IllegalAction(f"bets are closed (phase {self._phase})")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.seats:
+            raise IllegalAction(f"no seat {seat!r} at this table (seats 1..{self.seats})")
+        if not isinstance(bets, Mapping):
+            raise IllegalAction(f"spot {seat}: bets must be a mapping of bet circle -> stake, not {bets!r}")
+        if not bets:
+            return {}
+        checked: dict[str, int] = {}
+        for bet, amount in bets.items():
+            if bet not in self.BETS:
+                raise IllegalAction(f"spot {seat}: unknown bet {bet!r} (bets here: {', '.join(self.BETS)})")
+            checked[bet] = check_stake(f"spot {seat}: {bet}", amount)
+        return self._check_bets(seat, checked)
+
+    def can_post_bets(self, seat: int, bets: Mapping[str, int]) -> bool:
+        return _can(self.verify_post_bets, seat, bets)
+
+    def post_bets(self, seat: int, bets: Mapping[str, int]) -> Step:
+        """Post or change the bets of the spot at `seat` (see `verify_post_bets`)."""
+        checked = self.verify_post_bets(seat, bets)
+        if checked:
+            self._bets[seat] = checked
+        else:
+            self._bets.pop(seat, None)
+        return self._record("post_bets", {"seat": seat, "bets": MappingProxyType(dict(checked))})
+
+    def verify_close_bets(self) -> None:
+        """Raises IllegalAction: not the betting phase, or the bets do not allow a deal."""
+        if self._phase != "bets":
+            raise IllegalAction(f"bets are already closed (phase {self._phase})")
+        self._check_close()
+
+    def can_close_bets(self) -> bool:
+        return _can(self.verify_close_bets)
+
+    def close_bets(self) -> Step:
+        """No more bets: the deal begins (phase `deal`)."""
+        self.verify_close_bets()
+        self._close()
+        return self._record("close_bets", {})
+
+    def _close(self) -> None:
+        self._stages = self._plan(self.spot_seats())
+        self._cards = {seat: [] for seat in self._bets}
+        self._stage = 0
+        self._dealt_in_stage = 0
+        self._phase = self._stages[0].phase
+
+    # -- cards --
+
+    def verify_deal(self, card: Card | str) -> tuple[Card, Target]:
+        """Check the next card from the shoe; return it with where it goes.
+
+        Raises CardError (not a card, or already dealt in this round) or IllegalAction (no card is
+        expected now, e.g. while decisions are awaited or after the last card).
+        """
+        parsed = card if isinstance(card, Card) else Card.parse(card)
+        if self._phase == "bets":
+            self._check_close_for_card()
+            target = self._plan(self.spot_seats())[0].targets[0]
+        else:
+            target_or_none = self.next_target()
+            if target_or_none is None:
+                seat = self.to_act()
+                why = f"waiting for the decision of spot {seat}" if seat is not None else f"phase {self._phase}"
+                raise IllegalAction(f"no card is expected now ({why}): {parsed}")
+            target = target_or_none
+        if parsed in self._seen:
+            raise CardError(f"duplicate card: {parsed} was already dealt in this round")
+        return parsed, target
+
+    def _check_close_for_card(self) -> None:
+        try:
+            self.verify_close_bets()
+        except IllegalAction as exc:
+            raise IllegalAction(f"no card is expected now: {exc}") from None
+
+    def can_deal(self, card: Card | str) -> bool:
+        return _can(self.verify_deal, card)
+
+    def deal(self, card: Card | str) -> Step:
+        """Take the next card out of the shoe to where `next_target()` says (see `verify_deal`)."""
+        parsed, target = self.verify_deal(card)
+        if self._phase == "bets":
+            self._close()
+        self._seen.add(parsed)
+        self._deals.append((target, parsed))
+        if target.kind == "spot":
+            assert target.seat is not None
+            self._cards[target.seat].append(parsed)
+        elif target.kind == "dealer":
+            self._dealer.append(parsed)
+        elif target.kind == "board":
+            self._board.append(parsed)
+        else:
+            self._burns.append(parsed)
+        self._dealt_in_stage += 1
+        self._advance()
+        return self._record("deal", {"card": str(parsed)}, target=str(target))
+
+    # -- decisions --
+
+    def verify_decide(self, seat: int, action: str, multiple: int | None = None) -> int | None:
+        """Check a spot's decision; return the Play multiple it makes (None when no Play bet).
+
+        Raises IllegalAction: no decision is awaited, it is another spot's turn, or the action
+        (or multiple) is not legal now.
+        """
+        street = self._street_open()
+        if street is None:
+            raise IllegalAction(f"no decision is awaited now (phase {self._phase})")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
+            raise IllegalAction(f"no spot with a bet at seat {seat!r}")
+        pending = self._pending(street)
+        if seat not in pending:
+            raise IllegalAction(f"spot {seat} has no decision to make now"
+                                + (f" (spot {pending[0]} is to act)" if pending else ""))
+        if seat != pending[0]:
+            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first")
+        if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
+            raise IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}")
+        return self._check_decision(seat, action, multiple, street)
+
+    def can_decide(self, seat: int, action: str, multiple: int | None = None) -> bool:
+        return _can(self.verify_decide, seat, action, multiple)
+
+    def decide(self, seat: int, action: str, multiple: int | None = None) -> Step:
+        """Take the decision of the spot to act (see `verify_decide`)."""
+        made = self.verify_decide(seat, action, multiple)
+        street = self._street_open()
+        assert street is not None
+        self._apply_decision(seat, action, made, street)
+        self._acted[seat] = street
+        self._decision[seat] = action
+        self._advance()
+        args: dict[str, Any] = {"seat": seat, "action": action}
+        if multiple is not None:
+            args["multiple"] = multiple
+        return self._record("decide", args)
+
+    def verify_declare_dead(self, seat: int) -> None:
+        """Check that the spot's hand can be declared dead (it loses every bet).
+
+        Raises IllegalAction: before the deal or from showdown on, no such spot, already dead or folded.
+        """
+        if self._phase in ("bets", "showdown", "settled"):
+            raise IllegalAction(f"a hand can be declared dead only between the deal and the showdown "
+                                f"(phase {self._phase})")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
+            raise IllegalAction(f"no spot with a bet at seat {seat!r}")
+        if seat in self._dead:
+            raise IllegalAction(f"spot {seat}: the hand is already dead")
+        if self._decision.get(seat) == "fold":
+            raise IllegalAction(f"spot {seat}: the hand is already folded")
+
+    def can_declare_dead(self, seat: int) -> bool:
+        return _can(self.verify_declare_dead, seat)
+
+    def declare_dead(self, seat: int) -> Step:
+        """The spot's hand is dead (its player looked before the deal was over, or talked): every
+        bet of the spot loses. Its cards are still dealt, so the dealing order does not change."""
+        self.verify_declare_dead(seat)
+        self._dead.add(seat)
+        self._decision[seat] = "dead"
+        self._advance()
+        return self._record("declare_dead", {"seat": seat})
+
+    # -- showdown --
+
+    def verify_settle(self) -> Settlement:
+        """Raises IllegalAction unless the round is at its showdown."""
+        if self._phase != "showdown" or self._settlement is None:
+            raise IllegalAction(f"nothing to settle before the showdown (phase {self._phase})")
+        return self._settlement
+
+    def can_settle(self) -> bool:
+        return _can(self.verify_settle)
+
+    def settle(self) -> Step:
+        """The payouts are confirmed: phase `settled`. The settlement is `self.settlement`."""
+        self.verify_settle()
+        self._phase = "settled"
+        return self._record("settle", {})
+
+    # -- replay --
+
+    def apply(self, step: Mapping[str, Any]) -> Step:
+        """Do a step given in its plain form (`Step.to_dict()`). Raises what the step raises, and
+        IllegalAction for a step that is not one."""
+        if not isinstance(step, Mapping):
+            raise IllegalAction(f"not a step: {step!r}")
+        do = step.get("do")
+        args = {k: v for k, v in step.items() if k != "do"}
+        methods = {"post_bets": self.post_bets, "close_bets": self.close_bets, "deal": self.deal,
+                   "decide": self.decide, "declare_dead": self.declare_dead, "settle": self.settle}
+        if do not in methods:
+            raise IllegalAction(f"not a step: {do!r} (steps: {', '.join(methods)})")
+        try:
+            result: Step = methods[do](**args)  # type: ignore[operator]
+        except TypeError as exc:
+            raise IllegalAction(f"step {do!r}: bad arguments {args!r}: {exc}") from None
+        return result
+
+    @classmethod
+    def replay(cls, profile: Profile, steps: Iterable[Mapping[str, Any]], limits: TableLimits | None = None,
+               seats: int | None = None) -> HouseRound:
+        """A new round with `steps` applied in order. Raises what a step raises."""
+        round_ = cls(profile, limits, seats)
+        for step in steps:
+            round_.apply(step)
+        return round_
+
+    # -- the record and the views --
+
+    def record(self) -> RoundRecord:
+        """A frozen record of the round as it stands."""
+        spots = []
+        for seat in self.spot_seats():
+            street, multiple = self._play_of(seat)
+            spots.append(SpotRecord(seat, MappingProxyType(self._spot_bets(seat)),
+                                    tuple(self._cards.get(seat, ())), self._decision.get(seat), street, multiple))
+        data = self._round_data() if self._phase in ("showdown", "settled") else None
+        return RoundRecord(self.game, self.profile.name, self._phase, tuple(spots), tuple(self._dealer),
+                           tuple(self._board), tuple(self._burns), tuple(self._deals), tuple(self._steps),
+                           self._settlement, MappingProxyType(data) if data is not None else None)
+
+    def settle_input(self) -> dict[str, Any]:
+        """The round in `croupier settle`'s input form. Raises IllegalAction before the showdown."""
+        if self._phase not in ("showdown", "settled"):
+            raise IllegalAction(f"the round is not complete before the showdown (phase {self._phase})")
+        return self._round_data()
+
+    def view(self, audience: str = "public") -> dict[str, Any]:
+        """The round as plain values for the feed: `game`, `phase`, `board`, `dealer`, `spots`, `to_act`.
+
+        `public`: every face-down card is "??" until the rules turn it over (spot and dealer
+        cards until the showdown; a spot's cards only if they are shown there); burns never appear.
+        `full`: every card, and `burns`. `dealer` is `{"cards": [...]}` plus, from showdown on,
+        `hand_name` and `qualifies`. Each spot has `seat`, `cards`, `bets` (Play included once made),
+        `decision` (None, "check", "play", "fold", "dead"), and from showdown on `hand_name`,
+        `results` and `net`. Raises ValueError for an unknown audience.
+        """
+        if audience not in AUDIENCES:
+            raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}, not {audience!r}")
+        full = audience == "full"
+        shown = self._phase in ("showdown", "settled")
+        dealer: dict[str, Any] = {"cards": format_cards(self._dealer) if full or shown
+                                  else [HIDDEN] * len(self._dealer)}
+        if shown and self._settlement is not None:
+            dealer["hand_name"] = self._settlement.dealer_hand
+            dealer["qualifies"] = self._settlement.dealer_qualifies
+        spots = []
+        for seat in self.spot_seats():
+            cards = self._cards.get(seat, [])
+            visible = full or (shown and self._revealed(seat))
+            spot: dict[str, Any] = {"seat": seat, "cards": format_cards(cards) if visible else [HIDDEN] * len(cards),
+                                    "bets": self._spot_bets(seat), "decision": self._decision.get(seat)}
+            if shown and self._settlement is not None:
+                result = self._settlement.spot(seat)
+                spot["hand_name"] = result.hand if visible else None
+                spot["results"] = dict(result.results)
+                spot["net"] = result.net
+            spots.append(spot)
+        view: dict[str, Any] = {"game": self.game, "phase": self._phase, "board": format_cards(self._board),
+                                "dealer": dealer, "spots": spots, "to_act": self.to_act()}
+        if full:
+            view["burns"] = format_cards(self._burns)
+        return view
+
+    # -- internals --
+
+    def _advance(self) -> None:
+        """Move through stages whose cards are all dealt and whose decisions are all taken."""
+        while True:
+            stage = self._stages[self._stage]
+            if self._dealt_in_stage < len(stage.targets):
+                return
+            if stage.street is not None and self._pending(stage.street):
+                return
+            if self._stage == len(self._stages) - 1:
+                break
+            self._stage += 1
+            self._dealt_in_stage = 0
+            self._phase = self._stages[self._stage].phase
+        if self._phase == "showdown" and self._settlement is None:
+            self._settlement = self._settle()
+
+    def _record(self, do: str, args: dict[str, Any], **outcome: Any) -> Step:
+        step = Step(do, MappingProxyType(args), MappingProxyType({**outcome, "phase": self._phase}))
+        self._steps.append(step)
+        return step
+
+
+def _can(verify: Any, *args: Any) -> bool:
+    try:
+        verify(*args)
+    except (IllegalAction, CardError):
+        return False
+    return True
+
+
+__all__ = [
+    "AUDIENCES", "HouseRound", "RoundRecord", "Settlement", "SpotRecord", "SpotResult", "Stage", "Step",
+    "TableLimits", "Target", "check_stake", "pay", "spot_result",
+]

@@ -1,0 +1,77 @@
+"""Settle house-game rounds given as JSON values: the pure core of `croupier settle`.
+
+A round is one JSON object (issue 2): `{"game": "uth", "dealer": [...], "board": [...], "spots":
+[...]}` or `{"game": "3cp", "dealer": [...], "spots": [...]}`; the result is `Settlement.to_dict()`:
+`{"spots": [{"seat", "hand", "results", "net"}], "dealer": {"hand", "qualifies"}, "house_net"}`.
+The state machines settle their showdown with the same functions (`settle_uth`, `settle_3cp`),
+so a round replayed here always gets the controller's settlement.
+
+>>> from engine.paytables import load_profile
+>>> line = ('{"game": "3cp", "dealer": ["Ks", "7d", "2c"], "spots": [{"seat": 1, "cards": ["Qh", "Qd", "5s"],'
+...         ' "bets": {"ante": 500, "pair_plus": 500}, "play": true}]}')
+>>> settle_line(line, load_profile("default"))["house_net"]
+-1500
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from engine.errors import EngineError, RoundFormatError
+from engine.house import Settlement, TableLimits
+from engine.paytables import Profile
+from engine.three_card_poker import ThreeCardHand, settle_3cp
+from engine.ultimate_holdem import UthHand, settle_uth
+
+GAMES = ("uth", "3cp")
+
+
+def settle_round(obj: object, profile: Profile, limits: TableLimits | None = None) -> Settlement:
+    """Check and settle one round given as JSON values. Table limits are checked only when given;
+    odds payouts round down to their chip (1 without limits).
+
+    Raises RoundFormatError (shape, unknown game), CardError (bad, duplicate or miscounted cards),
+    IllegalAction (bad stake, Blind not equal to Ante, illegal decision, outside the limits) or
+    LimitsError (limits that break the profile).
+    """
+    if not isinstance(obj, Mapping):
+        raise RoundFormatError(f"round: must be an object, not {type(obj).__name__}")
+    game = obj.get("game")
+    chip = limits.chip if limits is not None else 1
+    if game == "uth":
+        uth = UthHand.parse(obj, profile.uth)
+        if limits is not None:
+            uth.check_limits(profile.uth, limits)
+        return settle_uth(uth, profile.uth, chip)
+    if game == "3cp":
+        tcp = ThreeCardHand.parse(obj, profile.three_card_poker)
+        if limits is not None:
+            tcp.check_limits(limits)
+        return settle_3cp(tcp, profile.three_card_poker, chip)
+    raise RoundFormatError(f"round: game must be one of {', '.join(map(repr, GAMES))}, not {game!r}")
+
+
+def settle_line(line: str, profile: Profile, limits: TableLimits | None = None) -> dict[str, Any]:
+    """Settle one JSON line; the result as JSON values. Raises RoundFormatError for text that is
+    not JSON, and what `settle_round` raises."""
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise RoundFormatError(f"not JSON: {exc}") from None
+    return settle_round(obj, profile, limits).to_dict()
+
+
+def settle_lines(lines: Iterable[str], profile: Profile,
+                 limits: TableLimits | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
+    """Settle JSON Lines: for each non-blank line, `(result, True)`, or `({"line": N, "error": ...},
+    False)` when the line is not a valid round (N counts every line from 1). Never raises for a bad line.
+    """
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield settle_line(line, profile, limits), True
+        except (EngineError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep
+            yield {"line": number, "error": str(exc)}, False
