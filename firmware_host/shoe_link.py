@@ -1,0 +1,378 @@
+"""The host side of the shoe's serial link: handshake, acks, retransmission, gaps, silence; the `serial` card reader.
+
+Two layers, h11-style:
+
+- `HostSession` is the protocol state machine with no I/O and no clock of its own: feed it bytes
+  and the time, take the bytes it wants sent and the readings it produced.
+- `ShoeLink` owns a pyserial port opened with `serial.serial_for_url` (device path, pty,
+  `socket://host:port`, `loop://`, `spy://`) and one reader thread that drives the session and
+  hands readings to `on_reading`. The thread never dies on a bad frame or a failing callback: it
+  logs with the device's name, counts, and goes on; a lost port is reopened.
+
+Importing this module registers the `serial` backend of `drivers.card_reader`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import serial
+
+from drivers.card_reader import CardRead, CardSource, Misread, ResumePoint, register_backend
+from drivers.errors import DeviceError, FrameError, UnsupportedDevice
+from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
+from drivers.shoe_sensors import SensorChange
+from firmware_host.protocol import (
+    PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, MisreadMsg,
+    MsgType, SensorMsg, Source, decode_message, encode_message, seq_delta,
+)
+
+log = logging.getLogger(__name__)
+
+SUPPORTED_FIRMWARE_MAJORS = frozenset({1})
+_SOURCE_NAMES: dict[Source, CardSource] = {Source.SHOE: "shoe", Source.DISCARD: "discard"}
+
+CONNECTING, ONLINE, REFUSED = "connecting", "online", "refused"
+
+
+@dataclass
+class LinkStats:
+    """Counters of what the link saw, for logs and health displays."""
+
+    frames: int = 0
+    accepted: int = 0
+    repeats: int = 0
+    gaps: int = 0
+    bad_messages: int = 0
+    unexpected: int = 0
+    retransmits: int = 0
+    callback_errors: int = 0
+    reconnects: int = 0
+    garbage_bytes: int = 0
+    crc_errors: int = 0
+
+
+@dataclass
+class HostSession:
+    """The host's half of the protocol (see firmware_host/protocol.py and docs/protocol.md).
+
+    Call `connect(now)` once, then `receive(data, now)` with whatever the port gave and `poll(now)`
+    regularly; after each, send `take_output()` and dispatch `take_readings()`.
+    """
+
+    device: str = "shoe"
+    resume: ResumePoint | None = None
+    identify_s: float = 0.5
+    retry_s: float = 0.2
+    silence_s: float = 2.0
+    supported_majors: frozenset[int] = SUPPORTED_FIRMWARE_MAJORS
+
+    state: str = CONNECTING
+    hello: Hello | None = None
+    refusal: str | None = None
+    stats: LinkStats = field(default_factory=LinkStats)
+    _decoder: Decoder = field(default_factory=Decoder)
+    _out: bytearray = field(default_factory=bytearray)
+    _readings: list[Any] = field(default_factory=list)
+    _last: int | None = None           # last device frame kept
+    _boot: int | None = None           # the device boot that `_last` belongs to
+    _host_seq: int = 0
+    _in_flight: tuple[int, bytes] | None = None  # our unacknowledged CONTINUE
+    _next_send: float = 0.0
+    _last_heard: float = 0.0
+    _offline_posted: bool = False
+
+    def __post_init__(self) -> None:
+        if self.resume is not None:
+            self._boot, self._last = self.resume.boot, self.resume.seq
+
+    # -- driving -------------------------------------------------------------------------------
+
+    def connect(self, now: float) -> None:
+        """Start (or restart, after the port was reopened) the handshake."""
+        if self.state == REFUSED:
+            return
+        self.state = CONNECTING
+        self._in_flight = None
+        self._decoder = Decoder()
+        self._last_heard = now
+        self._send_identify(now)
+
+    def receive(self, data: bytes, now: float) -> None:
+        before = self._decoder.stats.garbage_bytes, self._decoder.stats.crc_errors
+        for frame in self._decoder.feed(data):
+            self.stats.frames += 1
+            self._last_heard = now
+            self._frame(frame, now)
+        self.stats.garbage_bytes += self._decoder.stats.garbage_bytes - before[0]
+        self.stats.crc_errors += self._decoder.stats.crc_errors - before[1]
+
+    def poll(self, now: float) -> None:
+        if self.state == REFUSED:
+            return
+        silent = now - self._last_heard
+        if silent >= self.silence_s and not self._offline_posted:
+            self._offline_posted = True
+            what = "no HELLO" if self.state == CONNECTING else "silent"
+            self._post(DeviceOffline(self.device, f"{what} for {silent:.1f} s"))
+            self.state = CONNECTING
+            self._in_flight = None
+            self._next_send = now
+        if now >= self._next_send:
+            if self.state == CONNECTING:
+                self._send_identify(now)
+            elif self._in_flight is not None:
+                self.stats.retransmits += 1
+                self._out += self._in_flight[1]
+                self._next_send = now + self.retry_s
+
+    def lost(self, reason: str) -> None:
+        """The port went away: drop unsent bytes; post DeviceOffline once if the device was online."""
+        self._out.clear()
+        self._in_flight = None
+        if self.state == ONLINE:
+            self.state = CONNECTING
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, reason))
+
+    def take_output(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def take_readings(self) -> list[Any]:
+        out = self._readings
+        self._readings = []
+        return out
+
+    @property
+    def resume_point(self) -> ResumePoint | None:
+        """The device's boot and the last frame kept, once known."""
+        if self._boot is None or self._last is None:
+            return None
+        return ResumePoint(self._boot, self._last)
+
+    # -- inside --------------------------------------------------------------------------------
+
+    def _post(self, reading: Any) -> None:
+        self._readings.append(reading)
+
+    def _send_identify(self, now: float) -> None:
+        self._out += encode_message(Identify(PROTOCOL_VERSION), self._host_seq)
+        self._next_send = now + self.identify_s
+
+    def _ack(self, seq: int) -> None:
+        self._out += encode_message(Ack(seq), self._host_seq)
+
+    def _frame(self, frame: Frame, now: float) -> None:
+        if self.state == REFUSED:
+            return
+        try:
+            message = decode_message(frame)
+        except FrameError as exc:
+            self.stats.bad_messages += 1
+            log.warning("%s: bad message (type 0x%02x, seq %d): %s", self.device, frame.kind, frame.seq, exc)
+            if frame.numbered and self.state == ONLINE and seq_delta(frame.seq, self._last or 0) == 1:
+                # A numbered frame with a valid CRC but a payload we cannot read: firmware bug.
+                # Acknowledge it so it is not sent forever, and stop the hand.
+                self._ack(frame.seq)
+                self._last = frame.seq
+                self._post(DeviceFault(self.device, f"unreadable frame {frame.seq}: {exc}"))
+            return
+        if isinstance(message, Hello):
+            self._hello(message, frame.seq, now)
+        elif isinstance(message, Ack):
+            if self._in_flight is not None and message.seq == self._in_flight[0]:
+                self._in_flight = None
+        elif self.state != ONLINE:
+            self.stats.unexpected += 1  # stale frames from before the handshake: ignored, not acked
+        elif isinstance(message, Heartbeat):
+            self._heartbeat(frame.seq)
+        elif isinstance(message, (CardMsg, MisreadMsg, SensorMsg)):
+            self._event(frame.seq, message)
+        else:
+            self.stats.unexpected += 1
+            log.warning("%s: unexpected %s from the device", self.device, type(message).__name__)
+
+    def _hello(self, hello: Hello, seq: int, now: float) -> None:
+        if hello.protocol != PROTOCOL_VERSION or hello.firmware[0] not in self.supported_majors:
+            self.state = REFUSED
+            self.refusal = (f"{self.device}: unsupported {hello.model} firmware {hello.firmware_text}, protocol "
+                            f"{hello.protocol} (supported: protocol {PROTOCOL_VERSION}, firmware major "
+                            f"{', '.join(map(str, sorted(self.supported_majors)))})")
+            log.error("%s", self.refusal)
+            self._post(DeviceFault(self.device, self.refusal))
+            return
+        again = self.state == ONLINE and self.hello == hello
+        if hello.boot != self._boot:
+            # A device we have no record of (or that restarted): start counting from what it
+            # says was last acknowledged; what it still holds comes next.
+            self._boot, self._last = hello.boot, seq
+            last = None
+        else:
+            last = self._last
+        self.hello = hello
+        self.state = ONLINE
+        self._offline_posted = False
+        self._host_seq = (self._host_seq + 1) % 256
+        wire = encode_message(Continue(last), self._host_seq)
+        self._in_flight = (self._host_seq, wire)
+        self._out += wire
+        self._next_send = now + self.retry_s
+        if not again:  # a HELLO repeated while online (asked twice) needs a CONTINUE, not news
+            self._post(DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot))
+
+    def _heartbeat(self, seq: int) -> None:
+        assert self._last is not None
+        if seq_delta(seq, self._last) > 0:
+            # Heartbeats come only with nothing in flight: frames up to `seq` were sent and lost.
+            self.stats.gaps += 1
+            self._post(DeviceFault(self.device, f"sequence gap: last frame kept {self._last}, device is at {seq}"))
+            self._last = seq
+
+    def _event(self, seq: int, message: CardMsg | MisreadMsg | SensorMsg) -> None:
+        assert self._last is not None
+        delta = seq_delta(seq, self._last)
+        self._ack(seq)
+        if delta <= 0:
+            self.stats.repeats += 1
+            return
+        if delta > 1:
+            self.stats.gaps += 1
+            self._post(DeviceFault(self.device, f"sequence gap: expected {(self._last + 1) % 256}, got {seq}"))
+        self._last = seq
+        self.stats.accepted += 1
+        if isinstance(message, CardMsg):
+            self._post(CardRead(message.card, _SOURCE_NAMES[message.source], seq))
+        elif isinstance(message, MisreadMsg):
+            self._post(Misread(_SOURCE_NAMES[message.source], seq))
+        else:
+            self._post(SensorChange(message.name, message.active))
+
+
+@register_backend("serial")
+class ShoeLink:
+    """The card-reading shoe on a serial line: the `serial` card reader backend.
+
+    `url` is anything `serial.serial_for_url` opens. Readings (CardRead, Misread, SensorChange,
+    DeviceOnline, DeviceOffline, DeviceFault) reach `on_reading` on the link's reader thread.
+    `resume` is the device boot and last frame seq the controller journaled, so that after a
+    restart nothing is taken twice and nothing is lost.
+    """
+
+    def __init__(self, on_reading: OnReading, url: str, device: str = "shoe", resume: ResumePoint | None = None,
+                 baudrate: int = 115200, retry_s: float = 0.2, identify_s: float = 0.5, silence_s: float = 2.0,
+                 reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
+                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
+        self.device = device
+        self.url = url
+        self._on_reading = on_reading
+        self._baudrate = baudrate
+        self._reconnect_s = reconnect_s
+        self._clock = clock
+        self._open_port = open_port
+        self.session = HostSession(device=device, resume=resume, identify_s=identify_s,
+                                   retry_s=retry_s, silence_s=silence_s)
+        self._port: Any = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._settled = threading.Event()  # online or refused
+
+    @property
+    def stats(self) -> LinkStats:
+        return self.session.stats
+
+    def start(self, timeout: float = 3.0) -> DeviceOnline | None:
+        """Open the port, start the reader thread and wait up to `timeout` for the handshake.
+
+        Returns the DeviceOnline, or None if the device has not answered yet (the link keeps
+        trying; DeviceOnline is posted when it does). Raises UnsupportedDevice (and closes) when the
+        device's protocol or firmware is not supported; DeviceError when already started.
+        """
+        if self._thread is not None:
+            raise DeviceError(f"{self.device}: link already started")
+        self._thread = threading.Thread(target=self._run, name=f"shoe-link-{self.device}", daemon=True)
+        self._thread.start()
+        self._settled.wait(timeout)
+        if self.session.state == REFUSED:
+            self.close()
+            raise UnsupportedDevice(self.session.refusal or f"{self.device}: refused")
+        hello = self.session.hello
+        if self.session.state == ONLINE and hello is not None:
+            return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
+        return None
+
+    def close(self) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=2.0)
+        self._close_port()
+
+    # -- the reader thread ---------------------------------------------------------------------
+
+    def _close_port(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:  # closing a dead port must not stop anything
+                log.debug("%s: error closing port", self.device, exc_info=True)
+
+    def _open(self) -> bool:
+        try:
+            self._port = self._open_port(self.url, baudrate=self._baudrate, timeout=0.02, write_timeout=0.5)
+            self._port.reset_input_buffer()
+        except Exception as exc:
+            log.warning("%s: cannot open %s: %s", self.device, self.url, exc)
+            self._close_port()
+            return False
+        self.session.connect(self._clock())
+        return True
+
+    def _run(self) -> None:
+        session = self.session
+        while not self._stop.is_set():
+            if self._port is None and not self._open():
+                session.poll(self._clock())
+                self._dispatch()
+                self._stop.wait(self._reconnect_s)
+                continue
+            try:
+                data = self._port.read(max(1, self._port.in_waiting))
+                now = self._clock()
+                if data:
+                    session.receive(data, now)
+                session.poll(now)
+                out = session.take_output()
+                if out:
+                    self._port.write(out)
+            except Exception as exc:  # port gone (socket closed, pty hung up): reopen
+                if self._stop.is_set():
+                    break
+                log.warning("%s: link lost on %s: %s", self.device, self.url, exc)
+                self.stats.reconnects += 1
+                self._close_port()
+                session.lost(f"link lost: {exc}")
+                self._dispatch()
+                self._stop.wait(self._reconnect_s)
+                continue
+            self._dispatch()
+            if session.state == REFUSED:
+                self._settled.set()
+                break
+
+    def _dispatch(self) -> None:
+        for reading in self.session.take_readings():
+            if isinstance(reading, DeviceOnline):
+                self._settled.set()
+            try:
+                self._on_reading(reading)
+            except Exception:
+                self.stats.callback_errors += 1
+                log.exception("%s: on_reading failed for %r", self.device, reading)

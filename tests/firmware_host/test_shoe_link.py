@@ -1,0 +1,279 @@
+"""The host side of the shoe link: handshake, acks, retransmission, gaps, silence, resume; over sockets and a pty."""
+
+from __future__ import annotations
+
+import queue
+from typing import Any
+
+import pytest
+
+from drivers.card_reader import CardRead, Misread, ResumePoint, open_card_reader
+from drivers.errors import UnsupportedDevice
+from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline
+from drivers.shoe_sensors import SensorChange
+from firmware_host.protocol import Ack, CardMsg, Decoder, Hello, MsgType, Source, encode_message
+from firmware_host.shoe_link import ONLINE, REFUSED, HostSession, ShoeLink
+from firmware_host.sim_shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+
+
+class Wire:
+    """A host session and a shoe's firmware joined back to back, on a fake clock."""
+
+    def __init__(self, host: HostSession, shoe: ShoeFirmware) -> None:
+        self.host, self.shoe, self.now = host, shoe, 0.0
+        self.readings: list[Any] = []
+        self.to_shoe = bytearray()
+        host.connect(self.now)
+
+    def run(self, seconds: float = 1.0, dt: float = 0.01, cut: bool = False) -> list[Any]:
+        """Advance the clock; `cut`: nothing passes either way. Returns the new readings."""
+        new: list[Any] = []
+        for _ in range(round(seconds / dt)):
+            self.now += dt
+            self.host.poll(self.now)
+            self.shoe.poll(self.now)
+            a, b = self.host.take_output(), self.shoe.take_output()
+            if not cut:
+                if a:
+                    self.shoe.receive(a, self.now)
+                if b:
+                    self.host.receive(b, self.now)
+            new += self.host.take_readings()
+        self.readings += new
+        return new
+
+
+def cards(readings: list[Any]) -> list[str]:
+    return [r.card for r in readings if isinstance(r, CardRead)]
+
+
+def faults(readings: list[Any]) -> list[str]:
+    return [r.reason for r in readings if isinstance(r, DeviceFault)]
+
+
+def connected(seed: int = 1, **shoe: Any) -> Wire:
+    wire = Wire(HostSession(), ShoeFirmware(seed=seed, boot=42, **shoe))
+    got = wire.run(0.2)
+    assert got == [DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 42)]
+    assert wire.host.state == ONLINE
+    return wire
+
+
+def test_handshake_then_cards_in_order() -> None:
+    wire = connected()
+    dealt = [wire.shoe.draw()[0] for _ in range(5)]
+    wire.shoe.discard(dealt[0])
+    got = wire.run(0.5)
+    assert got == [CardRead(c, "shoe", i + 1) for i, c in enumerate(dealt)] + [CardRead(dealt[0], "discard", 6)]
+    assert wire.shoe.pending == 0 and wire.host.stats.retransmits == 0
+
+
+def test_garbled_frame_is_retransmitted_without_a_fault() -> None:
+    wire = connected()
+    wire.shoe.inject("garble", wire.now)
+    card, _ = wire.shoe.draw()
+    got = wire.run(1.0)
+    assert cards(got) == [card] and faults(got) == []
+    assert wire.host.stats.crc_errors >= 1
+
+
+def test_repeated_frame_is_taken_once() -> None:
+    wire = connected()
+    wire.shoe.inject("repeat", wire.now)
+    card, _ = wire.shoe.draw()
+    got = wire.run(0.5)
+    assert cards(got) == [card] and wire.host.stats.repeats == 1
+
+
+def test_dropped_frame_is_a_sequence_gap() -> None:
+    wire = connected()
+    wire.shoe.inject("drop", wire.now)
+    lost, _ = wire.shoe.draw()
+    card, _ = wire.shoe.draw()
+    got = wire.run(0.5)
+    assert faults(got) == ["sequence gap: expected 1, got 2"]
+    assert got[-1] == CardRead(card, "shoe", 2) and lost not in cards(got)
+
+
+def test_dropped_last_frame_is_seen_by_the_heartbeat() -> None:
+    wire = connected()
+    wire.shoe.inject("drop", wire.now)
+    wire.shoe.draw()
+    got = wire.run(1.0)
+    assert faults(got) == ["sequence gap: last frame kept 0, device is at 1"]
+    assert wire.run(2.0) == []  # reported once
+
+
+def test_misread_duplicate_and_sensor_frames() -> None:
+    wire = connected()
+    wire.shoe.inject("misread", wire.now)
+    wire.shoe.draw()
+    first, _ = wire.shoe.draw()
+    wire.shoe.inject("duplicate", wire.now)
+    again, _ = wire.shoe.draw()
+    wire.shoe.sensor("lid", True)
+    got = wire.run(0.5)
+    assert got == [Misread("shoe", 1), CardRead(first, "shoe", 2), CardRead(first, "shoe", 3),
+                   SensorChange("lid", True)]
+    assert again == first
+
+
+def test_silence_goes_offline_then_back_online_without_loss() -> None:
+    wire = connected()
+    wire.shoe.inject("silent", wire.now, 3.0)
+    card, _ = wire.shoe.draw()
+    got = wire.run(2.5)
+    assert [type(r) for r in got] == [DeviceOffline] and "silent" in got[0].reason
+    got = wire.run(2.0)
+    assert got == [DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 42), CardRead(card, "shoe", 1)]
+
+
+def test_unsupported_firmware_is_refused() -> None:
+    wire = Wire(HostSession(), ShoeFirmware(seed=1, firmware=(2, 0, 0)))
+    got = wire.run(0.3)
+    assert wire.host.state == REFUSED
+    assert faults(got) == [wire.host.refusal] and "unsupported CR-SIM firmware 2.0.0" in faults(got)[0]
+    wire.shoe.held = False
+    wire.shoe.draw()
+    assert wire.run(0.5) == []  # nothing more is taken from a refused device
+
+
+def test_host_restart_takes_nothing_twice_and_loses_nothing() -> None:
+    wire = connected()
+    a, _ = wire.shoe.draw()
+    wire.run(0.2)
+    b, _ = wire.shoe.draw()
+    # The host kept b (journaled it) but died before its ACK left: the shoe still has b in flight.
+    wire.run(0.005, cut=True)
+    wire.shoe.poll(wire.now)
+    wire.shoe.take_output()
+    frame_b_seq = wire.shoe.seq
+    assert wire.shoe.pending == 1
+    c, _ = wire.shoe.draw()
+    restarted = Wire(HostSession(resume=ResumePoint(42, frame_b_seq)), wire.shoe)
+    restarted.now = wire.now
+    got = restarted.run(1.0)
+    assert got == [DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 42), CardRead(c, "shoe", 3)]
+    assert cards(wire.readings) == [a]
+
+
+def test_host_restart_without_journal_of_the_last_frame_gets_it_again() -> None:
+    wire = connected()
+    wire.shoe.draw()
+    wire.run(0.2)
+    b, _ = wire.shoe.draw()
+    restarted = Wire(HostSession(resume=ResumePoint(42, 1)), wire.shoe)
+    restarted.now = wire.now
+    got = restarted.run(1.0)
+    assert cards(got) == [b] and faults(got) == []
+
+
+def test_device_reboot_starts_counting_afresh() -> None:
+    wire = Wire(HostSession(resume=ResumePoint(41, 200)), ShoeFirmware(seed=3, boot=42))
+    wire.run(0.2)
+    card, _ = wire.shoe.draw()
+    got = wire.run(0.5)
+    assert got == [CardRead(card, "shoe", 1)] and wire.host.resume_point == ResumePoint(42, 1)
+
+
+def test_stale_and_malformed_frames() -> None:
+    host = HostSession()
+    host.connect(0.0)
+    # Before HELLO a numbered frame is ignored, not acknowledged.
+    host.receive(encode_message(CardMsg(Source.SHOE, "As"), 9), 0.1)
+    assert host.take_readings() == [] and host.stats.unexpected == 1
+    host.take_output()
+    host.receive(encode_message(Hello(1, (1, 4, 0), 5, "CR-1", "X1"), 0), 0.2)
+    assert host.take_readings() == [DeviceOnline("shoe", "CR-1", "X1", "1.4.0", 5)]
+    host.take_output()
+    # A good CRC around a payload that is not a card: acknowledged (so it is not resent) and a fault.
+    from firmware_host.protocol import Frame
+    host.receive(Frame(1, MsgType.CARD, b"\x00Zz").encode(), 0.3)
+    assert faults(host.take_readings())[0].startswith("unreadable frame 1: not a card")
+    sent = Decoder().feed(host.take_output())
+    assert [(f.kind, f.payload) for f in sent] == [(MsgType.ACK, Ack(1).encode())]
+
+
+# --- the threaded link on real ports -----------------------------------------------------------
+
+
+@pytest.fixture(params=["tcp", "pty"])
+def shoe(request: pytest.FixtureRequest) -> Any:
+    server = SimShoeServer(ShoeFirmware(seed=5, boot=9, heartbeat_s=0.1), link=request.param).start()
+    yield server
+    server.close()
+
+
+def next_of(inbox: queue.Queue[Any], kind: type) -> Any:
+    while True:
+        reading = inbox.get(timeout=5)
+        if isinstance(reading, kind):
+            return reading
+
+
+def test_link_reads_the_sim_shoe(shoe: SimShoeServer) -> None:
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = open_card_reader("serial", inbox.put, url=shoe.port_url)
+    try:
+        assert link.start(timeout=5) == DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 9)
+        with SimShoeClient(shoe.control_address) as dealer:
+            drawn = [dealer.draw() for _ in range(3)]
+            dealer.fault("garble")
+            drawn.append(dealer.draw())
+        got = [next_of(inbox, CardRead) for _ in drawn]
+        assert got == [CardRead(c, "shoe", i + 1) for i, c in enumerate(drawn)]
+    finally:
+        link.close()
+
+
+def test_link_survives_a_failing_callback_and_a_restarted_host() -> None:
+    server = SimShoeServer(ShoeFirmware(seed=5, boot=9, heartbeat_s=0.1), link="tcp").start()
+    inbox: queue.Queue[Any] = queue.Queue()
+
+    def flaky(reading: Any) -> None:
+        if isinstance(reading, CardRead) and reading.seq == 1:
+            raise RuntimeError("inbox full")
+        inbox.put(reading)
+
+    link = ShoeLink(flaky, url=server.port_url)
+    try:
+        link.start(timeout=5)
+        with SimShoeClient(server.control_address) as dealer:
+            dealer.draw()
+            second = dealer.draw()
+            assert next_of(inbox, CardRead) == CardRead(second, "shoe", 2)
+            assert link.stats.callback_errors == 1
+            resume = link.session.resume_point
+            link.close()
+            third = dealer.draw()
+            again = ShoeLink(inbox.put, url=server.port_url, resume=resume)
+            try:
+                again.start(timeout=5)
+                assert next_of(inbox, CardRead) == CardRead(third, "shoe", 3)
+            finally:
+                again.close()
+    finally:
+        link.close()
+        server.close()
+
+
+def test_link_refuses_unsupported_firmware() -> None:
+    server = SimShoeServer(ShoeFirmware(seed=1, firmware=(2, 1, 0)), link="tcp").start()
+    inbox: queue.Queue[Any] = queue.Queue()
+    try:
+        link = ShoeLink(inbox.put, url=server.port_url)
+        with pytest.raises(UnsupportedDevice, match="firmware 2.1.0"):
+            link.start(timeout=5)
+        assert isinstance(inbox.get(timeout=1), DeviceFault)
+    finally:
+        server.close()
+
+
+def test_link_without_a_device_reports_offline() -> None:
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url="socket://127.0.0.1:1", silence_s=0.3, reconnect_s=0.05)
+    try:
+        assert link.start(timeout=0.1) is None
+        assert isinstance(inbox.get(timeout=5), DeviceOffline)
+    finally:
+        link.close()
