@@ -13,7 +13,8 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
              Only before the deal.
     deal     closes the betting: the shoe may deal (the dealer's `next` button does the same).
     decide   seat int, decision: UTH "check" | "play" (with multiple 4|3 pre-flop, 2 on the flop,
-             1 at the river) | "fold"; 3CP "play" | "fold".
+             1 at the river) | "fold"; 3CP "play" | "fold"; either game "dead" (the spot's hand
+             is declared dead: every bet of the spot loses).
     card     card "As": a card entered by hand, taken exactly as if the shoe had read it.
     confirm  the dealer has paid: closes the settled hand (the `confirm` button does the same).
     void     reason str: closes the hand, every bet returned.
@@ -40,7 +41,7 @@ from engine.errors import CardError
 
 COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state")
 GAMES = ("uth", "3cp")
-DECISIONS = ("check", "play", "fold")
+DECISIONS = ("check", "play", "fold", "dead")
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
 BET_NAMES = {"uth": ("ante", "blind", "trips"), "3cp": ("ante", "pair_plus")}
 

@@ -1,0 +1,161 @@
+"""`croupier run --config FILE [--state DIR]`: the table controller service.
+
+Starts in this order: configuration (refused with file, section and key), journal (replayed: the
+state is rebuilt exactly, mid-hand too), feed sockets, devices (the shoe is told where to continue),
+then serves until SIGTERM or SIGINT. Prints one JSON line on standard output when ready:
+`{"ready": true, "table": ..., "boot": ..., "hand": ..., "replayed": N, "pid": ...}`.
+Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when it cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from firmware_host.config import Config, ConfigError
+from firmware_host.controller import Controller
+from firmware_host.feed import Feed, FeedError
+from firmware_host.journal import Journal, JournalError
+from firmware_host.table import TableSetup
+
+log = logging.getLogger("croupier.run")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
+    parser.add_argument("--state", metavar="DIR", default=os.environ.get("CROUPIER_STATE", "croupier-state"),
+                        help="the journal's directory (default $CROUPIER_STATE or ./croupier-state)")
+    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+
+
+class Devices:
+    """The devices a configuration asks for, opened with the controller's inbox as their callback."""
+
+    def __init__(self) -> None:
+        self.opened: list[Any] = []
+        self.light: Any = None
+
+    def open(self, cfg: Config, controller: Controller) -> None:
+        """Open and start every configured device. Raises DeviceError/BackendError."""
+        post = controller.inbox.post
+        gpio = cfg.gpio
+        if gpio.backend != "none":
+            from drivers.buttons import open_buttons
+            from drivers.shoe_sensors import SensorChange, open_shoe_sensors
+            from drivers.tower_light import open_tower_light
+
+            options: dict[str, Any] = {}
+            if gpio.backend == "sim":
+                if gpio.panel:
+                    options["panel"] = gpio.panel
+            else:
+                options["pin_factory"] = _pin_factory(gpio.pin_factory)
+            self.light = open_tower_light(gpio.backend, pins=gpio.light_pins(), **options)
+            self.opened.append(self.light)
+            sensors = open_shoe_sensors(gpio.backend, post, pins=gpio.sensor_pins(), **options)
+            self.opened.append(sensors)
+            for name, active in sensors.start().items():
+                if controller.sensors.get(name, active if name != "shoe_present" else True) != active:
+                    post(SensorChange(name, active))
+            buttons = open_buttons(gpio.backend, post, pins=gpio.button_pins(),
+                                   hold_s={"void": gpio.void_hold_s}, **options)
+            self.opened.append(buttons)
+            buttons.start()
+            controller.on_light = self.set_light
+            self.set_light(controller.light)
+        if cfg.shoe.url:
+            import firmware_host.shoe_link  # noqa: F401  (registers the serial backend)
+            from drivers.card_reader import ResumePoint, open_card_reader
+
+            resume = controller.device_resume("shoe")
+            reader = open_card_reader("serial", post, url=cfg.shoe.url, device="shoe",
+                                      resume=ResumePoint(*resume) if resume else None,
+                                      baudrate=cfg.shoe.baudrate, silence_s=cfg.shoe.silent_s)
+            self.opened.append(reader)
+            reader.start(timeout=0.05)  # the link keeps trying; DeviceOnline arrives in the inbox
+
+    def set_light(self, state: str) -> None:
+        if self.light is not None:
+            self.light.set(state)
+
+    def close(self) -> None:
+        for device in reversed(self.opened):
+            try:
+                device.close()
+            except Exception:  # closing must go on for the others
+                log.exception("closing %r", device)
+        self.opened.clear()
+
+
+def _pin_factory(name: str) -> Any:
+    if name == "lgpio":
+        from gpiozero.pins.lgpio import LGPIOFactory
+        return LGPIOFactory()
+    if name == "rpigpio":
+        from gpiozero.pins.rpigpio import RPiGPIOFactory
+        return RPiGPIOFactory()
+    if name == "native":
+        from gpiozero.pins.native import NativeFactory
+        return NativeFactory()
+    from gpiozero.pins.mock import MockFactory
+    return MockFactory()
+
+
+def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=getattr(logging, args.log_level), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = Config.load(args.config)
+    except ConfigError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
+    return serve(cfg, Path(args.state))
+
+
+def serve(cfg: Config, state_dir: Path) -> int:
+    """Run the controller for `cfg` with its journal in `state_dir` until a signal stops it."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    feed: Feed | None = None
+    journal: Journal | None = None
+    devices = Devices()
+    try:
+        journal = Journal.open(state_dir)
+        feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
+                    full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
+        default = (TableSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
+                   if cfg.table.game else None)
+        controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
+                                feed=feed)
+        replayed = controller.recover()
+        journal.record_boot(feed.boot, controller.clock())
+        devices.open(cfg, controller)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: controller.stop())
+        print(json.dumps({"ready": True, "table": cfg.table.name, "boot": feed.boot, "hand": controller.hand,
+                          "replayed": replayed, "pid": os.getpid()}), flush=True)
+        log.info("table %s ready: hand %d, %d event(s) replayed, boot %s", cfg.table.name, controller.hand,
+                 replayed, feed.boot)
+        controller.run(ctx, cfg.commands.endpoint)
+        return 0
+    except (JournalError, FeedError, zmq.ZMQError) as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a device refused at start (unsupported firmware, bad backend option)
+        log.exception("start failed")
+        print(f"croupier run: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        devices.close()
+        if feed is not None:
+            feed.close()
+        if journal is not None:
+            journal.close()
+        ctx.destroy(linger=0)

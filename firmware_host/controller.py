@@ -1,0 +1,567 @@
+"""The table controller: one thread owns the table; readings and commands become journaled engine steps.
+
+Every input (a device reading from the inbox, a dealer command from the command channel, a fault the
+controller itself detects) takes the same path on the controller thread:
+
+    event = (kind, body)          # JSON-able; readings are converted by `reading_event`
+    journal.begin(event)          # written (in an open transaction) before it is applied
+    apply(event)                  # engine calls; a refused command raises and is rolled back
+    journal.commit()              # durable (WAL, synchronous=FULL) before anything leaves
+    feed.publish(...)             # public + full state; the tower light follows
+
+`apply` is deterministic in the event bodies alone (no clock, no randomness), so at start the
+controller rebuilds the exact state by applying the journal's events again (`Journal.resume`).
+
+A fault stops the hand: cards that arrive while a fault stands are journaled and recorded but not
+dealt; only `clear` (a supervisor, with a reason) lifts it, then the hand continues or is voided.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import zmq
+
+from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline
+from engine.errors import EngineError
+from firmware_host.commands import (Command, Malformed, Refused, encode_reply, error_reply,
+                                    request_id_of)
+from firmware_host.feed import Feed
+from firmware_host.journal import Event, Journal, JournalError
+from firmware_host.table import Table, TableSetup
+
+log = logging.getLogger("croupier.controller")
+
+FAULT_KINDS = ("duplicate_card", "unexpected_card", "no_bet", "card_count", "shoe_empty", "lid_open",
+               "device_silent", "device_offline", "sequence_gap", "misread", "device_fault")
+"""Every kind of fault; `fault.kind` on the feed is one of these."""
+
+LIGHT_READY, LIGHT_WAITING, LIGHT_FAULT = "ready", "waiting", "fault"  # green, amber, red
+
+
+# -- readings -> events -------------------------------------------------------------------------
+
+
+def reading_event(reading: Any) -> tuple[str, dict[str, Any]] | None:
+    """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
+
+    Works on the drivers' frozen readings by type name and fields, so the controller does not care
+    which backend made them: `CardRead`, `Misread`, `SensorChange`, `ButtonPress`, `DeviceOnline`,
+    `DeviceOffline`, `DeviceFault`.
+    """
+    name = type(reading).__name__
+    if name == "CardRead":
+        return "card", {"card": str(reading.card), "source": str(reading.source), "seq": int(reading.seq),
+                        "device": str(getattr(reading, "device", "shoe"))}
+    if name == "Misread":
+        return "misread", {"source": str(reading.source), "seq": int(reading.seq)}
+    if name == "SensorChange":
+        if reading.name == "card_out":
+            return None  # the beam only says a card passed; the CARD reading carries the card
+        return "sensor", {"name": str(reading.name), "active": bool(reading.active)}
+    if name in ("ButtonPress", "ButtonPressed", "Button"):
+        return "button", {"name": str(getattr(reading, "button", getattr(reading, "name", "")))}
+    if isinstance(reading, DeviceOnline):
+        return "device", {"device": reading.device, "online": True, "model": reading.model,
+                          "serial": reading.serial, "firmware": reading.firmware, "boot": reading.boot}
+    if isinstance(reading, DeviceOffline):
+        return "device", {"device": reading.device, "online": False, "reason": reading.reason}
+    if isinstance(reading, DeviceFault):
+        return "device_fault", {"device": reading.device, "reason": reading.reason}
+    return None
+
+
+class Inbox:
+    """Where reader threads and GPIO callbacks post readings; the controller thread drains it.
+
+    `post` is thread-safe and wakes the controller's poller through a pipe.
+    """
+
+    def __init__(self) -> None:
+        self._items: collections.deque[Any] = collections.deque()
+        self._rfd, self._wfd = os.pipe()
+        os.set_blocking(self._rfd, False)
+        os.set_blocking(self._wfd, False)
+
+    def post(self, item: Any) -> None:
+        self._items.append(item)
+        try:
+            os.write(self._wfd, b"\x01")
+        except BlockingIOError:
+            pass  # the pipe is full: the controller is already awake
+
+    def fileno(self) -> int:
+        return self._rfd
+
+    def drain(self) -> list[Any]:
+        try:
+            while os.read(self._rfd, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        items = []
+        while self._items:
+            items.append(self._items.popleft())
+        return items
+
+    def close(self) -> None:
+        for fd in (self._rfd, self._wfd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A standing fault. `detail` may name cards: it goes only on the full feed."""
+
+    kind: str
+    message: str
+    detail: str
+    event: int
+
+    def public(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "event": self.event}
+
+    def full(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "detail": self.detail, "event": self.event}
+
+
+_FAULT_MESSAGES = {
+    "duplicate_card": "a card was read twice in this hand",
+    "unexpected_card": "a card came out where none was expected",
+    "no_bet": "a card went to a spot that has no bet",
+    "card_count": "wrong number of cards at showdown",
+    "shoe_empty": "the shoe is empty mid-hand",
+    "lid_open": "the shoe's lid was opened mid-hand",
+    "device_silent": "a device went silent",
+    "device_offline": "a device went offline",
+    "sequence_gap": "frames were lost on the shoe's serial line",
+    "misread": "the shoe could not read a card",
+    "device_fault": "a device reported a fault",
+}
+
+
+class Controller:
+    """The table: state, the journal-then-apply-then-publish path, and the loop that serves it.
+
+    Only the thread that calls `run` (or, in tests, the caller of `handle_*`) touches the state.
+    """
+
+    def __init__(self, journal: Journal, *, table: str = "table-1", seats: int = 7,
+                 default_setup: TableSetup | None = None, feed: Feed | None = None,
+                 clock: Callable[[], float] = time.time,
+                 on_light: Callable[[str], None] | None = None) -> None:
+        self.journal = journal
+        self.table_name = table
+        self.seats = seats
+        self.feed = feed
+        self.clock = clock
+        self.on_light = on_light
+        self.default_setup = default_setup
+        self.inbox = Inbox()
+        self.table: Table | None = None
+        self.hand = 1
+        self.fault: Fault | None = None
+        self.devices: dict[str, dict[str, Any]] = {}
+        self.sensors: dict[str, bool] = {}
+        self.light = ""
+        self.replaying = False
+        self.events_applied = 0
+        self.last_record: dict[str, Any] | None = None
+        self._last_public: dict[str, Any] | None = None
+        self._stop = threading.Event()
+
+    # -- start ------------------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Rebuild the state from the journal; open the default table when there is none.
+
+        Returns the number of events replayed. Raises JournalError when an event no longer applies.
+        """
+        resume = self.journal.resume()
+        self.hand = resume.last_closed_hand + 1
+        self.replaying = True
+        try:
+            events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
+            for event in events:
+                try:
+                    self._apply(event.kind, event.body, event.id)
+                except (Refused, EngineError, ValueError) as exc:
+                    raise JournalError(f"replay failed at event {event.id} ({event.kind}): {exc}") from exc
+        finally:
+            self.replaying = False
+        if self.table is None and self.default_setup is not None:
+            self._submit("open", self.default_setup.as_body(), None)
+        self._refresh(publish=False)
+        return len(events)
+
+    def device_resume(self, device: str) -> tuple[int, int] | None:
+        """`(boot, seq)` of the last frame kept from `device`, to tell it where to continue."""
+        info = self.devices.get(device)
+        if not info or "boot" not in info:
+            return None
+        return int(info["boot"]), int(info.get("seq", 0))
+
+    # -- the one path -----------------------------------------------------------------------------
+
+    def _submit(self, kind: str, body: dict[str, Any], req: str | None) -> int:
+        """Journal, apply, commit, publish. Raises Refused/EngineError (rolled back, nothing changed)."""
+        event_id = self.journal.begin(self.hand, kind, body, self.clock(), req)
+        try:
+            self._apply(kind, body, event_id)
+        except BaseException:
+            self.journal.rollback()
+            raise
+        self.journal.commit()
+        self._refresh(publish=True)
+        return event_id
+
+    def handle_reading(self, reading: Any) -> None:
+        """Journal and apply one device reading. A reader loop never dies: errors are logged."""
+        event = reading_event(reading)
+        if event is None:
+            log.warning("ignored reading %r", reading)
+            return
+        kind, body = event
+        if kind == "card" and self._is_retransmit(body):
+            return
+        try:
+            self._submit(kind, body, None)
+        except (Refused, EngineError, ValueError) as exc:  # a reading is never refused; log if it is
+            log.error("reading %s refused: %s", kind, exc)
+
+    def _is_retransmit(self, body: Mapping[str, Any]) -> bool:
+        info = self.devices.get(body["device"], {})
+        return "seq" in info and info.get("seq") == body["seq"] and info.get("last_card") == body["card"]
+
+    def handle_command(self, cmd: Command) -> dict[str, Any]:
+        """Journal and apply one dealer command; return the reply map (an error reply when refused)."""
+        if cmd.req is not None:
+            seen = self.journal.find_request(cmd.req)
+            if seen is not None:
+                return {"id": cmd.id, "ok": True, "duplicate": True, "event": seen.id, "hand": seen.hand,
+                        **self._status()}
+        if cmd.hand is not None and cmd.hand != self.hand:
+            return error_reply(cmd.id, "illegal", f"hand {cmd.hand} is not the current hand {self.hand}")
+        if cmd.cmd == "state":
+            return {"id": cmd.id, "ok": True, **self._status(), "state": self.public_state()}
+        kind, body = cmd.cmd, dict(cmd.args)
+        if kind == "card":
+            body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
+        try:
+            event_id = self._submit(kind, body, cmd.req)
+        except Refused as exc:
+            return error_reply(cmd.id, exc.code, str(exc))
+        except (EngineError, ValueError) as exc:
+            return error_reply(cmd.id, "illegal", str(exc))
+        except JournalError as exc:
+            log.error("journal: %s", exc)
+            return error_reply(cmd.id, "journal", str(exc))
+        return {"id": cmd.id, "ok": True, "event": event_id, **self._status()}
+
+    def raise_fault(self, kind: str, detail: str) -> None:
+        """A fault the controller detected itself (e.g. a device silent): journaled like any event."""
+        self._submit("fault", {"kind": kind, "detail": detail}, None)
+
+    def _status(self) -> dict[str, Any]:
+        return {"hand": self.hand, "seq": self.feed.seq if self.feed else 0,
+                "phase": self.table.phase if self.table else "closed",
+                "fault": self.fault.public() if self.fault else None}
+
+    # -- apply: deterministic in the event bodies ---------------------------------------------------
+
+    def _apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> None:
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is None:
+            raise Refused(f"unknown event kind {kind!r}")
+        handler(body, event_id)
+        self.events_applied += 1
+
+    def _need_table(self) -> Table:
+        """The table for the current hand: after a hand closed, a fresh round for the next one."""
+        if self.table is None:
+            raise Refused("no table is open: send open first")
+        if self.table.closed is not None:  # the caller keeps it once its step succeeded
+            return Table(self.table.setup, self.hand)
+        return self.table
+
+    def _need_no_fault(self) -> None:
+        if self.fault is not None:
+            raise Refused(f"the hand is stopped by a fault ({self.fault.kind}): a supervisor must clear it",
+                          "fault")
+
+    def _set_fault(self, kind: str, detail: str, event_id: int) -> None:
+        if self.table is not None:
+            self.table = self._need_table()
+        if self.fault is not None:  # the first fault stands; later ones are recorded with it
+            if self.table is not None:
+                self.table.note_fault(kind, _FAULT_MESSAGES.get(kind, kind), detail, event_id, extra=True)
+            return
+        self.fault = Fault(kind, _FAULT_MESSAGES.get(kind, kind), detail, event_id)
+        if self.table is not None:
+            self.table.note_fault(kind, self.fault.message, detail, event_id)
+
+    def _mid_hand(self) -> bool:
+        return self.table is not None and self.table.mid_hand
+
+    def _on_open(self, body: Mapping[str, Any], event_id: int) -> None:
+        if self.table is not None and self.table.started:
+            raise Refused("a hand is in progress: confirm or void it before opening the table again")
+        self._need_no_fault()
+        setup = TableSetup.from_body(body, self.seats)
+        self.table = Table(setup, self.hand)
+
+    def _on_bet(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        table = self._need_table()
+        table.bet(int(body["seat"]), dict(body["bets"]))
+        self.table = table
+
+    def _on_deal(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        table = self._need_table()
+        table.deal()
+        self.table = table
+
+    def _on_decide(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        table = self._need_table()
+        table.decide(int(body["seat"]), str(body["decision"]), body.get("multiple"))
+        self.table = table
+
+    def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
+        device = str(body.get("device", "shoe"))
+        info = self.devices.setdefault(device, {})
+        if body.get("source") != "manual":
+            info["seq"] = int(body.get("seq", 0))
+            info["last_card"] = body["card"]
+        if self.table is None:
+            self._set_fault("unexpected_card", f"card {body['card']} with no table open", event_id)
+            return
+        if body.get("source") == "discard":
+            self.table.discard(str(body["card"]))
+            return
+        table = self._need_table()
+        self.table = table
+        if self.fault is not None:
+            table.note_ignored(str(body["card"]), self.fault.kind)
+            return
+        problem = table.check_card(str(body["card"]))
+        if problem is not None:
+            self._set_fault(problem[0], problem[1], event_id)
+            return
+        table.take_card(str(body["card"]))
+
+    def _on_misread(self, body: Mapping[str, Any], event_id: int) -> None:
+        if "seq" in body:
+            self.devices.setdefault(str(body.get("device", "shoe")), {})["seq"] = int(body["seq"])
+        if body.get("source") == "discard" and not self._mid_hand():
+            return
+        self._set_fault("misread", f"misread on the {body.get('source')} reader", event_id)
+
+    def _on_sensor(self, body: Mapping[str, Any], event_id: int) -> None:
+        name, active = str(body["name"]), bool(body["active"])
+        self.sensors[name] = active
+        if not self._mid_hand():
+            return
+        if name == "empty" and active:
+            self._set_fault("shoe_empty", "the shoe reports empty", event_id)
+        elif name in ("lid", "lid_open") and active:
+            self._set_fault("lid_open", "the shoe's lid is open", event_id)
+        elif name in ("shoe_present", "present") and not active:
+            self._set_fault("shoe_empty", "the shoe was taken off the table", event_id)
+
+    def _on_device(self, body: Mapping[str, Any], event_id: int) -> None:
+        device = str(body["device"])
+        info = self.devices.setdefault(device, {})
+        if body.get("online"):
+            if info.get("boot") != body.get("boot"):
+                info.pop("seq", None)
+                info.pop("last_card", None)
+            info.update({k: body[k] for k in ("model", "serial", "firmware", "boot") if k in body})
+            info["online"] = True
+            return
+        info["online"] = False
+        reason = str(body.get("reason", ""))
+        if self._mid_hand():
+            kind = "device_silent" if "silent" in reason or "heartbeat" in reason else "device_offline"
+            self._set_fault(kind, f"{device}: {reason}", event_id)
+
+    def _on_device_fault(self, body: Mapping[str, Any], event_id: int) -> None:
+        reason = str(body.get("reason", ""))
+        kind = "sequence_gap" if ("sequence" in reason or "gap" in reason) else "device_fault"
+        self._set_fault(kind, f"{body.get('device')}: {reason}", event_id)
+
+    def _on_fault(self, body: Mapping[str, Any], event_id: int) -> None:
+        kind = str(body["kind"])
+        if kind not in FAULT_KINDS:
+            raise Refused(f"unknown fault kind {kind!r}")
+        self._set_fault(kind, str(body.get("detail", "")), event_id)
+
+    def _on_button(self, body: Mapping[str, Any], event_id: int) -> None:
+        name = str(body["name"])
+        if self.table is None or self.fault is not None:
+            return  # a button pressed while nothing can happen is recorded only
+        table = self.table
+        try:
+            if name == "next" and table.phase == "bets":
+                table = self._need_table()
+                table.deal()
+                self.table = table
+            elif name == "confirm" and table.closed is None and table.phase == "showdown":
+                table.settle()
+                self._close("settled", {"by": "button"}, event_id)
+            elif name == "void" and table.started:
+                self._close("voided", {"reason": "void button held", "by": "button"}, event_id)
+        except (Refused, EngineError) as exc:
+            log.info("button %s did nothing: %s", name, exc)
+
+    def _on_confirm(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        table = self._need_table()
+        if table.phase != "showdown":
+            missing = table.cards_expected()
+            more = f" ({missing} card(s) still expected)" if missing else ""
+            raise Refused(f"nothing to confirm: the hand is in phase {table.phase}{more}")
+        table.settle()
+        self._close("settled", dict(body), event_id)
+
+    def _on_void(self, body: Mapping[str, Any], event_id: int) -> None:
+        table = self._need_table()
+        if not table.started or table is not self.table:
+            raise Refused("no hand in progress to void")
+        self._close("voided", dict(body), event_id)
+
+    def _on_clear(self, body: Mapping[str, Any], event_id: int) -> None:
+        if self.fault is None:
+            raise Refused("there is no fault to clear")
+        cleared = {"reason": body["reason"], "by": body["by"], "then": body.get("then", "continue"),
+                   "event": event_id}
+        if self.table is not None:
+            self.table.note_clear(cleared)
+        self.fault = None
+        if cleared["then"] == "void" and self.table is not None and self.table.started:
+            self._close("voided", {"reason": f"fault cleared by {body['by']}: {body['reason']}"}, event_id)
+
+    def _close(self, status: str, body: Mapping[str, Any], event_id: int) -> None:
+        """Finish the hand: record it (in the same transaction when live). A settled hand stays on
+        show until the next hand's first step; a voided one gives way to the next hand at once."""
+        table = self._need_table()
+        record = table.record(status, dict(body))
+        if not self.replaying:
+            self.journal.close_hand(self.hand, table.setup.game, status, event_id, self.clock(), record)
+        self.last_record = record
+        self.hand += 1
+        self.fault = None
+        if status == "voided":
+            self.table = Table(table.setup, self.hand)
+
+    # -- views ------------------------------------------------------------------------------------
+
+    def public_state(self) -> dict[str, Any]:
+        """The table as the public feed shows it: hidden cards as `??`, no burns, no detail."""
+        base = self.table.view("public") if self.table else _closed_view()
+        hand = self.table.hand if self.table else self.hand
+        return {**base, "hand": hand, "fault": self.fault.public() if self.fault else None}
+
+    def full_state(self) -> dict[str, Any]:
+        """Every card, for the restricted socket only."""
+        base = self.table.view("full") if self.table else _closed_view()
+        hand = self.table.hand if self.table else self.hand
+        return {**base, "hand": hand, "fault": self.fault.full() if self.fault else None,
+                "devices": self.devices, "sensors": self.sensors}
+
+    def _light(self) -> str:
+        if self.fault is not None:
+            return LIGHT_FAULT
+        if self.table is not None and self.table.waiting_for_dealer:
+            return LIGHT_WAITING
+        return LIGHT_READY
+
+    def _refresh(self, publish: bool) -> None:
+        light = self._light()
+        if light != self.light:
+            self.light = light
+            if self.on_light is not None:
+                try:
+                    self.on_light(light)
+                except Exception:  # a failing light never stops the table
+                    log.exception("tower light")
+        if self.feed is None:
+            return
+        public = self.public_state()
+        if publish and public == self._last_public and not self._full_changes():
+            return
+        self._last_public = public
+        if publish:
+            self.feed.publish(public, self.full_state())
+        else:
+            self.feed.set_state(public, self.full_state())
+
+    def _full_changes(self) -> bool:
+        return True  # full state may change (a hole card) while the public one does not
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.inbox.post(None)
+
+    def run(self, ctx: zmq.Context[Any], command_endpoint: str) -> None:
+        """Serve until `stop()`: commands, snapshots, the inbox, heartbeats. Raises zmq.ZMQError on bind."""
+        commands = ctx.socket(zmq.ROUTER)
+        commands.setsockopt(zmq.LINGER, 0)
+        commands.bind(command_endpoint)
+        poller = zmq.Poller()
+        poller.register(commands, zmq.POLLIN)
+        poller.register(self.inbox.fileno(), zmq.POLLIN)
+        snaps = self.feed.snapshot_sockets() if self.feed else []
+        for s in snaps:
+            poller.register(s, zmq.POLLIN)
+        try:
+            while not self._stop.is_set():
+                wait = self.feed.heartbeat_due() if self.feed else 1.0
+                ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
+                if self.inbox.fileno() in ready:
+                    for item in self.inbox.drain():
+                        if item is not None:
+                            self.handle_reading(item)
+                if commands in ready:
+                    self._serve_commands(commands)
+                for s in snaps:
+                    if s in ready:
+                        self.feed.serve_snapshots(s)  # type: ignore[union-attr]
+                if self.feed is not None:
+                    self.feed.tick()
+        finally:
+            commands.close(0)
+
+    def _serve_commands(self, sock: zmq.Socket[Any]) -> None:
+        while True:
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            envelope, payload = frames[:-1], frames[-1]
+            try:
+                reply = self.handle_command(Command.decode(payload))
+            except Malformed as exc:
+                reply = error_reply(request_id_of(payload), "malformed", str(exc))
+            except Exception as exc:  # never let one request take the table down
+                log.exception("command failed")
+                reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")
+            sock.send_multipart([*envelope, encode_reply(reply)])
+
+
+def _closed_view() -> dict[str, Any]:
+    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": []}, "spots": [], "to_act": None,
+            "next": None}
