@@ -1,0 +1,139 @@
+"""`croupier history [--state DIR] [--last N] [--json]`: recall the last hands from the journal.
+
+Reads the journal read-only, so it works while the controller runs, idle or stopped by a fault.
+Text: per hand the cards per spot in dealt order, burns, bets, decisions, results, voids and faults,
+then the hand in progress (if any) with its standing fault. `--json`: one line per finished hand,
+`{"hand", "status", "burns", "round", "settlement", "faults", "reason"}`, where `round` is in
+exactly `croupier settle`'s input format and `settlement` in exactly its output format (null for a
+voided hand: every bet was returned; its `round` holds the cards dealt before the void).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from firmware_host.journal import HandRow, Journal, JournalError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--state", metavar="DIR", default=os.environ.get("CROUPIER_STATE", "croupier-state"),
+                        help="the journal's directory (default $CROUPIER_STATE or ./croupier-state)")
+    parser.add_argument("--last", type=int, default=10, metavar="N", help="how many hands (default 10; 0: all)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per finished hand")
+
+
+def json_line(row: HandRow) -> dict[str, Any]:
+    """The `--json` line of one finished hand."""
+    rec = row.record
+    return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
+            "settlement": rec.get("settlement"), "faults": [_fault_json(f) for f in rec.get("faults", [])],
+            "reason": rec.get("reason")}
+
+
+def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
+    cleared = fault.get("cleared") or {}
+    return {"kind": fault.get("kind"), "detail": fault.get("detail"),
+            "cleared_by": cleared.get("by"), "reason": cleared.get("reason"), "then": cleared.get("then")}
+
+
+def describe(row: HandRow) -> list[str]:
+    """The text lines of one finished hand."""
+    rec = row.record
+    lines = [f"hand {row.hand}  {rec.get('game')} ({rec.get('profile')})  {row.status.upper()}"]
+    per_target: dict[str, list[str]] = {}
+    for target, card in rec.get("deals", []):
+        per_target.setdefault(target, []).append(card)
+    settlement = rec.get("settlement") or {}
+    results = {s["seat"]: s for s in settlement.get("spots", [])}
+    for spot in rec.get("spots", []):
+        seat = spot["seat"]
+        line = f"  spot {seat}: {' '.join(per_target.get(f'spot {seat}', [])) or '-'}  bets " + \
+            ", ".join(f"{k} {v}" for k, v in spot.get("bets", {}).items())
+        if spot.get("decision"):
+            line += f"  decision {spot['decision']}"
+            if spot.get("multiple"):
+                line += f" {spot['multiple']}x on the {spot.get('street')}"
+        if seat in results:
+            r = results[seat]
+            line += f"  {r.get('hand')}: " + ", ".join(f"{k} {v:+d}" for k, v in r["results"].items()) + \
+                f"  net {r['net']:+d}"
+        lines.append(line)
+    dealer = settlement.get("dealer", {})
+    text = f"  dealer: {' '.join(per_target.get('dealer', [])) or '-'}"
+    if dealer:
+        text += f"  {dealer.get('hand')}{' (qualifies)' if dealer.get('qualifies') else ' (does not qualify)'}"
+    lines.append(text)
+    if rec.get("game") == "uth":
+        lines.append(f"  board: {' '.join(per_target.get('board', [])) or '-'}")
+    lines.append(f"  burns: {' '.join(rec.get('burns', [])) or '-'}")
+    lines.append("  dealt: " + " ".join(f"{card}>{target.replace('spot ', 's')}"
+                                        for target, card in rec.get("deals", [])))
+    if settlement:
+        lines.append(f"  house net {settlement.get('house_net'):+d}")
+    if row.status == "voided":
+        lines.append(f"  voided: {rec.get('reason')}" + (f" (by {rec['by']})" if rec.get("by") else "")
+                     + "; every bet returned")
+    for fault in rec.get("faults", []):
+        cleared = fault.get("cleared")
+        lines.append(f"  fault {fault['kind']}: {fault.get('detail')}" +
+                     (f"; cleared by {cleared['by']}: {cleared['reason']} ({cleared['then']})" if cleared
+                      else "; not cleared"))
+    for ignored in rec.get("ignored", []):
+        lines.append(f"  card {ignored['card']} not dealt (fault {ignored['fault']} standing)")
+    return lines
+
+
+def in_progress(journal: Journal) -> list[str]:
+    """The hand in progress, rebuilt by replaying the journal (read-only, nothing written)."""
+    from firmware_host.controller import Controller
+
+    controller = Controller(journal)
+    try:
+        controller.recover()
+    except JournalError as exc:
+        return [f"hand in progress: cannot rebuild it: {exc}"]
+    if controller.table is None:
+        return ["no table open"]
+    if not controller.table.started and controller.fault is None:
+        return [f"hand {controller.hand}: waiting for bets"]
+    state = controller.full_state()
+    lines = [f"hand {state['hand']} IN PROGRESS  {state['game']}  phase {state['phase']}"]
+    for spot in state["spots"]:
+        lines.append(f"  spot {spot['seat']}: {' '.join(spot['cards']) or '-'}  bets "
+                     + ", ".join(f"{k} {v}" for k, v in spot["bets"].items())
+                     + (f"  decision {spot['decision']}" if spot.get("decision") else ""))
+    lines.append(f"  dealer: {' '.join(state['dealer']['cards']) or '-'}")
+    if state["game"] == "uth":
+        lines.append(f"  board: {' '.join(state['board']) or '-'}")
+    lines.append(f"  burns: {' '.join(state.get('burns', [])) or '-'}")
+    if controller.fault is not None:
+        lines.append(f"  FAULT {controller.fault.kind}: {controller.fault.detail} (waiting for a supervisor)")
+    return lines
+
+
+def history(journal: Journal, out: TextIO, last: int, as_json: bool) -> None:
+    rows = journal.hands(last if last > 0 else None)
+    if as_json:
+        for row in rows:
+            out.write(json.dumps(json_line(row), separators=(",", ":")) + "\n")
+        return
+    for row in rows:
+        out.write("\n".join(describe(row)) + "\n\n")
+    out.write("\n".join(in_progress(journal)) + "\n")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        journal = Journal.open(args.state, readonly=True)
+    except JournalError as exc:
+        print(f"croupier history: {exc}", file=sys.stderr)
+        return 1
+    try:
+        history(journal, sys.stdout, args.last, args.json)
+    finally:
+        journal.close()
+    return 0

@@ -1,0 +1,308 @@
+"""Tests of the table controller: engine steps journaled then published, faults, clears, replay, sockets."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+
+from drivers.card_reader import Misread, SimCardReader
+from drivers.readings import DeviceFault, DeviceOffline
+from drivers.shoe_sensors import SensorChange
+from engine.paytables import load_profile
+from engine.settle import settle_round
+from firmware_host.commands import Command, CommandClient
+from firmware_host.controller import Controller
+from firmware_host.feed import Feed, FeedClient
+from firmware_host.journal import Journal
+from firmware_host.table import TableSetup
+
+UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
+TCP = TableSetup("3cp", "default", {"minimum": 100}, 7)
+# seats 1 and 3; hole cards s1 s3 dealer s1 s3 dealer, flop, turn+river
+UTH_DECK = "As Kd Qh Ac Tc 9d 2c 7d 9h 4s 3c".split()
+
+
+class Rig:
+    """A controller on a real journal in a temp dir; `restart()` opens a fresh one on the same dir."""
+
+    def __init__(self, path: Path, setup: TableSetup = UTH) -> None:
+        self.path = path
+        self.setup = setup
+        self.lights: list[str] = []
+        self.c = self._new()
+
+    def _new(self) -> Controller:
+        c = Controller(Journal.open(self.path), default_setup=self.setup, on_light=self.lights.append)
+        c.recover()
+        return c
+
+    def restart(self) -> Controller:
+        self.c.journal.close()
+        self.c = self._new()
+        return self.c
+
+    def cmd(self, cmd: str, **args: Any) -> dict[str, Any]:
+        return self.c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
+
+    def ok(self, cmd: str, **args: Any) -> dict[str, Any]:
+        reply = self.cmd(cmd, **args)
+        assert reply["ok"], reply
+        return reply
+
+    def cards(self, cards: list[str] | str) -> None:
+        for card in cards.split() if isinstance(cards, str) else cards:
+            self.ok("card", card=card)
+
+    def events(self) -> int:
+        return sum(1 for _ in self.c.journal.events())
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    r = Rig(tmp_path)
+    yield r
+    r.c.journal.close()
+
+
+def uth_to_river(r: Rig) -> None:
+    r.ok("bet", seat=1, bets={"ante": 100, "blind": 100, "trips": 100})
+    r.ok("bet", seat=3, bets={"ante": 200, "blind": 200})
+    r.cards(UTH_DECK[:6])
+    r.ok("decide", seat=1, decision="play", multiple=4)
+    r.ok("decide", seat=3, decision="check")
+    r.cards(UTH_DECK[6:9])
+    r.ok("decide", seat=3, decision="check")
+    r.cards(UTH_DECK[9:])
+
+
+def test_uth_hand_settles_once_and_matches_settle(rig: Rig) -> None:
+    uth_to_river(rig)
+    rig.ok("decide", seat=3, decision="play", multiple=1)
+    state = rig.c.public_state()
+    assert state["phase"] == "showdown" and state["hand"] == 1
+    assert state["dealer"]["cards"] == ["Qh", "9d"]
+    rig.ok("confirm", id="pay-1")
+    assert rig.c.public_state()["phase"] == "settled"
+    # the same request again (a dealer re-sending after a lost reply) is recognised, not applied
+    again = rig.cmd("confirm", id="pay-1")
+    assert again["ok"] and again["duplicate"]
+    rows = rig.c.journal.hands()
+    assert [(h.hand, h.status) for h in rows] == [(1, "settled")]
+    rec = rows[0].record
+    expected = settle_round(rec["round"], load_profile("default")).to_dict()
+    assert rec["settlement"] == expected
+    assert rec["settlement"]["house_net"] == -sum(s["net"] for s in rec["settlement"]["spots"])
+    assert rec["deals"][:3] == [["spot 1", "As"], ["spot 3", "Kd"], ["dealer", "Qh"]]
+    # the next hand starts at its first bet
+    rig.ok("bet", seat=2, bets={"ante": 100, "blind": 100})
+    assert rig.c.public_state()["hand"] == 2 and rig.c.public_state()["phase"] == "bets"
+
+
+def test_3cp_hand(tmp_path: Path) -> None:
+    r = Rig(tmp_path, TCP)
+    for seat in range(1, 6):
+        r.ok("bet", seat=seat, bets={"ante": 100, "pair_plus": 100})
+    deck = "As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s Ah Kh Qh Jh Th".split()
+    r.cards(deck)
+    assert r.c.public_state()["phase"] == "decide"
+    for seat in range(1, 6):
+        r.ok("decide", seat=seat, decision="play" if seat % 2 else "fold")
+    assert r.c.public_state()["phase"] == "showdown"
+    r.ok("confirm")
+    rec = r.c.journal.hands()[0].record
+    assert rec["settlement"] == settle_round(rec["round"], load_profile("default")).to_dict()
+    assert r.c.journal.hands()[0].status == "settled"
+
+
+def test_a_refused_command_changes_nothing(rig: Rig) -> None:
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    before, n = rig.c.full_state(), rig.events()
+    for cmd, args in [("bet", {"seat": 2, "bets": {"ante": 100, "blind": 200}}),  # blind != ante
+                      ("bet", {"seat": 2, "bets": {"ante": 50, "blind": 50}}),    # under the minimum
+                      ("decide", {"seat": 1, "decision": "play", "multiple": 4}),  # before the deal
+                      ("confirm", {}), ("clear", {"reason": "x", "by": "s"}),
+                      ("open", {"game": "3cp"}),                                   # hand in progress
+                      ("deal", {"hand": 7})]:                                      # wrong hand
+        reply = rig.cmd(cmd, **args)
+        assert reply["ok"] is False and reply["code"] == "illegal" and reply["error"], (cmd, reply)
+    assert rig.c.full_state() == before and rig.events() == n
+
+
+def test_restart_at_every_step_rebuilds_the_exact_state(rig: Rig) -> None:
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("bet", {"seat": 1, "bets": {"ante": 100, "blind": 100, "trips": 100}}),
+        ("bet", {"seat": 3, "bets": {"ante": 200, "blind": 200}}),
+        *[("card", {"card": c}) for c in UTH_DECK[:6]],
+        ("decide", {"seat": 1, "decision": "play", "multiple": 3}),
+        ("card", {"card": "2s"}),                      # a card out of turn: a fault
+        ("clear", {"reason": "card put back", "by": "sup", "then": "continue"}),
+        ("decide", {"seat": 3, "decision": "check"}),
+        *[("card", {"card": c}) for c in UTH_DECK[6:9]],
+        ("decide", {"seat": 3, "decision": "check"}),
+        *[("card", {"card": c}) for c in UTH_DECK[9:]],
+        ("decide", {"seat": 3, "decision": "fold"}),
+    ]
+    for cmd, args in steps:
+        rig.cmd(cmd, **args)
+        before = rig.c.full_state()
+        assert rig.restart().full_state() == before
+    rig.ok("confirm")
+    assert [h.status for h in rig.c.journal.hands()] == ["settled"]
+    rig.restart()
+    assert rig.c.hand == 2 and rig.c.full_state()["phase"] == "bets"
+    assert len(rig.c.journal.hands()) == 1  # nothing settled twice
+
+
+def mid_hand(r: Rig) -> None:
+    r.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    r.cards("As Kd")
+
+
+FAULTS: list[tuple[str, Any]] = [
+    ("duplicate_card", lambda r: r.cmd("card", card="As")),
+    ("unexpected_card", lambda r: (r.cards("Qh Jc"), r.cmd("card", card="2c"))),
+    ("misread", lambda r: r.c.handle_reading(Misread("shoe", 9))),
+    ("lid_open", lambda r: r.c.handle_reading(SensorChange("lid_open", True))),
+    ("shoe_empty", lambda r: r.c.handle_reading(SensorChange("empty", True))),
+    ("device_offline", lambda r: r.c.handle_reading(DeviceOffline("shoe", "port closed"))),
+    ("device_silent", lambda r: r.c.handle_reading(DeviceOffline("shoe", "silent for 2.0 s"))),
+    ("sequence_gap", lambda r: r.c.handle_reading(DeviceFault("shoe", "sequence gap: expected 3, got 5"))),
+]
+
+
+@pytest.mark.parametrize("kind, inject", FAULTS, ids=[f[0] for f in FAULTS])
+def test_fault_stops_survives_restart_and_clears(rig: Rig, kind: str, inject: Any) -> None:
+    mid_hand(rig)
+    inject(rig)
+    public = rig.c.public_state()
+    assert public["fault"]["kind"] == kind and rig.c.light == "fault" and rig.lights[-1] == "fault"
+    assert "detail" not in public["fault"]
+    refused = rig.cmd("decide", seat=1, decision="check")
+    assert refused["ok"] is False and refused["code"] == "fault"
+    rig.cmd("card", card="8h")  # a card while the fault stands is recorded, not dealt
+    assert rig.restart().public_state()["fault"]["kind"] == kind  # survives a restart
+    assert rig.c.light == "fault"
+    rig.ok("clear", reason="checked the shoe", by="supervisor 12", then="continue")
+    assert rig.c.public_state()["fault"] is None and rig.c.light != "fault"
+    dealt = len(rig.c.full_state()["spots"][0]["cards"]) + len(rig.c.full_state()["dealer"]["cards"])
+    rest = [c for c in "Qh Jc 2c 7d 9h 4s 3c".split()][(dealt - 2):]
+    rig.cards(rest[:4 - dealt])
+    rig.ok("decide", seat=1, decision="check")
+    rig.cards(rest[4 - dealt:7 - dealt])
+    rig.ok("decide", seat=1, decision="check")
+    rig.cards(rest[7 - dealt:])
+    rig.ok("decide", seat=1, decision="play", multiple=1)
+    rig.ok("confirm")
+    row = rig.c.journal.hands()[0]
+    assert row.status == "settled"
+    assert row.record["faults"][0]["kind"] == kind
+    assert row.record["faults"][0]["cleared"]["reason"] == "checked the shoe"
+    assert row.record["ignored"] == [{"card": "8h", "fault": kind}]
+
+
+def test_fault_cleared_with_void_returns_every_bet(rig: Rig) -> None:
+    mid_hand(rig)
+    rig.cmd("card", card="Kd")
+    assert rig.c.public_state()["fault"]["kind"] == "duplicate_card"
+    rig.ok("clear", reason="two decks mixed", by="sup", then="void")
+    row = rig.c.journal.hands()[0]
+    assert (row.status, row.record["settlement"]) == ("voided", None)
+    assert row.record["round"]["spots"][0]["cards"] == ["As"]
+    assert rig.c.public_state()["phase"] == "bets" and rig.c.hand == 2
+    assert rig.c.public_state()["spots"] == []
+
+
+def test_card_faults_outside_the_deal(rig: Rig) -> None:
+    rig.cmd("card", card="As")
+    assert rig.c.public_state()["fault"]["kind"] == "no_bet"
+    rig.ok("clear", reason="stray card", by="sup")
+    uth_to_river(rig)
+    rig.ok("decide", seat=3, decision="fold")
+    rig.cmd("card", card="8h")
+    assert rig.c.public_state()["fault"]["kind"] == "card_count"
+
+
+def test_void_command(rig: Rig) -> None:
+    mid_hand(rig)
+    rig.ok("void", reason="player left")
+    assert rig.c.journal.hands()[0].record["reason"] == "player left"
+    assert rig.cmd("void", reason="again")["ok"] is False
+
+
+def test_sensors_and_devices_between_hands_raise_nothing(rig: Rig) -> None:
+    rig.c.handle_reading(SensorChange("lid_open", True))
+    rig.c.handle_reading(DeviceOffline("shoe", "port closed"))
+    assert rig.c.fault is None and rig.c.light == "ready"
+
+
+def test_buttons(rig: Rig) -> None:
+    from drivers.buttons import ButtonPress
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    rig.c.handle_reading(ButtonPress("next"))
+    assert rig.c.public_state()["phase"] == "deal"
+    rig.c.handle_reading(ButtonPress("void"))
+    assert rig.c.journal.hands()[0].status == "voided"
+
+
+@pytest.fixture
+def ctx() -> Iterator[zmq.Context[Any]]:
+    c: zmq.Context[Any] = zmq.Context()
+    yield c
+    c.destroy(linger=0)
+
+
+def test_over_sockets_with_the_sim_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    eps = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "full", "full_snapshot", "cmd")}
+    feed = Feed(ctx, "t9", public=eps["public"], snapshot=eps["snapshot"], full=eps["full"],
+                full_snapshot=eps["full_snapshot"], heartbeat_s=0.2)
+    c = Controller(Journal.open(tmp_path / "state"), table="t9", default_setup=UTH, feed=feed)
+    c.recover()
+    shoe = SimCardReader(c.inbox.post)
+    thread = threading.Thread(target=c.run, args=(ctx, eps["cmd"]), daemon=True)
+    thread.start()
+    try:
+        watcher = FeedClient(ctx, eps["public"], eps["snapshot"])
+        snap = watcher.fetch_snapshot()
+        assert snap["kind"] == "snapshot" and snap["table"] == "t9" and snap["phase"] == "bets"
+        dealer = CommandClient(ctx, eps["cmd"])
+        assert dealer.request("bet", seat=2, bets={"ante": 100, "blind": 100})["ok"]
+        bad = dealer.send_raw(b"\x93garbage")
+        assert bad["ok"] is False and bad["code"] == "malformed"
+        shoe.start()
+        for card in ("As", "Kd", "Qh", "Jc"):
+            shoe.deal(card)
+        seen: list[dict[str, Any]] = []
+        while not seen or seen[-1].get("phase") != "preflop":
+            m = watcher.receive(3000)
+            assert m is not None, "no update on the feed"
+            if m["kind"] == "update":
+                seen.append(m)
+        seqs = [m["seq"] for m in seen]
+        assert seqs == sorted(set(seqs))
+        assert all(m["boot"] == feed.boot for m in seen)
+        last = seen[-1]
+        assert last["spots"][0]["cards"] == ["??", "??"] and last["dealer"]["cards"] == ["??", "??"]
+        assert "As" not in repr(seen)
+        reply = dealer.request("decide", seat=2, decision="play", multiple=4)
+        assert reply["ok"] and reply["phase"] == "flop"
+        # the restricted full snapshot shows the hole cards
+        full = FeedClient(ctx, eps["full"], eps["full_snapshot"]).fetch_snapshot()
+        assert full["spots"][0]["cards"] == ["As", "Qh"]
+        # a heartbeat when idle
+        while True:
+            m = watcher.receive(3000)
+            assert m is not None
+            if m["kind"] == "heartbeat":
+                break
+        dealer.close()
+        watcher.close()
+    finally:
+        c.stop()
+        thread.join(5)
+        feed.close()
+        c.journal.close()
