@@ -235,10 +235,12 @@ class UltimateHoldemRound(HouseRound):
     BETS: ClassVar[tuple[str, ...]] = UTH_BETS
 
     def __init__(self, profile: Profile, limits: TableLimits | None = None, seats: int | None = None) -> None:
-        """Raises LimitsError when `limits` break the profile's maximum multiple."""
+        """Without `limits`, stakes are only checked to be positive integers. Raises LimitsError
+        when `limits` break the profile's maximum multiple."""
         self.rules = profile.uth
         super().__init__(profile, limits, seats)
-        self.limits = self.limits.with_max_multiple(self.rules.max_multiple)
+        if limits is not None:
+            self.limits = limits.with_max_multiple(self.rules.max_multiple)
         self._play: dict[int, UthPlay] = {}
 
     def _max_spots(self) -> int:
