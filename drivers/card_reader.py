@@ -155,8 +155,7 @@ class SimCardReader:
 
     def sensor(self, name: str, active: bool) -> None:
         """One of the shoe's own sensors changed (e.g. `empty`)."""
-        self._next()
-        self._on_reading(SensorChange(name, active))
+        self._on_reading(SensorChange(name, active, self._next()))
 
     def go_offline(self, reason: str = "simulated") -> None:
         self._on_reading(DeviceOffline(self.device, reason))

@@ -23,10 +23,15 @@ DEFAULT_PINS: Mapping[str, int] = {"card_out": 17, "shoe_present": 27, "lid_open
 
 @dataclass(frozen=True, slots=True)
 class SensorChange:
-    """Sensor `name` became active or inactive (also posted once per sensor at start)."""
+    """Sensor `name` became active or inactive (also posted once per sensor at start).
+
+    `seq` is the frame number when the shoe itself reported it over its link (journal it like a
+    card's), None for a sensor on GPIO.
+    """
 
     name: str
     active: bool
+    seq: int | None = None
 
 
 class ShoeSensors(Protocol):

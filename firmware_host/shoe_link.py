@@ -229,6 +229,8 @@ class HostSession:
 
     def _heartbeat(self, seq: int) -> None:
         assert self._last is not None
+        if self._in_flight is not None:
+            return  # until our CONTINUE is acknowledged the device may still be replaying
         if seq_delta(seq, self._last) > 0:
             # Heartbeats come only with nothing in flight: frames up to `seq` were sent and lost.
             self.stats.gaps += 1
@@ -252,7 +254,7 @@ class HostSession:
         elif isinstance(message, MisreadMsg):
             self._post(Misread(_SOURCE_NAMES[message.source], seq))
         else:
-            self._post(SensorChange(message.name, message.active))
+            self._post(SensorChange(message.name, message.active, seq))
 
 
 @register_backend("serial")
@@ -349,6 +351,7 @@ class ShoeLink:
                 if data:
                     session.receive(data, now)
                 session.poll(now)
+                self._dispatch()  # readings reach the inbox before their ACKs leave
                 out = session.take_output()
                 if out:
                     self._port.write(out)

@@ -53,6 +53,7 @@ from firmware_host.protocol import (
 log = logging.getLogger(__name__)
 
 FRESH_DECK: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+HISTORY = 64  # numbered frames kept for replay after a host restart
 FAULTS = ("garble", "drop", "repeat", "misread", "duplicate", "silent")
 
 
@@ -84,6 +85,8 @@ class ShoeFirmware:
     _rng: random.Random = field(init=False, repr=False)
     _queue: deque[Message] = field(default_factory=deque, repr=False)
     _in_flight: tuple[int, bytes] | None = field(default=None, repr=False)
+    _history: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=HISTORY), repr=False)
+    _replay: deque[tuple[int, bytes]] = field(default_factory=deque, repr=False)
     _next_retry: float = 0.0
     _next_heartbeat: float = 0.0
     _decoder: Decoder = field(default_factory=Decoder, repr=False)
@@ -116,7 +119,8 @@ class ShoeFirmware:
                 self._send(self._hello(), self.acked)
             elif isinstance(message, Ack):
                 if self._in_flight is not None and message.seq == self._in_flight[0]:
-                    self.acked = message.seq
+                    if seq_delta(message.seq, self.acked) > 0:
+                        self.acked = message.seq
                     self._in_flight = None
                     self._next_heartbeat = now + self.heartbeat_s
             elif isinstance(message, Continue):
@@ -125,10 +129,11 @@ class ShoeFirmware:
                     continue  # our ACK was lost; the CONTINUE came again
                 self._host_seen = frame.seq
                 self.held = False
-                if (message.last is not None and self._in_flight is not None
-                        and seq_delta(self._in_flight[0], message.last) <= 0):
-                    # The host kept this frame before it could acknowledge it (it restarted).
-                    self.acked = self._in_flight[0]
+                if message.last is not None:
+                    # Send again, in order, every frame after the last one the host kept: those
+                    # it acknowledged but lost in a restart, and the one in flight.
+                    self._replay = deque(f for f in self._history if 0 < seq_delta(f[0], message.last)
+                                         <= seq_delta(self.seq, message.last))
                     self._in_flight = None
                 elif self._in_flight is not None:
                     self._out += self._in_flight[1]
@@ -141,7 +146,7 @@ class ShoeFirmware:
             self.silent_until = None
             self._next_heartbeat = now
         if self.held:
-            if self._in_flight is None and now >= self._next_heartbeat:
+            if self._in_flight is None and not self._replay and now >= self._next_heartbeat:
                 self._send(Heartbeat(), self.seq)
                 self._next_heartbeat = now + self.heartbeat_s
             return
@@ -149,6 +154,11 @@ class ShoeFirmware:
             if now >= self._next_retry:
                 self._out += self._in_flight[1]
                 self._next_retry = now + self.retry_s
+            return
+        if self._replay:
+            self._in_flight = self._replay.popleft()
+            self._out += self._in_flight[1]
+            self._next_retry = now + self.retry_s
             return
         while self._in_flight is None and self._queue:
             self._transmit(self._queue.popleft(), now)
@@ -167,7 +177,7 @@ class ShoeFirmware:
     @property
     def pending(self) -> int:
         """Frames not yet acknowledged: queued plus the one in flight."""
-        return len(self._queue) + (self._in_flight is not None)
+        return len(self._queue) + len(self._replay) + (self._in_flight is not None)
 
     # -- the dealer's side ---------------------------------------------------------------------
 
@@ -251,6 +261,7 @@ class ShoeFirmware:
             return
         wire = encode_message(message, self.seq)
         self._in_flight = (self.seq, wire)
+        self._history.append(self._in_flight)
         self._next_retry = now + self.retry_s
         self.frames_sent += 1
         if self._take("garble"):

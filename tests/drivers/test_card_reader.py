@@ -21,7 +21,7 @@ def test_sim_reader_posts_numbered_readings() -> None:
     reader.misread("discard")
     reader.sensor("empty", True)
     reader.go_offline("unplugged")
-    assert got[1:] == [CardRead("As", "shoe", 255), Misread("discard", 0), SensorChange("empty", True),
+    assert got[1:] == [CardRead("As", "shoe", 255), Misread("discard", 0), SensorChange("empty", True, 1),
                        DeviceOffline("shoe", "unplugged")]
 
 

@@ -114,7 +114,7 @@ def test_misread_duplicate_and_sensor_frames() -> None:
     wire.shoe.sensor("lid", True)
     got = wire.run(0.5)
     assert got == [Misread("shoe", 1), CardRead(first, "shoe", 2), CardRead(first, "shoe", 3),
-                   SensorChange("lid", True)]
+                   SensorChange("lid", True, 4)]
     assert again == first
 
 
@@ -277,3 +277,18 @@ def test_link_without_a_device_reports_offline() -> None:
         assert isinstance(inbox.get(timeout=5), DeviceOffline)
     finally:
         link.close()
+
+
+def test_host_restart_after_ack_before_journal_gets_the_card_replayed() -> None:
+    wire = connected()
+    a, _ = wire.shoe.draw()
+    b, _ = wire.shoe.draw()
+    wire.run(0.3)
+    assert cards(wire.readings) == [a, b] and wire.shoe.acked == 2
+    # The host acknowledged b but died before journaling it: it resumes after a (seq 1).
+    restarted = Wire(HostSession(resume=ResumePoint(42, 1)), wire.shoe)
+    restarted.now = wire.now
+    c, _ = wire.shoe.draw()
+    got = restarted.run(1.0)
+    assert cards(got) == [b, c] and faults(got) == []
+    assert [r.seq for r in got if isinstance(r, CardRead)] == [2, 3]
