@@ -1,0 +1,176 @@
+"""Shared house-game pieces (limits, pays, targets) and a random-round property test of both round machines."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine.cards import DECK
+from engine.errors import IllegalAction, LimitsError
+from engine.house import HouseRound, TableLimits, Target, pay
+from engine.paytables import load_profile
+from engine.settle import settle_round
+from engine.three_card_poker import ThreeCardPokerRound
+from engine.ultimate_holdem import UltimateHoldemRound
+
+
+def test_pay_rounds_down_to_the_unit_and_the_chip() -> None:
+    assert pay(1000, (3, 2)) == 1500
+    assert pay(1005, (3, 2)) == 1507
+    assert pay(1005, (3, 2), chip=5) == 1505
+    assert pay(25, (3, 2), chip=25) == 25
+    assert pay(500, (500, 1)) == 250000
+
+
+def test_table_limits() -> None:
+    limits = TableLimits.parse({"minimum": 500, "maximum": 15000, "side_minimum": 100, "side_maximum": 2500,
+                                "chip": 25}, "table.toml")
+    assert limits == TableLimits(500, 15000, 100, 2500, 25)
+    limits.check_main("ante", 500)
+    for amount, words in [(475, "below the table minimum 500"), (15025, "above the table maximum 15000"),
+                          (510, "not a multiple of the table's chip 25")]:
+        with pytest.raises(IllegalAction, match=words):
+            limits.check_main("ante", amount)
+    with pytest.raises(IllegalAction, match="above the side-bet maximum 2500"):
+        limits.check_side("trips", 2525)
+    assert TableLimits(minimum=100).with_max_multiple(20).maximum == 2000
+    assert TableLimits(minimum=100, maximum=1000).with_max_multiple(20).maximum == 1000
+    assert TableLimits(minimum=100).with_max_multiple(None).maximum == 0
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("[limits]\nminimum = 100\nmaximun = 200\n", "t.toml: [limits] maximun: unknown key"),
+    ("[limits]\nminimum = 0\n", "t.toml: [limits] minimum: must be at least 1"),
+    ("[limits]\nminimum = 100\nmaximum = 50\n", "maximum: 50 is below the minimum 100"),
+    ("[limits]\nminimum = 100\nchip = 30\n", "minimum: 100 is not a multiple of the chip 30"),
+    ("[limits]\nminimum = 1.5\n", "minimum: must be an integer"),
+    ("[limits]\nside_minimum = 100\nside_maximum = 50\n", "side_maximum: 50 is below side_minimum 100"),
+    ("[table]\nname = 'x'\n", "t.toml: [limits]: missing"),
+    ("[limits\n", "t.toml: not valid TOML"),
+])
+def test_bad_table_limits(text: str, words: str) -> None:
+    with pytest.raises(LimitsError) as err:
+        TableLimits.parse_toml(text, "t.toml")
+    assert words in str(err.value)
+
+
+def test_table_file_other_sections_are_left_to_their_readers() -> None:
+    text = "[table]\nname = 'uth-1'\n\n[limits]\nminimum = 100\nside_minimum = 50\n"
+    assert TableLimits.parse_toml(text, "t.toml") == TableLimits(minimum=100, side_minimum=50)
+
+
+def test_target_text() -> None:
+    for target in (Target("spot", 7), Target("dealer"), Target("board"), Target("burn")):
+        assert Target.parse(str(target)) == target
+    with pytest.raises(ValueError):
+        Target.parse("floor")
+
+
+# --- random rounds ------------------------------------------------------------------------------------
+
+LIMITS = TableLimits(minimum=5, maximum=150, side_minimum=5, side_maximum=100)
+STAKES = [5, 15, 25, 35, 75, 105, 150]  # odd stakes exercise the rounding of 3:2
+
+
+def play_random_round(cls: type[HouseRound], profile_name: str, rng: random.Random) -> HouseRound:
+    """Bets, deal, decisions at random (a few refused steps on the way), checking every public view."""
+    profile = load_profile(profile_name)
+    round_ = cls(profile, LIMITS)
+    game = round_.game
+    low = profile.three_card_poker.min_players if game == "3cp" else 1
+    seats = sorted(rng.sample(range(1, 8), rng.randint(low, 7)))
+    for seat in seats:
+        ante = rng.choice(STAKES)
+        side = rng.choice([None, rng.choice(STAKES[:-2])])
+        if game == "uth":
+            bets = {"ante": ante, "blind": ante} | ({"trips": side} if side else {})
+        elif rng.random() < 0.15:
+            bets = {"pair_plus": side or 5}
+        else:
+            bets = {"ante": ante} | ({"pair_plus": side} if side else {})
+            if profile.three_card_poker.bonus is not None and rng.random() < 0.5:
+                bets["bonus"] = rng.choice(STAKES[:-2])
+        round_.post_bets(seat, bets)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    dealt: set[str] = set()
+    while round_.phase != "showdown":
+        check_public(round_, dealt)
+        if round_.next_target() is not None:
+            if rng.random() < 0.02 and round_.phase != "bets":
+                steps = len(round_.steps)
+                with pytest.raises(IllegalAction):
+                    round_.decide(seats[0], "play", 1)
+                assert len(round_.steps) == steps
+            card = deck.pop()
+            dealt.add(str(card))
+            round_.deal(card)
+            continue
+        seat = round_.to_act()
+        assert seat is not None, round_.view("full")
+        if rng.random() < 0.03:
+            round_.declare_dead(seat)
+            continue
+        round_.decide(seat, *random_decision(round_, profile_name, rng))
+    check_public(round_, dealt)
+    return round_
+
+
+def random_decision(round_: HouseRound, profile_name: str, rng: random.Random) -> tuple[str, int | None]:
+    if round_.game == "3cp":
+        return rng.choice([("play", None), ("play", None), ("fold", None)])
+    rules = load_profile(profile_name).uth
+    phase = round_.phase
+    options: list[tuple[str, int | None]] = [("play", m) for m in rules.multiples(phase)]
+    options.append(("fold", None) if phase == "river" else ("check", None))
+    return rng.choice(options)
+
+
+def check_public(round_: HouseRound, dealt: set[str]) -> None:
+    """No hole card before the showdown, no burn ever, in the public view."""
+    view = round_.view("public")
+    burns = set(round_.view("full")["burns"])
+    shown = view["phase"] in ("showdown", "settled")
+    texts = [c for s in view["spots"] for c in s["cards"]] + view["dealer"]["cards"] + view["board"]
+    assert not burns & set(texts)
+    assert "burns" not in view
+    for c in texts:
+        assert c == "??" or c in dealt
+    if not shown:
+        assert all(c == "??" for s in view["spots"] for c in s["cards"])
+        assert all(c == "??" for c in view["dealer"]["cards"])
+        assert all("results" not in s and "hand_name" not in s for s in view["spots"])
+
+
+@pytest.mark.parametrize(("cls", "profile_name"), [
+    (UltimateHoldemRound, "default"), (UltimateHoldemRound, "standard"),
+    (ThreeCardPokerRound, "default"), (ThreeCardPokerRound, "standard"), (ThreeCardPokerRound, "fr_literal"),
+])
+def test_random_rounds_balance_and_agree_with_croupier_settle(cls: type[HouseRound], profile_name: str) -> None:
+    rng = random.Random(f"{cls.__name__}-{profile_name}")
+    profile = load_profile(profile_name)
+    for _ in range(150):
+        round_ = play_random_round(cls, profile_name, rng)
+        s = round_.settlement
+        assert s is not None
+        assert s.house_net == -sum(spot.net for spot in s.spots)
+        assert all(spot.net == sum(spot.results.values()) for spot in s.spots)
+        assert {spot.seat for spot in s.spots} == set(round_.spot_seats())
+        assert settle_round(round_.settle_input(), profile, LIMITS) == s
+        replayed = cls.replay(profile, [step.to_dict() for step in round_.steps], LIMITS)
+        assert replayed.view("full") == round_.view("full")
+        round_.settle()
+        assert round_.record().settlement == s
+
+
+def test_round_record_is_frozen() -> None:
+    round_ = play_random_round(UltimateHoldemRound, "default", random.Random(7))
+    record = round_.record()
+    with pytest.raises(AttributeError):
+        record.phase = "bets"  # type: ignore[misc]
+    assert record.round is not None and record.round["game"] == "uth"
+    data: Any = record.spots[0].bets
+    with pytest.raises(TypeError):
+        data["ante"] = 1
