@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--boot", type=int, default=None, help="boot id said in HELLO (default: random)")
     parser.add_argument("--heartbeat", type=float, default=0.5, help="seconds between heartbeats when idle")
     parser.add_argument("--retry", type=float, default=0.2, help="seconds before an unacknowledged frame is resent")
+    parser.add_argument("--baud", type=int, default=None,
+                        help="pace the output as a serial line of this rate would (e.g. 115200; default unpaced)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
 
 
@@ -54,9 +56,9 @@ def main(args: argparse.Namespace) -> int:
     firmware = ShoeFirmware(seed=args.seed, model=args.model, serial=args.serial, firmware=args.firmware,
                             boot=boot, heartbeat_s=args.heartbeat, retry_s=args.retry)
     if args.tcp is not None:
-        server = SimShoeServer(firmware, link="tcp", tcp=args.tcp, control=args.control)
+        server = SimShoeServer(firmware, link="tcp", tcp=args.tcp, control=args.control, baud=args.baud)
     else:
-        server = SimShoeServer(firmware, link="pty", control=args.control)
+        server = SimShoeServer(firmware, link="pty", control=args.control, baud=args.baud)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -289,6 +289,11 @@ class ShoeLink:
     def stats(self) -> LinkStats:
         return self.session.stats
 
+    @property
+    def refusal(self) -> str | None:
+        """Why the device was refused (unsupported protocol or firmware), or None."""
+        return self.session.refusal
+
     def start(self, timeout: float = 3.0) -> DeviceOnline | None:
         """Open the port, start the reader thread and wait up to `timeout` for the handshake.
 

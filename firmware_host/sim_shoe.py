@@ -12,9 +12,9 @@ Three parts:
 - The control port, for a (bot) dealer in another process: a line protocol on TCP, one request
   per line and one reply line each, `ok ...` or `err <reason>`:
 
-      draw                   ok <card>  the next card leaves the shoe (`ok misread <card>` when a
-                             misread fault was armed: the card came out but was not read);
-                             `err shoe empty` when none is left
+      draw [n]               ok <card> ...  the next n cards (default 1) leave the shoe; a card
+                             drawn with a misread armed shows as `misread:<card>` (it came out
+                             but was not read); `err shoe empty` when fewer are left (none drawn)
       discard <card>         ok         the discard reader reads <card>
       sensor <name> on|off   ok         one of the shoe's own sensors changes (SENSOR frame)
       fault <kind> [secs]    ok         arm a fault for the next frame or draw: garble, drop,
@@ -283,9 +283,14 @@ class ShoeFirmware:
             return "err empty request"
         verb, args = words[0].lower(), words[1:]
         try:
-            if verb == "draw" and not args:
-                card, read = self.draw()
-                return f"ok {card}" if read else f"ok misread {card}"
+            if verb == "draw" and len(args) <= 1:
+                count = int(args[0]) if args else 1
+                if not 1 <= count <= 52:
+                    return "err draw 1 to 52 cards"
+                if count > 1 and count > len(self.deck) + self.armed.get("duplicate", 0):
+                    return f"err shoe empty ({len(self.deck)} left)"
+                drawn = [self.draw() for _ in range(count)]
+                return "ok " + " ".join(card if read else f"misread:{card}" for card, read in drawn)
             if verb == "discard" and len(args) == 1:
                 self.discard(args[0])
                 return "ok"
@@ -322,12 +327,17 @@ class SimShoeServer:
     """
 
     def __init__(self, firmware: ShoeFirmware, link: str = "pty", tcp: tuple[str, int] = ("127.0.0.1", 0),
-                 control: tuple[str, int] = ("127.0.0.1", 0), clock: Callable[[], float] = time.monotonic) -> None:
+                 control: tuple[str, int] = ("127.0.0.1", 0), clock: Callable[[], float] = time.monotonic,
+                 baud: int | None = None) -> None:
         if link not in ("pty", "tcp"):
             raise ValueError(f"link must be pty or tcp, not {link!r}")
         self.firmware = firmware
         self.clock = clock
         self.link = link
+        self.baud = baud
+        self._line = bytearray()          # with `baud`: bytes waiting for the line
+        self._chunk: bytes = b""           # on the line now, arriving whole at `_chunk_due`
+        self._chunk_due = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._master: int | None = None
@@ -383,6 +393,7 @@ class SimShoeServer:
             now = self.clock()
             fw.poll(now)
             self._write(fw.take_output())
+            wait = self._pace(now)
             readers: list[object] = [self._control, *self._control_clients]
             if self._master is not None:
                 readers.append(self._master)
@@ -391,7 +402,7 @@ class SimShoeServer:
             if self._client is not None:
                 readers.append(self._client)
             try:
-                ready, _, _ = select.select(readers, [], [], 0.01)
+                ready, _, _ = select.select(readers, [], [], wait)
             except (OSError, ValueError):
                 continue
             for r in ready:
@@ -470,6 +481,26 @@ class SimShoeServer:
     def _write(self, data: bytes) -> None:
         if not data:
             return
+        if self.baud is not None:
+            self._line += data
+            self._pace(self.clock())
+            return
+        self._emit(data)
+
+    def _pace(self, now: float) -> float:
+        """With `baud`, let out what the line has carried by `now`; return how long to wait next."""
+        if self.baud is None:
+            return 0.01
+        if self._chunk and now >= self._chunk_due:
+            self._emit(self._chunk)
+            self._chunk = b""
+        if not self._chunk and self._line:
+            self._chunk = bytes(self._line)
+            self._line.clear()
+            self._chunk_due = max(now, self._chunk_due) + len(self._chunk) * 10 / self.baud  # 8N1
+        return min(0.01, max(0.0, self._chunk_due - now)) if self._chunk else 0.01
+
+    def _emit(self, data: bytes) -> None:
         # A line with nobody listening loses what is sent; the protocol's retransmission covers it.
         if self._master is not None:
             try:

@@ -36,11 +36,12 @@ def test_control_lines() -> None:
     assert shoe.control("discard Q", 0.0) == "err not a card: 'Q'"
     assert shoe.control("sensor lid on", 0.0) == "ok"
     assert shoe.control("fault misread", 0.0) == "ok"
-    assert shoe.control("draw", 0.0).startswith("ok misread ")
+    assert shoe.control("draw 2", 0.0).startswith("ok misread:")
+    assert shoe.control("draw 60", 0.0) == "err draw 1 to 52 cards"
     assert shoe.control("fault meteor", 0.0).startswith("err no fault 'meteor'")
     assert shoe.control("fault silent 2", 0.0) == "ok"
     status = json.loads(shoe.control("status", 1.0)[3:])
-    assert status["silent"] is True and status["remaining"] == 50 and status["pending"] == 4
+    assert status["silent"] is True and status["remaining"] == 49 and status["pending"] == 5
     assert shoe.control("wake", 1.0) == "ok"
     assert json.loads(shoe.control("status", 1.0)[3:])["silent"] is False
     assert shoe.control("shuffle 5", 1.0) == "ok 52"
@@ -57,6 +58,7 @@ def test_empty_shoe_says_so_and_a_shuffle_refills_it() -> None:
     with pytest.raises(ShoeEmpty):
         shoe.draw()
     assert shoe.control("draw", 0.0) == "err shoe empty"
+    assert shoe.control("draw 2", 0.0) == "err shoe empty (0 left)"
     shoe.shuffle()
     kinds = []
     now = 0.0
@@ -118,3 +120,23 @@ def test_cli_rejects_a_bad_version() -> None:
     result = subprocess.run([sys.executable, "-m", "firmware_host.cli", "sim-shoe", "--firmware", "1.x"],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "not a firmware version" in result.stderr
+
+
+def test_paced_line_delivers_a_burst_in_order() -> None:
+    from firmware_host.sim_shoe import SimShoeServer
+    server = SimShoeServer(ShoeFirmware(seed=6, boot=3), link="tcp", baud=115200).start()
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url=server.port_url)
+    try:
+        link.start(timeout=5)
+        with SimShoeClient(server.control_address) as dealer:
+            burst = dealer.request("draw 12").split()
+        got = []
+        while len(got) < 12:
+            reading = inbox.get(timeout=10)
+            if isinstance(reading, CardRead):
+                got.append(reading.card)
+        assert got == burst
+    finally:
+        link.close()
+        server.close()
