@@ -1,0 +1,92 @@
+"""`croupier settle`: JSON Lines in, one result line each; bad lines reported and skipped; exit status."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from firmware_host.cmd_settle import run
+
+UTH = {"game": "uth", "dealer": ["Qh", "Jc"], "board": ["2c", "7d", "9h", "4s", "3c"],
+       "spots": [{"seat": 1, "cards": ["As", "Kd"], "bets": {"ante": 1000, "blind": 1000, "trips": 500},
+                  "play": {"street": "preflop", "multiple": 4}}]}
+TCP = {"game": "3cp", "dealer": ["Ks", "7d", "2c"],
+       "spots": [{"seat": 1, "cards": ["Qh", "Qd", "5s"], "bets": {"ante": 500, "pair_plus": 500}, "play": True},
+                 {"seat": 2, "cards": ["9s", "9d", "4c"], "bets": {"pair_plus": 100}}]}
+
+
+def settle(text: str, profile: str = "default", table: str | None = None) -> tuple[int, list[dict[str, object]], str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = run(profile, table, io.StringIO(text), out, err)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
+
+
+def test_settles_each_line() -> None:
+    status, lines, _ = settle(json.dumps(UTH) + "\n" + json.dumps(TCP) + "\n")
+    assert status == 0
+    assert lines[0]["spots"][0]["results"] == {"ante": 0, "blind": 0, "play": 4000, "trips": -500}  # type: ignore[index]
+    assert lines[0]["house_net"] == -3500
+    assert lines[0]["dealer"] == {"hand": "High card, queen", "qualifies": False}
+    assert [s["results"] for s in lines[1]["spots"]] == [  # type: ignore[attr-defined]
+        {"ante": 500, "play": 500, "pair_plus": 500}, {"pair_plus": 100}]
+    assert lines[1]["house_net"] == -1600
+
+
+def test_bad_lines_are_reported_and_the_rest_settled() -> None:
+    dup = json.loads(json.dumps(TCP))
+    dup["spots"][1]["cards"] = ["Qh", "9d", "4c"]
+    illegal = json.loads(json.dumps(UTH))
+    illegal["spots"][0]["play"] = {"street": "river", "multiple": 2}
+    text = "\n".join(["{not json", json.dumps(UTH), json.dumps(dup), "", json.dumps(illegal),
+                      json.dumps({"game": "uth"}), json.dumps(TCP)]) + "\n"
+    status, lines, _ = settle(text)
+    assert status == 1
+    assert len(lines) == 6  # the blank line 4 is skipped, but counted
+    assert lines[0]["line"] == 1 and "not JSON" in str(lines[0]["error"])
+    assert lines[1]["house_net"] == -3500
+    assert lines[2] == {"line": 3, "error": "duplicate card: Qh appears twice in the round"}
+    assert lines[3]["line"] == 5 and "play 2x is not legal at the river" in str(lines[3]["error"])
+    assert lines[4]["line"] == 6 and "'dealer' is missing" in str(lines[4]["error"])
+    assert lines[5]["house_net"] == -1600
+
+
+def test_profiles_and_table_file(tmp_path: Path) -> None:
+    flush = {"game": "3cp", "dealer": ["Ks", "7d", "2c"],
+             "spots": [{"seat": 3, "cards": ["2h", "8h", "Jh"], "bets": {"pair_plus": 100}}]}
+    assert settle(json.dumps(flush), "default")[1][0]["house_net"] == -300
+    assert settle(json.dumps(flush), "standard")[1][0]["house_net"] == -400
+    profile = tmp_path / "casino.toml"
+    text = (Path(__file__).parents[2] / "engine" / "profiles" / "standard.toml").read_text()
+    profile.write_text(text.replace("flush = [4, 1]", "flush = [5, 1]"))
+    assert settle(json.dumps(flush), str(profile))[1][0]["house_net"] == -500
+
+    table = tmp_path / "table.toml"
+    table.write_text("[limits]\nminimum = 100\nmaximum = 2000\nside_minimum = 100\nside_maximum = 200\n")
+    status, lines, _ = settle(json.dumps(UTH) + "\n" + json.dumps(flush) + "\n", table=str(table))
+    assert status == 1
+    assert lines[0] == {"line": 1, "error": "spot 1: trips 500 is above the side-bet maximum 200"}
+    assert lines[1]["house_net"] == -300
+
+
+def test_unusable_profile_or_table(tmp_path: Path) -> None:
+    status, lines, err = settle(json.dumps(UTH), "casino_royale")
+    assert (status, lines) == (2, []) and "no such profile" in err
+    table = tmp_path / "table.toml"
+    table.write_text("[limits]\nminimum = 100\nmaximum = 5000\n")  # beyond 30 x the minimum
+    status, lines, err = settle(json.dumps(UTH), "default", str(table))
+    assert (status, lines) == (2, []) and "more than 30 times the minimum" in err
+    status, _, err = settle(json.dumps(UTH), "default", str(tmp_path / "missing.toml"))
+    assert status == 2 and "cannot read the table file" in err
+
+
+def test_the_croupier_command() -> None:
+    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", "--profile", "standard"],
+                          input=json.dumps(UTH) + "\n" + "[]\n", capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).parents[2])
+    assert proc.returncode == 1
+    first, second = (json.loads(line) for line in proc.stdout.splitlines())
+    assert first["spots"][0]["results"]["trips"] == -500
+    assert second == {"line": 2, "error": "round: must be an object, not list"}
