@@ -347,6 +347,7 @@ class ShoeLink:
         while not self._stop.is_set():
             if self._port is None and not self._open():
                 session.poll(self._clock())
+                session.take_output()  # nowhere to send it
                 self._dispatch()
                 self._stop.wait(self._reconnect_s)
                 continue

@@ -6,6 +6,8 @@ import queue
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drivers.card_reader import CardRead, Misread, ResumePoint, open_card_reader
 from drivers.errors import UnsupportedDevice
@@ -14,6 +16,15 @@ from drivers.shoe_sensors import SensorChange
 from firmware_host.protocol import Ack, CardMsg, Decoder, Hello, MsgType, Source, encode_message
 from firmware_host.shoe_link import ONLINE, REFUSED, HostSession, ShoeLink
 from firmware_host.sim_shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+
+
+GOOD_FRAMES = [
+    encode_message(Hello(1, (1, 0, 0), 7, "CR-1", "S1"), 0),
+    encode_message(CardMsg(Source.SHOE, "As"), 1),
+    encode_message(CardMsg(Source.DISCARD, "Kd"), 2),
+    encode_message(CardMsg(Source.SHOE, "2c"), 4),
+    encode_message(Hello(1, (3, 0, 0), 8, "CR-2", "S2"), 0),
+]
 
 
 class Wire:
@@ -292,3 +303,30 @@ def test_host_restart_after_ack_before_journal_gets_the_card_replayed() -> None:
     got = restarted.run(1.0)
     assert cards(got) == [b, c] and faults(got) == []
     assert [r.seq for r in got if isinstance(r, CardRead)] == [2, 3]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=30), st.sampled_from(GOOD_FRAMES)), max_size=30))
+def test_session_never_raises_on_any_stream(chunks: list[bytes]) -> None:
+    host = HostSession()
+    host.connect(0.0)
+    now = 0.0
+    for chunk in chunks:
+        now += 0.05
+        host.receive(chunk, now)
+        host.poll(now)
+        host.take_output()
+        for reading in host.take_readings():
+            assert isinstance(reading, (CardRead, Misread, SensorChange, DeviceOnline, DeviceOffline, DeviceFault))
+
+
+def test_link_on_loop_hears_only_itself_and_goes_offline() -> None:
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url="loop://", silence_s=0.3)
+    try:
+        assert link.start(timeout=0.05) is None
+        offline = inbox.get(timeout=5)
+        assert isinstance(offline, DeviceOffline) and offline.reason.startswith("no HELLO")
+        assert link.stats.unexpected >= 1  # its own IDENTIFY came back and was ignored
+    finally:
+        link.close()
