@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from engine.errors import EngineError
+from engine.errors import CardError, EngineError, IllegalAction
+from engine.poker import VARIANTS, Hand, HandSettings, Phase, Stakes, Structure, Variant
 
 __all__ = [
     "PhhError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
-    "VARIANT_NAMES",
+    "VARIANT_NAMES", "replay", "replay_hand", "game_of",
 ]
 
 Number = int | Decimal
@@ -64,30 +65,49 @@ VARIANT_NAMES: dict[str, str] = {
     "FB": "fixed-limit badugi",
 }
 
-# Which stake fields each variant needs (phh-std "required fields").
-_BLINDS = ("blinds_or_straddles",)
-_STAKES: dict[str, tuple[str, ...]] = {
-    "FT": _BLINDS + ("small_bet", "big_bet"),
-    "NT": _BLINDS + ("min_bet",),
-    "NS": _BLINDS + ("min_bet",),
-    "PO": _BLINDS + ("min_bet",),
-    "FO/8": _BLINDS + ("small_bet", "big_bet"),
-    "F7S": ("bring_in", "small_bet", "big_bet"),
-    "F7S/8": ("bring_in", "small_bet", "big_bet"),
-    "FR": ("bring_in", "small_bet", "big_bet"),
-    "N2L1D": _BLINDS + ("min_bet",),
-    "F2L3D": _BLINDS + ("small_bet", "big_bet"),
-    "FB": _BLINDS + ("small_bet", "big_bet"),
+# Variant codes read as a betting structure letter and a game (phh-std's eleven follow this
+# grammar: FT NT NS PO FO/8 F7S F7S/8 FR N2L1D F2L3D FB). Codes outside those eleven are Croupier's
+# extensions, for the hands our table deals that the standard has no code for: pot-limit or
+# no-limit hold'em (PT), no-limit Omaha (NO), spread limit (S..., with a `max_bet` field),
+# 5-card draw (F5CD, N5CD, ...). Other tools will not read them.
+_STRUCTURE_LETTERS = {"F": "fixed-limit", "S": "spread-limit", "P": "pot-limit", "N": "no-limit"}
+GAME_CODES: dict[str, str] = {
+    "T": "holdem", "O": "omaha", "O/8": "omaha_hilo8", "7S": "stud", "7S/8": "stud_hilo8",
+    "R": "razz", "5CD": "five_card_draw", "2L1D": "deuce_seven_single",
+    "2L3D": "deuce_seven_triple", "B": "badugi",
 }
+_BRING_IN_GAMES = frozenset({"7S", "7S/8", "R"})
+_FOREIGN_GAMES = {"S": "short-deck hold'em (36 cards, 6 to A)"}
+
+
+def _split_code(code: str) -> tuple[str, str] | None:
+    letter, game = code[:1], code[1:]
+    if letter in _STRUCTURE_LETTERS and (game in GAME_CODES or game in _FOREIGN_GAMES):
+        return letter, game
+    return None
+
+
+def _stakes_fields(code: str) -> tuple[str, ...]:
+    """The stake fields a variant code needs (phh-std "required fields", and ours for S)."""
+    split = _split_code(code)
+    assert split is not None
+    letter, game = split
+    forced = ("bring_in",) if game in _BRING_IN_GAMES else ("blinds_or_straddles",)
+    sizes = {"F": ("small_bet", "big_bet"), "S": ("min_bet", "max_bet"),
+             "P": ("min_bet",), "N": ("min_bet",)}[letter]
+    return forced + sizes
+
+
 # Fields this module reads into typed attributes; every other field is kept as written in `extra`.
 _CORE = frozenset({
     "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet",
-    "big_bet", "min_bet", "starting_stacks", "actions", "players", "finishing_stacks", "winnings",
+    "big_bet", "min_bet", "max_bet", "starting_stacks", "actions", "players", "finishing_stacks",
+    "winnings",
 })
 # Field order of the specification, for export.
 _FIELD_ORDER = (
     "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet",
-    "big_bet", "min_bet", "starting_stacks", "actions", "author", "event", "url", "venue",
+    "big_bet", "min_bet", "max_bet", "starting_stacks", "actions", "author", "event", "url", "venue",
     "address", "city", "region", "postal_code", "country", "time", "time_zone",
     "time_zone_abbreviation", "day", "month", "year", "hand", "level", "seats", "seat_count",
     "table", "players", "finishing_stacks", "winnings", "currency", "currency_symbol",
@@ -209,7 +229,7 @@ class PhhAction:
 class HandHistory:
     """One hand history, its amounts in integer units of `unit` (see the module docstring).
 
-    Stakes a variant does not use are 0. `amounts[i]` is the `cbr` amount of `actions[i]` in
+    Stakes a variant does not use are 0 (`max_bet` is only for our spread-limit extension codes). `amounts[i]` is the `cbr` amount of `actions[i]` in
     units (None for other actions). `extra` keeps the optional fields not read here, sorted by name.
     """
 
@@ -220,6 +240,7 @@ class HandHistory:
     small_bet: int
     big_bet: int
     min_bet: int
+    max_bet: int
     starting_stacks: tuple[int, ...]
     actions: tuple[PhhAction, ...]
     amounts: tuple[int | None, ...]
@@ -252,8 +273,9 @@ class HandHistory:
         variant = fields.get("variant")
         if not isinstance(variant, str):
             raise PhhError("field 'variant' missing or not a string")
-        if variant not in _STAKES:
-            raise PhhError(f"variant {variant!r} is not a PHH variant code ({', '.join(_STAKES)})")
+        if _split_code(variant) is None:
+            raise PhhError(f"variant {variant!r} is not a PHH variant code ({', '.join(VARIANT_NAMES)})")
+        needs = _stakes_fields(variant)
         stacks_raw = fields.get("starting_stacks")
         if not isinstance(stacks_raw, list) or len(stacks_raw) < 2:
             raise PhhError("field 'starting_stacks' missing or fewer than two players")
@@ -272,15 +294,15 @@ class HandHistory:
         def one(name: str) -> Number:
             raw = fields.get(name)
             if raw is None:
-                if name in _STAKES[variant]:
+                if name in needs:
                     raise PhhError(f"field {name!r} missing (variant {variant} needs it)")
                 return 0
             return _to_number(raw, name)
 
         stacks = seq("starting_stacks", True)
         antes = seq("antes", True)
-        blinds = seq("blinds_or_straddles", "blinds_or_straddles" in _STAKES[variant])
-        stakes = {name: one(name) for name in ("bring_in", "small_bet", "big_bet", "min_bet")}
+        blinds = seq("blinds_or_straddles", "blinds_or_straddles" in needs)
+        stakes = {name: one(name) for name in ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")}
         raw_actions = fields.get("actions")
         if not isinstance(raw_actions, list):
             raise PhhError("field 'actions' missing or not a list of strings")
@@ -340,6 +362,7 @@ class HandHistory:
             small_bet=units(stakes["small_bet"]),
             big_bet=units(stakes["big_bet"]),
             min_bet=units(stakes["min_bet"]),
+            max_bet=units(stakes["max_bet"]),
             starting_stacks=tuple(map(units, stacks)),
             actions=actions,
             amounts=tuple(None if x is None else units(x) for x in raw_amounts),
@@ -367,10 +390,10 @@ class HandHistory:
         values["variant"] = self.variant
         values["ante_trimming_status"] = self.ante_trimming_status
         values["antes"] = [self.amount(a) for a in self.antes]
-        needs = _STAKES[self.variant]
+        needs = _stakes_fields(self.variant)
         if "blinds_or_straddles" in needs:
             values["blinds_or_straddles"] = [self.amount(b) for b in self.blinds_or_straddles]
-        for name in ("bring_in", "small_bet", "big_bet", "min_bet"):
+        for name in ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet"):
             if name in needs:
                 values[name] = self.amount(getattr(self, name))
         values["starting_stacks"] = [self.amount(s) for s in self.starting_stacks]
@@ -453,3 +476,232 @@ def dumps_phhs(hands: Iterable[HandHistory]) -> str:
     """Several records as one `.phhs` text, tables `[1]`, `[2]`, ..."""
     return "\n".join(f"[{i}]\n{h.dumps()}" for i, h in enumerate(hands, 1))
 
+
+
+
+# --- replay through our engine ----------------------------------------------------------------------
+
+_STRUCTURES = {
+    "F": Structure.FIXED_LIMIT, "S": Structure.SPREAD_LIMIT,
+    "P": Structure.POT_LIMIT, "N": Structure.NO_LIMIT,
+}
+_REPLAY_SETTINGS = HandSettings(burns=False)  # a hand history records no burns
+_BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
+
+
+def game_of(code: str) -> tuple[Variant, Structure]:
+    """Our variant and betting structure for a PHH variant code.
+
+    Raises PhhError for a code that is not a game of ours (NS, short deck) or not a code at all.
+    """
+    split = _split_code(code)
+    if split is None:
+        raise PhhError(f"variant {code!r} is not a PHH variant code ({', '.join(VARIANT_NAMES)})")
+    letter, game = split
+    if game in _FOREIGN_GAMES:
+        raise PhhError(f"variant {code!r}: {_FOREIGN_GAMES[game]} is not one of our games")
+    return VARIANTS[GAME_CODES[game]], _STRUCTURES[letter]
+
+
+def stakes_of(hand: HandHistory) -> Stakes:
+    """The engine's stakes for a record. Raises PhhError naming what our tables cannot deal
+    (a negative blind: an online "post" out of position)."""
+    _, structure = game_of(hand.variant)
+    blinds = list(hand.blinds_or_straddles)
+    for i, b in enumerate(blinds):
+        if b < 0:
+            raise PhhError(f"blinds_or_straddles[{i}] = {hand.amount(b)}: a posted blind out of "
+                           f"position (negative in PHH) is not dealt at our tables")
+    while blinds and blinds[-1] == 0:
+        blinds.pop()
+    antes: int | tuple[int, ...] = hand.antes[0] if len(set(hand.antes)) == 1 else hand.antes
+    try:
+        return Stakes(structure, tuple(blinds), antes, bring_in=hand.bring_in,
+                      small_bet=hand.small_bet, big_bet=hand.big_bet,
+                      min_bet=hand.min_bet, max_bet=hand.max_bet)
+    except IllegalAction as exc:
+        raise PhhError(f"stakes: {exc}") from None
+
+
+def replay(hand: HandHistory) -> tuple[int, ...]:
+    """Play a record through our engine; the finishing stacks in units, in player order.
+
+    Raises PhhError as replay_hand.
+    """
+    played = replay_hand(hand)
+    assert played.result is not None
+    final = played.result.final_stacks
+    return tuple(final[seat] for seat in range(hand.player_count))
+
+
+def replay_hand(hand: HandHistory) -> Hand:
+    """Play a record through our engine, strictly, and return the finished engine hand.
+
+    Players p1..pN sit in seats 0..N-1 and pN has the button (the PHH order: small blind first;
+    heads-up the button posts the small blind, as in our rules and the PHH's reversed blinds). The
+    table burns no cards (hand histories record none). Every player action must be the one our
+    engine waits for: an action the record lacks (a fold never written, a show at showdown) is an
+    error, never supplied. The dealer's lines may come in the record's order rather than the
+    shoe's, which our engine follows: hole cards of a street as one line per player (dealt round
+    by round here), draw replacements after everyone's discards, the board of an all-in run-out
+    after the hands were shown; those lines are taken when the engine asks for the card. A hand
+    shown more than once (stud, shown before the last card and again after) counts its last show.
+    A show of unknown cards (`sm ????`) is a muck: a hand nobody saw cannot win.
+
+    Raises PhhError naming the action (text and position) and the engine's reason; for a
+    variant that is not ours (NS); when the record ends before the hand does; or for dealt cards
+    the hand never used.
+    """
+    variant, _ = game_of(hand.variant)
+    stakes = stakes_of(hand)
+    try:
+        table = Hand(variant, stakes, list(hand.starting_stacks), settings=_REPLAY_SETTINGS)
+    except (IllegalAction, CardError) as exc:
+        raise PhhError(f"cannot seat the hand: {exc}") from None
+    actions = hand.actions
+    amounts = hand.amounts
+    count = len(actions)
+    used = [False] * count
+    holes: list[list[str]] = [[] for _ in range(hand.player_count)]
+    board: list[str] = []
+
+    def fail(index: int, reason: object) -> PhhError:
+        return PhhError(f"action {actions[index].text!r} (#{index + 1}): {reason}")
+
+    def take_dealer_line(start: int, seat: int | None) -> bool:
+        """Bring forward the next unread dealer line for `seat` (None: board) before any betting."""
+        for j in range(start, count):
+            a = actions[j]
+            if used[j]:
+                continue
+            if a.kind in _BETTING_KINDS:
+                return False
+            if seat is None and a.kind == "db" or a.kind == "dh" and a.player == seat:
+                used[j] = True
+                (board if seat is None else holes[seat]).extend(a.cards or ())
+                return True
+        return False
+
+    def pump(start: int) -> None:
+        """Deal every card the engine expects that the record has given, reading ahead if needed."""
+        while True:
+            slot = table.expected_card()
+            if slot is None:
+                return
+            queue = board if slot.seat is None else holes[slot.seat]
+            if not queue and not take_dealer_line(start, slot.seat):
+                return
+            card = queue.pop(0)
+            try:
+                table.deal(card)
+            except (IllegalAction, CardError) as exc:
+                raise PhhError(f"dealing {card} ({slot.kind} card"
+                               + (f" of p{slot.seat + 1}" if slot.seat is not None else "")
+                               + f", {slot.street}): {exc}") from None
+
+    def last_show(start: int, seat: int) -> int | None:
+        found = None
+        for j in range(start, count):
+            a = actions[j]
+            if not used[j] and a.kind == "sm" and a.player == seat:
+                found = j
+        return found
+
+    for i in range(count):
+        if used[i]:
+            continue
+        a = actions[i]
+        used[i] = True
+        kind = a.kind
+        if kind == "":
+            continue
+        if kind == "dh":
+            holes[a.player].extend(a.cards or ())  # type: ignore[index]
+            pump(i + 1)
+            continue
+        if kind == "db":
+            board.extend(a.cards or ())
+            pump(i + 1)
+            continue
+        pump(i + 1)
+        seat = a.actor
+        assert seat is not None
+        if table.phase is Phase.OVER:
+            if kind == "sm":
+                continue  # a winner showing when nobody is left to contest: nothing to settle
+            raise fail(i, "the hand is already over")
+        expected = table.expected_card()
+        if expected is not None:
+            who = f" for p{expected.seat + 1}" if expected.seat is not None else ""
+            raise fail(i, f"the shoe must first deal a {expected.kind} card{who}, and the record deals none")
+        try:
+            if kind == "sm":
+                if table.phase is not Phase.SHOWDOWN:
+                    continue  # shown before the run-out; the show that counts comes at showdown
+                if table.actor != seat:
+                    # the engine's showdown order rules; this player's show is read when asked
+                    used[i] = False
+                    _showdown(table, actions, used, i, last_show, fail)
+                    continue
+                used[i] = False
+                _showdown(table, actions, used, i, last_show, fail)
+                continue
+            if table.actor != seat:
+                raise fail(i, f"p{seat + 1} acts out of turn: " + _waiting(table))
+            if kind == "cc":
+                table.check_or_call()
+            elif kind == "f":
+                table.fold()
+            elif kind == "cbr":
+                to = amounts[i]
+                assert to is not None
+                table.bet_or_raise(to)
+            elif kind == "pb":
+                table.post_bring_in()
+            elif kind == "sd":
+                table.draw(a.cards or ())
+            pump(i + 1)
+        except (IllegalAction, CardError) as exc:
+            raise fail(i, exc) from None
+    if table.phase is Phase.SHOWDOWN:
+        _showdown(table, actions, used, count, last_show, fail)
+    if table.phase is not Phase.OVER:
+        raise PhhError(f"the record ends before the hand does: {_waiting(table)}")
+    left = [f"p{s + 1}: {''.join(cards)}" for s, cards in enumerate(holes) if cards]
+    if board:
+        left.append(f"board: {''.join(board)}")
+    if left:
+        raise PhhError(f"cards dealt that the hand never used ({', '.join(left)})")
+    return table
+
+
+def _waiting(table: Hand) -> str:
+    slot = table.expected_card()
+    if table.phase is Phase.OVER:
+        return "the hand is over"
+    if slot is not None:
+        return f"waiting for a {slot.kind} card" + (f" for p{slot.seat + 1}" if slot.seat is not None else "")
+    assert table.actor is not None
+    return f"p{table.actor + 1} to act ({table.phase.value})"
+
+
+def _showdown(table: Hand, actions: tuple[PhhAction, ...], used: list[bool], start: int,
+              last_show: Any, fail: Any) -> None:
+    """Ask each player in our showdown order for the record's show or muck (their last one)."""
+    while table.phase is Phase.SHOWDOWN:
+        seat = table.actor
+        assert seat is not None
+        j = last_show(start, seat)
+        if j is None:
+            raise PhhError(f"at showdown p{seat + 1} must show or muck, and the record does not say which")
+        for k in range(start, len(actions)):
+            if actions[k].kind == "sm" and actions[k].player == seat:
+                used[k] = True
+        cards = actions[j].cards
+        try:
+            if cards is None or "??" in cards:
+                table.muck()
+            else:
+                table.show(cards)
+        except (IllegalAction, CardError) as exc:
+            raise fail(j, exc) from None
