@@ -85,6 +85,7 @@ class HostSession:
     _in_flight: tuple[int, bytes] | None = None  # our unacknowledged CONTINUE
     _next_send: float = 0.0
     _last_heard: float = 0.0
+    _connecting_since: float = 0.0
     _offline_posted: bool = False
 
     def __post_init__(self) -> None:
@@ -100,7 +101,7 @@ class HostSession:
         self.state = CONNECTING
         self._in_flight = None
         self._decoder = Decoder()
-        self._last_heard = now
+        self._last_heard = self._connecting_since = now
         self._send_identify(now)
 
     def receive(self, data: bytes, now: float) -> None:
@@ -115,14 +116,18 @@ class HostSession:
     def poll(self, now: float) -> None:
         if self.state == REFUSED:
             return
-        silent = now - self._last_heard
-        if silent >= self.silence_s and not self._offline_posted:
+        if self.state == CONNECTING:
+            waited, what = now - self._connecting_since, "no HELLO"
+        else:
+            waited, what = now - self._last_heard, "silent"
+        if waited >= self.silence_s and not self._offline_posted:
             self._offline_posted = True
-            what = "no HELLO" if self.state == CONNECTING else "silent"
-            self._post(DeviceOffline(self.device, f"{what} for {silent:.1f} s"))
-            self.state = CONNECTING
-            self._in_flight = None
-            self._next_send = now
+            self._post(DeviceOffline(self.device, f"{what} for {waited:.1f} s"))
+            if self.state == ONLINE:
+                self.state = CONNECTING
+                self._connecting_since = now
+                self._in_flight = None
+                self._next_send = now
         if now >= self._next_send:
             if self.state == CONNECTING:
                 self._send_identify(now)
@@ -139,6 +144,7 @@ class HostSession:
             self.state = CONNECTING
             self._offline_posted = True
             self._post(DeviceOffline(self.device, reason))
+        self._connecting_since = self._last_heard
 
     def take_output(self) -> bytes:
         out = bytes(self._out)

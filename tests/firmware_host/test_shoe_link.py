@@ -330,3 +330,16 @@ def test_link_on_loop_hears_only_itself_and_goes_offline() -> None:
         assert link.stats.unexpected >= 1  # its own IDENTIFY came back and was ignored
     finally:
         link.close()
+
+
+def test_a_device_that_chatters_but_never_says_hello_is_offline() -> None:
+    from firmware_host.protocol import Heartbeat
+    host = HostSession(silence_s=2.0)
+    host.connect(0.0)
+    readings: list[Any] = []
+    for step in range(1, 30):
+        host.receive(encode_message(Heartbeat(), 0), step * 0.1)
+        host.poll(step * 0.1)
+        readings += host.take_readings()
+    assert len(readings) == 1 and isinstance(readings[0], DeviceOffline)
+    assert readings[0].reason == "no HELLO for 2.0 s"
