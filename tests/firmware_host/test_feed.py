@@ -132,3 +132,199 @@ def test_bind_conflict_is_a_feed_error(ctx: zmq.Context[Any], tmp_path: Path) ->
     with pytest.raises(FeedError, match="cannot bind"):
         Feed(ctx, "t2", public=taken, snapshot=f"ipc://{tmp_path}/other")
     feed.close()
+
+
+# -- hidden cards stay hidden: every public message of thousands of random hands ---------------------
+
+CARD_TEXTS = {r + s for r in "23456789TJQKA" for s in "cdhs"}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def _card_like(text: str) -> set[str]:
+    """Every card text inside a string (a fault message could embed one)."""
+    import re
+    return set(re.findall(r"\b([2-9TJQKA][cdhs])\b", text))
+
+
+def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
+    """The public message shows no card the rules keep hidden at that moment."""
+    assert public["seq"] == full["seq"] and public["kind"] == full["kind"]
+    if public["kind"] == "heartbeat":
+        assert set(public) == {"table", "boot", "seq", "kind"}
+        return
+    assert "burns" not in public and "discards" not in public and "devices" not in public
+    shown_phase = full["phase"] in ("showdown", "settled")
+    visible = set(full["board"])
+    if shown_phase:
+        visible |= set(full["dealer"]["cards"])
+        for spot in full["spots"]:
+            visible |= set(spot["cards"])
+    for text in _strings(public):
+        if len(text) == 2:
+            assert text == "??" or text not in CARD_TEXTS or text in visible, f"{text} leaked in {public}"
+        else:
+            leaked = _card_like(text) & (CARD_TEXTS - visible)
+            assert not leaked, f"{leaked} in {text!r}"
+    assert public["board"] == full["board"]
+    for pub_spot, full_spot in zip(public["spots"], full["spots"], strict=True):
+        assert len(pub_spot["cards"]) == len(full_spot["cards"])
+        if not shown_phase:
+            assert set(pub_spot["cards"]) <= {"??"}
+        else:
+            assert pub_spot["cards"] in (full_spot["cards"], ["??"] * len(full_spot["cards"]))
+    if not shown_phase:
+        assert set(public["dealer"]["cards"]) <= {"??"}
+    assert len(public["dealer"]["cards"]) == len(full["dealer"]["cards"])
+    if public.get("fault") is not None:
+        assert "detail" not in public["fault"]
+    for burn in full.get("burns", []):
+        assert burn not in set(_strings(public))
+
+
+def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
+    import random
+
+    from drivers.card_reader import CardRead, Misread
+    from firmware_host.commands import Command
+    from firmware_host.controller import Controller
+    from firmware_host.journal import Journal
+    from firmware_host.table import TableSetup
+
+    shm = Path("/dev/shm")
+    state = Path(tempfile_dir(shm)) if shm.is_dir() else tmp_path / "state"
+    ctx: zmq.Context[Any] = zmq.Context()
+    feed = Feed(ctx, "prop", public="inproc://pub", snapshot="inproc://snap", full="inproc://full",
+                full_snapshot="inproc://fullsnap")
+    subs = []
+    for ep in ("inproc://pub", "inproc://full"):
+        s = ctx.socket(zmq.SUB)
+        s.setsockopt(zmq.RCVHWM, 0)
+        s.setsockopt(zmq.SUBSCRIBE, b"")
+        s.connect(ep)
+        subs.append(s)
+    pub_sub, full_sub = subs
+    rng = random.Random(20261129)
+    c = Controller(Journal.open(state), table="prop", feed=feed,
+                   default_setup=TableSetup("uth", "standard", {"minimum": 100}, 7))
+    c.recover()
+    seq = 0
+    checked = 0
+
+    def do(cmd: str, **args: Any) -> dict[str, Any]:
+        return c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
+
+    def drain() -> int:
+        n = 0
+        while pub_sub.poll(0):
+            public = unpack(pub_sub.recv())
+            full = unpack(full_sub.recv())
+            check_public(public, full)
+            n += 1
+        return n
+
+    hands = 2000
+    for hand in range(hands):
+        if hand % 200 == 0:
+            game = "3cp" if (hand // 200) % 2 else "uth"
+            profile = rng.choice(["default", "standard"])
+            assert do("open", game=game, profile=profile, limits={"minimum": 100})["ok"]
+        table = c.table
+        assert table is not None
+        game = table.setup.game
+        seats = rng.sample(range(1, 8), rng.randint(5 if game == "3cp" else 1, 7))
+        for seat in seats:
+            ante = 100 * rng.randint(1, 5)
+            if game == "uth":
+                bets = {"ante": ante, "blind": ante} | ({"trips": 100} if rng.random() < 0.5 else {})
+            else:
+                bets = {"ante": ante} | ({"pair_plus": 100} if rng.random() < 0.5 else {})
+            assert do("bet", seat=seat, bets=bets)["ok"]
+        deck = [str(x) for x in __import__("engine.cards", fromlist=["DECK"]).DECK]
+        rng.shuffle(deck)
+        dealt: list[str] = []
+        voided = False
+        while True:
+            rnd = c._need_table().round
+            if c.fault is not None:
+                assert do("clear", reason="checked", by="sup", then=rng.choice(["continue", "continue", "void"]))["ok"]
+                if c.table is not None and c.table.hand != hand + 1:
+                    voided = True
+                    break
+                continue
+            if rnd.phase == "showdown":
+                break
+            if rnd.next_target() is not None:
+                r = rng.random()
+                if r < 0.01 and dealt:
+                    seq = (seq + 1) % 256
+                    c.handle_reading(CardRead(rng.choice(dealt), "shoe", seq))  # duplicate
+                    continue
+                if r < 0.015:
+                    seq = (seq + 1) % 256
+                    c.handle_reading(Misread("shoe", seq))
+                    continue
+                card = deck.pop()
+                seq = (seq + 1) % 256
+                c.handle_reading(CardRead(card, "shoe", seq))
+                if c.fault is None:
+                    dealt.append(card)
+                else:
+                    deck.append(card)  # the misread card goes back in this test's shoe
+                continue
+            seat = rnd.to_act()
+            assert seat is not None, rnd.phase
+            options = [("fold", None), ("check", None), ("play", 1), ("play", 2), ("play", 3), ("play", 4),
+                       ("play", None)]
+            rng.shuffle(options)
+            for action, multiple in options:
+                if rnd.can_decide(seat, action, multiple):
+                    args = {"seat": seat, "decision": action} | ({"multiple": multiple} if multiple else {})
+                    assert do("decide", **args)["ok"]
+                    break
+            if rng.random() < 0.003:
+                assert do("void", reason="random void")["ok"]
+                voided = True
+                break
+        if not voided:
+            assert do("confirm")["ok"]
+        checked += drain()
+        if hand % 97 == 0:  # a late joiner's snapshot is public too
+            client = ctx.socket(zmq.DEALER)
+            client.connect("inproc://snap")
+            client.send(pack({"want": "snapshot"}))
+            feed.serve_snapshots(feed.snap)
+            snap = unpack(client.recv())
+            full_state = {**c.full_state(), "seq": snap["seq"], "kind": "snapshot"}
+            check_public(snap, full_state)
+            client.close(0)
+    rows = c.journal.hands()
+    assert len(rows) == hands
+    assert all(r.record["settlement"] is None or r.record["settlement"]["house_net"] ==
+               -sum(s["net"] for s in r.record["settlement"]["spots"]) for r in rows)
+    assert checked > hands * 10
+    statuses = [r.status for r in rows]
+    assert statuses.count("voided") > 5 and statuses.count("settled") > hands * 0.8
+    kinds = {f["kind"] for r in rows for f in r.record["faults"]}
+    assert {"duplicate_card", "misread"} <= kinds
+    assert {r.game for r in rows} == {"uth", "3cp"}
+    c.journal.close()
+    feed.close()
+    for s in subs:
+        s.close(0)
+    ctx.destroy(linger=0)
+
+
+def tempfile_dir(base: Path) -> str:
+    import tempfile
+    return tempfile.mkdtemp(dir=base, prefix="croupier-prop-")
