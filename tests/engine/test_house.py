@@ -174,3 +174,16 @@ def test_round_record_is_frozen() -> None:
     data: Any = record.spots[0].bets
     with pytest.raises(TypeError):
         data["ante"] = 1
+
+
+def test_doctests_of_the_house_game_modules() -> None:
+    import doctest
+
+    import engine.house
+    import engine.paytables
+    import engine.settle
+    import engine.three_card_poker
+    import engine.ultimate_holdem
+    for module in (engine.house, engine.paytables, engine.settle, engine.three_card_poker, engine.ultimate_holdem):
+        failed, tried = doctest.testmod(module)
+        assert tried > 0 and failed == 0, module.__name__
