@@ -1,0 +1,205 @@
+"""`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
+
+    croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--quiet]
+
+Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
+controller (`croupier run --config ... --state DIR`, supervised as systemd would: restarted when it
+dies) with its GPIO on gpiozero's mock pins served on the simulated panel, and the live view of
+the public feed (`croupier watch`: a screen on a terminal, plain lines otherwise). This process is
+the bot dealer and the bot players: they bet, deal and decide through the shoe, the panel's buttons
+and the command channel. After N hands it prints one JSON line read back from the journal,
+`{"hands": N, "settled": N, "voided": 0, "faults": 0, "house_net": ...}`, and exits 0 (1 when the
+table could not be run, 2 for bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from firmware_host.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints, seat_players,
+                                write_config)
+from firmware_host.journal import Journal, JournalError
+from firmware_host.supervisor import Supervisor, SupervisorError, read_json_line, spawn
+
+log = logging.getLogger("croupier.demo")
+
+MIN_3CP_BOTS = 5
+
+
+def croupier_argv(*args: str) -> list[str]:
+    """The command line of a `croupier` subcommand, run by this interpreter."""
+    return [sys.executable, "-m", "firmware_host.cli", *args]
+
+
+class SimTable:
+    """The simulated table's processes: the emulated shoe and the supervised controller.
+
+    `run_dir` holds the configuration, the logs and the ipc sockets (a short temporary directory
+    when not given); `state_dir` the controller's journal. Use as a context manager, or call
+    `start()` and `stop()`; `stop()` always ends every child.
+    """
+
+    def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = 7,
+                 run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
+                 heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
+                 table: str | None = None) -> None:
+        self.state_dir = Path(state_dir)
+        self.game = game
+        self.seed = seed
+        self.seats = seats
+        self.limits = limits
+        self.silent_s = silent_s
+        self.heartbeat_s = heartbeat_s
+        self.shoe_heartbeat_s = shoe_heartbeat_s
+        self.restart_s = restart_s
+        self.table = table or f"sim-{game}-1"
+        self._own_run_dir = run_dir is None
+        self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
+        self.endpoints = TableEndpoints.ipc(self.run_dir)
+        self.shoe_proc: subprocess.Popen[bytes] | None = None
+        self.shoe_info: dict[str, Any] = {}
+        self.controller: Supervisor | None = None
+        self.config_path = self.run_dir / "table.toml"
+
+    def __enter__(self) -> SimTable:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> dict[str, Any]:
+        """Start the shoe and the controller; return the controller's ready line. Raises SupervisorError."""
+        try:
+            self.start_shoe()
+            write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
+                         game=self.game, table=self.table, seats=self.seats, limits=self.limits,
+                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s)
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            self.controller = Supervisor(croupier_argv("run", "--config", str(self.config_path), "--state",
+                                                       str(self.state_dir), "--log-level", "WARNING"),
+                                         name="controller", restart_s=self.restart_s,
+                                         log_path=self.run_dir / "controller.log")
+            return self.controller.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def start_shoe(self, *extra: str) -> dict[str, Any]:
+        """Start the emulated shoe process (on a free TCP port). Raises SupervisorError."""
+        with open(self.run_dir / "shoe.log", "ab") as err:
+            self.shoe_proc = spawn(croupier_argv("sim-shoe", "--tcp", "127.0.0.1:0", "--seed", str(self.seed),
+                                                 "--heartbeat", str(self.shoe_heartbeat_s), "-v", *extra),
+                                   stderr=err)
+        self.shoe_info = read_json_line(self.shoe_proc, 20.0, "sim-shoe")
+        return self.shoe_info
+
+    def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
+        """A bot dealer for this table (players: one bot per seat by default)."""
+        return BotDealer(self.endpoints, self.shoe_info["control"],
+                         players if players is not None else seat_players(self.seats, self.seed),
+                         game=self.game, seed=self.seed, limits=self.limits, **options)
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+        if self.shoe_proc is not None and self.shoe_proc.poll() is None:
+            self.shoe_proc.terminate()
+            try:
+                self.shoe_proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.shoe_proc.kill()
+                self.shoe_proc.wait()
+        if self._own_run_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any]:
+    """The demo's result line, read back from the journal for hands first_hand .. first_hand+hands-1.
+
+    Raises JournalError when the journal cannot be read.
+    """
+    journal = Journal.open(state_dir, readonly=True)
+    try:
+        rows = [r for r in journal.hands() if first_hand <= r.hand < first_hand + hands]
+    finally:
+        journal.close()
+    settled = [r for r in rows if r.status == "settled"]
+    faults = sum(len(r.record.get("faults") or []) for r in rows)
+    house_net = sum(int((r.record.get("settlement") or {}).get("house_net", 0)) for r in settled)
+    return {"hands": len(rows), "settled": len(settled), "voided": len(rows) - len(settled), "faults": faults,
+            "house_net": house_net}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
+    parser.add_argument("--game", choices=("uth", "3cp"), default="uth", help="the game (default uth)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the shoe and the bots (default 1)")
+    parser.add_argument("--state", metavar="DIR", default=None,
+                        help="the controller's journal directory (default: a temporary directory, removed after)")
+    parser.add_argument("--seats", type=int, default=None, metavar="K",
+                        help="bots at the table (default: 5 for uth, 6 for 3cp; 3cp seats at least 5)")
+    parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
+    parser.add_argument("--pace", type=float, default=None, metavar="S",
+                        help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
+
+
+def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
+    seats = args.seats if args.seats is not None else (6 if args.game == "3cp" else 5)
+    if args.hands < 1:
+        print("croupier demo: --hands must be at least 1", file=sys.stderr)
+        return 2
+    if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
+        print(f"croupier demo: --seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)", file=sys.stderr)
+        return 2
+    state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats)
+    viewer: subprocess.Popen[bytes] | None = None
+    dealer: BotDealer | None = None
+    result: DealerLog | None = None
+    try:
+        table.start()
+        if not args.quiet:
+            viewer = spawn(croupier_argv("watch", table.endpoints.public, "--snapshot", table.endpoints.snapshot),
+                           stdout=None, stderr=subprocess.DEVNULL)
+        pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
+        dealer = table.dealer(players=seat_players(seats, args.seed),
+                              on_step=(lambda *_: time.sleep(pace)) if pace > 0 else None)
+        result = dealer.play(args.hands)
+    except (BotError, SupervisorError, OSError) as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if dealer is not None:
+            dealer.close()
+        if viewer is not None:
+            viewer.terminate()
+            viewer.wait()
+        restarts = (table.controller.starts - 1) if table.controller is not None else 0
+        table.stop()
+    try:
+        line = summary(state_dir, result.first_hand, args.hands)
+    except JournalError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if not args.state:
+            shutil.rmtree(state_dir, ignore_errors=True)
+    if restarts:
+        line["restarts"] = restarts
+    sys.stdout.flush()
+    print(json.dumps(line), flush=True)
+    ok = line["hands"] == args.hands and line["settled"] == args.hands
+    return 0 if ok else 1
