@@ -36,11 +36,16 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine.errors import CardError, EngineError, IllegalAction
-from engine.poker import VARIANTS, Hand, HandSettings, Phase, Stakes, Structure, Variant
+from engine.cards import Card
+from engine.poker import (
+    VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, Hand,
+    HandSettings, Mucked, Phase, Posted, Raked, Returned, Shown, Stakes, Structure, Variant,
+)
 
 __all__ = [
     "PhhError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
-    "VARIANT_NAMES", "replay", "replay_hand", "game_of",
+    "VARIANT_NAMES", "replay", "replay_hand", "game_of", "stakes_of", "to_phh", "variant_code",
+    "hand_from_record", "record_to_phh",
 ]
 
 Number = int | Decimal
@@ -705,3 +710,239 @@ def _showdown(table: Hand, actions: tuple[PhhAction, ...], used: list[bool], sta
                 table.show(cards)
         except (IllegalAction, CardError) as exc:
             raise fail(j, exc) from None
+
+
+# --- export: a hand dealt at our table as PHH ---------------------------------------------------------
+
+_LETTERS = {structure: letter for letter, structure in _STRUCTURES.items()}
+_GAME_CODE_OF = {name: code for code, name in GAME_CODES.items()}
+
+
+def variant_code(variant: Variant, structure: Structure) -> str:
+    """The PHH variant code of one of our games (`holdem` no limit: `NT`). Raises PhhError for a
+    variant no code names."""
+    game = _GAME_CODE_OF.get(variant.code)
+    if game is None:
+        raise PhhError(f"no PHH variant code for {variant.title}")
+    return _LETTERS[structure] + game
+
+
+def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | None = None) -> HandHistory:
+    """The PHH record of a hand dealt at our table (finished or not).
+
+    Players are written from the button's left round to the button (p1..pN), so seat numbers
+    become positions; give `fields` `seats` (table seat numbers) and `players` in that order
+    to keep them. `unit` is the value of one of our units in the currency the record should be
+    written in (`Decimal("0.01")`: cents written as dollars). Other `fields` (`event`, `table`,
+    `hand`, `time`...) are written as given. A finished hand carries its `finishing_stacks`.
+    Burnt cards are not written (PHH has no burns); an unknown card is `??`.
+
+    The record replays through `replay` to the same stacks. Raises PhhError for a variant that
+    has no code.
+    """
+    code = variant_code(hand.variant, hand.stakes.structure)
+    order = list(hand.order)
+    position = {seat: i for i, seat in enumerate(order)}
+    n = len(order)
+    stakes = hand.stakes
+    texts: list[str] = []
+    amounts: list[int | None] = []
+    scale = Decimal(unit)
+
+    def money(units: int) -> str:
+        if scale == 1:
+            return str(units)
+        return str((units * scale).quantize(scale))
+
+    def emit(text: str, amount: int | None = None) -> None:
+        texts.append(text)
+        amounts.append(amount)
+
+    def card_text(card: Card | None) -> str:
+        return "??" if card is None else str(card)
+
+    dealt_hole: dict[int, list[str]] = {}
+    dealt_board: list[str] = []
+    pending_draw_lines: list[str] = []
+
+    def flush_deals() -> None:
+        for seat, cards in dealt_hole.items():
+            emit(f"d dh p{position[seat] + 1} {''.join(cards)}")
+        dealt_hole.clear()
+        if dealt_board:
+            emit(f"d db {''.join(dealt_board)}")
+            dealt_board.clear()
+
+    def flush_draw_deals() -> None:
+        for line in pending_draw_lines:
+            emit(line)
+        pending_draw_lines.clear()
+
+    last_street: str | None = None
+    for record in hand.records:
+        if isinstance(record, Dealt):
+            if record.street != last_street:
+                flush_deals()
+                last_street = record.street
+            if record.kind == "burn":
+                continue
+            if record.kind == "board":
+                dealt_board.append(card_text(record.card))
+            elif record.kind == "hole":
+                assert record.seat is not None
+                dealt_hole.setdefault(record.seat, []).append(card_text(record.card))
+            else:  # a draw replacement: written after the draw round's discards, as PHH tools expect
+                assert record.seat is not None
+                line = f"d dh p{position[record.seat] + 1} "
+                if pending_draw_lines and pending_draw_lines[-1].startswith(line):
+                    pending_draw_lines[-1] += card_text(record.card)
+                else:
+                    pending_draw_lines.append(line + card_text(record.card))
+            continue
+        if isinstance(record, (Posted, Returned, Raked, Awarded)):
+            continue
+        flush_deals()
+        if not isinstance(record, Drew):
+            flush_draw_deals()
+        p = f"p{position[record.seat] + 1}"
+        if isinstance(record, Folded):
+            emit(f"{p} f")
+        elif isinstance(record, (Checked, Called)):
+            emit(f"{p} cc")
+        elif isinstance(record, BroughtIn):
+            emit(f"{p} pb")
+        elif isinstance(record, BetOrRaised):
+            emit(f"{p} cbr {money(record.to)}", record.to)
+        elif isinstance(record, Drew):
+            emit(f"{p} sd {''.join(card_text(c) for c in record.discards)}".rstrip())
+        elif isinstance(record, Shown):
+            emit(f"{p} sm {''.join(str(c) for c in record.cards)}")
+        elif isinstance(record, Mucked):
+            emit(f"{p} sm")
+    flush_deals()
+    flush_draw_deals()
+    extra = dict(fields or {})
+    finishing = None
+    if hand.result is not None:
+        finishing = tuple(_as_number(hand.result.final_stacks[s], scale) for s in order)
+    players = extra.pop("players", None)
+    blinds = list(stakes.blinds[:n]) + [0] * (n - min(n, len(stakes.blinds)))
+    return HandHistory(
+        variant=code,
+        antes=tuple(stakes.ante_for(place) for place in range(n)),
+        blinds_or_straddles=tuple(blinds) if "blinds_or_straddles" in _stakes_fields(code) else (0,) * n,
+        bring_in=stakes.bring_in if "bring_in" in _stakes_fields(code) else 0,
+        small_bet=stakes.small_bet if "small_bet" in _stakes_fields(code) else 0,
+        big_bet=stakes.big_bet if "big_bet" in _stakes_fields(code) else 0,
+        min_bet=stakes.minimum_bet if "min_bet" in _stakes_fields(code) else 0,
+        max_bet=stakes.max_bet if "max_bet" in _stakes_fields(code) else 0,
+        starting_stacks=tuple(hand.starting_stacks[s] for s in order),
+        actions=tuple(PhhAction.parse(t) for t in texts),
+        amounts=tuple(amounts),
+        unit=scale,
+        ante_trimming_status=False,
+        players=None if players is None else tuple(players),
+        finishing_stacks=finishing,
+        winnings=None,
+        extra=tuple(sorted(extra.items())),
+    )
+
+
+def _as_number(units: int, scale: Decimal) -> Number:
+    return units if scale == 1 else (units * scale).quantize(scale)
+
+
+_EVENT_ARITY = {"deal": 1, "fold": 1, "check": 1, "call": 1, "bet": 2, "raise": 2, "complete": 2,
+                "bring_in": 1, "draw": 2, "show": 1, "muck": 1}
+
+
+def hand_from_record(record: Mapping[str, Any]) -> Hand:
+    """Play a JSON hand record of our table through the engine; the engine hand.
+
+    The record (what the controller keeps of a poker hand, and `croupier phh export` reads)::
+
+        {"variant": "holdem", "structure": "no-limit",
+         "stakes": {"blinds": [1, 2], "antes": 0, "min_bet": 2},
+         "stacks": {"1": 200, "4": 350, "6": 120}, "button": 6, "burns": true,
+         "events": [["deal", "As"], ["deal", "??"], ..., ["raise", 1, 20], ["call", 4],
+                    ["draw", 3, ["As", "Kd"]], ["show", 1], ["show", 4, ["Ah", "Qd"]], ["muck", 6]],
+         "unit": "0.01", "fields": {"event": "...", "table": 3, "hand": 1234}}
+
+    `variant` is a code of `engine.poker.VARIANTS`, `structure` one of `fixed-limit`,
+    `spread-limit`, `pot-limit`, `no-limit`; `stakes` takes the fields of `engine.poker.Stakes`
+    (`blinds`, `antes` one amount or one per place in blind order, `bring_in`, `small_bet`,
+    `big_bet`, `min_bet`, `max_bet`, `raise_cap`, `uncapped_heads_up`); `stacks` maps seat
+    numbers to chips; `button` defaults to the highest seat; `burns` (default true) says whether
+    the events deal the burnt cards. Events: `deal` the next card the engine expects (burns
+    included), `bet`/`raise`/`complete` to a street total, `draw` with the discards (empty: stand
+    pat), `show` with the cards when some were dealt unknown (`??`).
+
+    Raises PhhError naming the field, or the event (its position) and the engine's reason.
+    """
+    try:
+        variant = VARIANTS[record["variant"]]
+        structure = Structure(record["structure"])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise PhhError(f"hand record: variant or structure missing or unknown ({exc})") from None
+    raw = dict(record.get("stakes") or {})
+    allowed = {"blinds", "antes", "bring_in", "small_bet", "big_bet", "min_bet", "max_bet", "raise_cap",
+               "uncapped_heads_up"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise PhhError(f"hand record: unknown stakes field(s) {sorted(unknown)}")
+    if "blinds" in raw:
+        raw["blinds"] = tuple(raw["blinds"])
+    if isinstance(raw.get("antes"), list):
+        raw["antes"] = tuple(raw["antes"])
+    try:
+        stakes = Stakes(structure, **raw)
+        stacks_raw = record["stacks"]
+        stacks = {int(seat): chips for seat, chips in stacks_raw.items()}
+        button = record.get("button")
+        table = Hand(variant, stakes, stacks, button=None if button is None else int(button),
+                     settings=HandSettings(burns=bool(record.get("burns", True))))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise PhhError(f"hand record: stacks missing or malformed ({exc})") from None
+    except (IllegalAction, CardError) as exc:
+        raise PhhError(f"hand record: {exc}") from None
+    for number, event in enumerate(record.get("events") or [], 1):
+        if not isinstance(event, list) or not event or event[0] not in _EVENT_ARITY:
+            raise PhhError(f"hand record: event #{number} {event!r} is not one of {sorted(_EVENT_ARITY)}")
+        name, args = event[0], event[1:]
+        if not _EVENT_ARITY[name] <= len(args) <= _EVENT_ARITY[name] + (1 if name == "show" else 0):
+            raise PhhError(f"hand record: event #{number} {event!r}: wrong number of arguments")
+        try:
+            if name == "deal":
+                table.deal(args[0])
+            elif name == "fold":
+                table.fold(args[0])
+            elif name == "check":
+                table.check(args[0])
+            elif name == "call":
+                table.call(args[0])
+            elif name in ("bet", "raise", "complete"):
+                table.bet_or_raise(args[1], args[0])
+            elif name == "bring_in":
+                table.post_bring_in(args[0])
+            elif name == "draw":
+                table.draw(args[1], args[0])
+            elif name == "show":
+                table.show(args[1] if len(args) > 1 else None, args[0])
+            else:
+                table.muck(args[0])
+        except (IllegalAction, CardError) as exc:
+            raise PhhError(f"hand record: event #{number} {event!r}: {exc}") from None
+    return table
+
+
+def record_to_phh(record: Mapping[str, Any]) -> HandHistory:
+    """The PHH record of a JSON hand record of our table (see `hand_from_record`): its table seat
+    numbers as `seats`, its `fields` as given. Raises PhhError as hand_from_record and to_phh."""
+    table = hand_from_record(record)
+    try:
+        unit = Decimal(str(record.get("unit", 1)))
+    except InvalidOperation:
+        raise PhhError(f"hand record: unit {record.get('unit')!r} is not a number") from None
+    fields = dict(record.get("fields") or {})
+    fields.setdefault("seats", list(table.order))
+    return to_phh(table, unit=unit, fields=fields)

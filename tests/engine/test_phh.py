@@ -337,3 +337,11 @@ def test_a_showdown_in_the_record_order_is_read_in_ours() -> None:
     assert replay(heads_up(*base, "p1 sm AsKs", "p2 sm 2c2d")) == (202, 198)
     assert replay(heads_up(*base, "p2 sm 2c2d", "p1 sm AsKs")) == (202, 198)
     assert replay(heads_up(*base, "p2 sm 2c2d", "p1 sm")) == (198, 202)  # p1 mucks
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import engine.phh
+    failed, tried = doctest.testmod(engine.phh)
+    assert tried > 0 and failed == 0

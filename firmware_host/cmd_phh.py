@@ -1,0 +1,140 @@
+"""`croupier phh`: replay PHH hand histories through our engine, and export our hands as PHH.
+
+`croupier phh replay FILE...` reads `.phh` (one hand) and `.phhs` (several: `[1]`, `[2]`, ...)
+files and plays every hand through the engine strictly: an action the record lacks is an error,
+never supplied. One JSON line per hand on stdout::
+
+    {"file": "a.phh", "index": 0, "variant": "NT", "finishing_stacks": [572100, 1997500, 1109500]}
+    {"file": "b.phhs", "index": 3, "error": "action 'p3 cc' (#12): ..."}
+
+`index` counts the hands of a file from 0 (a `.phh` has only index 0; index 3 of a `.phhs` is its
+fourth table, usually `[4]`). Amounts are in the record's own units (`0.25` stays `0.25`).
+With `--check`, a line also says whether the result equals the record's `finishing_stacks`:
+`"recorded": [...]`, `"matches": true|false` (absent when the record has none).
+
+Exit status: 0 when every hand replayed, 1 when at least one hand gave an error line (the others
+are still printed), 2 when a file cannot be read at all (missing, not UTF-8, not TOML).
+
+`croupier phh export FILE...` reads hand records of our table as JSON (one record, or a list of
+them; `-` reads stdin; the format is `engine.phh.hand_from_record`'s: variant, structure, stakes,
+stacks by seat, button and the events in order), plays each through the engine and prints it as
+PHH text (`--phhs`: one `.phhs` text, tables `[1]`, `[2]`...). Exit status 0, or 2 when a record
+is refused (the reason on stderr, nothing on stdout). Exporting straight from the controller's
+journal will come with the poker table on the controller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from engine.errors import EngineError
+from engine.phh import HandHistory, PhhError, dumps_phhs, parse_phh, parse_phhs, record_to_phh, replay
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="phh_command", required=True, metavar="ACTION")
+    rp = sub.add_parser("replay", help="replay .phh/.phhs files through our engine, one JSON line per hand",
+                        description="Replay .phh/.phhs files through our engine, one JSON line per hand. "
+                                    "Exit status 0: all hands replayed; 1: some hand gave an error line; "
+                                    "2: a file could not be read.")
+    rp.add_argument("files", nargs="+", metavar="FILE", help=".phh or .phhs file")
+    rp.add_argument("--check", action="store_true",
+                    help="add the recorded finishing_stacks and whether ours match them")
+    ex = sub.add_parser("export", help="write hand records (JSON) as PHH text",
+                        description="Write hand records of our table (JSON files, one record or a list) "
+                                    "as PHH text on stdout.")
+    ex.add_argument("files", nargs="+", metavar="FILE", help="JSON hand record, or a list of them ('-': stdin)")
+    ex.add_argument("--phhs", action="store_true", help="write one .phhs text ([1], [2], ...)")
+
+
+def _number_text(value: int | Decimal) -> str:
+    if isinstance(value, Decimal):
+        text = format(value, "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".") if value == value.to_integral_value() else text
+        return text
+    return str(value)
+
+
+def _line(fields: dict[str, Any], amounts: dict[str, list[int | Decimal]]) -> str:
+    """One JSON object; `amounts` are written as exact JSON numbers (never through a float)."""
+    text = json.dumps(fields, ensure_ascii=False)
+    for name, values in amounts.items():
+        text = text[:-1] + f', "{name}": [' + ", ".join(map(_number_text, values)) + "]}"
+    return text
+
+
+def _hands(path: str) -> list[HandHistory | PhhError]:
+    text = Path(path).read_text(encoding="utf-8")
+    if path.endswith(".phhs"):
+        return parse_phhs(text)
+    try:
+        return [parse_phh(text)]
+    except PhhError as exc:
+        if "not TOML" in str(exc):
+            raise
+        return [exc]
+
+
+def replay_files(paths: list[str], check: bool, out: Any) -> int:
+    """Replay every hand of `paths`, writing one JSON line per hand to `out`; the exit status."""
+    status = 0
+    for path in paths:
+        try:
+            hands = _hands(path)
+        except (OSError, UnicodeDecodeError, PhhError) as exc:
+            print(json.dumps({"file": path, "error": f"cannot read the file: {exc}"}), file=out)
+            status = 2
+            continue
+        for index, hand in enumerate(hands):
+            if isinstance(hand, PhhError):
+                print(json.dumps({"file": path, "index": index, "error": str(hand)}), file=out)
+                status = max(status, 1)
+                continue
+            try:
+                stacks = replay(hand)
+            except EngineError as exc:
+                print(json.dumps({"file": path, "index": index, "variant": hand.variant, "error": str(exc)}),
+                      file=out)
+                status = max(status, 1)
+                continue
+            fields: dict[str, Any] = {"file": path, "index": index, "variant": hand.variant}
+            amounts: dict[str, list[int | Decimal]] = {"finishing_stacks": [hand.amount(s) for s in stacks]}
+            if check and hand.finishing_stacks is not None:
+                amounts["recorded"] = list(hand.finishing_stacks)
+                matches = all(hand.amount(s) == r for s, r in zip(stacks, hand.finishing_stacks))
+                line = _line(fields, amounts)
+                print(line[:-1] + f', "matches": {"true" if matches else "false"}}}', file=out)
+                continue
+            print(_line(fields, amounts), file=out)
+    return status
+
+
+def export_files(paths: list[str], phhs: bool, out: Any) -> int:
+    """Print the hand records of `paths` (JSON) as PHH; the exit status (2: a record is refused)."""
+    records: list[HandHistory] = []
+    for path in paths:
+        try:
+            text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+            data = json.loads(text)
+            items = data if isinstance(data, list) else [data]
+            records.extend(record_to_phh(item) for item in items)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, EngineError) as exc:
+            print(f"croupier phh export: {path}: {exc}", file=sys.stderr)
+            return 2
+    if phhs:
+        out.write(dumps_phhs(records))
+    else:
+        out.write("\n".join(r.dumps() for r in records))
+    return 0
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.phh_command == "replay":
+        return replay_files(args.files, args.check, sys.stdout)
+    return export_files(args.files, args.phhs, sys.stdout)
