@@ -533,8 +533,14 @@ class Controller:
                 ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
                 if self.inbox.fileno() in ready:
                     for item in self.inbox.drain():
-                        if item is not None:
+                        if item is None:
+                            continue
+                        try:
                             self.handle_reading(item)
+                        except JournalError:
+                            raise  # nothing can be accepted any more: stop, be restarted, replay
+                        except Exception:  # a bad reading never takes the table down
+                            log.exception("reading %r", item)
                 if commands in ready:
                     self._serve_commands(commands)
                 for s in snaps:

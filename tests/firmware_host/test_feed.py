@@ -328,3 +328,46 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
 def tempfile_dir(base: Path) -> str:
     import tempfile
     return tempfile.mkdtemp(dir=base, prefix="croupier-prop-")
+
+
+def test_watch_prints_plain_lines(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    import io
+    import threading
+
+    from firmware_host.cmd_watch import snapshot_endpoint_for, watch
+
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "w1", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.05)
+    state = {"game": "uth", "hand": 3, "phase": "preflop", "board": [], "dealer": {"cards": ["??", "??"]},
+             "spots": [{"seat": 2, "cards": ["??", "??"], "bets": {"ante": 100, "blind": 100}, "decision": None}],
+             "fault": None}
+    feed.set_state(state)
+    out = io.StringIO()
+    done = threading.Event()
+
+    def serve() -> None:  # the controller's loop, reduced to what watch needs
+        published = 0
+        while not done.is_set():
+            if feed.snap.poll(10):
+                feed.serve_snapshots(feed.snap)
+            if feed.tick():
+                published += 1
+                if published > 3:
+                    feed.publish({**state, "phase": "flop", "board": ["2c", "7d", "9h"],
+                                  "fault": {"kind": "misread", "message": "the shoe could not read a card"}})
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        status = watch(eps["public"], eps["snapshot"], out, count=2, timeout_s=5.0)
+    finally:
+        done.set()
+        thread.join(5)
+        feed.close()
+    assert status == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("seq=") and " snapshot hand=3 game=uth phase=preflop dealer=[?? ??]" in lines[0]
+    assert "seat2=[?? ??] ante=100,blind=100" in lines[0]
+    flop = [line for line in lines if "phase=flop" in line][0]
+    assert "board=[2c 7d 9h]" in flop and "FAULT=misread" in flop
+    assert snapshot_endpoint_for("tcp://127.0.0.1:5556") == "tcp://127.0.0.1:5557"
