@@ -20,7 +20,9 @@ acknowledged; in them SEQ carries the sender's last numbered frame (HELLO: the l
 acknowledged; HEARTBEAT: the last one sent, sent only when nothing is in flight).
 
 A receiver that meets bytes that do not start a valid frame (no sync, LEN too large, CRC wrong)
-drops one byte and searches for the next sync: garbage costs only the frames it touches.
+drops one byte and searches for the next sync: garbage costs only the frames it touches. A frame
+left incomplete when the line goes quiet (a damaged LEN promising more bytes than come) is dropped
+the same way (`Decoder.idle`), so it cannot swallow the frames behind it.
 """
 
 from __future__ import annotations
@@ -189,6 +191,21 @@ class Decoder:
             frames.append(Frame(seq=buf[3], kind=buf[4], payload=body[3:]))
             self.stats.frames += 1
             del buf[:end]
+
+    def reset(self) -> None:
+        """Forget buffered bytes (a reopened port); the counters stay."""
+        self._buf.clear()
+
+    def idle(self) -> list[Frame]:
+        """The line went quiet with part of a frame buffered: it will never complete (a damaged
+        LEN promised more bytes than came, or the sender reset mid-frame). Drop it byte by byte,
+        returning any whole frames found behind its false start; the buffer ends empty."""
+        frames: list[Frame] = []
+        while self._buf:
+            self.stats.garbage_bytes += 1
+            del self._buf[:1]
+            frames += self.feed(b"")
+        return frames
 
     @property
     def buffered(self) -> int:

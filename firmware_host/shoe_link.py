@@ -70,6 +70,7 @@ class HostSession:
     identify_s: float = 0.5
     retry_s: float = 0.2
     silence_s: float = 2.0
+    stale_s: float = 0.05               # a partial frame this old on a quiet line is garbage
     supported_majors: frozenset[int] = SUPPORTED_FIRMWARE_MAJORS
 
     state: str = CONNECTING
@@ -86,6 +87,7 @@ class HostSession:
     _next_send: float = 0.0
     _last_heard: float = 0.0
     _connecting_since: float = 0.0
+    _last_rx: float = 0.0
     _offline_posted: bool = False
 
     def __post_init__(self) -> None:
@@ -100,22 +102,28 @@ class HostSession:
             return
         self.state = CONNECTING
         self._in_flight = None
-        self._decoder = Decoder()
+        self._decoder.reset()
         self._last_heard = self._connecting_since = now
         self._send_identify(now)
 
     def receive(self, data: bytes, now: float) -> None:
-        before = self._decoder.stats.garbage_bytes, self._decoder.stats.crc_errors
-        for frame in self._decoder.feed(data):
+        if data:
+            self._last_rx = now
+        self._frames(self._decoder.feed(data), now)
+
+    def _frames(self, frames: list[Frame], now: float) -> None:
+        self.stats.garbage_bytes = self._decoder.stats.garbage_bytes
+        self.stats.crc_errors = self._decoder.stats.crc_errors
+        for frame in frames:
             self.stats.frames += 1
             self._last_heard = now
             self._frame(frame, now)
-        self.stats.garbage_bytes += self._decoder.stats.garbage_bytes - before[0]
-        self.stats.crc_errors += self._decoder.stats.crc_errors - before[1]
 
     def poll(self, now: float) -> None:
         if self.state == REFUSED:
             return
+        if self._decoder.buffered and now - self._last_rx >= self.stale_s:
+            self._frames(self._decoder.idle(), now)
         if self.state == CONNECTING:
             waited, what = now - self._connecting_since, "no HELLO"
         else:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from drivers.errors import DeviceError, FrameError
 from drivers.gpio_sim import LineClient
 from firmware_host.protocol import (
-    PROTOCOL_VERSION, RANKS, SUITS, Ack, CardMsg, Continue, Decoder, Heartbeat, Hello, Identify, Message,
+    PROTOCOL_VERSION, RANKS, SUITS, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, Message,
     MisreadMsg, SensorMsg, Source, check_card_text, decode_message, encode_message, seq_delta,
 )
 
@@ -90,6 +90,7 @@ class ShoeFirmware:
     _next_retry: float = 0.0
     _next_heartbeat: float = 0.0
     _decoder: Decoder = field(default_factory=Decoder, repr=False)
+    _last_rx: float = 0.0
     _out: bytearray = field(default_factory=bytearray, repr=False)
     _host_seen: int | None = None  # last CONTINUE number taken
     _empty_reported: bool = False
@@ -107,7 +108,12 @@ class ShoeFirmware:
     def receive(self, data: bytes, now: float) -> None:
         if self.is_silent(now):
             return  # a hung device reads nothing
-        for frame in self._decoder.feed(data):
+        if data:
+            self._last_rx = now
+        self._frames(self._decoder.feed(data), now)
+
+    def _frames(self, frames: list[Frame], now: float) -> None:
+        for frame in frames:
             try:
                 message = decode_message(frame)
             except FrameError as exc:
@@ -145,6 +151,8 @@ class ShoeFirmware:
                 return
             self.silent_until = None
             self._next_heartbeat = now
+        if self._decoder.buffered and now - self._last_rx >= 0.05:
+            self._frames(self._decoder.idle(), now)  # a partial frame on a quiet line is garbage
         if self.held:
             if self._in_flight is None and not self._replay and now >= self._next_heartbeat:
                 self._send(Heartbeat(), self.seq)

@@ -169,3 +169,19 @@ def test_random_corruption_loses_only_touched_frames() -> None:
     # if its CRC still matched, which a single bit flip never allows.
     assert [f for f in out if f in intact] == intact
     assert len(out) == len(intact)
+
+
+def test_a_damaged_length_cannot_swallow_the_frames_behind_it() -> None:
+    bad = bytearray(FRAMES[3].encode())
+    bad[2] = 60  # LEN now promises 60 payload bytes that never come
+    d = Decoder()
+    assert d.feed(bytes(bad) + FRAMES[3].encode() + FRAMES[0].encode()) == []  # still waiting for 67 bytes
+    assert d.idle() == [FRAMES[3], FRAMES[0]]  # the line went quiet: the false start is dropped
+    assert d.buffered == 0 and d.idle() == []
+    assert d.feed(FRAMES[1].encode()) == [FRAMES[1]]
+
+
+def test_idle_drops_a_truncated_frame_at_the_end_of_a_burst() -> None:
+    d = Decoder()
+    assert d.feed(FRAMES[0].encode() + FRAMES[1].encode()[:5]) == [FRAMES[0]]
+    assert d.idle() == [] and d.buffered == 0

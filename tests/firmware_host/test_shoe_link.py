@@ -343,3 +343,36 @@ def test_a_device_that_chatters_but_never_says_hello_is_offline() -> None:
         readings += host.take_readings()
     assert len(readings) == 1 and isinstance(readings[0], DeviceOffline)
     assert readings[0].reason == "no HELLO for 2.0 s"
+
+
+def test_noisy_line_both_ways_loses_nothing_and_raises_no_false_fault() -> None:
+    import random
+    rng = random.Random(1234)
+
+    def noisy(data: bytes) -> bytes:
+        if data and rng.random() < 0.2:
+            damaged = bytearray(data)
+            damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+            return bytes(damaged)
+        return data
+
+    host, shoe = HostSession(silence_s=5.0), ShoeFirmware(seed=99, boot=5)  # 20% noise: ~3 heartbeats lost in a row now and then
+    host.connect(0.0)
+    now, dealt, got = 0.0, [], []
+    for step in range(6000):
+        now += 0.01
+        if step % 40 == 0 and len(dealt) < 52:
+            if rng.random() < 0.2:
+                shoe.inject(rng.choice(["garble", "repeat"]), now)
+            dealt.append(shoe.draw()[0])
+        host.poll(now)
+        shoe.poll(now)
+        a, b = host.take_output(), shoe.take_output()
+        if a:
+            shoe.receive(noisy(a), now)
+        if b:
+            host.receive(noisy(b), now)
+        got += host.take_readings()
+    assert cards(got) == dealt and len(dealt) == 52
+    assert faults(got) == [] and not any(isinstance(r, DeviceOffline) for r in got)
+    assert host.stats.crc_errors > 0 and host.stats.repeats > 0
