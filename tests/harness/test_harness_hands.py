@@ -1,0 +1,29 @@
+"""200 UTH and 200 3CP hands with the controller, the emulated shoe and the bots as separate processes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from harness_kit import check_ledger, history
+
+from firmware_host.bots import seat_players
+from firmware_host.cmd_demo import SimTable
+
+
+@pytest.mark.parametrize(("game", "seats", "seed"), [("uth", 7, 11), ("3cp", 6, 12)])
+def test_every_hand_settled_balanced_and_equal_to_croupier_settle(
+        sim_table: Callable[..., SimTable], game: str, seats: int, seed: int) -> None:
+    table = sim_table(game=game, seed=seed, seats=seats)
+    dealer = table.dealer(players=seat_players(seats, seed), buttons=0.3)
+    try:
+        log = dealer.play(200)
+    finally:
+        dealer.close()
+    assert log.hands == 200 and not log.faults and not log.keyed and not log.strays
+    assert log.buttons > 0 and log.commands > 0  # both the panel's buttons and the command channel served
+    settled = check_ledger(history(table.state_dir), log, table.config_path)
+    assert len(settled) == 200
+    decisions = {spot.get("play") not in (None, False) for line in settled for spot in line["round"]["spots"]}
+    assert decisions == {True, False}  # the bots both played and folded
+    assert table.controller is not None and table.controller.starts == 1
