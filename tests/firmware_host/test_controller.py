@@ -321,7 +321,7 @@ def _start(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:
     return proc, json.loads(line)
 
 
-def _wait(predicate: Any, what: str, timeout_s: float = 15.0) -> Any:
+def _wait(predicate: Any, what: str, timeout_s: float = 30.0) -> Any:
     import time
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -358,7 +358,7 @@ silent_s = 5.0
 ''')
     state = tmp_path / "state"
     run, ready = _start(["run", "--config", str(config), "--state", str(state)], tmp_path)
-    dealer = CommandClient(ctx, f"ipc://{tmp_path}/cmd", timeout_s=3.0)
+    dealer = CommandClient(ctx, f"ipc://{tmp_path}/cmd", timeout_s=10.0)
     hand = SimShoeClient(info["control"])
     try:
         assert ready["ready"] and ready["hand"] == 1
@@ -376,7 +376,7 @@ silent_s = 5.0
         run, again = _start(["run", "--config", str(config), "--state", str(state)], tmp_path)
         assert again["boot"] != ready["boot"] and again["replayed"] >= 4 and again["hand"] == 1
         dealer.close()
-        dealer = CommandClient(ctx, f"ipc://{tmp_path}/cmd", timeout_s=3.0)
+        dealer = CommandClient(ctx, f"ipc://{tmp_path}/cmd", timeout_s=10.0)
         assert dealer.request("bet", seat=1, bets={"ante": 100, "blind": 100}, req_id="b1")["duplicate"]
         _wait(lambda: spot_cards() == 4, "the held card after the restart")
         assert dealer.request("decide", seat=1, decision="check")["ok"]
