@@ -34,7 +34,7 @@ from engine.errors import EngineError
 from firmware_host.commands import (Command, Malformed, Refused, encode_reply, error_reply,
                                     request_id_of)
 from firmware_host.feed import Feed
-from firmware_host.journal import Event, Journal, JournalError
+from firmware_host.journal import Journal, JournalError
 from firmware_host.table import Table, TableSetup
 
 log = logging.getLogger("croupier.controller")

@@ -107,6 +107,7 @@ class Table:
         view["next"] = str(target) if target is not None and self.phase != "bets" else None
         if audience == "full":
             view["discards"] = list(self.discards)
+            view["ignored"] = [dict(x) for x in self.ignored]  # read while a fault stood: not dealt
         return view
 
     # -- steps --

@@ -163,7 +163,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
     if public["kind"] == "heartbeat":
         assert set(public) == {"table", "boot", "seq", "kind"}
         return
-    assert "burns" not in public and "discards" not in public and "devices" not in public
+    assert not {"burns", "discards", "ignored", "devices", "sensors"} & set(public)
     shown_phase = full["phase"] in ("showdown", "settled")
     visible = set(full["board"])
     if shown_phase:
