@@ -136,6 +136,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
                                 feed=feed)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
+        controller.bind_commands(ctx, cfg.commands.endpoint)
         devices.open(cfg, controller)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: controller.stop())
@@ -143,7 +144,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
                           "replayed": replayed, "pid": os.getpid()}), flush=True)
         log.info("table %s ready: hand %d, %d event(s) replayed, boot %s", cfg.table.name, controller.hand,
                  replayed, feed.boot)
-        controller.run(ctx, cfg.commands.endpoint)
+        controller.run(ctx)
         return 0
     except (JournalError, FeedError, zmq.ZMQError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)

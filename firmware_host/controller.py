@@ -177,8 +177,9 @@ class Controller:
         self.replaying = False
         self.events_applied = 0
         self.last_record: dict[str, Any] | None = None
-        self._last_public: dict[str, Any] | None = None
+        self._last_published: tuple[dict[str, Any], dict[str, Any]] | None = None
         self._stop = threading.Event()
+        self._commands: zmq.Socket[Any] | None = None
 
     # -- start ------------------------------------------------------------------------------------
 
@@ -201,7 +202,7 @@ class Controller:
             self.replaying = False
         if self.table is None and self.default_setup is not None:
             self._submit("open", self.default_setup.as_body(), None)
-        self._refresh(publish=False)
+        self._refresh()  # displays see the rebuilt state at once
         return len(events)
 
     def device_resume(self, device: str) -> tuple[int, int] | None:
@@ -222,7 +223,7 @@ class Controller:
             self.journal.rollback()
             raise
         self.journal.commit()
-        self._refresh(publish=True)
+        self._refresh()
         return event_id
 
     def handle_reading(self, reading: Any) -> None:
@@ -478,7 +479,7 @@ class Controller:
         base = self.table.view("full") if self.table else _closed_view()
         hand = self.table.hand if self.table else self.hand
         return {**base, "hand": hand, "fault": self.fault.full() if self.fault else None,
-                "devices": self.devices, "sensors": self.sensors}
+                "devices": {name: dict(info) for name, info in self.devices.items()}, "sensors": dict(self.sensors)}
 
     def _light(self) -> str:
         if self.fault is not None:
@@ -487,7 +488,7 @@ class Controller:
             return LIGHT_WAITING
         return LIGHT_READY
 
-    def _refresh(self, publish: bool) -> None:
+    def _refresh(self) -> None:
         light = self._light()
         if light != self.light:
             self.light = light
@@ -498,17 +499,11 @@ class Controller:
                     log.exception("tower light")
         if self.feed is None:
             return
-        public = self.public_state()
-        if publish and public == self._last_public and not self._full_changes():
-            return
-        self._last_public = public
-        if publish:
-            self.feed.publish(public, self.full_state())
-        else:
-            self.feed.set_state(public, self.full_state())
-
-    def _full_changes(self) -> bool:
-        return True  # full state may change (a hole card) while the public one does not
+        public, full = self.public_state(), self.full_state()
+        if (public, full) == self._last_published:
+            return  # nothing changed (e.g. a sensor that matters only mid-hand)
+        self._last_published = (public, full)
+        self.feed.publish(public, full)
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -516,11 +511,26 @@ class Controller:
         self._stop.set()
         self.inbox.post(None)
 
-    def run(self, ctx: zmq.Context[Any], command_endpoint: str) -> None:
-        """Serve until `stop()`: commands, snapshots, the inbox, heartbeats. Raises zmq.ZMQError on bind."""
-        commands = ctx.socket(zmq.ROUTER)
-        commands.setsockopt(zmq.LINGER, 0)
-        commands.bind(command_endpoint)
+    def bind_commands(self, ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
+        """Bind the command channel's ROUTER socket (before `run`). Raises zmq.ZMQError."""
+        sock = ctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, 0)
+        try:
+            sock.bind(endpoint)
+        except zmq.ZMQError:
+            sock.close(0)
+            raise
+        self._commands = sock
+        return sock
+
+    def run(self, ctx: zmq.Context[Any], command_endpoint: str | None = None) -> None:
+        """Serve until `stop()`: commands, snapshots, the inbox, heartbeats.
+
+        Binds the command socket first unless `bind_commands` did. Raises zmq.ZMQError on bind.
+        """
+        commands = self._commands if command_endpoint is None else self.bind_commands(ctx, command_endpoint)
+        if commands is None:
+            raise ValueError("no command endpoint: call bind_commands or give one")
         poller = zmq.Poller()
         poller.register(commands, zmq.POLLIN)
         poller.register(self.inbox.fileno(), zmq.POLLIN)
@@ -550,6 +560,7 @@ class Controller:
                     self.feed.tick()
         finally:
             commands.close(0)
+            self._commands = None
 
     def _serve_commands(self, sock: zmq.Socket[Any]) -> None:
         while True:
