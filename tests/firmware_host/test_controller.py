@@ -397,3 +397,43 @@ silent_s = 5.0
         for proc in (run, shoe):
             proc.terminate()
             proc.wait(10)
+
+
+def test_gpio_devices_from_configuration(rig: Rig) -> None:
+    """The sim GPIO backends (gpiozero mock pins): sensors and buttons reach the inbox, the tower
+    light follows the table."""
+    from firmware_host.cmd_run import Devices
+    from firmware_host.config import Config
+
+    cfg = Config.parse('[gpio]\nbackend = "sim"\n', source="gpio.toml")
+    devices = Devices()
+    devices.open(cfg, rig.c)
+    try:
+        light, sensors, buttons = devices.opened
+        assert light.state == "ready"
+
+        def pump() -> None:
+            for item in rig.c.inbox.drain():
+                rig.c.handle_reading(item)
+
+        def press(name: str) -> None:
+            pin = buttons.buttons[name].pin
+            pin.drive_low()
+            pin.drive_high()
+            pump()
+
+        rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+        press("next")
+        assert rig.c.public_state()["phase"] == "deal"
+        rig.cards("As Kd")
+        sensors.inputs["lid_open"].pin.drive_low()  # active low: the lid opens
+        pump()
+        assert rig.c.public_state()["fault"]["kind"] == "lid_open" and light.state == "fault"
+        sensors.inputs["lid_open"].pin.drive_high()
+        pump()
+        rig.ok("clear", reason="lid closed again", by="sup")
+        assert light.state == "ready"
+        rig.cards("Qh Jc")
+        assert light.state == "waiting"  # the pre-flop decision is the dealer's to take
+    finally:
+        devices.close()
