@@ -76,3 +76,15 @@ def test_shipped_examples_load(name: str) -> None:
     cfg = Config.load(DEPLOY / name)
     assert cfg.source.endswith(name)
     assert cfg.table.game in ("uth", "3cp")
+
+
+def test_run_refuses_a_bad_configuration_naming_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[feed]\nfull = "tcp://0.0.0.0:5558"\n')
+    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(bad),
+                           "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert str(bad) in proc.stderr and "[feed] full" in proc.stderr and "loopback" in proc.stderr
+    assert not (tmp_path / "state").exists()  # refused before anything was opened
