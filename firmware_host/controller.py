@@ -190,6 +190,10 @@ class Controller:
         """
         resume = self.journal.resume()
         self.hand = resume.last_closed_hand + 1
+        last = self.journal.hands(last=1)
+        if last:  # devices and sensors as they stood when the last hand closed (not replayed)
+            self.devices = {k: dict(v) for k, v in last[0].record.get("devices", {}).items()}
+            self.sensors = dict(last[0].record.get("sensors", {}))
         self.replaying = True
         try:
             events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
@@ -457,7 +461,8 @@ class Controller:
         """Finish the hand: record it (in the same transaction when live). A settled hand stays on
         show until the next hand's first step; a voided one gives way to the next hand at once."""
         table = self._need_table()
-        record = table.record(status, dict(body))
+        record = {**table.record(status, dict(body)), "devices": {k: dict(v) for k, v in self.devices.items()},
+                  "sensors": dict(self.sensors)}
         if not self.replaying:
             self.journal.close_hand(self.hand, table.setup.game, status, event_id, self.clock(), record)
         self.last_record = record

@@ -437,3 +437,22 @@ def test_gpio_devices_from_configuration(rig: Rig) -> None:
         assert light.state == "waiting"  # the pre-flop decision is the dealer's to take
     finally:
         devices.close()
+
+
+def test_the_shoe_resume_point_survives_finished_hands(rig: Rig) -> None:
+    from drivers.card_reader import CardRead
+    from drivers.readings import DeviceOnline
+
+    rig.c.handle_reading(DeviceOnline("shoe", "CR-SIM", "S1", "1.0.0", 77))
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    rig.c.handle_reading(CardRead("As", "shoe", 5))
+    rig.c.handle_reading(CardRead("As", "shoe", 5))  # the link's retransmit: taken once
+    assert rig.c.public_state()["fault"] is None
+    rig.ok("void", reason="test")
+    assert rig.restart().device_resume("shoe") == (77, 5)
+    rig.c.handle_reading(SensorChange("lid_open", True))
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    rig.c.handle_reading(CardRead("Kd", "shoe", 6))
+    rig.ok("void", reason="test")
+    rig.restart()
+    assert rig.c.device_resume("shoe") == (77, 6) and rig.c.sensors == {"lid_open": True}
