@@ -425,6 +425,9 @@ class Controller:
             elif name == "confirm" and table.closed is None and table.phase == "showdown":
                 table.settle()
                 self._close("settled", {"by": "button"}, event_id)
+            elif name == "confirm" and table.closed is None and table.short_of_cards():
+                self._set_fault("card_count", "too few cards at showdown: the hand still expects "
+                                f"a card for {table.round.next_target()}", event_id)
             elif name == "void" and table.started:
                 self._close("voided", {"reason": "void button held", "by": "button"}, event_id)
         except (Refused, EngineError) as exc:
@@ -434,9 +437,12 @@ class Controller:
         self._need_no_fault()
         table = self._need_table()
         if table.phase != "showdown":
-            missing = table.cards_expected()
-            more = f" ({missing} card(s) still expected)" if missing else ""
-            raise Refused(f"nothing to confirm: the hand is in phase {table.phase}{more}")
+            if table is self.table and table.short_of_cards():
+                # the dealer called the showdown but the shoe gave fewer cards than the hand needs
+                self._set_fault("card_count", "too few cards at showdown: the hand still expects "
+                                f"a card for {table.round.next_target()}", event_id)
+                return
+            raise Refused(f"nothing to confirm: the hand is in phase {table.phase}")
         table.settle()
         self._close("settled", dict(body), event_id)
 

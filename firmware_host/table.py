@@ -97,9 +97,11 @@ class Table:
         """The tower light's amber: a decision or the payouts are awaited."""
         return self.closed is None and (self.round.to_act() is not None or self.phase == "showdown")
 
-    def cards_expected(self) -> int:
-        """1 when a card is expected now, else 0 (the engine says where the next card goes)."""
-        return 0 if self.phase == "bets" or self.round.next_target() is None else 1
+    def short_of_cards(self) -> bool:
+        """Dealing, with cards still expected and no decision awaited: a showdown called now would
+        be short of cards."""
+        return (self.closed is None and self.phase not in ("bets", "showdown", "settled")
+                and self.round.next_target() is not None and self.round.to_act() is None)
 
     def view(self, audience: str) -> dict[str, Any]:
         view: dict[str, Any] = self.round.view(audience)

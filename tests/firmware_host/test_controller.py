@@ -456,3 +456,16 @@ def test_the_shoe_resume_point_survives_finished_hands(rig: Rig) -> None:
     rig.ok("void", reason="test")
     rig.restart()
     assert rig.c.device_resume("shoe") == (77, 6) and rig.c.sensors == {"lid_open": True}
+
+
+def test_showdown_called_short_of_cards_is_a_fault(rig: Rig) -> None:
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    assert rig.cmd("confirm")["code"] == "illegal"  # before the deal: simply refused
+    rig.cards("As Kd Qh")
+    rig.ok("confirm")
+    fault = rig.c.full_state()["fault"]
+    assert fault["kind"] == "card_count" and "too few cards" in fault["detail"] and "dealer" in fault["detail"]
+    rig.ok("clear", reason="missing card found under the shoe", by="sup")
+    rig.ok("card", card="Jc")  # entered by hand
+    assert rig.c.public_state()["phase"] == "preflop"
+    assert rig.cmd("confirm")["code"] == "illegal"  # a decision is awaited: refused, no fault
