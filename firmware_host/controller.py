@@ -234,7 +234,7 @@ class Controller:
         """Journal and apply one device reading. A reader loop never dies: errors are logged."""
         event = reading_event(reading)
         if event is None:
-            log.warning("ignored reading %r", reading)
+            log.debug("reading not taken: %r", reading)
             return
         kind, body = event
         if kind == "card" and self._is_retransmit(body):
