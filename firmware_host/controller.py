@@ -279,6 +279,7 @@ class Controller:
 
     def _status(self) -> dict[str, Any]:
         return {"hand": self.hand, "seq": self.feed.seq if self.feed else 0,
+                "boot": self.feed.boot if self.feed else None,
                 "phase": self.table.phase if self.table else "closed",
                 "fault": self.fault.public() if self.fault else None}
 
