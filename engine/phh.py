@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -539,7 +539,7 @@ def replay(hand: HandHistory) -> tuple[int, ...]:
     return tuple(final[seat] for seat in range(hand.player_count))
 
 
-def replay_hand(hand: HandHistory) -> Hand:
+def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     """Play a record through our engine, strictly, and return the finished engine hand.
 
     Players p1..pN sit in seats 0..N-1 and pN has the button (the PHH order: small blind first;
@@ -553,9 +553,12 @@ def replay_hand(hand: HandHistory) -> Hand:
     shown more than once (stud, shown before the last card and again after) counts its last show.
     A show of unknown cards (`sm ????`) is a muck: a hand nobody saw cannot win.
 
+    A PHH record may stop before the hand's end: with `complete=False` the engine hand is
+    returned as the record leaves it (waiting for the next card or action).
+
     Raises PhhError naming the action (text and position) and the engine's reason; for a
-    variant that is not ours (NS); when the record ends before the hand does; or for dealt cards
-    the hand never used.
+    variant that is not ours (NS); when the record ends before the hand does (unless `complete`
+    is false); or for dealt cards the hand never used.
     """
     variant, _ = game_of(hand.variant)
     stakes = stakes_of(hand)
@@ -668,6 +671,8 @@ def replay_hand(hand: HandHistory) -> Hand:
             pump(i + 1)
         except (IllegalAction, CardError) as exc:
             raise fail(i, exc) from None
+    if not complete:
+        return table
     if table.phase is Phase.SHOWDOWN:
         _showdown(table, actions, used, count, last_show, fail)
     if table.phase is not Phase.OVER:
