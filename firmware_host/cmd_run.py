@@ -74,13 +74,19 @@ class Devices:
         if cfg.shoe.url:
             import firmware_host.shoe_link  # noqa: F401  (registers the serial backend)
             from drivers.card_reader import ResumePoint, open_card_reader
+            from drivers.errors import UnsupportedDevice
 
             resume = controller.device_resume("shoe")
             reader = open_card_reader("serial", post, url=cfg.shoe.url, device="shoe",
                                       resume=ResumePoint(*resume) if resume else None,
                                       baudrate=cfg.shoe.baudrate, silence_s=cfg.shoe.silent_s)
             self.opened.append(reader)
-            reader.start(timeout=0.05)  # the link keeps trying; DeviceOnline arrives in the inbox
+            # Long enough for a connected shoe's HELLO: unsupported firmware then raises and stops
+            # the start. A shoe not answering yet is fine: the link keeps trying and its
+            # DeviceOnline arrives in the inbox.
+            reader.start(timeout=1.0)
+            if reader.refusal:
+                raise UnsupportedDevice(reader.refusal)
 
     def set_light(self, state: str) -> None:
         if self.light is not None:

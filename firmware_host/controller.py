@@ -65,7 +65,10 @@ def reading_event(reading: Any) -> tuple[str, dict[str, Any]] | None:
     if name == "SensorChange":
         if reading.name == "card_out":
             return None  # the beam only says a card passed; the CARD reading carries the card
-        return "sensor", {"name": str(reading.name), "active": bool(reading.active)}
+        body: dict[str, Any] = {"name": str(reading.name), "active": bool(reading.active)}
+        if getattr(reading, "seq", None) is not None:  # sent over the shoe's link: part of its resume point
+            body["seq"], body["device"] = int(reading.seq), "shoe"
+        return "sensor", body
     if name in ("ButtonPress", "ButtonPressed", "Button"):
         return "button", {"name": str(getattr(reading, "button", getattr(reading, "name", "")))}
     if isinstance(reading, DeviceOnline):
@@ -377,6 +380,8 @@ class Controller:
     def _on_sensor(self, body: Mapping[str, Any], event_id: int) -> None:
         name, active = str(body["name"]), bool(body["active"])
         self.sensors[name] = active
+        if "seq" in body:
+            self.devices.setdefault(str(body.get("device", "shoe")), {})["seq"] = int(body["seq"])
         if not self._mid_hand():
             return
         if name == "empty" and active:

@@ -469,3 +469,33 @@ def test_showdown_called_short_of_cards_is_a_fault(rig: Rig) -> None:
     rig.ok("card", card="Jc")  # entered by hand
     assert rig.c.public_state()["phase"] == "preflop"
     assert rig.cmd("confirm")["code"] == "illegal"  # a decision is awaited: refused, no fault
+
+
+def test_run_refuses_a_shoe_with_unsupported_firmware(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    shoe, info = _start(["sim-shoe", "--tcp", "127.0.0.1:0", "--firmware", "2.0.0"], tmp_path)
+    config = tmp_path / "table.toml"
+    config.write_text(f'''
+[table]
+game = "uth"
+[feed]
+public = "ipc://{tmp_path}/pub"
+snapshot = "ipc://{tmp_path}/snap"
+full = ""
+full_snapshot = ""
+[commands]
+endpoint = "ipc://{tmp_path}/cmd"
+[shoe]
+url = "{info['port']}"
+''')
+    try:
+        run = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+                              "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=30)
+        assert run.returncode != 0
+        assert "unsupported" in run.stderr and "2.0.0" in run.stderr
+        assert '"ready"' not in run.stdout
+    finally:
+        shoe.terminate()
+        shoe.wait(10)
