@@ -124,6 +124,96 @@ _CARD_TEXT = re.compile(r"(?:[2-9TJQKA][cdhs]|\?\?)+\Z")
 _KINDS_PLAYER = frozenset({"pb", "f", "cc", "cbr", "sd", "sm"})
 
 
+# --- reading TOML quickly ------------------------------------------------------------------------
+# A PHH file is TOML, read with the standard library's `tomllib`. Most files (every file a program
+# writes, pokerkit's and ours) use a small part of TOML: one `key = value` a line, the value a
+# string, an integer, a decimal, a boolean or a one-line array of those. `load_toml` reads that
+# part directly, several times faster than tomllib, and hands anything else to tomllib; the two
+# give equal results on that part (tests/engine/test_phh.py checks it on every file of the
+# sample and on the edge cases).
+
+_TOML_LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*?)[ \t]*\r?")
+_TOML_SCALAR = (r"'[^'\x00-\x08\x0a-\x1f\x7f]*'|\"[^\"\\\x00-\x08\x0a-\x1f\x7f]*\""
+                r"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|true|false")
+_TOML_ARRAY = re.compile(rf"\[[ \t]*(?:(?:{_TOML_SCALAR})[ \t]*(?:,[ \t]*(?:{_TOML_SCALAR})[ \t]*)*)?\]")
+_TOML_ITEM = re.compile(_TOML_SCALAR)
+_TOML_ONE = re.compile(_TOML_SCALAR)
+_TOML_SINGLE_QUOTED = re.compile(r"'([^']*)'")
+
+
+def _toml_scalar(token: str) -> Any:
+    first = token[0]
+    if first == "'" or first == '"':
+        return token[1:-1]
+    if token == "true":
+        return True
+    if token == "false":
+        return False
+    if "." in token:
+        return Decimal(token)
+    return int(token)
+
+
+def _load_simple_toml(text: str) -> dict[str, Any] | None:
+    """The fields of `text` when it uses only the simple part of TOML, else None."""
+    fields: dict[str, Any] = {}
+    for line in text.split("\n"):
+        stripped = line.strip(" \t\r")
+        if not stripped or stripped[0] == "#":
+            if "\x7f" in stripped or any(c < " " and c != "\t" for c in stripped):
+                return None
+            continue
+        m = _TOML_LINE.fullmatch(line)
+        if m is None:
+            return None
+        key, value = m.group(1), m.group(2)
+        if key in fields:
+            return None
+        if value[:1] == "[":
+            if _TOML_ARRAY.fullmatch(value) is None:
+                return None
+            if '"' not in value:
+                if "'" in value:  # every item a literal string (the array is valid TOML)
+                    if value.count("'") == 2 * (value.count(",") + 1) or ("," not in value):
+                        fields[key] = _TOML_SINGLE_QUOTED.findall(value)
+                        continue
+                elif "." not in value and "e" not in value:  # integers (true/false have an e)
+                    inner = value[1:-1]
+                    fields[key] = [int(t) for t in inner.split(",")] if inner.strip() else []
+                    continue
+            fields[key] = [_toml_scalar(t) for t in _TOML_ITEM.findall(value)]
+        elif _TOML_ONE.fullmatch(value):
+            fields[key] = _toml_scalar(value)
+        else:
+            return None
+    return fields
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    """TOML text as a dict, decimals as Decimal. Raises PhhError ("not TOML: ...") as tomllib would."""
+    fields = _load_simple_toml(text)
+    if fields is not None:
+        return fields
+    try:
+        return tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError(f"not TOML: {exc}") from exc
+
+
+_ACTION_CACHE: dict[str, PhhAction] = {}
+
+
+def _parse_action(text: str) -> PhhAction:
+    """PhhAction.parse, remembering the actions seen (they repeat: `p3 f`, `p1 cc`...)."""
+    action = _ACTION_CACHE.get(text)
+    if action is None:
+        action = PhhAction.parse(text)
+        if len(_ACTION_CACHE) >= 1 << 16:
+            _ACTION_CACHE.clear()
+        _ACTION_CACHE[text] = action
+    return action
+
+
 def _split_cards(text: str, action: str) -> tuple[str, ...]:
     if not _CARD_TEXT.match(text):
         raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
@@ -131,6 +221,8 @@ def _split_cards(text: str, action: str) -> tuple[str, ...]:
 
 
 def _to_number(value: Any, what: str) -> Number:
+    if type(value) is int:
+        return value  # type: ignore[no-any-return]
     if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
         raise PhhError(f"{what}: not a number: {value!r}")
     if isinstance(value, float):  # tomllib was given parse_float=Decimal; a float here came from a caller
@@ -263,11 +355,7 @@ class HandHistory:
     @classmethod
     def parse(cls, text: str) -> HandHistory:
         """Parse the text of a `.phh` file. Raises PhhError naming the field or action at fault."""
-        try:
-            fields = tomllib.loads(text, parse_float=Decimal)
-        except tomllib.TOMLDecodeError as exc:
-            raise PhhError(f"not TOML: {exc}") from exc
-        return cls.from_fields(fields)
+        return cls.from_fields(load_toml(text))
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> HandHistory:
@@ -294,6 +382,8 @@ class HandHistory:
                 return [0] * n
             if not isinstance(raw, list) or len(raw) != n:
                 raise PhhError(f"field {name!r}: expected a list of {n} amounts, one per player")
+            if all(type(v) is int for v in raw):
+                return raw
             return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
 
         def one(name: str) -> Number:
@@ -311,28 +401,37 @@ class HandHistory:
         raw_actions = fields.get("actions")
         if not isinstance(raw_actions, list):
             raise PhhError("field 'actions' missing or not a list of strings")
-        actions = tuple(PhhAction.parse(a) for a in raw_actions)
+        parse = _parse_action
+        actions = tuple([parse(a) for a in raw_actions])
+        raw_amounts: list[Number | None] = []
         for a in actions:
             if a.player is not None and a.player >= n:
                 raise PhhError(f"action {a.text!r}: there are only {n} players")
-        raw_amounts: list[Number | None] = []
-        for a in actions:
-            if a.amount_text is None:
+            text = a.amount_text
+            if text is None:
                 raw_amounts.append(None)
-                continue
-            try:
-                amount = Decimal(a.amount_text)
-            except InvalidOperation:
-                raise PhhError(f"action {a.text!r}: not an amount: {a.amount_text!r}") from None
-            raw_amounts.append(_to_number(amount, f"action {a.text!r}"))
+            elif text.isdigit():
+                raw_amounts.append(int(text))
+            else:
+                try:
+                    amount = Decimal(text)
+                except InvalidOperation:
+                    raise PhhError(f"action {a.text!r}: not an amount: {text!r}") from None
+                raw_amounts.append(_to_number(amount, f"action {a.text!r}"))
 
         played: list[Number] = [*stacks, *antes, *blinds, *stakes.values(),
                                 *(x for x in raw_amounts if x is not None)]
-        places = max(_decimals(v) for v in played)
+        places = max(_decimals(v) for v in played if type(v) is not int) if not all(
+            type(v) is int for v in played) else 0
         scale = 10 ** places
 
         def units(value: Number) -> int:
             return int(value) * scale if isinstance(value, int) else int(value * scale)
+
+        def all_units(values: list[Number]) -> tuple[int, ...]:
+            if scale == 1 and all(type(v) is int for v in values):
+                return tuple(values)  # type: ignore[arg-type]
+            return tuple(map(units, values))
 
         for i, s in enumerate(stacks):
             if s <= 0:
@@ -361,16 +460,18 @@ class HandHistory:
             raise PhhError("field 'ante_trimming_status': expected true or false")
         return cls(
             variant=variant,
-            antes=tuple(map(units, antes)),
-            blinds_or_straddles=tuple(map(units, blinds)),
+            antes=all_units(antes),
+            blinds_or_straddles=all_units(blinds),
             bring_in=units(stakes["bring_in"]),
             small_bet=units(stakes["small_bet"]),
             big_bet=units(stakes["big_bet"]),
             min_bet=units(stakes["min_bet"]),
             max_bet=units(stakes["max_bet"]),
-            starting_stacks=tuple(map(units, stacks)),
+            starting_stacks=all_units(stacks),
             actions=actions,
-            amounts=tuple(None if x is None else units(x) for x in raw_amounts),
+            amounts=tuple(raw_amounts) if scale == 1 and all(  # type: ignore[arg-type]
+                type(x) is not Decimal for x in raw_amounts) else tuple(
+                None if x is None else units(x) for x in raw_amounts),
             unit=Decimal(1).scaleb(-places),
             ante_trimming_status=trimming,
             players=players,
@@ -460,10 +561,7 @@ def parse_phhs(text: str) -> list[HandHistory | PhhError]:
     A hand that cannot be read is returned as its PhhError, so that one bad hand does not hide
     the others. Raises PhhError only when the text is not TOML or holds no hand tables.
     """
-    try:
-        tables = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"not TOML: {exc}") from exc
+    tables = load_toml(text)
     hands: list[HandHistory | PhhError] = []
     for key, value in tables.items():
         if not isinstance(value, dict):

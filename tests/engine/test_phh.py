@@ -345,3 +345,56 @@ def test_doctests() -> None:
     import engine.phh
     failed, tried = doctest.testmod(engine.phh)
     assert tried > 0 and failed == 0
+
+
+# --- the quick TOML reader ----------------------------------------------------------------------------
+
+
+def test_quick_toml_reader_equals_tomllib_on_every_file() -> None:
+    import tomllib
+
+    from engine.phh import _load_simple_toml
+    quick = 0
+    for path in all_files():
+        text = path.read_text()
+        fields = _load_simple_toml(text)
+        if fields is None:
+            continue
+        quick += 1
+        expected = tomllib.loads(text, parse_float=Decimal)
+        assert fields == expected, path
+        assert [type(v) for v in fields.values()] == [type(v) for v in expected.values()], path
+    assert quick == 1130  # the six hand-written files (comments inside arrays) go to tomllib
+
+
+@pytest.mark.parametrize("text", [
+    "a = 1\nb = -2\nc = 0.25\nd = 'x y'\ne = \"p1 cbr 3\"\nf = true\ng = false\n",
+    "a = []\nb = [ ]\nc = [1, 2 ,3]\nd = ['a', 'b']\ne = [\"a\", 'b', 3, 0.5, true]\n",
+    "a = ['x, y', 'z']\nb = [1, 'a']\nc = ['a,b', 1]\n# comment\n\n  \t\nd = 'tab\there'\n",
+    "a = 1\r\nb = [1, 2]\r\n",
+    "a = 1 # a comment after the value\n",        # not the quick part: tomllib reads it
+    "a = [1,\n 2]\n",                               # multi-line array
+    "a = 1e3\nb = 1_000\nc = inf\nd = 0x10\ne = +1\n",
+    "[1]\na = 1\n",                                  # tables
+    "a.b = 1\n",                                     # dotted key
+    "a = 00:00:00\n",                                 # a time
+    "a = \"esc\\\"aped\"\n",                          # escapes
+    "a = 'x'\na = 'y'\n",                            # duplicate key: tomllib's error
+    "a = 01\n",                                      # leading zero: tomllib's error
+    "a = [1, 2,]\n",                                 # trailing comma
+    "a = 'unterminated\n",
+])
+def test_quick_toml_reader_agrees_with_tomllib_or_passes(text: str) -> None:
+    import tomllib
+
+    from engine.phh import _load_simple_toml, load_toml
+    try:
+        expected = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError:
+        assert _load_simple_toml(text) is None
+        with pytest.raises(PhhError, match="not TOML"):
+            load_toml(text)
+        return
+    fields = _load_simple_toml(text)
+    assert fields is None or fields == expected
+    assert load_toml(text) == expected
