@@ -341,3 +341,53 @@ def test_soak_thousands_of_random_hands(code: str) -> None:
     tally = run_variant(code, 3000, first_seed=10_000)
     assert tally["same"] + tally["odd_chips"] == 3000
     assert tally["odd_chips"] < 3000 // 20
+
+
+# --- short forced bets: the cases the random hands leave out -------------------------------------------
+
+SHORT_BLIND = """
+variant = "NT"
+antes = [{ante}, {ante}, {ante}]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [50, {bb_stack}, 50]
+actions = ["d dh p1 AsKs", "d dh p2 2c2d", "d dh p3 7h6h"]
+"""
+
+
+def pokerkit_state(text: str) -> object:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        state = None
+        for state in pokerkit.HandHistory.loads(text):
+            pass
+    return state
+
+
+def test_a_short_big_blind_is_still_called_in_full() -> None:
+    """The big blind all in for 1 of 2: ours makes the others call the full blind (the casino
+    rule: the blind's size is the table's, whatever the player could post); pokerkit asks 1."""
+    text = SHORT_BLIND.format(ante=0, bb_stack=1)
+    table = replay_hand(parse_phh(text), complete=False)
+    assert table.actor == 2 and table.call_amount() == 2
+    assert pokerkit_state(text).checking_or_calling_amount == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.xfail(strict=True, reason="engine asks a player to act who already matched the only "
+                                       "opponent's all-in (Hand._betting_needed compares with the "
+                                       "full blind, not the all-in): E1")
+def test_no_action_when_the_only_opponent_is_all_in_for_no_more() -> None:
+    """RULES.md: a round ends when all who have not folded have put in the same amount or are all
+    in. Heads-up, the big blind is all in for 1 after a 2 ante; the button's small blind of 1
+    already matches it, so the board comes with no betting (pokerkit agrees)."""
+    text = """
+variant = "NT"
+antes = [2, 2]
+blinds_or_straddles = [1, 2]
+min_bet = 2
+starting_stacks = [3, 100]
+actions = ["d dh p1 AsKs", "d dh p2 2c2d", "d db 3c8d9h", "d db Td", "d db 4h", "p1 sm AsKs", "p2 sm 2c2d"]
+"""
+    assert pokerkit_state(text).stacks == [0, 103]  # type: ignore[attr-defined]
+    played = replay_hand(parse_phh(text))
+    assert played.result is not None and played.result.final_stacks == {0: 0, 1: 103}
