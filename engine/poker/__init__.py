@@ -11,6 +11,7 @@ Public API (see each module's docstring):
 
 from engine.poker.betting import Stakes, pot_limit_max_to
 from engine.poker.pots import Pot, build_pots, split, split_hi_lo
+from engine.poker.session import Finish, Level, Schedule, SeatState, Session
 from engine.poker.state import (
     Awarded, BetOrRaised, BroughtIn, Called, CardSlot, Checked, Dealt, Drew, Folded, Hand,
     HandResult, HandSettings, Mucked, Phase, Posted, PotResult, RaiseRange, Rake, Raked, Record,
@@ -25,4 +26,5 @@ __all__ = [
     "CardSlot", "RaiseRange", "Record", "Posted", "Dealt", "Folded", "Checked", "Called",
     "BroughtIn", "BetOrRaised", "Drew", "Returned", "Shown", "Mucked", "Raked", "Awarded",
     "DealerView", "LegalActions", "SeatView", "dealer_view",
+    "Session", "SeatState", "Level", "Schedule", "Finish",
 ]
