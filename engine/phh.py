@@ -132,7 +132,7 @@ _KINDS_PLAYER = frozenset({"pb", "f", "cc", "cbr", "sd", "sm"})
 # give equal results on that part (tests/engine/test_phh.py checks it on every file of the
 # sample and on the edge cases).
 
-_TOML_LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*?)[ \t]*\r?")
+_TOML_LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)")
 _TOML_SCALAR = (r"'[^'\x00-\x08\x0a-\x1f\x7f]*'|\"[^\"\\\x00-\x08\x0a-\x1f\x7f]*\""
                 r"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|true|false")
 _TOML_ARRAY = re.compile(rf"\[[ \t]*(?:(?:{_TOML_SCALAR})[ \t]*(?:,[ \t]*(?:{_TOML_SCALAR})[ \t]*)*)?\]")
@@ -166,7 +166,7 @@ def _load_simple_toml(text: str) -> dict[str, Any] | None:
         m = _TOML_LINE.fullmatch(line)
         if m is None:
             return None
-        key, value = m.group(1), m.group(2)
+        key, value = m.group(1), m.group(2).rstrip(" \t\r")
         if key in fields:
             return None
         if value[:1] == "[":
@@ -230,6 +230,14 @@ def _to_number(value: Any, what: str) -> Number:
     if isinstance(value, Decimal) and not value.is_finite():
         raise PhhError(f"{what}: {value} is not a finite amount (an unknown stack cannot be replayed)")
     return value
+
+
+_INT_ONLY = frozenset({int})
+
+
+def _only_ints(values: Iterable[object]) -> bool:
+    """True when every value is an int (not a bool, not a Decimal)."""
+    return set(map(type, values)) <= _INT_ONLY
 
 
 def _decimals(value: Number) -> int:
@@ -382,7 +390,7 @@ class HandHistory:
                 return [0] * n
             if not isinstance(raw, list) or len(raw) != n:
                 raise PhhError(f"field {name!r}: expected a list of {n} amounts, one per player")
-            if all(type(v) is int for v in raw):
+            if _only_ints(raw):
                 return raw
             return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
 
@@ -421,15 +429,14 @@ class HandHistory:
 
         played: list[Number] = [*stacks, *antes, *blinds, *stakes.values(),
                                 *(x for x in raw_amounts if x is not None)]
-        places = max(_decimals(v) for v in played if type(v) is not int) if not all(
-            type(v) is int for v in played) else 0
+        places = 0 if _only_ints(played) else max(_decimals(v) for v in played if type(v) is not int)
         scale = 10 ** places
 
         def units(value: Number) -> int:
             return int(value) * scale if isinstance(value, int) else int(value * scale)
 
         def all_units(values: list[Number]) -> tuple[int, ...]:
-            if scale == 1 and all(type(v) is int for v in values):
+            if scale == 1 and _only_ints(values):
                 return tuple(values)  # type: ignore[arg-type]
             return tuple(map(units, values))
 
@@ -469,9 +476,8 @@ class HandHistory:
             max_bet=units(stakes["max_bet"]),
             starting_stacks=all_units(stacks),
             actions=actions,
-            amounts=tuple(raw_amounts) if scale == 1 and all(  # type: ignore[arg-type]
-                type(x) is not Decimal for x in raw_amounts) else tuple(
-                None if x is None else units(x) for x in raw_amounts),
+            amounts=tuple(raw_amounts) if scale == 1 and Decimal not in set(  # type: ignore[arg-type]
+                map(type, raw_amounts)) else tuple(None if x is None else units(x) for x in raw_amounts),
             unit=Decimal(1).scaleb(-places),
             ante_trimming_status=trimming,
             players=players,
