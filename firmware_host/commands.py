@@ -21,6 +21,21 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     clear    reason str, by str (the supervisor), then "continue" | "void": clears the fault.
     state    the public state (as on the feed) and the table's status.
 
+  Poker tables (game one of the engine's variants: holdem, omaha, omaha_hilo8, stud, stud_hilo8,
+  razz, five_card_draw, deuce_seven_single, deuce_seven_triple, badugi):
+
+    open     game, structure "fixed-limit"|"spread-limit"|"pot-limit"|"no-limit", stakes map
+             (blinds [sb, bb, straddles...], antes, bring_in, small_bet, big_bet, min_bet, max_bet,
+             raise_cap, uncapped_heads_up), seats int 2..10, stacks map seat -> buy-in, button int.
+    seat     seat int, action "join" (amount: the buy-in) | "rebuy" (amount) | "leave" (between
+             hands) | "sit_out" | "sit_in" (any time; from the next hand).
+    deal     starts the next hand (button moves, blinds and antes posted); the first card also does.
+    act      seat int, action "fold" | "check" | "call" | "bet" | "raise" | "complete" (amount: the
+             street total) | "all_in" | "bring_in" | "draw" (cards: the discards) | "stand_pat" |
+             "show" | "muck". Only the seat to act.
+    chop     the players still in the hand split every pot by agreement; the hand is over.
+    confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
+
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault", "error": "why"}`. A refused
 request changed nothing. A request whose id was already accepted gets `"duplicate": true`.
@@ -39,8 +54,17 @@ import zmq
 from engine.cards import Card
 from engine.errors import CardError
 
-COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state")
-GAMES = ("uth", "3cp")
+COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
+HOUSE_GAMES = ("uth", "3cp")
+POKER_GAMES = ("holdem", "omaha", "omaha_hilo8", "stud", "stud_hilo8", "razz", "five_card_draw",
+               "deuce_seven_single", "deuce_seven_triple", "badugi")
+GAMES = HOUSE_GAMES + POKER_GAMES
+STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
+POKER_ACTIONS = ("fold", "check", "call", "bet", "raise", "complete", "all_in", "bring_in", "draw", "stand_pat",
+                 "show", "muck")
+SEAT_ACTIONS = ("join", "rebuy", "leave", "sit_out", "sit_in")
+STAKES_KEYS = ("blinds", "antes", "bring_in", "small_bet", "big_bet", "min_bet", "max_bet", "raise_cap",
+               "uncapped_heads_up")
 DECISIONS = ("check", "play", "fold", "dead")
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
 BET_NAMES = {"uth": ("ante", "blind", "trips"), "3cp": ("ante", "pair_plus")}
@@ -109,6 +133,8 @@ class Command:
                 args[name] = check(data[name])
             except (TypeError, ValueError) as exc:
                 raise Malformed(f"{cmd}: {name}: {exc}") from None
+        if cmd == "open" and args["game"] in POKER_GAMES and "structure" not in args:
+            raise Malformed("open: a poker table needs a betting structure (structure)")
         if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
             raise Malformed("clear: then must be 'continue' or 'void'")
         return cls(cmd=cmd, args=args, id=req_id, hand=hand)
@@ -168,6 +194,63 @@ def _decision(v: Any) -> str:
     return str(v)
 
 
+def _one_of(*choices: str) -> Any:
+    def check(v: Any) -> str:
+        if v not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}, not {v!r}")
+        return str(v)
+    return check
+
+
+def _amounts(v: Any) -> list[int]:
+    if not isinstance(v, (list, tuple)) or len(v) > 10:
+        raise ValueError("must be a list of at most 10 amounts")
+    return [_int_in(0)(x) for x in v]
+
+
+def _stakes(v: Any) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise ValueError("must be a map")
+    out: dict[str, Any] = {}
+    for k, value in v.items():
+        if k not in STAKES_KEYS:
+            raise ValueError(f"unknown stake {k!r} (known: {', '.join(STAKES_KEYS)})")
+        if k == "blinds":
+            out[k] = _amounts(value)
+        elif k == "antes":
+            out[k] = _amounts(value) if isinstance(value, (list, tuple)) else _int_in(0)(value)
+        elif k == "uncapped_heads_up":
+            if not isinstance(value, bool):
+                raise ValueError("uncapped_heads_up must be true or false")
+            out[k] = value
+        elif k == "raise_cap" and value is None:
+            out[k] = None
+        else:
+            out[k] = _int_in(0)(value)
+    return out
+
+
+def _stacks(v: Any) -> dict[str, int]:
+    if not isinstance(v, dict):
+        raise ValueError("must be a map of seat to buy-in")
+    out: dict[str, int] = {}
+    for seat, chips in v.items():
+        try:
+            number = int(seat)
+        except (TypeError, ValueError):
+            raise ValueError(f"seat {seat!r} is not a seat number") from None
+        if isinstance(seat, bool) or not 1 <= number <= 10:
+            raise ValueError(f"seat {seat!r} out of range 1..10")
+        out[str(number)] = _int_in(1)(chips)
+    return out
+
+
+def _cards(v: Any) -> list[str]:
+    if not isinstance(v, (list, tuple)) or len(v) > 5:
+        raise ValueError("must be a list of at most 5 cards")
+    return [_card(c) for c in v]
+
+
 def _card(v: Any) -> str:
     try:
         return str(Card.parse(v))
@@ -177,7 +260,8 @@ def _card(v: Any) -> str:
 
 _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
-             "seats": (False, _int_in(1, 7))},
+             "seats": (False, _int_in(1, 10)), "structure": (False, _one_of(*STRUCTURES)),
+             "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(1, 10))},
     "bet": {"seat": (True, _int_in(1, 7)), "bets": (True, _bets)},
     "deal": {},
     "decide": {"seat": (True, _int_in(1, 7)), "decision": (True, _decision), "multiple": (False, _int_in(1, 4))},
@@ -186,6 +270,11 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "void": {"reason": (True, _text)},
     "clear": {"reason": (True, _text), "by": (True, _text), "then": (False, _text)},
     "state": {},
+    "act": {"seat": (True, _int_in(1, 10)), "action": (True, _one_of(*POKER_ACTIONS)),
+            "amount": (False, _int_in(0)), "cards": (False, _cards)},
+    "seat": {"seat": (True, _int_in(1, 10)), "action": (True, _one_of(*SEAT_ACTIONS)),
+             "amount": (False, _int_in(1))},
+    "chop": {"reason": (False, _text)},
 }
 
 

@@ -35,6 +35,7 @@ from firmware_host.commands import (Command, Malformed, Refused, encode_reply, e
                                     request_id_of)
 from firmware_host.feed import Feed
 from firmware_host.journal import Journal, JournalError
+from firmware_host.poker_table import PokerTable, open_setup
 from firmware_host.table import Table, TableSetup
 
 log = logging.getLogger("croupier.controller")
@@ -171,7 +172,7 @@ class Controller:
         self.on_light = on_light
         self.default_setup = default_setup
         self.inbox = Inbox()
-        self.table: Table | None = None
+        self.table: Table | PokerTable | None = None
         self.hand = 1
         self.fault: Fault | None = None
         self.devices: dict[str, dict[str, Any]] = {}
@@ -203,6 +204,8 @@ class Controller:
             for event in events:
                 try:
                     self._apply(event.kind, event.body, event.id)
+                    if event is resume.open_event and last and last[0].closed_event > event.id:
+                        self._resume_session(last[0].record)
                 except (Refused, EngineError, ValueError) as exc:
                     raise JournalError(f"replay failed at event {event.id} ({event.kind}): {exc}") from exc
         finally:
@@ -211,6 +214,11 @@ class Controller:
             self._submit("open", self.default_setup.as_body(), None)
         self._refresh()  # displays see the rebuilt state at once
         return len(events)
+
+    def _resume_session(self, record: Mapping[str, Any]) -> None:
+        """A poker table's seats and stacks as the last hand closed under this open left them."""
+        if isinstance(self.table, PokerTable) and record.get("session") is not None:
+            self.table.restore_session(record["session"])
 
     def device_resume(self, device: str) -> tuple[int, int] | None:
         """`(boot, seq)` of the last frame kept from `device`, to tell it where to continue."""
@@ -295,12 +303,12 @@ class Controller:
         handler(body, event_id)
         self.events_applied += 1
 
-    def _need_table(self) -> Table:
+    def _need_table(self) -> Table | PokerTable:
         """The table for the current hand: after a hand closed, a fresh round for the next one."""
         if self.table is None:
             raise Refused("no table is open: send open first")
         if self.table.closed is not None:  # the caller keeps it once its step succeeded
-            return Table(self.table.setup, self.hand)
+            return self.table.successor(self.hand)
         return self.table
 
     def _need_no_fault(self) -> None:
@@ -326,8 +334,8 @@ class Controller:
         if self.table is not None and self.table.started:
             raise Refused("a hand is in progress: confirm or void it before opening the table again")
         self._need_no_fault()
-        setup = TableSetup.from_body(body, self.seats)
-        self.table = Table(setup, self.hand)
+        setup = open_setup(body, self.seats)
+        self.table = setup.new_table(self.hand)
 
     def _on_bet(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
@@ -345,6 +353,28 @@ class Controller:
         self._need_no_fault()
         table = self._need_table()
         table.decide(int(body["seat"]), str(body["decision"]), body.get("multiple"))
+        self.table = table
+
+    def _poker_table(self) -> PokerTable:
+        self._need_no_fault()
+        table = self._need_table()
+        if not isinstance(table, PokerTable):
+            raise Refused(f"a {table.setup.game} table takes bet and decide, not poker actions")
+        return table
+
+    def _on_act(self, body: Mapping[str, Any], event_id: int) -> None:
+        table = self._poker_table()
+        table.act(int(body["seat"]), str(body["action"]), body.get("amount"), body.get("cards"))
+        self.table = table
+
+    def _on_seat(self, body: Mapping[str, Any], event_id: int) -> None:
+        table = self._poker_table()
+        table.seat_change(int(body["seat"]), str(body["action"]), body.get("amount"))
+        self.table = table
+
+    def _on_chop(self, body: Mapping[str, Any], event_id: int) -> None:
+        table = self._poker_table()
+        table.chop()
         self.table = table
 
     def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
@@ -424,16 +454,17 @@ class Controller:
             return  # a button pressed while nothing can happen is recorded only
         table = self.table
         try:
-            if name == "next" and table.phase == "bets":
+            if name == "next" and (table.phase in ("bets", "waiting")
+                                   or (isinstance(table, PokerTable) and table.closed is not None)):
                 table = self._need_table()
                 table.deal()
                 self.table = table
-            elif name == "confirm" and table.closed is None and table.phase == "showdown":
+            elif name == "confirm" and table.confirmable:
                 table.settle()
                 self._close("settled", {"by": "button"}, event_id)
             elif name == "confirm" and table.closed is None and table.short_of_cards():
                 self._set_fault("card_count", "too few cards at showdown: the hand still expects "
-                                f"a card for {table.round.next_target()}", event_id)
+                                f"a card for {table.next_target()}", event_id)
             elif name == "void" and table.started:
                 self._close("voided", {"reason": "void button held", "by": "button"}, event_id)
         except (Refused, EngineError) as exc:
@@ -442,11 +473,11 @@ class Controller:
     def _on_confirm(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
         table = self._need_table()
-        if table.phase != "showdown":
+        if not table.confirmable:
             if table is self.table and table.short_of_cards():
                 # the dealer called the showdown but the shoe gave fewer cards than the hand needs
                 self._set_fault("card_count", "too few cards at showdown: the hand still expects "
-                                f"a card for {table.round.next_target()}", event_id)
+                                f"a card for {table.next_target()}", event_id)
                 return
             raise Refused(f"nothing to confirm: the hand is in phase {table.phase}")
         table.settle()
@@ -481,7 +512,7 @@ class Controller:
         self.hand += 1
         self.fault = None
         if status == "voided":
-            self.table = Table(table.setup, self.hand)
+            self.table = table.successor(self.hand)
 
     # -- views ------------------------------------------------------------------------------------
 

@@ -55,6 +55,9 @@ class TableSetup:
     def as_body(self) -> dict[str, Any]:
         return {"game": self.game, "profile": self.profile, "limits": dict(self.limits), "seats": self.seats}
 
+    def new_table(self, hand: int) -> Table:
+        return Table(self, hand)
+
     def new_round(self) -> Any:
         """A fresh engine round in phase `bets`. Raises ProfileError, LimitsError, ValueError."""
         from engine.house import TableLimits
@@ -76,11 +79,25 @@ class Table:
         self.discards: list[str] = []
         self.closed: str | None = None  # "settled" or "voided" once closed
 
+    def successor(self, hand: int) -> Table:
+        """The table for the next hand (a fresh round; nothing carries over at a house game)."""
+        return Table(self.setup, hand)
+
     # -- state --
 
     @property
     def phase(self) -> str:
         return str(self.round.phase)
+
+    @property
+    def confirmable(self) -> bool:
+        """At the showdown: the dealer pays and confirms."""
+        return self.closed is None and self.phase == "showdown"
+
+    def next_target(self) -> str | None:
+        """Where the next card goes (`spot 3`, `dealer`, `board`, `burn`), or None."""
+        target = self.round.next_target()
+        return None if target is None else str(target)
 
     @property
     def started(self) -> bool:

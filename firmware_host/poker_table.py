@@ -1,0 +1,620 @@
+"""A poker table on the controller: seats and stacks between hands, one engine hand at a time.
+
+The dealer-assist twin of `firmware_host.table` for the poker games of `engine.poker.VARIANTS`
+(hold'em, Omaha, stud, razz, the draw games). The engine owns the rules (who acts, the legal
+amounts, pots, showdown, odd chips); this module adds what a table keeps beside one hand:
+
+- the **session**: who sits where with how many chips, who sits out, where the button was.
+  Seat changes (`join`, `rebuy`, `leave`) happen between hands only; `sit_out` / `sit_in` at any
+  time, taking effect at the next hand. `deal` starts the next hand: the button moves to the next
+  seat dealt in, clockwise (a voided hand is dealt again with the same button).
+- the cards from the shoe in the order the engine expects them (`expected_card`: burns, hole
+  cards down and up, board, draw replacements); a card the engine does not expect is a fault;
+- the dealer's actions per seat (`act`), a pot chopped by agreement (`chop`);
+- faults, cards ignored while a fault stood, the discard reader's cards;
+- the hand's record for the journal: besides the history fields it holds `hand_record`, the
+  hand in `engine.phh.hand_from_record`'s format, which `croupier phh export` turns into PHH.
+
+Every step is deterministic in its arguments (no clock, no randomness), so the controller rebuilds
+a hand exactly by replaying its journaled events. A refused step raises (IllegalAction, CardError
+or ValueError) and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import Card
+from engine.errors import CardError, IllegalAction
+from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure, build_pots, split
+from engine.poker.state import Awarded, Shown
+
+POKER_GAMES = tuple(VARIANTS)
+"""The poker games a table opens with (`game` of `open`): the engine's variant codes."""
+
+STRUCTURES = tuple(s.value for s in Structure)
+STAKES_KEYS = ("blinds", "antes", "bring_in", "small_bet", "big_bet", "min_bet", "max_bet", "raise_cap",
+               "uncapped_heads_up")
+ACTIONS = ("fold", "check", "call", "bet", "raise", "complete", "all_in", "bring_in", "draw", "stand_pat",
+           "show", "muck")
+SEAT_ACTIONS = ("join", "rebuy", "leave", "sit_out", "sit_in")
+MAX_SEATS = 10
+
+
+def is_poker(game: str) -> bool:
+    return game in VARIANTS
+
+
+def open_setup(body: Mapping[str, Any], default_seats: int) -> Any:
+    """The setup an `open` body asks for: a PokerSetup for a poker game, else the house games'
+    TableSetup. Raises ValueError / IllegalAction / ProfileError / LimitsError (a refused open)."""
+    if is_poker(str(body.get("game"))):
+        return PokerSetup.from_body(body, default_seats)
+    from firmware_host.table import TableSetup
+    extra = [k for k in ("structure", "stakes", "stacks", "button") if body.get(k) is not None]
+    if extra:
+        raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
+    if int(body.get("seats") or default_seats) > 7:
+        raise ValueError(f"a {body.get('game')} table has at most 7 spots")
+    return TableSetup.from_body(body, default_seats)
+
+
+def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
+    """Build the engine's Stakes. Raises ValueError / IllegalAction naming what is wrong."""
+    unknown = set(raw) - set(STAKES_KEYS)
+    if unknown:
+        raise ValueError(f"unknown stakes field(s) {', '.join(sorted(unknown))} (known: {', '.join(STAKES_KEYS)})")
+    if structure not in STRUCTURES:
+        raise ValueError(f"structure must be one of {', '.join(STRUCTURES)}, not {structure!r}")
+    args: dict[str, Any] = dict(raw)
+    if "blinds" in args:
+        args["blinds"] = tuple(args["blinds"])
+    if isinstance(args.get("antes"), (list, tuple)):
+        args["antes"] = tuple(args["antes"])
+    return Stakes(Structure(structure), **args)
+
+
+@dataclass(frozen=True, slots=True)
+class PokerSetup:
+    """What `open` sets at a poker table: the game, the betting structure and stakes, the number of
+    seats, the players seated at the start (`stacks`: seat -> chips) and the first button.
+
+    `stakes` holds `engine.poker.Stakes` fields: `blinds` ([small, big, straddles...]), `antes` (one
+    amount or one per place in blind order), `bring_in`, `small_bet`, `big_bet`, `min_bet`,
+    `max_bet`, `raise_cap`, `uncapped_heads_up`.
+    """
+
+    game: str
+    structure: str
+    stakes: Mapping[str, Any] = field(default_factory=dict)
+    seats: int = 9
+    stacks: Mapping[int, int] = field(default_factory=dict)
+    button: int | None = None
+
+    @property
+    def profile(self) -> None:  # the house games' paytable profile; none at a poker table
+        return None
+
+    @property
+    def variant(self) -> Any:
+        return VARIANTS[self.game]
+
+    def engine_stakes(self) -> Stakes:
+        return _stakes(self.structure, self.stakes)
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], default_seats: int = 9) -> PokerSetup:
+        """From an `open` event's body. Raises ValueError / IllegalAction (a refused open)."""
+        game = str(body["game"])
+        if game not in VARIANTS:
+            raise ValueError(f"unknown poker game {game!r} (games: {', '.join(VARIANTS)})")
+        for key in ("profile", "limits"):
+            if body.get(key):
+                raise ValueError(f"a poker table takes structure and stakes, not {key}")
+        if "structure" not in body:
+            raise ValueError("a poker table needs a betting structure (structure)")
+        seats = int(body.get("seats") or min(max(default_seats, 2), VARIANTS[game].max_players))
+        if not 2 <= seats <= MAX_SEATS:
+            raise ValueError(f"seats must be 2..{MAX_SEATS}, not {seats}")
+        stacks: dict[int, int] = {}
+        for seat, chips in dict(body.get("stacks") or {}).items():
+            s = int(seat)
+            if not 1 <= s <= seats:
+                raise ValueError(f"stacks: seat {s} is not a seat of this table (1..{seats})")
+            if isinstance(chips, bool) or not isinstance(chips, int) or chips <= 0:
+                raise ValueError(f"stacks: seat {s}: a buy-in must be a positive integer, not {chips!r}")
+            stacks[s] = chips
+        button = body.get("button")
+        if button is not None and not 1 <= int(button) <= seats:
+            raise ValueError(f"button: seat {button} is not a seat of this table (1..{seats})")
+        setup = cls(game=game, structure=str(body["structure"]), stakes=dict(body.get("stakes") or {}),
+                    seats=seats, stacks=stacks, button=None if button is None else int(button))
+        setup.engine_stakes()  # refuse now what the engine would refuse
+        return setup
+
+    def as_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"game": self.game, "structure": self.structure, "stakes": dict(self.stakes),
+                                "seats": self.seats, "stacks": {str(s): c for s, c in self.stacks.items()}}
+        if self.button is not None:
+            body["button"] = self.button
+        return body
+
+    def new_table(self, hand: int) -> PokerTable:
+        return PokerTable(self, hand)
+
+
+@dataclass(slots=True)
+class SeatState:
+    """A seat of the session: its chips between hands and whether the player sits out."""
+
+    stack: int
+    out: bool = False
+
+
+def _card_text(card: Card | None) -> str:
+    return "??" if card is None else str(card)
+
+
+class PokerTable:
+    """The session at a poker table and the hand in progress (or just finished, until the next step).
+
+    Same face as `firmware_host.table.Table` for the controller (`phase`, `started`, `mid_hand`,
+    `check_card`, `take_card`, `deal`, `settle`, `record`, ...), plus `act`, `seat_change`, `chop`.
+    """
+
+    def __init__(self, setup: PokerSetup, hand: int, session: Mapping[int, SeatState] | None = None,
+                 last_button: int | None = None) -> None:
+        self.setup = setup
+        self.hand = hand
+        self.session: dict[int, SeatState] = (
+            {s: SeatState(v.stack, v.out) for s, v in session.items()} if session is not None
+            else {s: SeatState(c) for s, c in setup.stacks.items()})
+        self.last_button = last_button          # the previous hand's button (None: none dealt yet)
+        self.engine: Hand | None = None
+        self.events: list[list[Any]] = []       # in hand_from_record's format
+        self.actions: list[str] = []            # the dealer's words, for history
+        self.deals: list[list[str]] = []        # [target, card] in dealt order (burns included)
+        self.last_action: dict[int, str] = {}
+        self.chopped: dict[str, Any] | None = None
+        self.faults: list[dict[str, Any]] = []
+        self.ignored: list[dict[str, Any]] = []
+        self.discards: list[str] = []
+        self.closed: str | None = None
+
+    # -- the session ------------------------------------------------------------------------------
+
+    def successor(self, hand: int) -> PokerTable:
+        """The table for the next hand: stacks after this one (a voided hand: as before it)."""
+        if self.engine is not None and self.closed == "settled":
+            session = {s: SeatState(v.stack, v.out) for s, v in self.session.items()}
+            for seat, chips in self.final_stacks().items():
+                if seat in session:
+                    session[seat].stack = chips
+            return PokerTable(self.setup, hand, session, self.engine.button)
+        return PokerTable(self.setup, hand, self.session, self.last_button)
+
+    def session_dict(self) -> dict[str, Any]:
+        """The session after this hand, as journaled with the closed hand (restored at restart)."""
+        after = self.successor(self.hand + 1)
+        return {"seats": {str(s): {"stack": v.stack, "out": v.out} for s, v in sorted(after.session.items())},
+                "button": after.last_button}
+
+    def restore_session(self, data: Mapping[str, Any]) -> None:
+        """Take the session a closed hand's record left (see session_dict)."""
+        self.session = {int(s): SeatState(int(v["stack"]), bool(v.get("out", False)))
+                        for s, v in dict(data.get("seats") or {}).items()}
+        self.last_button = data.get("button")
+
+    def _between_hands(self, what: str) -> None:
+        if self.engine is not None and self.closed is None:
+            raise IllegalAction(f"{what} only between hands: hand {self.hand} is in progress")
+
+    def seat_change(self, seat: int, action: str, amount: int | None = None) -> None:
+        """Join (with a buy-in), rebuy (add chips), leave, sit out, sit in. Raises IllegalAction."""
+        if not 1 <= seat <= self.setup.seats:
+            raise IllegalAction(f"seat {seat} is not a seat of this table (1..{self.setup.seats})")
+        taken = self.session.get(seat)
+        if action == "join":
+            self._between_hands("a player joins")
+            if taken is not None:
+                raise IllegalAction(f"seat {seat} is taken")
+            if amount is None or amount <= 0:
+                raise IllegalAction("join needs a buy-in (amount > 0)")
+            self.session[seat] = SeatState(amount)
+            return
+        if taken is None:
+            raise IllegalAction(f"seat {seat} is empty")
+        if action == "rebuy":
+            self._between_hands("buy-ins and rebuys")
+            if amount is None or amount <= 0:
+                raise IllegalAction("rebuy needs an amount > 0")
+            taken.stack += amount
+        elif action == "leave":
+            self._between_hands("leaving the table")
+            del self.session[seat]
+        elif action in ("sit_out", "sit_in"):
+            taken.out = action == "sit_out"
+        else:
+            raise IllegalAction(f"unknown seat action {action!r} (known: {', '.join(SEAT_ACTIONS)})")
+
+    def dealt_in(self) -> list[int]:
+        """Seats the next hand deals in: sitting in with chips."""
+        return sorted(s for s, v in self.session.items() if not v.out and v.stack > 0)
+
+    def next_button(self) -> int:
+        """Where the button goes for the next hand. Raises IllegalAction with fewer than two players."""
+        seats = self.dealt_in()
+        if len(seats) < 2:
+            raise IllegalAction(f"a hand needs two players sitting in with chips, {len(seats)} are")
+        if self.last_button is None:
+            first = self.setup.button
+            return first if first in seats else seats[-1]
+        after = [s for s in seats if s > self.last_button]
+        return after[0] if after else seats[0]
+
+    def _new_hand(self) -> Hand:
+        button = self.next_button()
+        stacks = {s: self.session[s].stack for s in self.dealt_in()}
+        return Hand(self.setup.variant, self.setup.engine_stakes(), stacks, button=button,
+                    settings=HandSettings(burns=True, burn_before_hole=True))
+
+    # -- state ------------------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.engine is not None and (self.engine.is_over or self.chopped is not None)
+
+    @property
+    def phase(self) -> str:
+        if self.closed is not None:
+            return self.closed
+        if self.engine is None:
+            return "waiting"
+        if self.over:
+            return "over"
+        return self.engine.phase.value
+
+    @property
+    def started(self) -> bool:
+        return self.closed is None and self.engine is not None
+
+    @property
+    def mid_hand(self) -> bool:
+        return self.started and not self.over
+
+    @property
+    def confirmable(self) -> bool:
+        """The hand is over: the dealer pushes the pots and confirms."""
+        return self.closed is None and self.over
+
+    @property
+    def waiting_for_dealer(self) -> bool:
+        return self.started and (self.over or self.engine.actor is not None)  # type: ignore[union-attr]
+
+    def next_target(self) -> str | None:
+        """Where the next card goes: `burn`, `board`, `seat N` (hole card or draw), or None."""
+        if self.engine is None or self.closed is not None or self.over:
+            return None
+        slot = self.engine.expected_card()
+        if slot is None:
+            return None
+        return f"seat {slot.seat}" if slot.seat is not None else slot.kind
+
+    def short_of_cards(self) -> bool:
+        return self.mid_hand and self.next_target() is not None
+
+    def final_stacks(self) -> dict[int, int]:
+        assert self.engine is not None
+        if self.chopped is not None:
+            return {int(s): c for s, c in self.chopped["final_stacks"].items()}
+        if self.engine.result is not None:
+            return dict(self.engine.result.final_stacks)
+        return self.engine.starting_stacks
+
+    # -- cards ------------------------------------------------------------------------------------
+
+    def check_card(self, card: str) -> tuple[str, str] | None:
+        """The fault a card from the shoe would raise, `(kind, detail)`, or None when it can be dealt."""
+        if self.closed is not None or self.over:
+            return "card_count", f"too many cards: {card} after the last card of the hand"
+        hand = self.engine
+        if hand is None:
+            try:
+                hand = self._new_hand()
+            except IllegalAction as exc:
+                return "no_bet", f"{card} came out but no hand can start: {exc}"
+        try:
+            hand.verify_deal(card)
+        except CardError as exc:
+            kind = "duplicate_card" if "duplicate" in str(exc) else "unexpected_card"
+            return kind, str(exc)
+        except IllegalAction as exc:
+            return "unexpected_card", f"{card} came out of turn: {exc}"
+        return None
+
+    def take_card(self, card: str) -> None:
+        """Deal the card where the engine expects it; the first card starts the hand.
+        Raises CardError / IllegalAction (check_card first)."""
+        if self.engine is None:
+            self.deal()
+        assert self.engine is not None
+        slot = self.engine.expected_card()
+        dealt = self.engine.deal(card)
+        self.events.append(["deal", _card_text(dealt.card)])
+        assert slot is not None
+        if slot.kind == "burn" or slot.seat is None:
+            target = slot.kind
+        else:
+            target = f"seat {slot.seat}" + (" up" if slot.up else "") + (" draw" if slot.kind == "draw" else "")
+        self.deals.append([target, _card_text(dealt.card)])
+
+    def discard(self, card: str) -> None:
+        self.discards.append(card)
+
+    # -- the dealer's steps -----------------------------------------------------------------------
+
+    def deal(self) -> None:
+        """Start the next hand: blinds, antes posted; the shoe may deal. Raises IllegalAction."""
+        if self.engine is not None:
+            if self.over and self.closed is None:
+                raise IllegalAction(f"hand {self.hand} is over: confirm the payouts first")
+            raise IllegalAction("the hand is already dealt" if self.closed is None else "this hand is closed")
+        self.engine = self._new_hand()
+
+    def bet(self, seat: int, bets: dict[str, int]) -> None:
+        raise IllegalAction("a poker table takes act (fold, check, call, bet, raise...), not bet")
+
+    def decide(self, seat: int, decision: str, multiple: Any) -> None:
+        raise IllegalAction("a poker table takes act (fold, check, call, bet, raise...), not decide")
+
+    def act(self, seat: int, action: str, amount: int | None = None, cards: Sequence[str] | None = None) -> None:
+        """One seat's action. Raises IllegalAction (with the engine's reason) / CardError."""
+        hand = self.engine
+        if hand is None or self.closed is not None:
+            raise IllegalAction("no hand in progress: deal first")
+        if self.chopped is not None:
+            raise IllegalAction("the pot was chopped: the hand is over")
+        if action not in ACTIONS:
+            raise IllegalAction(f"unknown action {action!r} (known: {', '.join(ACTIONS)})")
+        if action in ("bet", "raise", "complete"):
+            if amount is None:
+                raise IllegalAction(f"{action} needs an amount (the street total, 'to')")
+            rng = hand.raise_range(seat) if hand.actor == seat else None
+            if rng is not None and rng.kind != action:
+                raise IllegalAction(f"seat {seat} may {rng.kind}, not {action}")
+            hand.bet_or_raise(amount, seat)
+            event: list[Any] = [action, seat, amount]
+            said = f"{action} to {amount}"
+        elif action == "all_in":
+            event, said = self._all_in(hand, seat)
+        elif action in ("draw", "stand_pat"):
+            discards = list(cards or []) if action == "draw" else []
+            if action == "stand_pat" and cards:
+                raise IllegalAction("stand_pat takes no discards")
+            hand.draw(discards, seat)
+            event = ["draw", seat, discards]
+            said = f"draws {len(discards)}" if discards else "stands pat"
+        elif action == "show":
+            hand.show(None, seat)
+            event, said = ["show", seat], "shows"
+        elif action == "muck":
+            hand.muck(seat)
+            event, said = ["muck", seat], "mucks"
+        elif action == "bring_in":
+            hand.post_bring_in(seat)
+            event, said = ["bring_in", seat], f"brings in {hand.bet(seat)}"
+        elif action == "fold":
+            hand.fold(seat)
+            event, said = ["fold", seat], "folds"
+        elif action == "check":
+            hand.check(seat)
+            event, said = ["check", seat], "checks"
+        else:
+            before = hand.bet(seat)
+            hand.call(seat)
+            event, said = ["call", seat], f"calls {hand.bet(seat) - before}"
+        self.events.append(event)
+        self.last_action[seat] = said
+        self.actions.append(f"seat {seat} {said}")
+
+    def _all_in(self, hand: Hand, seat: int) -> tuple[list[Any], str]:
+        view = hand.view()
+        legal = view.legal  # type: ignore[attr-defined]
+        if hand.actor != seat:
+            hand.fold(seat)  # raises the engine's out-of-turn reason
+        if legal.all_in is None:
+            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")  # type: ignore[attr-defined]
+        to = legal.all_in
+        if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
+            hand.post_bring_in(seat)
+            return ["bring_in", seat], f"brings in {to} (all in)"
+        if legal.call is not None and to <= hand.level:
+            hand.call(seat)
+            return ["call", seat], f"calls all in ({to})"
+        kind = legal.bet_or_raise.kind
+        hand.bet_or_raise(to, seat)
+        return [kind, seat, to], f"{kind} all in to {to}"
+
+    def chop(self) -> None:
+        """The players still in the hand agree to split: every pot is split evenly between its
+        eligible players (odd chips clockwise from the button), uncalled chips go back. Raises
+        IllegalAction when no hand is in progress or fewer than two players remain."""
+        hand = self.engine
+        if hand is None or self.closed is not None or self.over:
+            raise IllegalAction("no hand in progress to chop")
+        live = [s for s in hand.order if hand.in_hand(s)]
+        if len(live) < 2:
+            raise IllegalAction("a chop needs two players still in the hand")
+        contributions = {s: hand.contributed(s) for s in hand.order}
+        pots, uncalled = build_pots(contributions, live)
+        finals = {s: hand.stack(s) + uncalled.get(s, 0) for s in hand.order}
+        pot_list = []
+        for pot in pots:
+            eligible = [s for s in hand.order if s in pot.eligible]
+            shares = split(pot.amount, eligible, list(hand.order)) if eligible else {}
+            for s, chips in shares.items():
+                finals[s] += chips
+            pot_list.append({"amount": pot.amount, "eligible": sorted(pot.eligible),
+                             "winners": [{"seat": s, "amount": c} for s, c in sorted(shares.items())]})
+        self.chopped = {"pots": pot_list, "final_stacks": {str(s): c for s, c in finals.items()},
+                        "returned": {str(s): c for s, c in uncalled.items()}}
+        self.actions.append("pot chopped by agreement: " + ", ".join(f"seat {s}" for s in live))
+
+    def settle(self) -> None:
+        """The dealer has pushed the pots. Raises IllegalAction before the hand is over."""
+        if not self.confirmable:
+            raise IllegalAction(f"nothing to confirm: the hand is in phase {self.phase}")
+
+    # -- bookkeeping (as Table) ---------------------------------------------------------------------
+
+    def note_fault(self, kind: str, message: str, detail: str, event: int, extra: bool = False) -> None:
+        self.faults.append({"kind": kind, "message": message, "detail": detail, "event": event,
+                            "during": extra, "phase": self.phase, "cleared": None})
+
+    def note_clear(self, cleared: Mapping[str, Any]) -> None:
+        for fault in self.faults:
+            if fault["cleared"] is None:
+                fault["cleared"] = dict(cleared)
+
+    def note_ignored(self, card: str, fault: str) -> None:
+        self.ignored.append({"card": card, "fault": fault})
+
+    # -- views ------------------------------------------------------------------------------------
+
+    def _shown(self) -> dict[int, list[str]]:
+        """Seat -> the names of its shown hand (high, then low when it has one)."""
+        out: dict[int, list[str]] = {}
+        if self.engine is None:
+            return out
+        for rec in self.engine.records:
+            if isinstance(rec, Shown):
+                out[rec.seat] = [str(getattr(v, "name", v)) for v in rec.values if v is not None]
+        return out
+
+    def results(self) -> dict[str, Any] | None:
+        """The settled hand: pots with their winners, net per seat; None before the end."""
+        if not self.over:
+            return None
+        assert self.engine is not None
+        start = self.engine.starting_stacks
+        finals = self.final_stacks()
+        if self.chopped is not None:
+            pots = self.chopped["pots"]
+            rake = 0
+        else:
+            result = self.engine.result
+            assert result is not None
+            halves: dict[tuple[int, int], str] = {}
+            for rec in self.engine.records:
+                if isinstance(rec, Awarded):
+                    halves[(rec.pot, rec.seat)] = rec.half if (rec.pot, rec.seat) not in halves else "all"
+            pots = [{"amount": p.amount, "eligible": sorted(p.eligible),
+                     "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")}
+                                 for s, c in sorted(p.winners.items())]}
+                    for i, p in enumerate(result.pots)]
+            rake = result.rake
+        return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],
+                "rake": rake, "chopped": self.chopped is not None,
+                "showdown": bool(self.engine.result is not None and self.engine.result.showdown)}
+
+    def view(self, audience: str) -> dict[str, Any]:
+        """The table state for the feed (`public`: face-down cards `??` until shown; no burns)."""
+        public = audience == "public"
+        base: dict[str, Any] = {
+            "game": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
+            "phase": self.phase, "dealer": {"cards": []}, "board": [], "street": None,
+            "button": self.last_button, "to_act": None, "next": None, "expected": None, "legal": None,
+            "prompt": None, "level": 0, "pots": [], "total_pot": 0, "results": None,
+        }
+        hand = self.engine
+        spots: list[dict[str, Any]] = []
+        if hand is None:
+            for s, v in sorted(self.session.items()):
+                spots.append({"seat": s, "stack": v.stack, "sitting_out": v.out, "in_hand": False,
+                              "cards": [], "up": [], "bets": {}, "decision": None})
+            base["spots"] = spots
+            if not public:
+                base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored])
+            return base
+        dv = hand.view().to_dict(public=public)  # type: ignore[attr-defined]
+        live = self.closed is None and not self.over
+        shown = self._shown()
+        finals = self.final_stacks() if self.over else None
+        base.update(board=dv["board"], street=dv["street"], button=dv["button"],
+                    pots=dv["pots"], total_pot=dv["total_pot"], level=dv["level"])
+        if live:
+            base.update(to_act=dv["actor"], next=self.next_target(), expected=dv["expected_card"],
+                        legal=dv["legal"] if dv["actor"] is not None else None, prompt=dv["prompt"])
+        results = self.results()
+        base["results"] = results
+        nets = {x["seat"]: x["net"] for x in results["net"]} if results else {}
+        for sv in dv["seats"]:
+            s = sv["seat"]
+            cards = sv["cards"]
+            spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
+                    "sitting_out": self.session[s].out if s in self.session else False, "in_hand": True,
+                    "cards": cards, "up": sv["up"],
+                    "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
+                    "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
+                    "mucked": sv["mucked"], "shown": sv["shown"]}
+            if s in shown:
+                spot["hand_name"] = " / ".join(shown[s])
+            if results is not None:
+                spot["net"] = nets.get(s, 0)
+            spots.append(spot)
+        for s, v in sorted(self.session.items()):
+            if s not in hand.seats:
+                spots.append({"seat": s, "stack": v.stack, "sitting_out": v.out, "in_hand": False,
+                              "cards": [], "up": [], "bets": {}, "decision": None})
+        spots.sort(key=lambda x: x["seat"])
+        base["spots"] = spots
+        if not public:
+            base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
+                        mucked=[_card_text(c) for c in hand.discarded],
+                        ignored=[dict(x) for x in self.ignored])
+        return base
+
+    # -- the record -------------------------------------------------------------------------------
+
+    def hand_record(self) -> dict[str, Any] | None:
+        """The hand in `engine.phh.hand_from_record`'s format (None when no hand was dealt)."""
+        if self.engine is None:
+            return None
+        return {"variant": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
+                "stacks": {str(s): c for s, c in self.engine.starting_stacks.items()},
+                "button": self.engine.button, "burns": True, "events": [list(e) for e in self.events],
+                "fields": {"hand": self.hand}}
+
+    def record(self, status: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The hand as journaled when it closes and shown by `croupier history` / `phh export`."""
+        self.closed = status
+        results = self.results() if status == "settled" else None
+        session = self.session_dict()
+        hand = self.engine
+        return {
+            "hand": self.hand,
+            "game": self.setup.game,
+            "poker": True,
+            "structure": self.setup.structure,
+            "stakes": dict(self.setup.stakes),
+            "status": status,
+            "button": None if hand is None else hand.button,
+            "stacks": {} if hand is None else {str(s): c for s, c in hand.starting_stacks.items()},
+            "burns": [] if hand is None else [_card_text(c) for c in hand.burned],
+            "deals": [list(d) for d in self.deals],
+            "board": [] if hand is None else [_card_text(c) for c in hand.board],
+            "cards": {} if hand is None else {str(s): [_card_text(c) for c in hand.cards(s)] for s in hand.seats},
+            "actions": list(self.actions),
+            "shown": {str(s): names for s, names in self._shown().items()},
+            "results": results,
+            "chopped": self.chopped is not None,
+            "hand_record": self.hand_record(),
+            "session": session,
+            "faults": self.faults,
+            "ignored": self.ignored,
+            "discards": self.discards,
+            "reason": body.get("reason"),
+            "by": body.get("by"),
+        }
