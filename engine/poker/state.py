@@ -851,7 +851,11 @@ class Hand:
         if not able:
             return False
         if len(able) == 1:
-            return able[0].bet < self.level
+            # the only player with chips acts only when facing more than he has put in;
+            # an opponent all in for less than the blind leaves nothing to call (RULES.md)
+            alone = able[0]
+            top = max((p.bet for p in self._players.values() if p.live and p is not alone), default=0)
+            return alone.bet < top
         return True
 
     def _next_seat(self, seat: int) -> int:

@@ -373,9 +373,6 @@ def test_a_short_big_blind_is_still_called_in_full() -> None:
     assert pokerkit_state(text).checking_or_calling_amount == 1  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(strict=True, reason="engine asks a player to act who already matched the only "
-                                       "opponent's all-in (Hand._betting_needed compares with the "
-                                       "full blind, not the all-in): E1")
 def test_no_action_when_the_only_opponent_is_all_in_for_no_more() -> None:
     """RULES.md: a round ends when all who have not folded have put in the same amount or are all
     in. Heads-up, the big blind is all in for 1 after a 2 ante; the button's small blind of 1
