@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from engine.errors import CardError, EngineError, IllegalAction
 from engine.cards import Card
+from engine.errors import CardError, EngineError, IllegalAction
 from engine.poker import (
     VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, Hand,
     HandSettings, Mucked, Phase, Posted, Raked, Returned, Shown, Stakes, Structure, Variant,
@@ -256,7 +256,7 @@ class PhhAction:
     `kind` is `db`, `dh`, `pb`, `f`, `cc`, `cbr`, `sd`, `sm`, or `""` for a comment-only line.
     `player` is the 0-based index of the player dealt to (`dh`) or acting; `cards` the card texts
     (`??` unknown; None when the action names no cards: `sd` standing pat, `sm` mucking);
-    `amount` the `cbr` amount in the record's units (see HandHistory.unit), set by HandHistory.
+    `amount_text` the `cbr` amount as written (HandHistory.amounts has it in integer units).
 
     >>> PhhAction.parse("p3 cbr 7000  # Dwan")
     PhhAction(actor=2, kind='cbr', player=2, cards=None, amount_text='7000', commentary='Dwan', text='p3 cbr 7000  # Dwan')
@@ -586,8 +586,6 @@ def dumps_phhs(hands: Iterable[HandHistory]) -> str:
     return "\n".join(f"[{i}]\n{h.dumps()}" for i, h in enumerate(hands, 1))
 
 
-
-
 # --- replay through our engine ----------------------------------------------------------------------
 
 _STRUCTURES = {
@@ -748,15 +746,11 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
             raise fail(i, f"the shoe must first deal a {expected.kind} card{who}, and the record deals none")
         try:
             if kind == "sm":
-                if table.phase is not Phase.SHOWDOWN:
-                    continue  # shown before the run-out; the show that counts comes at showdown
-                if table.actor != seat:
-                    # the engine's showdown order rules; this player's show is read when asked
+                if table.phase is Phase.SHOWDOWN:
+                    # Our showdown order rules: each player's (last) show is read when asked.
                     used[i] = False
                     _showdown(table, actions, used, i, last_show, fail)
-                    continue
-                used[i] = False
-                _showdown(table, actions, used, i, last_show, fail)
+                # else: shown before the run-out; the show that counts comes at showdown
                 continue
             if table.actor != seat:
                 raise fail(i, f"p{seat + 1} acts out of turn: " + _waiting(table))
