@@ -1040,8 +1040,13 @@ class Hand:
     def _final_pots(self) -> list[Pot]:
         pots, uncalled = build_pots({s: p.total for s, p in self._players.items()},
                                     [s for s, p in self._players.items() if p.live])
+        # Uncalled bets went back when their betting round closed, so what only one player
+        # reached here is ante money (a big-blind ante): dead money of the main pot.
         for seat, amount in uncalled.items():
-            pots.append(Pot(amount, frozenset({seat})))
+            if pots:
+                pots[0] = Pot(pots[0].amount + amount, pots[0].eligible)
+            else:
+                pots.append(Pot(amount, frozenset({seat})))
         return pots
 
     def _settle(self, showdown: bool) -> None:

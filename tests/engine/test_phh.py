@@ -216,7 +216,6 @@ def test_every_recorded_hand_replays_to_its_finishing_stacks() -> None:
 MISSING_FOLD = ("'p7 cbr 1150000', ", "'p7 cbr 1150000', 'p8 f', ")
 
 
-@pytest.mark.xfail(strict=True, reason="engine returns a big-blind ante as an uncalled bet (E1)")
 @pytest.mark.parametrize("name", sorted(BIG_BLIND_ANTE_RETURNED) + ["wsop/2019/42/3/00-01-07.phh"])
 def test_big_blind_ante_is_dead_money(name: str) -> None:
     text = (DATA / name).read_text().replace(*MISSING_FOLD)  # the 2019 hand with p8's fold written in
