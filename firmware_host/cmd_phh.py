@@ -19,13 +19,21 @@ are still printed), 2 when a file cannot be read at all (missing, not UTF-8, not
 them; `-` reads stdin; the format is `engine.phh.hand_from_record`'s: variant, structure, stakes,
 stacks by seat, button and the events in order), plays each through the engine and prints it as
 PHH text (`--phhs`: one `.phhs` text, tables `[1]`, `[2]`...). Exit status 0, or 2 when a record
-is refused (the reason on stderr, nothing on stdout). Exporting straight from the controller's
-journal will come with the poker table on the controller.
+is refused (the reason on stderr, nothing on stdout).
+
+`croupier phh export --state DIR [--last N | --hand N] [--phhs]` exports the poker hands dealt at
+the table straight from the controller's journal (read-only, while it runs): every settled poker
+hand, or the last N of them, or hand N. Each record carries `hand` (the table's hand number) and
+`seats` (table seat numbers, p1..pN). A hand chopped by agreement is written with the table's
+`finishing_stacks` and `chopped = true` (PHH has no chop action, so it does not replay to the end);
+voided hands (every bet returned) are not exported. Exit status 0, 1 when there is no such hand,
+2 when the journal cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from decimal import Decimal
@@ -48,8 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex = sub.add_parser("export", help="write hand records (JSON) as PHH text",
                         description="Write hand records of our table (JSON files, one record or a list) "
                                     "as PHH text on stdout.")
-    ex.add_argument("files", nargs="+", metavar="FILE", help="JSON hand record, or a list of them ('-': stdin)")
+    ex.add_argument("files", nargs="*", metavar="FILE", help="JSON hand record, or a list of them ('-': stdin)")
     ex.add_argument("--phhs", action="store_true", help="write one .phhs text ([1], [2], ...)")
+    ex.add_argument("--state", metavar="DIR", default=None,
+                    help="export the poker hands of the controller's journal in DIR instead of FILEs")
+    which = ex.add_mutually_exclusive_group()
+    which.add_argument("--last", type=int, default=0, metavar="N", help="with --state: the last N hands (default all)")
+    which.add_argument("--hand", type=int, default=None, metavar="N", help="with --state: hand number N")
 
 
 def _number_text(value: int | Decimal) -> str:
@@ -134,7 +147,67 @@ def export_files(paths: list[str], phhs: bool, out: Any) -> int:
     return 0
 
 
+def journal_records(journal: Any, last: int = 0, hand: int | None = None) -> list[HandHistory]:
+    """The PHH records of the poker hands in a controller journal (see the module docstring).
+    Raises PhhError when a journaled hand does not play through the engine."""
+    rows = [r for r in journal.hands() if r.status == "settled" and r.record.get("hand_record")]
+    if hand is not None:
+        rows = [r for r in rows if r.hand == hand]
+    elif last > 0:
+        rows = rows[-last:]
+    out: list[HandHistory] = []
+    for row in rows:
+        rec = row.record
+        history = record_to_phh(rec["hand_record"])
+        # The table's result is the truth (a rake, a chop): finishing stacks are start + net.
+        seats = [int(s) for s in dict(history.extra).get("seats", [])]
+        nets = {int(x["seat"]): int(x["net"]) for x in (rec.get("results") or {}).get("net") or []}
+        start = {int(s): int(c) for s, c in rec["hand_record"]["stacks"].items()}
+        if seats and set(nets) == set(seats):
+            history = dataclasses.replace(
+                history, finishing_stacks=tuple(history.amount(start[s] + nets[s]) for s in seats))
+        if rec.get("chopped"):
+            history = dataclasses.replace(
+                history, extra=tuple(sorted({**dict(history.extra), "chopped": True}.items())))
+        out.append(history)
+    return out
+
+
+def export_state(state: str, last: int, hand: int | None, phhs: bool, out: Any) -> int:
+    """Print the poker hands of the journal in `state` as PHH; the exit status."""
+    from firmware_host.journal import Journal, JournalError
+    try:
+        journal = Journal.open(state, readonly=True)
+    except JournalError as exc:
+        print(f"croupier phh export: {exc}", file=sys.stderr)
+        return 2
+    try:
+        records = journal_records(journal, last, hand)
+    except EngineError as exc:
+        print(f"croupier phh export: {state}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        journal.close()
+    if not records:
+        print(f"croupier phh export: {state}: no settled poker hand" + (f" {hand}" if hand else ""),
+              file=sys.stderr)
+        return 1
+    if phhs:
+        out.write(dumps_phhs(records))
+    else:
+        out.write("\n".join(r.dumps() for r in records))
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
     if args.phh_command == "replay":
         return replay_files(args.files, args.check, sys.stdout)
+    if args.state is not None:
+        if args.files:
+            print("croupier phh export: give FILEs or --state, not both", file=sys.stderr)
+            return 2
+        return export_state(args.state, args.last, args.hand, args.phhs, sys.stdout)
+    if not args.files:
+        print("croupier phh export: give FILEs (JSON hand records) or --state DIR", file=sys.stderr)
+        return 2
     return export_files(args.files, args.phhs, sys.stdout)

@@ -78,7 +78,13 @@ def test_the_whole_sample_replays_from_the_command_line(capsys: pytest.CaptureFi
     errors = [r for r in rows if "error" in r]
     assert sorted(Path(r["file"]).name for r in errors) == [
         "00-01-07.phh", "85.phh", "phua-xuan-2019.phh", "ps NLH handhq_1-OBFUSCATED.phhs"]
-    assert sum(1 for r in rows if r.get("matches") is True) == 1121
+    # Those that do not match: the half-chip splits, and the big-blind ante hands while the engine
+    # returns that ante (tests/engine/test_phh.py: BIG_BLIND_ANTE_RETURNED).
+    differ = {Path(r["file"]).relative_to(DATA).as_posix() for r in rows if r.get("matches") is False}
+    assert {"pluribus/102/0.phh", "pluribus/41b/204.phh"} <= differ <= {
+        "pluribus/102/0.phh", "pluribus/41b/204.phh", "wsop/2023/43/5/30.phh", "wsop/2023/43/5/31.phh",
+        "wsop/2023/43/5/45.phh", "wsop/2023/43/5/46.phh", "wsop/2023/43/5/68.phh"}
+    assert sum(1 for r in rows if r.get("matches") is True) == 1128 - len(differ)
 
 
 RECORD = {
@@ -120,3 +126,71 @@ def test_export_many_as_phhs_and_refusals(capsys: pytest.CaptureFixture[str], tm
     status, lines, err = run(capsys, "export", str(path))
     assert status == 2 and lines == []
     assert "event #3 ['fold', 4]: not now: the shoe must deal a hole card to seat 4" in err
+
+
+# --- export from the table's journal ------------------------------------------------------------------
+
+
+def journal_with_hands(state: Path, chop: bool = False) -> None:
+    """Play two hands at a poker table of the controller and journal them as the controller does."""
+    from firmware_host.journal import Journal
+    from firmware_host.poker_table import PokerSetup
+
+    setup = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
+                                  "seats": 3, "stacks": {"1": 200, "2": 200, "3": 200}, "button": 3})
+    journal = Journal.open(state)
+    table = setup.new_table(1)
+    cards = iter("3h As Kd 2c Ah Qs 7d 4h Kc 8d 2s 5h 9c 6h Jd".split())
+    table.deal()
+    for _ in range(7):
+        table.take_card(next(cards))
+    table.act(3, "raise", 6)
+    table.act(1, "fold")
+    table.act(2, "call")
+    for _ in range(4):
+        table.take_card(next(cards))
+    if chop:
+        table.chop()
+    else:
+        table.act(2, "check")
+        table.act(3, "bet", 10)
+        table.act(2, "call")
+        for card in "5h 9c 6h Jd".split():
+            table.take_card(card)
+            if card in ("9c", "Jd"):
+                table.act(2, "check")
+                table.act(3, "check")
+        table.act(2, "show")
+        table.act(3, "show")
+    event = journal.begin(1, "settle", {}, 0.0)
+    journal.close_hand(1, "holdem", "settled", event, 0.0, table.record("settled", {}))
+    journal.commit()
+    journal.close()
+
+
+def test_export_reads_the_poker_hands_of_the_journal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    journal_with_hands(tmp_path)
+    status, lines, err = run(capsys, "export", "--state", str(tmp_path))
+    assert status == 0, err
+    hand = parse_phh("\n".join(lines))
+    assert hand.variant == "NT"
+    assert dict(hand.extra)["seats"] == [1, 2, 3] and dict(hand.extra)["hand"] == 1
+    assert [a.format() for a in hand.actions][:6] == [
+        "d dh p1 AsAh", "d dh p2 KdQs", "d dh p3 2c7d", "p3 cbr 6", "p1 f", "p2 cc"]
+    assert hand.finishing_stacks == (199, 217, 184)  # seat 2's kings beat seat 3's sevens
+    assert replay(hand) == hand.finishing_stacks
+
+
+def test_export_of_a_chopped_pot_keeps_the_table_result(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    journal_with_hands(tmp_path, chop=True)
+    status, lines, err = run(capsys, "export", "--state", str(tmp_path), "--hand", "1")
+    assert status == 0, err
+    hand = parse_phh("\n".join(lines))
+    # 13 chopped between seats 2 and 3, the odd chip to seat 2 (first left of the button, seat 3);
+    # the record stops at the flop, where the chop ended the hand.
+    assert hand.finishing_stacks == (199, 201, 200)
+    assert dict(hand.extra)["chopped"] is True
+    status, _, err = run(capsys, "export", "--state", str(tmp_path), "--hand", "7")
+    assert status == 1 and "no settled poker hand 7" in err
+    status, _, err = run(capsys, "export", "--state", str(tmp_path / "none"))
+    assert status == 2 and "no journal" in err
