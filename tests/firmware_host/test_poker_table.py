@@ -1,0 +1,548 @@
+"""Poker tables on the controller: hands dealt card by card and acted through dealer commands,
+pots and stacks, faults, refusals, restarts, the public feed's hidden cards, PHH export."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.card_reader import CardRead
+from engine.cards import DECK
+from engine.phh import parse_phh, parse_phhs, replay
+from firmware_host.cmd_phh import export_state
+from firmware_host.commands import Command
+from firmware_host.controller import Controller
+from firmware_host.journal import Journal
+from firmware_host.poker_table import PokerSetup
+
+HOLDEM = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
+          "stacks": {"1": 200, "3": 200, "5": 100, "6": 50}}
+STUD = {"game": "stud", "structure": "fixed-limit",
+        "stakes": {"antes": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10}, "seats": 8,
+        "stacks": {"2": 100, "4": 100, "7": 100}}
+DRAW = {"game": "five_card_draw", "structure": "fixed-limit",
+        "stakes": {"blinds": [1, 2], "small_bet": 2, "big_bet": 4}, "seats": 6,
+        "stacks": {"1": 50, "2": 50, "3": 50}}
+
+
+class Rig:
+    """A controller on a real journal; `restart()` reopens it on the same directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.c = self._new()
+        self.seq = 0
+
+    def _new(self) -> Controller:
+        c = Controller(Journal.open(self.path))
+        c.recover()
+        return c
+
+    def restart(self) -> Controller:
+        self.c.journal.close()
+        self.c = self._new()
+        return self.c
+
+    def cmd(self, cmd: str, **args: Any) -> dict[str, Any]:
+        return self.c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
+
+    def ok(self, cmd: str, **args: Any) -> dict[str, Any]:
+        reply = self.cmd(cmd, **args)
+        assert reply["ok"], reply
+        return reply
+
+    def act(self, seat: int, action: str, amount: int | None = None, **more: Any) -> dict[str, Any]:
+        args = {"seat": seat, "action": action, **more}
+        if amount is not None:
+            args["amount"] = amount
+        return self.ok("act", **args)
+
+    def shoe(self, cards: str, source: str = "shoe") -> None:
+        """Cards read by the shoe (or the discard reader), as the card reader reports them."""
+        for card in cards.split():
+            self.seq = (self.seq + 1) % 256
+            self.c.handle_reading(CardRead(card, source, self.seq))
+
+    def state(self) -> dict[str, Any]:
+        return self.c.public_state()
+
+    def full(self) -> dict[str, Any]:
+        return self.c.full_state()
+
+    def spot(self, seat: int, full: bool = False) -> dict[str, Any]:
+        return next(s for s in (self.full() if full else self.state())["spots"] if s["seat"] == seat)
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    r = Rig(tmp_path)
+    yield r
+    r.c.journal.close()
+
+
+# -- one hand of each family, to the end ------------------------------------------------------------
+
+HOLDEM_HOLE = "2c As Kd Qh 6c Ad Kc Qs 6d"   # burn, then s1 s3 s5 s6 twice (button 6)
+HOLDEM_BOARD = "3d 7h 8c 9d 4s Jc 5h 2d"      # burn flop, burn turn, burn river
+
+
+def holdem_preflop(r: Rig) -> None:
+    r.ok("open", **HOLDEM)
+    r.ok("deal")
+    state = r.state()
+    assert state["button"] == 6 and state["to_act"] is None and state["next"] == "burn"
+    r.shoe(HOLDEM_HOLE)
+    state = r.state()
+    assert state["phase"] == "betting" and state["street"] == "preflop" and state["to_act"] == 5
+    assert state["legal"]["call"] == 2 and state["legal"]["bet_or_raise"] == {
+        "kind": "raise", "min_to": 4, "max_to": 100, "choices": None}
+    assert all(set(s["cards"]) == {"??"} for s in state["spots"])
+    r.act(5, "all_in")
+    r.act(6, "fold")
+    r.act(1, "raise", 200)
+
+
+def test_holdem_hand_side_pot_showdown_and_the_next_button(rig: Rig) -> None:
+    holdem_preflop(rig)
+    rig.act(3, "call")
+    state = rig.state()
+    assert state["phase"] == "dealing" and state["street"] == "flop" and state["next"] == "burn"
+    assert state["pots"] == [{"amount": 300, "eligible": [1, 3, 5]}, {"amount": 200, "eligible": [1, 3]}]
+    rig.shoe(HOLDEM_BOARD)
+    state = rig.state()
+    assert state["board"] == ["7h", "8c", "9d", "Jc", "2d"]
+    assert state["phase"] == "showdown" and state["to_act"] == 1
+    assert "3d" not in repr(state) and "2c" not in repr(state)   # burns never on the public feed
+    assert rig.full()["burns"] == ["2c", "3d", "4s", "5h"]
+    rig.act(1, "show")
+    assert rig.spot(1)["cards"] == ["As", "Ad"] and rig.spot(3)["cards"] == ["??", "??"]
+    rig.act(3, "muck")
+    rig.act(5, "show")
+    state = rig.state()
+    assert state["phase"] == "over" and state["to_act"] is None
+    assert rig.spot(3)["cards"] == ["??", "??"]           # mucked: never shown
+    assert rig.spot(5)["cards"] == ["Qh", "Qs"] and rig.spot(5)["hand_name"].startswith("Pair")
+    res = state["results"]
+    assert res["pots"] == [
+        {"amount": 300, "eligible": [1, 3, 5], "winners": [{"seat": 1, "amount": 300, "half": "all"}]},
+        {"amount": 200, "eligible": [1, 3], "winners": [{"seat": 1, "amount": 200, "half": "all"}]}]
+    assert {x["seat"]: x["net"] for x in res["net"]} == {1: 300, 3: -200, 5: -100, 6: 0}
+    assert sum(x["net"] for x in res["net"]) == 0
+    assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 500, 3: 0, 5: 0, 6: 50}
+    rig.ok("confirm")
+    rec = rig.c.journal.hands()[0].record
+    assert rec["status"] == "settled" and rec["poker"] and rec["session"]["seats"]["1"]["stack"] == 500
+    assert [d for d in rec["deals"][:3]] == [["burn", "2c"], ["seat 1", "As"], ["seat 3", "Kd"]]
+    # the next hand: seats 3 and 5 are broke, the button moves on to seat 1 (heads-up: it posts the small blind)
+    rig.ok("deal")
+    state = rig.state()
+    assert state["hand"] == 2 and state["button"] == 1
+    assert {s["seat"]: (s["in_hand"], s["bets"].get("bet")) for s in state["spots"]} == {
+        1: (True, 1), 3: (False, None), 5: (False, None), 6: (True, 2)}
+
+
+def test_pots_before_the_flop_have_eligible_seats(rig: Rig) -> None:
+    holdem_preflop(rig)
+    rig.act(3, "call")
+    pots = rig.state()["pots"]
+    assert pots == [{"amount": 300, "eligible": [1, 3, 5]}, {"amount": 200, "eligible": [1, 3]}]
+
+
+STUD_THIRD = "Tc Qs 7s Kc Qd 7d Ks 9h 3c Kd"   # burn, two down and one up to s2 s4 s7 (button 7)
+
+
+def test_stud_hand_up_cards_public_bring_in_open_pair(rig: Rig) -> None:
+    rig.ok("open", **STUD)
+    rig.shoe(STUD_THIRD)  # the first card starts the hand
+    state = rig.state()
+    assert state["phase"] == "bring_in" and state["to_act"] == 4 and state["legal"]["bring_in"] == 2
+    assert rig.spot(2)["cards"] == ["??", "??", "9h"] and rig.spot(4)["cards"] == ["??", "??", "3c"]
+    assert rig.spot(2, full=True)["cards"] == ["Qs", "Qd", "9h"]
+    rig.act(4, "bring_in")
+    rig.act(7, "complete", 5)
+    rig.act(2, "call")
+    rig.act(4, "call")
+    rig.shoe("Td 9c 5d 2h")
+    assert rig.state()["to_act"] == 2   # the open pair of nines acts first, and may bet the big bet
+    assert rig.state()["legal"]["bet_or_raise"]["choices"] == [5, 10]
+    rig.act(2, "bet", 10)
+    rig.act(4, "fold")
+    rig.act(7, "call")
+    rig.shoe("Th Jd 4s")
+    rig.act(2, "check")
+    rig.act(7, "check")
+    rig.shoe("Ts 2s 8c")
+    rig.act(2, "check")
+    rig.act(7, "bet", 10)
+    rig.act(2, "call")
+    rig.shoe("6h Ah Kh")
+    assert rig.spot(7)["cards"] == ["??", "??", "Kd", "2h", "4s", "8c", "??"]
+    rig.act(2, "check")
+    rig.act(7, "check")
+    rig.act(2, "show")
+    rig.act(7, "show")
+    state = rig.state()
+    assert state["phase"] == "over"
+    assert {s["seat"]: s["stack"] for s in state["spots"]} == {2: 74, 4: 94, 7: 132}
+    assert rig.spot(7)["hand_name"].startswith("Four")
+    assert state["results"]["pots"] == [{"amount": 58, "eligible": [2, 7],
+                                         "winners": [{"seat": 7, "amount": 58, "half": "all"}]}]
+    rig.ok("confirm")
+    assert rig.c.journal.hands()[0].record["burns"] == ["Tc", "Td", "Th", "Ts", "6h"]
+
+
+def test_draw_hand_discards_replacements_and_the_discard_reader(rig: Rig) -> None:
+    rig.ok("open", **DRAW)
+    rig.ok("deal")
+    rig.shoe("2c Ah Kh Qh Ad Kd Qd 7c Kc 3s 8d 5s 4s 9s 5h 6d")
+    assert rig.state()["to_act"] == 3
+    rig.act(3, "call")
+    rig.act(1, "call")
+    rig.act(2, "check")
+    state = rig.state()
+    assert state["phase"] == "drawing" and state["to_act"] == 1 and state["legal"]["draw"]
+    refused = rig.cmd("act", seat=1, action="draw", cards=["Kh"])
+    assert not refused["ok"] and "not in the hand" in refused["error"]
+    rig.act(1, "draw", cards=["7c", "8d"])
+    assert rig.state()["next"] == "burn"
+    rig.shoe("7c 8d", source="discard")   # the discards go through the discard reader
+    rig.shoe("3c Ac 9d")
+    rig.act(2, "stand_pat")
+    rig.act(3, "draw", cards=["3s"])
+    rig.shoe("4d")
+    assert rig.state()["street"] == "draw" and rig.state()["to_act"] == 1
+    rig.act(1, "check")
+    rig.act(2, "bet", 4)
+    rig.act(3, "fold")
+    rig.act(1, "call")
+    assert rig.state()["to_act"] == 2   # the last aggressor shows first
+    rig.act(2, "show")
+    rig.act(1, "show")
+    state = rig.state()
+    assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 58, 2: 44, 3: 48}
+    assert rig.spot(1)["cards"] == ["Ah", "Ad", "9s", "Ac", "9d"]
+    assert rig.spot(3)["cards"] == ["??"] * 5
+    assert rig.full()["discards"] == ["7c", "8d"]
+    rig.ok("confirm")
+    rec = rig.c.journal.hands()[0].record
+    assert rec["discards"] == ["7c", "8d"] and ["seat 1 draw", "Ac"] in rec["deals"]
+
+
+# -- faults and refusals ----------------------------------------------------------------------------
+
+def test_card_out_of_turn_and_duplicate_card_are_faults(rig: Rig) -> None:
+    rig.ok("open", **HOLDEM)
+    rig.ok("deal")
+    rig.shoe(HOLDEM_HOLE)
+    rig.shoe("Jh")   # the shoe gives a card while seat 5 must act
+    fault = rig.state()["fault"]
+    assert fault["kind"] == "unexpected_card" and "detail" not in fault
+    assert "Jh" in rig.full()["fault"]["detail"]
+    refused = rig.cmd("act", seat=5, action="call")
+    assert refused["code"] == "fault"
+    restarted = rig.restart()
+    assert restarted.fault is not None and restarted.fault.kind == "unexpected_card"
+    rig.ok("clear", reason="card put back", by="sup")
+    rig.act(5, "call")
+    rig.act(6, "fold")
+    rig.act(1, "call")
+    rig.act(3, "check")
+    rig.shoe("3d 7h 8c")
+    rig.shoe("As")   # already in seat 1's hand
+    assert rig.state()["fault"]["kind"] == "duplicate_card"
+    assert rig.state()["board"] == ["7h", "8c"]
+    rig.ok("clear", reason="foreign card removed", by="sup")
+    rig.shoe("9d")
+    assert rig.state()["board"] == ["7h", "8c", "9d"] and rig.state()["to_act"] == 1
+    rec_faults = rig.c.table.faults  # type: ignore[union-attr]
+    assert [f["kind"] for f in rec_faults] == ["unexpected_card", "duplicate_card"]
+
+
+def test_confirm_before_the_end_and_a_card_after_it(rig: Rig) -> None:
+    rig.ok("open", **HOLDEM)
+    rig.ok("deal")
+    rig.shoe("2c As Kd")
+    rig.ok("confirm")   # the dealer calls it while cards are still expected: too few cards
+    assert rig.state()["fault"]["kind"] == "card_count"
+    rig.ok("clear", reason="miscounted", by="sup", then="void")
+    assert rig.c.journal.hands()[0].status == "voided"
+    state = rig.state()
+    assert state["hand"] == 2 and state["phase"] == "waiting"
+    assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 200, 3: 200, 5: 100, 6: 50}
+
+
+def test_illegal_actions_are_refused_with_the_reason_and_change_nothing(rig: Rig) -> None:
+    holdem_preflop(rig)
+    before_events = sum(1 for _ in rig.c.journal.events())
+    before = (rig.state(), rig.full())
+    cases = [
+        ({"seat": 1, "action": "call"}, "out of turn"),
+        ({"seat": 3, "action": "check"}, "faces a bet"),
+        ({"seat": 3, "action": "raise", "amount": 250}, "not enough chips to raise"),
+        ({"seat": 3, "action": "bet", "amount": 300}, "may not bet or raise"),
+        ({"seat": 3, "action": "draw", "cards": ["As"]}, "not now"),
+    ]
+    for args, words in cases:
+        reply = rig.cmd("act", **args)
+        assert reply["ok"] is False and reply["code"] == "illegal" and words in reply["error"], reply
+    for cmd, args, words in [("seat", {"seat": 2, "action": "join", "amount": 100}, "between hands"),
+                             ("deal", {}, "already dealt"), ("bet", {"seat": 1, "bets": {"ante": 5}}, "not bet"),
+                             ("open", {"game": "uth"}, "in progress")]:
+        reply = rig.cmd(cmd, **args)
+        assert reply["ok"] is False and words in reply["error"], reply
+    assert (rig.state(), rig.full()) == before
+    assert sum(1 for _ in rig.c.journal.events()) == before_events
+
+
+def test_seats_between_hands_and_a_restart_keeps_the_stacks(rig: Rig) -> None:
+    rig.ok("open", game="holdem", structure="pot-limit", stakes={"blinds": [1, 2]}, seats=6,
+           stacks={"2": 100, "4": 100})
+    rig.ok("seat", seat=5, action="join", amount=80)
+    refused = rig.cmd("seat", seat=4, action="join", amount=80)
+    assert "taken" in refused["error"]
+    rig.ok("deal")
+    assert rig.state()["button"] == 5
+    rig.shoe("2c As Kd Qh Ad Kc Qs")
+    rig.act(2, "fold") if rig.state()["to_act"] == 2 else None
+    # pot limit: seat 2 (first after the big blind, heads to seat 2 only when three play)
+    while rig.state()["phase"] == "betting":
+        seat = rig.state()["to_act"]
+        legal = rig.state()["legal"]
+        rig.act(seat, "fold" if legal["fold"] else "check")
+    assert rig.state()["phase"] == "over"
+    rig.ok("confirm")
+    stacks = {s["seat"]: s["stack"] for s in rig.state()["spots"]}
+    assert sum(stacks.values()) == 280
+    rig.restart()
+    assert {s["seat"]: s["stack"] for s in rig.state()["spots"]} == stacks
+    rig.ok("seat", seat=5, action="rebuy", amount=20)
+    rig.ok("seat", seat=4, action="sit_out")
+    rig.ok("seat", seat=2, action="leave")
+    rig.restart()
+    spots = {s["seat"]: s for s in rig.state()["spots"]}
+    assert set(spots) == {4, 5} and spots[5]["stack"] == stacks[5] + 20 and spots[4]["sitting_out"]
+    refused = rig.cmd("deal")
+    assert refused["ok"] is False and "two players" in refused["error"]
+    rig.ok("seat", seat=4, action="sit_in")
+    rig.ok("deal")
+    assert rig.state()["button"] == 4 and rig.state()["hand"] == 2
+
+
+def test_chop_by_agreement(rig: Rig) -> None:
+    holdem_preflop(rig)
+    rig.act(3, "call")
+    rig.shoe("3d 7h 8c 9d")
+    rig.ok("chop")
+    state = rig.state()
+    assert state["phase"] == "over" and state["results"]["chopped"]
+    # main pot 300 (seats 1, 3, 5) and side pot 200 (seats 1, 3), each split evenly
+    assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 100 + 100, 3: 100 + 100, 5: 100, 6: 50}
+    assert all(set(s["cards"]) <= {"??"} for s in state["spots"])
+    rig.ok("confirm")
+    rig.ok("deal")
+    assert {s["seat"]: s["stack"] for s in rig.state()["spots"] if not s["in_hand"]} == {}
+
+
+# -- restarts -------------------------------------------------------------------------------------
+
+def test_restart_at_every_step_rebuilds_the_same_state(rig: Rig) -> None:
+    steps: list[Any] = [lambda: rig.ok("open", **HOLDEM), lambda: rig.ok("deal")]
+    steps += [lambda card=card: rig.shoe(card) for card in HOLDEM_HOLE.split()]
+    steps += [lambda: rig.act(5, "call"), lambda: rig.act(6, "fold"), lambda: rig.act(1, "raise", 10),
+              lambda: rig.act(3, "call"), lambda: rig.act(5, "call")]
+    steps += [lambda card=card: rig.shoe(card) for card in "3d 7h 8c 9d".split()]
+    steps += [lambda: rig.act(1, "bet", 20), lambda: rig.act(3, "fold"), lambda: rig.act(5, "call")]
+    steps += [lambda card=card: rig.shoe(card) for card in "4s Jc".split()]
+    steps += [lambda: rig.act(1, "check"), lambda: rig.act(5, "check")]
+    steps += [lambda card=card: rig.shoe(card) for card in "5h 2d".split()]
+    steps += [lambda: rig.act(1, "check"), lambda: rig.act(5, "check"), lambda: rig.act(1, "show"),
+              lambda: rig.act(5, "show"), lambda: rig.ok("confirm"), lambda: rig.ok("deal")]
+    for step in steps:
+        step()
+        before = (rig.state(), rig.full())
+        rig.restart()
+        if before[0]["phase"] == "settled":  # a settled hand leaves the display at a restart
+            assert rig.state()["phase"] == "waiting" and rig.state()["hand"] == 2
+            assert [(s["seat"], s["stack"]) for s in rig.state()["spots"]] == \
+                [(s["seat"], s["stack"]) for s in before[0]["spots"]]
+            continue
+        assert (rig.state(), rig.full()) == before
+    assert rig.state()["hand"] == 2 and rig.state()["button"] == 1
+
+
+# -- the public feed never shows a hidden card -----------------------------------------------------
+
+GAMES = [
+    {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}},
+    {"game": "omaha_hilo8", "structure": "pot-limit", "stakes": {"blinds": [1, 2]}},
+    {"game": "stud", "structure": "fixed-limit", "stakes": {"antes": 1, "bring_in": 2, "small_bet": 5,
+                                                            "big_bet": 10}},
+    {"game": "razz", "structure": "fixed-limit", "stakes": {"antes": 1, "bring_in": 2, "small_bet": 5,
+                                                            "big_bet": 10}},
+    {"game": "deuce_seven_triple", "structure": "fixed-limit", "stakes": {"blinds": [1, 2], "small_bet": 2,
+                                                                         "big_bet": 4}},
+    {"game": "badugi", "structure": "fixed-limit", "stakes": {"blinds": [1, 2], "small_bet": 2, "big_bet": 4}},
+]
+CARD_TEXTS = {str(c) for c in DECK}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
+    """Only the board, up cards and cards shown at showdown appear on the public state."""
+    assert not {"burns", "discards", "mucked", "ignored", "devices", "sensors"} & set(public)
+    visible = set(full["board"])
+    for pub, spot in zip(public["spots"], full["spots"], strict=True):
+        assert pub["seat"] == spot["seat"] and len(pub["cards"]) == len(spot["cards"])
+        for i, (p, f) in enumerate(zip(pub["cards"], spot["cards"])):
+            if spot["up"][i] or spot.get("shown"):
+                assert p == f
+                visible.add(f)
+            else:
+                assert p == "??", f"seat {spot['seat']}'s down card {f} on the public feed"
+    for text in _strings(public):
+        if text in CARD_TEXTS:
+            assert text in visible, f"{text} leaked"
+    if public.get("fault") is not None:
+        assert "detail" not in public["fault"]
+
+
+def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
+    deck = [str(c) for c in DECK]
+    rng.shuffle(deck)
+    r.ok("deal")
+    check()
+    while True:
+        state, full = r.state(), r.full()
+        if state["phase"] == "over":
+            break
+        dealt = [c for spot in full["spots"] for c in spot["cards"]] + full["board"]
+        if rng.random() < 0.02 and (dealt or state["next"] is None):  # out of turn, or a duplicate
+            r.shoe(rng.choice(dealt) if state["next"] is not None else deck[0])
+            check()
+            assert r.state()["fault"] is not None
+            r.ok("clear", reason="stray card", by="sup")
+            continue
+        if state["next"] is not None:
+            r.shoe(deck.pop())
+        else:
+            seat, legal = state["to_act"], state["legal"]
+            spot = next(s for s in full["spots"] if s["seat"] == seat)
+            if legal["draw"]:
+                keep = rng.randint(0, len(spot["cards"]))
+                r.act(seat, "draw", cards=spot["cards"][keep:]) if keep < len(spot["cards"]) else \
+                    r.act(seat, "stand_pat")
+            elif legal["show"]:
+                r.act(seat, "muck" if legal["muck"] and rng.random() < 0.3 else "show")
+            else:
+                options = ["call", "check", "all_in", "bring_in"] + ["fold"] * 2
+                rng.shuffle(options)
+                rng_raise = legal["bet_or_raise"]
+                if rng_raise is not None and rng.random() < 0.3:
+                    choices = rng_raise["choices"] or [rng_raise["min_to"], rng_raise["max_to"]]
+                    r.act(seat, rng_raise["kind"], rng.choice(choices))
+                else:
+                    for option in options:
+                        ok = (option == "call" and legal["call"] is not None) or \
+                            (option == "check" and legal["check"]) or (option == "fold" and legal["fold"]) or \
+                            (option == "all_in" and legal["all_in"] is not None and rng.random() < 0.1) or \
+                            (option == "bring_in" and legal["bring_in"] is not None)
+                        if ok:
+                            r.act(seat, option)
+                            break
+                    else:
+                        raise AssertionError(f"no action taken: {legal}")
+        check()
+    before = {s["seat"]: s["stack"] for s in r.full()["spots"]}
+    r.ok("confirm")
+    assert sum(before.values()) == sum(s["stack"] for s in r.state()["spots"])
+
+
+def test_no_public_state_carries_a_hidden_card_over_random_hands(rig: Rig) -> None:
+    rng = random.Random(20261129)
+    seen = 0
+
+    def check() -> None:
+        nonlocal seen
+        check_public(rig.state(), rig.full())
+        seen += 1
+
+    for game in GAMES:
+        players = rng.randint(2, 6)
+        stacks = {str(s): rng.choice([30, 100, 400]) for s in rng.sample(range(1, 7), players)}
+        rig.ok("open", **game, seats=6, stacks=stacks)
+        for _ in range(8):
+            broke = [s["seat"] for s in rig.state()["spots"] if s["stack"] == 0]
+            if len(rig.state()["spots"]) - len(broke) < 2:
+                for seat in broke:
+                    rig.ok("seat", seat=seat, action="rebuy", amount=100)
+            total = sum(s["stack"] for s in rig.state()["spots"])
+            play_random_hand(rig, rng, check)
+            assert sum(s["stack"] for s in rig.state()["spots"]) == total
+    assert seen > 500
+    # every hand exported from the journal replays (strictly) to the stacks the table paid
+    out = io.StringIO()
+    assert export_state(str(rig.path), 0, None, True, out) == 0
+    rows = [r for r in rig.c.journal.hands() if r.status == "settled"]
+    histories = parse_phhs(out.getvalue())
+    assert len(histories) == len(rows) == 8 * len(GAMES)
+    for row, history in zip(rows, histories, strict=True):
+        assert not isinstance(history, Exception), history
+        finals = replay(history)
+        nets = {x["seat"]: x["net"] for x in row.record["results"]["net"]}
+        starts = {int(s): c for s, c in row.record["stacks"].items()}
+        seats = dict(history.extra)["seats"]
+        assert list(finals) == [starts[s] + nets[s] for s in seats]
+        assert list(history.finishing_stacks or ()) == list(finals)
+
+
+def test_phh_export_of_one_hand_replays_to_the_table_stacks(rig: Rig, tmp_path: Path) -> None:
+    rig.ok("open", **STUD)
+    rig.shoe(STUD_THIRD)
+    rig.act(4, "bring_in")
+    rig.act(7, "fold")
+    rig.act(2, "call")
+    rig.shoe("Td 9c 5d")
+    for _ in range(20):
+        state = rig.state()
+        if state["phase"] == "over":
+            break
+        if state["next"]:
+            rig.shoe(next(c for c in "Th Jd 4s Ts 2s 8c 6h Ah Kh 5s 6s".split()
+                          if c not in repr(rig.full())))
+        elif state["legal"]["show"]:
+            rig.act(state["to_act"], "show")
+        else:
+            rig.act(state["to_act"], "check" if state["legal"]["check"] else "call")
+    rig.ok("confirm")
+    out = io.StringIO()
+    assert export_state(str(rig.path), 0, 1, False, out) == 0
+    history = parse_phh(out.getvalue())
+    assert history.variant == "F7S" and dict(history.extra)["seats"] == [2, 4, 7]
+    rec = rig.c.journal.hands()[0].record
+    finals = {x["seat"]: int(rec["stacks"][str(x["seat"])]) + x["net"] for x in rec["results"]["net"]}
+    assert list(replay(history)) == [finals[2], finals[4], finals[7]]
+    assert export_state(str(rig.path), 0, 7, False, io.StringIO()) == 1
+
+
+def test_setup_refuses_what_the_engine_would(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="fixed limit needs"):
+        PokerSetup.from_body({"game": "stud", "structure": "fixed-limit", "stakes": {"antes": 1}})
+    with pytest.raises(ValueError, match="seat 9"):
+        PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
+                              "seats": 6, "stacks": {"9": 100}})
