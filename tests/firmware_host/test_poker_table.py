@@ -128,9 +128,9 @@ def test_holdem_hand_side_pot_showdown_and_the_next_button(rig: Rig) -> None:
     assert rig.spot(3)["cards"] == ["??", "??"]           # mucked: never shown
     assert rig.spot(5)["cards"] == ["Qh", "Qs"] and rig.spot(5)["hand_name"].startswith("Pair")
     res = state["results"]
-    assert res["pots"] == [
-        {"amount": 300, "eligible": [1, 3, 5], "winners": [{"seat": 1, "amount": 300, "half": "all"}]},
-        {"amount": 200, "eligible": [1, 3], "winners": [{"seat": 1, "amount": 200, "half": "all"}]}]
+    assert res["pots"] == [   # seat 3 mucked: no longer eligible
+        {"amount": 300, "eligible": [1, 5], "winners": [{"seat": 1, "amount": 300, "half": "all"}]},
+        {"amount": 200, "eligible": [1], "winners": [{"seat": 1, "amount": 200, "half": "all"}]}]
     assert {x["seat"]: x["net"] for x in res["net"]} == {1: 300, 3: -200, 5: -100, 6: 0}
     assert sum(x["net"] for x in res["net"]) == 0
     assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 500, 3: 0, 5: 0, 6: 50}
