@@ -6,6 +6,12 @@ then the hand in progress (if any) with its standing fault. `--json`: one line p
 `{"hand", "status", "burns", "round", "settlement", "faults", "reason"}`, where `round` is in
 exactly `croupier settle`'s input format and `settlement` in exactly its output format (null for a
 voided hand: every bet was returned; its `round` holds the cards dealt before the void).
+
+Poker hands: the text shows per seat the cards in dealt order (up cards marked `^`), the starting
+stack and the net, the board, burns, every action in order, the pots with their eligible seats and
+winners, and the hands shown. Their `--json` line carries `hand`, `status`, `game`, `burns`,
+`hand_record` (the hand in `engine.phh.hand_from_record`'s format, which `croupier phh export`
+writes as PHH), `results` (pots and winners, net per seat), `faults` and `reason`.
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def json_line(row: HandRow) -> dict[str, Any]:
     """The `--json` line of one finished hand."""
     rec = row.record
+    if rec.get("poker"):
+        return {"hand": row.hand, "status": row.status, "game": rec.get("game"), "burns": rec.get("burns", []),
+                "hand_record": rec.get("hand_record"), "results": rec.get("results"),
+                "chopped": rec.get("chopped", False),
+                "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
     return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
             "settlement": rec.get("settlement"), "faults": [_fault_json(f) for f in rec.get("faults", [])],
             "reason": rec.get("reason")}
@@ -40,9 +51,57 @@ def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
             "cleared_by": cleared.get("by"), "reason": cleared.get("reason"), "then": cleared.get("then")}
 
 
+def describe_poker(row: HandRow) -> list[str]:
+    """The text lines of one finished poker hand."""
+    rec = row.record
+    stakes = ", ".join(f"{k} {v}" for k, v in (rec.get("stakes") or {}).items())
+    lines = [f"hand {row.hand}  {rec.get('game')} {rec.get('structure')} ({stakes})  {row.status.upper()}"
+             + (f"  button seat {rec['button']}" if rec.get("button") is not None else "")]
+    per_seat: dict[str, list[str]] = {}
+    for target, card in rec.get("deals", []):
+        if target.startswith("seat "):
+            words = target.split()
+            per_seat.setdefault(words[1], []).append(card + ("^" if "up" in words else "")
+                                                     + ("*" if "draw" in words else ""))
+    results = rec.get("results") or {}
+    nets = {str(x["seat"]): x["net"] for x in results.get("net", [])}
+    shown = rec.get("shown") or {}
+    for seat, stack in sorted((rec.get("stacks") or {}).items(), key=lambda kv: int(kv[0])):
+        line = f"  seat {seat}: {' '.join(per_seat.get(seat, [])) or '-'}  stack {stack}"
+        if seat in nets:
+            line += f"  net {nets[seat]:+d}"
+        if seat in shown:
+            line += f"  shows {' / '.join(shown[seat])}"
+        lines.append(line)
+    lines.append(f"  board: {' '.join(rec.get('board', [])) or '-'}")
+    lines.append(f"  burns: {' '.join(rec.get('burns', [])) or '-'}")
+    for action in rec.get("actions", []):
+        lines.append(f"    {action}")
+    for i, pot in enumerate(results.get("pots", [])):
+        name = "main pot" if i == 0 else f"side pot {i}"
+        winners = ", ".join(f"seat {w['seat']} {w['amount']}" + (f" ({w['half']})" if w.get("half", "all") != "all"
+                                                                    else "") for w in pot["winners"])
+        lines.append(f"  {name} {pot['amount']} (seats {', '.join(map(str, pot['eligible']))}): {winners or '-'}")
+    if rec.get("chopped"):
+        lines.append("  chopped by agreement")
+    if row.status == "voided":
+        lines.append(f"  voided: {rec.get('reason')}" + (f" (by {rec['by']})" if rec.get("by") else "")
+                     + "; every bet returned")
+    for fault in rec.get("faults", []):
+        cleared = fault.get("cleared")
+        lines.append(f"  fault {fault['kind']}: {fault.get('detail')}" +
+                     (f"; cleared by {cleared['by']}: {cleared['reason']} ({cleared['then']})" if cleared
+                      else "; not cleared"))
+    for ignored in rec.get("ignored", []):
+        lines.append(f"  card {ignored['card']} not dealt (fault {ignored['fault']} standing)")
+    return lines
+
+
 def describe(row: HandRow) -> list[str]:
     """The text lines of one finished hand."""
     rec = row.record
+    if rec.get("poker"):
+        return describe_poker(row)
     lines = [f"hand {row.hand}  {rec.get('game')} ({rec.get('profile')})  {row.status.upper()}"]
     per_target: dict[str, list[str]] = {}
     for target, card in rec.get("deals", []):
@@ -99,9 +158,25 @@ def in_progress(journal: Journal) -> list[str]:
     if controller.table is None:
         return ["no table open"]
     if not controller.table.started and controller.fault is None:
-        return [f"hand {controller.hand}: waiting for bets"]
+        waiting = "the deal" if controller.table.phase in ("waiting", "settled") else "bets"
+        return [f"hand {controller.hand}: waiting for {waiting}"]
     state = controller.full_state()
     lines = [f"hand {state['hand']} IN PROGRESS  {state['game']}  phase {state['phase']}"]
+    if "structure" in state:  # a poker table
+        for spot in state["spots"]:
+            if spot.get("in_hand"):
+                lines.append(f"  seat {spot['seat']}: {' '.join(spot['cards']) or '-'}  stack {spot['stack']}  "
+                             f"in pot {spot['bets'].get('in_pot', 0)}"
+                             + (f"  [{spot['decision']}]" if spot.get("decision") else ""))
+        lines.append(f"  board: {' '.join(state['board']) or '-'}")
+        lines.append(f"  burns: {' '.join(state.get('burns', [])) or '-'}")
+        lines.append("  pots: " + (", ".join(f"{p['amount']} (seats {', '.join(map(str, p['eligible']))})"
+                                            for p in state["pots"]) or "-"))
+        if state.get("prompt"):
+            lines.append(f"  now: {state['prompt']}")
+        if controller.fault is not None:
+            lines.append(f"  FAULT {controller.fault.kind}: {controller.fault.detail} (waiting for a supervisor)")
+        return lines
     for spot in state["spots"]:
         lines.append(f"  spot {spot['seat']}: {' '.join(spot['cards']) or '-'}  bets "
                      + ", ".join(f"{k} {v}" for k, v in spot["bets"].items())

@@ -403,8 +403,8 @@ class PokerTable:
             hand.muck(seat)
             event, said = ["muck", seat], "mucks"
         elif action == "bring_in":
-            hand.post_bring_in(seat)
-            event, said = ["bring_in", seat], f"brings in {hand.bet(seat)}"
+            brought = hand.post_bring_in(seat)
+            event, said = ["bring_in", seat], f"brings in {brought.amount}"
         elif action == "fold":
             hand.fold(seat)
             event, said = ["fold", seat], "folds"
@@ -412,9 +412,8 @@ class PokerTable:
             hand.check(seat)
             event, said = ["check", seat], "checks"
         else:
-            before = hand.bet(seat)
-            hand.call(seat)
-            event, said = ["call", seat], f"calls {hand.bet(seat) - before}"
+            called = hand.call(seat)
+            event, said = ["call", seat], f"calls {called.amount}" + (" (all in)" if called.all_in else "")
         self.events.append(event)
         self.last_action[seat] = said
         self.actions.append(f"seat {seat} {said}")
@@ -428,11 +427,11 @@ class PokerTable:
             raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")  # type: ignore[attr-defined]
         to = legal.all_in
         if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
-            hand.post_bring_in(seat)
-            return ["bring_in", seat], f"brings in {to} (all in)"
+            brought = hand.post_bring_in(seat)
+            return ["bring_in", seat], f"brings in {brought.amount} (all in)"
         if legal.call is not None and to <= hand.level:
-            hand.call(seat)
-            return ["call", seat], f"calls all in ({to})"
+            called = hand.call(seat)
+            return ["call", seat], f"calls {called.amount} (all in)"
         kind = legal.bet_or_raise.kind
         hand.bet_or_raise(to, seat)
         return [kind, seat, to], f"{kind} all in to {to}"

@@ -546,3 +546,34 @@ def test_setup_refuses_what_the_engine_would(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="seat 9"):
         PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
                               "seats": 6, "stacks": {"9": 100}})
+
+
+def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
+    import json
+
+    from firmware_host.cmd_history import history
+
+    holdem_preflop(rig)
+    rig.act(3, "call")
+    rig.shoe(HOLDEM_BOARD)
+    rig.act(1, "show")
+    rig.act(3, "muck")
+    rig.act(5, "show")
+    rig.ok("confirm")
+    rig.ok("deal")
+    rig.shoe("2s Ks")
+    out = io.StringIO()
+    history(rig.c.journal, out, 10, False)
+    text = out.getvalue()
+    assert "hand 1  holdem no-limit (blinds [1, 2])  SETTLED  button seat 6" in text
+    assert "  seat 1: As Ad  stack 200  net +300  shows Pair of aces" in text
+    assert "  seat 3: Kd Kc  stack 200  net -200\n" in text   # mucked: nothing shown
+    assert "  burns: 2c 3d 4s 5h" in text and "    seat 5 raise all in to 100" in text
+    assert "    seat 3 calls 198 (all in)" in text
+    assert "  main pot 300 (seats 1, 5): seat 1 300" in text and "  side pot 1 200 (seats 1): seat 1 200" in text
+    assert "hand 2 IN PROGRESS  holdem  phase dealing" in text and "  seat 6: Ks  stack 48  in pot 2" in text
+    out = io.StringIO()
+    history(rig.c.journal, out, 10, True)
+    line = json.loads(out.getvalue().splitlines()[0])
+    assert line["hand"] == 1 and line["status"] == "settled" and line["hand_record"]["variant"] == "holdem"
+    assert line["hand_record"]["events"][:3] == [["deal", "2c"], ["deal", "As"], ["deal", "Kd"]]
