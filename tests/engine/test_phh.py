@@ -181,14 +181,12 @@ QUIRKS = {
     "wsop/2019/42/3/00-01-07.phh": "no action recorded for p8 pre-flop",
     "phua-xuan-2019.phh": "short deck (NS) is not one of our games",
 }
-# Hands our engine does not yet settle as the record does: a big-blind ante is dead money in the
-# pot, but the settlement returns it to the big blind as if it were an uncalled bet when nobody
-# else put in as much (engine.poker.state, Hand._final_pots via build_pots). Strict xfail: the
-# test turns red the day the engine is fixed, to remove this list.
-BIG_BLIND_ANTE_RETURNED = {
+# Hands with a big-blind ante (dead money in the pot, never returned as an uncalled bet): the
+# same hands and the 2019 one with p8's fold written in, below.
+BIG_BLIND_ANTE = [
     "wsop/2023/43/5/30.phh", "wsop/2023/43/5/31.phh", "wsop/2023/43/5/45.phh",
     "wsop/2023/43/5/46.phh", "wsop/2023/43/5/68.phh",
-}
+]
 
 
 def rel(path: Path) -> str:
@@ -200,7 +198,7 @@ def test_every_recorded_hand_replays_to_its_finishing_stacks() -> None:
     wrong: list[str] = []
     for path in all_files():
         name = rel(path)
-        if path.suffix != ".phh" or name in QUIRKS or name in BIG_BLIND_ANTE_RETURNED:
+        if path.suffix != ".phh" or name in QUIRKS:
             continue
         hand = parse_phh(path.read_text())
         if hand.finishing_stacks is None:
@@ -210,13 +208,13 @@ def test_every_recorded_hand_replays_to_its_finishing_stacks() -> None:
             wrong.append(f"{name}: ours {ours}, recorded {hand.finishing_stacks}")
         checked += 1
     assert wrong == []
-    assert checked == 1121  # 1,135 .phh files, less 5 quirks, 5 below and 4 without finishing_stacks
+    assert checked == 1126  # 1,135 .phh files, less 5 quirks and 4 without finishing_stacks
 
 
 MISSING_FOLD = ("'p7 cbr 1150000', ", "'p7 cbr 1150000', 'p8 f', ")
 
 
-@pytest.mark.parametrize("name", sorted(BIG_BLIND_ANTE_RETURNED) + ["wsop/2019/42/3/00-01-07.phh"])
+@pytest.mark.parametrize("name", BIG_BLIND_ANTE + ["wsop/2019/42/3/00-01-07.phh"])
 def test_big_blind_ante_is_dead_money(name: str) -> None:
     text = (DATA / name).read_text().replace(*MISSING_FOLD)  # the 2019 hand with p8's fold written in
     hand = parse_phh(text)
