@@ -20,10 +20,11 @@ from typing import Any
 
 import zmq
 
-from firmware_host.config import Config, ConfigError
+from firmware_host.config import POKER_GAMES, Config, ConfigError
 from firmware_host.controller import Controller
 from firmware_host.feed import Feed, FeedError
 from firmware_host.journal import Journal, JournalError
+from firmware_host.poker_table import PokerSetup
 from firmware_host.table import TableSetup
 
 log = logging.getLogger("croupier.run")
@@ -136,8 +137,11 @@ def serve(cfg: Config, state_dir: Path) -> int:
         journal = Journal.open(state_dir)
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
                     full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
-        default = (TableSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
-                   if cfg.table.game else None)
+        default: Any = None
+        if cfg.table.game in POKER_GAMES:
+            default = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
+        elif cfg.table.game:
+            default = TableSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
                                 feed=feed)
         replayed = controller.recover()

@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-GAMES = ("uth", "3cp")
+HOUSE_GAMES = ("uth", "3cp")
+POKER_GAMES = ("holdem", "omaha", "omaha_hilo8", "stud", "stud_hilo8", "razz", "five_card_draw",
+               "deuce_seven_single", "deuce_seven_triple", "badugi")
+GAMES = HOUSE_GAMES + POKER_GAMES
+STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
 GPIO_BACKENDS = ("none", "sim", "gpio")
 PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
 
@@ -36,7 +40,46 @@ class TableConfig:
     name: str = "table-1"
     game: str | None = None  # None: wait for an `open` command
     profile: str = "default"  # a profile name shipped with the engine, or a TOML file
-    seats: int = 7
+    seats: int = 7  # house games 1..7 spots; poker 2..10 seats
+
+
+@dataclass(frozen=True, slots=True)
+class PokerConfig:
+    """`[poker]`: a poker table's betting structure and stakes, and who sits at the start.
+
+    Amounts in the table's smallest unit. `blinds` = [small, big, straddles...]; stud tables give
+    `antes` and `bring_in`; fixed limit needs `small_bet` and `big_bet`; spread limit `min_bet` and
+    `max_bet`; `raise_cap` is the number of raises after the bet (fixed limit; default 3).
+    `seated` lists the seats taken at the start, each with `buy_in` chips; `button` the first
+    button (0: the highest seated seat).
+    """
+
+    structure: str = "no-limit"
+    blinds: tuple[int, ...] = ()
+    antes: int = 0
+    bring_in: int = 0
+    small_bet: int = 0
+    big_bet: int = 0
+    min_bet: int = 0
+    max_bet: int = 0
+    raise_cap: int = 3
+    seated: tuple[int, ...] = ()
+    buy_in: int = 0
+    button: int = 0
+
+    def as_body(self, game: str, seats: int) -> dict[str, Any]:
+        """The `open` body of this poker table."""
+        stakes: dict[str, Any] = {"blinds": list(self.blinds)}
+        for key in ("antes", "bring_in", "small_bet", "big_bet", "min_bet", "max_bet"):
+            if getattr(self, key):
+                stakes[key] = getattr(self, key)
+        if self.structure == "fixed-limit":
+            stakes["raise_cap"] = self.raise_cap
+        body: dict[str, Any] = {"game": game, "structure": self.structure, "stakes": stakes, "seats": seats,
+                                "stacks": {str(s): self.buy_in for s in self.seated}}
+        if self.button:
+            body["button"] = self.button
+        return body
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +164,7 @@ class Config:
     source: str = "<defaults>"
     table: TableConfig = field(default_factory=TableConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    poker: PokerConfig = field(default_factory=PokerConfig)
     feed: FeedConfig = field(default_factory=FeedConfig)
     commands: CommandsConfig = field(default_factory=CommandsConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
@@ -205,6 +249,14 @@ def _one_of(*choices: str) -> Checker:
     return check
 
 
+def _int_list(lo: int, hi: int, most: int) -> Checker:
+    def check(v: Any) -> tuple[int, ...]:
+        if not isinstance(v, list) or len(v) > most:
+            raise ValueError(f"must be a list of at most {most} integers")
+        return tuple(_int(lo, hi)(x) for x in v)
+    return check
+
+
 def _endpoint(v: Any) -> str:
     v = _str(v)
     if not v.startswith(("tcp://", "ipc://", "inproc://")) or len(v) < 8:
@@ -232,7 +284,11 @@ def _serial_url(v: Any) -> str:
 
 
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
-    "table": (TableConfig, {"name": _name, "game": _one_of(*GAMES), "profile": _str, "seats": _int(1, 7)}),
+    "table": (TableConfig, {"name": _name, "game": _one_of(*GAMES), "profile": _str, "seats": _int(1, 10)}),
+    "poker": (PokerConfig, {"structure": _one_of(*STRUCTURES), "blinds": _int_list(0, 10**9, 10),
+                            **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
+                                                    "max_bet", "raise_cap", "buy_in")},
+                            "seated": _int_list(1, 10, 10), "button": _int(0, 10)}),
     "limits": (LimitsConfig, {"minimum": _int(1), "maximum": _int(0), "side_minimum": _int(0),
                               "side_maximum": _int(0), "chip": _int(1)}),
     "feed": (FeedConfig, {"public": _endpoint, "snapshot": _endpoint, "full": _optional_endpoint,
@@ -277,6 +333,20 @@ def _check_whole(cfg: Config) -> None:
         if ep and not is_restricted_endpoint(ep):
             raise ConfigError(f"{src}: [feed] {key}: the full state (hole cards) may only be bound to "
                               f"loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+    game = cfg.table.game
+    if game in HOUSE_GAMES and cfg.table.seats > 7:
+        raise ConfigError(f"{src}: [table] seats: a {game} table has at most 7 spots, not {cfg.table.seats}")
+    if game in POKER_GAMES:
+        from firmware_host.poker_table import PokerSetup
+        if cfg.table.seats < 2:
+            raise ConfigError(f"{src}: [table] seats: a poker table has 2 to 10 seats")
+        if cfg.poker.seated and not cfg.poker.buy_in:
+            raise ConfigError(f"{src}: [poker] buy_in: the seated players need a buy-in (> 0)")
+        try:
+            PokerSetup.from_body(cfg.poker.as_body(game, cfg.table.seats), cfg.table.seats)
+        except ValueError as exc:  # IllegalAction is a ValueError too
+            key = "seated" if "stacks" in str(exc) else ("button" if "button" in str(exc) else "structure")
+            raise ConfigError(f"{src}: [poker] {key}: {exc}") from None
     lim = cfg.limits
     if lim.maximum and lim.maximum < lim.minimum:
         raise ConfigError(f"{src}: [limits] maximum: {lim.maximum} is below minimum {lim.minimum}")

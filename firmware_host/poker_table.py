@@ -56,7 +56,7 @@ def open_setup(body: Mapping[str, Any], default_seats: int) -> Any:
     extra = [k for k in ("structure", "stakes", "stacks", "button") if body.get(k) is not None]
     if extra:
         raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
-    if int(body.get("seats") or default_seats) > 7:
+    if int(body.get("seats") or 0) > 7:
         raise ValueError(f"a {body.get('game')} table has at most 7 spots")
     return TableSetup.from_body(body, default_seats)
 

@@ -34,7 +34,8 @@ def test_typed_values() -> None:
 @pytest.mark.parametrize("text, words", [
     ("[tabel]\nname='x'\n", ["t.toml", "[tabel]", "unknown section"]),
     ("[table]\nnmae='x'\n", ["t.toml", "[table]", "'nmae'", "unknown key"]),
-    ("[table]\nseats=9\n", ["t.toml", "[table]", "seats", "between 1 and 7"]),
+    ("[table]\nseats=11\n", ["t.toml", "[table]", "seats", "between 1 and 10"]),
+    ("[table]\ngame='uth'\nseats=9\n", ["t.toml", "[table]", "seats", "at most 7"]),
     ("[table]\ngame='poker'\n", ["[table]", "game", "'poker'"]),
     ("[limits]\nminimum='5'\n", ["[limits]", "minimum", "integer"]),
     ("[limits]\nminimum=true\n", ["[limits]", "minimum", "integer"]),

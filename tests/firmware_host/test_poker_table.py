@@ -577,3 +577,25 @@ def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
     line = json.loads(out.getvalue().splitlines()[0])
     assert line["hand"] == 1 and line["status"] == "settled" and line["hand_record"]["variant"] == "holdem"
     assert line["hand_record"]["events"][:3] == [["deal", "2c"], ["deal", "As"], ["deal", "Kd"]]
+
+
+def test_configuration_opens_a_poker_table(tmp_path: Path) -> None:
+    from firmware_host.config import Config, ConfigError
+
+    cfg = Config.parse('[table]\ngame = "razz"\nseats = 8\n[poker]\nstructure = "fixed-limit"\nantes = 1\n'
+                       'bring_in = 2\nsmall_bet = 5\nbig_bet = 10\nseated = [1, 4, 8]\nbuy_in = 300\n', "t.toml")
+    setup = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game or "", cfg.table.seats))
+    c = Controller(Journal.open(tmp_path), default_setup=setup)  # type: ignore[arg-type]
+    c.recover()
+    state = c.public_state()
+    assert state["game"] == "razz" and state["phase"] == "waiting"
+    assert [(s["seat"], s["stack"]) for s in state["spots"]] == [(1, 300), (4, 300), (8, 300)]
+    c.journal.close()
+    for text, words in [('[table]\ngame = "stud"\n[poker]\nstructure = "fixed-limit"\nantes = 1\n',
+                         "[poker] structure: fixed limit needs a small bet"),
+                        ('[table]\ngame = "holdem"\nseats = 6\n[poker]\nblinds = [1, 2]\nseated = [7]\nbuy_in = 5\n',
+                         "[poker] seated: stacks: seat 7"),
+                        ('[table]\ngame = "holdem"\n[poker]\nblind = [1, 2]\n', "[poker] unknown key 'blind'"),
+                        ('[table]\ngame = "uth"\nseats = 9\n', "[table] seats")]:
+        with pytest.raises(ConfigError, match=r"t\.toml: " + words.replace("[", r"\[").replace("]", r"\]")):
+            Config.parse(text, "t.toml")
