@@ -107,7 +107,7 @@ def _stakes_fields(code: str) -> tuple[str, ...]:
 _CORE = frozenset({
     "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet",
     "big_bet", "min_bet", "max_bet", "starting_stacks", "actions", "players", "finishing_stacks",
-    "winnings",
+    "winnings", "_raise_cap", "_uncapped", "_uncapped_heads_up",
 })
 # Field order of the specification, for export.
 _FIELD_ORDER = (
@@ -334,7 +334,10 @@ class PhhAction:
 class HandHistory:
     """One hand history, its amounts in integer units of `unit` (see the module docstring).
 
-    Stakes a variant does not use are 0 (`max_bet` is only for our spread-limit extension codes). `amounts[i]` is the `cbr` amount of `actions[i]` in
+    Stakes a variant does not use are 0 (`max_bet` is only for our spread-limit extension codes).
+    `raise_cap` and `uncapped_heads_up` are our fixed-limit table settings, which the standard has
+    no field for: written as `_raise_cap` (absent: 3, a bet and three raises), `_uncapped = true`
+    (no cap) and `_uncapped_heads_up = true`, user fields that other tools ignore. `amounts[i]` is the `cbr` amount of `actions[i]` in
     units (None for other actions). `extra` keeps the optional fields not read here, sorted by name.
     """
 
@@ -351,6 +354,8 @@ class HandHistory:
     amounts: tuple[int | None, ...]
     unit: Decimal = Decimal(1)
     ante_trimming_status: bool = False
+    raise_cap: int | None = 3
+    uncapped_heads_up: bool = False
     players: tuple[str, ...] | None = None
     finishing_stacks: tuple[Number, ...] | None = None
     winnings: tuple[Number, ...] | None = None
@@ -465,6 +470,14 @@ class HandHistory:
         trimming = fields.get("ante_trimming_status", False)
         if not isinstance(trimming, bool):
             raise PhhError("field 'ante_trimming_status': expected true or false")
+        cap = fields.get("_raise_cap", 3)
+        if type(cap) is not int or cap < 0:
+            raise PhhError(f"field '_raise_cap': expected a number of raises (0 or more), not {cap!r}")
+        flags = {}
+        for name in ("_uncapped", "_uncapped_heads_up"):
+            flags[name] = fields.get(name, False)
+            if not isinstance(flags[name], bool):
+                raise PhhError(f"field {name!r}: expected true or false")
         return cls(
             variant=variant,
             antes=all_units(antes),
@@ -480,6 +493,8 @@ class HandHistory:
                 map(type, raw_amounts)) else tuple(None if x is None else units(x) for x in raw_amounts),
             unit=Decimal(1).scaleb(-places),
             ante_trimming_status=trimming,
+            raise_cap=None if flags["_uncapped"] else cap,
+            uncapped_heads_up=flags["_uncapped_heads_up"],
             players=players,
             finishing_stacks=results("finishing_stacks"),
             winnings=results("winnings"),
@@ -510,6 +525,12 @@ class HandHistory:
                 values[name] = self.amount(getattr(self, name))
         values["starting_stacks"] = [self.amount(s) for s in self.starting_stacks]
         values["actions"] = [a.format() for a in self.actions]
+        if self.raise_cap is None:
+            values["_uncapped"] = True
+        elif self.raise_cap != 3:
+            values["_raise_cap"] = self.raise_cap
+        if self.uncapped_heads_up:
+            values["_uncapped_heads_up"] = True
         if self.players is not None:
             values["players"] = list(self.players)
         if self.finishing_stacks is not None:
@@ -625,7 +646,8 @@ def stakes_of(hand: HandHistory) -> Stakes:
     try:
         return Stakes(structure, tuple(blinds), antes, bring_in=hand.bring_in,
                       small_bet=hand.small_bet, big_bet=hand.big_bet,
-                      min_bet=hand.min_bet, max_bet=hand.max_bet)
+                      min_bet=hand.min_bet, max_bet=hand.max_bet, raise_cap=hand.raise_cap,
+                      uncapped_heads_up=hand.uncapped_heads_up)
     except IllegalAction as exc:
         raise PhhError(f"stakes: {exc}") from None
 
@@ -944,6 +966,8 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
         amounts=tuple(amounts),
         unit=scale,
         ante_trimming_status=False,
+        raise_cap=stakes.raise_cap,
+        uncapped_heads_up=stakes.uncapped_heads_up,
         players=None if players is None else tuple(players),
         finishing_stacks=finishing,
         winnings=None,

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.phh import HandHistory, PhhAction, PhhError, dumps_phhs, parse_phh, parse_phhs, replay
+from engine.phh import (
+    HandHistory, PhhAction, PhhError, dumps_phhs, parse_phh, parse_phhs, replay, replay_hand, stakes_of,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "phh" / "data"
 HANDHQ = DATA / "handhq" / "PS-2009-07-01_2009-07-23_25NLH_OBFU" / "0.25" / "ps NLH handhq_1-OBFUSCATED.phhs"
@@ -395,3 +397,34 @@ def test_quick_toml_reader_agrees_with_tomllib_or_passes(text: str) -> None:
     fields = _load_simple_toml(text)
     assert fields is None or fields == expected
     assert load_toml(text) == expected
+
+
+# --- our fixed-limit table settings ---------------------------------------------------------------
+
+FIVE_BETS = """
+variant = "FT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AsKs", "d dh p2 2c2d", "d dh p3 7h6h", "p3 cbr 4", "p1 cbr 6", "p2 cbr 8", "p3 cbr 10",
+           "p1 cc", "p2 cc"]
+"""
+
+
+def test_the_raise_cap_is_a_table_setting_in_the_record() -> None:
+    # A bet (the big blind) and three raises, then capped: p3's fourth raise is refused by default.
+    with pytest.raises(PhhError, match=r"'p3 cbr 10' \(#7\): seat 2 may not bet or raise: the betting is capped"):
+        replay(parse_phh(FIVE_BETS))
+    for setting in ("_raise_cap = 4", "_uncapped = true"):
+        hand = parse_phh(FIVE_BETS + setting + "\n")
+        assert parse_phh(hand.dumps()) == hand
+        table = replay_hand(hand, complete=False)
+        assert table.stakes.raise_cap == (4 if "4" in setting else None)
+        assert table.total_pot == 30 and table.street_name == "flop"
+    heads_up = parse_phh(FIVE_BETS + "_uncapped_heads_up = true\n")
+    assert heads_up.uncapped_heads_up and "_uncapped_heads_up = true" in heads_up.dumps()
+    assert stakes_of(heads_up).uncapped_heads_up  # (three players here: the cap still holds)
+    with pytest.raises(PhhError, match="'_raise_cap': expected a number of raises"):
+        parse_phh(FIVE_BETS + "_raise_cap = -1\n")
