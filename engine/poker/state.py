@@ -326,6 +326,10 @@ class Hand:
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
         self._cards_seen = 0
+        self._live_cards: set[Card] = set()    # in a hand or on the board
+        self._dead_cards: set[Card] = set()    # burnt or discarded
+        self._seq: list[_Player] = [self._players[s] for s in self.order]
+        self._index: dict[int, int] = {s: i for i, s in enumerate(self.order)}
         self._post_forced()
         self._start_street()
 
@@ -415,14 +419,11 @@ class Hand:
         already in play this hand. Returns the slot and the parsed card."""
         if not self._queue:
             raise IllegalAction(f"no card expected now: {self._waiting_for()}")
-        parsed = _card_of(card)
+        parsed = card if card.__class__ is Card else _card_of(card)
         if parsed is not None:
-            live = set(self.board)
-            for p in self._players.values():
-                live.update(p.cards)
-            if parsed in live:
+            if parsed in self._live_cards:
                 raise CardError(f"duplicate card: {parsed} is already in play")
-            if self._cards_seen < 52 and (parsed in self.burned or parsed in self.discarded):
+            if parsed in self._dead_cards and self._cards_seen < 52:
                 raise CardError(f"duplicate card: {parsed} was already burnt or discarded")
         return self._queue[0], parsed
 
@@ -434,16 +435,22 @@ class Hand:
         slot, parsed = self.verify_deal(card)
         self._queue.pop(0)
         self._cards_seen += 1
-        if slot.kind == "burn":
+        kind = slot.kind
+        if kind == "burn":
             self.burned.append(parsed)
-        elif slot.kind == "board":
-            self.board.append(parsed)
+            if parsed is not None:
+                self._dead_cards.add(parsed)
         else:
-            assert slot.seat is not None
-            p = self._players[slot.seat]
-            p.cards.append(parsed)
-            p.up.append(slot.up)
-        record = Dealt(slot.kind, slot.seat, parsed, slot.up, slot.street)
+            if kind == "board":
+                self.board.append(parsed)
+            else:
+                p = self._players[slot.seat]  # type: ignore[index]
+                p.cards.append(parsed)
+                p.up.append(slot.up)
+            if parsed is not None:
+                self._live_cards.add(parsed)
+                self._dead_cards.discard(parsed)
+        record = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
         self.records.append(record)
         if not self._queue:
             if self.phase is Phase.DEALING:
@@ -568,8 +575,8 @@ class Hand:
                 self._last_full = max(to - previous, self.stakes.minimum_bet)
             self._bet_count += 1
             if (structure is Structure.FIXED_LIMIT and self.street == self.variant.open_pair_street
-                    and to - previous > self.stakes.small_bet and not self.variant.streets[self.street].big_bet):
-                self._big_unit = True
+                    and rng.choices is not None and len(rng.choices) == 2 and to == rng.choices[1]):
+                self._big_unit = True   # the open pair bet the big bet: raises are big bets
             for q in self._players.values():
                 if q is not p and q.able:
                     q.pending = True
@@ -634,6 +641,9 @@ class Hand:
             i = p.cards.index(card)
             del p.cards[i]
             del p.up[i]
+            if card is not None:
+                self._live_cards.discard(card)
+                self._dead_cards.add(card)
         self.discarded.extend(parsed)
         record = Drew(p.seat, parsed)
         self.records.append(record)
@@ -682,6 +692,7 @@ class Hand:
         p = self._players[self.actor]
         if cards is not None:
             p.cards = list(shown)
+            self._live_cards.update(shown)
         p.shown = True
         record = Shown(p.seat, shown, self._values(p))
         self.records.append(record)
@@ -847,27 +858,29 @@ class Hand:
             self._end_betting()
 
     def _betting_needed(self) -> bool:
-        able = [p for p in self._players.values() if p.able]
-        if not able:
+        alone: _Player | None = None
+        for p in self._seq:
+            if p.stack and not p.folded:
+                if alone is not None:
+                    return True
+                alone = p
+        if alone is None:
             return False
-        if len(able) == 1:
-            # the only player with chips acts only when facing more than he has put in;
-            # an opponent all in for less than the blind leaves nothing to call (RULES.md)
-            alone = able[0]
-            top = max((p.bet for p in self._players.values() if p.live and p is not alone), default=0)
-            return alone.bet < top
-        return True
+        # the only player with chips acts only when facing more than he has put in;
+        # an opponent all in for less than the blind leaves nothing to call (RULES.md)
+        top = max((p.bet for p in self._seq if p.live and p is not alone), default=0)
+        return alone.bet < top
 
     def _next_seat(self, seat: int) -> int:
-        i = self.order.index(seat)
-        return self.order[(i + 1) % len(self.order)]
+        return self.order[(self._index[seat] + 1) % len(self.order)]
 
     def _first_pending(self, start: int) -> int | None:
-        i = self.order.index(start)
-        n = len(self.order)
+        seq = self._seq
+        i = self._index[start]
+        n = len(seq)
         for k in range(n):
-            p = self._players[self.order[(i + k) % n]]
-            if p.able and p.pending:
+            p = seq[(i + k) % n]
+            if p.pending and p.stack and not p.folded:
                 return p.seat
         return None
 
@@ -940,7 +953,9 @@ class Hand:
             target = self._fixed_target(p)
             if (self.street == self.variant.open_pair_street and self._bet_count == 0
                     and not self.variant.streets[self.street].big_bet and self._open_pair(p)):
-                choices = (target, self.level + s.big_bet)
+                # the open pair's big bet: completes a short all-in to the big bet like the small one
+                big = s.big_bet if self.level < s.big_bet else self.level + s.big_bet
+                choices = (target, big)
             else:
                 choices = (target,)
             choices = tuple(sorted({min(c, all_in_to) for c in choices}))
@@ -965,19 +980,23 @@ class Hand:
         return len(ranks) != len(set(ranks))
 
     def _after_action(self) -> None:
-        live = [p for p in self._players.values() if p.live]
-        if len(live) == 1:
-            self._end_betting()
-            return
-        if not self._betting_needed():
+        live = 0
+        for p in self._seq:
+            if not p.folded and not p.mucked:
+                live += 1
+        if live == 1 or not self._betting_needed():
             self._end_betting()
             return
         assert self.actor is not None
-        nxt = self._first_pending(self._next_seat(self.actor))
-        if nxt is None:
-            self._end_betting()
-        else:
-            self.actor = nxt
+        seq = self._seq
+        n = len(seq)
+        i = self._index[self.actor]
+        for k in range(1, n + 1):
+            p = seq[(i + k) % n]
+            if p.pending and p.stack and not p.folded:
+                self.actor = p.seat
+                return
+        self._end_betting()
 
     def _end_betting(self) -> None:
         self.actor = None

@@ -427,8 +427,6 @@ actions = ["d dh p1 AsKs", "d dh p2 2c2d", "d db 3c8d9h", "d db Td", "d db 4h", 
     assert played.result is not None and played.result.final_stacks == {0: 0, 1: 103}
 
 
-@pytest.mark.xfail(strict=True, reason="engine offers the open pair's big bet as a raise over a short "
-                                       "all-in (level + big bet) instead of completing to the big bet: E1")
 def test_open_pair_after_a_short_all_in_completes_to_the_big_bet() -> None:
     """7-card stud, 4th street: p2 opens all in for 3 (short of the small bet 4). p3 shows a pair
     of nines: he may complete to the small bet (4), or, with the open pair, to the big bet (8),
