@@ -37,7 +37,7 @@ from drivers.gpio_sim import LineClient
 from engine.cards import Card
 from engine.evaluate import high, three_card
 from firmware_host.commands import CommandClient
-from firmware_host.feed import FeedClient
+from firmware_host.feed import FeedClient, unpack
 from firmware_host.sim_shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
@@ -48,6 +48,37 @@ STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_c
 
 class BotError(RuntimeError):
     """The simulated table did something a dealer cannot work with (a refused step, no progress)."""
+
+
+class FeedFollower(FeedClient):
+    """`FeedClient` that also takes a fresh snapshot when it sees a gap in `seq`.
+
+    A subscriber can miss messages (ZeroMQ's slow joiner: a SUB that reconnects to a restarted
+    controller loses what was published before its subscription arrived). A later message, a
+    heartbeat say, must then not be taken as proof that the state is current.
+    """
+
+    gaps = 0
+
+    def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
+        """The next message to keep (None on timeout). Raises TimeoutError when a snapshot is not answered."""
+        if self.state is None:
+            return self.fetch_snapshot()
+        wait = self.timeout_ms if timeout_ms is None else timeout_ms
+        while self.sub.poll(wait):
+            message = unpack(self.sub.recv())
+            if message.get("boot") != self.boot:
+                return self.fetch_snapshot()
+            if message["seq"] <= self.seq:
+                continue  # already in the snapshot
+            if message["seq"] != self.seq + 1:
+                self.gaps += 1
+                return self.fetch_snapshot()
+            self.seq = message["seq"]
+            if message.get("kind") == "update":
+                self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+            return message
+        return None
 
 
 # -- the table's addresses and configuration -----------------------------------------------------
@@ -241,8 +272,9 @@ def _shoe_seq(state: Mapping[str, Any]) -> int | None:
     return int(seq) if seq is not None else None
 
 
-FaultHook = Callable[["BotDealer", Mapping[str, Any]], None]
+FaultHook = Callable[["BotDealer", Mapping[str, Any]], "Mapping[str, Any] | None"]
 StepHook = Callable[["BotDealer", Mapping[str, Any]], None]
+BootHook = Callable[["BotDealer", Mapping[str, Any], Mapping[str, Any]], None]
 
 
 class BotDealer:
@@ -250,14 +282,16 @@ class BotDealer:
 
     `players` are seated by their `seat`. `buttons` is the share of hands whose deal and payouts
     are started with the panel's buttons rather than commands. `fault_hook(dealer, fault)` runs
-    before a fault is cleared (to repair its cause); `on_step(dealer, state)` runs before each step.
+    before a fault is cleared (to repair its cause) and may return options for `clear` (`then`);
+    `on_step(dealer, state)` runs before each step; `on_boot(dealer, last, snapshot)` when the
+    controller was restarted: the last state seen before and the first snapshot after.
     """
 
     def __init__(self, endpoints: TableEndpoints, shoe_control: str, players: Sequence[BotPlayer], *,
                  game: str = "uth", seed: int = 0, limits: SimLimits = SimLimits(), buttons: float = 0.5,
                  request_timeout_s: float = 1.0, progress_timeout_s: float = 30.0,
                  fault_hook: FaultHook | None = None, on_step: StepHook | None = None,
-                 ctx: zmq.Context[Any] | None = None) -> None:
+                 on_boot: BootHook | None = None, ctx: zmq.Context[Any] | None = None) -> None:
         self.endpoints = endpoints
         self.players = {p.seat: p for p in players}
         self.game = game
@@ -268,6 +302,7 @@ class BotDealer:
         self.progress_timeout_s = progress_timeout_s
         self.fault_hook = fault_hook
         self.on_step = on_step
+        self.on_boot = on_boot
         self.run_id = os.urandom(4).hex()
         self.log = DealerLog()
         self._own_ctx = ctx is None
@@ -275,7 +310,7 @@ class BotDealer:
         self.commands = CommandClient(self.ctx, endpoints.commands, timeout_s=request_timeout_s,
                                       name=f"bot-{self.run_id}")
         self.shoe = SimShoeClient(shoe_control)
-        self.feed = FeedClient(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s)
+        self.feed = FeedFollower(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s)
         self._panel: LineClient | None = None
         self._shuffled: int | None = None
         self.state: dict[str, Any] = {}
@@ -310,11 +345,15 @@ class BotDealer:
         return self.state
 
     def _take_state(self) -> None:
+        last = self.state
         if self.feed.state is not None:
             self.state = dict(self.feed.state)
         if self.feed.boot != self.boot and self.feed.boot is not None:
+            restarted = self.boot is not None
             self.boot = self.feed.boot
             self.log.boots.append(self.boot)
+            if restarted and self.on_boot is not None:
+                self.on_boot(self, last, self.state)
 
     def pump(self, timeout_s: float = 0.5) -> bool:
         """Take the next feed message (waiting up to `timeout_s`); True if one came."""
@@ -363,12 +402,17 @@ class BotDealer:
                 self.sync()
                 return reply
             raise BotError(f"{cmd} {args} refused: {reply.get('code')}: {reply.get('error')}")
-        seq = int(reply.get("seq", 0))
+        seq, reply_boot = int(reply.get("seq", 0)), reply.get("boot")
         if self.feed.state is None:
             self.sync()
-        else:
-            self.wait_for(lambda s: self.boot != boot or self.feed.seq >= seq, self.progress_timeout_s,
-                          f"the effect of {cmd}")
+        # The reply leaves after the update: wait until the feed shows it (same boot, seq reached).
+        def shown(_: Mapping[str, Any]) -> bool:
+            if reply_boot is not None:
+                return self.boot == reply_boot and self.feed.seq >= seq
+            return self.boot != boot or self.feed.seq >= seq
+
+        if not self.wait_for(shown, self.progress_timeout_s, f"the effect of {cmd}"):
+            raise BotError(f"the feed never showed the effect of {cmd} ({req_id})")
         return reply
 
     def press(self, button: str) -> bool:
@@ -406,6 +450,8 @@ class BotDealer:
 
     def step(self) -> None:
         """Do the one thing the table waits for now."""
+        if self.on_step is not None:
+            self.on_step(self, self.state)
         st = self.state
         key = (self.boot, st.get("hand"), st.get("phase"), len(_count(st)), st.get("to_act"), bool(st.get("fault")),
                tuple(s.get("seat") for s in st.get("spots") or []))
@@ -414,8 +460,6 @@ class BotDealer:
             self._last_key, self._last_progress = key, now
         elif now - self._last_progress > self.progress_timeout_s:
             raise BotError(f"the table made no progress for {self.progress_timeout_s} s: {st}")
-        if self.on_step is not None:
-            self.on_step(self, st)
         phase = st.get("phase")
         if st.get("fault"):
             self._resolve_fault(st)
@@ -475,12 +519,10 @@ class BotDealer:
         """One card out of the shoe; wait until the controller took it (or a fault stopped the hand)."""
         hand = int(st["hand"])
         before = _shoe_seq(st)
-        boot = self.boot
         reply = self.shoe.request("draw")
         card = reply.split()[-1]
         self.log.draws.setdefault(hand, []).append(card)
-        if not self.wait_for(lambda s: _shoe_seq(s) != before or bool(s.get("fault"))
-                             or (self.boot != boot and _shoe_seq(s) is None),
+        if not self.wait_for(lambda s: _shoe_seq(s) != before or bool(s.get("fault")),
                              self.progress_timeout_s, f"card {card}"):
             raise BotError(f"card {card} left the shoe but the controller never took it")
 
@@ -490,15 +532,16 @@ class BotDealer:
         hand = int(st["hand"])
         self.log.faults.append({"hand": hand, "kind": fault.get("kind"), "message": fault.get("message"),
                                 "event": fault.get("event")})
-        if self.fault_hook is not None:
-            self.fault_hook(self, fault)
+        options = dict(self.fault_hook(self, fault) or {}) if self.fault_hook is not None else {}
         drawn = self.log.draws.get(hand, [])
         if fault.get("kind") in STRAY_FAULTS and drawn:
             self.log.strays.setdefault(hand, []).append(drawn[-1])
         reply = self.request("clear", f"{hand}-clear-{fault.get('event')}", reason=f"bot supervisor: {fault.get('kind')}",
-                             by="bot-floor", then="continue")
+                             by="bot-floor", then=str(options.get("then", "continue")))
         if not reply.get("ok"):
             raise BotError(f"clear refused: {reply}")
+        if self.state.get("hand") != hand:
+            return  # voided: the next hand begins
         for card in self.missing(hand):
             self.request("card", f"{hand}-key-{card}", hand=hand, card=card)
             self.log.keyed.setdefault(hand, []).append(card)

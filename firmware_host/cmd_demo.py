@@ -51,7 +51,7 @@ class SimTable:
     def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = 7,
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
-                 table: str | None = None) -> None:
+                 restart_burst: int = 5, table: str | None = None) -> None:
         self.state_dir = Path(state_dir)
         self.game = game
         self.seed = seed
@@ -61,6 +61,7 @@ class SimTable:
         self.heartbeat_s = heartbeat_s
         self.shoe_heartbeat_s = shoe_heartbeat_s
         self.restart_s = restart_s
+        self.restart_burst = restart_burst
         self.table = table or f"sim-{game}-1"
         self._own_run_dir = run_dir is None
         self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
@@ -87,7 +88,7 @@ class SimTable:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             self.controller = Supervisor(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
-                                         name="controller", restart_s=self.restart_s,
+                                         name="controller", restart_s=self.restart_s, burst=self.restart_burst,
                                          log_path=self.run_dir / "controller.log")
             return self.controller.start()
         except BaseException:
