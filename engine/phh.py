@@ -924,8 +924,8 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
                 else:
                     pending_draw_lines.append(line + card_text(record.card))
             continue
-        if isinstance(record, (Posted, Returned, Raked, Awarded)):
-            continue
+        if isinstance(record, (Posted, Returned, Raked, Awarded)) or getattr(record, "seat", None) is None:
+            continue  # forced bets, uncalled bets and the settlement follow from the actions
         flush_deals()
         if not isinstance(record, Drew):
             flush_draw_deals()
