@@ -445,3 +445,23 @@ actions = ["d dh p1 6d6cQc", "d dh p2 3c2hTs", "d dh p3 8s3h9s", "p3 cbr 4", "p1
     assert table.actor == 2
     rng = table.raise_range()
     assert rng is not None and rng.choices == (4, 8)
+
+
+def test_odd_chips_one_each_from_the_button_where_pokerkit_gives_two_to_one() -> None:
+    """Three hands tie (the board's royal flush) for a pot of 11: 3 each and 2 odd chips. RULES.md:
+    one each to the first winners clockwise from the button (p4): p2 and p3. pokerkit gives both
+    odd chips to p2."""
+    text = """
+variant = "NT"
+antes = [1, 1, 1, 1]
+blinds_or_straddles = [1, 2, 0, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100, 100]
+actions = ["d dh p1 2c3c", "d dh p2 2d3d", "d dh p3 4h5h", "d dh p4 4d5d", "p3 cc", "p4 cc", "p1 f", "p2 cc",
+           "d db AsKsQs", "p2 cc", "p3 cc", "p4 cc", "d db Js", "p2 cc", "p3 cc", "p4 cc", "d db Ts",
+           "p2 cc", "p3 cc", "p4 cc", "p2 sm 2d3d", "p3 sm 4h5h", "p4 sm 4d5d"]
+"""
+    played = replay_hand(parse_phh(text))
+    assert played.result is not None
+    assert [played.result.final_stacks[s] for s in range(4)] == [98, 101, 101, 100]
+    assert pokerkit_state(text).stacks == [98, 102, 100, 100]  # type: ignore[attr-defined]
