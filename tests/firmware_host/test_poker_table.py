@@ -33,13 +33,14 @@ DRAW = {"game": "five_card_draw", "structure": "fixed-limit",
 class Rig:
     """A controller on a real journal; `restart()` reopens it on the same directory."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, feed: Any = None) -> None:
         self.path = path
+        self.feed = feed
         self.c = self._new()
         self.seq = 0
 
     def _new(self) -> Controller:
-        c = Controller(Journal.open(self.path))
+        c = Controller(Journal.open(self.path), feed=self.feed)
         c.recover()
         return c
 
@@ -389,6 +390,7 @@ GAMES = [
     {"game": "badugi", "structure": "fixed-limit", "stakes": {"blinds": [1, 2], "small_bet": 2, "big_bet": 4}},
 ]
 CARD_TEXTS = {str(c) for c in DECK}
+HANDS_PER_GAME = 25
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -473,20 +475,48 @@ def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
     assert sum(before.values()) == sum(s["stack"] for s in r.state()["spots"])
 
 
-def test_no_public_state_carries_a_hidden_card_over_random_hands(rig: Rig) -> None:
+def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
+    import zmq
+
+    from firmware_host.feed import Feed, pack, unpack
+
+    ctx: zmq.Context[Any] = zmq.Context()
+    feed = Feed(ctx, "prop", public="inproc://pub", snapshot="inproc://snap", full="inproc://full",
+                full_snapshot="inproc://fullsnap")
+    subs = []
+    for ep in ("inproc://pub", "inproc://full"):
+        sub = ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.RCVHWM, 0)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.connect(ep)
+        subs.append(sub)
+    import tempfile
+    shm = Path("/dev/shm")   # the journal syncs every event: keep it in memory where there is one
+    rig = Rig(Path(tempfile.mkdtemp(dir=shm, prefix="croupier-poker-")) if shm.is_dir() else tmp_path, feed)
     rng = random.Random(20261129)
     seen = 0
 
     def check() -> None:
+        """Every message published since the last check, and now and then a late joiner's snapshot."""
         nonlocal seen
-        check_public(rig.state(), rig.full())
-        seen += 1
+        while subs[0].poll(0):
+            public, full = unpack(subs[0].recv()), unpack(subs[1].recv())
+            assert public["seq"] == full["seq"]
+            check_public(public, full)
+            seen += 1
+        if rng.random() < 0.02:
+            client = ctx.socket(zmq.DEALER)
+            client.connect("inproc://snap")
+            client.send(pack({"want": "snapshot"}))
+            feed.serve_snapshots(feed.snap)
+            check_public(unpack(client.recv()), rig.full())
+            client.close(0)
 
     for game in GAMES:
         players = rng.randint(2, 6)
         stacks = {str(s): rng.choice([30, 100, 400]) for s in rng.sample(range(1, 7), players)}
         rig.ok("open", **game, seats=6, stacks=stacks)
-        for _ in range(8):
+        for _ in range(HANDS_PER_GAME):
             broke = [s["seat"] for s in rig.state()["spots"] if s["stack"] == 0]
             if len(rig.state()["spots"]) - len(broke) < 2:
                 for seat in broke:
@@ -494,13 +524,13 @@ def test_no_public_state_carries_a_hidden_card_over_random_hands(rig: Rig) -> No
             total = sum(s["stack"] for s in rig.state()["spots"])
             play_random_hand(rig, rng, check)
             assert sum(s["stack"] for s in rig.state()["spots"]) == total
-    assert seen > 500
+    assert seen > 2000
     # every hand exported from the journal replays (strictly) to the stacks the table paid
     out = io.StringIO()
     assert export_state(str(rig.path), 0, None, True, out) == 0
     rows = [r for r in rig.c.journal.hands() if r.status == "settled"]
     histories = parse_phhs(out.getvalue())
-    assert len(histories) == len(rows) == 8 * len(GAMES)
+    assert len(histories) == len(rows) == HANDS_PER_GAME * len(GAMES)
     for row, history in zip(rows, histories, strict=True):
         assert not isinstance(history, Exception), history
         finals = replay(history)
@@ -509,6 +539,14 @@ def test_no_public_state_carries_a_hidden_card_over_random_hands(rig: Rig) -> No
         seats = dict(history.extra)["seats"]
         assert list(finals) == [starts[s] + nets[s] for s in seats]
         assert list(history.finishing_stacks or ()) == list(finals)
+    rig.c.journal.close()
+    if rig.path != tmp_path:
+        import shutil
+        shutil.rmtree(rig.path, ignore_errors=True)
+    feed.close()
+    for sub in subs:
+        sub.close(0)
+    ctx.destroy(linger=0)
 
 
 def test_phh_export_of_one_hand_replays_to_the_table_stacks(rig: Rig, tmp_path: Path) -> None:
