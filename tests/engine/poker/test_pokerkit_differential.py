@@ -465,3 +465,21 @@ actions = ["d dh p1 2c3c", "d dh p2 2d3d", "d dh p3 4h5h", "d dh p4 4d5d", "p3 c
     assert played.result is not None
     assert [played.result.final_stacks[s] for s in range(4)] == [98, 101, 101, 100]
     assert pokerkit_state(text).stacks == [98, 102, 100, 100]  # type: ignore[attr-defined]
+
+
+def test_fixed_limit_cap_counts_the_big_blind_as_the_bet() -> None:
+    """RULES.md: a bet and three raises, the big blind being the bet pre-flop (2, 4, 6, 8). pokerkit
+    counts four raises after the blind and takes a raise to 10."""
+    text = """
+variant = "FT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AsKs", "d dh p2 2c2d", "d dh p3 7h6h", "p3 cbr 4", "p1 cbr 6", "p2 cbr 8", "p3 cbr 10",
+           "p1 cc", "p2 cc"]
+"""
+    assert pokerkit_state(text).total_pot_amount == 30  # type: ignore[attr-defined]
+    with pytest.raises(PhhError, match=r"'p3 cbr 10' \(#7\): seat 2 may not bet or raise: the betting is capped"):
+        replay_hand(parse_phh(text))
