@@ -4,8 +4,8 @@ Each hand is dealt from a seeded shuffle and played in pokerkit, choosing at ran
 both allow (fold facing a bet, check or call, bets and raises from the minimum to all in,
 bring-in or completion, draws of 0-2 cards, showdowns). Our engine follows it in lockstep, from
 the PHH record written so far (`engine.phh.replay_hand(..., complete=False)`): at every betting
-decision the actor, the amount to call and the smallest and largest bet or raise are compared;
-at the end every stack. Every stack covers its forced bets (a short blind is a case apart).
+decision the actor, every stack, the pot (bets included), the amount to call and the smallest and
+largest bet or raise are compared; at the end every stack. Every stack covers its forced bets (a short blind is a case apart).
 
 Where the two disagree, the test shows that ours is the rule RULES.md states (each case counted):
 - `cap`: fixed limit allows a bet and three raises, the big blind counting as the bet pre-flop;
@@ -175,6 +175,8 @@ class Lockstep:
             return
         call = state.checking_or_calling_amount or 0
         assert table.call_amount() == call, f"call: ours {table.call_amount()}, pokerkit {call}\n{self.where()}"
+        assert table.total_pot == state.total_pot_amount, f"pot: ours {table.total_pot}\n{self.where()}"
+        assert [table.stack(s) for s in range(len(state.stacks))] == list(state.stacks), self.where()
         theirs = None
         if state.can_complete_bet_or_raise_to():
             theirs = (state.min_completion_betting_or_raising_to_amount,
