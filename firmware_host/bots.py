@@ -266,12 +266,6 @@ def _count(state: Mapping[str, Any]) -> list[str]:
     return cards
 
 
-def _shoe_seq(state: Mapping[str, Any]) -> int | None:
-    info = (state.get("devices") or {}).get("shoe") or {}
-    seq = info.get("seq")
-    return int(seq) if seq is not None else None
-
-
 FaultHook = Callable[["BotDealer", Mapping[str, Any]], "Mapping[str, Any] | None"]
 StepHook = Callable[["BotDealer", Mapping[str, Any]], None]
 BootHook = Callable[["BotDealer", Mapping[str, Any], Mapping[str, Any]], None]
@@ -518,11 +512,11 @@ class BotDealer:
     def _draw(self, st: Mapping[str, Any]) -> None:
         """One card out of the shoe; wait until the controller took it (or a fault stopped the hand)."""
         hand = int(st["hand"])
-        before = _shoe_seq(st)
+        before = len(_count(st))
         reply = self.shoe.request("draw")
-        card = reply.split()[-1]
+        card = reply.split()[-1].split(":")[-1]  # `misread:Td`: it came out, unread
         self.log.draws.setdefault(hand, []).append(card)
-        if not self.wait_for(lambda s: _shoe_seq(s) != before or bool(s.get("fault")),
+        if not self.wait_for(lambda s: len(_count(s)) > before or s.get("hand") != hand or bool(s.get("fault")),
                              self.progress_timeout_s, f"card {card}"):
             raise BotError(f"card {card} left the shoe but the controller never took it")
 

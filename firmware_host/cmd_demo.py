@@ -95,14 +95,27 @@ class SimTable:
             self.stop()
             raise
 
-    def start_shoe(self, *extra: str) -> dict[str, Any]:
-        """Start the emulated shoe process (on a free TCP port). Raises SupervisorError."""
+    def start_shoe(self, *extra: str, port: int = 0) -> dict[str, Any]:
+        """Start the emulated shoe process (on `port`, or a free TCP port). Raises SupervisorError."""
         with open(self.run_dir / "shoe.log", "ab") as err:
-            self.shoe_proc = spawn(croupier_argv("sim-shoe", "--tcp", "127.0.0.1:0", "--seed", str(self.seed),
+            self.shoe_proc = spawn(croupier_argv("sim-shoe", "--tcp", f"127.0.0.1:{port}", "--seed", str(self.seed),
                                                  "--heartbeat", str(self.shoe_heartbeat_s), "-v", *extra),
                                    stderr=err)
         self.shoe_info = read_json_line(self.shoe_proc, 20.0, "sim-shoe")
         return self.shoe_info
+
+    def replace_shoe(self, *extra: str) -> dict[str, Any]:
+        """Swap the shoe: end the shoe process (as if unplugged) and start another on the same port
+        (a new boot; `extra` options such as `--firmware 2.0.0`). Raises SupervisorError."""
+        port = int(str(self.shoe_info["port"]).rsplit(":", 1)[1])
+        self.kill_shoe()
+        return self.start_shoe(*extra, port=port)
+
+    def kill_shoe(self) -> None:
+        """Pull the shoe's plug: SIGKILL the shoe process."""
+        if self.shoe_proc is not None and self.shoe_proc.poll() is None:
+            self.shoe_proc.kill()
+            self.shoe_proc.wait()
 
     def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
         """A bot dealer for this table (players: one bot per seat by default)."""
