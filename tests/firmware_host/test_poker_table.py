@@ -637,3 +637,26 @@ def test_configuration_opens_a_poker_table(tmp_path: Path) -> None:
                         ('[table]\ngame = "uth"\nseats = 9\n', "[table] seats")]:
         with pytest.raises(ConfigError, match=r"t\.toml: " + words.replace("[", r"\[").replace("]", r"\]")):
             Config.parse(text, "t.toml")
+
+
+def test_buttons_void_and_house_commands_at_a_poker_table(rig: Rig) -> None:
+    from drivers.buttons import ButtonPress   # the reading the dealer panel posts
+
+    rig.ok("open", **HOLDEM)
+    rig.c.handle_reading(ButtonPress("next"))
+    assert rig.state()["phase"] == "dealing" and rig.state()["button"] == 6
+    rig.shoe(HOLDEM_HOLE)
+    rig.act(5, "raise", 10)
+    rig.ok("void", reason="misdeal")
+    state = rig.state()
+    assert state["hand"] == 2 and state["phase"] == "waiting"
+    assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 200, 3: 200, 5: 100, 6: 50}
+    rig.ok("deal")
+    assert rig.state()["button"] == 6   # a voided hand is dealt again with the same button
+    refused = rig.cmd("decide", seat=1, decision="check")
+    assert refused["ok"] is False and "act" in refused["error"]
+    rig.ok("void", reason="test over")
+    rig.ok("open", game="uth", limits={"minimum": 100})
+    refused = rig.cmd("act", seat=1, action="fold")
+    assert refused["ok"] is False and "bet and decide" in refused["error"]
+    assert rig.cmd("chop")["ok"] is False and rig.cmd("seat", seat=1, action="sit_out")["ok"] is False
