@@ -660,3 +660,25 @@ def test_buttons_void_and_house_commands_at_a_poker_table(rig: Rig) -> None:
     refused = rig.cmd("act", seat=1, action="fold")
     assert refused["ok"] is False and "bet and decide" in refused["error"]
     assert rig.cmd("chop")["ok"] is False and rig.cmd("seat", seat=1, action="sit_out")["ok"] is False
+
+
+def test_phh_export_from_the_command_line_replays_with_check(rig: Rig, tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    test_draw_hand_discards_replacements_and_the_discard_reader(rig)
+    cli = [sys.executable, "-m", "firmware_host.cli", "phh"]
+    exported = subprocess.run([*cli, "export", "--state", str(rig.path), "--last", "1"], capture_output=True,
+                              text=True, timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    assert 'variant = "F5CD"' in exported.stdout and "seats = [1, 2, 3]" in exported.stdout
+    assert "p1 sd 7c8d" in exported.stdout
+    path = tmp_path / "hand.phh"
+    path.write_text(exported.stdout)
+    replayed = subprocess.run([*cli, "replay", "--check", str(path)], capture_output=True, text=True, timeout=60)
+    line = json.loads(replayed.stdout)
+    assert replayed.returncode == 0 and line["matches"] is True and line["finishing_stacks"] == [58, 44, 48]
+    missing = subprocess.run([*cli, "export", "--state", str(rig.path), "--hand", "9"], capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode == 1 and "no settled poker hand 9" in missing.stderr
