@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Union
 
-from engine.cards import Card
+from engine import evaluate
+from engine.cards import DECK, Card
+from engine.evaluate import HandValue
 from engine.errors import CardError, IllegalAction
 from engine.poker.betting import Stakes, pot_limit_max_to
 from engine.poker.pots import Pot, build_pots, split, split_hi_lo
@@ -187,11 +189,40 @@ class Returned:
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """Cards shown at showdown with their values, one per evaluator (None: no qualifying low)."""
+    """Cards shown at showdown. `values` (computed when read): one `engine.evaluate.HandValue`
+    per evaluator of the variant, None where no low qualifies."""
 
     seat: int
     cards: tuple[Card, ...]
-    values: tuple[object, ...]
+    board: tuple[Card, ...] = ()
+    evaluators: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> tuple[HandValue | None, ...]:
+        return hand_values(self.evaluators, self.cards, self.board)
+
+
+def hand_values(evaluators: Sequence[str], hole: Sequence[Card], board: Sequence[Card]) -> tuple[HandValue | None, ...]:
+    """The values of a hand by each named evaluator of `engine.evaluate`."""
+    out: list[HandValue | None] = []
+    for name in evaluators:
+        fn = getattr(evaluate, name)
+        out.append(fn(hole, board) if EVALUATOR_SIGNATURES[name] else fn(tuple(hole) + tuple(board)))
+    return tuple(out)
+
+
+def hand_strengths(evaluators: Sequence[str], hole: Sequence[Card], board: Sequence[Card]) -> tuple[int | None, ...]:
+    """The strengths only (greater is better; None: no qualifying low), by the fast path where
+    `engine.evaluate` has one (five- to seven-card high)."""
+    out: list[int | None] = []
+    for name in evaluators:
+        if name == "high":
+            out.append(evaluate.high_strength([c.index for c in hole] + [c.index for c in board]))
+            continue
+        fn = getattr(evaluate, name)
+        value = fn(hole, board) if EVALUATOR_SIGNATURES[name] else fn(tuple(hole) + tuple(board))
+        out.append(None if value is None else value.strength)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,12 +297,20 @@ class _Player:
         return [c for c, u in zip(self.cards, self.up) if u and c is not None]
 
 
+_BY_TEXT: dict[str, Card | None] = {str(c): c for c in DECK}
+_BY_TEXT["??"] = None
+_LIVE, _DEAD = 1, 2   # card states, by card index
+
+
 def _card_of(card: CardInput) -> Card | None:
-    if card is None or isinstance(card, Card):
+    """A card from a Card, its text, or None / `??` (unknown). Raises CardError for bad text."""
+    if card is None or card.__class__ is Card:
+        return card  # type: ignore[return-value]
+    if isinstance(card, str) and card in _BY_TEXT:
+        return _BY_TEXT[card]
+    if isinstance(card, Card):
         return card
-    if card == "??":
-        return None
-    return Card.parse(card)
+    return Card.parse(card)  # type: ignore[arg-type]
 
 
 class Hand:
@@ -326,8 +365,7 @@ class Hand:
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
         self._cards_seen = 0
-        self._live_cards: set[Card] = set()    # in a hand or on the board
-        self._dead_cards: set[Card] = set()    # burnt or discarded
+        self._card_state = bytearray(52)      # by card index: _LIVE in a hand or on the board, _DEAD burnt or discarded
         self._seq: list[_Player] = [self._players[s] for s in self.order]
         self._index: dict[int, int] = {s: i for i, s in enumerate(self.order)}
         self._post_forced()
@@ -421,11 +459,12 @@ class Hand:
             raise IllegalAction(f"no card expected now: {self._waiting_for()}")
         parsed = card if card.__class__ is Card else _card_of(card)
         if parsed is not None:
-            if parsed in self._live_cards:
+            state = self._card_state[(parsed.rank - 2) * 4 + parsed.suit]  # type: ignore[union-attr]
+            if state == _LIVE:
                 raise CardError(f"duplicate card: {parsed} is already in play")
-            if parsed in self._dead_cards and self._cards_seen < 52:
+            if state == _DEAD and self._cards_seen < 52:
                 raise CardError(f"duplicate card: {parsed} was already burnt or discarded")
-        return self._queue[0], parsed
+        return self._queue[0], parsed  # type: ignore[return-value]
 
     def can_deal(self, card: CardInput = None) -> bool:
         return self._can(self.verify_deal, card)
@@ -439,7 +478,7 @@ class Hand:
         if kind == "burn":
             self.burned.append(parsed)
             if parsed is not None:
-                self._dead_cards.add(parsed)
+                self._card_state[(parsed.rank - 2) * 4 + parsed.suit] = _DEAD
         else:
             if kind == "board":
                 self.board.append(parsed)
@@ -448,8 +487,7 @@ class Hand:
                 p.cards.append(parsed)
                 p.up.append(slot.up)
             if parsed is not None:
-                self._live_cards.add(parsed)
-                self._dead_cards.discard(parsed)
+                self._card_state[(parsed.rank - 2) * 4 + parsed.suit] = _LIVE
         record = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
         self.records.append(record)
         if not self._queue:
@@ -642,8 +680,7 @@ class Hand:
             del p.cards[i]
             del p.up[i]
             if card is not None:
-                self._live_cards.discard(card)
-                self._dead_cards.add(card)
+                self._card_state[card.index] = _DEAD
         self.discarded.extend(parsed)
         record = Drew(p.seat, parsed)
         self.records.append(record)
@@ -692,9 +729,10 @@ class Hand:
         p = self._players[self.actor]
         if cards is not None:
             p.cards = list(shown)
-            self._live_cards.update(shown)
+            for c in shown:
+                self._card_state[c.index] = _LIVE
         p.shown = True
-        record = Shown(p.seat, shown, self._values(p))
+        record = Shown(p.seat, shown, tuple(c for c in self.board if c is not None), self.variant.evaluators)
         self.records.append(record)
         self._next_shower()
         return record
@@ -1043,19 +1081,6 @@ class Hand:
         self.actor = None
         self._settle(showdown=True)
 
-    def _values(self, p: _Player) -> tuple[object, ...]:
-        from engine import evaluate
-        hole = [c for c in p.cards if c is not None]
-        board = [c for c in self.board if c is not None]
-        out: list[object] = []
-        for name in self.variant.evaluators:
-            fn = getattr(evaluate, name)
-            if EVALUATOR_SIGNATURES[name]:
-                out.append(fn(hole, board))
-            else:
-                out.append(fn(hole + board))
-        return tuple(out)
-
     def _final_pots(self) -> list[Pot]:
         pots, uncalled = build_pots({s: p.total for s, p in self._players.items()},
                                     [s for s, p in self._players.items() if p.live])
@@ -1086,10 +1111,10 @@ class Hand:
                 left -= take
                 reduced.append(Pot(pot.amount - take, pot.eligible))
             pots = reduced
-        values: dict[int, tuple[object, ...]] = {}
+        values: dict[int, tuple[int | None, ...]] = {}
         for rec in self.records:
             if isinstance(rec, Shown):
-                values[rec.seat] = rec.values
+                values[rec.seat] = hand_strengths(rec.evaluators, rec.cards, rec.board)
         results: list[PotResult] = []
         winners_all: set[int] = set()
         for index, pot in enumerate(pots):
@@ -1128,7 +1153,7 @@ class Hand:
             showdown=showdown, winners=frozenset(winners_all),
         )
 
-    def _best(self, eligible: list[int], values: dict[int, tuple[object, ...]], half: int) -> list[int]:
+    def _best(self, eligible: list[int], values: dict[int, tuple[int | None, ...]], half: int) -> list[int]:
         scored: list[tuple[int, int]] = []
         for s in eligible:
             if s not in values:
@@ -1137,7 +1162,7 @@ class Hand:
                 continue
             value = values[s][half]
             if value is not None:
-                scored.append((getattr(value, "strength"), s))
+                scored.append((value, s))
         if not scored:
             return []
         top = max(v for v, _ in scored)
