@@ -35,7 +35,7 @@ from firmware_host.commands import (Command, Malformed, Refused, encode_reply, e
                                     request_id_of)
 from firmware_host.feed import Feed
 from firmware_host.journal import Journal, JournalError
-from firmware_host.poker_table import PokerTable, open_setup
+from firmware_host.poker_table import PokerSetup, PokerTable, open_setup
 from firmware_host.table import Table, TableSetup
 
 log = logging.getLogger("croupier.controller")
@@ -161,7 +161,7 @@ class Controller:
     """
 
     def __init__(self, journal: Journal, *, table: str = "table-1", seats: int = 7,
-                 default_setup: TableSetup | None = None, feed: Feed | None = None,
+                 default_setup: TableSetup | PokerSetup | None = None, feed: Feed | None = None,
                  clock: Callable[[], float] = time.time,
                  on_light: Callable[[str], None] | None = None) -> None:
         self.journal = journal
