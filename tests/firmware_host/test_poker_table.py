@@ -682,3 +682,17 @@ def test_phh_export_from_the_command_line_replays_with_check(rig: Rig, tmp_path:
     missing = subprocess.run([*cli, "export", "--state", str(rig.path), "--hand", "9"], capture_output=True,
                              text=True, timeout=60)
     assert missing.returncode == 1 and "no settled poker hand 9" in missing.stderr
+
+
+def test_watch_prints_a_poker_table_and_the_game_lists_agree(rig: Rig) -> None:
+    from engine.poker import VARIANTS
+    from firmware_host import commands, config, poker_table
+    from firmware_host.cmd_watch import format_line, render_screen
+
+    assert commands.POKER_GAMES == config.POKER_GAMES == poker_table.POKER_GAMES == tuple(VARIANTS)
+    assert commands.STRUCTURES == config.STRUCTURES == poker_table.STRUCTURES
+    holdem_preflop(rig)
+    message = {"table": "t", "boot": "b", "seq": 1, "kind": "update", **rig.state()}
+    line = format_line(message)
+    assert "game=holdem phase=betting" in line and "seat1=[?? ??] bet=200,in_pot=200 decision=raise to 200" in line
+    assert "seat 5  ?? ??" in render_screen(message)
