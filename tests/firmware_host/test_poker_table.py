@@ -388,6 +388,10 @@ GAMES = [
     {"game": "deuce_seven_triple", "structure": "fixed-limit", "stakes": {"blinds": [1, 2], "small_bet": 2,
                                                                          "big_bet": 4}},
     {"game": "badugi", "structure": "fixed-limit", "stakes": {"blinds": [1, 2], "small_bet": 2, "big_bet": 4}},
+    {"game": "omaha", "structure": "spread-limit", "stakes": {"blinds": [1, 2], "min_bet": 2, "max_bet": 10}},
+    {"game": "stud_hilo8", "structure": "fixed-limit", "stakes": {"antes": 1, "bring_in": 2, "small_bet": 5,
+                                                                 "big_bet": 10, "raise_cap": 4}},
+    {"game": "deuce_seven_single", "structure": "no-limit", "stakes": {"blinds": [1, 2], "antes": 1}},
 ]
 CARD_TEXTS = {str(c) for c in DECK}
 HANDS_PER_GAME = 25
