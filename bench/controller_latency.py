@@ -1,0 +1,248 @@
+"""Controller latency: CARD frame's last byte on the 115,200-baud line to the public update off the PUB socket; CPU, RSS.
+
+The emulated shoe runs in this process on a TCP port, its line paced at 115,200 baud (8N1: 10 bits a
+byte), and deals each stretch of a UTH hand in one go (`draw n`), so cards stream at the line's full
+rate (one frame in flight, each acknowledged before the next: stop and wait). The controller is
+`croupier run` in its own process, journaling every card (SQLite WAL, synchronous=FULL) before it
+publishes. A bot dealer here posts the bets and decisions on the command channel.
+
+Times: t0 when a CARD frame's last byte leaves the paced line (the first transmission of its
+sequence number), t1 when its public update is received by a SUB socket in this process (so the
+figure includes ZeroMQ's hop to a local subscriber: an upper bound of "leaving the PUB socket").
+Each public update is tied to its frame through the full stream, which carries the same feed `seq`
+and the shoe frame number it took. CPU share: the controller's user+system time over the wall time
+of the run; peak RSS: its VmHWM. Aims: p99 < 2 ms, CPU < 25% of one core, RSS < 60 MB.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+
+from engine.paytables import load_profile
+from firmware_host.bots import BotPlayer, SimLimits, TableEndpoints, write_config
+from firmware_host.cmd_demo import croupier_argv
+from firmware_host.commands import CommandClient
+from firmware_host.protocol import Decoder, MsgType
+from firmware_host.sim_shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+from firmware_host.supervisor import read_json_line, spawn
+
+BAUD = 115_200
+SEATS = 7
+HANDS = 60
+AIM_P99_MS = 2.0
+AIM_CPU = 0.25
+AIM_RSS_MB = 60.0
+
+
+class TimedShoe(SimShoeServer):
+    """The emulated shoe, noting when each CARD frame's last byte leaves the paced line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.card_sent: list[tuple[int, float]] = []  # (frame seq, time), in the order sent
+        self._watch = Decoder()
+
+    def _emit(self, data: bytes) -> None:
+        super()._emit(data)
+        now = time.perf_counter()
+        for frame in self._watch.feed(data):
+            if frame.kind == MsgType.CARD and not (self.card_sent and self.card_sent[-1][0] == frame.seq):
+                self.card_sent.append((frame.seq, now))  # a retransmission (same seq, next) keeps the first time
+
+
+class Listener(threading.Thread):
+    """Receives the public and the full streams, stamping each frame as it arrives."""
+
+    def __init__(self, ctx: zmq.Context[Any], public: str, full: str) -> None:
+        super().__init__(name="bench-listener", daemon=True)
+        self.pub = ctx.socket(zmq.SUB)
+        self.full = ctx.socket(zmq.SUB)
+        for sock, ep in ((self.pub, public), (self.full, full)):
+            sock.setsockopt(zmq.SUBSCRIBE, b"")
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.connect(ep)
+        self.public_at: dict[tuple[str, int], float] = {}
+        self.full_msgs: list[bytes] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        poller = zmq.Poller()
+        poller.register(self.pub, zmq.POLLIN)
+        poller.register(self.full, zmq.POLLIN)
+        while not self.stop.is_set():
+            for sock, _ in poller.poll(50):
+                while True:
+                    try:
+                        frame = sock.recv(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    now = time.perf_counter()
+                    if sock is self.pub:
+                        head = msgpack.unpackb(frame, raw=False)
+                        if head.get("kind") == "update":
+                            self.public_at[(head["boot"], head["seq"])] = now
+                    else:
+                        self.full_msgs.append(frame)
+        self.pub.close(0)
+        self.full.close(0)
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _wait(client: CommandClient, done: Any, timeout_s: float = 10.0, shoe: SimShoeClient | None = None) -> dict[str, Any]:
+    """Wait until `done(public state)`; with `shoe`, first until the shoe has nothing left to send
+    (asked of the shoe, so the controller is not disturbed while the cards stream)."""
+    deadline = time.monotonic() + timeout_s
+    while shoe is not None and shoe.status().get("pending") and time.monotonic() < deadline:
+        time.sleep(0.002)
+    while True:
+        state = client.request("state")["state"]
+        if done(state):
+            return state
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"table stuck: {state}")
+        time.sleep(0.002)
+
+
+def play(dealer: CommandClient, shoe: SimShoeClient, hands: int) -> int:
+    """Deal `hands` UTH hands: every stretch of cards drawn at once; every spot plays 4x pre-flop."""
+    burns = load_profile("default").uth.burns
+    hole = 2 * (SEATS + 1) + ("deal" in burns)
+    rest = 5 + ("flop" in burns) + ("river" in burns)
+    limits = SimLimits()
+    players = [BotPlayer(seat, 3) for seat in range(1, SEATS + 1)]
+    cards = 0
+    for n in range(hands):
+        hand = dealer.request("state")["hand"]  # the controller's current hand (the next one once settled)
+        shoe.request(f"shuffle {n}")
+        for p in players:
+            reply = dealer.request("bet", hand=hand, seat=p.seat, bets=p.bets("uth", hand, limits))
+            if not reply["ok"]:
+                raise RuntimeError(f"bet refused: {reply}")
+        dealer.request("deal", hand=hand)
+        shoe.request(f"draw {hole}")
+        _wait(dealer, lambda s: s["phase"] == "preflop" and s.get("to_act") is not None, shoe=shoe)
+        for p in players:
+            reply = dealer.request("decide", hand=hand, seat=p.seat, decision="play", multiple=4)
+            if not reply["ok"]:
+                raise RuntimeError(f"decide refused: {reply}")
+        shoe.request(f"draw {rest}")
+        _wait(dealer, lambda s: s["phase"] == "showdown", shoe=shoe)
+        if not dealer.request("confirm", hand=hand)["ok"]:
+            raise RuntimeError("confirm refused")
+        cards += hole + rest
+    return cards
+
+
+def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
+    """Seconds from each CARD frame's last byte to its public update. The frame number wraps at 256
+    (about half a second of cards at full rate): an update is tied to the last frame sent with its
+    number before the update arrived."""
+    sent: dict[int, list[float]] = {}
+    for seq, t in shoe.card_sent:
+        sent.setdefault(seq, []).append(t)
+    out: list[float] = []
+    last_seq: int | None = None
+    for frame in listener.full_msgs:
+        msg = msgpack.unpackb(frame, raw=False)
+        if msg.get("kind") != "update":
+            continue
+        seq = ((msg.get("devices") or {}).get("shoe") or {}).get("seq")
+        if seq is None or seq == last_seq:
+            continue
+        last_seq = seq
+        got = listener.public_at.get((msg["boot"], msg["seq"]))
+        times = sent.get(seq, [])
+        i = bisect.bisect_right(times, got) - 1 if got is not None else -1
+        if i >= 0:
+            out.append(got - times.pop(i))  # type: ignore[operator]
+    return out
+
+
+def measure(hands: int = HANDS) -> dict[str, float]:
+    """Run the table for `hands` hands; the figures."""
+    run_dir = Path(tempfile.mkdtemp(prefix="crp-bench-"))
+    ctx: zmq.Context[Any] = zmq.Context()
+    shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
+                     link="tcp", baud=BAUD).start()
+    proc: subprocess.Popen[bytes] | None = None
+    listener: Listener | None = None
+    try:
+        eps = TableEndpoints.tcp()
+        cfg = write_config(run_dir / "bench.toml", endpoints=eps, shoe_url=shoe.port_url, game="uth", table="bench",
+                           seats=SEATS, heartbeat_s=1.0)
+        with open(run_dir / "controller.log", "ab") as err:
+            proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
+                                       "--log-level", "WARNING"), stderr=err)
+        read_json_line(proc, 30.0, "controller")
+        listener = Listener(ctx, eps.public, eps.full)
+        listener.start()
+        dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench")
+        control = SimShoeClient(shoe.control_address)
+        _wait(dealer, lambda s: s["phase"] in ("bets", "settled"))
+        time.sleep(0.3)  # the subscribers' subscriptions reach the PUB sockets
+        play(dealer, control, 1)  # warm-up
+        shoe.card_sent.clear()
+        listener.full_msgs.clear()
+        cpu0, t0 = _cpu_s(proc.pid), time.perf_counter()
+        cards = play(dealer, control, hands)
+        wall, cpu = time.perf_counter() - t0, _cpu_s(proc.pid) - cpu0
+        time.sleep(0.1)
+        rss = _peak_rss_mb(proc.pid)
+        dealer.close()
+        control.close()
+        listener.stop.set()
+        listener.join(2)
+        lat = sorted(latencies(shoe, listener))
+        if not lat:
+            raise RuntimeError("no card update was matched to its frame")
+        return {"cards": cards, "matched": len(lat), "p50_ms": 1000 * statistics.median(lat),
+                "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))], "max_ms": 1000 * lat[-1],
+                "cpu_share": cpu / wall, "rss_mb": rss, "wall_s": wall, "cards_per_s": cards / wall}
+    finally:
+        if listener is not None:
+            listener.stop.set()
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(5)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        shoe.close()
+        ctx.destroy(linger=0)
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def run() -> bool:
+    f = measure()
+    print(f"   {int(f['cards'])} cards in {f['wall_s']:.1f} s ({f['cards_per_s']:.0f} cards/s, line {BAUD} baud, "
+          f"{int(f['matched'])} timed)")
+    print(f"   CARD last byte -> public update: p50 {f['p50_ms']:.2f} ms, p99 {f['p99_ms']:.2f} ms, "
+          f"max {f['max_ms']:.2f} ms (aim p99 < {AIM_P99_MS} ms)")
+    print(f"   controller CPU {100 * f['cpu_share']:.1f}% of one core (aim < {100 * AIM_CPU:.0f}%), "
+          f"peak RSS {f['rss_mb']:.1f} MB (aim < {AIM_RSS_MB:.0f} MB)")
+    return f["p99_ms"] < AIM_P99_MS and f["cpu_share"] < AIM_CPU and f["rss_mb"] < AIM_RSS_MB
