@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from engine.cards import Card
+from engine.cards import DECK, Card
 from engine.errors import CardError, EngineError, IllegalAction
 from engine.poker import (
     VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, Hand,
@@ -631,9 +631,24 @@ def game_of(code: str) -> tuple[Variant, Structure]:
     return VARIANTS[GAME_CODES[game]], _STRUCTURES[letter]
 
 
+_STAKES_CACHE: dict[tuple[object, ...], Stakes] = {}
+
+
 def stakes_of(hand: HandHistory) -> Stakes:
     """The engine's stakes for a record. Raises PhhError naming what our tables cannot deal
     (a negative blind: an online "post" out of position)."""
+    key = (hand.variant, hand.blinds_or_straddles, hand.antes, hand.bring_in, hand.small_bet,
+           hand.big_bet, hand.min_bet, hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
+    stakes = _STAKES_CACHE.get(key)
+    if stakes is None:
+        stakes = _stakes_of(hand)
+        if len(_STAKES_CACHE) >= 1024:
+            _STAKES_CACHE.clear()
+        _STAKES_CACHE[key] = stakes  # Stakes are frozen: one per table is shared by its hands
+    return stakes
+
+
+def _stakes_of(hand: HandHistory) -> Stakes:
     _, structure = game_of(hand.variant)
     blinds = list(hand.blinds_or_straddles)
     for i, b in enumerate(blinds):
@@ -694,8 +709,9 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     amounts = hand.amounts
     count = len(actions)
     used = [False] * count
-    holes: list[list[str]] = [[] for _ in range(hand.player_count)]
-    board: list[str] = []
+    holes: list[list[Card | None]] = [[] for _ in range(hand.player_count)]
+    board: list[Card | None] = []
+    cards_of = _CARDS_OF.get
 
     def fail(index: int, reason: object) -> PhhError:
         return PhhError(f"action {actions[index].text!r} (#{index + 1}): {reason}")
@@ -710,7 +726,7 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
                 return False
             if seat is None and a.kind == "db" or a.kind == "dh" and a.player == seat:
                 used[j] = True
-                (board if seat is None else holes[seat]).extend(a.cards or ())
+                (board if seat is None else holes[seat]).extend(map(cards_of, a.cards or ()))
                 return True
         return False
 
@@ -720,14 +736,15 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
             slot = table.expected_card()
             if slot is None:
                 return
-            queue = board if slot.seat is None else holes[slot.seat]
-            if not queue and not take_dealer_line(start, slot.seat):
+            seat = slot.seat
+            queue = board if seat is None else holes[seat]
+            if not queue and not take_dealer_line(start, seat):
                 return
             card = queue.pop(0)
             try:
                 table.deal(card)
             except (IllegalAction, CardError) as exc:
-                raise PhhError(f"dealing {card} ({slot.kind} card"
+                raise PhhError(f"dealing {card or '??'} ({slot.kind} card"
                                + (f" of p{slot.seat + 1}" if slot.seat is not None else "")
                                + f", {slot.street}): {exc}") from None
 
@@ -748,11 +765,11 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
         if kind == "":
             continue
         if kind == "dh":
-            holes[a.player].extend(a.cards or ())  # type: ignore[index]
+            holes[a.player].extend(map(cards_of, a.cards or ()))  # type: ignore[index]
             pump(i + 1)
             continue
         if kind == "db":
-            board.extend(a.cards or ())
+            board.extend(map(cards_of, a.cards or ()))
             pump(i + 1)
             continue
         pump(i + 1)
@@ -797,12 +814,20 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
         _showdown(table, actions, used, count, last_show, fail)
     if table.phase is not Phase.OVER:
         raise PhhError(f"the record ends before the hand does: {_waiting(table)}")
-    left = [f"p{s + 1}: {''.join(cards)}" for s, cards in enumerate(holes) if cards]
+    left = [f"p{s + 1}: {_texts(cards)}" for s, cards in enumerate(holes) if cards]
     if board:
-        left.append(f"board: {''.join(board)}")
+        left.append(f"board: {_texts(board)}")
     if left:
         raise PhhError(f"cards dealt that the hand never used ({', '.join(left)})")
     return table
+
+
+_CARDS_OF: dict[str, Card | None] = {str(card): card for card in DECK}
+_CARDS_OF["??"] = None
+
+
+def _texts(cards: Iterable[Card | None]) -> str:
+    return "".join("??" if c is None else str(c) for c in cards)
 
 
 def _waiting(table: Hand) -> str:
