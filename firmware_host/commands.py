@@ -26,7 +26,9 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
 
     open     game, structure "fixed-limit"|"spread-limit"|"pot-limit"|"no-limit", stakes map
              (blinds [sb, bb, straddles...], antes, bring_in, small_bet, big_bet, min_bet, max_bet,
-             raise_cap, uncapped_heads_up), seats int 2..10, stacks map seat -> buy-in, button int.
+             raise_cap, uncapped_heads_up), seats int 2..10, stacks map seat -> buy-in, button int,
+             sitting_out list of seats; keep_seats true: the players, stacks and button of the poker
+             table open now carry over (the next game of a mixed game, new stakes).
     seat     seat int, action "join" (amount: the buy-in) | "rebuy" (amount) | "leave" (between
              hands) | "sit_out" | "sit_in" (any time; from the next hand).
     deal     starts the next hand (button moves, blinds and antes posted); the first card also does.
@@ -133,6 +135,8 @@ class Command:
                 args[name] = check(data[name])
             except (TypeError, ValueError) as exc:
                 raise Malformed(f"{cmd}: {name}: {exc}") from None
+        if cmd == "open" and args.get("keep_seats") and ({"stacks", "button", "sitting_out"} & set(args)):
+            raise Malformed("open: keep_seats carries the seats over: give no stacks, button or sitting_out")
         if cmd == "open" and args["game"] in POKER_GAMES and "structure" not in args:
             raise Malformed("open: a poker table needs a betting structure (structure)")
         if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
@@ -245,6 +249,18 @@ def _stacks(v: Any) -> dict[str, int]:
     return out
 
 
+def _seat_list(v: Any) -> list[int]:
+    if not isinstance(v, (list, tuple)) or len(v) > 10:
+        raise ValueError("must be a list of at most 10 seats")
+    return [_int_in(1, 10)(x) for x in v]
+
+
+def _flag(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("must be true or false")
+    return v
+
+
 def _cards(v: Any) -> list[str]:
     if not isinstance(v, (list, tuple)) or len(v) > 5:
         raise ValueError("must be a list of at most 5 cards")
@@ -261,7 +277,8 @@ def _card(v: Any) -> str:
 _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
              "seats": (False, _int_in(1, 10)), "structure": (False, _one_of(*STRUCTURES)),
-             "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(1, 10))},
+             "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(1, 10)),
+             "sitting_out": (False, _seat_list), "keep_seats": (False, _flag)},
     "bet": {"seat": (True, _int_in(1, 7)), "bets": (True, _bets)},
     "deal": {},
     "decide": {"seat": (True, _int_in(1, 7)), "decision": (True, _decision), "multiple": (False, _int_in(1, 4))},

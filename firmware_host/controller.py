@@ -274,6 +274,8 @@ class Controller:
         if kind == "card":
             body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
         try:
+            if kind == "open" and body.pop("keep_seats", False):
+                body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
             event_id = self._submit(kind, body, cmd.req)
         except Refused as exc:
             return error_reply(cmd.id, exc.code, str(exc))
@@ -283,6 +285,15 @@ class Controller:
             log.error("journal: %s", exc)
             return error_reply(cmd.id, "journal", str(exc))
         return {"id": cmd.id, "ok": True, "event": event_id, **self._status()}
+
+    def _keep_seats(self, body: dict[str, Any]) -> dict[str, Any]:
+        """An `open` that keeps the poker table's players (a mixed game's next game, new stakes):
+        the body with their stacks, who sits out and the next button. Raises Refused."""
+        if not isinstance(self.table, PokerTable):
+            raise Refused("keep_seats: no poker table is open")
+        if self.table.started:
+            raise Refused("a hand is in progress: confirm or void it before opening the table again")
+        return {**body, **self._need_table().carried_seats()}  # type: ignore[union-attr]
 
     def raise_fault(self, kind: str, detail: str) -> None:
         """A fault the controller detected itself (e.g. a device silent): journaled like any event."""

@@ -92,6 +92,8 @@ class PokerSetup:
     seats: int = 9
     stacks: Mapping[int, int] = field(default_factory=dict)
     button: int | None = None
+    sitting_out: tuple[int, ...] = ()
+    last_button: int | None = None   # carried over from the game before (keep_seats): the button moves on
 
     @property
     def profile(self) -> None:  # the house games' paytable profile; none at a poker table
@@ -129,8 +131,12 @@ class PokerSetup:
         button = body.get("button")
         if button is not None and not 1 <= int(button) <= seats:
             raise ValueError(f"button: seat {button} is not a seat of this table (1..{seats})")
+        out = tuple(sorted(int(s) for s in body.get("sitting_out") or ()))
+        if set(out) - set(stacks):
+            raise ValueError(f"sitting_out: seat(s) {sorted(set(out) - set(stacks))} have no stack")
         setup = cls(game=game, structure=str(body["structure"]), stakes=dict(body.get("stakes") or {}),
-                    seats=seats, stacks=stacks, button=None if button is None else int(button))
+                    seats=seats, stacks=stacks, button=None if button is None else int(button), sitting_out=out,
+                    last_button=None if body.get("last_button") is None else int(body["last_button"]))
         setup.engine_stakes()  # refuse now what the engine would refuse
         return setup
 
@@ -139,6 +145,10 @@ class PokerSetup:
                                 "seats": self.seats, "stacks": {str(s): c for s, c in self.stacks.items()}}
         if self.button is not None:
             body["button"] = self.button
+        if self.sitting_out:
+            body["sitting_out"] = list(self.sitting_out)
+        if self.last_button is not None:
+            body["last_button"] = self.last_button
         return body
 
     def new_table(self, hand: int) -> PokerTable:
@@ -170,8 +180,9 @@ class PokerTable:
         self.hand = hand
         self.session: dict[int, SeatState] = (
             {s: SeatState(v.stack, v.out) for s, v in session.items()} if session is not None
-            else {s: SeatState(c) for s, c in setup.stacks.items()})
-        self.last_button = last_button          # the previous hand's button (None: none dealt yet)
+            else {s: SeatState(c, s in setup.sitting_out) for s, c in setup.stacks.items()})
+        # the previous hand's button (None: none dealt yet)
+        self.last_button = last_button if session is not None else setup.last_button
         self.engine: Hand | None = None
         self.events: list[list[Any]] = []       # in hand_from_record's format
         self.actions: list[str] = []            # the dealer's words, for history
@@ -200,6 +211,13 @@ class PokerTable:
         after = self.successor(self.hand + 1)
         return {"seats": {str(s): {"stack": v.stack, "out": v.out} for s, v in sorted(after.session.items())},
                 "button": after.last_button}
+
+    def carried_seats(self) -> dict[str, Any]:
+        """`open` fields that carry this session over to a new game: stacks (the broke leave),
+        who sits out, and the last button (the next hand's button moves on from it)."""
+        stacks = {str(s): v.stack for s, v in sorted(self.session.items()) if v.stack > 0}
+        out = [s for s, v in sorted(self.session.items()) if v.out and v.stack > 0]
+        return {"stacks": stacks, "sitting_out": out, "last_button": self.last_button}
 
     def restore_session(self, data: Mapping[str, Any]) -> None:
         """Take the session a closed hand's record left (see session_dict)."""

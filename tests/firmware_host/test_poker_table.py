@@ -700,3 +700,26 @@ def test_watch_prints_a_poker_table_and_the_game_lists_agree(rig: Rig) -> None:
     line = format_line(message)
     assert "game=holdem phase=betting" in line and "seat1=[?? ??] bet=200,in_pot=200 decision=raise to 200" in line
     assert "seat 5  ?? ??" in render_screen(message)
+
+
+def test_a_mixed_game_keeps_the_players_stacks_and_button(rig: Rig) -> None:
+    holdem_preflop(rig)
+    rig.act(3, "call")
+    rig.shoe(HOLDEM_BOARD)
+    for seat in (1, 3, 5):
+        rig.act(seat, "show")
+    rig.ok("confirm")
+    rig.ok("seat", seat=6, action="sit_out")
+    from firmware_host.commands import Malformed
+    with pytest.raises(Malformed, match="keep_seats"):
+        rig.cmd("open", game="razz", structure="fixed-limit", keep_seats=True, stacks={"1": 5})
+    rig.ok("open", game="razz", structure="fixed-limit", keep_seats=True,
+           stakes={"antes": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10})
+    rig.ok("seat", seat=2, action="join", amount=100)
+    rig.restart()
+    spots = {s["seat"]: (s["stack"], s["sitting_out"]) for s in rig.state()["spots"]}
+    assert rig.state()["game"] == "razz" and spots == {1: (500, False), 2: (100, False), 6: (50, True)}
+    rig.ok("deal")
+    assert rig.state()["button"] == 1 and [s["seat"] for s in rig.state()["spots"] if s["in_hand"]] == [1, 2]
+    assert rig.cmd("open", game="holdem", structure="no-limit", keep_seats=True,
+                   stakes={"blinds": [1, 2]})["ok"] is False
