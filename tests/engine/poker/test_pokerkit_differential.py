@@ -264,12 +264,11 @@ class Lockstep:
         if (code == "F7S" and table.street == 1 and ours is not None and theirs is not None
                 and 0 < table.level < ours[0] == table.stakes.small_bet and theirs[0] > ours[0]):
             # An open pair facing a short all-in: ours completes to the small bet, or to the big
-            # bet (today level + big bet: test_open_pair_after_a_short_all_in_completes_to_the_big_bet);
-            # pokerkit raises a small bet over the all-in.
+            # bet (test_open_pair_after_a_short_all_in_completes_to_the_big_bet); pokerkit raises
+            # a small bet over the all-in.
             actor = table.actor if table.actor is not None else -1
             all_in_to = table.bet(actor) + table.stack(actor)
-            assert ours[1] in (min(table.stakes.big_bet, all_in_to),
-                               min(table.level + table.stakes.big_bet, all_in_to)), where
+            assert ours[1] == min(table.stakes.big_bet, all_in_to), where
             self.tally["open_pair_after_short_all_in"] += 1
             return []
         if (code == "F7S" and table.street == 1 and ours is not None and theirs is not None
