@@ -457,9 +457,7 @@ class BotDealer:
         phase = st.get("phase")
         if st.get("fault"):
             self._resolve_fault(st)
-        elif phase == "closed":
-            self.request("open", f"open-{self.next_hand()}", game=self.game)
-        elif phase in ("bets", "settled"):
+        elif phase in ("bets", "settled", "closed"):
             self._start_hand(st)
         elif phase == "showdown":
             self._confirm(st)
@@ -475,6 +473,11 @@ class BotDealer:
 
     def _start_hand(self, st: Mapping[str, Any]) -> None:
         hand = self.next_hand(st)
+        if st.get("game") != self.game and not (st.get("phase") == "bets" and st.get("spots")):
+            # The table is open for another game (a journal kept from an earlier session): reopen it.
+            limits = {k: getattr(self.limits, k) for k in ("minimum", "maximum", "side_minimum", "side_maximum", "chip")}
+            self.request("open", f"{hand}-open", game=self.game, limits=limits)
+            return
         if self._shuffled != hand:
             self.shoe.request(f"shuffle {self.seed * 100003 + hand}")
             self._shuffled = hand
