@@ -13,7 +13,7 @@ from engine.poker.betting import Stakes, pot_limit_max_to
 from engine.poker.pots import Pot, build_pots, split, split_hi_lo
 from engine.poker.session import Finish, Level, Schedule, SeatState, Session
 from engine.poker.state import (
-    Awarded, BetOrRaised, BroughtIn, Called, CardSlot, Checked, Dealt, Drew, Folded, Hand,
+    Awarded, BetOrRaised, BroughtIn, Called, CardSlot, Checked, Chopped, Dealt, Drew, Folded, Hand,
     HandResult, HandSettings, Mucked, Phase, Posted, PotResult, RaiseRange, Rake, Raked, Record,
     Returned, Shown,
 )
@@ -24,7 +24,7 @@ __all__ = [
     "VARIANTS", "Variant", "Street", "Structure", "Stakes", "pot_limit_max_to", "Pot", "build_pots",
     "split", "split_hi_lo", "Hand", "HandSettings", "HandResult", "PotResult", "Rake", "Phase",
     "CardSlot", "RaiseRange", "Record", "Posted", "Dealt", "Folded", "Checked", "Called",
-    "BroughtIn", "BetOrRaised", "Drew", "Returned", "Shown", "Mucked", "Raked", "Awarded",
+    "BroughtIn", "BetOrRaised", "Drew", "Returned", "Shown", "Mucked", "Chopped", "Raked", "Awarded",
     "DealerView", "LegalActions", "SeatView", "dealer_view",
     "Session", "SeatState", "Level", "Schedule", "Finish",
 ]

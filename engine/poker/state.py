@@ -41,7 +41,8 @@ from engine.poker.variants import (
 __all__ = [
     "Hand", "HandSettings", "Rake", "Phase", "CardSlot", "RaiseRange", "HandResult", "PotResult",
     "Record", "Posted", "Dealt", "Folded", "Checked", "Called", "BroughtIn", "BetOrRaised", "Drew",
-    "Returned", "Shown", "Mucked", "Awarded", "Raked", "CardInput",
+    "Returned", "Shown", "Mucked", "Chopped", "Awarded", "Raked", "CardInput",
+    "hand_values", "hand_strengths",
 ]
 
 CardInput = Union[Card, str, None]
@@ -226,6 +227,13 @@ def hand_strengths(evaluators: Sequence[str], hole: Sequence[Card], board: Seque
 
 
 @dataclass(frozen=True, slots=True)
+class Chopped:
+    """The players still in agreed to share the pot(s): `shares` seat -> chips (after rake)."""
+
+    shares: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
 class Mucked:
     seat: int
 
@@ -246,7 +254,7 @@ class Awarded:
 
 
 Record = Union[Posted, Dealt, Folded, Checked, Called, BroughtIn, BetOrRaised, Drew, Returned,
-               Shown, Mucked, Raked, Awarded]
+               Shown, Mucked, Chopped, Raked, Awarded]
 
 
 @dataclass(frozen=True, slots=True)
@@ -577,6 +585,9 @@ class Hand:
 
     def verify_bet_or_raise(self, to: int, seat: int | None = None) -> int:
         """Raise IllegalAction unless the actor may bet or raise to `to` (street total)."""
+        return self._verify_bet_or_raise(to, seat)[0].seat
+
+    def _verify_bet_or_raise(self, to: int, seat: int | None) -> tuple[_Player, RaiseRange]:
         p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
         if not isinstance(to, int) or isinstance(to, bool):
             raise IllegalAction(f"amount must be an integer, got {to!r}")
@@ -588,16 +599,14 @@ class Hand:
                 allowed = " or ".join(str(c) for c in rng.choices)
                 raise IllegalAction(f"seat {p.seat} may {rng.kind} to {allowed} only, not {to}")
             raise IllegalAction(f"seat {p.seat} may {rng.kind} to {rng.min_to}..{rng.max_to}, not {to}")
-        return p.seat
+        return p, rng
 
     def can_bet_or_raise(self, to: int, seat: int | None = None) -> bool:
         return self._can(self.verify_bet_or_raise, to, seat)
 
     def bet_or_raise(self, to: int, seat: int | None = None) -> BetOrRaised:
         """Bet, raise or complete to `to` (PHH `cbr`). Raises as verify_bet_or_raise."""
-        p = self._players[self.verify_bet_or_raise(to, seat)]
-        rng = self._raise_range(p)
-        assert rng is not None
+        p, rng = self._verify_bet_or_raise(to, seat)
         previous = self.level
         structure = self.stakes.structure
         if structure is Structure.FIXED_LIMIT:
@@ -755,6 +764,57 @@ class Hand:
         record = Mucked(p.seat)
         self.records.append(record)
         self._next_shower()
+        return record
+
+    def chop_amount(self) -> int:
+        """What a chop now would share: the pot less an uncalled bet and the rake."""
+        bets = sorted((p.bet for p in self._seq), reverse=True)
+        uncalled = bets[0] - bets[1] if len(bets) > 1 else 0
+        total = self.total_pot - uncalled
+        rk = self.settings.rake
+        if rk is not None and not (rk.no_flop_no_drop and self.street == 0):
+            total -= min(rk.cap, total * rk.rate_bp // 10000)
+        return total
+
+    def verify_chop(self, shares: Mapping[int, int] | None = None) -> dict[int, int]:
+        """Raise IllegalAction unless the pot can be chopped now (any time before the
+        settlement; no more cards are dealt) with these `shares` (seat -> chips, only players still in, adding up to
+        `chop_amount()`). `None`: every pot shared equally between its players still in, odd
+        chips clockwise from the button. Returns the shares."""
+        if self.phase is Phase.OVER:
+            raise IllegalAction("the hand is over")
+        if shares is None:
+            return {}
+        live = {p.seat for p in self._seq if p.live}
+        out: dict[int, int] = {}
+        for seat, chips in shares.items():
+            if seat not in live:
+                raise IllegalAction(f"seat {seat} is not in the hand: cannot share the pot")
+            if not isinstance(chips, int) or isinstance(chips, bool) or chips < 0:
+                raise IllegalAction(f"seat {seat}: a share is a non-negative integer, got {chips!r}")
+            out[seat] = chips
+        if sum(out.values()) != self.chop_amount():
+            raise IllegalAction(f"shares add up to {sum(out.values())}, the pot to share is {self.chop_amount()}")
+        return out
+
+    def can_chop(self, shares: Mapping[int, int] | None = None) -> bool:
+        return self._can(self.verify_chop, shares)
+
+    def chop(self, shares: Mapping[int, int] | None = None) -> Chopped:
+        """Share the pot by agreement and settle the hand (see verify_chop)."""
+        agreed = self.verify_chop(shares)
+        bets = sorted(self._seq, key=lambda q: q.bet, reverse=True)
+        if len(bets) > 1 and bets[0].bet > bets[1].bet:
+            top, excess = bets[0], bets[0].bet - bets[1].bet
+            top.stack += excess
+            top.bet -= excess
+            top.total -= excess
+            self.records.append(Returned(top.seat, excess))
+        self._settle(showdown=False, chop=agreed if shares is not None else None, chop_equal=shares is None)
+        assert self.result is not None
+        record = Chopped({s: sum(pot.winners.get(s, 0) for pot in self.result.pots)
+                          for s in self.order if self._players[s].live})
+        self.records.append(record)
         return record
 
     def showdown(self) -> list[Shown]:
@@ -1093,7 +1153,7 @@ class Hand:
                 pots.append(Pot(amount, frozenset({seat})))
         return pots
 
-    def _settle(self, showdown: bool) -> None:
+    def _settle(self, showdown: bool, chop: Mapping[int, int] | None = None, chop_equal: bool = False) -> None:
         self.phase = Phase.OVER
         self.actor = None
         self._queue = []
@@ -1117,6 +1177,15 @@ class Hand:
                 values[rec.seat] = hand_strengths(rec.evaluators, rec.cards, rec.board)
         results: list[PotResult] = []
         winners_all: set[int] = set()
+        if chop is not None:
+            total = sum(p.amount for p in pots)
+            won = {s: c for s, c in chop.items() if c}
+            for seat, chips in won.items():
+                self._players[seat].stack += chips
+                self.records.append(Awarded(seat, chips, 0, "chop"))
+            winners_all.update(won)
+            results.append(PotResult(total, frozenset(chop), won))
+            pots = []
         for index, pot in enumerate(pots):
             won: dict[int, int] = {}
             eligible = [s for s in self.order if s in pot.eligible]
@@ -1125,6 +1194,8 @@ class Hand:
                 continue
             if len(eligible) == 1:
                 halves = [("all", pot.amount, eligible)]
+            elif chop_equal:
+                halves = [("chop", pot.amount, eligible)]
             else:
                 high = self._best(eligible, values, 0)
                 low: list[int] = []

@@ -41,6 +41,9 @@ def random_step(hand: Hand, rng: random.Random, deck: list[Card]) -> None:
         else:
             hand.show()
         return
+    if rng.random() < 0.005:
+        hand.chop()          # the players still in agree to share
+        return
     view = hand.view()
     legal = view.legal
     options: list[str] = []

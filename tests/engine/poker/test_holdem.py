@@ -269,3 +269,34 @@ def test_unknown_hole_cards_shown_at_showdown():
     hand.show(["Ks", "Kd"])
     assert hand.result.final_stacks[first] == 102
     assert list(parse_cards("As Ad")) == list(hand.cards(first))
+
+
+def test_chop_by_agreement_equal_or_by_shares():
+    hand = preflop(Stakes.no_limit(1, 2), [100] * 3, button=2)
+    hand.call()
+    hand.call()
+    hand.bet_or_raise(10)          # big blind raises; the others agree to chop instead
+    with pytest.raises(IllegalAction, match="add up to 8, the pot to share is 6"):
+        hand.chop({0: 3, 1: 3, 2: 2})
+    assert hand.chop_amount() == 6
+    rec = hand.chop()
+    assert rec.shares == {0: 2, 1: 2, 2: 2}
+    assert hand.result.final_stacks == {0: 100, 1: 100, 2: 100}
+    hand = preflop(Stakes.no_limit(1, 2), [100] * 3, button=2)
+    hand.call()
+    hand.call()
+    hand.check()
+    hand.chop({1: 4, 2: 2})
+    assert hand.result.final_stacks == {0: 98, 1: 102, 2: 100}
+
+
+def test_spread_limit_any_bet_between_minimum_and_maximum():
+    stakes = Stakes.spread_limit(2, 6, blinds=(1, 2))
+    hand = preflop(stakes, [100] * 3, button=2)
+    rng = hand.raise_range()
+    assert (rng.min_to, rng.max_to) == (4, 8)          # raise by 2..6 over the big blind
+    hand.bet_or_raise(7)                               # raise by 5
+    rng = hand.raise_range()
+    assert (rng.min_to, rng.max_to) == (12, 13)        # at least the last raise (5), at most 6
+    with pytest.raises(IllegalAction):
+        hand.bet_or_raise(14)
