@@ -659,7 +659,13 @@ def test_buttons_void_and_house_commands_at_a_poker_table(rig: Rig) -> None:
     assert rig.state()["button"] == 6   # a voided hand is dealt again with the same button
     refused = rig.cmd("decide", seat=1, decision="check")
     assert refused["ok"] is False and "act" in refused["error"]
-    rig.ok("void", reason="test over")
+    rig.shoe(HOLDEM_HOLE)
+    for seat in (5, 6, 1):
+        rig.act(seat, "fold")
+    assert rig.state()["phase"] == "over" and rig.state()["results"]["showdown"] is False
+    rig.c.handle_reading(ButtonPress("confirm"))
+    assert [(h.hand, h.status) for h in rig.c.journal.hands()] == [(1, "voided"), (2, "settled")]
+    assert {s["seat"]: s["stack"] for s in rig.state()["spots"]} == {1: 199, 3: 201, 5: 100, 6: 50}
     rig.ok("open", game="uth", limits={"minimum": 100})
     refused = rig.cmd("act", seat=1, action="fold")
     assert refused["ok"] is False and "bet and decide" in refused["error"]
