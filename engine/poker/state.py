@@ -313,12 +313,12 @@ _LIVE, _DEAD = 1, 2   # card states, by card index
 def _card_of(card: CardInput) -> Card | None:
     """A card from a Card, its text, or None / `??` (unknown). Raises CardError for bad text."""
     if card is None or card.__class__ is Card:
-        return card  # type: ignore[return-value]
+        return card
     if isinstance(card, str) and card in _BY_TEXT:
         return _BY_TEXT[card]
     if isinstance(card, Card):
         return card
-    return Card.parse(card)  # type: ignore[arg-type]
+    return Card.parse(card)
 
 
 class Hand:
@@ -467,12 +467,12 @@ class Hand:
             raise IllegalAction(f"no card expected now: {self._waiting_for()}")
         parsed = card if card.__class__ is Card else _card_of(card)
         if parsed is not None:
-            state = self._card_state[(parsed.rank - 2) * 4 + parsed.suit]  # type: ignore[union-attr]
+            state = self._card_state[(parsed.rank - 2) * 4 + parsed.suit]
             if state == _LIVE:
                 raise CardError(f"duplicate card: {parsed} is already in play")
             if state == _DEAD and self._cards_seen < 52:
                 raise CardError(f"duplicate card: {parsed} was already burnt or discarded")
-        return self._queue[0], parsed  # type: ignore[return-value]
+        return self._queue[0], parsed
 
     def can_deal(self, card: CardInput = None) -> bool:
         return self._can(self.verify_deal, card)
@@ -1179,12 +1179,12 @@ class Hand:
         winners_all: set[int] = set()
         if chop is not None:
             total = sum(p.amount for p in pots)
-            won = {s: c for s, c in chop.items() if c}
-            for seat, chips in won.items():
+            shared = {s: c for s, c in chop.items() if c}
+            for seat, chips in shared.items():
                 self._players[seat].stack += chips
                 self.records.append(Awarded(seat, chips, 0, "chop"))
-            winners_all.update(won)
-            results.append(PotResult(total, frozenset(chop), won))
+            winners_all.update(shared)
+            results.append(PotResult(total, frozenset(chop), shared))
             pots = []
         for index, pot in enumerate(pots):
             won: dict[int, int] = {}

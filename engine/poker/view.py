@@ -140,8 +140,8 @@ def _legal(hand: Hand) -> LegalActions:
     stack, bet = hand.stack(seat), hand.bet(seat)
     all_in_to = bet + stack
     if hand.phase is Phase.BRING_IN:
-        all_in = all_in_to if (rng is not None and rng.allows(all_in_to)) or stack <= hand.stakes.bring_in else None
-        return LegalActions(bring_in=min(hand.stakes.bring_in, stack), bet_or_raise=rng, all_in=all_in)
+        shove = all_in_to if (rng is not None and rng.allows(all_in_to)) or stack <= hand.stakes.bring_in else None
+        return LegalActions(bring_in=min(hand.stakes.bring_in, stack), bet_or_raise=rng, all_in=shove)
     facing = hand.level > bet
     call = hand.call_amount() if facing else None
     all_in: int | None = None
