@@ -35,7 +35,8 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     act      seat int, action "fold" | "check" | "call" | "bet" | "raise" | "complete" (amount: the
              street total) | "all_in" | "bring_in" | "draw" (cards: the discards) | "stand_pat" |
              "show" | "muck". Only the seat to act.
-    chop     the players still in the hand split every pot by agreement; the hand is over.
+    chop     the players still in the hand share the pot by agreement: shares map seat -> chips
+             (adding up to the pot less an uncalled bet), or none: every pot split evenly.
     confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
@@ -237,16 +238,24 @@ def _stakes(v: Any) -> dict[str, Any]:
 def _stacks(v: Any) -> dict[str, int]:
     if not isinstance(v, dict):
         raise ValueError("must be a map of seat to buy-in")
-    out: dict[str, int] = {}
-    for seat, chips in v.items():
-        try:
-            number = int(seat)
-        except (TypeError, ValueError):
-            raise ValueError(f"seat {seat!r} is not a seat number") from None
-        if isinstance(seat, bool) or not 1 <= number <= 10:
-            raise ValueError(f"seat {seat!r} out of range 1..10")
-        out[str(number)] = _int_in(1)(chips)
-    return out
+    return {str(_seat_number(seat)): _int_in(1)(chips) for seat, chips in v.items()}
+
+
+def _seat_number(seat: Any) -> int:
+    """A seat given as a map key: an integer or its text (msgpack and JSON keys)."""
+    try:
+        number = int(seat)
+    except (TypeError, ValueError):
+        raise ValueError(f"seat {seat!r} is not a seat number") from None
+    if isinstance(seat, bool) or not 1 <= number <= 10:
+        raise ValueError(f"seat {seat!r} out of range 1..10")
+    return number
+
+
+def _shares(v: Any) -> dict[str, int]:
+    if not isinstance(v, dict) or not v:
+        raise ValueError("must be a map of seat to chips")
+    return {str(_seat_number(seat)): _int_in(0)(chips) for seat, chips in v.items()}
 
 
 def _seat_list(v: Any) -> list[int]:
@@ -291,7 +300,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
             "amount": (False, _int_in(0)), "cards": (False, _cards)},
     "seat": {"seat": (True, _int_in(1, 10)), "action": (True, _one_of(*SEAT_ACTIONS)),
              "amount": (False, _int_in(1))},
-    "chop": {"reason": (False, _text)},
+    "chop": {"reason": (False, _text), "shares": (False, _shares)},
 }
 
 

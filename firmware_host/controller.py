@@ -385,7 +385,8 @@ class Controller:
 
     def _on_chop(self, body: Mapping[str, Any], event_id: int) -> None:
         table = self._poker_table()
-        table.chop()
+        shares = body.get("shares")
+        table.chop(None if shares is None else {int(s): int(c) for s, c in dict(shares).items()})
         self.table = table
 
     def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from engine.cards import Card
 from engine.errors import CardError, IllegalAction
-from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure, build_pots, split
+from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure
 from engine.poker.state import Awarded, Shown
 
 POKER_GAMES = tuple(VARIANTS)
@@ -282,7 +282,7 @@ class PokerTable:
 
     @property
     def over(self) -> bool:
-        return self.engine is not None and (self.engine.is_over or self.chopped is not None)
+        return self.engine is not None and self.engine.is_over
 
     @property
     def phase(self) -> str:
@@ -325,8 +325,6 @@ class PokerTable:
 
     def final_stacks(self) -> dict[int, int]:
         assert self.engine is not None
-        if self.chopped is not None:
-            return {int(s): c for s, c in self.chopped["final_stacks"].items()}
         if self.engine.result is not None:
             return dict(self.engine.result.final_stacks)
         return self.engine.starting_stacks
@@ -392,8 +390,6 @@ class PokerTable:
         hand = self.engine
         if hand is None or self.closed is not None:
             raise IllegalAction("no hand in progress: deal first")
-        if self.chopped is not None:
-            raise IllegalAction("the pot was chopped: the hand is over")
         if action not in ACTIONS:
             raise IllegalAction(f"unknown action {action!r} (known: {', '.join(ACTIONS)})")
         if action in ("bet", "raise", "complete"):
@@ -454,30 +450,22 @@ class PokerTable:
         hand.bet_or_raise(to, seat)
         return [kind, seat, to], f"{kind} all in to {to}"
 
-    def chop(self) -> None:
-        """The players still in the hand agree to split: every pot is split evenly between its
-        eligible players (odd chips clockwise from the button), uncalled chips go back. Raises
-        IllegalAction when no hand is in progress or fewer than two players remain."""
+    def chop(self, shares: Mapping[int, int] | None = None) -> None:
+        """The players still in the hand agree to share the pot: by `shares` (seat -> chips, adding
+        up to the pot less an uncalled bet), or with none every pot evenly between its players
+        still in (odd chips clockwise from the button). The hand is over. Raises IllegalAction
+        (no hand in progress, fewer than two players still in, shares that do not add up)."""
         hand = self.engine
         if hand is None or self.closed is not None or self.over:
             raise IllegalAction("no hand in progress to chop")
         live = [s for s in hand.order if hand.in_hand(s)]
         if len(live) < 2:
             raise IllegalAction("a chop needs two players still in the hand")
-        contributions = {s: hand.contributed(s) for s in hand.order}
-        pots, uncalled = build_pots(contributions, live)
-        finals = {s: hand.stack(s) + uncalled.get(s, 0) for s in hand.order}
-        pot_list = []
-        for pot in pots:
-            eligible = [s for s in hand.order if s in pot.eligible]
-            shares = split(pot.amount, eligible, list(hand.order)) if eligible else {}
-            for s, chips in shares.items():
-                finals[s] += chips
-            pot_list.append({"amount": pot.amount, "eligible": sorted(pot.eligible),
-                             "winners": [{"seat": s, "amount": c} for s, c in sorted(shares.items())]})
-        self.chopped = {"pots": pot_list, "final_stacks": {str(s): c for s, c in finals.items()},
-                        "returned": {str(s): c for s, c in uncalled.items()}}
-        self.actions.append("pot chopped by agreement: " + ", ".join(f"seat {s}" for s in live))
+        record = hand.chop(None if shares is None else {int(s): c for s, c in shares.items()})
+        self.chopped = {"shares": {str(s): c for s, c in record.shares.items()},
+                        "equal": shares is None}
+        self.actions.append("pot chopped by agreement: " + ", ".join(
+            f"seat {s} {c}" for s, c in record.shares.items()))
 
     def settle(self) -> None:
         """The dealer has pushed the pots. Raises IllegalAction before the hand is over."""
@@ -517,21 +505,17 @@ class PokerTable:
         assert self.engine is not None
         start = self.engine.starting_stacks
         finals = self.final_stacks()
-        if self.chopped is not None:
-            pots = self.chopped["pots"]
-            rake = 0
-        else:
-            result = self.engine.result
-            assert result is not None
-            halves: dict[tuple[int, int], str] = {}
-            for rec in self.engine.records:
-                if isinstance(rec, Awarded):
-                    halves[(rec.pot, rec.seat)] = rec.half if (rec.pot, rec.seat) not in halves else "all"
-            pots = [{"amount": p.amount, "eligible": sorted(p.eligible),
-                     "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")}
-                                 for s, c in sorted(p.winners.items())]}
-                    for i, p in enumerate(result.pots)]
-            rake = result.rake
+        result = self.engine.result
+        assert result is not None
+        halves: dict[tuple[int, int], str] = {}
+        for rec in self.engine.records:
+            if isinstance(rec, Awarded):
+                halves[(rec.pot, rec.seat)] = rec.half if (rec.pot, rec.seat) not in halves else "all"
+        pots = [{"amount": p.amount, "eligible": sorted(p.eligible),
+                 "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")}
+                             for s, c in sorted(p.winners.items())]}
+                for i, p in enumerate(result.pots)]
+        rake = result.rake
         return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],
                 "rake": rake, "chopped": self.chopped is not None,
                 "showdown": bool(self.engine.result is not None and self.engine.result.showdown)}

@@ -344,9 +344,25 @@ def test_chop_by_agreement(rig: Rig) -> None:
     # main pot 300 (seats 1, 3, 5) and side pot 200 (seats 1, 3), each split evenly
     assert {s["seat"]: s["stack"] for s in state["spots"]} == {1: 100 + 100, 3: 100 + 100, 5: 100, 6: 50}
     assert all(set(s["cards"]) <= {"??"} for s in state["spots"])
+    assert state["results"]["pots"][0]["winners"] == [{"seat": 1, "amount": 100, "half": "chop"},
+                                                      {"seat": 3, "amount": 100, "half": "chop"},
+                                                      {"seat": 5, "amount": 100, "half": "chop"}]
+    assert rig.cmd("act", seat=1, action="check")["error"] == "the hand is over"
     rig.ok("confirm")
     rig.ok("deal")
     assert {s["seat"]: s["stack"] for s in rig.state()["spots"] if not s["in_hand"]} == {}
+    # a chop by shares while the hole cards are dealt: the blinds (seats 3 and 5) take theirs back
+    rig.shoe("2c As Kd Qh Ad")
+    refused = rig.cmd("chop", shares={"3": 2, "5": 2})
+    assert refused["ok"] is False and "the pot to share is 2" in refused["error"]
+    rig.ok("chop", shares={"3": 1, "5": 1})
+    assert {s["seat"]: s["stack"] for s in rig.state()["spots"]} == {1: 200, 3: 200, 5: 100, 6: 50}
+    rig.ok("confirm")
+    assert [r.record["chopped"] for r in rig.c.journal.hands()] == [True, True]
+    out = io.StringIO()
+    assert export_state(str(rig.path), 0, 1, False, out) == 0
+    history = parse_phh(out.getvalue())   # PHH has no chop: the table's stacks, marked
+    assert dict(history.extra)["chopped"] is True and list(history.finishing_stacks or ()) == [200, 200, 100, 50]
 
 
 # -- restarts -------------------------------------------------------------------------------------
