@@ -305,6 +305,18 @@ class _Player:
         return [c for c, u in zip(self.cards, self.up) if u and c is not None]
 
 
+_SLOTS: dict[tuple[str, int | None, bool, str], CardSlot] = {}
+
+
+def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
+    """Card slots are values: one shared instance each."""
+    key = (kind, seat, up, street)
+    slot = _SLOTS.get(key)
+    if slot is None:
+        slot = _SLOTS[key] = CardSlot(kind, seat, up, street)
+    return slot
+
+
 _BY_TEXT: dict[str, Card | None] = {str(c): c for c in DECK}
 _BY_TEXT["??"] = None
 _LIVE, _DEAD = 1, 2   # card states, by card index
@@ -518,6 +530,9 @@ class Hand:
 
     def fold(self, seat: int | None = None) -> Folded:
         p = self._players[self.verify_fold(seat)]
+        for c in p.cards:
+            if c is not None:
+                self._card_state[c.index] = _DEAD
         p.folded = True
         p.pending = False
         record = Folded(p.seat)
@@ -696,9 +711,9 @@ class Hand:
         street = self.variant.streets[self.street]
         if parsed:
             if self.settings.burns and street.burn and not self._draw_burnt:
-                self._queue.append(CardSlot("burn", None, False, street.name))
+                self._queue.append(_slot("burn", None, False, street.name))
                 self._draw_burnt = True
-            self._queue.extend(CardSlot("draw", p.seat, False, street.name) for _ in parsed)
+            self._queue.extend(_slot("draw", p.seat, False, street.name) for _ in parsed)
             self.actor = None
         else:
             self._next_drawer()
@@ -893,18 +908,20 @@ class Hand:
             self._bet_count = 0
             self._big_unit = False
         queue: list[CardSlot] = []
-        burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
-        if self.settings.burns and burn and (street.hole or street.board):
-            queue.append(CardSlot("burn", None, False, street.name))
         live = [s for s in self.order if self._players[s].live]
-        stub = 52 - self._cards_seen - len(queue)
+        stub = 52 - self._cards_seen
+        needed = len(street.hole) * len(live) + street.board
+        burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
+        if self.settings.burns and burn and needed and stub > needed:   # no burn when the stub is short
+            queue.append(_slot("burn", None, False, street.name))
         if street.hole == (False,) and not street.board and len(live) > stub:
             # stud's last card when the stub is short: one common card, face up, for everyone
-            queue.append(CardSlot("board", None, True, street.name))
+            # (from the burns and folded cards shuffled, when the stub is empty)
+            queue.append(_slot("board", None, True, street.name))
         else:
             for up in street.hole:
-                queue.extend(CardSlot("hole", s, up, street.name) for s in live)
-        queue.extend(CardSlot("board", None, True, street.name) for _ in range(street.board))
+                queue.extend(_slot("hole", s, up, street.name) for s in live)
+        queue.extend(_slot("board", None, True, street.name) for _ in range(street.board))
         self._queue = queue
         self.phase = Phase.DEALING
         self.actor = None

@@ -165,3 +165,29 @@ def test_triple_draw_three_rounds_then_showdown_and_badugi():
         assert draws == 6
         assert all(len(hand.cards(s)) == size for s in hand.seats)
         assert sum(hand.result.payoffs.values()) == 0
+
+
+def test_stud_short_stub_seventh_street_is_one_common_card():
+    from engine.cards import DECK
+    hand = Hand(VARIANTS["stud"], STUD_STAKES, [500] * 8, button=7)   # burns on
+    deck = list(DECK)
+    while hand.street_name != "seventh" or hand.expected_card() is not None or hand.phase is Phase.DEALING:
+        if hand.expected_card() is not None:
+            slot = hand.expected_card()
+            if slot.street == "seventh":
+                break
+            hand.deal(deck.pop())
+        elif hand.phase is Phase.BRING_IN:
+            hand.post_bring_in()
+        else:
+            hand.check_or_call()
+    # 8 players: 5 burns would leave no card for 7th street; the stub (0 cards) gives one
+    # common card from the burns reshuffled, with no burn first
+    assert not deck or len(deck) < 8
+    assert hand.expected_card() == CardSlot("board", None, True, "seventh")
+    hand.deal(hand.burned[0])
+    assert len(hand.board) == 1 and all(len(hand.cards(s)) == 6 for s in hand.seats)
+    while hand.phase is Phase.BETTING:
+        hand.check()
+    hand.showdown()
+    assert sum(hand.result.payoffs.values()) == 0
