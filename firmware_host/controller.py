@@ -288,7 +288,7 @@ class Controller:
 
     def _keep_seats(self, body: dict[str, Any]) -> dict[str, Any]:
         """An `open` that keeps the poker table's players (a mixed game's next game, new stakes):
-        the body with their stacks, who sits out and the next button. Raises Refused."""
+        the body with their stacks, who sits out and the last button (the next moves on). Raises Refused."""
         if not isinstance(self.table, PokerTable):
             raise Refused("keep_seats: no poker table is open")
         if self.table.started:
