@@ -1,0 +1,170 @@
+"""The Raspberry Pi deployment: systemd unit, udev rule, install script (dry runs in a temp root)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_host.cli import COMMANDS, build_parser
+from firmware_host.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+SCRIPT = DEPLOY / "install-pi.sh"
+UNIT = DEPLOY / "croupier.service"
+RULES = DEPLOY / "99-croupier-shoe.rules"
+
+
+def parse_unit(text: str) -> dict[str, dict[str, list[str]]]:
+    """A systemd unit as section -> key -> values (keys may repeat); comments and blanks dropped."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+            continue
+        key, sep, value = line.partition("=")
+        assert sep and current is not None, f"croupier.service line {number}: not KEY=VALUE in a section: {line!r}"
+        assert not value.endswith("\\"), f"croupier.service line {number}: continuation lines not expected"
+        current.setdefault(key.strip(), []).append(value.strip())
+    return sections
+
+
+def run_script(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    # Every call names --root (a temporary directory) or --dry-run with --root: never the real /.
+    assert "--root" in args
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, check=check, timeout=60)
+
+
+# -- systemd unit ---------------------------------------------------------------------------------
+
+
+def test_unit_has_service_user_restart_stop_and_hardening() -> None:
+    unit = parse_unit(UNIT.read_text(encoding="utf-8"))
+    assert set(unit) == {"Unit", "Service", "Install"}
+    service = unit["Service"]
+    one = {key: values[-1] for key, values in service.items()}
+    assert one["User"] == "croupier"
+    assert set(one["SupplementaryGroups"].split()) == {"dialout", "gpio"}
+    assert one["Restart"] == "always"
+    assert one["KillSignal"] == "SIGTERM"
+    assert int(one["TimeoutStopSec"]) > 0
+    assert one["ProtectSystem"] == "strict"
+    assert one["ReadWritePaths"] == "/var/lib/croupier"
+    assert one["NoNewPrivileges"] == "yes"
+    assert one["StateDirectory"] == "croupier"  # /var/lib/croupier, owned by the service user
+    assert one["RuntimeDirectory"] == "croupier"  # /run/croupier: the full feed's ipc:// sockets
+    assert one["WorkingDirectory"] == "/var/lib/croupier"  # writable under ProtectSystem=strict
+    assert {"char-ttyUSB rw", "char-gpiochip rw"} <= set(service["DeviceAllow"])
+    assert unit["Install"]["WantedBy"] == ["multi-user.target"]
+
+
+def test_unit_execstart_is_a_croupier_run_with_the_pi_config() -> None:
+    unit = parse_unit(UNIT.read_text(encoding="utf-8"))
+    (exec_start,) = unit["Service"]["ExecStart"]
+    argv = shlex.split(exec_start)
+    assert argv[0] == "/opt/croupier/venv/bin/croupier"
+    assert argv[1] in COMMANDS and argv[1] == "run"
+    args = build_parser("run").parse_args(argv[1:])  # the subcommand takes these options
+    assert (args.config, args.state) == ("/etc/croupier/table.toml", "/var/lib/croupier")
+    # /etc/croupier/table.toml is installed from deploy/pi.toml: it parses, the shoe is the udev name
+    cfg = Config.load(DEPLOY / "pi.toml")
+    assert cfg.shoe.url == "/dev/croupier-shoe"
+    assert cfg.gpio.backend == "gpio" and cfg.gpio.pin_factory == "lgpio"
+    ipc_paths = [ep[len("ipc://"):] for ep in (cfg.feed.full, cfg.feed.full_snapshot) if ep.startswith("ipc://")]
+    assert all(p.startswith("/run/croupier/") for p in ipc_paths)  # inside the unit's RuntimeDirectory
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    # The venv's path does not exist here: point ExecStart at this checkout's croupier instead.
+    croupier = shutil.which("croupier", path=str(Path(sys.executable).parent)) or sys.executable
+    text = UNIT.read_text(encoding="utf-8").replace("/opt/croupier/venv/bin/croupier", croupier)
+    (tmp_path / "croupier.service").write_text(text, encoding="utf-8")
+    result = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "croupier.service")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "croupier.service" not in result.stderr, result.stderr
+
+
+# -- udev rule ------------------------------------------------------------------------------------
+
+
+def test_udev_rule_names_the_shoe_for_dialout() -> None:
+    lines = [ln for ln in RULES.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    assert len(lines) == 1
+    pairs = dict(re.findall(r'([A-Z]+(?:\{\w+\})?)\s*[=!+:]?=\s*"([^"]*)"', lines[0]))
+    assert pairs["SUBSYSTEM"] == "tty"
+    assert re.fullmatch(r"[0-9a-f]{4}", pairs["ATTRS{idVendor}"])
+    assert re.fullmatch(r"[0-9a-f]{4}", pairs["ATTRS{idProduct}"])
+    assert pairs["SYMLINK"] == "croupier-shoe"
+    assert pairs["GROUP"] == "dialout"
+    assert pairs["MODE"] == "0660"
+    comments = RULES.read_text(encoding="utf-8")
+    assert "CHANGE ME" in comments and "udevadm info" in comments
+
+
+# -- install script -------------------------------------------------------------------------------
+
+
+def test_install_script_is_valid_bash() -> None:
+    subprocess.run(["bash", "-n", str(SCRIPT)], check=True, timeout=30)
+    assert SCRIPT.read_text(encoding="utf-8").splitlines()[1:20].count("set -euo pipefail") == 1
+
+
+def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
+    out = run_script("--dry-run", "--root", str(tmp_path)).stdout
+    assert list(tmp_path.iterdir()) == []  # nothing written
+    expected = [
+        "skip (--root): useradd --system --user-group --home-dir /var/lib/croupier",
+        "skip (--root): usermod --append --groups dialout,gpio croupier",
+        f"would run: install -d -m 0750 {tmp_path}/var/lib/croupier",
+        f"would run: python3 -m venv {tmp_path}/opt/croupier/venv",
+        f"-m pip install --quiet --upgrade {ROOT}",
+        f"would run: install -m 0644 {UNIT} {tmp_path}/etc/systemd/system/croupier.service",
+        f"would run: install -m 0644 {RULES} {tmp_path}/etc/udev/rules.d/99-croupier-shoe.rules",
+        f"would run: install -m 0640 {DEPLOY / 'pi.toml'} {tmp_path}/etc/croupier/table.toml",
+        "skip (--root): udevadm control --reload-rules",
+        "skip (--root): systemctl daemon-reload",
+        "skip (--root): systemctl enable croupier.service",
+        "done (dry run: nothing changed)",
+    ]
+    positions = [out.find(step) for step in expected]
+    assert -1 not in positions, [s for s, p in zip(expected, positions) if p == -1]
+    assert positions == sorted(positions)  # in this order
+
+
+def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> None:
+    first = run_script("--root", str(tmp_path), "--no-venv")
+    assert (tmp_path / "etc/systemd/system/croupier.service").read_bytes() == UNIT.read_bytes()
+    assert (tmp_path / "etc/udev/rules.d/99-croupier-shoe.rules").read_bytes() == RULES.read_bytes()
+    conf = tmp_path / "etc/croupier/table.toml"
+    assert conf.read_bytes() == (DEPLOY / "pi.toml").read_bytes()
+    assert (tmp_path / "var/lib/croupier").is_dir()
+    assert "venv left alone" in first.stdout
+    assert not (tmp_path / "opt/croupier/venv").exists()
+
+    conf.write_text(conf.read_text(encoding="utf-8").replace('name = "uth-07"', 'name = "uth-12"'),
+                    encoding="utf-8")
+    second = run_script("--root", str(tmp_path), "--no-venv")
+    assert f"ok: keeping {conf}" in second.stdout
+    assert 'name = "uth-12"' in conf.read_text(encoding="utf-8")  # the technician's edit survives
+    assert Config.load(conf).table.name == "uth-12"
+    dry = run_script("--dry-run", "--root", str(tmp_path))
+    assert "table.toml" not in "".join(ln for ln in dry.stdout.splitlines(True) if ln.startswith("would run"))
+
+
+def test_unknown_option_is_refused(tmp_path: Path) -> None:
+    result = run_script("--root", str(tmp_path), "--frobnicate", check=False)
+    assert result.returncode == 2
+    assert "unknown option: --frobnicate" in result.stderr
+    assert list(tmp_path.iterdir()) == []
