@@ -105,10 +105,15 @@ if [[ $VENV_STEP -eq 1 ]]; then
     if [[ -x "$ROOT$VENV/bin/python" ]]; then
         note "venv $ROOT$VENV exists"
     else
-        run "$PYTHON" -m venv "$ROOT$VENV"
+        # System site packages visible: the Pi's GPIO library comes from apt (python3-lgpio).
+        run "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
     fi
     run "$ROOT$VENV/bin/python" -m pip install --quiet --upgrade pip
     run "$ROOT$VENV/bin/python" -m pip install --quiet --upgrade "$SRC"
+    if [[ $DRY_RUN -eq 0 ]] && ! "$ROOT$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
+        echo "warning: the venv cannot import lgpio, needed by [gpio] pin_factory = \"lgpio\":" \
+             "sudo apt install python3-lgpio" >&2
+    fi
 else
     note "venv left alone (--no-venv)"
 fi
