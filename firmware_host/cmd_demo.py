@@ -1,6 +1,6 @@
 """`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
 
-    croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--quiet]
+    croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, supervised as systemd would: restarted when it
@@ -17,11 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +140,25 @@ class SimTable:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
+class Stagehand:
+    """Paces the dealer's steps for a human eye, and pulls the controller's plug when asked."""
+
+    MID_HAND = ("deal", "preflop", "flop", "river", "decide", "showdown")
+
+    def __init__(self, table: SimTable, pace_s: float, kills: int, seed: int) -> None:
+        self.table = table
+        self.pace_s = pace_s
+        self.kills_left = kills
+        self.rng = random.Random(seed)
+
+    def on_step(self, dealer: BotDealer, state: Mapping[str, Any]) -> None:
+        if self.pace_s > 0:
+            time.sleep(self.pace_s)
+        if self.kills_left and state.get("phase") in self.MID_HAND and self.rng.random() < 0.1:
+            if self.table.controller is not None and self.table.controller.kill(signal.SIGKILL) is not None:
+                self.kills_left -= 1
+
+
 def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any]:
     """The demo's result line, read back from the journal for hands first_hand .. first_hand+hands-1.
 
@@ -163,6 +185,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seats", type=int, default=None, metavar="K",
                         help="bots at the table (default: 5 for uth, 6 for 3cp; 3cp seats at least 5)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
+    parser.add_argument("--kill", type=int, default=0, metavar="K",
+                        help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
     parser.add_argument("--pace", type=float, default=None, metavar="S",
                         help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
 
@@ -177,7 +201,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"croupier demo: --seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)", file=sys.stderr)
         return 2
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats)
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1))
     viewer: subprocess.Popen[bytes] | None = None
     dealer: BotDealer | None = None
     result: DealerLog | None = None
@@ -188,7 +212,7 @@ def main(args: argparse.Namespace) -> int:
                            stdout=None, stderr=subprocess.DEVNULL)
         pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
         dealer = table.dealer(players=seat_players(seats, args.seed),
-                              on_step=(lambda *_: time.sleep(pace)) if pace > 0 else None)
+                              on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
         result = dealer.play(args.hands)
     except (BotError, SupervisorError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
