@@ -85,7 +85,8 @@ def split(amount: int, winners: Iterable[int], order: Sequence[int]) -> dict[int
     `order` is the seats clockwise starting left of the button: the first winner in it gets the
     first odd chip, the second the next, and so on.
     """
-    chosen = [s for s in order if s in set(winners)]
+    wanted = set(winners)
+    chosen = [s for s in order if s in wanted]
     if not chosen:
         raise ValueError("a pot needs at least one winner")
     share, odd = divmod(amount, len(chosen))

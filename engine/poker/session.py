@@ -1,5 +1,6 @@
-"""A session of poker hands at one table: seats, stacks, the button, sitting in and out, buy-ins and
-rebuys between hands, rake, and tournament blind and ante levels.
+"""A session of poker hands at one table: seats, stacks, the button, buy-ins, rake and levels.
+
+Sitting in and out, buy-ins and rebuys between hands, rake, and tournament blind and ante levels.
 
 >>> from engine.poker import VARIANTS, Stakes
 >>> table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6)

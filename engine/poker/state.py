@@ -35,7 +35,7 @@ from engine.errors import CardError, IllegalAction
 from engine.poker.betting import Stakes, pot_limit_max_to
 from engine.poker.pots import Pot, build_pots, split, split_hi_lo
 from engine.poker.variants import (
-    EVALUATOR_SIGNATURES, Structure, Variant, bring_in_key, showing_high_key, showing_low_key,
+    EVALUATOR_SIGNATURES, Street, Structure, Variant, bring_in_key, showing_high_key, showing_low_key,
 )
 
 __all__ = [
@@ -277,20 +277,25 @@ class HandResult:
     winners: frozenset[int]
 
 
-@dataclass(slots=True)
 class _Player:
-    seat: int
-    starting_stack: int
-    stack: int
-    bet: int = 0
-    total: int = 0
-    folded: bool = False
-    mucked: bool = False
-    shown: bool = False
-    pending: bool = False
-    may_raise: bool = True
-    cards: list[Card | None] = field(default_factory=list)
-    up: list[bool] = field(default_factory=list)
+    """A player's mutable state within one hand (private to Hand)."""
+
+    __slots__ = ("seat", "starting_stack", "stack", "bet", "total", "folded", "mucked", "shown",
+                 "pending", "may_raise", "cards", "up")
+
+    def __init__(self, seat: int, stack: int) -> None:
+        self.seat = seat
+        self.starting_stack = stack
+        self.stack = stack
+        self.bet = 0
+        self.total = 0
+        self.folded = False
+        self.mucked = False
+        self.shown = False
+        self.pending = False
+        self.may_raise = True
+        self.cards: list[Card | None] = []
+        self.up: list[bool] = []
 
     @property
     def live(self) -> bool:
@@ -306,6 +311,8 @@ class _Player:
 
 
 _SLOTS: dict[tuple[str, int | None, bool, str], CardSlot] = {}
+# a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
+_QUEUES: dict[tuple[Street, tuple[int, ...], bool, bool], tuple[CardSlot, ...]] = {}
 
 
 def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
@@ -316,6 +323,8 @@ def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
         slot = _SLOTS[key] = CardSlot(kind, seat, up, street)
     return slot
 
+
+_DEALT: dict[tuple[int, int], Dealt] = {}
 
 _BY_TEXT: dict[str, Card | None] = {str(c): c for c in DECK}
 _BY_TEXT["??"] = None
@@ -359,6 +368,8 @@ class Hand:
         self.variant = variant
         self.stakes = stakes
         self.settings = settings
+        self._min_bet = stakes.minimum_bet
+        self._structure = stakes.structure
         seats = sorted(table)
         self.button = seats[-1] if button is None else button
         after = [s for s in seats if s > self.button] + [s for s in seats if s <= self.button]
@@ -366,7 +377,9 @@ class Hand:
         self.blind_order: tuple[int, ...] = (
             (after[-1], after[0]) if len(after) == 2 else self.order
         )
-        self._players: dict[int, _Player] = {s: _Player(s, table[s], table[s]) for s in self.order}
+        self._players: dict[int, _Player] = {s: _Player(s, table[s]) for s in self.order}
+        # cards go round one at a time from the small blind (RULES.md), else from the button's left
+        self._deal_order: tuple[int, ...] = self.blind_order if stakes.blinds else self.order
         self.board: list[Card | None] = []
         self.burned: list[Card | None] = []
         self.discarded: list[Card | None] = []
@@ -491,26 +504,36 @@ class Hand:
 
     def deal(self, card: CardInput) -> Dealt:
         """Deal the expected card (see expected_card). Raises as verify_deal."""
-        slot, parsed = self.verify_deal(card)
-        self._queue.pop(0)
-        self._cards_seen += 1
+        queue = self._queue
+        if not queue:
+            raise IllegalAction(f"no card expected now: {self._waiting_for()}")
+        parsed = card if card.__class__ is Card else _card_of(card)
+        slot = queue[0]
         kind = slot.kind
+        if parsed is not None:
+            index = (parsed.rank - 2) * 4 + parsed.suit
+            state = self._card_state[index]
+            if state:
+                self.verify_deal(parsed)    # raises the duplicate's error
+            self._card_state[index] = _DEAD if kind == "burn" else _LIVE
+        else:
+            index = 52
+        del queue[0]
+        self._cards_seen += 1
         if kind == "burn":
             self.burned.append(parsed)
-            if parsed is not None:
-                self._card_state[(parsed.rank - 2) * 4 + parsed.suit] = _DEAD
+        elif kind == "board":
+            self.board.append(parsed)
         else:
-            if kind == "board":
-                self.board.append(parsed)
-            else:
-                p = self._players[slot.seat]  # type: ignore[index]
-                p.cards.append(parsed)
-                p.up.append(slot.up)
-            if parsed is not None:
-                self._card_state[(parsed.rank - 2) * 4 + parsed.suit] = _LIVE
-        record = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
+            p = self._players[slot.seat]  # type: ignore[index]
+            p.cards.append(parsed)
+            p.up.append(slot.up)
+        key = (id(slot), index)     # slots are shared instances: records of a deal are values too
+        record = _DEALT.get(key)
+        if record is None or record.card is not parsed:
+            record = _DEALT[key] = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
         self.records.append(record)
-        if not self._queue:
+        if not queue:
             if self.phase is Phase.DEALING:
                 self._after_deal()
             elif self.phase is Phase.DRAWING:
@@ -588,7 +611,18 @@ class Hand:
     def check_or_call(self, seat: int | None = None) -> Checked | Called:
         """Check when nothing is to be called, else call (PHH `cc`)."""
         p = self._check_turn(seat, Phase.BETTING)
-        return self.check(seat) if p.bet >= self.level else self.call(seat)
+        p.pending = False
+        p.may_raise = False
+        record: Checked | Called
+        if p.bet >= self.level:
+            record = Checked(p.seat)
+        else:
+            amount = min(self.level - p.bet, p.stack)
+            self._put(p, amount)
+            record = Called(p.seat, amount, p.stack == 0)
+        self.records.append(record)
+        self._after_action()
+        return record
 
     def raise_range(self, seat: int | None = None) -> RaiseRange | None:
         """The legal bet / raise / completion totals for the actor, or None when he may not."""
@@ -623,30 +657,30 @@ class Hand:
         """Bet, raise or complete to `to` (PHH `cbr`). Raises as verify_bet_or_raise."""
         p, rng = self._verify_bet_or_raise(to, seat)
         previous = self.level
-        structure = self.stakes.structure
+        structure = self._structure
         if structure is Structure.FIXED_LIMIT:
             full = to >= self._fixed_target(p)
         else:
-            full = previous == 0 or to - previous >= max(self._last_full, self.stakes.minimum_bet)
+            full = previous == 0 or to - previous >= max(self._last_full, self._min_bet)
         if self.phase is Phase.BRING_IN:
             self.phase = Phase.BETTING
         added = to - p.bet
         self._put(p, added)
         if full:
             if structure is not Structure.FIXED_LIMIT:
-                self._last_full = max(to - previous, self.stakes.minimum_bet)
+                self._last_full = max(to - previous, self._min_bet)
             self._bet_count += 1
             if (structure is Structure.FIXED_LIMIT and self.street == self.variant.open_pair_street
                     and rng.choices is not None and len(rng.choices) == 2 and to == rng.choices[1]):
                 self._big_unit = True   # the open pair bet the big bet: raises are big bets
-            for q in self._players.values():
-                if q is not p and q.able:
+            for q in self._seq:
+                if q is not p and q.stack and not q.folded:
                     q.pending = True
                     q.may_raise = True
             self._aggressor = (self.street, p.seat)
         else:
-            for q in self._players.values():
-                if q is not p and q.able and q.bet < to:
+            for q in self._seq:
+                if q is not p and q.stack and not q.folded and q.bet < to:
                     q.pending = True
         self.level = max(self.level, to)
         p.pending = False
@@ -818,13 +852,7 @@ class Hand:
     def chop(self, shares: Mapping[int, int] | None = None) -> Chopped:
         """Share the pot by agreement and settle the hand (see verify_chop)."""
         agreed = self.verify_chop(shares)
-        bets = sorted(self._seq, key=lambda q: q.bet, reverse=True)
-        if len(bets) > 1 and bets[0].bet > bets[1].bet:
-            top, excess = bets[0], bets[0].bet - bets[1].bet
-            top.stack += excess
-            top.bet -= excess
-            top.total -= excess
-            self.records.append(Returned(top.seat, excess))
+        self._return_uncalled()
         self._settle(showdown=False, chop=agreed if shares is not None else None, chop_equal=shares is None)
         assert self.result is not None
         record = Chopped({s: sum(pot.winners.get(s, 0) for pot in self.result.pots)
@@ -878,7 +906,7 @@ class Hand:
         p.total += amount
 
     def _post_forced(self) -> None:
-        for place, seat in enumerate(self.blind_order):
+        for place, seat in enumerate(self.blind_order if self.stakes.antes else ()):
             p = self._players[seat]
             ante = min(self.stakes.ante_for(place), p.stack)
             if ante:
@@ -907,21 +935,28 @@ class Hand:
             self._last_full = 0
             self._bet_count = 0
             self._big_unit = False
-        queue: list[CardSlot] = []
-        live = [s for s in self.order if self._players[s].live]
+        live = tuple(s for s in self._deal_order if self._players[s].live)
         stub = 52 - self._cards_seen
         needed = len(street.hole) * len(live) + street.board
         burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
-        if self.settings.burns and burn and needed and stub > needed:   # no burn when the stub is short
-            queue.append(_slot("burn", None, False, street.name))
-        if street.hole == (False,) and not street.board and len(live) > stub:
-            # stud's last card when the stub is short: one common card, face up, for everyone
-            # (from the burns and folded cards shuffled, when the stub is empty)
-            queue.append(_slot("board", None, True, street.name))
-        else:
-            for up in street.hole:
-                queue.extend(_slot("hole", s, up, street.name) for s in live)
-        queue.extend(_slot("board", None, True, street.name) for _ in range(street.board))
+        burn = self.settings.burns and burn and needed > 0 and stub > needed   # no burn when the stub is short
+        # stud's last card when the stub is short: one common card, face up, for everyone
+        # (from the burns and folded cards shuffled, when the stub is empty)
+        common = street.hole == (False,) and not street.board and len(live) > stub
+        key = (street, live, burn, common)
+        cached = _QUEUES.get(key)
+        if cached is None:
+            queue: list[CardSlot] = []
+            if burn:
+                queue.append(_slot("burn", None, False, street.name))
+            if common:
+                queue.append(_slot("board", None, True, street.name))
+            else:
+                for up in street.hole:
+                    queue.extend(_slot("hole", s, up, street.name) for s in live)
+            queue.extend(_slot("board", None, True, street.name) for _ in range(street.board))
+            cached = _QUEUES[key] = tuple(queue)
+        queue = list(cached)
         self._queue = queue
         self.phase = Phase.DEALING
         self.actor = None
@@ -1054,7 +1089,10 @@ class Hand:
         all_in_to = p.bet + p.stack
         if not p.may_raise or all_in_to <= self.level:
             return None
-        if not any(q is not p and q.able for q in self._players.values()):
+        for q in self._seq:
+            if q is not p and q.stack and not q.folded:
+                break
+        else:
             return None
         s = self.stakes
         completing = self.phase is Phase.BRING_IN or (self._bet_count == 0 and self.level > 0
@@ -1062,7 +1100,7 @@ class Hand:
                                                       and self.street == 0)
         kind = "complete" if completing else ("bet" if self.level == 0 else "raise")
         choices: tuple[int, ...] | None = None
-        if s.structure is Structure.FIXED_LIMIT:
+        if self._structure is Structure.FIXED_LIMIT:
             if self._capped():
                 return None
             target = self._fixed_target(p)
@@ -1075,7 +1113,7 @@ class Hand:
                 choices = (target,)
             choices = tuple(sorted({min(c, all_in_to) for c in choices}))
             return RaiseRange(kind, choices[0], choices[-1], choices)
-        increment = max(self._last_full, s.minimum_bet)
+        increment = max(self._last_full, self._min_bet)
         if completing and s.small_bet:
             min_to = max(s.small_bet, self.level + 1)
         else:
@@ -1115,16 +1153,12 @@ class Hand:
 
     def _end_betting(self) -> None:
         self.actor = None
-        bets = sorted((p.bet for p in self._players.values()), reverse=True)
-        if len(bets) > 1 and bets[0] > bets[1]:
-            top = max(self._players.values(), key=lambda q: q.bet)
-            excess = bets[0] - bets[1]
-            top.stack += excess
-            top.bet -= excess
-            top.total -= excess
-            self.records.append(Returned(top.seat, excess))
-        live = [p for p in self._players.values() if p.live]
-        if len(live) == 1:
+        self._return_uncalled()
+        live = 0
+        for p in self._seq:
+            if not p.folded and not p.mucked:
+                live += 1
+        if live == 1:
             self._settle(showdown=False)
             return
         if self.street + 1 < len(self.variant.streets):
@@ -1132,6 +1166,24 @@ class Hand:
             self._start_street()
         else:
             self._start_showdown()
+
+    def _return_uncalled(self) -> None:
+        """Give back the part of the highest bet of the street that nobody matched."""
+        top: _Player | None = None
+        second = 0
+        for p in self._seq:
+            if top is None or p.bet > top.bet:
+                if top is not None:
+                    second = top.bet
+                top = p
+            elif p.bet > second:
+                second = p.bet
+        if top is not None and top.bet > second:
+            excess = top.bet - second
+            top.stack += excess
+            top.bet -= excess
+            top.total -= excess
+            self.records.append(Returned(top.seat, excess))
 
     def _start_showdown(self) -> None:
         for p in self._players.values():
@@ -1159,6 +1211,9 @@ class Hand:
         self._settle(showdown=True)
 
     def _final_pots(self) -> list[Pot]:
+        live = [p.seat for p in self._seq if not p.folded and not p.mucked]
+        if len(live) == 1:   # uncontested: one pot, all his
+            return [Pot(sum(p.total for p in self._seq), frozenset(live))]
         pots, uncalled = build_pots({s: p.total for s, p in self._players.items()},
                                     [s for s, p in self._players.items() if p.live])
         # Uncalled bets went back when their betting round closed, so what only one player
