@@ -1,0 +1,109 @@
+"""The import floors of STYLE.md, read from every module's imports with `ast`, and module docstrings."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "drivers", "firmware_host")
+# Not in the engine: I/O, clocks, threads, randomness, logging set-up, devices (time and card order
+# come in as arguments).
+ENGINE_BANNED = ("socket", "threading", "time", "random", "sqlite3", "subprocess", "asyncio",
+                 "logging.config", "zmq", "serial", "gpiozero")
+
+
+def modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def imports(path: Path, source: str | None = None) -> Iterator[tuple[int, str]]:
+    """(line, dotted module) for every import in the module at `path`, nested ones included.
+
+    `from a.b import c` yields both `a.b` and `a.b.c` (c may be a module); a relative import
+    yields the absolute name it resolves to. `source` stands in for the file's text when given.
+    """
+    text = path.read_text(encoding="utf-8") if source is None else source
+    tree = ast.parse(text, filename=str(path))
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1])
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            yield node.lineno, module
+            for alias in node.names:
+                yield node.lineno, f"{module}.{alias.name}"
+
+
+def where(path: Path, line: int) -> str:
+    return f"{path.relative_to(ROOT)}:{line}"
+
+
+def test_every_package_has_modules() -> None:
+    for package in PACKAGES:
+        assert len(modules(package)) >= 2, package
+
+
+def test_engine_imports_only_the_standard_library_and_itself() -> None:
+    wrong = [f"{where(p, line)} imports {name}"
+             for p in modules("engine") for line, name in imports(p)
+             if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "engine"]
+    assert wrong == []
+
+
+def test_engine_has_no_io_clock_thread_randomness_or_device_imports() -> None:
+    wrong = [f"{where(p, line)} imports {name}"
+             for p in modules("engine") for line, name in imports(p)
+             if any(name == banned or name.startswith(banned + ".") for banned in ENGINE_BANNED)]
+    assert wrong == []
+
+
+def test_drivers_import_neither_engine_nor_firmware_host() -> None:
+    wrong = [f"{where(p, line)} imports {name}"
+             for p in modules("drivers") for line, name in imports(p)
+             if name.split(".")[0] in ("engine", "firmware_host")]
+    assert wrong == []
+
+
+def test_no_package_imports_the_tests_or_the_bench() -> None:
+    wrong = [f"{where(p, line)} imports {name}"
+             for package in PACKAGES for p in modules(package) for line, name in imports(p)
+             if name.split(".")[0] in ("tests", "bench")]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_module_opens_with_a_one_line_docstring(package: str) -> None:
+    wrong = []
+    for path in modules(package):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        doc = ast.get_docstring(tree, clean=False)
+        lines = doc.split("\n") if doc else []
+        if not lines or not lines[0].strip():
+            wrong.append(f"{where(path, 1)}: no docstring saying what the module is for")
+        elif len(lines) > 1 and lines[1].strip():
+            wrong.append(f"{where(path, 2)}: the docstring's first line runs on; end it there, then a blank line")
+    assert wrong == []
+
+
+def test_the_import_reader_sees_nested_aliased_and_relative_imports() -> None:
+    # The floors are only as good as the reader: a module that is never written, read from a string.
+    source = ("import os.path as p\n"
+              "def f():\n    import random\n    from time import monotonic\n"
+              "from . import cards\nfrom .poker import state\nfrom logging import config\n")
+    found = list(imports(ROOT / "engine" / "sample.py", source))
+    assert (3, "random") in found and (4, "time.monotonic") in found
+    assert {"os.path", "engine", "engine.cards", "engine.poker", "engine.poker.state", "logging.config"} \
+        <= {name for _, name in found}
+    nested = list(imports(ROOT / "engine" / "poker" / "sample.py", "from ..cards import Card\n"))
+    assert nested == [(1, "engine.cards"), (1, "engine.cards.Card")]
