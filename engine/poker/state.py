@@ -16,6 +16,8 @@ with `show(cards=...)` or settled without a showdown.
 
 Seats are table seat numbers; clockwise is increasing seat number, wrapping round. Amounts are
 integers in the table's smallest unit; a "to" amount is the player's total bet on the street.
+Cards go round one at a time from the small blind (RULES.md; heads-up that is the button), or
+from the button's left in games without blinds; draws go in turn from the button's left.
 
 Main attributes: `actor` (seat to act, or None), `phase`, `street`, `board`, `level` (the bet
 to call), `records` (everything that happened), `result` (a HandResult once the hand is over).
@@ -365,6 +367,8 @@ class Hand:
                 raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
         if len(stakes.blinds) > len(table):
             raise IllegalAction(f"{len(stakes.blinds)} blinds for {len(table)} players")
+        if variant.bring_in is not None and stakes.blinds:
+            raise IllegalAction(f"{variant.title} has antes and a bring-in, not blinds: give blinds=()")
         self.variant = variant
         self.stakes = stakes
         self.settings = settings
