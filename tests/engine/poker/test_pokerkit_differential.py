@@ -353,6 +353,11 @@ def assert_odd_chips_follow_our_rule(played: Hand, where: str) -> None:
             assert 0 <= high - sum(amounts) <= 1, where
 
 
+def finished(tally: Counter[str]) -> int:
+    """Hands whose stacks agree, or differ only where our rule is shown to be RULES.md's."""
+    return tally["same"] + tally["odd_chips"] + tally["pokerkit_low_half_without_a_low"]
+
+
 def run_variant(code: str, hands: int, first_seed: int = 0) -> Counter[str]:
     tally: Counter[str] = Counter()
     with warnings.catch_warnings():
@@ -365,7 +370,7 @@ def run_variant(code: str, hands: int, first_seed: int = 0) -> Counter[str]:
 @pytest.mark.parametrize("code", VARIANTS)
 def test_random_hands_agree_with_pokerkit_or_follow_our_rules(code: str) -> None:
     tally = run_variant(code, 200)
-    assert tally["same"] + tally["odd_chips"] == 200
+    assert finished(tally) == 200
     assert tally["same"] >= 190  # the stacks agree but for odd chips: the comparison is not vacuous
     if code in FIXED and code not in STUD:
         assert tally["cap"] > 0  # pokerkit's extra raise was met and refused
@@ -377,8 +382,8 @@ def test_random_hands_agree_with_pokerkit_or_follow_our_rules(code: str) -> None
 @pytest.mark.parametrize("code", VARIANTS)
 def test_soak_thousands_of_random_hands(code: str) -> None:
     tally = run_variant(code, 3000, first_seed=10_000)
-    assert tally["same"] + tally["odd_chips"] == 3000
-    assert tally["odd_chips"] < 3000 // 20
+    assert finished(tally) == 3000
+    assert tally["odd_chips"] + tally["pokerkit_low_half_without_a_low"] < 3000 // 20
 
 
 # --- short forced bets: the cases the random hands leave out -------------------------------------------
