@@ -214,10 +214,30 @@ def _parse_action(text: str) -> PhhAction:
     return action
 
 
+_PLAYER_INDEX = {f"p{i}": i - 1 for i in range(1, 33)}
+_CARD_SPLITS: dict[str, tuple[str, ...]] = {}
+
+
+def _player_index(word: str) -> int | None:
+    """`p3` -> 2; None when the word is not a player."""
+    index = _PLAYER_INDEX.get(word)
+    if index is None:
+        m = _PLAYER.match(word)
+        if m:
+            index = int(m.group(1)) - 1
+    return index
+
+
 def _split_cards(text: str, action: str) -> tuple[str, ...]:
-    if not _CARD_TEXT.match(text):
-        raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
-    return tuple(text[i:i + 2] for i in range(0, len(text), 2))
+    cards = _CARD_SPLITS.get(text)
+    if cards is None:
+        if not _CARD_TEXT.match(text):
+            raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
+        cards = tuple([text[i:i + 2] for i in range(0, len(text), 2)])
+        if len(_CARD_SPLITS) >= 1 << 16:
+            _CARD_SPLITS.clear()
+        _CARD_SPLITS[text] = cards
+    return cards
 
 
 def _to_number(value: Any, what: str) -> Number:
@@ -275,8 +295,11 @@ class PhhAction:
         """Parse one action string. Raises PhhError naming the action and what is wrong with it."""
         if not isinstance(text, str):
             raise PhhError(f"action {text!r}: not a string")
-        body, sep, comment = text.partition("#")
-        commentary = comment.strip() if sep else None
+        if "#" in text:
+            body, _, comment = text.partition("#")
+            commentary: str | None = comment.strip()
+        else:
+            body, commentary = text, None
         words = body.split()
         if not words:
             return cls(None, "", None, None, None, commentary, text)
@@ -284,15 +307,15 @@ class PhhAction:
             if len(words) == 3 and words[1] == "db":
                 return cls(None, "db", None, _split_cards(words[2], text), None, commentary, text)
             if len(words) == 4 and words[1] == "dh":
-                m = _PLAYER.match(words[2])
-                if not m:
+                dealt = _player_index(words[2])
+                if dealt is None:
                     raise PhhError(f"action {text!r}: not a player: {words[2]!r} (expected p1, p2, ...)")
-                return cls(None, "dh", int(m.group(1)) - 1, _split_cards(words[3], text), None, commentary, text)
+                return cls(None, "dh", dealt, _split_cards(words[3], text), None, commentary, text)
             raise PhhError(f"action {text!r}: not a dealer action (expected 'd db CARDS' or 'd dh pN CARDS')")
-        m = _PLAYER.match(words[0])
-        if not m:
+        actor = _player_index(words[0])
+        if actor is None:
             raise PhhError(f"action {text!r}: unknown actor {words[0]!r} (expected d, p1, p2, ...)")
-        index = int(m.group(1)) - 1
+        index = actor
         kind = words[1] if len(words) > 1 else ""
         if kind not in _KINDS_PLAYER:
             raise PhhError(f"action {text!r}: unknown action {kind!r} (expected pb, f, cc, cbr, sd or sm)")
