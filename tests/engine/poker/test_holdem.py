@@ -134,13 +134,13 @@ def test_heads_up_button_posts_small_blind_and_acts_first_preflop_last_after():
     hand = Hand(HOLDEM, Stakes.no_limit(1, 2), {3: 100, 7: 100}, button=7)
     assert hand.blind_order == (7, 3)
     assert (hand.bet(7), hand.bet(3)) == (1, 2)
-    # cards: burn, then from the small blind (heads-up: the button) one at a time
+    # cards: burn, then one at a time from the button's left (heads-up: the big blind)
     slots = []
     while hand.expected_card() is not None:
         slots.append(hand.expected_card())
         hand.deal(None)
     assert [s.kind for s in slots] == ["burn", "hole", "hole", "hole", "hole"]
-    assert [s.seat for s in slots[1:]] == [7, 3, 7, 3]     # from the small blind: the button
+    assert [s.seat for s in slots[1:]] == [3, 7, 3, 7]     # from the button's left
     assert hand.actor == 7
     hand.call()
     assert hand.actor == 3          # big blind option
