@@ -1095,8 +1095,9 @@ class Hand:
         all_in_to = p.bet + p.stack
         if not p.may_raise or all_in_to <= self.level:
             return None
-        for q in self._seq:
-            if q is not p and q.stack and not q.folded:
+        level = self.level
+        for q in self._seq:    # a raise needs an opponent who could put in more than the bet now
+            if q is not p and q.stack and not q.folded and q.bet + q.stack > level:
                 break
         else:
             return None

@@ -300,3 +300,14 @@ def test_spread_limit_any_bet_between_minimum_and_maximum():
     assert (rng.min_to, rng.max_to) == (12, 13)        # at least the last raise (5), at most 6
     with pytest.raises(IllegalAction):
         hand.bet_or_raise(14)
+
+
+def test_no_raise_when_no_opponent_could_call_more():
+    hand = preflop(Stakes.no_limit(5, 10), {0: 1000, 1: 1000, 2: 300}, button=2)
+    hand.bet_or_raise(300, seat=2)          # the button all in
+    hand.fold(0)
+    # the big blind can only call or fold: nobody left could call a raise
+    assert hand.raise_range(1) is None
+    with pytest.raises(IllegalAction, match="no opponent can call a raise"):
+        hand.verify_bet_or_raise(1000)
+    assert hand.view().legal.call == 290
