@@ -328,6 +328,7 @@ def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
 
 
 _DEALT: dict[tuple[int, int], Dealt] = {}
+_FOLDED: dict[int, Folded] = {}    # records are values: one per seat
 
 _BY_TEXT: dict[str, Card | None] = {str(c): c for c in DECK}
 _BY_TEXT["??"] = None
@@ -564,7 +565,9 @@ class Hand:
                 self._card_state[c.index] = _DEAD
         p.folded = True
         p.pending = False
-        record = Folded(p.seat)
+        record = _FOLDED.get(p.seat)
+        if record is None:
+            record = _FOLDED[p.seat] = Folded(p.seat)
         self.records.append(record)
         self._after_action()
         return record
@@ -1140,23 +1143,37 @@ class Hand:
         return len(ranks) != len(set(ranks))
 
     def _after_action(self) -> None:
-        live = 0
-        for p in self._seq:
-            if not p.folded and not p.mucked:
-                live += 1
-        if live == 1 or not self._betting_needed():
-            self._end_betting()
-            return
-        assert self.actor is not None
+        """After a betting action: the next seat to act, or the end of the round (one pass)."""
         seq = self._seq
         n = len(seq)
-        i = self._index[self.actor]
+        i = self._index[self.actor]  # type: ignore[index]
+        live = able = 0
+        alone: _Player | None = None
+        nxt: _Player | None = None
         for k in range(1, n + 1):
             p = seq[(i + k) % n]
-            if p.pending and p.stack and not p.folded:
-                self.actor = p.seat
+            if p.folded or p.mucked:
+                continue
+            live += 1
+            if p.stack:
+                able += 1
+                alone = p
+                if nxt is None and p.pending:
+                    nxt = p
+        if live == 1 or able == 0:
+            self._end_betting()
+            return
+        if able == 1:
+            assert alone is not None
+            # the only player with chips acts only when facing more than he has put in
+            top = max((p.bet for p in seq if not p.folded and not p.mucked and p is not alone), default=0)
+            if alone.bet >= top:
+                self._end_betting()
                 return
-        self._end_betting()
+        if nxt is None:
+            self._end_betting()
+        else:
+            self.actor = nxt.seat
 
     def _end_betting(self) -> None:
         self.actor = None
