@@ -131,7 +131,7 @@ class Injector:
 
 
 def test_every_fault_kind_detected_and_cleared(sim_table: Callable[..., SimTable]) -> None:
-    table = sim_table(game="uth", seed=5, seats=5, silent_s=0.6, shoe_heartbeat_s=0.1, heartbeat_s=0.2)
+    table = sim_table(game="uth", seed=5, seats=5, silent_s=1.5, shoe_heartbeat_s=0.1, heartbeat_s=0.2)
     injector = Injector(table)
     dealer = table.dealer(players=seat_players(5, 5), buttons=0.3, on_step=injector.on_step,
                           fault_hook=injector.fault_hook)

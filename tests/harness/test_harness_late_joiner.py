@@ -23,8 +23,8 @@ class Audience:
         self.table = table
         self.ctx = ctx
         self.clients: dict[str, FeedClient] = {}
-        self.steps = 0
         self.killed = False
+        self.boot_killed: str | None = None
         self.add("first")
 
     def add(self, name: str) -> None:
@@ -40,16 +40,17 @@ class Audience:
         return got
 
     def on_step(self, dealer: BotDealer, state: Mapping[str, Any]) -> None:
-        self.steps += 1
         self.pump()
-        if self.steps == 30:
-            assert state.get("phase") not in ("bets", "settled")
+        phase, hand = state.get("phase"), int(state.get("hand") or 0)
+        if "mid-hand" not in self.clients and phase == "flop":
             self.add("mid-hand")
-        elif self.steps == 60 and not self.killed:
+        elif not self.killed and hand >= dealer.log.first_hand + 2 and phase == "preflop":
             self.killed = True
+            self.boot_killed = dealer.boot
             assert self.table.controller is not None
             self.table.controller.kill(signal.SIGKILL)
-        elif self.steps == 90:
+        elif self.killed and "after-restart" not in self.clients and dealer.boot != self.boot_killed \
+                and phase == "river":
             self.add("after-restart")
 
     def settle_down(self) -> None:
