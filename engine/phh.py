@@ -38,7 +38,7 @@ from typing import Any
 from engine.cards import DECK, Card
 from engine.errors import CardError, EngineError, IllegalAction
 from engine.poker import (
-    VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, Hand,
+    VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Chopped, Dealt, Drew, Folded, Hand,
     HandSettings, Mucked, Phase, Posted, Raked, Returned, Shown, Stakes, Structure, Variant,
 )
 
@@ -716,7 +716,9 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     A show of unknown cards (`sm ????`) is a muck: a hand nobody saw cannot win.
 
     A PHH record may stop before the hand's end: with `complete=False` the engine hand is
-    returned as the record leaves it (waiting for the next card or action).
+    returned as the record leaves it (waiting for the next card or action). A hand our table
+    ended with a pot chopped by agreement is written with `chopped = true` (PHH has no chop): its
+    record stops there and the pot is chopped as its `finishing_stacks` say (evenly without them).
 
     Raises PhhError naming the action (text and position) and the engine's reason; for a
     variant that is not ours (NS); when the record ends before the hand does (unless `complete`
@@ -833,6 +835,8 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
             raise fail(i, exc) from None
     if not complete:
         return table
+    if table.phase is not Phase.OVER and dict(hand.extra).get("chopped") is True:
+        _chop(table, hand)
     if table.phase is Phase.SHOWDOWN:
         _showdown(table, actions, used, count, last_show, fail)
     if table.phase is not Phase.OVER:
@@ -843,6 +847,23 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     if left:
         raise PhhError(f"cards dealt that the hand never used ({', '.join(left)})")
     return table
+
+
+def _chop(table: Hand, hand: HandHistory) -> None:
+    """Chop the pot where the record stops, as its finishing stacks say (see replay_hand)."""
+    shares: dict[int, int] | None = None
+    if hand.finishing_stacks is not None:
+        live = [s for s in table.seats if table.in_hand(s)]
+        bets = sorted(((table.bet(s), s) for s in table.seats), reverse=True)
+        uncalled = bets[0][0] - bets[1][0] if len(bets) > 1 else 0
+        shares = {}
+        for seat in live:
+            final = Decimal(hand.finishing_stacks[seat]) / hand.unit
+            shares[seat] = int(final) - table.stack(seat) - (uncalled if seat == bets[0][1] else 0)
+    try:
+        table.chop(shares)
+    except IllegalAction as exc:
+        raise PhhError(f"the pot chopped by agreement cannot end as the record says: {exc}") from None
 
 
 _CARDS_OF: dict[str, Card | None] = {str(card): card for card in DECK}
@@ -995,6 +1016,8 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
     flush_deals()
     flush_draw_deals()
     extra = dict(fields or {})
+    if any(isinstance(r, Chopped) for r in hand.records):
+        extra.setdefault("chopped", True)  # PHH has no chop: the record stops where it happened
     finishing = None
     if hand.result is not None:
         finishing = tuple(_as_number(hand.result.final_stacks[s], scale) for s in order)
@@ -1028,7 +1051,7 @@ def _as_number(units: int, scale: Decimal) -> Number:
 
 
 _EVENT_ARITY = {"deal": 1, "fold": 1, "check": 1, "call": 1, "bet": 2, "raise": 2, "complete": 2,
-                "bring_in": 1, "draw": 2, "show": 1, "muck": 1}
+                "bring_in": 1, "draw": 2, "show": 1, "muck": 1, "chop": 0}
 
 
 def hand_from_record(record: Mapping[str, Any]) -> Hand:
@@ -1050,7 +1073,8 @@ def hand_from_record(record: Mapping[str, Any]) -> Hand:
     numbers to chips; `button` defaults to the highest seat; `burns` (default true) says whether
     the events deal the burnt cards. Events: `deal` the next card the engine expects (burns
     included), `bet`/`raise`/`complete` to a street total, `draw` with the discards (empty: stand
-    pat), `show` with the cards when some were dealt unknown (`??`).
+    pat), `show` with the cards when some were dealt unknown (`??`), `chop` with the agreed
+    shares (`{"seat": chips}`; none: evenly).
 
     Raises PhhError naming the field, or the event (its position) and the engine's reason.
     """
@@ -1084,7 +1108,7 @@ def hand_from_record(record: Mapping[str, Any]) -> Hand:
         if not isinstance(event, list) or not event or event[0] not in _EVENT_ARITY:
             raise PhhError(f"hand record: event #{number} {event!r} is not one of {sorted(_EVENT_ARITY)}")
         name, args = event[0], event[1:]
-        if not _EVENT_ARITY[name] <= len(args) <= _EVENT_ARITY[name] + (1 if name == "show" else 0):
+        if not _EVENT_ARITY[name] <= len(args) <= _EVENT_ARITY[name] + (1 if name in ("show", "chop") else 0):
             raise PhhError(f"hand record: event #{number} {event!r}: wrong number of arguments")
         try:
             if name == "deal":
@@ -1103,6 +1127,8 @@ def hand_from_record(record: Mapping[str, Any]) -> Hand:
                 table.draw(args[1], args[0])
             elif name == "show":
                 table.show(args[1] if len(args) > 1 else None, args[0])
+            elif name == "chop":
+                table.chop({int(s): c for s, c in args[0].items()} if args else None)
             else:
                 table.muck(args[0])
         except (IllegalAction, CardError) as exc:

@@ -112,6 +112,18 @@ def test_export_writes_a_hand_of_our_table_as_phh(capsys: pytest.CaptureFixture[
     assert tuple(hand.amount(s) for s in replay(hand)) == hand.finishing_stacks
 
 
+def test_export_of_a_chop_by_agreed_shares(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = dict(RECORD, events=RECORD["events"][:14] + [["chop", {"4": 10, "6": 3}]])  # type: ignore[index, operator]
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(record))
+    status, lines, err = run(capsys, "export", str(path))
+    assert status == 0, err
+    hand = parse_phh("\n".join(lines))
+    assert dict(hand.extra)["chopped"] is True
+    assert hand.finishing_stacks == tuple(map(__import__("decimal").Decimal, ("1.99", "3.54", "1.17")))
+    assert tuple(hand.amount(s) for s in replay(hand)) == hand.finishing_stacks
+
+
 def test_export_many_as_phhs_and_refusals(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "hands.json"
     path.write_text(json.dumps([RECORD, RECORD]))
@@ -186,6 +198,7 @@ def test_export_of_a_chopped_pot_keeps_the_table_result(capsys: pytest.CaptureFi
     # the record stops at the flop, where the chop ended the hand.
     assert hand.finishing_stacks == (199, 201, 200)
     assert dict(hand.extra)["chopped"] is True
+    assert replay(hand) == (199, 201, 200)  # chopped where the record stops, as it says
     status, _, err = run(capsys, "export", "--state", str(tmp_path), "--hand", "7")
     assert status == 1 and "no settled poker hand 7" in err
     status, _, err = run(capsys, "export", "--state", str(tmp_path / "none"))
