@@ -789,13 +789,22 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
         kind = a.kind
         if kind == "":
             continue
-        if kind == "dh":
-            holes[a.player].extend(map(cards_of, a.cards or ()))  # type: ignore[index]
-            pump(i + 1)
-            continue
-        if kind == "db":
-            board.extend(map(cards_of, a.cards or ()))
-            pump(i + 1)
+        if kind == "dh" or kind == "db":
+            # this dealer line and those right after it go to the buffers; the engine takes the
+            # cards in its own dealing order
+            j = i
+            while True:
+                (board if kind == "db" else holes[a.player]).extend(  # type: ignore[index]
+                    map(cards_of, a.cards or ()))
+                used[j] = True
+                j += 1
+                if j == count or used[j]:
+                    break
+                a = actions[j]
+                kind = a.kind
+                if kind != "dh" and kind != "db":
+                    break
+            pump(j)
             continue
         pump(i + 1)
         seat = a.actor
