@@ -7,7 +7,7 @@ rate (one frame in flight, each acknowledged before the next: stop and wait). Th
 publishes. A bot dealer here posts the bets and decisions on the command channel.
 
 Times: t0 when a CARD frame's last byte leaves the paced line (the first transmission of its
-sequence number), t1 when its public update is received by a SUB socket in this process (so the
+sequence number), t1 when its public update is received by a SUB socket in a listening process (so the
 figure includes ZeroMQ's hop to a local subscriber: an upper bound of "leaving the PUB socket").
 Each public update is tied to its frame through the full stream, which carries the same feed `seq`
 and the shoe frame number it took. CPU share: the controller's user+system time over the wall time
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import multiprocessing
 import os
 import shutil
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -63,41 +63,73 @@ class TimedShoe(SimShoeServer):
                 self.card_sent.append((frame.seq, now))  # a retransmission (same seq, next) keeps the first time
 
 
-class Listener(threading.Thread):
-    """Receives the public and the full streams, stamping each frame as it arrives."""
+def listen(public: str, full: str, ready: Any, stop: Any, out: Any) -> None:
+    """In its own process (no GIL shared with the shoe): receive the public and full streams,
+    stamping each frame as it arrives; at `stop`, send back `(public_at, full_frames)`.
+    `time.perf_counter` is CLOCK_MONOTONIC on Linux: comparable across processes."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    pub, full_sock = ctx.socket(zmq.SUB), ctx.socket(zmq.SUB)
+    for sock, ep in ((pub, public), (full_sock, full)):
+        sock.setsockopt(zmq.SUBSCRIBE, b"")
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(ep)
+    public_at: dict[tuple[str, int], float] = {}
+    full_frames: list[bytes] = []
+    poller = zmq.Poller()
+    poller.register(pub, zmq.POLLIN)
+    poller.register(full_sock, zmq.POLLIN)
+    ready.set()
+    while not stop.is_set():
+        for sock, _ in poller.poll(50):
+            while True:
+                try:
+                    frame = sock.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                now = time.perf_counter()
+                if sock is pub:
+                    head = msgpack.unpackb(frame, raw=False)
+                    if head.get("kind") == "update":
+                        public_at[(head["boot"], head["seq"])] = now
+                else:
+                    full_frames.append(frame)
+        if out.poll():  # the bench asks to forget what came before the measured run
+            out.recv()
+            public_at.clear()
+            full_frames.clear()
+            out.send(True)
+    out.send((public_at, full_frames))
+    ctx.destroy(linger=0)
 
-    def __init__(self, ctx: zmq.Context[Any], public: str, full: str) -> None:
-        super().__init__(name="bench-listener", daemon=True)
-        self.pub = ctx.socket(zmq.SUB)
-        self.full = ctx.socket(zmq.SUB)
-        for sock, ep in ((self.pub, public), (self.full, full)):
-            sock.setsockopt(zmq.SUBSCRIBE, b"")
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.connect(ep)
+
+class Listener:
+    """The listening process and the records it sends back."""
+
+    def __init__(self, public: str, full: str) -> None:
+        mp = multiprocessing.get_context("spawn")
+        self._ready, self._stop = mp.Event(), mp.Event()
+        self._conn, child = mp.Pipe()
+        self.proc = mp.Process(target=listen, args=(public, full, self._ready, self._stop, child), daemon=True)
+        self.proc.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("the listener did not start")
         self.public_at: dict[tuple[str, int], float] = {}
         self.full_msgs: list[bytes] = []
-        self.stop = threading.Event()
 
-    def run(self) -> None:
-        poller = zmq.Poller()
-        poller.register(self.pub, zmq.POLLIN)
-        poller.register(self.full, zmq.POLLIN)
-        while not self.stop.is_set():
-            for sock, _ in poller.poll(50):
-                while True:
-                    try:
-                        frame = sock.recv(zmq.NOBLOCK)
-                    except zmq.Again:
-                        break
-                    now = time.perf_counter()
-                    if sock is self.pub:
-                        head = msgpack.unpackb(frame, raw=False)
-                        if head.get("kind") == "update":
-                            self.public_at[(head["boot"], head["seq"])] = now
-                    else:
-                        self.full_msgs.append(frame)
-        self.pub.close(0)
-        self.full.close(0)
+    def forget(self) -> None:
+        self._conn.send("forget")
+        self._conn.recv()
+
+    def finish(self) -> None:
+        self._stop.set()
+        if self._conn.poll(30):
+            self.public_at, self.full_msgs = self._conn.recv()
+        self.proc.join(5)
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
 
 
 def _cpu_s(pid: int) -> float:
@@ -198,15 +230,14 @@ def measure(hands: int = HANDS) -> dict[str, float]:
             proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
                                        "--log-level", "WARNING"), stderr=err)
         read_json_line(proc, 30.0, "controller")
-        listener = Listener(ctx, eps.public, eps.full)
-        listener.start()
+        listener = Listener(eps.public, eps.full)
         dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench")
         control = SimShoeClient(shoe.control_address)
         _wait(dealer, lambda s: s["phase"] in ("bets", "settled"))
         time.sleep(0.3)  # the subscribers' subscriptions reach the PUB sockets
         play(dealer, control, 1)  # warm-up
+        listener.forget()
         shoe.card_sent.clear()
-        listener.full_msgs.clear()
         cpu0, t0 = _cpu_s(proc.pid), time.perf_counter()
         cards = play(dealer, control, hands)
         wall, cpu = time.perf_counter() - t0, _cpu_s(proc.pid) - cpu0
@@ -214,8 +245,7 @@ def measure(hands: int = HANDS) -> dict[str, float]:
         rss = _peak_rss_mb(proc.pid)
         dealer.close()
         control.close()
-        listener.stop.set()
-        listener.join(2)
+        listener.finish()
         lat = sorted(latencies(shoe, listener))
         if not lat:
             raise RuntimeError("no card update was matched to its frame")
@@ -224,7 +254,7 @@ def measure(hands: int = HANDS) -> dict[str, float]:
                 "cpu_share": cpu / wall, "rss_mb": rss, "wall_s": wall, "cards_per_s": cards / wall}
     finally:
         if listener is not None:
-            listener.stop.set()
+            listener.kill()
         if proc is not None and proc.poll() is None:
             proc.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
