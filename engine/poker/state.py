@@ -1268,9 +1268,10 @@ class Hand:
                 reduced.append(Pot(pot.amount - take, pot.eligible))
             pots = reduced
         values: dict[int, tuple[int | None, ...]] = {}
-        for rec in self.records:
-            if isinstance(rec, Shown):
-                values[rec.seat] = hand_strengths(rec.evaluators, rec.cards, rec.board)
+        if showdown:
+            for rec in self.records:
+                if isinstance(rec, Shown):
+                    values[rec.seat] = hand_strengths(rec.evaluators, rec.cards, rec.board)
         results: list[PotResult] = []
         winners_all: set[int] = set()
         if chop is not None:
