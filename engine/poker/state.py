@@ -359,12 +359,14 @@ class Hand:
 
     def __init__(self, variant: Variant, stakes: Stakes, stacks: Mapping[int, int] | Sequence[int],
                  button: int | None = None, settings: HandSettings = HandSettings()) -> None:
-        table = dict(stacks) if isinstance(stacks, Mapping) else dict(enumerate(stacks))
+        table = dict(stacks) if isinstance(stacks, (dict, Mapping)) else dict(enumerate(stacks))
         if len(table) < 2:
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
             raise IllegalAction(f"{variant.title} deals at most {variant.max_players} players, got {len(table)}")
         for seat, chips in table.items():
+            if type(seat) is int and type(chips) is int and chips > 0:
+                continue
             if not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
                 raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
         if len(stakes.blinds) > len(table):
