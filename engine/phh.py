@@ -814,17 +814,18 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
                     break
             pump(j)
             continue
-        pump(i + 1)
+        if table.expected_card() is not None:  # cards the record gives after this line
+            pump(i + 1)
+            expected = table.expected_card()
+            if expected is not None:
+                who = f" for p{expected.seat + 1}" if expected.seat is not None else ""
+                raise fail(i, f"the shoe must first deal a {expected.kind} card{who}, and the record deals none")
         seat = a.actor
         assert seat is not None
         if table.phase is Phase.OVER:
             if kind == "sm":
                 continue  # a winner showing when nobody is left to contest: nothing to settle
             raise fail(i, "the hand is already over")
-        expected = table.expected_card()
-        if expected is not None:
-            who = f" for p{expected.seat + 1}" if expected.seat is not None else ""
-            raise fail(i, f"the shoe must first deal a {expected.kind} card{who}, and the record deals none")
         try:
             if kind == "sm":
                 if table.phase is Phase.SHOWDOWN:
@@ -847,7 +848,8 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
                 table.post_bring_in()
             elif kind == "sd":
                 table.draw(a.cards or ())
-            pump(i + 1)
+            if table.expected_card() is not None:
+                pump(i + 1)
         except (IllegalAction, CardError) as exc:
             raise fail(i, exc) from None
     if not complete:
