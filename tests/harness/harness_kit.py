@@ -13,8 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import zmq
+
 from firmware_host.bots import BotDealer, DealerLog, seat_players
 from firmware_host.cmd_demo import SimTable
+from firmware_host.feed import unpack
 
 
 def croupier(*args: str, stdin: str | None = None, timeout: float = 120.0) -> str:
@@ -36,6 +39,53 @@ def resettle(rounds: list[dict[str, Any]], table_toml: Path) -> list[dict[str, A
     text = "".join(json.dumps(r) + "\n" for r in rounds)
     out = croupier("settle", "--table", str(table_toml), stdin=text)
     return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+class PublicAudit(threading.Thread):
+    """Reads every message of the public feed while a test plays and notes any that shows what
+    must stay hidden: a spot's or the dealer's card before the showdown, a burn, the full state."""
+
+    def __init__(self, endpoint: str) -> None:
+        super().__init__(name="public-audit", daemon=True)
+        self.ctx: zmq.Context[Any] = zmq.Context()
+        self.sub = self.ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.setsockopt(zmq.RCVHWM, 0)
+        self.sub.connect(endpoint)
+        self.stop = threading.Event()
+        self.updates = 0
+        self.leaks: list[str] = []
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            if not self.sub.poll(100):
+                continue
+            message = unpack(self.sub.recv())
+            if message.get("kind") != "update":
+                continue
+            self.updates += 1
+            problem = self.check(message)
+            if problem:
+                self.leaks.append(f"{problem}: {message}")
+
+    @staticmethod
+    def check(message: Mapping[str, Any]) -> str | None:
+        if "burns" in message or "devices" in message or "discards" in message:
+            return "a restricted field on the public feed"
+        if message.get("phase") in ("showdown", "settled"):
+            return None
+        for spot in message.get("spots") or []:
+            if any(card != "??" for card in spot.get("cards") or []):
+                return f"seat {spot.get('seat')}'s cards shown before the showdown"
+        if any(card != "??" for card in (message.get("dealer") or {}).get("cards") or []):
+            return "the dealer's cards shown before the showdown"
+        return None
+
+    def close(self) -> None:
+        self.stop.set()
+        self.join(5)
+        self.sub.close(0)
+        self.ctx.destroy(linger=0)
 
 
 def round_cards(line: dict[str, Any]) -> list[str]:
