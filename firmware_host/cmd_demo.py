@@ -205,6 +205,7 @@ def main(args: argparse.Namespace) -> int:
     viewer: subprocess.Popen[bytes] | None = None
     dealer: BotDealer | None = None
     result: DealerLog | None = None
+    status = 1  # when the table could not be played to the end
     try:
         table.start()
         if not args.quiet:
@@ -216,9 +217,9 @@ def main(args: argparse.Namespace) -> int:
         result = dealer.play(args.hands)
     except (BotError, SupervisorError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
-        return 1
+        result = None
     except KeyboardInterrupt:
-        return 130
+        result, status = None, 130
     finally:
         if dealer is not None:
             dealer.close()
@@ -227,6 +228,10 @@ def main(args: argparse.Namespace) -> int:
             viewer.wait()
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
+    if result is None:
+        if not args.state:
+            shutil.rmtree(state_dir, ignore_errors=True)
+        return status
     try:
         line = summary(state_dir, result.first_hand, args.hands)
     except JournalError as exc:
