@@ -489,16 +489,25 @@ class BotDealer:
                 reply = self.request("bet", f"{hand}-bet-{seat}", hand=hand, seat=seat, bets=want)
                 if not reply.get("ok"):
                     return  # a fault: resolved at the next step
-        if self._chance(hand, "deal") and self.press("next"):
-            if self.wait_for(lambda s: s.get("phase") != "bets" or bool(s.get("fault")), 2.0, "the deal"):
-                return
+        if self._chance(hand, "deal"):
+            self._button("next", lambda s: s.get("phase") != "bets" or bool(s.get("fault")))
+            return
         self.request("deal", f"{hand}-deal", hand=hand)
+
+    def _button(self, name: str, done: Callable[[Mapping[str, Any]], bool]) -> None:
+        """Press a button and follow the feed until `done`. A press has no answer: when the effect
+        does not show (the controller may have died with the press), take a fresh snapshot and let
+        the next step look again, pressing again if need be (`next` acts only while betting,
+        `confirm` only at the showdown, so a second press never does a step twice)."""
+        boot = self.boot
+        if not self.press(name) or not self.wait_for(lambda s: done(s) or self.boot != boot, 2.0, f"button {name}"):
+            self.sync()
 
     def _confirm(self, st: Mapping[str, Any]) -> None:
         hand = int(st["hand"])
-        if self._chance(hand, "confirm") and self.press("confirm"):
-            if self.wait_for(lambda s: s.get("phase") != "showdown" or s.get("hand") != hand, 2.0, "the payouts"):
-                return
+        if self._chance(hand, "confirm"):
+            self._button("confirm", lambda s: s.get("phase") != "showdown" or s.get("hand") != hand or bool(s.get("fault")))
+            return
         self.request("confirm", f"{hand}-confirm", hand=hand)
 
     def _decide(self, st: Mapping[str, Any]) -> None:
