@@ -16,9 +16,9 @@ with `show(cards=...)` or settled without a showdown.
 
 Seats are table seat numbers; clockwise is increasing seat number, wrapping round. Amounts are
 integers in the table's smallest unit; a "to" amount is the player's total bet on the street.
-Cards go round one at a time from the button's left (the small blind, RULES.md; heads-up, where
-the button posts the small blind, the big blind gets the first card); draws go in turn from the
-button's left too.
+Cards go round one at a time from the small blind (RULES.md; heads-up the button posts it, so the
+button gets the first card), or from the button's left in games without blinds; draws go in turn
+from the button's left.
 
 Main attributes: `actor` (seat to act, or None), `phase`, `street`, `board`, `level` (the bet
 to call), `records` (everything that happened), `result` (a HandResult once the hand is over).
@@ -386,9 +386,9 @@ class Hand:
             (after[-1], after[0]) if len(after) == 2 else self.order
         )
         self._players: dict[int, _Player] = {s: _Player(s, table[s]) for s in self.order}
-        # cards go round one at a time from the button's left: the small blind (RULES.md); heads-up,
-        # where the button posts the small blind, the big blind gets the first card (casino practice)
-        self._deal_order: tuple[int, ...] = self.order
+        # cards go round one at a time from the small blind (RULES.md: heads-up the button posts
+        # it, so the button gets the first card); without blinds, from the button's left
+        self._deal_order: tuple[int, ...] = self.blind_order if stakes.blinds else self.order
         self.board: list[Card | None] = []
         self.burned: list[Card | None] = []
         self.discarded: list[Card | None] = []

@@ -619,7 +619,7 @@ def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
     rig.act(5, "show")
     rig.ok("confirm")
     rig.ok("deal")
-    rig.shoe("2s Ks")
+    rig.shoe("2s Ks Qs")   # burn, then from the small blind: heads-up the button, seat 1 (RULES.md)
     out = io.StringIO()
     history(rig.c.journal, out, 10, False)
     text = out.getvalue()
@@ -629,7 +629,7 @@ def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
     assert "  burns: 2c 3d 4s 5h" in text and "    seat 5 raise all in to 100" in text
     assert "    seat 3 calls 198 (all in)" in text
     assert "  main pot 300 (seats 1, 5): seat 1 300" in text and "  side pot 1 200 (seats 1): seat 1 200" in text
-    assert "hand 2 IN PROGRESS  holdem  phase dealing" in text and "  seat 6: Ks  stack 48  in pot 2" in text
+    assert "hand 2 IN PROGRESS  holdem  phase dealing" in text and "  seat 6: Qs  stack 48  in pot 2" in text
     out = io.StringIO()
     history(rig.c.journal, out, 10, True)
     line = json.loads(out.getvalue().splitlines()[0])

@@ -134,13 +134,14 @@ def test_heads_up_button_posts_small_blind_and_acts_first_preflop_last_after():
     hand = Hand(HOLDEM, Stakes.no_limit(1, 2), {3: 100, 7: 100}, button=7)
     assert hand.blind_order == (7, 3)
     assert (hand.bet(7), hand.bet(3)) == (1, 2)
-    # cards: burn, then one at a time from the button's left (heads-up: the big blind)
+    # RULES.md: "cards dealt one at a time clockwise from the small blind ... Heads-up: the
+    # button posts the small blind": burn, then one at a time from the button
     slots = []
     while hand.expected_card() is not None:
         slots.append(hand.expected_card())
         hand.deal(None)
     assert [s.kind for s in slots] == ["burn", "hole", "hole", "hole", "hole"]
-    assert [s.seat for s in slots[1:]] == [3, 7, 3, 7]     # from the button's left
+    assert [s.seat for s in slots[1:]] == [7, 3, 7, 3]     # from the small blind: the button
     assert hand.actor == 7
     hand.call()
     assert hand.actor == 3          # big blind option
@@ -149,6 +150,22 @@ def test_heads_up_button_posts_small_blind_and_acts_first_preflop_last_after():
     for _ in range(4):
         hand.deal(None)
     assert hand.actor == 3          # first after the flop: big blind, the button acts last
+
+
+def test_cards_dealt_from_the_small_blind_multi_way_and_heads_up_rules_md():
+    # RULES.md: "cards dealt one at a time clockwise from the small blind"; heads-up the
+    # button posts the small blind, so the button gets the first card
+    def hole_seats(stacks: dict[int, int], button: int) -> list[int]:
+        hand = Hand(HOLDEM, Stakes.no_limit(1, 2), stacks, button=button, settings=NO_BURNS)
+        seats = []
+        while hand.expected_card() is not None:
+            seats.append(hand.expected_card().seat)
+            hand.deal(None)
+        return seats
+
+    assert hole_seats({1: 50, 4: 50, 6: 50}, button=4) == [6, 1, 4, 6, 1, 4]   # small blind seat 6
+    assert hole_seats({1: 50, 4: 50}, button=4) == [4, 1, 4, 1]                 # heads-up: the button
+    assert hole_seats({1: 50, 4: 50}, button=1) == [1, 4, 1, 4]
 
 
 def test_ten_dollar_twenty_capped_preflop_round_000():
