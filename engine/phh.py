@@ -33,7 +33,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import DECK, Card
 from engine.errors import CardError, EngineError, IllegalAction
@@ -154,8 +154,53 @@ def _toml_scalar(token: str) -> Any:
     return int(token)
 
 
+# The commonest form of all, as pokerkit and Croupier write it: `key = value` lines ending in "\n",
+# a value a literal string, an integer, a decimal, a boolean or a one-line array of literal strings
+# or of numbers. One match checks the whole text; the lines are then split without more checks.
+_Q_STRING = r"'[^'\x00-\x08\x0a-\x1f\x7f]*'"
+_Q_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
+_QUICK_FILE = re.compile(
+    rf"(?:[A-Za-z0-9_-]+ = (?:{_Q_STRING}|{_Q_NUMBER}|true|false"
+    rf"|\[(?:{_Q_STRING}(?:, {_Q_STRING})*)?\]|\[{_Q_NUMBER}(?:, {_Q_NUMBER})*\])\n)*")
+
+
+def _load_quick_toml(text: str) -> dict[str, Any] | None:
+    """The fields of `text` when it has only the commonest form (see _QUICK_FILE), else None."""
+    if _QUICK_FILE.fullmatch(text) is None:
+        return None
+    fields: dict[str, Any] = {}
+    lines = text.split("\n")
+    del lines[-1]
+    for line in lines:
+        key, _, value = line.partition(" = ")
+        first = value[0]
+        if first == "'":
+            fields[key] = value[1:-1]
+        elif first == "[":
+            if value[1] == "'":
+                fields[key] = _TOML_SINGLE_QUOTED.findall(value)
+            elif value[1] == "]":
+                fields[key] = []
+            elif "." in value:
+                fields[key] = [Decimal(t) if "." in t else int(t) for t in value[1:-1].split(", ")]
+            else:
+                fields[key] = [int(t) for t in value[1:-1].split(", ")]
+        elif value == "true":
+            fields[key] = True
+        elif value == "false":
+            fields[key] = False
+        else:
+            fields[key] = Decimal(value) if "." in value else int(value)
+    if len(fields) != len(lines):
+        return None  # a key given twice: tomllib's error
+    return fields
+
+
 def _load_simple_toml(text: str) -> dict[str, Any] | None:
     """The fields of `text` when it uses only the simple part of TOML, else None."""
+    quick = _load_quick_toml(text if text[-1:] == "\n" else text + "\n")
+    if quick is not None:
+        return quick
     fields: dict[str, Any] = {}
     for line in text.split("\n"):
         stripped = line.strip(" \t\r")
@@ -215,6 +260,8 @@ def _parse_action(text: str) -> PhhAction:
 
 
 _PLAYER_INDEX = {f"p{i}": i - 1 for i in range(1, 33)}
+_CARDS_OF: dict[str, Card | None] = {str(card): card for card in DECK}
+_CARDS_OF["??"] = None
 _CARD_SPLITS: dict[str, tuple[str, ...]] = {}
 
 
@@ -277,9 +324,8 @@ def _decimals(value: Number) -> int:
     return max(0, -exponent)
 
 
-@dataclass(frozen=True, slots=True)
-class PhhAction:
-    """One action of a record. `actor` is None for the dealer `d`, else the player index (0-based).
+class PhhAction(NamedTuple):
+    """One action of a record (a value: an immutable named tuple, quick to build). `actor` is None for the dealer `d`, else the player index (0-based).
 
     `kind` is `db`, `dh`, `pb`, `f`, `cc`, `cbr`, `sd`, `sm`, or `""` for a comment-only line.
     `player` is the 0-based index of the player dealt to (`dh`) or acting; `cards` the card texts
@@ -303,6 +349,19 @@ class PhhAction:
         """Parse one action string. Raises PhhError naming the action and what is wrong with it."""
         if not isinstance(text, str):
             raise PhhError(f"action {text!r}: not a string")
+        if "#" not in text:  # the commonest forms first: `d dh p1 AsKd`, `p3 f`, `p3 cc`
+            words = text.split()
+            if len(words) == 4:
+                cards = words[3]
+                if (words[0] == "d" and words[1] == "dh" and len(cards) == 4 and words[2] in _PLAYER_INDEX
+                        and cards[:2] in _CARDS_OF and cards[2:] in _CARDS_OF):
+                    return _new_action(cls, (None, "dh", _PLAYER_INDEX[words[2]], (cards[:2], cards[2:]),
+                                             None, None, text))
+            elif len(words) == 2:
+                kind = words[1]
+                if (kind == "f" or kind == "cc") and words[0] in _PLAYER_INDEX:
+                    index = _PLAYER_INDEX[words[0]]
+                    return _new_action(cls, (index, kind, index, None, None, None, text))
         if "#" in text:
             body, _, comment = text.partition("#")
             commentary: str | None = comment.strip()
@@ -361,6 +420,9 @@ class PhhAction:
         return body
 
 
+_new_action = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class HandHistory:
     """One hand history, its amounts in integer units of `unit` (see the module docstring).
@@ -407,6 +469,14 @@ class HandHistory:
 
         Raises PhhError naming the missing or malformed field, or the bad action.
         """
+        quick = _from_fields_quick(cls, fields)
+        if quick is not None:
+            return quick
+        return cls._from_fields_full(fields)
+
+    @classmethod
+    def _from_fields_full(cls, fields: Mapping[str, Any]) -> HandHistory:
+        """from_fields for any record (the quick path gives the same record where it applies)."""
         variant = fields.get("variant")
         if not isinstance(variant, str):
             raise PhhError("field 'variant' missing or not a string")
@@ -445,8 +515,12 @@ class HandHistory:
         raw_actions = fields.get("actions")
         if not isinstance(raw_actions, list):
             raise PhhError("field 'actions' missing or not a list of strings")
+        remembered = _ACTION_CACHE.get
         parse = _parse_action
-        actions = tuple([parse(a) for a in raw_actions])
+        try:
+            actions = tuple([remembered(a) or parse(a) for a in raw_actions])
+        except TypeError:  # an item that is not a string (a table): named by parse
+            actions = tuple([parse(a) for a in raw_actions])
         raw_amounts: list[Number | None] = []
         for a in actions:
             if a.player is not None and a.player >= n:
@@ -571,6 +645,89 @@ class HandHistory:
         order = {name: i for i, name in enumerate(_FIELD_ORDER)}
         keys = sorted(values, key=lambda k: (order.get(k, len(order)), k))
         return "".join(f"{_toml_key(k)} = {_toml_value(values[k])}\n" for k in keys)
+
+
+_ONE = Decimal(1)
+_SETTINGS_KEYS = frozenset({"_raise_cap", "_uncapped", "_uncapped_heads_up"})
+_NEEDS: dict[str, tuple[str, ...]] = {}
+
+
+def _ints(raw: object, n: int) -> bool:
+    """A list of `n` ints (no bools, no decimals)."""
+    return type(raw) is list and len(raw) == n and set(map(type, raw)) <= _INT_ONLY
+
+
+def _from_fields_quick(cls: type[HandHistory], fields: Mapping[str, Any]) -> HandHistory | None:
+    """HandHistory.from_fields for the commonest records (whole numbers only, no table settings of
+    ours), or None to take the full path (which also names what is wrong)."""
+    variant = fields.get("variant")
+    needs = _NEEDS.get(variant) if type(variant) is str else None  # type: ignore[arg-type]
+    if needs is None:
+        if type(variant) is not str or _split_code(variant) is None:
+            return None
+        needs = _NEEDS[variant] = _stakes_fields(variant)
+    stacks = fields.get("starting_stacks")
+    if type(stacks) is not list or len(stacks) < 2:
+        return None
+    n = len(stacks)
+    antes = fields.get("antes")
+    blinds = fields.get("blinds_or_straddles")
+    if blinds is None:
+        if "blinds_or_straddles" in needs:
+            return None
+        blinds = [0] * n
+    if not (_ints(stacks, n) and _ints(antes, n) and _ints(blinds, n)) or min(stacks) <= 0 or min(antes) < 0:
+        return None
+    stakes = []
+    for name in ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet"):
+        value = fields.get(name)
+        if value is None:
+            if name in needs:
+                return None
+            value = 0
+        elif type(value) is not int:
+            return None
+        stakes.append(value)
+    raw_actions = fields.get("actions")
+    if type(raw_actions) is not list or not _SETTINGS_KEYS.isdisjoint(fields):
+        return None
+    remembered = _ACTION_CACHE.get
+    try:
+        actions = tuple([remembered(a) or _parse_action(a) for a in raw_actions])
+    except (TypeError, PhhError):
+        return None
+    amounts: list[int | None] = []
+    for a in actions:
+        if a.player is not None and a.player >= n:
+            return None
+        text = a.amount_text
+        if text is None:
+            amounts.append(None)
+        elif text.isdigit() and text.isascii():
+            amounts.append(int(text))
+        else:
+            return None
+    results: list[tuple[Number, ...] | None] = []
+    for name in ("finishing_stacks", "winnings"):
+        raw = fields.get(name)
+        if raw is None:
+            results.append(None)
+        elif _ints(raw, n):
+            results.append(tuple(raw))
+        else:
+            return None
+    players = fields.get("players")
+    if players is not None:
+        if type(players) is not list or len(players) != n or set(map(type, players)) != {str}:
+            return None
+        players = tuple(players)
+    trimming = fields.get("ante_trimming_status", False)
+    if type(trimming) is not bool:
+        return None
+    extra = tuple(sorted([(k, v) for k, v in fields.items() if k not in _CORE]))
+    return cls(variant, tuple(antes), tuple(blinds), stakes[0], stakes[1], stakes[2], stakes[3],  # type: ignore[arg-type]
+               stakes[4], tuple(stacks), actions, tuple(amounts), _ONE, trimming, 3, False, players,
+               results[0], results[1], extra)
 
 
 def _toml_key(key: str) -> str:
@@ -883,10 +1040,6 @@ def _chop(table: Hand, hand: HandHistory) -> None:
         table.chop(shares)
     except IllegalAction as exc:
         raise PhhError(f"the pot chopped by agreement cannot end as the record says: {exc}") from None
-
-
-_CARDS_OF: dict[str, Card | None] = {str(card): card for card in DECK}
-_CARDS_OF["??"] = None
 
 
 def _texts(cards: Iterable[Card | None]) -> str:

@@ -366,6 +366,26 @@ def test_quick_toml_reader_equals_tomllib_on_every_file() -> None:
     assert quick == 1130  # the six hand-written files (comments inside arrays) go to tomllib
 
 
+def test_quick_record_reader_equals_the_full_one_on_every_file() -> None:
+    from engine.phh import _from_fields_quick, load_toml
+    quick = 0
+    for path in all_files():
+        text = path.read_text()
+        tables = load_toml(text)
+        for fields in (tables.values() if path.suffix == ".phhs" else [tables]):
+            try:
+                full = HandHistory._from_fields_full(fields)
+            except PhhError:
+                assert _from_fields_quick(HandHistory, fields) is None
+                continue
+            record = _from_fields_quick(HandHistory, fields)
+            if record is not None:
+                quick += 1
+                assert record == full, path
+                assert [type(a) for a in record.amounts] == [type(a) for a in full.amounts], path
+    assert quick > 1000
+
+
 @pytest.mark.parametrize("text", [
     "a = 1\nb = -2\nc = 0.25\nd = 'x y'\ne = \"p1 cbr 3\"\nf = true\ng = false\n",
     "a = []\nb = [ ]\nc = [1, 2 ,3]\nd = ['a', 'b']\ne = [\"a\", 'b', 3, 0.5, true]\n",
