@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from drivers.errors import BackendError
 from drivers.readings import OnReading
+from drivers.registry import Registry
 
 DEFAULT_PINS: Mapping[str, int] = {"confirm": 5, "next": 6, "void": 13}
 DEFAULT_HOLD_S: Mapping[str, float] = {"void": 2.0}
@@ -39,27 +40,13 @@ class Buttons(Protocol):
         ...
 
 
-Backend = Callable[..., Buttons]
-BACKENDS: dict[str, Backend] = {}
-
-
-def register_backend(name: str) -> Callable[[Backend], Backend]:
-    """Class decorator: make a button backend available to `open_buttons` as `name`."""
-    def register(factory: Backend) -> Backend:
-        BACKENDS[name] = factory
-        return factory
-    return register
+BACKENDS: Registry[Buttons] = Registry("button")
+register_backend = BACKENDS.register  # class decorator: make a backend available by name
 
 
 def open_buttons(backend: str, on_reading: OnReading, **options: Any) -> Buttons:
     """Build the dealer's buttons from configuration. Raises BackendError for an unknown backend or option."""
-    factory = BACKENDS.get(backend)
-    if factory is None:
-        raise BackendError(f"unknown button backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
-    try:
-        return factory(on_reading=on_reading, **options)
-    except TypeError as exc:
-        raise BackendError(f"button backend {backend!r}: {exc}") from exc
+    return BACKENDS.open(backend, on_reading=on_reading, **options)
 
 
 @register_backend("gpio")

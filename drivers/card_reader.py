@@ -12,12 +12,12 @@ with. Backends register by name; `open_card_reader(backend, ...)` picks one from
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from drivers.errors import BackendError, DeviceError
+from drivers.errors import DeviceError
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
+from drivers.registry import Registry
 from drivers.shoe_sensors import SensorChange  # one reading type for every sensor, GPIO or shoe
 
 CardSource = Literal["shoe", "discard"]
@@ -71,16 +71,8 @@ class CardReader(Protocol):
         ...
 
 
-Backend = Callable[..., CardReader]
-BACKENDS: dict[str, Backend] = {}
-
-
-def register_backend(name: str) -> Callable[[Backend], Backend]:
-    """Class decorator: make a card reader backend available to `open_card_reader` as `name`."""
-    def register(factory: Backend) -> Backend:
-        BACKENDS[name] = factory
-        return factory
-    return register
+BACKENDS: Registry[CardReader] = Registry("card reader", hints={"serial": " (the serial backend registers when firmware_host.shoe_link is imported)"})
+register_backend = BACKENDS.register  # class decorator: make a backend available by name
 
 
 def open_card_reader(backend: str, on_reading: OnReading, **options: object) -> CardReader:
@@ -89,14 +81,7 @@ def open_card_reader(backend: str, on_reading: OnReading, **options: object) -> 
     Options go to the backend (`serial`: `url`, `device`, `resume`, `baudrate`, ...; `sim`: `device`).
     Raises BackendError naming the backend when it is unknown, or an option the backend refuses.
     """
-    factory = BACKENDS.get(backend)
-    if factory is None:
-        hint = " (the serial backend registers when firmware_host.shoe_link is imported)" if backend == "serial" else ""
-        raise BackendError(f"unknown card reader backend {backend!r}; known: {', '.join(sorted(BACKENDS))}{hint}")
-    try:
-        return factory(on_reading=on_reading, **options)
-    except TypeError as exc:
-        raise BackendError(f"card reader backend {backend!r}: {exc}") from exc
+    return BACKENDS.open(backend, on_reading=on_reading, **options)
 
 
 def check_card(text: str) -> str:

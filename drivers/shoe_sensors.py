@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from drivers.errors import BackendError
 from drivers.readings import OnReading
+from drivers.registry import Registry
 
 DEFAULT_PINS: Mapping[str, int] = {"card_out": 17, "shoe_present": 27, "lid_open": 22}
 
@@ -51,27 +52,13 @@ class ShoeSensors(Protocol):
         ...
 
 
-Backend = Callable[..., ShoeSensors]
-BACKENDS: dict[str, Backend] = {}
-
-
-def register_backend(name: str) -> Callable[[Backend], Backend]:
-    """Class decorator: make a sensor backend available to `open_shoe_sensors` as `name`."""
-    def register(factory: Backend) -> Backend:
-        BACKENDS[name] = factory
-        return factory
-    return register
+BACKENDS: Registry[ShoeSensors] = Registry("shoe sensor")
+register_backend = BACKENDS.register  # class decorator: make a backend available by name
 
 
 def open_shoe_sensors(backend: str, on_reading: OnReading, **options: Any) -> ShoeSensors:
     """Build the shoe's sensors from configuration. Raises BackendError for an unknown backend or option."""
-    factory = BACKENDS.get(backend)
-    if factory is None:
-        raise BackendError(f"unknown shoe sensor backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
-    try:
-        return factory(on_reading=on_reading, **options)
-    except TypeError as exc:
-        raise BackendError(f"shoe sensor backend {backend!r}: {exc}") from exc
+    return BACKENDS.open(backend, on_reading=on_reading, **options)
 
 
 @register_backend("gpio")

@@ -10,10 +10,11 @@ Backends: `gpio` and `sim` (mock factory; the state is readable as `get tower_li
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
 from drivers.errors import BackendError
+from drivers.registry import Registry
 
 LightState = Literal["ready", "waiting", "fault", "off"]
 LAMPS: Mapping[str, str | None] = {"ready": "green", "waiting": "amber", "fault": "red", "off": None}
@@ -37,27 +38,13 @@ class TowerLight(Protocol):
         ...
 
 
-Backend = Callable[..., TowerLight]
-BACKENDS: dict[str, Backend] = {}
-
-
-def register_backend(name: str) -> Callable[[Backend], Backend]:
-    """Class decorator: make a tower light backend available to `open_tower_light` as `name`."""
-    def register(factory: Backend) -> Backend:
-        BACKENDS[name] = factory
-        return factory
-    return register
+BACKENDS: Registry[TowerLight] = Registry("tower light")
+register_backend = BACKENDS.register  # class decorator: make a backend available by name
 
 
 def open_tower_light(backend: str, **options: Any) -> TowerLight:
     """Build the tower light from configuration. Raises BackendError for an unknown backend or option."""
-    factory = BACKENDS.get(backend)
-    if factory is None:
-        raise BackendError(f"unknown tower light backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
-    try:
-        return factory(**options)
-    except TypeError as exc:
-        raise BackendError(f"tower light backend {backend!r}: {exc}") from exc
+    return BACKENDS.open(backend, **options)
 
 
 @register_backend("gpio")
