@@ -315,7 +315,7 @@ class _Player:
 
 _SLOTS: dict[tuple[str, int | None, bool, str], CardSlot] = {}
 # a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
-_QUEUES: dict[tuple[Street, tuple[int, ...], bool, bool], tuple[CardSlot, ...]] = {}
+_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
 
 
 def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
@@ -328,6 +328,18 @@ def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
 
 
 _DEALT: dict[tuple[int, int], Dealt] = {}
+_POSTED: dict[tuple[int, str, int], Posted] = {}
+
+
+def _posted(seat: int, kind: str, amount: int) -> Posted:
+    """Records are values: one shared instance each (up to a bound)."""
+    key = (seat, kind, amount)
+    record = _POSTED.get(key)
+    if record is None:
+        if len(_POSTED) >= 4096:
+            _POSTED.clear()
+        record = _POSTED[key] = Posted(seat, kind, amount)
+    return record
 _FOLDED: dict[int, Folded] = {}    # records are values: one per seat
 
 _BY_TEXT: dict[str, Card | None] = {str(c): c for c in DECK}
@@ -346,6 +358,20 @@ def _card_of(card: CardInput) -> Card | None:
     return Card.parse(card)
 
 
+# seats in the order given and the button -> (button, order clockwise from the button's left,
+# blind order, index in the order): values, shared
+_SEATINGS: dict[tuple[tuple[int, ...], int | None], tuple[int, tuple[int, ...], tuple[int, ...], dict[int, int]]] = {}
+
+
+def _seating(table: Mapping[int, int], button: int | None) -> tuple[int, tuple[int, ...], tuple[int, ...], dict[int, int]]:
+    seats = sorted(table)
+    button = seats[-1] if button is None else button
+    after = [s for s in seats if s > button] + [s for s in seats if s <= button]
+    order = tuple(after)   # clockwise from the button's left
+    blind_order = (after[-1], after[0]) if len(after) == 2 else order   # heads-up: the button first
+    return button, order, blind_order, {s: i for i, s in enumerate(order)}
+
+
 class Hand:
     """One hand of poker, from the forced bets to the settlement.
 
@@ -359,7 +385,11 @@ class Hand:
 
     def __init__(self, variant: Variant, stakes: Stakes, stacks: Mapping[int, int] | Sequence[int],
                  button: int | None = None, settings: HandSettings = HandSettings()) -> None:
-        table = dict(stacks) if isinstance(stacks, (dict, Mapping)) else dict(enumerate(stacks))
+        kind = stacks.__class__
+        if kind is list or kind is tuple:
+            table = dict(enumerate(stacks))
+        else:
+            table = dict(stacks) if kind is dict or isinstance(stacks, Mapping) else dict(enumerate(stacks))
         if len(table) < 2:
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
@@ -378,13 +408,14 @@ class Hand:
         self.settings = settings
         self._min_bet = stakes.minimum_bet
         self._structure = stakes.structure
-        seats = sorted(table)
-        self.button = seats[-1] if button is None else button
-        after = [s for s in seats if s > self.button] + [s for s in seats if s <= self.button]
-        self.order: tuple[int, ...] = tuple(after)   # clockwise from the button's left
-        self.blind_order: tuple[int, ...] = (
-            (after[-1], after[0]) if len(after) == 2 else self.order
-        )
+        key = (tuple(table), button)
+        seating = _SEATINGS.get(key)
+        if seating is None:
+            seating = _seating(table, button)
+            if len(_SEATINGS) >= 4096:
+                _SEATINGS.clear()
+            _SEATINGS[key] = seating
+        self.button, self.order, self.blind_order, self._index = seating
         self._players: dict[int, _Player] = {s: _Player(s, table[s]) for s in self.order}
         # cards go round one at a time from the small blind (RULES.md: heads-up the button posts
         # it, so the button gets the first card); without blinds, from the button's left
@@ -408,8 +439,7 @@ class Hand:
         self._showdown_queue: list[int] = []
         self._cards_seen = 0
         self._card_state = bytearray(52)      # by card index: _LIVE in a hand or on the board, _DEAD burnt or discarded
-        self._seq: list[_Player] = [self._players[s] for s in self.order]
-        self._index: dict[int, int] = {s: i for i, s in enumerate(self.order)}
+        self._seq: list[_Player] = list(self._players.values())
         self._post_forced()
         self._start_street()
 
@@ -923,7 +953,7 @@ class Hand:
             if ante:
                 p.stack -= ante
                 p.total += ante
-                self.records.append(Posted(seat, "ante", ante))
+                self.records.append(_posted(seat, "ante", ante))
         kinds = ("small_blind", "big_blind")
         n = len(self.blind_order)
         for i, amount in enumerate(self.stakes.blinds):
@@ -931,7 +961,7 @@ class Hand:
             posted = min(amount, p.stack)
             if posted:
                 self._put(p, posted)
-                self.records.append(Posted(p.seat, kinds[i] if i < 2 else "straddle", posted))
+                self.records.append(_posted(p.seat, kinds[i] if i < 2 else "straddle", posted))
         if self.stakes.blinds:
             self.level = max(self.stakes.blinds)
             self._last_full = self.level
@@ -946,7 +976,8 @@ class Hand:
             self._last_full = 0
             self._bet_count = 0
             self._big_unit = False
-        live = tuple(s for s in self._deal_order if self._players[s].live)
+        players = self._players
+        live = tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
         stub = 52 - self._cards_seen
         needed = len(street.hole) * len(live) + street.board
         burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
@@ -954,8 +985,9 @@ class Hand:
         # stud's last card when the stub is short: one common card, face up, for everyone
         # (from the burns and folded cards shuffled, when the stub is empty)
         common = street.hole == (False,) and not street.board and len(live) > stub
-        key = (street, live, burn, common)
-        cached = _QUEUES.get(key)
+        key = (id(street), live, burn, common)
+        found = _QUEUES.get(key)
+        cached = found[1] if found is not None and found[0] is street else None
         if cached is None:
             queue: list[CardSlot] = []
             if burn:
@@ -966,7 +998,8 @@ class Hand:
                 for up in street.hole:
                     queue.extend(_slot("hole", s, up, street.name) for s in live)
             queue.extend(_slot("board", None, True, street.name) for _ in range(street.board))
-            cached = _QUEUES[key] = tuple(queue)
+            cached = tuple(queue)
+            _QUEUES[key] = (street, cached)   # the street kept with it: its id stays its own
         queue = list(cached)
         self._queue = queue
         self.phase = Phase.DEALING
@@ -1255,9 +1288,14 @@ class Hand:
         self.phase = Phase.OVER
         self.actor = None
         self._queue = []
+        rk = self.settings.rake
+        if not showdown and chop is None and rk is None:
+            live = [p for p in self._seq if not p.folded and not p.mucked]
+            if len(live) == 1:   # uncontested, no rake: one pot, all his
+                self._settle_uncontested(live[0])
+                return
         pots = self._final_pots()
         rake = 0
-        rk = self.settings.rake
         if rk is not None and not (rk.no_flop_no_drop and self.street == 0):
             rake = min(rk.cap, sum(p.amount for p in pots) * rk.rate_bp // 10000)
         if rake:
@@ -1322,6 +1360,29 @@ class Hand:
             payoffs={s: finals[s] - starts[s] for s in finals}, pots=tuple(results), rake=rake,
             showdown=showdown, winners=frozenset(winners_all),
         )
+
+    def _settle_uncontested(self, winner: _Player) -> None:
+        """_settle's result when one player is left and no rake is taken (the same records)."""
+        total = 0
+        finals = {}
+        starts = {}
+        payoffs = {}
+        for p in self._seq:
+            total += p.total
+            p.bet = 0
+        winner.stack += total
+        seat = winner.seat
+        if total:
+            self.records.append(Awarded(seat, total, 0, "all"))
+            pot = PotResult(total, frozenset((seat,)), {seat: total})
+        else:
+            pot = PotResult(0, frozenset((seat,)), {})
+        for s, p in self._players.items():
+            finals[s] = p.stack
+            starts[s] = p.starting_stack
+            payoffs[s] = p.stack - p.starting_stack
+        self.result = HandResult(starts, finals, payoffs, (pot,), 0, False,
+                                 frozenset((seat,)) if total else frozenset())
 
     def _best(self, eligible: list[int], values: dict[int, tuple[int | None, ...]], half: int) -> list[int]:
         scored: list[tuple[int, int]] = []
