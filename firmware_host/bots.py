@@ -37,7 +37,7 @@ from drivers.gpio_sim import LineClient
 from engine.cards import Card
 from engine.evaluate import high, three_card
 from firmware_host.commands import CommandClient
-from firmware_host.feed import FeedClient, unpack
+from firmware_host.feed import FeedClient
 from firmware_host.sim_shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
@@ -48,37 +48,6 @@ STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_c
 
 class BotError(RuntimeError):
     """The simulated table did something a dealer cannot work with (a refused step, no progress)."""
-
-
-class FeedFollower(FeedClient):
-    """`FeedClient` that also takes a fresh snapshot when it sees a gap in `seq`.
-
-    A subscriber can miss messages (ZeroMQ's slow joiner: a SUB that reconnects to a restarted
-    controller loses what was published before its subscription arrived). A later message, a
-    heartbeat say, must then not be taken as proof that the state is current.
-    """
-
-    gaps = 0
-
-    def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
-        """The next message to keep (None on timeout). Raises TimeoutError when a snapshot is not answered."""
-        if self.state is None:
-            return self.fetch_snapshot()
-        wait = self.timeout_ms if timeout_ms is None else timeout_ms
-        while self.sub.poll(wait):
-            message = unpack(self.sub.recv())
-            if message.get("boot") != self.boot:
-                return self.fetch_snapshot()
-            if message["seq"] <= self.seq:
-                continue  # already in the snapshot
-            if message["seq"] != self.seq + 1:
-                self.gaps += 1
-                return self.fetch_snapshot()
-            self.seq = message["seq"]
-            if message.get("kind") == "update":
-                self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
-            return message
-        return None
 
 
 # -- the table's addresses and configuration -----------------------------------------------------
@@ -304,7 +273,7 @@ class BotDealer:
         self.commands = CommandClient(self.ctx, endpoints.commands, timeout_s=request_timeout_s,
                                       name=f"bot-{self.run_id}")
         self.shoe = SimShoeClient(shoe_control)
-        self.feed = FeedFollower(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s)
+        self.feed = FeedClient(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s)
         self._panel: LineClient | None = None
         self._shuffled: int | None = None
         self.state: dict[str, Any] = {}

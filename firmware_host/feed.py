@@ -16,7 +16,8 @@ ZeroMQ frame holding one msgpack map:
   sends any one frame (conventionally msgpack `{"want": "snapshot"}`) to the ROUTER snapshot socket
   with a DEALER or REQ socket. The reply is the current state with `kind` = `snapshot` and the
   `seq` of the last message published. The client then drops updates whose `seq` is not above it;
-  a different `boot` means the controller restarted: take a new snapshot.
+  a different `boot` means the controller restarted, a `seq` that is not the next one that a message
+  was lost: take a new snapshot.
 """
 
 from __future__ import annotations
@@ -159,8 +160,9 @@ class Feed:
 class FeedClient:
     """A subscriber that follows the clone pattern: subscribe, snapshot, then newer updates.
 
-    `states()` yields `(message, state)` for every message kept: `state` is the latest full table
-    state (from the snapshot or an update), `message` the raw message (a heartbeat included).
+    `receive()` returns every message kept (a snapshot, an update, a heartbeat); `state` is the
+    latest table state (from the snapshot or an update). A gap in `seq` or a new `boot` is answered
+    with a new snapshot, so `state` is never a stale one taken for current.
     """
 
     def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0) -> None:
@@ -175,6 +177,7 @@ class FeedClient:
         self.boot: str | None = None
         self.seq = 0
         self.state: dict[str, Any] | None = None
+        self.gaps = 0  # messages found missing (each answered with a new snapshot)
 
     def fetch_snapshot(self) -> dict[str, Any]:
         """Ask the snapshot socket for the current state. Raises TimeoutError when nobody answers."""
@@ -194,7 +197,14 @@ class FeedClient:
         return message
 
     def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
-        """The next message to keep (None on timeout). Re-snapshots when the boot changes."""
+        """The next message to keep (None on timeout).
+
+        Takes a new snapshot (and returns it) when the boot changes or when a message's `seq` is not
+        the next one: a subscriber can miss messages (ZeroMQ's slow joiner: a SUB that reconnects to a
+        restarted controller loses what was published before its subscription arrived), and a later
+        message, a heartbeat say, must not be taken as proof that the state it holds is current.
+        Raises TimeoutError when a snapshot is not answered.
+        """
         if self.state is None:
             return self.fetch_snapshot()
         wait = self.timeout_ms if timeout_ms is None else timeout_ms
@@ -204,6 +214,9 @@ class FeedClient:
                 return self.fetch_snapshot()
             if message["seq"] <= self.seq:
                 continue  # already in the snapshot
+            if message["seq"] != self.seq + 1:
+                self.gaps += 1
+                return self.fetch_snapshot()
             self.seq = message["seq"]
             if message.get("kind") == "update":
                 self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}

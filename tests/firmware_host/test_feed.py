@@ -97,26 +97,77 @@ def test_snapshot_for_a_late_joiner(ctx: zmq.Context[Any], tmp_path: Path) -> No
 
 
 def test_client_follows_clone_pattern(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    import threading
+
     eps = endpoints(tmp_path)
     feed = Feed(ctx, "t1", **eps, clock=FakeClock())
     feed.publish({"phase": "bets", "hand": 1})
-    client = FeedClient(ctx, eps["public"], eps["snapshot"])
-    # the controller loop would serve this; do it by hand in a thread-free way
-    dealer_reply: dict[str, Any] = {}
+    stop = threading.Event()
 
+    def serve() -> None:  # the controller's loop answers snapshots; here a thread owns the ROUTER
+        while not stop.is_set():
+            if feed.snap.poll(10):
+                feed.serve_snapshots(feed.snap)
+
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        client = FeedClient(ctx, eps["public"], eps["snapshot"])
+        first = client.receive(2000)
+        assert first is not None and first["kind"] == "snapshot" and first["seq"] == 1
+        assert client.state == {"phase": "bets", "hand": 1}
+        for _ in range(200):  # heartbeats until the subscription reaches the PUB socket (slow joiner)
+            feed.tick(now=feed._last_sent + feed.heartbeat_s)
+            if client.receive(10) is not None:
+                break
+        assert client.seq == feed.seq  # a heartbeat lost before that was answered by a new snapshot
+        feed.publish({"phase": "deal", "hand": 1})
+        m = client.receive(2000)
+        assert m is not None and m["kind"] == "update" and client.state == {"phase": "deal", "hand": 1}
+        client.close()
+    finally:
+        stop.set()
+        server.join()
+        feed.close()
+
+
+def test_client_takes_a_new_snapshot_after_a_gap(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
     import threading
-    t = threading.Thread(target=lambda: dealer_reply.update(client.fetch_snapshot()))
-    t.start()
-    assert feed.snap.poll(2000)
-    feed.serve_snapshots(feed.snap)
-    t.join(2)
-    assert dealer_reply["seq"] == 1 and client.state == {"phase": "bets", "hand": 1}
-    settle_subscription(feed, client.sub)
-    feed.publish({"phase": "deal", "hand": 1})
-    m = client.receive(2000)
-    assert m is not None and m["kind"] == "update" and client.state == {"phase": "deal", "hand": 1}
-    client.close()
-    feed.close()
+
+    feed = Feed(ctx, "t", public=f"ipc://{tmp_path}/p", snapshot=f"ipc://{tmp_path}/s", heartbeat_s=60)
+    stop = threading.Event()
+
+    def serve() -> None:  # the controller's loop answers snapshots; here a thread owns the ROUTER
+        while not stop.is_set():
+            if feed.snap.poll(10):
+                feed.serve_snapshots(feed.snap)
+
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        feed.set_state({"hand": 1})
+        client = FeedClient(ctx, f"ipc://{tmp_path}/p", f"ipc://{tmp_path}/s", timeout_s=2)
+        assert client.receive(100) is not None and client.state == {"hand": 1}  # the snapshot
+        for i in range(100):  # heartbeats (fake clock) until the subscription has reached the PUB socket
+            feed.tick(now=10**9 + 100 * i)
+            if client.receive(20) is not None:
+                break
+        assert client.seq == feed.seq and client.gaps == 0
+        feed.seq += 1  # an update the subscriber never got (a slow joiner loses what came before it)...
+        feed.set_state({"hand": 2})
+        feed.tick(now=10**10)  # ...then a heartbeat: taken at face value, the old state would look current
+        message = client.receive(2000)
+        assert message is not None and message["kind"] == "snapshot"
+        assert client.state == {"hand": 2} and client.gaps == 1 and client.seq == feed.seq
+        feed.publish({"hand": 2, "phase": "deal"})  # the next one in sequence is taken as it is
+        message = client.receive(2000)
+        assert message is not None and message["kind"] == "update" and client.gaps == 1
+        assert client.state == {"hand": 2, "phase": "deal"}
+        client.close()
+    finally:
+        stop.set()
+        server.join()
+        feed.close()
 
 
 def test_full_socket_must_be_restricted(ctx: zmq.Context[Any], tmp_path: Path) -> None:
