@@ -923,20 +923,18 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     def pump(start: int) -> None:
         """Deal every card the engine expects that the record has given, reading ahead if needed."""
         while True:
-            slot = table.expected_card()
-            if slot is None:
-                return
-            seat = slot.seat
-            queue = board if seat is None else holes[seat]
-            if not queue and not take_dealer_line(start, seat):
-                return
-            card = queue.pop(0)
             try:
-                table.deal(card)
+                table.deal_from(holes, board)
             except (IllegalAction, CardError) as exc:
+                slot = table.expected_card()
+                assert slot is not None
+                card = (board if slot.seat is None else holes[slot.seat])[0]
                 raise PhhError(f"dealing {card or '??'} ({slot.kind} card"
                                + (f" of p{slot.seat + 1}" if slot.seat is not None else "")
                                + f", {slot.street}): {exc}") from None
+            slot = table.expected_card()
+            if slot is None or not take_dealer_line(start, slot.seat):
+                return
 
     def last_show(start: int, seat: int) -> int | None:
         found = None

@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 CardInput = Union[Card, str, None]
+_Bounds = tuple[str, int, int, Union[tuple[int, ...], None]]   # a RaiseRange's fields
 
 
 class Phase(Enum):
@@ -327,8 +328,27 @@ def _slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
     return slot
 
 
-_DEALT: dict[tuple[int, int], Dealt] = {}
+_DEALT: dict[int, tuple[CardSlot, list[Dealt | None]]] = {}   # by id(slot): its records by card index
 _POSTED: dict[tuple[int, str, int], Posted] = {}
+_CHECKED: dict[int, Checked] = {}
+_CALLED: dict[tuple[int, int, bool], Called] = {}
+
+
+def _checked(seat: int) -> Checked:
+    record = _CHECKED.get(seat)
+    if record is None:
+        record = _CHECKED[seat] = Checked(seat)
+    return record
+
+
+def _called(seat: int, amount: int, all_in: bool) -> Called:
+    key = (seat, amount, all_in)
+    record = _CALLED.get(key)
+    if record is None:
+        if len(_CALLED) >= 4096:
+            _CALLED.clear()
+        record = _CALLED[key] = Called(seat, amount, all_in)
+    return record
 
 
 def _posted(seat: int, kind: str, amount: int) -> Posted:
@@ -551,26 +571,29 @@ class Hand:
         kind = slot.kind
         if parsed is not None:
             index = (parsed.rank - 2) * 4 + parsed.suit
-            state = self._card_state[index]
-            if state:
+            states = self._card_state
+            if states[index]:
                 self.verify_deal(parsed)    # raises the duplicate's error
-            self._card_state[index] = _DEAD if kind == "burn" else _LIVE
+            states[index] = _DEAD if kind == "burn" else _LIVE
         else:
             index = 52
         del queue[0]
         self._cards_seen += 1
-        if kind == "burn":
-            self.burned.append(parsed)
-        elif kind == "board":
-            self.board.append(parsed)
-        else:
+        if kind == "hole" or kind == "draw":
             p = self._players[slot.seat]  # type: ignore[index]
             p.cards.append(parsed)
             p.up.append(slot.up)
-        key = (id(slot), index)     # slots are shared instances: records of a deal are values too
-        record = _DEALT.get(key)
+        elif kind == "board":
+            self.board.append(parsed)
+        else:
+            self.burned.append(parsed)
+        # slots are shared instances: records of a deal are values too, one per slot and card
+        dealt = _DEALT.get(id(slot))
+        if dealt is None or dealt[0] is not slot:
+            dealt = _DEALT[id(slot)] = (slot, [None] * 53)
+        record = dealt[1][index]
         if record is None or record.card is not parsed:
-            record = _DEALT[key] = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
+            record = dealt[1][index] = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
         self.records.append(record)
         if not queue:
             if self.phase is Phase.DEALING:
@@ -578,6 +601,35 @@ class Hand:
             elif self.phase is Phase.DRAWING:
                 self._next_drawer()
         return record
+
+    def deal_from(self, holes: Sequence[list[CardInput]] | Mapping[int, list[CardInput]],
+                  board: list[CardInput], burns: list[CardInput] | None = None) -> int:
+        """Deal the expected cards from buffers, each as `deal` would: a hole card or a draw
+        replacement off the front of `holes[seat]`, a board card off `board`, a burn off `burns`.
+        Stops when no card is expected or the buffer of the expected card is empty (or None).
+        Returns how many cards were dealt. Raises as deal: the refused card stays at the front
+        of its buffer, the cards before it stay dealt."""
+        dealt = 0
+        while self._queue:   # a new street brings a new queue
+            slot = self._queue[0]
+            kind = slot.kind
+            if kind == "board":
+                buffer = board
+            elif kind == "burn":
+                if burns is None:
+                    break
+                buffer = burns
+            else:
+                try:
+                    buffer = holes[slot.seat]  # type: ignore[index]
+                except LookupError:
+                    break
+            if not buffer:
+                break
+            self.deal(buffer[0])
+            del buffer[0]
+            dealt += 1
+        return dealt
 
     # ---- betting ------------------------------------------------------------------------
     def verify_fold(self, seat: int | None = None) -> int:
@@ -591,7 +643,11 @@ class Hand:
         return self._can(self.verify_fold, seat)
 
     def fold(self, seat: int | None = None) -> Folded:
-        p = self._players[self.verify_fold(seat)]
+        actor = self.actor
+        if (self.phase is not Phase.BETTING or self._queue or actor is None
+                or (seat is not None and seat != actor) or self._players[actor].bet >= self.level):
+            self.verify_fold(seat)   # raises the reason
+        p = self._players[actor]  # type: ignore[index]
         for c in p.cards:
             if c is not None:
                 self._card_state[c.index] = _DEAD
@@ -651,16 +707,22 @@ class Hand:
 
     def check_or_call(self, seat: int | None = None) -> Checked | Called:
         """Check when nothing is to be called, else call (PHH `cc`)."""
-        p = self._check_turn(seat, Phase.BETTING)
+        actor = self.actor
+        if (self.phase is not Phase.BETTING or self._queue or actor is None
+                or (seat is not None and seat != actor)):
+            self._check_turn(seat, Phase.BETTING)   # raises the reason
+        p = self._players[actor]  # type: ignore[index]
         p.pending = False
         p.may_raise = False
         record: Checked | Called
         if p.bet >= self.level:
-            record = Checked(p.seat)
+            record = _checked(actor)  # type: ignore[arg-type]
         else:
             amount = min(self.level - p.bet, p.stack)
-            self._put(p, amount)
-            record = Called(p.seat, amount, p.stack == 0)
+            p.stack -= amount
+            p.bet += amount
+            p.total += amount
+            record = _called(actor, amount, p.stack == 0)  # type: ignore[arg-type]
         self.records.append(record)
         self._after_action()
         return record
@@ -671,24 +733,27 @@ class Hand:
             p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
         except IllegalAction:
             return None
-        return self._raise_range(p)
+        bounds = self._raise_range(p)
+        return None if bounds is None else RaiseRange(*bounds)
 
     def verify_bet_or_raise(self, to: int, seat: int | None = None) -> int:
         """Raise IllegalAction unless the actor may bet or raise to `to` (street total)."""
         return self._verify_bet_or_raise(to, seat)[0].seat
 
-    def _verify_bet_or_raise(self, to: int, seat: int | None) -> tuple[_Player, RaiseRange]:
+    def _verify_bet_or_raise(self, to: int, seat: int | None) -> tuple[_Player, _Bounds]:
         p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
-        if not isinstance(to, int) or isinstance(to, bool):
+        if to.__class__ is not int and (not isinstance(to, int) or isinstance(to, bool)):
             raise IllegalAction(f"amount must be an integer, got {to!r}")
         rng = self._raise_range(p)
         if rng is None:
             raise IllegalAction(f"seat {p.seat} may not bet or raise: {self._why_no_raise(p)}")
-        if not rng.allows(to):
-            if rng.choices is not None:
-                allowed = " or ".join(str(c) for c in rng.choices)
-                raise IllegalAction(f"seat {p.seat} may {rng.kind} to {allowed} only, not {to}")
-            raise IllegalAction(f"seat {p.seat} may {rng.kind} to {rng.min_to}..{rng.max_to}, not {to}")
+        kind, min_to, max_to, choices = rng
+        if choices is not None:
+            if to not in choices:
+                allowed = " or ".join(str(c) for c in choices)
+                raise IllegalAction(f"seat {p.seat} may {kind} to {allowed} only, not {to}")
+        elif not min_to <= to <= max_to:
+            raise IllegalAction(f"seat {p.seat} may {kind} to {min_to}..{max_to}, not {to}")
         return p, rng
 
     def can_bet_or_raise(self, to: int, seat: int | None = None) -> bool:
@@ -696,7 +761,7 @@ class Hand:
 
     def bet_or_raise(self, to: int, seat: int | None = None) -> BetOrRaised:
         """Bet, raise or complete to `to` (PHH `cbr`). Raises as verify_bet_or_raise."""
-        p, rng = self._verify_bet_or_raise(to, seat)
+        p, (kind, _, _, choices) = self._verify_bet_or_raise(to, seat)
         previous = self.level
         structure = self._structure
         if structure is Structure.FIXED_LIMIT:
@@ -706,13 +771,15 @@ class Hand:
         if self.phase is Phase.BRING_IN:
             self.phase = Phase.BETTING
         added = to - p.bet
-        self._put(p, added)
+        p.stack -= added
+        p.bet += added
+        p.total += added
         if full:
             if structure is not Structure.FIXED_LIMIT:
                 self._last_full = max(to - previous, self._min_bet)
             self._bet_count += 1
             if (structure is Structure.FIXED_LIMIT and self.street == self.variant.open_pair_street
-                    and rng.choices is not None and len(rng.choices) == 2 and to == rng.choices[1]):
+                    and choices is not None and len(choices) == 2 and to == choices[1]):
                 self._big_unit = True   # the open pair bet the big bet: raises are big bets
             for q in self._seq:
                 if q is not p and q.stack and not q.folded:
@@ -726,7 +793,7 @@ class Hand:
         self.level = max(self.level, to)
         p.pending = False
         p.may_raise = False
-        record = BetOrRaised(p.seat, rng.kind, to, added, p.stack == 0, full)
+        record = BetOrRaised(p.seat, kind, to, added, p.stack == 0, full)
         self.records.append(record)
         self._after_action()
         return record
@@ -1129,7 +1196,8 @@ class Hand:
             return "not enough chips to raise"
         return "no opponent can call a raise"
 
-    def _raise_range(self, p: _Player) -> RaiseRange | None:
+    def _raise_range(self, p: _Player) -> _Bounds | None:
+        """RaiseRange's fields (kind, min_to, max_to, choices), or None when he may not raise."""
         all_in_to = p.bet + p.stack
         if not p.may_raise or all_in_to <= self.level:
             return None
@@ -1157,7 +1225,7 @@ class Hand:
             else:
                 choices = (target,)
             choices = tuple(sorted({min(c, all_in_to) for c in choices}))
-            return RaiseRange(kind, choices[0], choices[-1], choices)
+            return kind, choices[0], choices[-1], choices
         increment = max(self._last_full, self._min_bet)
         if completing and s.small_bet:
             min_to = max(s.small_bet, self.level + 1)
@@ -1171,7 +1239,7 @@ class Hand:
             max_to = all_in_to
         max_to = min(max_to, all_in_to)
         min_to = min(min_to, all_in_to)
-        return RaiseRange(kind, min_to, max(min_to, max_to), None)
+        return kind, min_to, max(min_to, max_to), None
 
     def _open_pair(self, p: _Player) -> bool:
         ranks = [c.rank for c in p.up_cards()]
@@ -1181,12 +1249,11 @@ class Hand:
         """After a betting action: the next seat to act, or the end of the round (one pass)."""
         seq = self._seq
         n = len(seq)
-        i = self._index[self.actor]  # type: ignore[index]
+        i = self._index[self.actor] + 1  # type: ignore[index]
         live = able = 0
         alone: _Player | None = None
         nxt: _Player | None = None
-        for k in range(1, n + 1):
-            p = seq[(i + k) % n]
+        for p in (seq[i:] + seq[:i] if i < n else seq):
             if p.folded or p.mucked:
                 continue
             live += 1

@@ -328,3 +328,18 @@ def test_no_raise_when_no_opponent_could_call_more():
     with pytest.raises(IllegalAction, match="no opponent can call a raise"):
         hand.verify_bet_or_raise(1000)
     assert hand.view().legal.call == 290
+
+
+def test_deal_from_buffers_deals_in_the_engine_order_and_stops_where_a_buffer_is_empty():
+    hand = Hand(HOLDEM, Stakes.no_limit(1, 2), {0: 50, 1: 50, 2: 50}, button=2, settings=NO_BURNS)
+    holes = {0: stacked("As Ks"), 1: stacked("Qs Js"), 2: stacked("Ts")}
+    board = stacked("2c 3c 4c")
+    assert hand.deal_from(holes, board) == 5          # seat 2's second card is missing
+    assert hand.expected_card() == CardSlot("hole", 2, False, "preflop")
+    assert holes == {0: [], 1: [], 2: []} and len(board) == 3
+    holes[2] = stacked("As 9s")                        # a duplicate: refused, left in its buffer
+    with pytest.raises(CardError, match="duplicate"):
+        hand.deal_from(holes, board)
+    assert holes[2] == stacked("As 9s") and hand.expected_card().seat == 2
+    del holes[2][0]
+    assert hand.deal_from(holes, board) == 1 and hand.phase is Phase.BETTING and len(board) == 3
