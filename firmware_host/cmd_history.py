@@ -23,6 +23,7 @@ import sys
 from typing import Any, TextIO
 
 from firmware_host.journal import HandRow, Journal, JournalError
+from firmware_host.output import stdout_closed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -209,6 +210,9 @@ def main(args: argparse.Namespace) -> int:
         return 1
     try:
         history(journal, sys.stdout, args.last, args.json)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `croupier history | head`: the reader has what it wanted
+        return stdout_closed()
     finally:
         journal.close()
     return 0

@@ -22,6 +22,7 @@ from engine.errors import EngineError
 from engine.house import TableLimits
 from engine.paytables import load_profile
 from engine.settle import settle_lines
+from firmware_host.output import stdout_closed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,4 +57,7 @@ def run(profile_name: str, table: str | None, stdin: TextIO, stdout: TextIO, std
 
 
 def main(args: argparse.Namespace) -> int:
-    return run(args.profile, args.table, sys.stdin, sys.stdout, sys.stderr)
+    try:
+        return run(args.profile, args.table, sys.stdin, sys.stdout, sys.stderr)
+    except BrokenPipeError:  # `croupier settle < rounds | head`: the reader has what it wanted
+        return stdout_closed()

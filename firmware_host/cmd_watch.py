@@ -9,6 +9,7 @@ from typing import Any, TextIO
 import zmq
 
 from firmware_host.feed import FeedClient
+from firmware_host.output import stdout_closed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -141,4 +142,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2
     screen = sys.stdout.isatty() and not args.plain
-    return watch(args.endpoint, snapshot, sys.stdout, count=args.count, timeout_s=args.timeout, screen=screen)
+    try:
+        return watch(args.endpoint, snapshot, sys.stdout, count=args.count, timeout_s=args.timeout, screen=screen)
+    except BrokenPipeError:  # `croupier watch ... | head`: the reader has what it wanted
+        return stdout_closed()
