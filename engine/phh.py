@@ -28,6 +28,7 @@ This module is pure: it takes and returns text; the CLI reads the files.
 
 from __future__ import annotations
 
+import operator
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -184,7 +185,7 @@ def _load_quick_toml(text: str) -> dict[str, Any] | None:
             elif "." in value:
                 fields[key] = [Decimal(t) if "." in t else int(t) for t in value[1:-1].split(", ")]
             else:
-                fields[key] = [int(t) for t in value[1:-1].split(", ")]
+                fields[key] = list(map(int, value[1:-1].split(", ")))
         elif value == "true":
             fields[key] = True
         elif value == "false":
@@ -648,6 +649,8 @@ class HandHistory:
 
 
 _ONE = Decimal(1)
+_PLAYER_OF = operator.itemgetter(2)        # PhhAction.player
+_AMOUNT_TEXT_OF = operator.itemgetter(4)   # PhhAction.amount_text
 _SETTINGS_KEYS = frozenset({"_raise_cap", "_uncapped", "_uncapped_heads_up"})
 _NEEDS: dict[str, tuple[str, ...]] = {}
 
@@ -696,17 +699,17 @@ def _from_fields_quick(cls: type[HandHistory], fields: Mapping[str, Any]) -> Han
         actions = tuple([remembered(a) or _parse_action(a) for a in raw_actions])
     except (TypeError, PhhError):
         return None
-    amounts: list[int | None] = []
-    for a in actions:
-        if a.player is not None and a.player >= n:
-            return None
-        text = a.amount_text
-        if text is None:
-            amounts.append(None)
-        elif text.isdigit() and text.isascii():
-            amounts.append(int(text))
-        else:
-            return None
+    seen = set(map(_PLAYER_OF, actions))
+    seen.discard(None)
+    if seen and max(seen) >= n:  # type: ignore[type-var]
+        return None
+    amounts: list[int | None] = list(map(_AMOUNT_TEXT_OF, actions))
+    if amounts.count(None) != len(amounts):
+        for i, text in enumerate(amounts):
+            if text is not None:
+                if not (text.isdigit() and text.isascii()):  # type: ignore[attr-defined]
+                    return None
+                amounts[i] = int(text)
     results: list[tuple[Number, ...] | None] = []
     for name in ("finishing_stacks", "winnings"):
         raw = fields.get(name)
@@ -801,6 +804,8 @@ _STRUCTURES = {
     "F": Structure.FIXED_LIMIT, "S": Structure.SPREAD_LIMIT,
     "P": Structure.POT_LIMIT, "N": Structure.NO_LIMIT,
 }
+_OVER = Phase.OVER            # read as globals: quicker than members of the Enum class
+_SHOWDOWN = Phase.SHOWDOWN
 _REPLAY_SETTINGS = HandSettings(burns=False)  # a hand history records no burns
 _BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
 
@@ -977,13 +982,13 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
                 raise fail(i, f"the shoe must first deal a {expected.kind} card{who}, and the record deals none")
         seat = a.actor
         assert seat is not None
-        if table.phase is Phase.OVER:
+        if table.phase is _OVER:
             if kind == "sm":
                 continue  # a winner showing when nobody is left to contest: nothing to settle
             raise fail(i, "the hand is already over")
         try:
             if kind == "sm":
-                if table.phase is Phase.SHOWDOWN:
+                if table.phase is _SHOWDOWN:
                     # Our showdown order rules: each player's (last) show is read when asked.
                     used[i] = False
                     _showdown(table, actions, used, i, last_show, fail)
@@ -1009,11 +1014,11 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
             raise fail(i, exc) from None
     if not complete:
         return table
-    if table.phase is not Phase.OVER and dict(hand.extra).get("chopped") is True:
+    if table.phase is not _OVER and dict(hand.extra).get("chopped") is True:
         _chop(table, hand)
-    if table.phase is Phase.SHOWDOWN:
+    if table.phase is _SHOWDOWN:
         _showdown(table, actions, used, count, last_show, fail)
-    if table.phase is not Phase.OVER:
+    if table.phase is not _OVER:
         raise PhhError(f"the record ends before the hand does: {_waiting(table)}")
     left = [f"p{s + 1}: {_texts(cards)}" for s, cards in enumerate(holes) if cards]
     if board:
@@ -1046,7 +1051,7 @@ def _texts(cards: Iterable[Card | None]) -> str:
 
 def _waiting(table: Hand) -> str:
     slot = table.expected_card()
-    if table.phase is Phase.OVER:
+    if table.phase is _OVER:
         return "the hand is over"
     if slot is not None:
         return f"waiting for a {slot.kind} card" + (f" for p{slot.seat + 1}" if slot.seat is not None else "")
@@ -1057,7 +1062,7 @@ def _waiting(table: Hand) -> str:
 def _showdown(table: Hand, actions: tuple[PhhAction, ...], used: list[bool], start: int,
               last_show: Any, fail: Any) -> None:
     """Ask each player in our showdown order for the record's show or muck (their last one)."""
-    while table.phase is Phase.SHOWDOWN:
+    while table.phase is _SHOWDOWN:
         seat = table.actor
         assert seat is not None
         j = last_show(start, seat)

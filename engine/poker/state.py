@@ -63,6 +63,19 @@ class Phase(Enum):
     OVER = "over"            # settled; see result
 
 
+# enum members as module constants: a global is read faster than a member of an Enum class
+_DEALING = Phase.DEALING
+_DRAWING = Phase.DRAWING
+_BRING_IN = Phase.BRING_IN
+_BETTING = Phase.BETTING
+_SHOWDOWN = Phase.SHOWDOWN
+_OVER = Phase.OVER
+_FIXED_LIMIT = Structure.FIXED_LIMIT
+_SPREAD_LIMIT = Structure.SPREAD_LIMIT
+_POT_LIMIT = Structure.POT_LIMIT
+_NO_LIMIT = Structure.NO_LIMIT
+
+
 @dataclass(frozen=True, slots=True)
 class Rake:
     """House rake: `rate_bp` basis points (500 = 5 %) of the pot, at most `cap`, rounded down.
@@ -367,6 +380,18 @@ _BY_TEXT["??"] = None
 _LIVE, _DEAD = 1, 2   # card states, by card index
 
 
+def _dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:
+    """The record of `card` (index 52: unknown) dealt to `slot`: slots are shared instances,
+    and the records of a deal are values too, one per slot and card."""
+    dealt = _DEALT.get(id(slot))
+    if dealt is None or dealt[0] is not slot:
+        dealt = _DEALT[id(slot)] = (slot, [None] * 53)
+    record = dealt[1][index]
+    if record is None or record.card is not card:
+        record = dealt[1][index] = Dealt(slot.kind, slot.seat, card, slot.up, slot.street)
+    return record
+
+
 def _card_of(card: CardInput) -> Card | None:
     """A card from a Card, its text, or None / `??` (unknown). Raises CardError for bad text."""
     if card is None or card.__class__ is Card:
@@ -445,7 +470,7 @@ class Hand:
         self.discarded: list[Card | None] = []
         self.records: list[Record] = []
         self.street = 0
-        self.phase = Phase.DEALING
+        self.phase = _DEALING
         self.actor: int | None = None
         self.level = 0
         self.result: HandResult | None = None
@@ -532,7 +557,7 @@ class Hand:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def expected_card(self) -> CardSlot | None:
         """The card the shoe must give next, or None when the hand waits for an action."""
@@ -587,18 +612,12 @@ class Hand:
             self.board.append(parsed)
         else:
             self.burned.append(parsed)
-        # slots are shared instances: records of a deal are values too, one per slot and card
-        dealt = _DEALT.get(id(slot))
-        if dealt is None or dealt[0] is not slot:
-            dealt = _DEALT[id(slot)] = (slot, [None] * 53)
-        record = dealt[1][index]
-        if record is None or record.card is not parsed:
-            record = dealt[1][index] = Dealt(kind, slot.seat, parsed, slot.up, slot.street)
+        record = _dealt(slot, index, parsed)
         self.records.append(record)
         if not queue:
-            if self.phase is Phase.DEALING:
+            if self.phase is _DEALING:
                 self._after_deal()
-            elif self.phase is Phase.DRAWING:
+            elif self.phase is _DRAWING:
                 self._next_drawer()
         return record
 
@@ -626,15 +645,59 @@ class Hand:
                     break
             if not buffer:
                 break
+            if kind == "hole":
+                run = self._deal_hole_run(holes)
+                if run:
+                    dealt += run
+                    continue
             self.deal(buffer[0])
             del buffer[0]
             dealt += 1
         return dealt
 
+    def _deal_hole_run(self, holes: Sequence[list[CardInput]] | Mapping[int, list[CardInput]]) -> int:
+        """deal's own steps for the hole cards at the front of the queue that the buffers hold,
+        known and not in play, short of the street's last card (deal finishes a street); the
+        others are left to deal. Returns how many were dealt."""
+        queue = self._queue
+        states = self._card_state
+        players = self._players
+        records = self.records
+        last = len(queue) - 1
+        k = 0
+        while k < last:
+            slot = queue[k]
+            if slot.kind != "hole":
+                break
+            seat = slot.seat
+            try:
+                buffer = holes[seat]  # type: ignore[index]
+            except LookupError:
+                break
+            if not buffer:
+                break
+            card = buffer[0]
+            if card.__class__ is not Card:
+                break
+            index = (card.rank - 2) * 4 + card.suit  # type: ignore[union-attr]
+            if states[index]:
+                break
+            states[index] = _LIVE
+            del buffer[0]
+            p = players[seat]  # type: ignore[index]
+            p.cards.append(card)  # type: ignore[arg-type]
+            p.up.append(slot.up)
+            records.append(_dealt(slot, index, card))  # type: ignore[arg-type]
+            k += 1
+        if k:
+            del queue[:k]
+            self._cards_seen += k
+        return k
+
     # ---- betting ------------------------------------------------------------------------
     def verify_fold(self, seat: int | None = None) -> int:
         """Raise IllegalAction unless the actor may fold (only when facing a bet)."""
-        p = self._check_turn(seat, Phase.BETTING)
+        p = self._check_turn(seat, _BETTING)
         if p.bet >= self.level:
             raise IllegalAction(f"seat {p.seat} has nothing to call: check instead of folding")
         return p.seat
@@ -644,7 +707,7 @@ class Hand:
 
     def fold(self, seat: int | None = None) -> Folded:
         actor = self.actor
-        if (self.phase is not Phase.BETTING or self._queue or actor is None
+        if (self.phase is not _BETTING or self._queue or actor is None
                 or (seat is not None and seat != actor) or self._players[actor].bet >= self.level):
             self.verify_fold(seat)   # raises the reason
         p = self._players[actor]  # type: ignore[index]
@@ -661,7 +724,7 @@ class Hand:
         return record
 
     def verify_check(self, seat: int | None = None) -> int:
-        p = self._check_turn(seat, Phase.BETTING)
+        p = self._check_turn(seat, _BETTING)
         if p.bet < self.level:
             raise IllegalAction(f"seat {p.seat} faces a bet of {self.level}: call {self.call_amount()} or fold")
         return p.seat
@@ -686,7 +749,7 @@ class Hand:
         return max(0, min(self.level - p.bet, p.stack))
 
     def verify_call(self, seat: int | None = None) -> int:
-        p = self._check_turn(seat, Phase.BETTING)
+        p = self._check_turn(seat, _BETTING)
         if p.bet >= self.level:
             raise IllegalAction(f"seat {p.seat} has nothing to call: check")
         return p.seat
@@ -708,9 +771,9 @@ class Hand:
     def check_or_call(self, seat: int | None = None) -> Checked | Called:
         """Check when nothing is to be called, else call (PHH `cc`)."""
         actor = self.actor
-        if (self.phase is not Phase.BETTING or self._queue or actor is None
+        if (self.phase is not _BETTING or self._queue or actor is None
                 or (seat is not None and seat != actor)):
-            self._check_turn(seat, Phase.BETTING)   # raises the reason
+            self._check_turn(seat, _BETTING)   # raises the reason
         p = self._players[actor]  # type: ignore[index]
         p.pending = False
         p.may_raise = False
@@ -730,7 +793,7 @@ class Hand:
     def raise_range(self, seat: int | None = None) -> RaiseRange | None:
         """The legal bet / raise / completion totals for the actor, or None when he may not."""
         try:
-            p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
+            p = self._check_turn(seat, _BETTING, _BRING_IN)
         except IllegalAction:
             return None
         bounds = self._raise_range(p)
@@ -741,7 +804,7 @@ class Hand:
         return self._verify_bet_or_raise(to, seat)[0].seat
 
     def _verify_bet_or_raise(self, to: int, seat: int | None) -> tuple[_Player, _Bounds]:
-        p = self._check_turn(seat, Phase.BETTING, Phase.BRING_IN)
+        p = self._check_turn(seat, _BETTING, _BRING_IN)
         if to.__class__ is not int and (not isinstance(to, int) or isinstance(to, bool)):
             raise IllegalAction(f"amount must be an integer, got {to!r}")
         rng = self._raise_range(p)
@@ -764,21 +827,21 @@ class Hand:
         p, (kind, _, _, choices) = self._verify_bet_or_raise(to, seat)
         previous = self.level
         structure = self._structure
-        if structure is Structure.FIXED_LIMIT:
+        if structure is _FIXED_LIMIT:
             full = to >= self._fixed_target(p)
         else:
             full = previous == 0 or to - previous >= max(self._last_full, self._min_bet)
-        if self.phase is Phase.BRING_IN:
-            self.phase = Phase.BETTING
+        if self.phase is _BRING_IN:
+            self.phase = _BETTING
         added = to - p.bet
         p.stack -= added
         p.bet += added
         p.total += added
         if full:
-            if structure is not Structure.FIXED_LIMIT:
+            if structure is not _FIXED_LIMIT:
                 self._last_full = max(to - previous, self._min_bet)
             self._bet_count += 1
-            if (structure is Structure.FIXED_LIMIT and self.street == self.variant.open_pair_street
+            if (structure is _FIXED_LIMIT and self.street == self.variant.open_pair_street
                     and choices is not None and len(choices) == 2 and to == choices[1]):
                 self._big_unit = True   # the open pair bet the big bet: raises are big bets
             for q in self._seq:
@@ -799,7 +862,7 @@ class Hand:
         return record
 
     def verify_post_bring_in(self, seat: int | None = None) -> int:
-        p = self._check_turn(seat, Phase.BRING_IN)
+        p = self._check_turn(seat, _BRING_IN)
         return p.seat
 
     def can_post_bring_in(self, seat: int | None = None) -> bool:
@@ -811,7 +874,7 @@ class Hand:
         amount = min(self.stakes.bring_in, p.stack)
         self._put(p, amount)
         self.level = max(self.level, p.bet)
-        self.phase = Phase.BETTING
+        self.phase = _BETTING
         p.pending = False
         p.may_raise = False
         record = BroughtIn(p.seat, amount, p.stack == 0)
@@ -823,7 +886,7 @@ class Hand:
     def verify_draw(self, discards: Sequence[CardInput] = (), seat: int | None = None) -> tuple[Card | None, ...]:
         """Raise IllegalAction unless the actor may discard these cards (empty: stand pat);
         CardError for bad card text. None / `??` discards one unknown card."""
-        p = self._check_turn(seat, Phase.DRAWING)
+        p = self._check_turn(seat, _DRAWING)
         parsed = tuple(_card_of(c) for c in discards)
         hand = list(p.cards)
         for card in parsed:
@@ -865,7 +928,7 @@ class Hand:
     def verify_show(self, cards: Sequence[CardInput] | None = None, seat: int | None = None) -> tuple[Card, ...]:
         """Raise IllegalAction unless the actor may show. `cards` are needed when some of the
         hand is unknown (hand-history replay) and must then cover every card of the hand."""
-        p = self._check_turn(seat, Phase.SHOWDOWN)
+        p = self._check_turn(seat, _SHOWDOWN)
         if cards is None:
             if any(c is None for c in p.cards):
                 raise IllegalAction(f"seat {p.seat}'s cards are not all known: show them with their cards")
@@ -906,7 +969,7 @@ class Hand:
     def verify_muck(self, seat: int | None = None) -> int:
         """Raise IllegalAction unless the actor may muck: not when every other contender for a
         pot he can win has already mucked or folded (he wins it; show instead)."""
-        p = self._check_turn(seat, Phase.SHOWDOWN)
+        p = self._check_turn(seat, _SHOWDOWN)
         for pot in self._final_pots():
             if p.seat in pot.eligible and all(not self._players[s].live for s in pot.eligible if s != p.seat):
                 raise IllegalAction(f"seat {p.seat} is the last hand in contention for a pot: show it")
@@ -938,7 +1001,7 @@ class Hand:
         settlement; no more cards are dealt) with these `shares` (seat -> chips, only players still in, adding up to
         `chop_amount()`). `None`: every pot shared equally between its players still in, odd
         chips clockwise from the button. Returns the shares."""
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             raise IllegalAction("the hand is over")
         if shares is None:
             return {}
@@ -971,7 +1034,7 @@ class Hand:
     def showdown(self) -> list[Shown]:
         """Show every remaining hand in showdown order (all cards known). Raises as verify_show."""
         out: list[Shown] = []
-        while self.phase is Phase.SHOWDOWN:
+        while self.phase is _SHOWDOWN:
             out.append(self.show())
         return out
 
@@ -990,7 +1053,7 @@ class Hand:
             raise IllegalAction(f"seat {seat} is not in this hand") from None
 
     def _waiting_for(self) -> str:
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             return "the hand is over"
         if self._queue:
             slot = self._queue[0]
@@ -998,7 +1061,7 @@ class Hand:
         return f"seat {self.actor} to act ({self.phase.value})"
 
     def _check_turn(self, seat: int | None, *phases: Phase) -> _Player:
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             raise IllegalAction("the hand is over")
         if self._queue or self.actor is None:
             raise IllegalAction(f"not now: {self._waiting_for()}")
@@ -1069,7 +1132,7 @@ class Hand:
             _QUEUES[key] = (street, cached)   # the street kept with it: its id stays its own
         queue = list(cached)
         self._queue = queue
-        self.phase = Phase.DEALING
+        self.phase = _DEALING
         self.actor = None
         if not queue:
             self._after_deal()
@@ -1077,7 +1140,7 @@ class Hand:
     def _after_deal(self) -> None:
         street = self.variant.streets[self.street]
         if street.draw:
-            self.phase = Phase.DRAWING
+            self.phase = _DRAWING
             self._drawers = [s for s in self.order if self._players[s].live]
             self._draw_burnt = False
             self.actor = None
@@ -1092,10 +1155,10 @@ class Hand:
             self._start_betting()
 
     def _start_betting(self) -> None:
-        self.phase = Phase.BETTING
+        self.phase = _BETTING
         self.actor = None
-        for p in self._players.values():
-            p.pending = p.able
+        for p in self._seq:
+            p.pending = not p.folded and p.stack > 0   # able
             p.may_raise = True
         start = self.order[0]
         if self.street == 0:
@@ -1103,7 +1166,7 @@ class Hand:
                 start = self._bring_in_seat()
                 if self.stakes.bring_in > 0 and self._players[start].able:
                     if self._betting_needed():
-                        self.phase = Phase.BRING_IN
+                        self.phase = _BRING_IN
                         self.actor = start
                         return
             elif self.stakes.blinds:
@@ -1188,7 +1251,7 @@ class Hand:
         return self._bet_count >= 1 + cap
 
     def _why_no_raise(self, p: _Player) -> str:
-        if self.stakes.structure is Structure.FIXED_LIMIT and self._capped():
+        if self.stakes.structure is _FIXED_LIMIT and self._capped():
             return "the betting is capped"
         if not p.may_raise:
             return "an all-in short of a full raise does not reopen the betting"
@@ -1208,12 +1271,12 @@ class Hand:
         else:
             return None
         s = self.stakes
-        completing = self.phase is Phase.BRING_IN or (self._bet_count == 0 and self.level > 0
+        completing = self.phase is _BRING_IN or (self._bet_count == 0 and self.level > 0
                                                       and self.variant.bring_in is not None
                                                       and self.street == 0)
         kind = "complete" if completing else ("bet" if self.level == 0 else "raise")
         choices: tuple[int, ...] | None = None
-        if self._structure is Structure.FIXED_LIMIT:
+        if self._structure is _FIXED_LIMIT:
             if self._capped():
                 return None
             target = self._fixed_target(p)
@@ -1231,9 +1294,9 @@ class Hand:
             min_to = max(s.small_bet, self.level + 1)
         else:
             min_to = self.level + increment
-        if s.structure is Structure.SPREAD_LIMIT:
+        if s.structure is _SPREAD_LIMIT:
             max_to = self.level + s.max_bet
-        elif s.structure is Structure.POT_LIMIT:
+        elif s.structure is _POT_LIMIT:
             max_to = pot_limit_max_to(self.level, self.total_pot, p.bet)
         else:
             max_to = all_in_to
@@ -1314,7 +1377,7 @@ class Hand:
     def _start_showdown(self) -> None:
         for p in self._players.values():
             p.bet = 0
-        self.phase = Phase.SHOWDOWN
+        self.phase = _SHOWDOWN
         last = len(self.variant.streets) - 1
         start = self.order[0]
         if self._aggressor is not None and self._aggressor[0] == last and self._players[self._aggressor[1]].live:
@@ -1352,7 +1415,7 @@ class Hand:
         return pots
 
     def _settle(self, showdown: bool, chop: Mapping[int, int] | None = None, chop_equal: bool = False) -> None:
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.actor = None
         self._queue = []
         rk = self.settings.rake
