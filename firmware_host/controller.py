@@ -195,9 +195,11 @@ class Controller:
         resume = self.journal.resume()
         self.hand = resume.last_closed_hand + 1
         last = self.journal.hands(last=1)
-        if last:  # devices and sensors as they stood when the last hand closed (not replayed)
+        if last:  # devices as they stood when the last hand closed (not replayed)
             self.devices = {k: dict(v) for k, v in last[0].record.get("devices", {}).items()}
-            self.sensors = dict(last[0].record.get("sensors", {}))
+        # every sensor as its last reading left it (the replay below sets the same), so a device that
+        # reports the same state again at start changes nothing and is not journaled
+        self.sensors = self.journal.sensors()
         self.replaying = True
         try:
             events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
@@ -250,6 +252,8 @@ class Controller:
         kind, body = event
         if kind == "card" and self._is_retransmit(body):
             return
+        if kind == "sensor" and "seq" not in body and self.sensors.get(body["name"]) == body["active"]:
+            return  # nothing changed (sensors report their state at start); a shoe-link reading moves its seq
         try:
             self._submit(kind, body, None)
         except (Refused, EngineError, ValueError) as exc:  # a reading is never refused; log if it is

@@ -227,6 +227,13 @@ class Journal:
                             (start,)).fetchall()
         return Resume(open_event, last_hand, tuple(self._event(r) for r in rows))
 
+    def sensors(self) -> dict[str, bool]:
+        """Each sensor's state as its last journaled `sensor` event left it (none yet: absent)."""
+        rows = self._conn.execute("SELECT json_extract(body, '$.name'), json_extract(body, '$.active') FROM events "
+                                  "WHERE id IN (SELECT MAX(id) FROM events WHERE kind='sensor' "
+                                  "GROUP BY json_extract(body, '$.name'))").fetchall()
+        return {str(name): bool(active) for name, active in rows if name is not None}
+
     def find_request(self, req: str) -> Event | None:
         """The event that a dealer request id was journaled with, if any."""
         row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE req=? LIMIT 1",

@@ -439,6 +439,65 @@ def test_gpio_devices_from_configuration(rig: Rig) -> None:
         devices.close()
 
 
+def test_a_start_journals_no_sensor_that_did_not_change(rig: Rig) -> None:
+    """The sensors report their state when opened: journaled at the first start, not at the next ones
+    (the journal gives the controller their last states back), and again only when one changed."""
+    from firmware_host.cmd_run import Devices
+    from firmware_host.config import Config
+
+    cfg = Config.parse('[gpio]\nbackend = "sim"\n', source="gpio.toml")
+
+    def start() -> list[str]:
+        """Open the devices on the controller, take what they posted; the sensor events journaled."""
+        before = rig.events()
+        devices = Devices()
+        devices.open(cfg, rig.c)
+        try:
+            for item in rig.c.inbox.drain():
+                rig.c.handle_reading(item)
+        finally:
+            devices.close()
+        return [f"{e.body['name']}={e.body['active']}" for e in rig.c.journal.events() if e.id > before]
+
+    assert sorted(start()) == ["lid_open=False", "shoe_present=True"]
+    assert rig.c.sensors == {"lid_open": False, "shoe_present": True}
+    rig.restart()
+    assert rig.c.sensors == {"lid_open": False, "shoe_present": True} and start() == []
+    rig.c.handle_reading(SensorChange("lid_open", True))  # a change is journaled, and known after a restart
+    rig.restart()
+    assert rig.c.sensors["lid_open"] is True and start() == ["lid_open=False"]
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    rig.ok("void", reason="no player")  # a closed hand: its events are not replayed
+    rig.restart()
+    assert start() == []
+
+
+def test_the_feed_holds_its_own_copy_of_the_full_state(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """A snapshot served later shows the state as it was published, not the controller's live dicts."""
+    import copy
+
+    from drivers.card_reader import CardRead
+    from drivers.readings import DeviceOnline
+
+    feed = Feed(ctx, "t", public=f"ipc://{tmp_path}/p", snapshot=f"ipc://{tmp_path}/s", full=f"ipc://{tmp_path}/f",
+                full_snapshot=f"ipc://{tmp_path}/fs")
+    c = Controller(Journal.open(tmp_path / "j"), default_setup=UTH, feed=feed)
+    try:
+        c.recover()
+        c.handle_reading(DeviceOnline("shoe", "sim", "1", "1.0", 7))
+        c.handle_reading(SensorChange("lid_open", False))
+        c.handle_command(Command.from_mapping({"cmd": "bet", "seat": 1, "bets": {"ante": 100, "blind": 100}}))
+        c.handle_reading(CardRead("As", "shoe", 5))
+        held = copy.deepcopy(feed._full_state)
+        assert held["devices"]["shoe"]["seq"] == 5 and held["sensors"] == {"lid_open": False}
+        c.devices["shoe"]["seq"] = 6  # the live dicts move on (in place, as readings do)...
+        c.sensors["lid_open"] = True
+        assert feed._full_state == held  # ...the state the feed serves does not
+    finally:
+        c.journal.close()
+        feed.close()
+
+
 def test_the_shoe_resume_point_survives_finished_hands(rig: Rig) -> None:
     from drivers.card_reader import CardRead
     from drivers.readings import DeviceOnline
