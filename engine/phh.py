@@ -868,7 +868,7 @@ def replay(hand: HandHistory) -> tuple[int, ...]:
     played = replay_hand(hand)
     assert played.result is not None
     final = played.result.final_stacks
-    return tuple(final[seat] for seat in range(hand.player_count))
+    return tuple(map(final.__getitem__, range(len(hand.starting_stacks))))
 
 
 def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
@@ -955,6 +955,20 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
         a = actions[i]
         used[i] = True
         kind = a.kind
+        if (kind == "f" or kind == "cc" or kind == "cbr") and table.actor == a.actor and table.expected_card() is None:
+            # the commonest step, in short (the full path below would do the same)
+            try:
+                if kind == "f":
+                    table.fold()
+                elif kind == "cc":
+                    table.check_or_call()
+                else:
+                    table.bet_or_raise(amounts[i])  # type: ignore[arg-type]
+            except (IllegalAction, CardError) as exc:
+                raise fail(i, exc) from None
+            if table.expected_card() is not None:
+                pump(i + 1)
+            continue
         if kind == "":
             continue
         if kind == "dh" or kind == "db":

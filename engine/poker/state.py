@@ -428,6 +428,12 @@ class Hand:
     not a positive integer, or more blinds than players.
     """
 
+    __slots__ = ("variant", "stakes", "settings", "button", "order", "blind_order", "board", "burned",
+                 "discarded", "records", "street", "phase", "actor", "level", "result", "_min_bet",
+                 "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
+                 "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
+                 "_cards_seen", "_card_state", "_seq")
+
     def __init__(self, variant: Variant, stakes: Stakes, stacks: Mapping[int, int] | Sequence[int],
                  button: int | None = None, settings: HandSettings = HandSettings()) -> None:
         kind = stacks.__class__
@@ -645,7 +651,7 @@ class Hand:
                     break
             if not buffer:
                 break
-            if kind == "hole":
+            if kind == "hole" and len(self._queue) > 1:
                 run = self._deal_hole_run(holes)
                 if run:
                     dealt += run
@@ -687,7 +693,11 @@ class Hand:
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)  # type: ignore[arg-type]
             p.up.append(slot.up)
-            records.append(_dealt(slot, index, card))  # type: ignore[arg-type]
+            shared = _DEALT.get(id(slot))   # as _dealt does
+            record = shared[1][index] if shared is not None and shared[0] is slot else None
+            if record is None or record.card is not card:
+                record = _dealt(slot, index, card)  # type: ignore[arg-type]
+            records.append(record)
             k += 1
         if k:
             del queue[:k]
@@ -711,9 +721,10 @@ class Hand:
                 or (seat is not None and seat != actor) or self._players[actor].bet >= self.level):
             self.verify_fold(seat)   # raises the reason
         p = self._players[actor]  # type: ignore[index]
+        states = self._card_state
         for c in p.cards:
             if c is not None:
-                self._card_state[c.index] = _DEAD
+                states[(c.rank - 2) * 4 + c.suit] = _DEAD
         p.folded = True
         p.pending = False
         record = _FOLDED.get(p.seat)
