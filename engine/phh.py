@@ -178,8 +178,8 @@ def _load_quick_toml(text: str) -> dict[str, Any] | None:
         if first == "'":
             fields[key] = value[1:-1]
         elif first == "[":
-            if value[1] == "'":
-                fields[key] = _TOML_SINGLE_QUOTED.findall(value)
+            if value[1] == "'":  # strings without quotes inside, separated by ", " (checked)
+                fields[key] = value[2:-2].split("', '")
             elif value[1] == "]":
                 fields[key] = []
             elif "." in value:
@@ -253,10 +253,16 @@ def _parse_action(text: str) -> PhhAction:
     """PhhAction.parse, remembering the actions seen (they repeat: `p3 f`, `p1 cc`...)."""
     action = _ACTION_CACHE.get(text)
     if action is None:
-        action = PhhAction.parse(text)
-        if len(_ACTION_CACHE) >= 1 << 16:
-            _ACTION_CACHE.clear()
-        _ACTION_CACHE[text] = action
+        action = _parse_new_action(text)
+    return action
+
+
+def _parse_new_action(text: str) -> PhhAction:
+    """PhhAction.parse of an action not remembered yet, remembered from now on."""
+    action = PhhAction.parse(text)
+    if len(_ACTION_CACHE) >= 1 << 16:
+        _ACTION_CACHE.clear()
+    _ACTION_CACHE[text] = action
     return action
 
 
@@ -696,7 +702,7 @@ def _from_fields_quick(cls: type[HandHistory], fields: Mapping[str, Any]) -> Han
         return None
     remembered = _ACTION_CACHE.get
     try:
-        actions = tuple([remembered(a) or _parse_action(a) for a in raw_actions])
+        actions = tuple([remembered(a) or _parse_new_action(a) for a in raw_actions])
     except (TypeError, PhhError):
         return None
     seen = set(map(_PLAYER_OF, actions))
