@@ -42,6 +42,7 @@ from engine.poker import (
     VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Chopped, Dealt, Drew, Folded, Hand,
     HandSettings, Mucked, Phase, Posted, Raked, Returned, Shown, Stakes, Structure, Variant,
 )
+from engine.poker.state import CardInput
 
 __all__ = [
     "PhhError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
@@ -403,8 +404,8 @@ class PhhAction(NamedTuple):
                 raise PhhError(f"action {text!r}: {kind} takes at most one list of cards")
             if kind == "sm" and rest == ["-"]:
                 raise PhhError(f"action {text!r}: 'sm -' (show without naming the cards) cannot be replayed")
-            cards = _split_cards(rest[0], text) if rest else None
-            return cls(index, kind, index, cards, None, commentary, text)
+            shown = _split_cards(rest[0], text) if rest else None
+            return cls(index, kind, index, shown, None, commentary, text)
         if rest:
             raise PhhError(f"action {text!r}: {kind} takes no argument")
         return cls(index, kind, index, None, None, commentary, text)
@@ -670,7 +671,7 @@ def _from_fields_quick(cls: type[HandHistory], fields: Mapping[str, Any]) -> Han
     """HandHistory.from_fields for the commonest records (whole numbers only, no table settings of
     ours), or None to take the full path (which also names what is wrong)."""
     variant = fields.get("variant")
-    needs = _NEEDS.get(variant) if type(variant) is str else None  # type: ignore[arg-type]
+    needs = _NEEDS.get(variant) if isinstance(variant, str) else None
     if needs is None:
         if type(variant) is not str or _split_code(variant) is None:
             return None
@@ -685,7 +686,7 @@ def _from_fields_quick(cls: type[HandHistory], fields: Mapping[str, Any]) -> Han
         if "blinds_or_straddles" in needs:
             return None
         blinds = [0] * n
-    if not (_ints(stacks, n) and _ints(antes, n) and _ints(blinds, n)) or min(stacks) <= 0 or min(antes) < 0:
+    if not (_ints(stacks, n) and _ints(antes, n) and _ints(blinds, n)) or min(stacks) <= 0 or min(antes) < 0:  # type: ignore[arg-type]
         return None
     stakes = []
     for name in ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet"):
@@ -707,7 +708,7 @@ def _from_fields_quick(cls: type[HandHistory], fields: Mapping[str, Any]) -> Han
         return None
     seen = set(map(_PLAYER_OF, actions))
     seen.discard(None)
-    if seen and max(seen) >= n:  # type: ignore[type-var]
+    if seen and max(seen) >= n:
         return None
     amounts: list[int | None] = list(map(_AMOUNT_TEXT_OF, actions))
     if amounts.count(None) != len(amounts):
@@ -910,8 +911,8 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     amounts = hand.amounts
     count = len(actions)
     used = [False] * count
-    holes: list[list[Card | None]] = [[] for _ in range(hand.player_count)]
-    board: list[Card | None] = []
+    holes: list[list[CardInput]] = [[] for _ in range(hand.player_count)]
+    board: list[CardInput] = []
     cards_of = _CARDS_OF.get
 
     def fail(index: int, reason: object) -> PhhError:
@@ -1065,7 +1066,7 @@ def _chop(table: Hand, hand: HandHistory) -> None:
         raise PhhError(f"the pot chopped by agreement cannot end as the record says: {exc}") from None
 
 
-def _texts(cards: Iterable[Card | None]) -> str:
+def _texts(cards: Iterable[CardInput]) -> str:
     return "".join("??" if c is None else str(c) for c in cards)
 
 

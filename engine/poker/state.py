@@ -436,11 +436,11 @@ class Hand:
 
     def __init__(self, variant: Variant, stakes: Stakes, stacks: Mapping[int, int] | Sequence[int],
                  button: int | None = None, settings: HandSettings = HandSettings()) -> None:
-        kind = stacks.__class__
-        if kind is list or kind is tuple:
+        table: dict[int, int]
+        if stacks.__class__ is list or stacks.__class__ is tuple or not isinstance(stacks, Mapping):
             table = dict(enumerate(stacks))
         else:
-            table = dict(stacks) if kind is dict or isinstance(stacks, Mapping) else dict(enumerate(stacks))
+            table = dict(stacks)
         if len(table) < 2:
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
@@ -683,20 +683,20 @@ class Hand:
             if not buffer:
                 break
             card = buffer[0]
-            if card.__class__ is not Card:
+            if not isinstance(card, Card) or card.__class__ is not Card:
                 break
-            index = (card.rank - 2) * 4 + card.suit  # type: ignore[union-attr]
+            index = (card.rank - 2) * 4 + card.suit
             if states[index]:
                 break
             states[index] = _LIVE
             del buffer[0]
             p = players[seat]  # type: ignore[index]
-            p.cards.append(card)  # type: ignore[arg-type]
+            p.cards.append(card)
             p.up.append(slot.up)
             shared = _DEALT.get(id(slot))   # as _dealt does
             record = shared[1][index] if shared is not None and shared[0] is slot else None
             if record is None or record.card is not card:
-                record = _dealt(slot, index, card)  # type: ignore[arg-type]
+                record = _dealt(slot, index, card)
             records.append(record)
             k += 1
         if k:
