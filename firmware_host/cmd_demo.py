@@ -207,10 +207,10 @@ def main(args: argparse.Namespace) -> int:
     result: DealerLog | None = None
     status = 1  # when the table could not be played to the end
     try:
-        table.start()
-        if not args.quiet:
+        if not args.quiet:  # the view subscribes first, so it sees the table from its first message
             viewer = spawn(croupier_argv("watch", table.endpoints.public, "--snapshot", table.endpoints.snapshot),
                            stdout=None, stderr=subprocess.DEVNULL)
+        table.start()
         pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
         dealer = table.dealer(players=seat_players(seats, args.seed),
                               on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
