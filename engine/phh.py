@@ -913,7 +913,6 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     used = [False] * count
     holes: list[list[CardInput]] = [[] for _ in range(hand.player_count)]
     board: list[CardInput] = []
-    cards_of = _CARDS_OF.get
 
     def fail(index: int, reason: object) -> PhhError:
         return PhhError(f"action {actions[index].text!r} (#{index + 1}): {reason}")
@@ -928,7 +927,7 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
                 return False
             if seat is None and a.kind == "db" or a.kind == "dh" and a.player == seat:
                 used[j] = True
-                (board if seat is None else holes[seat]).extend(map(cards_of, a.cards or ()))
+                (board if seat is None else holes[seat]).extend(a.cards or ())
                 return True
         return False
 
@@ -984,7 +983,7 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
             j = i
             while True:
                 (board if kind == "db" else holes[a.player]).extend(  # type: ignore[index]
-                    map(cards_of, a.cards or ()))
+                    a.cards or ())   # card texts: the engine reads them
                 used[j] = True
                 j += 1
                 if j == count or used[j]:

@@ -683,6 +683,8 @@ class Hand:
             if not buffer:
                 break
             card = buffer[0]
+            if card.__class__ is str:
+                card = _BY_TEXT.get(card)
             if not isinstance(card, Card) or card.__class__ is not Card:
                 break
             index = (card.rank - 2) * 4 + card.suit
