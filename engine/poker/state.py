@@ -946,20 +946,29 @@ class Hand:
             if any(c is None for c in p.cards):
                 raise IllegalAction(f"seat {p.seat}'s cards are not all known: show them with their cards")
             return tuple(c for c in p.cards if c is not None)
-        parsed = tuple(_card_of(c) for c in cards)
-        if any(c is None for c in parsed) or len(parsed) != len(p.cards):
+        parsed = tuple([_card_of(c) for c in cards])
+        if None in parsed or len(parsed) != len(p.cards):
             raise IllegalAction(f"seat {p.seat} must show all {len(p.cards)} cards")
-        known = [c for c in p.cards if c is not None]
-        if any(c not in parsed for c in known):
+        # by card index (ints hash quicker than cards)
+        shown = {(c.rank - 2) * 4 + c.suit for c in parsed}  # type: ignore[union-attr]
+        known = {(c.rank - 2) * 4 + c.suit for c in p.cards if c is not None}
+        if not known <= shown:
             raise IllegalAction(f"seat {p.seat} shows cards that differ from the ones dealt")
-        others: set[Card | None] = set(self.board)
-        for q in self._players.values():
+        others = {(c.rank - 2) * 4 + c.suit for c in self.board if c is not None}
+        for q in self._seq:
             if q is not p:
-                others.update(q.cards)
+                others.update([(c.rank - 2) * 4 + c.suit for c in q.cards if c is not None])
+        dead: set[int] | None = None
         for c in parsed:
-            if c in others or (c not in known and (c in self.burned or c in self.discarded)):
+            index = (c.rank - 2) * 4 + c.suit  # type: ignore[union-attr]
+            if index in others:
                 raise CardError(f"duplicate card: {c} is already in play")
-        return tuple(c for c in parsed if c is not None)
+            if index not in known:
+                if dead is None:
+                    dead = {(d.rank - 2) * 4 + d.suit for d in (*self.burned, *self.discarded) if d is not None}
+                if index in dead:
+                    raise CardError(f"duplicate card: {c} is already in play")
+        return parsed  # type: ignore[return-value]
 
     def can_show(self, cards: Sequence[CardInput] | None = None, seat: int | None = None) -> bool:
         return self._can(self.verify_show, cards, seat)
