@@ -1347,6 +1347,9 @@ class Hand:
                 alone = p
                 if nxt is None and p.pending:
                     nxt = p
+                if nxt is not None and able > 1:   # the rest of the pass cannot change the answer
+                    self.actor = nxt.seat
+                    return
         if live == 1 or able == 0:
             self._end_betting()
             return
