@@ -343,3 +343,34 @@ def test_deal_from_buffers_deals_in_the_engine_order_and_stops_where_a_buffer_is
     assert holes[2] == stacked("As 9s") and hand.expected_card().seat == 2
     del holes[2][0]
     assert hand.deal_from(holes, board) == 1 and hand.phase is Phase.BETTING and len(board) == 3
+
+
+def test_a_hand_of_unknown_cards_is_shown_with_cards_that_are_not_in_play_elsewhere():
+    hand = Hand(HOLDEM, Stakes.no_limit(1, 2), {0: 50, 1: 50}, button=1)
+    # burn, then from the button (seat 1): seat 1 As, seat 0 ??, seat 1 Ad, seat 0 Kh
+    for card in ["2c", "As", None, "Ad", "Kh"]:
+        hand.deal(card)
+    hand.call()
+    hand.check()
+    for card in ["3c", "7d", "8d", "9d", "4c", "Td", "5c", "Jd"]:   # burns and the board
+        while hand.expected_card() is None:
+            hand.check()
+        hand.deal(card)
+    while hand.phase is Phase.BETTING:
+        hand.check()
+    assert hand.phase is Phase.SHOWDOWN and hand.actor == 0
+    with pytest.raises(IllegalAction, match="cards are not all known"):
+        hand.show()
+    with pytest.raises(IllegalAction, match="must show all 2 cards"):
+        hand.show(["Kh"])
+    with pytest.raises(IllegalAction, match="differ from the ones dealt"):
+        hand.show(["Qh", "Qs"])
+    with pytest.raises(CardError, match="duplicate card: As"):
+        hand.show(["Kh", "As"])                     # seat 1's card
+    with pytest.raises(CardError, match="duplicate card: Jd"):
+        hand.show(["Jd", "Kh"])                     # on the board
+    with pytest.raises(CardError, match="duplicate card: 3c"):
+        hand.show(["Kh", "3c"])                     # burnt
+    assert hand.actor == 0 and hand.cards(0) == (None, parse_cards("Kh")[0])   # unchanged
+    shown = hand.show(["Kh", "Qc"])
+    assert set(shown.cards) == set(parse_cards("Kh Qc"))
