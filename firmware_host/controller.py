@@ -106,8 +106,7 @@ class Inbox:
 
     def drain(self) -> list[Any]:
         try:
-            while os.read(self._rfd, 4096):
-                pass
+            os.read(self._rfd, 1 << 16)  # a pipe holds at most 64 KiB: one read empties it
         except BlockingIOError:
             pass
         items = []
@@ -245,19 +244,74 @@ class Controller:
 
     def handle_reading(self, reading: Any) -> None:
         """Journal and apply one device reading. A reader loop never dies: errors are logged."""
-        event = reading_event(reading)
+        event = self._reading_to_take(reading)
         if event is None:
-            log.debug("reading not taken: %r", reading)
             return
         kind, body = event
-        if kind == "card" and self._is_retransmit(body):
-            return
-        if kind == "sensor" and "seq" not in body and self.sensors.get(body["name"]) == body["active"]:
-            return  # nothing changed (sensors report their state at start); a shoe-link reading moves its seq
         try:
             self._submit(kind, body, None)
         except (Refused, EngineError, ValueError) as exc:  # a reading is never refused; log if it is
             log.error("reading %s refused: %s", kind, exc)
+
+    def _reading_to_take(self, reading: Any) -> tuple[str, dict[str, Any]] | None:
+        """The event of a reading, or None when it changes nothing (ignored, a retransmitted card,
+        a sensor reporting the state it is known to be in)."""
+        event = reading_event(reading)
+        if event is None:
+            log.debug("reading not taken: %r", reading)
+            return None
+        kind, body = event
+        if kind == "card" and self._is_retransmit(body):
+            return None
+        if kind == "sensor" and "seq" not in body and self.sensors.get(body["name"]) == body["active"]:
+            return None  # nothing changed (sensors report their state at start); a shoe-link reading moves its seq
+        return event
+
+    def handle_readings(self, readings: list[Any]) -> None:
+        """Journal and apply readings that arrived together (drained from the inbox at once).
+
+        One reading takes `handle_reading`'s path. Several share one transaction, so one commit (one
+        fsync) makes them all durable: each is written, then applied, in its own savepoint (a reading
+        the table refuses is rolled back alone and logged); the states they lead to are published in
+        order once the commit is done. Nothing is published before it, so a crash loses nothing that
+        was shown. Raises JournalError (the journal cannot be written: stop, be restarted, replay).
+        """
+        readings = [r for r in readings if r is not None]
+        if len(readings) <= 1:
+            for reading in readings:
+                self.handle_reading(reading)
+            return
+        states: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.journal.begin_batch()
+        try:
+            for reading in readings:
+                try:
+                    event = self._reading_to_take(reading)
+                except Exception:  # a bad reading never takes the table down
+                    log.exception("reading %r", reading)
+                    continue
+                if event is None:
+                    continue
+                kind, body = event
+                event_id = self.journal.add(self.hand, kind, body, self.clock())
+                try:
+                    self._apply(kind, body, event_id)
+                except JournalError:
+                    raise
+                except Exception as exc:  # a reading is never refused; a bad one never takes the table down
+                    self.journal.drop()
+                    log.error("reading %s refused: %s", kind, exc)
+                    continue
+                self.journal.keep()
+                if self.feed is not None:
+                    states.append((self.public_state(), self.full_state()))
+        except BaseException:
+            self.journal.rollback()
+            raise
+        self.journal.commit()
+        for public, full in states:
+            self._publish(public, full)
+        self._refresh()
 
     def _is_retransmit(self, body: Mapping[str, Any]) -> bool:
         info = self.devices.get(body["device"], {})
@@ -561,13 +615,14 @@ class Controller:
                     self.on_light(light)
                 except Exception:  # a failing light never stops the table
                     log.exception("tower light")
-        if self.feed is None:
-            return
-        public, full = self.public_state(), self.full_state()
+        if self.feed is not None:
+            self._publish(self.public_state(), self.full_state())
+
+    def _publish(self, public: dict[str, Any], full: dict[str, Any]) -> None:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        self.feed.publish(public, full)
+        self.feed.publish(public, full)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -606,15 +661,13 @@ class Controller:
                 wait = self.feed.heartbeat_due() if self.feed else 1.0
                 ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
                 if self.inbox.fileno() in ready:
-                    for item in self.inbox.drain():
-                        if item is None:
-                            continue
-                        try:
-                            self.handle_reading(item)
-                        except JournalError:
-                            raise  # nothing can be accepted any more: stop, be restarted, replay
-                        except Exception:  # a bad reading never takes the table down
-                            log.exception("reading %r", item)
+                    items = self.inbox.drain()
+                    try:
+                        self.handle_readings(items)
+                    except JournalError:
+                        raise  # nothing can be accepted any more: stop, be restarted, replay
+                    except Exception:  # a bad reading never takes the table down
+                        log.exception("readings %r", items)
                 if commands in ready:
                     self._serve_commands(commands)
                 for s in snaps:

@@ -75,6 +75,7 @@ class Feed:
         self._last_sent = clock()
         self._public_state: dict[str, Any] = {}
         self._full_state: dict[str, Any] = {}
+        self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
         self._sockets: list[zmq.Socket[Any]] = []
         try:
             self.pub = self._bind(ctx, zmq.PUB, public)
@@ -110,9 +111,9 @@ class Feed:
         self._public_state = dict(public)
         self._full_state = dict(full) if full is not None else self._public_state
         header = self._header("update")
-        self.pub.send(pack({**header, **self._public_state}))
+        self.pub.send(self._pack({**header, **self._public_state}))
         if self.full_pub is not None:
-            self.full_pub.send(pack({**header, **self._full_state}))
+            self.full_pub.send(self._pack({**header, **self._full_state}))
         self._last_sent = self._clock()
         return self.seq
 
@@ -131,7 +132,7 @@ class Feed:
         if self.heartbeat_due(now) > 0:
             return False
         self.seq += 1
-        frame = pack(self._header("heartbeat"))
+        frame = self._pack(self._header("heartbeat"))
         self.pub.send(frame)
         if self.full_pub is not None:
             self.full_pub.send(frame)

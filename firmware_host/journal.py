@@ -95,8 +95,12 @@ class Resume:
     events: tuple[Event, ...]
 
 
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+    """Compact JSON (keys in the order given: sorting them is work for nothing)."""
+    return _encode(value)
 
 
 class Journal:
@@ -159,6 +163,37 @@ class Journal:
                 self._conn.execute("ROLLBACK")
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
         return int(cur.lastrowid or 0)
+
+    def begin_batch(self) -> None:
+        """Open a transaction for several events (`add`), each in its own savepoint. Raises JournalError."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot begin a transaction: {exc}") from exc
+
+    def add(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
+        """Write one event inside the open batch, behind a savepoint: `keep()` it or `drop()` it.
+
+        Returns the event's id. Raises JournalError (the savepoint is dropped; the batch stays open).
+        """
+        try:
+            self._conn.execute("SAVEPOINT event")
+            cur = self._conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
+                                     (hand, ts, kind, _dumps(body), req))
+        except sqlite3.Error as exc:
+            self.drop()
+            raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
+        return int(cur.lastrowid or 0)
+
+    def keep(self) -> None:
+        """Keep the last `add`ed event (and what was written with it) in the batch."""
+        self._conn.execute("RELEASE event")
+
+    def drop(self) -> None:
+        """Forget the last `add`ed event and what was written with it; the batch stays open."""
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK TO event")
+            self._conn.execute("RELEASE event")
 
     def close_hand(self, hand: int, game: str, status: str, event_id: int, ts: float,
                    record: Mapping[str, Any]) -> None:

@@ -13,6 +13,7 @@ import zmq
 from drivers.card_reader import Misread, SimCardReader
 from drivers.readings import DeviceFault, DeviceOffline
 from drivers.shoe_sensors import SensorChange
+from engine.errors import EngineError
 from engine.paytables import load_profile
 from engine.settle import settle_round
 from firmware_host.commands import Command, CommandClient
@@ -496,6 +497,53 @@ def test_the_feed_holds_its_own_copy_of_the_full_state(tmp_path: Path, ctx: zmq.
     finally:
         c.journal.close()
         feed.close()
+
+
+def test_readings_that_arrive_together_share_one_commit(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """Readings drained from the inbox at once: one transaction, one commit, each state published in
+    order after it; a reading the table refuses is rolled back alone; the journal replays to the same
+    state as readings taken one by one."""
+    from drivers.card_reader import CardRead
+
+    def refuse(body: Any, event_id: int) -> None:
+        raise EngineError("refused for the test")
+
+    readings = [CardRead("As", "shoe", 1), Misread("shoe", 2), CardRead("Kd", "shoe", 3),
+                SensorChange("lid_open", False), SensorChange("lid_open", False), CardRead("Qh", "shoe", 4)]
+    finals = []
+    for name, together in (("one", False), ("all", True)):
+        feed = Feed(ctx, name, public=f"ipc://{tmp_path}/{name}-p", snapshot=f"ipc://{tmp_path}/{name}-s",
+                    full=f"ipc://{tmp_path}/{name}-f", full_snapshot=f"ipc://{tmp_path}/{name}-fs")
+        c = Controller(Journal.open(tmp_path / name), default_setup=UTH, feed=feed)
+        c.recover()
+        assert c.handle_command(Command.from_mapping({"cmd": "bet", "seat": 1, "bets": {"ante": 100, "blind": 100}}))["ok"]
+        c._on_misread = refuse  # type: ignore[method-assign]
+        commits, seq, events = 0, feed.seq, sum(1 for _ in c.journal.events())
+        commit = c.journal.commit
+
+        def counted() -> None:
+            nonlocal commits
+            commits += 1
+            commit()
+
+        c.journal.commit = counted  # type: ignore[method-assign]
+        if together:
+            c.handle_readings(readings)
+        else:
+            for reading in readings:
+                c.handle_reading(reading)
+        kinds = [e.kind for e in c.journal.events() if e.id > events]
+        assert kinds == ["card", "card", "sensor", "card"]  # the refused misread and the repeated sensor: not there
+        assert commits == (1 if together else 4) and feed.seq == seq + 4  # every state published
+        state = c.full_state()
+        c.journal.close()
+        again = Controller(Journal.open(tmp_path / name), default_setup=UTH)
+        again.recover()
+        assert again.full_state() == state
+        again.journal.close()
+        feed.close()
+        finals.append(state)
+    assert finals[0] == finals[1]
 
 
 def test_the_shoe_resume_point_survives_finished_hands(rig: Rig) -> None:
