@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.phh import HandHistory, clear_caches, parse_phh, replay
+from engine.phh import HandHistory, clear_caches, load_toml, parse_phh, replay
 
 AIM = 20.0
 ROUNDS = 5
@@ -110,12 +110,17 @@ def run() -> bool:
         pokerkit_s = _best(_pokerkit(texts))
     ours_s = _best(_ours(texts))
     parse_s = _best(lambda: [parse_phh(t) for t in texts])
+    fields = [load_toml(t) for t in texts]
+    toml_s = _best(lambda: [load_toml(t) for t in texts])
+    record_s = _best(lambda: [HandHistory.from_fields(f) for f in fields])
     play_s = _best(_ours_play(hands))
     ratio = pokerkit_s / ours_s
     print(f"   {n} NT hands ({ours_ok} replayed by ours without error)")
     print(f"   pokerkit 0.7.7: {pokerkit_s * 1e3:8.1f} ms  {pokerkit_s / n * 1e6:7.1f} us/hand")
     print(f"   ours          : {ours_s * 1e3:8.1f} ms  {ours_s / n * 1e6:7.1f} us/hand"
           f"  (reading {parse_s / n * 1e6:.1f} us, playing {play_s / n * 1e6:.1f} us)")
+    print(f"   reading: TOML text to fields {toml_s / n * 1e6:.1f} us, fields to a record"
+          f" {record_s / n * 1e6:.1f} us")
     print(f"   ratio {ratio:.1f}x (aim >= {AIM:.0f}x)")
     if ratio < AIM:
         _profile(hands)

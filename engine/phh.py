@@ -259,11 +259,14 @@ def _parse_action(text: str) -> PhhAction:
 
 
 def _parse_new_action(text: str) -> PhhAction:
-    """PhhAction.parse of an action not remembered yet, remembered from now on."""
+    """PhhAction.parse of an action not remembered yet, remembered from now on unless it deals
+    cards (those seldom repeat: keeping them would only grow the heap, and the garbage
+    collector's work)."""
     action = PhhAction.parse(text)
-    if len(_ACTION_CACHE) >= 1 << 16:
-        _ACTION_CACHE.clear()
-    _ACTION_CACHE[text] = action
+    if action.kind != "dh" and action.kind != "db":
+        if len(_ACTION_CACHE) >= 1 << 16:
+            _ACTION_CACHE.clear()
+        _ACTION_CACHE[text] = action
     return action
 
 
@@ -297,9 +300,10 @@ def _split_cards(text: str, action: str) -> tuple[str, ...]:
         if not _CARD_TEXT.match(text):
             raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
         cards = tuple([text[i:i + 2] for i in range(0, len(text), 2)])
-        if len(_CARD_SPLITS) >= 1 << 16:
-            _CARD_SPLITS.clear()
-        _CARD_SPLITS[text] = cards
+        if len(text) <= 4:  # two cards repeat (shown hands); a board seldom does
+            if len(_CARD_SPLITS) >= 1 << 16:
+                _CARD_SPLITS.clear()
+            _CARD_SPLITS[text] = cards
     return cards
 
 
