@@ -402,6 +402,10 @@ def test_quick_record_reader_equals_the_full_one_on_every_file() -> None:
     "a = 01\n",                                      # leading zero: tomllib's error
     "a = [1, 2,]\n",                                 # trailing comma
     "a = 'unterminated\n",
+    "a = ['x', 'y, z']\nb = [0.5, 1, -2]\nc = -0\nd = -0.0\ne = 'tab\there'",   # the one-match form, no last newline
+    "a = ['x''y']\n",                                # no comma between strings
+    "a = [1, 2]\na = [3]\n",                         # duplicate key in the one-match form
+    "a = []\nb = ''\nc = true\nd = false\n",
 ])
 def test_quick_toml_reader_agrees_with_tomllib_or_passes(text: str) -> None:
     import tomllib
