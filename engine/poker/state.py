@@ -27,7 +27,7 @@ to call), `records` (everything that happened), `result` (a HandResult once the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Union
 
