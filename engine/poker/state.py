@@ -1110,9 +1110,11 @@ class Hand:
         n = len(self.blind_order)
         for i, amount in enumerate(self.stakes.blinds):
             p = self._players[self.blind_order[i % n]]
-            posted = min(amount, p.stack)
+            posted = amount if amount < p.stack else p.stack
             if posted:
-                self._put(p, posted)
+                p.stack -= posted
+                p.bet += posted
+                p.total += posted
                 self.records.append(_posted(p.seat, kinds[i] if i < 2 else "straddle", posted))
         if self.stakes.blinds:
             self.level = max(self.stakes.blinds)
@@ -1179,8 +1181,13 @@ class Hand:
     def _start_betting(self) -> None:
         self.phase = _BETTING
         self.actor = None
+        able = 0
         for p in self._seq:
-            p.pending = not p.folded and p.stack > 0   # able
+            if not p.folded and p.stack > 0:
+                p.pending = True
+                able += 1
+            else:
+                p.pending = False
             p.may_raise = True
         start = self.order[0]
         if self.street == 0:
@@ -1196,7 +1203,7 @@ class Hand:
                 start = self._next_seat(last)
         elif self.variant.first_to_act != "button":
             start = self._best_showing()
-        if not self._betting_needed():
+        if able < 2 and not self._betting_needed():   # two players with chips: betting needed
             self._end_betting()
             return
         self.actor = self._first_pending(start)
