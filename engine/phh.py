@@ -836,6 +836,7 @@ def game_of(code: str) -> tuple[Variant, Structure]:
 
 
 _STAKES_CACHE: dict[tuple[object, ...], Stakes] = {}
+_GAMES: dict[str, tuple[Variant, Structure]] = {}   # game_of by code, for the codes seen
 
 
 def stakes_of(hand: HandHistory) -> Stakes:
@@ -905,10 +906,12 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     variant that is not ours (NS); when the record ends before the hand does (unless `complete`
     is false); or for dealt cards the hand never used.
     """
-    variant, _ = game_of(hand.variant)
+    game = _GAMES.get(hand.variant)
+    if game is None:
+        game = _GAMES[hand.variant] = game_of(hand.variant)   # raises for a code not ours
     stakes = stakes_of(hand)
     try:
-        table = Hand(variant, stakes, list(hand.starting_stacks), settings=_REPLAY_SETTINGS)
+        table = Hand(game[0], stakes, hand.starting_stacks, settings=_REPLAY_SETTINGS)
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     actions = hand.actions
