@@ -422,3 +422,45 @@ def test_watch_prints_plain_lines(ctx: zmq.Context[Any], tmp_path: Path) -> None
     flop = [line for line in lines if "phase=flop" in line][0]
     assert "board=[2c 7d 9h]" in flop and "FAULT=misread" in flop
     assert snapshot_endpoint_for("tcp://127.0.0.1:5556") == "tcp://127.0.0.1:5557"
+
+
+def test_watch_takes_a_new_snapshot_after_a_gap(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    import io
+    import threading
+
+    from firmware_host.cmd_watch import watch
+
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "w1", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.02)
+    state = {"game": "uth", "hand": 3, "phase": "bets", "board": [], "dealer": {"cards": []}, "spots": [],
+             "fault": None}
+    feed.set_state(state)
+    out = io.StringIO()
+    done = threading.Event()
+
+    def serve() -> None:  # the controller's loop: snapshots, heartbeats; an update the watcher never gets
+        served = beats = 0
+        while not done.is_set() and beats < 30:
+            if feed.snap.poll(5):
+                served += feed.serve_snapshots(feed.snap)
+            if served and feed.tick():
+                beats += 1
+                if beats == 10:
+                    feed.seq += 1  # published before the subscription arrived (slow joiner), say
+                    feed.set_state({**state, "hand": 4})
+        while not done.is_set():  # then silence: watch gives up after its timeout
+            if feed.snap.poll(5):
+                feed.serve_snapshots(feed.snap)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        status = watch(eps["public"], eps["snapshot"], out, timeout_s=1.0)
+    finally:
+        done.set()
+        thread.join(5)
+        feed.close()
+    assert status == 1  # the silence at the end
+    lines = out.getvalue().splitlines()
+    assert " snapshot hand=3 " in lines[0]
+    assert any(" snapshot hand=4 " in line for line in lines[1:])  # the gap was noticed: a fresh snapshot
