@@ -9,6 +9,9 @@ controller itself detects) takes the same path on the controller thread:
     journal.commit()              # durable (WAL, synchronous=FULL) before anything leaves
     feed.publish(...)             # public + full state; the tower light follows
 
+Readings drained from the inbox together share one transaction (`handle_readings`: each written,
+then applied, in its own savepoint; one commit; their updates published in order after it).
+
 `apply` is deterministic in the event bodies alone (no clock, no randomness), so at start the
 controller rebuilds the exact state by applying the journal's events again (`Journal.resume`).
 
