@@ -85,6 +85,12 @@ def describe_poker(row: HandRow) -> list[str]:
         lines.append(f"  {name} {pot['amount']} (seats {', '.join(map(str, pot['eligible']))}): {winners or '-'}")
     if rec.get("chopped"):
         lines.append("  chopped by agreement")
+    return lines + closing_lines(row)
+
+
+def closing_lines(row: HandRow) -> list[str]:
+    """The lines every finished hand ends with: its void, its faults and their clearing, cards not dealt."""
+    rec, lines = row.record, []
     if row.status == "voided":
         lines.append(f"  voided: {rec.get('reason')}" + (f" (by {rec['by']})" if rec.get("by") else "")
                      + "; every bet returned")
@@ -134,17 +140,7 @@ def describe(row: HandRow) -> list[str]:
                                         for target, card in rec.get("deals", [])))
     if settlement:
         lines.append(f"  house net {settlement.get('house_net'):+d}")
-    if row.status == "voided":
-        lines.append(f"  voided: {rec.get('reason')}" + (f" (by {rec['by']})" if rec.get("by") else "")
-                     + "; every bet returned")
-    for fault in rec.get("faults", []):
-        cleared = fault.get("cleared")
-        lines.append(f"  fault {fault['kind']}: {fault.get('detail')}" +
-                     (f"; cleared by {cleared['by']}: {cleared['reason']} ({cleared['then']})" if cleared
-                      else "; not cleared"))
-    for ignored in rec.get("ignored", []):
-        lines.append(f"  card {ignored['card']} not dealt (fault {ignored['fault']} standing)")
-    return lines
+    return lines + closing_lines(row)
 
 
 def in_progress(journal: Journal) -> list[str]:

@@ -30,6 +30,7 @@ from engine.cards import Card
 from engine.errors import CardError, IllegalAction
 from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure
 from engine.poker.state import Awarded, Shown
+from firmware_host.table import FaultBook
 
 POKER_GAMES = tuple(VARIANTS)
 """The poker games a table opens with (`game` of `open`): the engine's variant codes."""
@@ -167,7 +168,7 @@ def _card_text(card: Card | None) -> str:
     return "??" if card is None else str(card)
 
 
-class PokerTable:
+class PokerTable(FaultBook):
     """The session at a poker table and the hand in progress (or just finished, until the next step).
 
     Same face as `firmware_host.table.Table` for the controller (`phase`, `started`, `mid_hand`,
@@ -471,20 +472,6 @@ class PokerTable:
         """The dealer has pushed the pots. Raises IllegalAction before the hand is over."""
         if not self.confirmable:
             raise IllegalAction(f"nothing to confirm: the hand is in phase {self.phase}")
-
-    # -- bookkeeping (as Table) ---------------------------------------------------------------------
-
-    def note_fault(self, kind: str, message: str, detail: str, event: int, extra: bool = False) -> None:
-        self.faults.append({"kind": kind, "message": message, "detail": detail, "event": event,
-                            "during": extra, "phase": self.phase, "cleared": None})
-
-    def note_clear(self, cleared: Mapping[str, Any]) -> None:
-        for fault in self.faults:
-            if fault["cleared"] is None:
-                fault["cleared"] = dict(cleared)
-
-    def note_ignored(self, card: str, fault: str) -> None:
-        self.ignored.append({"card": card, "fault": fault})
 
     # -- views ------------------------------------------------------------------------------------
 

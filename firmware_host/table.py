@@ -67,7 +67,27 @@ class TableSetup:
         return round_class(self.game)(profile, limits, min(self.seats, max_spots))
 
 
-class Table:
+class FaultBook:
+    """The faults a hand met, their clearing, and the cards read while one stood (house and poker tables)."""
+
+    phase: str
+    faults: list[dict[str, Any]]
+    ignored: list[dict[str, Any]]
+
+    def note_fault(self, kind: str, message: str, detail: str, event: int, extra: bool = False) -> None:
+        self.faults.append({"kind": kind, "message": message, "detail": detail, "event": event,
+                            "during": extra, "phase": self.phase, "cleared": None})
+
+    def note_clear(self, cleared: Mapping[str, Any]) -> None:
+        for fault in self.faults:
+            if fault["cleared"] is None:
+                fault["cleared"] = dict(cleared)
+
+    def note_ignored(self, card: str, fault: str) -> None:
+        self.ignored.append({"card": card, "fault": fault})
+
+
+class Table(FaultBook):
     """The hand in progress (or just finished, until the next one starts)."""
 
     def __init__(self, setup: TableSetup, hand: int) -> None:
@@ -174,20 +194,6 @@ class Table:
     def settle(self) -> None:
         """The payouts are confirmed. Raises IllegalAction before the showdown."""
         self.round.settle()
-
-    # -- bookkeeping --
-
-    def note_fault(self, kind: str, message: str, detail: str, event: int, extra: bool = False) -> None:
-        self.faults.append({"kind": kind, "message": message, "detail": detail, "event": event,
-                            "during": extra, "phase": self.phase, "cleared": None})
-
-    def note_clear(self, cleared: Mapping[str, Any]) -> None:
-        for fault in self.faults:
-            if fault["cleared"] is None:
-                fault["cleared"] = dict(cleared)
-
-    def note_ignored(self, card: str, fault: str) -> None:
-        self.ignored.append({"card": card, "fault": fault})
 
     def record(self, status: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """The hand as journaled when it closes and printed by `croupier history`."""
