@@ -166,15 +166,16 @@ _QUICK_FILE = re.compile(
     rf"|\[(?:{_Q_STRING}(?:, {_Q_STRING})*)?\]|\[{_Q_NUMBER}(?:, {_Q_NUMBER})*\])\n)*")
 
 
+_QUICK_PAIRS = re.compile(r"^([A-Za-z0-9_-]+) = (.*)$", re.MULTILINE)   # key, value of each line
+
+
 def _load_quick_toml(text: str) -> dict[str, Any] | None:
     """The fields of `text` when it has only the commonest form (see _QUICK_FILE), else None."""
     if _QUICK_FILE.fullmatch(text) is None:
         return None
     fields: dict[str, Any] = {}
-    lines = text.split("\n")
-    del lines[-1]
-    for line in lines:
-        key, _, value = line.partition(" = ")
+    pairs = _QUICK_PAIRS.findall(text)
+    for key, value in pairs:
         first = value[0]
         if first == "'":
             fields[key] = value[1:-1]
@@ -193,7 +194,7 @@ def _load_quick_toml(text: str) -> dict[str, Any] | None:
             fields[key] = False
         else:
             fields[key] = Decimal(value) if "." in value else int(value)
-    if len(fields) != len(lines):
+    if len(fields) != len(pairs):
         return None  # a key given twice: tomllib's error
     return fields
 
