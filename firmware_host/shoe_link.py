@@ -14,7 +14,10 @@ Importing this module registers the `serial` backend of `drivers.card_reader`.
 
 from __future__ import annotations
 
+import array
+import fcntl
 import logging
+import termios
 import threading
 import time
 from collections.abc import Callable
@@ -271,6 +274,23 @@ class HostSession:
             self._post(SensorChange(message.name, message.active, seq))
 
 
+def _read_available(port: Any) -> bytes:
+    """What the port holds, in one go: wait (up to the port's timeout) for a first byte, then take
+    every byte already there. Counted with FIONREAD on the port's descriptor: pyserial's
+    `in_waiting` says only 0 or 1 on a `socket://` port, which would read a frame a byte at a time.
+    Raises what the port's `read` raises (the link is lost)."""
+    data = port.read(1)
+    if not data:
+        return data
+    try:
+        count = array.array("i", [0])
+        fcntl.ioctl(port.fileno(), termios.FIONREAD, count, True)
+        waiting = count[0]
+    except (AttributeError, OSError, ValueError, TypeError):  # no descriptor (loop://, a test double)
+        waiting = port.in_waiting
+    return data + port.read(waiting) if waiting > 0 else data
+
+
 @register_backend("serial")
 class ShoeLink:
     """The card-reading shoe on a serial line: the `serial` card reader backend.
@@ -366,7 +386,7 @@ class ShoeLink:
                 self._stop.wait(self._reconnect_s)
                 continue
             try:
-                data = self._port.read(max(1, self._port.in_waiting))
+                data = _read_available(self._port)
                 now = self._clock()
                 if data:
                     session.receive(data, now)
