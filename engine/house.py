@@ -743,6 +743,43 @@ class HouseRound:
             view["burns"] = format_cards(self._burns)
         return view
 
+    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(view("public"), view("full"))` built in one pass (the controller publishes both at
+        every step): the same values, each map its own (nothing shared between the two)."""
+        shown = self._phase in ("showdown", "settled")
+        settlement = self._settlement if shown else None
+        dealer_cards = format_cards(self._dealer)
+        pub_dealer: dict[str, Any] = {"cards": list(dealer_cards) if shown else [HIDDEN] * len(dealer_cards)}
+        full_dealer: dict[str, Any] = {"cards": dealer_cards}
+        if settlement is not None:
+            pub_dealer["hand_name"] = full_dealer["hand_name"] = settlement.dealer_hand
+            pub_dealer["qualifies"] = full_dealer["qualifies"] = settlement.dealer_qualifies
+        pub_spots, full_spots = [], []
+        cards_of, decision_of, spot_bets = self._cards.get, self._decision.get, self._spot_bets
+        for seat in sorted(self._bets):
+            cards = format_cards(cards_of(seat, ()))
+            visible = shown and self._revealed(seat)
+            decision = decision_of(seat)
+            bets = spot_bets(seat)
+            pub = {"seat": seat, "cards": list(cards) if visible else [HIDDEN] * len(cards), "bets": bets,
+                   "decision": decision}
+            full = {"seat": seat, "cards": cards, "bets": dict(bets), "decision": decision}
+            if settlement is not None:
+                result = settlement.spot(seat)
+                pub["hand_name"] = result.hand if visible else None
+                full["hand_name"] = result.hand
+                pub["results"], full["results"] = dict(result.results), dict(result.results)
+                pub["net"] = full["net"] = result.net
+            pub_spots.append(pub)
+            full_spots.append(full)
+        board = format_cards(self._board)
+        to_act = self.to_act()
+        public = {"game": self.game, "phase": self._phase, "board": board, "dealer": pub_dealer,
+                  "spots": pub_spots, "to_act": to_act}
+        full_view = {"game": self.game, "phase": self._phase, "board": list(board), "dealer": full_dealer,
+                     "spots": full_spots, "to_act": to_act, "burns": format_cards(self._burns)}
+        return public, full_view
+
     # -- internals --
 
     def _advance(self) -> None:

@@ -307,7 +307,7 @@ class Controller:
                     continue
                 self.journal.keep()
                 if self.feed is not None:
-                    states.append((self.public_state(), self.full_state()))
+                    states.append(self.states())
         except BaseException:
             self.journal.rollback()
             raise
@@ -602,6 +602,24 @@ class Controller:
         return {**base, "hand": hand, "fault": self.fault.full() if self.fault else None,
                 "devices": {name: dict(info) for name, info in self.devices.items()}, "sensors": dict(self.sensors)}
 
+    def states(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(public_state(), full_state())`, built together: what each step publishes."""
+        table = self.table
+        if table is None:
+            public, full = _closed_view(), _closed_view()
+            hand = self.hand
+        else:
+            views = getattr(table, "views", None)
+            public, full = views() if views is not None else (table.view("public"), table.view("full"))
+            hand = table.hand
+        fault = self.fault
+        public["hand"] = full["hand"] = hand
+        public["fault"] = fault.public() if fault else None
+        full["fault"] = fault.full() if fault else None
+        full["devices"] = {name: dict(info) for name, info in self.devices.items()}
+        full["sensors"] = dict(self.sensors)
+        return public, full
+
     def _light(self) -> str:
         if self.fault is not None:
             return LIGHT_FAULT
@@ -619,7 +637,7 @@ class Controller:
                 except Exception:  # a failing light never stops the table
                     log.exception("tower light")
         if self.feed is not None:
-            self._publish(self.public_state(), self.full_state())
+            self._publish(*self.states())
 
     def _publish(self, public: dict[str, Any], full: dict[str, Any]) -> None:
         if (public, full) == self._last_published:

@@ -149,6 +149,15 @@ class Table(FaultBook):
             view["ignored"] = [dict(x) for x in self.ignored]  # read while a fault stood: not dealt
         return view
 
+    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(view("public"), view("full"))`, built together (one pass over the round)."""
+        public, full = self.round.views()
+        target = self.round.next_target() if self.closed is None else None
+        public["next"] = full["next"] = str(target) if target is not None and self.phase != "bets" else None
+        full["discards"] = list(self.discards)
+        full["ignored"] = [dict(x) for x in self.ignored]
+        return public, full
+
     # -- steps --
 
     def bet(self, seat: int, bets: dict[str, int]) -> None:
