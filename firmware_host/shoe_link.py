@@ -17,6 +17,8 @@ from __future__ import annotations
 import array
 import fcntl
 import logging
+import os
+import select
 import termios
 import threading
 import time
@@ -274,21 +276,63 @@ class HostSession:
             self._post(SensorChange(message.name, message.active, seq))
 
 
-def _read_available(port: Any) -> bytes:
-    """What the port holds, in one go: wait (up to the port's timeout) for a first byte, then take
-    every byte already there. Counted with FIONREAD on the port's descriptor: pyserial's
-    `in_waiting` says only 0 or 1 on a `socket://` port, which would read a frame a byte at a time.
-    Raises what the port's `read` raises (the link is lost)."""
-    data = port.read(1)
-    if not data:
-        return data
+def _waiting(fd: int) -> int:
+    """Bytes ready to read on `fd` (FIONREAD; TIOCINQ on a tty). Raises OSError."""
+    count = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    return count[0]
+
+
+_RAW_PORTS = frozenset({"serial.serialposix.Serial", "serial.urlhandler.protocol_socket.Serial"})
+
+
+def _raw_fd(port: Any) -> int | None:
+    """The descriptor of a pyserial POSIX or `socket://` port (those classes exactly: a `spy://` or
+    a test double keeps its own read and write), to read and write without pyserial's per-call
+    select loops and timers; None for any other port."""
+    cls = type(port)
+    if f"{cls.__module__}.{cls.__qualname__}" not in _RAW_PORTS:
+        return None
     try:
-        count = array.array("i", [0])
-        fcntl.ioctl(port.fileno(), termios.FIONREAD, count, True)
-        waiting = count[0]
-    except (AttributeError, OSError, ValueError, TypeError):  # no descriptor (loop://, a test double)
-        waiting = port.in_waiting
-    return data + port.read(waiting) if waiting > 0 else data
+        return int(port.fileno())
+    except Exception:  # closed, or no descriptor after all
+        return None
+
+
+def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
+    """What the port holds, in one go: wait up to `timeout` for a first byte, then take every byte
+    already there. pyserial's `in_waiting` says only 0 or 1 on a `socket://` port, which would read
+    a frame a byte at a time; FIONREAD counts them. Raises what the port raises (the link is lost)."""
+    if fd is None:
+        data = port.read(1)  # waits up to the port's own timeout
+        if not data:
+            return data
+        try:
+            waiting = _waiting(port.fileno())
+        except (AttributeError, OSError, ValueError, TypeError):  # no descriptor (loop://, a test double)
+            waiting = port.in_waiting
+        return data + port.read(waiting) if waiting > 0 else data
+    ready, _, _ = select.select([fd], [], [], timeout)
+    if not ready:
+        return b""
+    waiting = _waiting(fd)
+    if waiting <= 0:  # readable with nothing to read: closed or hung up; pyserial's read says which
+        return bytes(port.read(1))
+    return os.read(fd, waiting)
+
+
+def _write_all(port: Any, fd: int | None, data: bytes) -> None:
+    """Send `data`: straight to the descriptor when it takes it all, the rest through pyserial's
+    write (which waits up to its write timeout). Raises what the port raises."""
+    if fd is not None:
+        try:
+            sent = os.write(fd, data)
+        except BlockingIOError:
+            sent = 0
+        if sent >= len(data):
+            return
+        data = data[sent:]
+    port.write(data)
 
 
 @register_backend("serial")
@@ -315,6 +359,8 @@ class ShoeLink:
         self.session = HostSession(device=device, resume=resume, identify_s=identify_s,
                                    retry_s=retry_s, silence_s=silence_s)
         self._port: Any = None
+        self._fd: int | None = None  # the port's descriptor, read and written directly (see _raw_fd)
+        self._read_timeout = 0.02
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._settled = threading.Event()  # online or refused
@@ -358,7 +404,7 @@ class ShoeLink:
     # -- the reader thread ---------------------------------------------------------------------
 
     def _close_port(self) -> None:
-        port, self._port = self._port, None
+        port, self._port, self._fd = self._port, None, None
         if port is not None:
             try:
                 port.close()
@@ -367,8 +413,10 @@ class ShoeLink:
 
     def _open(self) -> bool:
         try:
-            self._port = self._open_port(self.url, baudrate=self._baudrate, timeout=0.02, write_timeout=0.5)
+            self._port = self._open_port(self.url, baudrate=self._baudrate, timeout=self._read_timeout,
+                                         write_timeout=0.5)
             self._port.reset_input_buffer()
+            self._fd = _raw_fd(self._port)
         except Exception as exc:
             log.warning("%s: cannot open %s: %s", self.device, self.url, exc)
             self._close_port()
@@ -386,7 +434,7 @@ class ShoeLink:
                 self._stop.wait(self._reconnect_s)
                 continue
             try:
-                data = _read_available(self._port)
+                data = _read_available(self._port, self._fd, self._read_timeout)
                 now = self._clock()
                 if data:
                     session.receive(data, now)
@@ -394,7 +442,7 @@ class ShoeLink:
                 self._dispatch()  # readings reach the inbox before their ACKs leave
                 out = session.take_output()
                 if out:
-                    self._port.write(out)
+                    _write_all(self._port, self._fd, out)
             except Exception as exc:  # port gone (socket closed, pty hung up): reopen
                 if self._stop.is_set():
                     break
