@@ -37,7 +37,7 @@ from engine.errors import EngineError
 from firmware_host.commands import (Command, Malformed, Refused, encode_reply, error_reply,
                                     request_id_of)
 from firmware_host.feed import Feed
-from firmware_host.journal import Journal, JournalError
+from firmware_host.journal import DuplicateRequest, Journal, JournalError
 from firmware_host.poker_table import PokerSetup, PokerTable, open_setup
 from firmware_host.table import Table, TableSetup
 
@@ -46,6 +46,10 @@ log = logging.getLogger("croupier.controller")
 FAULT_KINDS = ("duplicate_card", "unexpected_card", "no_bet", "card_count", "shoe_empty", "lid_open",
                "device_silent", "device_offline", "sequence_gap", "misread", "device_fault")
 """Every kind of fault; `fault.kind` on the feed is one of these."""
+
+_CHECK_REQ_FIRST = frozenset({"state", "card", "open"})
+"""Commands whose duplicate is looked up before anything else (answered or reshaped before the journal
+write); the others are found duplicate by the journal's insert (no SELECT per command)."""
 
 LIGHT_READY, LIGHT_WAITING, LIGHT_FAULT = "ready", "waiting", "fault"  # green, amber, red
 
@@ -322,11 +326,13 @@ class Controller:
 
     def handle_command(self, cmd: Command) -> dict[str, Any]:
         """Journal and apply one dealer command; return the reply map (an error reply when refused)."""
-        if cmd.req is not None:
-            seen = self.journal.find_request(cmd.req)
-            if seen is not None:
-                return {"id": cmd.id, "ok": True, "duplicate": True, "event": seen.id, "hand": seen.hand,
-                        **self._status()}
+        req = cmd.req
+        if req is not None and (cmd.cmd in _CHECK_REQ_FIRST or (cmd.hand is not None and cmd.hand != self.hand)):
+            # these may be answered before the journal is written: look the request up first
+            duplicate = self._duplicate_reply(cmd)
+            if duplicate is not None:
+                return duplicate
+        # otherwise a request id already journaled is found by the journal's insert itself (DuplicateRequest)
         if cmd.hand is not None and cmd.hand != self.hand:
             return error_reply(cmd.id, "illegal", f"hand {cmd.hand} is not the current hand {self.hand}")
         if cmd.cmd == "state":
@@ -337,7 +343,12 @@ class Controller:
         try:
             if kind == "open" and body.pop("keep_seats", False):
                 body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
-            event_id = self._submit(kind, body, cmd.req)
+            event_id = self._submit(kind, body, req)
+        except DuplicateRequest:
+            duplicate = self._duplicate_reply(cmd)
+            if duplicate is None:  # cannot be: the journal has just found it
+                return error_reply(cmd.id, "journal", f"request {req!r} is journaled but cannot be read back")
+            return duplicate
         except Refused as exc:
             return error_reply(cmd.id, exc.code, str(exc))
         except (EngineError, ValueError) as exc:
@@ -346,6 +357,13 @@ class Controller:
             log.error("journal: %s", exc)
             return error_reply(cmd.id, "journal", str(exc))
         return {"id": cmd.id, "ok": True, "event": event_id, **self._status()}
+
+    def _duplicate_reply(self, cmd: Command) -> dict[str, Any] | None:
+        """The reply to a request whose id is already journaled (applied once, answered again), or None."""
+        seen = self.journal.find_request(cmd.req) if cmd.req is not None else None
+        if seen is None:
+            return None
+        return {"id": cmd.id, "ok": True, "duplicate": True, "event": seen.id, "hand": seen.hand, **self._status()}
 
     def _keep_seats(self, body: dict[str, Any]) -> dict[str, Any]:
         """An `open` that keeps the poker table's players (a mixed game's next game, new stakes):
@@ -701,7 +719,8 @@ class Controller:
             self._commands = None
 
     def _serve_commands(self, sock: zmq.Socket[Any]) -> None:
-        while True:
+        # ZMQ_EVENTS says whether a request waits (cheaper than a receive that raises zmq.Again)
+        while sock.get(zmq.EVENTS) & zmq.POLLIN:
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:

@@ -62,6 +62,14 @@ class JournalError(RuntimeError):
     """The journal cannot be opened or written (disk, permissions, a newer schema)."""
 
 
+class DuplicateRequest(Exception):
+    """`begin` was given a dealer request id that is already journaled: nothing was written."""
+
+    def __init__(self, req: str) -> None:
+        super().__init__(f"request {req!r} is already journaled")
+        self.req = req
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One journaled input."""
@@ -94,6 +102,10 @@ class Resume:
     last_closed_hand: int
     events: tuple[Event, ...]
 
+
+_INSERT = "INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)"
+_INSERT_NEW_REQ = ("INSERT INTO events(hand, ts, kind, body, req) SELECT ?,?,?,?,? "
+                   "WHERE NOT EXISTS (SELECT 1 FROM events WHERE req=?)")
 
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -152,12 +164,18 @@ class Journal:
     def begin(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
         """Open a transaction and write one event in it; return the event's id.
 
-        Nothing is durable until `commit()`; `rollback()` forgets the event. Raises JournalError.
+        Nothing is durable until `commit()`; `rollback()` forgets the event. Raises JournalError, and
+        DuplicateRequest (no transaction left open, nothing written) when `req` is already journaled.
         """
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-            cur = self._conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
-                                     (hand, ts, kind, _dumps(body), req))
+            if req is None:
+                cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), None))
+            else:  # the duplicate check rides on the insert (no SELECT of its own)
+                cur = self._conn.execute(_INSERT_NEW_REQ, (hand, ts, kind, _dumps(body), req, req))
+                if cur.rowcount == 0:
+                    self._conn.execute("ROLLBACK")
+                    raise DuplicateRequest(req)
         except sqlite3.Error as exc:
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -178,8 +196,7 @@ class Journal:
         """
         try:
             self._conn.execute("SAVEPOINT event")
-            cur = self._conn.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
-                                     (hand, ts, kind, _dumps(body), req))
+            cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), req))
         except sqlite3.Error as exc:
             self.drop()
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
