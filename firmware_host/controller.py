@@ -485,6 +485,12 @@ class Controller:
         if self.fault is not None:
             table.note_ignored(str(body["card"]), self.fault.kind)
             return
+        deal_or_fault = getattr(table, "deal_or_fault", None)
+        if deal_or_fault is not None:  # one check of the card (a house table)
+            problem = deal_or_fault(str(body["card"]))
+            if problem is not None:
+                self._set_fault(problem[0], problem[1], event_id)
+            return
         problem = table.check_card(str(body["card"]))
         if problem is not None:
             self._set_fault(problem[0], problem[1], event_id)

@@ -179,19 +179,32 @@ class Table(FaultBook):
         """The fault a card from the shoe would raise, `(kind, detail)`, or None when it can be dealt."""
         try:
             self.round.verify_deal(card)
-        except CardError as exc:
+        except (CardError, IllegalAction) as exc:
+            return self._card_fault(card, exc)
+        return None
+
+    def deal_or_fault(self, card: str) -> tuple[str, str] | None:
+        """Deal the card where the engine says; or, when it cannot be dealt, the fault it raises
+        instead, `(kind, detail)`, with nothing changed (one check: `check_card` then `take_card`
+        would check the card twice)."""
+        try:
+            self.round.deal(card)
+        except (CardError, IllegalAction) as exc:
+            return self._card_fault(card, exc)
+        return None
+
+    def _card_fault(self, card: str, exc: CardError | IllegalAction) -> tuple[str, str]:
+        if isinstance(exc, CardError):
             if "duplicate" in str(exc):
                 return "duplicate_card", str(exc)
             return "unexpected_card", str(exc)
-        except IllegalAction as exc:
-            if self.phase in ("showdown", "settled"):
-                return "card_count", f"too many cards: {card} after the last card of the hand"
-            if self.phase == "bets" and not self.round.spot_seats():
-                return "no_bet", f"{card} came out but no spot has a bet"
-            if self.phase == "bets":
-                return "no_bet", f"{card} came out but the bets do not allow a deal: {exc}"
-            return "unexpected_card", str(exc)
-        return None
+        if self.phase in ("showdown", "settled"):
+            return "card_count", f"too many cards: {card} after the last card of the hand"
+        if self.phase == "bets" and not self.round.spot_seats():
+            return "no_bet", f"{card} came out but no spot has a bet"
+        if self.phase == "bets":
+            return "no_bet", f"{card} came out but the bets do not allow a deal: {exc}"
+        return "unexpected_card", str(exc)
 
     def take_card(self, card: str) -> None:
         """Deal the card where the engine says. Raises CardError/IllegalAction (check first)."""
