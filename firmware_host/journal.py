@@ -146,6 +146,11 @@ class Journal:
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
+                # Checkpoint every 100 WAL pages (SQLite's default: 1000). Each commit's fsync costs
+                # about twice as much while the WAL file grows as once it is reused after a checkpoint
+                # (the file's size must be made durable too); a WAL of ~400 KB is full after ~50 events
+                # instead of ~500 after every start, and the checkpoints' own writes stay as small.
+                conn.execute("PRAGMA wal_autocheckpoint=100")
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 if version > SCHEMA_VERSION:
                     raise JournalError(f"{path}: journal schema {version} is newer than this controller's "
