@@ -22,6 +22,7 @@ Table limits (`TableLimits`) are the table's setting; as TOML (the `--table` fil
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -337,7 +338,7 @@ class RoundRecord:
     round: Mapping[str, Any] | None  # the round in `croupier settle`'s input form, from showdown on
 
 
-class HouseRound:
+class HouseRound(ABC):
     """The shared state machine of a house-banked round. Subclasses give the game's rules.
 
     Phases run `bets`, `deal`, then the game's decision phases, `showdown`, `settled`.
@@ -377,38 +378,48 @@ class HouseRound:
 
     # -- the game's rules (subclasses) --
 
+    @abstractmethod
     def _max_spots(self) -> int:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _check_bets(self, seat: int, bets: Mapping[str, int]) -> dict[str, int]:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _check_close(self) -> None:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _plan(self, seats: Sequence[int]) -> tuple[Stage, ...]:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _pending(self, street: str) -> list[int]:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _settle(self) -> Settlement:
-        raise NotImplementedError
+        """Each game's own rule."""
 
+    @abstractmethod
     def _round_data(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """Each game's own rule."""
 
     def _spot_bets(self, seat: int) -> dict[str, int]:
         return dict(self._bets[seat])
 
+    @abstractmethod
     def _revealed(self, seat: int) -> bool:
-        raise NotImplementedError
+        """Each game's own rule."""
 
     def _play_of(self, seat: int) -> tuple[str | None, int | None]:
         return None, None
