@@ -22,8 +22,8 @@ Table limits (`TableLimits`) are the table's setting; as TOML (the `--table` fil
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 import tomllib
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
