@@ -310,14 +310,16 @@ def _split_cards(text: str, action: str) -> tuple[str, ...]:
 
 def _to_number(value: Any, what: str) -> Number:
     if type(value) is int:
-        return value  # type: ignore[no-any-return]
+        number: int = value
+        return number
     if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
         raise PhhError(f"{what}: not a number: {value!r}")
     if isinstance(value, float):  # tomllib was given parse_float=Decimal; a float here came from a caller
         value = Decimal(repr(value))
     if isinstance(value, Decimal) and not value.is_finite():
         raise PhhError(f"{what}: {value} is not a finite amount (an unknown stack cannot be replayed)")
-    return value
+    amount: Number = value
+    return amount
 
 
 _INT_ONLY = frozenset({int})
@@ -566,9 +568,9 @@ class HandHistory:
         for i, s in enumerate(stacks):
             if s <= 0:
                 raise PhhError(f"starting_stacks[{i}]: a stack must be positive, not {s}")
-        for i, a in enumerate(antes):
-            if a < 0:
-                raise PhhError(f"antes[{i}]: an ante cannot be negative ({a})")
+        for i, ante in enumerate(antes):
+            if ante < 0:
+                raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
 
         def results(name: str) -> tuple[Number, ...] | None:
             raw = fields.get(name)
@@ -1196,8 +1198,8 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
                 else:
                     pending_draw_lines.append(line + card_text(record.card))
             continue
-        if isinstance(record, (Posted, Returned, Raked, Awarded)) or getattr(record, "seat", None) is None:
-            continue  # forced bets, uncalled bets and the settlement follow from the actions
+        if isinstance(record, (Posted, Returned, Raked, Awarded, Chopped)) or getattr(record, "seat", None) is None:
+            continue  # forced bets, uncalled bets, chops and the settlement follow from the actions
         flush_deals()
         if not isinstance(record, Drew):
             flush_draw_deals()
