@@ -110,10 +110,13 @@ class Feed:
         self.seq += 1
         self._public_state = dict(public)
         self._full_state = dict(full) if full is not None else self._public_state
-        header = self._header("update")
-        self.pub.send(self._pack({**header, **self._public_state}))
+        message = self._header("update")  # the header's keys first, then the state's (one dict per frame)
+        message.update(self._public_state)
+        self.pub.send(self._pack(message))
         if self.full_pub is not None:
-            self.full_pub.send(self._pack({**header, **self._full_state}))
+            message = self._header("update")
+            message.update(self._full_state)
+            self.full_pub.send(self._pack(message))
         self._last_sent = self._clock()
         return self.seq
 
