@@ -35,7 +35,9 @@ def _cards(cards: Any) -> str:
     if isinstance(cards, dict):  # the dealer: {"cards": [...], "hand_name": ..., "qualifies": ...}
         text = _cards(cards.get("cards"))
         if cards.get("hand_name"):
-            text += f" ({cards['hand_name']}{', qualifies' if cards.get('qualifies') else ''})"
+            qualifies = cards.get("qualifies")
+            verdict = "" if qualifies is None else (", qualifies" if qualifies else ", does not qualify")
+            text += f" ({cards['hand_name']}{verdict})"
         return text
     return " ".join(cards) if cards else "-"
 

@@ -464,3 +464,18 @@ def test_watch_takes_a_new_snapshot_after_a_gap(ctx: zmq.Context[Any], tmp_path:
     lines = out.getvalue().splitlines()
     assert " snapshot hand=3 " in lines[0]
     assert any(" snapshot hand=4 " in line for line in lines[1:])  # the gap was noticed: a fresh snapshot
+
+
+def test_watch_says_whether_the_dealer_qualifies() -> None:
+    from firmware_host.cmd_watch import format_line
+
+    base = {"kind": "update", "seq": 9, "boot": "b", "table": "t", "hand": 3, "game": "uth",
+            "phase": "showdown", "board": [], "spots": []}
+    shown = format_line({**base, "dealer": {"cards": ["5s", "Th"], "hand_name": "High card, ace",
+                                            "qualifies": False}})
+    assert "dealer=[5s Th (High card, ace, does not qualify)]" in shown
+    shown = format_line({**base, "dealer": {"cards": ["5s", "5h"], "hand_name": "Pair of fives",
+                                            "qualifies": True}})
+    assert "dealer=[5s 5h (Pair of fives, qualifies)]" in shown
+    hidden = format_line({**base, "phase": "river", "dealer": {"cards": ["??", "??"]}})
+    assert "dealer=[?? ??]" in hidden
