@@ -21,6 +21,7 @@ from firmware_host.controller import Controller
 from firmware_host.feed import Feed, FeedClient
 from firmware_host.journal import Journal
 from firmware_host.table import TableSetup
+from tests.firmware_host.processes import start_cli, wait_for
 
 UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
 TCP = TableSetup("3cp", "default", {"minimum": 100}, 7)
@@ -311,34 +312,12 @@ def test_over_sockets_with_the_sim_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -
 
 # -- the service as a child process, with the emulated shoe on socket:// --------------------------
 
-def _start(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:
-    import json
-    import subprocess
-    import sys
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", *args], stdout=subprocess.PIPE,
-                            stderr=open(cwd / f"{args[0]}.log", "ab"), text=True)
-    line = proc.stdout.readline() if proc.stdout else ""
-    assert line, f"{args[0]} did not start: {(cwd / f'{args[0]}.log').read_text()[-2000:]}"
-    return proc, json.loads(line)
-
-
-def _wait(predicate: Any, what: str, timeout_s: float = 30.0) -> Any:
-    import time
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_run_survives_sigkill_mid_hand_with_the_emulated_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
     import signal
 
     from firmware_host.sim_shoe import SimShoeClient
 
-    shoe, info = _start(["sim-shoe", "--tcp", "127.0.0.1:0", "--seed", "7", "--heartbeat", "0.2"], tmp_path)
+    shoe, info = start_cli(["sim-shoe", "--tcp", "127.0.0.1:0", "--seed", "7", "--heartbeat", "0.2"], tmp_path)
     config = tmp_path / "table.toml"
     config.write_text(f'''
 [table]
@@ -358,7 +337,7 @@ url = "{info['port']}"
 silent_s = 5.0
 ''')
     state = tmp_path / "state"
-    run, ready = _start(["run", "--config", str(config), "--state", str(state)], tmp_path)
+    run, ready = start_cli(["run", "--config", str(config), "--state", str(state)], tmp_path)
     dealer = CommandClient(ctx, f"ipc://{tmp_path}/cmd", timeout_s=10.0)
     hand = SimShoeClient(info["control"])
     try:
@@ -370,22 +349,22 @@ silent_s = 5.0
             return len(reply["state"]["spots"][0]["cards"]) + len(reply["state"]["dealer"]["cards"])
 
         drawn = [hand.draw(), hand.draw(), hand.draw()]
-        _wait(lambda: spot_cards() == 3, "three cards dealt")
+        wait_for(lambda: spot_cards() == 3, "three cards dealt")
         run.send_signal(signal.SIGKILL)
         run.wait(10)
         drawn.append(hand.draw())  # leaves the shoe while the controller is down: held, resent
-        run, again = _start(["run", "--config", str(config), "--state", str(state)], tmp_path)
+        run, again = start_cli(["run", "--config", str(config), "--state", str(state)], tmp_path)
         assert again["boot"] != ready["boot"] and again["replayed"] >= 4 and again["hand"] == 1
         dealer.close()
         dealer = CommandClient(ctx, f"ipc://{tmp_path}/cmd", timeout_s=10.0)
         assert dealer.request("bet", seat=1, bets={"ante": 100, "blind": 100}, req_id="b1")["duplicate"]
-        _wait(lambda: spot_cards() == 4, "the held card after the restart")
+        wait_for(lambda: spot_cards() == 4, "the held card after the restart")
         assert dealer.request("decide", seat=1, decision="check")["ok"]
         drawn += [hand.draw() for _ in range(3)]
-        _wait(lambda: len(dealer.request("state")["state"]["board"]) == 3, "the flop")
+        wait_for(lambda: len(dealer.request("state")["state"]["board"]) == 3, "the flop")
         assert dealer.request("decide", seat=1, decision="check")["ok"]
         drawn += [hand.draw() for _ in range(2)]
-        _wait(lambda: len(dealer.request("state")["state"]["board"]) == 5, "the river")
+        wait_for(lambda: len(dealer.request("state")["state"]["board"]) == 5, "the river")
         assert dealer.request("decide", seat=1, decision="play", multiple=1)["ok"]
         assert dealer.request("confirm", req_id="c1")["ok"]
         assert dealer.request("confirm", req_id="c1")["duplicate"]  # re-sent: not settled twice
@@ -582,7 +561,7 @@ def test_run_refuses_a_shoe_with_unsupported_firmware(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    shoe, info = _start(["sim-shoe", "--tcp", "127.0.0.1:0", "--firmware", "2.0.0"], tmp_path)
+    shoe, info = start_cli(["sim-shoe", "--tcp", "127.0.0.1:0", "--firmware", "2.0.0"], tmp_path)
     config = tmp_path / "table.toml"
     config.write_text(f'''
 [table]

@@ -5,11 +5,7 @@ hands to the end, each exported as PHH that replays to the stacks the table paid
 from __future__ import annotations
 
 import io
-import json
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,24 +19,7 @@ from firmware_host.commands import CommandClient
 from firmware_host.feed import FeedClient
 from firmware_host.journal import Journal
 from firmware_host.sim_shoe import SimShoeClient
-
-
-def _start(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", *args], stdout=subprocess.PIPE,
-                            stderr=open(cwd / f"{args[0]}.log", "ab"), text=True)
-    line = proc.stdout.readline() if proc.stdout else ""
-    assert line, f"{args[0]} did not start: {(cwd / f'{args[0]}.log').read_text()[-2000:]}"
-    return proc, json.loads(line)
-
-
-def _wait(predicate: Any, what: str, timeout_s: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.firmware_host.processes import start_cli, wait_for
 
 
 @pytest.fixture
@@ -82,7 +61,7 @@ class Dealer:
     def draw_card(self) -> None:
         before = self.state()
         self.drawn.append(self.shoe.draw())
-        _wait(lambda: self.state() != before, "the card on the table")
+        wait_for(lambda: self.state() != before, "the card on the table")
 
     def step(self, public_seen: list[dict[str, Any]]) -> bool:
         """One card or one action; False once the hand is over."""
@@ -113,7 +92,7 @@ class Dealer:
 
 
 def test_poker_hands_over_the_sockets_with_the_emulated_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
-    shoe_proc, info = _start(["sim-shoe", "--tcp", "127.0.0.1:0", "--seed", "11", "--heartbeat", "0.2"], tmp_path)
+    shoe_proc, info = start_cli(["sim-shoe", "--tcp", "127.0.0.1:0", "--seed", "11", "--heartbeat", "0.2"], tmp_path)
     config = tmp_path / "table.toml"
     config.write_text(f'''
 [table]
@@ -137,7 +116,7 @@ url = "{info['port']}"
 silent_s = 5.0
 ''')
     state_dir = tmp_path / "state"
-    run, ready = _start(["run", "--config", str(config), "--state", str(state_dir)], tmp_path)
+    run, ready = start_cli(["run", "--config", str(config), "--state", str(state_dir)], tmp_path)
     shoe = SimShoeClient(info["control"])
     dealer = Dealer(ctx, tmp_path, shoe)
     seen: list[dict[str, Any]] = []
@@ -150,11 +129,11 @@ silent_s = 5.0
         run.send_signal(signal.SIGKILL)
         run.wait(10)
         dealer.drawn.append(shoe.draw())   # leaves the shoe while the controller is down: held, resent
-        run, again = _start(["run", "--config", str(config), "--state", str(state_dir)], tmp_path)
+        run, again = start_cli(["run", "--config", str(config), "--state", str(state_dir)], tmp_path)
         assert again["hand"] == 1 and again["replayed"] >= 5
         dealer.reconnect()
         assert dealer.client.request("deal", req_id="deal-1")["duplicate"]
-        _wait(lambda: sum(len(s["cards"]) for s in dealer.state()["spots"]) == 4, "the held card")
+        wait_for(lambda: sum(len(s["cards"]) for s in dealer.state()["spots"]) == 4, "the held card")
         while dealer.step(seen):
             pass
         dealer.ok("confirm")

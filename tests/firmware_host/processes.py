@@ -1,0 +1,30 @@
+"""Test helpers: `croupier` subcommands as child processes, and waiting for a condition without sleeps in tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def start_cli(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:
+    """Start `croupier ARGS` and return the process and its one JSON ready line (stderr to cwd/ARG0.log)."""
+    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", *args], stdout=subprocess.PIPE,
+                            stderr=open(cwd / f"{args[0]}.log", "ab"), text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    assert line, f"{args[0]} did not start: {(cwd / f'{args[0]}.log').read_text()[-2000:]}"
+    return proc, json.loads(line)
+
+
+def wait_for(predicate: Any, what: str, timeout_s: float = 30.0) -> Any:
+    """Poll `predicate` until it returns something true; fail naming `what` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
