@@ -1,4 +1,4 @@
-"""Test helpers: `croupier` subcommands as child processes, and waiting for a condition without sleeps in tests."""
+"""Test helpers shared by the controller tests: child processes, waiting, and reading feed messages."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +29,19 @@ def wait_for(predicate: Any, what: str, timeout_s: float = 30.0) -> Any:
             return value
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+CARD_TEXTS = {r + s for r in "23456789TJQKA" for s in "cdhs"}
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a decoded feed message, keys included: where a leaked card would show."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from strings_in(k)
+            yield from strings_in(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from strings_in(v)

@@ -10,6 +10,7 @@ import pytest
 import zmq
 
 from firmware_host.feed import Feed, FeedClient, FeedError, pack, unpack
+from tests.firmware_host.processes import CARD_TEXTS, strings_in
 
 
 class FakeClock:
@@ -187,20 +188,6 @@ def test_bind_conflict_is_a_feed_error(ctx: zmq.Context[Any], tmp_path: Path) ->
 
 # -- hidden cards stay hidden: every public message of thousands of random hands ---------------------
 
-CARD_TEXTS = {r + s for r in "23456789TJQKA" for s in "cdhs"}
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-
 
 def _card_like(text: str) -> set[str]:
     """Every card text inside a string (a fault message could embed one)."""
@@ -221,7 +208,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
         visible |= set(full["dealer"]["cards"])
         for spot in full["spots"]:
             visible |= set(spot["cards"])
-    for text in _strings(public):
+    for text in strings_in(public):
         if len(text) == 2:
             assert text == "??" or text not in CARD_TEXTS or text in visible, f"{text} leaked in {public}"
         else:
@@ -240,7 +227,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
     if public.get("fault") is not None:
         assert "detail" not in public["fault"]
     for burn in full.get("burns", []):
-        assert burn not in set(_strings(public))
+        assert burn not in set(strings_in(public))
 
 
 def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:

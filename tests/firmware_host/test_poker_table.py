@@ -19,6 +19,7 @@ from firmware_host.commands import Command
 from firmware_host.controller import Controller
 from firmware_host.journal import Journal
 from firmware_host.poker_table import PokerSetup
+from tests.firmware_host.processes import CARD_TEXTS, strings_in
 
 HOLDEM = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
           "stacks": {"1": 200, "3": 200, "5": 100, "6": 50}}
@@ -409,20 +410,8 @@ GAMES = [
                                                                  "big_bet": 10, "raise_cap": 4}},
     {"game": "deuce_seven_single", "structure": "no-limit", "stakes": {"blinds": [1, 2], "antes": 1}},
 ]
-CARD_TEXTS = {str(c) for c in DECK}
 HANDS_PER_GAME = 25
 
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
 
 
 def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
@@ -437,7 +426,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
                 visible.add(f)
             else:
                 assert p == "??", f"seat {spot['seat']}'s down card {f} on the public feed"
-    for text in _strings(public):
+    for text in strings_in(public):
         if text in CARD_TEXTS:
             assert text in visible, f"{text} leaked"
     if public.get("fault") is not None:
