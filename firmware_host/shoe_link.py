@@ -5,9 +5,12 @@ Two layers, h11-style:
 - `HostSession` is the protocol state machine with no I/O and no clock of its own: feed it bytes
   and the time, take the bytes it wants sent and the readings it produced.
 - `ShoeLink` owns a pyserial port opened with `serial.serial_for_url` (device path, pty,
-  `socket://host:port`, `loop://`, `spy://`) and one reader thread that drives the session and
-  hands readings to `on_reading`. The thread never dies on a bad frame or a failing callback: it
-  logs with the device's name, counts, and goes on; a lost port is reopened.
+  `socket://host:port`, `loop://`, `spy://`) and drives the session: one turn (`pump`) reads what
+  the port holds, hands the readings to `on_reading` and sends the acks. Either its own reader
+  thread turns it, or (`start(driven=True)`) the caller's event loop does, polling `fileno()`:
+  the controller serves the shoe from its own loop, so a card costs no thread hand-off. A link
+  never dies on a bad frame or a failing callback: it logs with the device's name, counts, and
+  goes on; a lost port is reopened.
 
 Importing this module registers the `serial` backend of `drivers.card_reader`.
 """
@@ -361,7 +364,9 @@ class ShoeLink:
         self._port: Any = None
         self._fd: int | None = None  # the port's descriptor, read and written directly (see _raw_fd)
         self._read_timeout = 0.02
+        self._reopen_at = 0.0  # when a closed port is (re)opened next
         self._thread: threading.Thread | None = None
+        self._driven = False  # turned by the caller's loop (`pump`) rather than by the thread
         self._stop = threading.Event()
         self._settled = threading.Event()  # online or refused
 
@@ -374,18 +379,39 @@ class ShoeLink:
         """Why the device was refused (unsupported protocol or firmware), or None."""
         return self.session.refusal
 
-    def start(self, timeout: float = 3.0) -> DeviceOnline | None:
-        """Open the port, start the reader thread and wait up to `timeout` for the handshake.
+    @property
+    def driven(self) -> bool:
+        """Whether the caller's loop turns the link (`fileno()`, `pump()`) rather than its thread."""
+        return self._driven and self._thread is None
+
+    def start(self, timeout: float = 3.0, *, driven: bool = False) -> DeviceOnline | None:
+        """Open the port and wait up to `timeout` for the handshake.
+
+        Without `driven`, a reader thread turns the link from then on. With `driven`, the caller
+        does: it calls `pump()` whenever `fileno()` is readable and at the latest when the delay
+        `pump()` returned has passed (a port with no descriptor of its own, e.g. `loop://` or
+        `spy://`, gets the reader thread all the same: see `driven`).
 
         Returns the DeviceOnline, or None if the device has not answered yet (the link keeps
         trying; DeviceOnline is posted when it does). Raises UnsupportedDevice (and closes) when the
         device's protocol or firmware is not supported; DeviceError when already started.
         """
-        if self._thread is not None:
+        if self._thread is not None or self._driven:
             raise DeviceError(f"{self.device}: link already started")
-        self._thread = threading.Thread(target=self._run, name=f"shoe-link-{self.device}", daemon=True)
-        self._thread.start()
-        self._settled.wait(timeout)
+        self._driven = driven
+        if driven:
+            deadline = self._clock() + timeout
+            self.pump()
+            while self.driven and not self._settled.is_set():
+                left = deadline - self._clock()
+                if left <= 0:
+                    break
+                self.pump(min(left, self._read_timeout))
+            if not self.driven:  # a port without a descriptor: its thread took over
+                self._settled.wait(max(0.0, deadline - self._clock()))
+        else:
+            self._start_thread()
+            self._settled.wait(timeout)
         if self.session.state == REFUSED:
             self.close()
             raise UnsupportedDevice(self.session.refusal or f"{self.device}: refused")
@@ -394,6 +420,15 @@ class ShoeLink:
             return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
         return None
 
+    def _start_thread(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"shoe-link-{self.device}", daemon=True)
+        self._thread.start()
+
+    def fileno(self) -> int | None:
+        """The port's descriptor for the caller's poller while the link is driven and its port is
+        open; None otherwise (then `pump()` is due only when its delay has passed)."""
+        return self._fd if self.driven else None
+
     def close(self) -> None:
         self._stop.set()
         thread = self._thread
@@ -401,7 +436,7 @@ class ShoeLink:
             thread.join(timeout=2.0)
         self._close_port()
 
-    # -- the reader thread ---------------------------------------------------------------------
+    # -- turning the link -------------------------------------------------------------------------
 
     def _close_port(self) -> None:
         port, self._port, self._fd = self._port, None, None
@@ -424,39 +459,63 @@ class ShoeLink:
         self.session.connect(self._clock())
         return True
 
-    def _run(self) -> None:
+    def pump(self, wait: float = 0.0) -> float:
+        """One turn: (re)open the port when due, read what it holds (waiting up to `wait` seconds
+        for a first byte), drive the session, hand its readings to `on_reading` (before their
+        acks leave), send what it has to send. Returns the seconds until the next turn is due at
+        the latest (retransmissions, silence, reopening). Never raises: a lost port is closed,
+        reported (DeviceOffline) and reopened after `reconnect_s`.
+
+        A driven link whose port turns out to have no descriptor hands itself to its reader thread
+        here (and its turns from the caller do nothing from then on)."""
+        if self._driven and self._thread is not None and threading.current_thread() is not self._thread:
+            return 1.0  # the reader thread turns it
         session = self.session
-        while not self._stop.is_set():
-            if self._port is None and not self._open():
-                session.poll(self._clock())
+        if self._port is None:
+            now = self._clock()
+            if now < self._reopen_at:
+                return self._reopen_at - now
+            if not self._open():
+                session.poll(now)
                 session.take_output()  # nowhere to send it
                 self._dispatch()
-                self._stop.wait(self._reconnect_s)
-                continue
-            try:
-                data = _read_available(self._port, self._fd, self._read_timeout)
-                now = self._clock()
-                if data:
-                    session.receive(data, now)
-                session.poll(now)
-                self._dispatch()  # readings reach the inbox before their ACKs leave
-                out = session.take_output()
-                if out:
-                    _write_all(self._port, self._fd, out)
-            except Exception as exc:  # port gone (socket closed, pty hung up): reopen
-                if self._stop.is_set():
-                    break
-                log.warning("%s: link lost on %s: %s", self.device, self.url, exc)
-                self.stats.reconnects += 1
-                self._close_port()
-                session.lost(f"link lost: {exc}")
-                self._dispatch()
-                self._stop.wait(self._reconnect_s)
-                continue
+                self._reopen_at = now + self._reconnect_s
+                return self._reconnect_s
+            if self._driven and self._fd is None and self._thread is None:
+                self._start_thread()
+                return 1.0
+        try:
+            data = _read_available(self._port, self._fd, wait)
+            now = self._clock()
+            if data:
+                session.receive(data, now)
+            session.poll(now)
+            self._dispatch()  # readings reach on_reading before their ACKs leave
+            out = session.take_output()
+            if out:
+                _write_all(self._port, self._fd, out)
+        except Exception as exc:  # port gone (socket closed, pty hung up): reopen
+            if self._stop.is_set():
+                return self._reconnect_s
+            log.warning("%s: link lost on %s: %s", self.device, self.url, exc)
+            self.stats.reconnects += 1
+            self._close_port()
+            session.lost(f"link lost: {exc}")
             self._dispatch()
-            if session.state == REFUSED:
-                self._settled.set()
+            self._reopen_at = self._clock() + self._reconnect_s
+            return self._reconnect_s
+        self._dispatch()
+        if session.state == REFUSED:
+            self._settled.set()
+        return self._read_timeout
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            due = self.pump(self._read_timeout)
+            if self.session.state == REFUSED:
                 break
+            if self._port is None:
+                self._stop.wait(due)
 
     def _dispatch(self) -> None:
         for reading in self.session.take_readings():
