@@ -43,11 +43,13 @@ from engine.poker import (
     HandSettings, Mucked, Phase, Posted, Raked, Returned, Shown, Stakes, Structure, Variant,
 )
 from engine.poker.state import CardInput
+from engine.phh_quick import QuickReplay, quick_replay
+from engine.phh_quick import clear_cache as _clear_quick_cache
 
 __all__ = [
     "PhhError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
     "VARIANT_NAMES", "replay", "replay_hand", "game_of", "stakes_of", "to_phh", "variant_code",
-    "hand_from_record", "record_to_phh", "load_toml", "clear_caches",
+    "hand_from_record", "record_to_phh", "load_toml", "clear_caches", "QuickReplay", "quick_replay",
 ]
 
 Number = int | Decimal
@@ -283,6 +285,7 @@ def clear_caches() -> None:
     _ACTION_CACHE.clear()
     _CARD_SPLITS.clear()
     _STAKES_CACHE.clear()
+    _clear_quick_cache()
 
 
 def _player_index(word: str) -> int | None:
