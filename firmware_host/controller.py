@@ -92,7 +92,8 @@ def reading_event(reading: Any) -> tuple[str, dict[str, Any]] | None:
 class Inbox:
     """Where reader threads and GPIO callbacks post readings; the controller thread drains it.
 
-    `post` is thread-safe and wakes the controller's poller through a pipe.
+    `post` is thread-safe and wakes the controller's poller through a pipe; a reading posted on
+    the controller's own thread (a device it serves from its loop) needs no wake-up and gets none.
     """
 
     def __init__(self) -> None:
@@ -100,9 +101,12 @@ class Inbox:
         self._rfd, self._wfd = os.pipe()
         os.set_blocking(self._rfd, False)
         os.set_blocking(self._wfd, False)
+        self.owner: int | None = None  # the controller thread's ident once it serves the loop
 
     def post(self, item: Any) -> None:
         self._items.append(item)
+        if threading.get_ident() == self.owner:
+            return  # the loop takes it before it polls again
         try:
             os.write(self._wfd, b"\x01")
         except BlockingIOError:
@@ -111,11 +115,16 @@ class Inbox:
     def fileno(self) -> int:
         return self._rfd
 
-    def drain(self) -> list[Any]:
-        try:
-            os.read(self._rfd, 1 << 16)  # a pipe holds at most 64 KiB: one read empties it
-        except BlockingIOError:
-            pass
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def drain(self, woken: bool = True) -> list[Any]:
+        """Every item posted so far. `woken`: the pipe was found readable (empty it too)."""
+        if woken:
+            try:
+                os.read(self._rfd, 1 << 16)  # a pipe holds at most 64 KiB: one read empties it
+            except BlockingIOError:
+                pass
         items = []
         while self._items:
             items.append(self._items.popleft())
@@ -336,8 +345,9 @@ class Controller:
         # otherwise a request id already journaled is found by the journal's insert itself (DuplicateRequest)
         if cmd.hand is not None and cmd.hand != self.hand:
             return error_reply(cmd.id, "illegal", f"hand {cmd.hand} is not the current hand {self.hand}")
-        if cmd.cmd == "state":
-            return {"id": cmd.id, "ok": True, **self._status(), "state": self.public_state()}
+        if cmd.cmd == "state":  # what the public feed shows now (built once, when it was published)
+            shown = self._last_published[0] if self._last_published is not None else self.public_state()
+            return {"id": cmd.id, "ok": True, **self._status(), "state": shown}
         kind, body = cmd.cmd, dict(cmd.args)
         if kind == "card":
             body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
@@ -712,6 +722,7 @@ class Controller:
             poller.register(s, zmq.POLLIN)
         devices = [_Polled(device) for device in self._pollables]
         clock = time.monotonic
+        self.inbox.owner = threading.get_ident()
         try:
             while not self._stop.is_set():
                 wait = self.feed.heartbeat_due() if self.feed else 1.0
@@ -726,9 +737,9 @@ class Controller:
                     for d in devices:
                         if now >= d.due or (d.fd is not None and d.fd in ready):
                             d.pump(now)
-                            ready[inbox] = zmq.POLLIN  # what it read is in the inbox: take it now
-                if inbox in ready:
-                    items = self.inbox.drain()
+                woken = inbox in ready
+                if woken or self.inbox:  # what a served device read is in the inbox: take it now
+                    items = self.inbox.drain(woken)
                     try:
                         self.handle_readings(items)
                     except JournalError:
@@ -743,6 +754,7 @@ class Controller:
                 if self.feed is not None:
                     self.feed.tick()
         finally:
+            self.inbox.owner = None
             commands.close(0)
             self._commands = None
 

@@ -585,3 +585,50 @@ url = "{info['port']}"
     finally:
         shoe.terminate()
         shoe.wait(10)
+
+
+def test_the_shoe_served_from_the_controllers_loop(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """A driven shoe link (how `croupier run` serves the shoe): its cards are read, journaled and
+    published by the controller's own thread; `state` answers what the feed last showed."""
+    from firmware_host.shoe_link import ShoeLink
+    from firmware_host.sim_shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+
+    eps = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "cmd")}
+    feed = Feed(ctx, "t8", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.2)
+    c = Controller(Journal.open(tmp_path / "state"), table="t8", default_setup=UTH, feed=feed)
+    c.recover()
+    server = SimShoeServer(ShoeFirmware(seed=3, boot=5, heartbeat_s=0.1), link="tcp").start()
+    link = ShoeLink(c.inbox.post, url=server.port_url)
+    threads = threading.active_count()
+    assert link.start(timeout=5, driven=True) is not None and link.driven
+    c.add_pollable(link)
+    thread = threading.Thread(target=c.run, args=(ctx, eps["cmd"]), daemon=True)
+    thread.start()
+    try:
+        watcher = FeedClient(ctx, eps["public"], eps["snapshot"])
+        watcher.fetch_snapshot()
+        dealer = CommandClient(ctx, eps["cmd"])
+        assert dealer.request("bet", seat=1, bets={"ante": 100, "blind": 100})["ok"]
+        assert dealer.request("deal")["ok"]
+        with SimShoeClient(server.control_address) as shoe:
+            drawn = shoe.request("draw 4").split()
+        last: dict[str, Any] = {}
+        while last.get("phase") != "preflop":
+            m = watcher.receive(3000)
+            assert m is not None, "no update on the feed"
+            if m["kind"] == "update":
+                last = m
+        reply = dealer.request("state")
+        assert reply["state"] == {k: v for k, v in last.items() if k not in ("table", "boot", "seq", "kind")}
+        assert threading.active_count() == threads + 1  # the controller's thread; none for the link
+        full = [e.body["card"] for e in c.journal.events() if e.kind == "card"]
+        assert full == drawn and link.stats.accepted == 4
+        dealer.close()
+        watcher.close()
+    finally:
+        c.stop()
+        thread.join(5)
+        link.close()
+        server.close()
+        feed.close()
+        c.journal.close()

@@ -376,3 +376,90 @@ def test_noisy_line_both_ways_loses_nothing_and_raises_no_false_fault() -> None:
     assert cards(got) == dealt and len(dealt) == 52
     assert faults(got) == [] and not any(isinstance(r, DeviceOffline) for r in got)
     assert host.stats.crc_errors > 0 and host.stats.repeats > 0
+
+
+# -- driven by the caller's loop (how `croupier run` serves the shoe) ----------------------------
+
+
+def _pump_until(link: ShoeLink, inbox: queue.Queue[Any], kind: type, seconds: float = 5.0) -> Any:
+    """Turn a driven link the way the controller's loop does (select on its descriptor, then pump)
+    until a reading of `kind` arrives."""
+    import select
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        fd = link.fileno()
+        due = 0.02
+        if fd is not None:
+            select.select([fd], [], [], due)
+        link.pump()
+        while not inbox.empty():
+            reading = inbox.get_nowait()
+            if isinstance(reading, kind):
+                return reading
+    raise TimeoutError(f"no {kind.__name__} from the driven link")
+
+
+def test_driven_link_reads_the_sim_shoe_with_no_thread_of_its_own(shoe: SimShoeServer) -> None:
+    import threading
+    before = threading.active_count()
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url=shoe.port_url)
+    try:
+        assert link.start(timeout=5, driven=True) == DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 9)
+        assert link.driven and isinstance(link.fileno(), int)
+        assert threading.active_count() == before  # no reader thread: the caller turns the link
+        with SimShoeClient(shoe.control_address) as dealer:
+            drawn = [dealer.draw() for _ in range(3)]
+            got = [_pump_until(link, inbox, CardRead) for _ in drawn]
+        assert got == [CardRead(c, "shoe", i + 1) for i, c in enumerate(drawn)]
+        assert link.stats.accepted == 3
+    finally:
+        link.close()
+
+
+def test_driven_link_reopens_a_lost_port_and_goes_on() -> None:
+    server = SimShoeServer(ShoeFirmware(seed=5, boot=9, heartbeat_s=0.1), link="tcp").start()
+    port = int(server.port_url.rsplit(":", 1)[1])
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url=server.port_url, reconnect_s=0.05)
+    try:
+        link.start(timeout=5, driven=True)
+        with SimShoeClient(server.control_address) as dealer:
+            first = dealer.draw()
+        assert _pump_until(link, inbox, CardRead) == CardRead(first, "shoe", 1)
+        server.close()  # the line is cut under the link; a shoe comes back on the same port
+        assert isinstance(_pump_until(link, inbox, DeviceOffline), DeviceOffline)
+        server = SimShoeServer(ShoeFirmware(seed=6, boot=10, heartbeat_s=0.1), link="tcp",
+                               tcp=("127.0.0.1", port)).start()
+        assert _pump_until(link, inbox, DeviceOnline).boot == 10
+        with SimShoeClient(server.control_address) as dealer:
+            second = dealer.draw()
+        assert _pump_until(link, inbox, CardRead) == CardRead(second, "shoe", 1)
+        assert link.stats.reconnects >= 1 and link.fileno() is not None
+    finally:
+        link.close()
+        server.close()
+
+
+def test_driven_link_on_a_port_without_a_descriptor_gets_its_thread() -> None:
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url="loop://", silence_s=0.3)
+    try:
+        assert link.start(timeout=0.05, driven=True) is None
+        assert not link.driven and link.fileno() is None  # loop:// has no descriptor: the thread turns it
+        offline = inbox.get(timeout=5)  # the thread alone hears the silence
+        assert isinstance(offline, DeviceOffline)
+    finally:
+        link.close()
+
+
+def test_driven_link_refuses_unsupported_firmware() -> None:
+    server = SimShoeServer(ShoeFirmware(seed=1, firmware=(2, 1, 0)), link="tcp").start()
+    inbox: queue.Queue[Any] = queue.Queue()
+    try:
+        link = ShoeLink(inbox.put, url=server.port_url)
+        with pytest.raises(UnsupportedDevice, match="firmware 2.1.0"):
+            link.start(timeout=5, driven=True)
+    finally:
+        server.close()
