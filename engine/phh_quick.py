@@ -297,6 +297,7 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
     shows: dict[int, tuple[int, int] | None] = {}
     runout_checked = False
     remembered = _ACTIONS.get
+    arg: Any    # an action's amount or cards
     step = 1    # between actions: 1 start a betting round, 2 end one
     i = n
     count = len(actions)
@@ -350,7 +351,7 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
             break
         text = actions[i]
         i += 1
-        action = remembered(text)
+        action: _Action | None = remembered(text)
         if action is None:
             if len(text) == 11 and text[:5] == "d db ":    # a flop
                 action = (-1, 5, (_CARD.get(text[5:7], -1), _CARD.get(text[7:9], -1), _CARD.get(text[9:], -1)))
