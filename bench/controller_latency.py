@@ -291,12 +291,17 @@ def measure(hands: int = HANDS) -> dict[str, float]:
         wall, cpu = time.perf_counter() - t0, _cpu_s(proc.pid) - cpu0
         time.sleep(0.1)
         rss = _peak_rss_mb(proc.pid)
+        shown = dealer.request("state")["state"]  # the table's public state (settled: its largest)
         dealer.close()
         control.close()
         listener.finish()
         lat = sorted(latencies(shoe, listener))
         if not lat:
             raise RuntimeError("no card update was matched to its frame")
+        full_state = msgpack.unpackb(listener.full_msgs[-1], raw=False)
+        global LAST_STATES
+        LAST_STATES = ({k: v for k, v in shown.items()},
+                       {k: v for k, v in full_state.items() if k not in ("table", "boot", "seq", "kind")})
         return {"cards": cards, "matched": len(lat), "p50_ms": 1000 * statistics.median(lat),
                 "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))], "max_ms": 1000 * lat[-1],
                 "cpu_share": meter.cpu_s / meter.wall_s, "cpu_share_all": cpu / wall,
@@ -316,6 +321,127 @@ def measure(hands: int = HANDS) -> dict[str, float]:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
+# -- the floor: what every card costs whatever the table does with it -----------------------------
+
+LAST_STATES: tuple[dict[str, Any], dict[str, Any]] | None = None
+"""The public and full states the controller sent last (the floor sends frames of the same sizes)."""
+
+
+def floor_host(url: str, public: str, full: str, state_dir: str, states: str) -> None:
+    """The floor peer (a process of its own, like the controller): per card the I/O a controller
+    cannot do without, and nothing else: wake on the shoe's descriptor, read, decode and ack with
+    our protocol session, journal the card (the same SQLite WAL, synchronous=FULL commit), pack and
+    send two ~1 KB msgpack frames (the controller's last public and full states) on two PUB sockets.
+    No table, no views, no rules. Runs until killed; says `ready` on standard output."""
+    import json
+    import sqlite3
+
+    import serial
+
+    from drivers.card_reader import CardRead
+    from firmware_host.shoe_link import HostSession
+
+    port = serial.serial_for_url(url, timeout=0)
+    fd = port.fileno()
+    session = HostSession(device="shoe")
+    session.connect(time.monotonic())
+    db = sqlite3.connect(os.path.join(state_dir, "floor.sqlite3"), isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA wal_autocheckpoint=100")
+    db.execute("CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, hand INTEGER NOT NULL, ts REAL NOT NULL, "
+               "kind TEXT NOT NULL, body TEXT NOT NULL, req TEXT)")
+    public_state, full_state = json.loads(states)
+    ctx: zmq.Context[Any] = zmq.Context()
+    pub, full_pub = ctx.socket(zmq.PUB), ctx.socket(zmq.PUB)
+    pub.bind(public)
+    full_pub.bind(full)
+    pack = msgpack.Packer(use_bin_type=True).pack
+    poller = zmq.Poller()
+    poller.register(fd, zmq.POLLIN)
+    seq = 0
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    while True:
+        ready = poller.poll(20)
+        now = time.monotonic()
+        if ready:
+            session.receive(os.read(fd, 4096), now)
+        session.poll(now)
+        readings = session.take_readings()
+        out = session.take_output()
+        if out:
+            os.write(fd, out)  # acks leave first, as the controller's link sends them
+        for reading in readings:
+            if not isinstance(reading, CardRead):
+                continue
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)",
+                       (1, time.time(), "card", json.dumps({"card": reading.card, "source": reading.source,
+                                                            "seq": reading.seq, "device": "shoe"}), None))
+            db.execute("COMMIT")
+            seq += 1
+            head = {"table": "floor", "boot": "floor", "seq": seq, "kind": "update"}
+            pub.send(pack({**head, **public_state}))
+            full_pub.send(pack({**head, **full_state}))
+
+
+def measure_floor(hands: int) -> dict[str, float]:
+    """The floor peer's CPU while the same emulated shoe streams the same stretches of cards."""
+    import json
+    if LAST_STATES is None:
+        raise RuntimeError("measure the controller first (the floor sends its states)")
+    run_dir = Path(tempfile.mkdtemp(prefix="crp-floor-"))
+    shoe = SimShoeServer(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
+                         link="tcp", baud=BAUD).start()
+    proc: subprocess.Popen[bytes] | None = None
+    listener: Listener | None = None
+    try:
+        eps = TableEndpoints.tcp()
+        root = str(Path(__file__).resolve().parents[1])
+        env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from bench.controller_latency import floor_host; "
+                                 "floor_host(*sys.argv[1:])", shoe.port_url, eps.public, eps.full, str(run_dir),
+                                 json.dumps(LAST_STATES)], stdout=subprocess.PIPE, env=env, cwd=root)
+        assert proc.stdout is not None
+        if proc.stdout.readline() != b"ready\n":
+            raise RuntimeError("the floor peer did not start")
+        listener = Listener(eps.public, eps.full)  # the same subscribers as the controller had
+        control = SimShoeClient(shoe.control_address)
+        control.request("draw 1")  # warm-up: taken once the handshake is done
+        deadline = time.monotonic() + 10
+        while control.status().get("pending"):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the floor peer did not take the shoe's cards")
+            time.sleep(0.01)
+        time.sleep(0.3)
+        burns = load_profile("default").uth.burns
+        stretches = (2 * (SEATS + 1) + ("deal" in burns), 5 + ("flop" in burns) + ("river" in burns))
+        meter = Meter(proc.pid)
+        cards = 0
+        for n in range(hands):
+            control.request(f"shuffle {n}")
+            for count in stretches:
+                meter.start()
+                control.request(f"draw {count}")
+                while control.status().get("pending"):
+                    time.sleep(0.002)
+                time.sleep(0.002)  # the last card's journal and frames
+                meter.stop()
+                cards += count
+        control.close()
+        return {"cpu_share": meter.cpu_s / meter.wall_s, "stream_cards_per_s": cards / meter.wall_s,
+                "us_per_card": meter.cpu_s / cards * 1e6}
+    finally:
+        if listener is not None:
+            listener.kill()
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shoe.close()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
 def run(rounds: int = 3, hands: int = 40) -> bool:
     """`rounds` runs of `hands` hands, each on a fresh controller; judged on the median round (the
     machine is shared: one unlucky round must not decide, nor one lucky one)."""
@@ -331,6 +457,14 @@ def run(rounds: int = 3, hands: int = 40) -> bool:
     def median(key: str) -> float:
         return statistics.median(r[key] for r in results)
     p50, p99, cpu, rss = median("p50_ms"), median("p99_ms"), median("cpu_share"), max(r["rss_mb"] for r in results)
+    floors = [measure_floor(hands) for _ in range(rounds)]
+    floor = statistics.median(f["cpu_share"] for f in floors)
+    per_card = statistics.median(r["cpu_share"] / r["stream_cards_per_s"] for r in results) * 1e6
+    floor_card = statistics.median(f["us_per_card"] for f in floors)
+    print(f"   floor peer (same shoe, same run: wake, read, ack, one fsync'd SQLite commit and two ~1 KB PUB "
+          f"frames a card, no table): CPU {100 * floor:.1f}% at {statistics.median(f['stream_cards_per_s'] for f in floors):.0f} "
+          f"cards/s, {floor_card:.0f} us a card; the controller {per_card:.0f} us a card = {per_card / floor_card:.2f}x "
+          f"the floor")
     print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (aim < {AIM_P99_MS} ms); CPU while the shoe "
           f"streams {100 * cpu:.1f}% (aim < {100 * AIM_CPU:.0f}%; whole run {100 * median('cpu_share_all'):.1f}%); "
           f"peak RSS {rss:.1f} MB (aim < {AIM_RSS_MB:.0f} MB); load average {os.getloadavg()[0]:.1f} on "
