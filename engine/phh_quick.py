@@ -261,12 +261,12 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
     holes: list[tuple[int, int] | None] = [None] * n
     used = 0    # a bit per card index in play
     for k in range(n):
-        text = actions[k]
-        if len(text) == 12 and text[:6] == "d dh p" and text[7] == " ":
-            p = _PLAYER.get(text[5:7], n)
-            pair = _TWO_CARDS.get(text[8:])
+        deal = actions[k]
+        if len(deal) == 12 and deal[:6] == "d dh p" and deal[7] == " ":
+            p = _PLAYER.get(deal[5:7], n)
+            pair = _TWO_CARDS.get(deal[8:])
         else:
-            hole = _hole(text)
+            hole = _hole(deal)
             if hole is None:
                 return None
             p, pair = hole
@@ -292,22 +292,20 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
     board: list[int] = []
     phase = 0   # 0 betting, 1 dealing (the board), 2 showdown, 3 over
     actor = -1
-    live = able = 0                      # players in the hand; those active
+    able = 0                             # players active
     aggressor_street = aggressor = -1    # the last full bet or raise: its street and seat
     shows: dict[int, tuple[int, int] | None] = {}
     runout_checked = False
     remembered = _ACTIONS.get
     arg: Any    # an action's amount or cards
     step = 1    # between actions: 1 start a betting round, 2 end one
-    i = n
-    count = len(actions)
-    while True:
+    tail: list[str | None] = [*actions[n:], None]    # None: the record's end
+    for text in tail:
         if step:
             if step == 1:    # Hand._start_betting
                 phase = 0
                 pending[:] = active
                 may_raise[:] = ones
-                live = n - folded.count(1)
                 able = active.count(1)
                 step = 0
                 if able < 2:    # betting needed only when the one with chips faces more
@@ -347,10 +345,8 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
                         phase = 1
                     else:
                         phase = 2
-        if i == count:
+        if text is None:
             break
-        text = actions[i]
-        i += 1
         action: _Action | None = remembered(text)
         if action is None:
             if len(text) == 11 and text[:5] == "d db ":    # a flop
@@ -370,7 +366,6 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
                     return None     # nothing to call: the engine refuses the fold
                 folded[p] = 1
                 active[p] = 0
-                live -= 1
                 able -= 1
             elif kind == 1:  # check or call
                 if bet[p] < level:
@@ -425,7 +420,7 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
                 nxt = pending.find(1)
             if nxt >= 0 and able > 1:
                 actor = nxt
-            elif live == 1 or able == 0 or nxt < 0:
+            elif able == 0 or nxt < 0 or folded.count(0) == 1:
                 step = 2
             elif able == 1:
                 alone = active.index(1)
@@ -448,7 +443,7 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
             if phase == 1 and not runout_checked:
                 # shown before the run-out: only shows and board cards may follow (the engine
                 # then deals the run-out first and reads each player's show at the showdown)
-                for rest in actions[i:]:
+                for rest in actions[actions.index(text, n) + 1:]:
                     if not (rest.startswith("d db ") or rest[:1] == "p" and (" sm " in rest or rest.endswith(" sm"))):
                         return None
                 runout_checked = True
