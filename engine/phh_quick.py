@@ -4,8 +4,9 @@
 `parse_phh`, then `replay` through `engine.poker.Hand`). Most records are of one plain form:
 no-limit hold'em (`NT`) written by a program (one `key = value` a line, literal strings, whole
 numbers), every hole card dealt and known before the betting, one `d db` line per street, the
-betting, and at a showdown every player still in showing his two cards. `quick_replay` reads
-and plays such a record with plain ints and lists, several times faster, and gives the same
+betting, and at a showdown every player still in showing the cards he was dealt or mucking
+(the shows may come before the run-out of an all-in). `quick_replay` reads and plays such a
+record with plain ints, lists and bytearrays, several times faster, and gives the same
 finishing stacks as the full engine, checking every action as strictly:
 
 - the player named is the one to act; `f` only when facing a bet; `cbr` from the minimum bet or
@@ -13,12 +14,13 @@ finishing stacks as the full engine, checking every action as strictly:
   raise after a short all-in that did not reopen the betting, nor when no opponent could call;
   the same rules of who acts next, when a round ends, what an uncalled bet gives back
   (`engine.poker.state.Hand` is the model, step for step);
-- cards known, distinct, the right count per line; a show equal to the cards dealt;
+- cards known, distinct, the right count per line; a show equal to the cards dealt; the
+  showdown order, and no muck of the last hand in contention for a pot;
 - pots and side pots, ties and odd chips by `engine.poker.pots` (the same functions), hands
   valued by `engine.evaluate.high_strength7`.
 
-Anything else (another variant, another TOML form, decimals, comments, unknown cards, a muck, a
-record the engine would refuse, an action it cannot follow, a show out of place...) gives None
+Anything else (another variant, another TOML form, decimals, comments, unknown cards, a record
+the engine would refuse, an action it cannot follow, a show out of place...) gives None
 without a word: the caller then replays the record through the full engine, whose result or
 error (and its message) stands. So the quick path never accepts a hand the full engine refuses
 and never gives other stacks; `tests/engine/test_phh_quick.py` compares the two on every sample

@@ -2,7 +2,9 @@
 
 `croupier phh replay FILE...` reads `.phh` (one hand) and `.phhs` (several: `[1]`, `[2]`, ...)
 files and plays every hand through the engine strictly: an action the record lacks is an error,
-never supplied. One JSON line per hand on stdout::
+never supplied (a plain no-limit hold'em `.phh` takes the quick path, `engine.phh_quick`, which
+gives the same result; any other record, and every error, is the full engine's). One JSON line
+per hand on stdout::
 
     {"file": "a.phh", "index": 0, "variant": "NT", "finishing_stacks": [572100, 1997500, 1109500]}
     {"file": "b.phhs", "index": 3, "error": "action 'p3 cc' (#12): ..."}
