@@ -230,8 +230,34 @@ class Controller:
             self.replaying = False
         if self.table is None and self.default_setup is not None:
             self._submit("open", self.default_setup.as_body(), None)
+        if last and resume.open_event is not None:
+            self._show_settled(last[0], resume.open_event)
         self._refresh()  # displays see the rebuilt state at once
         return len(events)
+
+    def _show_settled(self, last: Any, open_event: Any) -> None:
+        """A restart between hands puts the hand just settled back on show, as it was before (a
+        settled hand stays on the displays until the next hand's first step): its events are
+        replayed on a scratch controller, nothing journaled. Only when nothing of the next hand has
+        happened yet, at a house table opened before that hand; otherwise the table stays as is."""
+        table = self.table
+        if (last.status != "settled" or last.hand != self.hand - 1 or self.fault is not None
+                or not isinstance(table, Table) or table.started or table.closed is not None):
+            return
+        events = [e for e in self.journal.hand_events(last.hand) if e.id > open_event.id]
+        if not events or events[-1].id != last.closed_event:
+            return  # the table was opened again during or after that hand
+        scratch = Controller(self.journal, table=self.table_name, seats=self.seats)
+        scratch.hand, scratch.replaying = last.hand, True
+        try:
+            for event in [open_event, *events]:
+                scratch._apply(event.kind, event.body, event.id)
+        except (Refused, EngineError, ValueError) as exc:  # a display nicety: never a reason to stop
+            log.warning("the settled hand %d cannot be shown again: %s", last.hand, exc)
+            return
+        shown = scratch.table
+        if isinstance(shown, Table) and shown.closed == "settled" and scratch.hand == self.hand:
+            self.table = shown
 
     def _resume_session(self, record: Mapping[str, Any]) -> None:
         """A poker table's seats and stacks as the last hand closed under this open left them."""

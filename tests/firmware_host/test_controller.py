@@ -155,8 +155,15 @@ def test_restart_at_every_step_rebuilds_the_exact_state(rig: Rig) -> None:
         assert rig.restart().full_state() == before
     rig.ok("confirm")
     assert [h.status for h in rig.c.journal.hands()] == ["settled"]
-    rig.restart()
-    assert rig.c.hand == 2 and rig.c.full_state()["phase"] == "bets"
+    settled = rig.c.full_state()
+    assert settled["phase"] == "settled" and settled["hand"] == 1
+    # a restart between hands: the settled hand is back on show, results and all, until the next hand starts
+    assert rig.restart().full_state() == settled and rig.c.public_state()["spots"][0]["results"]
+    assert rig.c.hand == 2 and rig.restart().full_state() == settled
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    betting = rig.c.full_state()
+    assert betting["phase"] == "bets" and betting["hand"] == 2 and [s["seat"] for s in betting["spots"]] == [1]
+    assert rig.restart().full_state() == betting  # the next hand begun: no going back to the last one
     assert len(rig.c.journal.hands()) == 1  # nothing settled twice
 
 

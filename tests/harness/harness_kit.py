@@ -156,9 +156,6 @@ def continuation_problem(before: Mapping[str, Any], after: Mapping[str, Any]) ->
         next_hand = after.get("hand") == before.get("hand", 0) + 1 and after.get("phase") == "bets"
         if next_hand and before.get("phase") == "settled" and len(after.get("spots") or []) <= 1:
             return None  # the hand on show was over: the first bet of the next one came in
-        if next_hand and before.get("phase") == "showdown" and not after.get("spots"):
-            # the confirm in flight closed the hand; a restart shows the next hand, not the settled one
-            return None
         return f"hand {before.get('hand')} became {after.get('hand')}"
     if PHASES.index(after["phase"]) < PHASES.index(before["phase"]):
         return f"phase went back from {before['phase']} to {after['phase']}"
