@@ -57,14 +57,14 @@ class QuickReplay(NamedTuple):
     recorded: tuple[int, ...] | None
 
 
-# The commonest TOML form (engine.phh._QUICK_FILE's, with possessive repeats: a text it matches
-# is matched there too, and read there to the same fields).
+# A line of the commonest TOML form (engine.phh._QUICK_FILE's lines, with possessive repeats: a
+# text whose lines all match is matched there too, and read there to the same fields).
 _STRING = r"'[^'\x00-\x08\x0a-\x1f\x7f]*+'"
 _NUMBER = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+"
-_FILE = re.compile(
-    rf"(?:[A-Za-z0-9_-]++ = (?:{_STRING}|{_NUMBER}|true|false"
-    rf"|\[(?:{_STRING}(?:, {_STRING})*+)?\]|\[{_NUMBER}(?:, {_NUMBER})*+\])\n)*+")
-_PAIRS = re.compile(r"^([A-Za-z0-9_-]+) = (.*)$", re.MULTILINE)
+_LINE = re.compile(
+    rf"([A-Za-z0-9_-]++) = ({_STRING}|{_NUMBER}|true|false"
+    rf"|\[(?:{_STRING}(?:, {_STRING})*+)?\]|\[{_NUMBER}(?:, {_NUMBER})*+\])")
+_LINES: dict[str, tuple[str, str]] = {}   # lines of that form seen: key and value (lines repeat)
 
 # Fields the full reader gives a meaning this path does not play: their records take the full path.
 _NOT_HERE = frozenset({"bring_in", "small_bet", "big_bet", "max_bet", "winnings", "_raise_cap",
@@ -91,14 +91,15 @@ _Read = tuple[_Table, list[str], "tuple[int, ...] | None"]
 
 
 def clear_cache() -> None:
-    """Forget the actions and tables remembered so far (they only save time; a benchmark
+    """Forget the lines, actions and tables remembered so far (they only save time; a benchmark
     clears them to time a first reading)."""
     _ACTIONS.clear()
     _TABLES.clear()
+    _LINES.clear()
 
 
 def _ints(value: str, n: int) -> list[int] | None:
-    """An array of `n` whole numbers, not negative, of a text `_FILE` matched, else None."""
+    """An array of `n` whole numbers, not negative, from a value `_LINE` matched, else None."""
     if value[:1] != "[" or "." in value or "-" in value:
         return None
     try:
@@ -148,27 +149,33 @@ def quick_read(text: str) -> _Read | None:
     """The parts of a PHH record that quick_play needs, when the text has the quick form (and
     the full reader would read it without error), else None.
 
-    The `actions` line is split off unchecked: quick_play accepts only action texts of a strict
-    form (letters, digits, single spaces), so a record it plays has that line in the quick form
-    too; the other lines are checked here."""
-    if text[-1:] != "\n":
-        text += "\n"
-    if text.startswith("actions = ['"):
-        start = 0
-    else:
-        start = text.find("\nactions = ['") + 1
-        if not start:
-            return None
-    end = text.find("\n", start)
-    line = text[start:end]
-    if line[-2:] != "']":
-        return None
-    rest = text[:start] + text[end + 1:]
-    if _FILE.fullmatch(rest) is None:
-        return None
-    pairs = _PAIRS.findall(rest)
-    fields = dict(pairs)
-    if (len(fields) != len(pairs) or fields.get("variant") != "'NT'" or "actions" in fields
+    Each line is checked with `_LINE` (a line seen before is remembered with its key and
+    value), but the `actions` line: quick_play accepts only action texts of a strict form
+    (letters, digits, single spaces), so a record it plays has that line in the quick form too."""
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()    # the final newline (the full reader adds one where it is missing)
+    fields: dict[str, str] = {}
+    actions: str | None = None
+    remembered = _LINES.get
+    for line in lines:
+        pair = remembered(line)
+        if pair is None:
+            if line[:12] == "actions = ['" and line[-2:] == "']" and actions is None:
+                actions = line
+                continue
+            match = _LINE.fullmatch(line)
+            if match is None:
+                return None
+            pair = match[1], match[2]
+            if len(_LINES) >= 1 << 14:
+                _LINES.clear()
+            if pair[0] != "actions":
+                _LINES[line] = pair
+        if pair[0] in fields:
+            return None    # a key given twice: not TOML
+        fields[pair[0]] = pair[1]
+    if (actions is None or fields.get("variant") != "'NT'" or "actions" in fields
             or not _NOT_HERE.isdisjoint(fields)):
         return None
     stacks = fields.get("starting_stacks")
@@ -202,7 +209,7 @@ def quick_read(text: str) -> _Read | None:
         if values is None:
             return None   # decimals (half chips), or malformed: the full path reads those
         recorded = tuple(values)
-    return table, line[12:-2].split("', '"), recorded
+    return table, actions[12:-2].split("', '"), recorded
 
 
 def _action(text: str) -> _Action | None:
