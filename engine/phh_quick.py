@@ -458,7 +458,7 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
                 runout_checked = True
             elif phase != 2 and phase != 1:
                 return None
-            if folded[p] or p in shows:
+            if p >= n or folded[p] or p in shows:
                 return None
             if kind == 3:
                 shows[p] = None

@@ -209,7 +209,7 @@ def mutate(rng: random.Random, texts: list[str], n: int) -> list[str]:
     elif kind == 1 and bets:                     # an action out of turn
         i = rng.choice(bets)
         actor, rest = out[i].split(" ", 1)
-        out[i] = f"p{rng.randrange(n) + 1} {rest}"
+        out[i] = f"p{rng.randrange(n + 2) + 1} {rest}"      # a player who is not there too
     elif kind == 2:                              # a raise too small, too big, or of nothing
         raises = [i for i in bets if " cbr " in out[i]]
         if raises:
@@ -232,12 +232,13 @@ def mutate(rng: random.Random, texts: list[str], n: int) -> list[str]:
         del out[rng.randrange(n, len(out)):]
     elif kind == 7:                              # one action too many
         out.append(rng.choice(["p1 cc", "p2 f", "d db 2c", "p1 sm", "p2 cbr 10"]))
-    else:                                        # a show of other cards, a muck for a show
+    else:                                        # a show of other cards, a muck for a show, a stranger's show
         shows = [i for i, t in enumerate(out) if " sm" in t]
         if shows:
             i = rng.choice(shows)
             actor = out[i].split(" ")[0]
-            out[i] = f"{actor} sm" if len(out[i]) > 8 else f"{actor} sm 2c3c"
+            out[i] = rng.choice([f"{actor} sm" if len(out[i]) > 8 else f"{actor} sm 2c3c",
+                                 f"p{n + 1}{out[i][len(actor):]}"])
     return out
 
 
@@ -325,3 +326,13 @@ def test_texts_broken_anywhere_are_taken_only_when_the_full_reader_agrees() -> N
                 hand = parse_phh(broken)    # raises if the full reader refuses what the quick one took
                 assert quick.finishing_stacks == replay(hand) and quick.recorded == hand.finishing_stacks
     assert taken > 300
+
+
+def test_a_player_who_is_not_at_the_table_is_the_full_readers_error() -> None:
+    text = (DATA / "pluribus" / "102" / "70.phh").read_text(encoding="utf-8")   # ends at a showdown
+    assert quick_replay(text) is not None
+    for stranger in ("'p6 sm', 'p9 sm AsKd']", "'p6 sm', 'p7 sm']"):
+        broken = text.replace("'p6 sm']", stranger)
+        assert quick_replay(broken) is None
+        with pytest.raises(PhhError, match="there are only 6 players"):
+            parse_phh(broken)
