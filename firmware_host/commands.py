@@ -213,6 +213,25 @@ def _amounts(v: Any) -> list[int]:
     return [_int_in(0)(x) for x in v]
 
 
+def _rake(v: Any) -> dict[str, Any]:
+    """The house's rake at a poker table: rate_bp (basis points of the pot), cap, no_flop_no_drop."""
+    if not isinstance(v, dict):
+        raise ValueError("must be a map of rate_bp, cap and no_flop_no_drop")
+    out: dict[str, Any] = {}
+    for k, value in v.items():
+        if k in ("rate_bp", "cap"):
+            out[k] = _int_in(0, 10000)(value) if k == "rate_bp" else _int_in(0)(value)
+        elif k == "no_flop_no_drop":
+            if not isinstance(value, bool):
+                raise ValueError("no_flop_no_drop must be true or false")
+            out[k] = value
+        else:
+            raise ValueError(f"unknown key {k!r} (known: rate_bp, cap, no_flop_no_drop)")
+    if out and ("rate_bp" not in out or "cap" not in out):
+        raise ValueError("a rake needs rate_bp and cap")
+    return out
+
+
 def _stakes(v: Any) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise ValueError("must be a map")
@@ -287,7 +306,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
              "seats": (False, _int_in(1, 10)), "structure": (False, _one_of(*STRUCTURES)),
              "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(1, 10)),
-             "sitting_out": (False, _seat_list), "keep_seats": (False, _flag)},
+             "sitting_out": (False, _seat_list), "keep_seats": (False, _flag), "rake": (False, _rake)},
     "bet": {"seat": (True, _int_in(1, 7)), "bets": (True, _bets)},
     "deal": {},
     "decide": {"seat": (True, _int_in(1, 7)), "decision": (True, _decision), "multiple": (False, _int_in(1, 4))},

@@ -51,7 +51,9 @@ class PokerConfig:
     `antes` and `bring_in`; fixed limit needs `small_bet` and `big_bet`; spread limit `min_bet` and
     `max_bet`; `raise_cap` is the number of raises after the bet (fixed limit; default 3).
     `seated` lists the seats taken at the start, each with `buy_in` chips; `button` the first
-    button (0: the highest seated seat).
+    button (0: the highest seated seat). The house's rake: `rake_bp` basis points of each pot
+    (500 = 5 %, 0 = no rake), at most `rake_cap` a hand, none for a hand that ends on its first
+    street while `no_flop_no_drop`.
     """
 
     structure: str = "no-limit"
@@ -66,6 +68,9 @@ class PokerConfig:
     seated: tuple[int, ...] = ()
     buy_in: int = 0
     button: int = 0
+    rake_bp: int = 0
+    rake_cap: int = 0
+    no_flop_no_drop: bool = True
 
     def as_body(self, game: str, seats: int) -> dict[str, Any]:
         """The `open` body of this poker table."""
@@ -79,6 +84,8 @@ class PokerConfig:
                                 "stacks": {str(s): self.buy_in for s in self.seated}}
         if self.button:
             body["button"] = self.button
+        if self.rake_bp:
+            body["rake"] = {"rate_bp": self.rake_bp, "cap": self.rake_cap, "no_flop_no_drop": self.no_flop_no_drop}
         return body
 
 
@@ -241,6 +248,12 @@ def _seconds(lo: float, hi: float) -> Checker:
     return check
 
 
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"must be true or false, not {v!r}")
+    return v
+
+
 def _one_of(*choices: str) -> Checker:
     def check(v: Any) -> str:
         if v not in choices:
@@ -288,7 +301,8 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
     "poker": (PokerConfig, {"structure": _one_of(*STRUCTURES), "blinds": _int_list(0, 10**9, 10),
                             **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},
-                            "seated": _int_list(1, 10, 10), "button": _int(0, 10)}),
+                            "seated": _int_list(1, 10, 10), "button": _int(0, 10), "rake_bp": _int(0, 10000),
+                            "rake_cap": _int(0), "no_flop_no_drop": _bool}),
     "limits": (LimitsConfig, {"minimum": _int(1), "maximum": _int(0), "side_minimum": _int(0),
                               "side_maximum": _int(0), "chip": _int(1)}),
     "feed": (FeedConfig, {"public": _endpoint, "snapshot": _endpoint, "full": _optional_endpoint,
@@ -342,6 +356,9 @@ def _check_whole(cfg: Config) -> None:
             raise ConfigError(f"{src}: [table] seats: a poker table has 2 to 10 seats")
         if cfg.poker.seated and not cfg.poker.buy_in:
             raise ConfigError(f"{src}: [poker] buy_in: the seated players need a buy-in (> 0)")
+        if cfg.poker.rake_bp and not cfg.poker.rake_cap:
+            raise ConfigError(f"{src}: [poker] rake_cap: a rake of {cfg.poker.rake_bp} basis points needs its cap "
+                              f"(the most taken from one hand, > 0)")
         try:
             PokerSetup.from_body(cfg.poker.as_body(game, cfg.table.seats), cfg.table.seats)
         except ValueError as exc:  # IllegalAction is a ValueError too

@@ -29,7 +29,7 @@ from typing import Any
 from engine.cards import Card
 from engine.errors import CardError, IllegalAction
 from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure
-from engine.poker.state import Awarded, Shown
+from engine.poker.state import Awarded, Rake, Shown
 from firmware_host.table import FaultBook
 
 POKER_GAMES = tuple(VARIANTS)
@@ -54,7 +54,7 @@ def open_setup(body: Mapping[str, Any], default_seats: int) -> Any:
     if is_poker(str(body.get("game"))):
         return PokerSetup.from_body(body, default_seats)
     from firmware_host.table import TableSetup
-    extra = [k for k in ("structure", "stakes", "stacks", "button") if body.get(k) is not None]
+    extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
     if extra:
         raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
     if int(body.get("seats") or 0) > 7:
@@ -84,7 +84,8 @@ class PokerSetup:
 
     `stakes` holds `engine.poker.Stakes` fields: `blinds` ([small, big, straddles...]), `antes` (one
     amount or one per place in blind order), `bring_in`, `small_bet`, `big_bet`, `min_bet`,
-    `max_bet`, `raise_cap`, `uncapped_heads_up`.
+    `max_bet`, `raise_cap`, `uncapped_heads_up`. `rake` (empty: none) holds `engine.poker.Rake`'s
+    fields: `rate_bp` (basis points of the pot), `cap`, `no_flop_no_drop` (default true).
     """
 
     game: str
@@ -95,6 +96,7 @@ class PokerSetup:
     button: int | None = None
     sitting_out: tuple[int, ...] = ()
     last_button: int | None = None   # carried over from the game before (keep_seats): the button moves on
+    rake: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def profile(self) -> None:  # the house games' paytable profile; none at a poker table
@@ -106,6 +108,22 @@ class PokerSetup:
 
     def engine_stakes(self) -> Stakes:
         return _stakes(self.structure, self.stakes)
+
+    def engine_rake(self) -> Rake | None:
+        """The house's rake, or None. Raises ValueError (IllegalAction) for a bad one."""
+        if not self.rake:
+            return None
+        unknown = set(self.rake) - {"rate_bp", "cap", "no_flop_no_drop"}
+        if unknown:
+            raise ValueError(f"rake: unknown key(s) {', '.join(sorted(unknown))} (rate_bp, cap, no_flop_no_drop)")
+        rate, cap, nfnd = self.rake.get("rate_bp"), self.rake.get("cap"), self.rake.get("no_flop_no_drop", True)
+        for name, value in (("rate_bp", rate), ("cap", cap)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"rake: {name} must be an integer, not {value!r}")
+        if not isinstance(nfnd, bool):
+            raise ValueError(f"rake: no_flop_no_drop must be true or false, not {nfnd!r}")
+        assert isinstance(rate, int) and isinstance(cap, int)
+        return Rake(rate, cap, nfnd)
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], default_seats: int = 9) -> PokerSetup:
@@ -137,8 +155,10 @@ class PokerSetup:
             raise ValueError(f"sitting_out: seat(s) {sorted(set(out) - set(stacks))} have no stack")
         setup = cls(game=game, structure=str(body["structure"]), stakes=dict(body.get("stakes") or {}),
                     seats=seats, stacks=stacks, button=None if button is None else int(button), sitting_out=out,
-                    last_button=None if body.get("last_button") is None else int(body["last_button"]))
+                    last_button=None if body.get("last_button") is None else int(body["last_button"]),
+                    rake=dict(body.get("rake") or {}))
         setup.engine_stakes()  # refuse now what the engine would refuse
+        setup.engine_rake()
         return setup
 
     def as_body(self) -> dict[str, Any]:
@@ -150,6 +170,8 @@ class PokerSetup:
             body["sitting_out"] = list(self.sitting_out)
         if self.last_button is not None:
             body["last_button"] = self.last_button
+        if self.rake:
+            body["rake"] = dict(self.rake)
         return body
 
     def new_table(self, hand: int) -> PokerTable:
@@ -277,7 +299,7 @@ class PokerTable(FaultBook):
         button = self.next_button()
         stacks = {s: self.session[s].stack for s in self.dealt_in()}
         return Hand(self.setup.variant, self.setup.engine_stakes(), stacks, button=button,
-                    settings=HandSettings(burns=True, burn_before_hole=True))
+                    settings=HandSettings(burns=True, burn_before_hole=True, rake=self.setup.engine_rake()))
 
     # -- state ------------------------------------------------------------------------------------
 

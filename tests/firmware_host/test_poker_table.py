@@ -734,3 +734,55 @@ def test_a_mixed_game_keeps_the_players_stacks_and_button(rig: Rig) -> None:
     assert rig.state()["button"] == 1 and [s["seat"] for s in rig.state()["spots"] if s["in_hand"]] == [1, 2]
     assert rig.cmd("open", game="holdem", structure="no-limit", keep_seats=True,
                    stakes={"blinds": [1, 2]})["ok"] is False
+
+
+def test_the_house_rake_as_a_table_setting(rig: Rig) -> None:
+    """`rake` in the open (or `[poker] rake_bp / rake_cap` in the configuration): taken from the main
+    pot first, at most the cap, none when the hand ends before the flop (no flop, no drop)."""
+    from firmware_host.config import Config, ConfigError
+
+    raked = {**HOLDEM, "rake": {"rate_bp": 500, "cap": 10}}
+    rig.ok("open", **raked)
+    rig.ok("deal")
+    rig.shoe(HOLDEM_HOLE)
+    rig.act(5, "all_in")
+    rig.act(6, "fold")
+    rig.act(1, "raise", 200)
+    rig.act(3, "call")
+    rig.shoe(HOLDEM_BOARD)
+    rig.act(1, "show")
+    rig.act(3, "muck")
+    rig.act(5, "show")
+    res = rig.state()["results"]
+    assert res["rake"] == 10  # 5 % of 500 is 25: the cap, 10
+    assert [p["amount"] for p in res["pots"]] == [290, 200]  # the rake comes out of the main pot
+    nets = {x["seat"]: x["net"] for x in res["net"]}
+    assert nets == {1: 290, 3: -200, 5: -100, 6: 0} and sum(nets.values()) + res["rake"] == 0
+    rig.ok("confirm")
+    assert rig.c.journal.hands()[-1].record["results"]["rake"] == 10
+    # the next hand ends before the flop: no flop, no drop
+    rig.ok("deal")
+    rig.shoe("2s Ks Qs 3h 4h")
+    state = rig.state()
+    rig.act(state["to_act"], "fold")
+    res = rig.state()["results"]
+    assert res["rake"] == 0 and sum(x["net"] for x in res["net"]) == 0
+    rig.ok("confirm")
+    assert rig.restart().public_state()["hand"] == 3  # the rake survives the journal's replay
+    # refused: a rake nobody could apply, a rake at a house game
+    from firmware_host.commands import Malformed
+    with pytest.raises(Malformed, match="open: rake: 20000 out of range"):
+        rig.cmd("open", **{**HOLDEM, "rake": {"rate_bp": 20000, "cap": 10}})
+    with pytest.raises(Malformed, match="open: rake: unknown key 'rate'"):
+        rig.cmd("open", **{**HOLDEM, "rake": {"rate": 500, "cap": 10}})
+    with pytest.raises(ValueError, match="rake: unknown key"):
+        PokerSetup.from_body({**HOLDEM, "rake": {"rate_bp": 500, "cap": 10, "drop": 1}})
+    house = rig.cmd("open", game="uth", rake={"rate_bp": 500, "cap": 10})
+    assert house["ok"] is False and "not rake" in house["error"]
+    cfg = Config.parse('[table]\ngame = "holdem"\n[poker]\nblinds = [1, 2]\nrake_bp = 500\nrake_cap = 300\n'
+                       "no_flop_no_drop = false\n", "t.toml")
+    assert cfg.poker.as_body("holdem", 9)["rake"] == {"rate_bp": 500, "cap": 300, "no_flop_no_drop": False}
+    with pytest.raises(ConfigError, match=r"t\.toml: \[poker\] rake_cap: a rake of 500"):
+        Config.parse('[table]\ngame = "holdem"\n[poker]\nblinds = [1, 2]\nrake_bp = 500\n', "t.toml")
+    with pytest.raises(ConfigError, match=r"t\.toml: \[poker\] rake_bp: must be between 0 and 10000"):
+        Config.parse('[table]\ngame = "holdem"\n[poker]\nblinds = [1, 2]\nrake_bp = 10001\nrake_cap = 5\n', "t.toml")
