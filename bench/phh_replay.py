@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.phh import HandHistory, clear_caches, load_toml, parse_phh, quick_replay, replay
+from engine.phh import HandHistory, clear_caches, parse_phh, quick_replay, replay
 from engine.phh_quick import quick_play, quick_read
 
 AIM = 20.0
