@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import CardError
 
@@ -32,6 +32,10 @@ class Card:
 
     rank: int
     suit: int
+    text: str = field(init=False, repr=False, compare=False)  # `As`: made once (views format cards often)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", RANKS[self.rank - 2] + SUITS[self.suit])
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -60,7 +64,7 @@ class Card:
         return (self.rank - 2) * 4 + self.suit
 
     def __str__(self) -> str:
-        return RANKS[self.rank - 2] + SUITS[self.suit]
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
@@ -99,4 +103,4 @@ def check_distinct(cards: Iterable[Card]) -> None:
 
 def format_cards(cards: Iterable[Card]) -> list[str]:
     """Cards as their text forms, for feeds and JSON."""
-    return [str(c) for c in cards]
+    return [c.text for c in cards]

@@ -108,15 +108,14 @@ class Feed:
     def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> int:
         """Send one update (public, and full when there is a full socket). Returns its seq."""
         self.seq += 1
-        self._public_state = dict(public)
-        self._full_state = dict(full) if full is not None else self._public_state
-        message = self._header("update")  # the header's keys first, then the state's (one dict per frame)
-        message.update(self._public_state)
-        self.pub.send(self._pack(message))
+        # the states are the caller's to give away: kept as they are, never changed here (snapshots
+        # answer with them until the next update)
+        self._public_state = public  # type: ignore[assignment]
+        self._full_state = full if full is not None else public  # type: ignore[assignment]
+        head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
+        self.pub.send(self._pack({**head, **public}))  # the header's keys first, then the state's
         if self.full_pub is not None:
-            message = self._header("update")
-            message.update(self._full_state)
-            self.full_pub.send(self._pack(message))
+            self.full_pub.send(self._pack({**head, **self._full_state}))
         self._last_sent = self._clock()
         return self.seq
 
