@@ -43,7 +43,7 @@ import re
 from typing import Any, NamedTuple
 
 from engine.evaluate import high_strength7
-from engine.poker.pots import Pot, build_pots, split
+from engine.poker.pots import final_pots, split
 
 __all__ = ["QuickReplay", "quick_replay", "quick_read", "quick_play", "clear_cache"]
 
@@ -473,20 +473,6 @@ def quick_play(read: _Read) -> tuple[int, ...] | None:
     return _showdown(n, stack, total, folded, board, shows, aggressor if aggressor_street == 3 else -1)
 
 
-def _final_pots(total: list[int], live: list[int]) -> list[Pot]:
-    """Hand._final_pots: the pots at the showdown, ante money only one player reached added
-    to the main pot."""
-    if len(live) == 1:
-        return [Pot(sum(total), frozenset(live))]
-    pots, uncalled = build_pots(dict(enumerate(total)), live)
-    for seat, amount in uncalled.items():
-        if pots:
-            pots[0] = Pot(pots[0].amount + amount, pots[0].eligible)
-        else:
-            pots.append(Pot(amount, frozenset({seat})))
-    return pots
-
-
 def _showdown(n: int, stack: list[int], total: list[int], folded: bytearray, board: list[int],
               shows: dict[int, tuple[int, int] | None], aggressor: int) -> tuple[int, ...] | None:
     """The showdown as Hand plays it (the river's last aggressor still in first, else the
@@ -538,13 +524,13 @@ def _showdown(n: int, stack: list[int], total: list[int], folded: bytearray, boa
             return None
         cards = shows[seat]
         if cards is None:
-            for pot in _final_pots(total, live):
+            for pot in final_pots(dict(enumerate(total)), live):
                 if seat in pot.eligible and all(q == seat or q not in live for q in pot.eligible):
                     return None     # the last hand in contention for a pot: the engine refuses the muck
             live.remove(seat)
         else:
             strength[seat] = high_strength7(cards[0], cards[1], b0, b1, b2, b3, b4)
-    for pot in _final_pots(total, live):
+    for pot in final_pots(dict(enumerate(total)), live):
         if not pot.amount:
             continue
         eligible = [q for q in seats if q in pot.eligible]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Pot", "build_pots", "split", "split_hi_lo"]
+__all__ = ["Pot", "build_pots", "final_pots", "split", "split_hi_lo"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +77,27 @@ def build_pots(contributions: Mapping[int, int], live: Iterable[int]) -> tuple[l
         else:
             pots.append(Pot(orphan, frozenset()))
     return pots, uncalled
+
+
+def final_pots(contributions: Mapping[int, int], live: Iterable[int]) -> list[Pot]:
+    """The pots as the hand ends: `contributions` (seat -> chips put in this hand), `live` the seats
+    still in contention. One player left takes one pot of everything. Otherwise `build_pots`, and
+    what only one player reached is added to the main pot: uncalled bets went back when their
+    betting round closed, so it is ante money (a big-blind ante), dead money of the main pot.
+
+    >>> [(p.amount, sorted(p.eligible)) for p in final_pots({1: 2, 2: 2, 3: 3}, [1, 2])]
+    [(7, [1, 2])]
+    """
+    live = list(live)
+    if len(live) == 1:
+        return [Pot(sum(contributions.values()), frozenset(live))]
+    pots, uncalled = build_pots(contributions, live)
+    for seat, amount in uncalled.items():
+        if pots:
+            pots[0] = Pot(pots[0].amount + amount, pots[0].eligible)
+        else:
+            pots.append(Pot(amount, frozenset({seat})))
+    return pots
 
 
 def split(amount: int, winners: Iterable[int], order: Sequence[int]) -> dict[int, int]:

@@ -36,7 +36,7 @@ from engine.cards import DECK, Card
 from engine.evaluate import HandValue
 from engine.errors import CardError, IllegalAction
 from engine.poker.betting import Stakes, pot_limit_max_to
-from engine.poker.pots import Pot, build_pots, split, split_hi_lo
+from engine.poker.pots import Pot, build_pots, final_pots, split, split_hi_lo
 from engine.poker.variants import (
     EVALUATOR_SIGNATURES, Street, Structure, Variant, bring_in_key, showing_high_key, showing_low_key,
 )
@@ -1432,19 +1432,7 @@ class Hand:
         self._settle(showdown=True)
 
     def _final_pots(self) -> list[Pot]:
-        live = [p.seat for p in self._seq if not p.folded and not p.mucked]
-        if len(live) == 1:   # uncontested: one pot, all his
-            return [Pot(sum(p.total for p in self._seq), frozenset(live))]
-        pots, uncalled = build_pots({s: p.total for s, p in self._players.items()},
-                                    [s for s, p in self._players.items() if p.live])
-        # Uncalled bets went back when their betting round closed, so what only one player
-        # reached here is ante money (a big-blind ante): dead money of the main pot.
-        for seat, amount in uncalled.items():
-            if pots:
-                pots[0] = Pot(pots[0].amount + amount, pots[0].eligible)
-            else:
-                pots.append(Pot(amount, frozenset({seat})))
-        return pots
+        return final_pots({s: p.total for s, p in self._players.items()}, [p.seat for p in self._seq if p.live])
 
     def _settle(self, showdown: bool, chop: Mapping[int, int] | None = None, chop_equal: bool = False) -> None:
         self.phase = _OVER
