@@ -22,6 +22,7 @@ from firmware_host.feed import Feed, FeedClient
 from firmware_host.journal import Journal
 from firmware_host.table import TableSetup
 from tests.firmware_host.processes import start_cli, wait_for
+from tests.firmware_host.rigs import JournalRig
 
 UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
 TCP = TableSetup("3cp", "default", {"minimum": 100}, 7)
@@ -29,32 +30,16 @@ TCP = TableSetup("3cp", "default", {"minimum": 100}, 7)
 UTH_DECK = "As Kd Qh Ac Tc 9d 2c 7d 9h 4s 3c".split()
 
 
-class Rig:
-    """A controller on a real journal in a temp dir; `restart()` opens a fresh one on the same dir."""
+class Rig(JournalRig):
+    """A house table's controller on a real journal in a temp dir; the tower light's states kept."""
 
     def __init__(self, path: Path, setup: TableSetup = UTH) -> None:
-        self.path = path
         self.setup = setup
         self.lights: list[str] = []
-        self.c = self._new()
+        super().__init__(path)
 
-    def _new(self) -> Controller:
-        c = Controller(Journal.open(self.path), default_setup=self.setup, on_light=self.lights.append)
-        c.recover()
-        return c
-
-    def restart(self) -> Controller:
-        self.c.journal.close()
-        self.c = self._new()
-        return self.c
-
-    def cmd(self, cmd: str, **args: Any) -> dict[str, Any]:
-        return self.c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
-
-    def ok(self, cmd: str, **args: Any) -> dict[str, Any]:
-        reply = self.cmd(cmd, **args)
-        assert reply["ok"], reply
-        return reply
+    def controller_args(self) -> dict[str, Any]:
+        return {"default_setup": self.setup, "on_light": self.lights.append}
 
     def cards(self, cards: list[str] | str) -> None:
         for card in cards.split() if isinstance(cards, str) else cards:

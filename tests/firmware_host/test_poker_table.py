@@ -15,11 +15,11 @@ from drivers.card_reader import CardRead
 from engine.cards import DECK
 from engine.phh import parse_phh, parse_phhs, replay
 from firmware_host.cmd_phh import export_state
-from firmware_host.commands import Command
 from firmware_host.controller import Controller
 from firmware_host.journal import Journal
 from firmware_host.poker_table import PokerSetup
 from tests.firmware_host.processes import CARD_TEXTS, strings_in
+from tests.firmware_host.rigs import JournalRig
 
 HOLDEM = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
           "stacks": {"1": 200, "3": 200, "5": 100, "6": 50}}
@@ -31,32 +31,16 @@ DRAW = {"game": "five_card_draw", "structure": "fixed-limit",
         "stacks": {"1": 50, "2": 50, "3": 50}}
 
 
-class Rig:
-    """A controller on a real journal; `restart()` reopens it on the same directory."""
+class Rig(JournalRig):
+    """A poker table's controller on a real journal (a feed when given); shoe readings numbered."""
 
     def __init__(self, path: Path, feed: Any = None) -> None:
-        self.path = path
         self.feed = feed
-        self.c = self._new()
         self.seq = 0
+        super().__init__(path)
 
-    def _new(self) -> Controller:
-        c = Controller(Journal.open(self.path), feed=self.feed)
-        c.recover()
-        return c
-
-    def restart(self) -> Controller:
-        self.c.journal.close()
-        self.c = self._new()
-        return self.c
-
-    def cmd(self, cmd: str, **args: Any) -> dict[str, Any]:
-        return self.c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
-
-    def ok(self, cmd: str, **args: Any) -> dict[str, Any]:
-        reply = self.cmd(cmd, **args)
-        assert reply["ok"], reply
-        return reply
+    def controller_args(self) -> dict[str, Any]:
+        return {"feed": self.feed}
 
     def act(self, seat: int, action: str, amount: int | None = None, **more: Any) -> dict[str, Any]:
         args = {"seat": seat, "action": action, **more}
