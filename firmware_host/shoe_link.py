@@ -37,7 +37,7 @@ from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
 from drivers.shoe_sensors import SensorChange
 from firmware_host.protocol import (
     PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, MisreadMsg,
-    MsgType, SensorMsg, Source, decode_message, encode_message, seq_delta,
+    SensorMsg, Source, decode_message, encode_message, seq_delta,
 )
 
 log = logging.getLogger(__name__)
