@@ -42,7 +42,7 @@ from engine.poker import (
     VARIANTS, Awarded, BetOrRaised, BroughtIn, Called, Checked, Chopped, Dealt, Drew, Folded, Hand,
     HandSettings, Mucked, Phase, Posted, Raked, Returned, Shown, Stakes, Structure, Variant,
 )
-from engine.poker.state import CardInput
+from engine.poker.state import CardInput, Rake
 from engine.phh_quick import QuickReplay, quick_replay
 from engine.phh_quick import clear_cache as _clear_quick_cache
 
@@ -111,7 +111,8 @@ def _stakes_fields(code: str) -> tuple[str, ...]:
 _CORE = frozenset({
     "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet",
     "big_bet", "min_bet", "max_bet", "starting_stacks", "actions", "players", "finishing_stacks",
-    "winnings", "_raise_cap", "_uncapped", "_uncapped_heads_up",
+    "winnings", "_raise_cap", "_uncapped", "_uncapped_heads_up", "_rake_bp", "_rake_cap",
+    "_rake_no_flop_no_drop",
 })
 # Field order of the specification, for export.
 _FIELD_ORDER = (
@@ -448,7 +449,10 @@ class HandHistory:
     Stakes a variant does not use are 0 (`max_bet` is only for our spread-limit extension codes).
     `raise_cap` and `uncapped_heads_up` are our fixed-limit table settings, which the standard has
     no field for: written as `_raise_cap` (absent: 3, a bet and three raises), `_uncapped = true`
-    (no cap) and `_uncapped_heads_up = true`, user fields that other tools ignore. `amounts[i]` is the `cbr` amount of `actions[i]` in
+    (no cap) and `_uncapped_heads_up = true`, user fields that other tools ignore. So is the house's
+    rake at our tables (`rake`: basis points, cap in units, no flop no drop), written as
+    `_rake_bp`, `_rake_cap` and `_rake_no_flop_no_drop`: the record then replays to the stacks the
+    table paid. `amounts[i]` is the `cbr` amount of `actions[i]` in
     units (None for other actions). `extra` keeps the optional fields not read here, sorted by name.
     """
 
@@ -471,6 +475,7 @@ class HandHistory:
     finishing_stacks: tuple[Number, ...] | None = None
     winnings: tuple[Number, ...] | None = None
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    rake: Rake | None = None
 
     @property
     def player_count(self) -> int:
@@ -557,6 +562,8 @@ class HandHistory:
 
         played: list[Number] = [*stacks, *antes, *blinds, *stakes.values(),
                                 *(x for x in raw_amounts if x is not None)]
+        if "_rake_cap" in fields:  # an amount too: its decimals count
+            played.append(_to_number(fields["_rake_cap"], "_rake_cap"))
         places = 0 if _only_ints(played) else max(_decimals(v) for v in played if type(v) is not int)
         scale = 10 ** places
 
@@ -601,6 +608,7 @@ class HandHistory:
             flags[name] = fields.get(name, False)
             if not isinstance(flags[name], bool):
                 raise PhhError(f"field {name!r}: expected true or false")
+        rake = _rake_of(fields, units)
         return cls(
             variant=variant,
             antes=all_units(antes),
@@ -622,6 +630,7 @@ class HandHistory:
             finishing_stacks=results("finishing_stacks"),
             winnings=results("winnings"),
             extra=tuple(sorted((k, v) for k, v in fields.items() if k not in _CORE)),
+            rake=rake,
         )
 
     def amount(self, units: int) -> Number:
@@ -654,6 +663,10 @@ class HandHistory:
             values["_raise_cap"] = self.raise_cap
         if self.uncapped_heads_up:
             values["_uncapped_heads_up"] = True
+        if self.rake is not None:
+            values["_rake_bp"] = self.rake.rate_bp
+            values["_rake_cap"] = self.amount(self.rake.cap)
+            values["_rake_no_flop_no_drop"] = self.rake.no_flop_no_drop
         if self.players is not None:
             values["players"] = list(self.players)
         if self.finishing_stacks is not None:
@@ -665,10 +678,31 @@ class HandHistory:
         return "".join(f"{_toml_key(k)} = {_toml_value(values[k])}\n" for k in keys)
 
 
+def _rake_of(fields: Mapping[str, Any], units: Any) -> Rake | None:
+    """The house's rake of a record (`_rake_bp`, `_rake_cap`, `_rake_no_flop_no_drop`), or None.
+    Raises PhhError naming the field."""
+    if "_rake_bp" not in fields and "_rake_cap" not in fields:
+        if "_rake_no_flop_no_drop" in fields:
+            raise PhhError("field '_rake_no_flop_no_drop': a rake needs '_rake_bp' and '_rake_cap'")
+        return None
+    rate, cap, nfnd = fields.get("_rake_bp"), fields.get("_rake_cap"), fields.get("_rake_no_flop_no_drop", True)
+    if type(rate) is not int or not 0 <= rate <= 10000:
+        raise PhhError(f"field '_rake_bp': expected basis points 0..10000, not {rate!r}")
+    if cap is None:
+        raise PhhError("field '_rake_cap': a rake needs its cap")
+    cap_units = units(_to_number(cap, "_rake_cap"))
+    if cap_units < 0:
+        raise PhhError(f"field '_rake_cap': a cap cannot be negative ({cap})")
+    if not isinstance(nfnd, bool):
+        raise PhhError("field '_rake_no_flop_no_drop': expected true or false")
+    return Rake(rate, cap_units, nfnd)
+
+
 _ONE = Decimal(1)
 _PLAYER_OF = operator.itemgetter(2)        # PhhAction.player
 _AMOUNT_TEXT_OF = operator.itemgetter(4)   # PhhAction.amount_text
-_SETTINGS_KEYS = frozenset({"_raise_cap", "_uncapped", "_uncapped_heads_up"})
+_SETTINGS_KEYS = frozenset({"_raise_cap", "_uncapped", "_uncapped_heads_up", "_rake_bp", "_rake_cap",
+                            "_rake_no_flop_no_drop"})
 _NEEDS: dict[str, tuple[str, ...]] = {}
 
 
@@ -917,7 +951,8 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
         game = _GAMES[hand.variant] = game_of(hand.variant)   # raises for a code not ours
     stakes = stakes_of(hand)
     try:
-        table = Hand(game[0], stakes, hand.starting_stacks, settings=_REPLAY_SETTINGS)
+        table = Hand(game[0], stakes, hand.starting_stacks, settings=_REPLAY_SETTINGS if hand.rake is None
+                     else HandSettings(burns=False, rake=hand.rake))
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     actions = hand.actions
@@ -1251,6 +1286,7 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
         finishing_stacks=finishing,
         winnings=None,
         extra=tuple(sorted(extra.items())),
+        rake=hand.settings.rake,
     )
 
 
@@ -1260,6 +1296,15 @@ def _as_number(units: int, scale: Decimal) -> Number:
 
 _EVENT_ARITY = {"deal": 1, "fold": 1, "check": 1, "call": 1, "bet": 2, "raise": 2, "complete": 2,
                 "bring_in": 1, "draw": 2, "show": 1, "muck": 1, "chop": 0}
+
+
+def _record_rake(record: Mapping[str, Any]) -> Rake | None:
+    """A hand record's house rake (`rake`: rate_bp, cap, no_flop_no_drop), or None. Raises
+    IllegalAction, KeyError or TypeError for a malformed one (the caller names the record)."""
+    raw = record.get("rake")
+    if not raw:
+        return None
+    return Rake(int(raw["rate_bp"]), int(raw["cap"]), bool(raw.get("no_flop_no_drop", True)))
 
 
 def hand_from_record(record: Mapping[str, Any]) -> Hand:
@@ -1307,7 +1352,7 @@ def hand_from_record(record: Mapping[str, Any]) -> Hand:
         stacks = {int(seat): chips for seat, chips in stacks_raw.items()}
         button = record.get("button")
         table = Hand(variant, stakes, stacks, button=None if button is None else int(button),
-                     settings=HandSettings(burns=bool(record.get("burns", True))))
+                     settings=HandSettings(burns=bool(record.get("burns", True)), rake=_record_rake(record)))
     except (KeyError, TypeError, AttributeError) as exc:
         raise PhhError(f"hand record: stacks missing or malformed ({exc})") from None
     except (IllegalAction, CardError) as exc:

@@ -68,7 +68,8 @@ _LINES: dict[str, tuple[str, str]] = {}   # lines of that form seen: key and val
 
 # Fields the full reader gives a meaning this path does not play: their records take the full path.
 _NOT_HERE = frozenset({"bring_in", "small_bet", "big_bet", "max_bet", "winnings", "_raise_cap",
-                       "_uncapped", "_uncapped_heads_up", "chopped"})
+                       "_uncapped", "_uncapped_heads_up", "chopped", "_rake_bp", "_rake_cap",
+                       "_rake_no_flop_no_drop"})
 _MAX_PLAYERS = 10    # hold'em's (engine.poker.variants)
 _PLAYER = {f"p{i}": i - 1 for i in range(1, _MAX_PLAYERS + 1)}
 _CARD = {r + s: (rank - 2) * 4 + suit for rank, r in enumerate("23456789TJQKA", 2)

@@ -595,7 +595,7 @@ class PokerTable(FaultBook):
         return {"variant": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
                 "stacks": {str(s): c for s, c in self.engine.starting_stacks.items()},
                 "button": self.engine.button, "burns": True, "events": [list(e) for e in self.events],
-                "fields": {"hand": self.hand}}
+                "fields": {"hand": self.hand}, **({"rake": dict(self.setup.rake)} if self.setup.rake else {})}
 
     def record(self, status: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """The hand as journaled when it closes and shown by `croupier history` / `phh export`."""

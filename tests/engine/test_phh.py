@@ -452,3 +452,26 @@ def test_the_raise_cap_is_a_table_setting_in_the_record() -> None:
     assert stakes_of(heads_up).uncapped_heads_up  # (three players here: the cap still holds)
     with pytest.raises(PhhError, match="'_raise_cap': expected a number of raises"):
         parse_phh(FIVE_BETS + "_raise_cap = -1\n")
+
+
+def test_the_house_rake_in_user_fields() -> None:
+    """Our tables' rake rides in user fields: a raked record replays to the stacks the table paid
+    (the quick path leaves it to the full engine); a malformed rake is named."""
+    from engine.phh import PhhError, quick_replay
+    base = ("variant = 'NT'\nantes = [0, 0, 0]\nblinds_or_straddles = [5, 10, 0]\nmin_bet = 10\n"
+            "starting_stacks = [1000, 1000, 1000]\n"
+            "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'd dh p3 2c7h', 'p3 cc', 'p1 cc', 'p2 cc', "
+            "'d db 3c4d9h', 'p1 cc', 'p2 cc', 'p3 cc', 'd db Jc', 'p1 cc', 'p2 cc', 'p3 cc', 'd db 8s', "
+            "'p1 cc', 'p2 cc', 'p3 cc', 'p1 sm AsAd', 'p2 sm KsKd', 'p3 sm 2c7h']\n")
+    assert replay(parse_phh(base)) == (1020, 990, 990)
+    raked = base + "_rake_bp = 500\n_rake_cap = 1\n"
+    assert quick_replay(raked) is None  # the full engine takes it
+    assert replay(parse_phh(raked)) == (1019, 990, 990)  # 5 % of the 30 pot, rounded down: 1
+    assert replay(parse_phh(base + "_rake_bp = 1000\n_rake_cap = 100\n")) == (1017, 990, 990)
+    assert parse_phh(raked).dumps().count("_rake_") == 3
+    for bad, words in [("_rake_bp = 20000\n_rake_cap = 1\n", "'_rake_bp': expected basis points"),
+                       ("_rake_bp = 500\n", "'_rake_cap': a rake needs its cap"),
+                       ("_rake_no_flop_no_drop = false\n", "needs '_rake_bp' and '_rake_cap'"),
+                       ("_rake_bp = 500\n_rake_cap = 1\n_rake_no_flop_no_drop = 1\n", "expected true or false")]:
+        with pytest.raises(PhhError, match=words):
+            parse_phh(base + bad)

@@ -743,7 +743,18 @@ def test_the_house_rake_as_a_table_setting(rig: Rig) -> None:
     nets = {x["seat"]: x["net"] for x in res["net"]}
     assert nets == {1: 290, 3: -200, 5: -100, 6: 0} and sum(nets.values()) + res["rake"] == 0
     rig.ok("confirm")
-    assert rig.c.journal.hands()[-1].record["results"]["rake"] == 10
+    rec = rig.c.journal.hands()[-1].record
+    assert rec["results"]["rake"] == 10
+    # exported as PHH, the rake rides in user fields and the record replays to the stacks paid
+    out = io.StringIO()
+    assert export_state(str(rig.path), 0, 1, False, out) == 0
+    text = out.getvalue()
+    assert "_rake_bp = 500\n" in text and "_rake_cap = 10\n" in text and "_rake_no_flop_no_drop = true\n" in text
+    history = parse_phh(text)
+    finals = {x["seat"]: int(rec["stacks"][str(x["seat"])]) + x["net"] for x in rec["results"]["net"]}
+    seats = dict(history.extra)["seats"]
+    assert list(replay(history)) == [finals[s] for s in seats] == list(history.finishing_stacks or ())
+    assert parse_phh(history.dumps()) == history
     # the next hand ends before the flop: no flop, no drop
     rig.ok("deal")
     rig.shoe("2s Ks Qs 3h 4h")
