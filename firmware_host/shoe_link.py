@@ -401,12 +401,16 @@ class ShoeLink:
         self._driven = driven
         if driven:
             deadline = self._clock() + timeout
-            self.pump()
+            due = self.pump()
             while self.driven and not self._settled.is_set():
                 left = deadline - self._clock()
                 if left <= 0:
                     break
-                self.pump(min(left, self._read_timeout))
+                if self._port is None:  # not there (yet): wait for the next try, do not spin
+                    self._stop.wait(min(left, due))
+                    due = self.pump()
+                else:
+                    due = self.pump(min(left, self._read_timeout))
             if not self.driven:  # a port without a descriptor: its thread took over
                 self._settled.wait(max(0.0, deadline - self._clock()))
         else:

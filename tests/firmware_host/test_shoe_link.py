@@ -463,3 +463,18 @@ def test_driven_link_refuses_unsupported_firmware() -> None:
             link.start(timeout=5, driven=True)
     finally:
         server.close()
+
+
+def test_driven_link_without_a_device_waits_and_reports_offline() -> None:
+    inbox: queue.Queue[Any] = queue.Queue()
+    link = ShoeLink(inbox.put, url="socket://127.0.0.1:1", silence_s=0.3, reconnect_s=0.05)
+    turns = []
+    pump = link.pump
+    link.pump = lambda wait=0.0: (turns.append(wait), pump(wait))[1]  # type: ignore[method-assign]
+    try:
+        assert link.start(timeout=0.3, driven=True) is None
+        assert 2 <= len(turns) <= 12  # a try every reconnect_s (0.05 s) for 0.3 s: it waited, did not spin
+        assert link.driven and link.fileno() is None
+        assert isinstance(_pump_until(link, inbox, DeviceOffline), DeviceOffline)
+    finally:
+        link.close()
