@@ -12,6 +12,7 @@ from engine.house import TableLimits, Target
 from engine.paytables import Profile, load_profile
 from engine.settle import settle_round
 from engine.three_card_poker import ThreeCardPokerRound
+from tests.engine.rounds import refused
 
 DEFAULT = load_profile("default")
 STANDARD = load_profile("standard")
@@ -192,18 +193,6 @@ def new_round(profile: Profile = DEFAULT) -> ThreeCardPokerRound:
         r.post_bets(seat, {"ante": 100})
     r.post_bets(6, {"pair_plus": 50})
     return r
-
-
-def snapshot(r: ThreeCardPokerRound) -> tuple[Any, ...]:
-    return (r.view("full"), r.phase, r.next_target(), r.to_act(), len(r.steps), r.record())
-
-
-def refused(r: ThreeCardPokerRound, step: Any, error: type[Exception], words: str) -> None:
-    before = snapshot(r)
-    with pytest.raises(error) as err:
-        step()
-    assert words in str(err.value)
-    assert snapshot(r) == before
 
 
 def test_a_whole_round_step_by_step() -> None:

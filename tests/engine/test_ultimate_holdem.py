@@ -12,6 +12,7 @@ from engine.house import TableLimits, Target
 from engine.paytables import Profile, load_profile, parse_profile
 from engine.settle import settle_round
 from engine.ultimate_holdem import UltimateHoldemRound
+from tests.engine.rounds import refused
 
 DEFAULT = load_profile("default")
 STANDARD = load_profile("standard")
@@ -205,18 +206,6 @@ def new_round(profile: Profile = DEFAULT) -> UltimateHoldemRound:
     r.post_bets(1, {"ante": 100, "blind": 100, "trips": 50})
     r.post_bets(3, {"ante": 200, "blind": 200})
     return r
-
-
-def snapshot(r: UltimateHoldemRound) -> tuple[Any, ...]:
-    return (r.view("full"), r.phase, r.next_target(), r.to_act(), len(r.steps), r.record())
-
-
-def refused(r: UltimateHoldemRound, step: Any, error: type[Exception], words: str) -> None:
-    before = snapshot(r)
-    with pytest.raises(error) as err:
-        step()
-    assert words in str(err.value)
-    assert snapshot(r) == before
 
 
 def test_a_whole_round_step_by_step() -> None:
