@@ -36,7 +36,7 @@ from drivers.errors import DeviceError, FrameError, UnsupportedDevice
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
 from drivers.shoe_sensors import SensorChange
 from firmware_host.protocol import (
-    PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, MisreadMsg,
+    PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, DecoderStats, Frame, Heartbeat, Hello, Identify, MisreadMsg,
     SensorMsg, Source, decode_message, encode_message, seq_delta,
 )
 
@@ -61,8 +61,15 @@ class LinkStats:
     retransmits: int = 0
     callback_errors: int = 0
     reconnects: int = 0
-    garbage_bytes: int = 0
-    crc_errors: int = 0
+    decoder: DecoderStats = field(default_factory=DecoderStats)  # the line's own: garbage, bad CRCs
+
+    @property
+    def garbage_bytes(self) -> int:
+        return self.decoder.garbage_bytes
+
+    @property
+    def crc_errors(self) -> int:
+        return self.decoder.crc_errors
 
 
 @dataclass
@@ -101,6 +108,7 @@ class HostSession:
     def __post_init__(self) -> None:
         if self.resume is not None:
             self._boot, self._last = self.resume.boot, self.resume.seq
+        self.stats.decoder = self._decoder.stats  # one set of line counters, the decoder's
 
     # -- driving -------------------------------------------------------------------------------
 
@@ -120,8 +128,6 @@ class HostSession:
         self._frames(self._decoder.feed(data), now)
 
     def _frames(self, frames: list[Frame], now: float) -> None:
-        self.stats.garbage_bytes = self._decoder.stats.garbage_bytes
-        self.stats.crc_errors = self._decoder.stats.crc_errors
         for frame in frames:
             self.stats.frames += 1
             self._last_heard = now
