@@ -158,10 +158,12 @@ def export_files(paths: list[str], phhs: bool, out: Any) -> int:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, EngineError) as exc:
             print(f"croupier phh export: {path}: {exc}", file=sys.stderr)
             return 2
-    if phhs:
-        out.write(dumps_phhs(records))
-    else:
-        out.write("\n".join(r.dumps() for r in records))
+    return _write(records, phhs, out)
+
+
+def _write(records: list[HandHistory], phhs: bool, out: Any) -> int:
+    """Print the records as one `.phhs` text, or as `.phh` texts one after another; exit status 0."""
+    out.write(dumps_phhs(records) if phhs else "\n".join(r.dumps() for r in records))
     return 0
 
 
@@ -210,11 +212,7 @@ def export_state(state: str, last: int, hand: int | None, phhs: bool, out: Any) 
         print(f"croupier phh export: {state}: no settled poker hand" + (f" {hand}" if hand else ""),
               file=sys.stderr)
         return 1
-    if phhs:
-        out.write(dumps_phhs(records))
-    else:
-        out.write("\n".join(r.dumps() for r in records))
-    return 0
+    return _write(records, phhs, out)
 
 
 def main(args: argparse.Namespace) -> int:
