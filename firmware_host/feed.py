@@ -73,8 +73,8 @@ class Feed:
         self.heartbeat_s = heartbeat_s
         self._clock = clock
         self._last_sent = clock()
-        self._public_state: dict[str, Any] = {}
-        self._full_state: dict[str, Any] = {}
+        self._public_state: Mapping[str, Any] = {}
+        self._full_state: Mapping[str, Any] = {}
         self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
         self._sockets: list[zmq.Socket[Any]] = []
         try:
@@ -110,8 +110,8 @@ class Feed:
         self.seq += 1
         # the states are the caller's to give away: kept as they are, never changed here (snapshots
         # answer with them until the next update)
-        self._public_state = public  # type: ignore[assignment]
-        self._full_state = full if full is not None else public  # type: ignore[assignment]
+        self._public_state = public
+        self._full_state = full if full is not None else public
         head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
         self.pub.send(self._pack({**head, **public}))  # the header's keys first, then the state's
         if self.full_pub is not None:
