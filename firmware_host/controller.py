@@ -255,6 +255,8 @@ class Controller:
         except (Refused, EngineError, ValueError) as exc:  # a display nicety: never a reason to stop
             log.warning("the settled hand %d cannot be shown again: %s", last.hand, exc)
             return
+        finally:
+            scratch.inbox.close()  # its wake-up pipe: never used
         shown = scratch.table
         if isinstance(shown, Table) and shown.closed == "settled" and scratch.hand == self.hand:
             self.table = shown
@@ -815,10 +817,7 @@ class _Polled:
         fd = self.device.fileno()
         if fd != self.fd:
             if self.fd is not None:
-                try:
-                    poller.unregister(self.fd)
-                except KeyError:
-                    pass  # never registered
+                poller.unregister(self.fd)
             if fd is not None:
                 poller.register(fd, zmq.POLLIN)
             self.fd = fd
