@@ -514,7 +514,6 @@ class ShoeLink:
             self._dispatch()
             self._reopen_at = self._clock() + self._reconnect_s
             return self._reconnect_s
-        self._dispatch()
         if session.state == REFUSED:
             self._settled.set()
         return self._read_timeout
