@@ -37,12 +37,12 @@ import msgpack
 import zmq
 
 from engine.paytables import load_profile
-from firmware_host.bots import BotPlayer, SimLimits, TableEndpoints, write_config
-from firmware_host.cmd_demo import croupier_argv
-from firmware_host.commands import CommandClient
-from firmware_host.protocol import Decoder, MsgType
-from firmware_host.sim_shoe import ShoeFirmware, SimShoeClient, SimShoeServer
-from firmware_host.supervisor import read_json_line, spawn
+from firmware_host.sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
+from firmware_host.cli.demo import croupier_argv
+from firmware_host.service.commands import CommandClient
+from drivers.shoe_protocol import Decoder, MsgType
+from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+from firmware_host.sim.restarter import read_json_line, spawn
 
 BAUD = 115_200
 SEATS = 7
@@ -368,7 +368,7 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
     import serial
 
     from drivers.card_reader import CardRead
-    from firmware_host.shoe_link import HostSession
+    from drivers.shoe_link import HostSession
 
     port = serial.serial_for_url(url, timeout=0)
     fd = port.fileno()

@@ -6,7 +6,7 @@ with. Backends register by name; `open_card_reader(backend, ...)` picks one from
 
 - `sim`: an in-process twin driven by calls (`deal`, `misread`, ...), for unit tests;
 - `serial`: the shoe on a serial line (a device path, a pty or `socket://`), registered by
-  `firmware_host.shoe_link` when it is imported (the protocol lives in the service's package).
+  `drivers.shoe_link` when it is imported (the protocol and the link live beside it: drivers/shoe_protocol.py, drivers/shoe_link.py).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class CardReader(Protocol):
         ...
 
 
-BACKENDS: Registry[CardReader] = Registry("card reader", hints={"serial": " (the serial backend registers when firmware_host.shoe_link is imported)"})
+BACKENDS: Registry[CardReader] = Registry("card reader", hints={"serial": " (the serial backend registers when drivers.shoe_link is imported)"})
 register_backend = BACKENDS.register  # class decorator: make a backend available by name
 
 

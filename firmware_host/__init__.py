@@ -1,1 +1,1 @@
-"""The service on the table's Pi: device protocol, supervision, controller, journal, feed, CLI."""
+"""The service on the table's Pi: the controller and its journal, feed and command channel (service/), the tables (tables/), the simulated table (sim/), the `croupier` command line (cli/)."""

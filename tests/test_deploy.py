@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import COMMANDS, build_parser
-from firmware_host.config import Config
+from firmware_host.service.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"

@@ -107,3 +107,20 @@ def test_the_import_reader_sees_nested_aliased_and_relative_imports() -> None:
         <= {name for _, name in found}
     nested = list(imports(ROOT / "engine" / "poker" / "sample.py", "from ..cards import Card\n"))
     assert nested == [(1, "engine.cards"), (1, "engine.cards.Card")]
+
+
+def test_the_service_and_the_tables_import_neither_the_simulation_nor_the_command_line() -> None:
+    # The simulated table (emulated shoe, bots, the demo's restarter) and the command line are
+    # clients of the service; the service runs on a Pi with neither.
+    inner = [p for room in ("service", "tables") for p in sorted((ROOT / "firmware_host" / room).rglob("*.py"))]
+    assert inner, "firmware_host/service and firmware_host/tables hold the service"
+    wrong = [f"{where(p, line)} imports {name}" for p in inner for line, name in imports(p)
+             if name.startswith(("firmware_host.sim", "firmware_host.cli"))]
+    assert wrong == []
+
+
+def test_the_simulation_does_not_import_the_command_line() -> None:
+    wrong = [f"{where(p, line)} imports {name}"
+             for p in sorted((ROOT / "firmware_host" / "sim").rglob("*.py")) for line, name in imports(p)
+             if name.startswith("firmware_host.cli")]
+    assert wrong == []

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from firmware_host.commands import Command
-from firmware_host.controller import Controller
-from firmware_host.journal import Journal
+from firmware_host.service.commands import Command
+from firmware_host.service.controller import Controller
+from firmware_host.service.journal import Journal
 
 
 class JournalRig:

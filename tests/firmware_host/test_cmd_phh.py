@@ -140,8 +140,8 @@ def test_export_many_as_phhs_and_refusals(capsys: pytest.CaptureFixture[str], tm
 
 def journal_with_hands(state: Path, chop: bool = False) -> None:
     """Play two hands at a poker table of the controller and journal them as the controller does."""
-    from firmware_host.journal import Journal
-    from firmware_host.poker_table import PokerSetup
+    from firmware_host.service.journal import Journal
+    from firmware_host.tables.poker import PokerSetup
 
     setup = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
                                   "seats": 3, "stacks": {"1": 200, "2": 200, "3": 200}, "button": 3})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import firmware_host.cmd_phh
+import firmware_host.cli.phh
 from engine.phh_quick import QuickReplay
 from firmware_host.cli import main
 
@@ -32,7 +32,7 @@ def test_the_quick_path_prints_the_full_engines_lines(capsys: pytest.CaptureFixt
     files = sample_files()
     flags = ["--check"] if check else []
     taken: list[QuickReplay] = []
-    quick = firmware_host.cmd_phh.quick_replay
+    quick = firmware_host.cli.phh.quick_replay
 
     def counted(text: str) -> QuickReplay | None:
         result = quick(text)
@@ -40,10 +40,10 @@ def test_the_quick_path_prints_the_full_engines_lines(capsys: pytest.CaptureFixt
             taken.append(result)
         return result
 
-    monkeypatch.setattr(firmware_host.cmd_phh, "quick_replay", counted)
+    monkeypatch.setattr(firmware_host.cli.phh, "quick_replay", counted)
     status, lines = replay_lines(capsys, *flags, *files)
     assert len(taken) > 100     # most of these records took the quick path
-    monkeypatch.setattr(firmware_host.cmd_phh, "quick_replay", lambda text: None)
+    monkeypatch.setattr(firmware_host.cli.phh, "quick_replay", lambda text: None)
     full_status, full_lines = replay_lines(capsys, *flags, *files)
     assert (status, lines) == (full_status, full_lines)   # byte for byte, errors included
     assert status == 1 and any('"error"' in line for line in lines)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_host.cmd_settle import run
+from firmware_host.cli.settle import run
 
 UTH = {"game": "uth", "dealer": ["Qh", "Jc"], "board": ["2c", "7d", "9h", "4s", "3c"],
        "spots": [{"seat": 1, "cards": ["As", "Kd"], "bets": {"ante": 1000, "blind": 1000, "trips": 500},

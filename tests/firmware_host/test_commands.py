@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from firmware_host.commands import Command, Malformed, request_id_of
+from firmware_host.service.commands import Command, Malformed, request_id_of
 
 
 def frame(**data: object) -> bytes:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.config import Config, ConfigError, is_restricted_endpoint
+from firmware_host.service.config import Config, ConfigError, is_restricted_endpoint
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 

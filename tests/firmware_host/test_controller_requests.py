@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.commands import Command
-from firmware_host.controller import Controller
-from firmware_host.journal import DuplicateRequest, Journal
-from firmware_host.table import TableSetup
+from firmware_host.service.commands import Command
+from firmware_host.service.controller import Controller
+from firmware_host.service.journal import DuplicateRequest, Journal
+from firmware_host.tables.house import TableSetup
 
 UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
 

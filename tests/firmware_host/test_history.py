@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_host.cmd_history import history
-from firmware_host.commands import Command
-from firmware_host.controller import Controller
-from firmware_host.journal import Journal
-from firmware_host.table import TableSetup
+from firmware_host.cli.history import history
+from firmware_host.service.commands import Command
+from firmware_host.service.controller import Controller
+from firmware_host.service.journal import Journal
+from firmware_host.tables.house import TableSetup
 
 UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
 

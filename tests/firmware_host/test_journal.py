@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.journal import JOURNAL_FILE, Journal, JournalError
+from firmware_host.service.journal import JOURNAL_FILE, Journal, JournalError
 
 
 def test_wal_and_full_sync(tmp_path: Path) -> None:

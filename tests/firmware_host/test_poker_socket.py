@@ -14,11 +14,11 @@ import pytest
 import zmq
 
 from engine.phh import parse_phhs, replay
-from firmware_host.cmd_phh import export_state
-from firmware_host.commands import CommandClient
-from firmware_host.feed import FeedClient
-from firmware_host.journal import Journal
-from firmware_host.sim_shoe import SimShoeClient
+from firmware_host.cli.phh import export_state
+from firmware_host.service.commands import CommandClient
+from firmware_host.service.feed import FeedClient
+from firmware_host.service.journal import Journal
+from firmware_host.sim.shoe import SimShoeClient
 from tests.firmware_host.processes import start_cli, wait_for
 
 

@@ -15,9 +15,9 @@ from drivers.card_reader import CardRead
 from drivers.errors import DeviceError
 from drivers.readings import DeviceOnline
 from drivers.shoe_sensors import SensorChange
-from firmware_host.protocol import Ack, Decoder, MsgType, encode_message
-from firmware_host.shoe_link import ShoeLink
-from firmware_host.sim_shoe import FRESH_DECK, ShoeEmpty, ShoeFirmware, SimShoeClient
+from drivers.shoe_protocol import Ack, Decoder, MsgType, encode_message
+from drivers.shoe_link import ShoeLink
+from firmware_host.sim.shoe import FRESH_DECK, ShoeEmpty, ShoeFirmware, SimShoeClient
 
 
 def test_deck_is_a_seeded_shuffle_of_52() -> None:
@@ -123,7 +123,7 @@ def test_cli_rejects_a_bad_version() -> None:
 
 
 def test_paced_line_delivers_a_burst_in_order() -> None:
-    from firmware_host.sim_shoe import SimShoeServer
+    from firmware_host.sim.shoe import SimShoeServer
     server = SimShoeServer(ShoeFirmware(seed=6, boot=3), link="tcp", baud=115200).start()
     inbox: queue.Queue[Any] = queue.Queue()
     link = ShoeLink(inbox.put, url=server.port_url)

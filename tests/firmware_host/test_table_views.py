@@ -9,7 +9,7 @@ import pytest
 
 from engine.cards import DECK
 from engine.errors import EngineError
-from firmware_host.table import Table, TableSetup
+from firmware_host.tables.house import Table, TableSetup
 
 UTH_CHOICES = {"preflop": [("check", None), ("play", 3), ("play", 4)], "flop": [("check", None), ("play", 2)],
                "river": [("fold", None), ("play", 1)]}

@@ -15,9 +15,9 @@ from typing import Any
 
 import zmq
 
-from firmware_host.bots import BotDealer, DealerLog, seat_players
-from firmware_host.cmd_demo import SimTable
-from firmware_host.feed import unpack
+from firmware_host.sim.bots import BotDealer, DealerLog, seat_players
+from firmware_host.cli.demo import SimTable
+from firmware_host.service.feed import unpack
 
 
 def croupier(*args: str, stdin: str | None = None, timeout: float = 120.0) -> str:

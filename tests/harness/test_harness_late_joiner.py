@@ -8,10 +8,10 @@ from typing import Any
 
 import zmq
 
-from firmware_host.bots import BotDealer, seat_players
-from firmware_host.cmd_demo import SimTable
-from firmware_host.commands import CommandClient
-from firmware_host.feed import FeedClient
+from firmware_host.sim.bots import BotDealer, seat_players
+from firmware_host.cli.demo import SimTable
+from firmware_host.service.commands import CommandClient
+from firmware_host.service.feed import FeedClient
 
 HIDDEN = "??"
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.errors import FrameError
-from firmware_host.protocol import (
+from drivers.shoe_protocol import (
     SYNC, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, MisreadMsg, MsgType,
     SensorMsg, Source, crc16, decode_message, encode_message, seq_delta,
 )

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 # `main(args) -> int`; it is imported only when its subcommand runs, so a slow import
 # (zmq, serial) never delays `croupier settle`.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "settle": ("firmware_host.cmd_settle", "settle house-game rounds read as JSON Lines on stdin"),
-    "math": ("firmware_host.cmd_math", "exact house edge of a game's paytables by enumeration"),
-    "run": ("firmware_host.cmd_run", "run the table controller"),
-    "demo": ("firmware_host.cmd_demo", "run the simulated table: controller, emulated devices, bots, a view"),
-    "watch": ("firmware_host.cmd_watch", "show a table's public feed"),
-    "history": ("firmware_host.cmd_history", "recall the last hands from the journal"),
-    "sim-shoe": ("firmware_host.cmd_sim_shoe", "run the emulated card-reading shoe"),
-    "phh": ("firmware_host.cmd_phh", "poker hand histories: replay and export"),
+    "settle": ("firmware_host.cli.settle", "settle house-game rounds read as JSON Lines on stdin"),
+    "math": ("firmware_host.cli.math", "exact house edge of a game's paytables by enumeration"),
+    "run": ("firmware_host.cli.run", "run the table controller"),
+    "demo": ("firmware_host.cli.demo", "run the simulated table: controller, emulated devices, bots, a view"),
+    "watch": ("firmware_host.cli.watch", "show a table's public feed"),
+    "history": ("firmware_host.cli.history", "recall the last hands from the journal"),
+    "sim-shoe": ("firmware_host.cli.sim_shoe", "run the emulated card-reading shoe"),
+    "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
 }
 
 

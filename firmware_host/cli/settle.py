@@ -22,7 +22,7 @@ from engine.errors import EngineError
 from engine.house import TableLimits
 from engine.paytables import load_profile
 from engine.settle import settle_lines
-from firmware_host.output import stdout_closed
+from firmware_host.cli.output import stdout_closed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,12 +21,12 @@ from typing import Any
 
 import zmq
 
-from firmware_host.config import POKER_GAMES, Config, ConfigError
-from firmware_host.controller import Controller
-from firmware_host.feed import Feed, FeedError
-from firmware_host.journal import Journal, JournalError
-from firmware_host.poker_table import PokerSetup
-from firmware_host.table import TableSetup
+from firmware_host.service.config import POKER_GAMES, Config, ConfigError
+from firmware_host.service.controller import Controller
+from firmware_host.service.feed import Feed, FeedError
+from firmware_host.service.journal import Journal, JournalError
+from firmware_host.tables.poker import PokerSetup
+from firmware_host.tables.house import TableSetup
 
 log = logging.getLogger("croupier.run")
 
@@ -74,7 +74,7 @@ class Devices:
             controller.on_light = self.set_light
             self.set_light(controller.light)
         if cfg.shoe.url:
-            import firmware_host.shoe_link  # noqa: F401  (registers the serial backend)
+            import drivers.shoe_link  # noqa: F401  (registers the serial backend)
             from drivers.card_reader import ResumePoint, open_card_reader
             from drivers.errors import UnsupportedDevice
 

@@ -3,7 +3,7 @@
     croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
-controller (`croupier run --config ... --state DIR`, supervised as systemd would: restarted when it
+controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
 dies) with its GPIO on gpiozero's mock pins served on the simulated panel, and the live view of
 the public feed (`croupier watch`: a screen on a terminal, plain lines otherwise). This process is
 the bot dealer and the bot players: they bet, deal and decide through the shoe, the panel's buttons
@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware_host.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints, seat_players,
+from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints, seat_players,
                                 write_config)
-from firmware_host.journal import Journal, JournalError
-from firmware_host.supervisor import Supervisor, SupervisorError, read_json_line, spawn
+from firmware_host.service.journal import Journal, JournalError
+from firmware_host.sim.restarter import Restarter, RestarterError, read_json_line, spawn
 
 log = logging.getLogger("croupier.demo")
 
@@ -44,7 +44,7 @@ def croupier_argv(*args: str) -> list[str]:
 
 
 class SimTable:
-    """The simulated table's processes: the emulated shoe and the supervised controller.
+    """The simulated table's processes: the emulated shoe and the controller under its restarter.
 
     `run_dir` holds the configuration, the logs and the ipc sockets (a short temporary directory
     when not given); `state_dir` the controller's journal. Use as a context manager, or call
@@ -71,7 +71,7 @@ class SimTable:
         self.endpoints = TableEndpoints.ipc(self.run_dir)
         self.shoe_proc: subprocess.Popen[bytes] | None = None
         self.shoe_info: dict[str, Any] = {}
-        self.controller: Supervisor | None = None
+        self.controller: Restarter | None = None
         self.config_path = self.run_dir / "table.toml"
 
     def __enter__(self) -> SimTable:
@@ -82,14 +82,14 @@ class SimTable:
         self.stop()
 
     def start(self) -> dict[str, Any]:
-        """Start the shoe and the controller; return the controller's ready line. Raises SupervisorError."""
+        """Start the shoe and the controller; return the controller's ready line. Raises RestarterError."""
         try:
             self.start_shoe()
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits,
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s)
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            self.controller = Supervisor(croupier_argv("run", "--config", str(self.config_path), "--state",
+            self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
                                          name="controller", restart_s=self.restart_s, burst=self.restart_burst,
                                          log_path=self.run_dir / "controller.log")
@@ -99,7 +99,7 @@ class SimTable:
             raise
 
     def start_shoe(self, *extra: str, port: int = 0) -> dict[str, Any]:
-        """Start the emulated shoe process (on `port`, or a free TCP port). Raises SupervisorError."""
+        """Start the emulated shoe process (on `port`, or a free TCP port). Raises RestarterError."""
         with open(self.run_dir / "shoe.log", "ab") as err:
             self.shoe_proc = spawn(croupier_argv("sim-shoe", "--tcp", f"127.0.0.1:{port}", "--seed", str(self.seed),
                                                  "--heartbeat", str(self.shoe_heartbeat_s), "-v", *extra),
@@ -109,7 +109,7 @@ class SimTable:
 
     def replace_shoe(self, *extra: str) -> dict[str, Any]:
         """Swap the shoe: end the shoe process (as if unplugged) and start another on the same port
-        (a new boot; `extra` options such as `--firmware 2.0.0`). Raises SupervisorError."""
+        (a new boot; `extra` options such as `--firmware 2.0.0`). Raises RestarterError."""
         port = int(str(self.shoe_info["port"]).rsplit(":", 1)[1])
         self.kill_shoe()
         return self.start_shoe(*extra, port=port)
@@ -215,7 +215,7 @@ def main(args: argparse.Namespace) -> int:
         dealer = table.dealer(players=seat_players(seats, args.seed),
                               on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
         result = dealer.play(args.hands)
-    except (BotError, SupervisorError, OSError) as exc:
+    except (BotError, RestarterError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         result = None
     except KeyboardInterrupt:

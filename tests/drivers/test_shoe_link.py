@@ -13,9 +13,9 @@ from drivers.card_reader import CardRead, Misread, ResumePoint, open_card_reader
 from drivers.errors import UnsupportedDevice
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline
 from drivers.shoe_sensors import SensorChange
-from firmware_host.protocol import Ack, CardMsg, Decoder, Hello, MsgType, Source, encode_message
-from firmware_host.shoe_link import ONLINE, REFUSED, HostSession, ShoeLink
-from firmware_host.sim_shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+from drivers.shoe_protocol import Ack, CardMsg, Decoder, Hello, MsgType, Source, encode_message
+from drivers.shoe_link import ONLINE, REFUSED, HostSession, ShoeLink
+from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 
 
 GOOD_FRAMES = [
@@ -198,7 +198,7 @@ def test_stale_and_malformed_frames() -> None:
     assert host.take_readings() == [DeviceOnline("shoe", "CR-1", "X1", "1.4.0", 5)]
     host.take_output()
     # A good CRC around a payload that is not a card: acknowledged (so it is not resent) and a fault.
-    from firmware_host.protocol import Frame
+    from drivers.shoe_protocol import Frame
     host.receive(Frame(1, MsgType.CARD, b"\x00Zz").encode(), 0.3)
     assert faults(host.take_readings())[0].startswith("unreadable frame 1: not a card")
     sent = Decoder().feed(host.take_output())
@@ -333,7 +333,7 @@ def test_link_on_loop_hears_only_itself_and_goes_offline() -> None:
 
 
 def test_a_device_that_chatters_but_never_says_hello_is_offline() -> None:
-    from firmware_host.protocol import Heartbeat
+    from drivers.shoe_protocol import Heartbeat
     host = HostSession(silence_s=2.0)
     host.connect(0.0)
     readings: list[Any] = []

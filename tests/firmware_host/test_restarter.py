@@ -1,4 +1,4 @@
-"""The supervisor restarts a dead child as systemd's Restart=always does, and gives up on a crash loop."""
+"""The restarter restarts a dead child as systemd's Restart=always does, and gives up on a crash loop."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from firmware_host.supervisor import Supervisor, SupervisorError
+from firmware_host.sim.restarter import Restarter, RestarterError
 
 SERVICE = [sys.executable, "-c",
            "import json, os, time; print(json.dumps({'ready': True, 'pid': os.getpid()}), flush=True); time.sleep(60)"]
@@ -17,16 +17,16 @@ MUTE = [sys.executable, "-c", "import time; time.sleep(60)"]
 
 
 @pytest.fixture
-def supervisors() -> Iterator[list[Supervisor]]:
-    made: list[Supervisor] = []
+def restarters() -> Iterator[list[Restarter]]:
+    made: list[Restarter] = []
     yield made
     for s in made:
         s.stop()
 
 
-def test_a_killed_child_is_restarted_and_stop_ends_it(supervisors: list[Supervisor]) -> None:
-    sup = Supervisor(SERVICE, name="svc", restart_s=0.01)
-    supervisors.append(sup)
+def test_a_killed_child_is_restarted_and_stop_ends_it(restarters: list[Restarter]) -> None:
+    sup = Restarter(SERVICE, name="svc", restart_s=0.01)
+    restarters.append(sup)
     first = sup.start()
     assert first["ready"] is True and first["pid"] == sup.pid and first["start"] == 1
     assert sup.kill(signal.SIGKILL) == first["pid"]
@@ -37,18 +37,18 @@ def test_a_killed_child_is_restarted_and_stop_ends_it(supervisors: list[Supervis
     assert sup.pid is None and sup.exits == [-signal.SIGKILL, -signal.SIGTERM]
 
 
-def test_a_crash_loop_hits_the_start_limit(supervisors: list[Supervisor]) -> None:
-    sup = Supervisor(CRASHER, name="crasher", restart_s=0.01, burst=2, burst_s=30.0)
-    supervisors.append(sup)
-    with pytest.raises(SupervisorError, match="died 2 times"):
+def test_a_crash_loop_hits_the_start_limit(restarters: list[Restarter]) -> None:
+    sup = Restarter(CRASHER, name="crasher", restart_s=0.01, burst=2, burst_s=30.0)
+    restarters.append(sup)
+    with pytest.raises(RestarterError, match="died 2 times"):
         sup.start()
         sup.wait_ready(5, timeout_s=20)
     assert sup.exits == [3, 3] and sup.starts == 2
 
 
-def test_a_child_that_never_says_ready_is_not_taken_for_started(supervisors: list[Supervisor]) -> None:
-    sup = Supervisor(MUTE, name="mute", restart_s=0.01, ready_timeout_s=0.3, burst=1)
-    supervisors.append(sup)
-    with pytest.raises(SupervisorError):
+def test_a_child_that_never_says_ready_is_not_taken_for_started(restarters: list[Restarter]) -> None:
+    sup = Restarter(MUTE, name="mute", restart_s=0.01, ready_timeout_s=0.3, burst=1)
+    restarters.append(sup)
+    with pytest.raises(RestarterError):
         sup.start()
     assert sup.pid is None

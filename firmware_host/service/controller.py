@@ -34,12 +34,12 @@ import zmq
 
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline
 from engine.errors import EngineError
-from firmware_host.commands import (Command, Malformed, Refused, encode_reply, error_reply,
+from firmware_host.service.commands import (Command, Malformed, Refused, encode_reply, error_reply,
                                     request_id_of)
-from firmware_host.feed import Feed
-from firmware_host.journal import DuplicateRequest, Journal, JournalError
-from firmware_host.poker_table import PokerSetup, PokerTable, open_setup
-from firmware_host.table import Table, TableSetup
+from firmware_host.service.feed import Feed
+from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
+from firmware_host.tables.poker import PokerSetup, PokerTable, open_setup
+from firmware_host.tables.house import Table, TableSetup
 
 log = logging.getLogger("croupier.controller")
 

@@ -1,12 +1,12 @@
 """Run a service as a child process and restart it when it dies, the way systemd's `Restart=always` does.
 
-`croupier demo` and the harness tests run the controller (`croupier run ...`) under a `Supervisor`:
+`croupier demo` and the harness tests run the controller (`croupier run ...`) under a `Restarter`:
 one monitor thread starts the child, reads its standard output for the one JSON line that says it
-is ready (`{"ready": true, ...}`, see `firmware_host.cmd_run`), waits for it to exit, and starts it
+is ready (`{"ready": true, ...}`, see `firmware_host.cli.run`), waits for it to exit, and starts it
 again after `restart_s` unless it was told to stop. Like systemd's start limit, a child that dies
 `burst` times within `burst_s` seconds is not started again (a bad configuration would otherwise
 loop for ever). The child's standard error goes to `log_path` (appended), so a terminal view is not
-disturbed. Children get SIGKILL if the supervising thread dies first (Linux `PR_SET_PDEATHSIG`), so
+disturbed. Children get SIGKILL if the restarter's thread dies first (Linux `PR_SET_PDEATHSIG`), so
 a crashed test leaves no orphan behind.
 """
 
@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-log = logging.getLogger("croupier.supervisor")
+log = logging.getLogger("croupier.restarter")
 
 
-class SupervisorError(RuntimeError):
+class RestarterError(RuntimeError):
     """The service could not be (re)started: it never said it was ready, or hit the start limit."""
 
 
@@ -47,7 +47,7 @@ def spawn(argv: Sequence[str], *, stdout: int | IO[Any] | None = subprocess.PIPE
 
 
 def read_json_line(proc: subprocess.Popen[bytes], timeout_s: float, what: str) -> dict[str, Any]:
-    """The first line of `proc`'s standard output, as JSON. Raises SupervisorError on timeout, exit or bad JSON."""
+    """The first line of `proc`'s standard output, as JSON. Raises RestarterError on timeout, exit or bad JSON."""
     assert proc.stdout is not None
     result: dict[str, Any] = {}
     done = threading.Event()
@@ -67,14 +67,14 @@ def read_json_line(proc: subprocess.Popen[bytes], timeout_s: float, what: str) -
 
     threading.Thread(target=read, daemon=True, name=f"{what}-stdout").start()
     if not done.wait(timeout_s):
-        raise SupervisorError(f"{what}: no start line within {timeout_s} s")
+        raise RestarterError(f"{what}: no start line within {timeout_s} s")
     if "error" in result:
-        raise SupervisorError(f"{what}: exited or said something else at start: {result['error']!r} "
+        raise RestarterError(f"{what}: exited or said something else at start: {result['error']!r} "
                               f"(exit status {proc.poll()})")
     return result
 
 
-class Supervisor:
+class Restarter:
     """Keep one child process running; see the module docstring.
 
     `ready` is the latest start line, `starts` how many times the child was started, `pid` the
@@ -104,26 +104,26 @@ class Supervisor:
     # -- control ----------------------------------------------------------------------------------
 
     def start(self) -> dict[str, Any]:
-        """Start supervising; return the child's first start line. Raises SupervisorError."""
+        """Start keeping the child; return the child's first start line. Raises RestarterError."""
         if self._thread is not None:
-            raise SupervisorError(f"{self.name}: already supervised")
-        self._thread = threading.Thread(target=self._monitor, name=f"supervise-{self.name}", daemon=True)
+            raise RestarterError(f"{self.name}: already kept")
+        self._thread = threading.Thread(target=self._monitor, name=f"restarter-{self.name}", daemon=True)
         self._thread.start()
         return self.wait_ready(1)
 
     def wait_ready(self, starts: int, timeout_s: float | None = None) -> dict[str, Any]:
         """Wait until the child has been started `starts` times (in all) and said it is ready.
 
-        Raises SupervisorError when the supervisor gave up or the wait ran out.
+        Raises RestarterError when the restarter gave up or the wait ran out.
         """
         deadline = time.monotonic() + (timeout_s if timeout_s is not None else self.ready_timeout_s + 5)
         with self._cond:
             while not (self.starts >= starts and self.ready.get("start") == self.starts and self._proc is not None):
                 if self.failure is not None:
-                    raise SupervisorError(self.failure)
+                    raise RestarterError(self.failure)
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise SupervisorError(f"{self.name}: not ready (start {starts}) in time")
+                    raise RestarterError(f"{self.name}: not ready (start {starts}) in time")
                 self._cond.wait(left)
             return dict(self.ready)
 
@@ -134,7 +134,7 @@ class Supervisor:
         return proc.pid if proc is not None and proc.poll() is None else None
 
     def kill(self, sig: int = signal.SIGKILL) -> int | None:
-        """Send `sig` to the running child (the supervisor then restarts it). Returns the pid signalled."""
+        """Send `sig` to the running child (the restarter then restarts it). Returns the pid signalled."""
         with self._cond:
             proc = self._proc
         if proc is None or proc.poll() is not None:
@@ -146,7 +146,7 @@ class Supervisor:
         return proc.pid
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        """Stop supervising: SIGTERM the child, SIGKILL it if it does not exit within `timeout_s`."""
+        """Stop keeping the child: SIGTERM the child, SIGKILL it if it does not exit within `timeout_s`."""
         with self._cond:
             self._stopping = True
             proc = self._proc
@@ -177,7 +177,7 @@ class Supervisor:
                 return
             try:
                 proc = self._launch()
-            except (OSError, SupervisorError) as exc:
+            except (OSError, RestarterError) as exc:
                 log.error("%s: start failed: %s", self.name, exc)
                 if not self._pause():
                     return
@@ -215,7 +215,7 @@ class Supervisor:
             self._proc = proc
         try:
             ready = read_json_line(proc, self.ready_timeout_s, self.name)
-        except SupervisorError:
+        except RestarterError:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()

@@ -8,8 +8,8 @@ from typing import Any, TextIO
 
 import zmq
 
-from firmware_host.feed import FeedClient
-from firmware_host.output import stdout_closed
+from firmware_host.service.feed import FeedClient
+from firmware_host.cli.output import stdout_closed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -22,8 +22,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from firmware_host.journal import HandRow, Journal, JournalError
-from firmware_host.output import stdout_closed
+from firmware_host.service.journal import HandRow, Journal, JournalError
+from firmware_host.cli.output import stdout_closed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,7 +145,7 @@ def describe(row: HandRow) -> list[str]:
 
 def in_progress(journal: Journal) -> list[str]:
     """The hand in progress, rebuilt by replaying the journal (read-only, nothing written)."""
-    from firmware_host.controller import Controller
+    from firmware_host.service.controller import Controller
 
     controller = Controller(journal)
     try:

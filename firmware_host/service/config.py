@@ -351,7 +351,7 @@ def _check_whole(cfg: Config) -> None:
     if game in HOUSE_GAMES and cfg.table.seats > 7:
         raise ConfigError(f"{src}: [table] seats: a {game} table has at most 7 spots, not {cfg.table.seats}")
     if game in POKER_GAMES:
-        from firmware_host.poker_table import PokerSetup
+        from firmware_host.tables.poker import PokerSetup
         if cfg.table.seats < 2:
             raise ConfigError(f"{src}: [table] seats: a poker table has 2 to 10 seats")
         if cfg.poker.seated and not cfg.poker.buy_in:

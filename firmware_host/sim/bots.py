@@ -2,7 +2,7 @@
 
 The bot dealer works the table the way a dealer does, from another process than the controller:
 
-- bets and decisions go over the dealer command channel (`firmware_host.commands`), each request
+- bets and decisions go over the dealer command channel (`firmware_host.service.commands`), each request
   with an id, re-sent with the same id when the controller does not answer (it was restarted), so
   nothing is applied twice;
 - cards come out of the emulated shoe (`croupier sim-shoe`'s control port: `draw`), one at a time,
@@ -36,9 +36,9 @@ from drivers.errors import DeviceError
 from drivers.gpio_sim import LineClient
 from engine.cards import Card
 from engine.evaluate import high, three_card
-from firmware_host.commands import CommandClient
-from firmware_host.feed import FeedClient
-from firmware_host.sim_shoe import SimShoeClient
+from firmware_host.service.commands import CommandClient
+from firmware_host.service.feed import FeedClient
+from firmware_host.sim.shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
 

@@ -1,6 +1,6 @@
 """A poker table on the controller: seats and stacks between hands, one engine hand at a time.
 
-The dealer-assist twin of `firmware_host.table` for the poker games of `engine.poker.VARIANTS`
+The dealer-assist twin of `firmware_host.tables.house` for the poker games of `engine.poker.VARIANTS`
 (hold'em, Omaha, stud, razz, the draw games). The engine owns the rules (who acts, the legal
 amounts, pots, showdown, odd chips); this module adds what a table keeps beside one hand:
 
@@ -30,7 +30,7 @@ from engine.cards import Card
 from engine.errors import CardError, IllegalAction
 from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
-from firmware_host.table import FaultBook
+from firmware_host.tables.house import FaultBook
 
 POKER_GAMES = tuple(VARIANTS)
 """The poker games a table opens with (`game` of `open`): the engine's variant codes."""
@@ -53,7 +53,7 @@ def open_setup(body: Mapping[str, Any], default_seats: int) -> Any:
     TableSetup. Raises ValueError / IllegalAction / ProfileError / LimitsError (a refused open)."""
     if is_poker(str(body.get("game"))):
         return PokerSetup.from_body(body, default_seats)
-    from firmware_host.table import TableSetup
+    from firmware_host.tables.house import TableSetup
     extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
     if extra:
         raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
@@ -193,7 +193,7 @@ def _card_text(card: Card | None) -> str:
 class PokerTable(FaultBook):
     """The session at a poker table and the hand in progress (or just finished, until the next step).
 
-    Same face as `firmware_host.table.Table` for the controller (`phase`, `started`, `mid_hand`,
+    Same face as `firmware_host.tables.house.Table` for the controller (`phase`, `started`, `mid_hand`,
     `check_card`, `take_card`, `deal`, `settle`, `record`, ...), plus `act`, `seat_change`, `chop`.
     """
 

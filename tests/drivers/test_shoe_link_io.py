@@ -7,7 +7,7 @@ import socket
 
 import serial
 
-from firmware_host.shoe_link import _raw_fd, _read_available, _write_all
+from drivers.shoe_link import _raw_fd, _read_available, _write_all
 
 
 def test_socket_port_reads_what_is_there_in_one_go() -> None:

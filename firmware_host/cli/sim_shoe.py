@@ -11,7 +11,7 @@ import sys
 import threading
 
 from drivers.gpio_sim import parse_address
-from firmware_host.sim_shoe import ShoeFirmware, SimShoeServer
+from firmware_host.sim.shoe import ShoeFirmware, SimShoeServer
 
 
 def _version(text: str) -> tuple[int, int, int]:

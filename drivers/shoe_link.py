@@ -35,7 +35,7 @@ from drivers.card_reader import CardRead, CardSource, Misread, ResumePoint, regi
 from drivers.errors import DeviceError, FrameError, UnsupportedDevice
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
 from drivers.shoe_sensors import SensorChange
-from firmware_host.protocol import (
+from drivers.shoe_protocol import (
     PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, DecoderStats, Frame, Heartbeat, Hello, Identify, MisreadMsg,
     SensorMsg, Source, decode_message, encode_message, seq_delta,
 )
@@ -74,7 +74,7 @@ class LinkStats:
 
 @dataclass
 class HostSession:
-    """The host's half of the protocol (see firmware_host/protocol.py and docs/protocol.md).
+    """The host's half of the protocol (see drivers/shoe_protocol.py and docs/protocol.md).
 
     Call `connect(now)` once, then `receive(data, now)` with whatever the port gave and `poll(now)`
     regularly; after each, send `take_output()` and dispatch `take_readings()`.

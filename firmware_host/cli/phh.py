@@ -195,7 +195,7 @@ def journal_records(journal: Any, last: int = 0, hand: int | None = None) -> lis
 
 def export_state(state: str, last: int, hand: int | None, phhs: bool, out: Any) -> int:
     """Print the poker hands of the journal in `state` as PHH; the exit status."""
-    from firmware_host.journal import Journal, JournalError
+    from firmware_host.service.journal import Journal, JournalError
     try:
         journal = Journal.open(state, readonly=True)
     except JournalError as exc:

@@ -30,7 +30,7 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.config import is_restricted_endpoint
+from firmware_host.service.config import is_restricted_endpoint
 
 
 class FeedError(RuntimeError):
