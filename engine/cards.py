@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.errors import CardError
+from engine.errors import CardError, DuplicateCard
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"  # suit order where suits break ties: clubs < diamonds < hearts < spades
@@ -97,7 +97,7 @@ def check_distinct(cards: Iterable[Card]) -> None:
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
-            raise CardError(f"duplicate card: {card}")
+            raise DuplicateCard(f"duplicate card: {card}")
         seen.add(card)
 
 

@@ -9,6 +9,10 @@ class CardError(EngineError, ValueError):
     """Card text that is not a card (`As`, `Td`, `2c`), or a card that cannot be used here."""
 
 
+class DuplicateCard(CardError):
+    """A card that is already in play, burnt or discarded in this hand: the shoe read it twice."""
+
+
 class IllegalAction(EngineError, ValueError):
     """A step the rules do not allow now (wrong bet, wrong decision, card out of turn)."""
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from engine.cards import RANK_NAMES, RANK_PLURALS, Card
-from engine.errors import CardError
+from engine.errors import CardError, DuplicateCard
 
 __all__ = [
     "HandValue", "high", "omaha_high", "three_card", "low8", "omaha_low8", "ace_five_low",
@@ -253,7 +253,7 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
             raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
         i = (card.rank - 2) * 4 + card.suit
         if seen >> i & 1:
-            raise CardError(f"{what}: duplicate card {card}")
+            raise DuplicateCard(f"{what}: duplicate card {card}")
         seen |= 1 << i
         indices.append(i)
     return hand, indices

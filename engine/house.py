@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import HIDDEN, Card, format_cards
-from engine.errors import CardError, IllegalAction, LimitsError, RoundFormatError
+from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError
 from engine.paytables import Odds, Profile
 
 AUDIENCES = ("public", "full")
@@ -279,7 +279,7 @@ def check_all_distinct(cards: Iterable[Card]) -> None:
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
-            raise CardError(f"duplicate card: {card} appears twice in the round")
+            raise DuplicateCard(f"duplicate card: {card} appears twice in the round")
         seen.add(card)
 
 
@@ -553,7 +553,7 @@ class HouseRound(ABC):
                 raise IllegalAction(f"no card is expected now ({why}): {parsed}")
             target = target_or_none
         if parsed in self._seen:
-            raise CardError(f"duplicate card: {parsed} was already dealt in this round")
+            raise DuplicateCard(f"duplicate card: {parsed} was already dealt in this round")
         return parsed, target
 
     def _check_close_for_card(self) -> None:

@@ -34,7 +34,7 @@ from typing import Callable, Union
 from engine import evaluate
 from engine.cards import DECK, Card
 from engine.evaluate import HandValue
-from engine.errors import CardError, IllegalAction
+from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.poker.betting import Stakes, pot_limit_max_to
 from engine.poker.pots import Pot, build_pots, final_pots, split, split_hi_lo
 from engine.poker.variants import (
@@ -584,9 +584,9 @@ class Hand:
         if parsed is not None:
             state = self._card_state[(parsed.rank - 2) * 4 + parsed.suit]
             if state == _LIVE:
-                raise CardError(f"duplicate card: {parsed} is already in play")
+                raise DuplicateCard(f"duplicate card: {parsed} is already in play")
             if state == _DEAD and self._cards_seen < 52:
-                raise CardError(f"duplicate card: {parsed} was already burnt or discarded")
+                raise DuplicateCard(f"duplicate card: {parsed} was already burnt or discarded")
         return self._queue[0], parsed
 
     def can_deal(self, card: CardInput = None) -> bool:
@@ -962,12 +962,12 @@ class Hand:
         for c in parsed:
             index = (c.rank - 2) * 4 + c.suit  # type: ignore[union-attr]
             if index in others:
-                raise CardError(f"duplicate card: {c} is already in play")
+                raise DuplicateCard(f"duplicate card: {c} is already in play")
             if index not in known:
                 if dead is None:
                     dead = {(d.rank - 2) * 4 + d.suit for d in (*self.burned, *self.discarded) if d is not None}
                 if index in dead:
-                    raise CardError(f"duplicate card: {c} is already in play")
+                    raise DuplicateCard(f"duplicate card: {c} is already in play")
         return parsed  # type: ignore[return-value]
 
     def can_show(self, cards: Sequence[CardInput] | None = None, seat: int | None = None) -> bool:

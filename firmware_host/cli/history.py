@@ -145,11 +145,10 @@ def describe(row: HandRow) -> list[str]:
 
 def in_progress(journal: Journal) -> list[str]:
     """The hand in progress, rebuilt by replaying the journal (read-only, nothing written)."""
-    from firmware_host.service.controller import Controller
+    from firmware_host.service.controller import rebuild
 
-    controller = Controller(journal)
     try:
-        controller.recover()
+        controller, _ = rebuild(journal)
     except JournalError as exc:
         return [f"hand in progress: cannot rebuild it: {exc}"]
     if controller.table is None:
@@ -157,7 +156,7 @@ def in_progress(journal: Journal) -> list[str]:
     if not controller.table.started and controller.fault is None:
         waiting = "the deal" if controller.table.phase in ("waiting", "settled") else "bets"
         return [f"hand {controller.hand}: waiting for {waiting}"]
-    state = controller.full_state()
+    state = controller.views()[1]
     lines = [f"hand {state['hand']} IN PROGRESS  {state['game']}  phase {state['phase']}"]
     if "structure" in state:  # a poker table
         for spot in state["spots"]:

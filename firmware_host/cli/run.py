@@ -26,7 +26,7 @@ from firmware_host.service.controller import Controller
 from firmware_host.service.feed import Feed, FeedError
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.tables.poker import PokerSetup
-from firmware_host.tables.house import TableSetup
+from firmware_host.tables.house import HouseSetup
 
 log = logging.getLogger("croupier.run")
 
@@ -144,7 +144,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
         if cfg.table.game in POKER_GAMES:
             default = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
         elif cfg.table.game:
-            default = TableSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
+            default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
                                 feed=feed)
         replayed = controller.recover()

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from engine.errors import CardError, IllegalAction
+from engine.errors import CardError, DuplicateCard, IllegalAction
+from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 
 ROUND_CLASSES = {"uth": ("engine.ultimate_holdem", "UltimateHoldemRound"),
                  "3cp": ("engine.three_card_poker", "ThreeCardPokerRound")}
@@ -36,7 +37,7 @@ def round_class(game: str) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class TableSetup:
+class HouseSetup:
     """What `open` sets: the game, its paytable profile, the limits, the number of seats."""
 
     game: str
@@ -45,8 +46,13 @@ class TableSetup:
     seats: int = 7
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any], default_seats: int = 7) -> TableSetup:
+    def from_body(cls, body: Mapping[str, Any], default_seats: int = 7) -> HouseSetup:
         """From an `open` event's body. Raises ValueError / ProfileError / LimitsError (refused open)."""
+        extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
+        if extra:
+            raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
+        if int(body.get("seats") or 0) > 7:
+            raise ValueError(f"a {body.get('game')} table has at most 7 spots")
         setup = cls(game=str(body["game"]), profile=str(body.get("profile", "default")),
                     limits=dict(body.get("limits") or {}), seats=int(body.get("seats", default_seats)))
         setup.new_round()  # refuse now what the engine would refuse
@@ -55,8 +61,8 @@ class TableSetup:
     def as_body(self) -> dict[str, Any]:
         return {"game": self.game, "profile": self.profile, "limits": dict(self.limits), "seats": self.seats}
 
-    def new_table(self, hand: int) -> Table:
-        return Table(self, hand)
+    def new_table(self, hand: int) -> HouseTable:
+        return HouseTable(self, hand)
 
     def new_round(self) -> Any:
         """A fresh engine round in phase `bets`. Raises ProfileError, LimitsError, ValueError."""
@@ -67,30 +73,12 @@ class TableSetup:
         return round_class(self.game)(profile, limits, min(self.seats, max_spots))
 
 
-class FaultBook:
-    """The faults a hand met, their clearing, and the cards read while one stood (house and poker tables)."""
+class HouseTable(FaultBook):
+    """The hand in progress at a house-banked game (or just finished, until the next one starts)."""
 
-    phase: str
-    faults: list[dict[str, Any]]
-    ignored: list[dict[str, Any]]
+    STEPS = frozenset({"bet", "decide"})
 
-    def note_fault(self, kind: str, message: str, detail: str, event: int, extra: bool = False) -> None:
-        self.faults.append({"kind": kind, "message": message, "detail": detail, "event": event,
-                            "during": extra, "phase": self.phase, "cleared": None})
-
-    def note_clear(self, cleared: Mapping[str, Any]) -> None:
-        for fault in self.faults:
-            if fault["cleared"] is None:
-                fault["cleared"] = dict(cleared)
-
-    def note_ignored(self, card: str, fault: str) -> None:
-        self.ignored.append({"card": card, "fault": fault})
-
-
-class Table(FaultBook):
-    """The hand in progress (or just finished, until the next one starts)."""
-
-    def __init__(self, setup: TableSetup, hand: int) -> None:
+    def __init__(self, setup: HouseSetup, hand: int) -> None:
         self.setup = setup
         self.hand = hand
         self.round = setup.new_round()
@@ -99,9 +87,16 @@ class Table(FaultBook):
         self.discards: list[str] = []
         self.closed: str | None = None  # "settled" or "voided" once closed
 
-    def successor(self, hand: int) -> Table:
+    def successor(self, hand: int) -> HouseTable:
         """The table for the next hand (a fresh round; nothing carries over at a house game)."""
-        return Table(self.setup, hand)
+        return HouseTable(self.setup, hand)
+
+    def carry_from(self, record: Mapping[str, Any]) -> None:
+        """Nothing carries over from one hand to the next at a house game."""
+
+    def carried_seats(self) -> dict[str, Any]:
+        """A house game has spots, not seated players with stacks: nothing to carry to a new game."""
+        return {}
 
     # -- state --
 
@@ -130,6 +125,11 @@ class Table(FaultBook):
         return self.closed is None and self.phase not in ("bets", "showdown", "settled")
 
     @property
+    def between_hands(self) -> bool:
+        """The `next` button closes the betting."""
+        return self.closed is None and self.phase in ("bets", "waiting")
+
+    @property
     def waiting_for_dealer(self) -> bool:
         """The tower light's amber: a decision or the payouts are awaited."""
         return self.closed is None and (self.round.to_act() is not None or self.phase == "showdown")
@@ -139,15 +139,6 @@ class Table(FaultBook):
         be short of cards."""
         return (self.closed is None and self.phase not in ("bets", "showdown", "settled")
                 and self.round.next_target() is not None and self.round.to_act() is None)
-
-    def view(self, audience: str) -> dict[str, Any]:
-        view: dict[str, Any] = self.round.view(audience)
-        target = self.round.next_target() if self.closed is None else None
-        view["next"] = str(target) if target is not None and self.phase != "bets" else None
-        if audience == "full":
-            view["discards"] = list(self.discards)
-            view["ignored"] = [dict(x) for x in self.ignored]  # read while a fault stood: not dealt
-        return view
 
     def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """`(view("public"), view("full"))`, built together (one pass over the round)."""
@@ -160,30 +151,24 @@ class Table(FaultBook):
 
     # -- steps --
 
-    def bet(self, seat: int, bets: dict[str, int]) -> None:
-        """Raises IllegalAction (state unchanged)."""
-        self.round.post_bets(seat, bets)
+    def step(self, kind: str, body: Mapping[str, Any]) -> None:
+        """`bet` (seat, bets) or `decide` (seat, decision, multiple). Raises IllegalAction (state unchanged)."""
+        if kind == "bet":
+            self.round.post_bets(int(body["seat"]), dict(body["bets"]))
+        elif kind == "decide":
+            seat, decision = int(body["seat"]), str(body["decision"])
+            if decision == "dead":
+                self.round.declare_dead(seat)
+            else:
+                self.round.decide(seat, decision, body.get("multiple"))
+        else:
+            raise IllegalAction(f"a {self.setup.game} table takes {' and '.join(sorted(self.STEPS))}, not {kind}")
 
     def deal(self) -> None:
         """Close the betting. Raises IllegalAction."""
         self.round.close_bets()
 
-    def decide(self, seat: int, decision: str, multiple: Any) -> None:
-        """Raises IllegalAction."""
-        if decision == "dead":
-            self.round.declare_dead(seat)
-        else:
-            self.round.decide(seat, decision, multiple)
-
-    def check_card(self, card: str) -> tuple[str, str] | None:
-        """The fault a card from the shoe would raise, `(kind, detail)`, or None when it can be dealt."""
-        try:
-            self.round.verify_deal(card)
-        except (CardError, IllegalAction) as exc:
-            return self._card_fault(card, exc)
-        return None
-
-    def deal_or_fault(self, card: str) -> tuple[str, str] | None:
+    def deal_or_fault(self, card: str) -> CardFault | None:
         """Deal the card where the engine says; or, when it cannot be dealt, the fault it raises
         instead, `(kind, detail)`, with nothing changed (one check: `check_card` then `take_card`
         would check the card twice)."""
@@ -193,22 +178,18 @@ class Table(FaultBook):
             return self._card_fault(card, exc)
         return None
 
-    def _card_fault(self, card: str, exc: CardError | IllegalAction) -> tuple[str, str]:
+    def _card_fault(self, card: str, exc: CardError | IllegalAction) -> CardFault:
+        if isinstance(exc, DuplicateCard):
+            return CardFault(FaultKind.DUPLICATE_CARD, str(exc))
         if isinstance(exc, CardError):
-            if "duplicate" in str(exc):
-                return "duplicate_card", str(exc)
-            return "unexpected_card", str(exc)
+            return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
         if self.phase in ("showdown", "settled"):
-            return "card_count", f"too many cards: {card} after the last card of the hand"
+            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand")
         if self.phase == "bets" and not self.round.spot_seats():
-            return "no_bet", f"{card} came out but no spot has a bet"
+            return CardFault(FaultKind.NO_BET, f"{card} came out but no spot has a bet")
         if self.phase == "bets":
-            return "no_bet", f"{card} came out but the bets do not allow a deal: {exc}"
-        return "unexpected_card", str(exc)
-
-    def take_card(self, card: str) -> None:
-        """Deal the card where the engine says. Raises CardError/IllegalAction (check first)."""
-        self.round.deal(card)
+            return CardFault(FaultKind.NO_BET, f"{card} came out but the bets do not allow a deal: {exc}")
+        return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
 
     def discard(self, card: str) -> None:
         self.discards.append(card)
@@ -262,3 +243,6 @@ class Table(FaultBook):
             out["board"] = [str(c) for c in rec.board]
         out["spots"] = spots
         return out
+
+
+_: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card
-from engine.errors import CardError, IllegalAction
+from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
-from firmware_host.tables.house import FaultBook
+from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 
 POKER_GAMES = tuple(VARIANTS)
 """The poker games a table opens with (`game` of `open`): the engine's variant codes."""
@@ -42,24 +42,6 @@ ACTIONS = ("fold", "check", "call", "bet", "raise", "complete", "all_in", "bring
            "show", "muck")
 SEAT_ACTIONS = ("join", "rebuy", "leave", "sit_out", "sit_in")
 MAX_SEATS = 10
-
-
-def is_poker(game: str) -> bool:
-    return game in VARIANTS
-
-
-def open_setup(body: Mapping[str, Any], default_seats: int) -> Any:
-    """The setup an `open` body asks for: a PokerSetup for a poker game, else the house games'
-    TableSetup. Raises ValueError / IllegalAction / ProfileError / LimitsError (a refused open)."""
-    if is_poker(str(body.get("game"))):
-        return PokerSetup.from_body(body, default_seats)
-    from firmware_host.tables.house import TableSetup
-    extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
-    if extra:
-        raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
-    if int(body.get("seats") or 0) > 7:
-        raise ValueError(f"a {body.get('game')} table has at most 7 spots")
-    return TableSetup.from_body(body, default_seats)
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
@@ -193,9 +175,10 @@ def _card_text(card: Card | None) -> str:
 class PokerTable(FaultBook):
     """The session at a poker table and the hand in progress (or just finished, until the next step).
 
-    Same face as `firmware_host.tables.house.Table` for the controller (`phase`, `started`, `mid_hand`,
-    `check_card`, `take_card`, `deal`, `settle`, `record`, ...), plus `act`, `seat_change`, `chop`.
+    A `GameTable` (firmware_host.tables.base); its own steps are `act`, `seat` and `chop`.
     """
+
+    STEPS = frozenset({"act", "seat", "chop"})
 
     def __init__(self, setup: PokerSetup, hand: int, session: Mapping[int, SeatState] | None = None,
                  last_button: int | None = None) -> None:
@@ -241,6 +224,11 @@ class PokerTable(FaultBook):
         stacks = {str(s): v.stack for s, v in sorted(self.session.items()) if v.stack > 0}
         out = [s for s, v in sorted(self.session.items()) if v.out and v.stack > 0]
         return {"stacks": stacks, "sitting_out": out, "last_button": self.last_button}
+
+    def carry_from(self, record: Mapping[str, Any]) -> None:
+        """The seats and stacks a closed hand's record left (its `session`)."""
+        if record.get("session") is not None:
+            self.restore_session(record["session"])
 
     def restore_session(self, data: Mapping[str, Any]) -> None:
         """Take the session a closed hand's record left (see session_dict)."""
@@ -331,6 +319,11 @@ class PokerTable(FaultBook):
         return self.closed is None and self.over
 
     @property
+    def between_hands(self) -> bool:
+        """The `next` button deals the next hand."""
+        return self.engine is None or self.closed is not None
+
+    @property
     def waiting_for_dealer(self) -> bool:
         return self.started and (self.over or self.engine.actor is not None)  # type: ignore[union-attr]
 
@@ -354,23 +347,28 @@ class PokerTable(FaultBook):
 
     # -- cards ------------------------------------------------------------------------------------
 
-    def check_card(self, card: str) -> tuple[str, str] | None:
-        """The fault a card from the shoe would raise, `(kind, detail)`, or None when it can be dealt."""
+    def deal_or_fault(self, card: str) -> CardFault | None:
+        """Deal the card where the engine expects it (the first card starts the hand); or, when it
+        cannot be dealt, the fault it raises instead, with nothing changed."""
         if self.closed is not None or self.over:
-            return "card_count", f"too many cards: {card} after the last card of the hand"
+            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand")
         hand = self.engine
         if hand is None:
             try:
                 hand = self._new_hand()
             except IllegalAction as exc:
-                return "no_bet", f"{card} came out but no hand can start: {exc}"
+                return CardFault(FaultKind.NO_BET, f"{card} came out but no hand can start: {exc}")
         try:
             hand.verify_deal(card)
+        except DuplicateCard as exc:
+            return CardFault(FaultKind.DUPLICATE_CARD, str(exc))
         except CardError as exc:
-            kind = "duplicate_card" if "duplicate" in str(exc) else "unexpected_card"
-            return kind, str(exc)
+            return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
         except IllegalAction as exc:
-            return "unexpected_card", f"{card} came out of turn: {exc}"
+            return CardFault(FaultKind.UNEXPECTED_CARD, f"{card} came out of turn: {exc}")
+        if self.engine is None:
+            self.engine = hand
+        self.take_card(card)
         return None
 
     def take_card(self, card: str) -> None:
@@ -402,11 +400,19 @@ class PokerTable(FaultBook):
             raise IllegalAction("the hand is already dealt" if self.closed is None else "this hand is closed")
         self.engine = self._new_hand()
 
-    def bet(self, seat: int, bets: dict[str, int]) -> None:
-        raise IllegalAction("a poker table takes act (fold, check, call, bet, raise...), not bet")
-
-    def decide(self, seat: int, decision: str, multiple: Any) -> None:
-        raise IllegalAction("a poker table takes act (fold, check, call, bet, raise...), not decide")
+    def step(self, kind: str, body: Mapping[str, Any]) -> None:
+        """`act` (seat, action, amount, cards), `seat` (seat, action, amount) or `chop` (shares).
+        Raises IllegalAction / CardError / ValueError (state unchanged)."""
+        if kind == "act":
+            self.act(int(body["seat"]), str(body["action"]), body.get("amount"), body.get("cards"))
+        elif kind == "seat":
+            self.seat_change(int(body["seat"]), str(body["action"]), body.get("amount"))
+        elif kind == "chop":
+            shares = body.get("shares")
+            self.chop(None if shares is None else {int(s): int(c) for s, c in dict(shares).items()})
+        else:
+            raise IllegalAction(f"a poker table takes act (fold, check, call, bet, raise...), seat and chop, "
+                                f"not {kind}")
 
     def act(self, seat: int, action: str, amount: int | None = None, cards: Sequence[str] | None = None) -> None:
         """One seat's action. Raises IllegalAction (with the engine's reason) / CardError."""
@@ -529,6 +535,10 @@ class PokerTable(FaultBook):
                 "rake": rake, "chopped": self.chopped is not None,
                 "showdown": bool(self.engine.result is not None and self.engine.result.showdown)}
 
+    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(public, full)`: see `view`."""
+        return self.view("public"), self.view("full")
+
     def view(self, audience: str) -> dict[str, Any]:
         """The table state for the feed (`public`: face-down cards `??` until shown; no burns)."""
         public = audience == "public"
@@ -628,3 +638,6 @@ class PokerTable(FaultBook):
             "reason": body.get("reason"),
             "by": body.get("by"),
         }
+
+
+_: type[GameTable] = PokerTable  # the poker table implements the table state's interface (mypy checks it)

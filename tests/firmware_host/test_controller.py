@@ -20,12 +20,12 @@ from firmware_host.service.commands import Command, CommandClient
 from firmware_host.service.controller import Controller
 from firmware_host.service.feed import Feed, FeedClient
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import TableSetup
+from firmware_host.tables.house import HouseSetup
 from tests.firmware_host.processes import start_cli, wait_for
 from tests.firmware_host.rigs import JournalRig
 
-UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
-TCP = TableSetup("3cp", "default", {"minimum": 100}, 7)
+UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
+TCP = HouseSetup("3cp", "default", {"minimum": 100}, 7)
 # seats 1 and 3; hole cards s1 s3 dealer s1 s3 dealer, flop, turn+river
 UTH_DECK = "As Kd Qh Ac Tc 9d 2c 7d 9h 4s 3c".split()
 
@@ -33,7 +33,7 @@ UTH_DECK = "As Kd Qh Ac Tc 9d 2c 7d 9h 4s 3c".split()
 class Rig(JournalRig):
     """A house table's controller on a real journal in a temp dir; the tower light's states kept."""
 
-    def __init__(self, path: Path, setup: TableSetup = UTH) -> None:
+    def __init__(self, path: Path, setup: HouseSetup = UTH) -> None:
         self.setup = setup
         self.lights: list[str] = []
         super().__init__(path)
@@ -472,8 +472,8 @@ def test_the_feed_holds_its_own_copy_of_the_full_state(tmp_path: Path, ctx: zmq.
 
 def test_readings_that_arrive_together_share_one_commit(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
     """Readings drained from the inbox at once: one transaction, one commit, each state published in
-    order after it; a reading the table refuses is rolled back alone; the journal replays to the same
-    state as readings taken one by one."""
+    order after it; a reading the table cannot apply is journaled as refused (never dropped) and
+    stops the hand with a fault; the journal replays to the same state as readings taken one by one."""
     from drivers.card_reader import CardRead
 
     def refuse(body: Any, event_id: int) -> None:
@@ -488,7 +488,7 @@ def test_readings_that_arrive_together_share_one_commit(tmp_path: Path, ctx: zmq
         c = Controller(Journal.open(tmp_path / name), default_setup=UTH, feed=feed)
         c.recover()
         assert c.handle_command(Command.from_mapping({"cmd": "bet", "seat": 1, "bets": {"ante": 100, "blind": 100}}))["ok"]
-        c._on_misread = refuse  # type: ignore[method-assign]
+        c.state._handlers["misread"] = refuse  # a reading the table cannot apply (a bug's stand-in)
         commits, seq, events = 0, feed.seq, sum(1 for _ in c.journal.events())
         commit = c.journal.commit
 
@@ -504,8 +504,13 @@ def test_readings_that_arrive_together_share_one_commit(tmp_path: Path, ctx: zmq
             for reading in readings:
                 c.handle_reading(reading)
         kinds = [e.kind for e in c.journal.events() if e.id > events]
-        assert kinds == ["card", "card", "sensor", "card"]  # the refused misread and the repeated sensor: not there
-        assert commits == (1 if together else 4) and feed.seq == seq + 4  # every state published
+        assert kinds == ["card", "refused", "card", "sensor", "card"]  # the repeated sensor: not there
+        refused = [e for e in c.journal.events() if e.kind == "refused"][0].body
+        assert refused == {"kind": "misread", "body": {"source": "shoe", "seq": 2}, "error": "refused for the test"}
+        assert c.fault is not None and c.fault.kind == "refused_reading"
+        assert c.full_state()["ignored"] == [{"card": "Kd", "fault": "refused_reading"},
+                                             {"card": "Qh", "fault": "refused_reading"}]
+        assert commits == (1 if together else 5) and feed.seq == seq + 5  # every state published
         state = c.full_state()
         c.journal.close()
         again = Controller(Journal.open(tmp_path / name), default_setup=UTH)
@@ -624,3 +629,29 @@ def test_the_shoe_served_from_the_controllers_loop(tmp_path: Path, ctx: zmq.Cont
         server.close()
         feed.close()
         c.journal.close()
+
+
+def test_a_step_whose_commit_fails_is_not_applied(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replied `journal` means nothing was applied: the bet is not on the table, is not published
+    with the next accepted step, and a failed `deal` leaves the betting open."""
+    from firmware_host.service.journal import Journal, JournalError
+
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    before = rig.c.full_state()
+    real_commit = Journal.commit
+
+    def full_disk(self: Journal) -> None:
+        self.rollback()
+        raise JournalError(f"{self.path}: commit failed: database or disk is full")
+
+    monkeypatch.setattr(Journal, "commit", full_disk)
+    for cmd, args in (("bet", {"seat": 3, "bets": {"ante": 200, "blind": 200}}), ("deal", {})):
+        reply = rig.cmd(cmd, **args)
+        assert reply["ok"] is False and reply["code"] == "journal", reply
+        assert rig.c.full_state() == before
+    monkeypatch.setattr(Journal, "commit", real_commit)
+    rig.ok("bet", seat=5, bets={"ante": 100, "blind": 100})
+    state = rig.c.public_state()
+    assert [s["seat"] for s in state["spots"] if s["bets"]] == [1, 5] and state["phase"] == "bets"
+    assert rig.restart().full_state() == rig.c.full_state()
+

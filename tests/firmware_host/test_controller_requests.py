@@ -9,9 +9,9 @@ import pytest
 from firmware_host.service.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import DuplicateRequest, Journal
-from firmware_host.tables.house import TableSetup
+from firmware_host.tables.house import HouseSetup
 
-UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
+UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 
 
 def _cmd(c: Controller, cmd: str, **args: object) -> dict[str, object]:

@@ -237,7 +237,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
     from firmware_host.service.commands import Command
     from firmware_host.service.controller import Controller
     from firmware_host.service.journal import Journal
-    from firmware_host.tables.house import TableSetup
+    from firmware_host.tables.house import HouseSetup
 
     shm = Path("/dev/shm")
     state = Path(tempfile_dir(shm)) if shm.is_dir() else tmp_path / "state"
@@ -254,7 +254,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
     pub_sub, full_sub = subs
     rng = random.Random(20261129)
     c = Controller(Journal.open(state), table="prop", feed=feed,
-                   default_setup=TableSetup("uth", "standard", {"minimum": 100}, 7))
+                   default_setup=HouseSetup("uth", "standard", {"minimum": 100}, 7))
     c.recover()
     seq = 0
     checked = 0
@@ -293,7 +293,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
         dealt: list[str] = []
         voided = False
         while True:
-            rnd = c._need_table().round
+            rnd = c.state.need_table().round  # type: ignore[attr-defined]
             if c.fault is not None:
                 assert do("clear", reason="checked", by="sup", then=rng.choice(["continue", "continue", "void"]))["ok"]
                 if c.table is not None and c.table.hand != hand + 1:

@@ -12,9 +12,9 @@ from firmware_host.cli.history import history
 from firmware_host.service.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import TableSetup
+from firmware_host.tables.house import HouseSetup
 
-UTH = TableSetup("uth", "default", {"minimum": 100}, 7)
+UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 
 
 def make_journal(path: Path) -> Controller:

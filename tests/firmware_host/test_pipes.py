@@ -12,7 +12,7 @@ from firmware_host.service.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.cli.output import EXIT_BROKEN_PIPE
-from firmware_host.tables.house import TableSetup
+from firmware_host.tables.house import HouseSetup
 
 
 def run_into_closed_pipe(argv: list[str], stdin: bytes = b"") -> tuple[int, str]:
@@ -29,7 +29,7 @@ def run_into_closed_pipe(argv: list[str], stdin: bytes = b"") -> tuple[int, str]
 
 
 def test_history_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
-    c = Controller(Journal.open(tmp_path), default_setup=TableSetup("uth", "default", {"minimum": 100}, 7))
+    c = Controller(Journal.open(tmp_path), default_setup=HouseSetup("uth", "default", {"minimum": 100}, 7))
     c.recover()
     for body in ({"cmd": "bet", "seat": 1, "bets": {"ante": 100, "blind": 100}}, {"cmd": "void", "reason": "test"}):
         assert c.handle_command(Command.from_mapping(body))["ok"]

@@ -1,4 +1,4 @@
-"""Table.views() (one pass) gives exactly view("public") and view("full"), at every step of random hands."""
+"""HouseTable.views() (one pass) gives exactly the round's view("public") and view("full") with the table's own fields, at every step of random hands."""
 
 from __future__ import annotations
 
@@ -9,23 +9,34 @@ import pytest
 
 from engine.cards import DECK
 from engine.errors import EngineError
-from firmware_host.tables.house import Table, TableSetup
+from firmware_host.tables.base import FaultKind
+from firmware_host.tables.house import HouseSetup, HouseTable
 
 UTH_CHOICES = {"preflop": [("check", None), ("play", 3), ("play", 4)], "flop": [("check", None), ("play", 2)],
                "river": [("fold", None), ("play", 1)]}
 
 
-def _check(table: Table) -> None:
+def _view(table: HouseTable, audience: str) -> dict[str, Any]:
+    view: dict[str, Any] = table.round.view(audience)
+    target = table.round.next_target() if table.closed is None else None
+    view["next"] = str(target) if target is not None and table.phase != "bets" else None
+    if audience == "full":
+        view["discards"] = list(table.discards)
+        view["ignored"] = [dict(x) for x in table.ignored]
+    return view
+
+
+def _check(table: HouseTable) -> None:
     public, full = table.views()
-    assert public == table.view("public")
-    assert full == table.view("full")
-    assert list(public) == list(table.view("public"))  # same key order: the same msgpack bytes
+    assert public == _view(table, "public")
+    assert full == _view(table, "full")
+    assert list(public) == list(_view(table, "public"))  # same key order: the same msgpack bytes
     assert public["spots"] is not full["spots"]
     for p, f in zip(public["spots"], full["spots"]):
         assert p["bets"] is not f["bets"] and p["cards"] is not f["cards"]
 
 
-def _decide(table: Table, rng: random.Random) -> None:
+def _decide(table: HouseTable, rng: random.Random) -> None:
     seat = table.round.to_act()
     if table.setup.game == "uth":
         street = table.phase if table.phase in UTH_CHOICES else "preflop"
@@ -33,24 +44,24 @@ def _decide(table: Table, rng: random.Random) -> None:
     else:
         decision, multiple = rng.choice([("play", None), ("fold", None)])
     try:
-        table.decide(seat, decision, multiple)
+        table.step("decide", {"seat": seat, "decision": decision, "multiple": multiple})
     except EngineError:  # e.g. a check where only play or fold is legal: take the last legal choice
-        table.decide(seat, "play", 1 if table.setup.game == "uth" else None)
+        table.step("decide", {"seat": seat, "decision": "play", "multiple": 1 if table.setup.game == "uth" else None})
 
 
 @pytest.mark.parametrize("game", ["uth", "3cp"])
 def test_views_match_each_audience(game: str) -> None:
     rng = random.Random(7)
-    setup = TableSetup(game, "default", {}, 7)
+    setup = HouseSetup(game, "default", {}, 7)
     for hand in range(1, 31):
-        table = Table(setup, hand)
+        table = HouseTable(setup, hand)
         _check(table)
         seats = rng.sample(range(1, 8), rng.randint(1, 7) if game == "uth" else rng.randint(5, 6))
         for seat in sorted(seats):
             bets: dict[str, Any] = {"ante": 10, "blind": 10} if game == "uth" else {"ante": 10}
             if rng.random() < 0.5:
                 bets["trips" if game == "uth" else "pair_plus"] = 5
-            table.bet(seat, bets)
+            table.step("bet", {"seat": seat, "bets": bets})
             _check(table)
         table.deal()
         deck = [str(c) for c in DECK]
@@ -60,11 +71,11 @@ def test_views_match_each_audience(game: str) -> None:
             if table.round.to_act() is not None:
                 _decide(table, rng)
             else:
-                table.take_card(next(cards))
+                assert table.deal_or_fault(next(cards)) is None
             _check(table)
         if rng.random() < 0.3:
             table.discard(next(cards))
-            table.note_ignored(next(cards), "misread")
+            table.note_ignored(next(cards), FaultKind.MISREAD)
         table.settle()
         _check(table)
         table.record("settled", {})

@@ -1,0 +1,211 @@
+"""What every table shares: the fault kinds, a standing fault, the fault book, and the interface the table state drives.
+
+The house-game table (`firmware_host.tables.house`) and the poker table (`firmware_host.tables.poker`)
+both implement `GameTable`; the table state (`firmware_host.tables.state`) drives either through it
+alone. Steps only one kind of table takes (`bet`, `decide` at a house game; `act`, `seat`, `chop`
+at a poker table) go through `GameTable.step`, each table naming the steps it takes in `STEPS`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, Protocol
+
+
+class Refused(ValueError):
+    """A well-formed step the table cannot take now; `code` is `illegal` or `fault`."""
+
+    def __init__(self, message: str, code: str = "illegal") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class FaultKind(enum.StrEnum):
+    """Every kind of fault that stops a hand; `fault.kind` on the feed is one of these values."""
+
+    DUPLICATE_CARD = "duplicate_card"
+    UNEXPECTED_CARD = "unexpected_card"
+    NO_BET = "no_bet"
+    CARD_COUNT = "card_count"
+    SHOE_EMPTY = "shoe_empty"
+    LID_OPEN = "lid_open"
+    DEVICE_SILENT = "device_silent"
+    DEVICE_OFFLINE = "device_offline"
+    SEQUENCE_GAP = "sequence_gap"
+    MISREAD = "misread"
+    DEVICE_FAULT = "device_fault"
+    REFUSED_READING = "refused_reading"
+
+    @property
+    def message(self) -> str:
+        """What the fault means, in a dealer's words (public: it names no card)."""
+        return _FAULT_MESSAGES[self]
+
+
+_FAULT_MESSAGES = {
+    FaultKind.DUPLICATE_CARD: "a card was read twice in this hand",
+    FaultKind.UNEXPECTED_CARD: "a card came out where none was expected",
+    FaultKind.NO_BET: "a card went to a spot that has no bet",
+    FaultKind.CARD_COUNT: "wrong number of cards at showdown",
+    FaultKind.SHOE_EMPTY: "the shoe is empty mid-hand",
+    FaultKind.LID_OPEN: "the shoe's lid was opened mid-hand",
+    FaultKind.DEVICE_SILENT: "a device went silent",
+    FaultKind.DEVICE_OFFLINE: "a device went offline",
+    FaultKind.SEQUENCE_GAP: "frames were lost on the shoe's serial line",
+    FaultKind.MISREAD: "the shoe could not read a card",
+    FaultKind.DEVICE_FAULT: "a device reported a fault",
+    FaultKind.REFUSED_READING: "a device reading could not be taken",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A standing fault. `detail` may name cards: it goes only on the full feed."""
+
+    kind: FaultKind
+    message: str
+    detail: str
+    event: int
+
+    def public(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "message": self.message, "event": self.event}
+
+    def full(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event}
+
+
+class CardFault(NamedTuple):
+    """Why a card from the shoe cannot be dealt: the fault it raises and what the full feed says."""
+
+    kind: FaultKind
+    detail: str
+
+
+class FaultBook:
+    """The faults a hand met, their clearing, and the cards read while one stood (house and poker tables)."""
+
+    faults: list[dict[str, Any]]
+    ignored: list[dict[str, Any]]
+
+    @property
+    def phase(self) -> str:
+        raise NotImplementedError  # pragma: no cover - each table defines its phase
+
+    def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, extra: bool = False) -> None:
+        self.faults.append({"kind": kind.value, "message": message, "detail": detail, "event": event,
+                            "during": extra, "phase": self.phase, "cleared": None})
+
+    def note_clear(self, cleared: Mapping[str, Any]) -> None:
+        for fault in self.faults:
+            if fault["cleared"] is None:
+                fault["cleared"] = dict(cleared)
+
+    def note_ignored(self, card: str, fault: FaultKind) -> None:
+        self.ignored.append({"card": card, "fault": fault.value})
+
+
+class GameSetup(Protocol):
+    """What `open` sets for one game; journaled as the `open` event's body (`as_body`)."""
+
+    @property
+    def game(self) -> str: ...
+
+    def as_body(self) -> dict[str, Any]: ...
+
+    def new_table(self, hand: int) -> GameTable: ...
+
+
+class GameTable(Protocol):
+    """The hand in progress at a table (or just closed, until the next one starts), as the table
+    state drives it. Every step raises `EngineError`/`ValueError` when refused and then changes nothing."""
+
+    STEPS: ClassVar[frozenset[str]]
+    """The table-specific steps `step` takes (`bet`, `decide`; `act`, `seat`, `chop`)."""
+
+    hand: int
+    closed: str | None  # "settled" or "voided" once closed
+    faults: list[dict[str, Any]]
+    ignored: list[dict[str, Any]]
+
+    @property
+    def setup(self) -> GameSetup: ...
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def started(self) -> bool:
+        """A hand is under way (bets posted or cards dealt) and not closed."""
+        ...
+
+    @property
+    def mid_hand(self) -> bool:
+        """Between the deal and the end of the hand: where shoe and device faults stop the hand."""
+        ...
+
+    @property
+    def confirmable(self) -> bool:
+        """The hand is over: the dealer pays (pushes the pots) and confirms."""
+        ...
+
+    @property
+    def waiting_for_dealer(self) -> bool:
+        """The tower light's amber: a decision or the payouts are awaited."""
+        ...
+
+    @property
+    def between_hands(self) -> bool:
+        """The `next` button deals (closes the betting, starts the next hand)."""
+        ...
+
+    def next_target(self) -> str | None: ...
+
+    def short_of_cards(self) -> bool:
+        """Cards are still expected and nothing else is awaited: a showdown called now is short."""
+        ...
+
+    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(public, full)` views of the table."""
+        ...
+
+    def deal_or_fault(self, card: str) -> CardFault | None:
+        """Deal the card where the rules say; or the fault it raises instead, nothing changed."""
+        ...
+
+    def discard(self, card: str) -> None: ...
+
+    def deal(self) -> None:
+        """Close the betting / start the hand."""
+        ...
+
+    def step(self, kind: str, body: Mapping[str, Any]) -> None:
+        """A table-specific step (one of `STEPS`)."""
+        ...
+
+    def settle(self) -> None: ...
+
+    def record(self, status: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Close the hand and return its record (journal, `croupier history`)."""
+        ...
+
+    def successor(self, hand: int) -> GameTable:
+        """The table for the next hand."""
+        ...
+
+    def carry_from(self, record: Mapping[str, Any]) -> None:
+        """Take over what a closed hand's record left at the table (a poker table's seats and
+        stacks; nothing at a house game, where nothing carries over)."""
+        ...
+
+    def carried_seats(self) -> dict[str, Any]:
+        """`open` fields that carry the players over to a new game (a poker table's stacks, who
+        sits out, the last button); empty where there are no players to keep (a house game)."""
+        ...
+
+    def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, extra: bool = False) -> None: ...
+
+    def note_clear(self, cleared: Mapping[str, Any]) -> None: ...
+
+    def note_ignored(self, card: str, fault: FaultKind) -> None: ...

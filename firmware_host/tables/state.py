@@ -1,0 +1,330 @@
+"""The table's state as a pure reducer: one journaled event in, the state changed (or refused, unchanged).
+
+`TableState.apply(kind, body, event_id)` is the only way the table changes. It is deterministic in
+the event bodies alone (no sockets, no clocks, no journal), so the live controller loop, journal
+recovery, `croupier history`, the settled hand re-shown after a restart and the tests all build
+the same state from the same events. What an event did beyond the state (a hand closed) comes back
+as an `Applied`, for the caller to journal.
+
+A fault stops the hand: cards that arrive while a fault stands are recorded but not dealt; only
+`clear` (a supervisor, with a reason) lifts it, then the hand continues or is voided.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import EngineError
+from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.registry import open_setup
+
+log = logging.getLogger("croupier.table")
+
+LIGHT_READY, LIGHT_WAITING, LIGHT_FAULT = "ready", "waiting", "fault"  # green, amber, red
+
+READING_KINDS = frozenset({"card", "misread", "sensor", "button", "device", "device_fault"})
+"""Events that come from the devices (never refused: one that cannot be applied is journaled as `refused`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What one event did besides changing the state: the record of the hand it closed, if any."""
+
+    closed: dict[str, Any] | None = None
+
+
+class TableState:
+    """Everything the table is: the hand at the table, the standing fault, the devices and sensors.
+
+    `seats` is the default number of seats an `open` gets when its body names none.
+    """
+
+    def __init__(self, seats: int = 7) -> None:
+        self.seats = seats
+        self.table: GameTable | None = None
+        self.hand = 1
+        self.fault: Fault | None = None
+        self.devices: dict[str, dict[str, Any]] = {}
+        self.sensors: dict[str, bool] = {}
+        self.events_applied = 0
+        self.last_record: dict[str, Any] | None = None
+        self._closed: dict[str, Any] | None = None
+        self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
+            "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
+            "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
+            "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
+            "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
+            "bet": self._on_step, "decide": self._on_step, "act": self._on_step, "seat": self._on_step,
+            "chop": self._on_step,
+        }
+
+    # -- the reducer ------------------------------------------------------------------------------
+
+    def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
+        """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
+        handler = self._handlers.get(kind)
+        if handler is None:
+            raise Refused(f"unknown event kind {kind!r}")
+        self._closed = None
+        if kind in ("bet", "decide", "act", "seat", "chop"):
+            self._on_step(body, event_id, kind)
+        else:
+            handler(body, event_id)
+        self.events_applied += 1
+        closed, self._closed = self._closed, None
+        return Applied(closed) if closed is not None else _NOTHING
+
+    # -- reading the state ------------------------------------------------------------------------
+
+    @property
+    def light(self) -> str:
+        """The tower light: red while a fault stands, amber while the dealer is awaited, else green."""
+        if self.fault is not None:
+            return LIGHT_FAULT
+        if self.table is not None and self.table.waiting_for_dealer:
+            return LIGHT_WAITING
+        return LIGHT_READY
+
+    @property
+    def phase(self) -> str:
+        return self.table.phase if self.table is not None else "closed"
+
+    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(public, full)`: the table as the public feed and as the restricted feed show it."""
+        table = self.table
+        if table is None:
+            public, full = closed_view(), closed_view()
+            hand = self.hand
+        else:
+            public, full = table.views()
+            hand = table.hand
+        fault = self.fault
+        public["hand"] = full["hand"] = hand
+        public["fault"] = fault.public() if fault else None
+        full["fault"] = fault.full() if fault else None
+        full["devices"] = {name: dict(info) for name, info in self.devices.items()}
+        full["sensors"] = dict(self.sensors)
+        return public, full
+
+    def device_resume(self, device: str) -> tuple[int, int] | None:
+        """`(boot, seq)` of the last frame kept from `device`, to tell it where to continue."""
+        info = self.devices.get(device)
+        if not info or "boot" not in info:
+            return None
+        return int(info["boot"]), int(info.get("seq", 0))
+
+    def is_retransmit(self, body: Mapping[str, Any]) -> bool:
+        """A card event that repeats the last card kept from its device (same frame): nothing new."""
+        info = self.devices.get(str(body["device"]), {})
+        return "seq" in info and info.get("seq") == body["seq"] and info.get("last_card") == body["card"]
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def need_table(self) -> GameTable:
+        """The table for the current hand: after a hand closed, a fresh one for the next (the caller
+        keeps it once its step succeeded). Raises Refused when no table is open."""
+        if self.table is None:
+            raise Refused("no table is open: send open first")
+        if self.table.closed is not None:
+            return self.table.successor(self.hand)
+        return self.table
+
+    def _need_no_fault(self) -> None:
+        if self.fault is not None:
+            raise Refused(f"the hand is stopped by a fault ({self.fault.kind}): a supervisor must clear it",
+                          "fault")
+
+    def _set_fault(self, kind: FaultKind, detail: str, event_id: int) -> None:
+        if self.table is not None:
+            self.table = self.need_table()
+        if self.fault is not None:  # the first fault stands; later ones are recorded with it
+            if self.table is not None:
+                self.table.note_fault(kind, kind.message, detail, event_id, extra=True)
+            return
+        self.fault = Fault(kind, kind.message, detail, event_id)
+        if self.table is not None:
+            self.table.note_fault(kind, self.fault.message, detail, event_id)
+
+    def _mid_hand(self) -> bool:
+        return self.table is not None and self.table.mid_hand
+
+    def _close(self, status: str, body: Mapping[str, Any]) -> None:
+        """Finish the hand and keep its record for the caller. A settled hand stays on show until
+        the next hand's first step; a voided one gives way to the next hand at once."""
+        table = self.need_table()
+        record = {**table.record(status, dict(body)), "devices": {k: dict(v) for k, v in self.devices.items()},
+                  "sensors": dict(self.sensors)}
+        self._closed = self.last_record = record
+        self.hand += 1
+        self.fault = None
+        if status == "voided":
+            self.table = table.successor(self.hand)
+
+    # -- the dealer's steps -----------------------------------------------------------------------
+
+    def _on_open(self, body: Mapping[str, Any], event_id: int) -> None:
+        if self.table is not None and self.table.started:
+            raise Refused("a hand is in progress: confirm or void it before opening the table again")
+        self._need_no_fault()
+        setup: GameSetup = open_setup(body, self.seats)
+        self.table = setup.new_table(self.hand)
+
+    def _on_step(self, body: Mapping[str, Any], event_id: int, kind: str = "") -> None:
+        self._need_no_fault()
+        table = self.need_table()
+        if kind not in table.STEPS:
+            raise Refused(f"a {table.setup.game} table takes {_listed(sorted(table.STEPS))}, not {kind}")
+        table.step(kind, body)
+        self.table = table
+
+    def _on_deal(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        table = self.need_table()
+        table.deal()
+        self.table = table
+
+    def _on_confirm(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        table = self.need_table()
+        if not table.confirmable:
+            if table is self.table and table.short_of_cards():
+                # the dealer called the showdown but the shoe gave fewer cards than the hand needs
+                self._set_fault(FaultKind.CARD_COUNT, "too few cards at showdown: the hand still expects "
+                                f"a card for {table.next_target()}", event_id)
+                return
+            raise Refused(f"nothing to confirm: the hand is in phase {table.phase}")
+        table.settle()
+        self._close("settled", dict(body))
+
+    def _on_void(self, body: Mapping[str, Any], event_id: int) -> None:
+        table = self.need_table()
+        if not table.started or table is not self.table:
+            raise Refused("no hand in progress to void")
+        self._close("voided", dict(body))
+
+    def _on_clear(self, body: Mapping[str, Any], event_id: int) -> None:
+        if self.fault is None:
+            raise Refused("there is no fault to clear")
+        cleared = {"reason": body["reason"], "by": body["by"], "then": body.get("then", "continue"),
+                   "event": event_id}
+        if self.table is not None:
+            self.table.note_clear(cleared)
+        self.fault = None
+        if cleared["then"] == "void" and self.table is not None and self.table.started:
+            self._close("voided", {"reason": f"fault cleared by {body['by']}: {body['reason']}"})
+
+    def _on_fault(self, body: Mapping[str, Any], event_id: int) -> None:
+        try:
+            kind = FaultKind(str(body["kind"]))
+        except ValueError:
+            raise Refused(f"unknown fault kind {body['kind']!r}") from None
+        self._set_fault(kind, str(body.get("detail", "")), event_id)
+
+    # -- the devices' readings --------------------------------------------------------------------
+
+    def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
+        card = str(body["card"])
+        info = self.devices.setdefault(str(body.get("device", "shoe")), {})
+        if body.get("source") != "manual":
+            info["seq"] = int(body.get("seq", 0))
+            info["last_card"] = card
+        if self.table is None:
+            self._set_fault(FaultKind.UNEXPECTED_CARD, f"card {card} with no table open", event_id)
+            return
+        if body.get("source") == "discard":
+            self.table.discard(card)
+            return
+        table = self.need_table()
+        self.table = table
+        if self.fault is not None:
+            table.note_ignored(card, self.fault.kind)
+            return
+        problem = table.deal_or_fault(card)
+        if problem is not None:
+            self._set_fault(problem.kind, problem.detail, event_id)
+
+    def _on_misread(self, body: Mapping[str, Any], event_id: int) -> None:
+        if "seq" in body:
+            self.devices.setdefault(str(body.get("device", "shoe")), {})["seq"] = int(body["seq"])
+        if body.get("source") == "discard" and not self._mid_hand():
+            return
+        self._set_fault(FaultKind.MISREAD, f"misread on the {body.get('source')} reader", event_id)
+
+    def _on_sensor(self, body: Mapping[str, Any], event_id: int) -> None:
+        name, active = str(body["name"]), bool(body["active"])
+        self.sensors[name] = active
+        if "seq" in body:
+            self.devices.setdefault(str(body.get("device", "shoe")), {})["seq"] = int(body["seq"])
+        if not self._mid_hand():
+            return
+        if name == "empty" and active:
+            self._set_fault(FaultKind.SHOE_EMPTY, "the shoe reports empty", event_id)
+        elif name in ("lid", "lid_open") and active:
+            self._set_fault(FaultKind.LID_OPEN, "the shoe's lid is open", event_id)
+        elif name in ("shoe_present", "present") and not active:
+            self._set_fault(FaultKind.SHOE_EMPTY, "the shoe was taken off the table", event_id)
+
+    def _on_device(self, body: Mapping[str, Any], event_id: int) -> None:
+        device = str(body["device"])
+        info = self.devices.setdefault(device, {})
+        if body.get("online"):
+            if info.get("boot") != body.get("boot"):
+                info.pop("seq", None)
+                info.pop("last_card", None)
+            info.update({k: body[k] for k in ("model", "serial", "firmware", "boot") if k in body})
+            info["online"] = True
+            return
+        info["online"] = False
+        reason = str(body.get("reason", ""))
+        if self._mid_hand():
+            kind = (FaultKind.DEVICE_SILENT if "silent" in reason or "heartbeat" in reason
+                    else FaultKind.DEVICE_OFFLINE)
+            self._set_fault(kind, f"{device}: {reason}", event_id)
+
+    def _on_device_fault(self, body: Mapping[str, Any], event_id: int) -> None:
+        reason = str(body.get("reason", ""))
+        kind = FaultKind.SEQUENCE_GAP if ("sequence" in reason or "gap" in reason) else FaultKind.DEVICE_FAULT
+        self._set_fault(kind, f"{body.get('device')}: {reason}", event_id)
+
+    def _on_refused(self, body: Mapping[str, Any], event_id: int) -> None:
+        """A device reading that could not be applied: journaled as it came, and a fault."""
+        self._set_fault(FaultKind.REFUSED_READING,
+                        f"{body.get('kind')} reading refused: {body.get('error')}", event_id)
+
+    def _on_button(self, body: Mapping[str, Any], event_id: int) -> None:
+        name = str(body["name"])
+        if self.table is None or self.fault is not None:
+            return  # a button pressed while nothing can happen is recorded only
+        table = self.table
+        try:
+            if name == "next" and table.between_hands:
+                table = self.need_table()
+                table.deal()
+                self.table = table
+            elif name == "confirm" and table.confirmable:
+                table.settle()
+                self._close("settled", {"by": "button"})
+            elif name == "confirm" and table.closed is None and table.short_of_cards():
+                self._set_fault(FaultKind.CARD_COUNT, "too few cards at showdown: the hand still expects "
+                                f"a card for {table.next_target()}", event_id)
+            elif name == "void" and table.started:
+                self._close("voided", {"reason": "void button held", "by": "button"})
+        except (Refused, EngineError) as exc:
+            log.info("button %s did nothing: %s", name, exc)
+
+
+_NOTHING = Applied()
+
+
+def _listed(words: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def closed_view() -> dict[str, Any]:
+    """The view of a table with no game open."""
+    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": []}, "spots": [], "to_act": None,
+            "next": None}
