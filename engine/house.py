@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from engine.cards import HIDDEN, Card, format_cards
+from engine import redact
+from engine.cards import Card, format_cards
 from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError
 from engine.paytables import Odds, Profile
 
@@ -720,76 +721,48 @@ class HouseRound(ABC):
     def view(self, audience: str = "public") -> dict[str, Any]:
         """The round as plain values for the feed: `game`, `phase`, `board`, `dealer`, `spots`, `to_act`.
 
-        `public`: every face-down card is "??" until the rules turn it over (spot and dealer
-        cards until the showdown; a spot's cards only if they are shown there); burns never appear.
-        `full`: every card, and `burns`. `dealer` is `{"cards": [...]}` plus, from showdown on,
-        `hand_name` and `qualifies`. Each spot has `seat`, `cards`, `bets` (Play included once made),
-        `decision` (None, "check", "play", "fold", "dead"), and from showdown on `hand_name`,
-        `results` and `net`. Raises ValueError for an unknown audience.
+        `full`: every card, `burns`, and per hand `visible` (whether the rules have turned each
+        card over for everyone: spot and dealer cards from the showdown on, a spot's only if they
+        are shown there). `public`: that view through the one redaction (`engine.redact.public`):
+        every card not visible is "??", burns never appear. `dealer` is `{"cards": [...]}` plus,
+        from showdown on, `hand_name` and `qualifies`. Each spot has `seat`, `cards`, `bets` (Play
+        included once made), `decision` (None, "check", "play", "fold", "dead"), and from showdown
+        on `hand_name`, `results` and `net`. Raises ValueError for an unknown audience.
         """
         if audience not in AUDIENCES:
             raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}, not {audience!r}")
-        full = audience == "full"
-        shown = self._phase in ("showdown", "settled")
-        dealer: dict[str, Any] = {"cards": format_cards(self._dealer) if full or shown
-                                  else [HIDDEN] * len(self._dealer)}
-        if shown and self._settlement is not None:
-            dealer["hand_name"] = self._settlement.dealer_hand
-            dealer["qualifies"] = self._settlement.dealer_qualifies
-        spots = []
-        for seat in self.spot_seats():
-            cards = self._cards.get(seat, [])
-            visible = full or (shown and self._revealed(seat))
-            spot: dict[str, Any] = {"seat": seat, "cards": format_cards(cards) if visible else [HIDDEN] * len(cards),
-                                    "bets": self._spot_bets(seat), "decision": self._decision.get(seat)}
-            if shown and self._settlement is not None:
-                result = self._settlement.spot(seat)
-                spot["hand_name"] = result.hand if visible else None
-                spot["results"] = dict(result.results)
-                spot["net"] = result.net
-            spots.append(spot)
-        view: dict[str, Any] = {"game": self.game, "phase": self._phase, "board": format_cards(self._board),
-                                "dealer": dealer, "spots": spots, "to_act": self.to_act()}
-        if full:
-            view["burns"] = format_cards(self._burns)
-        return view
+        full = self.full_view()
+        return full if audience == "full" else redact.public(full)
 
     def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """`(view("public"), view("full"))` built in one pass (the controller publishes both at
-        every step): the same values, each map its own (nothing shared between the two)."""
+        """`(view("public"), view("full"))`: the full view built once, the public one redacted from it."""
+        full = self.full_view()
+        return redact.public(full), full
+
+    def full_view(self) -> dict[str, Any]:
+        """`view("full")`, built once per step."""
         shown = self._phase in ("showdown", "settled")
         settlement = self._settlement if shown else None
         dealer_cards = format_cards(self._dealer)
-        pub_dealer: dict[str, Any] = {"cards": list(dealer_cards) if shown else [HIDDEN] * len(dealer_cards)}
-        full_dealer: dict[str, Any] = {"cards": dealer_cards}
+        dealer: dict[str, Any] = {"cards": dealer_cards, "visible": [shown] * len(dealer_cards)}
         if settlement is not None:
-            pub_dealer["hand_name"] = full_dealer["hand_name"] = settlement.dealer_hand
-            pub_dealer["qualifies"] = full_dealer["qualifies"] = settlement.dealer_qualifies
-        pub_spots, full_spots = [], []
+            dealer["hand_name"] = settlement.dealer_hand
+            dealer["qualifies"] = settlement.dealer_qualifies
+        spots = []
         cards_of, decision_of, spot_bets = self._cards.get, self._decision.get, self._spot_bets
         for seat in sorted(self._bets):
             cards = format_cards(cards_of(seat, ()))
             visible = shown and self._revealed(seat)
-            decision = decision_of(seat)
-            bets = spot_bets(seat)
-            pub = {"seat": seat, "cards": list(cards) if visible else [HIDDEN] * len(cards), "bets": bets,
-                   "decision": decision}
-            full = {"seat": seat, "cards": cards, "bets": dict(bets), "decision": decision}
+            spot: dict[str, Any] = {"seat": seat, "cards": cards, "visible": [visible] * len(cards),
+                                    "bets": spot_bets(seat), "decision": decision_of(seat)}
             if settlement is not None:
                 result = settlement.spot(seat)
-                pub["hand_name"] = result.hand if visible else None
-                full["hand_name"] = result.hand
-                pub["results"], full["results"] = dict(result.results), dict(result.results)
-                pub["net"] = full["net"] = result.net
-            pub_spots.append(pub)
-            full_spots.append(full)
-        board = format_cards(self._board)
-        to_act = self.to_act()
-        public = {"game": self.game, "phase": self._phase, "board": board, "dealer": pub_dealer,
-                  "spots": pub_spots, "to_act": to_act}
-        full_view = {"game": self.game, "phase": self._phase, "board": list(board), "dealer": full_dealer,
-                     "spots": full_spots, "to_act": to_act, "burns": format_cards(self._burns)}
-        return public, full_view
+                spot["hand_name"] = result.hand
+                spot["results"] = dict(result.results)
+                spot["net"] = result.net
+            spots.append(spot)
+        return {"game": self.game, "phase": self._phase, "board": format_cards(self._board), "dealer": dealer,
+                "spots": spots, "to_act": self.to_act(), "burns": format_cards(self._burns)}
 
     # -- internals --
 

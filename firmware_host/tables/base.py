@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Protocol
 
+from engine.redact import FAULT_KEYS
+
 
 class Refused(ValueError):
     """A well-formed step the table cannot take now; `code` is `illegal` or `fault`."""
@@ -70,7 +72,8 @@ class Fault:
     event: int
 
     def public(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "message": self.message, "event": self.event}
+        """What the public feed shows of it: the one redaction's fault keys."""
+        return {k: v for k, v in self.full().items() if k in FAULT_KEYS}
 
     def full(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event}
@@ -166,8 +169,9 @@ class GameTable(Protocol):
         """Cards are still expected and nothing else is awaited: a showdown called now is short."""
         ...
 
-    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """`(public, full)` views of the table."""
+    def full_view(self) -> dict[str, Any]:
+        """The table in full: every card, and per hand the `visible` flags the one redaction
+        (`engine.redact.public`) turns into the public view."""
         ...
 
     def deal_or_fault(self, card: str) -> CardFault | None:

@@ -140,14 +140,14 @@ class HouseTable(FaultBook):
         return (self.closed is None and self.phase not in ("bets", "showdown", "settled")
                 and self.round.next_target() is not None and self.round.to_act() is None)
 
-    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """`(view("public"), view("full"))`, built together (one pass over the round)."""
-        public, full = self.round.views()
+    def full_view(self) -> dict[str, Any]:
+        """The round's full view (every card, each hand's `visible` flags) with the table's own fields."""
+        full: dict[str, Any] = self.round.full_view()
         target = self.round.next_target() if self.closed is None else None
-        public["next"] = full["next"] = str(target) if target is not None and self.phase != "bets" else None
+        full["next"] = str(target) if target is not None and self.phase != "bets" else None
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
-        return public, full
+        return full
 
     # -- steps --
 

@@ -535,30 +535,22 @@ class PokerTable(FaultBook):
                 "rake": rake, "chopped": self.chopped is not None,
                 "showdown": bool(self.engine.result is not None and self.engine.result.showdown)}
 
-    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """`(public, full)`: see `view`."""
-        return self.view("public"), self.view("full")
-
-    def view(self, audience: str) -> dict[str, Any]:
-        """The table state for the feed (`public`: face-down cards `??` until shown; no burns)."""
-        public = audience == "public"
+    def full_view(self) -> dict[str, Any]:
+        """The table in full for the feed: every card, burns, mucked cards, and per seat `visible`
+        (a card dealt face up or shown down); the public view is redacted from it."""
         base: dict[str, Any] = {
             "game": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
-            "phase": self.phase, "dealer": {"cards": []}, "board": [], "street": None,
+            "phase": self.phase, "dealer": {"cards": [], "visible": []}, "board": [], "street": None,
             "button": self.last_button, "to_act": None, "next": None, "expected": None, "legal": None,
             "prompt": None, "level": 0, "pots": [], "total_pot": 0, "results": None,
         }
         hand = self.engine
         spots: list[dict[str, Any]] = []
         if hand is None:
-            for s, v in sorted(self.session.items()):
-                spots.append({"seat": s, "stack": v.stack, "sitting_out": v.out, "in_hand": False,
-                              "cards": [], "up": [], "bets": {}, "decision": None})
-            base["spots"] = spots
-            if not public:
-                base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored])
+            base["spots"] = [self._empty_seat(s, v) for s, v in sorted(self.session.items())]
+            base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored])
             return base
-        dv = hand.view().to_dict(public=public)  # type: ignore[attr-defined]
+        dv = hand.view().to_dict(public=False)  # type: ignore[attr-defined]
         live = self.closed is None and not self.over
         shown = self._shown()
         finals = self.final_stacks() if self.over else None
@@ -572,10 +564,9 @@ class PokerTable(FaultBook):
         nets = {x["seat"]: x["net"] for x in results["net"]} if results else {}
         for sv in dv["seats"]:
             s = sv["seat"]
-            cards = sv["cards"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
                     "sitting_out": self.session[s].out if s in self.session else False, "in_hand": True,
-                    "cards": cards, "up": sv["up"],
+                    "cards": sv["cards"], "visible": [bool(up or sv["shown"]) for up in sv["up"]], "up": sv["up"],
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
                     "mucked": sv["mucked"], "shown": sv["shown"]}
@@ -584,17 +575,18 @@ class PokerTable(FaultBook):
             if results is not None:
                 spot["net"] = nets.get(s, 0)
             spots.append(spot)
-        for s, v in sorted(self.session.items()):
-            if s not in hand.seats:
-                spots.append({"seat": s, "stack": v.stack, "sitting_out": v.out, "in_hand": False,
-                              "cards": [], "up": [], "bets": {}, "decision": None})
+        spots.extend(self._empty_seat(s, v) for s, v in sorted(self.session.items()) if s not in hand.seats)
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
-        if not public:
-            base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
-                        mucked=[_card_text(c) for c in hand.discarded],
-                        ignored=[dict(x) for x in self.ignored])
+        base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
+                    mucked=[_card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored])
         return base
+
+    @staticmethod
+    def _empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
+        """A seat not in the hand: its player (sitting out, or joined since the deal) and stack."""
+        return {"seat": seat, "stack": state.stack, "sitting_out": state.out, "in_hand": False,
+                "cards": [], "visible": [], "up": [], "bets": {}, "decision": None}
 
     # -- the record -------------------------------------------------------------------------------
 

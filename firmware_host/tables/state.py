@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine import redact
 from engine.errors import EngineError
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.registry import open_setup
@@ -95,19 +96,12 @@ class TableState:
     def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """`(public, full)`: the table as the public feed and as the restricted feed show it."""
         table = self.table
-        if table is None:
-            public, full = closed_view(), closed_view()
-            hand = self.hand
-        else:
-            public, full = table.views()
-            hand = table.hand
-        fault = self.fault
-        public["hand"] = full["hand"] = hand
-        public["fault"] = fault.public() if fault else None
-        full["fault"] = fault.full() if fault else None
+        full = closed_view() if table is None else table.full_view()
+        full["hand"] = self.hand if table is None else table.hand
+        full["fault"] = self.fault.full() if self.fault else None
         full["devices"] = {name: dict(info) for name, info in self.devices.items()}
         full["sensors"] = dict(self.sensors)
-        return public, full
+        return redact.public(full), full
 
     def device_resume(self, device: str) -> tuple[int, int] | None:
         """`(boot, seq)` of the last frame kept from `device`, to tell it where to continue."""

@@ -1,4 +1,4 @@
-"""HouseTable.views() (one pass) gives exactly the round's view("public") and view("full") with the table's own fields, at every step of random hands."""
+"""The one redaction at a house table: at every step of random hands the public view hides every card the rules hide, and shows what they turn over."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from engine.cards import DECK
 from engine.errors import EngineError
+from engine import redact
 from firmware_host.tables.base import FaultKind
 from firmware_host.tables.house import HouseSetup, HouseTable
 
@@ -16,24 +17,31 @@ UTH_CHOICES = {"preflop": [("check", None), ("play", 3), ("play", 4)], "flop": [
                "river": [("fold", None), ("play", 1)]}
 
 
-def _view(table: HouseTable, audience: str) -> dict[str, Any]:
-    view: dict[str, Any] = table.round.view(audience)
-    target = table.round.next_target() if table.closed is None else None
-    view["next"] = str(target) if target is not None and table.phase != "bets" else None
-    if audience == "full":
-        view["discards"] = list(table.discards)
-        view["ignored"] = [dict(x) for x in table.ignored]
-    return view
+def strings(value: Any) -> set[str]:
+    """Every string anywhere in a view (keys and values)."""
+    if isinstance(value, dict):
+        return set().union(*(strings(k) | strings(v) for k, v in value.items())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(strings(v) for v in value)) if value else set()
+    return {value} if isinstance(value, str) else set()
 
 
 def _check(table: HouseTable) -> None:
-    public, full = table.views()
-    assert public == _view(table, "public")
-    assert full == _view(table, "full")
-    assert list(public) == list(_view(table, "public"))  # same key order: the same msgpack bytes
-    assert public["spots"] is not full["spots"]
-    for p, f in zip(public["spots"], full["spots"]):
-        assert p["bets"] is not f["bets"] and p["cards"] is not f["cards"]
+    full = table.full_view()
+    public = redact.public(full)
+    hidden = redact.hidden_cards(full)
+    assert not strings(public) & hidden, strings(public) & hidden
+    assert "burns" not in public and "discards" not in public and "ignored" not in public
+    shown = table.phase in ("showdown", "settled")
+    assert public["dealer"]["cards"] == (full["dealer"]["cards"] if shown else ["??"] * len(full["dealer"]["cards"]))
+    for p, f in zip(public["spots"], full["spots"], strict=True):
+        assert p["bets"] == f["bets"] and p["bets"] is not f["bets"] and p["cards"] is not f["cards"]
+        assert "visible" not in p
+        if not shown:
+            assert p["cards"] == ["??"] * len(f["cards"])
+        elif all(f["visible"]):
+            assert p["cards"] == f["cards"] and p.get("hand_name") == f.get("hand_name")
+    assert redact.public(full) == public  # the same full view always gives the same public one
 
 
 def _decide(table: HouseTable, rng: random.Random) -> None:

@@ -1,0 +1,105 @@
+"""The one redaction: the public view of a table derived from its full view, hiding what the rules hide.
+
+Every view of a table (house game or poker) is built once, in full. Each hand in it (a spot, a
+poker seat, the dealer) lists its `cards` with `visible`, a flag per card saying whether the rules
+have turned it face up for everyone (a stud up card, a hand shown down, the dealer's hand at the
+showdown). `public(full)` is the only way to the public view:
+
+- a card not `visible` becomes `??`; a hand with a card not visible shows no `hand_name`;
+- only the keys named below reach the public (default deny): burns, mucked and discarded cards,
+  cards ignored while a fault stood, devices, sensors, a fault's `detail` never do, nor any key
+  added to the full view later until it is named here;
+- nothing is shared with the full view (each map and list its own).
+
+>>> full = {"phase": "preflop", "spots": [{"seat": 1, "cards": ["As", "Kd"], "visible": [False, False],
+...         "bets": {"ante": 5}}], "burns": ["2c"], "fault": None}
+>>> public(full)
+{'phase': 'preflop', 'spots': [{'seat': 1, 'cards': ['??', '??'], 'bets': {'ante': 5}}], 'fault': None}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import HIDDEN
+
+__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "public", "hidden_cards"]
+
+TABLE_KEYS = frozenset({
+    "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
+    # a poker table's
+    "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
+    "results",
+})
+"""The table's keys the public sees (anything else stays on the full view)."""
+
+HAND_KEYS = frozenset({
+    "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies",
+    # a poker seat's
+    "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
+})
+"""The keys of a spot, a poker seat or the dealer's hand the public sees."""
+
+FAULT_KEYS = frozenset({"kind", "message", "event"})
+"""A standing fault's keys the public sees (its `detail` may name cards)."""
+
+
+def public(full: Mapping[str, Any]) -> dict[str, Any]:
+    """The public view of a table's full view. Raises ValueError for a hand whose `visible` flags
+    do not match its cards (a view that cannot be redacted is never published)."""
+    out: dict[str, Any] = {}
+    for key, value in full.items():
+        if key not in TABLE_KEYS:
+            continue
+        if key == "spots":
+            out[key] = [_hand(spot) for spot in value]
+        elif key == "dealer":
+            out[key] = _hand(value)
+        elif key == "fault":
+            out[key] = None if value is None else {k: v for k, v in value.items() if k in FAULT_KEYS}
+        else:
+            out[key] = _copy(value)
+    return out
+
+
+def hidden_cards(full: Mapping[str, Any]) -> set[str]:
+    """Every card text the full view holds that the public must not see: the cards not `visible`
+    of every hand, burns, mucked and discarded cards (what a leak test looks for in public messages)."""
+    hidden: set[str] = set()
+    hands = [*full.get("spots", ()), *([full["dealer"]] if full.get("dealer") else [])]
+    for hand in hands:
+        for card, seen in zip(hand.get("cards", ()), hand.get("visible", ())):
+            if not seen and card != HIDDEN:
+                hidden.add(card)
+    for key in ("burns", "mucked", "discards"):
+        hidden.update(c for c in full.get(key, ()) if c != HIDDEN)
+    return hidden
+
+
+def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
+    cards = hand.get("cards", ())
+    visible = hand.get("visible", ())
+    if len(visible) != len(cards):
+        raise ValueError(f"a hand's visible flags ({len(visible)}) do not match its cards ({len(cards)})")
+    out: dict[str, Any] = {}
+    every = all(visible)
+    for key, value in hand.items():
+        if key not in HAND_KEYS:
+            continue
+        if key == "cards":
+            out[key] = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
+        elif key == "hand_name":
+            out[key] = value if every else None
+        else:
+            out[key] = _copy(value)
+    return out
+
+
+def _copy(value: Any) -> Any:
+    """A copy of plain view data (maps, lists, scalars), so the public view shares nothing."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

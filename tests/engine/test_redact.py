@@ -1,0 +1,74 @@
+"""The one redaction: whatever a full view holds, the public view derived from it shows no card the full view hides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import redact
+from engine.cards import DECK
+
+CARDS = [str(c) for c in DECK]
+
+
+@st.composite
+def full_views(draw: st.DrawFn) -> dict[str, Any]:
+    deck = draw(st.permutations(CARDS))
+    taken = iter(deck)
+
+    def hand() -> dict[str, Any]:
+        n = draw(st.integers(0, 7))
+        cards = [next(taken) for _ in range(n)]
+        out: dict[str, Any] = {"seat": draw(st.integers(1, 10)), "cards": cards,
+                               "visible": draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+                               "hand_name": draw(st.sampled_from([None, "Pair of aces", "Flush"]))}
+        if draw(st.booleans()):  # a key nobody named: it must stay on the full view
+            out["secret"] = next(taken)
+        return out
+
+    full: dict[str, Any] = {"game": "holdem", "phase": "dealing", "board": [next(taken) for _ in range(draw(st.integers(0, 5)))],
+                            "dealer": hand(), "spots": [hand() for _ in range(draw(st.integers(0, 5)))],
+                            "burns": [next(taken) for _ in range(draw(st.integers(0, 3)))],
+                            "mucked": [next(taken) for _ in range(draw(st.integers(0, 2)))],
+                            "discards": [next(taken) for _ in range(draw(st.integers(0, 2)))],
+                            "fault": draw(st.sampled_from([None, {"kind": "misread", "message": "m", "event": 3,
+                                                                  "detail": next(taken)}]))}
+    if draw(st.booleans()):
+        full["future_field"] = {"cards": [next(taken)]}
+    return full
+
+
+def strings(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set().union(set(), *(strings(k) | strings(v) for k, v in value.items()))
+    if isinstance(value, list):
+        return set().union(set(), *(strings(v) for v in value))
+    return {value} if isinstance(value, str) else set()
+
+
+@settings(max_examples=2000, deadline=None)
+@given(full_views())
+def test_the_public_view_shows_no_hidden_card(full: dict[str, Any]) -> None:
+    public = redact.public(full)
+    seen = strings(public)
+    hidden = redact.hidden_cards(full)
+    assert not seen & hidden
+    # nothing but the board and the visible cards of each hand: no unnamed key, no fault detail
+    visible = set(full["board"]) | {c for h in [full["dealer"], *full["spots"]]
+                                    for c, v in zip(h["cards"], h["visible"]) if v}
+    assert seen & set(CARDS) <= visible
+    for p, f in zip(public["spots"], full["spots"], strict=True):
+        assert p["cards"] == [c if v else "??" for c, v in zip(f["cards"], f["visible"])]
+        assert p["hand_name"] == (f["hand_name"] if all(f["visible"]) else None)
+        assert p["cards"] is not f["cards"]
+    assert public["board"] == full["board"] and public["board"] is not full["board"]
+
+
+def test_a_hand_whose_flags_do_not_match_its_cards_is_not_redacted() -> None:
+    with pytest.raises(ValueError, match="visible flags"):
+        redact.public({"spots": [{"seat": 1, "cards": ["As", "Kd"], "visible": [True]}]})
+    with pytest.raises(ValueError, match="visible flags"):  # no flags at all: never shown by default
+        redact.public({"dealer": {"cards": ["As"]}})
