@@ -62,7 +62,13 @@ class PhhAction(NamedTuple):
         if not isinstance(text, str):
             raise PhhError(f"action {text!r}: not a string")
         if "#" not in text:  # the commonest forms first: `d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 cbr 225`
-            quick = _common(cls, text)
+            words = text.split()
+            if len(words) == 2:
+                index = _PLAYER_INDEX.get(words[0])
+                kind = words[1]
+                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
+                    return _new_action(cls, (index, kind, index, None, None, None, text))
+            quick = _common(cls, text, words)
             if quick is not None:
                 return quick
         if "#" in text:
@@ -126,16 +132,11 @@ class PhhAction(NamedTuple):
 _new_action = tuple.__new__
 
 
-def _common(cls: type[PhhAction], text: str) -> PhhAction | None:
-    """PhhAction.parse of the commonest forms without commentary (the same action), else None."""
-    words = text.split()
+def _common(cls: type[PhhAction], text: str, words: list[str]) -> PhhAction | None:
+    """PhhAction.parse of the commoner forms with cards or an amount, without commentary (the
+    same action), else None."""
     n = len(words)
-    if n == 2:
-        kind = words[1]
-        index = _PLAYER_INDEX.get(words[0])
-        if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
-            return _new_action(cls, (index, kind, index, None, None, None, text))
-    elif n == 3:
+    if n == 3:
         kind = words[1]
         if kind == "db" and words[0] == "d":
             return _new_action(cls, (None, "db", None, _split_cards(words[2], text), None, None, text))

@@ -9,7 +9,7 @@ from engine.errors import CardError, IllegalAction
 from engine.phh.actions import PhhAction
 from engine.phh.codes import PhhError, game_of
 from engine.phh.record import HandHistory
-from engine.poker import Hand, HandSettings, Phase, Stakes
+from engine.poker import Hand, HandSettings, Phase, Stakes, Structure
 from engine.poker.values import CardInput
 
 __all__ = ["replay", "replay_hand", "stakes_of"]
@@ -23,7 +23,10 @@ _BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
 def stakes_of(hand: HandHistory) -> Stakes:
     """The engine's stakes for a record. Raises PhhError naming what our tables cannot deal
     (a negative blind: an online "post" out of position)."""
-    _, structure = game_of(hand.variant)
+    return _stakes(hand, game_of(hand.variant)[1])
+
+
+def _stakes(hand: HandHistory, structure: Structure) -> Stakes:
     blinds = list(hand.blinds_or_straddles)
     for i, b in enumerate(blinds):
         if b < 0:
@@ -75,8 +78,8 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     variant that is not ours (NS); when the record ends before the hand does (unless `complete`
     is false); or for dealt cards the hand never used.
     """
-    variant, _ = game_of(hand.variant)   # raises for a code not ours
-    stakes = stakes_of(hand)
+    variant, structure = game_of(hand.variant)   # raises for a code not ours
+    stakes = _stakes(hand, structure)
     try:
         table = Hand(variant, stakes, hand.starting_stacks, settings=_REPLAY_SETTINGS if hand.rake is None
                      else HandSettings(burns=False, rake=hand.rake))
