@@ -5,8 +5,8 @@ the disk is not timed): pokerkit as its users do (`HandHistory.loads`, then walk
 the end), ours exactly as `croupier phh replay` does for a `.phh` file: the text read by the
 standard library's `tomllib` (`parse_phh`), then played strictly through the one engine,
 `engine.poker.Hand` (`replay`), to the finishing stacks. Each side runs a few rounds and keeps its
-fastest. The floor is ours 8 times as fast as pokerkit (the bench fails below it), the aim 20
-times. Both sides read the text with tomllib, so tomllib's own time is timed apart too: it is
+fastest, the sides taking turns round by round. The floor is ours 8 times as fast as pokerkit
+(the bench fails below it), the aim 20 times. Both sides read the text with tomllib, so tomllib's own time is timed apart too: it is
 the price of one reader, and it bounds the ratio (pokerkit's time over tomllib's). More figures
 say where our time goes (reading the fields into a record, playing it); below the floor the
 functions that take the most time are listed (a profile).
@@ -42,12 +42,15 @@ def no_limit_holdem_texts() -> list[str]:
     return texts
 
 
-def _best(step: Callable[[], object], rounds: int = ROUNDS) -> float:
-    best = float("inf")
+def _best(steps: dict[str, Callable[[], object]], rounds: int = ROUNDS) -> dict[str, float]:
+    """The fastest of `rounds` runs of each step, the steps taking turns round by round (so that
+    the shared machine's load falls on all of them alike)."""
+    best = dict.fromkeys(steps, float("inf"))
     for _ in range(rounds):
-        started = time.perf_counter()
-        step()
-        best = min(best, time.perf_counter() - started)
+        for name, step in steps.items():
+            started = time.perf_counter()
+            step()
+            best[name] = min(best[name], time.perf_counter() - started)
     return best
 
 
@@ -125,11 +128,9 @@ def run() -> bool:
             pass
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pokerkit warns about fields it does not know
-        pokerkit_s = _best(_pokerkit(texts))
-    ours_s = _best(_ours(texts))
-    toml_s = _best(_toml(texts))
-    record_s = _best(_records(fields))
-    play_s = _best(_plays(hands))
+        best = _best({"pokerkit": _pokerkit(texts), "ours": _ours(texts), "toml": _toml(texts),
+                      "record": _records(fields), "play": _plays(hands)})
+    pokerkit_s, ours_s, toml_s, record_s, play_s = (best[k] for k in ("pokerkit", "ours", "toml", "record", "play"))
     ratio = pokerkit_s / ours_s
     us = 1e6 / n
     print(f"   {n} NT hands ({ours_ok} replayed by ours without error), every one through engine.poker.Hand")
