@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine.errors import CardError, DuplicateCard, IllegalAction
+from engine.errors import DuplicateCard, IllegalAction
 from engine.poker.core import HandCore, PlayerState
 from engine.poker.pots import Pot, final_pots, split, split_hi_lo
 from engine.poker.records import (
