@@ -124,3 +124,27 @@ def test_the_simulation_does_not_import_the_command_line() -> None:
              for p in sorted((ROOT / "firmware_host" / "sim").rglob("*.py")) for line, name in imports(p)
              if name.startswith("firmware_host.cli")]
     assert wrong == []
+
+
+def test_the_engine_has_no_import_cycles() -> None:
+    """Issue 8: no module of the engine imports, even for type checking or inside a function, a
+    module that imports it back (directly or round a longer loop)."""
+    names = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in modules("engine")}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        own = {m for _, m in imports(path) if m in names and m != name}
+        # a module imports its package's __init__ first; that is not a loop of its own making
+        graph[name] = {m for m in own if not name.startswith(m + ".")}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        for nxt in sorted(graph[node]):
+            if nxt in trail:
+                cycles.append(trail[trail.index(nxt):] + [nxt])
+            elif len(trail) < 12:
+                visit(nxt, trail + [nxt])
+
+    for start in sorted(graph):
+        visit(start, [start])
+    assert not cycles, cycles[:5]

@@ -1,5 +1,10 @@
 """Poker dealer assist: games as data, betting structures, pots, the hand state machine, sessions.
 
+Modules: `variants` (games as data), `betting` (stakes), `pots`, `values` (phases, card slots,
+raise ranges, settings), `records` (what happened, frozen), the hand in floors (`core` its state,
+`showdown` its end, `streets` its flow, `state` the table's actions: `Hand`), `view` (the dealer
+view), `session`.
+
 Public API (see each module's docstring):
 - `VARIANTS` (code -> Variant): holdem, omaha, omaha_hilo8, stud, stud_hilo8, razz,
   five_card_draw, deuce_seven_single, deuce_seven_triple, badugi.
@@ -12,13 +17,14 @@ Public API (see each module's docstring):
 from engine.poker.betting import Stakes, pot_limit_max_to
 from engine.poker.pots import Pot, build_pots, split, split_hi_lo
 from engine.poker.session import Finish, Level, Schedule, SeatState, Session
-from engine.poker.state import (
-    Awarded, BetOrRaised, BroughtIn, Called, CardSlot, Checked, Chopped, Dealt, Drew, Folded, Hand,
-    HandResult, HandSettings, Mucked, Phase, Posted, PotResult, RaiseRange, Rake, Raked, Record,
-    Returned, Shown,
+from engine.poker.records import (
+    Awarded, BetOrRaised, BroughtIn, Called, Checked, Chopped, Dealt, Drew, Folded, HandResult, Mucked,
+    Posted, PotResult, Raked, Record, Returned, Shown,
 )
+from engine.poker.state import Hand, dealer_view
+from engine.poker.values import CardSlot, HandSettings, Phase, RaiseRange, Rake
 from engine.poker.variants import VARIANTS, Street, Structure, Variant
-from engine.poker.view import DealerView, LegalActions, SeatView, dealer_view
+from engine.poker.view import DealerView, LegalActions, SeatView
 
 __all__ = [
     "VARIANTS", "Variant", "Street", "Structure", "Stakes", "pot_limit_max_to", "Pot", "build_pots",

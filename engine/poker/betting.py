@@ -54,10 +54,11 @@ class Stakes:
     uncapped_heads_up: bool = False
 
     def __post_init__(self) -> None:
-        amounts = list(self.blinds) + ([self.antes] if isinstance(self.antes, int) else list(self.antes))
-        amounts += [self.bring_in, self.small_bet, self.big_bet, self.min_bet, self.max_bet]
-        if any(not isinstance(a, int) or a < 0 for a in amounts):
-            raise IllegalAction(f"stakes must be non-negative integers: {self}")
+        antes = self.antes
+        for a in (*self.blinds, *(antes if antes.__class__ is tuple else (antes,)),
+                  self.bring_in, self.small_bet, self.big_bet, self.min_bet, self.max_bet):
+            if not isinstance(a, int) or a < 0:
+                raise IllegalAction(f"stakes must be non-negative integers: {self}")
         if self.structure is Structure.FIXED_LIMIT and (self.small_bet <= 0 or self.big_bet <= 0):
             raise IllegalAction("fixed limit needs a small bet and a big bet")
         if self.structure is Structure.SPREAD_LIMIT and not 0 < self.minimum_bet <= self.max_bet:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from engine.errors import IllegalAction
 from engine.poker.betting import Stakes
-from engine.poker.state import Hand, HandSettings
+from engine.poker.state import Hand
+from engine.poker.values import HandSettings
 from engine.poker.variants import Variant
 
 __all__ = ["Level", "Schedule", "Session", "SeatState", "Finish"]

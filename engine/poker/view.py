@@ -1,6 +1,6 @@
 """The dealer view of a poker hand: whose turn it is, the legal actions with amounts, pots, cards.
 
-`dealer_view(hand)` (or `hand.view()`) is a frozen snapshot. `legal` lists what the actor may do:
+`hand.view()` (or `engine.poker.dealer_view(hand)`, built in engine/poker/state.py) is a frozen snapshot. `legal` lists what the actor may do:
 fold, check, call X, bet / raise / complete from A to B (or only the fixed-limit choices),
 all-in to T, post the bring-in, draw, show or muck. `prompt` says it in one line for a dealer
 screen, e.g. `seat 3: fold, call 10, raise to 20..45, all-in to 300`. `to_dict(public=True)`
@@ -10,14 +10,10 @@ hides every face-down card as `??` (the public feed); `public=False` is the deal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from engine.poker.pots import Pot
+from engine.poker.values import CardSlot, RaiseRange
 
-if TYPE_CHECKING:
-    from engine.poker.state import CardSlot, Hand, RaiseRange
-
-__all__ = ["DealerView", "LegalActions", "SeatView", "dealer_view"]
+__all__ = ["DealerView", "LegalActions", "SeatView"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,57 +120,3 @@ class DealerView:
             "pots": [p.to_dict() for p in self.pots], "total_pot": self.total_pot,
             "board": list(self.board), "seats": seats, "prompt": self.prompt,
         }
-
-
-def _legal(hand: Hand) -> LegalActions:
-    from engine.poker.state import Phase
-
-    seat = hand.actor
-    if seat is None or hand.expected_card() is not None:
-        return LegalActions()
-    if hand.phase is Phase.DRAWING:
-        return LegalActions(draw=True)
-    if hand.phase is Phase.SHOWDOWN:
-        return LegalActions(show=True, muck=hand.can_muck())
-    rng = hand.raise_range()
-    stack, bet = hand.stack(seat), hand.bet(seat)
-    all_in_to = bet + stack
-    if hand.phase is Phase.BRING_IN:
-        shove = all_in_to if (rng is not None and rng.allows(all_in_to)) or stack <= hand.stakes.bring_in else None
-        return LegalActions(bring_in=min(hand.stakes.bring_in, stack), bet_or_raise=rng, all_in=shove)
-    facing = hand.level > bet
-    call = hand.call_amount() if facing else None
-    all_in: int | None = None
-    if rng is not None and rng.allows(all_in_to):
-        all_in = all_in_to
-    elif facing and stack <= hand.level - bet:
-        all_in = all_in_to          # calling puts him all in
-    return LegalActions(fold=facing, check=not facing, call=call, bet_or_raise=rng, all_in=all_in)
-
-
-def dealer_view(hand: Hand) -> DealerView:
-    """Snapshot of `hand` for the dealer screen and the feed."""
-    legal = _legal(hand)
-    slot = hand.expected_card()
-    seats = tuple(
-        SeatView(
-            seat=s, stack=hand.stack(s), bet=hand.bet(s), contributed=hand.contributed(s),
-            folded=hand.folded(s), all_in=hand.all_in(s), mucked=hand.mucked(s), shown=hand.shown(s),
-            cards=tuple("??" if c is None else str(c) for c in hand.cards(s)), up=hand.faces(s),
-        )
-        for s in hand.seats
-    )
-    if hand.is_over:
-        prompt = "hand over"
-    elif slot is not None:
-        prompt = f"deal {slot.kind} card" + (f" to seat {slot.seat}" if slot.seat is not None else "")
-        if slot.kind == "hole":
-            prompt += " face up" if slot.up else " face down"
-    else:
-        prompt = f"seat {hand.actor}: " + ", ".join(legal.describe())
-    return DealerView(
-        variant=hand.variant.code, street=hand.street_name, phase=hand.phase.value, button=hand.button,
-        actor=hand.actor, expected_card=slot, level=hand.level, legal=legal, pots=tuple(hand.pots()),
-        total_pot=hand.total_pot, board=tuple("??" if c is None else str(c) for c in hand.board),
-        seats=seats, prompt=prompt,
-    )

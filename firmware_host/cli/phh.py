@@ -2,9 +2,7 @@
 
 `croupier phh replay FILE...` reads `.phh` (one hand) and `.phhs` (several: `[1]`, `[2]`, ...)
 files and plays every hand through the engine strictly: an action the record lacks is an error,
-never supplied (a plain no-limit hold'em `.phh` takes the quick path, `engine.phh_quick`, which
-gives the same result; any other record, and every error, is the full engine's). One JSON line
-per hand on stdout::
+never supplied. One JSON line per hand on stdout::
 
     {"file": "a.phh", "index": 0, "variant": "NT", "finishing_stacks": [572100, 1997500, 1109500]}
     {"file": "b.phhs", "index": 3, "error": "action 'p3 cc' (#12): ..."}
@@ -45,7 +43,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.phh import (
-    HandHistory, PhhError, dumps_phhs, parse_phh, parse_phhs, quick_replay, record_to_phh, replay,
+    HandHistory, PhhError, dumps_phhs, parse_phh, parse_phhs, record_to_phh, replay,
 )
 
 
@@ -117,13 +115,6 @@ def replay_files(paths: list[str], check: bool, out: Any) -> int:
     for path in paths:
         try:
             text = Path(path).read_text(encoding="utf-8")
-            # the commonest records replay by the quick path (same stacks, checked as strictly);
-            # any other record, or an error, is the full engine's (engine/phh_quick.py)
-            quick = None if path.endswith(".phhs") else quick_replay(text)
-            if quick is not None:
-                print(_result_line(path, 0, quick.variant, quick.finishing_stacks, quick.recorded, check),
-                      file=out)
-                continue
             hands = _hands(path, text)
         except (OSError, UnicodeDecodeError, PhhError) as exc:
             print(json.dumps({"file": path, "error": f"cannot read the file: {exc}"}), file=out)

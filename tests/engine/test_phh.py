@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -341,86 +342,50 @@ def test_a_showdown_in_the_record_order_is_read_in_ours() -> None:
 def test_doctests() -> None:
     import doctest
 
-    import engine.phh
-    failed, tried = doctest.testmod(engine.phh)
-    assert tried > 0 and failed == 0
+    import engine.phh.actions
+    import engine.phh.codes
+    tried = 0
+    for module in (engine.phh, engine.phh.actions, engine.phh.codes):
+        result = doctest.testmod(module)
+        assert result.failed == 0
+        tried += result.attempted
+    assert tried > 0
 
 
-# --- the quick TOML reader ----------------------------------------------------------------------------
-
-
-def test_quick_toml_reader_equals_tomllib_on_every_file() -> None:
-    import tomllib
-
-    from engine.phh import _load_simple_toml
-    quick = 0
-    for path in all_files():
-        text = path.read_text()
-        fields = _load_simple_toml(text)
-        if fields is None:
-            continue
-        quick += 1
-        expected = tomllib.loads(text, parse_float=Decimal)
-        assert fields == expected, path
-        assert [type(v) for v in fields.values()] == [type(v) for v in expected.values()], path
-    assert quick == 1130  # the six hand-written files (comments inside arrays) go to tomllib
-
-
-def test_quick_record_reader_equals_the_full_one_on_every_file() -> None:
-    from engine.phh import _from_fields_quick, load_toml
-    quick = 0
-    for path in all_files():
-        text = path.read_text()
-        tables = load_toml(text)
-        for fields in (tables.values() if path.suffix == ".phhs" else [tables]):
-            try:
-                full = HandHistory._from_fields_full(fields)
-            except PhhError:
-                assert _from_fields_quick(HandHistory, fields) is None
-                continue
-            record = _from_fields_quick(HandHistory, fields)
-            if record is not None:
-                quick += 1
-                assert record == full, path
-                assert [type(a) for a in record.amounts] == [type(a) for a in full.amounts], path
-    assert quick > 1000
+# --- reading: tomllib alone -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("text", [
     "a = 1\nb = -2\nc = 0.25\nd = 'x y'\ne = \"p1 cbr 3\"\nf = true\ng = false\n",
-    "a = []\nb = [ ]\nc = [1, 2 ,3]\nd = ['a', 'b']\ne = [\"a\", 'b', 3, 0.5, true]\n",
-    "a = ['x, y', 'z']\nb = [1, 'a']\nc = ['a,b', 1]\n# comment\n\n  \t\nd = 'tab\there'\n",
-    "a = 1\r\nb = [1, 2]\r\n",
-    "a = 1 # a comment after the value\n",        # not the quick part: tomllib reads it
+    "a = 1 # a comment after the value\n",
     "a = [1,\n 2]\n",                               # multi-line array
-    "a = 1e3\nb = 1_000\nc = inf\nd = 0x10\ne = +1\n",
     "[1]\na = 1\n",                                  # tables
-    "a.b = 1\n",                                     # dotted key
-    "a = 00:00:00\n",                                 # a time
-    "a = \"esc\\\"aped\"\n",                          # escapes
     "a = 'x'\na = 'y'\n",                            # duplicate key: tomllib's error
     "a = 01\n",                                      # leading zero: tomllib's error
-    "a = [1, 2,]\n",                                 # trailing comma
     "a = 'unterminated\n",
-    "a = ['x', 'y, z']\nb = [0.5, 1, -2]\nc = -0\nd = -0.0\ne = 'tab\there'",   # the one-match form, no last newline
-    "a = ['x''y']\n",                                # no comma between strings
-    "a = [1, 2]\na = [3]\n",                         # duplicate key in the one-match form
-    "a = []\nb = ''\nc = true\nd = false\n",
 ])
-def test_quick_toml_reader_agrees_with_tomllib_or_passes(text: str) -> None:
+def test_records_are_read_by_tomllib(text: str) -> None:
     import tomllib
 
-    from engine.phh import _load_simple_toml, load_toml
+    from engine.phh import load_toml
     try:
         expected = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError:
-        assert _load_simple_toml(text) is None
-        with pytest.raises(PhhError, match="not TOML"):
+    except tomllib.TOMLDecodeError as exc:
+        with pytest.raises(PhhError, match="not TOML: " + re.escape(str(exc))):
             load_toml(text)
         return
-    fields = _load_simple_toml(text)
-    assert fields is None or fields == expected
     assert load_toml(text) == expected
+
+
+def test_no_hand_written_toml_reader_or_cache_is_left() -> None:
+    """Issue 8: one reader (tomllib), no second copy of the rules, no module caches to clear."""
+    import engine.phh
+    root = Path(engine.phh.__file__).parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(root.glob("*.py")))
+    assert "tomllib.loads" in source
+    assert "re.MULTILINE" not in source and "_load_simple_toml" not in source
+    assert not hasattr(engine.phh, "clear_caches") and not hasattr(engine.phh, "quick_replay")
+    assert not (root.parent / "phh_quick.py").exists()
 
 
 # --- our fixed-limit table settings ---------------------------------------------------------------
@@ -455,9 +420,8 @@ def test_the_raise_cap_is_a_table_setting_in_the_record() -> None:
 
 
 def test_the_house_rake_in_user_fields() -> None:
-    """Our tables' rake rides in user fields: a raked record replays to the stacks the table paid
-    (the quick path leaves it to the full engine); a malformed rake is named."""
-    from engine.phh import PhhError, quick_replay
+    """Our tables' rake rides in user fields: a raked record replays to the stacks the table paid;
+    a malformed rake is named."""
     base = ("variant = 'NT'\nantes = [0, 0, 0]\nblinds_or_straddles = [5, 10, 0]\nmin_bet = 10\n"
             "starting_stacks = [1000, 1000, 1000]\n"
             "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'd dh p3 2c7h', 'p3 cc', 'p1 cc', 'p2 cc', "
@@ -465,7 +429,6 @@ def test_the_house_rake_in_user_fields() -> None:
             "'p1 cc', 'p2 cc', 'p3 cc', 'p1 sm AsAd', 'p2 sm KsKd', 'p3 sm 2c7h']\n")
     assert replay(parse_phh(base)) == (1020, 990, 990)
     raked = base + "_rake_bp = 500\n_rake_cap = 1\n"
-    assert quick_replay(raked) is None  # the full engine takes it
     assert replay(parse_phh(raked)) == (1019, 990, 990)  # 5 % of the 30 pot, rounded down: 1
     assert replay(parse_phh(base + "_rake_bp = 1000\n_rake_cap = 100\n")) == (1017, 990, 990)
     assert parse_phh(raked).dumps().count("_rake_") == 3

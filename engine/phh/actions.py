@@ -1,0 +1,153 @@
+"""PHH actions: one line of a record's `actions` (`d dh p1 AsKd`, `p3 cbr 7000`...) as a value."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from engine.cards import DECK
+from engine.phh.codes import PhhError
+
+__all__ = ["PhhAction"]
+
+_PLAYER = re.compile(r"p([1-9][0-9]*)\Z")
+_CARD_TEXT = re.compile(r"(?:[2-9TJQKA][cdhs]|\?\?)+\Z")
+_KINDS_PLAYER = frozenset({"pb", "f", "cc", "cbr", "sd", "sm"})
+# constant tables (never grown): the player words p1..p32 and the texts of the 52 cards and `??`
+_PLAYER_INDEX = {f"p{i}": i - 1 for i in range(1, 33)}
+_CARD_TEXTS = frozenset([str(card) for card in DECK] + ["??"])
+
+
+def _player_index(word: str) -> int | None:
+    """`p3` -> 2; None when the word is not a player."""
+    index = _PLAYER_INDEX.get(word)
+    if index is None:
+        m = _PLAYER.match(word)
+        if m:
+            index = int(m.group(1)) - 1
+    return index
+
+
+def _split_cards(text: str, action: str) -> tuple[str, ...]:
+    if len(text) == 4 and text[:2] in _CARD_TEXTS and text[2:] in _CARD_TEXTS:   # the commonest
+        return text[:2], text[2:]
+    if not _CARD_TEXT.match(text):
+        raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
+    return tuple([text[i:i + 2] for i in range(0, len(text), 2)])
+
+
+class PhhAction(NamedTuple):
+    """One action of a record (a value: an immutable named tuple, quick to build). `actor` is None for the dealer `d`, else the player index (0-based).
+
+    `kind` is `db`, `dh`, `pb`, `f`, `cc`, `cbr`, `sd`, `sm`, or `""` for a comment-only line.
+    `player` is the 0-based index of the player dealt to (`dh`) or acting; `cards` the card texts
+    (`??` unknown; None when the action names no cards: `sd` standing pat, `sm` mucking);
+    `amount_text` the `cbr` amount as written (HandHistory.amounts has it in integer units).
+
+    >>> PhhAction.parse("p3 cbr 7000  # Dwan")
+    PhhAction(actor=2, kind='cbr', player=2, cards=None, amount_text='7000', commentary='Dwan', text='p3 cbr 7000  # Dwan')
+    """
+
+    actor: int | None
+    kind: str
+    player: int | None
+    cards: tuple[str, ...] | None
+    amount_text: str | None
+    commentary: str | None
+    text: str
+
+    @classmethod
+    def parse(cls, text: str) -> PhhAction:
+        """Parse one action string. Raises PhhError naming the action and what is wrong with it."""
+        if not isinstance(text, str):
+            raise PhhError(f"action {text!r}: not a string")
+        if "#" not in text:  # the commonest forms first: `d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 cbr 225`
+            words = text.split()
+            if len(words) == 2:
+                index = _PLAYER_INDEX.get(words[0])
+                kind = words[1]
+                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
+                    return _new_action(cls, (index, kind, index, None, None, None, text))
+            quick = _common(cls, text, words)
+            if quick is not None:
+                return quick
+        if "#" in text:
+            body, _, comment = text.partition("#")
+            commentary: str | None = comment.strip()
+        else:
+            body, commentary = text, None
+        words = body.split()
+        if not words:
+            return cls(None, "", None, None, None, commentary, text)
+        if words[0] == "d":
+            if len(words) == 3 and words[1] == "db":
+                return cls(None, "db", None, _split_cards(words[2], text), None, commentary, text)
+            if len(words) == 4 and words[1] == "dh":
+                dealt = _player_index(words[2])
+                if dealt is None:
+                    raise PhhError(f"action {text!r}: not a player: {words[2]!r} (expected p1, p2, ...)")
+                return cls(None, "dh", dealt, _split_cards(words[3], text), None, commentary, text)
+            raise PhhError(f"action {text!r}: not a dealer action (expected 'd db CARDS' or 'd dh pN CARDS')")
+        actor = _player_index(words[0])
+        if actor is None:
+            raise PhhError(f"action {text!r}: unknown actor {words[0]!r} (expected d, p1, p2, ...)")
+        index = actor
+        kind = words[1] if len(words) > 1 else ""
+        if kind not in _KINDS_PLAYER:
+            raise PhhError(f"action {text!r}: unknown action {kind!r} (expected pb, f, cc, cbr, sd or sm)")
+        rest = words[2:]
+        if kind == "cbr":
+            if len(rest) != 1:
+                raise PhhError(f"action {text!r}: cbr takes one amount")
+            return cls(index, kind, index, None, rest[0], commentary, text)
+        if kind in ("sd", "sm"):
+            if len(rest) > 1:
+                raise PhhError(f"action {text!r}: {kind} takes at most one list of cards")
+            if kind == "sm" and rest == ["-"]:
+                raise PhhError(f"action {text!r}: 'sm -' (show without naming the cards) cannot be replayed")
+            shown = _split_cards(rest[0], text) if rest else None
+            return cls(index, kind, index, shown, None, commentary, text)
+        if rest:
+            raise PhhError(f"action {text!r}: {kind} takes no argument")
+        return cls(index, kind, index, None, None, commentary, text)
+
+    def format(self) -> str:
+        """The action in PHH notation (the commentary kept)."""
+        if self.kind == "":
+            body = ""
+        elif self.actor is None:
+            cards = "".join(self.cards or ())
+            body = f"d db {cards}" if self.kind == "db" else f"d dh p{(self.player or 0) + 1} {cards}"
+        else:
+            body = f"p{self.actor + 1} {self.kind}"
+            if self.amount_text is not None:
+                body += f" {self.amount_text}"
+            if self.cards:
+                body += " " + "".join(self.cards)
+        if self.commentary is not None:
+            return f"{body} # {self.commentary}" if body else f"# {self.commentary}"
+        return body
+
+
+_new_action = tuple.__new__
+
+
+def _common(cls: type[PhhAction], text: str, words: list[str]) -> PhhAction | None:
+    """PhhAction.parse of the commoner forms with cards or an amount, without commentary (the
+    same action), else None."""
+    n = len(words)
+    if n == 3:
+        kind = words[1]
+        if kind == "db" and words[0] == "d":
+            return _new_action(cls, (None, "db", None, _split_cards(words[2], text), None, None, text))
+        index = _PLAYER_INDEX.get(words[0])
+        if index is not None:
+            if kind == "cbr":
+                return _new_action(cls, (index, kind, index, None, words[2], None, text))
+            if kind == "sm" and words[2] != "-":
+                return _new_action(cls, (index, kind, index, _split_cards(words[2], text), None, None, text))
+    elif n == 4 and words[0] == "d" and words[1] == "dh":
+        index = _PLAYER_INDEX.get(words[2])
+        if index is not None:
+            return _new_action(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text))
+    return None

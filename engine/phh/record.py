@@ -1,0 +1,405 @@
+"""A PHH record read from its TOML text (with `tomllib`) into typed fields, and written back as text."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from engine.phh.actions import PhhAction
+from engine.phh.codes import VARIANT_NAMES, PhhError, split_code, stakes_fields
+from engine.poker import Rake
+
+__all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "dumps_phhs"]
+
+Number = int | Decimal
+
+# Fields read into typed attributes; every other field is kept as written in `extra`.
+_CORE = frozenset({
+    "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet",
+    "big_bet", "min_bet", "max_bet", "starting_stacks", "actions", "players", "finishing_stacks",
+    "winnings", "_raise_cap", "_uncapped", "_uncapped_heads_up", "_rake_bp", "_rake_cap",
+    "_rake_no_flop_no_drop",
+})
+# Field order of the specification, for export.
+_FIELD_ORDER = (
+    "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet",
+    "big_bet", "min_bet", "max_bet", "starting_stacks", "actions", "author", "event", "url", "venue",
+    "address", "city", "region", "postal_code", "country", "time", "time_zone",
+    "time_zone_abbreviation", "day", "month", "year", "hand", "level", "seats", "seat_count",
+    "table", "players", "finishing_stacks", "winnings", "currency", "currency_symbol",
+    "time_limit", "time_banks",
+)
+_ORDER = {name: i for i, name in enumerate(_FIELD_ORDER)}
+_STAKE_NAMES = ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")
+_INT_ONLY = frozenset({int})
+_ONE = Decimal(1)
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    """TOML text as a dict (the standard library's `tomllib`), decimals as Decimal.
+    Raises PhhError ("not TOML: ...") with tomllib's reason."""
+    try:
+        return tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError(f"not TOML: {exc}") from exc
+
+
+def _to_number(value: Any, what: str) -> Number:
+    if type(value) is int:
+        number: int = value
+        return number
+    if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
+        raise PhhError(f"{what}: not a number: {value!r}")
+    if isinstance(value, float):  # tomllib was given parse_float=Decimal; a float here came from a caller
+        value = Decimal(repr(value))
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise PhhError(f"{what}: {value} is not a finite amount (an unknown stack cannot be replayed)")
+    amount: Number = value
+    return amount
+
+
+def _only_ints(values: Iterable[object]) -> bool:
+    """True when every value is an int (not a bool, not a Decimal)."""
+    return set(map(type, values)) <= _INT_ONLY
+
+
+def _decimals(value: Number) -> int:
+    """How many decimal places `value` needs (0 for a whole number)."""
+    if isinstance(value, int):
+        return 0
+    exponent = value.normalize().as_tuple().exponent
+    assert isinstance(exponent, int)  # finite, checked by _to_number
+    return max(0, -exponent)
+
+
+@dataclass(frozen=True, slots=True)
+class HandHistory:
+    """One hand history, its amounts in integer units of `unit` (see engine.phh's docstring).
+
+    Stakes a variant does not use are 0 (`max_bet` is only for our spread-limit extension codes).
+    `raise_cap` and `uncapped_heads_up` are our fixed-limit table settings, which the standard has
+    no field for: written as `_raise_cap` (absent: 3, a bet and three raises), `_uncapped = true`
+    (no cap) and `_uncapped_heads_up = true`, user fields that other tools ignore. So is the house's
+    rake at our tables (`rake`: basis points, cap in units, no flop no drop), written as
+    `_rake_bp`, `_rake_cap` and `_rake_no_flop_no_drop`: the record then replays to the stacks the
+    table paid. `amounts[i]` is the `cbr` amount of `actions[i]` in
+    units (None for other actions). `extra` keeps the optional fields not read here, sorted by name.
+    """
+
+    variant: str
+    antes: tuple[int, ...]
+    blinds_or_straddles: tuple[int, ...]
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    min_bet: int
+    max_bet: int
+    starting_stacks: tuple[int, ...]
+    actions: tuple[PhhAction, ...]
+    amounts: tuple[int | None, ...]
+    unit: Decimal = Decimal(1)
+    ante_trimming_status: bool = False
+    raise_cap: int | None = 3
+    uncapped_heads_up: bool = False
+    players: tuple[str, ...] | None = None
+    finishing_stacks: tuple[Number, ...] | None = None
+    winnings: tuple[Number, ...] | None = None
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+    rake: Rake | None = None
+
+    @property
+    def player_count(self) -> int:
+        return len(self.starting_stacks)
+
+    @classmethod
+    def parse(cls, text: str) -> HandHistory:
+        """Parse the text of a `.phh` file. Raises PhhError naming the field or action at fault."""
+        return cls.from_fields(load_toml(text))
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Any]) -> HandHistory:
+        """Build a record from the fields of a parsed file (numbers as int or Decimal).
+
+        Raises PhhError naming the missing or malformed field, or the bad action.
+        """
+        return _Reader(fields).record(cls)
+
+    def amount(self, units: int) -> Number:
+        """An amount in units as the record writes it (an int for whole chips, else a Decimal)."""
+        if self.unit == 1:
+            return units
+        return (units * self.unit).quantize(self.unit)
+
+    def dumps(self) -> str:
+        """The record as PHH text (TOML), fields in the specification's order.
+
+        Amounts are written in the record's own currency (`unit`); parsing the text gives back
+        an equal record.
+        """
+        values = self._fields()
+        keys = sorted(values, key=lambda k: (_ORDER.get(k, len(_ORDER)), k))
+        return "".join(f"{_toml_key(k)} = {_toml_value(values[k])}\n" for k in keys)
+
+    def _fields(self) -> dict[str, Any]:
+        values: dict[str, Any] = dict(self.extra)
+        values["variant"] = self.variant
+        values["ante_trimming_status"] = self.ante_trimming_status
+        values["antes"] = [self.amount(a) for a in self.antes]
+        needs = stakes_fields(self.variant)
+        if "blinds_or_straddles" in needs:
+            values["blinds_or_straddles"] = [self.amount(b) for b in self.blinds_or_straddles]
+        for name in _STAKE_NAMES:
+            if name in needs:
+                values[name] = self.amount(getattr(self, name))
+        values["starting_stacks"] = [self.amount(s) for s in self.starting_stacks]
+        values["actions"] = [a.format() for a in self.actions]
+        if self.raise_cap is None:
+            values["_uncapped"] = True
+        elif self.raise_cap != 3:
+            values["_raise_cap"] = self.raise_cap
+        if self.uncapped_heads_up:
+            values["_uncapped_heads_up"] = True
+        if self.rake is not None:
+            values["_rake_bp"] = self.rake.rate_bp
+            values["_rake_cap"] = self.amount(self.rake.cap)
+            values["_rake_no_flop_no_drop"] = self.rake.no_flop_no_drop
+        for name in ("players", "finishing_stacks", "winnings"):
+            value = getattr(self, name)
+            if value is not None:
+                values[name] = list(value)
+        return values
+
+
+class _Reader:
+    """HandHistory.from_fields, one field group a method, each check in the order its errors are named."""
+
+    __slots__ = ("fields", "variant", "n")
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.fields = fields
+        variant = fields.get("variant")
+        if not isinstance(variant, str):
+            raise PhhError("field 'variant' missing or not a string")
+        if split_code(variant) is None:
+            raise PhhError(f"variant {variant!r} is not a PHH variant code ({', '.join(VARIANT_NAMES)})")
+        self.variant = variant
+        stacks = fields.get("starting_stacks")
+        if not isinstance(stacks, list) or len(stacks) < 2:
+            raise PhhError("field 'starting_stacks' missing or fewer than two players")
+        self.n = len(stacks)
+
+    def record(self, cls: type[HandHistory]) -> HandHistory:
+        needs = stakes_fields(self.variant)
+        stacks = self.amounts("starting_stacks", True)
+        antes = self.amounts("antes", True)
+        blinds = self.amounts("blinds_or_straddles", "blinds_or_straddles" in needs)
+        stakes = [self.stake(name, needs) for name in _STAKE_NAMES]
+        actions = self.actions()
+        raw_amounts = self.action_amounts(actions)
+        places = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
+        scale = 10 ** places
+
+        def units(value: Number) -> int:
+            return value * scale if isinstance(value, int) else int(value * scale)
+
+        def all_units(values: list[Number]) -> tuple[int, ...]:
+            if scale == 1 and _only_ints(values):
+                return tuple(values)  # type: ignore[arg-type]
+            return tuple(map(units, values))
+
+        for i, s in enumerate(stacks):
+            if s <= 0:
+                raise PhhError(f"starting_stacks[{i}]: a stack must be positive, not {s}")
+        for i, ante in enumerate(antes):
+            if ante < 0:
+                raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
+        players, trimming, cap, uncapped, heads_up = self.settings()
+        rake = self.rake(units)
+        amounts = (tuple(raw_amounts) if scale == 1 and Decimal not in set(map(type, raw_amounts))
+                   else tuple(None if x is None else units(x) for x in raw_amounts))
+        bring_in, small_bet, big_bet, min_bet, max_bet = map(units, stakes)
+        return cls(
+            self.variant, all_units(antes), all_units(blinds), bring_in, small_bet, big_bet, min_bet, max_bet,
+            all_units(stacks), actions, amounts,  # type: ignore[arg-type]
+            _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
+            players, self.results("finishing_stacks"), self.results("winnings"),
+            tuple(sorted([(k, v) for k, v in self.fields.items() if k not in _CORE])), rake)
+
+    def amounts(self, name: str, required: bool) -> list[Number]:
+        """One amount per player (0 each when the field is absent and not required)."""
+        raw = self.fields.get(name)
+        if raw is None:
+            if required:
+                raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
+            return [0] * self.n
+        if not isinstance(raw, list) or len(raw) != self.n:
+            raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
+        if _only_ints(raw):
+            return raw
+        return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
+
+    def stake(self, name: str, needs: tuple[str, ...]) -> Number:
+        raw = self.fields.get(name)
+        if raw is None:
+            if name in needs:
+                raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
+            return 0
+        return _to_number(raw, name)
+
+    def actions(self) -> tuple[PhhAction, ...]:
+        raw = self.fields.get("actions")
+        if not isinstance(raw, list):
+            raise PhhError("field 'actions' missing or not a list of strings")
+        parse = PhhAction.parse
+        actions = tuple([parse(a) for a in raw])
+        n = self.n
+        for a in actions:
+            if a.player is not None and a.player >= n:
+                raise PhhError(f"action {a.text!r}: there are only {n} players")
+        return actions
+
+    def action_amounts(self, actions: tuple[PhhAction, ...]) -> list[Number | None]:
+        """Each action's `cbr` amount as written (None for other actions)."""
+        out: list[Number | None] = []
+        for a in actions:
+            text = a.amount_text
+            if text is None:
+                out.append(None)
+            elif text.isdigit() and text.isascii():
+                out.append(int(text))
+            else:
+                try:
+                    amount = Decimal(text)
+                except InvalidOperation:
+                    raise PhhError(f"action {a.text!r}: not an amount: {text!r}") from None
+                out.append(_to_number(amount, f"action {a.text!r}"))
+        return out
+
+    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> int:
+        """The decimal places of the finest amount the table and its actions use."""
+        played += [x for x in raw_amounts if x is not None]
+        if "_rake_cap" in self.fields:  # an amount too: its decimals count
+            played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))
+        return 0 if _only_ints(played) else max(_decimals(v) for v in played if type(v) is not int)
+
+    def settings(self) -> tuple[tuple[str, ...] | None, bool, int, bool, bool]:
+        """players, ante_trimming_status, _raise_cap, _uncapped, _uncapped_heads_up."""
+        fields, n = self.fields, self.n
+        players_raw = fields.get("players")
+        players: tuple[str, ...] | None = None
+        if players_raw is not None:
+            if not isinstance(players_raw, list) or len(players_raw) != n or not all(
+                    isinstance(p, str) for p in players_raw):
+                raise PhhError(f"field 'players': expected a list of {n} names")
+            players = tuple(players_raw)
+        trimming = fields.get("ante_trimming_status", False)
+        if not isinstance(trimming, bool):
+            raise PhhError("field 'ante_trimming_status': expected true or false")
+        cap = fields.get("_raise_cap", 3)
+        if type(cap) is not int or cap < 0:
+            raise PhhError(f"field '_raise_cap': expected a number of raises (0 or more), not {cap!r}")
+        flags = []
+        for name in ("_uncapped", "_uncapped_heads_up"):
+            flag = fields.get(name, False)
+            if not isinstance(flag, bool):
+                raise PhhError(f"field {name!r}: expected true or false")
+            flags.append(flag)
+        return players, trimming, cap, flags[0], flags[1]
+
+    def rake(self, units: Callable[[Number], int]) -> Rake | None:
+        """The house's rake (`_rake_bp`, `_rake_cap`, `_rake_no_flop_no_drop`), or None."""
+        fields = self.fields
+        if "_rake_bp" not in fields and "_rake_cap" not in fields:
+            if "_rake_no_flop_no_drop" in fields:
+                raise PhhError("field '_rake_no_flop_no_drop': a rake needs '_rake_bp' and '_rake_cap'")
+            return None
+        rate, cap, nfnd = fields.get("_rake_bp"), fields.get("_rake_cap"), fields.get("_rake_no_flop_no_drop", True)
+        if type(rate) is not int or not 0 <= rate <= 10000:
+            raise PhhError(f"field '_rake_bp': expected basis points 0..10000, not {rate!r}")
+        if cap is None:
+            raise PhhError("field '_rake_cap': a rake needs its cap")
+        cap_units = units(_to_number(cap, "_rake_cap"))
+        if cap_units < 0:
+            raise PhhError(f"field '_rake_cap': a cap cannot be negative ({cap})")
+        if not isinstance(nfnd, bool):
+            raise PhhError("field '_rake_no_flop_no_drop': expected true or false")
+        return Rake(rate, cap_units, nfnd)
+
+    def results(self, name: str) -> tuple[Number, ...] | None:
+        raw = self.fields.get(name)
+        if raw is None:
+            return None
+        if not isinstance(raw, list) or len(raw) != self.n:
+            raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
+        if _only_ints(raw):
+            return tuple(raw)
+        return tuple(_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw))
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+
+
+def _toml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = "".join(c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in escaped)
+    return f'"{escaped}"'
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return "inf" if value > 0 else "-inf"
+        text = format(value, "f")
+        return text if "." in text else text + ".0"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    # dates and times (tomllib gives datetime/date/time): TOML takes their ISO forms
+    isoformat = getattr(value, "isoformat", None)
+    if callable(isoformat):
+        return str(isoformat())
+    raise PhhError(f"cannot write {value!r} as TOML")
+
+
+def parse_phh(text: str) -> HandHistory:
+    """Parse one `.phh` file's text. Raises PhhError."""
+    return HandHistory.parse(text)
+
+
+def parse_phhs(text: str) -> list[HandHistory | PhhError]:
+    """Parse a `.phhs` file's text: its hands in table order (`[1]`, `[2]`...).
+
+    A hand that cannot be read is returned as its PhhError, so that one bad hand does not hide
+    the others. Raises PhhError only when the text is not TOML or holds no hand tables.
+    """
+    tables = load_toml(text)
+    hands: list[HandHistory | PhhError] = []
+    for key, value in tables.items():
+        if not isinstance(value, dict):
+            raise PhhError(f"a .phhs file holds only hand tables ([1], [2], ...); found field {key!r}")
+        try:
+            hands.append(HandHistory.from_fields(value))
+        except PhhError as exc:
+            hands.append(PhhError(f"hand [{key}]: {exc}"))
+    if not hands:
+        raise PhhError("no hand tables ([1], [2], ...) in the .phhs text")
+    return hands
+
+
+def dumps_phhs(hands: Iterable[HandHistory]) -> str:
+    """Several records as one `.phhs` text, tables `[1]`, `[2]`, ..."""
+    return "\n".join(f"[{i}]\n{h.dumps()}" for i, h in enumerate(hands, 1))

@@ -1,0 +1,243 @@
+"""What happened in a poker hand, as frozen records (the journal and the feed carry them), and its result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+from engine import evaluate
+from engine.cards import Card
+from engine.evaluate import HandValue
+from engine.poker.values import CardSlot
+from engine.poker.variants import EVALUATOR_SIGNATURES
+
+__all__ = [
+    "Record", "Posted", "Dealt", "Folded", "Checked", "Called", "BroughtIn", "BetOrRaised", "Drew",
+    "Returned", "Shown", "Mucked", "Chopped", "Awarded", "Raked", "PotResult", "HandResult",
+    "hand_values", "hand_strengths",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A forced bet: `kind` is `ante`, `small_blind`, `big_blind` or `straddle`."""
+
+    seat: int
+    kind: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """A card dealt (`card` None when unknown). `kind` as CardSlot.kind."""
+
+    kind: str
+    seat: int | None
+    card: Card | None
+    up: bool
+    street: str
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Called:
+    """A call; `amount` is the chips added, `all_in` when it took the last chip."""
+
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BroughtIn:
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BetOrRaised:
+    """A bet, raise or completion to `to` (the street total); `amount` the chips added;
+    `full` False for an all-in short of a full bet or raise (it does not reopen the betting)."""
+
+    seat: int
+    kind: str
+    to: int
+    amount: int
+    all_in: bool
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    """Discards of a draw (empty: stood pat); None entries are unknown cards."""
+
+    seat: int
+    discards: tuple[Card | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Returned:
+    """An uncalled bet given back."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """Cards shown at showdown. `values` (computed when read): one `engine.evaluate.HandValue`
+    per evaluator of the variant, None where no low qualifies."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    board: tuple[Card, ...] = ()
+    evaluators: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> tuple[HandValue | None, ...]:
+        return hand_values(self.evaluators, self.cards, self.board)
+
+
+def hand_values(evaluators: Sequence[str], hole: Sequence[Card], board: Sequence[Card]) -> tuple[HandValue | None, ...]:
+    """The values of a hand by each named evaluator of `engine.evaluate`."""
+    out: list[HandValue | None] = []
+    for name in evaluators:
+        fn = getattr(evaluate, name)
+        out.append(fn(hole, board) if EVALUATOR_SIGNATURES[name] else fn(tuple(hole) + tuple(board)))
+    return tuple(out)
+
+
+def hand_strengths(evaluators: Sequence[str], hole: Sequence[Card], board: Sequence[Card]) -> tuple[int | None, ...]:
+    """The strengths only (greater is better; None: no qualifying low), by the fast path where
+    `engine.evaluate` has one (five- to seven-card high)."""
+    out: list[int | None] = []
+    for name in evaluators:
+        if name == "high":
+            out.append(evaluate.high_strength([c.index for c in hole] + [c.index for c in board]))
+            continue
+        fn = getattr(evaluate, name)
+        value = fn(hole, board) if EVALUATOR_SIGNATURES[name] else fn(tuple(hole) + tuple(board))
+        out.append(None if value is None else value.strength)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Chopped:
+    """The players still in agreed to share the pot(s): `shares` seat -> chips (after rake)."""
+
+    shares: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Mucked:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Raked:
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Awarded:
+    """Chips won from pot `pot` (0 main); `half` is `all`, `high` or `low`."""
+
+    seat: int
+    amount: int
+    pot: int
+    half: str
+
+
+Record = Union[Posted, Dealt, Folded, Checked, Called, BroughtIn, BetOrRaised, Drew, Returned,
+               Shown, Mucked, Chopped, Raked, Awarded]
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    amount: int
+    eligible: frozenset[int]
+    winners: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """A settled hand. `payoffs` (final minus starting stack) plus `rake` add up to zero."""
+
+    starting_stacks: Mapping[int, int]
+    final_stacks: Mapping[int, int]
+    payoffs: Mapping[int, int]
+    pots: tuple[PotResult, ...]
+    rake: int
+    showdown: bool
+    winners: frozenset[int]
+
+
+# ---- shared instances: records are values, so the commonest are built once (bounded tables) ----
+_DEALT: dict[int, tuple[CardSlot, list[Dealt | None]]] = {}   # by id(slot): its records by card index
+_POSTED: dict[tuple[int, str, int], Posted] = {}
+_CHECKED: dict[int, Checked] = {}
+_CALLED: dict[tuple[int, int, bool], Called] = {}
+_FOLDED: dict[int, Folded] = {}
+
+
+def checked(seat: int) -> Checked:
+    record = _CHECKED.get(seat)
+    if record is None:
+        if len(_CHECKED) >= 4096:
+            _CHECKED.clear()
+        record = _CHECKED[seat] = Checked(seat)
+    return record
+
+
+def folded(seat: int) -> Folded:
+    record = _FOLDED.get(seat)
+    if record is None:
+        if len(_FOLDED) >= 4096:
+            _FOLDED.clear()
+        record = _FOLDED[seat] = Folded(seat)
+    return record
+
+
+def called(seat: int, amount: int, all_in: bool) -> Called:
+    key = (seat, amount, all_in)
+    record = _CALLED.get(key)
+    if record is None:
+        if len(_CALLED) >= 4096:
+            _CALLED.clear()
+        record = _CALLED[key] = Called(seat, amount, all_in)
+    return record
+
+
+def posted(seat: int, kind: str, amount: int) -> Posted:
+    key = (seat, kind, amount)
+    record = _POSTED.get(key)
+    if record is None:
+        if len(_POSTED) >= 4096:
+            _POSTED.clear()
+        record = _POSTED[key] = Posted(seat, kind, amount)
+    return record
+
+
+def dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:
+    """The record of `card` (index 52: unknown) dealt to `slot`: slots are shared instances,
+    and the records of a deal are values too, one per slot and card."""
+    shared = _DEALT.get(id(slot))
+    if shared is None or shared[0] is not slot:
+        if len(_DEALT) >= 4096:
+            _DEALT.clear()
+        shared = _DEALT[id(slot)] = (slot, [None] * 53)
+    record = shared[1][index]
+    if record is None or record.card is not card:
+        record = shared[1][index] = Dealt(slot.kind, slot.seat, card, slot.up, slot.street)
+    return record

@@ -1,0 +1,323 @@
+"""The flow of a poker hand: forced bets, each street's dealing order, betting rounds and their raise bounds."""
+
+from __future__ import annotations
+
+from engine.poker.betting import pot_limit_max_to
+from engine.poker.core import PlayerState
+from engine.poker.records import posted as posted_record
+from engine.poker.showdown import HandShowdown
+from engine.poker.values import (
+    BETTING, BRING_IN, DEALING, DRAWING, FIXED_LIMIT, POT_LIMIT, SPREAD_LIMIT, Bounds, CardSlot, RaiseRange, card_slot,
+)
+from engine.poker.variants import Street, bring_in_key, showing_high_key, showing_low_key
+from engine.errors import IllegalAction
+
+__all__ = ["HandStreets"]
+
+# a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
+_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
+
+
+class HandStreets(HandShowdown):
+    """Streets and betting rounds of a hand (see engine.poker.state.Hand)."""
+
+    __slots__ = ()
+
+    def _post_forced(self) -> None:
+        for place, seat in enumerate(self.blind_order if self.stakes.antes else ()):
+            p = self._players[seat]
+            ante = min(self.stakes.ante_for(place), p.stack)
+            if ante:
+                p.stack -= ante
+                p.total += ante
+                self.records.append(posted_record(seat, "ante", ante))
+        kinds = ("small_blind", "big_blind")
+        n = len(self.blind_order)
+        for i, amount in enumerate(self.stakes.blinds):
+            p = self._players[self.blind_order[i % n]]
+            posted = amount if amount < p.stack else p.stack
+            if posted:
+                p.stack -= posted
+                p.bet += posted
+                p.total += posted
+                self.records.append(posted_record(p.seat, kinds[i] if i < 2 else "straddle", posted))
+        if self.stakes.blinds:
+            self.level = max(self.stakes.blinds)
+            self._last_full = self.level
+            self._bet_count = max(1, len(self.stakes.blinds) - 1)
+
+    def _start_street(self) -> None:
+        street = self.variant.streets[self.street]
+        if self.street > 0:
+            for p in self._players.values():
+                p.bet = 0
+            self.level = 0
+            self._last_full = 0
+            self._bet_count = 0
+            self._big_unit = False
+        players = self._players
+        live = tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
+        stub = 52 - self._cards_seen
+        needed = len(street.hole) * len(live) + street.board
+        burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
+        burn = self.settings.burns and burn and needed > 0 and stub > needed   # no burn when the stub is short
+        # stud's last card when the stub is short: one common card, face up, for everyone
+        # (from the burns and folded cards shuffled, when the stub is empty)
+        common = street.hole == (False,) and not street.board and len(live) > stub
+        key = (id(street), live, burn, common)
+        found = _QUEUES.get(key)
+        cached = found[1] if found is not None and found[0] is street else None
+        if cached is None:
+            queue: list[CardSlot] = []
+            if burn:
+                queue.append(card_slot("burn", None, False, street.name))
+            if common:
+                queue.append(card_slot("board", None, True, street.name))
+            else:
+                for up in street.hole:
+                    queue.extend(card_slot("hole", s, up, street.name) for s in live)
+            queue.extend(card_slot("board", None, True, street.name) for _ in range(street.board))
+            cached = tuple(queue)
+            _QUEUES[key] = (street, cached)   # the street kept with it: its id stays its own
+        queue = list(cached)
+        self._queue = queue
+        self.phase = DEALING
+        self.actor = None
+        if not queue:
+            self._after_deal()
+
+    def _after_deal(self) -> None:
+        street = self.variant.streets[self.street]
+        if street.draw:
+            self.phase = DRAWING
+            self._drawers = [s for s in self.order if self._players[s].live]
+            self._draw_burnt = False
+            self.actor = None
+            self._next_drawer()
+        else:
+            self._start_betting()
+
+    def _next_drawer(self) -> None:
+        if self._drawers:
+            self.actor = self._drawers.pop(0)
+        else:
+            self._start_betting()
+
+    def _start_betting(self) -> None:
+        self.phase = BETTING
+        self.actor = None
+        able = 0
+        for p in self._seq:
+            if not p.folded and p.stack > 0:
+                p.pending = True
+                able += 1
+            else:
+                p.pending = False
+            p.may_raise = True
+        start = self.order[0]
+        if self.street == 0:
+            if self.variant.bring_in is not None:
+                start = self._bring_in_seat()
+                if self.stakes.bring_in > 0 and self._players[start].able:
+                    if self._betting_needed():
+                        self.phase = BRING_IN
+                        self.actor = start
+                        return
+            elif self.stakes.blinds:
+                last = self.blind_order[(len(self.stakes.blinds) - 1) % len(self.blind_order)]
+                start = self._next_seat(last)
+        elif self.variant.first_to_act != "button":
+            start = self._best_showing()
+        if able < 2 and not self._betting_needed():   # two players with chips: betting needed
+            self._end_betting()
+            return
+        self.actor = self._first_pending(start)
+        if self.actor is None:
+            self._end_betting()
+
+    def _betting_needed(self) -> bool:
+        alone: PlayerState | None = None
+        for p in self._seq:
+            if p.stack and not p.folded:
+                if alone is not None:
+                    return True
+                alone = p
+        if alone is None:
+            return False
+        # the only player with chips acts only when facing more than he has put in;
+        # an opponent all in for less than the blind leaves nothing to call (RULES.md)
+        top = max((p.bet for p in self._seq if p.live and p is not alone), default=0)
+        return alone.bet < top
+
+    def _next_seat(self, seat: int) -> int:
+        return self.order[(self._index[seat] + 1) % len(self.order)]
+
+    def _first_pending(self, start: int) -> int | None:
+        seq = self._seq
+        i = self._index[start]
+        n = len(seq)
+        for k in range(n):
+            p = seq[(i + k) % n]
+            if p.pending and p.stack and not p.folded:
+                return p.seat
+        return None
+
+    def _bring_in_seat(self) -> int:
+        rule = self.variant.bring_in
+        assert rule is not None
+        best: tuple[tuple[int, int], int] | None = None
+        for s in self.order:
+            p = self._players[s]
+            ups = p.up_cards()
+            if p.live and ups:
+                key = (bring_in_key(ups[-1], rule), s)
+                if best is None or key[0] < best[0]:
+                    best = key
+        return best[1] if best is not None else self.order[0]
+
+    def _best_showing(self) -> int:
+        keyf = showing_high_key if self.variant.first_to_act == "showing_high" else showing_low_key
+        best: tuple[tuple[int, ...], int] | None = None
+        for s in self.order:
+            p = self._players[s]
+            if p.live:
+                key = keyf(p.up_cards())
+                if best is None or key > best[0]:
+                    best = (key, s)
+        return best[1] if best is not None else self.order[0]
+
+    def _unit(self) -> int:
+        street = self.variant.streets[self.street]
+        return self.stakes.bet_unit(street.big_bet or self._big_unit)
+
+    def _fixed_target(self, p: PlayerState | None = None) -> int:
+        unit = self._unit()
+        if self._bet_count == 0 and self.level < unit:
+            return unit
+        return self.level + unit
+
+    def _capped(self) -> bool:
+        cap = self.stakes.raise_cap
+        if cap is None:
+            return False
+        if self.stakes.uncapped_heads_up and sum(1 for p in self._players.values() if p.live) == 2:
+            return False
+        return self._bet_count >= 1 + cap
+
+    def _why_no_raise(self, p: PlayerState) -> str:
+        if self.stakes.structure is FIXED_LIMIT and self._capped():
+            return "the betting is capped"
+        if not p.may_raise:
+            return "an all-in short of a full raise does not reopen the betting"
+        if p.bet + p.stack <= self.level:
+            return "not enough chips to raise"
+        return "no opponent can call a raise"
+
+    def _raise_range(self, p: PlayerState) -> Bounds | None:
+        """RaiseRange's fields (kind, min_to, max_to, choices), or None when he may not raise."""
+        all_in_to = p.bet + p.stack
+        if not p.may_raise or all_in_to <= self.level:
+            return None
+        level = self.level
+        for q in self._seq:    # a raise needs an opponent who could put in more than the bet now
+            if q is not p and q.stack and not q.folded and q.bet + q.stack > level:
+                break
+        else:
+            return None
+        s = self.stakes
+        completing = self.phase is BRING_IN or (self._bet_count == 0 and self.level > 0
+                                                      and self.variant.bring_in is not None
+                                                      and self.street == 0)
+        kind = "complete" if completing else ("bet" if self.level == 0 else "raise")
+        choices: tuple[int, ...] | None = None
+        if self._structure is FIXED_LIMIT:
+            if self._capped():
+                return None
+            target = self._fixed_target(p)
+            if (self.street == self.variant.open_pair_street and self._bet_count == 0
+                    and not self.variant.streets[self.street].big_bet and self._open_pair(p)):
+                # the open pair's big bet: completes a short all-in to the big bet like the small one
+                big = s.big_bet if self.level < s.big_bet else self.level + s.big_bet
+                choices = (target, big)
+            else:
+                choices = (target,)
+            choices = tuple(sorted({min(c, all_in_to) for c in choices}))
+            return kind, choices[0], choices[-1], choices
+        increment = max(self._last_full, self._min_bet)
+        if completing and s.small_bet:
+            min_to = max(s.small_bet, self.level + 1)
+        else:
+            min_to = self.level + increment
+        if s.structure is SPREAD_LIMIT:
+            max_to = self.level + s.max_bet
+        elif s.structure is POT_LIMIT:
+            max_to = pot_limit_max_to(self.level, self.total_pot, p.bet)
+        else:
+            max_to = all_in_to
+        max_to = min(max_to, all_in_to)
+        min_to = min(min_to, all_in_to)
+        return kind, min_to, max(min_to, max_to), None
+
+    def _open_pair(self, p: PlayerState) -> bool:
+        ranks = [c.rank for c in p.up_cards()]
+        return len(ranks) != len(set(ranks))
+
+    def _after_action(self) -> None:
+        """After a betting action: the next seat to act, or the end of the round (one pass)."""
+        seq = self._seq
+        n = len(seq)
+        i = self._index[self.actor] + 1  # type: ignore[index]
+        live = able = 0
+        alone: PlayerState | None = None
+        nxt: PlayerState | None = None
+        for p in (seq[i:] + seq[:i] if i < n else seq):
+            if p.folded or p.mucked:
+                continue
+            live += 1
+            if p.stack:
+                able += 1
+                alone = p
+                if nxt is None and p.pending:
+                    nxt = p
+                if nxt is not None and able > 1:   # the rest of the pass cannot change the answer
+                    self.actor = nxt.seat
+                    return
+        if live == 1 or able == 0:
+            self._end_betting()
+            return
+        if able == 1:
+            assert alone is not None
+            # the only player with chips acts only when facing more than he has put in
+            top = max((p.bet for p in seq if not p.folded and not p.mucked and p is not alone), default=0)
+            if alone.bet >= top:
+                self._end_betting()
+                return
+        if nxt is None:
+            self._end_betting()
+        else:
+            self.actor = nxt.seat
+
+    def _end_betting(self) -> None:
+        self.actor = None
+        self._return_uncalled()
+        live = 0
+        for p in self._seq:
+            if not p.folded and not p.mucked:
+                live += 1
+        if live == 1:
+            self._settle(showdown=False)
+            return
+        if self.street + 1 < len(self.variant.streets):
+            self.street += 1
+            self._start_street()
+        else:
+            self._start_showdown()
+
+    def raise_range(self, seat: int | None = None) -> RaiseRange | None:
+        """The legal bet / raise / completion totals for the actor, or None when he may not."""
+        try:
+            p = self._check_turn(seat, BETTING, BRING_IN)
+        except IllegalAction:
+            return None
+        bounds = self._raise_range(p)
+        return None if bounds is None else RaiseRange(*bounds)

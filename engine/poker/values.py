@@ -1,0 +1,124 @@
+"""The value types of a poker hand shared by the engine and its views: phases, card slots, raise ranges, settings, card input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Union
+
+from engine.cards import DECK, Card
+from engine.errors import IllegalAction
+from engine.poker.variants import Structure
+
+__all__ = ["Phase", "CardSlot", "RaiseRange", "Rake", "HandSettings", "CardInput", "card_of", "card_slot"]
+
+CardInput = Union[Card, str, None]
+Bounds = tuple[str, int, int, Union[tuple[int, ...], None]]   # a RaiseRange's fields
+
+
+class Phase(Enum):
+    """What the hand waits for."""
+
+    DEALING = "dealing"      # a card from the shoe (see expected_card)
+    DRAWING = "drawing"      # a player's discards, or a replacement card
+    BRING_IN = "bring_in"    # the stud bring-in: post it or complete
+    BETTING = "betting"      # the actor's betting action
+    SHOWDOWN = "showdown"    # the actor shows or mucks
+    OVER = "over"            # settled; see result
+
+
+# enum members as module constants: a global is read faster than a member of an Enum class
+DEALING = Phase.DEALING
+DRAWING = Phase.DRAWING
+BRING_IN = Phase.BRING_IN
+BETTING = Phase.BETTING
+SHOWDOWN = Phase.SHOWDOWN
+OVER = Phase.OVER
+FIXED_LIMIT = Structure.FIXED_LIMIT
+SPREAD_LIMIT = Structure.SPREAD_LIMIT
+POT_LIMIT = Structure.POT_LIMIT
+NO_LIMIT = Structure.NO_LIMIT
+
+
+@dataclass(frozen=True, slots=True)
+class Rake:
+    """House rake: `rate_bp` basis points (500 = 5 %) of the pot, at most `cap`, rounded down.
+
+    `no_flop_no_drop`: no rake when the hand ends on its first street.
+    """
+
+    rate_bp: int
+    cap: int
+    no_flop_no_drop: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.rate_bp <= 10000 or self.cap < 0:
+            raise IllegalAction(f"rake rate must be 0..10000 basis points and cap >= 0: {self}")
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettings:
+    """Table settings of a hand. `burns`: burn cards at all (off for hand histories, which do
+    not record burns); `burn_before_hole`: burn before the first street's cards (003; default on)."""
+
+    burns: bool = True
+    burn_before_hole: bool = True
+    rake: Rake | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardSlot:
+    """The card the shoe should give next: `kind` is `burn`, `hole`, `board` or `draw`
+    (a replacement); `seat` receives it (None for burn and board); `up` when dealt face up."""
+
+    kind: str
+    seat: int | None
+    up: bool
+    street: str
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseRange:
+    """Legal bet or raise totals for the street: any amount from `min_to` to `max_to`, or,
+    when `choices` is set (fixed limit), only those. `kind` is `bet`, `raise` or `complete`."""
+
+    kind: str
+    min_to: int
+    max_to: int
+    choices: tuple[int, ...] | None = None
+
+    def allows(self, to: int) -> bool:
+        if self.choices is not None:
+            return to in self.choices
+        return self.min_to <= to <= self.max_to
+
+
+# the 52 cards and `??` by their text: a constant table
+BY_TEXT: dict[str, Card | None] = {str(c): c for c in DECK}
+BY_TEXT["??"] = None
+LIVE, DEAD = 1, 2   # card states, by card index
+
+
+def card_of(card: CardInput) -> Card | None:
+    """A card from a Card, its text, or None / `??` (unknown). Raises CardError for bad text."""
+    if card is None or card.__class__ is Card:
+        return card
+    if isinstance(card, str) and card in BY_TEXT:
+        return BY_TEXT[card]
+    if isinstance(card, Card):
+        return card
+    return Card.parse(card)
+
+
+_SLOTS: dict[tuple[str, int | None, bool, str], CardSlot] = {}
+
+
+def card_slot(kind: str, seat: int | None, up: bool, street: str) -> CardSlot:
+    """Card slots are values: one shared instance each."""
+    key = (kind, seat, up, street)
+    slot = _SLOTS.get(key)
+    if slot is None:
+        if len(_SLOTS) >= 4096:
+            _SLOTS.clear()
+        slot = _SLOTS[key] = CardSlot(kind, seat, up, street)
+    return slot
