@@ -25,9 +25,13 @@ from dataclasses import dataclass
 from engine.errors import IllegalAction
 from engine.poker.betting import Stakes
 from engine.poker.state import Hand, HandSettings
-from engine.poker.variants import Variant
+from engine.poker.variants import MAX_SEATS, MIN_SEATS, Variant
 
-__all__ = ["Level", "Schedule", "Session", "SeatState", "Finish"]
+__all__ = ["Level", "Schedule", "Session", "SeatState", "Finish", "SEAT_ACTIONS"]
+
+SEAT_ACTIONS: tuple[str, ...] = ("join", "rebuy", "leave", "sit_out", "sit_in")
+"""What a seat does between hands (`join` with a buy-in, `rebuy`, `leave`) or at any time, taking
+effect at the next hand (`sit_out`, `sit_in`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +94,8 @@ class Session:
 
     def __init__(self, variant: Variant, stakes: Stakes, seats: int, settings: HandSettings = HandSettings(),
                  schedule: Schedule | None = None, min_buy_in: int = 0, max_buy_in: int = 0) -> None:
-        if not 2 <= seats <= 10:
-            raise IllegalAction(f"a table has 2 to 10 seats, not {seats}")
+        if not MIN_SEATS <= seats <= MAX_SEATS:
+            raise IllegalAction(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
         self.variant = variant
         self.stakes = stakes
         self.size = seats
