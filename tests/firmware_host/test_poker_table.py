@@ -678,14 +678,9 @@ def test_phh_export_from_the_command_line_replays_with_check(rig: Rig, tmp_path:
     assert missing.returncode == 1 and "no settled poker hand 9" in missing.stderr
 
 
-def test_watch_prints_a_poker_table_and_the_game_lists_agree(rig: Rig) -> None:
-    from engine.poker import VARIANTS
-    from firmware_host.service import commands, config
-    from firmware_host.tables import poker as poker_table
+def test_watch_prints_a_poker_table(rig: Rig) -> None:
     from firmware_host.cli.watch import format_line, render_screen
 
-    assert commands.POKER_GAMES == config.POKER_GAMES == poker_table.POKER_GAMES == tuple(VARIANTS)
-    assert commands.STRUCTURES == config.STRUCTURES == poker_table.STRUCTURES
     holdem_preflop(rig)
     message = {"table": "t", "boot": "b", "seq": 1, "kind": "update", **rig.state()}
     line = format_line(message)
