@@ -135,8 +135,9 @@ class Session:
         return {"seats": seats, "button": self.button}
 
     def restore(self, data: Mapping[str, Any]) -> None:
-        """Take the seating `to_dict` gave (between hands). Raises IllegalAction for a seat that is
-        not one of this table's or a stack that is not a non-negative integer."""
+        """Take the seating `to_dict` gave (between hands). `button` may be a seat number beyond
+        this table's (the last button of a game with more seats). Raises IllegalAction for a seat
+        that is not one of this table's or a stack that is not a non-negative integer (nothing changed)."""
         self._between_hands("restoring the seats")
         players: dict[int, SeatState] = {}
         for key, value in dict(data.get("seats") or {}).items():
@@ -146,8 +147,11 @@ class Session:
                 raise IllegalAction(f"seat {seat}: a stack is a non-negative integer, not {stack!r}")
             players[seat] = SeatState(stack, bool(value.get("out", False)), str(value.get("name", "")))
         button = data.get("button")
+        if button is not None and (isinstance(button, bool) or not isinstance(button, int)
+                                   or not 1 <= button <= MAX_SEATS):
+            raise IllegalAction(f"the last button must be a seat number, not {button!r}")
         self.players = players
-        self.button = None if button is None else self._check_seat(int(button))
+        self.button = button  # the game before may have had more seats: the next button moves on from it
 
     # ---- seats --------------------------------------------------------------------------
     def _between_hands(self, what: str) -> None:

@@ -171,3 +171,45 @@ def test_the_configurations_seats_are_the_declared_ones(game: str) -> None:
     for seats in (low - 1, high + 1):
         with pytest.raises(ConfigError, match=r"\[table\] seats"):
             config(game, seats)
+
+
+# -- the tables -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", games.GAMES)
+def test_a_table_opens_every_declared_game(game: str) -> None:
+    from firmware_host.tables.registry import open_setup
+    body = {"game": game, **({"structure": "no-limit", "stakes": {"blinds": [1, 2]}} if games.is_poker(game) else {})}
+    assert open_setup(body, 6).game == game
+
+
+@pytest.mark.parametrize("action", games.POKER_ACTIONS)
+def test_the_poker_table_knows_every_declared_action(action: str) -> None:
+    """Each declared action reaches the engine: taken, or refused by the rules, never unknown."""
+    from engine.errors import EngineError
+    from firmware_host.tables.poker import PokerSetup
+    setup = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
+                                  "seats": 3, "stacks": {"1": 100, "2": 100, "3": 100}})
+    table = setup.new_table(1)
+    table.deal()
+    for card in "2c As Kd Qh 6c Ad Kc".split():
+        assert table.deal_or_fault(card) is None
+    seat = table.engine.actor if table.engine is not None else None
+    assert seat is not None
+    try:
+        table.act(seat, action, 10 if action in ("bet", "raise", "complete") else None)
+    except (EngineError, ValueError) as exc:
+        assert "unknown action" not in str(exc)
+
+
+def test_the_poker_table_refuses_an_undeclared_action_with_the_declared_ones() -> None:
+    from engine.errors import IllegalAction
+    from firmware_host.tables.poker import PokerSetup
+    table = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
+                                  "seats": 2, "stacks": {"1": 100, "2": 100}}).new_table(1)
+    table.deal()
+    with pytest.raises(IllegalAction) as info:
+        table.act(1, "shove")
+    assert_lists(str(info.value), games.POKER_ACTIONS)
+    with pytest.raises(IllegalAction) as info:
+        table.seat_change(1, "stand_up")
+    assert_lists(str(info.value), games.SEAT_ACTIONS)
