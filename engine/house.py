@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 from engine import redact
 from engine.cards import Card, format_cards
 from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError
+from engine.games import DEAD
 from engine.paytables import Odds, Profile
 
 AUDIENCES = ("public", "full")
@@ -649,7 +650,7 @@ class HouseRound(ABC):
         bet of the spot loses. Its cards are still dealt, so the dealing order does not change."""
         self.verify_declare_dead(seat)
         self._dead.add(seat)
-        self._decision[seat] = "dead"
+        self._decision[seat] = DEAD
         self._advance()
         return self._record("declare_dead", {"seat": seat})
 

@@ -8,11 +8,12 @@ optional; an unknown key is refused):
     description = "..."               # optional
 
     [uth]                             # Ultimate Texas Hold'em
-    max_spots = 7                     # spots at the table (1..7 here)
+    max_spots = 7                     # spots at the table (1..engine.games.MAX_SPOTS)
     dealer_qualifier = "pair"         # a category key ("pair": a pair or better) or "Q-high"
     max_multiple = 30                 # optional: the table maximum Ante is at most this times the
                                       #   minimum (003: 10, 20 or 30); absent: no such rule
-    preflop_multiples = [3, 4]        # legal Play multiples of the Ante on each street
+    preflop_multiples = [3, 4]        # legal Play multiples of the Ante on each street: some of
+                                      #   those the game allows (engine.games.UTH.play_multiples)
     flop_multiples = [2]
     river_multiples = [1]
     trips_paid_on = "win"             # "win": paid only when the player beats the dealer (003);
@@ -66,6 +67,7 @@ from typing import Any, Protocol, TypeAlias
 
 from engine.cards import RANKS, Card
 from engine.errors import ProfileError
+from engine.games import MAX_SPOTS, UTH
 
 Odds: TypeAlias = tuple[int, int]
 """A pay as odds `(win, stake)`: `(3, 2)` pays 3 for every 2 staked, on top of the stake returned."""
@@ -235,13 +237,17 @@ class _Reader:
             raise self.fail(key, f"must be a string, not {value!r}")
         return value
 
-    def multiples(self, key: str) -> tuple[int, ...]:
+    def multiples(self, key: str, allowed: tuple[int, ...]) -> tuple[int, ...]:
         value = self.get(key)
         if (not isinstance(value, list) or not value
                 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)):
             raise self.fail(key, f"must be a non-empty list of positive integers, not {value!r}")
         if len(set(value)) != len(value):
             raise self.fail(key, f"lists a multiple twice: {value!r}")
+        beyond = [v for v in value if v not in allowed]
+        if beyond:
+            raise self.fail(key, f"{', '.join(map(str, beyond))} is not a Play multiple of the game here "
+                                 f"(allowed: {', '.join(map(str, allowed))})")
         return tuple(sorted(value, reverse=True))
 
     def burns(self, key: str, options: tuple[str, ...]) -> tuple[str, ...]:
@@ -322,12 +328,12 @@ def parse_profile(text: str, source: str, name: str | None = None) -> Profile:
 
     u = _section(top, "uth", _UTH_KEYS)
     uth = UthRules(
-        max_spots=_req(u.integer("max_spots", 1, 7)),
+        max_spots=_req(u.integer("max_spots", 1, MAX_SPOTS)),
         dealer_qualifier=u.qualifier("dealer_qualifier", FIVE_CARD_CATEGORIES),
         max_multiple=u.integer("max_multiple", 1, required=False),
-        preflop_multiples=u.multiples("preflop_multiples"),
-        flop_multiples=u.multiples("flop_multiples"),
-        river_multiples=u.multiples("river_multiples"),
+        preflop_multiples=u.multiples("preflop_multiples", UTH.play_multiples["preflop"]),
+        flop_multiples=u.multiples("flop_multiples", UTH.play_multiples["flop"]),
+        river_multiples=u.multiples("river_multiples", UTH.play_multiples["river"]),
         trips_paid_on=u.choice("trips_paid_on", TRIPS_PAID_ON),
         trips_on_fold=u.choice("trips_on_fold", TRIPS_ON_FOLD),
         burns=u.burns("burns", UTH_BURNS),
@@ -337,8 +343,8 @@ def parse_profile(text: str, source: str, name: str | None = None) -> Profile:
 
     t = _section(top, "3cp", _TCP_KEYS)
     tcp = ThreeCardPokerRules(
-        max_spots=_req(t.integer("max_spots", 1, 7)),
-        min_players=_req(t.integer("min_players", 1, 7)),
+        max_spots=_req(t.integer("max_spots", 1, MAX_SPOTS)),
+        min_players=_req(t.integer("min_players", 1, MAX_SPOTS)),
         dealer_qualifier=t.qualifier("dealer_qualifier", THREE_CARD_CATEGORIES),
         burns=t.burns("burns", TCP_BURNS),
         ante_bonus_on=t.choice("ante_bonus_on", ANTE_BONUS_ON),

@@ -20,12 +20,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from engine.errors import EngineError, RoundFormatError
+from engine.games import HOUSE_GAMES
 from engine.house import Settlement, TableLimits
 from engine.paytables import Profile
 from engine.three_card_poker import ThreeCardHand, settle_3cp
 from engine.ultimate_holdem import UthHand, settle_uth
 
-GAMES = ("uth", "3cp")
+GAMES = tuple(HOUSE_GAMES)
 
 
 def settle_round(obj: object, profile: Profile, limits: TableLimits | None = None) -> Settlement:

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, RoundFormatError
 from engine.evaluate import three_card
+from engine.games import THREE_CARD_POKER
 from engine.house import (
     HouseRound,
     Settlement,
@@ -39,9 +40,9 @@ from engine.house import (
 )
 from engine.paytables import Profile, ThreeCardPokerRules
 
-GAME = "3cp"
+GAME = THREE_CARD_POKER.code
 PHASES: tuple[str, ...] = ("bets", "deal", "decide", "showdown", "settled")
-SIDE_BETS: tuple[str, ...] = ("pair_plus", "bonus")
+SIDE_BETS: tuple[str, ...] = THREE_CARD_POKER.bets[1:]
 
 
 def tcp_bets(rules: ThreeCardPokerRules) -> tuple[str, ...]:
@@ -210,7 +211,7 @@ class ThreeCardPokerRound(HouseRound):
 
     game: ClassVar[str] = GAME
     PHASES: ClassVar[tuple[str, ...]] = PHASES
-    BETS: ClassVar[tuple[str, ...]] = ("ante", "pair_plus", "bonus")
+    BETS: ClassVar[tuple[str, ...]] = THREE_CARD_POKER.bets
 
     def __init__(self, profile: Profile, limits: TableLimits | None = None, seats: int | None = None) -> None:
         self.rules = profile.three_card_poker
@@ -241,11 +242,12 @@ class ThreeCardPokerRound(HouseRound):
                 if "ante" in self._bets[s] and s not in self._dead and s not in self._played]
 
     def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
-        if action not in ("play", "fold"):
-            raise IllegalAction(f"spot {seat}: unknown decision {action!r}: play or fold")
-        if multiple not in (None, 1) or (action == "fold" and multiple is not None):
+        if action not in THREE_CARD_POKER.decisions:
+            raise IllegalAction(f"spot {seat}: unknown decision {action!r}: {' or '.join(THREE_CARD_POKER.decisions)}")
+        if ((multiple is not None and multiple not in THREE_CARD_POKER.play_multiples[street])
+                or (action == "fold" and multiple is not None)):
             raise IllegalAction(f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}")
-        return 1 if action == "play" else None
+        return THREE_CARD_POKER.play_multiples[street][0] if action == "play" else None
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
         self._played[seat] = action == "play"

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, RoundFormatError
 from engine.evaluate import HandValue, high
+from engine.games import UTH
 from engine.house import (
     HouseRound,
     Settlement,
@@ -39,9 +40,9 @@ from engine.house import (
 )
 from engine.paytables import Profile, UthRules
 
-GAME = "uth"
-UTH_BETS: tuple[str, ...] = ("ante", "blind", "trips")
-STREETS: tuple[str, ...] = ("preflop", "flop", "river")
+GAME = UTH.code
+UTH_BETS: tuple[str, ...] = UTH.bets
+STREETS: tuple[str, ...] = UTH.streets
 PHASES: tuple[str, ...] = ("bets", "deal", "preflop", "flop", "river", "showdown", "settled")
 
 

@@ -25,9 +25,20 @@ from enum import Enum
 from engine.cards import Card
 
 __all__ = [
-    "Street", "Variant", "VARIANTS", "Structure", "EVALUATOR_SIGNATURES",
+    "Street", "Variant", "VARIANTS", "Structure", "EVALUATOR_SIGNATURES", "ACTIONS", "MIN_SEATS", "MAX_SEATS",
     "showing_high_key", "showing_low_key", "bring_in_key",
 ]
+
+MIN_SEATS = 2
+"""The fewest seats a poker table has (and the fewest players a hand deals)."""
+MAX_SEATS = 10
+"""The most seats a poker table has; a variant deals at most its `max_players` of them."""
+
+ACTIONS: tuple[str, ...] = ("fold", "check", "call", "bet", "raise", "complete", "all_in", "bring_in", "draw",
+                            "stand_pat", "show", "muck")
+"""A player's actions in a hand, in the dealer's words: `bet`, `raise` and `complete` name the street
+total ("raise to 45"); `all_in` is whichever of call, bring-in, bet or raise the stacks make it;
+`draw` names the discards, `stand_pat` draws none; `show` and `muck` at the showdown."""
 
 
 class Structure(Enum):
@@ -88,7 +99,7 @@ class Variant:
     bring_in: str | None = None
     first_to_act: str = "button"
     open_pair_street: int | None = None
-    max_players: int = 10
+    max_players: int = MAX_SEATS
 
     @property
     def hole_count(self) -> int:
@@ -119,7 +130,7 @@ def _flop_game(code: str, title: str, hole: int, evaluators: tuple[str, ...]) ->
             Street("river", board=1, big_bet=True),
         ),
         evaluators=evaluators,
-        max_players=10,
+        max_players=MAX_SEATS,
     )
 
 

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.games import HOUSE_GAMES
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints, seat_players,
                                 write_config)
 from firmware_host.service.journal import Journal, JournalError
@@ -178,7 +179,7 @@ def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
-    parser.add_argument("--game", choices=("uth", "3cp"), default="uth", help="the game (default uth)")
+    parser.add_argument("--game", choices=tuple(HOUSE_GAMES), default="uth", help="the game (default uth)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the shoe and the bots (default 1)")
     parser.add_argument("--state", metavar="DIR", default=None,
                         help="the controller's journal directory (default: a temporary directory, removed after)")

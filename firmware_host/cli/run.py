@@ -21,7 +21,8 @@ from typing import Any
 
 import zmq
 
-from firmware_host.service.config import POKER_GAMES, Config, ConfigError
+from engine.games import is_poker
+from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.controller import Controller
 from firmware_host.service.feed import Feed, FeedError
 from firmware_host.service.journal import Journal, JournalError
@@ -141,7 +142,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
                     full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
         default: Any = None
-        if cfg.table.game in POKER_GAMES:
+        if cfg.table.game is not None and is_poker(cfg.table.game):
             default = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
         elif cfg.table.game:
             default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)

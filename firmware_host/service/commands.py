@@ -5,36 +5,40 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     {"id": str | int (optional, echoed; a request re-sent with the same id is not applied twice),
      "cmd": NAME, "hand": int (optional: refused unless it is the current hand), ...arguments}
 
-    open     game "uth"|"3cp", profile str (default "default"), limits map (optional: minimum,
-             maximum, side_minimum, side_maximum, chip), seats int 1..7 (optional).
+  Every game, structure, action, decision, stakes key, seat bound and Play multiple below is
+  the engine's (`engine.games`); a request naming another is refused with the declared ones listed.
+
+  House-banked tables (game one of `engine.games.HOUSE_GAMES`: "uth", "3cp"):
+
+    open     game, profile str (default "default"), limits map (optional: minimum,
+             maximum, side_minimum, side_maximum, chip), seats int 1..MAX_SPOTS (optional).
              Only between hands.
     bet      seat int, bets map of bet circle -> integer stake (UTH ante/blind/trips, 3CP
              ante/pair_plus). Posts or replaces the spot's bets; an empty map takes the spot out.
              Only before the deal.
     deal     closes the betting: the shoe may deal (the dealer's `next` button does the same).
-    decide   seat int, decision: UTH "check" | "play" (with multiple 4|3 pre-flop, 2 on the flop,
-             1 at the river) | "fold"; 3CP "play" | "fold"; either game "dead" (the spot's hand
-             is declared dead: every bet of the spot loses).
+    decide   seat int, decision: UTH "check" | "play" (with multiple: `UTH.play_multiples`, 4|3
+             pre-flop, 2 on the flop, 1 at the river) | "fold"; 3CP "play" | "fold"; either game
+             "dead" (the spot's hand is declared dead: every bet of the spot loses).
     card     card "As": a card entered by hand, taken exactly as if the shoe had read it.
     confirm  the dealer has paid: closes the settled hand (the `confirm` button does the same).
     void     reason str: closes the hand, every bet returned.
     clear    reason str, by str (the supervisor), then "continue" | "void": clears the fault.
     state    the public state (as on the feed) and the table's status.
 
-  Poker tables (game one of the engine's variants: holdem, omaha, omaha_hilo8, stud, stud_hilo8,
-  razz, five_card_draw, deuce_seven_single, deuce_seven_triple, badugi):
+  Poker tables (game one of `engine.games.POKER_GAMES`, the codes of `engine.poker.VARIANTS`):
 
-    open     game, structure "fixed-limit"|"spread-limit"|"pot-limit"|"no-limit", stakes map
-             (blinds [sb, bb, straddles...], antes, bring_in, small_bet, big_bet, min_bet, max_bet,
-             raise_cap, uncapped_heads_up), seats int 2..10, stacks map seat -> buy-in, button int,
+    open     game, structure (`STRUCTURES`: the values of `engine.poker.Structure`), stakes map
+             (`STAKES_KEYS`, the fields of `engine.poker.Stakes`: blinds [sb, bb, straddles...],
+             antes, bring_in, ...), seats int (`POKER_SEATS`), stacks map seat -> buy-in, button int,
              sitting_out list of seats; keep_seats true: the players, stacks and button of the poker
              table open now carry over (the next game of a mixed game, new stakes).
-    seat     seat int, action "join" (amount: the buy-in) | "rebuy" (amount) | "leave" (between
-             hands) | "sit_out" | "sit_in" (any time; from the next hand).
+    seat     seat int, action (`SEAT_ACTIONS`): "join" (amount: the buy-in) | "rebuy" (amount) |
+             "leave" (between hands) | "sit_out" | "sit_in" (any time; from the next hand).
     deal     starts the next hand (button moves, blinds and antes posted); the first card also does.
-    act      seat int, action "fold" | "check" | "call" | "bet" | "raise" | "complete" (amount: the
-             street total) | "all_in" | "bring_in" | "draw" (cards: the discards) | "stand_pat" |
-             "show" | "muck". Only the seat to act.
+    act      seat int, action (`POKER_ACTIONS`): "bet" | "raise" | "complete" take amount (the
+             street total), "draw" cards (the discards); the others ("fold", "call", "all_in",
+             "show", ...) take nothing. Only the seat to act.
     chop     the players still in the hand share the pot by agreement: shares map seat -> chips
              (adding up to the pot less an uncalled bet), or none: every pot split evenly.
     confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
@@ -54,23 +58,14 @@ from typing import Any
 import msgpack
 import zmq
 
+from engine import games
 from engine.cards import Card
 from engine.errors import CardError
 
 COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
-HOUSE_GAMES = ("uth", "3cp")
-POKER_GAMES = ("holdem", "omaha", "omaha_hilo8", "stud", "stud_hilo8", "razz", "five_card_draw",
-               "deuce_seven_single", "deuce_seven_triple", "badugi")
-GAMES = HOUSE_GAMES + POKER_GAMES
-STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
-POKER_ACTIONS = ("fold", "check", "call", "bet", "raise", "complete", "all_in", "bring_in", "draw", "stand_pat",
-                 "show", "muck")
-SEAT_ACTIONS = ("join", "rebuy", "leave", "sit_out", "sit_in")
-STAKES_KEYS = ("blinds", "antes", "bring_in", "small_bet", "big_bet", "min_bet", "max_bet", "raise_cap",
-               "uncapped_heads_up")
-DECISIONS = ("check", "play", "fold", "dead")
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
-BET_NAMES = {"uth": ("ante", "blind", "trips"), "3cp": ("ante", "pair_plus")}
+# Games, structures, actions, decisions, stakes keys, seat bounds and Play multiples: `engine.games`.
+_POKER_SEAT_NUMBERS = (1, games.POKER_SEATS[1])  # a poker table's seats are numbered 1..its seats
 
 
 class Malformed(ValueError):
@@ -138,7 +133,7 @@ class Command:
                 raise Malformed(f"{cmd}: {name}: {exc}") from None
         if cmd == "open" and args.get("keep_seats") and ({"stacks", "button", "sitting_out"} & set(args)):
             raise Malformed("open: keep_seats carries the seats over: give no stacks, button or sitting_out")
-        if cmd == "open" and args["game"] in POKER_GAMES and "structure" not in args:
+        if cmd == "open" and games.is_poker(args["game"]) and "structure" not in args:
             raise Malformed("open: a poker table needs a betting structure (structure)")
         if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
             raise Malformed("clear: then must be 'continue' or 'void'")
@@ -150,7 +145,7 @@ def _int_in(lo: int, hi: int | None = None) -> Any:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"must be an integer, not {v!r}")
         if v < lo or (hi is not None and v > hi):
-            raise ValueError(f"{v} out of range")
+            raise ValueError(f"{v} out of range {lo}..{hi}" if hi is not None else f"{v} out of range (at least {lo})")
         return v
     return check
 
@@ -164,8 +159,8 @@ def _text(v: Any) -> str:
 
 
 def _game(v: Any) -> str:
-    if v not in GAMES:
-        raise ValueError(f"must be one of {', '.join(GAMES)}, not {v!r}")
+    if v not in games.GAMES:
+        raise ValueError(f"must be one of {', '.join(games.GAMES)}, not {v!r}")
     return str(v)
 
 
@@ -193,10 +188,14 @@ def _limits(v: Any) -> dict[str, int]:
     return out
 
 
-def _decision(v: Any) -> str:
-    if v not in DECISIONS:
-        raise ValueError(f"must be one of {', '.join(DECISIONS)}, not {v!r}")
-    return str(v)
+def _int_of(choices: tuple[int, ...]) -> Any:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"must be an integer, not {v!r}")
+        if v not in choices:
+            raise ValueError(f"must be one of {', '.join(map(str, choices))}, not {v}")
+        return v
+    return check
 
 
 def _one_of(*choices: str) -> Any:
@@ -237,8 +236,8 @@ def _stakes(v: Any) -> dict[str, Any]:
         raise ValueError("must be a map")
     out: dict[str, Any] = {}
     for k, value in v.items():
-        if k not in STAKES_KEYS:
-            raise ValueError(f"unknown stake {k!r} (known: {', '.join(STAKES_KEYS)})")
+        if k not in games.STAKES_KEYS:
+            raise ValueError(f"unknown stake {k!r} (known: {', '.join(games.STAKES_KEYS)})")
         if k == "blinds":
             out[k] = _amounts(value)
         elif k == "antes":
@@ -266,8 +265,8 @@ def _seat_number(seat: Any) -> int:
         number = int(seat)
     except (TypeError, ValueError):
         raise ValueError(f"seat {seat!r} is not a seat number") from None
-    if isinstance(seat, bool) or not 1 <= number <= 10:
-        raise ValueError(f"seat {seat!r} out of range 1..10")
+    if isinstance(seat, bool) or not _POKER_SEAT_NUMBERS[0] <= number <= _POKER_SEAT_NUMBERS[1]:
+        raise ValueError(f"seat {seat!r} out of range {_POKER_SEAT_NUMBERS[0]}..{_POKER_SEAT_NUMBERS[1]}")
     return number
 
 
@@ -278,9 +277,9 @@ def _shares(v: Any) -> dict[str, int]:
 
 
 def _seat_list(v: Any) -> list[int]:
-    if not isinstance(v, (list, tuple)) or len(v) > 10:
-        raise ValueError("must be a list of at most 10 seats")
-    return [_int_in(1, 10)(x) for x in v]
+    if not isinstance(v, (list, tuple)) or len(v) > games.POKER_SEATS[1]:
+        raise ValueError(f"must be a list of at most {games.POKER_SEATS[1]} seats")
+    return [_int_in(*_POKER_SEAT_NUMBERS)(x) for x in v]
 
 
 def _flag(v: Any) -> bool:
@@ -304,20 +303,21 @@ def _card(v: Any) -> str:
 
 _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
-             "seats": (False, _int_in(1, 10)), "structure": (False, _one_of(*STRUCTURES)),
-             "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(1, 10)),
+             "seats": (False, _int_in(*games.TABLE_SEATS)), "structure": (False, _one_of(*games.STRUCTURES)),
+             "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(*_POKER_SEAT_NUMBERS)),
              "sitting_out": (False, _seat_list), "keep_seats": (False, _flag), "rake": (False, _rake)},
-    "bet": {"seat": (True, _int_in(1, 7)), "bets": (True, _bets)},
+    "bet": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "bets": (True, _bets)},
     "deal": {},
-    "decide": {"seat": (True, _int_in(1, 7)), "decision": (True, _decision), "multiple": (False, _int_in(1, 4))},
+    "decide": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "decision": (True, _one_of(*games.DECISIONS)),
+               "multiple": (False, _int_of(games.PLAY_MULTIPLES))},
     "card": {"card": (True, _card)},
     "confirm": {},
     "void": {"reason": (True, _text)},
     "clear": {"reason": (True, _text), "by": (True, _text), "then": (False, _text)},
     "state": {},
-    "act": {"seat": (True, _int_in(1, 10)), "action": (True, _one_of(*POKER_ACTIONS)),
+    "act": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.POKER_ACTIONS)),
             "amount": (False, _int_in(0)), "cards": (False, _cards)},
-    "seat": {"seat": (True, _int_in(1, 10)), "action": (True, _one_of(*SEAT_ACTIONS)),
+    "seat": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.SEAT_ACTIONS)),
              "amount": (False, _int_in(1))},
     "chop": {"reason": (False, _text), "shares": (False, _shares)},
 }

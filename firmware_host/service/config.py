@@ -17,11 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HOUSE_GAMES = ("uth", "3cp")
-POKER_GAMES = ("holdem", "omaha", "omaha_hilo8", "stud", "stud_hilo8", "razz", "five_card_draw",
-               "deuce_seven_single", "deuce_seven_triple", "badugi")
-GAMES = HOUSE_GAMES + POKER_GAMES
-STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
+from engine import games
+
 GPIO_BACKENDS = ("none", "sim", "gpio")
 PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
 
@@ -40,7 +37,7 @@ class TableConfig:
     name: str = "table-1"
     game: str | None = None  # None: wait for an `open` command
     profile: str = "default"  # a profile name shipped with the engine, or a TOML file
-    seats: int = 7  # house games 1..7 spots; poker 2..10 seats
+    seats: int = 7  # house games 1..engine.games.MAX_SPOTS spots; poker engine.games.POKER_SEATS seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,11 +294,13 @@ def _serial_url(v: Any) -> str:
 
 
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
-    "table": (TableConfig, {"name": _name, "game": _one_of(*GAMES), "profile": _str, "seats": _int(1, 10)}),
-    "poker": (PokerConfig, {"structure": _one_of(*STRUCTURES), "blinds": _int_list(0, 10**9, 10),
+    "table": (TableConfig, {"name": _name, "game": _one_of(*games.GAMES), "profile": _str,
+                            "seats": _int(*games.TABLE_SEATS)}),
+    "poker": (PokerConfig, {"structure": _one_of(*games.STRUCTURES), "blinds": _int_list(0, 10**9, 10),
                             **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},
-                            "seated": _int_list(1, 10, 10), "button": _int(0, 10), "rake_bp": _int(0, 10000),
+                            "seated": _int_list(1, games.POKER_SEATS[1], games.POKER_SEATS[1]),
+                            "button": _int(0, games.POKER_SEATS[1]), "rake_bp": _int(0, 10000),
                             "rake_cap": _int(0), "no_flop_no_drop": _bool}),
     "limits": (LimitsConfig, {"minimum": _int(1), "maximum": _int(0), "side_minimum": _int(0),
                               "side_maximum": _int(0), "chip": _int(1)}),
@@ -348,12 +347,14 @@ def _check_whole(cfg: Config) -> None:
             raise ConfigError(f"{src}: [feed] {key}: the full state (hole cards) may only be bound to "
                               f"loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
     game = cfg.table.game
-    if game in HOUSE_GAMES and cfg.table.seats > 7:
-        raise ConfigError(f"{src}: [table] seats: a {game} table has at most 7 spots, not {cfg.table.seats}")
-    if game in POKER_GAMES:
+    if game in games.HOUSE_GAMES and cfg.table.seats > games.MAX_SPOTS:
+        raise ConfigError(f"{src}: [table] seats: a {game} table has at most {games.MAX_SPOTS} spots, "
+                          f"not {cfg.table.seats}")
+    if game is not None and games.is_poker(game):
         from firmware_host.tables.poker import PokerSetup
-        if cfg.table.seats < 2:
-            raise ConfigError(f"{src}: [table] seats: a poker table has 2 to 10 seats")
+        low, high = games.POKER_SEATS
+        if not low <= cfg.table.seats <= high:
+            raise ConfigError(f"{src}: [table] seats: a poker table has {low} to {high} seats")
         if cfg.poker.seated and not cfg.poker.buy_in:
             raise ConfigError(f"{src}: [poker] buy_in: the seated players need a buy-in (> 0)")
         if cfg.poker.rake_bp and not cfg.poker.rake_cap:

@@ -16,10 +16,11 @@ from functools import lru_cache
 from typing import Any
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
+from engine.games import MAX_SPOTS, THREE_CARD_POKER, UTH
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 
-ROUND_CLASSES = {"uth": ("engine.ultimate_holdem", "UltimateHoldemRound"),
-                 "3cp": ("engine.three_card_poker", "ThreeCardPokerRound")}
+ROUND_CLASSES = {UTH.code: ("engine.ultimate_holdem", "UltimateHoldemRound"),
+                 THREE_CARD_POKER.code: ("engine.three_card_poker", "ThreeCardPokerRound")}
 
 
 @lru_cache(maxsize=None)
@@ -51,8 +52,8 @@ class HouseSetup:
         extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
         if extra:
             raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
-        if int(body.get("seats") or 0) > 7:
-            raise ValueError(f"a {body.get('game')} table has at most 7 spots")
+        if int(body.get("seats") or 0) > MAX_SPOTS:
+            raise ValueError(f"a {body.get('game')} table has at most {MAX_SPOTS} spots")
         setup = cls(game=str(body["game"]), profile=str(body.get("profile", "default")),
                     limits=dict(body.get("limits") or {}), seats=int(body.get("seats", default_seats)))
         setup.new_round()  # refuse now what the engine would refuse

@@ -4,10 +4,12 @@ The dealer-assist twin of `firmware_host.tables.house` for the poker games of `e
 (hold'em, Omaha, stud, razz, the draw games). The engine owns the rules (who acts, the legal
 amounts, pots, showdown, odd chips); this module adds what a table keeps beside one hand:
 
-- the **session**: who sits where with how many chips, who sits out, where the button was.
-  Seat changes (`join`, `rebuy`, `leave`) happen between hands only; `sit_out` / `sit_in` at any
-  time, taking effect at the next hand. `deal` starts the next hand: the button moves to the next
-  seat dealt in, clockwise (a voided hand is dealt again with the same button).
+- the **session**: the engine's `engine.poker.Session` (who sits where with how many chips, who
+  sits out, where the button was), numbered by the table's seats. Seat changes (`join`, `rebuy`,
+  `leave`) happen between hands only; `sit_out` / `sit_in` at any time, taking effect at the next
+  hand. `deal` starts the next hand: the button moves to the next seat dealt in, clockwise (a
+  voided hand is dealt again with the same button). The seating after a hand is journaled with
+  the hand's record (`Session.to_dict`) and taken back at a restart (`carry_from`).
 - the cards from the shoe in the order the engine expects them (`expected_card`: burns, hole
   cards down and up, board, draw replacements); a card the engine does not expect is a fault;
 - the dealer's actions per seat (`act`), a pot chopped by agreement (`chop`);
@@ -28,20 +30,10 @@ from typing import Any
 
 from engine.cards import Card
 from engine.errors import CardError, DuplicateCard, IllegalAction
-from engine.poker import VARIANTS, Hand, HandSettings, Stakes, Structure
+from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
+from engine.poker import VARIANTS, Hand, HandSettings, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
-
-POKER_GAMES = tuple(VARIANTS)
-"""The poker games a table opens with (`game` of `open`): the engine's variant codes."""
-
-STRUCTURES = tuple(s.value for s in Structure)
-STAKES_KEYS = ("blinds", "antes", "bring_in", "small_bet", "big_bet", "min_bet", "max_bet", "raise_cap",
-               "uncapped_heads_up")
-ACTIONS = ("fold", "check", "call", "bet", "raise", "complete", "all_in", "bring_in", "draw", "stand_pat",
-           "show", "muck")
-SEAT_ACTIONS = ("join", "rebuy", "leave", "sit_out", "sit_in")
-MAX_SEATS = 10
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
@@ -118,9 +110,10 @@ class PokerSetup:
                 raise ValueError(f"a poker table takes structure and stakes, not {key}")
         if "structure" not in body:
             raise ValueError("a poker table needs a betting structure (structure)")
-        seats = int(body.get("seats") or min(max(default_seats, 2), VARIANTS[game].max_players))
-        if not 2 <= seats <= MAX_SEATS:
-            raise ValueError(f"seats must be 2..{MAX_SEATS}, not {seats}")
+        low, high = POKER_SEATS
+        seats = int(body.get("seats") or min(max(default_seats, low), VARIANTS[game].max_players))
+        if not low <= seats <= high:
+            raise ValueError(f"seats must be {low}..{high}, not {seats}")
         stacks: dict[int, int] = {}
         for seat, chips in dict(body.get("stacks") or {}).items():
             s = int(seat)
@@ -159,13 +152,15 @@ class PokerSetup:
     def new_table(self, hand: int) -> PokerTable:
         return PokerTable(self, hand)
 
-
-@dataclass(slots=True)
-class SeatState:
-    """A seat of the session: its chips between hands and whether the player sits out."""
-
-    stack: int
-    out: bool = False
+    def new_session(self) -> Session:
+        """The engine's session of this table, with the players `open` seats (`stacks`, who sits
+        out, the button carried over from the game before)."""
+        session = Session(self.variant, self.engine_stakes(), self.seats,
+                          HandSettings(burns=True, burn_before_hole=True, rake=self.engine_rake()),
+                          first_button=self.button)
+        session.restore({"seats": {str(s): {"stack": c, "out": s in self.sitting_out} for s, c in self.stacks.items()},
+                         "button": self.last_button})
+        return session
 
 
 def _card_text(card: Card | None) -> str:
@@ -180,16 +175,15 @@ class PokerTable(FaultBook):
 
     STEPS = frozenset({"act", "seat", "chop"})
 
-    def __init__(self, setup: PokerSetup, hand: int, session: Mapping[int, SeatState] | None = None,
-                 last_button: int | None = None) -> None:
+    def __init__(self, setup: PokerSetup, hand: int, seating: Mapping[str, Any] | None = None) -> None:
+        """The table for hand number `hand`: the players `setup` seats, or the `seating` a closed
+        hand left (`Session.to_dict`)."""
         self.setup = setup
         self.hand = hand
-        self.session: dict[int, SeatState] = (
-            {s: SeatState(v.stack, v.out) for s, v in session.items()} if session is not None
-            else {s: SeatState(c, s in setup.sitting_out) for s, c in setup.stacks.items()})
-        # the previous hand's button (None: none dealt yet)
-        self.last_button = last_button if session is not None else setup.last_button
-        self.engine: Hand | None = None
+        self.session: Session = setup.new_session()
+        if seating is not None:
+            self.session.restore(seating)
+        self.engine: Hand | None = None  # the session's hand, kept once the hand is closed
         self.events: list[list[Any]] = []       # in hand_from_record's format
         self.actions: list[str] = []            # the dealer's words, for history
         self.deals: list[list[str]] = []        # [target, card] in dealt order (burns included)
@@ -203,91 +197,28 @@ class PokerTable(FaultBook):
     # -- the session ------------------------------------------------------------------------------
 
     def successor(self, hand: int) -> PokerTable:
-        """The table for the next hand: stacks after this one (a voided hand: as before it)."""
-        if self.engine is not None and self.closed == "settled":
-            session = {s: SeatState(v.stack, v.out) for s, v in self.session.items()}
-            for seat, chips in self.final_stacks().items():
-                if seat in session:
-                    session[seat].stack = chips
-            return PokerTable(self.setup, hand, session, self.engine.button)
-        return PokerTable(self.setup, hand, self.session, self.last_button)
-
-    def session_dict(self) -> dict[str, Any]:
-        """The session after this hand, as journaled with the closed hand (restored at restart)."""
-        after = self.successor(self.hand + 1)
-        return {"seats": {str(s): {"stack": v.stack, "out": v.out} for s, v in sorted(after.session.items())},
-                "button": after.last_button}
+        """The table for the next hand, with the seating this one left (a closed hand's session
+        took its end in `record`: stacks after it, or as before it when voided). This table is
+        unchanged: the successor's session is its own, from the seating's plain values."""
+        return PokerTable(self.setup, hand, self.session.to_dict())
 
     def carried_seats(self) -> dict[str, Any]:
         """`open` fields that carry this session over to a new game: stacks (the broke leave),
         who sits out, and the last button (the next hand's button moves on from it)."""
-        stacks = {str(s): v.stack for s, v in sorted(self.session.items()) if v.stack > 0}
-        out = [s for s, v in sorted(self.session.items()) if v.out and v.stack > 0]
-        return {"stacks": stacks, "sitting_out": out, "last_button": self.last_button}
+        players = sorted(self.session.players.items())
+        return {"stacks": {str(s): p.stack for s, p in players if p.stack > 0},
+                "sitting_out": [s for s, p in players if p.sitting_out and p.stack > 0],
+                "last_button": self.session.button}
 
     def carry_from(self, record: Mapping[str, Any]) -> None:
-        """The seats and stacks a closed hand's record left (its `session`)."""
+        """The seats and stacks a closed hand's record left (its `session`). Raises IllegalAction."""
         if record.get("session") is not None:
-            self.restore_session(record["session"])
-
-    def restore_session(self, data: Mapping[str, Any]) -> None:
-        """Take the session a closed hand's record left (see session_dict)."""
-        self.session = {int(s): SeatState(int(v["stack"]), bool(v.get("out", False)))
-                        for s, v in dict(data.get("seats") or {}).items()}
-        self.last_button = data.get("button")
-
-    def _between_hands(self, what: str) -> None:
-        if self.engine is not None and self.closed is None:
-            raise IllegalAction(f"{what} only between hands: hand {self.hand} is in progress")
+            self.session.restore(record["session"])
 
     def seat_change(self, seat: int, action: str, amount: int | None = None) -> None:
-        """Join (with a buy-in), rebuy (add chips), leave, sit out, sit in. Raises IllegalAction."""
-        if not 1 <= seat <= self.setup.seats:
-            raise IllegalAction(f"seat {seat} is not a seat of this table (1..{self.setup.seats})")
-        taken = self.session.get(seat)
-        if action == "join":
-            self._between_hands("a player joins")
-            if taken is not None:
-                raise IllegalAction(f"seat {seat} is taken")
-            if amount is None or amount <= 0:
-                raise IllegalAction("join needs a buy-in (amount > 0)")
-            self.session[seat] = SeatState(amount)
-            return
-        if taken is None:
-            raise IllegalAction(f"seat {seat} is empty")
-        if action == "rebuy":
-            self._between_hands("buy-ins and rebuys")
-            if amount is None or amount <= 0:
-                raise IllegalAction("rebuy needs an amount > 0")
-            taken.stack += amount
-        elif action == "leave":
-            self._between_hands("leaving the table")
-            del self.session[seat]
-        elif action in ("sit_out", "sit_in"):
-            taken.out = action == "sit_out"
-        else:
-            raise IllegalAction(f"unknown seat action {action!r} (known: {', '.join(SEAT_ACTIONS)})")
-
-    def dealt_in(self) -> list[int]:
-        """Seats the next hand deals in: sitting in with chips."""
-        return sorted(s for s, v in self.session.items() if not v.out and v.stack > 0)
-
-    def next_button(self) -> int:
-        """Where the button goes for the next hand. Raises IllegalAction with fewer than two players."""
-        seats = self.dealt_in()
-        if len(seats) < 2:
-            raise IllegalAction(f"a hand needs two players sitting in with chips, {len(seats)} are")
-        if self.last_button is None:
-            first = self.setup.button
-            return first if first in seats else seats[-1]
-        after = [s for s in seats if s > self.last_button]
-        return after[0] if after else seats[0]
-
-    def _new_hand(self) -> Hand:
-        button = self.next_button()
-        stacks = {s: self.session[s].stack for s in self.dealt_in()}
-        return Hand(self.setup.variant, self.setup.engine_stakes(), stacks, button=button,
-                    settings=HandSettings(burns=True, burn_before_hole=True, rake=self.setup.engine_rake()))
+        """Join (with a buy-in), rebuy (add chips), leave, sit out, sit in: the session's
+        `seat_change`. Raises IllegalAction (nothing changed)."""
+        self.session.seat_change(seat, action, amount)
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -355,7 +286,7 @@ class PokerTable(FaultBook):
         hand = self.engine
         if hand is None:
             try:
-                hand = self._new_hand()
+                hand = self.session.next_hand()
             except IllegalAction as exc:
                 return CardFault(FaultKind.NO_BET, f"{card} came out but no hand can start: {exc}")
         try:
@@ -367,7 +298,7 @@ class PokerTable(FaultBook):
         except IllegalAction as exc:
             return CardFault(FaultKind.UNEXPECTED_CARD, f"{card} came out of turn: {exc}")
         if self.engine is None:
-            self.engine = hand
+            self.engine = self.session.start_hand()  # the hand just checked (deterministic)
         self.take_card(card)
         return None
 
@@ -398,7 +329,7 @@ class PokerTable(FaultBook):
             if self.over and self.closed is None:
                 raise IllegalAction(f"hand {self.hand} is over: confirm the payouts first")
             raise IllegalAction("the hand is already dealt" if self.closed is None else "this hand is closed")
-        self.engine = self._new_hand()
+        self.engine = self.session.start_hand()
 
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
         """`act` (seat, action, amount, cards), `seat` (seat, action, amount) or `chop` (shares).
@@ -419,8 +350,8 @@ class PokerTable(FaultBook):
         hand = self.engine
         if hand is None or self.closed is not None:
             raise IllegalAction("no hand in progress: deal first")
-        if action not in ACTIONS:
-            raise IllegalAction(f"unknown action {action!r} (known: {', '.join(ACTIONS)})")
+        if action not in POKER_ACTIONS:
+            raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
         if action in ("bet", "raise", "complete"):
             if amount is None:
                 raise IllegalAction(f"{action} needs an amount (the street total, 'to')")
@@ -541,13 +472,14 @@ class PokerTable(FaultBook):
         base: dict[str, Any] = {
             "game": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
             "phase": self.phase, "dealer": {"cards": [], "visible": []}, "board": [], "street": None,
-            "button": self.last_button, "to_act": None, "next": None, "expected": None, "legal": None,
+            "button": self.session.button, "to_act": None, "next": None, "expected": None, "legal": None,
             "prompt": None, "level": 0, "pots": [], "total_pot": 0, "results": None,
         }
         hand = self.engine
         spots: list[dict[str, Any]] = []
+        players = self.session.players
         if hand is None:
-            base["spots"] = [self._empty_seat(s, v) for s, v in sorted(self.session.items())]
+            base["spots"] = [self._empty_seat(s, v) for s, v in sorted(players.items())]
             base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored])
             return base
         dv = hand.view().to_dict(public=False)  # type: ignore[attr-defined]
@@ -565,7 +497,7 @@ class PokerTable(FaultBook):
         for sv in dv["seats"]:
             s = sv["seat"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
-                    "sitting_out": self.session[s].out if s in self.session else False, "in_hand": True,
+                    "sitting_out": players[s].sitting_out if s in players else False, "in_hand": True,
                     "cards": sv["cards"], "visible": [bool(up or sv["shown"]) for up in sv["up"]], "up": sv["up"],
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
@@ -575,7 +507,7 @@ class PokerTable(FaultBook):
             if results is not None:
                 spot["net"] = nets.get(s, 0)
             spots.append(spot)
-        spots.extend(self._empty_seat(s, v) for s, v in sorted(self.session.items()) if s not in hand.seats)
+        spots.extend(self._empty_seat(s, v) for s, v in sorted(players.items()) if s not in hand.seats)
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
         base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
@@ -585,7 +517,7 @@ class PokerTable(FaultBook):
     @staticmethod
     def _empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
         """A seat not in the hand: its player (sitting out, or joined since the deal) and stack."""
-        return {"seat": seat, "stack": state.stack, "sitting_out": state.out, "in_hand": False,
+        return {"seat": seat, "stack": state.stack, "sitting_out": state.sitting_out, "in_hand": False,
                 "cards": [], "visible": [], "up": [], "bets": {}, "decision": None}
 
     # -- the record -------------------------------------------------------------------------------
@@ -603,7 +535,12 @@ class PokerTable(FaultBook):
         """The hand as journaled when it closes and shown by `croupier history` / `phh export`."""
         self.closed = status
         results = self.results() if status == "settled" else None
-        session = self.session_dict()
+        if self.session.hand is not None:  # the session takes the hand's end: stacks after it, or as before
+            if status == "settled":
+                self.session.end_hand()
+            else:
+                self.session.void_hand()
+        session = self.session.to_dict()
         hand = self.engine
         return {
             "hand": self.hand,

@@ -6,13 +6,13 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from engine.poker.variants import VARIANTS
+from engine.games import HOUSE_GAMES, POKER_GAMES
 from firmware_host.tables.base import GameSetup
 
 HOUSE_SETUP = "firmware_host.tables.house:HouseSetup"
 POKER_SETUP = "firmware_host.tables.poker:PokerSetup"
 
-SETUPS: dict[str, str] = {"uth": HOUSE_SETUP, "3cp": HOUSE_SETUP, **{game: POKER_SETUP for game in VARIANTS}}
+SETUPS: dict[str, str] = {**{game: HOUSE_SETUP for game in HOUSE_GAMES}, **{game: POKER_SETUP for game in POKER_GAMES}}
 """game code -> the setup class that opens it (its `from_body(body, default_seats)`)."""
 
 

@@ -17,7 +17,7 @@ from engine.phh import parse_phh, parse_phhs, replay
 from firmware_host.cli.phh import export_state
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.poker import PokerSetup
+from firmware_host.tables.poker import PokerSetup, PokerTable
 from tests.firmware_host.processes import CARD_TEXTS, strings_in
 from tests.firmware_host.rigs import JournalRig
 
@@ -678,14 +678,9 @@ def test_phh_export_from_the_command_line_replays_with_check(rig: Rig, tmp_path:
     assert missing.returncode == 1 and "no settled poker hand 9" in missing.stderr
 
 
-def test_watch_prints_a_poker_table_and_the_game_lists_agree(rig: Rig) -> None:
-    from engine.poker import VARIANTS
-    from firmware_host.service import commands, config
-    from firmware_host.tables import poker as poker_table
+def test_watch_prints_a_poker_table(rig: Rig) -> None:
     from firmware_host.cli.watch import format_line, render_screen
 
-    assert commands.POKER_GAMES == config.POKER_GAMES == poker_table.POKER_GAMES == tuple(VARIANTS)
-    assert commands.STRUCTURES == config.STRUCTURES == poker_table.STRUCTURES
     holdem_preflop(rig)
     message = {"table": "t", "boot": "b", "seq": 1, "kind": "update", **rig.state()}
     line = format_line(message)
@@ -779,3 +774,31 @@ def test_the_house_rake_as_a_table_setting(rig: Rig) -> None:
         Config.parse('[table]\ngame = "holdem"\n[poker]\nblinds = [1, 2]\nrake_bp = 500\n', "t.toml")
     with pytest.raises(ConfigError, match=r"t\.toml: \[poker\] rake_bp: must be between 0 and 10000"):
         Config.parse('[table]\ngame = "holdem"\n[poker]\nblinds = [1, 2]\nrake_bp = 10001\nrake_cap = 5\n', "t.toml")
+
+
+def test_the_tables_seats_are_the_engines_session_journaled_and_restored(rig: Rig) -> None:
+    """One seat model: the poker table keeps its players in `engine.poker.Session` (seats numbered as
+    the table numbers them); a closed hand journals `Session.to_dict()`, and a restart takes it back.
+    A voided hand is dealt again with the same button, before and after a restart."""
+    from engine.poker import Session
+    rig.ok("open", **HOLDEM)
+    table = rig.c.state.table
+    assert isinstance(table, PokerTable) and isinstance(table.session, Session)
+    assert sorted(table.session.players) == [1, 3, 5, 6] and table.session.size == 6
+    rig.ok("deal")
+    assert rig.state()["button"] == 6
+    rig.shoe(HOLDEM_HOLE)
+    rig.act(5, "call")
+    rig.ok("void", reason="misdeal")
+    rec = rig.c.journal.hands()[0].record
+    assert rec["status"] == "voided" and rec["session"] == {
+        "seats": {"1": {"stack": 200, "out": False}, "3": {"stack": 200, "out": False},
+                  "5": {"stack": 100, "out": False}, "6": {"stack": 50, "out": False}}, "button": None}
+    rig.ok("seat", seat=2, action="join", amount=80)
+    rig.ok("seat", seat=3, action="sit_out")
+    before = rig.c.state.table.session.to_dict()  # type: ignore[union-attr]
+    rig.restart()
+    assert rig.c.state.table.session.to_dict() == before  # type: ignore[union-attr]
+    rig.ok("deal")
+    assert rig.state()["button"] == 6  # the voided hand's button again
+    assert [s["seat"] for s in rig.state()["spots"] if s["in_hand"]] == [1, 2, 5, 6]

@@ -1,4 +1,5 @@
-"""A session of hands: button movement, sitting in and out, rebuys between hands, rake, tournament levels."""
+"""A session of hands: button movement, sitting in and out, rebuys between hands, rake, tournament levels,
+the seating as plain values."""
 
 from __future__ import annotations
 
@@ -22,49 +23,128 @@ def fold_around(session: Session) -> None:
 
 def test_button_moves_one_seat_clockwise_skipping_empty_and_sitting_out():
     table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6)
-    for seat in (0, 2, 3, 5):
-        table.sit(seat, f"p{seat}", 100)
+    for seat in (1, 3, 4, 6):
+        table.sit(seat, 100, f"p{seat}")
     buttons = []
     for _ in range(5):
         buttons.append(table.start_hand().button)
         fold_around(table)
         table.end_hand()
-    assert buttons == [5, 0, 2, 3, 5]
-    table.sit_out(0)
+    assert buttons == [6, 1, 3, 4, 6]
+    table.sit_out(1)
     hand = table.start_hand()
-    assert 0 not in hand.seats and hand.button == 2
+    assert 1 not in hand.seats and hand.button == 3
     fold_around(table)
     table.end_hand()
-    assert table.button == 3
+    assert table.button == 3 and table.next_button() == 4
+
+
+def test_the_first_button_is_the_one_asked_for_when_that_seat_is_dealt_in():
+    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6, first_button=3)
+    for seat in (1, 3, 4):
+        table.sit(seat, 100)
+    assert table.next_button() == 3
+    table.sit_out(3)
+    assert table.next_button() == 4  # not dealt in: the highest seat dealt in
+
+
+def test_a_voided_hand_is_dealt_again_with_the_same_button_and_stacks():
+    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=4)
+    for seat in (1, 2, 3):
+        table.sit(seat, 100)
+    table.start_hand()
+    fold_around(table)
+    table.end_hand()
+    stacks = {s: p.stack for s, p in table.players.items()}
+    hand = table.start_hand()
+    assert hand.button == 1
+    deal_all(hand, list(DECK))
+    hand.bet_or_raise(10)
+    table.void_hand()
+    assert {s: p.stack for s, p in table.players.items()} == stacks and table.button == 3
+    assert table.start_hand().button == 1
+
+
+def test_seats_are_the_tables_seat_numbers():
+    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=4)
+    for seat in (0, 5):
+        with pytest.raises(IllegalAction, match=r"not a seat of this table \(1\.\.4\)"):
+            table.sit(seat, 100)
+    table.sit(4, 100)
+    with pytest.raises(IllegalAction, match="seat 2 is empty"):
+        table.sit_out(2)
+
+
+def test_the_dealers_seat_actions():
+    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=4)
+    table.seat_change(1, "join", 100)
+    table.seat_change(2, "join", 50)
+    table.seat_change(2, "rebuy", 25)
+    table.seat_change(1, "sit_out")
+    assert [(s, p.stack, p.sitting_out) for s, p in table.players.items()] == [(1, 100, True), (2, 75, False)]
+    table.seat_change(1, "sit_in")
+    table.seat_change(2, "leave")
+    assert list(table.players) == [1]
+    for action, amount, words in [("join", None, "needs a buy-in"), ("rebuy", None, "needs an amount"),
+                                  ("join", 100, "taken"), ("stand_up", None, "known: join, rebuy, leave")]:
+        with pytest.raises(IllegalAction, match=words):
+            table.seat_change(1, action, amount)
+
+
+def test_the_seating_round_trips_through_plain_values():
+    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6)
+    table.sit(2, 100, "Ann")
+    table.sit(4, 90)
+    table.sit(5, 80)
+    table.start_hand()
+    fold_around(table)
+    table.end_hand()
+    table.sit_out(4)
+    data = table.to_dict()
+    stacks = {s: p.stack for s, p in table.players.items()}
+    assert data == {"seats": {"2": {"stack": stacks[2], "out": False, "name": "Ann"},
+                              "4": {"stack": stacks[4], "out": True}, "5": {"stack": stacks[5], "out": False}},
+                    "button": 5}
+    again = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6)
+    again.restore(data)
+    assert again.to_dict() == data and again.next_button() == table.next_button() == 2
+    for bad, words in [({"seats": {"7": {"stack": 5}}}, "not a seat of this table"),
+                       ({"seats": {"1": {"stack": -1}}}, "non-negative integer")]:
+        with pytest.raises(IllegalAction, match=words):
+            again.restore(bad)
+    assert again.to_dict() == data  # a refused seating changed nothing
 
 
 def test_between_hands_only():
     table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=4, max_buy_in=300)
-    table.sit(0, "a", 100)
-    table.sit(1, "b", 100)
-    with pytest.raises(IllegalAction, match="taken"):
-        table.sit(1, "c", 100)
+    table.sit(1, 100, "a")
+    table.sit(2, 100, "b")
+    with pytest.raises(IllegalAction, match="taken by b"):
+        table.sit(2, 100, "c")
     with pytest.raises(IllegalAction, match="maximum"):
-        table.buy_in(0, 250)
+        table.buy_in(1, 250)
     table.start_hand()
-    for attempt in (lambda: table.buy_in(0, 50), lambda: table.sit(2, "c", 100), lambda: table.leave(0),
-                    lambda: table.sit_out(1), lambda: table.start_hand()):
+    for attempt in (lambda: table.buy_in(1, 50), lambda: table.sit(3, 100, "c"), lambda: table.leave(1),
+                    lambda: table.start_hand()):
         with pytest.raises(IllegalAction, match="between hands"):
             attempt()
+    table.sit_out(2)  # any time: from the next hand
+    assert 2 in table.hand.seats
     with pytest.raises(IllegalAction, match="not over"):
         table.end_hand()
     fold_around(table)
     table.end_hand()
-    table.buy_in(0, 50)
-    assert table.players[0].stack in (149, 151)
-    assert table.leave(1) in (99, 101)
+    table.buy_in(1, 50)
+    assert table.players[1].stack in (149, 151)
+    assert table.active_seats() == [1]
+    assert table.leave(2) in (99, 101)
 
 
 def test_rake_taken_after_the_flop_only():
     settings = HandSettings(burns=False, rake=Rake(rate_bp=1000, cap=5))
     table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=3, settings=settings)
-    for seat in range(3):
-        table.sit(seat, f"p{seat}", 100)
+    for seat in range(1, 4):
+        table.sit(seat, 100, f"p{seat}")
     hand = table.start_hand()
     deal_all(hand, list(DECK))
     hand.bet_or_raise(10)
@@ -105,9 +185,9 @@ def test_tournament_levels_take_effect_at_the_next_hand_and_finishes():
     schedule = Schedule((Level(5, 10, 0, minutes=10), Level(10, 20, 2, minutes=10), Level(25, 50, 5)))
     table = Session(VARIANTS["holdem"], Stakes.no_limit(5, 10), seats=4, schedule=schedule)
     assert schedule.index_at(0) == 0 and schedule.index_at(600) == 1 and schedule.index_at(10**6) == 2
-    table.sit(0, "a", 500)
-    table.sit(1, "b", 300)
-    table.sit(2, "c", 200)
+    table.sit(1, 500, "a")
+    table.sit(2, 300, "b")
+    table.sit(3, 200, "c")
     hand = table.start_hand(elapsed_s=599)
     assert hand.stakes.blinds == (5, 10)
     # the clock passes 10 minutes during the hand: this hand keeps its level
@@ -122,16 +202,16 @@ def test_tournament_levels_take_effect_at_the_next_hand_and_finishes():
 def test_players_out_in_the_same_hand_place_by_starting_stack():
     table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=4, settings=HandSettings(burns=False),
                     schedule=Schedule((Level(1, 2),)))
-    table.sit(0, "small", 50)
-    table.sit(1, "big", 80)
-    table.sit(2, "chip leader", 500)
+    table.sit(1, 50, "small")
+    table.sit(2, 80, "big")
+    table.sit(3, 500, "chip leader")
     hand = table.start_hand()
-    assert hand.button == 2 and hand.blind_order == (0, 1, 2)
-    # seat 2 gets aces and wins against both all-ins
+    assert hand.button == 3 and hand.blind_order == (1, 2, 3)
+    # seat 3 gets aces and wins against both all-ins
     deal_all(hand, list(parse_cards("2c 3d As 2d 3h Ah")))
-    hand.bet_or_raise(500, seat=2)
-    hand.call(0)
+    hand.bet_or_raise(500, seat=3)
     hand.call(1)
+    hand.call(2)
     deal_all(hand, list(parse_cards("7c 8d 9h Ts Kd")))
     hand.showdown()
     finished = table.end_hand()
@@ -142,8 +222,8 @@ def test_random_session_conserves_chips():
     rng = random.Random(3)
     table = Session(VARIANTS["omaha_hilo8"], Stakes.pot_limit(1, 2), seats=6,
                     settings=HandSettings(rake=Rake(500, 4)))
-    for seat in range(5):
-        table.sit(seat, f"p{seat}", 60)
+    for seat in range(1, 6):
+        table.sit(seat, 60, f"p{seat}")
     for _ in range(60):
         if len(table.active_seats()) < 2:
             break
