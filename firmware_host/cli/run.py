@@ -74,7 +74,6 @@ class Devices:
             controller.on_light = self.set_light
             self.set_light(controller.light)
         if cfg.shoe.url:
-            import drivers.shoe_link  # noqa: F401  (registers the serial backend)
             from drivers.card_reader import ResumePoint, open_card_reader
             from drivers.errors import UnsupportedDevice
 

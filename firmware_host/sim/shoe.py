@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 from drivers.errors import DeviceError, FrameError
 from drivers.gpio_sim import LineClient
+from drivers.readings import Sensor
 from drivers.shoe_protocol import (
     PROTOCOL_VERSION, RANKS, SUITS, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, Message,
     MisreadMsg, SensorMsg, Source, check_card_text, decode_message, encode_message, seq_delta,
@@ -197,7 +198,7 @@ class ShoeFirmware:
         self.deck = deck
         if self._empty_reported:
             self._empty_reported = False
-            self._queue.append(SensorMsg("empty", False))
+            self._queue.append(SensorMsg(Sensor.EMPTY, False))
         return len(deck)
 
     def draw(self) -> tuple[str, bool]:
@@ -208,7 +209,7 @@ class ShoeFirmware:
             if not self.deck:
                 if not self._empty_reported:
                     self._empty_reported = True
-                    self._queue.append(SensorMsg("empty", True))
+                    self._queue.append(SensorMsg(Sensor.EMPTY, True))
                 raise ShoeEmpty("shoe empty")
             card = self.deck.pop()
         self.last_dealt = card
@@ -218,7 +219,7 @@ class ShoeFirmware:
         self._queue.append(CardMsg(Source.SHOE, card))
         if not self.deck and not self._empty_reported:
             self._empty_reported = True
-            self._queue.append(SensorMsg("empty", True))
+            self._queue.append(SensorMsg(Sensor.EMPTY, True))
         return card, True
 
     def discard(self, card: str) -> None:
@@ -226,9 +227,12 @@ class ShoeFirmware:
         self._queue.append(CardMsg(Source.DISCARD, check_card_text(card)))
 
     def sensor(self, name: str, active: bool) -> None:
-        """Report one of the shoe's own sensors. Raises FrameError for a name that cannot be sent."""
-        message = SensorMsg(name, active)
-        message.encode()
+        """Report one of the shoe's own sensors. Raises FrameError for a name that is no sensor."""
+        try:
+            sensor = Sensor.parse(name)
+        except DeviceError as exc:
+            raise FrameError(str(exc)) from None
+        message = SensorMsg(sensor, active)
         self._queue.append(message)
 
     def inject(self, kind: str, now: float, seconds: float | None = None) -> None:

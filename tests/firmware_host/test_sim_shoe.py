@@ -13,7 +13,7 @@ import pytest
 
 from drivers.card_reader import CardRead
 from drivers.errors import DeviceError
-from drivers.readings import DeviceOnline
+from drivers.readings import DeviceOnline, Sensor
 from drivers.shoe_sensors import SensorChange
 from drivers.shoe_protocol import Ack, Decoder, MsgType, encode_message
 from drivers.shoe_link import ShoeLink
@@ -107,7 +107,7 @@ def test_cli_serves_a_host_and_a_dealer(link: list[str]) -> None:
                 reading = inbox.get(timeout=10)
                 if isinstance(reading, (CardRead, SensorChange)):
                     got.append(reading)
-            assert got == [CardRead(card, "shoe", 1), SensorChange("lid", True, 2)]
+            assert got == [CardRead(card, "shoe", 1), SensorChange(Sensor.LID_OPEN, True, 2)]  # `lid`: its older name
             with pytest.raises(DeviceError, match="no fault"):
                 dealer.fault("flood")
     finally:
