@@ -98,7 +98,11 @@ class SimButtons(GpioButtons):
         from drivers.gpio_sim import SimPanel
 
         super().__init__(on_reading, pin_factory or MockFactory(), pins, hold_s, device=device)
-        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        try:
+            self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        except BackendError:  # the panel's address cannot be used: give the pins back
+            super().close()
+            raise
         if self.panel is not None:
             for name, button in self.buttons.items():
                 self.panel.add_input(name, button.pin, active_low=True)

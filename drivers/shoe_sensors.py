@@ -128,7 +128,11 @@ class SimShoeSensors(GpioShoeSensors):
             if dev is not None:
                 pin = dev.pin
                 pin.drive_low() if active else pin.drive_high()
-        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        try:
+            self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        except BackendError:  # the panel's address cannot be used: give the pins back
+            super().close()
+            raise
         if self.panel is not None:
             for name, dev in self.inputs.items():
                 self.panel.add_input(name, dev.pin, active_low=True)

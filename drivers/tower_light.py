@@ -98,7 +98,11 @@ class SimTowerLight(GpioTowerLight):
         from drivers.gpio_sim import SimPanel
 
         super().__init__(pin_factory or MockFactory(), pins, device=device)
-        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        try:
+            self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        except BackendError:  # the panel's address cannot be used: give the pins back
+            super().close()
+            raise
         if self.panel is not None:
             self.panel.add_output(device, lambda: self._state)
 

@@ -62,6 +62,26 @@ class ShoeEmpty(DeviceError, LookupError):
     """No card is left in the shoe."""
 
 
+class CannotListen(DeviceError, OSError):
+    """The emulated shoe cannot listen on an address (in use, or not this machine's).
+
+    `role` says which: `link` (the TCP port the host connects to) or `control`."""
+
+    def __init__(self, role: str, address: tuple[str, int], reason: str) -> None:
+        self.role, self.address = role, address
+        what = "its link" if role == "link" else "its control port"
+        super().__init__(f"the emulated shoe cannot listen on {address[0]}:{address[1]} for {what}: {reason}")
+
+
+def _listen(role: str, address: tuple[str, int]) -> socket.socket:
+    try:
+        sock = socket.create_server(address)
+    except OSError as exc:
+        raise CannotListen(role, address, exc.strerror or str(exc)) from None
+    sock.setblocking(False)
+    return sock
+
+
 @dataclass
 class ShoeFirmware:
     """The shoe's firmware, without I/O. Call `receive(data, now)` and `poll(now)`; send `take_output()`."""
@@ -341,6 +361,7 @@ class SimShoeServer:
     def __init__(self, firmware: ShoeFirmware, link: str = "pty", tcp: tuple[str, int] = ("127.0.0.1", 0),
                  control: tuple[str, int] = ("127.0.0.1", 0), clock: Callable[[], float] = time.monotonic,
                  baud: int | None = None) -> None:
+        """Raises CannotListen naming the address and its role when a port cannot be listened on."""
         if link not in ("pty", "tcp"):
             raise ValueError(f"link must be pty or tcp, not {link!r}")
         self.firmware = firmware
@@ -364,12 +385,18 @@ class SimShoeServer:
             os.set_blocking(self._master, False)
             self.port_url = os.ttyname(self._slave)
         else:
-            self._listen = socket.create_server(tcp)
-            self._listen.setblocking(False)
+            self._listen = _listen("link", tcp)
             host, port = self._listen.getsockname()[:2]
             self.port_url = f"socket://{host}:{port}"
-        self._control = socket.create_server(control)
-        self._control.setblocking(False)
+        try:
+            self._control = _listen("control", control)
+        except CannotListen:  # give back the link already opened
+            if self._listen is not None:
+                self._listen.close()
+            for fd in (self._master, self._slave):
+                if fd is not None:
+                    os.close(fd)
+            raise
         self.control_address: tuple[str, int] = self._control.getsockname()[:2]
         self._control_clients: dict[socket.socket, bytearray] = {}
 
