@@ -343,14 +343,14 @@ def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
     already there. pyserial's `in_waiting` says only 0 or 1 on a `socket://` port, which would read
     a frame a byte at a time; FIONREAD counts them. Raises what the port raises (the link is lost)."""
     if fd is None:
-        data = port.read(1)  # waits up to the port's own timeout
+        data = bytes(port.read(1))  # waits up to the port's own timeout
         if not data:
             return data
         try:
             waiting = _waiting(port.fileno())
         except (AttributeError, OSError, ValueError, TypeError):  # no descriptor (loop://, a test double)
             waiting = port.in_waiting
-        return data + port.read(waiting) if waiting > 0 else data
+        return data + bytes(port.read(waiting)) if waiting > 0 else data
     ready, _, _ = select.select([fd], [], [], timeout)
     if not ready:
         return b""
