@@ -10,22 +10,16 @@ Backends: `gpio` and `sim` (mock factory, pins exposed on a `drivers.gpio_sim.Si
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from drivers.errors import BackendError
-from drivers.readings import OnReading
+from drivers.readings import ButtonPress, OnReading
 from drivers.registry import Registry
+
+__all__ = ["BACKENDS", "ButtonPress", "Buttons", "GpioButtons", "SimButtons", "open_buttons"]
 
 DEFAULT_PINS: Mapping[str, int] = {"confirm": 5, "next": 6, "void": 13}
 DEFAULT_HOLD_S: Mapping[str, float] = {"void": 2.0}
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonPress:
-    """The dealer pressed button `name` (for a hold button: held it the full time)."""
-
-    name: str
 
 
 class Buttons(Protocol):
@@ -40,8 +34,10 @@ class Buttons(Protocol):
         ...
 
 
-BACKENDS: Registry[Buttons] = Registry("button")
-register_backend = BACKENDS.register  # class decorator: make a backend available by name
+BACKENDS: Registry[Buttons] = Registry("button", {
+    "gpio": "drivers.buttons:GpioButtons",
+    "sim": "drivers.buttons:SimButtons",
+})
 
 
 def open_buttons(backend: str, on_reading: OnReading, **options: Any) -> Buttons:
@@ -49,7 +45,6 @@ def open_buttons(backend: str, on_reading: OnReading, **options: Any) -> Buttons
     return BACKENDS.open(backend, on_reading=on_reading, **options)
 
 
-@register_backend("gpio")
 class GpioButtons:
     """Buttons on gpiozero. Readings start flowing at `start()`."""
 
@@ -92,7 +87,6 @@ class GpioButtons:
             button.close()
 
 
-@register_backend("sim")
 class SimButtons(GpioButtons):
     """The buttons on gpiozero's mock factory; `panel` (a SimPanel, or `host:port` of the process's
     shared one) lets other processes press them by name (`press confirm`, `hold void 2.2`)."""
@@ -104,7 +98,11 @@ class SimButtons(GpioButtons):
         from drivers.gpio_sim import SimPanel
 
         super().__init__(on_reading, pin_factory or MockFactory(), pins, hold_s, device=device)
-        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        try:
+            self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        except BackendError:  # the panel's address cannot be used: give the pins back
+            super().close()
+            raise
         if self.panel is not None:
             for name, button in self.buttons.items():
                 self.panel.add_input(name, button.pin, active_low=True)

@@ -5,46 +5,28 @@ plus `DeviceOnline` / `DeviceOffline` / `DeviceFault`, to the `on_reading` callb
 with. Backends register by name; `open_card_reader(backend, ...)` picks one from configuration:
 
 - `sim`: an in-process twin driven by calls (`deal`, `misread`, ...), for unit tests;
-- `serial`: the shoe on a serial line (a device path, a pty or `socket://`), registered by
-  `drivers.shoe_link` when it is imported (the protocol and the link live beside it: drivers/shoe_protocol.py, drivers/shoe_link.py).
+- `serial`: the shoe on a serial line (a device path, a pty or `socket://`): `drivers.shoe_link.ShoeLink`,
+  imported when chosen (the protocol beside it: drivers/shoe_protocol.py).
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from drivers.errors import DeviceError
-from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
+from drivers.readings import (
+    SOURCES, CardRead, CardSource, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, Misread, OfflineKind,
+    OnReading, Sensor, SensorChange,
+)
 from drivers.registry import Registry
-from drivers.shoe_sensors import SensorChange  # one reading type for every sensor, GPIO or shoe
 
-CardSource = Literal["shoe", "discard"]
-SOURCES: tuple[CardSource, ...] = ("shoe", "discard")
+__all__ = ["BACKENDS", "SOURCES", "CardRead", "CardReader", "CardSource", "Misread", "ResumePoint", "SimCardReader",
+           "check_card", "open_card_reader"]
+
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
-
-
-@dataclass(frozen=True, slots=True)
-class CardRead:
-    """A card read by the shoe (dealt) or the discard reader, as text (`As`, `Td`).
-
-    `seq` is the device's frame number (0..255, wrapping); journal the last one with the device's
-    `boot` to resume after a restart (see `ResumePoint`).
-    """
-
-    card: str
-    source: CardSource
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class Misread:
-    """A card went past a reader and could not be read."""
-
-    source: CardSource
-    seq: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +53,10 @@ class CardReader(Protocol):
         ...
 
 
-BACKENDS: Registry[CardReader] = Registry("card reader", hints={"serial": " (the serial backend registers when drivers.shoe_link is imported)"})
-register_backend = BACKENDS.register  # class decorator: make a backend available by name
+BACKENDS: Registry[CardReader] = Registry("card reader", {
+    "sim": "drivers.card_reader:SimCardReader",
+    "serial": "drivers.shoe_link:ShoeLink",
+})
 
 
 def open_card_reader(backend: str, on_reading: OnReading, **options: object) -> CardReader:
@@ -91,7 +75,6 @@ def check_card(text: str) -> str:
     return text
 
 
-@register_backend("sim")
 class SimCardReader:
     """The in-process twin of a card reader: the test (or a simulated dealer) calls `deal`,
     `misread`, `sensor`, `go_offline`; the same readings a real shoe gives reach `on_reading`,
@@ -139,14 +122,14 @@ class SimCardReader:
         return reading
 
     def sensor(self, name: str, active: bool) -> None:
-        """One of the shoe's own sensors changed (e.g. `empty`)."""
-        self._on_reading(SensorChange(name, active, self._next()))
+        """One of the shoe's own sensors changed (e.g. `empty`). Raises DeviceError for an unknown name."""
+        self._on_reading(SensorChange(Sensor.parse(name), active, self._next()))
 
-    def go_offline(self, reason: str = "simulated") -> None:
-        self._on_reading(DeviceOffline(self.device, reason))
+    def go_offline(self, reason: str = "simulated", kind: OfflineKind = OfflineKind.DEVICE_OFFLINE) -> None:
+        self._on_reading(DeviceOffline(self.device, reason, kind))
 
     def go_online(self) -> None:
         self._on_reading(self._online)
 
-    def fault(self, reason: str) -> None:
-        self._on_reading(DeviceFault(self.device, reason))
+    def fault(self, reason: str, kind: FaultKind = FaultKind.DEVICE_FAULT) -> None:
+        self._on_reading(DeviceFault(self.device, reason, kind))

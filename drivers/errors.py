@@ -18,4 +18,12 @@ class DeviceNotResponding(DeviceError, TimeoutError):
 
 
 class BackendError(DeviceError, ValueError):
-    """A device was asked for with a backend name or option that does not exist."""
+    """A device was asked for with a backend name or option that does not exist or cannot be used.
+
+    `option` names the backend option at fault (e.g. `panel`, the sim panel's address already in
+    use), so that whoever took it from a configuration can name the section and key it came from.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option

@@ -58,22 +58,35 @@ class SimPanel:
     _shared_lock = threading.Lock()
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, sleep: Callable[[float], None] = time.sleep) -> None:
+        """Listen on `host:port` (0: any free port) and serve from a thread.
+
+        Raises BackendError (its `option` is `panel`, the sim backends' option) naming the address
+        when it cannot be listened on (in use, or not this machine's)."""
         self._inputs: dict[str, tuple[Any, bool]] = {}  # name -> (mock pin, active_low)
         self._outputs: dict[str, Callable[[], str]] = {}
         self._lock = threading.Lock()
         self._sleep = sleep
-        self._server = _Server((host, port), _Handler)
+        try:
+            self._server = _Server((host, port), _Handler)
+        except OSError as exc:  # the address in use, or not one of this machine's
+            raise BackendError(f"sim panel cannot listen on {host}:{port}: {exc.strerror or exc}",
+                               option="panel") from None
         self._server.panel = self
         self._thread = threading.Thread(target=self._server.serve_forever, name="sim-panel", daemon=True)
         self._thread.start()
 
     @classmethod
     def shared(cls, address: str) -> SimPanel:
-        """The process's panel on `address` (`host:port`), started on first use."""
+        """The process's panel on `address` (`host:port`), started on first use.
+
+        Raises BackendError (option `panel`) when `address` is not `host:port` or cannot be listened on."""
         with cls._shared_lock:
             panel = cls._shared.get(address)
             if panel is None:
-                host, port = parse_address(address)
+                try:
+                    host, port = parse_address(address)
+                except BackendError as exc:
+                    raise BackendError(str(exc), option="panel") from None
                 panel = cls._shared[address] = cls(host, port)
             return panel
 

@@ -12,7 +12,8 @@ Two layers, h11-style:
   never dies on a bad frame or a failing callback: it logs with the device's name, counts, and
   goes on; a lost port is reopened.
 
-Importing this module registers the `serial` backend of `drivers.card_reader`.
+`ShoeLink` is the `serial` backend of `drivers.card_reader` (its registry names it; nothing
+registers on import).
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ from typing import Any
 
 import serial
 
-from drivers.card_reader import CardRead, CardSource, Misread, ResumePoint, register_backend
+from drivers.card_reader import ResumePoint
 from drivers.errors import DeviceError, FrameError, UnsupportedDevice
-from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, OnReading
-from drivers.shoe_sensors import SensorChange
+from drivers.readings import (
+    CardRead, CardSource, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, Misread, OfflineKind, OnReading, Reading,
+    SensorChange,
+)
 from drivers.shoe_protocol import (
     PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, DecoderStats, Frame, Heartbeat, Hello, Identify, MisreadMsg,
     SensorMsg, Source, decode_message, encode_message, seq_delta,
@@ -90,11 +93,12 @@ class HostSession:
 
     state: str = CONNECTING
     hello: Hello | None = None
-    refusal: str | None = None
+    refusal: str | None = None         # why the device on this connection was refused, while it is
+    _refused: Hello | None = None      # the HELLO refused on this connection (reported once)
     stats: LinkStats = field(default_factory=LinkStats)
     _decoder: Decoder = field(default_factory=Decoder)
     _out: bytearray = field(default_factory=bytearray)
-    _readings: list[Any] = field(default_factory=list)
+    _readings: list[Reading] = field(default_factory=list)
     _last: int | None = None           # last device frame kept
     _boot: int | None = None           # the device boot that `_last` belongs to
     _host_seq: int = 0
@@ -113,10 +117,10 @@ class HostSession:
     # -- driving -------------------------------------------------------------------------------
 
     def connect(self, now: float) -> None:
-        """Start (or restart, after the port was reopened) the handshake."""
-        if self.state == REFUSED:
-            return
+        """Start (or restart, after the port was reopened) the handshake. A device refused on the
+        old connection is asked again: the one on this connection may be another."""
         self.state = CONNECTING
+        self._refused = None
         self._in_flight = None
         self._decoder.reset()
         self._last_heard = self._connecting_since = now
@@ -134,17 +138,22 @@ class HostSession:
             self._frame(frame, now)
 
     def poll(self, now: float) -> None:
-        if self.state == REFUSED:
-            return
         if self._decoder.buffered and now - self._last_rx >= self.stale_s:
             self._frames(self._decoder.idle(), now)
+        if self.state == REFUSED:
+            # Nothing is taken from a refused device; asking now and then who is there finds a
+            # good device put in its place on the same line (its HELLO at power-up may be lost).
+            if now >= self._next_send:
+                self._out += encode_message(Identify(PROTOCOL_VERSION), self._host_seq)
+                self._next_send = now + max(self.silence_s, self.identify_s)
+            return
         if self.state == CONNECTING:
-            waited, what = now - self._connecting_since, "no HELLO"
+            waited, what, kind = now - self._connecting_since, "no HELLO", OfflineKind.DEVICE_OFFLINE
         else:
-            waited, what = now - self._last_heard, "silent"
+            waited, what, kind = now - self._last_heard, "silent", OfflineKind.DEVICE_SILENT
         if waited >= self.silence_s and not self._offline_posted:
             self._offline_posted = True
-            self._post(DeviceOffline(self.device, f"{what} for {waited:.1f} s"))
+            self._post(DeviceOffline(self.device, f"{what} for {waited:.1f} s", kind))
             if self.state == ONLINE:
                 self.state = CONNECTING
                 self._connecting_since = now
@@ -165,7 +174,7 @@ class HostSession:
         if self.state == ONLINE:
             self.state = CONNECTING
             self._offline_posted = True
-            self._post(DeviceOffline(self.device, reason))
+            self._post(DeviceOffline(self.device, reason, OfflineKind.DEVICE_OFFLINE))
         self._connecting_since = self._last_heard
 
     def take_output(self) -> bytes:
@@ -173,7 +182,7 @@ class HostSession:
         self._out.clear()
         return out
 
-    def take_readings(self) -> list[Any]:
+    def take_readings(self) -> list[Reading]:
         out = self._readings
         self._readings = []
         return out
@@ -187,7 +196,7 @@ class HostSession:
 
     # -- inside --------------------------------------------------------------------------------
 
-    def _post(self, reading: Any) -> None:
+    def _post(self, reading: Reading) -> None:
         self._readings.append(reading)
 
     def _send_identify(self, now: float) -> None:
@@ -198,8 +207,6 @@ class HostSession:
         self._out += encode_message(Ack(seq), self._host_seq)
 
     def _frame(self, frame: Frame, now: float) -> None:
-        if self.state == REFUSED:
-            return
         try:
             message = decode_message(frame)
         except FrameError as exc:
@@ -210,10 +217,12 @@ class HostSession:
                 # Acknowledge it so it is not sent forever, and stop the hand.
                 self._ack(frame.seq)
                 self._last = frame.seq
-                self._post(DeviceFault(self.device, f"unreadable frame {frame.seq}: {exc}"))
+                self._post(DeviceFault(self.device, f"unreadable frame {frame.seq}: {exc}", FaultKind.DEVICE_FAULT))
             return
         if isinstance(message, Hello):
             self._hello(message, frame.seq, now)
+        elif self.state == REFUSED:
+            self.stats.unexpected += 1  # nothing but a HELLO is taken from a refused device
         elif isinstance(message, Ack):
             if self._in_flight is not None and message.seq == self._in_flight[0]:
                 self._in_flight = None
@@ -229,12 +238,7 @@ class HostSession:
 
     def _hello(self, hello: Hello, seq: int, now: float) -> None:
         if hello.protocol != PROTOCOL_VERSION or hello.firmware[0] not in self.supported_majors:
-            self.state = REFUSED
-            self.refusal = (f"{self.device}: unsupported {hello.model} firmware {hello.firmware_text}, protocol "
-                            f"{hello.protocol} (supported: protocol {PROTOCOL_VERSION}, firmware major "
-                            f"{', '.join(map(str, sorted(self.supported_majors)))})")
-            log.error("%s", self.refusal)
-            self._post(DeviceFault(self.device, self.refusal))
+            self._refuse(hello, now)
             return
         again = self.state == ONLINE and self.hello == hello
         if hello.boot != self._boot:
@@ -246,6 +250,7 @@ class HostSession:
             last = self._last
         self.hello = hello
         self.state = ONLINE
+        self.refusal = self._refused = None
         self._offline_posted = False
         self._host_seq = (self._host_seq + 1) % 256
         wire = encode_message(Continue(last), self._host_seq)
@@ -255,26 +260,51 @@ class HostSession:
         if not again:  # a HELLO repeated while online (asked twice) needs a CONTINUE, not news
             self._post(DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot))
 
+    def _refuse(self, hello: Hello, now: float) -> None:
+        """The device on this line is one we do not run: report it (once per device), take nothing
+        more from it, and count it gone, so a hand cannot go on as if the shoe were there."""
+        was_online = self.state == ONLINE
+        self.state = REFUSED
+        self._in_flight = None
+        self._next_send = now + max(self.silence_s, self.identify_s)
+        if hello == self._refused:
+            return  # the same device answering again
+        self._refused = hello
+        self.refusal = (f"{self.device}: unsupported {hello.model} firmware {hello.firmware_text}, protocol "
+                        f"{hello.protocol} (supported: protocol {PROTOCOL_VERSION}, firmware major "
+                        f"{', '.join(map(str, sorted(self.supported_majors)))})")
+        log.error("%s", self.refusal)
+        self._post(DeviceFault(self.device, self.refusal, FaultKind.DEVICE_FAULT))
+        if was_online or not self._offline_posted:
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, f"refused: {self.refusal}", OfflineKind.DEVICE_OFFLINE))
+
     def _heartbeat(self, seq: int) -> None:
         assert self._last is not None
         if self._in_flight is not None:
             return  # until our CONTINUE is acknowledged the device may still be replaying
-        if seq_delta(seq, self._last) > 0:
-            # Heartbeats come only with nothing in flight: frames up to `seq` were sent and lost.
+        if seq != self._last:
+            # Heartbeats come only with nothing in flight, so the device's last frame sent is one
+            # we kept: any other number means frames up to `seq` were sent and lost.
             self.stats.gaps += 1
-            self._post(DeviceFault(self.device, f"sequence gap: last frame kept {self._last}, device is at {seq}"))
+            self._post(DeviceFault(self.device, f"sequence gap: last frame kept {self._last}, device is at {seq}",
+                                   FaultKind.SEQUENCE_GAP))
             self._last = seq
 
     def _event(self, seq: int, message: CardMsg | MisreadMsg | SensorMsg) -> None:
         assert self._last is not None
+        # Stop and wait: the device sends frame n+1 only once n was acknowledged, so the one number
+        # that can come again is the last one kept (its ACK was lost). The 8-bit SEQ cannot say
+        # "200 ahead" from "56 behind": every number but the last and the next is a gap.
         delta = seq_delta(seq, self._last)
         self._ack(seq)
-        if delta <= 0:
+        if delta == 0:
             self.stats.repeats += 1
             return
-        if delta > 1:
+        if delta != 1:
             self.stats.gaps += 1
-            self._post(DeviceFault(self.device, f"sequence gap: expected {(self._last + 1) % 256}, got {seq}"))
+            self._post(DeviceFault(self.device, f"sequence gap: expected {(self._last + 1) % 256}, got {seq}",
+                                   FaultKind.SEQUENCE_GAP))
         self._last = seq
         self.stats.accepted += 1
         if isinstance(message, CardMsg):
@@ -313,14 +343,14 @@ def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
     already there. pyserial's `in_waiting` says only 0 or 1 on a `socket://` port, which would read
     a frame a byte at a time; FIONREAD counts them. Raises what the port raises (the link is lost)."""
     if fd is None:
-        data = port.read(1)  # waits up to the port's own timeout
+        data = bytes(port.read(1))  # waits up to the port's own timeout
         if not data:
             return data
         try:
             waiting = _waiting(port.fileno())
         except (AttributeError, OSError, ValueError, TypeError):  # no descriptor (loop://, a test double)
             waiting = port.in_waiting
-        return data + port.read(waiting) if waiting > 0 else data
+        return data + bytes(port.read(waiting)) if waiting > 0 else data
     ready, _, _ = select.select([fd], [], [], timeout)
     if not ready:
         return b""
@@ -344,7 +374,6 @@ def _write_all(port: Any, fd: int | None, data: bytes) -> None:
     port.write(data)
 
 
-@register_backend("serial")
 class ShoeLink:
     """The card-reading shoe on a serial line: the `serial` card reader backend.
 
@@ -521,8 +550,6 @@ class ShoeLink:
     def _run(self) -> None:
         while not self._stop.is_set():
             due = self.pump(self._read_timeout)
-            if self.session.state == REFUSED:
-                break
             if self._port is None:
                 self._stop.wait(due)
 

@@ -33,7 +33,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import ClassVar, Union
 
-from drivers.errors import FrameError
+from drivers.errors import DeviceError, FrameError
+from drivers.readings import Sensor
 
 SYNC = b"\xa5\x5a"
 MAX_PAYLOAD = 64
@@ -246,6 +247,13 @@ def _source(value: int) -> Source:
         raise FrameError(f"unknown card source {value}") from exc
 
 
+def _sensor(text: str) -> Sensor:
+    try:
+        return Sensor.parse(text)
+    except DeviceError as exc:
+        raise FrameError(f"SENSOR: {exc}") from None
+
+
 def check_card_text(text: str) -> str:
     """Return `text` when it is a card in the RULES.md form (`As`, `Td`); raise FrameError otherwise."""
     if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
@@ -321,14 +329,15 @@ class MisreadMsg:
 
 @dataclass(frozen=True, slots=True)
 class SensorMsg:
-    """Device → host, numbered: one of the shoe's own sensors changed (`empty`, `lid`, `card_out`)."""
+    """Device → host, numbered: one of the shoe's own sensors changed (`empty`, `lid_open`, `card_out`;
+    the older `lid` is read as `lid_open`)."""
 
     TYPE: ClassVar[MsgType] = MsgType.SENSOR
-    name: str
+    name: Sensor
     active: bool
 
     def encode(self) -> bytes:
-        return bytes((1 if self.active else 0,)) + _pack_text(self.name, "sensor name")
+        return bytes((1 if self.active else 0,)) + _pack_text(_sensor(self.name).value, "sensor name")
 
     @classmethod
     def decode(cls, payload: bytes) -> SensorMsg:
@@ -337,7 +346,7 @@ class SensorMsg:
         name, at = _text(payload, 1, "sensor name")
         if at != len(payload) or not name:
             raise FrameError("SENSOR name empty or trailing bytes")
-        return cls(name, payload[0] == 1)
+        return cls(_sensor(name), payload[0] == 1)
 
 
 @dataclass(frozen=True, slots=True)

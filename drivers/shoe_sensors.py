@@ -2,8 +2,8 @@
 
 Each sensor is a gpiozero `DigitalInputDevice` on a pin factory passed in (lgpio on a Pi, the mock
 factory in simulation and tests). A change reaches `on_reading` as `SensorChange(name, active)`,
-on gpiozero's callback thread. `active` means: `card_out` the beam is broken by a card,
-`shoe_present` the shoe sits in its place, `lid_open` the lid is open.
+on gpiozero's callback thread, `name` a `Sensor`. `active` means: `card_out` the beam is broken
+by a card, `shoe_present` the shoe sits in its place, `lid_open` the lid is open.
 
 Backends: `gpio` (pins on the injected factory) and `sim` (a mock factory, plus the pins exposed
 on a `drivers.gpio_sim.SimPanel` so bots in other processes can trip them).
@@ -12,27 +12,16 @@ on a `drivers.gpio_sim.SimPanel` so bots in other processes can trip them).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
-from drivers.errors import BackendError
-from drivers.readings import OnReading
+from drivers.errors import BackendError, DeviceError
+from drivers.readings import OnReading, Sensor, SensorChange
 from drivers.registry import Registry
 
-DEFAULT_PINS: Mapping[str, int] = {"card_out": 17, "shoe_present": 27, "lid_open": 22}
+__all__ = ["BACKENDS", "DEFAULT_PINS", "GpioShoeSensors", "SensorChange", "ShoeSensors", "SimShoeSensors",
+           "open_shoe_sensors"]
 
-
-@dataclass(frozen=True, slots=True)
-class SensorChange:
-    """Sensor `name` became active or inactive (also posted once per sensor at start).
-
-    `seq` is the frame number when the shoe itself reported it over its link (journal it like a
-    card's), None for a sensor on GPIO.
-    """
-
-    name: str
-    active: bool
-    seq: int | None = None
+DEFAULT_PINS: Mapping[str, int] = {Sensor.CARD_OUT: 17, Sensor.SHOE_PRESENT: 27, Sensor.LID_OPEN: 22}
 
 
 class ShoeSensors(Protocol):
@@ -40,7 +29,7 @@ class ShoeSensors(Protocol):
 
     device: str
 
-    def start(self) -> dict[str, bool]:
+    def start(self) -> dict[Sensor, bool]:
         """Begin reporting; posts and returns each sensor's current state."""
         ...
 
@@ -52,8 +41,10 @@ class ShoeSensors(Protocol):
         ...
 
 
-BACKENDS: Registry[ShoeSensors] = Registry("shoe sensor")
-register_backend = BACKENDS.register  # class decorator: make a backend available by name
+BACKENDS: Registry[ShoeSensors] = Registry("shoe sensor", {
+    "gpio": "drivers.shoe_sensors:GpioShoeSensors",
+    "sim": "drivers.shoe_sensors:SimShoeSensors",
+})
 
 
 def open_shoe_sensors(backend: str, on_reading: OnReading, **options: Any) -> ShoeSensors:
@@ -61,7 +52,13 @@ def open_shoe_sensors(backend: str, on_reading: OnReading, **options: Any) -> Sh
     return BACKENDS.open(backend, on_reading=on_reading, **options)
 
 
-@register_backend("gpio")
+def _sensor_names(pins: Mapping[str, int], device: str) -> dict[Sensor, int]:
+    try:
+        return {Sensor.parse(name): pin for name, pin in pins.items()}
+    except DeviceError as exc:
+        raise BackendError(f"{device}: {exc}") from None
+
+
 class GpioShoeSensors:
     """Sensors on gpiozero input devices. `pull_up=True`: a sensor is active when its pin is low."""
 
@@ -74,9 +71,10 @@ class GpioShoeSensors:
         self.device = device
         self._on_reading = on_reading
         self._started = False
-        self.inputs: dict[str, Any] = {}
+        self.inputs: dict[Sensor, Any] = {}
+        named = _sensor_names(pins, device)
         try:
-            for name, pin in pins.items():
+            for name, pin in named.items():
                 self.inputs[name] = DigitalInputDevice(pin, pull_up=pull_up, bounce_time=bounce_time,
                                                        pin_factory=pin_factory)
         except Exception:
@@ -84,7 +82,7 @@ class GpioShoeSensors:
             raise
         self.pull_up = pull_up
 
-    def start(self) -> dict[str, bool]:
+    def start(self) -> dict[Sensor, bool]:
         states = {name: bool(dev.is_active) for name, dev in self.inputs.items()}
         for name, dev in self.inputs.items():
             dev.when_activated = self._poster(name, True)
@@ -94,13 +92,16 @@ class GpioShoeSensors:
             self._on_reading(SensorChange(name, active))
         return states
 
-    def _poster(self, name: str, active: bool) -> Callable[[], None]:
+    def _poster(self, name: Sensor, active: bool) -> Callable[[], None]:
         def post() -> None:
             self._on_reading(SensorChange(name, active))
         return post
 
     def state(self, name: str) -> bool:
-        dev = self.inputs.get(name)
+        try:
+            dev = self.inputs.get(Sensor.parse(name))
+        except DeviceError:
+            dev = None
         if dev is None:
             raise BackendError(f"{self.device}: no sensor {name!r} (sensors: {', '.join(sorted(self.inputs))})")
         return bool(dev.is_active)
@@ -110,7 +111,6 @@ class GpioShoeSensors:
             dev.close()
 
 
-@register_backend("sim")
 class SimShoeSensors(GpioShoeSensors):
     """The sensors on gpiozero's mock factory; `panel` (a SimPanel, or `host:port` of the process's
     shared one) lets other processes trip them by name; `initial` sets their state at start."""
@@ -123,11 +123,16 @@ class SimShoeSensors(GpioShoeSensors):
         from drivers.gpio_sim import SimPanel
 
         super().__init__(on_reading, pin_factory or MockFactory(), pins, pull_up=True, device=device)
-        for name, active in ({"shoe_present": True} if initial is None else initial).items():
-            if name in self.inputs:
-                pin = self.inputs[name].pin
+        for name, active in ({Sensor.SHOE_PRESENT: True} if initial is None else initial).items():
+            dev = self.inputs.get(Sensor.parse(name))
+            if dev is not None:
+                pin = dev.pin
                 pin.drive_low() if active else pin.drive_high()
-        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        try:
+            self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        except BackendError:  # the panel's address cannot be used: give the pins back
+            super().close()
+            raise
         if self.panel is not None:
             for name, dev in self.inputs.items():
                 self.panel.add_input(name, dev.pin, active_low=True)

@@ -38,8 +38,10 @@ class TowerLight(Protocol):
         ...
 
 
-BACKENDS: Registry[TowerLight] = Registry("tower light")
-register_backend = BACKENDS.register  # class decorator: make a backend available by name
+BACKENDS: Registry[TowerLight] = Registry("tower light", {
+    "gpio": "drivers.tower_light:GpioTowerLight",
+    "sim": "drivers.tower_light:SimTowerLight",
+})
 
 
 def open_tower_light(backend: str, **options: Any) -> TowerLight:
@@ -47,7 +49,6 @@ def open_tower_light(backend: str, **options: Any) -> TowerLight:
     return BACKENDS.open(backend, **options)
 
 
-@register_backend("gpio")
 class GpioTowerLight:
     """Three gpiozero LEDs, keyed `green`, `amber`, `red` in `pins`. Starts `off`."""
 
@@ -87,7 +88,6 @@ class GpioTowerLight:
             lamp.close()
 
 
-@register_backend("sim")
 class SimTowerLight(GpioTowerLight):
     """The tower light on gpiozero's mock factory; `panel` (a SimPanel or `host:port`) shows its state."""
 
@@ -98,7 +98,11 @@ class SimTowerLight(GpioTowerLight):
         from drivers.gpio_sim import SimPanel
 
         super().__init__(pin_factory or MockFactory(), pins, device=device)
-        self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        try:
+            self.panel = SimPanel.shared(panel) if isinstance(panel, str) else panel
+        except BackendError:  # the panel's address cannot be used: give the pins back
+            super().close()
+            raise
         if self.panel is not None:
             self.panel.add_output(device, lambda: self._state)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import zmq
 
+from drivers.errors import BackendError, DeviceError
 from engine.games import is_poker
 from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.controller import Controller
@@ -47,7 +48,18 @@ class Devices:
         self.light: Any = None
 
     def open(self, cfg: Config, controller: Controller) -> None:
-        """Open and start every configured device. Raises DeviceError/BackendError."""
+        """Open and start every configured device. Raises DeviceError; a BackendError names the
+        configuration's file, section and key it came from."""
+        try:
+            self._open_gpio(cfg, controller)
+        except BackendError as exc:
+            raise BackendError(f"{cfg.source}: [gpio] {exc.option or 'backend'}: {exc}", option=exc.option) from exc
+        try:
+            self._open_shoe(cfg, controller)
+        except BackendError as exc:
+            raise BackendError(f"{cfg.source}: [shoe] {exc.option or 'url'}: {exc}", option=exc.option) from exc
+
+    def _open_gpio(self, cfg: Config, controller: Controller) -> None:
         post = controller.inbox.post
         gpio = cfg.gpio
         if gpio.backend != "none":
@@ -74,8 +86,10 @@ class Devices:
             buttons.start()
             controller.on_light = self.set_light
             self.set_light(controller.light)
+
+    def _open_shoe(self, cfg: Config, controller: Controller) -> None:
+        post = controller.inbox.post
         if cfg.shoe.url:
-            import drivers.shoe_link  # noqa: F401  (registers the serial backend)
             from drivers.card_reader import ResumePoint, open_card_reader
             from drivers.errors import UnsupportedDevice
 
@@ -167,7 +181,11 @@ def serve(cfg: Config, state_dir: Path) -> int:
     except (JournalError, FeedError, zmq.ZMQError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # a device refused at start (unsupported firmware, bad backend option)
+    except DeviceError as exc:  # a device refused at start (unsupported firmware, its port in use): said plainly
+        log.error("start failed: %s", exc)
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # anything else: a bug, shown with its traceback
         log.exception("start failed")
         print(f"croupier run: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

@@ -11,7 +11,7 @@ import sys
 import threading
 
 from drivers.gpio_sim import parse_address
-from firmware_host.sim.shoe import ShoeFirmware, SimShoeServer
+from firmware_host.sim.shoe import CannotListen, ShoeFirmware, SimShoeServer
 
 
 def _version(text: str) -> tuple[int, int, int]:
@@ -49,16 +49,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print one JSON line `{"port": ..., "control": "host:port", ...}` once serving; run until SIGTERM/SIGINT."""
+    """Print one JSON line `{"port": ..., "control": "host:port", ...}` once serving; run until SIGTERM/SIGINT.
+
+    Exits 2, with one line naming the option and the address, when `--tcp` or `--control` cannot be listened on."""
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s sim-shoe %(levelname)s %(message)s")
     boot = args.boot if args.boot is not None else int.from_bytes(os.urandom(4), "big")
     firmware = ShoeFirmware(seed=args.seed, model=args.model, serial=args.serial, firmware=args.firmware,
                             boot=boot, heartbeat_s=args.heartbeat, retry_s=args.retry)
-    if args.tcp is not None:
-        server = SimShoeServer(firmware, link="tcp", tcp=args.tcp, control=args.control, baud=args.baud)
-    else:
-        server = SimShoeServer(firmware, link="pty", control=args.control, baud=args.baud)
+    try:
+        if args.tcp is not None:
+            server = SimShoeServer(firmware, link="tcp", tcp=args.tcp, control=args.control, baud=args.baud)
+        else:
+            server = SimShoeServer(firmware, link="pty", control=args.control, baud=args.baud)
+    except CannotListen as exc:  # the address in use, or not this machine's: said in one line
+        print(f"croupier sim-shoe: --{'tcp' if exc.role == 'link' else 'control'}: {exc}", file=sys.stderr)
+        return 2
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -29,7 +29,9 @@ from typing import Any
 
 import zmq
 
-from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline
+from drivers.readings import (
+    ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
+)
 from engine.errors import EngineError
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.feed import Feed
@@ -54,36 +56,36 @@ _BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
 # -- readings -> events -------------------------------------------------------------------------
 
 
-def reading_event(reading: Any) -> tuple[str, dict[str, Any]] | None:
+def reading_event(reading: Reading) -> tuple[str, dict[str, Any]] | None:
     """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
 
-    Works on the drivers' frozen readings by type name and fields, so the controller does not care
-    which backend made them: `CardRead`, `Misread`, `SensorChange`, `ButtonPress`, `DeviceOnline`,
-    `DeviceOffline`, `DeviceFault`.
+    Dispatched on the drivers' closed set of frozen readings (`drivers.readings.Reading`), so the
+    controller does not care which backend made them. What a reading means travels in its fields
+    (`Sensor`, and a fault's or an offline's `kind`), journaled as their string values; `reason`
+    is journaled as the text it is, for people.
     """
-    name = type(reading).__name__
-    if name == "CardRead":
-        return "card", {"card": str(reading.card), "source": str(reading.source), "seq": int(reading.seq),
-                        "device": str(getattr(reading, "device", "shoe"))}
-    if name == "Misread":
-        return "misread", {"source": str(reading.source), "seq": int(reading.seq)}
-    if name == "SensorChange":
-        if reading.name == "card_out":
+    match reading:
+        case CardRead(card=card, source=source, seq=seq):
+            return "card", {"card": card, "source": source, "seq": seq, "device": "shoe"}
+        case Misread(source=source, seq=seq):
+            return "misread", {"source": source, "seq": seq}
+        case SensorChange(name=Sensor.CARD_OUT):
             return None  # the beam only says a card passed; the CARD reading carries the card
-        body: dict[str, Any] = {"name": str(reading.name), "active": bool(reading.active)}
-        if getattr(reading, "seq", None) is not None:  # sent over the shoe's link: part of its resume point
-            body["seq"], body["device"] = int(reading.seq), "shoe"
-        return "sensor", body
-    if name in ("ButtonPress", "ButtonPressed", "Button"):
-        return "button", {"name": str(getattr(reading, "button", getattr(reading, "name", "")))}
-    if isinstance(reading, DeviceOnline):
-        return "device", {"device": reading.device, "online": True, "model": reading.model,
-                          "serial": reading.serial, "firmware": reading.firmware, "boot": reading.boot}
-    if isinstance(reading, DeviceOffline):
-        return "device", {"device": reading.device, "online": False, "reason": reading.reason}
-    if isinstance(reading, DeviceFault):
-        return "device_fault", {"device": reading.device, "reason": reading.reason}
-    return None
+        case SensorChange(name=name, active=active, seq=seq):
+            body: dict[str, Any] = {"name": str(name), "active": active}
+            if seq is not None:  # sent over the shoe's link: part of its resume point
+                body["seq"], body["device"] = seq, "shoe"
+            return "sensor", body
+        case ButtonPress(name=name):
+            return "button", {"name": name}
+        case DeviceOnline(device=device, model=model, serial=serial, firmware=firmware, boot=boot):
+            return "device", {"device": device, "online": True, "model": model, "serial": serial,
+                              "firmware": firmware, "boot": boot}
+        case DeviceOffline(device=device, reason=reason, kind=kind):
+            return "device", {"device": device, "online": False, "reason": reason, "kind": str(kind)}
+        case DeviceFault(device=device, reason=reason, kind=kind):
+            return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
+    return None  # not a reading at all: nothing a device may send is one
 
 
 class Controller:
@@ -194,11 +196,11 @@ class Controller:
         self._refresh()
         return event_id
 
-    def handle_reading(self, reading: Any) -> None:
+    def handle_reading(self, reading: Reading) -> None:
         """Journal and apply one device reading (`handle_readings` with one). Raises JournalError."""
         self.handle_readings([reading])
 
-    def _reading_to_take(self, reading: Any) -> tuple[str, dict[str, Any]] | None:
+    def _reading_to_take(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
         """The event of a reading, or None when it changes nothing (ignored, a retransmitted card,
         a sensor reporting the state it is known to be in)."""
         event = reading_event(reading)
@@ -250,7 +252,7 @@ class Controller:
             self._publish(public, full)
         self._refresh()
 
-    def _event_of(self, reading: Any) -> tuple[str, dict[str, Any]] | None:
+    def _event_of(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
         """The event to journal for a reading: its own, None when it changes nothing, or `refused`
         for one that cannot even be read (never dropped)."""
         try:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 from drivers.errors import DeviceError, FrameError
 from drivers.gpio_sim import LineClient
+from drivers.readings import Sensor
 from drivers.shoe_protocol import (
     PROTOCOL_VERSION, RANKS, SUITS, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, Message,
     MisreadMsg, SensorMsg, Source, check_card_text, decode_message, encode_message, seq_delta,
@@ -59,6 +60,26 @@ FAULTS = ("garble", "drop", "repeat", "misread", "duplicate", "silent")
 
 class ShoeEmpty(DeviceError, LookupError):
     """No card is left in the shoe."""
+
+
+class CannotListen(DeviceError, OSError):
+    """The emulated shoe cannot listen on an address (in use, or not this machine's).
+
+    `role` says which: `link` (the TCP port the host connects to) or `control`."""
+
+    def __init__(self, role: str, address: tuple[str, int], reason: str) -> None:
+        self.role, self.address = role, address
+        what = "its link" if role == "link" else "its control port"
+        super().__init__(f"the emulated shoe cannot listen on {address[0]}:{address[1]} for {what}: {reason}")
+
+
+def _listen(role: str, address: tuple[str, int]) -> socket.socket:
+    try:
+        sock = socket.create_server(address)
+    except OSError as exc:
+        raise CannotListen(role, address, exc.strerror or str(exc)) from None
+    sock.setblocking(False)
+    return sock
 
 
 @dataclass
@@ -197,7 +218,7 @@ class ShoeFirmware:
         self.deck = deck
         if self._empty_reported:
             self._empty_reported = False
-            self._queue.append(SensorMsg("empty", False))
+            self._queue.append(SensorMsg(Sensor.EMPTY, False))
         return len(deck)
 
     def draw(self) -> tuple[str, bool]:
@@ -208,7 +229,7 @@ class ShoeFirmware:
             if not self.deck:
                 if not self._empty_reported:
                     self._empty_reported = True
-                    self._queue.append(SensorMsg("empty", True))
+                    self._queue.append(SensorMsg(Sensor.EMPTY, True))
                 raise ShoeEmpty("shoe empty")
             card = self.deck.pop()
         self.last_dealt = card
@@ -218,7 +239,7 @@ class ShoeFirmware:
         self._queue.append(CardMsg(Source.SHOE, card))
         if not self.deck and not self._empty_reported:
             self._empty_reported = True
-            self._queue.append(SensorMsg("empty", True))
+            self._queue.append(SensorMsg(Sensor.EMPTY, True))
         return card, True
 
     def discard(self, card: str) -> None:
@@ -226,9 +247,12 @@ class ShoeFirmware:
         self._queue.append(CardMsg(Source.DISCARD, check_card_text(card)))
 
     def sensor(self, name: str, active: bool) -> None:
-        """Report one of the shoe's own sensors. Raises FrameError for a name that cannot be sent."""
-        message = SensorMsg(name, active)
-        message.encode()
+        """Report one of the shoe's own sensors. Raises FrameError for a name that is no sensor."""
+        try:
+            sensor = Sensor.parse(name)
+        except DeviceError as exc:
+            raise FrameError(str(exc)) from None
+        message = SensorMsg(sensor, active)
         self._queue.append(message)
 
     def inject(self, kind: str, now: float, seconds: float | None = None) -> None:
@@ -337,6 +361,7 @@ class SimShoeServer:
     def __init__(self, firmware: ShoeFirmware, link: str = "pty", tcp: tuple[str, int] = ("127.0.0.1", 0),
                  control: tuple[str, int] = ("127.0.0.1", 0), clock: Callable[[], float] = time.monotonic,
                  baud: int | None = None) -> None:
+        """Raises CannotListen naming the address and its role when a port cannot be listened on."""
         if link not in ("pty", "tcp"):
             raise ValueError(f"link must be pty or tcp, not {link!r}")
         self.firmware = firmware
@@ -360,12 +385,18 @@ class SimShoeServer:
             os.set_blocking(self._master, False)
             self.port_url = os.ttyname(self._slave)
         else:
-            self._listen = socket.create_server(tcp)
-            self._listen.setblocking(False)
+            self._listen = _listen("link", tcp)
             host, port = self._listen.getsockname()[:2]
             self.port_url = f"socket://{host}:{port}"
-        self._control = socket.create_server(control)
-        self._control.setblocking(False)
+        try:
+            self._control = _listen("control", control)
+        except CannotListen:  # give back the link already opened
+            if self._listen is not None:
+                self._listen.close()
+            for fd in (self._master, self._slave):
+                if fd is not None:
+                    os.close(fd)
+            raise
         self.control_address: tuple[str, int] = self._control.getsockname()[:2]
         self._control_clients: dict[socket.socket, bytearray] = {}
 

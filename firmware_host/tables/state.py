@@ -15,8 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from drivers.errors import DeviceError
+from drivers.readings import FaultKind as DeviceFaultKind
+from drivers.readings import OfflineKind, Sensor
 from engine import redact
 from engine.errors import EngineError
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
@@ -248,18 +251,23 @@ class TableState:
         self._set_fault(FaultKind.MISREAD, f"misread on the {body.get('source')} reader", event_id)
 
     def _on_sensor(self, body: Mapping[str, Any], event_id: int) -> None:
-        name, active = str(body["name"]), bool(body["active"])
-        self.sensors[name] = active
+        active = bool(body["active"])
+        try:
+            sensor: Sensor | None = Sensor.parse(str(body["name"]))
+        except DeviceError:
+            sensor = None  # a name no sensor has (an old journal's): its state is kept, it stops nothing
+        self.sensors[str(sensor or body["name"])] = active
         if "seq" in body:
             self.devices.setdefault(str(body.get("device", "shoe")), {})["seq"] = int(body["seq"])
         if not self._mid_hand():
             return
-        if name == "empty" and active:
-            self._set_fault(FaultKind.SHOE_EMPTY, "the shoe reports empty", event_id)
-        elif name in ("lid", "lid_open") and active:
-            self._set_fault(FaultKind.LID_OPEN, "the shoe's lid is open", event_id)
-        elif name in ("shoe_present", "present") and not active:
-            self._set_fault(FaultKind.SHOE_EMPTY, "the shoe was taken off the table", event_id)
+        match sensor, active:
+            case Sensor.EMPTY, True:
+                self._set_fault(FaultKind.SHOE_EMPTY, "the shoe reports empty", event_id)
+            case Sensor.LID_OPEN, True:
+                self._set_fault(FaultKind.LID_OPEN, "the shoe's lid is open", event_id)
+            case Sensor.SHOE_PRESENT, False:
+                self._set_fault(FaultKind.SHOE_EMPTY, "the shoe was taken off the table", event_id)
 
     def _on_device(self, body: Mapping[str, Any], event_id: int) -> None:
         device = str(body["device"])
@@ -274,14 +282,13 @@ class TableState:
         info["online"] = False
         reason = str(body.get("reason", ""))
         if self._mid_hand():
-            kind = (FaultKind.DEVICE_SILENT if "silent" in reason or "heartbeat" in reason
-                    else FaultKind.DEVICE_OFFLINE)
-            self._set_fault(kind, f"{device}: {reason}", event_id)
+            kind = _journaled_kind(body, OfflineKind, OfflineKind.DEVICE_OFFLINE)
+            self._set_fault(FaultKind(kind), f"{device}: {reason}", event_id)
 
     def _on_device_fault(self, body: Mapping[str, Any], event_id: int) -> None:
         reason = str(body.get("reason", ""))
-        kind = FaultKind.SEQUENCE_GAP if ("sequence" in reason or "gap" in reason) else FaultKind.DEVICE_FAULT
-        self._set_fault(kind, f"{body.get('device')}: {reason}", event_id)
+        kind = _journaled_kind(body, DeviceFaultKind, DeviceFaultKind.DEVICE_FAULT)
+        self._set_fault(FaultKind(kind), f"{body.get('device')}: {reason}", event_id)
 
     def _on_refused(self, body: Mapping[str, Any], event_id: int) -> None:
         """A device reading that could not be applied: journaled as it came, and a fault."""
@@ -311,6 +318,21 @@ class TableState:
 
 
 _NOTHING = Applied()
+
+_Kind = TypeVar("_Kind", OfflineKind, DeviceFaultKind)
+
+
+def _journaled_kind(body: Mapping[str, Any], kinds: type[_Kind], before_kinds: _Kind) -> _Kind:
+    """The kind a device's offline or fault reading carried, as journaled (`kind`). A body from a
+    journal written before readings carried their kind gets `before_kinds`, the generic kind (any
+    fault stops the hand alike; its words are never read). Raises Refused for a value that is no such kind."""
+    kind = body.get("kind")
+    if kind is None:
+        return before_kinds
+    try:
+        return kinds(kind)
+    except ValueError:
+        raise Refused(f"not a device {kinds.__name__} value: {kind!r} (values: {', '.join(kinds)})") from None
 
 
 def _listed(words: list[str]) -> str:

@@ -149,3 +149,32 @@ def test_sim_buttons_without_panel_use_their_own_mock_pins(inbox: queue.Queue[An
     buttons.buttons["next"].pin.drive_low()
     assert drain(inbox) == [ButtonPress("next")]
     buttons.close()
+
+
+def test_a_panel_address_in_use_is_a_backend_error_naming_it_and_the_pins_are_given_back(
+        inbox: queue.Queue[Any]) -> None:
+    import socket
+    taken = socket.create_server(("127.0.0.1", 0))
+    address = "127.0.0.1:%d" % taken.getsockname()[1]
+    factory = MockFactory()
+    try:
+        with pytest.raises(BackendError, match=f"sim panel cannot listen on {address}: ") as caught:
+            open_shoe_sensors("sim", inbox.put, pin_factory=factory, panel=address)
+        assert caught.value.option == "panel"
+        # The pins taken before the panel failed were released: the same pins open again.
+        sensors = open_shoe_sensors("sim", inbox.put, pin_factory=factory)
+        sensors.close()
+    finally:
+        taken.close()
+
+
+def test_sensor_names_are_the_sensor_enum(inbox: queue.Queue[Any], factory: MockFactory) -> None:
+    from drivers.readings import Sensor
+    sensors = open_shoe_sensors("gpio", inbox.put, pin_factory=factory, pins={"lid": 22, "card_out": 17})
+    try:
+        assert sensors.start() == {Sensor.LID_OPEN: False, Sensor.CARD_OUT: False}
+        assert sensors.state("lid_open") is False and sensors.state("lid") is False
+    finally:
+        sensors.close()
+    with pytest.raises(BackendError, match="no sensor 'beam'"):
+        open_shoe_sensors("gpio", inbox.put, pin_factory=factory, pins={"beam": 17})

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from drivers.card_reader import CardRead, Misread, ResumePoint, open_card_reader
 from drivers.errors import UnsupportedDevice
-from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline
+from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Sensor
 from drivers.shoe_sensors import SensorChange
 from drivers.shoe_protocol import Ack, CardMsg, Decoder, Hello, MsgType, Source, encode_message
 from drivers.shoe_link import ONLINE, REFUSED, HostSession, ShoeLink
@@ -122,10 +122,10 @@ def test_misread_duplicate_and_sensor_frames() -> None:
     first, _ = wire.shoe.draw()
     wire.shoe.inject("duplicate", wire.now)
     again, _ = wire.shoe.draw()
-    wire.shoe.sensor("lid", True)
+    wire.shoe.sensor("lid_open", True)
     got = wire.run(0.5)
     assert got == [Misread("shoe", 1), CardRead(first, "shoe", 2), CardRead(first, "shoe", 3),
-                   SensorChange("lid", True, 4)]
+                   SensorChange(Sensor.LID_OPEN, True, 4)]
     assert again == first
 
 
@@ -478,3 +478,88 @@ def test_driven_link_without_a_device_waits_and_reports_offline() -> None:
         assert isinstance(_pump_until(link, inbox, DeviceOffline), DeviceOffline)
     finally:
         link.close()
+
+
+# -- found when tried as an adversary would ---------------------------------------------------------
+
+
+def test_a_refused_device_is_reported_gone_and_a_good_one_on_a_new_connection_is_taken() -> None:
+    wire = connected()
+    # The line is reconnected to a shoe whose firmware we do not run.
+    wire.shoe = ShoeFirmware(seed=2, boot=50, firmware=(2, 0, 0))
+    wire.host.connect(wire.now)
+    got = wire.run(0.3)
+    refusal = wire.host.refusal
+    assert refusal is not None and "unsupported CR-SIM firmware 2.0.0" in refusal
+    assert got == [DeviceFault("shoe", refusal, FaultKind.DEVICE_FAULT),
+                   DeviceOffline("shoe", f"refused: {refusal}", OfflineKind.DEVICE_OFFLINE)]
+    wire.shoe.held = False
+    wire.shoe.draw()
+    assert wire.run(3.0) == []  # nothing taken from it, and reported once though it is asked again
+    # A good shoe on the next connection is taken.
+    wire.shoe = ShoeFirmware(seed=3, boot=51)
+    wire.host.connect(wire.now)
+    assert wire.run(0.3) == [DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 51)]
+    assert wire.host.state == ONLINE and wire.host.refusal is None
+    card, _ = wire.shoe.draw()
+    assert wire.run(0.3) == [CardRead(card, "shoe", 1)]
+
+
+def test_a_device_swapped_on_the_same_line_is_refused_then_its_good_successor_taken() -> None:
+    wire = connected()
+    wire.shoe = ShoeFirmware(seed=2, boot=50, firmware=(2, 0, 0))
+    wire.shoe.boot_hello()  # it says HELLO at power-up, on the line the host already has open
+    got = wire.run(0.3)
+    assert [type(r) for r in got] == [DeviceFault, DeviceOffline]  # the shoe online before is gone
+    assert wire.host.state == REFUSED
+    wire.shoe = ShoeFirmware(seed=3, boot=51)
+    wire.shoe.boot_hello()
+    assert wire.run(0.3) == [DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 51)]
+
+
+@pytest.mark.parametrize("ahead", [2, 100, 127, 128, 200, 255])
+def test_a_card_frame_out_of_sequence_is_a_sequence_gap_not_a_repeat(ahead: int) -> None:
+    wire = connected()
+    card, _ = wire.shoe.draw()
+    assert wire.run(0.3) == [CardRead(card, "shoe", 1)]
+    seq = (1 + ahead) % 256  # +200 is -56 modulo 256: the number alone cannot say which
+    wire.host.receive(encode_message(CardMsg(Source.SHOE, "Qh"), seq), wire.now)
+    got = wire.host.take_readings()
+    assert got == [DeviceFault("shoe", f"sequence gap: expected 2, got {seq}", FaultKind.SEQUENCE_GAP),
+                   CardRead("Qh", "shoe", seq)]  # the card is kept, not dropped
+    assert Decoder().feed(wire.host.take_output())[-1].payload == Ack(seq).encode()
+    assert wire.host.stats.gaps == 1 and wire.host.stats.repeats == 0
+
+
+def test_the_last_card_frame_again_is_a_repeat() -> None:
+    wire = connected()
+    card, _ = wire.shoe.draw()
+    wire.run(0.3)
+    wire.host.receive(encode_message(CardMsg(Source.SHOE, card), 1), wire.now)
+    assert wire.host.take_readings() == [] and wire.host.stats.repeats == 1
+
+
+def test_a_heartbeat_behind_the_last_frame_kept_is_a_sequence_gap() -> None:
+    from drivers.shoe_protocol import Heartbeat
+    wire = connected()
+    for _ in range(3):
+        wire.shoe.draw()
+    wire.run(0.3)
+    wire.host.receive(encode_message(Heartbeat(), 200), wire.now)
+    assert wire.host.take_readings() == [
+        DeviceFault("shoe", "sequence gap: last frame kept 3, device is at 200", FaultKind.SEQUENCE_GAP)]
+
+
+def test_fault_and_offline_kinds_travel_on_the_readings() -> None:
+    wire = connected()
+    wire.shoe.inject("drop", wire.now)
+    wire.shoe.draw()
+    wire.shoe.draw()
+    assert [r.kind for r in wire.run(0.5) if isinstance(r, DeviceFault)] == [FaultKind.SEQUENCE_GAP]
+    wire.shoe.inject("silent", wire.now, 3.0)
+    offline = [r for r in wire.run(2.5) if isinstance(r, DeviceOffline)]
+    assert [r.kind for r in offline] == [OfflineKind.DEVICE_SILENT]
+    host = HostSession()
+    host.connect(0.0)
+    host.poll(2.5)
+    assert host.take_readings() == [DeviceOffline("shoe", "no HELLO for 2.5 s", OfflineKind.DEVICE_OFFLINE)]

@@ -11,7 +11,8 @@ import pytest
 import zmq
 
 from drivers.card_reader import Misread, SimCardReader
-from drivers.readings import DeviceFault, DeviceOffline
+from drivers.readings import DeviceFault, DeviceOffline, OfflineKind, Sensor
+from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.shoe_sensors import SensorChange
 from engine.errors import EngineError
 from engine.paytables import load_profile
@@ -161,11 +162,12 @@ FAULTS: list[tuple[str, Any]] = [
     ("duplicate_card", lambda r: r.cmd("card", card="As")),
     ("unexpected_card", lambda r: (r.cards("Qh Jc"), r.cmd("card", card="2c"))),
     ("misread", lambda r: r.c.handle_reading(Misread("shoe", 9))),
-    ("lid_open", lambda r: r.c.handle_reading(SensorChange("lid_open", True))),
-    ("shoe_empty", lambda r: r.c.handle_reading(SensorChange("empty", True))),
-    ("device_offline", lambda r: r.c.handle_reading(DeviceOffline("shoe", "port closed"))),
-    ("device_silent", lambda r: r.c.handle_reading(DeviceOffline("shoe", "silent for 2.0 s"))),
-    ("sequence_gap", lambda r: r.c.handle_reading(DeviceFault("shoe", "sequence gap: expected 3, got 5"))),
+    ("lid_open", lambda r: r.c.handle_reading(SensorChange(Sensor.LID_OPEN, True))),
+    ("shoe_empty", lambda r: r.c.handle_reading(SensorChange(Sensor.EMPTY, True))),
+    ("device_offline", lambda r: r.c.handle_reading(DeviceOffline("shoe", "port closed", OfflineKind.DEVICE_OFFLINE))),
+    ("device_silent", lambda r: r.c.handle_reading(DeviceOffline("shoe", "silent for 2.0 s", OfflineKind.DEVICE_SILENT))),
+    ("sequence_gap", lambda r: r.c.handle_reading(DeviceFault("shoe", "sequence gap: expected 3, got 5",
+                                                              DeviceFaultKind.SEQUENCE_GAP))),
 ]
 
 
@@ -226,6 +228,34 @@ def test_void_command(rig: Rig) -> None:
     rig.ok("void", reason="player left")
     assert rig.c.journal.hands()[0].record["reason"] == "player left"
     assert rig.cmd("void", reason="again")["ok"] is False
+
+
+@pytest.mark.parametrize(("reading", "kind"), [
+    (DeviceFault("shoe", "frames went missing", DeviceFaultKind.SEQUENCE_GAP), "sequence_gap"),
+    (DeviceFault("shoe", "a gap in the sequence of frames", DeviceFaultKind.DEVICE_FAULT), "device_fault"),
+    (DeviceOffline("shoe", "quiet since 2.0 s", OfflineKind.DEVICE_SILENT), "device_silent"),
+    (DeviceOffline("shoe", "silent: the port closed", OfflineKind.DEVICE_OFFLINE), "device_offline"),
+], ids=["gap-reworded", "fault-with-gap-words", "silent-reworded", "offline-with-silent-words"])
+def test_the_fault_kind_is_the_readings_kind_whatever_its_words(rig: Rig, reading: Any, kind: str) -> None:
+    mid_hand(rig)
+    rig.c.handle_reading(reading)
+    assert rig.c.public_state()["fault"]["kind"] == kind
+    assert rig.restart().public_state()["fault"]["kind"] == kind  # journaled with its kind
+
+
+@pytest.mark.parametrize(("event", "body", "kind"), [
+    # no `kind` journaled: the generic kind, whatever the words (they are never read); the hand stops alike
+    ("device_fault", {"device": "shoe", "reason": "sequence gap: expected 3, got 5"}, "device_fault"),
+    ("device_fault", {"device": "shoe", "reason": "unreadable frame 4: not a card"}, "device_fault"),
+    ("device", {"device": "shoe", "online": False, "reason": "silent for 2.0 s"}, "device_offline"),
+    ("device", {"device": "shoe", "online": False, "reason": "link lost: closed"}, "device_offline"),
+    ("sensor", {"name": "lid", "active": True, "seq": 9, "device": "shoe"}, "lid_open"),  # the shoe's older name
+])
+def test_a_journal_from_before_the_kinds_still_replays(rig: Rig, event: str, body: dict[str, Any],
+                                                           kind: str) -> None:
+    mid_hand(rig)
+    rig.c.journal.append(rig.c.hand, event, body, 0.0)  # as the controller of that time journaled it
+    assert rig.restart().public_state()["fault"]["kind"] == kind
 
 
 def test_sensors_and_devices_between_hands_raise_nothing(rig: Rig) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import queue
 import signal
+import socket
 import subprocess
 import sys
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 
 from drivers.card_reader import CardRead
 from drivers.errors import DeviceError
-from drivers.readings import DeviceOnline
+from drivers.readings import DeviceOnline, Sensor
 from drivers.shoe_sensors import SensorChange
 from drivers.shoe_protocol import Ack, Decoder, MsgType, encode_message
 from drivers.shoe_link import ShoeLink
@@ -107,7 +108,7 @@ def test_cli_serves_a_host_and_a_dealer(link: list[str]) -> None:
                 reading = inbox.get(timeout=10)
                 if isinstance(reading, (CardRead, SensorChange)):
                     got.append(reading)
-            assert got == [CardRead(card, "shoe", 1), SensorChange("lid", True, 2)]
+            assert got == [CardRead(card, "shoe", 1), SensorChange(Sensor.LID_OPEN, True, 2)]  # `lid`: its older name
             with pytest.raises(DeviceError, match="no fault"):
                 dealer.fault("flood")
     finally:
@@ -120,6 +121,22 @@ def test_cli_rejects_a_bad_version() -> None:
     result = subprocess.run([sys.executable, "-m", "firmware_host.cli", "sim-shoe", "--firmware", "1.x"],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "not a firmware version" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--tcp", "--control"])
+def test_cli_with_its_port_in_use_says_so_in_one_line(option: str) -> None:
+    taken = socket.create_server(("127.0.0.1", 0))
+    try:
+        address = "127.0.0.1:%d" % taken.getsockname()[1]
+        args = [option, address] + (["--tcp", "127.0.0.1:0"] if option == "--control" else [])
+        result = subprocess.run([sys.executable, "-m", "firmware_host.cli", "sim-shoe", *args],
+                                capture_output=True, text=True, timeout=30)
+    finally:
+        taken.close()
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith(f"croupier sim-shoe: {option}: the emulated shoe cannot listen on {address}")
 
 
 def test_paced_line_delivers_a_burst_in_order() -> None:
