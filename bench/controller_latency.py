@@ -14,8 +14,9 @@ and the shoe frame number it took. CPU share: the controller process's CPU time 
 threads) over the wall time while the shoe streams (each stretch from its `draw` until the public
 feed shows the table took its last card), and over the whole run; peak RSS: its VmHWM. A floor peer
 (`floor_host`) does per card only the I/O the controller must do, against the same shoe in the same
-run: the controller's cost a card is given as a ratio to it. Aims: p99 < 2 ms, CPU < 25% of one core,
-RSS < 60 MB.
+run: the controller's cost a card is given as a ratio to it. Aims: p99 < 2 ms, CPU a card at most
+1.25x the floor peer's (the absolute share of a core is printed beside it: it moves with the machine,
+the ratio does not), RSS < 60 MB.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ BAUD = 115_200
 SEATS = 7
 HANDS = 60
 AIM_P99_MS = 2.0
-AIM_CPU = 0.25
+AIM_CPU_RATIO = 1.25  # the controller's CPU a card over the floor peer's, same run
 AIM_RSS_MB = 60.0
 
 
@@ -507,8 +508,10 @@ def run(rounds: int = 3, hands: int = 40) -> bool:
           f"two state frames a card, no table): CPU {100 * floor:.1f}% at {statistics.median(f['stream_cards_per_s'] for f in floors):.0f} "
           f"cards/s, {floor_card:.0f} us a card; the controller {per_card:.0f} us a card = {per_card / floor_card:.2f}x "
           f"the floor")
-    print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (aim < {AIM_P99_MS} ms); CPU while the shoe "
-          f"streams {100 * cpu:.1f}% (aim < {100 * AIM_CPU:.0f}%; whole run {100 * median('cpu_share_all'):.1f}%); "
+    ratio = per_card / floor_card
+    print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (aim < {AIM_P99_MS} ms); CPU a card "
+          f"{ratio:.2f}x the floor peer (aim <= {AIM_CPU_RATIO}x; {100 * cpu:.1f}% of one core while the shoe "
+          f"streams, {100 * median('cpu_share_all'):.1f}% over the whole run); "
           f"peak RSS {rss:.1f} MB (aim < {AIM_RSS_MB:.0f} MB); load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
-    return p99 < AIM_P99_MS and cpu < AIM_CPU and rss < AIM_RSS_MB
+    return p99 < AIM_P99_MS and ratio <= AIM_CPU_RATIO and rss < AIM_RSS_MB

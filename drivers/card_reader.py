@@ -42,9 +42,16 @@ class CardReader(Protocol):
 
     device: str
 
-    def start(self, timeout: float = 3.0) -> DeviceOnline | None:
+    @property
+    def driven(self) -> bool:
+        """Served from the caller's event loop (`fileno()` to poll, `pump()` to turn it) rather
+        than by a thread of its own: asked for with `start(driven=True)`, where the backend can."""
+        ...
+
+    def start(self, timeout: float = 3.0, *, driven: bool = False) -> DeviceOnline | None:
         """Connect and identify the device. Returns its DeviceOnline, or None when it has not
         answered within `timeout` (it keeps trying, and posts DeviceOnline when it does).
+        `driven`: let the caller's loop serve it, where the backend can (see `driven`).
         Raises UnsupportedDevice when the device is one we refuse to run."""
         ...
 
@@ -90,7 +97,12 @@ class SimCardReader:
         self._started = False
         self._lock = threading.Lock()
 
-    def start(self, timeout: float = 3.0) -> DeviceOnline | None:
+    @property
+    def driven(self) -> bool:
+        """Never: the twin is driven by calls, not from a loop."""
+        return False
+
+    def start(self, timeout: float = 3.0, *, driven: bool = False) -> DeviceOnline | None:
         self._started = True
         self._on_reading(self._online)
         return self._online

@@ -101,10 +101,8 @@ class Devices:
             # Long enough for a connected shoe's HELLO: unsupported firmware then raises and stops
             # the start. A shoe not answering yet is fine: the link keeps trying and its
             # DeviceOnline arrives in the inbox.
-            reader.start(timeout=1.0, driven=True)
-            if reader.refusal:
-                raise UnsupportedDevice(reader.refusal)
-            if getattr(reader, "driven", False):  # served from the controller's own loop: no hand-off per card
+            reader.start(timeout=1.0, driven=True)  # raises UnsupportedDevice for a refused shoe
+            if reader.driven:  # served from the controller's own loop: no hand-off per card
                 controller.add_pollable(reader)
 
     def set_light(self, state: str) -> None:

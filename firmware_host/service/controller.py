@@ -389,7 +389,7 @@ class Controller:
 
     def bind_commands(self, ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
         """Bind the command channel's ROUTER socket (before `run`). Raises zmq.ZMQError."""
-        sock = ctx.socket(zmq.ROUTER)
+        sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
         try:
             sock.bind(endpoint)
@@ -461,7 +461,7 @@ class Controller:
 
     def _serve_commands(self, sock: zmq.Socket[Any]) -> None:
         # ZMQ_EVENTS says whether a request waits (cheaper than a receive that raises zmq.Again)
-        while sock.get(zmq.EVENTS) & zmq.POLLIN:
+        while int(sock.get(zmq.EVENTS)) & zmq.POLLIN:
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:

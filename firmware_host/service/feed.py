@@ -43,7 +43,8 @@ def new_boot() -> str:
 
 
 def pack(message: Mapping[str, Any]) -> bytes:
-    return msgpack.packb(message, use_bin_type=True)
+    packed: bytes = msgpack.packb(message, use_bin_type=True)
+    return packed
 
 
 def unpack(frame: bytes) -> dict[str, Any]:
@@ -87,7 +88,7 @@ class Feed:
             raise
 
     def _bind(self, ctx: zmq.Context[Any], kind: int, endpoint: str) -> zmq.Socket[Any]:
-        sock = ctx.socket(kind)
+        sock: zmq.Socket[Any] = ctx.socket(kind)
         sock.setsockopt(zmq.LINGER, 0)
         if kind == zmq.PUB:
             sock.setsockopt(zmq.SNDHWM, 10000)

@@ -85,8 +85,8 @@ class TableEndpoints:
     def tcp(cls) -> TableEndpoints:
         """Free loopback TCP ports for every socket."""
         ports = [free_tcp_port() for _ in range(6)]
-        eps = [f"tcp://127.0.0.1:{p}" for p in ports[:5]]
-        return cls(*eps, panel=f"127.0.0.1:{ports[5]}")
+        commands, public, snapshot, full, full_snapshot = (f"tcp://127.0.0.1:{p}" for p in ports[:5])
+        return cls(commands, public, snapshot, full, full_snapshot, panel=f"127.0.0.1:{ports[5]}")
 
 
 @dataclass(frozen=True, slots=True)

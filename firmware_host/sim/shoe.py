@@ -41,6 +41,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 from drivers.errors import DeviceError, FrameError
@@ -433,7 +434,7 @@ class SimShoeServer:
             fw.poll(now)
             self._write(fw.take_output())
             wait = self._pace(now)
-            readers: list[object] = [self._control, *self._control_clients]
+            readers: list[Any] = [self._control, *self._control_clients]
             if self._master is not None:
                 readers.append(self._master)
             if self._listen is not None:

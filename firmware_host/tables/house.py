@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import MAX_SPOTS, THREE_CARD_POKER, UTH
@@ -77,7 +77,7 @@ class HouseSetup:
 class HouseTable(FaultBook):
     """The hand in progress at a house-banked game (or just finished, until the next one starts)."""
 
-    STEPS = frozenset({"bet", "decide"})
+    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide"})
 
     def __init__(self, setup: HouseSetup, hand: int) -> None:
         self.setup = setup

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import Card
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
-from engine.poker import VARIANTS, Hand, HandSettings, Session, Stakes, Structure
+from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 
@@ -173,7 +173,7 @@ class PokerTable(FaultBook):
     A `GameTable` (firmware_host.tables.base); its own steps are `act`, `seat` and `chop`.
     """
 
-    STEPS = frozenset({"act", "seat", "chop"})
+    STEPS: ClassVar[frozenset[str]] = frozenset({"act", "seat", "chop"})
 
     def __init__(self, setup: PokerSetup, hand: int, seating: Mapping[str, Any] | None = None) -> None:
         """The table for hand number `hand`: the players `setup` seats, or the `seating` a closed
@@ -394,11 +394,11 @@ class PokerTable(FaultBook):
 
     def _all_in(self, hand: Hand, seat: int) -> tuple[list[Any], str]:
         view = hand.view()
-        legal = view.legal  # type: ignore[attr-defined]
+        legal = view.legal
         if hand.actor != seat:
             hand.fold(seat)  # raises the engine's out-of-turn reason
         if legal.all_in is None:
-            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")  # type: ignore[attr-defined]
+            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")
         to = legal.all_in
         if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
             brought = hand.post_bring_in(seat)
@@ -406,6 +406,8 @@ class PokerTable(FaultBook):
         if legal.call is not None and to <= hand.level:
             called = hand.call(seat)
             return ["call", seat], f"calls {called.amount} (all in)"
+        if legal.bet_or_raise is None:
+            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")
         kind = legal.bet_or_raise.kind
         hand.bet_or_raise(to, seat)
         return [kind, seat, to], f"{kind} all in to {to}"
@@ -482,7 +484,7 @@ class PokerTable(FaultBook):
             base["spots"] = [self._empty_seat(s, v) for s, v in sorted(players.items())]
             base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored])
             return base
-        dv = hand.view().to_dict(public=False)  # type: ignore[attr-defined]
+        dv: dict[str, Any] = hand.view().to_dict(public=False)
         live = self.closed is None and not self.over
         shown = self._shown()
         finals = self.final_stacks() if self.over else None
