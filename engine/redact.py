@@ -82,24 +82,29 @@ def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
     visible = hand.get("visible", ())
     if len(visible) != len(cards):
         raise ValueError(f"a hand's visible flags ({len(visible)}) do not match its cards ({len(cards)})")
-    out: dict[str, Any] = {}
     every = all(visible)
+    out: dict[str, Any] = {}
     for key, value in hand.items():
         if key not in HAND_KEYS:
             continue
         if key == "cards":
-            out[key] = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
+            out[key] = list(cards) if every else [card if seen else HIDDEN for card, seen in zip(cards, visible)]
         elif key == "hand_name":
             out[key] = value if every else None
         else:
-            out[key] = _copy(value)
+            kind = type(value)
+            out[key] = value if kind is not dict and kind is not list else _copy(value)
     return out
 
 
 def _copy(value: Any) -> Any:
     """A copy of plain view data (maps, lists, scalars), so the public view shares nothing."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
+    kind = type(value)
+    if kind is dict:
+        return {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) not in _NESTED else _copy(v) for v in value]
     return value
+
+
+_NESTED = (dict, list)
