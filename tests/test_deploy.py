@@ -168,3 +168,51 @@ def test_unknown_option_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "unknown option: --frobnicate" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# -- command lines quoted in the example configurations ---------------------------------------------
+
+_CROUPIER_LINE = re.compile(r"(?<![\w-])(?:[\w./-]*/)?croupier ((?:%s)(?![\w-])[^`()#\n]*)"
+                            % "|".join(map(re.escape, COMMANDS)))
+
+
+def quoted_command_lines(path: Path) -> list[list[str]]:
+    """Every `croupier ...` command line in a TOML file's comments, as argv after `croupier`.
+
+    A comment line ending in `\\` continues on the next comment line, as in a shell.
+    """
+    comments: list[str] = []
+    pending = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        _, sep, comment = line.partition("#")
+        if not sep:
+            continue
+        comment = pending + comment.strip()
+        if comment.endswith("\\"):
+            pending = comment[:-1] + " "
+            continue
+        pending = ""
+        comments.append(comment)
+    return [shlex.split(m.group(1)) for c in comments for m in _CROUPIER_LINE.finditer(c)]
+
+
+def test_every_command_line_in_the_deploy_configurations_is_taken_by_croupier() -> None:
+    found = {p.name: quoted_command_lines(p) for p in sorted(DEPLOY.glob("*.toml"))}
+    assert ["sim-shoe", "--tcp", "127.0.0.1:7000"] in found["sim.toml"]
+    assert ["run", "--config", "/etc/croupier/table.toml", "--state", "/var/lib/croupier"] in found["pi.toml"]
+    for name, lines in found.items():
+        assert lines, f"{name}: no croupier command line found in its comments"
+        for argv in lines:
+            try:
+                args = build_parser(argv[0]).parse_args(argv)
+            except SystemExit as exc:
+                pytest.fail(f"deploy/{name}: `croupier {shlex.join(argv)}` is refused (exit {exc.code})")
+            config = getattr(args, "config", None)
+            if config is not None and config.startswith("deploy/"):
+                Config.load(ROOT / config)  # the configuration it names loads
+
+
+def test_sim_config_points_the_shoe_at_the_emulator_its_comment_starts() -> None:
+    (argv,) = [a for a in quoted_command_lines(DEPLOY / "sim.toml") if a[0] == "sim-shoe"]
+    host, port = build_parser("sim-shoe").parse_args(argv).tcp
+    assert Config.load(DEPLOY / "sim.toml").shoe.url == f"socket://{host}:{port}"
