@@ -208,6 +208,9 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `croupier history | head`: the reader has what it wanted
         return stdout_closed()
+    except JournalError as exc:  # damaged past its first page
+        print(f"croupier history: {exc}", file=sys.stderr)
+        return 1
     finally:
         journal.close()
     return 0

@@ -197,6 +197,9 @@ def export_state(state: str, last: int, hand: int | None, phhs: bool, out: Any) 
     except EngineError as exc:
         print(f"croupier phh export: {state}: {exc}", file=sys.stderr)
         return 2
+    except JournalError as exc:  # damaged past its first page
+        print(f"croupier phh export: {exc}", file=sys.stderr)
+        return 2
     finally:
         journal.close()
     if not records:

@@ -162,7 +162,11 @@ def serve(cfg: Config, state_dir: Path) -> int:
                                 feed=feed)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
-        controller.bind_commands(ctx, cfg.commands.endpoint)
+        try:
+            controller.bind_commands(ctx, cfg.commands.endpoint)
+        except zmq.ZMQError as exc:  # in use, or no such interface: the configuration's to fix
+            raise ConfigError(f"{cfg.source}: [commands] endpoint: cannot bind {cfg.commands.endpoint}: "
+                              f"{exc}") from exc
         devices.open(cfg, controller)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: controller.stop())
@@ -176,6 +180,9 @@ def serve(cfg: Config, state_dir: Path) -> int:
         gc.freeze()
         controller.run(ctx)
         return 0
+    except ConfigError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
     except (JournalError, FeedError, zmq.ZMQError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 1

@@ -119,6 +119,26 @@ def _dumps(value: Any) -> str:
     return _encode(value)
 
 
+def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse (JournalError, the connection closed) a file that is not a journal this controller reads."""
+    try:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{path}: not a journal (SQLite: {exc})") from exc
+        if not tables:
+            raise JournalError(f"{path}: an empty file, not a journal (no controller has written to it)")
+        if version > SCHEMA_VERSION:
+            raise JournalError(f"{path}: journal schema {version} is newer than this controller's {SCHEMA_VERSION}")
+        missing = {"events", "hands", "boots"} - tables
+        if missing:
+            raise JournalError(f"{path}: not a journal (no table {', '.join(sorted(missing))})")
+    except JournalError:
+        conn.close()
+        raise
+
+
 class Journal:
     """An open journal file. Not thread-safe by design: the controller thread alone writes.
 
@@ -139,14 +159,24 @@ class Journal:
         """
         directory = Path(state_dir)
         path = directory / JOURNAL_FILE
+        if directory.exists() and not directory.is_dir():
+            raise JournalError(f"{directory}: not a directory (the state directory holds the journal)")
+        if path.is_dir():
+            raise JournalError(f"{path}: a directory, not a journal file")
         try:
             if readonly:
                 if not path.exists():
                     raise JournalError(f"no journal at {path}")
                 conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
                                        check_same_thread=False)
+                _check_readable(conn, path)
             else:
-                directory.mkdir(parents=True, exist_ok=True)
+                try:
+                    directory.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    blocker = next((p for p in directory.parents if p.exists() and not p.is_dir()), None)
+                    why = f"{blocker} is not a directory" if blocker is not None else exc.strerror or str(exc)
+                    raise JournalError(f"{directory}: cannot create the state directory: {why}") from exc
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
@@ -276,7 +306,16 @@ class Journal:
         return Event(id=row[0], hand=row[1], ts=row[2], kind=row[3], body=json.loads(row[4]), req=row[5])
 
     def resume(self) -> Resume:
-        """The last `open` event and every event to replay after it (see the module docstring)."""
+        """The last `open` event and every event to replay after it (see the module docstring).
+
+        Raises JournalError when the file cannot be read (damaged pages, a body that is not JSON).
+        """
+        try:
+            return self._resume()
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise JournalError(f"{self.path}: cannot read the events to replay: {exc}") from exc
+
+    def _resume(self) -> Resume:
         conn = self._conn
         row = conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind='open' "
                            "ORDER BY id DESC LIMIT 1").fetchone()
@@ -308,11 +347,17 @@ class Journal:
         return [self._event(r) for r in rows]
 
     def hands(self, last: int | None = None) -> list[HandRow]:
-        """Finished hands, oldest first; the last `last` of them when given."""
+        """Finished hands, oldest first; the last `last` of them when given.
+
+        Raises JournalError when the file cannot be read (damaged pages, a record that is not JSON).
+        """
         sql = "SELECT hand, game, status, closed_event, ts, record FROM hands ORDER BY hand DESC"
-        rows = self._conn.execute(sql + (" LIMIT ?" if last is not None else ""),
-                                  (last,) if last is not None else ()).fetchall()
-        return [HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in reversed(rows)]
+        try:
+            rows = self._conn.execute(sql + (" LIMIT ?" if last is not None else ""),
+                                      (last,) if last is not None else ()).fetchall()
+            return [HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in reversed(rows)]
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
 
     def events(self, since: int = 0) -> Iterator[Event]:
         """Every event with id > since, in order."""
