@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.errors import CardError, DuplicateCard
+from engine.errors import CardError, DuplicateCard, shown
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"  # suit order where suits break ties: clubs < diamonds < hearts < spades
@@ -26,7 +26,7 @@ class Card:
 
     >>> Card.parse("As")
     Card('As')
-    >>> str(Card.parse("td")), Card.parse("2c").index
+    >>> str(Card.parse("Td")), Card.parse("2c").index
     ('Td', 0)
     """
 
@@ -39,17 +39,15 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse `As`, `Td`, `2c` (rank case-insensitive, suit lower or upper case).
+        """Parse `As`, `Td`, `2c`: the one text form (rank upper case, suit lower case), nothing else.
 
-        Raises CardError naming the text when it is not a card (`??` included: a hidden card
-        is not a card the engine can use).
+        Raises CardError naming the text when it is not a card (`td`, `AS` and `??` included: a
+        hidden card is not a card the engine can use).
         """
         card = _BY_TEXT.get(text) if isinstance(text, str) else None
         if card is None:
-            if isinstance(text, str) and len(text) == 2:
-                card = _BY_TEXT.get(text[0].upper() + text[1].lower())
-            if card is None:
-                raise CardError(f"not a card: {text!r} (expected rank of {RANKS} and suit of {SUITS}, e.g. 'As')")
+            raise CardError(f"not a card: {shown(text)} (expected rank of {RANKS} and suit of {SUITS}, "
+                            f"e.g. \"As\")")
         return card
 
     @classmethod
@@ -85,7 +83,7 @@ def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
     if isinstance(cards, str):
         text = cards.replace(" ", "").replace(",", "")
         if len(text) % 2:
-            raise CardError(f"not a list of cards: {cards!r}")
+            raise CardError(f"not a list of cards: {shown(cards)}")
         items: Iterable[str | Card] = [text[i:i + 2] for i in range(0, len(text), 2)]
     else:
         items = cards

@@ -18,8 +18,11 @@ def test_decode_bet() -> None:
     assert cmd.args == {"seat": 3, "bets": {"ante": 1000, "blind": 1000}}
 
 
-def test_decode_card_normalises_text() -> None:
-    assert Command.decode(frame(cmd="card", card="aS")).args == {"card": "As"}
+def test_decode_card_takes_the_one_text_form() -> None:
+    assert Command.decode(frame(cmd="card", card="As")).args == {"card": "As"}
+    for text in ("aS", "as", "AS"):  # rank upper case, suit lower case: the engine's one card parser
+        with pytest.raises(Malformed, match=f'card: not a card: "{text}"'):
+            Command.decode(frame(cmd="card", card=text))
 
 
 def test_integer_ids_are_journaled_as_text() -> None:
