@@ -31,11 +31,17 @@ from typing import Any, ClassVar
 
 from engine import redact
 from engine.cards import Card, format_cards
-from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError
+from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, shown
 from engine.games import DEAD
 from engine.paytables import Odds, Profile
 
 AUDIENCES = ("public", "full")
+
+STAKE_CEILING = 1_000_000_000
+"""The largest stake (and table limit) the engine takes, in the table's smallest unit, whatever the
+table: 10,000,000.00 in cents. Even at 500:1 (the Blind's royal flush) a payout stays far below
+2**53, so every amount is exact for a reader of the JSON feed or settlement that holds numbers as
+doubles. A table's `[limits]` narrow it; without them (`croupier settle` with no `--table`) it is the bound."""
 
 
 # --- table limits -----------------------------------------------------------------------------------
@@ -63,6 +69,8 @@ class TableLimits:
             low = 1 if key in ("minimum", "chip") else 0
             if value < low:
                 raise LimitsError(f"{key}: must be at least {low}, not {value}")
+            if value > STAKE_CEILING:
+                raise LimitsError(f"{key}: {value} is above the engine's ceiling on any stake, {STAKE_CEILING}")
         if self.maximum and self.maximum < self.minimum:
             raise LimitsError(f"maximum: {self.maximum} is below the minimum {self.minimum}")
         if self.side_maximum and self.side_maximum < self.side_minimum:
@@ -138,11 +146,14 @@ def pay(stake: int, odds: Odds, chip: int = 1) -> int:
 
 
 def check_stake(bet: str, amount: object) -> int:
-    """A stake must be a positive integer (never a bool or a float). Raises IllegalAction."""
+    """A stake must be a positive integer (never a bool or a float) no larger than `STAKE_CEILING`.
+    Raises IllegalAction."""
     if not isinstance(amount, int) or isinstance(amount, bool):
-        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {amount!r}")
+        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {shown(amount)}")
     if amount <= 0:
         raise IllegalAction(f"{bet}: a stake must be a positive integer, not {amount}")
+    if amount > STAKE_CEILING:
+        raise IllegalAction(f"{bet}: {amount} is above the engine's ceiling on any stake, {STAKE_CEILING}")
     return amount
 
 
@@ -235,20 +246,20 @@ def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int])
 def expect_keys(obj: object, where: str, required: Sequence[str], optional: Sequence[str] = ()) -> Mapping[str, Any]:
     """`obj` must be a JSON object with these keys and no others. Raises RoundFormatError."""
     if not isinstance(obj, Mapping):
-        raise RoundFormatError(f"{where}: must be an object, not {type(obj).__name__}")
+        raise RoundFormatError(f"{where}: must be an object, not {json_type(obj)}")
     for key in obj:
         if key not in required and key not in optional:
-            raise RoundFormatError(f"{where}: unknown key {key!r}")
+            raise RoundFormatError(f"{where}: unknown key {shown(key)}")
     for key in required:
         if key not in obj:
-            raise RoundFormatError(f"{where}: {key!r} is missing")
+            raise RoundFormatError(f"{where}: {shown(key)} is missing")
     return obj
 
 
 def parse_card_list(value: object, count: int, where: str) -> tuple[Card, ...]:
     """A JSON list of exactly `count` cards. Raises CardError or RoundFormatError naming `where`."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RoundFormatError(f"{where}: must be a list of cards such as [\"As\", \"Kd\"], not {value!r}")
+        raise RoundFormatError(f"{where}: must be a list of cards such as [\"As\", \"Kd\"], not {shown(value)}")
     try:
         cards = tuple(Card.parse(v) for v in value)
     except CardError as exc:
@@ -260,18 +271,18 @@ def parse_card_list(value: object, count: int, where: str) -> tuple[Card, ...]:
 
 def parse_seat(value: object, max_spots: int, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= max_spots:
-        raise RoundFormatError(f"{where}: seat must be an integer 1..{max_spots}, not {value!r}")
+        raise RoundFormatError(f"{where}: seat must be an integer 1..{max_spots}, not {shown(value)}")
     return value
 
 
 def parse_bets(value: object, where: str, known: Sequence[str]) -> dict[str, int]:
     """A JSON object of bet circle -> positive integer stake. Raises RoundFormatError/IllegalAction."""
     if not isinstance(value, Mapping):
-        raise RoundFormatError(f"{where}: bets must be an object of bet circle -> stake, not {value!r}")
+        raise RoundFormatError(f"{where}: bets must be an object of bet circle -> stake, not {shown(value)}")
     bets: dict[str, int] = {}
     for bet, amount in value.items():
         if bet not in known:
-            raise IllegalAction(f"{where}: unknown bet {bet!r} (bets here: {', '.join(known)})")
+            raise IllegalAction(f"{where}: unknown bet {shown(bet)} (bets here: {', '.join(known)})")
         bets[bet] = check_stake(f"{where}: {bet}", amount)
     return bets
 
@@ -799,5 +810,5 @@ def _can(verify: Any, *args: Any) -> bool:
 
 __all__ = [
     "AUDIENCES", "HouseRound", "RoundRecord", "Settlement", "SpotRecord", "SpotResult", "Stage", "Step",
-    "TableLimits", "Target", "check_stake", "pay", "spot_result",
+    "STAKE_CEILING", "TableLimits", "Target", "check_stake", "pay", "spot_result",
 ]

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from engine.errors import EngineError, RoundFormatError
+from engine.errors import EngineError, RoundFormatError, json_type, shown
 from engine.games import HOUSE_GAMES
 from engine.house import Settlement, TableLimits
 from engine.paytables import Profile
@@ -38,7 +38,7 @@ def settle_round(obj: object, profile: Profile, limits: TableLimits | None = Non
     LimitsError (limits that break the profile).
     """
     if not isinstance(obj, Mapping):
-        raise RoundFormatError(f"round: must be an object, not {type(obj).__name__}")
+        raise RoundFormatError(f"round: must be an object, not {json_type(obj)}")
     game = obj.get("game")
     chip = limits.chip if limits is not None else 1
     if game == "uth":
@@ -51,20 +51,50 @@ def settle_round(obj: object, profile: Profile, limits: TableLimits | None = Non
         if limits is not None:
             tcp.check_limits(limits)
         return settle_3cp(tcp, profile.three_card_poker, chip)
-    raise RoundFormatError(f"round: game must be one of {', '.join(map(repr, GAMES))}, not {game!r}")
+    raise RoundFormatError(f"round: game must be one of {', '.join(map(shown, GAMES))}, not {shown(game)}")
 
 
-def settle_line(line: str, profile: Profile, limits: TableLimits | None = None) -> dict[str, Any]:
-    """Settle one JSON line; the result as JSON values. Raises RoundFormatError for text that is
-    not JSON, and what `settle_round` raises."""
+def settle_line(line: str | bytes, profile: Profile, limits: TableLimits | None = None) -> dict[str, Any]:
+    """Settle one JSON line (text, or bytes that must be UTF-8); the result as JSON values.
+
+    Raises RoundFormatError for bytes that are not UTF-8, text that is not JSON or an object with a
+    key given twice, and what `settle_round` raises.
+    """
+    if isinstance(line, bytes):
+        line = decode_line(line)
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, object_pairs_hook=_object)
+    except RoundFormatError:
+        raise
     except ValueError as exc:
         raise RoundFormatError(f"not JSON: {exc}") from None
     return settle_round(obj, profile, limits).to_dict()
 
 
-def settle_lines(lines: Iterable[str], profile: Profile,
+def decode_line(data: bytes) -> str:
+    """One input line's bytes as text. Raises RoundFormatError naming the first byte that is not UTF-8.
+
+    >>> decode_line(b'{"game": "K\\xc3"}')
+    Traceback (most recent call last):
+    engine.errors.RoundFormatError: not valid UTF-8 at byte 12 (0xc3)
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RoundFormatError(f"not valid UTF-8 at byte {exc.start + 1} (0x{data[exc.start]:02x})") from None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: a key given twice is refused, never the last one taken."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise RoundFormatError(f"duplicate key {shown(key)}")
+        obj[key] = value
+    return obj
+
+
+def settle_lines(lines: Iterable[str | bytes], profile: Profile,
                  limits: TableLimits | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
     """Settle JSON Lines: for each non-blank line, `(result, True)`, or `({"line": N, "error": ...},
     False)` when the line is not a valid round (N counts every line from 1). Never raises for a bad line.

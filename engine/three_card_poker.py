@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, RoundFormatError
+from engine.errors import IllegalAction, RoundFormatError, shown
 from engine.evaluate import three_card
 from engine.games import THREE_CARD_POKER
 from engine.house import (
@@ -71,7 +71,7 @@ class ThreeCardHand:
 
     @classmethod
     def parse(cls, obj: object, rules: ThreeCardPokerRules) -> ThreeCardHand:
-        """Read and check a round given as JSON values (see issue 2): cards, counts, seats, stakes,
+        """Read and check a round given as JSON values (the `croupier settle` input, see `engine.settle`): cards, counts, seats, stakes,
         a decision exactly where there is an Ante.
 
         Raises RoundFormatError (shape), CardError (bad, duplicate or miscounted cards) or
@@ -79,7 +79,7 @@ class ThreeCardHand:
         """
         data = expect_keys(obj, "round", ("game", "dealer", "spots"))
         if data["game"] != GAME:
-            raise RoundFormatError(f"round: game must be {GAME!r}, not {data['game']!r}")
+            raise RoundFormatError(f"round: game must be {shown(GAME)}, not {shown(data['game'])}")
         dealer = parse_card_list(data["dealer"], 3, "dealer")
         if not isinstance(data["spots"], list):
             raise RoundFormatError("spots: must be a list of spots")
@@ -95,13 +95,13 @@ class ThreeCardHand:
             check_tcp_bets(bets, where)
             dead = s.get("dead", False)
             if not isinstance(dead, bool):
-                raise RoundFormatError(f"{where}: dead must be true or false, not {dead!r}")
+                raise RoundFormatError(f"{where}: dead must be true or false, not {shown(dead)}")
             play = s.get("play")
             if "ante" in bets:
                 if not isinstance(play, bool) and not (dead and play is None):
-                    raise IllegalAction(f"{where}: play must be true (played) or false (folded), not {play!r}")
+                    raise IllegalAction(f"{where}: play must be true (played) or false (folded), not {shown(play)}")
             elif play is not None:
-                raise IllegalAction(f"{where}: Pair Plus alone takes no decision, but play is {play!r}")
+                raise IllegalAction(f"{where}: Pair Plus alone takes no decision, but play is {shown(play)}")
             spots.append(ThreeCardSpot(seat, cards, MappingProxyType(bets), play, dead))
         hand = cls(dealer, tuple(spots))
         check_all_distinct(hand.all_cards())

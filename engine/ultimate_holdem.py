@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, RoundFormatError
+from engine.errors import IllegalAction, RoundFormatError, shown
 from engine.evaluate import HandValue, high
 from engine.games import UTH
 from engine.house import (
@@ -76,7 +76,7 @@ class UthHand:
 
     @classmethod
     def parse(cls, obj: object, rules: UthRules) -> UthHand:
-        """Read and check a round given as JSON values (see issue 2): cards, counts, seats, stakes,
+        """Read and check a round given as JSON values (the `croupier settle` input, see `engine.settle`): cards, counts, seats, stakes,
         Blind equal to Ante, legal Play multiples.
 
         Raises RoundFormatError (shape), CardError (bad, duplicate or miscounted cards) or
@@ -84,7 +84,7 @@ class UthHand:
         """
         data = expect_keys(obj, "round", ("game", "dealer", "board", "spots"))
         if data["game"] != GAME:
-            raise RoundFormatError(f"round: game must be {GAME!r}, not {data['game']!r}")
+            raise RoundFormatError(f"round: game must be {shown(GAME)}, not {shown(data['game'])}")
         dealer = parse_card_list(data["dealer"], 2, "dealer")
         board = parse_card_list(data["board"], 5, "board")
         if not isinstance(data["spots"], list):
@@ -101,7 +101,7 @@ class UthHand:
             check_uth_bets(bets, where)
             dead = s.get("dead", False)
             if not isinstance(dead, bool):
-                raise RoundFormatError(f"{where}: dead must be true or false, not {dead!r}")
+                raise RoundFormatError(f"{where}: dead must be true or false, not {shown(dead)}")
             spots.append(UthSpot(seat, cards, MappingProxyType(bets), _parse_play(s["play"], rules, where), dead))
         hand = cls(dealer, board, tuple(spots))
         check_all_distinct(hand.all_cards())
@@ -136,10 +136,10 @@ def _parse_play(value: object, rules: UthRules, where: str) -> UthPlay | None:
     play = expect_keys(value, f"{where}: play", ("street", "multiple"))
     street, multiple = play["street"], play["multiple"]
     if street not in STREETS:
-        raise IllegalAction(f"{where}: play street must be one of {', '.join(STREETS)}, not {street!r}")
+        raise IllegalAction(f"{where}: play street must be one of {', '.join(STREETS)}, not {shown(street)}")
     legal = rules.multiples(street)
     if not isinstance(multiple, int) or isinstance(multiple, bool) or multiple not in legal:
-        raise IllegalAction(f"{where}: play {multiple!r}x is not legal {_on(street)} "
+        raise IllegalAction(f"{where}: play {shown(multiple)}x is not legal {_on(street)} "
                             f"(legal: {' or '.join(f'{m}x' for m in legal)})")
     return UthPlay(street, multiple)
 

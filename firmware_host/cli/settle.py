@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TextIO
 
 from engine.errors import EngineError
@@ -31,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", metavar="FILE", help="TOML table configuration with a [limits] table")
 
 
-def run(profile_name: str, table: str | None, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    """Settle `stdin` onto `stdout`; the exit status."""
+def run(profile_name: str, table: str | None, stdin: Iterable[str] | Iterable[bytes], stdout: TextIO,
+        stderr: TextIO) -> int:
+    """Settle the lines of `stdin` (text, or bytes that must be UTF-8) onto `stdout`; the exit status."""
     try:
         profile = load_profile(profile_name)
         limits = None
@@ -57,7 +59,7 @@ def run(profile_name: str, table: str | None, stdin: TextIO, stdout: TextIO, std
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        return run(args.profile, args.table, sys.stdin, sys.stdout, sys.stderr)
+    try:  # bytes: a line that is not UTF-8 is refused naming the byte, never read as surrogates
+        return run(args.profile, args.table, sys.stdin.buffer, sys.stdout, sys.stderr)
     except BrokenPipeError:  # `croupier settle < rounds | head`: the reader has what it wanted
         return stdout_closed()

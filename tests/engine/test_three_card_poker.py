@@ -131,7 +131,7 @@ def test_literal_profile() -> None:
     # below a straight the Bonus stake loses; folded, it loses
     assert results(tcp("Js 8c 2c", spot(1, "Ah Ad 6s", ante=500, bonus=100)), LITERAL)["bonus"] == -100
     assert results(tcp("Js 8c 2c", spot(1, "4h 5d 6s", play=False, ante=500, bonus=100)), LITERAL)["bonus"] == -100
-    with pytest.raises(IllegalAction, match="unknown bet 'bonus'"):
+    with pytest.raises(IllegalAction, match="unknown bet \"bonus\""):
         settle_round(tcp("Js 8c 2c", spot(1, "4h 5d 6s", ante=500, bonus=100)), DEFAULT)
 
 
@@ -154,14 +154,14 @@ GOOD = tcp("Ks 7d 2c", spot(1, "Qh Qd 5s", ante=500, pair_plus=500))
 @pytest.mark.parametrize(("change", "error", "words"), [
     (lambda r: r["spots"][0].update(cards=["Qh", "Qd"]), CardError, "2 cards, 3 expected"),
     (lambda r: r["spots"][0].update(cards=["Qh", "Qd", "Ks"]), CardError, "duplicate card: Ks"),
-    (lambda r: r.update(dealer=["Ks", "7d", "1c"]), CardError, "not a card: '1c'"),
+    (lambda r: r.update(dealer=["Ks", "7d", "1c"]), CardError, "not a card: \"1c\""),
     (lambda r: r["spots"][0].pop("play"), IllegalAction, "play must be true"),
     (lambda r: r["spots"][0].update(play="yes"), IllegalAction, "play must be true"),
     (lambda r: r["spots"][0]["bets"].pop("ante"), IllegalAction, "Pair Plus alone takes no decision"),
     (lambda r: r["spots"][0].update(bets={}), IllegalAction, "an ante, a pair plus, or both"),
     (lambda r: r["spots"][0]["bets"].update(ante=-500), IllegalAction, "positive integer"),
-    (lambda r: r["spots"][0]["bets"].update(blind=500), IllegalAction, "unknown bet 'blind'"),
-    (lambda r: r["spots"][0].update(board=[]), RoundFormatError, "unknown key 'board'"),
+    (lambda r: r["spots"][0]["bets"].update(blind=500), IllegalAction, "unknown bet \"blind\""),
+    (lambda r: r["spots"][0].update(board=[]), RoundFormatError, "unknown key \"board\""),
     (lambda r: r["spots"][0].update(seat="1"), RoundFormatError, "seat must be an integer"),
     (lambda r: r.update(spots={}), RoundFormatError, "spots: must be a list"),
 ])

@@ -154,7 +154,7 @@ GOOD = uth("Qh Jc", "2c 7d 9h 4s 3c", spot(1, "As Kd", 1000, ("preflop", 4), tri
 
 
 @pytest.mark.parametrize(("change", "error", "words"), [
-    (lambda r: r["spots"][0].update(cards=["As", "Zz"]), CardError, "spot 1: cards: not a card: 'Zz'"),
+    (lambda r: r["spots"][0].update(cards=["As", "Zz"]), CardError, "spot 1: cards: not a card: \"Zz\""),
     (lambda r: r["spots"][0].update(cards=["As", "Qh"]), CardError, "duplicate card: Qh"),
     (lambda r: r["spots"][0].update(cards=["As"]), CardError, "1 cards, 2 expected"),
     (lambda r: r.update(board=["2c", "7d", "9h", "4s"]), CardError, "board: 4 cards, 5 expected"),
@@ -166,12 +166,12 @@ GOOD = uth("Qh Jc", "2c 7d 9h 4s 3c", spot(1, "As Kd", 1000, ("preflop", 4), tri
     (lambda r: r["spots"][0]["bets"].update(trips=-5), IllegalAction, "positive integer"),
     (lambda r: r["spots"][0]["bets"].update(trips=2.5), IllegalAction, "positive integer"),
     (lambda r: r["spots"][0]["bets"].update(trips=True), IllegalAction, "positive integer"),
-    (lambda r: r["spots"][0]["bets"].update(pair_plus=5), IllegalAction, "unknown bet 'pair_plus'"),
-    (lambda r: r["spots"][0].pop("play"), RoundFormatError, "'play' is missing"),
+    (lambda r: r["spots"][0]["bets"].update(pair_plus=5), IllegalAction, "unknown bet \"pair_plus\""),
+    (lambda r: r["spots"][0].pop("play"), RoundFormatError, "\"play\" is missing"),
     (lambda r: r["spots"][0].update(seat=9), RoundFormatError, "seat must be an integer 1..7"),
     (lambda r: r["spots"].append(dict(r["spots"][0], cards=["2s", "2d"])), RoundFormatError, "appears twice"),
     (lambda r: r.update(game="baccarat"), RoundFormatError, "game must be one of"),
-    (lambda r: r.update(extra=1), RoundFormatError, "unknown key 'extra'"),
+    (lambda r: r.update(extra=1), RoundFormatError, "unknown key \"extra\""),
 ])
 def test_invalid_rounds_are_refused(change: Any, error: type[Exception], words: str) -> None:
     import copy

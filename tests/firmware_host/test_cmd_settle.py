@@ -49,7 +49,7 @@ def test_bad_lines_are_reported_and_the_rest_settled() -> None:
     assert lines[1]["house_net"] == -3500
     assert lines[2] == {"line": 3, "error": "duplicate card: Qh appears twice in the round"}
     assert lines[3]["line"] == 5 and "play 2x is not legal at the river" in str(lines[3]["error"])
-    assert lines[4]["line"] == 6 and "'dealer' is missing" in str(lines[4]["error"])
+    assert lines[4]["line"] == 6 and '"dealer" is missing' in str(lines[4]["error"])
     assert lines[5]["house_net"] == -1600
 
 
@@ -89,4 +89,68 @@ def test_the_croupier_command() -> None:
     assert proc.returncode == 1
     first, second = (json.loads(line) for line in proc.stdout.splitlines())
     assert first["spots"][0]["results"]["trips"] == -500
-    assert second == {"line": 2, "error": "round: must be an object, not list"}
+    assert second == {"line": 2, "error": "round: must be an object, not an array"}
+
+
+# -- strict input, through the real command (bytes on stdin, as a dealer's file or pipe gives them) -----
+
+
+def croupier_settle(data: bytes, *args: str) -> tuple[int, list[dict[str, object]]]:
+    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", *args], input=data,
+                          capture_output=True, timeout=60, cwd=Path(__file__).parents[2])
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
+
+
+def test_cards_in_any_other_case_are_refused_as_the_error_text_says() -> None:
+    lower = json.loads(json.dumps(TCP))
+    lower["dealer"] = ["ks", "7d", "2c"]
+    upper = json.loads(json.dumps(TCP))
+    upper["spots"][0]["cards"] = ["QH", "Qd", "5s"]
+    status, lines = croupier_settle(f"{json.dumps(lower)}\n{json.dumps(upper)}\n{json.dumps(TCP)}\n".encode())
+    assert status == 1
+    assert lines[0] == {"line": 1, "error": 'dealer: not a card: "ks" (expected rank of 23456789TJQKA and '
+                                            'suit of cdhs, e.g. "As")'}
+    assert lines[1]["line"] == 2 and str(lines[1]["error"]).startswith('spot 1: cards: not a card: "QH"')
+    assert lines[2]["house_net"] == -1600  # the good line after them is still settled
+
+
+def test_a_key_given_twice_is_refused_naming_it() -> None:
+    text = json.dumps(TCP).replace('"ante": 500', '"ante": 500, "ante": 100')
+    again = json.dumps(TCP).replace('"game": "3cp"', '"game": "3cp", "game": "uth"')
+    status, lines = croupier_settle(f"{text}\n{again}\n".encode())
+    assert status == 1
+    assert lines == [{"line": 1, "error": 'duplicate key "ante"'}, {"line": 2, "error": 'duplicate key "game"'}]
+
+
+def test_stakes_are_bounded_without_a_table_file() -> None:
+    from engine.house import STAKE_CEILING
+    huge = json.dumps(TCP).replace('"ante": 500', '"ante": ' + "1" + "0" * 36)
+    top = json.dumps(TCP).replace('"ante": 500', f'"ante": {STAKE_CEILING}')
+    over = json.dumps(TCP).replace('"pair_plus": 100', f'"pair_plus": {STAKE_CEILING + 1}')
+    status, lines = croupier_settle(f"{huge}\n{top}\n{over}\n".encode())
+    assert status == 1
+    assert lines[0] == {"line": 1, "error": f"spot 1: ante: {10**36} is above the engine's ceiling on any "
+                                            f"stake, {STAKE_CEILING}"}
+    assert lines[1]["house_net"] == -(2 * STAKE_CEILING + 500 + 100)  # the ceiling itself is a stake
+    assert lines[2]["line"] == 3 and "spot 2: pair_plus" in str(lines[2]["error"])
+
+
+def test_errors_spell_values_as_json() -> None:
+    true_ante = json.dumps(TCP).replace('"ante": 500', '"ante": true')
+    null_dealer = json.dumps({**TCP, "dealer": ["Ks", None, "2c"]})
+    escaped = '{"game": "K\\udcc3"}'  # a lone surrogate written as a JSON escape
+    status, lines = croupier_settle(f"{true_ante}\n{null_dealer}\n{escaped}\n".encode())
+    assert status == 1
+    assert lines[0] == {"line": 1, "error": "spot 1: ante: a stake must be a positive integer, not true"}
+    assert lines[1] == {"line": 2, "error": 'dealer: must be a list of cards such as ["As", "Kd"], '
+                                            'not ["Ks", null, "2c"]'}
+    assert lines[2] == {"line": 3, "error": 'round: game must be one of "uth", "3cp", not "K\\udcc3"'}
+
+
+def test_bytes_that_are_not_utf8_are_named_by_position() -> None:
+    bad = b'{"game": "3cp", "dealer": ["K\xc3", "7d", "2c"], "spots": []}\n'
+    status, lines = croupier_settle(bad + json.dumps(TCP).encode() + b"\n")
+    assert status == 1
+    assert lines[0] == {"line": 1, "error": "not valid UTF-8 at byte 30 (0xc3)"}
+    assert lines[1]["house_net"] == -1600
