@@ -68,6 +68,50 @@ LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
 _POKER_SEAT_NUMBERS = (1, games.POKER_SEATS[1])  # a poker table's seats are numbered 1..its seats
 
 
+MAX_DEPTH = 8
+"""How deeply maps and arrays may nest in a request (the deepest, `open`'s stakes, nest 3 deep)."""
+
+
+def _unpack_failure(exc: Exception) -> str:
+    """What is wrong with a frame msgpack refused, in words (several of its errors carry none)."""
+    if isinstance(exc, msgpack.exceptions.StackError):
+        return "nested too deep: more levels of maps and arrays than msgpack will decode"
+    if isinstance(exc, msgpack.exceptions.FormatError):
+        return "not msgpack: a byte that begins no msgpack value (0xc1 is never used)"
+    if isinstance(exc, msgpack.exceptions.OutOfData):
+        return "not msgpack: the frame ends in the middle of a value"
+    return f"not msgpack: {exc}" if str(exc) else f"not msgpack ({type(exc).__name__})"
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bytes):
+        return "binary data"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return type(value).__name__
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether maps and arrays nest more than `limit` levels in `value` (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 class Malformed(ValueError):
     """A request that is not a well-formed command (bad msgpack, unknown command, bad argument)."""
 
@@ -96,13 +140,22 @@ class Command:
 
     @classmethod
     def decode(cls, frame: bytes) -> Command:
-        """Decode and check one request frame. Raises Malformed saying what is wrong."""
+        """Decode and check one request frame. Raises Malformed saying what is wrong (never in no words:
+        not msgpack, not a map, nested deeper than MAX_DEPTH, then what `from_mapping` finds)."""
+        if not frame:
+            raise Malformed("not msgpack: an empty frame")
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(len(frame), 1))
         try:
-            data = msgpack.unpackb(frame, raw=False)
+            unpacker.feed(frame)
+            data = unpacker.unpack()
         except Exception as exc:  # msgpack raises several unrelated types
-            raise Malformed(f"not msgpack: {exc}") from None
+            raise Malformed(_unpack_failure(exc)) from None
+        if unpacker.tell() != len(frame):
+            raise Malformed("not msgpack: bytes left over after the first value (one request a frame)")
         if not isinstance(data, dict):
-            raise Malformed("a request must be a msgpack map")
+            raise Malformed(f"not a msgpack map: a request is a map, this frame holds {_kind(data)}")
+        if _deeper_than(data, MAX_DEPTH):
+            raise Malformed(f"nested too deep: a request has at most {MAX_DEPTH} levels of maps and arrays")
         return cls.from_mapping(data)
 
     @classmethod

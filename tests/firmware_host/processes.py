@@ -20,6 +20,28 @@ def start_cli(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:
     return proc, json.loads(line)
 
 
+def table_config(tmp_path: Path, commands: str) -> Path:
+    """A table with no devices, its feed on ipc:// sockets in tmp_path and its command channel at `commands`."""
+    config = tmp_path / "table.toml"
+    config.write_text(f"""
+[table]
+name = "t1"
+game = "uth"
+[feed]
+public = "ipc://{tmp_path}/public"
+snapshot = "ipc://{tmp_path}/snapshot"
+full = "ipc://{tmp_path}/full"
+full_snapshot = ""
+[commands]
+endpoint = "{commands}"
+[shoe]
+url = ""
+[gpio]
+backend = "none"
+""", encoding="utf-8")
+    return config
+
+
 def wait_for(predicate: Any, what: str, timeout_s: float = 30.0) -> Any:
     """Poll `predicate` until it returns something true; fail naming `what` after `timeout_s`."""
     deadline = time.monotonic() + timeout_s

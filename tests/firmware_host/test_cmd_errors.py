@@ -11,6 +11,7 @@ import pytest
 import zmq
 
 from firmware_host.service.journal import JOURNAL_FILE, Journal
+from tests.firmware_host.processes import table_config
 
 
 def croupier(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -23,28 +24,6 @@ def assert_clear(proc: subprocess.CompletedProcess[str], code: int, *words: str)
     assert "Traceback" not in proc.stderr, proc.stderr
     for word in words:
         assert word in proc.stderr, (word, proc.stderr)
-
-
-def table_config(tmp_path: Path, commands: str) -> Path:
-    """A table with no devices, its feed on ipc:// sockets in tmp_path and its command channel at `commands`."""
-    config = tmp_path / "table.toml"
-    config.write_text(f"""
-[table]
-name = "t1"
-game = "uth"
-[feed]
-public = "ipc://{tmp_path}/public"
-snapshot = "ipc://{tmp_path}/snapshot"
-full = "ipc://{tmp_path}/full"
-full_snapshot = ""
-[commands]
-endpoint = "{commands}"
-[shoe]
-url = ""
-[gpio]
-backend = "none"
-""", encoding="utf-8")
-    return config
 
 
 def finished_journal(state: Path, hands: int = 40) -> Path:

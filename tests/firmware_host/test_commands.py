@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgpack
 import pytest
+import zmq
 
-from firmware_host.service.commands import Command, Malformed, request_id_of
+from firmware_host.service.commands import MAX_DEPTH, Command, CommandClient, Malformed, request_id_of
+from tests.firmware_host.processes import start_cli, table_config
 
 
 def frame(**data: object) -> bytes:
@@ -67,3 +71,44 @@ def test_malformed_requests_are_named(data: bytes, words: list[str]) -> None:
 def test_request_id_echoed_even_when_malformed() -> None:
     assert request_id_of(frame(id="x9", cmd="nope")) == "x9"
     assert request_id_of(b"\xc1") is None
+
+
+# -- over a real socket: the running controller answers every refused frame with its reason ---------
+
+
+GARBAGE_FRAMES = [
+    (b"\xc1", ["not msgpack", "0xc1"]),
+    (b"", ["not msgpack", "empty frame"]),
+    (b"\x81\xa3cmd\xa4deal\xff", ["not msgpack", "left over"]),
+    (b"\x91" * 10_000 + b"\xc0", ["nested too deep"]),
+    (b"\x81\xa1a" * 10_000 + b"\xc0", ["nested too deep"]),
+    (msgpack.packb("deal"), ["not a msgpack map", "a string"]),
+    (msgpack.packb(None), ["not a msgpack map", "nil"]),
+]
+
+
+def test_refused_frames_are_answered_with_what_is_wrong_over_the_socket(tmp_path: Path) -> None:
+    endpoint = f"ipc://{tmp_path}/cmd"
+    run, ready = start_cli(["run", "--config", str(table_config(tmp_path, endpoint)),
+                            "--state", str(tmp_path / "state")], tmp_path)
+    ctx = zmq.Context()
+    dealer = CommandClient(ctx, endpoint, timeout_s=10.0)
+    try:
+        assert ready["ready"]
+        for data, words in GARBAGE_FRAMES:
+            reply = dealer.send_raw(data)
+            assert reply["ok"] is False and reply["code"] == "malformed", (data[:8], reply)
+            assert all(w in reply["error"] for w in words), (data[:8], reply)
+        # nested deep inside a request that has an id: refused with its reason, and the id echoed
+        deep: object = 5
+        for _ in range(500):
+            deep = {"a": deep}
+        reply = dealer.send_raw(msgpack.packb({"id": "r1", "cmd": "bet", "seat": 1, "bets": deep}))
+        assert (reply["id"], reply["code"]) == ("r1", "malformed")
+        assert reply["error"] == f"nested too deep: a request has at most {MAX_DEPTH} levels of maps and arrays"
+        assert dealer.request("state")["ok"]  # and the controller goes on
+    finally:
+        dealer.close()
+        ctx.destroy(linger=0)
+        run.terminate()
+        run.wait(10)
