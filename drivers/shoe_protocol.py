@@ -255,7 +255,7 @@ def _sensor(text: str) -> Sensor:
 
 
 def check_card_text(text: str) -> str:
-    """Return `text` when it is a card in the RULES.md form (`As`, `Td`); raise FrameError otherwise."""
+    """Return `text` when it is a card in the docs/rules.md form (`As`, `Td`); raise FrameError otherwise."""
     if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
         raise FrameError(f"not a card: {text!r}")
     return text

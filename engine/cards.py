@@ -1,4 +1,4 @@
-"""Playing cards in the text form of RULES.md (`As`, `Td`, `2c`; `??` hidden) and the 52-card deck."""
+"""Playing cards in the text form of docs/rules.md (`As`, `Td`, `2c`; `??` hidden) and the 52-card deck."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeAlias
 from engine.cards import RANKS, Card
 
 CATEGORIES: tuple[str, ...] = ("high_card", "pair", "flush", "straight", "three_of_a_kind", "straight_flush")
-"""Three-card categories, weakest first (RULES.md: a straight beats a flush; trips beat a straight)."""
+"""Three-card categories, weakest first (docs/rules.md: a straight beats a flush; trips beat a straight)."""
 
 PLAYER_HANDS = comb(52, 3)  # 22,100
 DEALER_HANDS = comb(49, 3)  # 18,424 for each player hand

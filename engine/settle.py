@@ -1,6 +1,6 @@
 """Settle house-game rounds given as JSON values: the pure core of `croupier settle`.
 
-A round is one JSON object (issue 2): `{"game": "uth", "dealer": [...], "board": [...], "spots":
+A round is one JSON object: `{"game": "uth", "dealer": [...], "board": [...], "spots":
 [...]}` or `{"game": "3cp", "dealer": [...], "spots": [...]}`; the result is `Settlement.to_dict()`:
 `{"spots": [{"seat", "hand", "results", "net"}], "dealer": {"hand", "qualifies"}, "house_net"}`.
 The state machines settle their showdown with the same functions (`settle_uth`, `settle_3cp`),

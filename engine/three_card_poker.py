@@ -1,6 +1,6 @@
 """Three Card Poker: a round as data, its settlement by a profile's tables, and the round state machine.
 
-RULES.md, "House-banked games": an Ante (and optionally Pair Plus, or Pair Plus alone); three
+docs/rules.md, "Three Card Poker": an Ante (and optionally Pair Plus, or Pair Plus alone); three
 cards to each spot and to the dealer, one at a time from the dealer's left; each spot with an Ante
 plays (Play equal to the Ante) or folds; the dealer qualifies with queen-high or better (a profile
 setting). `settle_3cp` is the one settlement both `croupier settle` and the state machine use.
@@ -149,7 +149,7 @@ def check_tcp_limits(bets: Mapping[str, int], limits: TableLimits, where: str) -
 
 
 def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -> Settlement:
-    """Settle every bet circle of a finished round by the profile's rules (RULES.md).
+    """Settle every bet circle of a finished round by the profile's rules (docs/rules.md).
 
     Played: dealer not qualified, Ante 1:1 and Play returned; qualified, the better hand wins Ante
     and Play 1:1, a tie returns both. The Ante Bonus (reported as `ante_bonus`, only when it pays)

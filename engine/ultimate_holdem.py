@@ -1,6 +1,6 @@
 """Ultimate Texas Hold'em: a round as data, its settlement by a profile's tables, and the round state machine.
 
-RULES.md, "House-banked games": mandatory Ante and Blind (equal), optional Trips; two cards to
+docs/rules.md, "Ultimate Texas Hold'em": mandatory Ante and Blind (equal), optional Trips; two cards to
 each spot and to the dealer, one at a time from the dealer's left; Play 4x or 3x the Ante before the
 flop, 2x on the flop, 1x or fold at the river, once; the dealer qualifies with a pair or better (a
 profile setting). `settle_uth` is the one settlement both `croupier settle` and the state machine use.
@@ -169,7 +169,7 @@ def check_uth_limits(bets: Mapping[str, int], limits: TableLimits, where: str) -
 
 
 def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
-    """Settle every bet circle of a finished round by the profile's rules (RULES.md).
+    """Settle every bet circle of a finished round by the profile's rules (docs/rules.md).
 
     Player beats dealer: Ante 1:1 (returned if the dealer does not qualify), Play 1:1, Blind by its
     table (a hand not in it pushes). Dealer beats player: Ante (returned if the dealer does not

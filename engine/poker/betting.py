@@ -4,7 +4,7 @@
 hand state machine calls. All amounts are integers in the table's smallest unit, and every
 "to" amount is the player's total bet on the current street (as a dealer says "raise to 45").
 
-Pot-limit maximum (RULES.md): the pot after the caller's call, i.e. a raise to at most
+Pot-limit maximum (docs/rules.md): the pot after the caller's call, i.e. a raise to at most
 `current bet + (pot + all bets on the table + the call)`:
 
 >>> pot_limit_max_to(level=10, pot_with_bets=25, own_bet=0)   # pot 15, facing a bet of 10
@@ -31,7 +31,7 @@ class Stakes:
     """Forced bets and limits of a table.
 
     `blinds`: posted in blind order: small blind, big blind, then straddles. Blind order starts
-    left of the button; heads-up the button posts the small blind (RULES.md).
+    left of the button; heads-up the button posts the small blind (docs/rules.md).
     `antes`: one amount for every player, or one per player in blind order (a big-blind ante is
     `(0, 500)` with blinds `(250, 500)`: the player at the second place posts it).
     `bring_in`: stud's forced bet of the lowest (razz: highest) upcard.

@@ -1,6 +1,6 @@
 """Main and side pots from what each player put in, and splitting a pot between tied hands.
 
-Each all-in caps what that player can win from each opponent (RULES.md). A pot is a layer of
+Each all-in caps what that player can win from each opponent (docs/rules.md). A pot is a layer of
 contributions; its eligible seats are the players still in the hand who reached that layer.
 
 000's example, stacks 300/200/100 all in: main 300, side 200, and the 100 nobody called goes

@@ -16,7 +16,7 @@ with `show(cards=...)` or settled without a showdown.
 
 Seats are table seat numbers; clockwise is increasing seat number, wrapping round. Amounts are
 integers in the table's smallest unit; a "to" amount is the player's total bet on the street.
-Cards go round one at a time from the small blind (RULES.md; heads-up the button posts it, so the
+Cards go round one at a time from the small blind (docs/rules.md; heads-up the button posts it, so the
 button gets the first card), or from the button's left in games without blinds; draws go in turn
 from the button's left.
 
@@ -107,7 +107,7 @@ class Hand(HandStreets):
             _SEATINGS[key] = seated
         self.button, self.order, self.blind_order, self._index = seated
         self._players: dict[int, PlayerState] = {s: PlayerState(s, table[s]) for s in self.order}
-        # cards go round one at a time from the small blind (RULES.md: heads-up the button posts
+        # cards go round one at a time from the small blind (docs/rules.md: heads-up the button posts
         # it, so the button gets the first card); without blinds, from the button's left
         self._deal_order: tuple[int, ...] = self.blind_order if stakes.blinds else self.order
         self.board: list[Card | None] = []

@@ -1,4 +1,4 @@
-"""Hand evaluators: every worked example of RULES.md "Hand values" (and the 000 pages it points to), names, errors."""
+"""Hand evaluators: every worked example of docs/rules.md "Hand rankings" (and the 000 pages it points to), names, errors."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def strs(value: HandValue) -> set[str]:
     return {str(c) for c in value.cards}
 
 
-# --- RULES.md "Hand values": the seven comparisons of 003 and the Hold'em split of 000 ---------
+# --- docs/rules.md "Hand rankings": the seven comparisons of 003 and the Hold'em split of 000 ---------
 
 @pytest.mark.parametrize(
     ("winner", "loser"),

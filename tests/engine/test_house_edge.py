@@ -193,7 +193,7 @@ def test_shipped_profiles(name, ante_play, pair_plus, bonus):
 
 
 def test_literal_reading_of_003():
-    # RULES.md: taken literally (the Ante paid 1 / 4 / 5 only when the player beats a qualified
+    # docs/rules.md: taken literally (the Ante paid 1 / 4 / 5 only when the player beats a qualified
     # dealer, no bonus otherwise) Ante-and-Play holds 7.56 %; a separate Bonus stake loses 91 %.
     literal = ante_play_edge({"three_of_a_kind": 3, "straight_flush": 4}, ante_bonus_on="beat_qualified")
     assert percent(literal.house_edge) == 7.56

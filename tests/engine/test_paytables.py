@@ -1,4 +1,4 @@
-"""Paytable profiles: the builtin ones load with RULES.md's tables; bad ones are refused by file, key and reason."""
+"""Paytable profiles: the builtin ones load with docs/rules.md's tables; bad ones are refused by file, key and reason."""
 
 from __future__ import annotations
 

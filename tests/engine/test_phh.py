@@ -226,7 +226,7 @@ def test_big_blind_ante_is_dead_money(name: str) -> None:
 
 @pytest.mark.parametrize("name, ours", [
     # 674.5 each in the record: the odd chip goes to the first winner clockwise from the button
-    # (p6 has the button, so p1), as RULES.md says.
+    # (p6 has the button, so p1), as docs/rules.md says.
     ("pluribus/102/0.phh", (10113, 9775, 10000, 10000, 10112, 10000)),
     ("pluribus/41b/204.phh", (10163, 9900, 10000, 10162, 10000, 9775)),
 ])

@@ -587,7 +587,7 @@ def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
     rig.act(5, "show")
     rig.ok("confirm")
     rig.ok("deal")
-    rig.shoe("2s Ks Qs")   # burn, then from the small blind: heads-up the button, seat 1 (RULES.md)
+    rig.shoe("2s Ks Qs")   # burn, then from the small blind: heads-up the button, seat 1 (docs/rules.md)
     out = io.StringIO()
     history(rig.c.journal, out, 10, False)
     text = out.getvalue()

@@ -1,4 +1,4 @@
-"""Hold'em betting through the hand state machine: worked examples of RULES.md and 000/002."""
+"""Hold'em betting through the hand state machine: worked examples of docs/rules.md and 000/002."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def test_heads_up_button_posts_small_blind_and_acts_first_preflop_last_after():
     hand = Hand(HOLDEM, Stakes.no_limit(1, 2), {3: 100, 7: 100}, button=7)
     assert hand.blind_order == (7, 3)
     assert (hand.bet(7), hand.bet(3)) == (1, 2)
-    # RULES.md: "cards dealt one at a time clockwise from the small blind ... Heads-up: the
+    # docs/rules.md: "cards dealt one at a time clockwise from the small blind ... Heads-up: the
     # button posts the small blind": burn, then one at a time from the button
     slots = []
     while hand.expected_card() is not None:
@@ -153,7 +153,7 @@ def test_heads_up_button_posts_small_blind_and_acts_first_preflop_last_after():
 
 
 def test_cards_dealt_from_the_small_blind_multi_way_and_heads_up_rules_md():
-    # RULES.md: "cards dealt one at a time clockwise from the small blind"; heads-up the
+    # docs/rules.md: "cards dealt one at a time clockwise from the small blind"; heads-up the
     # button posts the small blind, so the button gets the first card
     def hole_seats(stacks: dict[int, int], button: int) -> list[int]:
         hand = Hand(HOLDEM, Stakes.no_limit(1, 2), stacks, button=button, settings=NO_BURNS)

@@ -7,13 +7,13 @@ the PHH record written so far (`engine.phh.replay_hand(..., complete=False)`): a
 decision the actor, every stack, the pot (bets included), the amount to call and the smallest and
 largest bet or raise are compared; at the end every stack. Every stack covers its forced bets (a short blind is a case apart).
 
-Where the two disagree, the test shows that ours is the rule RULES.md states (each case counted):
+Where the two disagree, the test shows that ours is the rule docs/rules.md states (each case counted):
 - `cap`: fixed limit allows a bet and three raises, the big blind counting as the bet pre-flop;
   pokerkit allows four raises after the blind. Ours refuses that raise as capped.
 - `short_all_in_not_counted_in_cap`: an all-in short of a full raise is no raise, so it does not
   count towards the cap; pokerkit counts it and refuses the last raise ours still allows.
 - `short_all_in_does_not_reopen`: an all-in for less does not reopen the betting to players who
-  already acted (RULES.md, no limit; ours applies it to every structure, even when several short
+  already acted (docs/rules.md, no limit; ours applies it to every structure, even when several short
   all-ins add up to a full raise); pokerkit reopens it.
 - `complete_short_all_in_bet` (fixed limit): a street opened by an all-in short of the bet is
   completed to the full bet by the next player; pokerkit makes him raise a full bet over it.
@@ -24,7 +24,7 @@ Where the two disagree, the test shows that ours is the rule RULES.md states (ea
 - `fo8_pot_limit`: pokerkit 0.7.7 plays FO/8 pot limit (its class mixes in PotLimitPokerMixin);
   ours is fixed limit, so the hand goes on with our fixed amounts, which pokerkit also takes.
 - `pokerkit_low_half_without_a_low` (hi-lo): in a side pot where no eligible hand has a
-  qualifying low, ours gives the high hand the whole pot (RULES.md); pokerkit splits the low half
+  qualifying low, ours gives the high hand the whole pot (docs/rules.md); pokerkit splits the low half
   between hands that have no low.
 - `odd_chips`: the stacks differ by odd chips only, and ours gives them one each to the winners
   in order clockwise from the button, a hi-lo odd chip to the high half (pokerkit may give a
@@ -228,7 +228,7 @@ class Lockstep:
                 self.tally["cap"] += 1
                 return []
             if "an all-in short of a full raise does not reopen the betting" in reason:
-                # Ours (RULES.md): an all-in for less does not reopen the betting to who already
+                # Ours (docs/rules.md): an all-in for less does not reopen the betting to who already
                 # acted, even when several of them add up to a full raise; pokerkit reopens it.
                 assert any(isinstance(r, BetOrRaised) and not r.full for r in street_records(table)), where
                 self.tally["short_all_in_does_not_reopen"] += 1
@@ -311,7 +311,7 @@ def check_hand(code: str, seed: int, tally: dict[str, int]) -> None:
     assert_odd_chips_follow_our_rule(played, where)
     if no_low_pots(played, where):
         # pokerkit splits the low half of a side pot where no eligible hand has a qualifying low
-        # (a tie of no-lows); ours gives the high the whole pot (RULES.md).
+        # (a tie of no-lows); ours gives the high the whole pot (docs/rules.md).
         tally["pokerkit_low_half_without_a_low"] += 1
         return
     assert max(abs(a - b) for a, b in zip(ours, generated.stacks)) < record.player_count, where
@@ -354,7 +354,7 @@ def assert_odd_chips_follow_our_rule(played: Hand, where: str) -> None:
 
 
 def finished(tally: Counter[str]) -> int:
-    """Hands whose stacks agree, or differ only where our rule is shown to be RULES.md's."""
+    """Hands whose stacks agree, or differ only where our rule is shown to be docs/rules.md's."""
     return tally["same"] + tally["odd_chips"] + tally["pokerkit_low_half_without_a_low"]
 
 
@@ -417,7 +417,7 @@ def test_a_short_big_blind_is_still_called_in_full() -> None:
 
 
 def test_no_action_when_the_only_opponent_is_all_in_for_no_more() -> None:
-    """RULES.md: a round ends when all who have not folded have put in the same amount or are all
+    """docs/rules.md: a round ends when all who have not folded have put in the same amount or are all
     in. Heads-up, the big blind is all in for 1 after a 2 ante; the button's small blind of 1
     already matches it, so the board comes with no betting (pokerkit agrees)."""
     text = """
@@ -454,7 +454,7 @@ actions = ["d dh p1 6d6cQc", "d dh p2 3c2hTs", "d dh p3 8s3h9s", "p3 cbr 4", "p1
 
 
 def test_odd_chips_one_each_from_the_button_where_pokerkit_gives_two_to_one() -> None:
-    """Three hands tie (the board's royal flush) for a pot of 11: 3 each and 2 odd chips. RULES.md:
+    """Three hands tie (the board's royal flush) for a pot of 11: 3 each and 2 odd chips. docs/rules.md:
     one each to the first winners clockwise from the button (p4): p2 and p3. pokerkit gives both
     odd chips to p2."""
     text = """
@@ -474,7 +474,7 @@ actions = ["d dh p1 2c3c", "d dh p2 2d3d", "d dh p3 4h5h", "d dh p4 4d5d", "p3 c
 
 
 def test_fixed_limit_cap_counts_the_big_blind_as_the_bet() -> None:
-    """RULES.md: a bet and three raises, the big blind being the bet pre-flop (2, 4, 6, 8). pokerkit
+    """docs/rules.md: a bet and three raises, the big blind being the bet pre-flop (2, 4, 6, 8). pokerkit
     counts four raises after the blind and takes a raise to 10."""
     text = """
 variant = "FT"

@@ -1,4 +1,4 @@
-"""Side pots, hi-lo splits and odd chips: the worked examples of 000 and 001, and RULES.md's odd-chip rules."""
+"""Side pots, hi-lo splits and odd chips: the worked examples of 000 and 001, and docs/rules.md's odd-chip rules."""
 
 from __future__ import annotations
 

@@ -1,0 +1,45 @@
+"""The project stands alone: its docs and code cite no file outside it, and the docs' links resolve."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIP = {".venv", ".git", "croupier.egg-info", "__pycache__", ".mypy_cache", ".pytest_cache"}
+TEXT = {".py", ".md", ".toml", ".sh", ".service", ".rules", ".txt", ".cfg"}
+
+
+def project_files() -> list[Path]:
+    return [p for p in ROOT.rglob("*") if p.is_file() and p.suffix in TEXT
+            and not SKIP & set(p.relative_to(ROOT).parts)]
+
+
+def test_nothing_cites_the_shared_folder_or_rules_md_outside_the_project() -> None:
+    this = Path(__file__).resolve()
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in project_files() if p != this
+                 for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+                 if "../shared" in line or "RULES.md" in line]
+    assert offenders == []
+
+
+def test_every_relative_link_in_the_docs_resolves() -> None:
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert broken == []
+
+
+def test_the_rules_cover_every_game_the_product_runs() -> None:
+    from firmware_host.service.commands import GAMES
+
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    titles = {"uth": "Ultimate Texas Hold'em", "3cp": "Three Card Poker", "holdem": "Texas Hold'em",
+              "omaha": "Omaha", "omaha_hilo8": "Omaha Hi-Lo", "stud": "7-card Stud", "stud_hilo8": "Stud Hi-Lo",
+              "razz": "Razz", "five_card_draw": "5-card draw", "deuce_seven_single": "2-7 single",
+              "deuce_seven_triple": "triple draw", "badugi": "Badugi"}
+    assert set(titles) == set(GAMES)
+    headings = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+    assert [g for g, title in titles.items() if title not in headings] == []
