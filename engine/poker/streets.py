@@ -145,7 +145,7 @@ class HandStreets(HandShowdown):
         if alone is None:
             return False
         # the only player with chips acts only when facing more than he has put in;
-        # an opponent all in for less than the blind leaves nothing to call (RULES.md)
+        # an opponent all in for less than the blind leaves nothing to call (docs/rules.md)
         top = max((p.bet for p in self._seq if p.live and p is not alone), default=0)
         return alone.bet < top
 
