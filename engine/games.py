@@ -57,11 +57,11 @@ class HouseGame:
 
 UTH = HouseGame("uth", "Ultimate Texas Hold'em", ("ante", "blind", "trips"), ("check", "play", "fold"),
                 MappingProxyType({"preflop": (4, 3), "flop": (2,), "river": (1,)}))
-"""RULES.md: Play 4x or 3x the Ante before the flop, 2x on the flop, 1x or fold at the river, once."""
+"""docs/rules.md: Play 4x or 3x the Ante before the flop, 2x on the flop, 1x or fold at the river, once."""
 
 THREE_CARD_POKER = HouseGame("3cp", "Three Card Poker", ("ante", "pair_plus", "bonus"), ("play", "fold"),
                              MappingProxyType({"decide": (1,)}))
-"""RULES.md: each spot with an Ante plays (Play equal to the Ante) or folds."""
+"""docs/rules.md: each spot with an Ante plays (Play equal to the Ante) or folds."""
 
 HOUSE_GAMES: Mapping[str, HouseGame] = MappingProxyType({g.code: g for g in (UTH, THREE_CARD_POKER)})
 """Code -> the house-banked game."""

@@ -33,7 +33,7 @@ def test_every_relative_link_in_the_docs_resolves() -> None:
 
 
 def test_the_rules_cover_every_game_the_product_runs() -> None:
-    from firmware_host.service.commands import GAMES
+    from engine.games import GAMES
 
     text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     titles = {"uth": "Ultimate Texas Hold'em", "3cp": "Three Card Poker", "holdem": "Texas Hold'em",
