@@ -126,11 +126,12 @@ def test_the_simulation_does_not_import_the_command_line() -> None:
     assert wrong == []
 
 
-def test_the_engine_has_no_import_cycles() -> None:
-    """Issue 8: no module of the engine imports, even for type checking or inside a function, a
-    module that imports it back (directly or round a longer loop)."""
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_cycles(package: str) -> None:
+    """No module imports, even for type checking or inside a function, a module that imports it
+    back (directly or round a longer loop)."""
     names = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
-             for p in modules("engine")}
+             for p in modules(package)}
     graph: dict[str, set[str]] = {}
     for name, path in names.items():
         own = {m for _, m in imports(path) if m in names and m != name}
@@ -148,3 +149,24 @@ def test_the_engine_has_no_import_cycles() -> None:
     for start in sorted(graph):
         visit(start, [start])
     assert not cycles, cycles[:5]
+
+
+MAX_MODULE_LINES = 650   # "no module over ~600 lines"
+MAX_FUNCTION_LINES = 80
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_modules_and_functions_stay_small_enough_to_read(package: str) -> None:
+    wrong = []
+    for path in modules(package):
+        text = path.read_text(encoding="utf-8")
+        lines = text.count("\n") + 1
+        if lines > MAX_MODULE_LINES:
+            wrong.append(f"{where(path, 1)}: {lines} lines (at most {MAX_MODULE_LINES}): split it into rooms")
+        for node in ast.walk(ast.parse(text, filename=str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    wrong.append(f"{where(path, node.lineno)}: {node.name} is {length} lines (at most "
+                                 f"{MAX_FUNCTION_LINES})")
+    assert wrong == []

@@ -179,11 +179,11 @@ def test_round_record_is_frozen() -> None:
 def test_doctests_of_the_house_game_modules() -> None:
     import doctest
 
-    import engine.house
+    import engine.house_values
     import engine.paytables
     import engine.settle
     import engine.three_card_poker
     import engine.ultimate_holdem
-    for module in (engine.house, engine.paytables, engine.settle, engine.three_card_poker, engine.ultimate_holdem):
+    for module in (engine.house_values, engine.paytables, engine.settle, engine.three_card_poker, engine.ultimate_holdem):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0, module.__name__

@@ -1,0 +1,284 @@
+"""The house games' values: table limits and payouts, where a card goes, settlements, rounds as data.
+
+Table limits (`TableLimits`) are the table's setting; as TOML (the `--table` file of
+`croupier settle`, and the controller's configuration) they are one `[limits]` table:
+
+    [limits]
+    minimum = 500         # smallest Ante, in the table's smallest unit (cents)
+    maximum = 15000       # largest Ante; 0 or absent: no maximum (UTH: the profile's
+                          #   max_multiple times the minimum, when the profile sets one)
+    side_minimum = 100    # smallest side bet (Trips, Pair Plus, Bonus); 0 or absent: none
+    side_maximum = 2500   # largest side bet; 0 or absent: none
+    chip = 25             # the table's chip unit: every stake a multiple of it, and odds
+                          #   payouts (3:2) rounded down to it; absent: 1
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from engine.cards import Card
+from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, shown
+from engine.paytables import Odds
+
+STAKE_CEILING = 1_000_000_000
+"""The largest stake (and table limit) the engine takes, in the table's smallest unit, whatever the
+table: 10,000,000.00 in cents. Even at 500:1 (the Blind's royal flush) a payout stays far below
+2**53, so every amount is exact for a reader of the JSON feed or settlement that holds numbers as
+doubles. A table's `[limits]` narrow it; without them (`croupier settle` with no `--table`) it is the bound."""
+
+
+# --- table limits -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TableLimits:
+    """A table's limits in its smallest unit; 0 means no limit on that key. See the module docstring.
+
+    Raises LimitsError when built with values that cannot be used together.
+    """
+
+    minimum: int = 1
+    maximum: int = 0
+    side_minimum: int = 0
+    side_maximum: int = 0
+    chip: int = 1
+
+    KEYS: ClassVar[tuple[str, ...]] = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
+
+    def __post_init__(self) -> None:
+        for key in self.KEYS:
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise LimitsError(f"{key}: must be an integer, not {value!r}")
+            low = 1 if key in ("minimum", "chip") else 0
+            if value < low:
+                raise LimitsError(f"{key}: must be at least {low}, not {value}")
+            if value > STAKE_CEILING:
+                raise LimitsError(f"{key}: {value} is above the engine's ceiling on any stake, {STAKE_CEILING}")
+        if self.maximum and self.maximum < self.minimum:
+            raise LimitsError(f"maximum: {self.maximum} is below the minimum {self.minimum}")
+        if self.side_maximum and self.side_maximum < self.side_minimum:
+            raise LimitsError(f"side_maximum: {self.side_maximum} is below side_minimum {self.side_minimum}")
+        for key in ("minimum", "maximum", "side_minimum", "side_maximum"):
+            if getattr(self, key) % self.chip:
+                raise LimitsError(f"{key}: {getattr(self, key)} is not a multiple of the chip {self.chip}")
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], source: str = "limits") -> TableLimits:
+        """Limits from a mapping (a TOML `[limits]` table). Raises LimitsError naming source and key."""
+        for key in data:
+            if key not in cls.KEYS:
+                raise LimitsError(f"{source}: [limits] {key}: unknown key (known: {', '.join(cls.KEYS)})")
+        try:
+            return cls(**dict(data))
+        except LimitsError as exc:
+            raise LimitsError(f"{source}: [limits] {exc}") from None
+
+    @classmethod
+    def parse_toml(cls, text: str, source: str) -> TableLimits:
+        """Limits from a TOML table file's `[limits]` table (other top-level tables are left to their
+        readers, such as the controller's configuration). Raises LimitsError naming source and key."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise LimitsError(f"{source}: not valid TOML: {exc}") from None
+        limits = data.get("limits")
+        if not isinstance(limits, dict):
+            raise LimitsError(f"{source}: [limits]: missing (a table with {', '.join(cls.KEYS)})")
+        return cls.parse(limits, source)
+
+    def with_max_multiple(self, max_multiple: int | None) -> TableLimits:
+        """These limits under a rule "the maximum is at most `max_multiple` times the minimum".
+
+        No maximum set: the rule gives it. Raises LimitsError when the maximum set is above it.
+        """
+        if max_multiple is None:
+            return self
+        cap = self.minimum * max_multiple
+        if not self.maximum:
+            return TableLimits(self.minimum, cap, self.side_minimum, self.side_maximum, self.chip)
+        if self.maximum > cap:
+            raise LimitsError(f"maximum: {self.maximum} is more than {max_multiple} times the minimum "
+                              f"{self.minimum} ({cap}), the most the profile allows")
+        return self
+
+    def check_main(self, bet: str, amount: int) -> None:
+        """Raise IllegalAction when the main bet `amount` (an Ante) is outside the limits."""
+        self._check(bet, amount, self.minimum, self.maximum, "table")
+
+    def check_side(self, bet: str, amount: int) -> None:
+        """Raise IllegalAction when the side bet `amount` is outside the side-bet limits."""
+        self._check(bet, amount, self.side_minimum, self.side_maximum, "side-bet")
+
+    def _check(self, bet: str, amount: int, low: int, high: int, what: str) -> None:
+        if amount < low:
+            raise IllegalAction(f"{bet} {amount} is below the {what} minimum {low}")
+        if high and amount > high:
+            raise IllegalAction(f"{bet} {amount} is above the {what} maximum {high}")
+        if amount % self.chip:
+            raise IllegalAction(f"{bet} {amount} is not a multiple of the table's chip {self.chip}")
+
+
+def pay(stake: int, odds: Odds, chip: int = 1) -> int:
+    """What a winning `stake` wins at `odds` (stake returned on top), rounded down to the `chip`.
+
+    >>> pay(1000, (3, 2)), pay(1005, (3, 2)), pay(1005, (3, 2), chip=5), pay(500, (40, 1))
+    (1500, 1507, 1505, 20000)
+    """
+    win, per = odds
+    return stake * win // per // chip * chip
+
+
+def check_stake(bet: str, amount: object) -> int:
+    """A stake must be a positive integer (never a bool or a float) no larger than `STAKE_CEILING`.
+    Raises IllegalAction."""
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {shown(amount)}")
+    if amount <= 0:
+        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {amount}")
+    if amount > STAKE_CEILING:
+        raise IllegalAction(f"{bet}: {amount} is above the engine's ceiling on any stake, {STAKE_CEILING}")
+    return amount
+
+
+# --- where a card goes ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where the next card goes: `spot` (with its `seat`), `dealer`, `board` or `burn`.
+
+    >>> str(Target("spot", 3)), str(Target("burn")), Target.parse("spot 3") == Target("spot", 3)
+    ('spot 3', 'burn', True)
+    """
+
+    kind: str
+    seat: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Target:
+        """From `str(target)`. Raises ValueError on anything else."""
+        if text in ("dealer", "board", "burn"):
+            return cls(text)
+        kind, _, seat = text.partition(" ")
+        if kind == "spot" and seat.isdigit():
+            return cls("spot", int(seat))
+        raise ValueError(f"not a card target: {text!r}")
+
+    def __str__(self) -> str:
+        return f"spot {self.seat}" if self.kind == "spot" else self.kind
+
+
+# --- settlements ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SpotResult:
+    """One spot's settlement: its hand, the player's net per bet circle, and the total."""
+
+    seat: int
+    hand: str
+    category: str
+    results: Mapping[str, int]
+    net: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "hand": self.hand, "results": dict(self.results), "net": self.net}
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Every bet circle of a round settled; `house_net == -sum(spot.net)` always.
+
+    `to_dict()` is the result line of `croupier settle`.
+    """
+
+    spots: tuple[SpotResult, ...]
+    dealer_hand: str
+    dealer_category: str
+    dealer_qualifies: bool
+    house_net: int
+
+    @classmethod
+    def of(cls, spots: Iterable[SpotResult], dealer_hand: str, dealer_category: str,
+           dealer_qualifies: bool) -> Settlement:
+        """Build one, the house's net taken as the opposite of the players' (so it balances)."""
+        results = tuple(spots)
+        for s in results:
+            if s.net != sum(s.results.values()):
+                raise AssertionError(f"spot {s.seat}: net {s.net} is not the sum of {dict(s.results)}")
+        return cls(results, dealer_hand, dealer_category, dealer_qualifies, -sum(s.net for s in results))
+
+    def spot(self, seat: int) -> SpotResult:
+        """The result of the spot at `seat`. Raises KeyError when it had no bet."""
+        for s in self.spots:
+            if s.seat == seat:
+                return s
+        raise KeyError(seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spots": [s.to_dict() for s in self.spots],
+                "dealer": {"hand": self.dealer_hand, "qualifies": self.dealer_qualifies},
+                "house_net": self.house_net}
+
+
+def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int]) -> SpotResult:
+    """A SpotResult whose net is the sum of its circles."""
+    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()))
+
+
+# --- rounds as data (the input of `croupier settle`) -----------------------------------------------
+
+def expect_keys(obj: object, where: str, required: Sequence[str], optional: Sequence[str] = ()) -> Mapping[str, Any]:
+    """`obj` must be a JSON object with these keys and no others. Raises RoundFormatError."""
+    if not isinstance(obj, Mapping):
+        raise RoundFormatError(f"{where}: must be an object, not {json_type(obj)}")
+    for key in obj:
+        if key not in required and key not in optional:
+            raise RoundFormatError(f"{where}: unknown key {shown(key)}")
+    for key in required:
+        if key not in obj:
+            raise RoundFormatError(f"{where}: {shown(key)} is missing")
+    return obj
+
+
+def parse_card_list(value: object, count: int, where: str) -> tuple[Card, ...]:
+    """A JSON list of exactly `count` cards. Raises CardError or RoundFormatError naming `where`."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RoundFormatError(f"{where}: must be a list of cards such as [\"As\", \"Kd\"], not {shown(value)}")
+    try:
+        cards = tuple(Card.parse(v) for v in value)
+    except CardError as exc:
+        raise CardError(f"{where}: {exc}") from None
+    if len(cards) != count:
+        raise CardError(f"{where}: {len(cards)} cards, {count} expected")
+    return cards
+
+
+def parse_seat(value: object, max_spots: int, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= max_spots:
+        raise RoundFormatError(f"{where}: seat must be an integer 1..{max_spots}, not {shown(value)}")
+    return value
+
+
+def parse_bets(value: object, where: str, known: Sequence[str]) -> dict[str, int]:
+    """A JSON object of bet circle -> positive integer stake. Raises RoundFormatError/IllegalAction."""
+    if not isinstance(value, Mapping):
+        raise RoundFormatError(f"{where}: bets must be an object of bet circle -> stake, not {shown(value)}")
+    bets: dict[str, int] = {}
+    for bet, amount in value.items():
+        if bet not in known:
+            raise IllegalAction(f"{where}: unknown bet {shown(bet)} (bets here: {', '.join(known)})")
+        bets[bet] = check_stake(f"{where}: {bet}", amount)
+    return bets
+
+
+def check_all_distinct(cards: Iterable[Card]) -> None:
+    """Raise CardError naming the first card that appears twice in the round."""
+    seen: set[Card] = set()
+    for card in cards:
+        if card in seen:
+            raise DuplicateCard(f"duplicate card: {card} appears twice in the round")
+        seen.add(card)
