@@ -317,6 +317,13 @@ class Journal:
         return Event(id=row[0], hand=row[1], ts=row[2], kind=row[3], body=json.loads(row[4]), req=row[5],
                      digest=row[6])
 
+    def open_before(self, event_id: int) -> Event | None:
+        """The last `open` event journaled before event `event_id`: what a hand that closed at
+        `event_id` was played under (a table is opened only between hands)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind='open' AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (event_id,)).fetchone()
+        return self._event(row) if row else None
+
     def hand_events(self, hand: int) -> list[Event]:
         """Every event journaled for one hand number, in order."""
         rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE hand=? ORDER BY id",
