@@ -183,10 +183,11 @@ class Controller:
                 log.error("after a failed commit the table cannot be rebuilt: %s", exc)
             raise
 
-    def _submit(self, kind: str, body: dict[str, Any], req: str | None) -> int:
-        """Journal, apply, commit, publish. Raises Refused/EngineError/ValueError (rolled back, nothing
-        changed) and JournalError (nothing changed either: the table is as the journal holds it)."""
-        event_id = self.journal.begin(self.state.hand, kind, body, self.clock(), req)
+    def _submit(self, kind: str, body: dict[str, Any], req: str | None, digest: str | None = None) -> int:
+        """Journal (with the request's id and digest, if any), apply, commit, publish. Raises
+        Refused/EngineError/ValueError (rolled back, nothing changed) and JournalError (nothing
+        changed either: the table is as the journal holds it)."""
+        event_id = self.journal.begin(self.state.hand, kind, body, self.clock(), req, digest)
         try:
             self._apply(kind, body, event_id)
         except BaseException:
@@ -304,7 +305,7 @@ class Controller:
         try:
             if kind == "open" and body.pop("keep_seats", False):
                 body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
-            event_id = self._submit(kind, body, req)
+            event_id = self._submit(kind, body, req, cmd.digest if req is not None else None)
         except DuplicateRequest:
             duplicate = self._duplicate_reply(cmd)
             if duplicate is None:  # cannot be: the journal has just found it
@@ -320,10 +321,14 @@ class Controller:
         return {"id": cmd.id, "ok": True, "event": event_id, **self._status()}
 
     def _duplicate_reply(self, cmd: Command) -> dict[str, Any] | None:
-        """The reply to a request whose id is already journaled (applied once, answered again), or None."""
+        """The reply to a request whose id is already journaled, or None: the same request is applied
+        once and answered again; another one under that id is refused `reused_id`."""
         seen = self.journal.find_request(cmd.req) if cmd.req is not None else None
         if seen is None:
             return None
+        if seen.digest is not None and seen.digest != cmd.digest:  # None: journaled before digests were
+            return error_reply(cmd.id, "reused_id", f"request id {cmd.req!r} was already used for another "
+                               f"request (event {seen.id}, {seen.kind}): give each request its own id")
         return {"id": cmd.id, "ok": True, "duplicate": True, "event": seen.id, "hand": seen.hand, **self._status()}
 
     def _keep_seats(self, body: dict[str, Any]) -> dict[str, Any]:
