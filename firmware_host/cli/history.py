@@ -58,10 +58,7 @@ def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
 
     The content is the open event's journaled text when its sha256 is the one the hand was played
     under (null when the hand was journaled before profiles were)."""
-    named = rec.get("profile")
-    profile: dict[str, Any] = {"name": named, "sha256": None, "content": None}
-    if isinstance(named, dict):
-        profile = {"name": named.get("name"), "sha256": named.get("sha256"), "content": named.get("content")}
+    profile: dict[str, Any] = {"name": rec.get("profile"), "sha256": rec.get("profile_sha256"), "content": None}
     journaled = opened.body.get("profile") if opened is not None else None
     if (profile["content"] is None and profile["sha256"] is not None and isinstance(journaled, dict)
             and journaled.get("sha256") == profile["sha256"]):

@@ -164,8 +164,10 @@ def serve(cfg: Config, state_dir: Path) -> int:
         if cfg.table.game is not None and is_poker(cfg.table.game):
             default = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
         elif cfg.table.game:
-            default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
+            default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
+                                 text=cfg.profile)  # the profile as read with the configuration
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
+                                limits=cfg.limits.as_dict(),
                                 feed=feed)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.house import TableLimits
-from engine.paytables import Profile, ProfileText, load_profile, read_profile
+from engine.paytables import Profile, ProfileText, read_profile
 
 
 class MissingLimits(ValueError):
@@ -53,18 +53,23 @@ def open_body(game: str, profile: str | ProfileText = "default", limits: Mapping
     return {"game": game, "profile": profile_terms(text), "limits": spelt_out(limits), "seats": seats}
 
 
-def profile_of(body: Mapping[str, Any]) -> Profile:
-    """The profile a journaled `open` body names: from its content, checked against its sha256 (a
-    body journaled before the text was: by name). Raises ProfileError, ValueError (a content that
-    is not the one its sha256 names)."""
+def journaled_profile(body: Mapping[str, Any]) -> ProfileText:
+    """The profile text a journaled `open` body carries, checked against its sha256 (a body journaled
+    before the text was: read by name, as it was then). Raises ProfileError, ValueError (a content
+    that is not the one its sha256 names)."""
     terms = body.get("profile", "default")
     if not isinstance(terms, Mapping):  # journaled before the profile's text was
-        return load_profile(str(terms))
+        return read_profile(str(terms))
     text = ProfileText(str(terms["name"]), str(terms.get("source", terms["name"])), str(terms["content"]))
     if text.sha256 != terms.get("sha256"):
         raise ValueError(f"open: profile {text.name}: the journaled content is not the one of sha256 "
                          f"{terms.get('sha256')} (it hashes to {text.sha256})")
-    return text.parse()
+    return text
+
+
+def profile_of(body: Mapping[str, Any]) -> Profile:
+    """The profile a journaled `open` body names (see `journaled_profile`), parsed."""
+    return journaled_profile(body).parse()
 
 
 def describe_profile(body: Mapping[str, Any]) -> str:
