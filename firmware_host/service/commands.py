@@ -10,9 +10,9 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
 
   House-banked tables (game one of `engine.games.HOUSE_GAMES`: "uth", "3cp"):
 
-    open     game, profile str (default "default"), limits map (optional: minimum,
-             maximum, side_minimum, side_maximum, chip), seats int 1..MAX_SPOTS (optional).
-             Only between hands.
+    open     game, profile str (default "default"; or a profile file, journaled as its text),
+             limits map (minimum, maximum, side_minimum, side_maximum, chip; absent: the
+             configuration's), seats int 1..MAX_SPOTS (optional). Only between hands.
     bet      seat int, bets map of bet circle -> integer stake (UTH ante/blind/trips, 3CP
              ante/pair_plus). Posts or replaces the spot's bets; an empty map takes the spot out.
              Only before the deal.
