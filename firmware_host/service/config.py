@@ -404,7 +404,7 @@ def _house_table(cfg: Config) -> ProfileText:
         raise ConfigError(f"{src}: [table] profile: {exc}") from None
     try:
         limits = TableLimits(**cfg.limits.as_dict())
-        if cfg.table.game in ("uth", None):
+        if cfg.table.game in (games.UTH.code, None):
             limits.with_max_multiple(text.parse().uth.max_multiple)
     except LimitsError as exc:  # its message starts with the key
         raise ConfigError(f"{src}: [limits] {exc}") from None
