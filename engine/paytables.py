@@ -57,6 +57,7 @@ Hand category keys are those of `engine.evaluate`: five-card `FIVE_CARD_CATEGORI
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -362,23 +363,66 @@ def _req(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class ProfileText:
+    """A profile as its TOML text: what a table's journal keeps, so that the hand is settled by the
+    very tables it was opened with, whatever becomes of the file since.
+
+    >>> text = read_profile("default")
+    >>> (text.name, text.source, len(text.sha256), text.parse().uth.blind["flush"])
+    ('default', 'profiles/default.toml', 64, (3, 2))
+    """
+
+    name: str  # the profile's name (its `name` key, the file's stem, or the builtin's name)
+    source: str  # where it was read from: `profiles/default.toml` or the file's path as given
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        """The hex SHA-256 of the text (UTF-8): names exactly these tables."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def parse(self) -> Profile:
+        """The frozen profile. Raises ProfileError (see `parse_profile`)."""
+        return parse_profile(self.text, self.source, name=self.name)
+
+    @classmethod
+    def from_text(cls, text: str, source: str, name: str | None = None) -> ProfileText:
+        """A profile's text checked by parsing it (its name from `name`, else its own `name` key or the
+        source's stem). Raises ProfileError."""
+        return cls(parse_profile(text, source, name).name, source, text)
+
+
+def read_profile(name_or_path: str | Path) -> ProfileText:
+    """The text of a builtin profile by name (`default`, `standard`, `fr_literal`) or of a profile
+    TOML file, checked by parsing it.
+
+    Raises ProfileError for an unknown name, an unreadable file, or a bad profile (see
+    `parse_profile`).
+    """
+    return ProfileText.from_text(*_profile_text(name_or_path))
+
+
 def load_profile(name_or_path: str | Path) -> Profile:
     """A builtin profile by name (`default`, `standard`, `fr_literal`) or a profile TOML file.
 
     Raises ProfileError for an unknown name, an unreadable file, or a bad profile (see
     `parse_profile`).
     """
+    return parse_profile(*_profile_text(name_or_path))
+
+
+def _profile_text(name_or_path: str | Path) -> tuple[str, str, str | None]:
+    """`(text, source, name)` of a builtin profile or a profile file. Raises ProfileError."""
     text_name = str(name_or_path)
     if isinstance(name_or_path, str) and name_or_path in BUILTIN_PROFILES:
         resource = resources.files("engine").joinpath("profiles", f"{name_or_path}.toml")
-        return parse_profile(resource.read_text(encoding="utf-8"), f"profiles/{name_or_path}.toml",
-                             name=name_or_path)
+        return resource.read_text(encoding="utf-8"), f"profiles/{name_or_path}.toml", name_or_path
     path = Path(name_or_path)
     if not (path.suffix == ".toml" or path.exists()):
         raise ProfileError(f"{text_name}: no such profile (builtin: {', '.join(BUILTIN_PROFILES)}; "
                            f"or give a .toml file)")
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8"), text_name, None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProfileError(f"{text_name}: cannot read the profile: {exc}") from None
-    return parse_profile(text, text_name)

@@ -3,9 +3,13 @@
 Reads the journal read-only, so it works while the controller runs, idle or stopped by a fault.
 Text: per hand the cards per spot in dealt order, burns, bets, decisions, results, voids and faults,
 then the hand in progress (if any) with its standing fault. `--json`: one line per finished hand,
-`{"hand", "status", "burns", "round", "settlement", "faults", "reason"}`, where `round` is in
-exactly `croupier settle`'s input format and `settlement` in exactly its output format (null for a
-voided hand: every bet was returned; its `round` holds the cards dealt before the void).
+`{"hand", "status", "burns", "round", "settlement", "profile", "limits", "faults", "reason"}`, where
+`round` is in exactly `croupier settle`'s input format and `settlement` in exactly its output format
+(null for a voided hand: every bet was returned; its `round` holds the cards dealt before the void);
+`profile` is what the hand was settled under, `{"name", "sha256", "content"}` (the TOML text the
+table was opened with, as journaled; `sha256` and `content` null for a hand journaled before
+profiles were), and `limits` the table's limits, every key spelt out. The whole line is also an
+input line of `croupier settle`, which settles its `round` under that profile and those limits.
 
 Poker hands: the text shows per seat the cards in dealt order (up cards marked `^`), the starting
 stack and the net, the board, burns, every action in order, the pots with their eligible seats and
@@ -22,7 +26,9 @@ import os
 import sys
 from typing import Any, TextIO
 
-from firmware_host.service.journal import HandRow, Journal, JournalError
+from engine.errors import EngineError
+from engine.house import TableLimits
+from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.cli.output import stdout_closed
 
 
@@ -33,8 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON line per finished hand")
 
 
-def json_line(row: HandRow) -> dict[str, Any]:
-    """The `--json` line of one finished hand."""
+def json_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
+    """The `--json` line of one finished hand; `opened` is the `open` event it was played under
+    (`Journal.open_before`), which holds the profile's text."""
     rec = row.record
     if rec.get("poker"):
         return {"hand": row.hand, "status": row.status, "game": rec.get("game"), "burns": rec.get("burns", []),
@@ -42,8 +49,27 @@ def json_line(row: HandRow) -> dict[str, Any]:
                 "chopped": rec.get("chopped", False),
                 "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
     return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
-            "settlement": rec.get("settlement"), "faults": [_fault_json(f) for f in rec.get("faults", [])],
-            "reason": rec.get("reason")}
+            "settlement": rec.get("settlement"), **settled_under(rec, opened),
+            "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
+
+
+def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
+    """`{"profile": {"name", "sha256", "content"}, "limits": {...every key}}` of a house hand's record.
+
+    The content is the open event's journaled text when its sha256 is the one the hand was played
+    under (null when the hand was journaled before profiles were)."""
+    profile: dict[str, Any] = {"name": rec.get("profile"), "sha256": rec.get("profile_sha256"), "content": None}
+    journaled = opened.body.get("profile") if opened is not None else None
+    if (profile["content"] is None and profile["sha256"] is not None and isinstance(journaled, dict)
+            and journaled.get("sha256") == profile["sha256"]):
+        profile["content"] = journaled.get("content")
+    limits = dict(rec.get("limits") or {})
+    try:
+        parsed = TableLimits.parse(limits, source="record")
+        limits = {key: getattr(parsed, key) for key in TableLimits.KEYS}
+    except EngineError:  # as recorded: not ours to mend
+        pass
+    return {"profile": profile, "limits": limits}
 
 
 def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
@@ -190,7 +216,8 @@ def history(journal: Journal, out: TextIO, last: int, as_json: bool) -> None:
     rows = journal.hands(last if last > 0 else None)
     if as_json:
         for row in rows:
-            out.write(json.dumps(json_line(row), separators=(",", ":")) + "\n")
+            opened = journal.open_before(row.closed_event) if not row.record.get("poker") else None
+            out.write(json.dumps(json_line(row, opened), separators=(",", ":")) + "\n")
         return
     for row in rows:
         out.write("\n".join(describe(row)) + "\n\n")

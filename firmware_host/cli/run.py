@@ -5,6 +5,8 @@ state is rebuilt exactly, mid-hand too), feed sockets, devices (the shoe is told
 then serves until SIGTERM or SIGINT. Prints one JSON line on standard output when ready:
 `{"ready": true, "table": ..., "boot": ..., "hand": ..., "replayed": N, "pid": ...}`.
 Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when it cannot start.
+`--check` only reads the configuration (and the paytable profile it names) and exits: 0 with
+`configuration ok: FILE` when the service would take it, 2 naming file, section and key when not.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state", metavar="DIR", default=os.environ.get("CROUPIER_STATE", "croupier-state"),
                         help="the journal's directory (default $CROUPIER_STATE or ./croupier-state)")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument("--check", action="store_true",
+                        help="check the configuration and its profile, then exit (0: ok, 2: refused)")
 
 
 class Devices:
@@ -140,6 +144,9 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
+    if args.check:
+        print(f"configuration ok: {cfg.source}")
+        return 0
     return serve(cfg, Path(args.state))
 
 
@@ -157,8 +164,10 @@ def serve(cfg: Config, state_dir: Path) -> int:
         if cfg.table.game is not None and is_poker(cfg.table.game):
             default = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
         elif cfg.table.game:
-            default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats)
+            default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
+                                 text=cfg.profile)  # the profile as read with the configuration
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
+                                limits=cfg.limits.as_dict(),
                                 feed=feed)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())

@@ -2,7 +2,9 @@
 
     croupier settle [--profile NAME_OR_FILE] [--table FILE] < rounds.jsonl
 
-Each input line is one round (see `engine.settle`); each output line is its settlement, or
+Each input line is one round (see `engine.settle` and docs/house-games.md), or a finished hand's
+line of `croupier history --json`, settled under the profile and limits it carries (not those
+given here); each output line is its settlement, or
 `{"line": N, "error": "..."}` when the line is not a valid round, and the next lines are still
 settled. Exit status: 0 when every line was settled, 1 when any failed, 2 when the profile or the
 table file cannot be used. `--table` is a TOML file whose `[limits]` table gives the table limits

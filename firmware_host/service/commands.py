@@ -10,9 +10,9 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
 
   House-banked tables (game one of `engine.games.HOUSE_GAMES`: "uth", "3cp"):
 
-    open     game, profile str (default "default"), limits map (optional: minimum,
-             maximum, side_minimum, side_maximum, chip), seats int 1..MAX_SPOTS (optional).
-             Only between hands.
+    open     game, profile str (default "default"; or a profile file, journaled as its text),
+             limits map (minimum, maximum, side_minimum, side_maximum, chip; absent: the
+             configuration's), seats int 1..MAX_SPOTS (optional). Only between hands.
     bet      seat int, bets map of bet circle -> integer stake (UTH ante/blind/trips, 3CP
              ante/pair_plus). Posts or replaces the spot's bets; an empty map takes the spot out.
              Only before the deal.
@@ -44,13 +44,18 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
-`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault", "error": "why"}`. A refused
-request changed nothing. A request whose id was already accepted gets `"duplicate": true`.
+`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | ..., "error": "why"}`.
+A refused request changed nothing. The same request re-sent under an id already accepted gets
+`"duplicate": true` (applied once); another request under that id is refused `reused_id`. An id
+is compared as text: `1` and `"1"` are one id. "The same request" is the same command with the same
+checked arguments (`Command.digest`; the `hand` guard is not part of it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,8 +140,23 @@ class Command:
 
     @property
     def req(self) -> str | None:
-        """The request id as journaled (None when the dealer gave none)."""
+        """The request id as journaled (None when the dealer gave none): its text, so `1` and `"1"`
+        are one id."""
         return None if self.id is None else str(self.id)
+
+    @property
+    def digest(self) -> str:
+        """The SHA-256 (hex) of the request's canonical form: the command and its checked arguments
+        as JSON with sorted keys. Two requests are the same request when their digests are equal (the
+        id and the `hand` guard are not part of it; arguments are compared as checked, so a card `as`
+        is the card `As`).
+
+        >>> Command("bet", {"seat": 1, "bets": {"ante": 5}}).digest == Command("bet", {"bets": {"ante": 5}, "seat": 1}).digest
+        True
+        """
+        canonical = json.dumps({"cmd": self.cmd, "args": self.args}, sort_keys=True, separators=(",", ":"),
+                               ensure_ascii=True)
+        return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
     @classmethod
     def decode(cls, frame: bytes) -> Command:

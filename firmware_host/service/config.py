@@ -2,7 +2,10 @@
 
 Every section and key is declared once in `_SCHEMA` below; `Config.load(path)` walks it. An unknown
 section or key, a missing required key, or a value of the wrong type or out of range stops the start
-with a `ConfigError` naming the file, the section and the key.
+with a `ConfigError` naming the file, the section and the key. The house table's paytable profile is
+read and the `[limits]` checked at parse time by the engine's own checks (`engine.paytables`,
+`engine.house.TableLimits`), so a bad profile or limits are refused like any other bad value; the
+profile's text is kept (`Config.profile`) and is what the table opens with.
 
 >>> cfg = Config.parse('[table]\\nname = "t1"\\ngame = "3cp"\\n', source="x.toml")
 >>> cfg.table.name, cfg.table.game, cfg.feed.public
@@ -13,11 +16,14 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from engine import games
+from engine.errors import LimitsError, ProfileError
+from engine.house import TableLimits
+from engine.paytables import ProfileText, read_profile
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
 PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
@@ -173,6 +179,7 @@ class Config:
     commands: CommandsConfig = field(default_factory=CommandsConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
     gpio: GpioConfig = field(default_factory=GpioConfig)
+    profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
 
     @classmethod
     def load(cls, path: str | Path) -> Config:
@@ -204,7 +211,7 @@ class Config:
             sections[name] = _parse_section(source, name, value)
         cfg = cls(source=source, **sections)
         _check_whole(cfg)
-        return cfg
+        return replace(cfg, profile=_house_table(cfg))
 
 
 # -- schema: section -> key -> checker ------------------------------------------------------------
@@ -365,15 +372,6 @@ def _check_whole(cfg: Config) -> None:
         except ValueError as exc:  # IllegalAction is a ValueError too
             key = "seated" if "stacks" in str(exc) else ("button" if "button" in str(exc) else "structure")
             raise ConfigError(f"{src}: [poker] {key}: {exc}") from None
-    lim = cfg.limits
-    if lim.maximum and lim.maximum < lim.minimum:
-        raise ConfigError(f"{src}: [limits] maximum: {lim.maximum} is below minimum {lim.minimum}")
-    if lim.side_maximum and lim.side_maximum < lim.side_minimum:
-        raise ConfigError(f"{src}: [limits] side_maximum: {lim.side_maximum} is below side_minimum "
-                          f"{lim.side_minimum}")
-    for key in ("minimum", "maximum", "side_minimum", "side_maximum"):
-        if getattr(lim, key) % lim.chip:
-            raise ConfigError(f"{src}: [limits] {key}: {getattr(lim, key)} is not a multiple of chip {lim.chip}")
     gpio = cfg.gpio
     pins = {**gpio.sensor_pins(), **gpio.button_pins(), **gpio.light_pins()}
     used: dict[int, str] = {}
@@ -392,3 +390,22 @@ def _check_whole(cfg: Config) -> None:
         if ep in seen:
             raise ConfigError(f"{src}: [{sec}] {key}: endpoint {ep!r} is already used by {seen[ep]}")
         seen[ep] = f"[{sec}] {key}"
+
+
+def _house_table(cfg: Config) -> ProfileText:
+    """The profile's text, read and checked, and the limits checked, by the engine's own checks: what
+    the house table opens with. The limits are held to the profile's UTH maximum multiple when the
+    table is a UTH table or its game is left to an `open` (which may open UTH with these limits).
+    Raises ConfigError naming `[table] profile` or the `[limits]` key."""
+    src = cfg.source
+    try:
+        text = read_profile(cfg.table.profile)
+    except ProfileError as exc:
+        raise ConfigError(f"{src}: [table] profile: {exc}") from None
+    try:
+        limits = TableLimits(**cfg.limits.as_dict())
+        if cfg.table.game in (games.UTH.code, None):
+            limits.with_max_multiple(text.parse().uth.max_multiple)
+    except LimitsError as exc:  # its message starts with the key
+        raise ConfigError(f"{src}: [limits] {exc}") from None
+    return text

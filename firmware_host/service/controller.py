@@ -38,6 +38,8 @@ from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.journal import DuplicateRequest, Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.house_open import changes, open_body
+from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
@@ -97,8 +99,12 @@ class Controller:
     def __init__(self, journal: Journal, *, table: str = "table-1", seats: int = 7,
                  default_setup: GameSetup | None = None, feed: Feed | None = None,
                  clock: Callable[[], float] = time.time,
-                 on_light: Callable[[str], None] | None = None) -> None:
+                 on_light: Callable[[str], None] | None = None,
+                 limits: Mapping[str, int] | None = None) -> None:
         self.journal = journal
+        self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
+        self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
+        self._hand_closed = False
         self.table_name = table
         self.seats = seats
         self.feed = feed
@@ -153,8 +159,45 @@ class Controller:
         self.state, replayed = rebuild(self.journal, self.seats)
         if self.state.table is None and self.default_setup is not None:
             self._submit("open", self.default_setup.as_body(), None)
+        elif self.default_setup is not None:
+            self._configuration_changed(self.default_setup)
         self._refresh()  # displays see the rebuilt state at once
         return replayed
+
+    def _configuration_changed(self, configured: GameSetup) -> None:
+        """At a start on a journal with a table open: a house table whose configuration now differs
+        (game, profile, limits, seats) is opened again as configured, now between hands, or as
+        soon as the hand in progress closes; either is logged with what changed. A poker table's
+        players and stacks are the journal's: it stands, and the start says which settings differ."""
+        table = self.state.need_table()
+        journaled, wanted = table.setup.as_body(), configured.as_body()
+        said = changes(journaled, wanted)
+        if not said:
+            return
+        if SETUPS.get(str(wanted.get("game"))) != HOUSE_SETUP or SETUPS.get(table.setup.game) != HOUSE_SETUP:
+            log.warning("configuration differs from the journal's table (%s): the journal's stands; open the "
+                        "table again to change it", ", ".join(said))
+            return
+        if table.started or self.state.fault is not None:
+            self._pending_open = wanted
+            log.warning("configuration changed: %s; takes effect at the next hand (hand %d is in progress "
+                        "under the journal's)", ", ".join(said), self.state.hand)
+            return
+        log.warning("configuration changed: %s; takes effect now (hand %d)", ", ".join(said), self.state.hand)
+        self._submit("open", wanted, None)
+
+    def _open_pending(self) -> None:
+        """The configuration's table, held back while a hand was in progress, opened once it closed."""
+        self._hand_closed = False
+        wanted, self._pending_open = self._pending_open, None
+        if wanted is None:
+            return
+        try:
+            self._submit("open", wanted, None)
+        except (Refused, EngineError, ValueError, JournalError) as exc:
+            log.error("the configuration's table could not be opened after hand %d: %s", self.state.hand - 1, exc)
+            return
+        log.warning("configuration's table opened for hand %d", self.state.hand)
 
     def device_resume(self, device: str) -> tuple[int, int] | None:
         """`(boot, seq)` of the last frame kept from `device`, to tell it where to continue."""
@@ -166,6 +209,7 @@ class Controller:
         """Apply one journaled event (in the open transaction); a hand it closes is recorded in it."""
         applied = self.state.apply(kind, body, event_id)
         if applied.closed is not None:
+            self._hand_closed = True
             rec = applied.closed
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
                                     self.clock(), rec)
@@ -183,17 +227,21 @@ class Controller:
                 log.error("after a failed commit the table cannot be rebuilt: %s", exc)
             raise
 
-    def _submit(self, kind: str, body: dict[str, Any], req: str | None) -> int:
-        """Journal, apply, commit, publish. Raises Refused/EngineError/ValueError (rolled back, nothing
-        changed) and JournalError (nothing changed either: the table is as the journal holds it)."""
-        event_id = self.journal.begin(self.state.hand, kind, body, self.clock(), req)
+    def _submit(self, kind: str, body: dict[str, Any], req: str | None, digest: str | None = None) -> int:
+        """Journal (with the request's id and digest, if any), apply, commit, publish. Raises
+        Refused/EngineError/ValueError (rolled back, nothing changed) and JournalError (nothing
+        changed either: the table is as the journal holds it)."""
+        event_id = self.journal.begin(self.state.hand, kind, body, self.clock(), req, digest)
         try:
             self._apply(kind, body, event_id)
         except BaseException:
             self.journal.rollback()
+            self._hand_closed = False
             raise
         self._commit()
         self._refresh()
+        if self._hand_closed:
+            self._open_pending()
         return event_id
 
     def handle_reading(self, reading: Reading) -> None:
@@ -242,6 +290,7 @@ class Controller:
                     states.append(self.states())
         except BaseException:
             self.journal.rollback()
+            self._hand_closed = False
             if taken:
                 self._restore_after_rollback()
             raise
@@ -251,6 +300,8 @@ class Controller:
         for public, full in states[:-1]:
             self._publish(public, full)
         self._refresh()
+        if self._hand_closed:
+            self._open_pending()
 
     def _event_of(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
         """The event to journal for a reading: its own, None when it changes nothing, or `refused`
@@ -304,7 +355,9 @@ class Controller:
         try:
             if kind == "open" and body.pop("keep_seats", False):
                 body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
-            event_id = self._submit(kind, body, req)
+            elif kind == "open" and SETUPS.get(body["game"]) == HOUSE_SETUP:
+                body = self._house_open(body)  # journaled with the profile's text and the limits spelt out
+            event_id = self._submit(kind, body, req, cmd.digest if req is not None else None)
         except DuplicateRequest:
             duplicate = self._duplicate_reply(cmd)
             if duplicate is None:  # cannot be: the journal has just found it
@@ -320,11 +373,29 @@ class Controller:
         return {"id": cmd.id, "ok": True, "event": event_id, **self._status()}
 
     def _duplicate_reply(self, cmd: Command) -> dict[str, Any] | None:
-        """The reply to a request whose id is already journaled (applied once, answered again), or None."""
+        """The reply to a request whose id is already journaled, or None: the same request is applied
+        once and answered again; another one under that id is refused `reused_id`."""
         seen = self.journal.find_request(cmd.req) if cmd.req is not None else None
         if seen is None:
             return None
+        if seen.digest is not None and seen.digest != cmd.digest:  # None: journaled before digests were
+            return error_reply(cmd.id, "reused_id", f"request id {cmd.req!r} was already used for another "
+                               f"request (event {seen.id}, {seen.kind}): give each request its own id")
         return {"id": cmd.id, "ok": True, "duplicate": True, "event": seen.id, "hand": seen.hand, **self._status()}
+
+    def _house_open(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A house table's `open` as journaled: the profile read now (its text and sha256), the limits
+        spelt out (the configuration's when the open gives none). What the table had before and the
+        new one differ in is logged. Raises ProfileError/LimitsError/ValueError (refused)."""
+        if self.state.table is not None and self.state.table.started:
+            return body  # refused as it stands by the table state (a hand is in progress)
+        opened = {**body, **open_body(body["game"], body.get("profile", "default"), body.get("limits"),
+                                      body.get("seats", self.seats), self.default_limits)}
+        if self.state.table is not None:
+            said = changes(self.state.table.setup.as_body(), opened)
+            if said:
+                log.info("open: %s (from hand %d)", ", ".join(said), self.state.hand)
+        return opened
 
     def _keep_seats(self, body: dict[str, Any]) -> dict[str, Any]:
         """An `open` that keeps the poker table's players (a mixed game's next game, new stakes):

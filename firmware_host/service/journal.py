@@ -8,7 +8,10 @@ Tables (all text is JSON, readable with the `sqlite3` shell):
 - `events(id, hand, ts, kind, body, req)`: one row per accepted input. `hand` is the number of the
   hand the event belongs to (the hand being prepared when idle); `kind` is the event's kind
   (`open`, `bet`, `card`, `fault`, `clear`, ...); `req` is the dealer's request id when it came from
-  the command channel, so a request re-sent after a restart is recognised and not applied twice.
+  the command channel, so a request re-sent after a restart is recognised and not applied twice, and
+  `digest` the SHA-256 of that request's canonical form (`Command.digest`), so that another request
+  sent under an id already used is told apart from the same one re-sent. (Schema 2 added `digest`;
+  a schema-1 journal gets the column at its first open for writing, NULL on its old events.)
 - `hands(hand, game, status, closed_event, ts, record)`: one row per finished hand, written in the
   same transaction as the event that closed it (`settled` or `voided`). A closed hand is never
   replayed, so nothing is settled twice.
@@ -29,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 JOURNAL_FILE = "journal.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -38,7 +41,8 @@ CREATE TABLE IF NOT EXISTS events (
     ts REAL NOT NULL,
     kind TEXT NOT NULL,
     body TEXT NOT NULL,
-    req TEXT
+    req TEXT,
+    digest TEXT
 );
 CREATE INDEX IF NOT EXISTS events_req ON events(req) WHERE req IS NOT NULL;
 -- Only the rare kinds that are looked up by kind are indexed (partial indexes: a card or a bet
@@ -84,6 +88,7 @@ class Event:
     kind: str
     body: dict[str, Any]
     req: str | None = None
+    digest: str | None = None  # the request's digest (`find_request` reads it; None otherwise)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +113,7 @@ class Resume:
 
 
 _INSERT = "INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)"
-_INSERT_NEW_REQ = ("INSERT INTO events(hand, ts, kind, body, req) SELECT ?,?,?,?,? "
+_INSERT_NEW_REQ = ("INSERT INTO events(hand, ts, kind, body, req, digest) SELECT ?,?,?,?,?,? "
                    "WHERE NOT EXISTS (SELECT 1 FROM events WHERE req=?)")
 
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -190,6 +195,10 @@ class Journal:
                     raise JournalError(f"{path}: journal schema {version} is newer than this controller's "
                                        f"{SCHEMA_VERSION}")
                 conn.executescript(_SCHEMA)
+                if version == 1:  # schema 2: the request's digest beside its id
+                    columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+                    if "digest" not in columns:
+                        conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             raise JournalError(f"{path}: {exc}") from exc
@@ -200,8 +209,10 @@ class Journal:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def begin(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
-        """Open a transaction and write one event in it; return the event's id.
+    def begin(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None,
+              digest: str | None = None) -> int:
+        """Open a transaction and write one event in it; return the event's id. `digest` (with `req`)
+        is the request's digest, kept to tell a re-sent request from another under the same id.
 
         Nothing is durable until `commit()`; `rollback()` forgets the event. Raises JournalError, and
         DuplicateRequest (no transaction left open, nothing written) when `req` is already journaled.
@@ -211,7 +222,7 @@ class Journal:
             if req is None:
                 cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), None))
             else:  # the duplicate check rides on the insert (no SELECT of its own)
-                cur = self._conn.execute(_INSERT_NEW_REQ, (hand, ts, kind, _dumps(body), req, req))
+                cur = self._conn.execute(_INSERT_NEW_REQ, (hand, ts, kind, _dumps(body), req, digest, req))
                 if cur.rowcount == 0:
                     self._conn.execute("ROLLBACK")
                     raise DuplicateRequest(req)
@@ -274,9 +285,10 @@ class Journal:
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
 
-    def append(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
+    def append(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None,
+               digest: str | None = None) -> int:
         """Write one event durably (committed, fsynced) and return its id. Raises JournalError."""
-        event_id = self.begin(hand, kind, body, ts, req)
+        event_id = self.begin(hand, kind, body, ts, req, digest)
         self.commit()
         return event_id
 
@@ -335,9 +347,20 @@ class Journal:
         return {str(name): bool(active) for name, active in rows if name is not None}
 
     def find_request(self, req: str) -> Event | None:
-        """The event that a dealer request id was journaled with, if any."""
-        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE req=? LIMIT 1",
+        """The event that a dealer request id was journaled with, if any, with the request's digest
+        (None for an event journaled before digests were kept)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req, digest FROM events WHERE req=? LIMIT 1",
                                  (req,)).fetchone()
+        if not row:
+            return None
+        return Event(id=row[0], hand=row[1], ts=row[2], kind=row[3], body=json.loads(row[4]), req=row[5],
+                     digest=row[6])
+
+    def open_before(self, event_id: int) -> Event | None:
+        """The last `open` event journaled before event `event_id`: what a hand that closed at
+        `event_id` was played under (a table is opened only between hands)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind='open' AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (event_id,)).fetchone()
         return self._event(row) if row else None
 
     def hand_events(self, hand: int) -> list[Event]:

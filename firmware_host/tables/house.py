@@ -12,21 +12,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import MAX_SPOTS, THREE_CARD_POKER, UTH
+from engine.paytables import Profile, ProfileText
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
+from firmware_host.tables.house_open import journaled_profile, open_body, spelt_out
 
 ROUND_CLASSES = {UTH.code: ("engine.ultimate_holdem", "UltimateHoldemRound"),
                  THREE_CARD_POKER.code: ("engine.three_card_poker", "ThreeCardPokerRound")}
-
-
-@lru_cache(maxsize=None)
-def _profile(name: str) -> Any:
-    from engine.paytables import load_profile
-    return load_profile(name)
 
 
 def round_class(game: str) -> Any:
@@ -39,12 +34,32 @@ def round_class(game: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class HouseSetup:
-    """What `open` sets: the game, its paytable profile, the limits, the number of seats."""
+    """What `open` sets: the game, its paytable profile, the limits, the number of seats.
+
+    `text` is the profile's TOML text as journaled (`firmware_host.tables.house_open`): the tables
+    the hands are played and settled under. A setup made with only a `profile` name or file reads
+    it once, when made (the configuration's, a test's); one rebuilt from a journaled `open` never
+    reads a file.
+    """
 
     game: str
-    profile: str = "default"
+    profile: str = "default"  # a builtin's name or a profile file (read when made); then the profile's name
     limits: Mapping[str, int] = field(default_factory=dict)
     seats: int = 7
+    text: ProfileText | None = None
+    rules: Profile | None = field(default=None, compare=False, repr=False)  # `text` parsed
+
+    def __post_init__(self) -> None:
+        """Read the profile when only its name or file is given; parse the text once. Raises
+        ProfileError, ValueError (a journaled content that is not its sha256's)."""
+        if self.text is None:
+            body = open_body(self.game, self.profile, self.limits, self.seats)
+            object.__setattr__(self, "text", journaled_profile(body))
+        assert self.text is not None
+        object.__setattr__(self, "profile", self.text.name)
+        object.__setattr__(self, "limits", spelt_out(self.limits))
+        if self.rules is None:
+            object.__setattr__(self, "rules", self.text.parse())
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], default_seats: int = 7) -> HouseSetup:
@@ -54,13 +69,22 @@ class HouseSetup:
             raise ValueError(f"a {body.get('game')} table takes profile and limits, not {', '.join(extra)}")
         if int(body.get("seats") or 0) > MAX_SPOTS:
             raise ValueError(f"a {body.get('game')} table has at most {MAX_SPOTS} spots")
-        setup = cls(game=str(body["game"]), profile=str(body.get("profile", "default")),
-                    limits=dict(body.get("limits") or {}), seats=int(body.get("seats", default_seats)))
+        profile = body.get("profile", "default")
+        text = journaled_profile(body) if isinstance(profile, Mapping) else None  # else: journaled by name
+        setup = cls(game=str(body["game"]), profile=str(profile) if text is None else text.name,
+                    limits=dict(body.get("limits") or {}), seats=int(body.get("seats", default_seats)), text=text)
         setup.new_round()  # refuse now what the engine would refuse
         return setup
 
     def as_body(self) -> dict[str, Any]:
-        return {"game": self.game, "profile": self.profile, "limits": dict(self.limits), "seats": self.seats}
+        """The `open` body: the profile's text and sha256, every limit spelt out."""
+        assert self.text is not None
+        return open_body(self.game, self.text, self.limits, self.seats)
+
+    @property
+    def profile_sha256(self) -> str:
+        assert self.text is not None
+        return self.text.sha256
 
     def new_table(self, hand: int) -> HouseTable:
         return HouseTable(self, hand)
@@ -68,7 +92,8 @@ class HouseSetup:
     def new_round(self) -> Any:
         """A fresh engine round in phase `bets`. Raises ProfileError, LimitsError, ValueError."""
         from engine.house import TableLimits
-        profile = _profile(self.profile)
+        profile = self.rules
+        assert profile is not None
         limits = TableLimits.parse(self.limits, source="open")
         max_spots = (profile.uth if self.game == "uth" else profile.three_card_poker).max_spots
         return round_class(self.game)(profile, limits, min(self.seats, max_spots))
@@ -208,6 +233,7 @@ class HouseTable(FaultBook):
             "hand": self.hand,
             "game": self.setup.game,
             "profile": self.setup.profile,
+            "profile_sha256": self.setup.profile_sha256,  # its text: in the `open` event before the hand
             "limits": dict(self.setup.limits),
             "status": status,
             "burns": [str(c) for c in rec.burns],

@@ -154,3 +154,41 @@ def test_bytes_that_are_not_utf8_are_named_by_position() -> None:
     assert status == 1
     assert lines[0] == {"line": 1, "error": "not valid UTF-8 at byte 30 (0xc3)"}
     assert lines[1]["house_net"] == -1600
+
+
+def _record(chip: int = 5) -> dict[str, object]:
+    """A finished hand as `croupier history --json` prints it: a 3:2 Blind of 15 at a table with a chip of 5."""
+    from engine.paytables import read_profile
+    text = read_profile("default")
+    flush = {"game": "uth", "dealer": ["Qh", "Jc"], "board": ["2h", "7h", "9h", "4s", "3c"],
+             "spots": [{"seat": 1, "cards": ["Ah", "Kh"], "bets": {"ante": 15, "blind": 15},
+                        "play": {"street": "preflop", "multiple": 4}}]}
+    return {"hand": 7, "status": "settled", "burns": [], "round": flush, "settlement": None,
+            "profile": {"name": text.name, "sha256": text.sha256, "content": text.text},
+            "limits": {"minimum": 5, "maximum": 150, "side_minimum": 0, "side_maximum": 0, "chip": chip},
+            "faults": [], "reason": None}
+
+
+def test_a_history_record_is_settled_under_its_own_profile_and_limits() -> None:
+    record = _record()
+    bare = settle(json.dumps(record["round"]))[1][0]
+    assert bare["spots"][0]["results"]["blind"] == 22  # type: ignore[index]  # 3:2 of 15, to the unit
+    status, lines, _ = settle(json.dumps(record) + "\n", profile="standard")  # --profile is not the record's
+    assert status == 0
+    assert lines[0]["spots"][0]["results"] == {"ante": 0, "blind": 20, "play": 60}  # type: ignore[index]
+    assert lines[0]["house_net"] == -80
+
+
+def test_a_record_with_a_profile_it_does_not_carry_or_a_wrong_digest_is_refused() -> None:
+    no_content = _record()
+    no_content["profile"] = {"name": "default", "sha256": None, "content": None}
+    forged = _record()
+    forged["profile"]["content"] = forged["profile"]["content"].replace("flush = [3, 2]", "flush = [5, 1]")  # type: ignore[index]
+    no_limits = _record()
+    del no_limits["limits"]
+    status, lines, _ = settle("\n".join(json.dumps(r) for r in (no_content, forged, no_limits, _record())))
+    assert status == 1
+    assert "does not carry its profile's content" in str(lines[0]["error"])
+    assert "is not that of its content" in str(lines[1]["error"])
+    assert "limits: missing" in str(lines[2]["error"])
+    assert lines[3]["house_net"] == -80

@@ -89,3 +89,53 @@ def test_run_refuses_a_bad_configuration_naming_it(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert str(bad) in proc.stderr and "[feed] full" in proc.stderr and "loopback" in proc.stderr
     assert not (tmp_path / "state").exists()  # refused before anything was opened
+
+
+@pytest.mark.parametrize("table, limits, words", [
+    ('game = "uth"\nprofile = "defualt"\n', "", ["[table] profile", "defualt", "no such profile"]),
+    ('game = "3cp"\nprofile = "PROFILE"\n', "", ["[table] profile", "house.toml", "[uth.blind] straight"]),
+    ('game = "uth"\nprofile = "MISSING"\n', "", ["[table] profile", "gone.toml", "cannot read"]),
+    ('game = "uth"\n', "minimum = 100\nmaximum = 5000\n", ["[limits] maximum", "30 times the minimum"]),
+    ('', "minimum = 100\nmaximum = 5000\n", ["[limits] maximum", "30 times the minimum"]),
+    ('game = "uth"\n', "minimum = 100\nside_minimum = 500\nside_maximum = 100\n", ["[limits] side_maximum"]),
+])
+def test_run_refuses_a_bad_profile_or_limits_naming_file_section_and_key(
+        tmp_path: Path, table: str, limits: str, words: list[str]) -> None:
+    """A bad profile or limits are a configuration error (exit 2, file, [section] key), not a traceback."""
+    import subprocess
+    import sys
+    bad_profile = tmp_path / "house.toml"
+    bad_profile.write_text((DEPLOY.parent / "engine" / "profiles" / "default.toml").read_text()
+                           .replace("straight = [1, 1]", "straight = [1, -1]", 1))
+    table = table.replace("PROFILE", str(bad_profile)).replace("MISSING", str(tmp_path / "gone.toml"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f"[table]\n{table}[limits]\n{limits}")
+    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(bad),
+                           "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for word in [str(bad), *words]:
+        assert word in proc.stderr
+    assert not (tmp_path / "state").exists()
+
+
+def test_a_3cp_table_is_not_held_to_the_uth_multiple() -> None:
+    cfg = Config.parse('[table]\ngame = "3cp"\n[limits]\nminimum = 100\nmaximum = 5000\n', source="t.toml")
+    assert cfg.limits.maximum == 5000 and cfg.profile is not None and cfg.profile.name == "default"
+
+
+def test_the_deploy_guides_check_refuses_what_the_start_refuses(tmp_path: Path) -> None:
+    """`croupier run --check`, the guide's configuration check: 0 for a good file, 2 for a bad limit."""
+    import subprocess
+    import sys
+    guide = (DEPLOY.parent / "docs" / "deploy.md").read_text()
+    assert "croupier run --config /etc/croupier/table.toml --check" in guide
+    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
+    good.write_text('[table]\ngame = "uth"\n[limits]\nminimum = 100\nmaximum = 3000\n')
+    bad.write_text('[table]\ngame = "uth"\n[limits]\nminimum = 100\nmaximum = 3100\n')
+    ran = [subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(f), "--check",
+                           "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
+           for f in (good, bad)]
+    assert (ran[0].returncode, ran[0].stdout.strip()) == (0, f"configuration ok: {good}")
+    assert ran[1].returncode == 2 and f"{bad}: [limits] maximum" in ran[1].stderr
+    assert not (tmp_path / "state").exists()

@@ -46,3 +46,29 @@ def test_journal_refuses_a_journaled_request_id(tmp_path: Path) -> None:
     assert [e.req for e in j.events()] == ["r1"]
     assert j.append(1, "bet", {"seat": 2}, ts=3.0, req="r2") == 2
     j.close()
+
+
+def test_another_request_under_a_used_id_is_refused_and_not_applied(tmp_path: Path) -> None:
+    c = Controller(Journal.open(tmp_path), default_setup=UTH)
+    c.recover()
+    first = _cmd(c, "bet", id=1, seat=1, bets={"ante": 100, "blind": 100})
+    assert first["ok"]
+    assert _cmd(c, "bet", id="1", seat=1, bets={"blind": 100, "ante": 100})["duplicate"]  # 1 and "1": one id
+    events = sum(1 for _ in c.journal.events())
+    for cmd, args in (("deal", {}), ("bet", {"seat": 2, "bets": {"ante": 100, "blind": 100}}),
+                      ("bet", {"seat": 1, "bets": {"ante": 200, "blind": 200}}), ("state", {}),
+                      ("card", {"card": "As"})):
+        reply = _cmd(c, cmd, id="1", **args)
+        assert not reply["ok"] and reply["code"] == "reused_id", (cmd, reply)
+        assert "'1'" in str(reply["error"]) and "another request" in str(reply["error"])
+    assert sum(1 for _ in c.journal.events()) == events  # nothing written
+    state = c.public_state()
+    assert state["phase"] == "bets" and [s["seat"] for s in state["spots"] if s["bets"]] == [1]
+    c.journal.close()
+    c = Controller(Journal.open(tmp_path), default_setup=UTH)  # after a restart too
+    c.recover()
+    assert _cmd(c, "deal", id=1)["code"] == "reused_id"
+    again = _cmd(c, "bet", id=1, hand=1, seat=1, bets={"ante": 100, "blind": 100})
+    assert again["ok"] and again["duplicate"] and again["event"] == first["event"]
+    assert c.public_state()["phase"] == "bets"
+    c.journal.close()

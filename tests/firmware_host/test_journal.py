@@ -78,3 +78,35 @@ def test_readonly_sees_committed_events_while_writer_open(tmp_path: Path) -> Non
 def test_missing_journal_readonly(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match=JOURNAL_FILE):
         Journal.open(tmp_path / "none", readonly=True)
+
+
+def test_a_request_is_kept_with_its_digest(tmp_path: Path) -> None:
+    j = Journal.open(tmp_path)
+    j.append(1, "bet", {"seat": 1}, ts=1.0, req="r1", digest="d" * 64)
+    j.append(1, "deal", {}, ts=2.0, req="r2")
+    found = j.find_request("r1")
+    assert found is not None and (found.kind, found.digest) == ("bet", "d" * 64)
+    assert j.find_request("r2").digest is None  # type: ignore[union-attr]
+    assert j.find_request("r3") is None
+    j.close()
+
+
+def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / JOURNAL_FILE)
+    conn.executescript("""
+        CREATE TABLE events (id INTEGER PRIMARY KEY, hand INTEGER NOT NULL, ts REAL NOT NULL,
+                             kind TEXT NOT NULL, body TEXT NOT NULL, req TEXT);
+        CREATE TABLE hands (hand INTEGER PRIMARY KEY, game TEXT NOT NULL, status TEXT NOT NULL,
+                            closed_event INTEGER NOT NULL, ts REAL NOT NULL, record TEXT NOT NULL);
+        CREATE TABLE boots (id INTEGER PRIMARY KEY, boot TEXT NOT NULL, ts REAL NOT NULL);
+        INSERT INTO events(hand, ts, kind, body, req) VALUES (1, 1.0, 'bet', '{"seat": 1}', 'old');
+        PRAGMA user_version=1;
+    """)
+    conn.close()
+    j = Journal.open(tmp_path)
+    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    old = j.find_request("old")
+    assert old is not None and old.body == {"seat": 1} and old.digest is None
+    j.append(1, "deal", {}, ts=2.0, req="new", digest="e" * 64)
+    assert j.find_request("new").digest == "e" * 64  # type: ignore[union-attr]
+    j.close()

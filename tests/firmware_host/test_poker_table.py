@@ -765,7 +765,7 @@ def test_the_house_rake_as_a_table_setting(rig: Rig) -> None:
         rig.cmd("open", **{**HOLDEM, "rake": {"rate": 500, "cap": 10}})
     with pytest.raises(ValueError, match="rake: unknown key"):
         PokerSetup.from_body({**HOLDEM, "rake": {"rate_bp": 500, "cap": 10, "drop": 1}})
-    house = rig.cmd("open", game="uth", rake={"rate_bp": 500, "cap": 10})
+    house = rig.cmd("open", game="uth", limits={"minimum": 100}, rake={"rate_bp": 500, "cap": 10})
     assert house["ok"] is False and "not rake" in house["error"]
     cfg = Config.parse('[table]\ngame = "holdem"\n[poker]\nblinds = [1, 2]\nrake_bp = 500\nrake_cap = 300\n'
                        "no_flop_no_drop = false\n", "t.toml")
