@@ -1,4 +1,4 @@
-"""The engine and the drivers pass `mypy --strict` (STYLE.md), each whole package."""
+"""The engine, the drivers and the service pass `mypy --strict` (STYLE.md), each whole package."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# The whole engine package, poker and hand histories included; the drivers, every device kind.
-CHECKED = ("engine", "drivers")
+# The whole engine package, poker and hand histories included; the drivers, every device kind; the
+# service on the Pi, its tables, the simulated table and the command line.
+CHECKED = ("engine", "drivers", "firmware_host")
 
 
-def test_the_engine_and_the_drivers_pass_mypy_strict(tmp_path: Path) -> None:
+def test_every_package_passes_mypy_strict(tmp_path: Path) -> None:
     assert all((ROOT / package / "__init__.py").is_file() for package in CHECKED)
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy-cache"),

@@ -397,7 +397,8 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
 
 
 def encode_reply(reply: Mapping[str, Any]) -> bytes:
-    return msgpack.packb(dict(reply), use_bin_type=True)
+    packed: bytes = msgpack.packb(dict(reply), use_bin_type=True)
+    return packed
 
 
 def error_reply(req_id: Any, code: str, message: str) -> dict[str, Any]:
@@ -427,7 +428,7 @@ class CommandClient:
         self._sock = self._connect()
 
     def _connect(self) -> zmq.Socket[Any]:
-        sock = self.ctx.socket(zmq.DEALER)
+        sock: zmq.Socket[Any] = self.ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
         sock.connect(self.endpoint)
         return sock

@@ -226,10 +226,10 @@ def _str(v: Any) -> str:
 
 
 def _name(v: Any) -> str:
-    v = _str(v)
-    if not v or len(v) > 64 or not all(c.isalnum() or c in "-_." for c in v):
+    text = _str(v)
+    if not text or len(text) > 64 or not all(c.isalnum() or c in "-_." for c in text):
         raise ValueError("must be 1 to 64 letters, digits, '-', '_' or '.'")
-    return v
+    return text
 
 
 def _int(lo: int, hi: int | None = None) -> Checker:
@@ -275,10 +275,10 @@ def _int_list(lo: int, hi: int, most: int) -> Checker:
 
 
 def _endpoint(v: Any) -> str:
-    v = _str(v)
-    if not v.startswith(("tcp://", "ipc://", "inproc://")) or len(v) < 8:
-        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {v!r}")
-    return v
+    text = _str(v)
+    if not text.startswith(("tcp://", "ipc://", "inproc://")) or len(text) < 8:
+        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {text!r}")
+    return text
 
 
 def _optional_endpoint(v: Any) -> str:
@@ -286,18 +286,18 @@ def _optional_endpoint(v: Any) -> str:
 
 
 def _host_port(v: Any) -> str:
-    v = _str(v)
-    host, _, port = v.rpartition(":")
-    if v and (not host or not port.isdigit() or not 0 < int(port) < 65536):
-        raise ValueError(f"must be HOST:PORT, not {v!r}")
-    return v
+    text = _str(v)
+    host, _, port = text.rpartition(":")
+    if text and (not host or not port.isdigit() or not 0 < int(port) < 65536):
+        raise ValueError(f"must be HOST:PORT, not {text!r}")
+    return text
 
 
 def _serial_url(v: Any) -> str:
-    v = _str(v)
-    if v and not (v.startswith("/") or "://" in v):
-        raise ValueError(f"must be a device path or a pyserial URL (socket://, loop://, spy://), not {v!r}")
-    return v
+    text = _str(v)
+    if text and not (text.startswith("/") or "://" in text):
+        raise ValueError(f"must be a device path or a pyserial URL (socket://, loop://, spy://), not {text!r}")
+    return text
 
 
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
