@@ -19,42 +19,31 @@ import pytest
 from engine.paytables import read_profile
 from firmware_host.cli.history import history
 from firmware_host.cli.settle import run as settle_run
-from firmware_host.service.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house import HouseSetup
+from tests.firmware_host.rigs import JournalRig
 
 DEFAULT = read_profile("default")
 # one spot: its two cards and the dealer's two (spot, dealer, spot, dealer), then the board
 FLUSH_HAND = "Ah Qc Kh Jc".split(), "2h 7h 9h 4s 3c".split()
 
 
-class Table:
-    """A controller on a real journal; `restart()` is what a crash and a start leave."""
+class Table(JournalRig):
+    """A controller on a real journal with a configuration's setup and limits; `restart(setup)` is
+    what a crash and a start with a changed configuration leave."""
 
     def __init__(self, path: Path, setup: HouseSetup | None = None, limits: dict[str, int] | None = None) -> None:
-        self.path, self.setup, self.limits = path, setup, limits
-        self.c = self._new()
+        self.setup, self.limits = setup, limits
+        super().__init__(path)
 
-    def _new(self) -> Controller:
-        c = Controller(Journal.open(self.path), default_setup=self.setup, limits=self.limits)
-        c.recover()
-        return c
+    def controller_args(self) -> dict[str, Any]:
+        return {"default_setup": self.setup, "limits": self.limits}
 
     def restart(self, setup: HouseSetup | None = None) -> Controller:
-        self.c.journal.close()
         if setup is not None:
             self.setup = setup
-        self.c = self._new()
-        return self.c
-
-    def cmd(self, cmd: str, **args: Any) -> dict[str, Any]:
-        return self.c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
-
-    def ok(self, cmd: str, **args: Any) -> dict[str, Any]:
-        reply = self.cmd(cmd, **args)
-        assert reply["ok"], reply
-        return reply
+        return super().restart()
 
     def cards(self, cards: list[str]) -> None:
         for card in cards:
