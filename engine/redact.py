@@ -82,18 +82,12 @@ def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
     visible = hand.get("visible", ())
     if len(visible) != len(cards):
         raise ValueError(f"a hand's visible flags ({len(visible)}) do not match its cards ({len(cards)})")
-    every = all(visible)
-    out: dict[str, Any] = {}
-    for key, value in hand.items():
-        if key not in HAND_KEYS:
-            continue
-        if key == "cards":
-            out[key] = list(cards) if every else [card if seen else HIDDEN for card, seen in zip(cards, visible)]
-        elif key == "hand_name":
-            out[key] = value if every else None
-        else:
-            kind = type(value)
-            out[key] = value if kind is not dict and kind is not list else _copy(value)
+    out = {key: (value if type(value) not in _NESTED else _copy(value))
+           for key, value in hand.items() if key in HAND_KEYS}
+    if not all(visible):  # (the copy above keeps each key where the full view has it)
+        out["cards"] = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
+        if "hand_name" in out:
+            out["hand_name"] = None
     return out
 
 

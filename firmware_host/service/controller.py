@@ -299,7 +299,7 @@ class Controller:
         self._commit()
         for public, full in states[:-1]:
             self._publish(public, full)
-        self._refresh()
+        self._refresh(states[-1] if states else None)
         if self._hand_closed:
             self._open_pending()
 
@@ -314,19 +314,20 @@ class Controller:
                                "error": f"{type(exc).__name__}: {exc}"}
 
     def _take_reading(self, kind: str, body: dict[str, Any]) -> None:
-        """One reading inside the open batch; one the table refuses is journaled as `refused`."""
-        event_id = self.journal.add(self.state.hand, kind, body, self.clock())
+        """One reading inside the open batch; one the table refuses is journaled as `refused`
+        instead (a refused step changes nothing, and a hand closes only once its step is taken,
+        so taking back the event's row is all there is to undo: no savepoint per reading)."""
+        event_id = self.journal.insert(self.state.hand, kind, body, self.clock())
         try:
             self._apply(kind, body, event_id)
         except JournalError:
             raise
         except Exception as exc:  # the reading stays journaled, as refused: never dropped
-            self.journal.drop()
+            self.journal.forget(event_id)
             log.error("reading %s refused: %s", kind, exc)
             refused = {"kind": kind, "body": body, "error": str(exc) or type(exc).__name__}
-            event_id = self.journal.add(self.state.hand, "refused", refused, self.clock())
+            event_id = self.journal.insert(self.state.hand, "refused", refused, self.clock())
             self._apply("refused", refused, event_id)
-        self.journal.keep()
 
     def _restore_after_rollback(self) -> None:
         """A batch rolled back after some of its readings were applied: the table as the journal holds it."""
@@ -434,7 +435,8 @@ class Controller:
         """`(public_state(), full_state())`, built together: what each step publishes."""
         return self.state.views()
 
-    def _refresh(self) -> None:
+    def _refresh(self, shown: tuple[dict[str, Any], dict[str, Any]] | None = None) -> None:
+        """The tower light and the feed follow the state (`shown`: its views, when already built)."""
         light = self.state.light
         if light != self.light:
             self.light = light
@@ -444,7 +446,7 @@ class Controller:
                 except Exception:  # a failing light never stops the table
                     log.exception("tower light")
         if self.feed is not None:
-            self._publish(*self.states())
+            self._publish(*(shown if shown is not None else self.states()))
 
     def _publish(self, public: dict[str, Any], full: dict[str, Any]) -> None:
         if (public, full) == self._last_published:

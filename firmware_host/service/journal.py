@@ -252,6 +252,22 @@ class Journal:
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
         return int(cur.lastrowid or 0)
 
+    def insert(self, hand: int, kind: str, body: Mapping[str, Any], ts: float) -> int:
+        """Write one event inside the open batch, with no savepoint of its own (a device reading:
+        the table applies it or it is `forget`-ten and journaled as refused). Raises JournalError."""
+        try:
+            cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), None))
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
+        return int(cur.lastrowid or 0)
+
+    def forget(self, event_id: int) -> None:
+        """Take back an event `insert`ed in the open batch (nothing else was written with it). Raises JournalError."""
+        try:
+            self._conn.execute("DELETE FROM events WHERE id=?", (event_id,))
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot take back event {event_id}: {exc}") from exc
+
     def keep(self) -> None:
         """Keep the last `add`ed event (and what was written with it) in the batch."""
         self._conn.execute("RELEASE event")
