@@ -443,7 +443,7 @@ class PokerTable(FaultBook):
             return out
         for rec in self.engine.records:
             if isinstance(rec, Shown):
-                out[rec.seat] = [str(getattr(v, "name", v)) for v in rec.values if v is not None]
+                out[rec.seat] = [v.name for v in rec.values if v is not None]
         return out
 
     def results(self) -> dict[str, Any] | None:
