@@ -32,13 +32,13 @@ the standard library's `tomllib`, as a HandHistory, and back), `replay` (a recor
 from __future__ import annotations
 
 from engine.phh.actions import PhhAction
-from engine.phh.codes import GAME_CODES, VARIANT_NAMES, PhhError, game_of, variant_code
+from engine.phh.codes import GAME_CODES, VARIANT_NAMES, PhhError, PhhSyntaxError, game_of, variant_code
 from engine.phh.export import hand_from_record, record_to_phh, to_phh
 from engine.phh.record import HandHistory, dumps_phhs, load_toml, parse_phh, parse_phhs
 from engine.phh.replay import replay, replay_hand, stakes_of
 
 __all__ = [
-    "PhhError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
+    "PhhError", "PhhSyntaxError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
     "VARIANT_NAMES", "GAME_CODES", "replay", "replay_hand", "game_of", "stakes_of", "to_phh",
     "variant_code", "hand_from_record", "record_to_phh", "load_toml",
 ]

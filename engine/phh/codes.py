@@ -12,6 +12,10 @@ class PhhError(EngineError, ValueError):
     """A hand history that cannot be read, or cannot be followed by our engine: names what and why."""
 
 
+class PhhSyntaxError(PhhError):
+    """Text that is not TOML at all (no hand can be read from it)."""
+
+
 # The variant codes of the PHH specification (and what they are called at our table).
 VARIANT_NAMES: dict[str, str] = {
     "FT": "fixed-limit Texas hold'em",

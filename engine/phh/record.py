@@ -10,7 +10,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine.phh.actions import PhhAction
-from engine.phh.codes import VARIANT_NAMES, PhhError, split_code, stakes_fields
+from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
 
 __all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "dumps_phhs"]
@@ -41,11 +41,11 @@ _ONE = Decimal(1)
 
 def load_toml(text: str) -> dict[str, Any]:
     """TOML text as a dict (the standard library's `tomllib`), decimals as Decimal.
-    Raises PhhError ("not TOML: ...") with tomllib's reason."""
+    Raises PhhSyntaxError ("not TOML: ...") with tomllib's reason."""
     try:
         return tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"not TOML: {exc}") from exc
+        raise PhhSyntaxError(f"not TOML: {exc}") from exc
 
 
 def _to_number(value: Any, what: str) -> Number:

@@ -43,7 +43,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.phh import (
-    HandHistory, PhhError, dumps_phhs, parse_phh, parse_phhs, record_to_phh, replay,
+    HandHistory, PhhError, PhhSyntaxError, dumps_phhs, parse_phh, parse_phhs, record_to_phh, replay,
 )
 
 
@@ -90,9 +90,9 @@ def _hands(path: str, text: str) -> list[HandHistory | PhhError]:
         return parse_phhs(text)
     try:
         return [parse_phh(text)]
+    except PhhSyntaxError:
+        raise
     except PhhError as exc:
-        if "not TOML" in str(exc):
-            raise
         return [exc]
 
 

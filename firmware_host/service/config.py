@@ -358,6 +358,7 @@ def _check_whole(cfg: Config) -> None:
         raise ConfigError(f"{src}: [table] seats: a {game} table has at most {games.MAX_SPOTS} spots, "
                           f"not {cfg.table.seats}")
     if game is not None and games.is_poker(game):
+        from firmware_host.tables.base import SetupError
         from firmware_host.tables.poker import PokerSetup
         low, high = games.POKER_SEATS
         if not low <= cfg.table.seats <= high:
@@ -369,9 +370,11 @@ def _check_whole(cfg: Config) -> None:
                               f"(the most taken from one hand, > 0)")
         try:
             PokerSetup.from_body(cfg.poker.as_body(game, cfg.table.seats), cfg.table.seats)
-        except ValueError as exc:  # IllegalAction is a ValueError too
-            key = "seated" if "stacks" in str(exc) else ("button" if "button" in str(exc) else "structure")
+        except SetupError as exc:  # a seat, the button: the body's key names the configuration's
+            key = {"stacks": "seated", "sitting_out": "seated"}.get(exc.field, exc.field)
             raise ConfigError(f"{src}: [poker] {key}: {exc}") from None
+        except ValueError as exc:  # the structure and stakes (IllegalAction is a ValueError too)
+            raise ConfigError(f"{src}: [poker] structure: {exc}") from None
     gpio = cfg.gpio
     pins = {**gpio.sensor_pins(), **gpio.button_pins(), **gpio.light_pins()}
     used: dict[int, str] = {}

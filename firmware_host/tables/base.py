@@ -24,6 +24,14 @@ class Refused(ValueError):
         self.code = code
 
 
+class SetupError(ValueError):
+    """An `open` body a table cannot be set up from; `field` is the body's key at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class FaultKind(enum.StrEnum):
     """Every kind of fault that stops a hand; `fault.kind` on the feed is one of these values."""
 

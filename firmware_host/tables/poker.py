@@ -33,7 +33,7 @@ from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
-from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
+from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
@@ -118,16 +118,16 @@ class PokerSetup:
         for seat, chips in dict(body.get("stacks") or {}).items():
             s = int(seat)
             if not 1 <= s <= seats:
-                raise ValueError(f"stacks: seat {s} is not a seat of this table (1..{seats})")
+                raise SetupError("stacks", f"stacks: seat {s} is not a seat of this table (1..{seats})")
             if isinstance(chips, bool) or not isinstance(chips, int) or chips <= 0:
-                raise ValueError(f"stacks: seat {s}: a buy-in must be a positive integer, not {chips!r}")
+                raise SetupError("stacks", f"stacks: seat {s}: a buy-in must be a positive integer, not {chips!r}")
             stacks[s] = chips
         button = body.get("button")
         if button is not None and not 1 <= int(button) <= seats:
-            raise ValueError(f"button: seat {button} is not a seat of this table (1..{seats})")
+            raise SetupError("button", f"button: seat {button} is not a seat of this table (1..{seats})")
         out = tuple(sorted(int(s) for s in body.get("sitting_out") or ()))
         if set(out) - set(stacks):
-            raise ValueError(f"sitting_out: seat(s) {sorted(set(out) - set(stacks))} have no stack")
+            raise SetupError("sitting_out", f"sitting_out: seat(s) {sorted(set(out) - set(stacks))} have no stack")
         setup = cls(game=game, structure=str(body["structure"]), stakes=dict(body.get("stakes") or {}),
                     seats=seats, stacks=stacks, button=None if button is None else int(button), sitting_out=out,
                     last_button=None if body.get("last_button") is None else int(body["last_button"]),
