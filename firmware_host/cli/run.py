@@ -4,6 +4,8 @@ Starts in this order: configuration (refused with file, section and key), journa
 state is rebuilt exactly, mid-hand too), feed sockets, devices (the shoe is told where to continue),
 then serves until SIGTERM or SIGINT. Prints one JSON line on standard output when ready:
 `{"ready": true, "table": ..., "boot": ..., "hand": ..., "replayed": N, "pid": ...}`.
+Under systemd (`Type=notify`) it then sends READY=1, pings the watchdog from the controller's loop
+while the loop turns, and sends STOPPING=1 on the way out (`service/notify.py`).
 Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when it cannot start.
 `--check` only reads the configuration (and the paytable profile it names) and exits: 0 with
 `configuration ok: FILE` when the service would take it, 2 naming file, section and key when not.
@@ -12,6 +14,7 @@ Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when it cannot s
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import gc
 import json
 import logging
@@ -29,6 +32,7 @@ from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.controller import Controller
 from firmware_host.service.feed import Feed, FeedError
 from firmware_host.service.journal import Journal, JournalError
+from firmware_host.service.notify import Notifier
 from firmware_host.tables.poker import PokerSetup
 from firmware_host.tables.house import HouseSetup
 
@@ -139,6 +143,7 @@ def _pin_factory(name: str) -> Any:
 def main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=getattr(logging, args.log_level), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    faulthandler.enable()  # systemd's watchdog kills a hung loop with SIGABRT: its stack goes to the log
     try:
         cfg = Config.load(args.config)
     except ConfigError as exc:
@@ -156,6 +161,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
     feed: Feed | None = None
     journal: Journal | None = None
     devices = Devices()
+    notifier = Notifier.from_environment()
     try:
         journal = Journal.open(state_dir)
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
@@ -183,11 +189,12 @@ def serve(cfg: Config, state_dir: Path) -> int:
                           "replayed": replayed, "pid": os.getpid()}), flush=True)
         log.info("table %s ready: hand %d, %d event(s) replayed, boot %s", cfg.table.name, controller.hand,
                  replayed, feed.boot)
+        notifier.ready(f"table {cfg.table.name} ready: hand {controller.hand}, {replayed} event(s) replayed")
         # What start-up built (modules, the evaluator's tables, the replayed journal) lives as long as
         # the process: out of the collector's sight, its collections go over each hand's garbage only.
         gc.collect()
         gc.freeze()
-        controller.run(ctx)
+        controller.run(ctx, on_turn=notifier.watchdog)
         return 0
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
@@ -204,6 +211,8 @@ def serve(cfg: Config, state_dir: Path) -> int:
         print(f"croupier run: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     finally:
+        notifier.stopping("closing devices, feed and journal")
+        notifier.close()
         devices.close()
         if feed is not None:
             feed.close()

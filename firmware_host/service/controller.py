@@ -479,10 +479,13 @@ class Controller:
         costs no thread hand-off per reading: read, journal and publish happen in one wake-up."""
         self._pollables.append(device)
 
-    def run(self, ctx: zmq.Context[Any], command_endpoint: str | None = None) -> None:
+    def run(self, ctx: zmq.Context[Any], command_endpoint: str | None = None, *,
+            on_turn: Callable[[], float] | None = None) -> None:
         """Serve until `stop()`: commands, snapshots, the inbox, driven devices, heartbeats.
 
         Binds the command socket first unless `bind_commands` did. Raises zmq.ZMQError on bind.
+        `on_turn` is called once per turn of the loop (systemd's watchdog ping: a stuck loop sends
+        none) and returns the seconds until it wants the next turn at the latest.
         """
         commands = self._commands if command_endpoint is None else self.bind_commands(ctx, command_endpoint)
         if commands is None:
@@ -500,6 +503,8 @@ class Controller:
         try:
             while not self._stop.is_set():
                 wait = self.feed.heartbeat_due() if self.feed else 1.0
+                if on_turn is not None:
+                    wait = min(wait, on_turn())
                 if devices:
                     now = clock()
                     for d in devices:
