@@ -195,16 +195,12 @@ class Journal:
     controller runs: WAL readers never block the writer.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, tail: tuple[int, str] = (0, "")) -> None:
         self._conn = conn
         self.path = path
         self._owner = threading.get_ident()
-        # the last event's id and chain (read once), and where to go back to on a rollback
-        try:
-            row = conn.execute("SELECT id, chain FROM events ORDER BY id DESC LIMIT 1").fetchone()
-        except sqlite3.OperationalError:  # a journal from before the chain, opened read-only
-            row = None
-        self._tail: tuple[int, str] = (int(row[0]), str(row[1] or "")) if row else (0, "")
+        # the last event's id and chain (read once, at `open` for writing), and where to go back to on a rollback
+        self._tail = tail
         self._committed: tuple[int, str] | None = None  # the tail when the open transaction began
         self._saved: tuple[int, str] = self._tail  # the tail at the savepoint of the last `add`
         self._before_insert: tuple[int, str] = self._tail  # the tail before the last `insert`
@@ -254,6 +250,8 @@ class Journal:
                 if "chain" not in columns:  # schema 3: the chain, computed once over the old events
                     _add_chain(conn)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                row = conn.execute("SELECT id, chain FROM events ORDER BY id DESC LIMIT 1").fetchone()
+                return cls(conn, path, (int(row[0]), str(row[1] or "")) if row else (0, ""))
         except sqlite3.Error as exc:
             raise JournalError(f"{path}: {exc}") from exc
         return cls(conn, path)
