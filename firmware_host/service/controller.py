@@ -36,6 +36,7 @@ from engine.errors import EngineError
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
+from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
 from firmware_host.service.journal import DuplicateRequest, Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.house_open import changes, open_body
@@ -154,10 +155,18 @@ class Controller:
     def recover(self) -> int:
         """Rebuild the state from the journal; open the default table when there is none.
 
-        Returns the number of events replayed. Raises JournalError when an event no longer applies.
+        An event the journal's chain does not vouch for stands a `journal_integrity` fault
+        (journaled) after the replay: no step is taken until a supervisor clears it. Returns the
+        number of events replayed. Raises JournalError when an event no longer applies.
         """
-        self.state, replayed = rebuild(self.journal, self.seats)
-        if self.state.table is None and self.default_setup is not None:
+        try:
+            self.state, replayed = rebuild(self.journal, self.seats)
+        except JournalError as exc:
+            raise replay_failed(self.journal, exc) from exc
+        for bad in new_breaks(self.journal):  # replayed as it stands, then the table is locked
+            log.critical("the journal failed its integrity check: %s", bad)
+            self._submit("fault", fault_body(bad), None)
+        if self.state.table is None and self.default_setup is not None and self.state.fault is None:
             self._submit("open", self.default_setup.as_body(), None)
         elif self.default_setup is not None:
             self._configuration_changed(self.default_setup)

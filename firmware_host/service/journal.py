@@ -12,6 +12,12 @@ Tables (all text is JSON, readable with the `sqlite3` shell):
   `digest` the SHA-256 of that request's canonical form (`Command.digest`), so that another request
   sent under an id already used is told apart from the same one re-sent. (Schema 2 added `digest`;
   a schema-1 journal gets the column at its first open for writing, NULL on its old events.)
+  `chain` links each event to the one before: the SHA-256 (hex) of the previous event's chain
+  (empty before the first) and the event's canonical text (`_canonical`: id, hand, ts, kind, body,
+  req). It is computed in the transaction of the insert, from the previous chain kept in memory.
+  `verify_chain()` finds the first event whose chain fails, is missing, or follows a gap in the
+  ids. (Schema 3 added `chain`: a journal without the column gets it at its first open for
+  writing, computed once over the events it holds, which it therefore vouches for from then on.)
 - `hands(hand, game, status, closed_event, ts, record)`: one row per finished hand, written in the
   same transaction as the event that closed it (`settled` or `voided`). A closed hand is never
   replayed, so nothing is settled twice.
@@ -23,6 +29,7 @@ after the later of that open and the last closed hand: replaying them rebuilds t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -32,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 JOURNAL_FILE = "journal.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -42,7 +49,8 @@ CREATE TABLE IF NOT EXISTS events (
     kind TEXT NOT NULL,
     body TEXT NOT NULL,
     req TEXT,
-    digest TEXT
+    digest TEXT,
+    chain TEXT
 );
 CREATE INDEX IF NOT EXISTS events_req ON events(req) WHERE req IS NOT NULL;
 -- Only the rare kinds that are looked up by kind are indexed (partial indexes: a card or a bet
@@ -112,9 +120,22 @@ class Resume:
     events: tuple[Event, ...]
 
 
-_INSERT = "INSERT INTO events(hand, ts, kind, body, req) VALUES (?,?,?,?,?)"
-_INSERT_NEW_REQ = ("INSERT INTO events(hand, ts, kind, body, req, digest) SELECT ?,?,?,?,?,? "
+@dataclass(frozen=True, slots=True)
+class ChainBreak:
+    """The first journal event the chain does not vouch for: its id, its kind, and why."""
+
+    id: int
+    kind: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"event {self.id} ({self.kind}): {self.why}"
+
+
+_INSERT = "INSERT INTO events(id, hand, ts, kind, body, req, chain) VALUES (?,?,?,?,?,?,?)"
+_INSERT_NEW_REQ = ("INSERT INTO events(id, hand, ts, kind, body, req, digest, chain) SELECT ?,?,?,?,?,?,?,? "
                    "WHERE NOT EXISTS (SELECT 1 FROM events WHERE req=?)")
+_CHAIN_ROWS = "SELECT id, hand, ts, kind, body, req, chain FROM events WHERE id > ? ORDER BY id"
 
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -122,6 +143,29 @@ _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 def _dumps(value: Any) -> str:
     """Compact JSON (keys in the order given: sorting them is work for nothing)."""
     return _encode(value)
+
+
+def _link(previous: str, event_id: int, hand: int, ts: float, kind: str, body: str, req: Any) -> str:
+    """The chain of one event: SHA-256 of the previous event's chain and the event's canonical text."""
+    text = _encode([event_id, hand, float(ts), kind, body, None if req is None else str(req)])
+    return hashlib.sha256((previous + text).encode()).hexdigest()
+
+
+def _add_chain(conn: sqlite3.Connection) -> None:
+    """Schema 3 on an older journal: the `chain` column, computed once over the events it holds."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("ALTER TABLE events ADD COLUMN chain TEXT")
+        chain = ""
+        links = []
+        for event_id, hand, ts, kind, body, req, _ in conn.execute(_CHAIN_ROWS, (0,)).fetchall():
+            chain = _link(chain, event_id, hand, ts, kind, body, req)
+            links.append((chain, event_id))
+        conn.executemany("UPDATE events SET chain=? WHERE id=?", links)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
@@ -151,10 +195,15 @@ class Journal:
     controller runs: WAL readers never block the writer.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, tail: tuple[int, str] = (0, "")) -> None:
         self._conn = conn
         self.path = path
         self._owner = threading.get_ident()
+        # the last event's id and chain (read once, at `open` for writing), and where to go back to on a rollback
+        self._tail = tail
+        self._committed: tuple[int, str] | None = None  # the tail when the open transaction began
+        self._saved: tuple[int, str] = self._tail  # the tail at the savepoint of the last `add`
+        self._before_insert: tuple[int, str] = self._tail  # the tail before the last `insert`
 
     @classmethod
     def open(cls, state_dir: str | Path, *, readonly: bool = False) -> Journal:
@@ -195,11 +244,14 @@ class Journal:
                     raise JournalError(f"{path}: journal schema {version} is newer than this controller's "
                                        f"{SCHEMA_VERSION}")
                 conn.executescript(_SCHEMA)
-                if version == 1:  # schema 2: the request's digest beside its id
-                    columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-                    if "digest" not in columns:
-                        conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+                if version == 1 and "digest" not in columns:  # schema 2: the request's digest beside its id
+                    conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
+                if "chain" not in columns:  # schema 3: the chain, computed once over the old events
+                    _add_chain(conn)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                row = conn.execute("SELECT id, chain FROM events ORDER BY id DESC LIMIT 1").fetchone()
+                return cls(conn, path, (int(row[0]), str(row[1] or "")) if row else (0, ""))
         except sqlite3.Error as exc:
             raise JournalError(f"{path}: {exc}") from exc
         return cls(conn, path)
@@ -219,18 +271,26 @@ class Journal:
         """
         try:
             self._conn.execute("BEGIN IMMEDIATE")
+            self._committed = self._tail
+            text = _dumps(body)
+            event_id, chain = self._link(hand, ts, kind, text, req)
             if req is None:
-                cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), None))
+                self._conn.execute(_INSERT, (event_id, hand, ts, kind, text, None, chain))
             else:  # the duplicate check rides on the insert (no SELECT of its own)
-                cur = self._conn.execute(_INSERT_NEW_REQ, (hand, ts, kind, _dumps(body), req, digest, req))
+                cur = self._conn.execute(_INSERT_NEW_REQ, (event_id, hand, ts, kind, text, req, digest, chain, req))
                 if cur.rowcount == 0:
-                    self._conn.execute("ROLLBACK")
+                    self.rollback()
                     raise DuplicateRequest(req)
         except sqlite3.Error as exc:
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
+            self.rollback()
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
-        return int(cur.lastrowid or 0)
+        self._tail = (event_id, chain)
+        return event_id
+
+    def _link(self, hand: int, ts: float, kind: str, text: str, req: str | None) -> tuple[int, str]:
+        """The id and chain of the event to write next (one hash; the previous chain is in memory)."""
+        last_id, last_chain = self._tail
+        return last_id + 1, _link(last_chain, last_id + 1, hand, ts, kind, text, req)
 
     def begin_batch(self) -> None:
         """Open a transaction for several events (`add`), each in its own savepoint. Raises JournalError."""
@@ -238,35 +298,46 @@ class Journal:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot begin a transaction: {exc}") from exc
+        self._committed = self._tail
 
     def add(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
         """Write one event inside the open batch, behind a savepoint: `keep()` it or `drop()` it.
 
         Returns the event's id. Raises JournalError (the savepoint is dropped; the batch stays open).
         """
+        self._saved = self._tail
         try:
             self._conn.execute("SAVEPOINT event")
-            cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), req))
+            text = _dumps(body)
+            event_id, chain = self._link(hand, ts, kind, text, req)
+            self._conn.execute(_INSERT, (event_id, hand, ts, kind, text, req, chain))
         except sqlite3.Error as exc:
             self.drop()
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
-        return int(cur.lastrowid or 0)
+        self._tail = (event_id, chain)
+        return event_id
 
     def insert(self, hand: int, kind: str, body: Mapping[str, Any], ts: float) -> int:
         """Write one event inside the open batch, with no savepoint of its own (a device reading:
         the table applies it or it is `forget`-ten and journaled as refused). Raises JournalError."""
         try:
-            cur = self._conn.execute(_INSERT, (hand, ts, kind, _dumps(body), None))
+            text = _dumps(body)
+            event_id, chain = self._link(hand, ts, kind, text, None)
+            self._conn.execute(_INSERT, (event_id, hand, ts, kind, text, None, chain))
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
-        return int(cur.lastrowid or 0)
+        self._before_insert, self._tail = self._tail, (event_id, chain)
+        return event_id
 
     def forget(self, event_id: int) -> None:
         """Take back an event `insert`ed in the open batch (nothing else was written with it). Raises JournalError."""
+        if event_id != self._tail[0]:
+            raise JournalError(f"{self.path}: cannot take back event {event_id}: it is not the last one written")
         try:
             self._conn.execute("DELETE FROM events WHERE id=?", (event_id,))
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot take back event {event_id}: {exc}") from exc
+        self._tail = self._before_insert
 
     def keep(self) -> None:
         """Keep the last `add`ed event (and what was written with it) in the batch."""
@@ -277,6 +348,7 @@ class Journal:
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK TO event")
             self._conn.execute("RELEASE event")
+            self._tail = self._saved
 
     def close_hand(self, hand: int, game: str, status: str, event_id: int, ts: float,
                    record: Mapping[str, Any]) -> None:
@@ -296,10 +368,14 @@ class Journal:
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: commit failed: {exc}") from exc
+        self._committed = None
 
     def rollback(self) -> None:
+        """Forget the open transaction (and the chain's tail goes back to the last committed event)."""
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
+        if self._committed is not None:
+            self._tail, self._committed = self._committed, None
 
     def append(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None,
                digest: str | None = None) -> int:
@@ -403,6 +479,39 @@ class Journal:
         for row in self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? ORDER BY id",
                                       (since,)):
             yield self._event(row)
+
+    def integrity_records(self) -> set[int]:
+        """The events that journaled `journal_integrity` faults name (`record`): breaks already faulted."""
+        rows = self._conn.execute("SELECT json_extract(body, '$.record') FROM events WHERE kind='fault' "
+                                  "AND json_extract(body, '$.kind')='journal_integrity'").fetchall()
+        return {int(r[0]) for r in rows if isinstance(r[0], int)}
+
+    def verify_chain(self, after: int = 0) -> ChainBreak | None:
+        """The first event after event `after` that the chain does not vouch for (its stored chain
+        differs from the one its text and the previous event's chain give, it has none, or ids are
+        missing before it), or None when every one checks. Each event is checked against the
+        previous event's stored chain, so a break is found where it is and the events after it
+        still check. Reads every event once. Raises JournalError when the file cannot be read."""
+        try:
+            row = self._conn.execute("SELECT id, chain FROM events WHERE id <= ? ORDER BY id DESC LIMIT 1",
+                                     (after,)).fetchone()
+            prev_id, prev_chain = (int(row[0]), str(row[1] or "")) if row else (0, "")
+            for event_id, hand, ts, kind, body, req, chain in self._conn.execute(_CHAIN_ROWS, (after,)):
+                if event_id != prev_id + 1:
+                    missing = f"event {prev_id + 1}" if event_id == prev_id + 2 else f"events {prev_id + 1} to {event_id - 1}"
+                    return ChainBreak(event_id, kind, f"a gap in the chain: {missing} missing before it")
+                if chain is None:
+                    return ChainBreak(event_id, kind, "no chain recorded")
+                if chain != _link(prev_chain, event_id, hand, ts, kind, body, req):
+                    return ChainBreak(event_id, kind, "checksum mismatch: the event was changed after it was written")
+                prev_id, prev_chain = event_id, chain
+        except sqlite3.OperationalError as exc:
+            if "chain" in str(exc):
+                return ChainBreak(0, "", "the journal has no chain (written before schema 3, opened read-only)")
+            raise JournalError(f"{self.path}: cannot read the events to check their chain: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: cannot read the events to check their chain: {exc}") from exc
+        return None
 
     def boots(self) -> list[tuple[str, float]]:
         return [(r[0], r[1]) for r in self._conn.execute("SELECT boot, ts FROM boots ORDER BY id")]

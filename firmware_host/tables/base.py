@@ -47,6 +47,12 @@ class FaultKind(enum.StrEnum):
     MISREAD = "misread"
     DEVICE_FAULT = "device_fault"
     REFUSED_READING = "refused_reading"
+    JOURNAL_INTEGRITY = "journal_integrity"
+
+    @property
+    def critical(self) -> bool:
+        """A fault of the table itself, not of one hand: not even a `void` is taken while it stands, only a `clear`."""
+        return self is FaultKind.JOURNAL_INTEGRITY
 
     @property
     def message(self) -> str:
@@ -67,6 +73,7 @@ _FAULT_MESSAGES = {
     FaultKind.MISREAD: "the shoe could not read a card",
     FaultKind.DEVICE_FAULT: "a device reported a fault",
     FaultKind.REFUSED_READING: "a device reading could not be taken",
+    FaultKind.JOURNAL_INTEGRITY: "the journal failed its integrity check: a supervisor must clear the table",
 }
 
 

@@ -137,7 +137,8 @@ class TableState:
     def _set_fault(self, kind: FaultKind, detail: str, event_id: int) -> None:
         if self.table is not None:
             self.table = self.need_table()
-        if self.fault is not None:  # the first fault stands; later ones are recorded with it
+        if self.fault is not None and (self.fault.kind.critical or not kind.critical):
+            # the first fault stands; later ones are recorded with it (a critical one takes its place)
             if self.table is not None:
                 self.table.note_fault(kind, kind.message, detail, event_id, extra=True)
             return
@@ -197,6 +198,8 @@ class TableState:
         self._close("settled", dict(body))
 
     def _on_void(self, body: Mapping[str, Any], event_id: int) -> None:
+        if self.fault is not None and self.fault.kind.critical:  # only a clear lifts it (then="void")
+            raise Refused(f"the table is locked by a fault ({self.fault.kind}): a supervisor must clear it", "fault")
         table = self.need_table()
         if not table.started or table is not self.table:
             raise Refused("no hand in progress to void")

@@ -104,9 +104,10 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
     """)
     conn.close()
     j = Journal.open(tmp_path)
-    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 3  # schema 3 added the chain
     old = j.find_request("old")
     assert old is not None and old.body == {"seat": 1} and old.digest is None
     j.append(1, "deal", {}, ts=2.0, req="new", digest="e" * 64)
     assert j.find_request("new").digest == "e" * 64  # type: ignore[union-attr]
+    assert j.verify_chain() is None
     j.close()
