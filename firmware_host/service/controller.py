@@ -33,6 +33,7 @@ from drivers.readings import (
     ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
 )
 from engine.errors import EngineError
+from firmware_host.service.audit import AuditLog, TableAudit
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
@@ -100,8 +101,9 @@ class Controller:
                  default_setup: GameSetup | None = None, feed: Feed | None = None,
                  clock: Callable[[], float] = time.time,
                  on_light: Callable[[str], None] | None = None,
-                 limits: Mapping[str, int] | None = None) -> None:
+                 limits: Mapping[str, int] | None = None, audit: AuditLog | None = None) -> None:
         self.journal = journal
+        self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
         self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
         self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
         self._hand_closed = False
@@ -207,7 +209,9 @@ class Controller:
 
     def _apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> None:
         """Apply one journaled event (in the open transaction); a hand it closes is recorded in it."""
+        before = self.state.fault
         applied = self.state.apply(kind, body, event_id)
+        self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
         if applied.closed is not None:
             self._hand_closed = True
             rec = applied.closed
@@ -231,6 +235,7 @@ class Controller:
         """Journal (with the request's id and digest, if any), apply, commit, publish. Raises
         Refused/EngineError/ValueError (rolled back, nothing changed) and JournalError (nothing
         changed either: the table is as the journal holds it)."""
+        self.audit.drop()  # what a rolled-back step saw
         event_id = self.journal.begin(self.state.hand, kind, body, self.clock(), req, digest)
         try:
             self._apply(kind, body, event_id)
@@ -240,6 +245,7 @@ class Controller:
             raise
         self._commit()
         self._refresh()
+        self.audit.flush()  # after the feed: its fsync never delays what the displays show
         if self._hand_closed:
             self._open_pending()
         return event_id
@@ -283,6 +289,7 @@ class Controller:
                 if event is None:
                     continue
                 if not taken:
+                    self.audit.drop()
                     self.journal.begin_batch()
                 self._take_reading(*event)
                 taken += 1
@@ -300,6 +307,7 @@ class Controller:
         for public, full in states[:-1]:
             self._publish(public, full)
         self._refresh(states[-1] if states else None)
+        self.audit.flush()
         if self._hand_closed:
             self._open_pending()
 
