@@ -140,7 +140,11 @@ class AuditLog:
                     raise AuditError(f"no audit log at {path}")
                 conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
                                        check_same_thread=False)
-                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                try:
+                    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                except sqlite3.Error:
+                    conn.close()
+                    raise
                 if "entries" not in tables:
                     conn.close()
                     raise AuditError(f"{path}: not an audit log (no table entries)")

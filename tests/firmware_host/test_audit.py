@@ -18,7 +18,7 @@ import pytest
 
 from drivers.readings import ButtonPress, DeviceOffline, DeviceOnline, OfflineKind
 from firmware_host.service.audit import (
-    AUDIT_FILE, GENESIS, AuditError, AuditLog, chain_hash, code_hash, config_details, start_details,
+    AUDIT_FILE, GENESIS, AuditError, AuditLog, Entry, chain_hash, code_hash, config_details, start_details,
 )
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house import HouseSetup
@@ -57,6 +57,14 @@ def rewrite(path: Path, new_rows: list[tuple[Any, ...]]) -> None:
         conn.execute("DELETE FROM entries")
         conn.executemany("INSERT INTO entries (counter, time, kind, details, hash) VALUES (?, ?, ?, ?, ?)", new_rows)
     conn.close()
+
+
+def read_entries(state: Path) -> list[Entry]:
+    audit = AuditLog.open(state, readonly=True)
+    try:
+        return audit.entries()
+    finally:
+        audit.close()
 
 
 def verdict(state: Path) -> Any:
@@ -225,7 +233,7 @@ class AuditRig(JournalRig):
         return super().restart()
 
     def entries(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(e.kind, e.details) for e in AuditLog.open(self.path, readonly=True).entries()]
+        return [(e.kind, e.details) for e in read_entries(self.path)]
 
 
 @pytest.fixture
@@ -312,11 +320,12 @@ def test_croupier_run_writes_start_config_and_stop(tmp_path: Path) -> None:
     proc, ready = start_cli(["run", "--config", str(config), "--state", str(state)], tmp_path)
     try:
         assert ready["ready"] is True
-        start = wait_for(lambda: AuditLog.open(state, readonly=True).entries(), "the start entries")
+        start = wait_for(lambda: read_entries(state), "the start entries")
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
-    entries = AuditLog.open(state, readonly=True).entries()
+        proc.stdout.close()
+    entries = read_entries(state)
     assert [e.kind for e in entries] == ["start", "config", "stop"]
     assert start[0].details["version"] == importlib.metadata.version("croupier")
     assert start[0].details["code_sha256"] == code_hash() and start[0].details["pid"] == ready["pid"]
