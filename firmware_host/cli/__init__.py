@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("firmware_host.cli.demo", "run the simulated table: controller, emulated devices, bots, a view"),
     "watch": ("firmware_host.cli.watch", "show a table's public feed"),
     "history": ("firmware_host.cli.history", "recall the last hands from the journal"),
+    "audit": ("firmware_host.cli.audit", "check and read the tamper-evident audit log"),
     "sim-shoe": ("firmware_host.cli.sim_shoe", "run the emulated card-reading shoe"),
     "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
 }

@@ -171,7 +171,7 @@ def describe(row: HandRow) -> list[str]:
 
 def in_progress(journal: Journal) -> list[str]:
     """The hand in progress, rebuilt by replaying the journal (read-only, nothing written)."""
-    from firmware_host.service.controller import rebuild
+    from firmware_host.service.recovery import rebuild
 
     try:
         controller, _ = rebuild(journal)

@@ -9,6 +9,8 @@ while the loop turns, and sends STOPPING=1 on the way out (`service/notify.py`).
 Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when it cannot start.
 `--check` only reads the configuration (and the paytable profile it names) and exits: 0 with
 `configuration ok: FILE` when the service would take it, 2 naming file, section and key when not.
+Each start and stop, the configuration loaded, and the table's faults, clears, voids, chops and
+device connections go to the audit log beside the journal (`docs/audit.md`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import zmq
 
 from drivers.errors import BackendError, DeviceError
 from engine.games import is_poker
+from firmware_host.service.audit import AuditError, AuditLog, config_details, start_details
 from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.controller import Controller
 from firmware_host.service.feed import Feed, FeedError
@@ -160,10 +163,13 @@ def serve(cfg: Config, state_dir: Path) -> int:
     ctx: zmq.Context[Any] = zmq.Context()
     feed: Feed | None = None
     journal: Journal | None = None
+    audit: AuditLog | None = None
+    outcome = "start failed"  # the stop entry's: "stopped" after a clean stop
     devices = Devices()
     notifier = Notifier.from_environment()
     try:
         journal = Journal.open(state_dir)
+        audit = open_audit(state_dir, cfg)
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
                     full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
         default: Any = None
@@ -174,7 +180,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
                                  text=cfg.profile)  # the profile as read with the configuration
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
                                 limits=cfg.limits.as_dict(),
-                                feed=feed)
+                                feed=feed, audit=audit)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
         try:
@@ -194,7 +200,9 @@ def serve(cfg: Config, state_dir: Path) -> int:
         # the process: out of the collector's sight, its collections go over each hand's garbage only.
         gc.collect()
         gc.freeze()
+        outcome = "failed"
         controller.run(ctx, on_turn=notifier.watchdog)
+        outcome = "stopped"
         return 0
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
@@ -218,4 +226,20 @@ def serve(cfg: Config, state_dir: Path) -> int:
             feed.close()
         if journal is not None:
             journal.close()
+        if audit is not None:
+            audit.write("stop", {"outcome": outcome, "pid": os.getpid()})
+            audit.close()
         ctx.destroy(linger=0)
+
+
+def open_audit(state_dir: Path, cfg: Config) -> AuditLog | None:
+    """The state directory's audit log with this start's `start` and `config` entries; None (logged
+    loudly) when it cannot be opened: the table runs without it rather than not at all."""
+    try:
+        audit = AuditLog.open(state_dir)
+    except AuditError as exc:
+        log.critical("AUDIT LOG CANNOT BE OPENED, running without it: %s", exc)
+        return None
+    audit.write("start", start_details(table=cfg.table.name, pid=os.getpid()))
+    audit.write("config", config_details(cfg.source))
+    return audit

@@ -33,14 +33,16 @@ from drivers.readings import (
     ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
 )
 from engine.errors import EngineError
+from firmware_host.service.audit import AuditLog, TableAudit
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
-from firmware_host.service.journal import DuplicateRequest, Event, HandRow, Journal, JournalError
+from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
+from firmware_host.service.recovery import rebuild
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
@@ -51,10 +53,6 @@ FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 _CHECK_REQ_FIRST = frozenset({"state", "card", "open"})
 """Commands whose duplicate is looked up before anything else (answered or reshaped before the journal
 write); the others are found duplicate by the journal's insert (no SELECT per command)."""
-
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
-"""Events that may follow a settled hand without taking it off show (they do not touch the table)."""
-
 
 # -- readings -> events -------------------------------------------------------------------------
 
@@ -101,8 +99,9 @@ class Controller:
                  default_setup: GameSetup | None = None, feed: Feed | None = None,
                  clock: Callable[[], float] = time.time,
                  on_light: Callable[[str], None] | None = None,
-                 limits: Mapping[str, int] | None = None) -> None:
+                 limits: Mapping[str, int] | None = None, audit: AuditLog | None = None) -> None:
         self.journal = journal
+        self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
         self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
         self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
         self._hand_closed = False
@@ -216,7 +215,9 @@ class Controller:
 
     def _apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> None:
         """Apply one journaled event (in the open transaction); a hand it closes is recorded in it."""
+        before = self.state.fault
         applied = self.state.apply(kind, body, event_id)
+        self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
         if applied.closed is not None:
             self._hand_closed = True
             rec = applied.closed
@@ -240,6 +241,7 @@ class Controller:
         """Journal (with the request's id and digest, if any), apply, commit, publish. Raises
         Refused/EngineError/ValueError (rolled back, nothing changed) and JournalError (nothing
         changed either: the table is as the journal holds it)."""
+        self.audit.drop()  # what a rolled-back step saw
         event_id = self.journal.begin(self.state.hand, kind, body, self.clock(), req, digest)
         try:
             self._apply(kind, body, event_id)
@@ -249,6 +251,7 @@ class Controller:
             raise
         self._commit()
         self._refresh()
+        self.audit.flush()  # after the feed: its fsync never delays what the displays show
         if self._hand_closed:
             self._open_pending()
         return event_id
@@ -292,6 +295,7 @@ class Controller:
                 if event is None:
                     continue
                 if not taken:
+                    self.audit.drop()
                     self.journal.begin_batch()
                 self._take_reading(*event)
                 taken += 1
@@ -309,6 +313,7 @@ class Controller:
         for public, full in states[:-1]:
             self._publish(public, full)
         self._refresh(states[-1] if states else None)
+        self.audit.flush()
         if self._hand_closed:
             self._open_pending()
 
@@ -562,63 +567,6 @@ class Controller:
                 log.exception("command failed")
                 reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")
             sock.send_multipart([*envelope, encode_reply(reply)])
-
-
-def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
-    """The table as the journal holds it: the last `open` and every event since, applied again to a
-    fresh table state. Returns it and the number of events replayed. Raises JournalError when an
-    event no longer applies."""
-    state = TableState(seats)
-    resume = journal.resume()
-    state.hand = resume.last_closed_hand + 1
-    last = journal.hands(last=1)
-    if last:  # devices as they stood when the last hand closed (not replayed)
-        state.devices = {k: dict(v) for k, v in last[0].record.get("devices", {}).items()}
-    # every sensor as its last reading left it (the replay below sets the same), so a device that
-    # reports the same state again at start changes nothing and is not journaled
-    state.sensors = journal.sensors()
-    events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
-    for event in events:
-        try:
-            state.apply(event.kind, event.body, event.id)
-        except (Refused, EngineError, ValueError) as exc:
-            raise JournalError(f"replay failed at event {event.id} ({event.kind}): {exc}") from exc
-        if event is resume.open_event and last and last[0].closed_event > event.id and state.table is not None:
-            state.table.carry_from(last[0].record)  # the seats as the last hand under this open left them
-    if last and resume.open_event is not None:
-        _show_settled(journal, state, last[0], resume.open_event, list(resume.events))
-    return state, len(events)
-
-
-def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event: Event,
-                  since: list[Event]) -> None:
-    """A restart between hands puts the hand just settled back on show, as it was before (a settled
-    hand stays on the displays until the next hand's first step): its events are applied again to
-    a scratch table state, nothing journaled. Only when nothing of the next hand has happened yet
-    (sensors and devices aside) and the table was opened before that hand."""
-    table = state.table
-    if (last.status != "settled" or last.hand != state.hand - 1 or state.fault is not None or table is None
-            or table.started or table.closed is not None
-            or any(e.kind not in _BETWEEN_HANDS_KINDS for e in since if e.id > last.closed_event)):
-        return
-    events = [e for e in journal.hand_events(last.hand) if e.id > open_event.id]
-    if not events or events[-1].id != last.closed_event:
-        return  # the table was opened again during or after that hand
-    scratch = TableState(state.seats)
-    scratch.hand = last.hand
-    before = [row for row in journal.hands(last=2) if row.hand == last.hand - 1]
-    try:
-        scratch.apply(open_event.kind, open_event.body, open_event.id)
-        if before and before[0].closed_event > open_event.id and scratch.table is not None:
-            scratch.table.carry_from(before[0].record)
-        for event in events:
-            scratch.apply(event.kind, event.body, event.id)
-    except (Refused, EngineError, ValueError) as exc:  # a display nicety: never a reason to stop
-        log.warning("the settled hand %d cannot be shown again: %s", last.hand, exc)
-        return
-    shown = scratch.table
-    if shown is not None and shown.closed == "settled" and scratch.hand == state.hand:
-        state.table = shown
 
 
 class _Polled:

@@ -1,0 +1,72 @@
+"""Recovery: the table rebuilt from the journal by the one reducer, and the settled hand put back on show."""
+
+from __future__ import annotations
+
+import logging
+
+from engine.errors import EngineError
+from firmware_host.service.journal import Event, HandRow, Journal, JournalError
+from firmware_host.tables.base import Refused
+from firmware_host.tables.state import TableState
+
+log = logging.getLogger("croupier.controller")
+
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
+"""Events that may follow a settled hand without taking it off show (they do not touch the table)."""
+
+
+def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
+    """The table as the journal holds it: the last `open` and every event since, applied again to a
+    fresh table state. Returns it and the number of events replayed. Raises JournalError when an
+    event no longer applies."""
+    state = TableState(seats)
+    resume = journal.resume()
+    state.hand = resume.last_closed_hand + 1
+    last = journal.hands(last=1)
+    if last:  # devices as they stood when the last hand closed (not replayed)
+        state.devices = {k: dict(v) for k, v in last[0].record.get("devices", {}).items()}
+    # every sensor as its last reading left it (the replay below sets the same), so a device that
+    # reports the same state again at start changes nothing and is not journaled
+    state.sensors = journal.sensors()
+    events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
+    for event in events:
+        try:
+            state.apply(event.kind, event.body, event.id)
+        except (Refused, EngineError, ValueError) as exc:
+            raise JournalError(f"replay failed at event {event.id} ({event.kind}): {exc}") from exc
+        if event is resume.open_event and last and last[0].closed_event > event.id and state.table is not None:
+            state.table.carry_from(last[0].record)  # the seats as the last hand under this open left them
+    if last and resume.open_event is not None:
+        _show_settled(journal, state, last[0], resume.open_event, list(resume.events))
+    return state, len(events)
+
+
+def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event: Event,
+                  since: list[Event]) -> None:
+    """A restart between hands puts the hand just settled back on show, as it was before (a settled
+    hand stays on the displays until the next hand's first step): its events are applied again to
+    a scratch table state, nothing journaled. Only when nothing of the next hand has happened yet
+    (sensors and devices aside) and the table was opened before that hand."""
+    table = state.table
+    if (last.status != "settled" or last.hand != state.hand - 1 or state.fault is not None or table is None
+            or table.started or table.closed is not None
+            or any(e.kind not in _BETWEEN_HANDS_KINDS for e in since if e.id > last.closed_event)):
+        return
+    events = [e for e in journal.hand_events(last.hand) if e.id > open_event.id]
+    if not events or events[-1].id != last.closed_event:
+        return  # the table was opened again during or after that hand
+    scratch = TableState(state.seats)
+    scratch.hand = last.hand
+    before = [row for row in journal.hands(last=2) if row.hand == last.hand - 1]
+    try:
+        scratch.apply(open_event.kind, open_event.body, open_event.id)
+        if before and before[0].closed_event > open_event.id and scratch.table is not None:
+            scratch.table.carry_from(before[0].record)
+        for event in events:
+            scratch.apply(event.kind, event.body, event.id)
+    except (Refused, EngineError, ValueError) as exc:  # a display nicety: never a reason to stop
+        log.warning("the settled hand %d cannot be shown again: %s", last.hand, exc)
+        return
+    shown = scratch.table
+    if shown is not None and shown.closed == "settled" and scratch.hand == state.hand:
+        state.table = shown
