@@ -231,10 +231,7 @@ class Controller:
             self.journal.commit()
         except JournalError:
             self.journal.rollback()
-            try:
-                self.state, _ = rebuild(self.journal, self.seats)
-            except JournalError as exc:  # the journal cannot even be read: the loop stops on the raise below
-                log.error("after a failed commit the table cannot be rebuilt: %s", exc)
+            self._restore_after_rollback()
             raise
 
     def _submit(self, kind: str, body: dict[str, Any], req: str | None, digest: str | None = None) -> int:
@@ -344,7 +341,8 @@ class Controller:
             self._apply("refused", refused, event_id)
 
     def _restore_after_rollback(self) -> None:
-        """A batch rolled back after some of its readings were applied: the table as the journal holds it."""
+        """Steps applied but rolled back (a failed commit, a batch that failed midway): the table as
+        the journal holds it. A journal that cannot even be read is logged; the caller's raise stops the loop."""
         try:
             self.state, _ = rebuild(self.journal, self.seats)
         except JournalError as exc:

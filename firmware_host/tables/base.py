@@ -107,13 +107,11 @@ class FaultBook:
     faults: list[dict[str, Any]]
     ignored: list[dict[str, Any]]
 
-    @property
-    def phase(self) -> str:
-        raise NotImplementedError  # pragma: no cover - each table defines its phase
-
-    def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, extra: bool = False) -> None:
+    def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, phase: str,
+                   extra: bool = False) -> None:
+        """Note a fault met in `phase` (`extra`: raised while another one already stood)."""
         self.faults.append({"kind": kind.value, "message": message, "detail": detail, "event": event,
-                            "during": extra, "phase": self.phase, "cleared": None})
+                            "during": extra, "phase": phase, "cleared": None})
 
     def note_clear(self, cleared: Mapping[str, Any]) -> None:
         for fault in self.faults:
@@ -223,7 +221,8 @@ class GameTable(Protocol):
         sits out, the last button); empty where there are no players to keep (a house game)."""
         ...
 
-    def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, extra: bool = False) -> None: ...
+    def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, phase: str,
+                   extra: bool = False) -> None: ...
 
     def note_clear(self, cleared: Mapping[str, Any]) -> None: ...
 

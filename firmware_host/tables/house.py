@@ -9,27 +9,28 @@ discard reader's cards, why a hand was voided) and builds the hand's record for 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import MAX_SPOTS, THREE_CARD_POKER, UTH
+from engine.house import HouseRound
 from engine.paytables import Profile, ProfileText
+from engine.three_card_poker import ThreeCardPokerRound
+from engine.ultimate_holdem import UltimateHoldemRound
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 from firmware_host.tables.house_open import journaled_profile, open_body, spelt_out
 
-ROUND_CLASSES = {UTH.code: ("engine.ultimate_holdem", "UltimateHoldemRound"),
-                 THREE_CARD_POKER.code: ("engine.three_card_poker", "ThreeCardPokerRound")}
+ROUND_CLASSES: dict[str, type[HouseRound]] = {UTH.code: UltimateHoldemRound,
+                                               THREE_CARD_POKER.code: ThreeCardPokerRound}
 
 
-def round_class(game: str) -> Any:
+def round_class(game: str) -> type[HouseRound]:
     """The engine's round class for `game`. Raises ValueError for an unknown game."""
     if game not in ROUND_CLASSES:
         raise ValueError(f"unknown game {game!r} (games: {', '.join(ROUND_CLASSES)})")
-    module, name = ROUND_CLASSES[game]
-    return getattr(importlib.import_module(module), name)
+    return ROUND_CLASSES[game]
 
 
 @dataclass(frozen=True, slots=True)

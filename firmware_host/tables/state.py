@@ -29,8 +29,8 @@ log = logging.getLogger("croupier.table")
 
 LIGHT_READY, LIGHT_WAITING, LIGHT_FAULT = "ready", "waiting", "fault"  # green, amber, red
 
-READING_KINDS = frozenset({"card", "misread", "sensor", "button", "device", "device_fault"})
-"""Events that come from the devices (never refused: one that cannot be applied is journaled as `refused`)."""
+STEP_KINDS = frozenset({"bet", "decide", "act", "seat", "chop"})
+"""The table-specific steps: each table takes those in its `STEPS` (`GameTable.step`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,21 +61,19 @@ class TableState:
             "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
-            "bet": self._on_step, "decide": self._on_step, "act": self._on_step, "seat": self._on_step,
-            "chop": self._on_step,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
 
     def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
-        handler = self._handlers.get(kind)
-        if handler is None:
-            raise Refused(f"unknown event kind {kind!r}")
         self._closed = None
-        if kind in ("bet", "decide", "act", "seat", "chop"):
-            self._on_step(body, event_id, kind)
+        if kind in STEP_KINDS:
+            self._on_step(kind, body)
         else:
+            handler = self._handlers.get(kind)
+            if handler is None:
+                raise Refused(f"unknown event kind {kind!r}")
             handler(body, event_id)
         self.events_applied += 1
         closed, self._closed = self._closed, None
@@ -140,11 +138,11 @@ class TableState:
         if self.fault is not None and (self.fault.kind.critical or not kind.critical):
             # the first fault stands; later ones are recorded with it (a critical one takes its place)
             if self.table is not None:
-                self.table.note_fault(kind, kind.message, detail, event_id, extra=True)
+                self.table.note_fault(kind, kind.message, detail, event_id, self.table.phase, extra=True)
             return
         self.fault = Fault(kind, kind.message, detail, event_id)
         if self.table is not None:
-            self.table.note_fault(kind, self.fault.message, detail, event_id)
+            self.table.note_fault(kind, self.fault.message, detail, event_id, self.table.phase)
 
     def _mid_hand(self) -> bool:
         return self.table is not None and self.table.mid_hand
@@ -170,7 +168,7 @@ class TableState:
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
 
-    def _on_step(self, body: Mapping[str, Any], event_id: int, kind: str = "") -> None:
+    def _on_step(self, kind: str, body: Mapping[str, Any]) -> None:
         self._need_no_fault()
         table = self.need_table()
         if kind not in table.STEPS:
