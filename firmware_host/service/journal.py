@@ -202,7 +202,6 @@ class Journal:
         # the last event's id and chain (read once, at `open` for writing), and where to go back to on a rollback
         self._tail = tail
         self._committed: tuple[int, str] | None = None  # the tail when the open transaction began
-        self._saved: tuple[int, str] = self._tail  # the tail at the savepoint of the last `add`
         self._before_insert: tuple[int, str] = self._tail  # the tail before the last `insert`
 
     @classmethod
@@ -293,29 +292,12 @@ class Journal:
         return last_id + 1, _link(last_chain, last_id + 1, hand, ts, kind, text, req)
 
     def begin_batch(self) -> None:
-        """Open a transaction for several events (`add`), each in its own savepoint. Raises JournalError."""
+        """Open a transaction for several events (`insert`). Raises JournalError."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot begin a transaction: {exc}") from exc
         self._committed = self._tail
-
-    def add(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None = None) -> int:
-        """Write one event inside the open batch, behind a savepoint: `keep()` it or `drop()` it.
-
-        Returns the event's id. Raises JournalError (the savepoint is dropped; the batch stays open).
-        """
-        self._saved = self._tail
-        try:
-            self._conn.execute("SAVEPOINT event")
-            text = _dumps(body)
-            event_id, chain = self._link(hand, ts, kind, text, req)
-            self._conn.execute(_INSERT, (event_id, hand, ts, kind, text, req, chain))
-        except sqlite3.Error as exc:
-            self.drop()
-            raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
-        self._tail = (event_id, chain)
-        return event_id
 
     def insert(self, hand: int, kind: str, body: Mapping[str, Any], ts: float) -> int:
         """Write one event inside the open batch, with no savepoint of its own (a device reading:
@@ -338,17 +320,6 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot take back event {event_id}: {exc}") from exc
         self._tail = self._before_insert
-
-    def keep(self) -> None:
-        """Keep the last `add`ed event (and what was written with it) in the batch."""
-        self._conn.execute("RELEASE event")
-
-    def drop(self) -> None:
-        """Forget the last `add`ed event and what was written with it; the batch stays open."""
-        if self._conn.in_transaction:
-            self._conn.execute("ROLLBACK TO event")
-            self._conn.execute("RELEASE event")
-            self._tail = self._saved
 
     def close_hand(self, hand: int, game: str, status: str, event_id: int, ts: float,
                    record: Mapping[str, Any]) -> None:
