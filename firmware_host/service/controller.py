@@ -10,7 +10,7 @@ controller itself detects) takes the same path on the controller thread:
     feed.publish(...)             # public + full state; the tower light follows
 
 Readings drained from the inbox together share one transaction (`handle_readings`: each written,
-then applied, in its own savepoint; one commit; their updates published in order after it).
+then applied; one the table refuses is journaled as `refused` instead; one commit; their updates published in order after it).
 
 `apply` is deterministic in the event bodies alone (no clock, no randomness), so at start the
 controller rebuilds the exact state by applying the journal's events again (`Journal.resume`).
@@ -275,7 +275,7 @@ class Controller:
         """Journal and apply readings that arrived together (drained from the inbox at once).
 
         They share one transaction, so one commit (one fsync) makes them all durable: each is
-        written, then applied, in its own savepoint. A reading is never dropped: one the table
+        written, then applied. A reading is never dropped: one the table
         cannot apply is journaled instead as a `refused` event (the reading, the reason), which
         raises a fault. The states they lead to are published in order once the commit is done;
         nothing is published before it, so a crash loses nothing that was shown. Raises
