@@ -12,25 +12,18 @@ from engine.errors import EngineError
 from engine import redact
 from firmware_host.tables.base import FaultKind
 from firmware_host.tables.house import HouseSetup, HouseTable
+from tests.firmware_host.processes import strings_in
 
 UTH_CHOICES = {"preflop": [("check", None), ("play", 3), ("play", 4)], "flop": [("check", None), ("play", 2)],
                "river": [("fold", None), ("play", 1)]}
-
-
-def strings(value: Any) -> set[str]:
-    """Every string anywhere in a view (keys and values)."""
-    if isinstance(value, dict):
-        return set().union(*(strings(k) | strings(v) for k, v in value.items())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(strings(v) for v in value)) if value else set()
-    return {value} if isinstance(value, str) else set()
 
 
 def _check(table: HouseTable) -> None:
     full = table.full_view()
     public = redact.public(full)
     hidden = redact.hidden_cards(full)
-    assert not strings(public) & hidden, strings(public) & hidden
+    seen = set(strings_in(public))
+    assert not seen & hidden, seen & hidden
     assert "burns" not in public and "discards" not in public and "ignored" not in public
     shown = table.phase in ("showdown", "settled")
     assert public["dealer"]["cards"] == (full["dealer"]["cards"] if shown else ["??"] * len(full["dealer"]["cards"]))
