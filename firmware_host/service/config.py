@@ -24,6 +24,7 @@ from engine import games
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.paytables import ProfileText, read_profile
+from firmware_host.service import access
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
 PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
@@ -168,6 +169,65 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SecurityConfig:
+    """`[security]`: keys, users and the code manifest (`docs/security.md`).
+
+    `server_key` is the table's secret certificate (`croupier keys new NAME --role table`) and
+    `clients` the directory of the client certificates allowed in: with both set, every TCP socket
+    is a CURVE server. `users` is the supervisors' file (`croupier users add`), `manifest` the
+    signed list of the code's hashes checked before the start (`croupier integrity sign`) and
+    `manifest_key` the public key it is signed with. `profiles` is the only directory `open` reads
+    a profile file from. `local_role` is the role of a local client (loopback, ipc) without CURVE.
+    `full_delay_s` holds every full-feed message back that long.
+    """
+
+    server_key: str = ""
+    clients: str = ""
+    users: str = ""
+    manifest: str = ""
+    manifest_key: str = ""
+    profiles: str = ""
+    local_role: str = "dealer"
+    full_delay_s: float = 0.0
+
+    @property
+    def curve(self) -> bool:
+        """Whether the TCP sockets are CURVE servers."""
+        return bool(self.server_key)
+
+
+@dataclass(frozen=True, slots=True)
+class AccessConfig:
+    """`[access]`: socket -> the roles whose keys may connect to it (`access.DEFAULT_ACCESS`)."""
+
+    public: tuple[str, ...] = access.DEFAULT_ACCESS["public"]
+    snapshot: tuple[str, ...] = access.DEFAULT_ACCESS["snapshot"]
+    full: tuple[str, ...] = access.DEFAULT_ACCESS["full"]
+    full_snapshot: tuple[str, ...] = access.DEFAULT_ACCESS["full_snapshot"]
+    commands: tuple[str, ...] = access.DEFAULT_ACCESS["commands"]
+
+    def roles(self, socket: str) -> tuple[str, ...]:
+        roles: tuple[str, ...] = getattr(self, socket)
+        return roles
+
+
+@dataclass(frozen=True, slots=True)
+class RightsConfig:
+    """`[rights]`: role -> the commands it may send (`access.DEFAULT_RIGHTS`; unlisted: none)."""
+
+    dealer: tuple[str, ...] = access.DEFAULT_RIGHTS["dealer"]
+    supervisor: tuple[str, ...] = access.DEFAULT_RIGHTS["supervisor"]
+    pit: tuple[str, ...] = access.DEFAULT_RIGHTS["pit"]
+    surveillance: tuple[str, ...] = ()
+    display: tuple[str, ...] = ()
+    technician: tuple[str, ...] = access.DEFAULT_RIGHTS["technician"]
+    table: tuple[str, ...] = ()
+
+    def allows(self, role: str, cmd: str) -> bool:
+        return role in access.ROLES and cmd in getattr(self, role)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration. `source` is the file it came from."""
 
@@ -179,6 +239,9 @@ class Config:
     commands: CommandsConfig = field(default_factory=CommandsConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
     gpio: GpioConfig = field(default_factory=GpioConfig)
+    security: SecurityConfig = field(default_factory=SecurityConfig)
+    access: AccessConfig = field(default_factory=AccessConfig)
+    rights: RightsConfig = field(default_factory=RightsConfig)
     profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
 
     @classmethod
@@ -274,6 +337,17 @@ def _int_list(lo: int, hi: int, most: int) -> Checker:
     return check
 
 
+def _names_of(choices: tuple[str, ...], what: str) -> Checker:
+    def check(v: Any) -> tuple[str, ...]:
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ValueError(f"must be a list of {what}")
+        unknown = [x for x in v if x not in choices]
+        if unknown:
+            raise ValueError(f"unknown {what} {', '.join(map(repr, unknown))} (known: {', '.join(choices)})")
+        return tuple(dict.fromkeys(v))
+    return check
+
+
 def _endpoint(v: Any) -> str:
     text = _str(v)
     if not text.startswith(("tcp://", "ipc://", "inproc://")) or len(text) < 8:
@@ -320,6 +394,11 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
                           "panel": _host_port, "void_hold_s": _seconds(0.1, 10.0),
                           **{k: _int(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
                                                       "void", "light_green", "light_amber", "light_red")}}),
+    "security": (SecurityConfig, {**{k: _str for k in ("server_key", "clients", "users", "manifest", "manifest_key",
+                                                       "profiles")},
+                                  "local_role": _one_of(*access.ROLES), "full_delay_s": _seconds(0.0, 3600.0)}),
+    "access": (AccessConfig, {k: _names_of(access.ROLES, "roles") for k in access.SOCKETS}),
+    "rights": (RightsConfig, {k: _names_of(access.COMMANDS, "commands") for k in access.ROLES}),
 }
 
 

@@ -33,6 +33,7 @@ from drivers.readings import (
     ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
 )
 from engine.errors import EngineError
+from firmware_host.service.access import LOCAL, Caller
 from firmware_host.service.audit import AuditLog, TableAudit
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.feed import Feed
@@ -348,8 +349,9 @@ class Controller:
         except JournalError as exc:
             log.error("after a rollback the table cannot be rebuilt: %s", exc)
 
-    def handle_command(self, cmd: Command) -> dict[str, Any]:
-        """Journal and apply one dealer command; return the reply map (an error reply when refused)."""
+    def handle_command(self, cmd: Command, caller: Caller = LOCAL) -> dict[str, Any]:
+        """Journal and apply one dealer command sent by `caller`; return the reply map (an error reply
+        when refused)."""
         req = cmd.req
         if req is not None and (cmd.cmd in _CHECK_REQ_FIRST or (cmd.hand is not None and cmd.hand != self.hand)):
             # these may be answered before the journal is written: look the request up first
