@@ -179,8 +179,8 @@ def serve(cfg: Config, state_dir: Path) -> int:
             default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
                                  text=cfg.profile)  # the profile as read with the configuration
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
-                                limits=cfg.limits.as_dict(),
-                                feed=feed, audit=audit)
+                                limits=cfg.limits.as_dict(), feed=feed, audit=audit,
+                                security=cfg.security, rights=cfg.rights)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
         try:

@@ -33,8 +33,9 @@ from drivers.readings import (
     ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
 )
 from engine.errors import EngineError
-from firmware_host.service.access import LOCAL, Caller
+from firmware_host.service.access import Caller
 from firmware_host.service.audit import AuditLog, TableAudit
+from firmware_host.service.config import RightsConfig, SecurityConfig
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
@@ -100,8 +101,11 @@ class Controller:
                  default_setup: GameSetup | None = None, feed: Feed | None = None,
                  clock: Callable[[], float] = time.time,
                  on_light: Callable[[str], None] | None = None,
-                 limits: Mapping[str, int] | None = None, audit: AuditLog | None = None) -> None:
+                 limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
+                 security: SecurityConfig | None = None, rights: RightsConfig | None = None) -> None:
         self.journal = journal
+        self.security = security if security is not None else SecurityConfig()  # [security]
+        self.rights = rights if rights is not None else RightsConfig()  # [rights]: role -> commands
         self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
         self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
         self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
@@ -349,9 +353,11 @@ class Controller:
         except JournalError as exc:
             log.error("after a rollback the table cannot be rebuilt: %s", exc)
 
-    def handle_command(self, cmd: Command, caller: Caller = LOCAL) -> dict[str, Any]:
-        """Journal and apply one dealer command sent by `caller`; return the reply map (an error reply
-        when refused)."""
+    def handle_command(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]:
+        """Journal and apply one dealer command; return the reply map (an error reply when refused).
+
+        `caller` is who sent it over the command channel (its role is held to `self.rights`);
+        None is the controller's own process (recovery, tests driving the table in-process)."""
         req = cmd.req
         if req is not None and (cmd.cmd in _CHECK_REQ_FIRST or (cmd.hand is not None and cmd.hand != self.hand)):
             # these may be answered before the journal is written: look the request up first
