@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("firmware_host.cli.watch", "show a table's public feed"),
     "history": ("firmware_host.cli.history", "recall the last hands from the journal"),
     "audit": ("firmware_host.cli.audit", "check and read the tamper-evident audit log"),
+    "integrity": ("firmware_host.cli.integrity", "sign and verify the manifest of the installed code"),
     "sim-shoe": ("firmware_host.cli.sim_shoe", "run the emulated card-reading shoe"),
     "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
 }

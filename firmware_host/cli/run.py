@@ -7,6 +7,11 @@ then serves until SIGTERM or SIGINT. Prints one JSON line on standard output whe
 Under systemd (`Type=notify`) it then sends READY=1, pings the watchdog from the controller's loop
 while the loop turns, and sends STOPPING=1 on the way out (`service/notify.py`).
 Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when it cannot start.
+With `[security] manifest` and `manifest_key` set, the installed code and the profiles directory
+are checked against the signed manifest first, before the journal, any socket or device: a file
+changed, missing or added, or a refused signature, stops the start (exit 1, each file named, an
+`integrity_failed` audit entry); a manifest or key that cannot be read is a configuration error
+(exit 2, naming the key). A verified start's `start` audit entry carries the manifest's SHA-256.
 `--check` only reads the configuration (and the paytable profile it names) and exits: 0 with
 `configuration ok: FILE` when the service would take it, 2 naming file, section and key when not.
 Each start and stop, the configuration loaded, and the table's faults, clears, voids, chops and
@@ -35,6 +40,7 @@ from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.controller import Controller
 from firmware_host.service.feed import Feed, FeedError
 from firmware_host.service.journal import Journal, JournalError
+from firmware_host.service.manifest import CodeChanged, ManifestError, check_at_start
 from firmware_host.service.notify import Notifier
 from firmware_host.tables.poker import PokerSetup
 from firmware_host.tables.house import HouseSetup
@@ -155,11 +161,23 @@ def main(args: argparse.Namespace) -> int:
     if args.check:
         print(f"configuration ok: {cfg.source}")
         return 0
-    return serve(cfg, Path(args.state))
+    try:  # the code and profiles as signed, before any device, socket or journal is opened
+        manifest_sha256 = check_at_start(cfg.security.manifest, cfg.security.manifest_key, cfg.security.profiles,
+                                         cfg.source)
+    except ManifestError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
+    except CodeChanged as exc:
+        log.critical("start refused: %s", exc)
+        print(f"croupier run: {exc}", file=sys.stderr)
+        integrity_failed(Path(args.state), exc)
+        return 1
+    return serve(cfg, Path(args.state), manifest_sha256)
 
 
-def serve(cfg: Config, state_dir: Path) -> int:
-    """Run the controller for `cfg` with its journal in `state_dir` until a signal stops it."""
+def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> int:
+    """Run the controller for `cfg` with its journal in `state_dir` until a signal stops it
+    (`manifest_sha256`: the verified manifest's, for the `start` audit entry)."""
     ctx: zmq.Context[Any] = zmq.Context()
     feed: Feed | None = None
     journal: Journal | None = None
@@ -169,7 +187,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
     notifier = Notifier.from_environment()
     try:
         journal = Journal.open(state_dir)
-        audit = open_audit(state_dir, cfg)
+        audit = open_audit(state_dir, cfg, manifest_sha256)
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
                     full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
         default: Any = None
@@ -232,7 +250,7 @@ def serve(cfg: Config, state_dir: Path) -> int:
         ctx.destroy(linger=0)
 
 
-def open_audit(state_dir: Path, cfg: Config) -> AuditLog | None:
+def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:
     """The state directory's audit log with this start's `start` and `config` entries; None (logged
     loudly) when it cannot be opened: the table runs without it rather than not at all."""
     try:
@@ -240,6 +258,20 @@ def open_audit(state_dir: Path, cfg: Config) -> AuditLog | None:
     except AuditError as exc:
         log.critical("AUDIT LOG CANNOT BE OPENED, running without it: %s", exc)
         return None
-    audit.write("start", start_details(table=cfg.table.name, pid=os.getpid()))
+    signed = {"manifest_sha256": manifest_sha256} if manifest_sha256 else {}
+    audit.write("start", start_details(table=cfg.table.name, pid=os.getpid(), **signed))
     audit.write("config", config_details(cfg.source))
     return audit
+
+
+def integrity_failed(state_dir: Path, exc: CodeChanged) -> None:
+    """An `integrity_failed` audit entry for a start the manifest stopped, when the log can be opened."""
+    try:
+        audit = AuditLog.open(state_dir)
+    except AuditError as error:
+        log.critical("AUDIT LOG CANNOT BE OPENED for the integrity failure: %s", error)
+        return
+    audit.write("integrity_failed", {"manifest": exc.manifest, "error": str(exc)[:2000], "pid": os.getpid(),
+                                     "files": [str(d) for d in exc.differences[:200]],
+                                     "differences": len(exc.differences)})
+    audit.close()
