@@ -31,19 +31,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import zmq
+from typing import TYPE_CHECKING
 
-from drivers.errors import BackendError, DeviceError
-from engine.games import is_poker
 from firmware_host.service.audit import AuditError, AuditLog, config_details, start_details
 from firmware_host.service.config import Config, ConfigError
-from firmware_host.service.controller import Controller
-from firmware_host.service.feed import Feed, FeedError
-from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.manifest import CodeChanged, ManifestError, check_at_start
-from firmware_host.service.notify import Notifier
-from firmware_host.tables.poker import PokerSetup
-from firmware_host.tables.house import HouseSetup
+
+if TYPE_CHECKING:
+    from firmware_host.service.controller import Controller
 
 log = logging.getLogger("croupier.run")
 
@@ -67,6 +62,8 @@ class Devices:
     def open(self, cfg: Config, controller: Controller) -> None:
         """Open and start every configured device. Raises DeviceError; a BackendError names the
         configuration's file, section and key it came from."""
+        from drivers.errors import BackendError
+
         try:
             self._open_gpio(cfg, controller)
         except BackendError as exc:
@@ -178,6 +175,16 @@ def main(args: argparse.Namespace) -> int:
 def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> int:
     """Run the controller for `cfg` with its journal in `state_dir` until a signal stops it
     (`manifest_sha256`: the verified manifest's, for the `start` audit entry)."""
+    # Imported here, after the manifest's check in `main`: the controller, the tables and the
+    # drivers are checked before any of their code runs (what the configuration needs is not).
+    import zmq
+
+    from drivers.errors import DeviceError
+    from firmware_host.service.controller import Controller
+    from firmware_host.service.feed import Feed, FeedError
+    from firmware_host.service.journal import Journal, JournalError
+    from firmware_host.service.notify import Notifier
+
     ctx: zmq.Context[Any] = zmq.Context()
     feed: Feed | None = None
     journal: Journal | None = None
@@ -190,13 +197,8 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         audit = open_audit(state_dir, cfg, manifest_sha256)
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
                     full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
-        default: Any = None
-        if cfg.table.game is not None and is_poker(cfg.table.game):
-            default = PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
-        elif cfg.table.game:
-            default = HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
-                                 text=cfg.profile)  # the profile as read with the configuration
-        controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default,
+        controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
+                                default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
                                 security=cfg.security, rights=cfg.rights)
         replayed = controller.recover()
@@ -248,6 +250,20 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
             audit.write("stop", {"outcome": outcome, "pid": os.getpid()})
             audit.close()
         ctx.destroy(linger=0)
+
+
+def default_setup(cfg: Config) -> Any:
+    """The table the configuration opens at the first start (None: wait for `open`)."""
+    from engine.games import is_poker
+    from firmware_host.tables.house import HouseSetup
+    from firmware_host.tables.poker import PokerSetup
+
+    if cfg.table.game is not None and is_poker(cfg.table.game):
+        return PokerSetup.from_body(cfg.poker.as_body(cfg.table.game, cfg.table.seats), cfg.table.seats)
+    if cfg.table.game:
+        return HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
+                          text=cfg.profile)  # the profile as read with the configuration
+    return None
 
 
 def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:
