@@ -6,6 +6,10 @@
 #   deploy/install-pi.sh --root DIR        install the files under DIR (a staging tree or an image);
 #                                          user, udev and systemctl steps are only printed, and a
 #                                          venv built there names DIR in its scripts (--no-venv)
+#   sudo deploy/install-pi.sh --sign-key /media/usb/table-sign.key
+#                                          also sign the installed code's manifest with the key on a
+#                                          removable stick (never copied onto the Pi): it writes
+#                                          /etc/croupier/manifest.json and manifest.pub
 #
 # Safe to run again: the user, the venv and /etc/croupier/table.toml are created only when absent
 # (an edited table.toml is never overwritten); the package, the unit and the udev rule are
@@ -14,11 +18,13 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: install-pi.sh [--dry-run] [--root DIR] [--python PYTHON] [--no-venv]
+usage: install-pi.sh [--dry-run] [--root DIR] [--python PYTHON] [--no-venv] [--sign-key FILE]
   --dry-run        print what would be done, do nothing
   --root DIR       install under DIR instead of / (system steps printed, not run)
   --python PYTHON  the interpreter for the venv (default python3; Python 3.11 or later)
   --no-venv        leave /opt/croupier/venv alone (files, user and service only)
+  --sign-key FILE  sign the installed code's manifest with this secret key (kept off the Pi:
+                   a removable stick); writes /etc/croupier/manifest.json and manifest.pub
 EOF
 }
 
@@ -26,6 +32,7 @@ DRY_RUN=0
 ROOT=""
 PYTHON=python3
 VENV_STEP=1
+SIGN_KEY=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --dry-run) DRY_RUN=1 ;;
@@ -33,6 +40,8 @@ while [[ $# -gt 0 ]]; do
         --root=*) ROOT="${1#--root=}"; ROOT="${ROOT%/}" ;;
         --python) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; PYTHON="$2"; shift ;;
         --no-venv) VENV_STEP=0 ;;
+        --sign-key) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; SIGN_KEY="$2"; shift ;;
+        --sign-key=*) SIGN_KEY="${1#--sign-key=}" ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install-pi.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -48,10 +57,18 @@ CONF_DIR=/etc/croupier
 CONF="$CONF_DIR/table.toml"
 UNIT=/etc/systemd/system/croupier.service
 RULES=/etc/udev/rules.d/99-croupier-shoe.rules
+MANIFEST="$CONF_DIR/manifest.json"
+MANIFEST_KEY="$CONF_DIR/manifest.pub"
+PROFILES_DIR="$CONF_DIR/profiles"
 
 for f in deploy/croupier.service deploy/99-croupier-shoe.rules deploy/pi.toml pyproject.toml; do
     [[ -f "$SRC/$f" ]] || { echo "install-pi.sh: $SRC/$f is missing: run me from a Croupier checkout" >&2; exit 1; }
 done
+if [[ -n "$SIGN_KEY" && ( ! -f "$SIGN_KEY" || ! -f "$SIGN_KEY.pub" ) ]]; then
+    echo "install-pi.sh: --sign-key $SIGN_KEY: needs the secret key and its $SIGN_KEY.pub" \
+         "(croupier integrity key --out FILE, on the signing machine)" >&2
+    exit 2
+fi
 if [[ $DRY_RUN -eq 0 && -z "$ROOT" && $EUID -ne 0 ]]; then
     echo "install-pi.sh: run as root (sudo), or use --dry-run / --root DIR" >&2
     exit 1
@@ -127,6 +144,27 @@ else
     conf_owner=()
     [[ -z "$ROOT" ]] && conf_owner=(-o root -g "$USER_NAME")
     run install -m 0640 "${conf_owner[@]}" "$SRC/deploy/pi.toml" "$ROOT$CONF"
+fi
+
+# -- the code's signed manifest (docs/security.md, "Code integrity") -------------------------------
+# Signed after the package is installed, before the service is (re)started on it: with [security]
+# manifest set, a start on code that differs from the manifest is refused. The secret key is read
+# from where it lies (a removable stick) and never copied; only its public half goes to the Pi.
+if [[ -n "$SIGN_KEY" ]]; then
+    if [[ ! -x "$ROOT$VENV/bin/croupier" && $DRY_RUN -eq 0 ]]; then
+        echo "install-pi.sh: --sign-key: no $ROOT$VENV/bin/croupier to sign with (install the venv first)" >&2
+        exit 1
+    fi
+    sign_args=(integrity sign --key "$SIGN_KEY" --out "$ROOT$MANIFEST")
+    [[ -d "$ROOT$PROFILES_DIR" ]] && sign_args+=(--profiles "$ROOT$PROFILES_DIR")
+    run "$ROOT$VENV/bin/croupier" "${sign_args[@]}"
+    run install -m 0644 "$SIGN_KEY.pub" "$ROOT$MANIFEST_KEY"
+    run chmod 0644 "$ROOT$MANIFEST"
+    echo "next: remove the stick holding $SIGN_KEY; set [security] manifest = \"$MANIFEST\" and" \
+         "manifest_key = \"$MANIFEST_KEY\" in $CONF if not yet"
+elif [[ -e "$ROOT$CONF" ]] && grep -Eq '^[[:space:]]*manifest[[:space:]]*=' "$ROOT$CONF"; then
+    echo "warning: $CONF names a [security] manifest but no --sign-key was given: the service refuses" \
+         "to start on the new code until it is signed again (sudo deploy/install-pi.sh --sign-key FILE)" >&2
 fi
 
 # -- udev and systemd ------------------------------------------------------------------------------

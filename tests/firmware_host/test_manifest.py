@@ -225,3 +225,25 @@ def test_an_unchanged_copy_starts_and_records_the_manifest(copy: Path) -> None:
     finally:
         audit.close()
     assert start.details["manifest_sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
+
+
+# -- the Pi's install script ---------------------------------------------------------------------------
+
+
+def test_the_install_script_signs_the_installed_code_with_a_key_it_does_not_copy(tmp_path: Path) -> None:
+    root, stick = tmp_path / "root", tmp_path / "stick"
+    stick.mkdir()
+    mf.new_key_pair(stick / "table-sign.key")
+    venv_bin = root / "opt" / "croupier" / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "croupier").symlink_to(Path(sys.executable).parent / "croupier")  # this checkout, installed
+    done = subprocess.run(["bash", str(REPO / "deploy" / "install-pi.sh"), "--root", str(root), "--no-venv",
+                           "--sign-key", str(stick / "table-sign.key")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    conf = root / "etc" / "croupier"
+    assert (conf / "manifest.pub").read_bytes() == (stick / "table-sign.key.pub").read_bytes()
+    assert not [p for p in root.rglob("*") if p.is_file() and p.read_bytes() == (stick / "table-sign.key").read_bytes()]
+    checked = subprocess.run([str(venv_bin / "croupier"), "integrity", "verify", "--manifest",
+                              str(conf / "manifest.json"), "--pubkey", str(conf / "manifest.pub")],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stderr
