@@ -44,7 +44,14 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
-`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | ..., "error": "why"}`.
+`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
+
+Limits (`docs/security.md`, Limits): a request is one frame of at most `[commands] max_request_bytes`
+(default `MAX_REQUEST_BYTES`); a longer one, or one of several frames, is refused `malformed` before
+it is decoded and is never journaled. Decoding holds strings and binary data to `MAX_STR_BYTES`,
+maps and arrays to `MAX_ENTRIES` entries (a map of 200,000 keys is refused at its first byte). An
+`id` is a string of 1 to `MAX_ID_CHARS` printable characters or an integer within int64. A client
+over its rate is answered `busy` (with `retry_s`), nothing journaled (`service/fairness.py`).
 A refused request changed nothing. The same request re-sent under an id already accepted gets
 `"duplicate": true` (applied once); another request under that id is refused `reused_id`. An id
 is compared as text: `1` and `"1"` are one id. "The same request" is the same command with the same
@@ -56,6 +63,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +85,54 @@ _POKER_SEAT_NUMBERS = (1, games.POKER_SEATS[1])  # a poker table's seats are num
 MAX_DEPTH = 8
 """How deeply maps and arrays may nest in a request (the deepest, `open`'s stakes, nest 3 deep)."""
 
+MAX_REQUEST_BYTES = 64 * 1024
+"""The longest request frame taken by default (`[commands] max_request_bytes`); the largest real one,
+a poker `open`, is under 1 KiB."""
+
+MAX_STR_BYTES = 4096
+"""The longest string or binary value decoded in a request (a reason or a profile name: 500 characters)."""
+
+MAX_ENTRIES = 64
+"""The most entries of one map or array decoded in a request (an `open` has 13 keys, blinds 10)."""
+
+MAX_ID_CHARS = 64
+"""The longest request id, in characters (journaled with the event, looked up on every re-send)."""
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+_LIMIT_WORDS = {"max_str_len": "a string longer than", "max_bin_len": "binary data longer than",
+                "max_array_len": "an array of more entries than", "max_map_len": "a map of more entries than",
+                "max_ext_len": "an extension value (none is used) longer than"}
+
+
+def _unpacker(size: int) -> msgpack.Unpacker:
+    """An unpacker that holds every value of a request to the limits above (and the buffer to `size`)."""
+    return msgpack.Unpacker(raw=False, max_buffer_size=max(size, 1), max_str_len=MAX_STR_BYTES,
+                            max_bin_len=MAX_STR_BYTES, max_array_len=MAX_ENTRIES, max_map_len=MAX_ENTRIES,
+                            max_ext_len=0)
+
+
+def too_large(size: int, limit: int) -> str:
+    """What is said of a frame over the size limit."""
+    return f"too large: a request is at most {limit} bytes, this frame has {size}"
+
+
+def id_problem(req_id: object) -> str | None:
+    """Why `req_id` cannot be a request id, or None when it can (None: no id given).
+
+    >>> id_problem("r1") is None, id_problem(2**63) is not None, id_problem("x" * 65) is not None
+    (True, True, True)
+    """
+    if req_id is None:
+        return None
+    if isinstance(req_id, bool) or not isinstance(req_id, (str, int)):
+        return "id must be a string or an integer"
+    if isinstance(req_id, int):
+        return None if _INT64[0] <= req_id <= _INT64[1] else "id: an integer id must fit in 64 bits (int64)"
+    if not 0 < len(req_id) <= MAX_ID_CHARS or not req_id.isprintable():
+        return f"id: a string id has 1 to {MAX_ID_CHARS} printable characters"
+    return None
+
 
 def _unpack_failure(exc: Exception) -> str:
     """What is wrong with a frame msgpack refused, in words (several of its errors carry none)."""
@@ -85,6 +142,9 @@ def _unpack_failure(exc: Exception) -> str:
         return "not msgpack: a byte that begins no msgpack value (0xc1 is never used)"
     if isinstance(exc, msgpack.exceptions.OutOfData):
         return "not msgpack: the frame ends in the middle of a value"
+    over = re.fullmatch(r"(\d+) exceeds (max_\w+_len)\((\d+)\)", str(exc))
+    if over is not None and over.group(2) in _LIMIT_WORDS:
+        return f"too large: {_LIMIT_WORDS[over.group(2)]} {over.group(3)} ({over.group(1)})"
     return f"not msgpack: {exc}" if str(exc) else f"not msgpack ({type(exc).__name__})"
 
 
@@ -159,12 +219,15 @@ class Command:
         return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
     @classmethod
-    def decode(cls, frame: bytes) -> Command:
+    def decode(cls, frame: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> Command:
         """Decode and check one request frame. Raises Malformed saying what is wrong (never in no words:
-        not msgpack, not a map, nested deeper than MAX_DEPTH, then what `from_mapping` finds)."""
+        longer than `max_bytes`, not msgpack, a value over the decoding limits, not a map, nested deeper
+        than MAX_DEPTH, then what `from_mapping` finds)."""
         if not frame:
             raise Malformed("not msgpack: an empty frame")
-        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(len(frame), 1))
+        if len(frame) > max_bytes:
+            raise Malformed(too_large(len(frame), max_bytes))
+        unpacker = _unpacker(len(frame))
         try:
             unpacker.feed(frame)
             data = unpacker.unpack()
@@ -182,8 +245,9 @@ class Command:
     def from_mapping(cls, data: Mapping[str, Any]) -> Command:
         """Check a request map. Raises Malformed."""
         req_id = data.get("id")
-        if req_id is not None and (isinstance(req_id, bool) or not isinstance(req_id, (str, int))):
-            raise Malformed("id must be a string or an integer")
+        problem = id_problem(req_id)
+        if problem is not None:
+            raise Malformed(problem)
         cmd = data.get("cmd")
         if cmd not in COMMANDS:
             raise Malformed(f"unknown cmd {cmd!r} (known: {', '.join(COMMANDS)})")
@@ -405,14 +469,20 @@ def error_reply(req_id: Any, code: str, message: str) -> dict[str, Any]:
     return {"id": req_id, "ok": False, "code": code, "error": message}
 
 
-def request_id_of(frame: bytes) -> Any:
-    """Best effort: the `id` of a request that failed to decode, to echo it in the error reply."""
+def request_id_of(frame: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> Any:
+    """Best effort: the `id` of a request that failed to decode (or was not decoded: `busy`), to echo
+    it in the reply; None for a frame over `max_bytes` or the decoding limits, or an id that is not one
+    (`id_problem`): a refusal never echoes a huge id."""
+    if len(frame) > max_bytes:
+        return None
+    unpacker = _unpacker(len(frame))
     try:
-        data = msgpack.unpackb(frame, raw=False)
+        unpacker.feed(frame)
+        data = unpacker.unpack()
     except Exception:  # garbage: no id to echo
         return None
     rid = data.get("id") if isinstance(data, dict) else None
-    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
+    return rid if rid is not None and id_problem(rid) is None else None
 
 
 class CommandClient:
@@ -437,19 +507,30 @@ class CommandClient:
         """Send one command and return the reply map.
 
         With `retries`, a request unanswered in time is re-sent with the same id on a fresh socket
-        (the controller recognises the id, so it is applied once). Raises TimeoutError.
+        (the controller recognises the id, so it is applied once). A `busy` answer (this client is
+        over its rate) is waited out for its `retry_s` and the request sent again, within the
+        timeout; past it the `busy` reply is returned. Raises TimeoutError.
         """
         if req_id is None:
             req_id = f"{self.name}-{next(self._ids)}"
         frame = msgpack.packb({"id": req_id, "cmd": cmd, **args}, use_bin_type=True)
-        for attempt in range(retries + 1):
+        deadline = time.monotonic() + self.timeout_ms / 1000
+        attempt = 0
+        while attempt <= retries:
             self._sock.send(frame)
             while self._sock.poll(self.timeout_ms):
                 reply: dict[str, Any] = msgpack.unpackb(self._sock.recv(), raw=False)
-                if reply.get("id") == req_id:
+                if reply.get("id") != req_id:
+                    continue
+                wait = float(reply.get("retry_s") or 0.01) if reply.get("code") == "busy" else None
+                if wait is None or time.monotonic() + wait > deadline:
                     return reply
-            self._sock.close(0)
-            self._sock = self._connect()
+                time.sleep(min(wait, 1.0))  # not taken: send it again once a token is due
+                break
+            else:
+                attempt += 1
+                self._sock.close(0)
+                self._sock = self._connect()
         raise TimeoutError(f"no reply to {cmd} from {self.endpoint}")
 
     def send_raw(self, frame: bytes) -> dict[str, Any]:

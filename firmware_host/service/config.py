@@ -24,7 +24,8 @@ from engine import games
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.paytables import ProfileText, read_profile
-from firmware_host.service import access
+from firmware_host.service import access, commands, fairness
+from firmware_host.tables.base import MAX_STEPS_PER_HAND
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
 PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
@@ -45,6 +46,7 @@ class TableConfig:
     game: str | None = None  # None: wait for an `open` command
     profile: str = "default"  # a profile name shipped with the engine, or a TOML file
     seats: int = 7  # house games 1..engine.games.MAX_SPOTS spots; poker engine.games.POKER_SEATS seats
+    max_steps_per_hand: int = MAX_STEPS_PER_HAND  # past it the hand faults (`step_limit`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +123,18 @@ class FeedConfig:
 
 @dataclass(frozen=True, slots=True)
 class CommandsConfig:
-    """`[commands]`: the dealer command channel (ROUTER)."""
+    """`[commands]`: the dealer command channel (ROUTER) and its limits (`docs/security.md`, Limits).
+
+    A request is one frame of at most `max_request_bytes`; each turn of the controller's loop takes
+    at most `per_turn` requests; each client may send `rate_per_s` requests a second, in bursts of
+    at most `burst`, and is answered `busy` beyond.
+    """
 
     endpoint: str = "tcp://127.0.0.1:5555"
+    max_request_bytes: int = commands.MAX_REQUEST_BYTES
+    per_turn: int = fairness.PER_TURN
+    rate_per_s: float = fairness.RATE_PER_S
+    burst: int = fairness.BURST
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +326,14 @@ def _seconds(lo: float, hi: float) -> Checker:
     return check
 
 
+def _rate(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"must be a number of requests a second, not {type(v).__name__}")
+    if not 0.001 <= v <= 10**6:
+        raise ValueError("must be between 0.001 and 1000000 requests a second")
+    return float(v)
+
+
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise ValueError(f"must be true or false, not {v!r}")
@@ -376,7 +395,7 @@ def _serial_url(v: Any) -> str:
 
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
     "table": (TableConfig, {"name": _name, "game": _one_of(*games.GAMES), "profile": _str,
-                            "seats": _int(*games.TABLE_SEATS)}),
+                            "seats": _int(*games.TABLE_SEATS), "max_steps_per_hand": _int(100, 10**7)}),
     "poker": (PokerConfig, {"structure": _one_of(*games.STRUCTURES), "blinds": _int_list(0, 10**9, 10),
                             **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},
@@ -387,7 +406,8 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
                               "side_maximum": _int(0), "chip": _int(1)}),
     "feed": (FeedConfig, {"public": _endpoint, "snapshot": _endpoint, "full": _optional_endpoint,
                           "full_snapshot": _optional_endpoint, "heartbeat_s": _seconds(0.05, 60.0)}),
-    "commands": (CommandsConfig, {"endpoint": _endpoint}),
+    "commands": (CommandsConfig, {"endpoint": _endpoint, "max_request_bytes": _int(1024, 16 * 1024 * 1024),
+                                  "per_turn": _int(1, 10_000), "rate_per_s": _rate, "burst": _int(1, 10**6)}),
     "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": _int(1200, 4_000_000),
                           "silent_s": _seconds(0.1, 3600.0)}),
     "gpio": (GpioConfig, {"backend": _one_of(*GPIO_BACKENDS), "pin_factory": _one_of(*PIN_FACTORIES),

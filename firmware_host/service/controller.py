@@ -35,15 +35,17 @@ from drivers.readings import (
 from engine.errors import EngineError
 from firmware_host.service.access import Caller
 from firmware_host.service.audit import AuditLog, TableAudit
-from firmware_host.service.config import RightsConfig, SecurityConfig
+from firmware_host.service.config import CommandsConfig, RightsConfig, SecurityConfig
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
+from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission
 from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
-from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
+from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.tables.state import TableState
 
@@ -102,8 +104,11 @@ class Controller:
                  clock: Callable[[], float] = time.time,
                  on_light: Callable[[str], None] | None = None,
                  limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
-                 security: SecurityConfig | None = None, rights: RightsConfig | None = None) -> None:
+                 security: SecurityConfig | None = None, rights: RightsConfig | None = None,
+                 commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND) -> None:
         self.journal = journal
+        self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
+        self.max_steps = max_steps  # [table] max_steps_per_hand: past it the hand faults
         self.security = security if security is not None else SecurityConfig()  # [security]
         self.rights = rights if rights is not None else RightsConfig()  # [rights]: role -> commands
         self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
@@ -228,6 +233,9 @@ class Controller:
             rec = applied.closed
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
                                     self.clock(), rec)
+        over = self.state.step_limit_fault(self.max_steps)
+        if over is not None:  # journaled in the same transaction: a replay stands it as it stands
+            self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
 
     def _commit(self) -> None:
         """Make the open transaction durable. When that fails the steps it held never happened: the
@@ -410,7 +418,8 @@ class Controller:
         new one differ in is logged. Raises ProfileError/LimitsError/ValueError (refused)."""
         if self.state.table is not None and self.state.table.started:
             return body  # refused as it stands by the table state (a hand is in progress)
-        opened = {**body, **open_body(body["game"], body.get("profile", "default"), body.get("limits"),
+        profile = requested_profile(body.get("profile", "default"), self.security.profiles)  # builtin, or in [security] profiles
+        opened = {**body, **open_body(body["game"], profile, body.get("limits"),
                                       body.get("seats", self.seats), self.default_limits)}
         if self.state.table is not None:
             said = changes(self.state.table.setup.as_body(), opened)
@@ -484,6 +493,7 @@ class Controller:
         """Bind the command channel's ROUTER socket (before `run`). Raises zmq.ZMQError."""
         sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_FACTOR * self.admission.max_request_bytes)  # a peer past it is cut
         try:
             sock.bind(endpoint)
         except zmq.ZMQError:
@@ -558,15 +568,20 @@ class Controller:
             self._commands = None
 
     def _serve_commands(self, sock: zmq.Socket[Any]) -> None:
-        # ZMQ_EVENTS says whether a request waits (cheaper than a receive that raises zmq.Again)
-        while int(sock.get(zmq.EVENTS)) & zmq.POLLIN:
+        # at most `per_turn` requests a turn; ZMQ_EVENTS says whether one waits (cheaper than zmq.Again)
+        for _ in range(self.admission.per_turn):
+            if not int(sock.get(zmq.EVENTS)) & zmq.POLLIN:
+                return
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 return
-            envelope, payload = frames[:-1], frames[-1]
+            envelope, payload, refusal = self.admission.screen(frames)  # too big, not one frame, busy
+            if refusal is not None:
+                sock.send_multipart([*envelope, encode_reply(refusal)])
+                continue
             try:
-                reply = self.handle_command(Command.decode(payload))
+                reply = self.handle_command(Command.decode(payload, self.admission.max_request_bytes))
             except Malformed as exc:
                 reply = error_reply(request_id_of(payload), "malformed", str(exc))
             except Exception as exc:  # never let one request take the table down

@@ -16,6 +16,12 @@ from typing import Any, ClassVar, NamedTuple, Protocol
 from engine.redact import FAULT_KEYS
 
 
+MAX_STEPS_PER_HAND = 5000
+"""Steps one hand may take by default (`[table] max_steps_per_hand`): a real hand takes under 200
+(a 10-seat triple draw with every raise); past it the hand faults `step_limit`, so no client can
+grow one hand's record without bound."""
+
+
 class Refused(ValueError):
     """A well-formed step the table cannot take now; `code` is `illegal` or `fault`."""
 
@@ -48,6 +54,7 @@ class FaultKind(enum.StrEnum):
     DEVICE_FAULT = "device_fault"
     REFUSED_READING = "refused_reading"
     JOURNAL_INTEGRITY = "journal_integrity"
+    STEP_LIMIT = "step_limit"
 
     @property
     def critical(self) -> bool:
@@ -73,6 +80,7 @@ _FAULT_MESSAGES = {
     FaultKind.MISREAD: "the shoe could not read a card",
     FaultKind.DEVICE_FAULT: "a device reported a fault",
     FaultKind.REFUSED_READING: "a device reading could not be taken",
+    FaultKind.STEP_LIMIT: "the hand took more steps than a hand may: a supervisor must clear or void it",
     FaultKind.JOURNAL_INTEGRITY: "the journal failed its integrity check: a supervisor must clear the table",
 }
 

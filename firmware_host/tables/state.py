@@ -32,6 +32,9 @@ LIGHT_READY, LIGHT_WAITING, LIGHT_FAULT = "ready", "waiting", "fault"  # green, 
 STEP_KINDS = frozenset({"bet", "decide", "act", "seat", "chop"})
 """The table-specific steps: each table takes those in its `STEPS` (`GameTable.step`)."""
 
+COUNTED_KINDS = STEP_KINDS | {"deal", "card", "misread"}
+"""The events a hand's step count counts (`TableState.hand_steps`): those that grow its record."""
+
 
 @dataclass(frozen=True, slots=True)
 class Applied:
@@ -54,6 +57,7 @@ class TableState:
         self.devices: dict[str, dict[str, Any]] = {}
         self.sensors: dict[str, bool] = {}
         self.events_applied = 0
+        self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
         self.last_record: dict[str, Any] | None = None
         self._closed: dict[str, Any] | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
@@ -76,6 +80,8 @@ class TableState:
                 raise Refused(f"unknown event kind {kind!r}")
             handler(body, event_id)
         self.events_applied += 1
+        if kind in COUNTED_KINDS and self._closed is None:
+            self.hand_steps += 1
         closed, self._closed = self._closed, None
         return Applied(closed) if closed is not None else _NOTHING
 
@@ -103,6 +109,15 @@ class TableState:
         full["devices"] = {name: dict(info) for name, info in self.devices.items()}
         full["sensors"] = dict(self.sensors)
         return redact.public(full), full
+
+    def step_limit_fault(self, limit: int) -> dict[str, Any] | None:
+        """The body of the `step_limit` fault the hand has earned (`limit` steps taken, no fault
+        standing), or None. The caller journals it as a `fault` event, so a replay stands it
+        whatever the limit is then."""
+        if self.hand_steps < limit or self.fault is not None or self.table is None:
+            return None
+        return {"kind": FaultKind.STEP_LIMIT.value,
+                "detail": f"hand {self.hand} took {self.hand_steps} steps (at most {limit} a hand)"}
 
     def device_resume(self, device: str) -> tuple[int, int] | None:
         """`(boot, seq)` of the last frame kept from `device`, to tell it where to continue."""
@@ -155,6 +170,7 @@ class TableState:
                   "sensors": dict(self.sensors)}
         self._closed = self.last_record = record
         self.hand += 1
+        self.hand_steps = 0
         self.fault = None
         if status == "voided":
             self.table = table.successor(self.hand)

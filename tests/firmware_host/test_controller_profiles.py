@@ -19,6 +19,7 @@ import pytest
 from engine.paytables import read_profile
 from firmware_host.cli.history import history
 from firmware_host.cli.settle import run as settle_run
+from firmware_host.service.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house import HouseSetup
@@ -38,7 +39,9 @@ class Table(JournalRig):
         super().__init__(path)
 
     def controller_args(self) -> dict[str, Any]:
-        return {"default_setup": self.setup, "limits": self.limits}
+        # an `open` reads profile files from [security] profiles only: the test's own directory
+        return {"default_setup": self.setup, "limits": self.limits,
+                "security": SecurityConfig(profiles=str(self.path.parent))}
 
     def restart(self, setup: HouseSetup | None = None) -> Controller:
         if setup is not None:
