@@ -200,7 +200,8 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
                                 default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
-                                security=cfg.security, rights=cfg.rights)
+                                security=cfg.security, rights=cfg.rights, commands=cfg.commands,
+                                max_steps=cfg.table.max_steps_per_hand)
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
         try:

@@ -233,7 +233,7 @@ class Controller:
             rec = applied.closed
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
                                     self.clock(), rec)
-        over = self.state.step_limit_fault(self.max_steps)
+        over = self.state.step_limit_fault(kind, self.max_steps)
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
 

@@ -37,7 +37,7 @@ RATE_PER_S = 200.0
 BURST = 400
 """Requests one client may send at once by default (`[commands] burst`)."""
 
-MAX_FRAME_FACTOR = 16
+MAX_FRAME_FACTOR = 64
 """The command socket drops a peer that sends a frame over this many times `max_request_bytes`
 (ZeroMQ's MAXMSGSIZE: such a frame is never held in memory); up to it a long frame gets a reply."""
 

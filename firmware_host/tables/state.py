@@ -110,11 +110,11 @@ class TableState:
         full["sensors"] = dict(self.sensors)
         return redact.public(full), full
 
-    def step_limit_fault(self, limit: int) -> dict[str, Any] | None:
-        """The body of the `step_limit` fault the hand has earned (`limit` steps taken, no fault
-        standing), or None. The caller journals it as a `fault` event, so a replay stands it
-        whatever the limit is then."""
-        if self.hand_steps < limit or self.fault is not None or self.table is None:
+    def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
+        """The body of the `step_limit` fault the hand has earned by the `kind` step just applied
+        (`limit` steps taken, no fault standing), or None. The caller journals it as a `fault`
+        event, so a replay stands it whatever the limit is then."""
+        if kind not in COUNTED_KINDS or self.hand_steps < limit or self.fault is not None or self.table is None:
             return None
         return {"kind": FaultKind.STEP_LIMIT.value,
                 "detail": f"hand {self.hand} took {self.hand_steps} steps (at most {limit} a hand)"}
