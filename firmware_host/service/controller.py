@@ -588,6 +588,8 @@ class Controller:
                 log.exception("command failed")
                 reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")
             sock.send_multipart([*envelope, encode_reply(reply)])
+            if self.inbox:
+                return  # a reading waits: it comes first, the next turn takes it before more requests
 
 
 class _Polled:

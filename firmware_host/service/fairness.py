@@ -2,8 +2,9 @@
 
 No client can starve the table or exhaust it (`docs/security.md`, Limits):
 
-- each turn of the loop takes at most `per_turn` requests; the devices' readings (the inbox, the
-  driven shoe) are served before them and the snapshots and the heartbeat after them, every turn;
+- each turn of the loop takes at most `per_turn` requests (fewer when a reading reaches the inbox
+  meanwhile); the devices' readings (the inbox, the driven shoe) are served before them and the
+  snapshots and the heartbeat after them, every turn;
 - each client has a token bucket (`rate_per_s` tokens a second, at most `burst` held); a request
   that finds its client's bucket empty is answered `busy` with `retry_s`, nothing decoded or
   journaled. A client is its CURVE key when the channel has one, else its ROUTER routing id;
