@@ -1,4 +1,4 @@
-"""Request flood: the card-to-publish latency quiet and under a flood of requests from a loopback client, and the longest silence of the feed.
+"""Request flood: the card-to-publish latency quiet and under a loopback client's request flood; the feed's longest silence.
 
 One controller (`croupier run`, its own process) and the emulated shoe at 115,200 baud, as in
 `bench.controller_latency` (the same timing: a CARD frame's last byte on the line to its public

@@ -418,7 +418,7 @@ class Controller:
         new one differ in is logged. Raises ProfileError/LimitsError/ValueError (refused)."""
         if self.state.table is not None and self.state.table.started:
             return body  # refused as it stands by the table state (a hand is in progress)
-        profile = requested_profile(body.get("profile", "default"), self.security.profiles)  # builtin, or in [security] profiles
+        profile = requested_profile(body.get("profile", "default"), self.security.profiles)  # builtin or [security]'s
         opened = {**body, **open_body(body["game"], profile, body.get("limits"),
                                       body.get("seats", self.seats), self.default_limits)}
         if self.state.table is not None:
@@ -583,7 +583,7 @@ class Controller:
             try:
                 reply = self.handle_command(Command.decode(payload, self.admission.max_request_bytes))
             except Malformed as exc:
-                reply = error_reply(request_id_of(payload), "malformed", str(exc))
+                reply = error_reply(request_id_of(payload, self.admission.max_request_bytes), "malformed", str(exc))
             except Exception as exc:  # never let one request take the table down
                 log.exception("command failed")
                 reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")

@@ -1,10 +1,11 @@
-"""Which paytable profile an `open` over the command channel may name: the engine's by name, or a file of the profiles directory.
+"""Which paytable profile a dealer's `open` may name: the engine's by name, or a file of the profiles directory.
 
 The command channel is not trusted with the file system (`docs/security.md`, Limits):
 
 - a name the engine ships (`engine.paytables.BUILTIN_PROFILES`) is that profile;
-- anything else is a file name relative to `[security] profiles`, resolved inside it (no absolute
-  path, no `..`; symlinks resolved, and the file they lead to must still be inside it);
+- anything else is a file of `[security] profiles`, named relative to it (or by an absolute path
+  inside it), resolved inside it (no `..`; symlinks resolved, and where they lead must still be
+  inside it);
 - the file must be a regular file (opened with O_NONBLOCK and checked with fstat before it is read:
   a FIFO or a device never blocks the controller's loop) of at most `MAX_PROFILE_BYTES`.
 

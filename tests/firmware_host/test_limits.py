@@ -1,4 +1,4 @@
-"""Tests of the limits that keep any client from starving or exhausting the table: frame and id sizes, the fair loop, the rate per client, steps per hand."""
+"""Tests of the limits that keep clients from starving or exhausting the table: sizes, the fair loop, rates, steps."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import pytest
 import zmq
 
 from drivers.readings import ButtonPress
-from firmware_host.service.commands import MAX_ID_CHARS, MAX_REQUEST_BYTES, Command, CommandClient, Malformed, request_id_of
+from firmware_host.service.commands import (
+    MAX_ID_CHARS, MAX_REQUEST_BYTES, Command, CommandClient, Malformed, request_id_of,
+)
 from firmware_host.service.config import CommandsConfig, Config, ConfigError
 from firmware_host.service.controller import Controller
 from firmware_host.service.fairness import Admission, TokenBucket

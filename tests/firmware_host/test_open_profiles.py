@@ -1,4 +1,4 @@
-"""Tests of which profiles an `open` may name: the engine's by name, or a regular file of `[security] profiles` of bounded size."""
+"""Tests of which profiles an `open` may name: the engine's, or a bounded regular file of `[security] profiles`."""
 
 from __future__ import annotations
 
