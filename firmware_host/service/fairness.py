@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 
 from firmware_host.service.commands import MAX_REQUEST_BYTES, error_reply, request_id_of, too_large
 
-PER_TURN = 16
-"""Requests taken in one turn of the loop by default (`[commands] per_turn`)."""
+PER_TURN = 4
+"""Requests taken in one turn of the loop by default (`[commands] per_turn`): a card waits for at most four."""
 
 RATE_PER_S = 200.0
 """Requests a second one client may send by default (`[commands] rate_per_s`); a dealer sends a few."""
