@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from engine import tomltext
 from engine.cards import Card
 from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, shown
 from engine.paytables import Odds
@@ -83,7 +84,7 @@ class TableLimits:
         """Limits from a TOML table file's `[limits]` table (other top-level tables are left to their
         readers, such as the controller's configuration). Raises LimitsError naming source and key."""
         try:
-            data = tomllib.loads(text)
+            data = tomltext.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise LimitsError(f"{source}: not valid TOML: {exc}") from None
         limits = data.get("limits")

@@ -66,6 +66,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias
 
+from engine import tomltext
 from engine.cards import RANKS, Card
 from engine.errors import ProfileError
 from engine.games import MAX_SPOTS, UTH
@@ -319,7 +320,7 @@ def parse_profile(text: str, source: str, name: str | None = None) -> Profile:
     missing key or table, an unknown hand category, a negative or non-integer pay, a bad switch.
     """
     try:
-        data = tomllib.loads(text)
+        data = tomltext.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"{source}: not valid TOML: {exc}") from None
     top = _Reader(source, "", data, ("name", "description", "uth", "3cp"))

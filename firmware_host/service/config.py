@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine import games
+from engine import games, tomltext
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.paytables import ProfileText, read_profile
@@ -268,7 +268,7 @@ class Config:
     def parse(cls, text: str, source: str = "<string>") -> Config:
         """Parse TOML text. Raises ConfigError naming `source`, the section and the key."""
         try:
-            data = tomllib.loads(text)
+            data = tomltext.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
         return cls.from_mapping(data, source)

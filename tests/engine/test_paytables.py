@@ -110,6 +110,11 @@ def test_missing_game_section_and_bad_toml() -> None:
         parse_profile(head, "casino.toml")
     with pytest.raises(ProfileError, match=r"casino.toml: not valid TOML"):
         parse_profile("[uth\n", "casino.toml")
+    # tomllib's own RecursionError and int()'s digit limit are refused like any bad TOML
+    with pytest.raises(ProfileError, match=r"casino.toml: not valid TOML: arrays or inline tables nested too deep"):
+        parse_profile("name = " + "[" * 5000 + "]" * 5000, "casino.toml")
+    with pytest.raises(ProfileError, match=r"casino.toml: not valid TOML: an integer of more than \d+ digits"):
+        parse_profile("name = " + "7" * 5000, "casino.toml")
 
 
 def test_unknown_profile_name() -> None:

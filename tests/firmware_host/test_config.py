@@ -139,3 +139,15 @@ def test_the_deploy_guides_check_refuses_what_the_start_refuses(tmp_path: Path) 
     assert (ran[0].returncode, ran[0].stdout.strip()) == (0, f"configuration ok: {good}")
     assert ran[1].returncode == 2 and f"{bad}: [limits] maximum" in ran[1].stderr
     assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[table]\nseats = " + "9" * 5000 + "\n", ["not valid TOML", "integer of more than"]),
+    ("[table]\nname = " + "[" * 5000 + "]" * 5000 + "\n", ["not valid TOML", "nested too deep"]),
+    ("[table]\nname = " + "{a=" * 3000 + "1" + "}" * 3000 + "\n", ["not valid TOML", "nested too deep"]),
+])
+def test_toml_that_tomllib_itself_cannot_read_is_refused_in_words(text: str, words: list[str]) -> None:
+    """Found by fuzzing: tomllib let RecursionError and int()'s digit limit out of Config.parse."""
+    with pytest.raises(ConfigError) as err:
+        Config.parse(text, source="deep.toml")
+    assert str(err.value).startswith("deep.toml: ") and all(w in str(err.value) for w in words), str(err.value)
