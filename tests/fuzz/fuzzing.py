@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 QUICK = int(os.environ.get("CROUPIER_FUZZ_QUICK", "100"))
 """Examples per property in `make test` (the whole fuzz part well under 30 s on 2 cores)."""
-SOAK = int(os.environ.get("CROUPIER_FUZZ_SOAK", "20000"))
+SOAK = int(os.environ.get("CROUPIER_FUZZ_SOAK", "3000"))
 """Examples per property in `make soak`."""
 
 

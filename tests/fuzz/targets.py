@@ -63,6 +63,7 @@ def shoe_stream(cards: list[str]) -> list[bytes]:
 
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 VALID_STREAM = b"".join(shoe_stream(DECK[:20]))
+SHORT_STREAM = b"".join(shoe_stream(DECK[:9]))  # under 256 bytes: the fuzzer's inputs stay short and quick
 
 DEPLOY_CONFIGS: dict[str, str] = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "deploy").glob("*.toml"))}
 
@@ -163,3 +164,35 @@ def check_config(text: str) -> Config | None:
     except ConfigError as exc:
         assert str(exc).startswith(f"{SOURCE}: ") and len(str(exc)) > len(SOURCE) + 2, str(exc)
         return None
+
+
+# -- the same properties as libFuzzer inputs (tests/fuzz/atheris_*.py) ------------------------------
+
+
+def shoe_input(data: bytes) -> tuple[list[bytes], list[bool]]:
+    """A fuzzer's bytes as a shoe's line: the first byte says how reads cut it, the second which
+    reads the line goes quiet after, the rest is the stream."""
+    if len(data) < 2:
+        return [data], []
+    size = 1 + data[0] % 48
+    stream = data[2:]
+    chunks = [stream[i:i + size] for i in range(0, len(stream), size)] or [b""]
+    return chunks, [bool(data[1] >> (i % 8) & 1) for i in range(len(chunks))]
+
+
+def check_shoe_input(data: bytes) -> None:
+    chunks, quiet = shoe_input(data)
+    check_frames(chunks)
+    check_session(chunks, quiet)
+
+
+def check_config_input(data: bytes) -> None:
+    check_config(data.decode("utf-8", "replace"))
+
+
+SEEDS: dict[str, list[bytes]] = {
+    "commands": VALID_FRAMES,
+    "shoe": [bytes((5, 0)) + SHORT_STREAM, bytes((0, 0xFF)) + SHORT_STREAM[:40], bytes((47, 1)) + SHORT_STREAM],
+    "config": [text.encode("utf-8") for text in DEPLOY_CONFIGS.values()],
+}
+"""The valid inputs each fuzzer's corpus starts from."""

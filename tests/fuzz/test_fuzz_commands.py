@@ -130,7 +130,7 @@ def answered_and_nothing_journaled_when_malformed(live: LiveTable, frame: bytes)
         assert reply["ok"] or reply["code"] != "internal", reply
 
 
-test_over_the_socket, test_over_the_socket_soak = quick_and_soak(frame=frames, quick=100, soak=5000)(
+test_over_the_socket, test_over_the_socket_soak = quick_and_soak(frame=frames, quick=100, soak=2000)(
     answered_and_nothing_journaled_when_malformed)
 
 
