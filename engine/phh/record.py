@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from engine import tomltext
 from engine.phh.actions import PhhAction
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
@@ -43,7 +44,7 @@ def load_toml(text: str) -> dict[str, Any]:
     """TOML text as a dict (the standard library's `tomllib`), decimals as Decimal.
     Raises PhhSyntaxError ("not TOML: ...") with tomllib's reason."""
     try:
-        return tomllib.loads(text, parse_float=Decimal)
+        return tomltext.loads(text, parse_float=Decimal)  # tomllib, its two escaping errors in words
     except tomllib.TOMLDecodeError as exc:
         raise PhhSyntaxError(f"not TOML: {exc}") from exc
 

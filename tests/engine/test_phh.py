@@ -377,12 +377,21 @@ def test_records_are_read_by_tomllib(text: str) -> None:
     assert load_toml(text) == expected
 
 
+@pytest.mark.parametrize("text", ["a = " + "[" * 5000 + "]" * 5000, "a = " + "9" * 5000])
+def test_toml_that_tomllib_itself_cannot_read_is_a_syntax_error(text: str) -> None:
+    """Found fuzzing the configuration: tomllib lets RecursionError and int()'s ValueError out."""
+    from engine.phh import PhhSyntaxError, load_toml
+    with pytest.raises(PhhSyntaxError, match="not TOML"):
+        load_toml(text)
+
+
 def test_no_hand_written_toml_reader_or_cache_is_left() -> None:
     """Issue 8: one reader (tomllib), no second copy of the rules, no module caches to clear."""
     import engine.phh
     root = Path(engine.phh.__file__).parent
     source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(root.glob("*.py")))
-    assert "tomllib.loads" in source
+    assert "tomltext.loads" in source  # engine/tomltext.py: tomllib.loads, its escaping errors in words
+    assert "tomllib.loads" in (root.parent / "tomltext.py").read_text(encoding="utf-8")
     assert "re.MULTILINE" not in source and "_load_simple_toml" not in source
     assert not hasattr(engine.phh, "clear_caches") and not hasattr(engine.phh, "quick_replay")
     assert not (root.parent / "phh_quick.py").exists()
