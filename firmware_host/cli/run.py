@@ -38,7 +38,12 @@ from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.manifest import CodeChanged, ManifestError, check_at_start
 
 if TYPE_CHECKING:
+    import zmq
+
     from firmware_host.service.controller import Controller
+    from firmware_host.service.feed import Feed
+    from firmware_host.service.keys import KeyPair
+    from firmware_host.service.zap import ZapHandler
 
 log = logging.getLogger("croupier.run")
 
@@ -152,6 +157,9 @@ def main(args: argparse.Namespace) -> int:
     faulthandler.enable()  # systemd's watchdog kills a hung loop with SIGABRT: its stack goes to the log
     try:
         cfg = Config.load(args.config)
+        from firmware_host.service.keys import table_keys
+
+        table_keys(cfg.security, cfg.source)  # the certificates' files, before anything is opened
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -183,10 +191,13 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
     from firmware_host.service.controller import Controller
     from firmware_host.service.feed import Feed, FeedError
     from firmware_host.service.journal import Journal, JournalError
+    from firmware_host.service.keys import table_keys
     from firmware_host.service.notify import Notifier
+    from firmware_host.service.zap import ZapHandler
 
     ctx: zmq.Context[Any] = zmq.Context()
     feed: Feed | None = None
+    zap: ZapHandler | None = None
     journal: Journal | None = None
     audit: AuditLog | None = None
     outcome = "start failed"  # the stop entry's: "stopped" after a clean stop
@@ -195,16 +206,18 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
     try:
         journal = Journal.open(state_dir)
         audit = open_audit(state_dir, cfg, manifest_sha256)
-        feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
-                    full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
+        keys = table_keys(cfg.security, cfg.source)
+        zap = ZapHandler(ctx, cfg.security.clients, cfg.access, audit) if keys is not None else None
+        feed = open_feed(ctx, cfg, keys, zap)
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
                                 default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
                                 security=cfg.security, rights=cfg.rights)
+        controller.zap = zap
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
         try:
-            controller.bind_commands(ctx, cfg.commands.endpoint)
+            controller.bind_commands(ctx, cfg.commands.endpoint, keys)
         except zmq.ZMQError as exc:  # in use, or no such interface: the configuration's to fix
             raise ConfigError(f"{cfg.source}: [commands] endpoint: cannot bind {cfg.commands.endpoint}: "
                               f"{exc}") from exc
@@ -244,6 +257,8 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         devices.close()
         if feed is not None:
             feed.close()
+        if zap is not None:
+            zap.close()
         if journal is not None:
             journal.close()
         if audit is not None:
@@ -264,6 +279,19 @@ def default_setup(cfg: Config) -> Any:
         return HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
                           text=cfg.profile)  # the profile as read with the configuration
     return None
+
+
+def open_feed(ctx: zmq.Context[Any], cfg: Config, keys: KeyPair | None, zap: ZapHandler | None) -> Feed:
+    """The feed's sockets (CURVE servers on TCP with the table's keys, checked by `zap`, which cuts a
+    revoked key's connections through them). Raises FeedError."""
+    from firmware_host.service.feed import Feed
+
+    feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot, full=cfg.feed.full,
+                full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s, keys=keys)
+    if zap is not None:
+        feed.guard = zap.admits
+        zap.on_cut = feed.reopen
+    return feed
 
 
 def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:

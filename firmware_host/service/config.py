@@ -425,13 +425,28 @@ def is_restricted_endpoint(endpoint: str) -> bool:
     return False
 
 
+def _check_security(cfg: Config) -> None:
+    """A socket open to the network needs CURVE: `[security] server_key` and `clients` (both or none)."""
+    src, sec = cfg.source, cfg.security
+    if bool(sec.server_key) != bool(sec.clients):
+        key = "clients" if sec.server_key else "server_key"
+        raise ConfigError(f"{src}: [security] {key}: CURVE needs both server_key (the table's secret certificate) "
+                          f"and clients (the directory of allowed client certificates)")
+    if sec.server_key:
+        return
+    eps = [("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
+           ("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
+           ("commands", "endpoint", cfg.commands.endpoint)]
+    for section, key, ep in eps:
+        if ep and not is_restricted_endpoint(ep):
+            what = "the full state (hole cards)" if key.startswith("full") else "a socket"
+            raise ConfigError(f"{src}: [{section}] {key}: without [security] server_key and clients (CURVE), "
+                              f"{what} may only be bound to loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+
+
 def _check_whole(cfg: Config) -> None:
     src = cfg.source
-    for key in ("full", "full_snapshot"):
-        ep = getattr(cfg.feed, key)
-        if ep and not is_restricted_endpoint(ep):
-            raise ConfigError(f"{src}: [feed] {key}: the full state (hole cards) may only be bound to "
-                              f"loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+    _check_security(cfg)
     game = cfg.table.game
     if game in games.HOUSE_GAMES and cfg.table.seats > games.MAX_SPOTS:
         raise ConfigError(f"{src}: [table] seats: a {game} table has at most {games.MAX_SPOTS} spots, "

@@ -41,6 +41,8 @@ from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
+from firmware_host.service.keys import KeyPair, serve_curve
+from firmware_host.service.zap import ZapHandler, caller_of
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
@@ -123,6 +125,7 @@ class Controller:
         self._stop = threading.Event()
         self._commands: zmq.Socket[Any] | None = None
         self._pollables: list[Any] = []
+        self.zap: ZapHandler | None = None  # the sockets' authenticator, when they are CURVE servers
 
     # the table state's parts, read by the loop, `croupier history` and the tests
 
@@ -480,11 +483,13 @@ class Controller:
         self._stop.set()
         self.inbox.post(None)
 
-    def bind_commands(self, ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
-        """Bind the command channel's ROUTER socket (before `run`). Raises zmq.ZMQError."""
+    def bind_commands(self, ctx: zmq.Context[Any], endpoint: str, keys: KeyPair | None = None) -> zmq.Socket[Any]:
+        """Bind the command channel's ROUTER socket (before `run`; a CURVE server on TCP with the
+        table's `keys`). Raises zmq.ZMQError."""
         sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
         try:
+            serve_curve(sock, endpoint, keys, "commands")
             sock.bind(endpoint)
         except zmq.ZMQError:
             sock.close(0)
@@ -515,6 +520,9 @@ class Controller:
         inbox = self.inbox.fileno()
         poller.register(inbox, zmq.POLLIN)
         snaps = self.feed.snapshot_sockets() if self.feed else []
+        zap = self.zap.socket if self.zap is not None else None
+        if zap is not None:
+            poller.register(zap, zmq.POLLIN)
         for s in snaps:
             poller.register(s, zmq.POLLIN)
         devices = [_Polled(device) for device in self._pollables]
@@ -525,6 +533,8 @@ class Controller:
                 wait = self.feed.heartbeat_due() if self.feed else 1.0
                 if on_turn is not None:
                     wait = min(wait, on_turn())
+                if self.zap is not None:  # the clients directory re-read when it changed
+                    wait = min(wait, self.zap.turn())
                 if devices:
                     now = clock()
                     for d in devices:
@@ -545,6 +555,8 @@ class Controller:
                         raise  # nothing can be accepted any more: stop, be restarted, replay
                     except Exception:  # a bad reading never takes the table down
                         log.exception("readings %r", items)
+                if zap in ready:
+                    self.zap.serve()  # type: ignore[union-attr]
                 if commands in ready:
                     self._serve_commands(commands)
                 for s in snaps:
@@ -561,12 +573,15 @@ class Controller:
         # ZMQ_EVENTS says whether a request waits (cheaper than a receive that raises zmq.Again)
         while int(sock.get(zmq.EVENTS)) & zmq.POLLIN:
             try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
-            envelope, payload = frames[:-1], frames[-1]
+            caller = caller_of(frames[-1], self.security.local_role, self.zap)
+            if caller is None:  # a key revoked since it connected: not applied, no reply
+                continue
+            envelope, payload = frames[:-1], frames[-1].bytes
             try:
-                reply = self.handle_command(Command.decode(payload))
+                reply = self.handle_command(Command.decode(payload), caller)
             except Malformed as exc:
                 reply = error_reply(request_id_of(payload), "malformed", str(exc))
             except Exception as exc:  # never let one request take the table down
