@@ -18,6 +18,9 @@ ZeroMQ frame holding one msgpack map:
   `seq` of the last message published. The client then drops updates whose `seq` is not above it;
   a different `boot` means the controller restarted, a `seq` that is not the next one that a message
   was lost: take a new snapshot.
+- With the table's CURVE keys every TCP socket is a CURVE server whose ZAP domain is the socket's
+  name (`service/zap.py` decides who gets in); a PUB socket is closed and bound again to cut a
+  revoked key (`Feed.reopen`), which subscribers see as a gap. `docs/security.md`.
 """
 
 from __future__ import annotations

@@ -197,6 +197,12 @@ def test_a_revoked_key_is_cut_within_5_s_while_an_allowed_one_keeps_receiving(ta
     eye, their_dealer = table.feed_client("eye", full=True), table.commands("dealer2")
     updates(doomed, 2), updates(kept, 2), updates(eye, 2)
     assert their_dealer.request("state")["ok"]  # its connection is open and answered
+    asking = table.ctx.socket(zmq.DEALER)  # a snapshot connection held open across the revocation
+    keys.connect_curve(asking, **table.key("screen"))
+    asking.connect(table.cfg.feed.snapshot)
+    asking.send(b"snapshot?")
+    assert asking.poll(2000)
+    asking.recv()
     keys.revoke(table.security["clients"], "screen")
     keys.revoke(table.security["clients"], "dealer2")
     revoked_at = time.monotonic()
@@ -205,6 +211,9 @@ def test_a_revoked_key_is_cut_within_5_s_while_an_allowed_one_keeps_receiving(ta
         assert time.monotonic() - revoked_at < 5.0, "the revoked key still receives the public feed"
     assert time.monotonic() - revoked_at < 6.0
     assert doomed.sub.poll(1000) == 0  # and it is not let back in
+    asking.send(b"snapshot?")
+    assert asking.poll(1000) == 0  # its open snapshot connection is answered no more
+    asking.close(0)
     assert len(updates(kept, 5)) == 5  # the allowed one reconnected (a new snapshot on the gap)
     assert len(updates(eye, 3)) == 3  # the full socket it never had was left alone
     with pytest.raises(TimeoutError):
