@@ -14,6 +14,9 @@ changed, missing or added, or a refused signature, stops the start (exit 1, each
 (exit 2, naming the key). A verified start's `start` audit entry carries the manifest's SHA-256.
 `--check` only reads the configuration (and the paytable profile it names) and exits: 0 with
 `configuration ok: FILE` when the service would take it, 2 naming file, section and key when not.
+With `[security] server_key` and `clients` every TCP socket is a CURVE server checked by one ZAP
+handler served from the controller's loop (`service/zap.py`, `docs/security.md`); the key files are
+read before anything is opened (exit 2 naming `[security] server_key` when unusable).
 Each start and stop, the configuration loaded, and the table's faults, clears, voids, chops and
 device connections go to the audit log beside the journal (`docs/audit.md`).
 """

@@ -49,6 +49,10 @@ RECHECK_S = 1.0
 REFUSAL_QUIET_S = 60.0
 """A refusal of the same key on the same socket from the same address is audited once this long."""
 
+MOST_REFUSALS = 100
+"""Refusals audited (each one an fsync on the loop's thread) within one `REFUSAL_QUIET_S` at most;
+past that, a flood of fresh keys is counted and the count audited when the period ends."""
+
 PUB_SOCKETS = ("public", "full")
 """The sockets a revoked key's connection is cut from by closing and binding them again."""
 
@@ -98,6 +102,7 @@ class ZapHandler:
         self._next_check = clock() + RECHECK_S
         self.granted: dict[str, set[str]] = {}  # certificate name -> the sockets it was let into
         self._refused: dict[tuple[str, str, str], float] = {}
+        self._window, self._in_window, self._suppressed = clock(), 0, 0
         log.info("CURVE: %d client certificate(s) allowed from %s", len(self.clients), clients)
 
     # -- who is allowed -------------------------------------------------------------------------
@@ -169,8 +174,11 @@ class ZapHandler:
         if now < self._refused.get(seen, -REFUSAL_QUIET_S) + REFUSAL_QUIET_S:
             log.debug("connection refused again on %s from %s (key %s)", domain, address, public)
             return
-        if len(self._refused) > 10_000:  # a scan from many addresses: forget the oldest quiet periods
-            self._refused.clear()
+        self._next_window(now)
+        if self._in_window >= MOST_REFUSALS:
+            self._suppressed += 1
+            return
+        self._in_window += 1
         self._refused[seen] = now
         log.warning("connection refused on %s from %s: %s (key %s%s)", domain, address, why, public or "none",
                     f", {name}" if name else "")
@@ -178,12 +186,26 @@ class ZapHandler:
             self.audit.write("connection_refused", {"socket": domain, "address": address, "key": public,
                                                     "name": name, "reason": why})
 
+    def _next_window(self, now: float) -> None:
+        """Once a `REFUSAL_QUIET_S` is over: audit how many refusals were not audited one by one."""
+        if now < self._window + REFUSAL_QUIET_S:
+            return
+        if self._suppressed:
+            log.warning("%d more connection(s) refused and not audited one by one", self._suppressed)
+            if self.audit is not None:
+                self.audit.write("connection_refused", {"socket": "", "address": "", "key": "", "name": "",
+                                                        "reason": f"{self._suppressed} more refused, not audited "
+                                                                  "one by one (a flood)"})
+        self._window, self._in_window, self._suppressed = now, 0, 0
+        self._refused = {k: t for k, t in self._refused.items() if now < t + REFUSAL_QUIET_S}
+
     # -- the clients directory --------------------------------------------------------------------
 
     def turn(self, now: float | None = None) -> float:
         """Called every turn of the loop: read the directory again when it changed (looked at every
         `RECHECK_S`). Returns the seconds until it wants the next look."""
         now = self.clock() if now is None else now
+        self._next_window(now)
         if now < self._next_check:
             return self._next_check - now
         self._next_check = now + RECHECK_S

@@ -368,3 +368,40 @@ def test_croupier_run_serves_curve_to_the_allowed_keys_only(tmp_path: Path, ctx:
     refused = {(e["details"]["socket"], e["details"]["name"]) for e in entries if e["kind"] == "connection_refused"}
     assert refused == {("full", "screen"), ("full_snapshot", "screen"), ("commands", "")}
     assert any(e["kind"] == "full_feed_subscribed" and e["details"]["name"] == "eye" for e in entries)
+
+
+def test_the_zap_handler_speaks_rfc_27_and_audits_a_flood_of_refusals_in_bounds(tmp_path: Path,
+                                                                                ctx: zmq.Context[Any]) -> None:
+    security = make_keys(tmp_path)
+    now = [1000.0]
+    audit = AuditLog.open(tmp_path / "state")
+    zap = ZapHandler(ctx, security["clients"], Config().access, audit, clock=lambda: now[0])
+    asker = ctx.socket(zmq.REQ)  # what libzmq's ZAP client sends, over the same inproc endpoint
+    asker.connect("inproc://zeromq.zap.01")
+
+    def ask(*frames: bytes) -> list[bytes]:
+        asker.send_multipart(list(frames))
+        while not asker.poll(20):
+            zap.serve()
+        return asker.recv_multipart()
+
+    try:
+        eye = zmq.utils.z85.decode(keys.read_certificate(tmp_path / "clients" / "eye.key").public)
+        granted = ask(b"1.0", b"r1", b"full", b"10.0.0.9", b"", b"CURVE", eye)
+        assert granted[:5] == [b"1.0", b"r1", b"200", b"OK", b"eye"]
+        assert granted[5] == b"\x04Role\x00\x00\x00\x0csurveillance"  # ZMTP property layout
+        assert ask(b"2.0", b"r2", b"full", b"10.0.0.9", b"", b"CURVE", eye)[2] == b"400"
+        assert ask(b"1.0", b"r3", b"full", b"10.0.0.9", b"", b"NULL")[2] == b"400"
+        for n in range(150):  # fresh keys each time, as a scan would
+            assert ask(b"1.0", b"f", b"public", b"10.0.0.66", b"", b"CURVE", os.urandom(32))[2] == b"400"
+        refused = [e for e in audit.entries() if e.kind == "connection_refused"]
+        assert len(refused) == 100  # the NULL one and 99 of the scan; the rest counted
+        now[0] += 61
+        zap.turn()
+        last = [e for e in audit.entries() if e.kind == "connection_refused"][-1]
+        assert last.details["reason"].startswith("51 more refused")
+        assert [e.details["name"] for e in audit.entries() if e.kind == "full_feed_subscribed"] == ["eye"]
+    finally:
+        asker.close(0)
+        zap.close()
+        audit.close()
