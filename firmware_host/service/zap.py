@@ -218,7 +218,8 @@ class ZapHandler:
     def reload(self) -> None:
         """Take the directory as it is now; audit what was added and revoked; cut the revoked."""
         before, after = self.clients, keys.load_clients(self.clients_dir)
-        gone = {n for n, c in before.items() if n not in after or (after[n].public, after[n].role) != (c.public, c.role)}
+        gone = {n for n, c in before.items()
+                if n not in after or (after[n].public, after[n].role) != (c.public, c.role)}
         new = {n for n, c in after.items() if n not in before or n in gone}
         self.clients, self._by_key = after, {c.public: c for c in after.values()}
         for name in sorted(gone):

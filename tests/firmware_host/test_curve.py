@@ -1,4 +1,4 @@
-"""CURVE on every TCP socket of the controller: who gets in, who is refused, revoked keys cut (real sockets on loopback)."""
+"""CURVE on every TCP socket of the controller: who gets in, who is refused, revoked keys cut (real sockets)."""
 
 from __future__ import annotations
 
