@@ -194,13 +194,10 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
     from firmware_host.service.controller import Controller
     from firmware_host.service.feed import Feed, FeedError
     from firmware_host.service.journal import Journal, JournalError
-    from firmware_host.service.keys import table_keys
     from firmware_host.service.notify import Notifier
-    from firmware_host.service.zap import ZapHandler
 
     ctx: zmq.Context[Any] = zmq.Context()
     feed: Feed | None = None
-    zap: ZapHandler | None = None
     journal: Journal | None = None
     audit: AuditLog | None = None
     outcome = "start failed"  # the stop entry's: "stopped" after a clean stop
@@ -209,9 +206,7 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
     try:
         journal = Journal.open(state_dir)
         audit = open_audit(state_dir, cfg, manifest_sha256)
-        keys = table_keys(cfg.security, cfg.source)
-        zap = ZapHandler(ctx, cfg.security.clients, cfg.access, audit) if keys is not None else None
-        feed = open_feed(ctx, cfg, keys, zap)
+        feed, zap, keys = open_feed(ctx, cfg, audit)
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
                                 default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
@@ -260,14 +255,12 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         devices.close()
         if feed is not None:
             feed.close()
-        if zap is not None:
-            zap.close()
         if journal is not None:
             journal.close()
         if audit is not None:
             audit.write("stop", {"outcome": outcome, "pid": os.getpid()})
             audit.close()
-        ctx.destroy(linger=0)
+        ctx.destroy(linger=0)  # closes the ZAP handler's socket too
 
 
 def default_setup(cfg: Config) -> Any:
@@ -284,17 +277,23 @@ def default_setup(cfg: Config) -> Any:
     return None
 
 
-def open_feed(ctx: zmq.Context[Any], cfg: Config, keys: KeyPair | None, zap: ZapHandler | None) -> Feed:
-    """The feed's sockets (CURVE servers on TCP with the table's keys, checked by `zap`, which cuts a
-    revoked key's connections through them). Raises FeedError."""
+def open_feed(ctx: zmq.Context[Any], cfg: Config,
+              audit: AuditLog | None) -> tuple[Feed, ZapHandler | None, KeyPair | None]:
+    """The feed's sockets, and the table's keys and ZAP handler when `[security]` sets them: the
+    handler is bound first, the TCP sockets are CURVE servers it checks, and it cuts a revoked key's
+    connections through the feed. Raises FeedError, ConfigError (the key files), zmq.ZMQError."""
     from firmware_host.service.feed import Feed
+    from firmware_host.service.keys import table_keys
+    from firmware_host.service.zap import ZapHandler
 
+    keys = table_keys(cfg.security, cfg.source)
+    zap = ZapHandler(ctx, cfg.security.clients, cfg.access, audit) if keys is not None else None
     feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot, full=cfg.feed.full,
                 full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s, keys=keys)
     if zap is not None:
         feed.guard = zap.admits
         zap.on_cut = feed.reopen
-    return feed
+    return feed, zap, keys
 
 
 def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:

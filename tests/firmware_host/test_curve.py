@@ -80,9 +80,9 @@ class SecureTable:
         self.security = make_keys(root)
         self.cfg = Config.parse(config_text(root, self.security), source=str(root / "table.toml"))
         self.audit = AuditLog.open(root / "state")
-        pair = keys.table_keys(self.cfg.security, self.cfg.source)
-        self.zap = ZapHandler(ctx, self.cfg.security.clients, self.cfg.access, self.audit)
-        self.feed = open_feed(ctx, self.cfg, pair, self.zap)
+        self.feed, zap, pair = open_feed(ctx, self.cfg, self.audit)
+        assert zap is not None
+        self.zap = zap
         self.c = Controller(Journal.open(root / "state"), table="t1", default_setup=UTH, feed=self.feed,
                             audit=self.audit, security=self.cfg.security)
         self.c.zap = self.zap
