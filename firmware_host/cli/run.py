@@ -14,6 +14,9 @@ changed, missing or added, or a refused signature, stops the start (exit 1, each
 (exit 2, naming the key). A verified start's `start` audit entry carries the manifest's SHA-256.
 `--check` only reads the configuration (and the paytable profile it names) and exits: 0 with
 `configuration ok: FILE` when the service would take it, 2 naming file, section and key when not.
+With `[security] server_key` and `clients` every TCP socket is a CURVE server checked by one ZAP
+handler served from the controller's loop (`service/zap.py`, `docs/security.md`); the key files are
+read before anything is opened (exit 2 naming `[security] server_key` when unusable).
 Each start and stop, the configuration loaded, and the table's faults, clears, voids, chops and
 device connections go to the audit log beside the journal (`docs/audit.md`).
 """
@@ -38,7 +41,12 @@ from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.manifest import CodeChanged, ManifestError, check_at_start
 
 if TYPE_CHECKING:
+    import zmq
+
     from firmware_host.service.controller import Controller
+    from firmware_host.service.feed import Feed
+    from firmware_host.service.keys import KeyPair
+    from firmware_host.service.zap import ZapHandler
 
 log = logging.getLogger("croupier.run")
 
@@ -152,6 +160,9 @@ def main(args: argparse.Namespace) -> int:
     faulthandler.enable()  # systemd's watchdog kills a hung loop with SIGABRT: its stack goes to the log
     try:
         cfg = Config.load(args.config)
+        from firmware_host.service.config import table_keys
+
+        table_keys(cfg.security, cfg.source)  # the certificates' files, before anything is opened
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -195,17 +206,17 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
     try:
         journal = Journal.open(state_dir)
         audit = open_audit(state_dir, cfg, manifest_sha256)
-        feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
-                    full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
+        feed, zap, keys = open_feed(ctx, cfg, audit)
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
                                 default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
                                 security=cfg.security, rights=cfg.rights, commands=cfg.commands,
                                 max_steps=cfg.table.max_steps_per_hand)
+        controller.zap = zap
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
         try:
-            controller.bind_commands(ctx, cfg.commands.endpoint)
+            controller.bind_commands(ctx, cfg.commands.endpoint, keys)
         except zmq.ZMQError as exc:  # in use, or no such interface: the configuration's to fix
             raise ConfigError(f"{cfg.source}: [commands] endpoint: cannot bind {cfg.commands.endpoint}: "
                               f"{exc}") from exc
@@ -250,7 +261,7 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         if audit is not None:
             audit.write("stop", {"outcome": outcome, "pid": os.getpid()})
             audit.close()
-        ctx.destroy(linger=0)
+        ctx.destroy(linger=0)  # closes the ZAP handler's socket too
 
 
 def default_setup(cfg: Config) -> Any:
@@ -265,6 +276,25 @@ def default_setup(cfg: Config) -> Any:
         return HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
                           text=cfg.profile)  # the profile as read with the configuration
     return None
+
+
+def open_feed(ctx: zmq.Context[Any], cfg: Config,
+              audit: AuditLog | None) -> tuple[Feed, ZapHandler | None, KeyPair | None]:
+    """The feed's sockets, and the table's keys and ZAP handler when `[security]` sets them: the
+    handler is bound first, the TCP sockets are CURVE servers it checks, and it cuts a revoked key's
+    connections through the feed. Raises FeedError, ConfigError (the key files), zmq.ZMQError."""
+    from firmware_host.service.feed import Feed
+    from firmware_host.service.config import table_keys
+    from firmware_host.service.zap import ZapHandler
+
+    keys = table_keys(cfg.security, cfg.source)
+    zap = ZapHandler(ctx, cfg.security.clients, cfg.access, audit) if keys is not None else None
+    feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot, full=cfg.feed.full,
+                full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s, keys=keys)
+    if zap is not None:
+        feed.guard = zap.admits
+        zap.on_cut = feed.reopen
+    return feed, zap, keys
 
 
 def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:

@@ -2,7 +2,8 @@
 
 Each entry is `(counter, time, kind, details)`: the counter counts 1, 2, 3, ... with no gap, the time
 is UTC in ISO 8601, the kind names what happened (`start`, `stop`, `config`, `fault_raised`,
-`fault_cleared`, `void`, `chop`, `device_connect`, `device_disconnect`) and the details are a JSON
+`fault_cleared`, `void`, `chop`, `device_connect`, `device_disconnect`; the ZAP handler's
+`connection_refused`, `full_feed_subscribed`, `key_added`, `key_revoked`) and the details are a JSON
 map. Its `hash` is the SHA-256 (hex) of the previous entry's hash followed by the canonical JSON of
 the entry (`canonical`); the first entry chains from `GENESIS`. `verify` walks the chain and names
 the first entry that was changed (its hash does not match), removed (a gap in the counters) or

@@ -14,6 +14,7 @@ profile's text is kept (`Config.profile`) and is what the table opens with.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.paytables import ProfileText, read_profile
 from firmware_host.service import access, commands, fairness
+from firmware_host.service.keys import KeyFileError, KeyPair, load_secret
 from firmware_host.tables.base import MAX_STEPS_PER_HAND
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
@@ -445,13 +447,28 @@ def is_restricted_endpoint(endpoint: str) -> bool:
     return False
 
 
+def _check_security(cfg: Config) -> None:
+    """A socket open to the network needs CURVE: `[security] server_key` and `clients` (both or none)."""
+    src, sec = cfg.source, cfg.security
+    if bool(sec.server_key) != bool(sec.clients):
+        key = "clients" if sec.server_key else "server_key"
+        raise ConfigError(f"{src}: [security] {key}: CURVE needs both server_key (the table's secret certificate) "
+                          f"and clients (the directory of allowed client certificates)")
+    if sec.server_key:
+        return
+    eps = [("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
+           ("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
+           ("commands", "endpoint", cfg.commands.endpoint)]
+    for section, key, ep in eps:
+        if ep and not is_restricted_endpoint(ep):
+            what = "the full state (hole cards)" if key.startswith("full") else "a socket"
+            raise ConfigError(f"{src}: [{section}] {key}: without [security] server_key and clients (CURVE), "
+                              f"{what} may only be bound to loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+
+
 def _check_whole(cfg: Config) -> None:
     src = cfg.source
-    for key in ("full", "full_snapshot"):
-        ep = getattr(cfg.feed, key)
-        if ep and not is_restricted_endpoint(ep):
-            raise ConfigError(f"{src}: [feed] {key}: the full state (hole cards) may only be bound to "
-                              f"loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+    _check_security(cfg)
     game = cfg.table.game
     if game in games.HOUSE_GAMES and cfg.table.seats > games.MAX_SPOTS:
         raise ConfigError(f"{src}: [table] seats: a {game} table has at most {games.MAX_SPOTS} spots, "
@@ -511,3 +528,19 @@ def _house_table(cfg: Config) -> ProfileText:
     except LimitsError as exc:  # its message starts with the key
         raise ConfigError(f"{src}: [limits] {exc}") from None
     return text
+
+
+def table_keys(security: SecurityConfig, source: str) -> KeyPair | None:
+    """The table's key pair from `[security] server_key`, the clients directory checked; None
+    without CURVE. Raises ConfigError naming the file, section and key (a missing, unreadable or
+    public-only certificate, a clients directory that is not one)."""
+    if not security.server_key:
+        return None
+    try:
+        pair = load_secret(security.server_key)
+    except KeyFileError as exc:
+        raise ConfigError(f"{source}: [security] server_key: {exc}") from None
+    clients = Path(security.clients)
+    if not clients.is_dir() or not os.access(clients, os.R_OK | os.X_OK):
+        raise ConfigError(f"{source}: [security] clients: {clients}: not a readable directory")
+    return pair

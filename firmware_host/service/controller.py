@@ -42,6 +42,8 @@ from firmware_host.service.feed import Feed
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
+from firmware_host.service.keys import KeyPair, serve_curve
+from firmware_host.service.zap import ZapHandler, caller_of
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
@@ -128,6 +130,7 @@ class Controller:
         self._stop = threading.Event()
         self._commands: zmq.Socket[Any] | None = None
         self._pollables: list[Any] = []
+        self.zap: ZapHandler | None = None  # the sockets' authenticator, when they are CURVE servers
 
     # the table state's parts, read by the loop, `croupier history` and the tests
 
@@ -489,12 +492,14 @@ class Controller:
         self._stop.set()
         self.inbox.post(None)
 
-    def bind_commands(self, ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
-        """Bind the command channel's ROUTER socket (before `run`). Raises zmq.ZMQError."""
+    def bind_commands(self, ctx: zmq.Context[Any], endpoint: str, keys: KeyPair | None = None) -> zmq.Socket[Any]:
+        """Bind the command channel's ROUTER socket (before `run`; a CURVE server on TCP with the
+        table's `keys`). Raises zmq.ZMQError."""
         sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_FACTOR * self.admission.max_request_bytes)  # a peer past it is cut
         try:
+            serve_curve(sock, endpoint, keys, "commands")
             sock.bind(endpoint)
         except zmq.ZMQError:
             sock.close(0)
@@ -525,6 +530,9 @@ class Controller:
         inbox = self.inbox.fileno()
         poller.register(inbox, zmq.POLLIN)
         snaps = self.feed.snapshot_sockets() if self.feed else []
+        zap = self.zap.socket if self.zap is not None else None
+        if zap is not None:
+            poller.register(zap, zmq.POLLIN)
         for s in snaps:
             poller.register(s, zmq.POLLIN)
         devices = [_Polled(device) for device in self._pollables]
@@ -535,6 +543,8 @@ class Controller:
                 wait = self.feed.heartbeat_due() if self.feed else 1.0
                 if on_turn is not None:
                     wait = min(wait, on_turn())
+                if self.zap is not None:  # the clients directory re-read when it changed
+                    wait = min(wait, self.zap.turn())
                 if devices:
                     now = clock()
                     for d in devices:
@@ -555,6 +565,8 @@ class Controller:
                         raise  # nothing can be accepted any more: stop, be restarted, replay
                     except Exception:  # a bad reading never takes the table down
                         log.exception("readings %r", items)
+                if zap in ready:
+                    self.zap.serve()  # type: ignore[union-attr]
                 if commands in ready:
                     self._serve_commands(commands)
                 for s in snaps:
@@ -573,15 +585,19 @@ class Controller:
             if not int(sock.get(zmq.EVENTS)) & zmq.POLLIN:
                 return
             try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
+                received = sock.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
-            envelope, payload, refusal = self.admission.screen(frames)  # too big, not one frame, busy
+            caller = caller_of(received[-1], self.security.local_role, self.zap)
+            if caller is None:  # a key revoked since it connected: not applied, no reply
+                continue
+            frames = [frame.bytes for frame in received]
+            envelope, payload, refusal = self.admission.screen(frames, caller.key)  # too big, not one frame, busy
             if refusal is not None:
                 sock.send_multipart([*envelope, encode_reply(refusal)])
                 continue
             try:
-                reply = self.handle_command(Command.decode(payload, self.admission.max_request_bytes))
+                reply = self.handle_command(Command.decode(payload, self.admission.max_request_bytes), caller)
             except Malformed as exc:
                 reply = error_reply(request_id_of(payload, self.admission.max_request_bytes), "malformed", str(exc))
             except Exception as exc:  # never let one request take the table down

@@ -18,6 +18,9 @@ ZeroMQ frame holding one msgpack map:
   `seq` of the last message published. The client then drops updates whose `seq` is not above it;
   a different `boot` means the controller restarted, a `seq` that is not the next one that a message
   was lost: take a new snapshot.
+- With the table's CURVE keys every TCP socket is a CURVE server whose ZAP domain is the socket's
+  name (`service/zap.py` decides who gets in); a PUB socket is closed and bound again to cut a
+  revoked key (`Feed.reopen`), which subscribers see as a gap. `docs/security.md`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import msgpack
 import zmq
 
 from firmware_host.service.config import is_restricted_endpoint
+from firmware_host.service.keys import KeyPair, connect_curve, serve_curve
 
 
 class FeedError(RuntimeError):
@@ -63,11 +67,17 @@ class Feed:
 
     def __init__(self, ctx: zmq.Context[Any], table: str, *, public: str, snapshot: str, full: str = "",
                  full_snapshot: str = "", heartbeat_s: float = 1.0, boot: str | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """Bind the sockets. Raises FeedError (address in use, or a full socket not restricted)."""
+                 clock: Callable[[], float] = time.monotonic, keys: KeyPair | None = None) -> None:
+        """Bind the sockets; with the table's `keys` every TCP one is a CURVE server (its ZAP domain
+        the socket's name: bind the ZAP handler first). Raises FeedError (address in use, or a full
+        socket not restricted while there are no keys)."""
         for ep in (full, full_snapshot):
-            if ep and not is_restricted_endpoint(ep):
-                raise FeedError(f"the full state may only be bound to loopback or ipc, not {ep!r}")
+            if ep and not is_restricted_endpoint(ep) and keys is None:
+                raise FeedError(f"the full state may only be bound to loopback or ipc without CURVE keys, not {ep!r}")
+        self._ctx = ctx
+        self._keys = keys
+        self._endpoints = {"public": public, "snapshot": snapshot, "full": full, "full_snapshot": full_snapshot}
+        self.guard: Callable[[str, zmq.Frame], bool] | None = None  # may a snapshot request be answered
         self.table = table
         self.boot = boot or new_boot()
         self.seq = 0
@@ -79,25 +89,46 @@ class Feed:
         self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
         self._sockets: list[zmq.Socket[Any]] = []
         try:
-            self.pub = self._bind(ctx, zmq.PUB, public)
-            self.snap = self._bind(ctx, zmq.ROUTER, snapshot)
-            self.full_pub = self._bind(ctx, zmq.PUB, full) if full else None
-            self.full_snap = self._bind(ctx, zmq.ROUTER, full_snapshot) if full_snapshot else None
-        except zmq.ZMQError:
+            self.pub = self._bind(zmq.PUB, "public")
+            self.snap = self._bind(zmq.ROUTER, "snapshot")
+            self.full_pub = self._bind(zmq.PUB, "full") if full else None
+            self.full_snap = self._bind(zmq.ROUTER, "full_snapshot") if full_snapshot else None
+        except (zmq.ZMQError, FeedError):
             self.close()
             raise
 
-    def _bind(self, ctx: zmq.Context[Any], kind: int, endpoint: str) -> zmq.Socket[Any]:
-        sock: zmq.Socket[Any] = ctx.socket(kind)
+    def _bind(self, kind: int, name: str, tries: int = 1) -> zmq.Socket[Any]:
+        endpoint = self._endpoints[name]
+        sock: zmq.Socket[Any] = self._ctx.socket(kind)
         sock.setsockopt(zmq.LINGER, 0)
         if kind == zmq.PUB:
             sock.setsockopt(zmq.SNDHWM, 10000)
+        serve_curve(sock, endpoint, self._keys, name)
         self._sockets.append(sock)
-        try:
-            sock.bind(endpoint)
-        except zmq.ZMQError as exc:
-            raise FeedError(f"cannot bind feed socket {endpoint}: {exc}") from exc
-        return sock
+        for attempt in range(tries):
+            try:
+                sock.bind(endpoint)
+                return sock
+            except zmq.ZMQError as exc:
+                if attempt + 1 == tries or exc.errno != zmq.EADDRINUSE:
+                    raise FeedError(f"cannot bind feed socket {endpoint}: {exc}") from exc
+                time.sleep(0.01)  # the closed socket's port is released by ZeroMQ's I/O thread
+        raise FeedError(f"cannot bind feed socket {endpoint}")  # not reached: tries >= 1
+
+    def reopen(self, name: str) -> None:
+        """Close PUB socket `name` ("public" or "full") and bind it again: every subscriber is cut,
+        reconnects and is checked by the ZAP handler again (a revoked key is not let back in); the
+        subscribers that are see a gap in `seq` and take a new snapshot. Raises FeedError."""
+        old = self.pub if name == "public" else self.full_pub
+        if old is None:
+            return
+        self._sockets.remove(old)
+        old.close(0)
+        new = self._bind(zmq.PUB, name, tries=200)
+        if name == "public":
+            self.pub = new
+        else:
+            self.full_pub = new
 
     def snapshot_sockets(self) -> list[zmq.Socket[Any]]:
         """The ROUTER sockets the controller's poller must watch."""
@@ -145,12 +176,15 @@ class Feed:
     def serve_snapshots(self, sock: zmq.Socket[Any]) -> int:
         """Answer every pending snapshot request on `sock` (without blocking). Returns how many."""
         served = 0
-        state = self._full_state if sock is self.full_snap else self._public_state
+        full = sock is self.full_snap
+        state = self._full_state if full else self._public_state
         while True:
             try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return served
+            if self.guard is not None and not self.guard("full_snapshot" if full else "snapshot", frames[-1]):
+                continue  # a key revoked since it connected: nothing more for it
             envelope = frames[:-1]  # identity, and the empty delimiter when the client is a REQ
             sock.send_multipart([*envelope, pack({**self._header("snapshot"), **state})])
             served += 1
@@ -169,13 +203,22 @@ class FeedClient:
     with a new snapshot, so `state` is never a stale one taken for current.
     """
 
-    def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0) -> None:
+    def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0, *,
+                 key: str | None = None, server_key: str | None = None) -> None:
+        """`key` (the client's secret certificate file) and `server_key` (the table's public one):
+        CURVE on both sockets; neither: plaintext. Raises KeyFileError for a bad certificate."""
         self.ctx = ctx
         self.public = public
         self.snapshot_endpoint = snapshot
         self.timeout_ms = int(timeout_s * 1000)
+        self.key, self.server_key = key, server_key
         self.sub = ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
+        try:
+            connect_curve(self.sub, key, server_key)
+        except Exception:
+            self.sub.close(0)
+            raise
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(public)
         self.boot: str | None = None
@@ -188,6 +231,7 @@ class FeedClient:
         dealer = self.ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
         try:
+            connect_curve(dealer, self.key, self.server_key)
             dealer.connect(self.snapshot_endpoint)
             dealer.send(pack({"want": "snapshot"}))
             if not dealer.poll(self.timeout_ms):
