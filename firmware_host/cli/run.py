@@ -196,7 +196,8 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         journal = Journal.open(state_dir)
         audit = open_audit(state_dir, cfg, manifest_sha256)
         feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot,
-                    full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s)
+                    full=cfg.feed.full, full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s,
+                    full_delay_s=cfg.security.full_delay_s)
         controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
                                 default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,

@@ -75,6 +75,7 @@ import zmq
 from engine import games
 from engine.cards import Card
 from engine.errors import CardError
+from firmware_host.service.curve import client_keys
 
 COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -490,16 +491,23 @@ class CommandClient:
 
     _ids = itertools.count(1)
 
-    def __init__(self, ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0, name: str = "dealer") -> None:
+    def __init__(self, ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0, name: str = "dealer", *,
+                 key: str | None = None, server_key: str | None = None) -> None:
+        """Connect to `endpoint`; a CURVE client with `key` (this client's secret certificate file)
+        and `server_key` (the table's public one). Raises ValueError (a bad key file, or one of the
+        two without the other)."""
         self.ctx = ctx
         self.endpoint = endpoint
         self.timeout_ms = int(timeout_s * 1000)
         self.name = name
+        self.keys = client_keys(key, server_key)
         self._sock = self._connect()
 
     def _connect(self) -> zmq.Socket[Any]:
         sock: zmq.Socket[Any] = self.ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        if self.keys is not None:
+            self.keys.apply(sock)
         sock.connect(self.endpoint)
         return sock
 

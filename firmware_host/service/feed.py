@@ -18,12 +18,17 @@ ZeroMQ frame holding one msgpack map:
   `seq` of the last message published. The client then drops updates whose `seq` is not above it;
   a different `boot` means the controller restarted, a `seq` that is not the next one that a message
   was lost: take a new snapshot.
+- With `[security] full_delay_s` every full-feed message (updates and heartbeats, in order) goes out
+  that long after the public one of the same `seq`, and the full snapshot answers with the state and
+  `seq` the delayed stream last showed, never ahead of it.
+- A client with a key pair connects as a CURVE client (`service.curve`).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -31,6 +36,7 @@ import msgpack
 import zmq
 
 from firmware_host.service.config import is_restricted_endpoint
+from firmware_host.service.curve import client_keys
 
 
 class FeedError(RuntimeError):
@@ -63,8 +69,12 @@ class Feed:
 
     def __init__(self, ctx: zmq.Context[Any], table: str, *, public: str, snapshot: str, full: str = "",
                  full_snapshot: str = "", heartbeat_s: float = 1.0, boot: str | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """Bind the sockets. Raises FeedError (address in use, or a full socket not restricted)."""
+                 clock: Callable[[], float] = time.monotonic, full_delay_s: float = 0.0) -> None:
+        """Bind the sockets. Raises FeedError (address in use, or a full socket not restricted).
+
+        With `full_delay_s` every full-feed message is held back that long (sent by `tick()` once
+        due) and the full snapshot answers with the full state as the delayed stream last showed it.
+        """
         for ep in (full, full_snapshot):
             if ep and not is_restricted_endpoint(ep):
                 raise FeedError(f"the full state may only be bound to loopback or ipc, not {ep!r}")
@@ -76,6 +86,10 @@ class Feed:
         self._last_sent = clock()
         self._public_state: Mapping[str, Any] = {}
         self._full_state: Mapping[str, Any] = {}
+        self.full_delay_s = full_delay_s
+        # held full-feed messages, oldest first: (due, seq, frame or None for a state alone, full state)
+        self._held: deque[tuple[float, int, bytes | None, Mapping[str, Any]]] = deque()
+        self._full_shown: tuple[int, Mapping[str, Any]] = (0, {})  # what the delayed stream has shown
         self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
         self._sockets: list[zmq.Socket[Any]] = []
         try:
@@ -116,14 +130,46 @@ class Feed:
         head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
         self.pub.send(self._pack({**head, **public}))  # the header's keys first, then the state's
         if self.full_pub is not None:
-            self.full_pub.send(self._pack({**head, **self._full_state}))
+            self._send_full(self._pack({**head, **self._full_state}))
         self._last_sent = self._clock()
         return self.seq
+
+    def _send_full(self, frame: bytes | None, now: float | None = None) -> None:
+        if not self.full_delay_s:
+            if frame is not None and self.full_pub is not None:
+                self.full_pub.send(frame)
+            return
+        now = self._clock() if now is None else now
+        self._held.append((now + self.full_delay_s, self.seq, frame, self._full_state))
+
+    def release_due(self, now: float | None = None) -> float:
+        """Seconds until the oldest held full-feed message is due (inf when none is held)."""
+        if not self._held:
+            return float("inf")
+        return self._held[0][0] - (self._clock() if now is None else now)
+
+    def next_due(self) -> float:
+        """Seconds until `tick()` has something to send: a heartbeat or a held full-feed message."""
+        now = self._clock()
+        return min(self.heartbeat_due(now), self.release_due(now))
+
+    def release(self, now: float | None = None) -> int:
+        """Send the held full-feed messages that are due. Returns how many."""
+        now = self._clock() if now is None else now
+        sent = 0
+        while self._held and self._held[0][0] <= now:
+            _, seq, frame, state = self._held.popleft()
+            if frame is not None and self.full_pub is not None:
+                self.full_pub.send(frame)
+                sent += 1
+            self._full_shown = (seq, state)
+        return sent
 
     def set_state(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> None:
         """Set the state snapshots answer with, without publishing (used right after replay)."""
         self._public_state = dict(public)
         self._full_state = dict(full) if full is not None else self._public_state
+        self._send_full(None)  # delayed: the full snapshot shows it once due
 
     def heartbeat_due(self, now: float | None = None) -> float:
         """Seconds until the next heartbeat is due (<= 0: due now)."""
@@ -131,28 +177,37 @@ class Feed:
         return self._last_sent + self.heartbeat_s - now
 
     def tick(self, now: float | None = None) -> bool:
-        """Send a heartbeat if nothing went out for `heartbeat_s`. Returns whether one was sent."""
+        """Send the held full-feed messages now due, and a heartbeat if nothing went out for
+        `heartbeat_s`. Returns whether a heartbeat was sent."""
+        if self._held:
+            self.release(now)
         if self.heartbeat_due(now) > 0:
             return False
         self.seq += 1
         frame = self._pack(self._header("heartbeat"))
         self.pub.send(frame)
         if self.full_pub is not None:
-            self.full_pub.send(frame)
+            self._send_full(frame, now)
         self._last_sent = self._clock() if now is None else now
         return True
 
     def serve_snapshots(self, sock: zmq.Socket[Any]) -> int:
         """Answer every pending snapshot request on `sock` (without blocking). Returns how many."""
         served = 0
-        state = self._full_state if sock is self.full_snap else self._public_state
+        head = self._header("snapshot")
+        state = self._public_state
+        if sock is self.full_snap:
+            state = self._full_state
+            if self.full_delay_s:  # never ahead of the delayed stream
+                self.release()
+                head["seq"], state = self._full_shown
         while True:
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 return served
             envelope = frames[:-1]  # identity, and the empty delimiter when the client is a REQ
-            sock.send_multipart([*envelope, pack({**self._header("snapshot"), **state})])
+            sock.send_multipart([*envelope, pack({**head, **state})])
             served += 1
 
     def close(self) -> None:
@@ -169,13 +224,20 @@ class FeedClient:
     with a new snapshot, so `state` is never a stale one taken for current.
     """
 
-    def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0) -> None:
+    def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0, *,
+                 key: str | None = None, server_key: str | None = None) -> None:
+        """Subscribe to `public`. With `key` (this client's secret certificate file) and `server_key`
+        (the table's public one) both sockets are CURVE clients. Raises ValueError (a bad key file,
+        or one of the two without the other)."""
         self.ctx = ctx
         self.public = public
         self.snapshot_endpoint = snapshot
         self.timeout_ms = int(timeout_s * 1000)
+        self.keys = client_keys(key, server_key)
         self.sub = ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
+        if self.keys is not None:
+            self.keys.apply(self.sub)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(public)
         self.boot: str | None = None
@@ -187,6 +249,8 @@ class FeedClient:
         """Ask the snapshot socket for the current state. Raises TimeoutError when nobody answers."""
         dealer = self.ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
+        if self.keys is not None:
+            self.keys.apply(dealer)
         try:
             dealer.connect(self.snapshot_endpoint)
             dealer.send(pack({"want": "snapshot"}))
