@@ -102,8 +102,10 @@ class SimLimits:
 
 def write_config(path: str | Path, *, endpoints: TableEndpoints, shoe_url: str, game: str = "uth",
                  table: str = "sim-1", seats: int = 7, limits: SimLimits = SimLimits(), profile: str = "default",
-                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0) -> Path:
-    """Write the controller's TOML configuration for the simulated table; return its path."""
+                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0, extra: str = "") -> Path:
+    """Write the controller's TOML configuration for the simulated table; return its path.
+
+    `extra` is appended: more sections (the `[security]` of `firmware_host.sim.keys`)."""
     text = f"""# written by croupier demo / the harness: the simulated table
 [table]
 name = "{table}"
@@ -137,7 +139,7 @@ silent_s = {silent_s}
 backend = "sim"
 panel = "{endpoints.panel}"
 void_hold_s = {void_hold_s}
-"""
+""" + extra
     p = Path(path)
     p.write_text(text, encoding="utf-8")
     return p
