@@ -216,3 +216,24 @@ def test_sim_config_points_the_shoe_at_the_emulator_its_comment_starts() -> None
     (argv,) = [a for a in quoted_command_lines(DEPLOY / "sim.toml") if a[0] == "sim-shoe"]
     host, port = build_parser("sim-shoe").parse_args(argv).tcp
     assert Config.load(DEPLOY / "sim.toml").shoe.url == f"socket://{host}:{port}"
+
+
+def test_install_makes_the_key_directories_and_the_tables_key(tmp_path: Path) -> None:
+    dry = run_script("--dry-run", "--root", str(tmp_path)).stdout
+    keys_dir = f"{tmp_path}/etc/croupier/keys"
+    assert f"would run: install -d -m 0750 {keys_dir} {tmp_path}/etc/croupier/clients" in dry
+    (line,) = [ln for ln in dry.splitlines() if " keys new " in ln]
+    argv = shlex.split(line.removeprefix("would run: "))
+    assert argv[0] == f"{tmp_path}/opt/croupier/venv/bin/croupier"
+    assert argv[1:] == ["keys", "new", "table", "--role", "table", "--dir", keys_dir]
+    if "keys" in COMMANDS:  # the command the script runs is the one `croupier keys` takes
+        build_parser("keys").parse_args(argv[1:])
+    assert f"would run: chmod 0640 {keys_dir}/table.key_secret" in dry
+    assert list(tmp_path.iterdir()) == []
+    done = run_script("--root", str(tmp_path), "--no-venv").stdout  # no croupier there to make the key
+    for name in ("keys", "clients"):
+        assert (tmp_path / "etc/croupier" / name).stat().st_mode & 0o777 == 0o750
+    assert "next: make the table's key: croupier keys new table --role table --dir /etc/croupier/keys" in done
+    (tmp_path / "etc/croupier/keys/table.key_secret").write_text("made\n", encoding="utf-8")
+    again = run_script("--dry-run", "--root", str(tmp_path)).stdout
+    assert f"ok: keeping the table's key {keys_dir}/table.key_secret" in again and " keys new " not in again
