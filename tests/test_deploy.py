@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from firmware_host.cli import COMMANDS, build_parser
-from firmware_host.service.config import Config
+from firmware_host.service import access
+from firmware_host.service.config import Config, SecurityConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -237,3 +241,26 @@ def test_install_makes_the_key_directories_and_the_tables_key(tmp_path: Path) ->
     (tmp_path / "etc/croupier/keys/table.key_secret").write_text("made\n", encoding="utf-8")
     again = run_script("--dry-run", "--root", str(tmp_path)).stdout
     assert f"ok: keeping the table's key {keys_dir}/table.key_secret" in again and " keys new " not in again
+
+
+def _indented_toml(text: str, first: str) -> dict[str, Any]:
+    """The indented TOML block of docs/deploy.md whose first line is `first`, parsed."""
+    lines = text.splitlines()
+    start = lines.index("    " + first)
+    block: list[str] = []
+    for line in lines[start:]:
+        if line and not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return tomllib.loads("\n".join(block))
+
+
+def test_the_secure_set_up_shows_the_real_defaults_and_every_security_key() -> None:
+    text = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    tables = _indented_toml(text, "[access]          # socket -> the roles whose keys may connect to it")
+    assert tables["access"] == {k: list(v) for k, v in access.DEFAULT_ACCESS.items()}
+    assert tables["rights"] == {k: list(v) for k, v in access.DEFAULT_RIGHTS.items()}
+    security = _indented_toml(text, "[security]")["security"]
+    assert set(security) <= {f.name for f in dataclasses.fields(SecurityConfig)}
+    assert {"server_key", "clients", "users", "manifest", "manifest_key", "profiles", "local_role",
+            "full_delay_s"} <= set(security)
