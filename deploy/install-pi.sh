@@ -11,8 +11,9 @@
 #                                          removable stick (never copied onto the Pi): it writes
 #                                          /etc/croupier/manifest.json and manifest.pub
 #
-# Safe to run again: the user, the venv and /etc/croupier/table.toml are created only when absent
-# (an edited table.toml is never overwritten); the package, the unit and the udev rule are
+# Safe to run again: the user, the venv, /etc/croupier/table.toml and the table's CURVE key
+# (/etc/croupier/keys/table.key_secret) are created only when absent (an edited table.toml is never
+# overwritten); the package, the unit and the udev rule are
 # refreshed, and a running service is restarted on the new code. See docs/deploy.md.
 set -euo pipefail
 
@@ -60,6 +61,9 @@ RULES=/etc/udev/rules.d/99-croupier-shoe.rules
 MANIFEST="$CONF_DIR/manifest.json"
 MANIFEST_KEY="$CONF_DIR/manifest.pub"
 PROFILES_DIR="$CONF_DIR/profiles"
+KEYS_DIR="$CONF_DIR/keys"          # the table's own key pair: [security] server_key
+CLIENTS_DIR="$CONF_DIR/clients"    # the client keys let in: [security] clients
+TABLE_KEY="$KEYS_DIR/table.key_secret"
 
 for f in deploy/croupier.service deploy/99-croupier-shoe.rules deploy/pi.toml pyproject.toml; do
     [[ -f "$SRC/$f" ]] || { echo "install-pi.sh: $SRC/$f is missing: run me from a Croupier checkout" >&2; exit 1; }
@@ -165,6 +169,21 @@ if [[ -n "$SIGN_KEY" ]]; then
 elif [[ -e "$ROOT$CONF" ]] && grep -Eq '^[[:space:]]*manifest[[:space:]]*=' "$ROOT$CONF"; then
     echo "warning: $CONF names a [security] manifest but no --sign-key was given: the service refuses" \
          "to start on the new code until it is signed again (sudo deploy/install-pi.sh --sign-key FILE)" >&2
+fi
+
+# -- keys: the table's own CURVE key, and the directory of the client keys it lets in --------------
+# (docs/deploy.md "Secure set-up"; the service reads them, root alone writes them)
+key_owner=()
+[[ -z "$ROOT" ]] && key_owner=(-o root -g "$USER_NAME")
+run install -d -m 0750 "${key_owner[@]}" "$ROOT$KEYS_DIR" "$ROOT$CLIENTS_DIR"
+if [[ -e "$ROOT$TABLE_KEY" ]]; then
+    note "keeping the table's key $ROOT$TABLE_KEY"
+elif [[ $DRY_RUN -eq 1 || -x "$ROOT$VENV/bin/croupier" ]]; then
+    run "$ROOT$VENV/bin/croupier" keys new table --role table --dir "$ROOT$KEYS_DIR"
+    [[ -z "$ROOT" ]] && run chgrp "$USER_NAME" "$ROOT$TABLE_KEY"
+    run chmod 0640 "$ROOT$TABLE_KEY"
+else
+    echo "next: make the table's key: croupier keys new table --role table --dir $KEYS_DIR (docs/deploy.md)"
 fi
 
 # -- udev and systemd ------------------------------------------------------------------------------

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from firmware_host.cli import COMMANDS, build_parser
-from firmware_host.service.config import Config
+from firmware_host.service import access
+from firmware_host.service.config import Config, SecurityConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -216,3 +220,47 @@ def test_sim_config_points_the_shoe_at_the_emulator_its_comment_starts() -> None
     (argv,) = [a for a in quoted_command_lines(DEPLOY / "sim.toml") if a[0] == "sim-shoe"]
     host, port = build_parser("sim-shoe").parse_args(argv).tcp
     assert Config.load(DEPLOY / "sim.toml").shoe.url == f"socket://{host}:{port}"
+
+
+def test_install_makes_the_key_directories_and_the_tables_key(tmp_path: Path) -> None:
+    dry = run_script("--dry-run", "--root", str(tmp_path)).stdout
+    keys_dir = f"{tmp_path}/etc/croupier/keys"
+    assert f"would run: install -d -m 0750 {keys_dir} {tmp_path}/etc/croupier/clients" in dry
+    (line,) = [ln for ln in dry.splitlines() if " keys new " in ln]
+    argv = shlex.split(line.removeprefix("would run: "))
+    assert argv[0] == f"{tmp_path}/opt/croupier/venv/bin/croupier"
+    assert argv[1:] == ["keys", "new", "table", "--role", "table", "--dir", keys_dir]
+    if "keys" in COMMANDS:  # the command the script runs is the one `croupier keys` takes
+        build_parser("keys").parse_args(argv[1:])
+    assert f"would run: chmod 0640 {keys_dir}/table.key_secret" in dry
+    assert list(tmp_path.iterdir()) == []
+    done = run_script("--root", str(tmp_path), "--no-venv").stdout  # no croupier there to make the key
+    for name in ("keys", "clients"):
+        assert (tmp_path / "etc/croupier" / name).stat().st_mode & 0o777 == 0o750
+    assert "next: make the table's key: croupier keys new table --role table --dir /etc/croupier/keys" in done
+    (tmp_path / "etc/croupier/keys/table.key_secret").write_text("made\n", encoding="utf-8")
+    again = run_script("--dry-run", "--root", str(tmp_path)).stdout
+    assert f"ok: keeping the table's key {keys_dir}/table.key_secret" in again and " keys new " not in again
+
+
+def _indented_toml(text: str, first: str) -> dict[str, Any]:
+    """The indented TOML block of docs/deploy.md whose first line is `first`, parsed."""
+    lines = text.splitlines()
+    start = lines.index("    " + first)
+    block: list[str] = []
+    for line in lines[start:]:
+        if line and not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return tomllib.loads("\n".join(block))
+
+
+def test_the_secure_set_up_shows_the_real_defaults_and_every_security_key() -> None:
+    text = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    tables = _indented_toml(text, "[access]          # socket -> the roles whose keys may connect to it")
+    assert tables["access"] == {k: list(v) for k, v in access.DEFAULT_ACCESS.items()}
+    assert tables["rights"] == {k: list(v) for k, v in access.DEFAULT_RIGHTS.items()}
+    security = _indented_toml(text, "[security]")["security"]
+    assert set(security) <= {f.name for f in dataclasses.fields(SecurityConfig)}
+    assert {"server_key", "clients", "users", "manifest", "manifest_key", "profiles", "local_role",
+            "full_delay_s"} <= set(security)

@@ -1,6 +1,7 @@
 """`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
 
     croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
+                  [--secure | --key FILE --server-key FILE]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -10,6 +11,11 @@ the bot dealer and the bot players: they bet, deal and decide through the shoe, 
 and the command channel. After N hands it prints one JSON line read back from the journal,
 `{"hands": N, "settled": N, "voided": 0, "faults": 0, "house_net": ...}`, and exits 0 (1 when the
 table could not be run, 2 for bad arguments).
+
+With `--secure` every socket is a CURVE server on loopback TCP, with throwaway keys made in the
+state directory's `keys/` (the table's, the bot dealer's, the display's; `firmware_host.sim.keys`).
+With `--key FILE --server-key FILE` the bots and the view use that client key, and the controller
+the table key's secret half beside `--server-key` and, as its clients, the directory of `--key`.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ from typing import Any
 from engine.games import HOUSE_GAMES
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints, seat_players,
                                 write_config)
+from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import Journal, JournalError
+from firmware_host.sim.keys import SimKeys
 from firmware_host.sim.restarter import Restarter, RestarterError, read_json_line, spawn
 
 log = logging.getLogger("croupier.demo")
@@ -55,8 +63,9 @@ class SimTable:
     def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = 7,
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
-                 restart_burst: int = 5, table: str | None = None) -> None:
+                 restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None) -> None:
         self.state_dir = Path(state_dir)
+        self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
         self.game = game
         self.seed = seed
         self.seats = seats
@@ -69,7 +78,7 @@ class SimTable:
         self.table = table or f"sim-{game}-1"
         self._own_run_dir = run_dir is None
         self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
-        self.endpoints = TableEndpoints.ipc(self.run_dir)
+        self.endpoints = TableEndpoints.tcp() if keys is not None else TableEndpoints.ipc(self.run_dir)
         self.shoe_proc: subprocess.Popen[bytes] | None = None
         self.shoe_info: dict[str, Any] = {}
         self.controller: Restarter | None = None
@@ -88,7 +97,8 @@ class SimTable:
             self.start_shoe()
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits,
-                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s)
+                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s,
+                         extra=self.keys.config_text() if self.keys is not None else "")
             self.state_dir.mkdir(parents=True, exist_ok=True)
             self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
@@ -122,10 +132,19 @@ class SimTable:
             self.shoe_proc.wait()
 
     def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
-        """A bot dealer for this table (players: one bot per seat by default)."""
+        """A bot dealer for this table (players: one bot per seat by default; the dealer's key)."""
+        if self.keys is not None:
+            options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public), **options}
         return BotDealer(self.endpoints, self.shoe_info["control"],
                          players if players is not None else seat_players(self.seats, self.seed),
                          game=self.game, seed=self.seed, limits=self.limits, **options)
+
+    def viewer_argv(self) -> list[str]:
+        """The live view's command line: `croupier watch` on the public feed (with the display's key)."""
+        argv = croupier_argv("watch", self.endpoints.public, "--snapshot", self.endpoints.snapshot)
+        if self.keys is not None:
+            argv += ["--key", str(self.keys.display), "--server-key", str(self.keys.table_public)]
+        return argv
 
     def stop(self) -> None:
         if self.controller is not None:
@@ -188,6 +207,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
+    parser.add_argument("--secure", action="store_true",
+                        help="CURVE on every socket with throwaway keys made in the state directory's keys/")
+    add_key_arguments(parser)
     parser.add_argument("--pace", type=float, default=None, metavar="S",
                         help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
 
@@ -201,16 +223,26 @@ def main(args: argparse.Namespace) -> int:
     if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
         print(f"croupier demo: --seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)", file=sys.stderr)
         return 2
+    try:
+        key, server_key = key_arguments(args)
+        given = SimKeys.given(key, server_key) if key is not None and server_key is not None else None
+    except ValueError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 2
+    if given is not None and args.secure:
+        print("croupier demo: --secure makes its own keys: give it or --key/--server-key, not both", file=sys.stderr)
+        return 2
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1))
+    keys = SimKeys.make(state_dir / "keys") if args.secure else given
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
+                     keys=keys)
     viewer: subprocess.Popen[bytes] | None = None
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     status = 1  # when the table could not be played to the end
     try:
         if not args.quiet:  # the view subscribes first, so it sees the table from its first message
-            viewer = spawn(croupier_argv("watch", table.endpoints.public, "--snapshot", table.endpoints.snapshot),
-                           stdout=None, stderr=subprocess.DEVNULL)
+            viewer = spawn(table.viewer_argv(), stdout=None, stderr=subprocess.DEVNULL)
         table.start()
         pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
         dealer = table.dealer(players=seat_players(seats, args.seed),

@@ -1,4 +1,4 @@
-"""`croupier watch ENDPOINT`: a live view of a table's public feed (plain lines when not a terminal)."""
+"""`croupier watch ENDPOINT [--key FILE --server-key FILE]`: a live view of a table's public feed (plain lines when not a terminal)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 import zmq
 
+from firmware_host.service.curve import client_keys
 from firmware_host.service.feed import FeedClient
 from firmware_host.cli.output import stdout_closed
 
@@ -21,6 +22,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=0.0, metavar="S",
                         help="exit 1 when nothing (not even a heartbeat) arrives for S seconds (default: wait)")
     parser.add_argument("--plain", action="store_true", help="plain lines even on a terminal")
+    add_key_arguments(parser)
+
+
+def add_key_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--key FILE --server-key FILE`: connect as a CURVE client (both or neither)."""
+    parser.add_argument("--key", metavar="FILE", default=None,
+                        help="this client's secret certificate (NAME.key_secret from `croupier keys new`)")
+    parser.add_argument("--server-key", metavar="FILE", default=None,
+                        help="the table's public certificate (its NAME.key)")
+
+
+def key_arguments(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The two key files, checked: both or neither, each a readable certificate. Raises ValueError."""
+    client_keys(args.key, args.server_key)
+    return args.key, args.server_key
 
 
 def snapshot_endpoint_for(endpoint: str) -> str:
@@ -99,10 +115,17 @@ def render_screen(message: dict[str, Any]) -> str:
 
 
 def watch(endpoint: str, snapshot: str, out: TextIO, *, count: int = 0, timeout_s: float = 0.0,
-          screen: bool = False) -> int:
-    """Follow the feed, writing to `out`. Returns the exit status (1 on timeout)."""
+          screen: bool = False, key: str | None = None, server_key: str | None = None) -> int:
+    """Follow the feed, writing to `out`. Returns the exit status (1 on timeout).
+
+    With `key` and `server_key` it is a CURVE client. Raises ValueError for bad key files.
+    """
     ctx: zmq.Context[Any] = zmq.Context()
-    client = FeedClient(ctx, endpoint, snapshot, timeout_s=timeout_s or 5.0)
+    try:
+        client = FeedClient(ctx, endpoint, snapshot, timeout_s=timeout_s or 5.0, key=key, server_key=server_key)
+    except BaseException:
+        ctx.destroy(linger=0)
+        raise
     updates = 0
     try:
         while True:
@@ -140,11 +163,13 @@ def watch(endpoint: str, snapshot: str, out: TextIO, *, count: int = 0, timeout_
 def main(args: argparse.Namespace) -> int:
     try:
         snapshot = args.snapshot or snapshot_endpoint_for(args.endpoint)
+        key, server_key = key_arguments(args)
     except ValueError as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2
     screen = sys.stdout.isatty() and not args.plain
     try:
-        return watch(args.endpoint, snapshot, sys.stdout, count=args.count, timeout_s=args.timeout, screen=screen)
+        return watch(args.endpoint, snapshot, sys.stdout, count=args.count, timeout_s=args.timeout, screen=screen,
+                     key=key, server_key=server_key)
     except BrokenPipeError:  # `croupier watch ... | head`: the reader has what it wanted
         return stdout_closed()

@@ -75,7 +75,7 @@ import zmq
 from engine import games
 from engine.cards import Card
 from engine.errors import CardError
-from firmware_host.service.keys import connect_curve
+from firmware_host.service.curve import client_keys
 
 COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -493,23 +493,21 @@ class CommandClient:
 
     def __init__(self, ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0, name: str = "dealer", *,
                  key: str | None = None, server_key: str | None = None) -> None:
-        """`key` (the client's secret certificate file) and `server_key` (the table's public one):
-        CURVE; neither: plaintext. Raises KeyFileError for a bad certificate."""
+        """Connect to `endpoint`; a CURVE client with `key` (this client's secret certificate file)
+        and `server_key` (the table's public one). Raises ValueError (a bad key file, or one of the
+        two without the other)."""
         self.ctx = ctx
         self.endpoint = endpoint
         self.timeout_ms = int(timeout_s * 1000)
         self.name = name
-        self.key, self.server_key = key, server_key
+        self.keys = client_keys(key, server_key)
         self._sock = self._connect()
 
     def _connect(self) -> zmq.Socket[Any]:
         sock: zmq.Socket[Any] = self.ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
-        try:
-            connect_curve(sock, self.key, self.server_key)
-        except Exception:
-            sock.close(0)
-            raise
+        if self.keys is not None:
+            self.keys.apply(sock)
         sock.connect(self.endpoint)
         return sock
 

@@ -540,7 +540,7 @@ class Controller:
         self.inbox.owner = threading.get_ident()
         try:
             while not self._stop.is_set():
-                wait = self.feed.heartbeat_due() if self.feed else 1.0
+                wait = self.feed.next_due() if self.feed else 1.0
                 if on_turn is not None:
                     wait = min(wait, on_turn())
                 if self.zap is not None:  # the clients directory re-read when it changed

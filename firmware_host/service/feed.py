@@ -21,12 +21,17 @@ ZeroMQ frame holding one msgpack map:
 - With the table's CURVE keys every TCP socket is a CURVE server whose ZAP domain is the socket's
   name (`service/zap.py` decides who gets in); a PUB socket is closed and bound again to cut a
   revoked key (`Feed.reopen`), which subscribers see as a gap. `docs/security.md`.
+- With `[security] full_delay_s` every full-feed message (updates and heartbeats, in order) goes out
+  that long after the public one of the same `seq`, and the full snapshot answers with the state and
+  `seq` the delayed stream last showed, never ahead of it.
+- A client with a key pair connects as a CURVE client (`service.curve`).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -34,7 +39,8 @@ import msgpack
 import zmq
 
 from firmware_host.service.config import is_restricted_endpoint
-from firmware_host.service.keys import KeyPair, connect_curve, serve_curve
+from firmware_host.service.curve import client_keys
+from firmware_host.service.keys import KeyPair, serve_curve
 
 
 class FeedError(RuntimeError):
@@ -67,10 +73,15 @@ class Feed:
 
     def __init__(self, ctx: zmq.Context[Any], table: str, *, public: str, snapshot: str, full: str = "",
                  full_snapshot: str = "", heartbeat_s: float = 1.0, boot: str | None = None,
-                 clock: Callable[[], float] = time.monotonic, keys: KeyPair | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, keys: KeyPair | None = None,
+                 full_delay_s: float = 0.0) -> None:
         """Bind the sockets; with the table's `keys` every TCP one is a CURVE server (its ZAP domain
         the socket's name: bind the ZAP handler first). Raises FeedError (address in use, or a full
-        socket not restricted while there are no keys)."""
+        socket not restricted while there are no keys).
+
+        With `full_delay_s` every full-feed message is held back that long (sent by `tick()` once
+        due) and the full snapshot answers with the full state as the delayed stream last showed it.
+        """
         for ep in (full, full_snapshot):
             if ep and not is_restricted_endpoint(ep) and keys is None:
                 raise FeedError(f"the full state may only be bound to loopback or ipc without CURVE keys, not {ep!r}")
@@ -86,6 +97,10 @@ class Feed:
         self._last_sent = clock()
         self._public_state: Mapping[str, Any] = {}
         self._full_state: Mapping[str, Any] = {}
+        self.full_delay_s = full_delay_s
+        # held full-feed messages, oldest first: (due, seq, frame or None for a state alone, full state)
+        self._held: deque[tuple[float, int, bytes | None, Mapping[str, Any]]] = deque()
+        self._full_shown: tuple[int, Mapping[str, Any]] = (0, {})  # what the delayed stream has shown
         self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
         self._sockets: list[zmq.Socket[Any]] = []
         try:
@@ -147,14 +162,46 @@ class Feed:
         head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
         self.pub.send(self._pack({**head, **public}))  # the header's keys first, then the state's
         if self.full_pub is not None:
-            self.full_pub.send(self._pack({**head, **self._full_state}))
+            self._send_full(self._pack({**head, **self._full_state}))
         self._last_sent = self._clock()
         return self.seq
+
+    def _send_full(self, frame: bytes | None, now: float | None = None) -> None:
+        if not self.full_delay_s:
+            if frame is not None and self.full_pub is not None:
+                self.full_pub.send(frame)
+            return
+        now = self._clock() if now is None else now
+        self._held.append((now + self.full_delay_s, self.seq, frame, self._full_state))
+
+    def release_due(self, now: float | None = None) -> float:
+        """Seconds until the oldest held full-feed message is due (inf when none is held)."""
+        if not self._held:
+            return float("inf")
+        return self._held[0][0] - (self._clock() if now is None else now)
+
+    def next_due(self) -> float:
+        """Seconds until `tick()` has something to send: a heartbeat or a held full-feed message."""
+        now = self._clock()
+        return min(self.heartbeat_due(now), self.release_due(now))
+
+    def release(self, now: float | None = None) -> int:
+        """Send the held full-feed messages that are due. Returns how many."""
+        now = self._clock() if now is None else now
+        sent = 0
+        while self._held and self._held[0][0] <= now:
+            _, seq, frame, state = self._held.popleft()
+            if frame is not None and self.full_pub is not None:
+                self.full_pub.send(frame)
+                sent += 1
+            self._full_shown = (seq, state)
+        return sent
 
     def set_state(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> None:
         """Set the state snapshots answer with, without publishing (used right after replay)."""
         self._public_state = dict(public)
         self._full_state = dict(full) if full is not None else self._public_state
+        self._send_full(None)  # delayed: the full snapshot shows it once due
 
     def heartbeat_due(self, now: float | None = None) -> float:
         """Seconds until the next heartbeat is due (<= 0: due now)."""
@@ -162,14 +209,17 @@ class Feed:
         return self._last_sent + self.heartbeat_s - now
 
     def tick(self, now: float | None = None) -> bool:
-        """Send a heartbeat if nothing went out for `heartbeat_s`. Returns whether one was sent."""
+        """Send the held full-feed messages now due, and a heartbeat if nothing went out for
+        `heartbeat_s`. Returns whether a heartbeat was sent."""
+        if self._held:
+            self.release(now)
         if self.heartbeat_due(now) > 0:
             return False
         self.seq += 1
         frame = self._pack(self._header("heartbeat"))
         self.pub.send(frame)
         if self.full_pub is not None:
-            self.full_pub.send(frame)
+            self._send_full(frame, now)
         self._last_sent = self._clock() if now is None else now
         return True
 
@@ -177,7 +227,13 @@ class Feed:
         """Answer every pending snapshot request on `sock` (without blocking). Returns how many."""
         served = 0
         full = sock is self.full_snap
-        state = self._full_state if full else self._public_state
+        head = self._header("snapshot")
+        state = self._public_state
+        if full:
+            state = self._full_state
+            if self.full_delay_s:  # never ahead of the delayed stream
+                self.release()
+                head["seq"], state = self._full_shown
         while True:
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
@@ -186,7 +242,7 @@ class Feed:
             if self.guard is not None and not self.guard("full_snapshot" if full else "snapshot", frames[-1]):
                 continue  # a key revoked since it connected: nothing more for it
             envelope = frames[:-1]  # identity, and the empty delimiter when the client is a REQ
-            sock.send_multipart([*envelope, pack({**self._header("snapshot"), **state})])
+            sock.send_multipart([*envelope, pack({**head, **state})])
             served += 1
 
     def close(self) -> None:
@@ -205,20 +261,18 @@ class FeedClient:
 
     def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0, *,
                  key: str | None = None, server_key: str | None = None) -> None:
-        """`key` (the client's secret certificate file) and `server_key` (the table's public one):
-        CURVE on both sockets; neither: plaintext. Raises KeyFileError for a bad certificate."""
+        """Subscribe to `public`. With `key` (this client's secret certificate file) and `server_key`
+        (the table's public one) both sockets are CURVE clients. Raises ValueError (a bad key file,
+        or one of the two without the other)."""
         self.ctx = ctx
         self.public = public
         self.snapshot_endpoint = snapshot
         self.timeout_ms = int(timeout_s * 1000)
-        self.key, self.server_key = key, server_key
+        self.keys = client_keys(key, server_key)
         self.sub = ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
-        try:
-            connect_curve(self.sub, key, server_key)
-        except Exception:
-            self.sub.close(0)
-            raise
+        if self.keys is not None:
+            self.keys.apply(self.sub)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(public)
         self.boot: str | None = None
@@ -230,8 +284,9 @@ class FeedClient:
         """Ask the snapshot socket for the current state. Raises TimeoutError when nobody answers."""
         dealer = self.ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
+        if self.keys is not None:
+            self.keys.apply(dealer)
         try:
-            connect_curve(dealer, self.key, self.server_key)
             dealer.connect(self.snapshot_endpoint)
             dealer.send(pack({"want": "snapshot"}))
             if not dealer.poll(self.timeout_ms):

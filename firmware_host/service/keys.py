@@ -224,16 +224,3 @@ def serve_curve(sock: zmq.Socket[Any], endpoint: str, keys: KeyPair | None, doma
     sock.curve_publickey = keys.public
     sock.curve_server = True
     sock.zap_domain = domain.encode("ascii")
-
-
-def connect_curve(sock: zmq.Socket[Any], key: str | None, server_key: str | None) -> None:
-    """A client socket's CURVE keys (before it connects): `key` the client's secret certificate file,
-    `server_key` the table's public certificate file; neither: plaintext. Raises KeyFileError."""
-    if key is None and server_key is None:
-        return
-    if key is None or server_key is None:
-        raise KeyFileError("CURVE needs both the client's key (--key) and the table's public key (--server-key)")
-    mine = load_secret(key)
-    sock.curve_secretkey = mine.secret
-    sock.curve_publickey = mine.public
-    sock.curve_serverkey = load_public(server_key)

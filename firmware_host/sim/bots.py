@@ -102,8 +102,10 @@ class SimLimits:
 
 def write_config(path: str | Path, *, endpoints: TableEndpoints, shoe_url: str, game: str = "uth",
                  table: str = "sim-1", seats: int = 7, limits: SimLimits = SimLimits(), profile: str = "default",
-                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0) -> Path:
-    """Write the controller's TOML configuration for the simulated table; return its path."""
+                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0, extra: str = "") -> Path:
+    """Write the controller's TOML configuration for the simulated table; return its path.
+
+    `extra` is appended: more sections (the `[security]` of `firmware_host.sim.keys`)."""
     text = f"""# written by croupier demo / the harness: the simulated table
 [table]
 name = "{table}"
@@ -137,7 +139,7 @@ silent_s = {silent_s}
 backend = "sim"
 panel = "{endpoints.panel}"
 void_hold_s = {void_hold_s}
-"""
+""" + extra
     p = Path(path)
     p.write_text(text, encoding="utf-8")
     return p
@@ -247,15 +249,21 @@ class BotDealer:
     are started with the panel's buttons rather than commands. `fault_hook(dealer, fault)` runs
     before a fault is cleared (to repair its cause) and may return options for `clear` (`then`);
     `on_step(dealer, state)` runs before each step; `on_boot(dealer, last, snapshot)` when the
-    controller was restarted: the last state seen before and the first snapshot after.
+    controller was restarted: the last state seen before and the first snapshot after. With `key`
+    (the bot's secret certificate file) and `server_key` (the table's public one) its feed and
+    command sockets are CURVE clients; it follows the full feed, so its role needs that socket
+    (`croupier demo --secure` gives the dealer role the full feed in the demo's `[access]`).
+    Raises ValueError for bad key files.
     """
 
     def __init__(self, endpoints: TableEndpoints, shoe_control: str, players: Sequence[BotPlayer], *,
                  game: str = "uth", seed: int = 0, limits: SimLimits = SimLimits(), buttons: float = 0.5,
                  request_timeout_s: float = 1.0, progress_timeout_s: float = 30.0,
                  fault_hook: FaultHook | None = None, on_step: StepHook | None = None,
-                 on_boot: BootHook | None = None, ctx: zmq.Context[Any] | None = None) -> None:
+                 on_boot: BootHook | None = None, ctx: zmq.Context[Any] | None = None,
+                 key: str | None = None, server_key: str | None = None) -> None:
         self.endpoints = endpoints
+        self.key, self.server_key = key, server_key  # CURVE: this bot's secret certificate, the table's public one
         self.players = {p.seat: p for p in players}
         self.game = game
         self.seed = seed
@@ -270,16 +278,20 @@ class BotDealer:
         self.log = DealerLog()
         self._own_ctx = ctx is None
         self.ctx: zmq.Context[Any] = ctx if ctx is not None else zmq.Context()
-        self.commands = CommandClient(self.ctx, endpoints.commands, timeout_s=request_timeout_s,
-                                      name=f"bot-{self.run_id}")
+        self.commands = self._command_client()
         self.shoe = SimShoeClient(shoe_control)
-        self.feed = FeedClient(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s)
+        self.feed = FeedClient(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s,
+                               key=key, server_key=server_key)
         self._panel: LineClient | None = None
         self._shuffled: int | None = None
         self.state: dict[str, Any] = {}
         self.boot: str | None = None
         self._last_progress = time.monotonic()
         self._last_key: Any = None
+
+    def _command_client(self) -> CommandClient:
+        return CommandClient(self.ctx, self.endpoints.commands, timeout_s=self.request_timeout_s,
+                             name=f"bot-{self.run_id}", key=self.key, server_key=self.server_key)
 
     def close(self) -> None:
         for thing in (self.commands, self.shoe, self.feed, self._panel):
@@ -358,8 +370,7 @@ class BotDealer:
                 if time.monotonic() > deadline:
                     raise BotError(f"no answer to {cmd} ({req_id})") from None
                 self.commands.close()
-                self.commands = CommandClient(self.ctx, self.endpoints.commands, timeout_s=self.request_timeout_s,
-                                              name=f"bot-{self.run_id}")
+                self.commands = self._command_client()
         if not reply.get("ok"):
             if reply.get("code") == "fault":
                 self.sync()

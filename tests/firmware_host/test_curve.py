@@ -22,6 +22,7 @@ from firmware_host.service.audit import AuditLog, Entry
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.config import Config, ConfigError
 from firmware_host.service.controller import Controller
+from firmware_host.service.curve import client_keys
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal
 from firmware_host.service import keys
@@ -198,7 +199,7 @@ def test_a_revoked_key_is_cut_within_5_s_while_an_allowed_one_keeps_receiving(ta
     updates(doomed, 2), updates(kept, 2), updates(eye, 2)
     assert their_dealer.request("state")["ok"]  # its connection is open and answered
     asking = table.ctx.socket(zmq.DEALER)  # a snapshot connection held open across the revocation
-    keys.connect_curve(asking, **table.key("screen"))
+    client_keys(**table.key("screen")).apply(asking)  # type: ignore[union-attr]
     asking.connect(table.cfg.feed.snapshot)
     asking.send(b"snapshot?")
     assert asking.poll(2000)

@@ -17,6 +17,7 @@ import zmq
 
 from firmware_host.sim.bots import BotDealer, DealerLog, seat_players
 from firmware_host.cli.demo import SimTable
+from firmware_host.service.curve import client_keys
 from firmware_host.service.feed import unpack
 
 
@@ -43,12 +44,17 @@ def resettle(rounds: list[dict[str, Any]], table_toml: Path) -> list[dict[str, A
 
 class PublicAudit(threading.Thread):
     """Reads every message of the public feed while a test plays and notes any that shows what
-    must stay hidden: a spot's or the dealer's card before the showdown, a burn, the full state."""
+    must stay hidden: a spot's or the dealer's card before the showdown, a burn, the full state.
+    With `key` and `server_key` (a client's secret certificate, the table's public one) it is a
+    CURVE client."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, *, key: str | None = None, server_key: str | None = None) -> None:
         super().__init__(name="public-audit", daemon=True)
+        keys = client_keys(key, server_key)  # checked before any socket is made
         self.ctx: zmq.Context[Any] = zmq.Context()
         self.sub = self.ctx.socket(zmq.SUB)
+        if keys is not None:
+            keys.apply(self.sub)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.setsockopt(zmq.RCVHWM, 0)
         self.sub.connect(endpoint)
