@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from firmware_host.service.audit import AuditError, AuditLog, config_details, start_details
 from firmware_host.service.config import Config, ConfigError
+from firmware_host.service.users import Users, UsersError
 from firmware_host.service.manifest import CodeChanged, ManifestError, check_at_start
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ def main(args: argparse.Namespace) -> int:
     faulthandler.enable()  # systemd's watchdog kills a hung loop with SIGABRT: its stack goes to the log
     try:
         cfg = Config.load(args.config)
+        check_users(cfg)
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -265,6 +267,15 @@ def default_setup(cfg: Config) -> Any:
         return HouseSetup(cfg.table.game, cfg.table.profile, cfg.limits.as_dict(), cfg.table.seats,
                           text=cfg.profile)  # the profile as read with the configuration
     return None
+
+
+def check_users(cfg: Config) -> None:
+    """The users file `[security] users` names, read once at start. Raises ConfigError naming it."""
+    if cfg.security.users:
+        try:
+            Users.load(cfg.security.users)
+        except UsersError as exc:
+            raise ConfigError(f"{cfg.source}: [security] users: {exc}") from None
 
 
 def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:
