@@ -79,11 +79,11 @@ class SignOff:
             if problem is not None:
                 return self._refuse_sign_off(cmd, caller, cmd.auth.user, problem)
             signer, signer_role = cmd.auth.user, SIGNER_ROLE
-        if not self.rights.allows(caller.role, cmd.cmd) and not (signer and self.rights.allows(signer_role, cmd.cmd)):
-            return self._forbidden(cmd, caller)
         if signer is None and (cmd.cmd in SIGN_OFF or cmd.cmd == "card"):
             return Admission(refusal=self.needs_sign_off(cmd, caller, "a card entered by hand" if cmd.cmd == "card"
                                                          else cmd.cmd))
+        if not self.rights.allows(caller.role, cmd.cmd) and not (signer and self.rights.allows(signer_role, cmd.cmd)):
+            return self._forbidden(cmd, caller)
         if signer is None:
             return Admission()
         self._write("signoff_granted", {"user": signer, "command": cmd.cmd, "role": caller.role, "key": caller.key})

@@ -247,7 +247,7 @@ class TableState:
         self.fault = None
         if cleared["then"] == "void" and self.table is not None and self.table.started:
             said = f"fault cleared by {signer}" if signer else "fault cleared"
-            voided = {"reason": f"{said}: {body['reason']}"}
+            voided: dict[str, Any] = {"reason": f"{said}: {body['reason']}"}
             if "signed_off" in body:
                 voided["signed_off"] = dict(body["signed_off"])
             self._close("voided", voided)
