@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 
 from firmware_host.service.audit import AuditError, AuditLog, config_details, start_details
 from firmware_host.service.config import Config, ConfigError
-from firmware_host.service.users import Users, UsersError
 from firmware_host.service.manifest import CodeChanged, ManifestError, check_at_start
 
 if TYPE_CHECKING:
@@ -153,7 +152,8 @@ def main(args: argparse.Namespace) -> int:
     faulthandler.enable()  # systemd's watchdog kills a hung loop with SIGABRT: its stack goes to the log
     try:
         cfg = Config.load(args.config)
-        check_users(cfg)
+        if args.check:
+            check_users(cfg)
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -171,6 +171,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"croupier run: {exc}", file=sys.stderr)
         integrity_failed(Path(args.state), exc)
         return 1
+    try:
+        check_users(cfg)  # read once the code is known good, before anything is opened
+    except ConfigError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
     return serve(cfg, Path(args.state), manifest_sha256)
 
 
@@ -271,6 +276,8 @@ def default_setup(cfg: Config) -> Any:
 
 def check_users(cfg: Config) -> None:
     """The users file `[security] users` names, read once at start. Raises ConfigError naming it."""
+    from firmware_host.service.users import Users, UsersError  # after the manifest's check, like the rest
+
     if cfg.security.users:
         try:
             Users.load(cfg.security.users)
