@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("firmware_host.cli.audit", "check and read the tamper-evident audit log"),
     "integrity": ("firmware_host.cli.integrity", "sign and verify the manifest of the installed code"),
     "keys": ("firmware_host.cli.keys", "make, list and revoke CURVE certificates"),
+    "users": ("firmware_host.cli.users", "the users who sign off privileged steps: add, list, remove"),
     "sim-shoe": ("firmware_host.cli.sim_shoe", "run the emulated card-reading shoe"),
     "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
 }

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.games import HOUSE_GAMES
-from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints, seat_players,
-                                write_config)
+from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
+                                make_supervisor, seat_players, write_config)
 from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.sim.keys import SimKeys
@@ -83,6 +83,8 @@ class SimTable:
         self.shoe_info: dict[str, Any] = {}
         self.controller: Restarter | None = None
         self.config_path = self.run_dir / "table.toml"
+        self.users_path = self.state_dir / "users.json"  # the bot supervisor's, with a PIN drawn at each start
+        self.supervisor: dict[str, str] | None = None
 
     def __enter__(self) -> SimTable:
         self.start()
@@ -95,11 +97,13 @@ class SimTable:
         """Start the shoe and the controller; return the controller's ready line. Raises RestarterError."""
         try:
             self.start_shoe()
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            self.supervisor = make_supervisor(self.users_path)
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits,
-                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s,
-                         extra=self.keys.config_text() if self.keys is not None else "")
-            self.state_dir.mkdir(parents=True, exist_ok=True)
+                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
+                         security=self.keys.security_lines() if self.keys is not None else "",
+                         extra=self.keys.access_text() if self.keys is not None else "")
             self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
                                          name="controller", restart_s=self.restart_s, burst=self.restart_burst,
@@ -137,7 +141,8 @@ class SimTable:
             options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public), **options}
         return BotDealer(self.endpoints, self.shoe_info["control"],
                          players if players is not None else seat_players(self.seats, self.seed),
-                         game=self.game, seed=self.seed, limits=self.limits, **options)
+                         game=self.game, seed=self.seed, limits=self.limits,
+                         **{"supervisor": self.supervisor, **options})
 
     def viewer_argv(self) -> list[str]:
         """The live view's command line: `croupier watch` on the public feed (with the display's key)."""

@@ -30,6 +30,7 @@ from engine.errors import EngineError
 from engine.house import TableLimits
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.cli.output import stdout_closed
+from firmware_host.tables.state import signer_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +76,7 @@ def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
 def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
     cleared = fault.get("cleared") or {}
     return {"kind": fault.get("kind"), "detail": fault.get("detail"),
-            "cleared_by": cleared.get("by"), "reason": cleared.get("reason"), "then": cleared.get("then")}
+            "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}
 
 
 def describe_poker(row: HandRow) -> list[str]:
@@ -118,16 +119,26 @@ def closing_lines(row: HandRow) -> list[str]:
     """The lines every finished hand ends with: its void, its faults and their clearing, cards not dealt."""
     rec, lines = row.record, []
     if row.status == "voided":
-        lines.append(f"  voided: {rec.get('reason')}" + (f" (by {rec['by']})" if rec.get("by") else "")
+        lines.append(f"  voided: {rec.get('reason')}" + (f" ({_by(rec, 'signed off by').strip()})"
+                                                          if rec.get("signed_off") else
+                                                          f" (by {rec['by']})" if rec.get("by") else "")
                      + "; every bet returned")
     for fault in rec.get("faults", []):
         cleared = fault.get("cleared")
         lines.append(f"  fault {fault['kind']}: {fault.get('detail')}" +
-                     (f"; cleared by {cleared['by']}: {cleared['reason']} ({cleared['then']})" if cleared
+                     (f"; cleared{_by(cleared)}: {cleared['reason']} ({cleared['then']})" if cleared
                       else "; not cleared"))
+    for manual in rec.get("manual", []):
+        lines.append(f"  card {manual['card']} entered by hand" + _by(manual.get("signed_off") or {}, " signed off by"))
     for ignored in rec.get("ignored", []):
         lines.append(f"  card {ignored['card']} not dealt (fault {ignored['fault']} standing)")
     return lines
+
+
+def _by(step: dict[str, Any], words: str = " by") -> str:
+    """` by ana` for the supervisor who signed a step off (or a journal of before sign-offs' `by`), else nothing."""
+    signer = signer_of(step)
+    return f"{words} {signer}" if signer else ""
 
 
 def describe(row: HandRow) -> list[str]:

@@ -163,6 +163,8 @@ def main(args: argparse.Namespace) -> int:
         from firmware_host.service.config import table_keys
 
         table_keys(cfg.security, cfg.source)  # the certificates' files, before anything is opened
+        if args.check:
+            check_users(cfg)
     except ConfigError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -180,6 +182,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"croupier run: {exc}", file=sys.stderr)
         integrity_failed(Path(args.state), exc)
         return 1
+    try:
+        check_users(cfg)  # read once the code is known good, before anything is opened
+    except ConfigError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
     return serve(cfg, Path(args.state), manifest_sha256)
 
 
@@ -296,6 +303,17 @@ def open_feed(ctx: zmq.Context[Any], cfg: Config,
         feed.guard = zap.admits
         zap.on_cut = feed.reopen
     return feed, zap, keys
+
+
+def check_users(cfg: Config) -> None:
+    """The users file `[security] users` names, read once at start. Raises ConfigError naming it."""
+    from firmware_host.service.users import Users, UsersError  # after the manifest's check, like the rest
+
+    if cfg.security.users:
+        try:
+            Users.load(cfg.security.users)
+        except UsersError as exc:
+            raise ConfigError(f"{cfg.source}: [security] users: {exc}") from None
 
 
 def open_audit(state_dir: Path, cfg: Config, manifest_sha256: str | None = None) -> AuditLog | None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.tables.base import Fault
+from firmware_host.tables.state import signer_of
 
 log = logging.getLogger("croupier.audit")
 
@@ -311,7 +312,7 @@ def table_entries(kind: str, body: Mapping[str, Any], event_id: int, fault_befor
     out: list[tuple[str, dict[str, Any]]] = []
     if kind == "clear" and fault_before is not None:
         out.append(("fault_cleared", {"fault": fault_before.kind.value, "fault_event": fault_before.event,
-                                      "event": event_id, "by": body.get("by", body.get("user")),
+                                      "event": event_id, "by": signer_of(body),
                                       "reason": body.get("reason"), "then": body.get("then", "continue")}))
     elif kind == "chop":
         out.append(("chop", {"event": event_id, **dict(body)}))
@@ -325,7 +326,7 @@ def table_entries(kind: str, body: Mapping[str, Any], event_id: int, fault_befor
                                               "reason": body.get("reason"), "kind": body.get("kind")}))
     if closed is not None and closed.get("status") == "voided":
         out.append(("void", {"event": event_id, "hand": closed.get("hand"), "game": closed.get("game"),
-                             "by": body.get("by", body.get("user")),
+                             "by": signer_of(body),
                              "reason": body.get("reason") if kind in ("void", "clear") else closed.get("reason"),
                              "via": kind}))
     if fault_after is not None and fault_after is not fault_before:

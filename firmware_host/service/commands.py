@@ -3,7 +3,13 @@
 Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with its empty delimiter):
 
     {"id": str | int (optional, echoed; a request re-sent with the same id is not applied twice),
-     "cmd": NAME, "hand": int (optional: refused unless it is the current hand), ...arguments}
+     "cmd": NAME, "hand": int (optional: refused unless it is the current hand),
+     "auth": {"user": NAME, "pin": PIN} (optional: a supervisor's sign-off, `service.signoff`;
+             never journaled, never part of the request's digest), ...arguments}
+
+  Which role may send which command is `[rights]`; `clear`, `void`, `chop`, a `card` and an `open`
+  with new limits or a new profile need a supervisor's sign-off (`auth`); a refusal for either is
+  `forbidden` (`docs/security.md`, "Roles and sign-off").
 
   Every game, structure, action, decision, stakes key, seat bound and Play multiple below is
   the engine's (`engine.games`); a request naming another is refused with the declared ones listed.
@@ -20,10 +26,13 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     decide   seat int, decision: UTH "check" | "play" (with multiple: `UTH.play_multiples`, 4|3
              pre-flop, 2 on the flop, 1 at the river) | "fold"; 3CP "play" | "fold"; either game
              "dead" (the spot's hand is declared dead: every bet of the spot loses).
-    card     card "As": a card entered by hand, taken exactly as if the shoe had read it.
+    close    closes the table between hands (no game open until the next `open`).
+    card     card "As": a card entered by hand, taken exactly as if the shoe had read it (marked
+             `manual` in the hand's record and on the full feed).
     confirm  the dealer has paid: closes the settled hand (the `confirm` button does the same).
     void     reason str: closes the hand, every bet returned.
-    clear    reason str, by str (the supervisor), then "continue" | "void": clears the fault.
+    clear    reason str, then "continue" | "void": clears the fault (the supervisor who signs it
+             off is journaled as `signed_off`).
     state    the public state (as on the feed) and the table's status.
 
   Poker tables (game one of `engine.games.POKER_GAMES`, the codes of `engine.poker.VARIANTS`):
@@ -77,7 +86,7 @@ from engine.cards import Card
 from engine.errors import CardError
 from firmware_host.service.curve import client_keys
 
-COMMANDS = ("open", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
+COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
 # Games, structures, actions, decisions, stakes keys, seat bounds and Play multiples: `engine.games`.
 _POKER_SEAT_NUMBERS = (1, games.POKER_SEATS[1])  # a poker table's seats are numbered 1..its seats
@@ -182,6 +191,29 @@ class Malformed(ValueError):
     """A request that is not a well-formed command (bad msgpack, unknown command, bad argument)."""
 
 
+MAX_AUTH_TEXT = 64
+"""The longest user name or PIN an `auth` may carry."""
+
+
+@dataclass(frozen=True, slots=True)
+class Auth:
+    """A supervisor's sign-off as a request carries it. The PIN never shows in a repr."""
+
+    user: str
+    pin: str = field(repr=False)
+
+    @classmethod
+    def from_value(cls, value: Any) -> Auth:
+        """Raises Malformed (saying what is wrong, never echoing the PIN)."""
+        if not isinstance(value, dict) or set(value) != {"user", "pin"}:
+            raise Malformed("auth must be a map of user and pin")
+        user, pin = value["user"], value["pin"]
+        for name, text in (("user", user), ("pin", pin)):
+            if not isinstance(text, str) or not text or len(text) > MAX_AUTH_TEXT:
+                raise Malformed(f"auth: {name} must be a string of 1 to {MAX_AUTH_TEXT} characters")
+        return cls(user, pin)
+
+
 class Refused(ValueError):
     """A well-formed command the table cannot take now; `code` is `illegal` or `fault`."""
 
@@ -198,6 +230,7 @@ class Command:
     args: dict[str, Any] = field(default_factory=dict)
     id: str | int | None = None
     hand: int | None = None
+    auth: Auth | None = None  # a supervisor's sign-off: never journaled, not part of `digest`
 
     @property
     def req(self) -> str | None:
@@ -256,7 +289,7 @@ class Command:
         if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int) or hand < 1):
             raise Malformed("hand must be a positive integer")
         allowed = _ARGS[cmd]
-        extra = set(data) - set(allowed) - {"id", "cmd", "hand"}
+        extra = set(data) - set(allowed) - {"id", "cmd", "hand", "auth"}
         if extra:
             raise Malformed(f"{cmd}: unknown argument(s) {', '.join(sorted(map(str, extra)))}")
         args: dict[str, Any] = {}
@@ -275,7 +308,8 @@ class Command:
             raise Malformed("open: a poker table needs a betting structure (structure)")
         if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
             raise Malformed("clear: then must be 'continue' or 'void'")
-        return cls(cmd=cmd, args=args, id=req_id, hand=hand)
+        auth = Auth.from_value(data["auth"]) if data.get("auth") is not None else None
+        return cls(cmd=cmd, args=args, id=req_id, hand=hand, auth=auth)
 
 
 def _int_in(lo: int, hi: int | None = None) -> Any:
@@ -451,7 +485,8 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "card": {"card": (True, _card)},
     "confirm": {},
     "void": {"reason": (True, _text)},
-    "clear": {"reason": (True, _text), "by": (True, _text), "then": (False, _text)},
+    "clear": {"reason": (True, _text), "then": (False, _text)},
+    "close": {},
     "state": {},
     "act": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.POKER_ACTIONS)),
             "amount": (False, _int_in(0)), "cards": (False, _cards)},
@@ -511,8 +546,9 @@ class CommandClient:
         sock.connect(self.endpoint)
         return sock
 
-    def request(self, cmd: str, *, req_id: str | int | None = None, retries: int = 0, **args: Any) -> dict[str, Any]:
-        """Send one command and return the reply map.
+    def request(self, cmd: str, *, req_id: str | int | None = None, retries: int = 0,
+                auth: Mapping[str, str] | None = None, **args: Any) -> dict[str, Any]:
+        """Send one command and return the reply map (`auth`: a supervisor's sign-off, user and pin).
 
         With `retries`, a request unanswered in time is re-sent with the same id on a fresh socket
         (the controller recognises the id, so it is applied once). A `busy` answer (this client is
@@ -521,7 +557,8 @@ class CommandClient:
         """
         if req_id is None:
             req_id = f"{self.name}-{next(self._ids)}"
-        frame = msgpack.packb({"id": req_id, "cmd": cmd, **args}, use_bin_type=True)
+        request = {"id": req_id, "cmd": cmd, **args, **({"auth": dict(auth)} if auth is not None else {})}
+        frame = msgpack.packb(request, use_bin_type=True)
         deadline = time.monotonic() + self.timeout_ms / 1000
         attempt = 0
         while attempt <= retries:

@@ -34,6 +34,7 @@ from drivers.readings import (
 )
 from engine.errors import EngineError
 from firmware_host.service.access import Caller
+from firmware_host.service.signoff import SignOff, open_is_new
 from firmware_host.service.audit import AuditLog, TableAudit
 from firmware_host.service.config import CommandsConfig, RightsConfig, SecurityConfig
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
@@ -114,6 +115,7 @@ class Controller:
         self.security = security if security is not None else SecurityConfig()  # [security]
         self.rights = rights if rights is not None else RightsConfig()  # [rights]: role -> commands
         self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
+        self.signoff = SignOff(self.security.users, self.rights, audit)  # rights and sign-offs (its clock: .clock)
         self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
         self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
         self._hand_closed = False
@@ -179,7 +181,8 @@ class Controller:
             log.critical("the journal failed its integrity check: %s", bad)
             self._submit("fault", fault_body(bad), None)
         if self.state.table is None and self.default_setup is not None and self.state.fault is None:
-            self._submit("open", self.default_setup.as_body(), None)
+            if not self.state.table_closed:  # a table the pit closed stays closed
+                self._submit("open", self.default_setup.as_body(), None)
         elif self.default_setup is not None:
             self._configuration_changed(self.default_setup)
         self._refresh()  # displays see the rebuilt state at once
@@ -368,7 +371,11 @@ class Controller:
         """Journal and apply one dealer command; return the reply map (an error reply when refused).
 
         `caller` is who sent it over the command channel (its role is held to `self.rights`);
-        None is the controller's own process (recovery, tests driving the table in-process)."""
+        None is the controller's own process (recovery, tests driving the table in-process). A step
+        the gate refuses (`service.signoff`) is answered `forbidden` and nothing is journaled."""
+        admitted = self.signoff.admit(cmd, caller)
+        if admitted.refusal is not None:
+            return admitted.refusal
         req = cmd.req
         if req is not None and (cmd.cmd in _CHECK_REQ_FIRST or (cmd.hand is not None and cmd.hand != self.hand)):
             # these may be answered before the journal is written: look the request up first
@@ -389,6 +396,11 @@ class Controller:
                 body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
             elif kind == "open" and SETUPS.get(body["game"]) == HOUSE_SETUP:
                 body = self._house_open(body)  # journaled with the profile's text and the limits spelt out
+            if (kind == "open" and caller is not None and admitted.signed_off is None
+                    and open_is_new(body, self.table.setup if self.table else None, self.default_setup, self.seats)):
+                return self.signoff.needs_sign_off(cmd, caller, "an open with new limits or a new profile")
+            if admitted.signed_off is not None:
+                body["signed_off"] = admitted.signed_off
             event_id = self._submit(kind, body, req, cmd.digest if req is not None else None)
         except DuplicateRequest:
             duplicate = self._duplicate_reply(cmd)

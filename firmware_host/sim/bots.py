@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import secrets
 import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,12 +39,25 @@ from engine.cards import Card
 from engine.evaluate import high, three_card
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
+from firmware_host.service.users import User, Users
 from firmware_host.sim.shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
 
 STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_count"})
 """Faults raised by a card that is not part of the hand: the dealer sets that card aside."""
+
+
+SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open"})
+"""The bot dealer's commands that carry the bot supervisor's sign-off (`supervisor`)."""
+
+
+def make_supervisor(path: str | Path, name: str = "bot-floor") -> dict[str, str]:
+    """Write a users file at `path` holding one supervisor with a freshly drawn PIN; return its
+    sign-off (`{"user", "pin"}`) for the bot dealer."""
+    pin = f"{secrets.randbelow(10 ** 8):08d}"
+    Users({name: User.with_pin(name, "supervisor", pin)}).save(path)
+    return {"user": name, "pin": pin}
 
 
 class BotError(RuntimeError):
@@ -102,10 +116,11 @@ class SimLimits:
 
 def write_config(path: str | Path, *, endpoints: TableEndpoints, shoe_url: str, game: str = "uth",
                  table: str = "sim-1", seats: int = 7, limits: SimLimits = SimLimits(), profile: str = "default",
-                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0, extra: str = "") -> Path:
-    """Write the controller's TOML configuration for the simulated table; return its path.
-
-    `extra` is appended: more sections (the `[security]` of `firmware_host.sim.keys`)."""
+                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0,
+                 users: str | Path = "", security: str = "", extra: str = "") -> Path:
+    """Write the controller's TOML configuration for the simulated table; return its path (`users`:
+    the users file the bot supervisor signs off from, `[security] users`; `security`: more lines of
+    `[security]`, the keys of `firmware_host.sim.keys`; `extra`: more sections, appended)."""
     text = f"""# written by croupier demo / the harness: the simulated table
 [table]
 name = "{table}"
@@ -139,7 +154,14 @@ silent_s = {silent_s}
 backend = "sim"
 panel = "{endpoints.panel}"
 void_hold_s = {void_hold_s}
-""" + extra
+"""
+    if users or security:
+        text += "\n[security]\n" + security
+    if users:
+        text += f"""users = "{users}"
+local_role = "dealer"                    # the bots' plaintext ipc clients: a dealer; a supervisor signs off
+"""
+    text += extra
     p = Path(path)
     p.write_text(text, encoding="utf-8")
     return p
@@ -261,9 +283,11 @@ class BotDealer:
                  request_timeout_s: float = 1.0, progress_timeout_s: float = 30.0,
                  fault_hook: FaultHook | None = None, on_step: StepHook | None = None,
                  on_boot: BootHook | None = None, ctx: zmq.Context[Any] | None = None,
-                 key: str | None = None, server_key: str | None = None) -> None:
+                 key: str | None = None, server_key: str | None = None,
+                 supervisor: Mapping[str, str] | None = None) -> None:
         self.endpoints = endpoints
         self.key, self.server_key = key, server_key  # CURVE: this bot's secret certificate, the table's public one
+        self.supervisor = dict(supervisor) if supervisor is not None else None  # auth {user, pin} for sign-offs
         self.players = {p.seat: p for p in players}
         self.game = game
         self.seed = seed
@@ -362,7 +386,8 @@ class BotDealer:
         self.log.commands += 1
         while True:
             try:
-                reply = self.commands.request(cmd, req_id=req_id, **args)
+                auth = self.supervisor if cmd in SIGNED_OFF else None
+                reply = self.commands.request(cmd, req_id=req_id, auth=auth, **args)
                 break
             except TimeoutError:
                 self.log.resends += 1
@@ -523,7 +548,7 @@ class BotDealer:
         if fault.get("kind") in STRAY_FAULTS and drawn:
             self.log.strays.setdefault(hand, []).append(drawn[-1])
         reply = self.request("clear", f"{hand}-clear-{fault.get('event')}", reason=f"bot supervisor: {fault.get('kind')}",
-                             by="bot-floor", then=str(options.get("then", "continue")))
+                             then=str(options.get("then", "continue")))
         if not reply.get("ok"):
             raise BotError(f"clear refused: {reply}")
         if self.state.get("hand") != hand:

@@ -64,15 +64,18 @@ class SimKeys:
                 raise KeyFileError(f"{path}: no such file ({what}; the demo runs the table itself)")
         return cls(table_secret, Path(server_key), client_public.parent, Path(key), Path(key))
 
-    def config_text(self) -> str:
-        """The controller's `[security]`, and `[access]` / `[rights]` letting the bot dealer (role
-        `dealer`) follow the full feed and open the table as the simulation has it do."""
+    def security_lines(self) -> str:
+        """The controller's `[security]` keys: its secret certificate and the clients directory."""
+        return (f"server_key = {json.dumps(str(self.table_secret))}\n"
+                f"clients = {json.dumps(str(self.clients))}\n")
+
+    def access_text(self) -> str:
+        """`[access]` / `[rights]` letting the bot dealer (role `dealer`) follow the full feed and
+        open the table as the simulation has it do."""
         full = [*access.DEFAULT_ACCESS["full"], "dealer"]
         rights = [*access.DEFAULT_RIGHTS["dealer"], "open"]
 
         def names(values: list[str]) -> str:
             return "[" + ", ".join(f'"{v}"' for v in values) + "]"
-        return (f"\n[security]\nserver_key = {json.dumps(str(self.table_secret))}\n"
-                f"clients = {json.dumps(str(self.clients))}\n"
-                f"\n[access]\nfull = {names(full)}\nfull_snapshot = {names(full)}\n"
+        return (f"\n[access]\nfull = {names(full)}\nfull_snapshot = {names(full)}\n"
                 f"\n[rights]\ndealer = {names(rights)}\n")

@@ -114,6 +114,7 @@ class FaultBook:
 
     faults: list[dict[str, Any]]
     ignored: list[dict[str, Any]]
+    manual: list[dict[str, Any]]
 
     def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, phase: str,
                    extra: bool = False) -> None:
@@ -128,6 +129,13 @@ class FaultBook:
 
     def note_ignored(self, card: str, fault: FaultKind) -> None:
         self.ignored.append({"card": card, "fault": fault.value})
+
+    def note_manual(self, card: str, event: int, signed_off: Mapping[str, Any] | None = None) -> None:
+        """A card entered by hand (the `card` command) and dealt: the hand's record and the full feed say so."""
+        entry: dict[str, Any] = {"card": card, "event": event}
+        if signed_off is not None:
+            entry["signed_off"] = dict(signed_off)
+        self.manual.append(entry)
 
 
 class GameSetup(Protocol):
@@ -152,6 +160,7 @@ class GameTable(Protocol):
     closed: str | None  # "settled" or "voided" once closed
     faults: list[dict[str, Any]]
     ignored: list[dict[str, Any]]
+    manual: list[dict[str, Any]]
 
     @property
     def setup(self) -> GameSetup: ...
@@ -235,3 +244,5 @@ class GameTable(Protocol):
     def note_clear(self, cleared: Mapping[str, Any]) -> None: ...
 
     def note_ignored(self, card: str, fault: FaultKind) -> None: ...
+
+    def note_manual(self, card: str, event: int, signed_off: Mapping[str, Any] | None = None) -> None: ...

@@ -111,6 +111,7 @@ class HouseTable(FaultBook):
         self.round = setup.new_round()
         self.faults: list[dict[str, Any]] = []
         self.ignored: list[dict[str, Any]] = []
+        self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
         self.closed: str | None = None  # "settled" or "voided" once closed
 
@@ -174,6 +175,7 @@ class HouseTable(FaultBook):
         full["next"] = str(target) if target is not None and self.phase != "bets" else None
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
+        full["manual"] = [dict(x) for x in self.manual]
         return full
 
     # -- steps --
@@ -249,9 +251,11 @@ class HouseTable(FaultBook):
             "settlement": settlement,
             "faults": self.faults,
             "ignored": self.ignored,
+            "manual": self.manual,
             "discards": self.discards,
             "reason": body.get("reason"),
             "by": body.get("by"),
+            "signed_off": body.get("signed_off"),
         }
 
     def _partial_round(self, rec: Any) -> dict[str, Any]:

@@ -191,6 +191,7 @@ class PokerTable(FaultBook):
         self.chopped: dict[str, Any] | None = None
         self.faults: list[dict[str, Any]] = []
         self.ignored: list[dict[str, Any]] = []
+        self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
         self.closed: str | None = None
 
@@ -482,7 +483,8 @@ class PokerTable(FaultBook):
         players = self.session.players
         if hand is None:
             base["spots"] = [self._empty_seat(s, v) for s, v in sorted(players.items())]
-            base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored])
+            base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored],
+                        manual=[dict(x) for x in self.manual])
             return base
         dv: dict[str, Any] = hand.view().to_dict(public=False)
         live = self.closed is None and not self.over
@@ -513,7 +515,8 @@ class PokerTable(FaultBook):
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
         base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
-                    mucked=[_card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored])
+                    mucked=[_card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored],
+                        manual=[dict(x) for x in self.manual])
         return base
 
     @staticmethod
@@ -565,9 +568,11 @@ class PokerTable(FaultBook):
             "session": session,
             "faults": self.faults,
             "ignored": self.ignored,
+            "manual": self.manual,
             "discards": self.discards,
             "reason": body.get("reason"),
             "by": body.get("by"),
+            "signed_off": body.get("signed_off"),
         }
 
 

@@ -59,12 +59,14 @@ class TableState:
         self.events_applied = 0
         self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
         self.last_record: dict[str, Any] | None = None
+        self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self._closed: dict[str, Any] | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
             "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
+            "close": self._on_close,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -183,6 +185,17 @@ class TableState:
         self._need_no_fault()
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
+        self.table_closed = False
+
+    def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
+        """The pit closes the table between hands: no game is open until the next `open`."""
+        if self.table is None:
+            raise Refused("no table is open to close")
+        if self.table.started:
+            raise Refused("a hand is in progress: confirm or void it before closing the table")
+        self._need_no_fault()
+        self.table = None
+        self.table_closed = True
 
     def _on_step(self, kind: str, body: Mapping[str, Any]) -> None:
         self._need_no_fault()
@@ -222,13 +235,22 @@ class TableState:
     def _on_clear(self, body: Mapping[str, Any], event_id: int) -> None:
         if self.fault is None:
             raise Refused("there is no fault to clear")
-        cleared = {"reason": body["reason"], "by": body["by"], "then": body.get("then", "continue"),
-                   "event": event_id}
+        # who cleared it: the supervisor who signed it off (a journal of before sign-offs: its free-text `by`)
+        signer = signer_of(body)
+        cleared = {"reason": body["reason"], "then": body.get("then", "continue"), "event": event_id}
+        if "signed_off" in body:
+            cleared["signed_off"] = dict(body["signed_off"])
+        if "by" in body:
+            cleared["by"] = body["by"]
         if self.table is not None:
             self.table.note_clear(cleared)
         self.fault = None
         if cleared["then"] == "void" and self.table is not None and self.table.started:
-            self._close("voided", {"reason": f"fault cleared by {body['by']}: {body['reason']}"})
+            said = f"fault cleared by {signer}" if signer else "fault cleared"
+            voided: dict[str, Any] = {"reason": f"{said}: {body['reason']}"}
+            if "signed_off" in body:
+                voided["signed_off"] = dict(body["signed_off"])
+            self._close("voided", voided)
 
     def _on_fault(self, body: Mapping[str, Any], event_id: int) -> None:
         try:
@@ -259,6 +281,8 @@ class TableState:
         problem = table.deal_or_fault(card)
         if problem is not None:
             self._set_fault(problem.kind, problem.detail, event_id)
+        elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
+            table.note_manual(card, event_id, body.get("signed_off"))
 
     def _on_misread(self, body: Mapping[str, Any], event_id: int) -> None:
         if "seq" in body:
@@ -350,6 +374,14 @@ def _journaled_kind(body: Mapping[str, Any], kinds: type[_Kind], before_kinds: _
         return kinds(kind)
     except ValueError:
         raise Refused(f"not a device {kinds.__name__} value: {kind!r} (values: {', '.join(kinds)})") from None
+
+
+def signer_of(body: Mapping[str, Any]) -> str | None:
+    """Who signed a step off: the user of its `signed_off`, or a journal of before sign-offs' free-text `by`."""
+    signed = body.get("signed_off")
+    if isinstance(signed, Mapping) and signed.get("user"):
+        return str(signed["user"])
+    return str(body["by"]) if body.get("by") else None
 
 
 def _listed(words: list[str]) -> str:

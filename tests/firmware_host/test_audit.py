@@ -255,10 +255,10 @@ def test_controller_writes_fault_raised_and_cleared_and_the_void(arig: AuditRig)
                                         "detail": raised[0][1]["detail"], "via": "card"})]
     arig.restart()  # replaying the journal writes nothing again
     assert len(arig.entries()) == 1
-    clear = arig.ok("clear", reason="two decks mixed", by="sup 7", then="void")
+    clear = arig.ok("clear", reason="two decks mixed", then="void")
     kinds = arig.entries()
     assert kinds[1] == ("fault_cleared", {"fault": "duplicate_card", "fault_event": dup["event"],
-                                          "event": clear["event"], "by": "sup 7", "reason": "two decks mixed",
+                                          "event": clear["event"], "by": None, "reason": "two decks mixed",
                                           "then": "void"})
     assert kinds[2][0] == "void" and kinds[2][1]["hand"] == 1 and kinds[2][1]["via"] == "clear"
     arig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
@@ -279,7 +279,7 @@ def test_controller_writes_device_connects_and_disconnects(arig: AuditRig) -> No
 
 
 def test_a_refused_step_writes_no_entry(arig: AuditRig) -> None:
-    assert arig.cmd("clear", reason="nothing", by="sup")["ok"] is False  # no fault: refused, rolled back
+    assert arig.cmd("clear", reason="nothing")["ok"] is False  # no fault: refused, rolled back
     assert arig.cmd("void", reason="nothing")["ok"] is False
     assert arig.entries() == []
 

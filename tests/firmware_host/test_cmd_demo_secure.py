@@ -32,7 +32,7 @@ def test_throwaway_keys_and_the_configuration_that_uses_them(tmp_path: Path) -> 
         assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     assert "role = dealer" in keys.dealer.read_text(encoding="utf-8")  # the metadata, as pyzmq writes it
     path = write_config(tmp_path / "t.toml", endpoints=TableEndpoints.tcp(), shoe_url="socket://127.0.0.1:9",
-                        extra=keys.config_text())
+                        security=keys.security_lines(), extra=keys.access_text())
     cfg = Config.load(path)
     assert cfg.security.curve and cfg.security.server_key == str(keys.table_secret)
     assert cfg.security.clients == str(keys.clients)

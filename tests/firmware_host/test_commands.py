@@ -57,7 +57,10 @@ def test_integer_ids_are_journaled_as_text() -> None:
     (frame(cmd="open", game="uth", limits={"minimun": 5}), ["unknown limit", "minimun"]),
     (frame(cmd="void"), ["void", "missing reason"]),
     (frame(cmd="void", reason="  "), ["reason", "non-empty"]),
-    (frame(cmd="clear", reason="checked", by="sup", then="later"), ["then"]),
+    (frame(cmd="clear", reason="checked", then="later"), ["then"]),
+        (frame(cmd="clear", reason="checked", by="sup"), ["unknown argument", "by"]),
+        (frame(cmd="clear", reason="checked", auth="sup"), ["auth", "user and pin"]),
+        (frame(cmd="clear", reason="checked", auth={"user": "ana", "pin": 1234}), ["auth", "pin"]),
     (frame(cmd="deal", hand=0), ["hand"]),
     (frame(cmd="deal", id=[1]), ["id"]),
 ])

@@ -113,7 +113,7 @@ def test_a_refused_command_changes_nothing(rig: Rig) -> None:
     for cmd, args in [("bet", {"seat": 2, "bets": {"ante": 100, "blind": 200}}),  # blind != ante
                       ("bet", {"seat": 2, "bets": {"ante": 50, "blind": 50}}),    # under the minimum
                       ("decide", {"seat": 1, "decision": "play", "multiple": 4}),  # before the deal
-                      ("confirm", {}), ("clear", {"reason": "x", "by": "s"}),
+                      ("confirm", {}), ("clear", {"reason": "x"}),
                       ("open", {"game": "3cp"}),                                   # hand in progress
                       ("deal", {"hand": 7})]:                                      # wrong hand
         reply = rig.cmd(cmd, **args)
@@ -128,7 +128,7 @@ def test_restart_at_every_step_rebuilds_the_exact_state(rig: Rig) -> None:
         *[("card", {"card": c}) for c in UTH_DECK[:6]],
         ("decide", {"seat": 1, "decision": "play", "multiple": 3}),
         ("card", {"card": "2s"}),                      # a card out of turn: a fault
-        ("clear", {"reason": "card put back", "by": "sup", "then": "continue"}),
+        ("clear", {"reason": "card put back", "then": "continue"}),
         ("decide", {"seat": 3, "decision": "check"}),
         *[("card", {"card": c}) for c in UTH_DECK[6:9]],
         ("decide", {"seat": 3, "decision": "check"}),
@@ -183,7 +183,7 @@ def test_fault_stops_survives_restart_and_clears(rig: Rig, kind: str, inject: An
     rig.cmd("card", card="8h")  # a card while the fault stands is recorded, not dealt
     assert rig.restart().public_state()["fault"]["kind"] == kind  # survives a restart
     assert rig.c.light == "fault"
-    rig.ok("clear", reason="checked the shoe", by="supervisor 12", then="continue")
+    rig.ok("clear", reason="checked the shoe", then="continue")
     assert rig.c.public_state()["fault"] is None and rig.c.light != "fault"
     dealt = len(rig.c.full_state()["spots"][0]["cards"]) + len(rig.c.full_state()["dealer"]["cards"])
     rest = [c for c in "Qh Jc 2c 7d 9h 4s 3c".split()][(dealt - 2):]
@@ -205,7 +205,7 @@ def test_fault_cleared_with_void_returns_every_bet(rig: Rig) -> None:
     mid_hand(rig)
     rig.cmd("card", card="Kd")
     assert rig.c.public_state()["fault"]["kind"] == "duplicate_card"
-    rig.ok("clear", reason="two decks mixed", by="sup", then="void")
+    rig.ok("clear", reason="two decks mixed", then="void")
     row = rig.c.journal.hands()[0]
     assert (row.status, row.record["settlement"]) == ("voided", None)
     assert row.record["round"]["spots"][0]["cards"] == ["As"]
@@ -216,7 +216,7 @@ def test_fault_cleared_with_void_returns_every_bet(rig: Rig) -> None:
 def test_card_faults_outside_the_deal(rig: Rig) -> None:
     rig.cmd("card", card="As")
     assert rig.c.public_state()["fault"]["kind"] == "no_bet"
-    rig.ok("clear", reason="stray card", by="sup")
+    rig.ok("clear", reason="stray card")
     uth_to_river(rig)
     rig.ok("decide", seat=3, decision="fold")
     rig.cmd("card", card="8h")
@@ -433,7 +433,7 @@ def test_gpio_devices_from_configuration(rig: Rig) -> None:
         assert rig.c.public_state()["fault"]["kind"] == "lid_open" and light.state == "fault"
         sensors.inputs["lid_open"].pin.drive_high()
         pump()
-        rig.ok("clear", reason="lid closed again", by="sup")
+        rig.ok("clear", reason="lid closed again")
         assert light.state == "ready"
         rig.cards("Qh Jc")
         assert light.state == "waiting"  # the pre-flop decision is the dealer's to take
@@ -578,7 +578,7 @@ def test_showdown_called_short_of_cards_is_a_fault(rig: Rig) -> None:
     rig.ok("confirm")
     fault = rig.c.full_state()["fault"]
     assert fault["kind"] == "card_count" and "too few cards" in fault["detail"] and "dealer" in fault["detail"]
-    rig.ok("clear", reason="missing card found under the shoe", by="sup")
+    rig.ok("clear", reason="missing card found under the shoe")
     rig.ok("card", card="Jc")  # entered by hand
     assert rig.c.public_state()["phase"] == "preflop"
     assert rig.cmd("confirm")["code"] == "illegal"  # a decision is awaited: refused, no fault

@@ -295,7 +295,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
         while True:
             rnd = c.state.need_table().round  # type: ignore[attr-defined]
             if c.fault is not None:
-                assert do("clear", reason="checked", by="sup", then=rng.choice(["continue", "continue", "void"]))["ok"]
+                assert do("clear", reason="checked", then=rng.choice(["continue", "continue", "void"]))["ok"]
                 if c.table is not None and c.table.hand != hand + 1:
                     voided = True
                     break

@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 from firmware_host.cli.history import history
+from firmware_host.service.access import Caller
 from firmware_host.service.commands import Command
+from firmware_host.service.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
+from firmware_host.service.users import User, Users
 from firmware_host.tables.house import HouseSetup
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -19,7 +22,8 @@ UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 
 def make_journal(path: Path) -> Controller:
     """Three hands: settled, voided after a fault, and one in progress with a standing fault."""
-    c = Controller(Journal.open(path), default_setup=UTH)
+    Users({"sup-7": User.with_pin("sup-7", "supervisor", "4321")}).save(path / "users.json")
+    c = Controller(Journal.open(path), default_setup=UTH, security=SecurityConfig(users=str(path / "users.json")))
     c.recover()
 
     def do(cmd: str, **args: object) -> None:
@@ -38,7 +42,9 @@ def make_journal(path: Path) -> Controller:
     do("bet", seat=2, bets={"ante": 100, "blind": 100})
     do("card", card="5s")
     c.handle_command(Command.from_mapping({"cmd": "card", "card": "5s"}))  # duplicate: fault
-    do("clear", reason="card read twice", by="sup-7", then="void")
+    cleared = c.handle_command(Command.from_mapping({"cmd": "clear", "reason": "card read twice", "then": "void",
+                                                     "auth": {"user": "sup-7", "pin": "4321"}}), Caller("dealer"))
+    assert cleared["ok"], cleared
     do("bet", seat=5, bets={"ante": 100, "blind": 100})
     do("card", card="Qs")
     c.handle_command(Command.from_mapping({"cmd": "card", "card": "Qs"}))  # standing fault

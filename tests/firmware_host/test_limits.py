@@ -321,7 +321,7 @@ def test_a_hand_past_its_step_limit_faults_and_the_replay_stands_it(tmp_path: Pa
     rig.max_steps = 5000  # a later start under another limit replays the journaled fault as it stood
     rig.restart()
     assert rig.c.full_state() == before and rig.c.state.hand_steps == 10
-    rig.ok("clear", reason="runaway client", by="sup", then="void")
+    rig.ok("clear", reason="runaway client", then="void")
     assert rig.c.journal.hands()[0].status == "voided"
     assert rig.c.state.hand_steps == 0 and rig.c.fault is None
     rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})  # the next hand starts afresh
@@ -332,7 +332,7 @@ def test_a_cleared_step_limit_faults_again_at_the_next_step(tmp_path: Path) -> N
     rig = Steps(tmp_path, max_steps=3)
     for n in range(3):
         rig.ok("bet", seat=1, bets={"ante": 100 + n, "blind": 100 + n})
-    rig.ok("clear", reason="checked", by="sup")
+    rig.ok("clear", reason="checked")
     rig.ok("bet", seat=2, bets={"ante": 100, "blind": 100})
     assert rig.c.fault is not None and rig.c.fault.kind.value == "step_limit"
     rig.c.journal.close()

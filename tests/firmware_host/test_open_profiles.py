@@ -13,6 +13,7 @@ import zmq
 from engine.errors import ProfileError
 from engine.paytables import read_profile
 from firmware_host.service.commands import CommandClient
+from firmware_host.sim.bots import make_supervisor
 from firmware_host.service.config import SecurityConfig
 from firmware_host.service.journal import Journal
 from firmware_host.service.profiles import MAX_PROFILE_BYTES, requested_profile
@@ -113,13 +114,16 @@ def _error(directory: Path, name: str) -> str:
 def test_open_over_the_socket_reads_only_the_profiles_directory(tmp_path: Path, profiles: Path) -> None:
     ctx: zmq.Context[Any] = zmq.Context()
     try:
-        with serving(tmp_path, ctx, security=SecurityConfig(profiles=str(profiles))) as (_, endpoint):
+        floor = make_supervisor(tmp_path / "users.json")  # a new profile takes a supervisor's sign-off
+        security = SecurityConfig(profiles=str(profiles), users=str(tmp_path / "users.json"), local_role="pit")
+        with serving(tmp_path, ctx, security=security) as (_, endpoint):
             dealer = CommandClient(ctx, endpoint)
             passwd = dealer.request("open", game="uth", profile="/etc/passwd", limits=LIMITS)
             nothing = dealer.request("open", game="uth", profile="/nonexistent", limits=LIMITS)
             assert (passwd["code"], nothing["code"]) == ("illegal", "illegal")
             assert passwd["error"].replace("/etc/passwd", "X") == nothing["error"].replace("/nonexistent", "X")
-            assert dealer.request("open", game="uth", profile="house.toml", limits=LIMITS)["ok"]
+            assert dealer.request("open", game="uth", profile="house.toml", limits=LIMITS)["code"] == "forbidden"
+            assert dealer.request("open", game="uth", profile="house.toml", limits=LIMITS, auth=floor)["ok"]
             dealer.close()
         assert [e.body["profile"]["name"] for e in _events(tmp_path) if e.kind == "open"][-1] == "house"
     finally:

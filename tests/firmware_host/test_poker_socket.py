@@ -18,6 +18,7 @@ from firmware_host.cli.phh import export_state
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal
+from firmware_host.sim.bots import make_supervisor
 from firmware_host.sim.shoe import SimShoeClient
 from tests.firmware_host.processes import start_cli, wait_for
 
@@ -114,7 +115,10 @@ endpoint = "ipc://{tmp_path}/cmd"
 [shoe]
 url = "{info['port']}"
 silent_s = 5.0
+[security]
+users = "{tmp_path}/users.json"
 ''')
+    floor = make_supervisor(tmp_path / "users.json", "floor")  # a new game's open takes a supervisor's sign-off
     state_dir = tmp_path / "state"
     run, ready = start_cli(["run", "--config", str(config), "--state", str(state_dir)], tmp_path)
     shoe = SimShoeClient(info["control"])
@@ -141,7 +145,9 @@ silent_s = 5.0
                       "stakes": {"antes": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10}},
                      {"game": "five_card_draw", "structure": "pot-limit", "stakes": {"blinds": [1, 2]}}):
             shoe.request("shuffle")   # a fresh deck for every hand
-            dealer.ok("open", **game, seats=6, stacks={"2": 150, "4": 150, "6": 150})
+            refused = dealer.client.request("open", **game, seats=6, stacks={"2": 150, "4": 150, "6": 150})
+            assert refused["code"] == "forbidden", refused   # the dealer may not open a table alone
+            dealer.ok("open", **game, seats=6, stacks={"2": 150, "4": 150, "6": 150}, auth=floor)
             dealer.ok("deal")
             while dealer.step(seen):
                 pass

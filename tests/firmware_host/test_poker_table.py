@@ -233,7 +233,7 @@ def test_card_out_of_turn_and_duplicate_card_are_faults(rig: Rig) -> None:
     assert refused["code"] == "fault"
     restarted = rig.restart()
     assert restarted.fault is not None and restarted.fault.kind == "unexpected_card"
-    rig.ok("clear", reason="card put back", by="sup")
+    rig.ok("clear", reason="card put back")
     rig.act(5, "call")
     rig.act(6, "fold")
     rig.act(1, "call")
@@ -242,7 +242,7 @@ def test_card_out_of_turn_and_duplicate_card_are_faults(rig: Rig) -> None:
     rig.shoe("As")   # already in seat 1's hand
     assert rig.state()["fault"]["kind"] == "duplicate_card"
     assert rig.state()["board"] == ["7h", "8c"]
-    rig.ok("clear", reason="foreign card removed", by="sup")
+    rig.ok("clear", reason="foreign card removed")
     rig.shoe("9d")
     assert rig.state()["board"] == ["7h", "8c", "9d"] and rig.state()["to_act"] == 1
     rec_faults = rig.c.table.faults  # type: ignore[union-attr]
@@ -255,7 +255,7 @@ def test_confirm_before_the_end_and_a_card_after_it(rig: Rig) -> None:
     rig.shoe("2c As Kd")
     rig.ok("confirm")   # the dealer calls it while cards are still expected: too few cards
     assert rig.state()["fault"]["kind"] == "card_count"
-    rig.ok("clear", reason="miscounted", by="sup", then="void")
+    rig.ok("clear", reason="miscounted", then="void")
     assert rig.c.journal.hands()[0].status == "voided"
     state = rig.state()
     assert state["hand"] == 2 and state["phase"] == "waiting"
@@ -426,7 +426,7 @@ def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
             r.shoe(rng.choice(dealt) if state["next"] is not None else deck[0])
             check()
             assert r.state()["fault"] is not None
-            r.ok("clear", reason="stray card", by="sup")
+            r.ok("clear", reason="stray card")
             continue
         if state["next"] is not None:
             r.shoe(deck.pop())
