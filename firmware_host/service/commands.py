@@ -541,6 +541,9 @@ class CommandClient:
     def _connect(self) -> zmq.Socket[Any]:
         sock: zmq.Socket[Any] = self.ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        # a send with no peer to take it (a refused CURVE handshake tears the pipe down) waits at most
+        # the timeout, then raises zmq.Again: never blocks for good
+        sock.setsockopt(zmq.SNDTIMEO, self.timeout_ms)
         if self.keys is not None:
             self.keys.apply(sock)
         sock.connect(self.endpoint)
@@ -562,7 +565,10 @@ class CommandClient:
         deadline = time.monotonic() + self.timeout_ms / 1000
         attempt = 0
         while attempt <= retries:
-            self._sock.send(frame)
+            try:
+                self._sock.send(frame)
+            except zmq.Again:  # nobody to send to within the timeout: as unanswered
+                pass
             while self._sock.poll(self.timeout_ms):
                 reply: dict[str, Any] = msgpack.unpackb(self._sock.recv(), raw=False)
                 if reply.get("id") != req_id:
@@ -580,7 +586,10 @@ class CommandClient:
 
     def send_raw(self, frame: bytes) -> dict[str, Any]:
         """Send a raw frame (for tests of malformed requests). Raises TimeoutError."""
-        self._sock.send(frame)
+        try:
+            self._sock.send(frame)
+        except zmq.Again:
+            raise TimeoutError("no peer took the request") from None
         if not self._sock.poll(self.timeout_ms):
             raise TimeoutError("no reply")
         reply: dict[str, Any] = msgpack.unpackb(self._sock.recv(), raw=False)

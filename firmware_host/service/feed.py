@@ -284,11 +284,15 @@ class FeedClient:
         """Ask the snapshot socket for the current state. Raises TimeoutError when nobody answers."""
         dealer = self.ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
+        dealer.setsockopt(zmq.SNDTIMEO, self.timeout_ms)  # no peer (a refused handshake): at most the timeout
         if self.keys is not None:
             self.keys.apply(dealer)
         try:
             dealer.connect(self.snapshot_endpoint)
-            dealer.send(pack({"want": "snapshot"}))
+            try:
+                dealer.send(pack({"want": "snapshot"}))
+            except zmq.Again:
+                raise TimeoutError(f"no snapshot from {self.snapshot_endpoint}: nobody took the request") from None
             if not dealer.poll(self.timeout_ms):
                 raise TimeoutError(f"no snapshot from {self.snapshot_endpoint}")
             message = unpack(dealer.recv())
