@@ -273,13 +273,6 @@ def test_buttons(rig: Rig) -> None:
     assert rig.c.journal.hands()[0].status == "voided"
 
 
-@pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
 def test_over_sockets_with_the_sim_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
     eps = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "full", "full_snapshot", "cmd")}
     feed = Feed(ctx, "t9", public=eps["public"], snapshot=eps["snapshot"], full=eps["full"],

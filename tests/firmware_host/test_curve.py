@@ -118,13 +118,6 @@ class SecureTable:
 
 
 @pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
-@pytest.fixture
 def table(tmp_path: Path, ctx: zmq.Context[Any]) -> Iterator[SecureTable]:
     t = SecureTable(tmp_path, ctx)
     yield t

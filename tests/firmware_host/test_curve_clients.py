@@ -22,13 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
-@pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
     """Certificates as `croupier keys new` writes them: the table's, a display's, another table's."""
     made: dict[str, Path] = {}

@@ -21,13 +21,6 @@ class FakeClock:
         return self.now
 
 
-@pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
 def endpoints(tmp_path: Path) -> dict[str, str]:
     return {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "full", "full_snapshot")}
 

@@ -30,13 +30,6 @@ class FakeClock:
         return self.now
 
 
-@pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
 def subscriber(ctx: zmq.Context[Any], ep: str) -> zmq.Socket[Any]:
     sub = ctx.socket(zmq.SUB)
     sub.setsockopt(zmq.LINGER, 0)

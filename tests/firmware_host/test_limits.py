@@ -126,13 +126,6 @@ def test_admission_keeps_one_bucket_per_client_and_screens_shapes() -> None:
 # -- over a real socket on loopback --------------------------------------------------------------
 
 
-@pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
 @contextlib.contextmanager
 def serving(tmp_path: Path, ctx: zmq.Context[Any], on_turn: Callable[[], float] | None = None,
             before: Callable[[Controller, str], None] | None = None, **kwargs: Any) -> Iterator[tuple[Controller, str]]:

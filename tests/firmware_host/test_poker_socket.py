@@ -23,13 +23,6 @@ from firmware_host.sim.shoe import SimShoeClient
 from tests.firmware_host.processes import start_cli, wait_for
 
 
-@pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
 class Dealer:
     """Deals from the emulated shoe when the table expects a card, acts for the seat to act."""
 

@@ -74,13 +74,6 @@ class Table:
 
 
 @pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)
-
-
-@pytest.fixture
 def table(tmp_path: Path, ctx: zmq.Context[Any]) -> Iterator[Table]:
     t = Table(tmp_path, ctx)
     yield t

@@ -35,7 +35,8 @@ VALID_REQUESTS: list[dict[str, Any]] = [
     {"id": "s1", "cmd": "seat", "seat": 4, "action": "join", "amount": 500},
     {"id": "h1", "cmd": "chop", "reason": "agreed", "shares": {"1": 50, "3": 50}},
     {"id": "v1", "cmd": "void", "reason": "misdeal"},
-    {"id": "x1", "cmd": "clear", "reason": "card on the floor", "by": "pit boss", "then": "continue"},
+    {"id": "x1", "cmd": "clear", "reason": "card on the floor", "then": "continue",
+     "auth": {"user": "ana", "pin": "20261201"}},
     {"cmd": "deal"}, {"cmd": "confirm"}, {"id": "st", "cmd": "state"},
 ]
 VALID_FRAMES: list[bytes] = [msgpack.packb(r, use_bin_type=True) for r in VALID_REQUESTS]
