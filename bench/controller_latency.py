@@ -41,6 +41,8 @@ from engine.paytables import load_profile
 from firmware_host.sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
 from firmware_host.cli.demo import croupier_argv
 from firmware_host.service.commands import CommandClient
+from firmware_host.service.curve import ClientKeys, client_keys
+from firmware_host.sim.keys import SimKeys
 from drivers.shoe_protocol import Decoder, MsgType
 from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 from firmware_host.sim.restarter import read_json_line, spawn
@@ -69,14 +71,17 @@ class TimedShoe(SimShoeServer):
                 self.card_sent.append((frame.seq, now))  # a retransmission (same seq, next) keeps the first time
 
 
-def listen(public: str, full: str) -> None:
+def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
     """The listening process (no GIL shared with the shoe): receive the public and the full streams,
-    stamping each frame as it arrives. Standard input: `forget` (drop what came so far; answers
+    stamping each frame as it arrives (a CURVE client with `key` and `server_key`). Standard input: `forget` (drop what came so far; answers
     `ok`), `stop` (write the pickled `(public_at, full_frames)` on standard output and exit).
     `time.perf_counter` is CLOCK_MONOTONIC on Linux: comparable across processes."""
     ctx: zmq.Context[Any] = zmq.Context()
     pub, full_sock = ctx.socket(zmq.SUB), ctx.socket(zmq.SUB)
+    keys = client_keys(key or None, server_key or None)
     for sock, ep in ((pub, public), (full_sock, full)):
+        if keys is not None:
+            keys.apply(sock)
         sock.setsockopt(zmq.SUBSCRIBE, b"")
         sock.setsockopt(zmq.LINGER, 0)
         sock.connect(ep)
@@ -120,11 +125,11 @@ def listen(public: str, full: str) -> None:
 class Listener:
     """The listening process (`listen`) and the records it sends back."""
 
-    def __init__(self, public: str, full: str) -> None:
+    def __init__(self, public: str, full: str, key: str = "", server_key: str = "") -> None:
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.proc = subprocess.Popen([sys.executable, "-c", "import sys; from bench.controller_latency import listen; "
-                                      "listen(sys.argv[1], sys.argv[2])", public, full],
+                                      "listen(*sys.argv[1:])", public, full, key, server_key],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=root)
         assert self.proc.stdout is not None and self.proc.stdin is not None
         if self.proc.stdout.readline() != b"ready\n":
@@ -287,8 +292,9 @@ def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
     return out
 
 
-def measure(hands: int = HANDS) -> dict[str, float]:
-    """Run the table for `hands` hands; the figures."""
+def measure(hands: int = HANDS, secure: bool = False) -> dict[str, float]:
+    """Run the table for `hands` hands; the figures. `secure`: every socket CURVE (throwaway keys, the
+    feed's subscribers and the dealer let in by the table's ZAP handler)."""
     run_dir = Path(tempfile.mkdtemp(prefix="crp-bench-"))
     ctx: zmq.Context[Any] = zmq.Context()
     shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
@@ -297,16 +303,21 @@ def measure(hands: int = HANDS) -> dict[str, float]:
     listener: Listener | None = None
     try:
         eps = TableEndpoints.tcp()
+        keys = SimKeys.make(run_dir / "keys") if secure else None
         cfg = write_config(run_dir / "bench.toml", endpoints=eps, shoe_url=shoe.port_url, game="uth", table="bench",
-                           seats=SEATS, heartbeat_s=1.0)
+                           seats=SEATS, heartbeat_s=1.0, security=keys.security_lines() if keys else "",
+                           extra=keys.access_text() if keys else "")
+        client = {"key": str(keys.dealer), "server_key": str(keys.table_public)} if keys else {}
         with open(run_dir / "controller.log", "ab") as err:
             proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
                                        "--log-level", "WARNING"), stderr=err)
         read_json_line(proc, 30.0, "controller")
-        listener = Listener(eps.public, eps.full)
-        dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench")
+        listener = Listener(eps.public, eps.full, **client)
+        dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench", **client)
         control = SimShoeClient(shoe.control_address)
         feed = ctx.socket(zmq.SUB)  # the bench sees each stretch end on the public feed
+        if keys is not None:
+            ClientKeys.load(str(keys.dealer), str(keys.table_public)).apply(feed)
         feed.setsockopt(zmq.SUBSCRIBE, b"")
         feed.setsockopt(zmq.LINGER, 0)
         feed.connect(eps.public)

@@ -3,7 +3,7 @@
 Every input (a device reading from the inbox, a dealer command from the command channel, a fault the
 controller itself detects) takes the same path on the controller thread:
 
-    event = (kind, body)          # JSON-able; readings are converted by `reading_event`
+    event = (kind, body)          # JSON-able; readings are converted by `service.events.reading_event`
     journal.begin(event)          # written (in an open transaction) before it is applied
     apply(event)                  # engine calls; a refused command raises and is rolled back
     journal.commit()              # durable (WAL, synchronous=FULL) before anything leaves
@@ -22,6 +22,7 @@ dealt; only `clear` (a supervisor, with a reason) lifts it, then the hand contin
 from __future__ import annotations
 
 import logging
+import select
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -29,9 +30,7 @@ from typing import Any
 
 import zmq
 
-from drivers.readings import (
-    ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
-)
+from drivers.readings import Reading
 from engine.errors import EngineError
 from firmware_host.service.access import Caller
 from firmware_host.service.signoff import SignOff, open_is_new
@@ -40,6 +39,7 @@ from firmware_host.service.config import CommandsConfig, RightsConfig, SecurityC
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission
 from firmware_host.service.feed import Feed
+from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
@@ -60,41 +60,6 @@ FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 _CHECK_REQ_FIRST = frozenset({"state", "card", "open"})
 """Commands whose duplicate is looked up before anything else (answered or reshaped before the journal
 write); the others are found duplicate by the journal's insert (no SELECT per command)."""
-
-# -- readings -> events -------------------------------------------------------------------------
-
-
-def reading_event(reading: Reading) -> tuple[str, dict[str, Any]] | None:
-    """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
-
-    Dispatched on the drivers' closed set of frozen readings (`drivers.readings.Reading`), so the
-    controller does not care which backend made them. What a reading means travels in its fields
-    (`Sensor`, and a fault's or an offline's `kind`), journaled as their string values; `reason`
-    is journaled as the text it is, for people.
-    """
-    match reading:
-        case CardRead(card=card, source=source, seq=seq):
-            return "card", {"card": card, "source": source, "seq": seq, "device": "shoe"}
-        case Misread(source=source, seq=seq):
-            return "misread", {"source": source, "seq": seq}
-        case SensorChange(name=Sensor.CARD_OUT):
-            return None  # the beam only says a card passed; the CARD reading carries the card
-        case SensorChange(name=name, active=active, seq=seq):
-            body: dict[str, Any] = {"name": str(name), "active": active}
-            if seq is not None:  # sent over the shoe's link: part of its resume point
-                body["seq"], body["device"] = seq, "shoe"
-            return "sensor", body
-        case ButtonPress(name=name):
-            return "button", {"name": name}
-        case DeviceOnline(device=device, model=model, serial=serial, firmware=firmware, boot=boot):
-            return "device", {"device": device, "online": True, "model": model, "serial": serial,
-                              "firmware": firmware, "boot": boot}
-        case DeviceOffline(device=device, reason=reason, kind=kind):
-            return "device", {"device": device, "online": False, "reason": reason, "kind": str(kind)}
-        case DeviceFault(device=device, reason=reason, kind=kind):
-            return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
-    return None  # not a reading at all: nothing a device may send is one
-
 
 class Controller:
     """The table: state, the journal-then-apply-then-publish path, and the loop that serves it.
@@ -132,6 +97,7 @@ class Controller:
         self._stop = threading.Event()
         self._commands: zmq.Socket[Any] | None = None
         self._pollables: list[Any] = []
+        self._waiting_fds: list[Callable[[], int | None]] = []
         self.zap: ZapHandler | None = None  # the sockets' authenticator, when they are CURVE servers
 
     # the table state's parts, read by the loop, `croupier history` and the tests
@@ -548,6 +514,7 @@ class Controller:
         for s in snaps:
             poller.register(s, zmq.POLLIN)
         devices = [_Polled(device) for device in self._pollables]
+        self._waiting_fds = [d.device.fileno for d in devices]  # a reading waiting there stops a turn's requests
         clock = time.monotonic
         self.inbox.owner = threading.get_ident()
         try:
@@ -616,8 +583,13 @@ class Controller:
                 log.exception("command failed")
                 reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")
             sock.send_multipart([*envelope, encode_reply(reply)])
-            if self.inbox:
+            if self.inbox or self._reading_waits():
                 return  # a reading waits: it comes first, the next turn takes it before more requests
+
+    def _reading_waits(self) -> bool:
+        """Whether a driven device (the shoe's link) has bytes waiting to be read (polled, no wait)."""
+        fds = [fd for fd in (fileno() for fileno in self._waiting_fds) if fd is not None]
+        return bool(fds) and bool(select.select(fds, [], [], 0)[0])
 
 
 class _Polled:

@@ -68,6 +68,15 @@ class SignOff:
     _tries: dict[str, _Tries] = field(default_factory=dict)
     _loaded: tuple[tuple[int, int, int], Users] | None = None
 
+    def __post_init__(self) -> None:
+        """The users file as the controller starts, in the audit log (`users_loaded`); a file that
+        cannot be read now is logged and every sign-off refused until it can."""
+        if self.users:
+            try:
+                self._users()
+            except UsersError as exc:
+                log.error("users file: %s", exc)
+
     def admit(self, cmd: Command, caller: Caller | None) -> Admission:
         """The gate's word on a request before anything is journaled (see the module docstring)."""
         if caller is None:
@@ -141,8 +150,26 @@ class SignOff:
             raise UsersError(f"{self.users}: cannot read: {exc.strerror or exc}") from None
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
         if self._loaded is None or self._loaded[0] != stamp:
-            self._loaded = (stamp, Users.load(self.users))
+            users = Users.load(self.users)
+            self._audit_users(self._loaded[1] if self._loaded is not None else None, users)
+            self._loaded = (stamp, users)
         return self._loaded[1]
+
+    def _audit_users(self, before: Users | None, now: Users) -> None:
+        """`users_loaded` (the first read) or `users_changed` (who was added, removed, or had their
+        role or PIN changed): names and roles only, never a hash."""
+        listed = [{"user": u.name, "role": u.role} for u in sorted(now.by_name.values(), key=lambda u: u.name)]
+        if before is None:
+            self._write("users_loaded", {"file": self.users, "users": listed})
+            return
+        old, new = before.by_name, now.by_name
+        added = [{"user": n, "role": new[n].role} for n in sorted(new.keys() - old.keys())]
+        removed = [{"user": n, "role": old[n].role} for n in sorted(old.keys() - new.keys())]
+        changed = [{"user": n, "role": new[n].role, "was": old[n].role,
+                    "pin_changed": (old[n].salt, old[n].hash) != (new[n].salt, new[n].hash)}
+                   for n in sorted(old.keys() & new.keys()) if old[n] != new[n]]
+        if added or removed or changed:
+            self._write("users_changed", {"file": self.users, "added": added, "removed": removed, "changed": changed})
 
     # -- refusals -----------------------------------------------------------------------------------
 

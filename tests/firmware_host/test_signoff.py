@@ -226,3 +226,27 @@ def test_a_bad_users_file_stops_the_start(tmp_path: Path) -> None:
     done = croupier("run", "--config", str(config), "--state", str(tmp_path / "state"))
     assert done.returncode == 2 and "[security] users" in done.stderr and "ana" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_user_changes_are_in_the_audit_log(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """Key and user changes are audited: the users as the controller starts, then who was added,
+    removed or given a new PIN, seen at the next sign-off (names and roles, never a hash)."""
+    table = Table(tmp_path, ctx)
+    try:
+        assert table.audited("users_loaded") == [{"file": str(tmp_path / "users.json"),
+                                                  "users": [{"user": "ana", "role": "supervisor"},
+                                                            {"user": "bo", "role": "dealer"}]}]
+        Users({"ana": User.with_pin("ana", "supervisor", "4938271650"),  # a new PIN for ana, bo gone, cy new
+               "cy": User.with_pin("cy", "supervisor", "6172839405")}).save(tmp_path / "users.json")
+        reply = table.client.request("clear", reason="beam cleaned", then="continue",
+                                     auth={"user": "cy", "pin": "6172839405"})
+        assert reply["ok"], reply
+        changed = table.audited("users_changed")
+        assert changed == [{"file": str(tmp_path / "users.json"),
+                            "added": [{"user": "cy", "role": "supervisor"}],
+                            "removed": [{"user": "bo", "role": "dealer"}],
+                            "changed": [{"user": "ana", "role": "supervisor", "was": "supervisor",
+                                         "pin_changed": True}]}]
+        assert b"6172839405" not in table.disk_bytes() and b"4938271650" not in table.disk_bytes()
+    finally:
+        table.close()

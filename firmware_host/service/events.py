@@ -1,0 +1,41 @@
+"""Device readings as journal events: what the controller writes for each reading a driver reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drivers.readings import (
+    ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
+)
+
+
+def reading_event(reading: Reading) -> tuple[str, dict[str, Any]] | None:
+    """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
+
+    Dispatched on the drivers' closed set of frozen readings (`drivers.readings.Reading`), so the
+    controller does not care which backend made them. What a reading means travels in its fields
+    (`Sensor`, and a fault's or an offline's `kind`), journaled as their string values; `reason`
+    is journaled as the text it is, for people.
+    """
+    match reading:
+        case CardRead(card=card, source=source, seq=seq):
+            return "card", {"card": card, "source": source, "seq": seq, "device": "shoe"}
+        case Misread(source=source, seq=seq):
+            return "misread", {"source": source, "seq": seq}
+        case SensorChange(name=Sensor.CARD_OUT):
+            return None  # the beam only says a card passed; the CARD reading carries the card
+        case SensorChange(name=name, active=active, seq=seq):
+            body: dict[str, Any] = {"name": str(name), "active": active}
+            if seq is not None:  # sent over the shoe's link: part of its resume point
+                body["seq"], body["device"] = seq, "shoe"
+            return "sensor", body
+        case ButtonPress(name=name):
+            return "button", {"name": name}
+        case DeviceOnline(device=device, model=model, serial=serial, firmware=firmware, boot=boot):
+            return "device", {"device": device, "online": True, "model": model, "serial": serial,
+                              "firmware": firmware, "boot": boot}
+        case DeviceOffline(device=device, reason=reason, kind=kind):
+            return "device", {"device": device, "online": False, "reason": reason, "kind": str(kind)}
+        case DeviceFault(device=device, reason=reason, kind=kind):
+            return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
+    return None  # not a reading at all: nothing a device may send is one
