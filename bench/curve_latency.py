@@ -18,7 +18,7 @@ from bench.controller_latency import measure
 AIM_P99_EXTRA_MS = 0.3
 
 
-def run(rounds: int = 3, hands: int = 30) -> bool:
+def run(rounds: int = 5, hands: int = 30) -> bool:
     figures: dict[bool, list[dict[str, float]]] = {False: [], True: []}
     for n in range(rounds):
         for secure in (False, True):
@@ -35,7 +35,10 @@ def run(rounds: int = 3, hands: int = 30) -> bool:
     extra = curve_p99 - plain_p99
     print(f"   median of {rounds}: plaintext p50 {median(False, 'p50_ms'):.2f} ms p99 {plain_p99:.2f} ms; CURVE p50 "
           f"{median(True, 'p50_ms'):.2f} ms p99 {curve_p99:.2f} ms; CURVE's p99 {extra:+.2f} ms "
-          f"({curve_p99 / plain_p99:.2f}x; aim within +{AIM_P99_EXTRA_MS} ms); controller CPU while streaming "
+          f"({curve_p99 / plain_p99:.2f}x; aim within +{AIM_P99_EXTRA_MS} ms), p50 "
+          f"{median(True, 'p50_ms') - median(False, 'p50_ms'):+.2f} ms; the rounds' p99 spread "
+          f"{min(f['p99_ms'] for f in figures[False] + figures[True]):.2f}-"
+          f"{max(f['p99_ms'] for f in figures[False] + figures[True]):.2f} ms; controller CPU while streaming "
           f"{100 * median(False, 'cpu_share'):.1f}% plaintext, {100 * median(True, 'cpu_share'):.1f}% CURVE; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return extra <= AIM_P99_EXTRA_MS
