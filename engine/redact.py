@@ -31,6 +31,8 @@ TABLE_KEYS = frozenset({
     # a poker table's
     "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
     "results",
+    # the table's money: amounts are in the smallest unit of `currency`, which has `decimals`
+    "currency", "decimals",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

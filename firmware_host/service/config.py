@@ -24,6 +24,7 @@ from typing import Any
 from engine import games, tomltext
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
+from engine.money import DEFAULT_CURRENCY, Money
 from engine.paytables import ProfileText, read_profile
 from firmware_host.service import access, commands, fairness
 from firmware_host.service.keys import KeyFileError, KeyPair, load_secret
@@ -49,6 +50,12 @@ class TableConfig:
     profile: str = "default"  # a profile name shipped with the engine, or a TOML file
     seats: int = 7  # house games 1..engine.games.MAX_SPOTS spots; poker engine.games.POKER_SEATS seats
     max_steps_per_hand: int = MAX_STEPS_PER_HAND  # past it the hand faults (`step_limit`)
+    currency: str = DEFAULT_CURRENCY  # an ISO 4217 code (engine.money.DECIMALS): what the screens show money in
+
+    @property
+    def money(self) -> Money:
+        """The table's currency with the decimals of its unit."""
+        return Money.of(self.currency)
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +387,12 @@ def _optional_endpoint(v: Any) -> str:
     return "" if v == "" else _endpoint(v)
 
 
+def _currency(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError(f"must be a currency code string like \"EUR\", not {v!r}")
+    return Money.of(v).currency
+
+
 def _host_port(v: Any) -> str:
     text = _str(v)
     host, _, port = text.rpartition(":")
@@ -397,7 +410,8 @@ def _serial_url(v: Any) -> str:
 
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
     "table": (TableConfig, {"name": _name, "game": _one_of(*games.GAMES), "profile": _str,
-                            "seats": _int(*games.TABLE_SEATS), "max_steps_per_hand": _int(100, 10**7)}),
+                            "seats": _int(*games.TABLE_SEATS), "max_steps_per_hand": _int(100, 10**7),
+                            "currency": _currency}),
     "poker": (PokerConfig, {"structure": _one_of(*games.STRUCTURES), "blinds": _int_list(0, 10**9, 10),
                             **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},

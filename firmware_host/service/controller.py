@@ -32,6 +32,7 @@ import zmq
 
 from drivers.readings import Reading
 from engine.errors import EngineError
+from engine.money import Money
 from firmware_host.service.access import Caller
 from firmware_host.service.signoff import SignOff, open_is_new
 from firmware_host.service.audit import AuditLog, TableAudit
@@ -73,8 +74,10 @@ class Controller:
                  on_light: Callable[[str], None] | None = None,
                  limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
-                 commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND) -> None:
+                 commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
+                 money: Money = Money()) -> None:
         self.journal = journal
+        self.money = money  # [table] currency: published with the table's state
         self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
         self.max_steps = max_steps  # [table] max_steps_per_hand: past it the hand faults
         self.security = security if security is not None else SecurityConfig()  # [security]
@@ -435,15 +438,15 @@ class Controller:
 
     def public_state(self) -> dict[str, Any]:
         """The table as the public feed shows it: hidden cards as `??`, no burns, no detail."""
-        return self.state.views()[0]
+        return self.state.views(self.money)[0]
 
     def full_state(self) -> dict[str, Any]:
         """Every card, for the restricted socket only."""
-        return self.state.views()[1]
+        return self.state.views(self.money)[1]
 
     def states(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """`(public_state(), full_state())`, built together: what each step publishes."""
-        return self.state.views()
+        return self.state.views(self.money)
 
     def _refresh(self, shown: tuple[dict[str, Any], dict[str, Any]] | None = None) -> None:
         """The tower light and the feed follow the state (`shown`: its views, when already built)."""

@@ -22,6 +22,7 @@ from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.readings import OfflineKind, Sensor
 from engine import redact
 from engine.errors import EngineError
+from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.registry import open_setup
 
@@ -102,14 +103,16 @@ class TableState:
     def phase(self) -> str:
         return self.table.phase if self.table is not None else "closed"
 
-    def views(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """`(public, full)`: the table as the public feed and as the restricted feed show it."""
+    def views(self, money: Money = Money()) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(public, full)`: the table as the public feed and as the restricted feed show it, with the
+        table's currency (`currency`, `decimals`: the configuration's `[table] currency`)."""
         table = self.table
         full = closed_view() if table is None else table.full_view()
         full["hand"] = self.hand if table is None else table.hand
         full["fault"] = self.fault.full() if self.fault else None
         full["devices"] = {name: dict(info) for name, info in self.devices.items()}
         full["sensors"] = dict(self.sensors)
+        full["currency"], full["decimals"] = money.currency, money.decimals
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:

@@ -371,7 +371,7 @@ def test_watch_prints_plain_lines(ctx: zmq.Context[Any], tmp_path: Path) -> None
     feed = Feed(ctx, "w1", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.05)
     state = {"game": "uth", "hand": 3, "phase": "preflop", "board": [], "dealer": {"cards": ["??", "??"]},
              "spots": [{"seat": 2, "cards": ["??", "??"], "bets": {"ante": 100, "blind": 100}, "decision": None}],
-             "fault": None}
+             "fault": None, "currency": "GBP", "decimals": 2}
     feed.set_state(state)
     out = io.StringIO()
     done = threading.Event()
@@ -398,7 +398,7 @@ def test_watch_prints_plain_lines(ctx: zmq.Context[Any], tmp_path: Path) -> None
     assert status == 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("seq=") and " snapshot hand=3 game=uth phase=preflop dealer=[?? ??]" in lines[0]
-    assert "seat2=[?? ??] ante=100,blind=100" in lines[0]
+    assert "seat2=[?? ??] ante=GBP 1.00,blind=GBP 1.00" in lines[0]  # money, never raw pence
     flop = [line for line in lines if "phase=flop" in line][0]
     assert "board=[2c 7d 9h]" in flop and "FAULT=misread" in flop
     assert snapshot_endpoint_for("tcp://127.0.0.1:5556") == "tcp://127.0.0.1:5557"
