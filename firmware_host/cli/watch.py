@@ -120,6 +120,8 @@ def format_line(message: dict[str, Any]) -> str:
         parts.append(f"board=[{_cards(message.get('board'))}]")
     for spot in message.get("spots") or []:
         text = f"seat{spot.get('seat')}=[{_cards(spot.get('cards'))}] {_bets(spot.get('bets'), money, ',', '=')}"
+        if isinstance(spot.get("stack"), int):  # a poker seat's chips
+            text += f" stack={money.format(spot['stack'])}"
         if spot.get("decision") is not None:
             text += f" decision={_decision(spot.get('decision'))}"
         if spot.get("results"):
@@ -128,6 +130,8 @@ def format_line(message: dict[str, Any]) -> str:
         if spot.get("hand_name"):
             text += f" ({spot['hand_name']})"
         parts.append(text)
+    if isinstance(message.get("total_pot"), int) and message.get("structure"):
+        parts.append(f"pot={money.format(message['total_pot'])}")
     turn = turn_of(message)
     if turn:
         parts.append(f"turn=[{turn}]")
@@ -163,6 +167,8 @@ def render_screen(message: dict[str, Any], *, offline: str | None = None) -> str
     lines.append("")
     for spot in message.get("spots") or []:
         line = f"  seat {spot.get('seat')}  {_cards(spot.get('cards')):<12} {_bets(spot.get('bets'), money, '  ', ' ')}"
+        if isinstance(spot.get("stack"), int):
+            line += f"  stack {money.format(spot['stack'])}"
         if spot.get("decision") is not None:
             line += f"  [{_decision(spot['decision'])}]"
         if spot.get("hand_name"):
@@ -177,6 +183,8 @@ def render_screen(message: dict[str, Any], *, offline: str | None = None) -> str
 def _footer(message: dict[str, Any], money: Money) -> list[str]:
     """Whose turn, where the next card goes, the nets at the settlement, the fault."""
     lines = [""]
+    if isinstance(message.get("total_pot"), int) and message.get("structure"):
+        lines.append(f"  pot     {money.format(message['total_pot'])}")
     turn = turn_of(message)
     if turn:
         lines.append(f"  turn    {turn}")

@@ -684,8 +684,10 @@ def test_watch_prints_a_poker_table(rig: Rig) -> None:
     holdem_preflop(rig)
     message = {"table": "t", "boot": "b", "seq": 1, "kind": "update", **rig.state()}
     line = format_line(message)
-    assert "game=holdem phase=betting" in line and "seat1=[?? ??] bet=200,in_pot=200 decision=raise to 200" in line
-    assert "seat 5  ?? ??" in render_screen(message)
+    assert "game=holdem phase=betting" in line
+    assert "seat1=[?? ??] bet=EUR 2.00,in_pot=EUR 2.00 stack=EUR " in line and "decision=raise to 200" in line
+    assert "turn=[seat 3 to act]" in line  # the seat to act
+    assert "seat 5  ?? ??" in render_screen(message) and "  turn    seat 3 to act" in render_screen(message)
 
 
 def test_a_mixed_game_keeps_the_players_stacks_and_button(rig: Rig) -> None:
