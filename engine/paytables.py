@@ -420,10 +420,14 @@ def _profile_text(name_or_path: str | Path) -> tuple[str, str, str | None]:
         resource = resources.files("engine").joinpath("profiles", f"{name_or_path}.toml")
         return resource.read_text(encoding="utf-8"), f"profiles/{name_or_path}.toml", name_or_path
     path = Path(name_or_path)
-    if not (path.suffix == ".toml" or path.exists()):
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name too long for a path, a NUL in it: no such file
+        exists = False
+    if not (path.suffix == ".toml" or exists):
         raise ProfileError(f"{text_name}: no such profile (builtin: {', '.join(BUILTIN_PROFILES)}; "
                            f"or give a .toml file)")
     try:
         return path.read_text(encoding="utf-8"), text_name, None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
         raise ProfileError(f"{text_name}: cannot read the profile: {exc}") from None

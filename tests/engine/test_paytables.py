@@ -124,6 +124,16 @@ def test_unknown_profile_name() -> None:
         load_profile("/nonexistent/casino.toml")
 
 
+def test_a_profile_name_no_path_can_hold_is_refused_in_words() -> None:
+    """Found by the atheris soak of the configuration: a 300-byte name raised OSError (ENAMETOOLONG)."""
+    with pytest.raises(ProfileError, match="no such profile"):
+        load_profile("d" + "\udcff" * 300 + "rn")
+    with pytest.raises(ProfileError, match="no such profile"):
+        load_profile("x" * 5000)
+    with pytest.raises(ProfileError):
+        load_profile("a\x00b.toml")
+
+
 def test_qualifier() -> None:
     q = Qualifier.parse("Q-high", THREE_CARD_CATEGORIES)
     for text, expected in [("Qs 3d 2c", True), ("Js Td 8c", False), ("Ah 2d 4c", True),
