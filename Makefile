@@ -3,16 +3,24 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+BROWSER_STAMP := $(VENV)/.chromium
 
 .PHONY: test demo bench soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,analysis]'
+	$(PY) -m pip install -q -e '.[dev,analysis,web]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# the browser tests' Chromium: Debian's package, installed once when missing (as root, as in CI)
+$(BROWSER_STAMP): $(STAMP)
+	test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+	test -x $(CHROMIUM)
+	touch $(BROWSER_STAMP)
+
+test: $(STAMP) $(BROWSER_STAMP)
 	$(PY) -m pytest -p no:cacheprovider
 
 demo: $(STAMP)

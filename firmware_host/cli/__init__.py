@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("firmware_host.cli.run", "run the table controller"),
     "demo": ("firmware_host.cli.demo", "run the simulated table: controller, emulated devices, bots, a view"),
     "watch": ("firmware_host.cli.watch", "show a table's public feed"),
+    "display": ("firmware_host.cli.display", "serve a table's pages in the browser: the table display"),
     "history": ("firmware_host.cli.history", "recall the last hands from the journal"),
     "audit": ("firmware_host.cli.audit", "check and read the tamper-evident audit log"),
     "integrity": ("firmware_host.cli.integrity", "sign and verify the manifest of the installed code"),

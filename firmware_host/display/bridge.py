@@ -1,0 +1,133 @@
+"""The display's one follower of the table's public feed and its fan-out to the browser screens, each with a bounded queue.
+
+The feed is followed by `service.feed.FeedClient` (the clone pattern: subscribe, snapshot, then
+updates by `seq`; a gap or a new `boot` takes a new snapshot) in one thread of its own: the client
+is synchronous and already the one implementation of the pattern, and ZeroMQ sockets belong to
+the thread that made them, so the thread owns them and hands each kept message to the asyncio loop
+(`loop.call_soon_threadsafe`). Only the public feed is ever followed here.
+
+Messages to a screen are JSON text, one per WebSocket message:
+
+    {"kind": "hello", "heartbeat_s": float}                      first, once
+    {"kind": "snapshot" | "update", "table", "boot", "seq", ...state}   the state (as on the feed)
+    {"kind": "heartbeat", "table", "boot", "seq"}                the table is alive
+
+On joining a screen gets `hello` and the current state as a `snapshot`. Each screen has a queue of
+at most `QUEUE_MESSAGES`; when a slow screen's queue is full its backlog is dropped for one
+`snapshot` of the latest state, so it never holds up the feed thread or the other screens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any
+
+import zmq
+
+from firmware_host.service.feed import FeedClient
+
+log = logging.getLogger("croupier.display")
+
+QUEUE_MESSAGES = 64
+
+
+class Screen:
+    """One connected browser: its bounded queue of JSON texts to send."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=QUEUE_MESSAGES)
+        self.resyncs = 0  # times its backlog was dropped for the latest state
+
+    def offer(self, text: str, latest: str | None) -> None:
+        """Queue `text`; when the queue is full, replace the backlog by `latest` (the current state)."""
+        try:
+            self.queue.put_nowait(text)
+            return
+        except asyncio.QueueFull:
+            pass
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.resyncs += 1
+        if latest is not None:
+            self.queue.put_nowait(latest)
+
+
+class Hub:
+    """The latest public state and the connected screens; used from the asyncio loop only."""
+
+    def __init__(self, heartbeat_s: float) -> None:
+        self.hello = json.dumps({"kind": "hello", "heartbeat_s": heartbeat_s})
+        self.latest: str | None = None  # the current state as a `snapshot` message
+        self.screens: set[Screen] = set()
+
+    def join(self) -> Screen:
+        screen = Screen()
+        screen.offer(self.hello, None)
+        if self.latest is not None:
+            screen.offer(self.latest, None)
+        self.screens.add(screen)
+        return screen
+
+    def leave(self, screen: Screen) -> None:
+        self.screens.discard(screen)
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """One kept feed message (from the feed thread, through the loop) to every screen."""
+        text = json.dumps(message, default=str)
+        if message.get("kind") in ("snapshot", "update"):
+            self.latest = json.dumps({**message, "kind": "snapshot"}, default=str)
+        for screen in list(self.screens):
+            screen.offer(text, self.latest)
+
+
+class FeedFollower(threading.Thread):
+    """The thread following the public feed; hands every kept message to `hub` on `loop`."""
+
+    def __init__(self, hub: Hub, loop: asyncio.AbstractEventLoop, public: str, snapshot: str, *,
+                 key: str | None = None, server_key: str | None = None) -> None:
+        super().__init__(name="display-feed", daemon=True)
+        self.hub = hub
+        self.loop = loop
+        self.public = public
+        self.snapshot = snapshot
+        self.key = key
+        self.server_key = server_key
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        ctx: zmq.Context[Any] = zmq.Context()
+        try:
+            client = FeedClient(ctx, self.public, self.snapshot, timeout_s=1.0, key=self.key,
+                                server_key=self.server_key)
+            try:
+                self._follow(client)
+            finally:
+                client.close()
+        except Exception:  # a reader never dies quietly: say why, the pages go offline
+            log.exception("display: following %s failed", self.public)
+        finally:
+            ctx.destroy(linger=0)
+
+    def _follow(self, client: FeedClient) -> None:
+        while not self.stopping.is_set():
+            try:
+                message = client.receive(250)
+            except TimeoutError as exc:  # the table is down: the pages' heartbeat timer shows offline
+                log.warning("display: %s", exc)
+                client.state = None  # ask for a snapshot again
+                continue
+            except ValueError as exc:  # a frame that is not a feed message: counted in the log, skipped
+                log.warning("display: bad frame on %s: %s", self.public, exc)
+                continue
+            if message is None:
+                continue
+            try:
+                self.loop.call_soon_threadsafe(self.hub.publish, message)
+            except RuntimeError:  # the loop has closed: the process is ending
+                return
+
+    def stop(self) -> None:
+        self.stopping.set()

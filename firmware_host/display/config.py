@@ -1,0 +1,98 @@
+"""The `[display]` section of `croupier display --config FILE`, parsed once at start into a typed value.
+
+    [display]
+    listen = "127.0.0.1:8080"               # HOST:PORT the pages and the WebSocket are served on (port 0: any free one)
+    public = "tcp://127.0.0.1:5556"         # the table's public feed (PUB)
+    snapshot = "tcp://127.0.0.1:5557"       # its snapshot socket (ROUTER)
+    heartbeat_s = 1.0                       # the table's [feed] heartbeat_s: the pages show "offline" after 3 missed
+    key = "/etc/croupier/keys/display.key_secret"   # optional: this client's CURVE certificate ...
+    server_key = "/etc/croupier/keys/table.key"     # ... and the table's public one (both or neither)
+
+An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine import tomltext
+from firmware_host.service.config import ConfigError
+from firmware_host.service.curve import client_keys
+
+_KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key")
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """Where the pages are served and which table feed they show."""
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    public: str = "tcp://127.0.0.1:5556"
+    snapshot: str = "tcp://127.0.0.1:5557"
+    heartbeat_s: float = 1.0
+    key: str | None = None
+    server_key: str | None = None
+    source: str = "<string>"
+
+    @classmethod
+    def load(cls, path: str | Path) -> DisplayConfig:
+        """Read and parse a TOML file. Raises ConfigError (unreadable, bad TOML, bad key, bad key file)."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        return cls.parse(text, source=str(path))
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<string>") -> DisplayConfig:
+        """Parse TOML text holding a `[display]` section. Raises ConfigError."""
+        try:
+            data = tomltext.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
+        for name in data:
+            if name != "display":
+                raise ConfigError(f"{source}: unknown section [{name}] (known: display)")
+        section = data.get("display", {})
+        if not isinstance(section, Mapping):
+            raise ConfigError(f"{source}: [display] must be a table of keys")
+        return cls.from_section(section, source)
+
+    @classmethod
+    def from_section(cls, section: Mapping[str, Any], source: str) -> DisplayConfig:
+        values: dict[str, Any] = {"source": source}
+        for key, raw in section.items():
+            if key not in _KEYS:
+                raise ConfigError(f"{source}: [display] unknown key {key!r} (known: {', '.join(_KEYS)})")
+            try:
+                values.update(_check(key, raw))
+            except ValueError as exc:
+                raise ConfigError(f"{source}: [display] {key}: {exc}") from None
+        cfg = cls(**values)
+        try:
+            client_keys(cfg.key, cfg.server_key)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: [display] key, server_key: {exc}") from None
+        return cfg
+
+
+def _check(key: str, raw: Any) -> dict[str, Any]:
+    if key == "heartbeat_s":
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
+            raise ValueError("must be a number of seconds between 0.05 and 60")
+        return {key: float(raw)}
+    if not isinstance(raw, str) or not raw:
+        raise ValueError(f"must be a non-empty string, not {raw!r}")
+    if key == "listen":
+        host, _, port = raw.rpartition(":")
+        if not host or not port.isdigit() or not 0 <= int(port) < 65536:
+            raise ValueError(f"must be HOST:PORT, not {raw!r}")
+        return {"host": host.strip("[]"), "port": int(port)}
+    if key in ("public", "snapshot") and not raw.startswith(("tcp://", "ipc://")):
+        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {raw!r}")
+    return {key: raw}

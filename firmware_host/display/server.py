@@ -1,0 +1,90 @@
+"""The display's web process: the shipped static pages and the WebSocket bridge of the table's public feed (aiohttp)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from aiohttp import WSMsgType, web
+
+from firmware_host.display.bridge import FeedFollower, Hub
+from firmware_host.display.config import DisplayConfig
+
+STATIC = Path(__file__).parent / "static"
+PAGES = {"/table": "table.html"}
+HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
+
+
+async def _page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / PAGES[request.path], headers={"Cache-Control": "no-cache"})
+
+
+async def _home(request: web.Request) -> web.Response:
+    raise web.HTTPFound("/table")
+
+
+async def _public(request: web.Request) -> web.WebSocketResponse:
+    """The public feed for one screen: `hello`, the current state, then every update (`bridge.py`)."""
+    ws = web.WebSocketResponse()
+    await ws.prepare(request)
+    hub = request.app[HUB]
+    screen = hub.join()
+
+    async def send() -> None:
+        while True:
+            await ws.send_str(await screen.queue.get())
+
+    sender = asyncio.create_task(send())
+    try:
+        async for msg in ws:  # screens only listen; anything they send is ignored
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        hub.leave(screen)
+        sender.cancel()
+    return ws
+
+
+def make_app(hub: Hub) -> web.Application:
+    app = web.Application()
+    app[HUB] = hub
+    app.router.add_get("/", _home)
+    for path in PAGES:
+        app.router.add_get(path, _page)
+    app.router.add_get("/ws/public", _public)
+    app.router.add_static("/static/", STATIC, append_version=False)
+    return app
+
+
+async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
+    """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
+    Raises OSError when the address cannot be bound."""
+    loop = asyncio.get_running_loop()
+    hub = Hub(cfg.heartbeat_s)
+    follower = FeedFollower(hub, loop, cfg.public, cfg.snapshot, key=cfg.key, server_key=cfg.server_key)
+    runner = web.AppRunner(make_app(hub), access_log=None)
+    await runner.setup()
+    stop = asyncio.Event()
+    try:
+        site = web.TCPSite(runner, cfg.host, cfg.port)
+        await site.start()
+        port = cfg.port
+        server = site._server  # aiohttp keeps the bound sockets here; needed for the port of `listen = "...:0"`
+        if isinstance(server, asyncio.Server) and server.sockets:
+            port = server.sockets[0].getsockname()[1]
+        follower.start()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        base = f"http://{cfg.host}:{port}"
+        out.write(json.dumps({"display": base, "table": f"{base}/table", "public": cfg.public}) + "\n")
+        out.flush()
+        await stop.wait()
+    finally:
+        follower.stop()
+        await runner.cleanup()
+    follower.join(timeout=2.0)
+    return 0
