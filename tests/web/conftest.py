@@ -56,13 +56,16 @@ def sim_table(tmp_path: Path) -> Iterator[Callable[..., SimTable]]:
 
 @pytest.fixture
 def display(tmp_path: Path) -> Iterator[Callable[[SimTable], dict[str, Any]]]:
-    """`display(table)`: a running `croupier display` on a free port for the table's public feed; its ready line."""
+    """`display(table)`: a running `croupier display` on a free port for the table's public feed (with
+    the simulation's display key when the table has CURVE keys); its ready line."""
     procs: list[subprocess.Popen[str]] = []
 
     def start(table: SimTable) -> dict[str, Any]:
         config = tmp_path / f"display{len(procs)}.toml"
+        keys = "" if table.keys is None else (f'key = "{table.keys.display}"\n'
+                                              f'server_key = "{table.keys.table_public}"\n')
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
-                          f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n',
+                          f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n{keys}',
                           encoding="utf-8")
         log = tmp_path / f"display{len(procs)}.log"
         proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),

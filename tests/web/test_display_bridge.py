@@ -17,6 +17,7 @@ from firmware_host.cli.demo import SimTable
 from firmware_host.display.bridge import QUEUE_MESSAGES, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.service.config import ConfigError
+from firmware_host.sim.keys import SimKeys
 
 
 def test_the_display_section_parses_into_typed_values() -> None:
@@ -74,9 +75,11 @@ def test_a_slow_screen_gets_the_latest_state_and_never_holds_up_the_others() -> 
     assert json.loads(backlog[0])["kind"] == "snapshot"  # the backlog was dropped for the state of that moment
 
 
+@pytest.mark.parametrize("curve", [False, True], ids=["plaintext", "curve"])
 def test_a_screen_gets_hello_then_the_tables_state_over_the_websocket(
-        sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]]) -> None:
-    table = sim_table(game="3cp", seed=5, seats=3)
+        sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], tmp_path: Path,
+        curve: bool) -> None:
+    table = sim_table(game="3cp", seed=5, seats=3, keys=SimKeys.make(tmp_path / "keys") if curve else None)
     ready = display(table)
 
     async def first_two() -> list[dict[str, Any]]:

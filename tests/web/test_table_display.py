@@ -132,3 +132,15 @@ def test_table_display_follows_bot_hands_without_early_cards_and_with_the_journa
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "table-display.png"))
     assert (shots / "table-display.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_table_display_shows_offline_when_the_table_stops_and_not_before(
+        sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], page: Page) -> None:
+    table = sim_table(game="3cp", seed=3, seats=2)
+    page.goto(display(table)["table"])
+    page.wait_for_selector("[data-table='sim-3cp-1'][data-phase]")
+    page.wait_for_selector("[data-offline]", state="detached")  # heartbeats arrive: no banner
+    assert page.locator("[data-offline]").count() == 0
+    table.stop()  # controller and shoe gone: no more heartbeats
+    page.wait_for_selector("[data-offline]", state="visible", timeout=30_000)
+    assert page.locator("[data-table].stale").count() == 1  # the last state is not shown as current
