@@ -14,6 +14,7 @@ from typing import Any
 import zmq
 from playwright.sync_api import Page
 
+from engine.money import format_money
 from firmware_host.cli.demo import SimTable
 from firmware_host.service.feed import FeedClient
 from firmware_host.sim.bots import seat_players
@@ -127,6 +128,14 @@ def test_table_display_follows_bot_hands_without_early_cards_and_with_the_journa
         expected = {(spot["seat"], circle, net) for spot in hand["settlement"]["spots"]
                     for circle, net in spot["results"].items()}
         assert drawn.get(hand["hand"]) == expected, (hand["hand"], drawn.get(hand["hand"]), expected)
+
+    last = settled[-1]  # still on show: its stakes in the table's money, as engine.money writes it
+    assert page.locator("[data-table]").get_attribute("data-hand") == str(last["hand"])
+    for spot in last["round"]["spots"]:
+        for circle in ("ante", "blind", "trips"):
+            if circle in spot["bets"]:
+                stake = page.locator(f"[data-seat='{spot['seat']}'] [data-circle='{circle}'] .stake").inner_text()
+                assert stake == format_money(spot["bets"][circle], "EUR", 2), (spot["seat"], circle, stake)
 
     shots = Path(os.environ.get("CROUPIER_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,14 @@
-// Money as the table's currency: the state's `currency` and `decimals` when the feed has them, else cents shown as 0.00.
-export function formatMoney(amount, state) {
-  const decimals = Number.isInteger(state?.decimals) ? state.decimals : 2;
-  const value = amount / 10 ** decimals;
-  const number = value.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-  return state?.currency ? `${number} ${state.currency}` : number;
+// Money as engine.money.format_money writes it ("EUR 12.50"): the state's `currency` and `decimals`; without them EUR, 2.
+export function formatMoney(amount, state, signed = false) {
+  const currency = typeof state?.currency === "string" ? state.currency : "EUR";
+  const decimals = Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
+  const sign = amount < 0 ? "\u2212" : signed && amount > 0 ? "+" : "";
+  const scale = 10 ** decimals;
+  const units = Math.floor(Math.abs(amount) / scale);
+  const minor = String(Math.abs(amount) % scale).padStart(decimals, "0");
+  return `${currency} ${sign}${decimals ? `${units}.${minor}` : units}`;
 }
 
 export function formatNet(amount, state) {
-  if (amount === 0) return "push";
-  return (amount > 0 ? "+" : "\u2212") + formatMoney(Math.abs(amount), state);
+  return amount === 0 ? "push" : formatMoney(amount, state, true);
 }
