@@ -13,14 +13,12 @@ An unknown section or key, or a bad value, is a ConfigError naming the file, the
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import tomltext
-from firmware_host.service.config import ConfigError
+from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key")
@@ -42,19 +40,12 @@ class DisplayConfig:
     @classmethod
     def load(cls, path: str | Path) -> DisplayConfig:
         """Read and parse a TOML file. Raises ConfigError (unreadable, bad TOML, bad key, bad key file)."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-        return cls.parse(text, source=str(path))
+        return cls.parse(read_text(path), source=str(path))
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> DisplayConfig:
         """Parse TOML text holding a `[display]` section. Raises ConfigError."""
-        try:
-            data = tomltext.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
+        data = parse_toml(text, source)
         for name in data:
             if name != "display":
                 raise ConfigError(f"{source}: unknown section [{name}] (known: display)")

@@ -267,20 +267,12 @@ class Config:
     @classmethod
     def load(cls, path: str | Path) -> Config:
         """Read and parse a TOML file. Raises ConfigError (unreadable file, bad TOML, bad key)."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-        return cls.parse(text, source=str(path))
+        return cls.parse(read_text(path), source=str(path))
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> Config:
         """Parse TOML text. Raises ConfigError naming `source`, the section and the key."""
-        try:
-            data = tomltext.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
-        return cls.from_mapping(data, source)
+        return cls.from_mapping(parse_toml(text, source), source)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str = "<mapping>") -> Config:
@@ -295,6 +287,24 @@ class Config:
         cfg = cls(source=source, **sections)
         _check_whole(cfg)
         return replace(cfg, profile=_house_table(cfg))
+
+
+def read_text(path: str | Path) -> str:
+    """A configuration file's text. Raises ConfigError naming it (unreadable, not UTF-8)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """TOML text as data. Raises ConfigError naming `source` ("not valid TOML: ...")."""
+    try:
+        return tomltext.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
 
 
 # -- schema: section -> key -> checker ------------------------------------------------------------

@@ -151,3 +151,10 @@ def test_toml_that_tomllib_itself_cannot_read_is_refused_in_words(text: str, wor
     with pytest.raises(ConfigError) as err:
         Config.parse(text, source="deep.toml")
     assert str(err.value).startswith("deep.toml: ") and all(w in str(err.value) for w in words), str(err.value)
+
+
+def test_a_file_that_is_not_utf8_is_refused_naming_it(tmp_path: Path) -> None:
+    bad = tmp_path / "table.toml"
+    bad.write_bytes(b'[table]\nname = "\xff"\n')
+    with pytest.raises(ConfigError, match=r"table.toml: not UTF-8 text \(byte 16"):
+        Config.load(bad)
