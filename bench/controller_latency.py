@@ -22,7 +22,6 @@ the ratio does not), RSS < 60 MB.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import os
 import pickle
 import shutil
@@ -45,7 +44,7 @@ from firmware_host.service.curve import ClientKeys, client_keys
 from firmware_host.sim.keys import SimKeys
 from drivers.shoe_protocol import Decoder, MsgType
 from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
-from firmware_host.sim.restarter import read_json_line, spawn
+from firmware_host.sim.restarter import end, read_json_line, spawn
 
 BAUD = 115_200
 SEATS = 7
@@ -350,13 +349,8 @@ def measure(hands: int = HANDS, secure: bool = False) -> dict[str, float]:
     finally:
         if listener is not None:
             listener.kill()
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(5)
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            end(proc)
         shoe.close()
         ctx.destroy(linger=0)
         shutil.rmtree(run_dir, ignore_errors=True)

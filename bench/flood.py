@@ -32,7 +32,7 @@ from bench import controller_latency as lat
 from firmware_host.cli.demo import croupier_argv
 from firmware_host.service.commands import CommandClient
 from firmware_host.sim.bots import TableEndpoints, write_config
-from firmware_host.sim.restarter import read_json_line, spawn
+from firmware_host.sim.restarter import end, read_json_line, spawn
 from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient
 
 HANDS = 25
@@ -185,13 +185,8 @@ def measure(hands: int = HANDS) -> dict[str, Any]:
         for child in (listener, flooder):
             if child is not None:
                 child.kill()
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(5)
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            end(proc)
         shoe.close()
         ctx.destroy(linger=0)
         shutil.rmtree(run_dir, ignore_errors=True)

@@ -40,7 +40,7 @@ from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, S
 from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.sim.keys import SimKeys
-from firmware_host.sim.restarter import Restarter, RestarterError, read_json_line, spawn
+from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 
 log = logging.getLogger("croupier.demo")
 
@@ -154,13 +154,8 @@ class SimTable:
     def stop(self) -> None:
         if self.controller is not None:
             self.controller.stop()
-        if self.shoe_proc is not None and self.shoe_proc.poll() is None:
-            self.shoe_proc.terminate()
-            try:
-                self.shoe_proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.shoe_proc.kill()
-                self.shoe_proc.wait()
+        if self.shoe_proc is not None:
+            end(self.shoe_proc)
         if self._own_run_dir:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 

@@ -46,6 +46,18 @@ def spawn(argv: Sequence[str], *, stdout: int | IO[Any] | None = subprocess.PIPE
                             preexec_fn=_die_with_parent if os.name == "posix" else None)
 
 
+def end(proc: subprocess.Popen[Any], timeout_s: float = 5.0) -> None:
+    """SIGTERM a child still running, SIGKILL it if it has not exited within `timeout_s`; reaped."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def read_json_line(proc: subprocess.Popen[bytes], timeout_s: float, what: str) -> dict[str, Any]:
     """The first line of `proc`'s standard output, as JSON. Raises RestarterError on timeout, exit or bad JSON."""
     assert proc.stdout is not None
@@ -151,13 +163,8 @@ class Restarter:
             self._stopping = True
             proc = self._proc
             self._cond.notify_all()
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            end(proc, timeout_s)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout_s + 1)
 
