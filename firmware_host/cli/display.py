@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import ssl
 import sys
 
 from firmware_host.service.config import ConfigError
@@ -31,6 +32,10 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         return asyncio.run(serve(cfg))
+    except ssl.SSLError as exc:  # before OSError, which it is
+        print(f"croupier display: {cfg.source}: [display] tls_cert, tls_key: not a certificate and its key: "
+              f"{exc.reason or exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"croupier display: cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -7,6 +7,9 @@
     heartbeat_s = 1.0                       # the table's [feed] heartbeat_s: the pages show "offline" after 3 missed
     key = "/etc/croupier/keys/display.key_secret"   # optional: this client's CURVE certificate ...
     server_key = "/etc/croupier/keys/table.key"     # ... and the table's public one (both or neither)
+    users = "/etc/croupier/users.json"      # optional: the users file sign-in checks PINs against (the table's [security] users)
+    tls_cert = "/etc/croupier/tls/display.crt"      # optional: serve the pages over HTTPS with this certificate ...
+    tls_key = "/etc/croupier/tls/display.key"       # ... and its private key (both or neither)
 
 An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key.
 """
@@ -21,7 +24,7 @@ from typing import Any
 from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
-_KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key")
+_KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +38,15 @@ class DisplayConfig:
     heartbeat_s: float = 1.0
     key: str | None = None
     server_key: str | None = None
+    users: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
     source: str = "<string>"
+
+    @property
+    def scheme(self) -> str:
+        """`https` when the pages are served over TLS, else `http`."""
+        return "https" if self.tls_cert else "http"
 
     @classmethod
     def load(cls, path: str | Path) -> DisplayConfig:
@@ -69,6 +80,12 @@ class DisplayConfig:
             client_keys(cfg.key, cfg.server_key)
         except ValueError as exc:
             raise ConfigError(f"{source}: [display] key, server_key: {exc}") from None
+        if (cfg.tls_cert is None) != (cfg.tls_key is None):
+            raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
+        for key in ("users", "tls_cert", "tls_key"):
+            path = getattr(cfg, key)
+            if path is not None and not Path(path).is_file():
+                raise ConfigError(f"{source}: [display] {key}: no such file {path!r}")
         return cfg
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import ssl
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from aiohttp import WSMsgType, web
 
+from firmware_host.display import auth
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 
@@ -49,9 +51,10 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     return ws
 
 
-def make_app(hub: Hub) -> web.Application:
+def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False) -> web.Application:
     app = web.Application()
     app[HUB] = hub
+    auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
     app.router.add_get("/", _home)
     for path in PAGES:
         app.router.add_get(path, _page)
@@ -60,17 +63,29 @@ def make_app(hub: Hub) -> web.Application:
     return app
 
 
+def _tls_context(cfg: DisplayConfig) -> ssl.SSLContext | None:
+    """The server side of TLS for the pages, when `[display] tls_cert` and `tls_key` are given. Raises OSError
+    (unreadable files) or ssl.SSLError (not a certificate and its key)."""
+    if cfg.tls_cert is None or cfg.tls_key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+    return context
+
+
 async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
     Raises OSError when the address cannot be bound."""
     loop = asyncio.get_running_loop()
     hub = Hub(cfg.heartbeat_s)
     follower = FeedFollower(hub, loop, cfg.public, cfg.snapshot, key=cfg.key, server_key=cfg.server_key)
-    runner = web.AppRunner(make_app(hub), access_log=None)
+    tls = _tls_context(cfg)
+    runner = web.AppRunner(make_app(hub, auth.Sessions(cfg.users), tls=tls is not None), access_log=None)
     await runner.setup()
     stop = asyncio.Event()
     try:
-        site = web.TCPSite(runner, cfg.host, cfg.port)
+        site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=tls)
         await site.start()
         port = cfg.port
         server = site._server  # aiohttp keeps the bound sockets here; needed for the port of `listen = "...:0"`
@@ -79,7 +94,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         follower.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        base = f"http://{cfg.host}:{port}"
+        base = f"{cfg.scheme}://{cfg.host}:{port}"
         out.write(json.dumps({"display": base, "table": f"{base}/table", "public": cfg.public}) + "\n")
         out.flush()
         await stop.wait()
