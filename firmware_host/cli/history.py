@@ -26,9 +26,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from engine.errors import EngineError
-from engine.house import TableLimits
-from firmware_host.service.journal import Event, HandRow, Journal, JournalError
+from firmware_host.service.history import hand_lines
+from firmware_host.service.journal import HandRow, Journal, JournalError
 from firmware_host.cli.output import stdout_closed
 from firmware_host.tables.state import signer_of
 
@@ -38,45 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the journal's directory (default $CROUPIER_STATE or ./croupier-state)")
     parser.add_argument("--last", type=int, default=10, metavar="N", help="how many hands (default 10; 0: all)")
     parser.add_argument("--json", action="store_true", help="one JSON line per finished hand")
-
-
-def json_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
-    """The `--json` line of one finished hand; `opened` is the `open` event it was played under
-    (`Journal.open_before`), which holds the profile's text."""
-    rec = row.record
-    if rec.get("poker"):
-        return {"hand": row.hand, "status": row.status, "game": rec.get("game"), "burns": rec.get("burns", []),
-                "hand_record": rec.get("hand_record"), "results": rec.get("results"),
-                "chopped": rec.get("chopped", False),
-                "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
-    return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
-            "settlement": rec.get("settlement"), **settled_under(rec, opened),
-            "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
-
-
-def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
-    """`{"profile": {"name", "sha256", "content"}, "limits": {...every key}}` of a house hand's record.
-
-    The content is the open event's journaled text when its sha256 is the one the hand was played
-    under (null when the hand was journaled before profiles were)."""
-    profile: dict[str, Any] = {"name": rec.get("profile"), "sha256": rec.get("profile_sha256"), "content": None}
-    journaled = opened.body.get("profile") if opened is not None else None
-    if (profile["content"] is None and profile["sha256"] is not None and isinstance(journaled, dict)
-            and journaled.get("sha256") == profile["sha256"]):
-        profile["content"] = journaled.get("content")
-    limits = dict(rec.get("limits") or {})
-    try:
-        parsed = TableLimits.parse(limits, source="record")
-        limits = {key: getattr(parsed, key) for key in TableLimits.KEYS}
-    except EngineError:  # as recorded: not ours to mend
-        pass
-    return {"profile": profile, "limits": limits}
-
-
-def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
-    cleared = fault.get("cleared") or {}
-    return {"kind": fault.get("kind"), "detail": fault.get("detail"),
-            "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}
 
 
 def describe_poker(row: HandRow) -> list[str]:
@@ -226,9 +186,8 @@ def in_progress(journal: Journal) -> list[str]:
 def history(journal: Journal, out: TextIO, last: int, as_json: bool) -> None:
     rows = journal.hands(last if last > 0 else None)
     if as_json:
-        for row in rows:
-            opened = journal.open_before(row.closed_event) if not row.record.get("poker") else None
-            out.write(json.dumps(json_line(row, opened), separators=(",", ":")) + "\n")
+        for line in hand_lines(journal, rows):
+            out.write(json.dumps(line, separators=(",", ":")) + "\n")
         return
     for row in rows:
         out.write("\n".join(describe(row)) + "\n\n")

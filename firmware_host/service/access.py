@@ -17,7 +17,7 @@ SOCKETS = ("public", "snapshot", "full", "full_snapshot", "commands")
 """The controller's sockets, by the name `[access]` gives them."""
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "act", "card", "confirm", "void", "clear", "state",
-            "seat", "chop")
+            "seat", "chop", "history")
 """Every command a role may be given in `[rights]` (the command channel's, `service.commands`)."""
 
 _CLIENT_ROLES = tuple(role for role in ROLES if role != "table")
@@ -27,18 +27,21 @@ DEFAULT_ACCESS: dict[str, tuple[str, ...]] = {
     "snapshot": _CLIENT_ROLES,
     "full": ("surveillance", "technician"),
     "full_snapshot": ("surveillance", "technician"),
-    "commands": ("dealer", "supervisor", "pit", "technician"),
+    "commands": ("dealer", "supervisor", "pit", "surveillance", "technician"),
 }
 """Socket -> the roles whose keys may connect to it: the full feed (hole cards) only to surveillance
 and the technician; the public feed to every allowed key."""
 
 DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
     "dealer": ("bet", "deal", "decide", "act", "card", "confirm", "seat", "state"),
-    "pit": ("open", "close", "state"),
+    "pit": ("open", "close", "state", "history"),
     "supervisor": COMMANDS,
-    "technician": ("state",),
+    "surveillance": ("state", "history"),
+    "technician": ("state", "history"),
 }
-"""Role -> the commands it may send; a role not listed may send none."""
+"""Role -> the commands it may send; a role not listed may send none. `history` (closed hands from the
+journal, read only) goes to those who review hands: the pit, surveillance, the technician and the
+supervisor; not to the dealer's console or a display."""
 
 SIGN_OFF = ("clear", "void", "chop")
 """Commands that need a supervisor's sign-off (`auth`), whoever relays them; so do a card entered by

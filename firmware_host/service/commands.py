@@ -86,7 +86,10 @@ from engine.cards import Card
 from engine.errors import CardError
 from firmware_host.service.curve import client_keys
 
-COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop")
+COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
+            "history")
+HISTORY_PAGE = 100
+"""The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
 # Games, structures, actions, decisions, stakes keys, seat bounds and Play multiples: `engine.games`.
 _POKER_SEAT_NUMBERS = (1, games.POKER_SEATS[1])  # a poker table's seats are numbered 1..its seats
@@ -493,6 +496,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "seat": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.SEAT_ACTIONS)),
              "amount": (False, _int_in(1))},
     "chop": {"reason": (False, _text), "shares": (False, _shares)},
+    "history": {"after": (False, _int_in(0)), "limit": (False, _int_in(1, HISTORY_PAGE)), "newest": (False, _flag)},
 }
 
 

@@ -43,6 +43,7 @@ from firmware_host.service.feed import Feed
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
+from firmware_host.service.history import history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
 from firmware_host.service.keys import KeyPair, serve_curve
 from firmware_host.service.zap import ZapHandler, caller_of
@@ -345,6 +346,8 @@ class Controller:
         admitted = self.signoff.admit(cmd, caller)
         if admitted.refusal is not None:
             return admitted.refusal
+        if cmd.cmd == "history":  # journal reads only: nothing journaled, the table unchanged
+            return history_reply(self.journal, cmd)
         req = cmd.req
         if req is not None and (cmd.cmd in _CHECK_REQ_FIRST or (cmd.hand is not None and cmd.hand != self.hand)):
             # these may be answered before the journal is written: look the request up first

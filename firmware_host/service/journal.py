@@ -445,6 +445,15 @@ class Journal:
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
 
+    def hands_after(self, after: int, limit: int) -> list[HandRow]:
+        """At most `limit` finished hands numbered above `after`, oldest first. Raises JournalError."""
+        sql = "SELECT hand, game, status, closed_event, ts, record FROM hands WHERE hand > ? ORDER BY hand LIMIT ?"
+        try:
+            rows = self._conn.execute(sql, (after, limit)).fetchall()
+            return [HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
+
     def events(self, since: int = 0) -> Iterator[Event]:
         """Every event with id > since, in order."""
         for row in self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? ORDER BY id",

@@ -1,0 +1,85 @@
+"""Closed hands as `croupier history --json` gives them, and the command channel's `history` request that pages through them.
+
+`{"cmd": "history", "after": N, "limit": K}` -> `{"ok": true, "hands": [...], "more": bool, "last": M}`:
+the closed hands numbered above N (default 0), oldest first, at most K of them (default and cap
+`MAX_PAGE`); `more` says whether closed hands numbered above M wait (ask again with `after = M`);
+`last` is the page's last number (N itself for an empty page). With `"newest": true` the page is the
+last K closed hands instead (a screen's recall; `more` then says whether older ones exist). Each hand
+is its `croupier history --json` line (`hand_line`). Journal reads only: the table is not changed,
+nothing is journaled, and a page is one indexed query plus one per house hand for its `open`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.errors import EngineError
+from engine.house import TableLimits
+from firmware_host.service.commands import HISTORY_PAGE, Command, error_reply
+from firmware_host.service.journal import Event, HandRow, Journal, JournalError
+from firmware_host.tables.state import signer_of
+
+MAX_PAGE = HISTORY_PAGE
+"""The most hands one `history` reply carries (a page of 100: see bench/history_page.py)."""
+
+
+def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
+    """The `--json` line of one finished hand; `opened` is the `open` event it was played under
+    (`Journal.open_before`), which holds the profile's text."""
+    rec = row.record
+    if rec.get("poker"):
+        return {"hand": row.hand, "status": row.status, "game": rec.get("game"), "burns": rec.get("burns", []),
+                "hand_record": rec.get("hand_record"), "results": rec.get("results"),
+                "chopped": rec.get("chopped", False),
+                "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
+    return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
+            "settlement": rec.get("settlement"), **settled_under(rec, opened),
+            "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
+
+
+def hand_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
+    """The `--json` lines of finished hands (house hands with the `open` they were played under)."""
+    return [hand_line(row, None if row.record.get("poker") else journal.open_before(row.closed_event))
+            for row in rows]
+
+
+def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
+    """`{"profile": {"name", "sha256", "content"}, "limits": {...every key}}` of a house hand's record.
+
+    The content is the open event's journaled text when its sha256 is the one the hand was played
+    under (null when the hand was journaled before profiles were)."""
+    profile: dict[str, Any] = {"name": rec.get("profile"), "sha256": rec.get("profile_sha256"), "content": None}
+    journaled = opened.body.get("profile") if opened is not None else None
+    if (profile["content"] is None and profile["sha256"] is not None and isinstance(journaled, dict)
+            and journaled.get("sha256") == profile["sha256"]):
+        profile["content"] = journaled.get("content")
+    limits = dict(rec.get("limits") or {})
+    try:
+        parsed = TableLimits.parse(limits, source="record")
+        limits = {key: getattr(parsed, key) for key in TableLimits.KEYS}
+    except EngineError:  # as recorded: not ours to mend
+        pass
+    return {"profile": profile, "limits": limits}
+
+
+def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
+    cleared = fault.get("cleared") or {}
+    return {"kind": fault.get("kind"), "detail": fault.get("detail"),
+            "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}
+
+
+def history_reply(journal: Journal, cmd: Command) -> dict[str, Any]:
+    """The reply to a `history` request (its arguments checked by `Command`): one page of closed hands."""
+    after = int(cmd.args.get("after", 0))
+    limit = int(cmd.args.get("limit", MAX_PAGE))
+    try:
+        if cmd.args.get("newest"):
+            rows = journal.hands(limit + 1)
+            more, rows = len(rows) > limit, rows[-limit:]
+        else:
+            rows = journal.hands_after(after, limit + 1)
+            more, rows = len(rows) > limit, rows[:limit]
+        hands = hand_lines(journal, rows)
+    except JournalError as exc:
+        return error_reply(cmd.id, "journal", str(exc))
+    return {"id": cmd.id, "ok": True, "hands": hands, "more": more, "last": rows[-1].hand if rows else after}
