@@ -238,7 +238,7 @@ class RightsConfig:
     dealer: tuple[str, ...] = access.DEFAULT_RIGHTS["dealer"]
     supervisor: tuple[str, ...] = access.DEFAULT_RIGHTS["supervisor"]
     pit: tuple[str, ...] = access.DEFAULT_RIGHTS["pit"]
-    surveillance: tuple[str, ...] = ()
+    surveillance: tuple[str, ...] = access.DEFAULT_RIGHTS["surveillance"]
     display: tuple[str, ...] = ()
     technician: tuple[str, ...] = access.DEFAULT_RIGHTS["technician"]
     table: tuple[str, ...] = ()

@@ -11,6 +11,7 @@ nothing is journaled, and a page is one indexed query plus one per house hand fo
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from engine.errors import EngineError
@@ -38,9 +39,17 @@ def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
 
 
 def hand_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
-    """The `--json` lines of finished hands (house hands with the `open` they were played under)."""
-    return [hand_line(row, None if row.record.get("poker") else journal.open_before(row.closed_event))
-            for row in rows]
+    """The `--json` lines of finished hands, oldest first (house hands with the `open` they were played
+    under, each `open` read once)."""
+    if not rows:
+        return []
+    opens = journal.opens_for(rows[0].closed_event, rows[-1].closed_event)
+    ids = [event.id for event in opens]
+    lines = []
+    for row in rows:
+        at = bisect.bisect_left(ids, row.closed_event) - 1  # the last open before the hand closed
+        lines.append(hand_line(row, None if row.record.get("poker") or at < 0 else opens[at]))
+    return lines
 
 
 def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:

@@ -426,6 +426,14 @@ class Journal:
                                  "ORDER BY id DESC LIMIT 1", (event_id,)).fetchone()
         return self._event(row) if row else None
 
+    def opens_for(self, first: int, last: int) -> list[Event]:
+        """The `open` events that hands closed at events `first`..`last` were played under, oldest
+        first: the last one before `first` and every one between (a page of hands reads each once)."""
+        before = self._conn.execute("SELECT max(id) FROM events WHERE kind='open' AND id < ?", (first,)).fetchone()
+        rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind='open' AND id >= ? "
+                                  "AND id < ? ORDER BY id", (before[0] or first, last)).fetchall()
+        return [self._event(r) for r in rows]
+
     def hand_events(self, hand: int) -> list[Event]:
         """Every event journaled for one hand number, in order."""
         rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE hand=? ORDER BY id",

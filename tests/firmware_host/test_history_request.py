@@ -1,0 +1,174 @@
+"""The command channel's `history` request: closed hands in pages from a real controller's journal, over real sockets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+
+from firmware_host.service import keys
+from firmware_host.service.commands import Command, CommandClient
+from firmware_host.service.config import SecurityConfig
+from firmware_host.service.controller import Controller
+from firmware_host.service.journal import Journal
+from firmware_host.tables.house import HouseSetup
+from tests.firmware_host.test_curve import SecureTable
+
+UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
+
+
+def play_hands(c: Controller, n: int) -> None:
+    """`n` settled UTH hands (one spot), then a voided one when `n` is odd, all in-process."""
+    def do(cmd: str, **args: object) -> None:
+        reply = c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
+        assert reply["ok"], reply
+
+    for i in range(n):
+        do("bet", seat=1 + i % 3, bets={"ante": 100, "blind": 100})
+        for card in "Ah Ad 2c Ks".split():
+            do("card", card=card)
+        do("decide", seat=1 + i % 3, decision="play", multiple=4)
+        for card in "Ac 9h 8d 7s 2h".split():
+            do("card", card=card)
+        do("confirm")
+    if n % 2:
+        do("bet", seat=2, bets={"ante": 100, "blind": 100})
+        do("card", card="5s")
+        do("void", reason="a card on the floor")
+
+
+class LocalTable:
+    """A controller on its own thread with its command channel on ipc; a local client acts as `role`."""
+
+    def __init__(self, root: Path, ctx: zmq.Context[Any], hands: int, role: str = "pit") -> None:
+        self.root = root
+        self.c = Controller(Journal.open(root / "state"), default_setup=UTH, security=SecurityConfig(local_role=role))
+        self.c.recover()
+        play_hands(self.c, hands)
+        self.endpoint = f"ipc://{root}/commands"
+        self.c.bind_commands(ctx, self.endpoint)
+        self.thread = threading.Thread(target=self.c.run, args=(ctx,), daemon=True)
+        self.thread.start()
+        self.client = CommandClient(ctx, self.endpoint, timeout_s=5.0, name=role)
+
+    def events(self) -> int:
+        return sum(1 for _ in Journal.open(self.root / "state", readonly=True).events())
+
+    def close(self) -> None:
+        self.client.close()
+        self.c.stop()
+        self.thread.join(10)
+        self.c.journal.close()
+
+
+@pytest.fixture
+def local(tmp_path: Path, ctx: zmq.Context[Any], request: pytest.FixtureRequest) -> Iterator[LocalTable]:
+    hands, role = getattr(request, "param", (0, "pit"))
+    t = LocalTable(tmp_path, ctx, hands, role)
+    yield t
+    t.close()
+
+
+def cli_history(state: Path, last: int = 0) -> list[dict[str, Any]]:
+    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state), "--json",
+                          "--last", str(last)], capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("local", [(7, "pit")], indirect=True)
+def test_pages_of_closed_hands_equal_croupier_history_json_and_journal_nothing(local: LocalTable) -> None:
+    before = local.events()
+    pages, after = [], 0
+    while True:
+        reply = local.client.request("history", after=after, limit=3)
+        assert reply["ok"], reply
+        pages.append([h["hand"] for h in reply["hands"]])
+        after = reply["last"]
+        if not reply["more"]:
+            break
+    assert pages == [[1, 2, 3], [4, 5, 6], [7, 8]]  # seven settled, the eighth voided
+    every = local.client.request("history")
+    assert every["more"] is False and every["last"] == 8
+    assert every["hands"] == cli_history(local.root / "state")  # each hand exactly its --json line
+    assert [h["status"] for h in every["hands"]][-2:] == ["settled", "voided"]
+    newest = local.client.request("history", newest=True, limit=2)
+    assert [h["hand"] for h in newest["hands"]] == [7, 8] and newest["more"] is True
+    assert newest["hands"] == cli_history(local.root / "state", 2)
+    past = local.client.request("history", after=8)
+    assert past["hands"] == [] and past["more"] is False and past["last"] == 8
+    assert local.events() == before  # journal reads only
+
+
+def test_an_empty_journal_answers_no_hands(local: LocalTable) -> None:
+    reply = local.client.request("history", after=0, limit=10)
+    assert (reply["ok"], reply["hands"], reply["more"], reply["last"]) == (True, [], False, 0)
+    newest = local.client.request("history", newest=True)
+    assert (newest["ok"], newest["hands"], newest["more"]) == (True, [], False)
+
+
+@pytest.mark.parametrize("args, words", [
+    ({"limit": 0}, "history: limit:"),
+    ({"limit": 101}, "history: limit:"),
+    ({"after": -1}, "history: after:"),
+    ({"after": "7"}, "history: after:"),
+    ({"newest": "yes"}, "history: newest:"),
+    ({"before": 3}, "history: unknown argument(s) before"),
+])
+def test_bad_arguments_are_refused_malformed_saying_which(local: LocalTable, args: dict[str, Any],
+                                                          words: str) -> None:
+    reply = local.client.send_raw(msgpack.packb({"id": "h1", "cmd": "history", **args}))
+    assert reply["ok"] is False and reply["code"] == "malformed" and reply["id"] == "h1"
+    assert reply["error"].startswith(words), reply["error"]
+
+
+def test_a_page_is_capped_at_100_hands(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    t = LocalTable(tmp_path, ctx, 101)
+    try:
+        first = t.client.request("history")
+        assert len(first["hands"]) == 100 and first["more"] is True and first["last"] == 100
+        rest = t.client.request("history", after=first["last"])
+        assert [h["hand"] for h in rest["hands"]] == [101, 102] and rest["more"] is False
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("local", [(1, "dealer"), (1, "display")], indirect=True)
+def test_a_role_without_the_right_is_refused_forbidden(local: LocalTable) -> None:
+    reply = local.client.request("history")
+    assert reply["ok"] is False and reply["code"] == "forbidden"
+    assert "hands" not in reply
+
+
+def test_over_curve_pit_and_surveillance_keys_get_history_and_nothing_else_new(tmp_path: Path,
+                                                                              ctx: zmq.Context[Any]) -> None:
+    keys.create(tmp_path / "clients", "pit1", "pit")
+    table = SecureTable(tmp_path, ctx)
+    try:
+        eye, pit, dealer = table.commands("eye"), table.commands("dealer1"), table.commands("dealer2")
+        pit_key = {"key": str(tmp_path / "clients" / "pit1.key_secret"),
+                   "server_key": str(tmp_path / "table" / "table.key")}
+        pit = CommandClient(ctx, table.cfg.commands.endpoint, timeout_s=1.5, name="pit1", **pit_key)
+        assert dealer.request("bet", seat=1, bets={"ante": 100, "blind": 100})["ok"]
+        for client in (eye, pit):
+            reply = client.request("history", after=0)
+            assert (reply["ok"], reply["hands"], reply["more"]) == (True, [], False)
+        assert dealer.request("history")["code"] == "forbidden"
+        for cmd, args in (("bet", {"seat": 2, "bets": {"ante": 100, "blind": 100}}), ("deal", {}), ("close", {})):
+            refused = eye.request(cmd, **args)
+            assert refused["ok"] is False and refused["code"] == "forbidden", (cmd, refused)
+        assert eye.request("state")["ok"]
+        screen = table.commands("screen")  # a display key does not get on the command channel at all
+        with pytest.raises(TimeoutError):
+            screen.request("history")
+        for c in (eye, pit, dealer, screen):
+            c.close()
+    finally:
+        table.close()
