@@ -10,6 +10,11 @@
     users = "/etc/croupier/users.json"      # optional: the users file sign-in checks PINs against (the table's [security] users)
     tls_cert = "/etc/croupier/tls/display.crt"      # optional: serve the pages over HTTPS with this certificate ...
     tls_key = "/etc/croupier/tls/display.key"       # ... and its private key (both or neither)
+    full = "tcp://127.0.0.1:5558"           # optional: the table's full feed (PUB) for /surveillance ...
+    full_snapshot = "tcp://127.0.0.1:5559"  # ... and its full snapshot socket (both or neither)
+    commands = "tcp://127.0.0.1:5555"       # optional: the table's command channel (`history` for /surveillance)
+    surveillance_key = "/etc/croupier/keys/eye.key_secret"  # optional: a role-surveillance certificate for
+                                            # the full feed and `history` (with server_key)
 
 An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key.
 """
@@ -24,7 +29,9 @@ from typing import Any
 from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
-_KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key")
+_KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
+         "full", "full_snapshot", "commands", "surveillance_key")
+_ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +48,10 @@ class DisplayConfig:
     users: str | None = None
     tls_cert: str | None = None
     tls_key: str | None = None
+    full: str | None = None
+    full_snapshot: str | None = None
+    commands: str | None = None
+    surveillance_key: str | None = None
     source: str = "<string>"
 
     @property
@@ -80,6 +91,7 @@ class DisplayConfig:
             client_keys(cfg.key, cfg.server_key)
         except ValueError as exc:
             raise ConfigError(f"{source}: [display] key, server_key: {exc}") from None
+        _check_surveillance(cfg, source)
         if (cfg.tls_cert is None) != (cfg.tls_key is None):
             raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
         for key in ("users", "tls_cert", "tls_key"):
@@ -101,6 +113,19 @@ def _check(key: str, raw: Any) -> dict[str, Any]:
         if not host or not port.isdigit() or not 0 <= int(port) < 65536:
             raise ValueError(f"must be HOST:PORT, not {raw!r}")
         return {"host": host.strip("[]"), "port": int(port)}
-    if key in ("public", "snapshot") and not raw.startswith(("tcp://", "ipc://")):
+    if key in _ENDPOINTS and not raw.startswith(("tcp://", "ipc://")):
         raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {raw!r}")
     return {key: raw}
+
+
+def _check_surveillance(cfg: DisplayConfig, source: str) -> None:
+    """The surveillance view's keys: the full feed's two endpoints together, its certificate with the table's."""
+    if (cfg.full is None) != (cfg.full_snapshot is None):
+        raise ConfigError(f"{source}: [display] full, full_snapshot: give both or neither")
+    if cfg.surveillance_key is not None:
+        if cfg.server_key is None:
+            raise ConfigError(f"{source}: [display] surveillance_key: needs server_key (the table's public certificate)")
+        try:
+            client_keys(cfg.surveillance_key, cfg.server_key)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: [display] surveillance_key: {exc}") from None

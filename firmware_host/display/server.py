@@ -12,7 +12,7 @@ from typing import TextIO
 
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth
+from firmware_host.display import auth, surveillance
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 
@@ -81,7 +81,9 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     hub = Hub(cfg.heartbeat_s)
     follower = FeedFollower(hub, loop, cfg.public, cfg.snapshot, key=cfg.key, server_key=cfg.server_key)
     tls = _tls_context(cfg)
-    runner = web.AppRunner(make_app(hub, auth.Sessions(cfg.users), tls=tls is not None), access_log=None)
+    app = make_app(hub, auth.Sessions(cfg.users), tls=tls is not None)
+    full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
+    runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     stop = asyncio.Event()
     try:
@@ -92,6 +94,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         if isinstance(server, asyncio.Server) and server.sockets:
             port = server.sockets[0].getsockname()[1]
         follower.start()
+        full.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         base = f"{cfg.scheme}://{cfg.host}:{port}"
@@ -101,5 +104,6 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     finally:
         follower.stop()
         await runner.cleanup()
+        full.stop()
     follower.join(timeout=2.0)
     return 0

@@ -1,0 +1,185 @@
+"""The surveillance view: `/surveillance`, the table's full feed on `/ws/full` for signed-in surveillance users only, and the hands' recall over the command channel's `history`.
+
+The full feed (hole cards, burns, the fault's detail) is followed by a second `bridge.FeedFollower`
+into a `Hub` of its own, started only when `[display] full` is set, with `[display]
+surveillance_key` (a certificate of role `surveillance`) when the table has CURVE keys; nothing of
+it goes anywhere but `/ws/full`. The WebSocket's handshake needs a session of role `surveillance`
+(`auth.require`: 401 signed out, 403 another role); each connection is logged with the user, and
+the controller audits the full-feed subscription of the display's key.
+
+On `/ws/full` the messages are those of `/ws/public` (`hello`, `snapshot`, `update`, `heartbeat`)
+with the full state; the page may send `{"kind": "history", "limit": 10}` and gets `{"kind":
+"history", "hands": [...]}` (the last `limit` closed hands as `croupier history --json` gives them,
+at most `history.MAX_PAGE`) or `{"kind": "history", "error": "..."}`: the request is relayed to
+the controller's `history` (`[display] commands`) from one worker thread that owns the command
+socket, off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import zmq
+from aiohttp import WSMsgType, web
+
+from firmware_host.display import auth
+from firmware_host.display.bridge import FeedFollower, Hub, Screen
+from firmware_host.display.config import DisplayConfig
+from firmware_host.service.commands import HISTORY_PAGE, CommandClient
+
+log = logging.getLogger("croupier.display.surveillance")
+
+STATIC = Path(__file__).parent / "static"
+ROLES = ("surveillance",)
+RECALL_TIMEOUT_S = 5.0
+
+
+class Recall:
+    """The `history` requests of the surveillance pages, sent one at a time from a thread of their own."""
+
+    def __init__(self, cfg: DisplayConfig) -> None:
+        self.cfg = cfg
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="display-history")
+        self._ctx: zmq.Context[Any] | None = None
+        self._client: CommandClient | None = None
+
+    def _request(self, limit: int) -> dict[str, Any]:  # on the worker thread only: it owns the socket
+        if self.cfg.commands is None:
+            return {"kind": "history", "error": "the recall is not set up on this display ([display] commands)"}
+        if self._client is None:
+            self._ctx = zmq.Context()
+            key = self.cfg.surveillance_key
+            self._client = CommandClient(self._ctx, self.cfg.commands, timeout_s=RECALL_TIMEOUT_S, name="surveillance",
+                                         key=key, server_key=self.cfg.server_key if key else None)
+        try:
+            reply = self._client.request("history", newest=True, limit=limit)
+        except TimeoutError:
+            self._client.close()
+            self._client = None  # a fresh socket next time
+            return {"kind": "history", "error": f"the table did not answer within {RECALL_TIMEOUT_S:.0f} s"}
+        if not reply.get("ok"):
+            return {"kind": "history", "error": f"the table refused: {reply.get('error')}"}
+        return {"kind": "history", "hands": reply.get("hands", []), "more": reply.get("more", False)}
+
+    async def ask(self, limit: int) -> dict[str, Any]:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, self._request, limit)
+
+    def _close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._ctx is not None:
+            self._ctx.destroy(linger=0)
+
+    def close(self) -> None:
+        self.pool.submit(self._close)
+        self.pool.shutdown(wait=True)
+
+
+class Surveillance:
+    """The full feed's follower and hub, and the recall; `start`/`stop` with the display."""
+
+    def __init__(self, cfg: DisplayConfig, loop: asyncio.AbstractEventLoop) -> None:
+        self.cfg = cfg
+        self.hub = Hub(cfg.heartbeat_s)
+        self.recall = Recall(cfg)
+        self.follower: FeedFollower | None = None
+        if cfg.full is not None and cfg.full_snapshot is not None:
+            key = cfg.surveillance_key
+            self.follower = FeedFollower(self.hub, loop, cfg.full, cfg.full_snapshot, key=key,
+                                         server_key=cfg.server_key if key else None)
+            self.follower.name = "display-full-feed"
+
+    def start(self) -> None:
+        if self.follower is not None:
+            self.follower.start()
+
+    def stop(self) -> None:
+        if self.follower is not None:
+            self.follower.stop()
+            self.follower.join(timeout=2.0)
+        self.recall.close()
+
+
+SURVEILLANCE: web.AppKey[Surveillance] = web.AppKey("surveillance", Surveillance)
+
+
+async def _page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / "surveillance.html", headers={"Cache-Control": "no-cache"})
+
+
+def _history_limit(text: str) -> int | None:
+    """The `limit` of a page's `{"kind": "history", "limit": N}` (1..MAX_PAGE), or None for anything else."""
+    try:
+        asked = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(asked, dict) or asked.get("kind") != "history":
+        return None
+    limit = asked.get("limit", 10)
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        return None
+    return max(1, min(limit, HISTORY_PAGE))
+
+
+async def _full(request: web.Request) -> web.WebSocketResponse:
+    """The full feed for one signed-in surveillance screen, and its recall requests."""
+    surveillance = request.app[SURVEILLANCE]
+    try:
+        session = auth.require(request, ROLES)
+    except web.HTTPException:
+        who = auth.session_of(request)
+        log.warning("full feed refused to %s from %s", f"{who.user} ({who.role})" if who else "a client not signed in",
+                    request.remote)
+        raise
+    if surveillance.follower is None:
+        raise web.HTTPServiceUnavailable(text='{"error": "the full feed is not set up on this display ([display] full)"}',
+                                         content_type="application/json")
+    ws = web.WebSocketResponse()
+    await ws.prepare(request)
+    log.info("full feed to %s (%s) from %s", session.user, session.role, request.remote)
+    screen: Screen = surveillance.hub.join()
+    sending = asyncio.Lock()
+
+    async def send() -> None:
+        while True:
+            text = await screen.queue.get()
+            async with sending:
+                await ws.send_str(text)
+
+    async def recall(limit: int) -> None:
+        answer = json.dumps(await surveillance.recall.ask(limit), default=str)
+        async with sending:
+            await ws.send_str(answer)
+
+    sender = asyncio.create_task(send())
+    asked: set[asyncio.Task[None]] = set()
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.ERROR:
+                break
+            limit = _history_limit(msg.data) if msg.type == WSMsgType.TEXT else None
+            if limit is not None and len(asked) < 2:  # at most two recalls of one screen in flight
+                task = asyncio.create_task(recall(limit))
+                asked.add(task)
+                task.add_done_callback(asked.discard)
+    finally:
+        surveillance.hub.leave(screen)
+        sender.cancel()
+        for task in asked:
+            task.cancel()
+        log.info("full feed to %s ended", session.user)
+    return ws
+
+
+def add_routes(app: web.Application, cfg: DisplayConfig, loop: asyncio.AbstractEventLoop) -> Surveillance:
+    """Register `/surveillance` and `/ws/full` on `app`; the caller starts and stops what it returns."""
+    surveillance = Surveillance(cfg, loop)
+    app[SURVEILLANCE] = surveillance
+    app.router.add_get("/surveillance", _page)
+    app.router.add_get("/ws/full", _full)
+    return surveillance
