@@ -1,7 +1,7 @@
 // The surveillance view (/surveillance): a signed-in surveillance user follows the table's full feed over /ws/full:
 // every card as dealt, the burns, the hand's steps as they happen, and the last 10 hands recalled from the journal.
 // Data attributes as docs/display.md lists them (data-card holds the real card here, never "??" for a dealt card).
-import { cardElement, cardsElements } from "/static/cards.js";
+import { cardsElements } from "/static/cards.js";
 import { formatMoney, formatNet } from "/static/money.js";
 import { ensureSignedIn, signIn } from "/static/signin.js";
 
@@ -159,9 +159,9 @@ function logSteps(state) {
     line.dataset.hand = String(state.hand);
     line.dataset.seq = String(state.seq);
     line.append(el("span", "seq", `#${state.seq}`), document.createTextNode(text));
-    stepsList.append(line); // the list is drawn newest on top (column-reverse)
+    stepsList.prepend(line); // newest on top
   }
-  while (stepsList.children.length > MAX_STEPS) stepsList.firstElementChild.remove();
+  while (stepsList.children.length > MAX_STEPS) stepsList.lastElementChild.remove();
 }
 
 // -- the recall: the last hands from the journal (the controller's `history`) ---------------------------------
@@ -233,7 +233,7 @@ function showRecall(message) {
   note.textContent = "";
   const state = previous ?? {};
   historyBox.replaceChildren(...[...message.hands].reverse().map((h) => pastHand(h, state))); // newest first
-  historyBox.dataset.hands = message.hands.map((h) => h.hand).join(" ");
+  historyBox.dataset.hands = message.hands.map((h) => h.hand).reverse().join(" "); // newest first, as shown
   document.dispatchEvent(new CustomEvent("croupier:recalled", { detail: { hands: message.hands.length } }));
 }
 

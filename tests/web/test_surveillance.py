@@ -1,0 +1,254 @@
+"""The surveillance view (/surveillance) in headless Chromium: a signed-in surveillance user sees every card as the full feed has it, the steps, and the journal's last 10 hands; nobody else gets the full feed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from playwright.sync_api import Browser, Page
+
+from firmware_host.cli.demo import SimTable
+from firmware_host.service import keys
+from firmware_host.service.feed import FeedClient
+from firmware_host.service.users import User, Users
+from firmware_host.sim.bots import seat_players
+from firmware_host.sim.keys import SimKeys
+
+EVE, DAN = ("eve", "2468"), ("dan", "1357")  # a surveillance user and a dealer
+
+# Every state the page draws: its seq, boot and the cards of the live table where they stand (the recall is apart).
+SAMPLER = """
+window.__samples = [];
+document.addEventListener("croupier:rendered", () => {
+  const root = document.querySelector("#table[data-table]");
+  const where = (el) => {
+    if (el.closest("[data-dealer]")) return "dealer";
+    if (el.closest("[data-board]")) return "board";
+    if (el.closest("[data-burns]")) return "burns";
+    return "seat " + el.closest("[data-seat]").dataset.seat;
+  };
+  const places = {};
+  for (const card of root.querySelectorAll("[data-card]")) (places[where(card)] ??= []).push(card.dataset.card);
+  window.__samples.push({boot: root.dataset.boot, seq: Number(root.dataset.seq), hand: Number(root.dataset.hand),
+                         phase: root.dataset.phase, places});
+});
+"""
+
+# Every message of /ws/public, read by a page of its own.
+PUBLIC_TAP = """
+(url) => { window.__public = []; const ws = new WebSocket(url);
+  ws.onmessage = (e) => window.__public.push(JSON.parse(e.data)); window.__tap = ws; }
+"""
+
+
+def places(state: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The cards of a full state where they stand, as the sampler reads them from the page."""
+    out: dict[str, list[str]] = {}
+    for name, cards in (("dealer", (state.get("dealer") or {}).get("cards")), ("board", state.get("board")),
+                        ("burns", state.get("burns"))):
+        if cards:
+            out[name] = list(cards)
+    for spot in state.get("spots") or []:
+        if spot.get("cards"):
+            out[f"seat {spot['seat']}"] = list(spot["cards"])
+    return out
+
+
+class FullRecord(threading.Thread):
+    """Follows the table's full feed with the surveillance key; the cards of every state by (boot, seq)."""
+
+    def __init__(self, table: SimTable, key: str) -> None:
+        super().__init__(daemon=True)
+        self.table, self.key = table, key
+        self.by_seq: dict[tuple[str, int], dict[str, list[str]]] = {}
+        self.gaps = 0
+        self.ready = threading.Event()
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        ctx: zmq.Context[Any] = zmq.Context()
+        assert self.table.keys is not None
+        client = FeedClient(ctx, self.table.endpoints.full, self.table.endpoints.full_snapshot, timeout_s=5.0,
+                            key=self.key, server_key=str(self.table.keys.table_public))
+        try:
+            while not self.stopping.is_set():
+                message = client.receive(100)
+                if message is not None and client.state is not None and client.boot is not None:
+                    self.by_seq[(client.boot, client.seq)] = places(client.state)
+                    self.ready.set()
+            self.gaps = client.gaps
+        finally:
+            client.close()
+            ctx.destroy(linger=0)
+
+
+def history_json(state_dir: Path, last: int) -> list[dict[str, Any]]:
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state_dir),
+                           "--last", str(last), "--json"], capture_output=True, text=True, timeout=120, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+class Rig:
+    """A table with CURVE keys (and a surveillance certificate), a users file, and a `croupier display` with the full feed."""
+
+    def __init__(self, root: Path, sim_table: Callable[..., SimTable]) -> None:
+        self.root = root
+        self.keys = SimKeys.make(root / "keys")
+        public, secret = keys.create(root / "eye", "eye", "surveillance")
+        shutil.copyfile(public, self.keys.clients / public.name)
+        self.eye = str(secret)
+        Users({name: User.with_pin(name, role, pin) for (name, pin), role in ((EVE, "surveillance"), (DAN, "dealer"))}
+              ).save(root / "users.json")
+        self.table = sim_table(game="uth", seed=5, seats=3, keys=self.keys)
+        self.log = root / "display.log"
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start_display(self) -> str:
+        e = self.table.endpoints
+        config = self.root / "display.toml"
+        config.write_text(
+            f'[display]\nlisten = "127.0.0.1:0"\npublic = "{e.public}"\nsnapshot = "{e.snapshot}"\n'
+            f'heartbeat_s = {self.table.heartbeat_s}\nkey = "{self.keys.display}"\nserver_key = "{self.keys.table_public}"\n'
+            f'users = "{self.root / "users.json"}"\nfull = "{e.full}"\nfull_snapshot = "{e.full_snapshot}"\n'
+            f'commands = "{e.commands}"\nsurveillance_key = "{self.eye}"\n', encoding="utf-8")
+        self.proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
+                                      "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(self.log, "ab"),
+                                     text=True)
+        line = self.proc.stdout.readline() if self.proc.stdout else ""
+        assert line, f"croupier display did not start: {self.log.read_text()[-2000:]}"
+        base: str = json.loads(line)["display"]
+        return base
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def rig(tmp_path: Path, sim_table: Callable[..., SimTable]) -> Iterator[Rig]:
+    r = Rig(tmp_path, sim_table)
+    yield r
+    r.close()
+
+
+def sign_in(page: Page, who: tuple[str, str]) -> None:
+    page.wait_for_selector("[data-signin]")
+    page.fill("[data-signin] input[name=user]", who[0])
+    page.fill("[data-signin] input[name=pin]", who[1])
+    page.click("[data-signin] button[type=submit]")
+
+
+def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_journals_last_10_hands(
+        rig: Rig, browser: Browser, page: Page, tmp_path: Path) -> None:
+    record = FullRecord(rig.table, rig.eye)
+    record.start()
+    assert record.ready.wait(20), "the test's own full-feed client got no snapshot"
+    base = rig.start_display()
+    page.add_init_script(SAMPLER)
+    page.goto(f"{base}/surveillance")
+    sign_in(page, EVE)
+    page.wait_for_selector("#table[data-table='sim-uth-1'][data-seq]")
+    tap = browser.new_page()
+    tap.goto(f"{base}/table")
+    tap.evaluate(PUBLIC_TAP, base.replace("http", "ws") + "/ws/public")
+    dealer = rig.table.dealer(players=seat_players(3, 5), buttons=0.3)
+    try:
+        played = dealer.play(11)
+    finally:
+        dealer.close()
+    journal = history_json(rig.table.state_dir, 10)
+    last = journal[-1]["hand"]
+    try:
+        page.wait_for_function(f"document.querySelector('[data-history]').dataset.hands?.split(' ')[0] === '{last}'",
+                               timeout=30_000)
+    except Exception:
+        pytest.fail(f"no recall of hand {last}: {page.inner_text('[data-history]')!r}, "
+                    f"{page.inner_text('#recall-note')!r}; {rig.log.read_text()[-1500:]}")
+    samples: list[dict[str, Any]] = page.evaluate("window.__samples")
+    record.stopping.set()
+    record.join(10)
+    assert played.hands == 11 and record.gaps == 0
+
+    hole_cards_seen = 0
+    for sample in samples:  # each drawn state's cards are exactly the full feed's at that seq: no "??"
+        shown = record.by_seq.get((sample["boot"], sample["seq"]))
+        assert shown is not None, f"the page drew seq {sample['seq']}, which the full feed never had"
+        assert sample["places"] == shown, (sample["seq"], sample["places"], shown)
+        if sample["phase"] in ("preflop", "flop", "river"):
+            hole_cards_seen += sum(len(c) for p, c in sample["places"].items() if p.startswith("seat "))
+    assert hole_cards_seen > 0 and "??" not in json.dumps([s["places"] for s in samples])
+
+    steps = page.eval_on_selector_all("[data-step]", "els => els.map(e => [e.dataset.step, e.textContent])")
+    kinds = {kind for kind, _ in steps}
+    assert {"hand", "bet", "card", "decision", "settlement"} <= kinds, kinds
+    assert any(text.endswith("\u2192 dealer") for kind, text in steps if kind == "card")
+
+    # the recall: the journal's last 10 hands, newest first, with the cards per spot in dealt order
+    recalled = page.eval_on_selector_all(
+        "[data-history] > [data-hand]",
+        "els => els.map(e => [Number(e.dataset.hand), [...e.querySelectorAll('[data-seat]')].map(s => "
+        "[Number(s.dataset.seat), [...s.querySelectorAll('[data-card]')].map(c => c.dataset.card)])])")
+    assert [hand for hand, _ in recalled] == [h["hand"] for h in reversed(journal)] and len(recalled) == 10
+    for (hand, spots), line in zip(recalled, reversed(journal)):
+        assert spots == [[s["seat"], s["cards"]] for s in line["round"]["spots"]], hand
+
+    public: list[dict[str, Any]] = tap.evaluate("window.__public")
+    updates = [m for m in public if m.get("kind") in ("snapshot", "update")]
+    assert len(updates) > 11 * 10
+    for m in updates:  # the public bridge never carries what the full feed adds, nor a hole card before the showdown
+        assert not {"burns", "discards", "devices", "sensors", "manual"} & set(m), m
+        assert "detail" not in (m.get("fault") or {})
+        if m["phase"] not in ("showdown", "settled"):
+            assert all(card == "??" for spot in m["spots"] for card in spot["cards"]), m
+            assert all(card == "??" for card in m["dealer"]["cards"]), m
+    tap.close()
+
+    assert "full feed to eve (surveillance)" in rig.log.read_text()
+    shots = Path(os.environ.get("CROUPIER_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "surveillance.png"))
+    assert (shots / "surveillance.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_asks_to_sign_in(
+        rig: Rig, browser: Browser) -> None:
+    base = rig.start_display()
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        assert context.request.get(f"{base}/ws/full").status == 401  # nobody signed in
+        page = context.new_page()
+        page.goto(f"{base}/surveillance")
+        page.wait_for_selector("[data-signin='surveillance']")
+        assert page.locator("#table[data-seq]").count() == 0
+        signed = context.request.post(f"{base}/api/signin", data=json.dumps({"user": DAN[0], "pin": DAN[1]}),
+                                      headers={"Content-Type": "application/json"})
+        assert signed.status == 200 and signed.json()["role"] == "dealer"
+        refused = context.request.get(f"{base}/ws/full")  # a dealer's session
+        assert refused.status == 403 and "dealer may not use this page" in refused.json()["error"]
+        page.goto(f"{base}/surveillance")  # the dealer's session does not open the view: the sign-in again
+        page.wait_for_selector("[data-signin='surveillance']")
+        sign_in(page, DAN)
+        page.wait_for_selector("[data-signin-error]:not([hidden])")
+        assert "needs a surveillance" in page.inner_text("[data-signin-error]")
+        assert page.locator("#table[data-seq]").count() == 0
+        opened = page.evaluate("""(url) => new Promise((done) => { const ws = new WebSocket(url);
+            ws.onopen = () => done(true); ws.onerror = () => done(false); })""",
+                               base.replace("http", "ws") + "/ws/full")
+        assert opened is False
+    finally:
+        context.close()
+    assert "full feed refused" in rig.log.read_text()
