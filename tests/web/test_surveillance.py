@@ -17,7 +17,9 @@ import zmq
 from playwright.sync_api import Browser, Page
 
 from firmware_host.cli.demo import SimTable
+from firmware_host.display.config import DisplayConfig
 from firmware_host.service import keys
+from firmware_host.service.config import ConfigError
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.bots import seat_players
@@ -252,3 +254,24 @@ def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_as
     finally:
         context.close()
     assert "full feed refused" in rig.log.read_text()
+
+
+@pytest.mark.parametrize("text, says", [
+    ('full = "tcp://127.0.0.1:5558"', "[display] full, full_snapshot: give both or neither"),
+    ('commands = "http://127.0.0.1:5555"', "[display] commands: must be a ZeroMQ endpoint"),
+    ('surveillance_key = "/nowhere/eye.key_secret"', "[display] surveillance_key: needs server_key"),
+])
+def test_a_bad_surveillance_setting_is_refused_naming_the_key(text: str, says: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        DisplayConfig.parse(f"[display]\n{text}\n", source="d.toml")
+    assert says in str(refused.value)
+
+
+def test_the_surveillance_settings_parse(tmp_path: Path) -> None:
+    made = SimKeys.make(tmp_path)
+    cfg = DisplayConfig.parse(f'[display]\nfull = "ipc:///run/t/full"\nfull_snapshot = "ipc:///run/t/fsnap"\n'
+                              f'commands = "tcp://10.0.0.7:5555"\nkey = "{made.display}"\n'
+                              f'server_key = "{made.table_public}"\nsurveillance_key = "{made.display}"\n')
+    assert (cfg.full, cfg.full_snapshot, cfg.commands) == ("ipc:///run/t/full", "ipc:///run/t/fsnap",
+                                                           "tcp://10.0.0.7:5555")
+    assert cfg.surveillance_key == str(made.display)
