@@ -72,3 +72,31 @@ def test_a_hand_whose_flags_do_not_match_its_cards_is_not_redacted() -> None:
         redact.public({"spots": [{"seat": 1, "cards": ["As", "Kd"], "visible": [True]}]})
     with pytest.raises(ValueError, match="visible flags"):  # no flags at all: never shown by default
         redact.public({"dealer": {"cards": ["As"]}})
+
+
+def test_a_view_holding_a_value_marshal_does_not_take_is_still_copied_whole() -> None:
+    from enum import StrEnum
+
+    class Phase(StrEnum):
+        PREFLOP = "preflop"
+
+    full = {"phase": Phase.PREFLOP, "board": ["As"], "spots": [{"seat": 1, "cards": ["Kd"], "visible": [True],
+                                                               "bets": {"ante": 5}}]}
+    public = redact.public(full)
+    assert public == {"phase": "preflop", "board": ["As"], "spots": [{"seat": 1, "cards": ["Kd"], "bets": {"ante": 5}}]}
+    assert public["board"] is not full["board"]
+    assert public["spots"][0]["cards"] is not full["spots"][0]["cards"]
+    assert public["spots"][0]["bets"] is not full["spots"][0]["bets"]
+
+
+def test_nothing_of_the_public_view_is_shared_with_the_full_view() -> None:
+    full = {"board": ["As"], "results": {"pots": [{"amount": 5, "winners": [1]}]},
+            "spots": [{"seat": 1, "cards": ["Kd", "Qd"], "visible": [True, False], "bets": {"ante": 5},
+                       "results": {"ante": 5}}]}
+    public = redact.public(full)
+    full["board"].append("2c")
+    full["results"]["pots"][0]["winners"].append(2)
+    full["spots"][0]["bets"]["ante"] = 7
+    full["spots"][0]["results"]["ante"] = 0
+    assert public == {"board": ["As"], "results": {"pots": [{"amount": 5, "winners": [1]}]},
+                      "spots": [{"seat": 1, "cards": ["Kd", "??"], "bets": {"ante": 5}, "results": {"ante": 5}}]}
