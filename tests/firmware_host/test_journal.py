@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,3 +113,14 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
     assert j.find_request("new").digest == "e" * 64  # type: ignore[union-attr]
     assert j.verify_chain() is None
     j.close()
+
+
+@pytest.mark.parametrize("value", [
+    {"card": "As", "source": "shoe", "seq": 4, "device": "shoe"},
+    [12, 3, 1700000000.125, "card", '{"card":"As"}', None],
+    {"name": "caf\u00e9 \u2660", "nested": {"a": [1, 2.5, True, False, None]}, "big": 10 ** 30, "neg": -0.0},
+    "a bare string \"quoted\"", 7, 1.5, None, True, [], {},
+])
+def test_the_journal_writes_the_compact_json_the_standard_encoder_writes(value: Any) -> None:
+    from firmware_host.service.journal import _encode
+    assert _encode(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
