@@ -19,7 +19,6 @@ showdown). `public(full)` is the only way to the public view:
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,8 +61,8 @@ def public(full: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "fault":
             out[key] = None if value is None else {k: v for k, v in value.items() if k in FAULT_KEYS}
         else:
-            out[key] = value
-    return _unshared(out)
+            out[key] = value if type(value) not in _NESTED else _copy(value)
+    return out
 
 
 def hidden_cards(full: Mapping[str, Any]) -> set[str]:
@@ -81,30 +80,26 @@ def hidden_cards(full: Mapping[str, Any]) -> set[str]:
 
 
 def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
-    """The named keys of one hand, its cards not visible as `??` (sharing values: `_unshared` copies)."""
     cards = hand.get("cards", ())
     visible = hand.get("visible", ())
     if len(visible) != len(cards):
         raise ValueError(f"a hand's visible flags ({len(visible)}) do not match its cards ({len(cards)})")
-    out = {key: value for key, value in hand.items() if key in HAND_KEYS}  # each key where the full view has it
-    if not all(visible):
-        out["cards"] = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
-        if "hand_name" in out:
-            out["hand_name"] = None
+    shown = all(visible)
+    out: dict[str, Any] = {}
+    for key, value in hand.items():  # each key where the full view has it
+        if key not in HAND_KEYS:
+            continue
+        kind = type(value)
+        if key == "cards" and not shown:
+            value = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
+        elif kind is list:  # a hand's lists and maps copied here, one level in line (called at every card)
+            value = [v if type(v) not in _NESTED else _copy(v) for v in value]
+        elif kind is dict:
+            value = {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
+        out[key] = value
+    if not shown and "hand_name" in out:
+        out["hand_name"] = None
     return out
-
-
-def _unshared(view: dict[str, Any]) -> dict[str, Any]:
-    """`view` with every map and list its own, so the public view shares nothing with the full one.
-
-    The views are plain data (maps, lists, strings, numbers, booleans, None): marshal copies them
-    whole in C, at about a third of the cost of walking them here (the public view is derived at
-    every card). A value marshal does not take (a str subclass, say) is copied by the walk."""
-    try:
-        copied: dict[str, Any] = marshal.loads(marshal.dumps(view))
-    except ValueError:
-        copied = _copy(view)
-    return copied
 
 
 def _copy(value: Any) -> Any:

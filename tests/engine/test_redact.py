@@ -74,7 +74,7 @@ def test_a_hand_whose_flags_do_not_match_its_cards_is_not_redacted() -> None:
         redact.public({"dealer": {"cards": ["As"]}})
 
 
-def test_a_view_holding_a_value_marshal_does_not_take_is_still_copied_whole() -> None:
+def test_a_view_holding_an_enum_is_redacted_and_copied_whole() -> None:
     from enum import StrEnum
 
     class Phase(StrEnum):
