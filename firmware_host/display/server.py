@@ -20,7 +20,7 @@ from firmware_host.display.pit import PitHub
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/table": "table.html"}
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)  # the first table's: `/ws/public` without `?table=`
-TABLES: web.AppKey[dict[str, Hub]] = web.AppKey("tables", dict)  # every table's, by its name
+TABLES: web.AppKey[dict[str, Hub]] = web.AppKey("tables")  # every table's, by its name
 PIT: web.AppKey[PitHub] = web.AppKey("pit", PitHub)
 
 
@@ -37,9 +37,10 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[HUB]
     name = request.query.get("table")
     if name is not None:
-        if name not in request.app[TABLES]:
-            raise web.HTTPNotFound(text=f"no table {name!r} on this display (tables: {', '.join(request.app[TABLES])})")
-        hub = request.app[TABLES][name]
+        tables = request.app[TABLES]
+        if name not in tables:
+            raise web.HTTPNotFound(text=f"no table {name!r} on this display (tables: {', '.join(tables)})")
+        hub = tables[name]
     ws = web.WebSocketResponse()
     await ws.prepare(request)
     screen = hub.join()

@@ -68,6 +68,8 @@ function render(state) {
   const closed = state.phase === "closed" || !state.game;
   el.dataset.hand = String(state.hand ?? "");
   el.dataset.phase = String(state.phase ?? "");
+  el.dataset.seq = String(state.seq ?? "");
+  el.dataset.boot = String(state.boot ?? "");
   el.classList.toggle("closed", closed);
   parts.game.textContent = state.game ?? "";
   parts.open.textContent = closed ? "closed" : "open";
