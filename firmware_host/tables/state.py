@@ -138,6 +138,14 @@ class TableState:
         info = self.devices.get(str(body["device"]), {})
         return "seq" in info and info.get("seq") == body["seq"] and info.get("last_card") == body["card"]
 
+    def tally(self, status: str, record: Mapping[str, Any]) -> None:
+        """Count one closed hand in the session: settled (with the house's net) or voided."""
+        if status == "settled":
+            self.session["hands"] += 1
+            self.session["house_net"] += int((record.get("settlement") or {}).get("house_net", 0))
+        else:
+            self.session["voided"] += 1
+
     # -- helpers ----------------------------------------------------------------------------------
 
     def need_table(self) -> GameTable:
@@ -176,11 +184,7 @@ class TableState:
         record = {**table.record(status, dict(body)), "devices": {k: dict(v) for k, v in self.devices.items()},
                   "sensors": dict(self.sensors)}
         self._closed = self.last_record = record
-        if status == "settled":
-            self.session["hands"] += 1
-            self.session["house_net"] += int((record.get("settlement") or {}).get("house_net", 0))
-        else:
-            self.session["voided"] += 1
+        self.tally(status, record)
         self.hand += 1
         self.hand_steps = 0
         self.fault = None
@@ -196,6 +200,7 @@ class TableState:
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
         self.table_closed = False
+        self.session = {"hands": 0, "voided": 0, "house_net": 0}  # a new session from each open
 
     def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
         """The pit closes the table between hands: no game is open until the next `open`."""
