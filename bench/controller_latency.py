@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -291,15 +292,19 @@ def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
     return out
 
 
-def measure(hands: int = HANDS, secure: bool = False) -> dict[str, float]:
+def measure(hands: int = HANDS, secure: bool = False,
+            attach: Callable[[TableEndpoints], Callable[[], None]] | None = None) -> dict[str, float]:
     """Run the table for `hands` hands; the figures. `secure`: every socket CURVE (throwaway keys, the
-    feed's subscribers and the dealer let in by the table's ZAP handler)."""
+    feed's subscribers and the dealer let in by the table's ZAP handler). `attach`: called with the
+    table's endpoints once it is up, before the hands (more clients of its feeds, e.g. the display and
+    its screens); what it returns is called once the hands are played, before the table ends."""
     run_dir = Path(tempfile.mkdtemp(prefix="crp-bench-"))
     ctx: zmq.Context[Any] = zmq.Context()
     shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
                      link="tcp", baud=BAUD).start()
     proc: subprocess.Popen[bytes] | None = None
     listener: Listener | None = None
+    detach: Callable[[], None] | None = None
     try:
         eps = TableEndpoints.tcp()
         keys = SimKeys.make(run_dir / "keys") if secure else None
@@ -321,6 +326,8 @@ def measure(hands: int = HANDS, secure: bool = False) -> dict[str, float]:
         feed.setsockopt(zmq.LINGER, 0)
         feed.connect(eps.public)
         _wait(dealer, lambda s: s["phase"] in ("bets", "settled"))
+        if attach is not None:
+            detach = attach(eps)
         time.sleep(0.3)  # the subscribers' subscriptions reach the PUB sockets
         play(dealer, control, 1)  # warm-up
         listener.forget()
@@ -347,6 +354,8 @@ def measure(hands: int = HANDS, secure: bool = False) -> dict[str, float]:
                 "cpu_share": meter.cpu_s / meter.wall_s, "cpu_share_all": cpu / wall,
                 "stream_cards_per_s": cards / meter.wall_s, "rss_mb": rss, "wall_s": wall, "cards_per_s": cards / wall}
     finally:
+        if detach is not None:
+            detach()
         if listener is not None:
             listener.kill()
         if proc is not None:

@@ -33,6 +33,8 @@ TABLE_KEYS = frozenset({
     "results",
     # the table's money: amounts are in the smallest unit of `currency`, which has `decimals`
     "currency", "decimals",
+    # the table's session since it opened (settled hands, voided hands, the house's net): for the pit
+    "session",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

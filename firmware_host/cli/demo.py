@@ -1,7 +1,7 @@
 """`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
 
     croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
-                  [--secure | --key FILE --server-key FILE]
+                  [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -16,6 +16,11 @@ With `--secure` every socket is a CURVE server on loopback TCP, with throwaway k
 state directory's `keys/` (the table's, the bot dealer's, the display's; `firmware_host.sim.keys`).
 With `--key FILE --server-key FILE` the bots and the view use that client key, and the controller
 the table key's secret half beside `--server-key` and, as its clients, the directory of `--key`.
+
+With `--web HOST:PORT` (default 127.0.0.1:8080; `off` not to serve; `--quiet` alone does not serve)
+it also starts `croupier display` on the table and prints the pages' address first, one line
+`pages: http://HOST:PORT/table http://HOST:PORT/pit`; when that port is taken it says so on
+standard error and serves on a free port instead.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from firmware_host.sim.restarter import Restarter, RestarterError, end, read_jso
 log = logging.getLogger("croupier.demo")
 
 MIN_3CP_BOTS = 5
+DEFAULT_WEB = "127.0.0.1:8080"
 
 
 def croupier_argv(*args: str) -> list[str]:
@@ -160,6 +166,44 @@ class SimTable:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
+def web_address(value: str) -> tuple[str, int] | None:
+    """`--web`'s HOST:PORT (None for `off`). Raises ValueError naming what is wrong."""
+    if value == "off":
+        return None
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ValueError(f"--web must be HOST:PORT or off, not {value!r}")
+    return host.strip("[]"), int(port)
+
+
+def serve_pages(table: SimTable, host: str, port: int) -> subprocess.Popen[bytes] | None:
+    """Start `croupier display` on the table's public feed and print the pages' address (one line).
+    When `port` is taken, say so and take a free one; when the display cannot start, say why and go on
+    without it (None)."""
+    keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
+    config = table.run_dir / "display.toml"
+    log_path = table.run_dir / "display.log"
+    for listen in (port, 0) if port else (0,):
+        config.write_text(f'[display]\nlisten = "{host}:{listen}"\n{keys}\n[[display.tables]]\nname = "{table.table}"\n'
+                          f'public = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
+                          f'heartbeat_s = {table.heartbeat_s}\n', encoding="utf-8")
+        with open(log_path, "ab") as err:
+            proc = spawn(croupier_argv("display", "--config", str(config)), stderr=err)
+        try:
+            ready = read_json_line(proc, 20.0, "croupier display")
+        except RestarterError:
+            status = proc.wait()
+            said = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+            if status == 1 and listen:
+                print(f"croupier demo: {host}:{listen} is taken; serving the pages on a free port", file=sys.stderr)
+                continue
+            print(f"croupier demo: the pages are not served: {said[-1] if said else status}", file=sys.stderr)
+            return None
+        print(f"pages: {ready['table']} {ready['pit']}", flush=True)
+        return proc
+    return None
+
+
 class Stagehand:
     """Paces the dealer's steps for a human eye, and pulls the controller's plug when asked."""
 
@@ -210,6 +254,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--secure", action="store_true",
                         help="CURVE on every socket with throwaway keys made in the state directory's keys/")
     add_key_arguments(parser)
+    parser.add_argument("--web", default=None, metavar="HOST:PORT",
+                        help=f"serve the pages (croupier display) there, or off (default {DEFAULT_WEB}; off with --quiet)")
     parser.add_argument("--pace", type=float, default=None, metavar="S",
                         help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
 
@@ -224,6 +270,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"croupier demo: --seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)", file=sys.stderr)
         return 2
     try:
+        web = web_address(args.web if args.web is not None else ("off" if args.quiet else DEFAULT_WEB))
         key, server_key = key_arguments(args)
         given = SimKeys.given(key, server_key) if key is not None and server_key is not None else None
     except ValueError as exc:
@@ -237,6 +284,7 @@ def main(args: argparse.Namespace) -> int:
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
                      keys=keys)
     viewer: subprocess.Popen[bytes] | None = None
+    pages = serve_pages(table, *web) if web is not None else None  # its address is the first line
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     status = 1  # when the table could not be played to the end
@@ -259,6 +307,8 @@ def main(args: argparse.Namespace) -> int:
         if viewer is not None:
             viewer.terminate()
             viewer.wait()
+        if pages is not None:
+            end(pages)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
     if result is None:

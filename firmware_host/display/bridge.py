@@ -23,6 +23,7 @@ import asyncio
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import zmq
@@ -62,6 +63,7 @@ class Hub:
         self.hello = json.dumps({"kind": "hello", "heartbeat_s": heartbeat_s})
         self.latest: str | None = None  # the current state as a `snapshot` message
         self.screens: set[Screen] = set()
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []  # others told of each message (the pit)
 
     def join(self) -> Screen:
         screen = Screen()
@@ -81,6 +83,8 @@ class Hub:
             self.latest = json.dumps({**message, "kind": "snapshot"}, default=str)
         for screen in list(self.screens):
             screen.offer(text, self.latest)
+        for listener in self.listeners:
+            listener(message)
 
 
 class FeedFollower(threading.Thread):

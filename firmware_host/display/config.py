@@ -16,13 +16,22 @@
     surveillance_key = "/etc/croupier/keys/eye.key_secret"  # optional: a role-surveillance certificate for
                                             # the full feed and `history` (with server_key)
 
+    [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
+    name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
+    public = "tcp://10.0.0.11:5556"
+    snapshot = "tcp://10.0.0.11:5557"
+    heartbeat_s = 1.0                       # optional: the section's heartbeat_s
+    key = "..."                             # optional: the section's key and server_key
+    server_key = "..."
+
+Without `[[display.tables]]` the section's own keys are the one table, named "table".
 An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +39,21 @@ from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
-         "full", "full_snapshot", "commands", "surveillance_key")
+         "full", "full_snapshot", "commands", "surveillance_key", "tables")
 _ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands")
+_TABLE_KEYS = ("name", "public", "snapshot", "heartbeat_s", "key", "server_key")
+
+
+@dataclass(frozen=True, slots=True)
+class TableFeed:
+    """One table the display follows: its name on the pages, its public feed and snapshot socket, its keys."""
+
+    name: str
+    public: str
+    snapshot: str
+    heartbeat_s: float = 1.0
+    key: str | None = None
+    server_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +75,14 @@ class DisplayConfig:
     commands: str | None = None
     surveillance_key: str | None = None
     source: str = "<string>"
+    table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
+
+    @property
+    def tables(self) -> tuple[TableFeed, ...]:
+        """Every table followed, the first the default of `/table` (one, named "table", without a list)."""
+        if self.table_list:
+            return self.table_list
+        return (TableFeed("table", self.public, self.snapshot, self.heartbeat_s, self.key, self.server_key),)
 
     @property
     def scheme(self) -> str:
@@ -80,6 +110,8 @@ class DisplayConfig:
     def from_section(cls, section: Mapping[str, Any], source: str) -> DisplayConfig:
         values: dict[str, Any] = {"source": source}
         for key, raw in section.items():
+            if key == "tables":
+                continue
             if key not in _KEYS:
                 raise ConfigError(f"{source}: [display] unknown key {key!r} (known: {', '.join(_KEYS)})")
             try:
@@ -98,7 +130,40 @@ class DisplayConfig:
             path = getattr(cfg, key)
             if path is not None and not Path(path).is_file():
                 raise ConfigError(f"{source}: [display] {key}: no such file {path!r}")
+        if "tables" in section:
+            if "public" in section or "snapshot" in section:
+                raise ConfigError(f"{source}: [display] give public/snapshot or [[display.tables]], not both")
+            cfg = replace(cfg, table_list=_tables(section["tables"], cfg, source))
         return cfg
+
+
+def _tables(raw: Any, cfg: DisplayConfig, source: str) -> tuple[TableFeed, ...]:
+    """The `[[display.tables]]` list: each a name, public and snapshot; heartbeat and keys default to the section's."""
+    if not isinstance(raw, list) or not raw or not all(isinstance(t, Mapping) for t in raw):
+        raise ConfigError(f"{source}: [display] tables must be a non-empty list of [[display.tables]]")
+    out: list[TableFeed] = []
+    for number, table in enumerate(raw, 1):
+        where = f"{source}: [[display.tables]] #{number}"
+        values: dict[str, Any] = {"heartbeat_s": cfg.heartbeat_s, "key": cfg.key, "server_key": cfg.server_key}
+        for key, value in table.items():
+            if key not in _TABLE_KEYS:
+                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(_TABLE_KEYS)})")
+            try:
+                values.update({key: value} if key == "name" and isinstance(value, str) and value.strip()
+                              else _check(key, value))
+            except ValueError as exc:
+                raise ConfigError(f"{where} {key}: {exc}") from None
+        for key in ("name", "public", "snapshot"):
+            if key not in values:
+                raise ConfigError(f"{where}: {key} is missing")
+        if any(t.name == values["name"] for t in out):
+            raise ConfigError(f"{where}: the name {values['name']!r} is given twice")
+        try:
+            client_keys(values["key"], values["server_key"])
+        except ValueError as exc:
+            raise ConfigError(f"{where} key, server_key: {exc}") from None
+        out.append(TableFeed(**values))
+    return tuple(out)
 
 
 def _check(key: str, raw: Any) -> dict[str, Any]:

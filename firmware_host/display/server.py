@@ -15,10 +15,13 @@ from aiohttp import WSMsgType, web
 from firmware_host.display import auth, surveillance
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
+from firmware_host.display.pit import PitHub
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/table": "table.html"}
-HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
+HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)  # the first table's: `/ws/public` without `?table=`
+TABLES: web.AppKey[dict[str, Hub]] = web.AppKey("tables")  # every table's, by its name
+PIT: web.AppKey[PitHub] = web.AppKey("pit", PitHub)
 
 
 async def _page(request: web.Request) -> web.FileResponse:
@@ -31,9 +34,15 @@ async def _home(request: web.Request) -> web.Response:
 
 async def _public(request: web.Request) -> web.WebSocketResponse:
     """The public feed for one screen: `hello`, the current state, then every update (`bridge.py`)."""
+    hub = request.app[HUB]
+    name = request.query.get("table")
+    if name is not None:
+        tables = request.app[TABLES]
+        if name not in tables:
+            raise web.HTTPNotFound(text=f"no table {name!r} on this display (tables: {', '.join(tables)})")
+        hub = tables[name]
     ws = web.WebSocketResponse()
     await ws.prepare(request)
-    hub = request.app[HUB]
     screen = hub.join()
 
     async def send() -> None:
@@ -51,7 +60,42 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     return ws
 
 
-def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False) -> web.Application:
+async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
+    """Every table's latest summary for one pit screen, then their updates (`pit.py`)."""
+    ws = web.WebSocketResponse()
+    await ws.prepare(request)
+    pit = request.app[PIT]
+    screen = pit.join()
+
+    async def send() -> None:
+        while True:
+            await ws.send_str(await screen.queue.get())
+
+    sender = asyncio.create_task(send())
+    try:
+        async for msg in ws:  # pit screens only listen
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        pit.leave(screen)
+        sender.cancel()
+    return ws
+
+
+async def _pit_page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / "pit.html", headers={"Cache-Control": "no-cache"})
+
+
+def add_pit_routes(app: web.Application, tables: dict[str, Hub], pit: PitHub) -> None:
+    """The pit view: `/pit`, `/ws/pit`, and every table by name for `/ws/public?table=NAME`."""
+    app[TABLES] = tables
+    app[PIT] = pit
+    app.router.add_get("/pit", _pit_page)
+    app.router.add_get("/ws/pit", _pit_feed)
+
+
+def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
+             tables: dict[str, Hub] | None = None, pit: PitHub | None = None) -> web.Application:
     app = web.Application()
     app[HUB] = hub
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
@@ -59,6 +103,7 @@ def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = Fal
     for path in PAGES:
         app.router.add_get(path, _page)
     app.router.add_get("/ws/public", _public)
+    add_pit_routes(app, tables if tables is not None else {"table": hub}, pit if pit is not None else PitHub(()))
     app.router.add_static("/static/", STATIC, append_version=False)
     return app
 
@@ -78,10 +123,16 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
     Raises OSError when the address cannot be bound."""
     loop = asyncio.get_running_loop()
-    hub = Hub(cfg.heartbeat_s)
-    follower = FeedFollower(hub, loop, cfg.public, cfg.snapshot, key=cfg.key, server_key=cfg.server_key)
+    pit = PitHub(cfg.tables)
+    tables: dict[str, Hub] = {}
+    followers: list[FeedFollower] = []
+    for feed in cfg.tables:  # one thread per table: fine for tens of tables (docs/display.md)
+        tables[feed.name] = hub = Hub(feed.heartbeat_s)
+        hub.listeners.append(pit.listener(feed.name))
+        followers.append(FeedFollower(hub, loop, feed.public, feed.snapshot, key=feed.key,
+                                      server_key=feed.server_key))
     tls = _tls_context(cfg)
-    app = make_app(hub, auth.Sessions(cfg.users), tls=tls is not None)
+    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
@@ -93,17 +144,21 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         server = site._server  # aiohttp keeps the bound sockets here; needed for the port of `listen = "...:0"`
         if isinstance(server, asyncio.Server) and server.sockets:
             port = server.sockets[0].getsockname()[1]
-        follower.start()
+        for follower in followers:
+            follower.start()
         full.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         base = f"{cfg.scheme}://{cfg.host}:{port}"
-        out.write(json.dumps({"display": base, "table": f"{base}/table", "public": cfg.public}) + "\n")
+        out.write(json.dumps({"display": base, "table": f"{base}/table", "pit": f"{base}/pit",
+                              "public": cfg.tables[0].public}) + "\n")
         out.flush()
         await stop.wait()
     finally:
-        follower.stop()
+        for follower in followers:
+            follower.stop()
         await runner.cleanup()
         full.stop()
-    follower.join(timeout=2.0)
+    for follower in followers:
+        follower.join(timeout=2.0)
     return 0

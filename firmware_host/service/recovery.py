@@ -36,6 +36,10 @@ def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
             raise JournalError(f"replay failed at event {event.id} ({event.kind}): {exc}") from exc
         if event is resume.open_event and last and last[0].closed_event > event.id and state.table is not None:
             state.table.carry_from(last[0].record)  # the seats as the last hand under this open left them
+    if resume.open_event is not None:  # the session's counters: every hand closed since that open
+        for row in journal.hands():
+            if row.closed_event > resume.open_event.id:
+                state.tally(row.status, row.record)
     if last and resume.open_event is not None:
         _show_settled(journal, state, last[0], resume.open_event, list(resume.events))
     return state, len(events)

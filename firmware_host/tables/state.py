@@ -61,6 +61,7 @@ class TableState:
         self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
         self.last_record: dict[str, Any] | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
+        self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self._closed: dict[str, Any] | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -113,6 +114,7 @@ class TableState:
         full["devices"] = {name: dict(info) for name, info in self.devices.items()}
         full["sensors"] = dict(self.sensors)
         full["currency"], full["decimals"] = money.currency, money.decimals
+        full["session"] = dict(self.session)
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
@@ -135,6 +137,14 @@ class TableState:
         """A card event that repeats the last card kept from its device (same frame): nothing new."""
         info = self.devices.get(str(body["device"]), {})
         return "seq" in info and info.get("seq") == body["seq"] and info.get("last_card") == body["card"]
+
+    def tally(self, status: str, record: Mapping[str, Any]) -> None:
+        """Count one closed hand in the session: settled (with the house's net) or voided."""
+        if status == "settled":
+            self.session["hands"] += 1
+            self.session["house_net"] += int((record.get("settlement") or {}).get("house_net", 0))
+        else:
+            self.session["voided"] += 1
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -174,6 +184,7 @@ class TableState:
         record = {**table.record(status, dict(body)), "devices": {k: dict(v) for k, v in self.devices.items()},
                   "sensors": dict(self.sensors)}
         self._closed = self.last_record = record
+        self.tally(status, record)
         self.hand += 1
         self.hand_steps = 0
         self.fault = None
@@ -189,6 +200,7 @@ class TableState:
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
         self.table_closed = False
+        self.session = {"hands": 0, "voided": 0, "house_net": 0}  # a new session from each open
 
     def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
         """The pit closes the table between hands: no game is open until the next `open`."""

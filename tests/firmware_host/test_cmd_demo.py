@@ -21,8 +21,9 @@ def test_demo_plays_and_prints_one_summary_line(tmp_path: Path) -> None:
     assert summary["hands"] == 3 and summary["settled"] == 3 and summary["voided"] == 0 and summary["faults"] == 0
     assert isinstance(summary["house_net"], int)
     # not a terminal: the live view printed plain lines of the public feed, hole cards hidden
-    view = [line for line in lines[:-1] if " update " in line]
-    assert view and all(line.startswith("seq=") for line in lines[:-1])
+    assert lines[0].startswith("pages: http://")  # `--web` by default: the pages' address first
+    view = [line for line in lines[1:-1] if " update " in line]
+    assert view and all(line.startswith("seq=") for line in lines[1:-1])
     assert any("[?? ??]" in line for line in view)
     assert (tmp_path / "j" / "journal.sqlite3").exists()
 

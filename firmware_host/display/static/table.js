@@ -93,7 +93,7 @@ function setOffline(offline) {
 }
 
 function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/public`);
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/public${location.search}`);  // ?table=NAME: that table
   ws.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "hello") {

@@ -1,0 +1,127 @@
+"""The pit view's hub: the latest summary of every table the display follows and its fan-out to the pit screens.
+
+Each table's `Hub` (`bridge.py`) tells the `PitHub` of every kept feed message. The pit keeps one
+summary per table (name, game, limits, phase, hand, fault, the session's counters, the hands of
+the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
+
+    {"kind": "hello", "tables": [{"name", "heartbeat_s"}, ...]}          first, once
+    {"kind": "table", "name", "game", "phase", "hand", ...}               a table's latest summary
+    {"kind": "heartbeat", "name"}                                          the table is alive
+
+On joining, a screen gets `hello` and every table's latest summary. Each screen's queue holds at
+least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog is
+dropped for the latest summary of every table.
+
+"Hands this hour" is counted here from the session's settled hands (`session.hands`, which the
+controller keeps from its journal): the pit remembers when it saw the count change, so a pit
+started less than an hour ago counts from its start (`hour.since`, shown on the page).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from firmware_host.display.bridge import QUEUE_MESSAGES
+from firmware_host.display.config import TableFeed
+
+HOUR_S = 3600.0
+SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals")
+
+
+class PitScreen:
+    """One connected pit screen: its bounded queue of JSON texts to send."""
+
+    def __init__(self, size: int) -> None:
+        self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=size)
+        self.resyncs = 0
+
+    def offer(self, text: str, latest: Iterable[str]) -> None:
+        """Queue `text`; when the queue is full, replace the backlog by every table's latest summary."""
+        try:
+            self.queue.put_nowait(text)
+            return
+        except asyncio.QueueFull:
+            pass
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.resyncs += 1
+        for summary in latest:
+            self.queue.put_nowait(summary)
+
+
+class HourCount:
+    """The settled hands of one table in the last hour, from the times its session count was seen to change."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.seen: deque[tuple[float, int]] = deque()  # (when, session hands), oldest first
+
+    def see(self, hands: int) -> dict[str, Any]:
+        now = self.clock()
+        if not self.seen or self.seen[-1][1] != hands:
+            self.seen.append((now, hands))
+        while len(self.seen) > 1 and self.seen[1][0] <= now - HOUR_S:
+            self.seen.popleft()  # the newest sample an hour old or more is the baseline
+        since, base = self.seen[0]
+        return {"hands": max(0, hands - base), "since": since if since > now - HOUR_S else now - HOUR_S,
+                "full": since <= now - HOUR_S}
+
+
+def summary(name: str, message: Mapping[str, Any], hour: HourCount) -> dict[str, Any]:
+    """The pit's line for one table from its latest public state."""
+    out: dict[str, Any] = {"kind": "table", "name": name, "table": message.get("table")}
+    for key in SUMMARY_KEYS:
+        if key in message:
+            out[key] = message[key]
+    fault = message.get("fault")
+    out["fault"] = {"kind": fault.get("kind"), "message": fault.get("message")} if isinstance(fault, Mapping) else None
+    session = message.get("session")
+    hands = int(session.get("hands", 0)) if isinstance(session, Mapping) else 0
+    out["hour"] = hour.see(hands)
+    return out
+
+
+class PitHub:
+    """The latest summary of every table and the connected pit screens; used from the asyncio loop only."""
+
+    def __init__(self, tables: Iterable[TableFeed], clock: Callable[[], float] = time.time) -> None:
+        feeds = list(tables)
+        self.names = [t.name for t in feeds]
+        self.hello = json.dumps({"kind": "hello", "tables": [{"name": t.name, "heartbeat_s": t.heartbeat_s}
+                                                             for t in feeds]})
+        self.latest: dict[str, str] = {}
+        self.hours = {t.name: HourCount(clock) for t in feeds}
+        self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 1)
+        self.screens: set[PitScreen] = set()
+
+    def join(self) -> PitScreen:
+        screen = PitScreen(self.size)
+        screen.offer(self.hello, ())
+        for text in self.latest.values():
+            screen.offer(text, ())
+        self.screens.add(screen)
+        return screen
+
+    def leave(self, screen: PitScreen) -> None:
+        self.screens.discard(screen)
+
+    def listener(self, name: str) -> Callable[[dict[str, Any]], None]:
+        """What the table `name`'s Hub calls with each kept message."""
+        return lambda message: self.publish(name, message)
+
+    def publish(self, name: str, message: Mapping[str, Any]) -> None:
+        kind = message.get("kind")
+        if kind in ("snapshot", "update"):
+            text = json.dumps(summary(name, message, self.hours[name]), default=str)
+            self.latest[name] = text
+        elif kind == "heartbeat":
+            text = json.dumps({"kind": "heartbeat", "name": name})
+        else:
+            return
+        for screen in list(self.screens):
+            screen.offer(text, list(self.latest.values()))

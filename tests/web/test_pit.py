@@ -1,0 +1,254 @@
+"""The pit view (/pit) in headless Chromium over a UTH and a 3CP table: each tile's hand and phase as its feed's, the session's figures as the journals', one table's SIGKILL shows only that table offline."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from playwright.sync_api import Page
+
+from firmware_host.cli.demo import SimTable
+from firmware_host.display.config import DisplayConfig
+from firmware_host.display.pit import HOUR_S, HourCount, PitHub
+from firmware_host.service.config import ConfigError
+from firmware_host.service.feed import FeedClient
+from firmware_host.sim.bots import seat_players
+
+# Every tile the pit page draws is sampled: which table, the seq and boot it drew, its hand and phase.
+SAMPLER = """
+window.__pit = [];
+document.addEventListener("croupier:rendered", (event) => {
+  if (event.detail.kind !== "table") return;
+  const tile = document.querySelector(`[data-table="${event.detail.name}"]`);
+  window.__pit.push({name: event.detail.name, boot: tile.dataset.boot, seq: Number(tile.dataset.seq),
+                     hand: Number(tile.dataset.hand), phase: tile.dataset.phase});
+});
+"""
+
+
+class Feed(threading.Thread):
+    """Follows one table's public feed as the display does: (hand, phase) after every message, by (boot, seq)."""
+
+    def __init__(self, table: SimTable) -> None:
+        super().__init__(daemon=True)
+        self.public, self.snapshot = table.endpoints.public, table.endpoints.snapshot
+        self.by_seq: dict[tuple[str, int], tuple[int, str]] = {}
+        self.latest: dict[str, Any] = {}
+        self.ready = threading.Event()
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        ctx: zmq.Context[Any] = zmq.Context()
+        client = FeedClient(ctx, self.public, self.snapshot, timeout_s=5.0)
+        try:
+            while not self.stopping.is_set():
+                try:
+                    message = client.receive(100)
+                except TimeoutError:
+                    client.state = None
+                    continue
+                if message is not None and client.state is not None and client.boot is not None:
+                    self.by_seq[(client.boot, client.seq)] = (int(client.state["hand"]), str(client.state["phase"]))
+                    self.latest = dict(client.state)
+                    self.ready.set()
+        finally:
+            client.close()
+            ctx.destroy(linger=0)
+
+
+def history(state_dir: Path) -> list[dict[str, Any]]:
+    """Every finished hand as `croupier history --json` prints it."""
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state_dir),
+                           "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str, Any]]]:
+    """`pit_display(tables)`: a running `croupier display` following every table ([[display.tables]]); its ready line."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(tables: list[SimTable]) -> dict[str, Any]:
+        config = tmp_path / "pit.toml"
+        text = '[display]\nlisten = "127.0.0.1:0"\n'
+        for table in tables:
+            text += (f'\n[[display.tables]]\nname = "{table.table}"\npublic = "{table.endpoints.public}"\n'
+                     f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n')
+        config.write_text(text, encoding="utf-8")
+        log = tmp_path / "pit.log"
+        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+                                stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
+        procs.append(proc)
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line, f"croupier display did not start: {log.read_text()[-2000:]}"
+        ready: dict[str, Any] = json.loads(line)
+        return ready
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def play(table: SimTable, hands: int, seed: int) -> None:
+    dealer = table.dealer(players=seat_players(table.seats, seed))
+    try:
+        log = dealer.play(hands)
+    finally:
+        dealer.close()
+    assert log.hands == hands and not log.faults
+
+
+def tile(page: Page, name: str) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate("""(name) => {
+      const t = document.querySelector(`[data-table="${name}"]`);
+      const num = (sel, key) => Number(t.querySelector(sel).dataset[key]);
+      return {hand: Number(t.dataset.hand), phase: t.dataset.phase, offline: t.hasAttribute("data-offline"),
+              fault: t.hasAttribute("data-fault"), session: num("[data-session-hands]", "sessionHands"),
+              hour: num("[data-hour-hands]", "hourHands"), house: num("[data-house-net]", "houseNet"),
+              houseText: t.querySelector("[data-house-net]").textContent};
+    }""", name)
+    return result
+
+
+def test_the_pit_shows_every_tables_hand_as_its_feed_and_the_journals_figures_and_only_a_killed_table_offline(
+        sim_table: Callable[..., SimTable], pit_display: Callable[[list[SimTable]], dict[str, Any]], page: Page,
+        tmp_path: Path) -> None:
+    uth = sim_table(game="uth", seed=31, seats=3, restart_s=600.0)  # killed below: it stays down
+    tcp = sim_table(game="3cp", seed=32, seats=5)
+    feeds = {t.table: Feed(t) for t in (uth, tcp)}
+    for feed in feeds.values():
+        feed.start()
+        assert feed.ready.wait(20), "the test's own feed client got no snapshot"
+    ready = pit_display([uth, tcp])
+    page.add_init_script(SAMPLER)
+    page.goto(ready["pit"])
+    for name in feeds:
+        page.wait_for_selector(f"[data-table='{name}'][data-phase]:not([data-offline])")
+    play(uth, 3, 31)
+    play(tcp, 3, 32)
+    for name, feed in feeds.items():  # the tiles come to the feeds' last state
+        last = feed.latest
+        page.wait_for_selector(f"[data-table='{name}'][data-hand='{last['hand']}'][data-phase='{last['phase']}']")
+
+    samples: list[dict[str, Any]] = page.evaluate("window.__pit")
+    assert {s["name"] for s in samples} == set(feeds)
+    assert len(samples) > 2 * 3 * 5  # the tiles followed the hands step by step
+    for sample in samples:  # every drawn tile is its own table's feed at that seq
+        assert feeds[sample["name"]].by_seq.get((sample["boot"], sample["seq"])) == (sample["hand"], sample["phase"])
+
+    for table in (uth, tcp):
+        settled = [h for h in history(table.state_dir) if h.get("status") == "settled"]
+        shown = tile(page, table.table)
+        assert shown["session"] == shown["hour"] == len(settled) == 3
+        house = sum(int(h["settlement"]["house_net"]) for h in settled)
+        assert shown["house"] == house, (table.table, shown, house)
+        assert shown["houseText"].startswith("EUR")
+        assert not shown["offline"] and not shown["fault"]
+
+    shots = Path(os.environ.get("CROUPIER_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "pit.png"))
+
+    assert uth.controller is not None and uth.controller.kill(signal.SIGKILL) is not None
+    page.wait_for_selector(f"[data-table='{uth.table}'][data-offline]", timeout=30_000)
+    assert not tile(page, tcp.table)["offline"]  # the other table is alive ...
+    before = tile(page, tcp.table)["hand"]
+    play(tcp, 2, 33)  # ... and keeps updating
+    last = feeds[tcp.table].latest
+    page.wait_for_selector(f"[data-table='{tcp.table}'][data-hand='{last['hand']}'][data-phase='{last['phase']}']")
+    assert tile(page, tcp.table)["hand"] > before
+    assert not tile(page, tcp.table)["offline"] and tile(page, uth.table)["offline"]
+    assert tile(page, tcp.table)["session"] == 5
+    for feed in feeds.values():
+        feed.stopping.set()
+        feed.join(10)
+
+
+def test_a_pit_tile_opens_its_tables_display(
+        sim_table: Callable[..., SimTable], pit_display: Callable[[list[SimTable]], dict[str, Any]],
+        page: Page) -> None:
+    uth = sim_table(game="uth", seed=41, seats=2)
+    tcp = sim_table(game="3cp", seed=42, seats=2)
+    ready = pit_display([uth, tcp])
+    page.goto(ready["pit"])
+    page.click(f"[data-table='{tcp.table}']")
+    page.wait_for_url("**/table?table=sim-3cp-1")
+    page.wait_for_selector("main[data-table='sim-3cp-1'][data-phase]")  # the 3CP table, not the first (UTH)
+    page.goto(ready["table"])
+    page.wait_for_selector("main[data-table='sim-uth-1'][data-phase]")  # /table alone: the first table
+
+
+def test_a_websocket_for_a_table_the_display_does_not_follow_is_refused_naming_the_tables(
+        sim_table: Callable[..., SimTable], pit_display: Callable[[list[SimTable]], dict[str, Any]]) -> None:
+    uth = sim_table(game="uth", seed=43, seats=2)
+    base = pit_display([uth])["display"]
+
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(f"{base}/ws/public?table=nope", timeout=10)
+    assert err.value.code == 404 and "sim-uth-1" in err.value.read().decode()
+
+
+def test_display_tables_parse_and_default_to_the_sections_heartbeat() -> None:
+    cfg = DisplayConfig.parse('[display]\nheartbeat_s = 0.5\n[[display.tables]]\nname = "a"\npublic = "ipc:///p1"\n'
+                              'snapshot = "ipc:///s1"\n[[display.tables]]\nname = "b"\npublic = "tcp://h:1"\n'
+                              'snapshot = "tcp://h:2"\nheartbeat_s = 2\n', source="d.toml")
+    assert [(t.name, t.public, t.heartbeat_s) for t in cfg.tables] == [("a", "ipc:///p1", 0.5), ("b", "tcp://h:1", 2.0)]
+    assert [t.name for t in DisplayConfig.parse("").tables] == ["table"]  # the section's own keys: one table
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('[display]\ntables = 3\n', "tables must be a non-empty list"),
+    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\n', "#1: snapshot is missing"),
+    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\nport = 1\n', "unknown key 'port'"),
+    ('[[display.tables]]\nname = "a"\npublic = "http://p"\nsnapshot = "ipc:///s"\n', "#1 public: must be a ZeroMQ"),
+    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\n'
+     '[[display.tables]]\nname = "a"\npublic = "ipc:///q"\nsnapshot = "ipc:///r"\n', "'a' is given twice"),
+    ('[display]\npublic = "ipc:///p"\n[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\n',
+     "not both"),
+])
+def test_bad_display_tables_are_refused_naming_the_table_and_key(text: str, says: str) -> None:
+    with pytest.raises(ConfigError, match="d.toml") as err:
+        DisplayConfig.parse(text, source="d.toml")
+    assert says in str(err.value)
+
+
+def test_a_slow_pit_screen_gets_every_tables_latest_summary_and_the_hour_counts_an_hour() -> None:
+    now = [1000.0]
+    cfg = DisplayConfig.parse('[[display.tables]]\nname = "a"\npublic = "ipc:///p1"\nsnapshot = "ipc:///s1"\n'
+                              '[[display.tables]]\nname = "b"\npublic = "ipc:///p2"\nsnapshot = "ipc:///s2"\n')
+
+    async def run() -> tuple[list[dict[str, Any]], int]:
+        pit = PitHub(cfg.tables, clock=lambda: now[0])
+        slow = pit.join()
+        for seq in range(1, 3 * pit.size):
+            for name in ("a", "b"):
+                pit.publish(name, {"kind": "update", "table": name, "seq": seq, "hand": seq, "phase": "deal",
+                                   "session": {"hands": seq, "house_net": 0}})
+        got = [json.loads(slow.queue.get_nowait()) for _ in range(slow.queue.qsize())]
+        return got, slow.resyncs
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (Playwright's runs in this thread)
+        got, resyncs = pool.submit(asyncio.run, run()).result()
+    assert resyncs > 0 and len(got) <= 64  # it skipped to the present (never more than its queue) ...
+    last = {m["name"]: m["seq"] for m in got if m["kind"] == "table"}
+    assert last == {"a": 3 * max(64, 5) - 1, "b": 3 * max(64, 5) - 1}  # ... every table's latest state
+    hour = HourCount(lambda: now[0])
+    assert hour.see(10) == {"hands": 0, "since": 1000.0, "full": False}
+    now[0] += 600
+    assert hour.see(14)["hands"] == 4
+    now[0] += HOUR_S
+    assert hour.see(20) == {"hands": 6, "since": now[0] - HOUR_S, "full": True}  # 14 was seen over an hour ago
