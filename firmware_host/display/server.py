@@ -12,7 +12,7 @@ from typing import TextIO
 
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth, surveillance
+from firmware_host.display import auth, dealer, surveillance
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 
@@ -51,10 +51,12 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     return ws
 
 
-def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False) -> web.Application:
+def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
+             relay: dealer.Relay | None = None) -> web.Application:
     app = web.Application()
     app[HUB] = hub
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
+    dealer.add_routes(app, hub, relay or dealer.Relay(None))
     app.router.add_get("/", _home)
     for path in PAGES:
         app.router.add_get(path, _page)
@@ -81,7 +83,8 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     hub = Hub(cfg.heartbeat_s)
     follower = FeedFollower(hub, loop, cfg.public, cfg.snapshot, key=cfg.key, server_key=cfg.server_key)
     tls = _tls_context(cfg)
-    app = make_app(hub, auth.Sessions(cfg.users), tls=tls is not None)
+    relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
+    app = make_app(hub, auth.Sessions(cfg.users), tls=tls is not None, relay=relay)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
@@ -98,7 +101,8 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         base = f"{cfg.scheme}://{cfg.host}:{port}"
-        out.write(json.dumps({"display": base, "table": f"{base}/table", "public": cfg.public}) + "\n")
+        out.write(json.dumps({"display": base, "table": f"{base}/table", "public": cfg.public,
+                             **({"dealer": f"{base}/dealer"} if cfg.commands else {})}) + "\n")
         out.flush()
         await stop.wait()
     finally:
