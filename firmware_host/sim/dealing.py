@@ -41,10 +41,10 @@ class ShoeHand(threading.Thread):
         self.seed = seed
         self.key, self.server_key = key, server_key
         self.drawn: dict[int, list[str]] = {}
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._done.set()
         self.join(timeout=5.0)
 
     def run(self) -> None:
@@ -55,7 +55,7 @@ class ShoeHand(threading.Thread):
         shuffled: int | None = None
         waiting: tuple[int, int] | None = None  # (hand, cards placed) when the last card was drawn
         try:
-            while not self._stop.is_set():
+            while not self._done.is_set():
                 try:
                     if feed.state is None:
                         feed.fetch_snapshot()
