@@ -354,3 +354,26 @@ def test_the_relay_lets_in_only_dealers_refuses_malformed_messages_and_passes_th
     assert refused["kind"] == "reply" and refused["id"] == "g1"
     assert refused["reply"]["ok"] is False and refused["reply"]["code"] == "malformed"
     assert "seat" in refused["reply"]["error"]
+
+
+@pytest.mark.parametrize(("lines", "said"), [
+    ('chips = [100, "500"]', "[display] chips: a chip value is a positive integer in the smallest unit, not '500'"),
+    ("chips = []", "[display] chips: must be a list of 1 to 8 chip values"),
+    ("chips = [100, 100]", "[display] chips: a chip value is listed twice"),
+    ('commands = "http://127.0.0.1:5555"', "[display] commands: must be a ZeroMQ endpoint"),
+    ('dealer_key = "/nonexistent/console.key_secret"', "[display] dealer_key, server_key:"),
+])
+def test_the_consoles_keys_are_checked_at_start(tmp_path: Path, lines: str, said: str) -> None:
+    config = tmp_path / "display.toml"
+    config.write_text(f"[display]\n{lines}\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_chips_are_kept_in_rising_order() -> None:
+    from firmware_host.display.config import DisplayConfig
+
+    cfg = DisplayConfig.parse('[display]\ncommands = "ipc:///tmp/t-cmd"\nchips = [2500, 100, 500]\n')
+    assert cfg.chips == (100, 500, 2500) and cfg.commands == "ipc:///tmp/t-cmd"
+    assert DisplayConfig.parse("[display]\n").chips == (100, 500, 2500, 10000)
