@@ -6,7 +6,8 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,13 @@ from firmware_host.display.bridge import QUEUE_MESSAGES, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.service.config import ConfigError
 from firmware_host.sim.keys import SimKeys
+
+
+def in_own_loop(coro: Coroutine[Any, Any, Any]) -> Any:
+    """`asyncio.run(coro)` in a thread of its own: once a browser test ran, Playwright's sync API holds
+    this thread's event loop (test files run in name order: test_dealer.py before this one)."""
+    with ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, coro).result(timeout=120)
 
 
 def test_the_display_section_parses_into_typed_values() -> None:
@@ -66,7 +74,7 @@ def test_a_slow_screen_gets_the_latest_state_and_never_holds_up_the_others() -> 
             backlog.append(slow.queue.get_nowait())
         return got, backlog, slow.resyncs
 
-    got, backlog, resyncs = asyncio.run(run())
+    got, backlog, resyncs = in_own_loop(run())
     seqs = [json.loads(text).get("seq") for text in got[1:]]
     assert json.loads(got[0])["kind"] == "hello" and seqs == list(range(1, 3 * QUEUE_MESSAGES))  # nothing lost
     assert resyncs >= 1 and len(backlog) <= QUEUE_MESSAGES
@@ -95,7 +103,7 @@ def test_a_screen_gets_hello_then_the_tables_state_over_the_websocket(
                 assert response.status == 200
                 return await response.text()
 
-    hello, state = asyncio.run(first_two())
+    hello, state = in_own_loop(first_two())
     assert hello == {"kind": "hello", "heartbeat_s": table.heartbeat_s}
     assert state["kind"] == "snapshot" and state["table"] == "sim-3cp-1" and state["game"] == "3cp"
-    assert 'data-table=""' in asyncio.run(page_text())
+    assert 'data-table=""' in in_own_loop(page_text())
