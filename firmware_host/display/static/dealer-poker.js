@@ -27,6 +27,11 @@ function button(action, label, onClick) {
   return node;
 }
 
+// The controller's own words ("calls 4800", "seat 3: fold, call 200, raise to 400..12000") with each amount in money.
+export function inMoney(text, state) {
+  return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
+}
+
 function decimalsOf(state) {
   return Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
 }
@@ -194,7 +199,7 @@ class PokerPanel {
     this.board.replaceChildren(...cardsElements(state.board));
     this.drawNext(state);
     this.drawPots(state);
-    this.prompt.textContent = state.prompt ?? "";
+    this.prompt.textContent = inMoney(state.prompt, state);
     const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street,
       (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
     if (key !== this.actionsKey) {  // redrawn only when the choice changes: an amount being typed stays
@@ -221,7 +226,7 @@ class PokerPanel {
     node.append(cards);
     const bet = spot.bets?.bet ?? 0;
     node.append(el("div", "pseat-bet", bet ? `bet ${formatMoney(bet, state)}` : ""));
-    let status = spot.decision ?? "";
+    let status = inMoney(spot.decision, state);
     if (spot.sitting_out) status = "sitting out";
     else if (!spot.in_hand) status = "not in hand";
     else if (spot.folded) status = "folded";
@@ -280,14 +285,15 @@ class PokerPanel {
     const push = el("div", "push");
     const winners = pot.winners ?? [];
     push.dataset.winners = winners.map((w) => w.seat).join(" ");
-    for (const half of ["all", "high", "low"]) {
+    const halves = [...new Set(winners.map((w) => w.half ?? "all"))];  // all, high / low, chop: as the feed names them
+    for (const half of halves) {
       const share = winners.filter((w) => (w.half ?? "all") === half);
       const least = Math.min(...share.map((w) => w.amount));
       for (const w of share) {
         const line = el("div", "push-line");
         line.dataset.winner = String(w.seat);
         line.dataset.amount = String(w.amount);
-        const what = half === "all" ? "" : ` (${half})`;
+        const what = half === "all" ? "" : half === "chop" ? " (chopped)" : ` (${half})`;
         line.textContent = `Push ${formatMoney(w.amount, state)} to seat ${w.seat}${what}`;
         if (share.length > 1 && w.amount > least) {
           line.dataset.oddChip = String(w.amount - least);
