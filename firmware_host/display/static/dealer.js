@@ -3,6 +3,7 @@
 import { cardsElements } from "/static/cards.js";
 import { formatMoney, formatNet } from "/static/money.js";
 import { ensureSignedIn, signOut, whoAmI } from "/static/signin.js";
+import { isPoker, renderPoker } from "/static/dealer-poker.js";
 
 const GAMES = { uth: "Ultimate Texas Hold'em", "3cp": "Three Card Poker" };
 const CIRCLES = { ante: "Ante", blind: "Blind", trips: "Trips", play: "Play", pair_plus: "Pair Plus" };
@@ -49,14 +50,24 @@ const betting = () => state?.phase === "bets" && !state?.fault;
 // -- commands -------------------------------------------------------------------------------------
 
 function send(command) {
-  if (ws === null || ws.readyState !== WebSocket.OPEN) { showRefusal("the display is not connected", "offline"); return; }
-  if (waiting !== null) return;
+  if (ws === null || ws.readyState !== WebSocket.OPEN) { showRefusal("the display is not connected", "offline"); return null; }
+  if (waiting !== null) return null;
   const id = `c${++counter}`;
   waiting = id;
   sent.set(id, command);
   root.dataset.waiting = id;
   ws.send(JSON.stringify({ kind: "command", id, command }));
   draw();
+  return id;
+}
+
+const panelAnswers = new Map();  // id -> the poker panel's wait for its answer (the panel shows its refusals itself)
+function relay(command) {
+  return new Promise((resolve) => {
+    const id = send(command);
+    if (id === null) resolve({ kind: "error", error: "the display is not connected, or a command is in flight" });
+    else panelAnswers.set(id, resolve);
+  });
 }
 
 function showRefusal(text, code) {
@@ -75,6 +86,8 @@ function answered(message) {
   const command = sent.get(message.id);
   sent.delete(message.id);
   if (message.id === waiting || message.id === undefined) { waiting = null; delete root.dataset.waiting; }
+  const panel = panelAnswers.get(message.id);
+  if (panel) { panelAnswers.delete(message.id); panel(message); draw(); return; }
   if (message.kind === "error") {
     showRefusal(message.error, "relay");
   } else if (message.reply.ok) {
@@ -185,6 +198,8 @@ function draw() {
   root.dataset.toAct = state.to_act == null ? "" : String(state.to_act);
   root.dataset.seq = String(state.seq);
   root.dataset.boot = state.boot ?? "";
+  root.classList.toggle("poker-table", isPoker(state));  // a poker table: the poker panel (dealer-poker.js)
+  if (isPoker(state)) renderPoker(document.getElementById("poker"), state, { send: relay });
   document.getElementById("game").textContent = GAMES[state.game] ?? state.game ?? "";
   document.getElementById("name").textContent = state.table ?? "";
   document.getElementById("hand").textContent = state.hand ?? "\u2013";
@@ -245,7 +260,7 @@ function draw() {
 
 function onTap(event) {
   const target = event.target.closest("[data-action]");
-  if (!target || target.disabled) return;
+  if (!target || target.disabled || target.closest("[data-poker]")) return;  // the poker panel handles its own
   const action = target.dataset.action;
   const seat = target.dataset.seat ? Number(target.dataset.seat) : null;
   if (action === "circle") {
