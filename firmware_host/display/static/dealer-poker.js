@@ -129,7 +129,7 @@ class PokerPanel {
       return;
     }
     this.refusal.hidden = false;
-    this.refusal.textContent = `Refused: ${reason}`;
+    this.refusal.textContent = `Refused: ${inMoney(reason, this.state)}`;
     this.refusal.dataset.refusal = reason;
   }
 
