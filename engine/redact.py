@@ -31,6 +31,8 @@ TABLE_KEYS = frozenset({
     # a poker table's
     "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
     "results",
+    # a house table's spots and bet circles (the dealer console takes bets on them)
+    "seats", "circles",
     # the table's money: amounts are in the smallest unit of `currency`, which has `decimals`
     "currency", "decimals",
     # the table's session since it opened (settled hands, voided hands, the house's net): for the pit
@@ -39,7 +41,7 @@ TABLE_KEYS = frozenset({
 """The table's keys the public sees (anything else stays on the full view)."""
 
 HAND_KEYS = frozenset({
-    "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies",
+    "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies", "pays",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
 })

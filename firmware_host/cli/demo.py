@@ -69,7 +69,8 @@ class SimTable:
     def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = 7,
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
-                 restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None) -> None:
+                 restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
+                 sections: str = "") -> None:
         self.state_dir = Path(state_dir)
         self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
         self.game = game
@@ -82,6 +83,7 @@ class SimTable:
         self.restart_s = restart_s
         self.restart_burst = restart_burst
         self.table = table or f"sim-{game}-1"
+        self.sections = sections  # more sections of the controller's configuration (a poker table's [poker])
         self._own_run_dir = run_dir is None
         self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
         self.endpoints = TableEndpoints.tcp() if keys is not None else TableEndpoints.ipc(self.run_dir)
@@ -109,7 +111,7 @@ class SimTable:
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits,
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
-                         extra=self.keys.access_text() if self.keys is not None else "")
+                         extra=(self.keys.access_text() if self.keys is not None else "") + self.sections)
             self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
                                          name="controller", restart_s=self.restart_s, burst=self.restart_burst,

@@ -12,9 +12,11 @@
     tls_key = "/etc/croupier/tls/display.key"       # ... and its private key (both or neither)
     full = "tcp://127.0.0.1:5558"           # optional: the table's full feed (PUB) for /surveillance ...
     full_snapshot = "tcp://127.0.0.1:5559"  # ... and its full snapshot socket (both or neither)
-    commands = "tcp://127.0.0.1:5555"       # optional: the table's command channel (`history` for /surveillance)
+    commands = "tcp://127.0.0.1:5555"       # optional: the table's command channel (`history` for /surveillance, the dealer console)
     surveillance_key = "/etc/croupier/keys/eye.key_secret"  # optional: a role-surveillance certificate for
                                             # the full feed and `history` (with server_key)
+    dealer_key = "/etc/croupier/keys/console.key_secret"   # optional: the CURVE certificate (role dealer) used on it, with server_key
+    chips = [100, 500, 2500, 10000]         # the table's chip values in the smallest unit (the console's chip buttons)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
@@ -39,8 +41,10 @@ from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
-         "full", "full_snapshot", "commands", "surveillance_key", "tables")
+         "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables")
 _ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands")
+DEFAULT_CHIPS = (100, 500, 2500, 10000)
+MAX_CHIPS = 8
 _TABLE_KEYS = ("name", "public", "snapshot", "heartbeat_s", "key", "server_key")
 
 
@@ -74,6 +78,8 @@ class DisplayConfig:
     full_snapshot: str | None = None
     commands: str | None = None
     surveillance_key: str | None = None
+    dealer_key: str | None = None
+    chips: tuple[int, ...] = DEFAULT_CHIPS
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
@@ -124,6 +130,13 @@ class DisplayConfig:
         except ValueError as exc:
             raise ConfigError(f"{source}: [display] key, server_key: {exc}") from None
         _check_surveillance(cfg, source)
+        if cfg.dealer_key is not None:
+            try:
+                client_keys(cfg.dealer_key, cfg.server_key)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: [display] dealer_key, server_key: {exc}") from None
+            if cfg.commands is None:
+                raise ConfigError(f"{source}: [display] dealer_key: needs commands (the table's command endpoint)")
         if (cfg.tls_cert is None) != (cfg.tls_key is None):
             raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
         for key in ("users", "tls_cert", "tls_key"):
@@ -171,6 +184,8 @@ def _check(key: str, raw: Any) -> dict[str, Any]:
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
             raise ValueError("must be a number of seconds between 0.05 and 60")
         return {key: float(raw)}
+    if key == "chips":
+        return {key: _chips(raw)}
     if not isinstance(raw, str) or not raw:
         raise ValueError(f"must be a non-empty string, not {raw!r}")
     if key == "listen":
@@ -194,3 +209,15 @@ def _check_surveillance(cfg: DisplayConfig, source: str) -> None:
             client_keys(cfg.surveillance_key, cfg.server_key)
         except ValueError as exc:
             raise ConfigError(f"{source}: [display] surveillance_key: {exc}") from None
+
+
+def _chips(raw: Any) -> tuple[int, ...]:
+    """The chip values: 1 to MAX_CHIPS distinct positive integers (the smallest unit), kept in rising order."""
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_CHIPS:
+        raise ValueError(f"must be a list of 1 to {MAX_CHIPS} chip values in the smallest unit, not {raw!r}")
+    for value in raw:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 10**12:
+            raise ValueError(f"a chip value is a positive integer in the smallest unit, not {value!r}")
+    if len(set(raw)) != len(raw):
+        raise ValueError(f"a chip value is listed twice: {raw!r}")
+    return tuple(sorted(raw))

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth, surveillance
+from firmware_host.display import auth, dealer, surveillance
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
@@ -95,10 +95,12 @@ def add_pit_routes(app: web.Application, tables: dict[str, Hub], pit: PitHub) ->
 
 
 def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
-             tables: dict[str, Hub] | None = None, pit: PitHub | None = None) -> web.Application:
+             tables: dict[str, Hub] | None = None, pit: PitHub | None = None,
+             relay: dealer.Relay | None = None) -> web.Application:
     app = web.Application()
     app[HUB] = hub
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
+    dealer.add_routes(app, hub, relay or dealer.Relay(None))
     app.router.add_get("/", _home)
     for path in PAGES:
         app.router.add_get(path, _page)
@@ -132,7 +134,9 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         followers.append(FeedFollower(hub, loop, feed.public, feed.snapshot, key=feed.key,
                                       server_key=feed.server_key))
     tls = _tls_context(cfg)
-    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit)
+    relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
+    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit,
+                   relay=relay)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
@@ -151,7 +155,8 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
             loop.add_signal_handler(sig, stop.set)
         base = f"{cfg.scheme}://{cfg.host}:{port}"
         out.write(json.dumps({"display": base, "table": f"{base}/table", "pit": f"{base}/pit",
-                              "public": cfg.tables[0].public}) + "\n")
+                              "public": cfg.tables[0].public,
+                              **({"dealer": f"{base}/dealer"} if cfg.commands else {})}) + "\n")
         out.flush()
         await stop.wait()
     finally:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
-from engine.games import MAX_SPOTS, THREE_CARD_POKER, UTH
+from engine.games import DECISIONS, HOUSE_GAMES, MAX_SPOTS, PLAY_MULTIPLES, THREE_CARD_POKER, UTH
 from engine.house import HouseRound
 from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardPokerRound
@@ -173,6 +174,11 @@ class HouseTable(FaultBook):
         full: dict[str, Any] = self.round.full_view()
         target = self.round.next_target() if self.closed is None else None
         full["next"] = str(target) if target is not None and self.phase != "bets" else None
+        full["legal"] = legal_decisions(self.round, _chosen_multiples(self.setup.game)) if self.closed is None else None
+        full["seats"], full["circles"] = self.round.seats, list(self.round.BETS)  # the console's betting spots
+        for spot in full["spots"]:
+            if "results" in spot:
+                spot["pays"] = odds_paid(spot["bets"], spot["results"])
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
@@ -278,3 +284,41 @@ class HouseTable(FaultBook):
 
 
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
+
+
+def legal_decisions(round_: Any, multiples: bool) -> list[dict[str, Any]] | None:
+    """The decisions open to the spot to act, as the engine allows them now (`{"decision": "play",
+    "multiple": 4}`, `{"decision": "check"}`, ...; "dead" is not a player's choice), or None when no
+    decision is awaited: what the dealer console shows as buttons. `multiples`: the game's Play bet
+    is a multiple of the Ante chosen by the player (UTH)."""
+    seat = round_.to_act()
+    if seat is None:
+        return None
+    legal: list[dict[str, Any]] = []
+    for decision in DECISIONS:
+        if decision == "dead":
+            continue
+        if decision == "play" and multiples:  # UTH: the Play multiples open on this street, the largest first
+            legal += [{"decision": decision, "multiple": m} for m in sorted(PLAY_MULTIPLES, reverse=True)
+                      if round_.can_decide(seat, decision, m)]
+        elif round_.can_decide(seat, decision, None):  # 3CP's play, check, fold: no multiple to choose
+            legal.append({"decision": decision})
+    return legal
+
+
+def odds_paid(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, str]:
+    """Each winning bet circle's payout as odds to its stake (`"3:2"`, `"1:1"`, `"40:1"`): the
+    dealer's payout prompt."""
+    out: dict[str, str] = {}
+    for circle, net in results.items():
+        stake = bets.get(circle, 0)
+        if net > 0 and stake > 0:
+            ratio = Fraction(net, stake)
+            out[circle] = f"{ratio.numerator}:{ratio.denominator}"
+    return out
+
+
+def _chosen_multiples(game: str) -> bool:
+    """The game's player chooses how many times the Ante to Play (UTH: 4x or 3x, then 2x, then 1x);
+    at 3CP the Play bet is always the Ante."""
+    return any(m != 1 for ms in HOUSE_GAMES[game].play_multiples.values() for m in ms)

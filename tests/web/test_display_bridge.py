@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,11 @@ from firmware_host.service.config import ConfigError
 from firmware_host.sim.keys import SimKeys
 
 
-def in_own_loop(coro: Any) -> Any:
-    """asyncio.run in a thread of its own: a browser test before this one leaves Playwright's loop running here."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+def in_own_loop(coro: Coroutine[Any, Any, Any]) -> Any:
+    """`asyncio.run(coro)` in a thread of its own: once a browser test ran, Playwright's sync API holds
+    this thread's event loop (test files run in name order: test_dealer.py before this one)."""
+    with ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, coro).result(timeout=120)
 
 
 def test_the_display_section_parses_into_typed_values() -> None:

@@ -1,0 +1,224 @@
+"""The dealer console's server side: the `/dealer` page and `/ws/dealer`, the public feed plus the page's commands relayed to the table.
+
+`GET /ws/dealer` needs a signed-in dealer or supervisor (`auth.require` on the handshake: 401, 403).
+It sends `{"kind": "console", "user", "role", "chips", "commands"}`, then what `/ws/public` sends
+(`hello`, the snapshot, the updates: the same `Hub`). The page sends
+
+    {"kind": "command", "id": "c7", "command": {"cmd": "bet", "hand": 12, "seat": 3, "bets": {...}}}
+
+`command` is the command channel's own request map (`service/commands.py`, `docs/feed.md`) without
+its `id`: the relay gives each one an id of its own, sends it with `service.commands.CommandClient`
+(in the console's own thread, one request in flight per console, time-bounded, re-sent once under
+the same id) and answers `{"kind": "reply", "id": "c7", "reply": {...}}` with the controller's reply
+as it is (`ok`, or `code` and `error` untouched). A supervisor's sign-off (`auth`: {user, pin}) is
+passed through in the command; the controller checks it (`service/signoff.py`), never this process.
+A page message that is not such a command, a second command while one is in flight, or no answer in
+time gets `{"kind": "error", "id": ..., "error": "why"}` (nothing is sent to the table for the first
+two). Each relayed command is logged with the signed-in user's name (never the PIN).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zmq
+from aiohttp import WSMsgType, web
+
+from firmware_host.display import auth
+from firmware_host.display.bridge import Hub
+from firmware_host.service.commands import MAX_ID_CHARS, CommandClient
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+ROLES = ("dealer", "supervisor")
+"""Who may open the dealer console."""
+REQUEST_TIMEOUT_S = 2.5
+"""How long the relay waits for the controller's answer (twice: the request is re-sent once under its id)."""
+MAX_MESSAGE_BYTES = 16 * 1024
+"""A page message longer than this is refused (the command channel's own requests are far shorter)."""
+_RESERVED = ("id", "req_id", "retries")
+
+
+@dataclass(frozen=True, slots=True)
+class Relay:
+    """Where the console's commands go: the table's command endpoint, the CURVE keys used on it, the chips."""
+
+    endpoint: str | None
+    key: str | None = None
+    server_key: str | None = None
+    chips: tuple[int, ...] = (100, 500, 2500, 10000)
+    timeout_s: float = REQUEST_TIMEOUT_S
+
+
+RELAY: web.AppKey[Relay] = web.AppKey("relay", Relay)
+DEALER_HUB: web.AppKey[Hub] = web.AppKey("dealer_hub", Hub)
+
+
+class PageError(ValueError):
+    """A page message that is not a command the relay can send; its text is the page's answer."""
+
+
+def parse_message(text: str) -> tuple[str, dict[str, Any]]:
+    """The page's `{"kind": "command", "id", "command"}` as (id, the command map). Raises PageError."""
+    if len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
+        raise PageError(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise PageError("not JSON: send {\"kind\": \"command\", \"id\": ..., \"command\": {\"cmd\": ...}}") from None
+    if not isinstance(data, dict) or data.get("kind") != "command":
+        raise PageError("the console sends only {\"kind\": \"command\", \"id\": ..., \"command\": {...}}")
+    page_id = data.get("id")
+    if not isinstance(page_id, str) or not 1 <= len(page_id) <= MAX_ID_CHARS:
+        raise PageError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
+    command = data.get("command")
+    if not isinstance(command, dict) or not isinstance(command.get("cmd"), str) or not command["cmd"]:
+        raise PageError("command must be an object with its cmd (the command channel's request, docs/feed.md)")
+    reserved = sorted(k for k in command if k in _RESERVED)
+    if reserved:
+        raise PageError(f"command: {', '.join(reserved)} is the relay's own (each command gets an id of its own)")
+    signoff = command.get("auth")
+    if signoff is not None and not isinstance(signoff, dict):
+        raise PageError("command: auth must be {\"user\": ..., \"pin\": ...} (a supervisor's sign-off)")
+    extra = set(data) - {"kind", "id", "command"}
+    if extra:
+        raise PageError(f"unknown key(s) {', '.join(sorted(map(str, extra)))}")
+    return page_id, command
+
+
+class Console:
+    """One open console: its own DEALER socket to the table, used only in its own thread, one request at a time."""
+
+    def __init__(self, relay: Relay, user: str, ctx: zmq.Context[Any]) -> None:
+        self.relay = relay
+        self.user = user
+        self.ctx = ctx
+        self.in_flight: str | None = None
+        self._name = f"web-{secrets.token_hex(4)}"
+        self._count = 0
+        self._client: CommandClient | None = None
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"console-{user}")
+
+    def _send(self, command: Mapping[str, Any]) -> dict[str, Any]:
+        """In the console's thread: send one command and wait for its answer. Raises TimeoutError, ValueError."""
+        if self.relay.endpoint is None:
+            raise ValueError("this display has no command endpoint ([display] commands)")
+        if self._client is None:
+            self._client = CommandClient(self.ctx, self.relay.endpoint, timeout_s=self.relay.timeout_s,
+                                         name=self._name, key=self.relay.key, server_key=self.relay.server_key)
+        self._count += 1
+        args = {k: v for k, v in command.items() if k not in ("cmd", "auth")}
+        try:
+            return self._client.request(str(command["cmd"]), req_id=f"{self._name}-{self._count}", retries=1,
+                                        auth=command.get("auth"), **args)
+        except TimeoutError:
+            self._client.close()
+            self._client = None
+            raise
+
+    async def relay_command(self, page_id: str, command: dict[str, Any]) -> dict[str, Any]:
+        """The page's answer to one command: `reply` with the controller's reply, or `error`."""
+        if self.in_flight is not None:
+            return {"kind": "error", "id": page_id,
+                    "error": f"one command at a time: {self.in_flight} is still waiting for the table's answer"}
+        self.in_flight = page_id
+        shown = {k: v for k, v in command.items() if k != "auth"}
+        signer = command.get("auth", {}).get("user") if isinstance(command.get("auth"), dict) else None
+        try:
+            loop = asyncio.get_running_loop()
+            reply = await loop.run_in_executor(self._thread, self._send, command)
+        except TimeoutError:
+            log.warning("dealer console: %s: %s: no answer from %s", self.user, shown, self.relay.endpoint)
+            return {"kind": "error", "id": page_id,
+                    "error": f"no answer from the table within {2 * self.relay.timeout_s:.0f} s: nothing is known "
+                             "to be applied; look at the table before sending it again"}
+        except ValueError as exc:
+            return {"kind": "error", "id": page_id, "error": str(exc)}
+        finally:
+            self.in_flight = None
+        log.info("dealer console: %s sent %s%s -> %s", self.user, shown,
+                 f" signed off by {signer!r}" if signer else "",
+                 "ok" if reply.get("ok") else f"{reply.get('code')}: {reply.get('error')}")
+        return {"kind": "reply", "id": page_id, "reply": reply}
+
+    def _close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    async def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._thread, self._close)
+        self._thread.shutdown(wait=False)
+
+
+async def _page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / "dealer.html", headers={"Cache-Control": "no-cache"})
+
+
+async def _dealer(request: web.Request) -> web.WebSocketResponse:
+    """One dealer console: the public feed out, its commands relayed to the table."""
+    session = auth.require(request, ROLES)
+    relay = request.app[RELAY]
+    ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES * 2)
+    await ws.prepare(request)
+    hub = request.app[DEALER_HUB]
+    console = Console(relay, session.user, request.app[_CTX])
+    await ws.send_str(json.dumps({"kind": "console", "user": session.user, "role": session.role,
+                                  "chips": list(relay.chips), "commands": relay.endpoint is not None}))
+    screen = hub.join()
+
+    async def send() -> None:
+        while True:
+            await ws.send_str(await screen.queue.get())
+
+    async def answer(page_id: str, command: dict[str, Any]) -> None:
+        await ws.send_str(json.dumps(await console.relay_command(page_id, command)))
+
+    sender = asyncio.create_task(send())
+    pending: set[asyncio.Task[None]] = set()
+    log.info("dealer console opened: %s (%s) from %s", session.user, session.role, request.remote)
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.ERROR:
+                break
+            if msg.type != WSMsgType.TEXT:
+                await ws.send_str(json.dumps({"kind": "error", "error": "send JSON text, not binary frames"}))
+                continue
+            try:
+                page_id, command = parse_message(msg.data)
+            except PageError as exc:
+                await ws.send_str(json.dumps({"kind": "error", "error": str(exc)}))
+                continue
+            task = asyncio.create_task(answer(page_id, command))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+    finally:
+        hub.leave(screen)
+        sender.cancel()
+        for task in list(pending):
+            task.cancel()
+        await console.close()
+        log.info("dealer console closed: %s", session.user)
+    return ws
+
+
+_CTX: web.AppKey[zmq.Context[Any]] = web.AppKey("zmq_context", zmq.Context)
+
+
+def add_routes(app: web.Application, hub: Hub, relay: Relay) -> None:
+    """Register `/dealer` and `/ws/dealer` on `app` (the sign-in routes must be there: `auth.add_routes`)."""
+    app[RELAY] = relay
+    app[DEALER_HUB] = hub
+    app[_CTX] = zmq.Context.instance()
+    app.router.add_get("/dealer", _page)
+    app.router.add_get("/ws/dealer", _dealer)

@@ -1,0 +1,422 @@
+// The dealer console's poker panel: seats, the legal actions of the seat to act, pots and side pots, the push, the chop.
+// It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
+// rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
+import { cardsElements } from "/static/cards.js";
+import { formatMoney, formatNet } from "/static/money.js";
+
+const GAMES = {
+  holdem: "Hold'em", omaha: "Omaha", omaha_hilo8: "Omaha Hi-Lo", stud: "7-Card Stud", stud_hilo8: "Stud Hi-Lo",
+  razz: "Razz", five_card_draw: "5-Card Draw", deuce_seven_single: "2-7 Single Draw",
+  deuce_seven_triple: "2-7 Triple Draw", badugi: "Badugi",
+};
+const BETWEEN_HANDS = new Set(["waiting", "settled", "voided"]);
+const panels = new WeakMap();
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function button(action, label, onClick) {
+  const node = el("button", `act act-${action}`, label);
+  node.type = "button";
+  node.dataset.action = action;
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+// The controller's own words ("calls 4800", "seat 3: fold, call 200, raise to 400..12000") with each amount in money.
+export function inMoney(text, state) {
+  return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
+}
+
+function decimalsOf(state) {
+  return Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
+}
+
+// "12.5" -> 1250 (the smallest unit) without floating point; null when it is not an amount.
+export function parseAmount(text, state) {
+  const decimals = decimalsOf(state);
+  const match = /^\s*(\d{1,12})(?:[.,](\d*))?\s*$/.exec(String(text));
+  if (!match || (match[2] ?? "").length > decimals) return null;
+  const minor = (match[2] ?? "").padEnd(decimals, "0");
+  return Number(match[1]) * 10 ** decimals + (decimals ? Number(minor) : 0);
+}
+
+function amountText(amount, state) {
+  const decimals = decimalsOf(state);
+  const scale = 10 ** decimals;
+  const units = Math.floor(amount / scale);
+  return decimals ? `${units}.${String(amount % scale).padStart(decimals, "0")}` : String(units);
+}
+
+// The relay answers {kind: "reply", reply} or {kind: "error", error}; a shell may also hand back the reply itself.
+function replyOf(answer) {
+  if (answer && answer.kind === "reply") return answer.reply ?? {};
+  if (answer && answer.kind === "error") return { ok: false, code: "console", error: answer.error };
+  return answer ?? { ok: false, error: "no answer" };
+}
+
+class PokerPanel {
+  constructor(container, ctx) {
+    this.ctx = ctx;
+    this.state = null;
+    this.actionsKey = null;
+    this.busy = false;
+    this.root = el("section", "poker");
+    this.root.dataset.poker = "";
+    this.head = el("header", "poker-head");
+    this.seats = el("div", "poker-seats");
+    this.board = el("div", "poker-board cards");
+    this.board.dataset.board = "";
+    this.next = el("div", "poker-next");
+    this.next.dataset.next = "";
+    this.pots = el("div", "poker-pots");
+    this.pots.dataset.pots = "";
+    this.prompt = el("div", "poker-prompt");
+    this.prompt.dataset.prompt = "";
+    this.actions = el("div", "poker-actions");
+    this.actions.dataset.actions = "";
+    this.refusal = el("div", "poker-refusal");
+    this.refusal.hidden = true;
+    this.signoff = this.signoffForm();
+    const middle = el("div", "poker-middle");
+    const boardRow = el("div", "poker-board-row");
+    boardRow.append(el("span", "label", "Board"), this.board, this.next);
+    middle.append(boardRow, this.pots);
+    this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.signoff);
+    container.replaceChildren(this.root);
+    if (!document.querySelector('link[href="/static/dealer-poker.css"]')) {
+      const css = document.createElement("link");
+      css.rel = "stylesheet";
+      css.href = "/static/dealer-poker.css";
+      document.head.append(css);
+    }
+  }
+
+  // -- commands ---------------------------------------------------------------------------------------------------
+
+  async send(command) {
+    if (this.busy) return;
+    this.busy = true;
+    this.root.dataset.busy = "";
+    const full = { ...command, ...(Number.isInteger(this.state?.hand) ? { hand: this.state.hand } : {}) };
+    let reply;
+    try {
+      reply = replyOf(await this.ctx.send(full));
+    } catch (err) {
+      reply = { ok: false, code: "console", error: String(err?.message ?? err) };
+    } finally {
+      this.busy = false;
+      delete this.root.dataset.busy;
+    }
+    if (reply.ok) {
+      this.showRefusal(null);
+      if (command.cmd === "chop") this.closeSignoff();
+    } else {
+      this.showRefusal(reply.error ?? reply.code ?? "refused");
+    }
+    return reply;
+  }
+
+  showRefusal(reason) {
+    if (reason === null) {
+      this.refusal.hidden = true;
+      this.refusal.textContent = "";
+      delete this.refusal.dataset.refusal;
+      return;
+    }
+    this.refusal.hidden = false;
+    this.refusal.textContent = `Refused: ${inMoney(reason, this.state)}`;
+    this.refusal.dataset.refusal = reason;
+  }
+
+  act(seat, action, extra = {}) {
+    return this.send({ cmd: "act", seat, action, ...extra });
+  }
+
+  // -- the sign-off of a chop -------------------------------------------------------------------------------------
+
+  signoffForm() {
+    const form = el("form", "poker-signoff");
+    form.dataset.signoff = "chop";
+    form.hidden = true;
+    form.append(el("div", "signoff-title", "Chop: every pot split evenly between the players still in. Supervisor sign-off"));
+    const user = el("input");
+    user.name = "user";
+    user.placeholder = "supervisor";
+    user.autocomplete = "off";
+    user.dataset.signoffUser = "";
+    const pin = el("input");
+    pin.name = "pin";
+    pin.type = "password";
+    pin.inputMode = "numeric";
+    pin.placeholder = "PIN";
+    pin.autocomplete = "off";
+    pin.dataset.signoffPin = "";
+    const ok = button("chop-confirm", "Sign off and chop", () => {});
+    ok.type = "submit";
+    const cancel = button("chop-cancel", "Cancel", () => this.closeSignoff());
+    form.append(user, pin, ok, cancel);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.send({ cmd: "chop", auth: { user: user.value, pin: pin.value } });
+      pin.value = "";
+    });
+    return form;
+  }
+
+  openSignoff() {
+    this.signoff.hidden = false;
+    this.signoff.querySelector("[data-signoff-user]").focus();
+  }
+
+  closeSignoff() {
+    this.signoff.hidden = true;
+    this.signoff.querySelector("[data-signoff-pin]").value = "";
+  }
+
+  // -- drawing ----------------------------------------------------------------------------------------------------
+
+  render(state) {
+    this.state = state;
+    const root = this.root;
+    root.dataset.phase = state.phase ?? "";
+    root.dataset.hand = String(state.hand ?? "");
+    root.dataset.seq = String(state.seq ?? "");
+    const stakes = state.stakes ?? {};
+    const blinds = (stakes.blinds ?? []).map((b) => formatMoney(b, state)).join(" / ");
+    this.head.replaceChildren(
+      el("span", "game", GAMES[state.game] ?? state.game ?? ""),
+      el("span", "structure", state.structure ?? ""),
+      el("span", "stakes", blinds ? `blinds ${blinds}` : ""),
+      el("span", "street", state.street ?? ""),
+      el("span", "total", `Total ${formatMoney(state.total_pot ?? 0, state)}`),
+    );
+    this.seats.replaceChildren(...(state.spots ?? []).map((spot) => this.seatElement(spot, state)));
+    this.board.replaceChildren(...cardsElements(state.board));
+    this.drawNext(state);
+    this.drawPots(state);
+    this.prompt.textContent = inMoney(state.prompt, state);
+    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street,
+      (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
+    if (key !== this.actionsKey) {  // redrawn only when the choice changes: an amount being typed stays
+      this.actionsKey = key;
+      this.drawActions(state);
+    }
+  }
+
+  seatElement(spot, state) {
+    const node = el("div", "pseat");
+    node.dataset.seat = String(spot.seat);
+    node.dataset.stack = String(spot.stack ?? 0);
+    for (const [flag, on] of [["inHand", spot.in_hand], ["folded", spot.folded], ["allIn", spot.all_in],
+      ["sittingOut", spot.sitting_out], ["button", state.button === spot.seat], ["toAct", state.to_act === spot.seat]]) {
+      if (on) node.dataset[flag] = "";
+    }
+    const top = el("div", "pseat-top");
+    top.append(el("span", "pseat-name", `Seat ${spot.seat}`));
+    if (state.button === spot.seat) top.append(el("span", "dealer-button", "D"));
+    node.append(top);
+    node.append(el("div", "pseat-stack", formatMoney(spot.stack ?? 0, state)));
+    const cards = el("div", "cards");
+    cards.append(...cardsElements(spot.cards));
+    node.append(cards);
+    const bet = spot.bets?.bet ?? 0;
+    node.append(el("div", "pseat-bet", bet ? `bet ${formatMoney(bet, state)}` : ""));
+    let status = inMoney(spot.decision, state);
+    if (spot.sitting_out) status = "sitting out";
+    else if (!spot.in_hand) status = "not in hand";
+    else if (spot.folded) status = "folded";
+    else if (spot.all_in) status = "ALL-IN";
+    node.append(el("div", "pseat-status", status));
+    if (spot.hand_name) node.append(el("div", "hand-name", spot.hand_name));
+    if (Number.isInteger(spot.net)) {
+      const net = el("div", `pseat-net ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`, formatNet(spot.net, state));
+      net.dataset.net = String(spot.net);
+      node.append(net);
+    }
+    return node;
+  }
+
+  drawNext(state) {
+    const next = state.next;
+    if (next) {
+      this.next.dataset.next = next;
+      this.next.textContent = `Next card: ${next}`;
+    } else {
+      this.next.dataset.next = "";
+      this.next.textContent = "";
+    }
+  }
+
+  drawPots(state) {
+    const results = state.results;
+    const pots = results ? results.pots ?? [] : state.pots ?? [];
+    const items = pots.map((pot, index) => {
+      const node = el("div", "pot");
+      node.dataset.pot = String(index);
+      node.dataset.amount = String(pot.amount);
+      node.dataset.eligible = (pot.eligible ?? []).join(" ");
+      node.append(el("div", "pot-name", index === 0 ? "Main pot" : `Side pot ${index}`));
+      node.append(el("div", "pot-amount", formatMoney(pot.amount, state)));
+      node.append(el("div", "pot-eligible", `seats ${(pot.eligible ?? []).join(", ")}`));
+      if (results) node.append(this.pushElement(pot, state));
+      return node;
+    });
+    if (!results) {
+      const inPots = pots.reduce((sum, pot) => sum + pot.amount, 0);
+      const street = (state.total_pot ?? 0) - inPots;
+      if (street > 0) {
+        const bets = el("div", "pot street-bets", `Bets this street ${formatMoney(street, state)}`);
+        bets.dataset.streetBets = String(street);
+        items.push(bets);
+      }
+    } else if (results.rake) {
+      items.push(el("div", "pot rake", `Rake ${formatMoney(results.rake, state)}`));
+    }
+    this.pots.replaceChildren(...items);
+  }
+
+  // Each pot's push: the winners the feed names with their chips; the odd chip where a split is uneven.
+  pushElement(pot, state) {
+    const push = el("div", "push");
+    const winners = pot.winners ?? [];
+    push.dataset.winners = winners.map((w) => w.seat).join(" ");
+    const halves = [...new Set(winners.map((w) => w.half ?? "all"))];  // all, high / low, chop: as the feed names them
+    for (const half of halves) {
+      const share = winners.filter((w) => (w.half ?? "all") === half);
+      const least = Math.min(...share.map((w) => w.amount));
+      for (const w of share) {
+        const line = el("div", "push-line");
+        line.dataset.winner = String(w.seat);
+        line.dataset.amount = String(w.amount);
+        const what = half === "all" ? "" : half === "chop" ? " (chopped)" : ` (${half})`;
+        line.textContent = `Push ${formatMoney(w.amount, state)} to seat ${w.seat}${what}`;
+        if (share.length > 1 && w.amount > least) {
+          line.dataset.oddChip = String(w.amount - least);
+          line.append(el("span", "odd-chip", ` + odd chip`));
+        }
+        push.append(line);
+      }
+    }
+    return push;
+  }
+
+  drawActions(state) {
+    const row = [];
+    const phase = state.phase ?? "";
+    const seat = state.to_act;
+    const legal = state.legal;
+    if (BETWEEN_HANDS.has(phase)) {
+      row.push(button("deal", "Deal next hand", () => this.send({ cmd: "deal" })));
+    } else if (phase === "over") {
+      row.push(button("confirm", "Pots pushed \u2013 confirm", () => this.send({ cmd: "confirm" })));
+    } else if (Number.isInteger(seat) && legal) {
+      row.push(el("div", "acting", `Seat ${seat} to act`));
+      row.push(...this.legalButtons(seat, legal, state));
+    } else if (state.next) {
+      row.push(el("div", "acting", `Deal: ${state.next}`));
+    }
+    const live = (state.spots ?? []).filter((s) => s.in_hand && !s.folded).length;
+    if (!BETWEEN_HANDS.has(phase) && phase !== "over" && live >= 2) {
+      row.push(button("chop", "Chop\u2026", () => this.openSignoff()));
+    } else {
+      this.closeSignoff();
+    }
+    this.actions.replaceChildren(...row);
+  }
+
+  legalButtons(seat, legal, state) {
+    const out = [];
+    const money = (amount) => formatMoney(amount, state);
+    if (legal.bring_in !== null && legal.bring_in !== undefined) {
+      out.push(button("bring_in", `Bring in ${money(legal.bring_in)}`, () => this.act(seat, "bring_in")));
+    }
+    if (legal.fold) out.push(button("fold", "Fold", () => this.act(seat, "fold")));
+    if (legal.check) out.push(button("check", "Check", () => this.act(seat, "check")));
+    if (legal.call !== null && legal.call !== undefined) {
+      const node = button("call", `Call ${money(legal.call)}`, () => this.act(seat, "call"));
+      node.dataset.amount = String(legal.call);
+      out.push(node);
+    }
+    const range = legal.bet_or_raise;
+    if (range) {
+      if (Array.isArray(range.choices)) {  // fixed limit: the choices the engine lists, one button each
+        for (const to of range.choices) {
+          const node = button(range.kind, `${range.kind} to ${money(to)}`, () => this.act(seat, range.kind, { amount: to }));
+          node.dataset.to = String(to);
+          out.push(node);
+        }
+      } else {
+        out.push(this.amountEntry(seat, range, state));
+      }
+    }
+    if (legal.all_in !== null && legal.all_in !== undefined) {
+      const node = button("all_in", `All-in to ${money(legal.all_in)}`, () => this.act(seat, "all_in"));
+      node.dataset.to = String(legal.all_in);
+      out.push(node);
+    }
+    if (legal.draw) out.push(button("stand_pat", "Stand pat", () => this.act(seat, "stand_pat")));
+    if (legal.show) out.push(button("show", "Show", () => this.act(seat, "show")));
+    if (legal.muck) out.push(button("muck", "Muck", () => this.act(seat, "muck")));
+    return out;
+  }
+
+  // Bet / raise to an amount (the street total), bounded min..max as the feed gives it.
+  amountEntry(seat, range, state) {
+    const box = el("div", "amount-entry");
+    box.dataset.min = String(range.min_to);
+    box.dataset.max = String(range.max_to);
+    const input = el("input", "amount");
+    input.type = "text";
+    input.inputMode = "decimal";
+    input.dataset.amount = "";
+    input.value = amountText(range.min_to, state);
+    const step = (state.stakes?.blinds ?? [])[1] || state.stakes?.small_bet || state.stakes?.min_bet || 1;
+    const current = () => parseAmount(input.value, state);
+    const setTo = (amount) => { input.value = amountText(Math.max(0, amount), state); };
+    const bounds = el("div", "amount-bounds", `${formatMoney(range.min_to, state)} .. ${formatMoney(range.max_to, state)}`);
+    const entryError = el("div", "entry-error");
+    const go = button(range.kind, range.kind === "bet" ? "Bet" : range.kind === "raise" ? "Raise to" : "Complete to", () => {
+      const amount = current();
+      if (amount === null) {
+        entryError.textContent = "not an amount";
+        entryError.dataset.entryError = input.value;
+        return;
+      }
+      entryError.textContent = "";
+      delete entryError.dataset.entryError;
+      this.act(seat, range.kind, { amount });
+    });
+    const minus = button("less", "\u2212", () => setTo((current() ?? range.min_to) - step));
+    const plus = button("more", "+", () => setTo((current() ?? range.min_to) + step));
+    const min = button("min", "Min", () => setTo(range.min_to));
+    const max = button("max", "Max", () => setTo(range.max_to));
+    const line = el("div", "amount-line");
+    line.append(minus, input, plus);
+    const presets = el("div", "amount-presets");
+    presets.append(min, max, bounds);
+    box.append(line, presets, go, entryError);
+    return box;
+  }
+}
+
+// The console calls this for a poker table with each state it is sent; `ctx.send(command)` relays one command
+// (the command channel's request map, `service/commands.py`) and resolves to the relay's answer.
+export function renderPoker(container, state, ctx) {
+  let panel = panels.get(container);
+  if (!panel || !container.contains(panel.root)) {
+    panel = new PokerPanel(container, ctx);
+    panels.set(container, panel);
+  }
+  panel.ctx = ctx;
+  panel.render(state);
+  return panel.root;
+}
+
+export function isPoker(state) {
+  return typeof state?.structure === "string" && state.structure !== "";
+}

@@ -1,0 +1,379 @@
+"""The dealer console (/dealer) in Chromium and its relay (/ws/dealer): whole UTH and 3CP hands played from the page, sign-offs, roles."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+import zmq
+from playwright.sync_api import Browser, Page
+
+from engine.money import format_money
+from firmware_host.cli.demo import SimTable
+from firmware_host.service.commands import CommandClient
+from firmware_host.service.feed import FeedClient
+from firmware_host.service.users import User, Users
+from firmware_host.sim.dealing import ShoeHand
+
+PINS = {"ana": ("dealer", "482113"), "sam": ("supervisor", "905527"), "eve": ("surveillance", "318840")}
+CHIPS = [100, 500, 2500]
+ROOT = "#console"
+
+
+@dataclass
+class Console:
+    """A table worked by a person: the simulated table, the shoe's hand, a `croupier display` with the command relay."""
+
+    table: SimTable
+    shoe: ShoeHand
+    base: str
+    log: Path
+
+
+def _sign_up(table: SimTable) -> None:
+    users = Users.load(table.users_path)
+    for name, (role, pin) in PINS.items():
+        users.by_name[name] = User.with_pin(name, role, pin)
+    users.save(table.users_path)
+
+
+@pytest.fixture
+def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Callable[..., Console]]:
+    """`console(game=..., seed=...)`: a started table whose cards the shoe deals when expected and nothing else, and a display for it."""
+    procs: list[subprocess.Popen[str]] = []
+    hands: list[ShoeHand] = []
+
+    def make(**options: Any) -> Console:
+        table = sim_table(**options)
+        _sign_up(table)
+        shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed)
+        shoe.start()
+        hands.append(shoe)
+        config = tmp_path / f"dealer{len(procs)}.toml"
+        config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
+                          f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
+                          f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
+                          f'chips = {json.dumps(CHIPS)}\n', encoding="utf-8")
+        log = tmp_path / f"dealer{len(procs)}.log"
+        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
+                                 "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
+        procs.append(proc)
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line, f"croupier display did not start: {log.read_text()[-2000:]}"
+        ready = json.loads(line)
+        assert ready["dealer"] == ready["display"] + "/dealer"
+        return Console(table, shoe, ready["display"], log)
+
+    yield make
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for shoe in hands:
+        shoe.stop()
+
+
+@pytest.fixture
+def tablet(browser: Browser) -> Iterator[Page]:
+    """A page at the 10" tablet's size, 1280x800, touch."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True)
+    yield context.new_page()
+    context.close()
+
+
+def journal(table: SimTable) -> list[dict[str, Any]]:
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),
+                           "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def settle(table: SimTable, round_: dict[str, Any]) -> dict[str, Any]:
+    """What `croupier settle` makes of a hand's round (the table's limits, the default profile)."""
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", "--table", str(table.config_path)],
+                          input=json.dumps(round_) + "\n", capture_output=True, text=True, timeout=120, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def public_state(table: SimTable) -> dict[str, Any]:
+    ctx: zmq.Context[Any] = zmq.Context()
+    feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=5.0)
+    try:
+        feed.fetch_snapshot()
+        return dict(feed.state or {})
+    finally:
+        feed.close()
+        ctx.destroy(linger=0)
+
+
+def sign_in(page: Page, base: str, user: str) -> None:
+    page.goto(f"{base}/dealer")
+    page.fill("[data-signin] input[name=user]", user)
+    page.fill("[data-signin] input[name=pin]", PINS[user][1])
+    page.click("[data-signin] button[type=submit]")
+    page.wait_for_selector(f"{ROOT}[data-phase='bets']")
+
+
+def settled_reply(page: Page) -> None:
+    """Wait until the command in flight is answered."""
+    page.wait_for_selector(f"{ROOT}:not([data-waiting])", state="attached")
+
+
+def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
+    """Build a spot's bets by tapping circles and chips, then `Bet`; the feed shows them."""
+    spot = f"[data-seat='{seat}']"
+    for circle, chips in bets.items():
+        page.tap(f"{spot} [data-circle='{circle}']")
+        for chip in chips:
+            page.tap(f"[data-chips] [data-chip='{chip}']")
+    page.tap(f"{spot} [data-action='bet']")
+    settled_reply(page)
+    assert page.locator("[data-refusal]").count() == 0, page.locator("#refusal").inner_text()
+    for circle, chips in bets.items():  # the feed shows the spot's bets as posted (no draft left)
+        posted = f"{spot} [data-circle='{circle}']:not(.draft) .stake"
+        page.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent === text",
+                               arg=[posted, format_money(sum(chips), "EUR", 2)])
+
+
+def play_decisions(page: Page, choose: Callable[[str, int], str], screenshot: Path | None = None) -> list[tuple[str, int, list[str]]]:
+    """Tap the decisions from the page until the showdown; each step's (phase, seat, the buttons shown)."""
+    seen: list[tuple[str, int, list[str]]] = []
+    for _ in range(20):
+        page.wait_for_function("() => { const r = document.getElementById('console');"
+                               " return !r.dataset.waiting && (r.dataset.phase === 'showdown'"
+                               " || (r.dataset.toAct !== '' && document.querySelector('[data-decisions] button'))); }")
+        phase = page.get_attribute(ROOT, "data-phase") or ""
+        if phase == "showdown":
+            return seen
+        seat = int(page.get_attribute(ROOT, "data-to-act") or 0)
+        buttons = page.locator("[data-decisions] button")
+        actions = [buttons.nth(i).get_attribute("data-action") or "" for i in range(buttons.count())]
+        assert {buttons.nth(i).get_attribute("data-seat") for i in range(buttons.count())} == {str(seat)}
+        seen.append((phase, seat, actions))
+        if screenshot is not None and phase == "flop":
+            page.screenshot(path=str(screenshot))
+            screenshot = None
+        page.tap(f"[data-decisions] [data-action='{choose(phase, seat)}']")
+        settled_reply(page)
+        assert page.locator("[data-refusal]").count() == 0, page.locator("#refusal").inner_text()
+        page.wait_for_function("([phase, seat]) => { const r = document.getElementById('console');"
+                               " return r.dataset.phase !== phase || r.dataset.toAct !== String(seat); }", arg=[phase, seat])
+    raise AssertionError(f"no showdown after {seen}")
+
+
+def prompts(page: Page) -> dict[tuple[int, str], tuple[int, str]]:
+    """The payout prompts: (seat, circle) -> (net, the prompt's words)."""
+    out: dict[tuple[int, str], tuple[int, str]] = {}
+    for line in page.locator("#payouts [data-payout]").all():
+        seat = int(line.locator("xpath=ancestor::*[@data-seat][1]").get_attribute("data-seat") or 0)
+        out[(seat, line.get_attribute("data-payout") or "")] = (int(line.get_attribute("data-net") or 0), line.inner_text())
+    return out
+
+
+def check_settles_as_croupier_settle(page: Page, table: SimTable, hand: int) -> None:
+    shown = prompts(page)
+    assert shown, "no payout prompt at the showdown"
+    totals = {int(t.locator("xpath=..").get_attribute("data-seat") or 0): int(t.get_attribute("data-total") or 0)
+              for t in page.locator("#payouts [data-total]").all()}
+    for (seat, circle), (net, words) in shown.items():
+        name = {"pair_plus": "Pair Plus"}.get(circle, circle.capitalize())
+        if net > 0:
+            assert words.startswith(f"{name} pays {format_money(net, 'EUR', 2)}"), words
+        elif net < 0:
+            assert words == f"{name} loses {format_money(-net, 'EUR', 2)}", words
+        else:
+            assert words == f"{name} pushes", words
+    page.tap("[data-action='confirm']")
+    settled_reply(page)
+    assert page.locator("[data-refusal]").count() == 0, page.locator("#refusal").inner_text()
+    page.wait_for_function(f"() => {{ const r = document.getElementById('console');"
+                           f" return r.dataset.hand !== '{hand}' || r.dataset.phase === 'settled'; }}")
+    record = next(h for h in journal(table) if h["hand"] == hand)
+    assert record["status"] == "settled"
+    resettled = settle(table, record["round"])
+    assert resettled == record["settlement"]
+    journaled = {(s["seat"], circle): net for s in record["settlement"]["spots"] for circle, net in s["results"].items()}
+    assert {key: net for key, (net, _) in shown.items()} == journaled
+    assert totals == {s["seat"]: s["net"] for s in record["settlement"]["spots"]}
+
+
+UTH_LEGAL = {"preflop": ["check", "play-4", "play-3"], "flop": ["check", "play-2"], "river": ["play-1", "fold"]}
+
+
+def test_a_uth_hand_played_from_the_console_settles_as_croupier_settle(
+        console: Callable[..., Console], tablet: Page, tmp_path: Path) -> None:
+    work = console(game="uth", seed=5, seats=4)
+    sign_in(tablet, work.base, "ana")
+    hand = int(tablet.get_attribute(ROOT, "data-hand") or 0)
+    assert tablet.locator("[data-decisions] button").count() == 0  # nobody decides before the deal
+    post_bets(tablet, 1, {"ante": [500], "blind": [500], "trips": [100]})
+    post_bets(tablet, 3, {"ante": [500, 500], "blind": [500, 500]})
+    assert tablet.locator("[data-action='confirm']").is_hidden()
+    tablet.tap("[data-action='deal']")
+    settled_reply(tablet)
+    shots = Path(os.environ.get("CROUPIER_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    plays = {1: {"preflop": "check", "flop": "check", "river": "play-1"}, 3: {"preflop": "play-4"}}
+    seen = play_decisions(tablet, lambda phase, seat: plays[seat][phase], screenshot=shots / "dealer-console.png")
+    assert [(phase, seat) for phase, seat, _ in seen] == [("preflop", 1), ("preflop", 3), ("flop", 1), ("river", 1)]
+    for phase, _, actions in seen:
+        assert actions == UTH_LEGAL[phase], (phase, actions)
+    assert (shots / "dealer-console.png").is_file()
+    assert tablet.locator("[data-decisions] button").count() == 0
+    tablet.screenshot(path=str(shots / "dealer-payouts.png"))
+    check_settles_as_croupier_settle(tablet, work.table, hand)
+    log = work.log.read_text()
+    assert "dealer console: ana sent {'cmd': 'decide'" in log and "-> ok" in log
+
+
+def test_a_3cp_hand_played_from_the_console_settles_as_croupier_settle(
+        console: Callable[..., Console], tablet: Page) -> None:
+    work = console(game="3cp", seed=8, seats=5)
+    sign_in(tablet, work.base, "ana")
+    hand = int(tablet.get_attribute(ROOT, "data-hand") or 0)
+    post_bets(tablet, 1, {"ante": [500], "pair_plus": [100, 100]})
+    post_bets(tablet, 2, {"ante": [2500]})
+    tablet.tap("[data-action='deal']")  # the table deals with 5 spots bet: refused in the controller's words
+    settled_reply(tablet)
+    assert tablet.locator("[data-refusal]").inner_text() == "5 spots with a bet are needed to deal, 2 have one"
+    for seat in (3, 4, 5):
+        post_bets(tablet, seat, {"ante": [500]})
+    tablet.tap("[data-action='deal']")
+    settled_reply(tablet)
+    assert tablet.locator("[data-refusal]").count() == 0
+    seen = play_decisions(tablet, lambda phase, seat: "fold" if seat == 2 else "play")
+    assert seen == [("decide", seat, ["play", "fold"]) for seat in range(1, 6)]
+    check_settles_as_croupier_settle(tablet, work.table, hand)
+
+
+def test_a_void_needs_a_supervisors_pin_and_the_page_shows_the_controllers_reason(
+        console: Callable[..., Console], tablet: Page) -> None:
+    work = console(game="uth", seed=3, seats=2)
+    sign_in(tablet, work.base, "ana")
+    post_bets(tablet, 1, {"ante": [500], "blind": [500]})
+    tablet.tap("[data-action='deal']")
+    settled_reply(tablet)
+    tablet.wait_for_selector(f"{ROOT}[data-phase='preflop']")
+    hand = int(tablet.get_attribute(ROOT, "data-hand") or 0)
+    ctx: zmq.Context[Any] = zmq.Context()
+    direct = CommandClient(ctx, work.table.endpoints.commands, timeout_s=5.0, name="test")
+    try:
+        for user, pin in (("", ""), ("ana", PINS["ana"][1]), ("sam", "000000")):
+            tablet.tap("[data-action='void']")
+            tablet.wait_for_selector("dialog[data-signoff='void'][open]")
+            tablet.fill("#signoff input[name=user]", user)
+            tablet.fill("#signoff input[name=pin]", pin)
+            tablet.tap("[data-action='signoff-send']")
+            settled_reply(tablet)
+            tablet.wait_for_selector("[data-refusal='forbidden']")
+            said = tablet.locator("[data-refusal]").inner_text()
+            auth = {"user": user, "pin": pin} if user else None
+            reply = direct.request("void", reason="dealer void", hand=hand, auth=auth)
+            assert not reply["ok"] and reply["code"] == "forbidden"
+            if pin == PINS["ana"][1] or not user:
+                assert said == reply["error"], (user, said, reply)
+            else:  # a wrong PIN: the tries left before the lock-out are one fewer for the second try
+                assert said.split(" (")[0] == reply["error"].split(" (")[0] == "void: wrong PIN for 'sam'", said
+            assert tablet.get_attribute(ROOT, "data-phase") == "preflop"
+        tablet.tap("[data-action='void']")
+        tablet.fill("#signoff input[name=user]", "sam")
+        tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
+        tablet.tap("[data-action='signoff-send']")
+        settled_reply(tablet)
+        tablet.wait_for_function(f"() => document.getElementById('console').dataset.hand !== '{hand}'")
+        assert tablet.locator("[data-refusal]").count() == 0
+    finally:
+        direct.close()
+        ctx.destroy(linger=0)
+    record = next(h for h in journal(work.table) if h["hand"] == hand)
+    assert record["status"] == "voided"
+
+
+async def _relay_checks(base: str) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+        try:
+            await session.ws_connect(f"{base}/ws/dealer")
+        except aiohttp.WSServerHandshakeError as exc:
+            seen["nobody"] = exc.status
+        await session.post(f"{base}/api/signin", json={"user": "eve", "pin": PINS["eve"][1]})
+        try:
+            await session.ws_connect(f"{base}/ws/dealer")
+        except aiohttp.WSServerHandshakeError as exc:
+            seen["surveillance"] = exc.status
+        await session.post(f"{base}/api/signin", json={"user": "ana", "pin": PINS["ana"][1]})
+        async with session.ws_connect(f"{base}/ws/dealer") as ws:
+            seen["first"] = [(await ws.receive_json())["kind"] for _ in range(3)]
+            bad = ["not json", json.dumps({"kind": "command", "id": "b1"}),
+                   json.dumps({"kind": "command", "id": "b2", "command": {"cmd": "bet", "id": "mine", "seat": 1,
+                                                                           "bets": {"ante": 500, "blind": 500}}}),
+                   json.dumps({"kind": "command", "id": "b3", "command": {"cmd": "bet", "seat": 1,
+                                                                           "bets": {"ante": 500, "blind": 500},
+                                                                           "auth": "sam:905527"}})]
+            seen["errors"] = []
+            for text in bad:
+                await ws.send_str(text)
+                while (message := await ws.receive_json())["kind"] not in ("error", "reply"):
+                    pass
+                seen["errors"].append(message)
+            await ws.send_json({"kind": "command", "id": "g1", "command": {"cmd": "bet", "seat": 9, "bets": {"ante": 500}}})
+            while (message := await ws.receive_json())["kind"] not in ("error", "reply"):
+                pass
+            seen["refused"] = message
+    return seen
+
+
+def test_the_relay_lets_in_only_dealers_refuses_malformed_messages_and_passes_the_controllers_reply(
+        console: Callable[..., Console]) -> None:
+    work = console(game="uth", seed=1, seats=2)
+    with ThreadPoolExecutor(1) as worker:  # its own event loop: Playwright's sync API holds this thread's
+        seen = worker.submit(asyncio.run, _relay_checks(work.base)).result(timeout=120)
+    assert seen["nobody"] == 401
+    assert seen["surveillance"] == 403
+    assert seen["first"] == ["console", "hello", "snapshot"]
+    assert [m["kind"] for m in seen["errors"]] == ["error"] * 4
+    assert "not JSON" in seen["errors"][0]["error"]
+    assert "command must be an object" in seen["errors"][1]["error"]
+    assert "id is the relay's own" in seen["errors"][2]["error"]
+    assert "auth must be" in seen["errors"][3]["error"]
+    assert all(s.get("bets") in (None, {}) for s in public_state(work.table).get("spots") or [])  # nothing was sent
+    refused = seen["refused"]
+    assert refused["kind"] == "reply" and refused["id"] == "g1"
+    assert refused["reply"]["ok"] is False and refused["reply"]["code"] == "malformed"
+    assert "seat" in refused["reply"]["error"]
+
+
+@pytest.mark.parametrize(("lines", "said"), [
+    ('chips = [100, "500"]', "[display] chips: a chip value is a positive integer in the smallest unit, not '500'"),
+    ("chips = []", "[display] chips: must be a list of 1 to 8 chip values"),
+    ("chips = [100, 100]", "[display] chips: a chip value is listed twice"),
+    ('commands = "http://127.0.0.1:5555"', "[display] commands: must be a ZeroMQ endpoint"),
+    ('dealer_key = "/nonexistent/console.key_secret"', "[display] dealer_key, server_key:"),
+])
+def test_the_consoles_keys_are_checked_at_start(tmp_path: Path, lines: str, said: str) -> None:
+    config = tmp_path / "display.toml"
+    config.write_text(f"[display]\n{lines}\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_chips_are_kept_in_rising_order() -> None:
+    from firmware_host.display.config import DisplayConfig
+
+    cfg = DisplayConfig.parse('[display]\ncommands = "ipc:///tmp/t-cmd"\nchips = [2500, 100, 500]\n')
+    assert cfg.chips == (100, 500, 2500) and cfg.commands == "ipc:///tmp/t-cmd"
+    assert DisplayConfig.parse("[display]\n").chips == (100, 500, 2500, 10000)

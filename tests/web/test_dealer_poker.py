@@ -1,0 +1,281 @@
+"""The dealer console's poker panel in Chromium: a no-limit hold'em hand with a side pot played from its buttons and amount entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from playwright.sync_api import Page
+
+from firmware_host.cli.demo import SimTable
+from firmware_host.service.commands import CommandClient
+from firmware_host.service.feed import FeedClient
+from firmware_host.service.users import User, Users
+from firmware_host.sim.dealing import ShoeHand
+
+DEALER, DEALER_PIN = "ana", "4821"
+STACKS = {1: 5000, 2: 20000, 3: 12000}  # unequal: seat 1's all-in makes a side pot between seats 2 and 3
+POKER = """
+[poker]
+structure = "no-limit"
+blinds = [100, 200]
+seated = []
+"""
+
+
+class FeedLog(threading.Thread):
+    """Every public state of the table by its `seq`, as the feed sent it (what the page must show)."""
+
+    def __init__(self, table: SimTable) -> None:
+        super().__init__(daemon=True)
+        self.table = table
+        self.states: dict[int, dict[str, Any]] = {}
+        self.lock = threading.Lock()
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        ctx: zmq.Context[Any] = zmq.Context()
+        feed = FeedClient(ctx, self.table.endpoints.public, self.table.endpoints.snapshot, timeout_s=2.0)
+        try:
+            while not self._halt.is_set():
+                try:
+                    feed.receive(200)
+                except TimeoutError:
+                    continue
+                if feed.state is not None:
+                    with self.lock:
+                        self.states.setdefault(feed.seq, json.loads(json.dumps(feed.state)))
+        finally:
+            feed.close()
+            ctx.destroy(linger=0)
+
+    def at(self, seq: int) -> dict[str, Any]:
+        with self.lock:
+            known = [s for s in self.states if s <= seq]
+            assert known, f"the feed never sent seq {seq}"
+            return self.states[max(known)]  # a heartbeat keeps the seq's state
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(timeout=5)
+
+
+@pytest.fixture
+def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """A hold'em table (real `croupier run`, emulated shoe dealing when a card is expected, no bots), three
+    players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands."""
+    table = sim_table(game="holdem", seats=6, sections=POKER, table="poker-1")
+    assert table.supervisor is not None
+    floor = table.supervisor
+    Users({floor["user"]: User.with_pin(floor["user"], "supervisor", floor["pin"]),
+           DEALER: User.with_pin(DEALER, "dealer", DEALER_PIN)}).save(table.users_path)
+    ctx: zmq.Context[Any] = zmq.Context()
+    client = CommandClient(ctx, table.endpoints.commands, timeout_s=3.0, name="floor")
+    try:  # the floor seats the players between hands (not the console's part)
+        for seat, chips in STACKS.items():
+            reply = client.request("seat", seat=seat, action="join", amount=chips)
+            assert reply["ok"], reply
+    finally:
+        client.close()
+        ctx.destroy(linger=0)
+    shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed)
+    shoe.start()
+    feed = FeedLog(table)
+    feed.start()
+    config = tmp_path / "display.toml"
+    config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
+                      f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
+                      f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n', encoding="utf-8")
+    log = tmp_path / "display.log"
+    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line, f"croupier display did not start: {log.read_text()[-2000:]}"
+        yield {"table": table, "feed": feed, "ready": json.loads(line)}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shoe.stop()
+        feed.stop()
+
+
+def _sign_in(page: Page, base: str) -> None:
+    """Open the console and sign in as the dealer with the sign-in form."""
+    page.goto(f"{base}/dealer")
+    page.fill("[data-signin] input[name=user]", DEALER)
+    page.fill("[data-signin] input[name=pin]", DEALER_PIN)
+    page.click("[data-signin] button[type=submit]")
+    page.wait_for_selector("[data-poker]")
+
+
+def _panel(page: Page) -> dict[str, Any]:
+    """What the panel shows, by its data attributes."""
+    return page.evaluate("""() => {
+      const root = document.querySelector('[data-poker]');
+      if (!root) return null;
+      const seat = root.querySelector('[data-seat][data-to-act]');
+      return {
+        seq: Number(root.dataset.seq), phase: root.dataset.phase, hand: root.dataset.hand,
+        to_act: seat ? Number(seat.dataset.seat) : null,
+        busy: 'busy' in root.dataset,
+        actions: [...root.querySelectorAll('[data-actions] [data-action]')].map((b) => b.dataset.action),
+        pots: [...root.querySelectorAll('[data-pot]')].map((p) => ({
+          amount: Number(p.dataset.amount), eligible: p.dataset.eligible.split(' ').filter(Boolean).map(Number),
+          winners: p.querySelector('[data-winners]') ? [...p.querySelectorAll('[data-winner]')].map(
+            (w) => ({seat: Number(w.dataset.winner), amount: Number(w.dataset.amount)})) : null})),
+        stacks: Object.fromEntries([...root.querySelectorAll('[data-seat]')].map(
+          (s) => [s.dataset.seat, Number(s.dataset.stack)])),
+        refusal: root.querySelector('[data-refusal]')?.dataset.refusal ?? null,
+      };
+    }""")
+
+
+def _wait_for(page: Page, test: Callable[[dict[str, Any]], bool], what: str, timeout_s: float = 20.0) -> dict[str, Any]:
+    deadline = timeout_s * 1000
+    waited = 0
+    while waited < deadline:
+        shown = _panel(page)
+        if shown is not None and not shown["busy"] and test(shown):
+            return shown
+        page.wait_for_timeout(50)
+        waited += 50
+    raise AssertionError(f"the console never showed {what}: {_panel(page)}")
+
+
+def _pots(state: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"amount": p["amount"], "eligible": p["eligible"]} for p in state["pots"]]
+
+
+def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[str, Any], tmp_path: Path) -> None:
+    table: SimTable = poker_console["table"]
+    feed: FeedLog = poker_console["feed"]
+    base = poker_console["ready"]["display"]
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, base)
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    page.click('[data-poker] [data-action="deal"]')
+
+    acted: list[tuple[str, int, str]] = []
+    refused = ""
+    screenshot = False
+    for _ in range(40):
+        shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
+        state = feed.at(shown["seq"])
+        assert state.get("results") is not None or _pots(shown) == _pots(state), (shown["pots"], state["pots"])
+        if shown["phase"] == "over":
+            break
+        seat, street = shown["to_act"], state["street"]
+        assert seat == state["to_act"]
+        legal = state["legal"]
+        if street == "preflop":
+            action = "all_in" if seat == 1 else "call"
+            page.click(f'[data-poker] [data-actions] [data-action="{action}"]')
+        elif street == "flop" and legal["bet_or_raise"] and legal["bet_or_raise"]["kind"] == "bet":
+            if not refused:  # below the minimum bet: the controller refuses, the page says why
+                page.fill("[data-poker] [data-actions] [data-amount]", "0.50")
+                page.click('[data-poker] [data-actions] [data-action="bet"]')
+                refused = _wait_for(page, lambda s: s["refusal"] is not None, "the refusal")["refusal"]
+                page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-refusal.png"))
+            page.fill("[data-poker] [data-actions] [data-amount]", "10.00")
+            action = "bet"
+            page.click('[data-poker] [data-actions] [data-action="bet"]')
+        elif legal["call"]:
+            action = "call"
+            page.click('[data-poker] [data-actions] [data-action="call"]')
+        elif legal["check"]:
+            action = "check"
+            page.click('[data-poker] [data-actions] [data-action="check"]')
+        elif legal["show"]:
+            action = "show"
+            page.click('[data-poker] [data-actions] [data-action="show"]')
+        else:
+            raise AssertionError(f"no plan for {state['prompt']}")
+        acted.append((street, seat, action))
+        page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                               arg=shown["seq"])
+        if street == "turn" and not screenshot:
+            page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-1280x800.png"))
+            screenshot = True
+    else:
+        raise AssertionError(f"the hand did not end: {acted}")
+
+    assert refused.startswith("seat 2 may bet to "), refused
+    assert ("preflop", 1, "all_in") in acted and ("flop", 2, "bet") in acted
+    over = _panel(page)
+    state = feed.at(over["seq"])
+    results = state["results"]
+    assert len(results["pots"]) == 2 and results["pots"][1]["eligible"] == [2, 3], results  # the side pot
+    assert over["pots"] == [{"amount": p["amount"], "eligible": p["eligible"],
+                             "winners": [{"seat": w["seat"], "amount": w["amount"]} for w in p["winners"]]}
+                            for p in results["pots"]]
+    page.click('[data-poker] [data-actions] [data-action="confirm"]')
+    settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
+
+    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),
+                          "--json"], capture_output=True, text=True, timeout=60, check=True)
+    line = json.loads(out.stdout.strip().splitlines()[-1])
+    assert line["status"] == "settled"
+    start = {int(s): c for s, c in line["hand_record"]["stacks"].items()}
+    journal = {str(n["seat"]): start[n["seat"]] + n["net"] for n in line["results"]["net"]}
+    assert settled["stacks"] == journal
+    assert [p["amount"] for p in line["results"]["pots"]] == [p["amount"] for p in over["pots"]]
+    assert sum(journal.values()) == sum(STACKS.values())  # no rake: the chips only moved
+
+
+def _shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("CROUPIER_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_chop_signed_off_on_the_console(page: Page, poker_console: dict[str, Any]) -> None:
+    table: SimTable = poker_console["table"]
+    feed: FeedLog = poker_console["feed"]
+    floor = table.supervisor
+    assert floor is not None
+    base = poker_console["ready"]["display"]
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, base)
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    page.click('[data-poker] [data-action="deal"]')
+    shown = _wait_for(page, lambda s: s["to_act"] is not None, "the first seat to act")
+    page.click('[data-poker] [data-actions] [data-action="call"]')
+    page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                           arg=shown["seq"])
+    _wait_for(page, lambda s: "chop" in s["actions"], "the chop button")
+    page.click('[data-poker] [data-action="chop"]')
+    page.fill("[data-poker] [data-signoff] [data-signoff-user]", floor["user"])
+    page.fill("[data-poker] [data-signoff] [data-signoff-pin]", "00000000" if floor["pin"] != "00000000" else "11111111")
+    page.click('[data-poker] [data-signoff] [data-action="chop-confirm"]')
+    refusal = _wait_for(page, lambda s: s["refusal"] is not None, "the refused sign-off")["refusal"]
+    assert refusal.startswith("chop: "), refusal  # the controller's own reason, as it gave it
+    assert feed.at(_panel(page)["seq"])["phase"] == "betting"  # nothing changed
+    page.fill("[data-poker] [data-signoff] [data-signoff-pin]", floor["pin"])
+    page.click('[data-poker] [data-signoff] [data-action="chop-confirm"]')
+    over = _wait_for(page, lambda s: s["phase"] == "over" and s["refusal"] is None, "the chopped hand")
+    results = feed.at(over["seq"])["results"]
+    assert results["chopped"] and len(results["pots"]) == 2, results
+    assert [[(w["seat"], w["amount"]) for w in p["winners"]] for p in results["pots"]] == \
+        [[(w["seat"], w["amount"]) for w in p["winners"]] for p in over["pots"]]
+    assert page.locator("[data-poker] [data-signoff]").is_hidden()
+    page.click('[data-poker] [data-actions] [data-action="confirm"]')
+    settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
+    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),
+                          "--json"], capture_output=True, text=True, timeout=60, check=True)
+    line = json.loads(out.stdout.strip().splitlines()[-1])
+    assert line["status"] == "settled" and line["chopped"] is True
+    start = {int(s): c for s, c in line["hand_record"]["stacks"].items()}
+    assert settled["stacks"] == {str(n["seat"]): start[n["seat"]] + n["net"] for n in line["results"]["net"]}
