@@ -138,7 +138,7 @@ def _panel(page: Page) -> dict[str, Any]:
             (w) => ({seat: Number(w.dataset.winner), amount: Number(w.dataset.amount)})) : null})),
         stacks: Object.fromEntries([...root.querySelectorAll('[data-seat]')].map(
           (s) => [s.dataset.seat, Number(s.dataset.stack)])),
-        refusal: root.querySelector('[data-refusal]')?.dataset.refusal ?? null,
+        refusal: root.querySelector('[data-refusal]')?.dataset.reason ?? null,
       };
     }""")
 

@@ -116,21 +116,24 @@ class PokerPanel {
       this.showRefusal(null);
       if (command.cmd === "chop") this.closeSignoff();
     } else {
-      this.showRefusal(reply.error ?? reply.code ?? "refused");
+      this.showRefusal(reply.error ?? reply.code ?? "refused", reply.code ?? "refused");
     }
     return reply;
   }
 
-  showRefusal(reason) {
+  // `data-refusal` is the reply's code, as on the console's own refusal line; `data-reason` the controller's words.
+  showRefusal(reason, code = "refused") {
     if (reason === null) {
       this.refusal.hidden = true;
       this.refusal.textContent = "";
       delete this.refusal.dataset.refusal;
+      delete this.refusal.dataset.reason;
       return;
     }
     this.refusal.hidden = false;
     this.refusal.textContent = `Refused: ${inMoney(reason, this.state)}`;
-    this.refusal.dataset.refusal = reason;
+    this.refusal.dataset.refusal = code;
+    this.refusal.dataset.reason = reason;
   }
 
   act(seat, action, extra = {}) {
