@@ -5,13 +5,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 BROWSER_STAMP := $(VENV)/.chromium
+POSTGRES_STAMP := $(VENV)/.postgresql
 
 .PHONY: test demo bench soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,analysis,web]'
+	$(PY) -m pip install -q -e '.[dev,analysis,web,floor]'
 	touch $(STAMP)
 
 # the browser tests' Chromium: Debian's package, installed once when missing (as root, as in CI)
@@ -20,7 +21,14 @@ $(BROWSER_STAMP): $(STAMP)
 	test -x $(CHROMIUM)
 	touch $(BROWSER_STAMP)
 
-test: $(STAMP) $(BROWSER_STAMP)
+# the floor's tests' PostgreSQL server: Debian's package, installed once when initdb is missing (as root, as in CI);
+# the tests make a throw-away cluster in a temporary directory and stop it at the end
+$(POSTGRES_STAMP): $(STAMP)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; }
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null
+	touch $(POSTGRES_STAMP)
+
+test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP)
 	$(PY) -m pytest -p no:cacheprovider
 
 demo: $(STAMP)

@@ -1,0 +1,1 @@
+"""The floor: every table's closed hands archived in PostgreSQL (and, beside it, the pit's live view of its tables)."""
