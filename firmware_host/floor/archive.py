@@ -157,6 +157,9 @@ class Archive:
 
     def _down(self, exc: psycopg.Error) -> ArchiveError:
         self.close()  # the next call connects again
+        if isinstance(exc, psycopg.errors.UndefinedTable):
+            return ArchiveError(f"the archive's schema is not made or not up to date ({exc}): "
+                                "run `croupier pit migrate --db DSN`".replace("\n", " "))
         return ArchiveError(f"the archive's server: {exc}".strip())
 
     def last_hand(self, table: str) -> int:

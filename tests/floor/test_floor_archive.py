@@ -210,3 +210,14 @@ def test_an_archive_whose_server_is_not_there_raises_archive_error(pg: PgServer)
             a.last_hand("uth-7")
         with pytest.raises(ArchiveError, match="cannot reach the archive's server"):
             a.write("uth-7", [{"hand": 1, "status": "voided"}])
+
+
+def test_an_archive_without_its_schema_says_to_run_migrate(db: str) -> None:
+    with Archive(db) as a:
+        with pytest.raises(ArchiveError, match="run `croupier pit migrate --db DSN`"):
+            a.last_hand("uth-7")
+        with pytest.raises(ArchiveError, match="schema is not made"):
+            a.write("uth-7", [{"hand": 1, "status": "voided"}])
+    migrate(db)
+    with Archive(db) as a:
+        assert a.write("uth-7", [{"hand": 1, "status": "voided"}]) == 1 and a.last_hand("uth-7") == 1
