@@ -28,6 +28,9 @@ def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
     # every sensor as its last reading left it (the replay below sets the same), so a device that
     # reports the same state again at start changes nothing and is not journaled
     state.sensors = journal.sensors()
+    # the last hands shown down, as journaled with each hand (a hand of before `shown`: left out)
+    state.history.extend(row.record["shown"] for row in journal.hands(last=state.history.maxlen)
+                         if isinstance(row.record.get("shown"), dict))
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
     for event in events:
         try:
