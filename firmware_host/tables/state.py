@@ -189,7 +189,7 @@ class TableState:
                   "sensors": dict(self.sensors)}
         shown = table.shown()
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
-            record["shown"] = shown
+            record["last_hand"] = shown
             self.history.append(shown)
         self._closed = self.last_record = record
         self.tally(status, record)
