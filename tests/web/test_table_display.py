@@ -209,6 +209,19 @@ def check_sign(page: Page, game: str) -> None:
     assert page.locator(pays).inner_text() == ("3 to 2" if game == "uth" else "6 to 1")
 
 
+def check_stakes(page: Page, hands: list[dict[str, Any]]) -> None:
+    """The settled hand still on show: each bet circle's stake in the table's money, as engine.money writes it."""
+    last = hands[-1]
+    assert page.locator("[data-table]").get_attribute("data-hand") == str(last["hand"])
+    checked = 0
+    for spot in last["round"]["spots"]:
+        for circle, amount in spot["bets"].items():
+            stake = page.locator(f"#spots [data-seat='{spot['seat']}'] [data-circle='{circle}'] .stake").inner_text()
+            assert stake == format_money(amount, "EUR", 2), (spot["seat"], circle, stake)
+            checked += 1
+    assert checked >= len(last["round"]["spots"])
+
+
 def check_layout(page: Page, spots: int) -> None:
     assert page.locator("#spots [data-seat]").count() == spots
     assert page.evaluate(LAYOUT) == []
@@ -240,6 +253,7 @@ def test_the_table_display_follows_50_uth_hands_and_a_late_page_converges(
         assert samples[-1]["history"] == journal_history(hands)
         assert samples[-1]["places"] == places(record.last)
         for shown in (page, late):
+            check_stakes(shown, hands)
             check_sign(shown, "uth")
             check_layout(shown, 3)
         check_screenshot(page, "table-uth-1920")
@@ -261,6 +275,7 @@ def test_the_table_display_follows_50_3cp_hands_then_offline_on_a_sigkill_and_ba
     assert [h["hand"] for h in hands] == list(range(1, HANDS + 1))
     check_page(samples, record, hands)
     assert samples[-1]["history"] == journal_history(hands)
+    check_stakes(page, hands)
     check_sign(page, "3cp")
     check_layout(page, 7)  # seven spots fit
     check_screenshot(page, "table-3cp-1920")

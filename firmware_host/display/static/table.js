@@ -122,8 +122,10 @@ function pastHand(past, current) {
     dealt.append(cards, el("span", "", dealer.hand_name ?? ""));
     for (const spot of past.spots ?? []) {
       const net = Number(spot.net ?? 0);
-      const badge = el("span", "net " + (net > 0 ? "win" : net < 0 ? "lose" : "push"),
-        `${spot.seat}: ${net === 0 ? "push" : formatMoney(net, current, true).split(" ")[1]}`);
+      // short, so seven seats fit on one line: "7 +15", "3 -7.50", "2 push" (whole units without decimals)
+      const amount = net === 0 ? "push" : formatMoney(net, current, true).split(" ")[1].replace(/\.0+$/, "");
+      const badge = el("span", "net " + (net > 0 ? "win" : net < 0 ? "lose" : "push"));
+      badge.append(el("span", "who", String(spot.seat)), document.createTextNode(` ${amount}`));
       badge.dataset.seat = String(spot.seat);
       badge.dataset.net = String(net);
       badge.dataset.results = JSON.stringify(spot.results ?? {});
