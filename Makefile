@@ -15,10 +15,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev,analysis,web,floor]'
 	touch $(STAMP)
 
-# the browser tests' Chromium: Debian's package, installed once when missing (as root, as in CI)
+# the browser tests' Chromium and the pages' fixed fonts (DejaVu, for the screenshots): Debian's
+# packages, installed once when missing (as root, as in CI)
+DEJAVU := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 $(BROWSER_STAMP): $(STAMP)
 	test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
-	test -x $(CHROMIUM)
+	test -f $(DEJAVU) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-dejavu-core; }
+	test -x $(CHROMIUM) && test -f $(DEJAVU)
 	touch $(BROWSER_STAMP)
 
 # the floor's tests' PostgreSQL server: Debian's package, installed once when initdb is missing (as root, as in CI);

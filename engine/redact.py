@@ -9,7 +9,10 @@ showdown). `public(full)` is the only way to the public view:
 - only the keys named below reach the public (default deny): burns, mucked and discarded cards,
   cards ignored while a fault stood, devices, sensors, a fault's `detail` never do, nor any key
   added to the full view later until it is named here;
-- nothing is shared with the full view (each map and list its own).
+- nothing is shared with the full view (each map and list its own);
+- `limits`, `paytable` and `history` (the last hands) pass as they are: the limits sign and the
+  paytables are public, and each past hand was made by this redaction of its own view when it
+  closed (settled hands are shown down; a hand whose cards stayed down has no hand name there).
 
 >>> full = {"phase": "preflop", "spots": [{"seat": 1, "cards": ["As", "Kd"], "visible": [False, False],
 ...         "bets": {"ante": 5}}], "burns": ["2c"], "fault": None}
@@ -37,6 +40,10 @@ TABLE_KEYS = frozenset({
     "currency", "decimals",
     # the table's session since it opened (settled hands, voided hands, the house's net): for the pit
     "session",
+    # what the players' screen shows beside the hand: the limits sign and the profile's paytables
+    # (public by nature), and the last hands, already in public form (each taken from this
+    # redaction of its own last view when it closed: firmware_host/tables/house_sign.py)
+    "limits", "paytable", "history",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

@@ -463,6 +463,17 @@ class Journal:
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
 
+    def last_hands_shown(self, last: int) -> list[dict[str, Any]]:
+        """The `last_hand` of the last `last` finished hands that journaled one (house games: the
+        players' screen's last hands), oldest first. Raises JournalError."""
+        sql = ("SELECT json_extract(record, '$.last_hand') FROM hands "
+               "WHERE json_type(record, '$.last_hand') = 'object' ORDER BY hand DESC LIMIT ?")
+        try:
+            rows = self._conn.execute(sql, (last,)).fetchall()
+            return [json.loads(r[0]) for r in reversed(rows)]
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
+
     def hands_after(self, after: int, limit: int) -> list[HandRow]:
         """At most `limit` finished hands numbered above `after`, oldest first. Raises JournalError."""
         sql = "SELECT hand, game, status, closed_event, ts, record FROM hands WHERE hand > ? ORDER BY hand LIMIT ?"

@@ -28,6 +28,9 @@ def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
     # every sensor as its last reading left it (the replay below sets the same), so a device that
     # reports the same state again at start changes nothing and is not journaled
     state.sensors = journal.sensors()
+    # the last hands shown down, as journaled with each house hand (`last_hand`; a poker hand has
+    # none and leaves the list as it was, as the reducer does)
+    state.history.extend(journal.last_hands_shown(state.history.maxlen or 0))
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
     for event in events:
         try:

@@ -233,6 +233,11 @@ class GameTable(Protocol):
         stacks; nothing at a house game, where nothing carries over)."""
         ...
 
+    def shown(self) -> dict[str, Any] | None:
+        """The hand, once closed, in public form for the table's `history` of last hands (the
+        players' screen); None where the table keeps none (a poker table)."""
+        ...
+
     def carried_seats(self) -> dict[str, Any]:
         """`open` fields that carry the players over to a new game (a poker table's stacks, who
         sits out, the last button); empty where there are no players to keep (a house game)."""

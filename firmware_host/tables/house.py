@@ -22,6 +22,7 @@ from engine.three_card_poker import ThreeCardPokerRound
 from engine.ultimate_holdem import UltimateHoldemRound
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 from firmware_host.tables.house_open import journaled_profile, open_body, spelt_out
+from firmware_host.tables.house_sign import limits_sign, paytable_sign, shown_hand
 
 ROUND_CLASSES: dict[str, type[HouseRound]] = {UTH.code: UltimateHoldemRound,
                                                THREE_CARD_POKER.code: ThreeCardPokerRound}
@@ -182,7 +183,14 @@ class HouseTable(FaultBook):
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
+        assert self.setup.rules is not None
+        full["limits"] = limits_sign(self.setup.limits)
+        full["paytable"] = paytable_sign(self.setup.game, self.setup.rules, self.setup.profile_sha256)
         return full
+
+    def shown(self) -> dict[str, Any]:
+        """This hand, once closed, as the players' screen lists it among the last hands (public form)."""
+        return shown_hand(self.full_view(), self.hand, self.closed or "settled")
 
     # -- steps --
 

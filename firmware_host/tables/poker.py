@@ -203,6 +203,10 @@ class PokerTable(FaultBook):
         unchanged: the successor's session is its own, from the seating's plain values."""
         return PokerTable(self.setup, hand, self.session.to_dict())
 
+    def shown(self) -> None:
+        """A poker table keeps no `history` of last hands for the players' screen (not built yet)."""
+        return None
+
     def carried_seats(self) -> dict[str, Any]:
         """`open` fields that carry this session over to a new game: stacks (the broke leave),
         who sits out, and the last button (the next hand's button moves on from it)."""

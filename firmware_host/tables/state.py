@@ -13,6 +13,7 @@ A fault stops the hand: cards that arrive while a fault stands are recorded but 
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -24,6 +25,7 @@ from engine import redact
 from engine.errors import EngineError
 from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.registry import open_setup
 
 log = logging.getLogger("croupier.table")
@@ -62,6 +64,7 @@ class TableState:
         self.last_record: dict[str, Any] | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
+        self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: dict[str, Any] | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -115,6 +118,7 @@ class TableState:
         full["sensors"] = dict(self.sensors)
         full["currency"], full["decimals"] = money.currency, money.decimals
         full["session"] = dict(self.session)
+        full["history"] = [dict(hand) for hand in self.history]
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
@@ -183,6 +187,10 @@ class TableState:
         table = self.need_table()
         record = {**table.record(status, dict(body)), "devices": {k: dict(v) for k, v in self.devices.items()},
                   "sensors": dict(self.sensors)}
+        shown = table.shown()
+        if shown is not None:  # journaled with the hand: recovery puts it back in `history`
+            record["last_hand"] = shown
+            self.history.append(shown)
         self._closed = self.last_record = record
         self.tally(status, record)
         self.hand += 1

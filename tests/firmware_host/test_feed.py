@@ -188,8 +188,10 @@ def _card_like(text: str) -> set[str]:
     return set(re.findall(r"\b([2-9TJQKA][cdhs])\b", text))
 
 
-def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
-    """The public message shows no card the rules keep hidden at that moment."""
+def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, set[str]]) -> None:
+    """The public message shows no card the rules keep hidden at that moment. `history` (the last
+    hands) is checked against the hands it came from: each past hand holds only cards that hand
+    showed the public while on show (`shown`, per hand number, filled here from each message)."""
     assert public["seq"] == full["seq"] and public["kind"] == full["kind"]
     if public["kind"] == "heartbeat":
         assert set(public) == {"table", "boot", "seq", "kind"}
@@ -201,7 +203,12 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
         visible |= set(full["dealer"]["cards"])
         for spot in full["spots"]:
             visible |= set(spot["cards"])
-    for text in strings_in(public):
+    current = {key: value for key, value in public.items() if key != "history"}
+    if shown_phase and public.get("hand") is not None:
+        shown.setdefault(public["hand"], set()).update(set(strings_in(current)) & CARD_TEXTS)
+    for past in public.get("history", []):
+        assert set(strings_in(past)) & CARD_TEXTS <= shown.get(past["hand"], set()), f"{past}: more than it showed"
+    for text in strings_in(current):
         if len(text) == 2:
             assert text == "??" or text not in CARD_TEXTS or text in visible, f"{text} leaked in {public}"
         else:
@@ -220,7 +227,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
     if public.get("fault") is not None:
         assert "detail" not in public["fault"]
     for burn in full.get("burns", []):
-        assert burn not in set(strings_in(public))
+        assert burn not in set(strings_in(current))  # a past hand's shown card may be the same text
 
 
 def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
@@ -251,6 +258,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
     c.recover()
     seq = 0
     checked = 0
+    shown: dict[int, set[str]] = {}  # each hand's cards the public saw while it was on show
 
     def do(cmd: str, **args: Any) -> dict[str, Any]:
         return c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
@@ -260,7 +268,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
         while pub_sub.poll(0):
             public = unpack(pub_sub.recv())
             full = unpack(full_sub.recv())
-            check_public(public, full)
+            check_public(public, full, shown)
             n += 1
         return n
 
@@ -337,7 +345,7 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
             feed.serve_snapshots(feed.snap)
             snap = unpack(client.recv())
             full_state = {**c.full_state(), "seq": snap["seq"], "kind": "snapshot"}
-            check_public(snap, full_state)
+            check_public(snap, full_state, shown)
             client.close(0)
     rows = c.journal.hands()
     assert len(rows) == hands

@@ -124,3 +124,17 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
 def test_the_journal_writes_the_compact_json_the_standard_encoder_writes(value: Any) -> None:
     from firmware_host.service.journal import _encode
     assert _encode(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_the_last_hands_shown_are_the_house_hands_that_journaled_one(tmp_path: Path) -> None:
+    """History is rebuilt from the hands that carry a `last_hand` (house games), oldest first; a
+    poker hand's record (its own `shown`, no `last_hand`) leaves it as the reducer left it."""
+    j = Journal.open(tmp_path)
+    for hand in range(1, 15):
+        house = hand not in (4, 12, 13)  # poker hands in between
+        record: dict[str, Any] = ({"last_hand": {"hand": hand, "voided": False}} if house
+                                  else {"shown": {"1": ["Pair of aces"]}})
+        j.append_close(hand, "confirm", {}, float(hand), None, "uth" if house else "holdem", "settled", record)
+    assert [past["hand"] for past in j.last_hands_shown(10)] == [2, 3, 5, 6, 7, 8, 9, 10, 11, 14]
+    assert j.last_hands_shown(0) == []
+    j.close()

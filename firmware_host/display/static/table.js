@@ -1,10 +1,14 @@
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
-import { cardsElements } from "/static/cards.js";
+import { cardElement, cardsElements } from "/static/cards.js";
 import { formatMoney, formatNet } from "/static/money.js";
 
 const GAMES = { uth: "Ultimate Texas Hold'em", "3cp": "Three Card Poker" };
-const CIRCLES = { ante: "Ante", blind: "Blind", trips: "Trips", play: "Play", pair_plus: "Pair Plus" };
+const CIRCLES = { ante: "Ante", blind: "Blind", trips: "Trips", play: "Play", pair_plus: "Pair Plus",
+  ante_bonus: "Ante Bonus", bonus: "Bonus" };
+const HANDS = { royal_flush: "Royal flush", straight_flush: "Straight flush", four_of_a_kind: "Four of a kind",
+  full_house: "Full house", flush: "Flush", straight: "Straight", three_of_a_kind: "Three of a kind",
+  two_pair: "Two pair", pair: "Pair", high_card: "High card" };
 const MISSED_HEARTBEATS = 3;
 
 const root = document.getElementById("table");
@@ -24,6 +28,7 @@ function el(tag, className, text) {
 function spotElement(spot, current) {
   const node = el("div", "spot");
   node.dataset.seat = String(spot.seat);
+  node.style.gridColumn = String(Math.min(Math.max(spot.seat, 1), 7));  // each seat in its own place
   if (spot.decision === "fold" || spot.decision === "dead") node.classList.add("folded");
   node.append(el("div", "seat", `Seat ${spot.seat}`));
   const cards = el("div", "cards");
@@ -52,6 +57,85 @@ function spotElement(spot, current) {
   return node;
 }
 
+function limitsSign(limits, current) {
+  // "Minimum EUR 5.00  Maximum EUR 100.00  Side bets EUR 1.00 to EUR 50.00" (a 0 maximum: none)
+  const node = document.getElementById("limits");
+  if (!limits) { node.replaceChildren(); return; }
+  const part = (label, text) => [el("span", "", `${label} `), el("b", "", text), el("span", "", "  ")];
+  const money = (amount) => formatMoney(amount, current);
+  const parts = [...part("Min", money(limits.minimum))];
+  if (limits.maximum) parts.push(...part("Max", money(limits.maximum)));
+  if (limits.side_minimum || limits.side_maximum) {
+    const low = money(limits.side_minimum || limits.chip || 0);
+    parts.push(...part("Side bets", limits.side_maximum ? `${low} \u2013 ${money(limits.side_maximum)}` : `from ${low}`));
+  }
+  node.replaceChildren(...parts);
+  for (const key of ["minimum", "maximum", "side_minimum", "side_maximum"]) node.dataset[key.replace("_m", "M")] = String(limits[key] ?? 0);
+}
+
+let shownPaytable = "";
+function paytables(paytable) {
+  // drawn again only when the table opens under another profile (its sha256)
+  const key = paytable ? `${paytable.sha256}` : "";
+  if (key === shownPaytable) return;
+  shownPaytable = key;
+  const node = document.getElementById("paytables");
+  if (!paytable) { node.replaceChildren(); return; }
+  const parts = [el("h2", "", "Paytables"),
+    el("div", "profile", `${paytable.name} \u00b7 ${String(paytable.sha256).slice(0, 12)}`)];
+  for (const [circle, pays] of Object.entries(paytable.pays ?? {})) {
+    const table = el("table", "paytable");
+    table.dataset.paytable = circle;
+    table.append(el("caption", "", CIRCLES[circle] ?? circle));
+    for (const [hand, [win, stake]] of Object.entries(pays)) {
+      const row = el("tr");
+      row.dataset.pays = hand;
+      row.append(el("td", "", HANDS[hand] ?? hand), el("td", "pays", `${win} to ${stake}`));
+      table.append(row);
+    }
+    parts.push(table);
+  }
+  node.replaceChildren(...parts);
+}
+
+function miniCard(text) {
+  const card = cardElement(text);
+  card.className = "mini" + (card.classList.contains("red") ? " red" : "");
+  return card;
+}
+
+function pastHand(past, current) {
+  // one of the last hands: number, dealer's cards and hand, each spot's net (its circles' nets in data)
+  const node = el("li", "past");
+  node.dataset.hand = String(past.hand);
+  node.append(el("span", "number", `#${past.hand}`));
+  const dealt = el("div", "dealt");
+  const nets = el("div", "nets");
+  if (past.voided) {
+    node.classList.add("voided");
+    node.dataset.voided = "";
+    dealt.textContent = "Hand voided";
+  } else {
+    const dealer = past.dealer ?? {};
+    const cards = el("span", "");
+    cards.append(...(dealer.cards ?? []).map(miniCard));
+    dealt.append(cards, el("span", "", dealer.hand_name ?? ""));
+    for (const spot of past.spots ?? []) {
+      const net = Number(spot.net ?? 0);
+      // short, so seven seats fit on one line: "7 +15", "3 -7.50", "2 push" (whole units without decimals)
+      const amount = net === 0 ? "push" : formatMoney(net, current, true).split(" ")[1].replace(/\.0+$/, "");
+      const badge = el("span", "net " + (net > 0 ? "win" : net < 0 ? "lose" : "push"));
+      badge.append(el("span", "who", String(spot.seat)), document.createTextNode(` ${amount}`));
+      badge.dataset.seat = String(spot.seat);
+      badge.dataset.net = String(net);
+      badge.dataset.results = JSON.stringify(spot.results ?? {});
+      nets.append(badge);
+    }
+  }
+  node.append(dealt, nets);
+  return node;
+}
+
 function render(message) {
   state = message;
   root.dataset.table = message.table ?? "";
@@ -72,6 +156,10 @@ function render(message) {
   document.getElementById("board-row").hidden = message.game === "3cp";
   document.getElementById("board").replaceChildren(...cardsElements(message.board));
   document.getElementById("spots").replaceChildren(...(message.spots ?? []).map((s) => spotElement(s, message)));
+  limitsSign(message.limits, message);
+  paytables(message.paytable);
+  const history = [...(message.history ?? [])].reverse();  // the latest first
+  document.getElementById("history").replaceChildren(...history.map((past) => pastHand(past, message)));
   const fault = message.fault;
   if (fault) {
     faultBanner.textContent = `FAULT \u2013 ${fault.kind}: ${fault.message ?? ""}`;
