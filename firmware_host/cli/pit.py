@@ -1,4 +1,7 @@
-"""`croupier pit migrate --db DSN [--json]`: the floor's pit process and its archive (`docs/floor.md`).
+"""`croupier pit [run] --config FILE`, `croupier pit reload --config FILE`, `croupier pit migrate --db DSN [--json]`: the floor's pit process and its archive (`docs/floor.md`).
+
+`run` (the default when no action is given) is the pit aggregator; `reload` sends SIGHUP to the pid
+in its pid file, after checking the file (a bad one: exit 2, nothing sent).
 
 `migrate` applies the archive's schema migrations not applied yet (the versioned SQL files shipped in
 `firmware_host/floor/migrations/`), each in its own transaction, and says which; run again it applies
@@ -11,11 +14,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
+import resource
+import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+import zmq
 
 from firmware_host.cli.output import stdout_closed
+from firmware_host.floor.aggregator import Pit
+from firmware_host.floor.catchup import CatchUpError, CountingSink, HandSink, archive_sink
+from firmware_host.floor.config import PitConfig
+from firmware_host.service.config import ConfigError
+from firmware_host.service.feed import FeedError
 
 
 def add_migrate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,12 +48,20 @@ ACTIONS: dict[str, tuple[Callable[[argparse._SubParsersAction[argparse.ArgumentP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    # `croupier pit --config FILE` as the issue writes it: no action is `run`
+    parser.add_argument("--config", metavar="FILE", default=None, help="the pit's TOML configuration ([pit]): run")
+    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    sub = parser.add_subparsers(dest="action", required=False, metavar="ACTION")
     for add, _ in ACTIONS.values():
         add(sub)
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.action is None:
+        if args.config is None:
+            print("croupier pit: give an action (run, reload, migrate) or --config FILE", file=sys.stderr)
+            return 2
+        args.action = "run"
     try:
         return ACTIONS[args.action][1](args)
     except BrokenPipeError:
@@ -70,3 +93,93 @@ def run_migrate(args: argparse.Namespace) -> int:
 
 
 ACTIONS["migrate"] = (add_migrate, run_migrate)
+
+
+def add_config(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str) -> None:
+    p = sub.add_parser(name, help=text, description=text)
+    p.add_argument("--config", metavar="FILE", required=True, help="the pit's TOML configuration ([pit])")
+    p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+
+
+def _load(args: argparse.Namespace) -> PitConfig | None:
+    try:
+        return PitConfig.load(args.config)
+    except ConfigError as exc:
+        print(f"croupier pit: {exc}", file=sys.stderr)
+        return None
+
+
+def run_run(args: argparse.Namespace) -> int:
+    cfg = _load(args)
+    return 2 if cfg is None else run(cfg, args.log_level)
+
+
+def run_reload(args: argparse.Namespace) -> int:
+    cfg = _load(args)
+    return 2 if cfg is None else reload(cfg)
+
+
+def reload(cfg: PitConfig) -> int:
+    """SIGHUP the pit whose pid is in the pid file (the file was checked first: a bad one is not sent)."""
+    try:
+        pid = int(Path(cfg.pid_file).read_text(encoding="utf-8").strip())
+        os.kill(pid, signal.SIGHUP)
+    except (OSError, ValueError) as exc:
+        print(f"croupier pit reload: no running pit found through {cfg.pid_file}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({"reload": "sent", "pid": pid, "tables": len(cfg.tables)}), flush=True)
+    return 0
+
+
+def _sink(cfg: PitConfig) -> HandSink:
+    return archive_sink(cfg.db) if cfg.db is not None else CountingSink()
+
+
+def run(cfg: PitConfig, level: str) -> int:
+    """The aggregator until SIGTERM or SIGINT; SIGHUP reads its tables again."""
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s pit %(levelname)s %(message)s")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:  # two sockets a table, hundreds of tables
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    ctx.set(zmq.MAX_SOCKETS, 50000)
+    try:
+        sink = _sink(cfg)
+        pit = Pit(cfg, ctx, sink)
+    except (CatchUpError, FeedError, ValueError) as exc:
+        print(f"croupier pit: {exc}", file=sys.stderr)
+        ctx.term()
+        return 2
+
+    def on_hup(signum: int, frame: FrameType | None) -> None:
+        pit.ask_reload()
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        pit.stop()
+
+    signal.signal(signal.SIGHUP, on_hup)
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    pid_file = Path(cfg.pid_file)
+    try:
+        pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"croupier pit: cannot write the pid file {pid_file}: {exc}", file=sys.stderr)
+        pit.close()
+        ctx.term()
+        return 2
+    print(json.dumps({"pit": "ready", "pid": os.getpid(), "listen": cfg.listen, "snapshot": cfg.snapshot,
+                      "tables": len(cfg.tables)}), flush=True)
+    try:
+        pit.run()
+    finally:
+        pit.close()
+        pid_file.unlink(missing_ok=True)
+        ctx.term()
+    return 0
+
+
+ACTIONS["run"] = (lambda sub: add_config(sub, "run", "run the pit aggregator (the default)"), run_run)
+ACTIONS["reload"] = (lambda sub: add_config(sub, "reload", "make the running pit read its tables again (SIGHUP)"),
+                     run_reload)
+

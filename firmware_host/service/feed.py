@@ -298,10 +298,31 @@ class FeedClient:
             message = unpack(dealer.recv())
         finally:
             dealer.close(0)
+        return self.take_snapshot(message)
+
+    def take_snapshot(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Adopt a snapshot reply (however it was asked for: the pit asks without blocking). Returns it.
+        Raises KeyError when it has no `boot` or `seq`."""
         self.boot = message["boot"]
         self.seq = message["seq"]
         self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
         return message
+
+    def follow(self, message: dict[str, Any]) -> str:
+        """The clone pattern's verdict on one message from the SUB socket, applied: `"keep"` (the next
+        one: `seq` and, for an update, `state` moved on), `"old"` (already in the snapshot: drop it) or
+        `"snapshot"` (a new boot, or a gap, counted in `gaps`: take a new snapshot)."""
+        if message.get("boot") != self.boot:
+            return "snapshot"
+        if message["seq"] <= self.seq:
+            return "old"
+        if message["seq"] != self.seq + 1:
+            self.gaps += 1
+            return "snapshot"
+        self.seq = message["seq"]
+        if message.get("kind") == "update":
+            self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+        return "keep"
 
     def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
         """The next message to keep (None on timeout).
@@ -317,16 +338,11 @@ class FeedClient:
         wait = self.timeout_ms if timeout_ms is None else timeout_ms
         while self.sub.poll(wait):
             message = unpack(self.sub.recv())
-            if message.get("boot") != self.boot:
+            verdict = self.follow(message)
+            if verdict == "snapshot":
                 return self.fetch_snapshot()
-            if message["seq"] <= self.seq:
+            if verdict == "old":
                 continue  # already in the snapshot
-            if message["seq"] != self.seq + 1:
-                self.gaps += 1
-                return self.fetch_snapshot()
-            self.seq = message["seq"]
-            if message.get("kind") == "update":
-                self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
             return message
         return None
 

@@ -1,0 +1,236 @@
+"""The pit aggregator's loop: one thread, one poller over every table's SUB and snapshot sockets, the floor feed served, tables added and dropped on reload.
+
+A table is `online` from its first snapshot; silent for 3 heartbeats it is marked offline (an
+`offline` message on the floor feed), and online again at its next message. Every update of a
+table goes out on the floor feed under the table's name (`floorfeed`); after each hand closes on
+its feed, and whenever its snapshot is taken (at start, after a gap or a restart), the table is
+handed to the catch-up worker (`catchup`), so command requests stay off this thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import zmq
+
+from firmware_host.floor.catchup import CatchUp, HandSink
+from firmware_host.floor.config import PitConfig, PitTable
+from firmware_host.floor.floorfeed import FloorFeed
+from firmware_host.floor.follower import TableFollower
+from firmware_host.service.config import ConfigError
+from firmware_host.service.feed import unpack
+
+log = logging.getLogger("croupier.pit")
+
+OFFLINE_AFTER = 3
+"""Heartbeats of silence after which a table is shown offline."""
+
+DRAIN = 200
+"""The most messages read from one table's SUB in one turn (so one busy table cannot starve the rest)."""
+
+
+class Pit:
+    """The aggregator: its sockets are this thread's; `run()` until `stop()`; `ask_reload()` from a signal."""
+
+    def __init__(self, cfg: PitConfig, ctx: zmq.Context[Any], sink: HandSink,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Bind the floor feed and follow the configuration's tables. Raises FeedError (an address in use)."""
+        self.cfg = cfg
+        self.ctx = ctx
+        self.clock = clock
+        self.feed = FloorFeed(ctx, cfg.listen, cfg.snapshot, cfg.heartbeat_s, clock)
+        self.poller = zmq.Poller()
+        self.poller.register(self.feed.snap, zmq.POLLIN)
+        self.poller.register(self.feed.pub, zmq.POLLIN)
+        self.followers: dict[str, TableFollower] = {}
+        self.by_socket: dict[zmq.Socket[Any], TableFollower] = {}
+        self.latest: dict[str, dict[str, Any]] = {}  # table -> the last state message sent on the floor feed
+        self.catch_up = CatchUp(ctx, sink, cfg.keys_for, timeout_s=max(2.0, 3 * cfg.heartbeat_s))
+        self.reloads = self.refused = 0
+        self._reload_asked = False
+        self._stopped = False
+        self._watched = 0.0
+        self.apply_tables(cfg.tables)
+
+    # -- the list of tables ----------------------------------------------------------------------
+
+    def apply_tables(self, tables: tuple[PitTable, ...]) -> tuple[list[str], list[str]]:
+        """Follow exactly `tables`: new ones subscribed, gone ones dropped, a changed one both, the rest
+        untouched. Returns (added or changed, removed or changed)."""
+        wanted = {t.name: t for t in tables}
+        dropped = [name for name, f in self.followers.items() if wanted.get(name) != f.table]
+        for name in dropped:
+            self._drop(name)
+        self.catch_up.set_tables(wanted)
+        added = [name for name in wanted if name not in self.followers]
+        now = self.clock()
+        for name in added:
+            follower = TableFollower(self.ctx, wanted[name], *self.cfg.keys_for(wanted[name]), now=now)
+            self.followers[name] = follower
+            self._ask_snapshot(follower, now)
+        return added, dropped
+
+    def _drop(self, name: str) -> None:
+        follower = self.followers.pop(name)
+        for sock in (follower.client.sub, follower.dealer):
+            if sock is not None and sock in self.by_socket:
+                self.poller.unregister(sock)
+                del self.by_socket[sock]
+        follower.close()
+        self.latest.pop(name, None)
+        self.feed.publish(name, {"table": name, "kind": "removed", "online": False})
+
+    def ask_reload(self) -> None:
+        """Ask for the configuration to be read again (safe from a signal handler)."""
+        self._reload_asked = True
+
+    def reload(self) -> bool:
+        """Read the configuration file again and follow its tables. A bad file is refused, logged, and the
+        tables followed stay as they were. Returns whether it was taken."""
+        self._reload_asked = False
+        try:
+            cfg = PitConfig.load(self.cfg.source)
+        except ConfigError as exc:
+            self.refused += 1
+            log.error("reload refused, the tables followed are unchanged: %s", exc)
+            return False
+        for key in ("listen", "snapshot", "heartbeat_s", "db", "key"):
+            if getattr(cfg, key) != getattr(self.cfg, key):
+                log.warning("reload: [pit] %s changed: it takes effect at the next start", key)
+        keys = {key: getattr(self.cfg, key) for key in ("listen", "snapshot", "heartbeat_s", "db", "key")}
+        self.cfg = PitConfig(**keys, pid_file=self.cfg.pid_file, tables=cfg.tables, source=self.cfg.source)
+        added, removed = self.apply_tables(cfg.tables)
+        self.reloads += 1
+        log.warning("reload taken: %d tables; added %s; removed %s", len(self.followers),
+                    ", ".join(added) or "none", ", ".join(removed) or "none")
+        return True
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.catch_up.start()
+        try:
+            while not self._stopped:
+                if self._reload_asked:
+                    self.reload()
+                self.turn(50)
+        finally:
+            self.catch_up.stop()
+
+    def stop(self) -> None:
+        self._stopped = True
+
+    def turn(self, timeout_ms: int) -> None:
+        """One poll and everything ready handled, then the silences checked and the heartbeat due sent."""
+        events = self.poller.poll(timeout_ms)
+        now = self.clock()
+        for sock, _ in events:
+            if sock is self.feed.snap:
+                self.feed.serve_snapshots(self.snapshot_states)
+            elif sock is self.feed.pub:
+                self.feed.drain_subscriptions()
+            elif (follower := self.by_socket.get(sock)) is not None:
+                if sock is follower.dealer:
+                    self._on_snapshot(follower, now)
+                else:
+                    self._on_feed(follower, now)
+        if now - self._watched >= self.cfg.heartbeat_s / 10:
+            self._watch(now)
+            self._watched = now
+        self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
+
+    def _ask_snapshot(self, follower: TableFollower, now: float) -> None:
+        for sock in (follower.client.sub, follower.dealer):
+            if sock is not None and sock in self.by_socket:
+                self.poller.unregister(sock)
+                del self.by_socket[sock]
+        dealer = follower.ask_snapshot(now)
+        self.poller.register(dealer, zmq.POLLIN)
+        self.by_socket[dealer] = follower
+
+    def _on_snapshot(self, follower: TableFollower, now: float) -> None:
+        dealer = follower.dealer
+        assert dealer is not None
+        try:
+            message = unpack(dealer.recv(zmq.NOBLOCK))
+            follower.client.take_snapshot(message)
+        except (zmq.Again, ValueError, KeyError) as exc:
+            log.warning("%s: a bad snapshot reply: %s", follower.name, exc)
+            return
+        self.poller.unregister(dealer)
+        del self.by_socket[dealer]
+        follower.drop_request()
+        self.poller.register(follower.client.sub, zmq.POLLIN)
+        self.by_socket[follower.client.sub] = follower
+        follower.heard, follower.online = now, True
+        self._send_state(follower, {**message, "kind": "update"})
+        follower.hand_closed()
+        self.catch_up.want(follower.name)  # at start, after a restart or a gap: whatever closed meanwhile
+
+    def _on_feed(self, follower: TableFollower, now: float) -> None:
+        sub = follower.client.sub
+        for _ in range(DRAIN):
+            try:
+                frame = sub.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                message = unpack(frame)
+                verdict = follower.client.follow(message)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("%s: a bad feed message: %s", follower.name, exc)
+                continue
+            follower.heard = now
+            if verdict == "snapshot":
+                self._ask_snapshot(follower, now)
+                return
+            if verdict == "old":
+                continue
+            if message.get("kind") == "update":
+                follower.online = True
+                self._send_state(follower, message)
+                if follower.hand_closed():
+                    self.catch_up.want(follower.name)
+            elif not follower.online:
+                follower.online = True
+                self.feed.publish(follower.name, {"table": follower.name, "boot": follower.client.boot,
+                                                  "seq": follower.client.seq, "kind": "online", "online": True})
+
+    def _send_state(self, follower: TableFollower, message: dict[str, Any]) -> None:
+        body = {**message, "table": follower.name, "online": True}
+        self.feed.publish(follower.name, body)
+        self.latest[follower.name] = body
+
+    def _watch(self, now: float) -> None:
+        """Mark the tables silent for 3 heartbeats offline; ask again for snapshots left unanswered."""
+        silent_s = OFFLINE_AFTER * self.cfg.heartbeat_s
+        for follower in self.followers.values():
+            if follower.dealer is not None and now - follower.asked_at > max(1.0, 2 * self.cfg.heartbeat_s):
+                self._ask_snapshot(follower, now)
+            if follower.online and now - follower.heard > silent_s:
+                follower.online = False
+                log.warning("%s: offline (silent for %.1f s)", follower.name, now - follower.heard)
+                self.feed.publish(follower.name, {"table": follower.name, "boot": follower.client.boot,
+                                                  "seq": follower.client.seq, "kind": "offline", "online": False,
+                                                  "silent_s": round(now - follower.heard, 3)})
+
+    def snapshot_states(self, prefix: str) -> Iterator[Mapping[str, Any]]:
+        """Every followed table whose name starts with `prefix`, by name: its latest state (or none yet)."""
+        for name in sorted(self.followers):
+            if not name.startswith(prefix):
+                continue
+            follower = self.followers[name]
+            base = self.latest.get(name) or {"table": name, "boot": None, "seq": 0}
+            # the table's seq as last heard (heartbeats included), its state as of its last update
+            yield {**base, "boot": follower.client.boot, "seq": follower.client.seq, "online": follower.online,
+                   "archived": self.catch_up.archived.get(name)}
+
+    def close(self) -> None:
+        for follower in self.followers.values():
+            follower.close()
+        self.followers.clear()
+        self.by_socket.clear()
+        self.feed.close()

@@ -1,0 +1,147 @@
+"""The `[pit]` section of `croupier pit --config FILE` and its `[[pit.tables]]`, parsed once into typed values.
+
+    [pit]
+    listen = "tcp://127.0.0.1:6556"      # the floor feed (XPUB): every table's messages, the table's name as topic
+    snapshot = "tcp://127.0.0.1:6557"    # the floor snapshot (ROUTER): every table's latest state, then a marker
+    heartbeat_s = 1.0                    # the tables' [feed] heartbeat_s: offline after 3 missed; the floor's own
+    db = "postgresql://pit@db/floor"     # optional: the archive's DSN (needs the `floor` extra)
+    key = "/etc/croupier/keys/pit1.key_secret"  # optional: the pit's CURVE certificate (role pit)
+    pid_file = "/run/croupier/pit.pid"   # optional (default: the configuration's path + ".pid"): for `croupier pit reload`
+
+    [[pit.tables]]
+    name = "uth-07"
+    public = "tcp://10.1.7.7:5556"       # the table's public feed (PUB)
+    snapshot = "tcp://10.1.7.7:5557"     # its snapshot ROUTER
+    commands = "tcp://10.1.7.7:5555"     # its command channel (the `history` request, role pit)
+    server_key = "/etc/croupier/keys/uth-07.key"  # optional: the table's public certificate (with [pit] key)
+
+An unknown section or key, a bad value, a table named twice, or a key file that cannot be read is a
+ConfigError naming the file, the section and the key (`croupier pit` exits 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware_host.service.config import ConfigError, parse_toml, read_text
+from firmware_host.service.curve import client_keys
+
+_PIT_KEYS = ("listen", "snapshot", "heartbeat_s", "db", "key", "pid_file", "tables")
+_TABLE_KEYS = ("name", "public", "snapshot", "commands", "server_key")
+
+
+@dataclass(frozen=True, slots=True)
+class PitTable:
+    """One table the pit follows: its feed, its snapshot socket, its command channel and its key."""
+
+    name: str
+    public: str
+    snapshot: str
+    commands: str
+    server_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PitConfig:
+    """Where the floor is served, and the tables it gathers."""
+
+    listen: str = "tcp://127.0.0.1:6556"
+    snapshot: str = "tcp://127.0.0.1:6557"
+    heartbeat_s: float = 1.0
+    db: str | None = None
+    key: str | None = None
+    pid_file: str = "pit.pid"
+    tables: tuple[PitTable, ...] = ()
+    source: str = "<string>"
+
+    def keys_for(self, table: PitTable) -> tuple[str | None, str | None]:
+        """(the pit's key, the table's server key) when the table is reached over CURVE, else (None, None)."""
+        return (self.key, table.server_key) if table.server_key is not None else (None, None)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PitConfig:
+        """Read and parse a TOML file. Raises ConfigError (unreadable, bad TOML, bad key, bad key file)."""
+        return cls.parse(read_text(path), source=str(path))
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<string>") -> PitConfig:
+        """Parse TOML text holding a `[pit]` section. Raises ConfigError."""
+        data = parse_toml(text, source)
+        for name in data:
+            if name != "pit":
+                raise ConfigError(f"{source}: unknown section [{name}] (known: pit)")
+        section = data.get("pit")
+        if not isinstance(section, Mapping):
+            raise ConfigError(f"{source}: [pit] is missing or not a table of keys")
+        values: dict[str, Any] = {"source": source, "pid_file": f"{source}.pid"}
+        for key, raw in section.items():
+            if key not in _PIT_KEYS:
+                raise ConfigError(f"{source}: [pit] unknown key {key!r} (known: {', '.join(_PIT_KEYS)})")
+            if key == "tables":
+                values["tables"] = _tables(raw, source)
+                continue
+            try:
+                values[key] = _check(key, raw)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: [pit] {key}: {exc}") from None
+        cfg = cls(**values)
+        _check_keys(cfg)
+        return cfg
+
+
+def _tables(raw: Any, source: str) -> tuple[PitTable, ...]:
+    if not isinstance(raw, list):
+        raise ConfigError(f"{source}: [[pit.tables]] must be an array of tables")
+    tables: list[PitTable] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw, 1):
+        where = f"{source}: [[pit.tables]] #{i}"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: must be a table of keys")
+        for key in entry:
+            if key not in _TABLE_KEYS:
+                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(_TABLE_KEYS)})")
+        values: dict[str, Any] = {}
+        for key in _TABLE_KEYS:
+            if key not in entry:
+                if key == "server_key":
+                    continue
+                raise ConfigError(f"{where}: {key} is missing")
+            try:
+                values[key] = _check(key, entry[key])
+            except ValueError as exc:
+                raise ConfigError(f"{where} {key}: {exc}") from None
+        if values["name"] in seen:
+            raise ConfigError(f"{where} name: table {values['name']!r} is listed twice")
+        seen.add(values["name"])
+        tables.append(PitTable(**values))
+    return tuple(tables)
+
+
+def _check(key: str, raw: Any) -> Any:
+    if key == "heartbeat_s":
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
+            raise ValueError("must be a number of seconds between 0.05 and 60")
+        return float(raw)
+    if not isinstance(raw, str) or not raw:
+        raise ValueError(f"must be a non-empty string, not {raw!r}")
+    if key in ("listen", "snapshot", "public", "commands") and not raw.startswith(("tcp://", "ipc://")):
+        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {raw!r}")
+    if key == "name" and (raw.startswith("*") or any(c.isspace() for c in raw)):
+        raise ValueError(f"must not start with '*' (the floor's own topic) nor hold spaces, not {raw!r}")
+    return raw
+
+
+def _check_keys(cfg: PitConfig) -> None:
+    for i, table in enumerate(cfg.tables, 1):
+        if table.server_key is not None and cfg.key is None:
+            raise ConfigError(f"{cfg.source}: [[pit.tables]] #{i} server_key: needs the pit's own [pit] key")
+        try:
+            client_keys(*cfg.keys_for(table))
+        except ValueError as exc:
+            raise ConfigError(f"{cfg.source}: [[pit.tables]] #{i} server_key: {exc}") from None
+    if cfg.key is not None and not Path(cfg.key).is_file():
+        raise ConfigError(f"{cfg.source}: [pit] key: no such file {cfg.key!r}")

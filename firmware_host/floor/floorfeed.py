@@ -1,0 +1,111 @@
+"""The floor feed the pit serves: an XPUB with each table's name as topic, heartbeats, and a snapshot ROUTER (the clone pattern, floor-wide).
+
+Frames (all bodies msgpack maps; `docs/floor.md`, "Pit aggregator"):
+
+    XPUB   [b"uth-07", {...the table's message: table, boot, seq, kind, state..., "online": bool, "floor_seq": N}]
+    XPUB   [b"*",      {"kind": "heartbeat", "floor_seq": N, "tables": T, "online": K}]
+    ROUTER <- {"want": "snapshot"} or {"want": "snapshot", "prefix": "uth-"}
+           -> one frame per table whose name starts with the prefix: {"kind": "snapshot", "table", "boot",
+              "seq", "online", "floor_seq", "archived", ...state}, then {"kind": "end", "floor_seq": N, "tables": T}
+
+`floor_seq` rises by one at every message the XPUB sends (heartbeats included): a floor-wide
+subscriber that sees a gap takes a new snapshot, and drops queued messages not above the marker's.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import msgpack
+import zmq
+
+from firmware_host.service.feed import FeedError, unpack
+
+log = logging.getLogger("croupier.pit")
+
+FLOOR_TOPIC = b"*"
+"""The topic of the floor's own messages (heartbeats): subscribe to it beside a table's name to hear the pit."""
+
+
+class FloorFeed:
+    """The publishing side, owned by the pit's poller thread."""
+
+    def __init__(self, ctx: zmq.Context[Any], listen: str, snapshot: str, heartbeat_s: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Bind both sockets. Raises FeedError (an address in use, a bad endpoint)."""
+        self.heartbeat_s = heartbeat_s
+        self.seq = 0
+        self._clock = clock
+        self._last_sent = clock()
+        self._pack = msgpack.Packer(use_bin_type=True).pack
+        self.pub: zmq.Socket[Any] = ctx.socket(zmq.XPUB)
+        self.snap: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+        for sock, endpoint in ((self.pub, listen), (self.snap, snapshot)):
+            sock.setsockopt(zmq.LINGER, 0)
+            try:
+                sock.bind(endpoint)
+            except zmq.ZMQError as exc:
+                self.close()
+                raise FeedError(f"cannot bind floor socket {endpoint}: {exc}") from exc
+        self.pub.setsockopt(zmq.SNDHWM, 200000)
+
+    def publish(self, table: str, message: dict[str, Any]) -> int:
+        """Send one table's message (its `floor_seq` set here). Returns the floor seq."""
+        self.seq += 1
+        message["floor_seq"] = self.seq
+        self.pub.send_multipart([table.encode(), self._pack(message)])
+        self._last_sent = self._clock()
+        return self.seq
+
+    def tick(self, tables: int, online: int, now: float | None = None) -> bool:
+        """A heartbeat when nothing went out for `heartbeat_s`. Returns whether one was sent."""
+        now = self._clock() if now is None else now
+        if now - self._last_sent < self.heartbeat_s:
+            return False
+        self.seq += 1
+        self.pub.send_multipart([FLOOR_TOPIC, self._pack({"kind": "heartbeat", "floor_seq": self.seq,
+                                                          "tables": tables, "online": online})])
+        self._last_sent = now
+        return True
+
+    def drain_subscriptions(self) -> int:
+        """Read the subscription messages the XPUB queues (so they never pile up). Returns how many."""
+        read = 0
+        while True:
+            try:
+                self.pub.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                return read
+            read += 1
+
+    def serve_snapshots(self, states: Callable[[str], Iterable[Mapping[str, Any]]]) -> int:
+        """Answer every pending snapshot request: `states(prefix)` gives the tables' snapshot maps.
+        A malformed request is logged and answered with the marker alone. Returns how many were answered."""
+        served = 0
+        while True:
+            try:
+                frames = self.snap.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return served
+            envelope, prefix = frames[:-1], ""
+            try:
+                request = unpack(frames[-1])
+                prefix = request.get("prefix") or ""
+                if not isinstance(prefix, str):
+                    raise ValueError(f"prefix must be a string, not {prefix!r}")
+            except ValueError as exc:
+                log.warning("floor snapshot: a malformed request: %s", exc)
+                prefix = "\0"  # matches no table
+            count = 0
+            for state in states(prefix):
+                self.snap.send_multipart([*envelope, self._pack({**state, "kind": "snapshot"})])
+                count += 1
+            self.snap.send_multipart([*envelope, self._pack({"kind": "end", "floor_seq": self.seq, "tables": count})])
+            served += 1
+
+    def close(self) -> None:
+        self.pub.close(0)
+        self.snap.close(0)

@@ -1,0 +1,72 @@
+"""One table's public feed followed by the pit without blocking: `FeedClient`'s clone pattern, its snapshot asked on a DEALER the pit's poller watches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import zmq
+
+from firmware_host.floor.config import PitTable
+from firmware_host.service.feed import FeedClient, pack
+
+
+class TableFollower:
+    """The pit's view of one table: the `FeedClient` holding its boot, seq and latest state (the one
+    model of the clone pattern: `FeedClient.follow`, `FeedClient.take_snapshot`), when it was last
+    heard, whether it is online, and the snapshot request in flight, if any.
+
+    Every socket here is the pit's poller thread's; nothing blocks: `ask_snapshot` sends on a fresh
+    DEALER (while it waits, the SUB is left unread, its messages queued as the clone pattern wants).
+    """
+
+    def __init__(self, ctx: zmq.Context[Any], table: PitTable, key: str | None, server_key: str | None,
+                 now: float) -> None:
+        """Subscribe to the table's feed. Raises ValueError (a bad key file)."""
+        self.ctx = ctx
+        self.table = table
+        self.client = FeedClient(ctx, table.public, table.snapshot, key=key, server_key=server_key)
+        self.client.sub.setsockopt(zmq.RCVHWM, 100000)
+        self.dealer: zmq.Socket[Any] | None = None
+        self.asked_at = now
+        self.heard = now  # the last message or snapshot from the table
+        self.online = False  # until its first snapshot
+        self.hand: Any = None  # the hand number last seen, to tell when a hand closes
+        self.phase: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.table.name
+
+    def ask_snapshot(self, now: float) -> zmq.Socket[Any]:
+        """Send a snapshot request on a fresh DEALER (any unanswered one is dropped); returns the DEALER."""
+        self.drop_request()
+        dealer: zmq.Socket[Any] = self.ctx.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        if self.client.keys is not None:
+            self.client.keys.apply(dealer)
+        dealer.connect(self.table.snapshot)
+        try:
+            dealer.send(pack({"want": "snapshot"}), zmq.NOBLOCK)
+        except zmq.Again:  # no pipe yet: asked again when this one times out
+            pass
+        self.dealer = dealer
+        self.asked_at = now
+        return dealer
+
+    def drop_request(self) -> None:
+        if self.dealer is not None:
+            self.dealer.close(0)
+            self.dealer = None
+
+    def hand_closed(self) -> bool:
+        """Whether the state now shows a hand closed since the last call: settled, or a new hand number
+        (a voided hand gives way to the next at once)."""
+        state = self.client.state or {}
+        hand, phase = state.get("hand"), state.get("phase")
+        closed = (hand != self.hand and self.hand is not None) or (phase == "settled" and self.phase != "settled")
+        self.hand, self.phase = hand, phase
+        return closed
+
+    def close(self) -> None:
+        self.drop_request()
+        self.client.close()
