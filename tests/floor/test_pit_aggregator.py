@@ -278,3 +278,13 @@ def test_a_bad_configuration_stops_the_start_naming_file_section_and_key(tmp_pat
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{config}: [pit] heartbeat_s:" in done.stderr
+
+
+def test_a_db_the_pit_cannot_archive_into_stops_the_start_saying_so(tmp_path: Path) -> None:
+    config = tmp_path / "pit.toml"
+    config.write_text(f'[pit]\nlisten = "ipc://{tmp_path}/floor"\nsnapshot = "ipc://{tmp_path}/snap"\n'
+                      f'db = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", "--config", str(config)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "[pit] db" in done.stderr and "archive" in done.stderr  # the module missing, or the server not there
