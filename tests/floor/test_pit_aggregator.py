@@ -288,3 +288,28 @@ def test_a_db_the_pit_cannot_archive_into_stops_the_start_saying_so(tmp_path: Pa
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "[pit] db" in done.stderr and "archive" in done.stderr  # the module missing, or the server not there
+
+
+def test_catch_up_pages_through_every_closed_hand_once_and_then_only_the_new(tmp_path: Path) -> None:
+    from firmware_host.floor.catchup import CatchUp, CountingSink
+    from firmware_host.floor.config import PitTable
+    from tests.firmware_host.test_history_request import LocalTable
+
+    ctx: zmq.Context[Any] = zmq.Context()
+    table = LocalTable(tmp_path, ctx, 103)  # 103 settled and one voided: two pages
+    try:
+        sink = CountingSink()
+        worker = CatchUp(ctx, sink, lambda t: (None, None))
+        worker.set_tables({"t1": PitTable("t1", "ipc://unused", "ipc://unused", table.endpoint)})
+        assert worker.catch_up("t1") == 104
+        assert (sink.last["t1"], sink.count["t1"], sink.gaps) == (104, 104, {})
+        assert worker.catch_up("t1") == 0  # nothing twice
+        table.close()  # the table goes down, and comes back having closed two hands more
+        table = LocalTable(tmp_path, ctx, 2)
+        assert worker.catch_up("t1") == 2  # the two closed while the pit could not ask
+        assert (sink.last["t1"], sink.count["t1"], sink.gaps) == (106, 106, {}) and worker.archived["t1"] == 106
+        worker.set_tables({})
+        assert worker.catch_up("t1") == 0  # removed by a reload: its client closed
+    finally:
+        table.close()
+        ctx.destroy(linger=0)
