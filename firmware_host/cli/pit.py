@@ -175,7 +175,8 @@ def run(cfg: PitConfig, level: str) -> int:
     finally:
         pit.close()
         pid_file.unlink(missing_ok=True)
-        ctx.term()
+        if pit.ended_cleanly:  # else the worker's sockets are open: term() would wait for them
+            ctx.term()
     return 0
 
 

@@ -53,6 +53,7 @@ class Pit:
         self._reload_asked = False
         self._stopped = False
         self._watched = 0.0
+        self.ended_cleanly = True  # false when the catch-up worker did not end in time (its sockets still open)
         self.apply_tables(cfg.tables)
 
     # -- the list of tables ----------------------------------------------------------------------
@@ -118,7 +119,7 @@ class Pit:
                     self.reload()
                 self.turn(50)
         finally:
-            self.catch_up.stop()
+            self.ended_cleanly = self.catch_up.stop()
 
     def stop(self) -> None:
         self._stopped = True

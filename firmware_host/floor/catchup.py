@@ -111,9 +111,12 @@ class CatchUp:
             self._asked.add(name)
         self._queue.put(name)
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
+        """Ask the worker to end and wait for it (a request in flight: its timeout). Returns whether it ended."""
         self._queue.put(None)
-        self._thread.join(self.timeout_s * 2)
+        if self._thread.is_alive():
+            self._thread.join(self.timeout_s * 2)
+        return not self._thread.is_alive()
 
     def _run(self) -> None:
         while (name := self._queue.get()) is not None:
