@@ -146,8 +146,11 @@ class YieldingPlayers(threading.Thread):
                 except TimeoutError:
                     feed.state = None  # the controller is down: snapshot again when it is back
                     continue
-                for request in self.rule.requests(feed.state or {}, time.monotonic()):
-                    self._send(commands, request)
+                try:
+                    for request in self.rule.requests(feed.state or {}, time.monotonic()):
+                        self._send(commands, request)
+                except Exception:  # a state the bots cannot read: they sit this one out, the table goes on
+                    log.exception("bot players: cannot act on seq %s", feed.seq)
         finally:
             for thing in (feed, commands):
                 try:
