@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -198,6 +199,24 @@ def test_the_bots_play_the_spots_the_console_leaves_alone(tablet: Page, tmp_path
     assert spots[1]["bets"] == {"ante": 1000, "blind": 1000}
     assert nets(record) == shown
     assert nets(record)[(1, "ante")] == -1000  # seat 1 folded at the river, as the page said
+
+
+def test_sigint_ends_the_demo_with_the_summary_of_the_hands_closed(tablet: Page, tmp_path: Path,
+                                                                   demos: list[subprocess.Popen[str]]) -> None:
+    proc = demo(tmp_path / "j", "--seats", "2", "--seed", "3", "--bot-wait", "0", "--hands", "5")
+    demos.append(proc)
+    found = pages_line(proc)
+    sign_in(tablet, found["dealer"], found["dealer_name"], found["dealer_pin"])
+    hand = int(tablet.get_attribute(ROOT, "data-hand") or 0)
+    for seat in (1, 2):  # the bots bet at once; nobody deals but the console
+        tablet.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent === text",
+                                 arg=[f"[data-seat='{seat}'] [data-circle='ante']:not(.draft) .stake",
+                                      format_money(BotPlayer(seat, 3).bets("uth", hand, SimLimits())["ante"], "EUR", 2)])
+    assert tablet.get_attribute(ROOT, "data-phase") == "bets"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert json.loads(out.splitlines()[-1]) == {"hands": 0, "settled": 0, "voided": 0, "faults": 0, "house_net": 0}
 
 
 def test_dealer_web_needs_the_pages() -> None:
