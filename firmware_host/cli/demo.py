@@ -2,6 +2,7 @@
 
     croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
+                  [--dealer bots|web] [--bot-wait S]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -21,6 +22,15 @@ With `--web HOST:PORT` (default 127.0.0.1:8080; `off` not to serve; `--quiet` al
 it also starts `croupier display` on the table and prints the pages' address first, one line
 `pages: http://HOST:PORT/table http://HOST:PORT/pit`; when that port is taken it says so on
 standard error and serves on a free port instead.
+
+With `--dealer web` (it needs the pages: `--web` not off) the dealer's part is left to the dealer
+console, `/dealer`: the demo adds a demo dealer and a demo supervisor with PINs drawn for this run
+to the table's users file and prints them on the pages line (`demo credentials: dealer demo-dealer
+PIN ..., supervisor demo-floor PIN ...`); the display gets the command endpoint and the users file.
+Nothing here bets, deals or confirms for the dealer: the emulated shoe deals a card whenever the
+controller expects one (`sim.dealing.ShoeHand`), and the bot players bet and decide only for the
+spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`). It runs until N hands are
+settled (or SIGINT: then the summary of the hands closed so far, exit 130).
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import argparse
 import json
 import logging
 import random
+import secrets
 import shutil
 import signal
 import subprocess
@@ -39,18 +50,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import zmq
+
 from engine.games import HOUSE_GAMES
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
 from firmware_host.cli.watch import add_key_arguments, key_arguments
+from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal, JournalError
+from firmware_host.service.users import User, Users
+from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
+from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
 log = logging.getLogger("croupier.demo")
 
 MIN_3CP_BOTS = 5
 DEFAULT_WEB = "127.0.0.1:8080"
+DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
+"""The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
 
 
 def croupier_argv(*args: str) -> list[str]:
@@ -70,7 +89,7 @@ class SimTable:
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
-                 sections: str = "") -> None:
+                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None) -> None:
         self.state_dir = Path(state_dir)
         self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
         self.game = game
@@ -93,6 +112,7 @@ class SimTable:
         self.config_path = self.run_dir / "table.toml"
         self.users_path = self.state_dir / "users.json"  # the bot supervisor's, with a PIN drawn at each start
         self.supervisor: dict[str, str] | None = None
+        self.people = dict(people or {})  # name -> (role, PIN): more users of the users file (the console's)
 
     def __enter__(self) -> SimTable:
         self.start()
@@ -105,8 +125,7 @@ class SimTable:
         """Start the shoe and the controller; return the controller's ready line. Raises RestarterError."""
         try:
             self.start_shoe()
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            self.supervisor = make_supervisor(self.users_path)
+            self.write_users()
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits,
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
@@ -120,6 +139,16 @@ class SimTable:
         except BaseException:
             self.stop()
             raise
+
+    def write_users(self) -> None:
+        """Write the table's users file: the bot supervisor (a PIN drawn now) and `people`."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.supervisor = make_supervisor(self.users_path)
+        if self.people:
+            users = Users.load(self.users_path)
+            for name, (role, pin) in self.people.items():
+                users.by_name[name] = User.with_pin(name, role, pin)
+            users.save(self.users_path)
 
     def start_shoe(self, *extra: str, port: int = 0) -> dict[str, Any]:
         """Start the emulated shoe process (on `port`, or a free TCP port). Raises RestarterError."""
@@ -178,11 +207,26 @@ def web_address(value: str) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
-def serve_pages(table: SimTable, host: str, port: int) -> subprocess.Popen[bytes] | None:
+def console_lines(table: SimTable) -> str:
+    """The `[display]` keys of the dealer console at the demo's table: its command endpoint, the users file, its key."""
+    lines = f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path.resolve()}"\n'
+    if table.keys is not None:
+        lines += f'dealer_key = "{table.keys.dealer}"\n'
+    return lines
+
+
+def credentials(people: Mapping[str, tuple[str, str]]) -> str:
+    """The pages line's demo credentials: `demo credentials: dealer demo-dealer PIN 123456, ...`."""
+    return "demo credentials: " + ", ".join(f"{role} {name} PIN {pin}" for name, (role, pin) in people.items())
+
+
+def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False) -> subprocess.Popen[bytes] | None:
     """Start `croupier display` on the table's public feed and print the pages' address (one line).
-    When `port` is taken, say so and take a free one; when the display cannot start, say why and go on
-    without it (None)."""
+    With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
+    and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
+    start, say why and go on without it (None)."""
     keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
+    keys += console_lines(table) if console else ""
     config = table.run_dir / "display.toml"
     log_path = table.run_dir / "display.log"
     for listen in (port, 0) if port else (0,):
@@ -201,7 +245,10 @@ def serve_pages(table: SimTable, host: str, port: int) -> subprocess.Popen[bytes
                 continue
             print(f"croupier demo: the pages are not served: {said[-1] if said else status}", file=sys.stderr)
             return None
-        print(f"pages: {ready['table']} {ready['pit']}", flush=True)
+        line = f"pages: {ready['table']} {ready['pit']}"
+        if console:
+            line += f" {ready['dealer']} ({credentials(table.people)})"
+        print(line, flush=True)
         return proc
     return None
 
@@ -260,16 +307,74 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"serve the pages (croupier display) there, or off (default {DEFAULT_WEB}; off with --quiet)")
     parser.add_argument("--pace", type=float, default=None, metavar="S",
                         help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
+    parser.add_argument("--dealer", choices=("bots", "web"), default="bots",
+                        help="who deals: the bot dealer (default), or a person at the dealer console /dealer (needs --web)")
+    parser.add_argument("--bot-wait", type=float, default=8.0, metavar="S",
+                        help="with --dealer web: seconds a bot player leaves its spot to the console before it bets "
+                             "or decides (default 8)")
+
+
+def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
+    """What is wrong with the command line (None when nothing is)."""
+    if args.hands < 1:
+        return "--hands must be at least 1"
+    if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
+        return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
+    if args.dealer == "web":
+        if args.web is None and args.quiet or args.web == "off":
+            return "--dealer web needs the pages: give --web HOST:PORT (not off)"
+        if args.kill:
+            return "--kill is for the bot dealer: not with --dealer web"
+        if args.bot_wait < 0:
+            return "--bot-wait must be 0 or more seconds"
+    return None
+
+
+def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log_: DealerLog) -> DealerLog:
+    """Leave the dealer's part to the console: the shoe deals when the controller expects a card, the
+    bot players yield to the console; until `args.hands` hands are settled (`log_` has the first hand
+    and the hands closed so far). Raises BotError when the table's state cannot be had, JournalError
+    when its journal cannot be read."""
+    keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public)}
+    shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
+    players = YieldingPlayers(table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits,
+                              wait_s=args.bot_wait, **keys)
+    log_.first_hand = next_hand(public_snapshot(table))
+    shoe.start()
+    players.start()
+    try:
+        while True:
+            rows = summary(table.state_dir, log_.first_hand, 10 ** 9)
+            log_.hands = rows["hands"]
+            if rows["settled"] >= args.hands:
+                return log_
+            time.sleep(0.25)
+    finally:
+        players.stop()
+        shoe.stop()
+
+
+def public_snapshot(table: SimTable) -> dict[str, Any]:
+    """The table's public state now (waits up to 20 s for the controller). Raises BotError."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    keys = {} if table.keys is None else {"key": str(table.keys.display), "server_key": str(table.keys.table_public)}
+    feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=20.0, **keys)
+    try:
+        feed.fetch_snapshot()
+        return dict(feed.state or {})
+    except TimeoutError:
+        raise BotError("no snapshot from the controller") from None
+    finally:
+        feed.close()
+        ctx.destroy(linger=0)
 
 
 def main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
     seats = args.seats if args.seats is not None else (6 if args.game == "3cp" else 5)
-    if args.hands < 1:
-        print("croupier demo: --hands must be at least 1", file=sys.stderr)
-        return 2
-    if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
-        print(f"croupier demo: --seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)", file=sys.stderr)
+    wrong = check_arguments(args, seats)
+    if wrong is not None:
+        print(f"croupier demo: {wrong}", file=sys.stderr)
         return 2
     try:
         web = web_address(args.web if args.web is not None else ("off" if args.quiet else DEFAULT_WEB))
@@ -281,28 +386,40 @@ def main(args: argparse.Namespace) -> int:
     if given is not None and args.secure:
         print("croupier demo: --secure makes its own keys: give it or --key/--server-key, not both", file=sys.stderr)
         return 2
+    by_web = args.dealer == "web"
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
+    people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in DEMO_PEOPLE.items()} if by_web else {}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys)
+                     keys=keys, people=people)
     viewer: subprocess.Popen[bytes] | None = None
-    pages = serve_pages(table, *web) if web is not None else None  # its address is the first line
+    if by_web:
+        table.write_users()  # the display checks sign-ins against it from its start
+    pages = serve_pages(table, *web, console=by_web) if web is not None else None  # its address is the first line
     dealer: BotDealer | None = None
     result: DealerLog | None = None
+    at_console = DealerLog(first_hand=-1)
     status = 1  # when the table could not be played to the end
     try:
+        if by_web and pages is None:
+            raise BotError("--dealer web: the dealer console could not be served")
         if not args.quiet:  # the view subscribes first, so it sees the table from its first message
             viewer = spawn(table.viewer_argv(), stdout=None, stderr=subprocess.DEVNULL)
         table.start()
-        pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
-        dealer = table.dealer(players=seat_players(seats, args.seed),
-                              on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
-        result = dealer.play(args.hands)
-    except (BotError, RestarterError, OSError) as exc:
+        if by_web:
+            result = play_from_console(table, seats, args, at_console)
+        else:
+            pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
+            dealer = table.dealer(players=seat_players(seats, args.seed),
+                                  on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
+            result = dealer.play(args.hands)
+    except (BotError, RestarterError, OSError, JournalError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         result = None
     except KeyboardInterrupt:
-        result, status = None, 130
+        status = 130
+        if by_web and at_console.first_hand >= 0:  # the hands closed so far
+            result = DealerLog(first_hand=at_console.first_hand, hands=10 ** 9)
     finally:
         if dealer is not None:
             dealer.close()
@@ -313,12 +430,18 @@ def main(args: argparse.Namespace) -> int:
             end(pages)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
+    return finish(args, state_dir, result, restarts, status)
+
+
+def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int) -> int:
+    """Print the summary line read back from the journal (none when the table was not played) and
+    give the exit status; remove a temporary state directory."""
     if result is None:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
         return status
     try:
-        line = summary(state_dir, result.first_hand, args.hands)
+        line = summary(state_dir, result.first_hand, args.hands if args.dealer == "bots" else result.hands)
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
@@ -329,5 +452,9 @@ def main(args: argparse.Namespace) -> int:
         line["restarts"] = restarts
     sys.stdout.flush()
     print(json.dumps(line), flush=True)
+    if status == 130:
+        return status
+    if args.dealer == "web":
+        return 0 if line["settled"] == args.hands else 1
     ok = line["hands"] == args.hands and line["settled"] == args.hands
     return 0 if ok else 1
