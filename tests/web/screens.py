@@ -132,3 +132,22 @@ def _rgba(line: bytearray) -> bytes:
     out[0::4], out[1::4], out[2::4] = line[0::3], line[1::3], line[2::3]
     out[3::4] = b"\xff" * (len(line) // 3)
     return bytes(out)
+
+
+SIZES = {"1920": (1920, 1080), "1280": (1280, 720), "tablet": (1280, 800)}
+
+
+def check_sizes(page: Any, name: str, sizes: tuple[str, ...] = ("1920", "1280"), **options: Any) -> list[Path]:
+    """`check_screenshot` of the page as NAME-WxH at each of `sizes` (keys of SIZES: the pit's and the
+    control room's 1920x1080, a small screen's 1280x720, the dealer tablet's 1280x800), then back
+    at the page's own viewport; `options` go to `check_screenshot` (`mask=` a list of locators)."""
+    own = page.viewport_size
+    shots = []
+    try:
+        for size in sizes:
+            width, height = SIZES[size]
+            page.set_viewport_size({"width": width, "height": height})
+            shots.append(check_screenshot(page, f"{name}-{width}x{height}", **options))
+    finally:
+        page.set_viewport_size(own)
+    return shots

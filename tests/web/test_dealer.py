@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
+from tests.web.screens import check_sizes
 
 PINS = {"ana": ("dealer", "482113"), "sam": ("supervisor", "905527"), "eve": ("surveillance", "318840")}
 CHIPS = [100, 500, 2500]
@@ -148,8 +148,10 @@ def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
                                arg=[posted, format_money(sum(chips), "EUR", 2)])
 
 
-def play_decisions(page: Page, choose: Callable[[str, int], str], screenshot: Path | None = None) -> list[tuple[str, int, list[str]]]:
-    """Tap the decisions from the page until the showdown; each step's (phase, seat, the buttons shown)."""
+def play_decisions(page: Page, choose: Callable[[str, int], str],
+                   at_flop: Callable[[], object] | None = None) -> list[tuple[str, int, list[str]]]:
+    """Tap the decisions from the page until the showdown; each step's (phase, seat, the buttons shown);
+    `at_flop` is called once, at the first decision on the flop (the screenshots mid-hand)."""
     seen: list[tuple[str, int, list[str]]] = []
     for _ in range(20):
         page.wait_for_function("() => { const r = document.getElementById('console');"
@@ -163,9 +165,9 @@ def play_decisions(page: Page, choose: Callable[[str, int], str], screenshot: Pa
         actions = [buttons.nth(i).get_attribute("data-action") or "" for i in range(buttons.count())]
         assert {buttons.nth(i).get_attribute("data-seat") for i in range(buttons.count())} == {str(seat)}
         seen.append((phase, seat, actions))
-        if screenshot is not None and phase == "flop":
-            page.screenshot(path=str(screenshot))
-            screenshot = None
+        if at_flop is not None and phase == "flop":
+            at_flop()
+            at_flop = None
         page.tap(f"[data-decisions] [data-action='{choose(phase, seat)}']")
         settled_reply(page)
         assert page.locator("[data-refusal]").count() == 0, page.locator("#refusal").inner_text()
@@ -214,7 +216,7 @@ UTH_LEGAL = {"preflop": ["check", "play-4", "play-3"], "flop": ["check", "play-2
 
 
 def test_a_uth_hand_played_from_the_console_settles_as_croupier_settle(
-        console: Callable[..., Console], tablet: Page, tmp_path: Path) -> None:
+        console: Callable[..., Console], tablet: Page) -> None:
     work = console(game="uth", seed=5, seats=4)
     sign_in(tablet, work.base, "ana")
     hand = int(tablet.get_attribute(ROOT, "data-hand") or 0)
@@ -224,16 +226,17 @@ def test_a_uth_hand_played_from_the_console_settles_as_croupier_settle(
     assert tablet.locator("[data-action='confirm']").is_hidden()
     tablet.tap("[data-action='deal']")
     settled_reply(tablet)
-    shots = Path(os.environ.get("CROUPIER_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
     plays = {1: {"preflop": "check", "flop": "check", "river": "play-1"}, 3: {"preflop": "play-4"}}
-    seen = play_decisions(tablet, lambda phase, seat: plays[seat][phase], screenshot=shots / "dealer-console.png")
+    mid_hand: list[Path] = []  # seed 5, hand 1, seat 1 to decide on the flop: the same page every run
+    sizes = ("tablet", "1920", "1280")
+    seen = play_decisions(tablet, lambda phase, seat: plays[seat][phase],
+                          at_flop=lambda: mid_hand.extend(check_sizes(tablet, "dealer-uth-flop", sizes)))
     assert [(phase, seat) for phase, seat, _ in seen] == [("preflop", 1), ("preflop", 3), ("flop", 1), ("river", 1)]
     for phase, _, actions in seen:
         assert actions == UTH_LEGAL[phase], (phase, actions)
-    assert (shots / "dealer-console.png").is_file()
+    assert len(mid_hand) == 3
     assert tablet.locator("[data-decisions] button").count() == 0
-    tablet.screenshot(path=str(shots / "dealer-payouts.png"))
+    check_sizes(tablet, "dealer-uth-payouts", sizes)  # the payout prompt, before the confirm
     check_settles_as_croupier_settle(tablet, work.table, hand)
     log = work.log.read_text()
     assert "dealer console: ana sent {'cmd': 'decide'" in log and "-> ok" in log

@@ -20,6 +20,7 @@ from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
+from tests.web.screens import check_sizes
 
 DEALER, DEALER_PIN = "ana", "4821"
 STACKS = {1: 5000, 2: 20000, 3: 12000}  # unequal: seat 1's all-in makes a side pot between seats 2 and 3
@@ -221,6 +222,8 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     assert over["pots"] == [{"amount": p["amount"], "eligible": p["eligible"],
                              "winners": [{"seat": w["seat"], "amount": w["amount"]} for w in p["winners"]]}
                             for p in results["pots"]]
+    # the side pot's results before the confirm (no seed given: the sim table's default, the same cards every run)
+    check_sizes(page, "dealer-poker-results", ("tablet", "1920", "1280"))
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
 
@@ -271,6 +274,8 @@ def test_chop_signed_off_on_the_console(page: Page, poker_console: dict[str, Any
     assert [[(w["seat"], w["amount"]) for w in p["winners"]] for p in results["pots"]] == \
         [[(w["seat"], w["amount"]) for w in p["winners"]] for p in over["pots"]]
     assert page.locator("[data-poker] [data-signoff]").is_hidden()
+    # the side pot's results before the confirm (no seed given: the sim table's default, the same cards every run)
+    check_sizes(page, "dealer-poker-results", ("tablet", "1920", "1280"))
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
     out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.bots import seat_players
 from firmware_host.sim.keys import SimKeys
+from tests.web.screens import check_sizes
 
 EVE, DAN = ("eve", "2468"), ("dan", "1357")  # a surveillance user and a dealer
 
@@ -155,7 +155,7 @@ def sign_in(page: Page, who: tuple[str, str]) -> None:
 
 
 def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_journals_last_10_hands(
-        rig: Rig, browser: Browser, page: Page, tmp_path: Path) -> None:
+        rig: Rig, browser: Browser, page: Page) -> None:
     record = FullRecord(rig.table, rig.eye)
     record.start()
     assert record.ready.wait(20), "the test's own full-feed client got no snapshot"
@@ -220,10 +220,7 @@ def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_
     tap.close()
 
     assert "full feed to eve (surveillance)" in rig.log.read_text()
-    shots = Path(os.environ.get("CROUPIER_SCREENSHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shots / "surveillance.png"))
-    assert (shots / "surveillance.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    check_sizes(page, "surveillance-uth")  # seed 5, 11 bot hands: the same steps and recall every run
 
 
 def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_asks_to_sign_in(
