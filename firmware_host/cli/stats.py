@@ -1,4 +1,4 @@
-"""`croupier stats --db DSN [--day D] [--table T] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
+"""`croupier stats --db DSN [--day D] [--table T] [--shift S] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
 
 `croupier stats` reports per table and per game (hands, handle, the house's win, average bet, the
 rates per open hour, theoretical win, rake; per table the drop, fills, credits, inventories and
@@ -36,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the archive's PostgreSQL conninfo or URI (default $CROUPIER_DB)")
     parser.add_argument("--day", metavar="YYYY-MM-DD", help="the gaming day (report: all days when absent)")
     parser.add_argument("--table", metavar="NAME", help="the table (report: all tables when absent)")
+    parser.add_argument("--shift", metavar="NAME", help="report: one shift of the gaming day (day, swing, grave ...)")
     parser.add_argument("--amount", metavar="N", help="a count's amount, in the table's smallest unit")
     parser.add_argument("--starts", metavar="HH:MM", help="gaming-day: the local time the gaming day starts")
     parser.add_argument("--time-zone", metavar="TZ", help="gaming-day: the floor's time zone (e.g. Europe/Paris)")
@@ -72,6 +73,8 @@ def _check(args: argparse.Namespace) -> tuple[date | None, int | None]:
         amount = int(args.amount)
     elif args.amount is not None:
         raise Usage(f"--amount goes with a count ({', '.join(COUNTS)}), not {args.action}")
+    if args.shift is not None and args.action != "report":
+        raise Usage(f"--shift goes with the report, not {args.action}")
     if args.action == "gaming-day":
         if args.starts is not None and not _HHMM.match(args.starts):
             raise Usage(f"--starts: {args.starts!r} is not a time of day (HH:MM, 00:00 to 23:59)")
@@ -102,7 +105,7 @@ def main(args: argparse.Namespace) -> int:
         elif args.action == "gaming-day":
             print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone)))
         else:
-            report = stats.figures(args.db, day, args.table)
+            report = stats.figures(args.db, day, args.table, args.shift)
             if args.json:
                 print(json.dumps(report))
             elif args.csv:
@@ -136,6 +139,7 @@ def write_csv(report: dict[str, Any], figures: tuple[str, ...], counts: tuple[st
 def text(report: dict[str, Any]) -> str:
     """The report for a person: one line per table and per game."""
     head = f"{report['hands']} hands archived" + (f", gaming day {report['day']}" if report["day"] else "")
+    head += f", shift {report['shift']}" if report["shift"] else ""
     lines = [head + (f", table {report['table']}" if report["table"] else "")]
 
     def line(name: str, r: dict[str, Any]) -> str:

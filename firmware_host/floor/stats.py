@@ -110,7 +110,7 @@ def _error(exc: psycopg.Error) -> ArchiveError:
 _GROUPED = """SELECT {keys}, bool_or(poker), sum(hands), sum(voids), sum(spots), sum(handle), sum(house_win),
        sum(open_hours), sum(rake) FILTER (WHERE poker),
        CASE WHEN bool_and(theoretical IS NOT NULL) THEN sum(theoretical) END
-  FROM table_day_figures WHERE {where} GROUP BY {keys} ORDER BY {keys}"""
+  FROM {view} WHERE {where} GROUP BY {keys} ORDER BY {keys}"""
 
 _CIRCLES = """SELECT {keys}, c.key, sum(c.value::bigint) FROM hand_figures, jsonb_each_text(handle) c
  WHERE {where} GROUP BY {keys}, c.key ORDER BY {keys}, c.key"""
@@ -140,14 +140,16 @@ def _rates(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _grouped(conn: Conn, keys: tuple[str, ...], where: str, params: list[Any]) -> list[dict[str, Any]]:
-    """Figures grouped by `keys` (table_name and game, or game) over the days and tables selected."""
+def _grouped(conn: Conn, keys: tuple[str, ...], where: str, params: list[Any],
+             view: str = "table_day_figures") -> list[dict[str, Any]]:
+    """Figures grouped by `keys` (table_name and game, or game) over the days and tables selected,
+    from `view` (`table_day_figures`, or `table_shift_figures` for one shift)."""
     cols = ", ".join(keys)
     circles: dict[tuple[Any, ...], dict[str, int]] = {}
     for row in conn.execute(_CIRCLES.format(keys=cols, where=where), params).fetchall():
         circles.setdefault(tuple(row[:len(keys)]), {})[str(row[-2])] = int(row[-1])
     out = []
-    for row in conn.execute(_GROUPED.format(keys=cols, where=where), params).fetchall():
+    for row in conn.execute(_GROUPED.format(keys=cols, where=where, view=view), params).fetchall():
         n = len(keys)
         poker, hands, voids, spots, handle, win, hours, rake, theo = row[n:]
         sums: dict[str, Any] = {"hands": int(hands), "voids": int(voids), "spots": int(spots),
@@ -176,10 +178,10 @@ def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, dict[str, An
     return out
 
 
-def figures(dsn: str, day: date | None = None, table: str | None = None) -> dict[str, Any]:
-    """The figures of the archive, for one gaming day and one table or all: `{"hands": the archived
-    closed hands selected, "day", "table", "tables": [per table and game, with its counts],
-    "games": [per game]}`. Raises ArchiveError."""
+def figures(dsn: str, day: date | None = None, table: str | None = None, shift: str | None = None) -> dict[str, Any]:
+    """The figures of the archive, for one gaming day, table and shift or all: `{"hands": the archived
+    closed hands selected, "day", "table", "shift", "tables": [per table and game, with its counts:
+    a day's, so none for one shift], "games": [per game]}`. Raises ArchiveError."""
     where: list[str] = ["true"]
     params: list[Any] = []
     if day is not None:
@@ -188,15 +190,25 @@ def figures(dsn: str, day: date | None = None, table: str | None = None) -> dict
     if table is not None:
         where.append("table_name = %s")
         params.append(table)
+    day_clause, day_params = " AND ".join(where), list(params)
+    view = "table_day_figures"
+    if shift is not None:
+        where.append("shift = %s")
+        params.append(shift)
+        view = "table_shift_figures"
     clause = " AND ".join(where)
     try:
         with connect(dsn) as conn:
             refresh_edges(conn)
             with conn.transaction():
+                if shift is not None and conn.execute("SELECT 1 FROM shifts WHERE name = %s",
+                                                      (shift,)).fetchone() is None:
+                    known = [str(r[0]) for r in conn.execute("SELECT name FROM shifts ORDER BY starts")]
+                    raise ArchiveError(f"no shift {shift!r} (the shifts: {', '.join(known)})")
                 hands = conn.execute(f"SELECT count(*) FROM hand_figures WHERE {clause}", params).fetchone()
-                tables = _grouped(conn, ("table_name", "game"), clause, params)
-                games = _grouped(conn, ("game",), clause, params)
-                counts = _counts(conn, clause, params)
+                tables = _grouped(conn, ("table_name", "game"), clause, params, view)
+                games = _grouped(conn, ("game",), clause, params, view)
+                counts = _counts(conn, day_clause, day_params) if shift is None else {}
     except psycopg.Error as exc:
         raise _error(exc) from exc
     none = dict.fromkeys(COUNTS)
@@ -208,4 +220,4 @@ def figures(dsn: str, day: date | None = None, table: str | None = None) -> dict
         tables.append({"table": name, "game": None, **dict.fromkeys(FIGURES), "poker": None,
                        "handle_by_circle": {}, **counts[name]})
     return {"hands": int(hands[0]) if hands else 0, "day": day.isoformat() if day else None, "table": table,
-            "tables": tables, "games": games}
+            "shift": shift, "tables": tables, "games": games}

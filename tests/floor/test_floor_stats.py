@@ -140,6 +140,19 @@ def test_all_days_and_the_per_game_figures(floor: str, capsys: pytest.CaptureFix
     assert one["tables"][0]["hands_per_hour"] is None  # one hand: no open time to rate it over
 
 
+def test_one_shift_of_the_day(floor: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rep = report(floor, capsys, "--day", DAY, "--shift", "day")
+    assert rep["hands"] == 3 + 2 + 1 and rep["shift"] == "day"  # poker-1's 14:30 hand is the swing shift's
+    t = by_table(rep)
+    assert (t["poker-1"]["hands"], t["poker-1"]["rake"], t["poker-1"]["open_hours"]) == (1, 10, 0.0)
+    assert t["uth-1"]["hands_per_hour"] == 1.0 and t["3cp-1"]["house_win"] == -30
+    assert t["3cp-1"]["drop"] is None  # the counts are the gaming day's, not a shift's
+    swing = report(floor, capsys, "--day", DAY, "--shift", "swing")
+    assert swing["hands"] == 1 and [(r["table"], r["rake"]) for r in swing["tables"]] == [("poker-1", 7)]
+    assert croupier(["stats", "--db", floor, "--shift", "night"]) == 1
+    assert "no shift 'night' (the shifts: day, swing, grave)" in capsys.readouterr().err
+
+
 def test_the_gaming_day_start_and_the_shifts(floor: str, capsys: pytest.CaptureFixture[str]) -> None:
     with psycopg.connect(floor) as conn:
         shifts = dict(conn.execute("SELECT table_name || ':' || hand, shift FROM hand_figures").fetchall())
@@ -184,6 +197,7 @@ def test_the_text_report_names_each_table(floor: str, capsys: pytest.CaptureFixt
     (["--amount", "5"], "--amount goes with a count"),
     (["gaming-day", "--starts", "25:00"], "--starts: '25:00' is not a time of day"),
     (["--starts", "06:00"], "--starts and --time-zone go with gaming-day"),
+    (["fill", "--table", "t", "--day", DAY, "--amount", "5", "--shift", "day"], "--shift goes with the report"),
     (["drop", "--table", "t", "--day", DAY, "--amount", "5", "--json"], "--json and --csv go with the report"),
 ])
 def test_bad_arguments_exit_2_with_the_reason(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -92,3 +92,16 @@ SELECT table_name, game, gaming_day, bool_or(poker) AS poker,
        min(closed_at) AS first_closed, max(closed_at) AS last_closed,
        extract(epoch FROM max(closed_at) - min(closed_at)) / 3600.0 AS open_hours
   FROM hand_figures GROUP BY table_name, game, gaming_day;
+
+-- The same per shift of the gaming day: open time from the first to the last hand closed in the shift.
+CREATE VIEW table_shift_figures AS
+SELECT table_name, game, gaming_day, shift, bool_or(poker) AS poker,
+       count(*) AS hands, count(*) FILTER (WHERE voided) AS voids,
+       sum(spots) AS spots,
+       sum(handle_total) AS handle,
+       sum(house_net) AS house_win,
+       sum(house_net) FILTER (WHERE poker) AS rake,
+       CASE WHEN bool_and(theoretical IS NOT NULL) THEN sum(theoretical) END AS theoretical,
+       min(closed_at) AS first_closed, max(closed_at) AS last_closed,
+       extract(epoch FROM max(closed_at) - min(closed_at)) / 3600.0 AS open_hours
+  FROM hand_figures GROUP BY table_name, game, gaming_day, shift;
