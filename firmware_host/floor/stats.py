@@ -8,6 +8,7 @@ Definitions: docs/floor.md, "Figures".
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal, localcontext
@@ -45,7 +46,8 @@ def tcp_edges(content: str) -> dict[str, Fraction]:
 
 def refresh_edges(conn: Conn) -> int:
     """Fill `bet_edges` for every archived 3CP profile not in it yet; return how many profiles were added.
-    A profile whose text was not archived, or does not parse, gets no edges: its theoretical win is null."""
+    A profile whose text was not archived, is not the text of its sha256, or does not parse, gets no
+    edges: its hands' theoretical win is null."""
     added = 0
     with conn.transaction():
         rows = conn.execute(
@@ -53,6 +55,8 @@ def refresh_edges(conn: Conn) -> int:
             "WHERE game = '3cp' AND profile_sha256 IS NOT NULL AND record -> 'profile' ->> 'content' IS NOT NULL "
             "AND profile_sha256 NOT IN (SELECT profile_sha256 FROM bet_edges WHERE game = '3cp')").fetchall()
         for sha, content in rows:
+            if hashlib.sha256(str(content).encode("utf-8")).hexdigest() != sha:
+                continue
             try:
                 edges = tcp_edges(str(content))
             except (ValueError, TypeError):

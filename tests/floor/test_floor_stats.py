@@ -166,6 +166,17 @@ def test_the_gaming_day_start_and_the_shifts(floor: str, capsys: pytest.CaptureF
     assert report(floor, capsys, "--day", "2026-11-30")["hands"] == 5
 
 
+def test_a_profile_text_not_its_sha256_gives_no_theoretical(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    migrate(db)
+    forged = dict(TCP[0], profile={"name": "default", "sha256": "ab" * 32, "content": PROFILE.text})
+    with Archive(db) as archive:
+        archive.write("3cp-2", [forged, TCP[1]])  # hand 2 under the true profile
+    t = by_table(report(db, capsys))["3cp-2"]
+    assert t["handle"] == 250 + 500 and t["theoretical"] is None  # hand 1's edges are unknown, so the sum's are
+    with psycopg.connect(db) as conn:
+        assert conn.execute("SELECT DISTINCT profile_sha256 FROM bet_edges").fetchall() == [(PROFILE.sha256,)]
+
+
 def test_csv_has_a_row_per_table_and_per_game(floor: str, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert croupier(["stats", "--db", floor, "--day", DAY, "--csv"]) == 0
