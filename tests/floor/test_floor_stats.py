@@ -5,11 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+import zmq
 
 from engine.paytables import read_profile
 from firmware_host.cli import main as croupier
@@ -17,6 +21,7 @@ from firmware_host.floor.archive import Archive
 from firmware_host.floor.migrate import migrate
 from firmware_host.service.history import hand_line
 from firmware_host.service.journal import HandRow
+from tests.floor.test_floor_archive import PitTable
 
 DAY = "2026-12-01"
 PROFILE = read_profile("default")
@@ -240,3 +245,26 @@ def test_a_history_line_says_when_its_hand_closed() -> None:
     poker_row = HandRow(hand=5, game="holdem", status="settled", closed_event=10, ts=1780000000.0,
                         record={"poker": True, "game": "holdem", "results": {"rake": 0}})
     assert hand_line(poker_row)["closed"] == "2026-05-28T20:26:40.000+00:00"
+
+
+def test_a_real_tables_journal_caught_up_then_reported(tmp_path: Path, ctx: zmq.Context[Any], db: str) -> None:
+    table = PitTable(tmp_path, ctx, 3)  # UTH: 3 settled, one voided by the dealer, one by a supervisor, one more
+    try:
+        migrate(db)
+        with Archive(db) as archive:
+            archive.catch_up("uth-7", table.fetch_page)
+        journal = table.history_json()
+    finally:
+        table.close()
+    assert all(line["closed"].endswith("+00:00") for line in journal)
+    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "stats", "--db", db, "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    rep = json.loads(out)
+    assert rep["hands"] == len(journal) == 6
+    [t] = rep["tables"]
+    assert (t["table"], t["game"], t["hands"], t["voids"], t["spots"]) == ("uth-7", "uth", 6, 2, 4)
+    assert t["handle"] == 600 + 625 + 600 + 625  # ante 100, blind 100, Play 4x; trips 25 on every other hand
+    assert t["house_win"] == sum(h["settlement"]["house_net"] for h in journal if h["status"] == "settled")
+    assert t["theoretical"] is None
+    with psycopg.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM hands WHERE closed_at IS NULL").fetchone() == (0,)
