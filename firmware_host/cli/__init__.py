@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "users": ("firmware_host.cli.users", "the users who sign off privileged steps: add, list, remove"),
     "sim-shoe": ("firmware_host.cli.sim_shoe", "run the emulated card-reading shoe"),
     "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
+    "stats": ("firmware_host.cli.stats", "the floor's figures from the archive, and the pit's counts (drop, fills ...)"),
     "pit": ("firmware_host.cli.pit", "the floor: the pit aggregator (run, reload) and its archive of every table's hands in PostgreSQL (migrate)"),
 }
 

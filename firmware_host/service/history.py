@@ -12,6 +12,7 @@ nothing is journaled, and a page is one indexed query plus one per house hand fo
 from __future__ import annotations
 
 import bisect
+from datetime import datetime, timezone
 from typing import Any
 
 from engine.errors import EngineError
@@ -32,10 +33,21 @@ def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
         return {"hand": row.hand, "status": row.status, "game": rec.get("game"), "burns": rec.get("burns", []),
                 "hand_record": rec.get("hand_record"), "results": rec.get("results"),
                 "chopped": rec.get("chopped", False),
-                "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
+                "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
+                "closed": closed_at(row.ts)}
     return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
             "settlement": rec.get("settlement"), **settled_under(rec, opened),
-            "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason")}
+            "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
+            "closed": closed_at(row.ts)}
+
+
+def closed_at(ts: float) -> str:
+    """When a hand closed (its journal row's time) as ISO 8601 UTC, to the millisecond.
+
+    >>> closed_at(1780000000.25)
+    '2026-05-28T20:26:40.250+00:00'
+    """
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")
 
 
 def hand_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:

@@ -1,0 +1,158 @@
+"""`croupier stats --db DSN [--day D] [--table T] [--shift S] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
+
+`croupier stats` reports per table and per game (hands, handle, the house's win, average bet, the
+rates per open hour, theoretical win, rake; per table the drop, fills, credits, inventories and
+hold %): a text table, `--json` one object (`{"hands": N, "tables": [...], "games": [...]}`), or
+`--csv` one row per table and game then per game. `croupier stats drop|fill|credit|opening|closing
+--db DSN --table T --day D --amount N` enters a count for a table's gaming day; `croupier stats
+gaming-day --db DSN [--starts HH:MM] [--time-zone TZ]` sets when the gaming day starts.
+Bad arguments exit 2 with the reason; the server unreachable or the schema not made, exit 1.
+Needs the `floor` extra (psycopg). Definitions: docs/floor.md, "Figures".
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+from datetime import date
+from typing import Any
+
+from firmware_host.cli.output import stdout_closed
+
+COUNTS = ("drop", "fill", "credit", "opening", "closing")
+ACTIONS = ("report", *COUNTS, "gaming-day")
+_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", default="report", choices=ACTIONS, metavar="ACTION",
+                        help="report (the default); drop, fill, credit, opening, closing: enter a count; "
+                             "gaming-day: set when the gaming day starts")
+    parser.add_argument("--db", metavar="DSN", default=os.environ.get("CROUPIER_DB"),
+                        help="the archive's PostgreSQL conninfo or URI (default $CROUPIER_DB)")
+    parser.add_argument("--day", metavar="YYYY-MM-DD", help="the gaming day (report: all days when absent)")
+    parser.add_argument("--table", metavar="NAME", help="the table (report: all tables when absent)")
+    parser.add_argument("--shift", metavar="NAME", help="report: one shift of the gaming day (day, swing, grave ...)")
+    parser.add_argument("--amount", metavar="N", help="a count's amount, in the table's smallest unit")
+    parser.add_argument("--starts", metavar="HH:MM", help="gaming-day: the local time the gaming day starts")
+    parser.add_argument("--time-zone", metavar="TZ", help="gaming-day: the floor's time zone (e.g. Europe/Paris)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="one JSON object")
+    out.add_argument("--csv", action="store_true", help="CSV: a header, then a row per table and per game")
+
+
+class Usage(ValueError):
+    """A bad argument: said on stderr, exit 2."""
+
+
+def _day(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise Usage(f"--day: {text!r} is not a day (YYYY-MM-DD)") from None
+
+
+def _check(args: argparse.Namespace) -> tuple[date | None, int | None]:
+    """The day and amount of the arguments, checked against the action. Raises Usage."""
+    if not args.db:
+        raise Usage("--db DSN is required (or set $CROUPIER_DB)")
+    day = _day(args.day)
+    amount: int | None = None
+    if args.action in COUNTS:
+        for name in ("table", "day", "amount"):
+            if getattr(args, name) is None:
+                raise Usage(f"{args.action}: --{name} is required")
+        if not re.fullmatch(r"\d{1,15}", args.amount):
+            raise Usage(f"--amount: {args.amount!r} is not a whole amount of 0 or more (the table's smallest unit)")
+        amount = int(args.amount)
+    elif args.amount is not None:
+        raise Usage(f"--amount goes with a count ({', '.join(COUNTS)}), not {args.action}")
+    if args.shift is not None and args.action != "report":
+        raise Usage(f"--shift goes with the report, not {args.action}")
+    if args.action == "gaming-day":
+        if args.starts is not None and not _HHMM.match(args.starts):
+            raise Usage(f"--starts: {args.starts!r} is not a time of day (HH:MM, 00:00 to 23:59)")
+    elif args.starts is not None or args.time_zone is not None:
+        raise Usage("--starts and --time-zone go with gaming-day")
+    if args.action in COUNTS and (args.json or args.csv):
+        raise Usage(f"{args.action}: --json and --csv go with the report")
+    return day, amount
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        day, amount = _check(args)
+    except Usage as exc:
+        print(f"croupier stats: {exc}", file=sys.stderr)
+        return 2
+    try:
+        from firmware_host.floor.archive import ArchiveError
+        from firmware_host.floor import stats
+    except ImportError as exc:  # the optional `floor` extra is not installed
+        print(f"croupier stats: needs the floor extra (pip install 'croupier[floor]'): {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.action in COUNTS:
+            assert day is not None and amount is not None
+            stats.enter_count(args.db, args.table, day, args.action, amount)
+            print(f"{args.table} {day.isoformat()}: {args.action} {amount} entered")
+        elif args.action == "gaming-day":
+            print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone)))
+        else:
+            report = stats.figures(args.db, day, args.table, args.shift)
+            if args.json:
+                print(json.dumps(report))
+            elif args.csv:
+                write_csv(report, stats.FIGURES, stats.COUNTS)
+            else:
+                print(text(report))
+    except ArchiveError as exc:
+        print(f"croupier stats: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return stdout_closed()
+    return 0
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in sorted(value.items()))
+    return "" if value is None else value
+
+
+def write_csv(report: dict[str, Any], figures: tuple[str, ...], counts: tuple[str, ...]) -> None:
+    """A header, then one row per table and game (`level` table) and per game (`level` game)."""
+    columns = ("level", "table", "game", *figures, "handle_by_circle", *counts)
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(columns)
+    for level, rows in (("table", report["tables"]), ("game", report["games"])):
+        for row in rows:
+            writer.writerow([level] + [_cell(row.get(c)) for c in columns[1:]])
+
+
+def text(report: dict[str, Any]) -> str:
+    """The report for a person: one line per table and per game."""
+    head = f"{report['hands']} hands archived" + (f", gaming day {report['day']}" if report["day"] else "")
+    head += f", shift {report['shift']}" if report["shift"] else ""
+    lines = [head + (f", table {report['table']}" if report["table"] else "")]
+
+    def line(name: str, r: dict[str, Any]) -> str:
+        parts = [f"{name:<14} {r['game'] or '-':<8} hands {r['hands'] or 0}", f"handle {r['handle'] or 0}",
+                 f"win {r['house_win'] or 0}", f"avg bet {_cell(r['average_bet']) or '-'}",
+                 f"hands/h {_cell(r['hands_per_hour']) or '-'}", f"win/h {_cell(r['win_per_hour']) or '-'}",
+                 f"theo {_cell(r['theoretical']) or '-'}"]
+        if r.get("rake") is not None:
+            parts.append(f"rake {r['rake']}")
+        if "drop" in r and r["drop"] is not None:
+            parts.append(f"drop {r['drop']} hold {_cell(r['hold_pct']) or '-'}%")
+        return ", ".join(parts)
+
+    lines += [line(r["table"], r) for r in report["tables"]]
+    lines += [line("all tables", r) for r in report["games"]]
+    return "\n".join(lines)
