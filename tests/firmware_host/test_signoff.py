@@ -114,7 +114,7 @@ def test_a_dealer_may_not_send_what_its_role_is_not_given(table: Table) -> None:
 
 def test_five_wrong_pins_lock_the_user_for_five_minutes(table: Table) -> None:
     for attempt in range(5):
-        reply = table.client.request("clear", reason="shoe checked", auth={"user": "ana", "pin": f"000{attempt}"})
+        reply = table.client.request("clear", reason="shoe checked", auth={"user": "ana", "pin": f"59173{attempt}4682"})
         assert reply["code"] == "forbidden" and "wrong PIN" in reply["error"], reply
     assert table.audited("user_locked") == [{"user": "ana", "seconds": 300.0, "wrong_pins": 5}]
     sixth = table.client.request("clear", reason="shoe checked", auth=SUPERVISOR)  # the right PIN, still locked
@@ -125,7 +125,7 @@ def test_five_wrong_pins_lock_the_user_for_five_minutes(table: Table) -> None:
     table.now[0] += 1.5
     assert table.client.request("clear", reason="shoe checked", auth=SUPERVISOR)["ok"]
     assert table.c.fault is None
-    assert PIN.encode() not in table.disk_bytes() and b"0003" not in table.disk_bytes()
+    assert PIN.encode() not in table.disk_bytes() and b"5917334682" not in table.disk_bytes()  # ten digits, as PIN
 
 
 def test_a_card_entered_by_hand_needs_a_sign_off_and_is_marked_manual(table: Table) -> None:

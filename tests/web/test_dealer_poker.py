@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,10 +60,16 @@ class FeedLog(threading.Thread):
             ctx.destroy(linger=0)
 
     def at(self, seq: int) -> dict[str, Any]:
-        with self.lock:
-            known = [s for s in self.states if s <= seq]
-            assert known, f"the feed never sent seq {seq}"
-            return self.states[max(known)]  # a heartbeat keeps the seq's state
+        """The feed's state at `seq`, once this subscriber has had it (the page can be drawn from the display
+        before this thread has read the same update off the feed)."""
+        deadline = time.monotonic() + 10.0
+        while True:
+            with self.lock:
+                if self.states and max(self.states) >= seq or time.monotonic() > deadline:
+                    known = [s for s in self.states if s <= seq]
+                    assert known, f"the feed never sent seq {seq}"
+                    return self.states[max(known)]  # a heartbeat keeps the seq's state
+            time.sleep(0.01)
 
     def stop(self) -> None:
         self._halt.set()
