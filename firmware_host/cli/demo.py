@@ -58,7 +58,6 @@ from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, S
 from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal, JournalError
-from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
@@ -143,12 +142,8 @@ class SimTable:
     def write_users(self) -> None:
         """Write the table's users file: the bot supervisor (a PIN drawn now) and `people`."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.supervisor = make_supervisor(self.users_path)
-        if self.people:
-            users = Users.load(self.users_path)
-            for name, (role, pin) in self.people.items():
-                users.by_name[name] = User.with_pin(name, role, pin)
-            users.save(self.users_path)
+        # One write: a display reading the file meanwhile never sees it without `people`.
+        self.supervisor = make_supervisor(self.users_path, people=self.people)
 
     def start_shoe(self, *extra: str, port: int = 0) -> dict[str, Any]:
         """Start the emulated shoe process (on `port`, or a free TCP port). Raises RestarterError."""

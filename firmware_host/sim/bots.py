@@ -52,11 +52,16 @@ SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open"})
 """The bot dealer's commands that carry the bot supervisor's sign-off (`supervisor`)."""
 
 
-def make_supervisor(path: str | Path, name: str = "bot-floor") -> dict[str, str]:
-    """Write a users file at `path` holding one supervisor with a freshly drawn PIN; return its
-    sign-off (`{"user", "pin"}`) for the bot dealer."""
+def make_supervisor(path: str | Path, name: str = "bot-floor",
+                    people: Mapping[str, tuple[str, str]] | None = None) -> dict[str, str]:
+    """Write a users file at `path` holding one supervisor with a freshly drawn PIN (and `people`:
+    name -> (role, PIN)), in one atomic write; return the supervisor's sign-off (`{"user", "pin"}`)
+    for the bot dealer."""
     pin = f"{secrets.randbelow(10 ** 8):08d}"
-    Users({name: User.with_pin(name, "supervisor", pin)}).save(path)
+    users = {name: User.with_pin(name, "supervisor", pin)}
+    for who, (role, their_pin) in (people or {}).items():
+        users[who] = User.with_pin(who, role, their_pin)
+    Users(users).save(path)
     return {"user": name, "pin": pin}
 
 
@@ -67,11 +72,30 @@ class BotError(RuntimeError):
 # -- the table's addresses and configuration -----------------------------------------------------
 
 
+_PORTS_GIVEN: set[int] = set()
+_PORT_RANGE = (20000, 32767)  # below Linux's ephemeral range (32768-60999), which outgoing connections take from
+
+
 def free_tcp_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port on 127.0.0.1 that was free a moment ago, never one given before in this process.
+
+    Drawn below the ephemeral range: a port the kernel gave for `bind(0)` and that was closed can be
+    taken a moment later as the local end of some outgoing connection (a feed's, a shoe's), and the
+    server meant to bind it then fails at each restart.
+    """
+    draw = random.Random()
+    for _ in range(200):
+        port = draw.randint(*_PORT_RANGE)
+        if port in _PORTS_GIVEN:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _PORTS_GIVEN.add(port)
+        return port
+    raise OSError(f"no free TCP port on 127.0.0.1 in {_PORT_RANGE[0]}-{_PORT_RANGE[1]}")
 
 
 @dataclass(frozen=True, slots=True)

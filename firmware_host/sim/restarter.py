@@ -180,7 +180,7 @@ class Restarter:
             recent = [t for t in recent if now - t < self.burst_s] + [now]
             if len(recent) > self.burst:
                 self._fail(f"{self.name}: died {self.burst} times within {self.burst_s} s; not restarting "
-                           f"(exit statuses {self.exits[-self.burst:]})")
+                           f"(exit statuses {self.exits[-self.burst:]}){self._log_tail()}")
                 return
             try:
                 proc = self._launch()
@@ -222,7 +222,7 @@ class Restarter:
             self._proc = proc
         try:
             ready = read_json_line(proc, self.ready_timeout_s, self.name)
-        except RestarterError:
+        except RestarterError as exc:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
@@ -230,12 +230,23 @@ class Restarter:
                 self.exits.append(proc.returncode)
                 self._proc = None
                 self._cond.notify_all()
-            raise
+            raise RestarterError(f"{exc}{self._log_tail()}") from None
         with self._cond:
             self.ready = {**ready, "start": start}
             self._cond.notify_all()
         log.info("%s: started (%d), pid %d", self.name, start, proc.pid)
         return proc
+
+    def _log_tail(self, lines: int = 5) -> str:
+        """The last lines the child wrote to its log (what a failed start said), or ''."""
+        if self.log_path is None:
+            return ""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        tail = [line for line in text.splitlines() if line.strip()][-lines:]
+        return "; its log ends: " + " | ".join(tail) if tail else ""
 
     def _fail(self, message: str) -> None:
         log.error("%s", message)
