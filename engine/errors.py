@@ -68,3 +68,7 @@ def json_type(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+class TournamentError(EngineError, ValueError):
+    """A tournament file, entry, seating or step the tournament's rules refuse: names what and why."""
