@@ -3,6 +3,7 @@
     croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
+    croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -31,6 +32,12 @@ Nothing here bets, deals or confirms for the dealer: the emulated shoe deals a c
 controller expects one (`sim.dealing.ShoeHand`), and the bot players bet and decide only for the
 spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`). It runs until N hands are
 settled (or SIGINT: then the summary of the hands closed so far, exit 130).
+
+With `--tournament` it plays a simulated tournament instead (`firmware_host.sim.tournament`): the
+bots play engine hold'em hands in-process across the tables, to one winner, with no shoe, no
+controller and no devices in this first cut; each table's hands go to `DIR/<table>/hands.jsonl`,
+the whole record to `DIR/tournament.json`; it ends with one JSON line `{"entries": N, "hands": H,
+"prize_pool": P, "places": [{"place": 1, "player": ..., "prize": ...}, ...]}` (`docs/tournament.md`).
 """
 
 from __future__ import annotations
@@ -285,6 +292,10 @@ def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tournament", action="store_true",
+                        help="play a simulated tournament across tables instead (bots, in-process; docs/tournament.md)")
+    parser.add_argument("--players", type=int, default=None, metavar="N", help="--tournament: entries (default 24)")
+    parser.add_argument("--tables", type=int, default=None, metavar="T", help="--tournament: tables (default 3)")
     parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
     parser.add_argument("--game", choices=tuple(HOUSE_GAMES), default="uth", help="the game (default uth)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the shoe and the bots (default 1)")
@@ -364,7 +375,33 @@ def public_snapshot(table: SimTable) -> dict[str, Any]:
         ctx.destroy(linger=0)
 
 
+def tournament_demo(args: argparse.Namespace) -> int:
+    """`--tournament`: play the simulated tournament and print its result line (exit 2 for bad arguments)."""
+    from firmware_host.sim.tournament import SimError, TournamentRun
+
+    players, tables = args.players if args.players is not None else 24, args.tables if args.tables is not None else 3
+    if not 1 <= tables <= 9 or players < 2:
+        print("croupier demo: --tournament needs --players 2 or more and --tables 1 to 9", file=sys.stderr)
+        return 2
+    state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-tournament-"))
+    try:
+        line = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed).run()
+    except (SimError, OSError) as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, SimError) and "do not fit" in str(exc) else 1
+    finally:
+        if not args.state:
+            shutil.rmtree(state_dir, ignore_errors=True)
+    print(json.dumps(line), flush=True)
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.tournament:
+        return tournament_demo(args)
+    if args.players is not None or args.tables is not None:
+        print("croupier demo: --players and --tables are for --tournament", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
     seats = args.seats if args.seats is not None else (6 if args.game == "3cp" else 5)
     wrong = check_arguments(args, seats)
