@@ -239,7 +239,7 @@ class TournamentRun:
         if sum(after.values()) != sum(before.values()):
             raise SimError(f"{table}: hand {session.hands_played} changed the chips on the table")
         self.hands += 1
-        line = {"hand": session.hands_played, "at_s": round(self.now, 1), "level": number,
+        line = {"hand": session.hands_played, "at_s": round(self.now, 1), "players": len(before), "level": number,
                 "blinds": [level.small_blind, level.big_blind], "ante": level.ante, "button": hand.button,
                 "chips_before": sum(before.values()), "chips_after": sum(after.values()), "out": out}
         with open(self.state_dir / table / "hands.jsonl", "a", encoding="utf-8") as f:
