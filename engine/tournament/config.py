@@ -33,7 +33,6 @@ Without `[[payouts]]` the default table `DEFAULT_PAYOUTS` applies (10 to 20% of 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -283,11 +282,3 @@ def parse_tournament(text: str, source: str = "<text>") -> TournamentFile:
                                                 f"{tournament.late_registration_until_level}")
     return tournament
 
-
-def as_mapping(tournament: TournamentFile) -> Mapping[str, Any]:
-    """The terms as plain values (for a record or a screen)."""
-    return {"name": tournament.name, "buy_in": tournament.buy_in, "fee": tournament.fee,
-            "starting_stack": tournament.starting_stack, "tables": list(tournament.tables),
-            "levels": [{"break_s": s.duration_s} if isinstance(s, Break) else
-                       {"small_blind": s.small_blind, "big_blind": s.big_blind, "ante": s.ante,
-                        "duration_s": s.duration_s} for s in tournament.stages]}

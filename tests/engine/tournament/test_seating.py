@@ -101,3 +101,12 @@ def test_heads_up_the_button_posts_the_small_blind_acts_first_pre_flop_and_last_
     while hand.expected_card() is not None:
         hand.deal(deck.pop())
     assert hand.actor == 2                        # and last after the flop
+
+
+def test_a_move_from_a_seat_the_player_is_not_in_or_to_a_taken_seat_is_refused() -> None:
+    layout = {"T1": {1: "a", 2: "b"}, "T2": {1: "c"}}
+    with pytest.raises(TournamentError, match="b is not in seat 1 of T1"):
+        apply_moves(layout, [Move("b", "T1", 1, "T2", 5)])
+    with pytest.raises(TournamentError, match="seat 1 of T2 is taken"):
+        apply_moves(layout, [Move("a", "T1", 1, "T2", 1)])
+    assert apply_moves(layout, [Move("c", "T2", 1, "T1", 9)]) == {"T1": {1: "a", 2: "b", 9: "c"}}
