@@ -377,18 +377,24 @@ def public_snapshot(table: SimTable) -> dict[str, Any]:
 
 def tournament_demo(args: argparse.Namespace) -> int:
     """`--tournament`: play the simulated tournament and print its result line (exit 2 for bad arguments)."""
-    from firmware_host.sim.tournament import SimError, TournamentRun
+    from engine.tournament import tables_needed
+    from firmware_host.sim.tournament import SimError, TournamentRun, demo_tournament
 
     players, tables = args.players if args.players is not None else 24, args.tables if args.tables is not None else 3
     if tables < 1 or players < 2:
         print("croupier demo: --tournament needs --players 2 or more and --tables 1 or more", file=sys.stderr)
         return 2
+    tournament = demo_tournament(tables)
+    if tables_needed(players, tournament.seats_per_table) > tables:
+        print(f"croupier demo: {players} players do not fit on {tables} tables of {tournament.seats_per_table}",
+              file=sys.stderr)
+        return 2
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-tournament-"))
     try:
-        line = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed).run()
+        line = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed, tournament=tournament).run()
     except (SimError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, SimError) and "do not fit" in str(exc) else 1
+        return 1
     finally:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
