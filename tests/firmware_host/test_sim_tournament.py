@@ -113,3 +113,11 @@ def test_bad_tournament_arguments_exit_2_with_a_reason() -> None:
     assert stray.returncode == 2 and "--players and --tables are for --tournament" in stray.stderr
     with pytest.raises(SimError, match="at least two players"):
         TournamentRun("unused", players=1)
+
+
+def test_a_run_is_replayed_from_its_seed(tmp_path: Path) -> None:
+    first = TournamentRun(tmp_path / "a", players=12, tables=2, seed=5).run()
+    again = TournamentRun(tmp_path / "b", players=12, tables=2, seed=5).run()
+    other = TournamentRun(tmp_path / "c", players=12, tables=2, seed=6).run()
+    assert first == again and first != other
+    assert (tmp_path / "a" / "T1" / "hands.jsonl").read_text() == (tmp_path / "b" / "T1" / "hands.jsonl").read_text()
