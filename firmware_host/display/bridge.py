@@ -36,40 +36,70 @@ QUEUE_MESSAGES = 64
 
 
 class Screen:
-    """One connected browser: its bounded queue of JSON texts to send."""
+    """One connected browser: its bounded queue of JSON texts to send.
 
-    def __init__(self) -> None:
+    A coalescing screen (the table display, the dealer console: each state is the whole table) keeps at
+    most one state waiting: a burst of updates while it is being sent to (the cards of a deal at the
+    shoe's line rate) leaves it the newest, not every one in turn. A screen that shows each step
+    (surveillance's log) does not coalesce."""
+
+    def __init__(self, coalesce: bool = False) -> None:
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=QUEUE_MESSAGES)
         self.resyncs = 0  # times its backlog was dropped for the latest state
+        self.coalesce = coalesce
+        self._state: str | None = None  # coalescing: the newest state, sent where `_STATE` stands in the queue
+        self._state_queued = False
 
-    def offer(self, text: str, latest: str | None) -> None:
-        """Queue `text`; when the queue is full, replace the backlog by `latest` (the current state)."""
+    def offer(self, text: str, latest: str | None, state: bool = False) -> None:
+        """Queue `text` (`state`: a snapshot or an update, the whole table); when the queue is full, replace
+        the backlog by `latest` (the current state)."""
+        if self.coalesce and state:
+            self._state = text
+            if self._state_queued:
+                return
+            text = _STATE
         try:
             self.queue.put_nowait(text)
+            if text is _STATE:
+                self._state_queued = True
             return
         except asyncio.QueueFull:
             pass
         while not self.queue.empty():
             self.queue.get_nowait()
+        self._state, self._state_queued = None, False
         self.resyncs += 1
         if latest is not None:
             self.queue.put_nowait(latest)
+
+    async def next(self) -> str:
+        """The next text to send (waits for one)."""
+        text = await self.queue.get()
+        if text is _STATE:
+            self._state_queued = False
+            text, self._state = self._state or "", None
+        return text
+
+
+_STATE = "\x00the newest state"
+"""The place of a coalescing screen's waiting state in its queue (compared by identity)."""
 
 
 class Hub:
     """The latest public state and the connected screens; used from the asyncio loop only."""
 
-    def __init__(self, heartbeat_s: float) -> None:
+    def __init__(self, heartbeat_s: float, coalesce: bool = False) -> None:
+        self.coalesce = coalesce
         self.hello = json.dumps({"kind": "hello", "heartbeat_s": heartbeat_s})
         self.latest: str | None = None  # the current state as a `snapshot` message
         self.screens: set[Screen] = set()
         self.listeners: list[Callable[[dict[str, Any]], None]] = []  # others told of each message (the pit)
 
     def join(self) -> Screen:
-        screen = Screen()
+        screen = Screen(self.coalesce)
         screen.offer(self.hello, None)
         if self.latest is not None:
-            screen.offer(self.latest, None)
+            screen.offer(self.latest, None, state=True)
         self.screens.add(screen)
         return screen
 
@@ -79,10 +109,11 @@ class Hub:
     def publish(self, message: dict[str, Any]) -> None:
         """One kept feed message (from the feed thread, through the loop) to every screen."""
         text = json.dumps(message, default=str)
-        if message.get("kind") in ("snapshot", "update"):
+        state = message.get("kind") in ("snapshot", "update")
+        if state:
             self.latest = json.dumps({**message, "kind": "snapshot"}, default=str)
         for screen in list(self.screens):
-            screen.offer(text, self.latest)
+            screen.offer(text, self.latest, state)
         for listener in self.listeners:
             listener(message)
 
