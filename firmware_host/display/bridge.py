@@ -14,7 +14,9 @@ Messages to a screen are JSON text, one per WebSocket message:
 
 On joining a screen gets `hello` and the current state as a `snapshot`. Each screen has a queue of
 at most `QUEUE_MESSAGES`; when a slow screen's queue is full its backlog is dropped for one
-`snapshot` of the latest state, so it never holds up the feed thread or the other screens.
+`snapshot` of the latest state, so it never holds up the feed thread or the other screens. A message
+is encoded once however many screens there are; the `snapshot` of the latest state only when a
+screen joins or overflows.
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ class Screen:
         self._state: str | None = None  # coalescing: the newest state, sent where `_STATE` stands in the queue
         self._state_queued = False
 
-    def offer(self, text: str, latest: str | None, state: bool = False) -> None:
+    def offer(self, text: str, latest: Callable[[], str | None] | None, state: bool = False) -> None:
         """Queue `text` (`state`: a snapshot or an update, the whole table); when the queue is full, replace
-        the backlog by `latest` (the current state)."""
+        the backlog by `latest()` (the current state, encoded only then)."""
         if self.coalesce and state:
             self._state = text
             if self._state_queued:
@@ -69,8 +71,9 @@ class Screen:
             self.queue.get_nowait()
         self._state, self._state_queued = None, False
         self.resyncs += 1
-        if latest is not None:
-            self.queue.put_nowait(latest)
+        current = latest() if latest is not None else None
+        if current is not None:
+            self.queue.put_nowait(current)
 
     async def next(self) -> str:
         """The next text to send (waits for one)."""
@@ -91,15 +94,29 @@ class Hub:
     def __init__(self, heartbeat_s: float, coalesce: bool = False) -> None:
         self.coalesce = coalesce
         self.hello = json.dumps({"kind": "hello", "heartbeat_s": heartbeat_s})
-        self.latest: str | None = None  # the current state as a `snapshot` message
+        self._state: dict[str, Any] | None = None  # the current state, as the feed's last snapshot or update
+        self._latest: str | None = None  # ... encoded as a `snapshot` message, once asked for
         self.screens: set[Screen] = set()
         self.listeners: list[Callable[[dict[str, Any]], None]] = []  # others told of each message (the pit)
+
+    def snapshot(self) -> str | None:
+        """The current state as a `snapshot` message (None before the first), encoded when first asked for:
+        only a screen joining or a slow screen's overflow needs it, never the hot path of `publish`."""
+        if self._latest is None and self._state is not None:
+            self._latest = json.dumps({**self._state, "kind": "snapshot"}, default=str)
+        return self._latest
+
+    @property
+    def latest(self) -> str | None:
+        """The current state as a `snapshot` message (`snapshot()`)."""
+        return self.snapshot()
 
     def join(self) -> Screen:
         screen = Screen(self.coalesce)
         screen.offer(self.hello, None)
-        if self.latest is not None:
-            screen.offer(self.latest, None, state=True)
+        latest = self.latest
+        if latest is not None:
+            screen.offer(latest, None, state=True)
         self.screens.add(screen)
         return screen
 
@@ -107,13 +124,13 @@ class Hub:
         self.screens.discard(screen)
 
     def publish(self, message: dict[str, Any]) -> None:
-        """One kept feed message (from the feed thread, through the loop) to every screen."""
+        """One kept feed message (from the feed thread, through the loop) to every screen, encoded once."""
         text = json.dumps(message, default=str)
         state = message.get("kind") in ("snapshot", "update")
         if state:
-            self.latest = json.dumps({**message, "kind": "snapshot"}, default=str)
+            self._state, self._latest = message, None
         for screen in list(self.screens):
-            screen.offer(text, self.latest, state)
+            screen.offer(text, self.snapshot, state)
         for listener in self.listeners:
             listener(message)
 
