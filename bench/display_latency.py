@@ -19,12 +19,21 @@ hands at the line's full rate), measured twice in the same run: alone, then with
 computers in a casino, not on the table's: what the table's machine carries for them is the
 display process serving 50 connections). Aims: the feed-to-DOM p99 under 50 ms, the controller's
 card-to-publish p99 with the screens within 1.5x of without.
+
+Priorities as on the Pi: the display runs at the niceness of its unit (`Nice=` of
+deploy/croupier-display.service, read from the file), and so do what stand for the screens' other
+computers (the Chromium pages, through a `nice -n` wrapper, and the WebSocket clients' thread); the
+controller, the test's own feed subscriber and this process stay at normal priority. (The unit's
+CPUWeight= and IOSchedulingClass= need systemd's cgroups: not applied here.)
+`python -m bench.display_latency --dry-run` prints those niceness values and exits.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,6 +61,7 @@ PACE_S = 0.25    # a step (bet, decision, deal) every quarter second: a quick de
 AIM_DOM_P99_MS = 50.0
 AIM_P99_RATIO = 1.5
 CHROMIUM = "/usr/bin/chromium"
+DISPLAY_UNIT = Path(__file__).resolve().parent.parent / "deploy" / "croupier-display.service"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-background-timer-throttling",
                  "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"]
@@ -62,6 +72,58 @@ document.addEventListener("croupier:rendered", (event) => {
   window.__drawn.push([root.dataset.boot, Number(root.dataset.seq), performance.timeOrigin + performance.now()]);
 });
 """
+
+
+def unit_nice(unit: Path = DISPLAY_UNIT) -> int:
+    """The display unit's `Nice=` (its [Service] section's last one). Raises ValueError when it has none."""
+    nice: int | None = None
+    section = ""
+    for line in unit.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+        elif section == "Service" and line.partition("=")[0].strip() == "Nice":
+            nice = int(line.partition("=")[2])
+    if nice is None:
+        raise ValueError(f"{unit}: no Nice= in [Service]")
+    return nice
+
+
+class Niceness:
+    """The niceness of each part: the controller at this process's own, the display and the screens at the unit's."""
+
+    def __init__(self) -> None:
+        self.controller = os.getpriority(os.PRIO_PROCESS, 0)
+        self.display = max(unit_nice(), self.controller)  # never above this process: an unprivileged bench can't
+
+    @property
+    def increment(self) -> int:
+        """What `nice -n` adds to this process's niceness to reach the display's."""
+        return self.display - self.controller
+
+    def nice_argv(self) -> list[str]:
+        return ["nice", "-n", str(self.increment)]
+
+    def lower_this_thread(self) -> None:
+        """Put the calling thread (Linux: niceness is a thread's) at the display's niceness."""
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.display)
+
+    def chromium(self, run_dir: Path) -> str:
+        """An executable that starts Chromium at the display's niceness (Playwright starts what it is given).
+
+        Chromium sets its threads' priorities itself (its compositor's to -8, others back to 0): run as
+        root it can, and so undoes `nice`; the wrapper then takes CAP_SYS_NICE from it (`setpriv`), so
+        that, as for any user, its priorities can only go down from there."""
+        wrapper = run_dir / "chromium-nice"
+        drop = ["setpriv", "--inh-caps=-sys_nice", "--bounding-set=-sys_nice"] \
+            if os.geteuid() == 0 and shutil.which("setpriv") else []
+        wrapper.write_text(f'#!/bin/sh\nexec {" ".join(self.nice_argv() + drop)} {CHROMIUM} "$@"\n', encoding="utf-8")
+        wrapper.chmod(0o755)
+        return str(wrapper)
+
+    def __str__(self) -> str:
+        return (f"niceness: the controller {self.controller}, the display {self.display} (Nice={unit_nice()} of "
+                f"{DISPLAY_UNIT.parent.name}/{DISPLAY_UNIT.name}), the Chromium pages and WebSocket screens {self.display}")
 
 
 class Stamper(threading.Thread):
@@ -93,9 +155,9 @@ class Stamper(threading.Thread):
 class Sockets(threading.Thread):
     """`count` WebSocket clients of the display's `/ws/public` in one asyncio loop: when each update arrived, by (boot, seq)."""
 
-    def __init__(self, url: str, count: int) -> None:
+    def __init__(self, url: str, count: int, niceness: Niceness) -> None:
         super().__init__(daemon=True, name="bench-sockets")
-        self.url, self.count = url, count
+        self.url, self.count, self.niceness = url, count, niceness
         self.arrived: list[tuple[str, int, float]] = []
         self.ready = threading.Event()
         self.stopping = threading.Event()
@@ -104,6 +166,8 @@ class Sockets(threading.Thread):
         import asyncio
 
         import aiohttp
+
+        self.niceness.lower_this_thread()  # they stand for the screens' own computers: never above the display
 
         async def one(session: aiohttp.ClientSession, opened: list[int]) -> None:
             async with session.ws_connect(self.url) as ws:
@@ -135,6 +199,7 @@ class Screens:
     def __init__(self, run_dir: Path, pages: int = PAGES) -> None:
         self.run_dir = run_dir
         self.pages = pages
+        self.niceness = Niceness()
         self.drawn: list[list[Any]] = []
         self.stamper: Stamper | None = None
         self.published: dict[tuple[str, int], float] = {}
@@ -146,12 +211,13 @@ class Screens:
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{eps.public}"\n'
                           f'snapshot = "{eps.snapshot}"\nheartbeat_s = 1.0\n', encoding="utf-8")
         with open(self.run_dir / "display.log", "ab") as err:
-            display = spawn([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
-                            stderr=err)
+            display = spawn([*self.niceness.nice_argv(), sys.executable, "-m", "firmware_host.cli", "display",
+                             "--config", str(config)], stderr=err)  # at its unit's niceness
         pw = sync_playwright().start()
         try:
             ready = read_json_line(display, 30.0, "croupier display")
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = pw.chromium.launch(executable_path=self.niceness.chromium(self.run_dir), args=CHROMIUM_ARGS,
+                                         headless=True)
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             context.add_init_script(STAMP)
             pages = [context.new_page() for _ in range(self.pages)]
@@ -159,7 +225,8 @@ class Screens:
                 page.goto(ready["table"])
             for page in pages:
                 page.wait_for_selector("[data-table][data-phase]:not([data-phase=''])", timeout=30_000)
-            self.sockets = Sockets(ready["display"].replace("http", "ws", 1) + "/ws/public", SCREENS - self.pages)
+            self.sockets = Sockets(ready["display"].replace("http", "ws", 1) + "/ws/public", SCREENS - self.pages,
+                                   self.niceness)
             self.sockets.start()
             if not self.sockets.ready.wait(30.0):
                 raise RuntimeError(f"{SCREENS - self.pages} WebSocket screens did not connect")
@@ -224,6 +291,7 @@ def run(hands: int = HANDS) -> bool:
     if not Path(CHROMIUM).is_file():
         print(f"   {CHROMIUM} is missing (Debian's chromium package)")
         return False
+    print(f"   {Niceness()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="crp-bench-display-") as tmp:
         dealt = paced(Path(tmp))
     lags = lags_ms(dealt)
@@ -260,5 +328,16 @@ def run(hands: int = HANDS) -> bool:
     return dom_p99 < AIM_DOM_P99_MS and ratio <= AIM_P99_RATIO
 
 
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.display_latency", description=__doc__.splitlines()[0])
+    parser.add_argument("--dry-run", action="store_true", help="print the niceness of each part and exit")
+    args = parser.parse_args(argv)
+    if args.dry_run:
+        print(Niceness())
+        print(f"Chromium: {CHROMIUM} {'found' if Path(CHROMIUM).is_file() else 'missing'}")
+        return 0
+    return 0 if run() else 1
+
+
 if __name__ == "__main__":
-    sys.exit(0 if run() else 1)
+    sys.exit(main(sys.argv[1:]))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install (or update) Croupier on a Raspberry Pi (Raspberry Pi OS / Debian) from this checkout.
 #
-#   sudo deploy/install-pi.sh              install or update, enable the service
+#   sudo deploy/install-pi.sh              install or update, enable the services (controller, display)
 #   deploy/install-pi.sh --dry-run         print every step, change nothing
 #   deploy/install-pi.sh --root DIR        install the files under DIR (a staging tree or an image);
 #                                          user, udev and systemctl steps are only printed, and a
@@ -11,10 +11,11 @@
 #                                          removable stick (never copied onto the Pi): it writes
 #                                          /etc/croupier/manifest.json and manifest.pub
 #
-# Safe to run again: the user, the venv, /etc/croupier/table.toml and the table's CURVE key
-# (/etc/croupier/keys/table.key_secret) are created only when absent (an edited table.toml is never
-# overwritten); the package, the unit and the udev rule are
-# refreshed, and a running service is restarted on the new code. See docs/deploy.md.
+# Safe to run again: the user, the venv, /etc/croupier/table.toml, /etc/croupier/display.toml and the
+# table's CURVE key (/etc/croupier/keys/table.key_secret) are created only when absent (an edited
+# configuration is never overwritten); the package, the units (croupier.service, the controller;
+# croupier-display.service, its pages) and the udev rule are refreshed, and a running service is
+# restarted on the new code. See docs/deploy.md.
 set -euo pipefail
 
 usage() {
@@ -57,6 +58,8 @@ STATE_DIR=/var/lib/croupier
 CONF_DIR=/etc/croupier
 CONF="$CONF_DIR/table.toml"
 UNIT=/etc/systemd/system/croupier.service
+DISPLAY_UNIT=/etc/systemd/system/croupier-display.service   # the pages, below the controller
+DISPLAY_CONF="$CONF_DIR/display.toml"
 RULES=/etc/udev/rules.d/99-croupier-shoe.rules
 MANIFEST="$CONF_DIR/manifest.json"
 MANIFEST_KEY="$CONF_DIR/manifest.pub"
@@ -65,7 +68,8 @@ KEYS_DIR="$CONF_DIR/keys"          # the table's own key pair: [security] server
 CLIENTS_DIR="$CONF_DIR/clients"    # the client keys let in: [security] clients
 TABLE_KEY="$KEYS_DIR/table.key_secret"
 
-for f in deploy/croupier.service deploy/99-croupier-shoe.rules deploy/pi.toml pyproject.toml; do
+for f in deploy/croupier.service deploy/croupier-display.service deploy/99-croupier-shoe.rules deploy/pi.toml \
+         deploy/display.toml pyproject.toml; do
     [[ -f "$SRC/$f" ]] || { echo "install-pi.sh: $SRC/$f is missing: run me from a Croupier checkout" >&2; exit 1; }
 done
 if [[ -n "$SIGN_KEY" && ( ! -f "$SIGN_KEY" || ! -f "$SIGN_KEY.pub" ) ]]; then
@@ -141,6 +145,7 @@ fi
 
 # -- unit, udev rule, configuration ----------------------------------------------------------------
 run install -m 0644 "$SRC/deploy/croupier.service" "$ROOT$UNIT"
+run install -m 0644 "$SRC/deploy/croupier-display.service" "$ROOT$DISPLAY_UNIT"
 run install -m 0644 "$SRC/deploy/99-croupier-shoe.rules" "$ROOT$RULES"
 if [[ -e "$ROOT$CONF" ]]; then
     note "keeping $ROOT$CONF (edited by you; compare with $SRC/deploy/pi.toml after an update)"
@@ -148,6 +153,13 @@ else
     conf_owner=()
     [[ -z "$ROOT" ]] && conf_owner=(-o root -g "$USER_NAME")
     run install -m 0640 "${conf_owner[@]}" "$SRC/deploy/pi.toml" "$ROOT$CONF"
+fi
+if [[ -e "$ROOT$DISPLAY_CONF" ]]; then
+    note "keeping $ROOT$DISPLAY_CONF (edited by you; compare with $SRC/deploy/display.toml after an update)"
+else
+    conf_owner=()
+    [[ -z "$ROOT" ]] && conf_owner=(-o root -g "$USER_NAME")
+    run install -m 0640 "${conf_owner[@]}" "$SRC/deploy/display.toml" "$ROOT$DISPLAY_CONF"
 fi
 
 # -- the code's signed manifest (docs/security.md, "Code integrity") -------------------------------
@@ -191,9 +203,16 @@ system udevadm control --reload-rules
 system udevadm trigger --subsystem-match=tty
 system systemctl daemon-reload
 system systemctl enable croupier.service
+system systemctl enable croupier-display.service
 if [[ -z "$ROOT" ]] && systemctl is-active --quiet croupier.service; then
     run systemctl restart croupier.service
 else
     echo "next: edit $CONF and the ids in $RULES, then: sudo systemctl start croupier"
+fi
+if [[ -z "$ROOT" ]] && systemctl is-active --quiet croupier-display.service; then
+    run systemctl restart croupier-display.service
+else
+    echo "next: make the display's keys and edit $DISPLAY_CONF (docs/deploy.md, \"The display\"), then:" \
+         "sudo systemctl start croupier-display"
 fi
 if [[ $DRY_RUN -eq 1 ]]; then echo "done (dry run: nothing changed)"; else echo "done"; fi

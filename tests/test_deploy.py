@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 SCRIPT = DEPLOY / "install-pi.sh"
 UNIT = DEPLOY / "croupier.service"
+DISPLAY_UNIT = DEPLOY / "croupier-display.service"
 RULES = DEPLOY / "99-croupier-shoe.rules"
 
 
@@ -89,15 +90,92 @@ def test_unit_execstart_is_a_croupier_run_with_the_pi_config() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
-def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT], ids=lambda u: u.name)
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
     # The venv's path does not exist here: point ExecStart at this checkout's croupier instead.
     croupier = shutil.which("croupier", path=str(Path(sys.executable).parent)) or sys.executable
-    text = UNIT.read_text(encoding="utf-8").replace("/opt/croupier/venv/bin/croupier", croupier)
-    (tmp_path / "croupier.service").write_text(text, encoding="utf-8")
-    result = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "croupier.service")],
+    text = unit.read_text(encoding="utf-8").replace("/opt/croupier/venv/bin/croupier", croupier)
+    (tmp_path / unit.name).write_text(text, encoding="utf-8")
+    result = subprocess.run(["systemd-analyze", "verify", str(tmp_path / unit.name)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "croupier.service" not in result.stderr, result.stderr
+    assert unit.name not in result.stderr, result.stderr  # no setting ignored (a bad value is only a warning)
+
+
+# -- the display's unit: beside the controller, below it -----------------------------------------
+
+_HARDENING = ("ProtectSystem", "ProtectHome", "PrivateTmp", "NoNewPrivileges", "DevicePolicy", "ProtectKernelTunables",
+              "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectClock", "ProtectHostname",
+              "RestrictNamespaces", "RestrictRealtime", "RestrictSUIDSGID", "LockPersonality", "CapabilityBoundingSet",
+              "AmbientCapabilities", "SystemCallArchitectures", "SystemCallFilter", "UMask", "User", "Group",
+              "Restart", "RestartPreventExitStatus", "KillSignal")
+
+
+def test_display_unit_runs_below_the_controller_hardened_as_it_is() -> None:
+    controller = parse_unit(UNIT.read_text(encoding="utf-8"))["Service"]
+    unit = parse_unit(DISPLAY_UNIT.read_text(encoding="utf-8"))
+    assert set(unit) == {"Unit", "Service", "Install"}
+    service = unit["Service"]
+    one = {key: values[-1] for key, values in service.items()}
+    for key in _HARDENING:  # the controller's hardening, setting by setting
+        assert service.get(key) == controller[key], key
+    assert int(one["Nice"]) == 10 and int(controller.get("Nice", ["0"])[-1]) == 0  # the controller first
+    assert int(one["CPUWeight"]) < 100  # below the default weight the controller has
+    assert one["IOSchedulingClass"] == "idle"
+    ordering = {key: values[-1].split() for key, values in unit["Unit"].items()}
+    assert "croupier.service" in ordering["After"] and "croupier.service" in ordering["Wants"]
+    assert "RuntimeDirectory" not in service  # /run/croupier is the controller's: stopping the display keeps it
+    assert "DeviceAllow" not in service and "SupplementaryGroups" not in service  # no shoe, no GPIO
+    assert "PartOf" not in unit["Unit"] and "BindsTo" not in unit["Unit"]  # a controller restart leaves it be
+    assert unit["Install"]["WantedBy"] == ["multi-user.target"]
+
+
+def _pi_display_config(root: Path) -> Path:
+    """deploy/display.toml with /etc/croupier under `root`, and the key files and users file it names made there."""
+    etc = root / "etc/croupier"
+    (etc / "keys").mkdir(parents=True)
+    for name, role in (("table", "table"), ("display", "display"), ("console", "dealer")):
+        subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "new", name, "--role", role,
+                        "--dir", str(etc / "keys")], check=True, capture_output=True, timeout=60)
+    (etc / "users.json").write_text("{}\n", encoding="utf-8")
+    config = etc / "display.toml"
+    config.write_text((DEPLOY / "display.toml").read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/"),
+                      encoding="utf-8")
+    return config
+
+
+def test_display_unit_execstart_is_a_croupier_display_with_a_config_that_checks(tmp_path: Path) -> None:
+    from firmware_host.display.config import DisplayConfig
+
+    unit = parse_unit(DISPLAY_UNIT.read_text(encoding="utf-8"))
+    (exec_start,) = unit["Service"]["ExecStart"]
+    argv = shlex.split(exec_start)
+    assert argv[0] == "/opt/croupier/venv/bin/croupier"
+    assert argv[1] in COMMANDS and argv[1] == "display"
+    args = build_parser("display").parse_args(argv[1:])
+    assert args.config == "/etc/croupier/display.toml" and not args.check
+    # /etc/croupier/display.toml is installed from deploy/display.toml: with its key files made it checks
+    config = _pi_display_config(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config), "--check"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, f"configuration ok: {config}"), done.stderr
+    cfg = DisplayConfig.load(config)
+    pi = Config.load(DEPLOY / "pi.toml")
+    port = lambda endpoint: endpoint.rpartition(":")[2]  # noqa: E731
+    # it follows this Pi's controller: the ports of pi.toml's feed and command channel, on loopback
+    assert [port(e) for e in (cfg.public, cfg.snapshot, cfg.commands or "")] == \
+        [port(e) for e in (pi.feed.public, pi.feed.snapshot, pi.commands.endpoint)]
+    assert all(e.startswith("tcp://127.0.0.1:") for e in (cfg.public, cfg.snapshot, cfg.commands or ""))
+    assert cfg.key is not None and cfg.server_key is not None and cfg.dealer_key is not None  # CURVE, as pi.toml's
+    assert cfg.heartbeat_s == pi.feed.heartbeat_s
+
+
+def test_display_check_names_a_missing_key_file(tmp_path: Path) -> None:
+    config = _pi_display_config(tmp_path)
+    (tmp_path / "etc/croupier/keys/display.key_secret").unlink()
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config), "--check"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "display.key_secret" in done.stderr and "Traceback" not in done.stderr
 
 
 # -- udev rule ------------------------------------------------------------------------------------
@@ -135,11 +213,14 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
         f"would run: python3 -m venv --system-site-packages {tmp_path}/opt/croupier/venv",
         f"-m pip install --quiet --upgrade {ROOT}[web]",
         f"would run: install -m 0644 {UNIT} {tmp_path}/etc/systemd/system/croupier.service",
+        f"would run: install -m 0644 {DISPLAY_UNIT} {tmp_path}/etc/systemd/system/croupier-display.service",
         f"would run: install -m 0644 {RULES} {tmp_path}/etc/udev/rules.d/99-croupier-shoe.rules",
         f"would run: install -m 0640 {DEPLOY / 'pi.toml'} {tmp_path}/etc/croupier/table.toml",
+        f"would run: install -m 0640 {DEPLOY / 'display.toml'} {tmp_path}/etc/croupier/display.toml",
         "skip (--root): udevadm control --reload-rules",
         "skip (--root): systemctl daemon-reload",
         "skip (--root): systemctl enable croupier.service",
+        "skip (--root): systemctl enable croupier-display.service",
         "done (dry run: nothing changed)",
     ]
     positions = [out.find(step) for step in expected]
@@ -150,6 +231,9 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
 def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> None:
     first = run_script("--root", str(tmp_path), "--no-venv")
     assert (tmp_path / "etc/systemd/system/croupier.service").read_bytes() == UNIT.read_bytes()
+    assert (tmp_path / "etc/systemd/system/croupier-display.service").read_bytes() == DISPLAY_UNIT.read_bytes()
+    display_conf = tmp_path / "etc/croupier/display.toml"
+    assert display_conf.read_bytes() == (DEPLOY / "display.toml").read_bytes()
     assert (tmp_path / "etc/udev/rules.d/99-croupier-shoe.rules").read_bytes() == RULES.read_bytes()
     conf = tmp_path / "etc/croupier/table.toml"
     assert conf.read_bytes() == (DEPLOY / "pi.toml").read_bytes()
@@ -159,12 +243,17 @@ def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> Non
 
     conf.write_text(conf.read_text(encoding="utf-8").replace('name = "uth-07"', 'name = "uth-12"'),
                     encoding="utf-8")
+    display_conf.write_text(display_conf.read_text(encoding="utf-8").replace('"0.0.0.0:8080"', '"0.0.0.0:8443"'),
+                            encoding="utf-8")
     second = run_script("--root", str(tmp_path), "--no-venv")
-    assert f"ok: keeping {conf}" in second.stdout
+    assert f"ok: keeping {conf}" in second.stdout and f"ok: keeping {display_conf}" in second.stdout
     assert 'name = "uth-12"' in conf.read_text(encoding="utf-8")  # the technician's edit survives
     assert Config.load(conf).table.name == "uth-12"
+    assert 'listen = "0.0.0.0:8443"' in display_conf.read_text(encoding="utf-8")
     dry = run_script("--dry-run", "--root", str(tmp_path))
-    assert "table.toml" not in "".join(ln for ln in dry.stdout.splitlines(True) if ln.startswith("would run"))
+    ran = "".join(ln for ln in dry.stdout.splitlines(True) if ln.startswith("would run"))
+    assert "table.toml" not in ran and "display.toml" not in ran
+    assert "croupier-display.service" in ran  # the unit is refreshed on every run
 
 
 def test_unknown_option_is_refused(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, metavar="FILE",
                         help="a TOML file with a [display] section (docs/display.md)")
     parser.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument("--check", action="store_true",
+                        help="read and check the configuration (and its key files), print 'configuration ok', exit")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -25,6 +27,9 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"croupier display: {exc}", file=sys.stderr)
         return 2
+    if args.check:
+        print(f"configuration ok: {cfg.source}")
+        return 0
     try:
         from firmware_host.display.server import serve
     except ImportError as exc:  # the optional `web` extra is not installed

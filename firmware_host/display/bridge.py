@@ -14,7 +14,9 @@ Messages to a screen are JSON text, one per WebSocket message:
 
 On joining a screen gets `hello` and the current state as a `snapshot`. Each screen has a queue of
 at most `QUEUE_MESSAGES`; when a slow screen's queue is full its backlog is dropped for one
-`snapshot` of the latest state, so it never holds up the feed thread or the other screens.
+`snapshot` of the latest state, so it never holds up the feed thread or the other screens. A message
+is encoded once however many screens there are; the `snapshot` of the latest state only when a
+screen joins or overflows.
 """
 
 from __future__ import annotations
@@ -36,40 +38,85 @@ QUEUE_MESSAGES = 64
 
 
 class Screen:
-    """One connected browser: its bounded queue of JSON texts to send."""
+    """One connected browser: its bounded queue of JSON texts to send.
 
-    def __init__(self) -> None:
+    A coalescing screen (the table display, the dealer console: each state is the whole table) keeps at
+    most one state waiting: a burst of updates while it is being sent to (the cards of a deal at the
+    shoe's line rate) leaves it the newest, not every one in turn. A screen that shows each step
+    (surveillance's log) does not coalesce."""
+
+    def __init__(self, coalesce: bool = False) -> None:
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=QUEUE_MESSAGES)
         self.resyncs = 0  # times its backlog was dropped for the latest state
+        self.coalesce = coalesce
+        self._state: str | None = None  # coalescing: the newest state, sent where `_STATE` stands in the queue
+        self._state_queued = False
 
-    def offer(self, text: str, latest: str | None) -> None:
-        """Queue `text`; when the queue is full, replace the backlog by `latest` (the current state)."""
+    def offer(self, text: str, latest: Callable[[], str | None] | None, state: bool = False) -> None:
+        """Queue `text` (`state`: a snapshot or an update, the whole table); when the queue is full, replace
+        the backlog by `latest()` (the current state, encoded only then)."""
+        if self.coalesce and state:
+            self._state = text
+            if self._state_queued:
+                return
+            text = _STATE
         try:
             self.queue.put_nowait(text)
+            if text is _STATE:
+                self._state_queued = True
             return
         except asyncio.QueueFull:
             pass
         while not self.queue.empty():
             self.queue.get_nowait()
+        self._state, self._state_queued = None, False
         self.resyncs += 1
-        if latest is not None:
-            self.queue.put_nowait(latest)
+        current = latest() if latest is not None else None
+        if current is not None:
+            self.queue.put_nowait(current)
+
+    async def next(self) -> str:
+        """The next text to send (waits for one)."""
+        text = await self.queue.get()
+        if text is _STATE:
+            self._state_queued = False
+            text, self._state = self._state or "", None
+        return text
+
+
+_STATE = "\x00the newest state"
+"""The place of a coalescing screen's waiting state in its queue (compared by identity)."""
 
 
 class Hub:
     """The latest public state and the connected screens; used from the asyncio loop only."""
 
-    def __init__(self, heartbeat_s: float) -> None:
+    def __init__(self, heartbeat_s: float, coalesce: bool = False) -> None:
+        self.coalesce = coalesce
         self.hello = json.dumps({"kind": "hello", "heartbeat_s": heartbeat_s})
-        self.latest: str | None = None  # the current state as a `snapshot` message
+        self._state: dict[str, Any] | None = None  # the current state, as the feed's last snapshot or update
+        self._latest: str | None = None  # ... encoded as a `snapshot` message, once asked for
         self.screens: set[Screen] = set()
         self.listeners: list[Callable[[dict[str, Any]], None]] = []  # others told of each message (the pit)
 
+    def snapshot(self) -> str | None:
+        """The current state as a `snapshot` message (None before the first), encoded when first asked for:
+        only a screen joining or a slow screen's overflow needs it, never the hot path of `publish`."""
+        if self._latest is None and self._state is not None:
+            self._latest = json.dumps({**self._state, "kind": "snapshot"}, default=str)
+        return self._latest
+
+    @property
+    def latest(self) -> str | None:
+        """The current state as a `snapshot` message (`snapshot()`)."""
+        return self.snapshot()
+
     def join(self) -> Screen:
-        screen = Screen()
+        screen = Screen(self.coalesce)
         screen.offer(self.hello, None)
-        if self.latest is not None:
-            screen.offer(self.latest, None)
+        latest = self.latest
+        if latest is not None:
+            screen.offer(latest, None, state=True)
         self.screens.add(screen)
         return screen
 
@@ -77,12 +124,13 @@ class Hub:
         self.screens.discard(screen)
 
     def publish(self, message: dict[str, Any]) -> None:
-        """One kept feed message (from the feed thread, through the loop) to every screen."""
+        """One kept feed message (from the feed thread, through the loop) to every screen, encoded once."""
         text = json.dumps(message, default=str)
-        if message.get("kind") in ("snapshot", "update"):
-            self.latest = json.dumps({**message, "kind": "snapshot"}, default=str)
+        state = message.get("kind") in ("snapshot", "update")
+        if state:
+            self._state, self._latest = message, None
         for screen in list(self.screens):
-            screen.offer(text, self.latest)
+            screen.offer(text, self.snapshot, state)
         for listener in self.listeners:
             listener(message)
 

@@ -179,7 +179,7 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
 
     async def send() -> None:
         while True:
-            await ws.send_str(await screen.queue.get())
+            await ws.send_str(await screen.next())
 
     async def answer(page_id: str, command: dict[str, Any]) -> None:
         await ws.send_str(json.dumps(await console.relay_command(page_id, command)))

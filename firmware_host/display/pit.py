@@ -40,6 +40,10 @@ class PitScreen:
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=size)
         self.resyncs = 0
 
+    async def next(self) -> str:
+        """The next text to send (waits for one)."""
+        return await self.queue.get()
+
     def offer(self, text: str, latest: Iterable[str]) -> None:
         """Queue `text`; when the queue is full, replace the backlog by every table's latest summary."""
         try:

@@ -47,7 +47,7 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
 
     async def send() -> None:
         while True:
-            await ws.send_str(await screen.queue.get())
+            await ws.send_str(await screen.next())
 
     sender = asyncio.create_task(send())
     try:
@@ -69,7 +69,7 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
 
     async def send() -> None:
         while True:
-            await ws.send_str(await screen.queue.get())
+            await ws.send_str(await screen.next())
 
     sender = asyncio.create_task(send())
     try:
@@ -129,7 +129,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     tables: dict[str, Hub] = {}
     followers: list[FeedFollower] = []
     for feed in cfg.tables:  # one thread per table: fine for tens of tables (docs/display.md)
-        tables[feed.name] = hub = Hub(feed.heartbeat_s)
+        tables[feed.name] = hub = Hub(feed.heartbeat_s, coalesce=True)  # each state the whole table
         hub.listeners.append(pit.listener(feed.name))
         followers.append(FeedFollower(hub, loop, feed.public, feed.snapshot, key=feed.key,
                                       server_key=feed.server_key))

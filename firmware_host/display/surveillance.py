@@ -147,7 +147,7 @@ async def _full(request: web.Request) -> web.WebSocketResponse:
 
     async def send() -> None:
         while True:
-            text = await screen.queue.get()
+            text = await screen.next()
             async with sending:
                 await ws.send_str(text)
 

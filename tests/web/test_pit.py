@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.cli.demo import SimTable
+from firmware_host.cli.demo import SimTable, public_snapshot
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import HOUR_S, HourCount, PitHub
 from firmware_host.service.config import ConfigError
@@ -112,6 +113,19 @@ def play(table: SimTable, hands: int, seed: int) -> None:
     assert log.hands == hands and not log.faults
 
 
+def at_rest(table: SimTable, feed: Feed) -> dict[str, Any]:
+    """The table's state once the bots have stopped (the last hand settled on show: it stays until the next
+    hand's first step), when the test's own feed client has come to it too. Not the feed client's latest
+    at the moment `play` returns: that can be a step the display has already passed (a showdown), and a
+    screen that coalesces a burst to its newest state may never draw a passing step at all."""
+    rest = public_snapshot(table)
+    deadline = time.monotonic() + 30.0
+    while (feed.latest.get("hand"), feed.latest.get("phase")) != (rest["hand"], rest["phase"]):
+        assert time.monotonic() < deadline, f"the test's feed client never came to {rest['hand']} {rest['phase']}"
+        time.sleep(0.05)
+    return rest
+
+
 def tile(page: Page, name: str) -> dict[str, Any]:
     result: dict[str, Any] = page.evaluate("""(name) => {
       const t = document.querySelector(`[data-table="${name}"]`);
@@ -139,8 +153,8 @@ def test_the_pit_shows_every_tables_hand_as_its_feed_and_the_journals_figures_an
         page.wait_for_selector(f"[data-table='{name}'][data-phase]:not([data-offline])")
     play(uth, 3, 31)
     play(tcp, 3, 32)
-    for name, feed in feeds.items():  # the tiles come to the feeds' last state
-        last = feed.latest
+    for table in (uth, tcp):  # the tiles come to each table's state at rest
+        name, last = table.table, at_rest(table, feeds[table.table])
         page.wait_for_selector(f"[data-table='{name}'][data-hand='{last['hand']}'][data-phase='{last['phase']}']")
 
     samples: list[dict[str, Any]] = page.evaluate("window.__pit")
@@ -166,7 +180,7 @@ def test_the_pit_shows_every_tables_hand_as_its_feed_and_the_journals_figures_an
     assert not tile(page, tcp.table)["offline"]  # the other table is alive ...
     before = tile(page, tcp.table)["hand"]
     play(tcp, 2, 33)  # ... and keeps updating
-    last = feeds[tcp.table].latest
+    last = at_rest(tcp, feeds[tcp.table])
     page.wait_for_selector(f"[data-table='{tcp.table}'][data-hand='{last['hand']}'][data-phase='{last['phase']}']")
     assert tile(page, tcp.table)["hand"] > before
     assert not tile(page, tcp.table)["offline"] and tile(page, uth.table)["offline"]
