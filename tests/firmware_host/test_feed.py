@@ -179,7 +179,7 @@ def test_bind_conflict_is_a_feed_error(ctx: zmq.Context[Any], tmp_path: Path) ->
     feed.close()
 
 
-# -- hidden cards stay hidden: every public message of thousands of random hands ---------------------
+# -- hidden cards stay hidden: every public message of hundreds of random hands (thousands in make soak) --
 
 
 def _card_like(text: str) -> set[str]:
@@ -231,6 +231,16 @@ def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, 
 
 
 def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
+    """800 random hands in `make test` (four game changes); 5,000 in `make soak`."""
+    _no_hidden_card_in(tmp_path, 800)
+
+
+@pytest.mark.soak
+def test_no_public_message_ever_carries_a_hidden_card_over_5000_hands(tmp_path: Path) -> None:
+    _no_hidden_card_in(tmp_path, 5000)
+
+
+def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     import random
 
     from drivers.card_reader import CardRead, Misread
@@ -272,7 +282,6 @@ def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
             n += 1
         return n
 
-    hands = 2000
     for hand in range(hands):
         if hand % 200 == 0:
             game = "3cp" if (hand // 200) % 2 else "uth"
