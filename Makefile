@@ -31,8 +31,10 @@ $(POSTGRES_STAMP): $(STAMP)
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null
 	touch $(POSTGRES_STAMP)
 
+# two workers, a test file to each in turn (a file's module fixtures, its PostgreSQL cluster or its
+# tables, stay on one worker)
 test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP)
-	$(PY) -m pytest -p no:cacheprovider
+	$(PY) -m pytest -p no:cacheprovider -n 2 --dist loadfile
 
 demo: $(STAMP)
 	$(VENV)/bin/croupier demo
