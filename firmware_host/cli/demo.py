@@ -59,7 +59,8 @@ from typing import Any
 
 import zmq
 
-from engine.games import HOUSE_GAMES
+from engine.games import HOUSE_GAMES, POKER_GAMES, STRUCTURES, is_poker
+from engine.poker import VARIANTS
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
 from firmware_host.cli.watch import add_key_arguments, key_arguments
@@ -67,6 +68,7 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
+from firmware_host.sim.poker_bots import DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section, poker_summary
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
@@ -95,8 +97,13 @@ class SimTable:
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
-                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None) -> None:
+                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
+                 structure: str | None = None) -> None:
         self.state_dir = Path(state_dir)
+        # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
+        self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
+        if self.structure is not None and not sections:
+            sections = poker_section(game, self.structure, seats)
         self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
         self.game = game
         self.seed = seed
@@ -175,9 +182,15 @@ class SimTable:
             self.shoe_proc.wait()
 
     def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
-        """A bot dealer for this table (players: one bot per seat by default; the dealer's key)."""
+        """A bot dealer for this table (players: one bot per seat by default; the dealer's key); at a poker
+        table the poker dealer, whose bots act for every seat (`players` unused)."""
         if self.keys is not None:
             options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public), **options}
+        if self.structure is not None:  # a poker table: the poker bots act for the players
+            options.pop("players", None)
+            return PokerDealer(self.endpoints, self.shoe_info["control"], [], game=self.game, seed=self.seed,
+                               structure=self.structure, seats=self.seats,
+                               **{"supervisor": self.supervisor, **options})
         return BotDealer(self.endpoints, self.shoe_info["control"],
                          players if players is not None else seat_players(self.seats, self.seed),
                          game=self.game, seed=self.seed, limits=self.limits,
