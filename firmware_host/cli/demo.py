@@ -271,7 +271,7 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False)
 class Stagehand:
     """Paces the dealer's steps for a human eye, and pulls the controller's plug when asked."""
 
-    MID_HAND = ("deal", "preflop", "flop", "river", "decide", "showdown")
+    MID_HAND = ("deal", "preflop", "flop", "river", "decide", "showdown") + POKER_MID_HAND
 
     def __init__(self, table: SimTable, pace_s: float, kills: int, seed: int) -> None:
         self.table = table
@@ -310,12 +310,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=None, metavar="N", help="--tournament: entries (default 24)")
     parser.add_argument("--tables", type=int, default=None, metavar="T", help="--tournament: tables (default 3)")
     parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
-    parser.add_argument("--game", choices=tuple(HOUSE_GAMES), default="uth", help="the game (default uth)")
+    parser.add_argument("--game", choices=tuple(HOUSE_GAMES) + POKER_GAMES, default="uth", metavar="GAME",
+                        help=f"the game (default uth): {', '.join(tuple(HOUSE_GAMES) + POKER_GAMES)}")
+    parser.add_argument("--structure", choices=STRUCTURES, default=None,
+                        help="a poker game's betting structure (default no-limit for holdem, pot-limit for the "
+                             "Omahas, fixed-limit for the others)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the shoe and the bots (default 1)")
     parser.add_argument("--state", metavar="DIR", default=None,
                         help="the controller's journal directory (default: a temporary directory, removed after)")
     parser.add_argument("--seats", type=int, default=None, metavar="K",
-                        help="bots at the table (default: 5 for uth, 6 for 3cp; 3cp seats at least 5)")
+                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; 3cp seats at least 5, "
+                             "poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
@@ -337,6 +342,15 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
     """What is wrong with the command line (None when nothing is)."""
     if args.hands < 1:
         return "--hands must be at least 1"
+    if is_poker(args.game):
+        most = VARIANTS[args.game].max_players
+        if not 2 <= seats <= most:
+            return f"--seats {seats} is not possible for {args.game} (2..{most})"
+        if args.dealer == "web":
+            return "--dealer web is for the house games (the dealer console deals uth and 3cp)"
+        return None
+    if args.structure is not None:
+        return f"--structure is for the poker games, not {args.game}"
     if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
         return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
     if args.dealer == "web":
@@ -422,7 +436,7 @@ def main(args: argparse.Namespace) -> int:
         print("croupier demo: --players and --tables are for --tournament", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
-    seats = args.seats if args.seats is not None else (6 if args.game == "3cp" else 5)
+    seats = args.seats if args.seats is not None else (6 if args.game == "3cp" or is_poker(args.game) else 5)
     wrong = check_arguments(args, seats)
     if wrong is not None:
         print(f"croupier demo: {wrong}", file=sys.stderr)
@@ -442,7 +456,7 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in DEMO_PEOPLE.items()} if by_web else {}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people)
+                     keys=keys, people=people, structure=args.structure)
     viewer: subprocess.Popen[bytes] | None = None
     if by_web:
         table.write_users()  # the display checks sign-ins against it from its start
@@ -492,7 +506,8 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
             shutil.rmtree(state_dir, ignore_errors=True)
         return status
     try:
-        line = summary(state_dir, result.first_hand, args.hands if args.dealer == "bots" else result.hands)
+        count = args.hands if args.dealer == "bots" else result.hands
+        line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
@@ -507,5 +522,5 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
         return status
     if args.dealer == "web":
         return 0 if line["settled"] == args.hands else 1
-    ok = line["hands"] == args.hands and line["settled"] == args.hands
+    ok = line["hands"] == args.hands and line["settled"] == args.hands and line.get("chips_conserved", True)
     return 0 if ok else 1
