@@ -1,6 +1,6 @@
 """`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
 
-    croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
+    croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
     croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR]
@@ -13,6 +13,10 @@ the bot dealer and the bot players: they bet, deal and decide through the shoe, 
 and the command channel. After N hands it prints one JSON line read back from the journal,
 `{"hands": N, "settled": N, "voided": 0, "faults": 0, "house_net": ...}`, and exits 0 (1 when the
 table could not be run, 2 for bad arguments).
+
+With `--game` a poker variant (`engine.poker.VARIANTS`) and `--structure` its betting structure, the
+table is a poker table and the poker bots (`firmware_host.sim.poker_bots`) deal and act for every
+seat; the line gives the house's `rake` and `chips_conserved` instead of `house_net`.
 
 With `--secure` every socket is a CURVE server on loopback TCP, with throwaway keys made in the
 state directory's `keys/` (the table's, the bot dealer's, the display's; `firmware_host.sim.keys`).
