@@ -1,6 +1,6 @@
 """`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
 
-    croupier demo [--hands N] [--game uth|3cp] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
+    croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
     croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR]
@@ -13,6 +13,10 @@ the bot dealer and the bot players: they bet, deal and decide through the shoe, 
 and the command channel. After N hands it prints one JSON line read back from the journal,
 `{"hands": N, "settled": N, "voided": 0, "faults": 0, "house_net": ...}`, and exits 0 (1 when the
 table could not be run, 2 for bad arguments).
+
+With `--game` a poker variant (`engine.poker.VARIANTS`) and `--structure` its betting structure, the
+table is a poker table and the poker bots (`firmware_host.sim.poker_bots`) deal and act for every
+seat; the line gives the house's `rake` and `chips_conserved` instead of `house_net`.
 
 With `--secure` every socket is a CURVE server on loopback TCP, with throwaway keys made in the
 state directory's `keys/` (the table's, the bot dealer's, the display's; `firmware_host.sim.keys`).
@@ -59,7 +63,8 @@ from typing import Any
 
 import zmq
 
-from engine.games import HOUSE_GAMES
+from engine.games import HOUSE_GAMES, POKER_GAMES, STRUCTURES, is_poker
+from engine.poker import VARIANTS
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
 from firmware_host.cli.watch import add_key_arguments, key_arguments
@@ -67,6 +72,7 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
+from firmware_host.sim.poker_bots import DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section, poker_summary
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
@@ -95,8 +101,13 @@ class SimTable:
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
-                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None) -> None:
+                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
+                 structure: str | None = None) -> None:
         self.state_dir = Path(state_dir)
+        # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
+        self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
+        if self.structure is not None and not sections:
+            sections = poker_section(game, self.structure, seats)
         self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
         self.game = game
         self.seed = seed
@@ -175,9 +186,15 @@ class SimTable:
             self.shoe_proc.wait()
 
     def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
-        """A bot dealer for this table (players: one bot per seat by default; the dealer's key)."""
+        """A bot dealer for this table (players: one bot per seat by default; the dealer's key); at a poker
+        table the poker dealer, whose bots act for every seat (`players` unused)."""
         if self.keys is not None:
             options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public), **options}
+        if self.structure is not None:  # a poker table: the poker bots act for the players
+            options.pop("players", None)
+            return PokerDealer(self.endpoints, self.shoe_info["control"], [], game=self.game, seed=self.seed,
+                               structure=self.structure, seats=self.seats,
+                               **{"supervisor": self.supervisor, **options})
         return BotDealer(self.endpoints, self.shoe_info["control"],
                          players if players is not None else seat_players(self.seats, self.seed),
                          game=self.game, seed=self.seed, limits=self.limits,
@@ -258,7 +275,7 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False)
 class Stagehand:
     """Paces the dealer's steps for a human eye, and pulls the controller's plug when asked."""
 
-    MID_HAND = ("deal", "preflop", "flop", "river", "decide", "showdown")
+    MID_HAND = ("deal", "preflop", "flop", "river", "decide", "showdown") + POKER_MID_HAND
 
     def __init__(self, table: SimTable, pace_s: float, kills: int, seed: int) -> None:
         self.table = table
@@ -297,12 +314,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=None, metavar="N", help="--tournament: entries (default 24)")
     parser.add_argument("--tables", type=int, default=None, metavar="T", help="--tournament: tables (default 3)")
     parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
-    parser.add_argument("--game", choices=tuple(HOUSE_GAMES), default="uth", help="the game (default uth)")
+    parser.add_argument("--game", choices=tuple(HOUSE_GAMES) + POKER_GAMES, default="uth", metavar="GAME",
+                        help=f"the game (default uth): {', '.join(tuple(HOUSE_GAMES) + POKER_GAMES)}")
+    parser.add_argument("--structure", choices=STRUCTURES, default=None,
+                        help="a poker game's betting structure (default no-limit for holdem, pot-limit for the "
+                             "Omahas, fixed-limit for the others)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the shoe and the bots (default 1)")
     parser.add_argument("--state", metavar="DIR", default=None,
                         help="the controller's journal directory (default: a temporary directory, removed after)")
     parser.add_argument("--seats", type=int, default=None, metavar="K",
-                        help="bots at the table (default: 5 for uth, 6 for 3cp; 3cp seats at least 5)")
+                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; 3cp seats at least 5, "
+                             "poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
@@ -324,6 +346,15 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
     """What is wrong with the command line (None when nothing is)."""
     if args.hands < 1:
         return "--hands must be at least 1"
+    if is_poker(args.game):
+        most = VARIANTS[args.game].max_players
+        if not 2 <= seats <= most:
+            return f"--seats {seats} is not possible for {args.game} (2..{most})"
+        if args.dealer == "web":
+            return "--dealer web is for the house games (the dealer console deals uth and 3cp)"
+        return None
+    if args.structure is not None:
+        return f"--structure is for the poker games, not {args.game}"
     if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
         return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
     if args.dealer == "web":
@@ -409,7 +440,7 @@ def main(args: argparse.Namespace) -> int:
         print("croupier demo: --players and --tables are for --tournament", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
-    seats = args.seats if args.seats is not None else (6 if args.game == "3cp" else 5)
+    seats = args.seats if args.seats is not None else (6 if args.game == "3cp" or is_poker(args.game) else 5)
     wrong = check_arguments(args, seats)
     if wrong is not None:
         print(f"croupier demo: {wrong}", file=sys.stderr)
@@ -429,7 +460,7 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in DEMO_PEOPLE.items()} if by_web else {}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people)
+                     keys=keys, people=people, structure=args.structure)
     viewer: subprocess.Popen[bytes] | None = None
     if by_web:
         table.write_users()  # the display checks sign-ins against it from its start
@@ -479,7 +510,8 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
             shutil.rmtree(state_dir, ignore_errors=True)
         return status
     try:
-        line = summary(state_dir, result.first_hand, args.hands if args.dealer == "bots" else result.hands)
+        count = args.hands if args.dealer == "bots" else result.hands
+        line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
@@ -494,5 +526,5 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
         return status
     if args.dealer == "web":
         return 0 if line["settled"] == args.hands else 1
-    ok = line["hands"] == args.hands and line["settled"] == args.hands
+    ok = line["hands"] == args.hands and line["settled"] == args.hands and line.get("chips_conserved", True)
     return 0 if ok else 1

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from firmware_host.service.journal import Journal
+
 
 def demo(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", *args], capture_output=True, text=True,
@@ -34,3 +36,29 @@ def test_demo_3cp_seats_at_least_five() -> None:
     done = demo("--game", "3cp", "--hands", "2", "--quiet")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {**json.loads(done.stdout), "hands": 2, "settled": 2, "voided": 0, "faults": 0}
+
+
+def test_demo_plays_poker_with_the_structure_asked(tmp_path: Path) -> None:
+    done = demo("--game", "deuce_seven_triple", "--structure", "pot-limit", "--seats", "4", "--hands", "2", "--quiet",
+                "--state", str(tmp_path / "j"))
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary == {"hands": 2, "settled": 2, "voided": 0, "faults": 0, "rake": summary["rake"],
+                       "chips_conserved": True}
+    assert summary["rake"] > 0  # the simulated table's rake: 5 % of each pot that saw a draw
+    journal = Journal.open(tmp_path / "j", readonly=True)
+    rows = journal.hands()
+    journal.close()
+    assert {(r.game, r.record["structure"]) for r in rows} == {("deuce_seven_triple", "pot-limit")}
+    assert any(r.record["discards"] for r in rows)  # the draws' discards passed the discard reader
+    assert {len(r.record["stacks"]) for r in rows} == {4}
+
+
+def test_demo_refuses_poker_options_that_do_not_fit() -> None:
+    for args, said in ((("--game", "uth", "--structure", "no-limit"), "--structure is for the poker games"),
+                       (("--game", "badugi", "--seats", "7"), "--seats 7 is not possible for badugi (2..6)"),
+                       (("--game", "holdem", "--dealer", "web"), "--dealer web is for the house games"),
+                       (("--game", "omaha", "--structure", "table-stakes"), "invalid choice")):
+        refused = demo(*args)
+        assert refused.returncode == 2 and said in refused.stderr, (args, refused.stderr)
+        assert "Traceback" not in refused.stderr

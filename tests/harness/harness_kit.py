@@ -189,7 +189,10 @@ def continuation_problem(before: Mapping[str, Any], after: Mapping[str, Any]) ->
 
 
 class Chaos:
-    """Kills the controller at a random moment of the dealer's next step, once per hand at most."""
+    """Kills the controller at a random moment of the dealer's next step, once per hand at most
+    (in one of the phases `mid_hand`)."""
+
+    mid_hand: tuple[str, ...] = MID_HAND
 
     def __init__(self, table: SimTable, seed: int, kills: int) -> None:
         self.table = table
@@ -202,7 +205,7 @@ class Chaos:
         self._armed: threading.Timer | None = None
 
     def on_step(self, dealer: BotDealer, state: Mapping[str, Any]) -> None:
-        if self.kills >= self.limit or state.get("phase") not in MID_HAND or state.get("hand") in self.killed_hands:
+        if self.kills >= self.limit or state.get("phase") not in self.mid_hand or state.get("hand") in self.killed_hands:
             return
         if self._armed is not None and self._armed.is_alive():
             return
