@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sim-shoe": ("firmware_host.cli.sim_shoe", "run the emulated card-reading shoe"),
     "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
     "stats": ("firmware_host.cli.stats", "the floor's figures from the archive, and the pit's counts (drop, fills ...)"),
+    "tournament": ("firmware_host.cli.tournament", "the tournament director: the clock, the standings, the tables' levels"),
     "pit": ("firmware_host.cli.pit", "the floor: the pit aggregator (run, reload) and its archive of every table's hands in PostgreSQL (migrate)"),
 }
 

@@ -87,7 +87,7 @@ from engine.errors import CardError
 from firmware_host.service.curve import client_keys
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
-            "history")
+            "history", "level")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -497,6 +497,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
              "amount": (False, _int_in(1))},
     "chop": {"reason": (False, _text), "shares": (False, _shares)},
     "history": {"after": (False, _int_in(0)), "limit": (False, _int_in(1, HISTORY_PAGE)), "newest": (False, _flag)},
+    "level": {"stakes": (True, _stakes), "level": (False, _int_in(1)), "tournament": (False, _text)},  # tables/levels.py
 }
 
 

@@ -26,6 +26,7 @@ from engine.errors import EngineError
 from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.house_sign import HISTORY_HANDS
+from firmware_host.tables.levels import at_level, take_level
 from firmware_host.tables.registry import open_setup
 
 log = logging.getLogger("croupier.table")
@@ -63,6 +64,7 @@ class TableState:
         self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
         self.last_record: dict[str, Any] | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
+        self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: dict[str, Any] | None = None
@@ -71,7 +73,7 @@ class TableState:
             "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
-            "close": self._on_close,
+            "close": self._on_close, "level": self._on_level,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -158,7 +160,7 @@ class TableState:
         if self.table is None:
             raise Refused("no table is open: send open first")
         if self.table.closed is not None:
-            return self.table.successor(self.hand)
+            return at_level(self.table.successor(self.hand), self.level)
         return self.table
 
     def _need_no_fault(self) -> None:
@@ -197,7 +199,7 @@ class TableState:
         self.hand_steps = 0
         self.fault = None
         if status == "voided":
-            self.table = table.successor(self.hand)
+            self.table = at_level(table.successor(self.hand), self.level)
 
     # -- the dealer's steps -----------------------------------------------------------------------
 
@@ -208,6 +210,7 @@ class TableState:
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
         self.table_closed = False
+        self.level = None
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # a new session from each open
 
     def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
@@ -219,6 +222,11 @@ class TableState:
         self._need_no_fault()
         self.table = None
         self.table_closed = True
+
+    def _on_level(self, body: Mapping[str, Any], event_id: int) -> None:
+        self.level = take_level(self.table, body)
+        if self.table is not None and self.table.closed is None and not self.table.started:
+            self.table = at_level(self.table, self.level)
 
     def _on_step(self, kind: str, body: Mapping[str, Any]) -> None:
         self._need_no_fault()

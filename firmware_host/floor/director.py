@@ -1,0 +1,291 @@
+"""`croupier tournament`: the tournament director beside the pit, running the clock, publishing it and the standings, commanding the tables.
+
+One thread owns the tournament (`Director.run`): it takes the director's requests on a ROUTER,
+answers snapshot requests, and publishes the clock and the standings on a PUB (`service/feed.py`'s
+frames and clone pattern: `{"table": <tournament name>, "boot", "seq", "kind", ...view}`; the view
+is `TournamentState.view`) at every change and once a second while the clock runs, so a late joiner
+or a wall screen is never more than a second behind. The state is `director_state.py`'s events in
+`DIR/director.sqlite`, replayed at start: a restart finds the clock where it was.
+
+Requests (one msgpack map a frame, answered with one; `service/commands.py`'s framing):
+
+    {"id": ..., "cmd": "start" | "pause" | "resume" | "state" | "close", "auth": {"user", "pin"} (optional)}
+    {"id": ..., "cmd": "adjust", "seconds": int, "auth": ...}
+    {"id": ..., "cmd": "enter", "player": str}
+    {"id": ..., "cmd": "out", "players": {player: stack at the start of the hand}}
+    -> {"id": ..., "ok": true, "event": N, "state": view} | {"id": ..., "ok": false, "code", "error"}
+
+The clock's steps (`start`, `pause`, `resume`, `adjust`) need a supervisor's sign-off whoever sends
+them (`service/signoff.py`, against `[director] users`); entries, eliminations and closing
+registration are the pit's (`DIRECTOR_RIGHTS`). A request acts in `[director] role` (default `pit`).
+
+The tables: at each new level (on a break, the level after it) `TableCommander`, a thread of its
+own, sends every table of `[[director.tables]]` the `level` request (`tables/levels.py`: the blinds
+and ante, in force from the table's next hand) under the id `<tournament>-level-<n>`, so a re-send
+after a restart is applied once; a table that does not answer or refuses is tried again every
+`RETRY_S`. Each table's last level taken is in the view (`tables`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+import zmq
+
+from engine.errors import TournamentError
+from engine.tournament.config import BlindLevel
+from firmware_host.floor.director_config import DirectorConfig, TableLink
+from firmware_host.floor.director_state import CLOCK_KINDS, DirectorStore, TournamentState
+from firmware_host.service.access import Caller
+from firmware_host.service.commands import (
+    MAX_REQUEST_BYTES, Auth, Command, CommandClient, Malformed, encode_reply, error_reply, id_problem, request_id_of,
+    too_large,
+)
+from firmware_host.service.config import RightsConfig
+from firmware_host.service.feed import Feed
+from firmware_host.service.signoff import SignOff
+
+log = logging.getLogger("croupier.director")
+
+DIRECTOR_COMMANDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "state")
+DIRECTOR_RIGHTS = RightsConfig(dealer=(), supervisor=DIRECTOR_COMMANDS, pit=("enter", "out", "close", "state"),
+                               surveillance=("state",), technician=("state",), display=("state",), table=())
+"""Who may send what to the director: the clock is the supervisor's (signed off), the field the pit's."""
+
+PUBLISH_S = 1.0
+RETRY_S = 2.0
+_MAX_PLAYERS_OUT = 64
+
+
+def parse_request(frame: bytes) -> Command:
+    """One director request, checked. Raises Malformed saying what is wrong."""
+    if len(frame) > MAX_REQUEST_BYTES:
+        raise Malformed(too_large(len(frame), MAX_REQUEST_BYTES))
+    try:
+        data = msgpack.unpackb(frame, raw=False, max_str_len=4096, max_bin_len=0, max_array_len=64,
+                               max_map_len=_MAX_PLAYERS_OUT, max_ext_len=0)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise Malformed(f"not msgpack: {exc}") from None
+    if not isinstance(data, dict):
+        raise Malformed("a request is a msgpack map")
+    problem = id_problem(data.get("id"))
+    if problem is not None:
+        raise Malformed(problem)
+    cmd = data.get("cmd")
+    if cmd not in DIRECTOR_COMMANDS:
+        raise Malformed(f"unknown cmd {cmd!r} (known: {', '.join(DIRECTOR_COMMANDS)})")
+    allowed = {"adjust": ("seconds",), "enter": ("player",), "out": ("players",)}.get(cmd, ())
+    extra = sorted(set(map(str, data)) - set(allowed) - {"id", "cmd", "auth"})
+    if extra:
+        raise Malformed(f"{cmd}: unknown argument(s) {', '.join(extra)}")
+    args: dict[str, Any] = {}
+    for name in allowed:
+        if name not in data:
+            raise Malformed(f"{cmd}: missing {name}")
+        args[name] = _argument(cmd, name, data[name])
+    auth = Auth.from_value(data["auth"]) if data.get("auth") is not None else None
+    return Command(cmd=str(cmd), args=args, id=data.get("id"), auth=auth)
+
+
+def _argument(cmd: str, name: str, value: Any) -> Any:
+    if name == "seconds":
+        if isinstance(value, bool) or not isinstance(value, int) or value == 0:
+            raise Malformed(f"{cmd}: seconds must be a whole number of seconds, not {value!r}")
+        return value
+    if name == "player":
+        if not isinstance(value, str) or not value.strip() or len(value) > 64:
+            raise Malformed(f"{cmd}: player must be a name of 1 to 64 characters")
+        return value
+    if not isinstance(value, dict) or not value:
+        raise Malformed(f"{cmd}: players must be a map of player to his stack at the start of the hand")
+    for player, stack in value.items():
+        if not isinstance(player, str) or isinstance(stack, bool) or not isinstance(stack, int) or stack < 0:
+            raise Malformed(f"{cmd}: players: {player!r}: a player's name and a stack of 0 chips or more")
+    return dict(value)
+
+
+def level_request(tournament: str, number: int, level: BlindLevel) -> dict[str, Any]:
+    """The `level` request a table gets for level `number` (`tables/levels.py`)."""
+    return {"stakes": {"blinds": [level.small_blind, level.big_blind], "antes": level.ante},
+            "level": number, "tournament": tournament}
+
+
+class TableCommander(threading.Thread):
+    """Sends the level in force to every table until each has taken it; owns its own sockets."""
+
+    def __init__(self, tournament: str, tables: tuple[TableLink, ...], key: str | None,
+                 timeout_s: float = 2.0) -> None:
+        super().__init__(name="director-tables", daemon=True)
+        self.tournament = tournament
+        self.tables = tables
+        self.key = key
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._wanted: tuple[int, BlindLevel] | None = None
+        self.taken: dict[str, int] = {t.name: 0 for t in tables}  # table -> the last level it took
+        self._changed = threading.Event()
+        self.stopping = threading.Event()
+
+    def want(self, level: tuple[int, BlindLevel] | None) -> None:
+        """The level the tables are to play from their next hand (from the director's thread)."""
+        with self._lock:
+            if level != self._wanted:
+                self._wanted = level
+                self._changed.set()
+
+    def status(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [{"name": t.name, "level": self.taken[t.name]} for t in self.tables]
+
+    def run(self) -> None:
+        ctx: zmq.Context[Any] = zmq.Context()
+        clients: dict[str, CommandClient] = {}
+        try:
+            while not self.stopping.is_set():
+                with self._lock:
+                    wanted = self._wanted
+                    due = [t for t in self.tables if wanted is not None and self.taken[t.name] != wanted[0]]
+                self._changed.clear()
+                for table in due:
+                    if self.stopping.is_set():
+                        break
+                    assert wanted is not None
+                    if table.name not in clients:
+                        clients[table.name] = CommandClient(ctx, table.commands, self.timeout_s, name="director",
+                                                            key=self.key, server_key=table.server_key)
+                    self._send(clients, table, *wanted)
+                self._changed.wait(RETRY_S if due else 1.0)
+        except Exception:  # a reader never dies quietly
+            log.exception("director: commanding the tables failed")
+        finally:
+            for client in clients.values():
+                client.close()
+            ctx.destroy(linger=0)
+
+    def _send(self, clients: dict[str, CommandClient], table: TableLink, number: int, level: BlindLevel) -> None:
+        request = level_request(self.tournament, number, level)
+        try:
+            reply = clients[table.name].request("level", req_id=f"{self.tournament}-level-{number}", **request)
+        except TimeoutError:
+            log.warning("director: table %s did not answer the level %d request", table.name, number)
+            clients.pop(table.name).close()
+            return
+        if reply.get("ok"):
+            with self._lock:
+                self.taken[table.name] = number
+            log.info("director: table %s takes level %d (%d/%d, ante %d) from its next hand", table.name, number,
+                     level.small_blind, level.big_blind, level.ante)
+        else:
+            log.warning("director: table %s refused level %d: %s", table.name, number, reply.get("error"))
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._changed.set()
+
+
+class Director:
+    """The director's thread: the state, the feed, the command socket and the tables' commander."""
+
+    def __init__(self, cfg: DirectorConfig, state_dir: str, ctx: zmq.Context[Any],
+                 clock: Callable[[], float] = time.time) -> None:
+        """Open the store, replay it, bind the sockets. Raises DirectorError, FeedError or zmq.ZMQError."""
+        self.cfg = cfg
+        self.clock = clock
+        self.state = TournamentState(cfg.tournament)
+        self.store = DirectorStore(state_dir, cfg.tournament_text)
+        self.replayed = self.store.replay(self.state)
+        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS)
+        self.caller = Caller(cfg.role)
+        self.feed = Feed(ctx, cfg.tournament.name, public=cfg.public, snapshot=cfg.snapshot,
+                         heartbeat_s=cfg.heartbeat_s)
+        self.commands: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+        self.commands.setsockopt(zmq.LINGER, 0)
+        try:
+            self.commands.bind(cfg.commands)
+        except zmq.ZMQError:
+            self.feed.close()
+            self.commands.close(0)
+            raise
+        self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)
+        self._last: dict[str, Any] | None = None
+        self._last_sent = 0.0
+        self.stopping = threading.Event()
+
+    def view(self) -> dict[str, Any]:
+        return {**self.state.view(self.clock()), "tables": self.commander.status()}
+
+    def handle(self, cmd: Command) -> dict[str, Any]:
+        """Admit, take and answer one request (the reply map)."""
+        if cmd.cmd in CLOCK_KINDS and cmd.auth is None:
+            return self.signoff.needs_sign_off(cmd, self.caller, f"the clock's {cmd.cmd}")
+        admitted = self.signoff.admit(cmd, self.caller)
+        if admitted.refusal is not None:
+            return admitted.refusal
+        if cmd.cmd == "state":
+            return {"id": cmd.id, "ok": True, "state": self.view()}
+        try:
+            event = self.store.take(self.state, cmd.cmd, cmd.args, self.clock(), admitted.signed_off)
+        except TournamentError as exc:
+            return error_reply(cmd.id, "illegal", str(exc))
+        log.info("director: %s %s%s", cmd.cmd, cmd.args or "",
+                 f" (signed off by {admitted.signed_off['user']})" if admitted.signed_off else "")
+        self.publish(force=True)
+        return {"id": cmd.id, "ok": True, "event": event, "state": self.view()}
+
+    def publish(self, force: bool = False) -> None:
+        """The view on the feed when it changed (or, while the clock runs, once every PUBLISH_S)."""
+        view = self.view()
+        now = time.monotonic()
+        if force or view != self._last and (view["running"] is False or now - self._last_sent >= PUBLISH_S
+                                            or _shape(view) != _shape(self._last)):
+            self.feed.publish(view)
+            self._last, self._last_sent = view, now
+        self.commander.want(self.state.level_in_force(self.clock()))
+
+    def _serve_commands(self) -> None:
+        while True:
+            try:
+                frames = self.commands.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            envelope, frame = frames[:-1], frames[-1]
+            try:
+                reply = self.handle(parse_request(frame))
+            except Malformed as exc:
+                reply = error_reply(request_id_of(frame), "malformed", str(exc))
+            self.commands.send_multipart([*envelope, encode_reply(reply)])
+
+    def run(self) -> None:
+        """Serve until `stopping` is set."""
+        self.commander.start()
+        self.publish(force=True)
+        poller = zmq.Poller()
+        poller.register(self.commands, zmq.POLLIN)
+        poller.register(self.feed.snap, zmq.POLLIN)
+        try:
+            while not self.stopping.is_set():
+                for sock, _ in poller.poll(100):
+                    if sock is self.commands:
+                        self._serve_commands()
+                    else:
+                        self.feed.serve_snapshots(sock)
+                self.publish()
+                self.feed.tick()
+        finally:
+            self.commander.stop()
+            self.commander.join(timeout=5.0)
+            self.feed.close()
+            self.commands.close(0)
+            self.store.close()
+
+
+def _shape(view: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What is more than the seconds ticking: a change of stage, of the field, of the tables."""
+    if view is None:
+        return ()
+    return tuple((k, repr(v)) for k, v in sorted(view.items()) if k not in ("left_s", "next_break"))
