@@ -39,6 +39,7 @@ def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
             raise JournalError(f"replay failed at event {event.id} ({event.kind}): {exc}") from exc
         if event is resume.open_event and last and last[0].closed_event > event.id and state.table is not None:
             state.table.carry_from(last[0].record)  # the seats as the last hand under this open left them
+            state.carry_level(last[0].record)  # a tournament level taken before that hand closed (tables/levels.py)
     if resume.open_event is not None:  # the session's counters: every hand closed since that open
         for row in journal.hands():
             if row.closed_event > resume.open_event.id:

@@ -20,12 +20,17 @@ from firmware_host.tables.poker import PokerTable
 
 def take_level(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, Any]:
     """The stakes a `level` event sets (the table's, with the level's keys replaced). Raises Refused
-    when no poker table is open or the engine would refuse those stakes."""
+    when no poker table is open, the blinds are not a small and a big blind (0 < small <= big), or
+    the engine would refuse those stakes."""
     if table is None:
         raise Refused("level: no table is open")
     if not isinstance(table, PokerTable):
         raise Refused(f"level: a {table.setup.game} table has no blinds: only a poker table takes a level")
     stakes = {**table.setup.stakes, **dict(body.get("stakes") or {})}
+    blinds = stakes.get("blinds")
+    if not isinstance(blinds, list) or len(blinds) != 2 or not 0 < blinds[0] <= blinds[1]:
+        raise Refused(f"level: a level's blinds are a small and a big blind, the small at most the big, "
+                      f"not {blinds!r}")
     try:
         replace(table.setup, stakes=stakes).engine_stakes()
     except (ValueError, TypeError) as exc:

@@ -189,6 +189,8 @@ class TableState:
         table = self.need_table()
         record = {**table.record(status, dict(body)), "devices": {k: dict(v) for k, v in self.devices.items()},
                   "sensors": dict(self.sensors)}
+        if self.level is not None:  # journaled with the hand: recovery carries it on (`carry_level`)
+            record["level"] = dict(self.level)
         shown = table.shown()
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
             record["last_hand"] = shown
@@ -227,6 +229,13 @@ class TableState:
         self.level = take_level(self.table, body)
         if self.table is not None and self.table.closed is None and not self.table.started:
             self.table = at_level(self.table, self.level)
+
+    def carry_level(self, record: Mapping[str, Any]) -> None:
+        """The tournament level a closed hand's record says was in force (recovery: `levels.py`)."""
+        if record.get("level") is not None:
+            self.level = dict(record["level"])
+            if self.table is not None and self.table.closed is None and not self.table.started:
+                self.table = at_level(self.table, self.level)
 
     def _on_step(self, kind: str, body: Mapping[str, Any]) -> None:
         self._need_no_fault()

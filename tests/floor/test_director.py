@@ -4,8 +4,6 @@ new level on their command channel (a real poker table's controller), taken at t
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -231,21 +229,21 @@ def test_bad_configurations_are_refused_by_name(tmp_path: Path) -> None:
         DirectorConfig.load(tmp_path / "director.toml")
 
 
-def test_croupier_tournament_starts_resumes_and_exits_cleanly(tmp_path: Path) -> None:
+def test_croupier_tournament_starts_and_exits_cleanly(tmp_path: Path, ctx: zmq.Context[Any],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
     config = write_director(tmp_path)
     proc, ready = start_cli(["tournament", "--config", str(config), "--state", str(tmp_path / "state")], tmp_path)
     try:
         assert ready["tournament"] == "Test 100+10" and ready["replayed"] == 0
-        client = CommandClient(zmq.Context.instance(), ready["commands"], timeout_s=5.0)
+        client = CommandClient(ctx, ready["commands"], timeout_s=5.0)
         assert client.request("start", auth=SUPERVISOR)["ok"]
         client.close()
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
-    proc, ready = start_cli(["tournament", "--config", str(config), "--state", str(tmp_path / "state")], tmp_path)
-    proc.terminate()
-    assert proc.wait(timeout=10) == 0 and ready["replayed"] == 1
+    from firmware_host.cli import main
     (tmp_path / "bad.toml").write_text("[director]\npublic = 1\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "tournament", "--config", str(tmp_path / "bad.toml"),
-                          "--check"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "[director] tournament is missing" in out.stderr and "Traceback" not in out.stderr
+    assert main(["tournament", "--config", str(tmp_path / "bad.toml"), "--check"]) == 2
+    assert "[director] tournament is missing" in capsys.readouterr().err
+    assert main(["tournament", "--config", str(config), "--check"]) == 0
+    assert '"tournament": "Test 100+10"' in capsys.readouterr().out
