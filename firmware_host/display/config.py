@@ -17,6 +17,8 @@
                                             # the full feed and `history` (with server_key)
     dealer_key = "/etc/croupier/keys/console.key_secret"   # optional: the CURVE certificate (role dealer) used on it, with server_key
     chips = [100, 500, 2500, 10000]         # the table's chip values in the smallest unit (the console's chip buttons)
+    tournament = "tcp://10.0.0.5:5610"      # optional: the tournament director's feed (`croupier tournament`) for /tournament ...
+    tournament_snapshot = "tcp://10.0.0.5:5611"   # ... and its snapshot socket (both or neither)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
@@ -41,8 +43,9 @@ from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
-         "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables")
-_ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands")
+         "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
+         "tournament_snapshot")
+_ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
 MAX_CHIPS = 8
 _TABLE_KEYS = ("name", "public", "snapshot", "heartbeat_s", "key", "server_key")
@@ -80,6 +83,8 @@ class DisplayConfig:
     surveillance_key: str | None = None
     dealer_key: str | None = None
     chips: tuple[int, ...] = DEFAULT_CHIPS
+    tournament: str | None = None
+    tournament_snapshot: str | None = None
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
@@ -137,6 +142,8 @@ class DisplayConfig:
                 raise ConfigError(f"{source}: [display] dealer_key, server_key: {exc}") from None
             if cfg.commands is None:
                 raise ConfigError(f"{source}: [display] dealer_key: needs commands (the table's command endpoint)")
+        if (cfg.tournament is None) != (cfg.tournament_snapshot is None):
+            raise ConfigError(f"{source}: [display] tournament, tournament_snapshot: give both or neither")
         if (cfg.tls_cert is None) != (cfg.tls_key is None):
             raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
         for key in ("users", "tls_cert", "tls_key"):

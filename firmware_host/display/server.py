@@ -12,7 +12,7 @@ from typing import TextIO
 
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth, dealer, surveillance
+from firmware_host.display import auth, dealer, surveillance, tournament
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
@@ -138,6 +138,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit,
                    relay=relay)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
+    clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     stop = asyncio.Event()
@@ -151,10 +152,12 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         for follower in followers:
             follower.start()
         full.start()
+        clock.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         base = f"{cfg.scheme}://{cfg.host}:{port}"
         out.write(json.dumps({"display": base, "table": f"{base}/table", "pit": f"{base}/pit",
+                              **({"tournament": f"{base}/tournament"} if cfg.tournament else {}),
                               "public": cfg.tables[0].public,
                               **({"dealer": f"{base}/dealer"} if cfg.commands else {})}) + "\n")
         out.flush()
@@ -164,6 +167,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
             follower.stop()
         await runner.cleanup()
         full.stop()
+        clock.stop()
     for follower in followers:
         follower.join(timeout=2.0)
     return 0
