@@ -51,6 +51,8 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     chop     the players still in the hand share the pot by agreement: shares map seat -> chips
              (adding up to the pot less an uncalled bet), or none: every pot split evenly.
     confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
+    level    stakes map (blinds [small, big], antes), level int, tournament str: a tournament level from the
+             director (the pit's), in force from the next hand (`tables/levels.py`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
