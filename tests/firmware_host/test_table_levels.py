@@ -61,3 +61,16 @@ def test_a_level_is_refused_where_it_cannot_be_and_is_the_pits(rig: Rig) -> None
     as_dealer = rig.c.handle_command(Command.from_mapping({"cmd": "level", **LEVEL_2}), Caller("dealer"))
     assert as_dealer["code"] == "forbidden"
     assert rig.c.handle_command(Command.from_mapping({"cmd": "level", **LEVEL_2}), Caller("pit"))["ok"]
+
+
+def test_a_level_taken_while_the_settled_hand_is_on_show_is_the_next_hands(rig: Rig) -> None:
+    holdem_preflop(rig)
+    rig.act(3, "call")
+    rig.shoe(HOLDEM_BOARD)
+    for seat in (1, 3, 5):
+        rig.act(seat, "show")
+    rig.ok("confirm")                           # settled: the hand stays on show until the next one
+    rig.ok("level", **LEVEL_2)
+    assert rig.state()["phase"] == "settled" and rig.full()["stakes"] == {"blinds": [1, 2]}
+    rig.ok("deal")
+    assert rig.full()["stakes"] == {"blinds": [2, 4], "antes": 1}
