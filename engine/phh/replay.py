@@ -16,7 +16,9 @@ __all__ = ["replay", "replay_hand", "stakes_of"]
 
 _OVER = Phase.OVER            # read as globals: quicker than members of the Enum class
 _SHOWDOWN = Phase.SHOWDOWN
-_REPLAY_SETTINGS = HandSettings(burns=False)  # a hand history records no burns
+# a hand history records no burns; short all-ins as pokerkit reads them (never reopening; the
+# differential tests compare with it): the table's TDA and half-bet rules stay the live tables'
+_REPLAY_SETTINGS = HandSettings(burns=False, short_allin_rule="simple", fixed_limit_half_bet_reopens=False)
 _BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
 
 
@@ -82,7 +84,8 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     stakes = _stakes(hand, structure)
     try:
         table = Hand(variant, stakes, hand.starting_stacks, settings=_REPLAY_SETTINGS if hand.rake is None
-                     else HandSettings(burns=False, rake=hand.rake))
+                     else HandSettings(burns=False, rake=hand.rake, short_allin_rule="simple",
+                                                   fixed_limit_half_bet_reopens=False))
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     replayed = _Replay(hand, table)
