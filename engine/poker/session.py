@@ -186,9 +186,11 @@ class Session:
             raise IllegalAction(f"seat {seat} is empty")
         return self.players[seat]
 
-    def sit(self, seat: int, stack: int, name: str = "") -> None:
-        """Seat a player with a buy-in. Raises IllegalAction for a taken or unknown seat, a bad
-        amount, or during a hand."""
+    def sit(self, seat: int, stack: int, name: str = "", owes_big_blind: bool = True) -> None:
+        """Seat a player with a buy-in. A new player owes a big blind once the table has dealt a
+        hand (a cash game); a tournament's player moved in by the director owes none
+        (`owes_big_blind=False`). Raises IllegalAction for a taken or unknown seat, a bad amount,
+        or during a hand."""
         self._between_hands("sitting down")
         self._check_seat(seat)
         if seat in self.players:
@@ -196,7 +198,8 @@ class Session:
                                                            else ""))
         self._check_buy_in(stack, 0)
         # a new player posts a big blind or waits for it (not at the table's first hand)
-        self.players[seat] = SeatState(stack, name=name, owes=None if self.big_blind is None else "big")
+        self.players[seat] = SeatState(stack, name=name,
+                                       owes="big" if owes_big_blind and self.big_blind is not None else None)
 
     def leave(self, seat: int) -> int:
         """The player leaves with his chips (returned). Raises IllegalAction (empty seat, a hand on)."""
