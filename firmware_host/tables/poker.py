@@ -7,8 +7,9 @@ amounts, pots, showdown, odd chips); this module adds what a table keeps beside 
 - the **session**: the engine's `engine.poker.Session` (who sits where with how many chips, who
   sits out, where the button was), numbered by the table's seats. Seat changes (`join`, `rebuy`,
   `leave`) happen between hands only; `sit_out` / `sit_in` at any time, taking effect at the next
-  hand. `deal` starts the next hand: the button moves to the next seat dealt in, clockwise (a
-  voided hand is dealt again with the same button). The seating after a hand is journaled with
+  hand, and `post` / `wait` for a player owing missed blinds. `deal` starts the next hand: the
+  button and blinds placed by the table's `rules` (the dead button by default, docs/poker.md
+  "Seats, blinds and short all-ins"; a voided hand is dealt again with the same button). The seating after a hand is journaled with
   the hand's record (`Session.to_dict`) and taken back at a restart (`carry_from`).
 - the cards from the shoe in the order the engine expects them (`expected_card`: burns, hole
   cards down and up, board, draw replacements); a card the engine does not expect is a fault;
