@@ -2,8 +2,8 @@
 
 The house-banked games are declared here and their engines (`engine.ultimate_holdem`,
 `engine.three_card_poker`, `engine.paytables`) check against these declarations; the poker names
-come from `engine.poker` (`VARIANTS`, `Structure`, `Stakes`, `ACTIONS`, `SEAT_ACTIONS`, the seat
-bounds) and are only gathered here. The dealer command channel and the configuration derive
+come from `engine.poker` (`VARIANTS`, `Structure`, `Stakes`, `ACTIONS`, `SEAT_ACTIONS`, the room rules, the
+seat bounds) and are only gathered here. The dealer command channel and the configuration derive
 their checks and their refusals from this module, so a name added to the engine is accepted by
 both and a name they refuse is one the engine does not know.
 
@@ -21,15 +21,17 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from engine.poker.betting import Stakes
 from engine.poker.session import SEAT_ACTIONS
+from engine.poker.values import TABLE_RULES
 from engine.poker.variants import ACTIONS, MAX_SEATS, MIN_SEATS, VARIANTS, Structure
 
 __all__ = [
     "HouseGame", "UTH", "THREE_CARD_POKER", "HOUSE_GAMES", "MAX_SPOTS", "HOUSE_SEATS", "DEAD", "DECISIONS",
-    "PLAY_MULTIPLES", "POKER_GAMES", "STRUCTURES", "POKER_ACTIONS", "SEAT_ACTIONS", "STAKES_KEYS", "POKER_SEATS",
-    "GAMES", "TABLE_SEATS", "is_poker",
+    "PLAY_MULTIPLES", "POKER_GAMES", "STRUCTURES", "POKER_ACTIONS", "SEAT_ACTIONS", "STAKES_KEYS", "POKER_RULES",
+    "POKER_SEATS", "GAMES", "TABLE_SEATS", "is_poker",
 ]
 
 
@@ -87,6 +89,8 @@ POKER_ACTIONS: tuple[str, ...] = ACTIONS
 """A player's actions in a poker hand (`engine.poker.variants.ACTIONS`)."""
 STAKES_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Stakes) if f.name != "structure")
 """The fields of `engine.poker.Stakes` a table's stakes give (the structure is given beside them)."""
+POKER_RULES: Mapping[str, tuple[Any, ...]] = TABLE_RULES
+"""A poker table's room rules (`engine.poker.values.TABLE_RULES`): each rule's values, the default first."""
 POKER_SEATS = (MIN_SEATS, MAX_SEATS)
 """The fewest and the most seats of a poker table; seats are numbered 1..the table's seats."""
 

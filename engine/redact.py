@@ -51,6 +51,8 @@ HAND_KEYS = frozenset({
     "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies", "pays",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
+    # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
+    "owes", "waiting_for_big_blind", "revealed",
 })
 """The keys of a spot, a poker seat or the dealer's hand the public sees."""
 

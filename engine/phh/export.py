@@ -127,6 +127,11 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
     lines.flush_deals()
     lines.flush_draw_deals()
     extra = dict(fields or {})
+    settings = hand.settings
+    if settings.short_allin_rule != "simple" or settings.fixed_limit_half_bet_reopens:
+        # our table's short all-in rules, as user fields (PHH's own reading is the simple one)
+        extra.setdefault("_short_allin_rule", settings.short_allin_rule)
+        extra.setdefault("_fixed_limit_half_bet_reopens", settings.fixed_limit_half_bet_reopens)
     if any(isinstance(r, Chopped) for r in hand.records):
         extra.setdefault("chopped", True)  # PHH has no chop: the record stops where it happened
     finishing = None
@@ -134,6 +139,11 @@ def to_phh(hand: Hand, *, unit: Decimal | int = 1, fields: Mapping[str, Any] | N
         finishing = tuple(_as_number(hand.result.final_stacks[s], scale) for s in order)
     players = extra.pop("players", None)
     antes, blinds, bring_in, small_bet, big_bet, min_bet, max_bet = _stakes_fields_of(code, hand.stakes, len(order))
+    if hand.no_small_blind or hand.owed:   # the forced bets as posted: a dead small blind is dead money
+        antes, blinds = _posted_by_position(hand, order)
+        extra.setdefault("_blinds", list(hand.stakes.blinds))   # the table's, for our replay
+        if hand.no_small_blind:
+            extra.setdefault("_no_small_blind", True)
     return HandHistory(
         code, antes, blinds, bring_in, small_bet, big_bet, min_bet, max_bet,
         starting_stacks=tuple(hand.starting_stacks[s] for s in order),
@@ -165,6 +175,21 @@ def _stakes_fields_of(code: str, stakes: Stakes, n: int) -> tuple[Any, ...]:
         stakes.minimum_bet if "min_bet" in needs else 0,
         stakes.max_bet if "max_bet" in needs else 0,
     )
+
+
+def _posted_by_position(hand: Hand, order: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """antes and blinds_or_straddles as the hand posted them, by position: a dead small blind (a
+    missed blind posted on coming back) is dead money, written with the antes; a big blind posted
+    out of turn is negative (PHH's blind posted out of position), the blinds in turn positive."""
+    position = {seat: i for i, seat in enumerate(order)}
+    antes, blinds = [0] * len(order), [0] * len(order)
+    for record in hand.records:
+        if isinstance(record, Posted):
+            if record.kind in ("ante", "dead_small_blind"):
+                antes[position[record.seat]] += record.amount
+            else:
+                blinds[position[record.seat]] += -record.amount if record.seat in hand.owed else record.amount
+    return tuple(antes), tuple(blinds)
 
 
 def _as_number(units: int, scale: Decimal) -> Number:
@@ -203,7 +228,10 @@ def hand_from_record(record: Mapping[str, Any]) -> Hand:
     (`blinds`, `antes` one amount or one per place in blind order, `bring_in`, `small_bet`,
     `big_bet`, `min_bet`, `max_bet`, `raise_cap`, `uncapped_heads_up`); `stacks` maps seat
     numbers to chips; `button` defaults to the highest seat; `burns` (default true) says whether
-    the events deal the burnt cards. Events: `deal` the next card the engine expects (burns
+    the events deal the burnt cards. `rules` (the table's, when the hand was dealt):
+    `short_allin_rule`, `fixed_limit_half_bet_reopens`, `no_small_blind` (a dead small blind),
+    `owed` (seat -> the missed blinds posted: "small", "big", "both"); a record without `rules`
+    is read with short all-ins never reopening (the rule before tables had one). Events: `deal` the next card the engine expects (burns
     included), `bet`/`raise`/`complete` to a street total, `draw` with the discards (empty: stand
     pat), `show` with the cards when some were dealt unknown (`??`), `chop` with the agreed
     shares (`{"seat": chips}`; none: evenly).
@@ -243,8 +271,14 @@ def _seated(record: Mapping[str, Any]) -> Hand:
         stakes = Stakes(structure, **raw)
         stacks = {int(seat): chips for seat, chips in record["stacks"].items()}
         button = record.get("button")
-        return Hand(variant, stakes, stacks, button=None if button is None else int(button),
-                    settings=HandSettings(burns=bool(record.get("burns", True)), rake=_record_rake(record)))
+        # a record without rules was dealt before the table had them: short all-ins never reopened
+        rules = dict(record.get("rules") or {"short_allin_rule": "simple", "fixed_limit_half_bet_reopens": False})
+        settings = HandSettings(burns=bool(record.get("burns", True)), rake=_record_rake(record),
+                                short_allin_rule=str(rules.get("short_allin_rule", "tda")),
+                                fixed_limit_half_bet_reopens=bool(rules.get("fixed_limit_half_bet_reopens", True)))
+        owed = {int(seat): str(kind) for seat, kind in dict(rules.get("owed") or {}).items()}
+        return Hand(variant, stakes, stacks, button=None if button is None else int(button), settings=settings,
+                    no_small_blind=bool(rules.get("no_small_blind", False)), owed=owed)
     except (KeyError, TypeError, AttributeError) as exc:
         raise PhhError(f"hand record: stacks missing or malformed ({exc})") from None
     except (IllegalAction, CardError) as exc:

@@ -16,7 +16,9 @@ __all__ = ["replay", "replay_hand", "stakes_of"]
 
 _OVER = Phase.OVER            # read as globals: quicker than members of the Enum class
 _SHOWDOWN = Phase.SHOWDOWN
-_REPLAY_SETTINGS = HandSettings(burns=False)  # a hand history records no burns
+# a hand history records no burns; short all-ins as pokerkit reads them (never reopening; the
+# differential tests compare with it): the table's TDA and half-bet rules stay the live tables'
+_REPLAY_SETTINGS = HandSettings(burns=False, short_allin_rule="simple", fixed_limit_half_bet_reopens=False)
 _BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
 
 
@@ -27,11 +29,15 @@ def stakes_of(hand: HandHistory) -> Stakes:
 
 
 def _stakes(hand: HandHistory, structure: Structure) -> Stakes:
-    blinds = list(hand.blinds_or_straddles)
-    for i, b in enumerate(blinds):
-        if b < 0:
-            raise PhhError(f"blinds_or_straddles[{i}] = {hand.amount(b)}: a posted blind out of "
-                           f"position (negative in PHH) is not dealt at our tables")
+    ours = dict(hand.extra).get("_blinds")   # our table's blinds, when some were missed (see _posted_out_of_turn)
+    if isinstance(ours, list) and all(isinstance(b, int) and not isinstance(b, bool) and b >= 0 for b in ours):
+        blinds = list(ours)
+    else:
+        blinds = list(hand.blinds_or_straddles)
+        for i, b in enumerate(blinds):
+            if b < 0:
+                raise PhhError(f"blinds_or_straddles[{i}] = {hand.amount(b)}: a posted blind out of "
+                               f"position (negative in PHH) is not dealt at our tables")
     while blinds and blinds[-1] == 0:
         blinds.pop()
     antes: int | tuple[int, ...] = hand.antes[0] if len(set(hand.antes)) == 1 else hand.antes
@@ -42,6 +48,31 @@ def _stakes(hand: HandHistory, structure: Structure) -> Stakes:
                       uncapped_heads_up=hand.uncapped_heads_up)
     except IllegalAction as exc:
         raise PhhError(f"stakes: {exc}") from None
+
+
+def _posted_out_of_turn(hand: HandHistory) -> tuple[bool, dict[int, str]]:
+    """A hand of our table where missed blinds were posted: its dead small blind (user field
+    `_no_small_blind`) and the live big blinds posted out of turn (negative `blinds_or_straddles`;
+    a dead small blind posted is dead money, written with the antes). Others: none."""
+    if not isinstance(dict(hand.extra).get("_blinds"), list):
+        return False, {}
+    owed = {i: "big" for i, b in enumerate(hand.blinds_or_straddles) if b < 0}
+    return dict(hand.extra).get("_no_small_blind") is True, owed
+
+
+def _settings(hand: HandHistory) -> HandSettings:
+    """No burns; short all-ins as the record's user fields say (`_short_allin_rule`,
+    `_fixed_limit_half_bet_reopens`: written by our tables' export), else as pokerkit reads them."""
+    extra = dict(hand.extra)
+    rule = extra.get("_short_allin_rule", "simple")
+    half = extra.get("_fixed_limit_half_bet_reopens", False)
+    if hand.rake is None and rule == "simple" and half is False:
+        return _REPLAY_SETTINGS
+    try:
+        return HandSettings(burns=False, rake=hand.rake, short_allin_rule=str(rule),
+                            fixed_limit_half_bet_reopens=half is True)
+    except IllegalAction as exc:
+        raise PhhError(f"_short_allin_rule: {exc}") from None
 
 
 def replay(hand: HandHistory) -> tuple[int, ...]:
@@ -81,8 +112,9 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     variant, structure = game_of(hand.variant)   # raises for a code not ours
     stakes = _stakes(hand, structure)
     try:
-        table = Hand(variant, stakes, hand.starting_stacks, settings=_REPLAY_SETTINGS if hand.rake is None
-                     else HandSettings(burns=False, rake=hand.rake))
+        no_small_blind, owed = _posted_out_of_turn(hand)
+        table = Hand(variant, stakes, hand.starting_stacks, settings=_settings(hand), no_small_blind=no_small_blind,
+                     owed=owed)
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     replayed = _Replay(hand, table)

@@ -1,9 +1,10 @@
 """Poker dealer assist: games as data, betting structures, pots, the hand state machine, sessions.
 
 Modules: `variants` (games as data), `betting` (stakes), `pots`, `values` (phases, card slots,
-raise ranges, settings), `records` (what happened, frozen), the hand in floors (`core` its state,
-`showdown` its end, `streets` its flow, `state` the table's actions: `Hand`), `view` (the dealer
-view), `session`.
+raise ranges, settings, the room's rules), `records` (what happened, frozen), the hand in floors
+(`core` its state, `showdown` its end, `streets` its flow, `state` the table's actions: `Hand`),
+`view` (the dealer view), `seats` (the next hand's button and blinds: dead or moving button,
+missed blinds), `session`.
 
 Public API (see each module's docstring):
 - `VARIANTS` (code -> Variant): holdem, omaha, omaha_hilo8, stud, stud_hilo8, razz,

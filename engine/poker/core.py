@@ -25,7 +25,7 @@ class PlayerState:
     """A player's mutable state within one hand (private to the engine's Hand)."""
 
     __slots__ = ("seat", "starting_stack", "stack", "bet", "total", "folded", "mucked", "shown",
-                 "pending", "may_raise", "cards", "up")
+                 "pending", "may_raise", "acted_at", "cards", "up")
 
     def __init__(self, seat: int, stack: int) -> None:
         self.seat = seat
@@ -38,6 +38,7 @@ class PlayerState:
         self.shown = False
         self.pending = False
         self.may_raise = True
+        self.acted_at = 0      # the bet to call when he last acted on this street (short all-ins)
         self.cards: list[Card | None] = []
         self.up: list[bool] = []
 
@@ -74,7 +75,7 @@ class HandCore:
                  "discarded", "records", "street", "phase", "actor", "level", "result", "_min_bet",
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
-                 "_cards_seen", "_card_state", "_seq")
+                 "_cards_seen", "_card_state", "_seq", "no_small_blind", "owed", "revealed")
 
     variant: Variant
     stakes: Stakes
@@ -107,6 +108,9 @@ class HandCore:
     _cards_seen: int
     _card_state: bytearray
     _seq: list[PlayerState]
+    no_small_blind: bool
+    owed: dict[int, str]
+    revealed: bool
 
     # ---- public read-only helpers -------------------------------------------------------
     @property

@@ -14,10 +14,14 @@ values (`to_dict` / `restore`) for a journal.
 {'stack': 150, 'out': False, 'name': 'Cy'}
 
 Between hands only (table stakes): `sit`, `leave`, `buy_in` (rebuy / add-on). `sit_out` and
-`sit_in` at any time, taking effect at the next hand; `seat_change` takes the dealer's words
-(`SEAT_ACTIONS`). `start_hand(elapsed_s=...)` deals everyone seated, sitting in and with chips,
-the button one seat clockwise from the last hand's (the first hand: `first_button` when that
-seat is dealt in, else the highest seat dealt in); `end_hand()` takes the settled hand's stacks
+`sit_in` at any time, taking effect at the next hand, and `post` / `wait` for a player who owes
+missed blinds (post them, or wait for the big blind); `seat_change` takes the dealer's words
+(`SEAT_ACTIONS`). `start_hand(elapsed_s=...)` deals everyone seated, sitting in and with chips
+(but a player waiting for the big blind, or sitting between the button and the blinds), the
+button and blinds placed by the dead-button rule (`dead_button`, the default) or moved on to the
+next player (the moving button), as `engine.poker.seats` says: the first hand's button is
+`first_button` when that seat is dealt in, else the highest seat dealt in. Each seat's `owes`
+(None, "small", "big", "both") and `waiting` say who owes what; `end_hand()` takes the settled hand's stacks
 back and, in a tournament, records who finished where; `void_hand()` calls a hand off (stacks
 as before it; the next hand is dealt with the same button). A level of the schedule takes effect
 at the next hand (the clock comes in as `elapsed_s`; the engine reads no clock).
@@ -32,15 +36,17 @@ from typing import Any
 
 from engine.errors import IllegalAction
 from engine.poker.betting import Stakes
+from engine.poker.seats import OWED, HandPlan, SeatState, plan_hand
 from engine.poker.state import Hand
 from engine.poker.values import HandSettings
 from engine.poker.variants import MAX_SEATS, MIN_SEATS, Variant
 
 __all__ = ["Level", "Schedule", "Session", "SeatState", "Finish", "SEAT_ACTIONS"]
 
-SEAT_ACTIONS: tuple[str, ...] = ("join", "rebuy", "leave", "sit_out", "sit_in")
+SEAT_ACTIONS: tuple[str, ...] = ("join", "rebuy", "leave", "sit_out", "sit_in", "post", "wait")
 """What a seat does between hands (`join` with a buy-in, `rebuy`, `leave`) or at any time, taking
-effect at the next hand (`sit_out`, `sit_in`)."""
+effect at the next hand (`sit_out`, `sit_in`; `post`: sit in and post the missed blinds owed;
+`wait`: sit in and wait for the big blind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,15 +92,6 @@ class Finish:
     place: int
 
 
-@dataclass(slots=True)
-class SeatState:
-    """A seated player: chips between hands, sitting out (from the next hand), a name (may be empty)."""
-
-    stack: int
-    sitting_out: bool = False
-    name: str = ""
-
-
 class Session:
     """One table's run of hands.
 
@@ -102,11 +99,13 @@ class Session:
     `schedule` replaces level by level. `settings` (burns, rake) apply to every hand.
     `min_buy_in` / `max_buy_in` bound a seat's stack after a buy-in (0: no bound). `button` is
     the button of the last hand dealt (None before the first); `hand` the hand in progress.
+    `dead_button` (default) or the moving button; `small_blind` / `big_blind` the last hand's
+    blind positions (the small blind's may have been dead).
     """
 
     def __init__(self, variant: Variant, stakes: Stakes, seats: int, settings: HandSettings = HandSettings(),
                  schedule: Schedule | None = None, min_buy_in: int = 0, max_buy_in: int = 0,
-                 first_button: int | None = None) -> None:
+                 first_button: int | None = None, dead_button: bool = True) -> None:
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise IllegalAction(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
         self.variant = variant
@@ -117,6 +116,11 @@ class Session:
         self.min_buy_in = min_buy_in
         self.max_buy_in = max_buy_in
         self.first_button = first_button
+        self.dead_button = dead_button
+        self.small_blind: int | None = None
+        self.big_blind: int | None = None
+        self._owes_before: dict[int, tuple[str | None, bool]] = {}
+        self._blinds_before: tuple[int | None, int | None] = (None, None)
         self.players: dict[int, SeatState] = {}
         self.button: int | None = None
         self.hand: Hand | None = None
@@ -128,12 +132,17 @@ class Session:
 
     # ---- the seating as plain values ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The seating between hands: `{"seats": {"N": {"stack", "out"[, "name"]}}, "button"}`
-        (`button`: the last hand's; the next one moves on from it). A hand in progress is not in it."""
+        """The seating between hands: `{"seats": {"N": {"stack", "out"[, "name", "owes",
+        "waiting"]}}, "button"[, "small_blind", "big_blind"]}` (`button`: the last hand's; the next
+        one moves on from it; the blinds: the last hand's positions). A hand in progress is not in it."""
         seats: dict[str, Any] = {}
         for seat, p in sorted(self.players.items()):
-            seats[str(seat)] = {"stack": p.stack, "out": p.sitting_out, **({"name": p.name} if p.name else {})}
-        return {"seats": seats, "button": self.button}
+            seats[str(seat)] = {"stack": p.stack, "out": p.sitting_out, **({"name": p.name} if p.name else {}),
+                                **({"owes": p.owes} if p.owes else {}), **({"waiting": True} if p.waiting else {})}
+        out: dict[str, Any] = {"seats": seats, "button": self.button}
+        if self.big_blind is not None:
+            out.update(small_blind=self.small_blind, big_blind=self.big_blind)
+        return out
 
     def restore(self, data: Mapping[str, Any]) -> None:
         """Take the seating `to_dict` gave (between hands). `button` may be a seat number beyond
@@ -146,13 +155,20 @@ class Session:
             stack = value["stack"]
             if isinstance(stack, bool) or not isinstance(stack, int) or stack < 0:
                 raise IllegalAction(f"seat {seat}: a stack is a non-negative integer, not {stack!r}")
-            players[seat] = SeatState(stack, bool(value.get("out", False)), str(value.get("name", "")))
+            owes = value.get("owes")
+            if owes is not None and owes not in OWED:
+                raise IllegalAction(f"seat {seat}: owes {', '.join(OWED)} or nothing, not {owes!r}")
+            players[seat] = SeatState(stack, bool(value.get("out", False)), str(value.get("name", "")), owes,
+                                      bool(value.get("waiting", False)))
         button = data.get("button")
-        if button is not None and (isinstance(button, bool) or not isinstance(button, int)
-                                   or not 1 <= button <= MAX_SEATS):
-            raise IllegalAction(f"the last button must be a seat number, not {button!r}")
+        positions = [data.get(k) for k in ("button", "small_blind", "big_blind")]
+        for position in positions:
+            if position is not None and (isinstance(position, bool) or not isinstance(position, int)
+                                         or not 1 <= position <= MAX_SEATS):
+                raise IllegalAction(f"the last button and blinds must be seat numbers, not {position!r}")
         self.players = players
         self.button = button  # the game before may have had more seats: the next button moves on from it
+        self.small_blind, self.big_blind = positions[1], positions[2]
 
     # ---- seats --------------------------------------------------------------------------
     def _between_hands(self, what: str) -> None:
@@ -170,16 +186,20 @@ class Session:
             raise IllegalAction(f"seat {seat} is empty")
         return self.players[seat]
 
-    def sit(self, seat: int, stack: int, name: str = "") -> None:
-        """Seat a player with a buy-in. Raises IllegalAction for a taken or unknown seat, a bad
-        amount, or during a hand."""
+    def sit(self, seat: int, stack: int, name: str = "", owes_big_blind: bool = True) -> None:
+        """Seat a player with a buy-in. A new player owes a big blind once the table has dealt a
+        hand (a cash game); a tournament's player moved in by the director owes none
+        (`owes_big_blind=False`). Raises IllegalAction for a taken or unknown seat, a bad amount,
+        or during a hand."""
         self._between_hands("sitting down")
         self._check_seat(seat)
         if seat in self.players:
             raise IllegalAction(f"seat {seat} is taken" + (f" by {self.players[seat].name}" if self.players[seat].name
                                                            else ""))
         self._check_buy_in(stack, 0)
-        self.players[seat] = SeatState(stack, name=name)
+        # a new player posts a big blind or waits for it (not at the table's first hand)
+        self.players[seat] = SeatState(stack, name=name,
+                                       owes="big" if owes_big_blind and self.big_blind is not None else None)
 
     def leave(self, seat: int) -> int:
         """The player leaves with his chips (returned). Raises IllegalAction (empty seat, a hand on)."""
@@ -205,15 +225,35 @@ class Session:
 
     def sit_out(self, seat: int) -> None:
         """The player sits out from the next hand (any time). Raises IllegalAction for an empty seat."""
-        self._seat(seat).sitting_out = True
+        player = self._seat(seat)
+        player.sitting_out = True
+        player.waiting = False
 
     def sit_in(self, seat: int) -> None:
-        """The player is dealt in again from the next hand (any time). Raises IllegalAction."""
-        self._seat(seat).sitting_out = False
+        """The player is dealt in again from the next hand (any time), posting the blinds he owes
+        (see `post`; `wait` to wait for the big blind instead). Raises IllegalAction."""
+        self.post(seat)
+
+    def post(self, seat: int) -> None:
+        """The player sits in and posts the blinds he owes at the next hand (the small blind dead,
+        the big blind live). Raises IllegalAction for an empty seat."""
+        player = self._seat(seat)
+        player.sitting_out = False
+        player.waiting = False
+
+    def wait(self, seat: int) -> None:
+        """The player sits in and waits for the big blind: not dealt in until it reaches his seat,
+        then he posts it and owes nothing more. Raises IllegalAction for an empty seat or a player
+        who owes no blinds."""
+        player = self._seat(seat)
+        if player.owes is None:
+            raise IllegalAction(f"seat {seat} owes no blinds: nothing to wait for (sit_in)")
+        player.sitting_out = False
+        player.waiting = True
 
     def seat_change(self, seat: int, action: str, amount: int | None = None) -> None:
         """A seat action in the dealer's words (`SEAT_ACTIONS`): `join` (`amount`: the buy-in),
-        `rebuy` (`amount`), `leave`, `sit_out`, `sit_in`. Raises IllegalAction."""
+        `rebuy` (`amount`), `leave`, `sit_out`, `sit_in`, `post`, `wait`. Raises IllegalAction."""
         if action == "join":
             if amount is None:
                 raise IllegalAction("join needs a buy-in (amount > 0)")
@@ -228,6 +268,10 @@ class Session:
             self.sit_out(seat)
         elif action == "sit_in":
             self.sit_in(seat)
+        elif action == "post":
+            self.post(seat)
+        elif action == "wait":
+            self.wait(seat)
         else:
             raise IllegalAction(f"unknown seat action {action!r} (known: {', '.join(SEAT_ACTIONS)})")
 
@@ -246,50 +290,68 @@ class Session:
         return dataclasses.replace(self.stakes, blinds=(level.small_blind, level.big_blind), antes=level.ante,
                                    min_bet=0)
 
+    def plan(self) -> HandPlan:
+        """The next hand's seating: button, blinds, who is dealt in, owed blinds (engine.poker.seats).
+        Raises IllegalAction with fewer than two players to deal in."""
+        return plan_hand(self.players, self.size, self.small_blind, self.big_blind, self.dead_button,
+                         len(self.stakes_now().blinds), self.button, self.first_button)
+
     def next_button(self) -> int:
-        """The next hand's button: one seat clockwise from the last hand's, among the seats dealt
-        in; the first hand's is `first_button` when dealt in, else the highest seat dealt in.
+        """The next hand's button (a dead button may lie on a seat nobody is dealt in from).
         Raises IllegalAction with fewer than two players dealt in."""
-        active = self.active_seats()
-        if len(active) < MIN_SEATS:
-            raise IllegalAction(f"a hand needs two players sitting in with chips, {len(active)} are")
-        if self.button is None:
-            return self.first_button if self.first_button in active else active[-1]
-        after = [s for s in active if s > self.button]
-        return after[0] if after else active[0]
+        return self.plan().button
 
     def next_hand(self, elapsed_s: float | None = None) -> Hand:
         """The hand `start_hand` would deal now, without dealing it (the session is unchanged).
         Raises IllegalAction while a hand is in progress or with fewer than two active players."""
         self._between_hands("starting a hand")
+        return self._hand_of(self.plan(), elapsed_s)
+
+    def _hand_of(self, plan: HandPlan, elapsed_s: float | None) -> Hand:
         level = self.level_index
         if self.schedule is not None and elapsed_s is not None:
             level = self.schedule.index_at(elapsed_s)
-        active = self.active_seats()
-        button = self.next_button()
-        stacks = {s: self.players[s].stack for s in active}
-        return Hand(self.variant, self.stakes_now(level), stacks, button=button, settings=self.settings)
+        stacks = {s: self.players[s].stack for s in plan.dealt}
+        return Hand(self.variant, self.stakes_now(level), stacks, button=plan.button, settings=self.settings,
+                    no_small_blind=plan.no_small_blind, owed=dict(plan.owed))
 
     def start_hand(self, elapsed_s: float | None = None) -> Hand:
         """Deal a new hand. `elapsed_s` (tournament): time since the start, choosing the level.
+        The players dealt in owe nothing more; the players it passes owe the blinds they missed.
 
         Raises IllegalAction while a hand is in progress or with fewer than two active players.
         """
-        hand = self.next_hand(elapsed_s)
+        self._between_hands("starting a hand")
+        plan = self.plan()
+        hand = self._hand_of(plan, elapsed_s)
         if self.schedule is not None and elapsed_s is not None:
             self.level_index = self.schedule.index_at(elapsed_s)
         self._button_before = self.button
+        self._blinds_before = (self.small_blind, self.big_blind)
+        self._owes_before = {s: (p.owes, p.waiting) for s, p in self.players.items()}
+        for seat in plan.dealt:
+            self.players[seat].owes = None
+            self.players[seat].waiting = False
+        for seat, owes in plan.missed:
+            self.players[seat].owes = owes
+        if plan.big_blind is not None:
+            self.small_blind, self.big_blind = plan.small_blind, plan.big_blind
         self.button = hand.button
         self.hand = hand
         return hand
 
     def void_hand(self) -> None:
-        """Call the hand in progress off: the stacks stay as before it and the next hand is dealt
-        with the same button. Raises IllegalAction when no hand is in progress."""
+        """Call the hand in progress off: the stacks stay as before it, the next hand is dealt
+        with the same button and blinds, and nobody owes more or less than before it. Raises
+        IllegalAction when no hand is in progress."""
         if self.hand is None:
             raise IllegalAction("no hand in progress")
         self.hand = None
         self.button = self._button_before
+        self.small_blind, self.big_blind = self._blinds_before
+        for seat, (owes, waiting) in self._owes_before.items():
+            if seat in self.players:
+                self.players[seat].owes, self.players[seat].waiting = owes, waiting
 
     def end_hand(self) -> list[Finish]:
         """Take the settled hand's final stacks, record tournament finishes.

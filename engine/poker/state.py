@@ -65,16 +65,21 @@ class Hand(HandStreets):
 
     `stacks`: seat -> chips for every player dealt in (a list means seats 0..n-1).
     `button`: the button's seat (default: the highest seat, so the lowest seat is first to its
-    left). Antes and blinds are posted on creation; a player short of a forced bet posts all.
+    left); a dead button lies on a seat nobody is dealt in from. Antes and blinds are posted on
+    creation; a player short of a forced bet posts all. `no_small_blind`: a dead small blind (the
+    seat due to post it is empty): the first player left of the button posts the big blind.
+    `owed`: seat -> the missed blinds he posts on coming back (`"big"`: a big blind, live;
+    `"small"`: the small blind, dead, into the pot; `"both"`: both), besides the blinds in turn.
 
     Raises IllegalAction for fewer than two players, too many for the variant, a stack that is
-    not a positive integer, or more blinds than players.
+    not a positive integer, more blinds than players, or owed blinds the table cannot take.
     """
 
     __slots__ = ()
 
     def __init__(self, variant: Variant, stakes: Stakes, stacks: Mapping[int, int] | Sequence[int],
-                 button: int | None = None, settings: HandSettings = HandSettings()) -> None:
+                 button: int | None = None, settings: HandSettings = HandSettings(),
+                 no_small_blind: bool = False, owed: Mapping[int, str] | None = None) -> None:
         table: dict[int, int]
         if stacks.__class__ is list or stacks.__class__ is tuple or not isinstance(stacks, Mapping):
             table = dict(enumerate(stacks))
@@ -96,6 +101,9 @@ class Hand(HandStreets):
         self.variant = variant
         self.stakes = stakes
         self.settings = settings
+        self.no_small_blind = no_small_blind
+        self.owed = dict(owed) if owed else {}
+        self.revealed = False
         self._min_bet = stakes.minimum_bet
         self._structure = stakes.structure
         key = (tuple(table), button)
@@ -130,6 +138,8 @@ class Hand(HandStreets):
         self._cards_seen = 0
         self._card_state = bytearray(52)      # by card index: LIVE in a hand or on the board, DEAD burnt or discarded
         self._seq: list[PlayerState] = list(self._players.values())
+        if no_small_blind or self.owed:
+            self._check_blinds_owed()
         self._post_forced()
         self._start_street()
 
@@ -304,6 +314,7 @@ class Hand(HandStreets):
         p = self._players[self.verify_check(seat)]
         p.pending = False
         p.may_raise = False
+        p.acted_at = self.level
         record = Checked(p.seat)
         self.records.append(record)
         self._after_action()
@@ -324,6 +335,7 @@ class Hand(HandStreets):
         self._put(p, amount)
         p.pending = False
         p.may_raise = False
+        p.acted_at = self.level
         record = Called(p.seat, amount, p.stack == 0)
         self.records.append(record)
         self._after_action()
@@ -338,6 +350,7 @@ class Hand(HandStreets):
         p = self._players[actor]  # type: ignore[index]
         p.pending = False
         p.may_raise = False
+        p.acted_at = self.level
         record: Checked | Called
         if p.bet >= self.level:
             record = checked(actor)  # type: ignore[arg-type]
@@ -379,8 +392,10 @@ class Hand(HandStreets):
         p, (kind, _, _, choices) = self._verify_bet_or_raise(to, seat)
         previous = self.level
         structure = self._structure
+        all_in = to == p.bet + p.stack
         if structure is FIXED_LIMIT:
-            full = to >= self._fixed_target(p)
+            full = to >= self._fixed_target(p) or (all_in and self.settings.fixed_limit_half_bet_reopens
+                                                   and 2 * (to - previous) >= self._unit())
         else:
             full = previous == 0 or to - previous >= max(self._last_full, self._min_bet)
         if self.phase is BRING_IN:
@@ -402,12 +417,19 @@ class Hand(HandStreets):
                     q.may_raise = True
             self._aggressor = (self.street, p.seat)
         else:
+            # TDA: short all-ins that together make a full raise over the bet a player faced
+            # reopen the betting to him (no limit and pot limit; docs/rules.md "Poker room")
+            reopen = (max(self._last_full, self._min_bet)
+                      if structure is not FIXED_LIMIT and self.settings.short_allin_rule == "tda" else 0)
             for q in self._seq:
                 if q is not p and q.stack and not q.folded and q.bet < to:
                     q.pending = True
+                    if reopen and not q.may_raise and to - q.acted_at >= reopen:
+                        q.may_raise = True
         self.level = max(self.level, to)
         p.pending = False
         p.may_raise = False
+        p.acted_at = self.level
         record = BetOrRaised(p.seat, kind, to, added, p.stack == 0, full)
         self.records.append(record)
         self._after_action()
@@ -429,6 +451,7 @@ class Hand(HandStreets):
         self.phase = BETTING
         p.pending = False
         p.may_raise = False
+        p.acted_at = self.level
         record = BroughtIn(p.seat, amount, p.stack == 0)
         self.records.append(record)
         self._after_action()
@@ -509,6 +532,7 @@ def dealer_view(hand: Hand) -> DealerView:
             seat=s, stack=hand.stack(s), bet=hand.bet(s), contributed=hand.contributed(s),
             folded=hand.folded(s), all_in=hand.all_in(s), mucked=hand.mucked(s), shown=hand.shown(s),
             cards=tuple("??" if c is None else str(c) for c in hand.cards(s)), up=hand.faces(s),
+            revealed=hand.revealed and hand.in_hand(s),
         )
         for s in hand.seats
     )

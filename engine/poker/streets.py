@@ -12,7 +12,10 @@ from engine.poker.values import (
 from engine.poker.variants import Street, bring_in_key, showing_high_key, showing_low_key
 from engine.errors import IllegalAction
 
-__all__ = ["HandStreets"]
+__all__ = ["HandStreets", "OWED"]
+
+OWED: tuple[str, ...] = ("small", "big", "both")
+"""Missed blinds a player owes: the small blind (dead), the big blind (live), or both."""
 
 # a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
 _QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
@@ -33,18 +36,61 @@ class HandStreets(HandShowdown):
                 self.records.append(posted_record(seat, "ante", ante))
         kinds = ("small_blind", "big_blind")
         n = len(self.blind_order)
-        for i, amount in enumerate(self.stakes.blinds):
-            p = self._players[self.blind_order[i % n]]
+        skip = 1 if self.no_small_blind else 0   # a dead small blind: the first to post has the big
+        for i, amount in enumerate(self.stakes.blinds[skip:], skip):
+            p = self._players[self.blind_order[(i - skip) % n]]
             posted = amount if amount < p.stack else p.stack
             if posted:
                 p.stack -= posted
                 p.bet += posted
                 p.total += posted
                 self.records.append(posted_record(p.seat, kinds[i] if i < 2 else "straddle", posted))
+        if self.owed:
+            self._post_owed()
         if self.stakes.blinds:
             self.level = max(self.stakes.blinds)
             self._last_full = self.level
             self._bet_count = max(1, len(self.stakes.blinds) - 1)
+
+    def _check_blinds_owed(self) -> None:
+        """Raise IllegalAction unless a dead small blind and the owed blinds fit the table."""
+        blinds = self.stakes.blinds
+        if len(blinds) < 2:
+            raise IllegalAction("missed blinds and a dead small blind need a small and a big blind")
+        if self.no_small_blind and len(self.order) < 3:
+            raise IllegalAction("heads-up the button posts the small blind: no dead small blind")
+        posting = len(blinds) - (1 if self.no_small_blind else 0)
+        in_turn = set(self.blind_order[:posting])
+        for seat, kind in self.owed.items():
+            if seat not in self._players:
+                raise IllegalAction(f"seat {seat} owes blinds but is not in this hand")
+            if kind not in OWED:
+                raise IllegalAction(f"seat {seat}: owed blinds are {', '.join(OWED)}, not {kind!r}")
+            if seat in in_turn:
+                raise IllegalAction(f"seat {seat} posts a blind in turn: it owes none besides")
+
+    def _post_owed(self) -> None:
+        """Missed blinds posted on coming back: the small blind dead (into the pot, not a bet),
+        the big blind live (his bet, as if he had the big blind)."""
+        small, big = self.stakes.blinds[0], self.stakes.blinds[1]
+        for seat in self.order:
+            kind = self.owed.get(seat)
+            if kind is None:
+                continue
+            p = self._players[seat]
+            if kind != "small":
+                live = big if big < p.stack else p.stack
+                if live:
+                    p.stack -= live
+                    p.bet += live
+                    p.total += live
+                    self.records.append(posted_record(seat, "big_blind", live))
+            if kind != "big":
+                dead = small if small < p.stack else p.stack
+                if dead:
+                    p.stack -= dead
+                    p.total += dead
+                    self.records.append(posted_record(seat, "dead_small_blind", dead))
 
     def _start_street(self) -> None:
         street = self.variant.streets[self.street]
@@ -124,7 +170,8 @@ class HandStreets(HandShowdown):
                         self.actor = start
                         return
             elif self.stakes.blinds:
-                last = self.blind_order[(len(self.stakes.blinds) - 1) % len(self.blind_order)]
+                posting = len(self.stakes.blinds) - (1 if self.no_small_blind else 0)
+                last = self.blind_order[(posting - 1) % len(self.blind_order)]
                 start = self._next_seat(last)
         elif self.variant.first_to_act != "button":
             start = self._best_showing()
@@ -307,11 +354,26 @@ class HandStreets(HandShowdown):
         if live == 1:
             self._settle(showdown=False)
             return
+        if self.settings.all_in_reveal and not self.revealed:
+            self._reveal_if_all_in()
         if self.street + 1 < len(self.variant.streets):
             self.street += 1
             self._start_street()
         else:
             self._start_showdown()
+
+    def _reveal_if_all_in(self) -> None:
+        """The tournament's all-in showdown: a player all in and nobody left to bet against him
+        (at most one player still in with chips): every hand still in is turned face up now."""
+        able = all_in = 0
+        for p in self._seq:
+            if p.live:
+                if p.stack:
+                    able += 1
+                else:
+                    all_in += 1
+        if all_in and able <= 1:
+            self.revealed = True
 
     def raise_range(self, seat: int | None = None) -> RaiseRange | None:
         """The legal bet / raise / completion totals for the actor, or None when he may not."""

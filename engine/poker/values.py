@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Union
+from types import MappingProxyType
+from typing import Any, Union
 
 from engine.cards import DECK, Card
 from engine.errors import IllegalAction
 from engine.poker.variants import Structure
 
-__all__ = ["Phase", "CardSlot", "RaiseRange", "Rake", "HandSettings", "CardInput", "card_of", "card_slot"]
+__all__ = ["Phase", "CardSlot", "RaiseRange", "Rake", "HandSettings", "SHORT_ALLIN_RULES", "TABLE_RULES", "table_rules", "CardInput", "card_of", "card_slot"]
 
 CardInput = Union[Card, str, None]
 Bounds = tuple[str, int, int, Union[tuple[int, ...], None]]   # a RaiseRange's fields
@@ -59,11 +61,61 @@ class Rake:
 @dataclass(frozen=True, slots=True)
 class HandSettings:
     """Table settings of a hand. `burns`: burn cards at all (off for hand histories, which do
-    not record burns); `burn_before_hole`: burn before the first street's cards (003; default on)."""
+    not record burns); `burn_before_hole`: burn before the first street's cards (003; default on).
+
+    Short all-ins (docs/rules.md, "Poker room"): `short_allin_rule` `"tda"` (default: in no limit
+    and pot limit, several all-ins short of a full raise that together make a full raise over the
+    bet a player faced reopen the betting to him) or `"simple"` (a short all-in never reopens it:
+    pokerkit's reading, kept for the PHH replay); `fixed_limit_half_bet_reopens` (default on): in
+    fixed limit an all-in of at least half a bet counts as a full raise, less is a call.
+    `all_in_reveal` (tournament tables; default off): once a player is all in and no more betting
+    is possible, every hand still in is turned face up (`Hand.revealed`)."""
 
     burns: bool = True
     burn_before_hole: bool = True
     rake: Rake | None = None
+    short_allin_rule: str = "tda"
+    fixed_limit_half_bet_reopens: bool = True
+    all_in_reveal: bool = False
+
+    def __post_init__(self) -> None:
+        if self.short_allin_rule not in SHORT_ALLIN_RULES:
+            raise IllegalAction(f"short_allin_rule must be one of {', '.join(SHORT_ALLIN_RULES)}, "
+                                f"not {self.short_allin_rule!r}")
+
+
+SHORT_ALLIN_RULES: tuple[str, ...] = ("tda", "simple")
+"""How all-ins short of a full raise reopen the betting (see HandSettings)."""
+
+TABLE_RULES: Mapping[str, tuple[Any, ...]] = MappingProxyType({
+    "button": ("dead", "moving"),
+    "short_allin_rule": SHORT_ALLIN_RULES,
+    "fixed_limit_half_bet_reopens": (True, False),
+    "all_in_reveal": (False, True),
+})
+"""A poker table's room rules and their values, the default first (docs/poker.md, "Seats, blinds and
+short all-ins"): the dead or moving `button`, the short all-in rules of `HandSettings`, and the
+tournament's all-in showdown."""
+
+
+def table_rules(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Every rule of `TABLE_RULES`, from `raw` or its default.
+
+    >>> table_rules({"button": "moving"})["button"], table_rules({})["short_allin_rule"]
+    ('moving', 'tda')
+
+    Raises IllegalAction naming an unknown rule or a value the rule does not take.
+    """
+    unknown = sorted(set(raw) - set(TABLE_RULES))
+    if unknown:
+        raise IllegalAction(f"unknown rule(s) {', '.join(unknown)} (known: {', '.join(TABLE_RULES)})")
+    out: dict[str, Any] = {}
+    for name, values in TABLE_RULES.items():
+        value = raw.get(name, values[0])
+        if not any(type(value) is type(v) and value == v for v in values):
+            raise IllegalAction(f"rule {name}: one of {', '.join(str(v).lower() for v in values)}, not {value!r}")
+        out[name] = value
+    return out
 
 
 @dataclass(frozen=True, slots=True)

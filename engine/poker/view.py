@@ -4,7 +4,8 @@
 fold, check, call X, bet / raise / complete from A to B (or only the fixed-limit choices),
 all-in to T, post the bring-in, draw, show or muck. `prompt` says it in one line for a dealer
 screen, e.g. `seat 3: fold, call 10, raise to 20..45, all-in to 300`. `to_dict(public=True)`
-hides every face-down card as `??` (the public feed); `public=False` is the dealer's copy.
+hides every face-down card as `??` (the public feed) unless shown down or `revealed` (a
+tournament's all-in showdown); `public=False` is the dealer's copy.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class SeatView:
     shown: bool
     cards: tuple[str, ...]      # '??' for unknown cards
     up: tuple[bool, ...]
+    revealed: bool = False      # turned face up for a tournament's all-in showdown (HandSettings.all_in_reveal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +107,11 @@ class DealerView:
         slot = self.expected_card
         seats = []
         for s in self.seats:
-            cards = [c if (not public or up or s.shown) else "??" for c, up in zip(s.cards, s.up)]
+            cards = [c if (not public or up or s.shown or s.revealed) else "??" for c, up in zip(s.cards, s.up)]
             seats.append({
                 "seat": s.seat, "stack": s.stack, "bet": s.bet, "contributed": s.contributed,
                 "folded": s.folded, "all_in": s.all_in, "mucked": s.mucked, "shown": s.shown,
-                "cards": cards, "up": list(s.up),
+                "revealed": s.revealed, "cards": cards, "up": list(s.up),
             })
         return {
             "variant": self.variant, "street": self.street, "phase": self.phase,

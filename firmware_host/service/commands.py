@@ -40,10 +40,12 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     open     game, structure (`STRUCTURES`: the values of `engine.poker.Structure`), stakes map
              (`STAKES_KEYS`, the fields of `engine.poker.Stakes`: blinds [sb, bb, straddles...],
              antes, bring_in, ...), seats int (`POKER_SEATS`), stacks map seat -> buy-in, button int,
-             sitting_out list of seats; keep_seats true: the players, stacks and button of the poker
-             table open now carry over (the next game of a mixed game, new stakes).
+             sitting_out list of seats; rules map (`POKER_RULES`): button "dead" | "moving",
+             short_allin_rule "tda" | "simple", fixed_limit_half_bet_reopens, all_in_reveal; keep_seats
+             true: the players, stacks and button of the poker table open now carry over.
     seat     seat int, action (`SEAT_ACTIONS`): "join" (amount: the buy-in) | "rebuy" (amount) |
-             "leave" (between hands) | "sit_out" | "sit_in" (any time; from the next hand).
+             "leave" (between hands) | "sit_out" | "sit_in" | "post" (sit in, post the missed
+             blinds) | "wait" (sit in, wait for the big blind) (any time; from the next hand).
     deal     starts the next hand (button moves, blinds and antes posted); the first card also does.
     act      seat int, action (`POKER_ACTIONS`): "bet" | "raise" | "complete" take amount (the
              street total), "draw" cards (the discards); the others ("fold", "call", "all_in",
@@ -85,7 +87,8 @@ import zmq
 
 from engine import games
 from engine.cards import Card
-from engine.errors import CardError
+from engine.errors import CardError, IllegalAction
+from engine.poker.values import table_rules
 from firmware_host.service.curve import client_keys
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
@@ -408,6 +411,17 @@ def _rake(v: Any) -> dict[str, Any]:
     return out
 
 
+def _rules(v: Any) -> dict[str, Any]:
+    """A poker table's room rules (`engine.games.POKER_RULES`), each one of its values."""
+    if not isinstance(v, dict):
+        raise ValueError("must be a map of " + ", ".join(games.POKER_RULES))
+    try:
+        table_rules(v)
+    except IllegalAction as exc:
+        raise ValueError(str(exc)) from None
+    return dict(v)
+
+
 def _stakes(v: Any) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise ValueError("must be a map")
@@ -482,7 +496,8 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
              "seats": (False, _int_in(*games.TABLE_SEATS)), "structure": (False, _one_of(*games.STRUCTURES)),
              "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(*_POKER_SEAT_NUMBERS)),
-             "sitting_out": (False, _seat_list), "keep_seats": (False, _flag), "rake": (False, _rake)},
+             "sitting_out": (False, _seat_list), "keep_seats": (False, _flag), "rake": (False, _rake),
+             "rules": (False, _rules)},
     "bet": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "bets": (True, _bets)},
     "deal": {},
     "decide": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "decision": (True, _one_of(*games.DECISIONS)),

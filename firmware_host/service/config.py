@@ -68,7 +68,9 @@ class PokerConfig:
     `seated` lists the seats taken at the start, each with `buy_in` chips; `button` the first
     button (0: the highest seated seat). The house's rake: `rake_bp` basis points of each pot
     (500 = 5 %, 0 = no rake), at most `rake_cap` a hand, none for a hand that ends on its first
-    street while `no_flop_no_drop`.
+    street while `no_flop_no_drop`. The room's rules (docs/poker.md, "Seats, blinds and short
+    all-ins"): `button_rule` "dead" (default) or "moving", `short_allin_rule` "tda" (default) or
+    "simple", `fixed_limit_half_bet_reopens` (default true), `all_in_reveal` (tournament tables).
     """
 
     structure: str = "no-limit"
@@ -86,6 +88,10 @@ class PokerConfig:
     rake_bp: int = 0
     rake_cap: int = 0
     no_flop_no_drop: bool = True
+    button_rule: str = "dead"
+    short_allin_rule: str = "tda"
+    fixed_limit_half_bet_reopens: bool = True
+    all_in_reveal: bool = False
 
     def as_body(self, game: str, seats: int) -> dict[str, Any]:
         """The `open` body of this poker table."""
@@ -101,6 +107,9 @@ class PokerConfig:
             body["button"] = self.button
         if self.rake_bp:
             body["rake"] = {"rate_bp": self.rake_bp, "cap": self.rake_cap, "no_flop_no_drop": self.no_flop_no_drop}
+        body["rules"] = {"button": self.button_rule, "short_allin_rule": self.short_allin_rule,
+                         "fixed_limit_half_bet_reopens": self.fixed_limit_half_bet_reopens,
+                         "all_in_reveal": self.all_in_reveal}
         return body
 
 
@@ -427,7 +436,10 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
                                                     "max_bet", "raise_cap", "buy_in")},
                             "seated": _int_list(1, games.POKER_SEATS[1], games.POKER_SEATS[1]),
                             "button": _int(0, games.POKER_SEATS[1]), "rake_bp": _int(0, 10000),
-                            "rake_cap": _int(0), "no_flop_no_drop": _bool}),
+                            "rake_cap": _int(0), "no_flop_no_drop": _bool,
+                            "button_rule": _one_of(*games.POKER_RULES["button"]),
+                            "short_allin_rule": _one_of(*games.POKER_RULES["short_allin_rule"]),
+                            "fixed_limit_half_bet_reopens": _bool, "all_in_reveal": _bool}),
     "limits": (LimitsConfig, {"minimum": _int(1), "maximum": _int(0), "side_minimum": _int(0),
                               "side_maximum": _int(0), "chip": _int(1)}),
     "feed": (FeedConfig, {"public": _endpoint, "snapshot": _endpoint, "full": _optional_endpoint,

@@ -288,7 +288,7 @@ class TournamentRun:
         apply_moves(self.layout(), moves)   # refuses a move from a seat the player is not in
         for m in moves:
             stack = self.sessions[m.from_table].leave(m.from_seat)
-            self.sessions[m.to_table].sit(m.to_seat, stack, m.player)
+            self.sessions[m.to_table].sit(m.to_seat, stack, m.player, owes_big_blind=False)  # no blinds owed
             self.record["moves"].append({**dataclasses.asdict(m), "at_s": round(self.now, 1)})
 
     def take_break(self) -> None:

@@ -7,8 +7,9 @@ amounts, pots, showdown, odd chips); this module adds what a table keeps beside 
 - the **session**: the engine's `engine.poker.Session` (who sits where with how many chips, who
   sits out, where the button was), numbered by the table's seats. Seat changes (`join`, `rebuy`,
   `leave`) happen between hands only; `sit_out` / `sit_in` at any time, taking effect at the next
-  hand. `deal` starts the next hand: the button moves to the next seat dealt in, clockwise (a
-  voided hand is dealt again with the same button). The seating after a hand is journaled with
+  hand, and `post` / `wait` for a player owing missed blinds. `deal` starts the next hand: the
+  button and blinds placed by the table's `rules` (the dead button by default, docs/poker.md
+  "Seats, blinds and short all-ins"; a voided hand is dealt again with the same button). The seating after a hand is journaled with
   the hand's record (`Session.to_dict`) and taken back at a restart (`carry_from`).
 - the cards from the shoe in the order the engine expects them (`expected_card`: burns, hole
   cards down and up, board, draw replacements); a card the engine does not expect is a fault;
@@ -33,6 +34,7 @@ from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
+from engine.poker.values import table_rules
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
 
 
@@ -59,7 +61,10 @@ class PokerSetup:
     `stakes` holds `engine.poker.Stakes` fields: `blinds` ([small, big, straddles...]), `antes` (one
     amount or one per place in blind order), `bring_in`, `small_bet`, `big_bet`, `min_bet`,
     `max_bet`, `raise_cap`, `uncapped_heads_up`. `rake` (empty: none) holds `engine.poker.Rake`'s
-    fields: `rate_bp` (basis points of the pot), `cap`, `no_flop_no_drop` (default true).
+    fields: `rate_bp` (basis points of the pot), `cap`, `no_flop_no_drop` (default true). `rules`
+    (`engine.games.POKER_RULES`; empty: every default) holds the room's rules: `button` `"dead"`
+    or `"moving"`, `short_allin_rule` `"tda"` or `"simple"`, `fixed_limit_half_bet_reopens`, and
+    `all_in_reveal` (a tournament table: hands turned up at an all-in showdown).
     """
 
     game: str
@@ -71,6 +76,7 @@ class PokerSetup:
     sitting_out: tuple[int, ...] = ()
     last_button: int | None = None   # carried over from the game before (keep_seats): the button moves on
     rake: Mapping[str, Any] = field(default_factory=dict)
+    rules: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def profile(self) -> None:  # the house games' paytable profile; none at a poker table
@@ -131,9 +137,10 @@ class PokerSetup:
         setup = cls(game=game, structure=str(body["structure"]), stakes=dict(body.get("stakes") or {}),
                     seats=seats, stacks=stacks, button=None if button is None else int(button), sitting_out=out,
                     last_button=None if body.get("last_button") is None else int(body["last_button"]),
-                    rake=dict(body.get("rake") or {}))
+                    rake=dict(body.get("rake") or {}), rules=dict(body.get("rules") or {}))
         setup.engine_stakes()  # refuse now what the engine would refuse
         setup.engine_rake()
+        table_rules(setup.rules)
         return setup
 
     def as_body(self) -> dict[str, Any]:
@@ -147,6 +154,8 @@ class PokerSetup:
             body["last_button"] = self.last_button
         if self.rake:
             body["rake"] = dict(self.rake)
+        if self.rules:
+            body["rules"] = dict(self.rules)
         return body
 
     def new_table(self, hand: int) -> PokerTable:
@@ -155,12 +164,35 @@ class PokerSetup:
     def new_session(self) -> Session:
         """The engine's session of this table, with the players `open` seats (`stacks`, who sits
         out, the button carried over from the game before)."""
-        session = Session(self.variant, self.engine_stakes(), self.seats,
-                          HandSettings(burns=True, burn_before_hole=True, rake=self.engine_rake()),
-                          first_button=self.button)
+        rules = table_rules(self.rules)
+        settings = HandSettings(burns=True, burn_before_hole=True, rake=self.engine_rake(),
+                                short_allin_rule=rules["short_allin_rule"],
+                                fixed_limit_half_bet_reopens=rules["fixed_limit_half_bet_reopens"],
+                                all_in_reveal=rules["all_in_reveal"])
+        session = Session(self.variant, self.engine_stakes(), self.seats, settings, first_button=self.button,
+                          dead_button=rules["button"] == "dead")
         session.restore({"seats": {str(s): {"stack": c, "out": s in self.sitting_out} for s, c in self.stacks.items()},
                          "button": self.last_button})
         return session
+
+
+def _owing(state: SeatState | None) -> dict[str, Any]:
+    """A seat's missed blinds on the feed: `owes` (None, "small", "big", "both") and whether he
+    waits for the big blind."""
+    return {"owes": None if state is None else state.owes,
+            "waiting_for_big_blind": False if state is None else state.waiting}
+
+
+def _hand_rules(hand: Hand) -> dict[str, Any]:
+    """What a hand record needs beside its stakes to be played again exactly: the short all-in
+    rules it was dealt under, a dead small blind, the missed blinds posted (engine.phh.export)."""
+    out: dict[str, Any] = {"short_allin_rule": hand.settings.short_allin_rule,
+                           "fixed_limit_half_bet_reopens": hand.settings.fixed_limit_half_bet_reopens}
+    if hand.no_small_blind:
+        out["no_small_blind"] = True
+    if hand.owed:
+        out["owed"] = {str(s): kind for s, kind in sorted(hand.owed.items())}
+    return out
 
 
 def _card_text(card: Card | None) -> str:
@@ -506,7 +538,8 @@ class PokerTable(FaultBook):
             s = sv["seat"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
                     "sitting_out": players[s].sitting_out if s in players else False, "in_hand": True,
-                    "cards": sv["cards"], "visible": [bool(up or sv["shown"]) for up in sv["up"]], "up": sv["up"],
+                    "cards": sv["cards"], "visible": [bool(up or sv["shown"] or sv["revealed"]) for up in sv["up"]],
+                    "up": sv["up"], "revealed": sv["revealed"], **_owing(players.get(s)),
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
                     "mucked": sv["mucked"], "shown": sv["shown"]}
@@ -527,7 +560,7 @@ class PokerTable(FaultBook):
     def _empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
         """A seat not in the hand: its player (sitting out, or joined since the deal) and stack."""
         return {"seat": seat, "stack": state.stack, "sitting_out": state.sitting_out, "in_hand": False,
-                "cards": [], "visible": [], "up": [], "bets": {}, "decision": None}
+                "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **_owing(state)}
 
     # -- the record -------------------------------------------------------------------------------
 
@@ -538,6 +571,7 @@ class PokerTable(FaultBook):
         return {"variant": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
                 "stacks": {str(s): c for s, c in self.engine.starting_stacks.items()},
                 "button": self.engine.button, "burns": True, "events": [list(e) for e in self.events],
+                "rules": _hand_rules(self.engine),
                 "fields": {"hand": self.hand}, **({"rake": dict(self.setup.rake)} if self.setup.rake else {})}
 
     def record(self, status: str, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -400,7 +400,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
     for pub, spot in zip(public["spots"], full["spots"], strict=True):
         assert pub["seat"] == spot["seat"] and len(pub["cards"]) == len(spot["cards"])
         for i, (p, f) in enumerate(zip(pub["cards"], spot["cards"])):
-            if spot["up"][i] or spot.get("shown"):
+            if spot["up"][i] or spot.get("shown") or spot.get("revealed"):
                 assert p == f
                 visible.add(f)
             else:

@@ -21,8 +21,9 @@ def fold_around(session: Session) -> None:
         hand.fold()
 
 
-def test_button_moves_one_seat_clockwise_skipping_empty_and_sitting_out():
-    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6)
+def test_the_moving_button_moves_one_seat_clockwise_skipping_empty_and_sitting_out():
+    # the moving button is a setting (the dead button is the default: tests/engine/poker/test_seats.py)
+    table = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6, dead_button=False)
     for seat in (1, 3, 4, 6):
         table.sit(seat, 100, f"p{seat}")
     buttons = []
@@ -104,7 +105,7 @@ def test_the_seating_round_trips_through_plain_values():
     stacks = {s: p.stack for s, p in table.players.items()}
     assert data == {"seats": {"2": {"stack": stacks[2], "out": False, "name": "Ann"},
                               "4": {"stack": stacks[4], "out": True}, "5": {"stack": stacks[5], "out": False}},
-                    "button": 5}
+                    "button": 5, "small_blind": 2, "big_blind": 4}
     again = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=6)
     again.restore(data)
     assert again.to_dict() == data and again.next_button() == table.next_button() == 2

@@ -1,0 +1,131 @@
+"""A poker table's room rules on the controller: the tournament all-in reveal over the public feed,
+missed blinds and the `post` / `wait` seat commands, the rules set at `open` and refused when unknown."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+
+from firmware_host.service.commands import Malformed
+from firmware_host.service.feed import Feed, unpack
+from tests.firmware_host.test_poker_table import Rig
+
+REVEAL = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
+          "stacks": {"1": 200, "3": 200, "5": 30}, "rules": {"all_in_reveal": True}}
+# button 5 (the highest seat): small blind 1, big blind 3; burn, then seats 1 3 5 twice
+HOLE = "2c As Kd Qh Ah Ks Qd"
+
+
+@pytest.fixture
+def fed(tmp_path: Path) -> Iterator[tuple[Rig, Any]]:
+    """A poker table's controller publishing on a real ZeroMQ feed, and a subscriber to its public side."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    feed = Feed(ctx, "room", public="inproc://room-pub", snapshot="inproc://room-snap", full="inproc://room-full",
+                full_snapshot="inproc://room-fullsnap")
+    sub = ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.RCVHWM, 0)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect("inproc://room-pub")
+    shm = Path("/dev/shm")
+    rig = Rig(Path(tempfile.mkdtemp(dir=shm, prefix="croupier-room-")) if shm.is_dir() else tmp_path, feed)
+    yield rig, sub
+    rig.c.journal.close()
+    sub.close(0)
+    feed.close()
+    ctx.term()
+
+
+def published(sub: Any) -> list[dict[str, Any]]:
+    out = []
+    while sub.poll(0):
+        out.append(unpack(sub.recv()))
+    return out
+
+
+def cards_of(message: dict[str, Any], seat: int) -> list[str]:
+    """The seat's cards on a published state (none before it is dealt in)."""
+    return next((s["cards"] for s in message.get("spots") or () if s["seat"] == seat), [])
+
+
+def test_the_all_in_reveal_shows_the_hands_on_the_public_feed_from_that_moment(fed: tuple[Rig, Any]) -> None:
+    rig, sub = fed
+    rig.ok("open", **REVEAL)
+    rig.ok("deal")
+    rig.shoe(HOLE)
+    rig.act(5, "all_in")
+    rig.act(1, "call")
+    before = published(sub)
+    assert before and all(set(cards_of(m, s)) <= {"??"} for m in before for s in (1, 3, 5))   # not before
+    rig.act(3, "fold")            # nobody can bet any more: the hands still in are turned up
+    now = published(sub)
+    assert now and now[-1]["board"] == [] and now[-1]["next"] == "burn"     # before the flop
+    assert cards_of(now[-1], 1) == ["As", "Ah"] and cards_of(now[-1], 5) == ["Qh", "Qd"]
+    assert cards_of(now[-1], 3) == ["??", "??"]                             # the folded hand stays down
+    rig.shoe("3d 7h 8c 9d")
+    flop = published(sub)[-1]
+    assert flop["board"] == ["7h", "8c", "9d"] and cards_of(flop, 5) == ["Qh", "Qd"]
+
+
+def test_a_cash_table_keeps_the_hands_down_in_the_same_hand(fed: tuple[Rig, Any]) -> None:
+    rig, sub = fed
+    rig.ok("open", **{**REVEAL, "rules": {}})
+    rig.ok("deal")
+    rig.shoe(HOLE)
+    rig.act(5, "all_in")
+    rig.act(1, "call")
+    rig.act(3, "fold")
+    rig.shoe("3d 7h 8c 9d")
+    assert all(set(cards_of(m, s)) <= {"??"} for m in published(sub) for s in (1, 3, 5))
+
+
+def fold_round(rig: Rig) -> None:
+    """Deal the hand and fold to the last player; confirm."""
+    rig.ok("deal")
+    deck = iter("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac 2d 3d 4d 5d 6d".split())
+    while rig.state()["phase"] != "over":
+        state = rig.state()
+        if state["next"] is not None:
+            rig.shoe(next(deck))
+        else:
+            rig.act(state["to_act"], "fold" if state["legal"]["fold"] else "check")
+    rig.ok("confirm")
+
+
+def test_missed_blinds_on_the_feed_and_the_post_and_wait_commands(fed: tuple[Rig, Any]) -> None:
+    rig, _ = fed
+    rig.ok("open", game="holdem", structure="no-limit", stakes={"blinds": [1, 2]}, seats=6,
+           stacks={"1": 100, "2": 100, "3": 100, "4": 100})
+    fold_round(rig)                                   # button 4, blinds 1 and 2
+    rig.ok("seat", seat=3, action="sit_out")
+    fold_round(rig)                                   # button 1, blinds 2 and 4: seat 3's big blind passes him
+    assert rig.spot(3)["owes"] == "both" and not rig.spot(3)["waiting_for_big_blind"]
+    rig.ok("seat", seat=3, action="wait")
+    assert rig.spot(3)["waiting_for_big_blind"] and not rig.spot(3)["sitting_out"]
+    rig.restart()                                     # the journal keeps who owes what
+    assert rig.spot(3)["owes"] == "both" and rig.spot(3)["waiting_for_big_blind"]
+    rig.ok("seat", seat=3, action="post")
+    fold_round(rig)                                   # button 2: seat 3 sits between it and the blinds
+    rig.ok("deal")                                    # button 4, blinds 1 and 2: he posts both
+    spot = rig.spot(3)
+    assert spot["in_hand"] and spot["bets"] == {"bet": 2, "in_pot": 3} and spot["owes"] is None
+    assert rig.state()["total_pot"] == 6
+    refused = rig.cmd("seat", seat=1, action="wait")
+    assert refused["ok"] is False and "owes no blinds" in refused["error"]
+
+
+def test_the_rules_are_set_at_open_and_unknown_ones_refused(fed: tuple[Rig, Any]) -> None:
+    rig, _ = fed
+    for rules, words in [({"button": "sideways"}, "rule button"), ({"straddle": True}, "unknown rule"),
+                         ({"all_in_reveal": "yes"}, "rule all_in_reveal")]:
+        with pytest.raises(Malformed, match=words):    # the command channel refuses it before the table
+            rig.cmd("open", **{**REVEAL, "rules": rules})
+    rig.ok("open", **{**REVEAL, "rules": {"button": "moving", "short_allin_rule": "simple"}})
+    session = rig.c.state.need_table().session
+    assert session.dead_button is False
+    rig.ok("deal")
+    assert rig.c.state.need_table().engine.settings.short_allin_rule == "simple"
