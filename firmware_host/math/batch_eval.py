@@ -88,7 +88,7 @@ def from_keys(key: npt.NDArray[Any], mask_key: npt.NDArray[Any] | Callable[[Ints
         strength = strength.ravel()
         strength[flushed] = _FLUSH[(masks >> (13 * suit)) & 0x1FFF]
         strength = strength.reshape(key.shape)
-    return strength
+    return np.asarray(strength, dtype=np.int32)
 
 
 def evaluate(cards: npt.ArrayLike) -> npt.NDArray[np.int32]:

@@ -9,6 +9,7 @@ cached by the content hash of the profile's UTH rules (`cache`).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from fractions import Fraction
@@ -20,7 +21,7 @@ import numpy.typing as npt
 from engine.paytables import FIVE_CARD_CATEGORIES, Profile, ProfileText, UthRules, parse_profile
 from firmware_host.math import cache
 from firmware_host.math.uth_count import DEALER_HANDS
-from firmware_host.math.uth_pass import Scale, Sums, run_pass, simple_multiple
+from firmware_host.math.uth_pass import Scale, Sums, run_parallel, simple_multiple
 from firmware_host.math.uth_simple import SIMPLE_STRATEGY, flop_raises, preflop_raises
 from firmware_host.math.uth_tables import TRIPLES, Symmetry, symmetry
 
@@ -30,6 +31,7 @@ Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 
 METHOD_VERSION = 1
+WORKERS = 2  # processes sharing the pass (this machine's cores)
 METHOD = ("exact enumeration: every deal of 2 player cards, 5 board cards and 2 dealer cards "
           "(2,781,381,002,400 deals); the 134,459 boards up to suit renaming, each with its 1,081 holdings "
           "valued once, each holding's 990 dealer hands counted by rank with card-removal corrections; "
@@ -100,15 +102,16 @@ def uth_figures(profile: Mapping[str, Any] | Profile | ProfileText | UthRules, *
 
 
 def _run(rules: UthRules, sym: Symmetry, progress: bool) -> Sums:
+    workers = min(WORKERS, os.cpu_count() or 1)
     if not progress:
-        return run_pass(rules, sym)
+        return run_parallel(rules, sym, workers)
     from tqdm import tqdm  # the `analysis` extra
     with tqdm(total=len(sym.boards), unit="board", desc="UTH deals", file=sys.stderr, smoothing=0.05) as bar:
-        return run_pass(rules, sym, tick=bar.update)
+        return run_parallel(rules, sym, workers, tick=bar.update)
 
 
 def _per_hole(sym: Symmetry, values: Floats) -> Floats:
-    return np.bincount(sym.class_hole, weights=values, minlength=len(sym.hole_rep))
+    return np.asarray(np.bincount(sym.class_hole, weights=values, minlength=len(sym.hole_rep)), dtype=np.float64)
 
 
 def _play(rules: UthRules, sym: Symmetry, sums: Sums, flop_bets: npt.NDArray[np.bool_] | None,

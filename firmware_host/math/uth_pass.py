@@ -13,10 +13,12 @@ denominator of their tables (`Scale`), so every sum is exact in float64 (all sta
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from math import lcm
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -149,3 +151,43 @@ def run_pass(rules: UthRules, sym: Symmetry, boards: slice = slice(None),
     table = flat.reshape(sym.classes, k)
     sums = {name: table[:, n] for n, name in enumerate(names)}
     return Sums(sums, seven, Scale.of(rules.blind, 0).unit, Scale.of(rules.trips, -1).unit)
+
+
+_FORKED: dict[str, Any] = {}  # what the forked workers inherit (the tables are not pickled)
+
+
+def _work(boards: slice) -> Sums:
+    counter = _FORKED["counter"]
+
+    def tick(n: int) -> None:
+        with counter.get_lock():
+            counter.value += n
+    return run_pass(_FORKED["rules"], _FORKED["sym"], boards, tick)
+
+
+def run_parallel(rules: UthRules, sym: Symmetry, workers: int = 2,
+                 tick: Callable[[int], None] | None = None) -> Sums:
+    """`run_pass` over all the boards, split between `workers` forked processes (one: in this process)."""
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return run_pass(rules, sym, tick=tick)
+    context = multiprocessing.get_context("fork")
+    counter = context.Value("q", 0)
+    _FORKED.update(rules=rules, sym=sym, counter=counter)
+    n = len(sym.boards)
+    parts = [slice(w * n // workers, (w + 1) * n // workers) for w in range(workers)]
+    try:
+        with context.Pool(workers) as pool:
+            pending = pool.map_async(_work, parts)
+            seen = 0
+            while not pending.ready():
+                pending.wait(0.5)
+                if tick is not None:
+                    now = int(counter.value)
+                    tick(now - seen)
+                    seen = now
+            results = pending.get()
+    finally:
+        _FORKED.clear()
+    first = results[0]
+    return Sums({k: sum((r.sums[k] for r in results[1:]), first.sums[k]) for k in first.sums},
+                sum((r.seven_card for r in results[1:]), first.seven_card), first.blind_unit, first.trips_unit)
