@@ -105,7 +105,10 @@ def _run(rules: UthRules, sym: Symmetry, progress: bool) -> Sums:
     workers = min(WORKERS, os.cpu_count() or 1)
     if not progress:
         return run_parallel(rules, sym, workers)
-    from tqdm import tqdm  # the `analysis` extra
+    try:
+        from tqdm import tqdm  # the `analysis` extra
+    except ImportError:  # numpy without tqdm: the figures, without the bar
+        return run_parallel(rules, sym, workers)
     with tqdm(total=len(sym.boards), unit="board", desc="UTH deals", file=sys.stderr, smoothing=0.05) as bar:
         return run_parallel(rules, sym, workers, tick=bar.update)
 
