@@ -1,4 +1,4 @@
-"""`croupier math 3cp`: the exact house edge of a profile's Three Card Poker tables, by full enumeration."""
+"""`croupier math 3cp|uth`: the exact house edges of a profile's Three Card Poker or Ultimate Texas Hold'em bets."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from engine.errors import ProfileError
 from engine.house_edge import ThreeCardPokerEdges, as_json, describe_key, profile_edges
 
-GAMES = ("3cp",)
+GAMES = ("3cp", "uth")
 
 _BONUS_WHEN = {
     "play": "to every player who plays, whatever the dealer holds",
@@ -21,7 +21,8 @@ _BONUS_WHEN = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=GAMES, help="the game: 3cp (Three Card Poker)")
+    parser.add_argument("game", choices=GAMES, help="the game: 3cp (Three Card Poker) or uth (Ultimate Texas "
+                        "Hold'em: minutes the first time for a profile, then cached; needs the analysis extra)")
     parser.add_argument(
         "--profile", action="append", metavar="NAME_OR_FILE",
         help="paytable profile: a shipped name (default, standard, fr_literal) or a TOML file; "
@@ -35,6 +36,9 @@ def main(args: argparse.Namespace) -> int:
     from engine.paytables import load_profile  # the profile loader, imported only when needed
 
     names: list[str] = args.profile or ["default"]
+    if args.game == "uth":
+        from firmware_host.cli.math_uth import main_uth
+        return main_uth(names, args.json)
     status = 0
     for number, name in enumerate(names):
         try:
