@@ -69,10 +69,11 @@ from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, S
                                 make_supervisor, seat_players, write_config)
 from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.feed import FeedClient
-from firmware_host.service.journal import Journal, JournalError
+from firmware_host.service.journal import JournalError
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
-from firmware_host.sim.poker_bots import DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section, poker_summary
+from firmware_host.sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
+                                         poker_summary)
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
@@ -296,13 +297,7 @@ def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any
 
     Raises JournalError when the journal cannot be read.
     """
-    journal = Journal.open(state_dir, readonly=True)
-    try:
-        rows = [r for r in journal.hands() if first_hand <= r.hand < first_hand + hands]
-    finally:
-        journal.close()
-    settled = [r for r in rows if r.status == "settled"]
-    faults = sum(len(r.record.get("faults") or []) for r in rows)
+    rows, settled, faults = closed_hands(state_dir, first_hand, hands)
     house_net = sum(int((r.record.get("settlement") or {}).get("house_net", 0)) for r in settled)
     return {"hands": len(rows), "settled": len(settled), "voided": len(rows) - len(settled), "faults": faults,
             "house_net": house_net}

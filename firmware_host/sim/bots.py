@@ -581,9 +581,13 @@ class BotDealer:
             self.request("card", f"{hand}-key-{card}", hand=hand, card=card)
             self.log.keyed.setdefault(hand, []).append(card)
 
+    def placed(self) -> list[str]:
+        """The cards the table's state holds now (a poker table adds its mucked cards)."""
+        return list(_count(self.state))
+
     def missing(self, hand: int) -> list[str]:
         """Cards of `hand` that left the shoe, were not set aside and are not on the table."""
-        placed = list(_count(self.state)) if self.state.get("hand") == hand else []
+        placed = self.placed() if self.state.get("hand") == hand else []
         out: list[str] = []
         strays = list(self.log.strays.get(hand, []))
         for card in self.log.draws.get(hand, []):

@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.games import STRUCTURES
 from engine.poker import VARIANTS
-from firmware_host.service.journal import Journal
+from firmware_host.service.journal import HandRow, Journal
 from firmware_host.sim.bots import BotDealer, BotError, _count
 
 DEFAULT_STRUCTURE = {"holdem": "no-limit", "omaha": "pot-limit", "omaha_hilo8": "pot-limit"}
@@ -238,21 +238,20 @@ class PokerDealer(BotDealer):
             self.shoe.request(f"discard {card}")  # the discards pass the discard reader
             self.discards.setdefault(hand, []).append(card)
 
-    def missing(self, hand: int) -> list[str]:
-        """Cards of `hand` that left the shoe, were not set aside and are not on the table (nor
-        discarded: a draw's discards and folded hands are in `mucked`)."""
-        placed = list(_count(self.state)) + list(self.state.get("mucked") or []) \
-            if self.state.get("hand") == hand else []
-        out: list[str] = []
-        strays = list(self.log.strays.get(hand, []))
-        for card in self.log.draws.get(hand, []):
-            if card in placed:
-                placed.remove(card)
-            elif card in strays:
-                strays.remove(card)
-            else:
-                out.append(card)
-        return out
+    def placed(self) -> list[str]:
+        """The cards on the table and those mucked (a draw's discards and folded hands)."""
+        return list(_count(self.state)) + list(self.state.get("mucked") or [])
+
+
+def closed_hands(state_dir: str | Path, first_hand: int, hands: int) -> tuple[list[HandRow], list[HandRow], int]:
+    """The journal's hands first_hand .. first_hand+hands-1, those settled, and their faults in all.
+    Raises JournalError."""
+    journal = Journal.open(state_dir, readonly=True)
+    try:
+        rows = [r for r in journal.hands() if first_hand <= r.hand < first_hand + hands]
+    finally:
+        journal.close()
+    return rows, [r for r in rows if r.status == "settled"], sum(len(r.record.get("faults") or []) for r in rows)
 
 
 def poker_summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any]:
@@ -260,13 +259,7 @@ def poker_summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[st
     first_hand+hands-1: hands, settled, voided, faults, the house's `rake`, and `chips_conserved`
     (every settled hand's nets and rake add up to nothing, and every seat's stack after the hand is
     its stack before plus its net; a voided hand leaves the stacks as they were). Raises JournalError."""
-    journal = Journal.open(state_dir, readonly=True)
-    try:
-        rows = [r for r in journal.hands() if first_hand <= r.hand < first_hand + hands]
-    finally:
-        journal.close()
-    settled = [r for r in rows if r.status == "settled"]
-    faults = sum(len(r.record.get("faults") or []) for r in rows)
+    rows, settled, faults = closed_hands(state_dir, first_hand, hands)
     rake = sum(int((r.record.get("results") or {}).get("rake") or 0) for r in settled)
     return {"hands": len(rows), "settled": len(settled), "voided": len(rows) - len(settled), "faults": faults,
             "rake": rake, "chips_conserved": all(chips_conserved(r.record) for r in rows)}
