@@ -217,9 +217,9 @@ class FloorTable:
         if closed:
             self._close(self.playing)
         self.shown = self.public()
-        seq = self.feed.publish(self.shown)
-        if self.on_publish is not None:
-            self.on_publish(self.name, self.feed.boot, seq)
+        if self.on_publish is not None:  # noted before the send: the pit may pass it on before publish returns
+            self.on_publish(self.name, self.feed.boot, self.feed.seq + 1)
+        self.feed.publish(self.shown)
         if closed:
             self.playing = None
             self.hand += 1

@@ -61,6 +61,8 @@ class FloorWatch(threading.Thread):
         self._done = threading.Event()
 
     def published(self, table: str, boot: str, seq: int) -> None:
+        """Note an update about to be sent (called before the send: noted after it, the pit, in another
+        process, can pass the update on and this thread read it first, under load, so it would never match)."""
         if self.counting:
             self.sent[(table, boot, seq)] = time.monotonic_ns()
 

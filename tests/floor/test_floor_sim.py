@@ -71,9 +71,9 @@ def stop(proc: subprocess.Popen[str] | None) -> None:
             proc.wait(5)
 
 
-def test_twenty_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Path, db: str) -> None:
+def test_ten_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Path, db: str) -> None:
     migrate(db)
-    sim, config = floor_sim(tmp_path, db, "--tables", "20", "--speed", "50", "--duration", "12",
+    sim, config = floor_sim(tmp_path, db, "--tables", "10", "--speed", "50", "--duration", "6",
                             "--pit-wait", "40", "--watch")
     pit = None
     try:
@@ -82,36 +82,32 @@ def test_twenty_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Pat
     finally:
         stop(sim)
         stop(pit)
-    assert report["tables"] == 20 and report["pit_ready"] and report["archived"]
-    assert report["hands"] > 100 and report["messages"] > 20 * report["hands"]
+    assert report["tables"] == 10 and report["pit_ready"] and report["archived"]
+    assert report["hands"] > 30 and report["messages"] > 10 * report["hands"]
     floor = report["floor"]
-    # no gap on the floor feed; an update the pit took from a snapshot instead (its clone pattern after a
-    # table-side gap) is not sent on its own: `missing` is printed above, held to zero in the soak
-    assert floor["floor_gaps"] == 0 and floor["received"] > 0
+    # every update a table sent was passed on by the pit on its own, and the floor feed has no hole
+    assert floor["missing"] == 0 and floor["floor_gaps"] == 0 and floor["received"] > 10 * report["hands"]
     rows, distinct, tables = archived(db)
     assert rows == distinct == report["hands"]
-    assert len(tables) == 20 and all(n == top for _, n, top in tables)  # hands 1..n of each table, no hole
+    assert len(tables) == 10 and all(n == top for _, n, top in tables)  # hands 1..n of each table, no hole
     assert stats_hands(db) == report["hands"]
 
 
-@pytest.mark.xfail(strict=False, reason="open: after the faults the pit sometimes never shows a table's last hands "
-                   "archived (catch-up is retried only at that table's next closed hand); see the branch notes")
 def test_the_pit_killed_postgresql_stopped_and_a_table_restarted_lose_no_hand(tmp_path: Path, db: str,
                                                                            pg: PgServer) -> None:
     migrate(db)
-    sim, config = floor_sim(tmp_path, db, "--tables", "6", "--speed", "100", "--duration", "16",
-                            "--pit-wait", "40", "--restart", "sim-uth-0001@9")
+    sim, config = floor_sim(tmp_path, db, "--tables", "4", "--speed", "100", "--duration", "10",
+                            "--pit-wait", "40", "--restart", "sim-uth-0001@5")
     pit = None
     try:
         pit = start_pit(tmp_path, config)
-        time.sleep(4)
+        time.sleep(2)
         os.kill(pit.pid, signal.SIGKILL)  # the pit killed mid-run: no goodbye, its pid file left
         pit.wait(10)
-        time.sleep(1)
         pit = start_pit(tmp_path, config)
-        time.sleep(1)
-        pg.stop()  # the archive down for a while: the pit's catch-up fails, then resumes
-        time.sleep(3)
+        time.sleep(0.5)
+        pg.stop()  # the archive down for a while: the pit's catch-up fails, then resumes on its timer
+        time.sleep(2)
         pg.start()
         report = finish(sim, tmp_path)
     finally:
@@ -122,7 +118,7 @@ def test_the_pit_killed_postgresql_stopped_and_a_table_restarted_lose_no_hand(tm
     assert report["archived"] and report["restarted"] == ["sim-uth-0001"]
     rows, distinct, tables = archived(db)
     assert rows == distinct == report["hands"]  # none lost, none twice
-    assert len(tables) == 6 and all(n == top for _, n, top in tables)
+    assert len(tables) == 4 and all(n == top for _, n, top in tables)
     assert stats_hands(db) == report["hands"]
 
 
