@@ -157,7 +157,10 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
             table.on_publish = watch.published
     ready = True
     if args.pit_wait > 0:
-        ready = sim.linger(lambda: all_online(floor_snapshot(ctx, args.pit_snapshot, 2.0), names), args.pit_wait)
+        # the watcher's count starts once its subscription reached the pit (it heard the floor feed):
+        # before that the pit's XPUB sends to nobody, ZeroMQ's slow joiner, and those updates look lost
+        ready = sim.linger(lambda: (watch is None or watch.heard)
+                           and all_online(floor_snapshot(ctx, args.pit_snapshot, 2.0), names), args.pit_wait)
         if not ready:
             log.warning("the pit at %s did not show every table online within %.0f s", args.pit_snapshot, args.pit_wait)
     if watch is not None:

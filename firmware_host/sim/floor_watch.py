@@ -57,6 +57,7 @@ class FloorWatch(threading.Thread):
         self.counting = False
         self.lags_ns: list[int] = []
         self.received = self.gaps = 0
+        self.heard = False  # a first message from the pit came: the subscription reached its XPUB
         self._floor_seq: int | None = None
         self._done = threading.Event()
 
@@ -77,6 +78,7 @@ class FloorWatch(threading.Thread):
                 except zmq.Again:
                     break
                 now = time.monotonic_ns()
+                self.heard = True
                 unpack.feed(body)
                 message = unpack.unpack()
                 floor_seq = message.get("floor_seq")
