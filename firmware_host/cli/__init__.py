@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "phh": ("firmware_host.cli.phh", "poker hand histories: replay and export"),
     "stats": ("firmware_host.cli.stats", "the floor's figures from the archive, and the pit's counts (drop, fills ...)"),
     "tournament": ("firmware_host.cli.tournament", "the tournament director: the clock, the standings, the tables' levels"),
+    "floor-sim": ("firmware_host.cli.floor_sim", "simulated tables at K times real time for the pit: real feeds and history, their pit configuration written"),
     "pit": ("firmware_host.cli.pit", "the floor: the pit aggregator (run, reload) and its archive of every table's hands in PostgreSQL (migrate)"),
 }
 

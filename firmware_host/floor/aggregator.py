@@ -186,6 +186,8 @@ class Pit:
                 continue
             follower.heard = now
             if verdict == "snapshot":
+                log.warning("%s: seq %s (boot %s) after %s: a gap or a new boot, its snapshot asked", follower.name,
+                            message.get("seq"), message.get("boot"), follower.client.seq)
                 self._ask_snapshot(follower, now)
                 return
             if verdict == "old":

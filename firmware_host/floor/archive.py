@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 HAND_COLUMNS = ("table_name", "hand", "status", "game", "poker", "opened_at", "closed_at", "profile_name",
                 "profile_sha256", "limits", "voided", "handle", "handle_total", "house_net", "signed_off", "record")
+
+_T = TypeVar("_T")
 
 FetchPage = Callable[[int], tuple[Sequence[Mapping[str, Any]], bool]]
 """`fetch_page(after) -> (records, more)`: a table's closed hands numbered above `after`, oldest first."""
@@ -155,6 +157,24 @@ class Archive:
             self._conn = connect(self.dsn)
         return self._conn
 
+    def _run(self, work: Callable[[psycopg.Connection[tuple[Any, ...]]], _T]) -> _T:
+        """`work(conn)` in the archive's connection. A connection kept from before that turns out dead
+        (the server restarted since its last use: nothing of `work` was committed) is made again and
+        `work` tried once more on it; any other failure raises ArchiveError (via `_down`)."""
+        kept = self._conn is not None and not self._conn.closed and not self._conn.broken
+        try:
+            return work(self._connection())
+        except psycopg.OperationalError as exc:
+            if not (kept and self._conn is not None and self._conn.broken):
+                raise self._down(exc) from exc
+            self.close()
+        except psycopg.Error as exc:
+            raise self._down(exc) from exc
+        try:
+            return work(self._connection())
+        except psycopg.Error as exc:
+            raise self._down(exc) from exc
+
     def _down(self, exc: psycopg.Error) -> ArchiveError:
         self.close()  # the next call connects again
         if isinstance(exc, psycopg.errors.UndefinedTable):
@@ -164,12 +184,11 @@ class Archive:
 
     def last_hand(self, table: str) -> int:
         """The highest hand number archived for `table` (0 if none). Raises ArchiveError."""
-        try:
-            conn = self._connection()
+        def read(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[Any, ...] | None:
             with conn.transaction():
-                row = conn.execute("SELECT max(hand) FROM hands WHERE table_name = %s", (table,)).fetchone()
-        except psycopg.Error as exc:
-            raise self._down(exc) from exc
+                return conn.execute("SELECT max(hand) FROM hands WHERE table_name = %s", (table,)).fetchone()
+
+        row = self._run(read)
         return int(row[0]) if row is not None and row[0] is not None else 0
 
     def write(self, table: str, records: Iterable[Mapping[str, Any]]) -> int:
@@ -179,35 +198,37 @@ class Archive:
         rows = [hand_row(table, r) for r in batch]  # every record checked before anything is sent
         if not rows:
             return 0
-        try:
-            conn = self._connection()
-            with conn.transaction():
-                conn.execute(_STAGE)
-                with conn.cursor() as cur:
-                    with cur.copy(f"COPY hands_staging ({_COLUMNS}) FROM STDIN") as copy:
-                        for row in rows:
-                            copy.write_row(row)
-                    cur.execute(_UPSERT)
-                    new = {int(r[0]) for r in cur.fetchall()}
-                    faults: list[tuple[Any, ...]] = []
-                    voids: list[tuple[Any, ...]] = []
-                    signs: list[tuple[Any, ...]] = []
-                    for record in batch:
-                        if record["hand"] in new:
-                            f, v, s = _beside(table, record)
-                            faults += f
-                            voids += v
-                            signs += s
-                    if faults:
-                        cur.executemany("INSERT INTO faults VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                                        "ON CONFLICT DO NOTHING", faults)
-                    if voids:
-                        cur.executemany("INSERT INTO voids VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", voids)
-                    if signs:
-                        cur.executemany("INSERT INTO sign_offs VALUES (%s, %s, %s, %s, %s, %s) "
-                                        "ON CONFLICT DO NOTHING", signs)
-        except psycopg.Error as exc:
-            raise self._down(exc) from exc
+        return self._run(lambda conn: self._write(conn, table, batch, rows))
+
+    @staticmethod
+    def _write(conn: psycopg.Connection[tuple[Any, ...]], table: str, batch: list[Mapping[str, Any]],
+               rows: list[tuple[Any, ...]]) -> int:
+        """One batch in one transaction on `conn`; raises psycopg's errors."""
+        with conn.transaction():
+            conn.execute(_STAGE)
+            with conn.cursor() as cur:
+                with cur.copy(f"COPY hands_staging ({_COLUMNS}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+                cur.execute(_UPSERT)
+                new = {int(r[0]) for r in cur.fetchall()}
+                faults: list[tuple[Any, ...]] = []
+                voids: list[tuple[Any, ...]] = []
+                signs: list[tuple[Any, ...]] = []
+                for record in batch:
+                    if record["hand"] in new:
+                        f, v, s = _beside(table, record)
+                        faults += f
+                        voids += v
+                        signs += s
+                if faults:
+                    cur.executemany("INSERT INTO faults VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                                    "ON CONFLICT DO NOTHING", faults)
+                if voids:
+                    cur.executemany("INSERT INTO voids VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", voids)
+                if signs:
+                    cur.executemany("INSERT INTO sign_offs VALUES (%s, %s, %s, %s, %s, %s) "
+                                    "ON CONFLICT DO NOTHING", signs)
         return len(new)
 
     def catch_up(self, table: str, fetch_page: FetchPage) -> int:

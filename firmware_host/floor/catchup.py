@@ -1,7 +1,11 @@
 """The pit's catch-up: closed hands fetched over each table's command channel (`history`, role pit, pages of 100) on a worker thread, handed to the archive's sink.
 
 Per table the worker asks for the hands after the sink's last one until `more` is false, so a pit
-that was down, or a table that was offline, catches up with no gap. Without `[pit] db` the sink is
+that was down, or a table that was offline, catches up with no gap. A catch-up that fails is not
+left to the table's next closed hand (a table gone quiet may close none for hours): the table is
+tried again on a timer, with backoff (`RETRY_FIRST_S` doubling to `RETRY_MAX_S`). While the archive
+is down one table probes it on that timer and the others wait; the first catch-up the archive takes
+again sends every waiting table through at once. Without `[pit] db` the sink is
 `CountingSink`: it keeps in memory only each table's last hand and count (and counts any hole in
 the numbers, which the tests assert is none).
 """
@@ -13,6 +17,8 @@ import logging
 import os
 import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -27,8 +33,18 @@ PAGE = 100
 """Hands a `history` request asks for (the table's cap)."""
 
 
+RETRY_FIRST_S = 0.5
+"""The wait before a failed catch-up is tried again; doubled at each failure in a row, up to `RETRY_MAX_S`."""
+
+RETRY_MAX_S = 15.0
+
+
 class CatchUpError(RuntimeError):
     """The archive cannot be used: its module is missing, or it refused to start."""
+
+
+class ArchiveDown(RuntimeError):
+    """The sink refused a read or a write (its server down, say): the table's hands wait for it."""
 
 
 class HandSink(Protocol):
@@ -80,10 +96,12 @@ def archive_sink(dsn: str) -> HandSink:
 
 
 class CatchUp:
-    """The worker thread: tables asked for by `want(name)` are caught up one at a time, in order asked."""
+    """The worker thread: tables asked for by `want(name)` are caught up one at a time, in order asked;
+    a table whose catch-up failed is tried again on a timer (see the module's docstring)."""
 
     def __init__(self, ctx: zmq.Context[Any], sink: HandSink,
-                 keys_for: Callable[[PitTable], tuple[str | None, str | None]], timeout_s: float = 5.0) -> None:
+                 keys_for: Callable[[PitTable], tuple[str | None, str | None]], timeout_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.ctx = ctx
         self.sink = sink
         self.keys_for = keys_for
@@ -91,6 +109,11 @@ class CatchUp:
         self.tables: dict[str, PitTable] = {}  # replaced whole by set_tables (the poller thread's list)
         self.archived: dict[str, int] = {}  # table -> the last hand the sink holds (read by the poller thread)
         self.failures = 0
+        self.clock = clock
+        self._retry: dict[str, tuple[float, float]] = {}  # table -> (when it is tried again, the wait used); this thread's
+        self._archive_retry: tuple[float, float] | None = None  # the archive down: (its next probe, the wait used)
+        self._waiting: dict[str, None] = {}  # tables whose hands wait for the archive, in order (this thread's)
+        self._next: deque[str] = deque()  # tables to do before the queue's (the archive back); this thread's
         self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._asked: set[str] = set()
         self._lock = threading.Lock()
@@ -119,16 +142,70 @@ class CatchUp:
         return not self._thread.is_alive()
 
     def _run(self) -> None:
-        while (name := self._queue.get()) is not None:
-            with self._lock:
-                self._asked.discard(name)  # asked again from now on: queued again
-            try:
-                self.catch_up(name)
-            except Exception as exc:  # a worker never dies: the table is asked for again at its next hand
-                self.failures += 1
-                log.warning("catch-up of %s: %s", name, exc)
+        while True:
+            name = self._due()
+            if name is None:
+                try:
+                    name = self._queue.get(timeout=self._wait())
+                except queue.Empty:
+                    continue
+                if name is None:
+                    break
+                with self._lock:
+                    self._asked.discard(name)  # asked again from now on: queued again
+            self._attempt(name)
         for _, client in self._clients.values():
             client.close()
+
+    def _wait(self) -> float | None:
+        """Seconds until the next retry is due (None: none waits)."""
+        dues = [due for due, _ in self._retry.values()]
+        if self._archive_retry is not None:
+            dues.append(self._archive_retry[0])
+        return max(0.0, min(dues) - self.clock()) if dues else None
+
+    def _due(self) -> str | None:
+        """The table to try now ahead of the queue: one the archive's return let through, the archive's
+        probe, or a table whose retry is due."""
+        if self._next:
+            return self._next.popleft()
+        now = self.clock()
+        if self._archive_retry is not None and self._archive_retry[0] <= now and self._waiting:
+            return next(iter(self._waiting))
+        due = min(((when, name) for name, (when, _) in self._retry.items() if when <= now), default=None)
+        return due[1] if due is not None else None
+
+    def _attempt(self, name: str) -> None:
+        """Catch `name` up now, or note when to try again; a worker never dies."""
+        now = self.clock()
+        if self._archive_retry is not None and self._archive_retry[0] > now:
+            self._waiting[name] = None  # the archive is down and not due for a probe: wait with the rest
+            self._retry.pop(name, None)
+            return
+        try:
+            self.catch_up(name)
+        except ArchiveDown as exc:
+            self.failures += 1
+            self._retry.pop(name, None)
+            self._waiting[name] = None
+            wait = min(RETRY_MAX_S, self._archive_retry[1] * 2) if self._archive_retry else RETRY_FIRST_S
+            self._archive_retry = (now + wait, wait)
+            log.warning("catch-up of %s: %s (the archive tried again in %.1f s, %d tables waiting)", name, exc,
+                        wait, len(self._waiting))
+        except Exception as exc:  # the table does not answer, refuses, or the reply is bad
+            self.failures += 1
+            held = self._retry.get(name)
+            wait = min(RETRY_MAX_S, held[1] * 2) if held else RETRY_FIRST_S
+            self._retry[name] = (now + wait, wait)
+            log.warning("catch-up of %s: %s (tried again in %.1f s)", name, exc, wait)
+        else:
+            self._retry.pop(name, None)
+            self._waiting.pop(name, None)
+            if self._archive_retry is not None:  # the archive is back: every table waiting for it, now
+                log.warning("the archive is back: catching up %d tables", len(self._waiting))
+                self._archive_retry = None
+                self._next.extend(self._waiting)
+                self._waiting.clear()
 
     def _client(self, table: PitTable) -> CommandClient:
         held = self._clients.get(table.name)
@@ -144,7 +221,8 @@ class CatchUp:
 
     def catch_up(self, name: str) -> int:
         """Fetch and hand over every closed hand of `name` after the sink's last. Returns how many.
-        Raises TimeoutError (the table does not answer), RuntimeError (a refused request), the sink's errors."""
+        Raises TimeoutError (the table does not answer), RuntimeError (a refused request), ArchiveDown (the sink's
+        errors: the hands written stay written)."""
         table = self.tables.get(name)
         if table is None:  # removed by a reload
             held = self._clients.pop(name, None)
@@ -152,14 +230,20 @@ class CatchUp:
                 held[1].close()
             return 0
         client = self._client(table)
-        after, fetched = self.sink.last_hand(name), 0
+        try:
+            after, fetched = self.sink.last_hand(name), 0
+        except Exception as exc:  # the archive's errors (ArchiveError) and whatever a sink raises
+            raise ArchiveDown(str(exc)) from exc
         while True:
             reply = client.request("history", after=after, limit=PAGE)
             if not reply.get("ok"):
                 raise RuntimeError(f"history refused ({reply.get('code')}): {reply.get('error')}")
             hands = reply["hands"]
             if hands:
-                self.sink.write(name, hands)
+                try:
+                    self.sink.write(name, hands)
+                except Exception as exc:
+                    raise ArchiveDown(str(exc)) from exc
                 fetched += len(hands)
             after = int(reply["last"])
             self.archived[name] = after

@@ -221,3 +221,16 @@ def test_an_archive_without_its_schema_says_to_run_migrate(db: str) -> None:
     migrate(db)
     with Archive(db) as a:
         assert a.write("uth-7", [{"hand": 1, "status": "voided"}]) == 1 and a.last_hand("uth-7") == 1
+
+
+def test_a_connection_kept_across_a_server_restart_is_made_again_at_once(table: PitTable, archive: Archive,
+                                                                         pg: PgServer, db: str) -> None:
+    journal = table.history_json()
+    assert archive.write("uth-7", journal[:4]) == 4  # the archive's connection made and kept
+    pg.stop()
+    pg.start()  # the kept connection is dead now: the next call must not fail for it
+    assert archive.last_hand("uth-7") == 4
+    pg.stop()
+    pg.start()
+    assert archive.write("uth-7", journal[4:]) == 8
+    assert archived(db, "uth-7") == journal

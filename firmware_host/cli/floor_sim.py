@@ -1,0 +1,185 @@
+"""`croupier floor-sim --tables N --speed K --duration S --pit-config FILE`: N simulated tables (real feeds, command channels answering `history`) at K times real time for S seconds, their pit configuration written.
+
+The tables bind on loopback TCP (or ipc under `--ipc DIR`); the pit configuration lists them under
+`[pit]` (`--pit-listen`, `--pit-snapshot`, `--db`, `--heartbeat-s`), ready for `croupier pit
+--config FILE`. With `--pit-wait S` play starts once the pit shows every table online, and after
+play the tables keep serving until the pit shows every closed hand archived (each at most S
+seconds). `--restart TABLE@SECONDS` restarts a table mid-run. `--watch` follows the pit's floor feed
+and adds `"floor"` (each update's lag after the table's publish, updates never seen, gaps) to the
+last line. The last line is one JSON object: `{"tables": N, "hands": H, "messages": M, ...}`,
+H the hands closed in all, M the messages sent on the tables' feeds. Bad arguments exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from firmware_host.cli.output import stdout_closed
+from firmware_host.service.feed import FeedError
+from firmware_host.sim.bots import free_tcp_port
+from firmware_host.sim.floor import Endpoints, FloorSim, FloorTable
+from firmware_host.sim.floor_watch import FloorWatch, all_archived, all_online, floor_snapshot
+
+log = logging.getLogger("croupier.floor-sim")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tables", type=int, required=True, metavar="N", help="simulated tables (1 to 20000)")
+    parser.add_argument("--speed", type=float, default=1.0, metavar="K", help="times real time (default 1: ~80 hands an hour a table)")
+    parser.add_argument("--duration", type=float, required=True, metavar="S", help="seconds of play")
+    parser.add_argument("--pit-config", required=True, metavar="FILE", help="the pit configuration written")
+    parser.add_argument("--pit-listen", default="tcp://127.0.0.1:6556", metavar="ENDPOINT", help="[pit] listen")
+    parser.add_argument("--pit-snapshot", default="tcp://127.0.0.1:6557", metavar="ENDPOINT", help="[pit] snapshot")
+    parser.add_argument("--db", metavar="DSN", help="[pit] db: the archive")
+    parser.add_argument("--heartbeat-s", type=float, default=1.0, metavar="S", help="the tables' heartbeat")
+    parser.add_argument("--ipc", metavar="DIR", help="bind the tables on ipc sockets in DIR instead of loopback TCP")
+    parser.add_argument("--seed", type=int, default=1, help="the decks' and the tables' seed")
+    parser.add_argument("--pool", type=int, default=16, metavar="H", help="hands the engine plays per game for the tables to deal")
+    parser.add_argument("--pit-wait", type=float, default=0.0, metavar="S",
+                        help="wait for the pit: every table online before play, every closed hand archived after")
+    parser.add_argument("--restart", action="append", default=[], metavar="TABLE@SECONDS",
+                        help="restart a table that many seconds into the run (repeatable)")
+    parser.add_argument("--watch", action="store_true", help="follow the pit's floor feed: lags, gaps")
+    parser.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+
+
+class Usage(ValueError):
+    """A bad argument: said on stderr, exit 2."""
+
+
+def _restarts(values: list[str]) -> list[tuple[float, str]]:
+    out = []
+    for value in values:
+        name, _, at = value.rpartition("@")
+        try:
+            seconds = float(at)
+        except ValueError:
+            raise Usage(f"--restart: {value!r} is not TABLE@SECONDS") from None
+        if not name or seconds < 0:
+            raise Usage(f"--restart: {value!r} is not TABLE@SECONDS")
+        out.append((seconds, name))
+    return sorted(out)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if not 1 <= args.tables <= 20000:
+        raise Usage(f"--tables: {args.tables} is not between 1 and 20000")
+    if not 0 < args.speed <= 10000:
+        raise Usage(f"--speed: {args.speed} is not above 0 (and at most 10000)")
+    if not 0 < args.duration <= 86400:
+        raise Usage(f"--duration: {args.duration} is not a number of seconds above 0 (at most a day)")
+    if not 0.05 <= args.heartbeat_s <= 60:
+        raise Usage(f"--heartbeat-s: {args.heartbeat_s} is not between 0.05 and 60")
+    if not 1 <= args.pool <= 10000:
+        raise Usage(f"--pool: {args.pool} is not between 1 and 10000")
+    for name in ("pit_listen", "pit_snapshot"):
+        if not str(getattr(args, name)).startswith(("tcp://", "ipc://")):
+            raise Usage(f"--{name.replace('_', '-')}: must be tcp://HOST:PORT or ipc://PATH")
+    if args.ipc is not None and not Path(args.ipc).is_dir():
+        raise Usage(f"--ipc: no such directory {args.ipc!r}")
+    if not Path(args.pit_config).resolve().parent.is_dir():
+        raise Usage(f"--pit-config: no directory for {args.pit_config!r}")
+
+
+def _endpoints(args: argparse.Namespace) -> Any:
+    def make(i: int) -> Endpoints:
+        if args.ipc is not None:
+            root = Path(args.ipc).resolve()
+            return Endpoints(f"ipc://{root}/t{i}-pub", f"ipc://{root}/t{i}-snap", f"ipc://{root}/t{i}-cmd")
+        return Endpoints(*(f"tcp://127.0.0.1:{free_tcp_port()}" for _ in range(3)))
+    return make
+
+
+def pit_config(args: argparse.Namespace, tables: list[FloorTable]) -> str:
+    """The `[pit]` configuration listing the tables (the format `firmware_host.floor.config` reads)."""
+    lines = ["# written by croupier floor-sim", "[pit]", f"listen = {json.dumps(args.pit_listen)}",
+             f"snapshot = {json.dumps(args.pit_snapshot)}", f"heartbeat_s = {args.heartbeat_s}"]
+    if args.db:
+        lines.append(f"db = {json.dumps(args.db)}")
+    for table in tables:
+        lines += ["", "[[pit.tables]]", f"name = {json.dumps(table.name)}",
+                  f"public = {json.dumps(table.endpoints.public)}", f"snapshot = {json.dumps(table.endpoints.snapshot)}",
+                  f"commands = {json.dumps(table.endpoints.commands)}"]
+    return "\n".join(lines) + "\n"
+
+
+def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        _check(args)
+        restarts = _restarts(args.restart)
+    except Usage as exc:
+        print(f"croupier floor-sim: {exc}", file=sys.stderr)
+        return 2
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    ctx: zmq.Context[Any] = zmq.Context()
+    ctx.set(zmq.MAX_SOCKETS, 60000)
+    try:
+        try:
+            sim = FloorSim(ctx, args.tables, args.speed, _endpoints(args), seed=args.seed, pool=args.pool,
+                           heartbeat_s=args.heartbeat_s)
+        except (FeedError, zmq.ZMQError) as exc:
+            print(f"croupier floor-sim: {exc}", file=sys.stderr)
+            return 1
+        try:
+            return _play(args, ctx, sim, restarts)
+        finally:
+            sim.close()
+    except BrokenPipeError:
+        return stdout_closed()
+    finally:
+        ctx.destroy(linger=0)
+
+
+def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restarts: list[tuple[float, str]]) -> int:
+    names = [t.name for t in sim.tables]
+    unknown = sorted({name for _, name in restarts} - set(names))
+    if unknown:
+        print(f"croupier floor-sim: --restart: no table {', '.join(unknown)} (the tables: {names[0]} ...)",
+              file=sys.stderr)
+        return 2
+    sim.restarts = restarts
+    Path(args.pit_config).write_text(pit_config(args, sim.tables), encoding="utf-8")
+    watch = FloorWatch(ctx, args.pit_listen) if args.watch else None
+    if watch is not None:
+        watch.start()
+        for table in sim.tables:
+            table.on_publish = watch.published
+    ready = True
+    if args.pit_wait > 0:
+        # the watcher's count starts once its subscription reached the pit (it heard the floor feed):
+        # before that the pit's XPUB sends to nobody, ZeroMQ's slow joiner, and those updates look lost
+        ready = sim.linger(lambda: (watch is None or watch.heard)
+                           and all_online(floor_snapshot(ctx, args.pit_snapshot, 2.0), names), args.pit_wait)
+        if not ready:
+            log.warning("the pit at %s did not show every table online within %.0f s", args.pit_snapshot, args.pit_wait)
+    if watch is not None:
+        watch.counting = True
+    sim.run(args.duration)
+    if watch is not None:
+        watch.counting = False
+    archived = None
+    if args.pit_wait > 0:
+        last = {t.name: len(t.hands) for t in sim.tables}
+        archived = sim.linger(lambda: all_archived(floor_snapshot(ctx, args.pit_snapshot, 2.0), last), args.pit_wait)
+    out: dict[str, Any] = {"tables": len(sim.tables), "hands": sim.hands(), "messages": sim.messages()}
+    if args.pit_wait > 0:
+        out.update(pit_ready=ready, archived=archived)
+    if restarts:
+        out["restarted"] = sim.restarted
+    if watch is not None:
+        sim.linger(lambda: not watch.sent, 10.0)  # the floor feed's last messages (a busy pit lags)
+        watch.stop()
+        out["floor"] = watch.report()
+    print(json.dumps(out), flush=True)
+    return 0

@@ -1,0 +1,107 @@
+"""What `croupier floor-sim` sees of the pit it feeds: the pit's floor snapshot (every table online, every closed hand archived) and, on a thread, its floor feed (each update's lag after the table's publish, gaps).
+
+The simulated tables and this watcher share one process, so a table's publish time and the floor
+feed's arrival time are read off the same monotonic clock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+import zmq
+
+
+def floor_snapshot(ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0) -> dict[str, dict[str, Any]] | None:
+    """Every table's state as the pit's floor snapshot gives it (by name), or None when the pit does not answer."""
+    dealer: zmq.Socket[Any] = ctx.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(endpoint)
+    try:
+        dealer.send(msgpack.packb({"want": "snapshot"}))
+        tables: dict[str, dict[str, Any]] = {}
+        while dealer.poll(int(timeout_s * 1000)):
+            message = msgpack.unpackb(dealer.recv(), raw=False)
+            if message.get("kind") == "end":
+                return tables
+            tables[str(message.get("table"))] = message
+        return None
+    finally:
+        dealer.close(0)
+
+
+def all_online(view: Mapping[str, Mapping[str, Any]] | None, names: list[str]) -> bool:
+    return view is not None and all(view.get(name, {}).get("online") for name in names)
+
+
+def all_archived(view: Mapping[str, Mapping[str, Any]] | None, last: Mapping[str, int]) -> bool:
+    """Whether the pit says every table's closed hands up to `last[name]` are archived."""
+    return view is not None and all((view.get(name, {}).get("archived") or 0) >= hand for name, hand in last.items())
+
+
+class FloorWatch(threading.Thread):
+    """Subscribes to the pit's floor feed; `published(table, boot, seq)` notes each update the tables
+    send; `report()` gives the lags, the updates never seen on the floor feed, and the floor_seq gaps."""
+
+    def __init__(self, ctx: zmq.Context[Any], listen: str) -> None:
+        super().__init__(name="floor-watch", daemon=True)
+        self.sub: zmq.Socket[Any] = ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.setsockopt(zmq.RCVHWM, 0)
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.connect(listen)
+        self.sent: dict[tuple[str, str, int], int] = {}  # (table, boot, seq) -> when published (ns)
+        self.counting = False
+        self.lags_ns: list[int] = []
+        self.received = self.gaps = 0
+        self.heard = False  # a first message from the pit came: the subscription reached its XPUB
+        self._floor_seq: int | None = None
+        self._done = threading.Event()
+
+    def published(self, table: str, boot: str, seq: int) -> None:
+        """Note an update about to be sent (called before the send: noted after it, the pit, in another
+        process, can pass the update on and this thread read it first, under load, so it would never match)."""
+        if self.counting:
+            self.sent[(table, boot, seq)] = time.monotonic_ns()
+
+    def run(self) -> None:
+        unpack = msgpack.Unpacker(raw=False)
+        while not self._done.is_set():
+            if not self.sub.poll(100):
+                continue
+            while True:
+                try:
+                    _, body = self.sub.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                now = time.monotonic_ns()
+                self.heard = True
+                unpack.feed(body)
+                message = unpack.unpack()
+                floor_seq = message.get("floor_seq")
+                if self._floor_seq is not None and isinstance(floor_seq, int) and floor_seq != self._floor_seq + 1:
+                    self.gaps += 1
+                self._floor_seq = floor_seq
+                if message.get("kind") != "update":
+                    continue
+                at = self.sent.pop((message.get("table"), message.get("boot"), message.get("seq")), None)
+                if at is not None:
+                    self.received += 1
+                    self.lags_ns.append(now - at)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join(5)
+        self.sub.close(0)
+
+    def report(self) -> dict[str, Any]:
+        lags = sorted(self.lags_ns)
+
+        def ms(q: float) -> float | None:
+            return round(lags[min(len(lags) - 1, int(len(lags) * q))] / 1e6, 2) if lags else None
+
+        return {"received": self.received, "missing": len(self.sent), "floor_gaps": self.gaps,
+                "lag_p50_ms": ms(0.5), "lag_p99_ms": ms(0.99), "lag_max_ms": ms(1.0)}
