@@ -45,6 +45,10 @@ optional; an unknown key is refused):
     ...
     [3cp.bonus]                       # optional: a separate "Bonus" stake paid by its table when the
                                       #   spot played (003 read literally); absent: no such bet
+    [3cp.approved]                    # optional, in [uth] too: the house edges the regulator approved,
+    pair_plus = 0.0231674             #   bet -> a number or an exact "512/22100" (`APPROVED_BETS`);
+                                      #   `croupier math certify` refuses a profile whose computed
+                                      #   figure differs by more than 1e-6 (docs/math.md)
 
 Hand category keys are those of `engine.evaluate`: five-card `FIVE_CARD_CATEGORIES`, three-card
 `THREE_CARD_CATEGORIES`. Pays are `Odds` `(win, stake)` tuples of integers: plain data that
@@ -60,7 +64,8 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -95,6 +100,19 @@ UTH_BURNS = ("deal", "flop", "river")
 TCP_BURNS = ("deal",)
 
 BUILTIN_PROFILES = ("default", "standard", "fr_literal")
+
+APPROVED_BETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "uth": ("ante_blind_play", "trips"),
+    "3cp": ("ante_play", "pair_plus", "bonus"),
+})
+"""The bets whose house edge a profile's `[GAME.approved]` table may give: UTH's Ante + Blind + Play
+under the optimal strategy (per unit of Ante) and Trips; 3CP's Ante and Play (per unit of Ante),
+Pair Plus and the separate Bonus."""
+
+Approved: TypeAlias = Mapping[str, Fraction]
+"""Bet -> the approved house edge, exact (a TOML float is read as the decimal it is written as); read-only."""
+
+_NO_APPROVED: Approved = MappingProxyType({})
 
 
 class _Valued(Protocol):
@@ -158,6 +176,7 @@ class UthRules:
     burns: tuple[str, ...]
     blind: Paytable
     trips: Paytable
+    approved: Approved = field(default_factory=lambda: _NO_APPROVED)  # `[uth.approved]`: bet -> approved house edge
 
     def multiples(self, street: str) -> tuple[int, ...]:
         """Legal Play multiples on `street` (`preflop`, `flop`, `river`). Raises KeyError otherwise."""
@@ -177,6 +196,7 @@ class ThreeCardPokerRules:
     ante_bonus: Paytable
     pair_plus: Paytable
     bonus: Paytable | None  # the separate "Bonus" stake of 003 read literally; None: not offered
+    approved: Approved = field(default_factory=lambda: _NO_APPROVED)  # `[3cp.approved]`: bet -> approved house edge
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +304,36 @@ class _Reader:
             pays[category] = _odds(raw, at)
         return MappingProxyType({c: pays[c] for c in categories if c in pays})
 
+    def approved(self, key: str, bets: tuple[str, ...]) -> Approved:
+        """`[GAME.approved]`: bet -> house edge, a number or an exact fraction text; absent: none."""
+        value = self.get(key, required=False)
+        if value is None:
+            return _NO_APPROVED
+        where = f"{self.source}: [{self.where}.{key}]"
+        if not isinstance(value, dict):
+            raise ProfileError(f"{where}: must be a table of bet = approved house edge")
+        out: dict[str, Fraction] = {}
+        for bet, raw in value.items():
+            if bet not in bets:
+                raise ProfileError(f"{where} {bet}: unknown bet (the bets of [{self.where}] with a house edge: "
+                                   f"{', '.join(bets)})")
+            out[bet] = _edge(raw, f"{where} {bet}")
+        return MappingProxyType(out)
+
+
+
+def _edge(raw: object, at: str) -> Fraction:
+    """An approved house edge: an int, a float (read as the decimal written) or a fraction text."""
+    try:
+        if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+            raise ValueError
+        edge = Fraction(repr(raw) if isinstance(raw, float) else raw)
+    except (ValueError, ZeroDivisionError):
+        raise ProfileError(f"{at}: a house edge must be a number or a fraction such as \"512/22100\", "
+                           f"not {raw!r}") from None
+    if not -1 <= edge <= 1:
+        raise ProfileError(f"{at}: a house edge is a fraction of the stake between -1 and 1, not {raw!r}")
+    return edge
 
 
 def _odds(raw: object, at: str) -> Odds:
@@ -301,9 +351,9 @@ def _odds(raw: object, at: str) -> Odds:
 
 
 _UTH_KEYS = ("max_spots", "dealer_qualifier", "max_multiple", "preflop_multiples", "flop_multiples",
-             "river_multiples", "trips_paid_on", "trips_on_fold", "burns", "blind", "trips")
+             "river_multiples", "trips_paid_on", "trips_on_fold", "burns", "blind", "trips", "approved")
 _TCP_KEYS = ("max_spots", "min_players", "dealer_qualifier", "burns", "ante_bonus_on", "ante_bonus",
-             "pair_plus", "bonus")
+             "pair_plus", "bonus", "approved")
 
 
 def _section(top: _Reader, key: str, known: tuple[str, ...]) -> _Reader:
@@ -341,6 +391,7 @@ def parse_profile(text: str, source: str, name: str | None = None) -> Profile:
         burns=u.burns("burns", UTH_BURNS),
         blind=_req(u.table("blind", FIVE_CARD_CATEGORIES)),
         trips=_req(u.table("trips", FIVE_CARD_CATEGORIES)),
+        approved=u.approved("approved", APPROVED_BETS["uth"]),
     )
 
     t = _section(top, "3cp", _TCP_KEYS)
@@ -353,7 +404,10 @@ def parse_profile(text: str, source: str, name: str | None = None) -> Profile:
         ante_bonus=_req(t.table("ante_bonus", THREE_CARD_CATEGORIES)),
         pair_plus=_req(t.table("pair_plus", THREE_CARD_CATEGORIES)),
         bonus=t.table("bonus", THREE_CARD_CATEGORIES, required=False),
+        approved=t.approved("approved", APPROVED_BETS["3cp"]),
     )
+    if "bonus" in tcp.approved and tcp.bonus is None:
+        raise ProfileError(f"{source}: [3cp.approved] bonus: the profile has no Bonus bet ([3cp.bonus])")
     if tcp.min_players > tcp.max_spots:
         raise t.fail("min_players", f"{tcp.min_players} is more than max_spots {tcp.max_spots}")
     return Profile(profile_name, description, source, uth, tcp)

@@ -1,4 +1,11 @@
-"""`croupier math 3cp|uth`: the exact house edges of a profile's Three Card Poker or Ultimate Texas Hold'em bets."""
+"""`croupier math 3cp|uth|par|certify`: a profile's exact house edges, its PAR sheets and its certificate.
+
+`croupier math 3cp` / `uth` report the Three Card Poker / Ultimate Texas Hold'em edges; `croupier math par
+--game G --profile P [--format md|json|csv]` prints a game's PAR sheet (`firmware_host.math.par`);
+`croupier math certify --profile P --out FILE` writes the profile's certificate
+(`firmware_host.math.certify`). Exit status: 0 done, 1 a computed figure differs from the approved
+one (named), 2 bad input or figures this build cannot compute ("UTH figures not available in this build").
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,8 @@ from engine.errors import ProfileError
 from engine.house_edge import ThreeCardPokerEdges, as_json, describe_key, profile_edges
 
 GAMES = ("3cp", "uth")
+ACTIONS = ("par", "certify")
+FORMATS = ("md", "json", "csv")
 
 _BONUS_WHEN = {
     "play": "to every player who plays, whatever the dealer holds",
@@ -21,8 +30,10 @@ _BONUS_WHEN = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=GAMES, help="the game: 3cp (Three Card Poker) or uth (Ultimate Texas "
-                        "Hold'em: minutes the first time for a profile, then cached; needs the analysis extra)")
+    parser.add_argument("game", choices=GAMES + ACTIONS, metavar="{" + ",".join(GAMES + ACTIONS) + "}",
+                        help="the game: 3cp (Three Card Poker) or uth (Ultimate Texas Hold'em: minutes the first "
+                        "time for a profile, then cached; needs the analysis extra); or par (a PAR sheet), "
+                        "certify (a certificate)")
     parser.add_argument(
         "--profile", action="append", metavar="NAME_OR_FILE",
         help="paytable profile: a shipped name (default, standard, fr_literal) or a TOML file; "
@@ -30,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true",
                         help="print JSON (fractions, not percent): one object per profile, one a line")
+    parser.add_argument("--game", dest="sheet_game", choices=("uth", "3cp"), help="par: the game of the sheet")
+    parser.add_argument("--format", choices=FORMATS, default="md", help="par: md (default), json or csv")
+    parser.add_argument("--out", metavar="FILE", help="certify: where to write the certificate (JSON)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -39,6 +53,8 @@ def main(args: argparse.Namespace) -> int:
     if args.game == "uth":
         from firmware_host.cli.math_uth import main_uth
         return main_uth(names, args.json)
+    if args.game in ACTIONS:
+        return par_or_certify(args, names)
     status = 0
     for number, name in enumerate(names):
         try:
@@ -90,3 +106,49 @@ def report(name: str, edges: ThreeCardPokerEdges) -> str:
         lines.append(f"  Bonus, a separate stake paid only when the spot plays ({_pays(edges.bonus_pays)}):"
                      f" house edge {_pct(edges.bonus)}; exact {edges.bonus}.")
     return "\n".join(lines)
+
+
+def par_or_certify(args: argparse.Namespace, names: list[str]) -> int:
+    """`croupier math par` and `croupier math certify`, on one profile."""
+    from engine.paytables import read_profile
+    from firmware_host.math.certify import CannotCertify, NotApproved, certificate
+    from firmware_host.math.figures import FiguresUnavailable
+    from firmware_host.math.par import csv_text, markdown, par_sheet, sheet_json
+
+    if len(names) != 1:
+        print(f"croupier math {args.game}: give one --profile", file=sys.stderr)
+        return 2
+    if args.game == "par" and args.sheet_game is None:
+        print("croupier math par: --game uth|3cp is required", file=sys.stderr)
+        return 2
+    if args.game == "certify" and not args.out:
+        print("croupier math certify: --out FILE is required", file=sys.stderr)
+        return 2
+    progress = sys.stderr.isatty()
+    try:
+        text = read_profile(names[0])
+        if args.game == "par":
+            sheet = par_sheet(args.sheet_game, text.parse(), text, progress=progress)
+            out = {"md": markdown, "csv": csv_text,
+                   "json": lambda s: json.dumps(sheet_json(s), indent=1) + "\n"}[args.format](sheet)
+            sys.stdout.write(out)
+            return 0
+        cert = certificate(text, progress=progress)
+    except NotApproved as exc:
+        print(f"croupier math certify: profile {names[0]!r}: not certified: {exc}", file=sys.stderr)
+        return 1
+    except (FiguresUnavailable, CannotCertify, ProfileError, ValueError) as exc:
+        print(f"croupier math {args.game}: profile {names[0]!r}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(json.dumps(cert, indent=1) + "\n")
+    except OSError as exc:
+        print(f"croupier math certify: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    unavailable = [g for g, s in cert["sheets"].items() if not s.get("title")]
+    for game in unavailable:
+        print(f"croupier math certify: {game}: {cert['sheets'][game]['reason']}: the certificate says so",
+              file=sys.stderr)
+    print(f"certified profile {text.name} (sha256 {text.sha256}) -> {args.out}")
+    return 0

@@ -1,1 +1,1 @@
-"""The paytables' own math that needs numpy (the `analysis` extra): a batch hand evaluator and the UTH house edges."""
+"""The paytables' own math beside the engine's: a numpy batch hand evaluator and the UTH house edges (the `analysis` extra), each game's figures, PAR sheets and paytable certificates."""

@@ -27,6 +27,7 @@ from engine.house import TableLimits
 from engine.money import DEFAULT_CURRENCY, Money
 from engine.paytables import ProfileText, read_profile
 from firmware_host.service import access, commands, fairness
+from firmware_host.service.certificates import Certificates, directory_problem
 from firmware_host.service.keys import KeyFileError, KeyPair, load_secret
 from firmware_host.tables.base import MAX_STEPS_PER_HAND
 
@@ -51,6 +52,13 @@ class TableConfig:
     seats: int = 7  # house games 1..engine.games.MAX_SPOTS spots; poker engine.games.POKER_SEATS seats
     max_steps_per_hand: int = MAX_STEPS_PER_HAND  # past it the hand faults (`step_limit`)
     currency: str = DEFAULT_CURRENCY  # an ISO 4217 code (engine.money.DECIMALS): what the screens show money in
+    require_certificate: bool = False  # a house table opens only on a certified profile (service.certificates)
+    certificates: str = ""  # the directory of the paytable certificates (`croupier math certify`)
+
+    @property
+    def certificate_policy(self) -> Certificates:
+        """`require_certificate` and `certificates` as the controller checks an `open` against them."""
+        return Certificates(self.require_certificate, self.certificates)
 
     @property
     def money(self) -> Money:
@@ -430,7 +438,7 @@ def _serial_url(v: Any) -> str:
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
     "table": (TableConfig, {"name": _name, "game": _one_of(*games.GAMES), "profile": _str,
                             "seats": _int(*games.TABLE_SEATS), "max_steps_per_hand": _int(100, 10**7),
-                            "currency": _currency}),
+                            "currency": _currency, "require_certificate": _bool, "certificates": _str}),
     "poker": (PokerConfig, {"structure": _one_of(*games.STRUCTURES), "blinds": _int_list(0, 10**9, 10),
                             **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},
@@ -557,6 +565,13 @@ def _house_table(cfg: Config) -> ProfileText:
         text = read_profile(cfg.table.profile)
     except ProfileError as exc:
         raise ConfigError(f"{src}: [table] profile: {exc}") from None
+    if cfg.table.require_certificate:
+        problem = directory_problem(cfg.table.certificates)
+        if problem is not None:
+            raise ConfigError(f"{src}: [table] certificates: {problem}")
+        refused = cfg.table.certificate_policy.refusal(text.name, text.sha256) if cfg.table.game in games.HOUSE_GAMES else None
+        if refused is not None:
+            raise ConfigError(f"{src}: [table] profile: {refused}")
     try:
         limits = TableLimits(**cfg.limits.as_dict())
         if cfg.table.game in (games.UTH.code, None):

@@ -36,6 +36,7 @@ from engine.money import Money
 from firmware_host.service.access import Caller
 from firmware_host.service.signoff import SignOff, open_is_new
 from firmware_host.service.audit import AuditLog, TableAudit
+from firmware_host.service.certificates import Certificates
 from firmware_host.service.config import CommandsConfig, RightsConfig, SecurityConfig
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission
@@ -76,8 +77,9 @@ class Controller:
                  limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
                  commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
-                 money: Money = Money()) -> None:
+                 money: Money = Money(), certificates: Certificates = Certificates()) -> None:
         self.journal = journal
+        self.certificates = certificates  # [table] require_certificate: an open only on a certified profile
         self.money = money  # [table] currency: published with the table's state
         self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
         self.max_steps = max_steps  # [table] max_steps_per_hand: past it the hand faults
@@ -408,6 +410,7 @@ class Controller:
         profile = requested_profile(body.get("profile", "default"), self.security.profiles)  # builtin or [security]'s
         opened = {**body, **open_body(body["game"], profile, body.get("limits"),
                                       body.get("seats", self.seats), self.default_limits)}
+        self.certificates.check(opened, self.audit.log)  # Refused `uncertified`, in the audit log
         if self.state.table is not None:
             said = changes(self.state.table.setup.as_body(), opened)
             if said:
