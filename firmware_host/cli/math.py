@@ -129,9 +129,10 @@ def par_or_certify(args: argparse.Namespace, names: list[str]) -> int:
         text = read_profile(names[0])
         if args.game == "par":
             sheet = par_sheet(args.sheet_game, text.parse(), text, progress=progress)
-            out = {"md": markdown, "csv": csv_text,
-                   "json": lambda s: json.dumps(sheet_json(s), indent=1) + "\n"}[args.format](sheet)
-            sys.stdout.write(out)
+            if args.format == "json":
+                sys.stdout.write(json.dumps(sheet_json(sheet), indent=1) + "\n")
+            else:
+                sys.stdout.write(markdown(sheet) if args.format == "md" else csv_text(sheet))
             return 0
         cert = certificate(text, progress=progress)
     except NotApproved as exc:

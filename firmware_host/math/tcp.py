@@ -44,7 +44,7 @@ def _ante_play_pays(result: str, bonus: Fraction, bonus_on: str) -> Fraction:
     base = {"fold": -1, "not_qualified": 1, "win": 2, "tie": 0, "loss": -2}[result]
     paid = result != "fold" and (bonus_on == "play" or result == "win"
                                  or (bonus_on == "win" and result == "not_qualified"))
-    return base + (bonus if paid else 0)
+    return Fraction(base) + (bonus if paid else 0)
 
 
 def _deals(rules: ThreeCardPokerRules, counts: Mapping[tuple[int, int, int], DealerCounts]) -> dict[tuple[str, str], int]:
