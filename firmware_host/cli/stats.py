@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the archive's PostgreSQL conninfo or URI (default $CROUPIER_DB)")
     parser.add_argument("--day", metavar="YYYY-MM-DD", help="the gaming day (report: all days when absent)")
     parser.add_argument("--table", metavar="NAME", help="the table (report: all tables when absent)")
+    parser.add_argument("--certificates", metavar="DIR",
+                        help="report: the theoretical win by the figures of the paytable certificates in DIR "
+                             "(croupier math certify), for the profiles they certify")
     parser.add_argument("--shift", metavar="NAME", help="report: one shift of the gaming day (day, swing, grave ...)")
     parser.add_argument("--amount", metavar="N", help="a count's amount, in the table's smallest unit")
     parser.add_argument("--starts", metavar="HH:MM", help="gaming-day: the local time the gaming day starts")
@@ -105,7 +108,7 @@ def main(args: argparse.Namespace) -> int:
         elif args.action == "gaming-day":
             print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone)))
         else:
-            report = stats.figures(args.db, day, args.table, args.shift)
+            report = stats.figures(args.db, day, args.table, args.shift, args.certificates)
             if args.json:
                 print(json.dumps(report))
             elif args.csv:

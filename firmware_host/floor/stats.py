@@ -2,7 +2,8 @@
 
 The figures come from the views of migration 0002 (`hand_figures`, `table_day_figures`,
 `table_day_counts`); this module only filters and sums them, and fills `bet_edges` (each bet's
-house edge per archived profile, from the engine's exact Three Card Poker figures) before a report.
+house edge per archived profile, from the engine's exact Three Card Poker figures, or from a paytable
+certificate's figures when `croupier stats --certificates DIR` gives one: docs/math.md) before a report.
 Definitions: docs/floor.md, "Figures".
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from datetime import date
+from pathlib import Path
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
@@ -20,6 +22,7 @@ import psycopg
 from engine.house_edge import profile_edges
 from engine.paytables import parse_profile
 from firmware_host.floor.archive import ArchiveError, connect
+from firmware_host.service.certificates import read_certificate
 
 COUNT_KINDS = ("drop", "fill", "credit", "opening", "closing")
 """What the pit enters for a table's gaming day: drop, fill and credit add up; the latest opening and closing stand."""
@@ -44,12 +47,55 @@ def tcp_edges(content: str) -> dict[str, Fraction]:
     return out
 
 
-def refresh_edges(conn: Conn) -> int:
+CERTIFIED_CIRCLES: Mapping[str, Mapping[str, str | None]] = {
+    "3cp": {"ante": "ante_play", "play": None, "pair_plus": "pair_plus", "bonus": "bonus"},
+    "uth": {"ante": "ante_blind_play", "blind": None, "play": None, "trips": "trips"},
+}
+"""Game -> bet circle -> the certificate's bet whose house edge it carries (None: 0, carried by the Ante's:
+the Ante and Play's, UTH's Ante + Blind + Play, are per unit of Ante)."""
+
+
+def certified_edges(directory: str | Path) -> dict[tuple[str, str], dict[str, Fraction]]:
+    """(profile sha256, game) -> circle -> house edge, from every certificate of `directory` (a game the
+    certificate has no sheet of is left out). Raises ArchiveError when the directory cannot be listed."""
+    out: dict[tuple[str, str], dict[str, Fraction]] = {}
+    if not Path(directory).is_dir():
+        raise ArchiveError(f"certificates {directory}: not a directory")
+    try:
+        paths = sorted(Path(directory).glob("*.json"))
+    except OSError as exc:
+        raise ArchiveError(f"certificates {directory}: {exc.strerror or exc}") from exc
+    for path in paths:
+        cert = read_certificate(path)
+        if cert is None:
+            continue
+        for game, circles in CERTIFIED_CIRCLES.items():
+            bets = (cert.get("sheets", {}).get(game) or {}).get("bets") or {}
+            if not bets:
+                continue
+            edges: dict[str, Fraction] = {}
+            for circle, bet in circles.items():
+                if bet is None:
+                    edges[circle] = Fraction(0)
+                elif bet in bets:
+                    figure = bets[bet]
+                    edges[circle] = Fraction(str(figure.get("house_edge_exact", figure["house_edge"])))
+            out[str(cert["profile"].get("sha256")), game] = edges
+    return out
+
+
+def refresh_edges(conn: Conn, certified: Mapping[tuple[str, str], Mapping[str, Fraction]] | None = None) -> int:
     """Fill `bet_edges` for every archived 3CP profile not in it yet; return how many profiles were added.
     A profile whose text was not archived, is not the text of its sha256, or does not parse, gets no
-    edges: its hands' theoretical win is null."""
+    edges: its hands' theoretical win is null. `certified` (`certified_edges`) come first and stand
+    over any edges computed before, for either game."""
     added = 0
     with conn.transaction():
+        for (sha, game), edges in (certified or {}).items():
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO bet_edges VALUES (%s, %s, %s, %s::numeric, %s) ON CONFLICT "
+                                "(profile_sha256, game, circle) DO UPDATE SET edge = EXCLUDED.edge, exact = EXCLUDED.exact",
+                                [(sha, game, circle, _numeric(edge), str(edge)) for circle, edge in edges.items()])
         rows = conn.execute(
             "SELECT DISTINCT ON (profile_sha256) profile_sha256, record -> 'profile' ->> 'content' FROM hands "
             "WHERE game = '3cp' AND profile_sha256 IS NOT NULL AND record -> 'profile' ->> 'content' IS NOT NULL "
@@ -182,10 +228,13 @@ def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, dict[str, An
     return out
 
 
-def figures(dsn: str, day: date | None = None, table: str | None = None, shift: str | None = None) -> dict[str, Any]:
+def figures(dsn: str, day: date | None = None, table: str | None = None, shift: str | None = None,
+            certificates: str | None = None) -> dict[str, Any]:
     """The figures of the archive, for one gaming day, table and shift or all: `{"hands": the archived
     closed hands selected, "day", "table", "shift", "tables": [per table and game, with its counts:
-    a day's, so none for one shift], "games": [per game]}`. Raises ArchiveError."""
+    a day's, so none for one shift], "games": [per game]}`; the theoretical win by the figures of the
+    certificates in `certificates` where they certify a profile. Raises ArchiveError."""
+    certified = certified_edges(certificates) if certificates else None
     where: list[str] = ["true"]
     params: list[Any] = []
     if day is not None:
@@ -203,7 +252,7 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
     clause = " AND ".join(where)
     try:
         with connect(dsn) as conn:
-            refresh_edges(conn)
+            refresh_edges(conn, certified)
             with conn.transaction():
                 if shift is not None and conn.execute("SELECT 1 FROM shifts WHERE name = %s",
                                                       (shift,)).fetchone() is None:

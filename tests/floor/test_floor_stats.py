@@ -268,3 +268,28 @@ def test_a_real_tables_journal_caught_up_then_reported(tmp_path: Path, ctx: zmq.
     assert t["theoretical"] is None
     with psycopg.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM hands WHERE closed_at IS NULL").fetchone() == (0,)
+
+
+def test_a_certificates_figures_give_uth_its_theoretical_win(floor: str, capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    edge, trips = Fraction(2185, 100000), Fraction(34979, 1000000)
+    sheet = {"bets": {"ante_blind_play": {"house_edge": float(edge), "house_edge_exact": str(edge)},
+                      "trips": {"house_edge": float(trips)}}}  # no exact text: the float's decimal is taken
+    certificate = {"format": "croupier-paytable-certificate/1",
+                   "profile": {"name": PROFILE.name, "source": PROFILE.source, "sha256": PROFILE.sha256},
+                   "sheets": {"uth": sheet, "3cp": {"available": False, "reason": "not this test's"}}}
+    (tmp_path / "default.json").write_text(json.dumps(certificate))
+    (tmp_path / "other.json").write_text(json.dumps({**certificate, "profile": {"sha256": "0" * 64}}))
+    assert by_table(report(floor, capsys, "--day", DAY))["uth-1"]["theoretical"] is None  # without the certificates
+    t = by_table(report(floor, capsys, "--day", DAY, "--certificates", str(tmp_path)))
+    assert t["uth-1"]["theoretical"] == round(float(100 * edge), 2)  # the Ante's handle carries the edge per Ante
+    day_before = by_table(report(floor, capsys, "--day", "2026-11-30", "--certificates", str(tmp_path)))["uth-1"]
+    assert day_before["theoretical"] == round(float(100 * edge + 25 * trips), 2)  # hand 1 had Trips
+    assert t["3cp-1"]["theoretical"] == round(float(400 * ANTE_PLAY + 50 * PAIR_PLUS), 2)  # computed, as before
+
+
+def test_a_certificates_directory_that_is_none_is_said(floor: str, capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    assert croupier(["stats", "--db", floor, "--certificates", str(tmp_path / "missing")]) == 1
+    err = capsys.readouterr().err
+    assert f"certificates {tmp_path / 'missing'}: not a directory" in err and "Traceback" not in err
