@@ -69,7 +69,7 @@ SHEETS: Mapping[str, SheetSpec] = {
 }
 """Game code -> its sheet. A bet the figures do not give (a profile without 3CP's Bonus) is left out."""
 
-_TOLERANCE = 1e-9  # figures given as floats: how far their totals may be from what they should be
+_TOLERANCE = 1e-7  # figures given as floats (rounded by their source): how far their totals may be off
 
 
 @dataclass(frozen=True)
