@@ -152,6 +152,9 @@ def bet_figures(key: str, title: str, figures: Mapping[str, Any], stake: int = 1
     rows: list[tuple[str, Fraction, Fraction, Fraction]] = []
     for n, o in enumerate(raw):
         at = f"{key}: outcome {n + 1}"
+        if not isinstance(o, Mapping) or o.get("probability") is None or o.get("pays") is None:
+            raise ValueError(f"{at}: the figures give no probability and pay for it (no distribution of "
+                             f"results to make a PAR sheet from)")
         weight, e1 = _number(o.get("weight", 0), f"{at} weight")
         probability, e2 = _number(o["probability"], f"{at} probability")
         pays, e3 = _number(o["pays"], f"{at} pays")
