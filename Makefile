@@ -34,7 +34,7 @@ $(POSTGRES_STAMP): $(STAMP)
 # two workers, a test file to each in turn (a file's module fixtures, its PostgreSQL cluster or its
 # tables, stay on one worker)
 test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP)
-	$(PY) -m pytest -p no:cacheprovider -n 2 --dist loadfile
+	$(PY) -m pytest -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder
 
 demo: $(STAMP)
 	$(VENV)/bin/croupier demo

@@ -1,0 +1,36 @@
+"""The suite's order: the longest test files first, so that `make test`'s two workers do not end on one of them alone."""
+
+from __future__ import annotations
+
+import pytest
+
+# The files that take a minute or more (pytest --durations, 2026-12-01), longest first. `make test`
+# hands whole files to its two workers in the order collected (`--dist loadfile
+# --no-loadscope-reorder`): a long file collected last would run by itself at the end.
+LONGEST_FIRST = (
+    "tests/web/test_table_display.py",
+    "tests/harness/test_harness_poker.py",
+    "tests/web/test_demo_dealer.py",
+    "tests/web/test_dealer.py",
+    "tests/harness/test_harness_hands.py",
+    "tests/web/test_demo_web.py",
+    "tests/firmware_host/test_feed.py",
+    "tests/harness/test_harness_kill.py",
+    "tests/floor/test_pit_aggregator.py",
+    "tests/web/test_surveillance.py",
+    "tests/floor/test_floor_sim.py",
+    "tests/firmware_host/test_math_uth.py",
+    "tests/web/test_dealer_poker.py",
+    "tests/floor/test_floor_stats.py",
+    "tests/web/test_pit.py",
+    "tests/test_typing.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+
+    def key(item: pytest.Item) -> int:
+        return rank.get(item.nodeid.split("::", 1)[0], len(rank))
+
+    items.sort(key=key)  # stable: the rest keep their order
