@@ -380,3 +380,49 @@ def test_the_chips_are_kept_in_rising_order() -> None:
     cfg = DisplayConfig.parse('[display]\ncommands = "ipc:///tmp/t-cmd"\nchips = [2500, 100, 500]\n')
     assert cfg.chips == (100, 500, 2500) and cfg.commands == "ipc:///tmp/t-cmd"
     assert DisplayConfig.parse("[display]\n").chips == (100, 500, 2500, 10000)
+
+
+def full_state(table: SimTable) -> dict[str, Any]:
+    """The table's full state now (surveillance's feed: every card, the cards entered by hand)."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    feed = FeedClient(ctx, table.endpoints.full, table.endpoints.full_snapshot, timeout_s=5.0)
+    try:
+        feed.fetch_snapshot()
+        return dict(feed.state or {})
+    finally:
+        feed.close()
+        ctx.destroy(linger=0)
+
+
+def test_a_card_entered_by_hand_needs_a_supervisors_pin(console: Callable[..., Console], tablet: Page) -> None:
+    work = console(game="uth", seed=4, seats=1)
+    work.shoe.stop()  # the shoe deals nothing: the console enters the first card by hand
+    sign_in(tablet, work.base, "ana")
+    post_bets(tablet, 1, {"ante": [500], "blind": [500]})
+    tablet.tap("[data-action='deal']")
+    settled_reply(tablet)
+    tablet.wait_for_selector("#card:not([hidden])")
+    for user in ("", "ana"):  # nobody, then the dealer herself: neither is a supervisor
+        tablet.tap("[data-action='card']")
+        tablet.wait_for_selector("dialog[data-signoff='card'][open]")
+        tablet.fill("#signoff input[name=card]", "As")
+        tablet.fill("#signoff input[name=user]", user)
+        tablet.fill("#signoff input[name=pin]", PINS[user][1] if user else "")
+        tablet.tap("[data-action='signoff-send']")
+        settled_reply(tablet)
+        tablet.wait_for_selector("[data-refusal='forbidden']")
+        assert "card" in tablet.locator("[data-refusal]").inner_text()
+        assert not full_state(work.table).get("manual")
+    tablet.tap("[data-action='card']")
+    tablet.fill("#signoff input[name=card]", "As")
+    tablet.fill("#signoff input[name=user]", "sam")
+    tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
+    tablet.tap("[data-action='signoff-send']")
+    settled_reply(tablet)
+    assert tablet.locator("[data-refusal]").count() == 0, tablet.locator("#refusal").inner_text()
+    manual = full_state(work.table)["manual"]
+    assert [m["card"] for m in manual] == ["As"], manual
+    assert (manual[0].get("signed_off") or {}).get("user") == "sam", manual
+    full = {k: v for k, v in full_state(work.table).items() if k != "manual"}
+    assert "As" in json.dumps(full)  # the card is on the table
+    assert "As" not in json.dumps(public_state(work.table))  # a hole card: face down on the public feed
