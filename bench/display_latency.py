@@ -9,8 +9,10 @@ others WebSocket clients of `/ws/public` in this process that read every message
 computer, and 50 renderers on these 2 cores would measure the machine hosting 50 browsers, not
 the display serving 50 screens. A subscriber in this process stamps each public update with `time.time()`
 when it arrives (the hop a display makes too: an upper bound of "published"); each page stamps
-every state it draws (its `croupier:rendered` event) with `performance.timeOrigin +
-performance.now()`, the same machine's wall clock. A screen that fell behind skips to the latest
+every state it draws (its `croupier:rendered` event) with `Date.now()`, the same machine's wall
+clock to the millisecond (not `performance.timeOrigin + performance.now()`: Chromium's monotonic
+clock drifts from the wall clock, by -20 ms and more over a run, which made drawn-before-published
+latencies). A screen that fell behind skips to the latest
 state (its bounded queue): such updates are never drawn; they are counted, not timed.
 
 The controller: the table of `bench.controller_latency` (the shoe at 115,200 baud streaming UTH
@@ -69,7 +71,7 @@ STAMP = """
 window.__drawn = [];
 document.addEventListener("croupier:rendered", (event) => {
   const root = document.querySelector("[data-table]");
-  window.__drawn.push([root.dataset.boot, Number(root.dataset.seq), performance.timeOrigin + performance.now()]);
+  window.__drawn.push([root.dataset.boot, Number(root.dataset.seq), Date.now()]);
 });
 """
 
