@@ -221,9 +221,10 @@ class Pit:
                                                   "silent_s": round(now - follower.heard, 3)})
 
     def snapshot_states(self, prefix: str) -> Iterator[Mapping[str, Any]]:
-        """Every followed table whose name starts with `prefix`, by name: its latest state (or none yet)."""
+        """Every followed table whose topic (`name/`) starts with `prefix`, by name: its latest state (or
+        none yet). `uth-1/` is that table alone, `uth-` a game's tables, `""` all."""
         for name in sorted(self.followers):
-            if not name.startswith(prefix):
+            if not f"{name}/".startswith(prefix):
                 continue
             follower = self.followers[name]
             base = self.latest.get(name) or {"table": name, "boot": None, "seq": 0}

@@ -130,8 +130,9 @@ def _check(key: str, raw: Any) -> Any:
         raise ValueError(f"must be a non-empty string, not {raw!r}")
     if key in ("listen", "snapshot", "public", "commands") and not raw.startswith(("tcp://", "ipc://")):
         raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {raw!r}")
-    if key == "name" and (raw.startswith("*") or any(c.isspace() for c in raw)):
-        raise ValueError(f"must not start with '*' (the floor's own topic) nor hold spaces, not {raw!r}")
+    if key == "name" and (raw.startswith("*") or "/" in raw or any(c.isspace() for c in raw)):
+        raise ValueError(f"must not start with '*' (the floor's own topic) nor hold '/' (its topics' end) "
+                         f"or spaces, not {raw!r}")
     return raw
 
 

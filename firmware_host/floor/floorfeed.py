@@ -30,6 +30,12 @@ FLOOR_TOPIC = b"*"
 """The topic of the floor's own messages (heartbeats): subscribe to it beside a table's name to hear the pit."""
 
 
+def table_topic(table: str) -> bytes:
+    """A table's topic on the floor feed: its name and `/`, so that subscribing to `uth-1/` is that
+    table alone (ZeroMQ matches by prefix: `uth-1` alone would take `uth-10` too), `uth-` a game's."""
+    return table.encode() + b"/"
+
+
 class FloorFeed:
     """The publishing side, owned by the pit's poller thread."""
 
@@ -56,7 +62,7 @@ class FloorFeed:
         """Send one table's message (its `floor_seq` set here). Returns the floor seq."""
         self.seq += 1
         message["floor_seq"] = self.seq
-        self.pub.send_multipart([table.encode(), self._pack(message)])
+        self.pub.send_multipart([table_topic(table), self._pack(message)])
         self._last_sent = self._clock()
         return self.seq
 

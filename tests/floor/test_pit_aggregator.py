@@ -167,7 +167,7 @@ def test_the_pit_starts_and_writes_its_pid_file(floor: Floor) -> None:
 
 def test_a_table_prefix_gets_only_that_table(floor: Floor) -> None:
     wait_for(lambda: all_online(floor, ["sim-uth-1", "sim-uth-2", "sim-uth-3"]), "three tables online")
-    one, every = floor.sub(b"sim-uth-2"), floor.sub(b"")
+    one, every = floor.sub(b"sim-uth-2/"), floor.sub(b"")
     try:
         time.sleep(0.5)  # the subscriptions reach the XPUB (ZeroMQ's slow joiner)
         floor.play("sim-uth-1", 1)
@@ -176,11 +176,11 @@ def test_a_table_prefix_gets_only_that_table(floor: Floor) -> None:
     finally:
         one.close(0)
         every.close(0)
-    assert got_one and {topic for topic, _ in got_one} == {b"sim-uth-2"}
+    assert got_one and {topic for topic, _ in got_one} == {b"sim-uth-2/"}
     assert {body["table"] for _, body in got_one} == {"sim-uth-2"}
     assert any(body["kind"] == "update" and body["phase"] == "settled" for _, body in got_one)
     topics = {topic for topic, _ in got_every}
-    assert {b"sim-uth-1", b"sim-uth-2"} <= topics  # the other table's messages were there to be left out
+    assert {b"sim-uth-1/", b"sim-uth-2/"} <= topics  # the other table's messages were there to be left out
     floor_seqs = [body["floor_seq"] for _, body in got_every]
     assert floor_seqs == list(range(floor_seqs[0], floor_seqs[0] + len(floor_seqs)))  # no gap floor-wide
 
@@ -200,14 +200,14 @@ def test_the_floor_snapshot_holds_every_tables_own_state_and_its_hands_fetched(f
         assert state_of(s) == state_of(own) and s["boot"] == own["boot"]
         assert 0 < s["seq"] <= own["seq"]  # the table's seq as the pit last heard it (a heartbeat may follow)
         assert s["online"] is True and s["floor_seq"] <= end["floor_seq"]
-    only, _ = floor.floor_snapshot("sim-uth-2")
+    only, _ = floor.floor_snapshot("sim-uth-2/")
     assert [s["table"] for s in only] == ["sim-uth-2"]
 
 
 def test_a_killed_table_goes_offline_and_comes_back(floor: Floor) -> None:
     wait_for(lambda: all_online(floor, ["sim-uth-1", "sim-uth-2", "sim-uth-3"]), "three tables online")
     table = floor.tables["sim-uth-3"]
-    sub = floor.sub(b"sim-uth-3")
+    sub = floor.sub(b"sim-uth-3/")
     try:
         time.sleep(0.5)
         old_boot = floor.own_snapshot("sim-uth-3")["boot"]
@@ -242,7 +242,7 @@ def test_reload_adds_a_table_and_drops_one(floor: Floor) -> None:
         got = receive(sub, 3.0)
     finally:
         sub.close(0)
-    assert any(topic == b"sim-uth-3" and body["kind"] == "removed" for topic, body in got)
+    assert any(topic == b"sim-uth-3/" and body["kind"] == "removed" for topic, body in got)
     four = {s["table"]: s for s in states}["sim-uth-4"]
     assert state_of(four) == state_of(floor.own_snapshot("sim-uth-4"))
     wait_for(lambda: {s["table"]: s for s in floor.floor_snapshot()[0]}["sim-uth-4"]["archived"] == 0,
