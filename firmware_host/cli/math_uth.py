@@ -44,7 +44,7 @@ def _pct(x: float) -> str:
 def report(name: str, figures: dict[str, Any]) -> str:
     """The human report for one profile."""
     abp, trips, simple = figures["ante_blind_play"], figures["trips"], figures["simple_strategy"]
-    freq = {o["outcome"]: o for o in abp["outcomes"]}
+    freq = {o["outcome"]: o for o in abp["play_rates"]}
     lines = [
         f"Ultimate Texas Hold'em, profile {name}",
         f"  Ante + Blind + Play, optimal strategy: house edge {_pct(abp['house_edge_per_ante'])} of the Ante"

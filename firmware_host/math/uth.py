@@ -21,16 +21,17 @@ import numpy.typing as npt
 from engine.paytables import FIVE_CARD_CATEGORIES, Profile, ProfileText, UthRules, parse_profile
 from firmware_host.math import cache
 from firmware_host.math.uth_count import DEALER_HANDS
-from firmware_host.math.uth_pass import Scale, Sums, run_parallel, simple_multiple
-from firmware_host.math.uth_simple import SIMPLE_STRATEGY, flop_raises, preflop_raises
-from firmware_host.math.uth_tables import TRIPLES, Symmetry, symmetry
+from firmware_host.math.uth_dist import expected, layout, nets, optimal_cells, outcomes, pays_text
+from firmware_host.math.uth_pass import Scale, Sums, run_parallel, simple_decisions, simple_multiple
+from firmware_host.math.uth_simple import SIMPLE_STRATEGY
+from firmware_host.math.uth_tables import Symmetry, symmetry
 
 __all__ = ["uth_figures", "rules_of", "rules_key", "METHOD"]
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 
-METHOD_VERSION = 1
+METHOD_VERSION = 2  # 2: the outcomes are the net results' distribution (`uth_dist`)
 WORKERS = 2  # processes sharing the pass (this machine's cores)
 METHOD = ("exact enumeration: every deal of 2 player cards, 5 board cards and 2 dealer cards "
           "(2,781,381,002,400 deals); the 134,459 boards up to suit renaming, each with its 1,081 holdings "
@@ -117,6 +118,12 @@ def _per_hole(sym: Symmetry, values: Floats) -> Floats:
     return np.asarray(np.bincount(sym.class_hole, weights=values, minlength=len(sym.hole_rep)), dtype=np.float64)
 
 
+def dealt(sym: Symmetry, sums: Sums) -> int:
+    """The deals the pass counted (each with its flop taken as the flop): all of them,
+    1,326 x 19,600 x 1,081 x 990, unless it ran on part of the boards (a test's subproblem)."""
+    return int(sums.cells["bet"].sum()) if sums.cells else len(sym.hole_class) * DEALS_PER_HOLDING
+
+
 def _play(rules: UthRules, sym: Symmetry, sums: Sums, flop_bets: npt.NDArray[np.bool_] | None,
           preflop: npt.NDArray[np.bool_] | None, river: str, river_m: str, trips: str) -> dict[str, Any]:
     """Value and bet frequencies of a strategy: optimal where `flop_bets` / `preflop` are None, else those."""
@@ -135,7 +142,8 @@ def _play(rules: UthRules, sym: Symmetry, sums: Sums, flop_bets: npt.NDArray[np.
     else:
         pre_m = np.full_like(p_h, simple_multiple(int(SIMPLE_STRATEGY["preflop_multiple"]), rules.preflop_multiples))
     value_h = np.where(preflop, a_h + pre_m * p_h, check_h)  # per starting hand, summed over its holdings
-    total = Fraction(int(round(value_h.sum())), len(sym.hole_class) * DEALS_PER_HOLDING * sums.blind_unit)
+    deals = dealt(sym, sums)
+    total = Fraction(int(round(value_h.sum())), deals * sums.blind_unit)
     # frequencies: every (holding, flop) pair of a class counts alike; a class's deals are its size x 1,081 x 990
     raised = preflop[sym.class_hole]
     n_pairs = len(sym.hole_class) * 19_600
@@ -150,7 +158,7 @@ def _play(rules: UthRules, sym: Symmetry, sums: Sums, flop_bets: npt.NDArray[np.
     out: dict[str, Any] = {
         "house_edge_per_ante": float(-total), "house_edge_exact": str(-total),
         "element_of_risk": float(-total) / average_bet, "average_total_bet_per_ante": average_bet,
-        "outcomes": [
+        "play_rates": [
             {"outcome": "play_preflop", "probability": p_pre, "average_multiple": pre_bet / p_pre if p_pre else 0.0},
             {"outcome": "play_flop", "probability": p_flop, "average_multiple": flop_bet / p_flop if p_flop else 0.0},
             {"outcome": "play_river_per_ante", "probability": None, "average_multiple": river_bet},
@@ -159,8 +167,8 @@ def _play(rules: UthRules, sym: Symmetry, sums: Sums, flop_bets: npt.NDArray[np.
     if trips in s:
         t = s["trips_played"]
         t_h = np.where(preflop, _per_hole(sym, t), _per_hole(sym, np.where(flop_bets, t, s[trips])))
-        out["trips_house_edge"] = float(-t_h.sum() / (len(sym.hole_class) * DEALS_PER_HOLDING * sums.trips_unit))
-    out["_preflop"], out["_flop"] = preflop, flop_bets
+        out["trips_house_edge"] = float(-t_h.sum() / (deals * sums.trips_unit))
+    out["_preflop"], out["_flop"], out["_pre_m"], out["_flop_m"] = preflop, flop_bets, pre_m, bet_m
     return out
 
 
@@ -170,21 +178,33 @@ def figures_from(rules: UthRules, sym: Symmetry, sums: Sums) -> dict[str, Any]:
     reps = sym.hole_rep
     high, low = np.maximum(reps[:, 0], reps[:, 1]) >> 2, np.minimum(reps[:, 0], reps[:, 1]) >> 2
     suited = (reps[:, 0] & 3) == (reps[:, 1] & 3)
-    simple_pre = preflop_raises(high + 2, low + 2, suited)
-    simple_flop = flop_raises(reps[sym.class_hole], TRIPLES[sym.class_flop])
+    simple_pre, simple_flop = simple_decisions(sym)
     simple = _play(rules, sym, sums, simple_flop, simple_pre, "simple_river", "simple_river_multiple",
                    "simple_trips_river")
+    lay = layout(rules)
+    cells = optimal_cells(lay, sym.class_hole, len(reps), sums.cells["bet"], sums.cells["river"], optimal.pop("_flop"),
+                          optimal.pop("_flop_m"), optimal["_preflop"], optimal.pop("_pre_m")).sum(axis=0)
     preflop = optimal.pop("_preflop")
-    optimal.pop("_flop")
-    simple.pop("_preflop"), simple.pop("_flop")
+    for k in ("_preflop", "_flop", "_pre_m", "_flop_m"):
+        simple.pop(k)
+    abp_net, trips_net = nets(rules, lay)
+    optimal["house_edge"] = optimal["house_edge_per_ante"]
+    optimal["outcomes"] = outcomes(cells, abp_net, "net")
+    simple["house_edge"] = simple["house_edge_per_ante"]
+    simple["outcomes"] = outcomes(sums.cells["simple"], abp_net, "net")
     trips = _trips(rules, sums, optimal.pop("trips_house_edge", None))
+    if "house_edge_exact" not in trips:  # paid by the play: its outcomes are the optimal play's
+        trips["outcomes"] = outcomes(cells, trips_net, "Trips net")
     simple_trips = simple.pop("trips_house_edge", None)
     optimal["preflop_raise"] = sorted(_hand_name(int(h), int(lo), bool(su))
                                       for h, lo, su, up in zip(high + 2, low + 2, suited, preflop) if up)
     simple_out = {"strategy": {k: v for k, v in SIMPLE_STRATEGY.items()}, **simple}
     if simple_trips is not None:
         simple_out["trips_house_edge"] = simple_trips
-    return {"trips": trips, "ante_blind_play": optimal, "simple_strategy": simple_out, "method": METHOD}
+    both = outcomes(cells, [a + t for a, t in zip(abp_net, trips_net)], "net")
+    joint = {"ante_blind_play+trips": {"house_edge": str(-expected(both) / 2), "stake": 2, "outcomes": both}}
+    return {"trips": trips, "ante_blind_play": optimal, "simple_strategy": simple_out, "joint": joint,
+            "method": METHOD}
 
 
 def _hand_name(high: int, low: int, suited: bool) -> str:
@@ -196,13 +216,15 @@ def _hand_name(high: int, low: int, suited: bool) -> str:
 
 def _trips(rules: UthRules, sums: Sums, by_play: float | None) -> dict[str, Any]:
     """The Trips: the seven-card distribution and its pays; the edge by it, or by the play when it depends on it."""
-    counts = [int(round(c)) // 21 for c in sums.seven_card]
+    tallies = [int(round(c)) for c in sums.seven_card]  # each seven-card hand 21 times (all the boards)
+    counts, tallied = [c // 21 for c in tallies], sum(tallies)
     scale = Scale.of(rules.trips, -1)
     outcomes = []
-    for name, count in zip(FIVE_CARD_CATEGORIES, counts):
+    for name, count, tally in zip(FIVE_CARD_CATEGORIES, counts, tallies):
         pays = list(rules.trips.get(name, (-1, 1)))
-        outcomes.append({"outcome": name, "weight": count, "probability": count / SEVEN_CARD_HANDS, "pays": pays})
-    exact = Fraction(sum(int(p) * c for p, c in zip(scale.pays, counts)), SEVEN_CARD_HANDS * scale.unit)
+        outcomes.append({"outcome": name, "weight": count, "probability": str(Fraction(tally, tallied)),
+                         "odds": pays, "pays": pays_text(Fraction(pays[0], pays[1]))})
+    exact = Fraction(sum(int(p) * c for p, c in zip(scale.pays, tallies)), tallied * scale.unit)
     if by_play is None:
         return {"house_edge": float(-exact), "house_edge_exact": str(-exact), "paid_on": "final hand",
                 "outcomes": outcomes}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from math import lcm
 from typing import Any
@@ -26,8 +26,9 @@ import numpy.typing as npt
 from engine.paytables import FIVE_CARD_CATEGORIES, Odds, Qualifier, UthRules
 from firmware_host.math.batch_eval import ROYAL, categories, from_keys, KEY, MASK_KEY
 from firmware_host.math.uth_count import DEALER_HANDS, showdowns, six_card_strengths
-from firmware_host.math.uth_simple import SIMPLE_STRATEGY, river_raises
-from firmware_host.math.uth_tables import Symmetry, pair_index, triple_index
+from firmware_host.math.uth_dist import Layout, layout, result_counts
+from firmware_host.math.uth_simple import SIMPLE_STRATEGY, flop_raises, preflop_raises, river_raises
+from firmware_host.math.uth_tables import TRIPLES, Symmetry, pair_index, triple_index
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -109,6 +110,7 @@ def deal_values(rules: UthRules, boards: npt.NDArray[np.integer]) -> tuple[dict[
         "simple_river": np.where(simple, ante_blind + sm * play, fold),
         "simple_river_multiple": np.where(simple, sm, 0),
         "simple_trips_river": np.where(simple, trips_played, trips_folded),
+        "results": result_counts(wins, shown.at_most, win_unqualified, lose_unqualified, DEALER_HANDS),
     }
     return values, shown.first, shown.second, cat
 
@@ -122,6 +124,67 @@ class Sums:
     seven_card: Floats
     blind_unit: int
     trips_unit: int
+    cells: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
+    """`uth_dist`'s counts: "bet" and "river" per (hole cards, flop) class, "simple" whole."""
+
+
+def simple_decisions(sym: Symmetry) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """The simple strategy's pre-flop raise per starting hand and flop bet per (hole cards, flop) class."""
+    reps = sym.hole_rep
+    high, low = np.maximum(reps[:, 0], reps[:, 1]) >> 2, np.minimum(reps[:, 0], reps[:, 1]) >> 2
+    suited = (reps[:, 0] & 3) == (reps[:, 1] & 3)
+    return preflop_raises(high + 2, low + 2, suited), flop_raises(reps[sym.class_hole], TRIPLES[sym.class_flop])
+
+
+class _Cells:
+    """`uth_dist`'s counts as the pass adds them up (see `Sums.cells`). Per class, the bet cells (every
+    deal) and the river line's cells but its last line's (those are the bet cells less the others'),
+    each added with one scatter per batch; the simple strategy's cells per deal, its ten flops
+    counted by the line each takes."""
+
+    def __init__(self, rules: UthRules, sym: Symmetry) -> None:
+        self.lay: Layout = layout(rules)
+        lay = self.lay
+        self.bet = np.zeros(sym.classes * lay.per_line, dtype=np.int32)
+        self.river = np.zeros(sym.classes * (len(lay.river_lines) - 1) * lay.per_line, dtype=np.int32)
+        self.simple = np.zeros(lay.cells)
+        self.river_k = np.zeros(max(lay.multiples) + 1, dtype=np.int64)  # river multiple -> its river line
+        for k, line in enumerate(lay.river_lines[1:]):
+            self.river_k[lay.multiples[line - 1]] = k + 1
+        pre, flop = simple_decisions(sym)
+        self.pre_line = np.where(pre, lay.line(simple_multiple(int(SIMPLE_STRATEGY["preflop_multiple"]),
+                                                               rules.preflop_multiples)), -1)
+        self.flop_line = lay.line(simple_multiple(int(SIMPLE_STRATEGY["flop_multiple"]), rules.flop_multiples))
+        self.flop_bets = flop
+        self.sym = sym
+
+    def add(self, values: dict[str, Ints], cat: Ints, holding: Ints, where: Ints, w: Ints) -> None:
+        lay, per, r = self.lay, self.lay.per_line, np.arange(5, dtype=np.int64)
+        counts = (values["results"] * w[:, None, None]).astype(np.int32)  # (n, 1081, 5)
+        base = lay.group_of[cat] * 5  # (n, 1081)
+        spread = np.broadcast_to(counts[:, :, None, :], (*where.shape, 5)).ravel()
+        np.add.at(self.bet, ((where * per + base[:, :, None])[..., None] + r).ravel(), spread)
+        k = self.river_k[values["river_multiple"]]  # the deal's river line
+        lines = len(lay.river_lines) - 1
+        if lines:  # the deals on the last river line add 0 (to a cell of the first: one scatter, no gather)
+            kept = np.where((k < lines)[..., None], counts, 0)
+            cell = (where * (lines * per) + (np.minimum(k, lines - 1) * per + base)[:, :, None])[..., None] + r
+            np.add.at(self.river, cell.ravel(), np.broadcast_to(kept[:, :, None, :], (*where.shape, 5)).ravel())
+        pre = self.pre_line[self.sym.hole_class[holding]]  # (n, 1081): -1 where the hand checks
+        bets = self.flop_bets[where].sum(axis=2)  # of the deal's ten flops, those the simple strategy bets
+        river = lay.line_of(values["simple_river_multiple"])
+        for line, times in ((np.where(pre >= 0, pre, self.flop_line), np.where(pre >= 0, 10, bets)),
+                            (river, np.where(pre >= 0, 0, 10 - bets))):
+            self.simple += np.bincount(((line * per + base)[..., None] + r).ravel(),
+                                       weights=(counts * times[..., None]).ravel().astype(np.float64),
+                                       minlength=lay.cells)
+
+    def result(self) -> dict[str, npt.NDArray[np.int64]]:
+        classes = self.sym.classes
+        return {"bet": self.bet.reshape(classes, -1), "river": self.river.reshape(classes, -1),
+                "simple": np.rint(self.simple).astype(np.int64)}
+
+
 
 
 def run_pass(rules: UthRules, sym: Symmetry, boards: slice = slice(None),
@@ -132,6 +195,7 @@ def run_pass(rules: UthRules, sym: Symmetry, boards: slice = slice(None),
     k = len(names)
     flat = np.zeros(sym.classes * k)
     seven = np.zeros(len(FIVE_CARD_CATEGORIES))
+    cells = _Cells(rules, sym)
     for start in range(0, len(reps), BATCH):
         chunk, w = reps[start:start + BATCH].astype(np.int64), weights[start:start + BATCH]
         values, first, second, cat = deal_values(rules, chunk)
@@ -146,11 +210,12 @@ def run_pass(rules: UthRules, sym: Symmetry, boards: slice = slice(None),
         flat += np.bincount(index, weights=weighted, minlength=len(flat))
         seven += np.bincount(cat.ravel(), weights=np.repeat(w.astype(np.float64), cat.shape[1]),
                              minlength=len(FIVE_CARD_CATEGORIES))
+        cells.add(values, cat, holding, where, w.astype(np.int64))
         if tick is not None:
             tick(len(chunk))
     table = flat.reshape(sym.classes, k)
     sums = {name: table[:, n] for n, name in enumerate(names)}
-    return Sums(sums, seven, Scale.of(rules.blind, 0).unit, Scale.of(rules.trips, -1).unit)
+    return Sums(sums, seven, Scale.of(rules.blind, 0).unit, Scale.of(rules.trips, -1).unit, cells.result())
 
 
 _FORKED: dict[str, Any] = {}  # what the forked workers inherit (the tables are not pickled)
@@ -190,4 +255,5 @@ def run_parallel(rules: UthRules, sym: Symmetry, workers: int = 2,
         _FORKED.clear()
     first = results[0]
     return Sums({k: sum((r.sums[k] for r in results[1:]), first.sums[k]) for k in first.sums},
-                sum((r.seven_card for r in results[1:]), first.seven_card), first.blind_unit, first.trips_unit)
+                sum((r.seven_card for r in results[1:]), first.seven_card), first.blind_unit, first.trips_unit,
+                {k: sum((r.cells[k] for r in results[1:]), first.cells[k]) for k in first.cells})

@@ -165,7 +165,7 @@ def test_cached_figures_are_read_back_by_the_command(tmp_path, monkeypatch, caps
     figures = {"trips": {"house_edge": 0.034979, "paid_on": "final hand", "outcomes": []},
                "ante_blind_play": {"house_edge_per_ante": 0.0218, "house_edge_exact": "1/2", "element_of_risk": 0.005,
                                    "average_total_bet_per_ante": 4.1, "preflop_raise": ["AA"],
-                                   "outcomes": [{"outcome": "play_preflop", "probability": 0.5},
+                                   "play_rates": [{"outcome": "play_preflop", "probability": 0.5},
                                                 {"outcome": "play_flop", "probability": 0.2}]},
                "simple_strategy": {"strategy": {"name": "n", "url": "u"}, "house_edge_per_ante": 0.0245,
                                    "element_of_risk": 0.006},
