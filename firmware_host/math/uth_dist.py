@@ -159,7 +159,7 @@ def pays_text(x: Fraction) -> int | str:
     return int(x) if x.denominator == 1 else str(x)
 
 
-def outcomes(weights: npt.NDArray[np.int64], values: list[Fraction], what: str) -> list[dict[str, Any]]:
+def outcomes(weights: npt.NDArray[np.integer[Any]], values: list[Fraction], what: str) -> list[dict[str, Any]]:
     """The distinct net results of `values` with the cells' weights: exact weights, probabilities and pays
     (integers, or fractions as text: JSON, as the cache keeps them)."""
     total = int(weights.sum())

@@ -124,7 +124,7 @@ class Sums:
     seven_card: Floats
     blind_unit: int
     trips_unit: int
-    cells: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
+    cells: dict[str, npt.NDArray[np.integer[Any]]] = field(default_factory=dict)
     """`uth_dist`'s counts: "bet" and "river" per (hole cards, flop) class, "simple" whole."""
 
 
@@ -166,10 +166,10 @@ class _Cells:
         np.add.at(self.bet, ((where * per + base[:, :, None])[..., None] + r).ravel(), spread)
         k = self.river_k[values["river_multiple"]]  # the deal's river line
         lines = len(lay.river_lines) - 1
-        if lines:  # the deals on the last river line add 0 (to a cell of the first: one scatter, no gather)
-            kept = np.where((k < lines)[..., None], counts, 0)
-            cell = (where * (lines * per) + (np.minimum(k, lines - 1) * per + base)[:, :, None])[..., None] + r
-            np.add.at(self.river, cell.ravel(), np.broadcast_to(kept[:, :, None, :], (*where.shape, 5)).ravel())
+        other = k < lines  # the deals on the river's other lines (a fold): a few, taken out first
+        if other.any():
+            cell = (where[other] * (lines * per) + (k * per + base)[other][:, None])[..., None] + r
+            np.add.at(self.river, cell.ravel(), np.broadcast_to(counts[other][:, None, :], cell.shape).ravel())
         pre = self.pre_line[self.sym.hole_class[holding]]  # (n, 1081): -1 where the hand checks
         bets = self.flop_bets[where].sum(axis=2)  # of the deal's ten flops, those the simple strategy bets
         river = lay.line_of(values["simple_river_multiple"])
@@ -179,7 +179,7 @@ class _Cells:
                                        weights=(counts * times[..., None]).ravel().astype(np.float64),
                                        minlength=lay.cells)
 
-    def result(self) -> dict[str, npt.NDArray[np.int64]]:
+    def result(self) -> dict[str, npt.NDArray[np.integer[Any]]]:
         classes = self.sym.classes
         return {"bet": self.bet.reshape(classes, -1), "river": self.river.reshape(classes, -1),
                 "simple": np.rint(self.simple).astype(np.int64)}
