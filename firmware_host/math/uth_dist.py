@@ -37,7 +37,7 @@ class Layout:
     multiples: tuple[int, ...]
     group_of: Ints  # (10,) category index -> group
     groups: tuple[tuple[str, ...], ...]  # each group's categories
-    river_lines: Ints  # the river line's lines: fold, then the river multiples
+    river_lines: Ints  # the river line's lines: fold, then the river multiples (the last is the bet cells less the others)
 
     @property
     def per_line(self) -> int:
@@ -75,10 +75,9 @@ def layout(rules: UthRules) -> Layout:
             groups.append([])
         group_of.append(keys.index(key))
         groups[keys.index(key)].append(c)
-    lay = Layout(multiples, np.array(group_of, dtype=np.int64), tuple(tuple(g) for g in groups),
-                 np.array([0], dtype=np.int64))
-    return Layout(multiples, lay.group_of, lay.groups,
-                  np.array([0, *(lay.line(m) for m in sorted(set(rules.river_multiples)))], dtype=np.int64))
+    river = [0, *(1 + multiples.index(m) for m in sorted(set(rules.river_multiples)))]
+    return Layout(multiples, np.array(group_of, dtype=np.int64), tuple(tuple(g) for g in groups),
+                  np.array(river, dtype=np.int64))
 
 
 def result_counts(wins: Ints, at_most: Ints, win_unqualified: Ints, lose_unqualified: Ints, dealer_hands: int) -> Ints:
