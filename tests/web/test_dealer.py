@@ -108,9 +108,11 @@ def settle(table: SimTable, round_: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def public_state(table: SimTable) -> dict[str, Any]:
+def public_state(table: SimTable, full: bool = False) -> dict[str, Any]:
+    """The table's state now: the public feed's, or with `full` surveillance's (every card, the cards entered by hand)."""
     ctx: zmq.Context[Any] = zmq.Context()
-    feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=5.0)
+    ends = table.endpoints
+    feed = FeedClient(ctx, *((ends.full, ends.full_snapshot) if full else (ends.public, ends.snapshot)), timeout_s=5.0)
     try:
         feed.fetch_snapshot()
         return dict(feed.state or {})
@@ -382,18 +384,6 @@ def test_the_chips_are_kept_in_rising_order() -> None:
     assert DisplayConfig.parse("[display]\n").chips == (100, 500, 2500, 10000)
 
 
-def full_state(table: SimTable) -> dict[str, Any]:
-    """The table's full state now (surveillance's feed: every card, the cards entered by hand)."""
-    ctx: zmq.Context[Any] = zmq.Context()
-    feed = FeedClient(ctx, table.endpoints.full, table.endpoints.full_snapshot, timeout_s=5.0)
-    try:
-        feed.fetch_snapshot()
-        return dict(feed.state or {})
-    finally:
-        feed.close()
-        ctx.destroy(linger=0)
-
-
 def test_a_card_entered_by_hand_needs_a_supervisors_pin(console: Callable[..., Console], tablet: Page) -> None:
     work = console(game="uth", seed=4, seats=1)
     work.shoe.stop()  # the shoe deals nothing: the console enters the first card by hand
@@ -412,7 +402,7 @@ def test_a_card_entered_by_hand_needs_a_supervisors_pin(console: Callable[..., C
         settled_reply(tablet)
         tablet.wait_for_selector("[data-refusal='forbidden']")
         assert "card" in tablet.locator("[data-refusal]").inner_text()
-        assert not full_state(work.table).get("manual")
+        assert not public_state(work.table, full=True).get("manual")
     tablet.tap("[data-action='card']")
     tablet.fill("#signoff input[name=card]", "As")
     tablet.fill("#signoff input[name=user]", "sam")
@@ -420,9 +410,9 @@ def test_a_card_entered_by_hand_needs_a_supervisors_pin(console: Callable[..., C
     tablet.tap("[data-action='signoff-send']")
     settled_reply(tablet)
     assert tablet.locator("[data-refusal]").count() == 0, tablet.locator("#refusal").inner_text()
-    manual = full_state(work.table)["manual"]
+    manual = public_state(work.table, full=True)["manual"]
     assert [m["card"] for m in manual] == ["As"], manual
     assert (manual[0].get("signed_off") or {}).get("user") == "sam", manual
-    full = {k: v for k, v in full_state(work.table).items() if k != "manual"}
+    full = {k: v for k, v in public_state(work.table, full=True).items() if k != "manual"}
     assert "As" in json.dumps(full)  # the card is on the table
     assert "As" not in json.dumps(public_state(work.table))  # a hole card: face down on the public feed
