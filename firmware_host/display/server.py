@@ -10,13 +10,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 from firmware_host.display import auth, dealer, surveillance, tournament
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
-from firmware_host.display.pump import pump
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/table": "table.html"}
@@ -45,7 +44,19 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse()
     await ws.prepare(request)
     screen = hub.join()
-    await pump(ws, screen.next, lambda: hub.leave(screen))
+
+    async def send() -> None:
+        while True:
+            await ws.send_str(await screen.next())
+
+    sender = asyncio.create_task(send())
+    try:
+        async for msg in ws:  # screens only listen; anything they send is ignored
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        hub.leave(screen)
+        sender.cancel()
     return ws
 
 
@@ -55,7 +66,19 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     pit = request.app[PIT]
     screen = pit.join()
-    await pump(ws, screen.next, lambda: pit.leave(screen))
+
+    async def send() -> None:
+        while True:
+            await ws.send_str(await screen.next())
+
+    sender = asyncio.create_task(send())
+    try:
+        async for msg in ws:  # pit screens only listen
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        pit.leave(screen)
+        sender.cancel()
     return ws
 
 
