@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from firmware_host.display import auth, dealer, surveillance, tournament
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
+from firmware_host.display.pump import pump
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/table": "table.html"}
@@ -44,19 +45,7 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse()
     await ws.prepare(request)
     screen = hub.join()
-
-    async def send() -> None:
-        while True:
-            await ws.send_str(await screen.next())
-
-    sender = asyncio.create_task(send())
-    try:
-        async for msg in ws:  # screens only listen; anything they send is ignored
-            if msg.type == WSMsgType.ERROR:
-                break
-    finally:
-        hub.leave(screen)
-        sender.cancel()
+    await pump(ws, screen.next, lambda: hub.leave(screen))
     return ws
 
 
@@ -66,19 +55,7 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     pit = request.app[PIT]
     screen = pit.join()
-
-    async def send() -> None:
-        while True:
-            await ws.send_str(await screen.next())
-
-    sender = asyncio.create_task(send())
-    try:
-        async for msg in ws:  # pit screens only listen
-            if msg.type == WSMsgType.ERROR:
-                break
-    finally:
-        pit.leave(screen)
-        sender.cancel()
+    await pump(ws, screen.next, lambda: pit.leave(screen))
     return ws
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
+from firmware_host.display.pump import pump
 
 STATIC = Path(__file__).parent / "static"
 
@@ -57,19 +58,7 @@ async def _feed(request: web.Request) -> web.WebSocketResponse:
     screen = feed.hub.join()
     if feed.follower is None:
         await ws.send_json({"kind": "none", "reason": "no tournament is followed: [display] tournament"})
-
-    async def send() -> None:
-        while True:
-            await ws.send_str(await screen.next())
-
-    sender = asyncio.create_task(send())
-    try:
-        async for msg in ws:  # wall screens only listen
-            if msg.type == WSMsgType.ERROR:
-                break
-    finally:
-        feed.hub.leave(screen)
-        sender.cancel()
+    await pump(ws, screen.next, lambda: feed.hub.leave(screen))
     return ws
 
 
