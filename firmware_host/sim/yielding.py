@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,8 +30,8 @@ from typing import Any
 import zmq
 
 from firmware_host.service.commands import CommandClient
-from firmware_host.service.feed import FeedClient
 from firmware_host.sim.bots import BotPlayer, SimLimits, TableEndpoints
+from firmware_host.sim.following import FollowingThread
 
 log = logging.getLogger("croupier.yielding")
 
@@ -115,49 +114,30 @@ class Yielding:
         return out
 
 
-class YieldingPlayers(threading.Thread):
+class YieldingPlayers(FollowingThread):
     """A thread playing the `Yielding` bots at the table; `stop()` ends it."""
 
     def __init__(self, endpoints: TableEndpoints, players: Sequence[BotPlayer], *, game: str,
                  limits: SimLimits = SimLimits(), wait_s: float = 8.0, key: str | None = None,
                  server_key: str | None = None) -> None:
-        super().__init__(name="yielding-players", daemon=True)
-        self.endpoints = endpoints
+        super().__init__("yielding-players", endpoints, key, server_key)
         self.rule = Yielding(players, game=game, limits=limits, wait_s=wait_s)
-        self.key, self.server_key = key, server_key
         self.run_id = os.urandom(4).hex()
         self.refused: list[dict[str, Any]] = []  # the requests the controller refused, with its reply
-        self._done = threading.Event()
+        self._commands: CommandClient | None = None
 
-    def stop(self) -> None:
-        self._done.set()
-        self.join(timeout=5.0)
+    def open(self, ctx: zmq.Context[Any]) -> list[Any]:
+        self._commands = CommandClient(ctx, self.endpoints.commands, timeout_s=1.0, name=f"players-{self.run_id}",
+                                       key=self.key, server_key=self.server_key)
+        return [self._commands]
 
-    def run(self) -> None:
-        ctx: zmq.Context[Any] = zmq.Context()
-        feed = FeedClient(ctx, self.endpoints.full, self.endpoints.full_snapshot, timeout_s=1.0,
-                          key=self.key, server_key=self.server_key)
-        commands = CommandClient(ctx, self.endpoints.commands, timeout_s=1.0, name=f"players-{self.run_id}",
-                                 key=self.key, server_key=self.server_key)
+    def on_state(self, state: dict[str, Any]) -> None:
+        assert self._commands is not None
         try:
-            while not self._done.is_set():
-                try:
-                    feed.receive(200)
-                except TimeoutError:
-                    feed.state = None  # the controller is down: snapshot again when it is back
-                    continue
-                try:
-                    for request in self.rule.requests(feed.state or {}, time.monotonic()):
-                        self._send(commands, request)
-                except Exception:  # a state the bots cannot read: they sit this one out, the table goes on
-                    log.exception("bot players: cannot act on seq %s", feed.seq)
-        finally:
-            for thing in (feed, commands):
-                try:
-                    thing.close()
-                except Exception:  # closing must go on for the other
-                    log.debug("closing %r", thing, exc_info=True)
-            ctx.destroy(linger=0)
+            for request in self.rule.requests(state, time.monotonic()):
+                self._send(self._commands, request)
+        except Exception:  # a state the bots cannot read: they sit this one out, the table goes on
+            log.exception("bot players: cannot act on seq %s", self.feed.seq if self.feed else None)
 
     def _send(self, commands: CommandClient, request: Request) -> None:
         try:
