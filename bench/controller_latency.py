@@ -427,7 +427,7 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
             seq += 1
             head = {"table": "floor", "boot": "floor", "seq": seq, "kind": "update"}
             pub.send(pack({**head, **public_state}))
-            full_pub.send(pack({**head, **full_state}))
+            full_pub.send(pack({**head, **full_state, "devices": {"shoe": {"seq": reading.seq}}}))  # as the table's
 
 
 def measure_floor(hands: int) -> dict[str, float]:
@@ -437,8 +437,8 @@ def measure_floor(hands: int) -> dict[str, float]:
     if LAST_STATES is None:
         raise RuntimeError("measure the controller first (the floor sends its states)")
     run_dir = Path(tempfile.mkdtemp(prefix="crp-floor-"))
-    shoe = SimShoeServer(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
-                         link="tcp", baud=BAUD).start()
+    shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
+                     link="tcp", baud=BAUD).start()
     proc: subprocess.Popen[bytes] | None = None
     listener: Listener | None = None
     try:
@@ -468,6 +468,8 @@ def measure_floor(hands: int) -> dict[str, float]:
         time.sleep(0.3)
         burns = load_profile("default").uth.burns
         stretches = (2 * (SEATS + 1) + ("deal" in burns), 5 + ("flop" in burns) + ("river" in burns))
+        listener.forget()
+        shoe.card_sent.clear()
         meter = Meter(proc.pid)
         cards = 0
         try:
@@ -487,8 +489,13 @@ def measure_floor(hands: int) -> dict[str, float]:
         finally:
             ctx.destroy(linger=0)
         control.close()
+        listener.finish()
+        lat = sorted(latencies(shoe, listener))
+        if not lat:
+            raise RuntimeError("no floor update was matched to its frame")
         return {"cpu_share": meter.cpu_s / meter.wall_s, "stream_cards_per_s": cards / meter.wall_s,
-                "us_per_card": meter.cpu_s / cards * 1e6}
+                "us_per_card": meter.cpu_s / cards * 1e6, "p50_ms": 1000 * statistics.median(lat),
+                "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))]}
     finally:
         if listener is not None:
             listener.kill()
@@ -518,10 +525,12 @@ def run(rounds: int = 3, hands: int = 40) -> bool:
     floor = statistics.median(f["cpu_share"] for f in floors)
     per_card = statistics.median(r["cpu_share"] / r["stream_cards_per_s"] for r in results) * 1e6
     floor_card = statistics.median(f["us_per_card"] for f in floors)
+    floor_p50, floor_p99 = statistics.median(f["p50_ms"] for f in floors), statistics.median(f["p99_ms"] for f in floors)
     print(f"   floor peer (same shoe, same run: wake, read, ack, one fsync'd SQLite commit and the controller's "
           f"two state frames a card, no table): CPU {100 * floor:.1f}% at {statistics.median(f['stream_cards_per_s'] for f in floors):.0f} "
-          f"cards/s, {floor_card:.0f} us a card; the controller {per_card:.0f} us a card = {per_card / floor_card:.2f}x "
-          f"the floor")
+          f"cards/s, {floor_card:.0f} us a card, CARD -> update p50 {floor_p50:.2f} ms, p99 {floor_p99:.2f} ms; the "
+          f"controller {per_card:.0f} us a card = {per_card / floor_card:.2f}x the floor, p99 {p99 / floor_p99:.2f}x "
+          f"the floor's")
     ratio = per_card / floor_card
     print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (aim < {AIM_P99_MS} ms); CPU a card "
           f"{ratio:.2f}x the floor peer (aim <= {AIM_CPU_RATIO}x; {100 * cpu:.1f}% of one core while the shoe "

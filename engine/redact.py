@@ -9,10 +9,12 @@ showdown). `public(full)` is the only way to the public view:
 - only the keys named below reach the public (default deny): burns, mucked and discarded cards,
   cards ignored while a fault stood, devices, sensors, a fault's `detail` never do, nor any key
   added to the full view later until it is named here;
-- nothing is shared with the full view (each map and list its own);
-- `limits`, `paytable` and `history` (the last hands) pass as they are: the limits sign and the
+- nothing is shared with the full view (each map and list its own), but for `limits`, `paytable`
+  and `history` (the last hands), which pass as they are, the same objects: the limits sign and the
   paytables are public, and each past hand was made by this redaction of its own view when it
   closed (settled hands are shown down; a hand whose cards stayed down has no hand name there).
+  The tables make these once (a hand's signs, a closed hand's public form) and never change them,
+  so the card-by-card views do not copy them anew (they are most of a house table's view).
 
 >>> full = {"phase": "preflop", "spots": [{"seat": 1, "cards": ["As", "Kd"], "visible": [False, False],
 ...         "bets": {"ante": 5}}], "burns": ["2c"], "fault": None}
@@ -27,7 +29,7 @@ from typing import Any
 
 from engine.cards import HIDDEN
 
-__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "public", "hidden_cards"]
+__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "public", "hidden_cards"]
 
 TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
@@ -56,6 +58,9 @@ HAND_KEYS = frozenset({
 })
 """The keys of a spot, a poker seat or the dealer's hand the public sees."""
 
+PASSED_KEYS = frozenset({"limits", "paytable", "history"})
+"""The table's keys passed to the public view as they are (public by nature, never changed once made)."""
+
 FAULT_KEYS = frozenset({"kind", "message", "event"})
 """A standing fault's keys the public sees (its `detail` may name cards)."""
 
@@ -73,6 +78,8 @@ def public(full: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = _hand(value)
         elif key == "fault":
             out[key] = None if value is None else {k: v for k, v in value.items() if k in FAULT_KEYS}
+        elif key in PASSED_KEYS:
+            out[key] = value
         else:
             out[key] = value if type(value) not in _NESTED else _copy(value)
     return out

@@ -528,7 +528,7 @@ class Controller:
         self.inbox.owner = threading.get_ident()
         try:
             while not self._stop.is_set():
-                wait = self.feed.next_due() if self.feed else 1.0
+                wait = min(self.feed.next_due() if self.feed else 1.0, self.journal.checkpoint_due())
                 if on_turn is not None:
                     wait = min(wait, on_turn())
                 if self.zap is not None:  # the clients directory re-read when it changed
@@ -539,6 +539,8 @@ class Controller:
                         d.watch(poller)
                         wait = min(wait, d.due - now)
                 ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
+                if not ready and not self.inbox:
+                    self.journal.checkpoint()  # a quiet moment: the WAL's checkpoint off the cards' path
                 if devices:
                     now = clock()
                     for d in devices:

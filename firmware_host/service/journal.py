@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
@@ -38,8 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
+
 JOURNAL_FILE = "journal.sqlite3"
 SCHEMA_VERSION = 3
+QUIET_CHECKPOINT_S = 0.02
+"""Seconds with nothing to do after which the controller checkpoints the WAL (`Journal.checkpoint`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -213,6 +218,7 @@ class Journal:
         self._tail = tail
         self._committed: tuple[int, str] | None = None  # the tail when the open transaction began
         self._before_insert: tuple[int, str] = self._tail  # the tail before the last `insert`
+        self._unchecked = 0  # commits since the last checkpoint
 
     @classmethod
     def open(cls, state_dir: str | Path, *, readonly: bool = False) -> Journal:
@@ -350,6 +356,24 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: commit failed: {exc}") from exc
         self._committed = None
+        self._unchecked += 1
+
+    def checkpoint_due(self) -> float:
+        """Seconds of quiet after which `checkpoint()` has work (inf when nothing was committed since)."""
+        return QUIET_CHECKPOINT_S if self._unchecked else float("inf")
+
+    def checkpoint(self) -> None:
+        """In a quiet moment (no card, no request waiting): copy the WAL's commits into the database
+        (PASSIVE: it waits for no reader), so the next commits reuse the WAL from its start and no
+        card's commit pays for a checkpoint of its own (`wal_autocheckpoint` stays the safety net of
+        an endless stream). A failure leaves the WAL as it is: logged, never raised (nothing is lost)."""
+        if not self._unchecked or self._conn.in_transaction:
+            return
+        try:
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:
+            log.warning("%s: checkpoint failed (the WAL keeps the events): %s", self.path, exc)
+        self._unchecked = 0
 
     def rollback(self) -> None:
         """Forget the open transaction (and the chain's tail goes back to the last committed event)."""

@@ -116,6 +116,9 @@ class HouseTable(FaultBook):
         self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
         self.closed: str | None = None  # "settled" or "voided" once closed
+        assert setup.rules is not None
+        # the limits sign and the paytables, made once a hand: every view passes them as they are
+        self._signs = (limits_sign(setup.limits), paytable_sign(setup.game, setup.rules, setup.profile_sha256))
 
     def successor(self, hand: int) -> HouseTable:
         """The table for the next hand (a fresh round; nothing carries over at a house game)."""
@@ -183,9 +186,7 @@ class HouseTable(FaultBook):
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
-        assert self.setup.rules is not None
-        full["limits"] = limits_sign(self.setup.limits)
-        full["paytable"] = paytable_sign(self.setup.game, self.setup.rules, self.setup.profile_sha256)
+        full["limits"], full["paytable"] = self._signs
         return full
 
     def shown(self) -> dict[str, Any]:

@@ -120,7 +120,7 @@ class TableState:
         full["sensors"] = dict(self.sensors)
         full["currency"], full["decimals"] = money.currency, money.decimals
         full["session"] = dict(self.session)
-        full["history"] = [dict(hand) for hand in self.history]
+        full["history"] = list(self.history)  # each made once, in public form, when its hand closed
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:

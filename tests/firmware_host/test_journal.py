@@ -138,3 +138,32 @@ def test_the_last_hands_shown_are_the_house_hands_that_journaled_one(tmp_path: P
     assert [past["hand"] for past in j.last_hands_shown(10)] == [2, 3, 5, 6, 7, 8, 9, 10, 11, 14]
     assert j.last_hands_shown(0) == []
     j.close()
+
+
+def test_a_quiet_moments_checkpoint_lets_the_next_commits_reuse_the_wal(tmp_path: Path) -> None:
+    j = Journal.open(tmp_path)
+    wal = tmp_path / (JOURNAL_FILE + "-wal")
+    assert j.checkpoint_due() == float("inf")  # nothing committed: nothing to do
+    for n in range(20):
+        j.append(1, "card", {"card": "As", "seq": n}, 1.0 + n)
+    assert j.checkpoint_due() < 1.0
+    grown = wal.stat().st_size
+    j.checkpoint()
+    assert j.checkpoint_due() == float("inf")
+    for n in range(20):  # written over the WAL's start again: the file does not grow
+        j.append(1, "card", {"card": "Kd", "seq": 20 + n}, 30.0 + n)
+    assert wal.stat().st_size == grown
+    j.close()
+    r = Journal.open(tmp_path, readonly=True)
+    assert [e.body["seq"] for e in r.events()] == list(range(40))  # every event kept through it
+
+
+def test_without_the_checkpoint_the_wal_grows(tmp_path: Path) -> None:
+    j = Journal.open(tmp_path)
+    wal = tmp_path / (JOURNAL_FILE + "-wal")
+    for n in range(20):
+        j.append(1, "card", {"card": "As", "seq": n}, 1.0 + n)
+    grown = wal.stat().st_size
+    for n in range(20):
+        j.append(1, "card", {"card": "Kd", "seq": 20 + n}, 30.0 + n)
+    assert wal.stat().st_size > grown
