@@ -506,32 +506,40 @@ def measure_floor(hands: int) -> dict[str, float]:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
+def _per_card(f: dict[str, float]) -> float:
+    """The controller's CPU a card while the shoe streams, in us."""
+    return f["cpu_share"] / f["stream_cards_per_s"] * 1e6
+
+
 def run(rounds: int = 3, hands: int = 40) -> bool:
-    """`rounds` runs of `hands` hands, each on a fresh controller; judged on the median round (the
-    machine is shared: one unlucky round must not decide, nor one lucky one)."""
-    results = []
-    for n in range(rounds):
+    """`rounds` runs of `hands` hands, each on a fresh controller and each followed by its floor peer's;
+    judged on the median round (the machine is shared: one unlucky round must not decide, nor one lucky one)."""
+    results, floors = [], []
+    for n in range(rounds):  # the controller and its floor peer take turns, round by round (the load moves)
         f = measure(hands)
         results.append(f)
+        floors.append(measure_floor(hands))
+        g = floors[-1]
         print(f"   round {n + 1}: {int(f['cards'])} cards in {f['wall_s']:.1f} s, {int(f['matched'])} timed: CARD last "
               f"byte -> public update p50 {f['p50_ms']:.2f} ms, p99 {f['p99_ms']:.2f} ms, max {f['max_ms']:.2f} ms; "
               f"controller CPU {100 * f['cpu_share']:.1f}% of one core while the shoe streams "
               f"({f['stream_cards_per_s']:.0f} cards/s at {BAUD} baud), {100 * f['cpu_share_all']:.1f}% over the "
-              f"whole run with the bot dealer's commands at machine speed; peak RSS {f['rss_mb']:.1f} MB")
+              f"whole run with the bot dealer's commands at machine speed; peak RSS {f['rss_mb']:.1f} MB; "
+              f"its floor peer {g['us_per_card']:.0f} us a card ({_per_card(f) / g['us_per_card']:.2f}x), "
+              f"p99 {g['p99_ms']:.2f} ms; load average {os.getloadavg()[0]:.1f}")
     def median(key: str) -> float:
         return statistics.median(r[key] for r in results)
     p50, p99, cpu, rss = median("p50_ms"), median("p99_ms"), median("cpu_share"), max(r["rss_mb"] for r in results)
-    floors = [measure_floor(hands) for _ in range(rounds)]
     floor = statistics.median(f["cpu_share"] for f in floors)
-    per_card = statistics.median(r["cpu_share"] / r["stream_cards_per_s"] for r in results) * 1e6
+    per_card = statistics.median(_per_card(r) for r in results)
     floor_card = statistics.median(f["us_per_card"] for f in floors)
     floor_p50, floor_p99 = statistics.median(f["p50_ms"] for f in floors), statistics.median(f["p99_ms"] for f in floors)
+    ratio = statistics.median(_per_card(r) / f["us_per_card"] for r, f in zip(results, floors))  # round by round
     print(f"   floor peer (same shoe, same run: wake, read, ack, one fsync'd SQLite commit and the controller's "
           f"two state frames a card, no table): CPU {100 * floor:.1f}% at {statistics.median(f['stream_cards_per_s'] for f in floors):.0f} "
           f"cards/s, {floor_card:.0f} us a card, CARD -> update p50 {floor_p50:.2f} ms, p99 {floor_p99:.2f} ms; the "
-          f"controller {per_card:.0f} us a card = {per_card / floor_card:.2f}x the floor, p99 {p99 / floor_p99:.2f}x "
-          f"the floor's")
-    ratio = per_card / floor_card
+          f"controller {per_card:.0f} us a card = {ratio:.2f}x the floor (the median of the rounds' ratios), "
+          f"p99 {p99 / floor_p99:.2f}x the floor's")
     print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (aim < {AIM_P99_MS} ms); CPU a card "
           f"{ratio:.2f}x the floor peer (aim <= {AIM_CPU_RATIO}x; {100 * cpu:.1f}% of one core while the shoe "
           f"streams, {100 * median('cpu_share_all'):.1f}% over the whole run); "

@@ -274,21 +274,23 @@ class Hand(HandStreets):
             self._cards_seen += k
         return k
 
-    def verify_fold(self, seat: int | None = None) -> int:
-        """Raise IllegalAction unless the actor may fold (only when facing a bet)."""
+    def verify_fold(self, seat: int | None = None, dead: bool = False) -> int:
+        """Raise IllegalAction unless the actor may fold (only when facing a bet; `dead`: his hand is
+        declared dead, e.g. the clock called on him ran out (000), and is folded even with nothing to call)."""
         p = self._check_turn(seat, BETTING)
-        if p.bet >= self.level:
+        if p.bet >= self.level and not dead:
             raise IllegalAction(f"seat {p.seat} has nothing to call: check instead of folding")
         return p.seat
 
     def can_fold(self, seat: int | None = None) -> bool:
         return self._can(self.verify_fold, seat)
 
-    def fold(self, seat: int | None = None) -> Folded:
+    def fold(self, seat: int | None = None, dead: bool = False) -> Folded:
+        """The actor folds (`dead`: his hand is declared dead, folded even with nothing to call)."""
         actor = self.actor
         if (self.phase is not BETTING or self._queue or actor is None
-                or (seat is not None and seat != actor) or self._players[actor].bet >= self.level):
-            self.verify_fold(seat)   # raises the reason
+                or (seat is not None and seat != actor) or (self._players[actor].bet >= self.level and not dead)):
+            self.verify_fold(seat, dead)   # raises the reason
         p = self._players[actor]  # type: ignore[index]
         states = self._card_state
         for c in p.cards:

@@ -55,6 +55,8 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     confirm  the hand is over and the pots pushed: closes it (the next hand is dealt with `deal`).
     level    stakes map (blinds [small, big], antes), level int, tournament str: a tournament level from the
              director (the pit's), in force from the next hand (`tables/levels.py`).
+    clock    seat int (default: the seat to act), seconds int (default 60): the floor calls the clock on
+             the player to act (signed off); when it runs out his hand is dead (`tables/clock_call.py`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
@@ -90,9 +92,10 @@ from engine.cards import Card
 from engine.errors import CardError, IllegalAction
 from engine.poker.values import table_rules
 from firmware_host.service.curve import client_keys
+from firmware_host.tables.clock_call import CLOCK_SECONDS
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
-            "history", "level")
+            "history", "level", "clock")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -515,6 +518,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "chop": {"reason": (False, _text), "shares": (False, _shares)},
     "history": {"after": (False, _int_in(0)), "limit": (False, _int_in(1, HISTORY_PAGE)), "newest": (False, _flag)},
     "level": {"stakes": (True, _stakes), "level": (False, _int_in(1)), "tournament": (False, _text)},  # tables/levels.py
+    "clock": {"seat": (False, _int_in(*_POKER_SEAT_NUMBERS)), "seconds": (False, _int_in(*CLOCK_SECONDS))},
 }
 
 

@@ -49,6 +49,7 @@ from firmware_host.service.journal import DuplicateRequest, Journal, JournalErro
 from firmware_host.service.keys import KeyPair, serve_curve
 from firmware_host.service.zap import ZapHandler, caller_of
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.clock_call import ClockWatch
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
@@ -102,7 +103,7 @@ class Controller:
         self._last_published: tuple[dict[str, Any], dict[str, Any]] | None = None
         self._stop = threading.Event()
         self._commands: zmq.Socket[Any] | None = None
-        self._pollables: list[Any] = []
+        self._pollables: list[Any] = [ClockWatch(self)]  # the clock called on a poker player
         self._waiting_fds: list[Callable[[], int | None]] = []
         self.zap: ZapHandler | None = None  # the sockets' authenticator, when they are CURVE servers
 
@@ -365,6 +366,8 @@ class Controller:
         kind, body = cmd.cmd, dict(cmd.args)
         if kind == "card":
             body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
+        elif kind == "clock":
+            body["at"] = self.clock()  # journaled: the clock runs from here, on replay too (`tables/clock_call.py`)
         try:
             if kind == "open" and body.pop("keep_seats", False):
                 body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
@@ -429,6 +432,15 @@ class Controller:
         if not carried:
             raise Refused(f"keep_seats: a {table.setup.game} table has no players to keep")
         return {**body, **carried}
+
+    @property
+    def clock_call(self) -> Mapping[str, Any] | None:
+        """The clock called on a poker player, while it runs (`tables/clock_call.py`)."""
+        return self.state.clock_call
+
+    def submit_own(self, kind: str, body: dict[str, Any]) -> int:
+        """An event the controller decides itself (the clock run out): journaled like any. Raises as `_submit`."""
+        return self._submit(kind, body, None)
 
     def raise_fault(self, kind: str, detail: str) -> None:
         """A fault the controller detected itself (e.g. a device silent): journaled like any event."""

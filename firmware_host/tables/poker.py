@@ -371,8 +371,8 @@ class PokerTable(FaultBook):
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
         """`act` (seat, action, amount, cards), `seat` (seat, action, amount) or `chop` (shares).
         Raises IllegalAction / CardError / ValueError (state unchanged)."""
-        if kind == "act":
-            self.act(int(body["seat"]), str(body["action"]), body.get("amount"), body.get("cards"))
+        if kind == "act":  # `clock`: the clock called on him ran out, his hand is dead (tables/clock_call.py)
+            self.act(int(body["seat"]), str(body["action"]), body.get("amount"), body.get("cards"), bool(body.get("clock")))
         elif kind == "seat":
             self.seat_change(int(body["seat"]), str(body["action"]), body.get("amount"))
         elif kind == "chop":
@@ -382,8 +382,9 @@ class PokerTable(FaultBook):
             raise IllegalAction(f"a poker table takes act (fold, check, call, bet, raise...), seat and chop, "
                                 f"not {kind}")
 
-    def act(self, seat: int, action: str, amount: int | None = None, cards: Sequence[str] | None = None) -> None:
-        """One seat's action. Raises IllegalAction (with the engine's reason) / CardError."""
+    def act(self, seat: int, action: str, amount: int | None = None, cards: Sequence[str] | None = None,
+            dead: bool = False) -> None:
+        """One seat's action (`dead`: a fold of a hand declared dead). Raises IllegalAction (with the engine's reason) / CardError."""
         hand = self.engine
         if hand is None or self.closed is not None:
             raise IllegalAction("no hand in progress: deal first")
@@ -417,8 +418,8 @@ class PokerTable(FaultBook):
             brought = hand.post_bring_in(seat)
             event, said = ["bring_in", seat], f"brings in {brought.amount}"
         elif action == "fold":
-            hand.fold(seat)
-            event, said = ["fold", seat], "folds"
+            hand.fold(seat, dead)
+            event, said = ["fold", seat], "folds: the clock ran out" if dead else "folds"
         elif action == "check":
             hand.check(seat)
             event, said = ["check", seat], "checks"

@@ -25,6 +25,8 @@ from engine import redact
 from engine.errors import EngineError
 from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.clock_call import shown as clock_shown
+from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.levels import at_level, take_level
 from firmware_host.tables.registry import open_setup
@@ -65,6 +67,7 @@ class TableState:
         self.last_record: dict[str, Any] | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
+        self.clock_call: dict[str, Any] | None = None  # the clock called on the seat to act (`clock_call.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: dict[str, Any] | None = None
@@ -73,7 +76,7 @@ class TableState:
             "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
-            "close": self._on_close, "level": self._on_level,
+            "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -88,6 +91,8 @@ class TableState:
             if handler is None:
                 raise Refused(f"unknown event kind {kind!r}")
             handler(body, event_id)
+        if self.clock_call is not None and not still_running(self.clock_call, self.table):
+            self.clock_call = None  # he acted, or the hand ended
         self.events_applied += 1
         if kind in COUNTED_KINDS and self._closed is None:
             self.hand_steps += 1
@@ -121,6 +126,8 @@ class TableState:
         full["currency"], full["decimals"] = money.currency, money.decimals
         full["session"] = dict(self.session)
         full["history"] = list(self.history)  # each made once, in public form, when its hand closed
+        if "stakes" in full:  # a poker table's: the clock called on a player, or None
+            full["clock"] = clock_shown(self.clock_call)
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
@@ -229,6 +236,10 @@ class TableState:
         self.level = take_level(self.table, body)
         if self.table is not None and self.table.closed is None and not self.table.started:
             self.table = at_level(self.table, self.level)
+
+    def _on_clock(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        self.clock_call = take_clock(self.table, body)
 
     def carry_level(self, record: Mapping[str, Any]) -> None:
         """The tournament level a closed hand's record says was in force (recovery: `levels.py`)."""

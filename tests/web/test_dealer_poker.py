@@ -289,3 +289,53 @@ def test_chop_signed_off_on_the_console(page: Page, poker_console: dict[str, Any
     assert line["status"] == "settled" and line["chopped"] is True
     start = {int(s): c for s, c in line["hand_record"]["stacks"].items()}
     assert settled["stacks"] == {str(n["seat"]): start[n["seat"]] + n["net"] for n in line["results"]["net"]}
+
+
+def _clock(page: Page) -> dict[str, Any] | None:
+    """The seat on the clock and the seconds its countdown shows, or None."""
+    return page.evaluate("""() => {
+      const seat = document.querySelector('[data-poker] [data-seat][data-on-clock]');
+      if (!seat) return null;
+      return {seat: Number(seat.dataset.seat), left: seat.querySelector('[data-clock-ends]').textContent};
+    }""")
+
+
+def test_the_clock_called_on_the_console_counts_down_and_a_clock_run_out_folds_the_seat(
+        page: Page, poker_console: dict[str, Any], tmp_path: Path) -> None:
+    table: SimTable = poker_console["table"]
+    feed: FeedLog = poker_console["feed"]
+    floor = table.supervisor
+    assert floor is not None
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    page.click('[data-poker] [data-action="deal"]')
+    first = _wait_for(page, lambda s: s["to_act"] is not None and "clock" in s["actions"], "the first seat to act")
+    page.click('[data-poker] [data-actions] [data-action="clock"]')
+    assert page.locator('[data-poker] [data-signoff="clock"]').is_visible()
+    page.fill("[data-poker] [data-signoff] [data-signoff-user]", floor["user"])
+    page.fill("[data-poker] [data-signoff] [data-signoff-pin]", floor["pin"])
+    page.click('[data-poker] [data-signoff] [data-action="clock-confirm"]')
+    shown = _wait_for(page, lambda s: _clock(page) is not None, "the seat on the clock")
+    clock = feed.at(shown["seq"])["clock"]
+    assert clock["seat"] == first["to_act"] and clock["seconds"] == 60  # on the public feed, as the panel shows it
+    on = _clock(page)
+    assert on is not None and on["seat"] == first["to_act"] and on["left"] in ("60 s", "59 s", "58 s"), on
+    assert "clock" not in shown["actions"] and page.locator("[data-poker] [data-signoff]").is_hidden()
+    page.screenshot(path=str(_shots(tmp_path) / "poker_clock.png"))
+    page.click('[data-poker] [data-actions] [data-action="call"]')  # he acts: the clock ends
+    second = _wait_for(page, lambda s: s["to_act"] not in (None, first["to_act"]), "the next seat to act")
+    assert _clock(page) is None and feed.at(second["seq"])["clock"] is None
+    # the floor calls the clock from the pit on the next seat, 5 s: it runs out, his hand is dead
+    ctx: zmq.Context[Any] = zmq.Context()
+    pit = CommandClient(ctx, table.endpoints.commands, timeout_s=3.0, name="floor")
+    try:
+        reply = pit.request("clock", seconds=5, auth={"user": floor["user"], "pin": floor["pin"]})
+        assert reply["ok"], reply
+    finally:
+        pit.close()
+        ctx.destroy(linger=0)
+    _wait_for(page, lambda s: _clock(page) is not None and _clock(page)["seat"] == second["to_act"], "the pit's clock")
+    out = _wait_for(page, lambda s: s["to_act"] != second["to_act"] and _clock(page) is None, "the dead hand", 15.0)
+    state = feed.at(out["seq"])
+    assert next(s for s in state["spots"] if s["seat"] == second["to_act"])["folded"]

@@ -1,4 +1,5 @@
-// The dealer console's poker panel: seats, the legal actions of the seat to act, pots and side pots, the push, the chop.
+// The dealer console's poker panel: seats, the legal actions of the seat to act, pots and side pots, the push, the chop,
+// the clock called on the seat to act (`clock`: tables/clock_call.py), counted down to its `ends_at`.
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
 import { cardsElements } from "/static/cards.js";
@@ -10,6 +11,15 @@ const GAMES = {
   deuce_seven_triple: "2-7 Triple Draw", badugi: "Badugi",
 };
 const BETWEEN_HANDS = new Set(["waiting", "settled", "voided"]);
+const SIGNOFF_TITLES = {
+  chop: "Chop: every pot split evenly between the players still in. Supervisor sign-off",
+  clock: "Call the clock on the seat to act: when it runs out his hand is dead. Floor's sign-off",
+};
+
+// "42 s" left on a clock ending at `ends` (wall-clock seconds, as the controller journaled it).
+function clockLeft(ends) {
+  return `${Math.max(0, Math.ceil(ends - Date.now() / 1000))} s`;
+}
 const panels = new WeakMap();
 
 function el(tag, className, text) {
@@ -88,6 +98,9 @@ class PokerPanel {
     middle.append(boardRow, this.pots);
     this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.signoff);
     container.replaceChildren(this.root);
+    setInterval(() => {  // the clock's countdown between two updates of the feed
+      for (const node of this.root.querySelectorAll("[data-clock-ends]")) node.textContent = clockLeft(Number(node.dataset.clockEnds));
+    }, 250);
     if (!document.querySelector('link[href="/static/dealer-poker.css"]')) {
       const css = document.createElement("link");
       css.rel = "stylesheet";
@@ -114,7 +127,7 @@ class PokerPanel {
     }
     if (reply.ok) {
       this.showRefusal(null);
-      if (command.cmd === "chop") this.closeSignoff();
+      if (command.cmd === "chop" || command.cmd === "clock") this.closeSignoff();
     } else {
       this.showRefusal(reply.error ?? reply.code ?? "refused", reply.code ?? "refused");
     }
@@ -140,13 +153,14 @@ class PokerPanel {
     return this.send({ cmd: "act", seat, action, ...extra });
   }
 
-  // -- the sign-off of a chop -------------------------------------------------------------------------------------
+  // -- the sign-off of a chop or of the clock called -----------------------------------------------------------
 
   signoffForm() {
     const form = el("form", "poker-signoff");
     form.dataset.signoff = "chop";
     form.hidden = true;
-    form.append(el("div", "signoff-title", "Chop: every pot split evenly between the players still in. Supervisor sign-off"));
+    this.signoffTitle = el("div", "signoff-title", SIGNOFF_TITLES.chop);
+    form.append(this.signoffTitle);
     const user = el("input");
     user.name = "user";
     user.placeholder = "supervisor";
@@ -163,15 +177,20 @@ class PokerPanel {
     ok.type = "submit";
     const cancel = button("chop-cancel", "Cancel", () => this.closeSignoff());
     form.append(user, pin, ok, cancel);
+    this.signoffOk = ok;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      this.send({ cmd: "chop", auth: { user: user.value, pin: pin.value } });
+      this.send({ cmd: form.dataset.signoff, auth: { user: user.value, pin: pin.value } });
       pin.value = "";
     });
     return form;
   }
 
-  openSignoff() {
+  openSignoff(cmd = "chop") {  // one form: the chop's or the clock's
+    this.signoff.dataset.signoff = cmd;
+    this.signoffTitle.textContent = SIGNOFF_TITLES[cmd];
+    this.signoffOk.dataset.action = `${cmd}-confirm`;
+    this.signoffOk.textContent = cmd === "clock" ? "Sign off and start the clock" : "Sign off and chop";
     this.signoff.hidden = false;
     this.signoff.querySelector("[data-signoff-user]").focus();
   }
@@ -203,7 +222,7 @@ class PokerPanel {
     this.drawNext(state);
     this.drawPots(state);
     this.prompt.textContent = inMoney(state.prompt, state);
-    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street,
+    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock,
       (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
     if (key !== this.actionsKey) {  // redrawn only when the choice changes: an amount being typed stays
       this.actionsKey = key;
@@ -235,6 +254,12 @@ class PokerPanel {
     else if (spot.folded) status = "folded";
     else if (spot.all_in) status = "ALL-IN";
     node.append(el("div", "pseat-status", status));
+    if (state.clock && state.clock.seat === spot.seat) {  // on the clock: counted down here, every 250 ms
+      const clock = el("div", "pseat-clock", clockLeft(state.clock.ends_at));
+      clock.dataset.clockEnds = String(state.clock.ends_at);
+      node.dataset.onClock = "";
+      node.append(clock);
+    }
     if (spot.hand_name) node.append(el("div", "hand-name", spot.hand_name));
     if (Number.isInteger(spot.net)) {
       const net = el("div", `pseat-net ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`, formatNet(spot.net, state));
@@ -320,12 +345,13 @@ class PokerPanel {
     } else if (Number.isInteger(seat) && legal) {
       row.push(el("div", "acting", `Seat ${seat} to act`));
       row.push(...this.legalButtons(seat, legal, state));
+      if (!state.clock) row.push(button("clock", "Call the clock\u2026", () => this.openSignoff("clock")));
     } else if (state.next) {
       row.push(el("div", "acting", `Deal: ${state.next}`));
     }
     const live = (state.spots ?? []).filter((s) => s.in_hand && !s.folded).length;
     if (!BETWEEN_HANDS.has(phase) && phase !== "over" && live >= 2) {
-      row.push(button("chop", "Chop\u2026", () => this.openSignoff()));
+      row.push(button("chop", "Chop\u2026", () => this.openSignoff("chop")));
     } else {
       this.closeSignoff();
     }

@@ -374,3 +374,15 @@ def test_a_hand_of_unknown_cards_is_shown_with_cards_that_are_not_in_play_elsewh
     assert hand.actor == 0 and hand.cards(0) == (None, parse_cards("Kh")[0])   # unchanged
     shown = hand.show(["Kh", "Qc"])
     assert set(shown.cards) == set(parse_cards("Kh Qc"))
+
+
+def test_a_dead_hand_is_folded_even_when_it_could_check():
+    # 000: the clock called on a player runs out, "sa main est alors automatiquement couchée"
+    hand = preflop(Stakes.no_limit(1, 2), {1: 50, 2: 50, 3: 50}, button=3)
+    hand.call(3)
+    hand.call(1)
+    assert hand.actor == 2 and not hand.can_fold(2)  # the big blind, with nothing to call
+    with pytest.raises(IllegalAction, match="check instead"):
+        hand.fold(2)
+    hand.fold(2, dead=True)
+    assert hand.folded(2) and hand.phase is Phase.DEALING  # the betting round is over: the flop is due
