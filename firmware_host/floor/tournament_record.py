@@ -176,6 +176,17 @@ def tournaments(dsn: str) -> list[dict[str, Any]]:
     return [{**dict(record), "hands": int(hands)} for record, hands in rows]
 
 
+def tournaments_text(done: list[dict[str, Any]]) -> str:
+    """The tournaments for a person: a line each, then its places in the money."""
+    lines = [f"{len(done)} tournament(s) archived"]
+    for t in done:
+        lines.append(f"{t['tournament']}  {t['started_at'] or '-'} to {t['finished_at']}: {t['entries']} entries, "
+                     f"pool {t['prize_pool']}, fees {t['fees']}, {len(t['levels'])} stage(s), "
+                     f"tables {', '.join(t['tables'])}, {t['hands']} hand(s) archived")
+        lines += [f"  {p['place']:>3}. {p['player']}  {p['prize']}" for p in t["places"] if p["prize"]]
+    return "\n".join(lines)
+
+
 class TournamentRecorder(threading.Thread):
     """Writes the record to `[director] db` once the tournament is over, from a thread of its own (the
     director's loop never waits for the archive); tried again every `RETRY_S` while the archive is down.
