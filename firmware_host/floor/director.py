@@ -17,7 +17,10 @@ Requests (one msgpack map a frame, answered with one; `service/commands.py`'s fr
 
 The clock's steps (`start`, `pause`, `resume`, `adjust`) need a supervisor's sign-off whoever sends
 them (`service/signoff.py`, against `[director] users`); entries, eliminations and closing
-registration are the pit's (`DIRECTOR_RIGHTS`). A request acts in `[director] role` (default `pit`).
+registration are the pit's (`DIRECTOR_RIGHTS`). A request over CURVE acts in its certificate's role, a
+local one in `[director] role` (default `pit`); each is audited taken or refused (`director_gate.py`).
+With `[director] db` the tournament's record goes to the floor's archive once it is over
+(`tournament_record.py`).
 
 The tables: at each new level (on a break, the level after it) `TableCommander`, a thread of its
 own, sends every table of `[[director.tables]]` the `level` request (`tables/levels.py`: the blinds

@@ -318,3 +318,15 @@ def test_the_tournaments_record_is_archived_once_across_a_restart(tmp_path: Path
     assert len(shown) == 1 and shown[0]["tournament"] == "Test 100+10" and shown[0]["entries"] == 3
     assert shown[0]["places"][0] == {"place": 1, "player": "Ann", "prize": 18000, "shared": 1}
     assert shown[0]["tables"] == ["T1", "T2"] and shown[0]["hands"] == 1 and shown[0]["levels"][0]["level"] == 1
+
+
+def test_the_display_follows_a_curve_director_with_its_key_and_the_directors(tmp_path: Path) -> None:
+    from firmware_host.display.config import DisplayConfig
+    keys.create(tmp_path, "director", "table")
+    keys.create(tmp_path, "wall", "display")
+    section = (f'[display]\ntournament = "tcp://127.0.0.1:5610"\ntournament_snapshot = "tcp://127.0.0.1:5611"\n'
+               f'tournament_server_key = "{tmp_path}/director.key"\n')
+    with pytest.raises(ConfigError, match=r"\[display\] key, tournament_server_key: give both"):
+        DisplayConfig.parse(section)
+    cfg = DisplayConfig.parse(section + f'key = "{tmp_path}/wall.key_secret"\nserver_key = "{tmp_path}/director.key"\n')
+    assert cfg.tournament_server_key == f"{tmp_path}/director.key"
