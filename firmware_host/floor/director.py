@@ -52,7 +52,7 @@ from firmware_host.service.commands import (
     too_large,
 )
 from firmware_host.service.config import RightsConfig
-from firmware_host.service.feed import Feed, FeedError
+from firmware_host.service.feed import Feed
 from firmware_host.service.signoff import SignOff
 
 log = logging.getLogger("croupier.director")
@@ -198,28 +198,28 @@ class Director:
 
     def __init__(self, cfg: DirectorConfig, state_dir: str, ctx: zmq.Context[Any],
                  clock: Callable[[], float] = time.time) -> None:
-        """Open the store, replay it, bind the sockets. Raises DirectorError, FeedError or zmq.ZMQError."""
+        """Open the store, replay it, open the audit log, bind the sockets (CURVE servers with the keys).
+        Raises DirectorError, FeedError, ConfigError (a key file) or zmq.ZMQError; nothing is left open."""
         self.cfg = cfg
         self.clock = clock
         self.state = TournamentState(cfg.tournament)
         self.store = DirectorStore(state_dir, cfg.tournament_text)
-        self.replayed = self.store.replay(self.state)
-        self.gate = DirectorGate(cfg, state_dir, ctx)
-        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS, audit=self.gate.audit)
-        self.caller = Caller(cfg.role)
+        opened: list[Callable[[], None]] = [self.store.close]
         try:
+            self.replayed = self.store.replay(self.state)
+            self.gate = DirectorGate(cfg, state_dir, ctx)
+            opened.append(self.gate.close)
             self.feed = Feed(ctx, cfg.tournament.name, public=cfg.public, snapshot=cfg.snapshot,
                              heartbeat_s=cfg.heartbeat_s, keys=self.gate.keys)
-        except FeedError:
-            self.gate.close()
-            raise
-        self.gate.guard(self.feed)
-        try:
+            opened.append(self.feed.close)
+            self.gate.guard(self.feed)
             self.commands = self.gate.bind_commands(ctx, cfg.commands)
-        except zmq.ZMQError:
-            self.feed.close()
-            self.gate.close()
+        except BaseException:
+            for close in reversed(opened):
+                close()
             raise
+        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS, audit=self.gate.audit)
+        self.caller = Caller(cfg.role)
         self.record = TournamentRecorder(cfg, self.store) if cfg.db else None
         self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)
         self._last: dict[str, Any] | None = None

@@ -318,6 +318,12 @@ def test_the_tournaments_record_is_archived_once_across_a_restart(tmp_path: Path
     assert len(shown) == 1 and shown[0]["tournament"] == "Test 100+10" and shown[0]["entries"] == 3
     assert shown[0]["places"][0] == {"place": 1, "player": "Ann", "prize": 18000, "shared": 1}
     assert shown[0]["tables"] == ["T1", "T2"] and shown[0]["hands"] == 1 and shown[0]["levels"][0]["level"] == 1
+    assert main(["stats", "--db", db, "--tournaments"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == "1 tournament(s) archived" and "3 entries, pool 30000, fees 3000" in text[1]
+    assert text[2:] == ["    1. Ann  18000", "    2. Bob  12000"]
+    assert main(["stats", "--db", db, "--tournaments", "--csv"]) == 2
+    assert "--tournaments is a report of its own" in capsys.readouterr().err
 
 
 def test_the_display_follows_a_curve_director_with_its_key_and_the_directors(tmp_path: Path) -> None:
