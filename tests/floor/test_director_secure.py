@@ -132,7 +132,8 @@ def test_over_curve_each_request_is_known_by_its_key_and_audited_taken_or_refuse
     assert paused["ok"] is False and paused["code"] == "forbidden"
     assert d.client("screen").request("enter", player="Dee")["code"] == "forbidden"   # a display reads only
     assert pit.request("start", auth=SUPERVISOR)["ok"]    # signed off, the pit's key relays it
-    assert d.client("screen").request("state")["ok"]      # a read: not written
+    wall = d.client("screen", timeout_s=1.0)
+    assert wall.request("state")["ok"]                    # a read: not written
 
     seen = requests(d)
     assert [(r["command"], r["outcome"], r["role"], r["key"]) for r in seen] == [
@@ -151,6 +152,10 @@ def test_over_curve_each_request_is_known_by_its_key_and_audited_taken_or_refuse
         assert screen.fetch_snapshot()["entries"] == 3
     finally:
         screen.close()
+    keys.revoke(tmp_path / "clients", "screen")           # cut at once, on the connection it has
+    assert wait_for(lambda: d.audit("key_revoked"), "the screen's key revoked")[0].details["name"] == "screen"
+    with pytest.raises(TimeoutError):
+        wall.request("state")
     d.stop()
     from firmware_host.cli import main
     capsys.readouterr()
