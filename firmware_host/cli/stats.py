@@ -6,6 +6,8 @@ hold %): a text table, `--json` one object (`{"hands": N, "tables": [...], "game
 `--csv` one row per table and game then per game. `croupier stats drop|fill|credit|opening|closing
 --db DSN --table T --day D --amount N` enters a count for a table's gaming day; `croupier stats
 gaming-day --db DSN [--starts HH:MM] [--time-zone TZ]` sets when the gaming day starts.
+`croupier stats --db DSN --tournaments [--json]` prints the tournaments the director archived (their
+places, prizes, levels and the count of their tables' hands; docs/tournament.md).
 Bad arguments exit 2 with the reason; the server unreachable or the schema not made, exit 1.
 Needs the `floor` extra (psycopg). Definitions: docs/floor.md, "Figures".
 """
@@ -43,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--amount", metavar="N", help="a count's amount, in the table's smallest unit")
     parser.add_argument("--starts", metavar="HH:MM", help="gaming-day: the local time the gaming day starts")
     parser.add_argument("--time-zone", metavar="TZ", help="gaming-day: the floor's time zone (e.g. Europe/Paris)")
+    parser.add_argument("--tournaments", action="store_true",
+                        help="report: the tournaments archived by the director, not the tables' figures")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object")
     out.add_argument("--csv", action="store_true", help="CSV: a header, then a row per table and per game")
@@ -83,6 +87,8 @@ def _check(args: argparse.Namespace) -> tuple[date | None, int | None]:
             raise Usage(f"--starts: {args.starts!r} is not a time of day (HH:MM, 00:00 to 23:59)")
     elif args.starts is not None or args.time_zone is not None:
         raise Usage("--starts and --time-zone go with gaming-day")
+    if args.tournaments and (args.action != "report" or args.csv or args.day or args.table or args.shift):
+        raise Usage("--tournaments is a report of its own: only --db and --json go with it")
     if args.action in COUNTS and (args.json or args.csv):
         raise Usage(f"{args.action}: --json and --csv go with the report")
     return day, amount
@@ -105,6 +111,10 @@ def main(args: argparse.Namespace) -> int:
             assert day is not None and amount is not None
             stats.enter_count(args.db, args.table, day, args.action, amount)
             print(f"{args.table} {day.isoformat()}: {args.action} {amount} entered")
+        elif args.tournaments:
+            from firmware_host.floor.tournament_record import tournaments, tournaments_text
+            done = tournaments(args.db)
+            print(json.dumps({"tournaments": done}) if args.json else tournaments_text(done))
         elif args.action == "gaming-day":
             print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone)))
         else:

@@ -54,7 +54,7 @@ def serve(cfg: DirectorConfig, state: str, level: str) -> int:
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
         director = Director(cfg, state, ctx)
-    except (DirectorError, FeedError, zmq.ZMQError) as exc:
+    except (DirectorError, FeedError, ConfigError, zmq.ZMQError) as exc:
         print(f"croupier tournament: {exc}", file=sys.stderr)
         ctx.destroy(linger=0)
         return 2

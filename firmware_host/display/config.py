@@ -19,6 +19,7 @@
     chips = [100, 500, 2500, 10000]         # the table's chip values in the smallest unit (the console's chip buttons)
     tournament = "tcp://10.0.0.5:5610"      # optional: the tournament director's feed (`croupier tournament`) for /tournament ...
     tournament_snapshot = "tcp://10.0.0.5:5611"   # ... and its snapshot socket (both or neither)
+    tournament_server_key = "/etc/croupier/keys/director-server.key"  # optional: the director's public certificate (with key)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
@@ -44,7 +45,7 @@ from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
-         "tournament_snapshot")
+         "tournament_snapshot", "tournament_server_key")
 _ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
 MAX_CHIPS = 8
@@ -85,6 +86,7 @@ class DisplayConfig:
     chips: tuple[int, ...] = DEFAULT_CHIPS
     tournament: str | None = None
     tournament_snapshot: str | None = None
+    tournament_server_key: str | None = None  # the director's feed over CURVE, with `key`
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
@@ -144,6 +146,11 @@ class DisplayConfig:
                 raise ConfigError(f"{source}: [display] dealer_key: needs commands (the table's command endpoint)")
         if (cfg.tournament is None) != (cfg.tournament_snapshot is None):
             raise ConfigError(f"{source}: [display] tournament, tournament_snapshot: give both or neither")
+        if cfg.tournament_server_key is not None:
+            try:
+                client_keys(cfg.key, cfg.tournament_server_key)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: [display] key, tournament_server_key: {exc}") from None
         if (cfg.tls_cert is None) != (cfg.tls_key is None):
             raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
         for key in ("users", "tls_cert", "tls_key"):

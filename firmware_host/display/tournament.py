@@ -30,7 +30,9 @@ class TournamentFeed:
         self.hub = Hub(cfg.heartbeat_s, coalesce=True)  # each state the whole tournament: a late one replaces it
         self.follower: FeedFollower | None = None
         if cfg.tournament is not None and cfg.tournament_snapshot is not None:
-            self.follower = FeedFollower(self.hub, loop, cfg.tournament, cfg.tournament_snapshot)
+            curve = cfg.tournament_server_key is not None  # the director's CURVE feed, with the display's key
+            self.follower = FeedFollower(self.hub, loop, cfg.tournament, cfg.tournament_snapshot,
+                                         key=cfg.key if curve else None, server_key=cfg.tournament_server_key)
             self.follower.name = "display-tournament-feed"
 
     def start(self) -> None:

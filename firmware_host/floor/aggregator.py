@@ -17,9 +17,9 @@ from typing import Any
 import zmq
 
 from firmware_host.floor.catchup import CatchUp, HandSink
-from firmware_host.floor.config import PitConfig, PitTable
+from firmware_host.floor.config import PitConfig, PitTable, PitTournament
 from firmware_host.floor.floorfeed import FloorFeed
-from firmware_host.floor.follower import TableFollower
+from firmware_host.floor.follower import TableFollower, follower_for
 from firmware_host.service.config import ConfigError
 from firmware_host.service.feed import unpack
 
@@ -54,22 +54,24 @@ class Pit:
         self._stopped = False
         self._watched = 0.0
         self.ended_cleanly = True  # false when the catch-up worker did not end in time (its sockets still open)
-        self.apply_tables(cfg.tables)
+        self.apply_tables(cfg.tables, cfg.tournaments)
 
     # -- the list of tables ----------------------------------------------------------------------
 
-    def apply_tables(self, tables: tuple[PitTable, ...]) -> tuple[list[str], list[str]]:
-        """Follow exactly `tables`: new ones subscribed, gone ones dropped, a changed one both, the rest
-        untouched. Returns (added or changed, removed or changed)."""
-        wanted = {t.name: t for t in tables}
+    def apply_tables(self, tables: tuple[PitTable, ...],
+                     tournaments: tuple[PitTournament, ...] = ()) -> tuple[list[str], list[str]]:
+        """Follow exactly `tables` and the `tournaments`' clocks: new ones subscribed, gone ones dropped, a
+        changed one both, the rest untouched. Returns (added or changed, removed or changed)."""
+        followed: tuple[PitTable | PitTournament, ...] = (*tables, *tournaments)
+        wanted = {t.name: t for t in followed}
         dropped = [name for name, f in self.followers.items() if wanted.get(name) != f.table]
         for name in dropped:
             self._drop(name)
-        self.catch_up.set_tables(wanted)
+        self.catch_up.set_tables({t.name: t for t in tables})
         added = [name for name in wanted if name not in self.followers]
         now = self.clock()
         for name in added:
-            follower = TableFollower(self.ctx, wanted[name], *self.cfg.keys_for(wanted[name]), now=now)
+            follower = follower_for(self.ctx, wanted[name], *self.cfg.keys_for(wanted[name]), now=now)
             self.followers[name] = follower
             self._ask_snapshot(follower, now)
         return added, dropped
@@ -102,8 +104,9 @@ class Pit:
             if getattr(cfg, key) != getattr(self.cfg, key):
                 log.warning("reload: [pit] %s changed: it takes effect at the next start", key)
         keys = {key: getattr(self.cfg, key) for key in ("listen", "snapshot", "heartbeat_s", "db", "key")}
-        self.cfg = PitConfig(**keys, pid_file=self.cfg.pid_file, tables=cfg.tables, source=self.cfg.source)
-        added, removed = self.apply_tables(cfg.tables)
+        self.cfg = PitConfig(**keys, pid_file=self.cfg.pid_file, tables=cfg.tables, source=self.cfg.source,
+                             tournaments=cfg.tournaments)
+        added, removed = self.apply_tables(cfg.tables, cfg.tournaments)
         self.reloads += 1
         log.warning("reload taken: %d tables; added %s; removed %s", len(self.followers),
                     ", ".join(added) or "none", ", ".join(removed) or "none")
@@ -169,7 +172,8 @@ class Pit:
         follower.heard, follower.online = now, True
         self._send_state(follower, {**message, "kind": "update"})
         follower.hand_closed()
-        self.catch_up.want(follower.name)  # at start, after a restart or a gap: whatever closed meanwhile
+        if follower.catches_up:  # at start, after a restart or a gap: whatever closed meanwhile
+            self.catch_up.want(follower.name)
 
     def _on_feed(self, follower: TableFollower, now: float) -> None:
         sub = follower.client.sub

@@ -15,6 +15,12 @@
     commands = "tcp://10.1.7.7:5555"     # its command channel (the `history` request, role pit)
     server_key = "/etc/croupier/keys/uth-07.key"  # optional: the table's public certificate (with [pit] key)
 
+    [[pit.tournaments]]                  # a tournament director's clock feed, relayed as a table's (no catch-up)
+    name = "sunday"                      # its topic on the floor feed: `sunday/`
+    public = "tcp://10.1.0.5:5610"       # the director's [director] public
+    snapshot = "tcp://10.1.0.5:5611"     # its [director] snapshot
+    server_key = "/etc/croupier/keys/director-server.key"  # optional: the director's public certificate
+
 An unknown section or key, a bad value, a table named twice, or a key file that cannot be read is a
 ConfigError naming the file, the section and the key (`croupier pit` exits 2).
 """
@@ -29,8 +35,9 @@ from typing import Any
 from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
-_PIT_KEYS = ("listen", "snapshot", "heartbeat_s", "db", "key", "pid_file", "tables")
+_PIT_KEYS = ("listen", "snapshot", "heartbeat_s", "db", "key", "pid_file", "tables", "tournaments")
 _TABLE_KEYS = ("name", "public", "snapshot", "commands", "server_key")
+_TOURNAMENT_KEYS = ("name", "public", "snapshot", "server_key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +48,16 @@ class PitTable:
     public: str
     snapshot: str
     commands: str
+    server_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PitTournament:
+    """A tournament director whose clock feed the pit relays: followed as a table's feed, with no catch-up."""
+
+    name: str
+    public: str
+    snapshot: str
     server_key: str | None = None
 
 
@@ -56,8 +73,9 @@ class PitConfig:
     pid_file: str = "pit.pid"
     tables: tuple[PitTable, ...] = ()
     source: str = "<string>"
+    tournaments: tuple[PitTournament, ...] = ()
 
-    def keys_for(self, table: PitTable) -> tuple[str | None, str | None]:
+    def keys_for(self, table: PitTable | PitTournament) -> tuple[str | None, str | None]:
         """(the pit's key, the table's server key) when the table is reached over CURVE, else (None, None)."""
         return (self.key, table.server_key) if table.server_key is not None else (None, None)
 
@@ -80,8 +98,8 @@ class PitConfig:
         for key, raw in section.items():
             if key not in _PIT_KEYS:
                 raise ConfigError(f"{source}: [pit] unknown key {key!r} (known: {', '.join(_PIT_KEYS)})")
-            if key == "tables":
-                values["tables"] = _tables(raw, source)
+            if key in ("tables", "tournaments"):
+                values[key] = _tables(raw, source) if key == "tables" else _tournaments(raw, source)
                 continue
             try:
                 values[key] = _check(key, raw)
@@ -89,6 +107,10 @@ class PitConfig:
                 raise ConfigError(f"{source}: [pit] {key}: {exc}") from None
         cfg = cls(**values)
         _check_keys(cfg)
+        clash = {t.name for t in cfg.tables} & {t.name for t in cfg.tournaments}
+        if clash:
+            raise ConfigError(f"{source}: [[pit.tournaments]] name: {sorted(clash)[0]!r} is a table's name too "
+                              f"(one topic each on the floor feed)")
         return cfg
 
 
@@ -121,6 +143,31 @@ def _tables(raw: Any, source: str) -> tuple[PitTable, ...]:
     return tuple(tables)
 
 
+def _tournaments(raw: Any, source: str) -> tuple[PitTournament, ...]:
+    if not isinstance(raw, list) or not all(isinstance(entry, Mapping) for entry in raw):
+        raise ConfigError(f"{source}: [[pit.tournaments]] must be an array of tables")
+    out: list[PitTournament] = []
+    for i, entry in enumerate(raw, 1):
+        where = f"{source}: [[pit.tournaments]] #{i}"
+        for key in entry:
+            if key not in _TOURNAMENT_KEYS:
+                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(_TOURNAMENT_KEYS)})")
+        values: dict[str, Any] = {}
+        for key in _TOURNAMENT_KEYS:
+            if key not in entry:
+                if key == "server_key":
+                    continue
+                raise ConfigError(f"{where}: {key} is missing")
+            try:
+                values[key] = _check(key, entry[key])
+            except ValueError as exc:
+                raise ConfigError(f"{where} {key}: {exc}") from None
+        if any(t.name == values["name"] for t in out):
+            raise ConfigError(f"{where} name: tournament {values['name']!r} is listed twice")
+        out.append(PitTournament(**values))
+    return tuple(out)
+
+
 def _check(key: str, raw: Any) -> Any:
     if key == "heartbeat_s":
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
@@ -137,12 +184,15 @@ def _check(key: str, raw: Any) -> Any:
 
 
 def _check_keys(cfg: PitConfig) -> None:
-    for i, table in enumerate(cfg.tables, 1):
-        if table.server_key is not None and cfg.key is None:
-            raise ConfigError(f"{cfg.source}: [[pit.tables]] #{i} server_key: needs the pit's own [pit] key")
-        try:
-            client_keys(*cfg.keys_for(table))
-        except ValueError as exc:
-            raise ConfigError(f"{cfg.source}: [[pit.tables]] #{i} server_key: {exc}") from None
+    followed: list[tuple[str, tuple[PitTable | PitTournament, ...]]] = [("tables", cfg.tables),
+                                                                         ("tournaments", cfg.tournaments)]
+    for section, entries in followed:
+        for i, table in enumerate(entries, 1):
+            if table.server_key is not None and cfg.key is None:
+                raise ConfigError(f"{cfg.source}: [[pit.{section}]] #{i} server_key: needs the pit's own [pit] key")
+            try:
+                client_keys(*cfg.keys_for(table))
+            except ValueError as exc:
+                raise ConfigError(f"{cfg.source}: [[pit.{section}]] #{i} server_key: {exc}") from None
     if cfg.key is not None and not Path(cfg.key).is_file():
         raise ConfigError(f"{cfg.source}: [pit] key: no such file {cfg.key!r}")

@@ -17,7 +17,10 @@ Requests (one msgpack map a frame, answered with one; `service/commands.py`'s fr
 
 The clock's steps (`start`, `pause`, `resume`, `adjust`) need a supervisor's sign-off whoever sends
 them (`service/signoff.py`, against `[director] users`); entries, eliminations and closing
-registration are the pit's (`DIRECTOR_RIGHTS`). A request acts in `[director] role` (default `pit`).
+registration are the pit's (`DIRECTOR_RIGHTS`). A request over CURVE acts in its certificate's role, a
+local one in `[director] role` (default `pit`); each is audited taken or refused (`director_gate.py`).
+With `[director] db` the tournament's record goes to the floor's archive once it is over
+(`tournament_record.py`).
 
 The tables: at each new level (on a break, the level after it) `TableCommander`, a thread of its
 own, sends every table of `[[director.tables]]` the `level` request (`tables/levels.py`: the blinds
@@ -40,7 +43,9 @@ import zmq
 from engine.errors import TournamentError
 from engine.tournament.config import BlindLevel
 from firmware_host.floor.director_config import DirectorConfig, TableLink
+from firmware_host.floor.director_gate import DirectorGate
 from firmware_host.floor.director_state import CLOCK_KINDS, DirectorStore, TournamentState
+from firmware_host.floor.tournament_record import TournamentRecorder
 from firmware_host.service.access import Caller
 from firmware_host.service.commands import (
     MAX_REQUEST_BYTES, Auth, Command, CommandClient, Malformed, encode_reply, error_reply, id_problem, request_id_of,
@@ -193,24 +198,29 @@ class Director:
 
     def __init__(self, cfg: DirectorConfig, state_dir: str, ctx: zmq.Context[Any],
                  clock: Callable[[], float] = time.time) -> None:
-        """Open the store, replay it, bind the sockets. Raises DirectorError, FeedError or zmq.ZMQError."""
+        """Open the store, replay it, open the audit log, bind the sockets (CURVE servers with the keys).
+        Raises DirectorError, FeedError, ConfigError (a key file) or zmq.ZMQError; nothing is left open."""
         self.cfg = cfg
         self.clock = clock
         self.state = TournamentState(cfg.tournament)
         self.store = DirectorStore(state_dir, cfg.tournament_text)
-        self.replayed = self.store.replay(self.state)
-        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS)
-        self.caller = Caller(cfg.role)
-        self.feed = Feed(ctx, cfg.tournament.name, public=cfg.public, snapshot=cfg.snapshot,
-                         heartbeat_s=cfg.heartbeat_s)
-        self.commands: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
-        self.commands.setsockopt(zmq.LINGER, 0)
+        opened: list[Callable[[], None]] = [self.store.close]
         try:
-            self.commands.bind(cfg.commands)
-        except zmq.ZMQError:
-            self.feed.close()
-            self.commands.close(0)
+            self.replayed = self.store.replay(self.state)
+            self.gate = DirectorGate(cfg, state_dir, ctx)
+            opened.append(self.gate.close)
+            self.feed = Feed(ctx, cfg.tournament.name, public=cfg.public, snapshot=cfg.snapshot,
+                             heartbeat_s=cfg.heartbeat_s, keys=self.gate.keys)
+            opened.append(self.feed.close)
+            self.gate.guard(self.feed)
+            self.commands = self.gate.bind_commands(ctx, cfg.commands)
+        except BaseException:
+            for close in reversed(opened):
+                close()
             raise
+        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS, audit=self.gate.audit)
+        self.caller = Caller(cfg.role)
+        self.record = TournamentRecorder(cfg, self.store) if cfg.db else None
         self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)
         self._last: dict[str, Any] | None = None
         self._last_sent = 0.0
@@ -219,23 +229,32 @@ class Director:
     def view(self) -> dict[str, Any]:
         return {**self.state.view(self.clock()), "tables": self.commander.status()}
 
-    def handle(self, cmd: Command) -> dict[str, Any]:
-        """Admit, take and answer one request (the reply map)."""
+    def handle(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]:
+        """Admit, take and answer one request (the reply map), from `caller` (default: a local client
+        in `[director] role`); the audit log gets it, taken or refused (`director_gate`)."""
+        caller = caller or self.caller
+        reply, signer = self._take(cmd, caller)
+        self.gate.audited(caller, cmd.cmd, cmd.args, reply, signer)
+        return reply
+
+    def _take(self, cmd: Command, caller: Caller) -> tuple[dict[str, Any], str | None]:
         if cmd.cmd in CLOCK_KINDS and cmd.auth is None:
-            return self.signoff.needs_sign_off(cmd, self.caller, f"the clock's {cmd.cmd}")
-        admitted = self.signoff.admit(cmd, self.caller)
+            return self.signoff.needs_sign_off(cmd, caller, f"the clock's {cmd.cmd}"), None
+        admitted = self.signoff.admit(cmd, caller)
         if admitted.refusal is not None:
-            return admitted.refusal
+            return admitted.refusal, None
+        signer = admitted.signed_off["user"] if admitted.signed_off else None
         if cmd.cmd == "state":
-            return {"id": cmd.id, "ok": True, "state": self.view()}
+            return {"id": cmd.id, "ok": True, "state": self.view()}, signer
         try:
             event = self.store.take(self.state, cmd.cmd, cmd.args, self.clock(), admitted.signed_off)
         except TournamentError as exc:
-            return error_reply(cmd.id, "illegal", str(exc))
-        log.info("director: %s %s%s", cmd.cmd, cmd.args or "",
-                 f" (signed off by {admitted.signed_off['user']})" if admitted.signed_off else "")
+            return error_reply(cmd.id, "illegal", str(exc)), signer
+        log.info("director: %s %s%s", cmd.cmd, cmd.args or "", f" (signed off by {signer})" if signer else "")
         self.publish(force=True)
-        return {"id": cmd.id, "ok": True, "event": event, "state": self.view()}
+        if self.record is not None:
+            self.record.when_over(self.state)
+        return {"id": cmd.id, "ok": True, "event": event, "state": self.view()}, signer
 
     def publish(self, force: bool = False) -> None:
         """The view on the feed when it changed (or, while the clock runs, once every PUBLISH_S)."""
@@ -250,38 +269,51 @@ class Director:
     def _serve_commands(self) -> None:
         while True:
             try:
-                frames = self.commands.recv_multipart(zmq.NOBLOCK)
+                received = self.commands.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
-            envelope, frame = frames[:-1], frames[-1]
+            caller = self.gate.caller(received[-1])
+            if caller is None:  # a key revoked since it connected: not taken, no reply
+                continue
+            envelope, frame = [f.bytes for f in received[:-1]], received[-1].bytes
             try:
-                reply = self.handle(parse_request(frame))
+                reply = self.handle(parse_request(frame), caller)
             except Malformed as exc:
                 reply = error_reply(request_id_of(frame), "malformed", str(exc))
+                self.gate.audited(caller, None, {}, reply)
             self.commands.send_multipart([*envelope, encode_reply(reply)])
 
     def run(self) -> None:
         """Serve until `stopping` is set."""
         self.commander.start()
+        if self.record is not None:
+            self.record.start()
+            self.record.when_over(self.state)  # over before a restart: written unless it is already
         self.publish(force=True)
         poller = zmq.Poller()
         poller.register(self.commands, zmq.POLLIN)
         poller.register(self.feed.snap, zmq.POLLIN)
+        if self.gate.zap is not None:
+            poller.register(self.gate.zap.socket, zmq.POLLIN)
         try:
             while not self.stopping.is_set():
-                for sock, _ in poller.poll(100):
-                    if sock is self.commands:
-                        self._serve_commands()
-                    else:
-                        self.feed.serve_snapshots(sock)
+                ready = dict(poller.poll(100))
+                self.gate.turn()
+                if self.commands in ready:
+                    self._serve_commands()
+                if self.feed.snap in ready:
+                    self.feed.serve_snapshots(self.feed.snap)
                 self.publish()
                 self.feed.tick()
         finally:
             self.commander.stop()
+            if self.record is not None:
+                self.record.stop()
             self.commander.join(timeout=5.0)
             self.feed.close()
             self.commands.close(0)
             self.store.close()
+            self.gate.close()
 
 
 def _shape(view: dict[str, Any] | None) -> tuple[Any, ...]:

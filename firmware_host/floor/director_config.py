@@ -4,11 +4,14 @@
     tournament = "sunday.toml"              # the tournament file (engine/tournament/config.py), relative to this file
     public = "tcp://0.0.0.0:5610"           # the clock and standings feed (PUB; service/feed.py's frames)
     snapshot = "tcp://0.0.0.0:5611"         # its snapshot socket (ROUTER)
-    commands = "tcp://127.0.0.1:5612"       # the director's commands (ROUTER): loopback or ipc only (no CURVE yet)
+    commands = "tcp://127.0.0.1:5612"       # the director's requests (ROUTER): loopback or ipc, or any with server_key
     role = "pit"                            # the role a request on `commands` acts in (default pit)
     users = "/etc/croupier/users.json"      # the users file sign-offs are checked against (the tables' [security] users)
     heartbeat_s = 1.0                       # the feed's heartbeat; the clock itself goes out every second
     key = "/etc/croupier/keys/director.key_secret"  # optional: the director's CURVE certificate (role pit) on the tables
+    server_key = "/etc/croupier/keys/director-server.key_secret"  # optional: its own secret certificate: CURVE on its TCP sockets
+    clients = "/etc/croupier/keys/director-clients"  # with server_key: the client certificates let in (by role)
+    db = "postgresql://pit@db/floor"        # optional: the floor's archive, where the tournament's record goes
 
     [[director.tables]]                     # the tables it commands: each a name of the tournament file's tables.use
     name = "T1"
@@ -29,10 +32,13 @@ from typing import Any
 from engine.errors import TournamentError
 from engine.tournament.config import TournamentFile, parse_tournament
 from firmware_host.service.access import ROLES
-from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
+from firmware_host.service.config import (
+    ConfigError, SecurityConfig, is_restricted_endpoint, parse_toml, read_text, table_keys,
+)
 from firmware_host.service.curve import client_keys
 
-_KEYS = ("tournament", "public", "snapshot", "commands", "role", "users", "heartbeat_s", "key", "tables")
+_KEYS = ("tournament", "public", "snapshot", "commands", "role", "users", "heartbeat_s", "key", "server_key", "clients",
+         "db", "tables")
 _TABLE_KEYS = ("name", "commands", "server_key")
 
 
@@ -60,6 +66,9 @@ class DirectorConfig:
     key: str | None = None
     tables: tuple[TableLink, ...] = ()
     source: str = "<string>"
+    server_key: str = ""
+    clients: str = ""
+    db: str | None = None
 
     @classmethod
     def load(cls, path: str | Path) -> DirectorConfig:
@@ -87,9 +96,11 @@ class DirectorConfig:
             if not endpoint.startswith(("tcp://", "ipc://")):
                 raise ConfigError(f"{source}: [director] {key}: must be a ZeroMQ endpoint tcp://HOST:PORT or "
                                   f"ipc://PATH, not {endpoint!r}")
-        if not is_restricted_endpoint(values["commands"]):
-            raise ConfigError(f"{source}: [director] commands: the director's commands are taken on loopback "
-                              f"or ipc only (no CURVE on that socket yet), not {values['commands']!r}")
+        server_key, clients = _curve(source, section, base)
+        if not server_key and not is_restricted_endpoint(values["commands"]):
+            raise ConfigError(f"{source}: [director] commands: without [director] server_key and clients (CURVE), "
+                              f"the director's requests may only be taken on loopback (tcp://127.0.0.1:PORT) or "
+                              f"ipc://, not {values['commands']!r}")
         tournament_path = base / _text(source, "tournament", section["tournament"])
         tournament_text = read_text(tournament_path)
         try:
@@ -105,14 +116,32 @@ class DirectorConfig:
         users = str(base / _text(source, "users", section["users"])) if "users" in section else ""
         key = str(base / _text(source, "key", section["key"])) if "key" in section else None
         tables = _tables(source, section.get("tables", []), tournament, key, base)
+        db = _text(source, "db", section["db"]) if "db" in section else None
         return cls(tournament, tournament_text, values["public"], values["snapshot"], values["commands"], role,
-                   users, float(heartbeat), key, tables, source)
+                   users, float(heartbeat), key, tables, source, server_key=server_key, clients=clients, db=db)
 
 
 def _text(source: str, key: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{source}: [director] {key}: must be a non-empty string, not {value!r}")
     return value
+
+
+def _curve(source: str, section: Mapping[str, Any], base: Path) -> tuple[str, str]:
+    """`server_key` and `clients` (both or neither), their files checked as `croupier run` checks a
+    table's. Raises ConfigError naming the key."""
+    server_key = str(base / _text(source, "server_key", section["server_key"])) if "server_key" in section else ""
+    clients = str(base / _text(source, "clients", section["clients"])) if "clients" in section else ""
+    if bool(server_key) != bool(clients):
+        missing = "clients" if server_key else "server_key"
+        raise ConfigError(f"{source}: [director] {missing}: CURVE needs both server_key (the director's secret "
+                          f"certificate) and clients (the directory of allowed client certificates)")
+    if server_key:
+        try:
+            table_keys(SecurityConfig(server_key=server_key, clients=clients), source)
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("[security]", "[director]")) from None
+    return server_key, clients
 
 
 def _tables(source: str, raw: Any, tournament: TournamentFile, key: str | None,

@@ -6,7 +6,7 @@ from typing import Any
 
 import zmq
 
-from firmware_host.floor.config import PitTable
+from firmware_host.floor.config import PitTable, PitTournament
 from firmware_host.service.feed import FeedClient, pack
 
 
@@ -19,8 +19,11 @@ class TableFollower:
     DEALER (while it waits, the SUB is left unread, its messages queued as the clone pattern wants).
     """
 
-    def __init__(self, ctx: zmq.Context[Any], table: PitTable, key: str | None, server_key: str | None,
-                 now: float) -> None:
+    catches_up = True
+    """Whether its closed hands are fetched for the archive (a table's are; a tournament's clock has none)."""
+
+    def __init__(self, ctx: zmq.Context[Any], table: PitTable | PitTournament, key: str | None,
+                 server_key: str | None, now: float) -> None:
         """Subscribe to the table's feed. Raises ValueError (a bad key file)."""
         self.ctx = ctx
         self.table = table
@@ -70,3 +73,20 @@ class TableFollower:
     def close(self) -> None:
         self.drop_request()
         self.client.close()
+
+
+class TournamentFollower(TableFollower):
+    """A tournament director's clock feed, followed as a table's (`[[pit.tournaments]]`): the same clone
+    pattern and the same offline rule, but no hand ever closes on it, so nothing is caught up."""
+
+    catches_up = False
+
+    def hand_closed(self) -> bool:
+        return False
+
+
+def follower_for(ctx: zmq.Context[Any], followed: PitTable | PitTournament, key: str | None,
+                 server_key: str | None, now: float) -> TableFollower:
+    """The follower of a table or of a tournament's clock. Raises ValueError (a bad key file)."""
+    kind = TournamentFollower if isinstance(followed, PitTournament) else TableFollower
+    return kind(ctx, followed, key, server_key, now)

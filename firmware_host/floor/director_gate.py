@@ -1,0 +1,122 @@
+"""The director's gate: its CURVE keys and ZAP handler, who sent each request, and the audit log of every request taken or refused.
+
+With `[director] server_key` and `clients` every TCP socket of the director (the clock feed, its
+snapshot, the requests) is a CURVE server checked by one ZAP handler (`service/zap.py`, the tables'
+own), under the access of `DIRECTOR_ACCESS`: only the keys of the clients directory whose role may
+send the director something are let onto `commands`; every client role onto the feed. A refused
+connection is audited by the handler (`connection_refused`), as at a table. A request is attributed
+to its certificate (`access.Caller(role, key=NAME, address=PEER)`); a plaintext one (ipc, loopback
+without keys) acts in `[director] role`.
+
+The audit log is the tables' (`service/audit.py`): `DIR/audit.sqlite3` in the director's state
+directory, read with `croupier audit verify|show --state DIR`. Beside the handler's and the
+sign-off's entries (`signoff_granted`, `signoff_refused`, `user_locked`, `forbidden`), every request
+the director takes or refuses is one `director_request` entry: `command`, `outcome` (`taken` or
+`refused`), `role`, `key` (the certificate's name; null for a local client), `address`, and `event`
+(taken) or `code` and `error` (refused), `args` (the player, the players out, the seconds), and
+`signed_off` (the supervisor). A `state` request taken is a read and is not written (a wall screen
+asks every second); a `state` refused is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import zmq
+
+from firmware_host.floor.director_config import DirectorConfig
+from firmware_host.service.access import Caller
+from firmware_host.service.audit import AuditError, AuditLog, config_details, start_details
+from firmware_host.service.config import AccessConfig, SecurityConfig, table_keys
+from firmware_host.service.feed import Feed
+from firmware_host.service.keys import KeyPair, serve_curve
+from firmware_host.service.zap import ZapHandler, caller_of
+
+log = logging.getLogger("croupier.director")
+
+_ANY_CLIENT = ("dealer", "supervisor", "pit", "surveillance", "display", "technician")
+DIRECTOR_ACCESS = AccessConfig(public=_ANY_CLIENT, snapshot=_ANY_CLIENT, full=(), full_snapshot=(),
+                               commands=("supervisor", "pit", "surveillance", "technician", "display"))
+"""Socket -> the roles whose keys the director lets in: its feed to every client role (the clock is
+for the room's screens); its requests to the roles that may send it something (`DIRECTOR_RIGHTS`)."""
+
+
+class DirectorGate:
+    """The director's keys, its ZAP handler (None without keys) and its audit log (None when it cannot
+    be opened: the director runs without it, said at CRITICAL, as a table does)."""
+
+    def __init__(self, cfg: DirectorConfig, state_dir: str, ctx: zmq.Context[Any]) -> None:
+        """Open the audit log, read the keys, bind the ZAP handler (before any CURVE socket).
+        Raises ConfigError (a key file) or zmq.ZMQError (another handler in this context)."""
+        self.local_role = cfg.role
+        try:
+            self.audit: AuditLog | None = AuditLog.open(state_dir)
+        except AuditError as exc:
+            log.critical("AUDIT LOG CANNOT BE OPENED: %s: the director runs without it", exc)
+            self.audit = None
+        if self.audit is not None:
+            self.audit.write("start", start_details(tournament=cfg.tournament.name, pid=os.getpid()))
+            self.audit.write("config", config_details(cfg.source))
+        self.keys: KeyPair | None = None
+        self.zap: ZapHandler | None = None
+        if cfg.server_key:
+            self.keys = table_keys(SecurityConfig(server_key=cfg.server_key, clients=cfg.clients), cfg.source)
+            self.zap = ZapHandler(ctx, cfg.clients, DIRECTOR_ACCESS, self.audit)
+
+    def bind_commands(self, ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
+        """The requests' ROUTER, a CURVE server on TCP with the keys. Raises zmq.ZMQError."""
+        sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, 0)
+        try:
+            serve_curve(sock, endpoint, self.keys, "commands")
+            sock.bind(endpoint)
+        except zmq.ZMQError:
+            sock.close(0)
+            raise
+        return sock
+
+    def guard(self, feed: Feed) -> None:
+        """Snapshot requests of a revoked key dropped; a PUB socket a revoked key was let into bound again."""
+        if self.zap is not None:
+            feed.guard = self.zap.admits
+            self.zap.on_cut = feed.reopen
+
+    def caller(self, frame: zmq.Frame) -> Caller | None:
+        """Who sent the request (its last frame); None: a key revoked since it connected (no reply)."""
+        return caller_of(frame, self.local_role, self.zap)
+
+    def turn(self) -> None:
+        """Each turn of the director's loop: ZAP requests answered, the clients directory looked at."""
+        if self.zap is not None:
+            self.zap.serve()
+            self.zap.turn()
+
+    def audited(self, caller: Caller, command: str | None, args: Mapping[str, Any], reply: Mapping[str, Any],
+                signed_off: str | None = None) -> None:
+        """One request taken or refused, in the audit log (a `state` read taken is not written)."""
+        if self.audit is None or (command == "state" and reply.get("ok")):
+            return
+        details: dict[str, Any] = {"command": command, "outcome": "taken" if reply.get("ok") else "refused",
+                                   "role": caller.role, "key": caller.key, "address": caller.address}
+        if reply.get("ok"):
+            details["event"] = reply.get("event")
+        else:
+            details.update(code=reply.get("code"), error=reply.get("error"))
+        if args:
+            details["args"] = dict(args)
+        if signed_off is not None:
+            details["signed_off"] = signed_off
+        self.audit.write("director_request", details)
+
+    def close(self) -> None:
+        """The director stops: `stop` in the audit log; the handler's socket closed."""
+        if self.zap is not None:
+            self.zap.close()
+            self.zap = None
+        if self.audit is not None:
+            self.audit.write("stop", {"outcome": "stopped", "pid": os.getpid()})
+            self.audit.close()
+            self.audit = None
