@@ -290,7 +290,7 @@ class TournamentRun:
             raise SimError(f"{table}: hand {hand} changed the chips on the table")
         self.hands += 1
         line = {"hand": hand, "at_s": round(self.now, 1), "players": len(before), "level": number,
-                "blinds": [level.small_blind, level.big_blind], "ante": level.ante, "button": button,
+                "blinds": [level.small_blind, level.big_blind], "ante": level.ante, "unit": self.unit, "button": button,
                 "chips_before": sum(before.values()), "chips_after": sum(after.values()), "out": out}
         with open(self.state_dir / table / "hands.jsonl", "a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")
