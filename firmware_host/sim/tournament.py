@@ -1,6 +1,8 @@
 """A simulated tournament: bots play engine hold'em hands across tables, driven by engine.tournament's rules.
 
-This first cut runs in-process: no shoe, no controller, no devices. Each table is an
+`TournamentRun` runs in-process (`croupier demo --tournament --in-process`): no shoe, no
+controller, no devices; `firmware_host.sim.tournament_devices.DeviceTournamentRun` plays the same
+rules on emulated devices, through the hooks of `TournamentRun`. Here each table is an
 engine.poker `Session` counting in units of the smallest chip in play (so a split pot's odd chip is
 a real chip; after a colour-up the unit is the next chip); a seeded `random.Random` shuffles the decks, draws the seats and makes the
 bots' choices, so a run is replayed from its seed. The tables deal in rounds: every table in play

@@ -25,6 +25,7 @@ controllers. At the end every table's journal is read back: each hand settled, i
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -74,8 +75,6 @@ def tournament_choice(seed: str, legal: Mapping[str, Any], stack: int, bet: int,
     """The in-process run's bot (`sim.tournament.bot_step`) on the published `legal`: mostly fold or
     call a big bet, check or call a small one, now and then raise; short of ten big blinds, all in
     more often; never a fold when checking is free; at showdown, show."""
-    import random
-
     rng = random.Random(seed)
     if legal.get("show") or legal.get("muck"):
         return Choice("show")
