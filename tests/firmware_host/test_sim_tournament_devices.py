@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +71,15 @@ shares = [50, 30, 20]
 the 25s, three places paid: the bubble comes with four left, two a table, and is played hand-for-hand."""
 
 
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[Path]:
+    """The run's directory, in memory when the machine has /dev/shm (a journal's fsync costs nothing there)."""
+    shm = Path("/dev/shm")
+    path = Path(tempfile.mkdtemp(dir=shm, prefix="croupier-tournament-")) if shm.is_dir() else tmp_path / "state"
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def journal_of(table_dir: Path) -> list[dict[str, Any]]:
     done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--json", "--last", "0",
                            "--state", str(table_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -99,19 +111,19 @@ def check_the_journals(state: Path) -> None:
             assert len(out) == len(line["out"]), (table, line)    # the players out are those the feed showed broke
 
 
-def test_six_players_on_two_tables_play_to_one_winner_on_the_devices(tmp_path: Path) -> None:
-    run = DeviceTournamentRun(tmp_path, tournament_table, players=6, tables=2, seed=1,
+def test_six_players_on_two_tables_play_to_one_winner_on_the_devices(state: Path) -> None:
+    run = DeviceTournamentRun(state, tournament_table, players=6, tables=2, seed=1,
                               tournament=parse_tournament(SIX, "six.toml"))
     line = run.run()
-    record = check_the_run(tmp_path, line, players=6, text=SIX, buy_in=10000, stack=2000,
+    record = check_the_run(state, line, players=6, text=SIX, buy_in=10000, stack=2000,
                            colour_ups={(25, 100)}, break_order=["T2"])
     assert [p["prize"] for p in line["places"][:3]] == [30000, 18000, 12000]
     hfh = record["hand_for_hand"]
     assert hfh and all(r["tables"] == ["T1", "T2"] for r in hfh)      # the bubble held both tables
     assert any(r["out"] for r in hfh)
-    hands = hands_of(tmp_path)
+    hands = hands_of(state)
     assert {h["unit"] for lines in hands.values() for h in lines} == {25, 100}   # counted in 100s after the break
-    check_the_journals(tmp_path)
+    check_the_journals(state)
 
 
 @pytest.mark.soak
@@ -124,3 +136,14 @@ def test_the_demo_tournament_on_the_devices_24_players_3_tables(tmp_path: Path) 
     check_the_run(tmp_path, line, players=24, text=DEMO_TOURNAMENT, buy_in=20000, stack=10000,
                   colour_ups={(25, 100), (100, 500)}, break_order=["T3", "T2"])
     check_the_journals(tmp_path)
+
+
+def test_the_command_line_plays_on_the_devices_by_default_each_journal_in_its_table_directory(state: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--tournament", "--players", "2",
+                           "--tables", "1", "--seed", "1", "--state", str(state)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    line = json.loads(done.stdout.strip().splitlines()[-1])      # heads-up from the first hand
+    assert line["entries"] == 2 and [p["prize"] for p in line["places"]] == [line["prize_pool"], 0] == [40000, 0]
+    assert len(journal_of(state / "T1")) == line["hands"] == len(hands_of(state)["T1"])
+    check_the_journals(state)
