@@ -44,9 +44,10 @@ from engine.poker.variants import MAX_SEATS, MIN_SEATS, Variant
 __all__ = ["Level", "Schedule", "Session", "SeatState", "Finish", "SEAT_ACTIONS"]
 
 SEAT_ACTIONS: tuple[str, ...] = ("join", "rebuy", "leave", "sit_out", "sit_in", "post", "wait", "move_in")
-"""What a seat does between hands (`join` with a buy-in, `rebuy`, `leave`) or at any time, taking
-effect at the next hand (`sit_out`, `sit_in`; `post`: sit in and post the missed blinds owed;
-`wait`: sit in and wait for the big blind)."""
+"""What a seat does between hands (`join` with a buy-in, `rebuy`, `leave`; `move_in` with his stack: a
+tournament's player moved here, owing no blind) or at any time, taking effect at the next hand
+(`sit_out`, `sit_in`; `post`: sit in and post the missed blinds owed; `wait`: sit in and wait for
+the big blind)."""
 
 
 @dataclass(frozen=True, slots=True)
