@@ -43,10 +43,11 @@ from engine.poker.variants import MAX_SEATS, MIN_SEATS, Variant
 
 __all__ = ["Level", "Schedule", "Session", "SeatState", "Finish", "SEAT_ACTIONS"]
 
-SEAT_ACTIONS: tuple[str, ...] = ("join", "rebuy", "leave", "sit_out", "sit_in", "post", "wait")
-"""What a seat does between hands (`join` with a buy-in, `rebuy`, `leave`) or at any time, taking
-effect at the next hand (`sit_out`, `sit_in`; `post`: sit in and post the missed blinds owed;
-`wait`: sit in and wait for the big blind)."""
+SEAT_ACTIONS: tuple[str, ...] = ("join", "rebuy", "leave", "sit_out", "sit_in", "post", "wait", "move_in")
+"""What a seat does between hands (`join` with a buy-in, `rebuy`, `leave`; `move_in` with his stack: a
+tournament's player moved here, owing no blind) or at any time, taking effect at the next hand
+(`sit_out`, `sit_in`; `post`: sit in and post the missed blinds owed; `wait`: sit in and wait for
+the big blind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +254,9 @@ class Session:
 
     def seat_change(self, seat: int, action: str, amount: int | None = None) -> None:
         """A seat action in the dealer's words (`SEAT_ACTIONS`): `join` (`amount`: the buy-in),
-        `rebuy` (`amount`), `leave`, `sit_out`, `sit_in`, `post`, `wait`. Raises IllegalAction."""
+        `rebuy` (`amount`), `leave`, `sit_out`, `sit_in`, `post`, `wait`; `move_in` (`amount`: his
+        stack): a tournament's player moved to this table by the director, who owes no blind. Raises
+        IllegalAction."""
         if action == "join":
             if amount is None:
                 raise IllegalAction("join needs a buy-in (amount > 0)")
@@ -272,6 +275,10 @@ class Session:
             self.post(seat)
         elif action == "wait":
             self.wait(seat)
+        elif action == "move_in":
+            if amount is None:
+                raise IllegalAction("move_in needs the player's stack (amount > 0)")
+            self.sit(seat, amount, owes_big_blind=False)
         else:
             raise IllegalAction(f"unknown seat action {action!r} (known: {', '.join(SEAT_ACTIONS)})")
 

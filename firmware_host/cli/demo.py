@@ -3,7 +3,7 @@
     croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
-    croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR]
+    croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -37,11 +37,13 @@ controller expects one (`sim.dealing.ShoeHand`), and the bot players bet and dec
 spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`). It runs until N hands are
 settled (or SIGINT: then the summary of the hands closed so far, exit 130).
 
-With `--tournament` it plays a simulated tournament instead (`firmware_host.sim.tournament`): the
-bots play engine hold'em hands in-process across the tables, to one winner, with no shoe, no
-controller and no devices in this first cut; each table's hands go to `DIR/<table>/hands.jsonl`,
-the whole record to `DIR/tournament.json`; it ends with one JSON line `{"entries": N, "hands": H,
-"prize_pool": P, "places": [{"place": 1, "player": ..., "prize": ...}, ...]}` (`docs/tournament.md`).
+With `--tournament` it plays a simulated tournament instead, to one winner: a simulated poker table
+(shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
+read from the tables' feeds (`firmware_host.sim.tournament_devices`); with `--in-process` the bots
+play engine hold'em hands in-process, no devices (`firmware_host.sim.tournament`). Each table's
+hands go to `DIR/<table>/hands.jsonl`, the whole record to `DIR/tournament.json`; it ends with one
+JSON line `{"entries": N, "hands": H, "prize_pool": P, "places": [{"place": 1, "player": ...,
+"prize": ...}, ...]}` (`docs/tournament.md`).
 """
 
 from __future__ import annotations
@@ -305,9 +307,12 @@ def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tournament", action="store_true",
-                        help="play a simulated tournament across tables instead (bots, in-process; docs/tournament.md)")
+                        help="play a simulated tournament across tables instead (bots, a table per controller; "
+                             "docs/tournament.md)")
     parser.add_argument("--players", type=int, default=None, metavar="N", help="--tournament: entries (default 24)")
     parser.add_argument("--tables", type=int, default=None, metavar="T", help="--tournament: tables (default 3)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="--tournament: engine hands in this process, no shoe, controller or journal")
     parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
     parser.add_argument("--game", choices=tuple(HOUSE_GAMES) + POKER_GAMES, default="uth", metavar="GAME",
                         help=f"the game (default uth): {', '.join(tuple(HOUSE_GAMES) + POKER_GAMES)}")
@@ -401,10 +406,17 @@ def public_snapshot(table: SimTable) -> dict[str, Any]:
         ctx.destroy(linger=0)
 
 
+def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections: str) -> SimTable:
+    """A tournament table's processes (`sim.tournament_devices.TableFactory`): a no-limit hold'em table."""
+    return SimTable(state_dir, game="holdem", seed=seed, seats=seats, table=name, sections=sections,
+                    structure="no-limit")
+
+
 def tournament_demo(args: argparse.Namespace) -> int:
     """`--tournament`: play the simulated tournament and print its result line (exit 2 for bad arguments)."""
     from engine.tournament import tables_needed
     from firmware_host.sim.tournament import SimError, TournamentRun, demo_tournament
+    from firmware_host.sim.tournament_devices import DeviceTournamentRun
 
     players, tables = args.players if args.players is not None else 24, args.tables if args.tables is not None else 3
     if tables < 1 or players < 2:
@@ -417,7 +429,12 @@ def tournament_demo(args: argparse.Namespace) -> int:
         return 2
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-tournament-"))
     try:
-        line = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed, tournament=tournament).run()
+        if args.in_process:
+            run = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed, tournament=tournament)
+        else:
+            run = DeviceTournamentRun(state_dir, tournament_table, players=players, tables=tables, seed=args.seed,
+                                      tournament=tournament)
+        line = run.run()
     except (SimError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
@@ -431,8 +448,8 @@ def tournament_demo(args: argparse.Namespace) -> int:
 def main(args: argparse.Namespace) -> int:
     if args.tournament:
         return tournament_demo(args)
-    if args.players is not None or args.tables is not None:
-        print("croupier demo: --players and --tables are for --tournament", file=sys.stderr)
+    if args.players is not None or args.tables is not None or args.in_process:
+        print("croupier demo: --players and --tables (and --in-process) are for --tournament", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
     seats = args.seats if args.seats is not None else (6 if args.game == "3cp" or is_poker(args.game) else 5)

@@ -40,12 +40,14 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     open     game, structure (`STRUCTURES`: the values of `engine.poker.Structure`), stakes map
              (`STAKES_KEYS`, the fields of `engine.poker.Stakes`: blinds [sb, bb, straddles...],
              antes, bring_in, ...), seats int (`POKER_SEATS`), stacks map seat -> buy-in, button int,
-             sitting_out list of seats; rules map (`POKER_RULES`): button "dead" | "moving",
-             short_allin_rule "tda" | "simple", fixed_limit_half_bet_reopens, all_in_reveal; keep_seats
-             true: the players, stacks and button of the poker table open now carry over.
+             sitting_out list of seats, last_button (the next button moves on from it); rules map
+             (`POKER_RULES`): button "dead" | "moving", short_allin_rule "tda" | "simple",
+             fixed_limit_half_bet_reopens, all_in_reveal; keep_seats true: the players, stacks and
+             button of the poker table open now carry over.
     seat     seat int, action (`SEAT_ACTIONS`): "join" (amount: the buy-in) | "rebuy" (amount) |
              "leave" (between hands) | "sit_out" | "sit_in" | "post" (sit in, post the missed
-             blinds) | "wait" (sit in, wait for the big blind) (any time; from the next hand).
+             blinds) | "wait" (sit in, wait for the big blind) (any time; from the next hand) |
+             "move_in" (amount: his stack; a tournament's player moved here, owing no blind).
     deal     starts the next hand (button moves, blinds and antes posted); the first card also does.
     act      seat int, action (`POKER_ACTIONS`): "bet" | "raise" | "complete" take amount (the
              street total), "draw" cards (the discards); the others ("fold", "call", "all_in",
@@ -313,7 +315,7 @@ class Command:
                 args[name] = check(data[name])
             except (TypeError, ValueError) as exc:
                 raise Malformed(f"{cmd}: {name}: {exc}") from None
-        if cmd == "open" and args.get("keep_seats") and ({"stacks", "button", "sitting_out"} & set(args)):
+        if cmd == "open" and args.get("keep_seats") and ({"stacks", "button", "sitting_out", "last_button"} & set(args)):
             raise Malformed("open: keep_seats carries the seats over: give no stacks, button or sitting_out")
         if cmd == "open" and games.is_poker(args["game"]) and "structure" not in args:
             raise Malformed("open: a poker table needs a betting structure (structure)")
@@ -500,7 +502,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
              "seats": (False, _int_in(*games.TABLE_SEATS)), "structure": (False, _one_of(*games.STRUCTURES)),
              "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(*_POKER_SEAT_NUMBERS)),
              "sitting_out": (False, _seat_list), "keep_seats": (False, _flag), "rake": (False, _rake),
-             "rules": (False, _rules)},
+             "rules": (False, _rules), "last_button": (False, _int_in(*_POKER_SEAT_NUMBERS))},
     "bet": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "bets": (True, _bets)},
     "deal": {},
     "decide": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "decision": (True, _one_of(*games.DECISIONS)),

@@ -1,6 +1,8 @@
 """A simulated tournament: bots play engine hold'em hands across tables, driven by engine.tournament's rules.
 
-This first cut runs in-process: no shoe, no controller, no devices. Each table is an
+`TournamentRun` runs in-process (`croupier demo --tournament --in-process`): no shoe, no
+controller, no devices; `firmware_host.sim.tournament_devices.DeviceTournamentRun` plays the same
+rules on emulated devices, through the hooks of `TournamentRun`. Here each table is an
 engine.poker `Session` counting in units of the smallest chip in play (so a split pot's odd chip is
 a real chip; after a colour-up the unit is the next chip); a seeded `random.Random` shuffles the decks, draws the seats and makes the
 bots' choices, so a run is replayed from its seed. The tables deal in rounds: every table in play
@@ -157,7 +159,13 @@ def bot_step(hand: Hand, rng: random.Random) -> None:
 
 
 class TournamentRun:
-    """One simulated tournament of `players` bots on `tables` tables, to one winner."""
+    """One simulated tournament of `players` bots on `tables` tables, to one winner, in-process.
+
+    The rules between hands (places, breaking, balancing, colour-ups, hand-for-hand) are applied
+    here once; the tables themselves are reached through a few hooks (`open_table`, `deal_round`,
+    `layout`, `buttons`, `stacks`, `move_player`, `set_stacks`, `close_table`), which
+    `firmware_host.sim.tournament_devices.DeviceTournamentRun` gives real controllers instead of
+    engine Sessions."""
 
     def __init__(self, state_dir: str | Path, *, players: int = 24, tables: int = 3, seed: int = 1,
                  tournament: TournamentFile | None = None) -> None:
@@ -168,6 +176,7 @@ class TournamentRun:
         if tables_needed(players, self.tournament.seats_per_table) > len(self.tournament.tables):
             raise SimError(f"{players} players do not fit on {len(self.tournament.tables)} tables of "
                            f"{self.tournament.seats_per_table}")
+        self.seed = seed
         self.rng = random.Random(seed)
         self.players = [f"bot{i:02d}" for i in range(1, players + 1)]
         self.registration = Registration(self.tournament)
@@ -176,12 +185,56 @@ class TournamentRun:
         self.sessions: dict[str, Session] = {}
         self.levels: dict[str, TableLevel] = {}
         self.chips = list(self.tournament.chips)
-        self.unit = self.chips[0]   # the sessions count in chips of the smallest denomination in play
+        self.unit = self.chips[0]   # the tables count in chips of the smallest denomination in play
         self.now = 0.0
         self.hands = 0
         self.record: dict[str, Any] = {"moves": [], "breaks": [], "chip_races": [], "hand_for_hand": [],
                                        "levels": [], "buttons": {}}
         self.chip_total = 0
+
+    # ---- the tables (hooks) -----------------------------------------------------------------
+    def open_table(self, table: str, seats: dict[int, str], button: int) -> None:
+        """Seat `seats` (seat -> player) at `table` with the starting stack; `button` the first button."""
+        session = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=self.tournament.seats_per_table,
+                          first_button=button)
+        for seat, player in seats.items():
+            session.sit(seat, self.tournament.starting_stack // self.unit, player)
+        self.sessions[table] = session
+
+    def table_names(self) -> list[str]:
+        """The tables not broken yet, in the order they were opened."""
+        return list(self.sessions)
+
+    def layout(self) -> Layout:
+        return {t: {seat: p.name for seat, p in s.players.items()} for t, s in self.sessions.items()}
+
+    def buttons(self) -> dict[str, int]:
+        """Each table's last button (a table that has dealt no hand yet: none)."""
+        return {table: s.button for table, s in self.sessions.items() if s.button is not None}
+
+    def stacks(self, table: str) -> dict[int, int]:
+        """Seat -> the player's chips (their value) at `table`, between hands."""
+        return {seat: p.stack * self.unit for seat, p in self.sessions[table].players.items()}
+
+    def deal_round(self, hands: dict[str, tuple[BlindLevel, int]]) -> dict[str, dict[str, Any]]:
+        """Every table of `hands` deals one hand at its level (and level number); table -> the hand's
+        line (`hand_line`). The players out have left their tables."""
+        return {table: self.play_hand(table, level, number) for table, (level, number) in hands.items()}
+
+    def move_player(self, move: Move) -> None:
+        """A player moves with his chips; at the new table he owes no blind."""
+        stack = self.sessions[move.from_table].leave(move.from_seat)
+        self.sessions[move.to_table].sit(move.to_seat, stack, move.player, owes_big_blind=False)
+
+    def set_stacks(self, table: str, stacks: dict[int, int], unit: int, level: BlindLevel) -> None:
+        """After a colour-up: the players' chips (their value), counted from now on in `unit`; `level`
+        the level the table plays next."""
+        for seat, stack in stacks.items():
+            self.sessions[table].players[seat].stack = stack // unit
+
+    def close_table(self, table: str) -> None:
+        """A table broken (its players all moved): out of play."""
+        del self.sessions[table]
 
     # ---- the start --------------------------------------------------------------------------
     def seat_everyone(self) -> None:
@@ -196,20 +249,13 @@ class TournamentRun:
             deck = list(DECK)
             self.rng.shuffle(deck)
             button = button_by_high_card({seat: deck[i] for i, seat in enumerate(seats)})
-            session = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=self.tournament.seats_per_table,
-                              first_button=button)
-            for seat, player in seats.items():
-                session.sit(seat, self.tournament.starting_stack // self.unit, player)
-            self.sessions[table] = session
-            self.levels[table] = TableLevel()
-            self.record["buttons"][table] = button
             (self.state_dir / table).mkdir(parents=True, exist_ok=True)
             (self.state_dir / table / "hands.jsonl").write_text("", encoding="utf-8")
+            self.open_table(table, dict(seats), button)
+            self.levels[table] = TableLevel()
+            self.record["buttons"][table] = button
         self.chip_total = len(self.players) * self.tournament.starting_stack
         self.clock.start(self.now)
-
-    def layout(self) -> Layout:
-        return {t: {seat: p.name for seat, p in s.players.items()} for t, s in self.sessions.items()}
 
     # ---- a hand -----------------------------------------------------------------------------
     def play_hand(self, table: str, level: BlindLevel, number: int) -> dict[str, Any]:
@@ -236,11 +282,17 @@ class TournamentRun:
         after = {seat: p.stack * u for seat, p in session.players.items()}
         for seat in [seat for seat, p in session.players.items() if p.stack == 0]:
             session.leave(seat)          # out of the tournament
+        return self.hand_line(table, session.hands_played, level, number, hand.button, before, after, out)
+
+    def hand_line(self, table: str, hand: int, level: BlindLevel, number: int, button: int | None,
+                  before: dict[int, int], after: dict[int, int], out: dict[str, int]) -> dict[str, Any]:
+        """The hand's line of `DIR/<table>/hands.jsonl` (chips in their value), written; refuses a hand
+        that changed the chips on the table."""
         if sum(after.values()) != sum(before.values()):
-            raise SimError(f"{table}: hand {session.hands_played} changed the chips on the table")
+            raise SimError(f"{table}: hand {hand} changed the chips on the table")
         self.hands += 1
-        line = {"hand": session.hands_played, "at_s": round(self.now, 1), "players": len(before), "level": number,
-                "blinds": [level.small_blind, level.big_blind], "ante": level.ante, "button": hand.button,
+        line = {"hand": hand, "at_s": round(self.now, 1), "players": len(before), "level": number,
+                "blinds": [level.small_blind, level.big_blind], "ante": level.ante, "unit": self.unit, "button": button,
                 "chips_before": sum(before.values()), "chips_after": sum(after.values()), "out": out}
         with open(self.state_dir / table / "hands.jsonl", "a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")
@@ -248,20 +300,19 @@ class TournamentRun:
 
     def play_round(self) -> None:
         """Every table in play deals one hand at the clock's level; the players out are placed."""
-        tables = [t for t, s in self.sessions.items() if len(s.players) >= 2]
+        tables = [t for t, seats in self.layout().items() if len(seats) >= 2]
         bubble = (self.tournament.hand_for_hand and len(tables) > 1
                   and at_the_bubble(self.standings.left, self.standings.places_paid()))
         round_ = HandForHand(tables) if bubble else None
         lengths = {t: self.rng.uniform(60.0, 150.0) for t in tables}
+        number = self.clock.reading(self.now).level_number
+        lines = self.deal_round({t: (self.levels[t].begin_hand(self.clock, self.now), number) for t in tables})
         finished: list[tuple[float, str, dict[str, int]]] = []
         for table in tables:
-            level = self.levels[table].begin_hand(self.clock, self.now)
-            number = self.clock.reading(self.now).level_number
-            line = self.play_hand(table, level, number)
             self.levels[table].end_hand()
-            finished.append((lengths[table], table, line["out"]))
+            finished.append((lengths[table], table, lines[table]["out"]))
             if round_ is not None:
-                round_.finished(table, line["out"])
+                round_.finished(table, lines[table]["out"])
         if round_ is not None:
             self.standings.eliminate(round_.eliminated())
             self.record["hand_for_hand"].append({"at_s": round(self.now, 1), "tables": tables,
@@ -275,20 +326,18 @@ class TournamentRun:
     def break_and_balance(self) -> None:
         """Break tables while the players fit on fewer, then keep the rest within one player."""
         t = self.tournament
-        while len(self.sessions) > tables_needed(self.standings.left, t.seats_per_table):
-            table = next(b for b in t.break_order if b in self.sessions)
+        while len(self.table_names()) > tables_needed(self.standings.left, t.seats_per_table):
+            table = next(b for b in t.break_order if b in self.table_names())
             moves = break_table(self.layout(), table, t.seats_per_table, self.rng)
             self.move(moves)
-            del self.sessions[table]
+            self.close_table(table)
             self.record["breaks"].append({"at_s": round(self.now, 1), "table": table, "players": len(moves)})
-        buttons = {table: s.button for table, s in self.sessions.items() if s.button is not None}
-        self.move(balance(self.layout(), buttons, t.seats_per_table))
+        self.move(balance(self.layout(), self.buttons(), t.seats_per_table))
 
     def move(self, moves: list[Move]) -> None:
         apply_moves(self.layout(), moves)   # refuses a move from a seat the player is not in
         for m in moves:
-            stack = self.sessions[m.from_table].leave(m.from_seat)
-            self.sessions[m.to_table].sit(m.to_seat, stack, m.player, owes_big_blind=False)  # no blinds owed
+            self.move_player(m)
             self.record["moves"].append({**dataclasses.asdict(m), "at_s": round(self.now, 1)})
 
     def take_break(self) -> None:
@@ -298,13 +347,12 @@ class TournamentRun:
         colour = colour_up_due(self.tournament.stages, reading.stage, self.chips)
         if colour is not None:
             into = self.chips[1]
-            for table, session in self.sessions.items():
+            after = next(s for s in self.tournament.stages[reading.stage:] if isinstance(s, BlindLevel))
+            for table in self.table_names():
                 deck: list[Card] = list(DECK)
                 self.rng.shuffle(deck)
-                race = chip_race({seat: p.stack * self.unit for seat, p in session.players.items()}, colour,
-                                 into, deck)
-                for seat, stack in race.stacks.items():
-                    session.players[seat].stack = stack // into
+                race = chip_race(self.stacks(table), colour, into, deck)
+                self.set_stacks(table, dict(race.stacks), into, after)
                 self.chip_total += race.change
                 self.record["chip_races"].append({"table": table, "colour": colour, "into": into,
                                                   "odd_chips": sum(race.odd_chips.values()),
@@ -332,7 +380,7 @@ class TournamentRun:
                 self.record["levels"].append({"level": reading.level_number, "from_s": round(self.now, 1)})
             self.play_round()
             self.break_and_balance()
-            on_tables = sum(p.stack for s in self.sessions.values() for p in s.players.values()) * self.unit
+            on_tables = sum(sum(self.stacks(table).values()) for table in self.table_names())
             if on_tables != self.chip_total:
                 raise SimError(f"{on_tables} chips on the tables, {self.chip_total} expected")
         line = self.result_line()

@@ -86,7 +86,7 @@ def test_a_cash_table_keeps_the_hands_down_in_the_same_hand(fed: tuple[Rig, Any]
 def fold_round(rig: Rig) -> None:
     """Deal the hand and fold to the last player; confirm."""
     rig.ok("deal")
-    deck = iter("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac 2d 3d 4d 5d 6d".split())
+    deck = iter(f"{r}{s}" for s in "cdhs" for r in "23456789TJQKA")
     while rig.state()["phase"] != "over":
         state = rig.state()
         if state["next"] is not None:
@@ -129,3 +129,34 @@ def test_the_rules_are_set_at_open_and_unknown_ones_refused(fed: tuple[Rig, Any]
     assert session.dead_button is False
     rig.ok("deal")
     assert rig.c.state.need_table().engine.settings.short_allin_rule == "simple"
+
+
+def test_a_tournament_player_moved_in_owes_no_blind_and_a_reopened_table_moves_the_button_on(
+        fed: tuple[Rig, Any]) -> None:
+    rig, _ = fed
+    rig.ok("open", game="holdem", structure="no-limit", stakes={"blinds": [1, 2]}, seats=6,
+           stacks={"1": 100, "2": 100, "3": 100, "4": 100})
+    fold_round(rig)                                   # button 4, blinds 1 and 2
+    rig.ok("seat", seat=5, action="join", amount=100)      # a new player in a cash game owes a big blind
+    rig.ok("seat", seat=6, action="move_in", amount=150)   # a player the director moved here owes none
+    assert (rig.spot(5)["owes"], rig.spot(6)["owes"]) == ("big", None) and rig.spot(6)["stack"] == 150
+    rig.ok("deal")                                    # button 1, blinds 2 and 3: seat 6 dealt in, posting nothing
+    assert rig.spot(6)["in_hand"] and rig.spot(6)["bets"] == {"bet": 0, "in_pot": 0}
+    refused = rig.cmd("seat", seat=6, action="move_in")
+    assert refused["ok"] is False
+    with pytest.raises(Malformed, match="keep_seats"):  # the seats carried over, or given: not both
+        rig.cmd("open", game="holdem", structure="no-limit", keep_seats=True, last_button=2)
+    deck = iter(f"{r}{s}" for s in "cdhs" for r in "23456789TJQKA")
+    while rig.state()["phase"] != "over":
+        state = rig.state()
+        if state["next"] is not None:
+            rig.shoe(next(deck))
+        else:
+            legal = state["legal"]
+            rig.act(state["to_act"], "show" if legal["show"] else "fold" if legal["fold"] else "check")
+    rig.ok("confirm")
+    # a colour-up: the table opened again with the raced stacks; the button moves on from the last one
+    rig.ok("open", game="holdem", structure="no-limit", stakes={"blinds": [1, 2]}, seats=6,
+           stacks={"1": 25, "2": 25, "3": 25, "4": 25}, last_button=1)
+    rig.ok("deal")
+    assert rig.state()["button"] == 2

@@ -28,10 +28,10 @@ def hands_of(state: Path) -> dict[str, list[dict[str, Any]]]:
             for d in sorted(state.iterdir()) if d.is_dir()}
 
 
-def level_at(played_s: float) -> tuple[int, BlindLevel | None]:
-    """The level number and level (None on a break) of the demo's schedule, `played_s` after the start."""
+def level_at(played_s: float, text: str = DEMO_TOURNAMENT) -> tuple[int, BlindLevel | None]:
+    """The level number and level (None on a break) of a schedule, `played_s` after the start."""
     t, number = 0.0, 0
-    stages = parse_tournament(DEMO_TOURNAMENT).stages
+    stages = parse_tournament(text).stages
     for i, stage in enumerate(stages):
         number += isinstance(stage, BlindLevel)
         if i == len(stages) - 1 or played_s < t + stage.duration_s:
@@ -48,33 +48,33 @@ def covered(places: list[dict[str, Any]]) -> list[int]:
     return sorted(place + k for place, n in count.items() for k in range(n))
 
 
-def test_the_demo_tournament_runs_to_one_winner_every_rule_checked_from_its_files(tmp_path: Path) -> None:
-    done = croupier("demo", "--tournament", "--players", "24", "--tables", "3", "--seed", "1", "--state", str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    line = json.loads(done.stdout.strip().splitlines()[-1])
+def check_the_run(state: Path, line: dict[str, Any], *, players: int, text: str, buy_in: int, stack: int,
+                  colour_ups: set[tuple[int, int]], break_order: list[str]) -> dict[str, Any]:
+    """Every rule the tournament's files can show: one winner, every place covered, prizes adding up to the
+    pool, chips conserved every hand, each hand at its level (never on a break), the chip total changed
+    only by the races, tables broken in order and within one player at every round. Returns the record."""
     assert set(line) == {"entries", "hands", "prize_pool", "places"}
-    assert (line["entries"], line["prize_pool"]) == (24, 24 * 20000)    # 200+20: the fees stay out of the pool
+    assert (line["entries"], line["prize_pool"]) == (players, players * buy_in)    # the fees stay out of the pool
     places = line["places"]
-    assert [p["place"] for p in places].count(1) == 1 and covered(places) == list(range(1, 25))
-    assert sorted(p["player"] for p in places) == [f"bot{i:02d}" for i in range(1, 25)]
+    assert [p["place"] for p in places].count(1) == 1 and covered(places) == list(range(1, players + 1))
+    assert sorted(p["player"] for p in places) == [f"bot{i:02d}" for i in range(1, players + 1)]
     assert sum(p["prize"] for p in places) == line["prize_pool"]
-    assert [p["prize"] for p in places[:3]] == [240000, 144000, 96000]  # 24 entries pay 3: 50/30/20
-    record = json.loads((tmp_path / "tournament.json").read_text())
-    hands = hands_of(tmp_path)
+    record: dict[str, Any] = json.loads((state / "tournament.json").read_text())
+    hands = hands_of(state)
     assert sum(len(h) for h in hands.values()) == line["hands"] > 0
     for table, lines in hands.items():
         for h in lines:
             assert h["chips_before"] == h["chips_after"], (table, h)            # chips conserved every hand
-            number, level = level_at(h["at_s"])                                  # the level at the hand's start
+            number, level = level_at(h["at_s"], text)                            # the level at the hand's start
             assert level is not None and h["level"] == number, (table, h)        # never a hand begun on a break
             assert (h["blinds"], h["ante"]) == ([level.small_blind, level.big_blind], level.ante)
     # the chip total changes only by the chip races, each by the rounding its rule makes, said in the record
     races = record["chip_races"]
-    assert {(r["colour"], r["into"]) for r in races} == {(25, 100), (100, 500)}
-    assert record["chip_total"] == 24 * 10000 + sum(r["change"] for r in races)
+    assert {(r["colour"], r["into"]) for r in races} == colour_ups
+    assert record["chip_total"] == players * stack + sum(r["change"] for r in races)
     assert all(abs(r["change"]) < r["into"] * (1 + len(r["kept_in"])) for r in races)
     # tables broken in the break order; at every round the tables in play are within one player
-    assert [b["table"] for b in record["breaks"]] == ["T3", "T2"]
+    assert [b["table"] for b in record["breaks"]] == break_order
     rounds: dict[float, list[int]] = defaultdict(list)
     for lines in hands.values():
         for h in lines:
@@ -82,6 +82,19 @@ def test_the_demo_tournament_runs_to_one_winner_every_rule_checked_from_its_file
     assert all(max(n) - min(n) <= 1 for n in rounds.values())
     assert record["moves"], "balancing or breaking moved nobody"
     assert all(m["from_table"] != m["to_table"] for m in record["moves"])
+    for r in record["hand_for_hand"]:   # every table in play dealt exactly one hand in the round
+        assert sorted(t for t, lines in hands.items() for h in lines if h["at_s"] == r["at_s"]) == r["tables"]
+    return record
+
+
+def test_the_demo_tournament_runs_to_one_winner_every_rule_checked_from_its_files(tmp_path: Path) -> None:
+    done = croupier("demo", "--tournament", "--in-process", "--players", "24", "--tables", "3", "--seed", "1",
+                    "--state", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    line = json.loads(done.stdout.strip().splitlines()[-1])
+    check_the_run(tmp_path, line, players=24, text=DEMO_TOURNAMENT, buy_in=20000, stack=10000,
+                  colour_ups={(25, 100), (100, 500)}, break_order=["T3", "T2"])
+    assert [p["prize"] for p in line["places"][:3]] == [240000, 144000, 96000]  # 24 entries pay 3: 50/30/20
 
 
 def test_hand_for_hand_at_the_bubble_holds_every_table_and_shares_the_round(tmp_path: Path) -> None:
@@ -110,7 +123,7 @@ def test_bad_tournament_arguments_exit_2_with_a_reason() -> None:
     assert too_many.returncode == 2 and "40 players do not fit on 2 tables of 9" in too_many.stderr
     assert "Traceback" not in too_many.stderr
     stray = croupier("demo", "--players", "3")
-    assert stray.returncode == 2 and "--players and --tables are for --tournament" in stray.stderr
+    assert stray.returncode == 2 and "--players and --tables (and --in-process) are for --tournament" in stray.stderr
     with pytest.raises(SimError, match="at least two players"):
         TournamentRun("unused", players=1)
 

@@ -205,3 +205,14 @@ def test_the_seat_actions_post_and_wait_in_the_dealers_words() -> None:
     assert session.players[3].waiting and not session.players[3].sitting_out
     session.seat_change(3, "post")
     assert not session.players[3].waiting and session.players[3].owes == "both"
+
+
+def test_a_tournament_player_moved_in_owes_no_blind_where_a_new_cash_player_owes_the_big_blind() -> None:
+    session = table(1, 2, 3)
+    session.start_hand()
+    play_out(session)
+    session.seat_change(4, "join", 100)
+    session.seat_change(5, "move_in", 150)
+    assert (session.players[4].owes, session.players[5].owes, session.players[5].stack) == ("big", None, 150)
+    with pytest.raises(IllegalAction, match="move_in needs the player's stack"):
+        session.seat_change(6, "move_in")
