@@ -98,6 +98,10 @@ def _tls_context(cfg: DisplayConfig) -> ssl.SSLContext | None:
     return context
 
 
+SHUTDOWN_S = 2.0
+"""Seconds the screens' connections are given at SIGTERM before they are closed."""
+
+
 async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
     Raises OSError when the address cannot be bound."""
@@ -116,7 +120,9 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
                    relay=relay)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
-    runner = web.AppRunner(app, access_log=None)
+    # at SIGTERM the screens' open WebSockets are given 2 s, then cut (they reconnect to the next
+    # display): aiohttp's default of 60 s held every `systemctl stop` of the display for a minute
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_S)
     await runner.setup()
     stop = asyncio.Event()
     try:
