@@ -37,7 +37,7 @@ TILES = """() => Object.fromEntries([...document.querySelectorAll("[data-table]"
     offline: t.hasAttribute("data-offline"), link: t.tagName === "A",
     source: t.querySelector(".figures").dataset.source, dayHands: num("[data-day-hands]", "dayHands"),
     dayWin: num("[data-day-win]", "dayWin"), perHour: num("[data-hands-per-hour]", "handsPerHour"),
-    sparkHands: spark && !spark.hidden ? JSON.parse(spark.dataset.hands || "null") : null}];
+    sparkHands: spark && !spark.hasAttribute("hidden") ? JSON.parse(spark.dataset.hands || "null") : null}];
 }))"""
 
 PIT_DAY = """() => { const svg = document.getElementById("day-chart");

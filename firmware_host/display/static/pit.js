@@ -37,7 +37,7 @@ function tileFor(name, heartbeatS = 1) {
   parts.figures = part(el, "figures");
   parts.spark = el.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "svg"));
   parts.spark.setAttribute("class", "spark");
-  parts.spark.hidden = true;
+  parts.spark.toggleAttribute("hidden", true);  // an SVG element has no `hidden` property: the attribute
   parts.offline = part(el, "offline");
   parts.offline.textContent = "OFFLINE";
   const after = source === "pit" ? [...tiles.keys()].sort().find((other) => other > name) : undefined;
@@ -127,7 +127,7 @@ function drawFigures(tile) {
   };
   const money = (net) => [formatMoney(net, state, true), net > 0 ? "win" : net < 0 ? "lose" : ""];
   parts.figures.dataset.source = day ? "archive" : "feed";
-  parts.spark.hidden = !day;
+  parts.spark.toggleAttribute("hidden", !day);
   if (day) {
     const perHour = day.hands_per_hour;
     figure("hands / hour", perHour === null ? "\u2013" : perHour.toFixed(1), "", { handsPerHour: perHour ?? "" });
