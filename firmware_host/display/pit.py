@@ -10,9 +10,9 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "removed", "name"}                                            the pit aggregator dropped it
     {"kind": "figures", "source", ...}                                     the pit's figures (`pit_figures.py`)
 
-On joining, a screen gets `hello` and every table's latest summary. Each screen's queue holds at
-least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog is
-dropped for the latest summary of every table.
+On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
+holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
+is dropped for the same: `hello` again and the latest summary of every table.
 
 "Hands this hour" is counted here from the session's settled hands (`session.hands`, which the
 controller keeps from its journal): the pit remembers when it saw the count change, so a pit
@@ -39,7 +39,8 @@ class PitScreen:
     """One connected pit screen: its bounded queue of JSON texts to send."""
 
     def __init__(self, size: int) -> None:
-        self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=size)
+        self.queue: asyncio.Queue[str] = asyncio.Queue()  # bounded by `size`, here (the resync may exceed it)
+        self.size = size  # raised by the hub as tables are added (a pit aggregator's reload)
         self.resyncs = 0
 
     async def next(self) -> str:
@@ -48,11 +49,9 @@ class PitScreen:
 
     def offer(self, text: str, latest: Iterable[str]) -> None:
         """Queue `text`; when the queue is full, replace the backlog by every table's latest summary."""
-        try:
+        if self.queue.qsize() < self.size:
             self.queue.put_nowait(text)
             return
-        except asyncio.QueueFull:
-            pass
         while not self.queue.empty():
             self.queue.get_nowait()
         self.resyncs += 1
@@ -109,7 +108,7 @@ class PitHub:
         self.latest: dict[str, str] = {}
         self.states: dict[str, dict[str, Any]] = {}  # the summaries behind `latest`
         self.hours = {t.name: HourCount(clock) for t in feeds}
-        self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 1)
+        self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
         self.figures: str | None = None  # the latest `figures` message (`pit_figures.py`)
         self.screens: set[PitScreen] = set()
 
@@ -125,7 +124,6 @@ class PitHub:
 
     def join(self) -> PitScreen:
         screen = PitScreen(self.size)
-        screen.offer(self.hello, ())
         for text in self._current():
             screen.offer(text, ())
         self.screens.add(screen)
@@ -143,7 +141,9 @@ class PitHub:
         if kind in ("snapshot", "update"):
             if name not in self.heartbeats:  # a table the pit aggregator added
                 self.heartbeats[name] = None
-                self.size = max(self.size, 2 * len(self.heartbeats) + 1)
+                self.size = max(self.size, 2 * len(self.heartbeats) + 2)
+                for screen in self.screens:
+                    screen.size = max(screen.size, self.size)
             line = summary(name, message, self.hours.setdefault(name, HourCount(self.clock)))
             if "online" in message:
                 line["online"] = bool(message["online"])
@@ -179,7 +179,9 @@ class PitHub:
         self._send(text)
 
     def _current(self) -> list[str]:
-        return [*self.latest.values(), *([self.figures] if self.figures is not None else [])]
+        """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
+        so a page drops the tiles of tables gone meanwhile), every table's summary, the figures."""
+        return [self.hello, *self.latest.values(), *([self.figures] if self.figures is not None else [])]
 
     def _send(self, text: str) -> None:
         for screen in list(self.screens):
