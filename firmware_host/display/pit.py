@@ -8,6 +8,7 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "table", "name", "game", "phase", "hand", ..., "online"?}    a table's latest summary
     {"kind": "heartbeat", "name"}                                          the table is alive
     {"kind": "removed", "name"}                                            the pit aggregator dropped it
+    {"kind": "pit", "online"}                                              whether the pit aggregator answers
     {"kind": "figures", "source", ...}                                     the pit's figures (`pit_figures.py`)
 
 On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
@@ -110,6 +111,7 @@ class PitHub:
         self.hours = {t.name: HourCount(clock) for t in feeds}
         self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
         self.figures: str | None = None  # the latest `figures` message (`pit_figures.py`)
+        self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
 
     @property
@@ -168,6 +170,13 @@ class PitHub:
         self.hours.pop(name, None)
         self._send(json.dumps({"kind": "removed", "name": name}))
 
+    def pit_answers(self, online: bool) -> None:
+        """Whether the pit aggregator answers (its snapshot taken; or silent, its tables all offline)."""
+        text = json.dumps({"kind": "pit", "online": online})
+        if text != self.pit_state:
+            self.pit_state = text
+            self._send(text)
+
     def show_figures(self, message: Mapping[str, Any]) -> None:
         """The pit's figures (`pit_figures.py`): kept for screens joining later, sent to every screen."""
         self.figures = json.dumps({**message, "kind": "figures"}, default=str)
@@ -181,7 +190,8 @@ class PitHub:
     def _current(self) -> list[str]:
         """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
         so a page drops the tiles of tables gone meanwhile), every table's summary, the figures."""
-        return [self.hello, *self.latest.values(), *([self.figures] if self.figures is not None else [])]
+        kept = [text for text in (self.pit_state, self.figures) if text is not None]
+        return [self.hello, *self.latest.values(), *kept]
 
     def _send(self, text: str) -> None:
         for screen in list(self.screens):

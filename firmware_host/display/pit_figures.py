@@ -2,8 +2,8 @@
 
 With `[display] floor_db` (a libpq DSN of the floor's PostgreSQL; the `floor` extra) a task of the
 display's loop reads `pit_series.day_series` for the tables on the pit, in a worker thread, over a
-read-only connection made for each reading, every `[display] figures_s` seconds, and sends the pit
-screens one message (`PitHub.show_figures`):
+read-only connection made for each reading, every `[display] figures_s` seconds (and at once when a
+table joins or leaves the pit), and sends the pit screens one message (`PitHub.show_figures`):
 
     {"kind": "figures", "source": "archive", "day": "2026-12-01", "starts": "06:00", "time_zone": "UTC",
      "hours": ["06:00", ...], "elapsed": 10.5,
@@ -28,6 +28,9 @@ from typing import Any
 from firmware_host.display.pit import PitHub
 
 log = logging.getLogger("croupier.display")
+
+CHANGE_CHECK_S = 0.5
+"""How often the tables on the pit are compared with those of the last reading (a new one is read at once)."""
 
 CURRENT_HOUR_MIN = 1 / 60
 """The least share of the hour under way counted as open (so a hand in its first seconds is not a rate of thousands)."""
@@ -105,15 +108,20 @@ class PitFigures:
         from firmware_host.floor.archive import ArchiveError
 
         while True:
+            names = sorted(self.pit.names)
             try:
-                message = await asyncio.to_thread(self.read, dsn, sorted(self.pit.names))
+                message = await asyncio.to_thread(self.read, dsn, names)
                 self.readings += 1
             except ArchiveError as exc:
                 self.failures += 1
                 log.warning("display: the pit's figures: %s", exc)
                 message = {"source": "archive", "error": str(exc)}
             self.pit.show_figures(message)
-            await asyncio.sleep(self.every_s)
+            waited = 0.0
+            while waited < self.every_s and sorted(self.pit.names) == names:  # a table added or gone: read now
+                step = min(CHANGE_CHECK_S, self.every_s - waited)
+                await asyncio.sleep(step)
+                waited += step
 
     async def stop(self) -> None:
         if self.task is not None:

@@ -40,6 +40,7 @@ SILENT_BEATS = 3
 def apply_snapshot(pit: PitHub, states: list[dict[str, Any]]) -> None:
     """The floor snapshot: every table's state (a table the pit has not heard yet has none: offline), and
     the tables the pit no longer follows gone."""
+    pit.pit_answers(True)
     names = set()
     for state in states:
         name = str(state.get("table"))
@@ -63,6 +64,7 @@ def apply_message(pit: PitHub, message: Mapping[str, Any]) -> None:
 
 
 def pit_silent(pit: PitHub) -> None:
+    pit.pit_answers(False)
     for name in pit.names:
         pit.set_online(name, False)
 

@@ -187,7 +187,8 @@ def test_the_pit_view_follows_the_pit_aggregator_and_draws_the_archives_day(
     # the figures, from the archive, as worked out by hand (hours from the gaming day's start)
     a1 = {"hands": hours_of({1: 2, 3: 1}), "day": 3, "win": 2500 - 1000 + 500, "per_hour": 1.5}  # 2 open hours
     a2 = {"hands": hours_of({1: 1, 2: 2}), "day": 3, "win": -3000 + 700, "per_hour": 1.5}
-    page.wait_for_function("() => document.getElementById('source').dataset.source === 'archive'")
+    page.wait_for_function("() => document.getElementById('source').dataset.source === 'archive' && "
+                           "document.querySelector('[data-pit-hands]')?.dataset.pitHands === '6'")
     tiles = page.evaluate(TILES)
     for name, want in (("pit-a1", a1), ("pit-a2", a2)):
         shown = tiles[name]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import threading
 import time
@@ -88,6 +89,13 @@ class Display:
             return {name: dict(line) for name, line in self.hub.states.items()}
         return asyncio.run_coroutine_threadsafe(read(), self.loop).result(5)
 
+    def answers(self) -> bool | None:
+        """What the screens were last told of the pit: whether it answers (None: nothing yet)."""
+        async def read() -> str | None:
+            return self.hub.pit_state
+        state = asyncio.run_coroutine_threadsafe(read(), self.loop).result(5)
+        return None if state is None else bool(json.loads(state)["online"])
+
     def close(self) -> None:
         self.follower.stop()
         self.follower.join(5)
@@ -124,6 +132,8 @@ def test_the_display_follows_a_pit_over_curve_and_a_plaintext_one_hears_nothing(
         shown = wait_for(lambda: display.tables().get("uth-1") if display.tables()["uth-1"]["hand"] == 5 else None,
                          "the update over CURVE")
         assert shown["online"] is True and shown["game"] == "uth"
+        assert display.answers() is True
+        wait_for(lambda: plain.answers() is False, "the plaintext display to say the pit does not answer")
         assert plain.tables() == {} and plain.follower.snapshots == 0  # without the keys: no snapshot, no table
     finally:
         plain.close()
@@ -167,7 +177,8 @@ def test_a_screen_joined_before_the_pits_tables_are_known_gets_all_of_them_and_a
         late = hub.join()
         return got, [json.loads(late.queue.get_nowait()) for _ in range(late.queue.qsize())]
 
-    got, late = asyncio.run(run())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (Playwright's may run in this thread)
+        got, late = pool.submit(asyncio.run, run()).result()
     shown: dict[str, bool] = {}
     for message in got:  # what a page draws from the early screen's messages, in order
         if message["kind"] == "hello":

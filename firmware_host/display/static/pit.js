@@ -218,6 +218,10 @@ function connect() {
       heard(message.name);
     } else if (message.kind === "removed") {
       removeTile(message.name);
+    } else if (message.kind === "pit") {  // the pit aggregator answers, or not
+      if (message.online) delete pit.dataset.pitSilent;
+      else pit.dataset.pitSilent = "";
+      link.textContent = message.online ? "live" : "the pit aggregator does not answer";
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();
