@@ -69,6 +69,9 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
         with connect(dsn) as conn:
             conn.read_only = True
             series = day_series(conn, day, tables)
+    except psycopg.errors.UndefinedTable as exc:
+        raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
+                           .replace("\n", " ")) from exc
     except psycopg.Error as exc:
         raise ArchiveError(f"the archive's server: {exc}".strip().replace("\n", " ")) from exc
     per_table = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import os
 import signal
@@ -19,7 +21,9 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.display.config import DisplayConfig
+from firmware_host.display.config import DisplayConfig, TableFeed
+from firmware_host.display.pit import PitHub
+from firmware_host.display.pit_figures import PitFigures
 from firmware_host.floor.migrate import migrate
 from firmware_host.floor.stats import set_gaming_day
 from firmware_host.service.config import ConfigError
@@ -248,3 +252,31 @@ def test_the_pit_on_ipc_or_loopback_is_followed_in_plaintext() -> None:
                               'floor_db = "host=db dbname=floor"\n', source="d.toml")
     assert (cfg.pit, cfg.pit_snapshot, cfg.pit_server_key, cfg.floor_db) == (
         "ipc:///run/pit-feed", "tcp://127.0.0.1:6557", None, "host=db dbname=floor")
+
+
+def figures_of(dsn: str, tables: list[str]) -> dict[str, Any]:
+    """One reading of the display's figures task (as `croupier display` runs it), the message the screens get."""
+    async def run() -> dict[str, Any]:
+        hub = PitHub([TableFeed(name, "ipc:///p", "ipc:///s") for name in tables])
+        figures = PitFigures(hub, dsn, 60.0)
+        figures.start()
+        while hub.figures is None:
+            await asyncio.sleep(0.02)
+        await figures.stop()
+        message: dict[str, Any] = json.loads(hub.figures)
+        return message
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (Playwright's may run in this thread)
+        return pool.submit(asyncio.run, run()).result(60)
+
+
+def test_an_archive_that_cannot_be_read_is_said_to_the_screens(db: str) -> None:  # noqa: F811
+    unmigrated = figures_of(db, ["uth-1"])
+    assert unmigrated["source"] == "archive" and "croupier pit migrate" in unmigrated["error"]
+    down = figures_of(f"host=127.0.0.1 port={free_tcp_port()} user=nobody dbname=floor connect_timeout=5", ["uth-1"])
+    assert down["source"] == "archive" and "the archive" in down["error"] and "tables" not in down
+    migrate(db)
+    empty = figures_of(db, ["uth-1"])
+    assert empty["tables"] == {"uth-1": {"hands": [0] * 24, "win": [0] * 24, "day_hands": 0, "day_win": 0,
+                                         "hands_per_hour": None}}
+    assert len(empty["hours"]) == 24 and empty["starts"] == "06:00" and empty["time_zone"] == "UTC"
