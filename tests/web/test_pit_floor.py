@@ -31,7 +31,7 @@ from firmware_host.sim.bots import free_tcp_port
 from tests.firmware_host.processes import start_cli, wait_for
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 
-HEARTBEAT_S = 0.25
+HEARTBEAT_S = 0.5
 
 # What the page shows, read from its data attributes.
 TILES = """() => Object.fromEntries([...document.querySelectorAll("[data-table]")].map((t) => {

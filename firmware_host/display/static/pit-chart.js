@@ -56,9 +56,11 @@ export function drawChart(svg, series, { width = 400, height = 64, big = false, 
   el(svg, "rect", { x: m.l, y: m.t, width: w, height: winH, class: "plot" });
   el(svg, "line", { x1: m.l, x2: m.l + w, y1: y(0), y2: y(0), class: "zero" });
   if (big) {
-    const marks = [...new Set([hi, 0, lo])];
+    const at = (v) => Math.min(Math.max(y(v) + font / 3, m.t + font * 0.8), m.t + winH);  // a scale text's line
+    const marks = [];  // the zero, then the highest and the lowest where they leave room for their text
+    for (const v of [0, hi, lo]) if (marks.every((k) => Math.abs(at(k) - at(v)) >= font)) marks.push(v);
     for (const v of marks) {
-      el(svg, "text", { x: m.l - 10, y: Math.min(Math.max(y(v) + font / 3, m.t + font * 0.8), m.t + winH),
+      el(svg, "text", { x: m.l - 10, y: at(v),
         "text-anchor": "end", "font-size": font * 0.85, class: v ? `axis ${tone(v)}` : "axis" },
       v ? formatMoney(v, state, true) : "0");
     }
@@ -101,7 +103,8 @@ export function drawChart(svg, series, { width = 400, height = 64, big = false, 
         "font-size": font * 0.8, class: "count" }, String(count));
     }
   });
-  const every = big ? 2 : 6;
+  const labelW = font * (big ? 3.4 : 5.5);  // an "HH:MM" and a space; a tile's "HH" every few hours
+  const every = [1, 2, 3, 4, 6, 8, 12].find((n) => n * slot >= labelW) ?? 12;
   hours.forEach((label, i) => {
     if (i % every) return;
     el(svg, "text", { x: m.l + i * slot, y: height - (big ? 6 : 2), "text-anchor": i ? "middle" : "start",

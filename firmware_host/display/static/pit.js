@@ -40,7 +40,8 @@ function tileFor(name, heartbeatS = 1) {
   parts.spark.toggleAttribute("hidden", true);  // an SVG element has no `hidden` property: the attribute
   parts.offline = part(el, "offline");
   parts.offline.textContent = "OFFLINE";
-  const after = source === "pit" ? [...tiles.keys()].sort().find((other) => other > name) : undefined;
+  const byName = (a, b) => a.localeCompare(b, "en", { numeric: true });  // uth-2 before uth-10
+  const after = source === "pit" ? [...tiles.keys()].sort(byName).find((other) => byName(other, name) > 0) : undefined;
   pit.insertBefore(el, after === undefined ? null : tiles.get(after).el);  // the pit's tables by name
   tile = { el, parts, heartbeatMs: heartbeatS ? heartbeatS * 1000 : Infinity, lastHeard: 0, state: null };
   tiles.set(name, tile);
