@@ -26,7 +26,7 @@ import asyncio
 import json
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from firmware_host.display.bridge import QUEUE_MESSAGES
@@ -193,6 +193,10 @@ class PitHub:
         kept = [text for text in (self.pit_state, self.figures) if text is not None]
         return [self.hello, *self.latest.values(), *kept]
 
+    def _resync(self) -> Iterator[str]:
+        """`_current()`, worked out only when a slow screen's backlog is dropped (never on the hot path)."""
+        yield from self._current()
+
     def _send(self, text: str) -> None:
         for screen in list(self.screens):
-            screen.offer(text, self._current())
+            screen.offer(text, self._resync())

@@ -134,7 +134,10 @@ function drawFigures(tile) {
     figure("hands / hour", perHour === null ? "\u2013" : perHour.toFixed(1), "", { handsPerHour: perHour ?? "" });
     figure("hands today", String(day.day_hands), "", { dayHands: day.day_hands });
     figure("house today", ...money(day.day_win), { dayWin: day.day_win });
-    drawChart(parts.spark, { ...day, hours: figures.hours, elapsed: figures.elapsed }, { state });
+    if (tile.sparkOf !== figures) {  // drawn once for each reading, not at each of the table's updates
+      drawChart(parts.spark, { ...day, hours: figures.hours, elapsed: figures.elapsed }, { state });
+      tile.sparkOf = figures;
+    }
     return;
   }
   const session = state.session ?? { hands: 0, house_net: 0 };
@@ -163,7 +166,10 @@ function drawPit() {
     note.textContent = "figures: the feed \u2013 each table's session since it opened, hands counted since this display started";
     note.dataset.source = "feed";
   }
-  for (const tile of tiles.values()) drawFigures(tile);
+  for (const tile of tiles.values()) {
+    tile.sparkOf = null;  // a new reading, or a resized screen: every tile's chart drawn again
+    drawFigures(tile);
+  }
   if (!archive) return;
   const state = [...tiles.values()].map((t) => t.state).find((s) => s && s.currency) ?? null;
   const totals = document.getElementById("day-totals");
