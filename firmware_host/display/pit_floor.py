@@ -7,7 +7,8 @@ the messages queued meanwhile whose `floor_seq` is not above the marker's are dr
 `floor_seq` (a message lost, or a pit restarted: its `floor_seq` starts again) takes a new snapshot.
 The pit's word on each table stands: an `update` is the table's whole state, `offline` / `online`
 its flag, `removed` (a `croupier pit reload` that dropped it) takes its tile away, and a table new in
-the pit (added by a reload) appears with its first message. A pit silent for 3 of its heartbeats
+the pit (added by a reload) appears with its first message. A tournament's clock the pit relays
+(`[[pit.tournaments]]`) is no table: it is left out (it has `/tournament`). A pit silent for 3 of its heartbeats
 (the floor feed sends one whenever it sent nothing for `pit_heartbeat_s`) has every table shown
 offline until it answers a snapshot again. With `pit_server_key` both sockets are CURVE clients
 with the display's `key`; without it they are plaintext, which the configuration allows only on
@@ -37,12 +38,20 @@ SILENT_BEATS = 3
 """The pit's heartbeats of silence after which every table is shown offline."""
 
 
+def is_clock(message: Mapping[str, Any]) -> bool:
+    """Whether a floor message is a tournament director's clock (`[[pit.tournaments]]`: the director's view,
+    its `tournament` named, no `game`), which has a page of its own (`/tournament`), not a table's tile."""
+    return isinstance(message.get("tournament"), str) and "game" not in message
+
+
 def apply_snapshot(pit: PitHub, states: list[dict[str, Any]]) -> None:
     """The floor snapshot: every table's state (a table the pit has not heard yet has none: offline), and
     the tables the pit no longer follows gone."""
     pit.pit_answers(True)
     names = set()
     for state in states:
+        if is_clock(state):
+            continue
         name = str(state.get("table"))
         names.add(name)
         pit.publish(name, {**state, "kind": "update", "online": bool(state.get("online"))})
@@ -56,7 +65,10 @@ def apply_message(pit: PitHub, message: Mapping[str, Any]) -> None:
     if not isinstance(name, str):
         return  # the floor's own heartbeat
     if kind == "update":
-        pit.publish(name, message)
+        if is_clock(message):
+            pit.remove(name)  # shown as a table until its first state said otherwise (never heard yet)
+        else:
+            pit.publish(name, message)
     elif kind in ("offline", "online"):
         pit.set_online(name, kind == "online")
     elif kind == "removed":

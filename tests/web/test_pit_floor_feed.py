@@ -1,4 +1,4 @@
-"""The display's follower of a pit's floor feed against the pit's own `FloorFeed` on real sockets: over CURVE (and refused without the keys), a gap taking a new snapshot, a removed table gone, a silent pit showing every table offline."""
+"""The display's follower of a pit's floor feed against the pit's own `FloorFeed` on real sockets: over CURVE (and refused without the keys), a gap taking a new snapshot, a removed table gone, a tournament's clock left out, a silent pit showing every table offline."""
 
 from __future__ import annotations
 
@@ -58,6 +58,15 @@ class Pit(threading.Thread):
             self.states[name] = state
             if lose_one:
                 self.feed.seq += 1  # a message the follower never gets
+            self.feed.publish(name, dict(state))
+        self.calls.append(send)
+
+    def clock(self, name: str) -> None:
+        """A tournament director's clock relayed as the pit does (`[[pit.tournaments]]`)."""
+        def send() -> None:
+            state = {"table": name, "boot": "d1", "seq": 1, "kind": "update", "tournament": "Sunday",
+                     "level": {"number": 1}, "online": True}
+            self.states[name] = state
             self.feed.publish(name, dict(state))
         self.calls.append(send)
 
@@ -145,9 +154,14 @@ def test_a_gap_in_floor_seq_takes_a_new_snapshot_a_removed_table_goes_and_a_sile
     pit, client, _ = curve_pit
     pit.update("uth-1", 1)
     pit.update("3cp-2", 1)
+    pit.clock("sunday")  # a tournament's clock on the floor feed: not a table
     display = Display(pit, client)
     try:
         wait_for(lambda: set(display.tables()) == {"uth-1", "3cp-2"}, "both tables")
+        pit.clock("sunday")
+        pit.update("3cp-2", 2)
+        wait_for(lambda: display.tables()["3cp-2"]["hand"] == 2, "the update after the clock's")
+        assert set(display.tables()) == {"uth-1", "3cp-2"}
         time.sleep(3 * HEARTBEAT_S)  # the follower is live: past what was queued before its snapshot
         taken = display.follower.snapshots
         pit.update("uth-1", 2, lose_one=True)
