@@ -20,6 +20,12 @@
     tournament = "tcp://10.0.0.5:5610"      # optional: the tournament director's feed (`croupier tournament`) for /tournament ...
     tournament_snapshot = "tcp://10.0.0.5:5611"   # ... and its snapshot socket (both or neither)
     tournament_server_key = "/etc/croupier/keys/director-server.key"  # optional: the director's public certificate (with key)
+    pit = "tcp://10.0.0.2:6556"             # optional: a pit aggregator's floor feed (`croupier pit`'s [pit] listen)
+    pit_snapshot = "tcp://10.0.0.2:6557"    # ... and its floor snapshot ([pit] snapshot): /pit shows its tables
+    pit_heartbeat_s = 1.0                   # its [pit] heartbeat_s: every table offline after 3 silent ones
+    pit_server_key = "/etc/croupier/keys/pit1.key"  # the pit's public certificate (with key); needed off loopback/ipc
+    floor_db = "host=db dbname=floor user=display"  # optional: the floor's archive (read only) for the pit's figures
+    figures_s = 30.0                        # how often the pit's figures are read from it
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
@@ -35,18 +41,21 @@ An unknown section or key, or a bad value, is a ConfigError naming the file, the
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from firmware_host.service.config import ConfigError, parse_toml, read_text
+from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
-         "tournament_snapshot", "tournament_server_key")
-_ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot")
+         "tournament_snapshot", "tournament_server_key", "pit", "pit_snapshot", "pit_heartbeat_s", "pit_server_key",
+         "floor_db", "figures_s")
+_ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot", "pit",
+              "pit_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
 MAX_CHIPS = 8
 _TABLE_KEYS = ("name", "public", "snapshot", "heartbeat_s", "key", "server_key")
@@ -87,6 +96,12 @@ class DisplayConfig:
     tournament: str | None = None
     tournament_snapshot: str | None = None
     tournament_server_key: str | None = None  # the director's feed over CURVE, with `key`
+    pit: str | None = None
+    pit_snapshot: str | None = None
+    pit_heartbeat_s: float = 1.0
+    pit_server_key: str | None = None
+    floor_db: str | None = None
+    figures_s: float = 30.0
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
@@ -95,7 +110,8 @@ class DisplayConfig:
         """Every table followed, the first the default of `/table` (one, named "table", without a list)."""
         if self.table_list:
             return self.table_list
-        return (TableFeed("table", self.public, self.snapshot, self.heartbeat_s, self.key, self.server_key),)
+        return (TableFeed("table", self.public, self.snapshot, self.heartbeat_s,
+                          self.key if self.server_key is not None else None, self.server_key),)
 
     @property
     def scheme(self) -> str:
@@ -133,7 +149,9 @@ class DisplayConfig:
                 raise ConfigError(f"{source}: [display] {key}: {exc}") from None
         cfg = cls(**values)
         try:
-            client_keys(cfg.key, cfg.server_key)
+            if cfg.server_key is not None or (cfg.pit_server_key is None and cfg.tournament_server_key is None):
+                # without server_key, `key` may be for the pit or the director alone
+                client_keys(cfg.key, cfg.server_key)
         except ValueError as exc:
             raise ConfigError(f"{source}: [display] key, server_key: {exc}") from None
         _check_surveillance(cfg, source)
@@ -151,6 +169,7 @@ class DisplayConfig:
                 client_keys(cfg.key, cfg.tournament_server_key)
             except ValueError as exc:
                 raise ConfigError(f"{source}: [display] key, tournament_server_key: {exc}") from None
+        check_pit(cfg, source)
         if (cfg.tls_cert is None) != (cfg.tls_key is None):
             raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
         for key in ("users", "tls_cert", "tls_key"):
@@ -180,6 +199,8 @@ def _tables(raw: Any, cfg: DisplayConfig, source: str) -> tuple[TableFeed, ...]:
                               else _check(key, value))
             except ValueError as exc:
                 raise ConfigError(f"{where} {key}: {exc}") from None
+        if values["server_key"] is None and "key" not in table:  # the section's key was the pit's alone
+            values["key"] = None
         for key in ("name", "public", "snapshot"):
             if key not in values:
                 raise ConfigError(f"{where}: {key} is missing")
@@ -194,7 +215,11 @@ def _tables(raw: Any, cfg: DisplayConfig, source: str) -> tuple[TableFeed, ...]:
 
 
 def _check(key: str, raw: Any) -> dict[str, Any]:
-    if key == "heartbeat_s":
+    if key == "figures_s":
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.1 <= raw <= 3600.0:
+            raise ValueError("must be a number of seconds between 0.1 and 3600")
+        return {key: float(raw)}
+    if key in ("heartbeat_s", "pit_heartbeat_s"):
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
             raise ValueError("must be a number of seconds between 0.05 and 60")
         return {key: float(raw)}
@@ -235,3 +260,27 @@ def _chips(raw: Any) -> tuple[int, ...]:
     if len(set(raw)) != len(raw):
         raise ValueError(f"a chip value is listed twice: {raw!r}")
     return tuple(sorted(raw))
+
+
+def check_pit(cfg: DisplayConfig, source: str) -> None:
+    """The pit aggregator's keys: its two endpoints together; CURVE (`key` with `pit_server_key`) unless both are
+    on loopback or ipc; `floor_db` only with psycopg installed (the `floor` extra)."""
+    if (cfg.pit is None) != (cfg.pit_snapshot is None):
+        raise ConfigError(f"{source}: [display] pit, pit_snapshot: give both or neither")
+    if cfg.pit_server_key is not None:
+        if cfg.pit is None:
+            raise ConfigError(f"{source}: [display] pit_server_key: needs pit and pit_snapshot (the pit's floor feed)")
+        if cfg.key is None:
+            raise ConfigError(f"{source}: [display] pit_server_key: needs key (this display's secret certificate)")
+        try:
+            client_keys(cfg.key, cfg.pit_server_key)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: [display] key, pit_server_key: {exc}") from None
+    elif cfg.pit is not None and cfg.pit_snapshot is not None:
+        for key, endpoint in (("pit", cfg.pit), ("pit_snapshot", cfg.pit_snapshot)):
+            if not is_restricted_endpoint(endpoint):
+                raise ConfigError(f"{source}: [display] {key}: {endpoint!r} is off loopback: the floor feed is "
+                                  f"followed in plaintext only on loopback or ipc (give pit_server_key and key)")
+    if cfg.floor_db is not None and importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(f"{source}: [display] floor_db: reading the archive needs psycopg "
+                          f"(pip install 'croupier[floor]')")

@@ -4,13 +4,16 @@ Each table's `Hub` (`bridge.py`) tells the `PitHub` of every kept feed message. 
 summary per table (name, game, limits, phase, hand, fault, the session's counters, the hands of
 the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
 
-    {"kind": "hello", "tables": [{"name", "heartbeat_s"}, ...]}          first, once
-    {"kind": "table", "name", "game", "phase", "hand", ...}               a table's latest summary
+    {"kind": "hello", "source", "links", "tables": [{"name", "heartbeat_s"}, ...]}   first, once
+    {"kind": "table", "name", "game", "phase", "hand", ..., "online"?}    a table's latest summary
     {"kind": "heartbeat", "name"}                                          the table is alive
+    {"kind": "removed", "name"}                                            the pit aggregator dropped it
+    {"kind": "pit", "online"}                                              whether the pit aggregator answers
+    {"kind": "figures", "source", ...}                                     the pit's figures (`pit_figures.py`)
 
-On joining, a screen gets `hello` and every table's latest summary. Each screen's queue holds at
-least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog is
-dropped for the latest summary of every table.
+On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
+holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
+is dropped for the same: `hello` again and the latest summary of every table.
 
 "Hands this hour" is counted here from the session's settled hands (`session.hands`, which the
 controller keeps from its journal): the pit remembers when it saw the count change, so a pit
@@ -23,7 +26,7 @@ import asyncio
 import json
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from firmware_host.display.bridge import QUEUE_MESSAGES
@@ -37,7 +40,8 @@ class PitScreen:
     """One connected pit screen: its bounded queue of JSON texts to send."""
 
     def __init__(self, size: int) -> None:
-        self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=size)
+        self.queue: asyncio.Queue[str] = asyncio.Queue()  # bounded by `size`, here (the resync may exceed it)
+        self.size = size  # raised by the hub as tables are added (a pit aggregator's reload)
         self.resyncs = 0
 
     async def next(self) -> str:
@@ -46,11 +50,9 @@ class PitScreen:
 
     def offer(self, text: str, latest: Iterable[str]) -> None:
         """Queue `text`; when the queue is full, replace the backlog by every table's latest summary."""
-        try:
+        if self.queue.qsize() < self.size:
             self.queue.put_nowait(text)
             return
-        except asyncio.QueueFull:
-            pass
         while not self.queue.empty():
             self.queue.get_nowait()
         self.resyncs += 1
@@ -91,22 +93,40 @@ def summary(name: str, message: Mapping[str, Any], hour: HourCount) -> dict[str,
 
 
 class PitHub:
-    """The latest summary of every table and the connected pit screens; used from the asyncio loop only."""
+    """The latest summary of every table and the connected pit screens; used from the asyncio loop only.
 
-    def __init__(self, tables: Iterable[TableFeed], clock: Callable[[], float] = time.time) -> None:
+    Fed by each table's own follower (`publish`, the display's `[[display.tables]]`), or by a pit
+    aggregator's floor feed (`source="pit"`, `pit_floor.py`): then the tables are the pit's, added
+    and removed as it says, each summary carrying the pit's `online`, and nothing is timed here."""
+
+    def __init__(self, tables: Iterable[TableFeed], clock: Callable[[], float] = time.time, *,
+                 source: str = "tables", links: Iterable[str] = ()) -> None:
         feeds = list(tables)
-        self.names = [t.name for t in feeds]
-        self.hello = json.dumps({"kind": "hello", "tables": [{"name": t.name, "heartbeat_s": t.heartbeat_s}
-                                                             for t in feeds]})
+        self.clock = clock
+        self.source = source
+        self.heartbeats: dict[str, float | None] = {t.name: t.heartbeat_s for t in feeds}
+        self.links = list(links) if source == "pit" else [t.name for t in feeds]
         self.latest: dict[str, str] = {}
+        self.states: dict[str, dict[str, Any]] = {}  # the summaries behind `latest`
         self.hours = {t.name: HourCount(clock) for t in feeds}
-        self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 1)
+        self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
+        self.figures: str | None = None  # the latest `figures` message (`pit_figures.py`)
+        self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.heartbeats)
+
+    @property
+    def hello(self) -> str:
+        """The first message to a screen: the source, the tables known, which have a display of their own here."""
+        return json.dumps({"kind": "hello", "source": self.source, "links": self.links,
+                           "tables": [{"name": n, "heartbeat_s": h} for n, h in self.heartbeats.items()]})
 
     def join(self) -> PitScreen:
         screen = PitScreen(self.size)
-        screen.offer(self.hello, ())
-        for text in self.latest.values():
+        for text in self._current():
             screen.offer(text, ())
         self.screens.add(screen)
         return screen
@@ -121,11 +141,62 @@ class PitHub:
     def publish(self, name: str, message: Mapping[str, Any]) -> None:
         kind = message.get("kind")
         if kind in ("snapshot", "update"):
-            text = json.dumps(summary(name, message, self.hours[name]), default=str)
-            self.latest[name] = text
+            if name not in self.heartbeats:  # a table the pit aggregator added
+                self.heartbeats[name] = None
+                self.size = max(self.size, 2 * len(self.heartbeats) + 2)
+                for screen in self.screens:
+                    screen.size = max(screen.size, self.size)
+            line = summary(name, message, self.hours.setdefault(name, HourCount(self.clock)))
+            if "online" in message:
+                line["online"] = bool(message["online"])
+            self._keep(name, line)
         elif kind == "heartbeat":
-            text = json.dumps({"kind": "heartbeat", "name": name})
-        else:
+            self._send(json.dumps({"kind": "heartbeat", "name": name}))
+
+    def set_online(self, name: str, online: bool) -> None:
+        """The pit aggregator says whether the table is online: its summary sent again with it."""
+        line = self.states.get(name)
+        if line is None or line.get("online") == online:
             return
+        self._keep(name, {**line, "online": online})
+
+    def remove(self, name: str) -> None:
+        """A table the pit aggregator no longer follows: its tile goes."""
+        if name not in self.heartbeats:
+            return
+        del self.heartbeats[name]
+        self.latest.pop(name, None)
+        self.states.pop(name, None)
+        self.hours.pop(name, None)
+        self._send(json.dumps({"kind": "removed", "name": name}))
+
+    def pit_answers(self, online: bool) -> None:
+        """Whether the pit aggregator answers (its snapshot taken; or silent, its tables all offline)."""
+        text = json.dumps({"kind": "pit", "online": online})
+        if text != self.pit_state:
+            self.pit_state = text
+            self._send(text)
+
+    def show_figures(self, message: Mapping[str, Any]) -> None:
+        """The pit's figures (`pit_figures.py`): kept for screens joining later, sent to every screen."""
+        self.figures = json.dumps({**message, "kind": "figures"}, default=str)
+        self._send(self.figures)
+
+    def _keep(self, name: str, line: dict[str, Any]) -> None:
+        text = json.dumps(line, default=str)
+        self.states[name], self.latest[name] = line, text
+        self._send(text)
+
+    def _current(self) -> list[str]:
+        """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
+        so a page drops the tiles of tables gone meanwhile), every table's summary, the figures."""
+        kept = [text for text in (self.pit_state, self.figures) if text is not None]
+        return [self.hello, *self.latest.values(), *kept]
+
+    def _resync(self) -> Iterator[str]:
+        """`_current()`, worked out only when a slow screen's backlog is dropped (never on the hot path)."""
+        yield from self._current()
+
+    def _send(self, text: str) -> None:
         for screen in list(self.screens):
-            screen.offer(text, list(self.latest.values()))
+            screen.offer(text, self._resync())

@@ -12,10 +12,11 @@ from typing import TextIO
 
 from aiohttp import web
 
-from firmware_host.display import auth, dealer, surveillance, tournament
+from firmware_host.display import auth, dealer, pit_floor, surveillance, tournament
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
+from firmware_host.display.pit_figures import PitFigures
 from firmware_host.display.pump import pump
 
 STATIC = Path(__file__).parent / "static"
@@ -106,14 +107,17 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
     Raises OSError when the address cannot be bound."""
     loop = asyncio.get_running_loop()
-    pit = PitHub(cfg.tables)
+    pit, floor = pit_floor.pit_source(cfg, loop)  # /pit: the pit aggregator's tables, or the display's own
+    figures = PitFigures(pit, cfg.floor_db, cfg.figures_s)
     tables: dict[str, Hub] = {}
     followers: list[FeedFollower] = []
     for feed in cfg.tables:  # one thread per table: fine for tens of tables (docs/display.md)
         tables[feed.name] = hub = Hub(feed.heartbeat_s, coalesce=True)  # each state the whole table
-        hub.listeners.append(pit.listener(feed.name))
+        if floor is None:
+            hub.listeners.append(pit.listener(feed.name))
         followers.append(FeedFollower(hub, loop, feed.public, feed.snapshot, key=feed.key,
                                       server_key=feed.server_key))
+    threads: list[FeedFollower | pit_floor.FloorFollower] = [*followers, *([floor] if floor else [])]
     tls = _tls_context(cfg)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
     app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit,
@@ -132,8 +136,9 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         server = site._server  # aiohttp keeps the bound sockets here; needed for the port of `listen = "...:0"`
         if isinstance(server, asyncio.Server) and server.sockets:
             port = server.sockets[0].getsockname()[1]
-        for follower in followers:
+        for follower in threads:
             follower.start()
+        figures.start()
         full.start()
         clock.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -146,11 +151,12 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
         out.flush()
         await stop.wait()
     finally:
-        for follower in followers:
+        for follower in threads:
             follower.stop()
+        await figures.stop()
         await runner.cleanup()
         full.stop()
         clock.stop()
-    for follower in followers:
+    for follower in threads:
         follower.join(timeout=2.0)
     return 0

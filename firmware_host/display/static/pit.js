@@ -1,9 +1,14 @@
-// The pit view (/pit): follows the display's /ws/pit (every table's summary) and draws one tile per table.
+// The pit view (/pit): follows the display's /ws/pit (every table's summary, the pit's figures) and draws one
+// tile per table, and the gaming day's chart when the figures come from the archive.
 import { formatMoney } from "/static/money.js";
+import { drawChart } from "/static/pit-chart.js";
 
 const MISSED_HEARTBEATS = 3;
 const pit = document.getElementById("pit");
 const tiles = new Map();  // name -> {el, parts, heartbeatMs, lastHeard, state}
+let source = "tables";  // "pit": the tables are a pit aggregator's, which says when each is offline
+let links = null;  // the tables with a display of their own here (null: every one)
+let figures = null;  // the latest `figures` message
 
 function part(tile, cls, tag = "div") {
   const el = document.createElement(tag);
@@ -15,9 +20,10 @@ function part(tile, cls, tag = "div") {
 function tileFor(name, heartbeatS = 1) {
   let tile = tiles.get(name);
   if (tile) return tile;
-  const el = document.createElement("a");
+  const linked = links === null || links.includes(name);
+  const el = document.createElement(linked ? "a" : "div");
   el.className = "tile";
-  el.href = `/table?table=${encodeURIComponent(name)}`;
+  if (linked) el.href = `/table?table=${encodeURIComponent(name)}`;
   el.dataset.table = name;
   el.dataset.hand = "";
   el.dataset.phase = "";
@@ -29,14 +35,31 @@ function tileFor(name, heartbeatS = 1) {
   parts.fault = part(el, "fault");
   parts.fault.hidden = true;
   parts.figures = part(el, "figures");
+  parts.spark = el.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "svg"));
+  parts.spark.setAttribute("class", "spark");
+  parts.spark.toggleAttribute("hidden", true);  // an SVG element has no `hidden` property: the attribute
   parts.offline = part(el, "offline");
   parts.offline.textContent = "OFFLINE";
-  pit.appendChild(el);
-  tile = { el, parts, heartbeatMs: heartbeatS * 1000, lastHeard: 0, state: null };
+  const byName = (a, b) => a.localeCompare(b, "en", { numeric: true });  // uth-2 before uth-10
+  const after = source === "pit" ? [...tiles.keys()].sort(byName).find((other) => byName(other, name) > 0) : undefined;
+  pit.insertBefore(el, after === undefined ? null : tiles.get(after).el);  // the pit's tables by name
+  tile = { el, parts, heartbeatMs: heartbeatS ? heartbeatS * 1000 : Infinity, lastHeard: 0, state: null };
   tiles.set(name, tile);
   setOffline(tile, true);
-  document.getElementById("count").textContent = `${tiles.size} table${tiles.size === 1 ? "" : "s"}`;
+  countTables();
   return tile;
+}
+
+function countTables() {
+  document.getElementById("count").textContent = `${tiles.size} table${tiles.size === 1 ? "" : "s"}`;
+}
+
+function removeTile(name) {
+  const tile = tiles.get(name);
+  if (!tile) return;
+  tile.el.remove();
+  tiles.delete(name);
+  countTables();
 }
 
 function setOffline(tile, offline) {
@@ -85,9 +108,15 @@ function render(state) {
     parts.fault.hidden = true;
     delete el.dataset.fault;
   }
-  const session = state.session ?? { hands: 0, house_net: 0 };
-  const hour = state.hour ?? { hands: 0, full: true };
-  const net = Number(session.house_net ?? 0);
+  drawFigures(tile);
+}
+
+// A tile's figures: the archive's of the gaming day when the display reads it (with the day's small chart),
+// else the feed's: the hands this hour (since the display started, within the hour) and the controller's session.
+function drawFigures(tile) {
+  const { parts } = tile;
+  const state = tile.state ?? {};
+  const day = figures?.source === "archive" && !figures.error ? figures.tables?.[tile.el.dataset.table] : null;
   parts.figures.innerHTML = "";
   const figure = (label, value, cls, data) => {
     const span = document.createElement("span");
@@ -97,9 +126,69 @@ function render(state) {
     span.appendChild(b);
     parts.figures.appendChild(span);
   };
+  const money = (net) => [formatMoney(net, state, true), net > 0 ? "win" : net < 0 ? "lose" : ""];
+  parts.figures.dataset.source = day ? "archive" : "feed";
+  parts.spark.toggleAttribute("hidden", !day);
+  if (day) {
+    const perHour = day.hands_per_hour;
+    figure("hands / hour", perHour === null ? "\u2013" : perHour.toFixed(1), "", { handsPerHour: perHour ?? "" });
+    figure("hands today", String(day.day_hands), "", { dayHands: day.day_hands });
+    figure("house today", ...money(day.day_win), { dayWin: day.day_win });
+    if (tile.sparkOf !== figures) {  // drawn once for each reading, not at each of the table's updates
+      drawChart(parts.spark, { ...day, hours: figures.hours, elapsed: figures.elapsed }, { state });
+      tile.sparkOf = figures;
+    }
+    return;
+  }
+  const session = state.session ?? { hands: 0, house_net: 0 };
+  const hour = state.hour ?? { hands: 0, full: true };
+  const net = Number(session.house_net ?? 0);
   figure(hour.full ? "hands this hour" : `hands since ${clock(hour.since)}`, String(hour.hands), "", { hourHands: hour.hands });
   figure("session", String(session.hands ?? 0), "", { sessionHands: session.hands ?? 0 });
-  figure("house", formatMoney(net, state, true), net > 0 ? "win" : net < 0 ? "lose" : "", { houseNet: net });
+  figure("house", ...money(net), { houseNet: net });
+}
+
+// The pit's own line: where the figures come from, and the day's chart over the pit's tables.
+function drawPit() {
+  const note = document.getElementById("source");
+  const panel = document.getElementById("day");
+  const archive = figures?.source === "archive" && !figures.error;
+  panel.hidden = !archive;
+  if (!figures) {
+    note.textContent = "";
+  } else if (figures.error) {
+    note.textContent = `figures: the archive cannot be read (${figures.error})`;
+    note.dataset.source = "error";
+  } else if (archive) {
+    note.textContent = `figures: the archive, gaming day ${figures.day} from ${figures.starts} ${figures.time_zone}`;
+    note.dataset.source = "archive";
+  } else {
+    note.textContent = "figures: the feed \u2013 each table's session since it opened, hands counted since this display started";
+    note.dataset.source = "feed";
+  }
+  for (const tile of tiles.values()) {
+    tile.sparkOf = null;  // a new reading, or a resized screen: every tile's chart drawn again
+    drawFigures(tile);
+  }
+  if (!archive) return;
+  const state = [...tiles.values()].map((t) => t.state).find((s) => s && s.currency) ?? null;
+  const totals = document.getElementById("day-totals");
+  const p = figures.pit;
+  totals.innerHTML = "";
+  const add = (label, value, cls, key) => {
+    const div = Object.assign(document.createElement("div"), { className: "total" });
+    div.append(Object.assign(document.createElement("span"), { textContent: label }));
+    const b = Object.assign(document.createElement("b"), { textContent: value, className: cls });
+    b.dataset[key] = value;
+    div.appendChild(b);
+    totals.appendChild(div);
+  };
+  add("pit hands today", String(p.day_hands), "", "pitHands");
+  add("hands / hour", p.hands_per_hour === null ? "\u2013" : p.hands_per_hour.toFixed(1), "", "pitPerHour");
+  add("house today", formatMoney(p.day_win, state, true), p.day_win > 0 ? "win" : p.day_win < 0 ? "lose" : "", "pitWinText");
+  totals.lastChild.querySelector("b").dataset.pitWin = String(p.day_win);
+  drawChart(document.getElementById("day-chart"), { ...p, hours: figures.hours, elapsed: figures.elapsed },
+    { big: true, state });
 }
 
 function heard(name) {
@@ -116,14 +205,33 @@ function connect() {
   ws.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "hello") {
-      for (const t of message.tables) tileFor(t.name, t.heartbeat_s).heartbeatMs = t.heartbeat_s * 1000;
+      source = message.source ?? "tables";
+      links = source === "pit" ? (message.links ?? []) : null;
+      for (const name of [...tiles.keys()]) if (!message.tables.some((t) => t.name === name)) removeTile(name);
+      for (const t of message.tables) {
+        tileFor(t.name, t.heartbeat_s).heartbeatMs = t.heartbeat_s ? t.heartbeat_s * 1000 : Infinity;
+      }
       return;
     }
     if (message.kind === "table") {
       render(message);
-      heard(message.name);
+      if ("online" in message) {  // the pit aggregator's word
+        tiles.get(message.name).lastHeard = performance.now();
+        setOffline(tiles.get(message.name), !message.online);
+      } else {
+        heard(message.name);
+      }
     } else if (message.kind === "heartbeat") {
       heard(message.name);
+    } else if (message.kind === "removed") {
+      removeTile(message.name);
+    } else if (message.kind === "pit") {  // the pit aggregator answers, or not
+      if (message.online) delete pit.dataset.pitSilent;
+      else pit.dataset.pitSilent = "";
+      link.textContent = message.online ? "live" : "the pit aggregator does not answer";
+    } else if (message.kind === "figures") {
+      figures = message;
+      drawPit();
     }
     document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { name: message.name, kind: message.kind } }));
   };
@@ -143,4 +251,5 @@ setInterval(() => {
     }
   }
 }, 100);
+window.addEventListener("resize", () => { if (figures) drawPit(); });
 connect();
