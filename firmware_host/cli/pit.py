@@ -132,7 +132,7 @@ def reload(cfg: PitConfig) -> int:
 
 
 def _sink(cfg: PitConfig) -> HandSink:
-    return archive_sink(cfg.db) if cfg.db is not None else CountingSink()
+    return archive_sink(cfg.db, cfg.name) if cfg.db is not None else CountingSink()
 
 
 def run(cfg: PitConfig, level: str) -> int:

@@ -42,6 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="report: the theoretical win by the figures of the paytable certificates in DIR "
                              "(croupier math certify), for the profiles they certify")
     parser.add_argument("--shift", metavar="NAME", help="report: one shift of the gaming day (day, swing, grave ...)")
+    parser.add_argument("--pit", metavar="NAME", help="report: one pit's tables (its [pit] name)")
+    parser.add_argument("--by-hour", action="store_true",
+                        help="report: the gaming day (--day, default today's) per clock hour, per table and pit "
+                             "(with --json: a chart's series)")
+    parser.add_argument("--idle", metavar="MINUTES",
+                        help="gaming-day: minutes with no hand after which a table counts as closed (1 to 720)")
     parser.add_argument("--amount", metavar="N", help="a count's amount, in the table's smallest unit")
     parser.add_argument("--starts", metavar="HH:MM", help="gaming-day: the local time the gaming day starts")
     parser.add_argument("--time-zone", metavar="TZ", help="gaming-day: the floor's time zone (e.g. Europe/Paris)")
@@ -80,8 +86,16 @@ def _check(args: argparse.Namespace) -> tuple[date | None, int | None]:
         amount = int(args.amount)
     elif args.amount is not None:
         raise Usage(f"--amount goes with a count ({', '.join(COUNTS)}), not {args.action}")
-    if args.shift is not None and args.action != "report":
-        raise Usage(f"--shift goes with the report, not {args.action}")
+    for name in ("shift", "pit", "by_hour"):
+        if getattr(args, name) not in (None, False) and args.action != "report":
+            raise Usage(f"--{name.replace('_', '-')} goes with the report, not {args.action}")
+    if args.by_hour and not args.json:
+        raise Usage("--by-hour goes with --json (the day's series per clock hour)")
+    if args.by_hour and (args.shift is not None or args.table is not None or args.certificates is not None):
+        raise Usage("--by-hour takes --day and --pit only")
+    if args.idle is not None and (args.action != "gaming-day" or not re.fullmatch(r"\d{1,3}", args.idle)
+                                  or not 1 <= int(args.idle) <= 720):
+        raise Usage(f"--idle: {args.idle!r} is not a number of minutes from 1 to 720 (with gaming-day)")
     if args.action == "gaming-day":
         if args.starts is not None and not _HHMM.match(args.starts):
             raise Usage(f"--starts: {args.starts!r} is not a time of day (HH:MM, 00:00 to 23:59)")
@@ -116,9 +130,13 @@ def main(args: argparse.Namespace) -> int:
             done = tournaments(args.db)
             print(json.dumps({"tournaments": done}) if args.json else tournaments_text(done))
         elif args.action == "gaming-day":
-            print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone)))
+            idle = int(args.idle) if args.idle is not None else None
+            print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone, idle)))
+        elif args.by_hour:
+            from firmware_host.floor.series import series_at
+            print(json.dumps(series_at(args.db, day, args.pit)))
         else:
-            report = stats.figures(args.db, day, args.table, args.shift, args.certificates)
+            report = stats.figures(args.db, day, args.table, args.shift, args.certificates, args.pit)
             if args.json:
                 print(json.dumps(report))
             elif args.csv:
@@ -140,11 +158,11 @@ def _cell(value: Any) -> Any:
 
 
 def write_csv(report: dict[str, Any], figures: tuple[str, ...], counts: tuple[str, ...]) -> None:
-    """A header, then one row per table and game (`level` table) and per game (`level` game)."""
-    columns = ("level", "table", "game", *figures, "handle_by_circle", *counts)
+    """A header, then one row per table and game (`level` table), per game (`level` game) and per pit (`level` pit)."""
+    columns = ("level", "table", "game", "pit", *figures, "handle_by_circle", *counts)
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(columns)
-    for level, rows in (("table", report["tables"]), ("game", report["games"])):
+    for level, rows in (("table", report["tables"]), ("game", report["games"]), ("pit", report["pits"])):
         for row in rows:
             writer.writerow([level] + [_cell(row.get(c)) for c in columns[1:]])
 
@@ -153,10 +171,11 @@ def text(report: dict[str, Any]) -> str:
     """The report for a person: one line per table and per game."""
     head = f"{report['hands']} hands archived" + (f", gaming day {report['day']}" if report["day"] else "")
     head += f", shift {report['shift']}" if report["shift"] else ""
+    head += f", pit {report['pit']}" if report["pit"] else ""
     lines = [head + (f", table {report['table']}" if report["table"] else "")]
 
     def line(name: str, r: dict[str, Any]) -> str:
-        parts = [f"{name:<14} {r['game'] or '-':<8} hands {r['hands'] or 0}", f"handle {r['handle'] or 0}",
+        parts = [f"{name:<14} {r.get('game') or '-':<8} hands {r['hands'] or 0}", f"handle {r['handle'] or 0}",
                  f"win {r['house_win'] or 0}", f"avg bet {_cell(r['average_bet']) or '-'}",
                  f"hands/h {_cell(r['hands_per_hour']) or '-'}", f"win/h {_cell(r['win_per_hour']) or '-'}",
                  f"theo {_cell(r['theoretical']) or '-'}"]
@@ -168,4 +187,6 @@ def text(report: dict[str, Any]) -> str:
 
     lines += [line(r["table"], r) for r in report["tables"]]
     lines += [line("all tables", r) for r in report["games"]]
+    lines += [line(f"pit {r['pit']}", r) for r in report["pits"]]
     return "\n".join(lines)
+

@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.types.json import Jsonb
 
+from firmware_host.floor.events import EVENT_COLUMNS, EventError, event_row
+
 HAND_COLUMNS = ("table_name", "hand", "status", "game", "poker", "opened_at", "closed_at", "profile_name",
                 "profile_sha256", "limits", "voided", "handle", "handle_total", "house_net", "signed_off", "record")
 
@@ -122,9 +124,12 @@ def _beside(table: str, record: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]
     return faults, voids, signs
 
 
+_EVENTS = (f"INSERT INTO table_events ({', '.join(EVENT_COLUMNS)}) VALUES ({', '.join(['%s'] * len(EVENT_COLUMNS))}) "
+           "ON CONFLICT (table_name, event) DO NOTHING")
+
 _STAGE = ("CREATE TEMPORARY TABLE IF NOT EXISTS hands_staging (LIKE hands INCLUDING DEFAULTS) "
           "ON COMMIT DELETE ROWS")
-_COLUMNS = ", ".join(HAND_COLUMNS)
+_COLUMNS = ", ".join((*HAND_COLUMNS, "pit"))
 _UPSERT = (f"INSERT INTO hands ({_COLUMNS}) SELECT {_COLUMNS} FROM hands_staging "
            "ON CONFLICT (table_name, hand) DO NOTHING RETURNING hand")
 
@@ -133,10 +138,12 @@ class Archive:
     """The archive at `dsn` (a PostgreSQL conninfo or URI, its schema made by `croupier pit migrate`).
 
     One connection, made when first needed and made again after the server went away. Use as a
-    context manager or call `close()`."""
+    context manager or call `close()`. `pit` is the pit whose hands and events these are (`[pit] name`:
+    a floor of several pits archives into one database; null when not given)."""
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, pit: str | None = None) -> None:
         self.dsn = dsn
+        self.pit = pit
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
 
     def __enter__(self) -> Archive:
@@ -195,7 +202,7 @@ class Archive:
         """Archive closed hands of `table` in one transaction; return how many rows are new (a hand
         already archived is left as it is). Raises ArchiveError: then nothing of the batch is written."""
         batch = list(records)
-        rows = [hand_row(table, r) for r in batch]  # every record checked before anything is sent
+        rows = [(*hand_row(table, r), self.pit) for r in batch]  # every record checked before anything is sent
         if not rows:
             return 0
         return self._run(lambda conn: self._write(conn, table, batch, rows))
@@ -230,6 +237,32 @@ class Archive:
                     cur.executemany("INSERT INTO sign_offs VALUES (%s, %s, %s, %s, %s, %s) "
                                     "ON CONFLICT DO NOTHING", signs)
         return len(new)
+
+    def last_event(self, table: str) -> int:
+        """The highest open / close event id archived for `table` (0 if none). Raises ArchiveError."""
+        def read(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+            with conn.transaction():
+                return conn.execute("SELECT max(event) FROM table_events WHERE table_name = %s", (table,)).fetchone()
+
+        row = self._run(read)
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
+    def write_events(self, table: str, events: Iterable[Mapping[str, Any]]) -> int:
+        """Archive a table's open and close events (`floor/events.py`'s lines) in one transaction; an event
+        archived before is left as it is. Returns how many were sent. Raises ArchiveError (nothing written)."""
+        try:
+            rows = [event_row(table, self.pit, e) for e in events]
+        except EventError as exc:
+            raise ArchiveError(str(exc)) from exc
+        if not rows:
+            return 0
+
+        def write(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(_EVENTS, rows)
+            return len(rows)
+
+        return self._run(write)
 
     def catch_up(self, table: str, fetch_page: FetchPage) -> int:
         """Archive every closed hand of `table` after the last one archived: `fetch_page(after)` from

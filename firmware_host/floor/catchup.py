@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import zmq
 
 from firmware_host.floor.config import PitTable
+from firmware_host.floor.events import EventFetcher, SinkFailed
 from firmware_host.service.commands import CommandClient
 
 log = logging.getLogger("croupier.pit")
@@ -58,6 +59,14 @@ class HandSink(Protocol):
         """Keep `records` (each a `croupier history --json` line; idempotent). Returns how many."""
         ...
 
+    def last_event(self, table: str) -> int:
+        """The highest open / close event id kept for `table` (0 for none: floor/events.py)."""
+        ...
+
+    def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
+        """Keep a table's open and close events (idempotent). Returns how many."""
+        ...
+
 
 class CountingSink:
     """No archive: each table's last hand and count, in memory; a hand number out of turn is a gap."""
@@ -66,6 +75,7 @@ class CountingSink:
         self.last: dict[str, int] = {}
         self.count: dict[str, int] = {}
         self.gaps: dict[str, int] = {}
+        self.events: dict[str, int] = {}  # table -> the last open / close event id
 
     def last_hand(self, table: str) -> int:
         return self.last.get(table, 0)
@@ -79,17 +89,24 @@ class CountingSink:
             self.count[table] = self.count.get(table, 0) + 1
         return len(records)
 
+    def last_event(self, table: str) -> int:
+        return self.events.get(table, 0)
 
-def archive_sink(dsn: str) -> HandSink:
-    """The archive at `dsn` (`firmware_host.floor.archive`). Raises CatchUpError when that module or
-    psycopg is missing, or the archive cannot be opened."""
+    def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
+        self.events[table] = max([self.events.get(table, 0), *(int(e["event"]) for e in events)])
+        return len(events)
+
+
+def archive_sink(dsn: str, pit: str | None = None) -> HandSink:
+    """The archive at `dsn` (`firmware_host.floor.archive`), its rows written as pit `pit`'s. Raises
+    CatchUpError when that module or psycopg is missing, or the archive cannot be opened."""
     try:
         module = importlib.import_module("firmware_host.floor.archive")
     except ImportError as exc:
         raise CatchUpError(f"[pit] db is set but the archive cannot be loaded ({exc}): install the `floor` "
                            f"extra (pip install 'croupier[floor]') with firmware_host/floor/archive.py") from None
     try:
-        sink: HandSink = module.Archive(dsn)
+        sink: HandSink = module.Archive(dsn, pit=pit)
     except Exception as exc:  # the archive's own errors (ArchiveError) and psycopg's
         raise CatchUpError(f"[pit] db: the archive cannot be opened: {exc}") from None
     return sink
@@ -118,6 +135,7 @@ class CatchUp:
         self._asked: set[str] = set()
         self._lock = threading.Lock()
         self._clients: dict[str, tuple[PitTable, CommandClient]] = {}  # this thread's only
+        self.events = EventFetcher()  # the tables' open and close events, after their hands (this thread's)
         self._thread = threading.Thread(target=self._run, name="pit-catch-up", daemon=True)
 
     def start(self) -> None:
@@ -248,4 +266,9 @@ class CatchUp:
             after = int(reply["last"])
             self.archived[name] = after
             if not reply["more"]:
-                return fetched
+                break
+        try:
+            self.events.fetch(client, self.sink, name)
+        except SinkFailed as exc:
+            raise ArchiveDown(str(exc)) from exc
+        return fetched

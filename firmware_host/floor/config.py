@@ -1,6 +1,7 @@
 """The `[pit]` section of `croupier pit --config FILE` and its `[[pit.tables]]`, parsed once into typed values.
 
     [pit]
+    name = "pit-1"                       # optional (default: the configuration file's stem): the pit its hands are archived under
     listen = "tcp://127.0.0.1:6556"      # the floor feed (XPUB): every table's messages, the table's name as topic
     snapshot = "tcp://127.0.0.1:6557"    # the floor snapshot (ROUTER): every table's latest state, then a marker
     heartbeat_s = 1.0                    # the tables' [feed] heartbeat_s: offline after 3 missed; the floor's own
@@ -35,7 +36,7 @@ from typing import Any
 from firmware_host.service.config import ConfigError, parse_toml, read_text
 from firmware_host.service.curve import client_keys
 
-_PIT_KEYS = ("listen", "snapshot", "heartbeat_s", "db", "key", "pid_file", "tables", "tournaments")
+_PIT_KEYS = ("name", "listen", "snapshot", "heartbeat_s", "db", "key", "pid_file", "tables", "tournaments")
 _TABLE_KEYS = ("name", "public", "snapshot", "commands", "server_key")
 _TOURNAMENT_KEYS = ("name", "public", "snapshot", "server_key")
 
@@ -74,6 +75,7 @@ class PitConfig:
     tables: tuple[PitTable, ...] = ()
     source: str = "<string>"
     tournaments: tuple[PitTournament, ...] = ()
+    name: str = "pit"
 
     def keys_for(self, table: PitTable | PitTournament) -> tuple[str | None, str | None]:
         """(the pit's key, the table's server key) when the table is reached over CURVE, else (None, None)."""
@@ -94,7 +96,7 @@ class PitConfig:
         section = data.get("pit")
         if not isinstance(section, Mapping):
             raise ConfigError(f"{source}: [pit] is missing or not a table of keys")
-        values: dict[str, Any] = {"source": source, "pid_file": f"{source}.pid"}
+        values: dict[str, Any] = {"source": source, "pid_file": f"{source}.pid", "name": Path(source).stem or "pit"}
         for key, raw in section.items():
             if key not in _PIT_KEYS:
                 raise ConfigError(f"{source}: [pit] unknown key {key!r} (known: {', '.join(_PIT_KEYS)})")

@@ -1,7 +1,7 @@
 """The floor's figures read from the archive: per table and per game, for a gaming day or all, and the pit's counts.
 
-The figures come from the views of migration 0002 (`hand_figures`, `table_day_figures`,
-`table_day_counts`); this module only filters and sums them, and fills `bet_edges` (each bet's
+The figures come from the views of migrations 0002 and 0004 (`hand_figures`, `table_day_figures`,
+`table_day_counts`; per pit `floor/pits.py`); this module only filters and sums them, and fills `bet_edges` (each bet's
 house edge per archived profile, from the engine's exact Three Card Poker figures, or from a paytable
 certificate's figures when `croupier stats --certificates DIR` gives one: docs/math.md) before a report.
 Definitions: docs/floor.md, "Figures".
@@ -22,6 +22,7 @@ import psycopg
 from engine.house_edge import profile_edges
 from engine.paytables import parse_profile
 from firmware_host.floor.archive import ArchiveError, connect
+from firmware_host.floor.pits import pit_day_counts
 from firmware_host.service.certificates import read_certificate
 
 COUNT_KINDS = ("drop", "fill", "credit", "opening", "closing")
@@ -133,8 +134,10 @@ def enter_count(dsn: str, table: str, day: date, kind: str, amount: int) -> None
         raise _error(exc) from exc
 
 
-def set_gaming_day(dsn: str, starts: str | None, time_zone: str | None) -> dict[str, str]:
-    """Set when the gaming day starts (HH:MM local) and in which time zone; return both as set. Raises ArchiveError."""
+def set_gaming_day(dsn: str, starts: str | None, time_zone: str | None,
+                   idle_minutes: int | None = None) -> dict[str, Any]:
+    """Set when the gaming day starts (HH:MM local), in which time zone, and after how many minutes with
+    no hand a table counts as closed; return all three as set. Raises ArchiveError."""
     try:
         with connect(dsn) as conn:
             if time_zone is not None:
@@ -143,11 +146,14 @@ def set_gaming_day(dsn: str, starts: str | None, time_zone: str | None) -> dict[
                 conn.execute("UPDATE gaming_day SET time_zone = %s", (time_zone,))
             if starts is not None:
                 conn.execute("UPDATE gaming_day SET starts = %s::interval", (starts,))
-            row = conn.execute("SELECT to_char(starts, 'HH24:MI'), time_zone FROM gaming_day").fetchone()
+            if idle_minutes is not None:
+                conn.execute("UPDATE gaming_day SET idle = make_interval(mins => %s)", (idle_minutes,))
+            row = conn.execute("SELECT to_char(starts, 'HH24:MI'), time_zone, extract(epoch FROM idle) / 60 "
+                               "FROM gaming_day").fetchone()
     except psycopg.Error as exc:
         raise _error(exc) from exc
     assert row is not None
-    return {"starts": str(row[0]), "time_zone": str(row[1])}
+    return {"starts": str(row[0]), "time_zone": str(row[1]), "idle_minutes": int(row[2])}
 
 
 def _error(exc: psycopg.Error) -> ArchiveError:
@@ -229,11 +235,12 @@ def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, dict[str, An
 
 
 def figures(dsn: str, day: date | None = None, table: str | None = None, shift: str | None = None,
-            certificates: str | None = None) -> dict[str, Any]:
-    """The figures of the archive, for one gaming day, table and shift or all: `{"hands": the archived
-    closed hands selected, "day", "table", "shift", "tables": [per table and game, with its counts:
-    a day's, so none for one shift], "games": [per game]}`; the theoretical win by the figures of the
-    certificates in `certificates` where they certify a profile. Raises ArchiveError."""
+            certificates: str | None = None, pit: str | None = None) -> dict[str, Any]:
+    """The figures of the archive, for one gaming day, table, shift and pit or all: `{"hands": the archived
+    closed hands selected, "day", "table", "shift", "pit", "tables": [per table and game, with its counts:
+    a day's, so none for one shift], "games": [per game], "pits": [per pit, with its tables' counts]}`;
+    the theoretical win by the figures of the certificates in `certificates` where they certify a
+    profile. Raises ArchiveError."""
     certified = certified_edges(certificates) if certificates else None
     where: list[str] = ["true"]
     params: list[Any] = []
@@ -244,6 +251,12 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
         where.append("table_name = %s")
         params.append(table)
     day_clause, day_params = " AND ".join(where), list(params)
+    if pit is not None:
+        where.append("pit = %s")
+        params.append(pit)
+        day_clause += " AND table_name IN (SELECT table_name FROM hand_figures WHERE pit = %s)"
+        day_params.append(pit)
+    pit_clause, pit_params = " AND ".join(where), list(params)  # the pits' counts: by day, table, pit
     view = "table_day_figures"
     if shift is not None:
         where.append("shift = %s")
@@ -261,7 +274,9 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
                 hands = conn.execute(f"SELECT count(*) FROM hand_figures WHERE {clause}", params).fetchone()
                 tables = _grouped(conn, ("table_name", "game"), clause, params, view)
                 games = _grouped(conn, ("game",), clause, params, view)
+                pits = _grouped(conn, ("pit",), clause + " AND pit IS NOT NULL", params, view)
                 counts = _counts(conn, day_clause, day_params) if shift is None else {}
+                pit_counts = pit_day_counts(conn, pit_clause, pit_params) if shift is None else {}
     except psycopg.Error as exc:
         raise _error(exc) from exc
     none = dict.fromkeys(COUNTS)
@@ -272,5 +287,7 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
     for name in sorted(set(counts) - seen):  # counted, but no hand archived for the days selected
         tables.append({"table": name, "game": None, **dict.fromkeys(FIGURES), "poker": None,
                        "handle_by_circle": {}, **counts[name]})
+    for entry in pits:
+        entry.update(pit_counts.get(entry["pit"], none))
     return {"hands": int(hands[0]) if hands else 0, "day": day.isoformat() if day else None, "table": table,
-            "shift": shift, "tables": tables, "games": games}
+            "shift": shift, "pit": pit, "tables": tables, "games": games, "pits": pits}

@@ -518,7 +518,8 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "seat": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.SEAT_ACTIONS)),
              "amount": (False, _int_in(1))},
     "chop": {"reason": (False, _text), "shares": (False, _shares)},
-    "history": {"after": (False, _int_in(0)), "limit": (False, _int_in(1, HISTORY_PAGE)), "newest": (False, _flag)},
+    "history": {"after": (False, _int_in(0)), "limit": (False, _int_in(1, HISTORY_PAGE)), "newest": (False, _flag),
+                "events": (False, _flag)},  # the table's open and close events (service/table_events.py)
     "level": {"stakes": (True, _stakes), "level": (False, _int_in(1)), "tournament": (False, _text)},  # tables/levels.py
     "clock": {"seat": (False, _int_in(*_POKER_SEAT_NUMBERS)), "seconds": (False, _int_in(*CLOCK_SECONDS))},
 }

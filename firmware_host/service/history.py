@@ -4,7 +4,9 @@
 the closed hands numbered above N (default 0), oldest first, at most K of them (default and cap
 `MAX_PAGE`); `more` says whether closed hands numbered above M wait (ask again with `after = M`);
 `last` is the page's last number (N itself for an empty page). With `"newest": true` the page is the
-last K closed hands instead (a screen's recall; `more` then says whether older ones exist). Each hand
+last K closed hands instead (a screen's recall; `more` then says whether older ones exist). With
+`"events": true` the page is the table's `open` and `close` events after event N instead
+(`service/table_events.py`: the floor's open time). Each hand
 is its `croupier history --json` line (`hand_line`). Journal reads only: the table is not changed,
 nothing is journaled, and a page is one indexed query plus one per house hand for its `open`.
 """
@@ -19,6 +21,7 @@ from engine.errors import EngineError
 from engine.house import TableLimits
 from firmware_host.service.commands import HISTORY_PAGE, Command, error_reply
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
+from firmware_host.service.table_events import events_reply
 from firmware_host.tables.state import signer_of
 
 MAX_PAGE = HISTORY_PAGE
@@ -91,6 +94,8 @@ def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
 
 def history_reply(journal: Journal, cmd: Command) -> dict[str, Any]:
     """The reply to a `history` request (its arguments checked by `Command`): one page of closed hands."""
+    if cmd.args.get("events"):
+        return events_reply(journal, cmd)
     after = int(cmd.args.get("after", 0))
     limit = int(cmd.args.get("limit", MAX_PAGE))
     try:

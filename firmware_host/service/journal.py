@@ -468,6 +468,20 @@ class Journal:
                                   "AND id < ? ORDER BY id", (before[0] or first, last)).fetchall()
         return [self._event(r) for r in rows]
 
+    def table_events(self, after: int, limit: int) -> tuple[list[Event], int]:
+        """At most `limit` `open` and `close` events with ids above `after`, oldest first, and the id
+        read up to (the last event's when fewer came: ask again from there). Raises JournalError."""
+        try:
+            top = self._conn.execute("SELECT max(id) FROM events").fetchone()
+            upto = max(after, int(top[0] or 0))
+            rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? AND id <= ? "
+                                      "AND kind IN ('open', 'close') ORDER BY id LIMIT ?",
+                                      (after, upto, limit)).fetchall()
+            events = [self._event(r) for r in rows]
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise JournalError(f"{self.path}: cannot read the open and close events: {exc}") from exc
+        return events, (events[-1].id if len(events) == limit else upto)
+
     def hand_events(self, hand: int) -> list[Event]:
         """Every event journaled for one hand number, in order."""
         rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE hand=? ORDER BY id",

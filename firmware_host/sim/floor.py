@@ -31,6 +31,7 @@ from firmware_host.service.commands import Command, Malformed, encode_reply, err
 from firmware_host.service.feed import Feed, FeedError
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
+from firmware_host.service.table_events import event_line
 from firmware_host.tables.house_open import open_body
 from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.state import TableState
@@ -266,6 +267,9 @@ class FloorTable:
         if cmd.cmd != "history":
             return error_reply(cmd.id, "forbidden", f"a simulated floor table takes history and state, not {cmd.cmd}")
         limit = min(int(cmd.args.get("limit", MAX_PAGE)), MAX_PAGE)
+        if cmd.args.get("events"):  # the table's open and close events (service/table_events.py): its one open
+            opens = [event_line(self.opened)] if self.opened.id > int(cmd.args.get("after", 0)) else []
+            return {"id": cmd.id, "ok": True, "events": opens, "more": False, "last": self.opened.id}
         if cmd.args.get("newest"):
             rows = self.hands[-(limit + 1):]
             more, rows = len(rows) > limit, rows[-limit:]

@@ -79,6 +79,8 @@ def floor(db: str) -> str:
         archive.write("poker-1", POKER)
     for table, kind, amount in COUNTS:
         assert croupier(["stats", kind, "--db", db, "--table", table, "--day", DAY, "--amount", str(amount)]) == 0
+    # idle after 3 h without a hand (the default is 15 min): these hands, 30 min to 2.5 h apart, are all open time
+    assert croupier(["stats", "gaming-day", "--db", db, "--idle", "180"]) == 0
     return db
 
 
@@ -120,7 +122,8 @@ def test_uth_and_poker_tables_day_figures(floor: str, capsys: pytest.CaptureFixt
     uth, pk = t["uth-1"], t["poker-1"]
     assert (uth["hands"], uth["spots"], uth["handle"], uth["house_win"]) == (2, 2, 250, 25)
     assert uth["handle_by_circle"] == {"ante": 100, "blind": 100, "play": 50}
-    assert (uth["average_bet"], uth["open_hours"], uth["hands_per_hour"], uth["win_per_hour"]) == (125.0, 2.0, 1.0, 12.5)
+    # open from 05:30 (hand 1, the day before) on: 06:00 to 09:00 on this gaming day
+    assert (uth["average_bet"], uth["open_hours"], uth["hands_per_hour"], uth["win_per_hour"]) == (125.0, 3.0, 0.67, 8.33)
     assert uth["theoretical"] is None and uth["win_minus_theoretical"] is None  # UTH's edges are not in the engine yet
     assert (uth["drop"], uth["count_win"], uth["hold_pct"]) == (0, 0, None)  # no drop: no hold
     assert pk["game"] == "holdem" and pk["poker"] is True
@@ -138,22 +141,25 @@ def test_all_days_and_the_per_game_figures(floor: str, capsys: pytest.CaptureFix
     uth = games["uth"]
     assert (uth["hands"], uth["handle"], uth["house_win"]) == (3, 625 + 250, 225)
     assert uth["handle_by_circle"] == {"ante": 200, "blind": 200, "trips": 25, "play": 450}
-    assert uth["open_hours"] == 2.0  # 0 h on 2026-11-30 (one hand) + 2 h on 2026-12-01
+    assert uth["open_hours"] == 3.5  # 05:30-06:00 on 2026-11-30 + 06:00-09:00 on 2026-12-01
     assert games["3cp"]["house_win"] == -30 and games["holdem"]["rake"] == 17
     one = report(floor, capsys, "--table", "uth-1", "--day", "2026-11-30")
     assert one["hands"] == 1 and [r["table"] for r in one["tables"]] == ["uth-1"]
-    assert one["tables"][0]["hands_per_hour"] is None  # one hand: no open time to rate it over
+    assert one["tables"][0]["hands_per_hour"] == 2.0  # one hand over 05:30-06:00: the spell to hand 2 is cut at the day's start
+    assert report(floor, capsys, "--table", "3cp-1", "--day", "2026-11-30")["tables"] == []
 
 
 def test_one_shift_of_the_day(floor: str, capsys: pytest.CaptureFixture[str]) -> None:
     rep = report(floor, capsys, "--day", DAY, "--shift", "day")
     assert rep["hands"] == 3 + 2 + 1 and rep["shift"] == "day"  # poker-1's 14:30 hand is the swing shift's
     t = by_table(rep)
-    assert (t["poker-1"]["hands"], t["poker-1"]["rake"], t["poker-1"]["open_hours"]) == (1, 10, 0.0)
-    assert t["uth-1"]["hands_per_hour"] == 1.0 and t["3cp-1"]["house_win"] == -30
+    # poker-1 open 12:00-14:30: 2 h in the day shift, 0.5 h in the swing shift (from 14:00)
+    assert (t["poker-1"]["hands"], t["poker-1"]["rake"], t["poker-1"]["open_hours"]) == (1, 10, 2.0)
+    assert t["uth-1"]["open_hours"] == 3.0 and t["uth-1"]["hands_per_hour"] == 0.67 and t["3cp-1"]["house_win"] == -30
     assert t["3cp-1"]["drop"] is None  # the counts are the gaming day's, not a shift's
     swing = report(floor, capsys, "--day", DAY, "--shift", "swing")
     assert swing["hands"] == 1 and [(r["table"], r["rake"]) for r in swing["tables"]] == [("poker-1", 7)]
+    assert swing["tables"][0]["open_hours"] == 0.5
     assert croupier(["stats", "--db", floor, "--shift", "night"]) == 1
     assert "no shift 'night' (the shifts: day, swing, grave)" in capsys.readouterr().err
 

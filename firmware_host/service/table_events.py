@@ -1,0 +1,45 @@
+"""The table's open and close events as the `history` request's other page kind: what the floor's open time is computed from.
+
+`{"cmd": "history", "events": true, "after": E, "limit": K}` -> `{"ok": true, "events": [...], "more":
+bool, "last": M}`: the journal's `open` and `close` events with ids above E (default 0), oldest first,
+at most K (default and cap `MAX_PAGE`), each `{"event": id, "kind": "open" | "close", "at": ISO 8601
+UTC, "hand": the hand being prepared, "game": the game opened (null for a close)}`. `last` is the
+journal's event id read up to, even when no event of the page is an open or a close (so the next
+page starts there and reads only what is new); `more` says whether more such events may wait after
+it. Journal reads only, one indexed range of the events table.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from firmware_host.service.commands import HISTORY_PAGE, Command, error_reply
+from firmware_host.service.journal import Event, Journal, JournalError
+
+MAX_PAGE = HISTORY_PAGE
+"""The most events one page carries."""
+
+
+def event_line(event: Event) -> dict[str, Any]:
+    """One `open` or `close` event as the page gives it.
+
+    >>> event_line(Event(id=7, hand=3, ts=1780000000.5, kind="open", body={"game": "uth"}))
+    {'event': 7, 'kind': 'open', 'at': '2026-05-28T20:26:40.500+00:00', 'hand': 3, 'game': 'uth'}
+    """
+    game = event.body.get("game") if event.kind == "open" else None
+    return {"event": event.id, "kind": event.kind,
+            "at": datetime.fromtimestamp(event.ts, timezone.utc).isoformat(timespec="milliseconds"),
+            "hand": event.hand, "game": game if isinstance(game, str) else None}
+
+
+def events_reply(journal: Journal, cmd: Command) -> dict[str, Any]:
+    """The reply to a `history` request with `events` (its arguments checked by `Command`)."""
+    after = int(cmd.args.get("after", 0))
+    limit = int(cmd.args.get("limit", MAX_PAGE))
+    try:
+        events, last = journal.table_events(after, limit)
+    except JournalError as exc:
+        return error_reply(cmd.id, "journal", str(exc))
+    return {"id": cmd.id, "ok": True, "events": [event_line(e) for e in events], "more": len(events) == limit,
+            "last": last}
