@@ -1,11 +1,13 @@
-"""`croupier stats --db DSN [--day D] [--table T] [--shift S] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
+"""`croupier stats --db DSN [--day D] [--table T] [--shift S] [--pit P] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
 
-`croupier stats` reports per table and per game (hands, handle, the house's win, average bet, the
-rates per open hour, theoretical win, rake; per table the drop, fills, credits, inventories and
-hold %): a text table, `--json` one object (`{"hands": N, "tables": [...], "games": [...]}`), or
-`--csv` one row per table and game then per game. `croupier stats drop|fill|credit|opening|closing
---db DSN --table T --day D --amount N` enters a count for a table's gaming day; `croupier stats
-gaming-day --db DSN [--starts HH:MM] [--time-zone TZ]` sets when the gaming day starts.
+`croupier stats` reports per table, per game and per pit (hands, handle, the house's win, average
+bet, the rates per open hour, theoretical win, rake; per table and pit the drop, fills, credits and
+hold %, per table the inventories): a text table, `--json` one object (`{"hands": N, "tables": [...],
+"games": [...], "pits": [...]}`), or `--csv` one row per table and game, then per game, then per pit.
+`--by-hour --json` gives the gaming day per clock hour per table and pit (`floor/series.py`).
+`croupier stats drop|fill|credit|opening|closing --db DSN --table T --day D --amount N` enters a
+count for a table's gaming day; `croupier stats gaming-day --db DSN [--starts HH:MM] [--time-zone TZ]
+[--idle MINUTES]` sets when the gaming day starts and when a table without hands counts as closed.
 `croupier stats --db DSN --tournaments [--json]` prints the tournaments the director archived (their
 places, prizes, levels and the count of their tables' hands; docs/tournament.md).
 Bad arguments exit 2 with the reason; the server unreachable or the schema not made, exit 1.

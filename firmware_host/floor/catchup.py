@@ -1,7 +1,8 @@
 """The pit's catch-up: closed hands fetched over each table's command channel (`history`, role pit, pages of 100) on a worker thread, handed to the archive's sink.
 
 Per table the worker asks for the hands after the sink's last one until `more` is false, so a pit
-that was down, or a table that was offline, catches up with no gap. A catch-up that fails is not
+that was down, or a table that was offline, catches up with no gap; then for the table's open and
+close events the same way (`floor/events.py`: the figures' open time). A catch-up that fails is not
 left to the table's next closed hand (a table gone quiet may close none for hours): the table is
 tried again on a timer, with backoff (`RETRY_FIRST_S` doubling to `RETRY_MAX_S`). While the archive
 is down one table probes it on that timer and the others wait; the first catch-up the archive takes

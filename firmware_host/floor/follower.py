@@ -63,10 +63,12 @@ class TableFollower:
 
     def hand_closed(self) -> bool:
         """Whether the state now shows a hand closed since the last call: settled, or a new hand number
-        (a voided hand gives way to the next at once)."""
+        (a voided hand gives way to the next at once); or the table itself closed (its `close` event
+        fetched for the open time: floor/events.py)."""
         state = self.client.state or {}
         hand, phase = state.get("hand"), state.get("phase")
-        closed = (hand != self.hand and self.hand is not None) or (phase == "settled" and self.phase != "settled")
+        closed = ((hand != self.hand and self.hand is not None) or (phase == "settled" and self.phase != "settled")
+                  or (phase == "closed" and self.phase not in ("closed", None)))
         self.hand, self.phase = hand, phase
         return closed
 
