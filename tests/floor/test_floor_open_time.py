@@ -5,21 +5,25 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import psycopg
 import pytest
 import zmq
 
 from firmware_host.cli import main as croupier
-from firmware_host.floor.archive import Archive
+from firmware_host.floor.archive import Archive, ArchiveError
 from firmware_host.floor.catchup import CatchUp
 from firmware_host.floor.config import PitConfig, PitTable as PitEntry
 from firmware_host.floor.migrate import migrate
 from firmware_host.floor.series import day_series
+from firmware_host.service.commands import encode_reply, error_reply
+from firmware_host.service.config import ConfigError
 from tests.floor.test_floor_archive import PitTable
 from tests.floor.test_floor_stats import house
 
@@ -220,3 +224,55 @@ def test_a_real_tables_open_and_close_are_archived_by_its_pit(tmp_path: Path, ct
     assert [(r[0], r[1], r[3]) for r in rows] == [(i, k, "pit-east") for i, k, _ in journal]
     assert all(abs(float(r[2]) - ts) < 0.001 for r, (_, _, ts) in zip(rows, journal))  # to the millisecond
     assert pits == [("pit-east",)]
+
+
+def test_a_pit_name_is_checked_and_a_bad_event_line_refused(db: str) -> None:
+    with pytest.raises(ConfigError, match=r"\[pit\] name: must not start with '\*'"):
+        PitConfig.parse('[pit]\nname = "pit one"\n', source="floor.toml")
+    assert PitConfig.parse('[pit]\nname = "east"\n', source="floor.toml").name == "east"
+    migrate(db)
+    with Archive(db, pit="pit-1") as archive:
+        with pytest.raises(ArchiveError, match="event 7: 'noon' is not an ISO 8601 time"):
+            archive.write_events("uth-a", [event(6, "open", at("09:00"), 1), event(7, "close", "noon", 2)])
+        with pytest.raises(ArchiveError, match="kind 'pause' is not open or close"):
+            archive.write_events("uth-a", [event(8, "pause", at("09:00"), 1)])
+        assert archive.last_event("uth-a") == 0  # nothing of a refused batch is written
+
+
+def test_a_table_older_than_the_events_pages_is_archived_all_the_same(tmp_path: Path, ctx: zmq.Context[Any],
+                                                                      db: str) -> None:
+    """A table that refuses `events` as its decoder does (malformed, unknown argument): its hands are archived."""
+    endpoint = f"ipc://{tmp_path}/old-table"
+    router = ctx.socket(zmq.ROUTER)
+    router.bind(endpoint)
+    hands = [uth(1, at("10:00"), 5), uth(2, at("10:05"), 5)]
+
+    def serve() -> None:
+        for _ in range(4):  # hands, events; hands, events
+            if not router.poll(10000):
+                return
+            *head, frame = router.recv_multipart()
+            cmd = msgpack.unpackb(frame)
+            args = {k: v for k, v in cmd.items() if k not in ("cmd", "id")}
+            if "events" in args:
+                reply = error_reply(cmd.get("id"), "malformed", "history: unknown argument(s) events")
+            else:
+                page = [h for h in hands if h["hand"] > args.get("after", 0)]
+                reply = {"id": cmd.get("id"), "ok": True, "hands": page, "more": False,
+                         "last": page[-1]["hand"] if page else args.get("after", 0)}
+            router.send_multipart([*head, encode_reply(reply)])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    migrate(db)
+    worker = CatchUp(ctx, Archive(db, pit="pit-1"), lambda _: (None, None))
+    worker.set_tables({"uth-old": PitEntry("uth-old", "ipc://unused", "ipc://unused", endpoint)})
+    try:
+        assert worker.catch_up("uth-old") == 2
+        assert worker.catch_up("uth-old") == 0 and worker.events.unsupported == {"uth-old"}
+    finally:
+        thread.join(15)
+        router.close(0)
+    with psycopg.connect(db) as conn:
+        assert conn.execute("SELECT count(*), min(pit) FROM hands").fetchone() == (2, "pit-1")
+        assert conn.execute("SELECT count(*) FROM table_events").fetchone() == (0,)

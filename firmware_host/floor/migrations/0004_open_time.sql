@@ -25,6 +25,12 @@ CREATE INDEX table_events_at ON table_events (table_name, at);
 ALTER TABLE gaming_day ADD COLUMN idle interval NOT NULL DEFAULT '00:15'
     CHECK (idle > '00:00' AND idle <= '12:00');
 
+-- The one-row settings and the shifts are never analysed by autovacuum (too few rows): unanalysed, the
+-- planner takes each for about a thousand rows, costs every figure view a thousand times too high and
+-- compiles it with JIT (a second a query, on a handful of hands).
+ANALYZE gaming_day;
+ANALYZE shifts;
+
 -- hand_figures with the pit and the hand's local clock hour (the columns of migration 0002 first).
 CREATE OR REPLACE VIEW hand_figures AS
 SELECT h.table_name, h.hand, h.game, h.poker, h.voided, h.closed_at, h.handle, h.handle_total, h.house_net,
