@@ -20,6 +20,7 @@ from firmware_host.cli import main as croupier
 from firmware_host.floor.archive import Archive, ArchiveError
 from firmware_host.floor.catchup import CatchUp
 from firmware_host.floor.config import PitConfig, PitTable as PitEntry
+from firmware_host.floor.follower import TableFollower
 from firmware_host.floor.migrate import migrate
 from firmware_host.floor.series import day_series
 from firmware_host.service.commands import encode_reply, error_reply
@@ -276,3 +277,44 @@ def test_a_table_older_than_the_events_pages_is_archived_all_the_same(tmp_path: 
     with psycopg.connect(db) as conn:
         assert conn.execute("SELECT count(*), min(pit) FROM hands").fetchone() == (2, "pit-1")
         assert conn.execute("SELECT count(*) FROM table_events").fetchone() == (0,)
+
+
+def test_a_game_changed_and_a_table_moved_to_another_pit_split_its_open_time(db: str,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """t-x opens for UTH at 10:00 (pit-1), plays a hand at 10:05, is opened again for 3CP at 10:10 and
+    moved to pit-2, plays a hand at 10:20 and closes at 10:25. A spell ending in a hand is that hand's
+    game and pit; one ending in an open or a close, the game and pit of the moment it starts from:
+    UTH 10:00-10:05 + 10:05-10:10 = 10 min in pit-1; 3CP 10:10-10:20 + 10:20-10:25 = 15 min in pit-2."""
+    migrate(db)
+    with Archive(db, pit="pit-1") as one:
+        one.write("t-x", [uth(1, at("10:05"), 40)])
+        one.write_events("t-x", [event(1, "open", at("10:00"), 1), event(30, "open", at("10:10"), 2, "3cp")])
+    with Archive(db, pit="pit-2") as two:
+        two.write("t-x", [house(2, "3cp", at("10:20"), TCP_BETS, -20)])
+        two.write_events("t-x", [event(50, "close", at("10:25"), 3)])
+    assert croupier(["stats", "drop", "--db", db, "--table", "t-x", "--day", DAY, "--amount", "300"]) == 0
+    rep = report(db, capsys, "--day", DAY)
+    rows = {(r["table"], r["game"]): r for r in rep["tables"]}
+    assert (rows["t-x", "uth"]["hands"], rows["t-x", "uth"]["open_hours"]) == (1, round(10 / 60, 4))
+    assert (rows["t-x", "3cp"]["hands"], rows["t-x", "3cp"]["open_hours"]) == (1, 0.25)
+    pits = by(rep["pits"], "pit")
+    assert (pits["pit-1"]["hands"], pits["pit-1"]["open_hours"], pits["pit-1"]["win_per_hour"]) == (
+        1, round(10 / 60, 4), 240.0)
+    assert (pits["pit-2"]["hands"], pits["pit-2"]["open_hours"], pits["pit-2"]["hands_per_hour"]) == (1, 0.25, 4.0)
+    # the table's counts go to the pit of its last hand of the day
+    assert (pits["pit-2"]["drop"], pits["pit-1"]["drop"]) == (300, None)
+
+
+def test_the_pit_catches_a_table_up_when_it_closes(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """The close event is fetched when the table closes, not at its next hand (the next day's)."""
+    follower = TableFollower(ctx, PitEntry("t-1", f"ipc://{tmp_path}/p", f"ipc://{tmp_path}/s", f"ipc://{tmp_path}/c"),
+                             None, None, 0.0)
+    try:
+        seen = []
+        for hand, phase in [(4, "betting"), (4, "settled"), (5, "betting"), (5, "closed"), (5, "closed"),
+                            (5, "betting")]:
+            follower.client.state = {"hand": hand, "phase": phase}
+            seen.append(follower.hand_closed())
+        assert seen == [False, True, True, True, False, False]
+    finally:
+        follower.close()
