@@ -103,7 +103,8 @@ def _check(args: argparse.Namespace) -> tuple[date | None, int | None]:
             raise Usage(f"--starts: {args.starts!r} is not a time of day (HH:MM, 00:00 to 23:59)")
     elif args.starts is not None or args.time_zone is not None:
         raise Usage("--starts and --time-zone go with gaming-day")
-    if args.tournaments and (args.action != "report" or args.csv or args.day or args.table or args.shift):
+    if args.tournaments and (args.action != "report" or args.csv or args.day or args.table or args.shift
+                             or args.pit or args.by_hour):
         raise Usage("--tournaments is a report of its own: only --db and --json go with it")
     if args.action in COUNTS and (args.json or args.csv):
         raise Usage(f"{args.action}: --json and --csv go with the report")
