@@ -21,6 +21,11 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 SERIES = ("hands", "house_win", "open_hours")
 """What each series gives per clock hour: hands closed, the house's win on them, the open time (hours)."""
 
+NO_JIT = "SET LOCAL jit = off"
+"""Said in each figures transaction: the views' cost estimates (a lateral series per open spell) pass
+PostgreSQL's JIT threshold even on a handful of rows, and compiling them takes a second or more, longer
+than the queries themselves (measured: docs/floor.md, "Figures per clock hour")."""
+
 _ROWS = """SELECT table_name, game, pit, clock_hour, hands, house_win, open_hours FROM table_hour_figures
  WHERE gaming_day = %s AND (%s::text IS NULL OR pit = %s) ORDER BY table_name, clock_hour, pit NULLS FIRST"""
 
@@ -76,15 +81,18 @@ def day_series(conn: Conn, day: date, pit: str | None = None) -> dict[str, Any]:
     hands archived before pits were named count in `floor` and under no pit. Tables and pits are sorted
     by name; a day with no hand gives empty `tables` and `pits` and zero series. Raises psycopg.Error
     (the schema not migrated: psycopg.errors.UndefinedTable)."""
-    setting = conn.execute("SELECT starts, time_zone FROM gaming_day").fetchone()
-    assert setting is not None
+    with conn.transaction():
+        conn.execute(NO_JIT)
+        setting = conn.execute("SELECT starts, time_zone FROM gaming_day").fetchone()
+        assert setting is not None
+        rows = conn.execute(_ROWS, (day, pit, pit)).fetchall()
     hours = day_hours(day, setting[0])
     index = {hour: i for i, hour in enumerate(hours)}
     tables: dict[str, dict[str, Any]] = {}
     pits: dict[str, dict[str, Any]] = {}
     pit_tables: dict[str, set[str]] = {}
     floor = _empty(len(hours))
-    for table, game, row_pit, clock_hour, hands, win, open_hours in conn.execute(_ROWS, (day, pit, pit)):
+    for table, game, row_pit, clock_hour, hands, win, open_hours in rows:
         at = index.get(clock_hour)
         if at is None:  # outside the day's hours (a clock turned back): not charted
             continue

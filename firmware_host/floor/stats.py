@@ -23,6 +23,7 @@ from engine.house_edge import profile_edges
 from engine.paytables import parse_profile
 from firmware_host.floor.archive import ArchiveError, connect
 from firmware_host.floor.pits import pit_day_counts
+from firmware_host.floor.series import NO_JIT
 from firmware_host.service.certificates import read_certificate
 
 COUNT_KINDS = ("drop", "fill", "credit", "opening", "closing")
@@ -267,6 +268,7 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
         with connect(dsn) as conn:
             refresh_edges(conn, certified)
             with conn.transaction():
+                conn.execute(NO_JIT)
                 if shift is not None and conn.execute("SELECT 1 FROM shifts WHERE name = %s",
                                                       (shift,)).fetchone() is None:
                     known = [str(r[0]) for r in conn.execute("SELECT name FROM shifts ORDER BY starts")]

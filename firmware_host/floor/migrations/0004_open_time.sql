@@ -73,30 +73,48 @@ SELECT m.table_name, CASE WHEN m.next_kind = 'hand' THEN m.next_game ELSE m.game
  WHERE m.kind <> 'close' AND m.next_at > m.at AND m.next_at - m.at <= g.idle;
 
 -- The open spells cut at every local clock hour, shift start and gaming day start: each piece lies in
--- one gaming day, one shift and one clock hour.
+-- one gaming day, one shift and one clock hour. Most spells (one hand's time) hold no such cut: they
+-- are taken whole; only the others are cut (a lateral series of their cuts).
 CREATE VIEW open_pieces AS
-SELECT s.table_name, s.game, s.pit, p.from_at, p.to_at,
+WITH spells AS (
+    SELECT s.*, s.from_at AT TIME ZONE g.time_zone AS from_local, s.to_at AT TIME ZONE g.time_zone AS to_local
+      FROM open_spells s CROSS JOIN gaming_day g),
+off_the_hour AS (  -- the shift and gaming day starts that are not on a whole hour (usually none)
+    SELECT starts FROM shifts WHERE starts <> date_trunc('hour', starts)
+    UNION SELECT starts FROM gaming_day WHERE starts <> date_trunc('hour', starts)),
+pieces AS (
+    SELECT table_name, game, pit, from_at, to_at FROM spells
+     WHERE to_local <= date_trunc('hour', from_local) + interval '1 hour'
+       AND NOT EXISTS (SELECT 1 FROM off_the_hour o WHERE from_local::date + o.starts > from_local
+                                                    AND from_local::date + o.starts < to_local)
+    UNION ALL
+    SELECT s.table_name, s.game, s.pit, p.from_at, p.to_at
+      FROM spells s CROSS JOIN gaming_day g
+     CROSS JOIN LATERAL (
+         SELECT c.at AS from_at, lead(c.at, 1, s.to_at) OVER (ORDER BY c.at) AS to_at
+           FROM (SELECT s.from_at AS at
+                 UNION
+                 SELECT cut AT TIME ZONE g.time_zone
+                   FROM (SELECT generate_series(date_trunc('hour', s.from_local) + interval '1 hour', s.to_local,
+                                                interval '1 hour') AS cut
+                         UNION
+                         SELECT d + x.starts
+                           FROM generate_series(s.from_local::date::timestamp, s.to_local::date::timestamp,
+                                                interval '1 day') d,
+                                (SELECT starts FROM shifts UNION SELECT g.starts) x) cuts
+                  WHERE cut > s.from_local AND cut < s.to_local) c) p
+     WHERE NOT (s.to_local <= date_trunc('hour', s.from_local) + interval '1 hour'
+                AND NOT EXISTS (SELECT 1 FROM off_the_hour o WHERE s.from_local::date + o.starts > s.from_local
+                                                             AND s.from_local::date + o.starts < s.to_local))
+       AND p.from_at < p.to_at)
+SELECT p.table_name, p.game, p.pit, p.from_at, p.to_at,
        ((p.from_at AT TIME ZONE g.time_zone) - g.starts)::date AS gaming_day,
        (SELECT sh.name FROM shifts sh
          ORDER BY (sh.starts <= ((p.from_at AT TIME ZONE g.time_zone)::time)::interval) DESC, sh.starts DESC
          LIMIT 1) AS shift,
        date_trunc('hour', p.from_at AT TIME ZONE g.time_zone) AS clock_hour,
        extract(epoch FROM p.to_at - p.from_at) / 3600.0 AS hours
-  FROM open_spells s CROSS JOIN gaming_day g
-  CROSS JOIN LATERAL (
-      SELECT c.at AS from_at, lead(c.at, 1, s.to_at) OVER (ORDER BY c.at) AS to_at
-        FROM (SELECT s.from_at AS at
-              UNION
-              SELECT cut AT TIME ZONE g.time_zone
-                FROM (SELECT generate_series(date_trunc('hour', s.from_at AT TIME ZONE g.time_zone) + interval '1 hour',
-                                             s.to_at AT TIME ZONE g.time_zone, interval '1 hour') AS cut
-                      UNION
-                      SELECT d + x.starts
-                        FROM generate_series(((s.from_at AT TIME ZONE g.time_zone)::date)::timestamp,
-                                             ((s.to_at AT TIME ZONE g.time_zone)::date)::timestamp, interval '1 day') d,
-                             (SELECT starts FROM shifts UNION SELECT g.starts) x) cuts
-               WHERE cut AT TIME ZONE g.time_zone > s.from_at AND cut AT TIME ZONE g.time_zone < s.to_at) c) p
- WHERE p.from_at < p.to_at;
+  FROM pieces p CROSS JOIN gaming_day g;
 
 -- Per table, game, gaming day and pit: hands, handle, the house's win, and the open time (its pieces).
 DROP VIEW table_shift_figures;
