@@ -468,19 +468,24 @@ class Journal:
                                   "AND id < ? ORDER BY id", (before[0] or first, last)).fetchall()
         return [self._event(r) for r in rows]
 
-    def table_events(self, after: int, limit: int) -> tuple[list[Event], int]:
-        """At most `limit` `open` and `close` events with ids above `after`, oldest first, and the id
-        read up to (the last event's when fewer came: ask again from there). Raises JournalError."""
+    def table_events(self, after: int, limit: int, scan: int) -> tuple[list[Event], int, bool]:
+        """At most `limit` `open` and `close` events among the (at most `scan`) events with ids above
+        `after`, oldest first; the id read up to (ask again from there); and whether events wait after
+        it. `scan` bounds the rows read, as a first page of a long journal would read it all (the
+        kinds are not indexed but `open`'s). Raises JournalError."""
         try:
             top = self._conn.execute("SELECT max(id) FROM events").fetchone()
-            upto = max(after, int(top[0] or 0))
+            newest = max(after, int(top[0] or 0))
+            upto = min(newest, after + scan)
             rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? AND id <= ? "
                                       "AND kind IN ('open', 'close') ORDER BY id LIMIT ?",
                                       (after, upto, limit)).fetchall()
             events = [self._event(r) for r in rows]
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: cannot read the open and close events: {exc}") from exc
-        return events, (events[-1].id if len(events) == limit else upto)
+        if len(events) == limit:
+            return events, events[-1].id, True
+        return events, upto, upto < newest
 
     def hand_events(self, hand: int) -> list[Event]:
         """Every event journaled for one hand number, in order."""

@@ -5,8 +5,9 @@ bool, "last": M}`: the journal's `open` and `close` events with ids above E (def
 at most K (default and cap `MAX_PAGE`), each `{"event": id, "kind": "open" | "close", "at": ISO 8601
 UTC, "hand": the hand being prepared, "game": the game opened (null for a close)}`. `last` is the
 journal's event id read up to, even when no event of the page is an open or a close (so the next
-page starts there and reads only what is new); `more` says whether more such events may wait after
-it. Journal reads only, one indexed range of the events table.
+page starts there and reads only what is new); `more` says whether events wait after it (the page
+was full, or it read its `SCAN` events and the journal holds more). Journal reads only: one range of
+the events table by id, at most `SCAN` rows.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from firmware_host.service.journal import Event, Journal, JournalError
 
 MAX_PAGE = HISTORY_PAGE
 """The most events one page carries."""
+
+SCAN = 20000
+"""The most journal events one page reads through (a few milliseconds of the controller's loop): a
+first page of a long journal holds its open and close events among millions of cards and bets."""
 
 
 def event_line(event: Event) -> dict[str, Any]:
@@ -38,8 +43,7 @@ def events_reply(journal: Journal, cmd: Command) -> dict[str, Any]:
     after = int(cmd.args.get("after", 0))
     limit = int(cmd.args.get("limit", MAX_PAGE))
     try:
-        events, last = journal.table_events(after, limit)
+        events, last, more = journal.table_events(after, limit, SCAN)
     except JournalError as exc:
         return error_reply(cmd.id, "journal", str(exc))
-    return {"id": cmd.id, "ok": True, "events": [event_line(e) for e in events], "more": len(events) == limit,
-            "last": last}
+    return {"id": cmd.id, "ok": True, "events": [event_line(e) for e in events], "more": more, "last": last}

@@ -25,6 +25,7 @@ from firmware_host.floor.migrate import migrate
 from firmware_host.floor.series import day_series
 from firmware_host.service.commands import encode_reply, error_reply
 from firmware_host.service.config import ConfigError
+from firmware_host.service.journal import Journal
 from tests.floor.test_floor_archive import PitTable
 from tests.floor.test_floor_stats import house
 
@@ -217,6 +218,16 @@ def test_a_real_tables_open_and_close_are_archived_by_its_pit(tmp_path: Path, ct
         read_to = worker.events.read_to["uth-7"]
         assert worker.catch_up("uth-7") == 0 and worker.events.read_to["uth-7"] == read_to  # nothing new
         journal = [(e.id, e.kind, e.ts) for e in table.c.journal.events() if e.kind in ("open", "close")]
+        reader = Journal.open(table.state, readonly=True)
+        try:  # pages that read at most 3 journal events each find the same open and close
+            got, after, more, pages = [], 0, True, 0
+            while more:
+                page, after, more = reader.table_events(after, 100, 3)
+                got, pages = got + page, pages + 1
+            assert [(e.id, e.kind) for e in got] == [(i, k) for i, k, _ in journal]
+            assert pages > 10 and after == max(e.id for e in reader.events())
+        finally:
+            reader.close()
     finally:
         table.close()
     with psycopg.connect(db) as conn:
