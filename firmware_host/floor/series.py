@@ -8,6 +8,7 @@ day's local clock hours. `croupier stats --by-hour --json` prints it. Definition
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -27,7 +28,9 @@ PostgreSQL's JIT threshold even on a handful of rows, and compiling them takes a
 than the queries themselves (measured: docs/floor.md, "Figures per clock hour")."""
 
 _ROWS = """SELECT table_name, game, pit, clock_hour, hands, house_win, open_hours FROM table_hour_figures
- WHERE gaming_day = %s AND (%s::text IS NULL OR pit = %s) ORDER BY table_name, clock_hour, pit NULLS FIRST"""
+ WHERE gaming_day = %(day)s AND (%(pit)s::text IS NULL OR pit = %(pit)s)
+   AND (%(tables)s::text[] IS NULL OR table_name = ANY(%(tables)s::text[]))
+ ORDER BY table_name, clock_hour, pit NULLS FIRST"""
 
 
 def day_hours(day: date, starts: timedelta) -> list[datetime]:
@@ -66,8 +69,9 @@ def _add(series: dict[str, Any], at: int, hands: int, win: int, hours: Decimal) 
     series["open_hours"][at] += float(hours)
 
 
-def day_series(conn: Conn, day: date, pit: str | None = None) -> dict[str, Any]:
-    """The figures of gaming day `day` per local clock hour, of one pit's tables or all:
+def day_series(conn: Conn, day: date, pit: str | None = None, tables: Iterable[str] | None = None) -> dict[str, Any]:
+    """The figures of gaming day `day` per local clock hour, of one pit's tables or all (and of the
+    `tables` named only, when given: a pit screen's tables, each listed even with nothing archived):
 
         {"day": "2026-12-01", "pit": null, "time_zone": "UTC",
          "hours": ["2026-12-01T06:00", ..., "2026-12-02T05:00"],   # local clock hours, in order
@@ -85,10 +89,12 @@ def day_series(conn: Conn, day: date, pit: str | None = None) -> dict[str, Any]:
         conn.execute(NO_JIT)
         setting = conn.execute("SELECT starts, time_zone FROM gaming_day").fetchone()
         assert setting is not None
-        rows = conn.execute(_ROWS, (day, pit, pit)).fetchall()
+        names = None if tables is None else list(tables)
+        rows = conn.execute(_ROWS, {"day": day, "pit": pit, "tables": names}).fetchall()
     hours = day_hours(day, setting[0])
     index = {hour: i for i, hour in enumerate(hours)}
-    tables: dict[str, dict[str, Any]] = {}
+    series_of: dict[str, dict[str, Any]] = {name: {"table": name, "game": None, "pit": None, **_empty(len(hours))}
+                                            for name in names or ()}
     pits: dict[str, dict[str, Any]] = {}
     pit_tables: dict[str, set[str]] = {}
     floor = _empty(len(hours))
@@ -96,7 +102,7 @@ def day_series(conn: Conn, day: date, pit: str | None = None) -> dict[str, Any]:
         at = index.get(clock_hour)
         if at is None:  # outside the day's hours (a clock turned back): not charted
             continue
-        entry = tables.setdefault(str(table), {"table": str(table), "game": None, "pit": None,
+        entry = series_of.setdefault(str(table), {"table": str(table), "game": None, "pit": None,
                                                **_empty(len(hours))})
         entry["game"] = game if game is not None else entry["game"]
         entry["pit"] = row_pit if row_pit is not None else entry["pit"]
@@ -108,11 +114,11 @@ def day_series(conn: Conn, day: date, pit: str | None = None) -> dict[str, Any]:
                  at, int(hands), int(win), open_hours)
     for name, entry in pits.items():
         entry["tables"] = len(pit_tables[name])
-    for series in (*tables.values(), *pits.values(), floor):
+    for series in (*series_of.values(), *pits.values(), floor):
         series["open_hours"] = [round(hours, 4) for hours in series["open_hours"]]
     return {"day": day.isoformat(), "pit": pit, "time_zone": str(setting[1]),
             "hours": [hour.strftime("%Y-%m-%dT%H:%M") for hour in hours],
-            "tables": [tables[name] for name in sorted(tables)], "pits": [pits[name] for name in sorted(pits)],
+            "tables": [series_of[name] for name in sorted(series_of)], "pits": [pits[name] for name in sorted(pits)],
             "floor": floor}
 
 

@@ -167,7 +167,10 @@ def test_per_pit_rows_in_the_csv_and_the_text(floor: str, capsys: pytest.Capture
 def test_the_day_per_clock_hour(floor: str) -> None:
     with psycopg.connect(floor) as conn:
         series = day_series(conn, date(2026, 12, 1))
-        assert day_series(conn, date(2026, 12, 1), pit="pit-2")["tables"][0]["table"] == "uth-c"
+        assert [t["table"] for t in day_series(conn, date(2026, 12, 1), pit="pit-2")["tables"]] == ["uth-c"]
+        named = day_series(conn, date(2026, 12, 1), tables=["uth-a", "uth-z"])  # a screen's tables: uth-z idle
+        assert [(t["table"], sum(t["hands"])) for t in named["tables"]] == [("uth-a", 6), ("uth-z", 0)]
+        assert sum(named["floor"]["hands"]) == 6
     hours = series["hours"]
     assert len(hours) == 24 and hours[0] == "2026-12-01T06:00" and hours[-1] == "2026-12-02T05:00"
     h9, h10, h11 = hours.index("2026-12-01T09:00"), hours.index("2026-12-01T10:00"), hours.index("2026-12-01T11:00")
