@@ -45,6 +45,9 @@ JOURNAL_FILE = "journal.sqlite3"
 SCHEMA_VERSION = 3
 QUIET_CHECKPOINT_S = 0.02
 """Seconds with nothing to do after which the controller checkpoints the WAL (`Journal.checkpoint`)."""
+QUIET_CHECKPOINT_COMMITS = 32
+"""Commits after which a quiet moment's checkpoint is due: about a hand's events at a house table, a
+WAL of 32 to 64 pages, under `wal_autocheckpoint`'s 100 (as often as before, off the cards' path)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -219,6 +222,7 @@ class Journal:
         self._committed: tuple[int, str] | None = None  # the tail when the open transaction began
         self._before_insert: tuple[int, str] = self._tail  # the tail before the last `insert`
         self._unchecked = 0  # commits since the last checkpoint
+        self.quiet_after = QUIET_CHECKPOINT_COMMITS  # commits before a quiet moment's checkpoint is due
 
     @classmethod
     def open(cls, state_dir: str | Path, *, readonly: bool = False) -> Journal:
@@ -359,15 +363,15 @@ class Journal:
         self._unchecked += 1
 
     def checkpoint_due(self) -> float:
-        """Seconds of quiet after which `checkpoint()` has work (inf when nothing was committed since)."""
-        return QUIET_CHECKPOINT_S if self._unchecked else float("inf")
+        """Seconds of quiet after which `checkpoint()` has work (inf until `quiet_after` commits since the last)."""
+        return QUIET_CHECKPOINT_S if self._unchecked >= self.quiet_after else float("inf")
 
     def checkpoint(self) -> None:
         """In a quiet moment (no card, no request waiting): copy the WAL's commits into the database
         (PASSIVE: it waits for no reader), so the next commits reuse the WAL from its start and no
         card's commit pays for a checkpoint of its own (`wal_autocheckpoint` stays the safety net of
         an endless stream). A failure leaves the WAL as it is: logged, never raised (nothing is lost)."""
-        if not self._unchecked or self._conn.in_transaction:
+        if self._unchecked < self.quiet_after or self._conn.in_transaction:
             return
         try:
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()

@@ -279,6 +279,7 @@ def test_over_sockets_with_the_sim_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -
                 full_snapshot=eps["full_snapshot"], heartbeat_s=0.2)
     c = Controller(Journal.open(tmp_path / "state"), table="t9", default_setup=UTH, feed=feed)
     c.recover()
+    c.journal.quiet_after = 1  # a quiet moment's checkpoint after every commit (32 by default)
     shoe = SimCardReader(c.inbox.post)
     thread = threading.Thread(target=c.run, args=(ctx, eps["cmd"]), daemon=True)
     thread.start()

@@ -142,10 +142,13 @@ def test_the_last_hands_shown_are_the_house_hands_that_journaled_one(tmp_path: P
 
 def test_a_quiet_moments_checkpoint_lets_the_next_commits_reuse_the_wal(tmp_path: Path) -> None:
     j = Journal.open(tmp_path)
+    j.quiet_after = 20
     wal = tmp_path / (JOURNAL_FILE + "-wal")
     assert j.checkpoint_due() == float("inf")  # nothing committed: nothing to do
-    for n in range(20):
+    for n in range(19):
         j.append(1, "card", {"card": "As", "seq": n}, 1.0 + n)
+    assert j.checkpoint_due() == float("inf")  # not yet worth a checkpoint
+    j.append(1, "card", {"card": "As", "seq": 19}, 20.0)
     assert j.checkpoint_due() < 1.0
     grown = wal.stat().st_size
     j.checkpoint()
