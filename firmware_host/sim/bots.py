@@ -272,7 +272,7 @@ class DealerLog:
     resends: int = 0
 
 
-def _count(state: Mapping[str, Any]) -> list[str]:
+def cards_placed(state: Mapping[str, Any]) -> list[str]:
     """Every card the controller placed in the hand (spots, dealer, board, burns)."""
     cards: list[str] = []
     for spot in state.get("spots") or []:
@@ -476,7 +476,7 @@ class BotDealer:
         if self.on_step is not None:
             self.on_step(self, self.state)
         st = self.state
-        key = (self.boot, st.get("hand"), st.get("phase"), len(_count(st)), st.get("to_act"), bool(st.get("fault")),
+        key = (self.boot, st.get("hand"), st.get("phase"), len(cards_placed(st)), st.get("to_act"), bool(st.get("fault")),
                tuple(s.get("seat") for s in st.get("spots") or []))
         now = time.monotonic()
         if key != self._last_key:
@@ -553,11 +553,11 @@ class BotDealer:
     def _draw(self, st: Mapping[str, Any]) -> None:
         """One card out of the shoe; wait until the controller took it (or a fault stopped the hand)."""
         hand = int(st["hand"])
-        before = len(_count(st))
+        before = len(cards_placed(st))
         reply = self.shoe.request("draw")
         card = reply.split()[-1].split(":")[-1]  # `misread:Td`: it came out, unread
         self.log.draws.setdefault(hand, []).append(card)
-        if not self.wait_for(lambda s: len(_count(s)) > before or s.get("hand") != hand or bool(s.get("fault")),
+        if not self.wait_for(lambda s: len(cards_placed(s)) > before or s.get("hand") != hand or bool(s.get("fault")),
                              self.progress_timeout_s, f"card {card}"):
             raise BotError(f"card {card} left the shoe but the controller never took it")
 
@@ -583,7 +583,7 @@ class BotDealer:
 
     def placed(self) -> list[str]:
         """The cards the table's state holds now (a poker table adds its mucked cards)."""
-        return list(_count(self.state))
+        return list(cards_placed(self.state))
 
     def missing(self, hand: int) -> list[str]:
         """Cards of `hand` that left the shoe, were not set aside and are not on the table."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import zmq
 
-from firmware_host.sim.bots import TableEndpoints, _count
+from firmware_host.sim.bots import TableEndpoints, cards_placed
 from firmware_host.sim.following import FollowingThread
 from firmware_host.sim.shoe import SimShoeClient
 
@@ -48,7 +48,7 @@ class ShoeHand(FollowingThread):
         if state.get("phase") == "bets" and self._shuffled != hand:
             self._shoe.request(f"shuffle {self.seed * 100003 + hand}")
             self._shuffled = hand
-        placed = (hand, len(_count(state)))
+        placed = (hand, len(cards_placed(state)))
         if wants_card(state) and self._waiting != placed:
             card = self._shoe.draw().split()[-1].split(":")[-1]
             self.drawn.setdefault(hand, []).append(card)

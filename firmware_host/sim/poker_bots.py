@@ -27,7 +27,7 @@ from typing import Any
 from engine.games import STRUCTURES
 from engine.poker import VARIANTS
 from firmware_host.service.journal import HandRow, Journal
-from firmware_host.sim.bots import BotDealer, BotError, _count
+from firmware_host.sim.bots import BotDealer, BotError, cards_placed
 
 DEFAULT_STRUCTURE = {"holdem": "no-limit", "omaha": "pot-limit", "omaha_hilo8": "pot-limit"}
 """A variant's usual structure in the demo (the others: fixed limit)."""
@@ -197,7 +197,7 @@ class PokerDealer(BotDealer):
             self.pump(0.5)
 
     def _check_progress(self, st: Mapping[str, Any]) -> None:
-        key = (self.boot, state_key(st), len(_count(st)), bool(st.get("fault")))
+        key = (self.boot, state_key(st), len(cards_placed(st)), bool(st.get("fault")))
         now = time.monotonic()
         if key != self._last_key:
             self._last_key, self._last_progress = key, now
@@ -240,7 +240,7 @@ class PokerDealer(BotDealer):
 
     def placed(self) -> list[str]:
         """The cards on the table and those mucked (a draw's discards and folded hands)."""
-        return list(_count(self.state)) + list(self.state.get("mucked") or [])
+        return list(cards_placed(self.state)) + list(self.state.get("mucked") or [])
 
 
 def closed_hands(state_dir: str | Path, first_hand: int, hands: int) -> tuple[list[HandRow], list[HandRow], int]:
