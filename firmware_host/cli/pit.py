@@ -146,7 +146,7 @@ def run(cfg: PitConfig, level: str) -> int:
     try:
         sink = _sink(cfg)
         pit = Pit(cfg, ctx, sink)
-    except (CatchUpError, FeedError, ValueError) as exc:
+    except (CatchUpError, FeedError, ValueError, zmq.ZMQError) as exc:
         print(f"croupier pit: {exc}", file=sys.stderr)
         ctx.term()
         return 2
@@ -169,7 +169,7 @@ def run(cfg: PitConfig, level: str) -> int:
         ctx.term()
         return 2
     print(json.dumps({"pit": "ready", "pid": os.getpid(), "listen": cfg.listen, "snapshot": cfg.snapshot,
-                      "tables": len(cfg.tables)}), flush=True)
+                      "tables": len(cfg.tables), "curve": cfg.serves_curve}), flush=True)
     try:
         pit.run()
     finally:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import zmq
 
 from firmware_host.floor.catchup import CatchUp, HandSink
 from firmware_host.floor.config import PitConfig, PitTable, PitTournament
-from firmware_host.floor.floorfeed import FloorFeed
+from firmware_host.floor.floorcurve import open_floor_feed
 from firmware_host.floor.follower import TableFollower, follower_for
 from firmware_host.service.config import ConfigError
 from firmware_host.service.feed import unpack
@@ -41,10 +42,13 @@ class Pit:
         self.cfg = cfg
         self.ctx = ctx
         self.clock = clock
-        self.feed = FloorFeed(ctx, cfg.listen, cfg.snapshot, cfg.heartbeat_s, clock)
+        self.feed, self.zap = open_floor_feed(ctx, cfg, clock)  # CURVE with [pit] key: `floorcurve`
         self.poller = zmq.Poller()
         self.poller.register(self.feed.snap, zmq.POLLIN)
         self.poller.register(self.feed.pub, zmq.POLLIN)
+        if self.zap is not None:
+            self.poller.register(self.zap.socket, zmq.POLLIN)
+            self.zap.on_cut = self._reopen
         self.followers: dict[str, TableFollower] = {}
         self.by_socket: dict[zmq.Socket[Any], TableFollower] = {}
         self.latest: dict[str, dict[str, Any]] = {}  # table -> the last state message sent on the floor feed
@@ -100,12 +104,10 @@ class Pit:
             self.refused += 1
             log.error("reload refused, the tables followed are unchanged: %s", exc)
             return False
-        for key in ("listen", "snapshot", "heartbeat_s", "db", "key"):
+        for key in ("listen", "snapshot", "heartbeat_s", "db", "key", "clients", "roles"):
             if getattr(cfg, key) != getattr(self.cfg, key):
                 log.warning("reload: [pit] %s changed: it takes effect at the next start", key)
-        keys = {key: getattr(self.cfg, key) for key in ("listen", "snapshot", "heartbeat_s", "db", "key")}
-        self.cfg = PitConfig(**keys, pid_file=self.cfg.pid_file, tables=cfg.tables, source=self.cfg.source,
-                             tournaments=cfg.tournaments)
+        self.cfg = replace(self.cfg, tables=cfg.tables, tournaments=cfg.tournaments)
         added, removed = self.apply_tables(cfg.tables, cfg.tournaments)
         self.reloads += 1
         log.warning("reload taken: %d tables; added %s; removed %s", len(self.followers),
@@ -136,6 +138,8 @@ class Pit:
                 self.feed.serve_snapshots(self.snapshot_states)
             elif sock is self.feed.pub:
                 self.feed.drain_subscriptions()
+            elif self.zap is not None and sock is self.zap.socket:
+                self.zap.serve()
             elif (follower := self.by_socket.get(sock)) is not None:
                 if sock is follower.dealer:
                     self._on_snapshot(follower, now)
@@ -144,7 +148,15 @@ class Pit:
         if now - self._watched >= self.cfg.heartbeat_s / 10:
             self._watch(now)
             self._watched = now
+            if self.zap is not None:
+                self.zap.turn()  # the clients directory read again when it changed
         self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
+
+    def _reopen(self, domain: str) -> None:
+        """A revoked key was let into the floor feed: its XPUB closed and bound again (`FloorFeed.reopen`)."""
+        self.poller.unregister(self.feed.pub)
+        self.feed.reopen(domain)
+        self.poller.register(self.feed.pub, zmq.POLLIN)
 
     def _ask_snapshot(self, follower: TableFollower, now: float) -> None:
         for sock in (follower.client.sub, follower.dealer):
@@ -242,3 +254,5 @@ class Pit:
         self.followers.clear()
         self.by_socket.clear()
         self.feed.close()
+        if self.zap is not None:
+            self.zap.close()

@@ -7,6 +7,8 @@
     heartbeat_s = 1.0                    # the tables' [feed] heartbeat_s: offline after 3 missed; the floor's own
     db = "postgresql://pit@db/floor"     # optional: the archive's DSN (needs the `floor` extra)
     key = "/etc/croupier/keys/pit1.key_secret"  # optional: the pit's CURVE certificate (role pit)
+    clients = "/etc/croupier/keys/floor-clients"  # with key: the client certificates that may read the floor
+    roles = ["pit", "supervisor", "surveillance", "display", "technician"]  # optional: who of them may
     pid_file = "/run/croupier/pit.pid"   # optional (default: the configuration's path + ".pid"): for `croupier pit reload`
 
     [[pit.tables]]
@@ -22,6 +24,10 @@
     snapshot = "tcp://10.1.0.5:5611"     # its [director] snapshot
     server_key = "/etc/croupier/keys/director-server.key"  # optional: the director's public certificate
 
+With `key` the floor feed and snapshot, when on TCP, are CURVE servers with the pit's certificate
+(`floorcurve`): only `clients`' certificates whose role is in `roles` get in. Without `key` they
+may only be bound to loopback or ipc, as a table's sockets without `[security]`.
+
 An unknown section or key, a bad value, a table named twice, or a key file that cannot be read is a
 ConfigError naming the file, the section and the key (`croupier pit` exits 2).
 """
@@ -33,10 +39,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware_host.service.config import ConfigError, parse_toml, read_text
+from firmware_host.service import access
+from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
 from firmware_host.service.curve import client_keys
+from firmware_host.service.keys import KeyFileError, load_secret
 
-_PIT_KEYS = ("name", "listen", "snapshot", "heartbeat_s", "db", "key", "pid_file", "tables", "tournaments")
+_PIT_KEYS = ("name", "listen", "snapshot", "heartbeat_s", "db", "key", "clients", "roles", "pid_file", "tables",
+             "tournaments")
+
+FLOOR_ROLES = ("pit", "supervisor", "surveillance", "display", "technician")
+"""The roles whose keys may read the floor feed and snapshot by default (`docs/security.md`, "The
+floor feed"): the pit's screens and tools, surveillance and the technician; not a dealer's console
+(its own table's feed is all it needs) nor a table."""
 _TABLE_KEYS = ("name", "public", "snapshot", "commands", "server_key")
 _TOURNAMENT_KEYS = ("name", "public", "snapshot", "server_key")
 
@@ -71,6 +85,8 @@ class PitConfig:
     heartbeat_s: float = 1.0
     db: str | None = None
     key: str | None = None
+    clients: str | None = None
+    roles: tuple[str, ...] = FLOOR_ROLES
     pid_file: str = "pit.pid"
     tables: tuple[PitTable, ...] = ()
     source: str = "<string>"
@@ -80,6 +96,11 @@ class PitConfig:
     def keys_for(self, table: PitTable | PitTournament) -> tuple[str | None, str | None]:
         """(the pit's key, the table's server key) when the table is reached over CURVE, else (None, None)."""
         return (self.key, table.server_key) if table.server_key is not None else (None, None)
+
+    @property
+    def serves_curve(self) -> bool:
+        """Whether the floor feed or its snapshot is a CURVE server (the pit's key set, a TCP endpoint)."""
+        return self.key is not None and any(ep.startswith("tcp://") for ep in (self.listen, self.snapshot))
 
     @classmethod
     def load(cls, path: str | Path) -> PitConfig:
@@ -171,6 +192,14 @@ def _tournaments(raw: Any, source: str) -> tuple[PitTournament, ...]:
 
 
 def _check(key: str, raw: Any) -> Any:
+    if key == "roles":
+        if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
+            raise ValueError(f"must be a list of roles, not {raw!r}")
+        unknown = [r for r in raw if r not in access.ROLES or r == "table"]
+        if unknown:
+            raise ValueError(f"unknown role(s) {', '.join(map(repr, unknown))} "
+                             f"(known: {', '.join(r for r in access.ROLES if r != 'table')})")
+        return tuple(raw)
     if key == "heartbeat_s":
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
             raise ValueError("must be a number of seconds between 0.05 and 60")
@@ -198,3 +227,26 @@ def _check_keys(cfg: PitConfig) -> None:
                 raise ConfigError(f"{cfg.source}: [[pit.{section}]] #{i} server_key: {exc}") from None
     if cfg.key is not None and not Path(cfg.key).is_file():
         raise ConfigError(f"{cfg.source}: [pit] key: no such file {cfg.key!r}")
+    _check_floor_curve(cfg)
+
+
+def _check_floor_curve(cfg: PitConfig) -> None:
+    """The floor's own sockets: CURVE with `key` and `clients` (both), else loopback or ipc only."""
+    src = cfg.source
+    if cfg.clients is not None and cfg.key is None:
+        raise ConfigError(f"{src}: [pit] clients: needs the pit's own [pit] key (the floor feed's CURVE certificate)")
+    if cfg.serves_curve and cfg.clients is None:
+        raise ConfigError(f"{src}: [pit] clients: with [pit] key the floor feed is served over CURVE: give the "
+                          f"directory of the client certificates that may read it")
+    if cfg.clients is not None and not Path(cfg.clients).is_dir():
+        raise ConfigError(f"{src}: [pit] clients: no such directory {cfg.clients!r}")
+    if cfg.key is not None:
+        try:
+            load_secret(cfg.key)
+        except KeyFileError as exc:
+            raise ConfigError(f"{src}: [pit] key: {exc}") from None
+        return
+    for key, ep in (("listen", cfg.listen), ("snapshot", cfg.snapshot)):
+        if not is_restricted_endpoint(ep):
+            raise ConfigError(f"{src}: [pit] {key}: without [pit] key and clients (CURVE), the floor feed may only "
+                              f"be bound to loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")

@@ -23,6 +23,7 @@ import msgpack
 import zmq
 
 from firmware_host.service.feed import FeedError, unpack
+from firmware_host.service.keys import KeyPair, serve_curve
 
 log = logging.getLogger("croupier.pit")
 
@@ -40,22 +41,44 @@ class FloorFeed:
     """The publishing side, owned by the pit's poller thread."""
 
     def __init__(self, ctx: zmq.Context[Any], listen: str, snapshot: str, heartbeat_s: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """Bind both sockets. Raises FeedError (an address in use, a bad endpoint)."""
+                 clock: Callable[[], float] = time.monotonic, keys: KeyPair | None = None) -> None:
+        """Bind both sockets (CURVE servers under ZAP domains `floor` and `floor_snapshot` when `keys`
+        are given and the endpoint is TCP: `floorcurve`). Raises FeedError (an address in use, a bad endpoint)."""
         self.heartbeat_s = heartbeat_s
         self.seq = 0
+        self._ctx, self._listen, self._keys = ctx, listen, keys
         self._clock = clock
         self._last_sent = clock()
         self._pack = msgpack.Packer(use_bin_type=True).pack
+        self.guard: Callable[[str, zmq.Frame], bool] | None = None  # may a snapshot request be answered
         self.pub: zmq.Socket[Any] = ctx.socket(zmq.XPUB)
         self.snap: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
-        for sock, endpoint in ((self.pub, listen), (self.snap, snapshot)):
-            sock.setsockopt(zmq.LINGER, 0)
+        for sock, endpoint, domain in ((self.pub, listen, "floor"), (self.snap, snapshot, "floor_snapshot")):
+            self._bind(sock, endpoint, domain)
+        self.pub.setsockopt(zmq.SNDHWM, 200000)
+
+    def _bind(self, sock: zmq.Socket[Any], endpoint: str, domain: str, tries: int = 1) -> None:
+        sock.setsockopt(zmq.LINGER, 0)
+        serve_curve(sock, endpoint, self._keys, domain)
+        for attempt in range(tries):
             try:
                 sock.bind(endpoint)
+                return
             except zmq.ZMQError as exc:
-                self.close()
-                raise FeedError(f"cannot bind floor socket {endpoint}: {exc}") from exc
+                if attempt + 1 == tries or exc.errno != zmq.EADDRINUSE:
+                    self.close()
+                    raise FeedError(f"cannot bind floor socket {endpoint}: {exc}") from exc
+                time.sleep(0.01)  # the closed socket's port is released by ZeroMQ's I/O thread
+
+    def reopen(self, domain: str) -> None:
+        """Close the XPUB (`floor`) and bind it again: every subscriber is cut, reconnects and is checked
+        by the ZAP handler again (a revoked key is not let back in); the others see a gap in
+        `floor_seq` and take a new floor snapshot. Another domain: nothing to do."""
+        if domain != "floor":
+            return
+        self.pub.close(0)
+        self.pub = self._ctx.socket(zmq.XPUB)
+        self._bind(self.pub, self._listen, "floor", tries=200)
         self.pub.setsockopt(zmq.SNDHWM, 200000)
 
     def publish(self, table: str, message: dict[str, Any]) -> int:
@@ -93,12 +116,14 @@ class FloorFeed:
         served = 0
         while True:
             try:
-                frames = self.snap.recv_multipart(zmq.NOBLOCK)
+                frames = self.snap.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return served
-            envelope, prefix = frames[:-1], ""
+            if self.guard is not None and not self.guard("floor_snapshot", frames[-1]):
+                continue  # a key revoked since it connected: nothing more for it
+            envelope, prefix = [f.bytes for f in frames[:-1]], ""
             try:
-                request = unpack(frames[-1])
+                request = unpack(frames[-1].bytes)
                 prefix = request.get("prefix") or ""
                 if not isinstance(prefix, str):
                     raise ValueError(f"prefix must be a string, not {prefix!r}")

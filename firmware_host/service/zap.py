@@ -89,6 +89,7 @@ class ZapHandler:
         self.audit = audit
         self.clock = clock
         self.on_cut: Callable[[str], None] | None = None  # a PUB socket to close and bind again
+        self.pub_sockets: tuple[str, ...] = PUB_SOCKETS  # the domains `on_cut` is called for
         self.socket: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
         try:
@@ -112,6 +113,10 @@ class ZapHandler:
         cert = self.clients.get(name)
         return (cert is not None and (role is None or cert.role == role) and domain in access.SOCKETS
                 and cert.role in self.rules.roles(domain))
+
+    def refusal(self, role: str, domain: str) -> str:
+        """Why a known key is refused on `domain` (the setting that says so)."""
+        return f"role {role} may not connect to the {domain} socket ([access] {domain})"
 
     def admits(self, domain: str, frame: zmq.Frame) -> bool:
         """Whether a message received on `domain` may be taken: a plaintext one (no User-Id: ipc,
@@ -155,8 +160,7 @@ class ZapHandler:
             self._refuse(head, request_id, domain, address, public, "key not in the clients directory")
             return
         if not self.allows(domain, cert.name):
-            self._refuse(head, request_id, domain, address, public,
-                         f"role {cert.role} may not connect to the {domain} socket ([access] {domain})", cert.name)
+            self._refuse(head, request_id, domain, address, public, self.refusal(cert.role, domain), cert.name)
             return
         self.socket.send_multipart([*head, b"1.0", request_id, b"200", b"OK", cert.name.encode("utf-8"),
                                     encode_metadata({"Role": cert.role})])
@@ -235,7 +239,7 @@ class ZapHandler:
         cut: set[str] = set()
         for name, domains in list(self.granted.items()):
             lost = domains if name in gone else {d for d in domains if not self.allows(d, name)}
-            cut |= lost & set(PUB_SOCKETS)
+            cut |= lost & set(self.pub_sockets)
             domains -= lost
             if not domains:
                 del self.granted[name]

@@ -14,11 +14,17 @@ from typing import Any
 import msgpack
 import zmq
 
+from firmware_host.service.curve import ClientKeys
 
-def floor_snapshot(ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0) -> dict[str, dict[str, Any]] | None:
-    """Every table's state as the pit's floor snapshot gives it (by name), or None when the pit does not answer."""
+
+def floor_snapshot(ctx: zmq.Context[Any], endpoint: str, timeout_s: float = 5.0,
+                   keys: ClientKeys | None = None) -> dict[str, dict[str, Any]] | None:
+    """Every table's state as the pit's floor snapshot gives it (by name), or None when the pit does not
+    answer (nor does a CURVE pit to a key it does not let in). `keys`: a client key and the pit's public one."""
     dealer: zmq.Socket[Any] = ctx.socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
+    if keys is not None:
+        keys.apply(dealer)
     dealer.connect(endpoint)
     try:
         dealer.send(msgpack.packb({"want": "snapshot"}))
@@ -46,10 +52,13 @@ class FloorWatch(threading.Thread):
     """Subscribes to the pit's floor feed; `published(table, boot, seq)` notes each update the tables
     send; `report()` gives the lags, the updates never seen on the floor feed, and the floor_seq gaps."""
 
-    def __init__(self, ctx: zmq.Context[Any], listen: str) -> None:
+    def __init__(self, ctx: zmq.Context[Any], listen: str, keys: ClientKeys | None = None) -> None:
+        """`keys`: a client key and the pit's public one, for a pit whose floor feed is CURVE."""
         super().__init__(name="floor-watch", daemon=True)
         self.sub: zmq.Socket[Any] = ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
+        if keys is not None:
+            keys.apply(self.sub)
         self.sub.setsockopt(zmq.RCVHWM, 0)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(listen)

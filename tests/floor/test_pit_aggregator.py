@@ -20,6 +20,7 @@ import zmq
 
 from firmware_host.cli.demo import SimTable
 from firmware_host.service import keys
+from firmware_host.service.curve import ClientKeys
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import Journal
 from firmware_host.sim.bots import free_tcp_port
@@ -32,7 +33,8 @@ PIT_ONLY = ("table", "boot", "seq", "kind", "online", "floor_seq", "archived")
 
 def pit_config(path: Path, floor: Floor, names: list[str]) -> None:
     lines = [f'[pit]\nlisten = "{floor.listen}"\nsnapshot = "{floor.snapshot}"\nheartbeat_s = {HEARTBEAT_S}\n'
-             f'key = "{floor.pit_key}"\npid_file = "{floor.root / "pit.pid"}"\n']
+             f'key = "{floor.pit_key}"\nclients = "{floor.root / "floor-clients"}"\n'
+             f'pid_file = "{floor.root / "pit.pid"}"\n']
     for name in names:
         t = floor.tables[name]
         lines.append(f'[[pit.tables]]\nname = "{name}"\npublic = "{t.endpoints.public}"\n'
@@ -47,6 +49,7 @@ class Floor:
     ctx: zmq.Context[Any]
     keys: SimKeys
     pit_key: Path
+    watcher: ClientKeys  # a surveillance key the pit's floor feed (CURVE: [pit] key) lets in
     listen: str
     snapshot: str
     tables: dict[str, SimTable] = field(default_factory=dict)
@@ -72,12 +75,14 @@ class Floor:
         sock.setsockopt(zmq.LINGER, 0)
         for topic in topics:
             sock.setsockopt(zmq.SUBSCRIBE, topic)
+        self.watcher.apply(sock)
         sock.connect(self.listen)
         return sock
 
     def floor_snapshot(self, prefix: str = "") -> tuple[list[dict[str, Any]], dict[str, Any]]:
         dealer: zmq.Socket[Any] = self.ctx.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
+        self.watcher.apply(dealer)
         dealer.connect(self.snapshot)
         try:
             dealer.send(msgpack.packb({"want": "snapshot", **({"prefix": prefix} if prefix else {})}))
@@ -129,8 +134,11 @@ def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
     sim_keys = SimKeys.make(root / "keys")
     public, secret = keys.create(root / "keys", "pit1", "pit")
     shutil.copyfile(public, sim_keys.clients / Path(public).name)
-    f = Floor(root, ctx, sim_keys, Path(secret), f"tcp://127.0.0.1:{free_tcp_port()}",
-              f"tcp://127.0.0.1:{free_tcp_port()}")
+    watcher_public, watcher_secret = keys.create(root / "keys", "floor-watch", "surveillance")
+    (root / "floor-clients").mkdir()
+    shutil.copyfile(watcher_public, root / "floor-clients" / Path(watcher_public).name)
+    f = Floor(root, ctx, sim_keys, Path(secret), ClientKeys.load(str(watcher_secret), str(public)),
+              f"tcp://127.0.0.1:{free_tcp_port()}", f"tcp://127.0.0.1:{free_tcp_port()}")
     try:
         for i in range(1, 5):
             name = f"sim-uth-{i}"
