@@ -156,11 +156,12 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
         for table in sim.tables:
             table.on_publish = watch.published
     ready = True
+    every = max(0.25, len(names) / 400)  # a floor snapshot of 1,000 tables takes the pit ~0.1 s, this process more
     if args.pit_wait > 0:
         # the watcher's count starts once its subscription reached the pit (it heard the floor feed):
         # before that the pit's XPUB sends to nobody, ZeroMQ's slow joiner, and those updates look lost
         ready = sim.linger(lambda: (watch is None or watch.heard)
-                           and all_online(floor_snapshot(ctx, args.pit_snapshot, 2.0), names), args.pit_wait)
+                           and all_online(floor_snapshot(ctx, args.pit_snapshot, 2.0), names), args.pit_wait, every)
         if not ready:
             log.warning("the pit at %s did not show every table online within %.0f s", args.pit_snapshot, args.pit_wait)
     if watch is not None:
@@ -171,10 +172,17 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
     archived = None
     if args.pit_wait > 0:
         last = {t.name: len(t.hands) for t in sim.tables}
-        archived = sim.linger(lambda: all_archived(floor_snapshot(ctx, args.pit_snapshot, 2.0), last), args.pit_wait)
+        archived = sim.linger(lambda: all_archived(floor_snapshot(ctx, args.pit_snapshot, 2.0), last), args.pit_wait,
+                              every)
     out: dict[str, Any] = {"tables": len(sim.tables), "hands": sim.hands(), "messages": sim.messages()}
     if args.pit_wait > 0:
         out.update(pit_ready=ready, archived=archived)
+        if not archived:
+            view = floor_snapshot(ctx, args.pit_snapshot, 10.0)
+            behind = {n: [(view or {}).get(n, {}).get("archived"), hand] for n, hand in last.items()
+                      if view is None or ((view.get(n) or {}).get("archived") or 0) < hand}
+            out["not_archived"] = len(behind)  # tables whose closed hands the pit had not all archived
+            log.warning("not archived (pit's last, the table's last): %s", dict(list(behind.items())[:10]))
     if restarts:
         out["restarted"] = sim.restarted
     if watch is not None:

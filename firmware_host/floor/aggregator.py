@@ -29,6 +29,11 @@ log = logging.getLogger("croupier.pit")
 OFFLINE_AFTER = 3
 """Heartbeats of silence after which a table is shown offline."""
 
+MIN_TURN_S = 0.01
+"""A busy loop polls at most this often: one poll of a thousand tables' sockets costs ~2 ms of CPU
+(a syscall a socket), so polling at every message would spend the pit on polls; each turn then
+takes what gathered meanwhile, at most this much later."""
+
 DRAIN = 200
 """The most messages read from one table's SUB in one turn (so one busy table cannot starve the rest)."""
 
@@ -122,15 +127,18 @@ class Pit:
             while not self._stopped:
                 if self._reload_asked:
                     self.reload()
-                self.turn(50)
+                started = time.monotonic()
+                if self.turn(50):  # something was read: let more gather before the next poll of every socket
+                    time.sleep(max(0.0, MIN_TURN_S - (time.monotonic() - started)))
         finally:
             self.ended_cleanly = self.catch_up.stop()
 
     def stop(self) -> None:
         self._stopped = True
 
-    def turn(self, timeout_ms: int) -> None:
-        """One poll and everything ready handled, then the silences checked and the heartbeat due sent."""
+    def turn(self, timeout_ms: int) -> bool:
+        """One poll and everything ready handled, then the silences checked and the heartbeat due sent.
+        Returns whether any socket was ready."""
         events = self.poller.poll(timeout_ms)
         now = self.clock()
         for sock, _ in events:
@@ -150,7 +158,9 @@ class Pit:
             self._watched = now
             if self.zap is not None:
                 self.zap.turn()  # the clients directory read again when it changed
-        self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
+        if self.feed.beat_due(now):  # (the count of tables online only then: a thousand tables every turn)
+            self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
+        return bool(events)
 
     def _reopen(self, domain: str) -> None:
         """A revoked key was let into the floor feed: its XPUB closed and bound again (`FloorFeed.reopen`)."""

@@ -89,6 +89,10 @@ class FloorFeed:
         self._last_sent = self._clock()
         return self.seq
 
+    def beat_due(self, now: float) -> bool:
+        """Whether nothing went out for `heartbeat_s` (`tick` would send a heartbeat)."""
+        return now - self._last_sent >= self.heartbeat_s
+
     def tick(self, tables: int, online: int, now: float | None = None) -> bool:
         """A heartbeat when nothing went out for `heartbeat_s`. Returns whether one was sent."""
         now = self._clock() if now is None else now
