@@ -26,7 +26,7 @@ from firmware_host.cli.output import stdout_closed
 from firmware_host.service.feed import FeedError
 from firmware_host.sim.bots import free_tcp_port
 from firmware_host.sim.floor import Endpoints, FloorSim, FloorTable
-from firmware_host.sim.floor_watch import FloorWatch, all_archived, all_online, floor_snapshot
+from firmware_host.sim.floor_watch import FloorView, FloorWatch, all_archived, all_online, floor_snapshot
 
 log = logging.getLogger("croupier.floor-sim")
 
@@ -156,12 +156,14 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
         for table in sim.tables:
             table.on_publish = watch.published
     ready = True
-    every = max(0.25, len(names) / 400)  # a floor snapshot of 1,000 tables takes the pit ~0.1 s, this process more
+    every = max(0.25, len(names) / 400)  # a floor snapshot of 1,000 tables takes the pit ~0.1 s of its loop
     if args.pit_wait > 0:
         # the watcher's count starts once its subscription reached the pit (it heard the floor feed):
         # before that the pit's XPUB sends to nobody, ZeroMQ's slow joiner, and those updates look lost
-        ready = sim.linger(lambda: (watch is None or watch.heard)
-                           and all_online(floor_snapshot(ctx, args.pit_snapshot, 2.0), names), args.pit_wait, every)
+        online = FloorView(ctx, args.pit_snapshot, every)
+        online.start()
+        ready = sim.linger(lambda: (watch is None or watch.heard) and all_online(online.latest, names), args.pit_wait)
+        online.stop()
         if not ready:
             log.warning("the pit at %s did not show every table online within %.0f s", args.pit_snapshot, args.pit_wait)
     if watch is not None:
@@ -172,8 +174,10 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
     archived = None
     if args.pit_wait > 0:
         last = {t.name: len(t.hands) for t in sim.tables}
-        archived = sim.linger(lambda: all_archived(floor_snapshot(ctx, args.pit_snapshot, 2.0), last), args.pit_wait,
-                              every)
+        hands_in = FloorView(ctx, args.pit_snapshot, every)
+        hands_in.start()
+        archived = sim.linger(lambda: all_archived(hands_in.latest, last), args.pit_wait)
+        hands_in.stop()
     out: dict[str, Any] = {"tables": len(sim.tables), "hands": sim.hands(), "messages": sim.messages()}
     if args.pit_wait > 0:
         out.update(pit_ready=ready, archived=archived)

@@ -55,10 +55,11 @@ class FloorFeed:
         self.snap: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         for sock, endpoint, domain in ((self.pub, listen, "floor"), (self.snap, snapshot, "floor_snapshot")):
             self._bind(sock, endpoint, domain)
-        self.pub.setsockopt(zmq.SNDHWM, 200000)
 
     def _bind(self, sock: zmq.Socket[Any], endpoint: str, domain: str, tries: int = 1) -> None:
         sock.setsockopt(zmq.LINGER, 0)
+        if sock.type == zmq.XPUB:  # before the bind: a subscriber's pipe takes the HWM it finds when it connects
+            sock.setsockopt(zmq.SNDHWM, 200000)
         serve_curve(sock, endpoint, self._keys, domain)
         for attempt in range(tries):
             try:
@@ -79,7 +80,6 @@ class FloorFeed:
         self.pub.close(0)
         self.pub = self._ctx.socket(zmq.XPUB)
         self._bind(self.pub, self._listen, "floor", tries=200)
-        self.pub.setsockopt(zmq.SNDHWM, 200000)
 
     def publish(self, table: str, message: dict[str, Any]) -> int:
         """Send one table's message (its `floor_seq` set here). Returns the floor seq."""

@@ -407,15 +407,16 @@ class FloorSim:
 
     def linger(self, until: Callable[[], bool], timeout_s: float, every_s: float = 0.25) -> bool:
         """Keep serving feeds, snapshots and requests (heartbeats too) until `until()` (asked every
-        `every_s`: it may be a floor snapshot of every table, which stops the serving while it lasts)
-        or the timeout."""
+        `every_s`; it must not block: the tables are not served meanwhile) or the timeout."""
         deadline = self.clock() + timeout_s
-        checked = 0.0
+        checked = beat_at = 0.0
         while self.clock() < deadline:
             self.serve(20)
             now = self.clock()
-            for table in self.tables:
-                table.feed.tick(now)
+            if self.tables and now - beat_at >= min(0.25, self.tables[0].heartbeat_s / 4):
+                for table in self.tables:
+                    table.feed.tick(now)
+                beat_at = now
             if now - checked >= every_s:
                 checked = now
                 if until():

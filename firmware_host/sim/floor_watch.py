@@ -114,3 +114,23 @@ class FloorWatch(threading.Thread):
 
         return {"received": self.received, "missing": len(self.sent), "floor_gaps": self.gaps,
                 "lag_p50_ms": ms(0.5), "lag_p99_ms": ms(0.99), "lag_max_ms": ms(1.0)}
+
+
+class FloorView(threading.Thread):
+    """The pit's floor snapshot taken every `every_s` on its own thread (`latest`), so that the tables'
+    thread keeps answering the pit's requests while a snapshot of a thousand tables is read."""
+
+    def __init__(self, ctx: zmq.Context[Any], endpoint: str, every_s: float, keys: ClientKeys | None = None) -> None:
+        super().__init__(name="floor-view", daemon=True)
+        self.ctx, self.endpoint, self.every_s, self.keys = ctx, endpoint, every_s, keys
+        self.latest: dict[str, dict[str, Any]] | None = None
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.is_set():
+            self.latest = floor_snapshot(self.ctx, self.endpoint, 5.0, self.keys) or self.latest
+            self._done.wait(self.every_s)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join(10)

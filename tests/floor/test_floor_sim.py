@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -125,25 +126,33 @@ def test_the_pit_killed_postgresql_stopped_and_a_table_restarted_lose_no_hand(tm
 @pytest.mark.soak
 def test_a_thousand_tables_at_ten_times_real_time(tmp_path: Path, db: str, pg: PgServer) -> None:
     """1,000 tables at 10x for 5 minutes (FLOOR_SOAK_TABLES / _S to change): lag p99 under 50 ms, no gap,
-    every hand archived; the pit's RSS and CPU printed. Then the faults, PostgreSQL down for 30 s."""
+    every hand archived; the pit's RSS and CPU, with the machine's load, printed and written to
+    `soak.json` in the test's tmp directory. Then the faults, PostgreSQL down for 30 s."""
     tables, seconds = os.environ.get("FLOOR_SOAK_TABLES", "1000"), os.environ.get("FLOOR_SOAK_S", "300")
     migrate(db)
     sim, config = floor_sim(tmp_path, db, "--tables", tables, "--speed", "10", "--duration", seconds,
                             "--pit-wait", "300", "--watch")
     pit = None
+    sampler = None
     try:
         pit = start_pit(tmp_path, config)
+        sampler = UsageSampler(pit.pid, sim.pid)
         report = finish(sim, tmp_path, timeout_s=float(seconds) + 900)
-        usage = pit_usage(pit.pid)
-        print("pit:", json.dumps(usage))
     finally:
+        if sampler is not None:
+            sampler.stop()
         stop(sim)
         stop(pit)
+    rows, distinct, _ = archived(db)
+    figures = {"floor_sim": report, "archive": {"rows": rows, "distinct": distinct, "hands_played": report["hands"],
+                                                "stats_hands": stats_hands(db)},
+               "pit": sampler.report() if sampler is not None else None}
+    (tmp_path / "soak.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    print("floor soak:", json.dumps(figures), f"(written to {tmp_path / 'soak.json'})")
     floor = report["floor"]
     assert report["archived"] and floor["missing"] == 0 and floor["floor_gaps"] == 0
+    assert rows == distinct == report["hands"] == figures["archive"]["stats_hands"]
     assert floor["lag_p99_ms"] is not None and floor["lag_p99_ms"] < 50
-    rows, distinct, _ = archived(db)
-    assert rows == distinct == report["hands"] == stats_hands(db)
     fault_dir = tmp_path / "faults"
     fault_dir.mkdir()
     fault_db = pg.create_database("floor_soak_faults")
@@ -169,6 +178,45 @@ def test_a_thousand_tables_at_ten_times_real_time(tmp_path: Path, db: str, pg: P
         stop(pit)
     rows, distinct, _ = archived(fault_db)
     assert report["archived"] and rows == distinct == report["hands"]
+
+
+class UsageSampler(threading.Thread):
+    """Every 2 s while the floor-sim runs: the pit's RSS and CPU seconds, and the machine's load average."""
+
+    def __init__(self, pid: int, sim_pid: int) -> None:
+        super().__init__(name="usage", daemon=True)
+        self.pid, self.sim_pid = pid, sim_pid
+        self.started = time.monotonic()
+        self.first = pit_usage(pid)
+        self.samples: list[dict[str, Any]] = []
+        self._done = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        while not self._done.wait(2.0):
+            try:
+                usage = {**pit_usage(self.pid), "at_s": round(time.monotonic() - self.started, 1),
+                         "sim_cpu_s": pit_usage(self.sim_pid)["cpu_s"], "load": os.getloadavg()[0]}
+            except (OSError, StopIteration):
+                return
+            self.samples.append(usage)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join(5)
+
+    def report(self) -> dict[str, Any]:
+        if not self.samples:
+            return {"samples": 0}
+        last = self.samples[-1]
+        wall = last["at_s"]
+        cpu = last["cpu_s"] - self.first["cpu_s"]
+        loads = [s["load"] for s in self.samples]
+        return {"wall_s": wall, "cpu_s": round(cpu, 1), "cpu_share": round(cpu / wall, 2) if wall else None,
+                "sim_cpu_s": last["sim_cpu_s"], "rss_mib_last": last["rss_mib"],
+                "rss_mib_max": max(s["rss_mib"] for s in self.samples),
+                "load_min": min(loads), "load_max": max(loads), "load_mean": round(sum(loads) / len(loads), 2),
+                "samples": self.samples}
 
 
 def pit_usage(pid: int) -> dict[str, Any]:
