@@ -27,6 +27,8 @@ from firmware_host.service.keys import KeyPair, serve_curve
 
 log = logging.getLogger("croupier.pit")
 
+_MORE = int(zmq.SNDMORE)
+
 FLOOR_TOPIC = b"*"
 """The topic of the floor's own messages (heartbeats): subscribe to it beside a table's name to hear the pit."""
 
@@ -85,7 +87,9 @@ class FloorFeed:
         """Send one table's message (its `floor_seq` set here). Returns the floor seq."""
         self.seq += 1
         message["floor_seq"] = self.seq
-        self.pub.send_multipart([table_topic(table), self._pack(message)])
+        body = self._pack(message)
+        self.pub.send(table_topic(table), _MORE)  # two sends, not send_multipart: its flags cost at 9,000 a second
+        self.pub.send(body)
         self._last_sent = self._clock()
         return self.seq
 
