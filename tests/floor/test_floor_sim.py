@@ -16,17 +16,17 @@ import psycopg
 import pytest
 
 from firmware_host.floor.migrate import migrate
-from firmware_host.sim.bots import free_tcp_port
 from tests.floor.pgserver import PgServer
 from tests.firmware_host.processes import start_cli, wait_for
 
 
 def floor_sim(tmp_path: Path, db: str, *args: str) -> tuple[subprocess.Popen[str], Path]:
     config = tmp_path / "pit.toml"
-    listen, snapshot = free_tcp_port(), free_tcp_port()
+    # the pit's floor sockets on ipc: a port picked free here could be taken by one of the tables'
+    # thousands of ports (picked the same way) before the pit binds it
     proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "floor-sim", "--pit-config", str(config),
-                             "--pit-listen", f"tcp://127.0.0.1:{listen}", "--pit-snapshot",
-                             f"tcp://127.0.0.1:{snapshot}", "--db", db, "--heartbeat-s", "0.5", *args],
+                             "--pit-listen", f"ipc://{tmp_path}/floor", "--pit-snapshot",
+                             f"ipc://{tmp_path}/floor-snap", "--db", db, "--heartbeat-s", "0.5", *args],
                             stdout=subprocess.PIPE, stderr=open(tmp_path / "floor-sim.log", "ab"), text=True)
     wait_for(config.exists, "the pit configuration written", timeout_s=60)
     return proc, config
