@@ -138,45 +138,27 @@ class PitConfig:
 
 
 def _tables(raw: Any, source: str) -> tuple[PitTable, ...]:
-    if not isinstance(raw, list):
-        raise ConfigError(f"{source}: [[pit.tables]] must be an array of tables")
-    tables: list[PitTable] = []
-    seen: set[str] = set()
-    for i, entry in enumerate(raw, 1):
-        where = f"{source}: [[pit.tables]] #{i}"
-        if not isinstance(entry, Mapping):
-            raise ConfigError(f"{where}: must be a table of keys")
-        for key in entry:
-            if key not in _TABLE_KEYS:
-                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(_TABLE_KEYS)})")
-        values: dict[str, Any] = {}
-        for key in _TABLE_KEYS:
-            if key not in entry:
-                if key == "server_key":
-                    continue
-                raise ConfigError(f"{where}: {key} is missing")
-            try:
-                values[key] = _check(key, entry[key])
-            except ValueError as exc:
-                raise ConfigError(f"{where} {key}: {exc}") from None
-        if values["name"] in seen:
-            raise ConfigError(f"{where} name: table {values['name']!r} is listed twice")
-        seen.add(values["name"])
-        tables.append(PitTable(**values))
-    return tuple(tables)
+    return tuple(PitTable(**values) for values in _entries(raw, source, "tables", _TABLE_KEYS, "table"))
 
 
 def _tournaments(raw: Any, source: str) -> tuple[PitTournament, ...]:
+    return tuple(PitTournament(**values) for values in _entries(raw, source, "tournaments", _TOURNAMENT_KEYS,
+                                                                "tournament"))
+
+
+def _entries(raw: Any, source: str, section: str, keys: tuple[str, ...], noun: str) -> list[dict[str, Any]]:
+    """The checked keys of each `[[pit.SECTION]]` entry (`server_key` optional, the others required),
+    no name twice. Raises ConfigError naming the file, the entry and the key."""
     if not isinstance(raw, list) or not all(isinstance(entry, Mapping) for entry in raw):
-        raise ConfigError(f"{source}: [[pit.tournaments]] must be an array of tables")
-    out: list[PitTournament] = []
+        raise ConfigError(f"{source}: [[pit.{section}]] must be an array of tables")
+    out: list[dict[str, Any]] = []
     for i, entry in enumerate(raw, 1):
-        where = f"{source}: [[pit.tournaments]] #{i}"
+        where = f"{source}: [[pit.{section}]] #{i}"
         for key in entry:
-            if key not in _TOURNAMENT_KEYS:
-                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(_TOURNAMENT_KEYS)})")
+            if key not in keys:
+                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(keys)})")
         values: dict[str, Any] = {}
-        for key in _TOURNAMENT_KEYS:
+        for key in keys:
             if key not in entry:
                 if key == "server_key":
                     continue
@@ -185,10 +167,10 @@ def _tournaments(raw: Any, source: str) -> tuple[PitTournament, ...]:
                 values[key] = _check(key, entry[key])
             except ValueError as exc:
                 raise ConfigError(f"{where} {key}: {exc}") from None
-        if any(t.name == values["name"] for t in out):
-            raise ConfigError(f"{where} name: tournament {values['name']!r} is listed twice")
-        out.append(PitTournament(**values))
-    return tuple(out)
+        if any(v["name"] == values["name"] for v in out):
+            raise ConfigError(f"{where} name: {noun} {values['name']!r} is listed twice")
+        out.append(values)
+    return out
 
 
 def _check(key: str, raw: Any) -> Any:
