@@ -206,17 +206,27 @@ class PokerDealer(BotDealer):
 
     def _start_hand(self, st: Mapping[str, Any]) -> None:
         hand = self.next_hand(st)
+        if self._ready_to_deal(st, hand):
+            self._deal(hand)
+
+    def _ready_to_deal(self, st: Mapping[str, Any], hand: int) -> bool:
+        """Between hands: the table opened for this game, the broke players bought in again; False
+        when a request was sent (or refused) instead and the hand waits."""
         if st.get("game") != self.game or st.get("structure") != self.structure:
             # the table is open for another game (a journal kept from an earlier session): open it for this one
             self.request("open", f"{hand}-open-{self.game}", **self.stakes.open_body(self.game, self.structure,
                                                                                        self.seats))
-            return
+            return False
         for spot in st.get("spots") or []:
             if int(spot.get("stack") or 0) == 0:  # broke: buys in again
                 reply = self.request("seat", f"{hand}-rebuy-{spot['seat']}", hand=hand, seat=int(spot["seat"]),
                                      action="rebuy", amount=self.stakes.buy_in)
                 if not reply.get("ok"):
-                    return
+                    return False
+        return True
+
+    def _deal(self, hand: int) -> None:
+        """The shoe shuffled for the hand (once), and the hand dealt."""
         if self._shuffled != hand:
             self.shoe.request(f"shuffle {self.seed * 100003 + hand}")
             self._shuffled = hand
@@ -227,9 +237,7 @@ class PokerDealer(BotDealer):
         hand, seat = int(st["hand"]), int(st["to_act"])
         key = state_key(st)
         spot = next(s for s in st["spots"] if s["seat"] == seat)
-        left = DECK - len(self.log.draws.get(hand, [])) - SPARE_CARDS
-        choice = choose(random.Random(f"{self.seed}:{key}"), st.get("legal") or {}, spot.get("cards") or [],
-                        draw_cap=max(0, left))
+        choice = self._choose(st, spot, hand, key)
         reply = self.request("act", f"{hand}-act-{key}", hand=hand, seat=seat, **choice.args())
         if not reply.get("ok"):
             return  # a fault: resolved at the next step
@@ -237,6 +245,12 @@ class PokerDealer(BotDealer):
         for card in choice.cards or ():
             self.shoe.request(f"discard {card}")  # the discards pass the discard reader
             self.discards.setdefault(hand, []).append(card)
+
+    def _choose(self, st: Mapping[str, Any], spot: Mapping[str, Any], hand: int, key: str) -> Choice:
+        """The bot's choice for the seat to act (seeded by the state: the same state, the same choice)."""
+        left = DECK - len(self.log.draws.get(hand, [])) - SPARE_CARDS
+        return choose(random.Random(f"{self.seed}:{key}"), st.get("legal") or {}, spot.get("cards") or [],
+                      draw_cap=max(0, left))
 
     def placed(self) -> list[str]:
         """The cards on the table and those mucked (a draw's discards and folded hands)."""

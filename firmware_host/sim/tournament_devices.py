@@ -35,7 +35,7 @@ from engine.tournament import BlindLevel, Move, TournamentFile
 from firmware_host.service import access
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.sim.bots import BotError, TableEndpoints
-from firmware_host.sim.poker_bots import Choice, PokerDealer, chips_conserved, state_key
+from firmware_host.sim.poker_bots import Choice, PokerDealer, chips_conserved
 from firmware_host.sim.restarter import RestarterError
 from firmware_host.sim.tournament import SimError, TournamentRun
 
@@ -97,23 +97,13 @@ class TournamentDealer(PokerDealer):
     """The poker bot dealer at a tournament table: no rebuys and no reopening (the driver seats the
     players), the tournament bot's choices."""
 
-    def _start_hand(self, st: Mapping[str, Any]) -> None:
-        hand = self.next_hand(st)
-        if self._shuffled != hand:
-            self.shoe.request(f"shuffle {self.seed * 100003 + hand}")
-            self._shuffled = hand
-            self.log.draws.setdefault(hand, [])
-        self.request("deal", f"{hand}-deal", hand=hand)
+    def _ready_to_deal(self, st: Mapping[str, Any], hand: int) -> bool:
+        return True  # the driver opened the table and seats the players: nobody buys in again
 
-    def _act(self, st: Mapping[str, Any]) -> None:
-        hand, seat = int(st["hand"]), int(st["to_act"])
-        key = state_key(st)
-        spot = next(s for s in st["spots"] if s["seat"] == seat)
+    def _choose(self, st: Mapping[str, Any], spot: Mapping[str, Any], hand: int, key: str) -> Choice:
         blinds = (st.get("stakes") or {}).get("blinds") or [1, 2]
-        choice = tournament_choice(f"{self.seed}:{key}", st.get("legal") or {}, int(spot.get("stack") or 0),
-                                   int((spot.get("bets") or {}).get("bet") or 0), int(blinds[-1]))
-        if self.request("act", f"{hand}-act-{key}", hand=hand, seat=seat, **choice.args()).get("ok"):
-            self.actions += 1
+        return tournament_choice(f"{self.seed}:{key}", st.get("legal") or {}, int(spot.get("stack") or 0),
+                                 int((spot.get("bets") or {}).get("bet") or 0), int(blinds[-1]))
 
 
 class DeviceTable:
