@@ -353,3 +353,67 @@ def test_the_secure_set_up_shows_the_real_defaults_and_every_security_key() -> N
     assert set(security) <= {f.name for f in dataclasses.fields(SecurityConfig)}
     assert {"server_key", "clients", "users", "manifest", "manifest_key", "profiles", "local_role",
             "full_delay_s"} <= set(security)
+
+
+# -- the floor server: the pit aggregator and the tournament director ---------------------------------
+
+PIT_UNIT = DEPLOY / "croupier-pit.service"
+DIRECTOR_UNIT = DEPLOY / "croupier-tournament.service"
+
+
+def _floor_configs(root: Path) -> tuple[Path, Path]:
+    """deploy/pit.toml and deploy/director.toml (with sunday.toml) under `root`'s /etc/croupier, with
+    every key file and directory they name made there."""
+    etc = root / "etc/croupier"
+    keys = etc / "keys"
+    keys.mkdir(parents=True)
+    for name, role in (("pit-1", "pit"), ("uth-01", "table"), ("3cp-02", "table"), ("director", "pit"),
+                       ("director-server", "table"), ("T1", "table"), ("T2", "table"), ("T3", "table")):
+        subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "new", name, "--role", role,
+                        "--dir", str(keys)], check=True, capture_output=True, timeout=60)
+    for clients in ("floor-clients", "director-clients"):
+        (keys / clients).mkdir()
+    (etc / "users.json").write_text("{}\n", encoding="utf-8")
+    out = []
+    for name in ("pit.toml", "director.toml", "sunday.toml"):
+        text = (DEPLOY / name).read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/")
+        (etc / name).write_text(text, encoding="utf-8")
+        out.append(etc / name)
+    return out[0], out[1]
+
+
+def test_the_pit_unit_runs_croupier_pit_on_a_configuration_that_loads(tmp_path: Path) -> None:
+    from firmware_host.floor.config import PitConfig
+
+    unit = parse_unit(PIT_UNIT.read_text(encoding="utf-8"))
+    argv = shlex.split(unit["Service"]["ExecStart"][0])
+    assert argv[:2] == ["/opt/croupier/venv/bin/croupier", "pit"]
+    args = build_parser("pit").parse_args(argv[1:])
+    assert args.config == "/etc/croupier/pit.toml" and args.action in (None, "run")  # run, the default
+    assert unit["Service"]["ExecReload"] == ["/bin/kill -HUP $MAINPID"]  # `croupier pit reload`'s signal
+    assert unit["Service"]["RestartPreventExitStatus"] == ["2"]  # a bad configuration is not retried
+    pit_toml, _ = _floor_configs(tmp_path)
+    cfg = PitConfig.load(pit_toml)
+    assert cfg.serves_curve and cfg.clients is not None and cfg.name == "pit-1"
+    assert cfg.pid_file.startswith(f"/run/{unit['Service']['RuntimeDirectory'][0]}/")  # writable under ProtectSystem
+    assert [t.name for t in cfg.tables] == ["uth-01", "3cp-02"] and all(t.server_key for t in cfg.tables)
+
+
+def test_the_director_unit_runs_a_configuration_that_checks(tmp_path: Path) -> None:
+    unit = parse_unit(DIRECTOR_UNIT.read_text(encoding="utf-8"))
+    argv = shlex.split(unit["Service"]["ExecStart"][0])
+    assert argv[:2] == ["/opt/croupier/venv/bin/croupier", "tournament"]
+    args = build_parser("tournament").parse_args(argv[1:])
+    assert args.config == "/etc/croupier/director.toml" and not args.check
+    assert args.state == f"/var/lib/{unit['Service']['StateDirectory'][0]}"  # writable under ProtectSystem
+    _, director_toml = _floor_configs(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "tournament", "--config", str(director_toml),
+                           "--check"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+@pytest.mark.parametrize("unit", [PIT_UNIT, DIRECTOR_UNIT], ids=lambda u: u.name)
+def test_the_floor_units_pass_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
+    test_unit_passes_systemd_analyze_verify(tmp_path, unit)
