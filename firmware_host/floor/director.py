@@ -13,6 +13,7 @@ Requests (one msgpack map a frame, answered with one; `service/commands.py`'s fr
     {"id": ..., "cmd": "adjust", "seconds": int, "auth": ...}
     {"id": ..., "cmd": "enter", "player": str}
     {"id": ..., "cmd": "out", "players": {player: stack at the start of the hand}}
+    {"id": ..., "cmd": "seated", "table": str, "seats": {seat: player}}
     -> {"id": ..., "ok": true, "event": N, "state": view} | {"id": ..., "ok": false, "code", "error"}
 
 The clock's steps (`start`, `pause`, `resume`, `adjust`) need a supervisor's sign-off whoever sends
@@ -26,7 +27,9 @@ The tables: at each new level (on a break, the level after it) `TableCommander`,
 own, sends every table of `[[director.tables]]` the `level` request (`tables/levels.py`: the blinds
 and ante, in force from the table's next hand) under the id `<tournament>-level-<n>`, so a re-send
 after a restart is applied once; a table that does not answer or refuses is tried again every
-`RETRY_S`. Each table's last level taken is in the view (`tables`).
+`RETRY_S`. Each table's last level taken is in the view (`tables`). A table with `public` and
+`snapshot` has its feed followed (`director_feeds.py`): a seated player left with no chips in a
+settled hand is taken `out` by the director itself, audited as the pit's `out` is.
 """
 
 from __future__ import annotations
@@ -43,13 +46,13 @@ import zmq
 from engine.errors import TournamentError
 from engine.tournament.config import BlindLevel
 from firmware_host.floor.director_config import DirectorConfig, TableLink
+from firmware_host.floor.director_feeds import FeedWatcher, request_id, seated_argument
 from firmware_host.floor.director_gate import DirectorGate
 from firmware_host.floor.director_state import CLOCK_KINDS, DirectorStore, TournamentState
 from firmware_host.floor.tournament_record import TournamentRecorder
 from firmware_host.service.access import Caller
 from firmware_host.service.commands import (
-    MAX_REQUEST_BYTES, Auth, Command, CommandClient, Malformed, encode_reply, error_reply, id_problem, request_id_of,
-    too_large,
+    MAX_REQUEST_BYTES, Auth, Command, CommandClient, Malformed, encode_reply, error_reply, id_problem, too_large,
 )
 from firmware_host.service.config import RightsConfig
 from firmware_host.service.feed import Feed
@@ -57,8 +60,9 @@ from firmware_host.service.signoff import SignOff
 
 log = logging.getLogger("croupier.director")
 
-DIRECTOR_COMMANDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "state")
-DIRECTOR_RIGHTS = RightsConfig(dealer=(), supervisor=DIRECTOR_COMMANDS, pit=("enter", "out", "close", "state"),
+DIRECTOR_COMMANDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated", "state")
+DIRECTOR_RIGHTS = RightsConfig(dealer=(), supervisor=DIRECTOR_COMMANDS,
+                               pit=("enter", "out", "close", "seated", "state"),
                                surveillance=("state",), technician=("state",), display=("state",), table=())
 """Who may send what to the director: the clock is the supervisor's (signed off), the field the pit's."""
 
@@ -73,7 +77,7 @@ def parse_request(frame: bytes) -> Command:
         raise Malformed(too_large(len(frame), MAX_REQUEST_BYTES))
     try:
         data = msgpack.unpackb(frame, raw=False, max_str_len=4096, max_bin_len=0, max_array_len=64,
-                               max_map_len=_MAX_PLAYERS_OUT, max_ext_len=0)
+                               max_map_len=_MAX_PLAYERS_OUT, max_ext_len=0, strict_map_key=False)
     except Exception as exc:  # msgpack raises several unrelated types
         raise Malformed(f"not msgpack: {exc}") from None
     if not isinstance(data, dict):
@@ -84,7 +88,8 @@ def parse_request(frame: bytes) -> Command:
     cmd = data.get("cmd")
     if cmd not in DIRECTOR_COMMANDS:
         raise Malformed(f"unknown cmd {cmd!r} (known: {', '.join(DIRECTOR_COMMANDS)})")
-    allowed = {"adjust": ("seconds",), "enter": ("player",), "out": ("players",)}.get(cmd, ())
+    allowed = {"adjust": ("seconds",), "enter": ("player",), "out": ("players",),
+               "seated": ("table", "seats")}.get(cmd, ())
     extra = sorted(set(map(str, data)) - set(allowed) - {"id", "cmd", "auth"})
     if extra:
         raise Malformed(f"{cmd}: unknown argument(s) {', '.join(extra)}")
@@ -106,6 +111,8 @@ def _argument(cmd: str, name: str, value: Any) -> Any:
         if not isinstance(value, str) or not value.strip() or len(value) > 64:
             raise Malformed(f"{cmd}: player must be a name of 1 to 64 characters")
         return value
+    if name in ("table", "seats"):
+        return seated_argument(cmd, name, value)
     if not isinstance(value, dict) or not value:
         raise Malformed(f"{cmd}: players must be a map of player to his stack at the start of the hand")
     for player, stack in value.items():
@@ -222,6 +229,7 @@ class Director:
         self.caller = Caller(cfg.role)
         self.record = TournamentRecorder(cfg, self.store) if cfg.db else None
         self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)
+        self.feeds = FeedWatcher(cfg.tables, cfg.key)
         self._last: dict[str, Any] | None = None
         self._last_sent = 0.0
         self.stopping = threading.Event()
@@ -279,13 +287,23 @@ class Director:
             try:
                 reply = self.handle(parse_request(frame), caller)
             except Malformed as exc:
-                reply = error_reply(request_id_of(frame), "malformed", str(exc))
+                reply = error_reply(request_id(frame), "malformed", str(exc))
                 self.gate.audited(caller, None, {}, reply)
             self.commands.send_multipart([*envelope, encode_reply(reply)])
+
+    def _take_feeds(self) -> None:
+        """The players out in the settled hands the tables' feeds showed, each hand one `out`."""
+        alive = {e.player for e in self.state.registration.alive}
+        for table, cmd in self.feeds.outs(self.state.seating, alive, self.cfg.tournament.name):
+            reply = self.handle(cmd, Caller("pit", None, f"feed:{table}"))
+            if not reply["ok"]:
+                log.warning("director: %s hand %s: out %s refused: %s", table, cmd.args["hand"],
+                            cmd.args["players"], reply.get("error"))
 
     def run(self) -> None:
         """Serve until `stopping` is set."""
         self.commander.start()
+        self.feeds.start()
         if self.record is not None:
             self.record.start()
             self.record.when_over(self.state)  # over before a restart: written unless it is already
@@ -301,15 +319,18 @@ class Director:
                 self.gate.turn()
                 if self.commands in ready:
                     self._serve_commands()
+                self._take_feeds()
                 if self.feed.snap in ready:
                     self.feed.serve_snapshots(self.feed.snap)
                 self.publish()
                 self.feed.tick()
         finally:
             self.commander.stop()
+            self.feeds.stop()
             if self.record is not None:
                 self.record.stop()
             self.commander.join(timeout=5.0)
+            self.feeds.join(timeout=5.0)
             self.feed.close()
             self.commands.close(0)
             self.store.close()

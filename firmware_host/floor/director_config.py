@@ -17,6 +17,8 @@
     name = "T1"
     commands = "tcp://10.0.0.11:5555"       # the table's command channel
     server_key = "/etc/croupier/keys/T1.key"   # optional: the table's public certificate (with key)
+    public = "tcp://10.0.0.11:5556"         # optional, with snapshot: the table's public feed, its players out read from it
+    snapshot = "tcp://10.0.0.11:5557"       # its snapshot socket
 
 An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key;
 a tournament file that is refused is a ConfigError with the tournament file's own words.
@@ -39,16 +41,19 @@ from firmware_host.service.curve import client_keys
 
 _KEYS = ("tournament", "public", "snapshot", "commands", "role", "users", "heartbeat_s", "key", "server_key", "clients",
          "db", "tables")
-_TABLE_KEYS = ("name", "commands", "server_key")
+_TABLE_KEYS = ("name", "commands", "server_key", "public", "snapshot")
 
 
 @dataclass(frozen=True, slots=True)
 class TableLink:
-    """One table the director commands: its name in the tournament file, its command channel, its public key."""
+    """One table the director commands: its name in the tournament file, its command channel, its public
+    key, and its public feed and snapshot sockets when the director reads its hands (`director_feeds.py`)."""
 
     name: str
     commands: str
     server_key: str | None = None
+    public: str | None = None
+    snapshot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,5 +175,17 @@ def _tables(source: str, raw: Any, tournament: TournamentFile, key: str | None,
             client_keys(key, server_key)
         except ValueError as exc:
             raise ConfigError(f"{where}: key, server_key: {exc}") from None
-        out.append(TableLink(name, endpoint, server_key))
+        out.append(TableLink(name, endpoint, server_key, *_feed(where, table)))
     return tuple(out)
+
+
+def _feed(where: str, table: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """A table's `public` and `snapshot` (both or neither). Raises ConfigError naming the key."""
+    given = {k: table[k] for k in ("public", "snapshot") if k in table}
+    if len(given) == 1:
+        missing = "snapshot" if "public" in given else "public"
+        raise ConfigError(f"{where}: {missing} is missing: the table's feed needs both public and snapshot")
+    for k, endpoint in given.items():
+        if not isinstance(endpoint, str) or not endpoint.startswith(("tcp://", "ipc://")):
+            raise ConfigError(f"{where}: {k} must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {endpoint!r}")
+    return given.get("public"), given.get("snapshot")

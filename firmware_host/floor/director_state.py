@@ -12,6 +12,8 @@ it, and commits only when it was taken (a refused step leaves neither the state 
     adjust   {"seconds": s}              the stage in progress gets s seconds more (fewer when negative)
     enter    {"player": name}            an entry (buy-in paid), at the clock's level
     out      {"players": {name: stack}}  the players out in one hand, with their stacks at its start
+             (+ "table", "hand" when taken from the table's feed: director_feeds.py)
+    seated   {"table": t, "seats": {seat: name}}  who sits where at table t (the pit's word)
     close    {}                          registration is over: the field is known
 
 The events table also keeps who signed off a step (`signed_off`, never a PIN); the `meta` table the
@@ -32,8 +34,9 @@ from engine.errors import TournamentError
 from engine.tournament.clock import Clock, ClockReading
 from engine.tournament.config import BlindLevel, Break, TournamentFile
 from engine.tournament.places import Registration, Standings, prizes
+from firmware_host.floor.director_feeds import Seating
 
-EVENT_KINDS = ("start", "pause", "resume", "adjust", "enter", "out", "close")
+EVENT_KINDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated")
 CLOCK_KINDS = ("start", "pause", "resume", "adjust")
 """The clock's steps: each needs a supervisor's sign-off."""
 
@@ -57,6 +60,7 @@ class TournamentState:
         self.clock = Clock(tournament.stages)
         self.registration = Registration(tournament)
         self.standings = Standings(self.registration)
+        self.seating = Seating(tournament.tables, tournament.seats_per_table)
         self.started = False
         self.last_at = 0.0
 
@@ -82,7 +86,11 @@ class TournamentState:
             level = self.clock.reading(at).level_number if self.started else 0
             self.registration.enter(str(body["player"]), level)
         elif kind == "out":
-            self.standings.eliminate({str(p): int(s) for p, s in dict(body["players"]).items()})
+            out = {str(p): int(s) for p, s in dict(body["players"]).items()}
+            self.standings.eliminate(out)
+            self.seating.leave(out, body.get("table"), body.get("hand"))
+        elif kind == "seated":
+            self.seating.seat(str(body["table"]), dict(body["seats"]), {e.player for e in self.registration.alive})
         elif kind == "close":
             if self.registration.closed:
                 raise TournamentError("registration is already closed")
