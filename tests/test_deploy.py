@@ -23,6 +23,8 @@ DEPLOY = ROOT / "deploy"
 SCRIPT = DEPLOY / "install-pi.sh"
 UNIT = DEPLOY / "croupier.service"
 DISPLAY_UNIT = DEPLOY / "croupier-display.service"
+PIT_UNIT = DEPLOY / "croupier-pit.service"
+DIRECTOR_UNIT = DEPLOY / "croupier-tournament.service"
 RULES = DEPLOY / "99-croupier-shoe.rules"
 
 
@@ -90,7 +92,7 @@ def test_unit_execstart_is_a_croupier_run_with_the_pi_config() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
-@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT], ids=lambda u: u.name)
+@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT, PIT_UNIT, DIRECTOR_UNIT], ids=lambda u: u.name)
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
     # The venv's path does not exist here: point ExecStart at this checkout's croupier instead.
     croupier = shutil.which("croupier", path=str(Path(sys.executable).parent)) or sys.executable
@@ -357,10 +359,6 @@ def test_the_secure_set_up_shows_the_real_defaults_and_every_security_key() -> N
 
 # -- the floor server: the pit aggregator and the tournament director ---------------------------------
 
-PIT_UNIT = DEPLOY / "croupier-pit.service"
-DIRECTOR_UNIT = DEPLOY / "croupier-tournament.service"
-
-
 def _floor_configs(root: Path) -> tuple[Path, Path]:
     """deploy/pit.toml and deploy/director.toml (with sunday.toml) under `root`'s /etc/croupier, with
     every key file and directory they name made there."""
@@ -411,9 +409,3 @@ def test_the_director_unit_runs_a_configuration_that_checks(tmp_path: Path) -> N
                            "--check"], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-
-
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
-@pytest.mark.parametrize("unit", [PIT_UNIT, DIRECTOR_UNIT], ids=lambda u: u.name)
-def test_the_floor_units_pass_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
-    test_unit_passes_systemd_analyze_verify(tmp_path, unit)

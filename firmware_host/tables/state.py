@@ -29,6 +29,7 @@ from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.levels import at_level, take_level
+from firmware_host.tables.poker import PokerTable
 from firmware_host.tables.registry import open_setup
 
 log = logging.getLogger("croupier.table")
@@ -126,7 +127,7 @@ class TableState:
         full["currency"], full["decimals"] = money.currency, money.decimals
         full["session"] = dict(self.session)
         full["history"] = list(self.history)  # each made once, in public form, when its hand closed
-        if "stakes" in full:  # a poker table's: the clock called on a player, or None
+        if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
         return redact.public(full), full
 
