@@ -26,8 +26,9 @@ from types import FrameType
 import zmq
 
 from firmware_host.cli.output import stdout_closed
-from firmware_host.floor.aggregator import Pit
-from firmware_host.floor.catchup import CatchUpError, CountingSink, HandSink, archive_sink
+from firmware_host.floor.aggregator import Pit, catch_up_timeout
+from firmware_host.floor.archiver import ArchiverProcess
+from firmware_host.floor.catchup import CatchUpError
 from firmware_host.floor.config import PitConfig
 from firmware_host.service.config import ConfigError
 from firmware_host.service.feed import FeedError
@@ -131,10 +132,6 @@ def reload(cfg: PitConfig) -> int:
     return 0
 
 
-def _sink(cfg: PitConfig) -> HandSink:
-    return archive_sink(cfg.db, cfg.name) if cfg.db is not None else CountingSink()
-
-
 def run(cfg: PitConfig, level: str) -> int:
     """The aggregator until SIGTERM or SIGINT; SIGHUP reads its tables again."""
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s pit %(levelname)s %(message)s")
@@ -143,11 +140,15 @@ def run(cfg: PitConfig, level: str) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     ctx.set(zmq.MAX_SOCKETS, 50000)
+    archiver = None
     try:
-        sink = _sink(cfg)
-        pit = Pit(cfg, ctx, sink)
+        if cfg.db is not None:  # the catch-up and the archive in a child process: `floor/archiver.py`
+            archiver = ArchiverProcess(ctx, cfg, catch_up_timeout(cfg), level)
+        pit = Pit(cfg, ctx, archiver=archiver)
     except (CatchUpError, FeedError, ValueError, zmq.ZMQError) as exc:
         print(f"croupier pit: {exc}", file=sys.stderr)
+        if archiver is not None:
+            archiver.stop()
         ctx.term()
         return 2
 

@@ -17,12 +17,14 @@ from typing import Any
 
 import zmq
 
-from firmware_host.floor.catchup import CatchUp, HandSink
+from firmware_host.floor.archiver import ArchiverProcess
+from firmware_host.floor.catchup import CatchUp, CountingSink, HandSink
 from firmware_host.floor.config import PitConfig, PitTable, PitTournament
 from firmware_host.floor.floorcurve import open_floor_feed
+from firmware_host.floor.frames import Frame, read
 from firmware_host.floor.follower import TableFollower, follower_for
 from firmware_host.service.config import ConfigError
-from firmware_host.service.feed import unpack
+from firmware_host.service.feed import pack, unpack
 
 log = logging.getLogger("croupier.pit")
 
@@ -34,20 +36,37 @@ MIN_TURN_S = 0.01
 (a syscall a socket), so polling at every message would spend the pit on polls; each turn then
 takes what gathered meanwhile, at most this much later."""
 
+FOLLOWED = frozenset(("boot", "seq", "kind", "hand", "phase"))
+"""The keys of a table's message the pit reads (the clone pattern's, and a hand closing); the rest it passes on
+undecoded (`frames.py`)."""
+
+CUT = frozenset(("table", "boot", "seq", "kind", "online", "floor_seq", "archived"))
+"""The keys the pit sets itself on what it sends on: taken out of a table's message, then written again."""
+
+POLLIN = int(zmq.POLLIN)
+
 DRAIN = 200
 """The most messages read from one table's SUB in one turn (so one busy table cannot starve the rest)."""
+
+
+def catch_up_timeout(cfg: PitConfig) -> float:
+    """How long the catch-up waits for a table's `history` answer."""
+    return max(2.0, 3 * cfg.heartbeat_s)
 
 
 class Pit:
     """The aggregator: its sockets are this thread's; `run()` until `stop()`; `ask_reload()` from a signal."""
 
-    def __init__(self, cfg: PitConfig, ctx: zmq.Context[Any], sink: HandSink,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """Bind the floor feed and follow the configuration's tables. Raises FeedError (an address in use)."""
+    def __init__(self, cfg: PitConfig, ctx: zmq.Context[Any], sink: HandSink | None = None,
+                 clock: Callable[[], float] = time.monotonic, archiver: ArchiverProcess | None = None) -> None:
+        """Bind the floor feed and follow the configuration's tables. Raises FeedError (an address in use).
+        With `archiver` the catch-up and the archive run in its child process (`archiver.py`), `sink` unused;
+        without, on a thread of this process into `sink` (None: `CountingSink`)."""
         self.cfg = cfg
         self.ctx = ctx
         self.clock = clock
         self.feed, self.zap = open_floor_feed(ctx, cfg, clock)  # CURVE with [pit] key: `floorcurve`
+        self.feed.held = []  # a turn's messages sent together at its end (`FloorFeed.held`)
         self.poller = zmq.Poller()
         self.poller.register(self.feed.snap, zmq.POLLIN)
         self.poller.register(self.feed.pub, zmq.POLLIN)
@@ -56,8 +75,12 @@ class Pit:
             self.zap.on_cut = self._reopen
         self.followers: dict[str, TableFollower] = {}
         self.by_socket: dict[zmq.Socket[Any], TableFollower] = {}
-        self.latest: dict[str, dict[str, Any]] = {}  # table -> the last state message sent on the floor feed
-        self.catch_up = CatchUp(ctx, sink, cfg.keys_for, timeout_s=max(2.0, 3 * cfg.heartbeat_s))
+        self.latest: dict[str, tuple[Frame, int]] = {}  # table -> its last state sent on the floor feed, its floor seq
+        self.catch_up: CatchUp | ArchiverProcess = (
+            archiver if archiver is not None else CatchUp(ctx, sink or CountingSink(), cfg.keys_for, timeout_s=catch_up_timeout(cfg)))
+        self.archiver = archiver
+        if archiver is not None:
+            self.poller.register(archiver.socket, zmq.POLLIN)
         self.reloads = self.refused = 0
         self._reload_asked = False
         self._stopped = False
@@ -148,6 +171,8 @@ class Pit:
                 self.feed.drain_subscriptions()
             elif self.zap is not None and sock is self.zap.socket:
                 self.zap.serve()
+            elif self.archiver is not None and sock is self.archiver.socket:
+                self.archiver.take()
             elif (follower := self.by_socket.get(sock)) is not None:
                 if sock is follower.dealer:
                     self._on_snapshot(follower, now)
@@ -158,8 +183,11 @@ class Pit:
             self._watched = now
             if self.zap is not None:
                 self.zap.turn()  # the clients directory read again when it changed
+            if self.archiver is not None:
+                self.archiver.check()
         if self.feed.beat_due(now):  # (the count of tables online only then: a thousand tables every turn)
             self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
+        self.feed.flush()
         return bool(events)
 
     def _reopen(self, domain: str) -> None:
@@ -192,7 +220,7 @@ class Pit:
         self.poller.register(follower.client.sub, zmq.POLLIN)
         self.by_socket[follower.client.sub] = follower
         follower.heard, follower.online = now, True
-        self._send_state(follower, {**message, "kind": "update"})
+        self._send_state(follower, read(pack({**message, "kind": "update"}), (), CUT))
         follower.hand_closed()
         if follower.catches_up:  # at start, after a restart or a gap: whatever closed meanwhile
             self.catch_up.want(follower.name)
@@ -200,12 +228,15 @@ class Pit:
     def _on_feed(self, follower: TableFollower, now: float) -> None:
         sub = follower.client.sub
         for _ in range(DRAIN):
+            if not sub.get(zmq.EVENTS) & POLLIN:  # (cheaper than the Again a recv would raise at every turn)
+                return
             try:
                 frame = sub.recv(zmq.NOBLOCK)
             except zmq.Again:
                 return
             try:
-                message = unpack(frame)
+                read_frame = read(frame, FOLLOWED, CUT, whole=False)
+                message = read_frame.values
                 verdict = follower.client.follow(message)
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("%s: a bad feed message: %s", follower.name, exc)
@@ -220,7 +251,7 @@ class Pit:
                 continue
             if message.get("kind") == "update":
                 follower.online = True
-                self._send_state(follower, message)
+                self._send_state(follower, read_frame)
                 if follower.hand_closed():
                     self.catch_up.want(follower.name)
             elif not follower.online:
@@ -228,10 +259,12 @@ class Pit:
                 self.feed.publish(follower.name, {"table": follower.name, "boot": follower.client.boot,
                                                   "seq": follower.client.seq, "kind": "online", "online": True})
 
-    def _send_state(self, follower: TableFollower, message: dict[str, Any]) -> None:
-        body = {**message, "table": follower.name, "online": True}
-        self.feed.publish(follower.name, body)
-        self.latest[follower.name] = body
+    def _send_state(self, follower: TableFollower, state: Frame) -> None:
+        """The table's state on the floor feed, its own bytes passed on with the pit's keys set."""
+        client = follower.client
+        floor_seq = self.feed.publish_frame(follower.name, state, {"table": follower.name, "boot": client.boot,
+                                                                    "seq": client.seq, "kind": "update", "online": True})
+        self.latest[follower.name] = (state, floor_seq)
 
     def _watch(self, now: float) -> None:
         """Mark the tables silent for 3 heartbeats offline; ask again for snapshots left unanswered."""
@@ -246,17 +279,21 @@ class Pit:
                                                   "seq": follower.client.seq, "kind": "offline", "online": False,
                                                   "silent_s": round(now - follower.heard, 3)})
 
-    def snapshot_states(self, prefix: str) -> Iterator[Mapping[str, Any]]:
+    def snapshot_states(self, prefix: str) -> Iterator[Mapping[str, Any] | bytes]:
         """Every followed table whose topic (`name/`) starts with `prefix`, by name: its latest state (or
-        none yet). `uth-1/` is that table alone, `uth-` a game's tables, `""` all."""
+        none yet), as a snapshot frame. `uth-1/` is that table alone, `uth-` a game's tables, `""` all."""
         for name in sorted(self.followers):
             if not f"{name}/".startswith(prefix):
                 continue
             follower = self.followers[name]
-            base = self.latest.get(name) or {"table": name, "boot": None, "seq": 0}
             # the table's seq as last heard (heartbeats included), its state as of its last update
-            yield {**base, "boot": follower.client.boot, "seq": follower.client.seq, "online": follower.online,
-                   "archived": self.catch_up.archived.get(name)}
+            keys = {"table": name, "boot": follower.client.boot, "seq": follower.client.seq, "kind": "snapshot",
+                    "online": follower.online, "archived": self.catch_up.archived.get(name)}
+            latest = self.latest.get(name)
+            if latest is None:
+                yield keys
+            else:
+                yield latest[0].rekey({**keys, "floor_seq": latest[1]})
 
     def close(self) -> None:
         for follower in self.followers.values():

@@ -14,6 +14,7 @@ subscriber that sees a gap takes a new snapshot, and drops queued messages not a
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -22,6 +23,7 @@ from typing import Any
 import msgpack
 import zmq
 
+from firmware_host.floor.frames import Frame
 from firmware_host.service.feed import FeedError, unpack
 from firmware_host.service.keys import KeyPair, serve_curve
 
@@ -33,6 +35,7 @@ FLOOR_TOPIC = b"*"
 """The topic of the floor's own messages (heartbeats): subscribe to it beside a table's name to hear the pit."""
 
 
+@functools.lru_cache(maxsize=8192)
 def table_topic(table: str) -> bytes:
     """A table's topic on the floor feed: its name and `/`, so that subscribing to `uth-1/` is that
     table alone (ZeroMQ matches by prefix: `uth-1` alone would take `uth-10` too), `uth-` a game's."""
@@ -52,6 +55,9 @@ class FloorFeed:
         self._clock = clock
         self._last_sent = clock()
         self._pack = msgpack.Packer(use_bin_type=True).pack
+        self.held: list[tuple[bytes, bytes]] | None = None
+        """When a list, messages are gathered there until `flush()` (the pit's poller sends a turn's at once:
+        ZeroMQ's I/O thread is woken once for them, not once a message: a third of the CPU a message)."""
         self.guard: Callable[[str, zmq.Frame], bool] | None = None  # may a snapshot request be answered
         self.pub: zmq.Socket[Any] = ctx.socket(zmq.XPUB)
         self.snap: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
@@ -87,10 +93,33 @@ class FloorFeed:
         """Send one table's message (its `floor_seq` set here). Returns the floor seq."""
         self.seq += 1
         message["floor_seq"] = self.seq
-        body = self._pack(message)
-        self.pub.send(table_topic(table), _MORE)  # two sends, not send_multipart: its flags cost at 9,000 a second
-        self.pub.send(body)
+        self._send(table_topic(table), self._pack(message))
+        return self.seq
+
+    def _send(self, topic: bytes, body: bytes) -> None:
+        if self.held is not None:
+            self.held.append((topic, body))
+        else:
+            self.pub.send(topic, _MORE)  # two sends, not send_multipart: its flags cost at 9,000 a second
+            self.pub.send(body)
         self._last_sent = self._clock()
+
+    def flush(self) -> int:
+        """Send what `held` gathered, at once. Returns how many messages."""
+        held, send = self.held or [], self.pub.send
+        for topic, body in held:
+            send(topic, _MORE)
+            send(body)
+        count = len(held)
+        held.clear()
+        return count
+
+    def publish_frame(self, table: str, frame: Frame, changes: dict[str, Any]) -> int:
+        """`publish` for a table's message read by `frames.read` (the keys of `changes` cut): its bytes
+        sent on with `changes` and the `floor_seq` set, never decoded. Returns the floor seq."""
+        self.seq += 1
+        changes["floor_seq"] = self.seq
+        self._send(table_topic(table), frame.rekey(changes))
         return self.seq
 
     def beat_due(self, now: float) -> bool:
@@ -103,8 +132,8 @@ class FloorFeed:
         if now - self._last_sent < self.heartbeat_s:
             return False
         self.seq += 1
-        self.pub.send_multipart([FLOOR_TOPIC, self._pack({"kind": "heartbeat", "floor_seq": self.seq,
-                                                          "tables": tables, "online": online})])
+        self._send(FLOOR_TOPIC, self._pack({"kind": "heartbeat", "floor_seq": self.seq, "tables": tables,
+                                            "online": online}))
         self._last_sent = now
         return True
 
@@ -118,8 +147,9 @@ class FloorFeed:
                 return read
             read += 1
 
-    def serve_snapshots(self, states: Callable[[str], Iterable[Mapping[str, Any]]]) -> int:
-        """Answer every pending snapshot request: `states(prefix)` gives the tables' snapshot maps.
+    def serve_snapshots(self, states: Callable[[str], Iterable[Mapping[str, Any] | bytes]]) -> int:
+        """Answer every pending snapshot request: `states(prefix)` gives the tables' snapshot maps (a map
+        gets `kind` set to "snapshot"; bytes are a snapshot frame made already, sent as they are).
         A malformed request is logged and answered with the marker alone. Returns how many were answered."""
         served = 0
         while True:
@@ -140,7 +170,8 @@ class FloorFeed:
                 prefix = "\0"  # matches no table
             count = 0
             for state in states(prefix):
-                self.snap.send_multipart([*envelope, self._pack({**state, "kind": "snapshot"})])
+                frame = state if isinstance(state, bytes) else self._pack({**state, "kind": "snapshot"})
+                self.snap.send_multipart([*envelope, frame])
                 count += 1
             self.snap.send_multipart([*envelope, self._pack({"kind": "end", "floor_seq": self.seq, "tables": count})])
             served += 1

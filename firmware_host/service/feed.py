@@ -52,6 +52,11 @@ def new_boot() -> str:
     return os.urandom(8).hex()
 
 
+LEADING = ("hand", "phase")
+"""The state's keys an update puts right after its header (a dict keeps a key where it was first set),
+so that a reader needing only them, the pit (`floor/frames.py`), stops there and skips the rest."""
+
+
 def pack(message: Mapping[str, Any]) -> bytes:
     packed: bytes = msgpack.packb(message, use_bin_type=True)
     return packed
@@ -160,6 +165,9 @@ class Feed:
         self._public_state = public
         self._full_state = full if full is not None else public
         head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
+        for key in LEADING:  # the pit reads these and stops (floor/frames.py): set first, valued by the state
+            if key in public:
+                head[key] = None
         self.pub.send(self._pack({**head, **public}))  # the header's keys first, then the state's
         if self.full_pub is not None:
             self._send_full(self._pack({**head, **self._full_state}))
