@@ -1,4 +1,4 @@
-"""The pit aggregator's loop: one thread, one poller over every table's SUB and snapshot sockets, the floor feed served, tables added and dropped on reload.
+"""The pit aggregator's loop: one thread, one poller over every table's SUB (through one epoll: `subpoll`) and snapshot sockets, the floor feed served, tables added and dropped on reload.
 
 A table is `online` from its first snapshot; silent for 3 heartbeats it is marked offline (an
 `offline` message on the floor feed), and online again at its next message. Every update of a
@@ -22,6 +22,7 @@ from firmware_host.floor.catchup import CatchUp, CountingSink, HandSink
 from firmware_host.floor.config import PitConfig, PitTable, PitTournament
 from firmware_host.floor.floorcurve import open_floor_feed
 from firmware_host.floor.frames import Frame, read
+from firmware_host.floor.subpoll import SubPoll
 from firmware_host.floor.follower import TableFollower, follower_for
 from firmware_host.service.config import ConfigError
 from firmware_host.service.feed import pack, unpack
@@ -74,7 +75,9 @@ class Pit:
             self.poller.register(self.zap.socket, zmq.POLLIN)
             self.zap.on_cut = self._reopen
         self.followers: dict[str, TableFollower] = {}
-        self.by_socket: dict[zmq.Socket[Any], TableFollower] = {}
+        self.by_socket: dict[zmq.Socket[Any], TableFollower] = {}  # the snapshot DEALERs awaited
+        self.subs: SubPoll[TableFollower] = SubPoll()  # the tables' SUBs, as one item of the poller
+        self.poller.register(self.subs, zmq.POLLIN)
         self.latest: dict[str, tuple[Frame, int]] = {}  # table -> its last state sent on the floor feed, its floor seq
         self.catch_up: CatchUp | ArchiverProcess = (
             archiver if archiver is not None else CatchUp(ctx, sink or CountingSink(), cfg.keys_for, timeout_s=catch_up_timeout(cfg)))
@@ -110,10 +113,7 @@ class Pit:
 
     def _drop(self, name: str) -> None:
         follower = self.followers.pop(name)
-        for sock in (follower.client.sub, follower.dealer):
-            if sock is not None and sock in self.by_socket:
-                self.poller.unregister(sock)
-                del self.by_socket[sock]
+        self._unwatch(follower)
         follower.close()
         self.latest.pop(name, None)
         self.feed.publish(name, {"table": name, "kind": "removed", "online": False})
@@ -162,8 +162,11 @@ class Pit:
     def turn(self, timeout_ms: int) -> bool:
         """One poll and everything ready handled, then the silences checked and the heartbeat due sent.
         Returns whether any socket was ready."""
-        events = self.poller.poll(timeout_ms)
+        events = self.poller.poll(0 if self.subs.waiting else timeout_ms)
         now = self.clock()
+        ready = self.subs.ready()
+        for table in ready:
+            self._on_feed(table, now)
         for sock, _ in events:
             if sock is self.feed.snap:
                 self.feed.serve_snapshots(self.snapshot_states)
@@ -173,11 +176,8 @@ class Pit:
                 self.zap.serve()
             elif self.archiver is not None and sock is self.archiver.socket:
                 self.archiver.take()
-            elif (follower := self.by_socket.get(sock)) is not None:
-                if sock is follower.dealer:
-                    self._on_snapshot(follower, now)
-                else:
-                    self._on_feed(follower, now)
+            elif (awaited := self.by_socket.get(sock)) is not None and sock is awaited.dealer:
+                self._on_snapshot(awaited, now)
         if now - self._watched >= self.cfg.heartbeat_s / 10:
             self._watch(now)
             self._watched = now
@@ -188,7 +188,7 @@ class Pit:
         if self.feed.beat_due(now):  # (the count of tables online only then: a thousand tables every turn)
             self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
         self.feed.flush()
-        return bool(events)
+        return bool(events) or bool(ready)
 
     def _reopen(self, domain: str) -> None:
         """A revoked key was let into the floor feed: its XPUB closed and bound again (`FloorFeed.reopen`)."""
@@ -196,11 +196,15 @@ class Pit:
         self.feed.reopen(domain)
         self.poller.register(self.feed.pub, zmq.POLLIN)
 
+    def _unwatch(self, follower: TableFollower) -> None:
+        """Its sockets out of the poller (the SUB left unread while a snapshot is awaited, as the clone pattern wants)."""
+        self.subs.remove(follower.client.sub)
+        if follower.dealer is not None and follower.dealer in self.by_socket:
+            self.poller.unregister(follower.dealer)
+            del self.by_socket[follower.dealer]
+
     def _ask_snapshot(self, follower: TableFollower, now: float) -> None:
-        for sock in (follower.client.sub, follower.dealer):
-            if sock is not None and sock in self.by_socket:
-                self.poller.unregister(sock)
-                del self.by_socket[sock]
+        self._unwatch(follower)
         dealer = follower.ask_snapshot(now)
         self.poller.register(dealer, zmq.POLLIN)
         self.by_socket[dealer] = follower
@@ -217,8 +221,7 @@ class Pit:
         self.poller.unregister(dealer)
         del self.by_socket[dealer]
         follower.drop_request()
-        self.poller.register(follower.client.sub, zmq.POLLIN)
-        self.by_socket[follower.client.sub] = follower
+        self.subs.add(follower.client.sub, follower)
         follower.heard, follower.online = now, True
         self._send_state(follower, read(pack({**message, "kind": "update"}), (), CUT))
         follower.hand_closed()
@@ -226,6 +229,8 @@ class Pit:
             self.catch_up.want(follower.name)
 
     def _on_feed(self, follower: TableFollower, now: float) -> None:
+        """Read the table's SUB until it holds nothing (ZeroMQ's signal is an edge: `subpoll`), at most
+        `DRAIN` messages, the rest at the next turn."""
         sub = follower.client.sub
         for _ in range(DRAIN):
             if not sub.get(zmq.EVENTS) & POLLIN:  # (cheaper than the Again a recv would raise at every turn)
@@ -258,6 +263,7 @@ class Pit:
                 follower.online = True
                 self.feed.publish(follower.name, {"table": follower.name, "boot": follower.client.boot,
                                                   "seq": follower.client.seq, "kind": "online", "online": True})
+        self.subs.again(follower)  # `DRAIN` read and more may wait
 
     def _send_state(self, follower: TableFollower, state: Frame) -> None:
         """The table's state on the floor feed, its own bytes passed on with the pit's keys set."""
@@ -296,6 +302,7 @@ class Pit:
                 yield latest[0].rekey({**keys, "floor_seq": latest[1]})
 
     def close(self) -> None:
+        self.subs.close()
         for follower in self.followers.values():
             follower.close()
         self.followers.clear()
