@@ -142,8 +142,8 @@ def run(cfg: PitConfig, level: str) -> int:
     ctx.set(zmq.MAX_SOCKETS, 50000)
     archiver = None
     try:
-        if cfg.db is not None:  # the catch-up and the archive in a child process: `floor/archiver.py`
-            archiver = ArchiverProcess(ctx, cfg, catch_up_timeout(cfg), level)
+        # the catch-up (and the archive, with `db`) in a child process: `floor/archiver.py`
+        archiver = ArchiverProcess(ctx, cfg, catch_up_timeout(cfg), level)
         pit = Pit(cfg, ctx, archiver=archiver)
     except (CatchUpError, FeedError, ValueError, zmq.ZMQError) as exc:
         print(f"croupier pit: {exc}", file=sys.stderr)

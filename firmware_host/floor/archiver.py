@@ -3,7 +3,7 @@
 In one process the catch-up worker's `history` pages and the archive's writes take the GIL from the
 poller thread: each time the poller lets go of it (every send, every poll) it can wait a whole switch
 interval (5 ms) to get it back, and the floor feed's latency tail is made of those waits. So with an
-archive (`[pit] db`) `croupier pit` runs `CatchUp` and the `Archive` in a child,
+archive (`[pit] db`), and without one (its `CountingSink`), `croupier pit` runs `CatchUp` in a child,
 `python -m firmware_host.floor.archiver`, and speaks to it over one PAIR socket on ipc, polled by
 the poller with the tables' sockets:
 
@@ -34,7 +34,7 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.floor.catchup import CatchUp, CatchUpError, archive_sink
+from firmware_host.floor.catchup import CatchUp, CatchUpError, CountingSink, archive_sink
 from firmware_host.floor.config import PitConfig, PitTable
 
 log = logging.getLogger("croupier.pit")
@@ -61,8 +61,6 @@ class ArchiverProcess:
 
     def __init__(self, ctx: zmq.Context[Any], cfg: PitConfig, timeout_s: float, log_level: str = "WARNING") -> None:
         """Start the child and wait until its archive is open. Raises CatchUpError (the child's own, or no answer)."""
-        if cfg.db is None:
-            raise CatchUpError("the archiver process needs [pit] db")
         self.archived: dict[str, int] = {}
         self.failures = 0
         self.restarts = 0
@@ -199,7 +197,7 @@ def serve(args: dict[str, Any]) -> int:
         pair.setsockopt(option, 0)
     pair.connect(str(args["endpoint"]))
     try:
-        sink = archive_sink(str(args["dsn"]), args.get("pit"))
+        sink = archive_sink(str(args["dsn"]), args.get("pit")) if args.get("dsn") else CountingSink()
     except CatchUpError as exc:
         pair.send(_pack({"error": str(exc)}))
         pair.close()
