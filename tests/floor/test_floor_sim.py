@@ -127,7 +127,7 @@ def test_the_pit_killed_postgresql_stopped_and_a_table_restarted_lose_no_hand(tm
 def test_a_thousand_tables_at_ten_times_real_time(tmp_path: Path, db: str, pg: PgServer) -> None:
     """1,000 tables at 10x for 5 minutes (FLOOR_SOAK_TABLES / _S to change): lag p99 under 50 ms, no gap,
     every hand archived; the pit's RSS and CPU, with the machine's load, printed and written to
-    `soak.json` in the test's tmp directory. Then the faults, PostgreSQL down for 30 s."""
+    `soak.json` in the test's tmp directory. The faults are the next test's."""
     tables, seconds = os.environ.get("FLOOR_SOAK_TABLES", "1000"), os.environ.get("FLOOR_SOAK_S", "300")
     migrate(db)
     sim, config = floor_sim(tmp_path, db, "--tables", tables, "--speed", "10", "--duration", seconds,
@@ -153,6 +153,12 @@ def test_a_thousand_tables_at_ten_times_real_time(tmp_path: Path, db: str, pg: P
     assert report["archived"] and floor["missing"] == 0 and floor["floor_gaps"] == 0
     assert rows == distinct == report["hands"] == figures["archive"]["stats_hands"]
     assert floor["lag_p99_ms"] is not None and floor["lag_p99_ms"] < 50
+
+
+@pytest.mark.soak
+def test_the_soak_faults_lose_no_hand(tmp_path: Path, pg: PgServer) -> None:
+    """The soak's faults, on their own (so that they run whatever the load test found): 100 tables at
+    10x for 90 s, the pit killed at 10 s and started again, PostgreSQL down for 30 s, a table restarted."""
     fault_dir = tmp_path / "faults"
     fault_dir.mkdir()
     fault_db = pg.create_database("floor_soak_faults")
@@ -176,8 +182,10 @@ def test_a_thousand_tables_at_ten_times_real_time(tmp_path: Path, db: str, pg: P
             pg.start()
         stop(sim)
         stop(pit)
-    rows, distinct, _ = archived(fault_db)
-    assert report["archived"] and rows == distinct == report["hands"]
+    rows, distinct, tables = archived(fault_db)
+    assert report["archived"] and report["restarted"] == ["sim-uth-0001"]
+    assert rows == distinct == report["hands"] == stats_hands(fault_db)  # none lost, none twice
+    assert len(tables) == 100 and all(n == top for _, n, top in tables)  # each table's hands 1..n
 
 
 class UsageSampler(threading.Thread):
@@ -220,9 +228,25 @@ class UsageSampler(threading.Thread):
 
 
 def pit_usage(pid: int) -> dict[str, Any]:
-    """The pit's resident memory (MiB) and CPU seconds so far, from /proc."""
-    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    rss_kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
-    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return {"rss_mib": round(rss_kib / 1024, 1), "cpu_s": round((int(fields[11]) + int(fields[12])) / ticks, 1)}
+    """The pit's resident memory (MiB) and CPU seconds so far, from /proc, its catch-up process's
+    (`floor/archiver.py`, a child) with them (`child_*` apart)."""
+    def one(p: int) -> tuple[float, float]:
+        status = Path(f"/proc/{p}/status").read_text(encoding="utf-8")
+        rss_kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        fields = Path(f"/proc/{p}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        return rss_kib / 1024, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    rss, cpu = one(pid)
+    try:
+        kids = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="ascii").split()]
+    except OSError:
+        kids = []
+    child_rss = child_cpu = 0.0
+    for kid in kids:
+        try:
+            r, c = one(kid)
+        except (OSError, StopIteration):
+            continue
+        child_rss, child_cpu = child_rss + r, child_cpu + c
+    return {"rss_mib": round(rss + child_rss, 1), "cpu_s": round(cpu + child_cpu, 1),
+            "child_rss_mib": round(child_rss, 1), "child_cpu_s": round(child_cpu, 1)}
