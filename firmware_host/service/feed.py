@@ -41,6 +41,7 @@ import zmq
 from firmware_host.service.config import is_restricted_endpoint
 from firmware_host.service.curve import client_keys
 from firmware_host.service.keys import KeyPair, serve_curve
+from firmware_host.service.packing import UpdatePacker
 
 
 class FeedError(RuntimeError):
@@ -107,6 +108,7 @@ class Feed:
         self._held: deque[tuple[float, int, bytes | None, Mapping[str, Any]]] = deque()
         self._full_shown: tuple[int, Mapping[str, Any]] = (0, {})  # what the delayed stream has shown
         self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
+        self._updates = UpdatePacker()  # the last hands and paytables packed once (`packing.py`)
         self._sockets: list[zmq.Socket[Any]] = []
         try:
             self.pub = self._bind(zmq.PUB, "public")
@@ -168,9 +170,9 @@ class Feed:
         for key in LEADING:  # the pit reads these and stops (floor/frames.py): set first, valued by the state
             if key in public:
                 head[key] = None
-        self.pub.send(self._pack({**head, **public}))  # the header's keys first, then the state's
+        self.pub.send(self._updates.pack(head, public))  # the header's keys first, then the state's
         if self.full_pub is not None:
-            self._send_full(self._pack({**head, **self._full_state}))
+            self._send_full(self._updates.pack(head, self._full_state))
         self._last_sent = self._clock()
         return self.seq
 
