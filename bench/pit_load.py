@@ -14,7 +14,8 @@ relay of these feeds costs on this machine. Rounds alternate pit and peer; the f
 medians of the rounds' own. Set `PIT_BENCH_TABLES`, `PIT_BENCH_RATE`, `PIT_BENCH_S`, `PIT_BENCH_ROUNDS`
 to change the load (default 1,000 tables at 9,000 messages a second, the soak's rate, for 20 s; 2
 rounds); `PIT_BENCH_PIT_ROOT` runs the pit of another source tree (an earlier commit's, say). The pit's
-CPU (its catch-up process's with it) is counted from the first send to the last update passed on, a message received. Aim (issue 11): the pit's p99 lag under 50 ms at that load.
+CPU (its catch-up process's with it) is counted from the first send to the last update passed on, a
+message received. Aim (issue 11): the pit's p99 lag under 50 ms at that load.
 """
 
 from __future__ import annotations

@@ -33,9 +33,9 @@ OFFLINE_AFTER = 3
 """Heartbeats of silence after which a table is shown offline."""
 
 MIN_TURN_S = 0.01
-"""A busy loop polls at most this often: one poll of a thousand tables' sockets costs ~2 ms of CPU
-(a syscall a socket), so polling at every message would spend the pit on polls; each turn then
-takes what gathered meanwhile, at most this much later."""
+"""A busy loop turns at most this often: each turn takes what gathered meanwhile, and sends its
+floor messages together (ZeroMQ's I/O thread woken once for them, not once a message), at most this
+much later."""
 
 FOLLOWED = frozenset(("boot", "seq", "kind", "hand", "phase"))
 """The keys of a table's message the pit reads (the clone pattern's, and a hand closing); the rest it passes on
@@ -79,8 +79,8 @@ class Pit:
         self.subs: SubPoll[TableFollower] = SubPoll()  # the tables' SUBs, as one item of the poller
         self.poller.register(self.subs, zmq.POLLIN)
         self.latest: dict[str, tuple[Frame, int]] = {}  # table -> its last state sent on the floor feed, its floor seq
-        self.catch_up: CatchUp | ArchiverProcess = (
-            archiver if archiver is not None else CatchUp(ctx, sink or CountingSink(), cfg.keys_for, timeout_s=catch_up_timeout(cfg)))
+        self.catch_up: CatchUp | ArchiverProcess = archiver if archiver is not None else CatchUp(
+            ctx, sink or CountingSink(), cfg.keys_for, timeout_s=catch_up_timeout(cfg))
         self.archiver = archiver
         if archiver is not None:
             self.poller.register(archiver.socket, zmq.POLLIN)
