@@ -4,4 +4,5 @@ import sys
 
 from firmware_host.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a "spawn" child re-imports it (floor-sim's watcher process)
+    sys.exit(main())

@@ -26,7 +26,8 @@ from firmware_host.cli.output import stdout_closed
 from firmware_host.service.feed import FeedError
 from firmware_host.sim.bots import free_tcp_port
 from firmware_host.sim.floor import Endpoints, FloorSim, FloorTable
-from firmware_host.sim.floor_watch import FloorView, FloorWatch, all_archived, all_online, floor_snapshot
+from firmware_host.sim.floor_watch import FloorView, all_archived, all_online, floor_snapshot
+from firmware_host.sim.watch_process import WatchProcess
 
 log = logging.getLogger("croupier.floor-sim")
 
@@ -150,11 +151,20 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
         return 2
     sim.restarts = restarts
     Path(args.pit_config).write_text(pit_config(args, sim.tables), encoding="utf-8")
-    watch = FloorWatch(ctx, args.pit_listen) if args.watch else None
+    watch = WatchProcess(ctx, args.pit_listen) if args.watch else None
+    try:
+        return _watched(args, ctx, sim, restarts, watch, names)
+    finally:
+        if watch is not None:
+            watch.stop()
+
+
+def _watched(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restarts: list[tuple[float, str]],
+             watch: WatchProcess | None, names: list[str]) -> int:
     if watch is not None:
-        watch.start()
         for table in sim.tables:
             table.on_publish = watch.published
+        sim.on_batch = watch.flush
     ready = True
     every = max(0.25, len(names) / 400)  # a floor snapshot of 1,000 tables takes the pit ~0.1 s of its loop
     if args.pit_wait > 0:
@@ -171,6 +181,7 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
     sim.run(args.duration)
     if watch is not None:
         watch.counting = False
+        watch.flush()
     archived = None
     if args.pit_wait > 0:
         last = {t.name: len(t.hands) for t in sim.tables}
@@ -190,8 +201,8 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
     if restarts:
         out["restarted"] = sim.restarted
     if watch is not None:
-        sim.linger(lambda: not watch.sent, 10.0)  # the floor feed's last messages (a busy pit lags)
-        watch.stop()
+        watch.finish(10.0)  # the floor feed's last messages (a busy pit lags): the watcher waits for them
+        sim.linger(watch.done, 15.0)
         out["floor"] = watch.report()
     print(json.dumps(out), flush=True)
     return 0

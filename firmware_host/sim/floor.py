@@ -317,6 +317,7 @@ class FloorSim:
         self.clock = clock
         self.restarts: list[tuple[float, str]] = []  # (seconds into the run, table), soonest first
         self.restarted: list[str] = []
+        self.on_batch: Callable[[], None] | None = None  # after each batch of steps (the watcher's notes passed on)
         pools = {game: play_pool(game, pool, seed + i) for i, game in enumerate(GAMES)}
         self.tables: list[FloorTable] = []
         try:
@@ -371,6 +372,7 @@ class FloorSim:
             now = self.clock()
             if now >= end:
                 break
+            stepped = False
             while due and due[0][0] <= now + STEP_QUANTUM_S:  # a batch between two polls of every socket
                 _, i = heapq.heappop(due)
                 table = self.tables[i]
@@ -382,6 +384,9 @@ class FloorSim:
                 else:
                     gap = hand_s * 0.9 / len(table.playing.states)
                 heapq.heappush(due, (now + gap, i))
+                stepped = True
+            if stepped and self.on_batch is not None:
+                self.on_batch()
             while restarts and start + restarts[0][0] <= now:
                 self.restart(restarts.pop(0)[1])
             if self.tables and now - beat_at >= min(0.25, self.tables[0].heartbeat_s / 4):

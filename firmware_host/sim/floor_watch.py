@@ -1,7 +1,8 @@
-"""What `croupier floor-sim` sees of the pit it feeds: the pit's floor snapshot (every table online, every closed hand archived) and, on a thread, its floor feed (each update's lag after the table's publish, gaps).
+"""What `croupier floor-sim` sees of the pit it feeds: the pit's floor snapshot (every table online, every closed hand archived) and its floor feed (each update's lag after the table's publish, gaps).
 
-The simulated tables and this watcher share one process, so a table's publish time and the floor
-feed's arrival time are read off the same monotonic clock.
+The lag book (`LagBook`) is kept by a watcher on a thread (`FloorWatch`) or in a process of its
+own (`sim.watch_process`); either way a table's publish time and the floor feed's arrival time are
+read off CLOCK_MONOTONIC, which on Linux is one clock for every process of the machine.
 """
 
 from __future__ import annotations
@@ -48,36 +49,105 @@ def all_archived(view: Mapping[str, Mapping[str, Any]] | None, last: Mapping[str
     return view is not None and all((view.get(name, {}).get("archived") or 0) >= hand for name, hand in last.items())
 
 
+FLOOR_HEAD = frozenset(("table", "boot", "seq", "kind", "floor_seq"))
+
+
+def floor_head(body: bytes) -> dict[str, Any]:
+    """The keys of a floor-feed message the watcher needs (table, boot, seq, kind, floor_seq), the rest
+    skipped undecoded: a table's whole state costs about seven times as much to decode."""
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(body)
+    head: dict[str, Any] = {}
+    for _ in range(unpacker.read_map_header()):
+        key = unpacker.unpack()
+        if key in FLOOR_HEAD:
+            head[key] = unpacker.unpack()
+        else:
+            unpacker.skip()
+    return head
+
+
+class LagBook:
+    """Each update's lag from its table's publish (noted) to its arrival on the floor feed, in either
+    order (`early`: with the notes passed on in batches, an update can arrive before its note), the
+    notes never matched, and the floor_seq gaps."""
+
+    def __init__(self, early: bool = False) -> None:
+        self.sent: dict[tuple[str, str, int], int] = {}  # (table, boot, seq) -> when published (ns)
+        self.early: dict[tuple[str, str, int], int] | None = {} if early else None  # -> when it arrived
+        self.lags_ns: list[int] = []
+        self.received = self.gaps = 0
+        self._floor_seq: int | None = None
+
+    def note(self, table: str, boot: str, seq: int, at_ns: int) -> None:
+        key = (table, boot, seq)
+        came = self.early.pop(key, None) if self.early is not None else None
+        if came is None:
+            self.sent[key] = at_ns
+        else:
+            self.received += 1
+            self.lags_ns.append(came - at_ns)
+
+    def arrived(self, head: Mapping[str, Any], now_ns: int, counting: bool = True) -> None:
+        floor_seq = head.get("floor_seq")
+        if self._floor_seq is not None and isinstance(floor_seq, int) and floor_seq != self._floor_seq + 1:
+            self.gaps += 1
+        self._floor_seq = floor_seq if isinstance(floor_seq, int) else None
+        if head.get("kind") != "update":
+            return
+        key = (head.get("table"), head.get("boot"), head.get("seq"))
+        at = self.sent.pop(key, None)  # type: ignore[arg-type]  # a key of anything never matches
+        if at is not None:
+            self.received += 1
+            self.lags_ns.append(now_ns - at)
+        elif self.early is not None and counting:
+            self.early[key] = now_ns  # type: ignore[index]
+
+    def report(self) -> dict[str, Any]:
+        lags = sorted(self.lags_ns)
+
+        def ms(q: float) -> float | None:
+            return round(lags[min(len(lags) - 1, int(len(lags) * q))] / 1e6, 2) if lags else None
+
+        return {"received": self.received, "missing": len(self.sent), "floor_gaps": self.gaps,
+                "lag_p50_ms": ms(0.5), "lag_p99_ms": ms(0.99), "lag_max_ms": ms(1.0)}
+
+
+def floor_sub(ctx: zmq.Context[Any], listen: str, keys: ClientKeys | None) -> zmq.Socket[Any]:
+    """A SUB on the pit's floor feed, every topic, no high-water mark."""
+    sub: zmq.Socket[Any] = ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    if keys is not None:
+        keys.apply(sub)
+    sub.setsockopt(zmq.RCVHWM, 0)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect(listen)
+    return sub
+
+
 class FloorWatch(threading.Thread):
-    """Subscribes to the pit's floor feed; `published(table, boot, seq)` notes each update the tables
-    send; `report()` gives the lags, the updates never seen on the floor feed, and the floor_seq gaps."""
+    """Subscribes to the pit's floor feed on a thread of the tables' process; `published(table, boot,
+    seq)` notes each update the tables send; `report()` gives the lags, the updates never seen on the
+    floor feed, and the floor_seq gaps. It shares the tables' GIL: `croupier floor-sim --watch` runs
+    `sim.watch_process.WatchProcess` instead (the same book, in a process of its own)."""
 
     def __init__(self, ctx: zmq.Context[Any], listen: str, keys: ClientKeys | None = None) -> None:
         """`keys`: a client key and the pit's public one, for a pit whose floor feed is CURVE."""
         super().__init__(name="floor-watch", daemon=True)
-        self.sub: zmq.Socket[Any] = ctx.socket(zmq.SUB)
-        self.sub.setsockopt(zmq.LINGER, 0)
-        if keys is not None:
-            keys.apply(self.sub)
-        self.sub.setsockopt(zmq.RCVHWM, 0)
-        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
-        self.sub.connect(listen)
-        self.sent: dict[tuple[str, str, int], int] = {}  # (table, boot, seq) -> when published (ns)
+        self.sub = floor_sub(ctx, listen, keys)
+        self.book = LagBook()
+        self.sent = self.book.sent
         self.counting = False
-        self.lags_ns: list[int] = []
-        self.received = self.gaps = 0
         self.heard = False  # a first message from the pit came: the subscription reached its XPUB
-        self._floor_seq: int | None = None
         self._done = threading.Event()
 
     def published(self, table: str, boot: str, seq: int) -> None:
         """Note an update about to be sent (called before the send: noted after it, the pit, in another
         process, can pass the update on and this thread read it first, under load, so it would never match)."""
         if self.counting:
-            self.sent[(table, boot, seq)] = time.monotonic_ns()
+            self.book.note(table, boot, seq, time.monotonic_ns())
 
     def run(self) -> None:
-        unpack = msgpack.Unpacker(raw=False)
         while not self._done.is_set():
             if not self.sub.poll(100):
                 continue
@@ -88,18 +158,7 @@ class FloorWatch(threading.Thread):
                     break
                 now = time.monotonic_ns()
                 self.heard = True
-                unpack.feed(body)
-                message = unpack.unpack()
-                floor_seq = message.get("floor_seq")
-                if self._floor_seq is not None and isinstance(floor_seq, int) and floor_seq != self._floor_seq + 1:
-                    self.gaps += 1
-                self._floor_seq = floor_seq
-                if message.get("kind") != "update":
-                    continue
-                at = self.sent.pop((message.get("table"), message.get("boot"), message.get("seq")), None)
-                if at is not None:
-                    self.received += 1
-                    self.lags_ns.append(now - at)
+                self.book.arrived(floor_head(body), now)
 
     def stop(self) -> None:
         self._done.set()
@@ -107,13 +166,7 @@ class FloorWatch(threading.Thread):
         self.sub.close(0)
 
     def report(self) -> dict[str, Any]:
-        lags = sorted(self.lags_ns)
-
-        def ms(q: float) -> float | None:
-            return round(lags[min(len(lags) - 1, int(len(lags) * q))] / 1e6, 2) if lags else None
-
-        return {"received": self.received, "missing": len(self.sent), "floor_gaps": self.gaps,
-                "lag_p50_ms": ms(0.5), "lag_p99_ms": ms(0.99), "lag_max_ms": ms(1.0)}
+        return self.book.report()
 
 
 class FloorView(threading.Thread):
