@@ -24,14 +24,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
 import zmq
 
 from engine.cards import DECK
 from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply
-from firmware_host.service.feed import Feed, FeedError
+from firmware_host.service.feed import FeedError
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
+from firmware_host.sim.floor_frames import FloorFeed, Template, template
 from firmware_host.tables.house_open import open_body
 from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.state import TableState
@@ -63,6 +65,13 @@ class PlayedHand:
     game: str
     states: tuple[dict[str, Any], ...]
     record: dict[str, Any]
+    frames: list[Template | None] = field(default_factory=list, compare=False)  # each state's, once dealt
+
+    def frame(self, step: int) -> Template | None:
+        """The frame template of state `step` (1 the first), made the first time a table deals this hand."""
+        if not self.frames:
+            self.frames.extend(template(state) for state in self.states)
+        return self.frames[step - 1]
 
 
 def _bets(game: str, rng: random.Random) -> dict[str, int]:
@@ -161,17 +170,27 @@ class FloorTable:
     messages: int = 0  # sent on the feeds of earlier boots
     boots: int = 0
     on_publish: Callable[[str, str, int], None] | None = None
-    feed: Feed = field(init=False)
+    feed: FloorFeed = field(init=False)
+    shown_session: dict[str, int] = field(init=False)  # the session and last hands shown since the last close
+    shown_history: list[dict[str, Any]] = field(init=False)
+    packed: list[bytes] = field(init=False)  # the PER_TABLE values packed: hand, session, history
     commands: zmq.Socket[Any] = field(init=False)
 
     def __post_init__(self) -> None:
+        self._shown_closed()
         self.bind()
+
+    def _shown_closed(self) -> None:
+        """A hand closed (or none yet): the session and last hands shown from now on, packed once."""
+        self.shown_session, self.shown_history = dict(self.session), list(self.history)
+        self.packed = [b"", msgpack.packb(self.shown_session, use_bin_type=True),
+                       msgpack.packb(self.shown_history, use_bin_type=True)]
 
     def bind(self, tries: int = 1) -> None:
         """Bind the feed (a new boot) and the command channel. Raises FeedError."""
         for attempt in range(tries):
             try:
-                self.feed = Feed(self.ctx, self.name, public=self.endpoints.public, snapshot=self.endpoints.snapshot,
+                self.feed = FloorFeed(self.ctx, self.name, public=self.endpoints.public, snapshot=self.endpoints.snapshot,
                                  heartbeat_s=self.heartbeat_s)
                 break
             except FeedError:
@@ -212,8 +231,8 @@ class FloorTable:
         else:
             base = self.playing.states[self.step - 1]
             if base.get("hand") != self.playing.record.get("hand"):  # a voided hand gave way to the next at once
-                return {**base, "hand": self.hand + 1, "session": dict(self.session), "history": list(self.history)}
-        return {**base, "hand": self.hand, "session": dict(self.session), "history": list(self.history)}
+                return {**base, "hand": self.hand + 1, "session": self.shown_session, "history": self.shown_history}
+        return {**base, "hand": self.hand, "session": self.shown_session, "history": self.shown_history}
 
     def hand_seconds(self, speed: float) -> float:
         return 3600.0 / HANDS_AN_HOUR / speed
@@ -230,7 +249,12 @@ class FloorTable:
         self.shown = self.public()
         if self.on_publish is not None:  # noted before the send: the pit may pass it on before publish returns
             self.on_publish(self.name, self.feed.boot, self.feed.seq + 1)
-        self.feed.publish(self.shown)
+        frame = self.playing.frame(self.step)
+        if frame is None:
+            self.feed.publish(self.shown)
+        else:
+            self.packed[0] = msgpack.packb(self.shown["hand"])
+            self.feed.publish_template(self.shown, frame, self.packed)
         if closed:
             self.playing = None
             self.hand += 1
@@ -248,6 +272,7 @@ class FloorTable:
             self.session["house_net"] += int((record.get("settlement") or {}).get("house_net", 0))
         else:
             self.session["voided"] += 1
+        self._shown_closed()
         self.hands.append(HandRow(self.hand, self.game, status, 2 + len(self.hands), time.time(), record))
 
     def steps_left(self) -> int:
