@@ -54,7 +54,8 @@ try:
     c0, s0, w0, t0 = cpu(pit.pid), cpu(sim.pid), tree_cpu(sim.pid), time.monotonic()
     spies = []
     if spy:
-        for name, pid in (("pit", pit.pid), ("sim", sim.pid)):
+        watchers = [p for p in tree(sim.pid) if p != sim.pid]
+        for name, pid in (("pit", pit.pid), ("sim", sim.pid), *(("watch", p) for p in watchers[:1])):
             spies.append(subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "py-spy"), "record", "-p", str(pid), "-d", str(min(30, seconds - 5)),
                 "-f", "raw", "-o", f"{OUT}/{spy}-{name}.txt", "-r", "50", "--nonblocking"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))

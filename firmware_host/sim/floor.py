@@ -34,6 +34,7 @@ from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
 from firmware_host.sim.floor_frames import FloorFeed, Template, template
+from firmware_host.sim.ready import ReadySockets
 from firmware_host.tables.house_open import open_body
 from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.state import TableState
@@ -356,13 +357,13 @@ class FloorSim:
             self.close()
             raise
         self.by_socket: dict[zmq.Socket[Any], FloorTable] = {}
-        self.poller = zmq.Poller()
+        self.poller = ReadySockets()
         for table in self.tables:
             self._watch(table)
 
     def _watch(self, table: FloorTable) -> None:
         for sock in (table.feed.snap, table.commands):
-            self.poller.register(sock, zmq.POLLIN)
+            self.poller.register(sock)
             self.by_socket[sock] = table
 
     def _unwatch(self, table: FloorTable) -> None:
@@ -372,7 +373,7 @@ class FloorSim:
 
     def serve(self, timeout_ms: int) -> None:
         """One poll: every snapshot and command request waiting answered."""
-        for sock, _ in self.poller.poll(timeout_ms):
+        for sock in self.poller.poll(timeout_ms):
             table = self.by_socket.get(sock)
             if table is None:
                 continue
@@ -460,5 +461,7 @@ class FloorSim:
         return sum(t.sent() for t in self.tables)
 
     def close(self) -> None:
+        if hasattr(self, "poller"):  # not when a bind failed
+            self.poller.close()
         for table in self.tables:
             table.close()

@@ -52,10 +52,11 @@ def all_archived(view: Mapping[str, Mapping[str, Any]] | None, last: Mapping[str
 FLOOR_HEAD = frozenset(("table", "boot", "seq", "kind", "floor_seq"))
 
 
-def floor_head(body: bytes) -> dict[str, Any]:
+def floor_head(body: bytes, unpacker: msgpack.Unpacker | None = None) -> dict[str, Any]:
     """The keys of a floor-feed message the watcher needs (table, boot, seq, kind, floor_seq), the rest
-    skipped undecoded: a table's whole state costs about seven times as much to decode."""
-    unpacker = msgpack.Unpacker(raw=False)
+    skipped undecoded: a table's whole state costs about seven times as much to decode. `unpacker`: one
+    to reuse (each message is read to its end, so nothing is left in it)."""
+    unpacker = unpacker or msgpack.Unpacker(raw=False)
     unpacker.feed(body)
     head: dict[str, Any] = {}
     for _ in range(unpacker.read_map_header()):

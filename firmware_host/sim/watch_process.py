@@ -159,6 +159,7 @@ def _take_notes(pull: zmq.Socket[Any], book: LagBook, finish_at: float | None) -
 
 
 def _take_floor(sub: zmq.Socket[Any], book: LagBook, parent: Connection, heard: bool) -> bool:
+    unpacker = msgpack.Unpacker(raw=False)
     while True:
         try:
             _, body = sub.recv_multipart(zmq.NOBLOCK)
@@ -168,4 +169,4 @@ def _take_floor(sub: zmq.Socket[Any], book: LagBook, parent: Connection, heard: 
         if not heard:
             parent.send({"kind": "heard"})
             heard = True
-        book.arrived(floor_head(body), now)
+        book.arrived(floor_head(body, unpacker), now)
