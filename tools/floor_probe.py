@@ -63,6 +63,12 @@ try:
     while sim.poll() is None and time.monotonic() - t0 < seconds - 4:
         time.sleep(1); maxrss = max(maxrss, rss(pit.pid))
     c1, s1, w1, t1 = cpu(pit.pid), cpu(sim.pid), tree_cpu(sim.pid), time.monotonic()
+    for p in tree(sim.pid):  # CPU seconds so far of each thread of floor-sim's processes
+        threads = {}
+        for t in os.listdir(f"/proc/{p}/task"):
+            comm = open(f"/proc/{p}/task/{t}/comm").read().strip()
+            threads[comm] = round(threads.get(comm, 0) + cpu(f"{p}/task/{t}"), 1)
+        print("threads of", p, threads)
     out, _ = sim.communicate(timeout=600)
     report = json.loads(out.strip().splitlines()[-1])
     pit.terminate(); pit.wait(20)
