@@ -126,15 +126,24 @@ def watch_main(listen: str, notes: str, parent: Connection, keys: ClientKeys | N
     poller.register(sub, zmq.POLLIN)
     poller.register(pull, zmq.POLLIN)
     book, heard, finish_at, ppid = LagBook(early=True), False, None, os.getppid()
+    unpacker = msgpack.Unpacker(raw=False)
     try:
+        # one message a socket a poll: a poll of two sockets costs less than asking a socket for its
+        # events (pyzmq makes an enum of them) or trying it until zmq.Again (an exception)
         while finish_at is None or (book.sent and time.monotonic() < finish_at):
             if os.getppid() != ppid:
                 return  # the tables' process is gone: nobody to report to
-            ready = dict(poller.poll(100))
-            if pull in ready:
-                finish_at = _take_notes(pull, book, finish_at)
-            if sub in ready:
-                heard = _take_floor(sub, book, parent, heard)
+            for sock, _ in poller.poll(100):
+                if sock is pull:
+                    finish_at = _take_notes(pull.recv(), book, finish_at)
+                    continue
+                sub.recv()  # the topic (the pit's floor messages are two frames: topic, body)
+                body = sub.recv()
+                now = time.monotonic_ns()
+                if not heard:
+                    parent.send({"kind": "heard"})
+                    heard = True
+                book.arrived(floor_head(body, unpacker), now)
         parent.send({"kind": "report", **book.report()})
     except (BrokenPipeError, EOFError):
         return
@@ -145,28 +154,11 @@ def watch_main(listen: str, notes: str, parent: Connection, keys: ClientKeys | N
         parent.close()
 
 
-def _take_notes(pull: zmq.Socket[Any], book: LagBook, finish_at: float | None) -> float | None:
-    while True:
-        try:
-            kind, body = msgpack.unpackb(pull.recv(zmq.NOBLOCK), raw=False)
-        except zmq.Again:
-            return finish_at
-        if kind == "notes":
-            for i in range(0, len(body), 4):
-                book.note(body[i], body[i + 1], body[i + 2], body[i + 3])
-        elif kind == "finish":
-            finish_at = time.monotonic() + float(body)
-
-
-def _take_floor(sub: zmq.Socket[Any], book: LagBook, parent: Connection, heard: bool) -> bool:
-    unpacker = msgpack.Unpacker(raw=False)
-    while True:
-        try:
-            _, body = sub.recv_multipart(zmq.NOBLOCK)
-        except zmq.Again:
-            return heard
-        now = time.monotonic_ns()
-        if not heard:
-            parent.send({"kind": "heard"})
-            heard = True
-        book.arrived(floor_head(body, unpacker), now)
+def _take_notes(frame: bytes, book: LagBook, finish_at: float | None) -> float | None:
+    kind, body = msgpack.unpackb(frame, raw=False)
+    if kind == "notes":
+        for i in range(0, len(body), 4):
+            book.note(body[i], body[i + 1], body[i + 2], body[i + 3])
+    elif kind == "finish":
+        finish_at = time.monotonic() + float(body)
+    return finish_at
