@@ -1,8 +1,11 @@
 """`croupier floor-sim --watch`'s watcher in a process of its own: it reads the pit's floor feed, the tables' process passes it a note of each update it publishes, and it gives back the lags.
 
 The tables' process notes each update's (table, boot, seq, CLOCK_MONOTONIC ns before the send) and
-passes the notes on in batches (one msgpack list a batch of steps) on a PUSH socket to this
-process's PULL (ipc, in a directory of its own). CLOCK_MONOTONIC is system-wide on Linux: every
+passes the notes on in batches (one msgpack list a batch of steps) on a PUB socket of its own (ipc,
+in a directory of its own, topic `NOTES`, no high-water mark) that the watcher's one SUB connects to
+beside the pit's floor feed: one socket read with a blocking `recv` costs about half a poll of two
+(a wake-up per message at the soak's rate). Its subscription is in before play (`heard`: the
+watcher heard both), and `finish` is sent again until the report comes. CLOCK_MONOTONIC is system-wide on Linux: every
 process of the machine reads the same clock, so a note taken in the tables' process and an arrival
 read here subtract to the lag. A batch can come after the pit passed its updates on: an arrival with
 no note yet waits for it (`LagBook(early=True)`). The watcher has a GIL of its own: on a thread of
@@ -30,28 +33,33 @@ from firmware_host.service.curve import ClientKeys
 from firmware_host.sim.floor_watch import LagBook, floor_head, floor_sub
 
 
+NOTES = b"\x00notes"
+"""The topic of the notes on the watcher's SUB (the pit's topics are table names and `*`)."""
+
+
 class WatchProcess:
     """The tables' side: `published(table, boot, seq)` notes an update (while `counting`), `flush()`
-    passes the notes on, `heard` says the watcher heard the pit's floor feed; `finish(grace_s)` then
-    `done()` until the report is in, `report()` (received, missing, floor_gaps, lag p50/p99/max)."""
+    passes the notes on, `heard` says the watcher heard the pit's floor feed and the notes; `finish(grace_s)`
+    then `done()` until the report is in, `report()` (received, missing, floor_gaps, lag p50/p99/max)."""
 
     def __init__(self, ctx: zmq.Context[Any], listen: str, keys: ClientKeys | None = None) -> None:
         self._dir = tempfile.mkdtemp(prefix="croupier-watch-")
         endpoint = f"ipc://{self._dir}/notes"
+        self._pub: zmq.Socket[Any] = ctx.socket(zmq.PUB)
+        self._pub.setsockopt(zmq.SNDHWM, 0)
+        self._pub.setsockopt(zmq.LINGER, 5000)
+        self._pub.bind(endpoint)
         spawn = multiprocessing.get_context("spawn")
         self._conn, child_end = spawn.Pipe(duplex=False)
         self.process = spawn.Process(target=watch_main, args=(listen, endpoint, child_end, keys),
                                      name="floor-watch", daemon=True)
         self.process.start()
         child_end.close()
-        self._push: zmq.Socket[Any] = ctx.socket(zmq.PUSH)
-        self._push.setsockopt(zmq.SNDHWM, 0)
-        self._push.setsockopt(zmq.LINGER, 5000)
-        self._push.connect(endpoint)  # queued until the child has bound its PULL
         self._notes: list[Any] = []  # table, boot, seq, ns, table, boot, seq, ns, ...
         self._pack = msgpack.Packer(use_bin_type=True).pack
         self.counting = False
         self._heard = False
+        self._finish: float | None = None
         self._report: dict[str, Any] | None = None
 
     def published(self, table: str, boot: str, seq: int) -> None:
@@ -62,13 +70,19 @@ class WatchProcess:
     def flush(self) -> None:
         """Pass the notes taken so far on to the watcher."""
         if self._notes:
-            self._push.send(self._pack(["notes", self._notes]))
+            self._send("notes", self._notes)
             self._notes = []
+
+    def _send(self, kind: str, body: Any) -> None:
+        self._pub.send(NOTES, zmq.SNDMORE)
+        self._pub.send(self._pack([kind, body]))
 
     @property
     def heard(self) -> bool:
-        """Whether the watcher heard the pit's floor feed (its subscription reached the pit's XPUB)."""
+        """Whether the watcher heard the pit's floor feed and this side's notes (a hello sent until then)."""
         self._read()
+        if not self._heard:
+            self._send("hello", None)
         return self._heard
 
     def _read(self) -> None:
@@ -87,15 +101,19 @@ class WatchProcess:
         """No more notes: the watcher waits up to `grace_s` for the updates not yet seen, then reports."""
         self.counting = False
         self.flush()
-        self._push.send(self._pack(["finish", grace_s]))
+        self._finish = grace_s
+        self._send("finish", grace_s)
 
     def done(self) -> bool:
-        """Whether the report is in (or the watcher is gone)."""
+        """Whether the report is in (or the watcher is gone); `finish` said again meanwhile (the watcher
+        takes the first it reads)."""
         self._read()
         if self._report is None and not self.process.is_alive():
             self._read()
             if self._report is None:
                 self._report = {"error": "the watcher process ended without a report"}
+        if self._report is None and self._finish is not None:
+            self._send("finish", self._finish)
         return self._report is not None
 
     def report(self, timeout_s: float = 15.0) -> dict[str, Any]:
@@ -105,7 +123,7 @@ class WatchProcess:
         return self._report if self._report is not None else {"error": "no report from the watcher process"}
 
     def stop(self) -> None:
-        self._push.close(0)
+        self._pub.close(0)
         self.process.join(5)
         if self.process.is_alive():
             self.process.terminate()
@@ -114,51 +132,58 @@ class WatchProcess:
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
+class _Watcher:
+    """The watcher process's state: the lag book, whether it heard the floor and the notes, when to stop."""
+
+    def __init__(self, parent: Connection) -> None:
+        self.parent = parent
+        self.book = LagBook(early=True)
+        self.floor = self.notes = self.said_heard = False
+        self.finish_at: float | None = None
+        self.unpacker = msgpack.Unpacker(raw=False)
+
+    def running(self) -> bool:
+        return self.finish_at is None or (bool(self.book.sent) and time.monotonic() < self.finish_at)
+
+    def take(self, topic: bytes, body: bytes, now_ns: int) -> None:
+        if topic == NOTES:
+            self.notes = True
+            kind, items = msgpack.unpackb(body, raw=False)
+            if kind == "notes":
+                for i in range(0, len(items), 4):
+                    self.book.note(items[i], items[i + 1], items[i + 2], items[i + 3])
+            elif kind == "finish" and self.finish_at is None:
+                self.finish_at = time.monotonic() + float(items)
+        else:
+            self.floor = True
+            self.book.arrived(floor_head(body, self.unpacker), now_ns)
+        if self.floor and self.notes and not self.said_heard:
+            self.parent.send({"kind": "heard"})
+            self.said_heard = True
+
+
 def watch_main(listen: str, notes: str, parent: Connection, keys: ClientKeys | None) -> None:
-    """The watcher process: the floor feed and the notes read into one `LagBook` until told to finish
-    (and every note matched, or the grace is over), then the report sent to the parent."""
+    """The watcher process: the floor feed and the notes, on one SUB, read into one `LagBook` until told
+    to finish (and every note matched, or the grace is over); then the report sent to the parent."""
     ctx: zmq.Context[Any] = zmq.Context()
-    sub = floor_sub(ctx, listen, keys)
-    pull: zmq.Socket[Any] = ctx.socket(zmq.PULL)
-    pull.setsockopt(zmq.LINGER, 0)
-    pull.bind(notes)
-    poller = zmq.Poller()
-    poller.register(sub, zmq.POLLIN)
-    poller.register(pull, zmq.POLLIN)
-    book, heard, finish_at, ppid = LagBook(early=True), False, None, os.getppid()
-    unpacker = msgpack.Unpacker(raw=False)
+    sub = floor_sub(ctx, listen, keys)  # every topic: the floor's, and NOTES
+    sub.connect(notes)
+    sub.setsockopt(zmq.RCVTIMEO, 250)  # to look at the parent and the grace when nothing comes
+    watcher, ppid = _Watcher(parent), os.getppid()
     try:
-        # one message a socket a poll: a poll of two sockets costs less than asking a socket for its
-        # events (pyzmq makes an enum of them) or trying it until zmq.Again (an exception)
-        while finish_at is None or (book.sent and time.monotonic() < finish_at):
+        while watcher.running():
             if os.getppid() != ppid:
                 return  # the tables' process is gone: nobody to report to
-            for sock, _ in poller.poll(100):
-                if sock is pull:
-                    finish_at = _take_notes(pull.recv(), book, finish_at)
-                    continue
-                sub.recv()  # the topic (the pit's floor messages are two frames: topic, body)
-                body = sub.recv()
-                now = time.monotonic_ns()
-                if not heard:
-                    parent.send({"kind": "heard"})
-                    heard = True
-                book.arrived(floor_head(body, unpacker), now)
-        parent.send({"kind": "report", **book.report()})
+            try:
+                topic = sub.recv()
+            except zmq.Again:
+                continue
+            body = sub.recv()  # every message here is two frames: the topic, the body
+            watcher.take(topic, body, time.monotonic_ns())
+        parent.send({"kind": "report", **watcher.book.report()})
     except (BrokenPipeError, EOFError):
         return
     finally:
         sub.close(0)
-        pull.close(0)
         ctx.term()
         parent.close()
-
-
-def _take_notes(frame: bytes, book: LagBook, finish_at: float | None) -> float | None:
-    kind, body = msgpack.unpackb(frame, raw=False)
-    if kind == "notes":
-        for i in range(0, len(body), 4):
-            book.note(body[i], body[i + 1], body[i + 2], body[i + 3])
-    elif kind == "finish":
-        finish_at = time.monotonic() + float(body)
-    return finish_at
