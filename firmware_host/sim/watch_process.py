@@ -5,9 +5,10 @@ passes the notes on in batches (one msgpack list a batch of steps) on a PUB sock
 in a directory of its own, topic `NOTES`, no high-water mark) that the watcher's one SUB connects to
 beside the pit's floor feed: one socket read with a blocking `recv` costs about half a poll of two
 (a wake-up per message at the soak's rate). Its subscription is in before play (`heard`: the
-watcher heard both), and `finish` is sent again until the report comes. CLOCK_MONOTONIC is system-wide on Linux: every
-process of the machine reads the same clock, so a note taken in the tables' process and an arrival
-read here subtract to the lag. A batch can come after the pit passed its updates on: an arrival with
+watcher heard both), and `finish` is sent again until the report comes.
+
+CLOCK_MONOTONIC is system-wide on Linux: every process of the machine reads the same clock, so a
+note taken in the tables' process and an arrival read here subtract to the lag. A batch can come after the pit passed its updates on: an arrival with
 no note yet waits for it (`LagBook(early=True)`). The watcher has a GIL of its own: on a thread of
 the tables' process it slowed their sends (a `Socket.send` releases the GIL, and took it back only
 when the watcher gave it up), so the lag it measured was partly floor-sim's own.
