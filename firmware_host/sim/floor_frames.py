@@ -4,7 +4,8 @@ A floor-sim table's public state is a pool state with three keys of its own (`ha
 `history`: `PER_TABLE`), and `Feed.publish` packs `{table, boot, seq, kind, **state}` into one
 msgpack map. msgpack writes a map as its length and then each key and value in order, each packed
 as it would be alone, so the same frame is the map's header, the header's four pairs, and the
-state's pairs in the state's order, the three of the table's packed where they fall. `FloorFeed`
+state's pairs in `Feed.publish`'s order (`service.feed.LEADING` first, then the state's), the
+three of the table's packed where they fall. `FloorFeed`
 is a `Feed` that sends such a frame (snapshots, heartbeats and everything else are `Feed`'s own);
 `tests/floor/test_floor_sim_frames.py` checks its frames equal `Feed`'s byte for byte.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 import msgpack
 
-from firmware_host.service.feed import Feed
+from firmware_host.service.feed import LEADING, Feed
 
 PER_TABLE = ("hand", "session", "history")
 """The keys a floor-sim table puts over its pool's state."""
@@ -46,7 +47,8 @@ def template(base: Mapping[str, Any]) -> Template | None:
     None when `base` has a header key (the frame then is `Feed.publish`'s own)."""
     if any(key in base for key in HEAD):
         return None
-    keys = [*base, *(key for key in PER_TABLE if key not in base)]
+    state = [*base, *(key for key in PER_TABLE if key not in base)]  # the keys of {**base, hand, ...}
+    keys = [*(key for key in LEADING if key in state), *(key for key in state if key not in LEADING)]
     parts: list[bytes | int] = []
     run = bytearray()
     for key in keys:

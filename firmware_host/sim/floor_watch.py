@@ -50,32 +50,35 @@ def all_archived(view: Mapping[str, Mapping[str, Any]] | None, last: Mapping[str
 
 
 FLOOR_HEAD = frozenset(("table", "boot", "seq", "kind", "floor_seq"))
-_FLOOR_SEQ = msgpack.packb("floor_seq")
+_TABLE = msgpack.packb("table")
 
 
 def floor_head(body: bytes, unpacker: msgpack.Unpacker | None = None) -> dict[str, Any]:
     """The keys of a floor-feed message the watcher needs (table, boot, seq, kind, floor_seq), the state
-    between them not decoded: a table's whole state costs about ten times as much to decode. The pit
-    puts the table's message first (its header's four keys) and `floor_seq` last, so those are read
-    from the two ends; a message laid out otherwise is read key by key. `unpacker`: one to reuse for
-    that (each message is read to its end, so nothing is left in it)."""
-    head = _ends(body)
+    between them not decoded: a table's whole state costs about twenty times as much to decode. The pit
+    passes a table's frame on with its own keys (`table`, `boot`, `seq`, `kind`, `online`,
+    `floor_seq`) put last, so those are read from the end; a message laid out otherwise is read key by
+    key. `unpacker`: one to reuse for that (each message is read to its end, nothing left in it)."""
+    head = _tail(body)
     return head if head is not None else _walk(body, unpacker or msgpack.Unpacker(raw=False))
 
 
-def _ends(body: bytes) -> dict[str, Any] | None:
-    at = body.rfind(_FLOOR_SEQ)
+def _tail(body: bytes) -> dict[str, Any] | None:
+    """The wanted keys when they are all in the pairs from the last `"table"` key to the map's end."""
+    at = body.rfind(_TABLE)
     if at < 0:
         return None
+    tail = msgpack.Unpacker(raw=False)
+    tail.feed(body[at:])
+    head: dict[str, Any] = {}
     try:
-        head: dict[str, Any] = {"floor_seq": msgpack.unpackb(body[at + len(_FLOOR_SEQ):])}  # ExtraData: not last
-        front = msgpack.Unpacker(raw=False)
-        front.feed(body[:256])  # the header's four pairs are short
-        for _ in range(min(4, front.read_map_header())):
-            key = front.unpack()
-            head[key] = front.unpack()
+        while tail.tell() < len(body) - at:
+            key = tail.unpack()
+            value = tail.unpack()
+            if key in FLOOR_HEAD:
+                head[key] = value
     except (ValueError, msgpack.OutOfData, TypeError):
-        return None
+        return None  # not where the pairs begin (a value "table" after the key, say)
     return head if set(head) == FLOOR_HEAD else None
 
 
