@@ -191,8 +191,8 @@ class FloorTable:
         """Bind the feed (a new boot) and the command channel. Raises FeedError."""
         for attempt in range(tries):
             try:
-                self.feed = FloorFeed(self.ctx, self.name, public=self.endpoints.public, snapshot=self.endpoints.snapshot,
-                                 heartbeat_s=self.heartbeat_s)
+                self.feed = FloorFeed(self.ctx, self.name, public=self.endpoints.public,
+                                      snapshot=self.endpoints.snapshot, heartbeat_s=self.heartbeat_s)
                 break
             except FeedError:
                 if attempt + 1 == tries:

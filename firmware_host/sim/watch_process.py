@@ -8,10 +8,11 @@ beside the pit's floor feed: one socket read with a blocking `recv` costs about 
 watcher heard both), and `finish` is sent again until the report comes.
 
 CLOCK_MONOTONIC is system-wide on Linux: every process of the machine reads the same clock, so a
-note taken in the tables' process and an arrival read here subtract to the lag. A batch can come after the pit passed its updates on: an arrival with
-no note yet waits for it (`LagBook(early=True)`). The watcher has a GIL of its own: on a thread of
-the tables' process it slowed their sends (a `Socket.send` releases the GIL, and took it back only
-when the watcher gave it up), so the lag it measured was partly floor-sim's own.
+note taken in the tables' process and an arrival read here subtract to the lag. A batch can come
+after the pit passed its updates on: an arrival with no note yet waits for it (`LagBook(early=True)`).
+The watcher has a GIL of its own: on a thread of the tables' process it slowed their sends (a
+`Socket.send` releases the GIL, and took it back only when the watcher gave it up), so the lag it
+measured was partly floor-sim's own.
 
 The child is started with multiprocessing's "spawn" context (a fresh interpreter: no fork of a
 process holding a ZeroMQ context) and ends when told to finish, or when its parent is gone.
