@@ -39,6 +39,9 @@ from firmware_host.service.feed import Feed
 
 HEARTBEAT_S = 0.5
 
+AIM_P99_MS = 50.0
+"""The issue's aim: the floor feed's update at most this long after the table's publish, 99 times in 100."""
+
 QUIET_S = 5.0
 """The subscriber ends when no update came for this long (the relay has passed on all it will)."""
 
@@ -305,7 +308,7 @@ def run() -> bool:
         return float(statistics.median(float(r[key] or 0) for r in rows))
 
     lost = sum(r["sent"] - r["received"] for r in pit)
-    print(f"   pit: p50 {median(pit, 'p50_ms'):.2f} ms, p99 {median(pit, 'p99_ms'):.2f} ms (aim < 50), "
+    print(f"   pit: p50 {median(pit, 'p50_ms'):.2f} ms, p99 {median(pit, 'p99_ms'):.2f} ms (aim < {AIM_P99_MS:.0f}), "
           f"{median(pit, 'cpu_us_a_message'):.1f} us CPU a message ({median(pit, 'core'):.2f} core), "
           f"RSS {median(pit, 'rss_mib'):.0f} MiB; not received {lost}", flush=True)
     print(f"   relay (peer): p50 {median(peer, 'p50_ms'):.2f} ms, p99 {median(peer, 'p99_ms'):.2f} ms, "
@@ -313,7 +316,7 @@ def run() -> bool:
     print(f"   ratio pit / relay: CPU a message "
           f"{median(pit, 'cpu_us_a_message') / max(median(peer, 'cpu_us_a_message'), 0.1):.2f}x, "
           f"p99 {median(pit, 'p99_ms') / max(median(peer, 'p99_ms'), 0.01):.2f}x", flush=True)
-    return lost == 0
+    return lost == 0 and median(pit, "p99_ms") < AIM_P99_MS  # `make bench` fails while an aim is missed
 
 
 if __name__ == "__main__":
