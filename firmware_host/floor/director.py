@@ -47,7 +47,7 @@ from engine.errors import TournamentError
 from engine.tournament.config import BlindLevel
 from firmware_host.floor.director_config import DirectorConfig, TableLink
 from firmware_host.floor.director_feeds import FeedWatcher, request_id, seated_argument
-from firmware_host.floor.director_gate import DirectorGate
+from firmware_host.floor.director_gate import DIRECTOR_PER_TURN, DirectorGate
 from firmware_host.floor.director_state import CLOCK_KINDS, DirectorStore, TournamentState
 from firmware_host.floor.tournament_record import TournamentRecorder
 from firmware_host.service.access import Caller
@@ -275,7 +275,7 @@ class Director:
         self.commander.want(self.state.level_in_force(self.clock()))
 
     def _serve_commands(self) -> None:
-        while True:
+        for _ in range(DIRECTOR_PER_TURN):  # the rest at the next turn: the clock goes out meanwhile
             try:
                 received = self.commands.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
@@ -283,7 +283,11 @@ class Director:
             caller = self.gate.caller(received[-1])
             if caller is None:  # a key revoked since it connected: not taken, no reply
                 continue
-            envelope, frame = [f.bytes for f in received[:-1]], received[-1].bytes
+            envelope, payload, refusal = self.gate.screen(received, caller)  # too big, not one frame, busy
+            if refusal is not None:
+                self.commands.send_multipart([*envelope, encode_reply(refusal)])
+                continue
+            frame = bytes(payload)
             try:
                 reply = self.handle(parse_request(frame), caller)
             except Malformed as exc:

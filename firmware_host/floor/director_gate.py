@@ -16,12 +16,21 @@ the director takes or refuses is one `director_request` entry: `command`, `outco
 (taken) or `code` and `error` (refused), `args` (the player, the players out, the seconds), and
 `signed_off` (the supervisor). A `state` request taken is a read and is not written (a wall screen
 asks every second); a `state` refused is.
+
+Limits, as at a table's command channel (`service/fairness.py`'s `Admission`): a request is one frame
+of at most `MAX_REQUEST_BYTES` (a peer sending one over `MAX_FRAME_FACTOR` times that is cut by
+ZeroMQ); each client (its certificate, else its connection) has a token bucket of
+`DIRECTOR_RATE_PER_S` requests a second in bursts of `DIRECTOR_BURST`, over which it is answered
+`busy` with `retry_s` and nothing is decoded, taken or audited (so an allowed key cannot fill the
+audit log: the refusals are counted, and logged once a minute); and the director's loop takes at
+most `DIRECTOR_PER_TURN` requests a turn, so its clock goes out on time under a flood.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +39,9 @@ import zmq
 from firmware_host.floor.director_config import DirectorConfig
 from firmware_host.service.access import Caller
 from firmware_host.service.audit import AuditError, AuditLog, config_details, start_details
+from firmware_host.service.commands import MAX_REQUEST_BYTES
 from firmware_host.service.config import AccessConfig, SecurityConfig, table_keys
+from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission, Screened
 from firmware_host.service.feed import Feed
 from firmware_host.service.keys import KeyPair, serve_curve
 from firmware_host.service.zap import ZapHandler, caller_of
@@ -44,6 +55,19 @@ DIRECTOR_ACCESS = AccessConfig(public=_ANY_CLIENT, snapshot=_ANY_CLIENT, full=()
 for the room's screens); its requests to the roles that may send it something (`DIRECTOR_RIGHTS`)."""
 
 
+DIRECTOR_RATE_PER_S = 20.0
+"""Requests a second one client may send the director (a wall screen asks once a second, the pit a few)."""
+
+DIRECTOR_BURST = 40
+"""Requests one client may send the director at once."""
+
+DIRECTOR_PER_TURN = 16
+"""Requests the director's loop takes in one turn (the rest wait for the next)."""
+
+BUSY_LOG_S = 60.0
+"""The `busy` refusals are logged at most this often (each is counted)."""
+
+
 class DirectorGate:
     """The director's keys, its ZAP handler (None without keys) and its audit log (None when it cannot
     be opened: the director runs without it, said at CRITICAL, as a table does)."""
@@ -52,6 +76,10 @@ class DirectorGate:
         """Open the audit log, read the keys, bind the ZAP handler (before any CURVE socket).
         Raises ConfigError (a key file) or zmq.ZMQError (another handler in this context)."""
         self.local_role = cfg.role
+        self.admission = Admission(max_request_bytes=MAX_REQUEST_BYTES, per_turn=DIRECTOR_PER_TURN,
+                                   rate_per_s=DIRECTOR_RATE_PER_S, burst=DIRECTOR_BURST)
+        self.busy = 0  # requests answered `busy`
+        self._busy_logged = (0.0, 0)  # (when the count was last logged, the count then)
         try:
             self.audit: AuditLog | None = AuditLog.open(state_dir)
         except AuditError as exc:
@@ -70,6 +98,7 @@ class DirectorGate:
         """The requests' ROUTER, a CURVE server on TCP with the keys. Raises zmq.ZMQError."""
         sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_FACTOR * MAX_REQUEST_BYTES)  # a peer past it is cut
         try:
             serve_curve(sock, endpoint, self.keys, "commands")
             sock.bind(endpoint)
@@ -87,6 +116,24 @@ class DirectorGate:
     def caller(self, frame: zmq.Frame) -> Caller | None:
         """Who sent the request (its last frame); None: a key revoked since it connected (no reply)."""
         return caller_of(frame, self.local_role, self.zap)
+
+    def screen(self, received: list[zmq.Frame], caller: Caller) -> Screened:
+        """A request as the ROUTER received it, screened before it is decoded: its envelope, its frame, and
+        the reply refusing it (too large, not one frame: audited; `busy`: counted only), or None."""
+        frames = [f.bytes for f in received]
+        screened = self.admission.screen(frames, caller.key)
+        if screened.refusal is None:
+            return screened
+        if screened.refusal.get("code") == "busy":
+            self.busy += 1
+            now = time.monotonic()
+            if now - self._busy_logged[0] >= BUSY_LOG_S:
+                log.warning("director: %d requests answered busy (over %g a second), %d since the last report",
+                            self.busy, DIRECTOR_RATE_PER_S, self.busy - self._busy_logged[1])
+                self._busy_logged = (now, self.busy)
+        else:
+            self.audited(caller, None, {}, screened.refusal)
+        return screened
 
     def turn(self) -> None:
         """Each turn of the director's loop: ZAP requests answered, the clients directory looked at."""
