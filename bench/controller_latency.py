@@ -375,7 +375,8 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
     """The floor peer (a process of its own, like the controller): per card the I/O a controller
     cannot do without, and nothing else: wake on the shoe's descriptor, read, decode and ack with
     our protocol session, journal the card (the same SQLite WAL, synchronous=FULL commit), pack and
-    send two ~1 KB msgpack frames (the controller's last public and full states) on two PUB sockets.
+    send two msgpack frames (the controller's last public and full states, packed by the feed's own
+    `UpdatePacker`: their last hands and paytables once) on two PUB sockets.
     No table, no views, no rules. Runs until killed; says `ready` on standard output."""
     import json
     import sqlite3
@@ -384,6 +385,7 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
 
     from drivers.card_reader import CardRead
     from drivers.shoe_link import HostSession
+    from firmware_host.service.packing import UpdatePacker
 
     port = serial.serial_for_url(url, timeout=0)
     fd = port.fileno()
@@ -400,7 +402,7 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
     pub, full_pub = ctx.socket(zmq.PUB), ctx.socket(zmq.PUB)
     pub.bind(public)
     full_pub.bind(full)
-    pack = msgpack.Packer(use_bin_type=True).pack
+    packer = UpdatePacker()  # the feed's own packer: the last hands and paytables packed once, as the controller does
     poller = zmq.Poller()
     poller.register(fd, zmq.POLLIN)
     seq = 0
@@ -426,8 +428,8 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
             db.execute("COMMIT")
             seq += 1
             head = {"table": "floor", "boot": "floor", "seq": seq, "kind": "update"}
-            pub.send(pack({**head, **public_state}))
-            full_pub.send(pack({**head, **full_state, "devices": {"shoe": {"seq": reading.seq}}}))  # as the table's
+            pub.send(packer.pack(head, public_state))
+            full_pub.send(packer.pack(head, {**full_state, "devices": {"shoe": {"seq": reading.seq}}}))  # as the table's
 
 
 def measure_floor(hands: int) -> dict[str, float]:
