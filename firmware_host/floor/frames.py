@@ -15,6 +15,8 @@ from typing import Any
 
 import msgpack
 
+from firmware_host.service.packing import map_header, pairs_of
+
 _pack = msgpack.Packer(use_bin_type=True).pack
 
 
@@ -78,7 +80,7 @@ class Frame:
         """The map with `changes` added, the pairs read as `cut` left out (they must be `changes`' keys:
         a key of `changes` not cut would be in the map twice), the others' bytes as they were."""
         raw = self.raw
-        parts = [_map_header(self.size - len(self.spans) + len(changes))]
+        parts = [map_header(self.size - len(self.spans) + len(changes))]
         at = self.body
         for start, end in self.spans:
             parts.append(raw[at:start])
@@ -101,14 +103,4 @@ def rekey(frame: bytes, changes: Mapping[str, Any]) -> bytes:
 
 def _pairs(changes: Mapping[str, Any]) -> bytes:
     """The packed pairs of `changes`, without their map's header (one pack call, not two a pair)."""
-    packed: bytes = _pack(changes)
-    size = len(changes)
-    return packed[1 if size < 16 else 3 if size < 1 << 16 else 5:]
-
-
-def _map_header(size: int) -> bytes:
-    if size < 16:
-        return bytes((0x80 | size,))
-    if size < 1 << 16:
-        return b"\xde" + size.to_bytes(2, "big")
-    return b"\xdf" + size.to_bytes(4, "big")
+    return pairs_of(_pack(changes), len(changes))

@@ -27,12 +27,18 @@ def _identity(value: Any) -> tuple[int, ...]:
     return (id(value),)
 
 
-def _map_header(size: int) -> bytes:
+def map_header(size: int) -> bytes:
+    """The msgpack header of a map of `size` pairs (its pairs follow it, one after the other)."""
     if size < 16:
         return bytes((0x80 | size,))
     if size < 1 << 16:
         return b"\xde" + size.to_bytes(2, "big")
     return b"\xdf" + size.to_bytes(4, "big")
+
+
+def pairs_of(packed: bytes, size: int) -> bytes:
+    """A packed map of `size` pairs without its header: its pairs, to put after another header."""
+    return packed[1 if size < 16 else 3 if size < 1 << 16 else 5:]
 
 
 class UpdatePacker:
@@ -51,7 +57,7 @@ class UpdatePacker:
         if kept.isdisjoint(merged):
             packed: bytes = self._pack(merged)
             return packed
-        parts = [_map_header(len(merged))]
+        parts = [map_header(len(merged))]
         run: dict[str, Any] = {}
         for key, value in merged.items():
             if key not in kept:
@@ -66,9 +72,7 @@ class UpdatePacker:
         return b"".join(parts)
 
     def _pairs(self, run: dict[str, Any]) -> bytes:
-        packed: bytes = self._pack(run)
-        size = len(run)
-        return packed[1 if size < 16 else 3 if size < 1 << 16 else 5:]
+        return pairs_of(self._pack(run), len(run))
 
     def _kept_pair(self, key: str, value: Any) -> bytes:
         identity = _identity(value)
