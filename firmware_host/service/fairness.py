@@ -114,12 +114,14 @@ class Admission:
         envelope = list(frames[:2]) if len(frames) > 2 and len(frames[1]) == 0 else list(frames[:1])
         body = frames[len(envelope):]
         payload = body[-1] if body else b""
-        if not self._admits(frames[0] if key is None else key):
-            wait = self._buckets[frames[0] if key is None else key].wait(self.clock())
+        now = self.clock()  # one reading for the take and the wait: a bucket refilled between them said 0 s
+        bucket = self._bucket(frames[0] if key is None else key, now)
+        if not bucket.take(now):
+            wait = max(0.001, round(bucket.wait(now), 3))  # never "send again in 0 s"
             reply = error_reply(request_id_of(bytes(payload), self.max_request_bytes), "busy",
                                 f"too many requests: at most {self.rate_per_s:g} a second "
                                 f"(bursts of {self.burst}); send again in {wait:.3f} s")
-            return Screened(envelope, payload, {**reply, "retry_s": round(wait, 3)})
+            return Screened(envelope, payload, {**reply, "retry_s": wait})
         if len(body) != 1:
             return Screened(envelope, payload, error_reply(None, "malformed", f"a request is one frame, "
                                                            f"not {len(body)} (after the envelope)"))
@@ -128,8 +130,8 @@ class Admission:
                                                            too_large(len(payload), self.max_request_bytes)))
         return Screened(envelope, payload, None)
 
-    def _admits(self, key: Any) -> bool:
-        now = self.clock()
+    def _bucket(self, key: Any, now: float) -> TokenBucket:
+        """The client's bucket (a new one full; the client heard from longest ago drops out past `MAX_CLIENTS`)."""
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = self._buckets[key] = TokenBucket(self.rate_per_s, self.burst, now)
@@ -137,4 +139,4 @@ class Admission:
                 self._buckets.popitem(last=False)
         else:
             self._buckets.move_to_end(key)
-        return bucket.take(now)
+        return bucket
