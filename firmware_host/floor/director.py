@@ -154,6 +154,12 @@ class TableCommander(threading.Thread):
                 self._wanted = level
                 self._changed.set()
 
+    def again(self, table: str) -> None:
+        """`table` was opened again (an open forgets its level): the level in force goes to it again."""
+        with self._lock:
+            self.taken[table] = 0
+            self._changed.set()
+
     def status(self) -> list[dict[str, Any]]:
         with self._lock:
             return [{"name": t.name, "level": self.taken[t.name]} for t in self.tables]

@@ -28,7 +28,7 @@ import os
 import queue
 import random
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import TournamentError
 from engine.tournament import Move, at_the_bubble, balance, break_table, tables_needed
@@ -40,6 +40,9 @@ from firmware_host.floor.director_state import DirectorStore, TournamentState
 from firmware_host.service.access import Caller
 from firmware_host.service.commands import Command
 
+if TYPE_CHECKING:
+    from firmware_host.floor.director import TableCommander
+
 log = logging.getLogger("croupier.director")
 
 
@@ -48,6 +51,7 @@ class _Director(Protocol):
     state: TournamentState
     store: DirectorStore
     clock: Callable[[], float]
+    commander: TableCommander
 
     def handle(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]: ...
 
@@ -123,6 +127,8 @@ class Floorman:
                 return
             if any(o.id == order.id for o in self.plan.orders.get(order.table, ())):
                 self._take("acked", {"id": order.id})
+            if order.cmd == "open":   # an open forgets the table's level: the level in force is sent again
+                self.d.commander.again(order.table)
 
     def _alive(self) -> set[str]:
         return {e.player for e in self.d.state.registration.alive}
@@ -258,15 +264,17 @@ class Floorman:
             return
         if not all(held_between_hands(s, HAND_FOR_HAND) for s in latest.values()):
             return
-        if not self._bubble():
-            self._take("hand-for-hand", {"step": "end"})
-            return
         for table in plan.in_play:   # every table waits: the time to break or balance
             why = self.due(table)
             if why is not None:
                 self._take("moving", {"table": table, "reason": why, "from_hand": next_hand(latest[table]) or 1})
                 return
-        self._take("hand-for-hand", {"step": "round", "hands": {t: next_hand(s) for t, s in latest.items()}})
+        if not self._bubble():
+            self._take("hand-for-hand", {"step": "end"})
+            return
+        seated = self.d.state.seating.tables
+        self._take("hand-for-hand", {"step": "round", "hands": {t: next_hand(s) for t, s in latest.items()
+                                                                if len(seated.get(t, {})) >= 2}})
 
     def _round_voided(self) -> None:
         """A table of the round whose hand closed without a settled hand seen (voided): done, nobody out."""

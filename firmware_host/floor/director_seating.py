@@ -188,8 +188,9 @@ class FloorPlan:
             if wrap:
                 self._order(target, "hold", f"release-{k}", release=True)
         del self.moving[source]
-        if body.get("close"):
+        if body.get("close"):   # broken: closed, and never left held
             self._order(source, "close", "close")
+            self._order(source, "hold", "release", release=True)
             self.in_play.remove(source)
         elif not self._held(source):
             self._order(source, "hold", "release", release=True)

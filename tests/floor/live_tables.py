@@ -5,14 +5,12 @@ command channel and its shoe's readings (the controller's inbox, as a shoe's rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import zmq
 
 from drivers.card_reader import CardRead
-from engine.cards import DECK
 from firmware_host.service.access import DEFAULT_RIGHTS
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.config import RightsConfig, SecurityConfig
@@ -28,11 +26,10 @@ FIRST_LEVEL = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [
 RIGHTS = RightsConfig(pit=(*DEFAULT_RIGHTS["pit"], "deal", "act", "confirm"))
 """Local clients act as the pit (the director's role); the test's dealer bot, local too, also deals."""
 
-HEADS_UP = ["Jh", "As", "2c", "Ad", "3h", "8d", "Kd", "Qs", "7h", "5c", "9c", "6d", "4s"]
-"""A burn, two hole cards each (aces to the first dealt, 2-3 to the other), the board: the aces win."""
-
-THREE_WAY = ["Jh", "As", "Kc", "2c", "Ad", "Kd", "3h", "8d", "Qs", "7h", "9c", "5c", "Jd", "6d", "4s"]
-"""Aces, kings and 2-3 in the order dealt, a board that helps none: of any two all in, one wins."""
+BURNS, BOARD = ["Jh", "8d", "5c", "6d"], ["Qs", "7h", "9c", "4s", "2d"]
+HOLE = [("2c", "3h"), ("As", "Ad"), ("Kc", "Kd"), ("Tc", "Td"), ("8c", "8h"), ("6c", "6h")]
+"""The cards a hand is dealt: the shortest stack 2-3, the others aces, kings, tens...; a board that makes none
+better: of any two players all in, the one with the higher pair wins, and the shortest always loses."""
 
 
 class LiveTable:
@@ -96,12 +93,17 @@ class LiveTable:
         finally:
             journal.close()
 
-    def play(self, cards: list[str] | None = None) -> dict[str, Any]:
-        """Deal one hand to the end: with `cards`, the first to act goes all in, the next calls, the others
-        fold; without, every player folds to the big blind. Returns the settled state."""
+    def play(self, bust: bool = False) -> dict[str, Any]:
+        """Deal one hand to the end: with `bust`, the first to act goes all in, the next calls, the others
+        fold (the shortest stack is dealt 2-3, so he loses all he puts in); without, every player folds
+        to the big blind. Returns the settled state."""
         self.ok("deal")
-        dealt = self.state()["hand"]
-        deck: Iterator[str] = iter([*(cards or []), *(str(c) for c in DECK if str(c) not in (cards or []))])
+        st = self.state()
+        dealt = st["hand"]
+        total = {int(s["seat"]): int(s["stack"]) + int((s.get("bets") or {}).get("in_pot") or 0)
+                 for s in st.get("spots") or [] if s.get("in_hand")}
+        hole = {seat: list(HOLE[k]) for k, seat in enumerate(sorted(total, key=lambda x: (total[x], x)))}
+        burns, board = iter(BURNS), iter(BOARD)
         actions = 0
         for _ in range(500):
             st = self.state()
@@ -110,22 +112,24 @@ class LiveTable:
                 return st
             assert not st.get("fault"), st["fault"]
             legal = st.get("legal") or {}
+            target = st.get("next")
             if st.get("to_act") is not None:
-                seat = st["to_act"]
                 if legal.get("show"):
                     action = "show"
-                elif cards is not None and actions == 0 and legal.get("all_in") is not None:
+                elif bust and actions == 0 and legal.get("all_in") is not None:
                     action = "all_in"
-                elif cards is not None and actions == 1 and legal.get("call") is not None:
+                elif bust and actions == 1 and legal.get("call") is not None:
                     action = "call"
                 else:
                     action = "check" if legal.get("check") else "fold"
-                self.ok("act", seat=seat, action=action)
+                self.ok("act", seat=st["to_act"], action=action)
                 actions += 1
             elif st["phase"] == "over":
                 self.ok("confirm")
-            elif st.get("next") is not None:
-                self.card(next(deck))
+            elif target is not None:
+                card = next(burns) if target == "burn" else next(board) if target == "board" else \
+                    hole[int(str(target).split()[1])].pop(0)
+                self.card(card)
                 wait_for(lambda: progress(self.state()) != progress(st), f"{self.name}: the card taken", 10)
             else:
                 raise AssertionError(f"{self.name}: the hand waits for nothing the bot knows: {st}")

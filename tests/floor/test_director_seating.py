@@ -16,7 +16,7 @@ import zmq
 
 from engine.tournament import next_big_blind, worst_seat
 from tests.firmware_host.processes import wait_for
-from tests.floor.live_tables import HEADS_UP, THREE_WAY, LiveTable
+from tests.floor.live_tables import LiveTable
 from tests.floor.test_director import Running, write_director
 
 
@@ -159,7 +159,7 @@ def test_a_table_broken_moves_its_players_into_the_free_seats(room: Callable[...
     r.enter(4)
     seats = r.drawn()
     assert [len(seats["T1"]), len(seats["T2"])] == [2, 2]
-    settled = r.tables["T2"].play(HEADS_UP)                        # one of T2's two is out: three fit on T1
+    settled = r.tables["T2"].play(bust=True)                        # one of T2's two is out: three fit on T1
     winner = next(seats["T2"][s["seat"]] for s in settled["spots"] if s["stack"] > 0)
     stack = next(s["stack"] for s in settled["spots"] if s["stack"] > 0)
     moves = wait_moves(r, 1)
@@ -181,7 +181,7 @@ def test_balancing_moves_the_player_due_the_big_blind_to_the_worst_seat(room: Ca
     seats = r.drawn()
     full = next(t for t, s in seats.items() if len(s) == 4)
     short = next(t for t, s in seats.items() if len(s) == 3 and t != full)
-    r.tables[short].play(THREE_WAY)                                 # 4, 3, 2: the tables are two apart
+    r.tables[short].play(bust=True)                                 # 4, 3, 2: the tables are two apart
     wait_for(lambda: len(director_events(r.tmp, "out")) == 1, "the player out placed")
     chart = {t: {int(s): p for s, p in c.items()} for t, c in r.settled()["seats"].items()}
     assert len(chart[short]) == 2 and not director_events(r.tmp, "moves")   # only a table that settled moves one
@@ -203,7 +203,7 @@ def test_hand_for_hand_holds_every_table_and_places_a_rounds_players_out_togethe
     seats = r.drawn()
     two = next(t for t, s in seats.items() if len(s) == 2)
     three = next(t for t in seats if t != two)
-    r.tables[two].play(HEADS_UP)                                   # four left: 3 and 1, balanced ...
+    r.tables[two].play(bust=True)                                   # four left: 3 and 1, balanced ...
     wait_for(lambda: len(director_events(r.tmp, "out")) == 1, "the first out")
     r.tables[three].play()                                         # ... once the full table settles a hand
     wait_moves(r, 1)
@@ -217,15 +217,17 @@ def test_hand_for_hand_holds_every_table_and_places_a_rounds_players_out_togethe
     second.play()
     wait_for(lambda: r.floor()["hand_for_hand"] == {"phase": "round", "round": 2}, "the second round")
     r.settled()
-    first.play(HEADS_UP)                                           # one out at each table in round 2 ...
-    wait_for(lambda: second.state()["hold"] is not None, "held")
+    first.play(bust=True)                                           # one out at each table in round 2 ...
+    wait_for(lambda: [e for e in director_events(r.tmp, "hand-for-hand") if e["step"] == "hand" and e["out"]],
+             "the first table's hand of the round taken")
     assert len(director_events(r.tmp, "out")) == 1                 # ... placed only once the round is over
-    second.play(HEADS_UP)
+    second.play(bust=True)
     outs = wait_for(lambda: (lambda o: o if len(o) == 2 else None)(director_events(r.tmp, "out")), "the round's out")
-    assert len(outs[1]["players"]) == 2                            # one elimination for the round
+    assert len(outs[1]["players"]) == 2  # one elimination for the round
     wait_for(lambda: r.floor()["hand_for_hand"] is None, "hand-for-hand over")
-    r.settled()
-    assert first.state()["hold"] is None and second.state()["hold"] is None   # the bubble burst: released
+    floor = r.settled()                                            # the bubble burst: two left, on one table ...
+    assert len(floor["in_play"]) == 1 and len(floor["seats"][floor["in_play"][0]]) == 2
+    assert first.state()["hold"] is None and second.state()["hold"] is None   # ... and no table is left held
 
 
 def test_a_director_restarted_sends_nothing_twice(room: Callable[..., Room], tmp_path: Path) -> None:
@@ -243,7 +245,7 @@ def test_a_director_restarted_sends_nothing_twice(room: Callable[..., Room], tmp
     r.start()                                                      # ... the director sends both again
     seats = {t: {int(s): p for s, p in c.items()} for t, c in r.settled()["seats"].items()}
     assert [len(opens(t)) for t in r.tables.values()] == [1, 1]   # T1's applied once
-    r.tables["T2"].play(HEADS_UP)
+    r.tables["T2"].play(bust=True)
     wait_moves(r, 1)
     counts = {name: len(list(t.events("seat"))) + len(t.events("hold")) for name, t in r.tables.items()}
     r.stop_director()
