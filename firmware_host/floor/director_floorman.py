@@ -28,7 +28,7 @@ import os
 import queue
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from engine.errors import TournamentError
 from engine.tournament import Move, at_the_bubble, balance, break_table, tables_needed
@@ -40,10 +40,11 @@ from firmware_host.floor.director_state import DirectorStore, TournamentState
 from firmware_host.service.access import Caller
 from firmware_host.service.commands import Command
 
-if TYPE_CHECKING:
-    from firmware_host.floor.director import TableCommander
-
 log = logging.getLogger("croupier.director")
+
+
+class _Commander(Protocol):
+    def again(self, table: str) -> None: ...
 
 
 class _Director(Protocol):
@@ -51,7 +52,9 @@ class _Director(Protocol):
     state: TournamentState
     store: DirectorStore
     clock: Callable[[], float]
-    commander: TableCommander
+
+    @property
+    def commander(self) -> _Commander: ...
 
     def handle(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]: ...
 
