@@ -145,6 +145,7 @@ class TableCommander(threading.Thread):
         self._wanted: tuple[int, BlindLevel] | None = None
         self.taken: dict[str, int] = {t.name: 0 for t in tables}  # table -> the last level it took
         self._changed = threading.Event()
+        self._opened: set[str] = set()
         self.stopping = threading.Event()
 
     def want(self, level: tuple[int, BlindLevel] | None) -> None:
@@ -155,9 +156,11 @@ class TableCommander(threading.Thread):
                 self._changed.set()
 
     def again(self, table: str) -> None:
-        """`table` was opened again (an open forgets its level): the level in force goes to it again."""
+        """`table` was opened by the director (an open forgets its level): the level in force goes to it
+        again, under ids of their own (`<tournament>-level-<n>-opened`)."""
         with self._lock:
             self.taken[table] = 0
+            self._opened.add(table)
             self._changed.set()
 
     def status(self) -> list[dict[str, Any]]:
@@ -192,7 +195,8 @@ class TableCommander(threading.Thread):
     def _send(self, clients: dict[str, CommandClient], table: TableLink, number: int, level: BlindLevel) -> None:
         request = level_request(self.tournament, number, level)
         try:
-            reply = clients[table.name].request("level", req_id=f"{self.tournament}-level-{number}", **request)
+            opened = "-opened" if table.name in self._opened else ""
+            reply = clients[table.name].request("level", req_id=f"{self.tournament}-level-{number}{opened}", **request)
         except TimeoutError:
             log.warning("director: table %s did not answer the level %d request", table.name, number)
             clients.pop(table.name).close()

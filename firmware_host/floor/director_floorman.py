@@ -80,6 +80,8 @@ class Floorman:
         return self.d.state.plan
 
     def start(self) -> None:
+        for table in self.plan.opened:   # opened before a restart: its levels go under the ids after the open
+            self.d.commander.again(table)
         self.watcher.start()
         self.sender.start()
 

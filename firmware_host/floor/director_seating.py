@@ -103,6 +103,7 @@ class FloorPlan:
         self.rounds = 0
         self.outs = 0
         self.first_buttons: dict[str, int] = {}
+        self.opened: set[str] = set()   # tables that took the director's open
 
     # -- the events -----------------------------------------------------------------------------
 
@@ -129,6 +130,8 @@ class FloorPlan:
     def _acked(self, order_id: str) -> None:
         for table, orders in self.orders.items():
             if any(o.id == order_id for o in orders):
+                if any(o.id == order_id and o.cmd == "open" for o in orders):
+                    self.opened.add(table)
                 self.orders[table] = [o for o in orders if o.id != order_id]
                 return
         raise TournamentError(f"no order {order_id!r} is waiting to be taken")

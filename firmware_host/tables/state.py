@@ -258,6 +258,8 @@ class TableState:
 
     def _on_step(self, kind: str, body: Mapping[str, Any]) -> None:
         self._need_no_fault()
+        if kind == "bet":  # a house table's first bet begins its hand
+            refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         if kind not in table.STEPS:
             raise Refused(f"a {table.setup.game} table takes {_listed(sorted(table.STEPS))}, not {kind}")

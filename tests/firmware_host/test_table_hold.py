@@ -77,3 +77,14 @@ def test_a_card_read_while_held_is_refused_and_the_hold_is_the_pits(rig: Rig) ->
     as_dealer = rig.c.handle_command(Command.from_mapping({"cmd": "hold", **HFH}), Caller("dealer"))
     assert as_dealer["code"] == "forbidden"
     assert rig.c.handle_command(Command.from_mapping({"cmd": "hold", "release": True}), Caller("pit"))["ok"]
+
+
+def test_a_held_house_table_takes_no_first_bet(rig: Rig) -> None:
+    rig.ok("open", game="uth", profile="default", limits={"minimum": 5, "maximum": 100, "side_minimum": 1,
+                                                       "side_maximum": 25, "chip": 1})
+    rig.ok("hold", reason="the pit's count")
+    before = rig.state()
+    refused = rig.cmd("bet", seat=1, bets={"ante": 5, "blind": 5})
+    assert refused["code"] == "held" and rig.state() == before      # the hand not begun, nothing applied
+    rig.ok("hold", release=True)
+    assert rig.ok("bet", seat=1, bets={"ante": 5, "blind": 5})["ok"]
