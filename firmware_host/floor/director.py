@@ -146,6 +146,7 @@ class TableCommander(threading.Thread):
         self.taken: dict[str, int] = {t.name: 0 for t in tables}  # table -> the last level it took
         self._changed = threading.Event()
         self._opened: set[str] = set()
+        self._waiting: set[str] = set()
         self.stopping = threading.Event()
 
     def want(self, level: tuple[int, BlindLevel] | None) -> None:
@@ -161,7 +162,13 @@ class TableCommander(threading.Thread):
         with self._lock:
             self.taken[table] = 0
             self._opened.add(table)
+            self._waiting.discard(table)
             self._changed.set()
+
+    def hold_back(self, table: str) -> None:
+        """No level to `table` until `again`: the director's own open for it is on its way."""
+        with self._lock:
+            self._waiting.add(table)
 
     def status(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -174,7 +181,8 @@ class TableCommander(threading.Thread):
             while not self.stopping.is_set():
                 with self._lock:
                     wanted = self._wanted
-                    due = [t for t in self.tables if wanted is not None and self.taken[t.name] != wanted[0]]
+                    due = [t for t in self.tables if wanted is not None and self.taken[t.name] != wanted[0]
+                           and t.name not in self._waiting]
                 self._changed.clear()
                 for table in due:
                     if self.stopping.is_set():

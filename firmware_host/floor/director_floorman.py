@@ -46,6 +46,8 @@ log = logging.getLogger("croupier.director")
 class _Commander(Protocol):
     def again(self, table: str) -> None: ...
 
+    def hold_back(self, table: str) -> None: ...
+
 
 class _Director(Protocol):
     cfg: DirectorConfig
@@ -94,21 +96,26 @@ class Floorman:
     # -- the seats drawn ------------------------------------------------------------------------
 
     def draw(self) -> dict[str, Any]:
-        """The `seat-draw` event's body: every player in, seated at random (a new seed), opened at the
-        level in force (the first before the start). Raises TournamentError."""
+        """The `seat-draw` event's body: every player in, seated at random (a new seed), each table to be
+        opened at the level in force (the first before the start). Raises TournamentError."""
         state = self.d.state
         if self.plan.drawn:
             raise TournamentError("the seats are drawn already")
         level = state.level_in_force(self.d.clock())
-        first = level[1] if level is not None else state.tournament.levels[0]
+        number, first = level if level is not None else (1, state.tournament.levels[0])
+        stakes = stakes_of(first.small_blind, first.big_blind, first.ante)
         players = [e.player for e in state.registration.alive]
-        return draw_body(state.tournament, players, stakes_of(first.small_blind, first.big_blind, first.ante), seed())
+        return {**draw_body(state.tournament, players, {t: stakes for t in state.tournament.tables}, seed()),
+                "level": number}
 
     # -- a pass ---------------------------------------------------------------------------------
 
     def turn(self) -> None:
         """One pass (see the module docstring); the orders left go to the sender."""
         self._journal_taken()
+        for table, orders in self.plan.orders.items():   # no level of the clock's until the director's open
+            if any(o.cmd == "open" for o in orders):
+                self.d.commander.hold_back(table)
         self._settled_hands()
         self._moves_due()
         self._hand_for_hand()

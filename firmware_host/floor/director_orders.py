@@ -105,9 +105,11 @@ class OrderSender(threading.Thread):
             self.taken.put(order)
             log.info("director: table %s took %s %s", order.table, order.cmd, order.args)
             return
-        self.refusals[order.table] = f"{order.cmd}: {reply.get('code')}: {reply.get('error')}"
-        log.warning("director: table %s refused %s (%s): %s; asked again in %.0f s", order.table, order.cmd,
-                    order.id, reply.get("error"), RETRY_S)
+        said = f"{order.id}: {reply.get('code')}: {reply.get('error')}"
+        again = self.refusals.get(order.table) == said   # said once at warning; the retries quieter
+        self.refusals[order.table] = said
+        log.log(logging.DEBUG if again else logging.WARNING, "director: table %s refused %s (%s): %s; asked again "
+                "every %.0f s", order.table, order.cmd, order.id, reply.get("error"), RETRY_S)
         self._next_try[order.table] = time.monotonic() + RETRY_S
 
     def stop(self) -> None:

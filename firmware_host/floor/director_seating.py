@@ -10,7 +10,7 @@ after a restart is applied once by the table (the command channel's ids). The ev
 
     (an `out` event: each player out leaves his seat, a `seat` `leave` order)
     seat-draw      {"seed", "layout": {table: {seat: player}}, "cards": {table: {seat: card}},
-                    "buttons": {table: seat}, "stakes", "stack"}     each table opened with its players
+                    "buttons": {table: seat}, "stakes": {table: stakes}, "stack"}   each table opened
     moving         {"table", "reason", "from_hand"}    the table held before players leave it
     moves          {"table", "moves": [{player, from_table, from_seat, to_table, to_seat, stack}],
                     "close": bool, "seed"}            players moved from the held table; it is released
@@ -57,18 +57,17 @@ class Order:
 
 
 def stakes_of(small_blind: int, big_blind: int, ante: int) -> dict[str, Any]:
-    """A level's stakes as a table's `open` takes them (no ante key when there is none)."""
-    stakes: dict[str, Any] = {"blinds": [small_blind, big_blind]}
-    if ante:
-        stakes["antes"] = ante
-    return stakes
+    """A level's stakes, spelt as the director's `level` request spells them (`director.level_request`)."""
+    return {"blinds": [small_blind, big_blind], "antes": ante}
 
 
-def draw_body(tournament: TournamentFile, players: list[str], stakes: dict[str, Any], seed: str) -> dict[str, Any]:
+def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[str, dict[str, Any]],
+              seed: str) -> dict[str, Any]:
     """The `seat-draw` event: the players seated at random on the tables that break last (`draw_seats`),
     each table's button by high card (a card a seat from a deck shuffled by the same draw: the
     simulation's way; the table has no high-card request), from `seed` (the director's, from
-    os.urandom: journaled, so a replay gives the same seats). Raises TournamentError."""
+    os.urandom: journaled, so a replay gives the same seats). `stakes`: each table's `open` stakes.
+    Raises TournamentError."""
     if len(players) < 2:
         raise TournamentError("seat-draw: a tournament needs at least two players entered")
     rng = random.Random(seed)
@@ -84,7 +83,7 @@ def draw_body(tournament: TournamentFile, players: list[str], stakes: dict[str, 
         cards[table] = {str(seat): str(card) for seat, card in dealt.items()}
         buttons[table] = button_by_high_card(dealt)
     return {"seed": seed, "layout": {t: {str(s): p for s, p in seats.items()} for t, seats in layout.items()},
-            "cards": cards, "buttons": {t: b for t, b in buttons.items()}, "stakes": stakes,
+            "cards": cards, "buttons": {t: b for t, b in buttons.items()}, "stakes": {t: stakes[t] for t in layout},
             "stack": tournament.starting_stack}
 
 
@@ -147,8 +146,11 @@ class FloorPlan:
             self.seating.seat(table, {str(s): p for s, p in seats.items()}, alive)
         self.in_play = [t for t in self.tournament.tables if t in layout]
         self.first_buttons = {t: int(body["buttons"][t]) for t in self.in_play}
-        for table in self.in_play:
-            self._order(table, "open", "open", game=GAME, structure=STRUCTURE, stakes=dict(body["stakes"]),
+        for table in self.in_play:   # the level first: then the open's stakes are the table's, no sign-off needed
+            stakes = dict(body["stakes"][table])
+            self._order(table, "level", "level", stakes=stakes, level=int(body.get("level") or 1),
+                        tournament=self.tournament.name)
+            self._order(table, "open", "open", game=GAME, structure=STRUCTURE, stakes=dict(body["stakes"][table]),
                         seats=self.tournament.seats_per_table, rules=dict(RULES), button=int(body["buttons"][table]),
                         stacks={str(s): int(body["stack"]) for s in sorted(layout[table])})
         self.drawn = True
@@ -233,16 +235,29 @@ class FloorPlan:
         else:
             raise TournamentError(f"unknown hand-for-hand step {step!r}")
 
-    def busted(self, out: Mapping[str, int]) -> None:
-        """Players out (an `out` event): once the director has seated the tables, each leaves his seat."""
+    def busted(self, out: Mapping[str, int], hand: Any = None) -> None:
+        """Players out (an `out` event; `hand` the hand they went out in, when read from a feed): once the
+        director has seated the tables, each leaves his seat, his table held from its next hand meanwhile
+        (unless held already) so that the seat is free before another hand is dealt."""
         if not self.drawn:
             return
         self.outs += 1
         for table, chart in self.seating.tables.items():
-            for seat, player in sorted(chart.items()):
-                if player in out:
-                    self.orders[table].append(Order(f"{self.tournament.name}-out-{self.outs}-{table}-{seat}", table,
-                                                    "seat", {"seat": seat, "action": "leave"}))
+            seats = [seat for seat, player in sorted(chart.items()) if player in out]
+            if not seats:
+                continue
+            wrap = not self._held(table) and table not in self.moving
+            what = f"out-{self.outs}-{table}"
+            if wrap:
+                hold = {"from_hand": hand + 1} if isinstance(hand, int) else {}
+                self.orders[table].append(Order(f"{self.tournament.name}-{what}-hold", table, "hold",
+                                                {"reason": "players out leave", "by": TOURNAMENT, **hold}))
+            for seat in seats:
+                self.orders[table].append(Order(f"{self.tournament.name}-{what}-{seat}", table, "seat",
+                                                {"seat": seat, "action": "leave"}))
+            if wrap:
+                self.orders[table].append(Order(f"{self.tournament.name}-{what}-release", table, "hold",
+                                                {"release": True}))
 
     # -- reading it -----------------------------------------------------------------------------
 

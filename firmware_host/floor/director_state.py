@@ -92,7 +92,7 @@ class TournamentState:
         elif kind == "out":
             out = {str(p): int(s) for p, s in dict(body["players"]).items()}
             self.standings.eliminate(out)
-            self.plan.busted(out)  # the director's tables: each player out leaves his seat
+            self.plan.busted(out, body.get("hand"))  # the director's tables: each player out leaves his seat
             self.seating.leave(out, body.get("table"), body.get("hand"))
         elif kind == "seated":
             self.seating.seat(str(body["table"]), dict(body["seats"]), {e.player for e in self.registration.alive})

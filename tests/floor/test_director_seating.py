@@ -147,7 +147,7 @@ def test_the_seat_draw_opens_every_table_with_its_players_stacks_and_rules(room:
         body = opens[0].body
         assert body["stacks"] == {str(s): 5000 for s in seats[name]}
         assert body["button"] == draw["buttons"][name] and body["button"] in seats[name]
-        assert body["rules"] == {"button": "dead", "all_in_reveal": True} and body["stakes"] == {"blinds": [25, 50]}
+        assert body["rules"] == {"button": "dead", "all_in_reveal": True} and body["stakes"] == {"blinds": [25, 50], "antes": 0}
         assert table.seated() == {s: 5000 for s in seats[name]}
     again = r.director_ok("seat-draw")                              # drawn once: the same seats answered again
     assert again.get("duplicate") is True and again["state"]["floor"]["seats"] == draw["layout"]
@@ -238,9 +238,9 @@ def test_a_director_restarted_sends_nothing_twice(room: Callable[..., Room], tmp
     d.director.floorman.sender.join(timeout=5)
     r.director_ok("seat-draw")
     pending = r.floor()["orders_waiting"]
-    assert pending == 2 and all(not opens(t) for t in r.tables.values())
-    order = d.director.state.plan.orders["T1"][0]                   # T1 takes its open before the restart ...
-    assert r.tables["T1"].client.request(order.cmd, req_id=order.id, **order.args)["ok"]
+    assert pending == 4 and all(not opens(t) for t in r.tables.values())   # a level, then the open
+    for order in d.director.state.plan.orders["T1"]:                 # T1 takes both before the restart ...
+        assert r.tables["T1"].client.request(order.cmd, req_id=order.id, **order.args)["ok"]
     r.stop_director()
     r.start()                                                      # ... the director sends both again
     seats = {t: {int(s): p for s, p in c.items()} for t, c in r.settled()["seats"].items()}
