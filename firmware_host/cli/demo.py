@@ -426,6 +426,9 @@ def tournament_demo(args: argparse.Namespace) -> int:
     if tables < 1 or players < 2:
         print("croupier demo: --tournament needs --players 2 or more and --tables 1 or more", file=sys.stderr)
         return 2
+    if args.director and args.in_process:
+        print("croupier demo: --director drives the devices' tables: not with --in-process", file=sys.stderr)
+        return 2
     tournament = demo_tournament(tables)
     if tables_needed(players, tournament.seats_per_table) > tables:
         print(f"croupier demo: {players} players do not fit on {tables} tables of {tournament.seats_per_table}",
@@ -433,7 +436,7 @@ def tournament_demo(args: argparse.Namespace) -> int:
         return 2
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-tournament-"))
     try:
-        if args.director and not args.in_process:
+        if args.director:
             from firmware_host.sim.tournament_director import DirectorTournamentRun, director_tournament
             text, tournament = director_tournament(tables)
             line = DirectorTournamentRun(state_dir, tournament_table, tournament, text, players=players,
@@ -459,7 +462,8 @@ def main(args: argparse.Namespace) -> int:
     if args.tournament:
         return tournament_demo(args)
     if args.players is not None or args.tables is not None or args.in_process or args.director:
-        print("croupier demo: --players and --tables (and --in-process) are for --tournament", file=sys.stderr)
+        print("croupier demo: --players and --tables (and --in-process, --director) are for --tournament",
+              file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
     seats = args.seats if args.seats is not None else (6 if args.game == "3cp" or is_poker(args.game) else 5)

@@ -113,9 +113,9 @@ class Floorman:
     def turn(self) -> None:
         """One pass (see the module docstring); the orders left go to the sender."""
         self._journal_taken()
-        for table, orders in self.plan.orders.items():   # no level of the clock's until the director's open
-            if any(o.cmd == "open" for o in orders):
-                self.d.commander.hold_back(table)
+        for table, orders in self.plan.orders.items():   # no level of the clock's until the director's open,
+            if any(o.cmd == "open" for o in orders) or self.plan.drawn and table not in self.plan.in_play:
+                self.d.commander.hold_back(table)          # nor to a table out of play (broken, or not used)
         self._settled_hands()
         self._moves_due()
         self._hand_for_hand()
