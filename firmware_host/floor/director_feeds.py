@@ -5,9 +5,9 @@ director event like `enter`, replayed at start). Each `[[director.tables]]` entr
 `snapshot` has its public feed followed (`service/feed.py`'s `FeedClient`, over CURVE with the
 director's `key` and the table's `server_key`) by `FeedWatcher`, a thread of its own. When a feed
 shows a poker hand settled (`phase` `settled`, `results.net`) in which a seated player still in has a
-stack of 0, the director's thread (`director_floorman.py`) takes one `out` for that hand: those players, each with his stack
-at the start of the hand (his stack less his net: 0 - net), so players out in one hand finish by those
-stacks as the rules say. The `out` event also holds the table and the hand's number; the last hand
+stack of 0, the director's thread (`director_floorman.py`) takes one `out` for that hand: those
+players, each with his stack at the start of the hand (his stack less his net: 0 - net), so players
+out in one hand finish by those stacks as the rules say. The `out` event also holds the table and the hand's number; the last hand
 taken per table is replayed from them, so a hand is taken once, a restart or a snapshot that shows it
 again notwithstanding (only a hand numbered above the table's last one taken is taken).
 """

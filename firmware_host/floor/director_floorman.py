@@ -1,4 +1,4 @@
-"""The director on the floor: it seats the players, places those out, breaks and balances the tables and plays hand-for-hand at the bubble, by engine.tournament's rules, through the tables' command channels.
+"""The director on the floor: seats drawn, players out placed, tables broken and balanced, hand-for-hand at the bubble.
 
 `Floorman` works on the director's thread (`Director.run` calls `turn` each pass), with two threads
 of its own: `TableWatcher` (the tables' public feeds: each settled hand, each table's latest
@@ -264,7 +264,8 @@ class Floorman:
             if plan.round_over():
                 out = plan.round_out()
                 if out:
-                    cmd = Command("out", {"players": out}, id=f"{self.d.cfg.tournament.name}-hand-for-hand-{hff['round']}")
+                    cmd = Command("out", {"players": out},
+                                  id=f"{self.d.cfg.tournament.name}-hand-for-hand-{hff['round']}")
                     reply = self.d.handle(cmd, Caller("pit", None, "hand-for-hand"))
                     if not reply["ok"]:
                         log.warning("director: hand-for-hand round %s: out %s refused: %s", hff["round"], out,

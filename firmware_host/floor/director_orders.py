@@ -1,4 +1,4 @@
-"""The director's orders to the tables sent until taken (`OrderSender`), and the tables' feeds followed with their latest state kept (`TableWatcher`).
+"""The director's orders sent to the tables until taken (`OrderSender`); the tables' latest states (`TableWatcher`).
 
 `OrderSender`, a thread of its own with its own sockets, sends each table the first of its orders
 (`director_seating.Order`: `open`, `seat` `leave` / `move_in`, `hold`, `close`) under the order's

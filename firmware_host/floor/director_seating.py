@@ -1,4 +1,4 @@
-"""The director's floor plan: the seats drawn, the players moved (tables broken and balanced), the hand-for-hand rounds, and the orders each table is to be sent, all from the director's events.
+"""The director's floor plan from its events: seats drawn, players moved, hand-for-hand rounds, the orders for each table.
 
 The director seats the players itself (`seat-draw`) and moves them (`moves`), so the seat map
 (`Seating`, `director_feeds.py`) follows its own events; each event that changes the floor also
@@ -39,7 +39,7 @@ FLOOR_KINDS = ("seat-draw", "moving", "moves", "hand-for-hand", "acked")
 
 GAME, STRUCTURE = "holdem", "no-limit"
 RULES = {"button": "dead", "all_in_reveal": True}
-"""The tournament tables' room rules: the dead button, the hands turned up at an all-in showdown (as the simulation's)."""
+"""The tournament tables' room rules: the dead button, hands turned up at an all-in showdown (the simulation's)."""
 
 HAND_FOR_HAND = "hand-for-hand"
 TOURNAMENT = "tournament"
@@ -160,12 +160,12 @@ class FloorPlan:
         if table not in self.in_play:
             raise TournamentError(f"{table} is not in play")
         self.moving[table] = str(body["reason"])
-        if not self._held(table):
+        if not self._held():
             self._order(table, "hold", "hold", reason=f"moving players ({body['reason']})", by=TOURNAMENT,
                         from_hand=int(body["from_hand"]))
 
-    def _held(self, table: str) -> bool:
-        """Held by the director already (hand-for-hand, or its own moves): no hold or release of its own."""
+    def _held(self) -> bool:
+        """Every table held by hand-for-hand: a move or a player out needs no hold or release of its own."""
         return self.hand_for_hand is not None
 
     def _moves(self, body: Mapping[str, Any]) -> None:
@@ -184,7 +184,7 @@ class FloorPlan:
         self.seating.tables = chart
         for k, m in enumerate(moves):
             target = str(m["to_table"])
-            wrap = not self._held(target) and target not in self.moving
+            wrap = not self._held() and target not in self.moving
             if wrap:
                 self._order(target, "hold", f"hold-{k}", reason="moving players (a player moved in)", by=TOURNAMENT)
             self._order(source, "seat", f"leave-{m['from_seat']}", seat=int(m["from_seat"]), action="leave")
@@ -197,7 +197,7 @@ class FloorPlan:
             self._order(source, "close", "close")
             self._order(source, "hold", "release", release=True)
             self.in_play.remove(source)
-        elif not self._held(source):
+        elif not self._held():
             self._order(source, "hold", "release", release=True)
 
     def _hand_for_hand(self, body: Mapping[str, Any]) -> None:
@@ -246,7 +246,7 @@ class FloorPlan:
             seats = [seat for seat, player in sorted(chart.items()) if player in out]
             if not seats:
                 continue
-            wrap = not self._held(table) and table not in self.moving
+            wrap = not self._held() and table not in self.moving
             what = f"out-{self.outs}-{table}"
             if wrap:
                 hold = {"from_hand": hand + 1} if isinstance(hand, int) else {}

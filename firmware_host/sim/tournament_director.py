@@ -1,4 +1,4 @@
-"""The simulated tournament driven by the production director: `croupier run` tables with emulated shoes, bot dealers dealing hand after hand, and `croupier tournament`'s `Director` seating, moving, balancing and holding them.
+"""The simulated tournament driven by the production director: devices' tables and bot dealers, the `Director` seating them.
 
 `DirectorTournamentRun` shares the director's logic with production (`firmware_host/floor/
 director_floorman.py`) instead of the simulation's own driver (`sim/tournament_devices.py`): the

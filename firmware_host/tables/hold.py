@@ -3,8 +3,8 @@
 The `hold` request (`{"cmd": "hold", "reason": str, "by": str, "from_hand": n}`, the `pit` role's;
 `{"cmd": "hold", "release": true}` releases it) is journaled as a `hold` event. Under a hold the
 table refuses to begin hand `from_hand` or any later one: a `deal`, the first card of a hand, the
-`next` button or a house table's first bet is refused with the code `held`, nothing applied (a card the shoe reads then is
-journaled as refused, a fault, as any reading the table cannot take). A hand already begun plays
+`next` button or a house table's first bet is refused with the code `held`, nothing applied (a card
+the shoe reads then is journaled as refused, a fault, as any reading the table cannot take). A hand already begun plays
 to its end; the seats may still change between hands (`seat` `leave`, `move_in`: players moved by
 the director while the table waits). Without `from_hand` the hold is from the next hand to begin
 (the hand in progress, if any, finishes); the controller writes that number into the body before

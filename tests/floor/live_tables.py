@@ -21,7 +21,7 @@ from firmware_host.tables.registry import open_setup
 from tests.firmware_host.processes import wait_for
 
 FIRST_LEVEL = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [25, 50]}}
-"""Each table's configured game (its `[poker]`): the tournament's first level, so the director's `open` needs no sign-off."""
+"""Each table's configured game (its `[poker]`): a no-limit hold'em table, as the director opens it."""
 
 RIGHTS = RightsConfig(pit=(*DEFAULT_RIGHTS["pit"], "deal", "act", "confirm"))
 """Local clients act as the pit (the director's role); the test's dealer bot, local too, also deals."""

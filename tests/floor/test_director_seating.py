@@ -147,7 +147,8 @@ def test_the_seat_draw_opens_every_table_with_its_players_stacks_and_rules(room:
         body = opens[0].body
         assert body["stacks"] == {str(s): 5000 for s in seats[name]}
         assert body["button"] == draw["buttons"][name] and body["button"] in seats[name]
-        assert body["rules"] == {"button": "dead", "all_in_reveal": True} and body["stakes"] == {"blinds": [25, 50], "antes": 0}
+        assert body["rules"] == {"button": "dead", "all_in_reveal": True}
+        assert body["stakes"] == {"blinds": [25, 50], "antes": 0}             # the level, sent just before
         assert table.seated() == {s: 5000 for s in seats[name]}
     again = r.director_ok("seat-draw")                              # drawn once: the same seats answered again
     assert again.get("duplicate") is True and again["state"]["floor"]["seats"] == draw["layout"]
