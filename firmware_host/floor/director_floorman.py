@@ -222,15 +222,18 @@ class Floorman:
             stacks = {int(s["seat"]): int(s.get("stack") or 0) for s in state.get("spots") or []}
             body: dict[str, Any] = {"table": table, "close": False, "moves": []}
             still = self.due_while_held(table)
+            moves: list[Move] = []
             if still == "break":
                 body["seed"] = seed()
-                moves = break_table(self._layout(), table, self.d.state.tournament.seats_per_table,
-                                    random.Random(body["seed"]))
+                try:
+                    moves = break_table(self._layout(), table, self.d.state.tournament.seats_per_table,
+                                        random.Random(body["seed"]))
+                except TournamentError as exc:   # cannot be while the players fit; said, and tried again
+                    log.error("director: %s cannot be broken now: %s", table, exc)
+                    continue
                 body["close"] = True
             elif still == "balance":
                 moves = self._balance()[:1]
-            else:
-                moves = []
             body["moves"] = [{"player": m.player, "from_table": m.from_table, "from_seat": m.from_seat,
                               "to_table": m.to_table, "to_seat": m.to_seat, "stack": stacks.get(m.from_seat, 0)}
                              for m in moves]

@@ -142,6 +142,9 @@ class FloorPlan:
         seated = sorted(p for seats in layout.values() for p in seats.values())
         if seated != sorted(alive):
             raise TournamentError("seat-draw: the draw does not seat every player in the tournament once")
+        size = self.tournament.seats_per_table
+        if any(t not in self.tournament.tables or not all(1 <= s <= size for s in seats) for t, seats in layout.items()):
+            raise TournamentError(f"seat-draw: a seat not of the tournament's tables ({size} seats each)")
         for table, seats in layout.items():
             self.seating.seat(table, {str(s): p for s, p in seats.items()}, alive)
         self.in_play = [t for t in self.tournament.tables if t in layout]
