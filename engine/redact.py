@@ -35,7 +35,7 @@ TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
     # a poker table's
     "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
-    "results", "clock",
+    "results", "clock", "hold",
     # a house table's spots and bet circles (the dealer console takes bets on them)
     "seats", "circles",
     # the table's money: amounts are in the smallest unit of `currency`, which has `decimals`

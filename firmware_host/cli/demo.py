@@ -3,7 +3,7 @@
     croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
-    croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process]
+    croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process | --director]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -40,7 +40,9 @@ settled (or SIGINT: then the summary of the hands closed so far, exit 130).
 With `--tournament` it plays a simulated tournament instead, to one winner: a simulated poker table
 (shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
 read from the tables' feeds (`firmware_host.sim.tournament_devices`); with `--in-process` the bots
-play engine hold'em hands in-process, no devices (`firmware_host.sim.tournament`). Each table's
+play engine hold'em hands in-process, no devices (`firmware_host.sim.tournament`); with `--director` the
+production director (`croupier tournament`'s `Director`) seats, moves and holds the devices' tables
+(`firmware_host.sim.tournament_director`). Each table's
 hands go to `DIR/<table>/hands.jsonl`, the whole record to `DIR/tournament.json`; it ends with one
 JSON line `{"entries": N, "hands": H, "prize_pool": P, "places": [{"place": 1, "player": ...,
 "prize": ...}, ...]}` (`docs/tournament.md`).
@@ -311,6 +313,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "docs/tournament.md)")
     parser.add_argument("--players", type=int, default=None, metavar="N", help="--tournament: entries (default 24)")
     parser.add_argument("--tables", type=int, default=None, metavar="T", help="--tournament: tables (default 3)")
+    parser.add_argument("--director", action="store_true",
+                        help="--tournament: the production director (croupier tournament) drives the tables")
     parser.add_argument("--in-process", action="store_true",
                         help="--tournament: engine hands in this process, no shoe, controller or journal")
     parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
@@ -422,6 +426,9 @@ def tournament_demo(args: argparse.Namespace) -> int:
     if tables < 1 or players < 2:
         print("croupier demo: --tournament needs --players 2 or more and --tables 1 or more", file=sys.stderr)
         return 2
+    if args.director and args.in_process:
+        print("croupier demo: --director drives the devices' tables: not with --in-process", file=sys.stderr)
+        return 2
     tournament = demo_tournament(tables)
     if tables_needed(players, tournament.seats_per_table) > tables:
         print(f"croupier demo: {players} players do not fit on {tables} tables of {tournament.seats_per_table}",
@@ -429,12 +436,18 @@ def tournament_demo(args: argparse.Namespace) -> int:
         return 2
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-tournament-"))
     try:
-        if args.in_process:
-            run = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed, tournament=tournament)
+        if args.director:
+            from firmware_host.sim.tournament_director import DirectorTournamentRun, director_tournament
+            text, tournament = director_tournament(tables)
+            line = DirectorTournamentRun(state_dir, tournament_table, tournament, text, players=players,
+                                         seed=args.seed).run()
         else:
-            run = DeviceTournamentRun(state_dir, tournament_table, players=players, tables=tables, seed=args.seed,
-                                      tournament=tournament)
-        line = run.run()
+            if args.in_process:
+                run = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed, tournament=tournament)
+            else:
+                run = DeviceTournamentRun(state_dir, tournament_table, players=players, tables=tables,
+                                          seed=args.seed, tournament=tournament)
+            line = run.run()
     except (SimError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
@@ -448,8 +461,9 @@ def tournament_demo(args: argparse.Namespace) -> int:
 def main(args: argparse.Namespace) -> int:
     if args.tournament:
         return tournament_demo(args)
-    if args.players is not None or args.tables is not None or args.in_process:
-        print("croupier demo: --players and --tables (and --in-process) are for --tournament", file=sys.stderr)
+    if args.players is not None or args.tables is not None or args.in_process or args.director:
+        print("croupier demo: --players and --tables (and --in-process, --director) are for --tournament",
+              file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
     seats = args.seats if args.seats is not None else (6 if args.game == "3cp" or is_poker(args.game) else 5)

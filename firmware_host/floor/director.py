@@ -14,6 +14,7 @@ Requests (one msgpack map a frame, answered with one; `service/commands.py`'s fr
     {"id": ..., "cmd": "enter", "player": str}
     {"id": ..., "cmd": "out", "players": {player: stack at the start of the hand}}
     {"id": ..., "cmd": "seated", "table": str, "seats": {seat: player}}
+    {"id": ..., "cmd": "seat-draw"}       the seats drawn and the tables opened (`director_floorman.py`)
     -> {"id": ..., "ok": true, "event": N, "state": view} | {"id": ..., "ok": false, "code", "error"}
 
 The clock's steps (`start`, `pause`, `resume`, `adjust`) need a supervisor's sign-off whoever sends
@@ -29,7 +30,9 @@ and ante, in force from the table's next hand) under the id `<tournament>-level-
 after a restart is applied once; a table that does not answer or refuses is tried again every
 `RETRY_S`. Each table's last level taken is in the view (`tables`). A table with `public` and
 `snapshot` has its feed followed (`director_feeds.py`): a seated player left with no chips in a
-settled hand is taken `out` by the director itself, audited as the pit's `out` is.
+settled hand is taken `out` by the director itself, audited as the pit's `out` is. Once the seats
+are drawn (`seat-draw`) the director opens the tables, breaks and balances them and plays
+hand-for-hand itself (`director_floorman.py`), each table's orders journaled and sent until taken.
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ import zmq
 from engine.errors import TournamentError
 from engine.tournament.config import BlindLevel
 from firmware_host.floor.director_config import DirectorConfig, TableLink
-from firmware_host.floor.director_feeds import FeedWatcher, request_id, seated_argument
+from firmware_host.floor.director_feeds import request_id, seated_argument
+from firmware_host.floor.director_floorman import Floorman
 from firmware_host.floor.director_gate import DIRECTOR_PER_TURN, DirectorGate
 from firmware_host.floor.director_state import CLOCK_KINDS, DirectorStore, TournamentState
 from firmware_host.floor.tournament_record import TournamentRecorder
@@ -60,9 +64,9 @@ from firmware_host.service.signoff import SignOff
 
 log = logging.getLogger("croupier.director")
 
-DIRECTOR_COMMANDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated", "state")
+DIRECTOR_COMMANDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated", "seat-draw", "state")
 DIRECTOR_RIGHTS = RightsConfig(dealer=(), supervisor=DIRECTOR_COMMANDS,
-                               pit=("enter", "out", "close", "seated", "state"),
+                               pit=("enter", "out", "close", "seated", "seat-draw", "state"),
                                surveillance=("state",), technician=("state",), display=("state",), table=())
 """Who may send what to the director: the clock is the supervisor's (signed off), the field the pit's."""
 
@@ -141,6 +145,8 @@ class TableCommander(threading.Thread):
         self._wanted: tuple[int, BlindLevel] | None = None
         self.taken: dict[str, int] = {t.name: 0 for t in tables}  # table -> the last level it took
         self._changed = threading.Event()
+        self._opened: set[str] = set()
+        self._waiting: set[str] = set()
         self.stopping = threading.Event()
 
     def want(self, level: tuple[int, BlindLevel] | None) -> None:
@@ -149,6 +155,20 @@ class TableCommander(threading.Thread):
             if level != self._wanted:
                 self._wanted = level
                 self._changed.set()
+
+    def again(self, table: str) -> None:
+        """`table` was opened by the director (an open forgets its level): the level in force goes to it
+        again, under ids of their own (`<tournament>-level-<n>-opened`)."""
+        with self._lock:
+            self.taken[table] = 0
+            self._opened.add(table)
+            self._waiting.discard(table)
+            self._changed.set()
+
+    def hold_back(self, table: str) -> None:
+        """No level to `table` until `again`: the director's own open for it is on its way."""
+        with self._lock:
+            self._waiting.add(table)
 
     def status(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -161,7 +181,8 @@ class TableCommander(threading.Thread):
             while not self.stopping.is_set():
                 with self._lock:
                     wanted = self._wanted
-                    due = [t for t in self.tables if wanted is not None and self.taken[t.name] != wanted[0]]
+                    due = [t for t in self.tables if wanted is not None and self.taken[t.name] != wanted[0]
+                           and t.name not in self._waiting]
                 self._changed.clear()
                 for table in due:
                     if self.stopping.is_set():
@@ -182,7 +203,8 @@ class TableCommander(threading.Thread):
     def _send(self, clients: dict[str, CommandClient], table: TableLink, number: int, level: BlindLevel) -> None:
         request = level_request(self.tournament, number, level)
         try:
-            reply = clients[table.name].request("level", req_id=f"{self.tournament}-level-{number}", **request)
+            opened = "-opened" if table.name in self._opened else ""
+            reply = clients[table.name].request("level", req_id=f"{self.tournament}-level-{number}{opened}", **request)
         except TimeoutError:
             log.warning("director: table %s did not answer the level %d request", table.name, number)
             clients.pop(table.name).close()
@@ -229,13 +251,13 @@ class Director:
         self.caller = Caller(cfg.role)
         self.record = TournamentRecorder(cfg, self.store) if cfg.db else None
         self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)
-        self.feeds = FeedWatcher(cfg.tables, cfg.key)
+        self.floorman = Floorman(self)  # the tables' feeds followed, the seats drawn, players moved, hand-for-hand
         self._last: dict[str, Any] | None = None
         self._last_sent = 0.0
         self.stopping = threading.Event()
 
     def view(self) -> dict[str, Any]:
-        return {**self.state.view(self.clock()), "tables": self.commander.status()}
+        return {**self.state.view(self.clock()), "tables": self.commander.status(), "floor": self.state.plan.view()}
 
     def handle(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]:
         """Admit, take and answer one request (the reply map), from `caller` (default: a local client
@@ -254,8 +276,11 @@ class Director:
         signer = admitted.signed_off["user"] if admitted.signed_off else None
         if cmd.cmd == "state":
             return {"id": cmd.id, "ok": True, "state": self.view()}, signer
+        if cmd.cmd == "seat-draw" and self.state.plan.drawn:  # the same draw answered again: drawn once
+            return {"id": cmd.id, "ok": True, "duplicate": True, "state": self.view()}, signer
         try:
-            event = self.store.take(self.state, cmd.cmd, cmd.args, self.clock(), admitted.signed_off)
+            args = self.floorman.draw() if cmd.cmd == "seat-draw" else cmd.args
+            event = self.store.take(self.state, cmd.cmd, args, self.clock(), admitted.signed_off)
         except TournamentError as exc:
             return error_reply(cmd.id, "illegal", str(exc)), signer
         log.info("director: %s %s%s", cmd.cmd, cmd.args or "", f" (signed off by {signer})" if signer else "")
@@ -295,19 +320,10 @@ class Director:
                 self.gate.audited(caller, None, {}, reply)
             self.commands.send_multipart([*envelope, encode_reply(reply)])
 
-    def _take_feeds(self) -> None:
-        """The players out in the settled hands the tables' feeds showed, each hand one `out`."""
-        alive = {e.player for e in self.state.registration.alive}
-        for table, cmd in self.feeds.outs(self.state.seating, alive, self.cfg.tournament.name):
-            reply = self.handle(cmd, Caller("pit", None, f"feed:{table}"))
-            if not reply["ok"]:
-                log.warning("director: %s hand %s: out %s refused: %s", table, cmd.args["hand"],
-                            cmd.args["players"], reply.get("error"))
-
     def run(self) -> None:
         """Serve until `stopping` is set."""
         self.commander.start()
-        self.feeds.start()
+        self.floorman.start()
         if self.record is not None:
             self.record.start()
             self.record.when_over(self.state)  # over before a restart: written unless it is already
@@ -323,18 +339,17 @@ class Director:
                 self.gate.turn()
                 if self.commands in ready:
                     self._serve_commands()
-                self._take_feeds()
+                self.floorman.turn()
                 if self.feed.snap in ready:
                     self.feed.serve_snapshots(self.feed.snap)
                 self.publish()
                 self.feed.tick()
         finally:
             self.commander.stop()
-            self.feeds.stop()
+            self.floorman.stop()
             if self.record is not None:
                 self.record.stop()
             self.commander.join(timeout=5.0)
-            self.feeds.join(timeout=5.0)
             self.feed.close()
             self.commands.close(0)
             self.store.close()

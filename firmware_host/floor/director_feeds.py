@@ -5,9 +5,9 @@ director event like `enter`, replayed at start). Each `[[director.tables]]` entr
 `snapshot` has its public feed followed (`service/feed.py`'s `FeedClient`, over CURVE with the
 director's `key` and the table's `server_key`) by `FeedWatcher`, a thread of its own. When a feed
 shows a poker hand settled (`phase` `settled`, `results.net`) in which a seated player still in has a
-stack of 0, the director's thread takes one `out` for that hand: those players, each with his stack
-at the start of the hand (his stack less his net: 0 - net), so players out in one hand finish by those
-stacks as the rules say. The `out` event also holds the table and the hand's number; the last hand
+stack of 0, the director's thread (`director_floorman.py`) takes one `out` for that hand: those
+players, each with his stack at the start of the hand (his stack less his net: 0 - net), so players
+out in one hand finish by those stacks as the rules say. The `out` event also holds the table and the hand's number; the last hand
 taken per table is replayed from them, so a hand is taken once, a restart or a snapshot that shows it
 again notwithstanding (only a hand numbered above the table's last one taken is taken).
 """
@@ -27,7 +27,7 @@ import zmq
 
 from engine.errors import TournamentError
 from firmware_host.floor.director_config import TableLink
-from firmware_host.service.commands import MAX_REQUEST_BYTES, Command, Malformed, id_problem, request_id_of
+from firmware_host.service.commands import MAX_REQUEST_BYTES, Malformed, id_problem, request_id_of
 from firmware_host.service.feed import FeedClient
 
 log = logging.getLogger("croupier.director")
@@ -202,21 +202,6 @@ class FeedWatcher(threading.Thread):
         if settled is not None and seen.get(name) != settled.hand:
             seen[name] = settled.hand
             self.settled.put(settled)
-
-    def outs(self, seating: Seating, alive: set[str], tournament: str) -> list[tuple[str, Command]]:
-        """The `out` requests due from the hands queued: (table, request), one a hand with players out."""
-        due: list[tuple[str, Command]] = []
-        while True:
-            try:
-                settled = self.settled.get_nowait()
-            except queue.Empty:
-                return due
-            players = out_of(settled, seating, alive)
-            if players:
-                alive -= set(players)
-                due.append((settled.table, Command("out", {"players": players, "table": settled.table,
-                                                           "hand": settled.hand},
-                                                   id=f"{tournament}-{settled.table}-hand-{settled.hand}")))
 
     def stop(self) -> None:
         self.stopping.set()

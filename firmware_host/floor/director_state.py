@@ -15,6 +15,8 @@ it, and commits only when it was taken (a refused step leaves neither the state 
              (+ "table", "hand" when taken from the table's feed: director_feeds.py)
     seated   {"table": t, "seats": {seat: name}}  who sits where at table t (the pit's word)
     close    {}                          registration is over: the field is known
+    seat-draw, moving, moves, hand-for-hand, acked   the director's floor: the seats it drew, the players
+             it moved, hand-for-hand, the orders the tables took (`director_seating.py`)
 
 The events table also keeps who signed off a step (`signed_off`, never a PIN); the `meta` table the
 tournament file's SHA-256, so a restart with another tournament file is refused by name.
@@ -35,8 +37,9 @@ from engine.tournament.clock import Clock, ClockReading
 from engine.tournament.config import BlindLevel, Break, TournamentFile
 from engine.tournament.places import Registration, Standings, prizes
 from firmware_host.floor.director_feeds import Seating
+from firmware_host.floor.director_seating import FLOOR_KINDS, FloorPlan
 
-EVENT_KINDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated")
+EVENT_KINDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated", *FLOOR_KINDS)
 CLOCK_KINDS = ("start", "pause", "resume", "adjust")
 """The clock's steps: each needs a supervisor's sign-off."""
 
@@ -61,6 +64,7 @@ class TournamentState:
         self.registration = Registration(tournament)
         self.standings = Standings(self.registration)
         self.seating = Seating(tournament.tables, tournament.seats_per_table)
+        self.plan = FloorPlan(tournament, self.seating)
         self.started = False
         self.last_at = 0.0
 
@@ -88,9 +92,12 @@ class TournamentState:
         elif kind == "out":
             out = {str(p): int(s) for p, s in dict(body["players"]).items()}
             self.standings.eliminate(out)
+            self.plan.busted(out, body.get("hand"))  # the director's tables: each player out leaves his seat
             self.seating.leave(out, body.get("table"), body.get("hand"))
         elif kind == "seated":
             self.seating.seat(str(body["table"]), dict(body["seats"]), {e.player for e in self.registration.alive})
+        elif kind in FLOOR_KINDS:
+            self.plan.apply(kind, body, {e.player for e in self.registration.alive})
         elif kind == "close":
             if self.registration.closed:
                 raise TournamentError("registration is already closed")

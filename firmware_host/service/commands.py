@@ -59,6 +59,7 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
              director (the pit's), in force from the next hand (`tables/levels.py`).
     clock    seat int (default: the seat to act), seconds int (default 60): the floor calls the clock on
              the player to act (signed off); when it runs out his hand is dead (`tables/clock_call.py`).
+    hold     reason, by str, from_hand int; or release true: no new hand from from_hand on (`tables/hold.py`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
@@ -97,7 +98,7 @@ from firmware_host.service.curve import client_keys
 from firmware_host.tables.clock_call import CLOCK_SECONDS
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
-            "history", "level", "clock")
+            "history", "level", "clock", "hold")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -522,6 +523,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
                 "events": (False, _flag)},  # the table's open and close events (service/table_events.py)
     "level": {"stakes": (True, _stakes), "level": (False, _int_in(1)), "tournament": (False, _text)},  # tables/levels.py
     "clock": {"seat": (False, _int_in(*_POKER_SEAT_NUMBERS)), "seconds": (False, _int_in(*CLOCK_SECONDS))},
+    "hold": {"reason": (False, _text), "by": (False, _text), "from_hand": (False, _int_in(1)), "release": (False, _flag)},
 }
 
 

@@ -50,6 +50,7 @@ from firmware_host.service.keys import KeyPair, serve_curve
 from firmware_host.service.zap import ZapHandler, caller_of
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.clock_call import ClockWatch
+from firmware_host.tables.hold import hold_body
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
@@ -368,6 +369,8 @@ class Controller:
             body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
         elif kind == "clock":
             body["at"] = self.clock()  # journaled: the clock runs from here, on replay too (`tables/clock_call.py`)
+        elif kind == "hold":  # journaled with the hand it holds from spelt out (`tables/hold.py`)
+            body = hold_body(self.state.table, self.state.hand, body)
         try:
             if kind == "open" and body.pop("keep_seats", False):
                 body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone

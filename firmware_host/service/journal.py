@@ -66,6 +66,7 @@ CREATE INDEX IF NOT EXISTS events_req ON events(req) WHERE req IS NOT NULL;
 DROP INDEX IF EXISTS events_kind;
 CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
 CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
+CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
@@ -529,6 +530,12 @@ class Journal:
             return [HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
+
+    def last_hold(self, before: int | None = None) -> Event | None:
+        """The last `hold` event (with an id below `before`, when given), or None (`tables/hold.py`)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'hold' AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
+        return self._event(row) if row else None
 
     def events(self, since: int = 0) -> Iterator[Event]:
         """Every event with id > since, in order."""

@@ -7,6 +7,7 @@ import logging
 from engine.errors import EngineError
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
+from firmware_host.tables.hold import take_hold
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
@@ -32,6 +33,8 @@ def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
     # none and leaves the list as it was, as the reducer does)
     state.history.extend(journal.last_hands_shown(state.history.maxlen or 0))
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
+    held = journal.last_hold(resume.events[0].id if resume.events else None)  # a hold outlives hands (tables/hold.py)
+    state.hold = take_hold(held.body) if held is not None else None
     for event in events:
         try:
             state.apply(event.kind, event.body, event.id)

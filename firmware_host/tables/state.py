@@ -28,6 +28,7 @@ from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Re
 from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house_sign import HISTORY_HANDS
+from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level
 from firmware_host.tables.poker import PokerTable
 from firmware_host.tables.registry import open_setup
@@ -69,6 +70,7 @@ class TableState:
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
         self.clock_call: dict[str, Any] | None = None  # the clock called on the seat to act (`clock_call.py`)
+        self.hold: dict[str, Any] | None = None  # the pit's hold: no new hand from `from_hand` on (`hold.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: dict[str, Any] | None = None
@@ -78,6 +80,7 @@ class TableState:
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
+            "hold": self._on_hold,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -129,6 +132,7 @@ class TableState:
         full["history"] = list(self.history)  # each made once, in public form, when its hand closed
         if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
+        full["hold"] = dict(self.hold) if self.hold is not None else None
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
@@ -238,6 +242,9 @@ class TableState:
         if self.table is not None and self.table.closed is None and not self.table.started:
             self.table = at_level(self.table, self.level)
 
+    def _on_hold(self, body: Mapping[str, Any], event_id: int) -> None:
+        self.hold = take_hold(body)
+
     def _on_clock(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
         self.clock_call = take_clock(self.table, body)
@@ -251,6 +258,8 @@ class TableState:
 
     def _on_step(self, kind: str, body: Mapping[str, Any]) -> None:
         self._need_no_fault()
+        if kind == "bet":  # a house table's first bet begins its hand
+            refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         if kind not in table.STEPS:
             raise Refused(f"a {table.setup.game} table takes {_listed(sorted(table.STEPS))}, not {kind}")
@@ -259,6 +268,7 @@ class TableState:
 
     def _on_deal(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
+        refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         table.deal()
         self.table = table
@@ -325,6 +335,8 @@ class TableState:
         if body.get("source") == "discard":
             self.table.discard(card)
             return
+        if self.fault is None:
+            refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         self.table = table
         if self.fault is not None:
@@ -395,6 +407,7 @@ class TableState:
         table = self.table
         try:
             if name == "next" and table.between_hands:
+                refuse_if_held(self.hold, table, self.hand)
                 table = self.need_table()
                 table.deal()
                 self.table = table

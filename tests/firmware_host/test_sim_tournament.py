@@ -123,7 +123,9 @@ def test_bad_tournament_arguments_exit_2_with_a_reason() -> None:
     assert too_many.returncode == 2 and "40 players do not fit on 2 tables of 9" in too_many.stderr
     assert "Traceback" not in too_many.stderr
     stray = croupier("demo", "--players", "3")
-    assert stray.returncode == 2 and "--players and --tables (and --in-process) are for --tournament" in stray.stderr
+    assert stray.returncode == 2 and "(and --in-process, --director) are for --tournament" in stray.stderr
+    both = croupier("demo", "--tournament", "--director", "--in-process")
+    assert both.returncode == 2 and "--director drives the devices' tables: not with --in-process" in both.stderr
     with pytest.raises(SimError, match="at least two players"):
         TournamentRun("unused", players=1)
 

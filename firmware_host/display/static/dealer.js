@@ -253,6 +253,9 @@ function draw() {
     delete fault.dataset.fault;
     fault.hidden = true;
   }
+  const held = document.getElementById("held");  // the pit's hold: no new hand until released (docs/feed.md)
+  held.hidden = !state.hold;
+  held.textContent = state.hold ? `HELD \u2013 ${state.hold.reason} (from hand ${state.hold.from_hand})` : "";
   document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { seq: state.seq } }));
 }
 
