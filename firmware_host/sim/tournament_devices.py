@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,11 +40,34 @@ from firmware_host.sim.restarter import RestarterError
 from firmware_host.sim.tournament import SimError, TournamentRun
 
 __all__ = ["DeviceTournamentRun", "TournamentDealer", "SimTableLike", "TableFactory", "table_sections",
-           "tournament_choice"]
+           "tournament_choice", "check_journals"]
 
 GAME, STRUCTURE = "holdem", "no-limit"
 RULES = {"button": "dead", "all_in_reveal": True}
 """The tournament tables' room rules: the dead button, hands turned up at an all-in showdown."""
+
+
+def check_journals(state_dir: Path, tables: Iterable[str]) -> int:
+    """Every hand of each table's journal (`state_dir/<table>`) settled, its nets and stacks adding up;
+    returns how many hands. Raises SimError."""
+    count = 0
+    for table in tables:
+        if not (state_dir / table).is_dir():
+            continue
+        try:
+            journal = Journal.open(state_dir / table, readonly=True)
+            try:
+                rows = list(journal.hands())
+            finally:
+                journal.close()
+        except JournalError as exc:
+            raise SimError(f"{table}: {exc}") from None
+        for row in rows:
+            if row.status != "settled" or not chips_conserved(row.record):
+                raise SimError(f"{table}: hand {row.hand} is {row.status}, its chips "
+                               f"{'conserved' if chips_conserved(row.record) else 'not conserved'}")
+        count += len(rows)
+    return count
 
 
 class SimTableLike(Protocol):
@@ -285,18 +308,4 @@ class DeviceTournamentRun(TournamentRun):
 
     def check_journals(self) -> None:
         """Every hand of every table's journal settled, its nets and stacks adding up. Raises SimError."""
-        for table in self.tournament.tables:
-            if not (self.state_dir / table).is_dir():
-                continue
-            try:
-                journal = Journal.open(self.state_dir / table, readonly=True)
-                try:
-                    rows = list(journal.hands())
-                finally:
-                    journal.close()
-            except JournalError as exc:
-                raise SimError(f"{table}: {exc}") from None
-            for row in rows:
-                if row.status != "settled" or not chips_conserved(row.record):
-                    raise SimError(f"{table}: hand {row.hand} is {row.status}, its chips "
-                                   f"{'conserved' if chips_conserved(row.record) else 'not conserved'}")
+        check_journals(self.state_dir, self.tournament.tables)

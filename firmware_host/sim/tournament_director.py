@@ -35,12 +35,12 @@ from firmware_host.floor.director_config import DirectorConfig
 from firmware_host.floor.director_orders import held_between_hands
 from firmware_host.service import access
 from firmware_host.service.commands import CommandClient
-from firmware_host.service.journal import Journal, JournalError
+from firmware_host.service.journal import JournalError
 from firmware_host.sim.bots import BotError, make_supervisor
-from firmware_host.sim.poker_bots import chips_conserved
 from firmware_host.sim.restarter import RestarterError
 from firmware_host.sim.tournament import DEMO_TOURNAMENT, SimError
-from firmware_host.sim.tournament_devices import GAME, STRUCTURE, SimTableLike, TableFactory, TournamentDealer
+from firmware_host.sim.tournament_devices import (GAME, STRUCTURE, SimTableLike, TableFactory, TournamentDealer,
+                                                  check_journals)
 
 __all__ = ["DirectorTournamentRun", "HeldDealer", "director_table_sections", "director_tournament"]
 
@@ -236,21 +236,4 @@ class DirectorTournamentRun:
 
     def check_journals(self) -> int:
         """Every hand of every table's journal settled, its chips conserved; returns how many. Raises SimError."""
-        count = 0
-        for table in self.tournament.tables:
-            if not (self.state_dir / table).is_dir():
-                continue
-            try:
-                journal = Journal.open(self.state_dir / table, readonly=True)
-                try:
-                    rows = list(journal.hands())
-                finally:
-                    journal.close()
-            except JournalError as exc:
-                raise SimError(f"{table}: {exc}") from None
-            for row in rows:
-                if row.status != "settled" or not chips_conserved(row.record):
-                    raise SimError(f"{table}: hand {row.hand} is {row.status}, its chips "
-                                   f"{'conserved' if chips_conserved(row.record) else 'not conserved'}")
-            count += len(rows)
-        return count
+        return check_journals(self.state_dir, self.tournament.tables)
