@@ -50,8 +50,8 @@ def read(frame: bytes, wanted: Collection[str], cut: Collection[str] = (), whole
             start = tell()
             key = unpack()
             if key in wanted:
+                left -= key not in found  # a key twice counts once: the read stops only when all are found
                 found[key] = unpack()
-                left -= 1
             else:
                 skip()
             if key in cut:
