@@ -102,10 +102,11 @@ class DirectorConfig:
                 raise ConfigError(f"{source}: [director] {key}: must be a ZeroMQ endpoint tcp://HOST:PORT or "
                                   f"ipc://PATH, not {endpoint!r}")
         server_key, clients = _curve(source, section, base)
-        if not server_key and not is_restricted_endpoint(values["commands"]):
-            raise ConfigError(f"{source}: [director] commands: without [director] server_key and clients (CURVE), "
-                              f"the director's requests may only be taken on loopback (tcp://127.0.0.1:PORT) or "
-                              f"ipc://, not {values['commands']!r}")
+        for key, what in (("commands", "the director's requests may only be taken"),
+                          ("public", "the clock feed may only be bound"), ("snapshot", "its snapshot may only be bound")):
+            if not server_key and not is_restricted_endpoint(values[key]):  # as a table's [security] is checked
+                raise ConfigError(f"{source}: [director] {key}: without [director] server_key and clients (CURVE), "
+                                  f"{what} on loopback (tcp://127.0.0.1:PORT) or ipc://, not {values[key]!r}")
         tournament_path = base / _text(source, "tournament", section["tournament"])
         tournament_text = read_text(tournament_path)
         try:

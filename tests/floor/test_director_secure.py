@@ -5,6 +5,7 @@ record written once into the real PostgreSQL archive, across a restart."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from datetime import timedelta
 from collections.abc import Iterator
@@ -173,6 +174,12 @@ def test_a_director_open_to_the_network_needs_its_keys(tmp_path: Path) -> None:
     config.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[director\] commands: without \[director\] server_key and clients"):
         DirectorConfig.load(config)
+    for key in ("public", "snapshot"):  # the clock feed too: plaintext only where no other machine reaches it
+        open_feed = re.sub(rf'^{key} = "ipc://[^"]*"', f'{key} = "tcp://0.0.0.0:56{len(key)}0"', text, flags=re.M)
+        config.write_text(open_feed.replace('commands = "tcp://0.0.0.0:5612"', f'commands = "ipc://{tmp_path}/dcmd"'),
+                          encoding="utf-8")
+        with pytest.raises(ConfigError, match=rf"\[director\] {key}: without \[director\] server_key and clients"):
+            DirectorConfig.load(config)
     config.write_text(text + 'server_key = "keys/director.key_secret"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[director\] clients: CURVE needs both"):
         DirectorConfig.load(config)
