@@ -99,7 +99,16 @@ class Registration:
 
     def enter(self, player: str, level: int = 0) -> Entry:
         """Take an entry (buy-in and fee paid). Raises TournamentError when registration is closed
-        or over for this level, the player is still in, or he has no re-entry left."""
+        or over for this level, the player is still in, or he has no re-entry left (`check`)."""
+        before = self.check(player, level)
+        entry = Entry(len(self.entries) + 1, player, before)
+        self.entries.append(entry)
+        self._alive[player] = entry
+        return entry
+
+    def check(self, player: str, level: int = 0) -> int:
+        """Whether `enter(player, level)` would be taken, nothing changed: his entries before this one
+        (his re-entry count). Raises TournamentError saying why not."""
         t = self.tournament
         if not player.strip():
             raise TournamentError("an entry needs the player's name")
@@ -111,10 +120,7 @@ class Registration:
         before = sum(1 for e in self.entries if e.player == player)
         if before and before > t.re_entries:
             raise TournamentError(f"{player} has no re-entry left ({t.re_entries} allowed)")
-        entry = Entry(len(self.entries) + 1, player, before)
-        self.entries.append(entry)
-        self._alive[player] = entry
-        return entry
+        return before
 
     def out(self, player: str) -> Entry:
         """The player's entry is out of chips. Raises TournamentError for a player not in."""

@@ -32,7 +32,8 @@ after a restart is applied once; a table that does not answer or refuses is trie
 `snapshot` has its feed followed (`director_feeds.py`): a seated player left with no chips in a
 settled hand is taken `out` by the director itself, audited as the pit's `out` is. Once the seats
 are drawn (`seat-draw`) the director opens the tables, breaks and balances them and plays
-hand-for-hand itself (`director_floorman.py`), each table's orders journaled and sent until taken.
+hand-for-hand itself (`director_floorman.py`), each table's orders journaled and sent until taken;
+a player entered after the draw is seated by it too (`director_entries.py`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ import zmq
 from engine.errors import TournamentError
 from engine.tournament.config import BlindLevel
 from firmware_host.floor.director_config import DirectorConfig, TableLink
+from firmware_host.floor.director_entries import entry_body
 from firmware_host.floor.director_feeds import request_id, seated_argument
 from firmware_host.floor.director_floorman import Floorman
 from firmware_host.floor.director_gate import DIRECTOR_PER_TURN, DirectorGate
@@ -279,7 +281,8 @@ class Director:
         if cmd.cmd == "seat-draw" and self.state.plan.drawn:  # the same draw answered again: drawn once
             return {"id": cmd.id, "ok": True, "duplicate": True, "state": self.view()}, signer
         try:
-            args = self.floorman.draw() if cmd.cmd == "seat-draw" else cmd.args
+            args = (self.floorman.draw() if cmd.cmd == "seat-draw"   # the draws' seeds are the director's
+                    else entry_body(self.state, cmd.args, self.clock()) if cmd.cmd == "enter" else cmd.args)
             event = self.store.take(self.state, cmd.cmd, args, self.clock(), admitted.signed_off)
         except TournamentError as exc:
             return error_reply(cmd.id, "illegal", str(exc)), signer

@@ -74,7 +74,7 @@ class Floorman:
     def __init__(self, director: _Director) -> None:
         self.d = director
         self.watcher = TableWatcher(director.cfg.tables, director.cfg.key)
-        self.sender = OrderSender(director.cfg.tables, director.cfg.key)
+        self.sender = OrderSender(director.cfg.tables, director.cfg.key, tournament=director.cfg.tournament.name)
         self._considered: dict[str, int] = {}   # table -> the last settled hand looked at for moves
 
     @property
@@ -84,6 +84,7 @@ class Floorman:
     def start(self) -> None:
         for table in self.plan.opened:   # opened before a restart: its levels go under the ids after the open
             self.d.commander.again(table)
+        self._hold_back_levels()   # before the clock's first level goes out: none to a table whose open waits
         self.watcher.start()
         self.sender.start()
 
@@ -113,13 +114,16 @@ class Floorman:
     def turn(self) -> None:
         """One pass (see the module docstring); the orders left go to the sender."""
         self._journal_taken()
-        for table, orders in self.plan.orders.items():   # no level of the clock's until the director's open,
-            if any(o.cmd == "open" for o in orders) or self.plan.drawn and table not in self.plan.in_play:
-                self.d.commander.hold_back(table)          # nor to a table out of play (broken, or not used)
+        self._hold_back_levels()
         self._settled_hands()
         self._moves_due()
         self._hand_for_hand()
         self.sender.want(self.plan.pending())
+
+    def _hold_back_levels(self) -> None:
+        for table, orders in self.plan.orders.items():   # no level of the clock's until the director's open,
+            if any(o.cmd == "open" for o in orders) or self.plan.drawn and table not in self.plan.in_play:
+                self.d.commander.hold_back(table)          # nor to a table out of play (broken, or not used)
 
     def _take(self, kind: str, body: dict[str, Any]) -> bool:
         try:

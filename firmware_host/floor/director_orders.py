@@ -6,7 +6,10 @@ id, then the next once the table has taken it (`ok`, or `duplicate`: taken befor
 table that does not answer, or refuses (a `seat` step while a hand is played: "between hands
 only"), is asked again every `RETRY_S`. Each order taken is queued for the director's thread, which
 journals it (`acked`) so a restart sends only what was not taken; a re-send of one taken but not yet
-journaled is answered `duplicate` by the table, applied once.
+journaled is answered `duplicate` by the table, applied once. An `open` refused for a sign-off (the
+clock's level reached the table between the director's `level` and its `open`, so the table's stakes
+are no longer the open's) has its stakes sent as the table's level again and is sent at once after
+it: it never needs a sign-off for the clock's doing, and is not asked again for ever.
 """
 
 from __future__ import annotations
@@ -31,14 +34,20 @@ log = logging.getLogger("croupier.director")
 RETRY_S = 2.0
 """How long an order refused or unanswered waits before it is sent again."""
 
+RELEVELS = 5
+"""How many times an `open` refused for a sign-off has its stakes sent again as the table's level."""
+
 
 class OrderSender(threading.Thread):
     """Sends every table its orders in turn, each until taken; owns its own context and sockets."""
 
-    def __init__(self, tables: tuple[TableLink, ...], key: str | None, timeout_s: float = 2.0) -> None:
+    def __init__(self, tables: tuple[TableLink, ...], key: str | None, timeout_s: float = 2.0,
+                 tournament: str | None = None) -> None:
         super().__init__(name="director-orders", daemon=True)
         self.links = {t.name: t for t in tables}
         self.key = key
+        self.tournament = tournament
+        self._relevels: dict[str, int] = {}   # an open's id -> the levels sent again before it
         self.timeout_s = timeout_s
         self.taken: queue.SimpleQueue[Order] = queue.SimpleQueue()
         self.refusals: dict[str, str] = {}   # table -> why its first order was last refused
@@ -91,8 +100,11 @@ class OrderSender(threading.Thread):
         if order.table not in clients:
             clients[order.table] = CommandClient(ctx, link.commands, self.timeout_s, name="director", key=self.key,
                                                  server_key=link.server_key)
+        client = clients[order.table]
         try:
-            reply = clients[order.table].request(order.cmd, req_id=order.id, **order.args)
+            reply = client.request(order.cmd, req_id=order.id, **order.args)
+            if not reply.get("ok") and self._level_again(client, order, reply):
+                reply = client.request(order.cmd, req_id=order.id, **order.args)
         except TimeoutError:
             log.warning("director: table %s did not answer %s (%s)", order.table, order.cmd, order.id)
             clients.pop(order.table).close()
@@ -111,6 +123,28 @@ class OrderSender(threading.Thread):
         log.log(logging.DEBUG if again else logging.WARNING, "director: table %s refused %s (%s): %s; asked again "
                 "every %.0f s", order.table, order.cmd, order.id, reply.get("error"), RETRY_S)
         self._next_try[order.table] = time.monotonic() + RETRY_S
+
+    def _level_again(self, client: CommandClient, order: Order, reply: Mapping[str, Any]) -> bool:
+        """An `open` refused for a sign-off: a level of the clock reached the table after the director's
+        own `level` (the table's stakes are not the open's). The open's stakes go to the table as its
+        level again (a new id each time: `<open's id>-level-again-<k>`), so that the open sent next
+        changes no term. Returns whether the table took them; each open is given `RELEVELS` tries, then
+        it is only asked again (a sign-off needed for another term: the table's configuration's)."""
+        if order.cmd != "open" or reply.get("code") != "forbidden" or "stakes" not in order.args:
+            return False
+        tries = self._relevels.get(order.id, 0)
+        while tries < RELEVELS:
+            tries += 1
+            self._relevels[order.id] = tries
+            args = {"stakes": order.args["stakes"], **({"tournament": self.tournament} if self.tournament else {})}
+            level = client.request("level", req_id=f"{order.id}-level-again-{tries}", **args)
+            if level.get("ok") and not level.get("duplicate"):
+                log.warning("director: table %s refused %s for a sign-off: its level was changed after the "
+                            "director's; the open's stakes sent as its level again", order.table, order.id)
+                return True
+            if not level.get("ok"):
+                return False
+        return False
 
     def stop(self) -> None:
         self.stopping.set()

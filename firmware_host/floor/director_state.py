@@ -10,7 +10,8 @@ it, and commits only when it was taken (a refused step leaves neither the state 
     pause    {}                          the director's pause
     resume   {}
     adjust   {"seconds": s}              the stage in progress gets s seconds more (fewer when negative)
-    enter    {"player": name}            an entry (buy-in paid), at the clock's level
+    enter    {"player": name}            an entry (buy-in paid), at the clock's level; after the seat draw
+             + "seed", "table", "seat", "stack": the seat the director drew for him (director_entries.py)
     out      {"players": {name: stack}}  the players out in one hand, with their stacks at its start
              (+ "table", "hand" when taken from the table's feed: director_feeds.py)
     seated   {"table": t, "seats": {seat: name}}  who sits where at table t (the pit's word)
@@ -36,6 +37,7 @@ from engine.errors import TournamentError
 from engine.tournament.clock import Clock, ClockReading
 from engine.tournament.config import BlindLevel, Break, TournamentFile
 from engine.tournament.places import Registration, Standings, prizes
+from firmware_host.floor.director_entries import check_seat, seat_entry
 from firmware_host.floor.director_feeds import Seating
 from firmware_host.floor.director_seating import FLOOR_KINDS, FloorPlan
 
@@ -86,9 +88,12 @@ class TournamentState:
             self.clock.resume(at)
         elif kind == "adjust":
             self.clock.adjust(at, float(body["seconds"]))
-        elif kind == "enter":
-            level = self.clock.reading(at).level_number if self.started else 0
-            self.registration.enter(str(body["player"]), level)
+        elif kind == "enter":   # after the draw, with the seat the director drew for him (director_entries.py)
+            if "table" in body:
+                check_seat(self.plan, body)
+            entry = self.registration.enter(str(body["player"]), self.level_number(at))
+            if "table" in body:
+                seat_entry(self.plan, body, entry.player, entry.number)
         elif kind == "out":
             out = {str(p): int(s) for p, s in dict(body["players"]).items()}
             self.standings.eliminate(out)
@@ -105,6 +110,10 @@ class TournamentState:
         else:
             raise TournamentError(f"unknown director step {kind!r} (known: {', '.join(EVENT_KINDS)})")
         self.last_at = at
+
+    def level_number(self, at: float) -> int:
+        """The clock's level at `at`, as an entry counts it (0 before the start)."""
+        return self.clock.reading(self.now(at)).level_number if self.started else 0
 
     def reading(self, at: float) -> ClockReading | None:
         """The clock at `at` (None before the start)."""

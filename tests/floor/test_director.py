@@ -5,6 +5,7 @@ new level on their command channel (a real poker table's controller), taken at t
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,9 @@ heartbeat_s = 0.5
 class Running:
     """A director serving in a thread of this process, on its real sockets; `stop()` ends it."""
 
-    def __init__(self, config: Path, state: Path, ctx: zmq.Context[Any]) -> None:
-        self.director = Director(DirectorConfig.load(config), str(state), ctx)
+    def __init__(self, config: Path, state: Path, ctx: zmq.Context[Any],
+                 clock: Callable[[], float] = time.time) -> None:
+        self.director = Director(DirectorConfig.load(config), str(state), ctx, clock=clock)
         self.thread = threading.Thread(target=self.director.run)
         self.thread.start()
         self.client = CommandClient(ctx, DirectorConfig.load(config).commands, timeout_s=5.0, name="floor")
