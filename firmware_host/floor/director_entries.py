@@ -26,19 +26,29 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.errors import TournamentError
+from engine.tournament import TournamentFile
+from engine.tournament.places import Registration
 from firmware_host.floor.director_seating import TOURNAMENT, FloorPlan, Order
 
-if TYPE_CHECKING:
-    from firmware_host.floor.director_state import TournamentState
+
+class _Tournament(Protocol):
+    """What an entry's seat is drawn from (`director_state.TournamentState`, which imports this module)."""
+
+    tournament: TournamentFile
+    registration: Registration
+    plan: FloorPlan
+
+    def level_number(self, at: float) -> int: ...
+
 
 ENTRY_HOLD = "a player entered sits down"
 """The reason of the hold around a new entry's `move_in` (the table's feed shows it)."""
 
 
-def entry_body(state: TournamentState, args: Mapping[str, Any], at: float) -> dict[str, Any]:
+def entry_body(state: _Tournament, args: Mapping[str, Any], at: float) -> dict[str, Any]:
     """The `enter` event's body: `args` as they are before the draw; after it, with the seat drawn for
     the player (see the module docstring). Raises TournamentError when registration would refuse
     him or no seat is free (nothing drawn, nothing written)."""

@@ -103,6 +103,7 @@ def test_a_re_entry_is_seated_as_a_new_entry(room: Callable[..., Room]) -> None:
     assert floor["seats"][body["table"]][str(body["seat"])] == busted
     assert r.tables[body["table"]].seated()[body["seat"]] == STACK    # a new starting stack
     assert r.director is not None and r.director.ask("enter", player=busted)["code"] == "illegal"   # still in
+    r.director_ok("start", auth=SUPERVISOR)                         # the places known: the clock runs, the field closed
     state = r.director_ok("close")["state"]
     assert state["entries"] == 6 and state["players_left"] == 5
     assert [f["player"] for f in state["finishes"]] == [busted]      # his first entry finished sixth
