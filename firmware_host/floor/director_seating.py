@@ -61,6 +61,11 @@ def stakes_of(small_blind: int, big_blind: int, ante: int) -> dict[str, Any]:
     return {"blinds": [small_blind, big_blind], "antes": ante}
 
 
+def tables_in_use_order(tournament: TournamentFile) -> list[str]:
+    """The order the tables are put in play: the tables that break last first (the final table first)."""
+    return [t for t in tournament.tables if t not in tournament.break_order] + list(reversed(tournament.break_order))
+
+
 def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[str, dict[str, Any]],
               seed: str) -> dict[str, Any]:
     """The `seat-draw` event: the players seated at random on the tables that break last (`draw_seats`),
@@ -71,9 +76,7 @@ def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[st
     if len(players) < 2:
         raise TournamentError("seat-draw: a tournament needs at least two players entered")
     rng = random.Random(seed)
-    order = [t for t in tournament.tables if t not in tournament.break_order]
-    order += list(reversed(tournament.break_order))   # the tables that break last are used first
-    layout = draw_seats(players, order, tournament.seats_per_table, rng)
+    layout = draw_seats(players, tables_in_use_order(tournament), tournament.seats_per_table, rng)
     cards: dict[str, dict[str, str]] = {}
     buttons: dict[str, int] = {}
     for table, seats in layout.items():

@@ -85,6 +85,29 @@ def test_a_late_entry_sits_at_the_shortest_table_with_the_starting_stack_and_pla
     assert r.director_ok("state")["state"]["entries"] == 6 and len(director_events(r.tmp, "enter")) == 6
 
 
+def test_an_entry_with_every_seat_taken_opens_the_reserve_table_which_deals_once_balanced(
+        room: Callable[..., Room]) -> None:
+    r = late_room(room, 2, 3)
+    r.start()
+    enter(r, 3)
+    seats = r.drawn()
+    (used,) = seats                                                  # three fit on one table: the other is kept
+    spare = next(t for t in r.tables if t != used)
+    r.director_ok("enter", player="late")
+    body = director_events(r.tmp, "enter")[-1]
+    assert body["table"] == spare and body["open"] == {"stakes": {"blinds": [25, 50], "antes": 0}, "level": 1}
+    floor = r.settled()
+    assert floor["in_play"] == ["T1", "T2"] and floor["seats"][spare] == {str(body["seat"]): "late"}
+    (opened,) = opens(r.tables[spare])
+    assert opened.body["stacks"] == {str(body["seat"]): STACK} and opened.body["button"] == body["seat"]
+    r.tables[used].play()                                            # 3 and 1: the fullest gives one ...
+    moves = wait_for(lambda: director_events(r.tmp, "moves"), "the tables balanced")
+    assert [(m["from_table"], m["to_table"]) for m in moves[0]["moves"]] == [(used, spare)]
+    r.settled()
+    settled = r.tables[spare].play()                                 # ... and the new table deals
+    assert len(settled["results"]["net"]) == 2 and body["seat"] in {x["seat"] for x in settled["results"]["net"]}
+
+
 def test_a_re_entry_is_seated_as_a_new_entry(room: Callable[..., Room]) -> None:
     r = late_room(room, 2, 3)
     r.start()
