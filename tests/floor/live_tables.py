@@ -98,6 +98,10 @@ class LiveTable:
         fold (the shortest stack is dealt 2-3, so he loses all he puts in); without, every player folds
         to the big blind. Returns the settled state."""
         self.ok("deal")
+        return self.finish(bust)
+
+    def finish(self, bust: bool = False) -> dict[str, Any]:
+        """Play the hand just dealt to the end (as `play`). Returns the settled state."""
         st = self.state()
         dealt = st["hand"]
         total = {int(s["seat"]): int(s["stack"]) + int((s.get("bets") or {}).get("in_pot") or 0)

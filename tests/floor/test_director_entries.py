@@ -1,7 +1,8 @@
 """Players entered after the seat draw, seated by the director on real tables (`director_entries.py`): a late
-entry at the shortest table with the starting stack, dealt in at its next hand; an entry refused when every seat
-is taken; a re-entry seated as a new entry; a restart after the entry's orders were journaled sending them once;
-and the clock's level reaching a table between the director's `level` and its `open` (`director_orders.py`)."""
+entry at the shortest table with the starting stack, dealt in at its next hand; one entered during a hand seated
+before the table's next; an entry refused when every seat is taken, or the reserve table opened for it; a re-entry
+seated as a new entry; a restart after the entry's orders were journaled sending them once; and the clock's level
+reaching a table between the director's `level` and its `open` (`director_orders.py`)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,30 @@ def test_a_late_entry_sits_at_the_shortest_table_with_the_starting_stack_and_pla
     refused = r.director.ask("enter", player="later")                # 3 and 3: every seat taken
     assert refused["ok"] is False and refused["code"] == "illegal" and "cannot be seated" in refused["error"]
     assert r.director_ok("state")["state"]["entries"] == 6 and len(director_events(r.tmp, "enter")) == 6
+
+
+def test_an_entry_during_a_hand_sits_down_before_the_tables_next_hand(room: Callable[..., Room]) -> None:
+    r = late_room(room, 2, 3)
+    d = r.start()
+    enter(r, 5)
+    seats = r.drawn()
+    short = next(t for t, s in seats.items() if len(s) == 2)
+    table = r.tables[short]
+    table.ok("deal")                                                 # a hand begun at the shortest table
+    r.director_ok("enter", player="late")
+    seat = director_events(r.tmp, "enter")[-1]["seat"]
+    hand = table.state()["hand"]
+    wait_for(lambda: (table.state().get("hold") or {}).get("from_hand") == hand + 1, "held from the next hand")
+    wait_for(lambda: d.director.floorman.sender.refusals.get(short, "").startswith(f"{NAME}-entry-6-{short}-move-in"),
+             "his seat refused while the hand is played")
+    assert seat not in table.seated()
+    table.finish()                                                   # the hand ends: he sits down, released
+    r.settled()
+    assert table.state()["hold"] is None and table.seated()[seat] == STACK
+    dealt = [{x["seat"] for x in table.play()["results"]["net"]}]   # dealt in at the next hand, or (his seat
+    if seat not in dealt[0]:                                            # between the button and the blinds: the
+        dealt.append({x["seat"] for x in table.play()["results"]["net"]})   # dead button) at the one after
+    assert seat in dealt[-1]
 
 
 def test_an_entry_with_every_seat_taken_opens_the_reserve_table_which_deals_once_balanced(
