@@ -36,6 +36,8 @@ TABLE_KEYS = frozenset({
     # a poker table's
     "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
     "results", "clock", "hold",
+    # a tournament table's chip race, its cards dealt face up (firmware_host/tables/chip_race_step.py)
+    "race",
     # a house table's spots and bet circles (the dealer console takes bets on them)
     "seats", "circles",
     # the table's money: amounts are in the smallest unit of `currency`, which has `decimals`

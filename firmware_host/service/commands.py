@@ -60,6 +60,7 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     clock    seat int (default: the seat to act), seconds int (default 60): the floor calls the clock on
              the player to act (signed off); when it runs out his hand is dead (`tables/clock_call.py`).
     hold     reason, by str, from_hand int; or release true: no new hand from from_hand on (`tables/hold.py`).
+    race     colour, into int, by, ref str: a colour-up's chip race, its cards the shoe's (`tables/chip_race_step.py`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
@@ -98,7 +99,7 @@ from firmware_host.service.curve import client_keys
 from firmware_host.tables.clock_call import CLOCK_SECONDS
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
-            "history", "level", "clock", "hold")
+            "history", "level", "clock", "hold", "race")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -524,6 +525,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "level": {"stakes": (True, _stakes), "level": (False, _int_in(1)), "tournament": (False, _text)},  # tables/levels.py
     "clock": {"seat": (False, _int_in(*_POKER_SEAT_NUMBERS)), "seconds": (False, _int_in(*CLOCK_SECONDS))},
     "hold": {"reason": (False, _text), "by": (False, _text), "from_hand": (False, _int_in(1)), "release": (False, _flag)},
+    "race": {"colour": (True, _int_in(1)), "into": (True, _int_in(2)), "by": (False, _text), "ref": (False, _text)},
 }
 
 

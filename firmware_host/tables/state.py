@@ -25,6 +25,7 @@ from engine import redact
 from engine.errors import EngineError
 from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
 from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house_sign import HISTORY_HANDS
@@ -71,6 +72,7 @@ class TableState:
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
         self.clock_call: dict[str, Any] | None = None  # the clock called on the seat to act (`clock_call.py`)
         self.hold: dict[str, Any] | None = None  # the pit's hold: no new hand from `from_hand` on (`hold.py`)
+        self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: dict[str, Any] | None = None
@@ -80,7 +82,7 @@ class TableState:
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
-            "hold": self._on_hold,
+            "hold": self._on_hold, "race": self._on_race,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -88,6 +90,7 @@ class TableState:
     def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
         self._closed = None
+        refuse_while_racing(self.race, kind)
         if kind in STEP_KINDS:
             self._on_step(kind, body)
         else:
@@ -97,6 +100,8 @@ class TableState:
             handler(body, event_id)
         if self.clock_call is not None and not still_running(self.clock_call, self.table):
             self.clock_call = None  # he acted, or the hand ended
+        if self.race is not None and self.race["done"] and self.table is not None and self.table.started:
+            self.race = None  # the race run is shown until the next hand begins
         self.events_applied += 1
         if kind in COUNTED_KINDS and self._closed is None:
             self.hand_steps += 1
@@ -133,6 +138,8 @@ class TableState:
         if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
         full["hold"] = dict(self.hold) if self.hold is not None else None
+        if isinstance(table, PokerTable):
+            full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
@@ -225,6 +232,7 @@ class TableState:
         self.table = setup.new_table(self.hand)
         self.table_closed = False
         self.level = None
+        self.race = None
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # a new session from each open
 
     def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
@@ -244,6 +252,10 @@ class TableState:
 
     def _on_hold(self, body: Mapping[str, Any], event_id: int) -> None:
         self.hold = take_hold(body)
+
+    def _on_race(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        self.race, self.table = start_race(self.need_table(), body)
 
     def _on_clock(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
@@ -335,6 +347,9 @@ class TableState:
         if body.get("source") == "discard":
             self.table.discard(card)
             return
+        if racing(self.race):  # a race card, face up (`chip_race_step.py`)
+            self._race_card(card, body)
+            return
         if self.fault is None:
             refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
@@ -347,6 +362,15 @@ class TableState:
             self._set_fault(problem.kind, problem.detail, event_id)
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
+
+    def _race_card(self, card: str, body: Mapping[str, Any]) -> None:
+        assert self.race is not None
+        table = self.need_table()
+        if self.fault is not None:  # recorded, not dealt (as a hand's card while a fault stands)
+            table.note_ignored(card, self.fault.kind)
+            self.table = table
+            return
+        self.race, self.table = take_race_card(self.race, table, card, body.get("source") == "manual")
 
     def _on_misread(self, body: Mapping[str, Any], event_id: int) -> None:
         if "seq" in body:
@@ -407,6 +431,7 @@ class TableState:
         table = self.table
         try:
             if name == "next" and table.between_hands:
+                refuse_while_racing(self.race, "deal")
                 refuse_if_held(self.hold, table, self.hand)
                 table = self.need_table()
                 table.deal()
