@@ -15,7 +15,9 @@ state) and `OrderSender` (the orders of `director_seating.FloorPlan`, sent until
 4. hand-for-hand: at the bubble (`at_the_bubble`, more than one table, the tournament's
    `hand_for_hand`) every table is held from its next hand; once all wait, each is let deal one hand
    (its hold moved on by one); once every table has settled it, the round's players out are placed
-   together, and another round begins, or the bubble has burst and every table is released.
+   together, and another round begins, or the bubble has burst and every table is released;
+5. the clock's breaks: every table held for the break, the colour-up's chip race at each, the holds
+   given back once it is over (`director_breaks.BreakWatch`).
 
 The random draws (the seats, a broken table's players) are the director's: a seed from
 `os.urandom`, journaled with what it drew, so a replay gives the same seats.
@@ -32,6 +34,7 @@ from typing import Any, Protocol
 
 from engine.errors import TournamentError
 from engine.tournament import Move, at_the_bubble, balance, break_table, tables_needed
+from firmware_host.floor.director_breaks import BreakWatch
 from firmware_host.floor.director_config import DirectorConfig
 from firmware_host.floor.director_feeds import Settled, out_of
 from firmware_host.floor.director_orders import OrderSender, TableWatcher, held_between_hands, next_hand
@@ -76,6 +79,8 @@ class Floorman:
         self.watcher = TableWatcher(director.cfg.tables, director.cfg.key)
         self.sender = OrderSender(director.cfg.tables, director.cfg.key, tournament=director.cfg.tournament.name)
         self._considered: dict[str, int] = {}   # table -> the last settled hand looked at for moves
+        self.breaks = BreakWatch(self.plan.breaks, self.watcher, self._take, held_between_hands,
+                                 lambda: director.state.reading(director.clock()))   # the clock's breaks
 
     @property
     def plan(self) -> FloorPlan:
@@ -117,6 +122,7 @@ class Floorman:
         self._hold_back_levels()
         self._settled_hands()
         self._moves_due()
+        self.breaks.turn()
         self._hand_for_hand()
         self.sender.want(self.plan.pending())
 

@@ -20,6 +20,8 @@ after a restart is applied once by the table (the command channel's ids). The ev
                    {"step": "hand", "table", "hand", "out": {player: stack}}   a table's hand of the round
                    {"step": "next"} | {"step": "end"}  the round's players out were placed together;
                                                        another round, or every table released
+    break          {"step": "hold" | "race" | "raced" | "release", ...}   the clock's breaks: every table
+                                                       held, the colour-up's chip races (`director_breaks.py`)
     acked          {"id"}                              a table took an order
 """
 
@@ -33,17 +35,16 @@ from typing import Any
 from engine.cards import DECK
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile, button_by_high_card, draw_seats
+from firmware_host.floor.director_breaks import BREAK, HAND_FOR_HAND, TOURNAMENT, BreakPlan
 from firmware_host.floor.director_feeds import Seating
 
-FLOOR_KINDS = ("seat-draw", "moving", "moves", "hand-for-hand", "acked")
+FLOOR_KINDS = ("seat-draw", "moving", "moves", "hand-for-hand", "break", "acked")
 
 GAME, STRUCTURE = "holdem", "no-limit"
 RULES = {"button": "dead", "all_in_reveal": True}
 """The tournament tables' room rules: the dead button, hands turned up at an all-in showdown (the simulation's)."""
 
-HAND_FOR_HAND = "hand-for-hand"
-TOURNAMENT = "tournament"
-"""Who holds a table, as its feed shows (`hold.by`)."""
+__all__ = ["BREAK", "HAND_FOR_HAND", "TOURNAMENT", "FLOOR_KINDS", "FloorPlan", "Order", "draw_body", "stakes_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,7 @@ class FloorPlan:
         self.outs = 0
         self.first_buttons: dict[str, int] = {}
         self.opened: set[str] = set()   # tables that took the director's open
+        self.breaks = BreakPlan(self)   # the clock's breaks: the tables held, the chip races (`director_breaks.py`)
 
     # -- the events -----------------------------------------------------------------------------
 
@@ -122,6 +124,8 @@ class FloorPlan:
             self._moves(body)
         elif kind == "hand-for-hand":
             self._hand_for_hand(body)
+        elif kind == "break":
+            self.breaks.apply(body)
         else:
             raise TournamentError(f"unknown floor step {kind!r} (known: {', '.join(FLOOR_KINDS)})")
         self.step += 1
@@ -171,8 +175,8 @@ class FloorPlan:
                         from_hand=int(body["from_hand"]))
 
     def _held(self) -> bool:
-        """Every table held by hand-for-hand: a move or a player out needs no hold or release of its own."""
-        return self.hand_for_hand is not None
+        """Every table held by hand-for-hand or a break: a move or a player out needs no hold or release of its own."""
+        return self.hand_for_hand is not None or self.breaks.holding
 
     def _moves(self, body: Mapping[str, Any]) -> None:
         source = str(body["table"])
@@ -213,7 +217,7 @@ class FloorPlan:
             if hff is not None:
                 raise TournamentError("hand-for-hand is played already")
             self.hand_for_hand = {"phase": "holding", "round": self.rounds, "hands": {}, "out": {}}
-            for table in self.in_play:
+            for table in self.in_play if not self.breaks.holding else ():   # held for the break: its end holds them
                 self._order(table, "hold", "hand-for-hand", reason=HAND_FOR_HAND, by=TOURNAMENT)
             return
         if hff is None:
@@ -236,7 +240,7 @@ class FloorPlan:
         elif step == "end":
             self.hand_for_hand = None
             for table in self.in_play:
-                if table not in self.moving:
+                if table not in self.moving and not self.breaks.holding:
                     self._order(table, "hold", "end-of-hand-for-hand", release=True)
         else:
             raise TournamentError(f"unknown hand-for-hand step {step!r}")
@@ -286,4 +290,5 @@ class FloorPlan:
         return {"drawn": self.drawn, "in_play": list(self.in_play),
                 "seats": {t: {str(s): p for s, p in sorted(seats.items())} for t, seats in self.seating.tables.items()},
                 "hand_for_hand": None if hff is None else {"phase": hff["phase"], "round": hff["round"]},
+                "break": self.breaks.view(), "chip_races": self.breaks.races_view(),
                 "orders_waiting": sum(len(o) for o in self.orders.values())}

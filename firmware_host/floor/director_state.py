@@ -16,8 +16,9 @@ it, and commits only when it was taken (a refused step leaves neither the state 
              (+ "table", "hand" when taken from the table's feed: director_feeds.py)
     seated   {"table": t, "seats": {seat: name}}  who sits where at table t (the pit's word)
     close    {}                          registration is over: the field is known
-    seat-draw, moving, moves, hand-for-hand, acked   the director's floor: the seats it drew, the players
-             it moved, hand-for-hand, the orders the tables took (`director_seating.py`)
+    seat-draw, moving, moves, hand-for-hand, break, acked   the director's floor: the seats it drew, the
+             players it moved, hand-for-hand, the breaks and their chip races (`director_breaks.py`), the
+             orders the tables took (`director_seating.py`)
 
 The events table also keeps who signed off a step (`signed_off`, never a PIN); the `meta` table the
 tournament file's SHA-256, so a restart with another tournament file is refused by name.

@@ -122,7 +122,8 @@ def build_record(tournament_id: str, state: TournamentState, events: list[Event]
             "started_at": utc_iso(started) if started is not None else None, "finished_at": utc_iso(finished),
             "places": [{"place": f.place, "player": f.player, "prize": f.prize, "shared": f.shared}
                        for f in state.standings.finishes()],
-            "levels": levels, "tables": list(t.tables)}
+            "levels": levels, "tables": list(t.tables),
+            "chip_races": state.plan.breaks.races_view()}   # each table's race at each colour-up (director_breaks.py)
 
 
 def _time(text: str | None) -> datetime | None:

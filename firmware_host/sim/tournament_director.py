@@ -9,20 +9,21 @@ its local clients, the director's among them, send what the pit does (`open`, `c
 `DIR/director/`, its clock the room's sped up `speed` times (a 10-minute level lasts 10 s at 60).
 The players enter, registration closes, a supervisor (a PIN drawn for the run) starts the clock,
 and `seat-draw` seats them; from then on the director alone opens the tables, places the players
-out, breaks and balances the tables and plays hand-for-hand. Each table's bot dealer
-(`HeldDealer`, the tournament bot of `tournament_devices.py`) deals a hand whenever its table may
-begin one: not while it is held, closed, or has fewer than two players with chips. The run ends
-when one player is left: every table's journal is read back (each hand settled, its chips
-conserved) and the result line is the director's standings.
-
-Not here (the director does not do them): colour-ups and chip races; the tables deal on through a
-break.
+out, breaks and balances the tables, plays hand-for-hand, and holds every table for the clock's
+breaks, where it colours up and races the odd chips (`floor/director_breaks.py`). Each table's bot
+dealer (`HeldDealer`, the tournament bot of `tournament_devices.py`) deals a hand whenever its table
+may begin one: not while it is held, closed, or has fewer than two players with chips; while its
+table is in a chip race it draws the race cards from the emulated shoe, one a card the race awaits.
+The run ends when one player is left: every table's journal is read back (each hand settled, its
+chips conserved), the chips on the tables are the entries' less the races' recorded changes, and
+the result line is the director's standings.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ def director_table_sections(seats: int, blinds: tuple[int, int]) -> str:
     """A table's `[poker]` as the tournament's first level (the director's `open` then needs no sign-off) and
     `[rights]` letting its local clients, the director's, send the pit's steps too."""
     rights = ", ".join(f'"{c}"' for c in dict.fromkeys((*access.DEFAULT_RIGHTS["dealer"], "open", "close", "level",
-                                                         "hold")))
+                                                         "hold", "race")))
     return (f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [{blinds[0]}, {blinds[1]}]\nbutton_rule = "dead"\n'
             f"all_in_reveal = true\n\n[rights]\ndealer = [{rights}]\n")
 
@@ -78,13 +79,32 @@ class HeldDealer(TournamentDealer):
         with_chips = [s for s in st.get("spots") or [] if int(s.get("stack") or 0) > 0]
         return held_between_hands(st) or st.get("game") != GAME or len(with_chips) < 2
 
+    _race_shuffled = ""
+
     def step(self) -> None:
         st = self.state
+        race = st.get("race")
+        if not st.get("fault") and isinstance(race, Mapping) and not race.get("done"):
+            self._race_card(race)
+            return
         if not st.get("fault") and self.waits(st):
             self._last_progress = time.monotonic()   # waiting for the director is no stall
             self.pump(0.2)
             return
         super().step()
+
+    def _race_card(self, race: Mapping[str, Any]) -> None:
+        """The race's next card out of the shoe, face up (the shoe shuffled once for the race, and again
+        for the next hand); wait until the table took it. Raises BotError when it never does."""
+        ref = str(race.get("ref"))
+        if self._race_shuffled != ref:
+            self.shoe.request(f"shuffle {self.seed * 100003 + zlib.crc32(ref.encode())}")
+            self._race_shuffled, self._shuffled = ref, None
+        card = self.shoe.request("draw").split()[-1].split(":")[-1]
+        self._last_progress = time.monotonic()
+        if not self.wait_for(lambda s: s.get("race") != race or bool(s.get("fault")), self.progress_timeout_s,
+                             f"race card {card}"):
+            raise BotError(f"race card {card} left the shoe but the controller never took it")
 
     def _deal(self, hand: int) -> None:
         try:
@@ -178,6 +198,7 @@ class DirectorTournamentRun:
                 for thread in threads:
                     thread.start()
                 view = self._until_one_left(client, view)
+                self._check_chips(ctx, view)
             finally:
                 client.close()
         except (BotError, JournalError, RestarterError) as exc:
@@ -233,6 +254,25 @@ class DirectorTournamentRun:
                 raise SimError(f"the tournament made no progress for {self.progress_timeout_s:.0f} s: "
                                f"{view['players_left']} left, floor {view['floor']}")
             time.sleep(0.2)
+
+    def _check_chips(self, ctx: zmq.Context[Any], view: Mapping[str, Any]) -> None:
+        """The chips on the tables are every entry's starting stack, changed only by the chip races'
+        recorded changes (the director's `chip_races`). Raises SimError."""
+        on_tables = 0
+        for sim in self.sims.values():
+            table = CommandClient(ctx, sim.endpoints.commands, timeout_s=10.0, name="demo-count")
+            try:
+                state = table.request("state").get("state") or {}
+            except TimeoutError:
+                raise SimError(f"{sim.endpoints.commands}: no answer to state: the chips cannot be counted") from None
+            finally:
+                table.close()
+            on_tables += sum(int(s.get("stack") or 0) for s in state.get("spots") or [])
+        changes = sum(int(r["change"]) for r in view["floor"]["chip_races"])
+        expected = int(view["entries"]) * self.tournament.starting_stack + changes
+        if on_tables != expected:
+            raise SimError(f"the tables hold {on_tables} chips: the entries brought "
+                           f"{expected - changes} and the chip races changed them by {changes}")
 
     def check_journals(self) -> int:
         """Every hand of every table's journal settled, its chips conserved; returns how many. Raises SimError."""

@@ -44,6 +44,11 @@ def test_six_players_on_two_tables_driven_by_the_director(state: Path) -> None: 
     rounds = [e for e in events(state, "hand-for-hand") if e["step"] == "round"]
     assert rounds and all(sorted(r["hands"]) == ["T1", "T2"] for r in rounds)      # the bubble held both tables
     assert [m["table"] for m in events(state, "moves") if m["close"]] == ["T2"]    # T2 broke, into T1
+    breaks = events(state, "break")                                                # the break colours up the 25s
+    assert breaks[0]["step"] == "hold" and breaks[0]["colour"] == 25 and breaks[0]["into"] == 100
+    raced = [e for e in breaks if e["step"] == "raced"]
+    assert raced and all(s["after"] % 100 == 0 for e in raced for s in e["seats"])   # no 25 left at a table
+    assert any(e["step"] == "release" for e in breaks)
 
 
 @pytest.mark.soak
