@@ -1,5 +1,5 @@
 """The director's breaks on real tables (`floor/director_breaks.py`): the clock's break holds every table and its
-end releases them; a colour-up's chip race run at a real table from its shoe's readings (000's worked example),
+end releases them (a pause in it holding them on until the clock, resumed, has run the break out); a colour-up's chip race run at a real table from its shoe's readings (000's worked example),
 journaled by the director with each table's race; and the holds of a break and of hand-for-hand not fighting
 (`FloorPlan`'s orders: a table is released only when no reason holds it). The director's clock is the test's."""
 
@@ -94,7 +94,14 @@ def test_a_break_holds_every_table_and_its_end_releases_them(room: Callable[...,
         assert refused["ok"] is False and refused["code"] == "held"
         assert hold_of(r, name)["by"] == "tournament"
     assert r.settled()["break"] == {"stage": 1, "colour": None, "into": None, "racing": [], "raced": []}
-    clock.now += 300                                                # the break is over: both released
+    r.director_ok("pause", auth=SUPERVISOR)                         # paused in the break: the room's time runs on,
+    clock.now += 400                                                # the break's does not
+    r.director_ok("state")
+    view = r.director_ok("state")["state"]                          # (a pass of the director between the two)
+    assert view["on_break"] and view["floor"]["break"]["stage"] == 1
+    assert all(hold_of(r, name)["reason"] == "break" for name in r.tables)
+    r.director_ok("resume", auth=SUPERVISOR)
+    clock.now += 300                                                # the break run out: both released
     for name in r.tables:
         wait_for(lambda n=name: hold_of(r, n) is None, f"{name} released")
     assert r.settled()["break"] is None and r.floor()["chip_races"] == []
