@@ -175,7 +175,8 @@ class BreakWatch:
             return
         stage, on_break = reading.stage, reading.on_break
         if brk.stage is None:
-            if on_break and stage not in brk.done and plan.in_play:
+            seated = sum(len(plan.seating.tables.get(t, {})) for t in plan.in_play)
+            if on_break and stage not in brk.done and seated > 1:   # none once the tournament is won
                 colour = colour_up_due(plan.tournament.stages, stage, brk.chips)
                 self.take("break", {"step": "hold", "stage": stage, "colour": colour,
                                     "into": brk.chips[1] if colour is not None else None})

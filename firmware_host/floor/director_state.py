@@ -116,6 +116,11 @@ class TournamentState:
         """The clock's level at `at`, as an entry counts it (0 before the start)."""
         return self.clock.reading(self.now(at)).level_number if self.started else 0
 
+    def chips(self) -> int:
+        """The chips in play: every entry's starting stack, changed by the chip races' recorded changes."""
+        return len(self.registration.entries) * self.tournament.starting_stack + sum(
+            int(r["change"]) for r in self.plan.breaks.races)
+
     def reading(self, at: float) -> ClockReading | None:
         """The clock at `at` (None before the start)."""
         return self.clock.reading(self.now(at)) if self.started else None
@@ -148,7 +153,7 @@ class TournamentState:
             "running": bool(reading and reading.running), "registration_open": not reg.closed,
             "late_registration_until_level": t.late_registration_until_level,
             "entries": entries, "players_left": left, "prize_pool": reg.prize_pool,
-            "average_stack": entries * t.starting_stack // left if left else 0, "payouts": payouts,
+            "average_stack": self.chips() // left if left else 0, "payouts": payouts,
             "level": None, "on_break": False, "left_s": None, "stage": None, "next_level": None, "next_break": None,
         }
         if reading is None:

@@ -61,3 +61,4 @@ def test_the_demo_tournament_driven_by_the_director_24_players_3_tables(tmp_path
     check_places(line, 24)
     broke = [m["table"] for m in events(tmp_path, "moves") if m["close"]]
     assert broke == ["T3", "T2"]                                                   # the break order
+    assert any(e["step"] == "raced" for e in events(tmp_path, "break"))            # a colour-up raced
