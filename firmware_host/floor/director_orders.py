@@ -1,7 +1,7 @@
 """The director's orders sent to the tables until taken (`OrderSender`); the tables' latest states (`TableWatcher`).
 
 `OrderSender`, a thread of its own with its own sockets, sends each table the first of its orders
-(`director_seating.Order`: `open`, `seat` `leave` / `move_in`, `hold`, `close`) under the order's
+(`director_seating.Order`: `open`, `seat` `leave` / `move_in`, `hold`, `race`, `close`) under the order's
 id, then the next once the table has taken it (`ok`, or `duplicate`: taken before a restart); a
 table that does not answer, or refuses (a `seat` step while a hand is played: "between hands
 only"), is asked again every `RETRY_S`. Each order taken is queued for the director's thread, which
