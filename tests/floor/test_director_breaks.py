@@ -1,7 +1,9 @@
-"""The director's breaks on real tables (`floor/director_breaks.py`): the clock's break holds every table and its
-end releases them (a pause in it holding them on until the clock, resumed, has run the break out); a colour-up's chip race run at a real table from its shoe's readings (000's worked example),
-journaled by the director with each table's race; and the holds of a break and of hand-for-hand not fighting
-(`FloorPlan`'s orders: a table is released only when no reason holds it). The director's clock is the test's."""
+"""The director's breaks on real tables (`floor/director_breaks.py`): the clock's break holds every table and
+its end releases them (a pause in it holding them on until the clock, resumed, has run the break out); a
+colour-up's chip race run at a real table from its shoe's readings (000's worked example), journaled by the
+director with each table's race, once across a restart; and the holds of a break and of hand-for-hand not
+fighting (`FloorPlan`'s orders: a table is released only when no reason holds it). The director's clock is
+the test's."""
 
 from __future__ import annotations
 
@@ -122,6 +124,8 @@ def test_the_colour_up_races_000s_example_with_the_tables_shoe(room: Callable[..
                     "the race step open")
     assert race["colour"] == 25 and race["into"] == 100 and race["next"] == 1
     assert table.state()["hold"]["reason"] == "break"
+    r.stop_director()                                               # restarted while the race is dealt:
+    r.start().director.clock = clock                                # it takes the race run once, below
     for card in "4c Kd 2s 9h Ah Qs 3d Kh".split():                 # dealt by the shoe from seat 1 clockwise
         table.card(card)
     wait_for(lambda: (table.state().get("race") or {}).get("done"), "the race run")
