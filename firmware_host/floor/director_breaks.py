@@ -1,4 +1,4 @@
-"""The director's breaks: every table held for the clock's break, the colour-up's chip race at each, and the holds given back.
+"""The director's breaks: every table held for the clock's break, the colour-up's chip race at each, holds given back.
 
 `BreakPlan` is the floor plan's part (`director_seating.FloorPlan`, from the director's events
 alone); `BreakWatch` the floorman's (`director_floorman.Floorman.turn` calls it each pass, reading the

@@ -1,10 +1,11 @@
 """The chip race at a poker table: a colour-up's odd chips raced with cards the table's shoe deals face up (000).
 
-The pit's `race` request (`{"cmd": "race", "colour": 25, "into": 100, "by": "tournament", "ref": "..."}`, the
-`pit` role's; the tournament director sends it to each table it holds for a break) is journaled as a
-`race` event (`ref`: the sender's words for this race, shown with it). Between hands only, at a poker table, no fault standing. It opens the table's
-chip-race step on the stacks as they stand: each player's chips of `colour` are to be changed for
-chips of `into`, and his odd chips (`stack % into // colour`) raced. While the step is open every
+The pit's `race` request (`{"cmd": "race", "colour": 25, "into": 100, "by": "tournament", "ref": "..."}`,
+the `pit` role's; the tournament director sends it to each table it holds for a break; `ref`: the
+sender's words for this race, shown with it) is journaled as a `race` event. Between hands only, at
+a poker table, no fault standing. It opens the table's chip-race step on the stacks as they stand:
+each player's chips of `colour` are to be changed for chips of `into`, and his odd chips
+(`stack % into // colour`) raced. While the step is open every
 card the shoe reads is a race card, dealt face up: one per odd chip, from the lowest seat (seat 1,
 left of the dealer) clockwise, so the table knows whose card each one is by the count alone. With
 the last card the race is run (`engine.tournament.chip_race`) and the stacks changed: coloured up,
