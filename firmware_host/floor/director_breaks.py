@@ -8,6 +8,8 @@ clock and the tables' feeds). One `break` event a step:
                        play is held from its next hand (the hand in play finishes; reason `break`);
                        `colour` the chip coloured up into `into` (`engine.tournament.colour_up_due`
                        on the chips still in play; both None when none is due)
+    {"step": "join", "table"}   a table put in play during the break (opened for a late entry) is
+                       held for it too
     {"step": "race", "table", "ref"}   the table waits between hands under the break: it is sent the
                        `race` request (`tables/chip_race_step.py`), its shoe dealing the cards
     {"step": "raced", "table", "ref", "seats": [{"seat", "player", "stack", "odd_chips", "cards", "after"}],
@@ -69,6 +71,7 @@ class BreakPlan:
         self.done: set[int] = set()                 # breaks held and released
         self.racing: dict[str, str] = {}            # table -> the ref of the race sent, not yet seen run
         self.raced: set[str] = set()                # tables raced in this break
+        self.held: set[str] = set()                 # tables held for this break
         self.races: list[dict[str, Any]] = []       # every race run, as journaled
 
     @property
@@ -82,6 +85,12 @@ class BreakPlan:
             self._hold(body)
         elif self.stage is None:
             raise TournamentError(f"break {step}: no break holds the tables")
+        elif step == "join":
+            table = str(body["table"])
+            if table not in self.plan.in_play or table in self.held:
+                raise TournamentError(f"break join: {table} is not a table come into play during the break")
+            self.held.add(table)
+            self.plan._order(table, "hold", "break", reason=BREAK, by=TOURNAMENT)
         elif step == "race":
             table = str(body["table"])
             if table not in self.plan.in_play or table in self.racing or self.colour is None:
@@ -109,7 +118,7 @@ class BreakPlan:
         if colour is not None and (len(self.chips) < 2 or colour != self.chips[0] or body.get("into") != self.chips[1]):
             raise TournamentError(f"break hold: {colour} is not the smallest chip in play ({self.chips})")
         self.stage, self.colour, self.into = stage, colour, body.get("into")
-        self.raced, self.racing = set(), {}
+        self.raced, self.racing, self.held = set(), {}, set(self.plan.in_play)
         if colour is not None:
             self.chips = self.chips[1:]
         for table in self.plan.in_play:
@@ -129,7 +138,7 @@ class BreakPlan:
                 plan._order(table, "hold", "after-break", release=True)
         self.done.add(self.stage)
         self.stage = self.colour = self.into = None
-        self.racing = {}
+        self.racing, self.held = {}, set()
 
     def view(self) -> dict[str, Any] | None:
         """The break holding the tables, for the director's view (None when none)."""
@@ -181,6 +190,8 @@ class BreakWatch:
                 self.take("break", {"step": "hold", "stage": stage, "colour": colour,
                                     "into": brk.chips[1] if colour is not None else None})
             return
+        for table in [t for t in plan.in_play if t not in brk.held]:   # put in play since the break began
+            self.take("break", {"step": "join", "table": table})
         if brk.colour is not None:
             for table in list(plan.in_play):
                 self._race(table)

@@ -146,7 +146,8 @@ def test_the_colour_up_races_000s_example_with_the_tables_shoe(room: Callable[..
     assert [e["step"] for e in director_events(r.tmp, "break")] == ["hold", "race", "raced", "release"]
 
 
-TWO = parse_tournament(tournament(2, 3, (100, 200)), "two.toml")
+TWO = parse_tournament(tournament(3, 3, (100, 200)), "two.toml")
+"""Three tables of three: four players are drawn on two of them."""
 
 
 def plan_of() -> tuple[FloorPlan, set[str]]:
@@ -161,7 +162,7 @@ def plan_of() -> tuple[FloorPlan, set[str]]:
 
 
 def holds(plan: FloorPlan) -> dict[str, list[dict[str, Any]]]:
-    return {t: [o.args for o in orders if o.cmd == "hold"] for t, orders in plan.orders.items()}
+    return {t: [o.args for o in orders if o.cmd == "hold"] for t, orders in plan.orders.items() if t in plan.in_play}
 
 
 def test_a_break_and_hand_for_hand_hold_the_tables_without_fighting() -> None:
@@ -185,5 +186,8 @@ def test_a_break_and_hand_for_hand_hold_the_tables_without_fighting() -> None:
     plan.apply("hand-for-hand", {"step": "hold"}, alive)             # held for the break: nothing more to hold
     plan.apply("hand-for-hand", {"step": "end"}, alive)              # nor released while the break holds
     assert all([h.get("reason", "release") for h in hs] == ["break"] for hs in holds(plan).values())
+    plan.in_play.append("T3")                                        # a table opened during the break (an entry's)
+    plan.apply("break", {"step": "join", "table": "T3"}, alive)      # is held for it too, and released with the rest
     plan.apply("break", {"step": "release", "stage": 1}, alive)
     assert all(hs[-1] == {"release": True} for hs in holds(plan).values())
+    assert [h.get("reason", "release") for h in holds(plan)["T3"]] == ["break", "release"]
