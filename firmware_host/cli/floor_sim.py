@@ -6,7 +6,9 @@ The tables bind on loopback TCP (or ipc under `--ipc DIR`); the pit configuratio
 play the tables keep serving until the pit shows every closed hand archived (each at most S
 seconds). `--restart TABLE@SECONDS` restarts a table mid-run. `--watch` follows the pit's floor feed
 and adds `"floor"` (each update's lag after the table's publish, updates never seen, gaps) to the
-last line. The last line is one JSON object: `{"tables": N, "hands": H, "messages": M, ...}`,
+last line. `--processes K` plays the tables in K processes of their own (`sim.floor_split`: a process
+holds 20,000 file descriptors here, a table about eight), their counts merged into the one last line.
+The last line is one JSON object: `{"tables": N, "hands": H, "messages": M, ...}`,
 H the hands closed in all, M the messages sent on the tables' feeds. Bad arguments exit 2.
 """
 
@@ -26,6 +28,7 @@ from firmware_host.cli.output import stdout_closed
 from firmware_host.service.feed import FeedError
 from firmware_host.sim.bots import free_tcp_port
 from firmware_host.sim.floor import Endpoints, FloorSim, FloorTable
+from firmware_host.sim.floor_split import Settings, ShareLost, SplitFloor, TableSeat
 from firmware_host.sim.floor_watch import FloorView, all_archived, all_online, floor_snapshot
 from firmware_host.sim.watch_process import WatchProcess
 
@@ -49,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--restart", action="append", default=[], metavar="TABLE@SECONDS",
                         help="restart a table that many seconds into the run (repeatable)")
     parser.add_argument("--watch", action="store_true", help="follow the pit's floor feed: lags, gaps")
+    parser.add_argument("--processes", type=int, default=1, metavar="K",
+                        help="play the tables in K processes of their own (default 1: in this one)")
     parser.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
 
 
@@ -79,6 +84,8 @@ def _check(args: argparse.Namespace) -> None:
         raise Usage(f"--duration: {args.duration} is not a number of seconds above 0 (at most a day)")
     if not 0.05 <= args.heartbeat_s <= 60:
         raise Usage(f"--heartbeat-s: {args.heartbeat_s} is not between 0.05 and 60")
+    if not 1 <= args.processes <= min(64, args.tables):
+        raise Usage(f"--processes: {args.processes} is not between 1 and {min(64, args.tables)} (at most one a table)")
     if not 1 <= args.pool <= 10000:
         raise Usage(f"--pool: {args.pool} is not between 1 and 10000")
     for name in ("pit_listen", "pit_snapshot"):
@@ -99,7 +106,7 @@ def _endpoints(args: argparse.Namespace) -> Any:
     return make
 
 
-def pit_config(args: argparse.Namespace, tables: list[FloorTable]) -> str:
+def pit_config(args: argparse.Namespace, tables: list[FloorTable] | list[TableSeat]) -> str:
     """The `[pit]` configuration listing the tables (the format `firmware_host.floor.config` reads)."""
     lines = ["# written by croupier floor-sim", "[pit]", f"listen = {json.dumps(args.pit_listen)}",
              f"snapshot = {json.dumps(args.pit_snapshot)}", f"heartbeat_s = {args.heartbeat_s}"]
@@ -127,13 +134,15 @@ def main(args: argparse.Namespace) -> int:
     ctx.set(zmq.MAX_SOCKETS, 60000)
     try:
         try:
-            sim = FloorSim(ctx, args.tables, args.speed, _endpoints(args), seed=args.seed, pool=args.pool,
-                           heartbeat_s=args.heartbeat_s)
-        except (FeedError, zmq.ZMQError) as exc:
+            sim = _floor(args, ctx)
+        except (FeedError, ShareLost, zmq.ZMQError) as exc:
             print(f"croupier floor-sim: {exc}", file=sys.stderr)
             return 1
         try:
             return _play(args, ctx, sim, restarts)
+        except ShareLost as exc:
+            print(f"croupier floor-sim: {exc}", file=sys.stderr)
+            return 1
         finally:
             sim.close()
     except BrokenPipeError:
@@ -142,7 +151,17 @@ def main(args: argparse.Namespace) -> int:
         ctx.destroy(linger=0)
 
 
-def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restarts: list[tuple[float, str]]) -> int:
+def _floor(args: argparse.Namespace, ctx: zmq.Context[Any]) -> FloorSim | SplitFloor:
+    """The tables, in this process or in `--processes` of their own. Raises FeedError, ShareLost, ZMQError."""
+    if args.processes == 1:
+        return FloorSim(ctx, args.tables, args.speed, _endpoints(args), seed=args.seed, pool=args.pool,
+                        heartbeat_s=args.heartbeat_s)
+    return SplitFloor(args.tables, args.processes, Settings(args.speed, args.seed, args.pool, args.heartbeat_s,
+                                                            args.ipc, args.watch, args.log_level))
+
+
+def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim | SplitFloor,
+          restarts: list[tuple[float, str]]) -> int:
     names = [t.name for t in sim.tables]
     unknown = sorted({name for _, name in restarts} - set(names))
     if unknown:
@@ -151,7 +170,8 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
         return 2
     sim.restarts = restarts
     Path(args.pit_config).write_text(pit_config(args, sim.tables), encoding="utf-8")
-    watch = WatchProcess(ctx, args.pit_listen) if args.watch else None
+    sources = sim.notes if isinstance(sim, SplitFloor) else ()
+    watch = WatchProcess(ctx, args.pit_listen, sources=sources) if args.watch else None
     try:
         return _watched(args, ctx, sim, restarts, watch, names)
     finally:
@@ -159,9 +179,9 @@ def _play(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restar
             watch.stop()
 
 
-def _watched(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, restarts: list[tuple[float, str]],
-             watch: WatchProcess | None, names: list[str]) -> int:
-    if watch is not None:
+def _watched(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim | SplitFloor,
+             restarts: list[tuple[float, str]], watch: WatchProcess | None, names: list[str]) -> int:
+    if watch is not None and isinstance(sim, FloorSim):  # (a SplitFloor's children note on their own)
         for table in sim.tables:
             table.on_publish = watch.published
         sim.on_batch = watch.flush
@@ -184,7 +204,7 @@ def _watched(args: argparse.Namespace, ctx: zmq.Context[Any], sim: FloorSim, res
         watch.flush()
     archived = None
     if args.pit_wait > 0:
-        last = {t.name: len(t.hands) for t in sim.tables}
+        last = sim.last_hands()
         hands_in = FloorView(ctx, args.pit_snapshot, every)
         hands_in.start()
         archived = sim.linger(lambda: all_archived(hands_in.latest, last), args.pit_wait)

@@ -22,6 +22,7 @@ from firmware_host.floor.catchup import CatchUp, CountingSink, HandSink
 from firmware_host.floor.config import PitConfig, PitTable, PitTournament
 from firmware_host.floor.floorcurve import open_floor_feed
 from firmware_host.floor.frames import Frame, read
+from firmware_host.floor.snapshots import IN_FLIGHT, SnapshotWaves
 from firmware_host.floor.subpoll import SubPoll
 from firmware_host.floor.follower import TableFollower, follower_for
 from firmware_host.service.config import ConfigError
@@ -64,10 +65,12 @@ class Pit:
     """The aggregator: its sockets are this thread's; `run()` until `stop()`; `ask_reload()` from a signal."""
 
     def __init__(self, cfg: PitConfig, ctx: zmq.Context[Any], sink: HandSink | None = None,
-                 clock: Callable[[], float] = time.monotonic, archiver: ArchiverProcess | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, archiver: ArchiverProcess | None = None,
+                 in_flight: int = IN_FLIGHT) -> None:
         """Bind the floor feed and follow the configuration's tables. Raises FeedError (an address in use).
         With `archiver` the catch-up and the archive run in its child process (`archiver.py`), `sink` unused;
-        without, on a thread of this process into `sink` (None: `CountingSink`)."""
+        without, on a thread of this process into `sink` (None: `CountingSink`). At most `in_flight`
+        snapshots are asked at once (`snapshots.py`)."""
         self.cfg = cfg
         self.ctx = ctx
         self.clock = clock
@@ -81,6 +84,7 @@ class Pit:
             self.zap.on_cut = self._reopen
         self.followers: dict[str, TableFollower] = {}
         self.by_socket: dict[zmq.Socket[Any], TableFollower] = {}  # the snapshot DEALERs awaited
+        self.snapshots: SnapshotWaves[TableFollower] = SnapshotWaves(in_flight)  # asked in waves
         self.subs: SubPoll[TableFollower] = SubPoll()  # the tables' SUBs, as one item of the poller
         self.poller.register(self.subs, zmq.POLLIN)
         self.latest: dict[str, tuple[Frame, int]] = {}  # table -> its last state sent on the floor feed, its floor seq
@@ -114,6 +118,7 @@ class Pit:
             follower = follower_for(self.ctx, wanted[name], *self.cfg.keys_for(wanted[name]), now=now)
             self.followers[name] = follower
             self._ask_snapshot(follower, now)
+        self._ask_due(now)
         return added, dropped
 
     def _drop(self, name: str) -> None:
@@ -192,6 +197,8 @@ class Pit:
                 self.zap.turn()  # the clients directory read again when it changed
             if self.archiver is not None:
                 self.archiver.check()
+        if self.snapshots.waiting:
+            self._ask_due(now)
         if self.feed.beat_due(now):  # (the count of tables online only then: a thousand tables every turn)
             self.feed.tick(len(self.followers), sum(f.online for f in self.followers.values()), now)
         self.feed.flush()
@@ -206,15 +213,22 @@ class Pit:
     def _unwatch(self, follower: TableFollower) -> None:
         """Its sockets out of the poller (the SUB left unread while a snapshot is awaited, as the clone pattern wants)."""
         self.subs.remove(follower.client.sub)
+        self.snapshots.forget(follower)
         if follower.dealer is not None and follower.dealer in self.by_socket:
             self.poller.unregister(follower.dealer)
             del self.by_socket[follower.dealer]
 
     def _ask_snapshot(self, follower: TableFollower, now: float) -> None:
+        """Queue the table for its snapshot, asked in its wave (`_ask_due`); its SUB left unread meanwhile."""
         self._unwatch(follower)
-        dealer = follower.ask_snapshot(now)
-        self.poller.register(dealer, zmq.POLLIN)
-        self.by_socket[dealer] = follower
+        follower.drop_request()
+        self.snapshots.want(follower)
+
+    def _ask_due(self, now: float) -> None:
+        for follower in self.snapshots.due():
+            dealer = follower.ask_snapshot(now)
+            self.poller.register(dealer, zmq.POLLIN)
+            self.by_socket[dealer] = follower
 
     def _on_snapshot(self, follower: TableFollower, now: float) -> None:
         dealer = follower.dealer
@@ -227,6 +241,7 @@ class Pit:
             return
         self.poller.unregister(dealer)
         del self.by_socket[dealer]
+        self.snapshots.answered(follower)
         follower.drop_request()
         self.subs.add(follower.client.sub, follower)
         follower.heard, follower.online = now, True

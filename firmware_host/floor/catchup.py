@@ -19,7 +19,7 @@ import os
 import queue
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -39,6 +39,10 @@ RETRY_FIRST_S = 0.5
 """The wait before a failed catch-up is tried again; doubled at each failure in a row, up to `RETRY_MAX_S`."""
 
 RETRY_MAX_S = 15.0
+
+CLIENTS_KEPT = 256
+"""The tables' command channels kept connected between catch-ups, the most recently used (a DEALER is two
+descriptors: 5,000 tables' would be 10,000); a table past them connects again at its next catch-up."""
 
 
 class CatchUpError(RuntimeError):
@@ -135,7 +139,7 @@ class CatchUp:
         self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._asked: set[str] = set()
         self._lock = threading.Lock()
-        self._clients: dict[str, tuple[PitTable, CommandClient]] = {}  # this thread's only
+        self._clients: OrderedDict[str, tuple[PitTable, CommandClient]] = OrderedDict()  # this thread's only, the last used last
         self.events = EventFetcher()  # the tables' open and close events, after their hands (this thread's)
         self._thread = threading.Thread(target=self._run, name="pit-catch-up", daemon=True)
 
@@ -229,9 +233,13 @@ class CatchUp:
     def _client(self, table: PitTable) -> CommandClient:
         held = self._clients.get(table.name)
         if held is not None and held[0] == table:
+            self._clients.move_to_end(table.name)
             return held[1]
         if held is not None:
             held[1].close()
+            del self._clients[table.name]
+        while len(self._clients) >= CLIENTS_KEPT:  # the least recently used closed: the descriptors stay bounded
+            self._clients.popitem(last=False)[1][1].close()
         key, server_key = self.keys_for(table)
         client = CommandClient(self.ctx, table.commands, timeout_s=self.timeout_s, name=f"pit{os.getpid()}",
                                key=key, server_key=server_key)

@@ -9,6 +9,12 @@ import zmq
 from firmware_host.floor.config import PitTable, PitTournament
 from firmware_host.service.feed import FeedClient, pack
 
+TABLE_QUEUE = 100
+"""The messages of one table the pit's SUB holds unread (its RCVHWM, set before it connects): about a
+minute of a table's feed at real time, 11-14 s at ten times, and at most ~0.4 MB of ~3.6 KB states a
+table (2 GB for 5,000 tables all backed up). Past it the table's messages wait in the kernel's buffers,
+then in the table's PUB, which drops the newest past its own high-water mark; the follower then sees
+the gap in `seq` and takes the table's snapshot (docs/floor.md, "Scale")."""
 
 class TableFollower:
     """The pit's view of one table: the `FeedClient` holding its boot, seq and latest state (the one
@@ -27,8 +33,7 @@ class TableFollower:
         """Subscribe to the table's feed. Raises ValueError (a bad key file)."""
         self.ctx = ctx
         self.table = table
-        self.client = FeedClient(ctx, table.public, table.snapshot, key=key, server_key=server_key)
-        self.client.sub.setsockopt(zmq.RCVHWM, 100000)
+        self.client = FeedClient(ctx, table.public, table.snapshot, key=key, server_key=server_key, queue=TABLE_QUEUE)
         self.dealer: zmq.Socket[Any] | None = None
         self.asked_at = now
         self.heard = now  # the last message or snapshot from the table

@@ -270,10 +270,11 @@ class FeedClient:
     """
 
     def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0, *,
-                 key: str | None = None, server_key: str | None = None) -> None:
+                 key: str | None = None, server_key: str | None = None, queue: int | None = None) -> None:
         """Subscribe to `public`. With `key` (this client's secret certificate file) and `server_key`
-        (the table's public one) both sockets are CURVE clients. Raises ValueError (a bad key file,
-        or one of the two without the other)."""
+        (the table's public one) both sockets are CURVE clients; `queue` bounds the messages the SUB holds
+        unread (its RCVHWM, set before it connects; None: ZeroMQ's 1,000). Raises ValueError (a bad key
+        file, or one of the two without the other)."""
         self.ctx = ctx
         self.public = public
         self.snapshot_endpoint = snapshot
@@ -283,6 +284,8 @@ class FeedClient:
         self.sub.setsockopt(zmq.LINGER, 0)
         if self.keys is not None:
             self.keys.apply(self.sub)
+        if queue is not None:
+            self.sub.setsockopt(zmq.RCVHWM, queue)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(public)
         self.boot: str | None = None

@@ -337,8 +337,9 @@ class FloorSim:
 
     def __init__(self, ctx: zmq.Context[Any], tables: int, speed: float, endpoints: Callable[[int], Endpoints], *,
                  seed: int = 1, pool: int = 16, heartbeat_s: float = 1.0, prefix: str = "sim",
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """Play the pools and bind every table. Raises FeedError (an address in use)."""
+                 clock: Callable[[], float] = time.monotonic, first: int = 0) -> None:
+        """Play the pools and bind every table: tables `first` to `first + tables - 1` of the floor (its
+        share when the floor plays in several processes: `floor_split`). Raises FeedError (an address in use)."""
         self.speed = speed
         self.clock = clock
         self.restarts: list[tuple[float, str]] = []  # (seconds into the run, table), soonest first
@@ -347,7 +348,7 @@ class FloorSim:
         pools = {game: play_pool(game, pool, seed + i) for i, game in enumerate(GAMES)}
         self.tables: list[FloorTable] = []
         try:
-            for i in range(tables):
+            for i in range(first, first + tables):
                 game = GAMES[i % len(GAMES)]
                 body, hands = pools[game]
                 self.tables.append(FloorTable(ctx, f"{prefix}-{game}-{i + 1:04d}", game, endpoints(i), hands,
@@ -456,6 +457,10 @@ class FloorSim:
 
     def hands(self) -> int:
         return sum(len(t.hands) for t in self.tables)
+
+    def last_hands(self) -> dict[str, int]:
+        """Each table's last closed hand (its hands run 1 to n)."""
+        return {t.name: len(t.hands) for t in self.tables}
 
     def messages(self) -> int:
         return sum(t.sent() for t in self.tables)
