@@ -123,6 +123,68 @@ def test_the_pit_killed_postgresql_stopped_and_a_table_restarted_lose_no_hand(tm
     assert stats_hands(db) == report["hands"]
 
 
+def test_forty_tables_in_two_processes_are_archived_whole(tmp_path: Path, db: str) -> None:
+    """`--processes 2`: each child plays half the tables, the parent writes the one configuration (every
+    table, named as one process names them), the watcher hears both halves, the counts are merged."""
+    migrate(db)
+    sim, config = floor_sim(tmp_path, db, "--tables", "40", "--processes", "2", "--speed", "50", "--duration", "4",
+                            "--pit-wait", "40", "--watch")
+    pit = None
+    try:
+        pit = start_pit(tmp_path, config)
+        report = finish(sim, tmp_path)
+    finally:
+        stop(sim)
+        stop(pit)
+    listed = [line.split('"')[1] for line in config.read_text().splitlines() if line.startswith("name = ")]
+    assert listed == [f"sim-{'uth' if i % 2 == 0 else '3cp'}-{i + 1:04d}" for i in range(40)]
+    assert report["tables"] == 40 and report["pit_ready"] and report["archived"]
+    assert report["hands"] > 40 and report["messages"] > 10 * report["hands"]
+    floor = report["floor"]
+    assert floor["missing"] == 0 and floor["floor_gaps"] == 0 and floor["received"] > 10 * report["hands"]
+    rows, distinct, tables = archived(db)
+    assert rows == distinct == report["hands"] == stats_hands(db)
+    assert len(tables) == 40 and all(n == top for _, n, top in tables)
+    # both halves played: tables of the first and of the second process closed hands
+    assert {t for t, _, _ in tables} >= {"sim-uth-0001", "sim-3cp-0040"}
+
+
+@pytest.mark.soak
+def test_five_thousand_tables_at_real_time(tmp_path: Path, db: str, pg: PgServer) -> None:
+    """The aim of issue 11: 5,000 tables at real time on one pit process, for 3 minutes (FLOOR_5000_TABLES,
+    _S, _PROCESSES to change), floor-sim in 4 processes, the tables' heartbeat 1 s (their default): every
+    table online, no gap, every closed hand archived once; the lag, the pit's CPU, RSS and file descriptors
+    (its own and its archiver child's), with the machine's load, printed and written to `soak.json`."""
+    tables = os.environ.get("FLOOR_5000_TABLES", "5000")
+    seconds = os.environ.get("FLOOR_5000_S", "180")
+    migrate(db)
+    sim, config = floor_sim(tmp_path, db, "--tables", tables, "--processes", os.environ.get("FLOOR_5000_PROCESSES", "4"),
+                            "--speed", "1", "--duration", seconds, "--heartbeat-s", "1.0", "--pit-wait", "900",
+                            "--watch")
+    pit = None
+    sampler = None
+    try:
+        pit = start_pit(tmp_path, config)
+        sampler = UsageSampler(pit.pid, sim.pid)
+        report = finish(sim, tmp_path, timeout_s=float(seconds) + 2400)
+    finally:
+        if sampler is not None:
+            sampler.stop()
+        stop(sim)
+        stop(pit)
+    rows, distinct, per_table = archived(db)
+    figures = {"floor_sim": report, "archive": {"rows": rows, "distinct": distinct, "hands_played": report["hands"],
+                                                "stats_hands": stats_hands(db), "tables": len(per_table)},
+               "pit": sampler.report() if sampler is not None else None}
+    (tmp_path / "soak.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    summary = {k: v for k, v in (figures["pit"] or {}).items() if k != "samples"}
+    print("floor 5,000:", json.dumps({**figures, "pit": summary}), f"(written to {tmp_path / 'soak.json'})")
+    floor = report["floor"]
+    assert report["pit_ready"] and report["archived"] and floor["missing"] == 0 and floor["floor_gaps"] == 0
+    assert rows == distinct == report["hands"] == figures["archive"]["stats_hands"]
+    assert summary["fds_max"] < 16000 and summary["child_fds_max"] < 16000  # well under the 20,000 a process has
+
+
 @pytest.mark.soak
 def test_a_thousand_tables_at_ten_times_real_time(tmp_path: Path, db: str, pg: PgServer) -> None:
     """1,000 tables at 10x for 5 minutes (FLOOR_SOAK_TABLES / _S to change): lag p99 under 50 ms, no gap,
@@ -223,13 +285,16 @@ class UsageSampler(threading.Thread):
         return {"wall_s": wall, "cpu_s": round(cpu, 1), "cpu_share": round(cpu / wall, 2) if wall else None,
                 "sim_cpu_s": last["sim_cpu_s"], "rss_mib_last": last["rss_mib"],
                 "rss_mib_max": max(s["rss_mib"] for s in self.samples),
+                "fds_max": max(s["fds"] for s in self.samples), "child_fds_max": max(s["child_fds"] for s in self.samples),
+                "fds_last": last["fds"], "child_fds_last": last["child_fds"],
                 "load_min": min(loads), "load_max": max(loads), "load_mean": round(sum(loads) / len(loads), 2),
                 "samples": self.samples}
 
 
 def pit_usage(pid: int) -> dict[str, Any]:
     """The pit's resident memory (MiB) and CPU seconds so far, from /proc, its catch-up process's
-    (`floor/archiver.py`, a child) with them (`child_*` apart)."""
+    (`floor/archiver.py`, a child) with them (`child_*` apart); the file descriptors each holds (`fds`,
+    `child_fds`: the entries of /proc/PID/fd)."""
     def one(p: int) -> tuple[float, float]:
         status = Path(f"/proc/{p}/status").read_text(encoding="utf-8")
         rss_kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
@@ -242,11 +307,19 @@ def pit_usage(pid: int) -> dict[str, Any]:
     except OSError:
         kids = []
     child_rss = child_cpu = 0.0
+    child_fds = 0
     for kid in kids:
         try:
             r, c = one(kid)
+            child_fds += fds(kid)
         except (OSError, StopIteration):
             continue
         child_rss, child_cpu = child_rss + r, child_cpu + c
     return {"rss_mib": round(rss + child_rss, 1), "cpu_s": round(cpu + child_cpu, 1),
-            "child_rss_mib": round(child_rss, 1), "child_cpu_s": round(child_cpu, 1)}
+            "child_rss_mib": round(child_rss, 1), "child_cpu_s": round(child_cpu, 1), "fds": fds(pid),
+            "child_fds": child_fds}
+
+
+def fds(pid: int) -> int:
+    """The file descriptors process `pid` holds."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
