@@ -66,8 +66,9 @@ class FloorFeed:
 
     def _bind(self, sock: zmq.Socket[Any], endpoint: str, domain: str, tries: int = 1) -> None:
         sock.setsockopt(zmq.LINGER, 0)
-        if sock.type == zmq.XPUB:  # before the bind: a subscriber's pipe takes the HWM it finds when it connects
-            sock.setsockopt(zmq.SNDHWM, 200000)
+        # before the bind: a subscriber's pipe takes the HWM it finds when it connects; and the snapshot's
+        # ROUTER sends a frame a table, which past its HWM (1,000 by default) it drops: the marker with them
+        sock.setsockopt(zmq.SNDHWM, 200000)
         serve_curve(sock, endpoint, self._keys, domain)
         for attempt in range(tries):
             try:

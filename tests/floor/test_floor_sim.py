@@ -127,8 +127,8 @@ def test_forty_tables_in_two_processes_are_archived_whole(tmp_path: Path, db: st
     """`--processes 2`: each child plays half the tables, the parent writes the one configuration (every
     table, named as one process names them), the watcher hears both halves, the counts are merged."""
     migrate(db)
-    sim, config = floor_sim(tmp_path, db, "--tables", "40", "--processes", "2", "--speed", "50", "--duration", "4",
-                            "--pit-wait", "40", "--watch")
+    sim, config = floor_sim(tmp_path, db, "--tables", "40", "--processes", "2", "--speed", "50", "--duration", "3",
+                            "--pool", "4", "--pit-wait", "40", "--watch")
     pit = None
     try:
         pit = start_pit(tmp_path, config)
