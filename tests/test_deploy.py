@@ -397,6 +397,14 @@ def test_the_pit_unit_runs_croupier_pit_on_a_configuration_that_loads(tmp_path: 
     assert [t.name for t in cfg.tables] == ["uth-01", "3cp-02"] and all(t.server_key for t in cfg.tables)
 
 
+def test_the_pit_unit_lets_it_hold_the_descriptors_of_five_thousand_tables() -> None:
+    from firmware_host.floor.snapshots import IN_FLIGHT
+
+    unit = parse_unit(PIT_UNIT.read_text(encoding="utf-8"))
+    # two a table's SUB, two a snapshot in flight, a margin for the floor's own sockets and the child's
+    assert int(unit["Service"]["LimitNOFILE"][0]) >= 2 * 5000 + 2 * IN_FLIGHT + 2000
+
+
 def test_the_director_unit_runs_a_configuration_that_checks(tmp_path: Path) -> None:
     unit = parse_unit(DIRECTOR_UNIT.read_text(encoding="utf-8"))
     argv = shlex.split(unit["Service"]["ExecStart"][0])
