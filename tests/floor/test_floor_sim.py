@@ -149,6 +149,14 @@ def test_forty_tables_in_two_processes_are_archived_whole(tmp_path: Path, db: st
     assert {t for t, _, _ in tables} >= {"sim-uth-0001", "sim-3cp-0040"}
 
 
+def test_more_processes_than_tables_is_refused_saying_so(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "floor-sim", "--tables", "3", "--processes", "4",
+                           "--duration", "1", "--pit-config", str(tmp_path / "pit.toml")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--processes: 4 is not between 1 and 3" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "pit.toml").exists()
+
+
 @pytest.mark.soak
 def test_five_thousand_tables_at_real_time(tmp_path: Path, db: str, pg: PgServer) -> None:
     """The aim of issue 11: 5,000 tables at real time on one pit process, for 3 minutes (FLOOR_5000_TABLES,
