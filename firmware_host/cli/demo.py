@@ -398,7 +398,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
 def public_snapshot(table: SimTable) -> dict[str, Any]:
     """The table's public state now (waits up to 20 s for the controller). Raises BotError."""
     ctx: zmq.Context[Any] = zmq.Context()
-    keys: dict[str, Any] = {} if table.keys is None else {"key": str(table.keys.display), "server_key": str(table.keys.table_public)}
+    keys: dict[str, Any] = {} if table.keys is None else {"key": str(table.keys.display),
+                                                          "server_key": str(table.keys.table_public)}
     feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=20.0, **keys)
     try:
         feed.fetch_snapshot()

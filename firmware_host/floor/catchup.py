@@ -139,7 +139,8 @@ class CatchUp:
         self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._asked: set[str] = set()
         self._lock = threading.Lock()
-        self._clients: OrderedDict[str, tuple[PitTable, CommandClient]] = OrderedDict()  # this thread's only, the last used last
+        # this thread's only, the one used last at the end (`CLIENTS_KEPT` of them at most)
+        self._clients: OrderedDict[str, tuple[PitTable, CommandClient]] = OrderedDict()
         self.events = EventFetcher()  # the tables' open and close events, after their hands (this thread's)
         self._thread = threading.Thread(target=self._run, name="pit-catch-up", daemon=True)
 

@@ -102,8 +102,8 @@ class SplitFloor:
         self.notes: tuple[str, ...] = ()
         for k, (first, count) in enumerate(shares(tables, processes)):
             ours, theirs = spawn.Pipe()
-            child: multiprocessing.process.BaseProcess = spawn.Process(target=share_main, args=(k, first, count, settings, theirs),
-                                                                       name=f"floor-share-{k + 1}", daemon=True)
+            child: multiprocessing.process.BaseProcess = spawn.Process(
+                target=share_main, args=(k, first, count, settings, theirs), name=f"floor-share-{k + 1}", daemon=True)
             child.start()
             theirs.close()
             self._children.append((child, ours))
