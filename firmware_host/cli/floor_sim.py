@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import resource
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import zmq
 
 from firmware_host.cli.output import stdout_closed
 from firmware_host.service.feed import FeedError
+from firmware_host.service.many_sockets import many_sockets_context
 from firmware_host.sim.bots import free_tcp_port
 from firmware_host.sim.floor import Endpoints, FloorSim, FloorTable
 from firmware_host.sim.floor_split import Settings, ShareLost, SplitFloor, TableSeat
@@ -127,11 +127,7 @@ def main(args: argparse.Namespace) -> int:
     except Usage as exc:
         print(f"croupier floor-sim: {exc}", file=sys.stderr)
         return 2
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    ctx: zmq.Context[Any] = zmq.Context()
-    ctx.set(zmq.MAX_SOCKETS, 60000)
+    ctx = many_sockets_context(60000)
     try:
         try:
             sim = _floor(args, ctx)

@@ -16,7 +16,6 @@ import argparse
 import json
 import logging
 import os
-import resource
 import signal
 import sys
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from firmware_host.floor.catchup import CatchUpError
 from firmware_host.floor.config import PitConfig
 from firmware_host.service.config import ConfigError
 from firmware_host.service.feed import FeedError
+from firmware_host.service.many_sockets import many_sockets_context
 
 
 def add_migrate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -135,11 +135,7 @@ def reload(cfg: PitConfig) -> int:
 def run(cfg: PitConfig, level: str) -> int:
     """The aggregator until SIGTERM or SIGINT; SIGHUP reads its tables again."""
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s pit %(levelname)s %(message)s")
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:  # two sockets a table, hundreds of tables
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    ctx.set(zmq.MAX_SOCKETS, 50000)
+    ctx = many_sockets_context(50000)
     archiver = None
     try:
         # the catch-up (and the archive, with `db`) in a child process: `floor/archiver.py`

@@ -24,7 +24,6 @@ import ctypes
 import logging
 import multiprocessing
 import os
-import resource
 import signal
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from typing import Any
 import zmq
 
 from firmware_host.service.feed import FeedError
+from firmware_host.service.many_sockets import many_sockets_context
 from firmware_host.sim.floor import Endpoints, FloorSim
 from firmware_host.sim.watch_process import NotesPub
 
@@ -207,11 +207,7 @@ def share_main(k: int, first: int, count: int, settings: Settings, conn: Connect
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C at the terminal: the parent stops its children
     logging.basicConfig(level=settings.log_level, format=f"%(asctime)s %(name)s[{k + 1}] %(levelname)s %(message)s")
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    ctx: zmq.Context[Any] = zmq.Context()
-    ctx.set(zmq.MAX_SOCKETS, 60000)
+    ctx = many_sockets_context(60000)
     try:
         try:
             sim = FloorSim(ctx, count, settings.speed, _endpoints(settings.ipc), seed=settings.seed,
