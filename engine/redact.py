@@ -38,6 +38,8 @@ TABLE_KEYS = frozenset({
     "results", "clock", "hold",
     # a tournament table's chip race, its cards dealt face up (firmware_host/tables/chip_race_step.py)
     "race",
+    # the draw for a tournament table's button, its cards dealt face up (firmware_host/tables/button_draw_step.py)
+    "button_draw",
     # a house table's spots and bet circles (the dealer console takes bets on them)
     "seats", "circles",
     # the table's money: amounts are in the smallest unit of `currency`, which has `decimals`

@@ -61,6 +61,7 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
              the player to act (signed off); when it runs out his hand is dead (`tables/clock_call.py`).
     hold     reason, by str, from_hand int; or release true: no new hand from from_hand on (`tables/hold.py`).
     race     colour, into int, by, ref str: a colour-up's chip race, its cards the shoe's (`tables/chip_race_step.py`).
+    button-draw  by, ref str: the button by high card, a card a seat from the shoe (`tables/button_draw_step.py`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
@@ -99,7 +100,7 @@ from firmware_host.service.curve import client_keys
 from firmware_host.tables.clock_call import CLOCK_SECONDS
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "card", "confirm", "void", "clear", "state", "act", "seat", "chop",
-            "history", "level", "clock", "hold", "race")
+            "history", "level", "clock", "hold", "race", "button-draw")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
@@ -526,6 +527,7 @@ _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
     "clock": {"seat": (False, _int_in(*_POKER_SEAT_NUMBERS)), "seconds": (False, _int_in(*CLOCK_SECONDS))},
     "hold": {"reason": (False, _text), "by": (False, _text), "from_hand": (False, _int_in(1)), "release": (False, _flag)},
     "race": {"colour": (True, _int_in(1)), "into": (True, _int_in(2)), "by": (False, _text), "ref": (False, _text)},
+    "button-draw": {"by": (False, _text), "ref": (False, _text)},  # tables/button_draw_step.py
 }
 
 

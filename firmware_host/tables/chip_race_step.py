@@ -12,9 +12,9 @@ the last card the race is run (`engine.tournament.chip_race`) and the stacks cha
 one higher chip to each of the highest cards, nobody raced out. A race with no odd chip is run at once.
 
 While the step is open the table begins no hand and changes no seat: `deal`, the `next` button,
-`seat`, `open`, `close` and another `race` are refused `racing`. A card the race cannot take (one
-dealt already in this race) is refused as any reading the table cannot take: journaled `refused`,
-a fault; once a supervisor clears it the race waits for the card still due. A card read once the
+`seat`, `open`, `close`, another `race` and a `button-draw` are refused `racing`. A card the race
+cannot take (one dealt already in this race) is refused as any reading the table cannot take:
+journaled `refused`, a fault; once a supervisor clears it the race waits for the card still due. A card read once the
 race is run is no race card: it would begin a hand (refused while the table is held). A card keyed
 in by hand (`card`, signed off) is taken as the shoe's and marked `manual` in the race.
 
@@ -35,31 +35,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.cards import Card
-from engine.errors import CardError
 from engine.tournament import chip_race
 from firmware_host.tables.base import GameTable, Refused
+from firmware_host.tables.face_up_step import deal_face_up, open_step, refuse_while_open
 from firmware_host.tables.poker import PokerTable
 
 RACING = "racing"
 """The refusal code of a step the open chip race stops."""
 
-STOPPED = frozenset({"deal", "seat", "open", "close", "race"})
+STOPPED = frozenset({"deal", "seat", "open", "close", "race", "button-draw"})
 """The steps refused while a race is being dealt (a hand, a seat or the table would change under it)."""
 
 
 def racing(race: Mapping[str, Any] | None) -> bool:
     """A race is being dealt: its cards are still due."""
-    return race is not None and not race["done"]
+    return open_step(race)
 
 
 def refuse_while_racing(race: Mapping[str, Any] | None, kind: str) -> None:
     """Raise Refused (`racing`) for a `kind` step the race being dealt stops."""
-    if racing(race) and kind in STOPPED:
-        assert race is not None
-        raise Refused(f"{kind}: a chip race is being dealt (chips of {race['colour']} into {race['into']}; "
-                      f"the card for seat {race['next']} is due): no hand, seat or table change until it is run",
-                      RACING)
+    refuse_while_open(race, kind, STOPPED, RACING,
+                      lambda r: f"a chip race is being dealt (chips of {r['colour']} into {r['into']}; "
+                                f"the card for seat {r['next']} is due)")
 
 
 def start_race(table: GameTable | None, body: Mapping[str, Any]) -> tuple[dict[str, Any], GameTable]:
@@ -90,17 +87,7 @@ def take_race_card(race: Mapping[str, Any], table: GameTable, card: str,
     """The race with `card` dealt to the seat whose card is due, and the table (changed when that was
     the last card: the race is run). Raises Refused for a card that is no card or was dealt already
     in this race (nothing changed)."""
-    try:
-        Card.parse(card)
-    except CardError as exc:
-        raise Refused(f"race: {exc}") from None
-    if any(card in s["cards"] for s in race["seats"]):
-        raise Refused(f"race: {card} was dealt already in this race: each card is dealt once "
-                      f"(the card for seat {race['next']} is still due)")
-    seats = [{**s, "cards": [*s["cards"], card] if s["seat"] == race["next"] else list(s["cards"])}
-             for s in race["seats"]]
-    taken = {**race, "seats": seats, "manual": [*race["manual"], card] if manual else list(race["manual"])}
-    taken["next"] = _due(taken)
+    taken = deal_face_up(race, card, manual, "race", _due)
     if taken["next"] is None:
         return _run(taken, table)
     return taken, table

@@ -25,6 +25,7 @@ from engine import redact
 from engine.errors import EngineError
 from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
 from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
@@ -73,6 +74,7 @@ class TableState:
         self.clock_call: dict[str, Any] | None = None  # the clock called on the seat to act (`clock_call.py`)
         self.hold: dict[str, Any] | None = None  # the pit's hold: no new hand from `from_hand` on (`hold.py`)
         self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
+        self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: dict[str, Any] | None = None
@@ -82,7 +84,7 @@ class TableState:
             "fault": self._on_fault, "refused": self._on_refused, "button": self._on_button,
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
-            "hold": self._on_hold, "race": self._on_race,
+            "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -91,6 +93,7 @@ class TableState:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
         self._closed = None
         refuse_while_racing(self.race, kind)
+        refuse_while_drawing(self.draw, kind)
         if kind in STEP_KINDS:
             self._on_step(kind, body)
         else:
@@ -102,6 +105,8 @@ class TableState:
             self.clock_call = None  # he acted, or the hand ended
         if self.race is not None and self.race["done"] and self.table is not None and self.table.started:
             self.race = None  # the race run is shown until the next hand begins
+        if self.draw is not None and self.draw["done"] and self.table is not None and self.table.started:
+            self.draw = None  # as the button drawn
         self.events_applied += 1
         if kind in COUNTED_KINDS and self._closed is None:
             self.hand_steps += 1
@@ -140,6 +145,7 @@ class TableState:
         full["hold"] = dict(self.hold) if self.hold is not None else None
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
+            full["button_draw"] = self.draw
         return redact.public(full), full
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
@@ -232,7 +238,7 @@ class TableState:
         self.table = setup.new_table(self.hand)
         self.table_closed = False
         self.level = None
-        self.race = None
+        self.race = self.draw = None
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # a new session from each open
 
     def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
@@ -256,6 +262,10 @@ class TableState:
     def _on_race(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
         self.race, self.table = start_race(self.need_table(), body)
+
+    def _on_button_draw(self, body: Mapping[str, Any], event_id: int) -> None:
+        self._need_no_fault()
+        self.draw = start_draw(self.need_table(), body)
 
     def _on_clock(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
@@ -347,8 +357,8 @@ class TableState:
         if body.get("source") == "discard":
             self.table.discard(card)
             return
-        if racing(self.race):  # a race card, face up (`chip_race_step.py`)
-            self._race_card(card, body)
+        if racing(self.race) or drawing(self.draw):  # a race or draw card, face up (`face_up_step.py`)
+            self._face_up_card(card, body)
             return
         if self.fault is None:
             refuse_if_held(self.hold, self.table, self.hand)
@@ -363,14 +373,19 @@ class TableState:
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
 
-    def _race_card(self, card: str, body: Mapping[str, Any]) -> None:
-        assert self.race is not None
+    def _face_up_card(self, card: str, body: Mapping[str, Any]) -> None:
         table = self.need_table()
         if self.fault is not None:  # recorded, not dealt (as a hand's card while a fault stands)
             table.note_ignored(card, self.fault.kind)
             self.table = table
             return
-        self.race, self.table = take_race_card(self.race, table, card, body.get("source") == "manual")
+        manual = body.get("source") == "manual"
+        if racing(self.race):
+            assert self.race is not None
+            self.race, self.table = take_race_card(self.race, table, card, manual)
+        else:
+            assert self.draw is not None
+            self.draw, self.table = take_draw_card(self.draw, table, card, manual)
 
     def _on_misread(self, body: Mapping[str, Any], event_id: int) -> None:
         if "seq" in body:
@@ -432,6 +447,7 @@ class TableState:
         try:
             if name == "next" and table.between_hands:
                 refuse_while_racing(self.race, "deal")
+                refuse_while_drawing(self.draw, "deal")
                 refuse_if_held(self.hold, table, self.hand)
                 table = self.need_table()
                 table.deal()
