@@ -19,6 +19,8 @@
     server_key = "/etc/croupier/keys/T1.key"   # optional: the table's public certificate (with key)
     public = "tcp://10.0.0.11:5556"         # optional, with snapshot: the table's public feed, its players out read from it
     snapshot = "tcp://10.0.0.11:5557"       # its snapshot socket
+    shoe = true                             # its shoe deals the high cards for the button (default true, with
+                                            # public); false: the director draws it (`director_button.py`)
 
 An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key;
 a tournament file that is refused is a ConfigError with the tournament file's own words.
@@ -41,7 +43,7 @@ from firmware_host.service.curve import client_keys
 
 _KEYS = ("tournament", "public", "snapshot", "commands", "role", "users", "heartbeat_s", "key", "server_key", "clients",
          "db", "tables")
-_TABLE_KEYS = ("name", "commands", "server_key", "public", "snapshot")
+_TABLE_KEYS = ("name", "commands", "server_key", "public", "snapshot", "shoe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,7 @@ class TableLink:
     server_key: str | None = None
     public: str | None = None
     snapshot: str | None = None
+    shoe: bool = True   # with a feed read: its shoe draws the first button (`director_button.py`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +179,10 @@ def _tables(source: str, raw: Any, tournament: TournamentFile, key: str | None,
             client_keys(key, server_key)
         except ValueError as exc:
             raise ConfigError(f"{where}: key, server_key: {exc}") from None
-        out.append(TableLink(name, endpoint, server_key, *_feed(where, table)))
+        shoe = table.get("shoe", True)
+        if not isinstance(shoe, bool):
+            raise ConfigError(f"{where}: shoe must be true or false, not {shoe!r}")
+        out.append(TableLink(name, endpoint, server_key, *_feed(where, table), shoe=shoe))
     return tuple(out)
 
 

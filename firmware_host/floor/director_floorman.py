@@ -17,7 +17,9 @@ state) and `OrderSender` (the orders of `director_seating.FloorPlan`, sent until
    (its hold moved on by one); once every table has settled it, the round's players out are placed
    together, and another round begins, or the bubble has burst and every table is released;
 5. the clock's breaks: every table held for the break, the colour-up's chip race at each, the holds
-   given back once it is over (`director_breaks.BreakWatch`).
+   given back once it is over (`director_breaks.BreakWatch`);
+6. each table opened by the seat draw whose shoe draws the button: once its feed shows the button
+   drawn, the draw is journaled and the table released for its first hand (`director_button.ButtonWatch`).
 
 The random draws (the seats, a broken table's players) are the director's: a seed from
 `os.urandom`, journaled with what it drew, so a replay gives the same seats.
@@ -35,6 +37,7 @@ from typing import Any, Protocol
 from engine.errors import TournamentError
 from engine.tournament import Move, at_the_bubble, balance, break_table, tables_needed
 from firmware_host.floor.director_breaks import BreakWatch
+from firmware_host.floor.director_button import ButtonWatch
 from firmware_host.floor.director_config import DirectorConfig
 from firmware_host.floor.director_feeds import Settled, out_of
 from firmware_host.floor.director_orders import OrderSender, TableWatcher, held_between_hands, next_hand
@@ -81,6 +84,8 @@ class Floorman:
         self._considered: dict[str, int] = {}   # table -> the last settled hand looked at for moves
         self.breaks = BreakWatch(self.plan.breaks, self.watcher, self._take, held_between_hands,
                                  lambda: director.state.reading(director.clock()))   # the clock's breaks
+        self.buttons = ButtonWatch(self.plan.buttons, self.watcher, lambda t: self.d.state.seating.tables.get(t, {}),
+                                   self._take)   # the draws for the button by the tables' shoes
 
     @property
     def plan(self) -> FloorPlan:
@@ -111,7 +116,8 @@ class Floorman:
         number, first = level if level is not None else (1, state.tournament.levels[0])
         stakes = stakes_of(first.small_blind, first.big_blind, first.ante)
         players = [e.player for e in state.registration.alive]
-        return {**draw_body(state.tournament, players, {t: stakes for t in state.tournament.tables}, seed()),
+        shoe = [t.name for t in self.d.cfg.tables if t.shoe and t.public]   # whose button its shoe draws
+        return {**draw_body(state.tournament, players, {t: stakes for t in state.tournament.tables}, seed(), shoe),
                 "level": number}
 
     # -- a pass ---------------------------------------------------------------------------------
@@ -123,6 +129,7 @@ class Floorman:
         self._settled_hands()
         self._moves_due()
         self.breaks.turn()
+        self.buttons.turn()
         self._hand_for_hand()
         self.sender.want(self.plan.pending())
 

@@ -10,7 +10,11 @@ after a restart is applied once by the table (the command channel's ids). The ev
 
     (an `out` event: each player out leaves his seat, a `seat` `leave` order)
     seat-draw      {"seed", "layout": {table: {seat: player}}, "cards": {table: {seat: card}},
-                    "buttons": {table: seat}, "stakes": {table: stakes}, "stack"}   each table opened
+                    "buttons": {table: seat}, "button_draw": [table], "stakes": {table: stakes}, "stack"}
+                                                       each table opened; those of `button_draw` draw
+                                                       the button with their shoe (`director_button.py`),
+                                                       the others by the director's `cards`
+    button         {"table", "ref", "cards", "players", "button", "player"}   a table's draw read back
     moving         {"table", "reason", "from_hand"}    the table held before players leave it
     moves          {"table", "moves": [{player, from_table, from_seat, to_table, to_seat, stack}],
                     "close": bool, "seed"}            players moved from the held table; it is released
@@ -28,7 +32,7 @@ after a restart is applied once by the table (the command channel's ids). The ev
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +40,10 @@ from engine.cards import DECK
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile, button_by_high_card, draw_seats
 from firmware_host.floor.director_breaks import BREAK, HAND_FOR_HAND, TOURNAMENT, BreakPlan
+from firmware_host.floor.director_button import ButtonPlan
 from firmware_host.floor.director_feeds import Seating
 
-FLOOR_KINDS = ("seat-draw", "moving", "moves", "hand-for-hand", "break", "acked")
+FLOOR_KINDS = ("seat-draw", "button", "moving", "moves", "hand-for-hand", "break", "acked")
 
 GAME, STRUCTURE = "holdem", "no-limit"
 RULES = {"button": "dead", "all_in_reveal": True}
@@ -68,12 +73,12 @@ def tables_in_use_order(tournament: TournamentFile) -> list[str]:
 
 
 def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[str, dict[str, Any]],
-              seed: str) -> dict[str, Any]:
+              seed: str, shoe: Collection[str] = ()) -> dict[str, Any]:
     """The `seat-draw` event: the players seated at random on the tables that break last (`draw_seats`),
-    each table's button by high card (a card a seat from a deck shuffled by the same draw: the
-    simulation's way; the table has no high-card request), from `seed` (the director's, from
-    os.urandom: journaled, so a replay gives the same seats). `stakes`: each table's `open` stakes.
-    Raises TournamentError."""
+    from `seed` (the director's, from os.urandom: journaled, so a replay gives the same seats). Each
+    table of `shoe` draws its button with its shoe once opened (`button_draw`: `director_button.py`);
+    any other's button is drawn here by high card (a card a seat from a deck shuffled by the same
+    draw). `stakes`: each table's `open` stakes. Raises TournamentError."""
     if len(players) < 2:
         raise TournamentError("seat-draw: a tournament needs at least two players entered")
     rng = random.Random(seed)
@@ -83,11 +88,14 @@ def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[st
     for table, seats in layout.items():
         deck = list(DECK)
         rng.shuffle(deck)
+        if table in shoe:
+            continue
         dealt = {seat: deck[i] for i, seat in enumerate(seats)}
         cards[table] = {str(seat): str(card) for seat, card in dealt.items()}
         buttons[table] = button_by_high_card(dealt)
     return {"seed": seed, "layout": {t: {str(s): p for s, p in seats.items()} for t, seats in layout.items()},
             "cards": cards, "buttons": {t: b for t, b in buttons.items()}, "stakes": {t: stakes[t] for t in layout},
+            "button_draw": [t for t in layout if t in shoe],
             "stack": tournament.starting_stack}
 
 
@@ -105,9 +113,10 @@ class FloorPlan:
         self.hand_for_hand: dict[str, Any] | None = None  # {"phase": "holding" | "round", "round", "hands", "out"}
         self.rounds = 0
         self.outs = 0
-        self.first_buttons: dict[str, int] = {}
+        self.first_buttons: dict[str, int | None] = {}   # each table put in play: its first button (None: drawing)
         self.opened: set[str] = set()   # tables that took the director's open
         self.breaks = BreakPlan(self)   # the clock's breaks: the tables held, the chip races (`director_breaks.py`)
+        self.buttons = ButtonPlan(self)  # the draws for the button by the tables' shoes (`director_button.py`)
 
     # -- the events -----------------------------------------------------------------------------
 
@@ -118,6 +127,8 @@ class FloorPlan:
             return
         if kind == "seat-draw":
             self._draw(body, alive)
+        elif kind == "button":
+            self.buttons.drawn(body)
         elif kind == "moving":
             self._moving(body)
         elif kind == "moves":
@@ -155,14 +166,18 @@ class FloorPlan:
         for table, seats in layout.items():
             self.seating.seat(table, {str(s): p for s, p in seats.items()}, alive)
         self.in_play = [t for t in self.tournament.tables if t in layout]
-        self.first_buttons = {t: int(body["buttons"][t]) for t in self.in_play}
         for table in self.in_play:   # the level first: then the open's stakes are the table's, no sign-off needed
             stakes = dict(body["stakes"][table])
             self._order(table, "level", "level", stakes=stakes, level=int(body.get("level") or 1),
                         tournament=self.tournament.name)
-            self._order(table, "open", "open", game=GAME, structure=STRUCTURE, stakes=dict(body["stakes"][table]),
-                        seats=self.tournament.seats_per_table, rules=dict(RULES), button=int(body["buttons"][table]),
-                        stacks={str(s): int(body["stack"]) for s in sorted(layout[table])})
+            opening = {"game": GAME, "structure": STRUCTURE, "stakes": dict(body["stakes"][table]),
+                       "seats": self.tournament.seats_per_table, "rules": dict(RULES),
+                       "stacks": {str(s): int(body["stack"]) for s in sorted(layout[table])}}
+            if table in body.get("button_draw", ()):   # held, opened, its button drawn by its shoe
+                self.buttons.send(table, opening)
+            else:
+                self.first_buttons[table] = int(body["buttons"][table])
+                self._order(table, "open", "open", button=int(body["buttons"][table]), **opening)
         self.drawn = True
 
     def _moving(self, body: Mapping[str, Any]) -> None:
@@ -291,4 +306,5 @@ class FloorPlan:
                 "seats": {t: {str(s): p for s, p in sorted(seats.items())} for t, seats in self.seating.tables.items()},
                 "hand_for_hand": None if hff is None else {"phase": hff["phase"], "round": hff["round"]},
                 "break": self.breaks.view(), "chip_races": self.breaks.races_view(),
+                "button_draws": self.buttons.view(), "drawing": sorted(self.buttons.drawing),
                 "orders_waiting": sum(len(o) for o in self.orders.values())}

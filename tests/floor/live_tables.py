@@ -35,8 +35,9 @@ better: of any two players all in, the one with the higher pair wins, and the sh
 class LiveTable:
     """One poker table's controller serving on real sockets (see the module docstring)."""
 
-    def __init__(self, ctx: zmq.Context[Any], tmp: Path, name: str, seats: int) -> None:
+    def __init__(self, ctx: zmq.Context[Any], tmp: Path, name: str, seats: int, shoe: bool = False) -> None:
         self.ctx, self.name, self.seats = ctx, name, seats
+        self.shoe = shoe   # the director has its shoe draw the button (the test deals the cards), else draws it
         self.dir = tmp / name
         self.commands = f"ipc://{tmp}/{name}-cmd"
         self.public, self.snapshot = f"ipc://{tmp}/{name}-pub", f"ipc://{tmp}/{name}-snap"
@@ -63,7 +64,7 @@ class LiveTable:
     def link(self) -> str:
         """The table's `[[director.tables]]` entry."""
         return (f'[[director.tables]]\nname = "{self.name}"\ncommands = "{self.commands}"\n'
-                f'public = "{self.public}"\nsnapshot = "{self.snapshot}"\n')
+                f'public = "{self.public}"\nsnapshot = "{self.snapshot}"\nshoe = {str(self.shoe).lower()}\n')
 
     def cmd(self, cmd: str, **args: Any) -> dict[str, Any]:
         return self.client.request(cmd, **args)

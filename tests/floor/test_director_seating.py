@@ -45,9 +45,10 @@ shares = {shares}
 class Room:
     """The tables and the director of one test."""
 
-    def __init__(self, tmp: Path, ctx: zmq.Context[Any], tables: int, seats: int, shares: str = "[60, 40]") -> None:
+    def __init__(self, tmp: Path, ctx: zmq.Context[Any], tables: int, seats: int, shares: str = "[60, 40]",
+                 shoe: bool = False) -> None:
         self.tmp, self.ctx = tmp, ctx
-        self.tables = {f"T{i}": LiveTable(ctx, tmp, f"T{i}", seats) for i in range(1, tables + 1)}
+        self.tables = {f"T{i}": LiveTable(ctx, tmp, f"T{i}", seats, shoe) for i in range(1, tables + 1)}
         self.config = write_director(tmp, tables="".join(t.link() for t in self.tables.values()),
                                      tournament=tournament(tables, seats, shares))
         self.director: Running | None = None
@@ -102,8 +103,8 @@ def ctx() -> Iterator[zmq.Context[Any]]:
 def room(tmp_path: Path, ctx: zmq.Context[Any]) -> Iterator[Callable[..., Room]]:
     made: list[Room] = []
 
-    def make(tables: int, seats: int, shares: str = "[60, 40]") -> Room:
-        made.append(Room(tmp_path, ctx, tables, seats, shares))
+    def make(tables: int, seats: int, shares: str = "[60, 40]", shoe: bool = False) -> Room:
+        made.append(Room(tmp_path, ctx, tables, seats, shares, shoe))
         return made[-1]
 
     yield make

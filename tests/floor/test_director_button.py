@@ -1,0 +1,73 @@
+"""The director's draw for the button on real tables (`floor/director_button.py`): each table the seat draw opens is
+held (reason `button-draw`), opened with no button and sent the `button-draw`; its shoe deals the high cards from
+seat 1; the director journals the cards and the button its feed shows, its view shows them, and the table, released,
+deals its first hand with that button. A restart of the director while the cards are dealt takes the draw once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from firmware_host.floor.director_config import DirectorConfig
+from tests.firmware_host.processes import wait_for
+from tests.floor.live_tables import LiveTable
+from tests.floor.test_director_seating import Room, ctx, director_events, opens, room  # noqa: F401 (the fixtures)
+
+
+def draw_open(table: LiveTable) -> dict[str, Any]:
+    """The table's draw for the button once its cards are due (the director's orders taken)."""
+    return wait_for(lambda: (lambda d: d if d and not d["done"] else None)(table.state().get("button_draw")),
+                    f"{table.name}'s draw for the button open")
+
+
+def test_each_tables_shoe_draws_its_button_and_its_first_hand_is_dealt_with_it(room: Callable[..., Room]) -> None:
+    r = room(2, 4, shoe=True)
+    r.start()
+    r.enter(6)
+    r.director_ok("seat-draw")
+    seats = {t: {int(s): p for s, p in chart.items()} for t, chart in r.floor()["seats"].items()}
+    assert sorted(len(chart) for chart in seats.values()) == [3, 3]
+    deals = {"T1": ["Kh", "Ks", "Kd"], "T2": ["2c", "Ah", "7d"]}   # T1: three kings, the spade's seat has it
+    expected: dict[str, int] = {}
+    for name, table in r.tables.items():
+        draw = draw_open(table)
+        state = table.state()
+        assert state["hold"]["reason"] == "button-draw" and state["hold"]["by"] == "tournament"
+        assert [s["seat"] for s in draw["seats"]] == sorted(seats[name]) and draw["next"] == min(seats[name])
+        assert "button" not in opens(table)[0].body                 # opened with no button: the shoe draws it
+        refused = table.cmd("deal")
+        assert refused["ok"] is False and refused["code"] == "drawing"
+        expected[name] = sorted(seats[name])[deals[name].index(max(deals[name], key=_rank))]
+        if name == "T1":                                            # restarted while the cards are dealt
+            r.stop_director()
+            r.start()
+        for card in deals[name]:
+            table.card(card)
+    for name, table in r.tables.items():
+        wait_for(lambda t=table: t.state()["hold"] is None, f"{name} released once its button is drawn")
+        settled = table.play()
+        assert settled["button"] == expected[name], (name, settled["button"], expected)
+    events = director_events(r.tmp, "button")
+    assert sorted(e["table"] for e in events) == ["T1", "T2"]           # each draw journaled once
+    t1 = next(e for e in events if e["table"] == "T1")
+    assert t1["button"] == expected["T1"] and t1["player"] == seats["T1"][expected["T1"]]
+    assert t1["cards"] == {str(s): c for s, c in zip(sorted(seats["T1"]), deals["T1"])}
+    view = {d["table"]: d for d in r.settled()["button_draws"]}
+    assert view["T2"]["button"] == expected["T2"] and view["T2"]["cards"] == {
+        seats["T2"][s]: c for s, c in zip(sorted(seats["T2"]), deals["T2"])}
+    assert r.floor()["drawing"] == []
+
+
+def test_a_table_without_a_shoe_has_its_button_drawn_by_the_director(room: Callable[..., Room]) -> None:
+    r = room(1, 4)                                                  # `shoe = false`: today's way, in its open
+    assert DirectorConfig.load(r.config).tables[0].shoe is False
+    r.start()
+    r.enter(3)
+    r.drawn()
+    draw = director_events(r.tmp, "seat-draw")[0]
+    assert draw["button_draw"] == [] and opens(r.tables["T1"])[0].body["button"] == draw["buttons"]["T1"]
+    assert r.tables["T1"].state().get("button_draw") is None and director_events(r.tmp, "button") == []
+
+
+def _rank(card: str) -> tuple[int, int]:
+    return "23456789TJQKA".index(card[0]), "cdhs".index(card[1])
