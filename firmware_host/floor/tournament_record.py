@@ -123,7 +123,8 @@ def build_record(tournament_id: str, state: TournamentState, events: list[Event]
             "places": [{"place": f.place, "player": f.player, "prize": f.prize, "shared": f.shared}
                        for f in state.standings.finishes()],
             "levels": levels, "tables": list(t.tables),
-            "chip_races": state.plan.breaks.races_view()}   # each table's race at each colour-up (director_breaks.py)
+            "chip_races": state.plan.breaks.races_view(),   # each table's race at each colour-up (director_breaks.py)
+            "button_draws": state.plan.buttons.view()}      # each table's first button by its shoe (director_button.py)
 
 
 def _time(text: str | None) -> datetime | None:

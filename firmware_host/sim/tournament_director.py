@@ -13,7 +13,8 @@ out, breaks and balances the tables, plays hand-for-hand, and holds every table 
 breaks, where it colours up and races the odd chips (`floor/director_breaks.py`). Each table's bot
 dealer (`HeldDealer`, the tournament bot of `tournament_devices.py`) deals a hand whenever its table
 may begin one: not while it is held, closed, or has fewer than two players with chips; while its
-table is in a chip race it draws the race cards from the emulated shoe, one a card the race awaits.
+table is in a chip race, or in the draw for its first button (`floor/director_button.py`), it draws
+the cards from the emulated shoe, one a card the step awaits.
 The run ends when one player is left: every table's journal is read back (each hand settled, its
 chips conserved), the chips on the tables are the entries' less the races' recorded changes, and
 the result line is the director's standings.
@@ -63,7 +64,7 @@ def director_table_sections(seats: int, blinds: tuple[int, int]) -> str:
     """A table's `[poker]` as the tournament's first level (the director's `open` then needs no sign-off) and
     `[rights]` letting its local clients, the director's, send the pit's steps too."""
     rights = ", ".join(f'"{c}"' for c in dict.fromkeys((*access.DEFAULT_RIGHTS["dealer"], "open", "close", "level",
-                                                         "hold", "race")))
+                                                         "hold", "race", "button-draw")))
     return (f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [{blinds[0]}, {blinds[1]}]\nbutton_rule = "dead"\n'
             f"all_in_reveal = true\n\n[rights]\ndealer = [{rights}]\n")
 
@@ -79,32 +80,34 @@ class HeldDealer(TournamentDealer):
         with_chips = [s for s in st.get("spots") or [] if int(s.get("stack") or 0) > 0]
         return held_between_hands(st) or st.get("game") != GAME or len(with_chips) < 2
 
-    _race_shuffled = ""
+    _face_up_shuffled = ""
 
     def step(self) -> None:
         st = self.state
-        race = st.get("race")
-        if not st.get("fault") and isinstance(race, Mapping) and not race.get("done"):
-            self._race_card(race)
-            return
+        for key in ("race", "button_draw"):   # a chip race's or the button draw's cards, face up
+            face_up = st.get(key)
+            if not st.get("fault") and isinstance(face_up, Mapping) and not face_up.get("done"):
+                self._face_up_card(key, face_up)
+                return
         if not st.get("fault") and self.waits(st):
             self._last_progress = time.monotonic()   # waiting for the director is no stall
             self.pump(0.2)
             return
         super().step()
 
-    def _race_card(self, race: Mapping[str, Any]) -> None:
-        """The race's next card out of the shoe, face up (the shoe shuffled once for the race, and again
-        for the next hand); wait until the table took it. Raises BotError when it never does."""
-        ref = str(race.get("ref"))
-        if self._race_shuffled != ref:
+    def _face_up_card(self, key: str, step: Mapping[str, Any]) -> None:
+        """The step's (`key`: the race, the button draw) next card out of the shoe, face up (the shoe
+        shuffled once for the step, and again for the next hand); wait until the table took it. Raises
+        BotError when it never does."""
+        ref = f"{key}:{step.get('ref')}"
+        if self._face_up_shuffled != ref:
             self.shoe.request(f"shuffle {self.seed * 100003 + zlib.crc32(ref.encode())}")
-            self._race_shuffled, self._shuffled = ref, None
+            self._face_up_shuffled, self._shuffled = ref, None
         card = self.shoe.request("draw").split()[-1].split(":")[-1]
         self._last_progress = time.monotonic()
-        if not self.wait_for(lambda s: s.get("race") != race or bool(s.get("fault")), self.progress_timeout_s,
-                             f"race card {card}"):
-            raise BotError(f"race card {card} left the shoe but the controller never took it")
+        if not self.wait_for(lambda s: s.get(key) != step or bool(s.get("fault")), self.progress_timeout_s,
+                             f"{key} card {card}"):
+            raise BotError(f"{key} card {card} left the shoe but the controller never took it")
 
     def _deal(self, hand: int) -> None:
         try:

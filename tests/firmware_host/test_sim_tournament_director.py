@@ -15,6 +15,7 @@ import pytest
 
 from engine.tournament import parse_tournament
 from firmware_host.cli.demo import tournament_table
+from firmware_host.service.journal import Journal
 from firmware_host.sim.tournament_director import DirectorTournamentRun
 from tests.firmware_host.test_sim_tournament import ROOT
 from tests.firmware_host.test_sim_tournament_devices import SIX, state  # noqa: F401 (the fixture)
@@ -49,6 +50,11 @@ def test_six_players_on_two_tables_driven_by_the_director(state: Path) -> None: 
     raced = [e for e in breaks if e["step"] == "raced"]
     assert raced and all(s["after"] % 100 == 0 for e in raced for s in e["seats"])   # no 25 left at a table
     assert any(e["step"] == "release" for e in breaks)
+    draws = {e["table"]: e for e in events(state, "button")}                     # each shoe drew its button
+    assert sorted(draws) == ["T1", "T2"] and all(len(d["cards"]) == 3 for d in draws.values())
+    for name, draw in draws.items():                                               # the first hand dealt with it
+        first = min(Journal.open(state / name, readonly=True).hands(), key=lambda row: row.hand)
+        assert first.record["button"] == draw["button"], (name, draw)
 
 
 @pytest.mark.soak
