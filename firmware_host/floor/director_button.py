@@ -1,4 +1,4 @@
-"""The director's draw for the button: each table it opens held until its shoe has dealt the high cards and drawn the button.
+"""The director's draw for the button: each table it opens held until its shoe has dealt the high cards for it.
 
 `ButtonPlan` is the floor plan's part (`director_seating.FloorPlan`, from the director's events
 alone); `ButtonWatch` the floorman's (`director_floorman.Floorman.turn` calls it each pass, reading
@@ -6,7 +6,7 @@ the tables' feeds). At the seat draw (`seat-draw`) each table whose shoe draws t
 whose feed the director reads, `[[director.tables]] shoe`, default true) is sent, in order: its level,
 a `hold` (reason `button-draw`, by `tournament`), its `open` with the players' stacks and no button,
 and the `button-draw` request (`tables/button_draw_step.py`): the dealer deals one card face up to
-each seat from the shoe, seat 1 first, and the highest card (suits break a tie, RULES.md) takes the
+each seat from the shoe, seat 1 first, and the highest card (suits break a tie, docs/rules.md) takes the
 button. Once the table's public feed shows the draw done, the director journals what it read back:
 
     button   {"table", "ref", "cards": {seat: card}, "players": {seat: player}, "button": seat,

@@ -193,13 +193,15 @@ class TournamentRun:
         self.chip_total = 0
 
     # ---- the tables (hooks) -----------------------------------------------------------------
-    def open_table(self, table: str, seats: dict[int, str], button: int) -> None:
-        """Seat `seats` (seat -> player) at `table` with the starting stack; `button` the first button."""
+    def open_table(self, table: str, seats: dict[int, str], button: int) -> int:
+        """Seat `seats` (seat -> player) at `table` with the starting stack; `button` the first button drawn
+        from the run's deck. Returns the table's first button (a table on its devices draws its own)."""
         session = Session(VARIANTS["holdem"], Stakes.no_limit(1, 2), seats=self.tournament.seats_per_table,
                           first_button=button)
         for seat, player in seats.items():
             session.sit(seat, self.tournament.starting_stack // self.unit, player)
         self.sessions[table] = session
+        return button
 
     def table_names(self) -> list[str]:
         """The tables not broken yet, in the order they were opened."""
@@ -251,9 +253,8 @@ class TournamentRun:
             button = button_by_high_card({seat: deck[i] for i, seat in enumerate(seats)})
             (self.state_dir / table).mkdir(parents=True, exist_ok=True)
             (self.state_dir / table / "hands.jsonl").write_text("", encoding="utf-8")
-            self.open_table(table, dict(seats), button)
             self.levels[table] = TableLevel()
-            self.record["buttons"][table] = button
+            self.record["buttons"][table] = self.open_table(table, dict(seats), button)
         self.chip_total = len(self.players) * self.tournament.starting_stack
         self.clock.start(self.now)
 

@@ -9,7 +9,9 @@ shoe, acts for the seat to act with a tournament bot's choice, confirms). The dr
 in for the tournament director on each table's command channel:
 
 - `open` with the players' stacks (`stacks`, in chips of the smallest denomination in play), the
-  first button by high card (`button`), the level's stakes, the dead button and the all-in reveal;
+  level's stakes, the dead button and the all-in reveal; then the `button-draw`: the bot dealer
+  deals a card a seat face up from the shoe, and the highest takes the button
+  (`tables/button_draw_step.py`);
 - `level` before a table's next hand when the clock's level changed (`tables/levels.py`);
 - `seat` `leave` for a player out and for a player moved away, `move_in` (with his stack, owing no
   blind) where he is moved to; after a colour-up, `open` again with the raced stacks counted in the
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 import random
 import threading
+import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -88,8 +92,8 @@ TableFactory = Callable[[Path, str, int, int, str], SimTableLike]
 
 def table_sections(seats: int) -> str:
     """The tournament table's `[poker]` section (nobody seated: the driver's `open` seats the players)
-    and `[rights]` letting the bot dealer, standing in for the director, send `level` too."""
-    rights = ", ".join(f'"{c}"' for c in (*access.DEFAULT_RIGHTS["dealer"], "level"))
+    and `[rights]` letting the bot dealer, standing in for the director, send `level` and `button-draw` too."""
+    rights = ", ".join(f'"{c}"' for c in (*access.DEFAULT_RIGHTS["dealer"], "level", "button-draw"))
     return (f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [1, 2]\nbutton_rule = "dead"\nall_in_reveal = true\n'
             f"\n[rights]\ndealer = [{rights}]\n")
 
@@ -127,6 +131,22 @@ class TournamentDealer(PokerDealer):
         blinds = (st.get("stakes") or {}).get("blinds") or [1, 2]
         return tournament_choice(f"{self.seed}:{key}", st.get("legal") or {}, int(spot.get("stack") or 0),
                                  int((spot.get("bets") or {}).get("bet") or 0), int(blinds[-1]))
+
+    _face_up_shuffled = ""
+
+    def deal_face_up(self, key: str, step: Mapping[str, Any]) -> None:
+        """The next card of a step dealt face up (`key`: a chip race's `race`, the `button_draw`) out of the
+        shoe (the shoe shuffled once for the step, and again for the next hand); wait until the table
+        took it. Raises BotError when it never does."""
+        ref = f"{key}:{step.get('ref')}"
+        if self._face_up_shuffled != ref:
+            self.shoe.request(f"shuffle {self.seed * 100003 + zlib.crc32(ref.encode())}")
+            self._face_up_shuffled, self._shuffled = ref, None
+        card = self.shoe.request("draw").split()[-1].split(":")[-1]
+        self._last_progress = time.monotonic()
+        if not self.wait_for(lambda s: s.get(key) != step or bool(s.get("fault")), self.progress_timeout_s,
+                             f"{key} card {card}"):
+            raise BotError(f"{key} card {card} left the shoe but the controller never took it")
 
 
 class DeviceTable:
@@ -189,7 +209,7 @@ class DeviceTournamentRun(TournamentRun):
         self._all: list[DeviceTable] = []
 
     # ---- the tables -------------------------------------------------------------------------
-    def open_table(self, table: str, seats: dict[int, str], button: int) -> None:
+    def open_table(self, table: str, seats: dict[int, str], button: int) -> int:
         index = list(self.tournament.tables).index(table) + 1
         size = self.tournament.seats_per_table
         sim = self.factory(self.state_dir / table, table, self.seed * 100 + index, size, table_sections(size))
@@ -211,9 +231,26 @@ class DeviceTournamentRun(TournamentRun):
         first = next(s for s in self.tournament.stages if isinstance(s, BlindLevel))
         device.stakes = level_stakes(first, self.unit)
         device.request("open", "open", game=GAME, structure=STRUCTURE, stakes=device.stakes, seats=size,
-                       stacks={str(s): self.tournament.starting_stack // self.unit for s in seats},
-                       button=button, rules=RULES)
+                       stacks={str(s): self.tournament.starting_stack // self.unit for s in seats}, rules=RULES)
         device.players = dict(seats)
+        return self.draw_button(device) if len(seats) > 1 else button
+
+    def draw_button(self, device: DeviceTable) -> int:
+        """The table's first button by high card, dealt by its shoe: the `button-draw`, then a card a seat
+        face up from the shoe until the table has drawn it. Raises SimError."""
+        device.request("button-draw", "button-draw", by="tournament", ref=f"{device.name}-first-button")
+        dealer = device.dealer
+        while True:
+            draw = dealer.state.get("button_draw")
+            if isinstance(draw, Mapping) and draw.get("done"):
+                return int(draw["button"])
+            if not isinstance(draw, Mapping) or dealer.state.get("fault"):
+                raise SimError(f"{device.name}: the draw for the button stopped: {draw} (fault "
+                               f"{dealer.state.get('fault')})")
+            try:
+                dealer.deal_face_up("button_draw", draw)
+            except BotError as exc:
+                raise SimError(f"{device.name}: {exc}") from None
 
     def table_names(self) -> list[str]:
         return list(self.tables)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import threading
 import time
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -80,34 +79,18 @@ class HeldDealer(TournamentDealer):
         with_chips = [s for s in st.get("spots") or [] if int(s.get("stack") or 0) > 0]
         return held_between_hands(st) or st.get("game") != GAME or len(with_chips) < 2
 
-    _face_up_shuffled = ""
-
     def step(self) -> None:
         st = self.state
         for key in ("race", "button_draw"):   # a chip race's or the button draw's cards, face up
             face_up = st.get(key)
             if not st.get("fault") and isinstance(face_up, Mapping) and not face_up.get("done"):
-                self._face_up_card(key, face_up)
+                self.deal_face_up(key, face_up)
                 return
         if not st.get("fault") and self.waits(st):
             self._last_progress = time.monotonic()   # waiting for the director is no stall
             self.pump(0.2)
             return
         super().step()
-
-    def _face_up_card(self, key: str, step: Mapping[str, Any]) -> None:
-        """The step's (`key`: the race, the button draw) next card out of the shoe, face up (the shoe
-        shuffled once for the step, and again for the next hand); wait until the table took it. Raises
-        BotError when it never does."""
-        ref = f"{key}:{step.get('ref')}"
-        if self._face_up_shuffled != ref:
-            self.shoe.request(f"shuffle {self.seed * 100003 + zlib.crc32(ref.encode())}")
-            self._face_up_shuffled, self._shuffled = ref, None
-        card = self.shoe.request("draw").split()[-1].split(":")[-1]
-        self._last_progress = time.monotonic()
-        if not self.wait_for(lambda s: s.get(key) != step or bool(s.get("fault")), self.progress_timeout_s,
-                             f"{key} card {card}"):
-            raise BotError(f"{key} card {card} left the shoe but the controller never took it")
 
     def _deal(self, hand: int) -> None:
         try:

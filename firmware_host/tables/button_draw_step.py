@@ -8,7 +8,7 @@ table's draw on the seats as they stand: every seat with chips is dealt one card
 open every card the shoe reads is a draw card, face up, one a seat from the lowest seat (seat 1)
 clockwise (`face_up_step.py`, as the chip race's cards), so the table knows whose card each one is
 by the count alone. With the last card the button is drawn (`engine.tournament.button_by_high_card`:
-the highest rank, between equal ranks the suit in RULES.md's order, clubs < diamonds < hearts <
+the highest rank, between equal ranks the suit in the order of docs/rules.md, clubs < diamonds < hearts <
 spades) and the table's button set to that seat: the next hand is dealt with it (the blinds placed
 from it as for a table's first hand).
 

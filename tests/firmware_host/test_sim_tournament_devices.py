@@ -15,6 +15,7 @@ import pytest
 
 from engine.tournament import parse_tournament
 from firmware_host.cli.demo import tournament_table
+from firmware_host.service.journal import Journal
 from firmware_host.sim.tournament import DEMO_TOURNAMENT
 from firmware_host.sim.tournament_devices import DeviceTournamentRun
 from tests.firmware_host.test_sim_tournament import ROOT, check_the_run, hands_of
@@ -112,7 +113,7 @@ def check_the_journals(state: Path) -> None:
 
 
 def test_six_players_on_two_tables_play_to_one_winner_on_the_devices(state: Path) -> None:
-    run = DeviceTournamentRun(state, tournament_table, players=6, tables=2, seed=1,
+    run = DeviceTournamentRun(state, tournament_table, players=6, tables=2, seed=2,
                               tournament=parse_tournament(SIX, "six.toml"))
     line = run.run()
     record = check_the_run(state, line, players=6, text=SIX, buy_in=10000, stack=2000,
@@ -123,6 +124,14 @@ def test_six_players_on_two_tables_play_to_one_winner_on_the_devices(state: Path
     assert any(r["out"] for r in hfh)
     hands = hands_of(state)
     assert {h["unit"] for lines in hands.values() for h in lines} == {25, 100}   # counted in 100s after the break
+    for name in ("T1", "T2"):                     # each table's shoe drew its first button: its first hand's
+        journal = Journal.open(state / name, readonly=True)
+        try:
+            draws = [e for e in journal.events() if e.kind == "button-draw"]
+            first = min(journal.hands(), key=lambda row: row.hand)
+        finally:
+            journal.close()
+        assert len(draws) == 1 and first.record["button"] == record["buttons"][name], (name, record["buttons"])
     check_the_journals(state)
 
 

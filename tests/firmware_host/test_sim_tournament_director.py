@@ -53,7 +53,11 @@ def test_six_players_on_two_tables_driven_by_the_director(state: Path) -> None: 
     draws = {e["table"]: e for e in events(state, "button")}                     # each shoe drew its button
     assert sorted(draws) == ["T1", "T2"] and all(len(d["cards"]) == 3 for d in draws.values())
     for name, draw in draws.items():                                               # the first hand dealt with it
-        first = min(Journal.open(state / name, readonly=True).hands(), key=lambda row: row.hand)
+        journal = Journal.open(state / name, readonly=True)
+        try:
+            first = min(journal.hands(), key=lambda row: row.hand)
+        finally:
+            journal.close()
         assert first.record["button"] == draw["button"], (name, draw)
 
 

@@ -1,7 +1,7 @@
 """The draw for the button at a poker table (`tables/button_draw_step.py`): the `button-draw` request opens it, the
 shoe's cards are the draw cards, face up, one a seat from seat 1 clockwise; with the last the highest card (a suit
-breaking a tie of ranks, RULES.md's order) takes the button and the next hand is dealt with it; journaled, kept over
-a restart; no hand and no seat change while it is dealt; a card dealt twice is refused as a fault."""
+breaking a tie of ranks, in the order of docs/rules.md) takes the button and the next hand is dealt with it;
+journaled, kept over a restart; no hand and no seat change while it is dealt; a card dealt twice is a fault."""
 
 from __future__ import annotations
 
