@@ -6,11 +6,16 @@ deals its first hand with that button. A restart of the director while the cards
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from firmware_host.floor.director_config import DirectorConfig
+from firmware_host.service.config import ConfigError
 from tests.firmware_host.processes import wait_for
 from tests.floor.live_tables import LiveTable
+from tests.floor.test_director import write_director
 from tests.floor.test_director_seating import Room, ctx, director_events, opens, room  # noqa: F401 (the fixtures)
 
 
@@ -71,3 +76,10 @@ def test_a_table_without_a_shoe_has_its_button_drawn_by_the_director(room: Calla
 
 def _rank(card: str) -> tuple[int, int]:
     return "23456789TJQKA".index(card[0]), "cdhs".index(card[1])
+
+
+def test_a_tables_shoe_key_is_true_or_false(tmp_path: Path) -> None:
+    link = '[[director.tables]]\nname = "T1"\ncommands = "ipc://{0}/t1"\npublic = "ipc://{0}/p"\nsnapshot = "ipc://{0}/s"\n'
+    assert DirectorConfig.load(write_director(tmp_path, link.format(tmp_path))).tables[0].shoe is True   # the default
+    with pytest.raises(ConfigError, match="shoe must be true or false"):
+        DirectorConfig.load(write_director(tmp_path, link.format(tmp_path) + 'shoe = "yes"\n'))
