@@ -125,7 +125,7 @@ def seat_entry(plan: FloorPlan, body: Mapping[str, Any], player: str, number: in
     if "open" in body:
         _open_for(plan, body, prefix)
         return
-    wrap = not plan._held() and table not in plan.moving   # as a player out's leave: held only when not already
+    wrap = not plan._held() and table not in plan.moving and table not in plan.buttons.drawing   # held already?
     if wrap:
         orders.append(Order(f"{prefix}-hold", table, "hold", {"reason": ENTRY_HOLD, "by": TOURNAMENT}))
     orders.append(Order(f"{prefix}-move-in-{seat}", table, "seat", {"seat": seat, "action": "move_in",

@@ -11,12 +11,22 @@ from typing import Any
 
 import pytest
 
+from engine.errors import TournamentError
+from engine.tournament import parse_tournament
 from firmware_host.floor.director_config import DirectorConfig
+from firmware_host.floor.director_entries import seat_entry
+from firmware_host.floor.director_feeds import Seating
+from firmware_host.floor.director_seating import FloorPlan, draw_body, stakes_of
 from firmware_host.service.config import ConfigError
 from tests.firmware_host.processes import wait_for
 from tests.floor.live_tables import LiveTable
 from tests.floor.test_director import write_director
+from tests.floor.test_director_breaks import tournament
 from tests.floor.test_director_seating import Room, ctx, director_events, opens, room  # noqa: F401 (the fixtures)
+
+
+TWO = parse_tournament(tournament(3, 3, (100, 200)), "two.toml")
+"""Three tables of three: four players are drawn on two of them."""
 
 
 def draw_open(table: LiveTable) -> dict[str, Any]:
@@ -83,3 +93,26 @@ def test_a_tables_shoe_key_is_true_or_false(tmp_path: Path) -> None:
     assert DirectorConfig.load(write_director(tmp_path, link.format(tmp_path))).tables[0].shoe is True   # the default
     with pytest.raises(ConfigError, match="shoe must be true or false"):
         DirectorConfig.load(write_director(tmp_path, link.format(tmp_path) + 'shoe = "yes"\n'))
+
+
+def test_the_floor_plans_orders_for_a_table_whose_shoe_draws_its_button() -> None:
+    plan = FloorPlan(TWO, Seating(TWO.tables, TWO.seats_per_table))
+    alive = {"a", "b", "c", "d"}
+    body = draw_body(TWO, sorted(alive), {t: stakes_of(25, 50, 0) for t in TWO.tables}, "s", shoe=TWO.tables)
+    plan.apply("seat-draw", body, alive)
+    table = plan.in_play[0]
+    assert body["button_draw"] == plan.in_play and table not in body["buttons"]
+    assert [o.cmd for o in plan.orders[table]] == ["level", "hold", "open", "button-draw"]
+    assert "button" not in plan.orders[table][2].args and plan.orders[table][1].args["reason"] == "button-draw"
+    seat = next(s for s in range(1, 4) if s not in plan.seating.tables[table])
+    seat_entry(plan, {"table": table, "seat": seat, "stack": 5000}, "e", 5)   # an entry while the cards are dealt:
+    assert [o.cmd for o in plan.orders[table]][-1] == "seat"                   # no hold of its own to release it
+    for order in list(plan.orders[table]):
+        plan.apply("acked", {"id": order.id}, alive)
+    seats = sorted(s for s in plan.seating.tables[table] if s != seat)
+    with pytest.raises(TournamentError, match="no draw"):
+        plan.apply("button", {"table": table, "ref": "other", "cards": {}, "button": seats[0]}, alive)
+    plan.apply("button", {"table": table, "ref": f"{TWO.name}-button-draw-{table}", "button": seats[1],
+                          "cards": {str(s): c for s, c in zip(seats, ("2c", "Ad"))}, "players": {}, "player": "x"}, alive)
+    assert [o.args for o in plan.orders[table]] == [{"release": True}] and plan.first_buttons[table] == seats[1]
+    assert plan.view()["drawing"] == [t for t in plan.in_play if t != table]
