@@ -92,8 +92,10 @@ class TableState:
     def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
         self._closed = None
-        refuse_while_racing(self.race, kind)
-        refuse_while_drawing(self.draw, kind)
+        steps = self.race is not None or self.draw is not None  # a face-up step (race, button draw) open or shown
+        if steps:
+            refuse_while_racing(self.race, kind)
+            refuse_while_drawing(self.draw, kind)
         if kind in STEP_KINDS:
             self._on_step(kind, body)
         else:
@@ -103,10 +105,11 @@ class TableState:
             handler(body, event_id)
         if self.clock_call is not None and not still_running(self.clock_call, self.table):
             self.clock_call = None  # he acted, or the hand ended
-        if self.race is not None and self.race["done"] and self.table is not None and self.table.started:
-            self.race = None  # the race run is shown until the next hand begins
-        if self.draw is not None and self.draw["done"] and self.table is not None and self.table.started:
-            self.draw = None  # as the button drawn
+        if steps and self.table is not None and self.table.started:  # a race run, a button drawn: shown till a hand begins
+            if self.race is not None and self.race["done"]:
+                self.race = None
+            if self.draw is not None and self.draw["done"]:
+                self.draw = None
         self.events_applied += 1
         if kind in COUNTED_KINDS and self._closed is None:
             self.hand_steps += 1
