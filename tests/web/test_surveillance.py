@@ -208,9 +208,14 @@ def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_
     for (hand, spots), line in zip(recalled, reversed(journal)):
         assert spots == [[s["seat"], s["cards"]] for s in line["round"]["spots"]], hand
 
+    # The public bridge coalesces (a screen behind is sent the newest state, not each one), so how many states the
+    # tap gets depends on the machine's load; the newest is always delivered, and the redaction is checked on each.
+    tap.wait_for_function(f"window.__public.some(m => m.hand === {last} && m.phase === 'settled')", timeout=30_000)
     public: list[dict[str, Any]] = tap.evaluate("window.__public")
     updates = [m for m in public if m.get("kind") in ("snapshot", "update")]
-    assert len(updates) > 11 * 10
+    hidden = [m for m in updates if m["phase"] not in ("showdown", "settled")
+              and any(spot["cards"] for spot in m["spots"])]  # states with hole cards out, still face down
+    assert len({m["hand"] for m in updates}) > 1 and hidden, [(m["hand"], m["phase"]) for m in updates]
     for m in updates:  # the public bridge never carries what the full feed adds, nor a hole card before the showdown
         assert not {"burns", "discards", "devices", "sensors", "manual"} & set(m), m
         assert "detail" not in (m.get("fault") or {})
