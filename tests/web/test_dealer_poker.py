@@ -21,6 +21,7 @@ from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
+from firmware_host.sim.shoe import SimShoeClient
 from tests.web.screens import check_sizes
 
 DEALER, DEALER_PIN = "ana", "4821"
@@ -339,3 +340,82 @@ def test_the_clock_called_on_the_console_counts_down_and_a_clock_run_out_folds_t
     out = _wait_for(page, lambda s: s["to_act"] != second["to_act"] and _clock(page) is None, "the dead hand", 15.0)
     state = feed.at(out["seq"])
     assert next(s for s in state["spots"] if s["seat"] == second["to_act"])["folded"]
+
+
+def _step(page: Page) -> dict[str, Any]:
+    """The face-up step the panel shows: its prompt, the seat marked due, each seat's step cards and the button."""
+    return page.evaluate("""() => {
+      const root = document.querySelector('[data-poker]');
+      const prompt = root.querySelector('[data-prompt]');
+      const due = root.querySelector('[data-seat][data-due]');
+      const button = root.querySelector('[data-seat][data-button]');
+      return {seq: Number(root.dataset.seq), kind: prompt.dataset.prompt, text: prompt.textContent,
+              due: due ? Number(due.dataset.seat) : null, button: button ? Number(button.dataset.seat) : null,
+              cards: Object.fromEntries([...root.querySelectorAll('[data-seat]')].map((s) => [s.dataset.seat,
+                (s.querySelector('[data-step-cards]')?.dataset.stepCards ?? '').split(' ').filter(Boolean)])),
+              stacks: Object.fromEntries([...root.querySelectorAll('[data-seat]')].map(
+                (s) => [s.dataset.seat, Number(s.dataset.stack)]))};
+    }""")
+
+
+def _step_until(page: Page, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+    for _ in range(400):
+        shown = _step(page)
+        if test(shown):
+            return shown
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the console never showed {what}: {_step(page)}")
+
+
+def test_the_chip_race_and_the_button_draw_are_prompted_seat_by_seat_on_the_console(
+        page: Page, poker_console: dict[str, Any], tmp_path: Path) -> None:
+    """The floor's `race` and `button-draw` between hands: the console tells the dealer whose face-up card is due,
+    shows each card at its seat as the shoe reads it, then the race's result and the button drawn, as the feed has them."""
+    table: SimTable = poker_console["table"]
+    feed: FeedLog = poker_console["feed"]
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    shoe = SimShoeClient(table.shoe_info["control"])
+    ctx: zmq.Context[Any] = zmq.Context()
+    client = CommandClient(ctx, table.endpoints.commands, timeout_s=3.0, name="floor")
+    try:
+        # 1,000s coloured up into 3,000s: seat 1 (5,000) and seat 2 (20,000) have two odd chips each, seat 3 none
+        floor = table.supervisor
+        assert floor is not None
+        signed = {"user": floor["user"], "pin": floor["pin"]}  # the floor's (the tournament director's keys in a room)
+        reply = client.request("race", colour=1000, into=3000, by="tournament", ref="break-1", auth=signed)
+        assert reply["ok"], reply
+        shown = _step_until(page, lambda s: s["kind"] == "race" and s["due"] == 1, "the race's first card due")
+        assert "chips of EUR 10.00 into EUR 30.00" in shown["text"], shown
+        assert shown["text"].endswith("deal a card face up to seat 1"), shown
+        dealt: list[str] = []
+        for due in (1, 1, 2, 2):
+            _step_until(page, lambda s, due=due: s["due"] == due and sum(map(len, s["cards"].values())) == len(dealt),
+                        f"seat {due}'s race card due")
+            dealt.append(shoe.draw().split()[-1].split(":")[-1])
+        done = _step_until(page, lambda s: s["due"] is None and "Chip race run" in s["text"], "the race run")
+        race = feed.at(done["seq"])["race"]
+        assert race["done"] and done["cards"] == {"1": dealt[:2], "2": dealt[2:], "3": []}
+        assert done["stacks"] == {str(s["seat"]): s["after"] for s in race["seats"]} | {"3": 12000}
+        assert f"a chip won by seat {race['winners'][0]}" in done["text"] and race["chips_won"] == 1, (done, race)
+        page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-race.png"))
+
+        reply = client.request("button-draw", by="tournament", ref="start", auth=signed)
+        assert reply["ok"], reply
+        drawn: list[str] = []
+        for due in (1, 2, 3):
+            _step_until(page, lambda s, due=due: s["kind"] == "button-draw" and s["due"] == due
+                        and sum(map(len, s["cards"].values())) == len(drawn), f"seat {due}'s draw card due")
+            drawn.append(shoe.draw().split()[-1].split(":")[-1])
+        done = _step_until(page, lambda s: s["text"].startswith("Button drawn"), "the button drawn")
+        draw = feed.at(done["seq"])["button_draw"]
+        assert done["cards"] == {"1": drawn[:1], "2": drawn[1:2], "3": drawn[2:]}
+        assert draw["done"] and done["text"] == f"Button drawn: seat {draw['button']}" and done["button"] == draw["button"]
+    finally:
+        client.close()
+        ctx.destroy(linger=0)
+        shoe.close()
+    page.click('[data-poker] [data-action="deal"]')  # the next hand: the step is gone, the hand's prompt back
+    dealt_hand = _step_until(page, lambda s: s["kind"] == "" and not any(s["cards"].values()), "the prompt of the hand")
+    assert feed.at(dealt_hand["seq"])["button"] == draw["button"] == dealt_hand["button"]  # the hand dealt from it

@@ -22,6 +22,31 @@ function clockLeft(ends) {
 }
 const panels = new WeakMap();
 
+function seatsText(seats) {
+  return (seats ?? []).length ? (seats.length === 1 ? `seat ${seats[0]}` : `seats ${seats.join(", ")}`) : "nobody";
+}
+
+// The step dealt face up between hands, if any: the chip race (`race`: tables/chip_race_step.py) or the draw for the
+// button (`button_draw`: tables/button_draw_step.py), with the seat whose card is due and the words for the dealer.
+// An open step comes first; of two done, the draw (a race is refused while a draw is open, not after it).
+export function faceUpStep(state) {
+  const race = state.race, draw = state.button_draw;
+  const steps = [];
+  if (race) {
+    const chips = `chips of ${formatMoney(race.colour, state)} into ${formatMoney(race.into, state)}`;
+    const kept = (race.kept_in ?? []).length ? `; one chip kept for ${seatsText(race.kept_in)}` : "";
+    steps.push({ kind: "race", label: "race", done: race.done, due: race.done ? null : race.next, seats: race.seats,
+      text: race.done ? `Chip race run (${chips}): ${race.chips_won ? `a chip won by ${seatsText(race.winners)}` : "no chip won"}${kept}`
+        : `Chip race (${chips}): deal a card face up to seat ${race.next}` });
+  }
+  if (draw) {
+    steps.push({ kind: "button-draw", label: "draw", done: draw.done, due: draw.done ? null : draw.next, seats: draw.seats,
+      button: draw.done ? draw.button : null,  // the seat the next hand's button is at (the state's own once it begins)
+      text: draw.done ? `Button drawn: seat ${draw.button}` : `Draw for the button: deal a card face up to seat ${draw.next}` });
+  }
+  return steps.find((step) => !step.done) ?? steps.find((step) => step.kind === "button-draw") ?? steps[0] ?? null;
+}
+
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -217,11 +242,13 @@ class PokerPanel {
       el("span", "street", state.street ?? ""),
       el("span", "total", `Total ${formatMoney(state.total_pot ?? 0, state)}`),
     );
-    this.seats.replaceChildren(...(state.spots ?? []).map((spot) => this.seatElement(spot, state)));
+    const step = faceUpStep(state);
+    this.seats.replaceChildren(...(state.spots ?? []).map((spot) => this.seatElement(spot, state, step)));
     this.board.replaceChildren(...cardsElements(state.board));
     this.drawNext(state);
     this.drawPots(state);
-    this.prompt.textContent = inMoney(state.prompt, state);
+    this.prompt.textContent = step ? step.text : inMoney(state.prompt, state);
+    this.prompt.dataset.prompt = step ? step.kind : "";
     const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock,
       (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
     if (key !== this.actionsKey) {  // redrawn only when the choice changes: an amount being typed stays
@@ -230,17 +257,18 @@ class PokerPanel {
     }
   }
 
-  seatElement(spot, state) {
+  seatElement(spot, state, step) {
     const node = el("div", "pseat");
+    const buttonSeat = state.button ?? step?.button ?? null;
     node.dataset.seat = String(spot.seat);
     node.dataset.stack = String(spot.stack ?? 0);
     for (const [flag, on] of [["inHand", spot.in_hand], ["folded", spot.folded], ["allIn", spot.all_in],
-      ["sittingOut", spot.sitting_out], ["button", state.button === spot.seat], ["toAct", state.to_act === spot.seat]]) {
+      ["sittingOut", spot.sitting_out], ["button", buttonSeat === spot.seat], ["toAct", state.to_act === spot.seat]]) {
       if (on) node.dataset[flag] = "";
     }
     const top = el("div", "pseat-top");
     top.append(el("span", "pseat-name", `Seat ${spot.seat}`));
-    if (state.button === spot.seat) top.append(el("span", "dealer-button", "D"));
+    if (buttonSeat === spot.seat) top.append(el("span", "dealer-button", "D"));
     node.append(top);
     node.append(el("div", "pseat-stack", formatMoney(spot.stack ?? 0, state)));
     const cards = el("div", "cards");
@@ -259,6 +287,14 @@ class PokerPanel {
       clock.dataset.clockEnds = String(state.clock.ends_at);
       node.dataset.onClock = "";
       node.append(clock);
+    }
+    const faceUp = step?.seats?.find((s) => s.seat === spot.seat);
+    if (faceUp && ((faceUp.cards ?? []).length || step.due === spot.seat)) {  // the step's cards, face up by the rule
+      const row = el("div", "pseat-step");
+      row.dataset.stepCards = (faceUp.cards ?? []).join(" ");
+      row.append(el("span", "label", step.label), ...cardsElements(faceUp.cards));
+      node.append(row);
+      if (step.due === spot.seat) node.dataset.due = "";
     }
     if (spot.hand_name) node.append(el("div", "hand-name", spot.hand_name));
     if (Number.isInteger(spot.net)) {
