@@ -152,16 +152,19 @@ def _panel(page: Page) -> dict[str, Any]:
     }""")
 
 
-def _wait_for(page: Page, test: Callable[[dict[str, Any]], bool], what: str, timeout_s: float = 20.0) -> dict[str, Any]:
+def _wait_for(page: Page, test: Callable[[dict[str, Any]], bool], what: str, timeout_s: float = 20.0,
+              read: Callable[[Page], dict[str, Any] | None] | None = None) -> dict[str, Any]:
+    """What `read` (the panel's attributes by default) gives once `test` holds on it and no command is in flight."""
+    read = read or _panel
     deadline = timeout_s * 1000
     waited = 0
     while waited < deadline:
-        shown = _panel(page)
+        shown = read(page)
         if shown is not None and not shown["busy"] and test(shown):
             return shown
         page.wait_for_timeout(50)
         waited += 50
-    raise AssertionError(f"the console never showed {what}: {_panel(page)}")
+    raise AssertionError(f"the console never showed {what}: {read(page)}")
 
 
 def _pots(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -349,7 +352,7 @@ def _step(page: Page) -> dict[str, Any]:
       const prompt = root.querySelector('[data-prompt]');
       const due = root.querySelector('[data-seat][data-due]');
       const button = root.querySelector('[data-seat][data-button]');
-      return {seq: Number(root.dataset.seq), kind: prompt.dataset.prompt, text: prompt.textContent,
+      return {seq: Number(root.dataset.seq), busy: 'busy' in root.dataset, kind: prompt.dataset.prompt, text: prompt.textContent,
               due: due ? Number(due.dataset.seat) : null, button: button ? Number(button.dataset.seat) : null,
               cards: Object.fromEntries([...root.querySelectorAll('[data-seat]')].map((s) => [s.dataset.seat,
                 (s.querySelector('[data-step-cards]')?.dataset.stepCards ?? '').split(' ').filter(Boolean)])),
@@ -359,12 +362,7 @@ def _step(page: Page) -> dict[str, Any]:
 
 
 def _step_until(page: Page, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
-    for _ in range(400):
-        shown = _step(page)
-        if test(shown):
-            return shown
-        page.wait_for_timeout(50)
-    raise AssertionError(f"the console never showed {what}: {_step(page)}")
+    return _wait_for(page, test, what, read=_step)
 
 
 def test_the_chip_race_and_the_button_draw_are_prompted_seat_by_seat_on_the_console(

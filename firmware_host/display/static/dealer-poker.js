@@ -23,12 +23,12 @@ function clockLeft(ends) {
 const panels = new WeakMap();
 
 function seatsText(seats) {
-  return (seats ?? []).length ? (seats.length === 1 ? `seat ${seats[0]}` : `seats ${seats.join(", ")}`) : "nobody";
+  return seats.length === 1 ? `seat ${seats[0]}` : `seats ${seats.join(", ")}`;
 }
 
 // The step dealt face up between hands, if any: the chip race (`race`: tables/chip_race_step.py) or the draw for the
 // button (`button_draw`: tables/button_draw_step.py), with the seat whose card is due and the words for the dealer.
-// An open step comes first; of two done, the draw (a race is refused while a draw is open, not after it).
+// An open step comes first; of two done, the draw (the button the next hand is dealt from).
 export function faceUpStep(state) {
   const race = state.race, draw = state.button_draw;
   const steps = [];
