@@ -69,6 +69,7 @@ import zmq
 
 from engine.games import HOUSE_GAMES, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
+from firmware_host.display.words import LANGUAGES
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
 from firmware_host.cli.watch import add_key_arguments, key_arguments
@@ -244,7 +245,8 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
     return "demo credentials: " + ", ".join(f"{role} {name} PIN {pin}" for name, (role, pin) in people.items())
 
 
-def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False) -> subprocess.Popen[bytes] | None:
+def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
+                language: str = "en") -> subprocess.Popen[bytes] | None:
     """Start `croupier display` on the table's public feed and print the pages' address (one line).
     With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
     and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
@@ -254,7 +256,7 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False)
     config = table.run_dir / "display.toml"
     log_path = table.run_dir / "display.log"
     for listen in (port, 0) if port else (0,):
-        config.write_text(f'[display]\nlisten = "{host}:{listen}"\n{keys}\n[[display.tables]]\nname = "{table.table}"\n'
+        config.write_text(f'[display]\nlisten = "{host}:{listen}"\nlanguage = "{language}"\n{keys}\n[[display.tables]]\nname = "{table.table}"\n'
                           f'public = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
                           f'heartbeat_s = {table.heartbeat_s}\n', encoding="utf-8")
         with open(log_path, "ab") as err:
@@ -341,6 +343,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
     parser.add_argument("--dealer", choices=("bots", "web"), default="bots",
                         help="who deals: the bot dealer (default), or a person at the dealer console /dealer (needs --web)")
+    parser.add_argument("--language", choices=LANGUAGES, default="en",
+                        help="the pages' language (the display's [display] language): en (default) or fr")
     parser.add_argument("--bot-wait", type=float, default=8.0, metavar="S",
                         help="with --dealer web: seconds a bot player leaves its spot to the console before it bets "
                              "or decides (default 8)")
@@ -491,7 +495,7 @@ def main(args: argparse.Namespace) -> int:
     viewer: subprocess.Popen[bytes] | None = None
     if by_web:
         table.write_users()  # the display checks sign-ins against it from its start
-    pages = serve_pages(table, *web, console=by_web) if web is not None else None  # its address is the first line
+    pages = serve_pages(table, *web, console=by_web, language=args.language) if web is not None else None  # its address is the first line
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)

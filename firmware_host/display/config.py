@@ -26,6 +26,7 @@
     pit_server_key = "/etc/croupier/keys/pit1.key"  # the pit's public certificate (with key); needed off loopback/ipc
     floor_db = "host=db dbname=floor user=display"  # optional: the floor's archive (read only) for the pit's figures
     figures_s = 30.0                        # how often the pit's figures are read from it
+    language = "fr"                         # the pages' language: "en" (default) or "fr" (words.py, lang/*.toml)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
@@ -48,12 +49,13 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
+from firmware_host.display.words import LANGUAGES
 from firmware_host.service.curve import client_keys
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
          "tournament_snapshot", "tournament_server_key", "pit", "pit_snapshot", "pit_heartbeat_s", "pit_server_key",
-         "floor_db", "figures_s")
+         "floor_db", "figures_s", "language")
 _ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot", "pit",
               "pit_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
@@ -102,6 +104,7 @@ class DisplayConfig:
     pit_server_key: str | None = None
     floor_db: str | None = None
     figures_s: float = 30.0
+    language: str = "en"
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
@@ -225,6 +228,10 @@ def _check(key: str, raw: Any) -> dict[str, Any]:
         return {key: float(raw)}
     if key == "chips":
         return {key: _chips(raw)}
+    if key == "language":
+        if raw not in LANGUAGES:
+            raise ValueError(f"must be one of {', '.join(repr(x) for x in LANGUAGES)}, not {raw!r}")
+        return {key: raw}
     if not isinstance(raw, str) or not raw:
         raise ValueError(f"must be a non-empty string, not {raw!r}")
     if key == "listen":

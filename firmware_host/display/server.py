@@ -12,7 +12,7 @@ from typing import TextIO
 
 from aiohttp import web
 
-from firmware_host.display import auth, dealer, pit_floor, surveillance, tournament
+from firmware_host.display import auth, dealer, pit_floor, surveillance, tournament, words
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
@@ -24,10 +24,16 @@ PAGES = {"/table": "table.html"}
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)  # the first table's: `/ws/public` without `?table=`
 TABLES: web.AppKey[dict[str, Hub]] = web.AppKey("tables")  # every table's, by its name
 PIT: web.AppKey[PitHub] = web.AppKey("pit", PitHub)
+WORDS: web.AppKey[str] = web.AppKey("words", str)  # /words.json: the display's language's catalog, as JSON
 
 
 async def _page(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / PAGES[request.path], headers={"Cache-Control": "no-cache"})
+
+
+async def _words(request: web.Request) -> web.Response:
+    """The pages' words in the display's language (`words.py`): every page reads them before drawing."""
+    return web.Response(text=request.app[WORDS], content_type="application/json", headers={"Cache-Control": "no-cache"})
 
 
 async def _home(request: web.Request) -> web.Response:
@@ -74,9 +80,11 @@ def add_pit_routes(app: web.Application, tables: dict[str, Hub], pit: PitHub) ->
 
 def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
              tables: dict[str, Hub] | None = None, pit: PitHub | None = None,
-             relay: dealer.Relay | None = None) -> web.Application:
+             relay: dealer.Relay | None = None, language: str = "en") -> web.Application:
     app = web.Application()
     app[HUB] = hub
+    app[WORDS] = json.dumps(words.words_for(language), ensure_ascii=False)
+    app.router.add_get("/words.json", _words)
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
     dealer.add_routes(app, hub, relay or dealer.Relay(None))
     app.router.add_get("/", _home)
@@ -121,7 +129,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     tls = _tls_context(cfg)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
     app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit,
-                   relay=relay)
+                   relay=relay, language=cfg.language)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
     # at SIGTERM the screens' open WebSockets are given 2 s, then cut (they reconnect to the next

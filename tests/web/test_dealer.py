@@ -17,13 +17,13 @@ import pytest
 import zmq
 from playwright.sync_api import Browser, Page
 
-from engine.money import format_money
 from firmware_host.cli.demo import SimTable
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
 from tests.web.screens import check_sizes
+from tests.web.money import shown as money
 
 PINS = {"ana": ("dealer", "482113"), "sam": ("supervisor", "905527"), "eve": ("surveillance", "318840")}
 CHIPS = [100, 500, 2500]
@@ -147,7 +147,7 @@ def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
     for circle, chips in bets.items():  # the feed shows the spot's bets as posted (no draft left)
         posted = f"{spot} [data-circle='{circle}']:not(.draft) .stake"
         page.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent === text",
-                               arg=[posted, format_money(sum(chips), "EUR", 2)])
+                               arg=[posted, money(sum(chips))])
 
 
 def play_decisions(page: Page, choose: Callable[[str, int], str],
@@ -195,9 +195,9 @@ def check_settles_as_croupier_settle(page: Page, table: SimTable, hand: int) -> 
     for (seat, circle), (net, words) in shown.items():
         name = {"pair_plus": "Pair Plus"}.get(circle, circle.capitalize())
         if net > 0:
-            assert words.startswith(f"{name} pays {format_money(net, 'EUR', 2)}"), words
+            assert words.startswith(f"{name} pays {money(net)}"), words
         elif net < 0:
-            assert words == f"{name} loses {format_money(-net, 'EUR', 2)}", words
+            assert words == f"{name} loses {money(-net)}", words
         else:
             assert words == f"{name} pushes", words
     page.tap("[data-action='confirm']")

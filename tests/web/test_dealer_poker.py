@@ -385,7 +385,7 @@ def test_the_chip_race_and_the_button_draw_are_prompted_seat_by_seat_on_the_cons
         reply = client.request("race", colour=1000, into=3000, by="tournament", ref="break-1", auth=signed)
         assert reply["ok"], reply
         shown = _step_until(page, lambda s: s["kind"] == "race" and s["due"] == 1, "the race's first card due")
-        assert "chips of EUR 10.00 into EUR 30.00" in shown["text"], shown
+        assert "chips of €10.00 into €30.00" in shown["text"], shown
         assert shown["text"].endswith("deal a card face up to seat 1"), shown
         dealt: list[str] = []
         for due in (1, 1, 2, 2):

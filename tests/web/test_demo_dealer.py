@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from engine.money import format_money
+from tests.web.money import shown as money
 from firmware_host.sim.bots import BotPlayer, SimLimits
 
 ROOT = "#console"
@@ -82,7 +82,7 @@ def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
     for circle, chips in bets.items():
         page.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent === text",
                                arg=[f"[data-seat='{seat}'] [data-circle='{circle}']:not(.draft) .stake",
-                                    format_money(sum(chips), "EUR", 2)])
+                                    money(sum(chips))])
 
 
 def turn(page: Page) -> tuple[str, int]:
@@ -108,8 +108,8 @@ def prompts(page: Page) -> dict[tuple[int, str], int]:
         net = int(line.get_attribute("data-net") or 0)
         words = line.inner_text()
         name = line.get_attribute("data-payout") or ""
-        said = f"pays {format_money(net, 'EUR', 2)}" if net > 0 else (
-            f"loses {format_money(-net, 'EUR', 2)}" if net < 0 else "pushes")
+        said = f"pays {money(net)}" if net > 0 else (
+            f"loses {money(-net)}" if net < 0 else "pushes")
         assert said in words, (name, net, words)
         out[(seat, name)] = net
     return out
@@ -180,7 +180,7 @@ def test_the_bots_play_the_spots_the_console_leaves_alone(tablet: Page, tmp_path
     bot = BotPlayer(2, 9).bets("uth", hand, SimLimits())  # seat 2 the bot's: it bets after its second
     tablet.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent === text",
                              arg=["[data-seat='2'] [data-circle='ante']:not(.draft) .stake",
-                                  format_money(bot["ante"], "EUR", 2)])
+                                  money(bot["ante"])])
     tablet.tap("[data-action='deal']")
     answered(tablet)
     mine: list[tuple[str, int]] = []
@@ -211,7 +211,7 @@ def test_sigint_ends_the_demo_with_the_summary_of_the_hands_closed(tablet: Page,
     for seat in (1, 2):  # the bots bet at once; nobody deals but the console
         tablet.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent === text",
                                  arg=[f"[data-seat='{seat}'] [data-circle='ante']:not(.draft) .stake",
-                                      format_money(BotPlayer(seat, 3).bets("uth", hand, SimLimits())["ante"], "EUR", 2)])
+                                      money(BotPlayer(seat, 3).bets("uth", hand, SimLimits())["ante"])])
     assert tablet.get_attribute(ROOT, "data-phase") == "bets"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

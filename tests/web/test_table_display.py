@@ -13,11 +13,11 @@ from typing import Any
 import zmq
 from playwright.sync_api import Browser, Page
 
-from engine.money import format_money
 from firmware_host.cli.demo import SimTable
 from firmware_host.service.feed import FeedClient
 from firmware_host.sim.bots import SimLimits, seat_players
 from tests.web.screens import check_screenshot
+from tests.web.money import shown
 
 HANDS = 50
 LATE_AFTER = 20  # the late page opens after this many hands
@@ -199,7 +199,7 @@ def check_sign(page: Page, game: str) -> None:
     sign = page.locator("[data-limits]")
     text = sign.inner_text()
     for amount in (LIMITS.minimum, LIMITS.maximum, LIMITS.side_minimum, LIMITS.side_maximum):
-        assert format_money(amount, "EUR", 2) in text, text
+        assert shown(amount) in text, text
     assert sign.get_attribute("data-minimum") == str(LIMITS.minimum)
     circles = ["blind", "trips"] if game == "uth" else ["ante_bonus", "pair_plus"]
     for circle in circles:
@@ -217,7 +217,7 @@ def check_stakes(page: Page, hands: list[dict[str, Any]]) -> None:
     for spot in last["round"]["spots"]:
         for circle, amount in spot["bets"].items():
             stake = page.locator(f"#spots [data-seat='{spot['seat']}'] [data-circle='{circle}'] .stake").inner_text()
-            assert stake == format_money(amount, "EUR", 2), (spot["seat"], circle, stake)
+            assert stake == shown(amount), (spot["seat"], circle, stake)
             checked += 1
     assert checked >= len(last["round"]["spots"])
 

@@ -3,13 +3,8 @@
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet } from "/static/money.js";
+import { formatMoney, formatNet, tOr } from "/static/words.js";
 
-const GAMES = {
-  holdem: "Hold'em", omaha: "Omaha", omaha_hilo8: "Omaha Hi-Lo", stud: "7-Card Stud", stud_hilo8: "Stud Hi-Lo",
-  razz: "Razz", five_card_draw: "5-Card Draw", deuce_seven_single: "2-7 Single Draw",
-  deuce_seven_triple: "2-7 Triple Draw", badugi: "Badugi",
-};
 const BETWEEN_HANDS = new Set(["waiting", "settled", "voided"]);
 const SIGNOFF_TITLES = {
   chop: "Chop: every pot split evenly between the players still in. Supervisor sign-off",
@@ -236,7 +231,7 @@ class PokerPanel {
     const stakes = state.stakes ?? {};
     const blinds = (stakes.blinds ?? []).map((b) => formatMoney(b, state)).join(" / ");
     this.head.replaceChildren(
-      el("span", "game", GAMES[state.game] ?? state.game ?? ""),
+      el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
       el("span", "structure", state.structure ?? ""),
       el("span", "stakes", blinds ? `blinds ${blinds}` : ""),
       el("span", "street", state.street ?? ""),

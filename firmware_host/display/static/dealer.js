@@ -1,13 +1,10 @@
 // The dealer console (/dealer): a signed-in dealer takes bets, decisions, the deal and the payouts of a house game over /ws/dealer.
 // What is legal comes from the feed (to_act, legal, next, phase); the controller decides every command and its refusals are shown as it words them.
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet } from "/static/money.js";
+import { formatMoney, formatNet, t, tOr } from "/static/words.js";
 import { ensureSignedIn, signOut, whoAmI } from "/static/signin.js";
 import { isPoker, renderPoker } from "/static/dealer-poker.js";
 
-const GAMES = { uth: "Ultimate Texas Hold'em", "3cp": "Three Card Poker" };
-const CIRCLES = { ante: "Ante", blind: "Blind", trips: "Trips", play: "Play", pair_plus: "Pair Plus" };
-const DECISIONS = { check: "Check", play: "Play", fold: "Fold" };
 const MISSED_HEARTBEATS = 3;
 const ROLES = ["dealer", "supervisor"];
 
@@ -44,7 +41,7 @@ function button(action, label, className = "big", extra = {}) {
 }
 
 const money = (amount) => formatMoney(amount, state);
-const circleName = (name) => CIRCLES[name] ?? name;
+const circleName = (name) => tOr(`circle.${name}`, name);
 const betting = () => state?.phase === "bets" && !state?.fault;
 
 // -- commands -------------------------------------------------------------------------------------
@@ -163,7 +160,7 @@ function decisionsElement() {
   box.append(el("div", "prompt", `Seat ${state.to_act} to act`));
   for (const choice of state.legal) {
     const action = choice.multiple ? `${choice.decision}-${choice.multiple}` : choice.decision;
-    const label = (DECISIONS[choice.decision] ?? choice.decision) + (choice.multiple ? ` ${choice.multiple}x` : "");
+    const label = tOr(`decision.${choice.decision}`, choice.decision) + (choice.multiple ? ` ${choice.multiple}x` : "");
     box.append(button(action, label, `huge ${choice.decision}`, { seat: state.to_act }));
   }
 }
@@ -200,7 +197,7 @@ function draw() {
   root.dataset.boot = state.boot ?? "";
   root.classList.toggle("poker-table", isPoker(state));  // a poker table: the poker panel (dealer-poker.js)
   if (isPoker(state)) renderPoker(document.getElementById("poker"), state, { send: relay });
-  document.getElementById("game").textContent = GAMES[state.game] ?? state.game ?? "";
+  document.getElementById("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
   document.getElementById("name").textContent = state.table ?? "";
   document.getElementById("hand").textContent = state.hand ?? "\u2013";
   document.getElementById("phase").textContent = state.phase ?? "";

@@ -1,6 +1,6 @@
 // The pit's chart of a gaming day in plain SVG: the house's win of the day so far at the end of each clock
 // hour (a line, its zero dashed) over the hands closed in each hour (bars).
-import { formatMoney } from "/static/money.js";
+import { formatMoney } from "/static/words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -22,7 +22,7 @@ function countStep(value) {
 // Draw `series` ({hours: ["06:00", ...], hands: [...], win: [...], elapsed}) into `svg`, replacing what it held:
 // the house's win of the day so far in the upper band (its zero dashed), the hands of each hour as bars in the
 // lower one, the hours below. `big`: the pit's chart with its scales and labels; otherwise a tile's small one.
-// `state` gives the money's currency and decimals (money.js).
+// `state` gives the money's currency and decimals (words.js).
 export function drawChart(svg, series, { width = 400, height = 64, big = false, state = null } = {}) {
   svg.replaceChildren();
   const box = svg.getBoundingClientRect();  // drawn at its size on the screen: text and strokes unstretched

@@ -1,6 +1,6 @@
 // The pit view (/pit): follows the display's /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
-import { formatMoney } from "/static/money.js";
+import { formatMoney } from "/static/words.js";
 import { drawChart } from "/static/pit-chart.js";
 
 const MISSED_HEARTBEATS = 3;

@@ -2,10 +2,9 @@
 // every card as dealt, the burns, the hand's steps as they happen, and the last 10 hands recalled from the journal.
 // Data attributes as docs/display.md lists them (data-card holds the real card here, never "??" for a dealt card).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet } from "/static/money.js";
+import { formatMoney, formatNet, tOr } from "/static/words.js";
 import { ensureSignedIn, signIn } from "/static/signin.js";
 
-const GAMES = { uth: "Ultimate Texas Hold'em", "3cp": "Three Card Poker" };
 const MISSED_HEARTBEATS = 3;
 const MAX_STEPS = 300;
 const RECALL = 10;
@@ -66,7 +65,7 @@ function render(state) {
   root.dataset.seq = String(state.seq);
   root.dataset.boot = state.boot ?? "";
   document.getElementById("name").textContent = state.table ?? "";
-  document.getElementById("game").textContent = GAMES[state.game] ?? state.game ?? "";
+  document.getElementById("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
   document.getElementById("hand").textContent = state.hand ?? "\u2013";
   document.getElementById("phase").textContent = state.phase ?? "";
   document.getElementById("next").textContent = state.next ? `next card \u2192 ${state.next}`
@@ -111,7 +110,7 @@ function stepsBetween(before, after) {
         && (before.spots ?? []).some((s) => (s.cards ?? []).length)) {
       add("void", `hand ${before.hand} voided: every bet returned`);
     }
-    add("hand", `hand ${after.hand} \u2013 ${GAMES[after.game] ?? after.game ?? "no game"} \u2013 ${after.phase}`);
+    add("hand", `hand ${after.hand} \u2013 ${after.game ? tOr(`game.${after.game}`, after.game) : "no game"} \u2013 ${after.phase}`);
     before = { spots: [], dealer: { cards: [] }, board: [], burns: [], manual: [] };
   } else if (before.phase !== after.phase) {
     add("phase", `phase ${after.phase}`);

@@ -1,14 +1,8 @@
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
 import { cardElement, cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet } from "/static/money.js";
+import { formatMoney, formatNet, formatNumber, t, tOr } from "/static/words.js";
 
-const GAMES = { uth: "Ultimate Texas Hold'em", "3cp": "Three Card Poker" };
-const CIRCLES = { ante: "Ante", blind: "Blind", trips: "Trips", play: "Play", pair_plus: "Pair Plus",
-  ante_bonus: "Ante Bonus", bonus: "Bonus" };
-const HANDS = { royal_flush: "Royal flush", straight_flush: "Straight flush", four_of_a_kind: "Four of a kind",
-  full_house: "Full house", flush: "Flush", straight: "Straight", three_of_a_kind: "Three of a kind",
-  two_pair: "Two pair", pair: "Pair", high_card: "High card" };
 const MISSED_HEARTBEATS = 3;
 
 const root = document.getElementById("table");
@@ -43,7 +37,7 @@ function spotElement(spot, current) {
   for (const name of names) {
     const circle = el("div", "circle");
     circle.dataset.circle = name;
-    circle.append(el("span", "what", CIRCLES[name] ?? name));
+    circle.append(el("span", "what", tOr(`circle.${name}`, name)));
     circle.append(el("span", "stake", name in bets ? formatMoney(bets[name], current) : "\u2013"));
     if (results && name in results && Number.isInteger(results[name])) {
       const net = results[name];
@@ -86,11 +80,11 @@ function paytables(paytable) {
   for (const [circle, pays] of Object.entries(paytable.pays ?? {})) {
     const table = el("table", "paytable");
     table.dataset.paytable = circle;
-    table.append(el("caption", "", CIRCLES[circle] ?? circle));
+    table.append(el("caption", "", tOr(`circle.${circle}`, circle)));
     for (const [hand, [win, stake]] of Object.entries(pays)) {
       const row = el("tr");
       row.dataset.pays = hand;
-      row.append(el("td", "", HANDS[hand] ?? hand), el("td", "pays", `${win} to ${stake}`));
+      row.append(el("td", "", tOr(`hand_name.${hand}`, hand)), el("td", "pays", `${win} to ${stake}`));
       table.append(row);
     }
     parts.push(table);
@@ -123,7 +117,7 @@ function pastHand(past, current) {
     for (const spot of past.spots ?? []) {
       const net = Number(spot.net ?? 0);
       // short, so seven seats fit on one line: "7 +15", "3 -7.50", "2 push" (whole units without decimals)
-      const amount = net === 0 ? "push" : formatMoney(net, current, true).split(" ")[1].replace(/\.0+$/, "");
+      const amount = net === 0 ? t("common.push") : formatNumber(net, current, true);
       const badge = el("span", "net " + (net > 0 ? "win" : net < 0 ? "lose" : "push"));
       badge.append(el("span", "who", String(spot.seat)), document.createTextNode(` ${amount}`));
       badge.dataset.seat = String(spot.seat);
@@ -143,7 +137,7 @@ function render(message) {
   root.dataset.phase = message.phase ?? "";
   root.dataset.seq = String(message.seq);
   root.dataset.boot = message.boot ?? "";
-  document.getElementById("game").textContent = GAMES[message.game] ?? message.game ?? "";
+  document.getElementById("game").textContent = message.game ? tOr(`game.${message.game}`, message.game) : "";
   document.getElementById("name").textContent = message.table ?? "";
   document.getElementById("hand").textContent = message.hand ?? "\u2013";
   document.getElementById("phase").textContent = message.phase ?? "";

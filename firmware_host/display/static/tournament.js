@@ -1,6 +1,6 @@
 // The tournament clock (/tournament): follows the display's /ws/tournament (the director's view) and draws it
 // for a wall screen. It decides nothing: the time left is the director's, counted down here between updates.
-import { formatMoney } from "/static/money.js";
+import { formatMoney } from "/static/words.js";
 
 const MISSED_HEARTBEATS = 3;
 const root = document.getElementById("clock");

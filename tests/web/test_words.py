@@ -1,0 +1,49 @@
+"""The pages' catalogs (words.py): every language names every key, with the same fields; /words.json serves the
+configured one; `[display] language` is checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.games import HOUSE_GAMES
+from engine.poker.variants import VARIANTS
+from firmware_host.display import words
+from firmware_host.display.config import DisplayConfig
+from firmware_host.service.config import ConfigError
+
+
+def test_every_language_names_every_key_with_the_same_fields() -> None:
+    catalogs = words.catalogs()
+    assert set(catalogs) == set(words.LANGUAGES)
+    keys = set(catalogs["en"])
+    for lang, catalog in catalogs.items():
+        assert set(catalog) == keys, lang
+    for code in [*HOUSE_GAMES, *VARIANTS]:  # every game has a title in every language
+        assert f"game.{code}" in keys
+    assert catalogs["en"]["game.uth"] == HOUSE_GAMES["uth"].title  # English's titles are the engine's
+    assert catalogs["fr"]["meta.locale"] == "fr-FR"
+
+
+def test_a_catalog_with_a_field_missing_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for lang in words.LANGUAGES:
+        (tmp_path / f"{lang}.toml").write_text((words.LANG / f"{lang}.toml").read_text(encoding="utf-8"),
+                                              encoding="utf-8")
+    fr = tmp_path / "fr.toml"
+    fr.write_text(fr.read_text(encoding="utf-8").replace('seat = "Place {seat}"', 'seat = "Place"'), encoding="utf-8")
+    monkeypatch.setattr(words, "LANG", tmp_path)
+    words.catalogs.cache_clear()
+    try:
+        with pytest.raises(words.CatalogError, match="common.seat"):
+            words.catalogs()
+    finally:
+        words.catalogs.cache_clear()
+
+
+def test_the_display_language_is_checked() -> None:
+    assert DisplayConfig.parse('[display]\nlanguage = "fr"\n').language == "fr"
+    assert DisplayConfig.parse("[display]\n").language == "en"
+    with pytest.raises(ConfigError, match="language: must be one of 'en', 'fr', not 'de'"):
+        DisplayConfig.parse('[display]\nlanguage = "de"\n')
+    assert words.words_for("fr")["words"]["common.hand"] == "Coup"
