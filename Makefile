@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 BROWSER_STAMP := $(VENV)/.chromium
 POSTGRES_STAMP := $(VENV)/.postgresql
+AXE := node_modules/axe-core/axe.min.js
 
 .PHONY: test demo bench soak clean
 
@@ -31,9 +32,16 @@ $(POSTGRES_STAMP): $(STAMP)
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null
 	touch $(POSTGRES_STAMP)
 
+# axe-core for the pages' accessibility checks (tests/web/test_accessibility.py): the npm registry's package,
+# pinned by package-lock.json; Debian's npm installed once when missing (as root, as in CI)
+$(AXE): package.json package-lock.json
+	test -x /usr/bin/npm || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y npm; }
+	npm ci --no-audit --no-fund
+	test -f $(AXE) && touch $(AXE)
+
 # two workers, a test file to each in turn (a file's module fixtures, its PostgreSQL cluster or its
 # tables, stay on one worker)
-test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP)
+test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(AXE)
 	$(PY) -m pytest -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder
 
 demo: $(STAMP)
@@ -46,4 +54,4 @@ soak: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider -m soak tests
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info node_modules
