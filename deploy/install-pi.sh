@@ -134,7 +134,7 @@ if [[ $VENV_STEP -eq 1 ]]; then
         run "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
     fi
     run "$ROOT$VENV/bin/python" -m pip install --quiet --upgrade pip
-    run "$ROOT$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[web]"  # web: croupier display
+    run "$ROOT$VENV/bin/python" -m pip install --quiet --no-compile --upgrade "$SRC[web]"  # web: croupier display
     if [[ $DRY_RUN -eq 0 ]] && ! "$ROOT$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
         echo "warning: the venv cannot import lgpio, needed by [gpio] pin_factory = \"lgpio\":" \
              "sudo apt install python3-lgpio" >&2

@@ -213,7 +213,7 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
         "skip (--root): usermod --append --groups dialout,gpio croupier",
         f"would run: install -d -m 0750 {tmp_path}/var/lib/croupier",
         f"would run: python3 -m venv --system-site-packages {tmp_path}/opt/croupier/venv",
-        f"-m pip install --quiet --upgrade {ROOT}[web]",
+        f"-m pip install --quiet --no-compile --upgrade {ROOT}[web]",
         f"would run: install -m 0644 {UNIT} {tmp_path}/etc/systemd/system/croupier.service",
         f"would run: install -m 0644 {DISPLAY_UNIT} {tmp_path}/etc/systemd/system/croupier-display.service",
         f"would run: install -m 0644 {RULES} {tmp_path}/etc/udev/rules.d/99-croupier-shoe.rules",

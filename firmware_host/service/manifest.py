@@ -16,6 +16,13 @@ value is `symlink:TARGET`. The signature is over `canonical(body)`: the manifest
 the secret key, SubjectPublicKeyInfo for the public one: `openssl pkey` reads both).
 
 Ed25519 from `cryptography` (pyproject.toml says why that library).
+
+Bytecode: the manifest covers sources, but Python loads a `__pycache__/*.pyc` instead of its source
+when the bytecode's recorded source time and size match, so a forged `.pyc` beside a signed module
+would run unseen. A signed table therefore runs with bytecode off: `PYTHONDONTWRITEBYTECODE=1` and
+`PYTHONPYCACHEPREFIX=/dev/null/bytecode` (`NO_BYTECODE`; the systemd units set both), under which
+Python reads and writes bytecode only below a path where no file can exist, and compiles every module
+from its signed source. `croupier run` with a manifest refuses to start otherwise (`bytecode_off`).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +49,8 @@ PACKAGES = ("engine", "drivers", "firmware_host")
 PROFILES = "profiles"
 """The prefix of the profiles directory's files in `files`."""
 SKIPPED_DIRS = frozenset({"__pycache__"})
+NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/dev/null/bytecode"}
+"""The environment a signed table runs in: no bytecode written, none read beside the sources (see above)."""
 
 
 class ManifestError(ValueError):
@@ -299,6 +309,11 @@ def check_at_start(manifest_path: str, key_path: str, profiles: str, source: str
     if not key_path:
         raise ManifestError(f"{source}: [security] manifest_key: the public key the manifest "
                             f"{manifest_path} is signed with is needed with [security] manifest")
+    why = bytecode_off()
+    if why is not None:
+        raise ManifestError(f"{source}: [security] manifest: the signed code runs only with bytecode off, but {why}; "
+                            f"start it with " + " ".join(f"{k}={v}" for k, v in NO_BYTECODE.items())
+                            + " (deploy/croupier.service sets them)")
     public = _at(source, "manifest_key", load_public_key, key_path)
     manifest = _at(source, "manifest", load, manifest_path)
     actual = installed_files()
@@ -312,6 +327,19 @@ def check_at_start(manifest_path: str, key_path: str, profiles: str, source: str
         raise CodeChanged(f"code integrity: {len(checked.differences)} file(s) differ from the signed manifest "
                           f"{manifest_path}: {listed}", checked.differences, manifest_path)
     return file_hash(manifest_path)
+
+
+def bytecode_off() -> str | None:
+    """None when this interpreter reads no bytecode beside the signed sources and writes none; else why not."""
+    if not sys.flags.dont_write_bytecode:
+        return "Python writes bytecode (PYTHONDONTWRITEBYTECODE is not set)"
+    prefix = sys.pycache_prefix
+    if prefix is None:
+        return "Python reads the __pycache__ bytecode beside the signed sources (PYTHONPYCACHEPREFIX is not set)"
+    for _here, _dirs, names in os.walk(prefix):
+        if names:
+            return f"its bytecode directory {prefix} holds files"
+    return None
 
 
 def _at(source: str, key: str, reader: Any, value: str) -> Any:
