@@ -140,6 +140,7 @@ def _pi_display_config(root: Path) -> Path:
         subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "new", name, "--role", role,
                         "--dir", str(etc / "keys")], check=True, capture_output=True, timeout=60)
     (etc / "users.json").write_text("{}\n", encoding="utf-8")
+    (etc / "users.json").chmod(0o640)  # as `croupier users add` leaves it: others may not read the PINs' hashes
     config = etc / "display.toml"
     config.write_text((DEPLOY / "display.toml").read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/"),
                       encoding="utf-8")
@@ -372,6 +373,7 @@ def _floor_configs(root: Path) -> tuple[Path, Path]:
     for clients in ("floor-clients", "director-clients"):
         (keys / clients).mkdir()
     (etc / "users.json").write_text("{}\n", encoding="utf-8")
+    (etc / "users.json").chmod(0o640)  # as `croupier users add` leaves it: others may not read the PINs' hashes
     out = []
     for name in ("pit.toml", "director.toml", "sunday.toml"):
         text = (DEPLOY / name).read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/")

@@ -51,6 +51,7 @@ from typing import Any
 from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
 from firmware_host.display.words import LANGUAGES
 from firmware_host.service.curve import client_keys
+from firmware_host.service.file_modes import FileModeError, check_secret
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
@@ -179,6 +180,12 @@ class DisplayConfig:
             path = getattr(cfg, key)
             if path is not None and not Path(path).is_file():
                 raise ConfigError(f"{source}: [display] {key}: no such file {path!r}")
+        for key, what in (("users", "users file"), ("tls_key", "TLS private key")):
+            try:
+                if getattr(cfg, key) is not None:
+                    check_secret(getattr(cfg, key), what)
+            except FileModeError as exc:
+                raise ConfigError(f"{source}: [display] {key}: {exc}") from None
         if "tables" in section:
             if "public" in section or "snapshot" in section:
                 raise ConfigError(f"{source}: [display] give public/snapshot or [[display.tables]], not both")

@@ -28,6 +28,7 @@ from engine.money import DEFAULT_CURRENCY, Money
 from engine.paytables import ProfileText, read_profile
 from firmware_host.service import access, commands, fairness
 from firmware_host.service.certificates import Certificates, directory_problem
+from firmware_host.service.file_modes import FileModeError, check_trusted
 from firmware_host.service.keys import KeyFileError, KeyPair, load_secret
 from firmware_host.tables.base import MAX_STEPS_PER_HAND
 
@@ -594,4 +595,8 @@ def table_keys(security: SecurityConfig, source: str) -> KeyPair | None:
     clients = Path(security.clients)
     if not clients.is_dir() or not os.access(clients, os.R_OK | os.X_OK):
         raise ConfigError(f"{source}: [security] clients: {clients}: not a readable directory")
+    try:
+        check_trusted(clients, "the clients directory")
+    except FileModeError as exc:
+        raise ConfigError(f"{source}: [security] clients: {exc}") from None
     return pair

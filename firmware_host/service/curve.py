@@ -14,6 +14,7 @@ from typing import Any
 import zmq
 import zmq.auth
 
+from firmware_host.service.file_modes import FileModeError, check_secret
 from firmware_host.service.keys import KeyFileError
 
 Z85_KEY_LENGTH = 40  # a Curve25519 key, Z85-encoded
@@ -53,6 +54,10 @@ class ClientKeys:
         if secret is None:
             raise KeyFileError(f"client key {key}: holds only a public key; give the client's secret "
                                f"certificate (NAME.key_secret)")
+        try:
+            check_secret(key, "client key")
+        except FileModeError as exc:
+            raise KeyFileError(str(exc)) from None
         server, _ = _read(server_key, "server key")
         return cls(public, secret, server)
 

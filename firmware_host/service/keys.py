@@ -25,6 +25,7 @@ import zmq
 import zmq.auth
 
 from firmware_host.service import access
+from firmware_host.service.file_modes import FileModeError, check_secret, check_trusted
 
 log = logging.getLogger("croupier.keys")
 
@@ -136,12 +137,22 @@ def load_clients(directory: str | Path) -> dict[str, Certificate]:
     its reason logged; a directory that cannot be read is none allowed (logged)."""
     folder = Path(directory)
     try:
+        check_trusted(folder, "clients directory")
+    except FileModeError as exc:
+        log.error("%s: no client is allowed", exc)
+        return {}
+    try:
         files = sorted(p for p in folder.iterdir() if p.suffix == ".key" and p.is_file())
     except OSError as exc:
         log.error("clients directory %s cannot be read: %s: no client is allowed", folder, exc.strerror or exc)
         return {}
     found: dict[str, Certificate] = {}
     for file in files:
+        try:
+            check_trusted(file, "client certificate")
+        except FileModeError as exc:
+            log.warning("certificate skipped: %s", exc)
+            continue
         try:
             cert = read_certificate(file)
         except KeyFileError as exc:
@@ -194,13 +205,18 @@ def revoke(directory: str | Path, name: str) -> Path:
 
 
 def load_secret(path: str | Path) -> KeyPair:
-    """A secret certificate (the table's `server_key`, or a client's `--key`). Raises KeyFileError."""
+    """A secret certificate (the table's `server_key`, or a client's `--key`). Raises KeyFileError (also for a
+    file other users may read or change: `file_modes`)."""
     try:
         public, secret = zmq.auth.load_certificate(path)
     except (OSError, ValueError) as exc:
         raise KeyFileError(f"{path}: not a certificate: {getattr(exc, 'strerror', None) or exc}") from None
     if secret is None or len(secret) != 40 or len(public) != 40:
         raise KeyFileError(f"{path}: not a secret certificate (no 40-character secret-key): give the .key_secret file")
+    try:
+        check_secret(path, "secret certificate")
+    except FileModeError as exc:
+        raise KeyFileError(str(exc)) from None
     return KeyPair(public, secret)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.service.access import ROLES
+from firmware_host.service.file_modes import FileModeError, check_secret
 
 MIN_PIN_DIGITS = 4
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_DKLEN = 2 ** 14, 8, 1, 32
@@ -111,7 +112,8 @@ class Users:
 
     @classmethod
     def load(cls, path: str | Path) -> Users:
-        """Read a users file. Raises UsersError naming the file and what is wrong."""
+        """Read a users file. Raises UsersError naming the file and what is wrong (also a file other users may
+        read or change: the PINs' hashes are secrets, `file_modes`)."""
         try:
             with open(path, "rb") as f:
                 raw = f.read(_MAX_FILE_BYTES + 1)
@@ -126,9 +128,14 @@ class Users:
         if not isinstance(data, dict) or not isinstance(data.get("users"), dict):
             raise UsersError(f"{path}: not a users file (no \"users\" map)")
         try:
-            return cls({name: User.from_json(name, entry) for name, entry in data["users"].items()})
+            users = cls({name: User.from_json(name, entry) for name, entry in data["users"].items()})
         except UsersError as exc:
             raise UsersError(f"{path}: {exc}") from None
+        try:
+            check_secret(path, "users file")
+        except FileModeError as exc:
+            raise UsersError(str(exc)) from None
+        return users
 
     @classmethod
     def load_or_empty(cls, path: str | Path) -> Users:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -29,6 +30,7 @@ def keys(tmp_path: Path) -> dict[str, Path]:
     for name, role in (("table", "table"), ("display", "display"), ("other", "table")):
         public, secret = zmq.auth.create_certificates(str(tmp_path / "keys"), name, metadata={"role": role})
         made[name], made[f"{name}_secret"] = Path(public), Path(secret)
+        os.chmod(secret, 0o600)  # a secret others may read is refused (service/file_modes.py)
     return made
 
 

@@ -44,6 +44,7 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
+    key_path.chmod(0o600)  # a private key others may read is refused (service/file_modes.py)
     return cert_path, key_path
 
 
@@ -144,10 +145,18 @@ def test_pages_over_tls_mark_the_cookie_secure(served: Callable[..., dict[str, A
 
 
 def test_tls_settings_are_checked_at_start(tmp_path: Path) -> None:
-    cert, _ = _self_signed(tmp_path)
+    cert, key = _self_signed(tmp_path)
+    wrong = tmp_path / "wrong.key"  # the certificate given as its key
+    wrong.write_bytes(cert.read_bytes())
+    wrong.chmod(0o600)
+    open_key = tmp_path / "open.key"  # the key, readable by everyone
+    open_key.write_bytes(key.read_bytes())
+    open_key.chmod(0o644)
     for extra, words in ((f'tls_cert = "{cert}"\n', "give both or neither"),
                          (f'tls_cert = "{cert}"\ntls_key = "{tmp_path / "none.key"}"\n', "no such file"),
-                         (f'tls_cert = "{cert}"\ntls_key = "{cert}"\n', "not a certificate and its key")):
+                         (f'tls_cert = "{cert}"\ntls_key = "{wrong}"\n', "not a certificate and its key"),
+                         (f'tls_cert = "{cert}"\ntls_key = "{open_key}"\n', f"[display] tls_key: TLS private key "
+                                                                          f"{open_key} is mode 0644")):
         config = tmp_path / "bad.toml"
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\n{extra}', encoding="utf-8")
         run = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
