@@ -43,7 +43,7 @@ from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission
 from firmware_host.service.feed import Feed
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
-from firmware_host.service.integrity import fault_body, new_breaks, replay_failed
+from firmware_host.service.integrity import replay_failed, start_faults
 from firmware_host.service.history import history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
 from firmware_host.service.keys import KeyPair, serve_curve
@@ -143,17 +143,17 @@ class Controller:
     def recover(self) -> int:
         """Rebuild the state from the journal; open the default table when there is none.
 
-        An event the journal's chain does not vouch for stands a `journal_integrity` fault
-        (journaled) after the replay: no step is taken until a supervisor clears it. Returns the
-        number of events replayed. Raises JournalError when an event no longer applies.
+        An event the journal's chain does not vouch for, or a break in the audit log's, stands a
+        `journal_integrity` or `audit_integrity` fault (journaled) after the replay: no step is taken
+        until a supervisor clears it. Returns the number of events replayed. Raises JournalError when
+        an event no longer applies.
         """
         try:
             self.state, replayed = rebuild(self.journal, self.seats)
         except JournalError as exc:
             raise replay_failed(self.journal, exc) from exc
-        for bad in new_breaks(self.journal):  # replayed as it stands, then the table is locked
-            log.critical("the journal failed its integrity check: %s", bad)
-            self._submit("fault", fault_body(bad), None)
+        for body in start_faults(self.journal, self.audit.log):  # replayed as it stands, then the table is locked
+            self._submit("fault", body, None)
         if self.state.table is None and self.default_setup is not None and self.state.fault is None:
             if not self.state.table_closed:  # a table the pit closed stays closed
                 self._submit("open", self.default_setup.as_body(), None)

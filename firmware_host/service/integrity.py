@@ -1,13 +1,17 @@
-"""The journal's integrity at start: the breaks in its chain that no `journal_integrity` fault has named yet."""
+"""The journal's and the audit log's integrity at start: the breaks in their chains that no fault has named yet."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from firmware_host.service.audit import AuditError, AuditLog
 from firmware_host.service.journal import ChainBreak, Journal, JournalError
 from firmware_host.tables.base import FaultKind
 
 INTEGRITY = FaultKind.JOURNAL_INTEGRITY
+AUDIT_INTEGRITY = FaultKind.AUDIT_INTEGRITY
+log = logging.getLogger("croupier.integrity")
 
 
 def fault_body(bad: ChainBreak) -> dict[str, Any]:
@@ -27,6 +31,29 @@ def new_breaks(journal: Journal) -> list[ChainBreak]:
             breaks.append(bad)
         after = bad.id
     return breaks
+
+
+def start_faults(journal: Journal, audit: AuditLog | None) -> list[dict[str, Any]]:
+    """The `fault` events a start stands after the replay, each logged critical: one per break in the
+    journal's chain (`new_breaks`), and one for the audit log's first break when no `audit_integrity`
+    fault names it yet (after a supervisor's clear the next start goes on; nothing is repaired, and the
+    log's later entries chain on from its last). An audit log that cannot be read is a break too.
+    Raises JournalError when the journal cannot be read."""
+    bodies = []
+    for bad in new_breaks(journal):
+        log.critical("the journal failed its integrity check: %s", bad)
+        bodies.append(fault_body(bad))
+    if audit is not None:
+        try:
+            verdict = audit.verify()
+            bad_entry, problem = verdict.bad, verdict.problem
+        except AuditError as exc:
+            bad_entry, problem = 0, f"cannot be read: {exc}"
+        if bad_entry is not None and bad_entry not in journal.integrity_records(AUDIT_INTEGRITY.value):
+            log.critical("the audit log failed its integrity check: %s", problem)
+            bodies.append({"kind": AUDIT_INTEGRITY.value, "detail": f"audit log {audit.path}: {problem}",
+                           "record": bad_entry})
+    return bodies
 
 
 def replay_failed(journal: Journal, exc: JournalError) -> JournalError:

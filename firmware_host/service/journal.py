@@ -543,10 +543,11 @@ class Journal:
                                       (since,)):
             yield self._event(row)
 
-    def integrity_records(self) -> set[int]:
-        """The events that journaled `journal_integrity` faults name (`record`): breaks already faulted."""
+    def integrity_records(self, kind: str = "journal_integrity") -> set[int]:
+        """What the journaled faults of `kind` (`journal_integrity`: events; `audit_integrity`: the audit log's
+        entries) name as `record`: breaks already faulted."""
         rows = self._conn.execute("SELECT json_extract(body, '$.record') FROM events WHERE kind='fault' "
-                                  "AND json_extract(body, '$.kind')='journal_integrity'").fetchall()
+                                  "AND json_extract(body, '$.kind')=?", (kind,)).fetchall()
         return {int(r[0]) for r in rows if isinstance(r[0], int)}
 
     def verify_chain(self, after: int = 0) -> ChainBreak | None:

@@ -54,12 +54,13 @@ class FaultKind(enum.StrEnum):
     DEVICE_FAULT = "device_fault"
     REFUSED_READING = "refused_reading"
     JOURNAL_INTEGRITY = "journal_integrity"
+    AUDIT_INTEGRITY = "audit_integrity"
     STEP_LIMIT = "step_limit"
 
     @property
     def critical(self) -> bool:
         """A fault of the table itself, not of one hand: not even a `void` is taken while it stands, only a `clear`."""
-        return self is FaultKind.JOURNAL_INTEGRITY
+        return self in (FaultKind.JOURNAL_INTEGRITY, FaultKind.AUDIT_INTEGRITY)
 
     @property
     def message(self) -> str:
@@ -82,6 +83,7 @@ _FAULT_MESSAGES = {
     FaultKind.REFUSED_READING: "a device reading could not be taken",
     FaultKind.STEP_LIMIT: "the hand took more steps than a hand may: a supervisor must clear or void it",
     FaultKind.JOURNAL_INTEGRITY: "the journal failed its integrity check: a supervisor must clear the table",
+    FaultKind.AUDIT_INTEGRITY: "the audit log failed its integrity check: a supervisor must clear the table",
 }
 
 
