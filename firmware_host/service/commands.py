@@ -70,7 +70,8 @@ Limits (`docs/security.md`, Limits): a request is one frame of at most `[command
 (default `MAX_REQUEST_BYTES`); a longer one, or one of several frames, is refused `malformed` before
 it is decoded and is never journaled. Decoding holds strings and binary data to `MAX_STR_BYTES`,
 maps and arrays to `MAX_ENTRIES` entries (a map of 200,000 keys is refused at its first byte). An
-`id` is a string of 1 to `MAX_ID_CHARS` printable characters or an integer within int64. A client
+`id` is a string of 1 to `MAX_ID_CHARS` printable characters or an integer within int64; every other
+integer (an amount, a seat, a hand, `after`) is at most `MAX_INT` (2**53 - 1), else `malformed`. A client
 over its rate is answered `busy` (with `retry_s`), nothing journaled (`service/fairness.py`).
 A refused request changed nothing. The same request re-sent under an id already accepted gets
 `"duplicate": true` (applied once); another request under that id is refused `reused_id`. An id
@@ -302,7 +303,7 @@ class Command:
         if cmd not in COMMANDS:
             raise Malformed(f"unknown cmd {cmd!r} (known: {', '.join(COMMANDS)})")
         hand = data.get("hand")
-        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int) or hand < 1):
+        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= MAX_INT):
             raise Malformed("hand must be a positive integer")
         allowed = _ARGS[cmd]
         extra = set(data) - set(allowed) - {"id", "cmd", "hand", "auth"}
@@ -328,12 +329,17 @@ class Command:
         return cls(cmd=cmd, args=args, id=req_id, hand=hand, auth=auth)
 
 
-def _int_in(lo: int, hi: int | None = None) -> Any:
+MAX_INT = 2**53 - 1
+"""The largest integer a request may carry where no tighter bound applies: the largest a page's JavaScript
+reads exactly, and far inside SQLite's 64 bits even added up (an `after` of 2**63 once answered `internal`)."""
+
+
+def _int_in(lo: int, hi: int = MAX_INT) -> Any:
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"must be an integer, not {v!r}")
-        if v < lo or (hi is not None and v > hi):
-            raise ValueError(f"{v} out of range {lo}..{hi}" if hi is not None else f"{v} out of range (at least {lo})")
+        if v < lo or v > hi:
+            raise ValueError(f"{v} out of range {lo}..{hi}")
         return v
     return check
 
@@ -361,7 +367,7 @@ def _bets(v: Any) -> dict[str, int]:
             raise ValueError(f"bet circle {k!r} is not a name")
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
             raise ValueError(f"{k}: stake must be a positive integer, not {amount!r}")
-        out[k] = amount
+        out[k] = _int_in(1)(amount)
     return out
 
 
