@@ -67,6 +67,8 @@ PROFILES_DIR="$CONF_DIR/profiles"
 KEYS_DIR="$CONF_DIR/keys"          # the table's own key pair: [security] server_key
 CLIENTS_DIR="$CONF_DIR/clients"    # the client keys let in: [security] clients
 TABLE_KEY="$KEYS_DIR/table.key_secret"
+TLS_DIR="$CONF_DIR/tls"            # the display's HTTPS certificate: [display] tls_cert, tls_key
+TLS_KEY="$TLS_DIR/display.key"
 
 for f in deploy/croupier.service deploy/croupier-display.service deploy/99-croupier-shoe.rules deploy/pi.toml \
          deploy/display.toml pyproject.toml; do
@@ -196,6 +198,21 @@ elif [[ $DRY_RUN -eq 1 || -x "$ROOT$VENV/bin/croupier" ]]; then
     run chmod 0640 "$ROOT$TABLE_KEY"
 else
     echo "next: make the table's key: croupier keys new table --role table --dir $KEYS_DIR (docs/deploy.md)"
+fi
+
+# -- the display's HTTPS certificate: sign-in off loopback is refused in plaintext --------------------
+# (docs/deploy.md "The display"); self-signed, made once: its fingerprint is printed to check in the browser
+run install -d -m 0750 "${key_owner[@]}" "$ROOT$TLS_DIR"
+if [[ -e "$ROOT$TLS_KEY" ]]; then
+    note "keeping the display's certificate in $ROOT$TLS_DIR"
+elif [[ $DRY_RUN -eq 1 || -x "$ROOT$VENV/bin/croupier" ]]; then
+    tls_hosts=(--host "$(hostname).local")
+    for address in $(hostname -I 2>/dev/null); do tls_hosts+=(--host "$address"); done
+    run "$ROOT$VENV/bin/croupier" keys tls --dir "$ROOT$TLS_DIR" "${tls_hosts[@]}"
+    [[ -z "$ROOT" ]] && run chgrp "$USER_NAME" "$ROOT$TLS_KEY"
+    run chmod 0640 "$ROOT$TLS_KEY"
+else
+    echo "next: make the display's certificate: croupier keys tls --dir $TLS_DIR --host NAME (docs/deploy.md)"
 fi
 
 # -- udev and systemd ------------------------------------------------------------------------------

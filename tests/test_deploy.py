@@ -141,6 +141,8 @@ def _pi_display_config(root: Path) -> Path:
                         "--dir", str(etc / "keys")], check=True, capture_output=True, timeout=60)
     (etc / "users.json").write_text("{}\n", encoding="utf-8")
     (etc / "users.json").chmod(0o640)  # as `croupier users add` leaves it: others may not read the PINs' hashes
+    subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "tls", "--dir", str(etc / "tls"),
+                    "--host", "croupier-t1.local"], check=True, capture_output=True, timeout=60)
     config = etc / "display.toml"
     config.write_text((DEPLOY / "display.toml").read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/"),
                       encoding="utf-8")
@@ -220,6 +222,8 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
         f"would run: install -m 0644 {RULES} {tmp_path}/etc/udev/rules.d/99-croupier-shoe.rules",
         f"would run: install -m 0640 {DEPLOY / 'pi.toml'} {tmp_path}/etc/croupier/table.toml",
         f"would run: install -m 0640 {DEPLOY / 'display.toml'} {tmp_path}/etc/croupier/display.toml",
+        f"keys tls --dir {tmp_path}/etc/croupier/tls --host ",
+        f"would run: chmod 0640 {tmp_path}/etc/croupier/tls/display.key",
         "skip (--root): udevadm control --reload-rules",
         "skip (--root): systemctl daemon-reload",
         "skip (--root): systemctl enable croupier.service",

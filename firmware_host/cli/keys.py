@@ -5,6 +5,9 @@
 `list --dir DIR [--json]` prints each certificate's name, role and public key (a table; `--json`:
 one JSON object a line). `revoke NAME --dir DIR` (DIR the table's `[security] clients`) moves
 `DIR/NAME.key` into `DIR/revoked/`: the running controller cuts that key within 5 s.
+`tls --dir DIR --host NAME [--host ADDRESS ...]` makes the display's self-signed HTTPS certificate
+`DIR/display.crt` and its key `DIR/display.key` (mode 0600) and prints the certificate's SHA-256
+fingerprint (`firmware_host/display/certificate.py`).
 Exit 0 done, 1 refused (the reason on standard error), 2 bad arguments.
 """
 
@@ -29,7 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gone = sub.add_parser("revoke", help="take a client's certificate out of the allowed set",
                           description="move DIR/NAME.key into DIR/revoked/")
     gone.add_argument("name", metavar="NAME")
-    for p in (new, listing, gone):
+    tls = sub.add_parser("tls", help="make the display's HTTPS certificate",
+                         description="make DIR/display.crt and DIR/display.key (self-signed) and print its fingerprint")
+    tls.add_argument("--host", action="append", required=True, metavar="NAME",
+                     help="a DNS name or IP address the pages are opened at (repeat for more)")
+    for p in (new, listing, gone, tls):
         p.add_argument("--dir", required=True, metavar="DIR", help="the certificates' directory")
 
 
@@ -38,6 +45,15 @@ def main(args: argparse.Namespace) -> int:
         if args.action == "new":
             public, secret = create(args.dir, args.name, args.role)
             print(f"{public}\n{secret} (secret: give it to the {args.role} only, then delete it here)")
+        elif args.action == "tls":
+            from firmware_host.display.certificate import CertificateError, make
+
+            try:
+                crt, key, print_ = make(args.dir, args.host)
+            except (CertificateError, OSError) as exc:
+                print(f"croupier keys: {exc}", file=sys.stderr)
+                return 1
+            print(f"{crt}\n{key} (secret)\nSHA-256 fingerprint: {print_}")
         elif args.action == "revoke":
             print(f"revoked: {revoke(args.dir, args.name)}")
         else:

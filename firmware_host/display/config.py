@@ -43,6 +43,7 @@ An unknown section or key, or a bad value, is a ConfigError naming the file, the
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -176,6 +177,10 @@ class DisplayConfig:
         check_pit(cfg, source)
         if (cfg.tls_cert is None) != (cfg.tls_key is None):
             raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
+        if cfg.users is not None and cfg.tls_cert is None and not is_loopback_host(cfg.host):
+            raise ConfigError(f"{source}: [display] listen: {cfg.host}:{cfg.port} is off loopback and the pages sign "
+                              f"users in (users): their PINs and sessions would cross the floor network in plaintext; "
+                              f"give tls_cert and tls_key (croupier keys tls) or listen on 127.0.0.1")
         for key in ("users", "tls_cert", "tls_key"):
             path = getattr(cfg, key)
             if path is not None and not Path(path).is_file():
@@ -191,6 +196,16 @@ class DisplayConfig:
                 raise ConfigError(f"{source}: [display] give public/snapshot or [[display.tables]], not both")
             cfg = replace(cfg, table_list=_tables(section["tables"], cfg, source))
         return cfg
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether the pages' listening address is reachable from this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name, or 0.0.0.0 / :: (every interface)
 
 
 def _tables(raw: Any, cfg: DisplayConfig, source: str) -> tuple[TableFeed, ...]:

@@ -5,6 +5,7 @@ a client certificate others may change is not let in."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,3 +79,32 @@ def test_a_client_certificate_others_may_change_is_not_let_in(tmp_path: Path) ->
     assert "screen" not in keys.load_clients(security["clients"])
     os.chmod(security["clients"], 0o777)
     assert keys.load_clients(security["clients"]) == {}
+
+
+def test_sign_in_off_loopback_needs_https_and_keys_tls_makes_the_certificate(tmp_path: Path) -> None:
+    users = tmp_path / "users.json"
+    Users({"sue": User.with_pin("sue", "supervisor", "482913")}).save(users)
+    display = tmp_path / "display.toml"
+    for listen in ("0.0.0.0:8080", "10.0.0.11:8080", "[::]:8080"):
+        display.write_text(f'[display]\nlisten = "{listen}"\nusers = "{users}"\n', encoding="utf-8")
+        done = check(display, "display")
+        assert done.returncode == 2, listen
+        assert "[display] listen:" in done.stderr and "off loopback" in done.stderr and "tls_cert" in done.stderr
+    for listen in ("127.0.0.1:8080", "[::1]:8080", "localhost:8080"):  # on loopback, or without sign-in
+        display.write_text(f'[display]\nlisten = "{listen}"\nusers = "{users}"\n', encoding="utf-8")
+        assert check(display, "display").returncode == 0, listen
+    display.write_text('[display]\nlisten = "0.0.0.0:8080"\n', encoding="utf-8")
+    assert check(display, "display").returncode == 0
+    made = subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "tls", "--dir", str(tmp_path / "tls"),
+                           "--host", "croupier-t1.local", "--host", "10.0.0.11"], capture_output=True, text=True,
+                          timeout=60)
+    assert made.returncode == 0, made.stderr
+    assert re.search(r"SHA-256 fingerprint: ([0-9A-F]{2}:){31}[0-9A-F]{2}\n", made.stdout), made.stdout
+    assert (tmp_path / "tls" / "display.key").stat().st_mode & 0o777 == 0o600
+    display.write_text(f'[display]\nlisten = "0.0.0.0:8080"\nusers = "{users}"\n'
+                       f'tls_cert = "{tmp_path / "tls" / "display.crt"}"\ntls_key = "{tmp_path / "tls" / "display.key"}"\n',
+                       encoding="utf-8")
+    assert check(display, "display").returncode == 0
+    again = subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "tls", "--dir", str(tmp_path / "tls"),
+                            "--host", "x"], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and "already there" in again.stderr  # never overwritten
