@@ -7,7 +7,9 @@ the closed hands numbered above N (default 0), oldest first, at most K of them (
 last K closed hands instead (a screen's recall; `more` then says whether older ones exist). With
 `"events": true` the page is the table's `open` and `close` events after event N instead
 (`service/table_events.py`: the floor's open time). Each hand
-is its `croupier history --json` line (`hand_line`). Journal reads only: the table is not changed,
+is its `croupier history --json` line (`hand_line`) with `chain`: `{"event", "head"}`, the journal's chain at
+the event that closed the hand, which the floor's archive keeps (`croupier audit verify --against`: a journal
+rewritten with its chain recomputed no longer matches it). Journal reads only: the table is not changed,
 nothing is journaled, and a page is one indexed query plus one per house hand for its `open`.
 """
 
@@ -60,10 +62,14 @@ def hand_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
         return []
     opens = journal.opens_for(rows[0].closed_event, rows[-1].closed_event)
     ids = [event.id for event in opens]
+    heads = journal.chains([row.closed_event for row in rows])
     lines = []
     for row in rows:
         at = bisect.bisect_left(ids, row.closed_event) - 1  # the last open before the hand closed
-        lines.append(hand_line(row, None if row.record.get("poker") or at < 0 else opens[at]))
+        line = hand_line(row, None if row.record.get("poker") or at < 0 else opens[at])
+        if row.closed_event in heads:  # the journal's chain at the hand's close: the floor's archive keeps it
+            line["chain"] = {"event": row.closed_event, "head": heads[row.closed_event]}
+        lines.append(line)
     return lines
 
 

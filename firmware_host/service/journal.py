@@ -465,6 +465,16 @@ class Journal:
                                  "ORDER BY id DESC LIMIT 1", (event_id,)).fetchone()
         return self._event(row) if row else None
 
+    def chains(self, event_ids: list[int]) -> dict[int, str]:
+        """The stored chain of each of `event_ids` that has one (a hand's closing event: its chain head)."""
+        out: dict[int, str] = {}
+        for at in range(0, len(event_ids), 500):
+            part = event_ids[at:at + 500]
+            rows = self._conn.execute(f"SELECT id, chain FROM events WHERE id IN ({','.join('?' * len(part))})",
+                                      part).fetchall()
+            out.update({int(r[0]): str(r[1]) for r in rows if r[1]})
+        return out
+
     def opens_for(self, first: int, last: int) -> list[Event]:
         """The `open` events that hands closed at events `first`..`last` were played under, oldest
         first: the last one before `first` and every one between (a page of hands reads each once)."""
