@@ -159,7 +159,8 @@ def test_the_demo_deals_poker_from_the_dealer_console(page: Page) -> None:
 
 
 def test_the_tournament_demo_serves_the_clock_and_each_table(page: Page, browser: Browser) -> None:
-    proc = demo("--tournament", "--players", "4", "--tables", "2", "--seed", "3", "--web", "127.0.0.1:0")
+    proc = demo("--tournament", "--players", "4", "--tables", "2", "--seed", "3", "--web", "127.0.0.1:0",
+                "--language", "fr")
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -169,7 +170,9 @@ def test_the_tournament_demo_serves_the_clock_and_each_table(page: Page, browser
         assert pit.endswith("/pit")
         page.goto(clock)
         page.wait_for_selector("[data-tournament][data-status='running'][data-level='1']", timeout=30_000)
-        assert "Demo" in page.inner_text("[data-name]")
+        assert "Demo" in page.inner_text("[data-name]")  # in French: the clock's words, the chips as the French write them
+        assert page.inner_text("[data-level-name]") == "NIVEAU 1" and page.inner_text("[data-status-text]") == "EN COURS"
+        assert " sur 4" in page.inner_text("[data-players]") and "DOTATION" in page.inner_text("[data-tournament]")
         table = browser.new_page()
         table.goto(t2)
         table.wait_for_selector("main[data-table='T2'][data-hand]:not([data-hand=''])", timeout=30_000)

@@ -32,7 +32,7 @@ function el(tag, className, text) {
 
 const money = (amount) => ({ money: amount });
 const gameName = (code) => (code ? tOr(`game.${code}`, code) : "\u2013");
-const phaseName = (phase) => (phase ? tOr(`surveillance.phase_${phase}`, phase) : "");
+const phaseName = (phase) => (phase ? tOr(`phase.${phase}`, phase) : "");
 const circleName = (circle) => tOr(`circle.${circle}`, circle);
 
 function betsText(bets, state) {
