@@ -182,7 +182,8 @@ const EMPTY = { spots: [], dealer: { cards: [] }, board: [], burns: [], manual: 
 // (1, 2, ...) or the number of entries so far for what a state adds (a phase, a fault, a result).
 function linesBetween(before, after) {
   const lines = [];
-  const sameHand = before && before.boot === after.boot && before.hand === after.hand;
+  // the same hand goes on after a controller's restart (a new boot): its replayed sequence is not logged twice
+  const sameHand = before && before.table === after.table && before.hand === after.hand;
   if (!sameHand) {
     if (before && before.boot === after.boot && before.phase !== "settled" && before.phase !== "over"
         && (before.spots ?? []).some((s) => (s.cards ?? []).length)) {
