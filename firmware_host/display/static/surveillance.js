@@ -116,6 +116,7 @@ function render(state) {
   document.getElementById("dealer-name").textContent = !named ? ""
     : dealer.qualifies === true ? t("surveillance.qualifies", { hand_name: named })
       : dealer.qualifies === false ? t("surveillance.not_qualify", { hand_name: named }) : named;
+  document.getElementById("dealer-row").hidden = Boolean(state.structure); // a poker table: no dealer's hand
   document.getElementById("board-row").hidden = state.game === "3cp";
   document.getElementById("board").replaceChildren(...cardsElements(state.board));
   document.getElementById("pot").textContent = state.total_pot ? t("surveillance.pot", { amount: money(state.total_pot) }, state) : "";
