@@ -4,6 +4,7 @@
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
     croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process | --director]
+                  [--web HOST:PORT]
 
 Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
 controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
@@ -12,7 +13,9 @@ the public feed (`croupier watch`: a screen on a terminal, plain lines otherwise
 the bot dealer and the bot players: they bet, deal and decide through the shoe, the panel's buttons
 and the command channel. After N hands it prints one JSON line read back from the journal,
 `{"hands": N, "settled": N, "voided": 0, "faults": 0, "house_net": ...}`, and exits 0 (1 when the
-table could not be run, 2 for bad arguments).
+table could not be run, 2 for bad arguments). SIGINT or SIGTERM ends it early: every child ended, the
+summary line of the hands closed so far, exit 130 or 143; the temporary state directory removed
+(a `--state` given is kept).
 
 With `--game` a poker variant (`engine.poker.VARIANTS`) and `--structure` its betting structure, the
 table is a poker table and the poker bots (`firmware_host.sim.poker_bots`) deal and act for every
@@ -25,19 +28,25 @@ the table key's secret half beside `--server-key` and, as its clients, the direc
 
 With `--web HOST:PORT` (default 127.0.0.1:8080; `off` not to serve; `--quiet` alone does not serve)
 it also starts `croupier display` on the table and prints the pages' address first, one line
-`pages: http://HOST:PORT/table http://HOST:PORT/pit`; when that port is taken it says so on
-standard error and serves on a free port instead.
+`pages: http://HOST:PORT/table http://HOST:PORT/pit http://HOST:PORT/surveillance (demo credentials:
+surveillance demo-eye PIN ...)`; when that port is taken it says so on standard error and serves on
+a free port instead. `demo-eye` (role surveillance, its PIN drawn for this run, in the table's users
+file) signs in at `/surveillance`, which follows the table's full feed (`[display] full`,
+`full_snapshot`, `commands` for the recall; with `--secure` a surveillance certificate `keys/eye/`,
+among the controller's clients; with keys of your own, `--key`, the full feed is not served).
 
 With `--dealer web` (it needs the pages: `--web` not off) the dealer's part is left to the dealer
 console, `/dealer`: the demo adds a demo dealer and a demo supervisor with PINs drawn for this run
-to the table's users file and prints them on the pages line (`demo credentials: dealer demo-dealer
-PIN ..., supervisor demo-floor PIN ...`); the display gets the command endpoint and the users file.
+to the table's users file and prints them on the pages line after `/dealer` (`demo credentials: dealer
+demo-dealer PIN ..., supervisor demo-floor PIN ..., surveillance demo-eye PIN ...`); the display gets
+the command endpoint and the users file.
 Nothing here bets, deals or confirms for the dealer: the emulated shoe deals a card whenever the
 controller expects one (`sim.dealing.ShoeHand`), and the bot players bet and decide only for the
-spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`). It runs until N hands are
-settled (or SIGINT: then the summary of the hands closed so far, exit 130).
+spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`); at a poker table
+(`--game holdem`...) no bot acts: every player's action is the console's (`static/dealer-poker.js`). It
+runs until N hands are settled (or SIGINT/SIGTERM: then the summary of the hands closed so far).
 
-With `--tournament` it plays a simulated tournament instead, to one winner: a simulated poker table
+With `--tournament` (`cli/demo_tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
 (shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
 read from the tables' feeds (`firmware_host.sim.tournament_devices`); with `--in-process` the bots
 play engine hold'em hands in-process, no devices (`firmware_host.sim.tournament`); with `--director` the
@@ -45,7 +54,9 @@ production director (`croupier tournament`'s `Director`) seats, moves and holds 
 (`firmware_host.sim.tournament_director`). Each table's
 hands go to `DIR/<table>/hands.jsonl`, the whole record to `DIR/tournament.json`; it ends with one
 JSON line `{"entries": N, "hands": H, "prize_pool": P, "places": [{"place": 1, "player": ...,
-"prize": ...}, ...]}` (`docs/tournament.md`).
+"prize": ...}, ...]}` (`docs/tournament.md`). With `--web HOST:PORT` (the director's run: the clock
+is its feed) it also serves the pages once the tables run and prints them first, one line `pages:
+http://HOST:PORT/tournament http://HOST:PORT/table?table=T1 ... http://HOST:PORT/pit`.
 """
 
 from __future__ import annotations
@@ -72,6 +83,7 @@ from engine.poker import VARIANTS
 from firmware_host.display.words import LANGUAGES
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
+from firmware_host.cli.demo_tournament import tournament_demo
 from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.journal import JournalError
@@ -88,6 +100,8 @@ MIN_3CP_BOTS = 5
 DEFAULT_WEB = "127.0.0.1:8080"
 DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
 """The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
+DEMO_EYE = {"demo-eye": "surveillance"}
+"""The demo's surveillance user whenever the pages are served (/surveillance, the full feed); a PIN drawn at each run."""
 
 
 def croupier_argv(*args: str) -> list[str]:
@@ -136,6 +150,7 @@ class SimTable:
         self.users_path = self.state_dir / "users.json"  # the bot supervisor's, with a PIN drawn at each start
         self.supervisor: dict[str, str] | None = None
         self.people = dict(people or {})  # name -> (role, PIN): more users of the users file (the console's)
+        self.eye_key: Path | None = None  # the surveillance certificate of the demo's display (--secure)
 
     def __enter__(self) -> SimTable:
         self.start()
@@ -240,6 +255,29 @@ def console_lines(table: SimTable) -> str:
     return lines
 
 
+def eye_key(keys: SimKeys) -> Path:
+    """The surveillance certificate of the demo's display (`--secure`): made beside the other keys, its public
+    half among the controller's clients, so the full feed lets it on. Its secret half's path."""
+    from firmware_host.service import keys as key_files
+    public, secret = key_files.create(keys.clients.parent / "eye", "eye", "surveillance")
+    shutil.copyfile(public, keys.clients / public.name)
+    return secret
+
+
+def full_feed_lines(table: SimTable, with_commands: bool) -> str:
+    """The `[display]` keys of /surveillance at the demo's table: the full feed, the recall's command endpoint,
+    the users file, the surveillance key under CURVE (none with keys of the user's own: nothing to serve)."""
+    if table.eye_key is None and table.keys is not None:
+        return ""
+    e = table.endpoints
+    lines = f'full = "{e.full}"\nfull_snapshot = "{e.full_snapshot}"\n'
+    if with_commands:
+        lines += f'commands = "{e.commands}"\nusers = "{table.users_path.resolve()}"\n'
+    if table.eye_key is not None:
+        lines += f'surveillance_key = "{table.eye_key}"\n'
+    return lines
+
+
 def credentials(people: Mapping[str, tuple[str, str]]) -> str:
     """The pages line's demo credentials: `demo credentials: dealer demo-dealer PIN 123456, ...`."""
     return "demo credentials: " + ", ".join(f"{role} {name} PIN {pin}" for name, (role, pin) in people.items())
@@ -253,10 +291,11 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
     start, say why and go on without it (None)."""
     keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
     keys += console_lines(table) if console else ""
+    eye = full_feed_lines(table, with_commands=not console)
     config = table.run_dir / "display.toml"
     log_path = table.run_dir / "display.log"
     for listen in (port, 0) if port else (0,):
-        config.write_text(f'[display]\nlisten = "{host}:{listen}"\nlanguage = "{language}"\n{keys}\n[[display.tables]]\nname = "{table.table}"\n'
+        config.write_text(f'[display]\nlisten = "{host}:{listen}"\nlanguage = "{language}"\n{keys}{eye}\n[[display.tables]]\nname = "{table.table}"\n'
                           f'public = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
                           f'heartbeat_s = {table.heartbeat_s}\n', encoding="utf-8")
         with open(log_path, "ab") as err:
@@ -272,8 +311,12 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
             print(f"croupier demo: the pages are not served: {said[-1] if said else status}", file=sys.stderr)
             return None
         line = f"pages: {ready['table']} {ready['pit']}"
+        if eye:
+            line += f" {ready['display']}/surveillance"
         if console:
-            line += f" {ready['dealer']} ({credentials(table.people)})"
+            line += f" {ready['dealer']}"
+        if table.people:
+            line += f" ({credentials(table.people)})"
         print(line, flush=True)
         return proc
     return None
@@ -338,7 +381,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="CURVE on every socket with throwaway keys made in the state directory's keys/")
     add_key_arguments(parser)
     parser.add_argument("--web", default=None, metavar="HOST:PORT",
-                        help=f"serve the pages (croupier display) there, or off (default {DEFAULT_WEB}; off with --quiet)")
+                        help=f"serve the pages (croupier display) there, or off (default {DEFAULT_WEB}; off with --quiet; "
+                             "--tournament: off unless given)")
     parser.add_argument("--pace", type=float, default=None, metavar="S",
                         help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
     parser.add_argument("--dealer", choices=("bots", "web"), default="bots",
@@ -359,19 +403,25 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         if not 2 <= seats <= most:
             return f"--seats {seats} is not possible for {args.game} (2..{most})"
         if args.dealer == "web":
-            return "--dealer web is for the house games (the dealer console deals uth and 3cp)"
+            return web_refusal(args)
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
     if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
         return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
     if args.dealer == "web":
-        if args.web is None and args.quiet or args.web == "off":
-            return "--dealer web needs the pages: give --web HOST:PORT (not off)"
-        if args.kill:
-            return "--kill is for the bot dealer: not with --dealer web"
-        if args.bot_wait < 0:
-            return "--bot-wait must be 0 or more seconds"
+        return web_refusal(args)
+    return None
+
+
+def web_refusal(args: argparse.Namespace) -> str | None:
+    """What is wrong with `--dealer web`'s options (None when nothing is)."""
+    if args.web is None and args.quiet or args.web == "off":
+        return "--dealer web needs the pages: give --web HOST:PORT (not off)"
+    if args.kill:
+        return "--kill is for the bot dealer: not with --dealer web"
+    if args.bot_wait < 0:
+        return "--bot-wait must be 0 or more seconds"
     return None
 
 
@@ -382,11 +432,12 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
     when its journal cannot be read."""
     keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public)}
     shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
-    players = YieldingPlayers(table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits,
-                              wait_s=args.bot_wait, **keys)
+    players = None if is_poker(args.game) else YieldingPlayers(  # at a poker table every action is the console's
+        table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)
     log_.first_hand = next_hand(public_snapshot(table))
     shoe.start()
-    players.start()
+    if players is not None:
+        players.start()
     try:
         while True:
             rows = summary(table.state_dir, log_.first_hand, 10 ** 9)
@@ -395,7 +446,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
                 return log_
             time.sleep(0.25)
     finally:
-        players.stop()
+        if players is not None:
+            players.stop()
         shoe.stop()
 
 
@@ -421,51 +473,27 @@ def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections
                     structure="no-limit")
 
 
-def tournament_demo(args: argparse.Namespace) -> int:
-    """`--tournament`: play the simulated tournament and print its result line (exit 2 for bad arguments)."""
-    from engine.tournament import tables_needed
-    from firmware_host.sim.tournament import SimError, TournamentRun, demo_tournament
-    from firmware_host.sim.tournament_devices import DeviceTournamentRun
-
-    players, tables = args.players if args.players is not None else 24, args.tables if args.tables is not None else 3
-    if tables < 1 or players < 2:
-        print("croupier demo: --tournament needs --players 2 or more and --tables 1 or more", file=sys.stderr)
-        return 2
-    if args.director and args.in_process:
-        print("croupier demo: --director drives the devices' tables: not with --in-process", file=sys.stderr)
-        return 2
-    tournament = demo_tournament(tables)
-    if tables_needed(players, tournament.seats_per_table) > tables:
-        print(f"croupier demo: {players} players do not fit on {tables} tables of {tournament.seats_per_table}",
-              file=sys.stderr)
-        return 2
-    state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-tournament-"))
+def tournament(args: argparse.Namespace) -> int:
+    """`--tournament` (`cli/demo_tournament.py`) on this module's tables, its pages at `--web` when given."""
     try:
-        if args.director:
-            from firmware_host.sim.tournament_director import DirectorTournamentRun, director_tournament
-            text, tournament = director_tournament(tables)
-            line = DirectorTournamentRun(state_dir, tournament_table, tournament, text, players=players,
-                                         seed=args.seed).run()
-        else:
-            if args.in_process:
-                run = TournamentRun(state_dir, players=players, tables=tables, seed=args.seed, tournament=tournament)
-            else:
-                run = DeviceTournamentRun(state_dir, tournament_table, players=players, tables=tables,
-                                          seed=args.seed, tournament=tournament)
-            line = run.run()
-    except (SimError, OSError) as exc:
+        web = web_address(args.web) if args.web is not None else None
+    except ValueError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        if not args.state:
-            shutil.rmtree(state_dir, ignore_errors=True)
-    print(json.dumps(line), flush=True)
-    return 0
+        return 2
+    return tournament_demo(args, tournament_table, web)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: the demo ends as at SIGINT (its children ended, the summary line, a temporary state removed)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 def main(args: argparse.Namespace) -> int:
     if args.tournament:
-        return tournament_demo(args)
+        return tournament(args)
     if args.players is not None or args.tables is not None or args.in_process or args.director:
         print("croupier demo: --players and --tables (and --in-process, --director) are for --tournament",
               file=sys.stderr)
@@ -489,18 +517,24 @@ def main(args: argparse.Namespace) -> int:
     by_web = args.dealer == "web"
     state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
-    people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in DEMO_PEOPLE.items()} if by_web else {}
+    demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
+    people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
                      keys=keys, people=people, structure=args.structure)
+    if args.secure and web is not None and keys is not None:
+        table.eye_key = eye_key(keys)  # the full feed for /surveillance
     viewer: subprocess.Popen[bytes] | None = None
-    if by_web:
+    if people:
         table.write_users()  # the display checks sign-ins against it from its start
-    pages = serve_pages(table, *web, console=by_web, language=args.language) if web is not None else None  # its address is the first line
+    pages: subprocess.Popen[bytes] | None = None
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)
     status = 1  # when the table could not be played to the end
+    ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: the summary of the hands closed so far, as SIGINT
     try:
+        if web is not None:  # its address is the first line
+            pages = serve_pages(table, *web, console=by_web, language=args.language)
         if by_web and pages is None:
             raise BotError("--dealer web: the dealer console could not be served")
         if not args.quiet:  # the view subscribes first, so it sees the table from its first message
@@ -516,11 +550,14 @@ def main(args: argparse.Namespace) -> int:
     except (BotError, RestarterError, OSError, JournalError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         result = None
-    except KeyboardInterrupt:
-        status = 130
+    except KeyboardInterrupt as stopped:
+        status = 143 if isinstance(stopped, Terminated) else 130
         if by_web and at_console.first_hand >= 0:  # the hands closed so far
             result = DealerLog(first_hand=at_console.first_hand, hands=10 ** 9)
+        elif dealer is not None and dealer.log.first_hand >= 0:
+            result = DealerLog(first_hand=dealer.log.first_hand, hands=10 ** 9)
     finally:
+        signal.signal(signal.SIGTERM, ended_by)
         if dealer is not None:
             dealer.close()
         if viewer is not None:
@@ -541,7 +578,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
             shutil.rmtree(state_dir, ignore_errors=True)
         return status
     try:
-        count = args.hands if args.dealer == "bots" else result.hands
+        count = args.hands if args.dealer == "bots" and status not in (130, 143) else result.hands
         line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
@@ -553,7 +590,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
         line["restarts"] = restarts
     sys.stdout.flush()
     print(json.dumps(line), flush=True)
-    if status == 130:
+    if status in (130, 143):
         return status
     if args.dealer == "web":
         return 0 if line["settled"] == args.hands else 1

@@ -45,7 +45,7 @@ class ShoeHand(FollowingThread):
     def on_state(self, state: dict[str, Any]) -> None:
         assert self._shoe is not None
         hand = int(state.get("hand") or 0)
-        if state.get("phase") == "bets" and self._shuffled != hand:
+        if state.get("phase") in ("bets", "waiting") and self._shuffled != hand:  # waiting: a poker table between hands
             self._shoe.request(f"shuffle {self.seed * 100003 + hand}")
             self._shuffled = hand
         placed = (hand, len(cards_placed(state)))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +101,16 @@ class HeldDealer(TournamentDealer):
             self.pump(0.2)
 
 
+TablesHook = Callable[[dict[str, SimTableLike], str, str], None]
+"""Called once the tables run, before the director starts: the tables by name, the director's feed and snapshot."""
+
+
 class DirectorTournamentRun:
     """One simulated tournament of `players` bots on `tables` tables, driven by the production director."""
 
     def __init__(self, state_dir: str | Path, factory: TableFactory, tournament: TournamentFile, text: str, *,
-                 players: int = 24, seed: int = 1, speed: float = SPEED, progress_timeout_s: float = 60.0) -> None:
+                 players: int = 24, seed: int = 1, speed: float = SPEED, progress_timeout_s: float = 60.0,
+                 on_tables: TablesHook | None = None) -> None:
         self.state_dir = Path(state_dir)
         self.factory = factory
         self.tournament = tournament
@@ -118,6 +123,7 @@ class DirectorTournamentRun:
         self.dealers: dict[str, HeldDealer] = {}
         self.errors: dict[str, BaseException] = {}
         self.over = threading.Event()
+        self.on_tables = on_tables  # the tables started: (their processes by name, the director's feed endpoints)
 
     # -- the pieces -----------------------------------------------------------------------------
 
@@ -171,6 +177,9 @@ class DirectorTournamentRun:
         try:
             self._tables()
             config, supervisor = self._config()
+            if self.on_tables is not None:  # e.g. `croupier demo --tournament --web`: the clock and each table served
+                home = self.state_dir / "director"
+                self.on_tables(dict(self.sims), f"ipc://{home}/pub", f"ipc://{home}/snap")
             base = time.time()
             director = Director(DirectorConfig.load(config), str(self.state_dir / "director"), ctx,
                                 clock=lambda: base + (time.time() - base) * self.speed)

@@ -186,6 +186,8 @@ class HouseTable(FaultBook):
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
+        full["sequence"] = [{**step.to_dict(), **({"to": step.outcome["target"]} if "target" in step.outcome else {})}
+                            for step in self.round.steps]  # the hand's own order (full feed only)
         full["limits"], full["paytable"] = self._signs
         return full
 

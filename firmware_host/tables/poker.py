@@ -219,6 +219,7 @@ class PokerTable(FaultBook):
         self.events: list[list[Any]] = []       # in hand_from_record's format
         self.actions: list[str] = []            # the dealer's words, for history
         self.deals: list[list[str]] = []        # [target, card] in dealt order (burns included)
+        self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
         self.chopped: dict[str, Any] | None = None
         self.faults: list[dict[str, Any]] = []
@@ -335,7 +336,7 @@ class PokerTable(FaultBook):
         except IllegalAction as exc:
             return CardFault(FaultKind.UNEXPECTED_CARD, f"{card} came out of turn: {exc}")
         if self.engine is None:
-            self.engine = self.session.start_hand()  # the hand just checked (deterministic)
+            self._start()  # the hand just checked (deterministic)
         self.take_card(card)
         return None
 
@@ -354,6 +355,7 @@ class PokerTable(FaultBook):
         else:
             target = f"seat {slot.seat}" + (" up" if slot.up else "") + (" draw" if slot.kind == "draw" else "")
         self.deals.append([target, _card_text(dealt.card)])
+        self.sequence.append({"card": _card_text(dealt.card), "to": target})
 
     def discard(self, card: str) -> None:
         self.discards.append(card)
@@ -366,7 +368,13 @@ class PokerTable(FaultBook):
             if self.over and self.closed is None:
                 raise IllegalAction(f"hand {self.hand} is over: confirm the payouts first")
             raise IllegalAction("the hand is already dealt" if self.closed is None else "this hand is closed")
-        self.engine = self.session.start_hand()
+        self._start()
+
+    def _start(self) -> None:
+        """The session's next hand, its blinds and antes the first lines of its sequence."""
+        hand = self.engine = self.session.start_hand()
+        self.sequence = [{"seat": s, "do": "post", "amount": hand.contributed(s)}
+                         for s in hand.order if hand.contributed(s) > 0]
 
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
         """`act` (seat, action, amount, cards), `seat` (seat, action, amount) or `chop` (shares).
@@ -390,6 +398,7 @@ class PokerTable(FaultBook):
             raise IllegalAction("no hand in progress: deal first")
         if action not in POKER_ACTIONS:
             raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
+        put = hand.contributed(seat)
         if action in ("bet", "raise", "complete"):
             if amount is None:
                 raise IllegalAction(f"{action} needs an amount (the street total, 'to')")
@@ -429,6 +438,16 @@ class PokerTable(FaultBook):
         self.events.append(event)
         self.last_action[seat] = said
         self.actions.append(f"seat {seat} {said}")
+        done: dict[str, Any] = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
+        if event[0] == "draw":
+            done["cards"] = len(event[2])
+        elif event[0] in ("bet", "raise", "complete"):
+            done["amount"] = event[2]  # the street total: "raises to"
+        elif event[0] in ("call", "bring_in"):
+            done["amount"] = hand.contributed(seat) - put  # the chips added
+        if dead:
+            done["dead"] = True
+        self.sequence.append(done)
 
     def _all_in(self, hand: Hand, seat: int) -> tuple[list[Any], str]:
         view = hand.view()
@@ -554,7 +573,7 @@ class PokerTable(FaultBook):
         base["spots"] = spots
         base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
                     mucked=[_card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored],
-                        manual=[dict(x) for x in self.manual])
+                        manual=[dict(x) for x in self.manual], sequence=[dict(x) for x in self.sequence])
         return base
 
     @staticmethod

@@ -57,7 +57,7 @@ def test_demo_plays_poker_with_the_structure_asked(tmp_path: Path) -> None:
 def test_demo_refuses_poker_options_that_do_not_fit() -> None:
     for args, said in ((("--game", "uth", "--structure", "no-limit"), "--structure is for the poker games"),
                        (("--game", "badugi", "--seats", "7"), "--seats 7 is not possible for badugi (2..6)"),
-                       (("--game", "holdem", "--dealer", "web"), "--dealer web is for the house games"),
+                       (("--game", "holdem", "--dealer", "web", "--web", "off"), "--dealer web needs the pages"),
                        (("--game", "omaha", "--structure", "table-stakes"), "invalid choice")):
         refused = demo(*args)
         assert refused.returncode == 2 and said in refused.stderr, (args, refused.stderr)

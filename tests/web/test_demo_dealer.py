@@ -19,8 +19,9 @@ from tests.web.money import shown as money
 from firmware_host.sim.bots import BotPlayer, SimLimits
 
 ROOT = "#console"
-PAGES = re.compile(r"^pages: (?P<table>\S+/table) (?P<pit>\S+/pit) (?P<dealer>\S+/dealer) \(demo credentials: "
-                   r"dealer (?P<dealer_name>\S+) PIN (?P<dealer_pin>\d+), supervisor (?P<floor_name>\S+) PIN (?P<floor_pin>\d+)\)$")
+PAGES = re.compile(r"^pages: (?P<table>\S+/table) (?P<pit>\S+/pit) (?P<surveillance>\S+/surveillance) (?P<dealer>\S+/dealer) "
+                   r"\(demo credentials: dealer (?P<dealer_name>\S+) PIN (?P<dealer_pin>\d+), supervisor (?P<floor_name>\S+) "
+                   r"PIN (?P<floor_pin>\d+), surveillance (?P<eye_name>\S+) PIN (?P<eye_pin>\d+)\)$")
 
 
 def demo(state: Path, *args: str) -> subprocess.Popen[str]:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 
 def demo(*args: str) -> subprocess.Popen[str]:
@@ -22,7 +26,7 @@ def test_the_demo_serves_its_table_to_the_browser_and_prints_the_pages_first(pag
         assert proc.stdout is not None
         first = proc.stdout.readline()
         assert first.startswith("pages: "), first
-        table_url, pit_url = first.split()[1:]
+        table_url, pit_url = first.split()[1:3]
         assert table_url.endswith("/table") and pit_url.endswith("/pit")
         page.goto(pit_url)
         page.wait_for_selector("[data-table='sim-uth-1'][data-hand]:not([data-offline])")
@@ -59,3 +63,125 @@ def test_a_bad_web_address_is_refused_and_off_serves_nothing() -> None:
     off = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--hands", "1", "--web", "off",
                           "--quiet"], capture_output=True, text=True, timeout=120, check=False)
     assert off.returncode == 0 and len(off.stdout.splitlines()) == 1 and "pages" not in off.stdout
+
+
+def pages_line(proc: subprocess.Popen[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The demo's first line: its pages by their path's last part, and each demo user's PIN by name."""
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first.startswith("pages: "), first
+    urls = {url.rsplit("/", 1)[1]: url for url in first.split() if url.startswith("http")}
+    pins = {name: pin for name, pin in re.findall(r"(demo-[a-z]+) PIN (\d{6})", first)}
+    return urls, pins
+
+
+def signed_in(page: Page, url: str, user: str, pin: str) -> None:
+    page.goto(url)
+    page.fill("[data-signin] input[name=user]", user)
+    page.fill("[data-signin] input[name=pin]", pin)
+    page.click("[data-signin] button[type=submit]")
+
+
+def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_the_summary(
+        page: Page, tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "demo", "--hands", "500", "--pace", "0.05",
+                             "--secure", "--web", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        urls, pins = pages_line(proc)
+        assert set(urls) == {"table", "pit", "surveillance"} and set(pins) == {"demo-eye"}
+        signed_in(page, urls["surveillance"], "demo-eye", pins["demo-eye"])
+        # the full feed over CURVE with the demo's surveillance key: the hole cards as dealt, never "??"
+        page.wait_for_selector("#spots [data-seat] [data-card]", timeout=60_000)
+        assert "??" not in page.eval_on_selector_all("#spots [data-card]", "els => els.map(e => e.dataset.card)")
+        page.wait_for_selector("[data-steps] li[data-step='card']")
+        page.wait_for_function("document.querySelector('[data-history]').dataset.hands", timeout=60_000)  # one closed
+        assert any(temp.iterdir())  # its temporary state, while it plays
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    summary = json.loads(out.splitlines()[-1])  # the hands closed so far
+    assert summary["hands"] == summary["settled"] >= 1 and "Traceback" not in err
+    assert not any(temp.iterdir())  # the temporary state removed
+
+
+def test_sigterm_keeps_a_state_given(tmp_path: Path) -> None:
+    proc = demo("--hands", "500", "--pace", "0.05", "--web", "off", "--quiet", "--state", str(tmp_path / "j"))
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "j" / "journal.sqlite3").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert json.loads(out.splitlines()[-1])["hands"] >= 0
+    assert (tmp_path / "j" / "journal.sqlite3").exists()
+
+
+def test_the_demo_deals_poker_from_the_dealer_console(page: Page) -> None:
+    proc = demo("--game", "holdem", "--seats", "2", "--dealer", "web", "--hands", "1", "--web", "127.0.0.1:0",
+                "--quiet")
+    try:
+        urls, pins = pages_line(proc)
+        assert {"dealer", "surveillance"} <= set(urls) and {"demo-dealer", "demo-floor", "demo-eye"} == set(pins)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        signed_in(page, urls["dealer"], "demo-dealer", pins["demo-dealer"])
+        page.wait_for_selector("[data-poker] [data-action='deal']", timeout=30_000).click()
+        for _ in range(40):  # every player's action at the console; the emulated shoe deals each card
+            page.wait_for_selector("[data-poker]:not([data-busy]) :is([data-action='check'], [data-action='call'], "
+                                   "[data-action='show'], [data-action='confirm'])", timeout=30_000)
+            page.wait_for_timeout(500)  # the next seat's buttons stay inert a moment after a tap
+            button = page.locator("[data-poker] :is([data-action='check'], [data-action='call'], "
+                                  "[data-action='show'], [data-action='confirm'])").first
+            action = button.get_attribute("data-action")
+            button.click()
+            if action == "confirm":
+                break
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["hands"] == summary["settled"] == 1 and summary["chips_conserved"] is True
+
+
+def test_the_tournament_demo_serves_the_clock_and_each_table(page: Page, browser: Browser) -> None:
+    proc = demo("--tournament", "--players", "4", "--tables", "2", "--seed", "3", "--web", "127.0.0.1:0",
+                "--language", "fr")
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("pages: "), first
+        clock, t1, t2, pit = first.split()[1:]
+        assert clock.endswith("/tournament") and t1.endswith("/table?table=T1") and t2.endswith("/table?table=T2")
+        assert pit.endswith("/pit")
+        page.goto(clock)
+        page.wait_for_selector("[data-tournament][data-status='running'][data-level='1']", timeout=30_000)
+        assert "Demo" in page.inner_text("[data-name]")  # in French: the clock's words, the chips as the French write them
+        assert page.inner_text("[data-level-name]") == "NIVEAU 1" and page.inner_text("[data-status-text]") == "EN COURS"
+        assert " sur 4" in page.inner_text("[data-players]") and "DOTATION" in page.inner_text("[data-tournament]")
+        table = browser.new_page()
+        table.goto(t2)
+        table.wait_for_selector("main[data-table='T2'][data-hand]:not([data-hand=''])", timeout=30_000)
+        table.close()
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    line = json.loads(out.splitlines()[-1])
+    assert line["entries"] == 4 and line["places"][0]["place"] == 1

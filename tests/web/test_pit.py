@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -83,9 +84,9 @@ def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str,
     """`pit_display(tables)`: a running `croupier display` following every table ([[display.tables]]); its ready line."""
     procs: list[subprocess.Popen[str]] = []
 
-    def start(tables: list[SimTable]) -> dict[str, Any]:
+    def start(tables: list[SimTable], language: str = "en") -> dict[str, Any]:
         config = tmp_path / "pit.toml"
-        text = '[display]\nlisten = "127.0.0.1:0"\n'
+        text = f'[display]\nlisten = "127.0.0.1:0"\nlanguage = "{language}"\n'
         for table in tables:
             text += (f'\n[[display.tables]]\nname = "{table.table}"\npublic = "{table.endpoints.public}"\n'
                      f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n')
@@ -265,3 +266,28 @@ def test_a_slow_pit_screen_gets_every_tables_latest_summary_and_the_hour_counts_
     assert hour.see(14)["hands"] == 4
     now[0] += HOUR_S
     assert hour.see(20) == {"hands": 6, "since": now[0] - HOUR_S, "full": True}  # 14 was seen over an hour ago
+
+
+KEYS = re.compile(r"\b(common|game|circle|hand_name|decision|phase|signin|surveillance|pit|tournament)\.[a-z_]+\b")
+
+
+def test_the_pit_in_french_speaks_the_trade_s_french_and_no_catalog_key(
+        sim_table: Callable[..., SimTable], pit_display: Callable[..., dict[str, Any]], page: Page) -> None:
+    uth = sim_table(game="uth", seed=31, seats=3)
+    tcp = sim_table(game="3cp", seed=32, seats=5)
+    ready = pit_display([uth, tcp], language="fr")
+    page.goto(ready["pit"])
+    play(uth, 3, 31)
+    play(tcp, 3, 32)
+    for table in (uth, tcp):
+        page.wait_for_selector(f"[data-table='{table.table}'][data-hand='3'][data-phase='settled']:not([data-offline])")
+    text = page.inner_text("body")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert not KEYS.search(text), KEYS.search(text)
+    for word in ("Le pit", "2 tables", "en direct", "Coup", "PAYÉ", "banque", "session", "coups depuis"):
+        assert word in text, (word, text)
+    assert "house" not in text and "hand " not in text
+    for table in (uth, tcp):
+        house = sum(int(h["settlement"]["house_net"]) for h in history(table.state_dir) if h.get("status") == "settled")
+        assert tile(page, table.table)["houseText"] == money(house, lang="fr", signed=True)
+    check_sizes(page, "pit-two-tables-fr", mask=[page.locator("[data-hour-hands]").locator("xpath=..")])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,8 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.bots import seat_players
 from firmware_host.sim.keys import SimKeys
+from firmware_host.service.journal import Journal
+from tests.web.money import shown
 from tests.web.screens import check_sizes
 
 EVE, DAN = ("eve", "2468"), ("dan", "1357")  # a surveillance user and a dealer
@@ -102,7 +105,8 @@ def history_json(state_dir: Path, last: int) -> list[dict[str, Any]]:
 class Rig:
     """A table with CURVE keys (and a surveillance certificate), a users file, and a `croupier display` with the full feed."""
 
-    def __init__(self, root: Path, sim_table: Callable[..., SimTable]) -> None:
+    def __init__(self, root: Path, sim_table: Callable[..., SimTable], game: str = "uth", seed: int = 5,
+                 language: str = "en") -> None:
         self.root = root
         self.keys = SimKeys.make(root / "keys")
         public, secret = keys.create(root / "eye", "eye", "surveillance")
@@ -110,7 +114,8 @@ class Rig:
         self.eye = str(secret)
         Users({name: User.with_pin(name, role, pin) for (name, pin), role in ((EVE, "surveillance"), (DAN, "dealer"))}
               ).save(root / "users.json")
-        self.table = sim_table(game="uth", seed=5, seats=3, keys=self.keys)
+        self.table = sim_table(game=game, seed=seed, seats=3, keys=self.keys)
+        self.language = language
         self.log = root / "display.log"
         self.proc: subprocess.Popen[str] | None = None
 
@@ -121,7 +126,8 @@ class Rig:
             f'[display]\nlisten = "127.0.0.1:0"\npublic = "{e.public}"\nsnapshot = "{e.snapshot}"\n'
             f'heartbeat_s = {self.table.heartbeat_s}\nkey = "{self.keys.display}"\nserver_key = "{self.keys.table_public}"\n'
             f'users = "{self.root / "users.json"}"\nfull = "{e.full}"\nfull_snapshot = "{e.full_snapshot}"\n'
-            f'commands = "{e.commands}"\nsurveillance_key = "{self.eye}"\n', encoding="utf-8")
+            f'commands = "{e.commands}"\nsurveillance_key = "{self.eye}"\nlanguage = "{self.language}"\n',
+            encoding="utf-8")
         self.proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
                                       "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(self.log, "ab"),
                                      text=True)
@@ -238,6 +244,10 @@ def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_as
         page.goto(f"{base}/surveillance")
         page.wait_for_selector("[data-signin='surveillance']")
         assert page.locator("#table[data-seq]").count() == 0
+        # the form first and alone: no empty dashboard above it, the whole form on the screen
+        assert page.locator("#view").is_hidden() and page.locator("#steps").is_hidden()
+        box = page.locator("[data-signin]").bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 1080, box
         signed = context.request.post(f"{base}/api/signin", data=json.dumps({"user": DAN[0], "pin": DAN[1]}),
                                       headers={"Content-Type": "application/json"})
         assert signed.status == 200 and signed.json()["role"] == "dealer"
@@ -256,6 +266,118 @@ def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_as
     finally:
         context.close()
     assert "full feed refused" in rig.log.read_text()
+
+
+def log_of(page: Page, hand: int) -> list[tuple[str, int, str]]:
+    """The step log's lines of one hand as (kind, step, words without the tag), oldest first."""
+    lines: list[tuple[str, int, str]] = page.eval_on_selector_all(
+        f"[data-steps] > li[data-hand='{hand}']",
+        "els => els.map(e => [e.dataset.step, Number(e.dataset.stepNo), e.lastChild.textContent])")
+    return [(kind, step, text) for kind, step, text in reversed(lines)]
+
+
+def card_words(card: str) -> str:
+    return ("10" if card[0] == "T" else card[0]) + {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}[card[1]]
+
+
+def test_a_poker_table_s_log_says_every_action_in_the_trade_s_words_by_hand_and_step(
+        tmp_path: Path, sim_table: Callable[..., SimTable], page: Page) -> None:
+    rig = Rig(tmp_path, sim_table, game="holdem", seed=3, language="fr")
+    try:
+        base = rig.start_display()
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.goto(f"{base}/surveillance")
+        sign_in(page, EVE)
+        page.wait_for_selector("#table[data-table='sim-holdem-1'][data-seq]")
+        dealer = rig.table.dealer()
+        try:
+            dealer.play(3)
+        finally:
+            dealer.close()
+        journal = Journal.open(rig.table.state_dir, readonly=True)
+        rows = journal.hands()
+        journal.close()
+        last = rows[-1]
+        page.wait_for_function(f"document.querySelector('[data-history]').dataset.hands?.split(' ')[0] === '{last.hand}'",
+                               timeout=30_000)
+        for row in rows:
+            said = log_of(page, row.hand)
+            assert said[0][0] == "hand" and said[0][2].startswith(f"Coup {row.hand} \u2013 "), said[0]
+            steps = [step for _, step, _ in said]
+            assert steps == sorted(steps) and steps[-1] > 10, steps  # tagged by the hand's own step, in order
+            # every action of the journal's hand record, in its order, in French words with the money
+            expected = []
+            for event in row.record["hand_record"]["events"]:
+                kind, seat = event[0], event[1] if len(event) > 1 else None
+                if kind == "raise":
+                    expected.append(f"Place {seat} relance \u00e0 {shown(event[2], 'fr')}")
+                elif kind == "bet":
+                    expected.append(f"Place {seat} mise {shown(event[2], 'fr')}")
+                elif kind == "call":
+                    expected.append(f"Place {seat} suit ")
+                elif kind == "check":
+                    expected.append(f"Place {seat} parole")
+                elif kind == "fold":
+                    expected.append(f"Place {seat} se couche")
+            acted = [text for kind, _, text in said if kind == "decision"
+                     and " montre " not in text and " jette " not in text]
+            assert len(acted) == len(expected), (acted, expected)
+            for text, start in zip(acted, expected):
+                assert text.startswith(start), (text, start)
+            dealt = [text for kind, _, text in said if kind in ("card", "burn")]
+            assert dealt == [f"{card_words(card)} \u2192 {where}" if where != "burn" else f"{card_words(card)} br\u00fbl\u00e9e"
+                             for where, card in ((w.replace("seat", "place").replace("board", "tableau"), c)
+                                                 for w, c in row.record["deals"])], dealt
+            assert said[-1][2] == f"Coup {row.hand} pay\u00e9"
+            assert not any(" : ; " in text or "net EUR" in text for _, _, text in said)
+        blinds = [text for kind, _, text in log_of(page, last.hand) if kind == "bet"]
+        assert blinds and all("blinde" in text for text in blinds)
+        assert "relance \u00e0" in page.inner_text("[data-steps]")
+        shown_text = page.inner_text("body")  # no catalog key nor an English word of the page's own
+        assert not re.search(r"\b(common|surveillance|signin|phase|game|circle|decision|hand_name)\.[a-z_]+\b", shown_text)
+        assert not re.search(r"\b(hand|seat|net|burns|raises|calls|folds)\b", shown_text, re.IGNORECASE), shown_text
+        check_sizes(page, "surveillance-holdem-fr")  # seed 3, 3 bot hands: the French words, money as the French write it
+    finally:
+        rig.close()
+
+
+def test_a_page_opened_mid_hand_rebuilds_the_log_in_dealt_order(
+        tmp_path: Path, sim_table: Callable[..., SimTable], page: Page) -> None:
+    rig = Rig(tmp_path, sim_table)
+    base = rig.start_display()
+    opened: list[int] = []
+
+    def open_mid_hand(dealer: Any, state: Mapping[str, Any]) -> None:
+        if not opened and state.get("phase") == "river" and state.get("board"):
+            opened.append(int(state["hand"]))
+            page.goto(f"{base}/surveillance")
+            sign_in(page, EVE)
+            page.wait_for_selector(f"#table[data-hand='{state['hand']}'][data-phase='river']")
+
+    dealer = rig.table.dealer(players=seat_players(3, 5), on_step=open_mid_hand)
+    try:
+        try:
+            dealer.play(2)
+        finally:
+            dealer.close()
+        assert opened
+        hand = opened[0]
+        journal = Journal.open(rig.table.state_dir, readonly=True)
+        row = next(r for r in journal.hands() if r.hand == hand)
+        journal.close()
+        page.wait_for_selector(f"[data-steps] > li[data-hand='{hand}'][data-step='settlement']")
+        said = log_of(page, hand)
+        assert said[0][0] == "hand" and [step for _, step, _ in said] == sorted(step for _, step, _ in said)
+        dealt = [text for kind, _, text in said if kind in ("card", "burn")]
+        names = {"dealer": "dealer", "board": "board"}
+        expected = [f"{card_words(card)} burnt" if where == "burn" else
+                    f"{card_words(card)} \u2192 {names.get(where, where.replace('spot', 'seat'))}"
+                    for where, card in row.record["deals"]]
+        assert dealt == expected  # the cards dealt before the page opened, then the rest, each in dealt order
+        bets = [text for kind, _, text in said if kind == "bet"]
+        assert len(bets) == 3 and all(text.startswith(f"Seat {n} bets Ante") for n, text in zip((1, 2, 3), bets))
+    finally:
+        rig.close()
 
 
 @pytest.mark.parametrize("text, says", [

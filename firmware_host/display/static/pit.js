@@ -1,6 +1,6 @@
 // The pit view (/pit): follows the display's /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
-import { formatMoney } from "/static/words.js";
+import { formatMoney, say, t, tOr } from "/static/words.js";
 import { drawChart } from "/static/pit-chart.js";
 
 const MISSED_HEARTBEATS = 3;
@@ -39,7 +39,7 @@ function tileFor(name, heartbeatS = 1) {
   parts.spark.setAttribute("class", "spark");
   parts.spark.toggleAttribute("hidden", true);  // an SVG element has no `hidden` property: the attribute
   parts.offline = part(el, "offline");
-  parts.offline.textContent = "OFFLINE";
+  parts.offline.textContent = t("pit.offline");
   const byName = (a, b) => a.localeCompare(b, "en", { numeric: true });  // uth-2 before uth-10
   const after = source === "pit" ? [...tiles.keys()].sort(byName).find((other) => byName(other, name) > 0) : undefined;
   pit.insertBefore(el, after === undefined ? null : tiles.get(after).el);  // the pit's tables by name
@@ -51,7 +51,7 @@ function tileFor(name, heartbeatS = 1) {
 }
 
 function countTables() {
-  document.getElementById("count").textContent = `${tiles.size} table${tiles.size === 1 ? "" : "s"}`;
+  document.getElementById("count").textContent = tiles.size === 1 ? t("pit.tables_one") : t("pit.tables_many", { count: tiles.size });
 }
 
 function removeTile(name) {
@@ -75,7 +75,7 @@ function limitsText(limits, state) {
   const out = [];
   if (Number.isInteger(limits.minimum) && Number.isInteger(limits.maximum)) out.push(range(limits.minimum, limits.maximum));
   if (Number.isInteger(limits.side_minimum) && Number.isInteger(limits.side_maximum)) {
-    out.push(`side ${range(limits.side_minimum, limits.side_maximum)}`);
+    out.push(t("pit.side", { range: range(limits.side_minimum, limits.side_maximum) }));
   }
   return out.join(" \u00b7 ");
 }
@@ -94,15 +94,16 @@ function render(state) {
   el.dataset.seq = String(state.seq ?? "");
   el.dataset.boot = String(state.boot ?? "");
   el.classList.toggle("closed", closed);
-  parts.game.textContent = state.game ?? "";
-  parts.open.textContent = closed ? "closed" : "open";
+  parts.game.textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
+  parts.open.textContent = closed ? t("pit.closed") : t("pit.open");
   parts.limits.textContent = limitsText(state.limits, state);
   parts.hand.innerHTML = "";
-  parts.hand.append("hand ", Object.assign(document.createElement("b"), { textContent: state.hand ?? "\u2013" }), " \u00b7 ",
-    Object.assign(document.createElement("span"), { className: "phase", textContent: state.phase ?? "" }));
+  parts.hand.append(`${t("common.hand")} `, Object.assign(document.createElement("b"), { textContent: state.hand ?? "\u2013" }), " \u00b7 ",
+    Object.assign(document.createElement("span"), { className: "phase", textContent: state.phase ? tOr(`phase.${state.phase}`, state.phase) : "" }));
   if (state.fault) {
     parts.fault.hidden = false;
-    parts.fault.textContent = `FAULT ${state.fault.kind}: ${state.fault.message ?? ""}`;
+    parts.fault.textContent = t("pit.fault", { what: state.fault.say ? say(state.fault.say, state)
+      : `${state.fault.kind}: ${state.fault.message ?? ""}` });
     el.dataset.fault = state.fault.kind;
   } else {
     parts.fault.hidden = true;
@@ -131,9 +132,9 @@ function drawFigures(tile) {
   parts.spark.toggleAttribute("hidden", !day);
   if (day) {
     const perHour = day.hands_per_hour;
-    figure("hands / hour", perHour === null ? "\u2013" : perHour.toFixed(1), "", { handsPerHour: perHour ?? "" });
-    figure("hands today", String(day.day_hands), "", { dayHands: day.day_hands });
-    figure("house today", ...money(day.day_win), { dayWin: day.day_win });
+    figure(t("pit.hands_per_hour"), perHour === null ? "\u2013" : perHour.toFixed(1), "", { handsPerHour: perHour ?? "" });
+    figure(t("pit.hands_today"), String(day.day_hands), "", { dayHands: day.day_hands });
+    figure(t("pit.house_today"), ...money(day.day_win), { dayWin: day.day_win });
     if (tile.sparkOf !== figures) {  // drawn once for each reading, not at each of the table's updates
       drawChart(parts.spark, { ...day, hours: figures.hours, elapsed: figures.elapsed }, { state });
       tile.sparkOf = figures;
@@ -143,9 +144,9 @@ function drawFigures(tile) {
   const session = state.session ?? { hands: 0, house_net: 0 };
   const hour = state.hour ?? { hands: 0, full: true };
   const net = Number(session.house_net ?? 0);
-  figure(hour.full ? "hands this hour" : `hands since ${clock(hour.since)}`, String(hour.hands), "", { hourHands: hour.hands });
-  figure("session", String(session.hands ?? 0), "", { sessionHands: session.hands ?? 0 });
-  figure("house", ...money(net), { houseNet: net });
+  figure(hour.full ? t("pit.hands_this_hour") : t("pit.hands_since", { time: clock(hour.since) }), String(hour.hands), "", { hourHands: hour.hands });
+  figure(t("pit.session"), String(session.hands ?? 0), "", { sessionHands: session.hands ?? 0 });
+  figure(t("pit.house"), ...money(net), { houseNet: net });
 }
 
 // The pit's own line: where the figures come from, and the day's chart over the pit's tables.
@@ -157,13 +158,13 @@ function drawPit() {
   if (!figures) {
     note.textContent = "";
   } else if (figures.error) {
-    note.textContent = `figures: the archive cannot be read (${figures.error})`;
+    note.textContent = t("pit.source_error", { why: figures.error });
     note.dataset.source = "error";
   } else if (archive) {
-    note.textContent = `figures: the archive, gaming day ${figures.day} from ${figures.starts} ${figures.time_zone}`;
+    note.textContent = t("pit.source_archive", { day: figures.day, starts: figures.starts, zone: figures.time_zone });
     note.dataset.source = "archive";
   } else {
-    note.textContent = "figures: the feed \u2013 each table's session since it opened, hands counted since this display started";
+    note.textContent = t("pit.source_feed");
     note.dataset.source = "feed";
   }
   for (const tile of tiles.values()) {
@@ -183,9 +184,9 @@ function drawPit() {
     div.appendChild(b);
     totals.appendChild(div);
   };
-  add("pit hands today", String(p.day_hands), "", "pitHands");
-  add("hands / hour", p.hands_per_hour === null ? "\u2013" : p.hands_per_hour.toFixed(1), "", "pitPerHour");
-  add("house today", formatMoney(p.day_win, state, true), p.day_win > 0 ? "win" : p.day_win < 0 ? "lose" : "", "pitWinText");
+  add(t("pit.pit_hands_today"), String(p.day_hands), "", "pitHands");
+  add(t("pit.hands_per_hour"), p.hands_per_hour === null ? "\u2013" : p.hands_per_hour.toFixed(1), "", "pitPerHour");
+  add(t("pit.house_today"), formatMoney(p.day_win, state, true), p.day_win > 0 ? "win" : p.day_win < 0 ? "lose" : "", "pitWinText");
   totals.lastChild.querySelector("b").dataset.pitWin = String(p.day_win);
   drawChart(document.getElementById("day-chart"), { ...p, hours: figures.hours, elapsed: figures.elapsed },
     { big: true, state });
@@ -201,7 +202,7 @@ function heard(name) {
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/pit`);
   const link = document.getElementById("link");
-  ws.onopen = () => { link.textContent = "live"; };
+  ws.onopen = () => { link.textContent = t("pit.live"); };
   ws.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "hello") {
@@ -228,7 +229,7 @@ function connect() {
     } else if (message.kind === "pit") {  // the pit aggregator answers, or not
       if (message.online) delete pit.dataset.pitSilent;
       else pit.dataset.pitSilent = "";
-      link.textContent = message.online ? "live" : "the pit aggregator does not answer";
+      link.textContent = message.online ? t("pit.live") : t("pit.pit_silent");
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();
@@ -236,7 +237,7 @@ function connect() {
     document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { name: message.name, kind: message.kind } }));
   };
   ws.onclose = () => {
-    link.textContent = "reconnecting\u2026";
+    link.textContent = t("pit.reconnecting");
     for (const tile of tiles.values()) { tile.lastHeard = 0; setOffline(tile, true); }
     setTimeout(connect, 1000);
   };

@@ -1,4 +1,9 @@
 // Sign-in for the pages that need a role (the dealer console, surveillance): a user and PIN form, the session cookie (auth.py).
+// Every word from the catalog's [signin] section (words.js); a page's title is a catalog key or its own text.
+import { t, tOr } from "/static/words.js";
+
+const roleName = (role) => tOr(`signin.role_${role}`, role);
+const rolesText = (roles) => roles.map(roleName).join(t("signin.or"));
 
 export async function whoAmI() {
   const response = await fetch("/api/me", { credentials: "same-origin" });
@@ -11,18 +16,19 @@ export async function signOut() {
 
 // Show the sign-in form in `root` until a user whose role is one of `roles` signs in; resolves with {user, role}.
 // The form carries `data-signin`; its error line `data-signin-error` shows the display's own reason.
-export function signIn(root, roles, title = "Sign in") {
+export function signIn(root, roles, title = "common.sign_in") {
   return new Promise((resolve) => {
     root.replaceChildren();
     const form = document.createElement("form");
     form.className = "signin";
     form.dataset.signin = roles.join(" ");
     form.innerHTML = `<h1></h1>
-      <label>User <input name="user" autocomplete="username" autocapitalize="none" required></label>
-      <label>PIN <input name="pin" type="password" inputmode="numeric" autocomplete="current-password" required></label>
-      <button type="submit">Sign in</button>
-      <p class="error" data-signin-error hidden></p>`;
-    form.querySelector("h1").textContent = `${title} (${roles.join(" or ")})`;
+      <label><span data-t="common.user"></span> <input name="user" autocomplete="username" autocapitalize="none" required></label>
+      <label><span data-t="common.pin"></span> <input name="pin" type="password" inputmode="numeric" autocomplete="current-password" required></label>
+      <button type="submit" data-t="common.sign_in"></button>
+      <p class="error" data-signin-error role="alert" hidden></p>`;
+    for (const node of form.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+    form.querySelector("h1").textContent = t("signin.title", { page: tOr(title, title), roles: rolesText(roles) });
     const error = form.querySelector("[data-signin-error]");
     const fail = (text) => { error.textContent = text; error.hidden = false; };
     form.addEventListener("submit", async (event) => {
@@ -34,14 +40,18 @@ export function signIn(root, roles, title = "Sign in") {
         response = await fetch("/api/signin", { method: "POST", credentials: "same-origin",
           headers: { "Content-Type": "application/json" }, body: JSON.stringify(data) });
       } catch (exc) {
-        fail(`the display cannot be reached: ${exc}`);
+        fail(t("signin.unreachable", { why: String(exc) }));
         return;
       }
       const body = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-      if (!response.ok) { fail(body.error || `HTTP ${response.status}`); return; }
+      if (!response.ok) {
+        fail(response.status === 401 ? t("signin.wrong_pin") : response.status === 429 ? t("signin.too_many")
+          : t("signin.refused", { why: body.error || `HTTP ${response.status}` }));
+        return;
+      }
       if (!roles.includes(body.role)) {
         await signOut();
-        fail(`${body.user} is a ${body.role}: this page needs a ${roles.join(" or ")}`);
+        fail(t("signin.wrong_role", { user: body.user, role: roleName(body.role), roles: rolesText(roles) }));
         return;
       }
       root.replaceChildren();

@@ -1,24 +1,26 @@
 // The surveillance view (/surveillance): a signed-in surveillance user follows the table's full feed over /ws/full:
-// every card as dealt, the burns, the hand's steps as they happen, and the last 10 hands recalled from the journal.
+// every card as dealt, the burns, the hand's steps in its own order, and the last 10 hands recalled from the journal.
+// Nothing shows before the sign-in: the form comes first and alone. Every word from the catalog (words.js).
 // Data attributes as docs/display.md lists them (data-card holds the real card here, never "??" for a dealt card).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, tOr } from "/static/words.js";
+import { cardText, formatMoney, formatNet, t, tOr, say } from "/static/words.js";
 import { ensureSignedIn, signIn } from "/static/signin.js";
 
 const MISSED_HEARTBEATS = 3;
 const MAX_STEPS = 300;
 const RECALL = 10;
 
-const app = document.getElementById("app");
 const view = document.getElementById("view");
 const root = document.getElementById("table");
+const signinRoot = document.getElementById("signin");
 const offlineBanner = document.getElementById("offline");
 const faultBox = document.getElementById("fault");
 const stepsList = document.getElementById("steps");
 const historyBox = document.getElementById("history");
 let heartbeatMs = 1000;
 let lastHeard = 0;
-let previous = null; // the last full state drawn: the steps are what changed since
+let previous = null; // the last full state drawn: what the log says is what changed since
+let logged = 0; // how many of the hand's `sequence` entries the log shows
 let socket = null;
 
 function el(tag, className, text) {
@@ -28,8 +30,24 @@ function el(tag, className, text) {
   return node;
 }
 
+const money = (amount) => ({ money: amount });
+const gameName = (code) => (code ? tOr(`game.${code}`, code) : "\u2013");
+const phaseName = (phase) => (phase ? tOr(`phase.${phase}`, phase) : "");
+const circleName = (circle) => tOr(`circle.${circle}`, circle);
+
 function betsText(bets, state) {
-  return Object.entries(bets ?? {}).map(([circle, amount]) => `${circle} ${formatMoney(amount, state)}`).join(", ");
+  return Object.entries(bets ?? {}).map(([circle, amount]) => `${circleName(circle)} ${formatMoney(amount, state)}`)
+    .join(", ");
+}
+
+// Where a card went, as the controller names it: "dealer", "board", "burn", "spot 3" (house), "seat 3 [up|draw]" (poker).
+function whereText(to) {
+  const [kind, seat, how] = String(to).split(" ");
+  if (kind === "spot" || kind === "seat") {
+    return t(how === "up" ? "surveillance.to_seat_up" : how === "draw" ? "surveillance.to_seat_draw"
+      : "surveillance.to_seat", { seat });
+  }
+  return tOr(`surveillance.to_${kind}`, String(to));
 }
 
 // -- the live table ------------------------------------------------------------------------------------------
@@ -41,21 +59,43 @@ function placedCards(cards, visible) {
   });
 }
 
+function lastActOf(seat, state) {
+  const acts = (state.sequence ?? []).filter((s) => s.seat === seat && (s.do !== "post_bets"));
+  return acts.length ? sequenceLine(acts[acts.length - 1], state)[1] : "";
+}
+
 function spotElement(spot, state) {
   const node = el("div", "spot");
   node.dataset.seat = String(spot.seat);
+  const poker = Boolean(state.structure);
   if (state.to_act === spot.seat) node.classList.add("acting");
-  if (spot.decision === "fold" || spot.decision === "dead") node.classList.add("folded");
-  node.append(el("div", "seat", `Seat ${spot.seat}${spot.decision ? ` \u2013 ${spot.decision}` : ""}`));
+  if (spot.decision === "fold" || spot.decision === "dead" || spot.folded) node.classList.add("folded");
+  const head = el("div", "seat", t("common.seat", { seat: spot.seat }));
+  if (!poker && spot.decision) head.append(` \u2013 ${tOr(`decision.${spot.decision}`, spot.decision)}`);
+  node.append(head);
   const cards = el("div", "cards");
   cards.append(...placedCards(spot.cards, spot.visible));
   node.append(cards);
-  node.append(el("div", "bets", betsText(spot.bets, state) || "no bets"));
-  if (spot.hand_name) node.append(el("div", "hand-name", spot.hand_name));
+  if (poker) {
+    const parts = [t("surveillance.stack", { amount: money(spot.stack ?? 0) }, state)];
+    if (spot.bets?.bet) parts.push(t("surveillance.bet", { amount: money(spot.bets.bet) }, state));
+    if (spot.bets?.in_pot) parts.push(t("surveillance.in_pot", { amount: money(spot.bets.in_pot) }, state));
+    node.append(el("div", "bets", parts.join(" \u00b7 ")));
+    const act = lastActOf(spot.seat, state);
+    if (act) node.append(el("div", "act", act));
+  } else {
+    node.append(el("div", "bets", betsText(spot.bets, state) || t("surveillance.no_bets")));
+  }
+  if (spot.hand_name) node.append(el("div", "hand-name", handName(spot.hand_name)));
   if (Number.isInteger(spot.net)) {
-    node.append(el("div", `result ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : ""}`, `net ${formatNet(spot.net, state)}`));
+    node.append(el("div", `result ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : ""}`,
+      t("surveillance.net", { amount: formatNet(spot.net, state) })));
   }
   return node;
+}
+
+function handName(name) {
+  return tOr(`hand_name.${String(name).toLowerCase().replaceAll(" ", "_")}`, String(name));
 }
 
 function render(state) {
@@ -65,21 +105,25 @@ function render(state) {
   root.dataset.seq = String(state.seq);
   root.dataset.boot = state.boot ?? "";
   document.getElementById("name").textContent = state.table ?? "";
-  document.getElementById("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
+  document.getElementById("game").textContent = state.game ? gameName(state.game) : "";
   document.getElementById("hand").textContent = state.hand ?? "\u2013";
-  document.getElementById("phase").textContent = state.phase ?? "";
-  document.getElementById("next").textContent = state.next ? `next card \u2192 ${state.next}`
-    : state.to_act ? `seat ${state.to_act} to act` : "";
+  document.getElementById("phase").textContent = phaseName(state.phase);
+  document.getElementById("next").textContent = state.next ? t("surveillance.next_card", { to: whereText(state.next) })
+    : state.to_act ? t("surveillance.to_act", { seat: state.to_act }) : "";
   const dealer = state.dealer ?? {};
   document.getElementById("dealer").replaceChildren(...placedCards(dealer.cards, dealer.visible));
-  const verdict = dealer.qualifies === true ? " \u2013 qualifies" : dealer.qualifies === false ? " \u2013 does not qualify" : "";
-  document.getElementById("dealer-name").textContent = dealer.hand_name ? dealer.hand_name + verdict : "";
+  const named = dealer.hand_name ? handName(dealer.hand_name) : "";
+  document.getElementById("dealer-name").textContent = !named ? ""
+    : dealer.qualifies === true ? t("surveillance.qualifies", { hand_name: named })
+      : dealer.qualifies === false ? t("surveillance.not_qualify", { hand_name: named }) : named;
+  document.getElementById("dealer-row").hidden = Boolean(state.structure); // a poker table: no dealer's hand
   document.getElementById("board-row").hidden = state.game === "3cp";
   document.getElementById("board").replaceChildren(...cardsElements(state.board));
+  document.getElementById("pot").textContent = state.total_pot ? t("surveillance.pot", { amount: money(state.total_pot) }, state) : "";
   document.getElementById("burns").replaceChildren(...cardsElements(state.burns));
   document.getElementById("spots").replaceChildren(...(state.spots ?? []).map((s) => spotElement(s, state)));
   if (state.fault) {
-    faultBox.textContent = `FAULT ${state.fault.kind}: ${state.fault.detail ?? state.fault.message ?? ""}`;
+    faultBox.textContent = t("surveillance.line_fault", { what: faultText(state.fault, state) });
     faultBox.dataset.fault = state.fault.kind ?? "fault";
     faultBox.hidden = false;
   } else {
@@ -87,88 +131,141 @@ function render(state) {
     faultBox.hidden = true;
   }
   const devices = Object.entries(state.devices ?? {}).map(([name, d]) =>
-    `${name} ${d.model ?? ""} ${d.serial ?? ""} fw ${d.firmware ?? "?"} ${d.online ? "online" : "OFFLINE"}` +
-    (d.last_card ? ` (last ${d.last_card})` : ""));
-  const sensors = Object.entries(state.sensors ?? {}).map(([name, on]) => `${name} ${on ? "yes" : "no"}`);
+    `${name} ${d.model ?? ""} ${d.serial ?? ""} fw ${d.firmware ?? "?"} ${d.online ? t("surveillance.online") : t("surveillance.device_offline")}` +
+    (d.last_card ? ` (${t("surveillance.last_card", { card: { card: d.last_card } })})` : ""));
+  const sensors = Object.entries(state.sensors ?? {}).map(([name, on]) =>
+    `${tOr(`surveillance.sensor_${name}`, name)} ${on ? t("surveillance.yes") : t("surveillance.no")}`);
   document.getElementById("devices").textContent = [...devices, ...sensors].join("  \u00b7  ");
 }
 
-// -- the steps: what changed from one full state to the next -------------------------------------------------
-
-function places(state) {
-  const out = [["dealer", state.dealer?.cards ?? []], ["board", state.board ?? []]];
-  for (const spot of state.spots ?? []) out.push([`seat ${spot.seat}`, spot.cards ?? []]);
-  return out;
+function faultText(fault, state) {
+  return fault.say ? say(fault.say, state) : `${fault.kind}: ${fault.detail ?? fault.message ?? ""}`;
 }
 
-function stepsBetween(before, after) {
-  const steps = [];
-  const add = (kind, text) => steps.push([kind, text]);
-  const sameHand = before && before.boot === after.boot && before.hand === after.hand;
-  if (!sameHand) {
-    if (before && before.boot === after.boot && before.hand !== after.hand && before.phase !== "settled"
-        && (before.spots ?? []).some((s) => (s.cards ?? []).length)) {
-      add("void", `hand ${before.hand} voided: every bet returned`);
+// -- the log: the hand's own sequence (posts, bets, cards, decisions, actions), and what the states add ---------
+
+// One entry of the full state's `sequence` as [kind, words]: a house round's step ({do, ...}) or a poker table's
+// card ({card, to}) or action ({seat, do, amount, all_in, cards}).
+function sequenceLine(entry, state) {
+  const seat = entry.seat;
+  if (entry.card !== undefined) {
+    if (entry.to === "burn") return ["burn", t("surveillance.line_burn", { card: { card: entry.card } })];
+    return ["card", t("surveillance.line_card", { card: { card: entry.card }, to: whereText(entry.to) })];
+  }
+  switch (entry.do) {
+    case "post_bets":
+      return ["bet", Object.keys(entry.bets ?? {}).length ? t("surveillance.line_bets", { seat, bets: betsText(entry.bets, state) })
+        : t("surveillance.line_spot_down", { seat })];
+    case "close_bets": return ["phase", t("surveillance.line_close_bets")];
+    case "declare_dead": return ["decision", t("surveillance.line_dead", { seat })];
+    case "decide": {
+      if (entry.action !== "play") return ["decision", t(`surveillance.line_${entry.action === "check" ? "check" : "fold"}`, { seat })];
+      const play = (state.spots ?? []).find((s) => s.seat === seat)?.bets?.play;
+      return ["decision", entry.multiple && Number.isInteger(play)
+        ? t("surveillance.line_play_multiple", { seat, multiple: entry.multiple, amount: money(play) }, state)
+        : t("surveillance.line_play", { seat })];
     }
-    add("hand", `hand ${after.hand} \u2013 ${after.game ? tOr(`game.${after.game}`, after.game) : "no game"} \u2013 ${after.phase}`);
-    before = { spots: [], dealer: { cards: [] }, board: [], burns: [], manual: [] };
-  } else if (before.phase !== after.phase) {
-    add("phase", `phase ${after.phase}`);
+    case "post": return ["bet", t("surveillance.line_post", { seat, amount: money(entry.amount) }, state)];
+    default: {
+      if (entry.do === undefined || entry.do === "settle") return [null, ""];
+      const key = entry.dead ? "surveillance.line_clock" : `surveillance.line_${entry.do}`;
+      const args = { seat, amount: money(entry.amount ?? 0), cards: entry.cards ?? 0 };
+      const what = tOr(key, `seat ${seat} ${entry.do}`, args, state);
+      const allIn = entry.all_in && ["call", "bet", "raise", "complete", "bring_in"].includes(entry.do);
+      return ["decision", allIn ? t("surveillance.line_all_in", { what }) : what];
+    }
   }
-  const had = new Map(places(before));
-  for (const [where, cards] of places(after)) {
-    for (const card of cards.slice((had.get(where) ?? []).length)) add("card", `card ${card} \u2192 ${where}`);
+}
+
+const EMPTY = { spots: [], dealer: { cards: [] }, board: [], burns: [], manual: [], sequence: [] };
+
+// The log's lines from one full state to the next: [kind, words, step], `step` the hand's sequence entry it is
+// (1, 2, ...) or the number of entries so far for what a state adds (a phase, a fault, a result).
+function linesBetween(before, after) {
+  const lines = [];
+  // the same hand goes on after a controller's restart (a new boot): its replayed sequence is not logged twice
+  const sameHand = before && before.table === after.table && before.hand === after.hand;
+  if (!sameHand) {
+    if (before && before.boot === after.boot && before.phase !== "settled" && before.phase !== "over"
+        && (before.spots ?? []).some((s) => (s.cards ?? []).length)) {
+      lines.push(["void", t("surveillance.line_void", { hand: before.hand }), (before.sequence ?? []).length, before.hand]);
+    }
+    lines.push(["hand", t("surveillance.line_hand", { hand: after.hand, game: gameName(after.game) }), 0]);
+    before = EMPTY;
+    logged = 0;
   }
-  for (const card of (after.burns ?? []).slice((before.burns ?? []).length)) add("burn", `burn ${card}`);
+  const sequence = after.sequence ?? [];
+  if (sequence.length < logged) logged = 0; // a controller restarted mid-hand replays it: the same entries again
+  sequence.slice(logged).forEach((entry, i) => {
+    const [kind, text] = sequenceLine(entry, after);
+    if (kind) lines.push([kind, text, logged + i + 1]);
+  });
+  logged = sequence.length;
+  const step = logged;
+  if (sameHand && before.phase !== after.phase && !["settled", "over"].includes(after.phase)) {
+    lines.push(["phase", t("surveillance.line_phase", { phase: phaseName(after.phase) }), step]);
+  }
   for (const manual of (after.manual ?? []).slice((before.manual ?? []).length)) {
-    add("card", `card ${manual.card} entered by hand` + (manual.signed_off?.user ? `, signed off by ${manual.signed_off.user}` : ""));
+    const card = { card: manual.card };
+    lines.push(["card", manual.signed_off?.user ? t("surveillance.line_manual_by", { card, user: manual.signed_off.user })
+      : t("surveillance.line_manual", { card }), step]);
   }
   const spotsBefore = new Map((before.spots ?? []).map((s) => [s.seat, s]));
   for (const spot of after.spots ?? []) {
-    const was = spotsBefore.get(spot.seat) ?? { bets: {} };
-    const { play, ...bets } = spot.bets ?? {};
-    const { play: wasPlay, ...wasBets } = was.bets ?? {};
-    if (JSON.stringify(bets) !== JSON.stringify(wasBets)) {
-      add("bet", `seat ${spot.seat} bets ${betsText(bets, after) || "nothing (spot down)"}`);
-    }
-    if (spot.decision && spot.decision !== was.decision) {
-      add("decision", `seat ${spot.seat} ${spot.decision}` + (play && play !== wasPlay ? ` ${formatMoney(play, after)}` : ""));
-    }
+    const was = spotsBefore.get(spot.seat) ?? {};
     if (Number.isInteger(spot.net) && !Number.isInteger(was.net)) {
-      const circles = Object.entries(spot.results ?? {}).map(([c, n]) => `${c} ${formatNet(n, after)}`).join(", ");
-      add("settlement", `seat ${spot.seat} ${spot.hand_name ?? ""}: ${circles}; net ${formatNet(spot.net, after)}`);
+      if (after.structure) {
+        lines.push(["settlement", t("surveillance.line_poker_net", { seat: spot.seat, net: formatNet(spot.net, after) }), step]);
+      } else {
+        const circles = Object.entries(spot.results ?? {}).map(([c, n]) => `${circleName(c)} ${formatNet(n, after)}`).join(", ");
+        lines.push(["settlement", t("surveillance.line_result", { seat: spot.seat, hand_name: handName(spot.hand_name ?? ""),
+          results: circles, net: formatNet(spot.net, after) }), step]);
+      }
     }
+  }
+  if (after.structure && after.results && !(before.results)) {
+    for (const pot of after.results.pots ?? []) {
+      for (const w of pot.winners ?? []) {
+        lines.push(["settlement", t("surveillance.line_pot_won", { seat: w.seat, amount: money(w.amount) }, after), step]);
+      }
+    }
+    if (after.results.rake) lines.push(["settlement", t("surveillance.line_rake", { amount: money(after.results.rake) }, after), step]);
   }
   if (after.fault && (!before.fault || before.fault.event !== after.fault.event)) {
-    add("fault", `FAULT ${after.fault.kind}: ${after.fault.detail ?? after.fault.message ?? ""}`);
+    lines.push(["fault", t("surveillance.line_fault", { what: faultText(after.fault, after) }), step]);
   } else if (!after.fault && before.fault) {
-    add("clear", `fault ${before.fault.kind} cleared`);
+    lines.push(["clear", t("surveillance.line_cleared"), step]);
   }
-  if (after.phase === "settled" && before.phase !== "settled" && sameHand) {
-    const house = -(after.spots ?? []).reduce((sum, s) => sum + (Number.isInteger(s.net) ? s.net : 0), 0);
-    add("settlement", `hand ${after.hand} settled: house ${formatNet(house, after)}`);
+  if (after.phase === "settled" && before.phase !== "settled") {
+    if (after.structure) {
+      lines.push(["settlement", t("surveillance.line_poker_settled", { hand: after.hand }), step]);
+    } else {
+      const house = -(after.spots ?? []).reduce((sum, s) => sum + (Number.isInteger(s.net) ? s.net : 0), 0);
+      lines.push(["settlement", t("surveillance.line_settled", { hand: after.hand, net: formatNet(house, after) }), step]);
+    }
   }
-  return steps;
+  return lines;
 }
 
-function logSteps(state) {
-  for (const [kind, text] of stepsBetween(previous, state)) {
+function logLines(state) {
+  for (const [kind, text, step, hand] of linesBetween(previous, state)) {
     const line = el("li");
     line.dataset.step = kind;
-    line.dataset.hand = String(state.hand);
+    line.dataset.hand = String(hand ?? state.hand);
+    line.dataset.stepNo = String(step);
     line.dataset.seq = String(state.seq);
-    line.append(el("span", "seq", `#${state.seq}`), document.createTextNode(text));
+    line.append(el("span", "tag", t("surveillance.tag", { hand: hand ?? state.hand, step })), document.createTextNode(text));
     stepsList.prepend(line); // newest on top
   }
   while (stepsList.children.length > MAX_STEPS) stepsList.lastElementChild.remove();
 }
 
-// -- the recall: the last hands from the journal (the controller's `history`) ---------------------------------
+// -- the recall: the last hands from the journal (the controller's `history`), one block per hand -------------
 
 function miniCards(cards) {
   const line = el("span", "mini");
   for (const card of cards ?? []) {
-    const c = el("span", card[1] === "h" || card[1] === "d" ? "r" : "", `${card} `);
+    const c = el("span", card[1] === "h" || card[1] === "d" ? "r" : "", `${cardText(card)} `);
     c.dataset.card = card;
     line.append(c);
   }
@@ -176,59 +273,68 @@ function miniCards(cards) {
 }
 
 function playText(play) {
-  if (play === null || play === undefined || play === false) return "fold";
-  if (play === true) return "play";
-  return `play ${play.multiple}x ${play.street ?? ""}`.trim();
+  if (play === null || play === undefined || play === false) return t("decision.fold");
+  if (play === true) return t("decision.play");
+  return t("surveillance.recall_play", { multiple: play.multiple, street: play.street ? phaseName(play.street) : "" }).trim();
 }
 
 function pastHand(hand, state) {
   const node = el("div", "past");
   node.dataset.hand = String(hand.hand);
-  const title = el("div", "title", `hand ${hand.hand} ${hand.round?.game ?? hand.game ?? ""} `);
-  title.append(el("span", `status ${hand.status}`, hand.status.toUpperCase()));
-  if (hand.settlement) title.append(document.createTextNode(`  house ${formatNet(hand.settlement.house_net, state)}`));
-  node.append(title);
   const round = hand.round;
+  const title = el("div", "title", `${t("surveillance.recall_title", { hand: hand.hand, game: gameName(round?.game ?? hand.game) })} `);
+  title.append(el("span", `status ${hand.status}`, tOr(`surveillance.recall_${hand.status}`, hand.status)));
+  if (hand.settlement) title.append(`  ${t("surveillance.recall_house", { net: formatNet(hand.settlement.house_net, state) })}`);
+  if (hand.results?.rake) title.append(`  ${t("surveillance.line_rake", { amount: money(hand.results.rake) }, state)}`);
+  node.append(title);
   if (round) {
     const results = new Map((hand.settlement?.spots ?? []).map((s) => [s.seat, s]));
     for (const spot of round.spots ?? []) {
       const line = el("div", "spot-line");
       line.dataset.seat = String(spot.seat);
-      line.append(document.createTextNode(`seat ${spot.seat}: `), miniCards(spot.cards));
-      let text = ` ${betsText(spot.bets, state)}; ${hand.status === "settled" ? playText(spot.play) : ""}`;
+      line.append(`${t("common.seat", { seat: spot.seat })} `, miniCards(spot.cards));
+      let text = ` ${betsText(spot.bets, state)}${hand.status === "settled" ? `; ${playText(spot.play)}` : ""}`;
       const r = results.get(spot.seat);
-      if (r) text += ` \u2013 ${r.hand}: net ${formatNet(r.net, state)}`;
-      line.append(document.createTextNode(text));
+      if (r) text += ` \u2013 ${handName(r.hand)}: ${formatNet(r.net, state)}`;
+      line.append(text);
       node.append(line);
     }
     const dealer = el("div", "dealer-line");
-    dealer.append(document.createTextNode("dealer: "), miniCards(round.dealer));
-    if (hand.settlement?.dealer?.hand) dealer.append(document.createTextNode(` ${hand.settlement.dealer.hand}`));
+    dealer.append(`${t("common.dealer")} `, miniCards(round.dealer));
+    if (hand.settlement?.dealer?.hand) dealer.append(` ${handName(hand.settlement.dealer.hand)}`);
     node.append(dealer);
     if ((round.board ?? []).length) {
       const board = el("div", "board-line");
-      board.append(document.createTextNode("board: "), miniCards(round.board));
+      board.append(`${t("common.board")} `, miniCards(round.board));
       node.append(board);
     }
-  } else if (hand.results) { // a poker hand
-    node.append(el("div", "", (hand.results.net ?? []).map((n) => `seat ${n.seat} ${formatNet(n.net, state)}`).join(", ")));
+  } else if (hand.results) { // a poker hand: each seat's net, each pot's winners
+    const won = new Map();
+    for (const pot of hand.results.pots ?? []) for (const w of pot.winners ?? []) won.set(w.seat, (won.get(w.seat) ?? 0) + w.amount);
+    for (const n of hand.results.net ?? []) {
+      const line = el("div", "spot-line", t("surveillance.line_poker_net", { seat: n.seat, net: formatNet(n.net, state) }));
+      line.dataset.seat = String(n.seat);
+      if (won.has(n.seat)) line.append(` (${t("surveillance.line_pot_won", { seat: n.seat, amount: money(won.get(n.seat)) }, state)})`);
+      node.append(line);
+    }
   }
   if ((hand.burns ?? []).length) {
     const burns = el("div", "burns-line");
-    burns.append(document.createTextNode("burns: "), miniCards(hand.burns));
+    burns.append(`${t("surveillance.burns")} `, miniCards(hand.burns));
     node.append(burns);
   }
-  if (hand.status === "voided") node.append(el("div", "bad", `voided: ${hand.reason ?? ""}`));
+  if (hand.status === "voided") node.append(el("div", "bad", t("surveillance.recall_why_void", { reason: hand.reason ?? "" })));
   for (const fault of hand.faults ?? []) {
-    node.append(el("div", "bad", `fault ${fault.kind}: ${fault.detail ?? ""}` +
-      (fault.cleared_by || fault.reason ? `; cleared${fault.cleared_by ? ` by ${fault.cleared_by}` : ""}: ${fault.reason ?? ""} (${fault.then ?? ""})` : "")));
+    let text = t("surveillance.recall_fault", { kind: fault.kind, detail: fault.detail ?? "" });
+    if (fault.cleared_by || fault.reason) text += `; ${t("surveillance.recall_cleared", { user: fault.cleared_by ?? "", reason: fault.reason ?? "" })}`;
+    node.append(el("div", "bad", text));
   }
   return node;
 }
 
 function showRecall(message) {
   const note = document.getElementById("recall-note");
-  if (message.error) { note.textContent = message.error; return; }
+  if (message.error) { note.textContent = t("surveillance.recall_error", { why: message.error }); return; }
   note.textContent = "";
   const state = previous ?? {};
   historyBox.replaceChildren(...[...message.hands].reverse().map((h) => pastHand(h, state))); // newest first
@@ -253,7 +359,7 @@ function setOffline(offline) {
 function onState(state) {
   const closed = previous && previous.boot === state.boot &&
     ((state.phase === "settled" && previous.phase !== "settled") || state.hand !== previous.hand);
-  logSteps(state);
+  logLines(state);
   render(state);
   if (!previous || closed || previous.boot !== state.boot) askRecall();
   previous = state;
@@ -283,15 +389,16 @@ function connect(me) {
   };
 }
 
+// The sign-in form first and alone: nothing of the table is drawn (nor connected) before a surveillance user signs in.
 async function start(checkFirst = true) {
   view.hidden = true;
   offlineBanner.hidden = true;
-  const form = el("div");
-  app.append(form);
-  const me = checkFirst ? await ensureSignedIn(form, ["surveillance"], "Surveillance")
-    : await signIn(form, ["surveillance"], "Surveillance");
-  form.remove();
-  document.getElementById("user").textContent = `signed in: ${me.user}`;
+  signinRoot.hidden = false;
+  const me = checkFirst ? await ensureSignedIn(signinRoot, ["surveillance"], "surveillance.page")
+    : await signIn(signinRoot, ["surveillance"], "surveillance.page");
+  signinRoot.replaceChildren();
+  signinRoot.hidden = true;
+  document.getElementById("user").textContent = t("surveillance.signed_in", { user: me.user });
   view.hidden = false;
   setOffline(true);
   connect(me);

@@ -1,6 +1,6 @@
 // The tournament clock (/tournament): follows the display's /ws/tournament (the director's view) and draws it
 // for a wall screen. It decides nothing: the time left is the director's, counted down here between updates.
-import { formatMoney } from "/static/words.js";
+import { formatMoney, locale, t } from "/static/words.js";
 
 const MISSED_HEARTBEATS = 3;
 const root = document.getElementById("clock");
@@ -10,7 +10,7 @@ let receivedAt = 0;       // performance.now() when it came
 let heartbeatMs = 1000;
 let lastHeard = 0;
 
-const chips = (n) => Number(n).toLocaleString("en-US");
+const chips = (n) => Number(n).toLocaleString(locale);
 
 function clockText(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
@@ -21,7 +21,8 @@ function clockText(seconds) {
 
 function levelText(level) {
   if (!level) return "";
-  return `${chips(level.small_blind)} / ${chips(level.big_blind)}${level.ante ? ` ante ${chips(level.ante)}` : ""}`;
+  const blinds = `${chips(level.small_blind)} / ${chips(level.big_blind)}`;
+  return level.ante ? t("tournament.blinds_ante", { blinds, ante: chips(level.ante) }) : blinds;
 }
 
 function leftNow() {
@@ -42,16 +43,18 @@ function draw() {
   const state = status(v);
   root.dataset.status = state;
   $("name").textContent = v.tournament;
-  $("status").textContent = state.toUpperCase();
+  $("status").textContent = t(`tournament.status_${state.replace(" ", "_")}`);
   const level = v.level;
   root.dataset.level = level ? String(level.number) : "";
   root.dataset.onBreak = v.on_break ? "true" : "false";
-  $("level").textContent = v.on_break ? "BREAK" : level ? `LEVEL ${level.number}` : "STARTS WITH LEVEL 1";
+  $("level").textContent = v.on_break ? t("tournament.on_break") : level ? t("tournament.level", { number: level.number })
+    : t("tournament.starts");
   $("blinds").textContent = level ? `${chips(level.small_blind)} / ${chips(level.big_blind)}` : "";
-  $("ante").textContent = level && level.ante ? `ANTE ${chips(level.ante)}` : "";
-  $("next").textContent = v.next_level ? `Next: level ${v.next_level.number}  ${levelText(v.next_level)}` : "Last level";
+  $("ante").textContent = level && level.ante ? t("tournament.ante", { amount: chips(level.ante) }) : "";
+  $("next").textContent = v.next_level ? t("tournament.next", { number: v.next_level.number, blinds: levelText(v.next_level) })
+    : t("tournament.last_level");
   $("break").textContent = "";  // the countdown to the next break: `tick`
-  $("players").textContent = `${v.players_left} of ${v.entries}`;
+  $("players").textContent = t("tournament.players_left", { left: v.players_left, entries: v.entries });
   $("average").textContent = chips(v.average_stack);
   $("pool").textContent = formatMoney(v.prize_pool, v);
   const list = $("payouts");
@@ -72,7 +75,8 @@ function tick() {
     $("time").textContent = text;
     root.dataset.left = left === null ? "" : String(Math.ceil(left));
     const breakIn = view.next_break && left !== null ? view.next_break.in_s - (view.left_s - left) : null;
-    $("break").textContent = breakIn === null ? "" : `Break in ${clockText(breakIn)} (${clockText(view.next_break.duration_s)})`;
+    $("break").textContent = breakIn === null ? "" : t("tournament.break_in", { time: clockText(breakIn),
+      duration: clockText(view.next_break.duration_s) });
   }
   const offline = performance.now() - lastHeard > MISSED_HEARTBEATS * heartbeatMs;
   $("offline").hidden = !offline;
@@ -82,7 +86,7 @@ function tick() {
 function take(message) {
   lastHeard = performance.now();
   if (message.kind === "hello") heartbeatMs = message.heartbeat_s * 1000;
-  else if (message.kind === "none") { $("status").textContent = "NO TOURNAMENT"; root.dataset.status = "none"; }
+  else if (message.kind === "none") { $("status").textContent = t("tournament.none"); root.dataset.status = "none"; }
   else if (message.kind === "snapshot" || message.kind === "update") {
     view = message;
     receivedAt = performance.now();
