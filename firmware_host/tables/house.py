@@ -105,7 +105,7 @@ class HouseSetup:
 class HouseTable(FaultBook):
     """The hand in progress at a house-banked game (or just finished, until the next one starts)."""
 
-    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide"})
+    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide", "correct"})
 
     def __init__(self, setup: HouseSetup, hand: int) -> None:
         self.setup = setup
@@ -196,7 +196,8 @@ class HouseTable(FaultBook):
     # -- steps --
 
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
-        """`bet` (seat, bets) or `decide` (seat, decision, multiple). Raises IllegalAction (state unchanged)."""
+        """`bet` (seat, bets), `decide` (seat, decision, multiple) or `correct` (seat, decision, multiple: the
+        seat's last decision replaced, `HouseRound.correct`). Raises IllegalAction (state unchanged)."""
         if kind == "bet":
             self.round.post_bets(int(body["seat"]), dict(body["bets"]))
         elif kind == "decide":
@@ -205,6 +206,8 @@ class HouseTable(FaultBook):
                 self.round.declare_dead(seat)
             else:
                 self.round.decide(seat, decision, body.get("multiple"))
+        elif kind == "correct":
+            self.round.correct(int(body["seat"]), str(body["decision"]), body.get("multiple"))
         else:
             raise IllegalAction(f"a {self.setup.game} table takes {' and '.join(sorted(self.STEPS))}, not {kind}")
 
