@@ -115,6 +115,7 @@ class HouseTable(FaultBook):
         self.ignored: list[dict[str, Any]] = []
         self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
+        self.corrected: list[dict[str, Any]] = []  # decisions corrected (`correct`): the full feed and the record
         self.closed: str | None = None  # "settled" or "voided" once closed
         assert setup.rules is not None
         # the limits sign and the paytables, made once a hand: every view passes them as they are
@@ -186,6 +187,7 @@ class HouseTable(FaultBook):
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
+        full["corrected"] = [dict(x) for x in self.corrected]
         full["limits"], full["paytable"] = self._signs
         return full
 
@@ -208,6 +210,7 @@ class HouseTable(FaultBook):
                 self.round.decide(seat, decision, body.get("multiple"))
         elif kind == "correct":
             self.round.correct(int(body["seat"]), str(body["decision"]), body.get("multiple"))
+            self.corrected.append({k: body[k] for k in ("seat", "decision", "multiple", "was", "signed_off") if k in body})
         else:
             raise IllegalAction(f"a {self.setup.game} table takes {' and '.join(sorted(self.STEPS))}, not {kind}")
 
@@ -272,6 +275,7 @@ class HouseTable(FaultBook):
             "faults": self.faults,
             "ignored": self.ignored,
             "manual": self.manual,
+            "corrected": self.corrected,
             "discards": self.discards,
             "reason": body.get("reason"),
             "by": body.get("by"),
