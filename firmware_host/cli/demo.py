@@ -79,12 +79,12 @@ from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
 from firmware_host.sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
+from firmware_host.sim.demo_profile import write_demo_profile
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
 log = logging.getLogger("croupier.demo")
 
-MIN_3CP_BOTS = 5
 DEFAULT_WEB = "127.0.0.1:8080"
 DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
 """The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
@@ -149,8 +149,9 @@ class SimTable:
         try:
             self.start_shoe()
             self.write_users()
+            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if self.game == "3cp" else "default"
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
-                         game=self.game, table=self.table, seats=self.seats, limits=self.limits,
+                         game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
                          extra=(self.keys.access_text() if self.keys is not None else "") + self.sections)
@@ -329,8 +330,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state", metavar="DIR", default=None,
                         help="the controller's journal directory (default: a temporary directory, removed after)")
     parser.add_argument("--seats", type=int, default=None, metavar="K",
-                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; 3cp seats at least 5, "
-                             "poker 2 to the game's most)")
+                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; uth and 3cp 1 to 7 (the "
+                             "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
@@ -363,8 +364,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
-    if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
-        return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
+    if not 1 <= seats <= 7:
+        return f"--seats {seats} is not possible for {args.game} (1..7)"
     if args.dealer == "web":
         if args.web is None and args.quiet or args.web == "off":
             return "--dealer web needs the pages: give --web HOST:PORT (not off)"
