@@ -247,7 +247,7 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
 
 
 def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
-                language: str = "en") -> subprocess.Popen[bytes] | None:
+                language: str = "en", players_by: str = "bots") -> subprocess.Popen[bytes] | None:
     """Start `croupier display` on the table's public feed and print the pages' address (one line).
     With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
     and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
@@ -275,6 +275,8 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
         line = f"pages: {ready['table']} {ready['pit']}"
         if console:
             line += f" {ready['dealer']} ({credentials(table.people)})"
+            if players_by == "web":
+                line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
         print(line, flush=True)
         return proc
     return None
@@ -346,6 +348,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who deals: the bot dealer (default), or a person at the dealer console /dealer (needs --web)")
     parser.add_argument("--language", choices=LANGUAGES, default="en",
                         help="the pages' language (the display's [display] language): en (default) or fr")
+    parser.add_argument("--players-by", choices=("bots", "web"), default="bots",
+                        help="with --dealer web: who plays the seats' bets and decisions: bot players yielding to "
+                             "the console after --bot-wait (default), or web: the console takes every bet and "
+                             "decision, no bot plays (the emulated shoe still deals)")
     parser.add_argument("--bot-wait", type=float, default=8.0, metavar="S",
                         help="with --dealer web: seconds a bot player leaves its spot to the console before it bets "
                              "or decides (default 8)")
@@ -373,6 +379,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
             return "--kill is for the bot dealer: not with --dealer web"
         if args.bot_wait < 0:
             return "--bot-wait must be 0 or more seconds"
+    elif args.players_by != "bots":
+        return "--players-by web is for --dealer web (the console plays the seats)"
     return None
 
 
@@ -383,11 +391,12 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
     when its journal cannot be read."""
     keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public)}
     shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
-    players = YieldingPlayers(table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits,
-                              wait_s=args.bot_wait, **keys)
+    players = None if args.players_by == "web" else YieldingPlayers(
+        table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)
     log_.first_hand = next_hand(public_snapshot(table))
     shoe.start()
-    players.start()
+    if players is not None:
+        players.start()
     try:
         while True:
             rows = summary(table.state_dir, log_.first_hand, 10 ** 9)
@@ -396,7 +405,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
                 return log_
             time.sleep(0.25)
     finally:
-        players.stop()
+        if players is not None:
+            players.stop()
         shoe.stop()
 
 
@@ -496,7 +506,8 @@ def main(args: argparse.Namespace) -> int:
     viewer: subprocess.Popen[bytes] | None = None
     if by_web:
         table.write_users()  # the display checks sign-ins against it from its start
-    pages = serve_pages(table, *web, console=by_web, language=args.language) if web is not None else None  # its address is the first line
+    pages = (serve_pages(table, *web, console=by_web, language=args.language, players_by=args.players_by)
+             if web is not None else None)  # its address is the first line
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)
