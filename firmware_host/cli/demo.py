@@ -108,8 +108,9 @@ class SimTable:
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
                  sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None) -> None:
+                 structure: str | None = None, demo_profile: bool = False) -> None:
         self.state_dir = Path(state_dir)
+        self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
         if self.structure is not None and not sections:
@@ -149,7 +150,8 @@ class SimTable:
         try:
             self.start_shoe()
             self.write_users()
-            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if self.game == "3cp" else "default"
+            demo = self.demo_profile and self.game == "3cp"
+            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
@@ -502,7 +504,7 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in DEMO_PEOPLE.items()} if by_web else {}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people, structure=args.structure)
+                     keys=keys, people=people, structure=args.structure, demo_profile=True)
     viewer: subprocess.Popen[bytes] | None = None
     if by_web:
         table.write_users()  # the display checks sign-ins against it from its start
