@@ -91,12 +91,12 @@ from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
 from firmware_host.sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
+from firmware_host.sim.demo_profile import write_demo_profile
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
 log = logging.getLogger("croupier.demo")
 
-MIN_3CP_BOTS = 5
 DEFAULT_WEB = "127.0.0.1:8080"
 DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
 """The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
@@ -122,8 +122,9 @@ class SimTable:
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
                  sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None) -> None:
+                 structure: str | None = None, demo_profile: bool = False) -> None:
         self.state_dir = Path(state_dir)
+        self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
         if self.structure is not None and not sections:
@@ -164,8 +165,10 @@ class SimTable:
         try:
             self.start_shoe()
             self.write_users()
+            demo = self.demo_profile and self.game == "3cp"
+            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
-                         game=self.game, table=self.table, seats=self.seats, limits=self.limits,
+                         game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
                          extra=(self.keys.access_text() if self.keys is not None else "") + self.sections)
@@ -284,7 +287,7 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
 
 
 def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
-                language: str = "en") -> subprocess.Popen[bytes] | None:
+                language: str = "en", players_by: str = "bots") -> subprocess.Popen[bytes] | None:
     """Start `croupier display` on the table's public feed and print the pages' address (one line).
     With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
     and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
@@ -317,6 +320,8 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
             line += f" {ready['dealer']}"
         if table.people:
             line += f" ({credentials(table.people)})"
+        if console and players_by == "web":
+            line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
         print(line, flush=True)
         return proc
     return None
@@ -372,8 +377,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state", metavar="DIR", default=None,
                         help="the controller's journal directory (default: a temporary directory, removed after)")
     parser.add_argument("--seats", type=int, default=None, metavar="K",
-                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; 3cp seats at least 5, "
-                             "poker 2 to the game's most)")
+                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; uth and 3cp 1 to 7 (the "
+                             "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
@@ -389,6 +394,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who deals: the bot dealer (default), or a person at the dealer console /dealer (needs --web)")
     parser.add_argument("--language", choices=LANGUAGES, default="en",
                         help="the pages' language (the display's [display] language): en (default) or fr")
+    parser.add_argument("--players-by", choices=("bots", "web"), default="bots",
+                        help="with --dealer web: who plays the seats' bets and decisions: bot players yielding to "
+                             "the console after --bot-wait (default), or web: the console takes every bet and "
+                             "decision, no bot plays (the emulated shoe still deals)")
     parser.add_argument("--bot-wait", type=float, default=8.0, metavar="S",
                         help="with --dealer web: seconds a bot player leaves its spot to the console before it bets "
                              "or decides (default 8)")
@@ -407,10 +416,12 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
-    if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
-        return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
+    if not 1 <= seats <= 7:
+        return f"--seats {seats} is not possible for {args.game} (1..7)"
     if args.dealer == "web":
         return web_refusal(args)
+    if args.players_by != "bots":
+        return "--players-by web is for --dealer web (the console plays the seats)"
     return None
 
 
@@ -432,7 +443,7 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
     when its journal cannot be read."""
     keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public)}
     shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
-    players = None if is_poker(args.game) else YieldingPlayers(  # at a poker table every action is the console's
+    players = None if is_poker(args.game) or args.players_by == "web" else YieldingPlayers(  # poker: every action the console's
         table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)
     log_.first_hand = next_hand(public_snapshot(table))
     shoe.start()
@@ -520,7 +531,7 @@ def main(args: argparse.Namespace) -> int:
     demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people, structure=args.structure)
+                     keys=keys, people=people, structure=args.structure, demo_profile=True)
     if args.secure and web is not None and keys is not None:
         table.eye_key = eye_key(keys)  # the full feed for /surveillance
     viewer: subprocess.Popen[bytes] | None = None
@@ -534,7 +545,7 @@ def main(args: argparse.Namespace) -> int:
     ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: the summary of the hands closed so far, as SIGINT
     try:
         if web is not None:  # its address is the first line
-            pages = serve_pages(table, *web, console=by_web, language=args.language)
+            pages = serve_pages(table, *web, console=by_web, language=args.language, players_by=args.players_by)
         if by_web and pages is None:
             raise BotError("--dealer web: the dealer console could not be served")
         if not args.quiet:  # the view subscribes first, so it sees the table from its first message
