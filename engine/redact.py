@@ -36,6 +36,8 @@ TABLE_KEYS = frozenset({
     # a poker table's
     "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
     "results", "clock", "hold",
+    # the tournament level a director set, for the players' screen (firmware_host/tables/levels.py)
+    "tournament",
     # a tournament table's chip race, its cards dealt face up (firmware_host/tables/chip_race_step.py)
     "race",
     # the draw for a tournament table's button, its cards dealt face up (firmware_host/tables/button_draw_step.py)
@@ -59,6 +61,9 @@ HAND_KEYS = frozenset({
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
     # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
     "owes", "waiting_for_big_blind", "revealed",
+    # a poker seat's forced bets, draws, last action and shown hand as data, for the players'
+    # screen's words (firmware_host/tables/poker_sign.py; `hand_values` only once the hand is shown)
+    "posted", "drew", "act", "hand_values",
 })
 """The keys of a spot, a poker seat or the dealer's hand the public sees."""
 

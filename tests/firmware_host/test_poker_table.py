@@ -393,8 +393,13 @@ HANDS_PER_GAME = 25
 
 
 
+SHOWN_BY_HAND: dict[tuple[str, int], set[str]] = {}
+"""The cards each hand showed on the public feed (its board, up and shown cards), by (table, hand)."""
+
+
 def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
-    """Only the board, up cards and cards shown at showdown appear on the public state."""
+    """Only the board, up cards and cards shown at showdown appear on the public state; the last
+    hands (`history`) show only cards that hand showed on the public feed."""
     assert not {"burns", "discards", "mucked", "ignored", "devices", "sensors"} & set(public)
     visible = set(full["board"])
     for pub, spot in zip(public["spots"], full["spots"], strict=True):
@@ -405,9 +410,15 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
                 visible.add(f)
             else:
                 assert p == "??", f"seat {spot['seat']}'s down card {f} on the public feed"
-    for text in strings_in(public):
+    SHOWN_BY_HAND.setdefault((str(public.get("table")), public["hand"]), set()).update(visible)
+    for text in strings_in({k: v for k, v in public.items() if k != "history"}):
         if text in CARD_TEXTS:
             assert text in visible, f"{text} leaked"
+    for past in public.get("history") or []:
+        shown = SHOWN_BY_HAND.get((str(public.get("table")), past["hand"]), set())
+        for text in strings_in(past):
+            if text in CARD_TEXTS:
+                assert text in shown, f"{text} of past hand {past['hand']} leaked"
     if public.get("fault") is not None:
         assert "detail" not in public["fault"]
 
