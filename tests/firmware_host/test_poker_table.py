@@ -815,3 +815,32 @@ def test_the_tables_seats_are_the_engines_session_journaled_and_restored(rig: Ri
     rig.ok("deal")
     assert rig.state()["button"] == 6  # the voided hand's button again
     assert [s["seat"] for s in rig.state()["spots"] if s["in_hand"]] == [1, 2, 5, 6]
+
+
+def test_the_public_state_carries_each_seats_blinds_actions_and_shown_hand_as_data_and_the_last_hands(rig: Rig) -> None:
+    """What the players' screen words itself (poker_sign.py): posted blinds, the last action as a record, the
+    shown hand's category; the closed hand in `history` with its winners, its down cards still "??"."""
+    holdem_preflop(rig)                 # blinds 1/2 by seats 1 and 3; 5 all in, 6 folds, 1 raises to 200
+    state = rig.state()
+    spots = {s["seat"]: s for s in state["spots"]}
+    assert spots[1]["posted"] == {"small_blind": 1} and spots[3]["posted"] == {"big_blind": 2}
+    assert spots[5]["act"] == {"action": "raise", "amount": 100, "all_in": True}
+    assert spots[6]["act"] == {"action": "fold"} and spots[1]["act"] == {"action": "raise", "amount": 200, "all_in": True}
+    assert spots[3]["act"] is None and spots[1]["drew"] == []
+    rig.act(3, "call")
+    rig.shoe(HOLDEM_BOARD)
+    for seat in (1, 3, 5):
+        rig.act(seat, "show")
+    rig.ok("confirm")
+    state = rig.state()
+    shown = {s["seat"]: s["hand_values"] for s in state["spots"] if "hand_values" in s}
+    assert set(shown) == {1, 3, 5} and all(v[0]["category"] and v[0]["ranks"] is None for v in shown.values())
+    (past,) = state["history"]
+    assert past["hand"] == 1 and past["poker"] and not past["voided"] and len(past["board"]) == 5
+    assert [w["seat"] for pot in past["pots"] for w in pot["winners"]] == [
+        w["seat"] for pot in state["results"]["pots"] for w in pot["winners"]]
+    by_seat = {s["seat"]: s for s in past["spots"]}
+    assert by_seat[6]["cards"] == ["??", "??"] and by_seat[6]["folded"]  # a folded hand stays down
+    assert {s: v["net"] for s, v in by_seat.items()} == {x["seat"]: x["net"] for x in state["results"]["net"]}
+    rig.restart()
+    assert rig.state()["history"] == [past]   # journaled with the hand: a restart lists it again

@@ -318,7 +318,7 @@ def test_stud_up_cards_and_the_draws_in_french(game: str, sim_table: Callable[..
         assert any(c != "??" for c in cards) and "??" in cards
     else:
         assert any(seat["drew"] for s in samples for seat in s["seats"].values())
-        assert any("cartes tirées" in s["text"] or "Servi" in s["text"] for s in samples)
+        assert any("Cartes tirées" in s["text"] or "Servi" in s["text"] for s in samples)
     text = page.locator("body").inner_text()
     for english in ("Seat ", "Stack", "Hand ", "Main pot", "Fold", "Call", "Raise", "Bet "):
         assert english not in text, (english, text)

@@ -88,7 +88,11 @@ function cardsOf(cards, className) {
   const node = el("div", className);
   const list = cards ?? [];
   node.classList.toggle("many", list.length > 4);
-  node.append(...list.map(cardElement));
+  const faces = list.map(cardElement);
+  if (list.length > 4) {  // overlapped: the rank above the suit, at the card's left edge
+    for (const card of faces) if (!card.classList.contains("down")) card.textContent = card.textContent.replace(/(.)$/u, "\n$1");
+  }
+  node.append(...faces);
   return node;
 }
 
@@ -274,7 +278,9 @@ export function renderPoker(root, state) {
   const boardRow = el("div", "row");
   const board = cardsOf(state.board, "cards");
   board.dataset.board = "";
-  boardRow.append(el("span", "label", t("poker_table.board")), board);
+  const label = el("span", "label", t("poker_table.board"));
+  label.classList.toggle("empty", !(state.board ?? []).length);  // stud and the draw games deal no board
+  boardRow.append(label, board);
   felt.append(boardRow);
   const turn = el("div", "turn");
   turn.dataset.turn = state.to_act != null ? String(state.to_act) : "";
