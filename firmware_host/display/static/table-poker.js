@@ -84,12 +84,13 @@ function levelText(state) {
 
 // -- a card, a seat, the pots, the last hands --
 
-function cardsOf(cards, className) {
+function cardsOf(cards, className, overlap = false) {
   const node = el("div", className);
   const list = cards ?? [];
-  node.classList.toggle("many", list.length > 4);
+  const many = overlap && list.length > 4;
+  node.classList.toggle("many", many);
   const faces = list.map(cardElement);
-  if (list.length > 4) {  // overlapped: the rank above the suit, at the card's left edge
+  if (many) {  // overlapped: the rank above the suit, at the card's left edge
     for (const card of faces) if (!card.classList.contains("down")) card.textContent = card.textContent.replace(/(.)$/u, "\n$1");
   }
   node.append(...faces);
@@ -144,7 +145,7 @@ function seatElement(spot, state, amount) {
   const blinds = el("div", "p-blinds", blindsWords(spot.posted, amount).join(" \u00b7 "));
   blinds.dataset.posted = JSON.stringify(spot.posted ?? {});
   node.append(blinds);
-  node.append(cardsOf(spot.cards, "p-cards"));
+  node.append(cardsOf(spot.cards, "p-cards", true));
   const stack = el("div", "p-stack");
   stack.dataset.stack = String(spot.stack ?? 0);
   stack.append(el("span", "what", t("poker_table.stack")), el("b", "", amount(spot.stack ?? 0)));
