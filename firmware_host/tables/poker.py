@@ -36,7 +36,7 @@ from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stake
 from engine.poker.state import Awarded, Rake, Shown
 from engine.poker.values import table_rules
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
-from firmware_host.tables.poker_sign import act_record, drew, posted, shown_hand, shown_values
+from firmware_host.tables.poker_sign import act_record, seat_records, shown_hand
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
@@ -545,7 +545,7 @@ class PokerTable(FaultBook):
         results = self.results()
         base["results"] = results
         nets = {x["seat"]: x["net"] for x in results["net"]} if results else {}
-        forced, draws, values = posted(hand.records), drew(hand.records), shown_values(hand.records)
+        forced, draws, values = seat_records(hand.records)
         for sv in dv["seats"]:
             s = sv["seat"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],

@@ -21,24 +21,29 @@ LOW_EVALUATORS = frozenset({"low8", "omaha_low8", "ace_five_low", "deuce_seven_l
 """The evaluators whose hands are read by their ranks (a low, a badugi) rather than a category alone."""
 
 
-def posted(records: Iterable[object]) -> dict[int, dict[str, int]]:
-    """Seat -> the forced bets it posted this hand, by kind (`small_blind`, `big_blind`, `straddle`,
-    `ante`, `dead_small_blind`), each kind's chips added up."""
-    out: dict[int, dict[str, int]] = {}
+def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], dict[int, list[int]],
+                                                   dict[int, list[dict[str, Any]]]]:
+    """In one pass over a hand's records (the views are built at every card): seat -> the forced
+    bets it posted by kind (`small_blind`, `big_blind`, `straddle`, `ante`, `dead_small_blind`, each
+    kind's chips added up); seat -> how many cards it drew at each draw so far (0: stood pat); seat
+    -> its shown hand's words (`hand_words`, high first then low; a low that does not qualify is
+    left out)."""
+    posted: dict[int, dict[str, int]] = {}
+    drew: dict[int, list[int]] = {}
+    shown: dict[int, list[dict[str, Any]]] = {}
     for rec in records:
-        if isinstance(rec, Posted):
-            seat = out.setdefault(rec.seat, {})
+        kind = type(rec)
+        if kind is Posted:
+            assert isinstance(rec, Posted)
+            seat = posted.setdefault(rec.seat, {})
             seat[rec.kind] = seat.get(rec.kind, 0) + rec.amount
-    return out
-
-
-def drew(records: Iterable[object]) -> dict[int, list[int]]:
-    """Seat -> how many cards it drew at each of its draws so far (0: stood pat)."""
-    out: dict[int, list[int]] = {}
-    for rec in records:
-        if isinstance(rec, Drew):
-            out.setdefault(rec.seat, []).append(len(rec.discards))
-    return out
+        elif kind is Drew:
+            assert isinstance(rec, Drew)
+            drew.setdefault(rec.seat, []).append(len(rec.discards))
+        elif kind is Shown:
+            assert isinstance(rec, Shown)
+            shown[rec.seat] = [hand_words(v, e) for v, e in zip(rec.values, rec.evaluators) if v is not None]
+    return posted, drew, shown
 
 
 def _rank(card: Any, ace_low: bool) -> tuple[int, str]:
@@ -63,16 +68,6 @@ def hand_words(value: HandValue, evaluator: str) -> dict[str, Any]:
         return {"category": value.category, "ranks": None}
     ranks = sorted((_rank(c, evaluator != "deuce_seven_low") for c in value.cards), reverse=True)
     return {"category": value.category, "ranks": "-".join(text for _, text in ranks)}
-
-
-def shown_values(records: Iterable[object]) -> dict[int, list[dict[str, Any]]]:
-    """Seat -> its shown hand's words (`hand_words`), high first then low (a low that does not
-    qualify is left out)."""
-    out: dict[int, list[dict[str, Any]]] = {}
-    for rec in records:
-        if isinstance(rec, Shown):
-            out[rec.seat] = [hand_words(v, e) for v, e in zip(rec.values, rec.evaluators) if v is not None]
-    return out
 
 
 def act_record(action: str, amount: int | None = None, all_in: bool = False,
