@@ -47,18 +47,20 @@ function stakesText(state, amount) {
 let director = null;
 let directorAt = 0;
 let clockSocket = null;
+let noDirector = false;  // the display follows no director ([display] tournament): the level alone is shown
 
 function followDirector() {
-  if (clockSocket) return;
+  if (clockSocket || noDirector) return;
   clockSocket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tournament`);
   clockSocket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.kind === "none") noDirector = true;
     if (message.kind === "snapshot" || message.kind === "update") {
       director = message;
       directorAt = performance.now();
     }
   };
-  clockSocket.onclose = () => { clockSocket = null; setTimeout(followDirector, 5000); };
+  clockSocket.onclose = () => { clockSocket = null; if (!noDirector) setTimeout(followDirector, 5000); };
 }
 
 function clockText(seconds) {

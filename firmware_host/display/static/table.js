@@ -22,6 +22,14 @@ function el(tag, className, text) {
   return node;
 }
 
+// A hand's name in the page's words, from its category (engine.evaluate's keys); a past hand journaled before
+// hands carried their category keeps its name as it was.
+function handText(hand) {
+  if (!hand) return "";
+  if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  return hand.hand_name ?? "";
+}
+
 function decisionText(decision) {
   if (!decision) return "";
   if (decision === "dead") return t("table.dead");
@@ -41,7 +49,7 @@ function spotElement(spot, current) {
   cards.append(...cardsElements(spot.cards));
   node.append(cards);
   node.append(el("div", "decision", toAct ? t("table.your_turn") : decisionText(spot.decision)));
-  node.append(el("div", "hand-name", spot.hand_name ?? ""));
+  node.append(el("div", "hand-name", handText(spot)));
   const circles = el("div", "circles");
   const bets = spot.bets ?? {};
   const results = spot.results ?? null;
@@ -127,7 +135,7 @@ function pastHand(past, current) {
     const dealer = past.dealer ?? {};
     const cards = el("span", "");
     cards.append(...(dealer.cards ?? []).map(miniCard));
-    dealt.append(cards, el("span", "", dealer.hand_name ?? ""));
+    dealt.append(cards, el("span", "", handText(dealer)));
     for (const spot of past.spots ?? []) {
       const net = Number(spot.net ?? 0);
       // short, so seven seats fit on one line: "7 +15", "3 -7.50", "2 push" (whole units without decimals)
@@ -176,7 +184,7 @@ function renderHouse(message) {
   document.getElementById("phase").textContent = message.phase ? tOr(`table.phase_${message.phase}`, "") : "";
   const dealer = message.dealer ?? {};
   document.getElementById("dealer").replaceChildren(...cardsElements(dealer.cards));
-  let named = dealer.hand_name ?? "";
+  let named = handText(dealer);
   if (named && dealer.qualifies === true) named = t("table.qualifies", { hand: named });
   if (named && dealer.qualifies === false) named = t("table.not_qualifies", { hand: named });
   document.getElementById("dealer-name").textContent = named;
