@@ -235,8 +235,9 @@ def expected(state: Mapping[str, Any]) -> dict[str, Any]:
                                     "cards": list(spot.get("cards") or []), "status": status,
                                     "button": state.get("button") == spot["seat"], "posted": spot.get("posted") or {},
                                     "drew": list(spot.get("drew") or [])}
-    return {"total": state.get("total_pot") or 0, "pots": [p["amount"] for p in pots],
-            "winners": [[w["seat"], w["amount"]] for p in (results["pots"] if results else []) for w in p["winners"]],
+    return {"total": state.get("total_pot") or 0, "pots": [p["amount"] for p in pots if p["amount"]],
+            "winners": [[w["seat"], w["amount"]] for p in (results["pots"] if results else []) if p["amount"]
+                        for w in p["winners"]],
             "board": list(state.get("board") or []), "seats": seats}
 
 

@@ -164,8 +164,9 @@ function seatElement(spot, state, amount) {
   said.dataset.state = status || "in";
   node.append(said);
   if ((spot.drew ?? []).length) {
-    const drawn = spot.drew.map((n) => (n === 0 ? t("poker_table.stood_pat") : t("poker_table.drew", { cards: n })));
-    const draws = el("div", "p-drew", drawn.join(" \u00b7 "));
+    // one line for every draw: "Drew: 2 · 1 · 0" (0: stood pat); "Stood pat" when it never drew
+    const text = spot.drew.every((n) => n === 0) ? t("poker_table.stood_pat") : t("poker_table.drew", { cards: spot.drew.join(" \u00b7 ") });
+    const draws = el("div", "p-drew", text);
     draws.dataset.drew = JSON.stringify(spot.drew);
     node.append(draws);
   }
@@ -197,6 +198,7 @@ function potsElement(state, amount) {
   const pots = results ? results.pots : (state.pots ?? []);
   const list = el("ol", "p-potlist");
   pots.forEach((pot, i) => {
+    if (!pot.amount) return;  // an empty pot (a blind all in for nothing more) is no pot to the players
     const item = el("li", "p-pot");
     item.dataset.pot = String(i);
     item.dataset.amount = String(pot.amount);
