@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 
 from engine import redact
 from engine.cards import Card, format_cards
-from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, shown
+from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, say, shown)
+from engine.errors import card as card_word
 from engine.games import DEAD
 from engine.paytables import Odds, Profile
 
@@ -35,6 +36,8 @@ from engine.house_values import (  # re-exported: the house games' values
     Target,
     check_all_distinct,
     check_stake,
+    last_decision_at as _last_decision_at,
+    standing_steps,
     expect_keys,
     parse_bets,
     parse_card_list,
@@ -245,9 +248,10 @@ class HouseRound(ABC):
         positive integer, or against the rules and limits of the game.
         """
         if self._phase != "bets":
-            raise IllegalAction(f"bets are closed (phase {self._phase})")
+            raise IllegalAction(f"bets are closed (phase {self._phase})", say=say("refusal.bets_closed", seat=seat))
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.seats:
-            raise IllegalAction(f"no seat {seat!r} at this table (seats 1..{self.seats})")
+            raise IllegalAction(f"no seat {seat!r} at this table (seats 1..{self.seats})",
+                                say=say("refusal.no_such_seat", seat=str(seat), seats=self.seats))
         if not isinstance(bets, Mapping):
             raise IllegalAction(f"spot {seat}: bets must be a mapping of bet circle -> stake, not {bets!r}")
         if not bets:
@@ -255,8 +259,9 @@ class HouseRound(ABC):
         checked: dict[str, int] = {}
         for bet, amount in bets.items():
             if bet not in self.BETS:
-                raise IllegalAction(f"spot {seat}: unknown bet {bet!r} (bets here: {', '.join(self.BETS)})")
-            checked[bet] = check_stake(f"spot {seat}: {bet}", amount)
+                raise IllegalAction(f"spot {seat}: unknown bet {bet!r} (bets here: {', '.join(self.BETS)})",
+                                    say=say("refusal.unknown_bet", seat=seat, bet=str(bet)))
+            checked[bet] = check_stake(f"spot {seat}: {bet}", amount, seat, bet)
         return self._check_bets(seat, checked)
 
     def can_post_bets(self, seat: int, bets: Mapping[str, int]) -> bool:
@@ -274,7 +279,7 @@ class HouseRound(ABC):
     def verify_close_bets(self) -> None:
         """Raises IllegalAction: not the betting phase, or the bets do not allow a deal."""
         if self._phase != "bets":
-            raise IllegalAction(f"bets are already closed (phase {self._phase})")
+            raise IllegalAction(f"bets are already closed (phase {self._phase})", say=say("refusal.already_dealing"))
         self._check_close()
 
     def can_close_bets(self) -> bool:
@@ -310,17 +315,20 @@ class HouseRound(ABC):
             if target_or_none is None:
                 seat = self.to_act()
                 why = f"waiting for the decision of spot {seat}" if seat is not None else f"phase {self._phase}"
-                raise IllegalAction(f"no card is expected now ({why}): {parsed}")
+                said = (say("refusal.card_while_deciding", card=card_word(parsed), seat=seat) if seat is not None
+                        else say("refusal.card_not_expected", card=card_word(parsed)))
+                raise IllegalAction(f"no card is expected now ({why}): {parsed}", say=said)
             target = target_or_none
         if parsed in self._seen:
-            raise DuplicateCard(f"duplicate card: {parsed} was already dealt in this round")
+            raise DuplicateCard(f"duplicate card: {parsed} was already dealt in this round",
+                                say=say("refusal.duplicate_card", card=card_word(parsed)))
         return parsed, target
 
     def _check_close_for_card(self) -> None:
         try:
             self.verify_close_bets()
         except IllegalAction as exc:
-            raise IllegalAction(f"no card is expected now: {exc}") from None
+            raise IllegalAction(f"no card is expected now: {exc}", say=exc.say) from None
 
     def can_deal(self, card: Card | str) -> bool:
         return _can(self.verify_deal, card)
@@ -355,15 +363,17 @@ class HouseRound(ABC):
         """
         street = self._street_open()
         if street is None:
-            raise IllegalAction(f"no decision is awaited now (phase {self._phase})")
+            raise IllegalAction(f"no decision is awaited now (phase {self._phase})", say=say("refusal.no_decision_now"))
         if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
-            raise IllegalAction(f"no spot with a bet at seat {seat!r}")
+            raise IllegalAction(f"no spot with a bet at seat {seat!r}", say=say("refusal.no_spot", seat=str(seat)))
         pending = self._pending(street)
         if seat not in pending:
             raise IllegalAction(f"spot {seat} has no decision to make now"
-                                + (f" (spot {pending[0]} is to act)" if pending else ""))
+                                + (f" (spot {pending[0]} is to act)" if pending else ""),
+                                say=say("refusal.no_decision_for_seat", seat=seat))
         if seat != pending[0]:
-            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first")
+            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first",
+                                say=say("refusal.not_to_act", seat=seat, to_act=pending[0]))
         if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
             raise IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}")
         return self._check_decision(seat, action, multiple, street)
@@ -392,13 +402,13 @@ class HouseRound(ABC):
         """
         if self._phase in ("bets", "showdown", "settled"):
             raise IllegalAction(f"a hand can be declared dead only between the deal and the showdown "
-                                f"(phase {self._phase})")
+                                f"(phase {self._phase})", say=say("refusal.dead_not_now", seat=seat))
         if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
-            raise IllegalAction(f"no spot with a bet at seat {seat!r}")
+            raise IllegalAction(f"no spot with a bet at seat {seat!r}", say=say("refusal.no_spot", seat=str(seat)))
         if seat in self._dead:
-            raise IllegalAction(f"spot {seat}: the hand is already dead")
+            raise IllegalAction(f"spot {seat}: the hand is already dead", say=say("refusal.already_dead", seat=seat))
         if self._decision.get(seat) == "fold":
-            raise IllegalAction(f"spot {seat}: the hand is already folded")
+            raise IllegalAction(f"spot {seat}: the hand is already folded", say=say("refusal.already_folded", seat=seat))
 
     def can_declare_dead(self, seat: int) -> bool:
         return _can(self.verify_declare_dead, seat)
@@ -412,12 +422,81 @@ class HouseRound(ABC):
         self._advance()
         return self._record("declare_dead", {"seat": seat})
 
+    # -- corrections --
+
+    def last_decision(self, seat: int) -> dict[str, Any] | None:
+        """The seat's last decision as it stands (`{"do": "decide", "seat", "action"[, "multiple"]}` or
+        a `declare_dead`), or None when it has taken none this hand."""
+        steps = self._standing_steps()
+        at = _last_decision_at(steps, seat)
+        return None if at is None else steps[at]
+
+    def correctable_seats(self) -> tuple[int, ...]:
+        """The seats whose last decision may still be corrected: taken, not a dead hand's, and no card
+        dealt since (before the payouts are confirmed)."""
+        if self._phase == "settled":
+            return ()
+        steps = self._standing_steps()
+        seats = []
+        for seat in self.spot_seats():
+            at = _last_decision_at(steps, seat)
+            if at is not None and steps[at]["do"] == "decide" and not any(s["do"] == "deal" for s in steps[at + 1:]):
+                seats.append(seat)
+        return tuple(seats)
+
+    def verify_correct(self, seat: int, action: str, multiple: int | None = None) -> HouseRound:
+        """Check that the seat's last decision can be replaced by `action` (`multiple`): it took one,
+        not a dead hand's, no card has been dealt since, the hand is not settled, the new decision
+        differs and was legal where the old one was taken (the decisions after it still standing).
+        Returns the round as it would stand. Raises IllegalAction saying which."""
+        if self._phase == "settled":
+            raise IllegalAction("the hand is settled: nothing can be corrected", say=say("refusal.correct_settled"))
+        steps = self._standing_steps()
+        at = _last_decision_at(steps, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
+        if at is None:
+            raise IllegalAction(f"spot {seat!r} has no decision to correct",
+                                say=say("refusal.correct_no_decision", seat=str(seat)))
+        if steps[at]["do"] != "decide":
+            raise IllegalAction(f"spot {seat}: the hand was declared dead: a dead hand is not corrected",
+                                say=say("refusal.correct_dead", seat=seat))
+        if any(step["do"] == "deal" for step in steps[at + 1:]):
+            raise IllegalAction(f"spot {seat}: a card has been dealt since its decision: it can no longer be corrected",
+                                say=say("refusal.correct_card_since", seat=seat))
+        new = {"do": "decide", "seat": seat, "action": action, **({"multiple": multiple} if multiple is not None else {})}
+        try:
+            fresh = type(self).replay(self.profile, [*steps[:at], new, *steps[at + 1:]], self.limits, self.seats)
+        except (IllegalAction, CardError) as exc:
+            raise IllegalAction(f"spot {seat}: the decision cannot be corrected to {action}: {exc}", say=exc.say) from None
+        if fresh.record().spots == self.record().spots:
+            raise IllegalAction(f"spot {seat} already has this decision: nothing to correct",
+                                say=say("refusal.correct_same", seat=seat))
+        return fresh
+
+    def can_correct(self, seat: int, action: str, multiple: int | None = None) -> bool:
+        return _can(self.verify_correct, seat, action, multiple)
+
+    def correct(self, seat: int, action: str, multiple: int | None = None) -> Step:
+        """Replace the seat's last decision (see `verify_correct`): the round is as if it had been taken
+        so; the step is recorded as a `correct`, after the steps as they were (a replay does both)."""
+        fresh = self.verify_correct(seat, action, multiple)
+        history = self._steps
+        self.__dict__.update(fresh.__dict__)
+        self._steps = history
+        args: dict[str, Any] = {"seat": seat, "action": action}
+        if multiple is not None:
+            args["multiple"] = multiple
+        return self._record("correct", args)
+
+    def _standing_steps(self) -> list[dict[str, Any]]:
+        return standing_steps(step.to_dict() for step in self._steps)
+
     # -- showdown --
 
     def verify_settle(self) -> Settlement:
         """Raises IllegalAction unless the round is at its showdown."""
         if self._phase != "showdown" or self._settlement is None:
-            raise IllegalAction(f"nothing to settle before the showdown (phase {self._phase})")
+            raise IllegalAction(f"nothing to settle before the showdown (phase {self._phase})",
+                                say=say("refusal.nothing_to_confirm"))
         return self._settlement
 
     def can_settle(self) -> bool:
@@ -439,7 +518,8 @@ class HouseRound(ABC):
         do = step.get("do")
         args = {k: v for k, v in step.items() if k != "do"}
         methods = {"post_bets": self.post_bets, "close_bets": self.close_bets, "deal": self.deal,
-                   "decide": self.decide, "declare_dead": self.declare_dead, "settle": self.settle}
+                   "decide": self.decide, "declare_dead": self.declare_dead, "correct": self.correct,
+                   "settle": self.settle}
         if do not in methods:
             raise IllegalAction(f"not a step: {do!r} (steps: {', '.join(methods)})")
         try:

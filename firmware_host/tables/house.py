@@ -105,7 +105,7 @@ class HouseSetup:
 class HouseTable(FaultBook):
     """The hand in progress at a house-banked game (or just finished, until the next one starts)."""
 
-    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide"})
+    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide", "correct"})
 
     def __init__(self, setup: HouseSetup, hand: int) -> None:
         self.setup = setup
@@ -115,6 +115,7 @@ class HouseTable(FaultBook):
         self.ignored: list[dict[str, Any]] = []
         self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
+        self.corrected: list[dict[str, Any]] = []  # decisions corrected (`correct`): the full feed and the record
         self.closed: str | None = None  # "settled" or "voided" once closed
         assert setup.rules is not None
         # the limits sign and the paytables, made once a hand: every view passes them as they are
@@ -186,6 +187,7 @@ class HouseTable(FaultBook):
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
+        full["corrected"] = [dict(x) for x in self.corrected]
         full["limits"], full["paytable"] = self._signs
         return full
 
@@ -196,7 +198,8 @@ class HouseTable(FaultBook):
     # -- steps --
 
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
-        """`bet` (seat, bets) or `decide` (seat, decision, multiple). Raises IllegalAction (state unchanged)."""
+        """`bet` (seat, bets), `decide` (seat, decision, multiple) or `correct` (seat, decision, multiple: the
+        seat's last decision replaced, `HouseRound.correct`). Raises IllegalAction (state unchanged)."""
         if kind == "bet":
             self.round.post_bets(int(body["seat"]), dict(body["bets"]))
         elif kind == "decide":
@@ -205,6 +208,9 @@ class HouseTable(FaultBook):
                 self.round.declare_dead(seat)
             else:
                 self.round.decide(seat, decision, body.get("multiple"))
+        elif kind == "correct":
+            self.round.correct(int(body["seat"]), str(body["decision"]), body.get("multiple"))
+            self.corrected.append({k: body[k] for k in ("seat", "decision", "multiple", "was", "signed_off") if k in body})
         else:
             raise IllegalAction(f"a {self.setup.game} table takes {' and '.join(sorted(self.STEPS))}, not {kind}")
 
@@ -224,16 +230,18 @@ class HouseTable(FaultBook):
 
     def _card_fault(self, card: str, exc: CardError | IllegalAction) -> CardFault:
         if isinstance(exc, DuplicateCard):
-            return CardFault(FaultKind.DUPLICATE_CARD, str(exc))
-        if isinstance(exc, CardError):
+            return CardFault(FaultKind.DUPLICATE_CARD, str(exc), card)
+        if isinstance(exc, CardError):  # not a card at all: its text is no card to name
             return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
         if self.phase in ("showdown", "settled"):
-            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand")
+            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand", card,
+                             situation="too_many")
         if self.phase == "bets" and not self.round.spot_seats():
-            return CardFault(FaultKind.NO_BET, f"{card} came out but no spot has a bet")
+            return CardFault(FaultKind.NO_BET, f"{card} came out but no spot has a bet", card)
         if self.phase == "bets":
-            return CardFault(FaultKind.NO_BET, f"{card} came out but the bets do not allow a deal: {exc}")
-        return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
+            return CardFault(FaultKind.NO_BET, f"{card} came out but the bets do not allow a deal: {exc}", card)
+        seat = self.round.to_act()
+        return CardFault(FaultKind.UNEXPECTED_CARD, str(exc), card, seat, "deciding" if seat is not None else "")
 
     def discard(self, card: str) -> None:
         self.discards.append(card)
@@ -267,6 +275,7 @@ class HouseTable(FaultBook):
             "faults": self.faults,
             "ignored": self.ignored,
             "manual": self.manual,
+            "corrected": self.corrected,
             "discards": self.discards,
             "reason": body.get("reason"),
             "by": body.get("by"),
