@@ -327,3 +327,85 @@ def test_stud_up_cards_and_the_draws_in_french(game: str, sim_table: Callable[..
     assert page.evaluate(POKER_LAYOUT) == []
     check_distance(page)
     check_screenshot(page, f"table-{game}-fr-1920")
+
+
+# -- a tournament table: the director's level and clock ----------------------------------------------------------
+
+TOURNAMENT_STATE = {
+    "kind": "snapshot", "table": "T1", "boot": "0123456789abcdef", "seq": 7, "hand": 5, "phase": "betting",
+    "game": "holdem", "structure": "no-limit", "stakes": {"blinds": [100, 200], "antes": 25}, "street": "flop",
+    "button": 2, "to_act": 3, "board": ["As", "Kd", "7c"], "pots": [{"amount": 1500, "eligible": [1, 2, 3]}],
+    "total_pot": 1900, "currency": "EUR", "decimals": 2, "fault": None, "results": None, "history": [],
+    "tournament": {"name": "Sunday", "level": 3, "blinds": [100, 200], "antes": 25},
+    "spots": [
+        {"seat": s, "stack": stack, "in_hand": True, "cards": ["??", "??"], "up": [False, False], "folded": False,
+         "all_in": False, "sitting_out": False, "bets": {"bet": bet, "in_pot": bet}, "posted": {}, "drew": [],
+         "act": act} for s, stack, bet, act in (
+            (1, 12500, 0, {"action": "check"}), (2, 8000, 400, {"action": "bet", "amount": 400}),
+            (3, 23100, 0, None))],
+}
+DIRECTOR = {"kind": "snapshot", "tournament": "Sunday", "running": True, "started": True, "on_break": False,
+            "left_s": 754, "level": {"number": 3, "small_blind": 100, "big_blind": 200, "ante": 25}}
+
+
+def test_a_tournament_table_shows_the_level_the_clock_and_chips(page: Page, tmp_path: Path) -> None:
+    """The display's WebSockets stood in for (the page as served, its feeds given): the state's `tournament`
+    level on the sign, the director's clock counting down beside it, and chips (not money) at a tournament table."""
+    served = shown_display(tmp_path)
+
+    def public(ws: Any) -> None:
+        ws.send(json.dumps({"kind": "hello", "heartbeat_s": 3600}))
+        ws.send(json.dumps(TOURNAMENT_STATE))
+
+    def director(ws: Any) -> None:
+        ws.send(json.dumps({"kind": "hello", "heartbeat_s": 3600}))
+        ws.send(json.dumps(DIRECTOR))
+
+    page.route_web_socket("**/ws/public*", public)
+    page.route_web_socket("**/ws/tournament*", director)
+    try:
+        page.goto(served.url)
+        page.wait_for_selector("[data-kind='poker'] [data-level='3']")
+        page.wait_for_function("document.querySelector('[data-level]').textContent.includes('left')")
+        sign = page.locator("[data-level]").inner_text()
+        assert sign.startswith("Level 3 · ") and sign.endswith(" left"), sign
+        first = sign
+        page.wait_for_timeout(2100)
+        assert page.locator("[data-level]").inner_text() != first  # the clock counts down between updates
+        assert "12:3" in first or "12:2" in first
+        stacks = page.locator("#poker .p-seat [data-stack]").all_inner_texts()
+        assert [s.split("\n")[-1] for s in stacks] == ["12,500", "8,000", "23,100"]  # chips, not euros
+        assert "Blinds 100 / 200, ante 25" in page.locator("[data-stakes]").inner_text()
+        assert page.locator("#poker [data-seat='3'][data-to-act]").count() == 1
+        assert page.locator("#poker [data-seat='2'] .p-state").inner_text() == "Bet 400"
+        page.set_viewport_size({"width": 1280, "height": 720})
+        assert page.evaluate(POKER_LAYOUT) == []
+        page.screenshot(path=str(tmp_path / "tournament-1280.png"))
+    finally:
+        served.stop()
+
+
+class Served:
+    """A `croupier display` with no table behind it: the pages only (the test stands in for its feeds)."""
+
+    def __init__(self, proc: subprocess.Popen[str], url: str) -> None:
+        self.proc, self.url = proc, url
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def shown_display(tmp_path: Path) -> Served:
+    config = tmp_path / "pages.toml"
+    config.write_text('[display]\nlisten = "127.0.0.1:0"\npublic = "ipc:///tmp/croupier-none-public"\n'
+                      'snapshot = "ipc:///tmp/croupier-none-snapshot"\n', encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    assert line, "croupier display did not start"
+    return Served(proc, str(json.loads(line)["table"]))
