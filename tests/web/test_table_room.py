@@ -6,6 +6,7 @@ game in French; bet circles read at a distance; screenshots at 1920x1080 and 128
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -22,7 +23,7 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.sim.bots import SimLimits, seat_players
 from firmware_host.sim.shoe import SimShoeClient
 from tests.web.screens import check_screenshot
-from tests.web.test_table_display import journal
+from tests.web.test_table_display import LAYOUT, journal
 
 LIMITS = SimLimits(minimum=500, maximum=10000, side_minimum=100, side_maximum=5000, chip=100)
 
@@ -49,6 +50,10 @@ POKER_LAYOUT = """() => {
     if (!inside(box(a))) problems.push(`outside: ${a.className} ${a.dataset.seat ?? ""}`);
     blocks.slice(i + 1).forEach((b) => { if (!apart(box(a), box(b))) problems.push(`overlap: ${a.className} / ${b.className}`); });
   });
+  for (const row of document.querySelectorAll("#poker .felt .row")) {
+    const [label, cards] = row.children;
+    if (!apart(box(label), box(cards))) problems.push(`overlap: ${label.textContent} / its cards`);
+  }
   for (const el of document.querySelectorAll("#poker .circle, #poker .p-stack, #poker .p-cards, #poker .p-potline, #poker .p-name, #poker .sign, #poker .panel")) {
     if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) problems.push(`spills: ${el.className} ${el.textContent}`);
   }
@@ -205,6 +210,31 @@ def test_the_house_screen_marks_the_seat_to_act_says_hand_paused_and_redraws_the
     assert page.locator("[data-paytable='pair_plus'] [data-pays='straight'] .pays").inner_text() == "6 to 1"
     page.wait_for_selector("[data-phase='settled'] #spots .circle")
     check_distance(page)
+
+
+def test_the_house_screen_in_french(sim_table: Callable[..., SimTable], shown_in: Callable[[SimTable, str], str],
+                                    page: Page) -> None:
+    """Every word from the French catalog: no key, no English word; money as the French write it; pays "3 pour 2"."""
+    table = sim_table(game="uth", seed=8, seats=4, limits=LIMITS)
+    page.goto(shown_in(table, "fr"))
+    page.wait_for_selector(f"[data-table='{table.table}']")
+    dealer = table.dealer(players=seat_players(table.seats, table.seed), buttons=0.0)
+    try:
+        dealer.play(2)
+    finally:
+        dealer.close()
+    page.wait_for_selector("[data-hand='2'][data-phase='settled'] #spots .circle[data-result]")
+    text = page.locator("body").inner_text()
+    assert re.search(r"\b[a-z_]+\.[a-z_]+\b", text) is None, text  # no catalog key
+    for english in ("Seat", "Hand ", "Paytables", "Last hands", " to ", "Dealer", "Board", "push", "qualifies"):
+        assert english not in text, (english, text)
+    assert "Coup" in text and "Place 1" in text and "DERNIERS COUPS" in text and "5,00\u00a0€" in text
+    assert page.locator("[data-paytable='blind'] [data-pays='flush'] .pays").inner_text() == "3 pour 2"
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert page.evaluate(LAYOUT) == []  # the French words fit too ("CROUPIER" beside the dealer's cards)
+    check_screenshot(page, "table-uth-fr-1920")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    assert page.evaluate(LAYOUT) == []
 
 
 # -- the poker room's screen ---------------------------------------------------------------------------
