@@ -586,6 +586,7 @@ class HouseRound(ABC):
         dealer: dict[str, Any] = {"cards": dealer_cards, "visible": [shown] * len(dealer_cards)}
         if settlement is not None:
             dealer["hand_name"] = settlement.dealer_hand
+            dealer["hand_category"] = settlement.dealer_category  # for a screen's own words (engine.evaluate's keys)
             dealer["qualifies"] = settlement.dealer_qualifies
         spots = []
         cards_of, decision_of, spot_bets = self._cards.get, self._decision.get, self._spot_bets
@@ -597,6 +598,7 @@ class HouseRound(ABC):
             if settlement is not None:
                 result = settlement.spot(seat)
                 spot["hand_name"] = result.hand
+                spot["hand_category"] = result.category
                 spot["results"] = dict(result.results)
                 spot["net"] = result.net
             spots.append(spot)

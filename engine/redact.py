@@ -5,7 +5,8 @@ poker seat, the dealer) lists its `cards` with `visible`, a flag per card saying
 have turned it face up for everyone (a stud up card, a hand shown down, the dealer's hand at the
 showdown). `public(full)` is the only way to the public view:
 
-- a card not `visible` becomes `??`; a hand with a card not visible shows no `hand_name`;
+- a card not `visible` becomes `??`; a hand with a card not visible shows no `hand_name` (nor
+  `hand_category`);
 - only the keys named below reach the public (default deny): burns, mucked and discarded cards,
   cards ignored while a fault stood, devices, sensors, a fault's `detail` never do, nor any key
   added to the full view later until it is named here;
@@ -36,6 +37,8 @@ TABLE_KEYS = frozenset({
     # a poker table's
     "structure", "stakes", "street", "button", "expected", "legal", "prompt", "level", "pots", "total_pot",
     "results", "clock", "hold",
+    # the tournament level a director set, for the players' screen (firmware_host/tables/levels.py)
+    "tournament",
     # a tournament table's chip race, its cards dealt face up (firmware_host/tables/chip_race_step.py)
     "race",
     # the draw for a tournament table's button, its cards dealt face up (firmware_host/tables/button_draw_step.py)
@@ -57,10 +60,15 @@ TABLE_KEYS = frozenset({
 
 HAND_KEYS = frozenset({
     "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies", "pays",
+    # a house hand's category (engine.evaluate's keys), for a screen's own words; hidden with its name
+    "hand_category",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
     # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
     "owes", "waiting_for_big_blind", "revealed",
+    # a poker seat's forced bets, draws, last action and shown hand as data, for the players'
+    # screen's words (firmware_host/tables/poker_sign.py; `hand_values` only once the hand is shown)
+    "posted", "drew", "act", "hand_values",
 })
 """The keys of a spot, a poker seat or the dealer's hand the public sees."""
 
@@ -140,8 +148,11 @@ def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
         elif kind is dict:
             value = {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
         out[key] = value
-    if not shown and "hand_name" in out:
-        out["hand_name"] = None
+    if not shown:
+        if "hand_name" in out:
+            out["hand_name"] = None
+        if "hand_category" in out:
+            out["hand_category"] = None
     return out
 
 

@@ -44,3 +44,11 @@ def at_level(table: GameTable, stakes: Mapping[str, Any] | None) -> GameTable:
     if stakes is None or not isinstance(table, PokerTable) or dict(table.setup.stakes) == dict(stakes):
         return table
     return PokerTable(replace(table.setup, stakes=dict(stakes)), table.hand, table.session.to_dict())
+
+
+def tournament_level(body: Mapping[str, Any]) -> dict[str, Any]:
+    """What the players' screen shows of a `level` event: the tournament's name, the level's number
+    (None when the director named none) and its blinds and ante, in force from the next hand."""
+    stakes = dict(body.get("stakes") or {})
+    return {"name": body.get("tournament"), "level": body.get("level"),
+            "blinds": list(stakes.get("blinds") or []), "antes": stakes.get("antes")}

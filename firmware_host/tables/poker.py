@@ -36,6 +36,7 @@ from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stake
 from engine.poker.state import Awarded, Rake, Shown
 from engine.poker.values import table_rules
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
+from firmware_host.tables.poker_sign import act_record, seat_records, shown_hand
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
@@ -221,6 +222,7 @@ class PokerTable(FaultBook):
         self.deals: list[list[str]] = []        # [target, card] in dealt order (burns included)
         self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
+        self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
         self.chopped: dict[str, Any] | None = None
         self.faults: list[dict[str, Any]] = []
         self.ignored: list[dict[str, Any]] = []
@@ -236,9 +238,12 @@ class PokerTable(FaultBook):
         unchanged: the successor's session is its own, from the seating's plain values."""
         return PokerTable(self.setup, hand, self.session.to_dict())
 
-    def shown(self) -> None:
-        """A poker table keeps no `history` of last hands for the players' screen (not built yet)."""
-        return None
+    def shown(self) -> dict[str, Any] | None:
+        """This hand, once closed, as the players' screen lists it among the last hands (public
+        form, `poker_sign.shown_hand`); None when no hand was dealt."""
+        if self.engine is None:
+            return None
+        return shown_hand(self.full_view(), self.hand, self.closed or "settled")
 
     def carried_seats(self) -> dict[str, Any]:
         """`open` fields that carry this session over to a new game: stacks (the broke leave),
@@ -412,11 +417,12 @@ class PokerTable(FaultBook):
             if rng is not None and rng.kind != action:
                 raise IllegalAction(f"seat {seat} may {rng.kind}, not {action}", say=say(
                     "refusal.poker_raise_instead" if rng.kind == "raise" else "refusal.poker_bet_instead", seat=seat))
-            hand.bet_or_raise(amount, seat)
+            raised = hand.bet_or_raise(amount, seat)
             event: list[Any] = [action, seat, amount]
             said = f"{action} to {amount}"
+            act = act_record(raised.kind, amount, raised.all_in)
         elif action == "all_in":
-            event, said = self._all_in(hand, seat)
+            event, said, act = self._all_in(hand, seat)
         elif action in ("draw", "stand_pat"):
             discards = list(cards or []) if action == "draw" else []
             if action == "stand_pat" and cards:
@@ -424,26 +430,30 @@ class PokerTable(FaultBook):
             hand.draw(discards, seat)
             event = ["draw", seat, discards]
             said = f"draws {len(discards)}" if discards else "stands pat"
+            act = act_record("draw" if discards else "stand_pat", cards=len(discards))
         elif action == "show":
             hand.show(None, seat)
-            event, said = ["show", seat], "shows"
+            event, said, act = ["show", seat], "shows", act_record("show")
         elif action == "muck":
             hand.muck(seat)
-            event, said = ["muck", seat], "mucks"
+            event, said, act = ["muck", seat], "mucks", act_record("muck")
         elif action == "bring_in":
             brought = hand.post_bring_in(seat)
             event, said = ["bring_in", seat], f"brings in {brought.amount}"
+            act = act_record("bring_in", brought.amount, brought.all_in)
         elif action == "fold":
             hand.fold(seat, dead)
-            event, said = ["fold", seat], "folds: the clock ran out" if dead else "folds"
+            event, said, act = ["fold", seat], "folds: the clock ran out" if dead else "folds", act_record("fold")
         elif action == "check":
             hand.check(seat)
-            event, said = ["check", seat], "checks"
+            event, said, act = ["check", seat], "checks", act_record("check")
         else:
             called = hand.call(seat)
             event, said = ["call", seat], f"calls {called.amount}" + (" (all in)" if called.all_in else "")
+            act = act_record("call", called.amount, called.all_in)
         self.events.append(event)
         self.last_action[seat] = said
+        self.last_act[seat] = act
         self.actions.append(f"seat {seat} {said}")
         done: dict[str, Any] = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
         if event[0] == "draw":
@@ -456,7 +466,7 @@ class PokerTable(FaultBook):
             done["dead"] = True
         self.sequence.append(done)
 
-    def _all_in(self, hand: Hand, seat: int) -> tuple[list[Any], str]:
+    def _all_in(self, hand: Hand, seat: int) -> tuple[list[Any], str, dict[str, Any]]:
         view = hand.view()
         legal = view.legal
         if hand.actor != seat:
@@ -467,16 +477,16 @@ class PokerTable(FaultBook):
         to = legal.all_in
         if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
             brought = hand.post_bring_in(seat)
-            return ["bring_in", seat], f"brings in {brought.amount} (all in)"
+            return ["bring_in", seat], f"brings in {brought.amount} (all in)", act_record("bring_in", brought.amount, True)
         if legal.call is not None and to <= hand.level:
             called = hand.call(seat)
-            return ["call", seat], f"calls {called.amount} (all in)"
+            return ["call", seat], f"calls {called.amount} (all in)", act_record("call", called.amount, True)
         if legal.bet_or_raise is None:
             raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
                                 say=say("refusal.poker_no_all_in", seat=seat))
         kind = legal.bet_or_raise.kind
         hand.bet_or_raise(to, seat)
-        return [kind, seat, to], f"{kind} all in to {to}"
+        return [kind, seat, to], f"{kind} all in to {to}", act_record(kind, to, True)
 
     def chop(self, shares: Mapping[int, int] | None = None) -> None:
         """The players still in the hand agree to share the pot: by `shares` (seat -> chips, adding
@@ -564,6 +574,7 @@ class PokerTable(FaultBook):
         results = self.results()
         base["results"] = results
         nets = {x["seat"]: x["net"] for x in results["net"]} if results else {}
+        forced, draws, values = seat_records(hand.records)
         for sv in dv["seats"]:
             s = sv["seat"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
@@ -572,9 +583,11 @@ class PokerTable(FaultBook):
                     "up": sv["up"], "revealed": sv["revealed"], **_owing(players.get(s)),
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
-                    "mucked": sv["mucked"], "shown": sv["shown"]}
+                    "mucked": sv["mucked"], "shown": sv["shown"],
+                    "act": self.last_act.get(s), "posted": forced.get(s, {}), "drew": draws.get(s, [])}
             if s in shown:
                 spot["hand_name"] = " / ".join(shown[s])
+                spot["hand_values"] = values.get(s, [])
             if results is not None:
                 spot["net"] = nets.get(s, 0)
             spots.append(spot)

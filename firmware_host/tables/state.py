@@ -31,7 +31,7 @@ from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house_sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
-from firmware_host.tables.levels import at_level, take_level
+from firmware_host.tables.levels import at_level, take_level, tournament_level
 from firmware_host.tables.poker import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import steps_of
@@ -72,6 +72,7 @@ class TableState:
         self.last_record: dict[str, Any] | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
+        self.tournament: dict[str, Any] | None = None  # that level's tournament and number, for the players' screen
         self.clock_call: dict[str, Any] | None = None  # the clock called on the seat to act (`clock_call.py`)
         self.hold: dict[str, Any] | None = None  # the pit's hold: no new hand from `from_hand` on (`hold.py`)
         self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
@@ -146,6 +147,7 @@ class TableState:
         full["history"] = list(self.history)  # each made once, in public form, when its hand closed
         if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
+            full["tournament"] = dict(self.tournament) if self.tournament is not None else None
         full["hold"] = dict(self.hold) if self.hold is not None else None
         full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
         if isinstance(table, PokerTable):
@@ -222,6 +224,8 @@ class TableState:
                   "sensors": dict(self.sensors)}
         if self.level is not None:  # journaled with the hand: recovery carries it on (`carry_level`)
             record["level"] = dict(self.level)
+            if self.tournament is not None:
+                record["tournament"] = dict(self.tournament)
         shown = table.shown()
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
             record["last_hand"] = shown
@@ -244,7 +248,7 @@ class TableState:
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
         self.table_closed = False
-        self.level = None
+        self.level = self.tournament = None
         self.race = self.draw = None
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # a new session from each open
 
@@ -261,6 +265,7 @@ class TableState:
 
     def _on_level(self, body: Mapping[str, Any], event_id: int) -> None:
         self.level = take_level(self.table, body)
+        self.tournament = tournament_level(body)
         if self.table is not None and self.table.closed is None and not self.table.started:
             self.table = at_level(self.table, self.level)
 
@@ -283,6 +288,7 @@ class TableState:
         """The tournament level a closed hand's record says was in force (recovery: `levels.py`)."""
         if record.get("level") is not None:
             self.level = dict(record["level"])
+            self.tournament = dict(record["tournament"]) if record.get("tournament") is not None else None
             if self.table is not None and self.table.closed is None and not self.table.started:
                 self.table = at_level(self.table, self.level)
 

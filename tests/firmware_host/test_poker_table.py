@@ -393,8 +393,13 @@ HANDS_PER_GAME = 25
 
 
 
+SHOWN_BY_HAND: dict[tuple[str, int], set[str]] = {}
+"""The cards each hand showed on the public feed (its board, up and shown cards), by (table, hand)."""
+
+
 def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
-    """Only the board, up cards and cards shown at showdown appear on the public state."""
+    """Only the board, up cards and cards shown at showdown appear on the public state; the last
+    hands (`history`) show only cards that hand showed on the public feed."""
     assert not {"burns", "discards", "mucked", "ignored", "devices", "sensors"} & set(public)
     visible = set(full["board"])
     for pub, spot in zip(public["spots"], full["spots"], strict=True):
@@ -405,9 +410,15 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
                 visible.add(f)
             else:
                 assert p == "??", f"seat {spot['seat']}'s down card {f} on the public feed"
-    for text in strings_in(public):
+    SHOWN_BY_HAND.setdefault((str(public.get("table")), public["hand"]), set()).update(visible)
+    for text in strings_in({k: v for k, v in public.items() if k != "history"}):
         if text in CARD_TEXTS:
             assert text in visible, f"{text} leaked"
+    for past in public.get("history") or []:
+        shown = SHOWN_BY_HAND.get((str(public.get("table")), past["hand"]), set())
+        for text in strings_in(past):
+            if text in CARD_TEXTS:
+                assert text in shown, f"{text} of past hand {past['hand']} leaked"
     if public.get("fault") is not None:
         assert "detail" not in public["fault"]
 
@@ -804,3 +815,32 @@ def test_the_tables_seats_are_the_engines_session_journaled_and_restored(rig: Ri
     rig.ok("deal")
     assert rig.state()["button"] == 6  # the voided hand's button again
     assert [s["seat"] for s in rig.state()["spots"] if s["in_hand"]] == [1, 2, 5, 6]
+
+
+def test_the_public_state_carries_each_seats_blinds_actions_and_shown_hand_as_data_and_the_last_hands(rig: Rig) -> None:
+    """What the players' screen words itself (poker_sign.py): posted blinds, the last action as a record, the
+    shown hand's category; the closed hand in `history` with its winners, its down cards still "??"."""
+    holdem_preflop(rig)                 # blinds 1/2 by seats 1 and 3; 5 all in, 6 folds, 1 raises to 200
+    state = rig.state()
+    spots = {s["seat"]: s for s in state["spots"]}
+    assert spots[1]["posted"] == {"small_blind": 1} and spots[3]["posted"] == {"big_blind": 2}
+    assert spots[5]["act"] == {"action": "raise", "amount": 100, "all_in": True}
+    assert spots[6]["act"] == {"action": "fold"} and spots[1]["act"] == {"action": "raise", "amount": 200, "all_in": True}
+    assert spots[3]["act"] is None and spots[1]["drew"] == []
+    rig.act(3, "call")
+    rig.shoe(HOLDEM_BOARD)
+    for seat in (1, 3, 5):
+        rig.act(seat, "show")
+    rig.ok("confirm")
+    state = rig.state()
+    shown = {s["seat"]: s["hand_values"] for s in state["spots"] if "hand_values" in s}
+    assert set(shown) == {1, 3, 5} and all(v[0]["category"] and v[0]["ranks"] is None for v in shown.values())
+    (past,) = state["history"]
+    assert past["hand"] == 1 and past["poker"] and not past["voided"] and len(past["board"]) == 5
+    assert [w["seat"] for pot in past["pots"] for w in pot["winners"]] == [
+        w["seat"] for pot in state["results"]["pots"] for w in pot["winners"]]
+    by_seat = {s["seat"]: s for s in past["spots"]}
+    assert by_seat[6]["cards"] == ["??", "??"] and by_seat[6]["folded"]  # a folded hand stays down
+    assert {s: v["net"] for s, v in by_seat.items()} == {x["seat"]: x["net"] for x in state["results"]["net"]}
+    rig.restart()
+    assert rig.state()["history"] == [past]   # journaled with the hand: a restart lists it again

@@ -35,6 +35,8 @@ def test_a_hand_begun_keeps_its_blinds_the_next_hand_has_the_levels(rig: Rig) ->
     rig.ok("deal")
     state = rig.full()
     assert state["stakes"] == {"blinds": [2, 4], "antes": 1}
+    # the players' screen reads the tournament's level off the public state, after the restart too
+    assert rig.state()["tournament"] == {"name": "Sunday", "level": 2, "blinds": [2, 4], "antes": 1}
     in_hand = [s for s in state["spots"] if s["in_hand"]]
     assert sorted(s["bets"]["bet"] for s in in_hand)[-2:] == [2, 4]     # the new blinds posted ...
     assert sum(s["bets"]["in_pot"] for s in in_hand) == 2 + 4 + len(in_hand)   # ... and an ante of 1 each
@@ -44,8 +46,10 @@ def test_between_hands_the_level_is_in_force_at_once_and_an_open_forgets_it(rig:
     rig.ok("open", **HOLDEM)
     rig.ok("level", **LEVEL_2)
     assert rig.full()["stakes"] == {"blinds": [2, 4], "antes": 1}
+    assert rig.state()["tournament"]["level"] == 2
     rig.ok("open", **HOLDEM)
     assert rig.full()["stakes"] == {"blinds": [1, 2]}
+    assert rig.state()["tournament"] is None
 
 
 def test_a_level_is_refused_where_it_cannot_be_and_is_the_pits(rig: Rig) -> None:

@@ -67,6 +67,10 @@ LAYOUT = """() => {
     if (!inside(box(a))) problems.push(`outside: ${a.className} ${a.dataset.seat ?? ""}`);
     blocks.slice(i + 1).forEach((b) => { if (!apart(box(a), box(b))) problems.push(`overlap: ${a.className} / ${b.className}`); });
   });
+  for (const row of document.querySelectorAll(".felt .row")) {  // a label ("DEALER", "CROUPIER") never over its cards
+    const [label, cards] = row.children;
+    if (!apart(box(label), box(cards))) problems.push(`overlap: ${label.textContent} / its cards`);
+  }
   for (const el of document.querySelectorAll(".circle, .spot .cards, .paytable, .past, .sign, .panel")) {
     if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) problems.push(`spills: ${el.className} ${el.textContent}`);
   }

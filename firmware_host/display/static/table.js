@@ -2,10 +2,13 @@
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
 import { cardElement, cardsElements } from "/static/cards.js";
 import { formatMoney, formatNet, formatNumber, t, tOr } from "/static/words.js";
+import { renderPoker, isPoker } from "/static/table-poker.js";
 
 const MISSED_HEARTBEATS = 3;
 
 const root = document.getElementById("table");
+const house = document.getElementById("house");
+const poker = document.getElementById("poker");
 const faultBanner = document.getElementById("fault");
 const offlineBanner = document.getElementById("offline");
 let heartbeatMs = 1000;
@@ -19,17 +22,34 @@ function el(tag, className, text) {
   return node;
 }
 
+// A hand's name in the page's words, from its category (engine.evaluate's keys); a past hand journaled before
+// hands carried their category keeps its name as it was.
+function handText(hand) {
+  if (!hand) return "";
+  if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  return hand.hand_name ?? "";
+}
+
+function decisionText(decision) {
+  if (!decision) return "";
+  if (decision === "dead") return t("table.dead");
+  return tOr(`decision.${decision}`, "");
+}
+
 function spotElement(spot, current) {
   const node = el("div", "spot");
   node.dataset.seat = String(spot.seat);
   node.style.gridColumn = String(Math.min(Math.max(spot.seat, 1), 7));  // each seat in its own place
   if (spot.decision === "fold" || spot.decision === "dead") node.classList.add("folded");
-  node.append(el("div", "seat", `Seat ${spot.seat}`));
+  const toAct = current.to_act != null && current.to_act === spot.seat && !current.fault;
+  node.classList.toggle("to-act", toAct);
+  if (toAct) node.dataset.toAct = "";
+  node.append(el("div", "seat", t("common.seat", { seat: spot.seat })));
   const cards = el("div", "cards");
   cards.append(...cardsElements(spot.cards));
   node.append(cards);
-  node.append(el("div", "decision", spot.decision ?? ""));
-  node.append(el("div", "hand-name", spot.hand_name ?? ""));
+  node.append(el("div", "decision", toAct ? t("table.your_turn") : decisionText(spot.decision)));
+  node.append(el("div", "hand-name", handText(spot)));
   const circles = el("div", "circles");
   const bets = spot.bets ?? {};
   const results = spot.results ?? null;
@@ -57,25 +77,27 @@ function limitsSign(limits, current) {
   if (!limits) { node.replaceChildren(); return; }
   const part = (label, text) => [el("span", "", `${label} `), el("b", "", text), el("span", "", "  ")];
   const money = (amount) => formatMoney(amount, current);
-  const parts = [...part("Min", money(limits.minimum))];
-  if (limits.maximum) parts.push(...part("Max", money(limits.maximum)));
+  const parts = [...part(t("table.minimum"), money(limits.minimum))];
+  if (limits.maximum) parts.push(...part(t("table.maximum"), money(limits.maximum)));
   if (limits.side_minimum || limits.side_maximum) {
     const low = money(limits.side_minimum || limits.chip || 0);
-    parts.push(...part("Side bets", limits.side_maximum ? `${low} \u2013 ${money(limits.side_maximum)}` : `from ${low}`));
+    parts.push(...part(t("table.side_bets"), limits.side_maximum
+      ? t("table.side_range", { low, high: money(limits.side_maximum) }) : t("table.side_from", { low })));
   }
   node.replaceChildren(...parts);
   for (const key of ["minimum", "maximum", "side_minimum", "side_maximum"]) node.dataset[key.replace("_m", "M")] = String(limits[key] ?? 0);
 }
 
 let shownPaytable = "";
-function paytables(paytable) {
-  // drawn again only when the table opens under another profile (its sha256)
-  const key = paytable ? `${paytable.sha256}` : "";
+function paytables(paytable, game) {
+  // drawn again when the table opens another game or another profile (the same profile's name and
+  // text serve both house games: the game's circles differ)
+  const key = paytable ? JSON.stringify([game, paytable.name, paytable.sha256, Object.keys(paytable.pays ?? {})]) : "";
   if (key === shownPaytable) return;
   shownPaytable = key;
   const node = document.getElementById("paytables");
   if (!paytable) { node.replaceChildren(); return; }
-  const parts = [el("h2", "", "Paytables"),
+  const parts = [el("h2", "", t("table.paytables")),
     el("div", "profile", `${paytable.name} \u00b7 ${String(paytable.sha256).slice(0, 12)}`)];
   for (const [circle, pays] of Object.entries(paytable.pays ?? {})) {
     const table = el("table", "paytable");
@@ -84,7 +106,7 @@ function paytables(paytable) {
     for (const [hand, [win, stake]] of Object.entries(pays)) {
       const row = el("tr");
       row.dataset.pays = hand;
-      row.append(el("td", "", tOr(`hand_name.${hand}`, hand)), el("td", "pays", `${win} to ${stake}`));
+      row.append(el("td", "", tOr(`hand_name.${hand}`, hand)), el("td", "pays", t("table.pays", { win, stake })));
       table.append(row);
     }
     parts.push(table);
@@ -102,18 +124,18 @@ function pastHand(past, current) {
   // one of the last hands: number, dealer's cards and hand, each spot's net (its circles' nets in data)
   const node = el("li", "past");
   node.dataset.hand = String(past.hand);
-  node.append(el("span", "number", `#${past.hand}`));
+  node.append(el("span", "number", `${past.hand}`));
   const dealt = el("div", "dealt");
   const nets = el("div", "nets");
   if (past.voided) {
     node.classList.add("voided");
     node.dataset.voided = "";
-    dealt.textContent = "Hand voided";
+    dealt.textContent = t("table.voided");
   } else {
     const dealer = past.dealer ?? {};
     const cards = el("span", "");
     cards.append(...(dealer.cards ?? []).map(miniCard));
-    dealt.append(cards, el("span", "", dealer.hand_name ?? ""));
+    dealt.append(cards, el("span", "", handText(dealer)));
     for (const spot of past.spots ?? []) {
       const net = Number(spot.net ?? 0);
       // short, so seven seats fit on one line: "7 +15", "3 -7.50", "2 push" (whole units without decimals)
@@ -137,33 +159,47 @@ function render(message) {
   root.dataset.phase = message.phase ?? "";
   root.dataset.seq = String(message.seq);
   root.dataset.boot = message.boot ?? "";
-  document.getElementById("game").textContent = message.game ? tOr(`game.${message.game}`, message.game) : "";
-  document.getElementById("name").textContent = message.table ?? "";
-  document.getElementById("hand").textContent = message.hand ?? "\u2013";
-  document.getElementById("phase").textContent = message.phase ?? "";
-  const dealer = message.dealer ?? {};
-  document.getElementById("dealer").replaceChildren(...cardsElements(dealer.cards));
-  let verdict = "";
-  if (dealer.qualifies === true) verdict = " \u2013 qualifies";
-  if (dealer.qualifies === false) verdict = " \u2013 does not qualify";
-  document.getElementById("dealer-name").textContent = dealer.hand_name ? dealer.hand_name + verdict : "";
-  document.getElementById("board-row").hidden = message.game === "3cp";
-  document.getElementById("board").replaceChildren(...cardsElements(message.board));
-  document.getElementById("spots").replaceChildren(...(message.spots ?? []).map((s) => spotElement(s, message)));
-  limitsSign(message.limits, message);
-  paytables(message.paytable);
-  const history = [...(message.history ?? [])].reverse();  // the latest first
-  document.getElementById("history").replaceChildren(...history.map((past) => pastHand(past, message)));
+  const pokerTable = isPoker(message);
+  root.dataset.kind = pokerTable ? "poker" : "house";
+  house.hidden = pokerTable;
+  poker.hidden = !pokerTable;
+  if (pokerTable) renderPoker(poker, message);
+  else renderHouse(message);
   const fault = message.fault;
-  if (fault) {
-    faultBanner.textContent = `FAULT \u2013 ${fault.kind}: ${fault.message ?? ""}`;
-    faultBanner.dataset.fault = fault.kind ?? "fault";
+  if (fault) {  // the players see that the hand is paused, never the fault's code (the dealer's screens say it)
+    faultBanner.textContent = t("common.paused");
+    faultBanner.dataset.fault = "";
     faultBanner.hidden = false;
   } else {
     delete faultBanner.dataset.fault;
     faultBanner.hidden = true;
   }
   document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { seq: message.seq } }));
+}
+
+function renderHouse(message) {
+  document.getElementById("game").textContent = message.game ? tOr(`game.${message.game}`, "") : "";
+  document.getElementById("name").textContent = message.table ?? "";
+  document.getElementById("hand").textContent = message.hand ?? "\u2013";
+  document.getElementById("phase").textContent = message.phase ? tOr(`table.phase_${message.phase}`, "") : "";
+  const dealer = message.dealer ?? {};
+  document.getElementById("dealer").replaceChildren(...cardsElements(dealer.cards));
+  let named = handText(dealer);
+  if (named && dealer.qualifies === true) named = t("table.qualifies", { hand: named });
+  if (named && dealer.qualifies === false) named = t("table.not_qualifies", { hand: named });
+  document.getElementById("dealer-name").textContent = named;
+  document.getElementById("board-row").hidden = message.game === "3cp";
+  document.getElementById("board").replaceChildren(...cardsElements(message.board));
+  document.getElementById("spots").replaceChildren(...(message.spots ?? []).map((s) => spotElement(s, message)));
+  const turn = document.getElementById("turn");  // whose turn it is, in words under the cards
+  const toAct = message.to_act != null && !message.fault;
+  turn.hidden = !toAct;
+  turn.textContent = toAct ? t("table.to_decide", { seat: message.to_act }) : "";
+  if (toAct) turn.dataset.turn = String(message.to_act);
+  limitsSign(message.limits, message);
+  paytables(message.paytable, message.game);
+  const history = (message.history ?? []).filter((past) => !past.poker).reverse();  // the latest first
+  document.getElementById("history").replaceChildren(...history.map((past) => pastHand(past, message)));
 }
 
 function setOffline(offline) {
