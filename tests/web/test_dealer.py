@@ -49,11 +49,12 @@ def _sign_up(table: SimTable) -> None:
 
 @pytest.fixture
 def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Callable[..., Console]]:
-    """`console(game=..., seed=...)`: a started table whose cards the shoe deals when expected and nothing else, and a display for it."""
+    """`console(game=..., seed=..., language="fr")`: a started table whose cards the shoe deals when expected and
+    nothing else (no bot plays a player's part), and a display for it in that language (English by default)."""
     procs: list[subprocess.Popen[str]] = []
     hands: list[ShoeHand] = []
 
-    def make(**options: Any) -> Console:
+    def make(language: str = "en", **options: Any) -> Console:
         table = sim_table(**options)
         _sign_up(table)
         shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed)
@@ -63,7 +64,7 @@ def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Call
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
                           f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
                           f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
-                          f'chips = {json.dumps(CHIPS)}\n', encoding="utf-8")
+                          f'chips = {json.dumps(CHIPS)}\nlanguage = "{language}"\n', encoding="utf-8")
         log = tmp_path / f"dealer{len(procs)}.log"
         proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
                                  "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
@@ -135,9 +136,12 @@ def settled_reply(page: Page) -> None:
 
 
 def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
-    """Build a spot's bets by tapping circles and chips, then `Bet`; the feed shows them."""
+    """Build a spot's bets by tapping circles and chips, then `Bet`; the feed shows them. The Blind follows
+    the Ante as it is tapped (UTH: they are equal), so a Blind equal to the Ante is not tapped."""
     spot = f"[data-seat='{seat}']"
     for circle, chips in bets.items():
+        if circle == "blind" and sum(chips) == sum(bets.get("ante", [])):
+            continue
         page.tap(f"{spot} [data-circle='{circle}']")
         for chip in chips:
             page.tap(f"[data-chips] [data-chip='{chip}']")

@@ -187,6 +187,8 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
         shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
         state = feed.at(shown["seq"])
         assert state.get("results") is not None or _pots(shown) == _pots(state), (shown["pots"], state["pots"])
+        # never the house games' "Confirm payouts" (nor their Deal): the panel shows the poker step the state allows
+        assert page.locator("#confirm").is_hidden() and page.locator("#deal").is_hidden(), state["phase"]
         if shown["phase"] == "over":
             break
         seat, street = shown["to_act"], state["street"]

@@ -72,8 +72,11 @@ def answered(page: Page) -> None:
 
 
 def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
-    """Tap a spot's circles and chips, then `Bet`; wait until the feed shows the stakes."""
+    """Tap a spot's circles and chips, then `Bet`; wait until the feed shows the stakes (the Blind follows the
+    Ante as it is tapped: a Blind equal to the Ante is not tapped)."""
     for circle, chips in bets.items():
+        if circle == "blind" and sum(chips) == sum(bets.get("ante", [])):
+            continue
         page.tap(f"[data-seat='{seat}'] [data-circle='{circle}']")
         for chip in chips:
             page.tap(f"[data-chips] [data-chip='{chip}']")

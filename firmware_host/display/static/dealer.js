@@ -228,8 +228,8 @@ function spotElement(seat) {
   node.append(el("div", "hand-name", spot?.hand_name ?? ""));
   const circles = el("div", "circles");
   const names = [...(state.circles ?? [])];
-  for (const name of Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
-    if (!names.includes(name)) names.push(name);
+  for (const name of betting() ? [] : Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
+    if (!names.includes(name)) names.push(name);  // the Play bet, once made (not while the next hand is bet)
   }
   circles.append(...names.map((name) => circleElement(seat, name, spot)));
   node.append(circles);
@@ -320,12 +320,15 @@ function draw() {
   const key = `${state.hand}|${state.phase}|${state.to_act ?? ""}|${state.fault ? "fault" : ""}`;
   if (stepKey !== null && key !== stepKey && waiting === null) clearRefusal();  // a refusal lasts until the next step
   stepKey = key;
+  if (!betting()) selected = null;  // the betting is over: no circle stays picked
   root.dataset.table = state.table ?? "";
   root.dataset.hand = String(state.hand ?? "");
   root.dataset.phase = state.phase ?? "";
   root.dataset.toAct = state.to_act == null ? "" : String(state.to_act);
   root.dataset.seq = String(state.seq);
   root.dataset.boot = state.boot ?? "";
+  if (queue.length) root.dataset.queued = String(queue.length);  // commands still to send (the table's same bets)
+  else delete root.dataset.queued;
   root.classList.toggle("poker-table", poker);  // a poker table: the poker panel (dealer-poker.js)
   if (poker) renderPoker(document.getElementById("poker"), state, { send: relay });
   document.getElementById("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
