@@ -75,7 +75,7 @@ const steps = () => state?.steps ?? stepsBeforeTheContract(state);
 function stepsBeforeTheContract(s) {
   const phase = s?.phase ?? "closed";
   return { bet: phase === "bets" || phase === "settled", deal: phase === "bets" && (s.spots ?? []).length > 0,
-    confirm: phase === "showdown", void: !["closed", "settled", "voided", "bets"].includes(phase) || (s.spots ?? []).length > 0 && phase === "bets", correct: false,
+    confirm: phase === "showdown", void: !["closed", "settled", "voided", "bets", "over", "waiting"].includes(phase) || (s.spots ?? []).length > 0 && phase === "bets", correct: false,
     between_hands: ["bets", "settled", "waiting", "voided"].includes(phase), board: s?.game !== "3cp" };
 }
 const betting = () => Boolean(steps().bet) && !state?.fault;
@@ -189,8 +189,8 @@ function offered(seat) {
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
   const lastHand = state.phase !== "bets";
-  const node = el("button", "circle");
-  node.type = "button";
+  const node = el(betting() ? "button" : "div", betting() ? "circle" : "circle shown");  // a tap target only while bets are taken
+  if (betting()) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
   node.dataset.seat = String(seat);
@@ -205,7 +205,7 @@ function circleElement(seat, name, spot) {
     node.classList.add(results[name] > 0 ? "win" : results[name] < 0 ? "lose" : "push");
   }
   if (lastHand && !draft && betting()) node.classList.add("last-hand");
-  node.disabled = !betting() || waiting !== null;
+  if (betting()) node.disabled = waiting !== null;
   return node;
 }
 
