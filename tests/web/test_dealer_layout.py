@@ -11,7 +11,8 @@ import zmq
 from playwright.sync_api import Page
 
 from firmware_host.service.commands import CommandClient
-from tests.web.test_dealer import ROOT, Console, console, sign_in, tablet  # noqa: F401 (the fixtures)
+from tests.web.money import shown as money
+from tests.web.test_dealer import PINS, ROOT, Console, console, sign_in, tablet  # noqa: F401 (the fixtures)
 from tests.web.test_dealer_shift import Dealer, first_bets, next_step
 
 MEASURE = """() => {
@@ -160,3 +161,17 @@ def test_void_is_away_from_deal_and_confirm_whole_on_screen_and_confirmed(
         dealer.ready()
     confirm = _box(tablet, "#confirm")
     assert abs(confirm["x"] - void["x"]) + abs(confirm["y"] - void["y"]) >= 300, (void, confirm)
+    dealer.tap("#void")  # voided with a supervisor's sign-off: the console lists the bets to give back, in money
+    tablet.fill("#signoff input[name=user]", "sam")
+    tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
+    dealer.tap("#signoff-send")
+    dealer.ready()
+    assert dealer.refusal() is None, dealer.refusal()
+    tablet.wait_for_selector("[data-returns]:not([hidden])")
+    lines = tablet.locator("[data-returns] li")
+    assert lines.count() == 1 and lines.nth(0).get_attribute("data-seat") == "1"
+    assert lines.nth(0).inner_text() == (f"Seat 1: Ante {money(500)}, Blind {money(500)}, Play {money(500)}"  # played 1x
+                                         f" \u00b7 total {money(1500)}")
+    assert tablet.get_attribute(ROOT, "data-hand") != hand
+    dealer.tap("[data-action='returns-done']")
+    tablet.wait_for_selector("[data-returns][hidden]", state="attached")

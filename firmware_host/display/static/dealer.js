@@ -600,7 +600,7 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.kind === "console") {
       chips = message.chips;
-      document.getElementById("who").textContent = t("console.who", { user: message.user, role: tOr(`console.role_${message.role}`, message.role) });
+      document.getElementById("who").textContent = t("console.who", { user: message.user, role: tOr(`signin.role_${message.role}`, message.role) });
       return;
     }
     if (message.kind === "hello") { heartbeatMs = message.heartbeat_s * 1000; return; }

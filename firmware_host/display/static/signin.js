@@ -1,4 +1,9 @@
 // Sign-in for the pages that need a role (the dealer console, surveillance): a user and PIN form, the session cookie (auth.py).
+// Its words are the catalog's ([signin], words.js); the display's own reasons (wrong user or PIN) are shown as it sends them.
+import { t, tOr } from "/static/words.js";
+
+const roleWord = (role) => tOr(`signin.role_${role}`, role);
+const rolesWord = (roles) => roles.map(roleWord).join(t("signin.or"));
 
 export async function whoAmI() {
   const response = await fetch("/api/me", { credentials: "same-origin" });
@@ -18,11 +23,12 @@ export function signIn(root, roles, title = "Sign in") {
     form.className = "signin";
     form.dataset.signin = roles.join(" ");
     form.innerHTML = `<h1></h1>
-      <label>User <input name="user" autocomplete="username" autocapitalize="none" required></label>
-      <label>PIN <input name="pin" type="password" inputmode="numeric" autocomplete="current-password" required></label>
-      <button type="submit">Sign in</button>
+      <label><span data-t="common.user"></span> <input name="user" autocomplete="username" autocapitalize="none" required></label>
+      <label><span data-t="common.pin"></span> <input name="pin" type="password" inputmode="numeric" autocomplete="current-password" required></label>
+      <button type="submit" data-t="common.sign_in"></button>
       <p class="error" data-signin-error hidden></p>`;
-    form.querySelector("h1").textContent = `${title} (${roles.join(" or ")})`;
+    form.querySelector("h1").textContent = t("signin.title", { title, roles: rolesWord(roles) });
+    for (const node of form.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
     const error = form.querySelector("[data-signin-error]");
     const fail = (text) => { error.textContent = text; error.hidden = false; };
     form.addEventListener("submit", async (event) => {
@@ -34,14 +40,14 @@ export function signIn(root, roles, title = "Sign in") {
         response = await fetch("/api/signin", { method: "POST", credentials: "same-origin",
           headers: { "Content-Type": "application/json" }, body: JSON.stringify(data) });
       } catch (exc) {
-        fail(`the display cannot be reached: ${exc}`);
+        fail(t("signin.unreachable", { why: String(exc) }));
         return;
       }
       const body = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
       if (!response.ok) { fail(body.error || `HTTP ${response.status}`); return; }
       if (!roles.includes(body.role)) {
         await signOut();
-        fail(`${body.user} is a ${body.role}: this page needs a ${roles.join(" or ")}`);
+        fail(t("signin.wrong_role", { user: body.user, role: roleWord(body.role), roles: rolesWord(roles) }));
         return;
       }
       root.replaceChildren();
