@@ -185,9 +185,10 @@ def play_decisions(page: Page, choose: Callable[[str, int], str],
 def prompts(page: Page) -> dict[tuple[int, str], tuple[int, str]]:
     """The payout prompts: (seat, circle) -> (net, the prompt's words)."""
     out: dict[tuple[int, str], tuple[int, str]] = {}
-    for line in page.locator("#payouts [data-payout]").all():
+    for line in page.locator("#spots [data-payout]").all():  # each circle says what it is paid
         seat = int(line.locator("xpath=ancestor::*[@data-seat][1]").get_attribute("data-seat") or 0)
-        out[(seat, line.get_attribute("data-payout") or "")] = (int(line.get_attribute("data-net") or 0), line.inner_text())
+        out[(seat, line.get_attribute("data-payout") or "")] = (int(line.get_attribute("data-net") or 0),
+                                                               line.locator(".says").inner_text())
     return out
 
 
@@ -195,15 +196,14 @@ def check_settles_as_croupier_settle(page: Page, table: SimTable, hand: int) -> 
     shown = prompts(page)
     assert shown, "no payout prompt at the showdown"
     totals = {int(t.locator("xpath=..").get_attribute("data-seat") or 0): int(t.get_attribute("data-total") or 0)
-              for t in page.locator("#payouts [data-total]").all()}
+              for t in page.locator("#spots [data-total]").all()}
     for (seat, circle), (net, words) in shown.items():
-        name = {"pair_plus": "Pair Plus"}.get(circle, circle.capitalize())
         if net > 0:
-            assert words.startswith(f"{name} pays {money(net)}"), words
+            assert words.startswith(f"pays {money(net)}"), words
         elif net < 0:
-            assert words == f"{name} loses {money(-net)}", words
+            assert words == f"loses {money(-net)}", words
         else:
-            assert words == f"{name} pushes", words
+            assert words == "pushes", words
     page.tap("[data-action='confirm']")
     settled_reply(page)
     assert page.locator("[data-refusal]").count() == 0, page.locator("#refusal").inner_text()

@@ -81,7 +81,7 @@ def play_hand(dealer: Dealer, choose: Callable[[str, list[str]], str]) -> dict[t
     else:
         raise AssertionError("no showdown")
     shown = {}
-    for line in page.locator("#payouts [data-payout]").all():
+    for line in page.locator("#spots [data-payout]").all():
         seat_ = int(line.locator("xpath=ancestor::*[@data-seat][1]").get_attribute("data-seat") or 0)
         shown[(seat_, line.get_attribute("data-payout") or "")] = int(line.get_attribute("data-net") or 0)
     assert shown, "no payout prompt"

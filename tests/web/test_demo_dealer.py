@@ -106,7 +106,7 @@ def decide(page: Page, phase: str, seat: int, action: str) -> None:
 def prompts(page: Page) -> dict[tuple[int, str], int]:
     """The payout prompts: (seat, circle) -> the player's net the prompt says."""
     out: dict[tuple[int, str], int] = {}
-    for line in page.locator("#payouts [data-payout]").all():
+    for line in page.locator("#spots [data-payout]").all():
         seat = int(line.locator("xpath=ancestor::*[@data-seat][1]").get_attribute("data-seat") or 0)
         net = int(line.get_attribute("data-net") or 0)
         words = line.inner_text()

@@ -201,8 +201,18 @@ function circleElement(seat, name, spot) {
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   const results = spot?.results;
   if (!draft && results && Number.isInteger(results[name])) {
-    node.dataset.result = String(results[name]);
-    node.classList.add(results[name] > 0 ? "win" : results[name] < 0 ? "lose" : "push");
+    const net = results[name];
+    node.dataset.result = String(net);
+    node.classList.add(net > 0 ? "win" : net < 0 ? "lose" : "push");
+    if (!betting()) {  // the payout prompt, in the circle: what to pay it (or take), at what odds
+      const odds = spot.pays?.[name];
+      const args = { amount: { money: Math.abs(net) }, odds: odds ?? "" };
+      const key = net > 0 ? (odds ? "console.pays_odds" : "console.pays") : net < 0 ? "console.loses" : "console.pushes";
+      node.append(el("span", "says", t(key, args, state)));
+      node.dataset.payout = name;
+      node.dataset.net = String(net);
+      node.classList.add("settled");
+    }
   }
   if (lastHand && !draft && betting()) node.classList.add("last-hand");
   if (betting()) node.disabled = waiting !== null;
@@ -233,6 +243,12 @@ function spotElement(seat) {
   }
   circles.append(...names.map((name) => circleElement(seat, name, spot)));
   node.append(circles);
+  if (spot?.results && !betting()) {  // the seat's total, under its circles
+    const total = el("div", `spot-total ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`,
+      t("console.total", { amount: formatNet(spot.net ?? 0, state) }));
+    total.dataset.total = String(spot.net ?? 0);
+    node.append(total);
+  }
   if (betting()) {
     const row = el("div", "spot-buttons");
     const last = remembered.bets?.seats?.[seat];
@@ -266,29 +282,6 @@ function decisionsElement() {
     node.disabled = node.disabled || arming;
     box.append(node);
   }
-}
-
-function payoutLine(spot) {
-  const line = el("div", "payout");
-  line.dataset.seat = String(spot.seat);
-  line.append(el("span", "who", seatName(spot.seat)));
-  const parts = el("span", "circles");
-  for (const [name, net] of Object.entries(spot.results ?? {})) {
-    const odds = spot.pays?.[name];
-    const args = { circle: circleName(name), amount: { money: Math.abs(net) }, odds: odds ?? "" };
-    let text = t("console.pushes", args, state);
-    if (net > 0) text = t(odds ? "console.pays_odds" : "console.pays", args, state);
-    if (net < 0) text = t("console.loses", args, state);
-    const part = el("span", `part ${net > 0 ? "win" : net < 0 ? "lose" : "push"}`, text);
-    part.dataset.payout = name;
-    part.dataset.net = String(net);
-    parts.append(part);
-  }
-  line.append(parts);
-  const total = el("span", "total", t("console.total", { amount: formatNet(spot.net ?? 0, state) }));
-  total.dataset.total = String(spot.net ?? 0);
-  line.append(total);
-  return line;
 }
 
 function returnsElement() {
@@ -365,11 +358,6 @@ function draw() {
     chipBox.append(same);
   }
   if (!poker) decisionsElement();
-  const payouts = document.getElementById("payouts");
-  const settledSpots = poker ? [] : (state.spots ?? []).filter((s) => s.results);
-  payouts.hidden = settledSpots.length === 0 || (betting() && !steps().confirm);  // paid: the next hand's bets take the room
-  payouts.replaceChildren(...(payouts.hidden ? [] : [el("h2", "", t(steps().confirm ? "console.pay_then_confirm" : "console.paid")),
-    ...settledSpots.map(payoutLine)]));
   returnsElement();
   const show = (id, visible) => {
     const node = document.getElementById(id);
