@@ -23,6 +23,7 @@ from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.shoe import SimShoeClient
 from tests.web.screens import check_sizes
+from tests.web.test_dealer_layout import check_targets
 
 DEALER, DEALER_PIN = "ana", "4821"
 STACKS = {1: 5000, 2: 20000, 3: 12000}  # unequal: seat 1's all-in makes a side pot between seats 2 and 3
@@ -223,6 +224,10 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
         if street == "turn" and not screenshot:
             page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-1280x800.png"))
             screenshot = True
+            for size in ({"width": 1280, "height": 800}, {"width": 1280, "height": 720}):  # 48 px, 8 px apart
+                page.set_viewport_size(size)
+                check_targets(page, f"the poker console at {size}")
+            page.set_viewport_size({"width": 1280, "height": 800})
     else:
         raise AssertionError(f"the hand did not end: {acted}")
 
