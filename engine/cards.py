@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.errors import CardError, DuplicateCard, shown
+from engine.errors import CardError, DuplicateCard, say, shown
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"  # suit order where suits break ties: clubs < diamonds < hearts < spades
@@ -51,6 +51,21 @@ class Card:
         return card
 
     @classmethod
+    def typed(cls, text: str) -> Card:
+        """Parse a card typed by hand: the text form (`Th`) or the rank as screens print it (`10h`).
+
+        Raises CardError naming the text (with the refusal's words, `refusal.not_a_card`).
+
+        >>> Card.typed("10h"), Card.typed("Th"), str(Card.typed("10s"))
+        (Card('Th'), Card('Th'), 'Ts')
+        """
+        card = (_BY_TEXT.get(text) or _TYPED.get(text)) if isinstance(text, str) else None
+        if card is None:
+            raise CardError(f"not a card: {shown(text)} (expected rank of {RANKS} or 10 and suit of {SUITS}, "
+                            f"e.g. \"As\", \"10h\")", say=say("refusal.not_a_card", text=str(text)[:20]))
+        return card
+
+    @classmethod
     def from_index(cls, index: int) -> Card:
         """The card with `index` 0..51. Raises CardError out of range."""
         if not isinstance(index, int) or not 0 <= index < 52:
@@ -70,6 +85,7 @@ class Card:
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(2, 15) for s in range(4))
 _BY_TEXT: dict[str, Card] = {str(c): c for c in DECK}
+_TYPED: dict[str, Card] = {"10" + str(c)[1]: c for c in DECK if c.rank == 10}  # "10h": as screens print it
 
 
 def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:

@@ -4,12 +4,53 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+Say = dict[str, Any]
+"""What a refusal says to a person: `{"key": "refusal.<name>", "args": {...}}`, a key of the pages'
+catalogs (`firmware_host/display/lang/`) and its fields; an amount as `{"money": n}`, a card as
+`{"card": "7s"}`, a bet circle or a decision as `{"word": "circle.ante"}`."""
+
+
+def say(key: str, **args: Any) -> Say:
+    """A refusal's words, declared where it is raised.
+
+    >>> say("refusal.below_minimum", seat=3, bet=circle("ante"), amount=money(100), minimum=money(500))["args"]["bet"]
+    {'word': 'circle.ante'}
+    """
+    return {"key": key, "args": args}
+
+
+def money(amount: int) -> dict[str, int]:
+    """An amount, written as money in the reader's locale and the table's currency."""
+    return {"money": amount}
+
+
+def card(text: object) -> dict[str, str]:
+    """A card, written as the reader's screens write it (`10♦`)."""
+    return {"card": str(text)}
+
+
+def circle(name: str) -> dict[str, str]:
+    """A bet circle's name in the reader's language."""
+    return {"word": f"circle.{name}"}
+
+
+def decision(name: str) -> dict[str, str]:
+    """A decision's name in the reader's language (`check`, `play`, `fold`)."""
+    return {"word": f"decision.{name}"}
+
+
 class EngineError(Exception):
-    """Root of every error the engine raises."""
+    """Root of every error the engine raises. `say` (optional): the refusal in a person's words,
+    set where it is raised (`say(...)`), passed on by the controller's reply."""
+
+    def __init__(self, *args: object, say: Say | None = None) -> None:
+        super().__init__(*args)
+        self.say = say
 
 
 class CardError(EngineError, ValueError):

@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 
 from engine import redact
 from engine.cards import Card, format_cards
-from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, shown
+from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, say, shown)
+from engine.errors import card as card_word
 from engine.games import DEAD
 from engine.paytables import Odds, Profile
 
@@ -245,9 +246,10 @@ class HouseRound(ABC):
         positive integer, or against the rules and limits of the game.
         """
         if self._phase != "bets":
-            raise IllegalAction(f"bets are closed (phase {self._phase})")
+            raise IllegalAction(f"bets are closed (phase {self._phase})", say=say("refusal.bets_closed", seat=seat))
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.seats:
-            raise IllegalAction(f"no seat {seat!r} at this table (seats 1..{self.seats})")
+            raise IllegalAction(f"no seat {seat!r} at this table (seats 1..{self.seats})",
+                                say=say("refusal.no_such_seat", seat=str(seat), seats=self.seats))
         if not isinstance(bets, Mapping):
             raise IllegalAction(f"spot {seat}: bets must be a mapping of bet circle -> stake, not {bets!r}")
         if not bets:
@@ -255,8 +257,9 @@ class HouseRound(ABC):
         checked: dict[str, int] = {}
         for bet, amount in bets.items():
             if bet not in self.BETS:
-                raise IllegalAction(f"spot {seat}: unknown bet {bet!r} (bets here: {', '.join(self.BETS)})")
-            checked[bet] = check_stake(f"spot {seat}: {bet}", amount)
+                raise IllegalAction(f"spot {seat}: unknown bet {bet!r} (bets here: {', '.join(self.BETS)})",
+                                    say=say("refusal.unknown_bet", seat=seat, bet=str(bet)))
+            checked[bet] = check_stake(f"spot {seat}: {bet}", amount, seat, bet)
         return self._check_bets(seat, checked)
 
     def can_post_bets(self, seat: int, bets: Mapping[str, int]) -> bool:
@@ -274,7 +277,7 @@ class HouseRound(ABC):
     def verify_close_bets(self) -> None:
         """Raises IllegalAction: not the betting phase, or the bets do not allow a deal."""
         if self._phase != "bets":
-            raise IllegalAction(f"bets are already closed (phase {self._phase})")
+            raise IllegalAction(f"bets are already closed (phase {self._phase})", say=say("refusal.already_dealing"))
         self._check_close()
 
     def can_close_bets(self) -> bool:
@@ -310,17 +313,20 @@ class HouseRound(ABC):
             if target_or_none is None:
                 seat = self.to_act()
                 why = f"waiting for the decision of spot {seat}" if seat is not None else f"phase {self._phase}"
-                raise IllegalAction(f"no card is expected now ({why}): {parsed}")
+                said = (say("refusal.card_while_deciding", card=card_word(parsed), seat=seat) if seat is not None
+                        else say("refusal.card_not_expected", card=card_word(parsed)))
+                raise IllegalAction(f"no card is expected now ({why}): {parsed}", say=said)
             target = target_or_none
         if parsed in self._seen:
-            raise DuplicateCard(f"duplicate card: {parsed} was already dealt in this round")
+            raise DuplicateCard(f"duplicate card: {parsed} was already dealt in this round",
+                                say=say("refusal.duplicate_card", card=card_word(parsed)))
         return parsed, target
 
     def _check_close_for_card(self) -> None:
         try:
             self.verify_close_bets()
         except IllegalAction as exc:
-            raise IllegalAction(f"no card is expected now: {exc}") from None
+            raise IllegalAction(f"no card is expected now: {exc}", say=exc.say) from None
 
     def can_deal(self, card: Card | str) -> bool:
         return _can(self.verify_deal, card)
@@ -355,15 +361,17 @@ class HouseRound(ABC):
         """
         street = self._street_open()
         if street is None:
-            raise IllegalAction(f"no decision is awaited now (phase {self._phase})")
+            raise IllegalAction(f"no decision is awaited now (phase {self._phase})", say=say("refusal.no_decision_now"))
         if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
-            raise IllegalAction(f"no spot with a bet at seat {seat!r}")
+            raise IllegalAction(f"no spot with a bet at seat {seat!r}", say=say("refusal.no_spot", seat=str(seat)))
         pending = self._pending(street)
         if seat not in pending:
             raise IllegalAction(f"spot {seat} has no decision to make now"
-                                + (f" (spot {pending[0]} is to act)" if pending else ""))
+                                + (f" (spot {pending[0]} is to act)" if pending else ""),
+                                say=say("refusal.no_decision_for_seat", seat=seat))
         if seat != pending[0]:
-            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first")
+            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first",
+                                say=say("refusal.not_to_act", seat=seat, to_act=pending[0]))
         if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
             raise IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}")
         return self._check_decision(seat, action, multiple, street)
@@ -392,13 +400,13 @@ class HouseRound(ABC):
         """
         if self._phase in ("bets", "showdown", "settled"):
             raise IllegalAction(f"a hand can be declared dead only between the deal and the showdown "
-                                f"(phase {self._phase})")
+                                f"(phase {self._phase})", say=say("refusal.dead_not_now", seat=seat))
         if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
-            raise IllegalAction(f"no spot with a bet at seat {seat!r}")
+            raise IllegalAction(f"no spot with a bet at seat {seat!r}", say=say("refusal.no_spot", seat=str(seat)))
         if seat in self._dead:
-            raise IllegalAction(f"spot {seat}: the hand is already dead")
+            raise IllegalAction(f"spot {seat}: the hand is already dead", say=say("refusal.already_dead", seat=seat))
         if self._decision.get(seat) == "fold":
-            raise IllegalAction(f"spot {seat}: the hand is already folded")
+            raise IllegalAction(f"spot {seat}: the hand is already folded", say=say("refusal.already_folded", seat=seat))
 
     def can_declare_dead(self, seat: int) -> bool:
         return _can(self.verify_declare_dead, seat)
@@ -417,7 +425,8 @@ class HouseRound(ABC):
     def verify_settle(self) -> Settlement:
         """Raises IllegalAction unless the round is at its showdown."""
         if self._phase != "showdown" or self._settlement is None:
-            raise IllegalAction(f"nothing to settle before the showdown (phase {self._phase})")
+            raise IllegalAction(f"nothing to settle before the showdown (phase {self._phase})",
+                                say=say("refusal.nothing_to_confirm"))
         return self._settlement
 
     def can_settle(self) -> bool:

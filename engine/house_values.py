@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 
 from engine import tomltext
 from engine.cards import Card
-from engine.errors import CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, shown
+from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, circle, json_type,
+                           money, say, shown)
 from engine.paytables import Odds
 
 STAKE_CEILING = 1_000_000_000
@@ -107,21 +108,29 @@ class TableLimits:
                               f"{self.minimum} ({cap}), the most the profile allows")
         return self
 
-    def check_main(self, bet: str, amount: int) -> None:
-        """Raise IllegalAction when the main bet `amount` (an Ante) is outside the limits."""
-        self._check(bet, amount, self.minimum, self.maximum, "table")
+    def check_main(self, bet: str, amount: int, seat: int | None = None) -> None:
+        """Raise IllegalAction when the main bet `amount` (an Ante) is outside the limits (`seat`: the
+        spot's, for the refusal's words)."""
+        self._check(bet, amount, self.minimum, self.maximum, "table", seat)
 
-    def check_side(self, bet: str, amount: int) -> None:
+    def check_side(self, bet: str, amount: int, seat: int | None = None) -> None:
         """Raise IllegalAction when the side bet `amount` is outside the side-bet limits."""
-        self._check(bet, amount, self.side_minimum, self.side_maximum, "side-bet")
+        self._check(bet, amount, self.side_minimum, self.side_maximum, "side-bet", seat)
 
-    def _check(self, bet: str, amount: int, low: int, high: int, what: str) -> None:
+    def _check(self, bet: str, amount: int, low: int, high: int, what: str, seat: int | None) -> None:
+        side = "side_" if what == "side-bet" else ""
+        words = {"seat": seat, "bet": circle(bet), "amount": money(amount)}
         if amount < low:
-            raise IllegalAction(f"{bet} {amount} is below the {what} minimum {low}")
+            raise IllegalAction(f"{bet} {amount} is below the {what} minimum {low}",
+                                say=say("refusal.below_side_minimum" if side else "refusal.below_minimum", **words,
+                                        minimum=money(low)))
         if high and amount > high:
-            raise IllegalAction(f"{bet} {amount} is above the {what} maximum {high}")
+            raise IllegalAction(f"{bet} {amount} is above the {what} maximum {high}",
+                                say=say("refusal.above_side_maximum" if side else "refusal.above_maximum", **words,
+                                        maximum=money(high)))
         if amount % self.chip:
-            raise IllegalAction(f"{bet} {amount} is not a multiple of the table's chip {self.chip}")
+            raise IllegalAction(f"{bet} {amount} is not a multiple of the table's chip {self.chip}",
+                                say=say("refusal.not_chip_multiple", **words, chip=money(self.chip)))
 
 
 def pay(stake: int, odds: Odds, chip: int = 1) -> int:
@@ -134,15 +143,16 @@ def pay(stake: int, odds: Odds, chip: int = 1) -> int:
     return stake * win // per // chip * chip
 
 
-def check_stake(bet: str, amount: object) -> int:
-    """A stake must be a positive integer (never a bool or a float) no larger than `STAKE_CEILING`.
-    Raises IllegalAction."""
-    if not isinstance(amount, int) or isinstance(amount, bool):
-        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {shown(amount)}")
-    if amount <= 0:
-        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {amount}")
+def check_stake(bet: str, amount: object, seat: int | None = None, circle_name: str | None = None) -> int:
+    """A stake must be a positive integer (never a bool or a float) no larger than `STAKE_CEILING`
+    (`seat`, `circle_name`: the spot and circle, for the refusal's words). Raises IllegalAction."""
+    words = {"seat": seat, "bet": circle(circle_name or bet)}
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+        raise IllegalAction(f"{bet}: a stake must be a positive integer, not {shown(amount)}",
+                            say=say("refusal.stake_not_positive", **words))
     if amount > STAKE_CEILING:
-        raise IllegalAction(f"{bet}: {amount} is above the engine's ceiling on any stake, {STAKE_CEILING}")
+        raise IllegalAction(f"{bet}: {amount} is above the engine's ceiling on any stake, {STAKE_CEILING}",
+                            say=say("refusal.above_maximum", **words, amount=money(amount), maximum=money(STAKE_CEILING)))
     return amount
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from engine.cards import HIDDEN
 
-__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "public", "hidden_cards"]
+__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "PUBLIC_SAY", "public", "public_fault", "hidden_cards"]
 
 TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
@@ -68,6 +68,23 @@ PASSED_KEYS = frozenset({"limits", "paytable", "history"})
 FAULT_KEYS = frozenset({"kind", "message", "event"})
 """A standing fault's keys the public sees (its `detail` may name cards)."""
 
+PUBLIC_SAY = "public_say"
+"""A fault's words for the public (never naming a card): the public fault's `say`. The full fault's
+own `say` may name the card and stays on the full feed."""
+
+
+def public_fault(fault: Mapping[str, Any]) -> dict[str, Any]:
+    """The public form of a standing fault: its FAULT_KEYS, and as `say` its `public_say`.
+
+    >>> public_fault({"kind": "duplicate_card", "detail": "7s twice", "event": 3, "say": {"key": "k_card"},
+    ...               "public_say": {"key": "k", "args": {}}})
+    {'kind': 'duplicate_card', 'event': 3, 'say': {'key': 'k', 'args': {}}}
+    """
+    out = {k: v for k, v in fault.items() if k in FAULT_KEYS}
+    if fault.get(PUBLIC_SAY) is not None:
+        out["say"] = _copy(fault[PUBLIC_SAY])
+    return out
+
 
 def public(full: Mapping[str, Any]) -> dict[str, Any]:
     """The public view of a table's full view. Raises ValueError for a hand whose `visible` flags
@@ -81,7 +98,7 @@ def public(full: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "dealer":
             out[key] = _hand(value)
         elif key == "fault":
-            out[key] = None if value is None else {k: v for k, v in value.items() if k in FAULT_KEYS}
+            out[key] = None if value is None else public_fault(value)
         elif key in PASSED_KEYS:
             out[key] = value
         else:

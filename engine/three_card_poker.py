@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, RoundFormatError, shown
+from engine.errors import IllegalAction, RoundFormatError, circle, decision, say, shown
 from engine.evaluate import three_card
 from engine.games import THREE_CARD_POKER
 from engine.house import (
@@ -127,25 +127,27 @@ class ThreeCardHand:
         return {"game": GAME, "dealer": format_cards(self.dealer), "spots": spots}
 
 
-def check_tcp_bets(bets: Mapping[str, int], where: str) -> None:
+def check_tcp_bets(bets: Mapping[str, int], where: str, seat: int | None = None) -> None:
     """An Ante or a Pair Plus (or both); the Bonus needs an Ante. Raises IllegalAction."""
     if "ante" not in bets and "pair_plus" not in bets:
-        raise IllegalAction(f"{where}: a spot bets an ante, a pair plus, or both")
+        raise IllegalAction(f"{where}: a spot bets an ante, a pair plus, or both",
+                            say=say("refusal.ante_or_pair_plus", seat=seat))
     if "bonus" in bets and "ante" not in bets:
-        raise IllegalAction(f"{where}: the bonus is bet only with an ante")
+        raise IllegalAction(f"{where}: the bonus is bet only with an ante",
+                            say=say("refusal.needs_ante", seat=seat, bet=circle("bonus")))
 
 
-def check_tcp_limits(bets: Mapping[str, int], limits: TableLimits, where: str) -> None:
+def check_tcp_limits(bets: Mapping[str, int], limits: TableLimits, where: str, seat: int | None = None) -> None:
     """The Ante within the table limits, Pair Plus and Bonus within the side-bet limits.
     Raises IllegalAction."""
     try:
         if "ante" in bets:
-            limits.check_main("ante", bets["ante"])
+            limits.check_main("ante", bets["ante"], seat)
         for bet in SIDE_BETS:
             if bet in bets:
-                limits.check_side(bet, bets[bet])
+                limits.check_side(bet, bets[bet], seat)
     except IllegalAction as exc:
-        raise IllegalAction(f"{where}: {exc}") from None
+        raise IllegalAction(f"{where}: {exc}", say=exc.say) from None
 
 
 def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -> Settlement:
@@ -223,14 +225,15 @@ class ThreeCardPokerRound(HouseRound):
         return self.rules.max_spots
 
     def _check_bets(self, seat: int, bets: Mapping[str, int]) -> dict[str, int]:
-        check_tcp_bets(bets, f"spot {seat}")
-        check_tcp_limits(bets, self.limits, f"spot {seat}")
+        check_tcp_bets(bets, f"spot {seat}", seat)
+        check_tcp_limits(bets, self.limits, f"spot {seat}", seat)
         return dict(bets)
 
     def _check_close(self) -> None:
         need = self.rules.min_players
         if len(self._bets) < need:
-            raise IllegalAction(f"{need} spots with a bet are needed to deal, {len(self._bets)} have one")
+            raise IllegalAction(f"{need} spots with a bet are needed to deal, {len(self._bets)} have one",
+                                say=say("refusal.spots_needed", need=need, have=len(self._bets)))
 
     def _plan(self, seats: Sequence[int]) -> tuple[Stage, ...]:
         one_round = tuple(Target("spot", s) for s in seats) + (Target("dealer"),)
@@ -243,10 +246,12 @@ class ThreeCardPokerRound(HouseRound):
 
     def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
         if action not in THREE_CARD_POKER.decisions:
-            raise IllegalAction(f"spot {seat}: unknown decision {action!r}: {' or '.join(THREE_CARD_POKER.decisions)}")
+            raise IllegalAction(f"spot {seat}: unknown decision {action!r}: {' or '.join(THREE_CARD_POKER.decisions)}",
+                                say=say("refusal.decision_not_legal", seat=seat, decision=str(action)))
         if ((multiple is not None and multiple not in THREE_CARD_POKER.play_multiples[street])
                 or (action == "fold" and multiple is not None)):
-            raise IllegalAction(f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}")
+            raise IllegalAction(f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}",
+                                say=say("refusal.decision_no_multiple", seat=seat, decision=decision(action)))
         return THREE_CARD_POKER.play_multiples[street][0] if action == "play" else None
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:

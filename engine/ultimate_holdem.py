@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, RoundFormatError, shown
+from engine.errors import IllegalAction, RoundFormatError, circle, decision, money, say, shown
 from engine.evaluate import HandValue, high
 from engine.games import UTH
 from engine.house import (
@@ -148,24 +148,27 @@ def _on(street: str) -> str:
     return "pre-flop" if street == "preflop" else f"on the {street}" if street == "flop" else "at the river"
 
 
-def check_uth_bets(bets: Mapping[str, int], where: str) -> None:
+def check_uth_bets(bets: Mapping[str, int], where: str, seat: int | None = None) -> None:
     """Ante and Blind are both required and equal. Raises IllegalAction."""
     for bet in ("ante", "blind"):
         if bet not in bets:
-            raise IllegalAction(f"{where}: the {bet} is mandatory")
+            raise IllegalAction(f"{where}: the {bet} is mandatory", say=say("refusal.bet_mandatory", seat=seat,
+                                                                              bet=circle(bet)))
     if bets["blind"] != bets["ante"]:
-        raise IllegalAction(f"{where}: the blind {bets['blind']} must equal the ante {bets['ante']}")
+        raise IllegalAction(f"{where}: the blind {bets['blind']} must equal the ante {bets['ante']}",
+                            say=say("refusal.blind_equals_ante", seat=seat, blind=money(bets["blind"]),
+                                    ante=money(bets["ante"])))
 
 
-def check_uth_limits(bets: Mapping[str, int], limits: TableLimits, where: str) -> None:
+def check_uth_limits(bets: Mapping[str, int], limits: TableLimits, where: str, seat: int | None = None) -> None:
     """The Ante (and so the Blind) within the table limits, Trips within the side-bet limits.
     Raises IllegalAction."""
     try:
-        limits.check_main("ante", bets["ante"])
+        limits.check_main("ante", bets["ante"], seat)
         if "trips" in bets:
-            limits.check_side("trips", bets["trips"])
+            limits.check_side("trips", bets["trips"], seat)
     except IllegalAction as exc:
-        raise IllegalAction(f"{where}: {exc}") from None
+        raise IllegalAction(f"{where}: {exc}", say=exc.say) from None
 
 
 def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
@@ -248,13 +251,13 @@ class UltimateHoldemRound(HouseRound):
         return self.rules.max_spots
 
     def _check_bets(self, seat: int, bets: Mapping[str, int]) -> dict[str, int]:
-        check_uth_bets(bets, f"spot {seat}")
-        check_uth_limits(bets, self.limits, f"spot {seat}")
+        check_uth_bets(bets, f"spot {seat}", seat)
+        check_uth_limits(bets, self.limits, f"spot {seat}", seat)
         return dict(bets)
 
     def _check_close(self) -> None:
         if not self._bets:
-            raise IllegalAction("no spot has a bet")
+            raise IllegalAction("no spot has a bet", say=say("refusal.no_bets"))
 
     def _plan(self, seats: Sequence[int]) -> tuple[Stage, ...]:
         burns = self.rules.burns
@@ -274,28 +277,33 @@ class UltimateHoldemRound(HouseRound):
     def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
         where = f"spot {seat}"
         legal = self.rules.multiples(street)
+        words = {"seat": seat}
         choices = " or ".join(f"play {m}x" for m in legal) + (" or fold" if street == "river" else " or check")
         if action == "check":
             if street == "river":
-                raise IllegalAction(f"{where}: no check at the river: {choices}")
+                raise IllegalAction(f"{where}: no check at the river: {choices}", say=say("refusal.no_check_at_river", **words))
             if multiple is not None:
-                raise IllegalAction(f"{where}: a check takes no multiple")
+                raise IllegalAction(f"{where}: a check takes no multiple", say=say("refusal.decision_no_multiple", **words, decision=decision("check")))
             return None
         if action == "fold":
             if street != "river":
-                raise IllegalAction(f"{where}: a spot folds only at the river; {_on(street)}: {choices}")
+                raise IllegalAction(f"{where}: a spot folds only at the river; {_on(street)}: {choices}",
+                                    say=say("refusal.fold_only_at_river", **words))
             if multiple is not None:
-                raise IllegalAction(f"{where}: a fold takes no multiple")
+                raise IllegalAction(f"{where}: a fold takes no multiple", say=say("refusal.decision_no_multiple", **words, decision=decision("fold")))
             return None
         if action == "play":
             if multiple is None:
                 if len(legal) != 1:
-                    raise IllegalAction(f"{where}: say the multiple {_on(street)}: {choices}")
+                    raise IllegalAction(f"{where}: say the multiple {_on(street)}: {choices}",
+                                        say=say("refusal.multiple_needed", **words))
                 return legal[0]
             if multiple not in legal:
-                raise IllegalAction(f"{where}: play {multiple}x is not legal {_on(street)}: {choices}")
+                raise IllegalAction(f"{where}: play {multiple}x is not legal {_on(street)}: {choices}",
+                                    say=say("refusal.multiple_not_legal", **words, multiple=multiple))
             return multiple
-        raise IllegalAction(f"{where}: unknown decision {action!r} {_on(street)}: {choices}")
+        raise IllegalAction(f"{where}: unknown decision {action!r} {_on(street)}: {choices}",
+                            say=say("refusal.decision_not_legal", **words, decision=str(action)))
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
         if action == "play":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from engine.cards import Card
-from engine.errors import CardError, IllegalAction
+from engine.errors import CardError, IllegalAction, say
 from engine.poker.betting import Stakes
 from engine.poker.pots import Pot, build_pots
 from engine.poker.records import HandResult, Record
@@ -206,7 +206,7 @@ class HandCore:
         try:
             return self._players[seat]
         except KeyError:
-            raise IllegalAction(f"seat {seat} is not in this hand") from None
+            raise IllegalAction(f"seat {seat} is not in this hand", say=say("refusal.poker_not_in_hand", seat=seat)) from None
 
     def _waiting_for(self) -> str:
         if self.phase is OVER:
@@ -218,13 +218,14 @@ class HandCore:
 
     def _check_turn(self, seat: int | None, *phases: Phase) -> PlayerState:
         if self.phase is OVER:
-            raise IllegalAction("the hand is over")
+            raise IllegalAction("the hand is over", say=say("refusal.poker_hand_over"))
         if self._queue or self.actor is None:
-            raise IllegalAction(f"not now: {self._waiting_for()}")
+            raise IllegalAction(f"not now: {self._waiting_for()}", say=say("refusal.poker_deal_first"))
         if self.phase not in phases:
-            raise IllegalAction(f"not now: {self._waiting_for()}")
+            raise IllegalAction(f"not now: {self._waiting_for()}", say=say("refusal.poker_not_now", seat=self.actor))
         if seat is not None and seat != self.actor:
-            raise IllegalAction(f"seat {seat} acts out of turn: seat {self.actor} to act")
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {self.actor} to act",
+                                say=say("refusal.not_to_act", seat=seat, to_act=self.actor))
         return self._players[self.actor]
 
     def _put(self, p: PlayerState, amount: int) -> None:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, money, say
 from engine.poker.betting import Stakes
 from engine.poker.seats import OWED, HandPlan, SeatState, plan_hand
 from engine.poker.state import Hand
@@ -174,17 +174,18 @@ class Session:
     # ---- seats --------------------------------------------------------------------------
     def _between_hands(self, what: str) -> None:
         if self.hand is not None:
-            raise IllegalAction(f"{what}: between hands only (a hand is in progress)")
+            raise IllegalAction(f"{what}: between hands only (a hand is in progress)", say=say("refusal.hand_in_progress"))
 
     def _check_seat(self, seat: int) -> int:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.size:
-            raise IllegalAction(f"seat {seat!r} is not a seat of this table (1..{self.size})")
+            raise IllegalAction(f"seat {seat!r} is not a seat of this table (1..{self.size})",
+                               say=say("refusal.no_such_seat", seat=str(seat), seats=self.size))
         return seat
 
     def _seat(self, seat: int) -> SeatState:
         self._check_seat(seat)
         if seat not in self.players:
-            raise IllegalAction(f"seat {seat} is empty")
+            raise IllegalAction(f"seat {seat} is empty", say=say("refusal.poker_seat_empty", seat=seat))
         return self.players[seat]
 
     def sit(self, seat: int, stack: int, name: str = "", owes_big_blind: bool = True) -> None:
@@ -196,7 +197,7 @@ class Session:
         self._check_seat(seat)
         if seat in self.players:
             raise IllegalAction(f"seat {seat} is taken" + (f" by {self.players[seat].name}" if self.players[seat].name
-                                                           else ""))
+                                                           else ""), say=say("refusal.poker_seat_taken", seat=seat))
         self._check_buy_in(stack, 0)
         # a new player posts a big blind or waits for it (not at the table's first hand)
         self.players[seat] = SeatState(stack, name=name,
@@ -220,9 +221,11 @@ class Session:
             raise IllegalAction(f"a buy-in is a positive integer, got {amount!r}")
         total = current + amount
         if self.min_buy_in and total < self.min_buy_in:
-            raise IllegalAction(f"buy-in brings the stack to {total}, below the minimum {self.min_buy_in}")
+            raise IllegalAction(f"buy-in brings the stack to {total}, below the minimum {self.min_buy_in}",
+                                say=say("refusal.poker_buy_in_below", amount=money(total), minimum=money(self.min_buy_in)))
         if self.max_buy_in and total > self.max_buy_in:
-            raise IllegalAction(f"buy-in brings the stack to {total}, above the maximum {self.max_buy_in}")
+            raise IllegalAction(f"buy-in brings the stack to {total}, above the maximum {self.max_buy_in}",
+                                say=say("refusal.poker_buy_in_above", amount=money(total), maximum=money(self.max_buy_in)))
 
     def sit_out(self, seat: int) -> None:
         """The player sits out from the next hand (any time). Raises IllegalAction for an empty seat."""

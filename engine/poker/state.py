@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.cards import Card
-from engine.errors import CardError, DuplicateCard, IllegalAction
+from engine.errors import CardError, DuplicateCard, IllegalAction, money, say
 from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
@@ -279,7 +279,8 @@ class Hand(HandStreets):
         declared dead, e.g. the clock called on him ran out (000), and is folded even with nothing to call)."""
         p = self._check_turn(seat, BETTING)
         if p.bet >= self.level and not dead:
-            raise IllegalAction(f"seat {p.seat} has nothing to call: check instead of folding")
+            raise IllegalAction(f"seat {p.seat} has nothing to call: check instead of folding",
+                                say=say("refusal.poker_check_not_fold", seat=p.seat))
         return p.seat
 
     def can_fold(self, seat: int | None = None) -> bool:
@@ -306,7 +307,9 @@ class Hand(HandStreets):
     def verify_check(self, seat: int | None = None) -> int:
         p = self._check_turn(seat, BETTING)
         if p.bet < self.level:
-            raise IllegalAction(f"seat {p.seat} faces a bet of {self.level}: call {self.call_amount()} or fold")
+            raise IllegalAction(f"seat {p.seat} faces a bet of {self.level}: call {self.call_amount()} or fold",
+                                say=say("refusal.poker_faces_bet", seat=p.seat, level=money(self.level),
+                                        call=money(self.call_amount())))
         return p.seat
 
     def can_check(self, seat: int | None = None) -> bool:
@@ -325,7 +328,7 @@ class Hand(HandStreets):
     def verify_call(self, seat: int | None = None) -> int:
         p = self._check_turn(seat, BETTING)
         if p.bet >= self.level:
-            raise IllegalAction(f"seat {p.seat} has nothing to call: check")
+            raise IllegalAction(f"seat {p.seat} has nothing to call: check", say=say("refusal.poker_nothing_to_call", seat=p.seat))
         return p.seat
 
     def can_call(self, seat: int | None = None) -> bool:
@@ -376,14 +379,23 @@ class Hand(HandStreets):
             raise IllegalAction(f"amount must be an integer, got {to!r}")
         rng = self._raise_range(p)
         if rng is None:
-            raise IllegalAction(f"seat {p.seat} may not bet or raise: {self._why_no_raise(p)}")
+            raise IllegalAction(f"seat {p.seat} may not bet or raise: {self._why_no_raise(p)}",
+                                say=say("refusal.poker_no_raise", seat=p.seat))
         kind, min_to, max_to, choices = rng
         if choices is not None:
             if to not in choices:
                 allowed = " or ".join(str(c) for c in choices)
-                raise IllegalAction(f"seat {p.seat} may {kind} to {allowed} only, not {to}")
-        elif not min_to <= to <= max_to:
-            raise IllegalAction(f"seat {p.seat} may {kind} to {min_to}..{max_to}, not {to}")
+                raise IllegalAction(f"seat {p.seat} may {kind} to {allowed} only, not {to}",
+                                    say=say("refusal.poker_amount_fixed", seat=p.seat, amount=money(to),
+                                            allowed=money(choices[0])))
+        elif to < min_to:
+            raise IllegalAction(f"seat {p.seat} may {kind} to {min_to}..{max_to}, not {to}", say=say(
+                "refusal.poker_below_min_bet" if kind == "bet" else "refusal.poker_below_min_raise",
+                seat=p.seat, amount=money(to), minimum=money(min_to)))
+        elif to > max_to:
+            raise IllegalAction(f"seat {p.seat} may {kind} to {min_to}..{max_to}, not {to}", say=say(
+                "refusal.poker_above_max_bet" if kind == "bet" else "refusal.poker_above_max_raise",
+                seat=p.seat, amount=money(to), maximum=money(max_to)))
         return p, rng
 
     def can_bet_or_raise(self, to: int, seat: int | None = None) -> bool:

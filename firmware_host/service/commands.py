@@ -27,7 +27,7 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
              pre-flop, 2 on the flop, 1 at the river) | "fold"; 3CP "play" | "fold"; either game
              "dead" (the spot's hand is declared dead: every bet of the spot loses).
     close    closes the table between hands (no game open until the next `open`).
-    card     card "As": a card entered by hand, taken exactly as if the shoe had read it (marked
+    card     card "As" (or "10h": `Card.typed`): a card entered by hand, taken exactly as if the shoe had read it (marked
              `manual` in the hand's record and on the full feed).
     confirm  the dealer has paid: closes the settled hand (the `confirm` button does the same).
     void     reason str: closes the hand, every bet returned.
@@ -64,7 +64,8 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     button-draw  by, ref str: the button by high card, a card a seat from the shoe (`tables/button_draw_step.py`).
 
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
-`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why"}`.
+`{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why",
+"say": {"key": "refusal.<name>", "args": {...}}}` (`say`: the words a person reads, `error_reply`).
 
 Limits (`docs/security.md`, Limits): a request is one frame of at most `[commands] max_request_bytes`
 (default `MAX_REQUEST_BYTES`); a longer one, or one of several frames, is refused `malformed` before
@@ -94,7 +95,7 @@ import zmq
 
 from engine import games
 from engine.cards import Card
-from engine.errors import CardError, IllegalAction
+from engine.errors import IllegalAction, Say
 from engine.poker.values import table_rules
 from firmware_host.service.curve import client_keys
 from firmware_host.tables.clock_call import CLOCK_SECONDS
@@ -204,7 +205,12 @@ def _deeper_than(value: object, limit: int) -> bool:
 
 
 class Malformed(ValueError):
-    """A request that is not a well-formed command (bad msgpack, unknown command, bad argument)."""
+    """A request that is not a well-formed command (bad msgpack, unknown command, bad argument);
+    `say`: its words when a person typed what is wrong (a card typed by hand)."""
+
+    def __init__(self, message: str, say: Say | None = None) -> None:
+        super().__init__(message)
+        self.say = say
 
 
 MAX_AUTH_TEXT = 64
@@ -317,7 +323,7 @@ class Command:
             try:
                 args[name] = check(data[name])
             except (TypeError, ValueError) as exc:
-                raise Malformed(f"{cmd}: {name}: {exc}") from None
+                raise Malformed(f"{cmd}: {name}: {exc}", getattr(exc, "say", None)) from None
         if cmd == "open" and args.get("keep_seats") and ({"stacks", "button", "sitting_out", "last_button"} & set(args)):
             raise Malformed("open: keep_seats carries the seats over: give no stacks, button or sitting_out")
         if cmd == "open" and games.is_poker(args["game"]) and "structure" not in args:
@@ -494,10 +500,8 @@ def _cards(v: Any) -> list[str]:
 
 
 def _card(v: Any) -> str:
-    try:
-        return str(Card.parse(v))
-    except CardError as exc:
-        raise ValueError(str(exc)) from None
+    """A card typed by hand, as `Th` or `10h` (`Card.typed`), journaled in its one text form (`Th`)."""
+    return str(Card.typed(v))  # CardError is a ValueError: refused malformed, with its words
 
 
 _ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
@@ -536,8 +540,18 @@ def encode_reply(reply: Mapping[str, Any]) -> bytes:
     return packed
 
 
-def error_reply(req_id: Any, code: str, message: str) -> dict[str, Any]:
-    return {"id": req_id, "ok": False, "code": code, "error": message}
+_CODE_SAYS: dict[str, str] = {"malformed": "refusal.malformed", "busy": "refusal.busy", "reused_id": "refusal.reused_id",
+                              "journal": "refusal.journal", "internal": "refusal.internal"}
+"""The words of a refusal that names none of its own, by its code (`refusal.other` for any other code)."""
+
+
+def error_reply(req_id: Any, code: str, message: str, say: Say | None = None) -> dict[str, Any]:
+    """A refusal: `code`, the English `error` and `say`, the words a person reads (`engine.errors.say`),
+    the refusal's own or its code's (else `refusal.other`, `why` the `error`); None arguments left out."""
+    if say is None:
+        say = {"key": _CODE_SAYS.get(code, "refusal.other"), "args": {"why": message}}
+    said = {"key": say["key"], "args": {k: v for k, v in say.get("args", {}).items() if v is not None}}
+    return {"id": req_id, "ok": False, "code": code, "error": message, "say": said}
 
 
 def request_id_of(frame: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> Any:

@@ -31,7 +31,7 @@ from typing import Any
 import zmq
 
 from drivers.readings import Reading
-from engine.errors import EngineError
+from engine.errors import EngineError, say
 from engine.money import Money
 from firmware_host.service.access import Caller
 from firmware_host.service.signoff import SignOff, open_is_new
@@ -55,6 +55,7 @@ from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
+from firmware_host.service.refusals import refusal
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
@@ -360,12 +361,17 @@ class Controller:
                 return duplicate
         # otherwise a request id already journaled is found by the journal's insert itself (DuplicateRequest)
         if cmd.hand is not None and cmd.hand != self.state.hand:
-            return error_reply(cmd.id, "illegal", f"hand {cmd.hand} is not the current hand {self.state.hand}")
+            return error_reply(cmd.id, "illegal", f"hand {cmd.hand} is not the current hand {self.state.hand}",
+                               say("refusal.not_current_hand", hand=cmd.hand, current=self.state.hand))
         if cmd.cmd == "state":  # what the public feed shows now (built once, when it was published)
             shown = self._last_published[0] if self._last_published is not None else self.public_state()
             return {"id": cmd.id, "ok": True, **self._status(), "state": shown}
         kind, body = cmd.cmd, dict(cmd.args)
         if kind == "card":
+            if self.state.fault is not None:  # refused before the journal: the reducer records such cards
+                return error_reply(cmd.id, "fault", f"the hand is stopped by a fault ({self.state.fault.kind}): "
+                                   "a supervisor clears it before a card is entered by hand",
+                                   say("refusal.card_while_fault", card={"card": body["card"]}))
             body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
         elif kind == "clock":
             body["at"] = self.clock()  # journaled: the clock runs from here, on replay too (`tables/clock_call.py`)
@@ -387,10 +393,8 @@ class Controller:
             if duplicate is None:  # cannot be: the journal has just found it
                 return error_reply(cmd.id, "journal", f"request {req!r} is journaled but cannot be read back")
             return duplicate
-        except Refused as exc:
-            return error_reply(cmd.id, exc.code, str(exc))
-        except (EngineError, ValueError) as exc:
-            return error_reply(cmd.id, "illegal", str(exc))
+        except (Refused, EngineError, ValueError) as exc:  # with its words (`say`) where it was raised
+            return refusal(cmd.id, getattr(exc, "code", "illegal"), exc, self.money)
         except JournalError as exc:
             log.error("journal: %s", exc)
             return error_reply(cmd.id, "journal", str(exc))
@@ -604,7 +608,7 @@ class Controller:
             try:
                 reply = self.handle_command(Command.decode(payload, self.admission.max_request_bytes), caller)
             except Malformed as exc:
-                reply = error_reply(request_id_of(payload, self.admission.max_request_bytes), "malformed", str(exc))
+                reply = error_reply(request_id_of(payload, self.admission.max_request_bytes), "malformed", str(exc), exc.say)
             except Exception as exc:  # never let one request take the table down
                 log.exception("command failed")
                 reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.errors import Say, say
 from firmware_host.service.access import SIGN_OFF, Caller
 from firmware_host.service.audit import AuditLog
 from firmware_host.service.commands import Command, error_reply
@@ -86,7 +87,7 @@ class SignOff:
         if cmd.auth is not None:
             problem = self._check_pin(cmd.auth.user, cmd.auth.pin)
             if problem is not None:
-                return self._refuse_sign_off(cmd, caller, cmd.auth.user, problem)
+                return self._refuse_sign_off(cmd, caller, cmd.auth.user, *problem)
             signer, signer_role = cmd.auth.user, SIGNER_ROLE
         if signer is None and (cmd.cmd in SIGN_OFF or cmd.cmd == "card"):
             return Admission(refusal=self.needs_sign_off(cmd, caller, "a card entered by hand" if cmd.cmd == "card"
@@ -106,39 +107,45 @@ class SignOff:
         reason = f"{what} needs a supervisor's sign-off: send auth = {{user, pin}}"
         if not self.users:
             reason += " (no users file is configured: [security] users)"
-        refusal = self._refuse_sign_off(cmd, caller, None, reason).refusal
+        refusal = self._refuse_sign_off(cmd, caller, None, reason, say("refusal.sign_off_needed")).refusal
         assert refusal is not None
         return refusal
 
     # -- the PIN ------------------------------------------------------------------------------------
 
-    def _check_pin(self, name: str, pin: str) -> str | None:
-        """Why `name`'s sign-off with `pin` is refused, or None when it holds."""
+    def _check_pin(self, name: str, pin: str) -> tuple[str, Say] | None:
+        """Why `name`'s sign-off with `pin` is refused (in English and in a person's words), or None when it holds."""
         if not self.users:
-            return "no users file is configured ([security] users): no one can sign off"
+            return ("no users file is configured ([security] users): no one can sign off",
+                    say("refusal.sign_off_no_users"))
         try:
             users = self._users()
         except UsersError as exc:
             log.error("sign-off refused: %s", exc)
-            return f"the users file cannot be read: {exc}"
+            return f"the users file cannot be read: {exc}", say("refusal.sign_off_no_users")
         tries = self._tries.setdefault(name, _Tries())
         now = self.clock()
         if tries.locked_until > now:
-            return f"user {name!r} is locked after {MAX_WRONG_PINS} wrong PINs for {tries.locked_until - now:.0f} s more"
+            left = round(tries.locked_until - now)
+            return (f"user {name!r} is locked after {MAX_WRONG_PINS} wrong PINs for {tries.locked_until - now:.0f} s more",
+                    say("refusal.sign_off_locked", user=name, seconds=left))
         user = users.get(name)
         if user is None:
             self._tries.pop(name, None)
-            return f"no user {name!r} in the users file"
+            return f"no user {name!r} in the users file", say("refusal.sign_off_wrong_pin", user=name)
         if not user.pin_matches(pin):
             tries.wrong += 1
             if tries.wrong >= MAX_WRONG_PINS:
                 tries.wrong, tries.locked_until = 0, now + LOCK_S
                 log.warning("user %r locked for %.0f s after %d wrong PINs", name, LOCK_S, MAX_WRONG_PINS)
                 self._write("user_locked", {"user": name, "seconds": LOCK_S, "wrong_pins": MAX_WRONG_PINS})
-                return f"wrong PIN for {name!r}: {MAX_WRONG_PINS} wrong PINs, the user is locked for {LOCK_S:.0f} s"
-            return f"wrong PIN for {name!r} ({MAX_WRONG_PINS - tries.wrong} more and the user is locked)"
+                return (f"wrong PIN for {name!r}: {MAX_WRONG_PINS} wrong PINs, the user is locked for {LOCK_S:.0f} s",
+                        say("refusal.sign_off_locked", user=name, seconds=round(LOCK_S)))
+            return (f"wrong PIN for {name!r} ({MAX_WRONG_PINS - tries.wrong} more and the user is locked)",
+                    say("refusal.sign_off_wrong_pin", user=name))
         if user.role != SIGNER_ROLE:
-            return f"user {name!r} is a {user.role}: only a {SIGNER_ROLE} signs off"
+            return (f"user {name!r} is a {user.role}: only a {SIGNER_ROLE} signs off",
+                    say("refusal.sign_off_not_supervisor", user=name))
         tries.wrong = 0
         return None
 
@@ -173,16 +180,17 @@ class SignOff:
 
     # -- refusals -----------------------------------------------------------------------------------
 
-    def _refuse_sign_off(self, cmd: Command, caller: Caller, user: str | None, reason: str) -> Admission:
+    def _refuse_sign_off(self, cmd: Command, caller: Caller, user: str | None, reason: str, said: Say) -> Admission:
         self._write("signoff_refused", {"user": user, "command": cmd.cmd, "reason": reason, "role": caller.role,
                                         "key": caller.key})
-        return Admission(refusal=error_reply(cmd.id, "forbidden", f"{cmd.cmd}: {reason}"))
+        return Admission(refusal=error_reply(cmd.id, "forbidden", f"{cmd.cmd}: {reason}", said))
 
     def _forbidden(self, cmd: Command, caller: Caller) -> Admission:
         self._write("forbidden", {"role": caller.role, "key": caller.key, "command": cmd.cmd,
                                   "address": caller.address})
         return Admission(refusal=error_reply(
-            cmd.id, "forbidden", f"{cmd.cmd}: the role {caller.role!r} may not send it ([rights])"))
+            cmd.id, "forbidden", f"{cmd.cmd}: the role {caller.role!r} may not send it ([rights])",
+            say("refusal.forbidden", role=caller.role)))
 
     def _write(self, kind: str, details: Mapping[str, Any]) -> None:
         if self.audit is not None:

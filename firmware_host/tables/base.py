@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Protocol
 
-from engine.redact import FAULT_KEYS
+from engine.errors import Say
+from engine.redact import public_fault
 
 
 MAX_STEPS_PER_HAND = 5000
@@ -23,11 +24,13 @@ grow one hand's record without bound."""
 
 
 class Refused(ValueError):
-    """A well-formed step the table cannot take now; `code` is `illegal` or `fault`."""
+    """A well-formed step the table cannot take now; `code` is `illegal` or `fault`; `say`: the
+    refusal in a person's words (`engine.errors.say`), passed on in the reply."""
 
-    def __init__(self, message: str, code: str = "illegal") -> None:
+    def __init__(self, message: str, code: str = "illegal", say: Say | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.say = say
 
 
 class SetupError(ValueError):
@@ -85,28 +88,61 @@ _FAULT_MESSAGES = {
 }
 
 
+FAULT_SAYS = frozenset({
+    "fault.duplicate_card", "fault.duplicate_card_card", "fault.unexpected_card", "fault.unexpected_card_card",
+    "fault.unexpected_card_deciding", "fault.unexpected_card_deciding_card", "fault.unexpected_card_no_table",
+    "fault.unexpected_card_no_table_card", "fault.no_bet", "fault.no_bet_card", "fault.card_count",
+    "fault.card_count_too_many", "fault.card_count_too_many_card", "fault.shoe_empty", "fault.lid_open",
+    "fault.device_silent", "fault.device_offline", "fault.sequence_gap", "fault.misread", "fault.device_fault",
+    "fault.refused_reading", "fault.journal_integrity", "fault.step_limit",
+})
+"""Every fault's words (`[fault]` in the pages' catalogs): `fault.<kind>[_<situation>]` for everyone,
+the same with `_card` for the full feed when the fault names the card (the public never reads it)."""
+
+
+def fault_says(kind: FaultKind, card: str | None, seat: int | None, situation: str) -> tuple[Say, Say]:
+    """`(public, full)`: a fault's words, with the seat (`seat`: the one deciding) and, for the full
+    feed only, the card. The next step is in the catalog's sentence."""
+    key = f"fault.{kind.value}" + (f"_{situation}" if situation else "")
+    args: dict[str, Any] = {"seat": seat} if seat is not None else {}
+    public: Say = {"key": key if key in FAULT_SAYS else f"fault.{kind.value}", "args": dict(args)}
+    if card is None or f"{public['key']}_card" not in FAULT_SAYS:
+        return public, public
+    return public, {"key": f"{public['key']}_card", "args": {**args, "card": {"card": card}}}
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A standing fault. `detail` may name cards: it goes only on the full feed."""
+    """A standing fault. `detail` may name cards: it goes only on the full feed; so does `card`,
+    in the full feed's words (`say`); the public's words (`public_say`) never name it."""
 
     kind: FaultKind
     message: str
     detail: str
     event: int
+    card: str | None = None  # the card that raised it, when one did
+    seat: int | None = None  # the seat deciding when it came
+    situation: str = ""  # `deciding`, `no_table`, `too_many`: which of the kind's sentences
 
     def public(self) -> dict[str, Any]:
-        """What the public feed shows of it: the one redaction's fault keys."""
-        return {k: v for k, v in self.full().items() if k in FAULT_KEYS}
+        """What the public feed shows of it: the one redaction's (`engine.redact.public_fault`)."""
+        return public_fault(self.full())
 
     def full(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event}
+        public, full = fault_says(self.kind, self.card, self.seat, self.situation)
+        return {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event,
+                "say": full, "public_say": public}
 
 
 class CardFault(NamedTuple):
-    """Why a card from the shoe cannot be dealt: the fault it raises and what the full feed says."""
+    """Why a card from the shoe cannot be dealt: the fault it raises and what the full feed says
+    (`card`, `seat`, `situation`: its words, `fault_says`)."""
 
     kind: FaultKind
     detail: str
+    card: str | None = None
+    seat: int | None = None
+    situation: str = ""
 
 
 class FaultBook:

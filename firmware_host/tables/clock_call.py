@@ -20,6 +20,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from engine.errors import say
 from firmware_host.tables.base import GameTable, Refused
 from firmware_host.tables.poker import PokerTable
 
@@ -44,10 +45,12 @@ def take_clock(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, An
     hand = table.engine
     actor = hand.actor if hand is not None and table.closed is None else None
     if actor is None:
-        raise Refused("clock: nobody is to act: the clock is called on the player to act")
+        raise Refused("clock: nobody is to act: the clock is called on the player to act",
+                      say=say("refusal.clock_nobody_to_act"))
     seat = int(body.get("seat", actor))
     if seat != actor:
-        raise Refused(f"clock: seat {seat} is not to act (seat {actor} is)")
+        raise Refused(f"clock: seat {seat} is not to act (seat {actor} is)",
+                      say=say("refusal.not_to_act", seat=seat, to_act=actor))
     seconds = int(body.get("seconds", CLOCK_CALL_S))
     at = float(body["at"])
     clock: dict[str, Any] = {"seat": seat, "hand": table.hand, "seconds": seconds, "at": at, "ends_at": at + seconds}

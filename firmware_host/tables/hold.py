@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.errors import say
 from firmware_host.tables.base import GameTable, Refused
 
 HELD = "held"
@@ -57,4 +58,5 @@ def refuse_if_held(hold: Mapping[str, Any] | None, table: GameTable | None, hand
     if hold is None or table is None or next_to_begin(table, hand) != hand or hand < int(hold["from_hand"]):
         return
     raise Refused(f"the table is held from hand {hold['from_hand']} ({hold['reason']}, by {hold['by']}): "
-                  f"no new hand until it is released", HELD)
+                  f"no new hand until it is released", HELD,
+                  say("refusal.held", hand=int(hold["from_hand"]), reason=str(hold["reason"]), by=str(hold["by"])))

@@ -224,16 +224,18 @@ class HouseTable(FaultBook):
 
     def _card_fault(self, card: str, exc: CardError | IllegalAction) -> CardFault:
         if isinstance(exc, DuplicateCard):
-            return CardFault(FaultKind.DUPLICATE_CARD, str(exc))
-        if isinstance(exc, CardError):
+            return CardFault(FaultKind.DUPLICATE_CARD, str(exc), card)
+        if isinstance(exc, CardError):  # not a card at all: its text is no card to name
             return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
         if self.phase in ("showdown", "settled"):
-            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand")
+            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand", card,
+                             situation="too_many")
         if self.phase == "bets" and not self.round.spot_seats():
-            return CardFault(FaultKind.NO_BET, f"{card} came out but no spot has a bet")
+            return CardFault(FaultKind.NO_BET, f"{card} came out but no spot has a bet", card)
         if self.phase == "bets":
-            return CardFault(FaultKind.NO_BET, f"{card} came out but the bets do not allow a deal: {exc}")
-        return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
+            return CardFault(FaultKind.NO_BET, f"{card} came out but the bets do not allow a deal: {exc}", card)
+        seat = self.round.to_act()
+        return CardFault(FaultKind.UNEXPECTED_CARD, str(exc), card, seat, "deciding" if seat is not None else "")
 
     def discard(self, card: str) -> None:
         self.discards.append(card)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.cards import Card
-from engine.errors import CardError, DuplicateCard, IllegalAction
+from engine.errors import CardError, DuplicateCard, IllegalAction, say
 from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
@@ -319,21 +319,24 @@ class PokerTable(FaultBook):
         """Deal the card where the engine expects it (the first card starts the hand); or, when it
         cannot be dealt, the fault it raises instead, with nothing changed."""
         if self.closed is not None or self.over:
-            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand")
+            return CardFault(FaultKind.CARD_COUNT, f"too many cards: {card} after the last card of the hand", card,
+                             situation="too_many")
         hand = self.engine
         if hand is None:
             try:
                 hand = self.session.next_hand()
             except IllegalAction as exc:
-                return CardFault(FaultKind.NO_BET, f"{card} came out but no hand can start: {exc}")
+                return CardFault(FaultKind.NO_BET, f"{card} came out but no hand can start: {exc}", card)
         try:
             hand.verify_deal(card)
         except DuplicateCard as exc:
-            return CardFault(FaultKind.DUPLICATE_CARD, str(exc))
+            return CardFault(FaultKind.DUPLICATE_CARD, str(exc), card)
         except CardError as exc:
             return CardFault(FaultKind.UNEXPECTED_CARD, str(exc))
         except IllegalAction as exc:
-            return CardFault(FaultKind.UNEXPECTED_CARD, f"{card} came out of turn: {exc}")
+            seat = hand.actor if self.engine is not None else None
+            return CardFault(FaultKind.UNEXPECTED_CARD, f"{card} came out of turn: {exc}", card, seat,
+                             "deciding" if seat is not None else "")
         if self.engine is None:
             self.engine = self.session.start_hand()  # the hand just checked (deterministic)
         self.take_card(card)
@@ -364,8 +367,10 @@ class PokerTable(FaultBook):
         """Start the next hand: blinds, antes posted; the shoe may deal. Raises IllegalAction."""
         if self.engine is not None:
             if self.over and self.closed is None:
-                raise IllegalAction(f"hand {self.hand} is over: confirm the payouts first")
-            raise IllegalAction("the hand is already dealt" if self.closed is None else "this hand is closed")
+                raise IllegalAction(f"hand {self.hand} is over: confirm the payouts first",
+                                    say=say("refusal.poker_confirm_first", hand=self.hand))
+            raise IllegalAction("the hand is already dealt" if self.closed is None else "this hand is closed",
+                                say=say("refusal.poker_already_dealt"))
         self.engine = self.session.start_hand()
 
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
@@ -387,15 +392,17 @@ class PokerTable(FaultBook):
         """One seat's action (`dead`: a fold of a hand declared dead). Raises IllegalAction (with the engine's reason) / CardError."""
         hand = self.engine
         if hand is None or self.closed is not None:
-            raise IllegalAction("no hand in progress: deal first")
+            raise IllegalAction("no hand in progress: deal first", say=say("refusal.poker_no_hand"))
         if action not in POKER_ACTIONS:
             raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
         if action in ("bet", "raise", "complete"):
             if amount is None:
-                raise IllegalAction(f"{action} needs an amount (the street total, 'to')")
+                raise IllegalAction(f"{action} needs an amount (the street total, 'to')",
+                                    say=say("refusal.poker_amount_needed", seat=seat))
             rng = hand.raise_range(seat) if hand.actor == seat else None
             if rng is not None and rng.kind != action:
-                raise IllegalAction(f"seat {seat} may {rng.kind}, not {action}")
+                raise IllegalAction(f"seat {seat} may {rng.kind}, not {action}", say=say(
+                    "refusal.poker_raise_instead" if rng.kind == "raise" else "refusal.poker_bet_instead", seat=seat))
             hand.bet_or_raise(amount, seat)
             event: list[Any] = [action, seat, amount]
             said = f"{action} to {amount}"
@@ -404,7 +411,7 @@ class PokerTable(FaultBook):
         elif action in ("draw", "stand_pat"):
             discards = list(cards or []) if action == "draw" else []
             if action == "stand_pat" and cards:
-                raise IllegalAction("stand_pat takes no discards")
+                raise IllegalAction("stand_pat takes no discards", say=say("refusal.poker_stand_pat_discards", seat=seat))
             hand.draw(discards, seat)
             event = ["draw", seat, discards]
             said = f"draws {len(discards)}" if discards else "stands pat"
@@ -436,7 +443,8 @@ class PokerTable(FaultBook):
         if hand.actor != seat:
             hand.fold(seat)  # raises the engine's out-of-turn reason
         if legal.all_in is None:
-            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")
+            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
+                                say=say("refusal.poker_no_all_in", seat=seat))
         to = legal.all_in
         if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
             brought = hand.post_bring_in(seat)
@@ -445,7 +453,8 @@ class PokerTable(FaultBook):
             called = hand.call(seat)
             return ["call", seat], f"calls {called.amount} (all in)"
         if legal.bet_or_raise is None:
-            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}")
+            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
+                                say=say("refusal.poker_no_all_in", seat=seat))
         kind = legal.bet_or_raise.kind
         hand.bet_or_raise(to, seat)
         return [kind, seat, to], f"{kind} all in to {to}"
@@ -457,10 +466,10 @@ class PokerTable(FaultBook):
         (no hand in progress, fewer than two players still in, shares that do not add up)."""
         hand = self.engine
         if hand is None or self.closed is not None or self.over:
-            raise IllegalAction("no hand in progress to chop")
+            raise IllegalAction("no hand in progress to chop", say=say("refusal.poker_no_hand"))
         live = [s for s in hand.order if hand.in_hand(s)]
         if len(live) < 2:
-            raise IllegalAction("a chop needs two players still in the hand")
+            raise IllegalAction("a chop needs two players still in the hand", say=say("refusal.poker_chop_needs_two"))
         record = hand.chop(None if shares is None else {int(s): c for s, c in shares.items()})
         self.chopped = {"shares": {str(s): c for s, c in record.shares.items()},
                         "equal": shares is None}
@@ -470,7 +479,8 @@ class PokerTable(FaultBook):
     def settle(self) -> None:
         """The dealer has pushed the pots. Raises IllegalAction before the hand is over."""
         if not self.confirmable:
-            raise IllegalAction(f"nothing to confirm: the hand is in phase {self.phase}")
+            raise IllegalAction(f"nothing to confirm: the hand is in phase {self.phase}",
+                                say=say("refusal.nothing_to_confirm"))
 
     # -- views ------------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from drivers.errors import DeviceError
 from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.readings import OfflineKind, Sensor
 from engine import redact
-from engine.errors import EngineError
+from engine.errors import EngineError, say
 from engine.money import Money
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
@@ -186,7 +186,7 @@ class TableState:
         """The table for the current hand: after a hand closed, a fresh one for the next (the caller
         keeps it once its step succeeded). Raises Refused when no table is open."""
         if self.table is None:
-            raise Refused("no table is open: send open first")
+            raise Refused("no table is open: send open first", say=say("refusal.no_table"))
         if self.table.closed is not None:
             return at_level(self.table.successor(self.hand), self.level)
         return self.table
@@ -194,9 +194,10 @@ class TableState:
     def _need_no_fault(self) -> None:
         if self.fault is not None:
             raise Refused(f"the hand is stopped by a fault ({self.fault.kind}): a supervisor must clear it",
-                          "fault")
+                          "fault", say("refusal.fault_stands"))
 
-    def _set_fault(self, kind: FaultKind, detail: str, event_id: int) -> None:
+    def _set_fault(self, kind: FaultKind, detail: str, event_id: int, card: str | None = None,
+                   seat: int | None = None, situation: str = "") -> None:
         if self.table is not None:
             self.table = self.need_table()
         if self.fault is not None and (self.fault.kind.critical or not kind.critical):
@@ -204,7 +205,7 @@ class TableState:
             if self.table is not None:
                 self.table.note_fault(kind, kind.message, detail, event_id, self.table.phase, extra=True)
             return
-        self.fault = Fault(kind, kind.message, detail, event_id)
+        self.fault = Fault(kind, kind.message, detail, event_id, card, seat, situation)
         if self.table is not None:
             self.table.note_fault(kind, self.fault.message, detail, event_id, self.table.phase)
 
@@ -235,7 +236,8 @@ class TableState:
 
     def _on_open(self, body: Mapping[str, Any], event_id: int) -> None:
         if self.table is not None and self.table.started:
-            raise Refused("a hand is in progress: confirm or void it before opening the table again")
+            raise Refused("a hand is in progress: confirm or void it before opening the table again",
+                          say=say("refusal.hand_in_progress"))
         self._need_no_fault()
         setup: GameSetup = open_setup(body, self.seats)
         self.table = setup.new_table(self.hand)
@@ -247,9 +249,10 @@ class TableState:
     def _on_close(self, body: Mapping[str, Any], event_id: int) -> None:
         """The pit closes the table between hands: no game is open until the next `open`."""
         if self.table is None:
-            raise Refused("no table is open to close")
+            raise Refused("no table is open to close", say=say("refusal.no_table"))
         if self.table.started:
-            raise Refused("a hand is in progress: confirm or void it before closing the table")
+            raise Refused("a hand is in progress: confirm or void it before closing the table",
+                          say=say("refusal.hand_in_progress"))
         self._need_no_fault()
         self.table = None
         self.table_closed = True
@@ -287,7 +290,8 @@ class TableState:
             refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         if kind not in table.STEPS:
-            raise Refused(f"a {table.setup.game} table takes {_listed(sorted(table.STEPS))}, not {kind}")
+            raise Refused(f"a {table.setup.game} table takes {_listed(sorted(table.STEPS))}, not {kind}",
+                          say=say("refusal.not_at_this_table", command=kind))
         table.step(kind, body)
         self.table = table
 
@@ -307,21 +311,22 @@ class TableState:
                 self._set_fault(FaultKind.CARD_COUNT, "too few cards at showdown: the hand still expects "
                                 f"a card for {table.next_target()}", event_id)
                 return
-            raise Refused(f"nothing to confirm: the hand is in phase {table.phase}")
+            raise Refused(f"nothing to confirm: the hand is in phase {table.phase}", say=say("refusal.nothing_to_confirm"))
         table.settle()
         self._close("settled", dict(body))
 
     def _on_void(self, body: Mapping[str, Any], event_id: int) -> None:
         if self.fault is not None and self.fault.kind.critical:  # only a clear lifts it (then="void")
-            raise Refused(f"the table is locked by a fault ({self.fault.kind}): a supervisor must clear it", "fault")
+            raise Refused(f"the table is locked by a fault ({self.fault.kind}): a supervisor must clear it", "fault",
+                          say("refusal.table_locked"))
         table = self.need_table()
         if not table.started or table is not self.table:
-            raise Refused("no hand in progress to void")
+            raise Refused("no hand in progress to void", say=say("refusal.nothing_to_void"))
         self._close("voided", dict(body))
 
     def _on_clear(self, body: Mapping[str, Any], event_id: int) -> None:
         if self.fault is None:
-            raise Refused("there is no fault to clear")
+            raise Refused("there is no fault to clear", say=say("refusal.no_fault_to_clear"))
         # who cleared it: the supervisor who signed it off (a journal of before sign-offs: its free-text `by`)
         signer = signer_of(body)
         cleared = {"reason": body["reason"], "then": body.get("then", "continue"), "event": event_id}
@@ -355,7 +360,8 @@ class TableState:
             info["seq"] = int(body.get("seq", 0))
             info["last_card"] = card
         if self.table is None:
-            self._set_fault(FaultKind.UNEXPECTED_CARD, f"card {card} with no table open", event_id)
+            self._set_fault(FaultKind.UNEXPECTED_CARD, f"card {card} with no table open", event_id, card,
+                            situation="no_table")
             return
         if body.get("source") == "discard":
             self.table.discard(card)
@@ -372,7 +378,7 @@ class TableState:
             return
         problem = table.deal_or_fault(card)
         if problem is not None:
-            self._set_fault(problem.kind, problem.detail, event_id)
+            self._set_fault(problem.kind, problem.detail, event_id, problem.card, problem.seat, problem.situation)
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
 

@@ -11,7 +11,7 @@ import pytest
 import zmq
 
 from drivers.card_reader import Misread, SimCardReader
-from drivers.readings import DeviceFault, DeviceOffline, OfflineKind, Sensor
+from drivers.readings import CardRead, DeviceFault, DeviceOffline, OfflineKind, Sensor
 from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.shoe_sensors import SensorChange
 from engine.errors import EngineError
@@ -180,7 +180,9 @@ def test_fault_stops_survives_restart_and_clears(rig: Rig, kind: str, inject: An
     assert "detail" not in public["fault"]
     refused = rig.cmd("decide", seat=1, decision="check")
     assert refused["ok"] is False and refused["code"] == "fault"
-    rig.cmd("card", card="8h")  # a card while the fault stands is recorded, not dealt
+    typed = rig.cmd("card", card="8h")  # a card typed by hand while it stands: clear the fault first
+    assert typed["ok"] is False and typed["say"]["key"] == "refusal.card_while_fault"
+    rig.c.handle_reading(CardRead("8h", "shoe", 77))  # a card from the shoe while it stands: recorded, not dealt
     assert rig.restart().public_state()["fault"]["kind"] == kind  # survives a restart
     assert rig.c.light == "fault"
     rig.ok("clear", reason="checked the shoe", then="continue")

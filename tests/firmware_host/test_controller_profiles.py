@@ -110,7 +110,7 @@ def test_the_configuration_takes_effect_at_the_next_hand_after_a_start(
     t.ok("void", reason="shuffle")
     assert _opens(t.path)[-1]["limits"]["maximum"] == 2000  # opened at the hand boundary
     refused = t.cmd("bet", seat=1, bets={"ante": 2500, "blind": 2500})
-    assert not refused["ok"] and "maximum 2000" in refused["error"]
+    assert not refused["ok"] and "maximum EUR 20.00" in refused["error"]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="croupier.controller"):
         t.restart(before)  # between hands: at once
