@@ -182,7 +182,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     page.click('[data-poker] [data-action="deal"]')
 
     acted: list[tuple[str, int, str]] = []
-    refused = ""
+    refused = said = ""
     screenshot = False
     for _ in range(40):
         shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
@@ -203,6 +203,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
                 page.fill("[data-poker] [data-actions] [data-amount]", "0.50")
                 page.click('[data-poker] [data-actions] [data-action="bet"]')
                 refused = _wait_for(page, lambda s: s["refusal"] is not None, "the refusal")["refusal"]
+                said = page.locator("[data-poker] [data-refusal]").inner_text()  # the controller's say, in money
                 page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-refusal.png"))
             page.fill("[data-poker] [data-actions] [data-amount]", "10.00")
             action = "bet"
@@ -231,7 +232,8 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     else:
         raise AssertionError(f"the hand did not end: {acted}")
 
-    assert refused.startswith("seat 2 may bet to "), refused
+    assert refused.startswith("Seat 2: a bet of EUR 0.50 is below the minimum bet"), refused  # the English error
+    assert said.startswith("Seat 2: a bet of €0.50 is below the minimum bet €"), said
     assert ("preflop", 1, "all_in") in acted and ("flop", 2, "bet") in acted
     over = _panel(page)
     state = feed.at(over["seq"])
