@@ -36,6 +36,8 @@ from engine.house_values import (  # re-exported: the house games' values
     Target,
     check_all_distinct,
     check_stake,
+    last_decision_at as _last_decision_at,
+    standing_steps,
     expect_keys,
     parse_bets,
     parse_card_list,
@@ -420,6 +422,74 @@ class HouseRound(ABC):
         self._advance()
         return self._record("declare_dead", {"seat": seat})
 
+    # -- corrections --
+
+    def last_decision(self, seat: int) -> dict[str, Any] | None:
+        """The seat's last decision as it stands (`{"do": "decide", "seat", "action"[, "multiple"]}` or
+        a `declare_dead`), or None when it has taken none this hand."""
+        steps = self._standing_steps()
+        at = _last_decision_at(steps, seat)
+        return None if at is None else steps[at]
+
+    def correctable_seats(self) -> tuple[int, ...]:
+        """The seats whose last decision may still be corrected: taken, not a dead hand's, and no card
+        dealt since (before the payouts are confirmed)."""
+        if self._phase == "settled":
+            return ()
+        steps = self._standing_steps()
+        seats = []
+        for seat in self.spot_seats():
+            at = _last_decision_at(steps, seat)
+            if at is not None and steps[at]["do"] == "decide" and not any(s["do"] == "deal" for s in steps[at + 1:]):
+                seats.append(seat)
+        return tuple(seats)
+
+    def verify_correct(self, seat: int, action: str, multiple: int | None = None) -> HouseRound:
+        """Check that the seat's last decision can be replaced by `action` (`multiple`): it took one,
+        not a dead hand's, no card has been dealt since, the hand is not settled, the new decision
+        differs and was legal where the old one was taken (the decisions after it still standing).
+        Returns the round as it would stand. Raises IllegalAction saying which."""
+        if self._phase == "settled":
+            raise IllegalAction("the hand is settled: nothing can be corrected", say=say("refusal.correct_settled"))
+        steps = self._standing_steps()
+        at = _last_decision_at(steps, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
+        if at is None:
+            raise IllegalAction(f"spot {seat!r} has no decision to correct",
+                                say=say("refusal.correct_no_decision", seat=str(seat)))
+        if steps[at]["do"] != "decide":
+            raise IllegalAction(f"spot {seat}: the hand was declared dead: a dead hand is not corrected",
+                                say=say("refusal.correct_dead", seat=seat))
+        if any(step["do"] == "deal" for step in steps[at + 1:]):
+            raise IllegalAction(f"spot {seat}: a card has been dealt since its decision: it can no longer be corrected",
+                                say=say("refusal.correct_card_since", seat=seat))
+        new = {"do": "decide", "seat": seat, "action": action, **({"multiple": multiple} if multiple is not None else {})}
+        try:
+            fresh = type(self).replay(self.profile, [*steps[:at], new, *steps[at + 1:]], self.limits, self.seats)
+        except (IllegalAction, CardError) as exc:
+            raise IllegalAction(f"spot {seat}: the decision cannot be corrected to {action}: {exc}", say=exc.say) from None
+        if fresh.record().spots == self.record().spots:
+            raise IllegalAction(f"spot {seat} already has this decision: nothing to correct",
+                                say=say("refusal.correct_same", seat=seat))
+        return fresh
+
+    def can_correct(self, seat: int, action: str, multiple: int | None = None) -> bool:
+        return _can(self.verify_correct, seat, action, multiple)
+
+    def correct(self, seat: int, action: str, multiple: int | None = None) -> Step:
+        """Replace the seat's last decision (see `verify_correct`): the round is as if it had been taken
+        so; the step is recorded as a `correct`, after the steps as they were (a replay does both)."""
+        fresh = self.verify_correct(seat, action, multiple)
+        history = self._steps
+        self.__dict__.update(fresh.__dict__)
+        self._steps = history
+        args: dict[str, Any] = {"seat": seat, "action": action}
+        if multiple is not None:
+            args["multiple"] = multiple
+        return self._record("correct", args)
+
+    def _standing_steps(self) -> list[dict[str, Any]]:
+        return standing_steps(step.to_dict() for step in self._steps)
+
     # -- showdown --
 
     def verify_settle(self) -> Settlement:
@@ -448,7 +518,8 @@ class HouseRound(ABC):
         do = step.get("do")
         args = {k: v for k, v in step.items() if k != "do"}
         methods = {"post_bets": self.post_bets, "close_bets": self.close_bets, "deal": self.deal,
-                   "decide": self.decide, "declare_dead": self.declare_dead, "settle": self.settle}
+                   "decide": self.decide, "declare_dead": self.declare_dead, "correct": self.correct,
+                   "settle": self.settle}
         if do not in methods:
             raise IllegalAction(f"not a step: {do!r} (steps: {', '.join(methods)})")
         try:

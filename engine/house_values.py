@@ -293,3 +293,34 @@ def check_all_distinct(cards: Iterable[Card]) -> None:
         if card in seen:
             raise DuplicateCard(f"duplicate card: {card} appears twice in the round")
         seen.add(card)
+
+
+# --- corrections: a round's steps as they stand ----------------------------------------------------
+
+def last_decision_at(steps: Sequence[Mapping[str, Any]], seat: int) -> int | None:
+    """Where in `steps` (plain steps, `{"do": ...}`) the seat's last decision (a `decide` or a
+    `declare_dead`) is, or None."""
+    for at in range(len(steps) - 1, -1, -1):
+        if steps[at]["do"] in ("decide", "declare_dead") and steps[at].get("seat") == seat:
+            return at
+    return None
+
+
+def standing_steps(steps: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A round's plain steps as they stand once every correction is made: a `correct` replaces its
+    seat's last decision (`HouseRound.correct`).
+
+    >>> standing_steps([{"do": "decide", "seat": 1, "action": "play", "multiple": 4},
+    ...                 {"do": "correct", "seat": 1, "action": "play", "multiple": 2}])
+    [{'do': 'decide', 'seat': 1, 'action': 'play', 'multiple': 2}]
+    """
+    out: list[dict[str, Any]] = []
+    for step in steps:
+        if step["do"] == "correct":
+            at = last_decision_at(out, step["seat"])
+            if at is None:
+                raise IllegalAction(f"a correction of spot {step['seat']} with no decision before it")
+            out[at] = {**step, "do": "decide"}
+        else:
+            out.append(dict(step))
+    return out

@@ -79,12 +79,12 @@ from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.keys import SimKeys
 from firmware_host.sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
+from firmware_host.sim.demo_profile import write_demo_profile
 from firmware_host.sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from firmware_host.sim.yielding import YieldingPlayers, next_hand
 
 log = logging.getLogger("croupier.demo")
 
-MIN_3CP_BOTS = 5
 DEFAULT_WEB = "127.0.0.1:8080"
 DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
 """The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
@@ -108,8 +108,9 @@ class SimTable:
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
                  sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None) -> None:
+                 structure: str | None = None, demo_profile: bool = False) -> None:
         self.state_dir = Path(state_dir)
+        self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
         if self.structure is not None and not sections:
@@ -149,8 +150,10 @@ class SimTable:
         try:
             self.start_shoe()
             self.write_users()
+            demo = self.demo_profile and self.game == "3cp"
+            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
-                         game=self.game, table=self.table, seats=self.seats, limits=self.limits,
+                         game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
                          extra=(self.keys.access_text() if self.keys is not None else "") + self.sections)
@@ -246,7 +249,7 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
 
 
 def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
-                language: str = "en") -> subprocess.Popen[bytes] | None:
+                language: str = "en", players_by: str = "bots") -> subprocess.Popen[bytes] | None:
     """Start `croupier display` on the table's public feed and print the pages' address (one line).
     With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
     and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
@@ -274,6 +277,8 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
         line = f"pages: {ready['table']} {ready['pit']}"
         if console:
             line += f" {ready['dealer']} ({credentials(table.people)})"
+            if players_by == "web":
+                line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
         print(line, flush=True)
         return proc
     return None
@@ -329,8 +334,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state", metavar="DIR", default=None,
                         help="the controller's journal directory (default: a temporary directory, removed after)")
     parser.add_argument("--seats", type=int, default=None, metavar="K",
-                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; 3cp seats at least 5, "
-                             "poker 2 to the game's most)")
+                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; uth and 3cp 1 to 7 (the "
+                             "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
@@ -345,6 +350,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who deals: the bot dealer (default), or a person at the dealer console /dealer (needs --web)")
     parser.add_argument("--language", choices=LANGUAGES, default="en",
                         help="the pages' language (the display's [display] language): en (default) or fr")
+    parser.add_argument("--players-by", choices=("bots", "web"), default="bots",
+                        help="with --dealer web: who plays the seats' bets and decisions: bot players yielding to "
+                             "the console after --bot-wait (default), or web: the console takes every bet and "
+                             "decision, no bot plays (the emulated shoe still deals)")
     parser.add_argument("--bot-wait", type=float, default=8.0, metavar="S",
                         help="with --dealer web: seconds a bot player leaves its spot to the console before it bets "
                              "or decides (default 8)")
@@ -363,8 +372,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
-    if not 1 <= seats <= 7 or (args.game == "3cp" and seats < MIN_3CP_BOTS):
-        return f"--seats {seats} is not possible for {args.game} (uth 1..7, 3cp 5..7)"
+    if not 1 <= seats <= 7:
+        return f"--seats {seats} is not possible for {args.game} (1..7)"
     if args.dealer == "web":
         if args.web is None and args.quiet or args.web == "off":
             return "--dealer web needs the pages: give --web HOST:PORT (not off)"
@@ -372,6 +381,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
             return "--kill is for the bot dealer: not with --dealer web"
         if args.bot_wait < 0:
             return "--bot-wait must be 0 or more seconds"
+    elif args.players_by != "bots":
+        return "--players-by web is for --dealer web (the console plays the seats)"
     return None
 
 
@@ -382,11 +393,12 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
     when its journal cannot be read."""
     keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public)}
     shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
-    players = YieldingPlayers(table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits,
-                              wait_s=args.bot_wait, **keys)
+    players = None if args.players_by == "web" else YieldingPlayers(
+        table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)
     log_.first_hand = next_hand(public_snapshot(table))
     shoe.start()
-    players.start()
+    if players is not None:
+        players.start()
     try:
         while True:
             rows = summary(table.state_dir, log_.first_hand, 10 ** 9)
@@ -395,7 +407,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
                 return log_
             time.sleep(0.25)
     finally:
-        players.stop()
+        if players is not None:
+            players.stop()
         shoe.stop()
 
 
@@ -491,11 +504,12 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in DEMO_PEOPLE.items()} if by_web else {}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people, structure=args.structure)
+                     keys=keys, people=people, structure=args.structure, demo_profile=True)
     viewer: subprocess.Popen[bytes] | None = None
     if by_web:
         table.write_users()  # the display checks sign-ins against it from its start
-    pages = serve_pages(table, *web, console=by_web, language=args.language) if web is not None else None  # its address is the first line
+    pages = (serve_pages(table, *web, console=by_web, language=args.language, players_by=args.players_by)
+             if web is not None else None)  # its address is the first line
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)

@@ -16,7 +16,7 @@ ROLES = ("dealer", "supervisor", "pit", "surveillance", "display", "technician",
 SOCKETS = ("public", "snapshot", "full", "full_snapshot", "commands")
 """The controller's sockets, by the name `[access]` gives them."""
 
-COMMANDS = ("open", "close", "bet", "deal", "decide", "act", "card", "confirm", "void", "clear", "state",
+COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "act", "card", "confirm", "void", "clear", "state",
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
 """Every command a role may be given in `[rights]` (the command channel's, `service.commands`)."""
 
@@ -43,7 +43,7 @@ DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
 journal, read only) goes to those who review hands: the pit, surveillance, the technician and the
 supervisor; not to the dealer's console or a display."""
 
-SIGN_OFF = ("clear", "void", "chop", "clock")
+SIGN_OFF = ("clear", "void", "chop", "clock", "correct")
 """Commands that need a supervisor's sign-off (`auth`), whoever relays them; so do a card entered by
 hand and an `open` with new limits or a new profile."""
 

@@ -316,6 +316,10 @@ def table_entries(kind: str, body: Mapping[str, Any], event_id: int, fault_befor
                                       "reason": body.get("reason"), "then": body.get("then", "continue")}))
     elif kind == "chop":
         out.append(("chop", {"event": event_id, **dict(body)}))
+    elif kind == "correct":  # a seat's last decision replaced, signed off
+        out.append(("decision_corrected", {"event": event_id, "seat": body.get("seat"), "decision": body.get("decision"),
+                                           "multiple": body.get("multiple"), "was": body.get("was"),
+                                           "by": signer_of(body)}))
     elif kind == "device":
         if body.get("online"):
             out.append(("device_connect", {"event": event_id, "device": body.get("device"),

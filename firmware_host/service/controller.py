@@ -50,12 +50,12 @@ from firmware_host.service.keys import KeyPair, serve_curve
 from firmware_host.service.zap import ZapHandler, caller_of
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.clock_call import ClockWatch
-from firmware_host.tables.hold import hold_body
 from firmware_host.tables.house_open import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal
+from firmware_host.service.bodies import journaled_body
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
@@ -366,21 +366,10 @@ class Controller:
         if cmd.cmd == "state":  # what the public feed shows now (built once, when it was published)
             shown = self._last_published[0] if self._last_published is not None else self.public_state()
             return {"id": cmd.id, "ok": True, **self._status(), "state": shown}
-        kind, body = cmd.cmd, dict(cmd.args)
-        if kind == "card":
-            if self.state.fault is not None:  # refused before the journal: the reducer records such cards
-                return error_reply(cmd.id, "fault", f"the hand is stopped by a fault ({self.state.fault.kind}): "
-                                   "a supervisor clears it before a card is entered by hand",
-                                   say("refusal.card_while_fault", card={"card": body["card"]}))
-            body = {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
-        elif kind == "clock":
-            body["at"] = self.clock()  # journaled: the clock runs from here, on replay too (`tables/clock_call.py`)
-        elif kind == "hold":  # journaled with the hand it holds from spelt out (`tables/hold.py`)
-            body = hold_body(self.state.table, self.state.hand, body)
+        kind = cmd.cmd
         try:
-            if kind == "open" and body.pop("keep_seats", False):
-                body = self._keep_seats(body)  # journaled with the seats spelt out: replays alone
-            elif kind == "open" and SETUPS.get(body["game"]) == HOUSE_SETUP:
+            body = journaled_body(kind, cmd.args, self.state, self.clock)
+            if kind == "open" and SETUPS.get(body["game"]) == HOUSE_SETUP:
                 body = self._house_open(body)  # journaled with the profile's text and the limits spelt out
             if (kind == "open" and caller is not None and admitted.signed_off is None
                     and open_is_new(body, self.table.setup if self.table else None, self.default_setup, self.seats)):
@@ -426,19 +415,6 @@ class Controller:
             if said:
                 log.info("open: %s (from hand %d)", ", ".join(said), self.state.hand)
         return opened
-
-    def _keep_seats(self, body: dict[str, Any]) -> dict[str, Any]:
-        """An `open` that keeps the poker table's players (a mixed game's next game, new stakes):
-        the body with their stacks, who sits out and the last button (the next moves on). Raises Refused."""
-        table = self.state.table
-        if table is None:
-            raise Refused("keep_seats: no table is open")
-        if table.started:
-            raise Refused("a hand is in progress: confirm or void it before opening the table again")
-        carried = self.state.need_table().carried_seats()
-        if not carried:
-            raise Refused(f"keep_seats: a {table.setup.game} table has no players to keep")
-        return {**body, **carried}
 
     @property
     def clock_call(self) -> Mapping[str, Any] | None:

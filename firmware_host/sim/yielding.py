@@ -10,7 +10,8 @@ one rule (`Yielding`, pure: states and the time in, commands out):
   changing them takes it over). When such a spot is to act, the bot waits `wait_s` from the moment
   its turn came; if the turn is still its own then, it decides (`BotPlayer.decide`). A decision the
   console made in that time stands: the turn has moved on and the bot does nothing.
-- Nothing while a fault stands, and never `deal`, `confirm`, `void` or `clear`: those are the console's.
+- Nothing while a fault stands, and the waits start again once it is cleared (the console has
+  its full `wait_s` after a clear); never `deal`, `confirm`, `void` or `clear`: those are the console's.
 
 `YieldingPlayers` is the thread that follows the full feed (the bots need their own cards) and
 sends what `Yielding` says over the command channel, each request under its own id, re-sent under
@@ -72,7 +73,11 @@ class Yielding:
 
     def requests(self, state: Mapping[str, Any], now: float) -> list[Request]:
         """What the bots send now, given the table's full state: bets, a decision, or nothing."""
-        if state.get("fault") or not state:
+        if not state:
+            return []
+        if state.get("fault"):  # nothing while it stands; every wait starts again once it is cleared
+            self.opened.clear()
+            self.turns.clear()
             return []
         phase = state.get("phase")
         if phase in BETWEEN_HANDS:

@@ -105,7 +105,7 @@ class HouseSetup:
 class HouseTable(FaultBook):
     """The hand in progress at a house-banked game (or just finished, until the next one starts)."""
 
-    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide"})
+    STEPS: ClassVar[frozenset[str]] = frozenset({"bet", "decide", "correct"})
 
     def __init__(self, setup: HouseSetup, hand: int) -> None:
         self.setup = setup
@@ -115,6 +115,7 @@ class HouseTable(FaultBook):
         self.ignored: list[dict[str, Any]] = []
         self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
+        self.corrected: list[dict[str, Any]] = []  # decisions corrected (`correct`): the full feed and the record
         self.closed: str | None = None  # "settled" or "voided" once closed
         assert setup.rules is not None
         # the limits sign and the paytables, made once a hand: every view passes them as they are
@@ -186,6 +187,7 @@ class HouseTable(FaultBook):
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
+        full["corrected"] = [dict(x) for x in self.corrected]
         full["limits"], full["paytable"] = self._signs
         return full
 
@@ -196,7 +198,8 @@ class HouseTable(FaultBook):
     # -- steps --
 
     def step(self, kind: str, body: Mapping[str, Any]) -> None:
-        """`bet` (seat, bets) or `decide` (seat, decision, multiple). Raises IllegalAction (state unchanged)."""
+        """`bet` (seat, bets), `decide` (seat, decision, multiple) or `correct` (seat, decision, multiple: the
+        seat's last decision replaced, `HouseRound.correct`). Raises IllegalAction (state unchanged)."""
         if kind == "bet":
             self.round.post_bets(int(body["seat"]), dict(body["bets"]))
         elif kind == "decide":
@@ -205,6 +208,9 @@ class HouseTable(FaultBook):
                 self.round.declare_dead(seat)
             else:
                 self.round.decide(seat, decision, body.get("multiple"))
+        elif kind == "correct":
+            self.round.correct(int(body["seat"]), str(body["decision"]), body.get("multiple"))
+            self.corrected.append({k: body[k] for k in ("seat", "decision", "multiple", "was", "signed_off") if k in body})
         else:
             raise IllegalAction(f"a {self.setup.game} table takes {' and '.join(sorted(self.STEPS))}, not {kind}")
 
@@ -269,6 +275,7 @@ class HouseTable(FaultBook):
             "faults": self.faults,
             "ignored": self.ignored,
             "manual": self.manual,
+            "corrected": self.corrected,
             "discards": self.discards,
             "reason": body.get("reason"),
             "by": body.get("by"),

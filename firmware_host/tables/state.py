@@ -34,12 +34,13 @@ from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level
 from firmware_host.tables.poker import PokerTable
 from firmware_host.tables.registry import open_setup
+from firmware_host.tables.steps import steps_of
 
 log = logging.getLogger("croupier.table")
 
 LIGHT_READY, LIGHT_WAITING, LIGHT_FAULT = "ready", "waiting", "fault"  # green, amber, red
 
-STEP_KINDS = frozenset({"bet", "decide", "act", "seat", "chop"})
+STEP_KINDS = frozenset({"bet", "decide", "correct", "act", "seat", "chop"})
 """The table-specific steps: each table takes those in its `STEPS` (`GameTable.step`)."""
 
 COUNTED_KINDS = STEP_KINDS | {"deal", "card", "misread"}
@@ -146,6 +147,7 @@ class TableState:
         if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
         full["hold"] = dict(self.hold) if self.hold is not None else None
+        full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw

@@ -39,3 +39,22 @@ def test_lists_and_duplicates():
 
 def test_order_rank_then_suit():
     assert Card.parse("2s") < Card.parse("3c") < Card.parse("3d")
+
+
+def test_a_card_typed_by_hand_may_say_its_ten_as_screens_print_it() -> None:
+    from engine.cards import Card
+    from engine.errors import CardError
+    assert [str(Card.typed(t)) for t in ("10h", "Th", "10s", "10c", "10d", "As")] == ["Th", "Th", "Ts", "Tc", "Td", "As"]
+    for text in ("10", "1h", "10H", "11h", "th", "??"):
+        try:
+            Card.typed(text)
+        except CardError as exc:
+            assert exc.say == {"key": "refusal.not_a_card", "args": {"text": text}}
+        else:
+            raise AssertionError(text)
+    try:
+        Card.parse("10h")  # the one text form stays strict: feeds and journals keep "Th"
+    except CardError:
+        pass
+    else:
+        raise AssertionError("10h parsed")

@@ -30,12 +30,26 @@ def test_demo_plays_and_prints_one_summary_line(tmp_path: Path) -> None:
     assert (tmp_path / "j" / "journal.sqlite3").exists()
 
 
-def test_demo_3cp_seats_at_least_five() -> None:
-    refused = demo("--game", "3cp", "--seats", "4")
+def test_demo_3cp_deals_one_spot_under_its_own_profile(tmp_path: Path) -> None:
+    refused = demo("--game", "3cp", "--seats", "8")
     assert refused.returncode == 2 and "3cp" in refused.stderr
-    done = demo("--game", "3cp", "--hands", "2", "--quiet")
+    done = demo("--game", "3cp", "--seats", "1", "--hands", "2", "--quiet", "--state", str(tmp_path / "j"))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {**json.loads(done.stdout), "hands": 2, "settled": 2, "voided": 0, "faults": 0}
+    journal = Journal.open(tmp_path / "j", readonly=True)
+    rows = journal.hands()
+    journal.close()
+    assert {len(r.record["spots"]) for r in rows} == {1} and {r.record["profile"] for r in rows} == {"demo"}
+
+
+def test_the_demo_profile_is_the_default_but_for_the_3cp_minimum(tmp_path: Path) -> None:
+    from engine.paytables import load_profile
+    from firmware_host.sim.demo_profile import write_demo_profile
+    demo_profile = load_profile(str(write_demo_profile(tmp_path / "demo.toml")))
+    default = load_profile("default")
+    assert demo_profile.three_card_poker.min_players == 1 and default.three_card_poker.min_players == 5
+    assert demo_profile.three_card_poker.pair_plus == default.three_card_poker.pair_plus
+    assert demo_profile.uth == default.uth
 
 
 def test_demo_plays_poker_with_the_structure_asked(tmp_path: Path) -> None:

@@ -175,3 +175,10 @@ def test_every_key_the_code_can_send_is_in_every_catalog() -> None:
         missing = sorted(k for k in keys if k not in words)
         assert missing == [], (lang, missing)
         assert words["refusal.other"] and "{why}" in words["refusal.other"]
+
+
+def test_a_card_typed_10h_is_dealt_and_journaled_as_th(rig: Rig) -> None:
+    rig.ok("bet", seat=1, bets={"ante": 500, "blind": 500})
+    rig.ok("card", card="10h")
+    assert rig.c.full_state()["spots"][0]["cards"] == ["Th"]
+    assert [e.body["card"] for e in rig.c.journal.events() if e.kind == "card"] == ["Th"]

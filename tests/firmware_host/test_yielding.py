@@ -64,3 +64,18 @@ def test_a_spot_the_console_rebet_is_the_console_s_and_a_fault_stops_the_bots() 
     assert [r.cmd for r in bots.requests(river, 2.0)] == ["decide"]
     assert bots.requests({**betting(4), "fault": {"kind": "lid_open"}}, 3.0) == []
     assert bots.requests({"hand": 3, "phase": "showdown", "spots": [kept]}, 4.0) == []
+
+
+def test_while_a_fault_stands_the_bots_wait_and_their_waits_start_again_once_it_is_cleared() -> None:
+    bots = rule()
+    bots.requests(betting(2, [{"seat": 1, "bets": {"ante": 2500, "blind": 2500}}]), 0.0)
+    (bet,) = bots.requests(betting(2, [{"seat": 1, "bets": {"ante": 2500, "blind": 2500}}]), 5.0)
+    own = {"seat": 2, "bets": dict(bet.args["bets"]), "cards": ["As", "Ad"]}
+    theirs = {"seat": 1, "bets": {"ante": 2500, "blind": 2500}, "cards": ["2c", "7d"]}
+    assert bots.requests(playing(2, "preflop", 2, [theirs, own]), 10.0) == []  # its turn came: the wait starts
+    faulted = {**playing(2, "preflop", 2, [theirs, own]), "fault": {"kind": "unexpected_card"}}
+    assert bots.requests(faulted, 16.0) == [] and bots.requests(faulted, 60.0) == []  # never while it stands
+    assert bots.requests(playing(2, "preflop", 2, [theirs, own]), 61.0) == []  # cleared: a full wait again
+    assert bots.requests(playing(2, "preflop", 2, [theirs, own]), 65.9) == []
+    (decide,) = bots.requests(playing(2, "preflop", 2, [theirs, own]), 66.0)
+    assert decide.cmd == "decide"

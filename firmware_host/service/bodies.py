@@ -1,0 +1,48 @@
+"""What a dealer command is journaled as: its checked arguments spelt out so that its event replays alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.errors import say
+from firmware_host.tables.base import Refused
+from firmware_host.tables.hold import hold_body
+from firmware_host.tables.state import TableState
+
+
+def journaled_body(kind: str, args: Mapping[str, Any], state: TableState, clock: Callable[[], float]) -> dict[str, Any]:
+    """The event body of command `kind` with checked `args`, at the table `state` as it stands.
+    Raises Refused (a card typed by hand while a fault stands: the supervisor clears it first)."""
+    body = dict(args)
+    if kind == "card":
+        if state.fault is not None:  # refused before the journal: the reducer records a shoe's card then
+            raise Refused(f"the hand is stopped by a fault ({state.fault.kind}): a supervisor clears it before "
+                          "a card is entered by hand", "fault", say("refusal.card_while_fault", card={"card": body["card"]}))
+        return {"card": body["card"], "source": "manual", "seq": 0, "device": "dealer"}
+    if kind == "clock":
+        body["at"] = clock()  # journaled: the clock runs from here, on replay too (`tables/clock_call.py`)
+    elif kind == "hold":  # journaled with the hand it holds from spelt out (`tables/hold.py`)
+        body = hold_body(state.table, state.hand, body)
+    elif kind == "correct" and state.table is not None:  # what it replaces, for the record and the audit
+        was = getattr(getattr(state.table, "round", None), "last_decision", lambda seat: None)(body["seat"])
+        if was is not None:
+            body["was"] = was
+    if kind == "open" and body.pop("keep_seats", False):
+        body = keep_seats(state, body)  # journaled with the seats spelt out: replays alone
+    return body
+
+
+def keep_seats(state: TableState, body: dict[str, Any]) -> dict[str, Any]:
+    """An `open` that keeps the poker table's players (a mixed game's next game, new stakes):
+    the body with their stacks, who sits out and the last button (the next moves on). Raises Refused."""
+    table = state.table
+    if table is None:
+        raise Refused("keep_seats: no table is open", say=say("refusal.no_table"))
+    if table.started:
+        raise Refused("a hand is in progress: confirm or void it before opening the table again",
+                      say=say("refusal.hand_in_progress"))
+    carried = state.need_table().carried_seats()
+    if not carried:
+        raise Refused(f"keep_seats: a {table.setup.game} table has no players to keep")
+    return {**body, **carried}

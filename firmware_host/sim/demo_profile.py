@@ -1,0 +1,31 @@
+"""The demo's paytable profile: the engine's `default` with its 3CP minimum of spots lowered to one, so one seat plays.
+
+The minimum of spots with a bet a Three Card Poker hand needs (`[3cp] min_players`, five under the
+French rules) stays a profile setting; the simulated table opens a profile of its own, written from
+the `default` profile's text with that one setting changed, so a demo of one or two seats deals.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+DEMO_MIN_SPOTS = 1
+
+
+def write_demo_profile(path: Path) -> Path:
+    """Write the demo's profile to `path` (the `default` profile's text, `name = "demo"`, `[3cp]
+    min_players = 1`); return its path."""
+    text = resources.files("engine").joinpath("profiles", "default.toml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    out = []
+    for line in lines:
+        if line.startswith("name = "):
+            line = 'name = "demo"'
+        elif line.startswith("min_players = "):
+            line = f"min_players = {DEMO_MIN_SPOTS}                    # the demo: one spot with a bet deals"
+        out.append(line)
+    assert out != lines, "the default profile has no name or min_players line"
+    path.write_text("# written by croupier demo: the default profile, one 3CP spot may play\n" + "\n".join(out) + "\n",
+                    encoding="utf-8")
+    return path

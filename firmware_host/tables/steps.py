@@ -1,0 +1,55 @@
+"""Which dealer steps the table allows now: the public state's `steps`, decided here once for every screen.
+
+The dealer console shows a button for each step that is true and derives no rule itself:
+
+- `bet`: bets may be taken (the betting of the hand in progress, or the next hand's first bet while
+  the last one is on show after its payouts); never while a fault stands or the pit holds the table.
+- `deal`: the betting may be closed (house: the bets allow a deal; poker: the next hand may be dealt).
+- `confirm`: the hand is over: the dealer pays (pushes the pots) and confirms.
+- `void`: a hand is in progress that a supervisor may void (not while a fault locks the table).
+- `correct`: a seat's last decision may still be corrected (no card dealt since; house games).
+- `between_hands`: no hand is in progress (the last one closed, or nothing bet or dealt yet).
+- `board`: the game deals community cards (UTH, Hold'em, Omaha), so a screen shows a board row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware_host.tables.base import Fault, GameTable
+from firmware_host.tables.hold import next_to_begin
+from firmware_host.tables.house import HouseTable
+from firmware_host.tables.poker import PokerTable
+
+STEPS = ("bet", "deal", "confirm", "void", "correct", "between_hands", "board")
+"""The keys of `steps`, every one a bool."""
+
+NONE = dict.fromkeys(STEPS, False)
+
+
+def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] | None, hand: int,
+             face_up: bool = False) -> dict[str, bool]:
+    """The steps the table allows now (`face_up`: a chip race or button draw is being dealt: no deal)."""
+    if table is None:
+        return dict(NONE)
+    standing = fault is None
+    held = hold is not None and next_to_begin(table, hand) == hand and hand >= int(hold["from_hand"])  # `hold.py`
+    over = table.closed is not None
+    between = over or not table.started
+    out = {"confirm": standing and table.confirmable,
+           "void": not over and table.started and not (fault is not None and fault.kind.critical),
+           "between_hands": between}
+    if isinstance(table, HouseTable):
+        round_ = table.round
+        betting = not over and table.phase == "bets"
+        out["bet"] = standing and not held and (over or betting)
+        out["deal"] = standing and not held and betting and round_.can_close_bets()
+        out["correct"] = standing and not over and bool(round_.correctable_seats())
+        out["board"] = table.setup.game == "uth"
+    elif isinstance(table, PokerTable):
+        out["bet"] = out["correct"] = False
+        out["deal"] = standing and not held and not face_up and table.between_hands
+        out["board"] = bool(table.setup.variant.uses_board)
+    else:
+        out.update(bet=False, deal=False, correct=False, board=False)
+    return {key: bool(out[key]) for key in STEPS}
