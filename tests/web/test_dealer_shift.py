@@ -312,3 +312,36 @@ def test_the_console_in_french_and_in_english(language: str, console: Callable[.
         assert "Place 1 \u00b7 Parole" in text and money(500, lang="fr") in text and "Annuler le coup" in text
     else:
         assert "Seat 1 \u00b7 Check" in text and money(500) in text and "Void hand" in text
+
+
+def test_a_wrong_decision_is_corrected_with_a_supervisors_sign_off(console: Callable[..., Console], tablet: Page) -> None:
+    """Seat 1 tapped Play 4x where the player said 3x: "Correct the last decision", signed off, puts 3x in its place
+    while no card has been dealt since; the hand goes on from there."""
+    work = console(game="uth", seed=5, seats=3)
+    sign_in(tablet, work.base, "ana")
+    dealer = Dealer(tablet)
+    _deal_with_bets(work, [1, 2])
+    next_step(tablet)
+    assert tablet.locator("#correct").is_hidden()  # nothing decided yet
+    dealer.tap("[data-decisions] [data-action='play-4']")
+    dealer.ready()
+    tablet.wait_for_selector(f"{ROOT}[data-to-act='2']")
+    dealer.tap("#correct")
+    tablet.wait_for_selector("dialog[data-signoff='correct'][open]")
+    assert tablet.locator("#signoff-what").inner_text() == "Seat 1 chose Play 4x. Replace it with:"
+    options = tablet.locator("#signoff select[name=decision] option").all_inner_texts()
+    assert options == ["Check", "Play 3x"], options
+    tablet.select_option("#signoff select[name=decision]", label="Play 3x")
+    tablet.fill("#signoff input[name=user]", "sam")
+    tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
+    dealer.tap("#signoff-send")
+    dealer.ready()
+    assert dealer.refusal() is None, dealer.refusal()
+    spot = next(s for s in public_state(work.table)["spots"] if s["seat"] == 1)
+    assert spot["bets"].get("play") == 1500, spot  # 3x the Ante of 5.00
+    assert tablet.get_attribute(ROOT, "data-to-act") == "2"
+    next_step(tablet)
+    dealer.tap("[data-decisions] [data-action='check']")  # seat 2 checks: the flop is dealt, no correction after it
+    dealer.ready()
+    tablet.wait_for_selector(f"{ROOT}[data-phase='flop']")
+    tablet.wait_for_selector("#correct[hidden]", state="attached")

@@ -5,14 +5,8 @@
 import { cardsElements } from "/static/cards.js";
 import { formatMoney, formatNet, say, t, tOr } from "/static/words.js";
 
-const BETWEEN_HANDS = new Set(["waiting", "settled", "voided"]);  // TEMPORARY: until the controller sends `steps`
-
-// Which buttons the step allows: the controller's `steps` (issue 21), decided in Python once.
-function stepsOf(state) {
-  if (state?.steps) return state.steps;
-  const phase = state?.phase ?? "";
-  return { between_hands: BETWEEN_HANDS.has(phase), deal: BETWEEN_HANDS.has(phase), confirm: phase === "over" };
-}
+// Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
+const stepsOf = (state) => state?.steps ?? {};
 
 // "42 s" left on a clock ending at `ends` (wall-clock seconds, as the controller journaled it).
 function clockLeft(ends) {
@@ -252,7 +246,7 @@ class PokerPanel {
     this.drawPots(state);
     this.prompt.textContent = step ? step.text : inMoney(state.prompt, state);
     this.prompt.dataset.prompt = step ? step.kind : "";
-    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock,
+    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock, state.steps,
       (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
     if (key !== this.actionsKey) {  // redrawn only when the choice changes: an amount being typed stays
       this.actionsKey = key;
@@ -377,12 +371,11 @@ class PokerPanel {
 
   drawActions(state) {
     const row = [];
-    const phase = state.phase ?? "";
     const seat = state.to_act;
     const legal = state.legal;
     const steps = stepsOf(state);
     if (steps.between_hands) {
-      if (steps.deal !== false) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" })));
+      if (steps.deal) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" })));
     } else if (steps.confirm) {
       row.push(button("confirm", t("poker_console.confirm"), () => this.send({ cmd: "confirm" })));
     } else if (Number.isInteger(seat) && legal) {
@@ -393,7 +386,7 @@ class PokerPanel {
       row.push(el("div", "acting", t("poker_console.deal_to", { target: state.next })));
     }
     const live = (state.spots ?? []).filter((s) => s.in_hand && !s.folded).length;
-    if (!steps.between_hands && !steps.confirm && phase !== "over" && live >= 2) {
+    if (!steps.between_hands && !steps.confirm && live >= 2) {
       row.push(button("chop", t("poker_console.chop"), () => this.openSignoff("chop")));
     } else {
       this.closeSignoff();

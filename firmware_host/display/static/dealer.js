@@ -69,15 +69,7 @@ function button(action, label, className = "big", extra = {}) {
 const money = (amount) => formatMoney(amount, state);
 const circleName = (name) => tOr(`circle.${name}`, name);
 const seatName = (seat) => t("common.seat", { seat });
-const steps = () => state?.steps ?? stepsBeforeTheContract(state);
-
-// TEMPORARY until the controller sends `steps` (issue 21, the engine's branch): the buttons as the phase allowed them.
-function stepsBeforeTheContract(s) {
-  const phase = s?.phase ?? "closed";
-  return { bet: phase === "bets" || phase === "settled", deal: phase === "bets" && (s.spots ?? []).length > 0,
-    confirm: phase === "showdown", void: !["closed", "settled", "voided", "bets", "over", "waiting"].includes(phase) || (s.spots ?? []).length > 0 && phase === "bets", correct: false,
-    between_hands: ["bets", "settled", "waiting", "voided"].includes(phase), board: s?.game !== "3cp" };
-}
+const steps = () => state?.steps ?? {};  // which buttons the step allows: decided by the controller (tables/steps.py)
 const betting = () => Boolean(steps().bet) && !state?.fault;
 const spotOf = (seat) => (state?.spots ?? []).find((s) => s.seat === seat) ?? null;
 
@@ -392,6 +384,7 @@ function hintText() {
   if (isPoker(state) || state.fault) return "";
   if (document.getElementById("decisions").classList.contains("arming")) return t("console.arming", { seat: state.to_act });
   if (betting() && drafts.size) return t("console.hint_unsent");
+  if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
   if (betting()) return t("console.hint_bets");
   if (steps().confirm) return t("console.hint_confirm");
   return "";
