@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -22,7 +23,8 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.shoe import SimShoeClient
-from tests.web.screens import check_sizes
+from tests.web.money import shown as money
+from tests.web.screens import check_screenshot, check_sizes
 from tests.web.test_dealer_layout import check_targets
 
 DEALER, DEALER_PIN = "ana", "4821"
@@ -79,9 +81,12 @@ class FeedLog(threading.Thread):
 
 
 @pytest.fixture
-def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[dict[str, Any]]:
+def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
+                  request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """A hold'em table (real `croupier run`, emulated shoe dealing when a card is expected, no bots), three
-    players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands."""
+    players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands
+    (in the language the test asks for with `indirect`, English by default)."""
+    language = getattr(request, "param", "en")
     table = sim_table(game="holdem", seats=6, sections=POKER, table="poker-1")
     assert table.supervisor is not None
     floor = table.supervisor
@@ -103,7 +108,8 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterato
     config = tmp_path / "display.toml"
     config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
                       f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
-                      f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n', encoding="utf-8")
+                      f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
+                      f'language = "{language}"\n', encoding="utf-8")
     log = tmp_path / "display.log"
     proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
@@ -426,3 +432,19 @@ def test_the_chip_race_and_the_button_draw_are_prompted_seat_by_seat_on_the_cons
     page.click('[data-poker] [data-action="deal"]')  # the next hand: the step is gone, the hand's prompt back
     dealt_hand = _step_until(page, lambda s: s["kind"] == "" and not any(s["cards"].values()), "the prompt of the hand")
     assert feed.at(dealt_hand["seq"])["button"] == draw["button"] == dealt_hand["button"]  # the hand dealt from it
+
+
+@pytest.mark.parametrize("poker_console", ["fr"], indirect=True)
+def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) -> None:
+    """Every word of the poker panel from the French catalog (the trade's words), money as the French write it."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    assert page.locator('[data-poker] [data-action="deal"]').inner_text() == "Distribuer le coup suivant"
+    page.click('[data-poker] [data-action="deal"]')
+    _wait_for(page, lambda s: s["to_act"] is not None and "fold" in s["actions"], "the first seat to act")
+    text = page.locator("body").inner_text()
+    assert not re.search(r"\b(?:console|common|poker_console|refusal|fault|signin)\.[a-z_]+\b", text), text
+    assert "Se coucher" in text and "Suivre" in text and "Place 1" in text, text
+    assert f"blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
+    check_screenshot(page, "dealer-poker-fr-1280x800")

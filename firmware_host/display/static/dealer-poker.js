@@ -3,7 +3,7 @@
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, say, t, tOr } from "/static/words.js";
+import { formatMoney, formatNet, locale, say, t, tOr } from "/static/words.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
 const stepsOf = (state) => state?.steps ?? {};
@@ -74,11 +74,14 @@ export function parseAmount(text, state) {
   return Number(match[1]) * 10 ** decimals + (decimals ? Number(minor) : 0);
 }
 
+// The page's decimal separator ("4,00" in French): an amount typed either way is read (parseAmount).
+const DECIMAL = new Intl.NumberFormat(locale).formatToParts(1.5).find((part) => part.type === "decimal")?.value ?? ".";
+
 function amountText(amount, state) {
   const decimals = decimalsOf(state);
   const scale = 10 ** decimals;
   const units = Math.floor(amount / scale);
-  return decimals ? `${units}.${String(amount % scale).padStart(decimals, "0")}` : String(units);
+  return decimals ? `${units}${DECIMAL}${String(amount % scale).padStart(decimals, "0")}` : String(units);
 }
 
 // The relay answers {kind: "reply", reply} or {kind: "error", error}; a shell may also hand back the reply itself.
@@ -234,7 +237,7 @@ class PokerPanel {
     const blinds = (stakes.blinds ?? []).map((b) => formatMoney(b, state)).join(" / ");
     this.head.replaceChildren(
       el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
-      el("span", "structure", state.structure ?? ""),
+      el("span", "structure", state.structure ? tOr(`poker_console.structure_${state.structure.replace(/-/g, "_")}`, state.structure) : ""),
       el("span", "stakes", blinds ? t("poker_console.blinds", { blinds }) : ""),
       el("span", "street", state.street ? tOr(`poker_console.street_${state.street}`, state.street) : ""),
       el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
@@ -244,7 +247,7 @@ class PokerPanel {
     this.board.replaceChildren(...cardsElements(state.board));
     this.drawNext(state);
     this.drawPots(state);
-    this.prompt.textContent = step ? step.text : inMoney(state.prompt, state);
+    this.prompt.textContent = step ? step.text : "";  // the hand's own step is its buttons (the feed's English prompt is for logs)
     this.prompt.dataset.prompt = step ? step.kind : "";
     const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock, state.steps,
       (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
