@@ -436,13 +436,13 @@ class HouseRound(ABC):
         dealt since (before the payouts are confirmed)."""
         if self._phase == "settled":
             return ()
-        steps = self._standing_steps()
-        seats = []
-        for seat in self.spot_seats():
-            at = _last_decision_at(steps, seat)
-            if at is not None and steps[at]["do"] == "decide" and not any(s["do"] == "deal" for s in steps[at + 1:]):
-                seats.append(seat)
-        return tuple(seats)
+        latest: dict[int, str] = {}  # the steps since the last card, newest first (a card mostly ends it at once)
+        for step in reversed(self._steps):
+            if step.do == "deal":
+                break
+            if step.do in ("decide", "correct", "declare_dead"):
+                latest.setdefault(int(step.args["seat"]), step.do)
+        return tuple(sorted(seat for seat, do in latest.items() if do != "declare_dead"))
 
     def verify_correct(self, seat: int, action: str, multiple: int | None = None) -> HouseRound:
         """Check that the seat's last decision can be replaced by `action` (`multiple`): it took one,

@@ -652,7 +652,7 @@ def test_buttons_void_and_house_commands_at_a_poker_table(rig: Rig) -> None:
     assert {s["seat"]: s["stack"] for s in rig.state()["spots"]} == {1: 199, 3: 201, 5: 100, 6: 50}
     rig.ok("open", game="uth", limits={"minimum": 100})
     refused = rig.cmd("act", seat=1, action="fold")
-    assert refused["ok"] is False and "bet and decide" in refused["error"]
+    assert refused["ok"] is False and "bet, correct and decide" in refused["error"]
     assert rig.cmd("chop")["ok"] is False and rig.cmd("seat", seat=1, action="sit_out")["ok"] is False
 
 
