@@ -448,3 +448,6 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
     assert "Se coucher" in text and "Suivre" in text and "Place 1" in text, text
     assert f"blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
     check_screenshot(page, "dealer-poker-fr-1280x800")
+    page.click('[data-poker] [data-actions] [data-action="call"]')  # seat 3 calls: his action in French, in money
+    page.wait_for_function("() => document.querySelector('[data-poker] [data-seat=\"3\"] .pseat-status')?.textContent"
+                           " === 'suit 2,00\u00a0€'")

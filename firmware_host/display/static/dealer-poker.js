@@ -61,6 +61,30 @@ export function inMoney(text, state) {
   return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
 }
 
+// A seat's last action as the controller journals it ("calls 400 (all in)", "raise to 1200", "folds"), in the page's
+// words: the controller's action vocabulary is fixed (tables/poker.py); anything else is shown with its amounts in money.
+const ACTIONS = [
+  [/^(bet|raise|complete) all in to (\d+)$/, (m) => ["all_in", { amount: { money: Number(m[2]) } }]],
+  [/^(bet|raise|complete) to (\d+)$/, (m) => [m[1], { amount: { money: Number(m[2]) } }]],
+  [/^calls (\d+)( \(all in\))?$/, (m) => [m[2] ? "calls_all_in" : "calls", { amount: { money: Number(m[1]) } }]],
+  [/^brings in (\d+)( \(all in\))?$/, (m) => [m[2] ? "brings_in_all_in" : "brings_in", { amount: { money: Number(m[1]) } }]],
+  [/^draws (\d+)$/, (m) => ["draws", { n: Number(m[1]) }]],
+  [/^(checks|folds|shows|mucks|stands pat)$/, (m) => [m[1].replace(" ", "_"), {}]],
+  [/^folds: the clock ran out$/, () => ["folds_clock", {}]],
+];
+
+export function actionText(said, state) {
+  const text = String(said ?? "");
+  for (const [pattern, make] of ACTIONS) {
+    const m = pattern.exec(text);
+    if (m) {
+      const [key, args] = make(m);
+      return t(`poker_console.did_${key}`, args, state);
+    }
+  }
+  return inMoney(text, state);
+}
+
 function decimalsOf(state) {
   return Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
 }
@@ -276,7 +300,7 @@ class PokerPanel {
     node.append(cards);
     const bet = spot.bets?.bet ?? 0;
     node.append(el("div", "pseat-bet", bet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
-    let status = inMoney(spot.decision, state);
+    let status = spot.decision ? actionText(spot.decision, state) : "";
     if (spot.sitting_out) status = t("poker_console.sitting_out");
     else if (!spot.in_hand) status = t("poker_console.not_in_hand");
     else if (spot.folded) status = t("poker_console.folded");
