@@ -158,7 +158,10 @@ function answered(message) {
     clearRefusal();
     if (command?.cmd === "bet") drafts.delete(command.seat);
     if (command?.cmd === "void" && command.returns) returns = command.returns;
-    if (command?.cmd === "decide" || command?.cmd === "correct") offered(command.seat).chosen = { ...command, at: Date.now() };
+    if (command?.cmd === "decide" || command?.cmd === "correct") {
+      offered(command.seat).chosen = { ...command, at: Date.now() };
+      remember();
+    }
     pump();
   } else {
     queue = [];
@@ -263,6 +266,7 @@ function decisionsElement() {
     armedAt = now + ARMING_MS;
     setTimeout(draw, ARMING_MS + 10);
     offered(state.to_act).legal = state.legal;
+    remember();
   }
   const arming = now < armedAt;
   box.classList.toggle("arming", arming);
