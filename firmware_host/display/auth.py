@@ -3,7 +3,9 @@
 The users file is the table's own (`[security] users`, written by `croupier users add`), named by
 `[display] users`; it is re-read when it changes, so a user removed or re-PINned is out at the next
 sign-in. A session is a random token in an HttpOnly, SameSite=Strict cookie (Secure when the pages
-are served over TLS), kept only in this process's memory: restarting the display signs everyone out.
+are served over TLS). The live sessions are kept beside the users file (`<users>.sessions`: each
+token's SHA-256, never the token, with its user, role and end), so a display restarted mid-shift finds
+its signed-in consoles again; a user no longer in the users file, or with another role, is out.
 
 - `POST /api/signin` `{"user": "ana", "pin": "4821"}` -> 200 `{"user": "ana", "role": "dealer"}` and
   the cookie; a wrong user or PIN -> 401 `{"error": "wrong user or PIN"}` (which one is not said);
@@ -19,6 +21,8 @@ the screens.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import os
 import secrets
@@ -74,6 +78,44 @@ class Sessions:
         self._failures: dict[str, deque[float]] = {}
         self._users: Users | None = None
         self._users_stamp: tuple[int, int] | None = None
+        self._store = None if self.users_path is None else self.users_path.with_name(self.users_path.name + ".sessions")
+        self._load_sessions()
+
+    # -- the sessions kept over a restart --
+
+    def _load_sessions(self) -> None:
+        """The sessions a previous run of this display kept (their tokens' hashes), still live."""
+        if self._store is None or not self._store.is_file():
+            return
+        try:
+            kept = json.loads(self._store.read_text(encoding="utf-8"))
+            now_wall, now = time.time(), self._clock()
+            for digest, item in kept.items():
+                left = float(item["ends"]) - now_wall
+                if left > 0:
+                    self._sessions[str(digest)] = Session(str(digest), str(item["user"]), str(item["role"]), now + left)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("the kept sessions %s cannot be read (everyone signs in again): %s", self._store, exc)
+            self._sessions.clear()
+
+    def _save_sessions(self) -> None:
+        if self._store is None:
+            return
+        now_wall, now = time.time(), self._clock()
+        kept = {digest: {"user": s.user, "role": s.role, "ends": now_wall + (s.expires - now)}
+                for digest, s in self._sessions.items()}
+        temp = self._store.with_name(self._store.name + ".tmp")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(kept, out)
+            os.replace(temp, self._store)
+        except OSError as exc:
+            log.warning("the sessions cannot be kept in %s (a restart signs everyone out): %s", self._store, exc)
+
+    @staticmethod
+    def _digest(token: str) -> str:
+        return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
     def _load_users(self) -> Users:
         """The users file as it is now (re-read when its size or time changed). Raises SignInRefused."""
@@ -126,7 +168,9 @@ class Sessions:
             oldest = min(self._sessions.values(), key=lambda s: s.expires)
             del self._sessions[oldest.token]
         session = Session(secrets.token_urlsafe(32), found.name, found.role, self._clock() + self.ttl_s)
-        self._sessions[session.token] = session
+        digest = self._digest(session.token)
+        self._sessions[digest] = Session(digest, session.user, session.role, session.expires)
+        self._save_sessions()
         log.info("signed in: %s (%s) from %s", found.name, found.role, address)
         return session
 
@@ -134,15 +178,27 @@ class Sessions:
         """The live session of a cookie's token, or None (unknown, ended or expired)."""
         if not token:
             return None
-        session = self._sessions.get(token)
-        if session is not None and session.expires <= self._clock():
-            del self._sessions[token]
+        digest = self._digest(token)
+        session = self._sessions.get(digest)
+        if session is None:
             return None
-        return session
+        if session.expires <= self._clock() or not self._still_user(session):
+            del self._sessions[digest]
+            self._save_sessions()
+            return None
+        return Session(token, session.user, session.role, session.expires)
+
+    def _still_user(self, session: Session) -> bool:
+        """The session's user is still in the users file with the same role."""
+        try:
+            found = self._load_users().get(session.user)
+        except SignInRefused:
+            return False
+        return found is not None and found.role == session.role
 
     def sign_out(self, token: str | None) -> None:
-        if token:
-            self._sessions.pop(token, None)
+        if token and self._sessions.pop(self._digest(token), None) is not None:
+            self._save_sessions()
 
     def _expire(self) -> None:
         now = self._clock()

@@ -14,7 +14,9 @@ as it is (`ok`, or `code` and `error` untouched). A supervisor's sign-off (`auth
 passed through in the command; the controller checks it (`service/signoff.py`), never this process.
 A page message that is not such a command, a second command while one is in flight, or no answer in
 time gets `{"kind": "error", "id": ..., "error": "why"}` (nothing is sent to the table for the first
-two). Each relayed command is logged with the signed-in user's name (never the PIN).
+two); the relay's own errors carry `say` (`{"key": "console.busy" | "console.no_answer" |
+"console.no_commands", "args"}`), the words the console shows from its catalog. Each relayed command
+is logged with the signed-in user's name (never the PIN).
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ class Console:
         """The page's answer to one command: `reply` with the controller's reply, or `error`."""
         if self.in_flight is not None:
             return {"kind": "error", "id": page_id,
-                    "error": f"one command at a time: {self.in_flight} is still waiting for the table's answer"}
+                    "error": f"one command at a time: {self.in_flight} is still waiting for the table's answer",
+                    "say": {"key": "console.busy", "args": {}}}
         self.in_flight = page_id
         shown = {k: v for k, v in command.items() if k != "auth"}
         signer = command.get("auth", {}).get("user") if isinstance(command.get("auth"), dict) else None
@@ -140,9 +143,10 @@ class Console:
             log.warning("dealer console: %s: %s: no answer from %s", self.user, shown, self.relay.endpoint)
             return {"kind": "error", "id": page_id,
                     "error": f"no answer from the table within {2 * self.relay.timeout_s:.0f} s: nothing is known "
-                             "to be applied; look at the table before sending it again"}
+                             "to be applied; look at the table before sending it again",
+                    "say": {"key": "console.no_answer", "args": {"seconds": round(2 * self.relay.timeout_s)}}}
         except ValueError as exc:
-            return {"kind": "error", "id": page_id, "error": str(exc)}
+            return {"kind": "error", "id": page_id, "error": str(exc), "say": {"key": "console.no_commands", "args": {}}}
         finally:
             self.in_flight = None
         log.info("dealer console: %s sent %s%s -> %s", self.user, shown,

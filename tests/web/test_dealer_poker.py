@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -22,7 +23,9 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.shoe import SimShoeClient
-from tests.web.screens import check_sizes
+from tests.web.money import shown as money
+from tests.web.screens import check_screenshot, check_sizes
+from tests.web.test_dealer_layout import check_targets
 
 DEALER, DEALER_PIN = "ana", "4821"
 STACKS = {1: 5000, 2: 20000, 3: 12000}  # unequal: seat 1's all-in makes a side pot between seats 2 and 3
@@ -78,9 +81,12 @@ class FeedLog(threading.Thread):
 
 
 @pytest.fixture
-def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[dict[str, Any]]:
+def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
+                  request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """A hold'em table (real `croupier run`, emulated shoe dealing when a card is expected, no bots), three
-    players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands."""
+    players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands
+    (in the language the test asks for with `indirect`, English by default)."""
+    language = getattr(request, "param", "en")
     table = sim_table(game="holdem", seats=6, sections=POKER, table="poker-1")
     assert table.supervisor is not None
     floor = table.supervisor
@@ -102,7 +108,8 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterato
     config = tmp_path / "display.toml"
     config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
                       f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
-                      f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n', encoding="utf-8")
+                      f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
+                      f'language = "{language}"\n', encoding="utf-8")
     log = tmp_path / "display.log"
     proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
@@ -181,12 +188,14 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     page.click('[data-poker] [data-action="deal"]')
 
     acted: list[tuple[str, int, str]] = []
-    refused = ""
+    refused = said = ""
     screenshot = False
     for _ in range(40):
         shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
         state = feed.at(shown["seq"])
         assert state.get("results") is not None or _pots(shown) == _pots(state), (shown["pots"], state["pots"])
+        # never the house games' "Confirm payouts" (nor their Deal): the panel shows the poker step the state allows
+        assert page.locator("#confirm").is_hidden() and page.locator("#deal").is_hidden(), state["phase"]
         if shown["phase"] == "over":
             break
         seat, street = shown["to_act"], state["street"]
@@ -200,6 +209,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
                 page.fill("[data-poker] [data-actions] [data-amount]", "0.50")
                 page.click('[data-poker] [data-actions] [data-action="bet"]')
                 refused = _wait_for(page, lambda s: s["refusal"] is not None, "the refusal")["refusal"]
+                said = page.locator("[data-poker] [data-refusal]").inner_text()  # the controller's say, in money
                 page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-refusal.png"))
             page.fill("[data-poker] [data-actions] [data-amount]", "10.00")
             action = "bet"
@@ -221,10 +231,15 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
         if street == "turn" and not screenshot:
             page.screenshot(path=str(_shots(tmp_path) / "dealer-poker-1280x800.png"))
             screenshot = True
+            for size in ({"width": 1280, "height": 800}, {"width": 1280, "height": 720}):  # 48 px, 8 px apart
+                page.set_viewport_size(size)
+                check_targets(page, f"the poker console at {size}")
+            page.set_viewport_size({"width": 1280, "height": 800})
     else:
         raise AssertionError(f"the hand did not end: {acted}")
 
-    assert "Seat 2: a bet of " in refused and "below the minimum bet" in refused, refused  # in money, the catalog's words
+    assert refused.startswith("Seat 2: a bet of EUR 0.50 is below the minimum bet"), refused  # the English error
+    assert said.startswith("Seat 2: a bet of €0.50 is below the minimum bet €"), said
     assert ("preflop", 1, "all_in") in acted and ("flop", 2, "bet") in acted
     over = _panel(page)
     state = feed.at(over["seq"])
@@ -417,3 +432,22 @@ def test_the_chip_race_and_the_button_draw_are_prompted_seat_by_seat_on_the_cons
     page.click('[data-poker] [data-action="deal"]')  # the next hand: the step is gone, the hand's prompt back
     dealt_hand = _step_until(page, lambda s: s["kind"] == "" and not any(s["cards"].values()), "the prompt of the hand")
     assert feed.at(dealt_hand["seq"])["button"] == draw["button"] == dealt_hand["button"]  # the hand dealt from it
+
+
+@pytest.mark.parametrize("poker_console", ["fr"], indirect=True)
+def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) -> None:
+    """Every word of the poker panel from the French catalog (the trade's words), money as the French write it."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    assert page.locator('[data-poker] [data-action="deal"]').inner_text() == "Distribuer le coup suivant"
+    page.click('[data-poker] [data-action="deal"]')
+    _wait_for(page, lambda s: s["to_act"] is not None and "fold" in s["actions"], "the first seat to act")
+    text = page.locator("body").inner_text()
+    assert not re.search(r"\b(?:console|common|poker_console|refusal|fault|signin)\.[a-z_]+\b", text), text
+    assert "Se coucher" in text and "Suivre" in text and "Place 1" in text, text
+    assert f"blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
+    check_screenshot(page, "dealer-poker-fr-1280x800")
+    page.click('[data-poker] [data-actions] [data-action="call"]')  # seat 3 calls: his action in French, in money
+    page.wait_for_function("() => document.querySelector('[data-poker] [data-seat=\"3\"] .pseat-status')?.textContent"
+                           " === 'suit 2,00\u00a0€'")

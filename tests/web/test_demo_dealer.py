@@ -73,8 +73,11 @@ def answered(page: Page) -> None:
 
 
 def post_bets(page: Page, seat: int, bets: dict[str, list[int]]) -> None:
-    """Tap a spot's circles and chips, then `Bet`; wait until the feed shows the stakes."""
+    """Tap a spot's circles and chips, then `Bet`; wait until the feed shows the stakes (the Blind follows the
+    Ante as it is tapped: a Blind equal to the Ante is not tapped)."""
     for circle, chips in bets.items():
+        if circle == "blind" and sum(chips) == sum(bets.get("ante", [])):
+            continue
         page.tap(f"[data-seat='{seat}'] [data-circle='{circle}']")
         for chip in chips:
             page.tap(f"[data-chips] [data-chip='{chip}']")
@@ -104,7 +107,7 @@ def decide(page: Page, phase: str, seat: int, action: str) -> None:
 def prompts(page: Page) -> dict[tuple[int, str], int]:
     """The payout prompts: (seat, circle) -> the player's net the prompt says."""
     out: dict[tuple[int, str], int] = {}
-    for line in page.locator("#payouts [data-payout]").all():
+    for line in page.locator("#spots [data-payout]").all():
         seat = int(line.locator("xpath=ancestor::*[@data-seat][1]").get_attribute("data-seat") or 0)
         net = int(line.get_attribute("data-net") or 0)
         words = line.inner_text()

@@ -3,22 +3,19 @@
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, tOr } from "/static/words.js";
+import { formatMoney, formatNet, locale, say, t, tOr } from "/static/words.js";
 
-const BETWEEN_HANDS = new Set(["waiting", "settled", "voided"]);
-const SIGNOFF_TITLES = {
-  chop: "Chop: every pot split evenly between the players still in. Supervisor sign-off",
-  clock: "Call the clock on the seat to act: when it runs out his hand is dead. Floor's sign-off",
-};
+// Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
+const stepsOf = (state) => state?.steps ?? {};
 
 // "42 s" left on a clock ending at `ends` (wall-clock seconds, as the controller journaled it).
 function clockLeft(ends) {
-  return `${Math.max(0, Math.ceil(ends - Date.now() / 1000))} s`;
+  return t("poker_console.seconds", { seconds: Math.max(0, Math.ceil(ends - Date.now() / 1000)) });
 }
 const panels = new WeakMap();
 
 function seatsText(seats) {
-  return seats.length === 1 ? `seat ${seats[0]}` : `seats ${seats.join(", ")}`;
+  return seats.length === 1 ? t("poker_console.seat", { seat: seats[0] }) : t("poker_console.seats", { seats: seats.join(", ") });
 }
 
 // The step dealt face up between hands, if any: the chip race (`race`: tables/chip_race_step.py) or the draw for the
@@ -28,16 +25,18 @@ export function faceUpStep(state) {
   const race = state.race, draw = state.button_draw;
   const steps = [];
   if (race) {
-    const chips = `chips of ${formatMoney(race.colour, state)} into ${formatMoney(race.into, state)}`;
-    const kept = (race.kept_in ?? []).length ? `; one chip kept for ${seatsText(race.kept_in)}` : "";
-    steps.push({ kind: "race", label: "race", done: race.done, due: race.done ? null : race.next, seats: race.seats,
-      text: race.done ? `Chip race run (${chips}): ${race.chips_won ? `a chip won by ${seatsText(race.winners)}` : "no chip won"}${kept}`
-        : `Chip race (${chips}): deal a card face up to seat ${race.next}` });
+    const chips = t("poker_console.race_chips", { colour: { money: race.colour }, into: { money: race.into } }, state);
+    const kept = (race.kept_in ?? []).length ? t("poker_console.race_kept", { seats: seatsText(race.kept_in) }) : "";
+    const won = race.chips_won ? t("poker_console.race_won", { seats: seatsText(race.winners ?? []) }) : t("poker_console.race_none");
+    steps.push({ kind: "race", label: t("poker_console.race_label"), done: race.done, due: race.done ? null : race.next, seats: race.seats,
+      text: race.done ? t("poker_console.race_done", { chips, won, kept })
+        : t("poker_console.race_due", { chips, seat: race.next }) });
   }
   if (draw) {
-    steps.push({ kind: "button-draw", label: "draw", done: draw.done, due: draw.done ? null : draw.next, seats: draw.seats,
+    steps.push({ kind: "button-draw", done: draw.done, due: draw.done ? null : draw.next, seats: draw.seats,
       button: draw.done ? draw.button : null,  // the seat the next hand's button is at (the state's own once it begins)
-      text: draw.done ? `Button drawn: seat ${draw.button}` : `Draw for the button: deal a card face up to seat ${draw.next}` });
+      label: t("poker_console.draw_label"),
+      text: draw.done ? t("poker_console.draw_done", { seat: draw.button }) : t("poker_console.draw_due", { seat: draw.next }) });
   }
   return steps.find((step) => !step.done) ?? steps.find((step) => step.kind === "button-draw") ?? steps[0] ?? null;
 }
@@ -62,6 +61,30 @@ export function inMoney(text, state) {
   return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
 }
 
+// A seat's last action as the controller journals it ("calls 400 (all in)", "raise to 1200", "folds"), in the page's
+// words: the controller's action vocabulary is fixed (tables/poker.py); anything else is shown with its amounts in money.
+const ACTIONS = [
+  [/^(bet|raise|complete) all in to (\d+)$/, (m) => ["all_in", { amount: { money: Number(m[2]) } }]],
+  [/^(bet|raise|complete) to (\d+)$/, (m) => [m[1], { amount: { money: Number(m[2]) } }]],
+  [/^calls (\d+)( \(all in\))?$/, (m) => [m[2] ? "calls_all_in" : "calls", { amount: { money: Number(m[1]) } }]],
+  [/^brings in (\d+)( \(all in\))?$/, (m) => [m[2] ? "brings_in_all_in" : "brings_in", { amount: { money: Number(m[1]) } }]],
+  [/^draws (\d+)$/, (m) => ["draws", { n: Number(m[1]) }]],
+  [/^(checks|folds|shows|mucks|stands pat)$/, (m) => [m[1].replace(" ", "_"), {}]],
+  [/^folds: the clock ran out$/, () => ["folds_clock", {}]],
+];
+
+export function actionText(said, state) {
+  const text = String(said ?? "");
+  for (const [pattern, make] of ACTIONS) {
+    const m = pattern.exec(text);
+    if (m) {
+      const [key, args] = make(m);
+      return t(`poker_console.did_${key}`, args, state);
+    }
+  }
+  return inMoney(text, state);
+}
+
 function decimalsOf(state) {
   return Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
 }
@@ -75,18 +98,21 @@ export function parseAmount(text, state) {
   return Number(match[1]) * 10 ** decimals + (decimals ? Number(minor) : 0);
 }
 
+// The page's decimal separator ("4,00" in French): an amount typed either way is read (parseAmount).
+const DECIMAL = new Intl.NumberFormat(locale).formatToParts(1.5).find((part) => part.type === "decimal")?.value ?? ".";
+
 function amountText(amount, state) {
   const decimals = decimalsOf(state);
   const scale = 10 ** decimals;
   const units = Math.floor(amount / scale);
-  return decimals ? `${units}.${String(amount % scale).padStart(decimals, "0")}` : String(units);
+  return decimals ? `${units}${DECIMAL}${String(amount % scale).padStart(decimals, "0")}` : String(units);
 }
 
 // The relay answers {kind: "reply", reply} or {kind: "error", error}; a shell may also hand back the reply itself.
 function replyOf(answer) {
   if (answer && answer.kind === "reply") return answer.reply ?? {};
   if (answer && answer.kind === "error") return { ok: false, code: "console", error: answer.error };
-  return answer ?? { ok: false, error: "no answer" };
+  return answer ?? { ok: false, error: t("console.not_connected") };
 }
 
 class PokerPanel {
@@ -114,7 +140,7 @@ class PokerPanel {
     this.signoff = this.signoffForm();
     const middle = el("div", "poker-middle");
     const boardRow = el("div", "poker-board-row");
-    boardRow.append(el("span", "label", "Board"), this.board, this.next);
+    boardRow.append(el("span", "label", t("common.board")), this.board, this.next);
     middle.append(boardRow, this.pots);
     this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.signoff);
     container.replaceChildren(this.root);
@@ -149,22 +175,24 @@ class PokerPanel {
       this.showRefusal(null);
       if (command.cmd === "chop" || command.cmd === "clock") this.closeSignoff();
     } else {
-      this.showRefusal(reply.error ?? reply.code ?? "refused", reply.code ?? "refused");
+      this.showRefusal(reply, reply.code ?? "refused");
     }
     return reply;
   }
 
   // `data-refusal` is the reply's code, as on the console's own refusal line; `data-reason` the controller's words.
-  showRefusal(reason, code = "refused") {
-    if (reason === null) {
+  showRefusal(reply, code = "refused") {
+    if (reply === null) {
       this.refusal.hidden = true;
       this.refusal.textContent = "";
       delete this.refusal.dataset.refusal;
       delete this.refusal.dataset.reason;
       return;
     }
+    const reason = reply.error ?? reply.code ?? "";
     this.refusal.hidden = false;
-    this.refusal.textContent = `Refused: ${inMoney(reason, this.state)}`;
+    this.refusal.textContent = reply.say ? say(reply.say, this.state)
+      : tOr("refusal.other", inMoney(reason, this.state), { why: inMoney(reason, this.state) }, this.state);
     this.refusal.dataset.refusal = code;
     this.refusal.dataset.reason = reason;
   }
@@ -179,23 +207,24 @@ class PokerPanel {
     const form = el("form", "poker-signoff");
     form.dataset.signoff = "chop";
     form.hidden = true;
-    this.signoffTitle = el("div", "signoff-title", SIGNOFF_TITLES.chop);
+    this.signoffTitle = el("div", "signoff-title", t("poker_console.signoff_chop"));
     form.append(this.signoffTitle);
     const user = el("input");
     user.name = "user";
-    user.placeholder = "supervisor";
+    user.placeholder = t("console.supervisor");
     user.autocomplete = "off";
     user.dataset.signoffUser = "";
     const pin = el("input");
     pin.name = "pin";
     pin.type = "password";
     pin.inputMode = "numeric";
-    pin.placeholder = "PIN";
+    pin.placeholder = t("common.pin");
     pin.autocomplete = "off";
     pin.dataset.signoffPin = "";
-    const ok = button("chop-confirm", "Sign off and chop", () => {});
+    const ok = button("chop-confirm", t("poker_console.send_chop"), () => {});
     ok.type = "submit";
-    const cancel = button("chop-cancel", "Cancel", () => this.closeSignoff());
+    const cancel = button("chop-cancel", t("common.cancel"), () => this.closeSignoff());
+    cancel.classList.add("cancel");
     form.append(user, pin, ok, cancel);
     this.signoffOk = ok;
     form.addEventListener("submit", (event) => {
@@ -208,9 +237,9 @@ class PokerPanel {
 
   openSignoff(cmd = "chop") {  // one form: the chop's or the clock's
     this.signoff.dataset.signoff = cmd;
-    this.signoffTitle.textContent = SIGNOFF_TITLES[cmd];
+    this.signoffTitle.textContent = t(`poker_console.signoff_${cmd}`);
     this.signoffOk.dataset.action = `${cmd}-confirm`;
-    this.signoffOk.textContent = cmd === "clock" ? "Sign off and start the clock" : "Sign off and chop";
+    this.signoffOk.textContent = t(`poker_console.send_${cmd}`);
     this.signoff.hidden = false;
     this.signoff.querySelector("[data-signoff-user]").focus();
   }
@@ -232,19 +261,19 @@ class PokerPanel {
     const blinds = (stakes.blinds ?? []).map((b) => formatMoney(b, state)).join(" / ");
     this.head.replaceChildren(
       el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
-      el("span", "structure", state.structure ?? ""),
-      el("span", "stakes", blinds ? `blinds ${blinds}` : ""),
-      el("span", "street", state.street ?? ""),
-      el("span", "total", `Total ${formatMoney(state.total_pot ?? 0, state)}`),
+      el("span", "structure", state.structure ? tOr(`poker_console.structure_${state.structure.replace(/-/g, "_")}`, state.structure) : ""),
+      el("span", "stakes", blinds ? t("poker_console.blinds", { blinds }) : ""),
+      el("span", "street", state.street ? tOr(`poker_console.street_${state.street}`, state.street) : ""),
+      el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
     );
     const step = faceUpStep(state);
     this.seats.replaceChildren(...(state.spots ?? []).map((spot) => this.seatElement(spot, state, step)));
     this.board.replaceChildren(...cardsElements(state.board));
     this.drawNext(state);
     this.drawPots(state);
-    this.prompt.textContent = step ? step.text : inMoney(state.prompt, state);
+    this.prompt.textContent = step ? step.text : "";  // the hand's own step is its buttons (the feed's English prompt is for logs)
     this.prompt.dataset.prompt = step ? step.kind : "";
-    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock,
+    const key = JSON.stringify([state.hand, state.phase, state.to_act, state.legal, state.street, state.clock, state.steps,
       (state.spots ?? []).map((s) => [s.seat, s.in_hand, s.folded])]);
     if (key !== this.actionsKey) {  // redrawn only when the choice changes: an amount being typed stays
       this.actionsKey = key;
@@ -262,22 +291,23 @@ class PokerPanel {
       if (on) node.dataset[flag] = "";
     }
     const top = el("div", "pseat-top");
-    top.append(el("span", "pseat-name", `Seat ${spot.seat}`));
-    if (buttonSeat === spot.seat) top.append(el("span", "dealer-button", "D"));
+    top.append(el("span", "pseat-name", t("common.seat", { seat: spot.seat })));
+    if (buttonSeat === spot.seat) top.append(el("span", "dealer-button", t("poker_console.button_mark")));
     node.append(top);
     node.append(el("div", "pseat-stack", formatMoney(spot.stack ?? 0, state)));
     const cards = el("div", "cards");
     cards.append(...cardsElements(spot.cards));
     node.append(cards);
     const bet = spot.bets?.bet ?? 0;
-    node.append(el("div", "pseat-bet", bet ? `bet ${formatMoney(bet, state)}` : ""));
-    let status = inMoney(spot.decision, state);
-    if (spot.sitting_out) status = "sitting out";
-    else if (!spot.in_hand) status = "not in hand";
-    else if (spot.folded) status = "folded";
-    else if (spot.all_in) status = "ALL-IN";
+    node.append(el("div", "pseat-bet", bet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
+    let status = spot.decision ? actionText(spot.decision, state) : "";
+    if (spot.sitting_out) status = t("poker_console.sitting_out");
+    else if (!spot.in_hand) status = t("poker_console.not_in_hand");
+    else if (spot.folded) status = t("poker_console.folded");
+    else if (spot.all_in) status = t("poker_console.all_in");
     node.append(el("div", "pseat-status", status));
     if (state.clock && state.clock.seat === spot.seat) {  // on the clock: counted down here, every 250 ms
+      node.append(el("div", "pseat-clock-label", t("poker_console.clock")));
       const clock = el("div", "pseat-clock", clockLeft(state.clock.ends_at));
       clock.dataset.clockEnds = String(state.clock.ends_at);
       node.dataset.onClock = "";
@@ -304,7 +334,9 @@ class PokerPanel {
     const next = state.next;
     if (next) {
       this.next.dataset.next = next;
-      this.next.textContent = `Next card: ${next}`;
+      const spot = /^(?:spot|seat) (\d+)$/.exec(next);
+      this.next.textContent = t("console.next_card", { target: spot ? t("common.seat", { seat: Number(spot[1]) })
+        : tOr(`console.target_${next}`, next) });
     } else {
       this.next.dataset.next = "";
       this.next.textContent = "";
@@ -319,9 +351,9 @@ class PokerPanel {
       node.dataset.pot = String(index);
       node.dataset.amount = String(pot.amount);
       node.dataset.eligible = (pot.eligible ?? []).join(" ");
-      node.append(el("div", "pot-name", index === 0 ? "Main pot" : `Side pot ${index}`));
+      node.append(el("div", "pot-name", index === 0 ? t("poker_console.main_pot") : t("poker_console.side_pot", { n: index })));
       node.append(el("div", "pot-amount", formatMoney(pot.amount, state)));
-      node.append(el("div", "pot-eligible", `seats ${(pot.eligible ?? []).join(", ")}`));
+      node.append(el("div", "pot-eligible", seatsText(pot.eligible ?? [])));
       if (results) node.append(this.pushElement(pot, state));
       return node;
     });
@@ -329,12 +361,12 @@ class PokerPanel {
       const inPots = pots.reduce((sum, pot) => sum + pot.amount, 0);
       const street = (state.total_pot ?? 0) - inPots;
       if (street > 0) {
-        const bets = el("div", "pot street-bets", `Bets this street ${formatMoney(street, state)}`);
+        const bets = el("div", "pot street-bets", t("poker_console.street_bets", { amount: { money: street } }, state));
         bets.dataset.streetBets = String(street);
         items.push(bets);
       }
     } else if (results.rake) {
-      items.push(el("div", "pot rake", `Rake ${formatMoney(results.rake, state)}`));
+      items.push(el("div", "pot rake", t("poker_console.rake", { amount: { money: results.rake } }, state)));
     }
     this.pots.replaceChildren(...items);
   }
@@ -352,11 +384,11 @@ class PokerPanel {
         const line = el("div", "push-line");
         line.dataset.winner = String(w.seat);
         line.dataset.amount = String(w.amount);
-        const what = half === "all" ? "" : half === "chop" ? " (chopped)" : ` (${half})`;
-        line.textContent = `Push ${formatMoney(w.amount, state)} to seat ${w.seat}${what}`;
+        const what = half === "all" ? "" : tOr(`poker_console.half_${half}`, half);
+        line.textContent = t(what ? "poker_console.push_half" : "poker_console.push", { amount: { money: w.amount }, seat: w.seat, half: what }, state);
         if (share.length > 1 && w.amount > least) {
           line.dataset.oddChip = String(w.amount - least);
-          line.append(el("span", "odd-chip", ` + odd chip`));
+          line.append(el("span", "odd-chip", ` ${t("poker_console.odd_chip")}`));
         }
         push.append(line);
       }
@@ -366,23 +398,23 @@ class PokerPanel {
 
   drawActions(state) {
     const row = [];
-    const phase = state.phase ?? "";
     const seat = state.to_act;
     const legal = state.legal;
-    if (BETWEEN_HANDS.has(phase)) {
-      row.push(button("deal", "Deal next hand", () => this.send({ cmd: "deal" })));
-    } else if (phase === "over") {
-      row.push(button("confirm", "Pots pushed \u2013 confirm", () => this.send({ cmd: "confirm" })));
+    const steps = stepsOf(state);
+    if (steps.between_hands) {
+      if (steps.deal) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" })));
+    } else if (steps.confirm) {
+      row.push(button("confirm", t("poker_console.confirm"), () => this.send({ cmd: "confirm" })));
     } else if (Number.isInteger(seat) && legal) {
-      row.push(el("div", "acting", `Seat ${seat} to act`));
+      row.push(el("div", "acting", t("console.to_act", { seat })));
       row.push(...this.legalButtons(seat, legal, state));
-      if (!state.clock) row.push(button("clock", "Call the clock\u2026", () => this.openSignoff("clock")));
+      if (!state.clock) row.push(button("clock", t("poker_console.call_clock"), () => this.openSignoff("clock")));
     } else if (state.next) {
-      row.push(el("div", "acting", `Deal: ${state.next}`));
+      row.push(el("div", "acting", t("poker_console.deal_to", { target: state.next })));
     }
     const live = (state.spots ?? []).filter((s) => s.in_hand && !s.folded).length;
-    if (!BETWEEN_HANDS.has(phase) && phase !== "over" && live >= 2) {
-      row.push(button("chop", "Chop\u2026", () => this.openSignoff("chop")));
+    if (!steps.between_hands && !steps.confirm && live >= 2) {
+      row.push(button("chop", t("poker_console.chop"), () => this.openSignoff("chop")));
     } else {
       this.closeSignoff();
     }
@@ -393,12 +425,12 @@ class PokerPanel {
     const out = [];
     const money = (amount) => formatMoney(amount, state);
     if (legal.bring_in !== null && legal.bring_in !== undefined) {
-      out.push(button("bring_in", `Bring in ${money(legal.bring_in)}`, () => this.act(seat, "bring_in")));
+      out.push(button("bring_in", t("poker_console.bring_in", { amount: money(legal.bring_in) }), () => this.act(seat, "bring_in")));
     }
-    if (legal.fold) out.push(button("fold", "Fold", () => this.act(seat, "fold")));
-    if (legal.check) out.push(button("check", "Check", () => this.act(seat, "check")));
+    if (legal.fold) out.push(button("fold", t("poker_console.fold"), () => this.act(seat, "fold")));
+    if (legal.check) out.push(button("check", t("poker_console.check"), () => this.act(seat, "check")));
     if (legal.call !== null && legal.call !== undefined) {
-      const node = button("call", `Call ${money(legal.call)}`, () => this.act(seat, "call"));
+      const node = button("call", t("poker_console.call", { amount: money(legal.call) }), () => this.act(seat, "call"));
       node.dataset.amount = String(legal.call);
       out.push(node);
     }
@@ -406,7 +438,7 @@ class PokerPanel {
     if (range) {
       if (Array.isArray(range.choices)) {  // fixed limit: the choices the engine lists, one button each
         for (const to of range.choices) {
-          const node = button(range.kind, `${range.kind} to ${money(to)}`, () => this.act(seat, range.kind, { amount: to }));
+          const node = button(range.kind, t(`poker_console.${range.kind}_to`, { amount: money(to) }), () => this.act(seat, range.kind, { amount: to }));
           node.dataset.to = String(to);
           out.push(node);
         }
@@ -415,13 +447,13 @@ class PokerPanel {
       }
     }
     if (legal.all_in !== null && legal.all_in !== undefined) {
-      const node = button("all_in", `All-in to ${money(legal.all_in)}`, () => this.act(seat, "all_in"));
+      const node = button("all_in", t("poker_console.all_in_to", { amount: money(legal.all_in) }), () => this.act(seat, "all_in"));
       node.dataset.to = String(legal.all_in);
       out.push(node);
     }
-    if (legal.draw) out.push(button("stand_pat", "Stand pat", () => this.act(seat, "stand_pat")));
-    if (legal.show) out.push(button("show", "Show", () => this.act(seat, "show")));
-    if (legal.muck) out.push(button("muck", "Muck", () => this.act(seat, "muck")));
+    if (legal.draw) out.push(button("stand_pat", t("poker_console.stand_pat"), () => this.act(seat, "stand_pat")));
+    if (legal.show) out.push(button("show", t("poker_console.show"), () => this.act(seat, "show")));
+    if (legal.muck) out.push(button("muck", t("poker_console.muck"), () => this.act(seat, "muck")));
     return out;
   }
 
@@ -440,10 +472,10 @@ class PokerPanel {
     const setTo = (amount) => { input.value = amountText(Math.max(0, amount), state); };
     const bounds = el("div", "amount-bounds", `${formatMoney(range.min_to, state)} .. ${formatMoney(range.max_to, state)}`);
     const entryError = el("div", "entry-error");
-    const go = button(range.kind, range.kind === "bet" ? "Bet" : range.kind === "raise" ? "Raise to" : "Complete to", () => {
+    const go = button(range.kind, t(`poker_console.entry_${range.kind}`), () => {
       const amount = current();
       if (amount === null) {
-        entryError.textContent = "not an amount";
+        entryError.textContent = t("poker_console.not_an_amount");
         entryError.dataset.entryError = input.value;
         return;
       }
@@ -453,8 +485,8 @@ class PokerPanel {
     });
     const minus = button("less", "\u2212", () => setTo((current() ?? range.min_to) - step));
     const plus = button("more", "+", () => setTo((current() ?? range.min_to) + step));
-    const min = button("min", "Min", () => setTo(range.min_to));
-    const max = button("max", "Max", () => setTo(range.max_to));
+    const min = button("min", t("poker_console.min"), () => setTo(range.min_to));
+    const max = button("max", t("poker_console.max"), () => setTo(range.max_to));
     const line = el("div", "amount-line");
     line.append(minus, input, plus);
     const presets = el("div", "amount-presets");

@@ -1,28 +1,54 @@
 // The dealer console (/dealer): a signed-in dealer takes bets, decisions, the deal and the payouts of a house game over /ws/dealer.
-// What is legal comes from the feed (to_act, legal, next, phase); the controller decides every command and its refusals are shown as it words them.
+// Which buttons a step allows comes from the feed (`steps`, `to_act`, `legal`, `next`, `phase`), decided in Python once; the
+// controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, t, tOr } from "/static/words.js";
-import { ensureSignedIn, signOut, whoAmI } from "/static/signin.js";
+import { formatMoney, formatNet, say, t, tOr } from "/static/words.js";
+import { ensureSignedIn, signIn, signOut, whoAmI } from "/static/signin.js";
 import { isPoker, renderPoker } from "/static/dealer-poker.js";
 
 const MISSED_HEARTBEATS = 3;
 const ROLES = ["dealer", "supervisor"];
+const ARMING_MS = 400;           // a new seat's decision buttons stay inert this long: a second tap never acts for it
+const RECONNECT_MS = [500, 1000, 2000, 4000, 8000];  // the back-off between two tries to reach the display again
+const REMEMBERED = "croupier.console";  // sessionStorage: the last hand's bets and the decisions seen, over a reload
 
 const root = document.getElementById("console");
 const refusal = document.getElementById("refusal");
+const hint = document.getElementById("hint");
 const dialog = document.getElementById("signoff");
 const form = document.getElementById("signoff-form");
+const unsent = document.getElementById("unsent");
 let ws = null;
 let heartbeatMs = 1000;
 let lastHeard = 0;
+let tries = 0;                   // reconnections tried since the socket was last open
 let state = null;
 let chips = [100, 500, 2500, 10000];
 let counter = 0;
 let waiting = null;              // the id of the command in flight (one at a time)
 const sent = new Map();          // id -> the command, for its reply
+let queue = [];                  // commands sent one after the other (the whole table's bets, then the deal)
 const drafts = new Map();        // seat -> {circle: amount}: bets being built with chips, not yet sent
 let selected = null;             // {seat, circle}: where the next chip goes
 let signoffKind = null;
+let stepKey = null;              // the step on screen (hand, phase, seat to act): a refusal clears with the next one
+let decisionsKey = null;
+let armedAt = 0;                 // when the decision buttons on screen answer a tap
+let returns = null;              // {hand, seats: [{seat, bets}]}: a voided hand's bets to give back
+const remembered = loadRemembered();  // {bets: {hand, seats: {seat: bets}}, offered: {hand, seats: {seat: {legal, chosen}}}}
+
+function loadRemembered() {
+  try {
+    const data = JSON.parse(sessionStorage.getItem(REMEMBERED) ?? "{}");
+    return { bets: data.bets ?? null, offered: data.offered ?? null };
+  } catch {
+    return { bets: null, offered: null };
+  }
+}
+
+function remember() {
+  try { sessionStorage.setItem(REMEMBERED, JSON.stringify(remembered)); } catch { /* private mode: kept in memory */ }
+}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -42,29 +68,69 @@ function button(action, label, className = "big", extra = {}) {
 
 const money = (amount) => formatMoney(amount, state);
 const circleName = (name) => tOr(`circle.${name}`, name);
-const betting = () => state?.phase === "bets" && !state?.fault;
+const seatName = (seat) => t("common.seat", { seat });
+const steps = () => state?.steps ?? {};  // which buttons the step allows: decided by the controller (tables/steps.py)
+const betting = () => Boolean(steps().bet) && !state?.fault;
+const spotOf = (seat) => (state?.spots ?? []).find((s) => s.seat === seat) ?? null;
+
+// The bets posted for the hand being bet; none while the last hand is still on screen (its bets are its own).
+function postedOf(seat) {
+  return state?.phase === "bets" ? spotOf(seat)?.bets ?? {} : {};
+}
+
+function betsText(bets) {
+  return Object.entries(bets).filter(([, amount]) => amount > 0)
+    .map(([circle, amount]) => t("console.bet_line", { circle: circleName(circle), amount: { money: amount } }, state)).join(", ");
+}
+
+function decisionWord(choice) {
+  const word = tOr(`decision.${choice.decision}`, choice.decision);
+  return choice.multiple ? t("console.decision_multiple", { decision: word, multiple: choice.multiple }) : word;
+}
 
 // -- commands -------------------------------------------------------------------------------------
 
 function send(command) {
-  if (ws === null || ws.readyState !== WebSocket.OPEN) { showRefusal("the display is not connected", "offline"); return null; }
+  if (ws === null || ws.readyState !== WebSocket.OPEN) { showRefusal(t("console.not_connected"), "offline"); return null; }
   if (waiting !== null) return null;
   const id = `c${++counter}`;
   waiting = id;
   sent.set(id, command);
   root.dataset.waiting = id;
+  if (command.cmd === "bet") returns = null;  // a new hand's bets: the voided hand's are given back
   ws.send(JSON.stringify({ kind: "command", id, command }));
   draw();
   return id;
+}
+
+// Commands sent one after the other, each once the last is answered; a refusal stops the rest.
+function run(commands) {
+  queue = [...commands];
+  pump();
+}
+
+function pump() {
+  while (queue.length && waiting === null) {
+    const command = typeof queue[0] === "function" ? queue[0]() : queue[0];
+    queue.shift();
+    if (command && send(command) === null) { queue = []; return; }
+  }
 }
 
 const panelAnswers = new Map();  // id -> the poker panel's wait for its answer (the panel shows its refusals itself)
 function relay(command) {
   return new Promise((resolve) => {
     const id = send(command);
-    if (id === null) resolve({ kind: "error", error: "the display is not connected, or a command is in flight" });
+    if (id === null) resolve({ kind: "error", error: t("console.not_connected") });
     else panelAnswers.set(id, resolve);
   });
+}
+
+// The controller's refusal in the page's words: its `say`, else the catalog's general line with its English reason.
+export function refusalText(reply) {
+  if (reply?.say) return say(reply.say, state);
+  const why = reply?.error ?? reply?.code ?? "";
+  return tOr("refusal.other", why, { why }, state);
 }
 
 function showRefusal(text, code) {
@@ -86,41 +152,65 @@ function answered(message) {
   const panel = panelAnswers.get(message.id);
   if (panel) { panelAnswers.delete(message.id); panel(message); draw(); return; }
   if (message.kind === "error") {
-    showRefusal(message.error, "relay");
+    queue = [];
+    showRefusal(message.say ? say(message.say, state) : message.error, "relay");
   } else if (message.reply.ok) {
     clearRefusal();
     if (command?.cmd === "bet") drafts.delete(command.seat);
+    if (command?.cmd === "void" && command.returns) returns = command.returns;
+    if (command?.cmd === "decide" || command?.cmd === "correct") {
+      offered(command.seat).chosen = { ...command, at: Date.now() };
+      remember();
+    }
+    pump();
   } else {
-    showRefusal(message.reply.error ?? message.reply.code, message.reply.code);
+    queue = [];
+    showRefusal(refusalText(message.reply), message.reply.code);
   }
   draw();
 }
 
-// -- drawing --------------------------------------------------------------------------------------
-
-function spotOf(seat) {
-  return (state?.spots ?? []).find((s) => s.seat === seat) ?? null;
+// What seat n was offered and chose this hand (the choices of "Correct the last decision").
+function offered(seat) {
+  if (remembered.offered?.hand !== state?.hand) remembered.offered = { hand: state?.hand, seats: {} };
+  const seats = remembered.offered.seats;
+  seats[seat] = seats[seat] ?? { legal: [], chosen: null };
+  remember();
+  return seats[seat];
 }
+
+// -- drawing --------------------------------------------------------------------------------------
 
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
-  const posted = spot?.bets ?? {};
-  const node = el("button", "circle");
-  node.type = "button";
+  const lastHand = state.phase !== "bets";
+  const node = el(betting() ? "button" : "div", betting() ? "circle" : "circle shown");  // a tap target only while bets are taken
+  if (betting()) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
   node.dataset.seat = String(seat);
-  const amount = draft && name in draft ? draft[name] : posted[name];
+  const amount = draft && name in draft ? draft[name] : (spot?.bets ?? {})[name];
   node.append(el("span", "what", circleName(name)));
   node.append(el("span", "stake", amount ? money(amount) : "\u2013"));
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   const results = spot?.results;
-  if (results && Number.isInteger(results[name])) {
-    node.dataset.result = String(results[name]);
-    node.classList.add(results[name] > 0 ? "win" : results[name] < 0 ? "lose" : "push");
+  if (!draft && results && Number.isInteger(results[name])) {
+    const net = results[name];
+    node.dataset.result = String(net);
+    node.classList.add(net > 0 ? "win" : net < 0 ? "lose" : "push");
+    if (!betting()) {  // the payout prompt, in the circle: what to pay it (or take), at what odds
+      const odds = spot.pays?.[name];
+      const args = { amount: { money: Math.abs(net) }, odds: odds ?? "" };
+      const key = net > 0 ? (odds ? "console.pays_odds" : "console.pays") : net < 0 ? "console.loses" : "console.pushes";
+      node.append(el("span", "says", t(key, args, state)));
+      node.dataset.payout = name;
+      node.dataset.net = String(net);
+      node.classList.add("settled");
+    }
   }
-  node.disabled = !betting() || waiting !== null;
+  if (lastHand && !draft && betting()) node.classList.add("last-hand");
+  if (betting()) node.disabled = waiting !== null;
   return node;
 }
 
@@ -131,8 +221,11 @@ function spotElement(seat) {
   if (!spot) node.classList.add("empty");
   if (state.to_act === seat) node.classList.add("to-act");
   if (spot?.decision === "fold" || spot?.decision === "dead") node.classList.add("folded");
-  const head = el("div", "seat", `Seat ${seat}`);
-  if (spot?.decision) head.append(el("span", "decision", spot.decision));
+  const head = el("div", "seat", seatName(seat));
+  if (spot?.decision) {
+    const chosen = { decision: spot.decision, multiple: spot.multiple ?? null };
+    head.append(el("span", "decision", decisionWord(chosen)));
+  }
   node.append(head);
   const cards = el("div", "cards");
   cards.append(...cardsElements(spot?.cards));
@@ -140,14 +233,23 @@ function spotElement(seat) {
   node.append(el("div", "hand-name", spot?.hand_name ?? ""));
   const circles = el("div", "circles");
   const names = [...(state.circles ?? [])];
-  for (const name of Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
-    if (!names.includes(name)) names.push(name);
+  for (const name of betting() ? [] : Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
+    if (!names.includes(name)) names.push(name);  // the Play bet, once made (not while the next hand is bet)
   }
   circles.append(...names.map((name) => circleElement(seat, name, spot)));
   node.append(circles);
+  if (spot?.results && !betting()) {  // the seat's total, under its circles
+    const total = el("div", `spot-total ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`,
+      t("console.total", { amount: formatNet(spot.net ?? 0, state) }));
+    total.dataset.total = String(spot.net ?? 0);
+    node.append(total);
+  }
   if (betting()) {
     const row = el("div", "spot-buttons");
-    row.append(button("clear-bets", "Clear", "mid", { seat }), button("bet", "Bet", "mid go", { seat }));
+    const last = remembered.bets?.seats?.[seat];
+    const same = button("same-seat", t("console.same"), "mid", { seat });
+    same.disabled = same.disabled || !last;
+    row.append(same, button("clear-bets", t("console.clear"), "mid", { seat }), button("bet", t("console.bet"), "mid go wide", { seat }));
     node.append(row);
   }
   return node;
@@ -156,94 +258,118 @@ function spotElement(seat) {
 function decisionsElement() {
   const box = document.getElementById("decisions");
   box.replaceChildren();
-  if (state.to_act == null || !Array.isArray(state.legal) || state.fault) return;
-  box.append(el("div", "prompt", `Seat ${state.to_act} to act`));
+  if (state.to_act == null || !Array.isArray(state.legal) || state.fault) { decisionsKey = null; return; }
+  const key = `${state.hand}|${state.phase}|${state.to_act}`;
+  const now = performance.now();
+  if (key !== decisionsKey) {  // a new seat's buttons: inert for a moment, so a double tap acts once
+    decisionsKey = key;
+    armedAt = now + ARMING_MS;
+    setTimeout(draw, ARMING_MS + 10);
+    offered(state.to_act).legal = state.legal;
+    remember();
+  }
+  const arming = now < armedAt;
+  box.classList.toggle("arming", arming);
+  box.append(el("div", "prompt", t("console.to_act", { seat: state.to_act })));
   for (const choice of state.legal) {
     const action = choice.multiple ? `${choice.decision}-${choice.multiple}` : choice.decision;
-    const label = tOr(`decision.${choice.decision}`, choice.decision) + (choice.multiple ? ` ${choice.multiple}x` : "");
-    box.append(button(action, label, `huge ${choice.decision}`, { seat: state.to_act }));
+    const label = t("console.seat_decision", { seat: state.to_act, decision: decisionWord(choice) });
+    const node = button(action, label, `huge ${choice.decision}`, { seat: state.to_act });
+    node.disabled = node.disabled || arming;
+    box.append(node);
   }
 }
 
-function payoutLine(spot) {
-  const line = el("div", "payout");
-  line.dataset.seat = String(spot.seat);
-  line.append(el("span", "who", `Seat ${spot.seat}`));
-  const parts = el("span", "circles");
-  for (const [name, net] of Object.entries(spot.results ?? {})) {
-    const odds = spot.pays?.[name];
-    let text = `${circleName(name)} pushes`;
-    if (net > 0) text = `${circleName(name)} pays ${money(net)}` + (odds ? ` (${odds === "1:1" || !spot.hand_name ? odds : `${spot.hand_name} ${odds}`})` : "");
-    if (net < 0) text = `${circleName(name)} loses ${money(-net)}`;
-    const part = el("span", `part ${net > 0 ? "win" : net < 0 ? "lose" : "push"}`, text);
-    part.dataset.payout = name;
-    part.dataset.net = String(net);
-    parts.append(part);
-  }
-  line.append(parts);
-  const total = el("span", "total", `total ${formatNet(spot.net ?? 0, state)}`);
-  total.dataset.total = String(spot.net ?? 0);
-  line.append(total);
-  return line;
+function returnsElement() {
+  const box = document.getElementById("returns");
+  box.hidden = returns === null;
+  if (returns === null) { box.replaceChildren(); return; }
+  const lines = returns.seats.map(({ seat, bets }) => {
+    const total = Object.values(bets).reduce((sum, amount) => sum + amount, 0);
+    const line = el("li", "", t("console.return_line", { seat, bets: betsText(bets), total: { money: total } }, state));
+    line.dataset.seat = String(seat);
+    line.dataset.total = String(total);
+    return line;
+  });
+  const list = el("ul", "return-list");
+  list.append(...lines);
+  box.replaceChildren(el("h2", "", t("console.returns_title", { hand: returns.hand })),
+    lines.length ? list : el("p", "", t("console.returns_none")), button("returns-done", t("console.returns_done"), "mid"));
+}
+
+function nextText(target) {
+  const spot = /^spot (\d+)$/.exec(target ?? "");
+  if (spot) return t("console.next_card", { target: seatName(Number(spot[1])) });
+  return t("console.next_card", { target: tOr(`console.target_${target}`, target) });
 }
 
 function draw() {
   if (state === null) return;
+  const poker = isPoker(state);
+  const key = `${state.hand}|${state.phase}|${state.to_act ?? ""}|${state.fault ? "fault" : ""}`;
+  if (stepKey !== null && key !== stepKey && waiting === null) clearRefusal();  // a refusal lasts until the next step
+  stepKey = key;
+  if (!betting()) selected = null;  // the betting is over: no circle stays picked
   root.dataset.table = state.table ?? "";
   root.dataset.hand = String(state.hand ?? "");
   root.dataset.phase = state.phase ?? "";
   root.dataset.toAct = state.to_act == null ? "" : String(state.to_act);
   root.dataset.seq = String(state.seq);
   root.dataset.boot = state.boot ?? "";
-  root.classList.toggle("poker-table", isPoker(state));  // a poker table: the poker panel (dealer-poker.js)
-  if (isPoker(state)) renderPoker(document.getElementById("poker"), state, { send: relay });
+  if (queue.length) root.dataset.queued = String(queue.length);  // commands still to send (the table's same bets)
+  else delete root.dataset.queued;
+  root.classList.toggle("poker-table", poker);  // a poker table: the poker panel (dealer-poker.js)
+  if (poker) renderPoker(document.getElementById("poker"), state, { send: relay });
   document.getElementById("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
   document.getElementById("name").textContent = state.table ?? "";
   document.getElementById("hand").textContent = state.hand ?? "\u2013";
-  document.getElementById("phase").textContent = state.phase ?? "";
+  document.getElementById("phase").textContent = state.phase ? tOr(`console.phase_${state.phase}`, state.phase) : "";
   const next = document.getElementById("next");
   next.dataset.next = state.next ?? "";
-  next.textContent = state.next ? `Next card \u2192 ${state.next}` : "";
+  next.textContent = state.next ? nextText(state.next) : "";
   const dealer = state.dealer ?? {};
   document.getElementById("dealer").replaceChildren(...cardsElements(dealer.cards));
   let verdict = "";
-  if (dealer.qualifies === true) verdict = " \u2013 qualifies";
-  if (dealer.qualifies === false) verdict = " \u2013 does not qualify";
-  document.getElementById("dealer-name").textContent = dealer.hand_name ? dealer.hand_name + verdict : "";
-  document.getElementById("board-row").hidden = state.game === "3cp";
+  if (dealer.qualifies === true) verdict = t("console.qualifies");
+  if (dealer.qualifies === false) verdict = t("console.not_qualify");
+  document.getElementById("dealer-name").textContent = dealer.hand_name ? [dealer.hand_name, verdict].filter(Boolean).join(" \u2013 ") : "";
+  document.getElementById("board-row").hidden = !steps().board;
   document.getElementById("board").replaceChildren(...cardsElements(state.board));
   const seats = Number.isInteger(state.seats) ? state.seats : (state.spots ?? []).reduce((m, s) => Math.max(m, s.seat), 0);
   const spots = [];
-  for (let seat = 1; seat <= seats; seat++) spots.push(spotElement(seat));
+  if (!poker) for (let seat = 1; seat <= seats; seat++) spots.push(spotElement(seat));
   document.getElementById("spots").replaceChildren(...spots);
   const chipBox = document.getElementById("chips");
   chipBox.replaceChildren();
-  if (betting()) {
-    chipBox.append(el("div", "prompt", selected ? `Seat ${selected.seat} ${circleName(selected.circle)}` : "Tap a bet circle"));
+  if (betting() && !poker) {
+    chipBox.append(el("div", "prompt", selected ? t("console.chips_for", { seat: selected.seat, circle: circleName(selected.circle) })
+      : t("console.tap_circle")));
     for (const value of chips) {
       const chip = button("chip", money(value), `chip c${chips.indexOf(value)}`, { chip: value });
       chip.disabled = chip.disabled || selected === null;
       chipBox.append(chip);
     }
+    const same = button("same-table", t("console.same_table"), "big same");
+    same.disabled = same.disabled || !remembered.bets;
+    chipBox.append(same);
   }
-  decisionsElement();
-  const payouts = document.getElementById("payouts");
-  const settledSpots = (state.spots ?? []).filter((s) => s.results);
-  payouts.hidden = !(state.phase === "showdown" || state.phase === "settled") || settledSpots.length === 0;
-  payouts.replaceChildren(...(payouts.hidden ? [] : [el("h2", "", state.phase === "showdown" ? "Pay, then confirm" : "Paid"), ...settledSpots.map(payoutLine)]));
+  if (!poker) decisionsElement();
+  returnsElement();
   const show = (id, visible) => {
     const node = document.getElementById(id);
     node.hidden = !visible;
     node.disabled = waiting !== null;
   };
-  show("deal", betting() && (state.spots ?? []).length > 0);
-  show("confirm", state.phase === "showdown" && !state.fault);
-  show("card", state.next != null && state.phase !== "bets");
+  show("deal", !poker && (Boolean(steps().deal) || (betting() && unsentBets().length > 0)) && !state.fault);  // chips tapped: Deal sends them
+  show("confirm", !poker && Boolean(steps().confirm) && !state.fault);
+  show("card", state.next != null && !steps().bet);
   show("clear", Boolean(state.fault));
-  show("void", state.phase !== "closed" && state.phase !== "settled");
+  show("void", Boolean(steps().void));
+  show("correct", !poker && Boolean(steps().correct) && correctable().length > 0);
   const fault = document.getElementById("fault");
   if (state.fault) {
-    fault.textContent = `FAULT \u2013 ${state.fault.kind}: ${state.fault.message ?? ""}`;
+    fault.textContent = state.fault.say ? say(state.fault.say, state)
+      : t("console.fault", { kind: state.fault.kind, message: state.fault.message ?? "" });
     fault.dataset.fault = state.fault.kind ?? "fault";
     fault.hidden = false;
   } else {
@@ -252,11 +378,70 @@ function draw() {
   }
   const held = document.getElementById("held");  // the pit's hold: no new hand until released (docs/feed.md)
   held.hidden = !state.hold;
-  held.textContent = state.hold ? `HELD \u2013 ${state.hold.reason} (from hand ${state.hold.from_hand})` : "";
+  held.textContent = state.hold ? t("console.held", { reason: state.hold.reason, hand: state.hold.from_hand }) : "";
+  hint.textContent = hintText();
   document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { seq: state.seq } }));
 }
 
+// The dealer's next step in a line, where no refusal or banner says more.
+function hintText() {
+  if (isPoker(state) || state.fault) return "";
+  if (document.getElementById("decisions").classList.contains("arming")) return t("console.arming", { seat: state.to_act });
+  if (betting() && drafts.size) return t("console.hint_unsent");
+  if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
+  if (betting()) return t("console.hint_bets");
+  if (steps().confirm) return t("console.hint_confirm");
+  return "";
+}
+
 // -- touch ----------------------------------------------------------------------------------------
+
+// The seats whose chips were tapped but not sent, with those bets.
+function unsentBets() {
+  const out = [];
+  for (const [seat, draft] of drafts) {
+    const posted = postedOf(seat);
+    if (JSON.stringify(draft) !== JSON.stringify(posted)) out.push({ seat, bets: draft });
+  }
+  return out.sort((a, b) => a.seat - b.seat);
+}
+
+function tapChip(value) {
+  const draft = drafts.get(selected.seat) ?? { ...postedOf(selected.seat) };
+  draft[selected.circle] = (draft[selected.circle] ?? 0) + value;
+  if (selected.circle === "ante" && (state.circles ?? []).includes("blind")) draft.blind = draft.ante;  // the Blind equals the Ante
+  drafts.set(selected.seat, draft);
+}
+
+function sameBets(seat) {
+  return { cmd: "bet", seat, bets: { ...remembered.bets.seats[seat] } };
+}
+
+function deal() {
+  const waitingBets = unsentBets();
+  if (!waitingBets.length) { send({ cmd: "deal", hand: state.hand }); return; }
+  const list = document.getElementById("unsent-list");
+  list.replaceChildren(...waitingBets.map(({ seat, bets }) => {
+    const line = el("li", "", `${seatName(seat)} \u2013 ${betsText(bets) || t("console.no_bet")}`);
+    line.dataset.seat = String(seat);
+    return line;
+  }));
+  unsent.showModal();
+}
+
+function onUnsent(action) {
+  const waitingBets = unsentBets();
+  unsent.close();
+  if (action === "unsent-back") return;
+  if (action === "unsent-drop") {
+    drafts.clear();
+    selected = null;
+    send({ cmd: "deal", hand: state.hand });
+  } else {
+    run([...waitingBets.map(({ seat, bets }) => ({ cmd: "bet", seat, bets })), () => ({ cmd: "deal", hand: state.hand })]);
+  }
+  draw();
+}
 
 function onTap(event) {
   const target = event.target.closest("[data-action]");
@@ -266,22 +451,29 @@ function onTap(event) {
   if (action === "circle") {
     selected = { seat, circle: target.dataset.circle };
   } else if (action === "chip" && selected) {
-    const draft = drafts.get(selected.seat) ?? { ...(spotOf(selected.seat)?.bets ?? {}) };
-    draft[selected.circle] = (draft[selected.circle] ?? 0) + Number(target.dataset.chip);
-    drafts.set(selected.seat, draft);
+    tapChip(Number(target.dataset.chip));
   } else if (action === "clear-bets") {
     drafts.set(seat, {});
   } else if (action === "bet") {
-    send({ cmd: "bet", seat, bets: drafts.get(seat) ?? spotOf(seat)?.bets ?? {} });
+    send({ cmd: "bet", seat, bets: drafts.get(seat) ?? postedOf(seat) });
+  } else if (action === "same-seat") {
+    drafts.delete(seat);
+    send(sameBets(seat));
+  } else if (action === "same-table") {
+    drafts.clear();
+    selected = null;
+    run(Object.keys(remembered.bets.seats).map((s) => sameBets(Number(s))));
   } else if (action === "deal") {
-    send({ cmd: "deal", hand: state.hand });
+    deal();
   } else if (action === "confirm") {
     send({ cmd: "confirm", hand: state.hand });
-  } else if (action === "void" || action === "clear" || action === "card") {
+  } else if (action === "returns-done") {
+    returns = null;
+  } else if (["void", "clear", "card", "correct"].includes(action)) {
     openSignoff(action);
   } else if (action === "signout") {
     signOut().then(() => location.reload());
-  } else if (seat !== null && state?.legal) {
+  } else if (seat !== null && state?.legal && performance.now() >= armedAt) {
     const [decision, multiple] = action.split("-");
     const command = { cmd: "decide", hand: state.hand, seat, decision };
     if (multiple) command.multiple = Number(multiple);
@@ -290,24 +482,66 @@ function onTap(event) {
   draw();
 }
 
+// The decisions "Correct the last decision" may put in place of the last one taken: what that seat was offered.
+function correctable() {
+  const seats = remembered.offered?.hand === state?.hand ? remembered.offered.seats : {};
+  const last = Object.entries(seats).filter(([, o]) => o.chosen).sort((a, b) => b[1].chosen.at - a[1].chosen.at)[0];
+  if (!last) return [];
+  const [seat, o] = last;
+  const same = (c) => c.decision === o.chosen.decision && (c.multiple ?? null) === (o.chosen.multiple ?? null);
+  return o.legal.filter((c) => !same(c)).map((c) => ({ ...c, seat: Number(seat), was: o.chosen }));
+}
+
 function openSignoff(kind) {
   signoffKind = kind;
-  const titles = { void: "Void the hand", clear: "Clear the fault", card: "Enter a card by hand" };
-  document.getElementById("signoff-title").textContent = `${titles[kind]}: supervisor sign-off`;
-  document.getElementById("signoff-reason-row").hidden = kind === "card";
+  const what = document.getElementById("signoff-what");
+  what.textContent = "";
+  document.getElementById("signoff-title").textContent = t(`console.signoff_${kind}`);
+  const go = document.getElementById("signoff-send");
+  go.textContent = t(`console.send_${kind}`);
+  go.className = `big ${kind === "void" ? "stop" : "go"}`;
+  document.getElementById("signoff-reason-row").hidden = kind === "card" || kind === "correct";
   document.getElementById("signoff-card-row").hidden = kind !== "card";
   document.getElementById("signoff-then-row").hidden = kind !== "clear";
+  document.getElementById("signoff-decision-row").hidden = kind !== "correct";
   dialog.dataset.signoff = kind;
-  form.elements.reason.value = kind === "void" ? "dealer void" : kind === "clear" ? "fault cleared at the table" : "";
+  form.elements.reason.value = t(`console.reason_${kind}`);
+  if (kind === "void") {
+    const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0));
+    what.textContent = t("console.void_what", { hand: state.hand, seats: seats.length });
+  }
+  if (kind === "correct") {
+    const choices = correctable();
+    const select = form.elements.decision;
+    select.replaceChildren(...choices.map((c, i) => {
+      const option = el("option", "", decisionWord(c));
+      option.value = String(i);
+      return option;
+    }));
+    const first = choices[0];
+    what.textContent = first ? t("console.correct_what", { seat: first.seat, was: decisionWord(first.was) }) : "";
+  }
   dialog.showModal();
 }
 
 function sendSignoff() {
   const command = { cmd: signoffKind };
   if (signoffKind === "card") command.card = form.elements.card.value.trim();
-  else command.reason = form.elements.reason.value.trim();
+  else if (signoffKind !== "correct") command.reason = form.elements.reason.value.trim();
   if (signoffKind === "clear") command.then = form.elements.then.value;
-  if (signoffKind === "void") command.hand = state.hand;
+  if (signoffKind === "void") {
+    command.hand = state.hand;
+    const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0))
+      .map((s) => ({ seat: s.seat, bets: { ...s.bets } }));
+    Object.defineProperty(command, "returns", { value: { hand: state.hand, seats }, enumerable: false });
+  }
+  if (signoffKind === "correct") {
+    const choice = correctable()[Number(form.elements.decision.value)];
+    if (!choice) { dialog.close(); return; }
+    command.seat = choice.seat;
+    command.decision = choice.decision;
+    if (choice.multiple) command.multiple = choice.multiple;
+  }
   const user = form.elements.user.value.trim();
   const pin = form.elements.pin.value;
   if (user || pin) command.auth = { user, pin };  // the controller checks it (service/signoff.py), not this page
@@ -328,13 +562,30 @@ function setOffline(offline) {
   root.classList.toggle("stale", offline);
 }
 
+// The last dealt hand's bets, for "Same bets as last hand".
+function keepBets(message) {
+  if (message.phase === "bets" || isPoker(message)) return;
+  const seats = {};
+  const circles = message.circles ?? [];  // the bets placed before the deal (not the Play bet made on a decision)
+  for (const spot of message.spots ?? []) {
+    const bets = Object.fromEntries(Object.entries(spot.bets ?? {}).filter(([c, amount]) => circles.includes(c) && amount > 0));
+    if (Object.keys(bets).length) seats[spot.seat] = bets;
+  }
+  if (Object.keys(seats).length && JSON.stringify(remembered.bets?.seats) !== JSON.stringify(seats)) {
+    remembered.bets = { hand: message.hand, seats };
+    remember();
+  }
+}
+
 function connect() {
-  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/dealer`);
-  ws.onmessage = (event) => {
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/dealer`);
+  ws = socket;
+  socket.onopen = () => { tries = 0; };
+  socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "console") {
       chips = message.chips;
-      document.getElementById("who").textContent = `${message.user} (${message.role})`;
+      document.getElementById("who").textContent = t("console.who", { user: message.user, role: tOr(`signin.role_${message.role}`, message.role) });
       return;
     }
     if (message.kind === "hello") { heartbeatMs = message.heartbeat_s * 1000; return; }
@@ -342,26 +593,55 @@ function connect() {
     lastHeard = performance.now();
     setOffline(false);
     if (message.kind === "snapshot" || message.kind === "update") {
-      if (state && (message.hand !== state.hand || message.phase !== "bets")) { drafts.clear(); selected = null; }
+      if (state && message.hand !== state.hand) { drafts.clear(); selected = null; }
+      keepBets(message);
       state = message;
       draw();
     }
   };
-  ws.onclose = () => {
+  socket.onclose = () => {
+    if (ws !== socket) return;
     ws = null;
     lastHeard = 0;
     waiting = null;
+    queue = [];
+    delete root.dataset.waiting;
+    for (const [id, resolve] of panelAnswers) { panelAnswers.delete(id); resolve({ kind: "error", error: t("console.not_connected") }); }
     setOffline(true);
-    setTimeout(async () => { if (await whoAmI()) connect(); else location.reload(); }, 1000);
+    const delay = RECONNECT_MS[Math.min(tries, RECONNECT_MS.length - 1)];
+    tries += 1;
+    setTimeout(reconnect, delay);
   };
 }
 
+// Back to the table once the display answers: signed in still, or the sign-in form first (the display restarted).
+async function reconnect() {
+  let me;
+  try {
+    me = await whoAmI();
+  } catch {  // the display is not up yet: try again after a longer wait
+    const delay = RECONNECT_MS[Math.min(tries, RECONNECT_MS.length - 1)];
+    tries += 1;
+    setTimeout(reconnect, delay);
+    return;
+  }
+  if (!me || !ROLES.includes(me.role)) {
+    root.hidden = true;
+    await signIn(document.getElementById("signin-root"), ROLES, t("console.signin_title"));
+    root.hidden = false;
+  }
+  connect();
+}
+
 async function main() {
-  await ensureSignedIn(document.getElementById("signin-root"), ROLES, "Dealer console");
+  await ensureSignedIn(document.getElementById("signin-root"), ROLES, t("console.signin_title"));
   root.hidden = false;
   root.addEventListener("click", onTap);
   document.getElementById("signoff-cancel").addEventListener("click", () => { form.elements.pin.value = ""; dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
+  for (const id of ["unsent-back", "unsent-drop", "unsent-send"]) {
+    document.getElementById(id).addEventListener("click", () => onUnsent(id));
+  }
   setInterval(() => { if (performance.now() - lastHeard > MISSED_HEARTBEATS * heartbeatMs) setOffline(true); }, 100);
   setOffline(true);
   connect();
