@@ -70,7 +70,7 @@ class Sessions:
     """The signed-in users of one display process, and the users file their PINs are checked against."""
 
     def __init__(self, users_path: str | Path | None, *, ttl_s: float = SESSION_TTL_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, store: str | Path | None = None) -> None:
         self.users_path = None if users_path is None else Path(users_path)
         self.ttl_s = ttl_s
         self._clock = clock
@@ -78,7 +78,10 @@ class Sessions:
         self._failures: dict[str, deque[float]] = {}
         self._users: Users | None = None
         self._users_stamp: tuple[int, int] | None = None
-        self._store = None if self.users_path is None else self.users_path.with_name(self.users_path.name + ".sessions")
+        # `[display] sessions`, else beside the users file (a Pi's /etc/croupier is read-only to the display:
+        # deploy/display.toml names its state directory)
+        self._store = (Path(store) if store is not None else None if self.users_path is None
+                       else self.users_path.with_name(self.users_path.name + ".sessions"))
         self._load_sessions()
 
     # -- the sessions kept over a restart --

@@ -26,6 +26,8 @@
     pit_server_key = "/etc/croupier/keys/pit1.key"  # the pit's public certificate (with key); needed off loopback/ipc
     floor_db = "host=db dbname=floor user=display"  # optional: the floor's archive (read only) for the pit's figures
     figures_s = 30.0                        # how often the pit's figures are read from it
+    sessions = "/var/lib/croupier-display/sessions.json"  # optional: where the signed-in sessions are kept over
+                                            # a restart (their tokens' hashes; default: beside the users file)
     language = "fr"                         # the pages' language: "en" (default) or "fr" (words.py, lang/*.toml)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
@@ -57,7 +59,7 @@ from firmware_host.service.file_modes import FileModeError, check_secret
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
          "tournament_snapshot", "tournament_server_key", "pit", "pit_snapshot", "pit_heartbeat_s", "pit_server_key",
-         "floor_db", "figures_s", "language")
+         "floor_db", "figures_s", "language", "sessions")
 _ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot", "pit",
               "pit_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
@@ -107,6 +109,7 @@ class DisplayConfig:
     floor_db: str | None = None
     figures_s: float = 30.0
     language: str = "en"
+    sessions: str | None = None
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 

@@ -128,7 +128,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     threads: list[FeedFollower | pit_floor.FloorFollower] = [*followers, *([floor] if floor else [])]
     tls = _tls_context(cfg)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
-    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users), tls=tls is not None, tables=tables, pit=pit,
+    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
                    relay=relay, language=cfg.language)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)

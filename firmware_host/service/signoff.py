@@ -1,11 +1,14 @@
 """The command channel's gate: the caller's rights (`[rights]`) and a supervisor's sign-off for privileged steps.
 
 A request from a caller (`access.Caller`; None, the controller's own process, is never checked)
-is admitted when the caller's role may send its command, or a supervisor signed it off and the
-supervisor's role may. Privileged steps need that sign-off whoever relays them: `clear`, `void`,
-`chop` (`access.SIGN_OFF`), a `card` entered by hand, and an `open` with new limits or a new profile
-(`open_is_new`). A sign-off is the request's `auth = {"user": NAME, "pin": PIN}`: a user of the
-users file (`[security] users`) with the role `supervisor`, and the PIN matching its scrypt hash.
+is admitted when the caller's role may send its command, or when the command is one its role may
+relay (`access.RELAYS`: the dealer's console and the pit relay the privileged steps) and a
+supervisor signed it off: a sign-off never lets a role send what it may not, and a role that may
+not send a command is refused before any PIN is looked at. Privileged steps need that sign-off
+whoever relays them: `clear`, `void`, `chop`, `clock`, `correct` (`access.SIGN_OFF`), a `card`
+entered by hand, and an `open` with new limits or a new profile (`open_is_new`). A PIN is checked
+only where a sign-off counts: an `auth` on any other request is ignored, never hashed.
+A sign-off is the request's `auth = {"user": NAME, "pin": PIN}`: a user of the users file (`[security] users`) with the role `supervisor`, and the PIN matching its scrypt hash.
 Five wrong PINs for one user lock that user for `LOCK_S`; a locked user is refused even with the
 right PIN. Every refusal is `{"ok": false, "code": "forbidden", ...}` and nothing is journaled.
 
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import Say, say
-from firmware_host.service.access import SIGN_OFF, Caller
+from firmware_host.service.access import RELAYS, SIGN_OFF, Caller
 from firmware_host.service.audit import AuditLog
 from firmware_host.service.commands import Command, error_reply
 from firmware_host.service.config import RightsConfig
@@ -82,18 +85,20 @@ class SignOff:
         """The gate's word on a request before anything is journaled (see the module docstring)."""
         if caller is None:
             return Admission()
+        may = self.rights.allows(caller.role, cmd.cmd)
+        relayed = cmd.cmd in RELAYS.get(caller.role, ()) and self.rights.allows(SIGNER_ROLE, cmd.cmd)
+        if not may and not relayed:  # before any PIN is looked at: a sign-off never widens a role's rights
+            return self._forbidden(cmd, caller)
+        needed = cmd.cmd in SIGN_OFF or cmd.cmd in ("card", "open") or not may
         signer: str | None = None
-        signer_role = ""
-        if cmd.auth is not None:
+        if cmd.auth is not None and needed:  # a PIN is checked only where a sign-off counts
             problem = self._check_pin(cmd.auth.user, cmd.auth.pin)
             if problem is not None:
                 return self._refuse_sign_off(cmd, caller, cmd.auth.user, *problem)
-            signer, signer_role = cmd.auth.user, SIGNER_ROLE
-        if signer is None and (cmd.cmd in SIGN_OFF or cmd.cmd == "card"):
+            signer = cmd.auth.user
+        if signer is None and (cmd.cmd in SIGN_OFF or cmd.cmd == "card" or not may):
             return Admission(refusal=self.needs_sign_off(cmd, caller, "a card entered by hand" if cmd.cmd == "card"
                                                          else cmd.cmd))
-        if not self.rights.allows(caller.role, cmd.cmd) and not (signer and self.rights.allows(signer_role, cmd.cmd)):
-            return self._forbidden(cmd, caller)
         if signer is None:
             return Admission()
         self._write("signoff_granted", {"user": signer, "command": cmd.cmd, "role": caller.role, "key": caller.key})

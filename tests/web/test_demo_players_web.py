@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,11 @@ def test_the_console_plays_every_seat_and_no_bot_acts(tmp_path: Path) -> None:
         line = proc.stdout.readline().strip()
         found = PAGES.match(line)
         assert found, (line, proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
-        replies = asyncio.run(asyncio.wait_for(_play_one_hand(found["dealer"], found["name"], found["pin"]), 240))
+        # its own thread and event loop: Playwright's sync API keeps a loop running on this thread in a session
+        # that also runs the browser tests
+        with ThreadPoolExecutor(1) as pool:
+            replies = pool.submit(asyncio.run, asyncio.wait_for(
+                _play_one_hand(found["dealer"], found["name"], found["pin"]), 240)).result()
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
