@@ -47,10 +47,11 @@ SIGN_OFF = ("clear", "void", "chop", "clock", "correct")
 """Commands that need a supervisor's sign-off (`auth`), whoever relays them; so do a card entered by
 hand and an `open` with new limits or a new profile."""
 
-RELAYS: dict[str, tuple[str, ...]] = {"dealer": SIGN_OFF, "pit": SIGN_OFF}
-"""Role -> the commands beyond its own rights its key may send with a supervisor's sign-off (`auth`): the
-dealer's console and the pit relay the privileged steps a supervisor signs at the table. A sign-off adds only
-these: it never lets a read-only key (surveillance, technician, display) send anything it may not."""
+RELAYS: tuple[str, ...] = ("dealer", "pit")
+"""The roles whose keys may send, with a supervisor's sign-off (`auth`), what the supervisor may beyond their own
+rights: the dealer's console and the pit, at the table, relay what a supervisor signs there (a clear, a void, a
+new game's open, a chip race, the director's clock). A sign-off adds nothing to any other role: a read-only key
+(surveillance, technician, display) never sends what it may not."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 A request from a caller (`access.Caller`; None, the controller's own process, is never checked)
 is admitted when the caller's role may send its command, or when the command is one its role may
-relay (`access.RELAYS`: the dealer's console and the pit relay the privileged steps) and a
+relay (`access.RELAYS`: the dealer's console and the pit relay what a supervisor signs) and a
 supervisor signed it off: a sign-off never lets a role send what it may not, and a role that may
 not send a command is refused before any PIN is looked at. Privileged steps need that sign-off
 whoever relays them: `clear`, `void`, `chop`, `clock`, `correct` (`access.SIGN_OFF`), a `card`
@@ -86,8 +86,9 @@ class SignOff:
         if caller is None:
             return Admission()
         may = self.rights.allows(caller.role, cmd.cmd)
-        relayed = cmd.cmd in RELAYS.get(caller.role, ()) and self.rights.allows(SIGNER_ROLE, cmd.cmd)
-        if not may and not relayed:  # before any PIN is looked at: a sign-off never widens a role's rights
+        relayed = caller.role in RELAYS and self.rights.allows(SIGNER_ROLE, cmd.cmd)
+        privileged = cmd.cmd in SIGN_OFF or cmd.cmd == "card"
+        if not may and not (relayed and (cmd.auth is not None or privileged)):  # before any PIN is looked at
             return self._forbidden(cmd, caller)
         needed = cmd.cmd in SIGN_OFF or cmd.cmd in ("card", "open") or not may
         signer: str | None = None
@@ -96,7 +97,7 @@ class SignOff:
             if problem is not None:
                 return self._refuse_sign_off(cmd, caller, cmd.auth.user, *problem)
             signer = cmd.auth.user
-        if signer is None and (cmd.cmd in SIGN_OFF or cmd.cmd == "card" or not may):
+        if signer is None and (privileged or not may):
             return Admission(refusal=self.needs_sign_off(cmd, caller, "a card entered by hand" if cmd.cmd == "card"
                                                          else cmd.cmd))
         if signer is None:

@@ -29,13 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.cards import Card
 from engine.errors import CardError, DuplicateCard, IllegalAction, say
 from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
 from engine.poker.values import table_rules
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
+from firmware_host.tables.poker_record import card_text, hand_rules, owing
 from firmware_host.tables.poker_sign import act_record, seat_records, shown_hand
 
 
@@ -175,29 +175,6 @@ class PokerSetup:
         session.restore({"seats": {str(s): {"stack": c, "out": s in self.sitting_out} for s, c in self.stacks.items()},
                          "button": self.last_button})
         return session
-
-
-def _owing(state: SeatState | None) -> dict[str, Any]:
-    """A seat's missed blinds on the feed: `owes` (None, "small", "big", "both") and whether he
-    waits for the big blind."""
-    return {"owes": None if state is None else state.owes,
-            "waiting_for_big_blind": False if state is None else state.waiting}
-
-
-def _hand_rules(hand: Hand) -> dict[str, Any]:
-    """What a hand record needs beside its stakes to be played again exactly: the short all-in
-    rules it was dealt under, a dead small blind, the missed blinds posted (engine.phh.export)."""
-    out: dict[str, Any] = {"short_allin_rule": hand.settings.short_allin_rule,
-                           "fixed_limit_half_bet_reopens": hand.settings.fixed_limit_half_bet_reopens}
-    if hand.no_small_blind:
-        out["no_small_blind"] = True
-    if hand.owed:
-        out["owed"] = {str(s): kind for s, kind in sorted(hand.owed.items())}
-    return out
-
-
-def _card_text(card: Card | None) -> str:
-    return "??" if card is None else str(card)
 
 
 class PokerTable(FaultBook):
@@ -356,14 +333,14 @@ class PokerTable(FaultBook):
         assert self.engine is not None
         slot = self.engine.expected_card()
         dealt = self.engine.deal(card)
-        self.events.append(["deal", _card_text(dealt.card)])
+        self.events.append(["deal", card_text(dealt.card)])
         assert slot is not None
         if slot.kind == "burn" or slot.seat is None:
             target = slot.kind
         else:
             target = f"seat {slot.seat}" + (" up" if slot.up else "") + (" draw" if slot.kind == "draw" else "")
-        self.deals.append([target, _card_text(dealt.card)])
-        self.sequence.append({"card": _card_text(dealt.card), "to": target})
+        self.deals.append([target, card_text(dealt.card)])
+        self.sequence.append({"card": card_text(dealt.card), "to": target})
 
     def discard(self, card: str) -> None:
         self.discards.append(card)
@@ -580,7 +557,7 @@ class PokerTable(FaultBook):
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
                     "sitting_out": players[s].sitting_out if s in players else False, "in_hand": True,
                     "cards": sv["cards"], "visible": [bool(up or sv["shown"] or sv["revealed"]) for up in sv["up"]],
-                    "up": sv["up"], "revealed": sv["revealed"], **_owing(players.get(s)),
+                    "up": sv["up"], "revealed": sv["revealed"], **owing(players.get(s)),
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
                     "mucked": sv["mucked"], "shown": sv["shown"],
@@ -594,8 +571,8 @@ class PokerTable(FaultBook):
         spots.extend(self._empty_seat(s, v) for s, v in sorted(players.items()) if s not in hand.seats)
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
-        base.update(burns=[_card_text(c) for c in hand.burned], discards=list(self.discards),
-                    mucked=[_card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored],
+        base.update(burns=[card_text(c) for c in hand.burned], discards=list(self.discards),
+                    mucked=[card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored],
                         manual=[dict(x) for x in self.manual], sequence=[dict(x) for x in self.sequence])
         return base
 
@@ -603,7 +580,7 @@ class PokerTable(FaultBook):
     def _empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
         """A seat not in the hand: its player (sitting out, or joined since the deal) and stack."""
         return {"seat": seat, "stack": state.stack, "sitting_out": state.sitting_out, "in_hand": False,
-                "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **_owing(state)}
+                "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **owing(state)}
 
     # -- the record -------------------------------------------------------------------------------
 
@@ -614,7 +591,7 @@ class PokerTable(FaultBook):
         return {"variant": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
                 "stacks": {str(s): c for s, c in self.engine.starting_stacks.items()},
                 "button": self.engine.button, "burns": True, "events": [list(e) for e in self.events],
-                "rules": _hand_rules(self.engine),
+                "rules": hand_rules(self.engine),
                 "fields": {"hand": self.hand}, **({"rake": dict(self.setup.rake)} if self.setup.rake else {})}
 
     def record(self, status: str, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -637,10 +614,10 @@ class PokerTable(FaultBook):
             "status": status,
             "button": None if hand is None else hand.button,
             "stacks": {} if hand is None else {str(s): c for s, c in hand.starting_stacks.items()},
-            "burns": [] if hand is None else [_card_text(c) for c in hand.burned],
+            "burns": [] if hand is None else [card_text(c) for c in hand.burned],
             "deals": [list(d) for d in self.deals],
-            "board": [] if hand is None else [_card_text(c) for c in hand.board],
-            "cards": {} if hand is None else {str(s): [_card_text(c) for c in hand.cards(s)] for s in hand.seats},
+            "board": [] if hand is None else [card_text(c) for c in hand.board],
+            "cards": {} if hand is None else {str(s): [card_text(c) for c in hand.cards(s)] for s in hand.seats},
             "actions": list(self.actions),
             "shown": {str(s): names for s, names in self._shown().items()},
             "results": results,

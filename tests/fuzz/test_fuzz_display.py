@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,6 +30,13 @@ PATHS = ["/", "/table", "/dealer", "/pit", "/surveillance", "/tournament", "/wor
          "/ws/public?table=", "/ws/public?table=%00", "/table?table=x" * 3]
 SOCKETS = ["/ws/public", "/ws/dealer", "/ws/full", "/ws/pit", "/ws/tournament"]
 PIN = "482913"
+
+
+def run(coroutine: Any) -> Any:
+    """`asyncio.run` on a thread of its own: in a session with the browser tests, Playwright keeps a loop running
+    on this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 @dataclass
@@ -70,7 +78,7 @@ def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Display]:
                 return reply.cookies["croupier_session"].value if "croupier_session" in reply.cookies else \
                     next(iter(reply.cookies.values())).value
 
-    running = Display(base, log, proc, asyncio.run(sign_in()))
+    running = Display(base, log, proc, run(sign_in()))
     yield running
     proc.terminate()
     proc.wait(timeout=10)
@@ -110,7 +118,7 @@ ANSWERED: list[int] = []  # the statuses seen, for the check that requests reach
 
 
 def check_request(display: Display, r: dict[str, Any]) -> None:
-    status = asyncio.run(_one_request(display, r))
+    status = run(_one_request(display, r))
     assert status < 500, (r, status)
     ANSWERED.append(status)
     display.alive()
@@ -143,7 +151,7 @@ async def _one_socket(d: Display, path: str, sent: list[str | bytes], session: b
 
 
 def check_socket(display: Display, path: str, sent: list[str | bytes], session: bool) -> None:
-    asyncio.run(_one_socket(display, path, sent, session))
+    run(_one_socket(display, path, sent, session))
     display.alive()
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import aiohttp
 
-PAGES = re.compile(r"^pages: \S+/table \S+/pit (?P<dealer>\S+)/dealer \(demo credentials: dealer (?P<name>\S+) PIN "
-                   r"(?P<pin>\d+), supervisor \S+ PIN \d+\) players: every bet and decision at \S+/dealer, no bot plays; "
-                   r"the shoe deals$")
+PAGES = re.compile(r"^pages: \S+/table \S+/pit \S+/surveillance (?P<dealer>\S+)/dealer \(demo credentials: "
+                   r"dealer (?P<name>\S+) PIN (?P<pin>\d+), supervisor \S+ PIN \d+, surveillance \S+ PIN \d+\) "
+                   r"players: every bet and decision at \S+/dealer, no bot plays; the shoe deals$")
 STAKE = {"ante": 700, "blind": 700}  # no bot bets 7.00: every stake on the table is the console's
 
 
