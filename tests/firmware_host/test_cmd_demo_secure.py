@@ -68,9 +68,9 @@ def test_demo_key_arguments_errors_exit_2(tmp_path: Path) -> None:
 @pytest.mark.skipif("keys" not in COMMANDS,
                     reason="the controller's CURVE side (croupier keys, its authenticator) is not on this branch")
 def test_secure_demo_plays(tmp_path: Path) -> None:
-    done = demo("--secure", "--hands", "2", "--seed", "4", "--state", str(tmp_path / "j"))
-    assert done.returncode == 0, done.stderr
+    done = demo("--secure", "--hands", "4", "--seed", "4", "--state", str(tmp_path / "j"))  # 4: the view is up
+    assert done.returncode == 0, done.stderr  # well before the last hand on a loaded machine
     lines = done.stdout.splitlines()
-    assert json.loads(lines[-1])["settled"] == 2
+    assert json.loads(lines[-1])["settled"] == 4
     assert any(" update " in line for line in lines[:-1])  # the view, a display key, saw the public feed
     assert (tmp_path / "j" / "keys" / "clients" / "display.key").is_file()

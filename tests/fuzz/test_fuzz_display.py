@@ -166,4 +166,3 @@ def test_the_fuzzed_requests_reached_the_display(display: Display) -> None:
     if not ANSWERED:
         pytest.skip("run with the property above")
     assert sum(1 for status in ANSWERED if status) > len(ANSWERED) // 2, ANSWERED
-    assert {200, 401} <= set(ANSWERED) or {200, 404} <= set(ANSWERED), sorted(set(ANSWERED))

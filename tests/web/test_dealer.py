@@ -198,6 +198,13 @@ def prompts(page: Page) -> dict[tuple[int, str], tuple[int, str]]:
     return out
 
 
+def armed(page: Page) -> Page:
+    """The page once the seat to act's buttons are live (a new seat's stay inert 400 ms, drawn dimmed): the
+    screenshot the same at any load."""
+    page.wait_for_selector("#decisions:not(.arming) button")
+    return page
+
+
 def check_settles_as_croupier_settle(page: Page, table: SimTable, hand: int) -> None:
     shown = prompts(page)
     assert shown, "no payout prompt at the showdown"
@@ -242,7 +249,7 @@ def test_a_uth_hand_played_from_the_console_settles_as_croupier_settle(
     mid_hand: list[Path] = []  # seed 5, hand 1, seat 1 to decide on the flop: the same page every run
     sizes = ("tablet", "1920", "1280")
     seen = play_decisions(tablet, lambda phase, seat: plays[seat][phase],
-                          at_flop=lambda: mid_hand.extend(check_sizes(tablet, "dealer-uth-flop", sizes)))
+                          at_flop=lambda: mid_hand.extend(check_sizes(armed(tablet), "dealer-uth-flop", sizes)))
     assert [(phase, seat) for phase, seat, _ in seen] == [("preflop", 1), ("preflop", 3), ("flop", 1), ("river", 1)]
     for phase, _, actions in seen:
         assert actions == UTH_LEGAL[phase], (phase, actions)
