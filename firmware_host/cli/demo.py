@@ -83,6 +83,7 @@ from engine.poker import VARIANTS
 from firmware_host.display.words import LANGUAGES
 from firmware_host.sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
+from firmware_host.cli.demo_display import start_display
 from firmware_host.cli.demo_tournament import tournament_demo
 from firmware_host.cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.feed import FeedClient
@@ -297,34 +298,24 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
     eye = full_feed_lines(table, with_commands=not console)
     config = table.run_dir / "display.toml"
     log_path = table.run_dir / "display.log"
-    for listen in (port, 0) if port else (0,):
-        config.write_text(f'[display]\nlisten = "{host}:{listen}"\nlanguage = "{language}"\n{keys}{eye}\n[[display.tables]]\nname = "{table.table}"\n'
-                          f'public = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
-                          f'heartbeat_s = {table.heartbeat_s}\n', encoding="utf-8")
-        with open(log_path, "ab") as err:
-            proc = spawn(croupier_argv("display", "--config", str(config)), stderr=err)
-        try:
-            ready = read_json_line(proc, 20.0, "croupier display")
-        except RestarterError:
-            status = proc.wait()
-            said = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-            if status == 1 and listen:
-                print(f"croupier demo: {host}:{listen} is taken; serving the pages on a free port", file=sys.stderr)
-                continue
-            print(f"croupier demo: the pages are not served: {said[-1] if said else status}", file=sys.stderr)
-            return None
-        line = f"pages: {ready['table']} {ready['pit']}"
-        if eye:
-            line += f" {ready['display']}/surveillance"
-        if console:
-            line += f" {ready['dealer']}"
-        if table.people:
-            line += f" ({credentials(table.people)})"
-        if console and players_by == "web":
-            line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
-        print(line, flush=True)
-        return proc
-    return None
+    started = start_display(config, log_path, host, port, lambda listen: (
+        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}{eye}\n[[display.tables]]\n'
+        f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
+        f'heartbeat_s = {table.heartbeat_s}\n'))
+    if started is None:
+        return None
+    proc, ready = started
+    line = f"pages: {ready['table']} {ready['pit']}"
+    if eye:
+        line += f" {ready['display']}/surveillance"
+    if console:
+        line += f" {ready['dealer']}"
+    if table.people:
+        line += f" ({credentials(table.people)})"
+    if console and players_by == "web":
+        line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
+    print(line, flush=True)
+    return proc
 
 
 class Stagehand:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from firmware_host.cli.demo_display import start_display
 from firmware_host.sim.restarter import RestarterError, end, read_json_line, spawn
 from firmware_host.sim.tournament_devices import TableFactory
 
@@ -87,23 +88,13 @@ def serve_tournament_pages(home: Path, sims: Mapping[str, Any], public: str, sna
                      f'snapshot = "{sim.endpoints.snapshot}"\nheartbeat_s = {getattr(sim, "heartbeat_s", 0.5)}\n'
                      for name, sim in sims.items())
     config, log_path = home / "display.toml", home / "display.log"
-    for listen in (port, 0) if port else (0,):
-        config.write_text(f'[display]\nlisten = "{host}:{listen}"\nlanguage = "{language}"\ntournament = "{public}"\n'
-                          f'tournament_snapshot = "{snapshot}"\n{tables}', encoding="utf-8")
-        with open(log_path, "ab") as err:
-            proc = spawn([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)], stderr=err)
-        try:
-            ready = read_json_line(proc, 20.0, "croupier display")
-        except RestarterError:
-            status = proc.wait()
-            said = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-            if status == 1 and listen:
-                print(f"croupier demo: {host}:{listen} is taken; serving the pages on a free port", file=sys.stderr)
-                continue
-            print(f"croupier demo: the pages are not served: {said[-1] if said else status}", file=sys.stderr)
-            return None
-        base = ready["display"]
-        print("pages: " + " ".join([ready["tournament"], *(f"{base}/table?table={name}" for name in sims), ready["pit"]]),
-              flush=True)
-        return proc
-    return None
+    started = start_display(config, log_path, host, port, lambda listen: (
+        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\ntournament = "{public}"\n'
+        f'tournament_snapshot = "{snapshot}"\n{tables}'))
+    if started is None:
+        return None
+    proc, ready = started
+    base = ready["display"]
+    print("pages: " + " ".join([ready["tournament"], *(f"{base}/table?table={name}" for name in sims), ready["pit"]]),
+          flush=True)
+    return proc
