@@ -316,7 +316,8 @@ def measure(hands: int = HANDS, secure: bool = False,
             proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
                                        "--log-level", "WARNING"), stderr=err)
         read_json_line(proc, 30.0, "controller")
-        listener = Listener(eps.public, eps.full, **client)
+        listener = Listener(eps.public, eps.full, **({"key": str(keys.watcher), "server_key": str(keys.table_public)}
+                                                     if keys else {}))  # the full feed: a surveillance key
         dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench", **client)
         control = SimShoeClient(shoe.control_address)
         feed = ctx.socket(zmq.SUB)  # the bench sees each stretch end on the public feed

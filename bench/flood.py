@@ -31,6 +31,7 @@ import zmq
 from bench import controller_latency as lat
 from firmware_host.cli.demo import croupier_argv
 from firmware_host.service.commands import CommandClient
+from firmware_host.service.users import User, Users
 from firmware_host.sim.bots import TableEndpoints, write_config
 from firmware_host.sim.restarter import end, read_json_line, spawn
 from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient
@@ -46,8 +47,19 @@ AIM_P99_RATIO = 2.0
 AIM_GAP_HEARTBEATS = 2.0
 
 
-def flood(commands: str, public: str, seat: int, max_requests: int, max_s: float) -> None:
-    """The flooding process: `bet` on `seat` as fast as the channel answers, and the public feed's
+SIGN_OFF_PIN = "80264913"
+"""The PIN of the supervisor `ana` when a flood sends sign-offs (`bench.signoff_flood`)."""
+FLOODS = {
+    "bet": lambda seat: {"cmd": "bet", "seat": seat, "bets": {}},
+    "right": lambda seat: {"cmd": "clear", "reason": "flood", "auth": {"user": "ana", "pin": SIGN_OFF_PIN}},
+    "wrong": lambda seat: {"cmd": "clear", "reason": "flood", "auth": {"user": "ana", "pin": "1111"}},
+}
+"""What a flood sends: `bet` on the seat no bot plays; a supervisor's sign-off on a `clear` (no fault stands:
+refused once the sign-off is checked) with her right PIN, or a wrong one."""
+
+
+def flood(commands: str, public: str, seat: int, max_requests: int, max_s: float, kind: str = "bet") -> None:
+    """The flooding process: `kind` requests (`FLOODS`) as fast as the channel answers, and the public feed's
     arrival times. Prints `ready` once connected; on `stop` (standard input), at `max_requests` or
     after `max_s`, one JSON line: requests sent and answered, how many `busy`, `ok` and otherwise,
     and the longest silence of the feed while it ran (seconds)."""
@@ -70,7 +82,7 @@ def flood(commands: str, public: str, seat: int, max_requests: int, max_s: float
     gap = 0.0
     while counts["sent"] < max_requests and time.perf_counter() - started < max_s:
         while counts["sent"] - counts["answered"] < MAX_OUTSTANDING and counts["sent"] < max_requests:
-            dealer.send(msgpack.packb({"id": f"flood-{counts['sent']}", "cmd": "bet", "seat": seat, "bets": {}}))
+            dealer.send(msgpack.packb({"id": f"flood-{counts['sent']}", **FLOODS[kind](seat)}))
             counts["sent"] += 1
         ready = dict(poller.poll(100))
         now = time.perf_counter()
@@ -100,13 +112,13 @@ def flood(commands: str, public: str, seat: int, max_requests: int, max_s: float
 class Flood:
     """The flooding process (`flood`) and its figures."""
 
-    def __init__(self, commands: str, public: str) -> None:
+    def __init__(self, commands: str, public: str, kind: str = "bet") -> None:
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "import sys; from bench.flood import flood; "
-             "flood(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))",
-             commands, public, str(SEATS), str(MAX_REQUESTS), str(MAX_FLOOD_S)],
+             "flood(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6])",
+             commands, public, str(SEATS), str(MAX_REQUESTS), str(MAX_FLOOD_S), kind],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=root)
         assert self.proc.stdout is not None
         if self.proc.stdout.readline() != b"ready\n":
@@ -135,8 +147,10 @@ def _figures(lats: list[float]) -> dict[str, float]:
             "p99_ms": 1000 * lats[min(len(lats) - 1, int(0.99 * len(lats)))], "max_ms": 1000 * lats[-1]}
 
 
-def measure(hands: int = HANDS) -> dict[str, Any]:
-    """Quiet, then under the flood, on one controller: the figures of each."""
+def measure(hands: int = HANDS, floods: tuple[str, ...] = ("bet",)) -> dict[str, Any]:
+    """Quiet, then under each flood (`FLOODS`), on one controller: the figures of each (`quiet`, then
+    each flood's by its kind, and `flooder.KIND`, the flooding client's). A sign-off flood's table has
+    a users file with the supervisor `ana`."""
     run_dir = Path(tempfile.mkdtemp(prefix="crp-flood-"))
     ctx: zmq.Context[Any] = zmq.Context()
     shoe = lat.TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
@@ -148,8 +162,12 @@ def measure(hands: int = HANDS) -> dict[str, Any]:
     lat.SEATS = SEATS - 1  # the bots of `lat.play` sit at every spot but the flood's
     try:
         eps = TableEndpoints.tcp()
+        users: str | Path = ""
+        if any(kind != "bet" for kind in floods):
+            users = run_dir / "users.json"
+            Users({"ana": User.with_pin("ana", "supervisor", SIGN_OFF_PIN)}).save(users)
         cfg = write_config(run_dir / "flood.toml", endpoints=eps, shoe_url=shoe.port_url, game="uth",
-                           table="flood", seats=SEATS, heartbeat_s=HEARTBEAT_S)
+                           table="flood", seats=SEATS, heartbeat_s=HEARTBEAT_S, users=users)
         with open(run_dir / "controller.log", "ab") as err:
             proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
                                        "--log-level", "WARNING"), stderr=err)
@@ -162,18 +180,19 @@ def measure(hands: int = HANDS) -> dict[str, Any]:
         feed.connect(eps.public)
         lat._wait(dealer, lambda s: s["phase"] in ("bets", "settled"))
         out: dict[str, Any] = {}
-        for phase in ("quiet", "flood"):
+        for phase in ("quiet", *floods):
             listener = lat.Listener(eps.public, eps.full)
             time.sleep(0.3)  # the listener's subscriptions reach the PUB sockets
             lat.play(dealer, control, 1, feed=feed)  # warm-up (and the flood's first burst, under it)
-            if phase == "flood":
-                flooder = Flood(eps.commands, eps.public)
+            if phase != "quiet":
+                flooder = Flood(eps.commands, eps.public, phase)
             listener.forget()
             shoe.card_sent.clear()
             lat.play(dealer, control, hands, feed=feed)
             if flooder is not None:
                 time.sleep(IDLE_S)  # the table idle under the flood: only heartbeats are due
-                out["flooder"] = flooder.stop()
+                out[f"flooder.{phase}"] = flooder.stop()
+                flooder = None
             listener.finish()
             out[phase] = _figures(lat.latencies(shoe, listener))
             listener = None
@@ -194,7 +213,7 @@ def measure(hands: int = HANDS) -> dict[str, Any]:
 
 def run(hands: int = HANDS) -> bool:
     f = measure(hands)
-    quiet, loud, fl = f["quiet"], f["flood"], f["flooder"]
+    quiet, loud, fl = f["quiet"], f["bet"], f["flooder.bet"]
     ratio = loud["p99_ms"] / quiet["p99_ms"]
     gap_beats = fl["max_gap_s"] / HEARTBEAT_S
     print(f"   quiet: {quiet['n']} cards, CARD last byte -> public update p50 {quiet['p50_ms']:.2f} ms, "

@@ -214,7 +214,8 @@ class SimTable:
         """A bot dealer for this table (players: one bot per seat by default; the dealer's key); at a poker
         table the poker dealer, whose bots act for every seat (`players` unused)."""
         if self.keys is not None:
-            options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public), **options}
+            options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public),
+                       "feed_key": str(self.keys.watcher), **options}
         if self.structure is not None:  # a poker table: the poker bots act for the players
             options.pop("players", None)
             return PokerDealer(self.endpoints, self.shoe_info["control"], [], game=self.game, seed=self.seed,
@@ -432,7 +433,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
     bot players yield to the console; until `args.hands` hands are settled (`log_` has the first hand
     and the hands closed so far). Raises BotError when the table's state cannot be had, JournalError
     when its journal cannot be read."""
-    keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public)}
+    keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public),
+                                          "feed_key": str(table.keys.watcher)}  # commands as a dealer, the feed not
     shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
     players = None if is_poker(args.game) or args.players_by == "web" else YieldingPlayers(  # poker: every action the console's
         table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)

@@ -42,6 +42,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -63,6 +64,7 @@ from firmware_host.service.commands import (
 from firmware_host.service.config import RightsConfig
 from firmware_host.service.feed import Feed
 from firmware_host.service.signoff import SignOff
+from firmware_host.service.signoff_holds import HOLDS_FILE
 
 log = logging.getLogger("croupier.director")
 
@@ -249,7 +251,8 @@ class Director:
             for close in reversed(opened):
                 close()
             raise
-        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS, audit=self.gate.audit)
+        self.signoff = SignOff(cfg.users, DIRECTOR_RIGHTS, audit=self.gate.audit,
+                               holds_file=Path(state_dir) / HOLDS_FILE)  # held sign-offs kept across restarts
         self.caller = Caller(cfg.role)
         self.record = TournamentRecorder(cfg, self.store) if cfg.db else None
         self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)

@@ -10,7 +10,7 @@ without keys) acts in `[director] role`.
 
 The audit log is the tables' (`service/audit.py`): `DIR/audit.sqlite3` in the director's state
 directory, read with `croupier audit verify|show --state DIR`. Beside the handler's and the
-sign-off's entries (`signoff_granted`, `signoff_refused`, `user_locked`, `forbidden`), every request
+sign-off's entries (`signoff_granted`, `signoff_refused`, `signoff_held`, `forbidden`), every request
 the director takes or refuses is one `director_request` entry: `command`, `outcome` (`taken` or
 `refused`), `role`, `key` (the certificate's name; null for a local client), `address`, and `event`
 (taken) or `code` and `error` (refused), `args` (the player, the players out, the seconds), and

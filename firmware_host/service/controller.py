@@ -22,7 +22,6 @@ dealt; only `clear` (a supervisor, with a reason) lifts it, then the hand contin
 from __future__ import annotations
 
 import logging
-import select
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -34,11 +33,13 @@ from drivers.readings import Reading
 from engine.errors import EngineError, say
 from engine.money import Money
 from firmware_host.service.access import Caller
-from firmware_host.service.signoff import SignOff, open_is_new
+from firmware_host.service.command_desk import CommandDesk
+from firmware_host.service.signoff_holds import HOLDS_FILE
+from firmware_host.service.signoff import SignOff, Verdict, open_is_new
 from firmware_host.service.audit import AuditLog, TableAudit
 from firmware_host.service.certificates import Certificates
 from firmware_host.service.config import CommandsConfig, RightsConfig, SecurityConfig
-from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
+from firmware_host.service.commands import Command, error_reply
 from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission
 from firmware_host.service.feed import Feed
 from firmware_host.service.events import reading_event
@@ -47,7 +48,7 @@ from firmware_host.service.integrity import replay_failed, start_faults
 from firmware_host.service.history import history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
 from firmware_host.service.keys import KeyPair, serve_curve
-from firmware_host.service.zap import ZapHandler, caller_of
+from firmware_host.service.zap import ZapHandler
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.clock_call import ClockWatch
 from firmware_host.tables.house_open import changes, open_body
@@ -89,7 +90,8 @@ class Controller:
         self.security = security if security is not None else SecurityConfig()  # [security]
         self.rights = rights if rights is not None else RightsConfig()  # [rights]: role -> commands
         self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
-        self.signoff = SignOff(self.security.users, self.rights, audit)  # rights and sign-offs (its clock: .clock)
+        self.signoff = SignOff(self.security.users, self.rights, audit,  # rights and sign-offs (its clock: .clock)
+                               journal.path.parent / HOLDS_FILE)  # a key's held sign-offs, kept across restarts
         self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
         self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
         self._hand_closed = False
@@ -342,13 +344,15 @@ class Controller:
         except JournalError as exc:
             log.error("after a rollback the table cannot be rebuilt: %s", exc)
 
-    def handle_command(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]:
+    def handle_command(self, cmd: Command, caller: Caller | None = None,
+                       verdict: Verdict | None = None) -> dict[str, Any]:
         """Journal and apply one dealer command; return the reply map (an error reply when refused).
 
         `caller` is who sent it over the command channel (its role is held to `self.rights`);
         None is the controller's own process (recovery, tests driving the table in-process). A step
-        the gate refuses (`service.signoff`) is answered `forbidden` and nothing is journaled."""
-        admitted = self.signoff.admit(cmd, caller)
+        the gate refuses (`service.signoff`) is answered `forbidden` and nothing is journaled. `verdict`:
+        its sign-off's PIN as hashed off the loop (`service.command_desk`); None: hashed now if needed."""
+        admitted = self.signoff.admit(cmd, caller, verdict)
         if admitted.refusal is not None:
             return admitted.refusal
         if cmd.cmd == "history":  # journal reads only: nothing journaled, the table unchanged
@@ -519,6 +523,9 @@ class Controller:
             poller.register(s, zmq.POLLIN)
         devices = [_Polled(device) for device in self._pollables]
         self._waiting_fds = [d.device.fileno for d in devices]  # a reading waiting there stops a turn's requests
+        desk = CommandDesk(self, self._waiting_fds)  # the requests; sign-offs' PINs hashed on its worker thread
+        checked = desk.pins.fileno()
+        poller.register(checked, zmq.POLLIN)
         clock = time.monotonic
         self.inbox.owner = threading.get_ident()
         try:
@@ -553,7 +560,9 @@ class Controller:
                 if zap in ready:
                     self.zap.serve()  # type: ignore[union-attr]
                 if commands in ready:
-                    self._serve_commands(commands)
+                    desk.serve(commands)
+                if checked in ready:  # sign-offs hashed off the loop: their requests answered now
+                    desk.checked(commands)
                 for s in snaps:
                     if s in ready:
                         self.feed.serve_snapshots(s)  # type: ignore[union-attr]
@@ -561,41 +570,9 @@ class Controller:
                     self.feed.tick()
         finally:
             self.inbox.owner = None
+            desk.close()
             commands.close(0)
             self._commands = None
-
-    def _serve_commands(self, sock: zmq.Socket[Any]) -> None:
-        # at most `per_turn` requests a turn; ZMQ_EVENTS says whether one waits (cheaper than zmq.Again)
-        for _ in range(self.admission.per_turn):
-            if not int(sock.get(zmq.EVENTS)) & zmq.POLLIN:
-                return
-            try:
-                received = sock.recv_multipart(zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
-            caller = caller_of(received[-1], self.security.local_role, self.zap)
-            if caller is None:  # a key revoked since it connected: not applied, no reply
-                continue
-            frames = [frame.bytes for frame in received]
-            envelope, payload, refusal = self.admission.screen(frames, caller.key)  # too big, not one frame, busy
-            if refusal is not None:
-                sock.send_multipart([*envelope, encode_reply(refusal)])
-                continue
-            try:
-                reply = self.handle_command(Command.decode(payload, self.admission.max_request_bytes), caller)
-            except Malformed as exc:
-                reply = error_reply(request_id_of(payload, self.admission.max_request_bytes), "malformed", str(exc), exc.say)
-            except Exception as exc:  # never let one request take the table down
-                log.exception("command failed")
-                reply = error_reply(request_id_of(payload), "internal", f"{type(exc).__name__}: {exc}")
-            sock.send_multipart([*envelope, encode_reply(reply)])
-            if self.inbox or self._reading_waits():
-                return  # a reading waits: it comes first, the next turn takes it before more requests
-
-    def _reading_waits(self) -> bool:
-        """Whether a driven device (the shoe's link) has bytes waiting to be read (polled, no wait)."""
-        fds = [fd for fd in (fileno() for fileno in self._waiting_fds) if fd is not None]
-        return bool(fds) and bool(select.select(fds, [], [], 0)[0])
 
 
 class _Polled:

@@ -9,37 +9,55 @@ whoever relays them: `clear`, `void`, `chop`, `clock`, `correct` (`access.SIGN_O
 entered by hand, and an `open` with new limits or a new profile (`open_is_new`). A PIN is checked
 only where a sign-off counts: an `auth` on any other request is ignored, never hashed.
 A sign-off is the request's `auth = {"user": NAME, "pin": PIN}`: a user of the users file (`[security] users`) with the role `supervisor`, and the PIN matching its scrypt hash.
-Five wrong PINs for one user lock that user for `LOCK_S`; a locked user is refused even with the
-right PIN. Every refusal is `{"ok": false, "code": "forbidden", ...}` and nothing is journaled.
 
-The audit log gets `signoff_granted` and `signoff_refused` (user, command, reason), `user_locked`
-and `forbidden` (role, key, command); never a PIN.
+A failed sign-off gets one and the same refusal whatever failed (no such user, a wrong PIN, a user
+who is not a supervisor), after the same work (a name not in the file is hashed against a dummy):
+neither the words nor the time tell which. Failures count against the key that sent them, never
+the user (`service.signoff_holds`: the key's sign-offs held, longer each time, kept across
+restarts). Each key may have `PIN_CHECKS_PER_S` PINs checked a second (bursts of `PIN_BURST`);
+past it, `busy` with `retry_s` and nothing hashed. Refusals are `forbidden` (or `busy`) and
+nothing is journaled.
+
+The hash costs tens of milliseconds: the controller's loop has it done off its thread
+(`pin_check` gives the work, `admit(..., verdict)` takes its result; `service.pin_checks`); called
+without a verdict, `admit` hashes at once (the director, tests driving a table in-process).
+
+The audit log gets `signoff_granted` and `signoff_refused` (user, command, the reason as it is),
+`signoff_held` (key, role, address, seconds) and `forbidden` (role, key, command); never a PIN.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import math
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.errors import Say, say
 from firmware_host.service.access import RELAYS, SIGN_OFF, Caller
 from firmware_host.service.audit import AuditLog
-from firmware_host.service.commands import Command, error_reply
+from firmware_host.service.commands import Auth, Command, error_reply
 from firmware_host.service.config import RightsConfig
-from firmware_host.service.users import Users, UsersError
+from firmware_host.service.fairness import TokenBucket
+from firmware_host.service.signoff_holds import MAX_FAILED, Holds
+from firmware_host.service.users import User, Users, UsersError
 from firmware_host.tables.base import GameSetup
 from firmware_host.tables.registry import open_setup
 
 log = logging.getLogger("croupier.signoff")
 
 SIGNER_ROLE = "supervisor"
-MAX_WRONG_PINS = 5
-LOCK_S = 300.0
-"""Five wrong PINs lock the user for five minutes."""
+PIN_CHECKS_PER_S = 1.0
+PIN_BURST = 5
+"""PINs one key may have checked: one a second, five at once (a console sends a few a shift)."""
+REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
+"""The one refusal of every failed sign-off (the audit log keeps which it was)."""
 
 _OPEN_TERMS = ("game", "profile", "limits", "structure", "stakes", "rake")
 """What an `open` may not change without a sign-off: the game, its paytable profile, its limits
@@ -54,10 +72,24 @@ class Admission:
     signed_off: dict[str, Any] | None = None
 
 
-@dataclass(slots=True)
-class _Tries:
-    wrong: int = 0
-    locked_until: float = 0.0
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What hashing a sign-off's PIN found: the user it names (None: no such user) and whether the PIN is theirs."""
+
+    user: User | None
+    matched: bool
+
+
+_DUMMY = User("", SIGNER_ROLE, os.urandom(16), os.urandom(32))
+"""The user a name not in the file is checked against: the same work, never a match."""
+
+
+def hash_check(user: User | None, pin: str) -> Verdict:
+    """Hash `pin` against `user` (a name not in the file: None, checked against a dummy). Thread-safe."""
+    if user is None:
+        _DUMMY.pin_matches(pin)
+        return Verdict(None, False)
+    return Verdict(user, user.pin_matches(pin))
 
 
 @dataclass(slots=True)
@@ -68,32 +100,34 @@ class SignOff:
     users: str
     rights: RightsConfig
     audit: AuditLog | None = None
-    clock: Callable[[], float] = time.monotonic
-    _tries: dict[str, _Tries] = field(default_factory=dict)
+    holds_file: str | Path | None = None
+    clock: Callable[[], float] = time.time
     _loaded: tuple[tuple[int, int, int], Users] | None = None
+    _budgets: OrderedDict[str, TokenBucket] = field(default_factory=OrderedDict)
+    holds: Holds = field(init=False)
 
     def __post_init__(self) -> None:
         """The users file as the controller starts, in the audit log (`users_loaded`); a file that
-        cannot be read now is logged and every sign-off refused until it can."""
+        cannot be read now is logged and every sign-off refused until it can. The holds as written."""
+        self.holds = Holds(self.holds_file)
         if self.users:
             try:
                 self._users()
             except UsersError as exc:
                 log.error("users file: %s", exc)
 
-    def admit(self, cmd: Command, caller: Caller | None) -> Admission:
-        """The gate's word on a request before anything is journaled (see the module docstring)."""
+    def admit(self, cmd: Command, caller: Caller | None, verdict: Verdict | None = None) -> Admission:
+        """The gate's word on a request before anything is journaled (see the module docstring).
+        `verdict`: the hash of its sign-off's PIN, done off the loop (`pin_check`); None: hashed now if needed."""
         if caller is None:
             return Admission()
-        may = self.rights.allows(caller.role, cmd.cmd)
-        relayed = caller.role in RELAYS and self.rights.allows(SIGNER_ROLE, cmd.cmd)
-        privileged = cmd.cmd in SIGN_OFF or cmd.cmd == "card"
-        if not may and not (relayed and (cmd.auth is not None or privileged)):  # before any PIN is looked at
+        if self._forbids(cmd, caller):  # before any PIN is looked at
             return self._forbidden(cmd, caller)
-        needed = cmd.cmd in SIGN_OFF or cmd.cmd in ("card", "open") or not may
+        may = self.rights.allows(caller.role, cmd.cmd)
+        privileged = cmd.cmd in SIGN_OFF or cmd.cmd == "card"
         signer: str | None = None
-        if cmd.auth is not None and needed:  # a PIN is checked only where a sign-off counts
-            problem = self._check_pin(cmd.auth.user, cmd.auth.pin)
+        if cmd.auth is not None and self._counts(cmd, caller):  # a PIN is checked only where a sign-off counts
+            problem = self._sign_off(cmd.auth, caller, verdict)
             if problem is not None:
                 return self._refuse_sign_off(cmd, caller, cmd.auth.user, *problem)
             signer = cmd.auth.user
@@ -108,6 +142,31 @@ class SignOff:
             signed["caller_key"] = caller.key
         return Admission(signed_off=signed)
 
+    def pin_check(self, cmd: Command, caller: Caller | None) -> Callable[[], Verdict] | None:
+        """The hashing a request's sign-off needs, to be done off the loop and its result given to
+        `admit`; None when `admit` needs no hash (no sign-off counts here, or it is refused without
+        one: the key held or over its budget, no users file). Takes from the key's budget."""
+        if caller is None or not self.wants_pin(cmd, caller) or self._before_hash(caller) is not None:
+            return None
+        assert cmd.auth is not None
+        return functools.partial(hash_check, self._users().get(cmd.auth.user), cmd.auth.pin)
+
+    def wants_pin(self, cmd: Command, caller: Caller) -> bool:
+        """Whether the request carries a sign-off that counts (its PIN is checked, unless refused before)."""
+        return cmd.auth is not None and not self._forbids(cmd, caller) and self._counts(cmd, caller)
+
+    def _forbids(self, cmd: Command, caller: Caller) -> bool:
+        """Whether the caller's role may neither send the command nor relay it (a sign-off adds nothing)."""
+        if self.rights.allows(caller.role, cmd.cmd):
+            return False
+        relayed = caller.role in RELAYS and self.rights.allows(SIGNER_ROLE, cmd.cmd)
+        privileged = cmd.cmd in SIGN_OFF or cmd.cmd == "card"
+        return not (relayed and (cmd.auth is not None or privileged))
+
+    def _counts(self, cmd: Command, caller: Caller) -> bool:
+        """Whether a sign-off counts on this request (an `auth` anywhere else is ignored, never hashed)."""
+        return cmd.cmd in SIGN_OFF or cmd.cmd in ("card", "open") or not self.rights.allows(caller.role, cmd.cmd)
+
     def needs_sign_off(self, cmd: Command, caller: Caller, what: str) -> dict[str, Any]:
         """The refusal (a reply) of a privileged step that came without a sign-off."""
         reason = f"{what} needs a supervisor's sign-off: send auth = {{user, pin}}"
@@ -119,41 +178,66 @@ class SignOff:
 
     # -- the PIN ------------------------------------------------------------------------------------
 
-    def _check_pin(self, name: str, pin: str) -> tuple[str, Say] | None:
-        """Why `name`'s sign-off with `pin` is refused (in English and in a person's words), or None when it holds."""
+    def _sign_off(self, auth: Auth, caller: Caller, verdict: Verdict | None) -> tuple[str, Say, str, str] | None:
+        """Why the sign-off is refused (English, a person's words, the code, what the audit log keeps), or None."""
+        if verdict is None:
+            refused = self._before_hash(caller)
+            if refused is not None:
+                return refused
+            verdict = hash_check(self._users().get(auth.user), auth.pin)
+        else:
+            refused = self._held(caller)
+            if refused is not None:  # held meanwhile, by the failures checked beside this one
+                return refused
+        sender = _sender(caller)
+        if verdict.user is None or not verdict.matched or verdict.user.role != SIGNER_ROLE:
+            why = (f"no user {auth.user!r} in the users file" if verdict.user is None
+                   else f"wrong PIN for {auth.user!r}" if not verdict.matched
+                   else f"user {auth.user!r} is a {verdict.user.role}: only a {SIGNER_ROLE} signs off")
+            held = self.holds.failed(sender, self.clock())
+            if held is not None:
+                log.warning("sign-offs from %s held for %.0f s after %d failed", sender, held, MAX_FAILED)
+                self._write("signoff_held", {"key": caller.key, "role": caller.role, "address": caller.address,
+                                             "seconds": held, "failed": MAX_FAILED})
+            return REFUSED, say("refusal.sign_off_refused"), "forbidden", why
+        self.holds.passed(sender)
+        return None
+
+    def _before_hash(self, caller: Caller) -> tuple[str, Say, str, str] | None:
+        """A refusal that needs no hash (no users file, the key held or over its budget), or None;
+        takes one from the key's budget when it gives none."""
         if not self.users:
-            return ("no users file is configured ([security] users): no one can sign off",
-                    say("refusal.sign_off_no_users"))
+            why = "no users file is configured ([security] users): no one can sign off"
+            return why, say("refusal.sign_off_no_users"), "forbidden", why
         try:
-            users = self._users()
+            self._users()
         except UsersError as exc:
             log.error("sign-off refused: %s", exc)
-            return f"the users file cannot be read: {exc}", say("refusal.sign_off_no_users")
-        tries = self._tries.setdefault(name, _Tries())
+            why = f"the users file cannot be read: {exc}"
+            return why, say("refusal.sign_off_no_users"), "forbidden", why
+        refused = self._held(caller)
+        if refused is not None:
+            return refused
         now = self.clock()
-        if tries.locked_until > now:
-            left = round(tries.locked_until - now)
-            return (f"user {name!r} is locked after {MAX_WRONG_PINS} wrong PINs for {tries.locked_until - now:.0f} s more",
-                    say("refusal.sign_off_locked", user=name, seconds=left))
-        user = users.get(name)
-        if user is None:
-            self._tries.pop(name, None)
-            return f"no user {name!r} in the users file", say("refusal.sign_off_wrong_pin", user=name)
-        if not user.pin_matches(pin):
-            tries.wrong += 1
-            if tries.wrong >= MAX_WRONG_PINS:
-                tries.wrong, tries.locked_until = 0, now + LOCK_S
-                log.warning("user %r locked for %.0f s after %d wrong PINs", name, LOCK_S, MAX_WRONG_PINS)
-                self._write("user_locked", {"user": name, "seconds": LOCK_S, "wrong_pins": MAX_WRONG_PINS})
-                return (f"wrong PIN for {name!r}: {MAX_WRONG_PINS} wrong PINs, the user is locked for {LOCK_S:.0f} s",
-                        say("refusal.sign_off_locked", user=name, seconds=round(LOCK_S)))
-            return (f"wrong PIN for {name!r} ({MAX_WRONG_PINS - tries.wrong} more and the user is locked)",
-                    say("refusal.sign_off_wrong_pin", user=name))
-        if user.role != SIGNER_ROLE:
-            return (f"user {name!r} is a {user.role}: only a {SIGNER_ROLE} signs off",
-                    say("refusal.sign_off_not_supervisor", user=name))
-        tries.wrong = 0
+        sender = _sender(caller)
+        budget = self._budgets.get(sender)
+        if budget is None:
+            budget = self._budgets[sender] = TokenBucket(PIN_CHECKS_PER_S, PIN_BURST, now)
+            if len(self._budgets) > 4096:
+                self._budgets.popitem(last=False)
+        if not budget.take(now):
+            wait = max(1, math.ceil(budget.wait(now)))
+            why = f"too many sign-offs from this console: at most {PIN_CHECKS_PER_S:g} a second; send again in {wait} s"
+            return why, say("refusal.sign_off_busy", seconds=wait), "busy", why
         return None
+
+    def _held(self, caller: Caller) -> tuple[str, Say, str, str] | None:
+        left = self.holds.held(_sender(caller), self.clock())
+        if not left:
+            return None
+        seconds = max(1, round(left))
+        why = f"sign-offs from this console are held for {seconds} s more after {MAX_FAILED} failed ones"
+        return why, say("refusal.sign_off_held", seconds=seconds), "forbidden", why
 
     def _users(self) -> Users:
         """The users file as it is now on disk (read again when it changed). Raises UsersError."""
@@ -186,10 +270,14 @@ class SignOff:
 
     # -- refusals -----------------------------------------------------------------------------------
 
-    def _refuse_sign_off(self, cmd: Command, caller: Caller, user: str | None, reason: str, said: Say) -> Admission:
-        self._write("signoff_refused", {"user": user, "command": cmd.cmd, "reason": reason, "role": caller.role,
-                                        "key": caller.key})
-        return Admission(refusal=error_reply(cmd.id, "forbidden", f"{cmd.cmd}: {reason}", said))
+    def _refuse_sign_off(self, cmd: Command, caller: Caller, user: str | None, reason: str, said: Say,
+                         code: str = "forbidden", audited: str | None = None) -> Admission:
+        self._write("signoff_refused", {"user": user, "command": cmd.cmd, "reason": audited or reason,
+                                        "role": caller.role, "key": caller.key})
+        refusal = error_reply(cmd.id, code, f"{cmd.cmd}: {reason}", said)
+        if code == "busy":
+            refusal["retry_s"] = said["args"].get("seconds", 1)
+        return Admission(refusal=refusal)
 
     def _forbidden(self, cmd: Command, caller: Caller) -> Admission:
         self._write("forbidden", {"role": caller.role, "key": caller.key, "command": cmd.cmd,
@@ -201,6 +289,11 @@ class SignOff:
     def _write(self, kind: str, details: Mapping[str, Any]) -> None:
         if self.audit is not None:
             self.audit.write(kind, details)
+
+
+def _sender(caller: Caller) -> str:
+    """Whom a sign-off's failures count against: the sending key (every local client without one: `local`)."""
+    return caller.key if caller.key is not None else "local"
 
 
 def open_is_new(body: Mapping[str, Any], now_open: GameSetup | None, configured: GameSetup | None,

@@ -297,8 +297,8 @@ class BotDealer:
     `on_step(dealer, state)` runs before each step; `on_boot(dealer, last, snapshot)` when the
     controller was restarted: the last state seen before and the first snapshot after. With `key`
     (the bot's secret certificate file) and `server_key` (the table's public one) its feed and
-    command sockets are CURVE clients; it follows the full feed, so its role needs that socket
-    (`croupier demo --secure` gives the dealer role the full feed in the demo's `[access]`).
+    command sockets are CURVE clients; it follows the full feed with `feed_key` (default `key`), a
+    key whose role may (`croupier demo --secure` gives it a surveillance key: a dealer's may not).
     Raises ValueError for bad key files.
     """
 
@@ -307,7 +307,7 @@ class BotDealer:
                  request_timeout_s: float = 1.0, progress_timeout_s: float = 30.0,
                  fault_hook: FaultHook | None = None, on_step: StepHook | None = None,
                  on_boot: BootHook | None = None, ctx: zmq.Context[Any] | None = None,
-                 key: str | None = None, server_key: str | None = None,
+                 key: str | None = None, server_key: str | None = None, feed_key: str | None = None,
                  supervisor: Mapping[str, str] | None = None) -> None:
         self.endpoints = endpoints
         self.key, self.server_key = key, server_key  # CURVE: this bot's secret certificate, the table's public one
@@ -329,7 +329,7 @@ class BotDealer:
         self.commands = self._command_client()
         self.shoe = SimShoeClient(shoe_control)
         self.feed = FeedClient(self.ctx, endpoints.full, endpoints.full_snapshot, timeout_s=request_timeout_s,
-                               key=key, server_key=server_key)
+                               key=feed_key if feed_key is not None else key, server_key=server_key)
         self._panel: LineClient | None = None
         self._shuffled: int | None = None
         self.state: dict[str, Any] = {}

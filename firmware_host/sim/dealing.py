@@ -29,8 +29,8 @@ class ShoeHand(FollowingThread):
     """A thread that deals the shoe's cards when the controller expects them; `stop()` ends it."""
 
     def __init__(self, endpoints: TableEndpoints, shoe_control: str, *, seed: int = 0,
-                 key: str | None = None, server_key: str | None = None) -> None:
-        super().__init__("shoe-hand", endpoints, key, server_key)
+                 key: str | None = None, server_key: str | None = None, feed_key: str | None = None) -> None:
+        super().__init__("shoe-hand", endpoints, key, server_key, feed_key)
         self.shoe_control = shoe_control
         self.seed = seed
         self.drawn: dict[int, list[str]] = {}

@@ -20,10 +20,12 @@ class FollowingThread(threading.Thread):
     with the state after each message or quiet 200 ms; `stop()` ends it. Subclasses open what else
     they use in `open` (closed with the feed) and act in `on_state`."""
 
-    def __init__(self, name: str, endpoints: TableEndpoints, key: str | None, server_key: str | None) -> None:
+    def __init__(self, name: str, endpoints: TableEndpoints, key: str | None, server_key: str | None,
+                 feed_key: str | None = None) -> None:
         super().__init__(name=name, daemon=True)
         self.endpoints = endpoints
-        self.key, self.server_key = key, server_key
+        self.key, self.server_key = key, server_key  # CURVE: the commands' key (a dealer's), the table's public one
+        self.feed_key = feed_key if feed_key is not None else key  # the full feed's (a surveillance key's)
         self.feed: FeedClient | None = None
         self._done = threading.Event()
 
@@ -41,7 +43,7 @@ class FollowingThread(threading.Thread):
     def run(self) -> None:
         ctx: zmq.Context[Any] = zmq.Context()
         self.feed = feed = FeedClient(ctx, self.endpoints.full, self.endpoints.full_snapshot, timeout_s=1.0,
-                                      key=self.key, server_key=self.server_key)
+                                      key=self.feed_key, server_key=self.server_key)
         things: list[Any] = [feed]
         try:
             things += self.open(ctx)

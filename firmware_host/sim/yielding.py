@@ -124,8 +124,8 @@ class YieldingPlayers(FollowingThread):
 
     def __init__(self, endpoints: TableEndpoints, players: Sequence[BotPlayer], *, game: str,
                  limits: SimLimits = SimLimits(), wait_s: float = 8.0, key: str | None = None,
-                 server_key: str | None = None) -> None:
-        super().__init__("yielding-players", endpoints, key, server_key)
+                 server_key: str | None = None, feed_key: str | None = None) -> None:
+        super().__init__("yielding-players", endpoints, key, server_key, feed_key)
         self.rule = Yielding(players, game=game, limits=limits, wait_s=wait_s)
         self.run_id = os.urandom(4).hex()
         self.refused: list[dict[str, Any]] = []  # the requests the controller refused, with its reply

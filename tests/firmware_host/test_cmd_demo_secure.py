@@ -26,9 +26,9 @@ def test_throwaway_keys_and_the_configuration_that_uses_them(tmp_path: Path) -> 
     keys = SimKeys.make(tmp_path / "keys")
     assert zmq.auth.load_certificate(str(keys.table_secret))[1] is not None
     assert zmq.auth.load_certificate(str(keys.table_public))[1] is None
-    assert sorted(p.name for p in keys.clients.iterdir()) == ["dealer.key", "display.key"]  # public halves only
+    assert sorted(p.name for p in keys.clients.iterdir()) == ["dealer.key", "display.key", "watcher.key"]  # public
     assert all(zmq.auth.load_certificate(str(p))[1] is None for p in keys.clients.iterdir())
-    for secret in (keys.table_secret, keys.dealer, keys.display):
+    for secret in (keys.table_secret, keys.dealer, keys.display, keys.watcher):
         assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     assert "role = dealer" in keys.dealer.read_text(encoding="utf-8")  # the metadata, as pyzmq writes it
     path = write_config(tmp_path / "t.toml", endpoints=TableEndpoints.tcp(), shoe_url="socket://127.0.0.1:9",
@@ -36,7 +36,8 @@ def test_throwaway_keys_and_the_configuration_that_uses_them(tmp_path: Path) -> 
     cfg = Config.load(path)
     assert cfg.security.curve and cfg.security.server_key == str(keys.table_secret)
     assert cfg.security.clients == str(keys.clients)
-    assert "dealer" in cfg.access.roles("full") and "surveillance" in cfg.access.roles("full")
+    assert "role = surveillance" in keys.watcher.read_text(encoding="utf-8")  # the bots' full feed
+    assert set(cfg.access.roles("full")) == {"surveillance", "technician"}  # the dealer's key may not follow it
     assert cfg.rights.allows("dealer", "open") and not cfg.rights.allows("dealer", "void")
 
 

@@ -115,8 +115,8 @@ def test_void_clear_and_the_sign_off(rig: Rig) -> None:
     rig.refused("void", "refusal.nothing_to_void", reason="mistake")
     rig.refused("clear", "refusal.no_fault_to_clear", reason="nothing")
     rig.refused("void", "refusal.sign_off_needed", dealer, reason="mistake")
-    rig.refused("void", "refusal.sign_off_wrong_pin", dealer, reason="mistake", auth={"user": "ana", "pin": "0000"})
-    rig.refused("void", "refusal.sign_off_not_supervisor", dealer, reason="x", auth={"user": "bo", "pin": "1111"})
+    rig.refused("void", "refusal.sign_off_refused", dealer, reason="mistake", auth={"user": "ana", "pin": "0000"})
+    rig.refused("void", "refusal.sign_off_refused", dealer, reason="x", auth={"user": "bo", "pin": "1111"})
     rig.refused("open", "refusal.forbidden", dealer, game="uth")
     assert rig.c.handle_command(Command.from_mapping({"cmd": "void", "reason": "x"}), dealer)["say"]["key"] \
         == "refusal.sign_off_needed"

@@ -31,9 +31,9 @@ def test_a_supervisors_sign_off_never_lets_a_read_only_key_change_the_table(eye:
     assert eye.events() == before and eye.c.fault is not None  # nothing journaled, the fault stands
     assert eye.audited("signoff_granted") == [] and eye.audited("signoff_refused") == []  # no PIN looked at
     assert len(eye.audited("forbidden")) == 5
-    for attempt in range(6):  # wrong PINs from a key that may not send the command count toward no lock
+    for attempt in range(6):  # wrong PINs from a key that may not send the command count toward no hold
         eye.client.request("void", reason="x", auth={"user": "ana", "pin": f"1{attempt}"})
-    assert eye.audited("user_locked") == []
+    assert eye.audited("signoff_held") == []
     assert eye.client.request("state", auth=SUPERVISOR)["ok"] is True  # what it may send, it still may
 
 
@@ -43,7 +43,7 @@ def test_an_auth_where_no_sign_off_counts_is_never_checked(tmp_path: Path, ctx: 
         for attempt in range(6):
             reply = table.client.request("state", auth={"user": "ana", "pin": f"9{attempt}"})
             assert reply["ok"] is True, reply
-        assert table.audited("user_locked") == [] and table.audited("signoff_refused") == []
+        assert table.audited("signoff_held") == [] and table.audited("signoff_refused") == []
         assert table.client.request("bet", seat=1, bets={"ante": 100, "blind": 100},
                                     auth={"user": "nobody", "pin": "0"})["ok"] is True
         # where it counts, it is checked: the dealer relays a void with the supervisor's PIN

@@ -1,0 +1,41 @@
+"""Sign-off flood: the card-to-publish latency quiet and under a client's flood of supervisors' sign-offs, right and wrong.
+
+As `bench.flood` (one controller, the emulated shoe, `HANDS` UTH hands quiet), then the same hands
+under a flood of `clear` requests carrying a supervisor's sign-off (no fault stands: each is refused
+once its PIN is checked): first with her right PIN, then with a wrong one, as fast as the channel
+answers. A PIN costs a memory-hard hash (`service.users`): the controller hashes it off its loop
+(`service.command_desk`), at most `PIN_CHECKS_PER_S` a second per key, and a key whose sign-offs
+fail `MAX_FAILED` times is held (`service.signoff_holds`). Aims (`docs/security.md`, Sign-off): the
+p99 under each flood within 2x the quiet p99, and no silence of the feed longer than 2 heartbeats.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bench import flood
+from firmware_host.service.signoff import PIN_CHECKS_PER_S
+from firmware_host.service.signoff_holds import MAX_FAILED
+
+HANDS = 25
+
+
+def run(hands: int = HANDS) -> bool:
+    f = flood.measure(hands, floods=("right", "wrong"))
+    quiet = f["quiet"]
+    print(f"   quiet: {quiet['n']} cards, CARD last byte -> public update p50 {quiet['p50_ms']:.2f} ms, "
+          f"p99 {quiet['p99_ms']:.2f} ms, max {quiet['max_ms']:.2f} ms")
+    ok = True
+    for kind in ("right", "wrong"):
+        loud, fl = f[kind], f[f"flooder.{kind}"]
+        ratio = loud["p99_ms"] / quiet["p99_ms"]
+        gap_beats = fl["max_gap_s"] / flood.HEARTBEAT_S
+        print(f"   {kind} PINs: {loud['n']} cards, p50 {loud['p50_ms']:.2f} ms, p99 {loud['p99_ms']:.2f} ms, "
+              f"max {loud['max_ms']:.2f} ms; {fl['sent']} sign-offs in {fl['flood_s']:.1f} s "
+              f"({fl['sent'] / fl['flood_s']:.0f}/s): {fl['busy']} busy, {fl['other']} refused; p99 {ratio:.2f}x the "
+              f"quiet p99 (aim <= {flood.AIM_P99_RATIO}x); longest silence {1000 * fl['max_gap_s']:.0f} ms = "
+              f"{gap_beats:.2f} heartbeats (aim <= {flood.AIM_GAP_HEARTBEATS})")
+        ok = ok and ratio <= flood.AIM_P99_RATIO and gap_beats <= flood.AIM_GAP_HEARTBEATS
+    print(f"   the budget: {PIN_CHECKS_PER_S:g} PIN a second per key, held after {MAX_FAILED} failed; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return ok

@@ -1,0 +1,181 @@
+"""Failed sign-offs count against the console that sent them (issue: five wrong PINs from any key locked a
+supervisor everywhere, and a restart forgot the lock); one refusal for every failure, after the same hash; the
+hash off the controller's loop, each client answered in the order it asked."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+
+from firmware_host.service import signoff as signoff_module
+from firmware_host.service import users as users_module
+from firmware_host.service.access import Caller
+from firmware_host.service.audit import AuditLog
+from firmware_host.service.commands import Command
+from firmware_host.service.config import SecurityConfig
+from firmware_host.service.controller import Controller
+from firmware_host.service.journal import Journal
+from firmware_host.service.signoff import PIN_BURST, REFUSED, Verdict
+from firmware_host.service.users import User, Users
+from tests.firmware_host.test_signoff import PIN, SUPERVISOR, UTH, Table
+
+CONSOLE = Caller("dealer", key="console-3", address="10.0.0.3")
+PIT = Caller("pit", key="pit-1", address="10.0.0.9")
+WRONG = {"user": "ana", "pin": "1111"}
+
+
+class InProcess:
+    """A controller driven in-process (requests handed to `handle_command`, the PIN hashed at once), a fake wall clock."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.now = [1_000_000.0]
+        Users({"ana": User.with_pin("ana", "supervisor", PIN), "bo": User.with_pin("bo", "dealer", "1111")}).save(
+            tmp / "users.json")
+        self.start()
+
+    def start(self) -> None:
+        self.audit = AuditLog.open(self.tmp / "state")
+        self.c = Controller(Journal.open(self.tmp / "state"), default_setup=UTH, audit=self.audit,
+                            security=SecurityConfig(users=str(self.tmp / "users.json")), limits={"minimum": 100})
+        self.c.signoff.clock = lambda: self.now[0]
+        self.c.recover()
+
+    def restart(self) -> None:
+        self.c.journal.close()
+        self.audit.close()
+        self.start()
+
+    def fault(self) -> None:
+        self.c.raise_fault("device_silent", "the shoe said nothing for 3 s")
+
+    def clear(self, caller: Caller, auth: dict[str, str]) -> dict[str, Any]:
+        return self.c.handle_command(Command.from_mapping({"cmd": "clear", "reason": "shoe checked", "auth": auth}),
+                                     caller)
+
+    def fail(self, caller: Caller, times: int) -> list[dict[str, Any]]:
+        replies = []
+        for _ in range(times):
+            self.now[0] += 1.0  # within the key's budget of PIN checks
+            replies.append(self.clear(caller, WRONG))
+        return replies
+
+    def held(self) -> list[dict[str, Any]]:
+        return [e.details for e in self.audit.entries() if e.kind == "signoff_held"]
+
+    def close(self) -> None:
+        self.c.journal.close()
+        self.audit.close()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[InProcess]:
+    r = InProcess(tmp_path)
+    r.fault()
+    yield r
+    r.close()
+
+
+def test_a_lock_out_campaign_holds_only_the_attackers_own_console(rig: InProcess) -> None:
+    assert all(REFUSED in reply["error"] for reply in rig.fail(CONSOLE, 5))
+    assert rig.held() == [{"key": "console-3", "role": "dealer", "address": "10.0.0.3", "seconds": 300.0, "failed": 5}]
+    assert rig.clear(CONSOLE, SUPERVISOR)["say"] == {"key": "refusal.sign_off_held", "args": {"seconds": 300}}
+    assert rig.c.fault is not None
+    assert rig.clear(PIT, SUPERVISOR)["ok"] is True  # the supervisor was never locked: she signs from the pit
+    assert rig.c.fault is None
+
+
+def test_a_hold_survives_a_restart_and_the_next_one_lasts_twice_as_long(rig: InProcess) -> None:
+    rig.fail(CONSOLE, 5)
+    rig.now[0] += 100.0
+    rig.restart()
+    held = rig.clear(CONSOLE, SUPERVISOR)
+    assert held["code"] == "forbidden" and "held for 200 s more" in held["error"], held
+    assert (rig.tmp / "state" / "signoff-holds.json").stat().st_mode & 0o777 == 0o600
+    rig.now[0] += 200.0  # the hold is over: five more failures hold it for ten minutes
+    rig.fail(CONSOLE, 5)
+    assert [h["seconds"] for h in rig.held()] == [300.0, 600.0]
+    rig.now[0] += 86_400.0 + 600.0  # a day with no hold: the next is five minutes again
+    rig.fail(CONSOLE, 5)
+    assert [h["seconds"] for h in rig.held()] == [300.0, 600.0, 300.0]
+
+
+def test_a_right_sign_off_forgets_the_consoles_failures(rig: InProcess) -> None:
+    rig.fail(CONSOLE, 4)
+    rig.now[0] += 1.0
+    assert rig.clear(CONSOLE, SUPERVISOR)["ok"] is True
+    rig.fault()
+    rig.fail(CONSOLE, 4)  # four again: not held
+    rig.now[0] += 1.0
+    assert rig.clear(CONSOLE, SUPERVISOR)["ok"] is True and rig.held() == []
+
+
+def test_every_failed_sign_off_costs_one_hash_and_past_the_budget_none(rig: InProcess,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    hashed: list[int] = []
+    real = users_module._scrypt
+
+    def counted(*args: Any) -> bytes:
+        hashed.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(users_module, "_scrypt", counted)
+    for auth in ({"user": "nobody", "pin": PIN}, {"user": "bo", "pin": "1111"}, WRONG):  # no such user: a dummy's
+        rig.now[0] += 1.0
+        assert rig.clear(PIT, auth)["error"] == f"clear: {REFUSED}"
+    assert len(hashed) == 3
+    hashed.clear()
+    replies = [rig.clear(CONSOLE, SUPERVISOR) for _ in range(PIN_BURST + 1)]  # at once, the right PIN each time
+    assert replies[0]["ok"] is True and rig.c.fault is None
+    assert [r["say"]["key"] for r in replies[1:-1]] == ["refusal.no_fault_to_clear"] * (PIN_BURST - 1)
+    busy = replies[-1]
+    assert busy["code"] == "busy" and busy["retry_s"] == 1 and busy["say"]["key"] == "refusal.sign_off_busy"
+    assert len(hashed) == PIN_BURST  # the sixth was not hashed
+    rig.now[0] += 1.0
+    assert rig.clear(CONSOLE, SUPERVISOR)["say"]["key"] == "refusal.no_fault_to_clear" and len(hashed) == PIN_BURST + 1
+
+
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Every PIN's hash waits for the event (the worker thread's, never the loop's)."""
+    gate = threading.Event()
+    real: Callable[..., Verdict] = signoff_module.hash_check
+
+    def slow(user: Any, pin: str) -> Verdict:
+        assert threading.current_thread().name == "pin-checks"
+        assert gate.wait(30)
+        return real(user, pin)
+
+    monkeypatch.setattr(signoff_module, "hash_check", slow)
+    yield gate
+    gate.set()
+
+
+def test_the_hash_is_done_off_the_loop_and_each_client_answered_in_order(
+        tmp_path: Path, ctx: zmq.Context[Any], gated: threading.Event) -> None:
+    table = Table(tmp_path, ctx)
+    endpoint = table.client.endpoint
+    waiting: zmq.Socket[Any] = ctx.socket(zmq.DEALER)
+    waiting.setsockopt(zmq.LINGER, 0)
+    waiting.connect(endpoint)
+    try:
+        for request in ({"id": "c1", "cmd": "clear", "reason": "shoe checked", "auth": SUPERVISOR},
+                        {"id": "s1", "cmd": "state"}):  # the second behind the first's sign-off
+            waiting.send(msgpack.packb(request))
+        # meanwhile the loop serves everyone else: another client's requests, answered while the hash waits
+        for _ in range(3):
+            assert table.client.request("state")["ok"] is True
+        assert waiting.poll(0) == 0  # nothing can have come: the hash has not been let through
+        gated.set()
+        replies = [msgpack.unpackb(waiting.recv()) for _ in range(2) if waiting.poll(10_000)]
+        assert [(r["id"], r["ok"]) for r in replies] == [("c1", True), ("s1", True)]
+        assert replies[1]["fault"] is None and table.c.fault is None  # the state after the clear
+    finally:
+        waiting.close(0)
+        table.close()
