@@ -535,6 +535,7 @@ class Controller:
                     wait = min(wait, on_turn())
                 if self.zap is not None:  # the clients directory re-read when it changed
                     wait = min(wait, self.zap.turn())
+                wait = min(wait, self.signoff.turn())  # a flood of refusals' count audited
                 if devices:
                     now = clock()
                     for d in devices:

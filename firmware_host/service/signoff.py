@@ -56,6 +56,9 @@ SIGNER_ROLE = "supervisor"
 PIN_CHECKS_PER_S = 1.0
 PIN_BURST = 5
 """PINs one key may have checked: one a second, five at once (a console sends a few a shift)."""
+AUDIT_WINDOW_S = 10.0
+AUDIT_MOST = 20
+"""Refusals that cost no hash (no sign-off, held, busy, forbidden) audited one by one within a window at most."""
 REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
 """The one refusal of every failed sign-off (the audit log keeps which it was)."""
 
@@ -104,6 +107,9 @@ class SignOff:
     clock: Callable[[], float] = time.time
     _loaded: tuple[tuple[int, int, int], Users] | None = None
     _budgets: OrderedDict[str, TokenBucket] = field(default_factory=OrderedDict)
+    _window: float = 0.0
+    _in_window: int = 0
+    _suppressed: dict[str, int] = field(default_factory=dict)
     holds: Holds = field(init=False)
 
     def __post_init__(self) -> None:
@@ -272,19 +278,49 @@ class SignOff:
 
     def _refuse_sign_off(self, cmd: Command, caller: Caller, user: str | None, reason: str, said: Say,
                          code: str = "forbidden", audited: str | None = None) -> Admission:
-        self._write("signoff_refused", {"user": user, "command": cmd.cmd, "reason": audited or reason,
-                                        "role": caller.role, "key": caller.key})
+        """The refusal; in the audit log, a failed sign-off (its PIN hashed: `audited` says why) always, the
+        refusals that cost no hash within `AUDIT_MOST` a window (a flood of them is counted)."""
+        write = self._write if audited is not None and audited != reason else self._write_bounded
+        write("signoff_refused", {"user": user, "command": cmd.cmd, "reason": audited or reason,
+                                  "role": caller.role, "key": caller.key})
         refusal = error_reply(cmd.id, code, f"{cmd.cmd}: {reason}", said)
         if code == "busy":
             refusal["retry_s"] = said["args"].get("seconds", 1)
         return Admission(refusal=refusal)
 
     def _forbidden(self, cmd: Command, caller: Caller) -> Admission:
-        self._write("forbidden", {"role": caller.role, "key": caller.key, "command": cmd.cmd,
+        self._write_bounded("forbidden", {"role": caller.role, "key": caller.key, "command": cmd.cmd,
                                   "address": caller.address})
         return Admission(refusal=error_reply(
             cmd.id, "forbidden", f"{cmd.cmd}: the role {caller.role!r} may not send it ([rights])",
             say("refusal.forbidden", role=caller.role)))
+
+    def turn(self) -> float:
+        """Called each turn of the loop: a window's count of refusals not audited one by one is audited once it is
+        over. Returns the seconds until it wants the next turn at the latest."""
+        now = self.clock()
+        if now >= self._window + AUDIT_WINDOW_S:
+            self._close_window(now)
+        return max(0.0, self._window + AUDIT_WINDOW_S - now) if self._suppressed else AUDIT_WINDOW_S
+
+    def _write_bounded(self, kind: str, details: Mapping[str, Any]) -> None:
+        """An entry of a refusal that cost no hash: at most `AUDIT_MOST` a window (each one an fsync on the loop's
+        thread); past it counted, and the count audited when the window is over."""
+        now = self.clock()
+        if now >= self._window + AUDIT_WINDOW_S:
+            self._close_window(now)
+        if self._in_window >= AUDIT_MOST:
+            self._suppressed[kind] = self._suppressed.get(kind, 0) + 1
+            return
+        self._in_window += 1
+        self._write(kind, details)
+
+    def _close_window(self, now: float) -> None:
+        for kind, count in sorted(self._suppressed.items()):
+            log.warning("%d more %s refusals, not audited one by one", count, kind)
+            self._write(kind, {"count": count, "reason": f"{count} more refused within {AUDIT_WINDOW_S:g} s, "
+                                                         "not audited one by one"})
+        self._window, self._in_window, self._suppressed = now, 0, {}
 
     def _write(self, kind: str, details: Mapping[str, Any]) -> None:
         if self.audit is not None:

@@ -21,7 +21,7 @@ from firmware_host.service.commands import Command
 from firmware_host.service.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.service.signoff import PIN_BURST, REFUSED, Verdict
+from firmware_host.service.signoff import AUDIT_MOST, AUDIT_WINDOW_S, PIN_BURST, REFUSED, Verdict
 from firmware_host.service.users import User, Users
 from tests.firmware_host.test_signoff import PIN, SUPERVISOR, UTH, Table
 
@@ -179,3 +179,17 @@ def test_the_hash_is_done_off_the_loop_and_each_client_answered_in_order(
     finally:
         waiting.close(0)
         table.close()
+
+
+def test_a_flood_of_refusals_that_cost_no_hash_is_audited_in_bounds(rig: InProcess) -> None:
+    rig.fail(CONSOLE, 5)  # held: what it sends now is refused without a hash
+    def refused() -> list[dict[str, Any]]:
+        return [e.details for e in rig.audit.entries() if e.kind == "signoff_refused"]
+    before = len(refused())
+    for _ in range(AUDIT_MOST + 30):
+        assert rig.clear(CONSOLE, SUPERVISOR)["say"]["key"] == "refusal.sign_off_held"
+    assert len(refused()) - before <= AUDIT_MOST  # each one an fsync: no more a window
+    rig.now[0] += AUDIT_WINDOW_S
+    rig.c.signoff.turn()  # the loop's turn once the window is over: the count audited
+    counted = [d for d in refused() if "count" in d]
+    assert counted and sum(d["count"] for d in counted) + len(refused()) - before - len(counted) == AUDIT_MOST + 30
