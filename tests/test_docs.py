@@ -43,3 +43,21 @@ def test_the_rules_cover_every_game_the_product_runs() -> None:
     assert set(titles) == set(GAMES)
     headings = "\n".join(line for line in text.splitlines() if line.startswith("#"))
     assert [g for g, title in titles.items() if title not in headings] == []
+
+
+def test_every_test_the_threat_model_names_exists() -> None:
+    """`docs/security.md`'s threat model names the tests that show each line: each file and test must be there."""
+    text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    model = text[text.index("## Threat model"):text.index("## Code integrity")]
+    missing, last_file = [], None
+    for path, name in re.findall(r"`?((?:[a-z_]+/)+test_[a-z_0-9]+\.py|test_[a-z_0-9]+\.py)?(?:::(test_[a-z_0-9]+))?", model):
+        if not path and not name:
+            continue
+        if path:
+            last_file = ROOT / "tests" / path if "/" in path else (last_file.parent / path if last_file else None)
+        if last_file is None or not last_file.is_file():
+            missing.append(path)
+            continue
+        if name and not re.search(rf"^def {name}\(", last_file.read_text(encoding="utf-8"), re.M):
+            missing.append(f"{last_file.relative_to(ROOT)}::{name}")
+    assert missing == []
