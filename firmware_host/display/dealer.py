@@ -11,7 +11,9 @@ its `id`: the relay gives each one an id of its own, sends it with `service.comm
 (in the console's own thread, one request in flight per console, time-bounded, re-sent once under
 the same id) and answers `{"kind": "reply", "id": "c7", "reply": {...}}` with the controller's reply
 as it is (`ok`, or `code` and `error` untouched). A supervisor's sign-off (`auth`: {user, pin}) is
-passed through in the command; the controller checks it (`service/signoff.py`), never this process.
+passed through in the command with `at`, the signed-in user (whatever the page sent as `at`): the
+controller checks it (`service/signoff.py`), never this process, and counts a failed one against
+that user at this display's key, so one person's failures hold only their own sign-offs.
 A page message that is not such a command, a second command while one is in flight, or no answer in
 time gets `{"kind": "error", "id": ..., "error": "why"}` (nothing is sent to the table for the first
 two); the relay's own errors carry `say` (`{"key": "console.busy" | "console.no_answer" |
@@ -119,9 +121,11 @@ class Console:
                                          name=self._name, key=self.relay.key, server_key=self.relay.server_key)
         self._count += 1
         args = {k: v for k, v in command.items() if k not in ("cmd", "auth")}
+        signoff = command.get("auth")  # who is signed in here goes with it: a failed sign-off counts against them
+        auth = {**signoff, "at": self.user} if isinstance(signoff, dict) else None
         try:
             return self._client.request(str(command["cmd"]), req_id=f"{self._name}-{self._count}", retries=1,
-                                        auth=command.get("auth"), **args)
+                                        auth=auth, **args)
         except TimeoutError:
             self._client.close()
             self._client = None

@@ -4,8 +4,9 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
 
     {"id": str | int (optional, echoed; a request re-sent with the same id is not applied twice),
      "cmd": NAME, "hand": int (optional: refused unless it is the current hand),
-     "auth": {"user": NAME, "pin": PIN} (optional: a supervisor's sign-off, `service.signoff`;
-             never journaled, never part of the request's digest), ...arguments}
+     "auth": {"user": NAME, "pin": PIN, "at": NAME (optional: who is signed in at the relaying
+             console, set by the display's relay)} (optional: a supervisor's sign-off,
+             `service.signoff`; never journaled, never part of the request's digest), ...arguments}
 
   Which role may send which command is `[rights]`; `clear`, `void`, `chop`, a `card` and an `open`
   with new limits or a new profile need a supervisor's sign-off (`auth`); a refusal for either is
@@ -223,17 +224,19 @@ class Auth:
 
     user: str
     pin: str = field(repr=False)
+    at: str | None = None  # who is signed in at the relaying console (the display's relay sets it)
 
     @classmethod
     def from_value(cls, value: Any) -> Auth:
         """Raises Malformed (saying what is wrong, never echoing the PIN)."""
-        if not isinstance(value, dict) or set(value) != {"user", "pin"}:
-            raise Malformed("auth must be a map of user and pin")
-        user, pin = value["user"], value["pin"]
-        for name, text in (("user", user), ("pin", pin)):
-            if not isinstance(text, str) or not text or len(text) > MAX_AUTH_TEXT:
+        if not isinstance(value, dict) or not {"user", "pin"} <= set(value) <= {"user", "pin", "at"}:
+            raise Malformed("auth must be a map of user and pin (and at: who is signed in at the console)")
+        user, pin, at = value["user"], value["pin"], value.get("at")
+        for name, text in (("user", user), ("pin", pin), ("at", at)):
+            if (name != "at" or text is not None) and (not isinstance(text, str) or not text
+                                                       or len(text) > MAX_AUTH_TEXT):
                 raise Malformed(f"auth: {name} must be a string of 1 to {MAX_AUTH_TEXT} characters")
-        return cls(user, pin)
+        return cls(user, pin, at)
 
 
 class Refused(ValueError):

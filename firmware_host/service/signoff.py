@@ -45,7 +45,7 @@ from firmware_host.service.audit import AuditLog
 from firmware_host.service.commands import Auth, Command, error_reply
 from firmware_host.service.config import RightsConfig
 from firmware_host.service.fairness import TokenBucket
-from firmware_host.service.signoff_holds import MAX_FAILED, Holds
+from firmware_host.service.signoff_holds import MAX_FAILED, MAX_FAILED_RELAYED, Holds
 from firmware_host.service.users import User, Users, UsersError
 from firmware_host.tables.base import GameSetup
 from firmware_host.tables.registry import open_setup
@@ -152,9 +152,9 @@ class SignOff:
         """The hashing a request's sign-off needs, to be done off the loop and its result given to
         `admit`; None when `admit` needs no hash (no sign-off counts here, or it is refused without
         one: the key held or over its budget, no users file). Takes from the key's budget."""
-        if caller is None or not self.wants_pin(cmd, caller) or self._before_hash(caller) is not None:
+        if caller is None or cmd.auth is None or not self.wants_pin(cmd, caller) \
+                or self._before_hash(caller, cmd.auth) is not None:
             return None
-        assert cmd.auth is not None
         return functools.partial(hash_check, self._users().get(cmd.auth.user), cmd.auth.pin)
 
     def wants_pin(self, cmd: Command, caller: Caller) -> bool:
@@ -187,29 +187,31 @@ class SignOff:
     def _sign_off(self, auth: Auth, caller: Caller, verdict: Verdict | None) -> tuple[str, Say, str, str] | None:
         """Why the sign-off is refused (English, a person's words, the code, what the audit log keeps), or None."""
         if verdict is None:
-            refused = self._before_hash(caller)
+            refused = self._before_hash(caller, auth)
             if refused is not None:
                 return refused
             verdict = hash_check(self._users().get(auth.user), auth.pin)
         else:
-            refused = self._held(caller)
+            refused = self._held(caller, auth)
             if refused is not None:  # held meanwhile, by the failures checked beside this one
                 return refused
-        sender = _sender(caller)
         if verdict.user is None or not verdict.matched or verdict.user.role != SIGNER_ROLE:
             why = (f"no user {auth.user!r} in the users file" if verdict.user is None
                    else f"wrong PIN for {auth.user!r}" if not verdict.matched
                    else f"user {auth.user!r} is a {verdict.user.role}: only a {SIGNER_ROLE} signs off")
-            held = self.holds.failed(sender, self.clock())
-            if held is not None:
-                log.warning("sign-offs from %s held for %.0f s after %d failed", sender, held, MAX_FAILED)
-                self._write("signoff_held", {"key": caller.key, "role": caller.role, "address": caller.address,
-                                             "seconds": held, "failed": MAX_FAILED})
+            for sender, most in _senders(caller, auth):
+                held = self.holds.failed(sender, self.clock(), most)
+                if held is not None:
+                    log.warning("sign-offs from %s held for %.0f s after %d failed", sender, held, most)
+                    self._write("signoff_held", {"key": caller.key, "role": caller.role, "address": caller.address,
+                                                 "at": auth.at if sender != _sender(caller) + " relaying" else None,
+                                                 "seconds": held, "failed": most})
             return REFUSED, say("refusal.sign_off_refused"), "forbidden", why
-        self.holds.passed(sender)
+        for sender, _ in _senders(caller, auth):
+            self.holds.passed(sender)
         return None
 
-    def _before_hash(self, caller: Caller) -> tuple[str, Say, str, str] | None:
+    def _before_hash(self, caller: Caller, auth: Auth) -> tuple[str, Say, str, str] | None:
         """A refusal that needs no hash (no users file, the key held or over its budget), or None;
         takes one from the key's budget when it gives none."""
         if not self.users:
@@ -221,11 +223,11 @@ class SignOff:
             log.error("sign-off refused: %s", exc)
             why = f"the users file cannot be read: {exc}"
             return why, say("refusal.sign_off_no_users"), "forbidden", why
-        refused = self._held(caller)
+        refused = self._held(caller, auth)
         if refused is not None:
             return refused
         now = self.clock()
-        sender = _sender(caller)
+        sender = _senders(caller, auth)[0][0]
         budget = self._budgets.get(sender)
         if budget is None:
             budget = self._budgets[sender] = TokenBucket(PIN_CHECKS_PER_S, PIN_BURST, now)
@@ -237,12 +239,13 @@ class SignOff:
             return why, say("refusal.sign_off_busy", seconds=wait), "busy", why
         return None
 
-    def _held(self, caller: Caller) -> tuple[str, Say, str, str] | None:
-        left = self.holds.held(_sender(caller), self.clock())
+    def _held(self, caller: Caller, auth: Auth) -> tuple[str, Say, str, str] | None:
+        now = self.clock()
+        left = max(self.holds.held(sender, now) for sender, _ in _senders(caller, auth))
         if not left:
             return None
         seconds = max(1, round(left))
-        why = f"sign-offs from this console are held for {seconds} s more after {MAX_FAILED} failed ones"
+        why = f"sign-offs from this console are held for {seconds} s more after too many failed ones"
         return why, say("refusal.sign_off_held", seconds=seconds), "forbidden", why
 
     def _users(self) -> Users:
@@ -328,8 +331,17 @@ class SignOff:
 
 
 def _sender(caller: Caller) -> str:
-    """Whom a sign-off's failures count against: the sending key (every local client without one: `local`)."""
+    """The sending key's name in the holds (every local client without one: `local`)."""
     return caller.key if caller.key is not None else "local"
+
+
+def _senders(caller: Caller, auth: Auth) -> list[tuple[str, int]]:
+    """Whom a sign-off's failures count against, each with the failures that hold it: the sending key; or, when
+    the key relays for the person signed in at a console (`auth.at`: the display's web consoles share its key),
+    that person at that key, and all the key relays together (`MAX_FAILED_RELAYED`)."""
+    if auth.at is None:
+        return [(_sender(caller), MAX_FAILED)]
+    return [(f"{_sender(caller)} at {auth.at}", MAX_FAILED), (f"{_sender(caller)} relaying", MAX_FAILED_RELAYED)]
 
 
 def open_is_new(body: Mapping[str, Any], now_open: GameSetup | None, configured: GameSetup | None,

@@ -39,7 +39,10 @@ from pathlib import Path
 log = logging.getLogger("croupier.signoff")
 
 MAX_FAILED = 5
-"""Failed sign-offs from one key before its sign-offs are held."""
+"""Failed sign-offs from one key (or one person at a relaying console) before its sign-offs are held."""
+MAX_FAILED_RELAYED = 20
+"""Failed sign-offs relayed by one key for the people signed in at its consoles (the display's relay:
+every web console shares its key) before all of that key's relayed sign-offs are held."""
 HOLD_S = 300.0
 """The first hold: five minutes."""
 MAX_HOLD_S = 86400.0
@@ -77,14 +80,15 @@ class Holds:
         record = self._keys.get(key)
         return max(0.0, min(record.until - now, MAX_HOLD_S)) if record is not None else 0.0
 
-    def failed(self, key: str, now: float) -> float | None:
-        """Count one failed sign-off from `key`. Returns the seconds of the hold it starts, or None."""
+    def failed(self, key: str, now: float, most: int = MAX_FAILED) -> float | None:
+        """Count one failed sign-off from `key` (held at the `most`-th). Returns the seconds of the hold it
+        starts, or None."""
         record = self._record(key)
         if record.holds and now - max(record.last_hold, record.until) > FORGET_S:
             record.holds = 0
         record.failed += 1
         started = None
-        if record.failed >= MAX_FAILED:
+        if record.failed >= most:
             started = min(MAX_HOLD_S, HOLD_S * 2 ** min(record.holds, 20))
             record.failed, record.holds, record.until, record.last_hold = 0, record.holds + 1, now + started, now
         self._save()

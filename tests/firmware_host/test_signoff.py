@@ -122,8 +122,8 @@ def test_five_failed_sign_offs_hold_the_consoles_sign_offs_for_five_minutes(tabl
     for attempt in range(5):
         reply = table.client.request("clear", reason="shoe checked", auth={"user": "ana", "pin": f"59173{attempt}4682"})
         assert reply["code"] == "forbidden" and REFUSED in reply["error"], reply
-    assert table.audited("signoff_held") == [{"key": None, "role": "dealer", "address": "127.0.0.1", "seconds": 300.0,
-                                              "failed": 5}]
+    assert table.audited("signoff_held") == [{"key": None, "role": "dealer", "address": "127.0.0.1", "at": None,
+                                              "seconds": 300.0, "failed": 5}]
     sixth = table.client.request("clear", reason="shoe checked", auth=SUPERVISOR)  # the right PIN, still held
     assert sixth["code"] == "forbidden" and "held for 300 s more" in sixth["error"]
     assert sixth["say"] == {"key": "refusal.sign_off_held", "args": {"seconds": 300}}

@@ -84,7 +84,8 @@ def rig(tmp_path: Path) -> Iterator[InProcess]:
 
 def test_a_lock_out_campaign_holds_only_the_attackers_own_console(rig: InProcess) -> None:
     assert all(REFUSED in reply["error"] for reply in rig.fail(CONSOLE, 5))
-    assert rig.held() == [{"key": "console-3", "role": "dealer", "address": "10.0.0.3", "seconds": 300.0, "failed": 5}]
+    assert rig.held() == [{"key": "console-3", "role": "dealer", "address": "10.0.0.3", "at": None, "seconds": 300.0,
+                           "failed": 5}]
     assert rig.clear(CONSOLE, SUPERVISOR)["say"] == {"key": "refusal.sign_off_held", "args": {"seconds": 300}}
     assert rig.c.fault is not None
     assert rig.clear(PIT, SUPERVISOR)["ok"] is True  # the supervisor was never locked: she signs from the pit
@@ -104,6 +105,29 @@ def test_a_hold_survives_a_restart_and_the_next_one_lasts_twice_as_long(rig: InP
     rig.now[0] += 86_400.0 + 600.0  # a day with no hold: the next is five minutes again
     rig.fail(CONSOLE, 5)
     assert [h["seconds"] for h in rig.held()] == [300.0, 600.0, 300.0]
+
+
+def test_at_the_displays_relay_one_persons_failures_hold_only_their_own_sign_offs(rig: InProcess) -> None:
+    display = Caller("dealer", key="display-1", address="10.0.0.20")  # every web console's key
+
+    def clear(at: str, pin: str) -> dict[str, Any]:
+        rig.now[0] += 1.0
+        return rig.clear(display, {"user": "ana", "pin": pin, "at": at})
+
+    assert [clear("mallory", "1111")["say"]["key"] for _ in range(6)] == ["refusal.sign_off_refused"] * 5 + [
+        "refusal.sign_off_held"]
+    assert [(h["key"], h["at"]) for h in rig.held()] == [("display-1", "mallory")]
+    assert clear("dana", PIN)["ok"] is True  # another dealer's console on the same display: not held
+    rig.fault()
+    for person in ("b", "c", "d"):  # people failing together: the display's relays are held at 20
+        for _ in range(5):
+            clear(person, "1111")
+    assert clear("e", "1111")["say"]["key"] == "refusal.sign_off_refused"  # the 16th; 4 more and it holds
+    for _ in range(4):
+        clear("f", "1111")
+    assert [(h["key"], h["at"], h["failed"]) for h in rig.held()][-1] == ("display-1", None, 20)
+    assert clear("dana", PIN)["say"]["key"] == "refusal.sign_off_held"
+    assert rig.clear(PIT, SUPERVISOR)["ok"] is True  # the pit's key: never held by the display's
 
 
 def test_a_right_sign_off_forgets_the_consoles_failures(rig: InProcess) -> None:

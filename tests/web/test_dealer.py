@@ -305,8 +305,8 @@ def test_a_void_needs_a_supervisors_pin_and_the_page_shows_the_controllers_reaso
             reply = direct.request("void", reason="dealer void", hand=hand, auth=auth)
             assert not reply["ok"] and reply["code"] == "forbidden"
             assert said == in_words(tablet, reply["say"]), (user, said, reply)  # the controller's say, in words
-            if user == "sam":
-                assert said == "Wrong user or PIN (sam)", said
+            if user:  # one refusal whatever failed: "ana" is a dealer, "sam" gave a wrong PIN
+                assert said == "Sign-off refused: wrong user or PIN, or not a supervisor", said
             assert tablet.get_attribute(ROOT, "data-phase") == "preflop"
         tablet.tap("[data-action='void']")
         tablet.fill("#signoff input[name=user]", "sam")
@@ -320,6 +320,8 @@ def test_a_void_needs_a_supervisors_pin_and_the_page_shows_the_controllers_reaso
         ctx.destroy(linger=0)
     record = next(h for h in journal(work.table) if h["hand"] == hand)
     assert record["status"] == "voided"
+    holds = json.loads((work.table.state_dir / "signoff-holds.json").read_text(encoding="utf-8"))["keys"]
+    assert holds["local at ana"]["failed"] == 0 and holds["local"]["failed"] == 2  # the relay said who: ana, then ok
 
 
 async def _relay_checks(base: str) -> dict[str, Any]:
