@@ -53,8 +53,9 @@ TABLE_KEYS = frozenset({
     # (public by nature), and the last hands, already in public form (each taken from this
     # redaction of its own last view when it closed: firmware_host/tables/house_sign.py)
     "limits", "paytable", "history",
-    # which dealer steps the table allows now (firmware_host/tables/steps.py): the console's buttons
-    "steps",
+    # which dealer steps the table allows now (firmware_host/tables/steps.py): the console's buttons; the
+    # decisions "Correct the last decision" may put in place (decisions are taken in the open)
+    "steps", "corrections",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

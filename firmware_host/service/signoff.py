@@ -54,8 +54,8 @@ log = logging.getLogger("croupier.signoff")
 
 SIGNER_ROLE = "supervisor"
 PIN_CHECKS_PER_S = 1.0
-PIN_BURST = 5
-"""PINs one key may have checked: one a second, five at once (a console sends a few a shift)."""
+PIN_BURST = 10
+"""PINs one key may have checked: one a second, ten at once (a supervisor keying in a misdeal's cards by hand)."""
 AUDIT_WINDOW_S = 10.0
 AUDIT_MOST = 20
 """Refusals that cost no hash (no sign-off, held, busy, forbidden) audited one by one within a window at most."""

@@ -179,7 +179,7 @@ class HouseTable(FaultBook):
         full: dict[str, Any] = self.round.full_view()
         target = self.round.next_target() if self.closed is None else None
         full["next"] = str(target) if target is not None and self.phase != "bets" else None
-        full["legal"] = legal_decisions(self.round, _chosen_multiples(self.setup.game)) if self.closed is None else None
+        full["legal"] = legal_decisions(self.round, chosen_multiples(self.setup.game)) if self.closed is None else None
         full["seats"], full["circles"] = self.round.seats, list(self.round.BETS)  # the console's betting spots
         for spot in full["spots"]:
             if "results" in spot:
@@ -338,7 +338,7 @@ def odds_paid(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, 
     return out
 
 
-def _chosen_multiples(game: str) -> bool:
+def chosen_multiples(game: str) -> bool:
     """The game's player chooses how many times the Ante to Play (UTH: 4x or 3x, then 2x, then 1x);
     at 3CP the Play bet is always the Ante."""
     return any(m != 1 for ms in HOUSE_GAMES[game].play_multiples.values() for m in ms)

@@ -34,7 +34,7 @@ from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level, tournament_level
 from firmware_host.tables.poker import PokerTable
 from firmware_host.tables.registry import open_setup
-from firmware_host.tables.steps import steps_of
+from firmware_host.tables.steps import corrections_of, steps_of
 
 log = logging.getLogger("croupier.table")
 
@@ -150,6 +150,7 @@ class TableState:
             full["tournament"] = dict(self.tournament) if self.tournament is not None else None
         full["hold"] = dict(self.hold) if self.hold is not None else None
         full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        full["corrections"] = corrections_of(table, full["steps"])
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw

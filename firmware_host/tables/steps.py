@@ -7,7 +7,8 @@ The dealer console shows a button for each step that is true and derives no rule
 - `deal`: the betting may be closed (house: the bets allow a deal; poker: the next hand may be dealt).
 - `confirm`: the hand is over: the dealer pays (pushes the pots) and confirms.
 - `void`: a hand is in progress that a supervisor may void (not while a fault locks the table).
-- `correct`: a seat's last decision may still be corrected (no card dealt since; house games).
+- `correct`: a seat's last decision may still be corrected (no card dealt since; house games); the
+  state's `corrections` (`corrections_of`) says which seats and what each may be corrected to.
 - `between_hands`: no hand is in progress (the last one closed, or nothing bet or dealt yet).
 - `board`: the game deals community cards (UTH, Hold'em, Omaha), so a screen shows a board row.
 """
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.games import DEAD, DECISIONS, PLAY_MULTIPLES
 from firmware_host.tables.base import Fault, GameTable
 from firmware_host.tables.hold import next_to_begin
-from firmware_host.tables.house import HouseTable
+from firmware_host.tables.house import HouseTable, chosen_multiples
 from firmware_host.tables.poker import PokerTable
 
 STEPS = ("bet", "deal", "confirm", "void", "correct", "between_hands", "board")
@@ -53,3 +55,27 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
     else:
         out.update(bet=False, deal=False, correct=False, board=False)
     return {key: bool(out[key]) for key in STEPS}
+
+
+def corrections_of(table: GameTable | None, steps: dict[str, bool]) -> list[dict[str, Any]]:
+    """What "Correct the last decision" may put in place of each seat's decision that can still be corrected
+    (house games, while `steps.correct`): `[{"seat": 2, "was": {"decision": "play", "multiple": 2},
+    "choices": [{"decision": "check"}, ...]}]`, the choices as the engine would take them (`can_correct`)."""
+    if not steps["correct"] or not isinstance(table, HouseTable):
+        return []
+    round_ = table.round
+    multiples = (*sorted(PLAY_MULTIPLES, reverse=True),) if chosen_multiples(table.setup.game) else (None,)
+    out = []
+    for seat in round_.correctable_seats():
+        was = round_.last_decision(seat)
+        if was is None or was.get("do") != "decide":
+            continue
+        choices = [{"decision": d, **({"multiple": m} if m is not None else {})}
+                   for d in DECISIONS if d != DEAD
+                   for m in (multiples if d == "play" else (None,))
+                   if round_.can_correct(seat, d, m)]
+        if choices:
+            out.append({"seat": seat, "was": {"decision": was["action"],
+                                              **({"multiple": was["multiple"]} if "multiple" in was else {})},
+                        "choices": choices})
+    return out

@@ -42,10 +42,13 @@ def test_a_uth_hand_step_by_step_and_the_next_hands_bets_after_confirm(tmp_path:
     for card in "As Kd Qh Ac".split():  # seat 1 and the dealer: seat 1 decides
         rig.ok("card", card=card)
     assert rig.allowed() == {"void", "board"}
+    assert rig.c.public_state()["corrections"] == []
     rig.ok("decide", seat=1, decision="check")
     assert rig.allowed() == {"void", "correct", "board"}  # no card since the check
+    assert rig.c.public_state()["corrections"] == [  # what the check may become, as the engine takes it
+        {"seat": 1, "was": {"decision": "check"}, "choices": [{"decision": "play", "multiple": m} for m in (4, 3)]}]
     rig.ok("card", card="2c")
-    assert rig.allowed() == {"void", "board"}
+    assert rig.allowed() == {"void", "board"} and rig.c.public_state()["corrections"] == []
     for card in "7d 9h".split():
         rig.ok("card", card=card)
     rig.ok("decide", seat=1, decision="check")
@@ -53,6 +56,8 @@ def test_a_uth_hand_step_by_step_and_the_next_hands_bets_after_confirm(tmp_path:
         rig.ok("card", card=card)
     rig.ok("decide", seat=1, decision="play")
     assert rig.allowed() == {"confirm", "void", "correct", "board"}  # the river's play may still be corrected
+    assert rig.c.public_state()["corrections"] == [{"seat": 1, "was": {"decision": "play"},
+                                                     "choices": [{"decision": "fold"}]}]
     rig.ok("confirm")
     assert rig.allowed() == {"bet", "between_hands", "board"}  # the next hand's bets are taken at once
     rig.ok("bet", seat=2, bets={"ante": 100, "blind": 100})

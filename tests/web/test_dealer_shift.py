@@ -326,6 +326,9 @@ def test_a_wrong_decision_is_corrected_with_a_supervisors_sign_off(console: Call
     dealer.tap("[data-decisions] [data-action='play-4']")
     dealer.ready()
     tablet.wait_for_selector(f"{ROOT}[data-to-act='2']")
+    tablet.reload()  # the page forgets: what may be corrected is the table's (`corrections`), not the page's memory
+    tablet.wait_for_selector(f"{ROOT}[data-to-act='2']")
+    dealer.ready()
     dealer.tap("#correct")
     tablet.wait_for_selector("dialog[data-signoff='correct'][open]")
     assert tablet.locator("#signoff-what").inner_text() == "Seat 1 chose Play 4x. Replace it with:"

@@ -35,14 +35,14 @@ let stepKey = null;              // the step on screen (hand, phase, seat to act
 let decisionsKey = null;
 let armedAt = 0;                 // when the decision buttons on screen answer a tap
 let returns = null;              // {hand, seats: [{seat, bets}]}: a voided hand's bets to give back
-const remembered = loadRemembered();  // {bets: {hand, seats: {seat: bets}}, offered: {hand, seats: {seat: {legal, chosen}}}}
+const remembered = loadRemembered();  // {bets: {hand, seats: {seat: bets}}}
 
 function loadRemembered() {
   try {
     const data = JSON.parse(sessionStorage.getItem(REMEMBERED) ?? "{}");
-    return { bets: data.bets ?? null, offered: data.offered ?? null };
+    return { bets: data.bets ?? null };
   } catch {
-    return { bets: null, offered: null };
+    return { bets: null };
   }
 }
 
@@ -158,25 +158,12 @@ function answered(message) {
     clearRefusal();
     if (command?.cmd === "bet") drafts.delete(command.seat);
     if (command?.cmd === "void" && command.returns) returns = command.returns;
-    if (command?.cmd === "decide" || command?.cmd === "correct") {
-      offered(command.seat).chosen = { ...command, at: Date.now() };
-      remember();
-    }
     pump();
   } else {
     queue = [];
     showRefusal(refusalText(message.reply), message.reply.code);
   }
   draw();
-}
-
-// What seat n was offered and chose this hand (the choices of "Correct the last decision").
-function offered(seat) {
-  if (remembered.offered?.hand !== state?.hand) remembered.offered = { hand: state?.hand, seats: {} };
-  const seats = remembered.offered.seats;
-  seats[seat] = seats[seat] ?? { legal: [], chosen: null };
-  remember();
-  return seats[seat];
 }
 
 // -- drawing --------------------------------------------------------------------------------------
@@ -265,8 +252,6 @@ function decisionsElement() {
     decisionsKey = key;
     armedAt = now + ARMING_MS;
     setTimeout(draw, ARMING_MS + 10);
-    offered(state.to_act).legal = state.legal;
-    remember();
   }
   const arming = now < armedAt;
   box.classList.toggle("arming", arming);
@@ -482,14 +467,9 @@ function onTap(event) {
   draw();
 }
 
-// The decisions "Correct the last decision" may put in place of the last one taken: what that seat was offered.
+// The decisions "Correct the last decision" may put in place, seat by seat: the table's `corrections` (tables/steps.py).
 function correctable() {
-  const seats = remembered.offered?.hand === state?.hand ? remembered.offered.seats : {};
-  const last = Object.entries(seats).filter(([, o]) => o.chosen).sort((a, b) => b[1].chosen.at - a[1].chosen.at)[0];
-  if (!last) return [];
-  const [seat, o] = last;
-  const same = (c) => c.decision === o.chosen.decision && (c.multiple ?? null) === (o.chosen.multiple ?? null);
-  return o.legal.filter((c) => !same(c)).map((c) => ({ ...c, seat: Number(seat), was: o.chosen }));
+  return (state?.corrections ?? []).flatMap((c) => c.choices.map((choice) => ({ ...choice, seat: c.seat, was: c.was })));
 }
 
 function openSignoff(kind) {
@@ -512,14 +492,15 @@ function openSignoff(kind) {
   }
   if (kind === "correct") {
     const choices = correctable();
+    const seats = state.corrections ?? [];
     const select = form.elements.decision;
     select.replaceChildren(...choices.map((c, i) => {
-      const option = el("option", "", decisionWord(c));
+      const word = seats.length > 1 ? t("console.seat_decision", { seat: c.seat, decision: decisionWord(c) }) : decisionWord(c);
+      const option = el("option", "", word);
       option.value = String(i);
       return option;
     }));
-    const first = choices[0];
-    what.textContent = first ? t("console.correct_what", { seat: first.seat, was: decisionWord(first.was) }) : "";
+    what.textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: decisionWord(c.was) })).join(" · ");
   }
   dialog.showModal();
 }
