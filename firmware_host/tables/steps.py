@@ -9,6 +9,7 @@ The dealer console shows a button for each step that is true and derives no rule
 - `void`: a hand is in progress that a supervisor may void (not while a fault locks the table).
 - `correct`: a seat's last decision may still be corrected (no card dealt since; house games); the
   state's `corrections` (`corrections_of`) says which seats and what each may be corrected to.
+- `chop`: the players still in a poker hand (two or more) may agree to share the pot (signed off).
 - `between_hands`: no hand is in progress (the last one closed, or nothing bet or dealt yet).
 - `board`: the game deals community cards (UTH, Hold'em, Omaha), so a screen shows a board row.
 """
@@ -23,7 +24,7 @@ from firmware_host.tables.hold import next_to_begin
 from firmware_host.tables.house import HouseTable, chosen_multiples
 from firmware_host.tables.poker import PokerTable
 
-STEPS = ("bet", "deal", "confirm", "void", "correct", "between_hands", "board")
+STEPS = ("bet", "deal", "confirm", "void", "correct", "chop", "between_hands", "board")
 """The keys of `steps`, every one a bool."""
 
 NONE = dict.fromkeys(STEPS, False)
@@ -45,15 +46,19 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
         round_ = table.round
         betting = not over and table.phase == "bets"
         out["bet"] = standing and not held and (over or betting)
+        out["chop"] = False
         out["deal"] = standing and not held and betting and round_.can_close_bets()
         out["correct"] = standing and not over and bool(round_.correctable_seats())
         out["board"] = table.setup.game == "uth"
     elif isinstance(table, PokerTable):
         out["bet"] = out["correct"] = False
         out["deal"] = standing and not held and not face_up and table.between_hands
+        hand = table.engine
+        out["chop"] = (standing and not over and hand is not None and not table.over
+                       and sum(1 for s in hand.order if hand.in_hand(s)) >= 2)
         out["board"] = bool(table.setup.variant.uses_board)
     else:
-        out.update(bet=False, deal=False, correct=False, board=False)
+        out.update(bet=False, deal=False, correct=False, chop=False, board=False)
     return {key: bool(out[key]) for key in STEPS}
 
 

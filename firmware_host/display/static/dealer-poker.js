@@ -412,8 +412,7 @@ class PokerPanel {
     } else if (state.next) {
       row.push(el("div", "acting", t("poker_console.deal_to", { target: state.next })));
     }
-    const live = (state.spots ?? []).filter((s) => s.in_hand && !s.folded).length;
-    if (!steps.between_hands && !steps.confirm && live >= 2) {
+    if (steps.chop) {
       row.push(button("chop", t("poker_console.chop"), () => this.openSignoff("chop")));
     } else {
       this.closeSignoff();
