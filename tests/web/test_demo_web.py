@@ -176,6 +176,10 @@ def test_the_tournament_demo_serves_the_clock_and_each_table(page: Page, browser
         table = browser.new_page()
         table.goto(t2)
         table.wait_for_selector("main[data-table='T2'][data-hand]:not([data-hand=''])", timeout=30_000)
+        # the director's level and clock on the table's own screen (its feed bridged by the display), counting down
+        table.wait_for_function("() => /Niveau 1 \u00b7 .*\\d+:\\d\\d/.test("
+                                "document.querySelector(\".p-level[data-level='1']\")?.textContent ?? '')",
+                                timeout=30_000)
         table.close()
         out, err = proc.communicate(timeout=300)
     finally:
