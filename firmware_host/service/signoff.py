@@ -195,6 +195,13 @@ class SignOff:
             refused = self._held(caller, auth)
             if refused is not None:  # held meanwhile, by the failures checked beside this one
                 return refused
+            try:
+                now_user = self._users().get(auth.user)
+            except UsersError as exc:
+                why = f"the users file cannot be read: {exc}"
+                return why, say("refusal.sign_off_no_users"), "forbidden", why
+            if now_user != verdict.user:  # the users file changed meanwhile: check the PIN as it is now
+                verdict = hash_check(now_user, auth.pin)
         if verdict.user is None or not verdict.matched or verdict.user.role != SIGNER_ROLE:
             why = (f"no user {auth.user!r} in the users file" if verdict.user is None
                    else f"wrong PIN for {auth.user!r}" if not verdict.matched
