@@ -53,9 +53,9 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
     elif isinstance(table, PokerTable):
         out["bet"] = out["correct"] = False
         out["deal"] = standing and not held and not face_up and table.between_hands
-        hand = table.engine
-        out["chop"] = (standing and not over and hand is not None and not table.over
-                       and sum(1 for s in hand.order if hand.in_hand(s)) >= 2)
+        dealt = table.engine
+        out["chop"] = (standing and not over and dealt is not None and not table.over
+                       and sum(1 for s in dealt.order if dealt.in_hand(s)) >= 2)
         out["board"] = bool(table.setup.variant.uses_board)
     else:
         out.update(bet=False, deal=False, correct=False, chop=False, board=False)
