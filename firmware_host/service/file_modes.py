@@ -10,6 +10,7 @@ names the file and its mode and says what to run.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -46,3 +47,21 @@ def check_trusted(path: str | Path, what: str) -> None:
     if mode is not None and mode & TRUSTED_FORBIDDEN:
         raise FileModeError(f"{what} {path} is mode {mode:04o}: other users may change it; "
                             f"it must be writable by its owner alone (chmod {mode & ~TRUSTED_FORBIDDEN:04o} {path})")
+
+
+def write_secret(path: str | Path, text: str) -> None:
+    """Write `text` to `path` whole, mode 0600: a temporary file beside it, synced, then renamed over it (never
+    half written). Raises OSError (the temporary file removed)."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise

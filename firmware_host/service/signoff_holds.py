@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import secrets
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from firmware_host.service.file_modes import write_secret
 
 log = logging.getLogger("croupier.signoff")
 
@@ -142,14 +142,7 @@ class Holds:
         if self.path is None:
             return
         text = json.dumps({"keys": {k: asdict(v) for k, v in self._keys.items()}}, sort_keys=True)
-        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            write_secret(self.path, text)
         except OSError as exc:  # the hold stands in memory; a restart would forget it
-            tmp.unlink(missing_ok=True)
             log.error("%s: sign-off holds cannot be written: %s", self.path, exc)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.service.access import ROLES
-from firmware_host.service.file_modes import FileModeError, check_secret
+from firmware_host.service.file_modes import FileModeError, check_secret, write_secret
 
 MIN_PIN_DIGITS = 4
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_DKLEN = 2 ** 14, 8, 1, 32
@@ -144,17 +143,8 @@ class Users:
 
     def save(self, path: str | Path) -> None:
         """Write the file atomically (a temporary file renamed over it), mode 0600. Raises UsersError."""
-        target = Path(path)
         text = json.dumps({"users": {n: u.as_json() for n, u in sorted(self.by_name.items())}}, indent=2) + "\n"
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, target)
+            write_secret(path, text)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise UsersError(f"{path}: cannot write: {exc.strerror or exc}") from None
