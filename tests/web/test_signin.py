@@ -81,7 +81,7 @@ def _request(base: str, method: str, path: str, body: Any = None, cookie: str | 
         conn = http.client.HTTPSConnection(host, int(port), context=context, timeout=10)
     else:
         conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", "Origin": base}  # a browser's own page (guard.py)
     if cookie:
         headers["Cookie"] = f"{SESSION_COOKIE}={cookie}"
     conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
@@ -180,7 +180,7 @@ def test_the_sign_in_form_in_chromium(served: Callable[..., dict[str, Any]], pag
     page.fill("[data-signin] input[name=user]", "ana")
     page.fill("[data-signin] input[name=pin]", "1234")
     page.click("[data-signin] button")
-    page.wait_for_function("document.querySelector('[data-signin-error]').textContent.includes('wrong')")
+    page.wait_for_function("() => document.querySelector('[data-signin-error]').textContent.includes('wrong')")
     page.fill("[data-signin] input[name=pin]", "4821")
     page.click("[data-signin] button")
     assert page.evaluate("window.result") == {"user": "ana", "role": "dealer"}
