@@ -83,7 +83,7 @@ class Session:
 
 
 class Tries:
-    """Failed sign-ins by key in the last `TRY_WINDOW_S`: `MAX_TRIES` of them lock the key until the oldest has aged out.
+    """Failed sign-ins by key in the last `TRY_WINDOW_S`: `MAX_TRIES` of them lock the key until the oldest ages out.
 
     `limit` bounds the keys kept (the least recently failed are forgotten past it); None keeps every
     key: the users file's names, which a spray of other names or addresses can never push out."""

@@ -29,8 +29,9 @@
     sessions = "/var/lib/croupier-display/sessions.json"  # optional: where the signed-in sessions are kept over
                                             # a restart (their tokens' hashes; default: beside the users file)
     language = "fr"                         # the pages' language: "en" (default) or "fr" (words.py, lang/*.toml)
-    origins = ["https://uth-1.local:8443"]  # optional: the only origins (scheme://host:port) the browsers' WebSockets
-                                            # and sign-ins are taken from (default: the served scheme and the Host asked)
+    origins = ["https://uth-1.local:8443"]  # optional: the only origins (scheme://host:port) the browsers'
+                                            # WebSockets and sign-ins are taken from (default: the served
+                                            # scheme with the Host asked for; guard.py)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME

@@ -11,7 +11,7 @@ another site, or of the same host on another port, can neither drive `/ws/dealer
 `/ws/full` with a signed-in user's cookie, nor sign someone in (login CSRF).
 
 **Headers.** Every response (pages, static files, the API, errors, the WebSocket handshakes) carries
-`CSP` below, `X-Frame-Options: DENY`, `X-Content-Type-Options: nosniff`, `Referrer-Policy:
+the `CSP` below, `X-Frame-Options: DENY`, `X-Content-Type-Options: nosniff`, `Referrer-Policy:
 same-origin`, and over TLS `Strict-Transport-Security`. The pages hold no inline script or style:
 their scripts are modules under /static/, their styles style sheets there (a script may still set
 `element.style.x`, which CSP allows).

@@ -80,7 +80,8 @@ def add_pit_routes(app: web.Application, tables: dict[str, Hub], pit: PitHub) ->
 
 def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
              tables: dict[str, Hub] | None = None, pit: PitHub | None = None,
-             relay: dealer.Relay | None = None, language: str = "en", origins: tuple[str, ...] = ()) -> web.Application:
+             relay: dealer.Relay | None = None, language: str = "en",
+             origins: tuple[str, ...] = ()) -> web.Application:
     app = web.Application()
     guard.install(app, secure=tls, origins=origins)  # Origin checks and security headers (guard.py)
     app[HUB] = hub
