@@ -110,6 +110,7 @@ def test_sign_in_gives_a_session_with_the_users_role_and_a_wrong_pin_none(served
     assert (status, body) == (200, {"user": "ana", "role": "dealer"})
     token, line = _cookie(headers)
     assert "HttpOnly" in line and "SameSite=Strict" in line and "Secure" not in line
+    assert "Strict-Transport-Security" not in headers and headers["X-Frame-Options"] == "DENY"
     assert _request(base, "GET", "/api/me", cookie=token)[:2] == (200, {"user": "ana", "role": "dealer"})
     assert _request(base, "GET", "/api/me", cookie="forged")[0] == 401
     assert _request(base, "POST", "/api/signout", cookie=token)[0] == 200
@@ -140,6 +141,7 @@ def test_pages_over_tls_mark_the_cookie_secure(served: Callable[..., dict[str, A
                                      context=context)
     assert (status, body) == (200, {"user": "sam", "role": "surveillance"})
     assert "Secure" in _cookie(headers)[1]
+    assert headers["Strict-Transport-Security"] == "max-age=31536000"  # over TLS only (guard.py)
     with pytest.raises(ssl.SSLError):  # a client that does not trust the certificate is not let through
         _request(ready["display"], "GET", "/api/me", context=ssl.create_default_context())
 
