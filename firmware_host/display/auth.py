@@ -7,10 +7,12 @@ are served over TLS). The live sessions are kept beside the users file (`<users>
 token's SHA-256, never the token, with its user, role and end), so a display restarted mid-shift finds
 its signed-in consoles again; a user no longer in the users file, or with another role, is out.
 
-- `POST /api/signin` `{"user": "ana", "pin": "4821"}` -> 200 `{"user": "ana", "role": "dealer"}` and
-  the cookie; a wrong user or PIN -> 401 `{"error": "wrong user or PIN"}` (which one is not said);
-  more than `MAX_TRIES` failures for a user or a client address in `TRY_WINDOW_S` -> 429 until the
-  window has passed.
+- `POST /api/signin` `{"user": "ana", "pin": "4821"}` (as `application/json`) -> 200 `{"user": "ana",
+  "role": "dealer"}` and the cookie; a wrong user or PIN -> 401 `{"error": "wrong user or PIN"}`
+  (which one is not said, nor shown by the time taken: an unknown name is checked against a dummy
+  hash of the file's own cost); `MAX_TRIES` failures for a name, or from a client address, in
+  `TRY_WINDOW_S` -> 429 until the window has passed (`Tries` below: the rule is docs/security.md's
+  "The display's sign-in").
 - `POST /api/signout` ends the session; `GET /api/me` -> `{"user", "role"}` or 401.
 
 A page that needs a role checks it with `require(request, roles)` (on the WebSocket's handshake);
@@ -27,15 +29,15 @@ import logging
 import os
 import secrets
 import time
-from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from firmware_host.service.users import Users, UsersError
+from firmware_host.service.users import User, Users, UsersError
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,20 @@ MAX_TRIES = 5
 TRY_WINDOW_S = 60.0
 """At most `MAX_TRIES` failed sign-ins per user, and per client address, in `TRY_WINDOW_S` seconds."""
 MAX_SESSIONS = 1000
+SPRAY_RATE = 5.0
+SPRAY_BURST = 20
+"""The display's failure budget, all names and addresses together: `SPRAY_BURST` failures at once, then
+`SPRAY_RATE` a second; a failure beyond it is answered `SPRAY_DELAY_S` later."""
+SPRAY_DELAY_S = 2.0
+MAX_ADDRESSES = 4096
+"""Client addresses (and unknown names) whose failures are remembered: the oldest are forgotten past it."""
+PIN_CHECKS = 2
+"""PIN checks (scrypt) run at once: the Pi's other core stays with the screens."""
+MAX_WAITING = 64
+"""Sign-ins waiting for a PIN check; past it a new one is answered 429 at once (busy), nothing counted."""
+WRONG = "wrong user or PIN"
+TOO_MANY = f"too many failed sign-ins: wait {TRY_WINDOW_S:.0f} s"
+BUSY = "too many sign-ins at once on this display: wait a few seconds"
 
 
 class SignInRefused(Exception):
@@ -66,16 +82,70 @@ class Session:
     expires: float
 
 
+class Tries:
+    """Failed sign-ins by key in the last `TRY_WINDOW_S`: `MAX_TRIES` of them lock the key until the oldest ages out.
+
+    `limit` bounds the keys kept (the least recently failed are forgotten past it); None keeps every
+    key: the users file's names, which a spray of other names or addresses can never push out."""
+
+    def __init__(self, clock: Callable[[], float], limit: int | None = None) -> None:
+        self._clock = clock
+        self._limit = limit
+        self._times: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def locked(self, key: str) -> bool:
+        times = self._times.get(key)
+        if times is None:
+            return False
+        now = self._clock()
+        while times and now - times[0] >= TRY_WINDOW_S:
+            times.popleft()
+        if not times:
+            del self._times[key]
+            return False
+        return len(times) >= MAX_TRIES
+
+    def failed(self, key: str) -> bool:
+        """Count one failure of `key`; True when it locks the key."""
+        times = self._times.setdefault(key, deque(maxlen=MAX_TRIES))
+        times.append(self._clock())
+        self._times.move_to_end(key)
+        if self._limit is not None:
+            while len(self._times) > self._limit:
+                self._times.popitem(last=False)
+        return self.locked(key)
+
+    def keep_only(self, keys: Iterable[str]) -> None:
+        """Forget the keys not in `keys` (users removed from the file)."""
+        kept = set(keys)
+        for key in [k for k in self._times if k not in kept]:
+            del self._times[key]
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+
 class Sessions:
     """The signed-in users of one display process, and the users file their PINs are checked against."""
 
     def __init__(self, users_path: str | Path | None, *, ttl_s: float = SESSION_TTL_S,
-                 clock: Callable[[], float] = time.monotonic, store: str | Path | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, store: str | Path | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.users_path = None if users_path is None else Path(users_path)
         self.ttl_s = ttl_s
         self._clock = clock
+        self._sleep = sleep
         self._sessions: dict[str, Session] = {}
-        self._failures: dict[str, deque[float]] = {}
+        # a user's lock is kept by the user's name alone, in a table no other name or address shares
+        self.user_tries = Tries(clock)
+        self.name_tries = Tries(clock, MAX_ADDRESSES)  # unknown names: locked alike, so a lock tells nothing
+        self.address_tries = Tries(clock, MAX_ADDRESSES)
+        self._budget = float(SPRAY_BURST)
+        self._budget_at = clock()
+        self.held = 0  # failures answered late (the spray brake), for the log and the tests
+        self._checks: asyncio.Semaphore | None = None  # made on the serving loop
+        self._waiting = 0
+        self._dummy: User | None = None
         self._users: Users | None = None
         self._users_stamp: tuple[int, int] | None = None
         # `[display] sessions`, else beside the users file (a Pi's /etc/croupier is read-only to the display:
@@ -129,43 +199,76 @@ class Sessions:
             stamp = (st.st_mtime_ns, st.st_size)
             if self._users is None or stamp != self._users_stamp:
                 self._users, self._users_stamp = Users.load(self.users_path), stamp
+                self.user_tries.keep_only(self._users.by_name)
+                self._dummy = None
         except (OSError, UsersError) as exc:
             log.error("users file %s cannot be read: %s", self.users_path, exc)
             raise SignInRefused("sign-in is unavailable: the users file cannot be read", 401) from None
         return self._users
 
-    def _too_many(self, keys: Iterable[str]) -> bool:
-        now = self._clock()
-        for key in keys:
-            tries = self._failures.get(key)
-            while tries and now - tries[0] > TRY_WINDOW_S:
-                tries.popleft()
-            if tries is not None and len(tries) >= MAX_TRIES:
-                return True
-        return False
+    def _stand_in(self, users: Users) -> User:
+        """A user no PIN matches, hashed at the cost of the file's first user: what an unknown name is checked
+        against, so the answer takes as long as for a real name."""
+        if self._dummy is None:
+            model = next(iter(users.by_name.values()), None)
+            salt = secrets.token_bytes(16)
+            self._dummy = (User("-", "dealer", salt, secrets.token_bytes(32)) if model is None
+                           else replace(model, name="-", salt=salt, hash=secrets.token_bytes(len(model.hash))))
+        return self._dummy
 
-    def _failed(self, keys: Iterable[str]) -> None:
+    def _over_budget(self) -> bool:
+        """Spend one failure of the display's budget (`SPRAY_BURST`, refilled at `SPRAY_RATE` a second); True
+        when none was left."""
         now = self._clock()
-        for key in keys:
-            self._failures.setdefault(key, deque(maxlen=MAX_TRIES)).append(now)
-        if len(self._failures) > 10 * MAX_SESSIONS:  # a spray of names: forget the oldest
-            for key in list(self._failures)[: len(self._failures) // 2]:
-                del self._failures[key]
+        self._budget = min(float(SPRAY_BURST), self._budget + (now - self._budget_at) * SPRAY_RATE)
+        self._budget_at = now
+        if self._budget >= 1.0:
+            self._budget -= 1.0
+            return False
+        return True
+
+    async def _check(self, user: User, pin: str) -> bool:
+        """The scrypt check, off the loop, at most `PIN_CHECKS` at once. Raises SignInRefused (busy)."""
+        if self._waiting >= MAX_WAITING:
+            raise SignInRefused(BUSY, 429)
+        if self._checks is None:
+            self._checks = asyncio.Semaphore(PIN_CHECKS)
+        self._waiting += 1
+        try:
+            async with self._checks:
+                return await asyncio.to_thread(user.pin_matches, pin)
+        finally:
+            self._waiting -= 1
 
     async def sign_in(self, user: Any, pin: Any, address: str = "?") -> Session:
-        """A new session for `user` if `pin` is theirs. Raises SignInRefused."""
+        """A new session for `user` if `pin` is theirs. Raises SignInRefused.
+
+        The rule (docs/security.md, "The display's sign-in"): a name, real or not, and a client address are
+        each locked by `MAX_TRIES` failures in `TRY_WINDOW_S`; a real user's lock is kept apart from
+        everything else, so no flood of other names or addresses wears it away; past the display's failure
+        budget every failure is answered `SPRAY_DELAY_S` late, a right PIN at once."""
         if not isinstance(user, str) or not isinstance(pin, str) or not user or not pin or len(user) > 64 \
                 or len(pin) > 64:
             raise SignInRefused("a user name and a PIN are needed", 401)
-        keys = (f"user:{user}", f"address:{address}")
-        if self._too_many(keys):
-            raise SignInRefused(f"too many failed sign-ins: wait {TRY_WINDOW_S:.0f} s", 429)
-        found = self._load_users().get(user)
-        ok = found is not None and await asyncio.to_thread(found.pin_matches, pin)
+        users = self._load_users()
+        found = users.get(user)
+        names = self.user_tries if found is not None else self.name_tries
+        if names.locked(user) or self.address_tries.locked(address):
+            log.warning("sign-in refused for user %r from %s: locked (too many failures)", user, address)
+            raise SignInRefused(TOO_MANY, 429)
+        ok = await self._check(found if found is not None else self._stand_in(users), pin)
         if not ok or found is None:
-            self._failed(keys)
-            log.warning("sign-in refused for user %r from %s", user, address)
-            raise SignInRefused("wrong user or PIN", 401)
+            locks = names.failed(user)
+            self.address_tries.failed(address)
+            late = self._over_budget()
+            if late:
+                self.held += 1
+            log.warning("sign-in refused for user %r from %s%s%s", user, address,
+                        ": the name is now locked" if locks else "", " (answered late: too many failures overall)"
+                        if late else "")
+            if late:
+                await self._sleep(SPRAY_DELAY_S)
+            raise SignInRefused(WRONG, 401)
         self._expire()
         if len(self._sessions) >= MAX_SESSIONS:
             oldest = min(self._sessions.values(), key=lambda s: s.expires)
@@ -232,6 +335,9 @@ def require(request: web.Request, roles: Iterable[str]) -> Session:
 
 
 async def _signin(request: web.Request) -> web.Response:
+    """The client's address is the connection's peer (`request.remote`), never a header such as X-Forwarded-For."""
+    if request.content_type != "application/json":  # a plain HTML form cannot send JSON (no CORS preflight either)
+        return web.json_response({"error": "send {\"user\": ..., \"pin\": ...} as application/json"}, status=415)
     try:
         body = await request.json()
     except ValueError:

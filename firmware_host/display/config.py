@@ -29,6 +29,9 @@
     sessions = "/var/lib/croupier-display/sessions.json"  # optional: where the signed-in sessions are kept over
                                             # a restart (their tokens' hashes; default: beside the users file)
     language = "fr"                         # the pages' language: "en" (default) or "fr" (words.py, lang/*.toml)
+    origins = ["https://uth-1.local:8443"]  # optional: the only origins (scheme://host:port) the browsers'
+                                            # WebSockets and sign-ins are taken from (default: the served
+                                            # scheme with the Host asked for; guard.py)
 
     [[display.tables]]                      # the pit: several tables, instead of public/snapshot above
     name = "uth-1"                          # the table's name in the pit and in /table?table=NAME
@@ -52,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
+from firmware_host.display.guard import check_origins
 from firmware_host.display.words import LANGUAGES
 from firmware_host.service.curve import client_keys
 from firmware_host.service.file_modes import FileModeError, check_secret
@@ -59,7 +63,7 @@ from firmware_host.service.file_modes import FileModeError, check_secret
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
          "tournament_snapshot", "tournament_server_key", "pit", "pit_snapshot", "pit_heartbeat_s", "pit_server_key",
-         "floor_db", "figures_s", "language", "sessions")
+         "floor_db", "figures_s", "language", "sessions", "origins")
 _ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot", "pit",
               "pit_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
@@ -110,6 +114,7 @@ class DisplayConfig:
     figures_s: float = 30.0
     language: str = "en"
     sessions: str | None = None
+    origins: tuple[str, ...] = ()  # `guard.py`: the pages' own origins, when given
     source: str = "<string>"
     table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
@@ -253,6 +258,11 @@ def _check(key: str, raw: Any) -> dict[str, Any]:
         return {key: float(raw)}
     if key == "chips":
         return {key: _chips(raw)}
+    if key == "origins":
+        if not isinstance(raw, list) or not 1 <= len(raw) <= 16:
+            raise ValueError(f"must be a list of 1 to 16 origins like \"https://uth-1.local:8443\", not {raw!r}")
+        check_origins(raw)
+        return {key: tuple(raw)}
     if key == "language":
         if raw not in LANGUAGES:
             raise ValueError(f"must be one of {', '.join(repr(x) for x in LANGUAGES)}, not {raw!r}")

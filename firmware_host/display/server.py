@@ -12,7 +12,7 @@ from typing import TextIO
 
 from aiohttp import web
 
-from firmware_host.display import auth, dealer, pit_floor, surveillance, tournament, words
+from firmware_host.display import auth, dealer, guard, pit_floor, surveillance, tournament, words
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit import PitHub
@@ -80,8 +80,10 @@ def add_pit_routes(app: web.Application, tables: dict[str, Hub], pit: PitHub) ->
 
 def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
              tables: dict[str, Hub] | None = None, pit: PitHub | None = None,
-             relay: dealer.Relay | None = None, language: str = "en") -> web.Application:
+             relay: dealer.Relay | None = None, language: str = "en",
+             origins: tuple[str, ...] = ()) -> web.Application:
     app = web.Application()
+    guard.install(app, secure=tls, origins=origins)  # Origin checks and security headers (guard.py)
     app[HUB] = hub
     app[WORDS] = json.dumps(words.words_for(language), ensure_ascii=False)
     app.router.add_get("/words.json", _words)
@@ -129,7 +131,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     tls = _tls_context(cfg)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
     app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
-                   relay=relay, language=cfg.language)
+                   relay=relay, language=cfg.language, origins=cfg.origins)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
     # at SIGTERM the screens' open WebSockets are given 2 s, then cut (they reconnect to the next

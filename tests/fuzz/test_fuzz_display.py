@@ -1,6 +1,9 @@
 """Fuzzing the display's HTTP and WebSocket endpoints, with and without a session: a real `croupier display` on
 loopback takes any method, path, query, header and body, and any WebSocket text or bytes on every socket; it
-answers each below 500 (never an internal error), stays up, and logs no traceback.
+answers each below 500 (never an internal error), stays up, and logs no traceback. Each request and socket goes as a
+visitor, a signed-in dealer or a signed-in surveillance user, from the display's own origin, another, `null` or none
+(`guard.py`); a session a fuzzed sign-out ended is signed in again (from 127.0.0.2, whose sign-ins the fuzzed ones,
+from 127.0.0.1, never lock).
 
 Requests go only to 127.0.0.1, one at a time; `make test` sends QUICK examples per property, `make soak` SOAK.
 """
@@ -39,12 +42,44 @@ def run(coroutine: Any) -> Any:
         return pool.submit(asyncio.run, coroutine).result()
 
 
+SESSIONS = {"dealer": "dee", "surveillance": "eve"}
+ORIGINS = ["own", "own", "other", "none", "null"]
+
+
+async def _sign_in(base: str, user: str) -> str:
+    """A session cookie for `user`, signed in from 127.0.0.2 (never locked by the fuzzed sign-ins from 127.0.0.1)."""
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))) as http:
+        async with http.post(f"{base}/api/signin", json={"user": user, "pin": PIN}, headers={"Origin": base}) as reply:
+            assert reply.status == 200, await reply.text()
+            return reply.cookies["croupier_session"].value
+
+
+async def _live(base: str, cookie: str) -> bool:
+    async with aiohttp.ClientSession(cookies={"croupier_session": cookie}) as http:
+        async with http.get(f"{base}/api/me") as reply:
+            return reply.status == 200
+
+
 @dataclass
 class Display:
     base: str
     log: Path
     proc: subprocess.Popen[str]
-    cookie: str
+    cookies: dict[str, str]
+
+    def origin(self, which: str) -> dict[str, str]:
+        """The Origin header sent: the display's own, another port's, `null`, or none."""
+        port = int(self.base.rsplit(":", 1)[1])
+        return {"own": {"Origin": self.base}, "other": {"Origin": f"http://127.0.0.1:{port + 1}"},
+                "null": {"Origin": "null"}, "none": {}}[which]
+
+    def renew(self) -> None:
+        """Sign in again the sessions a fuzzed sign-out ended."""
+        async def renew() -> None:
+            for role, user in SESSIONS.items():
+                if not await _live(self.base, self.cookies[role]):
+                    self.cookies[role] = await _sign_in(self.base, user)
+        run(renew())
 
     def alive(self) -> None:
         assert self.proc.poll() is None, f"the display died: {self.log.read_text()[-3000:]}"
@@ -70,15 +105,7 @@ def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Display]:
     assert line, log.read_text()
     base = json.loads(line)["display"]
 
-    async def sign_in() -> str:
-        async with aiohttp.ClientSession() as http:
-            async with http.post(f"{base}/api/signin", json={"user": "dee", "pin": PIN},
-                                 headers={"Origin": base}) as reply:
-                assert reply.status == 200, await reply.text()
-                return reply.cookies["croupier_session"].value if "croupier_session" in reply.cookies else \
-                    next(iter(reply.cookies.values())).value
-
-    running = Display(base, log, proc, run(sign_in()))
+    running = Display(base, log, proc, {role: run(_sign_in(base, user)) for role, user in SESSIONS.items()})
     yield running
     proc.terminate()
     proc.wait(timeout=10)
@@ -98,15 +125,17 @@ requests = st.fixed_dictionaries({
                                                 "X-Forwarded-For", "Accept-Language"]), header_values, max_size=4),
     "body": st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode())
     | st.fixed_dictionaries({"user": json_values, "pin": json_values}).map(lambda v: json.dumps(v).encode()),
-    "session": st.booleans(),
+    "session": st.sampled_from([None, *SESSIONS]),
+    "origin": st.sampled_from(ORIGINS),
 })
 
 
 async def _one_request(d: Display, r: dict[str, Any]) -> int:
-    cookies = {"croupier_session": d.cookie} if r["session"] else {}
+    cookies = {"croupier_session": d.cookies[r["session"]]} if r["session"] else {}
     async with aiohttp.ClientSession(cookies=cookies) as http:
         try:
-            async with http.request(r["method"], d.base + r["path"], data=r["body"], headers=r["headers"],
+            headers = {**d.origin(r.get("origin", "own")), **r["headers"]}
+            async with http.request(r["method"], d.base + r["path"], data=r["body"], headers=headers,
                                     allow_redirects=False, timeout=aiohttp.ClientTimeout(total=10)) as reply:
                 await reply.read()
                 return reply.status
@@ -122,6 +151,7 @@ def check_request(display: Display, r: dict[str, Any]) -> None:
     assert status < 500, (r, status)
     ANSWERED.append(status)
     display.alive()
+    display.renew()
 
 
 messages = st.lists(st.text(max_size=300) | st.binary(max_size=100)
@@ -132,11 +162,11 @@ messages = st.lists(st.text(max_size=300) | st.binary(max_size=100)
                                   "card": json_values}).map(json.dumps), min_size=1, max_size=5)
 
 
-async def _one_socket(d: Display, path: str, sent: list[str | bytes], session: bool) -> None:
-    cookies = {"croupier_session": d.cookie} if session else {}
+async def _one_socket(d: Display, path: str, sent: list[str | bytes], session: str | None, origin: str) -> None:
+    cookies = {"croupier_session": d.cookies[session]} if session else {}
     async with aiohttp.ClientSession(cookies=cookies) as http:
         try:
-            async with http.ws_connect(d.base + path, headers={"Origin": d.base},
+            async with http.ws_connect(d.base + path, headers=d.origin(origin),
                                        timeout=aiohttp.ClientWSTimeout(ws_close=5)) as ws:
                 for message in sent:
                     await (ws.send_bytes(message) if isinstance(message, bytes) else ws.send_str(message))
@@ -150,23 +180,38 @@ async def _one_socket(d: Display, path: str, sent: list[str | bytes], session: b
             pass
 
 
-def check_socket(display: Display, path: str, sent: list[str | bytes], session: bool) -> None:
-    run(_one_socket(display, path, sent, session))
+def check_socket(display: Display, path: str, sent: list[str | bytes], session: str | None, origin: str) -> None:
+    run(_one_socket(display, path, sent, session, origin))
     display.alive()
 
 
 test_any_request_is_answered_below_500, test_any_request_is_answered_below_500_soak = \
     quick_and_soak(r=requests, quick=60)(check_request)
 test_any_socket_message_is_taken, test_any_socket_message_is_taken_soak = \
-    quick_and_soak(path=st.sampled_from(SOCKETS), sent=messages, session=st.booleans(), quick=40)(check_socket)
+    quick_and_soak(path=st.sampled_from(SOCKETS), sent=messages, session=st.sampled_from([None, *SESSIONS]),
+                   origin=st.sampled_from(ORIGINS), quick=40)(check_socket)
 
 
-def test_the_fuzzer_reaches_the_display_as_a_visitor_and_as_a_signed_in_dealer(display: Display) -> None:
+def test_the_fuzzer_reaches_the_display_as_a_visitor_and_signed_in(display: Display) -> None:
     """The fuzzer's own requests, fixed ones: they reach the pages, and the session cookie it sends is live."""
     base = {"method": "GET", "headers": {}, "body": b""}
-    assert run(_one_request(display, {**base, "path": "/table", "session": False})) == 200
-    assert run(_one_request(display, {**base, "path": "/api/me", "session": False})) == 401
-    assert run(_one_request(display, {**base, "path": "/api/me", "session": True})) == 200
+    assert run(_one_request(display, {**base, "path": "/table", "session": None})) == 200
+    assert run(_one_request(display, {**base, "path": "/api/me", "session": None})) == 401
+    assert run(_one_request(display, {**base, "path": "/api/me", "session": "dealer"})) == 200
+    assert run(_one_request(display, {**base, "path": "/api/me", "session": "surveillance"})) == 200
+
+    async def opens(path: str, role: str, origin: str) -> int:
+        async with aiohttp.ClientSession(cookies={"croupier_session": display.cookies[role]}) as http:
+            try:
+                async with http.ws_connect(display.base + path, headers=display.origin(origin)):
+                    return 101
+            except aiohttp.WSServerHandshakeError as exc:
+                return exc.status
+
+    # the fuzzed messages reach the signed-in sockets' handlers from the display's own origin, and only from it
+    assert [run(opens(path, role, "own")) for path, role in (("/ws/dealer", "dealer"), ("/ws/full", "surveillance"))] \
+        == [101, 101]
+    assert run(opens("/ws/dealer", "dealer", "other")) == 403
     display.alive()
     # after the property above (file order, one worker): most fuzzed requests were answered, not refused by the client
     assert sum(1 for status in ANSWERED if status) >= len(ANSWERED) // 2, ANSWERED

@@ -326,7 +326,7 @@ def test_a_void_needs_a_supervisors_pin_and_the_page_shows_the_controllers_reaso
 
 async def _relay_checks(base: str) -> dict[str, Any]:
     seen: dict[str, Any] = {}
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), headers={"Origin": base}) as session:
         try:
             await session.ws_connect(f"{base}/ws/dealer")
         except aiohttp.WSServerHandshakeError as exc:

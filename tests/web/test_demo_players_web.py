@@ -26,7 +26,7 @@ STAKE = {"ante": 700, "blind": 700}  # no bot bets 7.00: every stake on the tabl
 async def _play_one_hand(base: str, user: str, pin: str) -> list[dict[str, Any]]:
     """Bet two spots, wait, deal, decide every turn (the first legal decision), confirm: the replies."""
     replies: list[dict[str, Any]] = []
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), headers={"Origin": base}) as session:
         signed = await session.post(f"{base}/api/signin", json={"user": user, "pin": pin})
         assert signed.status == 200, await signed.text()
         async with session.ws_connect(f"{base}/ws/dealer") as ws:

@@ -97,7 +97,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
         page.wait_for_selector("#spots [data-seat] [data-card]", timeout=60_000)
         assert "??" not in page.eval_on_selector_all("#spots [data-card]", "els => els.map(e => e.dataset.card)")
         page.wait_for_selector("[data-steps] li[data-step='card']")
-        page.wait_for_function("document.querySelector('[data-history]').dataset.hands", timeout=60_000)  # one closed
+        page.wait_for_function("() => document.querySelector('[data-history]').dataset.hands", timeout=60_000)  # one closed
         assert any(temp.iterdir())  # its temporary state, while it plays
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)

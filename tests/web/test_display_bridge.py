@@ -92,7 +92,7 @@ def test_a_screen_gets_hello_then_the_tables_state_over_the_websocket(
 
     async def first_two() -> list[dict[str, Any]]:
         async with aiohttp.ClientSession() as session:
-            async with session.ws_connect(ready["display"] + "/ws/public") as ws:
+            async with session.ws_connect(ready["display"] + "/ws/public", origin=ready["display"]) as ws:
                 first = json.loads(await ws.receive_str(timeout=30))
                 second = json.loads(await ws.receive_str(timeout=30))
                 return [first, second]
@@ -122,7 +122,7 @@ def test_a_display_stops_at_sigterm_while_a_screen_is_connected(tmp_path: Path) 
 
         async def connect_then_stop() -> aiohttp.WSMsgType:
             async with aiohttp.ClientSession() as session:
-                async with session.ws_connect(ready["display"] + "/ws/public") as ws:
+                async with session.ws_connect(ready["display"] + "/ws/public", origin=ready["display"]) as ws:
                     hello = json.loads(await ws.receive_str(timeout=30))
                     assert hello["kind"] == "hello"
                     proc.terminate()

@@ -81,7 +81,7 @@ def _request(base: str, method: str, path: str, body: Any = None, cookie: str | 
         conn = http.client.HTTPSConnection(host, int(port), context=context, timeout=10)
     else:
         conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", "Origin": base}  # a browser's own page (guard.py)
     if cookie:
         headers["Cookie"] = f"{SESSION_COOKIE}={cookie}"
     conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
@@ -110,6 +110,7 @@ def test_sign_in_gives_a_session_with_the_users_role_and_a_wrong_pin_none(served
     assert (status, body) == (200, {"user": "ana", "role": "dealer"})
     token, line = _cookie(headers)
     assert "HttpOnly" in line and "SameSite=Strict" in line and "Secure" not in line
+    assert "Strict-Transport-Security" not in headers and headers["X-Frame-Options"] == "DENY"
     assert _request(base, "GET", "/api/me", cookie=token)[:2] == (200, {"user": "ana", "role": "dealer"})
     assert _request(base, "GET", "/api/me", cookie="forged")[0] == 401
     assert _request(base, "POST", "/api/signout", cookie=token)[0] == 200
@@ -140,6 +141,7 @@ def test_pages_over_tls_mark_the_cookie_secure(served: Callable[..., dict[str, A
                                      context=context)
     assert (status, body) == (200, {"user": "sam", "role": "surveillance"})
     assert "Secure" in _cookie(headers)[1]
+    assert headers["Strict-Transport-Security"] == "max-age=31536000"  # over TLS only (guard.py)
     with pytest.raises(ssl.SSLError):  # a client that does not trust the certificate is not let through
         _request(ready["display"], "GET", "/api/me", context=ssl.create_default_context())
 
@@ -180,7 +182,7 @@ def test_the_sign_in_form_in_chromium(served: Callable[..., dict[str, Any]], pag
     page.fill("[data-signin] input[name=user]", "ana")
     page.fill("[data-signin] input[name=pin]", "1234")
     page.click("[data-signin] button")
-    page.wait_for_function("document.querySelector('[data-signin-error]').textContent.includes('wrong')")
+    page.wait_for_function("() => document.querySelector('[data-signin-error]').textContent.includes('wrong')")
     page.fill("[data-signin] input[name=pin]", "4821")
     page.click("[data-signin] button")
     assert page.evaluate("window.result") == {"user": "ana", "role": "dealer"}

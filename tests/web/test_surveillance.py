@@ -181,7 +181,7 @@ def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_
     journal = history_json(rig.table.state_dir, 10)
     last = journal[-1]["hand"]
     try:
-        page.wait_for_function(f"document.querySelector('[data-history]').dataset.hands?.split(' ')[0] === '{last}'",
+        page.wait_for_function(f"() => document.querySelector('[data-history]').dataset.hands?.split(' ')[0] === '{last}'",
                                timeout=30_000)
     except Exception:
         pytest.fail(f"no recall of hand {last}: {page.inner_text('[data-history]')!r}, "
@@ -216,7 +216,7 @@ def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_
 
     # The public bridge coalesces (a screen behind is sent the newest state, not each one), so how many states the
     # tap gets depends on the machine's load; the newest is always delivered, and the redaction is checked on each.
-    tap.wait_for_function(f"window.__public.some(m => m.hand === {last} && m.phase === 'settled')", timeout=30_000)
+    tap.wait_for_function(f"() => window.__public.some(m => m.hand === {last} && m.phase === 'settled')", timeout=30_000)
     public: list[dict[str, Any]] = tap.evaluate("window.__public")
     updates = [m for m in public if m.get("kind") in ("snapshot", "update")]
     hidden = [m for m in updates if m["phase"] not in ("showdown", "settled")
@@ -249,7 +249,7 @@ def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_as
         box = page.locator("[data-signin]").bounding_box()
         assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 1080, box
         signed = context.request.post(f"{base}/api/signin", data=json.dumps({"user": DAN[0], "pin": DAN[1]}),
-                                      headers={"Content-Type": "application/json"})
+                                      headers={"Content-Type": "application/json", "Origin": base})
         assert signed.status == 200 and signed.json()["role"] == "dealer"
         refused = context.request.get(f"{base}/ws/full")  # a dealer's session
         assert refused.status == 403 and "dealer may not use this page" in refused.json()["error"]
@@ -298,7 +298,7 @@ def test_a_poker_table_s_log_says_every_action_in_the_trade_s_words_by_hand_and_
         rows = journal.hands()
         journal.close()
         last = rows[-1]
-        page.wait_for_function(f"document.querySelector('[data-history]').dataset.hands?.split(' ')[0] === '{last.hand}'",
+        page.wait_for_function(f"() => document.querySelector('[data-history]').dataset.hands?.split(' ')[0] === '{last.hand}'",
                                timeout=30_000)
         for row in rows:
             said = log_of(page, row.hand)

@@ -396,7 +396,7 @@ def test_a_tournament_table_shows_the_level_the_clock_and_chips(page: Page, tmp_
     try:
         page.goto(served.url)
         page.wait_for_selector("[data-kind='poker'] [data-level='3']")
-        page.wait_for_function("document.querySelector('[data-level]').textContent.includes('left')")
+        page.wait_for_function("() => document.querySelector('[data-level]').textContent.includes('left')")
         sign = page.locator("[data-level]").inner_text()
         assert sign.startswith("Level 3 · ") and sign.endswith(" left"), sign
         first = sign
