@@ -419,7 +419,8 @@ def test_a_card_entered_by_hand_needs_a_supervisors_pin(console: Callable[..., C
         settled_reply(tablet)
         tablet.wait_for_selector("[data-refusal='forbidden']")
         assert tablet.locator("[data-refusal]").inner_text() == (  # the controller's say, in words
-            "ana is not a supervisor: only a supervisor signs off" if user else "This step needs a supervisor's sign-off")
+            "Sign-off refused: wrong user or PIN, or not a supervisor" if user  # one refusal whatever failed
+            else "This step needs a supervisor's sign-off")
         assert not public_state(work.table, full=True).get("manual")
     tablet.tap("[data-action='card']")
     tablet.fill("#signoff input[name=card]", "As")
