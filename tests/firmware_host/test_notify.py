@@ -210,10 +210,10 @@ def test_a_stuck_loop_sends_no_pings_and_they_resume_when_it_turns_again(
     entered, release = threading.Event(), threading.Event()
     handle = controller.handle_command
 
-    def stuck(cmd: Any, caller: Any = None) -> dict[str, Any]:  # a command handler that hangs, as a hung loop would
+    def stuck(cmd: Any, caller: Any = None, verdict: Any = None) -> dict[str, Any]:  # hangs, as a hung loop would
         entered.set()
         release.wait(10.0)
-        return handle(cmd, caller)
+        return handle(cmd, caller, verdict)
 
     monkeypatch.setattr(controller, "handle_command", stuck)
     ctx: zmq.Context[Any] = zmq.Context()

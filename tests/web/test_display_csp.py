@@ -81,7 +81,9 @@ def test_every_page_works_under_its_csp_with_no_violation(demo: tuple[str, dict[
         page.wait_for_selector("#console[data-phase='bets']", timeout=30_000)  # the console's socket is open
         page.wait_for_selector("#chips button", timeout=30_000)
         seen["/dealer"] = page.evaluate("window.__csp")
-        page.click("[data-action='signout']")
+        with page.expect_navigation():  # the console reloads once signed out: then go on
+            page.click("[data-action='signout']")
+        page.wait_for_selector("[data-signin]")
         page.goto(f"{base}/surveillance")
         sign_in(page, people["surveillance"])
         page.wait_for_selector("#table[data-seq]", timeout=30_000)  # the full feed is live
