@@ -133,7 +133,7 @@ def test_simple_strategy_rules_on_named_hands():
     assert not flop("9d 3d", "Kd 7d 2s")    # ... a hidden nine is not enough
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # 50 s: make soak (bench.batch_eval counts the same hands in make bench)
 def test_trips_exact_by_the_seven_card_distribution(sym):
     """Every seven-card hand as a representative board and two cards (each hand 21 times): the published
     counts, and Trips 50-40-30-8-7-4-3 on the final hand at 3.4979%."""
