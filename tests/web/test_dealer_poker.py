@@ -18,6 +18,7 @@ import zmq
 from playwright.sync_api import Page
 
 from firmware_host.cli.demo import SimTable
+from firmware_host.display import words
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
@@ -451,3 +452,22 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
     page.click('[data-poker] [data-actions] [data-action="call"]')  # seat 3 calls: his action in French, in money
     page.wait_for_function("() => document.querySelector('[data-poker] [data-seat=\"3\"] .pseat-status')?.textContent"
                            " === 'suit 2,00\u00a0€'")
+    # the hand played down to its showdown: every seat's action and shown hand in French, from the state's records
+    # (`act`, `hand_values`), never from the controller's English
+    for _ in range(40):
+        shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
+        if shown["phase"] == "over":
+            break
+        action = next(a for a in ("check", "call", "show") if a in shown["actions"])
+        page.click(f'[data-poker] [data-actions] [data-action="{action}"]')
+        page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                               arg=shown["seq"])
+    else:
+        raise AssertionError("the hand did not end")
+    french = words.catalogs()["fr"]
+    names = page.locator("[data-poker] .pseat .hand-name").all_inner_texts()
+    assert names and all(n in {v for k, v in french.items() if k.startswith("hand_name.")} for n in names), names
+    statuses = [s for s in page.locator("[data-poker] .pseat-status").all_inner_texts() if s]
+    english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_console.did_")}
+    assert statuses and not any(re.match(r"(checks|calls|shows|folds)\b", s) for s in statuses), statuses
+    assert not set(statuses) & english, statuses
