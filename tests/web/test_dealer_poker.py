@@ -26,6 +26,7 @@ from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.shoe import SimShoeClient
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot, check_sizes
+from tests.web.test_accessibility import axe_violations
 from tests.web.test_dealer_layout import check_targets
 
 DEALER, DEALER_PIN = "ana", "4821"
@@ -236,6 +237,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
                 page.set_viewport_size(size)
                 check_targets(page, f"the poker console at {size}")
             page.set_viewport_size({"width": 1280, "height": 800})
+            assert axe_violations(page) == []  # mid-hand: the buttons, the amount entry (labelled) readable
     else:
         raise AssertionError(f"the hand did not end: {acted}")
 
@@ -251,6 +253,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
                             for p in results["pots"]]
     # the side pot's results before the confirm (no seed given: the sim table's default, the same cards every run)
     check_sizes(page, "dealer-poker-results", ("tablet", "1920", "1280"))
+    assert axe_violations(page) == []  # the results readable (tests/web/test_accessibility.py)
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
 
