@@ -95,9 +95,10 @@ function spotElement(spot, state) {
   return node;
 }
 
-// A recalled house hand's name: the journal's settlement keeps the name only (no category), read back here as a key.
-function handName(name) {
-  return tOr(`hand_name.${String(name).toLowerCase().replaceAll(" ", "_")}`, String(name));
+// A recalled house hand's name (the journal's settlement: `hand`, and `category` since hands carried it), in the
+// page's words; a hand journaled before keeps its name as it was.
+function handName(hand) {
+  return hand?.category ? tOr(`hand_name.${hand.category}`, hand.hand ?? "") : hand?.hand ?? "";
 }
 
 function render(state) {
@@ -298,13 +299,13 @@ function pastHand(hand, state) {
       line.append(`${t("common.seat", { seat: spot.seat })} `, miniCards(spot.cards));
       let text = ` ${betsText(spot.bets, state)}${hand.status === "settled" ? `; ${playText(spot.play)}` : ""}`;
       const r = results.get(spot.seat);
-      if (r) text += ` \u2013 ${handName(r.hand)}: ${formatNet(r.net, state)}`;
+      if (r) text += ` \u2013 ${handName(r)}: ${formatNet(r.net, state)}`;
       line.append(text);
       node.append(line);
     }
     const dealer = el("div", "dealer-line");
     dealer.append(`${t("common.dealer")} `, miniCards(round.dealer));
-    if (hand.settlement?.dealer?.hand) dealer.append(` ${handName(hand.settlement.dealer.hand)}`);
+    if (hand.settlement?.dealer?.hand) dealer.append(` ${handName(hand.settlement.dealer)}`);
     node.append(dealer);
     if ((round.board ?? []).length) {
       const board = el("div", "board-line");
