@@ -196,7 +196,8 @@ class SpotResult:
     net: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "hand": self.hand, "results": dict(self.results), "net": self.net}
+        return {"seat": self.seat, "hand": self.hand, "category": self.category, "results": dict(self.results),
+                "net": self.net}
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +232,7 @@ class Settlement:
 
     def to_dict(self) -> dict[str, Any]:
         return {"spots": [s.to_dict() for s in self.spots],
-                "dealer": {"hand": self.dealer_hand, "qualifies": self.dealer_qualifies},
+                "dealer": {"hand": self.dealer_hand, "category": self.dealer_category, "qualifies": self.dealer_qualifies},
                 "house_net": self.house_net}
 
 

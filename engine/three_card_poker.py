@@ -10,7 +10,7 @@ setting). `settle_3cp` is the one settlement both `croupier settle` and the stat
 ...     "cards": ["Qh", "Qd", "5s"], "bets": {"ante": 500, "pair_plus": 500}, "play": True}]},
 ...     load_profile("default").three_card_poker)
 >>> settle_3cp(hand, load_profile("default").three_card_poker).to_dict()["spots"][0]
-{'seat': 1, 'hand': 'Pair of queens', 'results': {'ante': 500, 'play': 500, 'pair_plus': 500}, 'net': 1500}
+{'seat': 1, 'hand': 'Pair of queens', 'category': 'pair', 'results': {'ante': 500, 'play': 500, 'pair_plus': 500}, 'net': 1500}
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
 
 def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
     cleared = fault.get("cleared") or {}
-    return {"kind": fault.get("kind"), "detail": fault.get("detail"),
+    return {"kind": fault.get("kind"), "detail": fault.get("detail"), "say": fault.get("say"),
             "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}
 
 

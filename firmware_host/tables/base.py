@@ -155,10 +155,12 @@ class FaultBook:
     manual: list[dict[str, Any]]
 
     def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, phase: str,
-                   extra: bool = False) -> None:
-        """Note a fault met in `phase` (`extra`: raised while another one already stood)."""
+                   extra: bool = False, said: Say | None = None) -> None:
+        """Note a fault met in `phase` (`extra`: raised while another one already stood), with its words
+        for the full feed (`said`, `fault_says`), so the recall of the hand says it in the page's language."""
         self.faults.append({"kind": kind.value, "message": message, "detail": detail, "event": event,
-                            "during": extra, "phase": phase, "cleared": None})
+                            "during": extra, "phase": phase, "cleared": None,
+                            **({"say": said} if said is not None else {})})
 
     def note_clear(self, cleared: Mapping[str, Any]) -> None:
         for fault in self.faults:
@@ -282,7 +284,7 @@ class GameTable(Protocol):
         ...
 
     def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, phase: str,
-                   extra: bool = False) -> None: ...
+                   extra: bool = False, said: Say | None = None) -> None: ...
 
     def note_clear(self, cleared: Mapping[str, Any]) -> None: ...
 

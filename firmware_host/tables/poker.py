@@ -420,7 +420,7 @@ class PokerTable(FaultBook):
             act = act_record("bring_in", brought.amount, brought.all_in)
         elif action == "fold":
             hand.fold(seat, dead)
-            event, said, act = ["fold", seat], "folds: the clock ran out" if dead else "folds", act_record("fold")
+            event, said, act = ["fold", seat], "folds: the clock ran out" if dead else "folds", act_record("fold", clock=dead)
         elif action == "check":
             hand.check(seat)
             event, said, act = ["check", seat], "checks", act_record("check")

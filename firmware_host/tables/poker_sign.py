@@ -71,11 +71,14 @@ def hand_words(value: HandValue, evaluator: str) -> dict[str, Any]:
 
 
 def act_record(action: str, amount: int | None = None, all_in: bool = False,
-               cards: int | None = None) -> dict[str, Any]:
+               cards: int | None = None, clock: bool = False) -> dict[str, Any]:
     """A seat's last action as the screen words it: `action` (`fold`, `check`, `call`, `bet`,
     `raise`, `complete`, `bring_in`, `draw`, `stand_pat`, `show`, `muck`), `amount` (a call's chips,
-    a bet's or raise's street total, a bring-in's chips), `all_in`, and `cards` drawn."""
+    a bet's or raise's street total, a bring-in's chips), `all_in`, `cards` drawn, and `clock` (a
+    fold because the seat's clock ran out)."""
     out: dict[str, Any] = {"action": action}
+    if clock:
+        out["clock"] = True
     if amount is not None:
         out["amount"] = amount
     if all_in:

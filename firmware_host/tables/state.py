@@ -24,7 +24,7 @@ from drivers.readings import OfflineKind, Sensor
 from engine import redact
 from engine.errors import EngineError, say
 from engine.money import Money
-from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused
+from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
 from firmware_host.tables.clock_call import shown as clock_shown
@@ -208,11 +208,13 @@ class TableState:
         if self.fault is not None and (self.fault.kind.critical or not kind.critical):
             # the first fault stands; later ones are recorded with it (a critical one takes its place)
             if self.table is not None:
-                self.table.note_fault(kind, kind.message, detail, event_id, self.table.phase, extra=True)
+                self.table.note_fault(kind, kind.message, detail, event_id, self.table.phase, extra=True,
+                                      said=fault_says(kind, card, seat, situation)[1])
             return
         self.fault = Fault(kind, kind.message, detail, event_id, card, seat, situation)
         if self.table is not None:
-            self.table.note_fault(kind, self.fault.message, detail, event_id, self.table.phase)
+            self.table.note_fault(kind, self.fault.message, detail, event_id, self.table.phase,
+                                  said=self.fault.full()["say"])
 
     def _mid_hand(self) -> bool:
         return self.table is not None and self.table.mid_hand

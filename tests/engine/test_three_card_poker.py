@@ -46,7 +46,7 @@ def results(round_: dict[str, Any], profile: Profile = DEFAULT) -> dict[str, int
 
 def test_issue_example() -> None:
     r = settle(tcp("Ks 7d 2c", spot(1, "Qh Qd 5s", ante=500, pair_plus=500)))
-    assert r["dealer"] == {"hand": r["dealer"]["hand"], "qualifies": True}
+    assert r["dealer"] == {"hand": r["dealer"]["hand"], "category": "high_card", "qualifies": True}
     assert r["spots"][0]["results"] == {"ante": 500, "play": 500, "pair_plus": 500}
     assert r["spots"][0]["net"] == 1500 and r["house_net"] == -1500
 

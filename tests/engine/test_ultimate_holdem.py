@@ -47,9 +47,10 @@ def test_issue_example_dealer_not_qualified() -> None:
     # Dealer Q-high does not qualify: Ante returned; A-high beats it: Play 1:1; Blind pushes below
     # a straight; Trips lose below three of a kind.
     r = settle(uth("Qh Jc", "2c 7d 9h 4s 3c", spot(1, "As Kd", 1000, ("preflop", 4), trips=500)))
-    assert r == {"spots": [{"seat": 1, "hand": r["spots"][0]["hand"],
+    assert r == {"spots": [{"seat": 1, "hand": r["spots"][0]["hand"], "category": "high_card",
                             "results": {"ante": 0, "blind": 0, "play": 4000, "trips": -500}, "net": 3500}],
-                 "dealer": {"hand": r["dealer"]["hand"], "qualifies": False}, "house_net": -3500}
+                 "dealer": {"hand": r["dealer"]["hand"], "category": "high_card", "qualifies": False},
+                 "house_net": -3500}
     assert r["spots"][0]["hand"].startswith("High card, ace")
 
 

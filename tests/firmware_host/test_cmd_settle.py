@@ -29,7 +29,7 @@ def test_settles_each_line() -> None:
     assert status == 0
     assert lines[0]["spots"][0]["results"] == {"ante": 0, "blind": 0, "play": 4000, "trips": -500}  # type: ignore[index]
     assert lines[0]["house_net"] == -3500
-    assert lines[0]["dealer"] == {"hand": "High card, queen", "qualifies": False}
+    assert lines[0]["dealer"] == {"hand": "High card, queen", "category": "high_card", "qualifies": False}
     assert [s["results"] for s in lines[1]["spots"]] == [  # type: ignore[attr-defined]
         {"ante": 500, "play": 500, "pair_plus": 500}, {"pair_plus": 100}]
     assert lines[1]["house_net"] == -1600

@@ -68,6 +68,8 @@ def test_json_lines_resettle_with_croupier_settle(tmp_path: Path) -> None:
     assert json.loads(resettled) == settled["settlement"]
     assert voided["settlement"] is None and voided["round"]["spots"][0]["cards"] == ["5s"]
     assert voided["faults"][0]["kind"] == "duplicate_card" and voided["faults"][0]["cleared_by"] == "sup-7"
+    # the fault's words as the full feed said them, journaled: the recall says them in the page's language
+    assert voided["faults"][0]["say"]["key"].startswith("fault.duplicate_card"), voided["faults"][0]
     c.journal.close()
 
 

@@ -24,6 +24,7 @@ from firmware_host.service.users import User, Users
 from firmware_host.sim.dealing import ShoeHand
 from tests.web.screens import check_sizes
 from tests.web.money import shown as money
+from tests.web.test_accessibility import axe_violations
 
 PINS = {"ana": ("dealer", "482113"), "sam": ("supervisor", "905527"), "eve": ("surveillance", "318840")}
 CHIPS = [100, 500, 2500]
@@ -256,6 +257,7 @@ def test_a_uth_hand_played_from_the_console_settles_as_croupier_settle(
     assert len(mid_hand) == 3
     assert tablet.locator("[data-decisions] button").count() == 0
     check_sizes(tablet, "dealer-uth-payouts", sizes)  # the payout prompt, before the confirm
+    assert axe_violations(tablet) == []  # the won and lost circles readable too (tests/web/test_accessibility.py)
     check_settles_as_croupier_settle(tablet, work.table, hand)
     log = work.log.read_text()
     assert "dealer console: ana sent {'cmd': 'decide'" in log and "-> ok" in log

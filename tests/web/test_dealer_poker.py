@@ -18,6 +18,7 @@ import zmq
 from playwright.sync_api import Page
 
 from firmware_host.cli.demo import SimTable
+from firmware_host.display import words
 from firmware_host.service.commands import CommandClient
 from firmware_host.service.feed import FeedClient
 from firmware_host.service.users import User, Users
@@ -25,6 +26,7 @@ from firmware_host.sim.dealing import ShoeHand
 from firmware_host.sim.shoe import SimShoeClient
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot, check_sizes
+from tests.web.test_accessibility import axe_violations
 from tests.web.test_dealer_layout import check_targets
 
 DEALER, DEALER_PIN = "ana", "4821"
@@ -235,6 +237,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
                 page.set_viewport_size(size)
                 check_targets(page, f"the poker console at {size}")
             page.set_viewport_size({"width": 1280, "height": 800})
+            assert axe_violations(page) == []  # mid-hand: the buttons, the amount entry (labelled) readable
     else:
         raise AssertionError(f"the hand did not end: {acted}")
 
@@ -250,6 +253,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
                             for p in results["pots"]]
     # the side pot's results before the confirm (no seed given: the sim table's default, the same cards every run)
     check_sizes(page, "dealer-poker-results", ("tablet", "1920", "1280"))
+    assert axe_violations(page) == []  # the results readable (tests/web/test_accessibility.py)
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
 
@@ -451,3 +455,22 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
     page.click('[data-poker] [data-actions] [data-action="call"]')  # seat 3 calls: his action in French, in money
     page.wait_for_function("() => document.querySelector('[data-poker] [data-seat=\"3\"] .pseat-status')?.textContent"
                            " === 'suit 2,00\u00a0€'")
+    # the hand played down to its showdown: every seat's action and shown hand in French, from the state's records
+    # (`act`, `hand_values`), never from the controller's English
+    for _ in range(40):
+        shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
+        if shown["phase"] == "over":
+            break
+        action = next(a for a in ("check", "call", "show") if a in shown["actions"])
+        page.click(f'[data-poker] [data-actions] [data-action="{action}"]')
+        page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                               arg=shown["seq"])
+    else:
+        raise AssertionError("the hand did not end")
+    french = words.catalogs()["fr"]
+    names = page.locator("[data-poker] .pseat .hand-name").all_inner_texts()
+    assert names and all(n in {v for k, v in french.items() if k.startswith("hand_name.")} for n in names), names
+    statuses = [s for s in page.locator("[data-poker] .pseat-status").all_inner_texts() if s]
+    english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_console.did_")}
+    assert statuses and not any(re.match(r"(checks|calls|shows|folds)\b", s) for s in statuses), statuses
+    assert not set(statuses) & english, statuses

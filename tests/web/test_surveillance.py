@@ -27,6 +27,7 @@ from firmware_host.sim.keys import SimKeys
 from firmware_host.service.journal import Journal
 from tests.web.money import shown
 from tests.web.screens import check_sizes
+from tests.web.test_accessibility import axe_violations
 
 EVE, DAN = ("eve", "2468"), ("dan", "1357")  # a surveillance user and a dealer
 
@@ -232,6 +233,7 @@ def test_a_surveillance_user_sees_every_card_as_the_full_feed_the_steps_and_the_
 
     assert "full feed to eve (surveillance)" in rig.log.read_text()
     check_sizes(page, "surveillance-uth")  # seed 5, 11 bot hands: the same steps and recall every run
+    assert axe_violations(page) == []  # the log and the recall readable (tests/web/test_accessibility.py)
 
 
 def test_without_a_surveillance_session_the_full_feed_is_refused_and_the_page_asks_to_sign_in(

@@ -18,6 +18,7 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.sim.bots import SimLimits, seat_players
 from tests.web.screens import check_screenshot
 from tests.web.money import shown
+from tests.web.test_accessibility import axe_violations
 
 HANDS = 24  # more than the 10 last hands the screen lists: its history window full, then sliding
 LATE_AFTER = 12  # the late page opens after this many hands
@@ -262,6 +263,7 @@ def test_the_table_display_follows_24_uth_hands_and_a_late_page_converges(
             check_layout(shown, 3)
         check_screenshot(page, "table-uth-1920")
         check_screenshot(late, "table-uth-1280")
+        assert axe_violations(page) == []  # a settled hand's circles readable (tests/web/test_accessibility.py)
     finally:
         late_context.close()
 

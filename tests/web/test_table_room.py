@@ -23,6 +23,7 @@ from firmware_host.service.feed import FeedClient
 from firmware_host.sim.bots import SimLimits, seat_players
 from firmware_host.sim.shoe import SimShoeClient
 from tests.web.screens import check_screenshot
+from tests.web.test_accessibility import axe_violations
 from tests.web.test_table_display import LAYOUT, journal
 
 LIMITS = SimLimits(minimum=500, maximum=10000, side_minimum=100, side_maximum=5000, chip=100)
@@ -322,6 +323,7 @@ def test_the_poker_screen_follows_holdem_hands_with_side_pots_and_results(
     check_distance(page)
     assert page.evaluate(POKER_LAYOUT) == []
     check_screenshot(page, "table-holdem-1920")
+    assert axe_violations(page) == []  # results, folded and all-in seats readable (tests/web/test_accessibility.py)
     page.set_viewport_size({"width": 1280, "height": 720})
     assert page.evaluate(POKER_LAYOUT) == []
     check_screenshot(page, "table-holdem-1280")

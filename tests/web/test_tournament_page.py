@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect
 
 from tests.floor.test_director import SUPERVISOR, Running, write_director
 from tests.web.screens import check_screenshot
+from tests.web.test_accessibility import axe_violations
 
 SCHEDULE = """
 name = "Sunday 200+20"
@@ -118,3 +119,4 @@ def test_the_clock_counts_down_changes_level_and_pauses(page: Page, clock_displa
     page.wait_for_timeout(1200)                        # a paused clock shows the same time a second later
     assert page.locator("[data-time]").inner_text() == held and held.startswith(("19:", "20:"))
     check_screenshot(page, "tournament-clock-1920", mask=[page.locator("[data-time]"), page.locator("[data-break]")])
+    assert axe_violations(page) == []  # axe-core: no serious or critical violation (tests/web/test_accessibility.py)

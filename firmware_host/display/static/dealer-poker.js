@@ -3,7 +3,7 @@
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, locale, say, t, tOr } from "/static/words.js";
+import { formatMoney, formatNet, locale, pokerHandWords, say, t, tOr } from "/static/words.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
 const stepsOf = (state) => state?.steps ?? {};
@@ -61,28 +61,18 @@ export function inMoney(text, state) {
   return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
 }
 
-// A seat's last action as the controller journals it ("calls 400 (all in)", "raise to 1200", "folds"), in the page's
-// words: the controller's action vocabulary is fixed (tables/poker.py); anything else is shown with its amounts in money.
-const ACTIONS = [
-  [/^(bet|raise|complete) all in to (\d+)$/, (m) => ["all_in", { amount: { money: Number(m[2]) } }]],
-  [/^(bet|raise|complete) to (\d+)$/, (m) => [m[1], { amount: { money: Number(m[2]) } }]],
-  [/^calls (\d+)( \(all in\))?$/, (m) => [m[2] ? "calls_all_in" : "calls", { amount: { money: Number(m[1]) } }]],
-  [/^brings in (\d+)( \(all in\))?$/, (m) => [m[2] ? "brings_in_all_in" : "brings_in", { amount: { money: Number(m[1]) } }]],
-  [/^draws (\d+)$/, (m) => ["draws", { n: Number(m[1]) }]],
-  [/^(checks|folds|shows|mucks|stands pat)$/, (m) => [m[1].replace(" ", "_"), {}]],
-  [/^folds: the clock ran out$/, () => ["folds_clock", {}]],
-];
+// A seat's last action in the page's words, from its record in the state (`act`: action, amount, all_in, cards, clock;
+// firmware_host/tables/poker_sign.py act_record): never read back from the controller's English.
+const ALL_IN_KINDS = { bet: "all_in", raise: "all_in", complete: "all_in", call: "calls_all_in", bring_in: "brings_in_all_in" };
+const ACT_KEYS = { fold: "folds", check: "checks", call: "calls", bet: "bet", raise: "raise", complete: "complete",
+  bring_in: "brings_in", draw: "draws", stand_pat: "stands_pat", show: "shows", muck: "mucks" };
 
-export function actionText(said, state) {
-  const text = String(said ?? "");
-  for (const [pattern, make] of ACTIONS) {
-    const m = pattern.exec(text);
-    if (m) {
-      const [key, args] = make(m);
-      return t(`poker_console.did_${key}`, args, state);
-    }
-  }
-  return inMoney(text, state);
+export function actText(act, state) {
+  if (!act?.action) return "";
+  let key = act.all_in && ALL_IN_KINDS[act.action] ? ALL_IN_KINDS[act.action] : ACT_KEYS[act.action];
+  if (act.action === "fold" && act.clock) key = "folds_clock";
+  if (!key) return "";
+  return t(`poker_console.did_${key}`, { amount: { money: act.amount ?? 0 }, n: act.cards ?? 0 }, state);
 }
 
 function decimalsOf(state) {
@@ -300,7 +290,7 @@ class PokerPanel {
     node.append(cards);
     const bet = spot.bets?.bet ?? 0;
     node.append(el("div", "pseat-bet", bet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
-    let status = spot.decision ? actionText(spot.decision, state) : "";
+    let status = actText(spot.act, state);
     if (spot.sitting_out) status = t("poker_console.sitting_out");
     else if (!spot.in_hand) status = t("poker_console.not_in_hand");
     else if (spot.folded) status = t("poker_console.folded");
@@ -321,7 +311,8 @@ class PokerPanel {
       node.append(row);
       if (step.due === spot.seat) node.dataset.due = "";
     }
-    if (spot.hand_name) node.append(el("div", "hand-name", spot.hand_name));
+    const shown = pokerHandWords(spot.hand_values);  // its category from the state, in the page's words
+    if (shown) node.append(el("div", "hand-name", shown));
     if (Number.isInteger(spot.net)) {
       const net = el("div", `pseat-net ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`, formatNet(spot.net, state));
       net.dataset.net = String(spot.net);
@@ -465,6 +456,7 @@ class PokerPanel {
     input.type = "text";
     input.inputMode = "decimal";
     input.dataset.amount = "";
+    input.setAttribute("aria-label", t(`poker_console.entry_${range.kind}`));
     input.value = amountText(range.min_to, state);
     const step = (state.stakes?.blinds ?? [])[1] || state.stakes?.small_bet || state.stakes?.min_bet || 1;
     const current = () => parseAmount(input.value, state);
@@ -484,6 +476,8 @@ class PokerPanel {
     });
     const minus = button("less", "\u2212", () => setTo((current() ?? range.min_to) - step));
     const plus = button("more", "+", () => setTo((current() ?? range.min_to) + step));
+    minus.setAttribute("aria-label", t("poker_console.less"));
+    plus.setAttribute("aria-label", t("poker_console.more"));
     const min = button("min", t("poker_console.min"), () => setTo(range.min_to));
     const max = button("max", t("poker_console.max"), () => setTo(range.max_to));
     const line = el("div", "amount-line");

@@ -2,7 +2,7 @@
 // Which buttons a step allows comes from the feed (`steps`, `to_act`, `legal`, `next`, `phase`), decided in Python once; the
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, say, t, tOr } from "/static/words.js";
+import { formatMoney, formatNet, handText, say, t, tOr } from "/static/words.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "/static/signin.js";
 import { isPoker, renderPoker } from "/static/dealer-poker.js";
 
@@ -217,7 +217,7 @@ function spotElement(seat) {
   const cards = el("div", "cards");
   cards.append(...cardsElements(spot?.cards));
   node.append(cards);
-  node.append(el("div", "hand-name", spot?.hand_name ?? ""));
+  node.append(el("div", "hand-name", handText(spot)));
   const circles = el("div", "circles");
   const names = [...(state.circles ?? [])];
   for (const name of betting() ? [] : Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
@@ -317,7 +317,7 @@ function draw() {
   let verdict = "";
   if (dealer.qualifies === true) verdict = t("console.qualifies");
   if (dealer.qualifies === false) verdict = t("console.not_qualify");
-  document.getElementById("dealer-name").textContent = dealer.hand_name ? [dealer.hand_name, verdict].filter(Boolean).join(" \u2013 ") : "";
+  document.getElementById("dealer-name").textContent = dealer.hand_name ? [handText(dealer), verdict].filter(Boolean).join(" \u2013 ") : "";
   document.getElementById("board-row").hidden = !steps().board;
   document.getElementById("board").replaceChildren(...cardsElements(state.board));
   const seats = Number.isInteger(state.seats) ? state.seats : (state.spots ?? []).reduce((m, s) => Math.max(m, s.seat), 0);

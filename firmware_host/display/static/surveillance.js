@@ -3,7 +3,7 @@
 // Nothing shows before the sign-in: the form comes first and alone. Every word from the catalog (words.js).
 // Data attributes as docs/display.md lists them (data-card holds the real card here, never "??" for a dealt card).
 import { cardsElements } from "/static/cards.js";
-import { cardText, formatMoney, formatNet, t, tOr, say } from "/static/words.js";
+import { cardText, formatMoney, formatNet, handText, pokerHandWords, t, tOr, say } from "/static/words.js";
 import { ensureSignedIn, signIn } from "/static/signin.js";
 
 const MISSED_HEARTBEATS = 3;
@@ -86,7 +86,8 @@ function spotElement(spot, state) {
   } else {
     node.append(el("div", "bets", betsText(spot.bets, state) || t("surveillance.no_bets")));
   }
-  if (spot.hand_name) node.append(el("div", "hand-name", handName(spot.hand_name)));
+  const named = poker ? pokerHandWords(spot.hand_values) : handText(spot);  // from its category, in the page's words
+  if (named) node.append(el("div", "hand-name", named));
   if (Number.isInteger(spot.net)) {
     node.append(el("div", `result ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : ""}`,
       t("surveillance.net", { amount: formatNet(spot.net, state) })));
@@ -94,8 +95,10 @@ function spotElement(spot, state) {
   return node;
 }
 
-function handName(name) {
-  return tOr(`hand_name.${String(name).toLowerCase().replaceAll(" ", "_")}`, String(name));
+// A recalled house hand's name (the journal's settlement: `hand`, and `category` since hands carried it), in the
+// page's words; a hand journaled before keeps its name as it was.
+function handName(hand) {
+  return hand?.category ? tOr(`hand_name.${hand.category}`, hand.hand ?? "") : hand?.hand ?? "";
 }
 
 function render(state) {
@@ -112,7 +115,7 @@ function render(state) {
     : state.to_act ? t("surveillance.to_act", { seat: state.to_act }) : "";
   const dealer = state.dealer ?? {};
   document.getElementById("dealer").replaceChildren(...placedCards(dealer.cards, dealer.visible));
-  const named = dealer.hand_name ? handName(dealer.hand_name) : "";
+  const named = handText(dealer);
   document.getElementById("dealer-name").textContent = !named ? ""
     : dealer.qualifies === true ? t("surveillance.qualifies", { hand_name: named })
       : dealer.qualifies === false ? t("surveillance.not_qualify", { hand_name: named }) : named;
@@ -131,7 +134,8 @@ function render(state) {
     faultBox.hidden = true;
   }
   const devices = Object.entries(state.devices ?? {}).map(([name, d]) =>
-    `${name} ${d.model ?? ""} ${d.serial ?? ""} fw ${d.firmware ?? "?"} ${d.online ? t("surveillance.online") : t("surveillance.device_offline")}` +
+    t("surveillance.device", { name: tOr(`surveillance.device_${name}`, name), model: d.model ?? "", serial: d.serial ?? "",
+      firmware: d.firmware ?? "?", status: d.online ? t("surveillance.online") : t("surveillance.device_offline") }).trim() +
     (d.last_card ? ` (${t("surveillance.last_card", { card: { card: d.last_card } })})` : ""));
   const sensors = Object.entries(state.sensors ?? {}).map(([name, on]) =>
     `${tOr(`surveillance.sensor_${name}`, name)} ${on ? t("surveillance.yes") : t("surveillance.no")}`);
@@ -218,7 +222,7 @@ function linesBetween(before, after) {
         lines.push(["settlement", t("surveillance.line_poker_net", { seat: spot.seat, net: formatNet(spot.net, after) }), step]);
       } else {
         const circles = Object.entries(spot.results ?? {}).map(([c, n]) => `${circleName(c)} ${formatNet(n, after)}`).join(", ");
-        lines.push(["settlement", t("surveillance.line_result", { seat: spot.seat, hand_name: handName(spot.hand_name ?? ""),
+        lines.push(["settlement", t("surveillance.line_result", { seat: spot.seat, hand_name: handText(spot),
           results: circles, net: formatNet(spot.net, after) }), step]);
       }
     }
@@ -295,13 +299,13 @@ function pastHand(hand, state) {
       line.append(`${t("common.seat", { seat: spot.seat })} `, miniCards(spot.cards));
       let text = ` ${betsText(spot.bets, state)}${hand.status === "settled" ? `; ${playText(spot.play)}` : ""}`;
       const r = results.get(spot.seat);
-      if (r) text += ` \u2013 ${handName(r.hand)}: ${formatNet(r.net, state)}`;
+      if (r) text += ` \u2013 ${handName(r)}: ${formatNet(r.net, state)}`;
       line.append(text);
       node.append(line);
     }
     const dealer = el("div", "dealer-line");
     dealer.append(`${t("common.dealer")} `, miniCards(round.dealer));
-    if (hand.settlement?.dealer?.hand) dealer.append(` ${handName(hand.settlement.dealer.hand)}`);
+    if (hand.settlement?.dealer?.hand) dealer.append(` ${handName(hand.settlement.dealer)}`);
     node.append(dealer);
     if ((round.board ?? []).length) {
       const board = el("div", "board-line");
@@ -325,7 +329,9 @@ function pastHand(hand, state) {
   }
   if (hand.status === "voided") node.append(el("div", "bad", t("surveillance.recall_why_void", { reason: hand.reason ?? "" })));
   for (const fault of hand.faults ?? []) {
-    let text = t("surveillance.recall_fault", { kind: fault.kind, detail: fault.detail ?? "" });
+    // the fault's words as journaled (`say`); a hand journaled before faults kept them: the kind's own sentence
+    let text = fault.say ? say(fault.say, state)
+      : tOr(`fault.${fault.kind}`, t("surveillance.recall_fault", { kind: fault.kind, detail: fault.detail ?? "" }));
     if (fault.cleared_by || fault.reason) text += `; ${t("surveillance.recall_cleared", { user: fault.cleared_by ?? "", reason: fault.reason ?? "" })}`;
     node.append(el("div", "bad", text));
   }

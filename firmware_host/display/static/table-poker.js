@@ -3,7 +3,7 @@
 // It draws the public state as sent (docs/feed.md, "Poker tables") and decides no rule: the seat to act, the
 // pots, each seat's posted blinds, draws, last action and shown hand all come from the controller.
 import { cardElement } from "/static/cards.js";
-import { formatMoney, lang, t, tOr } from "/static/words.js";
+import { formatMoney, lang, pokerHandWords, t, tOr } from "/static/words.js";
 
 // A poker table's state carries its betting structure (a house table's never does).
 export function isPoker(state) {
@@ -99,14 +99,6 @@ function cardsOf(cards, className, overlap = false) {
   return node;
 }
 
-function handWords(values) {
-  // a shown hand: its category, or a low's or badugi's ranks ("8-5-4-2-A low"); hi-lo: "high / low"
-  return (values ?? []).map((v) => {
-    if (v.ranks) return v.category.startsWith("badugi") ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.low_hand", { ranks: v.ranks });
-    return tOr(`hand_name.${v.category}`, "");
-  }).filter(Boolean).join(" / ");
-}
-
 function actWords(act, amount) {
   if (!act) return "";
   const args = { amount: act.amount != null ? amount(act.amount) : "", cards: act.cards ?? 0 };
@@ -176,7 +168,7 @@ function seatElement(spot, state, amount) {
   circle.append(el("span", "what", t("poker_table.bet")), el("span", "stake", bet ? amount(bet) : "\u2013"));
   if (!bet) circle.classList.add("empty");
   node.append(circle);
-  const shown = handWords(spot.hand_values);
+  const shown = pokerHandWords(spot.hand_values);
   node.append(el("div", "hand-name", shown));
   if (Number.isInteger(spot.net)) {
     const net = el("div", "p-net " + (spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"),
@@ -245,7 +237,7 @@ function pastHand(past, amount) {
       const win = el("span", "net win");
       win.dataset.seat = String(spot.seat);
       win.dataset.net = String(spot.net);
-      const named = handWords(spot.hand_values);
+      const named = pokerHandWords(spot.hand_values);
       win.append(el("span", "who", String(spot.seat)), document.createTextNode(` +${amount(spot.net)}${named ? ` ${named}` : ""}`));
       winners.append(win);
     }

@@ -1,7 +1,7 @@
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
 import { cardElement, cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, formatNumber, t, tOr } from "/static/words.js";
+import { formatMoney, formatNet, formatNumber, handText, t, tOr } from "/static/words.js";
 import { renderPoker, isPoker } from "/static/table-poker.js";
 
 const MISSED_HEARTBEATS = 3;
@@ -20,14 +20,6 @@ function el(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
-}
-
-// A hand's name in the page's words, from its category (engine.evaluate's keys); a past hand journaled before
-// hands carried their category keeps its name as it was.
-function handText(hand) {
-  if (!hand) return "";
-  if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
-  return hand.hand_name ?? "";
 }
 
 function decisionText(decision) {

@@ -73,6 +73,23 @@ export function say(message, state = null) {
   return String(message ?? "");
 }
 
+// A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
+// past hand journaled before hands carried their category keeps its name as it was.
+export function handText(hand) {
+  if (!hand) return "";
+  if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  return hand.hand_name ?? "";
+}
+
+// A shown poker hand from its values in the state (`hand_values`, tables/poker_sign.py hand_words): its category's
+// name, or a low's or a badugi's ranks ("8-5-4-2-A low"); hi-lo: "high / low". The players' screen and the console.
+export function pokerHandWords(values) {
+  return (values ?? []).map((v) => {
+    if (v.ranks) return v.category.startsWith("badugi") ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.low_hand", { ranks: v.ranks });
+    return tOr(`hand_name.${v.category}`, "");
+  }).filter(Boolean).join(" / ");
+}
+
 export function translate(root = document) {
   for (const node of root.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of root.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
