@@ -22,6 +22,7 @@ from playwright.sync_api import Browser, Page
 from firmware_host.cli.demo import SimTable
 from firmware_host.service.commands import CommandClient
 from firmware_host.sim.dealing import ShoeHand
+from tests.web.test_accessibility import axe_violations
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
 from tests.web.test_dealer import (CHIPS, PINS, ROOT, Console, _sign_up, console, journal,  # noqa: F401 (the fixture)
@@ -270,6 +271,7 @@ def test_the_console_comes_back_by_itself_after_the_display_or_the_controller_re
     sign_in(tablet, base, "ana")
     run["stop"]()  # the display restarts: the page is offline, then back by itself, still signed in
     tablet.wait_for_selector("#offline:not([hidden])")
+    assert axe_violations(tablet) == []  # offline: the banner and the last state still readable (grey, not faded)
     time.sleep(3)  # a few tries fail while the display is down (the back-off)
     run["start"]()
     tablet.wait_for_selector("#offline[hidden]", state="attached", timeout=30_000)
