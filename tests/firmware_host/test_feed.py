@@ -231,8 +231,8 @@ def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, 
 
 
 def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
-    """800 random hands in `make test` (four game changes); 5,000 in `make soak`."""
-    _no_hidden_card_in(tmp_path, 800)
+    """300 random hands in `make test` (game changes among them); 5,000 in `make soak`."""
+    _no_hidden_card_in(tmp_path, 300)
 
 
 @pytest.mark.soak
@@ -283,8 +283,8 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
         return n
 
     for hand in range(hands):
-        if hand % 200 == 0:
-            game = "3cp" if (hand // 200) % 2 else "uth"
+        if hand % 100 == 0:
+            game = "3cp" if (hand // 100) % 2 else "uth"
             profile = rng.choice(["default", "standard"])
             assert do("open", game=game, profile=profile, limits={"minimum": 100})["ok"]
         table = c.table
