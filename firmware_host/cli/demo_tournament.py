@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,8 @@ from firmware_host.sim.tournament_devices import TableFactory
 
 def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, web: tuple[str, int] | None) -> int:
     """`--tournament`: play the simulated tournament on `tournament_table`'s tables (its pages at `web`, HOST and
-    PORT, when given) and print its result line (exit 2 for bad arguments)."""
+    PORT, when given) and print its result line (exit 2 for bad arguments). SIGINT or SIGTERM ends it early: every
+    process ended, a summary line (`entries`, `tables`, `stopped`), exit 130 or 143, a temporary state removed."""
     from engine.tournament import tables_needed
     from firmware_host.sim.tournament import SimError, TournamentRun, demo_tournament
     from firmware_host.sim.tournament_devices import DeviceTournamentRun
@@ -54,6 +56,8 @@ def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, we
         if proc is not None:
             pages.append(proc)
 
+    status = 0
+    ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: ended as SIGINT, with a summary line
     try:
         if args.director or web is not None:  # the pages' clock is the director's
             from firmware_host.sim.tournament_director import DirectorTournamentRun, director_tournament
@@ -70,13 +74,25 @@ def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, we
     except (SimError, OSError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as stopped:  # every table and the director already ended by the run
+        status = 143 if isinstance(stopped, _Terminated) else 130
+        line = {"entries": players, "tables": tables, "stopped": "SIGTERM" if status == 143 else "SIGINT"}
     finally:
+        signal.signal(signal.SIGTERM, ended_by)
         for proc in pages:
             end(proc)
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
     print(json.dumps(line), flush=True)
-    return 0
+    return status
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM: the tournament demo ends as at SIGINT (its processes ended, a summary line, a temporary state removed)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated()
 
 
 def serve_tournament_pages(home: Path, sims: Mapping[str, Any], public: str, snapshot: str, host: str, port: int, *,
