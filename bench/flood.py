@@ -62,7 +62,10 @@ def flood(commands: str, public: str, seat: int, max_requests: int, max_s: float
     """The flooding process: `kind` requests (`FLOODS`) as fast as the channel answers, and the public feed's
     arrival times. Prints `ready` once connected; on `stop` (standard input), at `max_requests` or
     after `max_s`, one JSON line: requests sent and answered, how many `busy`, `ok` and otherwise,
-    and the longest silence of the feed while it ran (seconds)."""
+    and the longest silence of the feed while it ran (seconds). It runs at the lowest priority (nice 19): the
+    attacker is a machine on the floor network, whose own CPU is not the table's; on the bench's one machine
+    it still takes every cycle the table leaves."""
+    os.nice(19)
     ctx: zmq.Context[Any] = zmq.Context()
     dealer, feed = ctx.socket(zmq.DEALER), ctx.socket(zmq.SUB)
     for sock in (dealer, feed):

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import queue
 import select
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -37,6 +39,12 @@ MAX_CHECKS = 4
 """Sign-offs waiting for their hash at once, all clients together."""
 MAX_PARKED = 32
 """Requests one client may send while its sign-off is being checked."""
+QUIET_S = 0.1
+MAX_DEFER_S = 2.0
+"""A hash waits until no reading has come for `QUIET_S` (the shoe is not dealing: a sign-off is mostly for a
+paused table), at most `MAX_DEFER_S`: the cards' path keeps its cache while they stream."""
+WORKER_NICE = 10
+"""The hashing thread's nice value: below the controller's loop, which keeps a core for the cards."""
 
 _Request = tuple[list[Any], Command, Caller]
 """A request taken off the socket: its envelope (where to answer), the command, who sent it."""
@@ -46,7 +54,8 @@ class PinChecks:
     """One worker thread (started at the first sign-off) hashing sign-offs' PINs; the loop learns of each result
     through `fileno()`."""
 
-    def __init__(self) -> None:
+    def __init__(self, last_reading: Callable[[], float] = lambda: 0.0) -> None:
+        self.last_reading = last_reading  # when the loop last took a reading (time.monotonic)
         self._jobs: queue.SimpleQueue[tuple[bytes, _Request, Callable[[], Verdict]] | None] = queue.SimpleQueue()
         self._done = Inbox()
         self._checking: dict[bytes, int] = {}  # client -> its sign-off being hashed (1 at most)
@@ -105,14 +114,23 @@ class PinChecks:
         self._done.close()
 
     def _work(self) -> None:
+        try:  # Linux: a thread has a nice value of its own; the hashes yield the cores to the loop's cards
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+        except (AttributeError, OSError, PermissionError):
+            pass  # another system: the thread at the process's priority
         while (job := self._jobs.get()) is not None:
             client, request, check = job
+            deadline = time.monotonic() + MAX_DEFER_S
+            while time.monotonic() < deadline and time.monotonic() - self.last_reading() < QUIET_S:
+                time.sleep(QUIET_S / 4)  # the shoe is dealing: the hash after its cards
+            started = time.monotonic()
             try:
                 verdict = check()
             except Exception:  # never: a hash of a string; counted as a failed sign-off
                 log.exception("sign-off check")
                 verdict = Verdict(None, False)
             self._done.post((client, request, verdict))
+            time.sleep(time.monotonic() - started)  # hashes back to back at most half the time: the loop's cache
 
 
 class Table(Protocol):
@@ -123,6 +141,7 @@ class Table(Protocol):
     zap: ZapHandler | None
     signoff: SignOff
     inbox: Inbox
+    last_reading_at: float
 
     def handle_command(self, cmd: Command, caller: Caller | None = None,
                        verdict: Verdict | None = None) -> dict[str, Any]: ...
@@ -135,7 +154,7 @@ class CommandDesk:
     def __init__(self, controller: Table, waiting_fds: list[Callable[[], int | None]]) -> None:
         self.c = controller
         self.waiting_fds = waiting_fds
-        self.pins = PinChecks()
+        self.pins = PinChecks(lambda: controller.last_reading_at)
 
     def serve(self, sock: zmq.Socket[Any]) -> None:
         """The requests waiting on the socket: at most `per_turn`, fewer when a reading waits."""

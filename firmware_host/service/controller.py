@@ -102,6 +102,7 @@ class Controller:
         self.on_light = on_light
         self.default_setup = default_setup
         self.inbox = Inbox()
+        self.last_reading_at = 0.0  # when a reading was last taken (time.monotonic)
         self.state = TableState(seats)
         self.light = ""
         self._last_published: tuple[dict[str, Any], dict[str, Any]] | None = None
@@ -302,6 +303,7 @@ class Controller:
             raise
         if not taken:
             return
+        self.last_reading_at = time.monotonic()  # the PIN checks wait for a quiet moment (`service.command_desk`)
         self._commit()
         for public, full in states[:-1]:
             self._publish(public, full)

@@ -4,7 +4,9 @@ hash off the controller's loop, each client answered in the order it asked."""
 
 from __future__ import annotations
 
+import select
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from firmware_host.service import signoff as signoff_module
 from firmware_host.service import users as users_module
 from firmware_host.service.access import Caller
 from firmware_host.service.audit import AuditLog
+from firmware_host.service.command_desk import MAX_DEFER_S, QUIET_S, PinChecks
 from firmware_host.service.commands import Command
 from firmware_host.service.config import SecurityConfig
 from firmware_host.service.controller import Controller
@@ -217,3 +220,29 @@ def test_a_flood_of_refusals_that_cost_no_hash_is_audited_in_bounds(rig: InProce
     rig.c.signoff.turn()  # the loop's turn once the window is over: the count audited
     counted = [d for d in refused() if "count" in d]
     assert counted and sum(d["count"] for d in counted) + len(refused()) - before - len(counted) == AUDIT_MOST + 30
+
+
+def test_a_hash_waits_for_the_shoe_to_stop_dealing_at_most_a_while() -> None:
+    """The loop says when it last took a reading: a hash starts once none has come for QUIET_S (the cards keep the
+    cores while they stream), and after MAX_DEFER_S whatever comes."""
+    ran: list[float] = []
+    start = time.monotonic()
+    dealing_until = start + 0.3  # the shoe deals for 0.3 s more
+    pins = PinChecks(lambda: min(time.monotonic(), dealing_until))
+    try:
+        pins.submit(b"console", ([], Command.from_mapping({"cmd": "state"}), CONSOLE),
+                    lambda: ran.append(time.monotonic()) or Verdict(None, False))
+        assert select.select([pins.fileno()], [], [], 10)[0]
+        assert [client for client, _, _ in pins.done()] == [b"console"]
+        assert ran[0] >= dealing_until + QUIET_S
+        streaming = PinChecks(time.monotonic)  # a reading at every moment: the hash goes at MAX_DEFER_S
+        try:
+            asked = time.monotonic()
+            streaming.submit(b"pit", ([], Command.from_mapping({"cmd": "state"}), PIT),
+                             lambda: ran.append(time.monotonic()) or Verdict(None, False))
+            assert select.select([streaming.fileno()], [], [], 10)[0]
+            assert MAX_DEFER_S <= ran[1] - asked < MAX_DEFER_S + 1.0
+        finally:
+            streaming.close()
+    finally:
+        pins.close()
