@@ -67,6 +67,7 @@ import logging
 import random
 import secrets
 import shutil
+import faulthandler
 import signal
 import subprocess
 import sys
@@ -496,6 +497,7 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: every thread's stack on stderr
     if args.tournament:
         return tournament(args)
     if args.players is not None or args.tables is not None or args.in_process or args.director:

@@ -218,7 +218,16 @@ def test_sigint_ends_the_demo_with_the_summary_of_the_hands_closed(tablet: Page,
                                       money(BotPlayer(seat, 3).bets("uth", hand, SimLimits())["ante"])])
     assert tablet.get_attribute(ROOT, "data-phase") == "bets"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # hung: where each thread is, then fail with it (seen once, under load)
+        proc.send_signal(signal.SIGUSR1)
+        try:
+            proc.communicate(timeout=3)
+        except subprocess.TimeoutExpired as stuck:
+            proc.kill()
+            pytest.fail(f"the demo did not end within 60 s of SIGINT; its threads:\n{stuck.stderr}")
+        raise
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert json.loads(out.splitlines()[-1]) == {"hands": 0, "settled": 0, "voided": 0, "faults": 0, "house_net": 0}
 

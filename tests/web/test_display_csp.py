@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page
 
+from firmware_host.sim.restarter import end
+
 WATCH = """window.__csp = [];
 document.addEventListener("securitypolicyviolation",
   (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));"""
@@ -32,12 +34,7 @@ def demo(tmp_path: Path) -> Iterator[tuple[str, dict[str, tuple[str, str]]]]:
         base = line.split()[1].rsplit("/", 1)[0]
         yield base, {role: (user, pin) for role, user, pin in CREDENTIALS.findall(line)}
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        end(proc, 20.0)
 
 
 def watched(browser: Browser) -> tuple[Page, list[str]]:

@@ -20,8 +20,8 @@ from tests.web.screens import check_screenshot
 from tests.web.money import shown
 from tests.web.test_accessibility import axe_violations
 
-HANDS = 24  # more than the 10 last hands the screen lists: its history window full, then sliding
-LATE_AFTER = 12  # the late page opens after this many hands
+HANDS = 16  # more than the 10 last hands the screen lists: its history window full, then sliding
+LATE_AFTER = 10  # the late page opens after this many hands
 LIMITS = SimLimits(minimum=500, maximum=10000, side_minimum=100, side_maximum=5000, chip=100)
 
 # Every render of the page (the page fires `croupier:rendered` after drawing each state) is sampled:
@@ -232,7 +232,7 @@ def check_layout(page: Page, spots: int) -> None:
     assert page.evaluate(LAYOUT) == []
 
 
-def test_the_table_display_follows_24_uth_hands_and_a_late_page_converges(
+def test_the_table_display_follows_16_uth_hands_and_a_late_page_converges(
         sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], page: Page,
         browser: Browser) -> None:
     table = sim_table(game="uth", seed=21, seats=3, limits=LIMITS)
@@ -268,7 +268,7 @@ def test_the_table_display_follows_24_uth_hands_and_a_late_page_converges(
         late_context.close()
 
 
-def test_the_table_display_follows_24_3cp_hands_then_offline_on_a_sigkill_and_back(
+def test_the_table_display_follows_16_3cp_hands_then_offline_on_a_sigkill_and_back(
         sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], page: Page) -> None:
     table = sim_table(game="3cp", seed=5, seats=7, limits=LIMITS, restart_s=3.0)
     record = follow(table, page, display)
