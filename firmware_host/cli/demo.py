@@ -498,6 +498,8 @@ def _terminated(signum: int, frame: object) -> None:
 
 def main(args: argparse.Namespace) -> int:
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: every thread's stack on stderr
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # SIGINT ends it early even when started ignoring it
+    # (a child of a background job starts with SIGINT ignored, and Python then keeps it so)
     if args.tournament:
         return tournament(args)
     if args.players is not None or args.tables is not None or args.in_process or args.director:

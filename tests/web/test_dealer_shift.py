@@ -146,8 +146,19 @@ def check_against_the_journal(table: SimTable, shown: dict[int, dict[tuple[int, 
 UTH_BETS = {1: {"ante": 500, "blind": 500}, 2: {"ante": 500, "blind": 500, "trips": 100}, 3: {"ante": 500, "blind": 500}}
 
 
+@pytest.mark.soak
 def test_a_shift_from_the_console_alone(console: Callable[..., Console], tablet: Page) -> None:
-    """10 UTH hands of 3 seats, then 5 3CP hands at another table, each tap a click on a visible button; the
+    """10 UTH hands of 3 seats, then 5 3CP hands at another table (`make soak`; `make test` plays 4 and 2)."""
+    shift(console, tablet, uth_hands=10, tcp_hands=5)
+
+
+def test_a_short_shift_from_the_console_alone(console: Callable[..., Console], tablet: Page) -> None:
+    """4 UTH hands of 3 seats, then 2 3CP hands: the shift of `make soak`, shorter."""
+    shift(console, tablet, uth_hands=4, tcp_hands=2)
+
+
+def shift(console: Callable[..., Console], tablet: Page, uth_hands: int, tcp_hands: int) -> None:
+    """UTH hands of 3 seats, then 3CP hands at another table, each tap a click on a visible button; the
     payouts each hand prompted are the engine's settlement. The taps a UTH hand takes are counted."""
     rng = random.Random(21)
     work = console(game="uth", seed=11, seats=3)
@@ -160,7 +171,7 @@ def test_a_shift_from_the_console_alone(console: Callable[..., Console], tablet:
         plays = [a for a in actions if a.startswith("play")]
         return rng.choice(plays) if rng.random() < 0.7 or "check" not in actions else "check"
 
-    for n in range(10):
+    for n in range(uth_hands):
         before = dealer.taps
         hand = int(tablet.get_attribute(ROOT, "data-hand") or 0) + (1 if n else 0)
         (same_bets if n else first_bets)(dealer, UTH_BETS)
@@ -176,7 +187,7 @@ def test_a_shift_from_the_console_alone(console: Callable[..., Console], tablet:
     bets = {seat: {"ante": 500} for seat in range(1, 6)}
     bets[2]["pair_plus"] = 100
     shown = {}
-    for n in range(5):
+    for n in range(tcp_hands):
         hand = int(tablet.get_attribute(ROOT, "data-hand") or 0) + (1 if n else 0)
         (same_bets if n else first_bets)(dealer, bets)
         shown[hand] = play_hand(dealer, lambda phase, actions: "play" if rng.random() < 0.8 else "fold")
