@@ -116,8 +116,8 @@ class PinChecks:
     def _work(self) -> None:
         try:  # Linux: a thread has a nice value of its own; the hashes yield the cores to the loop's cards
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
-        except (AttributeError, OSError, PermissionError):
-            pass  # another system: the thread at the process's priority
+        except (AttributeError, OSError):  # no per-thread nice (another system): the process's priority
+            log.debug("sign-off checks at the controller's own priority")
         while (job := self._jobs.get()) is not None:
             client, request, check = job
             deadline = time.monotonic() + MAX_DEFER_S

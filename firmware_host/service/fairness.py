@@ -78,6 +78,26 @@ class TokenBucket:
         return max(0.0, (1.0 - self.tokens) / self.rate)
 
 
+class Buckets:
+    """A token bucket per client (`rate` tokens a second, at most `burst` held), made full at a client's first
+    request; past `MAX_CLIENTS` the client heard from longest ago gives up its bucket (it comes back full)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: OrderedDict[Any, TokenBucket] = OrderedDict()
+
+    def of(self, key: Any, now: float) -> TokenBucket:
+        """The client's bucket."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
+            if len(self._buckets) > MAX_CLIENTS:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        return bucket
+
+
 class Screened(NamedTuple):
     """A request as screened: where to answer (`envelope`), its one frame (`payload`), and the reply
     that refuses it (`refusal`), None when it is to be decoded and handled."""
@@ -98,7 +118,7 @@ class Admission:
         self.rate_per_s = rate_per_s
         self.burst = burst
         self.clock = clock
-        self._buckets: OrderedDict[Any, TokenBucket] = OrderedDict()
+        self._buckets = Buckets(rate_per_s, burst)
 
     @classmethod
     def of(cls, commands: Any) -> Admission:
@@ -115,7 +135,7 @@ class Admission:
         body = frames[len(envelope):]
         payload = body[-1] if body else b""
         now = self.clock()  # one reading for the take and the wait: a bucket refilled between them said 0 s
-        bucket = self._bucket(frames[0] if key is None else key, now)
+        bucket = self._buckets.of(frames[0] if key is None else key, now)
         if not bucket.take(now):
             wait = max(0.001, round(bucket.wait(now), 3))  # never "send again in 0 s"
             reply = error_reply(request_id_of(bytes(payload), self.max_request_bytes), "busy",
@@ -129,14 +149,3 @@ class Admission:
             return Screened(envelope, payload, error_reply(None, "malformed",
                                                            too_large(len(payload), self.max_request_bytes)))
         return Screened(envelope, payload, None)
-
-    def _bucket(self, key: Any, now: float) -> TokenBucket:
-        """The client's bucket (a new one full; the client heard from longest ago drops out past `MAX_CLIENTS`)."""
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = TokenBucket(self.rate_per_s, self.burst, now)
-            if len(self._buckets) > MAX_CLIENTS:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(key)
-        return bucket

@@ -33,7 +33,6 @@ import logging
 import math
 import os
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +43,7 @@ from firmware_host.service.access import RELAYS, SIGN_OFF, Caller
 from firmware_host.service.audit import AuditLog
 from firmware_host.service.commands import Auth, Command, error_reply
 from firmware_host.service.config import RightsConfig
-from firmware_host.service.fairness import TokenBucket
+from firmware_host.service.fairness import Buckets
 from firmware_host.service.signoff_holds import MAX_FAILED, MAX_FAILED_RELAYED, Holds
 from firmware_host.service.users import User, Users, UsersError
 from firmware_host.tables.base import GameSetup
@@ -106,7 +105,7 @@ class SignOff:
     holds_file: str | Path | None = None
     clock: Callable[[], float] = time.time
     _loaded: tuple[tuple[int, int, int], Users] | None = None
-    _budgets: OrderedDict[str, TokenBucket] = field(default_factory=OrderedDict)
+    _budgets: Buckets = field(default_factory=lambda: Buckets(PIN_CHECKS_PER_S, PIN_BURST))
     _window: float = 0.0
     _in_window: int = 0
     _suppressed: dict[str, int] = field(default_factory=dict)
@@ -206,15 +205,14 @@ class SignOff:
             why = (f"no user {auth.user!r} in the users file" if verdict.user is None
                    else f"wrong PIN for {auth.user!r}" if not verdict.matched
                    else f"user {auth.user!r} is a {verdict.user.role}: only a {SIGNER_ROLE} signs off")
-            for sender, most in _senders(caller, auth):
+            for sender, most, at in _senders(caller, auth):
                 held = self.holds.failed(sender, self.clock(), most)
                 if held is not None:
                     log.warning("sign-offs from %s held for %.0f s after %d failed", sender, held, most)
                     self._write("signoff_held", {"key": caller.key, "role": caller.role, "address": caller.address,
-                                                 "at": auth.at if sender != _sender(caller) + " relaying" else None,
-                                                 "seconds": held, "failed": most})
+                                                 "at": at, "seconds": held, "failed": most})
             return REFUSED, say("refusal.sign_off_refused"), "forbidden", why
-        for sender, _ in _senders(caller, auth):
+        for sender, _, _ in _senders(caller, auth):
             self.holds.passed(sender)
         return None
 
@@ -234,12 +232,8 @@ class SignOff:
         if refused is not None:
             return refused
         now = self.clock()
-        sender = _senders(caller, auth)[0][0]
-        budget = self._budgets.get(sender)
-        if budget is None:
-            budget = self._budgets[sender] = TokenBucket(PIN_CHECKS_PER_S, PIN_BURST, now)
-            if len(self._budgets) > 4096:
-                self._budgets.popitem(last=False)
+        sender = _senders(caller, auth)[0][0]  # the most particular: the person at a relaying console
+        budget = self._budgets.of(sender, now)
         if not budget.take(now):
             wait = max(1, math.ceil(budget.wait(now)))
             why = f"too many sign-offs from this console: at most {PIN_CHECKS_PER_S:g} a second; send again in {wait} s"
@@ -248,7 +242,7 @@ class SignOff:
 
     def _held(self, caller: Caller, auth: Auth) -> tuple[str, Say, str, str] | None:
         now = self.clock()
-        left = max(self.holds.held(sender, now) for sender, _ in _senders(caller, auth))
+        left = max(self.holds.held(sender, now) for sender, _, _ in _senders(caller, auth))
         if not left:
             return None
         seconds = max(1, round(left))
@@ -342,13 +336,15 @@ def _sender(caller: Caller) -> str:
     return caller.key if caller.key is not None else "local"
 
 
-def _senders(caller: Caller, auth: Auth) -> list[tuple[str, int]]:
-    """Whom a sign-off's failures count against, each with the failures that hold it: the sending key; or, when
-    the key relays for the person signed in at a console (`auth.at`: the display's web consoles share its key),
-    that person at that key, and all the key relays together (`MAX_FAILED_RELAYED`)."""
+def _senders(caller: Caller, auth: Auth) -> list[tuple[str, int, str | None]]:
+    """Whom a sign-off's failures count against, each with the failures that hold it and the person it is (for
+    the audit log): the sending key; or, when the key relays for the person signed in at a console (`auth.at`:
+    the display's web consoles share its key), that person at that key, and all the key relays together
+    (`MAX_FAILED_RELAYED`)."""
+    key = _sender(caller)
     if auth.at is None:
-        return [(_sender(caller), MAX_FAILED)]
-    return [(f"{_sender(caller)} at {auth.at}", MAX_FAILED), (f"{_sender(caller)} relaying", MAX_FAILED_RELAYED)]
+        return [(key, MAX_FAILED, None)]
+    return [(f"{key} at {auth.at}", MAX_FAILED, auth.at), (f"{key} relaying", MAX_FAILED_RELAYED, None)]
 
 
 def open_is_new(body: Mapping[str, Any], now_open: GameSetup | None, configured: GameSetup | None,

@@ -314,16 +314,23 @@ def legal_decisions(round_: Any, multiples: bool) -> list[dict[str, Any]] | None
     seat = round_.to_act()
     if seat is None:
         return None
-    legal: list[dict[str, Any]] = []
+    return [choice for choice in decision_choices(multiples)
+            if round_.can_decide(seat, choice["decision"], choice.get("multiple"))]
+
+
+def decision_choices(multiples: bool) -> list[dict[str, Any]]:
+    """Every decision a player may choose, as the console offers it (`{"decision": "play", "multiple": 4}`,
+    `{"decision": "check"}`; "dead" is not a player's choice). `multiples`: the Play bet is a multiple of the Ante
+    the player chooses (UTH: each multiple, the largest first); else one `play` (3CP)."""
+    out: list[dict[str, Any]] = []
     for decision in DECISIONS:
         if decision == "dead":
             continue
-        if decision == "play" and multiples:  # UTH: the Play multiples open on this street, the largest first
-            legal += [{"decision": decision, "multiple": m} for m in sorted(PLAY_MULTIPLES, reverse=True)
-                      if round_.can_decide(seat, decision, m)]
-        elif round_.can_decide(seat, decision, None):  # 3CP's play, check, fold: no multiple to choose
-            legal.append({"decision": decision})
-    return legal
+        if decision == "play" and multiples:
+            out += [{"decision": decision, "multiple": m} for m in sorted(PLAY_MULTIPLES, reverse=True)]
+        else:
+            out.append({"decision": decision})
+    return out
 
 
 def odds_paid(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, str]:

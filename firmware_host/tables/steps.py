@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games import DEAD, DECISIONS, PLAY_MULTIPLES
 from firmware_host.tables.base import Fault, GameTable
 from firmware_host.tables.hold import next_to_begin
-from firmware_host.tables.house import HouseTable, chosen_multiples
+from firmware_host.tables.house import HouseTable, chosen_multiples, decision_choices
 from firmware_host.tables.poker import PokerTable
 
 STEPS = ("bet", "deal", "confirm", "void", "correct", "chop", "between_hands", "board")
@@ -69,16 +68,13 @@ def corrections_of(table: GameTable | None, steps: dict[str, bool]) -> list[dict
     if not steps["correct"] or not isinstance(table, HouseTable):
         return []
     round_ = table.round
-    multiples = (*sorted(PLAY_MULTIPLES, reverse=True),) if chosen_multiples(table.setup.game) else (None,)
+    offered = decision_choices(chosen_multiples(table.setup.game))
     out = []
     for seat in round_.correctable_seats():
         was = round_.last_decision(seat)
         if was is None or was.get("do") != "decide":
             continue
-        choices = [{"decision": d, **({"multiple": m} if m is not None else {})}
-                   for d in DECISIONS if d != DEAD
-                   for m in (multiples if d == "play" else (None,))
-                   if round_.can_correct(seat, d, m)]
+        choices = [c for c in offered if round_.can_correct(seat, c["decision"], c.get("multiple"))]
         if choices:
             out.append({"seat": seat, "was": {"decision": was["action"],
                                               **({"multiple": was["multiple"]} if "multiple" in was else {})},
