@@ -116,6 +116,7 @@ class HouseTable(FaultBook):
         self.manual: list[dict[str, Any]] = []  # cards entered by hand
         self.discards: list[str] = []
         self.corrected: list[dict[str, Any]] = []  # decisions corrected (`correct`): the full feed and the record
+        self.offered: dict[int, list[dict[str, Any]]] = {}  # seat -> the decisions open when it took its last
         self.closed: str | None = None  # "settled" or "voided" once closed
         assert setup.rules is not None
         # the limits sign and the paytables, made once a hand: every view passes them as they are
@@ -209,7 +210,9 @@ class HouseTable(FaultBook):
             if decision == "dead":
                 self.round.declare_dead(seat)
             else:
+                open_now = legal_decisions(self.round, chosen_multiples(self.setup.game)) or []
                 self.round.decide(seat, decision, body.get("multiple"))
+                self.offered[seat] = open_now  # what "Correct the last decision" may put in its place
         elif kind == "correct":
             self.round.correct(int(body["seat"]), str(body["decision"]), body.get("multiple"))
             self.corrected.append({k: body[k] for k in ("seat", "decision", "multiple", "was", "signed_off") if k in body})

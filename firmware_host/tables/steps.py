@@ -20,7 +20,7 @@ from typing import Any
 
 from firmware_host.tables.base import Fault, GameTable
 from firmware_host.tables.hold import next_to_begin
-from firmware_host.tables.house import HouseTable, chosen_multiples, decision_choices
+from firmware_host.tables.house import HouseTable
 from firmware_host.tables.poker import PokerTable
 
 STEPS = ("bet", "deal", "confirm", "void", "correct", "chop", "between_hands", "board")
@@ -64,19 +64,20 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
 def corrections_of(table: GameTable | None, steps: dict[str, bool]) -> list[dict[str, Any]]:
     """What "Correct the last decision" may put in place of each seat's decision that can still be corrected
     (house games, while `steps.correct`): `[{"seat": 2, "was": {"decision": "play", "multiple": 2},
-    "choices": [{"decision": "check"}, ...]}]`, the choices as the engine would take them (`can_correct`)."""
+    "choices": [{"decision": "check"}, ...]}]`: the decisions open when the seat took it (recorded then), less the
+    one taken; the engine is asked (`can_correct`, a replay) only where a Play's multiple was left to it."""
     if not steps["correct"] or not isinstance(table, HouseTable):
         return []
     round_ = table.round
-    offered = decision_choices(chosen_multiples(table.setup.game))
     out = []
     for seat in round_.correctable_seats():
         was = round_.last_decision(seat)
         if was is None or was.get("do") != "decide":
             continue
-        choices = [c for c in offered if round_.can_correct(seat, c["decision"], c.get("multiple"))]
+        taken = {"decision": was["action"], **({"multiple": was["multiple"]} if "multiple" in was else {})}
+        choices = [c for c in table.offered.get(seat, []) if c != taken and (
+            c["decision"] != taken["decision"] or "multiple" in taken
+            or round_.can_correct(seat, c["decision"], c.get("multiple")))]
         if choices:
-            out.append({"seat": seat, "was": {"decision": was["action"],
-                                              **({"multiple": was["multiple"]} if "multiple" in was else {})},
-                        "choices": choices})
+            out.append({"seat": seat, "was": taken, "choices": choices})
     return out
