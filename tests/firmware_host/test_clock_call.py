@@ -21,7 +21,7 @@ from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from protocol.users import User, Users
 from sim.bots import free_tcp_port
-from firmware_host.tables.clock_call import CLOCK_CALL_S
+from firmware_host.tables.clock_call import CLOCK_CALL_S, ClockWatch
 
 PIN = "8026491375"
 FLOOR = {"user": "ana", "pin": PIN}
@@ -49,6 +49,8 @@ class Table:
         self.c = Controller(Journal.open(self.tmp / "state"), audit=self.audit, security=security,
                             clock=lambda: self.now[0])
         self.c.signoff.clock = lambda: self.now[0]
+        self.looked: list[float] = []  # the test's clock as each turn of the controller's ClockWatch began
+        self._count_looks(next(p for p in self.c._pollables if isinstance(p, ClockWatch)))
         self.c.recover()
         if self.c.table is None:  # the pit's open, from the controller's own process
             assert self.c.handle_command(Command.from_mapping({"cmd": "open", **self.opening}))["ok"]
@@ -56,6 +58,25 @@ class Table:
         self.thread = threading.Thread(target=self.c.run, args=(self.ctx, endpoint), daemon=True)
         self.thread.start()
         self.client = CommandClient(self.ctx, endpoint)
+
+    def _count_looks(self, watch: ClockWatch) -> None:
+        pump = watch.pump
+
+        def counted() -> float:
+            now = self.now[0]  # read before the watch reads it: a look at or past the time the test set
+            try:
+                return pump()
+            finally:
+                self.looked.append(now)
+        watch.pump = counted  # type: ignore[method-assign]
+
+    def looked_at(self, now: float, timeout_s: float = 10.0) -> None:
+        """Wait until the controller's ClockWatch has looked at the clock at `now` or later (and done
+        what it does then): what has not happened by then is not going to at that time."""
+        deadline = time.monotonic() + timeout_s
+        while not any(t >= now for t in self.looked):
+            assert time.monotonic() < deadline, f"the ClockWatch never looked at the clock at {now}: {self.looked[-3:]}"
+            time.sleep(0.01)
 
     def stop(self) -> None:
         self.client.close()
@@ -122,7 +143,7 @@ def test_a_clock_called_is_on_the_public_feed_and_ends_when_he_acts(table: Table
     state = table.state()
     assert state["clock"] is None and state["to_act"] == 6
     table.now[0] += 3 * CLOCK_CALL_S  # the clock ended with his call: nobody is folded for it
-    time.sleep(1.5)
+    table.looked_at(table.now[0])
     assert not any(e.get("clock") for e in table.events("act"))
     assert table.state()["to_act"] == 6
 
@@ -136,7 +157,7 @@ def test_when_the_clock_runs_out_his_hand_is_dead_and_a_restart_replays_it(table
     table.wait(lambda s: s["street"] == "flop" and s["to_act"] == 1)
     table.ok("clock", seconds=30, auth=FLOOR)  # seat 1 could check: his hand is dead all the same
     table.now[0] += 29
-    time.sleep(1.5)
+    table.looked_at(table.now[0])
     assert table.state()["to_act"] == 1  # not yet
     table.now[0] += 2
     state = table.wait(lambda s: s["to_act"] == 3)
