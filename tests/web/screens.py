@@ -7,8 +7,7 @@ It writes the screenshot to `$CROUPIER_SCREENSHOTS/NAME.png` (a temporary folder
 compares it with the reference `tests/web/screens/NAME.png`: the same size, and at most
 `tolerance` (default 0.2%) of the pixels differing by more than `channel` (default 48 of 255) in
 any colour channel (font hinting and anti-aliasing may move a few edge pixels, a changed layout
-moves thousands). It fails naming both files and the share that differs (no image library: the
-PNGs are decoded here with zlib and the PNG filters).
+moves thousands). It fails naming both files and the share that differs (the PNGs read by Pillow).
 `CROUPIER_UPDATE_SCREENS=1` rewrites the reference instead (then look at it before committing).
 A missing reference fails, saying how to make it.
 
@@ -19,15 +18,15 @@ Playwright's `page.screenshot`, which paints it a flat colour).
 
 from __future__ import annotations
 
+import io
 import os
-import struct
 import tempfile
-import zlib
 from pathlib import Path
 from typing import Any
 
+from PIL import Image, ImageChops, UnidentifiedImageError
+
 REFERENCES = Path(__file__).with_name("screens")
-_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def check_screenshot(page: Any, name: str, *, tolerance: float = 0.002, channel: int = 48,
@@ -49,89 +48,34 @@ def check_screenshot(page: Any, name: str, *, tolerance: float = 0.002, channel:
     expected = reference.read_bytes()
     if expected == data:  # the usual case: Chromium draws the same page to the same bytes
         return shot
-    share = differing_share(decode_png(expected), decode_png(data), channel)
+    share = differing_share(read_png(expected), read_png(data), channel)
     assert share <= tolerance, (f"{shot} differs from {reference} in {share:.2%} of its pixels "
                                 f"(at most {tolerance:.2%}); CROUPIER_UPDATE_SCREENS=1 rewrites the reference")
     return shot
 
 
-def differing_share(a: tuple[int, int, list[bytes]], b: tuple[int, int, list[bytes]], channel: int) -> float:
-    """The share of pixels of two decoded images (`decode_png`) that differ by more than `channel`
-    in any channel; 1.0 when their sizes differ."""
-    (wa, ha, rows_a), (wb, hb, rows_b) = a, b
-    if (wa, ha) != (wb, hb):
+def differing_share(a: Image.Image, b: Image.Image, channel: int) -> float:
+    """The share of pixels of two images (`read_png`) that differ by more than `channel` in any
+    channel (red, green, blue or alpha); 1.0 when their sizes differ."""
+    if a.size != b.size:
         return 1.0
-    differing = 0
-    for row_a, row_b in zip(rows_a, rows_b):
-        if row_a == row_b:
-            continue
-        for x in range(wa):
-            pa, pb = row_a[x * 4:x * 4 + 4], row_b[x * 4:x * 4 + 4]
-            if pa != pb and max(abs(p - q) for p, q in zip(pa, pb)) > channel:
-                differing += 1
-    return differing / (wa * ha)
+    red, green, blue, alpha = ImageChops.difference(a, b).split()
+    most = ImageChops.lighter(ImageChops.lighter(red, green), ImageChops.lighter(blue, alpha))  # per pixel
+    beyond = most.point(lambda v: 255 if v > channel else 0).histogram()[255]
+    return beyond / (a.width * a.height)
 
 
-def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
-    """`(width, height, rows)` of an 8-bit RGB or RGBA non-interlaced PNG (what Chromium writes),
-    each row as RGBA bytes. Raises ValueError for any other PNG."""
-    if data[:8] != _SIGNATURE:
-        raise ValueError("not a PNG")
-    pos, idat, header = 8, bytearray(), b""
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            header = chunk
-        elif kind == b"IDAT":
-            idat += chunk
-        elif kind == b"IEND":
-            break
-    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", header)
-    if depth != 8 or colour not in (2, 6) or interlace:
-        raise ValueError(f"unsupported PNG (depth {depth}, colour type {colour}, interlace {interlace})")
-    bpp = 3 if colour == 2 else 4
-    stride = width * bpp
-    raw = zlib.decompress(bytes(idat))
-    rows: list[bytes] = []
-    prev = bytearray(stride)
-    for y in range(height):
-        start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        _unfilter(kind, line, prev, bpp)
-        rows.append(bytes(line) if bpp == 4 else _rgba(line))
-        prev = line
-    return width, height, rows
-
-
-def _unfilter(kind: int, line: bytearray, prev: bytearray, bpp: int) -> None:
-    if kind == 0:
-        return
-    if kind == 2:
-        for i in range(len(line)):
-            line[i] = (line[i] + prev[i]) & 0xFF
-        return
-    for i in range(len(line)):
-        left = line[i - bpp] if i >= bpp else 0
-        if kind == 1:
-            line[i] = (line[i] + left) & 0xFF
-        elif kind == 3:
-            line[i] = (line[i] + ((left + prev[i]) >> 1)) & 0xFF
-        elif kind == 4:
-            up, corner = prev[i], prev[i - bpp] if i >= bpp else 0
-            p = left + up - corner
-            pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-            line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
-        else:
-            raise ValueError(f"bad PNG filter {kind}")
-
-
-def _rgba(line: bytearray) -> bytes:
-    out = bytearray(len(line) // 3 * 4)
-    out[0::4], out[1::4], out[2::4] = line[0::3], line[1::3], line[2::3]
-    out[3::4] = b"\xff" * (len(line) // 3)
-    return bytes(out)
+def read_png(data: bytes) -> Image.Image:
+    """A PNG's pixels as RGBA (an RGB PNG, as Chromium writes it, opaque). Raises ValueError for
+    anything but a PNG."""
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except (UnidentifiedImageError, OSError) as exc:
+        raise ValueError(f"not a PNG: {exc}") from exc
+    if image.format != "PNG":
+        raise ValueError(f"not a PNG: {image.format}")
+    return image.convert("RGBA")
 
 
 SIZES = {"1920": (1920, 1080), "1280": (1280, 720), "tablet": (1280, 800)}
