@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import random
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -393,13 +395,11 @@ HANDS_PER_GAME = 25
 
 
 
-SHOWN_BY_HAND: dict[tuple[str, int], set[str]] = {}
-"""The cards each hand showed on the public feed (its board, up and shown cards), by (table, hand)."""
-
-
-def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
+def check_public(public: dict[str, Any], full: dict[str, Any], shown_by_hand: dict[int, set[str]],
+                 checked_past: list[Any]) -> None:
     """Only the board, up cards and cards shown at showdown appear on the public state; the last
-    hands (`history`) show only cards that hand showed on the public feed."""
+    hands (`history`) show only cards that hand showed on the public view (`shown_by_hand`, filled
+    here; a past hand already checked, the same in `checked_past`, is not read again)."""
     assert not {"burns", "discards", "mucked", "ignored", "devices", "sensors"} & set(public)
     visible = set(full["board"])
     for pub, spot in zip(public["spots"], full["spots"], strict=True):
@@ -409,16 +409,19 @@ def check_public(public: dict[str, Any], full: dict[str, Any]) -> None:
                 assert p == f
                 visible.add(f)
             else:
-                assert p == "??", f"seat {spot['seat']}'s down card {f} on the public feed"
-    SHOWN_BY_HAND.setdefault((str(public.get("table")), public["hand"]), set()).update(visible)
+                assert p == "??", f"seat {spot['seat']}'s down card {f} on the public view"
+    shown_by_hand.setdefault(public["hand"], set()).update(visible)
     for text in strings_in({k: v for k, v in public.items() if k != "history"}):
         if text in CARD_TEXTS:
             assert text in visible, f"{text} leaked"
     for past in public.get("history") or []:
-        shown = SHOWN_BY_HAND.get((str(public.get("table")), past["hand"]), set())
+        if past in checked_past:
+            continue
+        shown = shown_by_hand.get(past["hand"], set())
         for text in strings_in(past):
             if text in CARD_TEXTS:
                 assert text in shown, f"{text} of past hand {past['hand']} leaked"
+        checked_past.append(past)
     if public.get("fault") is not None:
         assert "detail" not in public["fault"]
 
@@ -429,7 +432,7 @@ def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
     r.ok("deal")
     check()
     while True:
-        state, full = r.state(), r.full()
+        state, full = r.c.states()
         if state["phase"] == "over":
             break
         dealt = [c for spot in full["spots"] for c in spot["cards"]] + full["board"]
@@ -474,7 +477,89 @@ def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
     assert sum(before.values()) == sum(s["stack"] for s in r.state()["spots"])
 
 
-def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
+def play_random_games(rig: Rig, rng: random.Random, games: list[dict[str, Any]], hands: int, check: Any) -> None:
+    """`hands` random hands of each game in turn, broke players bought in again; `check()` after each step."""
+    for game in games:
+        players = rng.randint(2, 6)
+        stacks = {str(s): rng.choice([30, 100, 400]) for s in rng.sample(range(1, 7), players)}
+        rig.ok("open", **game, seats=6, stacks=stacks)
+        for _ in range(hands):
+            broke = [s["seat"] for s in rig.state()["spots"] if s["stack"] == 0]
+            if len(rig.state()["spots"]) - len(broke) < 2:
+                for seat in broke:
+                    rig.ok("seat", seat=seat, action="rebuy", amount=100)
+            total = sum(s["stack"] for s in rig.state()["spots"])
+            play_random_hand(rig, rng, check)
+            assert sum(s["stack"] for s in rig.state()["spots"]) == total
+
+
+def in_memory(tmp_path: Path) -> Path:
+    """A journal's folder in /dev/shm where there is one (the journal syncs every event), else in tmp_path."""
+    shm = Path("/dev/shm")
+    return Path(tempfile.mkdtemp(dir=shm, prefix="croupier-poker-")) if shm.is_dir() else tmp_path / "state"
+
+
+class Published:
+    """Where the controller publishes each step's views (`TableState.views`, public and full, built
+    together), kept here instead of sent: the feed's part without its sockets."""
+
+    boot = "views"
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.views: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def publish(self, public: dict[str, Any], full: dict[str, Any] | None = None) -> int:
+        assert full is not None
+        self.seq += 1
+        self.views.append((public, full))
+        return self.seq
+
+
+def test_no_public_view_shows_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
+    """Every pair of views the controller publishes (the reducer's public and full views of each
+    step) over 25 random hands of each game; the hands exported from the journal replay to the
+    stacks paid. The same through the real feed, over fewer hands: the next test."""
+    published = Published()
+    rig = Rig(in_memory(tmp_path), published)
+    rng = random.Random(20261129)
+    shown_by_hand: dict[int, set[str]] = {}
+    checked_past: list[Any] = []
+    seen = 0
+
+    def check() -> None:
+        nonlocal seen
+        for public, full in published.views[seen:]:
+            check_public(public, full, shown_by_hand, checked_past)
+        seen = len(published.views)
+
+    try:
+        play_random_games(rig, rng, GAMES, HANDS_PER_GAME, check)
+        check()  # what the last confirm published
+        assert seen > 2000
+        # every hand exported from the journal replays (strictly) to the stacks the table paid
+        out = io.StringIO()
+        assert export_state(str(rig.path), 0, None, True, out) == 0
+        rows = [r for r in rig.c.journal.hands() if r.status == "settled"]
+        histories = parse_phhs(out.getvalue())
+        assert len(histories) == len(rows) == HANDS_PER_GAME * len(GAMES)
+        for row, history in zip(rows, histories, strict=True):
+            assert not isinstance(history, Exception), history
+            finals = replay(history)
+            nets = {x["seat"]: x["net"] for x in row.record["results"]["net"]}
+            starts = {int(s): c for s, c in row.record["stacks"].items()}
+            seats = dict(history.extra)["seats"]
+            assert list(finals) == [starts[s] + nets[s] for s in seats]
+            assert list(history.finishing_stacks or ()) == list(finals)
+    finally:
+        rig.c.journal.close()
+        if rig.path.parent != tmp_path:
+            shutil.rmtree(rig.path, ignore_errors=True)
+
+
+def test_no_message_on_the_real_public_feed_carries_a_hidden_card(tmp_path: Path) -> None:
+    """The one run through ZeroMQ: every message the feed publishes (public and full, in step) over a
+    few random hands of a board game, a stud game and a draw game, and a late joiner's snapshots."""
     import zmq
 
     from protocol.feed import Feed, pack, unpack
@@ -487,65 +572,44 @@ def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Pat
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt(zmq.RCVHWM, 0)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.connect(ep)
+        sub.connect(ep)  # inproc: the subscription is in the XPUB's pipe before the first message goes
         subs.append(sub)
-    import tempfile
-    shm = Path("/dev/shm")   # the journal syncs every event: keep it in memory where there is one
-    rig = Rig(Path(tempfile.mkdtemp(dir=shm, prefix="croupier-poker-")) if shm.is_dir() else tmp_path, feed)
-    rng = random.Random(20261129)
-    seen = 0
+    rig = Rig(in_memory(tmp_path), feed)
+    rng = random.Random(20261203)
+    shown_by_hand: dict[int, set[str]] = {}
+    checked_past: list[Any] = []
+    seen = snapshots = 0
 
     def check() -> None:
         """Every message published since the last check, and now and then a late joiner's snapshot."""
-        nonlocal seen
+        nonlocal seen, snapshots
         while subs[0].poll(0):
             public, full = unpack(subs[0].recv()), unpack(subs[1].recv())
-            assert public["seq"] == full["seq"]
-            check_public(public, full)
+            assert public["seq"] == full["seq"] and public["table"] == full["table"] == "prop"
+            check_public(public, full, shown_by_hand, checked_past)
             seen += 1
-        if rng.random() < 0.02:
+        if rng.random() < 0.05:
             client = ctx.socket(zmq.DEALER)
             client.connect("inproc://snap")
             client.send(pack({"want": "snapshot"}))
             feed.serve_snapshots(feed.snap)
-            check_public(unpack(client.recv()), rig.full())
+            check_public(unpack(client.recv()), rig.full(), shown_by_hand, checked_past)
+            snapshots += 1
             client.close(0)
 
-    for game in GAMES:
-        players = rng.randint(2, 6)
-        stacks = {str(s): rng.choice([30, 100, 400]) for s in rng.sample(range(1, 7), players)}
-        rig.ok("open", **game, seats=6, stacks=stacks)
-        for _ in range(HANDS_PER_GAME):
-            broke = [s["seat"] for s in rig.state()["spots"] if s["stack"] == 0]
-            if len(rig.state()["spots"]) - len(broke) < 2:
-                for seat in broke:
-                    rig.ok("seat", seat=seat, action="rebuy", amount=100)
-            total = sum(s["stack"] for s in rig.state()["spots"])
-            play_random_hand(rig, rng, check)
-            assert sum(s["stack"] for s in rig.state()["spots"]) == total
-    assert seen > 2000
-    # every hand exported from the journal replays (strictly) to the stacks the table paid
-    out = io.StringIO()
-    assert export_state(str(rig.path), 0, None, True, out) == 0
-    rows = [r for r in rig.c.journal.hands() if r.status == "settled"]
-    histories = parse_phhs(out.getvalue())
-    assert len(histories) == len(rows) == HANDS_PER_GAME * len(GAMES)
-    for row, history in zip(rows, histories, strict=True):
-        assert not isinstance(history, Exception), history
-        finals = replay(history)
-        nets = {x["seat"]: x["net"] for x in row.record["results"]["net"]}
-        starts = {int(s): c for s, c in row.record["stacks"].items()}
-        seats = dict(history.extra)["seats"]
-        assert list(finals) == [starts[s] + nets[s] for s in seats]
-        assert list(history.finishing_stacks or ()) == list(finals)
-    rig.c.journal.close()
-    if rig.path != tmp_path:
-        import shutil
-        shutil.rmtree(rig.path, ignore_errors=True)
-    feed.close()
-    for sub in subs:
-        sub.close(0)
-    ctx.destroy(linger=0)
+    try:
+        games = [g for g in GAMES if g["game"] in ("omaha_hilo8", "stud", "deuce_seven_triple")]
+        play_random_games(rig, rng, games, 4, check)
+        check()  # what the last confirm published
+        assert seen > 150 and snapshots > 2 and seen == feed.seq
+    finally:
+        rig.c.journal.close()
+        if rig.path.parent != tmp_path:
+            shutil.rmtree(rig.path, ignore_errors=True)
+        feed.close()
+        for sub in subs:
+            sub.close(0)
+        ctx.destroy(linger=0)
 
 
 def test_phh_export_of_one_hand_replays_to_the_table_stacks(rig: Rig, tmp_path: Path) -> None:
