@@ -38,6 +38,47 @@ def subscriber(ctx: zmq.Context[Any], ep: str) -> zmq.Socket[Any]:
     return sub
 
 
+class Sends:
+    """A feed's socket with its sends seen as they are made: what the feed sent, asked of the feed
+    itself rather than waited for at a subscriber."""
+
+    def __init__(self, sock: zmq.Socket[Any]) -> None:
+        self.sock = sock
+        self.frames: list[bytes] = []
+
+    def send(self, frame: bytes, *args: Any, **kwargs: Any) -> Any:
+        self.frames.append(frame)
+        return self.sock.send(frame, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+def receive_up_to(sub: zmq.Socket[Any], seq: int) -> list[dict[str, Any]]:
+    """The messages `sub` receives up to the one numbered `seq`."""
+    got: list[dict[str, Any]] = []
+    while not got or got[-1]["seq"] < seq:
+        assert sub.poll(5000), f"no message up to seq {seq}: {got}"
+        got.append(unpack(sub.recv()))
+    return got
+
+
+def join(feed: Feed, clock: FakeClock, *subs: zmq.Socket[Any]) -> None:
+    """ZeroMQ's slow joiner: a PUB drops what it sends before a subscription reaches it. Heartbeats on
+    the fake clock (the full one released after its delay) until every subscriber has one, then
+    every message up to the last heartbeat taken, so that the test starts from an empty line."""
+    for _ in range(500):
+        clock.now += feed.heartbeat_s
+        assert feed.tick()
+        clock.now += feed.full_delay_s
+        feed.tick()
+        if all(sub.poll(10) for sub in subs):
+            for sub in subs:
+                receive_up_to(sub, feed.seq)
+            return
+    raise AssertionError("the subscribers never joined")
+
+
 def ask_snapshot(ctx: zmq.Context[Any], feed: Feed, endpoint: str) -> dict[str, Any]:
     client = ctx.socket(zmq.DEALER)
     client.setsockopt(zmq.LINGER, 0)
@@ -64,31 +105,33 @@ def test_the_feed_holds_full_messages_until_due(ctx: zmq.Context[Any], tmp_path:
         clock.now += 0.5
         feed.tick()
         assert ask_snapshot(ctx, feed, eps["full_snapshot"])["phase"] == "bets"
-        time.sleep(0.2)  # the subscriptions reach the PUB sockets (slow joiner; no timing asserted)
+        join(feed, clock, public, full)
+        sent = Sends(feed.full_pub)  # type: ignore[arg-type]
+        feed.full_pub = sent  # type: ignore[assignment]
         seq = feed.publish({"phase": "deal", "spots": [{"seat": 1, "cards": ["??"]}]},
                            {"phase": "deal", "spots": [{"seat": 1, "cards": ["As"]}]})
-        assert unpack(public.recv())["seq"] == seq
-        assert feed.release_due() == pytest.approx(0.5)
+        assert [m["seq"] for m in receive_up_to(public, seq)] == [seq]
+        assert feed.release_due() == pytest.approx(0.5) and sent.frames == []
         clock.now += 0.4
-        assert feed.tick() is False and not full.poll(200), "the full update went out before it was due"
+        assert feed.tick() is False and sent.frames == [], "the full update went out before it was due"
         snap = ask_snapshot(ctx, feed, eps["full_snapshot"])
         assert snap["seq"] < seq and "As" not in repr(snap), "the full snapshot is ahead of the delayed stream"
         clock.now += 0.1
         feed.tick()
-        assert full.poll(2000)
-        held = unpack(full.recv())
+        assert len(sent.frames) == 1
+        [held] = receive_up_to(full, seq)
         assert held["seq"] == seq and held["spots"][0]["cards"] == ["As"]
         assert ask_snapshot(ctx, feed, eps["full_snapshot"])["spots"] == [{"seat": 1, "cards": ["As"]}]
         assert feed.release_due() == float("inf")
         # a heartbeat on the full stream keeps its place in the sequence: held like the updates
         clock.now += 10.0
         assert feed.tick()
-        assert unpack(public.recv())["kind"] == "heartbeat"
-        assert not full.poll(200)
+        assert [m["kind"] for m in receive_up_to(public, seq + 1)] == ["heartbeat"]
+        assert len(sent.frames) == 1  # the heartbeat held on the full stream
         clock.now += 0.5
         feed.tick()
-        assert full.poll(2000) and unpack(full.recv()) == {"table": "t1", "boot": feed.boot, "seq": seq + 1,
-                                                            "kind": "heartbeat"}
+        assert len(sent.frames) == 2
+        assert receive_up_to(full, seq + 1) == [{"table": "t1", "boot": feed.boot, "seq": seq + 1, "kind": "heartbeat"}]
     finally:
         full.close(0)
         public.close(0)
@@ -97,12 +140,16 @@ def test_the_feed_holds_full_messages_until_due(ctx: zmq.Context[Any], tmp_path:
 
 def test_without_a_delay_the_full_feed_goes_out_at_once(ctx: zmq.Context[Any], tmp_path: Path) -> None:
     eps = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "full", "full_snapshot")}
-    feed = Feed(ctx, "t1", **eps, heartbeat_s=10.0, clock=FakeClock())
+    clock = FakeClock()
+    feed = Feed(ctx, "t1", **eps, heartbeat_s=10.0, clock=clock)
     full = subscriber(ctx, eps["full"])
     try:
-        time.sleep(0.2)  # the subscription reaches the PUB socket
+        join(feed, clock, full)
+        sent = Sends(feed.full_pub)  # type: ignore[arg-type]
+        feed.full_pub = sent  # type: ignore[assignment]
         seq = feed.publish({"phase": "deal"}, {"phase": "deal", "secret": 1})
-        assert full.poll(2000) and unpack(full.recv())["seq"] == seq
+        assert len(sent.frames) == 1  # sent with the public update, not held
+        assert [m["seq"] for m in receive_up_to(full, seq)] == [seq]
         assert feed.release_due() == float("inf")
     finally:
         full.close(0)
