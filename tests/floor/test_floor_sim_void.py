@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import zmq
 
+from protocol.feed import Feed
 from sim.floor.tables import Endpoints, FloorSim
+
+
+def heartbeat(feed: Feed) -> None:
+    """A heartbeat sent now, whenever the last message went (the feed's clock told it is due)."""
+    assert feed.tick(now=feed._last_sent + feed.heartbeat_s)
+
+
+def receive_up_to(sub: zmq.Socket[Any], seq: int) -> list[dict[str, Any]]:
+    """The messages `sub` receives up to the one numbered `seq`."""
+    got: list[dict[str, Any]] = []
+    while not got or got[-1]["seq"] < seq:
+        assert sub.poll(5000), f"no message up to seq {seq}: {got[-3:]}"
+        got.append(msgpack.unpackb(sub.recv(), raw=False))
+    return got
+
+
+def joined(feed: Feed, sub: zmq.Socket[Any]) -> None:
+    """ZeroMQ's slow joiner: heartbeats until `sub` has one (its subscription reached the PUB), then
+    every message up to the last heartbeat taken."""
+    for _ in range(500):
+        heartbeat(feed)
+        if sub.poll(10):
+            receive_up_to(sub, feed.seq)
+            return
+    raise AssertionError("the subscriber never joined")
 
 
 def test_the_state_after_a_void_shows_the_next_hand(tmp_path: Path) -> None:
@@ -22,7 +47,7 @@ def test_the_state_after_a_void_shows_the_next_hand(tmp_path: Path) -> None:
     sub.setsockopt(zmq.LINGER, 0)
     sub.connect(table.endpoints.public)
     try:
-        time.sleep(0.3)  # the subscription reaches the PUB
+        joined(table.feed, sub)
         voided = None
         for _ in range(20000):
             closed = table.advance()
@@ -30,9 +55,10 @@ def test_the_state_after_a_void_shows_the_next_hand(tmp_path: Path) -> None:
                 voided = table.hands[-1].hand
                 break
         assert voided is not None, "no voided hand in the pool's first hands"
-        last = None
-        while sub.poll(500):
-            last = msgpack.unpackb(sub.recv(), raw=False)
+        heartbeat(table.feed)  # after every update sent: what came before it is all the table published
+        got = receive_up_to(sub, table.feed.seq)
+        assert got[-1]["kind"] == "heartbeat"
+        last = next((m for m in reversed(got) if m["kind"] != "heartbeat"), None)
         assert last is not None and last["kind"] == "update"
         assert last["hand"] == voided + 1 and last["phase"] == "bets"  # not the void's own number
         assert table.public()["hand"] == voided + 1

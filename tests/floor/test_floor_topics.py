@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import msgpack
@@ -24,17 +23,24 @@ def test_a_tables_topic_is_that_table_alone_and_a_prefix_a_group() -> None:
             sock.setsockopt(zmq.SUBSCRIBE, topic)
             sock.connect("inproc://floor")
             subs[topic] = sock
-        time.sleep(0.2)  # the subscriptions reach the XPUB
-        feed.drain_subscriptions()
+        subscribed = 0  # the XPUB reads each new subscription: the three in, nothing is published before
+        while subscribed < len(subs):
+            assert feed.pub.poll(5000), f"{subscribed} of the subscriptions reached the floor feed"
+            subscribed += feed.drain_subscriptions()
         for table in ("uth-1", "uth-10", "uth-2", "3cp-1"):
             feed.publish(table, {"kind": "update", "table": table})
+        feed.publish("uth-1", {"kind": "update", "table": "uth-1", "last": True})  # every subscriber's last
         got: dict[bytes, list[str]] = {}
         for topic, sock in subs.items():
             got[topic] = []
-            while sock.poll(500):
+            while True:  # up to the last message, in the order sent: whatever else it was sent came before
+                assert sock.poll(5000), f"{topic!r}: the last message never came after {got[topic]}"
                 frame, body = sock.recv_multipart()
-                assert frame == table_topic(msgpack.unpackb(body)["table"])
-                got[topic].append(msgpack.unpackb(body)["table"])
+                message = msgpack.unpackb(body)
+                assert frame == table_topic(message["table"])
+                if message.get("last"):
+                    break
+                got[topic].append(message["table"])
     finally:
         for sock in subs.values():
             sock.close(0)
