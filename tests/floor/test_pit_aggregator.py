@@ -19,6 +19,7 @@ import pytest
 import zmq
 
 from cli.demo import SimTable
+from floor.feed import FLOOR_TOPIC
 from protocol import keys
 from protocol.curve import ClientKeys
 from protocol.feed import FeedClient
@@ -127,6 +128,37 @@ def receive(sock: zmq.Socket[Any], timeout_s: float = 10.0) -> list[tuple[bytes,
     return got
 
 
+def receive_until(sock: zmq.Socket[Any], done: Any, what: str,
+                  timeout_s: float = 30.0) -> list[tuple[bytes, dict[str, Any]]]:
+    """The messages the socket receives up to the one after which `done(got)` holds."""
+    got: list[tuple[bytes, dict[str, Any]]] = []
+    deadline = time.monotonic() + timeout_s
+    while not got or not done(got):
+        assert sock.poll(max(0, int((deadline - time.monotonic()) * 1000))), f"never came: {what} ({got[-3:]})"
+        topic, body = sock.recv_multipart()
+        got.append((topic, msgpack.unpackb(body, raw=False)))
+    return got
+
+
+def joined(sock: zmq.Socket[Any]) -> list[tuple[bytes, dict[str, Any]]]:
+    """ZeroMQ's slow joiner: the socket's subscriptions (the pit's own topic among them, set with the
+    rest before connecting) are in once the first message came: the pit's heartbeat at the latest."""
+    return receive_until(sock, lambda got: True, "the pit's first heartbeat")
+
+
+def settled_then_heartbeat(sock: zmq.Socket[Any], tables: set[str]) -> list[tuple[bytes, dict[str, Any]]]:
+    """Messages up to the pit's first heartbeat after every table named showed a settled hand: each
+    message the pit sent before that heartbeat has come (one socket's messages keep their order)."""
+    settled: set[str] = set()
+
+    def done(got: list[tuple[bytes, dict[str, Any]]]) -> bool:
+        topic, body = got[-1]
+        if body.get("kind") == "update" and body.get("phase") == "settled":
+            settled.add(body["table"])
+        return topic == FLOOR_TOPIC and settled >= tables
+    return receive_until(sock, done, f"{sorted(tables)} settled, then the pit's heartbeat")
+
+
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
     root = tmp_path_factory.mktemp("floor")
@@ -175,12 +207,14 @@ def test_the_pit_starts_and_writes_its_pid_file(floor: Floor) -> None:
 
 def test_a_table_prefix_gets_only_that_table(floor: Floor) -> None:
     wait_for(lambda: all_online(floor, ["sim-uth-1", "sim-uth-2", "sim-uth-3"]), "three tables online")
-    one, every = floor.sub(b"sim-uth-2/"), floor.sub(b"")
+    one, every = floor.sub(b"sim-uth-2/", FLOOR_TOPIC), floor.sub(b"")
     try:
-        time.sleep(0.5)  # the subscriptions reach the XPUB (ZeroMQ's slow joiner)
+        joined(one)
+        joined(every)
         floor.play("sim-uth-1", 1)
         floor.play("sim-uth-2", 1)
-        got_one, got_every = receive(one), receive(every)
+        got_one = [m for m in settled_then_heartbeat(one, {"sim-uth-2"}) if m[0] != FLOOR_TOPIC]
+        got_every = settled_then_heartbeat(every, {"sim-uth-1", "sim-uth-2"})
     finally:
         one.close(0)
         every.close(0)
@@ -215,15 +249,15 @@ def test_the_floor_snapshot_holds_every_tables_own_state_and_its_hands_fetched(f
 def test_a_killed_table_goes_offline_and_comes_back(floor: Floor) -> None:
     wait_for(lambda: all_online(floor, ["sim-uth-1", "sim-uth-2", "sim-uth-3"]), "three tables online")
     table = floor.tables["sim-uth-3"]
-    sub = floor.sub(b"sim-uth-3/")
+    sub = floor.sub(b"sim-uth-3/", FLOOR_TOPIC)
     try:
-        time.sleep(0.5)
+        joined(sub)
         old_boot = floor.own_snapshot("sim-uth-3")["boot"]
         assert table.controller is not None and table.controller.kill(signal.SIGKILL) is not None
         seen: list[dict[str, Any]] = []
 
         def kinds() -> bool:
-            seen.extend(body for _, body in receive(sub, 2.0))
+            seen.extend(body for _, body in receive(sub, 0.5))
             return any(m["kind"] == "offline" for m in seen) and any(
                 m["kind"] == "update" and m["boot"] != old_boot for m in seen)
         wait_for(kinds, "sim-uth-3 offline then back with a new boot", timeout_s=40)
@@ -238,16 +272,17 @@ def test_a_killed_table_goes_offline_and_comes_back(floor: Floor) -> None:
 
 
 def test_reload_adds_a_table_and_drops_one(floor: Floor) -> None:
-    sub = floor.sub(b"sim-uth-")
+    sub = floor.sub(b"sim-uth-", FLOOR_TOPIC)
     try:
-        time.sleep(0.5)
+        joined(sub)
         pit_config(floor.config, floor, ["sim-uth-1", "sim-uth-2", "sim-uth-4"])
         sent = subprocess.run([sys.executable, "-m", "cli", "pit", "reload", "--config",
                                str(floor.config)], capture_output=True, text=True, timeout=60)
         assert sent.returncode == 0, sent.stderr
         assert json.loads(sent.stdout)["pid"] == floor.ready["pid"]
         states = wait_for(lambda: all_online(floor, ["sim-uth-1", "sim-uth-2", "sim-uth-4"]), "the 4th table in")
-        got = receive(sub, 3.0)
+        got = receive_until(sub, lambda got: got[-1][0] == b"sim-uth-3/" and got[-1][1]["kind"] == "removed",
+                            "sim-uth-3 removed")
     finally:
         sub.close(0)
     assert any(topic == b"sim-uth-3/" and body["kind"] == "removed" for topic, body in got)
