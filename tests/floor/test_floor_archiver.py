@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 from floor.migrate import migrate
@@ -34,8 +33,8 @@ def test_the_archiver_killed_is_started_again_and_the_archive_stays_whole(tmp_pa
         pit = start_pit(tmp_path, config)
         wait_for(lambda: len(children(pit.pid)) == 1, "the archiver process", timeout_s=30)
         first = children(pit.pid)[0]
-        time.sleep(2)
-        os.kill(first, signal.SIGKILL)
+        wait_for(lambda: archived(db)[0] > 0, "the archiver's first hands written", timeout_s=60)
+        os.kill(first, signal.SIGKILL)  # killed mid-run, with hands written and more to come
         wait_for(lambda: [c for c in children(pit.pid) if c != first and alive(c)], "a new archiver", timeout_s=30)
         report = finish(sim, tmp_path)
     finally:

@@ -62,6 +62,12 @@ def stats_hands(db: str) -> int:
     return int(report["hands"])
 
 
+def archive_failures(tmp_path: Path) -> int:
+    """How many times the pits started in tmp_path logged a catch-up failed on the archive (floor/catchup.py)."""
+    log = tmp_path / "pit.log"
+    return log.read_text(encoding="utf-8", errors="replace").count("(the archive tried again in") if log.exists() else 0
+
+
 def stop(proc: subprocess.Popen[str] | None) -> None:
     if proc is not None and proc.poll() is None:
         proc.terminate()
@@ -102,13 +108,14 @@ def test_the_pit_killed_postgresql_stopped_and_a_table_restarted_lose_no_hand(tm
     pit = None
     try:
         pit = start_pit(tmp_path, config)
-        time.sleep(2)
+        wait_for(lambda: archived(db)[0] > 0, "the pit's first hands archived", timeout_s=60)
         os.kill(pit.pid, signal.SIGKILL)  # the pit killed mid-run: no goodbye, its pid file left
         pit.wait(10)
+        failed = archive_failures(tmp_path)
         pit = start_pit(tmp_path, config)
-        time.sleep(0.5)
         pg.stop()  # the archive down for a while: the pit's catch-up fails, then resumes on its timer
-        time.sleep(2)
+        wait_for(lambda: archive_failures(tmp_path) > failed, "the pit's catch-up failing on the archive down",
+                 timeout_s=60)
         pg.start()
         report = finish(sim, tmp_path)
     finally:
