@@ -10,7 +10,6 @@ import re
 import random
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -283,7 +282,9 @@ def test_the_console_comes_back_by_itself_after_the_display_or_the_controller_re
     run["stop"]()  # the display restarts: the page is offline, then back by itself, still signed in
     tablet.wait_for_selector("#offline:not([hidden])")
     assert axe_violations(tablet) == []  # offline: the banner and the last state still readable (grey, not faded)
-    time.sleep(3)  # a few tries fail while the display is down (the back-off)
+    for _ in range(2):  # a few tries fail while the display is down (the back-off)
+        tablet.wait_for_event("requestfailed", predicate=lambda request: request.url.endswith("/api/me"),
+                              timeout=30_000)
     run["start"]()
     tablet.wait_for_selector("#offline[hidden]", state="attached", timeout=30_000)
     assert tablet.locator("[data-signin]").count() == 0

@@ -48,9 +48,9 @@ async def _play_one_hand(base: str, user: str, pin: str) -> list[dict[str, Any]]
                         return dict(reply["state"])
                     await asyncio.sleep(0.2)
 
-            first = await state_where(lambda s: s.get("phase") == "bets" and s["steps"]["bet"])
-            await asyncio.sleep(2.0)  # a yielding bot with --bot-wait 0 would have bet by now
-            assert not any(s.get("bets") for s in (await state_where(lambda s: True)).get("spots") or []), first
+            # no bot plays a seat: the journal's every bet and decision of the hand is the console's (checked
+            # after the hand), where a yielding bot with --bot-wait 0 would have bet at once
+            await state_where(lambda s: s.get("phase") == "bets" and s["steps"]["bet"])
             for seat in (1, 2):
                 assert (await send({"cmd": "bet", "seat": seat, "bets": STAKE}))["ok"]
             assert (await send({"cmd": "deal"}))["ok"]

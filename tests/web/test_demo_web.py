@@ -14,6 +14,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
+from tests.firmware_host.processes import wait_for
+
 
 def demo(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "cli", "demo", *args], stdout=subprocess.PIPE,
@@ -114,19 +116,29 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
 def test_sigterm_keeps_a_state_given(tmp_path: Path) -> None:
     proc = demo("--hands", "500", "--pace", "0.05", "--web", "off", "--quiet", "--state", str(tmp_path / "j"))
     try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "j" / "journal.sqlite3").exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        time.sleep(3)
-        proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: closed_hands(tmp_path / "j"), "a first hand closed in the journal given", timeout_s=60)
+        proc.send_signal(signal.SIGTERM)  # mid-run: 500 hands asked
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 143, err
-    assert json.loads(out.splitlines()[-1])["hands"] >= 0
-    assert (tmp_path / "j" / "journal.sqlite3").exists()
+    hands = json.loads(out.splitlines()[-1])["hands"]
+    assert 1 <= hands < 500 and closed_hands(tmp_path / "j") == hands  # the state kept, every hand closed in it
+
+
+def closed_hands(state: Path) -> int:
+    """The hands closed in the journal in `state` (0 before it exists)."""
+    from firmware_host.service.journal import Journal
+
+    if not (state / "journal.sqlite3").exists():
+        return 0
+    journal = Journal.open(state, readonly=True)
+    try:
+        return len(journal.hands())
+    finally:
+        journal.close()
 
 
 def test_the_demo_deals_poker_from_the_dealer_console(page: Page) -> None:
