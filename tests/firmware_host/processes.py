@@ -67,3 +67,28 @@ def strings_in(value: Any) -> Iterator[str]:
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from strings_in(v)
+
+
+def handshake_refused(sock: Any, endpoint: str, timeout_s: float = 10.0) -> bool:
+    """Whether `sock`, connected to `endpoint` again (its options as they are), has its ZMTP handshake
+    refused (a CURVE key or the mechanism): True at a failed handshake, False at one that succeeded.
+    Connected again under a monitor because ZeroMQ does not try again after a refused handshake."""
+    import zmq
+    from zmq.utils.monitor import recv_monitor_message
+
+    failed = zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    sock.disconnect(endpoint)
+    monitor = sock.get_monitor_socket(failed | zmq.EVENT_HANDSHAKE_SUCCEEDED)
+    try:
+        sock.connect(endpoint)
+        deadline = time.monotonic() + timeout_s
+        while monitor.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+            event = recv_monitor_message(monitor)["event"]
+            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                return False
+            if event & failed:
+                return True
+        raise AssertionError(f"no handshake with {endpoint} within {timeout_s} s")
+    finally:
+        sock.disable_monitor()
+        monitor.close(0)

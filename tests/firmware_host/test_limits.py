@@ -189,18 +189,30 @@ def test_oversized_frames_huge_maps_and_huge_ids_get_short_replies_and_no_journa
     assert not any(req is not None and len(req) > MAX_ID_CHARS for _, req in rows)
 
 
+def next_event(monitor: zmq.Socket[Any]) -> int:
+    """The next event a socket's monitor tells (within 10 s)."""
+    from zmq.utils.monitor import recv_monitor_message
+
+    assert monitor.poll(10_000), "no event on the socket"
+    return int(recv_monitor_message(monitor)["event"])
+
+
 def test_a_frame_far_over_the_limit_cuts_its_peer_and_the_table_goes_on(tmp_path: Path,
                                                                          ctx: zmq.Context[Any]) -> None:
     with serving(tmp_path, ctx, commands=CommandsConfig(max_request_bytes=1024)) as (_, endpoint):
         raw = ctx.socket(zmq.DEALER)
         raw.setsockopt(zmq.LINGER, 0)
+        cut = raw.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
         raw.connect(endpoint)
         dealer = CommandClient(ctx, endpoint)
         try:
+            assert next_event(cut) == zmq.EVENT_CONNECTED
             raw.send(frame(id="huge", cmd="void", reason="x" * 70_000))  # over 64 x 1024: never read in
             assert dealer.request("state")["ok"]
-            assert not raw.poll(200)  # its peer was cut: no reply to it
+            assert next_event(cut) == zmq.EVENT_DISCONNECTED  # its peer was cut: no reply can reach it
         finally:
+            raw.disable_monitor()
+            cut.close(0)
             raw.close(0)
             dealer.close()
     assert not any(req == "huge" for _, req in journaled(tmp_path))
