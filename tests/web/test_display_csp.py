@@ -87,8 +87,8 @@ def test_every_page_works_under_its_csp_with_no_violation(demo: tuple[str, dict[
         seen["/surveillance"] = page.evaluate("window.__csp")
         # a page of another origin (about:blank's) may not frame the console: the frame shows the browser's error
         framed = page.context.new_page()
-        framed.set_content(f"<iframe src='{base}/dealer'></iframe>")
-        framed.wait_for_timeout(500)
+        framed.set_content(f"<iframe src='{base}/dealer' onload='this.dataset.loaded = 1'></iframe>")
+        framed.wait_for_selector("iframe[data-loaded]", state="attached")  # its document, or the browser's error
         seen["framed"] = [url for url in (f.url for f in framed.frames[1:]) if url.startswith(base)]
     finally:
         page.context.close()
