@@ -54,7 +54,7 @@ def test_every_tap_target_is_48_px_with_8_px_between(console: Callable[..., Cons
     def everywhere(where: str) -> None:
         for size in sizes:
             tablet.set_viewport_size(size)
-            tablet.wait_for_timeout(100)
+            tablet.evaluate("() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))")
             check_targets(tablet, f"{where} at {size['width']}x{size['height']}")
         tablet.set_viewport_size(sizes[0])
 
@@ -151,11 +151,12 @@ def test_void_is_away_from_deal_and_confirm_whole_on_screen_and_confirmed(
     tablet.wait_for_selector("dialog[data-signoff='void'][open]")
     assert _contrast(tablet, "#signoff-cancel") >= 4.5
     tablet.tap("#signoff-cancel")
-    tablet.wait_for_timeout(300)
+    tablet.wait_for_selector("dialog[data-signoff='void']:not([open])", state="attached")
     assert tablet.get_attribute(ROOT, "data-hand") == hand and tablet.get_attribute(ROOT, "data-phase") == "preflop"
     while next_step(tablet) != "showdown":
         dealer.tap("[data-decisions] button >> nth=0")
         dealer.ready()
+    assert tablet.get_attribute(ROOT, "data-hand") == hand  # the sign-off cancelled voided nothing: its showdown
     confirm = _box(tablet, "#confirm")
     assert abs(confirm["x"] - void["x"]) + abs(confirm["y"] - void["y"]) >= 300, (void, confirm)
     dealer.tap("#void")  # voided with a supervisor's sign-off: the console lists the bets to give back, in money

@@ -209,6 +209,8 @@ def _deal_with_bets(work: Console, seats: list[int]) -> None:
 def test_a_double_tap_on_check_checks_only_that_seat(console: Callable[..., Console], tablet: Page) -> None:
     """Two taps 120 ms apart on seat 1's Check: seat 1 checks; seat 2's buttons, drawn under the finger, stay inert."""
     work = console(game="uth", seed=5, seats=3)
+    sent: list[Any] = []  # every frame the console sends to the display, in order
+    tablet.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     sign_in(tablet, work.base, "ana")
     _deal_with_bets(work, [1, 2])
     tablet.wait_for_selector("[data-decisions] [data-seat='1'][data-action='check']:not([disabled])")
@@ -216,10 +218,13 @@ def test_a_double_tap_on_check_checks_only_that_seat(console: Callable[..., Cons
     assert box is not None
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     tablet.touchscreen.tap(x, y)
-    tablet.wait_for_timeout(120)
+    tablet.wait_for_timeout(120)  # the finger's second tap, 120 ms after the first
     tablet.touchscreen.tap(x, y)
     tablet.wait_for_selector(f"{ROOT}[data-to-act='2']")
-    tablet.wait_for_timeout(800)
+    # the buttons awake again (ARMING_MS after they were drawn) and nothing in flight: what the taps sent is all sent
+    tablet.wait_for_selector(f"{ROOT}:not([data-waiting]) [data-decisions]:not(.arming)", state="attached")
+    decided = [json.loads(frame)["command"] for frame in sent if '"decide"' in frame]
+    assert [(d["seat"], d["decision"]) for d in decided] == [(1, "check")], decided
     spots = {s["seat"]: s for s in public_state(work.table)["spots"]}
     assert spots[1].get("decision") == "check"
     assert not spots[2].get("decision"), spots[2]
