@@ -227,7 +227,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, 
         assert burn not in set(strings_in(current))  # a past hand's shown card may be the same text
 
 
-def test_no_public_view_ever_shows_a_hidden_card(tmp_path: Path) -> None:
+def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
     """300 random hands in `make test` (game changes among them); 5,000 in `make soak`. The views the
     controller publishes at each step (the reducer's public and full views); the same through the real
     feed and its snapshots: tests/firmware_host/test_poker_table.py."""
@@ -235,7 +235,7 @@ def test_no_public_view_ever_shows_a_hidden_card(tmp_path: Path) -> None:
 
 
 @pytest.mark.soak
-def test_no_public_view_ever_shows_a_hidden_card_over_5000_hands(tmp_path: Path) -> None:
+def test_no_public_message_ever_carries_a_hidden_card_over_5000_hands(tmp_path: Path) -> None:
     _no_hidden_card_in(tmp_path, 5000)
 
 

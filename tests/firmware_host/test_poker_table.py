@@ -516,7 +516,7 @@ class Published:
         return self.seq
 
 
-def test_no_public_view_shows_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
+def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
     """Every pair of views the controller publishes (the reducer's public and full views of each
     step) over 25 random hands of each game; the hands exported from the journal replay to the
     stacks paid. The same through the real feed, over fewer hands: the next test."""
