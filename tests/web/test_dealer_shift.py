@@ -78,6 +78,11 @@ def play_hand(dealer: Dealer, choose: Callable[[str, list[str]], str]) -> dict[t
         dealer.tap(f"[data-decisions] [data-action='{choose(phase, actions)}']")
         dealer.ready()
         assert dealer.refusal() is None, dealer.refusal()
+        # the decision drawn: its reply can come before the state it made (the feed's way to the display is
+        # another), and until then the seat that decided still shows its buttons
+        page.wait_for_function("([phase, seat]) => { const r = document.getElementById('console');"
+                               " return r.dataset.phase !== phase || (r.dataset.toAct ?? '') !== seat; }",
+                               arg=[phase, seat], timeout=20_000)
     else:
         raise AssertionError("no showdown")
     shown = {}
