@@ -12,7 +12,7 @@ adds is only ever more time).
 - **The whole file**: read from disk, parsed, replayed. pokerkit as its users do
   (`HandHistory.load`, then its states); ours as `croupier phh replay` does: the text read into
   fields by the optional fast reader (rtoml, the `fast` extra) when installed, by tomllib
-  otherwise (`firmware_host.cli.phh.read_fields`), then the same record and replay. Reported with
+  otherwise (`cli.phh.read_fields`), then the same record and replay. Reported with
   each reader, without an aim (the reader is most of it, and not ours).
 
 Below the floor the functions that take the most of our engine's time are listed (a profile).
@@ -33,7 +33,7 @@ from typing import Any
 from bench import Figure
 from engine.errors import EngineError
 from engine.phh import HandHistory, load_toml, replay
-from firmware_host.cli import phh as cli_phh
+from cli import phh as cli_phh
 
 FLOOR = 8.0
 AIM = 20.0

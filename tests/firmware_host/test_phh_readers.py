@@ -10,7 +10,7 @@ import pytest
 import rtoml  # the dev extra installs it, so that this oracle test always runs in `make test`
 
 from engine.phh import PhhSyntaxError
-from firmware_host.cli import phh as cli_phh
+from cli import phh as cli_phh
 
 SAMPLE = sorted((Path(__file__).resolve().parents[1] / "data" / "phh" / "data").rglob("*.phh*"))
 

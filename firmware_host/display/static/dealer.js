@@ -525,7 +525,7 @@ function sendSignoff() {
   }
   const user = form.elements.user.value.trim();
   const pin = form.elements.pin.value;
-  if (user || pin) command.auth = { user, pin };  // the controller checks it (service/signoff.py), not this page
+  if (user || pin) command.auth = { user, pin };  // the controller checks it (protocol/signoff.py), not this page
   form.elements.pin.value = "";
   form.elements.card.value = "";
   dialog.close();
