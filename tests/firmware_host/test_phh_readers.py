@@ -57,3 +57,12 @@ def test_bad_text_is_refused_in_tomllibs_words(text: str) -> None:
     with pytest.raises(PhhSyntaxError, match="not TOML") as refused:
         cli_phh.read_fields(text)
     assert reason in str(refused.value)
+
+
+def test_without_the_fast_extra_tomllib_reads_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rtoml is optional at run time: without it every text is tomllib's, the same fields."""
+    monkeypatch.setattr(cli_phh, "_fast_loads", None)
+    text = SAMPLE[0].read_text(encoding="utf-8")
+    assert cli_phh.read_fields(text) == tomllib.loads(text, parse_float=Decimal)
+    with pytest.raises(PhhSyntaxError, match="not TOML"):
+        cli_phh.read_fields("a = ")
