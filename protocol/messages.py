@@ -52,7 +52,7 @@ class Dealer(TypedDict):
     cards: list[str]
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
-    qualifies: NotRequired[bool]
+    qualifies: NotRequired[bool | None]
 
 
 class FullDealer(Dealer):

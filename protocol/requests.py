@@ -1,8 +1,10 @@
-"""The command channel's requests and replies as typed definitions: one TypedDict a command, and the replies.
+"""The command channel's requests and replies as typed definitions: one TypedDict a command's arguments, and the replies.
 
-`protocol.commands` checks a request's every argument (its `_ARGS` table, which a test holds to these
-definitions: the same names, the same required ones); `docs/feed.md` lists them (a test reads its
-command tables). A request is one msgpack map: `Request`'s keys, then the command's arguments.
+A request is one msgpack map: the envelope's keys (`Request`: `cmd`, `id`, `hand`, `auth`) and the
+command's arguments (`REQUESTS[cmd]`). `protocol.commands` checks every argument (its `_ARGS` table,
+which a test holds to these definitions: the same names, the same required ones); `docs/feed.md`
+lists them (the same test reads its command tables). The journal keeps a command's arguments as
+checked, spelt out where they depend on the table (`protocol.records`).
 
 No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated
 annotations.
@@ -22,7 +24,7 @@ class Auth(TypedDict):
 
 
 class Request(TypedDict):
-    """What every request may carry besides its command's arguments."""
+    """The envelope every request carries besides its command's arguments."""
 
     cmd: str
     id: NotRequired[str | int]
@@ -50,7 +52,7 @@ class Stakes(TypedDict, total=False):
     uncapped_heads_up: bool
 
 
-class Open(Request):
+class Open(TypedDict):
     game: str
     profile: NotRequired[str]
     limits: NotRequired[Limits]
@@ -66,98 +68,102 @@ class Open(Request):
     last_button: NotRequired[int]
 
 
-class Bet(Request):
+class Bet(TypedDict):
     seat: int
     bets: dict[str, int]
 
 
-class Decide(Request):
+class Decide(TypedDict):
     seat: int
     decision: str
     multiple: NotRequired[int]
 
 
-class Correct(Request):
+class Correct(TypedDict):
     seat: int
     decision: str
     multiple: NotRequired[int]
 
 
-class CardEntered(Request):
+class CardEntered(TypedDict):
     card: str
 
 
-class Void(Request):
+class Void(TypedDict):
     reason: str
 
 
-class Clear(Request):
+class Clear(TypedDict):
     reason: str
     then: NotRequired[Literal["continue", "void"]]
 
 
-class Act(Request):
+class Act(TypedDict):
     seat: int
     action: str
     amount: NotRequired[int]
     cards: NotRequired[list[str]]
 
 
-class SeatChange(Request):
+class SeatChange(TypedDict):
     seat: int
     action: str
     amount: NotRequired[int]
 
 
-class Chop(Request):
+class Chop(TypedDict):
     reason: NotRequired[str]
     shares: NotRequired[dict[str, int]]
 
 
-class History(Request):
+class History(TypedDict):
     after: NotRequired[int]
     limit: NotRequired[int]
     newest: NotRequired[bool]
     events: NotRequired[bool]
 
 
-class Level(Request):
+class Level(TypedDict):
     stakes: Stakes
     level: NotRequired[int]
     tournament: NotRequired[str]
 
 
-class ClockCall(Request):
+class ClockCall(TypedDict):
     seat: NotRequired[int]
     seconds: NotRequired[int]
 
 
-class HoldTable(Request):
+class HoldTable(TypedDict):
     reason: NotRequired[str]
     by: NotRequired[str]
     from_hand: NotRequired[int]
     release: NotRequired[bool]
 
 
-class ChipRace(Request):
+class ChipRace(TypedDict):
     colour: int
     into: int
     by: NotRequired[str]
     ref: NotRequired[str]
 
 
-class DrawForButton(Request):
+class DrawForButton(TypedDict):
     by: NotRequired[str]
     ref: NotRequired[str]
 
 
+class NoArguments(TypedDict):
+    """A command that takes none (`close`, `deal`, `confirm`, `state`)."""
+
+
 REQUESTS: dict[str, type] = {
-    "open": Open, "close": Request, "bet": Bet, "deal": Request, "decide": Decide, "correct": Correct,
-    "card": CardEntered, "confirm": Request, "void": Void, "clear": Clear, "state": Request, "act": Act,
+    "open": Open, "close": NoArguments, "bet": Bet, "deal": NoArguments, "decide": Decide, "correct": Correct,
+    "card": CardEntered, "confirm": NoArguments, "void": Void, "clear": Clear, "state": NoArguments, "act": Act,
     "seat": SeatChange, "chop": Chop, "history": History, "level": Level, "clock": ClockCall, "hold": HoldTable,
     "race": ChipRace, "button-draw": DrawForButton,
 }
-"""Each command's request, by its `cmd`."""
+"""Each command's arguments, by its `cmd`."""
 
 
 # -- replies ---------------------------------------------------------------------------------------

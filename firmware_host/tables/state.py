@@ -512,5 +512,5 @@ def _listed(words: list[str]) -> str:
 
 def closed_view() -> dict[str, Any]:
     """The view of a table with no game open."""
-    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": []}, "spots": [], "to_act": None,
+    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": [], "visible": []}, "spots": [], "to_act": None,
             "next": None}

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from drivers.readings import ButtonPress, DeviceFault, DeviceOffline, DeviceOnline, Misread, Sensor, SensorChange
 from firmware_host.display.bridge import Hub
 from firmware_host.display.server import make_app
-from protocol import messages, requests
+from firmware_host.service.journal import Journal
+from protocol import messages, records, requests
 from protocol.schema import json_schema
 from tests.firmware_host import test_controller as house
 from tests.firmware_host import test_poker_table as poker
@@ -148,9 +150,14 @@ def test_every_commands_arguments_are_its_request_fields() -> None:
     for key, cell in table(section("Poker commands")).items() - {("cmd", "arguments")}:
         rows[key] = rows.get(key, "") + " " + cell
     assert set(rows) == set(requests.REQUESTS)
-    common = keys(requests.Request)
     for cmd, cell in rows.items():
-        assert fields(cell) == keys(requests.REQUESTS[cmd]) - common, cmd
+        assert fields(cell) == keys(requests.REQUESTS[cmd]), cmd
+
+
+def test_what_every_request_may_carry_is_the_typed_envelope() -> None:
+    carried = re.findall(r"^- `(\w+)`", section("The command channel"), re.M)
+    assert set(carried) | {"cmd"} == keys(requests.Request)
+    assert fields(section("The command channel").split("- `auth` (")[1].split(")")[0]) == keys(requests.Auth)
 
 
 def test_the_replies_are_typed() -> None:
@@ -181,6 +188,18 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     views.append(r.c.states())
     r.ok("bet", seat=2, bets={"ante": 100, "blind": 100})
     views.append(r.c.states())
+    r.cards("5c 6c 7c 8c")  # seat 2 and the dealer, twice
+    r.ok("decide", seat=2, decision="play", multiple=4)
+    r.ok("correct", seat=2, decision="check")
+    views.append(r.c.states())
+    r.ok("void", reason="a test")
+    for reading in (DeviceOnline("shoe", "S1", "42", "1.0", 7), SensorChange(Sensor.LID_OPEN, True, 3),
+                    Misread("shoe", 4), ButtonPress("next"), DeviceFault("shoe", "jammed"),
+                    DeviceOffline("shoe", "unplugged")):
+        r.c.handle_reading(reading)
+        views.append(r.c.states())
+    r.c.raise_fault("device_silent", "shoe: nothing for 5 s")
+    r.ok("clear", reason="shoe fixed")
     r = house.Rig(tmp_path / "3cp", house.TCP)
     for seat in range(1, 6):
         r.ok("bet", seat=seat, bets={"ante": 100, "pair_plus": 100})
@@ -199,6 +218,7 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
             p.ok("seat", seat=seat, action="rebuy", amount=100)
         poker.play_random_hand(p, rng, lambda: views.append(p.c.states()))
     p.ok("open", **{**poker.HOLDEM, "stacks": {"1": 105, "3": 230, "5": 300}})
+    p.ok("seat", seat=2, action="join", amount=100)
     p.ok("hold", reason="hand-for-hand", by="tournament")
     views.append(p.c.states())
     p.ok("hold", release=True)
@@ -207,29 +227,60 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     p.shoe("As Kd")  # seats 1 and 3 race one odd chip each
     views.append(p.c.states())
     p.ok("button-draw", by="director")
-    for card in "2h 3h 4h".split():
+    for card in "2h 3h 4h 5h".split():  # a card a seat with chips
         views.append(p.c.states())
         p.shoe(card)
     views.append(p.c.states())
     p.ok("deal")
-    p.shoe("Tc Td Th Ts 2d 3d 4d")
+    p.shoe("Tc Td Th Ts 2d 3d 4d 6d 7d")  # the burn, two cards to each of four seats
     p.ok("clock", seconds=30)
+    views.append(p.c.states())
+    p.ok("chop")
+    p.ok("confirm")
+    p.ok("close")
     views.append(p.c.states())
     return views
 
 
-def test_real_states_hold_to_the_schema_and_the_schema_sees_a_stray_key(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    path = tmp_path_factory.mktemp("played")
+    return path, played_states(path)
+
+
+def test_real_states_hold_to_the_schema_and_the_schema_sees_a_stray_key(
+        played: tuple[Path, list[tuple[dict[str, Any], dict[str, Any]]]]) -> None:
     public_schema, full_schema = json_schema(messages.PublicState), json_schema(messages.FullState)
-    views = played_states(tmp_path)
+    views = played[1]
     seen = {key for public, _ in views for key, value in public.items() if value}
     assert {"race", "button_draw", "clock", "tournament", "hold", "fault", "limits", "stakes", "results"} <= seen
     for public, full in views:
         assert problems(public_schema, public) == []
         assert problems(full_schema, full) == []
-    public = views[-1][0]
+    public = next(public for public, _ in reversed(views) if public["spots"] and "stack" in public["spots"][0])
     assert problems(public_schema, {**public, "burns": []}) == ["$: 'burns' is not a declared key"]
     spots = [{**public["spots"][0], "stack": "100"}]
     assert problems(public_schema, {**public, "spots": spots}) == ["$.spots[0].stack: str '100' is not integer"]
+
+
+def test_every_journaled_event_and_closed_hand_holds_to_its_type(
+        played: tuple[Path, list[tuple[dict[str, Any], dict[str, Any]]]]) -> None:
+    bodies = {kind: json_schema(typed) for kind, typed in records.EVENT_BODIES.items()}
+    hands = {"house": json_schema(records.HouseHandRecord), "poker": json_schema(records.PokerHandRecord)}
+    kinds, closed = set(), []
+    for table in ("uth", "3cp", "poker"):
+        journal = Journal.open(played[0] / table, readonly=True)
+        for event in journal.events():
+            kinds.add(event.kind)
+            assert problems(bodies[event.kind], event.body) == [], (event.kind, event.body)
+        for row in journal.hands():
+            closed.append(row.status)
+            assert problems(hands["poker" if table == "poker" else "house"], row.record) == [], row.hand
+        journal.close()
+    assert set(records.EVENT_BODIES) - kinds == {"refused"}  # every kind but a refused reading was met
+    assert {"settled", "voided"} <= set(closed)
+    assert problems(bodies["card"], {"card": "As", "source": "shoe", "seq": "1", "device": "shoe"}) == [
+        "$.seq: str '1' is not integer"]
 
 
 def test_the_display_serves_the_public_states_schema() -> None:
@@ -248,8 +299,7 @@ def test_each_requests_type_is_what_the_command_channel_checks() -> None:
     from protocol.commands import _ARGS, COMMANDS
 
     assert set(requests.REQUESTS) == set(COMMANDS)
-    common = keys(requests.Request)
     for cmd, args in _ARGS.items():
         typed = requests.REQUESTS[cmd]
-        assert keys(typed) - common == set(args), cmd
-        assert typed.__required_keys__ - {"cmd"} == {name for name, (required, _) in args.items() if required}, cmd
+        assert keys(typed) == set(args), cmd
+        assert typed.__required_keys__ == {name for name, (required, _) in args.items() if required}, cmd
