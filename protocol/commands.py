@@ -99,6 +99,7 @@ from engine.cards import Card
 from engine.errors import IllegalAction, Say
 from engine.poker.values import table_rules
 from protocol.command_client import CommandClient as CommandClient  # re-exported: the dealer side
+from protocol.requests import Refusal
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
@@ -555,13 +556,13 @@ _CODE_SAYS: dict[str, str] = {"malformed": "refusal.malformed", "busy": "refusal
 """The words of a refusal that names none of its own, by its code (`refusal.other` for any other code)."""
 
 
-def error_reply(req_id: Any, code: str, message: str, say: Say | None = None) -> dict[str, Any]:
+def error_reply(req_id: Any, code: str, message: str, say: Say | None = None) -> Refusal:
     """A refusal: `code`, the English `error` and `say`, the words a person reads (`engine.errors.say`),
     the refusal's own or its code's (else `refusal.other`, `why` the `error`); None arguments left out."""
     if say is None:
         say = {"key": _CODE_SAYS.get(code, "refusal.other"), "args": {"why": message}}
-    said = {"key": say["key"], "args": {k: v for k, v in say.get("args", {}).items() if v is not None}}
-    return {"id": req_id, "ok": False, "code": code, "error": message, "say": said}
+    return {"id": req_id, "ok": False, "code": code, "error": message,
+            "say": {"key": str(say["key"]), "args": {k: v for k, v in say.get("args", {}).items() if v is not None}}}
 
 
 def request_id_of(frame: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> Any:

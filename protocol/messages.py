@@ -429,5 +429,12 @@ class SnapshotRequest(TypedDict):
     want: Literal["snapshot"]
 
 
+class Hello(TypedDict):
+    """The display's first WebSocket message to a screen: how often the feed beats, then the state follows."""
+
+    kind: Literal["hello"]
+    heartbeat_s: float
+
+
 FeedMessage = PublicUpdate | FullUpdate | Heartbeat
 """Any frame a subscriber receives."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol, cast
 
 from engine.errors import Say
 from engine.redact import public_fault
 from protocol.refusal import Refused as Refused  # the table's refusals are the protocol's
+from protocol import messages
 
 
 MAX_STEPS_PER_HAND = 5000
@@ -119,9 +120,9 @@ class Fault:
     seat: int | None = None  # the seat deciding when it came
     situation: str = ""  # `deciding`, `no_table`, `too_many`: which of the kind's sentences
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> messages.Fault:
         """What the public feed shows of it: the one redaction's (`engine.redact.public_fault`)."""
-        return public_fault(self.full())
+        return cast(messages.Fault, public_fault(self.full()))
 
     def full(self) -> dict[str, Any]:
         public, full = fault_says(self.kind, self.card, self.seat, self.situation)

@@ -16,7 +16,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from drivers.errors import DeviceError
 from drivers.readings import FaultKind as DeviceFaultKind
@@ -25,6 +25,7 @@ from engine import redact
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
+from protocol.messages import FullState, PublicState
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
@@ -134,9 +135,11 @@ class TableState:
     def phase(self) -> str:
         return self.table.phase if self.table is not None else "closed"
 
-    def views(self, money: Money = Money()) -> tuple[dict[str, Any], dict[str, Any]]:
+    def views(self, money: Money = Money()) -> tuple[PublicState, FullState]:
         """`(public, full)`: the table as the public feed and as the restricted feed show it, with the
-        table's currency (`currency`, `decimals`: the configuration's `[table] currency`)."""
+        table's currency (`currency`, `decimals`: the configuration's `[table] currency`). Their types
+        are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
+        test holds to those types' JSON Schema at every step of played hands."""
         table = self.table
         full = closed_view() if table is None else table.full_view()
         full["hand"] = self.hand if table is None else table.hand
@@ -155,7 +158,7 @@ class TableState:
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw
-        return redact.public(full), full
+        return cast(PublicState, redact.public(full)), cast(FullState, full)
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
         """The body of the `step_limit` fault the hand has earned by the `kind` step just applied

@@ -30,6 +30,7 @@ import zmq
 from engine.cards import DECK
 from protocol.commands import Command, Malformed, encode_reply, error_reply
 from protocol.feed import FeedError
+from protocol.messages import PublicState
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
@@ -64,7 +65,7 @@ class PlayedHand:
     """One hand as the engine played it: the public state after each step, and the record it closed with."""
 
     game: str
-    states: tuple[dict[str, Any], ...]
+    states: tuple[PublicState, ...]
     record: dict[str, Any]
     frames: list[Template | None] = field(default_factory=list, compare=False)  # each state's, once dealt
 
@@ -92,7 +93,7 @@ def _decision(game: str, phase: str, rng: random.Random) -> dict[str, Any]:
 
 def play_hand(state: TableState, game: str, rng: random.Random, event_id: int) -> tuple[PlayedHand, int]:
     """Play one hand on `state` (a house table open, between hands): returns it and the last event id."""
-    steps: list[dict[str, Any]] = []
+    steps: list[PublicState] = []
     closed: dict[str, Any] | None = None
 
     def step(kind: str, body: Mapping[str, Any]) -> None:
@@ -290,7 +291,7 @@ class FloorTable:
             self.commands.send_multipart([*frames[:-1], encode_reply(self.reply(frames[-1]))])
             answered += 1
 
-    def reply(self, frame: bytes) -> dict[str, Any]:
+    def reply(self, frame: bytes) -> Mapping[str, Any]:
         """The reply to one request frame: `history` pages, `state`; others refused."""
         try:
             cmd = Command.decode(frame)

@@ -143,6 +143,13 @@ def test_the_feed_header_is_the_documented_one() -> None:
     assert set(re.findall(r'"kind": "(\w+)"', block)) | {"snapshot"} == set(messages.Kind.__args__)
 
 
+def test_the_displays_hello_is_the_documented_one() -> None:
+    display = (Path(__file__).resolve().parents[2] / "docs" / "display.md").read_text(encoding="utf-8")
+    row = next(line for line in display.splitlines() if line.startswith('| `{"kind": "hello"'))
+    assert fields(row.split(" | ")[0]) == keys(messages.Hello)
+    assert json.loads(Hub(2.5).hello) == {"kind": "hello", "heartbeat_s": 2.5}
+
+
 def test_every_commands_arguments_are_its_request_fields() -> None:
     text = section("The command channel")
     rows = table(text[text.index("| `cmd` |"):])
