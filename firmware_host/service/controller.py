@@ -29,7 +29,7 @@ from typing import Any
 
 import zmq
 
-from drivers.readings import Reading
+from drivers.readings import Reading, SensorChange
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.access import Caller
@@ -258,7 +258,7 @@ class Controller:
         """Journal and apply one device reading (`handle_readings` with one). Raises JournalError."""
         self.handle_readings([reading])
 
-    def _reading_to_take(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
+    def _reading_to_take(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
         """The event of a reading, or None when it changes nothing (ignored, a retransmitted card,
         a sensor reporting the state it is known to be in)."""
         event = reading_event(reading)
@@ -268,7 +268,8 @@ class Controller:
         kind, body = event
         if kind == "card" and self.state.is_retransmit(body):
             return None
-        if kind == "sensor" and "seq" not in body and self.state.sensors.get(body["name"]) == body["active"]:
+        if isinstance(reading, SensorChange) and reading.seq is None and \
+                self.state.sensors.get(str(reading.name)) == reading.active:
             return None  # nothing changed (sensors report their state at start); a shoe-link reading moves its seq
         return event
 
@@ -316,7 +317,7 @@ class Controller:
         if self._hand_closed:
             self._open_pending()
 
-    def _event_of(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
+    def _event_of(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
         """The event to journal for a reading: its own, None when it changes nothing, or `refused`
         for one that cannot even be read (never dropped)."""
         try:
@@ -326,7 +327,7 @@ class Controller:
             return "refused", {"kind": type(reading).__name__, "body": {"reading": repr(reading)[:500]},
                                "error": f"{type(exc).__name__}: {exc}"}
 
-    def _take_reading(self, kind: str, body: dict[str, Any]) -> None:
+    def _take_reading(self, kind: str, body: Mapping[str, Any]) -> None:
         """One reading inside the open batch; one the table refuses is journaled as `refused`
         instead (a refused step changes nothing, and a hand closes only once its step is taken,
         so taking back the event's row is all there is to undo: no savepoint per reading)."""
