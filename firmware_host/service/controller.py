@@ -45,6 +45,7 @@ from protocol.commands import Command, error_reply
 from protocol.fairness import MAX_FRAME_FACTOR, Admission
 from protocol.feed import Feed
 from protocol.messages import FullState, PublicState
+from protocol.records import HandRecord
 from protocol.requests import Done, Refusal, Reply, Status
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
@@ -139,7 +140,7 @@ class Controller:
         return self.state.sensors
 
     @property
-    def last_record(self) -> dict[str, Any] | None:
+    def last_record(self) -> HandRecord | None:
         return self.state.last_record
 
     @property

@@ -26,6 +26,7 @@ from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
 from protocol.messages import FullState, PublicState
+from protocol.records import HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
@@ -53,7 +54,7 @@ COUNTED_KINDS = STEP_KINDS | {"deal", "card", "misread"}
 class Applied:
     """What one event did besides changing the state: the record of the hand it closed, if any."""
 
-    closed: dict[str, Any] | None = None
+    closed: HandRecord | None = None
 
 
 class TableState:
@@ -71,7 +72,7 @@ class TableState:
         self.sensors: dict[str, bool] = {}
         self.events_applied = 0
         self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
-        self.last_record: dict[str, Any] | None = None
+        self.last_record: HandRecord | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
         self.tournament: dict[str, Any] | None = None  # that level's tournament and number, for the players' screen
@@ -81,7 +82,7 @@ class TableState:
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
-        self._closed: dict[str, Any] | None = None
+        self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
             "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
@@ -237,7 +238,7 @@ class TableState:
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
             record["last_hand"] = shown
             self.history.append(shown)
-        self._closed = self.last_record = record
+        self._closed = self.last_record = cast(HandRecord, record)  # a test holds them to their types
         self.tally(status, record)
         self.hand += 1
         self.hand_steps = 0

@@ -31,6 +31,7 @@ from engine.cards import DECK
 from protocol.commands import Command, Malformed, encode_reply, error_reply
 from protocol.feed import FeedError
 from protocol.messages import PublicState
+from protocol.records import HandRecord
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
@@ -66,7 +67,7 @@ class PlayedHand:
 
     game: str
     states: tuple[PublicState, ...]
-    record: dict[str, Any]
+    record: HandRecord | dict[str, Any]  # dict: the idle table's first "hand", no record
     frames: list[Template | None] = field(default_factory=list, compare=False)  # each state's, once dealt
 
     def frame(self, step: int) -> Template | None:
@@ -94,7 +95,7 @@ def _decision(game: str, phase: str, rng: random.Random) -> dict[str, Any]:
 def play_hand(state: TableState, game: str, rng: random.Random, event_id: int) -> tuple[PlayedHand, int]:
     """Play one hand on `state` (a house table open, between hands): returns it and the last event id."""
     steps: list[PublicState] = []
-    closed: dict[str, Any] | None = None
+    closed: HandRecord | None = None
 
     def step(kind: str, body: Mapping[str, Any]) -> None:
         nonlocal event_id, closed
