@@ -146,6 +146,20 @@ class PokerLegal(TypedDict):
     muck: bool
 
 
+class Stakes(TypedDict, total=False):
+    """A poker table's stakes (`engine.games.STAKES_KEYS`); amounts in the table's unit."""
+
+    blinds: list[int]
+    antes: int | list[int]
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    min_bet: int
+    max_bet: int
+    raise_cap: int | None
+    uncapped_heads_up: bool
+
+
 class Steps(TypedDict):
     """Which dealer steps the table allows now (`firmware_host/tables/steps.py`)."""
 
@@ -357,7 +371,7 @@ class TableFields(TypedDict):
     paytable: NotRequired[Paytable]
     # a poker table's
     structure: NotRequired[str]
-    stakes: NotRequired[dict[str, Any]]
+    stakes: NotRequired[Stakes]
     street: NotRequired[str | None]
     button: NotRequired[int | None]
     expected: NotRequired[Expected | None]

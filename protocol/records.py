@@ -13,7 +13,7 @@ annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.messages import HistoryHand, Limits, PokerResults
+from protocol.messages import HistoryHand, Limits, PokerResults, Stakes
 from protocol import requests as r
 
 # -- the devices' readings -----------------------------------------------------------------------
@@ -113,7 +113,7 @@ class OpenBody(Signed):
     limits: NotRequired[Limits]
     seats: NotRequired[int]
     structure: NotRequired[str]
-    stakes: NotRequired[r.Stakes]
+    stakes: NotRequired[Stakes]
     stacks: NotRequired[dict[str, int]]
     button: NotRequired[int | None]
     sitting_out: NotRequired[list[int]]
@@ -253,7 +253,7 @@ class PokerHandRecord(Closing):
 
     poker: Literal[True]
     structure: str
-    stakes: r.Stakes
+    stakes: Stakes
     button: int | None
     stacks: dict[str, int]
     cards: dict[str, list[str]]

@@ -12,7 +12,7 @@ annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.messages import Fault, Limits, PublicState, Say
+from protocol.messages import Fault, Limits, PublicState, Say, Stakes
 
 
 class Auth(TypedDict):
@@ -36,20 +36,6 @@ class Rake(TypedDict, total=False):
     rate_bp: int
     cap: int
     no_flop_no_drop: bool
-
-
-class Stakes(TypedDict, total=False):
-    """A poker table's stakes (`engine.games.STAKES_KEYS`); amounts in the table's unit."""
-
-    blinds: list[int]
-    antes: int | list[int]
-    bring_in: int
-    small_bet: int
-    big_bet: int
-    min_bet: int
-    max_bet: int
-    raise_cap: int | None
-    uncapped_heads_up: bool
 
 
 class Open(TypedDict):
