@@ -151,6 +151,9 @@ REQUESTS: dict[str, type] = {
 }
 """Each command's arguments, by its `cmd`."""
 
+REQUIRED: dict[str, frozenset[str]] = {cmd: getattr(args, "__required_keys__") for cmd, args in REQUESTS.items()}
+"""The arguments each command needs (the others it may take: `REQUESTS`)."""
+
 
 # -- replies ---------------------------------------------------------------------------------------
 
