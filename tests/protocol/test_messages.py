@@ -110,6 +110,14 @@ def test_the_state_tables_list_every_key_of_the_public_state_and_no_other() -> N
     assert keys(messages.PublicState) <= keys(messages.FullState)
 
 
+def test_the_redaction_lets_through_exactly_the_public_states_keys() -> None:
+    from engine import redact
+
+    assert redact.TABLE_KEYS == keys(messages.PublicState)
+    assert redact.HAND_KEYS == keys(messages.Spot) | keys(messages.Dealer)
+    assert redact.FAULT_KEYS | {"say"} == keys(messages.Fault)
+
+
 @pytest.mark.parametrize("key", sorted(NESTED))
 def test_each_nested_message_lists_its_fields(key: str) -> None:
     documented = set().union(*(fields(rows[key]) for rows in (HOUSE_STATE, POKER_STATE) if key in rows))
