@@ -1,4 +1,4 @@
-"""The typed messages (protocol/messages.py, protocol/requests.py) against docs/feed.md, which lists their fields, and real states from played hands against the public state's JSON Schema."""
+"""The typed messages (protocol/messages.py, requests.py, records.py) against docs/feed.md, which lists their fields; real states, journal events and closed hands of played hands against the JSON Schema made from them; the display serving the public state's schema."""
 
 from __future__ import annotations
 
