@@ -28,7 +28,8 @@ _SCALARS: dict[Any, dict[str, Any]] = {
 
 def json_schema(message: Any, schema_id: str | None = None) -> dict[str, Any]:
     """The JSON Schema of TypedDict `message`: its object at the top, every nested TypedDict under
-    `$defs`. Raises TypeError for a type it cannot write (a set, a tuple, a class of ours)."""
+    `$defs` (`message` too when a nested type refers back to it). Raises TypeError for a type it
+    cannot write (a set, a tuple, a class of ours)."""
     if not is_typeddict(message):
         raise TypeError(f"{message!r} is not a TypedDict")
     defs: dict[str, dict[str, Any]] = {}
@@ -36,7 +37,6 @@ def json_schema(message: Any, schema_id: str | None = None) -> dict[str, Any]:
     head: dict[str, Any] = {"$schema": DIALECT}
     if schema_id is not None:
         head["$id"] = schema_id
-    defs.pop(message.__name__, None)  # itself, when a nested type refers back to it
     return {**head, "title": message.__name__, **top, **({"$defs": dict(sorted(defs.items()))} if defs else {})}
 
 
