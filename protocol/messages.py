@@ -344,6 +344,49 @@ class HistoryHand(TypedDict):
     rake: NotRequired[int]
 
 
+# -- the full feed's own --------------------------------------------------------------------------
+
+
+class Device(TypedDict, total=False):
+    """What a device said at connection and its last frame (the full feed's `devices`, by device)."""
+
+    online: bool
+    model: str
+    serial: str
+    firmware: str
+    boot: int
+    seq: int
+    last_card: str
+
+
+class IgnoredCard(TypedDict):
+    """A card read while a fault stood: recorded, not dealt."""
+
+    card: str
+    fault: str
+
+
+class ManualCard(TypedDict):
+    """A card entered by hand (the `card` command) and dealt."""
+
+    card: str
+    event: int
+    signed_off: NotRequired[dict[str, Any]]
+
+
+class HandFault(TypedDict):
+    """A fault a hand met (`during`: raised while another stood), and its clearing once cleared."""
+
+    kind: str
+    message: str
+    detail: str
+    event: int
+    during: bool
+    phase: str
+    cleared: dict[str, Any] | None
+    say: NotRequired[Say]
+
+
 # -- the state -----------------------------------------------------------------------------------
 
 
@@ -400,13 +443,13 @@ class FullState(TableFields):
     dealer: FullDealer
     spots: list[FullSpot]
     fault: FullFault | None
-    devices: dict[str, dict[str, Any]]
+    devices: dict[str, Device]
     sensors: dict[str, bool]
     burns: NotRequired[list[str]]
     discards: NotRequired[list[str]]
     mucked: NotRequired[list[str]]
-    ignored: NotRequired[list[dict[str, Any]]]
-    manual: NotRequired[list[dict[str, Any]]]
+    ignored: NotRequired[list[IgnoredCard]]
+    manual: NotRequired[list[ManualCard]]
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
 

@@ -13,7 +13,7 @@ annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.messages import HistoryHand, Limits, PokerResults, Stakes
+from protocol.messages import Device, HandFault, HistoryHand, IgnoredCard, Limits, ManualCard, PokerResults, Stakes
 from protocol import requests as r
 
 # -- the devices' readings -----------------------------------------------------------------------
@@ -211,14 +211,14 @@ class Closing(TypedDict):
     burns: list[str]
     deals: list[list[str]]
     board: list[str]
-    faults: list[dict[str, Any]]
-    ignored: list[dict[str, Any]]
-    manual: list[dict[str, Any]]
+    faults: list[HandFault]
+    ignored: list[IgnoredCard]
+    manual: list[ManualCard]
     discards: list[str]
     reason: str | None
     by: str | None
     signed_off: dict[str, Any] | None
-    devices: dict[str, dict[str, Any]]
+    devices: dict[str, Device]
     sensors: dict[str, bool]
     last_hand: NotRequired[HistoryHand]
     level: NotRequired[dict[str, Any]]

@@ -44,7 +44,7 @@ from protocol.config import RightsConfig, SecurityConfig
 from protocol.commands import Command, error_reply
 from protocol.fairness import MAX_FRAME_FACTOR, Admission
 from protocol.feed import Feed
-from protocol.messages import FullState, PublicState
+from protocol.messages import Device, FullState, PublicState
 from protocol.records import HandRecord
 from protocol.requests import Done, Refusal, Reply, Status
 from firmware_host.service.events import reading_event
@@ -132,7 +132,7 @@ class Controller:
         return self.state.fault
 
     @property
-    def devices(self) -> dict[str, dict[str, Any]]:
+    def devices(self) -> dict[str, Device]:
         return self.state.devices
 
     @property

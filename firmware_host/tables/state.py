@@ -25,7 +25,7 @@ from engine import redact
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
-from protocol.messages import FullState, PublicState
+from protocol.messages import Device, FullState, PublicState
 from protocol.records import HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
@@ -68,7 +68,7 @@ class TableState:
         self.table: GameTable | None = None
         self.hand = 1
         self.fault: Fault | None = None
-        self.devices: dict[str, dict[str, Any]] = {}
+        self.devices: dict[str, Device] = {}
         self.sensors: dict[str, bool] = {}
         self.events_applied = 0
         self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
@@ -445,7 +445,7 @@ class TableState:
             if info.get("boot") != body.get("boot"):
                 info.pop("seq", None)
                 info.pop("last_card", None)
-            info.update({k: body[k] for k in ("model", "serial", "firmware", "boot") if k in body})
+            info.update(cast(Device, {k: body[k] for k in ("model", "serial", "firmware", "boot") if k in body}))
             info["online"] = True
             return
         info["online"] = False
