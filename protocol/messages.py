@@ -320,15 +320,9 @@ class HistorySpot(TypedDict):
     net: NotRequired[int]
 
 
-class HistoryWinner(TypedDict):
-    seat: int
-    amount: int
-    half: str
-
-
 class HistoryPot(TypedDict):
     amount: int
-    winners: list[HistoryWinner]
+    winners: list[Winner]
 
 
 class HistoryHand(TypedDict):
