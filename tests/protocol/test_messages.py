@@ -152,6 +152,12 @@ def test_the_feed_header_is_the_documented_one() -> None:
     assert set(re.findall(r'"kind": "(\w+)"', block)) | {"snapshot"} == set(messages.Kind.__args__)
 
 
+def test_a_snapshot_request_is_the_documented_one() -> None:
+    asked = re.search(r"msgpack `(\{[^`]*\})`", section("Snapshots: joining late (the ZeroMQ Guide's clone pattern)"))
+    assert asked is not None and json.loads(asked.group(1)) == {"want": "snapshot"}
+    assert fields(asked.group(1)) == keys(messages.SnapshotRequest)
+
+
 def test_the_displays_hello_is_the_documented_one() -> None:
     display = (Path(__file__).resolve().parents[2] / "docs" / "display.md").read_text(encoding="utf-8")
     row = next(line for line in display.splitlines() if line.startswith('| `{"kind": "hello"'))
