@@ -558,10 +558,8 @@ class HouseRound(ABC):
         return self._round_data()
 
     def as_dealt(self) -> dict[str, Any]:
-        """The round in `croupier settle`'s input layout as far as it is dealt, at any phase: from the
-        showdown on `settle_input()`; before it (a hand voided midway) the cards dealt so far, which
-        cannot be settled. The one writer of that layout is each game's hand (`UthHand.to_dict`,
-        `ThreeCardHand.to_dict`)."""
+        """The round in `croupier settle`'s layout at any phase (each game's hand writes it): before the
+        showdown (a hand voided midway) the cards dealt so far, which cannot be settled."""
         return self._round_data()
 
     def view(self, audience: str = "public") -> dict[str, Any]:
