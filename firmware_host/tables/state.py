@@ -22,6 +22,7 @@ from drivers.errors import DeviceError
 from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.readings import OfflineKind, Sensor
 from engine import redact
+from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
@@ -61,7 +62,7 @@ class TableState:
     `seats` is the default number of seats an `open` gets when its body names none.
     """
 
-    def __init__(self, seats: int = 7) -> None:
+    def __init__(self, seats: int = MAX_SPOTS) -> None:
         self.seats = seats
         self.table: GameTable | None = None
         self.hand = 1

@@ -48,7 +48,7 @@ class HouseSetup:
     game: str
     profile: str = "default"  # a builtin's name or a profile file (read when made); then the profile's name
     limits: Mapping[str, int] = field(default_factory=dict)
-    seats: int = 7
+    seats: int = MAX_SPOTS
     text: ProfileText | None = None
     rules: Profile | None = field(default=None, compare=False, repr=False)  # `text` parsed
 
@@ -65,7 +65,7 @@ class HouseSetup:
             object.__setattr__(self, "rules", self.text.parse())
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any], default_seats: int = 7) -> HouseSetup:
+    def from_body(cls, body: Mapping[str, Any], default_seats: int = MAX_SPOTS) -> HouseSetup:
         """From an `open` event's body. Raises ValueError / ProfileError / LimitsError (refused open)."""
         extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
         if extra:
