@@ -28,23 +28,29 @@ def test_no_other_module_spells_the_ranks_or_suits_out() -> None:
     assert found == []
 
 
-def js_suit_tables() -> dict[str, dict[str, str]]:
-    """Every `SUITS = {s: "\\u2660", ...}` object the pages' modules declare, by file."""
+def js_tables(name: str = "SUITS") -> dict[str, dict[str, str]]:
+    """Every `SUITS = {s: "\\u2660", ...}` object (or `name`'s) the pages' modules declare, by file."""
     out = {}
     for path in sorted(STATIC.rglob("*.js")):
         text = path.read_text(encoding="utf-8")
-        for match in re.finditer(r"\bSUITS\s*=\s*(?:/\*\*[^*]*\*/\s*)?\(?\{([^}]*)\}", text):
-            entries = re.findall(r"([a-z])\s*:\s*\"((?:\\u[0-9a-fA-F]{4})|[^\"]+)\"", match.group(1))
+        for match in re.finditer(rf"\b{name}\s*=\s*(?:/\*\*[^*]*\*/\s*)?\(?\{{([^}}]*)\}}", text):
+            entries = re.findall(r"([a-zA-Z0-9])\s*:\s*\"((?:\\u[0-9a-fA-F]{4})|[^\"]+)\"", match.group(1))
             out[f"{path.name}@{match.start()}"] = {
                 k: v.encode().decode("unicode_escape") if v.startswith("\\u") else v for k, v in entries}
     return out
 
 
 def test_the_pages_suit_symbols_are_pythons() -> None:
-    tables = js_suit_tables()
+    tables = js_tables()
     assert tables, "no SUITS table found in the pages' modules"
     for where, table in tables.items():
         assert table == SUIT_SYMBOLS, where
+
+
+def test_the_pages_printed_ranks_are_pythons() -> None:
+    for where, table in js_tables("RANKS").items():
+        assert set(table) <= set(RANKS), where
+        assert table == {rank: PRINTED_RANKS.get(rank, rank) for rank in table}, where
 
 
 def test_printed_cards() -> None:
