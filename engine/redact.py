@@ -5,7 +5,7 @@ Each hand in it (a spot, a poker seat, the dealer) lists its `cards` with `visib
 saying whether the rules have turned it face up for everyone (a stud up card, a hand shown down, the
 dealer's hand at the showdown). `public(full)` is the only way to the public view (`public(full,
 POKER_HAND)` for a poker hand's own view, `engine.poker.DealerView.to_dict`: its `Shape` names its
-keys); no other module turns a card into `??`:
+keys); no other module decides which cards the public sees:
 
 - a card not `visible` becomes `??`; a hand with a card not visible shows no `hand_name` (nor
   `hand_category`);
