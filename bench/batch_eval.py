@@ -8,7 +8,7 @@ from itertools import chain, combinations
 import numpy as np
 
 from bench.eval7 import ALL_SEVEN, SEVEN_CARD_COUNTS
-from firmware_host.math.batch_eval import CATEGORIES, KEY, MASK_KEY, categories, evaluate, from_keys
+from analysis.batch_eval import CATEGORIES, KEY, MASK_KEY, categories, evaluate, from_keys
 
 SPEED_HANDS = 1_000_000
 PEER_HANDS = 100_000

@@ -38,14 +38,14 @@ import msgpack
 import zmq
 
 from engine.paytables import load_profile
-from firmware_host.sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
-from firmware_host.cli.demo import croupier_argv
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.curve import ClientKeys, client_keys
-from firmware_host.sim.keys import SimKeys
+from sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
+from cli.demo import croupier_argv
+from protocol.commands import CommandClient
+from protocol.curve import ClientKeys, client_keys
+from sim.keys import SimKeys
 from drivers.shoe_protocol import Decoder, MsgType
-from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
-from firmware_host.sim.restarter import end, read_json_line, spawn
+from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+from sim.restarter import end, read_json_line, spawn
 
 BAUD = 115_200
 SEATS = 7
@@ -386,7 +386,7 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
 
     from drivers.card_reader import CardRead
     from drivers.shoe_link import HostSession
-    from firmware_host.service.packing import UpdatePacker
+    from protocol.packing import UpdatePacker
 
     port = serial.serial_for_url(url, timeout=0)
     fd = port.fileno()

@@ -49,11 +49,11 @@ from typing import Any
 import zmq
 
 from bench.controller_latency import measure
-from firmware_host.cli.demo import SimTable
-from firmware_host.sim.bots import seat_players
-from firmware_host.service.feed import FeedClient
-from firmware_host.sim.bots import TableEndpoints
-from firmware_host.sim.restarter import end, read_json_line, spawn
+from cli.demo import SimTable
+from sim.bots import seat_players
+from protocol.feed import FeedClient
+from sim.bots import TableEndpoints
+from sim.restarter import end, read_json_line, spawn
 
 SCREENS = 50
 PAGES = 3        # of the SCREENS, the ones that are real pages in Chromium
@@ -213,7 +213,7 @@ class Screens:
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{eps.public}"\n'
                           f'snapshot = "{eps.snapshot}"\nheartbeat_s = 1.0\n', encoding="utf-8")
         with open(self.run_dir / "display.log", "ab") as err:
-            display = spawn([*self.niceness.nice_argv(), sys.executable, "-m", "firmware_host.cli", "display",
+            display = spawn([*self.niceness.nice_argv(), sys.executable, "-m", "cli", "display",
                              "--config", str(config)], stderr=err)  # at its unit's niceness
         pw = sync_playwright().start()
         try:

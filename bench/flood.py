@@ -29,12 +29,12 @@ import msgpack
 import zmq
 
 from bench import controller_latency as lat
-from firmware_host.cli.demo import croupier_argv
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.users import User, Users
-from firmware_host.sim.bots import TableEndpoints, write_config
-from firmware_host.sim.restarter import end, read_json_line, spawn
-from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient
+from cli.demo import croupier_argv
+from protocol.commands import CommandClient
+from protocol.users import User, Users
+from sim.bots import TableEndpoints, write_config
+from sim.restarter import end, read_json_line, spawn
+from sim.shoe import ShoeFirmware, SimShoeClient
 
 HANDS = 25
 SEATS = 7  # the table's spots; the bots play all but the last, which the flood bets on

@@ -7,10 +7,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from firmware_host.service.commands import Command
+from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 
 AIM_MS = 20.0
 """A page of 100 answered within a fraction of a 50 ms card-to-publish budget."""

@@ -34,8 +34,8 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.floor.frames import read
-from firmware_host.service.feed import Feed
+from floor.frames import read
+from protocol.feed import Feed
 
 HEARTBEAT_S = 0.5
 
@@ -70,7 +70,7 @@ def _rss_mib(pid: int) -> float:
 
 
 def _states() -> list[dict[str, Any]]:
-    from firmware_host.sim.floor import play_pool
+    from sim.floor.tables import play_pool
     out: list[dict[str, Any]] = []
     for game, seed in (("uth", 11), ("3cp", 12)):
         _, hands = play_pool(game, 12, seed)
@@ -247,7 +247,7 @@ def one_round(kind: str, count: int, rate: float, seconds: float) -> dict[str, A
                         f'[[pit.tables]]\nname = "bench-{i:04d}"\npublic = "ipc://{root}/p{i}"\n'
                         f'snapshot = "ipc://{root}/s{i}"\ncommands = "ipc://{root}/c{i}"\n' for i in range(count)),
                     encoding="utf-8")
-                under = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "pit", "--config", str(config),
+                under = subprocess.Popen([sys.executable, "-m", "cli", "pit", "--config", str(config),
                                           "--log-level", "ERROR"], stdout=subprocess.DEVNULL,
                                          cwd=os.environ.get("PIT_BENCH_PIT_ROOT"))  # another tree's pit
                 procs.append(under)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 
 from bench import flood
-from firmware_host.service.signoff import PIN_CHECKS_PER_S
-from firmware_host.service.signoff_holds import MAX_FAILED
+from protocol.signoff import PIN_CHECKS_PER_S
+from protocol.signoff_holds import MAX_FAILED
 
 HANDS = 25
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from engine.paytables import load_profile
-from firmware_host.math.uth import uth_figures
+from analysis.uth.edges import uth_figures
 
 AIM_S = 30 * 60.0
 PUBLISHED_EDGE = 0.021850  # Ante + Blind + Play, optimal strategy, Blind 500-50-10-3-3:2-1 (Wizard of Odds)

@@ -136,7 +136,17 @@ if [[ $VENV_STEP -eq 1 ]]; then
         run "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
     fi
     run "$ROOT$VENV/bin/python" -m pip install --quiet --upgrade pip
-    run "$ROOT$VENV/bin/python" -m pip install --quiet --no-compile --upgrade "$SRC[web]"  # web: croupier display
+    # Only what the Pi runs: the table's folders (protocol/packages.py TABLE: engine, drivers, protocol,
+    # firmware_host, cli), copied beside the pyproject into a staging directory and installed from there;
+    # the floor server, the analysis and the simulations stay off the table (`croupier demo` there says so).
+    STAGE="$(mktemp -d)"
+    trap 'rm -rf "$STAGE"' EXIT
+    read -r -a TABLE_FOLDERS <<< "$(cd "$SRC" && "$PYTHON" -c 'from protocol.packages import TABLE; print(*TABLE)')"
+    run cp "$SRC/pyproject.toml" "$SRC/README.md" "$STAGE/"
+    for folder in "${TABLE_FOLDERS[@]}"; do
+        run cp -r "$SRC/$folder" "$STAGE/$folder"
+    done
+    run "$ROOT$VENV/bin/python" -m pip install --quiet --no-compile --upgrade "$STAGE[web]"  # web: croupier display
     if [[ $DRY_RUN -eq 0 ]] && ! "$ROOT$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
         echo "warning: the venv cannot import lgpio, needed by [gpio] pin_factory = \"lgpio\":" \
              "sudo apt install python3-lgpio" >&2

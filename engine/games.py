@@ -103,3 +103,6 @@ TABLE_SEATS = (1, max(MAX_SPOTS, MAX_SEATS))
 def is_poker(game: str) -> bool:
     """Whether `game` is one of the poker games (else a house-banked game, or unknown)."""
     return game in VARIANTS
+
+CLOCK_SECONDS = (5, 600)
+"""The bounds of the seconds a poker dealer may give a player put on the clock (a `clock` request's `seconds`)."""

@@ -51,7 +51,7 @@ TABLE_KEYS = frozenset({
     "session",
     # what the players' screen shows beside the hand: the limits sign and the profile's paytables
     # (public by nature), and the last hands, already in public form (each taken from this
-    # redaction of its own last view when it closed: firmware_host/tables/house_sign.py)
+    # redaction of its own last view when it closed: firmware_host/tables/house/sign.py)
     "limits", "paytable", "history",
     # which dealer steps the table allows now (firmware_host/tables/steps.py): the console's buttons; the
     # decisions "Correct the last decision" may put in place (decisions are taken in the open)
@@ -68,7 +68,7 @@ HAND_KEYS = frozenset({
     # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
     "owes", "waiting_for_big_blind", "revealed",
     # a poker seat's forced bets, draws, last action and shown hand as data, for the players'
-    # screen's words (firmware_host/tables/poker_sign.py; `hand_values` only once the hand is shown)
+    # screen's words (firmware_host/tables/poker/sign.py; `hand_values` only once the hand is shown)
     "posted", "drew", "act", "hand_values",
 })
 """The keys of a spot, a poker seat or the dealer's hand the public sees."""

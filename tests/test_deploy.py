@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from firmware_host.cli import COMMANDS, build_parser
-from firmware_host.service import access
-from firmware_host.service.config import Config, SecurityConfig
+from cli import COMMANDS, build_parser
+from protocol import access
+from firmware_host.service.config import Config
+from protocol.config import SecurityConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -137,11 +138,11 @@ def _pi_display_config(root: Path) -> Path:
     etc = root / "etc/croupier"
     (etc / "keys").mkdir(parents=True)
     for name, role in (("table", "table"), ("display", "display"), ("console", "dealer")):
-        subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "new", name, "--role", role,
+        subprocess.run([sys.executable, "-m", "cli", "keys", "new", name, "--role", role,
                         "--dir", str(etc / "keys")], check=True, capture_output=True, timeout=60)
     (etc / "users.json").write_text("{}\n", encoding="utf-8")
     (etc / "users.json").chmod(0o640)  # as `croupier users add` leaves it: others may not read the PINs' hashes
-    subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "tls", "--dir", str(etc / "tls"),
+    subprocess.run([sys.executable, "-m", "cli", "keys", "tls", "--dir", str(etc / "tls"),
                     "--host", "croupier-t1.local"], check=True, capture_output=True, timeout=60)
     config = etc / "display.toml"
     config.write_text((DEPLOY / "display.toml").read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/"),
@@ -161,7 +162,7 @@ def test_display_unit_execstart_is_a_croupier_display_with_a_config_that_checks(
     assert args.config == "/etc/croupier/display.toml" and not args.check
     # /etc/croupier/display.toml is installed from deploy/display.toml: with its key files made it checks
     config = _pi_display_config(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config), "--check"],
+    done = subprocess.run([sys.executable, "-m", "cli", "display", "--config", str(config), "--check"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert (done.returncode, done.stdout.strip()) == (0, f"configuration ok: {config}"), done.stderr
     cfg = DisplayConfig.load(config)
@@ -178,7 +179,7 @@ def test_display_unit_execstart_is_a_croupier_display_with_a_config_that_checks(
 def test_display_check_names_a_missing_key_file(tmp_path: Path) -> None:
     config = _pi_display_config(tmp_path)
     (tmp_path / "etc/croupier/keys/display.key_secret").unlink()
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config), "--check"],
+    done = subprocess.run([sys.executable, "-m", "cli", "display", "--config", str(config), "--check"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "display.key_secret" in done.stderr and "Traceback" not in done.stderr
 
@@ -216,7 +217,9 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
         "skip (--root): usermod --append --groups dialout,gpio croupier",
         f"would run: install -d -m 0750 {tmp_path}/var/lib/croupier",
         f"would run: python3 -m venv --system-site-packages {tmp_path}/opt/croupier/venv",
-        f"-m pip install --quiet --no-compile --upgrade {ROOT}[web]",
+        f"would run: cp -r {ROOT}/engine ",
+        f"would run: cp -r {ROOT}/cli ",
+        "-m pip install --quiet --no-compile --upgrade /",
         f"would run: install -m 0644 {UNIT} {tmp_path}/etc/systemd/system/croupier.service",
         f"would run: install -m 0644 {DISPLAY_UNIT} {tmp_path}/etc/systemd/system/croupier-display.service",
         f"would run: install -m 0644 {RULES} {tmp_path}/etc/udev/rules.d/99-croupier-shoe.rules",
@@ -233,6 +236,8 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
     positions = [out.find(step) for step in expected]
     assert -1 not in positions, [s for s, p in zip(expected, positions) if p == -1]
     assert positions == sorted(positions)  # in this order
+    # only what the Pi runs is installed: the table's folders, not the floor, the analysis or the simulations
+    assert [f"{ROOT}/{folder}" in out for folder in ("floor", "analysis", "sim")] == [False] * 3
 
 
 def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> None:
@@ -372,7 +377,7 @@ def _floor_configs(root: Path) -> tuple[Path, Path]:
     keys.mkdir(parents=True)
     for name, role in (("pit-1", "pit"), ("uth-01", "table"), ("3cp-02", "table"), ("director", "pit"),
                        ("director-server", "table"), ("T1", "table"), ("T2", "table"), ("T3", "table")):
-        subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "new", name, "--role", role,
+        subprocess.run([sys.executable, "-m", "cli", "keys", "new", name, "--role", role,
                         "--dir", str(keys)], check=True, capture_output=True, timeout=60)
     for clients in ("floor-clients", "director-clients"):
         (keys / clients).mkdir()
@@ -387,7 +392,7 @@ def _floor_configs(root: Path) -> tuple[Path, Path]:
 
 
 def test_the_pit_unit_runs_croupier_pit_on_a_configuration_that_loads(tmp_path: Path) -> None:
-    from firmware_host.floor.config import PitConfig
+    from floor.config import PitConfig
 
     unit = parse_unit(PIT_UNIT.read_text(encoding="utf-8"))
     argv = shlex.split(unit["Service"]["ExecStart"][0])
@@ -404,7 +409,7 @@ def test_the_pit_unit_runs_croupier_pit_on_a_configuration_that_loads(tmp_path: 
 
 
 def test_the_pit_unit_lets_it_hold_the_descriptors_of_five_thousand_tables() -> None:
-    from firmware_host.floor.snapshots import IN_FLIGHT
+    from floor.snapshots import IN_FLIGHT
 
     unit = parse_unit(PIT_UNIT.read_text(encoding="utf-8"))
     # two a table's SUB, two a snapshot in flight, a margin for the floor's own sockets and the child's
@@ -419,7 +424,37 @@ def test_the_director_unit_runs_a_configuration_that_checks(tmp_path: Path) -> N
     assert args.config == "/etc/croupier/director.toml" and not args.check
     assert args.state == f"/var/lib/{unit['Service']['StateDirectory'][0]}"  # writable under ProtectSystem
     _, director_toml = _floor_configs(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "tournament", "--config", str(director_toml),
+    done = subprocess.run([sys.executable, "-m", "cli", "tournament", "--config", str(director_toml),
                            "--check"], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_tables_folders_alone_run_the_table_and_say_where_the_rest_runs(tmp_path: Path) -> None:
+    # What install-pi.sh installs: the table's folders only (protocol/packages.py TABLE), here linked into a
+    # directory of their own and run with the venv's libraries but without its path to this checkout.
+    from protocol.packages import ELSEWHERE, TABLE
+    for name in TABLE:
+        (tmp_path / name).symlink_to(ROOT / name)
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join([str(tmp_path), *site])}
+
+    def croupier(*args: str) -> subprocess.CompletedProcess[str]:
+        code = "import sys; from cli import main; sys.exit(main(sys.argv[1:]))"
+        return subprocess.run([sys.executable, "-S", "-c", code, *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    every = subprocess.run(
+        [sys.executable, "-S", "-c",
+         "import importlib, pkgutil, sys\n"
+         f"for top in {['engine', 'drivers', 'protocol', 'firmware_host']!r}:\n"
+         "    for info in pkgutil.walk_packages(importlib.import_module(top).__path__, top + '.'):\n"
+         "        importlib.import_module(info.name)\n"
+         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {list(ELSEWHERE)!r}))\n"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert (every.returncode, every.stdout.strip()) == (0, "[]"), every.stderr[-2000:]
+    check = croupier("run", "--config", str(DEPLOY / "sim.toml"), "--check")
+    assert check.returncode == 0, check.stderr
+    demo = croupier("demo")
+    assert demo.returncode == 2 and demo.stderr.startswith("croupier demo runs where the simulations (a test machine)")
+    assert "engine, drivers, protocol, firmware_host, cli" in demo.stderr

@@ -1,4 +1,4 @@
-"""The import floors of STYLE.md, read from every module's imports with `ast`, and module docstrings."""
+"""Who may import whom among the top folders (docs/architecture.md, "What runs where"), read from every module's imports with `ast`, and module docstrings."""
 
 from __future__ import annotations
 
@@ -10,7 +10,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "drivers", "firmware_host")
+PACKAGES = ("engine", "drivers", "protocol", "firmware_host", "floor", "analysis", "sim", "cli")
+# Each top folder of ours and the folders of ours it may import: what runs on the table's Pi (engine, drivers,
+# protocol, firmware_host, cli) imports nothing of what runs elsewhere (the floor server, the analysis, the
+# simulations); the floor speaks to the tables only through the protocol; the command line sits on top.
+MAY_IMPORT = {
+    "engine": set(),
+    "drivers": set(),
+    "protocol": {"engine"},
+    "firmware_host": {"engine", "drivers", "protocol"},
+    "floor": {"engine", "protocol"},
+    "analysis": {"engine", "protocol"},
+    "sim": {"engine", "drivers", "protocol", "firmware_host", "floor"},
+    "cli": {"engine", "drivers", "protocol", "firmware_host", "floor", "analysis", "sim"},
+}
+OURS = (*PACKAGES, "tests", "bench", "tools")
 # Not in the engine: I/O, clocks, threads, randomness, logging set-up, devices (time and card order
 # come in as arguments).
 ENGINE_BANNED = ("socket", "threading", "time", "random", "sqlite3", "subprocess", "asyncio",
@@ -68,17 +82,54 @@ def test_engine_has_no_io_clock_thread_randomness_or_device_imports() -> None:
     assert wrong == []
 
 
-def test_drivers_import_neither_engine_nor_firmware_host() -> None:
-    wrong = [f"{where(p, line)} imports {name}"
-             for p in modules("drivers") for line, name in imports(p)
-             if name.split(".")[0] in ("engine", "firmware_host")]
+def test_every_top_folder_is_stated() -> None:
+    on_disk = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    assert on_disk == set(OURS) - {"tests", "tools"}, "a new top folder: say in MAY_IMPORT whom it may import"
+    assert set(MAY_IMPORT) == set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_top_folder_imports_only_what_it_may(package: str) -> None:
+    allowed = MAY_IMPORT[package] | {package}
+    wrong = [f"{where(p, line)} imports {name} ({package} may import {', '.join(sorted(allowed))})"
+             for p in modules(package) for line, name in imports(p)
+             if name.split(".")[0] in OURS and name.split(".")[0] not in allowed]
     assert wrong == []
 
 
-def test_no_package_imports_the_tests_or_the_bench() -> None:
-    wrong = [f"{where(p, line)} imports {name}"
-             for package in PACKAGES for p in modules(package) for line, name in imports(p)
-             if name.split(".")[0] in ("tests", "bench")]
+def test_the_tables_pi_package_list_is_the_layering_s() -> None:
+    from protocol import packages
+    table = set(packages.TABLE)
+    assert table | set(packages.ELSEWHERE) == set(PACKAGES)
+    # what the Pi installs imports nothing it does not install, but for the command line's commands that run
+    # elsewhere: each of those imports only the folder it names in cli.NEEDS
+    assert all(MAY_IMPORT[name] <= table for name in table - {"cli"})
+
+
+def test_a_command_imports_a_folder_the_pi_lacks_only_where_it_says_it_needs_it() -> None:
+    from cli import COMMANDS, NEEDS, OPTIONAL
+    from protocol import packages
+    names = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p for p in modules("cli")}
+    inner = {name: {m for _, m in imports(path) if m in names and m != name} for name, path in names.items()}
+    reached: dict[str, set[str]] = {name: set() for name in names}  # module -> the commands that load it
+    for command, (module, _) in COMMANDS.items():
+        todo = [module]
+        while todo:
+            name = todo.pop()
+            if command not in reached[name]:
+                reached[name].add(command)
+                todo += inner[name]
+    wrong = []
+    for name, path in names.items():
+        allowed = {NEEDS[c] for c in reached[name] if c in NEEDS} if reached[name] else set()
+        if any(c not in NEEDS for c in reached[name]):
+            allowed = set()  # loaded by a command that runs on the Pi too: the table's folders only
+        lazy = {OPTIONAL[c] for c in reached[name] if c in OPTIONAL}  # only inside the function of the option
+        lines = path.read_text(encoding="utf-8").splitlines()
+        wrong += [f"{where(path, line)} imports {m} (loaded by {', '.join(sorted(reached[name])) or 'nothing'})"
+                  for line, m in imports(path)
+                  if m.split(".")[0] in set(PACKAGES) - set(packages.TABLE) and m.split(".")[0] not in allowed
+                  and not (m.split(".")[0] in lazy and lines[line - 1].startswith(" "))]
     assert wrong == []
 
 
@@ -107,23 +158,6 @@ def test_the_import_reader_sees_nested_aliased_and_relative_imports() -> None:
         <= {name for _, name in found}
     nested = list(imports(ROOT / "engine" / "poker" / "sample.py", "from ..cards import Card\n"))
     assert nested == [(1, "engine.cards"), (1, "engine.cards.Card")]
-
-
-def test_the_service_and_the_tables_import_neither_the_simulation_nor_the_command_line() -> None:
-    # The simulated table (emulated shoe, bots, the demo's restarter) and the command line are
-    # clients of the service; the service runs on a Pi with neither.
-    inner = [p for room in ("service", "tables") for p in sorted((ROOT / "firmware_host" / room).rglob("*.py"))]
-    assert inner, "firmware_host/service and firmware_host/tables hold the service"
-    wrong = [f"{where(p, line)} imports {name}" for p in inner for line, name in imports(p)
-             if name.startswith(("firmware_host.sim", "firmware_host.cli"))]
-    assert wrong == []
-
-
-def test_the_simulation_does_not_import_the_command_line() -> None:
-    wrong = [f"{where(p, line)} imports {name}"
-             for p in sorted((ROOT / "firmware_host" / "sim").rglob("*.py")) for line, name in imports(p)
-             if name.startswith("firmware_host.cli")]
-    assert wrong == []
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -3,7 +3,7 @@ import json, os, subprocess, sys, time, tempfile
 from pathlib import Path
 sys.path.insert(0, os.getcwd())
 from tests.floor.pgserver import PgServer
-from firmware_host.floor.migrate import migrate
+from floor.migrate import migrate
 
 def cpu(pid):
     with open(f"/proc/{pid}/stat") as f:
@@ -43,12 +43,12 @@ tmp = Path(tempfile.mkdtemp(prefix="probe"))
 pg = PgServer(); pg.start(); db = pg.create_database("probe"); migrate(db)
 try:
     config = tmp / "pit.toml"
-    sim = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "floor-sim", "--pit-config", str(config),
+    sim = subprocess.Popen([sys.executable, "-m", "cli", "floor-sim", "--pit-config", str(config),
         "--pit-listen", f"ipc://{tmp}/floor", "--pit-snapshot", f"ipc://{tmp}/floor-snap", "--db", db,
         "--heartbeat-s", "0.5", "--tables", str(tables), "--speed", "10", "--duration", str(seconds),
         "--pit-wait", "300", "--watch"], stdout=subprocess.PIPE, stderr=open(tmp / "sim.log", "ab"), text=True)
     while not config.exists(): time.sleep(0.1)
-    pit = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "pit", "--config", str(config), "--log-level", "WARNING"],
+    pit = subprocess.Popen([sys.executable, "-m", "cli", "pit", "--config", str(config), "--log-level", "WARNING"],
                            stderr=open(tmp / "pit.log", "ab"))
     time.sleep(3)
     c0, s0, w0, t0 = cpu(pit.pid), cpu(sim.pid), tree_cpu(sim.pid), time.monotonic()

@@ -37,7 +37,7 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware_host.service.users import User, Users, UsersError
+from protocol.users import User, Users, UsersError
 
 log = logging.getLogger(__name__)
 

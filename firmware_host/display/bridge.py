@@ -30,7 +30,7 @@ from typing import Any
 
 import zmq
 
-from firmware_host.service.feed import FeedClient
+from protocol.feed import FeedClient
 
 log = logging.getLogger("croupier.display")
 

@@ -54,11 +54,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from firmware_host.service.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
+from protocol.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
 from firmware_host.display.guard import check_origins
 from firmware_host.display.words import LANGUAGES
-from firmware_host.service.curve import client_keys
-from firmware_host.service.file_modes import FileModeError, check_secret
+from protocol.curve import client_keys
+from protocol.file_modes import FileModeError, check_secret
 
 _KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
          "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",

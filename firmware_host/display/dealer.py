@@ -6,13 +6,13 @@ It sends `{"kind": "console", "user", "role", "chips", "commands"}`, then what `
 
     {"kind": "command", "id": "c7", "command": {"cmd": "bet", "hand": 12, "seat": 3, "bets": {...}}}
 
-`command` is the command channel's own request map (`service/commands.py`, `docs/feed.md`) without
+`command` is the command channel's own request map (`protocol/commands.py`, `docs/feed.md`) without
 its `id`: the relay gives each one an id of its own, sends it with `service.commands.CommandClient`
 (in the console's own thread, one request in flight per console, time-bounded, re-sent once under
 the same id) and answers `{"kind": "reply", "id": "c7", "reply": {...}}` with the controller's reply
 as it is (`ok`, or `code` and `error` untouched). A supervisor's sign-off (`auth`: {user, pin}) is
 passed through in the command with `at`, the signed-in user (whatever the page sent as `at`): the
-controller checks it (`service/signoff.py`), never this process, and counts a failed one against
+controller checks it (`protocol/signoff.py`), never this process, and counts a failed one against
 that user at this display's key, so one person's failures hold only their own sign-offs.
 A page message that is not such a command, a second command while one is in flight, or no answer in
 time gets `{"kind": "error", "id": ..., "error": "why"}` (nothing is sent to the table for the first
@@ -38,7 +38,7 @@ from aiohttp import WSMsgType, web
 
 from firmware_host.display import auth
 from firmware_host.display.bridge import Hub
-from firmware_host.service.commands import MAX_ID_CHARS, CommandClient
+from protocol.commands import MAX_ID_CHARS, CommandClient
 
 log = logging.getLogger(__name__)
 

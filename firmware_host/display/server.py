@@ -8,15 +8,17 @@ import signal
 import ssl
 import sys
 from pathlib import Path
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from aiohttp import web
 
-from firmware_host.display import auth, dealer, guard, pit_floor, surveillance, tournament, words
+from firmware_host.display import auth, dealer, guard, surveillance, tournament, words
+from firmware_host.display.pit import floor as pit_floor
 from firmware_host.display.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
-from firmware_host.display.pit import PitHub
-from firmware_host.display.pit_figures import PitFigures
+from firmware_host.display.pit.hub import PitHub
+from firmware_host.display.pit.figures import PitFigures
 from firmware_host.display.pump import pump
 
 STATIC = Path(__file__).parent / "static"
@@ -113,12 +115,14 @@ SHUTDOWN_S = 2.0
 """Seconds the screens' connections are given at SIGTERM before they are closed."""
 
 
-async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
-    """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
+async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
+                figures: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
+    """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening. `figures`:
+    the floor's reader of the pit's figures for `[display] floor_db` (`floor.figures.pit_figures`).
     Raises OSError when the address cannot be bound."""
     loop = asyncio.get_running_loop()
     pit, floor = pit_floor.pit_source(cfg, loop)  # /pit: the pit aggregator's tables, or the display's own
-    figures = PitFigures(pit, cfg.floor_db, cfg.figures_s)
+    pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures)
     tables: dict[str, Hub] = {}
     followers: list[FeedFollower] = []
     for feed in cfg.tables:  # one thread per table: fine for tens of tables (docs/display.md)
@@ -148,7 +152,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
             port = server.sockets[0].getsockname()[1]
         for follower in threads:
             follower.start()
-        figures.start()
+        pit_figures.start()
         full.start()
         clock.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -163,7 +167,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     finally:
         for follower in threads:
             follower.stop()
-        await figures.stop()
+        await pit_figures.stop()
         await runner.cleanup()
         full.stop()
         clock.stop()

@@ -30,7 +30,7 @@ from aiohttp import WSMsgType, web
 from firmware_host.display import auth
 from firmware_host.display.bridge import FeedFollower, Hub, Screen
 from firmware_host.display.config import DisplayConfig
-from firmware_host.service.commands import HISTORY_PAGE, CommandClient
+from protocol.commands import HISTORY_PAGE, CommandClient
 
 log = logging.getLogger("croupier.display.surveillance")
 

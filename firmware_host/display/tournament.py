@@ -1,7 +1,7 @@
 """The tournament clock page (`/tournament`): the director's feed followed and bridged to wall screens over `/ws/tournament`.
 
 `[display] tournament` and `tournament_snapshot` are the director's feed (`croupier tournament`,
-`floor/director.py`): the same frames and clone pattern as a table's public feed, so one
+`floor/director/service.py`): the same frames and clone pattern as a table's public feed, so one
 `FeedFollower` follows it into one `Hub`, and every screen gets the `bridge.py` messages:
 `hello`, then the tournament's view as a `snapshot`, its `update`s and `heartbeat`s. The page draws
 what it is sent (level, blinds and ante, time left, next level, the break countdown, players left of

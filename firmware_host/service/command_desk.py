@@ -25,13 +25,13 @@ from typing import Any, Protocol
 import zmq
 
 from engine.errors import say
-from firmware_host.service.access import Caller
-from firmware_host.service.commands import Command, Malformed, encode_reply, error_reply, request_id_of
+from protocol.access import Caller
+from protocol.commands import Command, Malformed, encode_reply, error_reply, request_id_of
 from firmware_host.service.inbox import Inbox
-from firmware_host.service.config import SecurityConfig
-from firmware_host.service.fairness import Admission
-from firmware_host.service.signoff import SignOff, Verdict
-from firmware_host.service.zap import ZapHandler, caller_of
+from protocol.config import SecurityConfig
+from protocol.fairness import Admission
+from protocol.signoff import SignOff, Verdict
+from protocol.zap import ZapHandler, caller_of
 
 log = logging.getLogger("croupier.controller")
 

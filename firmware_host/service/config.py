@@ -26,18 +26,19 @@ from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.money import DEFAULT_CURRENCY, Money
 from engine.paytables import ProfileText, read_profile
-from firmware_host.service import access, commands, fairness
-from firmware_host.service.certificates import Certificates, directory_problem
-from firmware_host.service.file_modes import FileModeError, check_trusted
-from firmware_host.service.keys import KeyFileError, KeyPair, load_secret
+from protocol import access, commands, fairness
+from protocol.certificates import Certificates, directory_problem
+from protocol.file_modes import FileModeError, check_trusted
+from protocol.keys import KeyFileError, KeyPair, load_secret
 from firmware_host.tables.base import MAX_STEPS_PER_HAND
+from protocol.config import (  # the checks shared by every configuration file
+    AccessConfig, Checker, ConfigError, RightsConfig, SecurityConfig, boolean, currency, endpoint, host_port, integer,
+    integer_list, is_restricted_endpoint, names_of, plain_name, one_of, optional_endpoint, parse_toml, rate, read_text,
+    seconds, string, table_keys,
+)
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
 PIN_FACTORIES = ("lgpio", "rpigpio", "native", "mock")
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names file, section and key."""
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -207,65 +208,6 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class SecurityConfig:
-    """`[security]`: keys, users and the code manifest (`docs/security.md`).
-
-    `server_key` is the table's secret certificate (`croupier keys new NAME --role table`) and
-    `clients` the directory of the client certificates allowed in: with both set, every TCP socket
-    is a CURVE server. `users` is the supervisors' file (`croupier users add`), `manifest` the
-    signed list of the code's hashes checked before the start (`croupier integrity sign`) and
-    `manifest_key` the public key it is signed with. `profiles` is the only directory `open` reads
-    a profile file from. `local_role` is the role of a local client (loopback, ipc) without CURVE.
-    `full_delay_s` holds every full-feed message back that long.
-    """
-
-    server_key: str = ""
-    clients: str = ""
-    users: str = ""
-    manifest: str = ""
-    manifest_key: str = ""
-    profiles: str = ""
-    local_role: str = "dealer"
-    full_delay_s: float = 0.0
-
-    @property
-    def curve(self) -> bool:
-        """Whether the TCP sockets are CURVE servers."""
-        return bool(self.server_key)
-
-
-@dataclass(frozen=True, slots=True)
-class AccessConfig:
-    """`[access]`: socket -> the roles whose keys may connect to it (`access.DEFAULT_ACCESS`)."""
-
-    public: tuple[str, ...] = access.DEFAULT_ACCESS["public"]
-    snapshot: tuple[str, ...] = access.DEFAULT_ACCESS["snapshot"]
-    full: tuple[str, ...] = access.DEFAULT_ACCESS["full"]
-    full_snapshot: tuple[str, ...] = access.DEFAULT_ACCESS["full_snapshot"]
-    commands: tuple[str, ...] = access.DEFAULT_ACCESS["commands"]
-
-    def roles(self, socket: str) -> tuple[str, ...]:
-        roles: tuple[str, ...] = getattr(self, socket)
-        return roles
-
-
-@dataclass(frozen=True, slots=True)
-class RightsConfig:
-    """`[rights]`: role -> the commands it may send (`access.DEFAULT_RIGHTS`; unlisted: none)."""
-
-    dealer: tuple[str, ...] = access.DEFAULT_RIGHTS["dealer"]
-    supervisor: tuple[str, ...] = access.DEFAULT_RIGHTS["supervisor"]
-    pit: tuple[str, ...] = access.DEFAULT_RIGHTS["pit"]
-    surveillance: tuple[str, ...] = access.DEFAULT_RIGHTS["surveillance"]
-    display: tuple[str, ...] = ()
-    technician: tuple[str, ...] = access.DEFAULT_RIGHTS["technician"]
-    table: tuple[str, ...] = ()
-
-    def allows(self, role: str, cmd: str) -> bool:
-        return role in access.ROLES and cmd in getattr(self, role)
-
-
-@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration. `source` is the file it came from."""
 
@@ -307,165 +249,43 @@ class Config:
         return replace(cfg, profile=_house_table(cfg))
 
 
-def read_text(path: str | Path) -> str:
-    """A configuration file's text. Raises ConfigError naming it (unreadable, not UTF-8)."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})") from None
-
-
-def parse_toml(text: str, source: str) -> dict[str, Any]:
-    """TOML text as data. Raises ConfigError naming `source` ("not valid TOML: ...")."""
-    try:
-        return tomltext.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
-
-
-# -- schema: section -> key -> checker ------------------------------------------------------------
-
-Checker = Callable[[Any], Any]  # returns the typed value or raises ValueError with the reason
-
-
-def _str(v: Any) -> str:
-    if not isinstance(v, str):
-        raise ValueError(f"must be a string, not {type(v).__name__}")
-    return v
-
-
-def _name(v: Any) -> str:
-    text = _str(v)
-    if not text or len(text) > 64 or not all(c.isalnum() or c in "-_." for c in text):
-        raise ValueError("must be 1 to 64 letters, digits, '-', '_' or '.'")
-    return text
-
-
-def _int(lo: int, hi: int | None = None) -> Checker:
-    def check(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"must be an integer, not {type(v).__name__}")
-        if v < lo or (hi is not None and v > hi):
-            raise ValueError(f"must be between {lo} and {hi}" if hi is not None else f"must be at least {lo}")
-        return v
-    return check
-
-
-def _seconds(lo: float, hi: float) -> Checker:
-    def check(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"must be a number of seconds, not {type(v).__name__}")
-        if not lo <= v <= hi:
-            raise ValueError(f"must be between {lo} and {hi} seconds")
-        return float(v)
-    return check
-
-
-def _rate(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"must be a number of requests a second, not {type(v).__name__}")
-    if not 0.001 <= v <= 10**6:
-        raise ValueError("must be between 0.001 and 1000000 requests a second")
-    return float(v)
-
-
-def _bool(v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise ValueError(f"must be true or false, not {v!r}")
-    return v
-
-
-def _one_of(*choices: str) -> Checker:
-    def check(v: Any) -> str:
-        if v not in choices:
-            raise ValueError(f"must be one of {', '.join(repr(c) for c in choices)}, not {v!r}")
-        return str(v)
-    return check
-
-
-def _int_list(lo: int, hi: int, most: int) -> Checker:
-    def check(v: Any) -> tuple[int, ...]:
-        if not isinstance(v, list) or len(v) > most:
-            raise ValueError(f"must be a list of at most {most} integers")
-        return tuple(_int(lo, hi)(x) for x in v)
-    return check
-
-
-def _names_of(choices: tuple[str, ...], what: str) -> Checker:
-    def check(v: Any) -> tuple[str, ...]:
-        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise ValueError(f"must be a list of {what}")
-        unknown = [x for x in v if x not in choices]
-        if unknown:
-            raise ValueError(f"unknown {what} {', '.join(map(repr, unknown))} (known: {', '.join(choices)})")
-        return tuple(dict.fromkeys(v))
-    return check
-
-
-def _endpoint(v: Any) -> str:
-    text = _str(v)
-    if not text.startswith(("tcp://", "ipc://", "inproc://")) or len(text) < 8:
-        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {text!r}")
-    return text
-
-
-def _optional_endpoint(v: Any) -> str:
-    return "" if v == "" else _endpoint(v)
-
-
-def _currency(v: Any) -> str:
-    if not isinstance(v, str):
-        raise ValueError(f"must be a currency code string like \"EUR\", not {v!r}")
-    return Money.of(v).currency
-
-
-def _host_port(v: Any) -> str:
-    text = _str(v)
-    host, _, port = text.rpartition(":")
-    if text and (not host or not port.isdigit() or not 0 < int(port) < 65536):
-        raise ValueError(f"must be HOST:PORT, not {text!r}")
-    return text
-
-
 def _serial_url(v: Any) -> str:
-    text = _str(v)
+    text = string(v)
     if text and not (text.startswith("/") or "://" in text):
         raise ValueError(f"must be a device path or a pyserial URL (socket://, loop://, spy://), not {text!r}")
     return text
 
 
 _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
-    "table": (TableConfig, {"name": _name, "game": _one_of(*games.GAMES), "profile": _str,
-                            "seats": _int(*games.TABLE_SEATS), "max_steps_per_hand": _int(100, 10**7),
-                            "currency": _currency, "require_certificate": _bool, "certificates": _str}),
-    "poker": (PokerConfig, {"structure": _one_of(*games.STRUCTURES), "blinds": _int_list(0, 10**9, 10),
-                            **{k: _int(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
+    "table": (TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
+                            "seats": integer(*games.TABLE_SEATS), "max_steps_per_hand": integer(100, 10**7),
+                            "currency": currency, "require_certificate": boolean, "certificates": string}),
+    "poker": (PokerConfig, {"structure": one_of(*games.STRUCTURES), "blinds": integer_list(0, 10**9, 10),
+                            **{k: integer(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},
-                            "seated": _int_list(1, games.POKER_SEATS[1], games.POKER_SEATS[1]),
-                            "button": _int(0, games.POKER_SEATS[1]), "rake_bp": _int(0, 10000),
-                            "rake_cap": _int(0), "no_flop_no_drop": _bool,
-                            "button_rule": _one_of(*games.POKER_RULES["button"]),
-                            "short_allin_rule": _one_of(*games.POKER_RULES["short_allin_rule"]),
-                            "fixed_limit_half_bet_reopens": _bool, "all_in_reveal": _bool}),
-    "limits": (LimitsConfig, {"minimum": _int(1), "maximum": _int(0), "side_minimum": _int(0),
-                              "side_maximum": _int(0), "chip": _int(1)}),
-    "feed": (FeedConfig, {"public": _endpoint, "snapshot": _endpoint, "full": _optional_endpoint,
-                          "full_snapshot": _optional_endpoint, "heartbeat_s": _seconds(0.05, 60.0)}),
-    "commands": (CommandsConfig, {"endpoint": _endpoint, "max_request_bytes": _int(1024, 16 * 1024 * 1024),
-                                  "per_turn": _int(1, 10_000), "rate_per_s": _rate, "burst": _int(1, 10**6)}),
-    "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": _int(1200, 4_000_000),
-                          "silent_s": _seconds(0.1, 3600.0)}),
-    "gpio": (GpioConfig, {"backend": _one_of(*GPIO_BACKENDS), "pin_factory": _one_of(*PIN_FACTORIES),
-                          "panel": _host_port, "void_hold_s": _seconds(0.1, 10.0),
-                          **{k: _int(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
+                            "seated": integer_list(1, games.POKER_SEATS[1], games.POKER_SEATS[1]),
+                            "button": integer(0, games.POKER_SEATS[1]), "rake_bp": integer(0, 10000),
+                            "rake_cap": integer(0), "no_flop_no_drop": boolean,
+                            "button_rule": one_of(*games.POKER_RULES["button"]),
+                            "short_allin_rule": one_of(*games.POKER_RULES["short_allin_rule"]),
+                            "fixed_limit_half_bet_reopens": boolean, "all_in_reveal": boolean}),
+    "limits": (LimitsConfig, {"minimum": integer(1), "maximum": integer(0), "side_minimum": integer(0),
+                              "side_maximum": integer(0), "chip": integer(1)}),
+    "feed": (FeedConfig, {"public": endpoint, "snapshot": endpoint, "full": optional_endpoint,
+                          "full_snapshot": optional_endpoint, "heartbeat_s": seconds(0.05, 60.0)}),
+    "commands": (CommandsConfig, {"endpoint": endpoint, "max_request_bytes": integer(1024, 16 * 1024 * 1024),
+                                  "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
+    "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
+                          "silent_s": seconds(0.1, 3600.0)}),
+    "gpio": (GpioConfig, {"backend": one_of(*GPIO_BACKENDS), "pin_factory": one_of(*PIN_FACTORIES),
+                          "panel": host_port, "void_hold_s": seconds(0.1, 10.0),
+                          **{k: integer(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
                                                       "void", "light_green", "light_amber", "light_red")}}),
-    "security": (SecurityConfig, {**{k: _str for k in ("server_key", "clients", "users", "manifest", "manifest_key",
+    "security": (SecurityConfig, {**{k: string for k in ("server_key", "clients", "users", "manifest", "manifest_key",
                                                        "profiles")},
-                                  "local_role": _one_of(*access.ROLES), "full_delay_s": _seconds(0.0, 3600.0)}),
-    "access": (AccessConfig, {k: _names_of(access.ROLES, "roles") for k in access.SOCKETS}),
-    "rights": (RightsConfig, {k: _names_of(access.COMMANDS, "commands") for k in access.ROLES}),
+                                  "local_role": one_of(*access.ROLES), "full_delay_s": seconds(0.0, 3600.0)}),
+    "access": (AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
+    "rights": (RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
 }
 
 
@@ -480,16 +300,6 @@ def _parse_section(source: str, section: str, data: Mapping[str, Any]) -> Any:
         except ValueError as exc:
             raise ConfigError(f"{source}: [{section}] {key}: {exc}") from None
     return kind(**values)
-
-
-def is_restricted_endpoint(endpoint: str) -> bool:
-    """True for ipc://, inproc:// and tcp:// bound to a loopback address only."""
-    if endpoint.startswith(("ipc://", "inproc://")):
-        return True
-    if endpoint.startswith("tcp://"):
-        host = endpoint[6:].rsplit(":", 1)[0]
-        return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
-    return False
 
 
 def _check_security(cfg: Config) -> None:
@@ -520,7 +330,7 @@ def _check_whole(cfg: Config) -> None:
                           f"not {cfg.table.seats}")
     if game is not None and games.is_poker(game):
         from firmware_host.tables.base import SetupError
-        from firmware_host.tables.poker import PokerSetup
+        from firmware_host.tables.poker.table import PokerSetup
         low, high = games.POKER_SEATS
         if not low <= cfg.table.seats <= high:
             raise ConfigError(f"{src}: [table] seats: a poker table has {low} to {high} seats")
@@ -581,22 +391,3 @@ def _house_table(cfg: Config) -> ProfileText:
         raise ConfigError(f"{src}: [limits] {exc}") from None
     return text
 
-
-def table_keys(security: SecurityConfig, source: str) -> KeyPair | None:
-    """The table's key pair from `[security] server_key`, the clients directory checked; None
-    without CURVE. Raises ConfigError naming the file, section and key (a missing, unreadable or
-    public-only certificate, a clients directory that is not one)."""
-    if not security.server_key:
-        return None
-    try:
-        pair = load_secret(security.server_key)
-    except KeyFileError as exc:
-        raise ConfigError(f"{source}: [security] server_key: {exc}") from None
-    clients = Path(security.clients)
-    if not clients.is_dir() or not os.access(clients, os.R_OK | os.X_OK):
-        raise ConfigError(f"{source}: [security] clients: {clients}: not a readable directory")
-    try:
-        check_trusted(clients, "the clients directory")
-    except FileModeError as exc:
-        raise ConfigError(f"{source}: [security] clients: {exc}") from None
-    return pair

@@ -32,26 +32,28 @@ import zmq
 from drivers.readings import Reading
 from engine.errors import EngineError, say
 from engine.money import Money
-from firmware_host.service.access import Caller
+from protocol.access import Caller
 from firmware_host.service.command_desk import CommandDesk
-from firmware_host.service.signoff_holds import HOLDS_FILE
-from firmware_host.service.signoff import SignOff, Verdict, open_is_new
-from firmware_host.service.audit import AuditLog, TableAudit
-from firmware_host.service.certificates import Certificates
-from firmware_host.service.config import CommandsConfig, RightsConfig, SecurityConfig
-from firmware_host.service.commands import Command, error_reply
-from firmware_host.service.fairness import MAX_FRAME_FACTOR, Admission
-from firmware_host.service.feed import Feed
+from protocol.signoff_holds import HOLDS_FILE
+from firmware_host.tables.registry import open_is_new
+from protocol.signoff import SignOff, Verdict
+from protocol.audit import AuditLog, TableAudit
+from protocol.certificates import Certificates
+from firmware_host.service.config import CommandsConfig
+from protocol.config import RightsConfig, SecurityConfig
+from protocol.commands import Command, error_reply
+from protocol.fairness import MAX_FRAME_FACTOR, Admission
+from protocol.feed import Feed
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import replay_failed, start_faults
 from firmware_host.service.history import history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
-from firmware_host.service.keys import KeyPair, serve_curve
-from firmware_host.service.zap import ZapHandler
+from protocol.keys import KeyPair, serve_curve
+from protocol.zap import ZapHandler
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.clock_call import ClockWatch
-from firmware_host.tables.house_open import changes, open_body
+from firmware_host.tables.house.opening import changes, open_body
 from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild

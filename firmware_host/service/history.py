@@ -21,10 +21,10 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.house import TableLimits
-from firmware_host.service.commands import HISTORY_PAGE, Command, error_reply
+from protocol.commands import HISTORY_PAGE, Command, error_reply
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.service.table_events import events_reply
-from firmware_host.tables.state import signer_of
+from protocol.audit import signer_of
 
 MAX_PAGE = HISTORY_PAGE
 """The most hands one `history` reply carries (a page of 100: see bench/history_page.py)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from firmware_host.service.audit import AuditError, AuditLog
+from protocol.audit import AuditError, AuditLog
 from firmware_host.service.journal import ChainBreak, Journal, JournalError
 from firmware_host.tables.base import FaultKind
 

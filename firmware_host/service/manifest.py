@@ -43,9 +43,11 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from protocol import packages
+
 FORMAT = "croupier-manifest/1"
-PACKAGES = ("engine", "drivers", "firmware_host")
-"""The packages whose installed files the manifest covers."""
+PACKAGES = packages.TABLE
+"""The packages the manifest must cover (each other top folder installed beside them is covered too: `packages.installed`)."""
 PROFILES = "profiles"
 """The prefix of the profiles directory's files in `files`."""
 SKIPPED_DIRS = frozenset({"__pycache__"})
@@ -118,11 +120,12 @@ def hash_tree(root: Path, prefix: str) -> dict[str, str]:
     return out
 
 
-def installed_files(packages: Iterable[str] = PACKAGES) -> dict[str, str]:
-    """The hashes of the installed files of `packages`, found from each package's `__path__`.
-    Raises ManifestError when a package cannot be imported."""
+def installed_files(names: Iterable[str] | None = None) -> dict[str, str]:
+    """The hashes of the installed files of `names` (by default every installed top folder of ours:
+    `packages.installed`), found from each package's `__path__`. Raises ManifestError when a package cannot
+    be imported."""
     out: dict[str, str] = {}
-    for name in packages:
+    for name in packages.installed() if names is None else names:
         try:
             module = importlib.import_module(name)
         except ImportError as exc:

@@ -15,7 +15,7 @@ from typing import Any
 from engine.errors import Say
 from engine.money import Money
 from firmware_host.display.words import catalogs
-from firmware_host.service.commands import error_reply
+from protocol.commands import error_reply
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from firmware_host.service.commands import HISTORY_PAGE, Command, error_reply
+from protocol.commands import HISTORY_PAGE, Command, error_reply
 from firmware_host.service.journal import Event, Journal, JournalError
 
 MAX_PAGE = HISTORY_PAGE

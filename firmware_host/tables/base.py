@@ -1,6 +1,6 @@
 """What every table shares: the fault kinds, a standing fault, the fault book, and the interface the table state drives.
 
-The house-game table (`firmware_host.tables.house`) and the poker table (`firmware_host.tables.poker`)
+The house-game table (`firmware_host.tables.house.table`) and the poker table (`firmware_host.tables.poker.table`)
 both implement `GameTable`; the table state (`firmware_host.tables.state`) drives either through it
 alone. Steps only one kind of table takes (`bet`, `decide` at a house game; `act`, `seat`, `chop`
 at a poker table) go through `GameTable.step`, each table naming the steps it takes in `STEPS`.
@@ -15,6 +15,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol
 
 from engine.errors import Say
 from engine.redact import public_fault
+from protocol.refusal import Refused as Refused  # the table's refusals are the protocol's
 
 
 MAX_STEPS_PER_HAND = 5000
@@ -23,14 +24,6 @@ MAX_STEPS_PER_HAND = 5000
 grow one hand's record without bound."""
 
 
-class Refused(ValueError):
-    """A well-formed step the table cannot take now; `code` is `illegal` or `fault`; `say`: the
-    refusal in a person's words (`engine.errors.say`), passed on in the reply."""
-
-    def __init__(self, message: str, code: str = "illegal", say: Say | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.say = say
 
 
 class SetupError(ValueError):

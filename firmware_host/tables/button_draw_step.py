@@ -38,7 +38,7 @@ from typing import Any
 from engine.tournament import button_by_high_card
 from firmware_host.tables.base import GameTable, Refused
 from firmware_host.tables.face_up_step import deal_face_up, open_step, refuse_while_open
-from firmware_host.tables.poker import PokerTable
+from firmware_host.tables.poker.table import PokerTable
 
 DRAWING = "drawing"
 """The refusal code of a step the open draw for the button stops."""

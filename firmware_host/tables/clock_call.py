@@ -21,16 +21,14 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from engine.errors import say
+from engine.games import CLOCK_SECONDS
 from firmware_host.tables.base import GameTable, Refused
-from firmware_host.tables.poker import PokerTable
+from firmware_host.tables.poker.table import PokerTable
 
 log = logging.getLogger("croupier.clock")
 
 CLOCK_CALL_S = 60
 """Seconds a player on the clock has, when the request names none (000: 60 to 90)."""
-
-CLOCK_SECONDS = (5, 600)
-"""The bounds of a `clock` request's `seconds`."""
 
 IDLE_CHECK_S = 1.0
 """How often `ClockWatch` looks for a clock called while none was running."""

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from firmware_host.tables.base import GameTable, Refused
-from firmware_host.tables.poker import PokerTable
+from firmware_host.tables.poker.table import PokerTable
 
 
 def take_level(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, Any]:

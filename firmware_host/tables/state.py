@@ -24,15 +24,16 @@ from drivers.readings import OfflineKind, Sensor
 from engine import redact
 from engine.errors import EngineError, say
 from engine.money import Money
+from protocol.audit import signer_of
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
 from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
-from firmware_host.tables.house_sign import HISTORY_HANDS
+from firmware_host.tables.house.sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level, tournament_level
-from firmware_host.tables.poker import PokerTable
+from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import corrections_of, steps_of
 
@@ -502,12 +503,6 @@ def _journaled_kind(body: Mapping[str, Any], kinds: type[_Kind], before_kinds: _
         raise Refused(f"not a device {kinds.__name__} value: {kind!r} (values: {', '.join(kinds)})") from None
 
 
-def signer_of(body: Mapping[str, Any]) -> str | None:
-    """Who signed a step off: the user of its `signed_off`, or a journal of before sign-offs' free-text `by`."""
-    signed = body.get("signed_off")
-    if isinstance(signed, Mapping) and signed.get("user"):
-        return str(signed["user"])
-    return str(body["by"]) if body.get("by") else None
 
 
 def _listed(words: list[str]) -> str:

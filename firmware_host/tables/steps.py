@@ -20,8 +20,8 @@ from typing import Any
 
 from firmware_host.tables.base import Fault, GameTable
 from firmware_host.tables.hold import next_to_begin
-from firmware_host.tables.house import HouseTable
-from firmware_host.tables.poker import PokerTable
+from firmware_host.tables.house.table import HouseTable
+from firmware_host.tables.poker.table import PokerTable
 
 STEPS = ("bet", "deal", "confirm", "void", "correct", "chop", "between_hands", "board")
 """The keys of `steps`, every one a bool."""

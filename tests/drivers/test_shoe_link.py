@@ -15,7 +15,7 @@ from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind
 from drivers.shoe_sensors import SensorChange
 from drivers.shoe_protocol import Ack, CardMsg, Decoder, Hello, MsgType, Source, encode_message
 from drivers.shoe_link import ONLINE, REFUSED, HostSession, ShoeLink
-from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 
 
 GOOD_FRAMES = [

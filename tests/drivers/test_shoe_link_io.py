@@ -17,7 +17,7 @@ from drivers.card_reader import CardRead
 from drivers.errors import UnsupportedDevice
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Reading
 from drivers.shoe_link import ShoeLink, _raw_fd, _read_available, _write_all
-from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 
 
 def test_socket_port_reads_what_is_there_in_one_go() -> None:

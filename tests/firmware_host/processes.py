@@ -13,7 +13,7 @@ from typing import Any
 
 def start_cli(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:
     """Start `croupier ARGS` and return the process and its one JSON ready line (stderr to cwd/ARG0.log)."""
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], stdout=subprocess.PIPE,
                             stderr=open(cwd / f"{args[0]}.log", "ab"), text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     assert line, f"{args[0]} did not start: {(cwd / f'{args[0]}.log').read_text()[-2000:]}"

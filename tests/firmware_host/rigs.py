@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from firmware_host.service.commands import Command
+from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 

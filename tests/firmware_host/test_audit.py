@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from drivers.readings import ButtonPress, DeviceOffline, DeviceOnline, OfflineKind
-from firmware_host.service.audit import (
+from protocol.audit import (
     AUDIT_FILE, GENESIS, AuditError, AuditLog, Entry, chain_hash, code_hash, config_details, start_details,
 )
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import start_cli, table_config, wait_for
 from tests.firmware_host.rigs import JournalRig
 
@@ -182,7 +182,7 @@ def test_a_failed_write_is_logged_and_not_raised(tmp_path: Path, caplog: pytest.
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL)
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from firmware_host.service.audit import AuditLog
+from protocol.audit import AuditLog
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)

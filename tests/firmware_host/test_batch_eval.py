@@ -5,7 +5,7 @@ import pytest
 
 from engine.cards import parse_cards
 from engine.evaluate import high, high_strength
-from firmware_host.math.batch_eval import CATEGORIES, categories, evaluate
+from analysis.batch_eval import CATEGORIES, categories, evaluate
 
 EVERY_CATEGORY = {
     "royal_flush": "As Ks Qs Js Ts 2c 2d",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from engine.house import TableLimits
-from firmware_host.sim.bots import BotPlayer, SimLimits, TableEndpoints, tcp_decision, uth_decision, write_config
+from sim.bots import BotPlayer, SimLimits, TableEndpoints, tcp_decision, uth_decision, write_config
 from firmware_host.service.config import Config
 
 

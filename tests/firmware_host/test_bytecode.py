@@ -76,7 +76,7 @@ def test_a_signed_start_without_bytecode_off_is_refused_naming_what_to_set(copy:
     sign(copy)
     state = copy.parent / "state"
     env = _env(copy)
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(signed_table(copy)),
+    done = subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(signed_table(copy)),
                            "--state", str(state)], cwd=copy, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "[security] manifest: the signed code runs only with bytecode off" in done.stderr

@@ -16,14 +16,15 @@ import pytest
 import zmq
 
 from engine.paytables import read_profile
-from firmware_host.cli import main
-from firmware_host.service.audit import AuditLog
-from firmware_host.service.certificates import Certificates
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.config import Config, ConfigError, SecurityConfig
+from cli import main
+from protocol.audit import AuditLog
+from protocol.certificates import Certificates
+from protocol.commands import CommandClient
+from firmware_host.service.config import Config
+from protocol.config import ConfigError, SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.sim.bots import free_tcp_port, make_supervisor
+from sim.bots import free_tcp_port, make_supervisor
 
 DEFAULT = read_profile("default")
 
@@ -31,7 +32,7 @@ DEFAULT = read_profile("default")
 @pytest.fixture(autouse=True)
 def no_uth_math(monkeypatch: pytest.MonkeyPatch) -> None:
     """Certify 3CP only: UTH's figures take minutes when this build has them."""
-    monkeypatch.setitem(sys.modules, "firmware_host.math.uth", None)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "analysis.uth.edges", None)  # type: ignore[arg-type]
 
 
 def certify(profile: Path | str, out: Path) -> None:

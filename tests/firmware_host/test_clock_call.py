@@ -14,13 +14,13 @@ import pytest
 import zmq
 
 from drivers.readings import CardRead
-from firmware_host.service.audit import AuditLog
-from firmware_host.service.commands import Command, CommandClient
-from firmware_host.service.config import SecurityConfig
+from protocol.audit import AuditLog
+from protocol.commands import Command, CommandClient
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.service.users import User, Users
-from firmware_host.sim.bots import free_tcp_port
+from protocol.users import User, Users
+from sim.bots import free_tcp_port
 from firmware_host.tables.clock_call import CLOCK_CALL_S
 
 PIN = "8026491375"

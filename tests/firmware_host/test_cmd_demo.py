@@ -11,7 +11,7 @@ from firmware_host.service.journal import Journal
 
 
 def demo(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", "demo", *args], capture_output=True, text=True,
                           timeout=120, check=False)
 
 
@@ -44,7 +44,7 @@ def test_demo_3cp_deals_one_spot_under_its_own_profile(tmp_path: Path) -> None:
 
 def test_the_demo_profile_is_the_default_but_for_the_3cp_minimum(tmp_path: Path) -> None:
     from engine.paytables import load_profile
-    from firmware_host.sim.demo_profile import write_demo_profile
+    from sim.demo_profile import write_demo_profile
     demo_profile = load_profile(str(write_demo_profile(tmp_path / "demo.toml")))
     default = load_profile("default")
     assert demo_profile.three_card_poker.min_players == 1 and default.three_card_poker.min_players == 5

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 import zmq.auth
 
-from firmware_host.cli import COMMANDS
+from cli import COMMANDS
 from firmware_host.service.config import Config
-from firmware_host.sim.bots import TableEndpoints, write_config
-from firmware_host.sim.keys import SimKeys
+from sim.bots import TableEndpoints, write_config
+from sim.keys import SimKeys
 
 
 def demo(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", "demo", *args], capture_output=True, text=True,
                           timeout=timeout, check=False)
 
 

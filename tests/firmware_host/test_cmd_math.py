@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from firmware_host.cli import main
+from cli import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.phh import parse_phh, parse_phhs, replay
-from firmware_host.cli import main
+from cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "phh" / "data"
 HANDHQ = DATA / "handhq" / "PS-2009-07-01_2009-07-23_25NLH_OBFU" / "0.25" / "ps NLH handhq_1-OBFUSCATED.phhs"
@@ -141,7 +141,7 @@ def test_export_many_as_phhs_and_refusals(capsys: pytest.CaptureFixture[str], tm
 def journal_with_hands(state: Path, chop: bool = False) -> None:
     """Play two hands at a poker table of the controller and journal them as the controller does."""
     from firmware_host.service.journal import Journal
-    from firmware_host.tables.poker import PokerSetup
+    from firmware_host.tables.poker.table import PokerSetup
 
     setup = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
                                   "seats": 3, "stacks": {"1": 200, "2": 200, "3": 200}, "button": 3})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.cli import main
+from cli import main
 
 ROOT = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"

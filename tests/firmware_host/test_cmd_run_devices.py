@@ -25,7 +25,7 @@ backend = "sim"
 panel = "{address}"
 """)
     try:
-        proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+        proc = subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(config),
                                "--state", str(tmp_path / "state"), "--log-level", "ERROR"],
                               capture_output=True, text=True, timeout=60)
     finally:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_host.cli.settle import run
+from cli.settle import run
 
 UTH = {"game": "uth", "dealer": ["Qh", "Jc"], "board": ["2c", "7d", "9h", "4s", "3c"],
        "spots": [{"seat": 1, "cards": ["As", "Kd"], "bets": {"ante": 1000, "blind": 1000, "trips": 500},
@@ -83,7 +83,7 @@ def test_unusable_profile_or_table(tmp_path: Path) -> None:
 
 
 def test_the_croupier_command() -> None:
-    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", "--profile", "standard"],
+    proc = subprocess.run([sys.executable, "-m", "cli", "settle", "--profile", "standard"],
                           input=json.dumps(UTH) + "\n" + "[]\n", capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).parents[2])
     assert proc.returncode == 1
@@ -96,7 +96,7 @@ def test_the_croupier_command() -> None:
 
 
 def croupier_settle(data: bytes, *args: str) -> tuple[int, list[dict[str, object]]]:
-    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", *args], input=data,
+    proc = subprocess.run([sys.executable, "-m", "cli", "settle", *args], input=data,
                           capture_output=True, timeout=60, cwd=Path(__file__).parents[2])
     assert b"Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]

@@ -8,8 +8,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from firmware_host.service.commands import MAX_INT, Command, Malformed
-from firmware_host.tables.house import HouseSetup
+from protocol.commands import MAX_INT, Command, Malformed
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 
 HUGE = (2**63, 2**64 + 5, MAX_INT + 1)

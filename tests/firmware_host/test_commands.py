@@ -8,7 +8,7 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.service.commands import MAX_DEPTH, Command, CommandClient, Malformed, request_id_of
+from protocol.commands import MAX_DEPTH, Command, CommandClient, Malformed, request_id_of
 from tests.firmware_host.processes import start_cli, table_config
 
 

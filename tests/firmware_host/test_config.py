@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.service.config import Config, ConfigError, is_restricted_endpoint
+from firmware_host.service.config import Config
+from protocol.config import ConfigError, is_restricted_endpoint
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -84,7 +85,7 @@ def test_run_refuses_a_bad_configuration_naming_it(tmp_path: Path) -> None:
     import sys
     bad = tmp_path / "bad.toml"
     bad.write_text('[feed]\nfull = "tcp://0.0.0.0:5558"\n')
-    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(bad),
+    proc = subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(bad),
                            "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert str(bad) in proc.stderr and "[feed] full" in proc.stderr and "loopback" in proc.stderr
@@ -110,7 +111,7 @@ def test_run_refuses_a_bad_profile_or_limits_naming_file_section_and_key(
     table = table.replace("PROFILE", str(bad_profile)).replace("MISSING", str(tmp_path / "gone.toml"))
     bad = tmp_path / "bad.toml"
     bad.write_text(f"[table]\n{table}[limits]\n{limits}")
-    proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(bad),
+    proc = subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(bad),
                            "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -133,7 +134,7 @@ def test_the_deploy_guides_check_refuses_what_the_start_refuses(tmp_path: Path) 
     good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
     good.write_text('[table]\ngame = "uth"\n[limits]\nminimum = 100\nmaximum = 3000\n')
     bad.write_text('[table]\ngame = "uth"\n[limits]\nminimum = 100\nmaximum = 3100\n')
-    ran = [subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(f), "--check",
+    ran = [subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(f), "--check",
                            "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
            for f in (good, bad)]
     assert (ran[0].returncode, ran[0].stdout.strip()) == (0, f"configuration ok: {good}")

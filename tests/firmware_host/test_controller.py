@@ -17,11 +17,11 @@ from drivers.shoe_sensors import SensorChange
 from engine.errors import EngineError
 from engine.paytables import load_profile
 from engine.settle import settle_round
-from firmware_host.service.commands import Command, CommandClient
+from protocol.commands import Command, CommandClient
 from firmware_host.service.controller import Controller
-from firmware_host.service.feed import Feed, FeedClient
+from protocol.feed import Feed, FeedClient
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import start_cli, wait_for
 from tests.firmware_host.rigs import JournalRig
 
@@ -335,7 +335,7 @@ def test_over_sockets_with_the_sim_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -
 def test_run_survives_sigkill_mid_hand_with_the_emulated_shoe(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
     import signal
 
-    from firmware_host.sim.shoe import SimShoeClient
+    from sim.shoe import SimShoeClient
 
     shoe, info = start_cli(["sim-shoe", "--tcp", "127.0.0.1:0", "--seed", "7", "--heartbeat", "0.2"], tmp_path)
     config = tmp_path / "table.toml"
@@ -402,7 +402,7 @@ silent_s = 5.0
 def test_gpio_devices_from_configuration(rig: Rig) -> None:
     """The sim GPIO backends (gpiozero mock pins): sensors and buttons reach the inbox, the tower
     light follows the table."""
-    from firmware_host.cli.run import Devices
+    from cli.run import Devices
     from firmware_host.service.config import Config
 
     cfg = Config.parse('[gpio]\nbackend = "sim"\n', source="gpio.toml")
@@ -442,7 +442,7 @@ def test_gpio_devices_from_configuration(rig: Rig) -> None:
 def test_a_start_journals_no_sensor_that_did_not_change(rig: Rig) -> None:
     """The sensors report their state when opened: journaled at the first start, not at the next ones
     (the journal gives the controller their last states back), and again only when one changed."""
-    from firmware_host.cli.run import Devices
+    from cli.run import Devices
     from firmware_host.service.config import Config
 
     cfg = Config.parse('[gpio]\nbackend = "sim"\n', source="gpio.toml")
@@ -602,7 +602,7 @@ endpoint = "ipc://{tmp_path}/cmd"
 url = "{info['port']}"
 ''')
     try:
-        run = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+        run = subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(config),
                               "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=30)
         assert run.returncode != 0
         assert "unsupported" in run.stderr and "2.0.0" in run.stderr
@@ -616,7 +616,7 @@ def test_the_shoe_served_from_the_controllers_loop(tmp_path: Path, ctx: zmq.Cont
     """A driven shoe link (how `croupier run` serves the shoe): its cards are read, journaled and
     published by the controller's own thread; `state` answers what the feed last showed."""
     from drivers.shoe_link import ShoeLink
-    from firmware_host.sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
+    from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 
     eps = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "cmd")}
     feed = Feed(ctx, "t8", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.2)

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from engine.paytables import read_profile
-from firmware_host.cli.history import history
-from firmware_host.cli.settle import run as settle_run
-from firmware_host.service.config import SecurityConfig
+from cli.history import history
+from cli.settle import run as settle_run
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 
 DEFAULT = read_profile("default")

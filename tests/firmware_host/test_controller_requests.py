@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.service.commands import Command
+from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import DuplicateRequest, Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 

@@ -9,7 +9,7 @@ import zmq
 
 from engine.settle import settle_round
 from engine.paytables import load_profile
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 from tests.firmware_host.test_signoff import SUPERVISOR, Table
 

@@ -16,18 +16,19 @@ from typing import Any
 import pytest
 import zmq
 
-from firmware_host.cli.run import open_feed
-from firmware_host.service.access import Caller
-from firmware_host.service.audit import AuditLog, Entry
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.config import Config, ConfigError
+from cli.run import open_feed
+from protocol.access import Caller
+from protocol.audit import AuditLog, Entry
+from protocol.commands import CommandClient
+from firmware_host.service.config import Config
+from protocol.config import ConfigError
 from firmware_host.service.controller import Controller
-from firmware_host.service.curve import client_keys
-from firmware_host.service.feed import FeedClient
+from protocol.curve import client_keys
+from protocol.feed import FeedClient
 from firmware_host.service.journal import Journal
-from firmware_host.service import keys
-from firmware_host.service.zap import ZapHandler, caller_of
-from firmware_host.tables.house import HouseSetup
+from protocol import keys
+from protocol.zap import ZapHandler, caller_of
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import start_cli, wait_for
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -256,7 +257,7 @@ def test_commands_are_attributed_to_the_key_role_and_address_or_the_local_role(t
 
 
 def run_check(config: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+    return subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(config),
                            "--state", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
 
 
@@ -301,7 +302,7 @@ def test_the_server_key_is_checked_at_start_exit_2_naming_it(tmp_path: Path, mak
 
 
 def test_keys_new_list_and_revoke(tmp_path: Path) -> None:
-    cli = [sys.executable, "-m", "firmware_host.cli", "keys"]
+    cli = [sys.executable, "-m", "cli", "keys"]
     d = str(tmp_path / "clients")
     assert subprocess.run([*cli, "new", "pit1", "--role", "pit", "--dir", d], capture_output=True).returncode == 0
     again = subprocess.run([*cli, "new", "pit1", "--role", "dealer", "--dir", d], capture_output=True, text=True)
@@ -356,7 +357,7 @@ def test_croupier_run_serves_curve_to_the_allowed_keys_only(tmp_path: Path, ctx:
     finally:
         proc.terminate()
         assert proc.wait(30) == 0
-    shown = subprocess.run([sys.executable, "-m", "firmware_host.cli", "audit", "show", "--json", "--state",
+    shown = subprocess.run([sys.executable, "-m", "cli", "audit", "show", "--json", "--state",
                             str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
     entries = [json.loads(line) for line in shown.stdout.splitlines()]
     refused = {(e["details"]["socket"], e["details"]["name"]) for e in entries if e["kind"] == "connection_refused"}

@@ -14,10 +14,10 @@ import pytest
 import zmq
 import zmq.auth
 
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.curve import ClientKeys, client_keys
-from firmware_host.service.keys import KeyFileError
-from firmware_host.service.feed import FeedClient, pack, unpack
+from protocol.commands import CommandClient
+from protocol.curve import ClientKeys, client_keys
+from protocol.keys import KeyFileError
+from protocol.feed import FeedClient, pack, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def keys(tmp_path: Path) -> dict[str, Path]:
     for name, role in (("table", "table"), ("display", "display"), ("other", "table")):
         public, secret = zmq.auth.create_certificates(str(tmp_path / "keys"), name, metadata={"role": role})
         made[name], made[f"{name}_secret"] = Path(public), Path(secret)
-        os.chmod(secret, 0o600)  # a secret others may read is refused (service/file_modes.py)
+        os.chmod(secret, 0o600)  # a secret others may read is refused (protocol/file_modes.py)
     return made
 
 
@@ -176,7 +176,7 @@ def test_key_files_are_checked_with_clear_errors(tmp_path: Path, keys: dict[str,
 
 
 def croupier(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=timeout)
 
 

@@ -10,8 +10,9 @@ import msgpack
 import pytest
 
 from engine import games
-from firmware_host.service.commands import Command, Malformed
-from firmware_host.service.config import Config, ConfigError
+from protocol.commands import Command, Malformed
+from firmware_host.service.config import Config
+from protocol.config import ConfigError
 
 
 def decode(**data: Any) -> Command:
@@ -186,7 +187,7 @@ def test_a_table_opens_every_declared_game(game: str) -> None:
 def test_the_poker_table_knows_every_declared_action(action: str) -> None:
     """Each declared action reaches the engine: taken, or refused by the rules, never unknown."""
     from engine.errors import EngineError
-    from firmware_host.tables.poker import PokerSetup
+    from firmware_host.tables.poker.table import PokerSetup
     setup = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
                                   "seats": 3, "stacks": {"1": 100, "2": 100, "3": 100}})
     table = setup.new_table(1)
@@ -203,7 +204,7 @@ def test_the_poker_table_knows_every_declared_action(action: str) -> None:
 
 def test_the_poker_table_refuses_an_undeclared_action_with_the_declared_ones() -> None:
     from engine.errors import IllegalAction
-    from firmware_host.tables.poker import PokerSetup
+    from firmware_host.tables.poker.table import PokerSetup
     table = PokerSetup.from_body({"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]},
                                   "seats": 2, "stacks": {"1": 100, "2": 100}}).new_table(1)
     table.deal()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import zmq
 
-from firmware_host.service.feed import Feed, FeedClient, FeedError, pack, unpack
+from protocol.feed import Feed, FeedClient, FeedError, pack, unpack
 from tests.firmware_host.processes import CARD_TEXTS, strings_in
 
 
@@ -244,10 +244,10 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     import random
 
     from drivers.card_reader import CardRead, Misread
-    from firmware_host.service.commands import Command
+    from protocol.commands import Command
     from firmware_host.service.controller import Controller
     from firmware_host.service.journal import Journal
-    from firmware_host.tables.house import HouseSetup
+    from firmware_host.tables.house.table import HouseSetup
 
     shm = Path("/dev/shm")
     state = Path(tempfile_dir(shm)) if shm.is_dir() else tmp_path / "state"
@@ -382,7 +382,7 @@ def test_watch_prints_plain_lines(ctx: zmq.Context[Any], tmp_path: Path) -> None
     import io
     import threading
 
-    from firmware_host.cli.watch import snapshot_endpoint_for, watch
+    from cli.watch import snapshot_endpoint_for, watch
 
     eps = endpoints(tmp_path)
     feed = Feed(ctx, "w1", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.05)
@@ -425,7 +425,7 @@ def test_watch_takes_a_new_snapshot_after_a_gap(ctx: zmq.Context[Any], tmp_path:
     import io
     import threading
 
-    from firmware_host.cli.watch import watch
+    from cli.watch import watch
 
     eps = endpoints(tmp_path)
     feed = Feed(ctx, "w1", public=eps["public"], snapshot=eps["snapshot"], heartbeat_s=0.02)
@@ -464,7 +464,7 @@ def test_watch_takes_a_new_snapshot_after_a_gap(ctx: zmq.Context[Any], tmp_path:
 
 
 def test_watch_says_whether_the_dealer_qualifies() -> None:
-    from firmware_host.cli.watch import format_line
+    from cli.watch import format_line
 
     base = {"kind": "update", "seq": 9, "boot": "b", "table": "t", "hand": 3, "game": "uth",
             "phase": "showdown", "board": [], "spots": []}

@@ -12,12 +12,12 @@ import pytest
 import zmq
 
 from drivers.card_reader import SimCardReader
-from firmware_host.service.commands import CommandClient
+from protocol.commands import CommandClient
 from firmware_host.service.controller import Controller
-from firmware_host.service.feed import Feed, pack, unpack
+from protocol.feed import Feed, pack, unpack
 from firmware_host.service.journal import Journal
-from firmware_host.sim.bots import TableEndpoints
-from firmware_host.tables.house import HouseSetup
+from sim.bots import TableEndpoints
+from firmware_host.tables.house.table import HouseSetup
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 

@@ -1,5 +1,5 @@
 """Secrets and trusted directories that other users may read or change are refused, naming the file and its mode
-(`service/file_modes.py`), as ssh refuses them: at `croupier run --check`, at start, in the display's check, and
+(`protocol/file_modes.py`), as ssh refuses them: at `croupier run --check`, at start, in the display's check, and
 a client certificate others may change is not let in."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.service import keys
-from firmware_host.service.users import User, Users
+from protocol import keys
+from protocol.users import User, Users
 from tests.firmware_host.test_curve import config_text, make_keys
 
 
 def check(config: Path, *command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *command, "--config", str(config), "--check"],
+    return subprocess.run([sys.executable, "-m", "cli", *command, "--config", str(config), "--check"],
                           capture_output=True, text=True, timeout=60)
 
 
@@ -95,7 +95,7 @@ def test_sign_in_off_loopback_needs_https_and_keys_tls_makes_the_certificate(tmp
         assert check(display, "display").returncode == 0, listen
     display.write_text('[display]\nlisten = "0.0.0.0:8080"\n', encoding="utf-8")
     assert check(display, "display").returncode == 0
-    made = subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "tls", "--dir", str(tmp_path / "tls"),
+    made = subprocess.run([sys.executable, "-m", "cli", "keys", "tls", "--dir", str(tmp_path / "tls"),
                            "--host", "croupier-t1.local", "--host", "10.0.0.11"], capture_output=True, text=True,
                           timeout=60)
     assert made.returncode == 0, made.stderr
@@ -105,6 +105,6 @@ def test_sign_in_off_loopback_needs_https_and_keys_tls_makes_the_certificate(tmp
                        f'tls_cert = "{tmp_path / "tls" / "display.crt"}"\ntls_key = "{tmp_path / "tls" / "display.key"}"\n',
                        encoding="utf-8")
     assert check(display, "display").returncode == 0
-    again = subprocess.run([sys.executable, "-m", "firmware_host.cli", "keys", "tls", "--dir", str(tmp_path / "tls"),
+    again = subprocess.run([sys.executable, "-m", "cli", "keys", "tls", "--dir", str(tmp_path / "tls"),
                             "--host", "x"], capture_output=True, text=True, timeout=60)
     assert again.returncode == 1 and "already there" in again.stderr  # never overwritten

@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_host.cli.history import history
-from firmware_host.service.access import Caller
-from firmware_host.service.commands import Command
-from firmware_host.service.config import SecurityConfig
+from cli.history import history
+from protocol.access import Caller
+from protocol.commands import Command
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.service.users import User, Users
-from firmware_host.tables.house import HouseSetup
+from protocol.users import User, Users
+from firmware_host.tables.house.table import HouseSetup
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 
@@ -53,7 +53,7 @@ def make_journal(path: Path) -> Controller:
 
 def test_json_lines_resettle_with_croupier_settle(tmp_path: Path) -> None:
     c = make_journal(tmp_path)  # the controller keeps the journal open, stopped by a fault
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(tmp_path),
+    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(tmp_path),
                           "--json", "--last", "5"], capture_output=True, text=True, check=True).stdout
     lines = [json.loads(line) for line in out.splitlines()]
     assert [(h["hand"], h["status"]) for h in lines] == [(1, "settled"), (2, "voided")]
@@ -62,7 +62,7 @@ def test_json_lines_resettle_with_croupier_settle(tmp_path: Path) -> None:
     assert settled["round"]["spots"][0] == {"seat": 1, "cards": ["Ah", "Ks"],
                                             "bets": {"ante": 100, "blind": 100, "trips": 100},
                                             "play": {"street": "preflop", "multiple": 4}}
-    resettled = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle"],
+    resettled = subprocess.run([sys.executable, "-m", "cli", "settle"],
                                input=json.dumps(settled["round"]) + "\n", capture_output=True, text=True,
                                check=True).stdout
     assert json.loads(resettled) == settled["settlement"]

@@ -14,12 +14,12 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.service import keys
-from firmware_host.service.commands import Command, CommandClient
-from firmware_host.service.config import SecurityConfig
+from protocol import keys
+from protocol.commands import Command, CommandClient
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.test_curve import SecureTable
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -78,7 +78,7 @@ def local(tmp_path: Path, ctx: zmq.Context[Any], request: pytest.FixtureRequest)
 
 
 def cli_history(state: Path, last: int = 0) -> list[dict[str, Any]]:
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state), "--json",
+    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state), "--json",
                           "--last", str(last)], capture_output=True, text=True, check=True).stdout
     return [json.loads(line) for line in out.splitlines()]
 

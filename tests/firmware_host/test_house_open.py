@@ -8,7 +8,7 @@ import pytest
 
 from engine.errors import ProfileError
 from engine.paytables import read_profile
-from firmware_host.tables.house_open import MissingLimits, changes, open_body, profile_of
+from firmware_host.tables.house.opening import MissingLimits, changes, open_body, profile_of
 
 DEFAULT = read_profile("default")
 

@@ -12,7 +12,7 @@ import pytest
 from drivers.readings import CardRead
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import JOURNAL_FILE, Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)

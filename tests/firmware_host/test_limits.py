@@ -13,14 +13,15 @@ import pytest
 import zmq
 
 from drivers.readings import ButtonPress
-from firmware_host.service.commands import (
+from protocol.commands import (
     MAX_ID_CHARS, MAX_REQUEST_BYTES, Command, CommandClient, Malformed, request_id_of,
 )
-from firmware_host.service.config import CommandsConfig, Config, ConfigError
+from firmware_host.service.config import CommandsConfig, Config
+from protocol.config import ConfigError
 from firmware_host.service.controller import Controller
-from firmware_host.service.fairness import Admission, TokenBucket
+from protocol.fairness import Admission, TokenBucket
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)

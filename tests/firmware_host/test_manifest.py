@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.service import manifest as mf
-from firmware_host.service.audit import AuditLog
+from protocol.audit import AuditLog
 from tests.firmware_host.processes import table_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,7 +41,7 @@ def copy(tmp_path: Path) -> Path:
 
 def croupier(code: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`croupier ARGS` importing the packages from the copy at `code`."""
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], cwd=code, env=_env(code),
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=code, env=_env(code),
                           capture_output=True, text=True, timeout=120)
 
 
@@ -188,7 +188,7 @@ def test_a_changed_module_stops_the_start(copy: Path) -> None:
     state = copy.parent / "state"
     done = croupier(copy, "run", "--config", str(signed_table(copy)), "--state", str(state))
     assert done.returncode == 1
-    assert "firmware_host/service/commands.py: changed" in done.stderr and "Traceback" not in done.stderr
+    assert "protocol/commands.py: changed" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""  # never ready
     assert not (state / "journal.sqlite3").exists()  # stopped before the journal
     audit = AuditLog.open(state, readonly=True)
@@ -197,7 +197,7 @@ def test_a_changed_module_stops_the_start(copy: Path) -> None:
     finally:
         audit.close()
     assert [e.kind for e in entries] == ["integrity_failed"]
-    assert entries[0].details["files"] == ["firmware_host/service/commands.py: changed"]
+    assert entries[0].details["files"] == ["protocol/commands.py: changed"]
 
 
 def test_a_missing_key_file_is_a_configuration_error(copy: Path) -> None:
@@ -211,7 +211,7 @@ def test_a_missing_key_file_is_a_configuration_error(copy: Path) -> None:
 def test_an_unchanged_copy_starts_and_records_the_manifest(copy: Path) -> None:
     manifest = sign(copy)
     state = copy.parent / "state"
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(signed_table(copy)),
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "run", "--config", str(signed_table(copy)),
                              "--state", str(state)], cwd=copy, env=_env(copy), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:

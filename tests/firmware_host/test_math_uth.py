@@ -12,14 +12,14 @@ from engine.cards import DECK, parse_cards
 from engine.evaluate import high_strength7
 from engine.paytables import load_profile, read_profile
 from engine.ultimate_holdem import UthHand, UthPlay, UthSpot, settle_uth
-from firmware_host.cli import main
-from firmware_host.math import cache
-from firmware_host.math.batch_eval import categories, evaluate
-from firmware_host.math.uth import rules_key, rules_of, uth_figures
-from firmware_host.math.uth_count import DEALER_HANDS, LOCAL_I, LOCAL_J, showdowns
-from firmware_host.math.uth_pass import deal_values, qualifier_strength
-from firmware_host.math.uth_simple import flop_raises, preflop_raises
-from firmware_host.math.uth_tables import CARD_PERM, pair_index, symmetry, triple_index
+from cli import main
+from analysis import cache
+from analysis.batch_eval import categories, evaluate
+from analysis.uth.edges import rules_key, rules_of, uth_figures
+from analysis.uth.count import DEALER_HANDS, LOCAL_I, LOCAL_J, showdowns
+from analysis.uth.deals import deal_values, qualifier_strength
+from analysis.uth.simple import flop_raises, preflop_raises
+from analysis.uth.symmetry import CARD_PERM, pair_index, symmetry, triple_index
 
 SEVEN_CARD_COUNTS = {  # the published counts of the 133,784,560 seven-card hands (bench/eval7.py)
     "high_card": 23_294_460, "pair": 58_627_800, "two_pair": 31_433_400, "three_of_a_kind": 6_461_620,

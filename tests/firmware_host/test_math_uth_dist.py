@@ -13,13 +13,13 @@ import pytest
 from engine.cards import DECK, parse_cards
 from engine.paytables import load_profile, read_profile
 from engine.ultimate_holdem import UthHand, UthPlay, UthSpot, settle_uth
-from firmware_host.cli import main
-from firmware_host.math import cache
-from firmware_host.math.par import bet_figures
-from firmware_host.math.uth import _play, figures_from, rules_key, rules_of
-from firmware_host.math.uth_dist import RESULTS, expected, layout, nets, optimal_cells
-from firmware_host.math.uth_pass import FLOP_PLACES, deal_values, run_pass
-from firmware_host.math.uth_tables import pair_index, symmetry, triple_index
+from cli import main
+from analysis import cache
+from analysis.par import bet_figures
+from analysis.uth.edges import _play, figures_from, rules_key, rules_of
+from analysis.uth.dist import RESULTS, expected, layout, nets, optimal_cells
+from analysis.uth.deals import FLOP_PLACES, deal_values, run_pass
+from analysis.uth.symmetry import pair_index, symmetry, triple_index
 
 BOARDS = slice(5000, 5004)  # four representative boards: the subproblem the pass runs on here
 STREET = {4: "preflop", 3: "preflop", 2: "flop", 1: "river"}

@@ -23,7 +23,7 @@ import zmq
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.service.notify import Notifier
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import table_config
 
 
@@ -172,7 +172,7 @@ def test_croupier_run_says_ready_after_its_ready_line_then_pings_then_stopping(
     env = {**os.environ, "NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "200000"}
     env.pop("WATCHDOG_PID", None)
     log = open(tmp_path / "run.log", "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "run", "--config", str(config),
                              "--state", str(tmp_path / "state")],
                             stdout=subprocess.PIPE, stderr=log, text=True, env=env)
     try:

@@ -12,9 +12,9 @@ import zmq
 
 from engine.errors import ProfileError
 from engine.paytables import read_profile
-from firmware_host.service.commands import CommandClient
-from firmware_host.sim.bots import make_supervisor
-from firmware_host.service.config import SecurityConfig
+from protocol.commands import CommandClient
+from sim.bots import make_supervisor
+from protocol.config import SecurityConfig
 from firmware_host.service.journal import Journal
 from firmware_host.service.profiles import MAX_PROFILE_BYTES, requested_profile
 from tests.firmware_host.rigs import JournalRig

@@ -1,4 +1,4 @@
-"""The feed's update packer (`service/packing.py`): byte for byte msgpack's packing of the whole map, the last hands and paytable packed once while they are the same objects, and packed again when they change."""
+"""The feed's update packer (`protocol/packing.py`): byte for byte msgpack's packing of the whole map, the last hands and paytable packed once while they are the same objects, and packed again when they change."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.service.feed import Feed
-from firmware_host.service.packing import UpdatePacker
-from firmware_host.sim.floor import play_pool
+from protocol.feed import Feed
+from protocol.packing import UpdatePacker
+from sim.floor.tables import play_pool
 
 HEAD = {"table": "uth-1", "boot": "b", "seq": 7, "kind": "update", "hand": None, "phase": None}
 

@@ -17,9 +17,9 @@ import pytest
 from engine.errors import ProfileError
 from engine.house_edge import DEALER_HANDS, PLAYER_HANDS, category_of, dealer_counts, hand_key, play_value
 from engine.paytables import load_profile, parse_profile, read_profile
-from firmware_host.cli import main
-from firmware_host.math.figures import FiguresUnavailable, figures
-from firmware_host.math.par import ParSheet, par_sheet
+from cli import main
+from analysis.figures import FiguresUnavailable, figures
+from analysis.par import ParSheet, par_sheet
 
 STANDARD = read_profile("standard")
 
@@ -28,7 +28,7 @@ STANDARD = read_profile("standard")
 def no_uth_math(monkeypatch: pytest.MonkeyPatch) -> None:
     """UTH's figures take minutes when this build has them: these tests certify 3CP only (an import
     of the module finds None: what a build without it does)."""
-    monkeypatch.setitem(sys.modules, "firmware_host.math.uth", None)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "analysis.uth.edges", None)  # type: ignore[arg-type]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -130,7 +130,7 @@ def test_uth_says_plainly_when_this_build_has_no_figures(capsys: pytest.CaptureF
 
 def test_a_uth_sheet_from_its_figures_function_bounds_what_it_cannot_know(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # The UTH figures' shape (firmware_host.math.figures); the numbers are small and made up.
+    # The UTH figures' shape (analysis.figures); the numbers are small and made up.
     def uth_figures(profile: Any, *, progress: bool = False) -> dict[str, Any]:
         bet = {"house_edge": Fraction(1, 10), "outcomes": [
             {"outcome": "wins", "weight": 2, "probability": Fraction(2, 5), "pays": Fraction(5, 4)},
@@ -139,7 +139,7 @@ def test_a_uth_sheet_from_its_figures_function_bounds_what_it_cannot_know(
                                                  {"outcome": "nothing", "weight": 3, "probability": 0.75, "pays": -1.0}]}
         return {"ante_blind_play": bet, "trips": trips, "simple_strategy": bet, "method": "made up"}
 
-    monkeypatch.setitem(sys.modules, "firmware_host.math.uth", types.SimpleNamespace(uth_figures=uth_figures))
+    monkeypatch.setitem(sys.modules, "analysis.uth.edges", types.SimpleNamespace(uth_figures=uth_figures))
     status, out, err = run(capsys, "par", "--game", "uth", "--profile", "default", "--format", "json")
     assert status == 0, err
     data = json.loads(out)

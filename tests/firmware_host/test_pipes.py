@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_host.service.commands import Command
+from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.cli.output import EXIT_BROKEN_PIPE
-from firmware_host.tables.house import HouseSetup
+from cli.output import EXIT_BROKEN_PIPE
+from firmware_host.tables.house.table import HouseSetup
 
 
 def run_into_closed_pipe(argv: list[str], stdin: bytes = b"") -> tuple[int, str]:
@@ -21,7 +21,7 @@ def run_into_closed_pipe(argv: list[str], stdin: bytes = b"") -> tuple[int, str]
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run([sys.executable, "-m", "firmware_host.cli", *argv], input=stdin, stdout=write_end,
+        proc = subprocess.run([sys.executable, "-m", "cli", *argv], input=stdin, stdout=write_end,
                               stderr=subprocess.PIPE, timeout=60)
     finally:
         os.close(write_end)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import zmq
 
-from firmware_host.service.commands import Malformed
-from firmware_host.service.feed import Feed, unpack
+from protocol.commands import Malformed
+from protocol.feed import Feed, unpack
 from tests.firmware_host.test_poker_table import Rig
 
 REVEAL = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,

@@ -14,12 +14,12 @@ import pytest
 import zmq
 
 from engine.phh import parse_phhs, replay
-from firmware_host.cli.phh import export_state
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.feed import FeedClient
+from cli.phh import export_state
+from protocol.commands import CommandClient
+from protocol.feed import FeedClient
 from firmware_host.service.journal import Journal
-from firmware_host.sim.bots import make_supervisor
-from firmware_host.sim.shoe import SimShoeClient
+from sim.bots import make_supervisor
+from sim.shoe import SimShoeClient
 from tests.firmware_host.processes import start_cli, wait_for
 
 

@@ -14,10 +14,10 @@ import pytest
 from drivers.card_reader import CardRead
 from engine.cards import DECK
 from engine.phh import parse_phh, parse_phhs, replay
-from firmware_host.cli.phh import export_state
+from cli.phh import export_state
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.poker import PokerSetup, PokerTable
+from firmware_host.tables.poker.table import PokerSetup, PokerTable
 from tests.firmware_host.processes import CARD_TEXTS, strings_in
 from tests.firmware_host.rigs import JournalRig
 
@@ -477,7 +477,7 @@ def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
 def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
     import zmq
 
-    from firmware_host.service.feed import Feed, pack, unpack
+    from protocol.feed import Feed, pack, unpack
 
     ctx: zmq.Context[Any] = zmq.Context()
     feed = Feed(ctx, "prop", public="inproc://pub", snapshot="inproc://snap", full="inproc://full",
@@ -588,7 +588,7 @@ def test_setup_refuses_what_the_engine_would(tmp_path: Path) -> None:
 def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
     import json
 
-    from firmware_host.cli.history import history
+    from cli.history import history
 
     holdem_preflop(rig)
     rig.act(3, "call")
@@ -617,7 +617,8 @@ def test_history_shows_poker_hands_and_the_hand_in_progress(rig: Rig) -> None:
 
 
 def test_configuration_opens_a_poker_table(tmp_path: Path) -> None:
-    from firmware_host.service.config import Config, ConfigError
+    from firmware_host.service.config import Config
+    from protocol.config import ConfigError
 
     cfg = Config.parse('[table]\ngame = "razz"\nseats = 8\n[poker]\nstructure = "fixed-limit"\nantes = 1\n'
                        'bring_in = 2\nsmall_bet = 5\nbig_bet = 10\nseated = [1, 4, 8]\nbuy_in = 300\n', "t.toml")
@@ -673,7 +674,7 @@ def test_phh_export_from_the_command_line_replays_with_check(rig: Rig, tmp_path:
     import sys
 
     test_draw_hand_discards_replacements_and_the_discard_reader(rig)
-    cli = [sys.executable, "-m", "firmware_host.cli", "phh"]
+    cli = [sys.executable, "-m", "cli", "phh"]
     exported = subprocess.run([*cli, "export", "--state", str(rig.path), "--last", "1"], capture_output=True,
                               text=True, timeout=60)
     assert exported.returncode == 0, exported.stderr
@@ -690,7 +691,7 @@ def test_phh_export_from_the_command_line_replays_with_check(rig: Rig, tmp_path:
 
 
 def test_watch_prints_a_poker_table(rig: Rig) -> None:
-    from firmware_host.cli.watch import format_line, render_screen
+    from cli.watch import format_line, render_screen
 
     holdem_preflop(rig)
     message = {"table": "t", "boot": "b", "seq": 1, "kind": "update", **rig.state()}
@@ -709,7 +710,7 @@ def test_a_mixed_game_keeps_the_players_stacks_and_button(rig: Rig) -> None:
         rig.act(seat, "show")
     rig.ok("confirm")
     rig.ok("seat", seat=6, action="sit_out")
-    from firmware_host.service.commands import Malformed
+    from protocol.commands import Malformed
     with pytest.raises(Malformed, match="keep_seats"):
         rig.cmd("open", game="razz", structure="fixed-limit", keep_seats=True, stacks={"1": 5})
     rig.ok("open", game="razz", structure="fixed-limit", keep_seats=True,
@@ -727,7 +728,8 @@ def test_a_mixed_game_keeps_the_players_stacks_and_button(rig: Rig) -> None:
 def test_the_house_rake_as_a_table_setting(rig: Rig) -> None:
     """`rake` in the open (or `[poker] rake_bp / rake_cap` in the configuration): taken from the main
     pot first, at most the cap, none when the hand ends before the flop (no flop, no drop)."""
-    from firmware_host.service.config import Config, ConfigError
+    from firmware_host.service.config import Config
+    from protocol.config import ConfigError
 
     raked = {**HOLDEM, "rake": {"rate_bp": 500, "cap": 10}}
     rig.ok("open", **raked)
@@ -771,7 +773,7 @@ def test_the_house_rake_as_a_table_setting(rig: Rig) -> None:
     assert shown["hand"] == 2 and shown["phase"] == "settled" and shown["results"]["rake"] == 0
     assert rig.restart().public_state() == shown and rig.c.hand == 3  # the rake survives the journal's replay
     # refused: a rake nobody could apply, a rake at a house game
-    from firmware_host.service.commands import Malformed
+    from protocol.commands import Malformed
     with pytest.raises(Malformed, match="open: rake: 20000 out of range"):
         rig.cmd("open", **{**HOLDEM, "rake": {"rate_bp": 20000, "cap": 10}})
     with pytest.raises(Malformed, match="open: rake: unknown key 'rate'"):

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from firmware_host.display.words import catalogs
-from firmware_host.service.access import Caller
-from firmware_host.service.commands import Command, Malformed
-from firmware_host.service.config import SecurityConfig
+from protocol.access import Caller
+from protocol.commands import Command, Malformed
+from protocol.config import SecurityConfig
 from firmware_host.service.refusals import english
-from firmware_host.service.users import User, Users
+from protocol.users import User, Users
 from firmware_host.tables.base import FAULT_SAYS
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def test_void_clear_and_the_sign_off(rig: Rig) -> None:
 
 
 def test_a_refusal_without_words_of_its_own_says_refusal_other_with_the_english() -> None:
-    from firmware_host.service.commands import error_reply
+    from protocol.commands import error_reply
     reply = error_reply("r1", "illegal", "something new")
     assert reply["say"] == {"key": "refusal.other", "args": {"why": "something new"}}
     assert error_reply(None, "malformed", "bad")["say"]["key"] == "refusal.malformed"

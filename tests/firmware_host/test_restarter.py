@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from firmware_host.sim.restarter import Restarter, RestarterError
+from sim.restarter import Restarter, RestarterError
 
 SERVICE = [sys.executable, "-c",
            "import json, os, time; print(json.dumps({'ready': True, 'pid': os.getpid()}), flush=True); time.sleep(60)"]

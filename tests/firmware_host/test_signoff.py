@@ -17,15 +17,15 @@ import pytest
 import zmq
 
 from engine import redact
-from firmware_host.service.audit import AuditLog
-from firmware_host.service.commands import Command, CommandClient
-from firmware_host.service.config import SecurityConfig
+from protocol.audit import AuditLog
+from protocol.commands import Command, CommandClient
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.service.signoff import REFUSED
-from firmware_host.service.users import User, Users
-from firmware_host.sim.bots import free_tcp_port
-from firmware_host.tables.house import HouseSetup
+from protocol.signoff import REFUSED
+from protocol.users import User, Users
+from sim.bots import free_tcp_port
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import table_config
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -206,7 +206,7 @@ def test_auth_is_neither_an_argument_nor_part_of_the_digest() -> None:
 
 
 def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], input=stdin, capture_output=True,
                           text=True, timeout=60)
 
 

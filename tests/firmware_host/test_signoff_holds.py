@@ -15,17 +15,17 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.service import signoff as signoff_module
-from firmware_host.service import users as users_module
-from firmware_host.service.access import Caller
-from firmware_host.service.audit import AuditLog
+from protocol import signoff as signoff_module
+from protocol import users as users_module
+from protocol.access import Caller
+from protocol.audit import AuditLog
 from firmware_host.service.command_desk import MAX_DEFER_S, QUIET_S, PinChecks
-from firmware_host.service.commands import Command
-from firmware_host.service.config import SecurityConfig
+from protocol.commands import Command
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.service.signoff import AUDIT_MOST, AUDIT_WINDOW_S, PIN_BURST, REFUSED, Verdict
-from firmware_host.service.users import User, Users
+from protocol.signoff import AUDIT_MOST, AUDIT_WINDOW_S, PIN_BURST, REFUSED, Verdict
+from protocol.users import User, Users
 from tests.firmware_host.test_signoff import PIN, SUPERVISOR, UTH, Table
 
 CONSOLE = Caller("dealer", key="console-3", address="10.0.0.3")

@@ -18,7 +18,7 @@ from drivers.readings import DeviceOnline, Sensor
 from drivers.shoe_sensors import SensorChange
 from drivers.shoe_protocol import Ack, Decoder, MsgType, encode_message
 from drivers.shoe_link import ShoeLink
-from firmware_host.sim.shoe import FRESH_DECK, ShoeEmpty, ShoeFirmware, SimShoeClient
+from sim.shoe import FRESH_DECK, ShoeEmpty, ShoeFirmware, SimShoeClient
 
 
 def test_deck_is_a_seeded_shuffle_of_52() -> None:
@@ -85,7 +85,7 @@ def test_duplicate_fault_repeats_the_last_card() -> None:
 
 
 def start_cli(*args: str) -> tuple[subprocess.Popen[str], dict[str, Any]]:
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "sim-shoe", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "sim-shoe", *args],
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     return proc, json.loads(proc.stdout.readline())
@@ -118,7 +118,7 @@ def test_cli_serves_a_host_and_a_dealer(link: list[str]) -> None:
 
 
 def test_cli_rejects_a_bad_version() -> None:
-    result = subprocess.run([sys.executable, "-m", "firmware_host.cli", "sim-shoe", "--firmware", "1.x"],
+    result = subprocess.run([sys.executable, "-m", "cli", "sim-shoe", "--firmware", "1.x"],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "not a firmware version" in result.stderr
 
@@ -129,7 +129,7 @@ def test_cli_with_its_port_in_use_says_so_in_one_line(option: str) -> None:
     try:
         address = "127.0.0.1:%d" % taken.getsockname()[1]
         args = [option, address] + (["--tcp", "127.0.0.1:0"] if option == "--control" else [])
-        result = subprocess.run([sys.executable, "-m", "firmware_host.cli", "sim-shoe", *args],
+        result = subprocess.run([sys.executable, "-m", "cli", "sim-shoe", *args],
                                 capture_output=True, text=True, timeout=30)
     finally:
         taken.close()
@@ -140,7 +140,7 @@ def test_cli_with_its_port_in_use_says_so_in_one_line(option: str) -> None:
 
 
 def test_paced_line_delivers_a_burst_in_order() -> None:
-    from firmware_host.sim.shoe import SimShoeServer
+    from sim.shoe import SimShoeServer
     server = SimShoeServer(ShoeFirmware(seed=6, boot=3), link="tcp", baud=115200).start()
     inbox: queue.Queue[Any] = queue.Queue()
     link = ShoeLink(inbox.put, url=server.port_url)

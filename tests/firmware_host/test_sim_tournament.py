@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from engine.tournament import BlindLevel, PayoutRow, parse_tournament
-from firmware_host.sim.tournament import DEMO_TOURNAMENT, SimError, TournamentRun, demo_tournament
+from sim.tournament.hands import DEMO_TOURNAMENT, SimError, TournamentRun, demo_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
 
 

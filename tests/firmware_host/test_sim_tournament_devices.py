@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from engine.tournament import parse_tournament
-from firmware_host.cli.demo import tournament_table
+from cli.demo import tournament_table
 from firmware_host.service.journal import Journal
-from firmware_host.sim.tournament import DEMO_TOURNAMENT
-from firmware_host.sim.tournament_devices import DeviceTournamentRun
+from sim.tournament.hands import DEMO_TOURNAMENT
+from sim.tournament.devices import DeviceTournamentRun
 from tests.firmware_host.test_sim_tournament import ROOT, check_the_run, hands_of
 
 SIX = """
@@ -82,7 +82,7 @@ def state(tmp_path: Path) -> Iterator[Path]:
 
 
 def journal_of(table_dir: Path) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--json", "--last", "0",
+    done = subprocess.run([sys.executable, "-m", "cli", "history", "--json", "--last", "0",
                            "--state", str(table_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
@@ -137,7 +137,7 @@ def test_six_players_on_two_tables_play_to_one_winner_on_the_devices(state: Path
 
 @pytest.mark.soak
 def test_the_demo_tournament_on_the_devices_24_players_3_tables(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--tournament", "--players", "24",
+    done = subprocess.run([sys.executable, "-m", "cli", "demo", "--tournament", "--players", "24",
                            "--tables", "3", "--seed", "1", "--state", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
@@ -148,7 +148,7 @@ def test_the_demo_tournament_on_the_devices_24_players_3_tables(tmp_path: Path) 
 
 
 def test_the_command_line_plays_on_the_devices_by_default_each_journal_in_its_table_directory(state: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--tournament", "--players", "2",
+    done = subprocess.run([sys.executable, "-m", "cli", "demo", "--tournament", "--players", "2",
                            "--tables", "1", "--seed", "1", "--state", str(state)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -1,4 +1,4 @@
-"""`croupier demo --tournament --director`: the production director (`floor/director_floorman.py`) drives real
+"""`croupier demo --tournament --director`: the production director (`floor/director/floorman.py`) drives real
 `croupier run` tables with emulated shoes and bot dealers to one winner: seats drawn, players placed, tables
 broken and balanced, hand-for-hand at the bubble holding both tables, every journal's hands settled."""
 
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from engine.tournament import parse_tournament
-from firmware_host.cli.demo import tournament_table
+from cli.demo import tournament_table
 from firmware_host.service.journal import Journal
-from firmware_host.sim.tournament_director import DirectorTournamentRun
+from sim.tournament.director import DirectorTournamentRun
 from tests.firmware_host.test_sim_tournament import ROOT
 from tests.firmware_host.test_sim_tournament_devices import SIX, state  # noqa: F401 (the fixture)
 
@@ -63,7 +63,7 @@ def test_six_players_on_two_tables_driven_by_the_director(state: Path) -> None: 
 
 @pytest.mark.soak
 def test_the_demo_tournament_driven_by_the_director_24_players_3_tables(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--tournament", "--director",
+    done = subprocess.run([sys.executable, "-m", "cli", "demo", "--tournament", "--director",
                            "--players", "24", "--tables", "3", "--state", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]

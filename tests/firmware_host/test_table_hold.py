@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.cards import DECK
-from firmware_host.service.access import Caller
-from firmware_host.service.commands import Command
+from protocol.access import Caller
+from protocol.commands import Command
 from tests.firmware_host.test_poker_table import HOLDEM, HOLDEM_HOLE, Rig
 
 HFH = {"reason": "hand-for-hand", "by": "tournament"}

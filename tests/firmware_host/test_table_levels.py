@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.service.access import Caller
-from firmware_host.service.commands import Command
+from protocol.access import Caller
+from protocol.commands import Command
 from tests.firmware_host.test_poker_table import HOLDEM, HOLDEM_BOARD, Rig, holdem_preflop
 
 LEVEL_2 = {"stakes": {"blinds": [2, 4], "antes": 1}, "level": 2, "tournament": "Sunday"}

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.readings import CardRead
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from firmware_host.tables.steps import STEPS
 from tests.firmware_host.rigs import JournalRig
 

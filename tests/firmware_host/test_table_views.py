@@ -11,8 +11,8 @@ from engine.cards import DECK
 from engine.errors import EngineError
 from engine import redact
 from firmware_host.tables.base import FaultKind
-from firmware_host.tables.house import HouseSetup, HouseTable
-from firmware_host.tables.house_open import open_body
+from firmware_host.tables.house.table import HouseSetup, HouseTable
+from firmware_host.tables.house.opening import open_body
 from firmware_host.tables.state import TableState
 from tests.firmware_host.processes import strings_in
 

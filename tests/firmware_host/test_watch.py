@@ -15,13 +15,13 @@ from typing import Any
 import zmq
 
 from drivers.card_reader import SimCardReader
-from firmware_host.cli.watch import render_screen, watch
-from firmware_host.service.commands import CommandClient
+from cli.watch import render_screen, watch
+from protocol.commands import CommandClient
 from firmware_host.service.controller import Controller
-from firmware_host.service.feed import Feed
+from protocol.feed import Feed
 from firmware_host.service.journal import Journal
 from engine.money import Money
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import start_cli, table_config
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -29,7 +29,7 @@ HEARTBEAT_S = 0.2
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL)
 
 
@@ -144,7 +144,7 @@ def test_watch_says_offline_when_the_controller_is_killed_and_clears_when_it_is_
                       .replace('game = "uth"', 'game = "uth"\ncurrency = "JPY"'))
     state = tmp_path / "state"
     run, ready = start_cli(["run", "--config", str(config), "--state", str(state)], tmp_path)
-    watcher = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "watch", f"ipc://{tmp_path}/public",
+    watcher = subprocess.Popen([sys.executable, "-m", "cli", "watch", f"ipc://{tmp_path}/public",
                                 "--snapshot", f"ipc://{tmp_path}/snapshot", "--plain", "--heartbeat-s",
                                 str(HEARTBEAT_S)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = lines_of(watcher)

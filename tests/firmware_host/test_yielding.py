@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from firmware_host.sim.bots import BotPlayer, SimLimits
-from firmware_host.sim.yielding import Yielding
+from sim.bots import BotPlayer, SimLimits
+from sim.yielding import Yielding
 
 LIMITS = SimLimits()
 

@@ -11,11 +11,11 @@ from typing import Any
 import zmq
 
 from drivers.card_reader import CardRead
-from firmware_host.service.access import DEFAULT_RIGHTS
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.config import RightsConfig, SecurityConfig
+from protocol.access import DEFAULT_RIGHTS
+from protocol.commands import CommandClient
+from protocol.config import RightsConfig, SecurityConfig
 from firmware_host.service.controller import Controller
-from firmware_host.service.feed import Feed
+from protocol.feed import Feed
 from firmware_host.service.journal import Journal
 from firmware_host.tables.registry import open_setup
 from tests.firmware_host.processes import wait_for

@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 import zmq
 
-from firmware_host.floor.director import Director
-from firmware_host.floor.director_config import DirectorConfig
-from firmware_host.floor.director_state import DirectorError
-from firmware_host.service.commands import Command, CommandClient
-from firmware_host.service.config import ConfigError, SecurityConfig
+from floor.director.service import Director
+from floor.director.config import DirectorConfig
+from floor.director.state import DirectorError
+from protocol.commands import Command, CommandClient
+from protocol.config import ConfigError, SecurityConfig
 from firmware_host.service.controller import Controller
-from firmware_host.service.feed import FeedClient
+from protocol.feed import FeedClient
 from firmware_host.service.journal import Journal
-from firmware_host.service.users import User, Users
+from protocol.users import User, Users
 from tests.firmware_host.processes import start_cli, wait_for
 
 SUPERVISOR = {"user": "ana", "pin": "4321"}
@@ -243,7 +243,7 @@ def test_croupier_tournament_starts_and_exits_cleanly(tmp_path: Path, ctx: zmq.C
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
-    from firmware_host.cli import main
+    from cli import main
     (tmp_path / "bad.toml").write_text("[director]\npublic = 1\n", encoding="utf-8")
     assert main(["tournament", "--config", str(tmp_path / "bad.toml"), "--check"]) == 2
     assert "[director] tournament is missing" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The director's breaks on real tables (`floor/director_breaks.py`): the clock's break holds every table and
+"""The director's breaks on real tables (`floor/director/breaks.py`): the clock's break holds every table and
 its end releases them (a pause in it holding them on until the clock, resumed, has run the break out); a
 colour-up's chip race run at a real table from its shoe's readings (000's worked example), journaled by the
 director with each table's race, once across a restart; and the holds of a break and of hand-for-hand not
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.tournament import parse_tournament
-from firmware_host.floor.director_feeds import Seating
-from firmware_host.floor.director_seating import FloorPlan, draw_body, stakes_of
+from floor.director.feeds import Seating
+from floor.director.seating import FloorPlan, draw_body, stakes_of
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import write_director
 from tests.floor.test_director_seating import Room, ctx, director_events, room  # noqa: F401 (the fixtures)

@@ -1,4 +1,4 @@
-"""The director's draw for the button on real tables (`floor/director_button.py`): each table the seat draw opens is
+"""The director's draw for the button on real tables (`floor/director/button.py`): each table the seat draw opens is
 held (reason `button-draw`), opened with no button and sent the `button-draw`; its shoe deals the high cards from
 seat 1; the director journals the cards and the button its feed shows, its view shows them, and the table, released,
 deals its first hand with that button. A restart of the director while the cards are dealt takes the draw once."""
@@ -13,11 +13,11 @@ import pytest
 
 from engine.errors import TournamentError
 from engine.tournament import parse_tournament
-from firmware_host.floor.director_config import DirectorConfig
-from firmware_host.floor.director_entries import seat_entry
-from firmware_host.floor.director_feeds import Seating
-from firmware_host.floor.director_seating import FloorPlan, draw_body, stakes_of
-from firmware_host.service.config import ConfigError
+from floor.director.config import DirectorConfig
+from floor.director.entries import seat_entry
+from floor.director.feeds import Seating
+from floor.director.seating import FloorPlan, draw_body, stakes_of
+from protocol.config import ConfigError
 from tests.firmware_host.processes import wait_for
 from tests.floor.live_tables import LiveTable
 from tests.floor.test_director import write_director

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from engine.tournament.config import BlindLevel
-from firmware_host.floor.director import level_request
+from floor.director.service import level_request
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import SUPERVISOR, Running, write_director
 from tests.floor.test_director_seating import Room, director_events, opens, room  # noqa: F401 (the fixtures)

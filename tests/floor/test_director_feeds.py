@@ -16,13 +16,13 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.floor.director import Director
-from firmware_host.floor.director_config import DirectorConfig
-from firmware_host.floor.director_feeds import Seating, out_of, settled_hand
-from firmware_host.service.audit import AuditLog
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.config import ConfigError
-from firmware_host.service.feed import Feed
+from floor.director.service import Director
+from floor.director.config import DirectorConfig
+from floor.director.feeds import Seating, out_of, settled_hand
+from protocol.audit import AuditLog
+from protocol.commands import CommandClient
+from protocol.config import ConfigError
+from protocol.feed import Feed
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import TOURNAMENT, write_director
 

@@ -9,9 +9,9 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.floor.director_gate import DIRECTOR_BURST
-from firmware_host.service.audit import AuditLog
-from firmware_host.service.commands import MAX_REQUEST_BYTES
+from floor.director.gate import DIRECTOR_BURST
+from protocol.audit import AuditLog
+from protocol.commands import MAX_REQUEST_BYTES
 from tests.floor.test_director import Running, director, feed_of  # noqa: F401 (the fixture)
 
 

@@ -17,19 +17,19 @@ import psycopg
 import pytest
 import zmq
 
-from firmware_host.floor.aggregator import Pit
-from firmware_host.floor.catchup import CountingSink
-from firmware_host.floor.config import PitConfig
-from firmware_host.floor.director import Director
-from firmware_host.floor.director_config import DirectorConfig
-from firmware_host.floor.floorfeed import table_topic
-from firmware_host.floor.migrate import migrate
-from firmware_host.service import keys
-from firmware_host.service.audit import AuditLog, Entry
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.config import ConfigError
-from firmware_host.service.feed import FeedClient
-from firmware_host.sim.bots import free_tcp_port
+from floor.aggregator import Pit
+from floor.catchup import CountingSink
+from floor.config import PitConfig
+from floor.director.service import Director
+from floor.director.config import DirectorConfig
+from floor.feed import table_topic
+from floor.migrate import migrate
+from protocol import keys
+from protocol.audit import AuditLog, Entry
+from protocol.commands import CommandClient
+from protocol.config import ConfigError
+from protocol.feed import FeedClient
+from sim.bots import free_tcp_port
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import SUPERVISOR, write_director
 
@@ -158,7 +158,7 @@ def test_over_curve_each_request_is_known_by_its_key_and_audited_taken_or_refuse
     with pytest.raises(TimeoutError):
         wall.request("state")
     d.stop()
-    from firmware_host.cli import main
+    from cli import main
     capsys.readouterr()
     assert main(["audit", "verify", "--state", str(tmp_path / "state")]) == 0
     assert main(["audit", "show", "--state", str(tmp_path / "state"), "--json"]) == 0
@@ -323,7 +323,7 @@ def test_the_tournaments_record_is_archived_once_across_a_restart(tmp_path: Path
     assert places == [("Ann", 1, 18000), ("Bob", 2, 12000), ("Cy", 3, 0)]
     assert pool == (30000,) and sum(p[2] for p in places) == 30000
     assert levels[0] == (0, 1, 50)
-    from firmware_host.cli import main
+    from cli import main
     capsys.readouterr()
     assert main(["stats", "--db", db, "--tournaments", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)["tournaments"]

@@ -14,15 +14,15 @@ import psycopg
 import pytest
 import zmq
 
-from firmware_host.floor.archive import Archive, ArchiveError
-from firmware_host.floor.migrate import migrate
-from firmware_host.service.access import Caller
-from firmware_host.service.commands import Command, CommandClient
-from firmware_host.service.config import SecurityConfig
+from floor.archive import Archive, ArchiveError
+from floor.migrate import migrate
+from protocol.access import Caller
+from protocol.commands import Command, CommandClient
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.service.users import User, Users
-from firmware_host.tables.house import HouseSetup
+from protocol.users import User, Users
+from firmware_host.tables.house.table import HouseSetup
 from tests.floor.pgserver import PgServer, free_port
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -83,7 +83,7 @@ class PitTable:
         return reply["hands"], reply["more"]
 
     def history_json(self) -> list[dict[str, Any]]:
-        out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(self.state),
+        out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(self.state),
                               "--json", "--last", "0"], capture_output=True, text=True, check=True).stdout
         return [json.loads(line) for line in out.splitlines()]
 

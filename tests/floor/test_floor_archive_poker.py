@@ -8,9 +8,9 @@ from pathlib import Path
 
 import psycopg
 
-from firmware_host.cli.history import history
-from firmware_host.floor.archive import Archive
-from firmware_host.floor.migrate import migrate
+from cli.history import history
+from floor.archive import Archive
+from floor.migrate import migrate
 from tests.firmware_host.test_poker_table import HOLDEM, HOLDEM_BOARD, HOLDEM_HOLE, Rig
 
 

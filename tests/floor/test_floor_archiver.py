@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from firmware_host.floor.migrate import migrate
+from floor.migrate import migrate
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_floor_sim import archived, finish, floor_sim, start_pit, stats_hands, stop
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import zmq
 
-from firmware_host.floor import catchup
-from firmware_host.floor.catchup import CatchUp, CountingSink
-from firmware_host.floor.config import PitTable
-from firmware_host.sim.floor import Endpoints, FloorSim
+from floor import catchup
+from floor.catchup import CatchUp, CountingSink
+from floor.config import PitTable
+from sim.floor.tables import Endpoints, FloorSim
 
 
 def test_twelve_tables_caught_up_through_three_channels_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,10 +8,10 @@ from typing import Any
 import psycopg
 import zmq
 
-from firmware_host.floor.archive import Archive
-from firmware_host.floor.catchup import CatchUp
-from firmware_host.floor.config import PitTable
-from firmware_host.floor.migrate import migrate
+from floor.archive import Archive
+from floor.catchup import CatchUp
+from floor.config import PitTable
+from floor.migrate import migrate
 from tests.firmware_host.processes import wait_for
 from tests.firmware_host.test_history_request import LocalTable
 from tests.floor.pgserver import PgServer

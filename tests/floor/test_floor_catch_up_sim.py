@@ -13,11 +13,11 @@ from typing import Any
 import psycopg
 import zmq
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.floor.archive import Archive
-from firmware_host.floor.migrate import migrate
-from firmware_host.service.commands import CommandClient
-from firmware_host.sim.bots import seat_players
+from cli.demo import SimTable
+from floor.archive import Archive
+from floor.migrate import migrate
+from protocol.commands import CommandClient
+from sim.bots import seat_players
 
 
 def test_bots_play_a_3cp_table_and_the_pit_archives_its_journal_whole(tmp_path: Path, ctx: zmq.Context[Any],
@@ -49,7 +49,7 @@ def test_bots_play_a_3cp_table_and_the_pit_archives_its_journal_whole(tmp_path: 
                 assert archive.catch_up("sim-3cp-1", fetch_page) == 0
         finally:
             client.close()
-        out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state",
+        out = subprocess.run([sys.executable, "-m", "cli", "history", "--state",
                               str(table.state_dir), "--json", "--last", "0"], capture_output=True, text=True,
                              check=True).stdout
     journal = [json.loads(line) for line in out.splitlines()]

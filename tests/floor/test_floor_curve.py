@@ -12,13 +12,13 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.floor.config import PitConfig
-from firmware_host.service import keys
-from firmware_host.service.config import ConfigError
-from firmware_host.service.curve import ClientKeys
-from firmware_host.sim.bots import free_tcp_port
-from firmware_host.sim.floor import Endpoints, FloorSim
-from firmware_host.sim.floor_watch import FloorWatch, floor_snapshot
+from floor.config import PitConfig
+from protocol import keys
+from protocol.config import ConfigError
+from protocol.curve import ClientKeys
+from sim.bots import free_tcp_port
+from sim.floor.tables import Endpoints, FloorSim
+from sim.floor.watch import FloorWatch, floor_snapshot
 from tests.firmware_host.processes import start_cli, wait_for
 
 
@@ -134,7 +134,7 @@ def test_a_floor_open_to_the_network_needs_the_pits_key_and_clients(tmp_path: Pa
                         + f'clients = "{tmp_path}"\n', "pit.toml")
     config = tmp_path / "pit.toml"
     config.write_text(head.replace("LISTEN", "tcp://0.0.0.0:6556"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", "--config", str(config)],
+    done = subprocess.run([sys.executable, "-m", "cli", "pit", "--config", str(config)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "the floor feed may only be bound to loopback" in done.stderr
     assert "Traceback" not in done.stderr

@@ -6,9 +6,9 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.floor.frames import FrameError, peek, read, rekey
-from firmware_host.service.feed import LEADING, Feed
-from firmware_host.sim.floor import play_pool
+from floor.frames import FrameError, peek, read, rekey
+from protocol.feed import LEADING, Feed
+from sim.floor.tables import play_pool
 
 PIT_KEYS = {"table": "uth-7", "boot": "b2", "seq": 9, "kind": "update", "online": True, "floor_seq": 41}
 CUT = frozenset(("table", "boot", "seq", "kind", "online", "floor_seq", "archived"))

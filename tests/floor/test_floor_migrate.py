@@ -8,12 +8,12 @@ import sys
 
 import psycopg
 
-from firmware_host.floor.migrate import migrations
+from floor.migrate import migrations
 from tests.floor.pgserver import PgServer
 
 
 def pit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "cli", "pit", *args], capture_output=True, text=True)
 
 
 def tables(dsn: str) -> set[str]:

@@ -16,15 +16,15 @@ import psycopg
 import pytest
 import zmq
 
-from firmware_host.cli import main as croupier
-from firmware_host.floor.archive import Archive, ArchiveError
-from firmware_host.floor.catchup import CatchUp
-from firmware_host.floor.config import PitConfig, PitTable as PitEntry
-from firmware_host.floor.follower import TableFollower
-from firmware_host.floor.migrate import migrate
-from firmware_host.floor.series import day_series
-from firmware_host.service.commands import encode_reply, error_reply
-from firmware_host.service.config import ConfigError
+from cli import main as croupier
+from floor.archive import Archive, ArchiveError
+from floor.catchup import CatchUp
+from floor.config import PitConfig, PitTable as PitEntry
+from floor.follower import TableFollower
+from floor.migrate import migrate
+from floor.series import day_series
+from protocol.commands import encode_reply, error_reply
+from protocol.config import ConfigError
 from firmware_host.service.journal import Journal
 from tests.floor.test_floor_archive import PitTable
 from tests.floor.test_floor_stats import house

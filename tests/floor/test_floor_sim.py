@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from firmware_host.floor.migrate import migrate
+from floor.migrate import migrate
 from tests.floor.pgserver import PgServer
 from tests.firmware_host.processes import start_cli, wait_for
 
@@ -24,7 +24,7 @@ def floor_sim(tmp_path: Path, db: str, *args: str) -> tuple[subprocess.Popen[str
     config = tmp_path / "pit.toml"
     # the pit's floor sockets on ipc: a port picked free here could be taken by one of the tables'
     # thousands of ports (picked the same way) before the pit binds it
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "floor-sim", "--pit-config", str(config),
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "floor-sim", "--pit-config", str(config),
                              "--pit-listen", f"ipc://{tmp_path}/floor", "--pit-snapshot",
                              f"ipc://{tmp_path}/floor-snap", "--db", db, "--heartbeat-s", "0.5", *args],
                             stdout=subprocess.PIPE, stderr=open(tmp_path / "floor-sim.log", "ab"), text=True)
@@ -55,7 +55,7 @@ def archived(db: str) -> tuple[int, int, list[tuple[str, int, int]]]:
 
 
 def stats_hands(db: str) -> int:
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "stats", "--db", db, "--json"],
+    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", db, "--json"],
                          capture_output=True, text=True, check=True).stdout
     report = json.loads(out)
     assert {"tables", "games"} <= set(report)
@@ -150,7 +150,7 @@ def test_forty_tables_in_two_processes_are_archived_whole(tmp_path: Path, db: st
 
 
 def test_more_processes_than_tables_is_refused_saying_so(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "floor-sim", "--tables", "3", "--processes", "4",
+    done = subprocess.run([sys.executable, "-m", "cli", "floor-sim", "--tables", "3", "--processes", "4",
                            "--duration", "1", "--pit-config", str(tmp_path / "pit.toml")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--processes: 4 is not between 1 and 3" in done.stderr

@@ -1,4 +1,4 @@
-"""A floor-sim table's update frames, put together from pieces packed once (`sim/floor_frames.py`), equal byte for byte those `Feed.publish` packs from the same state, through real feeds on ipc, hands closed and voided included."""
+"""A floor-sim table's update frames, put together from pieces packed once (`sim/floor/frames.py`), equal byte for byte those `Feed.publish` packs from the same state, through real feeds on ipc, hands closed and voided included."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import zmq
 
-from firmware_host.service.feed import Feed
-from firmware_host.sim.floor import Endpoints, FloorSim
-from firmware_host.sim.floor_frames import template
-from firmware_host.tables.house_sign import HISTORY_HANDS
+from protocol.feed import Feed
+from sim.floor.tables import Endpoints, FloorSim
+from sim.floor.frames import template
+from firmware_host.tables.house.sign import HISTORY_HANDS
 
 
 def subscriber(ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:

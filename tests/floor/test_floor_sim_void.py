@@ -9,7 +9,7 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.sim.floor import Endpoints, FloorSim
+from sim.floor.tables import Endpoints, FloorSim
 
 
 def test_the_state_after_a_void_shows_the_next_hand(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.floor.floorfeed import FloorFeed
+from floor.feed import FloorFeed
 
 
 def test_a_snapshot_of_five_thousand_tables_is_answered_whole(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ import pytest
 import zmq
 
 from engine.paytables import read_profile
-from firmware_host.cli import main as croupier
-from firmware_host.floor.archive import Archive
-from firmware_host.floor.migrate import migrate
+from cli import main as croupier
+from floor.archive import Archive
+from floor.migrate import migrate
 from firmware_host.service.history import hand_line
 from firmware_host.service.journal import HandRow
 from tests.floor.test_floor_archive import PitTable
@@ -263,7 +263,7 @@ def test_a_real_tables_journal_caught_up_then_reported(tmp_path: Path, ctx: zmq.
     finally:
         table.close()
     assert all(line["closed"].endswith("+00:00") for line in journal)
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "stats", "--db", db, "--json"],
+    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", db, "--json"],
                          capture_output=True, text=True, check=True).stdout
     rep = json.loads(out)
     assert rep["hands"] == len(journal) == 6

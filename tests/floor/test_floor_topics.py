@@ -9,9 +9,9 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.floor.config import PitConfig
-from firmware_host.service.config import ConfigError
-from firmware_host.floor.floorfeed import FloorFeed, table_topic
+from floor.config import PitConfig
+from protocol.config import ConfigError
+from floor.feed import FloorFeed, table_topic
 
 
 def test_a_tables_topic_is_that_table_alone_and_a_prefix_a_group() -> None:

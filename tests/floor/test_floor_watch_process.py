@@ -9,10 +9,10 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.cli.floor_sim import pit_config
-from firmware_host.sim.floor import Endpoints, FloorSim
-from firmware_host.sim.floor_watch import FLOOR_HEAD, all_online, floor_head, floor_snapshot
-from firmware_host.sim.watch_process import WatchProcess
+from cli.floor_sim import pit_config
+from sim.floor.tables import Endpoints, FloorSim
+from sim.floor.watch import FLOOR_HEAD, all_online, floor_head, floor_snapshot
+from sim.watch_process import WatchProcess
 from tests.firmware_host.processes import start_cli
 
 

@@ -9,19 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_host.floor.archive import Archive
-from firmware_host.floor.migrate import migrate
-from firmware_host.service.audit import AuditLog
-from firmware_host.service.config import SecurityConfig
+from floor.archive import Archive
+from floor.migrate import migrate
+from protocol.audit import AuditLog
+from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.history import hand_lines
 from firmware_host.service.journal import JOURNAL_FILE, Journal, _link
-from firmware_host.service.users import User, Users
+from protocol.users import User, Users
 from tests.floor.test_floor_archive import UTH, play
 
 
 def verify(state: Path, dsn: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware_host.cli", "audit", "verify", "--state", str(state),
+    return subprocess.run([sys.executable, "-m", "cli", "audit", "verify", "--state", str(state),
                            "--against", dsn, "--table", "t1"], capture_output=True, text=True, timeout=60)
 
 
@@ -75,6 +75,6 @@ def test_a_rewritten_journal_is_caught_against_the_archive(tmp_path: Path, db: s
 
 
 def test_against_needs_both_the_dsn_and_the_table(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "audit", "verify", "--state", str(tmp_path),
+    done = subprocess.run([sys.executable, "-m", "cli", "audit", "verify", "--state", str(tmp_path),
                            "--against", "dbname=x"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--against DSN and --table NAME together" in done.stderr

@@ -18,13 +18,13 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.service import keys
-from firmware_host.service.curve import ClientKeys
-from firmware_host.service.feed import FeedClient
+from cli.demo import SimTable
+from protocol import keys
+from protocol.curve import ClientKeys
+from protocol.feed import FeedClient
 from firmware_host.service.journal import Journal
-from firmware_host.sim.bots import free_tcp_port
-from firmware_host.sim.keys import SimKeys
+from sim.bots import free_tcp_port
+from sim.keys import SimKeys
 from tests.firmware_host.processes import start_cli, wait_for
 
 HEARTBEAT_S = 0.5
@@ -242,7 +242,7 @@ def test_reload_adds_a_table_and_drops_one(floor: Floor) -> None:
     try:
         time.sleep(0.5)
         pit_config(floor.config, floor, ["sim-uth-1", "sim-uth-2", "sim-uth-4"])
-        sent = subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", "reload", "--config",
+        sent = subprocess.run([sys.executable, "-m", "cli", "pit", "reload", "--config",
                                str(floor.config)], capture_output=True, text=True, timeout=60)
         assert sent.returncode == 0, sent.stderr
         assert json.loads(sent.stdout)["pid"] == floor.ready["pid"]
@@ -270,7 +270,7 @@ def test_a_bad_reload_is_refused_and_the_old_list_kept(floor: Floor) -> None:
         os.kill(floor.pit.pid, signal.SIGHUP)
         wait_for(lambda: "reload refused" in floor.log(), "the refusal logged")
         assert "unknown key 'seat'" in floor.log()
-        sent = subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", "reload", "--config",
+        sent = subprocess.run([sys.executable, "-m", "cli", "pit", "reload", "--config",
                                str(floor.config)], capture_output=True, text=True, timeout=60)
         assert sent.returncode == 2 and "unknown key 'seat'" in sent.stderr and "Traceback" not in sent.stderr
     finally:
@@ -282,7 +282,7 @@ def test_a_bad_reload_is_refused_and_the_old_list_kept(floor: Floor) -> None:
 def test_a_bad_configuration_stops_the_start_naming_file_section_and_key(tmp_path: Path) -> None:
     config = tmp_path / "pit.toml"
     config.write_text('[pit]\nlisten = "tcp://127.0.0.1:1"\nheartbeat_s = 0\n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", "--config", str(config)],
+    done = subprocess.run([sys.executable, "-m", "cli", "pit", "--config", str(config)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{config}: [pit] heartbeat_s:" in done.stderr
@@ -303,8 +303,8 @@ def test_a_db_down_at_start_does_not_stop_the_pit(tmp_path: Path) -> None:
 
 
 def test_catch_up_pages_through_every_closed_hand_once_and_then_only_the_new(tmp_path: Path) -> None:
-    from firmware_host.floor.catchup import CatchUp, CountingSink
-    from firmware_host.floor.config import PitTable
+    from floor.catchup import CatchUp, CountingSink
+    from floor.config import PitTable
     from tests.firmware_host.test_history_request import LocalTable
 
     ctx: zmq.Context[Any] = zmq.Context()

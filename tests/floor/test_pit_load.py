@@ -13,7 +13,7 @@ import msgpack
 import pytest
 import zmq
 
-from firmware_host.service.feed import Feed
+from protocol.feed import Feed
 from tests.firmware_host.processes import start_cli, wait_for
 
 HEARTBEAT_S = 0.5

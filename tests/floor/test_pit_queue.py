@@ -13,10 +13,10 @@ from typing import Any
 
 import zmq
 
-from firmware_host.floor.aggregator import Pit
-from firmware_host.floor.config import PitConfig, PitTable
-from firmware_host.floor.follower import TABLE_QUEUE, TableFollower
-from firmware_host.sim.floor import Endpoints, FloorSim
+from floor.aggregator import Pit
+from floor.config import PitConfig, PitTable
+from floor.follower import TABLE_QUEUE, TableFollower
+from sim.floor.tables import Endpoints, FloorSim
 
 SNDHWM = 10
 

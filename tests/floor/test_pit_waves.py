@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import zmq
 
-from firmware_host.floor.aggregator import Pit
-from firmware_host.floor.config import PitConfig, PitTable
-from firmware_host.floor.snapshots import SnapshotWaves
-from firmware_host.sim.floor import Endpoints, FloorSim
+from floor.aggregator import Pit
+from floor.config import PitConfig, PitTable
+from floor.snapshots import SnapshotWaves
+from sim.floor.tables import Endpoints, FloorSim
 
 
 def _turn_until_online(pit: Pit, sim: FloorSim, names: list[str], turns: int = 3000) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.tournament.config import BlindLevel, Break
-from firmware_host.floor.tournament_record import stage_times
+from floor.tournament_record import stage_times
 
 STAGES = (BlindLevel(25, 50, 0, 600), Break(300), BlindLevel(50, 100, 0, 600))
 

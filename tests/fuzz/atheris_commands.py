@@ -11,9 +11,9 @@ import sys
 
 import atheris
 
-with atheris.instrument_imports(include=["firmware_host.service.commands", "engine.cards"]):
+with atheris.instrument_imports(include=["protocol.commands", "engine.cards"]):
     from tests.fuzz.targets import check_command
-    from firmware_host.service.commands import request_id_of
+    from protocol.commands import request_id_of
 
 
 def one_input(data: bytes) -> None:

@@ -13,8 +13,9 @@ from drivers.shoe_link import HostSession
 from drivers.shoe_protocol import (
     CardMsg, Decoder, Frame, Heartbeat, Hello, MisreadMsg, SensorMsg, Source, decode_message, encode_message,
 )
-from firmware_host.service.commands import COMMANDS, Command, Malformed
-from firmware_host.service.config import Config, ConfigError
+from protocol.commands import COMMANDS, Command, Malformed
+from firmware_host.service.config import Config
+from protocol.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = "fuzzed.toml"  # the configuration's name every refusal must carry

@@ -12,10 +12,10 @@ import pytest
 import zmq
 from hypothesis import strategies as st
 
-from firmware_host.service.commands import Malformed, request_id_of
+from protocol.commands import Malformed, request_id_of
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from firmware_host.tables.house import HouseSetup
+from firmware_host.tables.house.table import HouseSetup
 from tests.fuzz.fuzzing import msgpack_values, ops, quick_and_soak, request_like
 from tests.fuzz.targets import VALID_FRAMES, VALID_REQUESTS, check_command, mutate
 

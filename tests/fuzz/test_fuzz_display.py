@@ -24,7 +24,7 @@ import aiohttp
 import pytest
 from hypothesis import strategies as st
 
-from firmware_host.service.users import User, Users
+from protocol.users import User, Users
 from tests.fuzz.fuzzing import quick_and_soak
 
 PATHS = ["/", "/table", "/dealer", "/pit", "/surveillance", "/tournament", "/words.json", "/api/signin",
@@ -99,7 +99,7 @@ def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Display]:
                       f'commands = "ipc://{root}/commands"\nfull = "ipc://{root}/full"\n'
                       f'full_snapshot = "ipc://{root}/full-snapshot"\n', encoding="utf-8")
     log = root / "display.log"
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     assert line, log.read_text()

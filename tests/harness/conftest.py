@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from firmware_host.cli.demo import SimTable
+from cli.demo import SimTable
 
 
 @pytest.fixture

@@ -15,15 +15,15 @@ from typing import Any
 
 import zmq
 
-from firmware_host.sim.bots import BotDealer, DealerLog, seat_players
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.curve import client_keys
-from firmware_host.service.feed import unpack
+from sim.bots import BotDealer, DealerLog, seat_players
+from cli.demo import SimTable
+from protocol.curve import client_keys
+from protocol.feed import unpack
 
 
 def croupier(*args: str, stdin: str | None = None, timeout: float = 120.0) -> str:
     """Run one `croupier` subcommand in its own process; its standard output (exit status must be 0)."""
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", *args], input=stdin, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "cli", *args], input=stdin, capture_output=True,
                           text=True, timeout=timeout, check=False)
     assert done.returncode == 0, f"croupier {' '.join(args)} failed ({done.returncode}): {done.stderr[-2000:]}"
     return done.stdout

@@ -12,11 +12,11 @@ from typing import Any
 from harness_kit import Chaos, PublicAudit
 
 from engine.phh import parse_phhs, replay
-from firmware_host.cli.demo import SimTable
-from firmware_host.cli.phh import export_state
+from cli.demo import SimTable
+from cli.phh import export_state
 from firmware_host.service.journal import Journal
-from firmware_host.sim.bots import BotDealer
-from firmware_host.sim.poker_bots import POKER_MID_HAND, SIM_STAKES, PokerDealer, chips_conserved
+from sim.bots import BotDealer
+from sim.poker_bots import POKER_MID_HAND, SIM_STAKES, PokerDealer, chips_conserved
 
 
 class PokerAudit(PublicAudit):

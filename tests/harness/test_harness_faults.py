@@ -10,10 +10,10 @@ from typing import Any
 from harness_kit import check_ledger, history
 
 from drivers.gpio_sim import LineClient
-from firmware_host.sim.bots import BotDealer, seat_players
-from firmware_host.cli.demo import SimTable
+from sim.bots import BotDealer, seat_players
+from cli.demo import SimTable
 from firmware_host.service.controller import FAULT_KINDS
-from firmware_host.sim.shoe import SimShoeClient
+from sim.shoe import SimShoeClient
 
 
 def dealt(state: Mapping[str, Any]) -> int:

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from harness_kit import PublicAudit, check_ledger, history
 
-from firmware_host.sim.bots import seat_players
-from firmware_host.cli.demo import SimTable
+from sim.bots import seat_players
+from cli.demo import SimTable
 
 
 def test_the_audit_sees_a_leak() -> None:

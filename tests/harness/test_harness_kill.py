@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from harness_kit import kill_run
 
-from firmware_host.cli.demo import SimTable
+from cli.demo import SimTable
 
 KILLS = 10
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import zmq
 
-from firmware_host.sim.bots import BotDealer, seat_players
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.feed import FeedClient
+from sim.bots import BotDealer, seat_players
+from cli.demo import SimTable
+from protocol.commands import CommandClient
+from protocol.feed import FeedClient
 
 HIDDEN = "??"
 

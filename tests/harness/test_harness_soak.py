@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from harness_kit import check_ledger, history, kill_run
 
-from firmware_host.sim.bots import seat_players
-from firmware_host.cli.demo import SimTable
+from sim.bots import seat_players
+from cli.demo import SimTable
 
 
 @pytest.mark.soak

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from firmware_host.cli.demo import SimTable
+from cli.demo import SimTable
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (`make test` installs it); `playwright install` is never run
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -68,7 +68,7 @@ def display(tmp_path: Path) -> Iterator[Callable[[SimTable], dict[str, Any]]]:
                           f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n{keys}',
                           encoding="utf-8")
         log = tmp_path / f"display{len(procs)}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config),
                                  "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
         procs.append(proc)
         line = proc.stdout.readline() if proc.stdout else ""

@@ -34,7 +34,7 @@ class Demo:
 
     def __init__(self, game: str, lang: str, tmp: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "firmware_host.cli", "demo", "--game", game, "--dealer", "web", "--web",
+            [sys.executable, "-m", "cli", "demo", "--game", game, "--dealer", "web", "--web",
              "127.0.0.1:0", "--language", lang, "--hands", "400", "--pace", "0.2", "--bot-wait", "0.5",
              "--state", str(tmp / f"{game}-{lang}")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.line = ""

@@ -17,11 +17,11 @@ import pytest
 import zmq
 from playwright.sync_api import Browser, Page
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.feed import FeedClient
-from firmware_host.service.users import User, Users
-from firmware_host.sim.dealing import ShoeHand
+from cli.demo import SimTable
+from protocol.commands import CommandClient
+from protocol.feed import FeedClient
+from protocol.users import User, Users
+from sim.dealing import ShoeHand
 from tests.web.screens import check_sizes
 from tests.web.money import shown as money
 from tests.web.test_accessibility import axe_violations
@@ -67,7 +67,7 @@ def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Call
                           f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
                           f'chips = {json.dumps(CHIPS)}\nlanguage = "{language}"\n', encoding="utf-8")
         log = tmp_path / f"dealer{len(procs)}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config),
                                  "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
         procs.append(proc)
         line = proc.stdout.readline() if proc.stdout else ""
@@ -97,14 +97,14 @@ def tablet(browser: Browser) -> Iterator[Page]:
 
 
 def journal(table: SimTable) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),
+    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(table.state_dir),
                            "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 def settle(table: SimTable, round_: dict[str, Any]) -> dict[str, Any]:
     """What `croupier settle` makes of a hand's round (the table's limits, the default profile)."""
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", "--table", str(table.config_path)],
+    done = subprocess.run([sys.executable, "-m", "cli", "settle", "--table", str(table.config_path)],
                           input=json.dumps(round_) + "\n", capture_output=True, text=True, timeout=120, check=True)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -390,7 +390,7 @@ def test_the_relay_lets_in_only_dealers_refuses_malformed_messages_and_passes_th
 def test_the_consoles_keys_are_checked_at_start(tmp_path: Path, lines: str, said: str) -> None:
     config = tmp_path / "display.toml"
     config.write_text(f"[display]\n{lines}\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    done = subprocess.run([sys.executable, "-m", "cli", "display", "--config", str(config)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
 

@@ -8,8 +8,8 @@ from typing import Any
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.commands import CommandClient
+from cli.demo import SimTable
+from protocol.commands import CommandClient
 from tests.web.test_dealer_poker import _panel, _sign_in, _wait_for, poker_console  # noqa: F401 (the fixture)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.service.commands import CommandClient
+from protocol.commands import CommandClient
 from tests.web.money import shown as money
 from tests.web.test_dealer import PINS, ROOT, Console, console, sign_in, tablet  # noqa: F401 (the fixtures)
 from tests.web.test_dealer_shift import Dealer, first_bets, next_step

@@ -17,13 +17,13 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.cli.demo import SimTable
+from cli.demo import SimTable
 from firmware_host.display import words
-from firmware_host.service.commands import CommandClient
-from firmware_host.service.feed import FeedClient
-from firmware_host.service.users import User, Users
-from firmware_host.sim.dealing import ShoeHand
-from firmware_host.sim.shoe import SimShoeClient
+from protocol.commands import CommandClient
+from protocol.feed import FeedClient
+from protocol.users import User, Users
+from sim.dealing import ShoeHand
+from sim.shoe import SimShoeClient
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot, check_sizes
 from tests.web.test_accessibility import axe_violations
@@ -113,7 +113,7 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
                       f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
                       f'language = "{language}"\n', encoding="utf-8")
     log = tmp_path / "display.log"
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
@@ -257,7 +257,7 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
 
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),
+    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(table.state_dir),
                           "--json"], capture_output=True, text=True, timeout=60, check=True)
     line = json.loads(out.stdout.strip().splitlines()[-1])
     assert line["status"] == "settled"
@@ -306,7 +306,7 @@ def test_chop_signed_off_on_the_console(page: Page, poker_console: dict[str, Any
     assert page.locator("[data-poker] [data-signoff]").is_hidden()
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(table.state_dir),
+    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(table.state_dir),
                           "--json"], capture_output=True, text=True, timeout=60, check=True)
     line = json.loads(out.stdout.strip().splitlines()[-1])
     assert line["status"] == "settled" and line["chopped"] is True

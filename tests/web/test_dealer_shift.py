@@ -19,9 +19,9 @@ import pytest
 import zmq
 from playwright.sync_api import Browser, Page
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.commands import CommandClient
-from firmware_host.sim.dealing import ShoeHand
+from cli.demo import SimTable
+from protocol.commands import CommandClient
+from sim.dealing import ShoeHand
 from tests.web.test_accessibility import axe_violations
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
@@ -137,7 +137,7 @@ def check_against_the_journal(table: SimTable, shown: dict[int, dict[tuple[int, 
         journaled = {(s["seat"], c): net for s in record["settlement"]["spots"] for c, net in s["results"].items()}
         assert prompts == journaled, hand
     rounds = "".join(json.dumps(records[h]["round"]) + "\n" for h in sorted(records))
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "settle", "--table", str(table.config_path)],
+    done = subprocess.run([sys.executable, "-m", "cli", "settle", "--table", str(table.config_path)],
                           input=rounds, capture_output=True, text=True, timeout=120, check=True)
     resettled = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     assert resettled == [records[h]["settlement"] for h in sorted(records)]
@@ -249,7 +249,7 @@ def restartable(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[
                               f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
                               f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
                               f'chips = {json.dumps(CHIPS)}\n', encoding="utf-8")
-            proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+            proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                                     stdout=subprocess.PIPE, stderr=open(tmp_path / "display.log", "ab"), text=True)
             procs.append(proc)
             line = proc.stdout.readline() if proc.stdout else ""

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.web.money import shown as money
-from firmware_host.sim.bots import BotPlayer, SimLimits
+from sim.bots import BotPlayer, SimLimits
 
 ROOT = "#console"
 PAGES = re.compile(r"^pages: (?P<table>\S+/table) (?P<pit>\S+/pit) (?P<surveillance>\S+/surveillance) (?P<dealer>\S+/dealer) "
@@ -25,7 +25,7 @@ PAGES = re.compile(r"^pages: (?P<table>\S+/table) (?P<pit>\S+/pit) (?P<surveilla
 
 
 def demo(state: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "demo", "--dealer", "web", "--web", "127.0.0.1:0",
+    return subprocess.Popen([sys.executable, "-m", "cli", "demo", "--dealer", "web", "--web", "127.0.0.1:0",
                              "--quiet", "--hands", "1", "--game", "uth", "--state", str(state), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -132,7 +132,7 @@ def confirm_and_finish(page: Page, proc: subprocess.Popen[str]) -> tuple[dict[tu
 
 
 def journal(state: Path) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state), "--last", "0",
+    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state), "--last", "0",
                            "--json"], capture_output=True, text=True, timeout=120, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
@@ -234,10 +234,10 @@ def test_sigint_ends_the_demo_with_the_summary_of_the_hands_closed(tablet: Page,
 
 def test_dealer_web_needs_the_pages() -> None:
     for extra in (["--web", "off"], ["--quiet"], ["--web", "127.0.0.1:0", "--kill", "2"]):
-        done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--dealer", "web", *extra],
+        done = subprocess.run([sys.executable, "-m", "cli", "demo", "--dealer", "web", *extra],
                               capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 2, (extra, done.stderr)
         assert done.stderr.startswith("croupier demo: ") and "Traceback" not in done.stderr and done.stdout == ""
-    said = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--dealer", "web", "--web", "off"],
+    said = subprocess.run([sys.executable, "-m", "cli", "demo", "--dealer", "web", "--web", "off"],
                           capture_output=True, text=True, timeout=60, check=False).stderr
     assert "--dealer web needs the pages" in said

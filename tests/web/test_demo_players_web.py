@@ -65,7 +65,7 @@ async def _play_one_hand(base: str, user: str, pin: str) -> list[dict[str, Any]]
 
 
 def test_the_console_plays_every_seat_and_no_bot_acts(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "demo", "--dealer", "web", "--players-by", "web",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--dealer", "web", "--players-by", "web",
                              "--bot-wait", "0", "--web", "127.0.0.1:0", "--quiet", "--hands", "1", "--game", "uth",
                              "--seats", "2", "--state", str(tmp_path / "j")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

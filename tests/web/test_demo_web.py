@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page
 
 
 def demo(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "demo", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "cli", "demo", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -47,7 +47,7 @@ def test_a_taken_port_is_said_and_the_pages_go_to_a_free_one() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--hands", "1", "--web",
+        done = subprocess.run([sys.executable, "-m", "cli", "demo", "--hands", "1", "--web",
                                f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert f"127.0.0.1:{port} is taken" in done.stderr and "Traceback" not in done.stderr
@@ -57,10 +57,10 @@ def test_a_taken_port_is_said_and_the_pages_go_to_a_free_one() -> None:
 
 
 def test_a_bad_web_address_is_refused_and_off_serves_nothing() -> None:
-    bad = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--web", "8080"], capture_output=True,
+    bad = subprocess.run([sys.executable, "-m", "cli", "demo", "--web", "8080"], capture_output=True,
                          text=True, timeout=60, check=False)
     assert bad.returncode == 2 and "--web must be HOST:PORT or off" in bad.stderr and "Traceback" not in bad.stderr
-    off = subprocess.run([sys.executable, "-m", "firmware_host.cli", "demo", "--hands", "1", "--web", "off",
+    off = subprocess.run([sys.executable, "-m", "cli", "demo", "--hands", "1", "--web", "off",
                           "--quiet"], capture_output=True, text=True, timeout=120, check=False)
     assert off.returncode == 0 and len(off.stdout.splitlines()) == 1 and "pages" not in off.stdout
 
@@ -86,7 +86,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
         page: Page, tmp_path: Path) -> None:
     temp = tmp_path / "tmp"
     temp.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "demo", "--hands", "500", "--pace", "0.05",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--hands", "500", "--pace", "0.05",
                              "--secure", "--web", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
     try:

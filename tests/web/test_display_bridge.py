@@ -14,11 +14,11 @@ from typing import Any
 import aiohttp
 import pytest
 
-from firmware_host.cli.demo import SimTable
+from cli.demo import SimTable
 from firmware_host.display.bridge import QUEUE_MESSAGES, Hub
 from firmware_host.display.config import DisplayConfig
-from firmware_host.service.config import ConfigError
-from firmware_host.sim.keys import SimKeys
+from protocol.config import ConfigError
+from sim.keys import SimKeys
 
 
 def in_own_loop(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -54,7 +54,7 @@ def test_a_bad_display_section_is_refused_naming_the_key(text: str, says: str) -
 def test_croupier_display_with_a_bad_file_says_why_without_a_traceback(tmp_path: Path) -> None:
     config = tmp_path / "display.toml"
     config.write_text('[display]\nlisten = "nowhere"\n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    done = subprocess.run([sys.executable, "-m", "cli", "display", "--config", str(config)],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert "[display] listen: must be HOST:PORT" in done.stderr and "Traceback" not in done.stderr
@@ -115,7 +115,7 @@ def test_a_display_stops_at_sigterm_while_a_screen_is_connected(tmp_path: Path) 
     config = tmp_path / "display.toml"
     config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "ipc://{tmp_path}/public"\n'
                       f'snapshot = "ipc://{tmp_path}/snapshot"\nheartbeat_s = 0.5\n', encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         ready = json.loads(proc.stdout.readline() if proc.stdout else "")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page
 
-from firmware_host.sim.restarter import end
+from sim.restarter import end
 
 WATCH = """window.__csp = [];
 document.addEventListener("securitypolicyviolation",
@@ -25,7 +25,7 @@ CREDENTIALS = re.compile(r"(dealer|supervisor|surveillance) (\S+) PIN (\d+)")
 @pytest.fixture
 def demo(tmp_path: Path) -> Iterator[tuple[str, dict[str, tuple[str, str]]]]:
     """`croupier demo --dealer web`: a UTH table dealt from the console, its pages; (base, role -> (user, PIN))."""
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "demo", "--dealer", "web", "--web",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--dealer", "web", "--web",
                              "127.0.0.1:0", "--quiet", "--game", "uth", "--seats", "2", "--state", str(tmp_path / "j")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -23,7 +23,7 @@ from firmware_host.display import auth, guard, server, surveillance, tournament
 from firmware_host.display.auth import MAX_TRIES, SESSION_COOKIE, SPRAY_BURST, SPRAY_DELAY_S, TRY_WINDOW_S, Sessions
 from firmware_host.display.bridge import Hub
 from firmware_host.display.config import ConfigError, DisplayConfig
-from firmware_host.service.users import User, Users
+from protocol.users import User, Users
 
 PINS = {"sue": ("supervisor", "5550"), "ana": ("dealer", "4821"), "sam": ("surveillance", "7391")}
 

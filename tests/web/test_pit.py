@@ -21,12 +21,12 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.cli.demo import SimTable, public_snapshot
+from cli.demo import SimTable, public_snapshot
 from firmware_host.display.config import DisplayConfig
-from firmware_host.display.pit import HOUR_S, HourCount, PitHub
-from firmware_host.service.config import ConfigError
-from firmware_host.service.feed import FeedClient
-from firmware_host.sim.bots import seat_players
+from firmware_host.display.pit.hub import HOUR_S, HourCount, PitHub
+from protocol.config import ConfigError
+from protocol.feed import FeedClient
+from sim.bots import seat_players
 from tests.web.screens import check_sizes
 from tests.web.money import shown as money
 
@@ -74,7 +74,7 @@ class Feed(threading.Thread):
 
 def history(state_dir: Path) -> list[dict[str, Any]]:
     """Every finished hand as `croupier history --json` prints it."""
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state_dir),
+    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state_dir),
                            "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
@@ -92,7 +92,7 @@ def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str,
                      f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n')
         config.write_text(text, encoding="utf-8")
         log = tmp_path / "pit.log"
-        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                                 stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
         procs.append(proc)
         line = proc.stdout.readline() if proc.stdout else ""

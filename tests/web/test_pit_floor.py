@@ -22,12 +22,13 @@ import zmq
 from playwright.sync_api import Page
 
 from firmware_host.display.config import DisplayConfig, TableFeed
-from firmware_host.display.pit import PitHub
-from firmware_host.display.pit_figures import PitFigures
-from firmware_host.floor.migrate import migrate
-from firmware_host.floor.stats import set_gaming_day
-from firmware_host.service.config import ConfigError
-from firmware_host.sim.bots import free_tcp_port
+from firmware_host.display.pit.hub import PitHub
+from firmware_host.display.pit.figures import PitFigures
+from floor.figures import pit_figures
+from floor.migrate import migrate
+from floor.stats import set_gaming_day
+from protocol.config import ConfigError
+from sim.bots import free_tcp_port
 from tests.firmware_host.processes import start_cli, wait_for
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 
@@ -58,7 +59,7 @@ PIT_DAY = """() => { const svg = document.getElementById("day-chart");
 def floor_sim(root: Path, name: str) -> tuple[subprocess.Popen[str], list[dict[str, str]]]:
     """One `croupier floor-sim` of 2 tables playing fast for long enough; the tables its pit configuration lists."""
     config = root / f"{name}.toml"
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "floor-sim", "--tables", "2", "--speed", "60",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "floor-sim", "--tables", "2", "--speed", "60",
                              "--duration", "300", "--heartbeat-s", str(HEARTBEAT_S), "--pool", "4",
                              "--seed", str(len(name)), "--pit-config", str(config)],
                             stdout=subprocess.DEVNULL, stderr=open(root / f"{name}.log", "ab"), text=True)
@@ -178,7 +179,7 @@ def open_of(minutes: dict[int, int]) -> list[float]:
 
 def stats_by_hour(dsn: str, day: date) -> dict[str, dict[str, Any]]:
     """`croupier stats --by-hour --json` for the gaming day `day`: its tables by name."""
-    out = subprocess.run([sys.executable, "-m", "firmware_host.cli", "stats", "--db", dsn, "--by-hour", "--json",
+    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", dsn, "--by-hour", "--json",
                           "--day", day.isoformat()], check=True, capture_output=True, text=True, timeout=60)
     return {row["table"]: row for row in json.loads(out.stdout)["tables"]}
 
@@ -270,7 +271,7 @@ def test_the_pit_view_follows_the_pit_aggregator_and_draws_the_archives_day(
     sim_c, tables_c = floor_sim(tmp_path, "sim-ccc")
     procs.add(sim_c)
     write_pit_config(pit_toml, listen, snapshot, {**on_pit, "pit-c": tables_c[1]})
-    subprocess.run([sys.executable, "-m", "firmware_host.cli", "pit", "reload", "--config", str(pit_toml)],
+    subprocess.run([sys.executable, "-m", "cli", "pit", "reload", "--config", str(pit_toml)],
                    check=True, capture_output=True, timeout=60)
     page.wait_for_selector("[data-table='pit-c']:not([data-offline])", timeout=20_000)
     page.wait_for_function("() => document.querySelector('[data-pit-hands]').dataset.pitHands === '8'")
@@ -308,7 +309,7 @@ def figures_of(dsn: str, tables: list[str]) -> dict[str, Any]:
     """One reading of the display's figures task (as `croupier display` runs it), the message the screens get."""
     async def run() -> dict[str, Any]:
         hub = PitHub([TableFeed(name, "ipc:///p", "ipc:///s") for name in tables])
-        figures = PitFigures(hub, dsn, 60.0)
+        figures = PitFigures(hub, dsn, 60.0, pit_figures)
         figures.start()
         while hub.figures is None:
             await asyncio.sleep(0.02)

@@ -15,12 +15,12 @@ import pytest
 import zmq
 import zmq.auth
 
-from firmware_host.display.pit import PitHub
-from firmware_host.display.pit_floor import FloorFollower, apply_snapshot
-from firmware_host.floor.floorfeed import FloorFeed
-from firmware_host.service import keys
-from firmware_host.service.curve import ClientKeys
-from firmware_host.sim.bots import free_tcp_port
+from firmware_host.display.pit.hub import PitHub
+from firmware_host.display.pit.floor import FloorFollower, apply_snapshot
+from floor.feed import FloorFeed
+from protocol import keys
+from protocol.curve import ClientKeys
+from sim.bots import free_tcp_port
 from tests.firmware_host.processes import wait_for
 
 HEARTBEAT_S = 0.1

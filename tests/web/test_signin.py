@@ -21,7 +21,7 @@ from cryptography.x509.oid import NameOID
 from playwright.sync_api import Page
 
 from firmware_host.display.auth import MAX_TRIES, SESSION_COOKIE
-from firmware_host.service.users import User, Users
+from protocol.users import User, Users
 
 
 def _users_file(path: Path) -> Path:
@@ -44,7 +44,7 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
-    key_path.chmod(0o600)  # a private key others may read is refused (service/file_modes.py)
+    key_path.chmod(0o600)  # a private key others may read is refused (protocol/file_modes.py)
     return cert_path, key_path
 
 
@@ -58,7 +58,7 @@ def served(tmp_path: Path) -> Iterator[Callable[..., dict[str, Any]]]:
         config = tmp_path / f"display{len(procs)}.toml"
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "tcp://127.0.0.1:9"\n'
                           f'snapshot = "tcp://127.0.0.1:9"\nusers = "{users}"\n{extra}', encoding="utf-8")
-        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(proc)
         line = proc.stdout.readline() if proc.stdout else ""
@@ -161,7 +161,7 @@ def test_tls_settings_are_checked_at_start(tmp_path: Path) -> None:
                                                                           f"{open_key} is mode 0644")):
         config = tmp_path / "bad.toml"
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\n{extra}', encoding="utf-8")
-        run = subprocess.run([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+        run = subprocess.run([sys.executable, "-m", "cli", "display", "--config", str(config)],
                              capture_output=True, text=True, timeout=30)
         assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr, run.stderr
 

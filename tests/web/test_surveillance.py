@@ -16,14 +16,14 @@ import pytest
 import zmq
 from playwright.sync_api import Browser, Page
 
-from firmware_host.cli.demo import SimTable
+from cli.demo import SimTable
 from firmware_host.display.config import DisplayConfig
-from firmware_host.service import keys
-from firmware_host.service.config import ConfigError
-from firmware_host.service.feed import FeedClient
-from firmware_host.service.users import User, Users
-from firmware_host.sim.bots import seat_players
-from firmware_host.sim.keys import SimKeys
+from protocol import keys
+from protocol.config import ConfigError
+from protocol.feed import FeedClient
+from protocol.users import User, Users
+from sim.bots import seat_players
+from sim.keys import SimKeys
 from firmware_host.service.journal import Journal
 from tests.web.money import shown
 from tests.web.screens import check_sizes
@@ -98,7 +98,7 @@ class FullRecord(threading.Thread):
 
 
 def history_json(state_dir: Path, last: int) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state_dir),
+    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state_dir),
                            "--last", str(last), "--json"], capture_output=True, text=True, timeout=120, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
@@ -129,7 +129,7 @@ class Rig:
             f'users = "{self.root / "users.json"}"\nfull = "{e.full}"\nfull_snapshot = "{e.full_snapshot}"\n'
             f'commands = "{e.commands}"\nsurveillance_key = "{self.eye}"\nlanguage = "{self.language}"\n',
             encoding="utf-8")
-        self.proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config),
+        self.proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config),
                                       "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(self.log, "ab"),
                                      text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""

@@ -13,9 +13,9 @@ from typing import Any
 import zmq
 from playwright.sync_api import Browser, Page
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.feed import FeedClient
-from firmware_host.sim.bots import SimLimits, seat_players
+from cli.demo import SimTable
+from protocol.feed import FeedClient
+from sim.bots import SimLimits, seat_players
 from tests.web.screens import check_screenshot
 from tests.web.money import shown
 from tests.web.test_accessibility import axe_violations
@@ -123,7 +123,7 @@ class FeedRecord(threading.Thread):
 
 def journal(state_dir: Path) -> list[dict[str, Any]]:
     """Every finished hand as `croupier history --json` prints it."""
-    done = subprocess.run([sys.executable, "-m", "firmware_host.cli", "history", "--state", str(state_dir),
+    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state_dir),
                            "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 

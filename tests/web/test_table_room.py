@@ -18,10 +18,10 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.cli.demo import SimTable
-from firmware_host.service.feed import FeedClient
-from firmware_host.sim.bots import SimLimits, seat_players
-from firmware_host.sim.shoe import SimShoeClient
+from cli.demo import SimTable
+from protocol.feed import FeedClient
+from sim.bots import SimLimits, seat_players
+from sim.shoe import SimShoeClient
 from tests.web.screens import check_screenshot
 from tests.web.test_accessibility import axe_violations
 from tests.web.test_table_display import LAYOUT, journal
@@ -128,7 +128,7 @@ def shown_in(tmp_path: Path) -> Iterator[Callable[[SimTable, str], str]]:
                           f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
                           f'language = "{language}"\n', encoding="utf-8")
         log = tmp_path / f"display{len(procs)}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                                 stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
         procs.append(proc)
         line = proc.stdout.readline() if proc.stdout else ""
@@ -436,7 +436,7 @@ def shown_display(tmp_path: Path) -> Served:
     config = tmp_path / "pages.toml"
     config.write_text('[display]\nlisten = "127.0.0.1:0"\npublic = "ipc:///tmp/croupier-none-public"\n'
                       'snapshot = "ipc:///tmp/croupier-none-snapshot"\n', encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     assert line, "croupier display did not start"

@@ -1,5 +1,5 @@
 """The tournament clock page (`/tournament`) in Chromium at a wall screen's 1920x1080: a real director
-(`floor/director.py`, on its sockets) followed by `croupier display`; the clock counting down, a break,
+(`floor/director/service.py`, on its sockets) followed by `croupier display`; the clock counting down, a break,
 a level change, a pause; the screenshot compared with its reference."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def clock_display(tmp_path: Path, page: Page) -> Iterator[tuple[Running, str]]:
                       f'snapshot = "ipc://{tmp_path}/none-snap"\nheartbeat_s = 0.5\n'
                       f'tournament = "ipc://{tmp_path}/dpub"\ntournament_snapshot = "ipc://{tmp_path}/dsnap"\n',
                       encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "display", "--config", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=open(tmp_path / "display.log", "ab"), text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""

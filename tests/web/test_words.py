@@ -11,7 +11,7 @@ from engine.games import HOUSE_GAMES
 from engine.poker.variants import VARIANTS
 from firmware_host.display import words
 from firmware_host.display.config import DisplayConfig
-from firmware_host.service.config import ConfigError
+from protocol.config import ConfigError
 
 
 def test_every_language_names_every_key_with_the_same_fields() -> None:

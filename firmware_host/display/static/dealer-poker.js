@@ -78,7 +78,7 @@ export function inMoney(text, state) {
 }
 
 // A seat's last action in the page's words, from its record in the state (`act`: action, amount, all_in, cards, clock;
-// firmware_host/tables/poker_sign.py act_record): never read back from the controller's English.
+// firmware_host/tables/poker/sign.py act_record): never read back from the controller's English.
 /** @type {Record<string, string>} */
 const ALL_IN_KINDS = { bet: "all_in", raise: "all_in", complete: "all_in", call: "calls_all_in", bring_in: "brings_in_all_in" };
 /** @type {Record<string, string>} */
@@ -497,7 +497,7 @@ class PokerPanel {
 }
 
 // The console calls this for a poker table with each state it is sent; `ctx.send(command)` relays one command
-// (the command channel's request map, `service/commands.py`) and resolves to the relay's answer.
+// (the command channel's request map, `protocol/commands.py`) and resolves to the relay's answer.
 export function renderPoker(container, state, ctx) {
   let panel = panels.get(container);
   if (!panel || !container.contains(panel.root)) {

@@ -571,7 +571,7 @@ function sendSignoff() {
   }
   const user = field("user").value.trim();
   const pin = field("pin").value;
-  if (user || pin) command.auth = { user, pin };  // the controller checks it (service/signoff.py), not this page
+  if (user || pin) command.auth = { user, pin };  // the controller checks it (protocol/signoff.py), not this page
   field("pin").value = "";
   field("card").value = "";
   dialog.close();

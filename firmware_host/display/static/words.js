@@ -126,7 +126,7 @@ export function handText(hand) {
   return hand.hand_name ?? "";
 }
 
-// A shown poker hand from its values in the state (`hand_values`, tables/poker_sign.py hand_words): its category's
+// A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
 // name, or a low's or a badugi's ranks ("8-5-4-2-A low"); hi-lo: "high / low". The players' screen and the console.
 /**
  * @param {{category: string, ranks?: string}[] | null | undefined} values

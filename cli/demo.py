@@ -1,0 +1,606 @@
+"""`croupier demo`: the simulated table: controller, emulated shoe, mock GPIO, bot players and dealer, a live view.
+
+    croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
+                  [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
+                  [--dealer bots|web] [--bot-wait S]
+    croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process | --director]
+                  [--web HOST:PORT]
+
+Starts, each as its own process: the emulated shoe (`croupier sim-shoe` on a TCP port), the
+controller (`croupier run --config ... --state DIR`, kept running as systemd would: restarted when it
+dies) with its GPIO on gpiozero's mock pins served on the simulated panel, and the live view of
+the public feed (`croupier watch`: a screen on a terminal, plain lines otherwise). This process is
+the bot dealer and the bot players: they bet, deal and decide through the shoe, the panel's buttons
+and the command channel. After N hands it prints one JSON line read back from the journal,
+`{"hands": N, "settled": N, "voided": 0, "faults": 0, "house_net": ...}`, and exits 0 (1 when the
+table could not be run, 2 for bad arguments). SIGINT or SIGTERM ends it early: every child ended, the
+summary line of the hands closed so far, exit 130 or 143; the temporary state directory removed
+(a `--state` given is kept).
+
+With `--game` a poker variant (`engine.poker.VARIANTS`) and `--structure` its betting structure, the
+table is a poker table and the poker bots (`sim.poker_bots`) deal and act for every
+seat; the line gives the house's `rake` and `chips_conserved` instead of `house_net`.
+
+With `--secure` every socket is a CURVE server on loopback TCP, with throwaway keys made in the
+state directory's `keys/` (the table's, the bot dealer's, the display's; `sim.keys`).
+With `--key FILE --server-key FILE` the bots and the view use that client key, and the controller
+the table key's secret half beside `--server-key` and, as its clients, the directory of `--key`.
+
+With `--web HOST:PORT` (default 127.0.0.1:8080; `off` not to serve; `--quiet` alone does not serve)
+it also starts `croupier display` on the table and prints the pages' address first, one line
+`pages: http://HOST:PORT/table http://HOST:PORT/pit http://HOST:PORT/surveillance (demo credentials:
+surveillance demo-eye PIN ...)`; when that port is taken it says so on standard error and serves on
+a free port instead. `demo-eye` (role surveillance, its PIN drawn for this run, in the table's users
+file) signs in at `/surveillance`, which follows the table's full feed (`[display] full`,
+`full_snapshot`, `commands` for the recall; with `--secure` a surveillance certificate `keys/eye/`,
+among the controller's clients; with keys of your own, `--key`, the full feed is not served).
+
+With `--dealer web` (it needs the pages: `--web` not off) the dealer's part is left to the dealer
+console, `/dealer`: the demo adds a demo dealer and a demo supervisor with PINs drawn for this run
+to the table's users file and prints them on the pages line after `/dealer` (`demo credentials: dealer
+demo-dealer PIN ..., supervisor demo-floor PIN ..., surveillance demo-eye PIN ...`); the display gets
+the command endpoint and the users file.
+Nothing here bets, deals or confirms for the dealer: the emulated shoe deals a card whenever the
+controller expects one (`sim.dealing.ShoeHand`), and the bot players bet and decide only for the
+spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`); at a poker table
+(`--game holdem`...) no bot acts: every player's action is the console's (`static/dealer-poker.js`). It
+runs until N hands are settled (or SIGINT/SIGTERM: then the summary of the hands closed so far).
+
+With `--tournament` (`cli/demo_tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
+(shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
+read from the tables' feeds (`sim.tournament.devices`); with `--in-process` the bots
+play engine hold'em hands in-process, no devices (`sim.tournament.hands`); with `--director` the
+production director (`croupier tournament`'s `Director`) seats, moves and holds the devices' tables
+(`sim.tournament.director`). Each table's
+hands go to `DIR/<table>/hands.jsonl`, the whole record to `DIR/tournament.json`; it ends with one
+JSON line `{"entries": N, "hands": H, "prize_pool": P, "places": [{"place": 1, "player": ...,
+"prize": ...}, ...]}` (`docs/tournament.md`). With `--web HOST:PORT` (the director's run: the clock
+is its feed) it also serves the pages once the tables run and prints them first, one line `pages:
+http://HOST:PORT/tournament http://HOST:PORT/table?table=T1 ... http://HOST:PORT/pit`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import secrets
+import shutil
+import faulthandler
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from engine.games import HOUSE_GAMES, POKER_GAMES, STRUCTURES, is_poker
+from engine.poker import VARIANTS
+from firmware_host.display.words import LANGUAGES
+from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
+                                make_supervisor, seat_players, write_config)
+from cli.demo_display import start_display
+from cli.demo_tournament import tournament_demo
+from cli.watch import add_key_arguments, key_arguments
+from protocol.feed import FeedClient
+from firmware_host.service.journal import JournalError
+from sim.dealing import ShoeHand
+from sim.keys import SimKeys
+from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
+                                         poker_summary)
+from sim.demo_profile import write_demo_profile
+from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
+from sim.yielding import YieldingPlayers, next_hand
+
+log = logging.getLogger("croupier.demo")
+
+DEFAULT_WEB = "127.0.0.1:8080"
+DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
+"""The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
+DEMO_EYE = {"demo-eye": "surveillance"}
+"""The demo's surveillance user whenever the pages are served (/surveillance, the full feed); a PIN drawn at each run."""
+
+
+def croupier_argv(*args: str) -> list[str]:
+    """The command line of a `croupier` subcommand, run by this interpreter."""
+    return [sys.executable, "-m", "cli", *args]
+
+
+class SimTable:
+    """The simulated table's processes: the emulated shoe and the controller under its restarter.
+
+    `run_dir` holds the configuration, the logs and the ipc sockets (a short temporary directory
+    when not given); `state_dir` the controller's journal. Use as a context manager, or call
+    `start()` and `stop()`; `stop()` always ends every child.
+    """
+
+    def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = 7,
+                 run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
+                 heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
+                 restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
+                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
+                 structure: str | None = None, demo_profile: bool = False) -> None:
+        self.state_dir = Path(state_dir)
+        self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
+        # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
+        self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
+        if self.structure is not None and not sections:
+            sections = poker_section(game, self.structure, seats)
+        self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
+        self.game = game
+        self.seed = seed
+        self.seats = seats
+        self.limits = limits
+        self.silent_s = silent_s
+        self.heartbeat_s = heartbeat_s
+        self.shoe_heartbeat_s = shoe_heartbeat_s
+        self.restart_s = restart_s
+        self.restart_burst = restart_burst
+        self.table = table or f"sim-{game}-1"
+        self.sections = sections  # more sections of the controller's configuration (a poker table's [poker])
+        self._own_run_dir = run_dir is None
+        self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
+        self.endpoints = TableEndpoints.tcp() if keys is not None else TableEndpoints.ipc(self.run_dir)
+        self.shoe_proc: subprocess.Popen[bytes] | None = None
+        self.shoe_info: dict[str, Any] = {}
+        self.controller: Restarter | None = None
+        self.config_path = self.run_dir / "table.toml"
+        self.users_path = self.state_dir / "users.json"  # the bot supervisor's, with a PIN drawn at each start
+        self.supervisor: dict[str, str] | None = None
+        self.people = dict(people or {})  # name -> (role, PIN): more users of the users file (the console's)
+        self.eye_key: Path | None = None  # the surveillance certificate of the demo's display (--secure)
+
+    def __enter__(self) -> SimTable:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> dict[str, Any]:
+        """Start the shoe and the controller; return the controller's ready line. Raises RestarterError."""
+        try:
+            self.start_shoe()
+            self.write_users()
+            demo = self.demo_profile and self.game == "3cp"
+            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
+            write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
+                         game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
+                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
+                         security=self.keys.security_lines() if self.keys is not None else "",
+                         extra=(self.keys.access_text() if self.keys is not None else "") + self.sections)
+            self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
+                                                       str(self.state_dir), "--log-level", "WARNING"),
+                                         name="controller", restart_s=self.restart_s, burst=self.restart_burst,
+                                         log_path=self.run_dir / "controller.log")
+            return self.controller.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def write_users(self) -> None:
+        """Write the table's users file: the bot supervisor (a PIN drawn now) and `people`."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        # One write: a display reading the file meanwhile never sees it without `people`.
+        self.supervisor = make_supervisor(self.users_path, people=self.people)
+
+    def start_shoe(self, *extra: str, port: int = 0) -> dict[str, Any]:
+        """Start the emulated shoe process (on `port`, or a free TCP port). Raises RestarterError."""
+        with open(self.run_dir / "shoe.log", "ab") as err:
+            self.shoe_proc = spawn(croupier_argv("sim-shoe", "--tcp", f"127.0.0.1:{port}", "--seed", str(self.seed),
+                                                 "--heartbeat", str(self.shoe_heartbeat_s), "-v", *extra),
+                                   stderr=err)
+        self.shoe_info = read_json_line(self.shoe_proc, 20.0, "sim-shoe")
+        return self.shoe_info
+
+    def replace_shoe(self, *extra: str) -> dict[str, Any]:
+        """Swap the shoe: end the shoe process (as if unplugged) and start another on the same port
+        (a new boot; `extra` options such as `--firmware 2.0.0`). Raises RestarterError."""
+        port = int(str(self.shoe_info["port"]).rsplit(":", 1)[1])
+        self.kill_shoe()
+        return self.start_shoe(*extra, port=port)
+
+    def kill_shoe(self) -> None:
+        """Pull the shoe's plug: SIGKILL the shoe process."""
+        if self.shoe_proc is not None and self.shoe_proc.poll() is None:
+            self.shoe_proc.kill()
+            self.shoe_proc.wait()
+
+    def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
+        """A bot dealer for this table (players: one bot per seat by default; the dealer's key); at a poker
+        table the poker dealer, whose bots act for every seat (`players` unused)."""
+        if self.keys is not None:
+            options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public),
+                       "feed_key": str(self.keys.watcher), **options}
+        if self.structure is not None:  # a poker table: the poker bots act for the players
+            options.pop("players", None)
+            return PokerDealer(self.endpoints, self.shoe_info["control"], [], game=self.game, seed=self.seed,
+                               structure=self.structure, seats=self.seats,
+                               **{"supervisor": self.supervisor, **options})
+        return BotDealer(self.endpoints, self.shoe_info["control"],
+                         players if players is not None else seat_players(self.seats, self.seed),
+                         game=self.game, seed=self.seed, limits=self.limits,
+                         **{"supervisor": self.supervisor, **options})
+
+    def viewer_argv(self) -> list[str]:
+        """The live view's command line: `croupier watch` on the public feed (with the display's key)."""
+        argv = croupier_argv("watch", self.endpoints.public, "--snapshot", self.endpoints.snapshot)
+        if self.keys is not None:
+            argv += ["--key", str(self.keys.display), "--server-key", str(self.keys.table_public)]
+        return argv
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+        if self.shoe_proc is not None:
+            end(self.shoe_proc)
+        if self._own_run_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def web_address(value: str) -> tuple[str, int] | None:
+    """`--web`'s HOST:PORT (None for `off`). Raises ValueError naming what is wrong."""
+    if value == "off":
+        return None
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ValueError(f"--web must be HOST:PORT or off, not {value!r}")
+    return host.strip("[]"), int(port)
+
+
+def console_lines(table: SimTable) -> str:
+    """The `[display]` keys of the dealer console at the demo's table: its command endpoint, the users file, its key."""
+    lines = f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path.resolve()}"\n'
+    if table.keys is not None:
+        lines += f'dealer_key = "{table.keys.dealer}"\n'
+    return lines
+
+
+def eye_key(keys: SimKeys) -> Path:
+    """The surveillance certificate of the demo's display (`--secure`): made beside the other keys, its public
+    half among the controller's clients, so the full feed lets it on. Its secret half's path."""
+    from protocol import keys as key_files
+    public, secret = key_files.create(keys.clients.parent / "eye", "eye", "surveillance")
+    shutil.copyfile(public, keys.clients / public.name)
+    return secret
+
+
+def full_feed_lines(table: SimTable, with_commands: bool) -> str:
+    """The `[display]` keys of /surveillance at the demo's table: the full feed, the recall's command endpoint,
+    the users file, the surveillance key under CURVE (none with keys of the user's own: nothing to serve)."""
+    if table.eye_key is None and table.keys is not None:
+        return ""
+    e = table.endpoints
+    lines = f'full = "{e.full}"\nfull_snapshot = "{e.full_snapshot}"\n'
+    if with_commands:
+        lines += f'commands = "{e.commands}"\nusers = "{table.users_path.resolve()}"\n'
+    if table.eye_key is not None:
+        lines += f'surveillance_key = "{table.eye_key}"\n'
+    return lines
+
+
+def credentials(people: Mapping[str, tuple[str, str]]) -> str:
+    """The pages line's demo credentials: `demo credentials: dealer demo-dealer PIN 123456, ...`."""
+    return "demo credentials: " + ", ".join(f"{role} {name} PIN {pin}" for name, (role, pin) in people.items())
+
+
+def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
+                language: str = "en", players_by: str = "bots") -> subprocess.Popen[bytes] | None:
+    """Start `croupier display` on the table's public feed and print the pages' address (one line).
+    With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
+    and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
+    start, say why and go on without it (None)."""
+    keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
+    keys += console_lines(table) if console else ""
+    eye = full_feed_lines(table, with_commands=not console)
+    config = table.run_dir / "display.toml"
+    log_path = table.run_dir / "display.log"
+    started = start_display(config, log_path, host, port, lambda listen: (
+        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}{eye}\n[[display.tables]]\n'
+        f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
+        f'heartbeat_s = {table.heartbeat_s}\n'))
+    if started is None:
+        return None
+    proc, ready = started
+    line = f"pages: {ready['table']} {ready['pit']}"
+    if eye:
+        line += f" {ready['display']}/surveillance"
+    if console:
+        line += f" {ready['dealer']}"
+    if table.people:
+        line += f" ({credentials(table.people)})"
+    if console and players_by == "web":
+        line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
+    print(line, flush=True)
+    return proc
+
+
+class Stagehand:
+    """Paces the dealer's steps for a human eye, and pulls the controller's plug when asked."""
+
+    MID_HAND = ("deal", "preflop", "flop", "river", "decide", "showdown") + POKER_MID_HAND
+
+    def __init__(self, table: SimTable, pace_s: float, kills: int, seed: int) -> None:
+        self.table = table
+        self.pace_s = pace_s
+        self.kills_left = kills
+        self.rng = random.Random(seed)
+
+    def on_step(self, dealer: BotDealer, state: Mapping[str, Any]) -> None:
+        if self.pace_s > 0:
+            time.sleep(self.pace_s)
+        if self.kills_left and state.get("phase") in self.MID_HAND and self.rng.random() < 0.1:
+            if self.table.controller is not None and self.table.controller.kill(signal.SIGKILL) is not None:
+                self.kills_left -= 1
+
+
+def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any]:
+    """The demo's result line, read back from the journal for hands first_hand .. first_hand+hands-1.
+
+    Raises JournalError when the journal cannot be read.
+    """
+    rows, settled, faults = closed_hands(state_dir, first_hand, hands)
+    house_net = sum(int((r.record.get("settlement") or {}).get("house_net", 0)) for r in settled)
+    return {"hands": len(rows), "settled": len(settled), "voided": len(rows) - len(settled), "faults": faults,
+            "house_net": house_net}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tournament", action="store_true",
+                        help="play a simulated tournament across tables instead (bots, a table per controller; "
+                             "docs/tournament.md)")
+    parser.add_argument("--players", type=int, default=None, metavar="N", help="--tournament: entries (default 24)")
+    parser.add_argument("--tables", type=int, default=None, metavar="T", help="--tournament: tables (default 3)")
+    parser.add_argument("--director", action="store_true",
+                        help="--tournament: the production director (croupier tournament) drives the tables")
+    parser.add_argument("--in-process", action="store_true",
+                        help="--tournament: engine hands in this process, no shoe, controller or journal")
+    parser.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
+    parser.add_argument("--game", choices=tuple(HOUSE_GAMES) + POKER_GAMES, default="uth", metavar="GAME",
+                        help=f"the game (default uth): {', '.join(tuple(HOUSE_GAMES) + POKER_GAMES)}")
+    parser.add_argument("--structure", choices=STRUCTURES, default=None,
+                        help="a poker game's betting structure (default no-limit for holdem, pot-limit for the "
+                             "Omahas, fixed-limit for the others)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the shoe and the bots (default 1)")
+    parser.add_argument("--state", metavar="DIR", default=None,
+                        help="the controller's journal directory (default: a temporary directory, removed after)")
+    parser.add_argument("--seats", type=int, default=None, metavar="K",
+                        help="bots at the table (default: 5 for uth, 6 for 3cp and poker; uth and 3cp 1 to 7 (the "
+                             "demo's 3cp profile deals one spot), poker 2 to the game's most)")
+    parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
+    parser.add_argument("--kill", type=int, default=0, metavar="K",
+                        help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
+    parser.add_argument("--secure", action="store_true",
+                        help="CURVE on every socket with throwaway keys made in the state directory's keys/")
+    add_key_arguments(parser)
+    parser.add_argument("--web", default=None, metavar="HOST:PORT",
+                        help=f"serve the pages (croupier display) there, or off (default {DEFAULT_WEB}; off with --quiet; "
+                             "--tournament: off unless given)")
+    parser.add_argument("--pace", type=float, default=None, metavar="S",
+                        help="pause S seconds between the dealer's steps (default 0.03 on a terminal, else 0)")
+    parser.add_argument("--dealer", choices=("bots", "web"), default="bots",
+                        help="who deals: the bot dealer (default), or a person at the dealer console /dealer (needs --web)")
+    parser.add_argument("--language", choices=LANGUAGES, default="en",
+                        help="the pages' language (the display's [display] language): en (default) or fr")
+    parser.add_argument("--players-by", choices=("bots", "web"), default="bots",
+                        help="with --dealer web: who plays the seats' bets and decisions: bot players yielding to "
+                             "the console after --bot-wait (default), or web: the console takes every bet and "
+                             "decision, no bot plays (the emulated shoe still deals)")
+    parser.add_argument("--bot-wait", type=float, default=8.0, metavar="S",
+                        help="with --dealer web: seconds a bot player leaves its spot to the console before it bets "
+                             "or decides (default 8)")
+
+
+def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
+    """What is wrong with the command line (None when nothing is)."""
+    if args.hands < 1:
+        return "--hands must be at least 1"
+    if is_poker(args.game):
+        most = VARIANTS[args.game].max_players
+        if not 2 <= seats <= most:
+            return f"--seats {seats} is not possible for {args.game} (2..{most})"
+        if args.dealer == "web":
+            return web_refusal(args)
+        return None
+    if args.structure is not None:
+        return f"--structure is for the poker games, not {args.game}"
+    if not 1 <= seats <= 7:
+        return f"--seats {seats} is not possible for {args.game} (1..7)"
+    if args.dealer == "web":
+        return web_refusal(args)
+    if args.players_by != "bots":
+        return "--players-by web is for --dealer web (the console plays the seats)"
+    return None
+
+
+def web_refusal(args: argparse.Namespace) -> str | None:
+    """What is wrong with `--dealer web`'s options (None when nothing is)."""
+    if args.web is None and args.quiet or args.web == "off":
+        return "--dealer web needs the pages: give --web HOST:PORT (not off)"
+    if args.kill:
+        return "--kill is for the bot dealer: not with --dealer web"
+    if args.bot_wait < 0:
+        return "--bot-wait must be 0 or more seconds"
+    return None
+
+
+def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log_: DealerLog) -> DealerLog:
+    """Leave the dealer's part to the console: the shoe deals when the controller expects a card, the
+    bot players yield to the console; until `args.hands` hands are settled (`log_` has the first hand
+    and the hands closed so far). Raises BotError when the table's state cannot be had, JournalError
+    when its journal cannot be read."""
+    keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public),
+                                          "feed_key": str(table.keys.watcher)}  # commands as a dealer, the feed not
+    shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
+    players = None if is_poker(args.game) or args.players_by == "web" else YieldingPlayers(  # poker: every action the console's
+        table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)
+    log_.first_hand = next_hand(public_snapshot(table))
+    shoe.start()
+    if players is not None:
+        players.start()
+    try:
+        while True:
+            rows = summary(table.state_dir, log_.first_hand, 10 ** 9)
+            log_.hands = rows["hands"]
+            if rows["settled"] >= args.hands:
+                return log_
+            time.sleep(0.25)
+    finally:
+        if players is not None:
+            players.stop()
+        shoe.stop()
+
+
+def public_snapshot(table: SimTable) -> dict[str, Any]:
+    """The table's public state now (waits up to 20 s for the controller). Raises BotError."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    keys: dict[str, Any] = {} if table.keys is None else {"key": str(table.keys.display),
+                                                          "server_key": str(table.keys.table_public)}
+    feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=20.0, **keys)
+    try:
+        feed.fetch_snapshot()
+        return dict(feed.state or {})
+    except TimeoutError:
+        raise BotError("no snapshot from the controller") from None
+    finally:
+        feed.close()
+        ctx.destroy(linger=0)
+
+
+def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections: str) -> SimTable:
+    """A tournament table's processes (`sim.tournament_devices.TableFactory`): a no-limit hold'em table."""
+    return SimTable(state_dir, game="holdem", seed=seed, seats=seats, table=name, sections=sections,
+                    structure="no-limit")
+
+
+def tournament(args: argparse.Namespace) -> int:
+    """`--tournament` (`cli/demo_tournament.py`) on this module's tables, its pages at `--web` when given."""
+    try:
+        web = web_address(args.web) if args.web is not None else None
+    except ValueError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 2
+    return tournament_demo(args, tournament_table, web)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: the demo ends as at SIGINT (its children ended, the summary line, a temporary state removed)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def main(args: argparse.Namespace) -> int:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: every thread's stack on stderr
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # SIGINT ends it early even when started ignoring it
+    # (a child of a background job starts with SIGINT ignored, and Python then keeps it so)
+    if args.tournament:
+        return tournament(args)
+    if args.players is not None or args.tables is not None or args.in_process or args.director:
+        print("croupier demo: --players and --tables (and --in-process, --director) are for --tournament",
+              file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s demo %(levelname)s %(message)s")
+    seats = args.seats if args.seats is not None else (6 if args.game == "3cp" or is_poker(args.game) else 5)
+    wrong = check_arguments(args, seats)
+    if wrong is not None:
+        print(f"croupier demo: {wrong}", file=sys.stderr)
+        return 2
+    try:
+        web = web_address(args.web if args.web is not None else ("off" if args.quiet else DEFAULT_WEB))
+        key, server_key = key_arguments(args)
+        given = SimKeys.given(key, server_key) if key is not None and server_key is not None else None
+    except ValueError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 2
+    if given is not None and args.secure:
+        print("croupier demo: --secure makes its own keys: give it or --key/--server-key, not both", file=sys.stderr)
+        return 2
+    by_web = args.dealer == "web"
+    state_dir = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    keys = SimKeys.make(state_dir / "keys") if args.secure else given
+    demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
+    people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
+                     keys=keys, people=people, structure=args.structure, demo_profile=True)
+    if args.secure and web is not None and keys is not None:
+        table.eye_key = eye_key(keys)  # the full feed for /surveillance
+    viewer: subprocess.Popen[bytes] | None = None
+    if people:
+        table.write_users()  # the display checks sign-ins against it from its start
+    pages: subprocess.Popen[bytes] | None = None
+    dealer: BotDealer | None = None
+    result: DealerLog | None = None
+    at_console = DealerLog(first_hand=-1)
+    status = 1  # when the table could not be played to the end
+    ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: the summary of the hands closed so far, as SIGINT
+    try:
+        if web is not None:  # its address is the first line
+            pages = serve_pages(table, *web, console=by_web, language=args.language, players_by=args.players_by)
+        if by_web and pages is None:
+            raise BotError("--dealer web: the dealer console could not be served")
+        if not args.quiet:  # the view subscribes first, so it sees the table from its first message
+            viewer = spawn(table.viewer_argv(), stdout=None, stderr=subprocess.DEVNULL)
+        table.start()
+        if by_web:
+            result = play_from_console(table, seats, args, at_console)
+        else:
+            pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
+            dealer = table.dealer(players=seat_players(seats, args.seed),
+                                  on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
+            result = dealer.play(args.hands)
+    except (BotError, RestarterError, OSError, JournalError) as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        result = None
+    except KeyboardInterrupt as stopped:
+        status = 143 if isinstance(stopped, Terminated) else 130
+        if by_web and at_console.first_hand >= 0:  # the hands closed so far
+            result = DealerLog(first_hand=at_console.first_hand, hands=10 ** 9)
+        elif dealer is not None and dealer.log.first_hand >= 0:
+            result = DealerLog(first_hand=dealer.log.first_hand, hands=10 ** 9)
+    finally:
+        signal.signal(signal.SIGTERM, ended_by)
+        if dealer is not None:
+            dealer.close()
+        if viewer is not None:
+            viewer.terminate()
+            viewer.wait()
+        if pages is not None:
+            end(pages)
+        restarts = (table.controller.starts - 1) if table.controller is not None else 0
+        table.stop()
+    return finish(args, state_dir, result, restarts, status)
+
+
+def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int) -> int:
+    """Print the summary line read back from the journal (none when the table was not played) and
+    give the exit status; remove a temporary state directory."""
+    if result is None:
+        if not args.state:
+            shutil.rmtree(state_dir, ignore_errors=True)
+        return status
+    try:
+        count = args.hands if args.dealer == "bots" and status not in (130, 143) else result.hands
+        line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
+    except JournalError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if not args.state:
+            shutil.rmtree(state_dir, ignore_errors=True)
+    if restarts:
+        line["restarts"] = restarts
+    sys.stdout.flush()
+    print(json.dumps(line), flush=True)
+    if status in (130, 143):
+        return status
+    if args.dealer == "web":
+        return 0 if line["settled"] == args.hands else 1
+    ok = line["hands"] == args.hands and line["settled"] == args.hands and line.get("chips_conserved", True)
+    return 0 if ok else 1

@@ -1,8 +1,0 @@
-"""`python -m firmware_host.cli`: the `croupier` command line."""
-
-import sys
-
-from firmware_host.cli import main
-
-if __name__ == "__main__":  # not when a "spawn" child re-imports it (floor-sim's watcher process)
-    sys.exit(main())

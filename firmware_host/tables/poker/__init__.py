@@ -1,0 +1,1 @@
+"""The poker table: dealer assist for the rule pages' poker games, its hand records and signed-off steps."""

@@ -1,0 +1,1 @@
+"""The tournament director (`croupier tournament`): its clock, seating, orders to the tables, breaks and gate."""

@@ -1,0 +1,70 @@
+"""The pit's figures of the gaming day read from the archive: per table its hands per hour and the house's win, and the pit's (docs/floor.md, "Figures")."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+import psycopg
+
+from floor.archive import ArchiveError, connect
+from floor.series import day_series
+
+_SETTING = """SELECT ((now() AT TIME ZONE time_zone) - starts)::date, to_char(starts, 'HH24:MI'),
+       now() AT TIME ZONE time_zone FROM gaming_day"""
+
+
+def line(hands: list[int], win: list[int], open_hours: list[float]) -> dict[str, Any]:
+    """One table's (or the pit's) figures of the day from its hours: the day's hands per open hour, null
+    when it was open no time.
+
+    >>> line([3, 0, 2], [100, 0, -40], [0.5, 0.0, 0.25])["hands_per_hour"]
+    6.67
+    >>> line([1, 0, 0], [50, 0, 0], [0.0, 0.0, 0.0])["hands_per_hour"] is None
+    True
+    """
+    day_open = round(sum(open_hours), 4)
+    return {"hands": hands, "win": win, "open_hours": open_hours, "day_hands": sum(hands), "day_win": sum(win),
+            "day_open_hours": day_open, "hands_per_hour": round(sum(hands) / day_open, 2) if day_open else None}
+
+
+def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[str, Any]:
+    """The `figures` message of the tables on the pit, from the archive (today's gaming day when `day` is
+    None). Raises ArchiveError."""
+    try:
+        with connect(dsn) as conn:
+            conn.read_only = True
+            setting = conn.execute(_SETTING).fetchone()
+            if setting is None:
+                raise ArchiveError("the archive has no gaming day setting: run `croupier pit migrate --db DSN`")
+            today, starts, now = setting
+            series = day_series(conn, day if day is not None else today, tables=tables)
+    except psycopg.errors.UndefinedTable as exc:
+        raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
+                           .replace("\n", " ")) from exc
+    except psycopg.Error as exc:
+        raise ArchiveError(f"the archive's server: {exc}".strip().replace("\n", " ")) from exc
+    hours = [datetime.fromisoformat(hour) for hour in series["hours"]]
+    elapsed = (now - hours[0]).total_seconds() / 3600 if hours else 0.0  # local clock hours, as the series' are
+    n = len(hours)
+    per_table, pit_hands, pit_win, pit_open = {}, [0] * n, [0] * n, [0.0] * n
+    for entry in series["tables"]:
+        hands, win, open_hours = entry["hands"], entry["house_win"], entry["open_hours"]
+        per_table[entry["table"]] = line(hands, win, open_hours)
+        pit_hands = [a + b for a, b in zip(pit_hands, hands)]
+        pit_win = [a + b for a, b in zip(pit_win, win)]
+        pit_open = [a + b for a, b in zip(pit_open, open_hours)]
+    pit = line(pit_hands, pit_win, [round(hours_open, 4) for hours_open in pit_open])
+    pit["tables"] = len(tables)
+    return {"source": "archive", "day": series["day"], "starts": str(starts), "time_zone": series["time_zone"],
+            "hours": [hour.strftime("%H:%M") for hour in hours], "elapsed": round(min(elapsed, float(n)), 3),
+            "tables": {name: per_table[name] for name in tables}, "pit": pit}
+
+
+def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:
+    """The pit screens' `figures` message of today's gaming day; a failure of the archive's server as
+    `{"source": "archive", "error": "..."}` (the page says so; the display tries again at its next reading)."""
+    try:
+        return read_figures(dsn, tables)
+    except ArchiveError as exc:
+        return {"source": "archive", "error": str(exc)}

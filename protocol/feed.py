@@ -1,0 +1,370 @@
+"""The table's feed: public state on PUB, snapshots for late joiners, full state on a restricted socket.
+
+Wire format (written once, here; `docs/feed.md` repeats it for integrators). Every message is one
+ZeroMQ frame holding one msgpack map:
+
+    {"table": str, "boot": str, "seq": int, "kind": "update" | "heartbeat" | "snapshot", ...state}
+
+- `boot` is new at every start of the controller; `seq` is strictly increasing within a boot and
+  shared by the public and the full stream (each update goes out on both with the same `seq`).
+- `update` and `snapshot` carry the state at the top level: `game`, `hand`, `phase`, `board`,
+  `dealer`, `spots` (each `seat`, `cards`, `bets`, `decision`, and at settlement `hand_name` and
+  `results`), `fault`. On the public stream a face-down card is `"??"`; burns and undealt cards are
+  never there. On the full stream every card is shown.
+- `heartbeat` carries nothing else; it goes out when nothing else was sent for `heartbeat_s`.
+- Snapshot (the ZeroMQ Guide's clone pattern): a client first subscribes to the PUB socket, then
+  sends any one frame (conventionally msgpack `{"want": "snapshot"}`) to the ROUTER snapshot socket
+  with a DEALER or REQ socket. The reply is the current state with `kind` = `snapshot` and the
+  `seq` of the last message published. The client then drops updates whose `seq` is not above it;
+  a different `boot` means the controller restarted, a `seq` that is not the next one that a message
+  was lost: take a new snapshot.
+- With the table's CURVE keys every TCP socket is a CURVE server whose ZAP domain is the socket's
+  name (`protocol/zap.py` decides who gets in); a PUB socket is closed and bound again to cut a
+  revoked key (`Feed.reopen`), which subscribers see as a gap. `docs/security.md`.
+- With `[security] full_delay_s` every full-feed message (updates and heartbeats, in order) goes out
+  that long after the public one of the same `seq`, and the full snapshot answers with the state and
+  `seq` the delayed stream last showed, never ahead of it.
+- A client with a key pair connects as a CURVE client (`service.curve`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import msgpack
+import zmq
+
+from protocol.config import is_restricted_endpoint
+from protocol.curve import client_keys
+from protocol.keys import KeyPair, serve_curve
+from protocol.packing import UpdatePacker
+
+
+class FeedError(RuntimeError):
+    """A feed socket cannot be bound, or a restricted socket is asked for a public address."""
+
+
+def new_boot() -> str:
+    """A fresh boot id: 16 hex digits, different at every start."""
+    return os.urandom(8).hex()
+
+
+LEADING = ("hand", "phase")
+"""The state's keys an update puts right after its header (a dict keeps a key where it was first set),
+so that a reader needing only them, the pit (`floor/frames.py`), stops there and skips the rest."""
+
+
+def pack(message: Mapping[str, Any]) -> bytes:
+    packed: bytes = msgpack.packb(message, use_bin_type=True)
+    return packed
+
+
+def unpack(frame: bytes) -> dict[str, Any]:
+    """Decode one feed frame. Raises ValueError when it is not a msgpack map."""
+    try:
+        value = msgpack.unpackb(frame, raw=False)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise ValueError(f"not a msgpack frame: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ValueError("feed frame is not a map")
+    return value
+
+
+class Feed:
+    """The publishing side, owned by the controller thread (ZeroMQ sockets are not thread-safe)."""
+
+    def __init__(self, ctx: zmq.Context[Any], table: str, *, public: str, snapshot: str, full: str = "",
+                 full_snapshot: str = "", heartbeat_s: float = 1.0, boot: str | None = None,
+                 clock: Callable[[], float] = time.monotonic, keys: KeyPair | None = None,
+                 full_delay_s: float = 0.0) -> None:
+        """Bind the sockets; with the table's `keys` every TCP one is a CURVE server (its ZAP domain
+        the socket's name: bind the ZAP handler first). Raises FeedError (address in use, or a full
+        socket not restricted while there are no keys).
+
+        With `full_delay_s` every full-feed message is held back that long (sent by `tick()` once
+        due) and the full snapshot answers with the full state as the delayed stream last showed it.
+        """
+        for ep in (full, full_snapshot):
+            if ep and not is_restricted_endpoint(ep) and keys is None:
+                raise FeedError(f"the full state may only be bound to loopback or ipc without CURVE keys, not {ep!r}")
+        self._ctx = ctx
+        self._keys = keys
+        self._endpoints = {"public": public, "snapshot": snapshot, "full": full, "full_snapshot": full_snapshot}
+        self.guard: Callable[[str, zmq.Frame], bool] | None = None  # may a snapshot request be answered
+        self.table = table
+        self.boot = boot or new_boot()
+        self.seq = 0
+        self.heartbeat_s = heartbeat_s
+        self._clock = clock
+        self._last_sent = clock()
+        self._public_state: Mapping[str, Any] = {}
+        self._full_state: Mapping[str, Any] = {}
+        self.full_delay_s = full_delay_s
+        # held full-feed messages, oldest first: (due, seq, frame or None for a state alone, full state)
+        self._held: deque[tuple[float, int, bytes | None, Mapping[str, Any]]] = deque()
+        self._full_shown: tuple[int, Mapping[str, Any]] = (0, {})  # what the delayed stream has shown
+        self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
+        self._updates = UpdatePacker()  # the last hands and paytables packed once (`packing.py`)
+        self._sockets: list[zmq.Socket[Any]] = []
+        try:
+            self.pub = self._bind(zmq.PUB, "public")
+            self.snap = self._bind(zmq.ROUTER, "snapshot")
+            self.full_pub = self._bind(zmq.PUB, "full") if full else None
+            self.full_snap = self._bind(zmq.ROUTER, "full_snapshot") if full_snapshot else None
+        except (zmq.ZMQError, FeedError):
+            self.close()
+            raise
+
+    def _bind(self, kind: int, name: str, tries: int = 1) -> zmq.Socket[Any]:
+        endpoint = self._endpoints[name]
+        sock: zmq.Socket[Any] = self._ctx.socket(kind)
+        sock.setsockopt(zmq.LINGER, 0)
+        if kind == zmq.PUB:
+            sock.setsockopt(zmq.SNDHWM, 10000)
+        serve_curve(sock, endpoint, self._keys, name)
+        self._sockets.append(sock)
+        for attempt in range(tries):
+            try:
+                sock.bind(endpoint)
+                return sock
+            except zmq.ZMQError as exc:
+                if attempt + 1 == tries or exc.errno != zmq.EADDRINUSE:
+                    raise FeedError(f"cannot bind feed socket {endpoint}: {exc}") from exc
+                time.sleep(0.01)  # the closed socket's port is released by ZeroMQ's I/O thread
+        raise FeedError(f"cannot bind feed socket {endpoint}")  # not reached: tries >= 1
+
+    def reopen(self, name: str) -> None:
+        """Close PUB socket `name` ("public" or "full") and bind it again: every subscriber is cut,
+        reconnects and is checked by the ZAP handler again (a revoked key is not let back in); the
+        subscribers that are see a gap in `seq` and take a new snapshot. Raises FeedError."""
+        old = self.pub if name == "public" else self.full_pub
+        if old is None:
+            return
+        self._sockets.remove(old)
+        old.close(0)
+        new = self._bind(zmq.PUB, name, tries=200)
+        if name == "public":
+            self.pub = new
+        else:
+            self.full_pub = new
+
+    def snapshot_sockets(self) -> list[zmq.Socket[Any]]:
+        """The ROUTER sockets the controller's poller must watch."""
+        return [s for s in (self.snap, self.full_snap) if s is not None]
+
+    def _header(self, kind: str) -> dict[str, Any]:
+        return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": kind}
+
+    def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> int:
+        """Send one update (public, and full when there is a full socket). Returns its seq."""
+        self.seq += 1
+        # the states are the caller's to give away: kept as they are, never changed here (snapshots
+        # answer with them until the next update)
+        self._public_state = public
+        self._full_state = full if full is not None else public
+        head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
+        for key in LEADING:  # the pit reads these and stops (floor/frames.py): set first, valued by the state
+            if key in public:
+                head[key] = None
+        self.pub.send(self._updates.pack(head, public))  # the header's keys first, then the state's
+        if self.full_pub is not None:
+            self._send_full(self._updates.pack(head, self._full_state))
+        self._last_sent = self._clock()
+        return self.seq
+
+    def _send_full(self, frame: bytes | None, now: float | None = None) -> None:
+        if not self.full_delay_s:
+            if frame is not None and self.full_pub is not None:
+                self.full_pub.send(frame)
+            return
+        now = self._clock() if now is None else now
+        self._held.append((now + self.full_delay_s, self.seq, frame, self._full_state))
+
+    def release_due(self, now: float | None = None) -> float:
+        """Seconds until the oldest held full-feed message is due (inf when none is held)."""
+        if not self._held:
+            return float("inf")
+        return self._held[0][0] - (self._clock() if now is None else now)
+
+    def next_due(self) -> float:
+        """Seconds until `tick()` has something to send: a heartbeat or a held full-feed message."""
+        now = self._clock()
+        return min(self.heartbeat_due(now), self.release_due(now))
+
+    def release(self, now: float | None = None) -> int:
+        """Send the held full-feed messages that are due. Returns how many."""
+        now = self._clock() if now is None else now
+        sent = 0
+        while self._held and self._held[0][0] <= now:
+            _, seq, frame, state = self._held.popleft()
+            if frame is not None and self.full_pub is not None:
+                self.full_pub.send(frame)
+                sent += 1
+            self._full_shown = (seq, state)
+        return sent
+
+    def set_state(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> None:
+        """Set the state snapshots answer with, without publishing (used right after replay)."""
+        self._public_state = dict(public)
+        self._full_state = dict(full) if full is not None else self._public_state
+        self._send_full(None)  # delayed: the full snapshot shows it once due
+
+    def heartbeat_due(self, now: float | None = None) -> float:
+        """Seconds until the next heartbeat is due (<= 0: due now)."""
+        now = self._clock() if now is None else now
+        return self._last_sent + self.heartbeat_s - now
+
+    def tick(self, now: float | None = None) -> bool:
+        """Send the held full-feed messages now due, and a heartbeat if nothing went out for
+        `heartbeat_s`. Returns whether a heartbeat was sent."""
+        if self._held:
+            self.release(now)
+        if self.heartbeat_due(now) > 0:
+            return False
+        self.seq += 1
+        frame = self._pack(self._header("heartbeat"))
+        self.pub.send(frame)
+        if self.full_pub is not None:
+            self._send_full(frame, now)
+        self._last_sent = self._clock() if now is None else now
+        return True
+
+    def serve_snapshots(self, sock: zmq.Socket[Any]) -> int:
+        """Answer every pending snapshot request on `sock` (without blocking). Returns how many."""
+        served = 0
+        full = sock is self.full_snap
+        head = self._header("snapshot")
+        state = self._public_state
+        if full:
+            state = self._full_state
+            if self.full_delay_s:  # never ahead of the delayed stream
+                self.release()
+                head["seq"], state = self._full_shown
+        while True:
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return served
+            if self.guard is not None and not self.guard("full_snapshot" if full else "snapshot", frames[-1]):
+                continue  # a key revoked since it connected: nothing more for it
+            envelope = frames[:-1]  # identity, and the empty delimiter when the client is a REQ
+            sock.send_multipart([*envelope, pack({**head, **state})])
+            served += 1
+
+    def close(self) -> None:
+        for sock in self._sockets:
+            sock.close(0)
+        self._sockets.clear()
+
+
+class FeedClient:
+    """A subscriber that follows the clone pattern: subscribe, snapshot, then newer updates.
+
+    `receive()` returns every message kept (a snapshot, an update, a heartbeat); `state` is the
+    latest table state (from the snapshot or an update). A gap in `seq` or a new `boot` is answered
+    with a new snapshot, so `state` is never a stale one taken for current.
+    """
+
+    def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0, *,
+                 key: str | None = None, server_key: str | None = None, queue: int | None = None) -> None:
+        """Subscribe to `public`. With `key` (this client's secret certificate file) and `server_key`
+        (the table's public one) both sockets are CURVE clients; `queue` bounds the messages the SUB holds
+        unread (its RCVHWM, set before it connects; None: ZeroMQ's 1,000). Raises ValueError (a bad key
+        file, or one of the two without the other)."""
+        self.ctx = ctx
+        self.public = public
+        self.snapshot_endpoint = snapshot
+        self.timeout_ms = int(timeout_s * 1000)
+        self.keys = client_keys(key, server_key)
+        self.sub = ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        if self.keys is not None:
+            self.keys.apply(self.sub)
+        if queue is not None:
+            self.sub.setsockopt(zmq.RCVHWM, queue)
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.connect(public)
+        self.boot: str | None = None
+        self.seq = 0
+        self.state: dict[str, Any] | None = None
+        self.gaps = 0  # messages found missing (each answered with a new snapshot)
+
+    def fetch_snapshot(self) -> dict[str, Any]:
+        """Ask the snapshot socket for the current state. Raises TimeoutError when nobody answers."""
+        dealer = self.ctx.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.setsockopt(zmq.SNDTIMEO, self.timeout_ms)  # no peer (a refused handshake): at most the timeout
+        if self.keys is not None:
+            self.keys.apply(dealer)
+        try:
+            dealer.connect(self.snapshot_endpoint)
+            try:
+                dealer.send(pack({"want": "snapshot"}))
+            except zmq.Again:
+                raise TimeoutError(f"no snapshot from {self.snapshot_endpoint}: nobody took the request") from None
+            if not dealer.poll(self.timeout_ms):
+                raise TimeoutError(f"no snapshot from {self.snapshot_endpoint}")
+            message = unpack(dealer.recv())
+        finally:
+            dealer.close(0)
+        return self.take_snapshot(message)
+
+    def take_snapshot(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Adopt a snapshot reply (however it was asked for: the pit asks without blocking). Returns it.
+        Raises KeyError when it has no `boot` or `seq`."""
+        self.boot = message["boot"]
+        self.seq = message["seq"]
+        self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+        return message
+
+    def follow(self, message: dict[str, Any]) -> str:
+        """The clone pattern's verdict on one message from the SUB socket, applied: `"keep"` (the next
+        one: `seq` and, for an update, `state` moved on), `"old"` (already in the snapshot: drop it) or
+        `"snapshot"` (a new boot, or a gap, counted in `gaps`: take a new snapshot)."""
+        if message.get("boot") != self.boot:
+            return "snapshot"
+        if message["seq"] <= self.seq:
+            return "old"
+        if message["seq"] != self.seq + 1:
+            self.gaps += 1
+            return "snapshot"
+        self.seq = message["seq"]
+        if message.get("kind") == "update":
+            self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+        return "keep"
+
+    def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
+        """The next message to keep (None on timeout).
+
+        Takes a new snapshot (and returns it) when the boot changes or when a message's `seq` is not
+        the next one: a subscriber can miss messages (ZeroMQ's slow joiner: a SUB that reconnects to a
+        restarted controller loses what was published before its subscription arrived), and a later
+        message, a heartbeat say, must not be taken as proof that the state it holds is current.
+        Raises TimeoutError when a snapshot is not answered.
+        """
+        if self.state is None:
+            return self.fetch_snapshot()
+        wait = self.timeout_ms if timeout_ms is None else timeout_ms
+        while self.sub.poll(wait):
+            message = unpack(self.sub.recv())
+            verdict = self.follow(message)
+            if verdict == "snapshot":
+                return self.fetch_snapshot()
+            if verdict == "old":
+                continue  # already in the snapshot
+            return message
+        return None
+
+    def messages(self, timeout_ms: int | None = None) -> Iterator[dict[str, Any]]:
+        while True:
+            message = self.receive(timeout_ms)
+            if message is None:
+                return
+            yield message
+
+    def close(self) -> None:
+        self.sub.close(0)

@@ -1,0 +1,148 @@
+"""Sign-offs held back from a console that keeps failing them: counted per sending key, longer each time, kept across restarts.
+
+The rule (`docs/security.md`, Sign-off): a failed sign-off (no such user, a wrong PIN, a user who
+is not a supervisor: one and the same refusal) counts against the key that sent it, never against
+the user it names. `MAX_FAILED` failures from one key hold every sign-off from that key for
+`HOLD_S`; each further hold of the same key lasts twice as long (at most `MAX_HOLD_S`), and the
+count of holds is forgotten after `FORGET_S` without one. A right sign-off from the key sets its
+count of failures back to 0 (not its holds). So:
+
+- a lock-out campaign holds only the attacker's own key: a supervisor is never locked, and signs
+  off from any other console (the pit's, another dealer's) at once;
+- a brute force gets `MAX_FAILED` guesses per hold, the holds doubling up to a day: about
+  `MAX_FAILED` guesses a day per key after the first hours, and the keys are the few the clients
+  directory lists.
+
+Holds are written to a JSON file in the controller's state directory (mode 0600, replaced whole)
+on every change, in wall-clock seconds: a restart keeps them. A file that cannot be read is logged
+and counted empty; an `until` further than `MAX_HOLD_S` ahead (a clock set back) is cut to it.
+
+>>> holds = Holds(None)
+>>> [holds.failed("console-3", 0.0) for _ in range(5)]
+[None, None, None, None, 300.0]
+>>> holds.held("console-3", 10.0), holds.held("pit-1", 10.0)
+(290.0, 0.0)
+>>> [holds.failed("console-3", 400.0) for _ in range(5)][-1]
+600.0
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from protocol.file_modes import write_secret
+
+log = logging.getLogger("croupier.signoff")
+
+MAX_FAILED = 5
+"""Failed sign-offs from one key (or one person at a relaying console) before its sign-offs are held."""
+MAX_FAILED_RELAYED = 20
+"""Failed sign-offs relayed by one key for the people signed in at its consoles (the display's relay:
+every web console shares its key) before all of that key's relayed sign-offs are held."""
+HOLD_S = 300.0
+"""The first hold: five minutes."""
+MAX_HOLD_S = 86400.0
+"""A hold lasts at most a day."""
+FORGET_S = 86400.0
+"""A key held no more for this long starts again from the first hold."""
+MAX_KEYS = 4096
+"""Keys kept at most (the one heard from longest ago and not held drops out first)."""
+
+HOLDS_FILE = "signoff-holds.json"
+"""The holds' file in the controller's state directory."""
+
+
+@dataclass(slots=True)
+class KeyHolds:
+    """One key's record: failures since its last right sign-off or hold, holds so far, held until when."""
+
+    failed: int = 0
+    holds: int = 0
+    until: float = 0.0
+    last_hold: float = 0.0
+
+
+class Holds:
+    """Every key's failures and holds; `path` (None: kept in memory only) is where they are written."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._keys: OrderedDict[str, KeyHolds] = OrderedDict()
+        if self.path is not None:
+            self._load()
+
+    def held(self, key: str, now: float) -> float:
+        """Seconds the key's sign-offs are still held (0.0: not held)."""
+        record = self._keys.get(key)
+        return max(0.0, min(record.until - now, MAX_HOLD_S)) if record is not None else 0.0
+
+    def failed(self, key: str, now: float, most: int = MAX_FAILED) -> float | None:
+        """Count one failed sign-off from `key` (held at the `most`-th). Returns the seconds of the hold it
+        starts, or None."""
+        record = self._record(key)
+        if record.holds and now - max(record.last_hold, record.until) > FORGET_S:
+            record.holds = 0
+        record.failed += 1
+        started = None
+        if record.failed >= most:
+            started = min(MAX_HOLD_S, HOLD_S * 2 ** min(record.holds, 20))
+            record.failed, record.holds, record.until, record.last_hold = 0, record.holds + 1, now + started, now
+        self._save()
+        return started
+
+    def passed(self, key: str) -> None:
+        """A right sign-off from `key`: its failures are forgotten (its holds are not)."""
+        record = self._keys.get(key)
+        if record is not None and record.failed:
+            record.failed = 0
+            self._save()
+
+    def _record(self, key: str) -> KeyHolds:
+        record = self._keys.get(key)
+        if record is None:
+            record = self._keys[key] = KeyHolds()
+            if len(self._keys) > MAX_KEYS:
+                self._drop_one()
+        else:
+            self._keys.move_to_end(key)
+        return record
+
+    def _drop_one(self) -> None:
+        for name, record in self._keys.items():
+            if not record.holds:
+                del self._keys[name]
+                return
+        self._keys.popitem(last=False)
+
+    # -- the file ---------------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        assert self.path is not None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            log.error("%s: sign-off holds cannot be read (%s): counted empty", self.path, exc)
+            return
+        try:
+            for key, record in dict(data["keys"]).items():
+                held = KeyHolds(int(record["failed"]), int(record["holds"]), float(record["until"]),
+                                float(record["last_hold"]))
+                self._keys[str(key)] = held
+        except (KeyError, TypeError, ValueError) as exc:
+            log.error("%s: sign-off holds not as written (%s): counted empty", self.path, exc)
+            self._keys.clear()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        text = json.dumps({"keys": {k: asdict(v) for k, v in self._keys.items()}}, sort_keys=True)
+        try:
+            write_secret(self.path, text)
+        except OSError as exc:  # the hold stands in memory; a restart would forget it
+            log.error("%s: sign-off holds cannot be written: %s", self.path, exc)

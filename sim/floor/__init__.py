@@ -1,0 +1,1 @@
+"""The simulated floor of `croupier floor-sim`: many house tables feeding a real pit."""

@@ -1,0 +1,81 @@
+"""CURVE keys for the simulated table (`croupier demo --secure`, `--key`): where they are, and the configuration that uses them.
+
+Throwaway keys are pyzmq certificates written as `croupier keys new` writes them: `table`
+(role `table`, the controller's own), `dealer` (role `dealer`, the bot dealer's commands),
+`watcher` (role `surveillance`, the bots' full feed: a dealer's key may not follow it) and
+`display` (role `display`, the live view), each `NAME.key` + `NAME.key_secret` in one directory, with the
+clients' public halves copied to its `clients/` directory (the controller's `[security] clients`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol import access, keys
+from protocol.curve import ClientKeys
+from protocol.keys import KeyFileError
+
+SECRET_SUFFIX = "_secret"  # pyzmq's: NAME.key is the public certificate, NAME.key_secret both halves
+
+
+@dataclass(frozen=True, slots=True)
+class SimKeys:
+    """The files: the table's secret certificate and public one, the clients directory, and the bot
+    dealer's, the display's and the bots' full feed's secret certificates."""
+
+    table_secret: Path
+    table_public: Path
+    clients: Path
+    dealer: Path
+    display: Path
+    watcher: Path
+
+    @classmethod
+    def make(cls, directory: Path) -> SimKeys:
+        """Write throwaway keys under `directory` (created; the secret files mode 0600)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        clients = directory / "clients"
+        clients.mkdir(exist_ok=True)
+        made: dict[str, tuple[Path, Path]] = {}
+        for name, role in (("table", "table"), ("dealer", "dealer"), ("display", "display"),
+                           ("watcher", "surveillance")):
+            public, secret = directory / f"{name}.key", directory / f"{name}.key{SECRET_SUFFIX}"
+            if not (public.is_file() and secret.is_file()):  # a state directory used before keeps its keys
+                public, secret = keys.create(directory, name, role)  # the role in both halves, secret 0600
+            made[name] = (public, secret)
+            if role != "table":
+                shutil.copyfile(public, clients / Path(public).name)
+        return cls(made["table"][1], made["table"][0], clients, made["dealer"][1], made["display"][1],
+                   made["watcher"][1])
+
+    @classmethod
+    def given(cls, key: str, server_key: str) -> SimKeys:
+        """Keys made beforehand: the client's secret certificate `key` (its public half beside it,
+        in the directory the controller takes as its clients; it sends the commands and follows the full
+        feed, so its role must be given both) and the table's public certificate `server_key` (its secret
+        half beside it, as `croupier keys new` writes them).
+
+        Raises KeyFileError naming what is missing.
+        """
+        ClientKeys.load(key, server_key)
+        client_public = Path(key.removesuffix(SECRET_SUFFIX))
+        table_secret = Path(server_key + SECRET_SUFFIX)
+        for path, what in ((client_public, "the client's public certificate"),
+                           (table_secret, "the table's secret certificate")):
+            if not path.is_file():
+                raise KeyFileError(f"{path}: no such file ({what}; the demo runs the table itself)")
+        return cls(table_secret, Path(server_key), client_public.parent, Path(key), Path(key), Path(key))
+
+    def security_lines(self) -> str:
+        """The controller's `[security]` keys: its secret certificate and the clients directory."""
+        return (f"server_key = {json.dumps(str(self.table_secret))}\n"
+                f"clients = {json.dumps(str(self.clients))}\n")
+
+    def access_text(self) -> str:
+        """`[rights]` letting the bot dealer (role `dealer`) open the table as the simulation has it do. The
+        full feed stays the default's (surveillance, technician): the bots follow it with the `watcher` key."""
+        rights = [*access.DEFAULT_RIGHTS["dealer"], "open"]
+        return "\n[rights]\ndealer = [" + ", ".join(f'"{v}"' for v in rights) + "]\n"

@@ -1,0 +1,1 @@
+"""The simulated tournaments: engine-only hands, emulated devices, and the production director driving them."""
