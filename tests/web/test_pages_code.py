@@ -74,9 +74,10 @@ def test_every_page_module_is_checked_and_imports_its_neighbours() -> None:
 
 @pytest.mark.parametrize("written_once", [
     "new WebSocket(", "document.createElement(", "document.createElementNS(", "seconds * 1000",
-    "MISSED_HEARTBEATS", "new Intl.NumberFormat(", "\\u2660",
+    "MISSED_HEARTBEATS", "new Intl.NumberFormat(", "\\u2660", '"refusal.other"', '"console.next_card"', "structure !==",
 ])
 def test_what_every_page_needs_is_written_once(written_once: str) -> None:
-    """The feed's socket and heartbeat, the elements, money and the cards' suits: each in one module."""
+    """The feed's socket and heartbeat, the elements, money, the cards' suits, a refusal's and the next card's words,
+    a poker table told from a house one: each in one module."""
     holders = [m.name for m in sorted(STATIC.glob("*.js")) if written_once in m.read_text(encoding="utf-8")]
     assert len(holders) == 1, f"{written_once!r} is written in {holders}"

@@ -24,6 +24,17 @@ export function cardElement(text) {
 }
 
 /**
+ * A card as the last hands list it, small: class `mini` (and `red`, `down`) rather than `card`.
+ * @param {string} text
+ * @returns {HTMLSpanElement}
+ */
+export function miniCardElement(text) {
+  const card = cardElement(text);
+  card.className = `mini${card.classList.contains("red") ? " red" : ""}${card.classList.contains("down") ? " down" : ""}`;
+  return card;
+}
+
+/**
  * @param {readonly string[] | null | undefined} cards
  * @returns {HTMLSpanElement[]}
  */

@@ -7,7 +7,7 @@ import { cardsElements } from "./cards.js";
 import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
 import { faceUpStep as faceUpStepOf } from "./state.js";
-import { formatMoney, formatNet, locale, pokerHandWords, say, t, tOr } from "./words.js";
+import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
 const stepsOf = (state) => state?.steps ?? {};
@@ -51,6 +51,17 @@ export function faceUpStep(state) {
   const draw = step.step;
   return { ...step, label: t("poker_console.draw_label"),
     text: draw.done ? t("poker_console.draw_done", { seat: draw.button }) : t("poker_console.draw_due", { seat: draw.next }) };
+}
+
+/**
+ * Where the shoe's next card goes, in the console's words: "Next card: seat 3", "Next card: the board" (`next`: the
+ * controller's "spot 3", "seat 3", "board", "dealer", "burn").
+ * @param {string} next
+ * @returns {string}
+ */
+export function nextCardText(next) {
+  const spot = /^(?:spot|seat) (\d+)$/.exec(next);
+  return t("console.next_card", { target: spot ? t("common.seat", { seat: Number(spot[1]) }) : tOr(`console.target_${next}`, next) });
 }
 
 /**
@@ -190,8 +201,7 @@ class PokerPanel {
     }
     const reason = reply.error ?? reply.code ?? "";
     this.refusal.hidden = false;
-    this.refusal.textContent = reply.say ? say(reply.say, this.state)
-      : tOr("refusal.other", inMoney(reason, this.state), { why: inMoney(reason, this.state) }, this.state);
+    this.refusal.textContent = refusalText(reply, this.state, inMoney(reason, this.state));
     this.refusal.dataset.refusal = code;
     this.refusal.dataset.reason = reason;
   }
@@ -332,9 +342,7 @@ class PokerPanel {
     const next = state.next;
     if (next) {
       this.next.dataset.next = next;
-      const spot = /^(?:spot|seat) (\d+)$/.exec(next);
-      this.next.textContent = t("console.next_card", { target: spot ? t("common.seat", { seat: Number(spot[1]) })
-        : tOr(`console.target_${next}`, next) });
+      this.next.textContent = nextCardText(next);
     } else {
       this.next.dataset.next = "";
       this.next.textContent = "";

@@ -4,11 +4,11 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
-import { renderPoker } from "./dealer-poker.js";
+import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
 import { isPoker } from "./state.js";
-import { formatMoney, formatNet, handText, say, t, tOr } from "./words.js";
+import { formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./words.js";
 
 /**
  * Bets by circle ({ante: 500, blind: 500}), in the smallest unit.
@@ -157,17 +157,6 @@ function relay(command) {
 }
 
 /**
- * The controller's refusal in the page's words: its `say`, else the catalog's general line with its English reason.
- * @param {any} reply
- * @returns {string}
- */
-export function refusalText(reply) {
-  if (reply?.say) return say(reply.say, state);
-  const why = reply?.error ?? reply?.code ?? "";
-  return tOr("refusal.other", why, { why }, state);
-}
-
-/**
  * @param {string} text
  * @param {string} [code]
  */
@@ -199,7 +188,7 @@ function answered(message) {
     pump();
   } else {
     queue = [];
-    showRefusal(refusalText(message.reply), message.reply.code);
+    showRefusal(refusalText(message.reply, state), message.reply.code);
   }
   draw();
 }
@@ -320,12 +309,6 @@ function returnsElement() {
     lines.length ? list : el("p", "", t("console.returns_none")), button("returns-done", t("console.returns_done"), "mid"));
 }
 
-function nextText(target) {
-  const spot = /^spot (\d+)$/.exec(target ?? "");
-  if (spot) return t("console.next_card", { target: seatName(Number(spot[1])) });
-  return t("console.next_card", { target: tOr(`console.target_${target}`, target) });
-}
-
 function draw() {
   if (state === null) return;
   const poker = isPoker(state);
@@ -349,7 +332,7 @@ function draw() {
   byId("phase").textContent = state.phase ? tOr(`console.phase_${state.phase}`, state.phase) : "";
   const next = byId("next");
   next.dataset.next = state.next ?? "";
-  next.textContent = state.next ? nextText(state.next) : "";
+  next.textContent = state.next ? nextCardText(state.next) : "";
   const dealer = state.dealer ?? {};
   byId("dealer").replaceChildren(...cardsElements(dealer.cards));
   let verdict = "";

@@ -3,7 +3,7 @@
 // state in words, the button and blinds, the stakes and the tournament's level and clock, the last hands.
 // It draws the public state as sent (docs/feed.md, "Poker tables") and decides no rule: the seat to act, the
 // pots, each seat's posted blinds, draws, last action and shown hand all come from the controller.
-import { cardElement } from "./cards.js";
+import { cardElement, miniCardElement } from "./cards.js";
 import { el, Feed } from "./common.js";
 import { clockText, netTone } from "./format.js";
 import { formatChips, formatMoney, pokerHandWords, t, tOr } from "./words.js";
@@ -206,12 +206,6 @@ function potsElement(state, amount) {
   return node;
 }
 
-function miniCard(text) {
-  const card = cardElement(text);
-  card.className = "mini" + (card.classList.contains("red") ? " red" : "") + (text === "??" ? " down" : "");
-  return card;
-}
-
 function pastHand(past, amount) {
   const node = el("li", "p-past");
   node.dataset.pastHand = String(past.hand);
@@ -222,7 +216,7 @@ function pastHand(past, amount) {
     body.append(el("div", "p-voided", t("poker_table.voided")));
   } else {
     const board = el("div", "p-pastboard");
-    board.append(...(past.board ?? []).map(miniCard));
+    board.append(...(past.board ?? []).map(miniCardElement));
     body.append(board);
     const winners = el("div", "p-pastwins");
     for (const spot of (past.spots ?? []).filter((s) => s.net > 0)) {

@@ -1,7 +1,7 @@
 // @ts-check
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
-import { cardElement, cardsElements } from "./cards.js";
+import { cardsElements, miniCardElement } from "./cards.js";
 import { announce, byId, el, Feed, showOffline } from "./common.js";
 import { netTone } from "./format.js";
 import { isPoker } from "./state.js";
@@ -98,12 +98,6 @@ function paytables(paytable, game) {
   node.replaceChildren(...parts);
 }
 
-function miniCard(text) {
-  const card = cardElement(text);
-  card.className = "mini" + (card.classList.contains("red") ? " red" : "");
-  return card;
-}
-
 function pastHand(past, current) {
   // one of the last hands: number, dealer's cards and hand, each spot's net (its circles' nets in data)
   const node = el("li", "past");
@@ -118,7 +112,7 @@ function pastHand(past, current) {
   } else {
     const dealer = past.dealer ?? {};
     const cards = el("span", "");
-    cards.append(...(dealer.cards ?? []).map(miniCard));
+    cards.append(...(dealer.cards ?? []).map(miniCardElement));
     dealt.append(cards, el("span", "", handText(dealer)));
     for (const spot of past.spots ?? []) {
       const net = Number(spot.net ?? 0);

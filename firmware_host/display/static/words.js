@@ -114,6 +114,19 @@ export function say(message, state = null) {
   return String(message ?? "");
 }
 
+/**
+ * The controller's refusal in the page's words: its `say`, else the catalog's general line with its reason (the
+ * controller's English, `why`: the poker panel's with its amounts in money).
+ * @param {any} reply
+ * @param {format.MoneyState} [state]
+ * @param {string} [why]
+ * @returns {string}
+ */
+export function refusalText(reply, state = null, why = String(reply?.error ?? reply?.code ?? "")) {
+  if (reply?.say) return say(reply.say, state);
+  return tOr("refusal.other", why, { why }, state);
+}
+
 // A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
 // past hand journaled before hands carried their category keeps its name as it was.
 /**
