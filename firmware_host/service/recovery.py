@@ -6,6 +6,7 @@ import logging
 from typing import cast
 
 from engine.errors import EngineError
+from engine.games import MAX_SPOTS
 from protocol.messages import Device
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
@@ -18,7 +19,7 @@ _BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
 """Events that may follow a settled hand without taking it off show (they do not touch the table)."""
 
 
-def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
+def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     """The table as the journal holds it: the last `open` and every event since, applied again to a
     fresh table state. Returns it and the number of events replayed. Raises JournalError when an
     event no longer applies."""
