@@ -280,9 +280,9 @@ _SCHEMA: dict[str, Section] = {
 
 
 def _endpoints(cfg: Config) -> list[Where]:
-    """The table's sockets, each with where the file gives it ("" for one not bound)."""
-    return [("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
-            ("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
+    """The table's sockets, each with where the file gives it ("" for one not bound), the hole cards' first."""
+    return [("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
+            ("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
             ("commands", "endpoint", cfg.commands.endpoint)]
 
 
