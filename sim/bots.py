@@ -412,6 +412,9 @@ class BotDealer:
             try:
                 auth = self.supervisor if cmd in SIGNED_OFF else None
                 reply = self.commands.request(cmd, req_id=req_id, auth=auth, **args)
+                if reply.get("code") == "busy" and time.monotonic() < deadline:
+                    self.log.resends += 1  # still busy past the client's own wait (a loaded machine): again
+                    continue
                 break
             except TimeoutError:
                 self.log.resends += 1
