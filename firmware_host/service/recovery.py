@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from engine.errors import EngineError
+from engine.games import MAX_SPOTS
+from protocol.messages import Device
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
@@ -16,7 +19,7 @@ _BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
 """Events that may follow a settled hand without taking it off show (they do not touch the table)."""
 
 
-def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
+def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     """The table as the journal holds it: the last `open` and every event since, applied again to a
     fresh table state. Returns it and the number of events replayed. Raises JournalError when an
     event no longer applies."""
@@ -25,7 +28,7 @@ def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
     state.hand = resume.last_closed_hand + 1
     last = journal.hands(last=1)
     if last:  # devices as they stood when the last hand closed (not replayed)
-        state.devices = {k: dict(v) for k, v in last[0].record.get("devices", {}).items()}
+        state.devices = {k: cast(Device, dict(v)) for k, v in last[0].record.get("devices", {}).items()}
     # every sensor as its last reading left it (the replay below sets the same), so a device that
     # reports the same state again at start changes nothing and is not journaled
     state.sensors = journal.sensors()

@@ -28,8 +28,11 @@ import msgpack
 import zmq
 
 from engine.cards import DECK
+from engine.games import MAX_SPOTS
 from protocol.commands import Command, Malformed, encode_reply, error_reply
 from protocol.feed import FeedError
+from protocol.messages import PublicState
+from protocol.records import HandRecord
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
@@ -64,8 +67,8 @@ class PlayedHand:
     """One hand as the engine played it: the public state after each step, and the record it closed with."""
 
     game: str
-    states: tuple[dict[str, Any], ...]
-    record: dict[str, Any]
+    states: tuple[PublicState, ...]
+    record: HandRecord | dict[str, Any]  # dict: the idle table's first "hand", no record
     frames: list[Template | None] = field(default_factory=list, compare=False)  # each state's, once dealt
 
     def frame(self, step: int) -> Template | None:
@@ -92,8 +95,8 @@ def _decision(game: str, phase: str, rng: random.Random) -> dict[str, Any]:
 
 def play_hand(state: TableState, game: str, rng: random.Random, event_id: int) -> tuple[PlayedHand, int]:
     """Play one hand on `state` (a house table open, between hands): returns it and the last event id."""
-    steps: list[dict[str, Any]] = []
-    closed: dict[str, Any] | None = None
+    steps: list[PublicState] = []
+    closed: HandRecord | None = None
 
     def step(kind: str, body: Mapping[str, Any]) -> None:
         nonlocal event_id, closed
@@ -102,7 +105,7 @@ def play_hand(state: TableState, game: str, rng: random.Random, event_id: int) -
         closed = applied.closed or closed
         steps.append(state.views()[0])
 
-    seats = range(1, 8) if game == "uth" else range(1, 7)
+    seats = range(1, MAX_SPOTS + 1) if game == "uth" else range(1, 7)  # 3CP: six of the spots
     spots = rng.randint(2, 6) if game == "uth" else rng.randint(5, 6)  # a 3CP deal needs 5 spots (the shoe's rule)
     for seat in sorted(rng.sample(list(seats), spots)):
         step("bet", {"seat": seat, "bets": _bets(game, rng)})
@@ -290,7 +293,7 @@ class FloorTable:
             self.commands.send_multipart([*frames[:-1], encode_reply(self.reply(frames[-1]))])
             answered += 1
 
-    def reply(self, frame: bytes) -> dict[str, Any]:
+    def reply(self, frame: bytes) -> Mapping[str, Any]:
         """The reply to one request frame: `history` pages, `state`; others refused."""
         try:
             cmd = Command.decode(frame)

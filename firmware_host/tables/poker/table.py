@@ -34,6 +34,7 @@ from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
 from engine.poker.values import table_rules
+from protocol import messages
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
 from firmware_host.tables.poker.record import card_text, hand_rules, owing
 from firmware_host.tables.poker.sign import act_record, seat_records, shown_hand
@@ -201,9 +202,9 @@ class PokerTable(FaultBook):
         self.last_action: dict[int, str] = {}
         self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
         self.chopped: dict[str, Any] | None = None
-        self.faults: list[dict[str, Any]] = []
-        self.ignored: list[dict[str, Any]] = []
-        self.manual: list[dict[str, Any]] = []  # cards entered by hand
+        self.faults: list[messages.HandFault] = []
+        self.ignored: list[messages.IgnoredCard] = []
+        self.manual: list[messages.ManualCard] = []  # cards entered by hand
         self.discards: list[str] = []
         self.closed: str | None = None
 
@@ -556,7 +557,7 @@ class PokerTable(FaultBook):
             s = sv["seat"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
                     "sitting_out": players[s].sitting_out if s in players else False, "in_hand": True,
-                    "cards": sv["cards"], "visible": [bool(up or sv["shown"] or sv["revealed"]) for up in sv["up"]],
+                    "cards": sv["cards"], "visible": sv["visible"],
                     "up": sv["up"], "revealed": sv["revealed"], **owing(players.get(s)),
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
