@@ -1,4 +1,4 @@
-"""The table display (/table) in headless Chromium following 16 hands of UTH (recorded once, played again through the display: tests/web/feeds.py) and 16 bot-played hands of 3CP on a live table: no card before the rules reveal it, results and the last 10 hands equal to the journal's, a late page converging, offline and back after a SIGKILL, screenshots equal to their references."""
+"""The table display (/table) in headless Chromium following 50 bot-played hands of UTH and 50 of 3CP: no card before the rules reveal it, results and the last 10 hands equal to the journal's, a late page converging, offline and back after a SIGKILL, screenshots equal to their references."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from playwright.sync_api import Browser, Page
 from cli.demo import SimTable
 from protocol.feed import FeedClient
 from sim.bots import SimLimits, seat_players
-from tests.web.feeds import RecordedFeed
 from tests.web.screens import check_screenshot
 from tests.web.money import shown
 from tests.web.test_accessibility import axe_violations
@@ -176,7 +175,7 @@ def settled_on_show(page: Page, hand: int) -> list[dict[str, Any]]:
     return samples
 
 
-def check_page(samples: list[dict[str, Any]], record: FeedRecord | RecordedFeed, hands: list[dict[str, Any]]) -> None:
+def check_page(samples: list[dict[str, Any]], record: FeedRecord, hands: list[dict[str, Any]]) -> None:
     """Every drawn state's cards are the public feed's at that seq ("??" stays "??" until the rules
     turn it over); each settled hand's results and the last 10 hands' list are the journal's."""
     for sample in samples:
@@ -233,48 +232,31 @@ def check_layout(page: Page, spots: int) -> None:
     assert page.evaluate(LAYOUT) == []
 
 
-def replay(feed: RecordedFeed, hands: int, *pages: Page) -> None:
-    """The recorded states published up to hand `hands` settled, each drawn by every page before the next
-    (so each page draws every state: the table screen coalesces a burst to its newest)."""
-    while feed.left():
-        seq, state = feed.next()
-        for page in pages:
-            page.wait_for_function("(seq) => Number(document.querySelector('[data-table]')?.dataset.seq) >= seq",
-                                   arg=seq, timeout=30_000)
-        if state.get("hand") == hands and state.get("phase") == "settled":
-            return
-    raise AssertionError(f"the recording ends before hand {hands} settled")
-
-
 def test_the_table_display_follows_16_uth_hands_and_a_late_page_converges(
-        tmp_path: Path, display: Callable[[Any], dict[str, Any]], page: Page, browser: Browser) -> None:
-    """The page is what this checks: 16 UTH hands of a table (seed 21, 3 seats) recorded once
-    (tests/data/feeds/uth-21.jsonl.gz, `tools/record_feed.py uth-21`) and played again through the
-    display; the 3CP test below follows a live table (controller, shoe and bots)."""
-    feed = RecordedFeed.load("uth-21", tmp_path, places)
+        sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], page: Page,
+        browser: Browser) -> None:
+    table = sim_table(game="uth", seed=21, seats=3, limits=LIMITS)
+    record = follow(table, page, display)
+    play(table, LATE_AFTER, page)
     late_context = browser.new_context(viewport={"width": 1280, "height": 720})
+    late = late_context.new_page()
     try:
-        assert (feed.head["game"], feed.head["seed"], feed.head["hands"]) == ("uth", 21, HANDS)
-        assert feed.head["limits"] == {k: getattr(LIMITS, k) for k in feed.head["limits"]}
-        page.add_init_script(SAMPLER)
-        page.goto(display(feed)["table"])
-        page.wait_for_selector(f"[data-table='{feed.table}']")
-        replay(feed, LATE_AFTER, page)
-        late = late_context.new_page()
         late.add_init_script(SAMPLER)
         late.goto(page.url)
-        late.wait_for_selector(f"[data-table='{feed.table}'][data-hand='{LATE_AFTER}']")  # its snapshot drawn
-        replay(feed, HANDS, page, late)
+        play(table, HANDS - LATE_AFTER, page, late)
         samples, late_samples = settled_on_show(page, HANDS), settled_on_show(late, HANDS)
-        hands = feed.hands
+        record.stopping.set()
+        record.join(10)
+        assert record.gaps == 0  # the reference saw every message
+        hands = journal(table.state_dir)
         assert [h["hand"] for h in hands] == list(range(1, HANDS + 1))
         assert len(samples) > HANDS * 10  # the page drew the hands step by step
-        check_page(samples, feed, hands)
+        check_page(samples, record, hands)
         assert (late_samples[0]["hand"], late_samples[0]["phase"]) == (LATE_AFTER, "settled")  # opened late: the snapshot
-        check_page(late_samples, feed, hands)
+        check_page(late_samples, record, hands)
         assert late_samples[-1] == samples[-1]  # converged: the same state as the page there from the start
         assert samples[-1]["history"] == journal_history(hands)
-        assert samples[-1]["places"] == places(feed.states[feed.played - 1])
+        assert samples[-1]["places"] == places(record.last)
         for shown in (page, late):
             check_stakes(shown, hands)
             check_sign(shown, "uth")
@@ -284,7 +266,6 @@ def test_the_table_display_follows_16_uth_hands_and_a_late_page_converges(
         assert axe_violations(page) == []  # a settled hand's circles readable (tests/web/test_accessibility.py)
     finally:
         late_context.close()
-        feed.close()
 
 
 def test_the_table_display_follows_16_3cp_hands_then_offline_on_a_sigkill_and_back(
