@@ -147,6 +147,7 @@ class FeedConfig:
     full: str = "tcp://127.0.0.1:5558"
     full_snapshot: str = "tcp://127.0.0.1:5559"
     heartbeat_s: float = 1.0
+    changes: bool = True  # false: every step as a whole `update`, for clients that do not follow changes yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +273,8 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
     "limits": (LimitsConfig, {"minimum": integer(1), "maximum": integer(0), "side_minimum": integer(0),
                               "side_maximum": integer(0), "chip": integer(1)}),
     "feed": (FeedConfig, {"public": endpoint, "snapshot": endpoint, "full": optional_endpoint,
-                          "full_snapshot": optional_endpoint, "heartbeat_s": seconds(0.05, 60.0)}),
+                          "full_snapshot": optional_endpoint, "heartbeat_s": seconds(0.05, 60.0),
+                          "changes": boolean}),
     "commands": (CommandsConfig, {"endpoint": endpoint, "max_request_bytes": integer(1024, 16 * 1024 * 1024),
                                   "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
     "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
