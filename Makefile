@@ -7,6 +7,7 @@ CHROMIUM := /usr/bin/chromium
 BROWSER_STAMP := $(VENV)/.chromium
 POSTGRES_STAMP := $(VENV)/.postgresql
 AXE := node_modules/axe-core/axe.min.js
+TSC := node_modules/typescript/bin/tsc
 
 .PHONY: test demo bench soak clean
 
@@ -39,10 +40,15 @@ $(AXE): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	test -f $(AXE) && touch $(AXE)
 
+# typescript, whose tsc checks the pages' JavaScript (tests/web/test_pages_code.py): installed by the same `npm ci`
+$(TSC): $(AXE)
+	test -f $(TSC) || npm ci --no-audit --no-fund
+	test -f $(TSC) && touch $(TSC)
+
 # three workers on the 2 cores (most tests wait on processes, sockets and browsers: measured 529 s against 623 s
 # with two, the cores ~87% busy), a test file to each in turn (a file's module fixtures, its PostgreSQL
 # cluster or its tables, stay on one worker)
-test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(AXE)
+test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(AXE) $(TSC)
 	$(PY) -m pytest -p no:cacheprovider -n 3 --dist loadfile --no-loadscope-reorder
 
 demo: $(STAMP)

@@ -8,6 +8,7 @@ from itertools import chain, combinations
 import numpy as np
 
 from bench.eval7 import ALL_SEVEN, SEVEN_CARD_COUNTS
+from engine.cards import RANKS, SUITS
 from analysis.batch_eval import CATEGORIES, KEY, MASK_KEY, categories, evaluate, from_keys
 
 SPEED_HANDS = 1_000_000
@@ -27,7 +28,7 @@ def speed(seed: int = 2026) -> float:
     """Per-hand times on the same seeded random 7-card hands; returns how many times faster than the peer."""
     rng = np.random.default_rng(seed)
     hands = np.argsort(rng.random((SPEED_HANDS, 52)), axis=1)[:, :7].astype(np.int8)
-    texts = [["23456789TJQKA"[c >> 2] + "cdhs"[c & 3] for c in row] for row in hands[:PEER_HANDS].tolist()]
+    texts = [[RANKS[c >> 2] + SUITS[c & 3] for c in row] for row in hands[:PEER_HANDS].tolist()]
     try:
         import eval7
         peer_name = "eval7 (C) evaluate"

@@ -37,6 +37,7 @@ from typing import Any
 import msgpack
 import zmq
 
+from engine.games import MAX_SPOTS
 from engine.paytables import load_profile
 from sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
 from cli.demo import croupier_argv
@@ -49,7 +50,7 @@ from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 from sim.restarter import end, read_json_line, spawn
 
 BAUD = 115_200
-SEATS = 7
+SEATS = MAX_SPOTS
 HANDS = 60
 AIM_P99_MS = 2.0
 AIM_CPU_RATIO = 1.25  # the controller's CPU a card over the floor peer's, same run

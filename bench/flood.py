@@ -30,6 +30,7 @@ import zmq
 
 from bench import controller_latency as lat
 from cli.demo import croupier_argv
+from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
@@ -38,7 +39,7 @@ from sim.restarter import end, read_json_line, spawn
 from sim.shoe import ShoeFirmware, SimShoeClient
 
 HANDS = 25
-SEATS = 7  # the table's spots; the bots play all but the last, which the flood bets on
+SEATS = MAX_SPOTS  # the table's spots; the bots play all but the last, which the flood bets on
 HEARTBEAT_S = 0.5
 IDLE_S = 2.5
 MAX_OUTSTANDING = 64

@@ -7,6 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine.games import MAX_SPOTS
 from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
@@ -18,7 +19,7 @@ AIM_MS = 20.0
 
 def _play(c: Controller, hands: int) -> None:
     for i in range(hands):
-        seat = 1 + i % 7
+        seat = 1 + i % MAX_SPOTS
         steps = [("bet", {"seat": seat, "bets": {"ante": 100, "blind": 100}}),
                  *[("card", {"card": card}) for card in "Ah Ad 2c Ks".split()],
                  ("decide", {"seat": seat, "decision": "play", "multiple": 4}),
@@ -29,7 +30,7 @@ def _play(c: Controller, hands: int) -> None:
 
 def run() -> bool:
     with tempfile.TemporaryDirectory() as root:
-        c = Controller(Journal.open(Path(root)), default_setup=HouseSetup("uth", "default", {"minimum": 100}, 7))
+        c = Controller(Journal.open(Path(root)), default_setup=HouseSetup("uth", "default", {"minimum": 100}, MAX_SPOTS))
         c.recover()
         _play(c, 500)
         times = []

@@ -79,7 +79,7 @@ from typing import Any
 
 import zmq
 
-from engine.games import HOUSE_GAMES, POKER_GAMES, STRUCTURES, is_poker
+from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from firmware_host.display.words import LANGUAGES
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
@@ -119,7 +119,7 @@ class SimTable:
     `start()` and `stop()`; `stop()` always ends every child.
     """
 
-    def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = 7,
+    def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = MAX_SPOTS,
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
@@ -409,8 +409,9 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
-    if not 1 <= seats <= 7:
-        return f"--seats {seats} is not possible for {args.game} (1..7)"
+    low, high = HOUSE_SEATS
+    if not low <= seats <= high:
+        return f"--seats {seats} is not possible for {args.game} ({low}..{high})"
     if args.dealer == "web":
         return web_refusal(args)
     if args.players_by != "bots":

@@ -18,16 +18,12 @@ from typing import Protocol
 from drivers.errors import DeviceError
 from drivers.readings import (
     SOURCES, CardRead, CardSource, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, Misread, OfflineKind,
-    OnReading, Sensor, SensorChange,
+    RANKS, SUITS, OnReading, Sensor, SensorChange,
 )
 from drivers.registry import Registry
 
 __all__ = ["BACKENDS", "SOURCES", "CardRead", "CardReader", "CardSource", "Misread", "ResumePoint", "SimCardReader",
            "check_card", "open_card_reader"]
-
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
-
 
 @dataclass(frozen=True, slots=True)
 class ResumePoint:

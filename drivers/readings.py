@@ -24,6 +24,11 @@ from typing import Literal, TypeAlias
 
 from drivers.errors import DeviceError
 
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+"""A card's text form as the devices report it (`As`, `Td`): the engine's own (`engine.cards`; drivers
+import no engine, so a test ties the two: tests/drivers/test_card_reader.py)."""
+
 CardSource = Literal["shoe", "discard"]
 SOURCES: tuple[CardSource, ...] = ("shoe", "discard")
 

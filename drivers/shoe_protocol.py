@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Union
 
 from drivers.errors import DeviceError, FrameError
-from drivers.readings import Sensor
+from drivers.readings import RANKS, SUITS, Sensor
 
 SYNC = b"\xa5\x5a"
 MAX_PAYLOAD = 64
@@ -42,8 +42,6 @@ HEADER_SIZE = 5  # SYNC, LEN, SEQ, TYPE
 CRC_SIZE = 2
 MIN_FRAME = HEADER_SIZE + CRC_SIZE
 PROTOCOL_VERSION = 1
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
 
 
 class MsgType(enum.IntEnum):

@@ -10,6 +10,22 @@ from engine.errors import CardError, DuplicateCard, say, shown
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"  # suit order where suits break ties: clubs < diamonds < hearts < spades
 HIDDEN = "??"
+SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+"""Each suit's symbol as the screens print a card (`printed`; the pages' copies are tested against it)."""
+PRINTED_RANKS = {"T": "10"}
+"""The ranks a screen prints otherwise than their letter (`Th` is `10♥`)."""
+
+
+def printed(text: str) -> str:
+    """A card's text form as screens print it, the rank as read and the suit's symbol: `Td` is `10♦`;
+    text that is no card is given back as it is.
+
+    >>> printed("Td"), printed("As"), printed("??")
+    ('10♦', 'A♠', '??')
+    """
+    if not isinstance(text, str) or len(text) != 2 or text[0] not in RANKS or text[1] not in SUIT_SYMBOLS:
+        return text
+    return PRINTED_RANKS.get(text[0], text[0]) + SUIT_SYMBOLS[text[1]]
 
 RANK_NAMES = {
     2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
@@ -85,7 +101,7 @@ class Card:
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(2, 15) for s in range(4))
 _BY_TEXT: dict[str, Card] = {str(c): c for c in DECK}
-_TYPED: dict[str, Card] = {"10" + str(c)[1]: c for c in DECK if c.rank == 10}  # "10h": as screens print it
+_TYPED: dict[str, Card] = {PRINTED_RANKS["T"] + str(c)[1]: c for c in DECK if c.rank == 10}  # "10h": as screens print it
 
 
 def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:

@@ -175,7 +175,7 @@ class HouseRound(ABC):
 
     @abstractmethod
     def _round_data(self) -> dict[str, Any]:
-        """Each game's own rule."""
+        """Each game's own rule: the round in `croupier settle`'s layout as far as it is dealt."""
 
     def _spot_bets(self, seat: int) -> dict[str, int]:
         return dict(self._bets[seat])
@@ -555,6 +555,11 @@ class HouseRound(ABC):
         """The round in `croupier settle`'s input form. Raises IllegalAction before the showdown."""
         if self._phase not in ("showdown", "settled"):
             raise IllegalAction(f"the round is not complete before the showdown (phase {self._phase})")
+        return self._round_data()
+
+    def as_dealt(self) -> dict[str, Any]:
+        """The round in `croupier settle`'s layout at any phase (each game's hand writes it): before the
+        showdown (a hand voided midway) the cards dealt so far, which cannot be settled."""
         return self._round_data()
 
     def view(self, audience: str = "public") -> dict[str, Any]:

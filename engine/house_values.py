@@ -49,14 +49,17 @@ class TableLimits:
     side_maximum: int = 0
     chip: int = 1
 
-    KEYS: ClassVar[tuple[str, ...]] = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
+    FLOORS: ClassVar[Mapping[str, int]] = MappingProxyType(
+        {"minimum": 1, "maximum": 0, "side_minimum": 0, "side_maximum": 0, "chip": 1})
+    """Each key's least value (0: no limit on that key), the most being STAKE_CEILING: the one
+    declaration the configuration's `[limits]` and the command channel's `open` take their keys from."""
+    KEYS: ClassVar[tuple[str, ...]] = tuple(FLOORS)
 
     def __post_init__(self) -> None:
-        for key in self.KEYS:
+        for key, low in self.FLOORS.items():
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise LimitsError(f"{key}: must be an integer, not {value!r}")
-            low = 1 if key in ("minimum", "chip") else 0
             if value < low:
                 raise LimitsError(f"{key}: must be at least {low}, not {value}")
             if value > STAKE_CEILING:

@@ -1,9 +1,11 @@
 """The one redaction: the public view of a table derived from its full view, hiding what the rules hide.
 
-Every view of a table (house game or poker) is built once, in full. Each hand in it (a spot, a
-poker seat, the dealer) lists its `cards` with `visible`, a flag per card saying whether the rules
-have turned it face up for everyone (a stud up card, a hand shown down, the dealer's hand at the
-showdown). `public(full)` is the only way to the public view:
+Every view of a table (house game or poker), and a poker hand's own view, is built once, in full.
+Each hand in it (a spot, a poker seat, the dealer) lists its `cards` with `visible`, a flag per card
+saying whether the rules have turned it face up for everyone (a stud up card, a hand shown down, the
+dealer's hand at the showdown). `public(full)` is the only way to the public view (`public(full,
+POKER_HAND)` for a poker hand's own view, `engine.poker.DealerView.to_dict`: its `Shape` names its
+keys); no other module decides which cards the public sees:
 
 - a card not `visible` becomes `??`; a hand with a card not visible shows no `hand_name` (nor
   `hand_category`);
@@ -26,11 +28,13 @@ showdown). `public(full)` is the only way to the public view:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import HIDDEN
 
-__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "PUBLIC_SAY", "public", "public_fault", "hidden_cards"]
+__all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "PUBLIC_SAY", "Shape", "TABLE", "POKER_HAND",
+           "public", "public_fault", "hidden_cards"]
 
 TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
@@ -73,6 +77,17 @@ HAND_KEYS = frozenset({
 })
 """The keys of a spot, a poker seat or the dealer's hand the public sees."""
 
+POKER_HAND_KEYS = frozenset({
+    "variant", "street", "phase", "button", "actor", "expected_card", "level", "legal", "pots", "total_pot",
+    "board", "seats", "prompt",
+})
+"""The keys of a poker hand's own view (`engine.poker.DealerView.to_dict`) the public sees: all of them."""
+
+POKER_SEAT_KEYS = frozenset({
+    "seat", "stack", "bet", "contributed", "folded", "all_in", "mucked", "shown", "revealed", "cards", "up",
+})
+"""The keys of a seat in a poker hand's own view the public sees (its cards through the `visible` flags)."""
+
 PASSED_KEYS = frozenset({"limits", "paytable", "history"})
 """The table's keys passed to the public view as they are (public by nature, never changed once made)."""
 
@@ -97,31 +112,52 @@ def public_fault(fault: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def public(full: Mapping[str, Any]) -> dict[str, Any]:
-    """The public view of a table's full view. Raises ValueError for a hand whose `visible` flags
-    do not match its cards (a view that cannot be redacted is never published)."""
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What a kind of view holds: the keys the public sees, which of them hold a list of hands or
+    one hand, the keys of a hand the public sees, and the keys passed as they are."""
+
+    keys: frozenset[str]
+    hand_lists: frozenset[str]
+    hands: frozenset[str]
+    hand_keys: frozenset[str]
+    passed: frozenset[str] = frozenset()
+
+
+TABLE = Shape(TABLE_KEYS, frozenset({"spots"}), frozenset({"dealer"}), HAND_KEYS, PASSED_KEYS)
+"""A table's view (house game or poker), as the feed sends it."""
+
+POKER_HAND = Shape(POKER_HAND_KEYS, frozenset({"seats"}), frozenset(), POKER_SEAT_KEYS)
+"""A poker hand's own view (`engine.poker.DealerView.to_dict`), its hands under `seats`."""
+
+
+def public(full: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
+    """The public view of a full view of `shape` (a table's by default). Raises ValueError for a
+    hand whose `visible` flags do not match its cards (a view that cannot be redacted is never published)."""
     out: dict[str, Any] = {}
+    keys, hand_lists, hands, hand_keys, passed = shape.keys, shape.hand_lists, shape.hands, shape.hand_keys, shape.passed
     for key, value in full.items():
-        if key not in TABLE_KEYS:
+        if key not in keys:
             continue
-        if key == "spots":
-            out[key] = [_hand(spot) for spot in value]
-        elif key == "dealer":
-            out[key] = _hand(value)
+        if key in hand_lists:
+            out[key] = [_hand(hand, hand_keys) for hand in value]
+        elif key in hands:
+            out[key] = _hand(value, hand_keys)
         elif key == "fault":
             out[key] = None if value is None else public_fault(value)
-        elif key in PASSED_KEYS:
+        elif key in passed:
             out[key] = value
         else:
             out[key] = value if type(value) not in _NESTED else _copy(value)
     return out
 
 
-def hidden_cards(full: Mapping[str, Any]) -> set[str]:
-    """Every card text the full view holds that the public must not see: the cards not `visible`
-    of every hand, burns, mucked and discarded cards (what a leak test looks for in public messages)."""
+def hidden_cards(full: Mapping[str, Any], shape: Shape = TABLE) -> set[str]:
+    """Every card text the full view of `shape` holds that the public must not see: the cards not
+    `visible` of every hand, burns, mucked and discarded cards (what a leak test looks for in public messages)."""
     hidden: set[str] = set()
-    hands = [*full.get("spots", ()), *([full["dealer"]] if full.get("dealer") else [])]
+    hands = [*(h for key in shape.hand_lists for h in full.get(key, ())),
+             *(full[key] for key in shape.hands if full.get(key))]
     for hand in hands:
         for card, seen in zip(hand.get("cards", ()), hand.get("visible", ())):
             if not seen and card != HIDDEN:
@@ -131,7 +167,7 @@ def hidden_cards(full: Mapping[str, Any]) -> set[str]:
     return hidden
 
 
-def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
+def _hand(hand: Mapping[str, Any], hand_keys: frozenset[str]) -> dict[str, Any]:
     cards = hand.get("cards", ())
     visible = hand.get("visible", ())
     if len(visible) != len(cards):
@@ -139,7 +175,7 @@ def _hand(hand: Mapping[str, Any]) -> dict[str, Any]:
     shown = all(visible)
     out: dict[str, Any] = {}
     for key, value in hand.items():  # each key where the full view has it
-        if key not in HAND_KEYS:
+        if key not in hand_keys:
             continue
         kind = type(value)
         if key == "cards" and not shown:

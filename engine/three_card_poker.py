@@ -267,7 +267,10 @@ class ThreeCardPokerRound(HouseRound):
         """The round as data. Raises IllegalAction before the showdown."""
         if self._phase not in ("showdown", "settled"):
             raise IllegalAction(f"the round is not complete before the showdown (phase {self._phase})")
-        spots = tuple(ThreeCardSpot(s, tuple(self._cards[s]), MappingProxyType(dict(self._bets[s])),
+        return self._as_dealt()
+
+    def _as_dealt(self) -> ThreeCardHand:
+        spots = tuple(ThreeCardSpot(s, tuple(self._cards.get(s, ())), MappingProxyType(dict(self._bets[s])),
                                     self._played.get(s) if "ante" in self._bets[s] else None, s in self._dead)
                       for s in self.spot_seats())
         return ThreeCardHand(tuple(self._dealer), spots)
@@ -276,7 +279,7 @@ class ThreeCardPokerRound(HouseRound):
         return settle_3cp(self.hand(), self.rules, self.limits.chip)
 
     def _round_data(self) -> dict[str, Any]:
-        return self.hand().to_dict()
+        return self._as_dealt().to_dict()
 
     def _revealed(self, seat: int) -> bool:
         # The dealer turns over the hands that played against a qualified dealer; when it does not

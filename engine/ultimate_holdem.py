@@ -324,7 +324,10 @@ class UltimateHoldemRound(HouseRound):
         """The round as data. Raises IllegalAction before the showdown."""
         if self._phase not in ("showdown", "settled"):
             raise IllegalAction(f"the round is not complete before the showdown (phase {self._phase})")
-        spots = tuple(UthSpot(s, tuple(self._cards[s]), MappingProxyType(dict(self._bets[s])),
+        return self._as_dealt()
+
+    def _as_dealt(self) -> UthHand:
+        spots = tuple(UthSpot(s, tuple(self._cards.get(s, ())), MappingProxyType(dict(self._bets[s])),
                               self._play.get(s), s in self._dead) for s in self.spot_seats())
         return UthHand(tuple(self._dealer), tuple(self._board), spots)
 
@@ -332,7 +335,7 @@ class UltimateHoldemRound(HouseRound):
         return settle_uth(self.hand(), self.rules, self.limits.chip)
 
     def _round_data(self) -> dict[str, Any]:
-        return self.hand().to_dict()
+        return self._as_dealt().to_dict()
 
     def _revealed(self, seat: int) -> bool:
         # Spots still in the hand turn their cards over at the showdown; a folded spot only when

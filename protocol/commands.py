@@ -97,6 +97,7 @@ import msgpack
 from engine import games
 from engine.cards import Card
 from engine.errors import IllegalAction, Say
+from engine.house import TableLimits
 from engine.poker.values import table_rules
 from protocol.command_client import CommandClient as CommandClient  # re-exported: the dealer side
 
@@ -104,7 +105,8 @@ COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confir
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
-LIMIT_KEYS = ("minimum", "maximum", "side_minimum", "side_maximum", "chip")
+LIMIT_KEYS = TableLimits.KEYS
+"""An `open`'s limits: the engine's keys, each an integer; their values are the engine's to check when the open is applied."""
 # Games, structures, actions, decisions, stakes keys, seat bounds and Play multiples: `engine.games`.
 _POKER_SEAT_NUMBERS = (1, games.POKER_SEATS[1])  # a poker table's seats are numbered 1..its seats
 
@@ -385,7 +387,7 @@ def _limits(v: Any) -> dict[str, int]:
     for k, amount in v.items():
         if k not in LIMIT_KEYS:
             raise ValueError(f"unknown limit {k!r} (known: {', '.join(LIMIT_KEYS)})")
-        out[k] = _int_in(0)(amount)
+        out[k] = _int_in(-MAX_INT)(amount)  # the engine refuses a value out of its bounds, in its words
     return out
 
 

@@ -37,6 +37,7 @@ from drivers.errors import DeviceError
 from drivers.gpio_sim import LineClient
 from engine.cards import Card
 from engine.evaluate import high, three_card
+from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
@@ -139,7 +140,7 @@ class SimLimits:
 
 
 def write_config(path: str | Path, *, endpoints: TableEndpoints, shoe_url: str, game: str = "uth",
-                 table: str = "sim-1", seats: int = 7, limits: SimLimits = SimLimits(), profile: str = "default",
+                 table: str = "sim-1", seats: int = MAX_SPOTS, limits: SimLimits = SimLimits(), profile: str = "default",
                  silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0,
                  users: str | Path = "", security: str = "", extra: str = "") -> Path:
     """Write the controller's TOML configuration for the simulated table; return its path (`users`:
@@ -412,6 +413,9 @@ class BotDealer:
             try:
                 auth = self.supervisor if cmd in SIGNED_OFF else None
                 reply = self.commands.request(cmd, req_id=req_id, auth=auth, **args)
+                if reply.get("code") == "busy" and time.monotonic() < deadline:
+                    self.log.resends += 1  # still busy past the client's own wait (a loaded machine): again
+                    continue
                 break
             except TimeoutError:
                 self.log.resends += 1

@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 
 from drivers.errors import DeviceError, FrameError
 from drivers.gpio_sim import LineClient
-from drivers.readings import Sensor
+from drivers.readings import RANKS, SUITS, Sensor
 from drivers.shoe_protocol import (
-    PROTOCOL_VERSION, RANKS, SUITS, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, Message,
+    PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, Frame, Heartbeat, Hello, Identify, Message,
     MisreadMsg, SensorMsg, Source, check_card_text, decode_message, encode_message, seq_delta,
 )
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.cards import RANKS
 from engine.paytables import FIVE_CARD_CATEGORIES, Profile, ProfileText, UthRules, parse_profile
 from analysis import cache
 from analysis.uth.count import DEALER_HANDS
@@ -208,7 +209,7 @@ def figures_from(rules: UthRules, sym: Symmetry, sums: Sums) -> dict[str, Any]:
 
 
 def _hand_name(high: int, low: int, suited: bool) -> str:
-    r = "23456789TJQKA"
+    r = RANKS
     if high == low:
         return r[high - 2] * 2
     return r[high - 2] + r[low - 2] + ("s" if suited else "o")

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.batch_eval import categories, evaluate
+from engine.cards import RANKS
 from analysis.uth.count import LOCAL_I, LOCAL_J, Showdowns
 
 Ints = npt.NDArray[np.int64]
@@ -42,7 +43,6 @@ SIMPLE_STRATEGY: dict[str, Any] = {
     "river_dealer_outs_below": 21,
     "river_multiple": 1,
 }
-RANKS = "23456789TJQKA"
 
 
 def _rank(letter: str) -> int:

@@ -3,14 +3,17 @@
 `hand.view()` (or `engine.poker.dealer_view(hand)`, built in engine/poker/state.py) is a frozen snapshot. `legal` lists what the actor may do:
 fold, check, call X, bet / raise / complete from A to B (or only the fixed-limit choices),
 all-in to T, post the bring-in, draw, show or muck. `prompt` says it in one line for a dealer
-screen, e.g. `seat 3: fold, call 10, raise to 20..45, all-in to 300`. `to_dict(public=True)`
-hides every face-down card as `??` (the public feed) unless shown down or `revealed` (a
-tournament's all-in showdown); `public=False` is the dealer's copy.
+screen, e.g. `seat 3: fold, call 10, raise to 20..45, all-in to 300`. `to_dict(public=False)` is
+the dealer's copy: every card, and per seat `visible` (`SeatView.visible`: a card dealt face up, a
+hand shown down or `revealed` at a tournament's all-in showdown); `to_dict(public=True)` is that
+copy through the one redaction (`engine.redact.public(full, POKER_HAND)`): a card not visible is `??`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from engine import redact
 from engine.poker.pots import Pot
 from engine.poker.values import CardSlot, RaiseRange
 
@@ -85,6 +88,13 @@ class SeatView:
     up: tuple[bool, ...]
     revealed: bool = False      # turned face up for a tournament's all-in showdown (HandSettings.all_in_reveal)
 
+    @property
+    def visible(self) -> list[bool]:
+        """Per card, whether the rules have turned it face up for everyone: dealt up, or the hand
+        shown down or revealed (the one rule of a poker seat's `visible` flags)."""
+        face_up = self.shown or self.revealed
+        return [face_up or up for up in self.up]
+
 
 @dataclass(frozen=True, slots=True)
 class DealerView:
@@ -103,15 +113,19 @@ class DealerView:
     prompt: str
 
     def to_dict(self, public: bool = True) -> dict[str, object]:
-        """Plain data for the feed. `public`: face-down cards become `??` unless shown."""
+        """Plain data for the feed. `public=False`: every card, with each seat's `visible` flags;
+        `public`: that through the one redaction (`engine.redact`), a card not visible is `??`."""
+        full = self._full()
+        return redact.public(full, redact.POKER_HAND) if public else full
+
+    def _full(self) -> dict[str, object]:
         slot = self.expected_card
         seats = []
         for s in self.seats:
-            cards = [c if (not public or up or s.shown or s.revealed) else "??" for c, up in zip(s.cards, s.up)]
             seats.append({
                 "seat": s.seat, "stack": s.stack, "bet": s.bet, "contributed": s.contributed,
                 "folded": s.folded, "all_in": s.all_in, "mucked": s.mucked, "shown": s.shown,
-                "revealed": s.revealed, "cards": cards, "up": list(s.up),
+                "revealed": s.revealed, "cards": list(s.cards), "visible": s.visible, "up": list(s.up),
             })
         return {
             "variant": self.variant, "street": self.street, "phase": self.phase,

@@ -51,7 +51,7 @@ class TableConfig:
     name: str = "table-1"
     game: str | None = None  # None: wait for an `open` command
     profile: str = "default"  # a profile name shipped with the engine, or a TOML file
-    seats: int = 7  # house games 1..engine.games.MAX_SPOTS spots; poker engine.games.POKER_SEATS seats
+    seats: int = games.MAX_SPOTS  # house games 1..engine.games.MAX_SPOTS spots; poker engine.games.POKER_SEATS seats
     max_steps_per_hand: int = MAX_STEPS_PER_HAND  # past it the hand faults (`step_limit`)
     currency: str = DEFAULT_CURRENCY  # an ISO 4217 code (engine.money.DECIMALS): what the screens show money in
     require_certificate: bool = False  # a house table opens only on a certified profile (service.certificates)
@@ -125,7 +125,8 @@ class PokerConfig:
 
 @dataclass(frozen=True, slots=True)
 class LimitsConfig:
-    """`[limits]`: the table's limits in its smallest unit (0 = no limit on that key)."""
+    """`[limits]`: the table's limits in its smallest unit (0 = no limit on that key): the keys of
+    `engine.house.TableLimits`, which checks them (`_house_table`), with the table's own defaults."""
 
     minimum: int = 100
     maximum: int = 0
@@ -134,8 +135,7 @@ class LimitsConfig:
     chip: int = 1
 
     def as_dict(self) -> dict[str, int]:
-        return {"minimum": self.minimum, "maximum": self.maximum, "side_minimum": self.side_minimum,
-                "side_maximum": self.side_maximum, "chip": self.chip}
+        return {key: getattr(self, key) for key in TableLimits.KEYS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,8 +270,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
                             "button_rule": one_of(*games.POKER_RULES["button"]),
                             "short_allin_rule": one_of(*games.POKER_RULES["short_allin_rule"]),
                             "fixed_limit_half_bet_reopens": boolean, "all_in_reveal": boolean}),
-    "limits": (LimitsConfig, {"minimum": integer(1), "maximum": integer(0), "side_minimum": integer(0),
-                              "side_maximum": integer(0), "chip": integer(1)}),
+    "limits": (LimitsConfig, {key: integer(low) for key, low in TableLimits.FLOORS.items()}),  # the engine's keys
     "feed": (FeedConfig, {"public": endpoint, "snapshot": endpoint, "full": optional_endpoint,
                           "full_snapshot": optional_endpoint, "heartbeat_s": seconds(0.05, 60.0),
                           "changes": boolean}),

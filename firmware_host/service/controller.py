@@ -31,6 +31,7 @@ import zmq
 
 from drivers.readings import Reading
 from engine.errors import EngineError, say
+from engine.games import MAX_SPOTS
 from engine.money import Money
 from protocol.access import Caller
 from firmware_host.service.command_desk import CommandDesk
@@ -76,7 +77,7 @@ class Controller:
     Only the thread that calls `run` (or, in tests, the caller of `handle_*`) touches the state.
     """
 
-    def __init__(self, journal: Journal, *, table: str = "table-1", seats: int = 7,
+    def __init__(self, journal: Journal, *, table: str = "table-1", seats: int = MAX_SPOTS,
                  default_setup: GameSetup | None = None, feed: Feed | None = None,
                  clock: Callable[[], float] = time.time,
                  on_light: Callable[[str], None] | None = None,

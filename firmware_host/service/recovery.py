@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from engine.errors import EngineError
+from engine.games import MAX_SPOTS
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
@@ -16,7 +17,7 @@ _BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
 """Events that may follow a settled hand without taking it off show (they do not touch the table)."""
 
 
-def rebuild(journal: Journal, seats: int = 7) -> tuple[TableState, int]:
+def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     """The table as the journal holds it: the last `open` and every event since, applied again to a
     fresh table state. Returns it and the number of events replayed. Raises JournalError when an
     event no longer applies."""

@@ -12,13 +12,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engine.cards import printed
 from engine.errors import Say
 from engine.money import Money
 from firmware_host.display.words import catalogs
 from protocol.commands import error_reply
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
-_SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 
 
 def refusal(req_id: Any, code: str, exc: BaseException, money: Money = Money()) -> dict[str, Any]:
@@ -49,8 +49,7 @@ def _shown(value: Any, words: Mapping[str, str], money: Money) -> str:
         if "money" in value:
             return money.format(int(value["money"]))
         if "card" in value:
-            card = str(value["card"])
-            return ("10" if card[:1] == "T" else card[:1]) + _SUITS.get(card[1:], card[1:])
+            return printed(str(value["card"]))
         if "word" in value:
             return words.get(str(value["word"]), str(value["word"]))
     return str(value)

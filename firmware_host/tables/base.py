@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Protocol
 
+from drivers.readings import FaultKind as DeviceFaultKind
+from drivers.readings import OfflineKind
 from engine.errors import Say
 from engine.redact import public_fault
 from protocol.refusal import Refused as Refused  # the table's refusals are the protocol's
@@ -35,7 +37,9 @@ class SetupError(ValueError):
 
 
 class FaultKind(enum.StrEnum):
-    """Every kind of fault that stops a hand; `fault.kind` on the feed is one of these values."""
+    """Every kind of fault that stops a hand; `fault.kind` on the feed is one of these values. The
+    devices' own (a link's fault, a device gone) are declared by the drivers, which report them on
+    their readings (`drivers.readings`: `FaultKind`, `OfflineKind`), and taken from there."""
 
     DUPLICATE_CARD = "duplicate_card"
     UNEXPECTED_CARD = "unexpected_card"
@@ -43,11 +47,11 @@ class FaultKind(enum.StrEnum):
     CARD_COUNT = "card_count"
     SHOE_EMPTY = "shoe_empty"
     LID_OPEN = "lid_open"
-    DEVICE_SILENT = "device_silent"
-    DEVICE_OFFLINE = "device_offline"
-    SEQUENCE_GAP = "sequence_gap"
+    DEVICE_SILENT = OfflineKind.DEVICE_SILENT.value
+    DEVICE_OFFLINE = OfflineKind.DEVICE_OFFLINE.value
+    SEQUENCE_GAP = DeviceFaultKind.SEQUENCE_GAP.value
     MISREAD = "misread"
-    DEVICE_FAULT = "device_fault"
+    DEVICE_FAULT = DeviceFaultKind.DEVICE_FAULT.value
     REFUSED_READING = "refused_reading"
     JOURNAL_INTEGRITY = "journal_integrity"
     AUDIT_INTEGRITY = "audit_integrity"

@@ -22,6 +22,7 @@ from drivers.errors import DeviceError
 from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.readings import OfflineKind, Sensor
 from engine import redact
+from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
@@ -61,7 +62,7 @@ class TableState:
     `seats` is the default number of seats an `open` gets when its body names none.
     """
 
-    def __init__(self, seats: int = 7) -> None:
+    def __init__(self, seats: int = MAX_SPOTS) -> None:
         self.seats = seats
         self.table: GameTable | None = None
         self.hand = 1
@@ -461,28 +462,28 @@ class TableState:
                         f"{body.get('kind')} reading refused: {body.get('error')}", event_id)
 
     def _on_button(self, body: Mapping[str, Any], event_id: int) -> None:
+        """A dealer button: the step of the command it stands for (`BUTTON_STEPS`), through the very
+        handler the command goes through, with the same rules (faults, races, holds). A step the
+        table refuses is recorded only: a button has no one to answer."""
         name = str(body["name"])
-        if self.table is None or self.fault is not None:
-            return  # a button pressed while nothing can happen is recorded only
-        table = self.table
+        step = BUTTON_STEPS.get(name)
+        if step is None or self.table is None:
+            return  # a button with no step, or pressed while no table is open: recorded only
+        kind, step_body = step
         try:
-            if name == "next" and table.between_hands:
-                refuse_while_racing(self.race, "deal")
-                refuse_while_drawing(self.draw, "deal")
-                refuse_if_held(self.hold, table, self.hand)
-                table = self.need_table()
-                table.deal()
-                self.table = table
-            elif name == "confirm" and table.confirmable:
-                table.settle()
-                self._close("settled", {"by": "button"})
-            elif name == "confirm" and table.closed is None and table.short_of_cards():
-                self._set_fault(FaultKind.CARD_COUNT, "too few cards at showdown: the hand still expects "
-                                f"a card for {table.next_target()}", event_id)
-            elif name == "void" and table.started:
-                self._close("voided", {"reason": "void button held", "by": "button"})
+            refuse_while_racing(self.race, kind)
+            refuse_while_drawing(self.draw, kind)
+            self._handlers[kind](step_body, event_id)
         except (Refused, EngineError) as exc:
             log.info("button %s did nothing: %s", name, exc)
+
+
+BUTTON_STEPS: dict[str, tuple[str, Mapping[str, Any]]] = {
+    "next": ("deal", {}),
+    "confirm": ("confirm", {"by": "button"}),
+    "void": ("void", {"reason": "void button held", "by": "button"}),
+}
+"""Each dealer button's step: the command it stands for and the body that command is applied with."""
 
 
 _NOTHING = Applied()

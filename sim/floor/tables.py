@@ -27,6 +27,7 @@ from typing import Any
 import zmq
 
 from engine.cards import DECK
+from engine.games import MAX_SPOTS
 from protocol.commands import Command, Malformed, encode_reply, error_reply
 from protocol.feed import Feed, FeedError
 from firmware_host.service.history import MAX_PAGE, hand_line
@@ -93,7 +94,7 @@ def play_hand(state: TableState, game: str, rng: random.Random, event_id: int) -
         closed = applied.closed or closed
         steps.append(state.views()[0])
 
-    seats = range(1, 8) if game == "uth" else range(1, 7)
+    seats = range(1, MAX_SPOTS + 1) if game == "uth" else range(1, 7)  # 3CP: six of the spots
     spots = rng.randint(2, 6) if game == "uth" else rng.randint(5, 6)  # a 3CP deal needs 5 spots (the shoe's rule)
     for seat in sorted(rng.sample(list(seats), spots)):
         step("bet", {"seat": seat, "bets": _bets(game, rng)})

@@ -318,3 +318,23 @@ def test_public_view_at_the_showdown() -> None:
     assert res == {1: {"ante": 100, "play": 0}, 2: {"ante": -100}, 3: {"ante": 100, "ante_bonus": 100, "play": 0},
                    5: {"ante": 100, "play": 0}, 6: {"pair_plus": 50}}
     assert r.view("full")["spots"][0]["cards"] == ["9s", "9d", "4c"]
+
+
+def test_the_round_as_dealt_is_the_settle_layout_at_every_step() -> None:
+    # one writer of `croupier settle`'s layout: a hand voided midway is recorded in it too, cards as dealt
+    r = new_round()
+    cards = "As 2h 3h 4h Ts Ks Ad 5h 6h 8h Js Qs Ah 7h 8s 9h Qh 9s".split()
+    for card in cards[:6]:
+        r.deal(card)
+    midway = r.as_dealt()
+    assert midway["game"] == "3cp" and midway["dealer"] == ["Ks"]
+    assert midway["spots"][0] == {"seat": 1, "cards": ["As"], "bets": {"ante": 100}, "play": None}
+    assert midway["spots"][-1] == {"seat": 6, "cards": ["Ts"], "bets": {"pair_plus": 50}}
+    with pytest.raises(IllegalAction):
+        r.settle_input()
+    for card in cards[6:]:
+        r.deal(card)
+    while r.to_act() is not None:
+        r.decide(r.to_act(), "play")
+    assert r.phase == "showdown"
+    assert r.as_dealt() == r.settle_input() == r.record().round

@@ -405,3 +405,30 @@ def test_river_decisions_and_dead_hand() -> None:
     assert view["spots"][1]["hand_name"] is None
     assert r.settle_input()["spots"][1] == {"seat": 3, "cards": ["Kd", "Kc"], "bets": {"ante": 200, "blind": 200},
                                             "play": None, "dead": True}
+
+
+def test_the_round_as_dealt_is_the_settle_layout_at_every_step() -> None:
+    # one writer of `croupier settle`'s layout: a hand voided midway is recorded in it too, cards as dealt
+    r = new_round()
+    assert r.as_dealt() == uth("", "", {"seat": 1, "cards": [], "bets": {"ante": 100, "blind": 100, "trips": 50},
+                                        "play": None},
+                               {"seat": 3, "cards": [], "bets": {"ante": 200, "blind": 200}, "play": None})
+    deck = iter("As Kd 2h Ah Kc 3c 7d 8d 9d Tc 2s 4h 5h 6h".split())
+    while r.to_act() is None:
+        r.deal(next(deck))
+    r.decide(1, "play", 4)
+    midway = r.as_dealt()
+    assert midway["board"] == [] and len(midway["dealer"]) == 2
+    assert midway["spots"][0] == {"seat": 1, "cards": [str(c) for c in r.record().spots[0].cards],
+                                  "bets": {"ante": 100, "blind": 100, "trips": 50},
+                                  "play": {"street": "preflop", "multiple": 4}}   # the Play stake is not a bet circle here
+    assert len(midway["spots"][0]["cards"]) == 2
+    with pytest.raises(IllegalAction):
+        r.settle_input()
+    while r.phase != "showdown":
+        if r.to_act() is not None:
+            r.decide(3, "check" if r.phase != "river" else "fold")
+        else:
+            r.deal(next(deck))
+    assert r.as_dealt() == r.settle_input() == r.record().round
+    settle(r.as_dealt())  # settles as it stands

@@ -88,5 +88,5 @@ def test_a_signed_start_without_bytecode_off_is_refused_naming_what_to_set(copy:
 
 def test_the_pi_install_compiles_no_bytecode() -> None:
     script = (REPO / "deploy" / "install-pi.sh").read_text(encoding="utf-8")
-    install = next(line for line in script.splitlines() if '"$SRC[web]"' in line)
+    install = next(line for line in script.splitlines() if '"$STAGE[web]"' in line)
     assert "--no-compile" in install

@@ -260,6 +260,13 @@ def test_a_journal_from_before_the_kinds_still_replays(rig: Rig, event: str, bod
     assert rig.restart().public_state()["fault"]["kind"] == kind
 
 
+def test_every_kind_a_device_reports_is_a_table_fault_kind() -> None:
+    # declared by the drivers (`drivers.readings`), taken by the table's FaultKind: none without words
+    from firmware_host.tables.base import FaultKind
+    for kind in (*DeviceFaultKind, *OfflineKind):
+        assert FaultKind(kind.value).message
+
+
 def test_sensors_and_devices_between_hands_raise_nothing(rig: Rig) -> None:
     rig.c.handle_reading(SensorChange("lid_open", True))
     rig.c.handle_reading(DeviceOffline("shoe", "port closed"))

@@ -47,3 +47,33 @@ def test_changes_name_each_key() -> None:
     assert any(s.startswith("profile profiles/default.toml (sha256 ") and "profiles/standard.toml" in s for s in said)
     assert changes({"game": "uth", "profile": "default", "limits": {"minimum": 100}, "seats": 7}, before) == [
         f"profile default -> profiles/default.toml (sha256 {DEFAULT.sha256[:12]})", "limits.maximum 0 -> 3000"]
+
+
+@pytest.mark.parametrize("limits, words", [
+    ({"minimum": 0}, "minimum: must be at least 1, not 0"),
+    ({"minimum": 100, "maximum": -1}, "maximum: must be at least 0, not -1"),
+    ({"minimum": 100, "chip": 0}, "chip: must be at least 1, not 0"),
+])
+def test_the_limits_an_open_sends_are_checked_by_the_engine_alone(tmp_path: Path, limits: dict[str, int],
+                                                                     words: str) -> None:
+    # the command channel takes the engine's keys, each an integer; the engine's bounds refuse the value, in its words
+    from firmware_host.service.controller import Controller
+    from firmware_host.service.journal import Journal
+    from protocol.commands import Command
+    c = Controller(Journal.open(tmp_path))
+    c.recover()
+    try:
+        reply = c.handle_command(Command.from_mapping({"cmd": "open", "game": "uth", "limits": limits}))
+        assert reply["ok"] is False and reply["code"] == "illegal" and words in reply["error"], reply
+        assert c.table is None
+    finally:
+        c.journal.close()
+
+
+def test_the_configuration_takes_the_engines_limit_keys() -> None:
+    from dataclasses import fields
+
+    from engine.house import TableLimits
+    from firmware_host.service.config import LimitsConfig
+    from protocol.commands import LIMIT_KEYS
+    assert tuple(f.name for f in fields(LimitsConfig)) == TableLimits.KEYS == LIMIT_KEYS

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from firmware_host.service import manifest as mf
+from protocol import packages
 from protocol.audit import AuditLog
 from tests.firmware_host.processes import table_config
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("engine", "drivers", "firmware_host")
+PACKAGES = packages.TABLE  # what a table's Pi installs
 
 
 @pytest.fixture
@@ -184,7 +185,7 @@ def signed_table(copy: Path, key: str = "") -> Path:
 
 def test_a_changed_module_stops_the_start(copy: Path) -> None:
     sign(copy)
-    flip_a_byte(copy / "firmware_host" / "service" / "commands.py")
+    flip_a_byte(copy / "protocol" / "commands.py")
     state = copy.parent / "state"
     done = croupier(copy, "run", "--config", str(signed_table(copy)), "--state", str(state))
     assert done.returncode == 1

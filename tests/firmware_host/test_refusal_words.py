@@ -162,7 +162,7 @@ def test_poker_acts_out_of_turn_and_below_the_minimum_raise(tmp_path: Path) -> N
 
 def _keys_in_the_code() -> set[str]:
     keys: set[str] = set()
-    for package in ("engine", "firmware_host"):
+    for package in ("engine", "protocol", "firmware_host", "floor"):
         for path in (ROOT / package).rglob("*.py"):
             keys.update(re.findall(r"\"((?:refusal|fault)\.[a-z_]+)\"", path.read_text(encoding="utf-8")))
     return keys

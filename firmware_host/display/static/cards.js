@@ -1,23 +1,43 @@
-// A card's text form ("As", "Td", "??" face down) as the table display shows it: rank and suit symbol, red or black.
-const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
-const RANKS = { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
+// @ts-check
+// A card's text form ("As", "Td", "??" face down) as the pages show it: rank and suit symbol, red or black (the
+// card read once, format.js parseCard).
+import { el } from "./common.js";
+import { parseCard } from "./format.js";
 
+/**
+ * A card as an element: `data-card` its text form, class `down` face down, `red` for hearts and diamonds.
+ * @param {string} text
+ * @returns {HTMLSpanElement}
+ */
 export function cardElement(text) {
-  const el = document.createElement("span");
-  el.className = "card";
-  el.dataset.card = text;
-  const suit = SUITS[text.slice(-1)];
-  if (text === "??" || text.length !== 2 || suit === undefined) {
-    el.classList.add("down");
-    el.textContent = "??";
-    return el;
+  const node = el("span", "card");
+  node.dataset.card = text;
+  const card = parseCard(text);
+  if (card === null) {
+    node.classList.add("down");
+    node.textContent = "??";
+    return node;
   }
-  const rank = text[0];
-  el.textContent = (RANKS[rank] ?? rank) + suit;
-  if (text[1] === "h" || text[1] === "d") el.classList.add("red");
-  return el;
+  node.textContent = card.rank + card.suit;
+  if (card.red) node.classList.add("red");
+  return node;
 }
 
+/**
+ * A card as the last hands list it, small: class `mini` (and `red`, `down`) rather than `card`.
+ * @param {string} text
+ * @returns {HTMLSpanElement}
+ */
+export function miniCardElement(text) {
+  const card = cardElement(text);
+  card.className = `mini${card.classList.contains("red") ? " red" : ""}${card.classList.contains("down") ? " down" : ""}`;
+  return card;
+}
+
+/**
+ * @param {readonly string[] | null | undefined} cards
+ * @returns {HTMLSpanElement[]}
+ */
 export function cardsElements(cards) {
-  return (cards ?? []).map(cardElement);
+  return (cards ?? []).map((card) => cardElement(card));
 }

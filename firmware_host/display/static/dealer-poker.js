@@ -1,53 +1,75 @@
+// @ts-check
 // The dealer console's poker panel: seats, the legal actions of the seat to act, pots and side pots, the push, the chop,
 // the clock called on the seat to act (`clock`: tables/clock_call.py), counted down to its `ends_at`.
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
-import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, locale, pokerHandWords, say, t, tOr } from "/static/words.js";
+import { cardsElements } from "./cards.js";
+import { el } from "./common.js";
+import { amountText as typedText, netTone, parseAmount } from "./format.js";
+import { faceUpStep as faceUpStepOf } from "./state.js";
+import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
 const stepsOf = (state) => state?.steps ?? {};
 
-// "42 s" left on a clock ending at `ends` (wall-clock seconds, as the controller journaled it).
+/**
+ * "42 s" left on a clock ending at `ends` (wall-clock seconds, as the controller journaled it).
+ * @param {number} ends
+ * @returns {string}
+ */
 function clockLeft(ends) {
   return t("poker_console.seconds", { seconds: Math.max(0, Math.ceil(ends - Date.now() / 1000)) });
 }
+/** @type {WeakMap<HTMLElement, PokerPanel>} */
 const panels = new WeakMap();
 
+/**
+ * @param {number[]} seats
+ * @returns {string}
+ */
 function seatsText(seats) {
   return seats.length === 1 ? t("poker_console.seat", { seat: seats[0] }) : t("poker_console.seats", { seats: seats.join(", ") });
 }
 
-// The step dealt face up between hands, if any: the chip race (`race`: tables/chip_race_step.py) or the draw for the
-// button (`button_draw`: tables/button_draw_step.py), with the seat whose card is due and the words for the dealer.
-// An open step comes first; of two done, the draw (the button the next hand is dealt from).
+/**
+ * The step dealt face up between hands on screen (state.js faceUpStep chooses it) with its words for the dealer: its
+ * label and what it says (the seat whose card is due, or what it gave).
+ * @param {any} state
+ * @returns {(import("./state.js").FaceUpStep & {label: string, text: string}) | null}
+ */
 export function faceUpStep(state) {
-  const race = state.race, draw = state.button_draw;
-  const steps = [];
-  if (race) {
+  const step = faceUpStepOf(state);
+  if (step === null) return null;
+  if (step.kind === "race") {
+    const race = /** @type {any} */ (step.step);
     const chips = t("poker_console.race_chips", { colour: { money: race.colour }, into: { money: race.into } }, state);
     const kept = (race.kept_in ?? []).length ? t("poker_console.race_kept", { seats: seatsText(race.kept_in) }) : "";
     const won = race.chips_won ? t("poker_console.race_won", { seats: seatsText(race.winners ?? []) }) : t("poker_console.race_none");
-    steps.push({ kind: "race", label: t("poker_console.race_label"), done: race.done, due: race.done ? null : race.next, seats: race.seats,
-      text: race.done ? t("poker_console.race_done", { chips, won, kept })
-        : t("poker_console.race_due", { chips, seat: race.next }) });
+    return { ...step, label: t("poker_console.race_label"),
+      text: race.done ? t("poker_console.race_done", { chips, won, kept }) : t("poker_console.race_due", { chips, seat: race.next }) };
   }
-  if (draw) {
-    steps.push({ kind: "button-draw", done: draw.done, due: draw.done ? null : draw.next, seats: draw.seats,
-      button: draw.done ? draw.button : null,  // the seat the next hand's button is at (the state's own once it begins)
-      label: t("poker_console.draw_label"),
-      text: draw.done ? t("poker_console.draw_done", { seat: draw.button }) : t("poker_console.draw_due", { seat: draw.next }) });
-  }
-  return steps.find((step) => !step.done) ?? steps.find((step) => step.kind === "button-draw") ?? steps[0] ?? null;
+  const draw = step.step;
+  return { ...step, label: t("poker_console.draw_label"),
+    text: draw.done ? t("poker_console.draw_done", { seat: draw.button }) : t("poker_console.draw_due", { seat: draw.next }) };
 }
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
+/**
+ * Where the shoe's next card goes, in the console's words: "Next card: seat 3", "Next card: the board" (`next`: the
+ * controller's "spot 3", "seat 3", "board", "dealer", "burn").
+ * @param {string} next
+ * @returns {string}
+ */
+export function nextCardText(next) {
+  const spot = /^(?:spot|seat) (\d+)$/.exec(next);
+  return t("console.next_card", { target: spot ? t("common.seat", { seat: Number(spot[1]) }) : tOr(`console.target_${next}`, next) });
 }
 
+/**
+ * @param {string} action
+ * @param {string} label
+ * @param {(event: MouseEvent) => void} onClick
+ * @returns {HTMLButtonElement}
+ */
 function button(action, label, onClick) {
   const node = el("button", `act act-${action}`, label);
   node.type = "button";
@@ -56,14 +78,21 @@ function button(action, label, onClick) {
   return node;
 }
 
-// The controller's own words ("calls 4800", "seat 3: fold, call 200, raise to 400..12000") with each amount in money.
+/**
+ * The controller's own words ("calls 4800", "seat 3: fold, call 200, raise to 400..12000") with each amount in money.
+ * @param {unknown} text
+ * @param {any} state
+ * @returns {string}
+ */
 export function inMoney(text, state) {
   return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
 }
 
 // A seat's last action in the page's words, from its record in the state (`act`: action, amount, all_in, cards, clock;
 // firmware_host/tables/poker/sign.py act_record): never read back from the controller's English.
+/** @type {Record<string, string>} */
 const ALL_IN_KINDS = { bet: "all_in", raise: "all_in", complete: "all_in", call: "calls_all_in", bring_in: "brings_in_all_in" };
+/** @type {Record<string, string>} */
 const ACT_KEYS = { fold: "folds", check: "checks", call: "calls", bet: "bet", raise: "raise", complete: "complete",
   bring_in: "brings_in", draw: "draws", stand_pat: "stands_pat", show: "shows", muck: "mucks" };
 
@@ -75,27 +104,14 @@ export function actText(act, state) {
   return t(`poker_console.did_${key}`, { amount: { money: act.amount ?? 0 }, n: act.cards ?? 0 }, state);
 }
 
-function decimalsOf(state) {
-  return Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
-}
-
-// "12.5" -> 1250 (the smallest unit) without floating point; null when it is not an amount.
-export function parseAmount(text, state) {
-  const decimals = decimalsOf(state);
-  const match = /^\s*(\d{1,12})(?:[.,](\d*))?\s*$/.exec(String(text));
-  if (!match || (match[2] ?? "").length > decimals) return null;
-  const minor = (match[2] ?? "").padEnd(decimals, "0");
-  return Number(match[1]) * 10 ** decimals + (decimals ? Number(minor) : 0);
-}
-
-// The page's decimal separator ("4,00" in French): an amount typed either way is read (parseAmount).
-const DECIMAL = new Intl.NumberFormat(locale).formatToParts(1.5).find((part) => part.type === "decimal")?.value ?? ".";
-
+/**
+ * An amount as it is typed in the page's locale ("4,00" in French); read back either way (format.js parseAmount).
+ * @param {number} amount
+ * @param {any} state
+ * @returns {string}
+ */
 function amountText(amount, state) {
-  const decimals = decimalsOf(state);
-  const scale = 10 ** decimals;
-  const units = Math.floor(amount / scale);
-  return decimals ? `${units}${DECIMAL}${String(amount % scale).padStart(decimals, "0")}` : String(units);
+  return typedText(amount, state, locale);
 }
 
 // The relay answers {kind: "reply", reply} or {kind: "error", error}; a shell may also hand back the reply itself.
@@ -127,6 +143,10 @@ class PokerPanel {
     this.actions.dataset.actions = "";
     this.refusal = el("div", "poker-refusal");
     this.refusal.hidden = true;
+    this.signoffTitle = el("div", "signoff-title", t("poker_console.signoff_chop"));
+    this.signoffUser = el("input");
+    this.signoffPin = el("input");
+    this.signoffOk = button("chop-confirm", t("poker_console.send_chop"), () => {});
     this.signoff = this.signoffForm();
     const middle = el("div", "poker-middle");
     const boardRow = el("div", "poker-board-row");
@@ -135,10 +155,10 @@ class PokerPanel {
     this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.signoff);
     container.replaceChildren(this.root);
     setInterval(() => {  // the clock's countdown between two updates of the feed
-      for (const node of this.root.querySelectorAll("[data-clock-ends]")) node.textContent = clockLeft(Number(node.dataset.clockEnds));
+      for (const node of /** @type {NodeListOf<HTMLElement>} */ (this.root.querySelectorAll("[data-clock-ends]"))) node.textContent = clockLeft(Number(node.dataset.clockEnds));
     }, 250);
     if (!document.querySelector('link[href="/static/dealer-poker.css"]')) {
-      const css = document.createElement("link");
+      const css = el("link");
       css.rel = "stylesheet";
       css.href = "/static/dealer-poker.css";
       document.head.append(css);
@@ -156,7 +176,7 @@ class PokerPanel {
     try {
       reply = replyOf(await this.ctx.send(full));
     } catch (err) {
-      reply = { ok: false, code: "console", error: String(err?.message ?? err) };
+      reply = { ok: false, code: "console", error: String(err instanceof Error ? err.message : err) };
     } finally {
       this.busy = false;
       delete this.root.dataset.busy;
@@ -181,8 +201,7 @@ class PokerPanel {
     }
     const reason = reply.error ?? reply.code ?? "";
     this.refusal.hidden = false;
-    this.refusal.textContent = reply.say ? say(reply.say, this.state)
-      : tOr("refusal.other", inMoney(reason, this.state), { why: inMoney(reason, this.state) }, this.state);
+    this.refusal.textContent = refusalText(reply, this.state, inMoney(reason, this.state));
     this.refusal.dataset.refusal = code;
     this.refusal.dataset.reason = reason;
   }
@@ -197,26 +216,24 @@ class PokerPanel {
     const form = el("form", "poker-signoff");
     form.dataset.signoff = "chop";
     form.hidden = true;
-    this.signoffTitle = el("div", "signoff-title", t("poker_console.signoff_chop"));
     form.append(this.signoffTitle);
-    const user = el("input");
+    const user = this.signoffUser;
     user.name = "user";
     user.placeholder = t("console.supervisor");
     user.autocomplete = "off";
     user.dataset.signoffUser = "";
-    const pin = el("input");
+    const pin = this.signoffPin;
     pin.name = "pin";
     pin.type = "password";
     pin.inputMode = "numeric";
     pin.placeholder = t("common.pin");
     pin.autocomplete = "off";
     pin.dataset.signoffPin = "";
-    const ok = button("chop-confirm", t("poker_console.send_chop"), () => {});
+    const ok = this.signoffOk;
     ok.type = "submit";
     const cancel = button("chop-cancel", t("common.cancel"), () => this.closeSignoff());
     cancel.classList.add("cancel");
     form.append(user, pin, ok, cancel);
-    this.signoffOk = ok;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.send({ cmd: form.dataset.signoff, auth: { user: user.value, pin: pin.value } });
@@ -231,12 +248,12 @@ class PokerPanel {
     this.signoffOk.dataset.action = `${cmd}-confirm`;
     this.signoffOk.textContent = t(`poker_console.send_${cmd}`);
     this.signoff.hidden = false;
-    this.signoff.querySelector("[data-signoff-user]").focus();
+    this.signoffUser.focus();
   }
 
   closeSignoff() {
     this.signoff.hidden = true;
-    this.signoff.querySelector("[data-signoff-pin]").value = "";
+    this.signoffPin.value = "";
   }
 
   // -- drawing ----------------------------------------------------------------------------------------------------
@@ -314,7 +331,7 @@ class PokerPanel {
     const shown = pokerHandWords(spot.hand_values);  // its category from the state, in the page's words
     if (shown) node.append(el("div", "hand-name", shown));
     if (Number.isInteger(spot.net)) {
-      const net = el("div", `pseat-net ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`, formatNet(spot.net, state));
+      const net = el("div", `pseat-net ${netTone(spot.net)}`, formatNet(spot.net, state));
       net.dataset.net = String(spot.net);
       node.append(net);
     }
@@ -325,9 +342,7 @@ class PokerPanel {
     const next = state.next;
     if (next) {
       this.next.dataset.next = next;
-      const spot = /^(?:spot|seat) (\d+)$/.exec(next);
-      this.next.textContent = t("console.next_card", { target: spot ? t("common.seat", { seat: Number(spot[1]) })
-        : tOr(`console.target_${next}`, next) });
+      this.next.textContent = nextCardText(next);
     } else {
       this.next.dataset.next = "";
       this.next.textContent = "";
@@ -500,8 +515,4 @@ export function renderPoker(container, state, ctx) {
   panel.ctx = ctx;
   panel.render(state);
   return panel.root;
-}
-
-export function isPoker(state) {
-  return typeof state?.structure === "string" && state.structure !== "";
 }

@@ -1,42 +1,66 @@
+// @ts-check
 // The dealer console (/dealer): a signed-in dealer takes bets, decisions, the deal and the payouts of a house game over /ws/dealer.
 // Which buttons a step allows comes from the feed (`steps`, `to_act`, `legal`, `next`, `phase`), decided in Python once; the
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
-import { cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, handText, say, t, tOr } from "/static/words.js";
-import { ensureSignedIn, signIn, signOut, whoAmI } from "/static/signin.js";
-import { isPoker, renderPoker } from "/static/dealer-poker.js";
+import { cardsElements } from "./cards.js";
+import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
+import { nextCardText, renderPoker } from "./dealer-poker.js";
+import { netTone } from "./format.js";
+import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
+import { isPoker } from "./state.js";
+import { formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./words.js";
 
-const MISSED_HEARTBEATS = 3;
+/**
+ * Bets by circle ({ante: 500, blind: 500}), in the smallest unit.
+ * @typedef {Record<string, number>} Bets
+ */
+
 const ROLES = ["dealer", "supervisor"];
 const ARMING_MS = 400;           // a new seat's decision buttons stay inert this long: a second tap never acts for it
-const RECONNECT_MS = [500, 1000, 2000, 4000, 8000];  // the back-off between two tries to reach the display again
 const REMEMBERED = "croupier.console";  // sessionStorage: the last hand's bets and the decisions seen, over a reload
+const NOT_THE_FEED = ["hello", "console", "reply", "error"];  // the console's own messages: no word of the table's
 
-const root = document.getElementById("console");
-const refusal = document.getElementById("refusal");
-const hint = document.getElementById("hint");
-const dialog = document.getElementById("signoff");
-const form = document.getElementById("signoff-form");
-const unsent = document.getElementById("unsent");
-let ws = null;
-let heartbeatMs = 1000;
-let lastHeard = 0;
-let tries = 0;                   // reconnections tried since the socket was last open
+const root = byId("console");
+const refusal = byId("refusal");
+const hint = byId("hint");
+const dialog = byIdOf("signoff", HTMLDialogElement);
+const form = byIdOf("signoff-form", HTMLFormElement);
+const unsent = byIdOf("unsent", HTMLDialogElement);
+/** @type {any} */
 let state = null;
 let chips = [100, 500, 2500, 10000];
 let counter = 0;
+/** @type {string | null} */
 let waiting = null;              // the id of the command in flight (one at a time)
+/** @type {Map<string, any>} */
 const sent = new Map();          // id -> the command, for its reply
+/** @type {any[]} */
 let queue = [];                  // commands sent one after the other (the whole table's bets, then the deal)
+/** @type {Map<number, Bets>} */
 const drafts = new Map();        // seat -> {circle: amount}: bets being built with chips, not yet sent
-let selected = null;             // {seat, circle}: where the next chip goes
+/** @type {{seat: number, circle: string} | null} */
+let selected = null;             // where the next chip goes
+/** @type {string | null} */
 let signoffKind = null;
+/** @type {string | null} */
 let stepKey = null;              // the step on screen (hand, phase, seat to act): a refusal clears with the next one
+/** @type {string | null} */
 let decisionsKey = null;
 let armedAt = 0;                 // when the decision buttons on screen answer a tap
-let returns = null;              // {hand, seats: [{seat, bets}]}: a voided hand's bets to give back
-const remembered = loadRemembered();  // {bets: {hand, seats: {seat: bets}}}
+/** @type {{hand: number, seats: {seat: number, bets: Bets}[]} | null} */
+let returns = null;              // a voided hand's bets to give back
+const remembered = loadRemembered();
 
+/**
+ * A field of the sign-off form.
+ * @param {string} name
+ * @returns {HTMLInputElement}
+ */
+function field(name) {
+  return /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
+}
+
+/** @returns {{bets: {hand: number, seats: Record<string, Bets>} | null}} */
 function loadRemembered() {
   try {
     const data = JSON.parse(sessionStorage.getItem(REMEMBERED) ?? "{}");
@@ -50,13 +74,13 @@ function remember() {
   try { sessionStorage.setItem(REMEMBERED, JSON.stringify(remembered)); } catch { /* private mode: kept in memory */ }
 }
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
+/**
+ * @param {string} action
+ * @param {string} label
+ * @param {string} [className]
+ * @param {Record<string, string | number>} [extra] its data attributes
+ * @returns {HTMLButtonElement}
+ */
 function button(action, label, className = "big", extra = {}) {
   const node = el("button", className, label);
   node.type = "button";
@@ -90,15 +114,19 @@ function decisionWord(choice) {
 
 // -- commands -------------------------------------------------------------------------------------
 
+/**
+ * @param {any} command
+ * @returns {string | null} the command's id, null when it was not sent
+ */
 function send(command) {
-  if (ws === null || ws.readyState !== WebSocket.OPEN) { showRefusal(t("console.not_connected"), "offline"); return null; }
+  if (!feed.open) { showRefusal(t("console.not_connected"), "offline"); return null; }
   if (waiting !== null) return null;
   const id = `c${++counter}`;
   waiting = id;
   sent.set(id, command);
   root.dataset.waiting = id;
   if (command.cmd === "bet") returns = null;  // a new hand's bets: the voided hand's are given back
-  ws.send(JSON.stringify({ kind: "command", id, command }));
+  feed.send({ kind: "command", id, command });
   draw();
   return id;
 }
@@ -117,7 +145,9 @@ function pump() {
   }
 }
 
+/** @type {Map<string, (answer: any) => void>} */
 const panelAnswers = new Map();  // id -> the poker panel's wait for its answer (the panel shows its refusals itself)
+/** @param {any} command */
 function relay(command) {
   return new Promise((resolve) => {
     const id = send(command);
@@ -126,13 +156,10 @@ function relay(command) {
   });
 }
 
-// The controller's refusal in the page's words: its `say`, else the catalog's general line with its English reason.
-export function refusalText(reply) {
-  if (reply?.say) return say(reply.say, state);
-  const why = reply?.error ?? reply?.code ?? "";
-  return tOr("refusal.other", why, { why }, state);
-}
-
+/**
+ * @param {string} text
+ * @param {string} [code]
+ */
 function showRefusal(text, code) {
   refusal.textContent = text;
   refusal.dataset.refusal = code ?? "refused";
@@ -161,7 +188,7 @@ function answered(message) {
     pump();
   } else {
     queue = [];
-    showRefusal(refusalText(message.reply), message.reply.code);
+    showRefusal(refusalText(message.reply, state), message.reply.code);
   }
   draw();
 }
@@ -171,8 +198,8 @@ function answered(message) {
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
   const lastHand = state.phase !== "bets";
-  const node = el(betting() ? "button" : "div", betting() ? "circle" : "circle shown");  // a tap target only while bets are taken
-  if (betting()) node.type = "button";
+  const node = betting() ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are taken
+  if (node instanceof HTMLButtonElement) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
   node.dataset.seat = String(seat);
@@ -185,7 +212,7 @@ function circleElement(seat, name, spot) {
   if (!draft && results && Number.isInteger(results[name])) {
     const net = results[name];
     node.dataset.result = String(net);
-    node.classList.add(net > 0 ? "win" : net < 0 ? "lose" : "push");
+    node.classList.add(netTone(net));
     if (!betting()) {  // the payout prompt, in the circle: what to pay it (or take), at what odds
       const odds = spot.pays?.[name];
       const args = { amount: { money: Math.abs(net) }, odds: odds ?? "" };
@@ -197,7 +224,7 @@ function circleElement(seat, name, spot) {
     }
   }
   if (lastHand && !draft && betting()) node.classList.add("last-hand");
-  if (betting()) node.disabled = waiting !== null;
+  if (node instanceof HTMLButtonElement) node.disabled = waiting !== null;
   return node;
 }
 
@@ -226,7 +253,7 @@ function spotElement(seat) {
   circles.append(...names.map((name) => circleElement(seat, name, spot)));
   node.append(circles);
   if (spot?.results && !betting()) {  // the seat's total, under its circles
-    const total = el("div", `spot-total ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"}`,
+    const total = el("div", `spot-total ${netTone(spot.net ?? 0)}`,
       t("console.total", { amount: formatNet(spot.net ?? 0, state) }));
     total.dataset.total = String(spot.net ?? 0);
     node.append(total);
@@ -243,7 +270,7 @@ function spotElement(seat) {
 }
 
 function decisionsElement() {
-  const box = document.getElementById("decisions");
+  const box = byId("decisions");
   box.replaceChildren();
   if (state.to_act == null || !Array.isArray(state.legal) || state.fault) { decisionsKey = null; return; }
   const key = `${state.hand}|${state.phase}|${state.to_act}`;
@@ -266,7 +293,7 @@ function decisionsElement() {
 }
 
 function returnsElement() {
-  const box = document.getElementById("returns");
+  const box = byId("returns");
   box.hidden = returns === null;
   if (returns === null) { box.replaceChildren(); return; }
   const lines = returns.seats.map(({ seat, bets }) => {
@@ -280,12 +307,6 @@ function returnsElement() {
   list.append(...lines);
   box.replaceChildren(el("h2", "", t("console.returns_title", { hand: returns.hand })),
     lines.length ? list : el("p", "", t("console.returns_none")), button("returns-done", t("console.returns_done"), "mid"));
-}
-
-function nextText(target) {
-  const spot = /^spot (\d+)$/.exec(target ?? "");
-  if (spot) return t("console.next_card", { target: seatName(Number(spot[1])) });
-  return t("console.next_card", { target: tOr(`console.target_${target}`, target) });
 }
 
 function draw() {
@@ -304,27 +325,27 @@ function draw() {
   if (queue.length) root.dataset.queued = String(queue.length);  // commands still to send (the table's same bets)
   else delete root.dataset.queued;
   root.classList.toggle("poker-table", poker);  // a poker table: the poker panel (dealer-poker.js)
-  if (poker) renderPoker(document.getElementById("poker"), state, { send: relay });
-  document.getElementById("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
-  document.getElementById("name").textContent = state.table ?? "";
-  document.getElementById("hand").textContent = state.hand ?? "\u2013";
-  document.getElementById("phase").textContent = state.phase ? tOr(`console.phase_${state.phase}`, state.phase) : "";
-  const next = document.getElementById("next");
+  if (poker) renderPoker(byId("poker"), state, { send: relay });
+  byId("game").textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
+  byId("name").textContent = state.table ?? "";
+  byId("hand").textContent = state.hand ?? "\u2013";
+  byId("phase").textContent = state.phase ? tOr(`console.phase_${state.phase}`, state.phase) : "";
+  const next = byId("next");
   next.dataset.next = state.next ?? "";
-  next.textContent = state.next ? nextText(state.next) : "";
+  next.textContent = state.next ? nextCardText(state.next) : "";
   const dealer = state.dealer ?? {};
-  document.getElementById("dealer").replaceChildren(...cardsElements(dealer.cards));
+  byId("dealer").replaceChildren(...cardsElements(dealer.cards));
   let verdict = "";
   if (dealer.qualifies === true) verdict = t("console.qualifies");
   if (dealer.qualifies === false) verdict = t("console.not_qualify");
-  document.getElementById("dealer-name").textContent = dealer.hand_name ? [handText(dealer), verdict].filter(Boolean).join(" \u2013 ") : "";
-  document.getElementById("board-row").hidden = !steps().board;
-  document.getElementById("board").replaceChildren(...cardsElements(state.board));
+  byId("dealer-name").textContent = dealer.hand_name ? [handText(dealer), verdict].filter(Boolean).join(" \u2013 ") : "";
+  byId("board-row").hidden = !steps().board;
+  byId("board").replaceChildren(...cardsElements(state.board));
   const seats = Number.isInteger(state.seats) ? state.seats : (state.spots ?? []).reduce((m, s) => Math.max(m, s.seat), 0);
   const spots = [];
   if (!poker) for (let seat = 1; seat <= seats; seat++) spots.push(spotElement(seat));
-  document.getElementById("spots").replaceChildren(...spots);
-  const chipBox = document.getElementById("chips");
+  byId("spots").replaceChildren(...spots);
+  const chipBox = byId("chips");
   chipBox.replaceChildren();
   if (betting() && !poker) {
     chipBox.append(el("div", "prompt", selected ? t("console.chips_for", { seat: selected.seat, circle: circleName(selected.circle) })
@@ -340,8 +361,9 @@ function draw() {
   }
   if (!poker) decisionsElement();
   returnsElement();
+  /** @type {(id: string, visible: boolean) => void} */
   const show = (id, visible) => {
-    const node = document.getElementById(id);
+    const node = byIdOf(id, HTMLButtonElement);
     node.hidden = !visible;
     node.disabled = waiting !== null;
   };
@@ -351,7 +373,7 @@ function draw() {
   show("clear", Boolean(state.fault));
   show("void", Boolean(steps().void));
   show("correct", !poker && Boolean(steps().correct) && correctable().length > 0);
-  const fault = document.getElementById("fault");
+  const fault = byId("fault");
   if (state.fault) {
     fault.textContent = state.fault.say ? say(state.fault.say, state)
       : t("console.fault", { kind: state.fault.kind, message: state.fault.message ?? "" });
@@ -361,17 +383,17 @@ function draw() {
     delete fault.dataset.fault;
     fault.hidden = true;
   }
-  const held = document.getElementById("held");  // the pit's hold: no new hand until released (docs/feed.md)
+  const held = byId("held");  // the pit's hold: no new hand until released (docs/feed.md)
   held.hidden = !state.hold;
   held.textContent = state.hold ? t("console.held", { reason: state.hold.reason, hand: state.hold.from_hand }) : "";
   hint.textContent = hintText();
-  document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { seq: state.seq } }));
+  announce("croupier:rendered", { seq: state.seq });
 }
 
 // The dealer's next step in a line, where no refusal or banner says more.
 function hintText() {
   if (isPoker(state) || state.fault) return "";
-  if (document.getElementById("decisions").classList.contains("arming")) return t("console.arming", { seat: state.to_act });
+  if (byId("decisions").classList.contains("arming")) return t("console.arming", { seat: state.to_act });
   if (betting() && drafts.size) return t("console.hint_unsent");
   if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
   if (betting()) return t("console.hint_bets");
@@ -391,21 +413,27 @@ function unsentBets() {
   return out.sort((a, b) => a.seat - b.seat);
 }
 
-function tapChip(value) {
-  const draft = drafts.get(selected.seat) ?? { ...postedOf(selected.seat) };
-  draft[selected.circle] = (draft[selected.circle] ?? 0) + value;
-  if (selected.circle === "ante" && (state.circles ?? []).includes("blind")) draft.blind = draft.ante;  // the Blind equals the Ante
-  drafts.set(selected.seat, draft);
+/**
+ * A chip of `value` tapped onto the circle picked.
+ * @param {{seat: number, circle: string}} at
+ * @param {number} value
+ */
+function tapChip(at, value) {
+  const draft = drafts.get(at.seat) ?? { ...postedOf(at.seat) };
+  draft[at.circle] = (draft[at.circle] ?? 0) + value;
+  if (at.circle === "ante" && (state.circles ?? []).includes("blind")) draft.blind = draft.ante;  // the Blind equals the Ante
+  drafts.set(at.seat, draft);
 }
 
+/** @param {number} seat */
 function sameBets(seat) {
-  return { cmd: "bet", seat, bets: { ...remembered.bets.seats[seat] } };
+  return { cmd: "bet", seat, bets: { ...remembered.bets?.seats[seat] } };
 }
 
 function deal() {
   const waitingBets = unsentBets();
   if (!waitingBets.length) { send({ cmd: "deal", hand: state.hand }); return; }
-  const list = document.getElementById("unsent-list");
+  const list = byId("unsent-list");
   list.replaceChildren(...waitingBets.map(({ seat, bets }) => {
     const line = el("li", "", `${seatName(seat)} \u2013 ${betsText(bets) || t("console.no_bet")}`);
     line.dataset.seat = String(seat);
@@ -432,11 +460,12 @@ function onTap(event) {
   const target = event.target.closest("[data-action]");
   if (!target || target.disabled || target.closest("[data-poker]")) return;  // the poker panel handles its own
   const action = target.dataset.action;
-  const seat = target.dataset.seat ? Number(target.dataset.seat) : null;
+  const seated = Boolean(target.dataset.seat);  // a seat's button: its seat in data-seat
+  const seat = Number(target.dataset.seat);
   if (action === "circle") {
     selected = { seat, circle: target.dataset.circle };
   } else if (action === "chip" && selected) {
-    tapChip(Number(target.dataset.chip));
+    tapChip(selected, Number(target.dataset.chip));
   } else if (action === "clear-bets") {
     drafts.set(seat, {});
   } else if (action === "bet") {
@@ -447,7 +476,7 @@ function onTap(event) {
   } else if (action === "same-table") {
     drafts.clear();
     selected = null;
-    run(Object.keys(remembered.bets.seats).map((s) => sameBets(Number(s))));
+    run(Object.keys(remembered.bets?.seats ?? {}).map((s) => sameBets(Number(s))));
   } else if (action === "deal") {
     deal();
   } else if (action === "confirm") {
@@ -458,7 +487,7 @@ function onTap(event) {
     openSignoff(action);
   } else if (action === "signout") {
     signOut().then(() => location.reload());
-  } else if (seat !== null && state?.legal && performance.now() >= armedAt) {
+  } else if (seated && state?.legal && performance.now() >= armedAt) {
     const [decision, multiple] = action.split("-");
     const command = { cmd: "decide", hand: state.hand, seat, decision };
     if (multiple) command.multiple = Number(multiple);
@@ -474,18 +503,18 @@ function correctable() {
 
 function openSignoff(kind) {
   signoffKind = kind;
-  const what = document.getElementById("signoff-what");
+  const what = byId("signoff-what");
   what.textContent = "";
-  document.getElementById("signoff-title").textContent = t(`console.signoff_${kind}`);
-  const go = document.getElementById("signoff-send");
+  byId("signoff-title").textContent = t(`console.signoff_${kind}`);
+  const go = byId("signoff-send");
   go.textContent = t(`console.send_${kind}`);
   go.className = `big ${kind === "void" ? "stop" : "go"}`;
-  document.getElementById("signoff-reason-row").hidden = kind === "card" || kind === "correct";
-  document.getElementById("signoff-card-row").hidden = kind !== "card";
-  document.getElementById("signoff-then-row").hidden = kind !== "clear";
-  document.getElementById("signoff-decision-row").hidden = kind !== "correct";
+  byId("signoff-reason-row").hidden = kind === "card" || kind === "correct";
+  byId("signoff-card-row").hidden = kind !== "card";
+  byId("signoff-then-row").hidden = kind !== "clear";
+  byId("signoff-decision-row").hidden = kind !== "correct";
   dialog.dataset.signoff = kind;
-  form.elements.reason.value = t(`console.reason_${kind}`);
+  field("reason").value = t(`console.reason_${kind}`);
   if (kind === "void") {
     const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0));
     what.textContent = t("console.void_what", { hand: state.hand, seats: seats.length });
@@ -493,7 +522,7 @@ function openSignoff(kind) {
   if (kind === "correct") {
     const choices = correctable();
     const seats = state.corrections ?? [];
-    const select = form.elements.decision;
+    const select = field("decision");
     select.replaceChildren(...choices.map((c, i) => {
       const word = seats.length > 1 ? t("console.seat_decision", { seat: c.seat, decision: decisionWord(c) }) : decisionWord(c);
       const option = el("option", "", word);
@@ -507,9 +536,9 @@ function openSignoff(kind) {
 
 function sendSignoff() {
   const command = { cmd: signoffKind };
-  if (signoffKind === "card") command.card = form.elements.card.value.trim();
-  else if (signoffKind !== "correct") command.reason = form.elements.reason.value.trim();
-  if (signoffKind === "clear") command.then = form.elements.then.value;
+  if (signoffKind === "card") command.card = field("card").value.trim();
+  else if (signoffKind !== "correct") command.reason = field("reason").value.trim();
+  if (signoffKind === "clear") command.then = field("then").value;
   if (signoffKind === "void") {
     command.hand = state.hand;
     const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0))
@@ -517,35 +546,27 @@ function sendSignoff() {
     Object.defineProperty(command, "returns", { value: { hand: state.hand, seats }, enumerable: false });
   }
   if (signoffKind === "correct") {
-    const choice = correctable()[Number(form.elements.decision.value)];
+    const choice = correctable()[Number(field("decision").value)];
     if (!choice) { dialog.close(); return; }
     command.seat = choice.seat;
     command.decision = choice.decision;
     if (choice.multiple) command.multiple = choice.multiple;
   }
-  const user = form.elements.user.value.trim();
-  const pin = form.elements.pin.value;
+  const user = field("user").value.trim();
+  const pin = field("pin").value;
   if (user || pin) command.auth = { user, pin };  // the controller checks it (protocol/signoff.py), not this page
-  form.elements.pin.value = "";
-  form.elements.card.value = "";
+  field("pin").value = "";
+  field("card").value = "";
   dialog.close();
   send(command);
 }
 
 // -- the WebSocket --------------------------------------------------------------------------------
 
-function setOffline(offline) {
-  const banner = document.getElementById("offline");
-  if (offline === !banner.hidden) return;
-  banner.hidden = !offline;
-  if (offline) banner.dataset.offline = "";
-  else delete banner.dataset.offline;
-  root.classList.toggle("stale", offline);
-}
-
 // The last dealt hand's bets, for "Same bets as last hand".
 function keepBets(message) {
   if (message.phase === "bets" || isPoker(message)) return;
+  /** @type {Record<string, Bets>} */
   const seats = {};
   const circles = message.circles ?? [];  // the bets placed before the deal (not the Play bet made on a decision)
   for (const spot of message.spots ?? []) {
@@ -558,74 +579,60 @@ function keepBets(message) {
   }
 }
 
-function connect() {
-  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/dealer`);
-  ws = socket;
-  socket.onopen = () => { tries = 0; };
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.kind === "console") {
-      chips = message.chips;
-      document.getElementById("who").textContent = t("console.who", { user: message.user, role: tOr(`signin.role_${message.role}`, message.role) });
-      return;
-    }
-    if (message.kind === "hello") { heartbeatMs = message.heartbeat_s * 1000; return; }
-    if (message.kind === "reply" || message.kind === "error") { answered(message); return; }
-    lastHeard = performance.now();
-    setOffline(false);
-    if (message.kind === "snapshot" || message.kind === "update") {
-      if (state && message.hand !== state.hand) { drafts.clear(); selected = null; }
-      keepBets(message);
-      state = message;
-      draw();
-    }
-  };
-  socket.onclose = () => {
-    if (ws !== socket) return;
-    ws = null;
-    lastHeard = 0;
-    waiting = null;
-    queue = [];
-    delete root.dataset.waiting;
-    for (const [id, resolve] of panelAnswers) { panelAnswers.delete(id); resolve({ kind: "error", error: t("console.not_connected") }); }
-    setOffline(true);
-    const delay = RECONNECT_MS[Math.min(tries, RECONNECT_MS.length - 1)];
-    tries += 1;
-    setTimeout(reconnect, delay);
-  };
+/** @param {import("./common.js").Message} message */
+function onMessage(message) {
+  if (message.kind === "console") {
+    chips = message.chips;
+    byId("who").textContent = t("console.who", { user: message.user, role: tOr(`signin.role_${message.role}`, message.role) });
+  } else if (message.kind === "reply" || message.kind === "error") {
+    answered(message);
+  } else if (message.kind === "snapshot" || message.kind === "update") {
+    if (state && message.hand !== state.hand) { drafts.clear(); selected = null; }
+    keepBets(message);
+    state = message;
+    draw();
+  }
+}
+
+// The socket closed: nothing is in flight any more (the poker panel's waits answered "not connected").
+function onClose() {
+  waiting = null;
+  queue = [];
+  delete root.dataset.waiting;
+  for (const [id, resolve] of panelAnswers) { panelAnswers.delete(id); resolve({ kind: "error", error: t("console.not_connected") }); }
 }
 
 // Back to the table once the display answers: signed in still, or the sign-in form first (the display restarted).
-async function reconnect() {
-  let me;
-  try {
-    me = await whoAmI();
-  } catch {  // the display is not up yet: try again after a longer wait
-    const delay = RECONNECT_MS[Math.min(tries, RECONNECT_MS.length - 1)];
-    tries += 1;
-    setTimeout(reconnect, delay);
-    return;
-  }
+// whoAmI throws while the display is down: the feed asks again after a longer wait.
+async function ready() {
+  const me = await whoAmI();
   if (!me || !ROLES.includes(me.role)) {
     root.hidden = true;
-    await signIn(document.getElementById("signin-root"), ROLES, t("console.signin_title"));
+    await signIn(byId("signin-root"), ROLES, t("console.signin_title"));
     root.hidden = false;
   }
-  connect();
+  return true;
 }
 
+const feed = new Feed("/ws/dealer", {
+  onMessage,
+  isFeed: (message) => !NOT_THE_FEED.includes(message.kind ?? ""),
+  onOffline: (offline) => showOffline(offline, byId("offline"), { stale: root }),
+  onClose,
+  ready,
+  backoff: BACKOFF_MS,
+});
+
 async function main() {
-  await ensureSignedIn(document.getElementById("signin-root"), ROLES, t("console.signin_title"));
+  await ensureSignedIn(byId("signin-root"), ROLES, t("console.signin_title"));
   root.hidden = false;
   root.addEventListener("click", onTap);
-  document.getElementById("signoff-cancel").addEventListener("click", () => { form.elements.pin.value = ""; dialog.close(); });
+  byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
   for (const id of ["unsent-back", "unsent-drop", "unsent-send"]) {
-    document.getElementById(id).addEventListener("click", () => onUnsent(id));
+    byId(id).addEventListener("click", () => onUnsent(id));
   }
-  setInterval(() => { if (performance.now() - lastHeard > MISSED_HEARTBEATS * heartbeatMs) setOffline(true); }, 100);
-  setOffline(true);
-  connect();
+  feed.start();
 }
 
 main();

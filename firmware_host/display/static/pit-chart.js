@@ -1,28 +1,29 @@
+// @ts-check
 // The pit's chart of a gaming day in plain SVG: the house's win of the day so far at the end of each clock
 // hour (a line, its zero dashed) over the hands closed in each hour (bars).
-import { formatMoney } from "/static/words.js";
+import { svgEl as el } from "./common.js";
+import { formatMoney } from "./words.js";
 
-const SVG = "http://www.w3.org/2000/svg";
-
-function el(parent, tag, attrs = {}, text = null) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== null) node.textContent = text;
-  parent.appendChild(node);
-  return node;
-}
-
-// An integer step for a scale of counts up to `value`: 1, 2, 5 x 10^n, about four steps.
+/**
+ * An integer step for a scale of counts up to `value`: 1, 2, 5 x 10^n, about four steps.
+ * @param {number} value
+ * @returns {number}
+ */
 function countStep(value) {
   const rough = Math.max(1, value / 4);
   const base = 10 ** Math.floor(Math.log10(rough));
-  return [1, 2, 5, 10].map((m) => m * base).find((step) => step >= rough);
+  return [1, 2, 5, 10].map((m) => m * base).find((step) => step >= rough) ?? 10 * base;
 }
 
 // Draw `series` ({hours: ["06:00", ...], hands: [...], win: [...], elapsed}) into `svg`, replacing what it held:
 // the house's win of the day so far in the upper band (its zero dashed), the hands of each hour as bars in the
 // lower one, the hours below. `big`: the pit's chart with its scales and labels; otherwise a tile's small one.
 // `state` gives the money's currency and decimals (words.js).
+/**
+ * @param {SVGSVGElement} svg
+ * @param {{hours?: string[], hands?: number[], win?: number[], elapsed?: number}} series
+ * @param {{width?: number, height?: number, big?: boolean, state?: any}} [options]
+ */
 export function drawChart(svg, series, { width = 400, height = 64, big = false, state = null } = {}) {
   svg.replaceChildren();
   const box = svg.getBoundingClientRect();  // drawn at its size on the screen: text and strokes unstretched

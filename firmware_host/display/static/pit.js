@@ -1,49 +1,71 @@
+// @ts-check
 // The pit view (/pit): follows the display's /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
-import { formatMoney, say, t, tOr } from "/static/words.js";
-import { drawChart } from "/static/pit-chart.js";
+import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
+import { netTone } from "./format.js";
+import { drawChart } from "./pit-chart.js";
+import { formatMoney, say, t, tOr } from "./words.js";
 
-const MISSED_HEARTBEATS = 3;
-const pit = document.getElementById("pit");
-const tiles = new Map();  // name -> {el, parts, heartbeatMs, lastHeard, state}
+/**
+ * A table's tile: its element, its parts, its feed's liveness (the pit's word, or its heartbeats), its last state.
+ * @typedef {{el: HTMLElement, parts: Record<string, any>, live: Liveness, state: any, sparkOf?: any}} Tile
+ */
+
+const pit = byId("pit");
+/** @type {Map<string, Tile>} */
+const tiles = new Map();
 let source = "tables";  // "pit": the tables are a pit aggregator's, which says when each is offline
+/** @type {string[] | null} */
 let links = null;  // the tables with a display of their own here (null: every one)
+/** @type {any} */
 let figures = null;  // the latest `figures` message
 
-function part(tile, cls, tag = "div") {
-  const el = document.createElement(tag);
-  el.className = cls;
-  tile.appendChild(el);
-  return el;
+/**
+ * A tile's part: a new element of class `cls` in `tile`.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {HTMLElement} tile
+ * @param {string} cls
+ * @param {K} tag
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+function part(tile, cls, tag) {
+  return tile.appendChild(el(tag, cls));
 }
 
+/**
+ * The table's tile, made when the pit first names it.
+ * @param {string} name
+ * @param {number} heartbeatS
+ * @returns {Tile}
+ */
 function tileFor(name, heartbeatS = 1) {
-  let tile = tiles.get(name);
-  if (tile) return tile;
+  const known = tiles.get(name);
+  if (known) return known;
   const linked = links === null || links.includes(name);
-  const el = document.createElement(linked ? "a" : "div");
-  el.className = "tile";
-  if (linked) el.href = `/table?table=${encodeURIComponent(name)}`;
-  el.dataset.table = name;
-  el.dataset.hand = "";
-  el.dataset.phase = "";
-  const top = part(el, "top");
+  const node = linked ? el("a", "tile") : el("div", "tile");
+  if (node instanceof HTMLAnchorElement) node.href = `/table?table=${encodeURIComponent(name)}`;
+  node.dataset.table = name;
+  node.dataset.hand = "";
+  node.dataset.phase = "";
+  const top = part(node, "top", "div");
+  /** @type {Record<string, any>} */
   const parts = { name: part(top, "name", "span"), game: part(top, "game", "span"), open: part(top, "open", "span") };
   parts.name.textContent = name;
-  parts.limits = part(el, "limits");
-  parts.hand = part(el, "hand");
-  parts.fault = part(el, "fault");
+  parts.limits = part(node, "limits", "div");
+  parts.hand = part(node, "hand", "div");
+  parts.fault = part(node, "fault", "div");
   parts.fault.hidden = true;
-  parts.figures = part(el, "figures");
-  parts.spark = el.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "svg"));
-  parts.spark.setAttribute("class", "spark");
+  parts.figures = part(node, "figures", "div");
+  parts.spark = svgEl(node, "svg", { class: "spark" });
   parts.spark.toggleAttribute("hidden", true);  // an SVG element has no `hidden` property: the attribute
-  parts.offline = part(el, "offline");
+  parts.offline = part(node, "offline", "div");
   parts.offline.textContent = t("pit.offline");
+  /** @type {(a: string, b: string) => number} */
   const byName = (a, b) => a.localeCompare(b, "en", { numeric: true });  // uth-2 before uth-10
   const after = source === "pit" ? [...tiles.keys()].sort(byName).find((other) => byName(other, name) > 0) : undefined;
-  pit.insertBefore(el, after === undefined ? null : tiles.get(after).el);  // the pit's tables by name
-  tile = { el, parts, heartbeatMs: heartbeatS ? heartbeatS * 1000 : Infinity, lastHeard: 0, state: null };
+  pit.insertBefore(node, after === undefined ? null : tiles.get(after)?.el ?? null);  // the pit's tables by name
+  const tile = { el: node, parts, live: new Liveness(), state: null };
+  tile.live.every(heartbeatS);
   tiles.set(name, tile);
   setOffline(tile, true);
   countTables();
@@ -51,7 +73,7 @@ function tileFor(name, heartbeatS = 1) {
 }
 
 function countTables() {
-  document.getElementById("count").textContent = tiles.size === 1 ? t("pit.tables_one") : t("pit.tables_many", { count: tiles.size });
+  byId("count").textContent = tiles.size === 1 ? t("pit.tables_one") : t("pit.tables_many", { count: tiles.size });
 }
 
 function removeTile(name) {
@@ -62,11 +84,12 @@ function removeTile(name) {
   countTables();
 }
 
+/**
+ * @param {Tile} tile
+ * @param {boolean} offline
+ */
 function setOffline(tile, offline) {
-  tile.parts.offline.hidden = !offline;
-  if (offline) tile.el.dataset.offline = "";
-  else delete tile.el.dataset.offline;
-  tile.el.classList.toggle("stale", offline);  // nothing stale shown as current
+  showOffline(offline, tile.parts.offline, { marked: tile.el, stale: tile.el });
 }
 
 function limitsText(limits, state) {
@@ -87,47 +110,46 @@ function clock(epochS) {
 function render(state) {
   const tile = tileFor(state.name);
   tile.state = state;
-  const { el, parts } = tile;
+  const { el: node, parts } = tile;
   const closed = state.phase === "closed" || !state.game;
-  el.dataset.hand = String(state.hand ?? "");
-  el.dataset.phase = String(state.phase ?? "");
-  el.dataset.seq = String(state.seq ?? "");
-  el.dataset.boot = String(state.boot ?? "");
-  el.classList.toggle("closed", closed);
+  node.dataset.hand = String(state.hand ?? "");
+  node.dataset.phase = String(state.phase ?? "");
+  node.dataset.seq = String(state.seq ?? "");
+  node.dataset.boot = String(state.boot ?? "");
+  node.classList.toggle("closed", closed);
   parts.game.textContent = state.game ? tOr(`game.${state.game}`, state.game) : "";
   parts.open.textContent = closed ? t("pit.closed") : t("pit.open");
   parts.limits.textContent = limitsText(state.limits, state);
-  parts.hand.innerHTML = "";
-  parts.hand.append(`${t("common.hand")} `, Object.assign(document.createElement("b"), { textContent: state.hand ?? "\u2013" }), " \u00b7 ",
-    Object.assign(document.createElement("span"), { className: "phase", textContent: state.phase ? tOr(`phase.${state.phase}`, state.phase) : "" }));
+  parts.hand.replaceChildren(`${t("common.hand")} `, el("b", "", String(state.hand ?? "\u2013")), " \u00b7 ",
+    el("span", "phase", state.phase ? tOr(`phase.${state.phase}`, state.phase) : ""));
   if (state.fault) {
     parts.fault.hidden = false;
     parts.fault.textContent = t("pit.fault", { what: state.fault.say ? say(state.fault.say, state)
       : `${state.fault.kind}: ${state.fault.message ?? ""}` });
-    el.dataset.fault = state.fault.kind;
+    node.dataset.fault = state.fault.kind;
   } else {
     parts.fault.hidden = true;
-    delete el.dataset.fault;
+    delete node.dataset.fault;
   }
   drawFigures(tile);
 }
 
 // A tile's figures: the archive's of the gaming day when the display reads it (with the day's small chart),
 // else the feed's: the hands this hour (since the display started, within the hour) and the controller's session.
+/** @param {Tile} tile */
 function drawFigures(tile) {
   const { parts } = tile;
   const state = tile.state ?? {};
-  const day = figures?.source === "archive" && !figures.error ? figures.tables?.[tile.el.dataset.table] : null;
-  parts.figures.innerHTML = "";
+  const day = figures?.source === "archive" && !figures.error ? figures.tables?.[tile.el.dataset.table ?? ""] : null;
+  parts.figures.replaceChildren();
+  /** @type {(label: string, value: string, cls: string, data: Record<string, string | number>) => void} */
   const figure = (label, value, cls, data) => {
-    const span = document.createElement("span");
-    span.append(`${label} `);
-    const b = Object.assign(document.createElement("b"), { textContent: value, className: cls });
-    for (const [k, v] of Object.entries(data)) b.dataset[k] = v;
-    span.appendChild(b);
+    const span = el("span");
+    span.append(`${label} `, withData(el("b", cls, value), data));
     parts.figures.appendChild(span);
   };
-  const money = (net) => [formatMoney(net, state, true), net > 0 ? "win" : net < 0 ? "lose" : ""];
+  /** @type {(net: number) => [string, string]} */
+  const money = (net) => [formatMoney(net, state, true), netTone(net)];
   parts.figures.dataset.source = day ? "archive" : "feed";
   parts.spark.toggleAttribute("hidden", !day);
   if (day) {
@@ -151,8 +173,8 @@ function drawFigures(tile) {
 
 // The pit's own line: where the figures come from, and the day's chart over the pit's tables.
 function drawPit() {
-  const note = document.getElementById("source");
-  const panel = document.getElementById("day");
+  const note = byId("source");
+  const panel = byId("day");
   const archive = figures?.source === "archive" && !figures.error;
   panel.hidden = !archive;
   if (!figures) {
@@ -172,53 +194,55 @@ function drawPit() {
     drawFigures(tile);
   }
   if (!archive) return;
-  const state = [...tiles.values()].map((t) => t.state).find((s) => s && s.currency) ?? null;
-  const totals = document.getElementById("day-totals");
+  const state = [...tiles.values()].map((tile) => tile.state).find((s) => s && s.currency) ?? null;
+  const totals = byId("day-totals");
   const p = figures.pit;
-  totals.innerHTML = "";
+  totals.replaceChildren();
+  /** @type {(label: string, value: string, cls: string, key: string) => HTMLElement} */
   const add = (label, value, cls, key) => {
-    const div = Object.assign(document.createElement("div"), { className: "total" });
-    div.append(Object.assign(document.createElement("span"), { textContent: label }));
-    const b = Object.assign(document.createElement("b"), { textContent: value, className: cls });
-    b.dataset[key] = value;
-    div.appendChild(b);
+    const b = withData(el("b", cls, value), { [key]: value });
+    const div = el("div", "total");
+    div.append(el("span", "", label), b);
     totals.appendChild(div);
+    return b;
   };
   add(t("pit.pit_hands_today"), String(p.day_hands), "", "pitHands");
   add(t("pit.hands_per_hour"), p.hands_per_hour === null ? "\u2013" : p.hands_per_hour.toFixed(1), "", "pitPerHour");
-  add(t("pit.house_today"), formatMoney(p.day_win, state, true), p.day_win > 0 ? "win" : p.day_win < 0 ? "lose" : "", "pitWinText");
-  totals.lastChild.querySelector("b").dataset.pitWin = String(p.day_win);
-  drawChart(document.getElementById("day-chart"), { ...p, hours: figures.hours, elapsed: figures.elapsed },
+  add(t("pit.house_today"), formatMoney(p.day_win, state, true), netTone(p.day_win), "pitWinText")
+    .dataset.pitWin = String(p.day_win);
+  drawChart(byIdOf("day-chart", SVGSVGElement), { ...p, hours: figures.hours, elapsed: figures.elapsed },
     { big: true, state });
 }
 
+/** @param {string} name */
 function heard(name) {
   const tile = tiles.get(name);
   if (!tile) return;
-  tile.lastHeard = performance.now();
+  tile.live.heard();
   setOffline(tile, false);
 }
 
-function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/pit`);
-  const link = document.getElementById("link");
-  ws.onopen = () => { link.textContent = t("pit.live"); };
-  ws.onmessage = (event) => {
-    const message = JSON.parse(event.data);
+const link = byId("link");
+new Feed("/ws/pit", {
+  onOpen: () => { link.textContent = t("pit.live"); },
+  onMessage: (message) => {
     if (message.kind === "hello") {
       source = message.source ?? "tables";
       links = source === "pit" ? (message.links ?? []) : null;
-      for (const name of [...tiles.keys()]) if (!message.tables.some((t) => t.name === name)) removeTile(name);
-      for (const t of message.tables) {
-        tileFor(t.name, t.heartbeat_s).heartbeatMs = t.heartbeat_s ? t.heartbeat_s * 1000 : Infinity;
+      /** @type {{name: string, heartbeat_s: number}[]} */
+      const named = message.tables;
+      for (const name of [...tiles.keys()]) if (!named.some((table) => table.name === name)) removeTile(name);
+      for (const table of named) {
+        tileFor(table.name, table.heartbeat_s).live.every(table.heartbeat_s);
       }
       return;
     }
     if (message.kind === "table") {
       render(message);
-      if ("online" in message) {  // the pit aggregator's word
-        tiles.get(message.name).lastHeard = performance.now();
-        setOffline(tiles.get(message.name), !message.online);
+      const tile = tiles.get(message.name);
+      if ("online" in message && tile) {  // the pit aggregator's word
+        tile.live.heard();
+        setOffline(tile, !message.online);
       } else {
         heard(message.name);
       }
@@ -227,30 +251,26 @@ function connect() {
     } else if (message.kind === "removed") {
       removeTile(message.name);
     } else if (message.kind === "pit") {  // the pit aggregator answers, or not
-      if (message.online) delete pit.dataset.pitSilent;
-      else pit.dataset.pitSilent = "";
+      pit.toggleAttribute("data-pit-silent", !message.online);
       link.textContent = message.online ? t("pit.live") : t("pit.pit_silent");
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();
     }
-    document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { name: message.name, kind: message.kind } }));
-  };
-  ws.onclose = () => {
+    announce("croupier:rendered", { name: message.name, kind: message.kind });
+  },
+  onClose: () => {
     link.textContent = t("pit.reconnecting");
-    for (const tile of tiles.values()) { tile.lastHeard = 0; setOffline(tile, true); }
-    setTimeout(connect, 1000);
-  };
-}
+    for (const tile of tiles.values()) { tile.live.lost(); setOffline(tile, true); }
+  },
+}).start();
 
 setInterval(() => {
-  const now = performance.now();
   for (const tile of tiles.values()) {
-    if (now - tile.lastHeard > MISSED_HEARTBEATS * tile.heartbeatMs && !tile.el.hasAttribute("data-offline")) {
+    if (tile.live.silent() && !tile.el.hasAttribute("data-offline")) {
       setOffline(tile, true);
-      document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { name: tile.el.dataset.table, kind: "offline" } }));
+      announce("croupier:rendered", { name: tile.el.dataset.table, kind: "offline" });
     }
   }
 }, 100);
 window.addEventListener("resize", () => { if (figures) drawPit(); });
-connect();

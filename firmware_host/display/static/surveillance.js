@@ -1,35 +1,30 @@
+// @ts-check
 // The surveillance view (/surveillance): a signed-in surveillance user follows the table's full feed over /ws/full:
 // every card as dealt, the burns, the hand's steps in its own order, and the last 10 hands recalled from the journal.
 // Nothing shows before the sign-in: the form comes first and alone. Every word from the catalog (words.js).
 // Data attributes as docs/display.md lists them (data-card holds the real card here, never "??" for a dealt card).
-import { cardsElements } from "/static/cards.js";
-import { cardText, formatMoney, formatNet, handText, pokerHandWords, t, tOr, say } from "/static/words.js";
-import { ensureSignedIn, signIn } from "/static/signin.js";
+import { cardsElements } from "./cards.js";
+import { announce, byId, el, Feed, showOffline } from "./common.js";
+import { cardText, netTone, parseCard } from "./format.js";
+import { ensureSignedIn, signIn } from "./signin.js";
+import { isPoker } from "./state.js";
+import { formatMoney, formatNet, handText, pokerHandWords, say, t, tOr } from "./words.js";
 
-const MISSED_HEARTBEATS = 3;
 const MAX_STEPS = 300;
 const RECALL = 10;
 
-const view = document.getElementById("view");
-const root = document.getElementById("table");
-const signinRoot = document.getElementById("signin");
-const offlineBanner = document.getElementById("offline");
-const faultBox = document.getElementById("fault");
-const stepsList = document.getElementById("steps");
-const historyBox = document.getElementById("history");
-let heartbeatMs = 1000;
-let lastHeard = 0;
+const view = byId("view");
+const root = byId("table");
+const signinRoot = byId("signin");
+const offlineBanner = byId("offline");
+const faultBox = byId("fault");
+const stepsList = byId("steps");
+const historyBox = byId("history");
+/** @type {any} */
 let previous = null; // the last full state drawn: what the log says is what changed since
 let logged = 0; // how many of the hand's `sequence` entries the log shows
-let socket = null;
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
+/** @param {number} amount */
 const money = (amount) => ({ money: amount });
 const gameName = (code) => (code ? tOr(`game.${code}`, code) : "\u2013");
 const phaseName = (phase) => (phase ? tOr(`phase.${phase}`, phase) : "");
@@ -67,7 +62,7 @@ function lastActOf(seat, state) {
 function spotElement(spot, state) {
   const node = el("div", "spot");
   node.dataset.seat = String(spot.seat);
-  const poker = Boolean(state.structure);
+  const poker = isPoker(state);
   if (state.to_act === spot.seat) node.classList.add("acting");
   if (spot.decision === "fold" || spot.decision === "dead" || spot.folded) node.classList.add("folded");
   const head = el("div", "seat", t("common.seat", { seat: spot.seat }));
@@ -89,7 +84,7 @@ function spotElement(spot, state) {
   const named = poker ? pokerHandWords(spot.hand_values) : handText(spot);  // from its category, in the page's words
   if (named) node.append(el("div", "hand-name", named));
   if (Number.isInteger(spot.net)) {
-    node.append(el("div", `result ${spot.net > 0 ? "win" : spot.net < 0 ? "lose" : ""}`,
+    node.append(el("div", `result ${netTone(spot.net)}`,
       t("surveillance.net", { amount: formatNet(spot.net, state) })));
   }
   return node;
@@ -107,24 +102,24 @@ function render(state) {
   root.dataset.phase = state.phase ?? "";
   root.dataset.seq = String(state.seq);
   root.dataset.boot = state.boot ?? "";
-  document.getElementById("name").textContent = state.table ?? "";
-  document.getElementById("game").textContent = state.game ? gameName(state.game) : "";
-  document.getElementById("hand").textContent = state.hand ?? "\u2013";
-  document.getElementById("phase").textContent = phaseName(state.phase);
-  document.getElementById("next").textContent = state.next ? t("surveillance.next_card", { to: whereText(state.next) })
+  byId("name").textContent = state.table ?? "";
+  byId("game").textContent = state.game ? gameName(state.game) : "";
+  byId("hand").textContent = state.hand ?? "\u2013";
+  byId("phase").textContent = phaseName(state.phase);
+  byId("next").textContent = state.next ? t("surveillance.next_card", { to: whereText(state.next) })
     : state.to_act ? t("surveillance.to_act", { seat: state.to_act }) : "";
   const dealer = state.dealer ?? {};
-  document.getElementById("dealer").replaceChildren(...placedCards(dealer.cards, dealer.visible));
+  byId("dealer").replaceChildren(...placedCards(dealer.cards, dealer.visible));
   const named = handText(dealer);
-  document.getElementById("dealer-name").textContent = !named ? ""
+  byId("dealer-name").textContent = !named ? ""
     : dealer.qualifies === true ? t("surveillance.qualifies", { hand_name: named })
       : dealer.qualifies === false ? t("surveillance.not_qualify", { hand_name: named }) : named;
-  document.getElementById("dealer-row").hidden = Boolean(state.structure); // a poker table: no dealer's hand
-  document.getElementById("board-row").hidden = state.game === "3cp";
-  document.getElementById("board").replaceChildren(...cardsElements(state.board));
-  document.getElementById("pot").textContent = state.total_pot ? t("surveillance.pot", { amount: money(state.total_pot) }, state) : "";
-  document.getElementById("burns").replaceChildren(...cardsElements(state.burns));
-  document.getElementById("spots").replaceChildren(...(state.spots ?? []).map((s) => spotElement(s, state)));
+  byId("dealer-row").hidden = isPoker(state); // a poker table: no dealer's hand
+  byId("board-row").hidden = state.game === "3cp";
+  byId("board").replaceChildren(...cardsElements(state.board));
+  byId("pot").textContent = state.total_pot ? t("surveillance.pot", { amount: money(state.total_pot) }, state) : "";
+  byId("burns").replaceChildren(...cardsElements(state.burns));
+  byId("spots").replaceChildren(...(state.spots ?? []).map((s) => spotElement(s, state)));
   if (state.fault) {
     faultBox.textContent = t("surveillance.line_fault", { what: faultText(state.fault, state) });
     faultBox.dataset.fault = state.fault.kind ?? "fault";
@@ -139,7 +134,7 @@ function render(state) {
     (d.last_card ? ` (${t("surveillance.last_card", { card: { card: d.last_card } })})` : ""));
   const sensors = Object.entries(state.sensors ?? {}).map(([name, on]) =>
     `${tOr(`surveillance.sensor_${name}`, name)} ${on ? t("surveillance.yes") : t("surveillance.no")}`);
-  document.getElementById("devices").textContent = [...devices, ...sensors].join("  \u00b7  ");
+  byId("devices").textContent = [...devices, ...sensors].join("  \u00b7  ");
 }
 
 function faultText(fault, state) {
@@ -218,7 +213,7 @@ function linesBetween(before, after) {
   for (const spot of after.spots ?? []) {
     const was = spotsBefore.get(spot.seat) ?? {};
     if (Number.isInteger(spot.net) && !Number.isInteger(was.net)) {
-      if (after.structure) {
+      if (isPoker(after)) {
         lines.push(["settlement", t("surveillance.line_poker_net", { seat: spot.seat, net: formatNet(spot.net, after) }), step]);
       } else {
         const circles = Object.entries(spot.results ?? {}).map(([c, n]) => `${circleName(c)} ${formatNet(n, after)}`).join(", ");
@@ -227,7 +222,7 @@ function linesBetween(before, after) {
       }
     }
   }
-  if (after.structure && after.results && !(before.results)) {
+  if (isPoker(after) && after.results && !(before.results)) {
     for (const pot of after.results.pots ?? []) {
       for (const w of pot.winners ?? []) {
         lines.push(["settlement", t("surveillance.line_pot_won", { seat: w.seat, amount: money(w.amount) }, after), step]);
@@ -241,7 +236,7 @@ function linesBetween(before, after) {
     lines.push(["clear", t("surveillance.line_cleared"), step]);
   }
   if (after.phase === "settled" && before.phase !== "settled") {
-    if (after.structure) {
+    if (isPoker(after)) {
       lines.push(["settlement", t("surveillance.line_poker_settled", { hand: after.hand }), step]);
     } else {
       const house = -(after.spots ?? []).reduce((sum, s) => sum + (Number.isInteger(s.net) ? s.net : 0), 0);
@@ -261,7 +256,7 @@ function logLines(state) {
     line.append(el("span", "tag", t("surveillance.tag", { hand: hand ?? state.hand, step })), document.createTextNode(text));
     stepsList.prepend(line); // newest on top
   }
-  while (stepsList.children.length > MAX_STEPS) stepsList.lastElementChild.remove();
+  while (stepsList.children.length > MAX_STEPS) stepsList.lastElementChild?.remove();
 }
 
 // -- the recall: the last hands from the journal (the controller's `history`), one block per hand -------------
@@ -269,7 +264,7 @@ function logLines(state) {
 function miniCards(cards) {
   const line = el("span", "mini");
   for (const card of cards ?? []) {
-    const c = el("span", card[1] === "h" || card[1] === "d" ? "r" : "", `${cardText(card)} `);
+    const c = el("span", parseCard(card)?.red ? "r" : "", `${cardText(card)} `);
     c.dataset.card = card;
     line.append(c);
   }
@@ -339,28 +334,20 @@ function pastHand(hand, state) {
 }
 
 function showRecall(message) {
-  const note = document.getElementById("recall-note");
+  const note = byId("recall-note");
   if (message.error) { note.textContent = t("surveillance.recall_error", { why: message.error }); return; }
   note.textContent = "";
   const state = previous ?? {};
   historyBox.replaceChildren(...[...message.hands].reverse().map((h) => pastHand(h, state))); // newest first
   historyBox.dataset.hands = message.hands.map((h) => h.hand).reverse().join(" "); // newest first, as shown
-  document.dispatchEvent(new CustomEvent("croupier:recalled", { detail: { hands: message.hands.length } }));
+  announce("croupier:recalled", { hands: message.hands.length });
 }
 
 function askRecall() {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ kind: "history", limit: RECALL }));
+  feed.send({ kind: "history", limit: RECALL });
 }
 
 // -- the connection ------------------------------------------------------------------------------------------
-
-function setOffline(offline) {
-  if (offline === !offlineBanner.hidden) return;
-  offlineBanner.hidden = !offline;
-  if (offline) offlineBanner.dataset.offline = "";
-  else delete offlineBanner.dataset.offline;
-  root.classList.toggle("stale", offline);
-}
 
 function onState(state) {
   const closed = previous && previous.boot === state.boot &&
@@ -369,33 +356,31 @@ function onState(state) {
   render(state);
   if (!previous || closed || previous.boot !== state.boot) askRecall();
   previous = state;
-  document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { seq: state.seq } }));
+  announce("croupier:rendered", { seq: state.seq });
 }
 
-function connect(me) {
-  let opened = false;
-  socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/full`);
-  socket.onopen = () => { opened = true; };
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.kind === "hello") { heartbeatMs = message.heartbeat_s * 1000; return; }
-    if (message.kind === "history") { showRecall(message); return; }
-    lastHeard = performance.now();
-    setOffline(false);
-    if (message.kind === "snapshot" || message.kind === "update") onState(message);
-  };
-  socket.onclose = async () => {
-    lastHeard = 0;
-    setOffline(true);
-    if (!opened) { // refused at the handshake (signed out, or not surveillance): sign in again
-      const again = await fetch("/api/me", { credentials: "same-origin" }).then((r) => (r.ok ? r.json() : null));
-      if (!again || again.role !== "surveillance") { start(false); return; }
-    }
-    setTimeout(() => connect(me), 1000);
-  };
+// A socket refused at the handshake (signed out, or no surveillance user): the sign-in form again, alone.
+/** @param {boolean} opened */
+async function ready(opened) {
+  if (opened) return true;
+  const again = await fetch("/api/me", { credentials: "same-origin" }).then((r) => (r.ok ? r.json() : null));
+  if (again && again.role === "surveillance") return true;
+  start(false);
+  return false;
 }
+
+const feed = new Feed("/ws/full", {
+  onMessage: (message) => {
+    if (message.kind === "history") showRecall(message);
+    else if (message.kind === "snapshot" || message.kind === "update") onState(message);
+  },
+  isFeed: (message) => message.kind !== "hello" && message.kind !== "history",
+  onOffline: (offline) => showOffline(offline, offlineBanner, { stale: root }),
+  ready,
+});
 
 // The sign-in form first and alone: nothing of the table is drawn (nor connected) before a surveillance user signs in.
+/** @param {boolean} checkFirst */
 async function start(checkFirst = true) {
   view.hidden = true;
   offlineBanner.hidden = true;
@@ -404,13 +389,9 @@ async function start(checkFirst = true) {
     : await signIn(signinRoot, ["surveillance"], "surveillance.page");
   signinRoot.replaceChildren();
   signinRoot.hidden = true;
-  document.getElementById("user").textContent = t("surveillance.signed_in", { user: me.user });
+  byId("user").textContent = t("surveillance.signed_in", { user: me.user });
   view.hidden = false;
-  setOffline(true);
-  connect(me);
+  feed.start();
 }
 
-setInterval(() => {
-  if (!view.hidden && performance.now() - lastHeard > MISSED_HEARTBEATS * heartbeatMs) setOffline(true);
-}, 100);
 start();

@@ -1,25 +1,20 @@
+// @ts-check
 // The poker room's players' screen (/table at a poker table): the pots, the board, each seat's stack, bet and
 // state in words, the button and blinds, the stakes and the tournament's level and clock, the last hands.
 // It draws the public state as sent (docs/feed.md, "Poker tables") and decides no rule: the seat to act, the
 // pots, each seat's posted blinds, draws, last action and shown hand all come from the controller.
-import { cardElement } from "/static/cards.js";
-import { formatMoney, lang, pokerHandWords, t, tOr } from "/static/words.js";
+import { cardElement, miniCardElement } from "./cards.js";
+import { el, Feed } from "./common.js";
+import { clockText, netTone } from "./format.js";
+import { formatChips, formatMoney, pokerHandWords, t, tOr } from "./words.js";
 
-// A poker table's state carries its betting structure (a house table's never does).
-export function isPoker(state) {
-  return typeof state?.structure === "string";
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-// Amounts: money in the locale at a cash table; chips at a tournament table (its stacks and blinds are chips).
+/**
+ * Amounts: money in the locale at a cash table; chips at a tournament table (its stacks and blinds are chips).
+ * @param {any} state
+ * @returns {(amount: number) => string}
+ */
 function amountOf(state) {
-  if (state.tournament) return (n) => new Intl.NumberFormat(lang === "fr" ? "fr-FR" : "en-GB").format(n);
+  if (state.tournament) return formatChips;
   return (n) => formatMoney(n, state);
 }
 
@@ -44,29 +39,26 @@ function stakesText(state, amount) {
 }
 
 // -- the tournament's clock: the director's feed as the display bridges it (/ws/tournament), counted down here --
+/** @type {any} */
 let director = null;
 let directorAt = 0;
-let clockSocket = null;
-let noDirector = false;  // the display follows no director ([display] tournament): the level alone is shown
+/** @type {Feed | null} */
+let clock = null;  // followed from the first tournament state; stopped when the display follows no director
 
 function followDirector() {
-  if (clockSocket || noDirector) return;
-  clockSocket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tournament`);
-  clockSocket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.kind === "none") noDirector = true;
-    if (message.kind === "snapshot" || message.kind === "update") {
-      director = message;
-      directorAt = performance.now();
-    }
-  };
-  clockSocket.onclose = () => { clockSocket = null; if (!noDirector) setTimeout(followDirector, 5000); };
-}
-
-function clockText(seconds) {
-  const s = Math.max(0, Math.ceil(seconds));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
-  return h ? `${h}:${String(m).padStart(2, "0")}:${String(r).padStart(2, "0")}` : `${m}:${String(r).padStart(2, "0")}`;
+  if (clock) return;
+  const feed = new Feed("/ws/tournament", {
+    onMessage: (message) => {
+      if (message.kind === "none") feed.stop();  // the display follows no director ([display] tournament): the level alone
+      if (message.kind === "snapshot" || message.kind === "update") {
+        director = message;
+        directorAt = performance.now();
+      }
+    },
+    backoff: [5000],
+  });
+  clock = feed;
+  feed.start();
 }
 
 function levelText(state) {
@@ -171,7 +163,7 @@ function seatElement(spot, state, amount) {
   const shown = pokerHandWords(spot.hand_values);
   node.append(el("div", "hand-name", shown));
   if (Number.isInteger(spot.net)) {
-    const net = el("div", "p-net " + (spot.net > 0 ? "win" : spot.net < 0 ? "lose" : "push"),
+    const net = el("div", `p-net ${netTone(spot.net)}`,
       spot.net === 0 ? "" : (spot.net > 0 ? "+" : "\u2212") + amount(Math.abs(spot.net)));
     net.dataset.net = String(spot.net);
     node.append(net);
@@ -214,12 +206,6 @@ function potsElement(state, amount) {
   return node;
 }
 
-function miniCard(text) {
-  const card = cardElement(text);
-  card.className = "mini" + (card.classList.contains("red") ? " red" : "") + (text === "??" ? " down" : "");
-  return card;
-}
-
 function pastHand(past, amount) {
   const node = el("li", "p-past");
   node.dataset.pastHand = String(past.hand);
@@ -230,7 +216,7 @@ function pastHand(past, amount) {
     body.append(el("div", "p-voided", t("poker_table.voided")));
   } else {
     const board = el("div", "p-pastboard");
-    board.append(...(past.board ?? []).map(miniCard));
+    board.append(...(past.board ?? []).map(miniCardElement));
     body.append(board);
     const winners = el("div", "p-pastwins");
     for (const spot of (past.spots ?? []).filter((s) => s.net > 0)) {

@@ -1,26 +1,18 @@
+// @ts-check
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
-import { cardElement, cardsElements } from "/static/cards.js";
-import { formatMoney, formatNet, formatNumber, handText, t, tOr } from "/static/words.js";
-import { renderPoker, isPoker } from "/static/table-poker.js";
+import { cardsElements, miniCardElement } from "./cards.js";
+import { announce, byId, el, Feed, showOffline } from "./common.js";
+import { netTone } from "./format.js";
+import { isPoker } from "./state.js";
+import { renderPoker } from "./table-poker.js";
+import { formatMoney, formatNet, formatNumber, handText, t, tOr } from "./words.js";
 
-const MISSED_HEARTBEATS = 3;
-
-const root = document.getElementById("table");
-const house = document.getElementById("house");
-const poker = document.getElementById("poker");
-const faultBanner = document.getElementById("fault");
-const offlineBanner = document.getElementById("offline");
-let heartbeatMs = 1000;
-let lastHeard = 0;
-let state = null;
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+const root = byId("table");
+const house = byId("house");
+const poker = byId("poker");
+const faultBanner = byId("fault");
+const offlineBanner = byId("offline");
 
 function decisionText(decision) {
   if (!decision) return "";
@@ -54,7 +46,7 @@ function spotElement(spot, current) {
     if (results && name in results && Number.isInteger(results[name])) {
       const net = results[name];
       circle.dataset.result = String(net);
-      circle.classList.add(net > 0 ? "win" : net < 0 ? "lose" : "push");
+      circle.classList.add(netTone(net));
       circle.append(el("span", "result", formatNet(net, current)));
     }
     circles.append(circle);
@@ -65,7 +57,7 @@ function spotElement(spot, current) {
 
 function limitsSign(limits, current) {
   // "Minimum EUR 5.00  Maximum EUR 100.00  Side bets EUR 1.00 to EUR 50.00" (a 0 maximum: none)
-  const node = document.getElementById("limits");
+  const node = byId("limits");
   if (!limits) { node.replaceChildren(); return; }
   const part = (label, text) => [el("span", "", `${label} `), el("b", "", text), el("span", "", "  ")];
   const money = (amount) => formatMoney(amount, current);
@@ -87,7 +79,7 @@ function paytables(paytable, game) {
   const key = paytable ? JSON.stringify([game, paytable.name, paytable.sha256, Object.keys(paytable.pays ?? {})]) : "";
   if (key === shownPaytable) return;
   shownPaytable = key;
-  const node = document.getElementById("paytables");
+  const node = byId("paytables");
   if (!paytable) { node.replaceChildren(); return; }
   const parts = [el("h2", "", t("table.paytables")),
     el("div", "profile", `${paytable.name} \u00b7 ${String(paytable.sha256).slice(0, 12)}`)];
@@ -106,12 +98,6 @@ function paytables(paytable, game) {
   node.replaceChildren(...parts);
 }
 
-function miniCard(text) {
-  const card = cardElement(text);
-  card.className = "mini" + (card.classList.contains("red") ? " red" : "");
-  return card;
-}
-
 function pastHand(past, current) {
   // one of the last hands: number, dealer's cards and hand, each spot's net (its circles' nets in data)
   const node = el("li", "past");
@@ -126,13 +112,13 @@ function pastHand(past, current) {
   } else {
     const dealer = past.dealer ?? {};
     const cards = el("span", "");
-    cards.append(...(dealer.cards ?? []).map(miniCard));
+    cards.append(...(dealer.cards ?? []).map(miniCardElement));
     dealt.append(cards, el("span", "", handText(dealer)));
     for (const spot of past.spots ?? []) {
       const net = Number(spot.net ?? 0);
       // short, so seven seats fit on one line: "7 +15", "3 -7.50", "2 push" (whole units without decimals)
       const amount = net === 0 ? t("common.push") : formatNumber(net, current, true);
-      const badge = el("span", "net " + (net > 0 ? "win" : net < 0 ? "lose" : "push"));
+      const badge = el("span", `net ${netTone(net)}`);
       badge.append(el("span", "who", String(spot.seat)), document.createTextNode(` ${amount}`));
       badge.dataset.seat = String(spot.seat);
       badge.dataset.net = String(net);
@@ -145,7 +131,6 @@ function pastHand(past, current) {
 }
 
 function render(message) {
-  state = message;
   root.dataset.table = message.table ?? "";
   root.dataset.hand = String(message.hand ?? "");
   root.dataset.phase = message.phase ?? "";
@@ -166,24 +151,24 @@ function render(message) {
     delete faultBanner.dataset.fault;
     faultBanner.hidden = true;
   }
-  document.dispatchEvent(new CustomEvent("croupier:rendered", { detail: { seq: message.seq } }));
+  announce("croupier:rendered", { seq: message.seq });
 }
 
 function renderHouse(message) {
-  document.getElementById("game").textContent = message.game ? tOr(`game.${message.game}`, "") : "";
-  document.getElementById("name").textContent = message.table ?? "";
-  document.getElementById("hand").textContent = message.hand ?? "\u2013";
-  document.getElementById("phase").textContent = message.phase ? tOr(`table.phase_${message.phase}`, "") : "";
+  byId("game").textContent = message.game ? tOr(`game.${message.game}`, "") : "";
+  byId("name").textContent = message.table ?? "";
+  byId("hand").textContent = message.hand ?? "\u2013";
+  byId("phase").textContent = message.phase ? tOr(`table.phase_${message.phase}`, "") : "";
   const dealer = message.dealer ?? {};
-  document.getElementById("dealer").replaceChildren(...cardsElements(dealer.cards));
+  byId("dealer").replaceChildren(...cardsElements(dealer.cards));
   let named = handText(dealer);
   if (named && dealer.qualifies === true) named = t("table.qualifies", { hand: named });
   if (named && dealer.qualifies === false) named = t("table.not_qualifies", { hand: named });
-  document.getElementById("dealer-name").textContent = named;
-  document.getElementById("board-row").hidden = message.game === "3cp";
-  document.getElementById("board").replaceChildren(...cardsElements(message.board));
-  document.getElementById("spots").replaceChildren(...(message.spots ?? []).map((s) => spotElement(s, message)));
-  const turn = document.getElementById("turn");  // whose turn it is, in words under the cards
+  byId("dealer-name").textContent = named;
+  byId("board-row").hidden = message.game === "3cp";
+  byId("board").replaceChildren(...cardsElements(message.board));
+  byId("spots").replaceChildren(...(message.spots ?? []).map((s) => spotElement(s, message)));
+  const turn = byId("turn");  // whose turn it is, in words under the cards
   const toAct = message.to_act != null && !message.fault;
   turn.hidden = !toAct;
   turn.textContent = toAct ? t("table.to_decide", { seat: message.to_act }) : "";
@@ -191,38 +176,11 @@ function renderHouse(message) {
   limitsSign(message.limits, message);
   paytables(message.paytable, message.game);
   const history = (message.history ?? []).filter((past) => !past.poker).reverse();  // the latest first
-  document.getElementById("history").replaceChildren(...history.map((past) => pastHand(past, message)));
+  byId("history").replaceChildren(...history.map((past) => pastHand(past, message)));
 }
 
-function setOffline(offline) {
-  if (offline === !offlineBanner.hidden) return;
-  offlineBanner.hidden = !offline;
-  if (offline) offlineBanner.dataset.offline = "";
-  else delete offlineBanner.dataset.offline;
-  root.classList.toggle("stale", offline);  // nothing stale shown as current
-}
-
-function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/public${location.search}`);  // ?table=NAME: that table
-  ws.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.kind === "hello") {
-      heartbeatMs = message.heartbeat_s * 1000;
-      return;
-    }
-    lastHeard = performance.now();
-    setOffline(false);
-    if (message.kind === "snapshot" || message.kind === "update") render(message);
-  };
-  ws.onclose = () => {
-    lastHeard = 0;
-    setOffline(true);
-    setTimeout(connect, 1000);
-  };
-}
-
-setInterval(() => {
-  if (performance.now() - lastHeard > MISSED_HEARTBEATS * heartbeatMs) setOffline(true);
-}, 100);
-setOffline(true);
-connect();
+// ?table=NAME: that table
+new Feed(`/ws/public${location.search}`, {
+  onMessage: (message) => { if (message.kind === "snapshot" || message.kind === "update") render(message); },
+  onOffline: (offline) => showOffline(offline, offlineBanner, { stale: root }),
+}).start();

@@ -1,24 +1,16 @@
+// @ts-check
 // The tournament clock (/tournament): follows the display's /ws/tournament (the director's view) and draws it
 // for a wall screen. It decides nothing: the time left is the director's, counted down here between updates.
-import { formatMoney, locale, t } from "/static/words.js";
+import { byId as $, el, Feed, showOffline } from "./common.js";
+import { clockText } from "./format.js";
+import { formatChips as chips, formatMoney, t } from "./words.js";
 
-const MISSED_HEARTBEATS = 3;
-const root = document.getElementById("clock");
-const $ = (id) => document.getElementById(id);
+const root = $("clock");
+/** @type {any} */
 let view = null;          // the director's last view
 let receivedAt = 0;       // performance.now() when it came
-let heartbeatMs = 1000;
-let lastHeard = 0;
 
-const chips = (n) => Number(n).toLocaleString(locale);
-
-function clockText(seconds) {
-  const s = Math.max(0, Math.ceil(seconds));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
-  const mm = String(m).padStart(h ? 2 : 1, "0"), ss = String(r).padStart(2, "0");
-  return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
-}
-
+/** @param {any} level */
 function levelText(level) {
   if (!level) return "";
   const blinds = `${chips(level.small_blind)} / ${chips(level.big_blind)}`;
@@ -31,6 +23,10 @@ function leftNow() {
   return Math.max(0, view.left_s - elapsed);
 }
 
+/**
+ * @param {any} v
+ * @returns {string}
+ */
 function status(v) {
   if (!v.started) return "not started";
   if (!v.running) return "paused";
@@ -58,11 +54,10 @@ function draw() {
   $("average").textContent = chips(v.average_stack);
   $("pool").textContent = formatMoney(v.prize_pool, v);
   const list = $("payouts");
-  list.replaceChildren(...v.payouts.map((p) => {
-    const li = document.createElement("li");
+  list.replaceChildren(...v.payouts.map((/** @type {{place: number, prize: number}} */ p) => {
+    const li = el("li");
     li.dataset.place = String(p.place);
-    li.innerHTML = `<span class="place">${p.place}.</span><span class="prize"></span>`;
-    li.querySelector(".prize").textContent = formatMoney(p.prize, v);
+    li.append(el("span", "place", `${p.place}.`), el("span", "prize", formatMoney(p.prize, v)));
     return li;
   }));
   tick();
@@ -78,15 +73,11 @@ function tick() {
     $("break").textContent = breakIn === null ? "" : t("tournament.break_in", { time: clockText(breakIn),
       duration: clockText(view.next_break.duration_s) });
   }
-  const offline = performance.now() - lastHeard > MISSED_HEARTBEATS * heartbeatMs;
-  $("offline").hidden = !offline;
-  root.classList.toggle("stale", offline);
 }
 
+/** @param {import("./common.js").Message} message */
 function take(message) {
-  lastHeard = performance.now();
-  if (message.kind === "hello") heartbeatMs = message.heartbeat_s * 1000;
-  else if (message.kind === "none") { $("status").textContent = t("tournament.none"); root.dataset.status = "none"; }
+  if (message.kind === "none") { $("status").textContent = t("tournament.none"); root.dataset.status = "none"; }
   else if (message.kind === "snapshot" || message.kind === "update") {
     view = message;
     receivedAt = performance.now();
@@ -94,11 +85,9 @@ function take(message) {
   }
 }
 
-function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tournament`);
-  ws.onmessage = (event) => take(JSON.parse(event.data));
-  ws.onclose = () => setTimeout(connect, 1000);
-}
-
 setInterval(tick, 200);
-connect();
+new Feed("/ws/tournament", {
+  onMessage: take,
+  isFeed: () => true,  // the hello too: the director's feed is heard as soon as the display answers
+  onOffline: (offline) => showOffline(offline, $("offline"), { stale: root }),
+}).start();

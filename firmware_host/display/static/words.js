@@ -1,48 +1,71 @@
+// @ts-check
 // The page's words in the display's language (/words.json, words.py): t("section.key", {args}) and money in its locale.
 // An argument sent as {money: n} is written as money, {card: "Td"} as the card, {word: "circle.ante"} as that word.
 // Elements with data-t="section.key" get the word as text, data-t-label as aria-label, data-t-placeholder likewise.
+import * as format from "./format.js";
+import { cardText } from "./format.js";
+
 const response = await fetch("/words.json", { credentials: "same-origin" });
+/** @type {{lang: string, locale: string, words: Record<string, string>}} */
 const served = response.ok ? await response.json() : { lang: "en", locale: "en-GB", words: {} };
 
+/** The page's language ("en", "fr") and Intl's locale for it ("en-GB"). */
 export const lang = served.lang;
 export const locale = served.locale;
 const words = served.words;
 document.documentElement.lang = lang;
 
-const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
-
-// A card's text form ("Td") as the pages print it: "10♦".
-export function cardText(text) {
-  if (typeof text !== "string" || text.length !== 2 || !(text[1] in SUITS)) return "??";
-  return (text[0] === "T" ? "10" : text[0]) + SUITS[text[1]];
-}
-
-// Money in the smallest unit as the locale writes it with the table's currency ("1 234,50 €", "€1,234.50").
+/**
+ * Money in the smallest unit as the page's locale writes it with the table's currency ("1 234,50 €", "€1,234.50").
+ * @param {number} amount
+ * @param {format.MoneyState} state
+ * @param {boolean} [signed] a "+" before a win
+ * @returns {string}
+ */
 export function formatMoney(amount, state, signed = false) {
-  const currency = typeof state?.currency === "string" ? state.currency : "EUR";
-  const decimals = Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
-  let format;
-  try {
-    format = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: decimals,
-      maximumFractionDigits: decimals, signDisplay: signed ? "exceptZero" : "auto" });
-  } catch {  // a currency code Intl does not know: the amount and the code
-    format = { format: (v) => `${new Intl.NumberFormat(locale, { minimumFractionDigits: decimals }).format(v)} ${currency}` };
-  }
-  return format.format(amount / 10 ** decimals).replace("-", "\u2212");
+  return format.formatMoney(amount, state, signed, locale);
 }
 
-// An amount without its currency, as short as the locale writes it: whole units without decimals ("+15", "−7,50").
+/**
+ * An amount without its currency, as short as the locale writes it: whole units without decimals ("+15", "−7,50").
+ * @param {number} amount
+ * @param {format.MoneyState} state
+ * @param {boolean} [signed]
+ * @returns {string}
+ */
 export function formatNumber(amount, state, signed = false) {
-  const decimals = Number.isInteger(state?.decimals) && state.decimals >= 0 ? state.decimals : 2;
-  const whole = amount % 10 ** decimals === 0;
-  return new Intl.NumberFormat(locale, { minimumFractionDigits: whole ? 0 : decimals, maximumFractionDigits: decimals,
-    signDisplay: signed ? "exceptZero" : "auto" }).format(amount / 10 ** decimals).replace("-", "\u2212");
+  return format.formatNumber(amount, state, signed, locale);
 }
 
+/**
+ * Tournament chips counted in the page's locale ("11,428").
+ * @param {number} count
+ * @returns {string}
+ */
+export function formatChips(count) {
+  return format.formatChips(count, locale);
+}
+
+/**
+ * A net as money with its sign, or the catalog's word for a push.
+ * @param {number} amount
+ * @param {format.MoneyState} state
+ * @returns {string}
+ */
 export function formatNet(amount, state) {
   return amount === 0 ? t("common.push") : formatMoney(amount, state, true);
 }
 
+/**
+ * The arguments of a word: plain text or numbers, or {money}, {card}, {word}, {cards} written as such.
+ * @typedef {Record<string, unknown>} Args
+ */
+
+/**
+ * @param {any} value
+ * @param {format.MoneyState} state
+ * @returns {string}
+ */
 function argText(value, state) {
   if (value !== null && typeof value === "object") {
     if (Number.isInteger(value.money)) return formatMoney(value.money, state);
@@ -53,19 +76,37 @@ function argText(value, state) {
   return String(value);
 }
 
-// The word for `key` with its {fields} filled from `args`; a key the catalog lacks shows as itself (tests look for that).
+/**
+ * The word for `key` with its {fields} filled from `args`; a key the catalog lacks shows as itself (tests look for that).
+ * @param {string} key
+ * @param {Args} [args]
+ * @param {format.MoneyState} [state] the money's currency and decimals
+ * @returns {string}
+ */
 export function t(key, args = {}, state = null) {
   const text = words[key];
   if (text === undefined) return key;
   return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name) => (name in args ? argText(args[name], state) : whole));
 }
 
-// The word for `key` if the catalog has it, else `fallback` (a code the controller sent that the catalog may not name).
+/**
+ * The word for `key` if the catalog has it, else `fallback` (a code the controller sent that the catalog may not name).
+ * @param {string} key
+ * @param {string} fallback
+ * @param {Args} [args]
+ * @param {format.MoneyState} [state]
+ * @returns {string}
+ */
 export function tOr(key, fallback, args = {}, state = null) {
   return key in words ? t(key, args, state) : fallback;
 }
 
-// A message the controller or display sent as {key, args}: in the page's words.
+/**
+ * A message the controller or display sent as {key, args}: in the page's words.
+ * @param {any} message
+ * @param {format.MoneyState} [state]
+ * @returns {string}
+ */
 export function say(message, state = null) {
   if (message && typeof message === "object" && typeof message.key === "string") {
     return t(message.key, message.args ?? {}, state);
@@ -73,8 +114,25 @@ export function say(message, state = null) {
   return String(message ?? "");
 }
 
+/**
+ * The controller's refusal in the page's words: its `say`, else the catalog's general line with its reason (the
+ * controller's English, `why`: the poker panel's with its amounts in money).
+ * @param {any} reply
+ * @param {format.MoneyState} [state]
+ * @param {string} [why]
+ * @returns {string}
+ */
+export function refusalText(reply, state = null, why = String(reply?.error ?? reply?.code ?? "")) {
+  if (reply?.say) return say(reply.say, state);
+  return tOr("refusal.other", why, { why }, state);
+}
+
 // A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
 // past hand journaled before hands carried their category keeps its name as it was.
+/**
+ * @param {{hand_category?: string, hand_name?: string} | null | undefined} hand
+ * @returns {string}
+ */
 export function handText(hand) {
   if (!hand) return "";
   if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
@@ -83,6 +141,10 @@ export function handText(hand) {
 
 // A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
 // name, or a low's or a badugi's ranks ("8-5-4-2-A low"); hi-lo: "high / low". The players' screen and the console.
+/**
+ * @param {{category: string, ranks?: string}[] | null | undefined} values
+ * @returns {string}
+ */
 export function pokerHandWords(values) {
   return (values ?? []).map((v) => {
     if (v.ranks) return v.category.startsWith("badugi") ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.low_hand", { ranks: v.ranks });
@@ -90,11 +152,17 @@ export function pokerHandWords(values) {
   }).filter(Boolean).join(" / ");
 }
 
+/**
+ * Every catalog word `root` asks for by its data attributes, written in.
+ * @param {ParentNode} root
+ */
 export function translate(root = document) {
-  for (const node of root.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
-  for (const node of root.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
-  for (const node of root.querySelectorAll("[data-t-placeholder]")) node.placeholder = t(node.dataset.tPlaceholder);
-  for (const node of root.querySelectorAll("[data-t-title]")) node.title = t(node.dataset.tTitle);
+  /** @param {string} selector */
+  const all = (selector) => /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(selector));
+  for (const node of all("[data-t]")) node.textContent = t(node.dataset.t ?? "");
+  for (const node of all("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel ?? ""));
+  for (const node of all("[data-t-placeholder]")) node.setAttribute("placeholder", t(node.dataset.tPlaceholder ?? ""));
+  for (const node of all("[data-t-title]")) node.title = t(node.dataset.tTitle ?? "");
 }
 
 translate();

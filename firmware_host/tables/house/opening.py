@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.games import MAX_SPOTS
 from engine.house import TableLimits
 from engine.paytables import Profile, ProfileText, read_profile
 
@@ -38,7 +39,7 @@ def spelt_out(limits: Mapping[str, Any]) -> dict[str, int]:
 
 
 def open_body(game: str, profile: str | ProfileText = "default", limits: Mapping[str, Any] | None = None,
-              seats: int = 7, default_limits: Mapping[str, Any] | None = None) -> dict[str, Any]:
+              seats: int = MAX_SPOTS, default_limits: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The `open` body of a house table: `profile` a builtin name or a profile file (read now) or a
     text already read; `limits` the open's, else `default_limits` (the configuration's).
 

@@ -48,7 +48,7 @@ class HouseSetup:
     game: str
     profile: str = "default"  # a builtin's name or a profile file (read when made); then the profile's name
     limits: Mapping[str, int] = field(default_factory=dict)
-    seats: int = 7
+    seats: int = MAX_SPOTS
     text: ProfileText | None = None
     rules: Profile | None = field(default=None, compare=False, repr=False)  # `text` parsed
 
@@ -65,7 +65,7 @@ class HouseSetup:
             object.__setattr__(self, "rules", self.text.parse())
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any], default_seats: int = 7) -> HouseSetup:
+    def from_body(cls, body: Mapping[str, Any], default_seats: int = MAX_SPOTS) -> HouseSetup:
         """From an `open` event's body. Raises ValueError / ProfileError / LimitsError (refused open)."""
         extra = [k for k in ("structure", "stakes", "stacks", "button", "rake") if body.get(k)]
         if extra:
@@ -275,7 +275,7 @@ class HouseTable(FaultBook):
             "dealer": [str(c) for c in rec.dealer],
             "board": [str(c) for c in rec.board],
             "steps": [step.to_dict() for step in rec.steps],
-            "round": dict(rec.round) if rec.round is not None else self._partial_round(rec),
+            "round": self.round.as_dealt(),  # `croupier settle`'s layout, written by the engine alone
             "settlement": settlement,
             "faults": self.faults,
             "ignored": self.ignored,
@@ -286,25 +286,6 @@ class HouseTable(FaultBook):
             "by": body.get("by"),
             "signed_off": body.get("signed_off"),
         }
-
-    def _partial_round(self, rec: Any) -> dict[str, Any]:
-        """A hand voided before its showdown: the round's cards as far as they were dealt, in
-        `croupier settle`'s input layout (it cannot be settled: cards are missing)."""
-        spots = []
-        for s in rec.spots:
-            spot: dict[str, Any] = {"seat": s.seat, "cards": [str(c) for c in s.cards], "bets": dict(s.bets)}
-            if self.setup.game == "uth":
-                spot["play"] = ({"street": s.street, "multiple": s.multiple} if s.street is not None
-                                else None)
-            elif "ante" in s.bets:
-                spot["play"] = s.decision == "play"
-            spots.append(spot)
-        out: dict[str, Any] = {"game": self.setup.game, "dealer": [str(c) for c in rec.dealer]}
-        if self.setup.game == "uth":
-            out["board"] = [str(c) for c in rec.board]
-        out["spots"] = spots
-        return out
-
 
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
 

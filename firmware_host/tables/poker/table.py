@@ -556,7 +556,7 @@ class PokerTable(FaultBook):
             s = sv["seat"]
             spot = {"seat": s, "stack": sv["stack"] if finals is None else finals[s],
                     "sitting_out": players[s].sitting_out if s in players else False, "in_hand": True,
-                    "cards": sv["cards"], "visible": [bool(up or sv["shown"] or sv["revealed"]) for up in sv["up"]],
+                    "cards": sv["cards"], "visible": sv["visible"],
                     "up": sv["up"], "revealed": sv["revealed"], **owing(players.get(s)),
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
