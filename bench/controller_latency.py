@@ -380,15 +380,17 @@ LAST_STATES: tuple[dict[str, Any], dict[str, Any]] | None = None
 
 
 def card_changes(listener: Listener) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The `set` of the public and of the full changes of the middle card of the run (a card's changes:
-    the full ones hold the shoe's frame in `devices`)."""
+    """The public and the full changes (less their header) of the middle card of the run (a card's
+    changes: the full ones hold the shoe's frame in `devices`)."""
     cards = [m for m in (msgpack.unpackb(f, raw=False) for f in listener.full_msgs)
              if m.get("kind") == "changes" and "devices" in (m.get("set") or {})]
     if not cards:
         raise RuntimeError("no card's changes on the full stream")
     full = cards[len(cards) // 2]
     public = {m["seq"]: m for m in (msgpack.unpackb(f, raw=False) for f in listener.public_msgs)}
-    return dict(public[full["seq"]].get("set") or {}), dict(full["set"])
+    def body(message: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+    return body(public[full["seq"]]), body(full)
 
 
 def floor_host(url: str, public: str, full: str, state_dir: str, states: str) -> None:
@@ -447,9 +449,9 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
             db.execute("COMMIT")
             seq += 1
             head = {"table": "floor", "boot": "floor", "seq": seq, "kind": "changes"}
-            pub.send(pack({**head, "set": public_state, "del": []}))
-            full_pub.send(pack({**head, "set": {**full_state, "devices": {"shoe": {"seq": reading.seq}}},  # as the table's
-                                "del": []}))
+            pub.send(pack({**head, **public_state}))
+            full_pub.send(pack({**head, **full_state, "set": {**full_state["set"],  # the frame's number, as the table's
+                                                               "devices": {"shoe": {"seq": reading.seq}}}}))
 
 
 def measure_floor(hands: int) -> dict[str, float]:

@@ -44,7 +44,7 @@ FLUSH_EVERY = 32
 otherwise wait for the whole turn (tens of ms at 9,000 a second), while one send a message wakes
 ZeroMQ's I/O thread at every message."""
 
-PASSED = ("set", "del")
+PASSED = ("set", "del", "items")
 """The keys of a table's `changes` the pit passes on as they are, under its own header (`_send_step`)."""
 
 POLLIN = int(zmq.POLLIN)
@@ -289,7 +289,7 @@ class Pit:
         client = follower.client
         head = {"table": follower.name, "boot": client.boot, "seq": client.seq, "online": True}
         if message.get("kind") == "changes":
-            out = {**head, "kind": "changes", **{key: message.get(key) for key in PASSED}}
+            out = {**head, "kind": "changes", **{key: message[key] for key in PASSED if key in message}}
         else:
             out = {**head, "kind": "update", **(client.state or {})}
         self.latest[follower.name] = self.feed.publish(follower.name, out)

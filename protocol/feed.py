@@ -4,7 +4,8 @@ Wire format (written once, here; `docs/feed.md` repeats it for integrators). Eve
 ZeroMQ frame holding one msgpack map; the ZeroMQ Guide's clone pattern, key-value changes with a
 sequence number:
 
-    {"table": str, "boot": str, "seq": int, "kind": "changes", "set": {key: value, ...}, "del": [key, ...]}
+    {"table": str, "boot": str, "seq": int, "kind": "changes", "set": {key: value, ...}, "del": [key, ...],
+     "items": {key: [length, [[index, value], ...]], ...}}                      (`items` only when there are)
     {"table": str, "boot": str, "seq": int, "kind": "heartbeat"}
     {"table": str, "boot": str, "seq": int, "kind": "snapshot", ...state}       (the snapshot ROUTER's answer)
     {"table": str, "boot": str, "seq": int, "kind": "update", ...state}         (`changes=False` only)
@@ -12,8 +13,9 @@ sequence number:
 - `boot` is new at every start of the controller; `seq` is strictly increasing within a boot and
   shared by the public and the full stream (each step goes out on both with the same `seq`).
 - `changes` carries the state's top-level keys whose value changed since the message before (`set`,
-  each key with its whole new value) and the keys gone (`del`): applied in `seq` order to the
-  snapshot they follow, they give the state (`apply_changes`). The state's keys: `game`, `hand`,
+  each key with its whole new value), the keys gone (`del`), and the lists changed in a few places
+  only (`items`: the list's new length and its changed places, `diff`): applied in `seq` order to
+  the snapshot they follow, they give the state (`apply_changes`). The state's keys: `game`, `hand`,
   `phase`, `board`, `dealer`, `spots`, `fault`, ... (`docs/feed.md`). On the public stream a face-down
   card is `"??"`: the public changes are taken between two redacted public states, never from the
   full one; burns and undealt cards are never there. On the full stream every card is shown.
@@ -66,35 +68,64 @@ HEADER = ("table", "boot", "seq", "kind")
 _MISSING = object()
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The changes from state `old` to state `new`: the keys whose value is new or changed, with it, and
-    the keys gone. A value the same object as before is taken as unchanged without comparing it (the
-    states' values are never changed in place once published).
+def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes from state `old` to state `new`, as a `changes` message's body: `set`, the keys whose
+    value is new or changed, with it; `del`, the keys gone; and, when a list changed in a few of its
+    places only (a card to one spot of seven, a step appended to the hand's `sequence`), `items`
+    instead of the whole list in `set`: key -> `[length, [[index, value], ...]]`. A value the same
+    object as before is taken as unchanged without comparing it (the states' values are never changed
+    in place once published).
 
     >>> diff({"hand": 3, "phase": "bets", "fault": None}, {"hand": 3, "phase": "deal", "next": "spot 1"})
-    ({'phase': 'deal', 'next': 'spot 1'}, ['fault'])
+    {'set': {'phase': 'deal', 'next': 'spot 1'}, 'del': ['fault']}
+    >>> diff({"board": ["2c", "7d", "9h"]}, {"board": ["2c", "7d", "9h", "Ts"]})
+    {'set': {}, 'del': [], 'items': {'board': [4, [[3, 'Ts']]]}}
     """
-    put = {}
+    put: dict[str, Any] = {}
+    items: dict[str, Any] = {}
     for key, value in new.items():
         was = old.get(key, _MISSING)
-        if was is not value and (was is _MISSING or was != value):
-            put[key] = value
-    return put, [key for key in old if key not in new]
+        if was is value or (was is not _MISSING and was == value):
+            continue
+        if type(value) is list and type(was) is list:
+            size = len(was)
+            places = [[i, item] for i, item in enumerate(value) if i >= size or (was[i] is not item and was[i] != item)]
+            if 2 * len(places) <= len(value):  # a few places: those alone
+                items[key] = [len(value), places]
+                continue
+        put[key] = value
+    body = {"set": put, "del": [key for key in old if key not in new]}
+    if items:
+        body["items"] = items
+    return body
 
 
 def apply_changes(state: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, Any]:
-    """The state after a `changes` message: a new map (`state` is left as it was: its holders may keep
-    it). Raises TypeError when `set` is not a map or `del` not a list.
+    """The state after a `changes` message (`diff`'s `set`, `del` and `items`): a new map, and a new
+    list for each list changed in places (`state` and its values are left as they were: their holders
+    may keep them). Raises TypeError when the message's parts are not as `diff` makes them.
 
     >>> apply_changes({"hand": 3, "phase": "bets", "fault": None}, {"set": {"phase": "deal"}, "del": ["fault"]})
     {'hand': 3, 'phase': 'deal'}
+    >>> apply_changes({"board": ["2c", "7d", "9h"]}, {"set": {}, "del": [], "items": {"board": [4, [[3, "Ts"]]]}})
+    {'board': ['2c', '7d', '9h', 'Ts']}
     """
-    put, gone = message.get("set") or {}, message.get("del") or ()
-    if not isinstance(put, dict) or not isinstance(gone, (list, tuple)):
-        raise TypeError("a changes message's set must be a map and its del a list")
+    put, gone, items = message.get("set") or {}, message.get("del") or (), message.get("items") or {}
+    if not isinstance(put, dict) or not isinstance(gone, (list, tuple)) or not isinstance(items, dict):
+        raise TypeError("a changes message's set and items must be maps and its del a list")
     new = {**state, **put}
     for key in gone:
         new.pop(key, None)
+    for key, change in items.items():
+        was = new.get(key)
+        try:
+            size, places = change
+            value = was[:size] + [None] * (size - len(was))  # type: ignore[index, arg-type]
+            for index, item in places:
+                value[index] = item
+        except (TypeError, ValueError, IndexError) as exc:
+            raise TypeError(f"a changes message's items for {key!r} do not fit the state: {exc}") from exc
+        new[key] = value
     return new
 
 
@@ -226,8 +257,7 @@ class Feed:
         if not self.changes:
             frame: bytes = self._pack({**self._header("update"), **state})
             return frame
-        put, gone = diff(last, state)
-        frame = self._pack({**self._header("changes"), "set": put, "del": gone})
+        frame = self._pack({**self._header("changes"), **diff(last, state)})
         return frame
 
     def _send_full(self, frame: bytes | None, now: float | None = None) -> None:
@@ -418,7 +448,11 @@ class FeedClient:
         wait = self.timeout_ms if timeout_ms is None else timeout_ms
         while self.sub.poll(wait):
             message = unpack(self.sub.recv())
-            verdict = self.follow(message)
+            try:
+                verdict = self.follow(message)
+            except (TypeError, KeyError):  # a message not as the feed makes them: the state is in doubt
+                self.gaps += 1
+                verdict = "snapshot"
             if verdict == "snapshot":
                 return self.fetch_snapshot()
             if verdict == "old":

@@ -104,12 +104,29 @@ def test_changes_applied_in_order_give_the_state_a_snapshot_gives(ctx: zmq.Conte
     sub = subscriber(ctx, eps["public"])
     settle_subscription(feed, sub)
     state: dict[str, Any] = dict(feed._public_state)
+    spots = [{"seat": seat, "cards": []} for seat in range(1, 8)]
+    kinds: set[str] = set()
     for step in range(200):
-        published = {key: rng.choice([step, [step, {"seat": 1}], None, "x"])
-                     for key in ("hand", "phase", "spots", "fault", "next") if rng.random() < 0.8}
+        # a list changed in one place, grown, cut, or made anew; scalars set and removed
+        spots = list(spots)
+        move = rng.random()
+        if move < 0.5 and spots:
+            at = rng.randrange(len(spots))
+            spots[at] = {**spots[at], "cards": [*spots[at]["cards"], "??"]}
+        elif move < 0.7:
+            spots.append({"seat": len(spots) + 1, "cards": []})
+        elif move < 0.8:
+            spots = spots[: rng.randrange(len(spots) + 1)]
+        elif move < 0.9:
+            spots = [{"seat": seat, "cards": ["??"]} for seat in range(1, rng.randrange(9))]
+        published: dict[str, Any] = {key: rng.choice([step, [step, {"seat": 1}], None, "x"])
+                                     for key in ("hand", "phase", "fault", "next") if rng.random() < 0.8}
+        if rng.random() < 0.95:
+            published["spots"] = spots
         feed.publish(published)
         message = unpack(sub.recv())
         assert message["kind"] == "changes" and message["seq"] == feed.seq
+        kinds |= {part for part in ("set", "del", "items") if message.get(part)}  # the parts with something in them
         state = apply_changes(state, message)
         client = ctx.socket(zmq.DEALER)
         client.connect(eps["snapshot"])
@@ -118,6 +135,23 @@ def test_changes_applied_in_order_give_the_state_a_snapshot_gives(ctx: zmq.Conte
         snap = unpack(client.recv())
         client.close(0)
         assert state == state_of(snap) == published and snap["seq"] == message["seq"]
+    assert kinds == {"set", "del", "items"}  # every part of a changes message was exercised
+    feed.close()
+
+
+def test_a_card_to_one_spot_sends_that_spot_alone(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "t1", **eps, clock=FakeClock())
+    sub = subscriber(ctx, eps["public"])
+    settle_subscription(feed, sub)
+    spots = [{"seat": seat, "cards": ["??"], "bets": {"ante": 500}} for seat in range(1, 8)]
+    feed.publish({"phase": "deal", "spots": spots, "next": "spot 3"})
+    unpack(sub.recv())
+    dealt = [*spots[:2], {**spots[2], "cards": ["??", "??"]}, *spots[3:]]
+    feed.publish({"phase": "deal", "spots": dealt, "next": "spot 4"})
+    assert unpack(sub.recv()) == {"table": "t1", "boot": feed.boot, "seq": feed.seq, "kind": "changes",
+                                  "set": {"next": "spot 4"}, "del": [],
+                                  "items": {"spots": [7, [[2, {"seat": 3, "cards": ["??", "??"], "bets": {"ante": 500}}]]]}}
     feed.close()
 
 
