@@ -7,6 +7,7 @@ from itertools import chain, combinations
 
 import numpy as np
 
+from bench import Figure
 from bench.eval7 import ALL_SEVEN, SEVEN_CARD_COUNTS
 from engine.cards import RANKS, SUITS
 from analysis.batch_eval import CATEGORIES, KEY, MASK_KEY, categories, evaluate, from_keys
@@ -71,7 +72,7 @@ def all_seven() -> dict[str, int]:
     return dict(zip(CATEGORIES, tally.tolist()))
 
 
-def run() -> bool:
+def run() -> list[Figure]:
     ratio = speed()
     started = time.perf_counter()
     counts = all_seven()
@@ -83,5 +84,6 @@ def run() -> bool:
         ok = counts.get(name, 0) == want
         exact &= ok
         print(f"     {name:16} {counts.get(name, 0):>12,}  published {want:>12,}  {'ok' if ok else 'DIFFERS'}")
-    print(f"   counts {'match' if exact else 'DO NOT match'}; {'faster' if ratio > 1 else 'NOT faster'} than the peer")
-    return exact and ratio > 1
+    return [Figure("numpy batch 7-card evaluator vs eval7 (C, a call a hand)", f"{ratio:.1f}x", "> 1x", ratio > 1),
+            Figure("all 133,784,560 seven-card hands, numpy batch, vs the published counts",
+                   f"{'every class matches' if exact else 'DIFFERS'} ({elapsed:.0f} s)", "exact", exact)]

@@ -14,9 +14,11 @@ and the shoe frame number it took. CPU share: the controller process's CPU time 
 threads) over the wall time while the shoe streams (each stretch from its `draw` until the public
 feed shows the table took its last card), and over the whole run; peak RSS: its VmHWM. A floor peer
 (`floor_host`) does per card only the I/O the controller must do, against the same shoe in the same
-run: the controller's cost a card is given as a ratio to it. Aims: p99 < 2 ms, CPU a card at most
-1.25x the floor peer's (the absolute share of a core is printed beside it: it moves with the machine,
-the ratio does not), RSS < 60 MB.
+run: the controller's cost a card and its p99 are given as ratios to the peer's, round by round, and
+judged on the median of the rounds' ratios. Aims: CPU a card at most 1.25x the floor peer's, the
+card-to-publish p99 at most 1.25x the floor peer's own p99 (the absolute figures are printed beside
+them: they move with the machine, the ratios far less), RSS < 60 MB. (An absolute p99 < 2 ms was
+the aim until 2026-12-03: the floor peer alone exceeds it on the shared development machine.)
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 import msgpack
 import zmq
 
+from bench import Figure
 from engine.games import MAX_SPOTS
 from engine.paytables import load_profile
 from sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
@@ -52,8 +55,8 @@ from sim.restarter import end, read_json_line, spawn
 BAUD = 115_200
 SEATS = MAX_SPOTS
 HANDS = 60
-AIM_P99_MS = 2.0
 AIM_CPU_RATIO = 1.25  # the controller's CPU a card over the floor peer's, same run
+AIM_P99_RATIO = 1.25  # the controller's card-to-publish p99 over the floor peer's own, same run
 AIM_RSS_MB = 60.0
 
 
@@ -535,7 +538,7 @@ def _per_card(f: dict[str, float]) -> float:
     return f["cpu_share"] / f["stream_cards_per_s"] * 1e6
 
 
-def run(rounds: int = 3, hands: int = 40) -> bool:
+def run(rounds: int = 3, hands: int = 40) -> list[Figure]:
     """`rounds` runs of `hands` hands, each on a fresh controller and each followed by its floor peer's;
     judged on the median round (the machine is shared: one unlucky round must not decide, nor one lucky one)."""
     results, floors = [], []
@@ -559,14 +562,18 @@ def run(rounds: int = 3, hands: int = 40) -> bool:
     floor_card = statistics.median(f["us_per_card"] for f in floors)
     floor_p50, floor_p99 = statistics.median(f["p50_ms"] for f in floors), statistics.median(f["p99_ms"] for f in floors)
     ratio = statistics.median(_per_card(r) / f["us_per_card"] for r, f in zip(results, floors))  # round by round
+    p99_ratio = statistics.median(r["p99_ms"] / f["p99_ms"] for r, f in zip(results, floors))
     print(f"   floor peer (same shoe, same run: wake, read, ack, one fsync'd SQLite commit and the controller's "
           f"two state frames a card, no table): CPU {100 * floor:.1f}% at {statistics.median(f['stream_cards_per_s'] for f in floors):.0f} "
           f"cards/s, {floor_card:.0f} us a card, CARD -> update p50 {floor_p50:.2f} ms, p99 {floor_p99:.2f} ms; the "
           f"controller {per_card:.0f} us a card = {ratio:.2f}x the floor (the median of the rounds' ratios), "
-          f"p99 {p99 / floor_p99:.2f}x the floor's")
-    print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (aim < {AIM_P99_MS} ms); CPU a card "
+          f"p99 {p99_ratio:.2f}x the floor's (the median of the rounds' ratios)")
+    print(f"   median of {rounds}: p50 {p50:.2f} ms, p99 {p99:.2f} ms ({p99_ratio:.2f}x the floor's, aim <= "
+          f"{AIM_P99_RATIO}x); CPU a card "
           f"{ratio:.2f}x the floor peer (aim <= {AIM_CPU_RATIO}x; {100 * cpu:.1f}% of one core while the shoe "
           f"streams, {100 * median('cpu_share_all'):.1f}% over the whole run); "
           f"peak RSS {rss:.1f} MB (aim < {AIM_RSS_MB:.0f} MB); load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
-    return p99 < AIM_P99_MS and ratio <= AIM_CPU_RATIO and rss < AIM_RSS_MB
+    return [Figure.at_most("controller: CPU a card while the shoe streams vs the I/O floor peer", ratio, AIM_CPU_RATIO),
+            Figure.at_most("controller: CARD to public update p99 vs the floor peer's own p99", p99_ratio, AIM_P99_RATIO),
+            Figure.at_most("controller: peak RSS", rss, AIM_RSS_MB, unit=" MB", digits=1)]

@@ -48,6 +48,7 @@ from typing import Any
 
 import zmq
 
+from bench import Figure
 from bench.controller_latency import measure
 from cli.demo import SimTable
 from sim.bots import seat_players
@@ -289,17 +290,17 @@ def socket_lags_ms(screens: Screens) -> list[float]:
                   if (b, q) in screens.published)
 
 
-def run(hands: int = HANDS) -> bool:
+def run(hands: int = HANDS) -> list[Figure]:
     if not Path(CHROMIUM).is_file():
         print(f"   {CHROMIUM} is missing (Debian's chromium package)")
-        return False
+        return [Figure("pages: feed to DOM", "not measured: no Chromium", f"p99 < {AIM_DOM_P99_MS:g} ms", False)]
     print(f"   {Niceness()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="crp-bench-display-") as tmp:
         dealt = paced(Path(tmp))
     lags = lags_ms(dealt)
     if not lags:
         print("   no drawn state was matched to its feed update")
-        return False
+        return [Figure("pages: feed to DOM", "no drawn state matched", f"p99 < {AIM_DOM_P99_MS:g} ms", False)]
     updates = len(dealt.published)
     dom_p50, dom_p99 = statistics.median(lags), pct(lags, 0.99)
     sock = socket_lags_ms(dealt)
@@ -327,7 +328,10 @@ def run(hands: int = HANDS) -> bool:
           f"{alone['p99_ms']:.2f} ms alone = {ratio:.2f}x (aim <= {AIM_P99_RATIO}x); feed-to-DOM p99 "
           f"{dom_p99:.1f} ms (aim < {AIM_DOM_P99_MS:.0f} ms); load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
-    return dom_p99 < AIM_DOM_P99_MS and ratio <= AIM_P99_RATIO
+    return [Figure(f"pages: feed to DOM, {SCREENS} screens on one display, p99", f"{dom_p99:.1f} ms",
+                   f"< {AIM_DOM_P99_MS:g} ms", dom_p99 < AIM_DOM_P99_MS),
+            Figure.at_most(f"card-to-publish p99 with the display serving {SCREENS} screens vs alone", ratio,
+                           AIM_P99_RATIO)]
 
 
 def main(argv: list[str]) -> int:
@@ -338,7 +342,7 @@ def main(argv: list[str]) -> int:
         print(Niceness())
         print(f"Chromium: {CHROMIUM} {'found' if Path(CHROMIUM).is_file() else 'missing'}")
         return 0
-    return 0 if run() else 1
+    return 0 if all(f.met is not False for f in run()) else 1
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import Figure
 from engine.games import MAX_SPOTS
 from protocol.commands import Command
 from firmware_host.service.controller import Controller
@@ -28,7 +29,7 @@ def _play(c: Controller, hands: int) -> None:
             assert c.handle_command(Command.from_mapping({"cmd": cmd, **args}))["ok"]
 
 
-def run() -> bool:
+def run() -> list[Figure]:
     with tempfile.TemporaryDirectory() as root:
         c = Controller(Journal.open(Path(root)), default_setup=HouseSetup("uth", "default", {"minimum": 100}, MAX_SPOTS))
         c.recover()
@@ -43,4 +44,5 @@ def run() -> bool:
     p50, p99 = statistics.median(times), sorted(times)[int(len(times) * 0.99) - 1]
     print(f"   a page of 100 closed hands from a journal of 500: p50 {p50:.2f} ms, p99 {p99:.2f} ms"
           f" (aim p99 < {AIM_MS:.0f} ms)")
-    return p99 < AIM_MS
+    return [Figure.at_most("`history`: a page of 100 closed hands, the controller's loop held, p99", p99, AIM_MS,
+                           unit=" ms")]

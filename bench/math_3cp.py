@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 
+from bench import Figure
 from engine.house_edge import ante_play_edge, dealer_counts, pair_plus_edge
 
 AIM_S = 30.0
 
 
-def run() -> bool:
+def run() -> list[Figure]:
     started = time.perf_counter()
     counts = dealer_counts("Q-high")
     counted = time.perf_counter()
@@ -21,4 +22,6 @@ def run() -> bool:
     print(f"   Ante-and-Play {float(ante_play.house_edge) * 100:.4f}% ({ante_play.strategy}),"
           f" Pair Plus 1-3-6-30-40 {float(pair_plus.house_edge) * 100:.4f}%")
     right = round(float(ante_play.house_edge) * 100, 2) == 3.37 and round(float(pair_plus.house_edge) * 100, 2) == 7.28
-    return right and elapsed < AIM_S
+    return [Figure.at_most("`croupier math 3cp`, full enumeration", elapsed, AIM_S, unit=" s"),
+            Figure("`croupier math 3cp`: Ante-and-Play and Pair Plus edges", f"{float(ante_play.house_edge) * 100:.4f}%, "
+                   f"{float(pair_plus.house_edge) * 100:.4f}%", "3.37%, 7.28% (published)", right)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from bench import Figure
 from engine.paytables import load_profile
 from analysis.uth.edges import uth_figures
 
@@ -13,7 +14,7 @@ TOLERANCE = 0.00001  # 0.001% of the Ante
 PUBLISHED_TRIPS = 0.034979  # Trips 50-40-30-8-7-4-3 on the final hand
 
 
-def run() -> bool:
+def run() -> list[Figure]:
     started = time.perf_counter()
     figures = uth_figures(load_profile("standard"), use_cache=False)
     elapsed = time.perf_counter() - started
@@ -27,4 +28,8 @@ def run() -> bool:
           f" element of risk {simple['element_of_risk'] * 100:.4f}%")
     print(f"   Trips 50-40-30-8-7-4-3: {trips['house_edge'] * 100:.4f}% (published {PUBLISHED_TRIPS * 100:.4f}%)")
     right = abs(edge - PUBLISHED_EDGE) < TOLERANCE and round(trips["house_edge"], 6) == PUBLISHED_TRIPS
-    return right and elapsed < AIM_S
+    return [Figure.at_most("`croupier math uth`, every deal, standard profile", elapsed / 60, AIM_S / 60, unit=" min",
+                           digits=1),
+            Figure("`croupier math uth`: Ante + Blind + Play and Trips edges", f"{edge * 100:.5f}%, "
+                   f"{trips['house_edge'] * 100:.4f}%", f"{PUBLISHED_EDGE * 100:.4f}% within 0.001%, "
+                   f"{PUBLISHED_TRIPS * 100:.4f}% (published)", right)]

@@ -18,12 +18,8 @@ registers on import).
 
 from __future__ import annotations
 
-import array
-import fcntl
 import logging
-import os
 import select
-import termios
 import threading
 import time
 from collections.abc import Callable
@@ -315,63 +311,39 @@ class HostSession:
             self._post(SensorChange(message.name, message.active, seq))
 
 
-def _waiting(fd: int) -> int:
-    """Bytes ready to read on `fd` (FIONREAD; TIOCINQ on a tty). Raises OSError."""
-    count = array.array("i", [0])
-    fcntl.ioctl(fd, termios.FIONREAD, count, True)
-    return count[0]
+_CHUNK = 4096
+"""The most bytes one read takes: a turn's worth of frames and more (a frame is at most a few dozen bytes)."""
 
 
-_RAW_PORTS = frozenset({"serial.serialposix.Serial", "serial.urlhandler.protocol_socket.Serial"})
+def _descriptor(port: Any) -> int | None:
+    """The open port's descriptor by pyserial's `fileno()` (a device or a pty, `socket://`, `spy://`),
+    for the caller's poller and for waiting on; None for a port without one (`loop://`, a test double).
 
-
-def _raw_fd(port: Any) -> int | None:
-    """The descriptor of a pyserial POSIX or `socket://` port (those classes exactly: a `spy://` or
-    a test double keeps its own read and write), to read and write without pyserial's per-call
-    select loops and timers; None for any other port."""
-    cls = type(port)
-    if f"{cls.__module__}.{cls.__qualname__}" not in _RAW_PORTS:
-        return None
+    A port with a descriptor is made non-blocking by pyserial's documented `timeout = 0` ("return
+    immediately, returning zero or more, up to the requested number of bytes"): once the descriptor
+    is readable, one `read(_CHUNK)` takes every byte already there, on every kind of port. (Its
+    `in_waiting` would not do: on `socket://` it says only 0 or 1, `serial/urlhandler/protocol_socket.py`.)"""
     try:
-        return int(port.fileno())
-    except Exception:  # closed, or no descriptor after all
+        fd = int(port.fileno())
+    except (AttributeError, OSError, ValueError, TypeError):  # io.UnsupportedOperation is both of the last two
         return None
+    port.timeout = 0
+    return fd
 
 
 def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
     """What the port holds, in one go: wait up to `timeout` for a first byte, then take every byte
-    already there. pyserial's `in_waiting` says only 0 or 1 on a `socket://` port, which would read
-    a frame a byte at a time; FIONREAD counts them. Raises what the port raises (the link is lost)."""
+    already there. Raises what the port raises (the link is lost): pyserial's read of a readable
+    descriptor that gives nothing (a hung-up pty, a closed socket) raises SerialException."""
     if fd is None:
         data = bytes(port.read(1))  # waits up to the port's own timeout
-        if not data:
-            return data
-        try:
-            waiting = _waiting(port.fileno())
-        except (AttributeError, OSError, ValueError, TypeError):  # no descriptor (loop://, a test double)
-            waiting = port.in_waiting
+        waiting = port.in_waiting if data else 0  # exact where there is no descriptor (loop://)
         return data + bytes(port.read(waiting)) if waiting > 0 else data
-    ready, _, _ = select.select([fd], [], [], timeout)
-    if not ready:
-        return b""
-    waiting = _waiting(fd)
-    if waiting <= 0:  # readable with nothing to read: closed or hung up; pyserial's read says which
-        return bytes(port.read(1))
-    return os.read(fd, waiting)
-
-
-def _write_all(port: Any, fd: int | None, data: bytes) -> None:
-    """Send `data`: straight to the descriptor when it takes it all, the rest through pyserial's
-    write (which waits up to its write timeout). Raises what the port raises."""
-    if fd is not None:
-        try:
-            sent = os.write(fd, data)
-        except BlockingIOError:
-            sent = 0
-        if sent >= len(data):
-            return
-        data = data[sent:]
-    port.write(data)
+    if timeout > 0:  # (a driven link's caller has waited on the descriptor already: its turns wait 0)
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return b""
+    return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
 
 
 class ShoeLink:
@@ -397,7 +369,7 @@ class ShoeLink:
         self.session = HostSession(device=device, resume=resume, identify_s=identify_s,
                                    retry_s=retry_s, silence_s=silence_s)
         self._port: Any = None
-        self._fd: int | None = None  # the port's descriptor, read and written directly (see _raw_fd)
+        self._fd: int | None = None  # the port's descriptor, waited on (see _descriptor)
         self._read_timeout = 0.02
         self._reopen_at = 0.0  # when a closed port is (re)opened next
         self._thread: threading.Thread | None = None
@@ -490,7 +462,7 @@ class ShoeLink:
             self._port = self._open_port(self.url, baudrate=self._baudrate, timeout=self._read_timeout,
                                          write_timeout=0.5)
             self._port.reset_input_buffer()
-            self._fd = _raw_fd(self._port)
+            self._fd = _descriptor(self._port)
         except Exception as exc:
             log.warning("%s: cannot open %s: %s", self.device, self.url, exc)
             self._close_port()
@@ -532,7 +504,7 @@ class ShoeLink:
             self._dispatch()  # readings reach on_reading before their ACKs leave
             out = session.take_output()
             if out:
-                _write_all(self._port, self._fd, out)
+                self._port.write(out)  # waits up to the port's write timeout
         except Exception as exc:  # port gone (socket closed, pty hung up): reopen
             if self._stop.is_set():
                 return self._reconnect_s

@@ -100,6 +100,7 @@ from engine.errors import IllegalAction, Say
 from engine.house import TableLimits
 from engine.poker.values import table_rules
 from protocol.command_client import CommandClient as CommandClient  # re-exported: the dealer side
+from protocol.requests import REQUIRED, Refusal
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
@@ -513,38 +514,45 @@ def _card(v: Any) -> str:
     return str(Card.typed(v))  # CardError is a ValueError: refused malformed, with its words
 
 
-_ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
-    "open": {"game": (True, _game), "profile": (False, _text), "limits": (False, _limits),
-             "seats": (False, _int_in(*games.TABLE_SEATS)), "structure": (False, _one_of(*games.STRUCTURES)),
-             "stakes": (False, _stakes), "stacks": (False, _stacks), "button": (False, _int_in(*_POKER_SEAT_NUMBERS)),
-             "sitting_out": (False, _seat_list), "keep_seats": (False, _flag), "rake": (False, _rake),
-             "rules": (False, _rules), "last_button": (False, _int_in(*_POKER_SEAT_NUMBERS))},
-    "bet": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "bets": (True, _bets)},
+_CHECKS: dict[str, dict[str, Any]] = {
+    "open": {"game": _game, "profile": _text, "limits": _limits,
+             "seats": _int_in(*games.TABLE_SEATS), "structure": _one_of(*games.STRUCTURES),
+             "stakes": _stakes, "stacks": _stacks, "button": _int_in(*_POKER_SEAT_NUMBERS),
+             "sitting_out": _seat_list, "keep_seats": _flag, "rake": _rake,
+             "rules": _rules, "last_button": _int_in(*_POKER_SEAT_NUMBERS)},
+    "bet": {"seat": _int_in(*games.HOUSE_SEATS), "bets": _bets},
     "deal": {},
-    "decide": {"seat": (True, _int_in(*games.HOUSE_SEATS)), "decision": (True, _one_of(*games.DECISIONS)),
-               "multiple": (False, _int_of(games.PLAY_MULTIPLES))},
-    "correct": {"seat": (True, _int_in(*games.HOUSE_SEATS)),  # the seat's last decision replaced (signed off)
-                "decision": (True, _one_of(*(d for d in games.DECISIONS if d != games.DEAD))),
-                "multiple": (False, _int_of(games.PLAY_MULTIPLES))},
-    "card": {"card": (True, _card)},
+    "decide": {"seat": _int_in(*games.HOUSE_SEATS), "decision": _one_of(*games.DECISIONS),
+               "multiple": _int_of(games.PLAY_MULTIPLES)},
+    "correct": {"seat": _int_in(*games.HOUSE_SEATS),  # the seat's last decision replaced (signed off)
+                "decision": _one_of(*(d for d in games.DECISIONS if d != games.DEAD)),
+                "multiple": _int_of(games.PLAY_MULTIPLES)},
+    "card": {"card": _card},
     "confirm": {},
-    "void": {"reason": (True, _text)},
-    "clear": {"reason": (True, _text), "then": (False, _text)},
+    "void": {"reason": _text},
+    "clear": {"reason": _text, "then": _text},
     "close": {},
     "state": {},
-    "act": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.POKER_ACTIONS)),
-            "amount": (False, _int_in(0)), "cards": (False, _cards)},
-    "seat": {"seat": (True, _int_in(*_POKER_SEAT_NUMBERS)), "action": (True, _one_of(*games.SEAT_ACTIONS)),
-             "amount": (False, _int_in(1))},
-    "chop": {"reason": (False, _text), "shares": (False, _shares)},
-    "history": {"after": (False, _int_in(0)), "limit": (False, _int_in(1, HISTORY_PAGE)), "newest": (False, _flag),
-                "events": (False, _flag)},  # the table's open and close events (service/table_events.py)
-    "level": {"stakes": (True, _stakes), "level": (False, _int_in(1)), "tournament": (False, _text)},  # tables/levels.py
-    "clock": {"seat": (False, _int_in(*_POKER_SEAT_NUMBERS)), "seconds": (False, _int_in(*games.CLOCK_SECONDS))},
-    "hold": {"reason": (False, _text), "by": (False, _text), "from_hand": (False, _int_in(1)), "release": (False, _flag)},
-    "race": {"colour": (True, _int_in(1)), "into": (True, _int_in(2)), "by": (False, _text), "ref": (False, _text)},
-    "button-draw": {"by": (False, _text), "ref": (False, _text)},  # tables/button_draw_step.py
+    "act": {"seat": _int_in(*_POKER_SEAT_NUMBERS), "action": _one_of(*games.POKER_ACTIONS),
+            "amount": _int_in(0), "cards": _cards},
+    "seat": {"seat": _int_in(*_POKER_SEAT_NUMBERS), "action": _one_of(*games.SEAT_ACTIONS),
+             "amount": _int_in(1)},
+    "chop": {"reason": _text, "shares": _shares},
+    "history": {"after": _int_in(0), "limit": _int_in(1, HISTORY_PAGE), "newest": _flag,
+                "events": _flag},  # the table's open and close events (service/table_events.py)
+    "level": {"stakes": _stakes, "level": _int_in(1), "tournament": _text},  # tables/levels.py
+    "clock": {"seat": _int_in(*_POKER_SEAT_NUMBERS), "seconds": _int_in(*games.CLOCK_SECONDS)},
+    "hold": {"reason": _text, "by": _text, "from_hand": _int_in(1), "release": _flag},
+    "race": {"colour": _int_in(1), "into": _int_in(2), "by": _text, "ref": _text},
+    "button-draw": {"by": _text, "ref": _text},  # tables/button_draw_step.py
 }
+"""How each command's arguments are checked; which arguments a command has, and which it needs, are
+its request's type (`protocol.requests.REQUESTS`: a test holds the two to the same names)."""
+
+_ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
+    cmd: {name: (name in REQUIRED[cmd], check) for name, check in checks.items()}
+    for cmd, checks in _CHECKS.items()}
+"""Each command's arguments: (required, check)."""
 
 
 def encode_reply(reply: Mapping[str, Any]) -> bytes:
@@ -557,13 +565,13 @@ _CODE_SAYS: dict[str, str] = {"malformed": "refusal.malformed", "busy": "refusal
 """The words of a refusal that names none of its own, by its code (`refusal.other` for any other code)."""
 
 
-def error_reply(req_id: Any, code: str, message: str, say: Say | None = None) -> dict[str, Any]:
+def error_reply(req_id: Any, code: str, message: str, say: Say | None = None) -> Refusal:
     """A refusal: `code`, the English `error` and `say`, the words a person reads (`engine.errors.say`),
     the refusal's own or its code's (else `refusal.other`, `why` the `error`); None arguments left out."""
     if say is None:
         say = {"key": _CODE_SAYS.get(code, "refusal.other"), "args": {"why": message}}
-    said = {"key": say["key"], "args": {k: v for k, v in say.get("args", {}).items() if v is not None}}
-    return {"id": req_id, "ok": False, "code": code, "error": message, "say": said}
+    return {"id": req_id, "ok": False, "code": code, "error": message,
+            "say": {"key": str(say["key"]), "args": {k: v for k, v in say.get("args", {}).items() if v is not None}}}
 
 
 def request_id_of(frame: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> Any:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from protocol.commands import MAX_REQUEST_BYTES, error_reply, request_id_of, too_large
+from protocol.requests import Refusal
 
 PER_TURN = 4
 """Requests taken in one turn of the loop by default (`[commands] per_turn`): a card waits for at most four."""
@@ -104,7 +105,7 @@ class Screened(NamedTuple):
 
     envelope: list[Any]
     payload: Any
-    refusal: dict[str, Any] | None
+    refusal: Refusal | None
 
 
 class Admission:

@@ -42,6 +42,7 @@ from engine.errors import Say, say
 from protocol.access import RELAYS, SIGN_OFF, Caller
 from protocol.audit import AuditLog
 from protocol.commands import Auth, Command, error_reply
+from protocol.requests import Refusal
 from protocol.config import RightsConfig
 from protocol.fairness import Buckets
 from protocol.signoff_holds import MAX_FAILED, MAX_FAILED_RELAYED, Holds
@@ -65,7 +66,7 @@ REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
 class Admission:
     """What the gate said of one request: a refusal reply, or who signed it off (None: nobody)."""
 
-    refusal: dict[str, Any] | None = None
+    refusal: Refusal | None = None
     signed_off: dict[str, Any] | None = None
 
 
@@ -167,7 +168,7 @@ class SignOff:
         """Whether a sign-off counts on this request (an `auth` anywhere else is ignored, never hashed)."""
         return cmd.cmd in SIGN_OFF or cmd.cmd in ("card", "open") or not self.rights.allows(caller.role, cmd.cmd)
 
-    def needs_sign_off(self, cmd: Command, caller: Caller, what: str) -> dict[str, Any]:
+    def needs_sign_off(self, cmd: Command, caller: Caller, what: str) -> Refusal:
         """The refusal (a reply) of a privileged step that came without a sign-off."""
         reason = f"{what} needs a supervisor's sign-off: send auth = {{user, pin}}"
         if not self.users:

@@ -61,3 +61,11 @@ def test_every_test_the_threat_model_names_exists() -> None:
         if name and not re.search(rf"^def {name}\(", last_file.read_text(encoding="utf-8"), re.M):
             missing.append(f"{last_file.relative_to(ROOT)}::{name}")
     assert missing == []
+
+
+def test_every_bench_has_its_method_and_history_in_docs_benchmarks() -> None:
+    """`make bench`'s figures are explained in one place: each bench module is named in docs/benchmarks.md."""
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    benches = [p.name for p in sorted((ROOT / "bench").glob("*.py")) if not p.name.startswith("_")]
+    assert len(benches) >= 12
+    assert [name for name in benches if f"bench/{name}" not in text] == []

@@ -23,7 +23,8 @@ finest decimal that the blinds, antes, bets, stacks and actions use. Results (`f
 `winnings`) are kept as written (`Decimal` or `int`), since a record may carry half chips that
 an integer engine never pays.
 
-The package is pure: it takes and returns text; the CLI reads the files. Its rooms:
+The package is pure: it takes and returns text, or the fields a TOML reader made of it
+(`HandHistory.from_fields`, `hands_of_tables`); the CLI reads the files. Its rooms:
 `codes` (variant codes, PhhError), `actions` (one action line), `record` (the TOML text, read with
 the standard library's `tomllib`, as a HandHistory, and back), `replay` (a record through
 `engine.poker.Hand`) and `export` (our hands as records).
@@ -34,11 +35,11 @@ from __future__ import annotations
 from engine.phh.actions import PhhAction
 from engine.phh.codes import GAME_CODES, VARIANT_NAMES, PhhError, PhhSyntaxError, game_of, variant_code
 from engine.phh.export import hand_from_record, record_to_phh, to_phh
-from engine.phh.record import HandHistory, dumps_phhs, load_toml, parse_phh, parse_phhs
+from engine.phh.record import HandHistory, dumps_phhs, hands_of_tables, load_toml, parse_phh, parse_phhs
 from engine.phh.replay import replay, replay_hand, stakes_of
 
 __all__ = [
     "PhhError", "PhhSyntaxError", "PhhAction", "HandHistory", "parse_phh", "parse_phhs", "dumps_phhs",
     "VARIANT_NAMES", "GAME_CODES", "replay", "replay_hand", "game_of", "stakes_of", "to_phh",
-    "variant_code", "hand_from_record", "record_to_phh", "load_toml",
+    "variant_code", "hand_from_record", "record_to_phh", "load_toml", "hands_of_tables",
 ]

@@ -14,7 +14,7 @@ from engine.phh.actions import PhhAction
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
 
-__all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "dumps_phhs"]
+__all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "hands_of_tables", "dumps_phhs"]
 
 Number = int | Decimal
 
@@ -387,7 +387,12 @@ def parse_phhs(text: str) -> list[HandHistory | PhhError]:
     A hand that cannot be read is returned as its PhhError, so that one bad hand does not hide
     the others. Raises PhhError only when the text is not TOML or holds no hand tables.
     """
-    tables = load_toml(text)
+    return hands_of_tables(load_toml(text))
+
+
+def hands_of_tables(tables: Mapping[str, Any]) -> list[HandHistory | PhhError]:
+    """The hands of a parsed `.phhs` file (its tables `[1]`, `[2]`...), as `parse_phhs` returns them.
+    Raises PhhError only when it holds something else than hand tables, or none."""
     hands: list[HandHistory | PhhError] = []
     for key, value in tables.items():
         if not isinstance(value, dict):

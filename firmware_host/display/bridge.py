@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 
 from protocol.feed import FeedClient
+from protocol.messages import Hello
 
 log = logging.getLogger("croupier.display")
 
@@ -93,7 +94,8 @@ class Hub:
 
     def __init__(self, heartbeat_s: float, coalesce: bool = False) -> None:
         self.coalesce = coalesce
-        self.hello = json.dumps({"kind": "hello", "heartbeat_s": heartbeat_s})
+        hello: Hello = {"kind": "hello", "heartbeat_s": heartbeat_s}
+        self.hello = json.dumps(hello)
         self._state: dict[str, Any] | None = None  # the current state, as the feed's last snapshot or update
         self._latest: str | None = None  # ... encoded as a `snapshot` message, once asked for
         self.screens: set[Screen] = set()

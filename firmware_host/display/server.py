@@ -20,6 +20,8 @@ from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit.hub import PitHub
 from firmware_host.display.pit.figures import PitFigures
 from firmware_host.display.pump import pump
+from protocol.messages import PublicState
+from protocol.schema import json_schema
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/table": "table.html"}
@@ -27,6 +29,8 @@ HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)  # the first table's: `/ws/public`
 TABLES: web.AppKey[dict[str, Hub]] = web.AppKey("tables")  # every table's, by its name
 PIT: web.AppKey[PitHub] = web.AppKey("pit", PitHub)
 WORDS: web.AppKey[str] = web.AppKey("words", str)  # /words.json: the display's language's catalog, as JSON
+PUBLIC_SCHEMA = json.dumps(json_schema(PublicState, "/schema/public.json"))
+"""/schema/public.json: the JSON Schema of the public state the pages are sent (`protocol/messages.py`)."""
 
 
 async def _page(request: web.Request) -> web.FileResponse:
@@ -36,6 +40,11 @@ async def _page(request: web.Request) -> web.FileResponse:
 async def _words(request: web.Request) -> web.Response:
     """The pages' words in the display's language (`words.py`): every page reads them before drawing."""
     return web.Response(text=request.app[WORDS], content_type="application/json", headers={"Cache-Control": "no-cache"})
+
+
+async def _schema(request: web.Request) -> web.Response:
+    """The public state's contract, made from its typed definition (`protocol.schema`)."""
+    return web.Response(text=PUBLIC_SCHEMA, content_type="application/schema+json", headers={"Cache-Control": "no-cache"})
 
 
 async def _home(request: web.Request) -> web.Response:
@@ -89,6 +98,7 @@ def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = Fal
     app[HUB] = hub
     app[WORDS] = json.dumps(words.words_for(language), ensure_ascii=False)
     app.router.add_get("/words.json", _words)
+    app.router.add_get("/schema/public.json", _schema)
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
     dealer.add_routes(app, hub, relay or dealer.Relay(None))
     app.router.add_get("/", _home)
@@ -125,7 +135,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
     pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures)
     tables: dict[str, Hub] = {}
     followers: list[FeedFollower] = []
-    for feed in cfg.tables:  # one thread per table: fine for tens of tables (docs/display.md)
+    for feed in cfg.feeds:  # one thread per table: fine for tens of tables (docs/display.md)
         tables[feed.name] = hub = Hub(feed.heartbeat_s, coalesce=True)  # each state the whole table
         if floor is None:
             hub.listeners.append(pit.listener(feed.name))
@@ -134,7 +144,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
     threads: list[FeedFollower | pit_floor.FloorFollower] = [*followers, *([floor] if floor else [])]
     tls = _tls_context(cfg)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
-    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
+    app = make_app(tables[cfg.feeds[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
                    relay=relay, language=cfg.language, origins=cfg.origins)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
@@ -160,7 +170,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
         base = f"{cfg.scheme}://{cfg.host}:{port}"
         out.write(json.dumps({"display": base, "table": f"{base}/table", "pit": f"{base}/pit",
                               **({"tournament": f"{base}/tournament"} if cfg.tournament else {}),
-                              "public": cfg.tables[0].public,
+                              "public": cfg.feeds[0].public,
                               **({"dealer": f"{base}/dealer"} if cfg.commands else {})}) + "\n")
         out.flush()
         await stop.wait()

@@ -27,6 +27,7 @@ import zmq
 from engine.errors import say
 from protocol.access import Caller
 from protocol.commands import Command, Malformed, encode_reply, error_reply, request_id_of
+from protocol.requests import Refusal, Reply
 from firmware_host.service.inbox import Inbox
 from protocol.config import SecurityConfig
 from protocol.fairness import Admission
@@ -144,7 +145,7 @@ class Table(Protocol):
     last_reading_at: float
 
     def handle_command(self, cmd: Command, caller: Caller | None = None,
-                       verdict: Verdict | None = None) -> dict[str, Any]: ...
+                       verdict: Verdict | None = None) -> Reply: ...
 
 
 class CommandDesk:
@@ -213,6 +214,7 @@ class CommandDesk:
 
     def _answer(self, sock: zmq.Socket[Any], envelope: list[Any], cmd: Command, caller: Caller,
                 verdict: Verdict | None) -> None:
+        reply: Reply
         try:
             reply = self.c.handle_command(cmd, caller, verdict)
         except Exception as exc:  # never let one request take the table down
@@ -226,7 +228,7 @@ class CommandDesk:
         return bool(fds) and bool(select.select(fds, [], [], 0)[0])
 
 
-def _busy(cmd: Command, why: str) -> dict[str, Any]:
+def _busy(cmd: Command, why: str) -> Refusal:
     """`busy` for a request that cannot wait for a sign-off's check (`why`: its client's queue, or every check)."""
     message = ("too many requests sent while this console's sign-off is being checked: send again in 1 s"
                if why == "parked" else "the table is checking other sign-offs: send again in 1 s")

@@ -29,7 +29,7 @@ from typing import Any
 
 import zmq
 
-from drivers.readings import Reading
+from drivers.readings import Reading, SensorChange
 from engine.errors import EngineError, say
 from engine.games import MAX_SPOTS
 from engine.money import Money
@@ -45,6 +45,9 @@ from protocol.config import RightsConfig, SecurityConfig
 from protocol.commands import Command, error_reply
 from protocol.fairness import MAX_FRAME_FACTOR, Admission
 from protocol.feed import Feed
+from protocol.messages import Device, FullState, PublicState
+from protocol.records import HandRecord
+from protocol.requests import Done, Refusal, Reply, Status
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import replay_failed, start_faults
@@ -108,7 +111,7 @@ class Controller:
         self.last_reading_at = 0.0  # when a reading was last taken (time.monotonic)
         self.state = TableState(seats)
         self.light = ""
-        self._last_published: tuple[dict[str, Any], dict[str, Any]] | None = None
+        self._last_published: tuple[PublicState, FullState] | None = None
         self._stop = threading.Event()
         self._commands: zmq.Socket[Any] | None = None
         self._pollables: list[Any] = [ClockWatch(self)]  # the clock called on a poker player
@@ -130,7 +133,7 @@ class Controller:
         return self.state.fault
 
     @property
-    def devices(self) -> dict[str, dict[str, Any]]:
+    def devices(self) -> dict[str, Device]:
         return self.state.devices
 
     @property
@@ -138,7 +141,7 @@ class Controller:
         return self.state.sensors
 
     @property
-    def last_record(self) -> dict[str, Any] | None:
+    def last_record(self) -> HandRecord | None:
         return self.state.last_record
 
     @property
@@ -257,7 +260,7 @@ class Controller:
         """Journal and apply one device reading (`handle_readings` with one). Raises JournalError."""
         self.handle_readings([reading])
 
-    def _reading_to_take(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
+    def _reading_to_take(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
         """The event of a reading, or None when it changes nothing (ignored, a retransmitted card,
         a sensor reporting the state it is known to be in)."""
         event = reading_event(reading)
@@ -267,7 +270,8 @@ class Controller:
         kind, body = event
         if kind == "card" and self.state.is_retransmit(body):
             return None
-        if kind == "sensor" and "seq" not in body and self.state.sensors.get(body["name"]) == body["active"]:
+        if isinstance(reading, SensorChange) and reading.seq is None and \
+                self.state.sensors.get(str(reading.name)) == reading.active:
             return None  # nothing changed (sensors report their state at start); a shoe-link reading moves its seq
         return event
 
@@ -284,7 +288,7 @@ class Controller:
         readings = [r for r in readings if r is not None]
         if not readings:
             return
-        states: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        states: list[tuple[PublicState, FullState]] = []
         taken = 0
         try:
             for reading in readings:
@@ -315,7 +319,7 @@ class Controller:
         if self._hand_closed:
             self._open_pending()
 
-    def _event_of(self, reading: Reading) -> tuple[str, dict[str, Any]] | None:
+    def _event_of(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
         """The event to journal for a reading: its own, None when it changes nothing, or `refused`
         for one that cannot even be read (never dropped)."""
         try:
@@ -325,7 +329,7 @@ class Controller:
             return "refused", {"kind": type(reading).__name__, "body": {"reading": repr(reading)[:500]},
                                "error": f"{type(exc).__name__}: {exc}"}
 
-    def _take_reading(self, kind: str, body: dict[str, Any]) -> None:
+    def _take_reading(self, kind: str, body: Mapping[str, Any]) -> None:
         """One reading inside the open batch; one the table refuses is journaled as `refused`
         instead (a refused step changes nothing, and a hand closes only once its step is taken,
         so taking back the event's row is all there is to undo: no savepoint per reading)."""
@@ -350,7 +354,7 @@ class Controller:
             log.error("after a rollback the table cannot be rebuilt: %s", exc)
 
     def handle_command(self, cmd: Command, caller: Caller | None = None,
-                       verdict: Verdict | None = None) -> dict[str, Any]:
+                       verdict: Verdict | None = None) -> Reply:
         """Journal and apply one dealer command; return the reply map (an error reply when refused).
 
         `caller` is who sent it over the command channel (its role is held to `self.rights`);
@@ -396,9 +400,9 @@ class Controller:
         except JournalError as exc:
             log.error("journal: %s", exc)
             return error_reply(cmd.id, "journal", str(exc))
-        return {"id": cmd.id, "ok": True, "event": event_id, **self._status()}
+        return self._taken(cmd, event_id)
 
-    def _duplicate_reply(self, cmd: Command) -> dict[str, Any] | None:
+    def _duplicate_reply(self, cmd: Command) -> Done | Refusal | None:
         """The reply to a request whose id is already journaled, or None: the same request is applied
         once and answered again; another one under that id is refused `reused_id`."""
         seen = self.journal.find_request(cmd.req) if cmd.req is not None else None
@@ -407,7 +411,9 @@ class Controller:
         if seen.digest is not None and seen.digest != cmd.digest:  # None: journaled before digests were
             return error_reply(cmd.id, "reused_id", f"request id {cmd.req!r} was already used for another "
                                f"request (event {seen.id}, {seen.kind}): give each request its own id")
-        return {"id": cmd.id, "ok": True, "duplicate": True, "event": seen.id, "hand": seen.hand, **self._status()}
+        again = self._taken(cmd, seen.id)
+        again["duplicate"] = True
+        return again
 
     def _house_open(self, body: dict[str, Any]) -> dict[str, Any]:
         """A house table's `open` as journaled: the profile read now (its text and sha256), the limits
@@ -438,7 +444,13 @@ class Controller:
         """A fault the controller detected itself (e.g. a device silent): journaled like any event."""
         self._submit("fault", {"kind": kind, "detail": detail}, None)
 
-    def _status(self) -> dict[str, Any]:
+    def _taken(self, cmd: Command, event: int) -> Done:
+        """The reply to a request taken (journaled as `event`): with the table's status."""
+        status = self._status()
+        return {"id": cmd.id, "ok": True, "event": event, "hand": status["hand"], "seq": status["seq"],
+                "boot": status["boot"], "phase": status["phase"], "fault": status["fault"]}
+
+    def _status(self) -> Status:
         return {"hand": self.hand, "seq": self.feed.seq if self.feed else 0,
                 "boot": self.feed.boot if self.feed else None,
                 "phase": self.table.phase if self.table else "closed",
@@ -446,19 +458,19 @@ class Controller:
 
     # -- views ------------------------------------------------------------------------------------
 
-    def public_state(self) -> dict[str, Any]:
+    def public_state(self) -> PublicState:
         """The table as the public feed shows it: hidden cards as `??`, no burns, no detail."""
         return self.state.views(self.money)[0]
 
-    def full_state(self) -> dict[str, Any]:
+    def full_state(self) -> FullState:
         """Every card, for the restricted socket only."""
         return self.state.views(self.money)[1]
 
-    def states(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    def states(self) -> tuple[PublicState, FullState]:
         """`(public_state(), full_state())`, built together: what each step publishes."""
         return self.state.views(self.money)
 
-    def _refresh(self, shown: tuple[dict[str, Any], dict[str, Any]] | None = None) -> None:
+    def _refresh(self, shown: tuple[PublicState, FullState] | None = None) -> None:
         """The tower light and the feed follow the state (`shown`: its views, when already built)."""
         light = self.state.light
         if light != self.light:
@@ -471,7 +483,7 @@ class Controller:
         if self.feed is not None:
             self._publish(*(shown if shown is not None else self.states()))
 
-    def _publish(self, public: dict[str, Any], full: dict[str, Any]) -> None:
+    def _publish(self, public: PublicState, full: FullState) -> None:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)

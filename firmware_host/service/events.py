@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drivers.readings import (
     ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
 )
+from protocol.records import ReadingBody, SensorBody
 
 
-def reading_event(reading: Reading) -> tuple[str, dict[str, Any]] | None:
+def reading_event(reading: Reading) -> tuple[str, ReadingBody] | None:
     """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
 
     Dispatched on the drivers' closed set of frozen readings (`drivers.readings.Reading`), so the
     controller does not care which backend made them. What a reading means travels in its fields
     (`Sensor`, and a fault's or an offline's `kind`), journaled as their string values; `reason`
-    is journaled as the text it is, for people.
+    is journaled as the text it is, for people. Each body is its kind's in `protocol.records`.
     """
     match reading:
         case CardRead(card=card, source=source, seq=seq):
@@ -25,7 +24,7 @@ def reading_event(reading: Reading) -> tuple[str, dict[str, Any]] | None:
         case SensorChange(name=Sensor.CARD_OUT):
             return None  # the beam only says a card passed; the CARD reading carries the card
         case SensorChange(name=name, active=active, seq=seq):
-            body: dict[str, Any] = {"name": str(name), "active": active}
+            body: SensorBody = {"name": str(name), "active": active}
             if seq is not None:  # sent over the shoe's link: part of its resume point
                 body["seq"], body["device"] = seq, "shoe"
             return "sensor", body

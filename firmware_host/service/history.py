@@ -22,6 +22,7 @@ from typing import Any
 from engine.errors import EngineError
 from engine.house import TableLimits
 from protocol.commands import HISTORY_PAGE, Command, error_reply
+from protocol.requests import EventsPage, HistoryPage, Refusal
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.service.table_events import events_reply
 from protocol.audit import signer_of
@@ -98,7 +99,7 @@ def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
             "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}
 
 
-def history_reply(journal: Journal, cmd: Command) -> dict[str, Any]:
+def history_reply(journal: Journal, cmd: Command) -> HistoryPage | EventsPage | Refusal:
     """The reply to a `history` request (its arguments checked by `Command`): one page of closed hands."""
     if cmd.args.get("events"):
         return events_reply(journal, cmd)

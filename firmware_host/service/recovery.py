@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from engine.errors import EngineError
 from engine.games import MAX_SPOTS
+from protocol.messages import Device
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
@@ -26,7 +28,7 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     state.hand = resume.last_closed_hand + 1
     last = journal.hands(last=1)
     if last:  # devices as they stood when the last hand closed (not replayed)
-        state.devices = {k: dict(v) for k, v in last[0].record.get("devices", {}).items()}
+        state.devices = {k: cast(Device, dict(v)) for k, v in last[0].record.get("devices", {}).items()}
     # every sensor as its last reading left it (the replay below sets the same), so a device that
     # reports the same state again at start changes nothing and is not journaled
     state.sensors = journal.sensors()

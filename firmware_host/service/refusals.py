@@ -17,11 +17,12 @@ from engine.errors import Say
 from engine.money import Money
 from firmware_host.display.words import catalogs
 from protocol.commands import error_reply
+from protocol.requests import Refusal
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
-def refusal(req_id: Any, code: str, exc: BaseException, money: Money = Money()) -> dict[str, Any]:
+def refusal(req_id: Any, code: str, exc: BaseException, money: Money = Money()) -> Refusal:
     """The reply refusing a request for `exc` (its `say`, when it has one)."""
     said: Say | None = getattr(exc, "say", None)
     message = str(exc)

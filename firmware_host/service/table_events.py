@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from protocol.commands import HISTORY_PAGE, Command, error_reply
+from protocol.requests import EventsPage, Refusal, TableEvent
 from firmware_host.service.journal import Event, Journal, JournalError
 
 MAX_PAGE = HISTORY_PAGE
@@ -26,19 +27,19 @@ SCAN = 20000
 first page of a long journal holds its open and close events among millions of cards and bets."""
 
 
-def event_line(event: Event) -> dict[str, Any]:
+def event_line(event: Event) -> TableEvent:
     """One `open` or `close` event as the page gives it.
 
     >>> event_line(Event(id=7, hand=3, ts=1780000000.5, kind="open", body={"game": "uth"}))
     {'event': 7, 'kind': 'open', 'at': '2026-05-28T20:26:40.500+00:00', 'hand': 3, 'game': 'uth'}
     """
     game = event.body.get("game") if event.kind == "open" else None
-    return {"event": event.id, "kind": event.kind,
+    return {"event": event.id, "kind": "open" if event.kind == "open" else "close",
             "at": datetime.fromtimestamp(event.ts, timezone.utc).isoformat(timespec="milliseconds"),
             "hand": event.hand, "game": game if isinstance(game, str) else None}
 
 
-def events_reply(journal: Journal, cmd: Command) -> dict[str, Any]:
+def events_reply(journal: Journal, cmd: Command) -> EventsPage | Refusal:
     """The reply to a `history` request with `events` (its arguments checked by `Command`)."""
     after = int(cmd.args.get("after", 0))
     limit = int(cmd.args.get("limit", MAX_PAGE))

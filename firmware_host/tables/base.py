@@ -11,13 +11,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol, cast
 
 from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.readings import OfflineKind
 from engine.errors import Say
 from engine.redact import public_fault
 from protocol.refusal import Refused as Refused  # the table's refusals are the protocol's
+from protocol import messages
 
 
 MAX_STEPS_PER_HAND = 5000
@@ -123,9 +124,9 @@ class Fault:
     seat: int | None = None  # the seat deciding when it came
     situation: str = ""  # `deciding`, `no_table`, `too_many`: which of the kind's sentences
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> messages.Fault:
         """What the public feed shows of it: the one redaction's (`engine.redact.public_fault`)."""
-        return public_fault(self.full())
+        return cast(messages.Fault, public_fault(self.full()))
 
     def full(self) -> dict[str, Any]:
         public, full = fault_says(self.kind, self.card, self.seat, self.situation)
@@ -147,17 +148,19 @@ class CardFault(NamedTuple):
 class FaultBook:
     """The faults a hand met, their clearing, and the cards read while one stood (house and poker tables)."""
 
-    faults: list[dict[str, Any]]
-    ignored: list[dict[str, Any]]
-    manual: list[dict[str, Any]]
+    faults: list[messages.HandFault]
+    ignored: list[messages.IgnoredCard]
+    manual: list[messages.ManualCard]
 
     def note_fault(self, kind: FaultKind, message: str, detail: str, event: int, phase: str,
                    extra: bool = False, said: Say | None = None) -> None:
         """Note a fault met in `phase` (`extra`: raised while another one already stood), with its words
         for the full feed (`said`, `fault_says`), so the recall of the hand says it in the page's language."""
-        self.faults.append({"kind": kind.value, "message": message, "detail": detail, "event": event,
-                            "during": extra, "phase": phase, "cleared": None,
-                            **({"say": said} if said is not None else {})})
+        fault: messages.HandFault = {"kind": kind.value, "message": message, "detail": detail, "event": event,
+                                     "during": extra, "phase": phase, "cleared": None}
+        if said is not None:
+            fault["say"] = {"key": str(said["key"]), "args": dict(said.get("args", {}))}
+        self.faults.append(fault)
 
     def note_clear(self, cleared: Mapping[str, Any]) -> None:
         for fault in self.faults:
@@ -169,7 +172,7 @@ class FaultBook:
 
     def note_manual(self, card: str, event: int, signed_off: Mapping[str, Any] | None = None) -> None:
         """A card entered by hand (the `card` command) and dealt: the hand's record and the full feed say so."""
-        entry: dict[str, Any] = {"card": card, "event": event}
+        entry: messages.ManualCard = {"card": card, "event": event}
         if signed_off is not None:
             entry["signed_off"] = dict(signed_off)
         self.manual.append(entry)
@@ -195,9 +198,9 @@ class GameTable(Protocol):
 
     hand: int
     closed: str | None  # "settled" or "voided" once closed
-    faults: list[dict[str, Any]]
-    ignored: list[dict[str, Any]]
-    manual: list[dict[str, Any]]
+    faults: list[messages.HandFault]
+    ignored: list[messages.IgnoredCard]
+    manual: list[messages.ManualCard]
 
     @property
     def setup(self) -> GameSetup: ...

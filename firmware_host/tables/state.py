@@ -16,7 +16,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from drivers.errors import DeviceError
 from drivers.readings import FaultKind as DeviceFaultKind
@@ -26,6 +26,8 @@ from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
+from protocol.messages import Device, FullState, PublicState
+from protocol.records import HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
@@ -53,7 +55,7 @@ COUNTED_KINDS = STEP_KINDS | {"deal", "card", "misread"}
 class Applied:
     """What one event did besides changing the state: the record of the hand it closed, if any."""
 
-    closed: dict[str, Any] | None = None
+    closed: HandRecord | None = None
 
 
 class TableState:
@@ -67,11 +69,11 @@ class TableState:
         self.table: GameTable | None = None
         self.hand = 1
         self.fault: Fault | None = None
-        self.devices: dict[str, dict[str, Any]] = {}
+        self.devices: dict[str, Device] = {}
         self.sensors: dict[str, bool] = {}
         self.events_applied = 0
         self.hand_steps = 0  # the hand's steps taken so far (COUNTED_KINDS): bounds its record
-        self.last_record: dict[str, Any] | None = None
+        self.last_record: HandRecord | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
         self.tournament: dict[str, Any] | None = None  # that level's tournament and number, for the players' screen
@@ -81,7 +83,7 @@ class TableState:
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
-        self._closed: dict[str, Any] | None = None
+        self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
             "sensor": self._on_sensor, "device": self._on_device, "device_fault": self._on_device_fault,
@@ -135,9 +137,11 @@ class TableState:
     def phase(self) -> str:
         return self.table.phase if self.table is not None else "closed"
 
-    def views(self, money: Money = Money()) -> tuple[dict[str, Any], dict[str, Any]]:
+    def views(self, money: Money = Money()) -> tuple[PublicState, FullState]:
         """`(public, full)`: the table as the public feed and as the restricted feed show it, with the
-        table's currency (`currency`, `decimals`: the configuration's `[table] currency`)."""
+        table's currency (`currency`, `decimals`: the configuration's `[table] currency`). Their types
+        are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
+        test holds to those types' JSON Schema at every step of played hands."""
         table = self.table
         full = closed_view() if table is None else table.full_view()
         full["hand"] = self.hand if table is None else table.hand
@@ -156,7 +160,7 @@ class TableState:
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw
-        return redact.public(full), full
+        return cast(PublicState, redact.public(full)), cast(FullState, full)
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
         """The body of the `step_limit` fault the hand has earned by the `kind` step just applied
@@ -235,7 +239,7 @@ class TableState:
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
             record["last_hand"] = shown
             self.history.append(shown)
-        self._closed = self.last_record = record
+        self._closed = self.last_record = cast(HandRecord, record)  # a test holds them to their types
         self.tally(status, record)
         self.hand += 1
         self.hand_steps = 0
@@ -442,7 +446,7 @@ class TableState:
             if info.get("boot") != body.get("boot"):
                 info.pop("seq", None)
                 info.pop("last_card", None)
-            info.update({k: body[k] for k in ("model", "serial", "firmware", "boot") if k in body})
+            info.update(cast(Device, {k: body[k] for k in ("model", "serial", "firmware", "boot") if k in body}))
             info["online"] = True
             return
         info["online"] = False
@@ -513,5 +517,5 @@ def _listed(words: list[str]) -> str:
 
 def closed_view() -> dict[str, Any]:
     """The view of a table with no game open."""
-    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": []}, "spots": [], "to_act": None,
+    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": [], "visible": []}, "spots": [], "to_act": None,
             "next": None}

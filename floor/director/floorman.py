@@ -31,7 +31,7 @@ import logging
 import os
 import queue
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from engine.errors import TournamentError
@@ -64,7 +64,7 @@ class _Director(Protocol):
     @property
     def commander(self) -> _Commander: ...
 
-    def handle(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]: ...
+    def handle(self, cmd: Command, caller: Caller | None = None) -> Mapping[str, Any]: ...
 
     def publish(self, force: bool = False) -> None: ...
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +264,7 @@ class Director:
     def view(self) -> dict[str, Any]:
         return {**self.state.view(self.clock()), "tables": self.commander.status(), "floor": self.state.plan.view()}
 
-    def handle(self, cmd: Command, caller: Caller | None = None) -> dict[str, Any]:
+    def handle(self, cmd: Command, caller: Caller | None = None) -> Mapping[str, Any]:
         """Admit, take and answer one request (the reply map), from `caller` (default: a local client
         in `[director] role`); the audit log gets it, taken or refused (`director_gate`)."""
         caller = caller or self.caller
@@ -272,7 +272,7 @@ class Director:
         self.gate.audited(caller, cmd.cmd, cmd.args, reply, signer)
         return reply
 
-    def _take(self, cmd: Command, caller: Caller) -> tuple[dict[str, Any], str | None]:
+    def _take(self, cmd: Command, caller: Caller) -> tuple[Mapping[str, Any], str | None]:
         if cmd.cmd in CLOCK_KINDS and cmd.auth is None:
             return self.signoff.needs_sign_off(cmd, caller, f"the clock's {cmd.cmd}"), None
         admitted = self.signoff.admit(cmd, caller)
@@ -319,6 +319,7 @@ class Director:
                 self.commands.send_multipart([*envelope, encode_reply(refusal)])
                 continue
             frame = bytes(payload)
+            reply: Mapping[str, Any]
             try:
                 reply = self.handle(parse_request(frame), caller)
             except Malformed as exc:

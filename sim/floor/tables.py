@@ -30,6 +30,8 @@ from engine.cards import DECK
 from engine.games import MAX_SPOTS
 from protocol.commands import Command, Malformed, encode_reply, error_reply
 from protocol.feed import Feed, FeedError
+from protocol.messages import PublicState
+from protocol.records import HandRecord
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
@@ -63,8 +65,8 @@ class PlayedHand:
     """One hand as the engine played it: the public state after each step, and the record it closed with."""
 
     game: str
-    states: tuple[dict[str, Any], ...]
-    record: dict[str, Any]
+    states: tuple[PublicState, ...]
+    record: HandRecord | dict[str, Any]  # dict: the idle table's first "hand", no record
 
 
 def _bets(game: str, rng: random.Random) -> dict[str, int]:
@@ -84,8 +86,8 @@ def _decision(game: str, phase: str, rng: random.Random) -> dict[str, Any]:
 
 def play_hand(state: TableState, game: str, rng: random.Random, event_id: int) -> tuple[PlayedHand, int]:
     """Play one hand on `state` (a house table open, between hands): returns it and the last event id."""
-    steps: list[dict[str, Any]] = []
-    closed: dict[str, Any] | None = None
+    steps: list[PublicState] = []
+    closed: HandRecord | None = None
 
     def step(kind: str, body: Mapping[str, Any]) -> None:
         nonlocal event_id, closed
@@ -275,7 +277,7 @@ class FloorTable:
             self.commands.send_multipart([*frames[:-1], encode_reply(self.reply(frames[-1]))])
             answered += 1
 
-    def reply(self, frame: bytes) -> dict[str, Any]:
+    def reply(self, frame: bytes) -> Mapping[str, Any]:
         """The reply to one request frame: `history` pages, `state`; others refused."""
         try:
             cmd = Command.decode(frame)

@@ -16,7 +16,7 @@ import serial
 from drivers.card_reader import CardRead
 from drivers.errors import UnsupportedDevice
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Reading
-from drivers.shoe_link import ShoeLink, _raw_fd, _read_available, _write_all
+from drivers.shoe_link import ShoeLink, _descriptor, _read_available
 from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 
 
@@ -27,12 +27,13 @@ def test_socket_port_reads_what_is_there_in_one_go() -> None:
     port = serial.serial_for_url(f"socket://127.0.0.1:{server.getsockname()[1]}", timeout=0.5)
     peer, _ = server.accept()
     try:
-        fd = _raw_fd(port)
-        assert fd is not None
+        fd = _descriptor(port)
+        assert fd == port.fileno() and port.timeout == 0  # pyserial's own non-blocking reads from now on
         assert _read_available(port, fd, 0.01) == b""  # nothing yet: the wait times out
+        assert _read_available(port, fd, 0.0) == b""  # a driven turn with nothing there
         peer.sendall(bytes(range(30)))
-        assert _read_available(port, fd, 2.0) == bytes(range(30))  # not 30 reads of one byte
-        _write_all(port, fd, b"ack!")
+        assert _read_available(port, fd, 2.0) == bytes(range(30))  # not 30 reads of one byte (in_waiting says 1)
+        port.write(b"ack!")
         assert peer.recv(16) == b"ack!"
         peer.close()
         try:
@@ -50,8 +51,8 @@ def test_pty_port_reads_what_is_there_in_one_go() -> None:
     master, slave = os.openpty()
     port = serial.serial_for_url(os.ttyname(slave), timeout=0.5)
     try:
-        fd = _raw_fd(port)
-        assert fd is not None
+        fd = _descriptor(port)
+        assert fd == port.fileno()
         os.write(master, b"\x7e" * 12)
         got = b""
         while len(got) < 12:
@@ -66,7 +67,7 @@ def test_pty_port_reads_what_is_there_in_one_go() -> None:
 def test_other_ports_keep_pyserial_reads() -> None:
     port = serial.serial_for_url("loop://", timeout=0.05)
     try:
-        assert _raw_fd(port) is None
+        assert _descriptor(port) is None and port.timeout == 0.05  # no descriptor: pyserial's waiting reads
         port.write(b"hello")
         assert _read_available(port, None, 0.05) == b"hello"  # in_waiting counts on loop://
     finally:

@@ -331,7 +331,7 @@ def test_parse_origin_fills_the_default_ports() -> None:
 # -- 8. headers -------------------------------------------------------------------------------------------------------
 
 ROUTES = ["/", "/table", "/dealer", "/pit", "/surveillance", "/tournament", "/static/table.js", "/static/table.css",
-          "/words.json", "/api/me", "/nothing-here", "/static/none.js", "/ws/dealer", "/ws/full"]
+          "/words.json", "/schema/public.json", "/api/me", "/nothing-here", "/static/none.js", "/ws/dealer", "/ws/full"]
 
 
 def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:

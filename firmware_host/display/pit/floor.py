@@ -248,6 +248,6 @@ def pit_source(cfg: DisplayConfig, loop: asyncio.AbstractEventLoop) -> tuple[Pit
     """The pit view's hub and, with `[display] pit`, the follower of the pit aggregator that feeds it (the
     tiles link to the tables this display follows itself); without, a hub for the display's own tables."""
     if cfg.pit is None:
-        return PitHub(cfg.tables), None
-    pit = PitHub((), source="pit", links=[t.name for t in cfg.table_list])
+        return PitHub(cfg.feeds), None
+    pit = PitHub((), source="pit", links=[t.name for t in cfg.tables])
     return pit, FloorFollower.from_config(cfg, pit, loop)

@@ -20,6 +20,7 @@ from engine.house import HouseRound
 from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardPokerRound
 from engine.ultimate_holdem import UltimateHoldemRound
+from protocol import messages
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
 from firmware_host.tables.house.opening import journaled_profile, open_body, spelt_out
 from firmware_host.tables.house.sign import limits_sign, paytable_sign, shown_hand
@@ -111,9 +112,9 @@ class HouseTable(FaultBook):
         self.setup = setup
         self.hand = hand
         self.round = setup.new_round()
-        self.faults: list[dict[str, Any]] = []
-        self.ignored: list[dict[str, Any]] = []
-        self.manual: list[dict[str, Any]] = []  # cards entered by hand
+        self.faults: list[messages.HandFault] = []
+        self.ignored: list[messages.IgnoredCard] = []
+        self.manual: list[messages.ManualCard] = []  # cards entered by hand
         self.discards: list[str] = []
         self.corrected: list[dict[str, Any]] = []  # decisions corrected (`correct`): the full feed and the record
         self.offered: dict[int, list[dict[str, Any]]] = {}  # seat -> the decisions open when it took its last

@@ -34,6 +34,7 @@ from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
 from engine.poker.state import Awarded, Rake, Shown
 from engine.poker.values import table_rules
+from protocol import messages
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
 from firmware_host.tables.poker.record import card_text, hand_rules, owing
 from firmware_host.tables.poker.sign import act_record, seat_records, shown_hand
@@ -201,9 +202,9 @@ class PokerTable(FaultBook):
         self.last_action: dict[int, str] = {}
         self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
         self.chopped: dict[str, Any] | None = None
-        self.faults: list[dict[str, Any]] = []
-        self.ignored: list[dict[str, Any]] = []
-        self.manual: list[dict[str, Any]] = []  # cards entered by hand
+        self.faults: list[messages.HandFault] = []
+        self.ignored: list[messages.IgnoredCard] = []
+        self.manual: list[messages.ManualCard] = []  # cards entered by hand
         self.discards: list[str] = []
         self.closed: str | None = None
 

@@ -1,0 +1,269 @@
+"""The journal's event bodies and the closed hands' records as typed definitions (the floor's archive reads the records).
+
+Every event is `(kind, body)`: a device's reading (`firmware_host/service/events.py`), a fault or a
+refused reading the controller journals itself, or a command as checked (`protocol.requests`), spelt
+out where it depends on the table (an `open`'s profile text and limits, a `hold`'s hand, a `clock`'s
+start, a `correct`'s `was`), and signed off (`signed_off`) when a supervisor's sign-off came with it.
+`EVENT_BODIES` names each kind's body; a test holds every event and every closed hand of played
+house and poker hands to them (`tests/protocol/test_messages.py`).
+
+No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated
+annotations.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from protocol.messages import Device, HandFault, HistoryHand, IgnoredCard, Limits, ManualCard, PokerResults, Stakes
+from protocol import requests as r
+
+# -- the devices' readings -----------------------------------------------------------------------
+
+
+class CardBody(TypedDict):
+    """A card read by the shoe or the discard reader, or entered by hand (`source` `manual`, signed off)."""
+
+    card: str
+    source: str
+    seq: int
+    device: str
+    signed_off: NotRequired[dict[str, Any]]
+
+
+class MisreadBody(TypedDict):
+    source: str
+    seq: int
+
+
+class SensorBody(TypedDict):
+    """A shoe sensor's change; `seq` and `device` when it came over the shoe's link."""
+
+    name: str
+    active: bool
+    seq: NotRequired[int]
+    device: NotRequired[str]
+
+
+class ButtonBody(TypedDict):
+    name: str
+
+
+class DeviceBody(TypedDict):
+    """A device online (what it said it is) or offline (why, and the kind of it)."""
+
+    device: str
+    online: bool
+    model: NotRequired[str]
+    serial: NotRequired[str]
+    firmware: NotRequired[str]
+    boot: NotRequired[int]
+    reason: NotRequired[str]
+    kind: NotRequired[str]
+
+
+class DeviceFaultBody(TypedDict):
+    device: str
+    reason: str
+    kind: str
+
+
+ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody
+"""What a device's reading is journaled as."""
+
+
+# -- what the controller journals itself -----------------------------------------------------------
+
+
+class FaultBody(TypedDict):
+    """A fault the controller found itself (a silent device, the hand's step limit)."""
+
+    kind: str
+    detail: NotRequired[str]
+
+
+class RefusedBody(TypedDict):
+    """A reading the table could not apply: journaled as it came, with why (a fault)."""
+
+    kind: str
+    body: dict[str, Any]
+    error: str
+
+
+# -- the commands, as journaled ----------------------------------------------------------------------
+
+
+class Signed(TypedDict):
+    signed_off: NotRequired[dict[str, Any]]
+
+
+class ProfileText(TypedDict):
+    """A house table's profile as its `open` journals it: the text the hands are played under."""
+
+    name: str
+    content: str
+    sha256: str
+    source: str
+
+
+class OpenBody(Signed):
+    """An `open` as journaled: a house table's profile text and limits spelt out; a poker table's seats
+    spelt out instead of `keep_seats`."""
+
+    game: str
+    profile: NotRequired[str | ProfileText]
+    limits: NotRequired[Limits]
+    seats: NotRequired[int]
+    structure: NotRequired[str]
+    stakes: NotRequired[Stakes]
+    stacks: NotRequired[dict[str, int]]
+    button: NotRequired[int | None]
+    sitting_out: NotRequired[list[int]]
+    rake: NotRequired[r.Rake]
+    rules: NotRequired[dict[str, Any]]
+    last_button: NotRequired[int | None]
+
+
+class CorrectBody(r.Correct, Signed):
+    """A `correct` with the decision it replaced."""
+
+    was: NotRequired[dict[str, Any]]  # the round's step it replaced (`seat`, `do`, `action`, ...)
+
+
+class ClockBody(r.ClockCall, Signed):
+    """A `clock` with when it started (the clock runs from there, on replay too)."""
+
+    at: float
+
+
+class ConfirmBody(Signed):
+    """A `confirm` (the `confirm` button's says `by`)."""
+
+    by: NotRequired[str]
+
+
+class BetBody(r.Bet, Signed):
+    pass
+
+
+class DecideBody(r.Decide, Signed):
+    pass
+
+
+class VoidBody(r.Void, Signed):
+    pass
+
+
+class ClearBody(r.Clear, Signed):
+    by: NotRequired[str]  # a journal of before sign-offs: who cleared it, in free text
+
+
+class ActBody(r.Act, Signed):
+    pass
+
+
+class SeatBody(r.SeatChange, Signed):
+    pass
+
+
+class ChopBody(r.Chop, Signed):
+    pass
+
+
+class LevelBody(r.Level, Signed):
+    pass
+
+
+class HoldBody(r.HoldTable, Signed):
+    pass
+
+
+class RaceBody(r.ChipRace, Signed):
+    pass
+
+
+class DrawBody(r.DrawForButton, Signed):
+    pass
+
+
+class Nothing(Signed):
+    """A command with no arguments (`deal`, `close`)."""
+
+
+EVENT_BODIES: dict[str, type] = {
+    "card": CardBody, "misread": MisreadBody, "sensor": SensorBody, "button": ButtonBody, "device": DeviceBody,
+    "device_fault": DeviceFaultBody, "fault": FaultBody, "refused": RefusedBody,
+    "open": OpenBody, "close": Nothing, "bet": BetBody, "deal": Nothing, "decide": DecideBody,
+    "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
+    "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
+    "race": RaceBody, "button-draw": DrawBody,
+}
+"""Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""
+
+
+# -- the closed hands ------------------------------------------------------------------------------
+
+
+class Closing(TypedDict):
+    """What every closed hand's record carries, house or poker."""
+
+    hand: int
+    game: str
+    status: Literal["settled", "voided"]
+    burns: list[str]
+    deals: list[list[str]]
+    board: list[str]
+    faults: list[HandFault]
+    ignored: list[IgnoredCard]
+    manual: list[ManualCard]
+    discards: list[str]
+    reason: str | None
+    by: str | None
+    signed_off: dict[str, Any] | None
+    devices: dict[str, Device]
+    sensors: dict[str, bool]
+    last_hand: NotRequired[HistoryHand]
+    level: NotRequired[dict[str, Any]]
+    tournament: NotRequired[dict[str, Any]]
+
+
+class HouseSpotRecord(TypedDict):
+    seat: int
+    bets: dict[str, int]
+    cards: list[str]
+    decision: str | None
+    street: str | None
+    multiple: int | None
+
+
+class HouseHandRecord(Closing):
+    """A house hand as journaled when it closed (`croupier history --json` re-settles it)."""
+
+    profile: str
+    profile_sha256: str | None
+    limits: Limits
+    spots: list[HouseSpotRecord]
+    dealer: list[str]
+    steps: list[dict[str, Any]]
+    round: dict[str, Any]
+    settlement: dict[str, Any] | None
+    corrected: list[dict[str, Any]]
+
+
+class PokerHandRecord(Closing):
+    """A poker hand as journaled when it closed; `hand_record` is `engine.phh.hand_from_record`'s."""
+
+    poker: Literal[True]
+    structure: str
+    stakes: Stakes
+    button: int | None
+    stacks: dict[str, int]
+    cards: dict[str, list[str]]
+    actions: list[str]
+    shown: dict[str, list[str]]
+    results: PokerResults | None
+    chopped: bool
+    hand_record: dict[str, Any] | None
+    session: dict[str, Any]
+
+
+HandRecord = HouseHandRecord | PokerHandRecord
+"""A closed hand's record."""

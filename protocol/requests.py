@@ -1,0 +1,230 @@
+"""The command channel's requests and replies as typed definitions: one TypedDict a command's arguments, and the replies.
+
+A request is one msgpack map: the envelope's keys (`Request`: `cmd`, `id`, `hand`, `auth`) and the
+command's arguments (`REQUESTS[cmd]`). `protocol.commands` checks every argument (its `_ARGS` table,
+which a test holds to these definitions: the same names, the same required ones); `docs/feed.md`
+lists them (the same test reads its command tables). The journal keeps a command's arguments as
+checked, spelt out where they depend on the table (`protocol.records`).
+
+No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated
+annotations.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from protocol.messages import Fault, Limits, PublicState, Say, Stakes
+
+
+class Auth(TypedDict):
+    """A supervisor's sign-off (checked and dropped: never journaled)."""
+
+    user: str
+    pin: str
+    at: NotRequired[str]
+
+
+class Request(TypedDict):
+    """The envelope every request carries besides its command's arguments."""
+
+    cmd: str
+    id: NotRequired[str | int]
+    hand: NotRequired[int]
+    auth: NotRequired[Auth]
+
+
+class Rake(TypedDict, total=False):
+    rate_bp: int
+    cap: int
+    no_flop_no_drop: bool
+
+
+class Open(TypedDict):
+    game: str
+    profile: NotRequired[str]
+    limits: NotRequired[Limits]
+    seats: NotRequired[int]
+    structure: NotRequired[str]
+    stakes: NotRequired[Stakes]
+    stacks: NotRequired[dict[str, int]]
+    button: NotRequired[int]
+    sitting_out: NotRequired[list[int]]
+    keep_seats: NotRequired[bool]
+    rake: NotRequired[Rake]
+    rules: NotRequired[dict[str, Any]]
+    last_button: NotRequired[int]
+
+
+class Bet(TypedDict):
+    seat: int
+    bets: dict[str, int]
+
+
+class Decide(TypedDict):
+    seat: int
+    decision: str
+    multiple: NotRequired[int]
+
+
+class Correct(TypedDict):
+    seat: int
+    decision: str
+    multiple: NotRequired[int]
+
+
+class CardEntered(TypedDict):
+    card: str
+
+
+class Void(TypedDict):
+    reason: str
+
+
+class Clear(TypedDict):
+    reason: str
+    then: NotRequired[Literal["continue", "void"]]
+
+
+class Act(TypedDict):
+    seat: int
+    action: str
+    amount: NotRequired[int]
+    cards: NotRequired[list[str]]
+
+
+class SeatChange(TypedDict):
+    seat: int
+    action: str
+    amount: NotRequired[int]
+
+
+class Chop(TypedDict):
+    reason: NotRequired[str]
+    shares: NotRequired[dict[str, int]]
+
+
+class History(TypedDict):
+    after: NotRequired[int]
+    limit: NotRequired[int]
+    newest: NotRequired[bool]
+    events: NotRequired[bool]
+
+
+class Level(TypedDict):
+    stakes: Stakes
+    level: NotRequired[int]
+    tournament: NotRequired[str]
+
+
+class ClockCall(TypedDict):
+    seat: NotRequired[int]
+    seconds: NotRequired[int]
+
+
+class HoldTable(TypedDict):
+    reason: NotRequired[str]
+    by: NotRequired[str]
+    from_hand: NotRequired[int]
+    release: NotRequired[bool]
+
+
+class ChipRace(TypedDict):
+    colour: int
+    into: int
+    by: NotRequired[str]
+    ref: NotRequired[str]
+
+
+class DrawForButton(TypedDict):
+    by: NotRequired[str]
+    ref: NotRequired[str]
+
+
+class NoArguments(TypedDict):
+    """A command that takes none (`close`, `deal`, `confirm`, `state`)."""
+
+
+REQUESTS: dict[str, type] = {
+    "open": Open, "close": NoArguments, "bet": Bet, "deal": NoArguments, "decide": Decide, "correct": Correct,
+    "card": CardEntered, "confirm": NoArguments, "void": Void, "clear": Clear, "state": NoArguments, "act": Act,
+    "seat": SeatChange, "chop": Chop, "history": History, "level": Level, "clock": ClockCall, "hold": HoldTable,
+    "race": ChipRace, "button-draw": DrawForButton,
+}
+"""Each command's arguments, by its `cmd`."""
+
+REQUIRED: dict[str, frozenset[str]] = {cmd: getattr(args, "__required_keys__") for cmd, args in REQUESTS.items()}
+"""The arguments each command needs (the others it may take: `REQUESTS`)."""
+
+
+# -- replies ---------------------------------------------------------------------------------------
+
+
+class Status(TypedDict):
+    """The table's status, in every reply to a request it took."""
+
+    hand: int
+    seq: int
+    boot: str | None
+    phase: str
+    fault: Fault | None
+
+
+class Done(Status):
+    """A request taken (or recognised as one already taken: `duplicate`)."""
+
+    id: str | int | None
+    ok: Literal[True]
+    event: NotRequired[int]
+    duplicate: NotRequired[Literal[True]]
+
+
+class StateReply(Status):
+    """The reply to `state`: the public state as the feed last showed it."""
+
+    id: str | int | None
+    ok: Literal[True]
+    state: PublicState
+
+
+class Refusal(TypedDict):
+    """A request refused: nothing changed, nothing journaled."""
+
+    id: str | int | None
+    ok: Literal[False]
+    code: str
+    error: str
+    say: Say
+    retry_s: NotRequired[float]
+
+
+class HistoryPage(TypedDict):
+    """A page of closed hands (`history`), each its `croupier history --json` line."""
+
+    id: str | int | None
+    ok: Literal[True]
+    hands: list[dict[str, Any]]
+    more: bool
+    last: int
+
+
+class TableEvent(TypedDict):
+    """An `open` or a `close` event of the journal, for the floor's open time."""
+
+    event: int
+    kind: Literal["open", "close"]
+    at: str
+    hand: int
+    game: str | None
+
+
+class EventsPage(TypedDict):
+    """A page of the table's open and close events (`history` with `events`)."""
+
+    id: str | int | None
+    ok: Literal[True]
+    events: list[TableEvent]
+    more: bool
+    last: int
+
+
+Reply = Done | StateReply | Refusal | HistoryPage | EventsPage
+"""Any reply of the command channel."""
