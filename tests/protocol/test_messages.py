@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import random
 import re
@@ -312,7 +313,8 @@ def test_the_display_serves_the_public_states_schema() -> None:
             response = await client.get("/schema/public.json")
             return response.status, response.content_type, await response.json(content_type=None)
 
-    status, kind, served = asyncio.run(fetch())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (Playwright's may run in this thread)
+        status, kind, served = pool.submit(asyncio.run, fetch()).result(60)
     assert (status, kind) == (200, "application/schema+json")
     assert served == json_schema(messages.PublicState, "/schema/public.json")
     assert served["properties"]["spots"] == {"type": "array", "items": {"$ref": "#/$defs/Spot"}}
