@@ -221,11 +221,11 @@ def names_of(choices: tuple[str, ...], what: str) -> Checker:
 
 
 def endpoint(v: Any) -> str:
-    """A ZeroMQ endpoint: tcp://HOST:PORT (PORT a number, or * to bind any free one), ipc://PATH, inproc://NAME."""
+    """A ZeroMQ endpoint: tcp://HOST:PORT (PORT a number, or * or 0 to bind any free one), ipc://PATH, inproc://NAME."""
     where = string(v)
     host, colon, port = where.removeprefix("tcp://").rpartition(":")
     if where.startswith("tcp://"):
-        good = bool(host and colon and (port == "*" or (port.isdigit() and 0 < int(port) < 65536)))
+        good = bool(host and colon and (port == "*" or (port.isdigit() and 0 <= int(port) < 65536)))
     else:
         good = where.startswith(("ipc://", "inproc://")) and len(where) > len("ipc://")
     if not good:

@@ -144,6 +144,7 @@ class FeedConfig:
     full: str = "tcp://127.0.0.1:5558"
     full_snapshot: str = "tcp://127.0.0.1:5559"
     heartbeat_s: float = 1.0
+    changes: bool = True  # false: every step as a whole `update`, for clients that do not follow changes yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +262,8 @@ _SCHEMA: dict[str, Section] = {
                             "fixed_limit_half_bet_reopens": boolean, "all_in_reveal": boolean}),
     "limits": Section(LimitsConfig, {key: integer(low) for key, low in TableLimits.FLOORS.items()}),  # engine's
     "feed": Section(FeedConfig, {"public": endpoint, "snapshot": endpoint, "full": optional_endpoint,
-                                 "full_snapshot": optional_endpoint, "heartbeat_s": heartbeat}),
+                                 "full_snapshot": optional_endpoint, "heartbeat_s": heartbeat,
+                                 "changes": boolean}),
     "commands": Section(CommandsConfig, {"endpoint": endpoint, "max_request_bytes": integer(1024, 16 * 1024 * 1024),
                                   "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
     "shoe": Section(ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),

@@ -92,3 +92,28 @@ def handshake_refused(sock: Any, endpoint: str, timeout_s: float = 10.0) -> bool
     finally:
         sock.disable_monitor()
         monitor.close(0)
+
+
+class Published:
+    """Stands in for the controller's feed: each step's views (the reducer's public and full views, built
+    together) kept in `views`, and the changes the feed would send for them (`protocol.feed.diff`, through
+    the wire's codec) applied to `rebuilt`, as a subscriber rebuilds the states: the feed without its sockets."""
+
+    boot = "views"
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.views: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.rebuilt: list[dict[str, Any]] = [{}, {}]  # public, full
+        self._last: tuple[Any, Any] = ({}, {})
+
+    def publish(self, public: dict[str, Any], full: dict[str, Any] | None = None) -> int:
+        from protocol.feed import apply_changes, diff, pack, unpack
+
+        full = full if full is not None else public
+        for i, (last, state) in enumerate(zip(self._last, (public, full))):
+            self.rebuilt[i] = apply_changes(self.rebuilt[i], unpack(pack(diff(last, state))))
+        self._last = (public, full)  # the objects themselves, as the feed keeps them to take the next changes
+        self.seq += 1
+        self.views.append((public, full))
+        return self.seq

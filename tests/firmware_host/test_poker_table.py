@@ -20,7 +20,7 @@ from cli.phh import export_state
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables.poker.table import PokerSetup, PokerTable
-from tests.firmware_host.processes import CARD_TEXTS, strings_in
+from tests.firmware_host.processes import CARD_TEXTS, Published, strings_in
 from tests.firmware_host.rigs import JournalRig
 
 HOLDEM = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
@@ -499,23 +499,6 @@ def in_memory(tmp_path: Path) -> Path:
     return Path(tempfile.mkdtemp(dir=shm, prefix="croupier-poker-")) if shm.is_dir() else tmp_path / "state"
 
 
-class Published:
-    """Where the controller publishes each step's views (`TableState.views`, public and full, built
-    together), kept here instead of sent: the feed's part without its sockets."""
-
-    boot = "views"
-
-    def __init__(self) -> None:
-        self.seq = 0
-        self.views: list[tuple[dict[str, Any], dict[str, Any]]] = []
-
-    def publish(self, public: dict[str, Any], full: dict[str, Any] | None = None) -> int:
-        assert full is not None
-        self.seq += 1
-        self.views.append((public, full))
-        return self.seq
-
-
 def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
     """Every pair of views the controller publishes (the reducer's public and full views of each
     step) over 25 random hands of each game; the hands exported from the journal replay to the
@@ -532,6 +515,7 @@ def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Pat
         for public, full in published.views[seen:]:
             check_public(public, full, shown_by_hand, checked_past)
         seen = len(published.views)
+        assert tuple(published.rebuilt) == rig.c.states()  # the feed's changes rebuild exactly what the table shows
 
     try:
         play_random_games(rig, rng, GAMES, HANDS_PER_GAME, check)
@@ -562,7 +546,7 @@ def test_no_message_on_the_real_public_feed_carries_a_hidden_card(tmp_path: Path
     few random hands of a board game, a stud game and a draw game, and a late joiner's snapshots."""
     import zmq
 
-    from protocol.feed import Feed, pack, unpack
+    from protocol.feed import Feed, apply_changes, pack, unpack
 
     ctx: zmq.Context[Any] = zmq.Context()
     feed = Feed(ctx, "prop", public="inproc://pub", snapshot="inproc://snap", full="inproc://full",
@@ -580,14 +564,24 @@ def test_no_message_on_the_real_public_feed_carries_a_hidden_card(tmp_path: Path
     checked_past: list[Any] = []
     seen = snapshots = 0
 
+    states: list[dict[str, Any]] = [{}, {}]  # the public and the full state as their changes rebuild them
+
+    def rebuilt(message: dict[str, Any], which: int) -> dict[str, Any]:
+        """The whole state after a step (every value a public step sent is in it: checked whole)."""
+        if message["kind"] != "changes":
+            return message
+        states[which] = apply_changes(states[which], message)
+        return {**{k: message[k] for k in ("table", "boot", "seq", "kind")}, **states[which]}
+
     def check() -> None:
         """Every message published since the last check, and now and then a late joiner's snapshot."""
         nonlocal seen, snapshots
         while subs[0].poll(0):
-            public, full = unpack(subs[0].recv()), unpack(subs[1].recv())
+            public, full = rebuilt(unpack(subs[0].recv()), 0), rebuilt(unpack(subs[1].recv()), 1)
             assert public["seq"] == full["seq"] and public["table"] == full["table"] == "prop"
             check_public(public, full, shown_by_hand, checked_past)
             seen += 1
+        assert (states[0], states[1]) == rig.c.states()  # the changes rebuild exactly what the table shows
         if rng.random() < 0.05:
             client = ctx.socket(zmq.DEALER)
             client.connect("inproc://snap")
