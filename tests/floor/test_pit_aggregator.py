@@ -153,7 +153,8 @@ def settled_then_heartbeat(sock: zmq.Socket[Any], tables: set[str]) -> list[tupl
 
     def done(got: list[tuple[bytes, dict[str, Any]]]) -> bool:
         topic, body = got[-1]
-        if body.get("kind") == "update" and body.get("phase") == "settled":
+        shown = body.get("set") if body.get("kind") == "changes" else body if body.get("kind") == "update" else None
+        if shown and shown.get("phase") == "settled":  # a step as the table sent it (its changes), or a whole state
             settled.add(body["table"])
         return topic == FLOOR_TOPIC and settled >= tables
     return receive_until(sock, done, f"{sorted(tables)} settled, then the pit's heartbeat")
