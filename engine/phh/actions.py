@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from engine.cards import DECK
 from engine.phh.codes import PhhError
 
-__all__ = ["PhhAction"]
+__all__ = ["PhhAction", "parse_actions"]
 
 _PLAYER = re.compile(r"p([1-9][0-9]*)\Z")
 _CARD_TEXT = re.compile(r"(?:[2-9TJQKA][cdhs]|\?\?)+\Z")
@@ -59,18 +60,13 @@ class PhhAction(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> PhhAction:
         """Parse one action string. Raises PhhError naming the action and what is wrong with it."""
+        return parse_actions((text,))[0]
+
+    @classmethod
+    def _parse(cls, text: str) -> PhhAction:
+        """parse, every form (parse_actions reads the commonest ones itself)."""
         if not isinstance(text, str):
             raise PhhError(f"action {text!r}: not a string")
-        if "#" not in text:  # the commonest forms first: `d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 cbr 225`
-            words = text.split()
-            if len(words) == 2:
-                index = _PLAYER_INDEX.get(words[0])
-                kind = words[1]
-                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
-                    return _new_action(cls, (index, kind, index, None, None, None, text))
-            quick = _common(cls, text, words)
-            if quick is not None:
-                return quick
         if "#" in text:
             body, _, comment = text.partition("#")
             commentary: str | None = comment.strip()
@@ -130,6 +126,32 @@ class PhhAction(NamedTuple):
 
 
 _new_action = tuple.__new__
+
+
+def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
+    """PhhAction.parse of each of `texts`, in order: the commonest forms (`p3 f`, `p3 cc`, `p3 sm`,
+    then those of _common) read here, one loop for a record's list, the others by PhhAction._parse.
+    Raises PhhError as PhhAction.parse."""
+    out: list[PhhAction] = []
+    append = out.append
+    players = _PLAYER_INDEX
+    new = _new_action
+    cls = PhhAction
+    for text in texts:
+        if text.__class__ is str and "#" not in text:  # type: ignore[operator]
+            words = text.split()  # type: ignore[attr-defined]
+            if len(words) == 2:
+                index = players.get(words[0])
+                kind = words[1]
+                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
+                    append(new(cls, (index, kind, index, None, None, None, text)))
+                    continue
+            quick = _common(cls, text, words)  # type: ignore[arg-type]
+            if quick is not None:
+                append(quick)
+                continue
+        append(cls._parse(text))  # type: ignore[arg-type]
+    return tuple(out)
 
 
 def _common(cls: type[PhhAction], text: str, words: list[str]) -> PhhAction | None:

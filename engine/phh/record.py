@@ -10,7 +10,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine import tomltext
-from engine.phh.actions import PhhAction
+from engine.phh.actions import PhhAction, parse_actions
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
 
@@ -201,14 +201,14 @@ class _Reader:
         stakes = [self.stake(name, needs) for name in _STAKE_NAMES]
         actions = self.actions()
         raw_amounts = self.action_amounts(actions)
-        places = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
+        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
         scale = 10 ** places
 
         def units(value: Number) -> int:
             return value * scale if isinstance(value, int) else int(value * scale)
 
         def all_units(values: list[Number]) -> tuple[int, ...]:
-            if scale == 1 and _only_ints(values):
+            if ints or scale == 1 and _only_ints(values):
                 return tuple(values)  # type: ignore[arg-type]
             return tuple(map(units, values))
 
@@ -220,9 +220,9 @@ class _Reader:
                 raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
         players, trimming, cap, uncapped, heads_up = self.settings()
         rake = self.rake(units)
-        amounts = (tuple(raw_amounts) if scale == 1 and Decimal not in set(map(type, raw_amounts))
+        amounts = (tuple(raw_amounts) if ints or scale == 1 and Decimal not in set(map(type, raw_amounts))
                    else tuple(None if x is None else units(x) for x in raw_amounts))
-        bring_in, small_bet, big_bet, min_bet, max_bet = map(units, stakes)
+        bring_in, small_bet, big_bet, min_bet, max_bet = stakes if ints else map(units, stakes)
         return cls(
             self.variant, all_units(antes), all_units(blinds), bring_in, small_bet, big_bet, min_bet, max_bet,
             all_units(stacks), actions, amounts,  # type: ignore[arg-type]
@@ -255,8 +255,7 @@ class _Reader:
         raw = self.fields.get("actions")
         if not isinstance(raw, list):
             raise PhhError("field 'actions' missing or not a list of strings")
-        parse = PhhAction.parse
-        actions = tuple([parse(a) for a in raw])
+        actions = parse_actions(raw)
         n = self.n
         for a in actions:
             if a.player is not None and a.player >= n:
@@ -280,12 +279,15 @@ class _Reader:
                 out.append(_to_number(amount, f"action {a.text!r}"))
         return out
 
-    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> int:
-        """The decimal places of the finest amount the table and its actions use."""
+    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
+        """The decimal places of the finest amount the table and its actions use, and whether
+        every one of them is an int (then each is its own count of units)."""
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))
-        return 0 if _only_ints(played) else max(_decimals(v) for v in played if type(v) is not int)
+        if _only_ints(played):
+            return 0, True
+        return max(_decimals(v) for v in played if type(v) is not int), False
 
     def settings(self) -> tuple[tuple[str, ...] | None, bool, int, bool, bool]:
         """players, ante_trimming_status, _raise_cap, _uncapped, _uncapped_heads_up."""

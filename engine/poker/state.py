@@ -138,6 +138,7 @@ class Hand(HandStreets):
         self._cards_seen = 0
         self._card_state = bytearray(52)      # by card index: LIVE in a hand or on the board, DEAD burnt or discarded
         self._seq: list[PlayerState] = list(self._players.values())
+        self._ring = self._seq * 2
         if no_small_blind or self.owed:
             self._check_blinds_owed()
         self._post_forced()
@@ -257,7 +258,7 @@ class Hand(HandStreets):
             card = buffer[0]
             if card.__class__ is str:
                 card = BY_TEXT.get(card)
-            if not isinstance(card, Card) or card.__class__ is not Card:
+            if card.__class__ is not Card:   # unknown, or not a card: deal's own checks say
                 break
             index = (card.rank - 2) * 4 + card.suit
             if states[index]:

@@ -312,12 +312,11 @@ class HandStreets(HandShowdown):
     def _after_action(self) -> None:
         """After a betting action: the next seat to act, or the end of the round (one pass)."""
         seq = self._seq
-        n = len(seq)
         i = self._index[self.actor] + 1  # type: ignore[index]
         live = able = 0
         alone: PlayerState | None = None
         nxt: PlayerState | None = None
-        for p in (seq[i:] + seq[:i] if i < n else seq):
+        for p in self._ring[i:i + len(seq)]:
             if p.folded or p.mucked:
                 continue
             live += 1
