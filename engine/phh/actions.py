@@ -138,15 +138,15 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
     new = _new_action
     cls = PhhAction
     for text in texts:
-        if text.__class__ is str and "#" not in text:  # type: ignore[operator]
-            words = text.split()  # type: ignore[attr-defined]
+        if text.__class__ is str and "#" not in text:
+            words = text.split()
             if len(words) == 2:
                 index = players.get(words[0])
                 kind = words[1]
                 if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
                     append(new(cls, (index, kind, index, None, None, None, text)))
                     continue
-            quick = _common(cls, text, words)  # type: ignore[arg-type]
+            quick = _common(cls, text, words)
             if quick is not None:
                 append(quick)
                 continue

@@ -222,7 +222,8 @@ class _Reader:
         rake = self.rake(units)
         amounts = (tuple(raw_amounts) if ints or scale == 1 and Decimal not in set(map(type, raw_amounts))
                    else tuple(None if x is None else units(x) for x in raw_amounts))
-        bring_in, small_bet, big_bet, min_bet, max_bet = stakes if ints else map(units, stakes)
+        whole: list[int] = stakes if ints else list(map(units, stakes))  # type: ignore[assignment]  # ints: units
+        bring_in, small_bet, big_bet, min_bet, max_bet = whole
         return cls(
             self.variant, all_units(antes), all_units(blinds), bring_in, small_bet, big_bet, min_bet, max_bet,
             all_units(stacks), actions, amounts,  # type: ignore[arg-type]

@@ -102,7 +102,9 @@ class HandStreets(HandShowdown):
             self._bet_count = 0
             self._big_unit = False
         players = self._players
-        live = tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
+        # the seats dealt to (a street of board cards only deals the same to any seats: none named)
+        live = (tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
+                if street.hole else ())
         stub = 52 - self._cards_seen
         needed = len(street.hole) * len(live) + street.board
         burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
