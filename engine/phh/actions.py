@@ -29,9 +29,14 @@ def _player_index(word: str) -> int | None:
     return index
 
 
+# constant table (never grown): every text of two cards (`AsKd`, `????`...) and its two card texts
+_TWO_CARDS = {a + b: (a, b) for a in sorted(_CARD_TEXTS) for b in sorted(_CARD_TEXTS)}
+
+
 def _split_cards(text: str, action: str) -> tuple[str, ...]:
-    if len(text) == 4 and text[:2] in _CARD_TEXTS and text[2:] in _CARD_TEXTS:   # the commonest
-        return text[:2], text[2:]
+    two = _TWO_CARDS.get(text)   # the commonest: a hand of two
+    if two is not None:
+        return two
     if not _CARD_TEXT.match(text):
         raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
     return tuple([text[i:i + 2] for i in range(0, len(text), 2)])

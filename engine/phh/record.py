@@ -265,19 +265,18 @@ class _Reader:
 
     def action_amounts(self, actions: tuple[PhhAction, ...]) -> list[Number | None]:
         """Each action's `cbr` amount as written (None for other actions)."""
-        out: list[Number | None] = []
-        for a in actions:
-            text = a.amount_text
+        out: list[Number | None] = [a.amount_text for a in actions]   # type: ignore[misc]  # each read below
+        for i, text in enumerate(out):
             if text is None:
-                out.append(None)
-            elif text.isdigit() and text.isascii():
-                out.append(int(text))
+                continue
+            if text.isdigit() and text.isascii():  # type: ignore[union-attr]
+                out[i] = int(text)
             else:
                 try:
                     amount = Decimal(text)
                 except InvalidOperation:
-                    raise PhhError(f"action {a.text!r}: not an amount: {text!r}") from None
-                out.append(_to_number(amount, f"action {a.text!r}"))
+                    raise PhhError(f"action {actions[i].text!r}: not an amount: {text!r}") from None
+                out[i] = _to_number(amount, f"action {actions[i].text!r}")
         return out
 
     def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
