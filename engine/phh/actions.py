@@ -134,47 +134,45 @@ _new_action = tuple.__new__
 
 
 def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
-    """PhhAction.parse of each of `texts`, in order: the commonest forms (`p3 f`, `p3 cc`, `p3 sm`,
-    then those of _common) read here, one loop for a record's list, the others by PhhAction._parse.
+    """PhhAction.parse of each of `texts`, in order, in one loop for a record's list: the commonest
+    forms without commentary read here (`d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 sm`, `d db 8sKd5d`,
+    `p3 cbr 225`, `p3 sm AsKd`), the others by PhhAction._parse (the same action either way).
     Raises PhhError as PhhAction.parse."""
     out: list[PhhAction] = []
     append = out.append
     players = _PLAYER_INDEX
+    two_cards = _TWO_CARDS
     new = _new_action
     cls = PhhAction
     for text in texts:
         if text.__class__ is str and "#" not in text:
             words = text.split()
-            if len(words) == 2:
+            n = len(words)
+            if n == 4:
+                if words[0] == "d" and words[1] == "dh":
+                    index = players.get(words[2])
+                    if index is not None:
+                        cards = two_cards.get(words[3]) or _split_cards(words[3], text)
+                        append(new(cls, (None, "dh", index, cards, None, None, text)))
+                        continue
+            elif n == 2:
                 index = players.get(words[0])
                 kind = words[1]
                 if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
                     append(new(cls, (index, kind, index, None, None, None, text)))
                     continue
-            quick = _common(cls, text, words)
-            if quick is not None:
-                append(quick)
-                continue
+            elif n == 3:
+                kind = words[1]
+                if kind == "db" and words[0] == "d":
+                    append(new(cls, (None, "db", None, _split_cards(words[2], text), None, None, text)))
+                    continue
+                index = players.get(words[0])
+                if index is not None:
+                    if kind == "cbr":
+                        append(new(cls, (index, kind, index, None, words[2], None, text)))
+                        continue
+                    if kind == "sm" and words[2] != "-":
+                        append(new(cls, (index, kind, index, _split_cards(words[2], text), None, None, text)))
+                        continue
         append(cls._parse(text))  # type: ignore[arg-type]
     return tuple(out)
-
-
-def _common(cls: type[PhhAction], text: str, words: list[str]) -> PhhAction | None:
-    """PhhAction.parse of the commoner forms with cards or an amount, without commentary (the
-    same action), else None."""
-    n = len(words)
-    if n == 3:
-        kind = words[1]
-        if kind == "db" and words[0] == "d":
-            return _new_action(cls, (None, "db", None, _split_cards(words[2], text), None, None, text))
-        index = _PLAYER_INDEX.get(words[0])
-        if index is not None:
-            if kind == "cbr":
-                return _new_action(cls, (index, kind, index, None, words[2], None, text))
-            if kind == "sm" and words[2] != "-":
-                return _new_action(cls, (index, kind, index, _split_cards(words[2], text), None, None, text))
-    elif n == 4 and words[0] == "d" and words[1] == "dh":
-        index = _PLAYER_INDEX.get(words[2])
-        if index is not None:
-            return _new_action(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text))
-    return None
