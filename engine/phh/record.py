@@ -229,7 +229,7 @@ class _Reader:
             all_units(stacks), actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
             players, self.results("finishing_stacks"), self.results("winnings"),
-            tuple(sorted([(k, v) for k, v in self.fields.items() if k not in _CORE])), rake)
+            tuple([(k, self.fields[k]) for k in sorted(self.fields.keys() - _CORE)]), rake)
 
     def amounts(self, name: str, required: bool) -> list[Number]:
         """One amount per player (0 each when the field is absent and not required)."""
@@ -282,6 +282,11 @@ class _Reader:
     def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
         """The decimal places of the finest amount the table and its actions use, and whether
         every one of them is an int (then each is its own count of units)."""
+        if "_rake_cap" not in self.fields:   # the commonest: whole chips throughout, no rake
+            kinds = {*map(type, played), *map(type, raw_amounts)}
+            kinds.discard(type(None))
+            if kinds <= _INT_ONLY:
+                return 0, True
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))
