@@ -45,7 +45,8 @@ from engine.paytables import load_profile
 from sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
 from cli.demo import croupier_argv
 from protocol.commands import CommandClient
-from protocol.curve import ClientKeys, client_keys
+from protocol.curve import client_keys
+from protocol.feed import FeedClient
 from sim.keys import SimKeys
 from drivers.shoe_protocol import Decoder, MsgType
 from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
@@ -78,7 +79,7 @@ class TimedShoe(SimShoeServer):
 def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
     """The listening process (no GIL shared with the shoe): receive the public and the full streams,
     stamping each frame as it arrives (a CURVE client with `key` and `server_key`). Standard input: `forget` (drop what came so far; answers
-    `ok`), `stop` (write the pickled `(public_at, full_frames)` on standard output and exit).
+    `ok`), `stop` (write the pickled `(public_at, full_frames, public_frames, sizes)` on standard output and exit; `sizes`: the bytes of each stream).
     `time.perf_counter` is CLOCK_MONOTONIC on Linux: comparable across processes."""
     ctx: zmq.Context[Any] = zmq.Context()
     pub, full_sock = ctx.socket(zmq.SUB), ctx.socket(zmq.SUB)
@@ -91,6 +92,8 @@ def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
         sock.connect(ep)
     public_at: dict[tuple[str, int], float] = {}
     full_frames: list[bytes] = []
+    public_frames: list[bytes] = []
+    sizes = [0, 0]  # the bytes of the public and of the full stream's frames
     stdin = sys.stdin.buffer
     poller = zmq.Poller()
     poller.register(pub, zmq.POLLIN)
@@ -105,10 +108,12 @@ def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
                 if order == b"forget":
                     public_at.clear()
                     full_frames.clear()
+                    public_frames.clear()
+                    sizes[:] = [0, 0]
                     sys.stdout.buffer.write(b"ok\n")
                     sys.stdout.buffer.flush()
                     continue
-                sys.stdout.buffer.write(pickle.dumps((public_at, full_frames)))
+                sys.stdout.buffer.write(pickle.dumps((public_at, full_frames, public_frames, sizes)))
                 sys.stdout.buffer.flush()
                 ctx.destroy(linger=0)
                 return
@@ -118,10 +123,12 @@ def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
                 except zmq.Again:
                     break
                 now = time.perf_counter()
+                sizes[sock is not pub] += len(frame)
                 if sock is pub:
                     head = msgpack.unpackb(frame, raw=False)
-                    if head.get("kind") == "update":
+                    if head.get("kind") in ("changes", "update"):
                         public_at[(head["boot"], head["seq"])] = now
+                        public_frames.append(frame)
                 else:
                     full_frames.append(frame)
 
@@ -140,6 +147,8 @@ class Listener:
             raise RuntimeError("the listener did not start")
         self.public_at: dict[tuple[str, int], float] = {}
         self.full_msgs: list[bytes] = []
+        self.public_msgs: list[bytes] = []
+        self.sizes = [0, 0]  # the bytes the public and the full stream sent
 
     def forget(self) -> None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -151,7 +160,7 @@ class Listener:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(b"stop\n")
         self.proc.stdin.flush()
-        self.public_at, self.full_msgs = pickle.loads(self.proc.stdout.read())
+        self.public_at, self.full_msgs, self.public_msgs, self.sizes = pickle.loads(self.proc.stdout.read())
         self.proc.wait(10)
 
     def kill(self) -> None:
@@ -213,28 +222,29 @@ def _wait(client: CommandClient, done: Any, timeout_s: float = 10.0, shoe: SimSh
         time.sleep(0.002)
 
 
-def _seen_on(feed: zmq.Socket[Any], done: Any, timeout_s: float = 10.0) -> None:
-    """Wait for a public update for which `done(update)` holds (nothing is asked of the controller)."""
+def _seen_on(feed: FeedClient, done: Any, timeout_s: float = 10.0) -> None:
+    """Wait for a public step after which `done(state)` holds (nothing is asked of the controller but a
+    snapshot after a gap)."""
     deadline = time.monotonic() + timeout_s
     while True:
         left = deadline - time.monotonic()
-        if left <= 0 or not feed.poll(int(left * 1000) + 1):
+        if left <= 0:
             raise TimeoutError("the table did not take the cards")
-        message = msgpack.unpackb(feed.recv(), raw=False)
-        if message.get("kind") == "update" and done(message):
+        message = feed.receive(int(left * 1000) + 1)
+        if message is not None and message.get("kind") in ("update", "snapshot") and done(feed.state):
             return
 
 
 def play(dealer: CommandClient, shoe: SimShoeClient, hands: int, meter: Meter | None = None,
-         feed: zmq.Socket[Any] | None = None) -> int:
+         feed: FeedClient | None = None) -> int:
     """Deal `hands` UTH hands: every stretch of cards drawn at once; every spot plays 4x pre-flop.
     `meter` times each stretch of cards, from the `draw` until the table has taken them all: seen on
-    the public `feed` (a SUB socket) when given, so that the controller does nothing in a stretch but
+    the public `feed` (its clone-pattern follower) when given, so that the controller does nothing in a stretch but
     take cards; otherwise by asking the table its state."""
     def stream(n: int, done: Any) -> None:
         if feed is not None:
-            while feed.poll(0):
-                feed.recv()  # what came before this stretch
+            while feed.receive(0) is not None:
+                pass  # what came before this stretch, applied
         if meter is not None:
             meter.start()
         shoe.request(f"draw {n}")
@@ -282,9 +292,10 @@ def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
     last_seq: int | None = None
     for frame in listener.full_msgs:
         msg = msgpack.unpackb(frame, raw=False)
-        if msg.get("kind") != "update":
+        if msg.get("kind") not in ("changes", "update"):
             continue
-        seq = ((msg.get("devices") or {}).get("shoe") or {}).get("seq")
+        changed = msg.get("set") or {} if msg["kind"] == "changes" else msg
+        seq = ((changed.get("devices") or {}).get("shoe") or {}).get("seq")
         if seq is None or seq == last_seq:
             continue
         last_seq = seq
@@ -324,12 +335,8 @@ def measure(hands: int = HANDS, secure: bool = False,
                                                      if keys else {}))  # the full feed: a surveillance key
         dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench", **client)
         control = SimShoeClient(shoe.control_address)
-        feed = ctx.socket(zmq.SUB)  # the bench sees each stretch end on the public feed
-        if keys is not None:
-            ClientKeys.load(str(keys.dealer), str(keys.table_public)).apply(feed)
-        feed.setsockopt(zmq.SUBSCRIBE, b"")
-        feed.setsockopt(zmq.LINGER, 0)
-        feed.connect(eps.public)
+        feed = FeedClient(ctx, eps.public, eps.snapshot, timeout_s=10.0, key=client.get("key"),
+                          server_key=client.get("server_key"))  # each stretch's end seen on it
         _wait(dealer, lambda s: s["phase"] in ("bets", "settled"))
         if attach is not None:
             detach = attach(eps)
@@ -343,21 +350,20 @@ def measure(hands: int = HANDS, secure: bool = False,
         wall, cpu = time.perf_counter() - t0, _cpu_s(proc.pid) - cpu0
         time.sleep(0.1)
         rss = _peak_rss_mb(proc.pid)
-        shown = dealer.request("state")["state"]  # the table's public state (settled: its largest)
         dealer.close()
+        feed.close()
         control.close()
         listener.finish()
         lat = sorted(latencies(shoe, listener))
         if not lat:
             raise RuntimeError("no card update was matched to its frame")
-        full_state = msgpack.unpackb(listener.full_msgs[-1], raw=False)
         global LAST_STATES
-        LAST_STATES = ({k: v for k, v in shown.items()},
-                       {k: v for k, v in full_state.items() if k not in ("table", "boot", "seq", "kind")})
+        LAST_STATES = card_changes(listener)
         return {"cards": cards, "matched": len(lat), "p50_ms": 1000 * statistics.median(lat),
                 "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))], "max_ms": 1000 * lat[-1],
                 "cpu_share": meter.cpu_s / meter.wall_s, "cpu_share_all": cpu / wall,
-                "stream_cards_per_s": cards / meter.wall_s, "rss_mb": rss, "wall_s": wall, "cards_per_s": cards / wall}
+                "stream_cards_per_s": cards / meter.wall_s, "rss_mb": rss,
+                "public_bytes_a_card": listener.sizes[0] / cards, "full_bytes_a_card": listener.sizes[1] / cards, "wall_s": wall, "cards_per_s": cards / wall}
     finally:
         if detach is not None:
             detach()
@@ -373,15 +379,29 @@ def measure(hands: int = HANDS, secure: bool = False,
 # -- the floor: what every card costs whatever the table does with it -----------------------------
 
 LAST_STATES: tuple[dict[str, Any], dict[str, Any]] | None = None
-"""The public and full states the controller sent last (the floor sends frames of the same sizes)."""
+"""A card's public and full changes as the controller sent them (the floor sends frames of the same sizes)."""
+
+
+def card_changes(listener: Listener) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The public and the full changes (less their header) of the middle card of the run (a card's
+    changes: the full ones hold the shoe's frame in `devices`)."""
+    cards = [m for m in (msgpack.unpackb(f, raw=False) for f in listener.full_msgs)
+             if m.get("kind") == "changes" and "devices" in (m.get("set") or {})]
+    if not cards:
+        raise RuntimeError("no card's changes on the full stream")
+    full = cards[len(cards) // 2]
+    public = {m["seq"]: m for m in (msgpack.unpackb(f, raw=False) for f in listener.public_msgs)}
+    def body(message: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+    return body(public[full["seq"]]), body(full)
 
 
 def floor_host(url: str, public: str, full: str, state_dir: str, states: str) -> None:
     """The floor peer (a process of its own, like the controller): per card the I/O a controller
     cannot do without, and nothing else: wake on the shoe's descriptor, read, decode and ack with
     our protocol session, journal the card (the same SQLite WAL, synchronous=FULL commit), pack and
-    send two msgpack frames (the controller's last public and full states, packed by the feed's own
-    `UpdatePacker`: their last hands and paytables once) on two PUB sockets.
+    send two msgpack frames (a card's public and full changes as the controller sent them) on two PUB
+    sockets.
     No table, no views, no rules. Runs until killed; says `ready` on standard output."""
     import json
     import sqlite3
@@ -390,7 +410,6 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
 
     from drivers.card_reader import CardRead
     from drivers.shoe_link import HostSession
-    from protocol.packing import UpdatePacker
 
     port = serial.serial_for_url(url, timeout=0)
     fd = port.fileno()
@@ -407,7 +426,7 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
     pub, full_pub = ctx.socket(zmq.PUB), ctx.socket(zmq.PUB)
     pub.bind(public)
     full_pub.bind(full)
-    packer = UpdatePacker()  # the feed's own packer: the last hands and paytables packed once, as the controller does
+    pack = msgpack.Packer(use_bin_type=True).pack
     poller = zmq.Poller()
     poller.register(fd, zmq.POLLIN)
     seq = 0
@@ -432,9 +451,10 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
                                                             "seq": reading.seq, "device": "shoe"}), None))
             db.execute("COMMIT")
             seq += 1
-            head = {"table": "floor", "boot": "floor", "seq": seq, "kind": "update"}
-            pub.send(packer.pack(head, public_state))
-            full_pub.send(packer.pack(head, {**full_state, "devices": {"shoe": {"seq": reading.seq}}}))  # as the table's
+            head = {"table": "floor", "boot": "floor", "seq": seq, "kind": "changes"}
+            pub.send(pack({**head, **public_state}))
+            full_pub.send(pack({**head, **full_state, "set": {**full_state["set"],  # the frame's number, as the table's
+                                                               "devices": {"shoe": {"seq": reading.seq}}}}))
 
 
 def measure_floor(hands: int) -> dict[str, float]:

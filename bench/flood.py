@@ -33,6 +33,7 @@ from bench import controller_latency as lat
 from cli.demo import croupier_argv
 from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
+from protocol.feed import FeedClient
 from protocol.users import User, Users
 from sim.bots import TableEndpoints, write_config
 from sim.restarter import end, read_json_line, spawn
@@ -179,10 +180,7 @@ def measure(hands: int = HANDS, floods: tuple[str, ...] = ("bet",)) -> dict[str,
         read_json_line(proc, 30.0, "controller")
         dealer = CommandClient(ctx, eps.commands, timeout_s=30.0, name="bench")
         control = SimShoeClient(shoe.control_address)
-        feed = ctx.socket(zmq.SUB)
-        feed.setsockopt(zmq.SUBSCRIBE, b"")
-        feed.setsockopt(zmq.LINGER, 0)
-        feed.connect(eps.public)
+        feed = FeedClient(ctx, eps.public, eps.snapshot, timeout_s=10.0)  # each stretch's end seen on it
         lat._wait(dealer, lambda s: s["phase"] in ("bets", "settled"))
         out: dict[str, Any] = {}
         for phase in ("quiet", *floods):

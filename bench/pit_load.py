@@ -4,9 +4,9 @@ Three processes a round, so none shares an interpreter lock with another: the ta
 table feeds on ipc, each a PUB and a snapshot ROUTER as `service.feed.Feed` serves them, sending house
 tables' real public states, ~5 KB with their last hands and paytables, played by the engine for
 `croupier floor-sim`), the relay under test, and the subscriber (`listen`: the floor feed, every
-update's lag). Each update carries `t_ns`, CLOCK_MONOTONIC at its send (one clock for every process on
-Linux), right after the keys the pit reads (`service.feed.LEADING`), so that the subscriber reads it
-without decoding the state. The tables never close a hand (their phase stops short of `settled`): the
+update's lag). Each table sends its states in the order of a hand, as `Feed.publish` sends them: a
+step's changes, which carry `t_ns`, CLOCK_MONOTONIC at its send (one clock for every process on
+Linux), set at every step. The tables never close a hand (their phase stops short of `settled`): the
 live path alone is measured, the catch-up is not asked for (it has its own process: `floor/archiver.py`).
 
 The peer: a ZeroMQ proxy in C (`zmq.proxy`, one SUB connected to every table -> an XPUB), the least any
@@ -35,7 +35,6 @@ import msgpack
 import zmq
 
 from bench import Figure
-from floor.frames import read
 from protocol.feed import Feed
 
 HEARTBEAT_S = 0.5
@@ -80,21 +79,12 @@ def _states() -> list[dict[str, Any]]:
     return out
 
 
-def _header(size: int) -> bytes:
-    return bytes((0x80 | size,)) if size < 16 else b"\xde" + size.to_bytes(2, "big")
-
-
 def tables(root: str, count: int, rate: float, seconds: float) -> None:
     """The tables' process: serve snapshots and heartbeats; once told on stdin, send `rate` updates a
     second round the tables for `seconds`; print one JSON line with what was sent."""
     ctx: zmq.Context[Any] = zmq.Context()
     ctx.set(zmq.MAX_SOCKETS, 50000)
-    pack = msgpack.Packer(use_bin_type=True).pack
     states = _states()
-    rests = []  # each state's pairs but `hand` and `phase`, packed once: (count, bytes)
-    for state in states:
-        rest = {k: v for k, v in state.items() if k not in ("hand", "phase")}
-        rests.append((len(rest), pack(rest)[3 if len(rest) >= 16 else 1:]))
     feeds = [Feed(ctx, f"bench-{i:04d}", public=f"ipc://{root}/p{i}", snapshot=f"ipc://{root}/s{i}",
                  heartbeat_s=HEARTBEAT_S) for i in range(count)]
     for i, feed in enumerate(feeds):
@@ -125,14 +115,8 @@ def tables(root: str, count: int, rate: float, seconds: float) -> None:
         while sent < due:
             feed = feeds[sent % count]
             n = sent // count
-            index = (n + sent) % len(states)
-            state, (size, rest) = states[index], rests[index]
-            feed.seq += 1
-            head = {"table": feed.table, "boot": feed.boot, "seq": feed.seq, "kind": "update",
-                    "hand": 1, "phase": state.get("phase"), "t_ns": time.monotonic_ns()}
-            feed.pub.send(_header(size + len(head)) + pack(head)[1:] + rest)
-            feed._public_state = state  # what its snapshot answers with (the bench stands in for `publish`)
-            feed._last_sent = time.monotonic()  # no heartbeat while updates go out
+            index = (n + sent % count) % len(states)  # each table's states one after the other, as a hand goes
+            feed.publish({**states[index], "t_ns": time.monotonic_ns()})
             sent += 1
         for feed in feeds[sent % count: sent % count + 20]:
             feed.tick()
@@ -154,7 +138,6 @@ def listen(endpoint: str, seconds: float) -> None:
     print(json.dumps({"ready": True}), flush=True)
     lags: list[int] = []
     end = heard = None
-    wanted = ("kind", "t_ns")
     while end is None or time.monotonic() < end:
         if not sub.poll(200):
             if heard is not None and time.monotonic() - heard > QUIET_S:
@@ -166,8 +149,9 @@ def listen(endpoint: str, seconds: float) -> None:
             except zmq.Again:
                 break
             now = time.monotonic_ns()
-            values = read(frames[-1], wanted, whole=False).values
-            if values.get("kind") == "update" and "t_ns" in values:
+            message = msgpack.unpackb(frames[-1], raw=False)
+            values = message.get("set") or {} if message.get("kind") == "changes" else message
+            if "t_ns" in values:
                 lags.append(now - int(values["t_ns"]))
                 heard = time.monotonic()
                 if end is None:

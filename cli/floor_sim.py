@@ -24,6 +24,7 @@ from typing import Any
 import zmq
 
 from cli.output import stdout_closed
+from protocol.config import endpoint, heartbeat
 from protocol.feed import FeedError
 from protocol.many_sockets import many_sockets_context
 from sim.bots import free_tcp_port
@@ -82,15 +83,15 @@ def _check(args: argparse.Namespace) -> None:
         raise Usage(f"--speed: {args.speed} is not above 0 (and at most 10000)")
     if not 0 < args.duration <= 86400:
         raise Usage(f"--duration: {args.duration} is not a number of seconds above 0 (at most a day)")
-    if not 0.05 <= args.heartbeat_s <= 60:
-        raise Usage(f"--heartbeat-s: {args.heartbeat_s} is not between 0.05 and 60")
     if not 1 <= args.processes <= min(64, args.tables):
         raise Usage(f"--processes: {args.processes} is not between 1 and {min(64, args.tables)} (at most one a table)")
     if not 1 <= args.pool <= 10000:
         raise Usage(f"--pool: {args.pool} is not between 1 and 10000")
-    for name in ("pit_listen", "pit_snapshot"):
-        if not str(getattr(args, name)).startswith(("tcp://", "ipc://")):
-            raise Usage(f"--{name.replace('_', '-')}: must be tcp://HOST:PORT or ipc://PATH")
+    for name, check in (("heartbeat_s", heartbeat), ("pit_listen", endpoint), ("pit_snapshot", endpoint)):
+        try:
+            check(getattr(args, name))  # as the pit's configuration checks them
+        except ValueError as exc:
+            raise Usage(f"--{name.replace('_', '-')}: {exc}") from None
     if args.ipc is not None and not Path(args.ipc).is_dir():
         raise Usage(f"--ipc: no such directory {args.ipc!r}")
     if not Path(args.pit_config).resolve().parent.is_dir():

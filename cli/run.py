@@ -300,7 +300,7 @@ def open_feed(ctx: zmq.Context[Any], cfg: Config,
     zap = ZapHandler(ctx, cfg.security.clients, cfg.access, audit) if keys is not None else None
     feed = Feed(ctx, cfg.table.name, public=cfg.feed.public, snapshot=cfg.feed.snapshot, full=cfg.feed.full,
                 full_snapshot=cfg.feed.full_snapshot, heartbeat_s=cfg.feed.heartbeat_s, keys=keys,
-                full_delay_s=cfg.security.full_delay_s)
+                full_delay_s=cfg.security.full_delay_s, changes=cfg.feed.changes)
     if zap is not None:
         feed.guard = zap.admits
         zap.on_cut = feed.reopen

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 import zmq
 
 from engine.money import Money
+from protocol.config import endpoint, heartbeat
 from protocol.curve import client_keys
 from protocol.feed import FeedClient
 from cli.output import stdout_closed
@@ -297,12 +298,21 @@ def watch(endpoint: str, snapshot: str, out: TextIO, *, count: int = 0, timeout_
         ctx.destroy(linger=0)
 
 
+def _check(option: str, value: Any, check: Callable[[Any], Any]) -> None:
+    """An option checked as the configuration files check the key it stands for (`protocol/config.py`)."""
+    try:
+        check(value)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+
+
 def main(args: argparse.Namespace) -> int:
     try:
+        _check("ENDPOINT", args.endpoint, endpoint)
         snapshot = args.snapshot or snapshot_endpoint_for(args.endpoint)
+        _check("--snapshot", snapshot, endpoint)
+        _check("--heartbeat-s", args.heartbeat_s, heartbeat)
         key, server_key = key_arguments(args)
-        if not 0.01 <= args.heartbeat_s <= 3600:
-            raise ValueError(f"--heartbeat-s must be 0.01 to 3600 seconds, not {args.heartbeat_s}")
     except ValueError as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2

@@ -1,8 +1,10 @@
 """The pit aggregator's loop: one thread, one poller over every table's SUB (through one epoll: `subpoll`) and snapshot sockets, the floor feed served, tables added and dropped on reload.
 
 A table is `online` from its first snapshot; silent for 3 heartbeats it is marked offline (an
-`offline` message on the floor feed), and online again at its next message. Every update of a
-table goes out on the floor feed under the table's name (`floorfeed`); after each hand closes on
+`offline` message on the floor feed), and online again at its next message. Every step of a
+table goes out on the floor feed under the table's name (`floorfeed`) as the table sent it (its
+`changes`, or a whole `update` from a table that sends whole states), after each snapshot the pit
+takes of it its whole state as an `update`; after each hand closes on
 its feed, and whenever its snapshot is taken (at start, after a gap or a restart), the table is
 handed to the catch-up worker (`catchup`), so command requests stay off this thread.
 """
@@ -21,12 +23,11 @@ from floor.archiver import ArchiverProcess
 from floor.catchup import CatchUp, CountingSink, HandSink
 from floor.config import PitConfig, PitTable, PitTournament
 from floor.curve import open_floor_feed
-from floor.frames import Frame, read
 from floor.snapshots import IN_FLIGHT, SnapshotWaves
 from floor.subpoll import SubPoll
 from floor.follower import TableFollower, follower_for
 from protocol.config import ConfigError
-from protocol.feed import pack, unpack
+from protocol.feed import unpack
 
 log = logging.getLogger("croupier.pit")
 
@@ -43,12 +44,8 @@ FLUSH_EVERY = 32
 otherwise wait for the whole turn (tens of ms at 9,000 a second), while one send a message wakes
 ZeroMQ's I/O thread at every message."""
 
-FOLLOWED = frozenset(("boot", "seq", "kind", "hand", "phase"))
-"""The keys of a table's message the pit reads (the clone pattern's, and a hand closing); the rest it passes on
-undecoded (`frames.py`)."""
-
-CUT = frozenset(("table", "boot", "seq", "kind", "online", "floor_seq", "archived"))
-"""The keys the pit sets itself on what it sends on: taken out of a table's message, then written again."""
+PASSED = ("set", "del", "items")
+"""The keys of a table's `changes` the pit passes on as they are, under its own header (`_send_step`)."""
 
 POLLIN = int(zmq.POLLIN)
 
@@ -87,7 +84,7 @@ class Pit:
         self.snapshots: SnapshotWaves[TableFollower] = SnapshotWaves(in_flight)  # asked in waves
         self.subs: SubPoll[TableFollower] = SubPoll()  # the tables' SUBs, as one item of the poller
         self.poller.register(self.subs, zmq.POLLIN)
-        self.latest: dict[str, tuple[Frame, int]] = {}  # table -> its last state sent on the floor feed, its floor seq
+        self.latest: dict[str, int] = {}  # table -> the floor seq of its last step sent on the floor feed
         self.catch_up: CatchUp | ArchiverProcess = archiver if archiver is not None else CatchUp(
             ctx, sink or CountingSink(), cfg.keys_for, timeout_s=catch_up_timeout(cfg))
         self.archiver = archiver
@@ -245,7 +242,7 @@ class Pit:
         follower.drop_request()
         self.subs.add(follower.client.sub, follower)
         follower.heard, follower.online = now, True
-        self._send_state(follower, read(pack({**message, "kind": "update"}), (), CUT))
+        self._send_step(follower, {**message, "kind": "update"})
         follower.hand_closed()
         if follower.catches_up:  # at start, after a restart or a gap: whatever closed meanwhile
             self.catch_up.want(follower.name)
@@ -262,8 +259,7 @@ class Pit:
             except zmq.Again:
                 return
             try:
-                read_frame = read(frame, FOLLOWED, CUT, whole=False)
-                message = read_frame.values
+                message = unpack(frame)  # a step's changes: a few keys (a whole state only from an old table)
                 verdict = follower.client.follow(message)
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("%s: a bad feed message: %s", follower.name, exc)
@@ -276,9 +272,9 @@ class Pit:
                 return
             if verdict == "old":
                 continue
-            if message.get("kind") == "update":
+            if message.get("kind") in ("changes", "update"):
                 follower.online = True
-                self._send_state(follower, read_frame)
+                self._send_step(follower, message)
                 if follower.hand_closed():
                     self.catch_up.want(follower.name)
             elif not follower.online:
@@ -287,12 +283,16 @@ class Pit:
                                                   "seq": follower.client.seq, "kind": "online", "online": True})
         self.subs.again(follower)  # `DRAIN` read and more may wait
 
-    def _send_state(self, follower: TableFollower, state: Frame) -> None:
-        """The table's state on the floor feed, its own bytes passed on with the pit's keys set."""
+    def _send_step(self, follower: TableFollower, message: Mapping[str, Any]) -> None:
+        """A table's step on the floor feed under the pit's header: its changes as the table sent them, or
+        its whole state (an `update`: after a snapshot, or from a table sending whole states)."""
         client = follower.client
-        floor_seq = self.feed.publish_frame(follower.name, state, {"table": follower.name, "boot": client.boot,
-                                                                    "seq": client.seq, "kind": "update", "online": True})
-        self.latest[follower.name] = (state, floor_seq)
+        head = {"table": follower.name, "boot": client.boot, "seq": client.seq, "online": True}
+        if message.get("kind") == "changes":
+            out = {**head, "kind": "changes", **{key: message[key] for key in PASSED if key in message}}
+        else:
+            out = {**head, "kind": "update", **(client.state or {})}
+        self.latest[follower.name] = self.feed.publish(follower.name, out)
 
     def _watch(self, now: float) -> None:
         """Mark the tables silent for 3 heartbeats offline; ask again for snapshots left unanswered."""
@@ -317,11 +317,10 @@ class Pit:
             # the table's seq as last heard (heartbeats included), its state as of its last update
             keys = {"table": name, "boot": follower.client.boot, "seq": follower.client.seq, "kind": "snapshot",
                     "online": follower.online, "archived": self.catch_up.archived.get(name)}
-            latest = self.latest.get(name)
-            if latest is None:
-                yield keys
+            if name in self.latest:  # its whole state, as the steps it sent on the floor feed left it
+                yield {**keys, **(follower.client.state or {}), "floor_seq": self.latest[name]}
             else:
-                yield latest[0].rekey({**keys, "floor_seq": latest[1]})
+                yield keys
 
     def close(self) -> None:
         self.subs.close()

@@ -28,31 +28,27 @@ With `key` the floor feed and snapshot, when on TCP, are CURVE servers with the 
 (`floorcurve`): only `clients`' certificates whose role is in `roles` get in. Without `key` they
 may only be bound to loopback or ipc, as a table's sockets without `[security]`.
 
-An unknown section or key, a bad value, a table named twice, or a key file that cannot be read is a
-ConfigError naming the file, the section and the key (`croupier pit` exits 2).
+The file is checked by the one checker of every configuration file (`protocol/config.py`): an unknown
+section or key, a bad value, a table named twice, or a key file that cannot be read is a ConfigError
+naming the file, the section and the key (`croupier pit` exits 2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from protocol import access
-from protocol.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
-from protocol.curve import client_keys
-from protocol.keys import KeyFileError, load_secret
-
-_PIT_KEYS = ("name", "listen", "snapshot", "heartbeat_s", "db", "key", "clients", "roles", "pid_file", "tables",
-             "tournaments")
+from protocol.config import (  # the one checker of every configuration file
+    ConfigError, Section, bound_on_loopback, client_pair, distinct_endpoints, endpoint, heartbeat, names_of,
+    parse_file, read_text, secret_key, server_keys, text,
+)
 
 FLOOR_ROLES = ("pit", "supervisor", "surveillance", "display", "technician")
 """The roles whose keys may read the floor feed and snapshot by default (`docs/security.md`, "The
 floor feed"): the pit's screens and tools, surveillance and the technician; not a dealer's console
 (its own table's feed is all it needs) nor a table."""
-_TABLE_KEYS = ("name", "public", "snapshot", "commands", "server_key")
-_TOURNAMENT_KEYS = ("name", "public", "snapshot", "server_key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,25 +106,8 @@ class PitConfig:
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> PitConfig:
         """Parse TOML text holding a `[pit]` section. Raises ConfigError."""
-        data = parse_toml(text, source)
-        for name in data:
-            if name != "pit":
-                raise ConfigError(f"{source}: unknown section [{name}] (known: pit)")
-        section = data.get("pit")
-        if not isinstance(section, Mapping):
-            raise ConfigError(f"{source}: [pit] is missing or not a table of keys")
-        values: dict[str, Any] = {"source": source, "pid_file": f"{source}.pid", "name": Path(source).stem or "pit"}
-        for key, raw in section.items():
-            if key not in _PIT_KEYS:
-                raise ConfigError(f"{source}: [pit] unknown key {key!r} (known: {', '.join(_PIT_KEYS)})")
-            if key in ("tables", "tournaments"):
-                values[key] = _tables(raw, source) if key == "tables" else _tournaments(raw, source)
-                continue
-            try:
-                values[key] = _check(key, raw)
-            except ValueError as exc:
-                raise ConfigError(f"{source}: [pit] {key}: {exc}") from None
-        cfg = cls(**values)
+        defaults = {"source": source, "pid_file": f"{source}.pid", "name": Path(source).stem or "pit"}
+        cfg: PitConfig = parse_file(text, source, SCHEMA, {"pit": defaults})["pit"]
         _check_keys(cfg)
         clash = {t.name for t in cfg.tables} & {t.name for t in cfg.tournaments}
         if clash:
@@ -137,63 +116,24 @@ class PitConfig:
         return cfg
 
 
-def _tables(raw: Any, source: str) -> tuple[PitTable, ...]:
-    return tuple(PitTable(**values) for values in _entries(raw, source, "tables", _TABLE_KEYS, "table"))
-
-
-def _tournaments(raw: Any, source: str) -> tuple[PitTournament, ...]:
-    return tuple(PitTournament(**values) for values in _entries(raw, source, "tournaments", _TOURNAMENT_KEYS,
-                                                                "tournament"))
-
-
-def _entries(raw: Any, source: str, section: str, keys: tuple[str, ...], noun: str) -> list[dict[str, Any]]:
-    """The checked keys of each `[[pit.SECTION]]` entry (`server_key` optional, the others required),
-    no name twice. Raises ConfigError naming the file, the entry and the key."""
-    if not isinstance(raw, list) or not all(isinstance(entry, Mapping) for entry in raw):
-        raise ConfigError(f"{source}: [[pit.{section}]] must be an array of tables")
-    out: list[dict[str, Any]] = []
-    for i, entry in enumerate(raw, 1):
-        where = f"{source}: [[pit.{section}]] #{i}"
-        for key in entry:
-            if key not in keys:
-                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(keys)})")
-        values: dict[str, Any] = {}
-        for key in keys:
-            if key not in entry:
-                if key == "server_key":
-                    continue
-                raise ConfigError(f"{where}: {key} is missing")
-            try:
-                values[key] = _check(key, entry[key])
-            except ValueError as exc:
-                raise ConfigError(f"{where} {key}: {exc}") from None
-        if any(v["name"] == values["name"] for v in out):
-            raise ConfigError(f"{where} name: {noun} {values['name']!r} is listed twice")
-        out.append(values)
-    return out
-
-
-def _check(key: str, raw: Any) -> Any:
-    if key == "roles":
-        if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
-            raise ValueError(f"must be a list of roles, not {raw!r}")
-        unknown = [r for r in raw if r not in access.ROLES or r == "table"]
-        if unknown:
-            raise ValueError(f"unknown role(s) {', '.join(map(repr, unknown))} "
-                             f"(known: {', '.join(r for r in access.ROLES if r != 'table')})")
-        return tuple(raw)
-    if key == "heartbeat_s":
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
-            raise ValueError("must be a number of seconds between 0.05 and 60")
-        return float(raw)
-    if not isinstance(raw, str) or not raw:
-        raise ValueError(f"must be a non-empty string, not {raw!r}")
-    if key in ("listen", "snapshot", "public", "commands") and not raw.startswith(("tcp://", "ipc://")):
-        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {raw!r}")
-    if key == "name" and (raw.startswith("*") or "/" in raw or any(c.isspace() for c in raw)):
+def _topic(raw: Any) -> str:
+    """A name that is a topic on the floor feed: `NAME/`."""
+    name = text(raw)
+    if name.startswith("*") or "/" in name or any(c.isspace() for c in name):
         raise ValueError(f"must not start with '*' (the floor's own topic) nor hold '/' (its topics' end) "
-                         f"or spaces, not {raw!r}")
-    return raw
+                         f"or spaces, not {name!r}")
+    return name
+
+
+TABLE = Section(PitTable, {"name": _topic, "public": endpoint, "snapshot": endpoint, "commands": endpoint,
+                           "server_key": text}, required=("name", "public", "snapshot", "commands"), unique="name")
+TOURNAMENT = Section(PitTournament, {"name": _topic, "public": endpoint, "snapshot": endpoint, "server_key": text},
+                     required=("name", "public", "snapshot"), unique="name")
+SCHEMA = {"pit": Section(PitConfig, {
+    "name": _topic, "listen": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat, "db": text, "key": text,
+    "clients": text, "roles": names_of(tuple(r for r in access.ROLES if r != "table"), "roles"), "pid_file": text,
+    "tables": TABLE, "tournaments": TOURNAMENT})}
+"""`croupier pit`'s file: its one section, with its arrays of tables."""
 
 
 def _check_keys(cfg: PitConfig) -> None:
@@ -203,32 +143,26 @@ def _check_keys(cfg: PitConfig) -> None:
         for i, table in enumerate(entries, 1):
             if table.server_key is not None and cfg.key is None:
                 raise ConfigError(f"{cfg.source}: [[pit.{section}]] #{i} server_key: needs the pit's own [pit] key")
-            try:
-                client_keys(*cfg.keys_for(table))
-            except ValueError as exc:
-                raise ConfigError(f"{cfg.source}: [[pit.{section}]] #{i} server_key: {exc}") from None
+            client_pair(cfg.source, f"[[pit.{section}]] #{i}", "server_key", *cfg.keys_for(table))
     if cfg.key is not None and not Path(cfg.key).is_file():
         raise ConfigError(f"{cfg.source}: [pit] key: no such file {cfg.key!r}")
     _check_floor_curve(cfg)
 
 
 def _check_floor_curve(cfg: PitConfig) -> None:
-    """The floor's own sockets: CURVE with `key` and `clients` (both), else loopback or ipc only."""
+    """The floor's own sockets: CURVE with `key` and `clients` (both), else loopback or ipc only. The pit's `key`
+    alone is its client certificate towards the tables, with a floor on ipc or loopback."""
     src = cfg.source
     if cfg.clients is not None and cfg.key is None:
         raise ConfigError(f"{src}: [pit] clients: needs the pit's own [pit] key (the floor feed's CURVE certificate)")
     if cfg.serves_curve and cfg.clients is None:
         raise ConfigError(f"{src}: [pit] clients: with [pit] key the floor feed is served over CURVE: give the "
                           f"directory of the client certificates that may read it")
-    if cfg.clients is not None and not Path(cfg.clients).is_dir():
-        raise ConfigError(f"{src}: [pit] clients: no such directory {cfg.clients!r}")
-    if cfg.key is not None:
-        try:
-            load_secret(cfg.key)
-        except KeyFileError as exc:
-            raise ConfigError(f"{src}: [pit] key: {exc}") from None
+    floor = [("pit", "listen", cfg.listen), ("pit", "snapshot", cfg.snapshot)]
+    distinct_endpoints(src, floor)
+    if cfg.clients is not None:
+        server_keys(src, "pit", cfg.key or "", cfg.clients, names=("key", "clients"))
         return
-    for key, ep in (("listen", cfg.listen), ("snapshot", cfg.snapshot)):
-        if not is_restricted_endpoint(ep):
-            raise ConfigError(f"{src}: [pit] {key}: without [pit] key and clients (CURVE), the floor feed may only "
-                              f"be bound to loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+    if cfg.key is not None:
+        secret_key(src, "[pit]", "key", cfg.key)  # its certificate towards the tables; the floor on ipc
+    bound_on_loopback(src, floor, "[pit] key and clients", {"listen": "the floor feed", "snapshot": "the floor feed"})

@@ -2,7 +2,9 @@
 
 Frames (all bodies msgpack maps; `docs/floor.md`, "Pit aggregator"):
 
-    XPUB   [b"uth-07", {...the table's message: table, boot, seq, kind, state..., "online": bool, "floor_seq": N}]
+    XPUB   [b"uth-07/", {"table", "boot", "seq", "kind": "changes", "set": {...}, "del": [...], "online": true, "floor_seq": N}]
+    XPUB   [b"uth-07/", {"table", "boot", "seq", "kind": "update", ...state, "online": true, "floor_seq": N}]
+    XPUB   [b"uth-07/", {"table", "boot", "seq", "kind": "offline" | "online" | "removed", "online": bool, "floor_seq": N}]
     XPUB   [b"*",      {"kind": "heartbeat", "floor_seq": N, "tables": T, "online": K}]
     ROUTER <- {"want": "snapshot"} or {"want": "snapshot", "prefix": "uth-"}
            -> one frame per table whose name starts with the prefix: {"kind": "snapshot", "table", "boot",
@@ -10,6 +12,9 @@ Frames (all bodies msgpack maps; `docs/floor.md`, "Pit aggregator"):
 
 `floor_seq` rises by one at every message the XPUB sends (heartbeats included): a floor-wide
 subscriber that sees a gap takes a new snapshot, and drops queued messages not above the marker's.
+A table's `changes` are the table's own (`protocol/feed.py`), applied to the state its snapshot or its
+last `update` on the floor feed gave (`protocol.feed.apply_changes`); the pit sends an `update` (the
+whole state) after each snapshot it takes of the table.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ from typing import Any
 import msgpack
 import zmq
 
-from floor.frames import Frame
 from protocol.feed import FeedError, unpack
 from protocol.keys import KeyPair, serve_curve
 
@@ -114,14 +118,6 @@ class FloorFeed:
         count = len(held)
         held.clear()
         return count
-
-    def publish_frame(self, table: str, frame: Frame, changes: dict[str, Any]) -> int:
-        """`publish` for a table's message read by `frames.read` (the keys of `changes` cut): its bytes
-        sent on with `changes` and the `floor_seq` set, never decoded. Returns the floor seq."""
-        self.seq += 1
-        changes["floor_seq"] = self.seq
-        self._send(table_topic(table), frame.rekey(changes))
-        return self.seq
 
     def beat_due(self, now: float) -> bool:
         """Whether nothing went out for `heartbeat_s` (`tick` would send a heartbeat)."""

@@ -11,8 +11,8 @@ from protocol.feed import FeedClient, pack
 
 TABLE_QUEUE = 100
 """The messages of one table the pit's SUB holds unread (its RCVHWM, set before it connects): about a
-minute of a table's feed at real time, 11-14 s at ten times, and at most ~0.4 MB of ~3.6 KB states a
-table (2 GB for 5,000 tables all backed up). Past it the table's messages wait in the kernel's buffers,
+minute of a table's feed at real time, 11-14 s at ten times, and at most ~0.4 MB a table were each a
+~3.6 KB whole state (2 GB for 5,000 tables all backed up); a step's changes are a tenth of that or less. Past it the table's messages wait in the kernel's buffers,
 then in the table's PUB, which drops the newest past its own high-water mark; the follower then sees
 the gap in `seq` and takes the table's snapshot (docs/floor.md, "Scale")."""
 

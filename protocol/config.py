@@ -1,10 +1,36 @@
-"""The checks every Croupier configuration file shares: reading TOML, typed values, endpoints, keys and roles."""
+"""The one checker of every Croupier configuration file: typed sections, the shared value checks, endpoints, keys.
+
+Each file kind (`croupier run`'s table file, `croupier display`, `croupier pit`, `croupier tournament`)
+declares its sections once, as a `Section` per section name: the frozen dataclass the section's keys
+fill and each key's checker (a function of the raw TOML value that returns the typed value or raises
+ValueError with the reason); an array of tables (`[[pit.tables]]`) is a key whose schema is itself a
+`Section`. `parse_file` reads the text and walks the schema; every refusal is a ConfigError that names
+the file, the section and the key, in one form: `FILE: [SECTION] KEY: WHY`, `FILE: [SECTION] unknown key
+'KEY' (known: ...)`, `FILE: unknown section [NAME] (known: ...)`, `FILE: [[SECTION.KEY]] #N KEY: WHY`.
+The checks across keys that more than one file makes are here too: a socket without CURVE bound off
+loopback (`bound_on_loopback`), an endpoint given twice, the CURVE server's certificate and clients
+directory, a client's key pair, a secret file's mode.
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Feed:
+...     public: str = "tcp://127.0.0.1:5556"
+...     heartbeat_s: float = 1.0
+>>> schema = {"feed": Section(Feed, {"public": endpoint, "heartbeat_s": heartbeat})}
+>>> parse_file('[feed]\\nheartbeat_s = 0.5\\n', "t.toml", schema)
+{'feed': Feed(public='tcp://127.0.0.1:5556', heartbeat_s=0.5)}
+>>> parse_file('[feed]\\nheartbeat_s = 0\\n', "t.toml", schema)
+Traceback (most recent call last):
+...
+protocol.config.ConfigError: t.toml: [feed] heartbeat_s: must be a number of seconds between 0.05 and 60, not 0
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,13 +38,13 @@ from typing import Any
 from engine import tomltext
 from engine.money import Money
 from protocol import access
-from protocol.file_modes import FileModeError, check_trusted
+from protocol.curve import client_keys
+from protocol.file_modes import FileModeError, check_secret, check_trusted
 from protocol.keys import KeyFileError, KeyPair, load_secret
 
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names file, section and key."""
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +125,9 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
 
 
-# -- schema: section -> key -> checker ------------------------------------------------------------
+# -- the value checkers: each takes the raw TOML value, returns the typed one or raises ValueError ---------------
 
-Checker = Callable[[Any], Any]  # returns the typed value or raises ValueError with the reason
+Checker = Callable[[Any], Any]
 
 
 def string(v: Any) -> str:
@@ -110,11 +136,25 @@ def string(v: Any) -> str:
     return v
 
 
+def text(v: Any) -> str:
+    """A non-empty string (a file's path, a DSN, a name)."""
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f"must be a non-empty string, not {v!r}")
+    return v
+
+
 def plain_name(v: Any) -> str:
-    text = string(v)
-    if not text or len(text) > 64 or not all(c.isalnum() or c in "-_." for c in text):
+    name = string(v)
+    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError("must be 1 to 64 letters, digits, '-', '_' or '.'")
-    return text
+    return name
+
+
+def path_in(base: Path) -> Checker:
+    """A non-empty path, relative to `base` (the configuration file's folder) unless absolute."""
+    def check(v: Any) -> str:
+        return str(base / text(v))
+    return check
 
 
 def integer(lo: int, hi: int | None = None) -> Checker:
@@ -129,12 +169,14 @@ def integer(lo: int, hi: int | None = None) -> Checker:
 
 def seconds(lo: float, hi: float) -> Checker:
     def check(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"must be a number of seconds, not {type(v).__name__}")
-        if not lo <= v <= hi:
-            raise ValueError(f"must be between {lo} and {hi} seconds")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+            raise ValueError(f"must be a number of seconds between {lo:g} and {hi:g}, not {v!r}")
         return float(v)
     return check
+
+
+heartbeat = seconds(0.05, 60.0)
+"""A feed's `heartbeat_s`: a client calls the feed offline after 3 missed (`protocol/feed.py`)."""
 
 
 def rate(v: Any) -> float:
@@ -170,7 +212,7 @@ def integer_list(lo: int, hi: int, most: int) -> Checker:
 def names_of(choices: tuple[str, ...], what: str) -> Checker:
     def check(v: Any) -> tuple[str, ...]:
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise ValueError(f"must be a list of {what}")
+            raise ValueError(f"must be a list of {what}, not {v!r}")
         unknown = [x for x in v if x not in choices]
         if unknown:
             raise ValueError(f"unknown {what} {', '.join(map(repr, unknown))} (known: {', '.join(choices)})")
@@ -179,10 +221,16 @@ def names_of(choices: tuple[str, ...], what: str) -> Checker:
 
 
 def endpoint(v: Any) -> str:
-    text = string(v)
-    if not text.startswith(("tcp://", "ipc://", "inproc://")) or len(text) < 8:
-        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {text!r}")
-    return text
+    """A ZeroMQ endpoint: tcp://HOST:PORT (PORT a number, or * or 0 to bind any free one), ipc://PATH, inproc://NAME."""
+    where = string(v)
+    host, colon, port = where.removeprefix("tcp://").rpartition(":")
+    if where.startswith("tcp://"):
+        good = bool(host and colon and (port == "*" or (port.isdigit() and 0 <= int(port) < 65536)))
+    else:
+        good = where.startswith(("ipc://", "inproc://")) and len(where) > len("ipc://")
+    if not good:
+        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {where!r}")
+    return where
 
 
 def optional_endpoint(v: Any) -> str:
@@ -196,12 +244,108 @@ def currency(v: Any) -> str:
 
 
 def host_port(v: Any) -> str:
-    text = string(v)
-    host, _, port = text.rpartition(":")
-    if text and (not host or not port.isdigit() or not 0 < int(port) < 65536):
-        raise ValueError(f"must be HOST:PORT, not {text!r}")
-    return text
+    where = string(v)
+    host, _, port = where.rpartition(":")
+    if where and (not host or not port.isdigit() or not 0 < int(port) < 65536):
+        raise ValueError(f"must be HOST:PORT, not {where!r}")
+    return where
 
+
+# -- the schema and its walk ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section's schema: `kind` (a frozen dataclass, or a function making one) takes the checked keys by
+    name; `keys` maps each key to its checker, or to the `Section` of each table of the array `[[NAME.KEY]]`;
+    `required` keys must be given. For the tables of an array: `unique` is the key no two of them share and
+    `inherit` the keys a table takes from its section when it does not give them."""
+
+    kind: Callable[..., Any]
+    keys: Mapping[str, Checker | Section]
+    required: tuple[str, ...] = ()
+    unique: str = ""
+    inherit: tuple[str, ...] = ()
+
+
+def parse_file(text: str, source: str, schema: Mapping[str, Section],
+               defaults: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """TOML `text` read against `schema` (section name -> Section): section name -> its typed value, every
+    section of the schema included (one the file leaves out is parsed as empty). `defaults` gives a
+    section's values the file does not (e.g. its `source`). Raises ConfigError naming file, section, key."""
+    return parse_sections(parse_toml(text, source), source, schema, defaults)
+
+
+def parse_sections(data: Mapping[str, Any], source: str, schema: Mapping[str, Section],
+                   defaults: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """`parse_file` of already parsed TOML data."""
+    for name in data:
+        if name not in schema:
+            raise ConfigError(f"{source}: unknown section [{name}] (known: {', '.join(schema)})")
+    return {name: parse_section(source, name, data.get(name, {}), section, (defaults or {}).get(name))
+            for name, section in schema.items()}
+
+
+def parse_section(source: str, section: str, data: Any, schema: Section,
+                  defaults: Mapping[str, Any] | None = None) -> Any:
+    """The table `[SECTION]` of the file `source` as `schema.kind`: each key checked by its checker, an array
+    of tables by its own Section. Raises ConfigError naming the file, the section and the key."""
+    return _parse(source, f"[{section}]", section, data, schema, dict(defaults or {}))
+
+
+def parse_entries(source: str, name: str, raw: Any, schema: Section,
+                  defaults: Mapping[str, Any] | None = None) -> tuple[Any, ...]:
+    """The array of tables `[[NAME]]` (NAME = "section.key"), each as `schema.kind`, numbered from 1 in the errors."""
+    if not isinstance(raw, list) or not all(isinstance(entry, Mapping) for entry in raw):
+        raise ConfigError(f"{source}: [{name.partition('.')[0]}] {name.partition('.')[2]}: must be an array of "
+                          f"tables ([[{name}]]), not {type(raw).__name__}")
+    out: list[Any] = []
+    seen: dict[Any, int] = {}
+    for number, entry in enumerate(raw, 1):
+        label = f"[[{name}]] #{number}"
+        value = _parse(source, label, name, entry, schema, dict(defaults or {}))
+        if schema.unique:
+            key = getattr(value, schema.unique)
+            if key in seen:
+                raise ConfigError(f"{source}: {label} {schema.unique}: {key!r} is given twice (#{seen[key]} too)")
+            seen[key] = number
+        out.append(value)
+    return tuple(out)
+
+
+def _parse(source: str, label: str, name: str, data: Any, schema: Section, values: dict[str, Any]) -> Any:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: {label} must be a table of keys, not {type(data).__name__}")
+    for key in data:
+        if key not in schema.keys:
+            raise ConfigError(f"{source}: {label} unknown key {key!r} (known: {', '.join(schema.keys)})")
+    for key in schema.required:
+        if key not in data:
+            raise ConfigError(f"{source}: {label} {key}: is missing")
+    for key, raw in data.items():
+        check = schema.keys[key]
+        if isinstance(check, Section):
+            continue  # an array of tables: once the section's own keys are known
+        try:
+            values[key] = check(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {label} {key}: {exc}") from None
+    for key, check in schema.keys.items():
+        if isinstance(check, Section) and key in data:
+            inherited = {k: values[k] if k in values else _default(schema.kind, k) for k in check.inherit}
+            values[key] = parse_entries(source, f"{name}.{key}", data[key], check, inherited)
+    return schema.kind(**values)
+
+
+def _default(kind: Callable[..., Any], key: str) -> Any:
+    """The default of `kind`'s parameter `key` (a dataclass field's default)."""
+    return inspect.signature(kind).parameters[key].default
+
+
+# -- the checks across keys that more than one file makes -------------------------------------------------------
+
+Where = tuple[str, str, str]
+"""(section, key, endpoint): an endpoint and where the file gives it."""
 
 
 def is_restricted_endpoint(endpoint: str) -> bool:
@@ -214,22 +358,96 @@ def is_restricted_endpoint(endpoint: str) -> bool:
     return False
 
 
+def bound_on_loopback(source: str, endpoints: Iterable[Where], curve: str,
+                      carries: Mapping[str, str] | None = None, *, doing: str = "bound to") -> None:
+    """Without CURVE a socket is plaintext: each endpoint must be on loopback or ipc. `curve` names the keys that
+    would make it CURVE ("[security] server_key and clients"); `carries` says what a key's socket carries (default
+    "a socket"). Raises ConfigError naming the first endpoint off loopback (an empty one is not given)."""
+    for section, key, where in endpoints:
+        if where and not is_restricted_endpoint(where):
+            what = (carries or {}).get(key, "a socket")
+            raise ConfigError(f"{source}: [{section}] {key}: without {curve} (CURVE), {what} may only be {doing} "
+                              f"loopback (tcp://127.0.0.1:PORT) or ipc://, not {where!r}")
+
+
+def distinct_endpoints(source: str, endpoints: Iterable[Where]) -> None:
+    """No two sockets of one file on the same endpoint. Raises ConfigError naming the second."""
+    seen: dict[str, str] = {}
+    for section, key, where in endpoints:
+        if where and where in seen:
+            raise ConfigError(f"{source}: [{section}] {key}: endpoint {where!r} is already used by {seen[where]}")
+        if where:
+            seen[where] = f"[{section}] {key}"
+
+
+def both_or_neither(source: str, label: str, given: Mapping[str, Any]) -> None:
+    """Two keys that go together (`full` and `full_snapshot` ...): both given or neither (None or "" is not given).
+    Raises ConfigError naming the section and both keys."""
+    if len({v is None or v == "" for v in given.values()}) > 1:
+        raise ConfigError(f"{source}: {label} {', '.join(given)}: give both or neither")
+
+
+def curve_server(source: str, section: str, server_key: str, clients: str, whose: str,
+                 names: tuple[str, str] = ("server_key", "clients")) -> bool:
+    """Whether a process's sockets are CURVE servers: its secret certificate (`server_key`) and the directory of
+    the client certificates it lets in (`clients`), both or neither. Raises ConfigError naming the one missing;
+    `whose` says whose certificate it is ("the table's")."""
+    if bool(server_key) != bool(clients):
+        missing = names[1] if server_key else names[0]
+        raise ConfigError(f"{source}: [{section}] {missing}: CURVE needs both {names[0]} ({whose} secret "
+                          f"certificate) and {names[1]} (the directory of allowed client certificates)")
+    return bool(server_key)
+
+
+def server_keys(source: str, section: str, server_key: str, clients: str,
+                names: tuple[str, str] = ("server_key", "clients")) -> KeyPair | None:
+    """A CURVE server's key pair from its secret certificate, its clients directory checked; None without CURVE.
+    Raises ConfigError naming the file, the section and the key (a missing, unreadable, public-only or
+    world-readable certificate, a clients directory that is not one or that others may write)."""
+    if not server_key:
+        return None
+    pair = secret_key(source, f"[{section}]", names[0], server_key)
+    folder = Path(clients)
+    if not folder.is_dir() or not os.access(folder, os.R_OK | os.X_OK):
+        raise ConfigError(f"{source}: [{section}] {names[1]}: {folder}: not a readable directory")
+    try:
+        check_trusted(folder, "the clients directory")
+    except FileModeError as exc:
+        raise ConfigError(f"{source}: [{section}] {names[1]}: {exc}") from None
+    return pair
+
+
+def secret_key(source: str, label: str, key: str, path: str) -> KeyPair:
+    """A secret CURVE certificate (`protocol/keys.py`), private to its owner or group (`protocol/file_modes.py`).
+    Raises ConfigError naming the file, the section and the key."""
+    try:
+        return load_secret(path)
+    except KeyFileError as exc:
+        raise ConfigError(f"{source}: {label} {key}: {exc}") from None
+
 
 def table_keys(security: SecurityConfig, source: str) -> KeyPair | None:
-    """The table's key pair from `[security] server_key`, the clients directory checked; None
-    without CURVE. Raises ConfigError naming the file, section and key (a missing, unreadable or
-    public-only certificate, a clients directory that is not one)."""
-    if not security.server_key:
-        return None
+    """The table's key pair from `[security] server_key` and `clients` (`server_keys`); None without CURVE."""
+    return server_keys(source, "security", security.server_key, security.clients)
+
+
+def client_pair(source: str, label: str, names: str, key: str | None, server_key: str | None) -> None:
+    """A client's CURVE certificates: its secret one and the server's public one, both or neither, both readable
+    and the secret one private (`protocol/file_modes.py`). Raises ConfigError naming `label` and the keys."""
     try:
-        pair = load_secret(security.server_key)
-    except KeyFileError as exc:
-        raise ConfigError(f"{source}: [security] server_key: {exc}") from None
-    clients = Path(security.clients)
-    if not clients.is_dir() or not os.access(clients, os.R_OK | os.X_OK):
-        raise ConfigError(f"{source}: [security] clients: {clients}: not a readable directory")
+        client_keys(key, server_key)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {label} {names}: {exc}") from None
+
+
+def secret_file(source: str, label: str, key: str, path: str | None, what: str) -> None:
+    """A secret file the process reads (the users file, a TLS private key): there, and readable by its owner or
+    group alone. Raises ConfigError naming the key."""
+    if path is None:
+        return
+    if not Path(path).is_file():
+        raise ConfigError(f"{source}: {label} {key}: no such file {path!r}")
     try:
-        check_trusted(clients, "the clients directory")
+        check_secret(path, what)
     except FileModeError as exc:
-        raise ConfigError(f"{source}: [security] clients: {exc}") from None
-    return pair
+        raise ConfigError(f"{source}: {label} {key}: {exc}") from None

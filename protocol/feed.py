@@ -1,27 +1,37 @@
-"""The table's feed: public state on PUB, snapshots for late joiners, full state on a restricted socket.
+"""The table's feed: changes to the public state on PUB, snapshots for late joiners, the full state's changes on a restricted socket.
 
 Wire format (written once, here; `docs/feed.md` repeats it for integrators). Every message is one
-ZeroMQ frame holding one msgpack map:
+ZeroMQ frame holding one msgpack map; the ZeroMQ Guide's clone pattern, key-value changes with a
+sequence number:
 
-    {"table": str, "boot": str, "seq": int, "kind": "update" | "heartbeat" | "snapshot", ...state}
+    {"table": str, "boot": str, "seq": int, "kind": "changes", "set": {key: value, ...}, "del": [key, ...],
+     "items": {key: [length, [[index, value], ...]], ...}}                      (`items` only when there are)
+    {"table": str, "boot": str, "seq": int, "kind": "heartbeat"}
+    {"table": str, "boot": str, "seq": int, "kind": "snapshot", ...state}       (the snapshot ROUTER's answer)
+    {"table": str, "boot": str, "seq": int, "kind": "update", ...state}         (`changes=False` only)
 
 - `boot` is new at every start of the controller; `seq` is strictly increasing within a boot and
-  shared by the public and the full stream (each update goes out on both with the same `seq`).
-- `update` and `snapshot` carry the state at the top level: `game`, `hand`, `phase`, `board`,
-  `dealer`, `spots` (each `seat`, `cards`, `bets`, `decision`, and at settlement `hand_name` and
-  `results`), `fault`. On the public stream a face-down card is `"??"`; burns and undealt cards are
-  never there. On the full stream every card is shown.
+  shared by the public and the full stream (each step goes out on both with the same `seq`).
+- `changes` carries the state's top-level keys whose value changed since the message before (`set`,
+  each key with its whole new value), the keys gone (`del`), and the lists changed in a few places
+  only (`items`: the list's new length and its changed places, `diff`): applied in `seq` order to
+  the snapshot they follow, they give the state (`apply_changes`). The state's keys: `game`, `hand`,
+  `phase`, `board`, `dealer`, `spots`, `fault`, ... (`docs/feed.md`). On the public stream a face-down
+  card is `"??"`: the public changes are taken between two redacted public states, never from the
+  full one; burns and undealt cards are never there. On the full stream every card is shown.
+- A feed made with `changes=False` (`[feed] changes = false`) sends `update` instead: the whole state
+  at every step, for a client that does not follow changes yet. `FeedClient` takes either.
 - `heartbeat` carries nothing else; it goes out when nothing else was sent for `heartbeat_s`.
-- Snapshot (the ZeroMQ Guide's clone pattern): a client first subscribes to the PUB socket, then
-  sends any one frame (conventionally msgpack `{"want": "snapshot"}`) to the ROUTER snapshot socket
-  with a DEALER or REQ socket. The reply is the current state with `kind` = `snapshot` and the
-  `seq` of the last message published. The client then drops updates whose `seq` is not above it;
-  a different `boot` means the controller restarted, a `seq` that is not the next one that a message
-  was lost: take a new snapshot.
+- Snapshot (the clone pattern): a client first subscribes to the PUB socket, then sends any one frame
+  (conventionally msgpack `{"want": "snapshot"}`) to the ROUTER snapshot socket with a DEALER or REQ
+  socket. The reply is the whole current state with `kind` = `snapshot` and the `seq` of the last
+  message published. The client then drops messages whose `seq` is not above it and applies the
+  rest in order; a different `boot` means the controller restarted, a `seq` that is not the next one
+  that a message was lost: take a new snapshot.
 - With the table's CURVE keys every TCP socket is a CURVE server whose ZAP domain is the socket's
   name (`protocol/zap.py` decides who gets in); a PUB socket is closed and bound again to cut a
   revoked key (`Feed.reopen`), which subscribers see as a gap. `docs/security.md`.
-- With `[security] full_delay_s` every full-feed message (updates and heartbeats, in order) goes out
+- With `[security] full_delay_s` every full-feed message (changes and heartbeats, in order) goes out
   that long after the public one of the same `seq`, and the full snapshot answers with the state and
   `seq` the delayed stream last showed, never ahead of it.
 - A client with a key pair connects as a CURVE client (`service.curve`).
@@ -41,7 +51,6 @@ import zmq
 from protocol.config import is_restricted_endpoint
 from protocol.curve import client_keys
 from protocol.keys import KeyPair, serve_curve
-from protocol.packing import UpdatePacker
 
 
 class FeedError(RuntimeError):
@@ -53,9 +62,76 @@ def new_boot() -> str:
     return os.urandom(8).hex()
 
 
-LEADING = ("hand", "phase")
-"""The state's keys an update puts right after its header (a dict keeps a key where it was first set),
-so that a reader needing only them, the pit (`floor/frames.py`), stops there and skips the rest."""
+HEADER = ("table", "boot", "seq", "kind")
+"""The keys of every message's header; the rest of a snapshot or an update is the state."""
+
+_MISSING = object()
+
+
+def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes from state `old` to state `new`, as a `changes` message's body: `set`, the keys whose
+    value is new or changed, with it; `del`, the keys gone; and, when a list changed in a few of its
+    places only (a card to one spot of seven, a step appended to the hand's `sequence`), `items`
+    instead of the whole list in `set`: key -> `[length, [[index, value], ...]]`. A value the same
+    object as before is taken as unchanged without comparing it (the states' values are never changed
+    in place once published).
+
+    >>> diff({"hand": 3, "phase": "bets", "fault": None}, {"hand": 3, "phase": "deal", "next": "spot 1"})
+    {'set': {'phase': 'deal', 'next': 'spot 1'}, 'del': ['fault']}
+    >>> diff({"board": ["2c", "7d", "9h"]}, {"board": ["2c", "7d", "9h", "Ts"]})
+    {'set': {}, 'del': [], 'items': {'board': [4, [[3, 'Ts']]]}}
+    """
+    put: dict[str, Any] = {}
+    items: dict[str, Any] = {}
+    for key, value in new.items():
+        was = old.get(key, _MISSING)
+        if was is value or (was is not _MISSING and was == value):
+            continue
+        if type(value) is list and type(was) is list:
+            size = len(was)
+            places = [[i, item] for i, item in enumerate(value) if i >= size or (was[i] is not item and was[i] != item)]
+            if 2 * len(places) <= len(value):  # a few places: those alone
+                items[key] = [len(value), places]
+                continue
+        put[key] = value
+    body = {"set": put, "del": [key for key in old if key not in new]}
+    if items:
+        body["items"] = items
+    return body
+
+
+def apply_changes(state: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, Any]:
+    """The state after a `changes` message (`diff`'s `set`, `del` and `items`): a new map, and a new
+    list for each list changed in places (`state` and its values are left as they were: their holders
+    may keep them). Raises TypeError when the message's parts are not as `diff` makes them.
+
+    >>> apply_changes({"hand": 3, "phase": "bets", "fault": None}, {"set": {"phase": "deal"}, "del": ["fault"]})
+    {'hand': 3, 'phase': 'deal'}
+    >>> apply_changes({"board": ["2c", "7d", "9h"]}, {"set": {}, "del": [], "items": {"board": [4, [[3, "Ts"]]]}})
+    {'board': ['2c', '7d', '9h', 'Ts']}
+    """
+    put, gone, items = message.get("set") or {}, message.get("del") or (), message.get("items") or {}
+    if not isinstance(put, dict) or not isinstance(gone, (list, tuple)) or not isinstance(items, dict):
+        raise TypeError("a changes message's set and items must be maps and its del a list")
+    new = {**state, **put}
+    for key in gone:
+        new.pop(key, None)
+    for key, change in items.items():
+        was = new.get(key)
+        try:
+            size, places = change
+            value = was[:size] + [None] * (size - len(was))  # type: ignore[index, arg-type]
+            for index, item in places:
+                value[index] = item
+        except (TypeError, ValueError, IndexError) as exc:
+            raise TypeError(f"a changes message's items for {key!r} do not fit the state: {exc}") from exc
+        new[key] = value
+    return new
+
+
+def state_of(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The state a snapshot or an update carries: the message less its header."""
+    return {k: v for k, v in message.items() if k not in HEADER}
 
 
 def pack(message: Mapping[str, Any]) -> bytes:
@@ -80,13 +156,14 @@ class Feed:
     def __init__(self, ctx: zmq.Context[Any], table: str, *, public: str, snapshot: str, full: str = "",
                  full_snapshot: str = "", heartbeat_s: float = 1.0, boot: str | None = None,
                  clock: Callable[[], float] = time.monotonic, keys: KeyPair | None = None,
-                 full_delay_s: float = 0.0) -> None:
+                 full_delay_s: float = 0.0, changes: bool = True) -> None:
         """Bind the sockets; with the table's `keys` every TCP one is a CURVE server (its ZAP domain
         the socket's name: bind the ZAP handler first). Raises FeedError (address in use, or a full
         socket not restricted while there are no keys).
 
         With `full_delay_s` every full-feed message is held back that long (sent by `tick()` once
         due) and the full snapshot answers with the full state as the delayed stream last showed it.
+        With `changes` false every step goes out as a whole `update` instead of its `changes`.
         """
         for ep in (full, full_snapshot):
             if ep and not is_restricted_endpoint(ep) and keys is None:
@@ -108,7 +185,7 @@ class Feed:
         self._held: deque[tuple[float, int, bytes | None, Mapping[str, Any]]] = deque()
         self._full_shown: tuple[int, Mapping[str, Any]] = (0, {})  # what the delayed stream has shown
         self._pack = msgpack.Packer(use_bin_type=True).pack  # one packer, reused (this thread only)
-        self._updates = UpdatePacker()  # the last hands and paytables packed once (`packing.py`)
+        self.changes = changes
         self._sockets: list[zmq.Socket[Any]] = []
         try:
             self.pub = self._bind(zmq.PUB, "public")
@@ -160,21 +237,28 @@ class Feed:
         return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": kind}
 
     def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> int:
-        """Send one update (public, and full when there is a full socket). Returns its seq."""
+        """Send one step: what changed in the public state since the last one on the public socket, what
+        changed in the full state on the full one (`full` None: the public state is the full one), both
+        with the same seq. Returns the seq."""
         self.seq += 1
+        full = full if full is not None else public
         # the states are the caller's to give away: kept as they are, never changed here (snapshots
-        # answer with them until the next update)
-        self._public_state = public
-        self._full_state = full if full is not None else public
-        head = {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update"}
-        for key in LEADING:  # the pit reads these and stops (floor/frames.py): set first, valued by the state
-            if key in public:
-                head[key] = None
-        self.pub.send(self._updates.pack(head, public))  # the header's keys first, then the state's
+        # answer with them, and the next step's changes are taken against them)
+        last_public, last_full = self._public_state, self._full_state
+        self._public_state, self._full_state = public, full
+        self.pub.send(self._step(last_public, public))  # the public changes: between two redacted states only
         if self.full_pub is not None:
-            self._send_full(self._updates.pack(head, self._full_state))
+            self._send_full(self._step(last_full, full))
         self._last_sent = self._clock()
         return self.seq
+
+    def _step(self, last: Mapping[str, Any], state: Mapping[str, Any]) -> bytes:
+        """One step's frame: its changes from `last` (or, without `changes`, the whole state)."""
+        if not self.changes:
+            frame: bytes = self._pack({**self._header("update"), **state})
+            return frame
+        frame = self._pack({**self._header("changes"), **diff(last, state)})
+        return frame
 
     def _send_full(self, frame: bytes | None, now: float | None = None) -> None:
         if not self.full_delay_s:
@@ -208,7 +292,9 @@ class Feed:
         return sent
 
     def set_state(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> None:
-        """Set the state snapshots answer with, without publishing (used right after replay)."""
+        """Set the state snapshots answer with, without publishing: before the first `publish` only (right
+        after replay), since the next step's changes are taken against it and a follower that took
+        its snapshot before would miss the difference."""
         self._public_state = dict(public)
         self._full_state = dict(full) if full is not None else self._public_state
         self._send_full(None)  # delayed: the full snapshot shows it once due
@@ -262,11 +348,12 @@ class Feed:
 
 
 class FeedClient:
-    """A subscriber that follows the clone pattern: subscribe, snapshot, then newer updates.
+    """A subscriber that follows the clone pattern: subscribe, snapshot, then the newer changes applied.
 
-    `receive()` returns every message kept (a snapshot, an update, a heartbeat); `state` is the
-    latest table state (from the snapshot or an update). A gap in `seq` or a new `boot` is answered
-    with a new snapshot, so `state` is never a stale one taken for current.
+    `receive()` returns every message kept: a snapshot, a heartbeat, and for each step an `update`
+    holding the whole state the step left (rebuilt here from its `changes`: the consumers get whole
+    states whatever the wire carried); `state` is the latest table state. A gap in `seq` or a new
+    `boot` is answered with a new snapshot, so `state` is never a stale one taken for current.
     """
 
     def __init__(self, ctx: zmq.Context[Any], public: str, snapshot: str, timeout_s: float = 2.0, *,
@@ -289,6 +376,7 @@ class FeedClient:
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(public)
         self.boot: str | None = None
+        self.table: str | None = None  # the table's name, as its messages give it
         self.seq = 0
         self.state: dict[str, Any] | None = None
         self.gaps = 0  # messages found missing (each answered with a new snapshot)
@@ -318,13 +406,15 @@ class FeedClient:
         Raises KeyError when it has no `boot` or `seq`."""
         self.boot = message["boot"]
         self.seq = message["seq"]
-        self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
+        self.table = message.get("table", self.table)
+        self.state = state_of(message)
         return message
 
     def follow(self, message: dict[str, Any]) -> str:
         """The clone pattern's verdict on one message from the SUB socket, applied: `"keep"` (the next
-        one: `seq` and, for an update, `state` moved on), `"old"` (already in the snapshot: drop it) or
-        `"snapshot"` (a new boot, or a gap, counted in `gaps`: take a new snapshot)."""
+        one: `seq` and, for a step, `state` moved on), `"old"` (already in the snapshot: drop it) or
+        `"snapshot"` (a new boot, or a gap, counted in `gaps`: take a new snapshot). Raises TypeError
+        (a changes message that is not one: `apply_changes`), KeyError (no `seq`)."""
         if message.get("boot") != self.boot:
             return "snapshot"
         if message["seq"] <= self.seq:
@@ -332,10 +422,17 @@ class FeedClient:
         if message["seq"] != self.seq + 1:
             self.gaps += 1
             return "snapshot"
+        kind = message.get("kind")
+        if kind == "changes":
+            self.state = apply_changes(self.state or {}, message)
+        elif kind == "update":
+            self.state = state_of(message)
         self.seq = message["seq"]
-        if message.get("kind") == "update":
-            self.state = {k: v for k, v in message.items() if k not in ("table", "boot", "seq", "kind")}
         return "keep"
+
+    def update(self) -> dict[str, Any]:
+        """The latest step as a whole-state `update` message (what `receive` gives for a step)."""
+        return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": "update", **(self.state or {})}
 
     def receive(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
         """The next message to keep (None on timeout).
@@ -351,11 +448,18 @@ class FeedClient:
         wait = self.timeout_ms if timeout_ms is None else timeout_ms
         while self.sub.poll(wait):
             message = unpack(self.sub.recv())
-            verdict = self.follow(message)
+            try:
+                verdict = self.follow(message)
+            except (TypeError, KeyError):  # a message not as the feed makes them: the state is in doubt
+                self.gaps += 1
+                verdict = "snapshot"
             if verdict == "snapshot":
                 return self.fetch_snapshot()
             if verdict == "old":
                 continue  # already in the snapshot
+            if message.get("kind") == "changes":
+                self.table = message.get("table", self.table)
+                return self.update()
             return message
         return None
 

@@ -450,7 +450,7 @@ class FullState(TableFields):
 
 # -- the frames ----------------------------------------------------------------------------------
 
-Kind = Literal["update", "heartbeat", "snapshot"]
+Kind = Literal["changes", "update", "heartbeat", "snapshot"]
 
 
 class Header(TypedDict):
@@ -466,12 +466,19 @@ class Heartbeat(Header):
     """Sent when nothing else went out for `heartbeat_s`: the header alone."""
 
 
+Changes = TypedDict("Changes", {"table": str, "boot": str, "seq": int, "kind": Kind, "set": dict[str, Any],
+                                 "del": list[str], "items": NotRequired[dict[str, list[Any]]]})
+"""A step: the state's keys changed (`set`), gone (`del`), and the lists changed in places (`items`: key ->
+`[length, [[index, value], ...]]`), as `protocol.feed.diff` makes them and `apply_changes` applies them
+(the functional form: `del` is a Python keyword)."""
+
+
 class PublicUpdate(Header, PublicState):
-    """An update or a snapshot on the public feed: the header, then the state."""
+    """A snapshot on the public feed (or a step of a feed sending whole states): the header, then the state."""
 
 
 class FullUpdate(Header, FullState):
-    """An update or a snapshot on the full feed."""
+    """A snapshot on the full feed (or a step of a feed sending whole states)."""
 
 
 class SnapshotRequest(TypedDict):
@@ -487,5 +494,5 @@ class Hello(TypedDict):
     heartbeat_s: float
 
 
-FeedMessage = PublicUpdate | FullUpdate | Heartbeat
+FeedMessage = Changes | PublicUpdate | FullUpdate | Heartbeat
 """Any frame a subscriber receives."""

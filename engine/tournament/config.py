@@ -134,6 +134,9 @@ class _Reader:
         if not isinstance(data, dict):
             self.fail("", "must be a table")
         unknown = sorted(set(data) - known)
+        if unknown and not where and _is_section(data[unknown[0]]):
+            raise TournamentError(f"tournament file {source}: unknown section [{unknown[0]}] (known: [tables], "
+                                  f"[[levels]], [[payouts]])")
         if unknown:
             self.fail(unknown[0], f"unknown key (known: {', '.join(sorted(known))})")
         self.data: dict[str, Any] = data
@@ -183,6 +186,12 @@ class _Reader:
         if len(set(value)) != len(value):
             self.fail(key, "names a table twice")
         return tuple(value)
+
+
+def _is_section(value: Any) -> bool:
+    """Whether a top-level value is a table `[NAME]` or an array of tables `[[NAME]]` rather than a key."""
+    return isinstance(value, dict) or (isinstance(value, list) and bool(value) and
+                                       all(isinstance(v, dict) for v in value))
 
 
 def _stage(source: str, i: int, data: Any) -> Stage:

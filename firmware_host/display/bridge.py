@@ -1,7 +1,7 @@
 """The display's one follower of the table's public feed and its fan-out to the browser screens, each with a bounded queue.
 
-The feed is followed by `service.feed.FeedClient` (the clone pattern: subscribe, snapshot, then
-updates by `seq`; a gap or a new `boot` takes a new snapshot) in one thread of its own: the client
+The feed is followed by `protocol.feed.FeedClient` (the clone pattern: subscribe, snapshot, then
+each step's changes applied by `seq`; a gap or a new `boot` takes a new snapshot) in one thread of its own: the client
 is synchronous and already the one implementation of the pattern, and ZeroMQ sockets belong to
 the thread that made them, so the thread owns them and hands each kept message to the asyncio loop
 (`loop.call_soon_threadsafe`). Only the public feed is ever followed here.
@@ -9,7 +9,7 @@ the thread that made them, so the thread owns them and hands each kept message t
 Messages to a screen are JSON text, one per WebSocket message:
 
     {"kind": "hello", "heartbeat_s": float}                      first, once
-    {"kind": "snapshot" | "update", "table", "boot", "seq", ...state}   the state (as on the feed)
+    {"kind": "snapshot" | "update", "table", "boot", "seq", ...state}   the whole state (`FeedClient`'s rebuild)
     {"kind": "heartbeat", "table", "boot", "seq"}                the table is alive
 
 On joining a screen gets `hello` and the current state as a `snapshot`. Each screen has a queue of

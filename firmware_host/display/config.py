@@ -42,7 +42,8 @@
     server_key = "..."
 
 Without `[[display.tables]]` the section's own keys are the one table, named "table".
-An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key.
+The section is checked by the one checker of every configuration file (`protocol/config.py`): an unknown
+section or key, or a bad value, is a ConfigError naming the file, the section and the key.
 """
 
 from __future__ import annotations
@@ -54,21 +55,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from protocol.config import ConfigError, is_restricted_endpoint, parse_toml, read_text
 from firmware_host.display.guard import check_origins
 from firmware_host.display.words import LANGUAGES
-from protocol.curve import client_keys
-from protocol.file_modes import FileModeError, check_secret
+from protocol.config import (  # the one checker of every configuration file
+    ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, one_of,
+    parse_sections, parse_toml, read_text, secret_file, seconds, text,
+)
 
-_KEYS = ("listen", "public", "snapshot", "heartbeat_s", "key", "server_key", "users", "tls_cert", "tls_key",
-         "full", "full_snapshot", "commands", "surveillance_key", "dealer_key", "chips", "tables", "tournament",
-         "tournament_snapshot", "tournament_server_key", "pit", "pit_snapshot", "pit_heartbeat_s", "pit_server_key",
-         "floor_db", "figures_s", "language", "sessions", "origins")
-_ENDPOINTS = ("public", "snapshot", "full", "full_snapshot", "commands", "tournament", "tournament_snapshot", "pit",
-              "pit_snapshot")
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
 MAX_CHIPS = 8
-_TABLE_KEYS = ("name", "public", "snapshot", "heartbeat_s", "key", "server_key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +82,7 @@ class TableFeed:
 class DisplayConfig:
     """Where the pages are served and which table feed they show."""
 
-    host: str = "127.0.0.1"
-    port: int = 8080
+    listen: tuple[str, int] = ("127.0.0.1", 8080)
     public: str = "tcp://127.0.0.1:5556"
     snapshot: str = "tcp://127.0.0.1:5557"
     heartbeat_s: float = 1.0
@@ -103,6 +97,7 @@ class DisplayConfig:
     surveillance_key: str | None = None
     dealer_key: str | None = None
     chips: tuple[int, ...] = DEFAULT_CHIPS
+    tables: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
     tournament: str | None = None
     tournament_snapshot: str | None = None
     tournament_server_key: str | None = None  # the director's feed over CURVE, with `key`
@@ -116,13 +111,20 @@ class DisplayConfig:
     sessions: str | None = None
     origins: tuple[str, ...] = ()  # `guard.py`: the pages' own origins, when given
     source: str = "<string>"
-    table_list: tuple[TableFeed, ...] = ()  # `[[display.tables]]`, when given
 
     @property
-    def tables(self) -> tuple[TableFeed, ...]:
+    def host(self) -> str:
+        return self.listen[0]
+
+    @property
+    def port(self) -> int:
+        return self.listen[1]
+
+    @property
+    def feeds(self) -> tuple[TableFeed, ...]:
         """Every table followed, the first the default of `/table` (one, named "table", without a list)."""
-        if self.table_list:
-            return self.table_list
+        if self.tables:
+            return self.tables
         return (TableFeed("table", self.public, self.snapshot, self.heartbeat_s,
                           self.key if self.server_key is not None else None, self.server_key),)
 
@@ -140,70 +142,11 @@ class DisplayConfig:
     def parse(cls, text: str, source: str = "<string>") -> DisplayConfig:
         """Parse TOML text holding a `[display]` section. Raises ConfigError."""
         data = parse_toml(text, source)
-        for name in data:
-            if name != "display":
-                raise ConfigError(f"{source}: unknown section [{name}] (known: display)")
-        section = data.get("display", {})
-        if not isinstance(section, Mapping):
-            raise ConfigError(f"{source}: [display] must be a table of keys")
-        return cls.from_section(section, source)
-
-    @classmethod
-    def from_section(cls, section: Mapping[str, Any], source: str) -> DisplayConfig:
-        values: dict[str, Any] = {"source": source}
-        for key, raw in section.items():
-            if key == "tables":
-                continue
-            if key not in _KEYS:
-                raise ConfigError(f"{source}: [display] unknown key {key!r} (known: {', '.join(_KEYS)})")
-            try:
-                values.update(_check(key, raw))
-            except ValueError as exc:
-                raise ConfigError(f"{source}: [display] {key}: {exc}") from None
-        cfg = cls(**values)
-        try:
-            if cfg.server_key is not None or (cfg.pit_server_key is None and cfg.tournament_server_key is None):
-                # without server_key, `key` may be for the pit or the director alone
-                client_keys(cfg.key, cfg.server_key)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: [display] key, server_key: {exc}") from None
-        _check_surveillance(cfg, source)
-        if cfg.dealer_key is not None:
-            try:
-                client_keys(cfg.dealer_key, cfg.server_key)
-            except ValueError as exc:
-                raise ConfigError(f"{source}: [display] dealer_key, server_key: {exc}") from None
-            if cfg.commands is None:
-                raise ConfigError(f"{source}: [display] dealer_key: needs commands (the table's command endpoint)")
-        if (cfg.tournament is None) != (cfg.tournament_snapshot is None):
-            raise ConfigError(f"{source}: [display] tournament, tournament_snapshot: give both or neither")
-        if cfg.tournament_server_key is not None:
-            try:
-                client_keys(cfg.key, cfg.tournament_server_key)
-            except ValueError as exc:
-                raise ConfigError(f"{source}: [display] key, tournament_server_key: {exc}") from None
+        cfg: DisplayConfig = parse_sections(data, source, SCHEMA, {"display": {"source": source}})["display"]
+        _check_keys(cfg)
         check_pit(cfg, source)
-        if (cfg.tls_cert is None) != (cfg.tls_key is None):
-            raise ConfigError(f"{source}: [display] tls_cert, tls_key: give both or neither")
-        if cfg.users is not None and cfg.tls_cert is None and not is_loopback_host(cfg.host):
-            raise ConfigError(f"{source}: [display] listen: {cfg.host}:{cfg.port} is off loopback and the pages sign "
-                              f"users in (users): their PINs and sessions would cross the floor network in plaintext; "
-                              f"give tls_cert and tls_key (croupier keys tls) or listen on 127.0.0.1")
-        for key in ("users", "tls_cert", "tls_key"):
-            path = getattr(cfg, key)
-            if path is not None and not Path(path).is_file():
-                raise ConfigError(f"{source}: [display] {key}: no such file {path!r}")
-        for key, what in (("users", "users file"), ("tls_key", "TLS private key")):
-            try:
-                if getattr(cfg, key) is not None:
-                    check_secret(getattr(cfg, key), what)
-            except FileModeError as exc:
-                raise ConfigError(f"{source}: [display] {key}: {exc}") from None
-        if "tables" in section:
-            if "public" in section or "snapshot" in section:
-                raise ConfigError(f"{source}: [display] give public/snapshot or [[display.tables]], not both")
-            cfg = replace(cfg, table_list=_tables(section["tables"], cfg, source))
-        return cfg
+        _check_files(cfg)
+        return _with_tables(cfg, data.get("display", {})) if cfg.tables else cfg
 
 
 def is_loopback_host(host: str) -> bool:
@@ -216,80 +159,12 @@ def is_loopback_host(host: str) -> bool:
         return False  # a name, or 0.0.0.0 / :: (every interface)
 
 
-def _tables(raw: Any, cfg: DisplayConfig, source: str) -> tuple[TableFeed, ...]:
-    """The `[[display.tables]]` list: each a name, public and snapshot; heartbeat and keys default to the section's."""
-    if not isinstance(raw, list) or not raw or not all(isinstance(t, Mapping) for t in raw):
-        raise ConfigError(f"{source}: [display] tables must be a non-empty list of [[display.tables]]")
-    out: list[TableFeed] = []
-    for number, table in enumerate(raw, 1):
-        where = f"{source}: [[display.tables]] #{number}"
-        values: dict[str, Any] = {"heartbeat_s": cfg.heartbeat_s, "key": cfg.key, "server_key": cfg.server_key}
-        for key, value in table.items():
-            if key not in _TABLE_KEYS:
-                raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(_TABLE_KEYS)})")
-            try:
-                values.update({key: value} if key == "name" and isinstance(value, str) and value.strip()
-                              else _check(key, value))
-            except ValueError as exc:
-                raise ConfigError(f"{where} {key}: {exc}") from None
-        if values["server_key"] is None and "key" not in table:  # the section's key was the pit's alone
-            values["key"] = None
-        for key in ("name", "public", "snapshot"):
-            if key not in values:
-                raise ConfigError(f"{where}: {key} is missing")
-        if any(t.name == values["name"] for t in out):
-            raise ConfigError(f"{where}: the name {values['name']!r} is given twice")
-        try:
-            client_keys(values["key"], values["server_key"])
-        except ValueError as exc:
-            raise ConfigError(f"{where} key, server_key: {exc}") from None
-        out.append(TableFeed(**values))
-    return tuple(out)
-
-
-def _check(key: str, raw: Any) -> dict[str, Any]:
-    if key == "figures_s":
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.1 <= raw <= 3600.0:
-            raise ValueError("must be a number of seconds between 0.1 and 3600")
-        return {key: float(raw)}
-    if key in ("heartbeat_s", "pit_heartbeat_s"):
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.05 <= raw <= 60.0:
-            raise ValueError("must be a number of seconds between 0.05 and 60")
-        return {key: float(raw)}
-    if key == "chips":
-        return {key: _chips(raw)}
-    if key == "origins":
-        if not isinstance(raw, list) or not 1 <= len(raw) <= 16:
-            raise ValueError(f"must be a list of 1 to 16 origins like \"https://uth-1.local:8443\", not {raw!r}")
-        check_origins(raw)
-        return {key: tuple(raw)}
-    if key == "language":
-        if raw not in LANGUAGES:
-            raise ValueError(f"must be one of {', '.join(repr(x) for x in LANGUAGES)}, not {raw!r}")
-        return {key: raw}
-    if not isinstance(raw, str) or not raw:
-        raise ValueError(f"must be a non-empty string, not {raw!r}")
-    if key == "listen":
-        host, _, port = raw.rpartition(":")
-        if not host or not port.isdigit() or not 0 <= int(port) < 65536:
-            raise ValueError(f"must be HOST:PORT, not {raw!r}")
-        return {"host": host.strip("[]"), "port": int(port)}
-    if key in _ENDPOINTS and not raw.startswith(("tcp://", "ipc://")):
-        raise ValueError(f"must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {raw!r}")
-    return {key: raw}
-
-
-def _check_surveillance(cfg: DisplayConfig, source: str) -> None:
-    """The surveillance view's keys: the full feed's two endpoints together, its certificate with the table's."""
-    if (cfg.full is None) != (cfg.full_snapshot is None):
-        raise ConfigError(f"{source}: [display] full, full_snapshot: give both or neither")
-    if cfg.surveillance_key is not None:
-        if cfg.server_key is None:
-            raise ConfigError(f"{source}: [display] surveillance_key: needs server_key (the table's public certificate)")
-        try:
-            client_keys(cfg.surveillance_key, cfg.server_key)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: [display] surveillance_key: {exc}") from None
+def _listen(raw: Any) -> tuple[str, int]:
+    """HOST:PORT (port 0: any free one) as (host, port)."""
+    host, _, port = text(raw).rpartition(":")
+    if not host or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ValueError(f"must be HOST:PORT, not {raw!r}")
+    return host.strip("[]"), int(port)
 
 
 def _chips(raw: Any) -> tuple[int, ...]:
@@ -304,25 +179,88 @@ def _chips(raw: Any) -> tuple[int, ...]:
     return tuple(sorted(raw))
 
 
+def _origins(raw: Any) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 16:
+        raise ValueError(f"must be a list of 1 to 16 origins like \"https://uth-1.local:8443\", not {raw!r}")
+    check_origins(raw)
+    return tuple(raw)
+
+
+TABLE = Section(TableFeed, {"name": text, "public": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat,
+                            "key": text, "server_key": text},
+                required=("name", "public", "snapshot"), unique="name", inherit=("heartbeat_s", "key", "server_key"))
+"""A `[[display.tables]]` table: heartbeat and keys default to the section's."""
+
+SCHEMA = {"display": Section(DisplayConfig, {
+    "listen": _listen, "public": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat, "key": text,
+    "server_key": text, "users": text, "tls_cert": text, "tls_key": text, "full": endpoint,
+    "full_snapshot": endpoint, "commands": endpoint, "surveillance_key": text, "dealer_key": text,
+    "chips": _chips, "tables": TABLE, "tournament": endpoint, "tournament_snapshot": endpoint,
+    "tournament_server_key": text, "pit": endpoint, "pit_snapshot": endpoint, "pit_heartbeat_s": heartbeat,
+    "pit_server_key": text, "floor_db": text, "figures_s": seconds(0.1, 3600.0), "language": one_of(*LANGUAGES),
+    "sessions": text, "origins": _origins})}
+"""`croupier display`'s file: its one section."""
+
+
+def _check_keys(cfg: DisplayConfig) -> None:
+    """The CURVE certificates: each client key with the server key it is used against, and what each needs."""
+    src = cfg.source
+    if cfg.server_key is not None or (cfg.pit_server_key is None and cfg.tournament_server_key is None):
+        client_pair(src, "[display]", "key, server_key", cfg.key, cfg.server_key)  # else `key` may be the pit's alone
+    both_or_neither(src, "[display]", {"full": cfg.full, "full_snapshot": cfg.full_snapshot})
+    if cfg.surveillance_key is not None:
+        if cfg.server_key is None:
+            raise ConfigError(f"{src}: [display] surveillance_key: needs server_key (the table's public certificate)")
+        client_pair(src, "[display]", "surveillance_key", cfg.surveillance_key, cfg.server_key)
+    if cfg.dealer_key is not None:
+        client_pair(src, "[display]", "dealer_key, server_key", cfg.dealer_key, cfg.server_key)
+        if cfg.commands is None:
+            raise ConfigError(f"{src}: [display] dealer_key: needs commands (the table's command endpoint)")
+    both_or_neither(src, "[display]", {"tournament": cfg.tournament, "tournament_snapshot": cfg.tournament_snapshot})
+    if cfg.tournament_server_key is not None:
+        client_pair(src, "[display]", "key, tournament_server_key", cfg.key, cfg.tournament_server_key)
+
+
+def _check_files(cfg: DisplayConfig) -> None:
+    """TLS and the users file: the pages sign users in over TLS unless on loopback; the secret files private."""
+    src = cfg.source
+    both_or_neither(src, "[display]", {"tls_cert": cfg.tls_cert, "tls_key": cfg.tls_key})
+    if cfg.users is not None and cfg.tls_cert is None and not is_loopback_host(cfg.host):
+        raise ConfigError(f"{src}: [display] listen: {cfg.host}:{cfg.port} is off loopback and the pages sign "
+                          f"users in (users): their PINs and sessions would cross the floor network in plaintext; "
+                          f"give tls_cert and tls_key (croupier keys tls) or listen on 127.0.0.1")
+    secret_file(src, "[display]", "users", cfg.users, "users file")
+    if cfg.tls_cert is not None and not Path(cfg.tls_cert).is_file():
+        raise ConfigError(f"{src}: [display] tls_cert: no such file {cfg.tls_cert!r}")
+    secret_file(src, "[display]", "tls_key", cfg.tls_key, "TLS private key")
+
+
+def _with_tables(cfg: DisplayConfig, given: Mapping[str, Any]) -> DisplayConfig:
+    """`[[display.tables]]` instead of the section's own public and snapshot; each table's keys as a pair. A table
+    without a server key does not take the section's `key` (it was the pit's or the director's alone)."""
+    if "public" in given or "snapshot" in given:
+        raise ConfigError(f"{cfg.source}: [display] give public/snapshot or [[display.tables]], not both")
+    tables = tuple(replace(t, key=None) if t.server_key is None and "key" not in raw else t
+                   for t, raw in zip(cfg.tables, given["tables"]))
+    for number, table in enumerate(tables, 1):
+        client_pair(cfg.source, f"[[display.tables]] #{number}", "key, server_key", table.key, table.server_key)
+    return replace(cfg, tables=tables)
+
+
 def check_pit(cfg: DisplayConfig, source: str) -> None:
     """The pit aggregator's keys: its two endpoints together; CURVE (`key` with `pit_server_key`) unless both are
     on loopback or ipc; `floor_db` only with psycopg installed (the `floor` extra)."""
-    if (cfg.pit is None) != (cfg.pit_snapshot is None):
-        raise ConfigError(f"{source}: [display] pit, pit_snapshot: give both or neither")
+    both_or_neither(source, "[display]", {"pit": cfg.pit, "pit_snapshot": cfg.pit_snapshot})
     if cfg.pit_server_key is not None:
         if cfg.pit is None:
             raise ConfigError(f"{source}: [display] pit_server_key: needs pit and pit_snapshot (the pit's floor feed)")
         if cfg.key is None:
             raise ConfigError(f"{source}: [display] pit_server_key: needs key (this display's secret certificate)")
-        try:
-            client_keys(cfg.key, cfg.pit_server_key)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: [display] key, pit_server_key: {exc}") from None
-    elif cfg.pit is not None and cfg.pit_snapshot is not None:
-        for key, endpoint in (("pit", cfg.pit), ("pit_snapshot", cfg.pit_snapshot)):
-            if not is_restricted_endpoint(endpoint):
-                raise ConfigError(f"{source}: [display] {key}: {endpoint!r} is off loopback: the floor feed is "
-                                  f"followed in plaintext only on loopback or ipc (give pit_server_key and key)")
+        client_pair(source, "[display]", "key, pit_server_key", cfg.key, cfg.pit_server_key)
+    else:
+        floor = [("display", "pit", cfg.pit or ""), ("display", "pit_snapshot", cfg.pit_snapshot or "")]
+        bound_on_loopback(source, floor, "[display] pit_server_key and key", {"pit": "the floor feed", "pit_snapshot": "its snapshot"},
+                          doing="followed on")
     if cfg.floor_db is not None and importlib.util.find_spec("psycopg") is None:
         raise ConfigError(f"{source}: [display] floor_db: reading the archive needs psycopg "
                           f"(pip install 'croupier[floor]')")

@@ -135,7 +135,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
     pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures)
     tables: dict[str, Hub] = {}
     followers: list[FeedFollower] = []
-    for feed in cfg.tables:  # one thread per table: fine for tens of tables (docs/display.md)
+    for feed in cfg.feeds:  # one thread per table: fine for tens of tables (docs/display.md)
         tables[feed.name] = hub = Hub(feed.heartbeat_s, coalesce=True)  # each state the whole table
         if floor is None:
             hub.listeners.append(pit.listener(feed.name))
@@ -144,7 +144,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
     threads: list[FeedFollower | pit_floor.FloorFollower] = [*followers, *([floor] if floor else [])]
     tls = _tls_context(cfg)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
-    app = make_app(tables[cfg.tables[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
+    app = make_app(tables[cfg.feeds[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
                    relay=relay, language=cfg.language, origins=cfg.origins)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
     clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
@@ -170,7 +170,7 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
         base = f"{cfg.scheme}://{cfg.host}:{port}"
         out.write(json.dumps({"display": base, "table": f"{base}/table", "pit": f"{base}/pit",
                               **({"tournament": f"{base}/tournament"} if cfg.tournament else {}),
-                              "public": cfg.tables[0].public,
+                              "public": cfg.feeds[0].public,
                               **({"dealer": f"{base}/dealer"} if cfg.commands else {})}) + "\n")
         out.flush()
         await stop.wait()

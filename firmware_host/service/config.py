@@ -1,6 +1,7 @@
 """The controller's TOML configuration, parsed once at start into typed frozen values.
 
-Every section and key is declared once in `_SCHEMA` below; `Config.load(path)` walks it. An unknown
+Every section and key is declared once in `_SCHEMA` below and walked by the one checker of every
+configuration file (`protocol/config.py`) when `Config.load(path)` reads it. An unknown
 section or key, a missing required key, or a value of the wrong type or out of range stops the start
 with a `ConfigError` naming the file, the section and the key. The house table's paytable profile is
 read and the `[limits]` checked at parse time by the engine's own checks (`engine.paytables`,
@@ -14,27 +15,23 @@ profile's text is kept (`Config.profile`) and is what the table opens with.
 
 from __future__ import annotations
 
-import os
-import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine import games, tomltext
+from engine import games
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.money import DEFAULT_CURRENCY, Money
 from engine.paytables import ProfileText, read_profile
 from protocol import access, commands, fairness
 from protocol.certificates import Certificates, directory_problem
-from protocol.file_modes import FileModeError, check_trusted
-from protocol.keys import KeyFileError, KeyPair, load_secret
 from firmware_host.tables.base import MAX_STEPS_PER_HAND
-from protocol.config import (  # the checks shared by every configuration file
-    AccessConfig, Checker, ConfigError, RightsConfig, SecurityConfig, boolean, currency, endpoint, host_port, integer,
-    integer_list, is_restricted_endpoint, names_of, plain_name, one_of, optional_endpoint, parse_toml, rate, read_text,
-    seconds, string, table_keys,
+from protocol.config import (  # the one checker of every configuration file
+    AccessConfig, ConfigError, RightsConfig, Section, SecurityConfig, Where, boolean, bound_on_loopback, currency,
+    curve_server, distinct_endpoints, endpoint, heartbeat, host_port, integer, integer_list, names_of, one_of,
+    optional_endpoint, parse_sections, parse_toml, plain_name, rate, read_text, seconds, string,
 )
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
@@ -147,6 +144,7 @@ class FeedConfig:
     full: str = "tcp://127.0.0.1:5558"
     full_snapshot: str = "tcp://127.0.0.1:5559"
     heartbeat_s: float = 1.0
+    changes: bool = True  # false: every step as a whole `update`, for clients that do not follow changes yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,14 +235,7 @@ class Config:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str = "<mapping>") -> Config:
         """Build from already-parsed TOML data. Raises ConfigError."""
-        sections: dict[str, Any] = {}
-        for name, value in data.items():
-            if name not in _SCHEMA:
-                raise ConfigError(f"{source}: unknown section [{name}] (known: {', '.join(_SCHEMA)})")
-            if not isinstance(value, Mapping):
-                raise ConfigError(f"{source}: [{name}] must be a table of keys")
-            sections[name] = _parse_section(source, name, value)
-        cfg = cls(source=source, **sections)
+        cfg = cls(source=source, **parse_sections(data, source, _SCHEMA))
         _check_whole(cfg)
         return replace(cfg, profile=_house_table(cfg))
 
@@ -256,11 +247,11 @@ def _serial_url(v: Any) -> str:
     return text
 
 
-_SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
-    "table": (TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
+_SCHEMA: dict[str, Section] = {
+    "table": Section(TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
                             "seats": integer(*games.TABLE_SEATS), "max_steps_per_hand": integer(100, 10**7),
                             "currency": currency, "require_certificate": boolean, "certificates": string}),
-    "poker": (PokerConfig, {"structure": one_of(*games.STRUCTURES), "blinds": integer_list(0, 10**9, 10),
+    "poker": Section(PokerConfig, {"structure": one_of(*games.STRUCTURES), "blinds": integer_list(0, 10**9, 10),
                             **{k: integer(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},
                             "seated": integer_list(1, games.POKER_SEATS[1], games.POKER_SEATS[1]),
@@ -269,55 +260,40 @@ _SCHEMA: dict[str, tuple[type, dict[str, Checker]]] = {
                             "button_rule": one_of(*games.POKER_RULES["button"]),
                             "short_allin_rule": one_of(*games.POKER_RULES["short_allin_rule"]),
                             "fixed_limit_half_bet_reopens": boolean, "all_in_reveal": boolean}),
-    "limits": (LimitsConfig, {key: integer(low) for key, low in TableLimits.FLOORS.items()}),  # the engine's keys
-    "feed": (FeedConfig, {"public": endpoint, "snapshot": endpoint, "full": optional_endpoint,
-                          "full_snapshot": optional_endpoint, "heartbeat_s": seconds(0.05, 60.0)}),
-    "commands": (CommandsConfig, {"endpoint": endpoint, "max_request_bytes": integer(1024, 16 * 1024 * 1024),
+    "limits": Section(LimitsConfig, {key: integer(low) for key, low in TableLimits.FLOORS.items()}),  # engine's
+    "feed": Section(FeedConfig, {"public": endpoint, "snapshot": endpoint, "full": optional_endpoint,
+                                 "full_snapshot": optional_endpoint, "heartbeat_s": heartbeat,
+                                 "changes": boolean}),
+    "commands": Section(CommandsConfig, {"endpoint": endpoint, "max_request_bytes": integer(1024, 16 * 1024 * 1024),
                                   "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
-    "shoe": (ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
+    "shoe": Section(ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
                           "silent_s": seconds(0.1, 3600.0)}),
-    "gpio": (GpioConfig, {"backend": one_of(*GPIO_BACKENDS), "pin_factory": one_of(*PIN_FACTORIES),
+    "gpio": Section(GpioConfig, {"backend": one_of(*GPIO_BACKENDS), "pin_factory": one_of(*PIN_FACTORIES),
                           "panel": host_port, "void_hold_s": seconds(0.1, 10.0),
                           **{k: integer(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
                                                       "void", "light_green", "light_amber", "light_red")}}),
-    "security": (SecurityConfig, {**{k: string for k in ("server_key", "clients", "users", "manifest", "manifest_key",
+    "security": Section(SecurityConfig, {**{k: string for k in ("server_key", "clients", "users", "manifest", "manifest_key",
                                                        "profiles")},
                                   "local_role": one_of(*access.ROLES), "full_delay_s": seconds(0.0, 3600.0)}),
-    "access": (AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
-    "rights": (RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
+    "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
+    "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
 }
 
 
-def _parse_section(source: str, section: str, data: Mapping[str, Any]) -> Any:
-    kind, keys = _SCHEMA[section]
-    values: dict[str, Any] = {}
-    for key, raw in data.items():
-        if key not in keys:
-            raise ConfigError(f"{source}: [{section}] unknown key {key!r} (known: {', '.join(keys)})")
-        try:
-            values[key] = keys[key](raw)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: [{section}] {key}: {exc}") from None
-    return kind(**values)
+def _endpoints(cfg: Config) -> list[Where]:
+    """The table's sockets, each with where the file gives it ("" for one not bound), the hole cards' first."""
+    return [("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
+            ("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
+            ("commands", "endpoint", cfg.commands.endpoint)]
 
 
 def _check_security(cfg: Config) -> None:
     """A socket open to the network needs CURVE: `[security] server_key` and `clients` (both or none)."""
-    src, sec = cfg.source, cfg.security
-    if bool(sec.server_key) != bool(sec.clients):
-        key = "clients" if sec.server_key else "server_key"
-        raise ConfigError(f"{src}: [security] {key}: CURVE needs both server_key (the table's secret certificate) "
-                          f"and clients (the directory of allowed client certificates)")
-    if sec.server_key:
-        return
-    eps = [("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
-           ("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
-           ("commands", "endpoint", cfg.commands.endpoint)]
-    for section, key, ep in eps:
-        if ep and not is_restricted_endpoint(ep):
-            what = "the full state (hole cards)" if key.startswith("full") else "a socket"
-            raise ConfigError(f"{src}: [{section}] {key}: without [security] server_key and clients (CURVE), "
-                              f"{what} may only be bound to loopback (tcp://127.0.0.1:PORT) or ipc://, not {ep!r}")
+    sec = cfg.security
+    if not curve_server(cfg.source, "security", sec.server_key, sec.clients, "the table's"):
+        hole_cards = "the full state (hole cards)"
+        bound_on_loopback(cfg.source, _endpoints(cfg), "[security] server_key and clients",
+                          {"full": hole_cards, "full_snapshot": hole_cards})
 
 
 def _check_whole(cfg: Config) -> None:
@@ -353,16 +329,7 @@ def _check_whole(cfg: Config) -> None:
             key = name if name in gpio.sensor_pins() or name in gpio.button_pins() else f"light_{name}"
             raise ConfigError(f"{src}: [gpio] {key}: pin {pin} is already used by {used[pin]}")
         used[pin] = name
-    eps = [("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
-           ("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
-           ("commands", "endpoint", cfg.commands.endpoint)]
-    seen: dict[str, str] = {}
-    for sec, key, ep in eps:
-        if not ep:
-            continue
-        if ep in seen:
-            raise ConfigError(f"{src}: [{sec}] {key}: endpoint {ep!r} is already used by {seen[ep]}")
-        seen[ep] = f"[{sec}] {key}"
+    distinct_endpoints(src, _endpoints(cfg))
 
 
 def _house_table(cfg: Config) -> ProfileText:

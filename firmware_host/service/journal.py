@@ -146,20 +146,11 @@ _INSERT_NEW_REQ = ("INSERT INTO events(id, hand, ts, kind, body, req, digest, ch
                    "WHERE NOT EXISTS (SELECT 1 FROM events WHERE req=?)")
 _CHAIN_ROWS = "SELECT id, hand, ts, kind, body, req, chain FROM events WHERE id > ? ORDER BY id"
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-# JSONEncoder.encode makes a new C encoder at every call (a few us, twice a card): this one is made
-# once, with the same settings (no circular check: events are decoded data, never cyclic)
-_C_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # json's C accelerator (typeshed names it not)
-_C_ENCODE = (_C_MAKE_ENCODER(None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)
-             if _C_MAKE_ENCODER is not None else None)
-
-
-def _encode(value: Any) -> str:
-    """Compact JSON (keys in the order given: sorting them is work for nothing), as `_ENCODER` writes it."""
-    if _C_ENCODE is None or type(value) is str:
-        return _ENCODER.encode(value)
-    return "".join(_C_ENCODE(value, 0))
-
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+"""Compact JSON, keys in the order given (sorting them is work for nothing): `json.dumps` with these
+settings, its encoder made once rather than at every call (no circular check: events are decoded
+data, never cyclic). About 4 us more a call than json's C encoder called directly, which this
+replaced (`docs/feed.md`, "What it costs")."""
 
 _dumps = _encode
 

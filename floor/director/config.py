@@ -22,13 +22,13 @@
     shoe = true                             # its shoe deals the high cards for the button (default true, with
                                             # public); false: the director draws it (`director_button.py`)
 
-An unknown section or key, or a bad value, is a ConfigError naming the file, the section and the key;
-a tournament file that is refused is a ConfigError with the tournament file's own words.
+The file is checked by the one checker of every configuration file (`protocol/config.py`): an unknown
+section or key, or a bad value, is a ConfigError naming the file, the section and the key; a tournament
+file that is refused is a ConfigError with the tournament file's own words. Paths are relative to this file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,14 +36,10 @@ from typing import Any
 from engine.errors import TournamentError
 from engine.tournament.config import TournamentFile, parse_tournament
 from protocol.access import ROLES
-from protocol.config import (
-    ConfigError, SecurityConfig, is_restricted_endpoint, parse_toml, read_text, table_keys,
+from protocol.config import (  # the one checker of every configuration file
+    ConfigError, Section, boolean, both_or_neither, bound_on_loopback, client_pair, curve_server, distinct_endpoints,
+    endpoint, heartbeat, one_of, parse_file, path_in, read_text, server_keys, text,
 )
-from protocol.curve import client_keys
-
-_KEYS = ("tournament", "public", "snapshot", "commands", "role", "users", "heartbeat_s", "key", "server_key", "clients",
-         "db", "tables")
-_TABLE_KEYS = ("name", "commands", "server_key", "public", "snapshot", "shoe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,113 +82,43 @@ class DirectorConfig:
     @classmethod
     def parse(cls, text: str, source: str = "<string>", base: Path = Path(".")) -> DirectorConfig:
         """Parse TOML text holding a `[director]` section. Raises ConfigError."""
-        data = parse_toml(text, source)
-        unknown = sorted(set(data) - {"director"})
-        if unknown:
-            raise ConfigError(f"{source}: unknown section [{unknown[0]}] (known: director)")
-        section = data.get("director")
-        if not isinstance(section, Mapping):
-            raise ConfigError(f"{source}: [director] is missing")
-        for key in section:
-            if key not in _KEYS:
-                raise ConfigError(f"{source}: [director] unknown key {key!r} (known: {', '.join(_KEYS)})")
-        for key in ("tournament", "public", "snapshot", "commands"):
-            if key not in section:
-                raise ConfigError(f"{source}: [director] {key} is missing")
-        values = {key: _text(source, key, section[key]) for key in ("public", "snapshot", "commands")}
-        for key, endpoint in values.items():
-            if not endpoint.startswith(("tcp://", "ipc://")):
-                raise ConfigError(f"{source}: [director] {key}: must be a ZeroMQ endpoint tcp://HOST:PORT or "
-                                  f"ipc://PATH, not {endpoint!r}")
-        server_key, clients = _curve(source, section, base)
-        for key, what in (("commands", "the director's requests may only be taken"),
-                          ("public", "the clock feed may only be bound"), ("snapshot", "its snapshot may only be bound")):
-            if not server_key and not is_restricted_endpoint(values[key]):  # as a table's [security] is checked
-                raise ConfigError(f"{source}: [director] {key}: without [director] server_key and clients (CURVE), "
-                                  f"{what} on loopback (tcp://127.0.0.1:PORT) or ipc://, not {values[key]!r}")
-        tournament_path = base / _text(source, "tournament", section["tournament"])
-        tournament_text = read_text(tournament_path)
+        cfg: DirectorConfig = parse_file(text, source, schema(base), {"director": {"source": source}})["director"]
+        sockets = [("director", "public", cfg.public), ("director", "snapshot", cfg.snapshot),
+                   ("director", "commands", cfg.commands)]
+        distinct_endpoints(source, sockets)
+        if curve_server(source, "director", cfg.server_key, cfg.clients, "the director's"):
+            server_keys(source, "director", cfg.server_key, cfg.clients)
+        else:  # as a table's [security] is checked
+            bound_on_loopback(source, sockets, "[director] server_key and clients",
+                              {"commands": "the director's requests", "public": "the clock feed",
+                               "snapshot": "its snapshot"})
+        for number, table in enumerate(cfg.tables, 1):
+            where = f"[[director.tables]] #{number}"
+            if table.name not in cfg.tournament.tables:
+                raise ConfigError(f"{source}: {where} name: {table.name!r} is not a table of the tournament "
+                                  f"(tables.use: {', '.join(cfg.tournament.tables)})")
+            both_or_neither(source, where, {"public": table.public, "snapshot": table.snapshot})
+            client_pair(source, where, "key, server_key", cfg.key, table.server_key)
+        return cfg
+
+    @classmethod
+    def from_section(cls, tournament: str, source: str, **values: Any) -> DirectorConfig:
+        """The checked `[director]` keys, with the tournament file at `tournament` read and checked by the
+        engine's rules. Raises ConfigError naming `[director] tournament`."""
         try:
-            tournament = parse_tournament(tournament_text, str(tournament_path))
-        except TournamentError as exc:
+            tournament_text = read_text(tournament)
+            terms = parse_tournament(tournament_text, tournament)
+        except (ConfigError, TournamentError) as exc:
             raise ConfigError(f"{source}: [director] tournament: {exc}") from None
-        role = _text(source, "role", section.get("role", "pit"))
-        if role not in ROLES:
-            raise ConfigError(f"{source}: [director] role: {role!r} is not a role ({', '.join(ROLES)})")
-        heartbeat = section.get("heartbeat_s", 1.0)
-        if isinstance(heartbeat, bool) or not isinstance(heartbeat, (int, float)) or not 0.05 <= heartbeat <= 60:
-            raise ConfigError(f"{source}: [director] heartbeat_s: must be a number of seconds between 0.05 and 60")
-        users = str(base / _text(source, "users", section["users"])) if "users" in section else ""
-        key = str(base / _text(source, "key", section["key"])) if "key" in section else None
-        tables = _tables(source, section.get("tables", []), tournament, key, base)
-        db = _text(source, "db", section["db"]) if "db" in section else None
-        return cls(tournament, tournament_text, values["public"], values["snapshot"], values["commands"], role,
-                   users, float(heartbeat), key, tables, source, server_key=server_key, clients=clients, db=db)
+        return cls(terms, tournament_text, source=source, **values)
 
 
-def _text(source: str, key: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{source}: [director] {key}: must be a non-empty string, not {value!r}")
-    return value
-
-
-def _curve(source: str, section: Mapping[str, Any], base: Path) -> tuple[str, str]:
-    """`server_key` and `clients` (both or neither), their files checked as `croupier run` checks a
-    table's. Raises ConfigError naming the key."""
-    server_key = str(base / _text(source, "server_key", section["server_key"])) if "server_key" in section else ""
-    clients = str(base / _text(source, "clients", section["clients"])) if "clients" in section else ""
-    if bool(server_key) != bool(clients):
-        missing = "clients" if server_key else "server_key"
-        raise ConfigError(f"{source}: [director] {missing}: CURVE needs both server_key (the director's secret "
-                          f"certificate) and clients (the directory of allowed client certificates)")
-    if server_key:
-        try:
-            table_keys(SecurityConfig(server_key=server_key, clients=clients), source)
-        except ConfigError as exc:
-            raise ConfigError(str(exc).replace("[security]", "[director]")) from None
-    return server_key, clients
-
-
-def _tables(source: str, raw: Any, tournament: TournamentFile, key: str | None,
-            base: Path) -> tuple[TableLink, ...]:
-    if not isinstance(raw, list) or not all(isinstance(t, Mapping) for t in raw):
-        raise ConfigError(f"{source}: [director] tables must be a list of [[director.tables]]")
-    out: list[TableLink] = []
-    for number, table in enumerate(raw, 1):
-        where = f"{source}: [[director.tables]] #{number}"
-        for k in table:
-            if k not in _TABLE_KEYS:
-                raise ConfigError(f"{where}: unknown key {k!r} (known: {', '.join(_TABLE_KEYS)})")
-        for k in ("name", "commands"):
-            if not isinstance(table.get(k), str) or not table[k].strip():
-                raise ConfigError(f"{where}: {k} is missing")
-        name, endpoint = table["name"], table["commands"]
-        if name not in tournament.tables:
-            raise ConfigError(f"{where}: name {name!r} is not a table of the tournament "
-                              f"(tables.use: {', '.join(tournament.tables)})")
-        if any(t.name == name for t in out):
-            raise ConfigError(f"{where}: the table {name!r} is given twice")
-        if not endpoint.startswith(("tcp://", "ipc://")):
-            raise ConfigError(f"{where}: commands must be a ZeroMQ endpoint, not {endpoint!r}")
-        server_key = str(base / table["server_key"]) if isinstance(table.get("server_key"), str) else None
-        try:
-            client_keys(key, server_key)
-        except ValueError as exc:
-            raise ConfigError(f"{where}: key, server_key: {exc}") from None
-        shoe = table.get("shoe", True)
-        if not isinstance(shoe, bool):
-            raise ConfigError(f"{where}: shoe must be true or false, not {shoe!r}")
-        out.append(TableLink(name, endpoint, server_key, *_feed(where, table), shoe=shoe))
-    return tuple(out)
-
-
-def _feed(where: str, table: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """A table's `public` and `snapshot` (both or neither). Raises ConfigError naming the key."""
-    given = {k: table[k] for k in ("public", "snapshot") if k in table}
-    if len(given) == 1:
-        missing = "snapshot" if "public" in given else "public"
-        raise ConfigError(f"{where}: {missing} is missing: the table's feed needs both public and snapshot")
-    for k, endpoint in given.items():
-        if not isinstance(endpoint, str) or not endpoint.startswith(("tcp://", "ipc://")):
-            raise ConfigError(f"{where}: {k} must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not {endpoint!r}")
-    return given.get("public"), given.get("snapshot")
+def schema(base: Path) -> dict[str, Section]:
+    """`croupier tournament`'s file, its paths relative to `base` (the file's folder)."""
+    path = path_in(base)
+    table = Section(TableLink, {"name": text, "commands": endpoint, "server_key": path, "public": endpoint,
+                                "snapshot": endpoint, "shoe": boolean}, required=("name", "commands"), unique="name")
+    return {"director": Section(DirectorConfig.from_section, {
+        "tournament": path, "public": endpoint, "snapshot": endpoint, "commands": endpoint, "role": one_of(*ROLES),
+        "users": path, "heartbeat_s": heartbeat, "key": path, "server_key": path, "clients": path, "db": text,
+        "tables": table}, required=("tournament", "public", "snapshot", "commands"))}

@@ -40,7 +40,7 @@ from floor.director.config import DirectorConfig
 from protocol.access import Caller
 from protocol.audit import AuditError, AuditLog, config_details, start_details
 from protocol.commands import MAX_REQUEST_BYTES
-from protocol.config import AccessConfig, SecurityConfig, table_keys
+from protocol.config import AccessConfig, server_keys
 from protocol.fairness import MAX_FRAME_FACTOR, Admission, Screened
 from protocol.feed import Feed
 from protocol.keys import KeyPair, serve_curve
@@ -91,7 +91,7 @@ class DirectorGate:
         self.keys: KeyPair | None = None
         self.zap: ZapHandler | None = None
         if cfg.server_key:
-            self.keys = table_keys(SecurityConfig(server_key=cfg.server_key, clients=cfg.clients), cfg.source)
+            self.keys = server_keys(cfg.source, "director", cfg.server_key, cfg.clients)
             self.zap = ZapHandler(ctx, cfg.clients, DIRECTOR_ACCESS, self.audit)
 
     def bind_commands(self, ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:

@@ -24,19 +24,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
 import zmq
 
 from engine.cards import DECK
 from engine.games import MAX_SPOTS
 from protocol.commands import Command, Malformed, encode_reply, error_reply
-from protocol.feed import FeedError
+from protocol.feed import Feed, FeedError
 from protocol.messages import PublicState
 from protocol.records import HandRecord
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
 from firmware_host.service.table_events import event_line
-from sim.floor.frames import FloorFeed, Template, template
 from sim.ready import ReadySockets
 from firmware_host.tables.house.opening import open_body
 from firmware_host.tables.house.sign import HISTORY_HANDS
@@ -69,13 +67,6 @@ class PlayedHand:
     game: str
     states: tuple[PublicState, ...]
     record: HandRecord | dict[str, Any]  # dict: the idle table's first "hand", no record
-    frames: list[Template | None] = field(default_factory=list, compare=False)  # each state's, once dealt
-
-    def frame(self, step: int) -> Template | None:
-        """The frame template of state `step` (1 the first), made the first time a table deals this hand."""
-        if not self.frames:
-            self.frames.extend(template(state) for state in self.states)
-        return self.frames[step - 1]
 
 
 def _bets(game: str, rng: random.Random) -> dict[str, int]:
@@ -174,10 +165,9 @@ class FloorTable:
     messages: int = 0  # sent on the feeds of earlier boots
     boots: int = 0
     on_publish: Callable[[str, str, int], None] | None = None
-    feed: FloorFeed = field(init=False)
+    feed: Feed = field(init=False)
     shown_session: dict[str, int] = field(init=False)  # the session and last hands shown since the last close
     shown_history: list[dict[str, Any]] = field(init=False)
-    packed: list[bytes] = field(init=False)  # the PER_TABLE values packed: hand, session, history
     commands: zmq.Socket[Any] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -185,16 +175,15 @@ class FloorTable:
         self.bind()
 
     def _shown_closed(self) -> None:
-        """A hand closed (or none yet): the session and last hands shown from now on, packed once."""
+        """A hand closed (or none yet): the session and last hands shown from now on (the same objects
+        until the next close: the feed's changes skip them by identity)."""
         self.shown_session, self.shown_history = dict(self.session), list(self.history)
-        self.packed = [b"", msgpack.packb(self.shown_session, use_bin_type=True),
-                       msgpack.packb(self.shown_history, use_bin_type=True)]
 
     def bind(self, tries: int = 1) -> None:
         """Bind the feed (a new boot) and the command channel. Raises FeedError."""
         for attempt in range(tries):
             try:
-                self.feed = FloorFeed(self.ctx, self.name, public=self.endpoints.public,
+                self.feed = Feed(self.ctx, self.name, public=self.endpoints.public,
                                       snapshot=self.endpoints.snapshot, heartbeat_s=self.heartbeat_s)
                 break
             except FeedError:
@@ -253,12 +242,7 @@ class FloorTable:
         self.shown = self.public()
         if self.on_publish is not None:  # noted before the send: the pit may pass it on before publish returns
             self.on_publish(self.name, self.feed.boot, self.feed.seq + 1)
-        frame = self.playing.frame(self.step)
-        if frame is None:
-            self.feed.publish(self.shown)
-        else:
-            self.packed[0] = msgpack.packb(self.shown["hand"])
-            self.feed.publish_template(self.shown, frame, self.packed)
+        self.feed.publish(self.shown)
         if closed:
             self.playing = None
             self.hand += 1

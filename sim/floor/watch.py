@@ -50,36 +50,13 @@ def all_archived(view: Mapping[str, Mapping[str, Any]] | None, last: Mapping[str
 
 
 FLOOR_HEAD = frozenset(("table", "boot", "seq", "kind", "floor_seq"))
-_TABLE = msgpack.packb("table")
 
 
 def floor_head(body: bytes, unpacker: msgpack.Unpacker | None = None) -> dict[str, Any]:
-    """The keys of a floor-feed message the watcher needs (table, boot, seq, kind, floor_seq), the state
-    between them not decoded: a table's whole state costs about twenty times as much to decode. The pit
-    passes a table's frame on with its own keys (`table`, `boot`, `seq`, `kind`, `online`,
-    `floor_seq`) put last, so those are read from the end; a message laid out otherwise is read key by
-    key. `unpacker`: one to reuse for that (each message is read to its end, nothing left in it)."""
-    head = _tail(body)
-    return head if head is not None else _walk(body, unpacker or msgpack.Unpacker(raw=False))
-
-
-def _tail(body: bytes) -> dict[str, Any] | None:
-    """The wanted keys when they are all in the pairs from the last `"table"` key to the map's end."""
-    at = body.rfind(_TABLE)
-    if at < 0:
-        return None
-    tail = msgpack.Unpacker(raw=False)
-    tail.feed(body[at:])
-    head: dict[str, Any] = {}
-    try:
-        while tail.tell() < len(body) - at:
-            key = tail.unpack()
-            value = tail.unpack()
-            if key in FLOOR_HEAD:
-                head[key] = value
-    except (ValueError, msgpack.OutOfData, TypeError):
-        return None  # not where the pairs begin (a value "table" after the key, say)
-    return head if set(head) == FLOOR_HEAD else None
+    """The keys of a floor-feed message the watcher needs (table, boot, seq, kind, floor_seq), the other
+    values skipped undecoded (a whole state after the pit's snapshot of a table; a step's changes are
+    small). `unpacker`: one to reuse (each message is read to its end, nothing left in it)."""
+    return _walk(body, unpacker or msgpack.Unpacker(raw=False))
 
 
 def _walk(body: bytes, unpacker: msgpack.Unpacker) -> dict[str, Any]:
@@ -120,7 +97,7 @@ class LagBook:
         if self._floor_seq is not None and isinstance(floor_seq, int) and floor_seq != self._floor_seq + 1:
             self.gaps += 1
         self._floor_seq = floor_seq if isinstance(floor_seq, int) else None
-        if head.get("kind") != "update":
+        if head.get("kind") not in ("changes", "update"):
             return
         key = (head.get("table"), head.get("boot"), head.get("seq"))
         at = self.sent.pop(key, None)  # type: ignore[arg-type]  # a key of anything never matches

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import zmq
 
-from protocol.feed import Feed, FeedClient, FeedError, pack, unpack
+from protocol.feed import Feed, FeedClient, FeedError, apply_changes, pack, state_of, unpack
 from tests.firmware_host.processes import CARD_TEXTS, strings_in
 
 
@@ -53,19 +53,105 @@ def test_updates_and_heartbeats_carry_table_boot_seq(ctx: zmq.Context[Any], tmp_
     while full.poll(20):
         full.recv()
     before = feed.seq
-    feed.publish({"phase": "deal", "spots": [{"seat": 1, "cards": ["??"]}]},
-                 {"phase": "deal", "spots": [{"seat": 1, "cards": ["As"]}]})
+    feed.publish({"phase": "deal", "spots": [{"seat": 1, "cards": ["??"]}], "fault": None},
+                 {"phase": "deal", "spots": [{"seat": 1, "cards": ["As"]}], "fault": None})
     m = unpack(sub.recv())
     f = unpack(full.recv())
-    assert m == {"table": "t1", "boot": feed.boot, "seq": before + 1, "kind": "update", "phase": "deal",
-                 "spots": [{"seat": 1, "cards": ["??"]}]}
-    assert f["seq"] == m["seq"] and f["spots"][0]["cards"] == ["As"]
+    assert m == {"table": "t1", "boot": feed.boot, "seq": before + 1, "kind": "changes", "del": [],
+                 "set": {"phase": "deal", "spots": [{"seat": 1, "cards": ["??"]}], "fault": None}}
+    assert f["seq"] == m["seq"] and f["set"]["spots"][0]["cards"] == ["As"]
+    # the next step sends only what changed, and the keys gone
+    feed.publish({"phase": "deal", "spots": [{"seat": 1, "cards": ["??", "??"]}]},
+                 {"phase": "deal", "spots": [{"seat": 1, "cards": ["As", "Kd"]}]})
+    m, f = unpack(sub.recv()), unpack(full.recv())
+    assert m == {"table": "t1", "boot": feed.boot, "seq": before + 2, "kind": "changes",
+                 "set": {"spots": [{"seat": 1, "cards": ["??", "??"]}]}, "del": ["fault"]}
+    assert f["set"] == {"spots": [{"seat": 1, "cards": ["As", "Kd"]}]} and f["del"] == ["fault"]
+    before += 1
     clock.now += 0.5
     assert not feed.tick()           # not idle long enough
     clock.now += 0.6
     assert feed.tick()
     hb = unpack(sub.recv())
     assert hb == {"table": "t1", "boot": feed.boot, "seq": before + 2, "kind": "heartbeat"}
+    feed.close()
+
+
+def test_a_feed_for_old_clients_sends_whole_states(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    """`[feed] changes = false`: every step the whole state, as an `update` (a client that does not
+    follow changes yet); `FeedClient` takes it the same."""
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "t1", **eps, clock=FakeClock(), changes=False)
+    sub = subscriber(ctx, eps["public"])
+    settle_subscription(feed, sub)
+    feed.publish({"phase": "bets", "hand": 7, "board": []})
+    feed.publish({"phase": "deal", "hand": 7, "board": []})
+    unpack(sub.recv())
+    m = unpack(sub.recv())
+    assert m == {"table": "t1", "boot": feed.boot, "seq": feed.seq, "kind": "update", "phase": "deal", "hand": 7,
+                 "board": []}
+    feed.close()
+
+
+def test_changes_applied_in_order_give_the_state_a_snapshot_gives(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    """A follower rebuilding the state from the changes holds, at every step, the state a late joiner's
+    snapshot would get (keys set, changed, removed, nested values)."""
+    import random
+
+    rng = random.Random(23)
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "t1", **eps, clock=FakeClock())
+    sub = subscriber(ctx, eps["public"])
+    settle_subscription(feed, sub)
+    state: dict[str, Any] = dict(feed._public_state)
+    spots = [{"seat": seat, "cards": []} for seat in range(1, 8)]
+    kinds: set[str] = set()
+    for step in range(200):
+        # a list changed in one place, grown, cut, or made anew; scalars set and removed
+        spots = list(spots)
+        move = rng.random()
+        if move < 0.5 and spots:
+            at = rng.randrange(len(spots))
+            spots[at] = {**spots[at], "cards": [*spots[at]["cards"], "??"]}
+        elif move < 0.7:
+            spots.append({"seat": len(spots) + 1, "cards": []})
+        elif move < 0.8:
+            spots = spots[: rng.randrange(len(spots) + 1)]
+        elif move < 0.9:
+            spots = [{"seat": seat, "cards": ["??"]} for seat in range(1, rng.randrange(9))]
+        published: dict[str, Any] = {key: rng.choice([step, [step, {"seat": 1}], None, "x"])
+                                     for key in ("hand", "phase", "fault", "next") if rng.random() < 0.8}
+        if rng.random() < 0.95:
+            published["spots"] = spots
+        feed.publish(published)
+        message = unpack(sub.recv())
+        assert message["kind"] == "changes" and message["seq"] == feed.seq
+        kinds |= {part for part in ("set", "del", "items") if message.get(part)}  # the parts with something in them
+        state = apply_changes(state, message)
+        client = ctx.socket(zmq.DEALER)
+        client.connect(eps["snapshot"])
+        client.send(pack({"want": "snapshot"}))
+        assert feed.snap.poll(2000) and feed.serve_snapshots(feed.snap) == 1
+        snap = unpack(client.recv())
+        client.close(0)
+        assert state == state_of(snap) == published and snap["seq"] == message["seq"]
+    assert kinds == {"set", "del", "items"}  # every part of a changes message was exercised
+    feed.close()
+
+
+def test_a_card_to_one_spot_sends_that_spot_alone(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "t1", **eps, clock=FakeClock())
+    sub = subscriber(ctx, eps["public"])
+    settle_subscription(feed, sub)
+    spots = [{"seat": seat, "cards": ["??"], "bets": {"ante": 500}} for seat in range(1, 8)]
+    feed.publish({"phase": "deal", "spots": spots, "next": "spot 3"})
+    unpack(sub.recv())
+    dealt = [*spots[:2], {**spots[2], "cards": ["??", "??"]}, *spots[3:]]
+    feed.publish({"phase": "deal", "spots": dealt, "next": "spot 4"})
+    assert unpack(sub.recv()) == {"table": "t1", "boot": feed.boot, "seq": feed.seq, "kind": "changes",
+                                  "set": {"next": "spot 4"}, "del": [],
+                                  "items": {"spots": [7, [[2, {"seat": 3, "cards": ["??", "??"], "bets": {"ante": 500}}]]]}}
     feed.close()
 
 
@@ -273,11 +359,21 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     def do(cmd: str, **args: Any) -> dict[str, Any]:
         return c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
 
+    states: list[dict[str, Any]] = [{}, {}]  # the public and the full state as their changes rebuild them
+
+    def rebuilt(message: dict[str, Any], which: int) -> dict[str, Any]:
+        """The whole state after a step (every value a public step sent is in it: checked whole)."""
+        if message["kind"] != "changes":
+            return message
+        states[which] = apply_changes(states[which], message)
+        head = {k: message[k] for k in ("table", "boot", "seq", "kind")}
+        return {**head, **states[which]}
+
     def drain() -> int:
         n = 0
         while pub_sub.poll(0):
-            public = unpack(pub_sub.recv())
-            full = unpack(full_sub.recv())
+            public = rebuilt(unpack(pub_sub.recv()), 0)
+            full = rebuilt(unpack(full_sub.recv()), 1)
             check_public(public, full, shown)
             n += 1
         return n
@@ -344,6 +440,9 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
                 assert do("void", reason="random void")["ok"]
                 voided = True
                 break
+        checked += drain()
+        # the changes rebuild exactly what the table shows (a value changed in place would be missed)
+        assert (states[0], states[1]) == c.states(), f"hand {hand}: the changes do not rebuild the state"
         if not voided:
             assert do("confirm")["ok"]
         checked += drain()

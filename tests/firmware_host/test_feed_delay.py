@@ -14,7 +14,7 @@ import zmq
 from drivers.card_reader import SimCardReader
 from protocol.commands import CommandClient
 from firmware_host.service.controller import Controller
-from protocol.feed import Feed, pack, unpack
+from protocol.feed import Feed, apply_changes, pack, state_of, unpack
 from firmware_host.service.journal import Journal
 from sim.bots import TableEndpoints
 from firmware_host.tables.house.table import HouseSetup
@@ -51,6 +51,17 @@ def ask_snapshot(ctx: zmq.Context[Any], feed: Feed, endpoint: str) -> dict[str, 
     return snap
 
 
+def full_snapshot(ctx: zmq.Context[Any], endpoint: str) -> dict[str, Any]:
+    client = ctx.socket(zmq.DEALER)
+    client.setsockopt(zmq.LINGER, 0)
+    client.connect(endpoint)
+    client.send(pack({"want": "snapshot"}))
+    assert client.poll(5000)
+    snap = unpack(client.recv())
+    client.close(0)
+    return snap
+
+
 def test_the_feed_holds_full_messages_until_due(ctx: zmq.Context[Any], tmp_path: Path) -> None:
     clock = FakeClock()
     eps = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "snapshot", "full", "full_snapshot")}
@@ -77,7 +88,7 @@ def test_the_feed_holds_full_messages_until_due(ctx: zmq.Context[Any], tmp_path:
         feed.tick()
         assert full.poll(2000)
         held = unpack(full.recv())
-        assert held["seq"] == seq and held["spots"][0]["cards"] == ["As"]
+        assert held["seq"] == seq and held["set"]["spots"][0]["cards"] == ["As"]
         assert ask_snapshot(ctx, feed, eps["full_snapshot"])["spots"] == [{"seat": 1, "cards": ["As"]}]
         assert feed.release_due() == float("inf")
         # a heartbeat on the full stream keeps its place in the sequence: held like the updates
@@ -137,31 +148,26 @@ def test_a_full_subscriber_gets_each_update_no_earlier_than_the_delay(ctx: zmq.C
     try:
         take(lambda: seen["public"] and seen["full"])  # both subscriptions are in (slow joiner)
         first = max(seen["public"])
+        base = full_snapshot(ctx, eps.full_snapshot)  # the full changes seen from here on rebuild the state
         assert dealer.request("bet", seat=2, bets={"ante": 100, "blind": 100})["ok"]
         shoe.start()
         shoe.deal("As")
 
         def dealt() -> int | None:
             return next((s for s, (_, m) in sorted(seen["public"].items())
-                         if m["kind"] == "update" and m["spots"] and m["spots"][0]["cards"]), None)
+                         if m["kind"] == "changes" and (m["set"].get("spots") or [{}])[0].get("cards")), None)
 
         take(lambda: dealt() is not None)
         card_seq = dealt()
         assert card_seq is not None
         asked = time.monotonic()
-        snapshot_client = ctx.socket(zmq.DEALER)
-        snapshot_client.setsockopt(zmq.LINGER, 0)
-        snapshot_client.connect(eps.full_snapshot)
-        snapshot_client.send(pack({"want": "snapshot"}))
-        assert snapshot_client.poll(5000)
-        snap = unpack(snapshot_client.recv())
+        snap = full_snapshot(ctx, eps.full_snapshot)
         answered = time.monotonic() - asked
-        snapshot_client.close(0)
         for card in ("Kd", "Qh", "Jc"):
             shoe.deal(card)
-        take(lambda: any(m.get("phase") == "preflop" for _, m in seen["full"].values()))
+        take(lambda: any((m.get("set") or {}).get("phase") == "preflop" for _, m in seen["full"].values()))
 
-        updates = [s for s, (_, m) in seen["public"].items() if m["kind"] == "update" and s > first]
+        updates = [s for s, (_, m) in seen["public"].items() if m["kind"] == "changes" and s > first]
         assert len(updates) >= 5  # the bet, four cards
         for seq in updates:
             assert seq in seen["full"], f"update {seq} never reached the full feed"
@@ -169,10 +175,11 @@ def test_a_full_subscriber_gets_each_update_no_earlier_than_the_delay(ctx: zmq.C
             assert gap >= delay * 0.6, f"update {seq} reached the full feed {gap:.3f} s after the public one"
         # the full snapshot shows the state the delayed stream showed at its seq, never a newer one
         assert snap["seq"] in seen["full"]
-        shown = [m for s, (_, m) in sorted(seen["full"].items()) if s <= snap["seq"] and m["kind"] == "update"]
-        if shown:
-            assert {k: v for k, v in snap.items() if k not in ("kind",)} == \
-                   {k: v for k, v in shown[-1].items() if k not in ("kind", "seq")} | {"seq": snap["seq"]}
+        shown = state_of(base)  # the full state the delayed stream had shown at the snapshot's seq
+        for s, (_, m) in sorted(seen["full"].items()):
+            if base["seq"] < s <= snap["seq"] and m["kind"] == "changes":
+                shown = apply_changes(shown, m)
+        assert state_of(snap) == shown
         if answered < delay * 0.8:  # asked right after the card was public: its full update was not yet due
             assert snap["seq"] < card_seq and "As" not in repr(snap)
         assert "As" in repr(seen["full"][card_seq][1])

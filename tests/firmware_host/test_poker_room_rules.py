@@ -12,7 +12,7 @@ import pytest
 import zmq
 
 from protocol.commands import Malformed
-from protocol.feed import Feed, unpack
+from protocol.feed import Feed, apply_changes, unpack
 from tests.firmware_host.test_poker_table import Rig
 
 REVEAL = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
@@ -33,17 +33,29 @@ def fed(tmp_path: Path) -> Iterator[tuple[Rig, Any]]:
     sub.connect("inproc://room-pub")
     shm = Path("/dev/shm")
     rig = Rig(Path(tempfile.mkdtemp(dir=shm, prefix="croupier-room-")) if shm.is_dir() else tmp_path, feed)
-    yield rig, sub
+    yield rig, Rebuilt(sub)
     rig.c.journal.close()
     sub.close(0)
     feed.close()
     ctx.term()
 
 
-def published(sub: Any) -> list[dict[str, Any]]:
+class Rebuilt:
+    """The public feed's subscriber and the state its changes rebuild (it hears every step from the first)."""
+
+    def __init__(self, sub: Any) -> None:
+        self.sub = sub
+        self.state: dict[str, Any] = {}
+
+
+def published(fed: Rebuilt) -> list[dict[str, Any]]:
+    """The whole public state after each step published since the last call."""
     out = []
-    while sub.poll(0):
-        out.append(unpack(sub.recv()))
+    while fed.sub.poll(0):
+        message = unpack(fed.sub.recv())
+        if message["kind"] == "changes":
+            fed.state = apply_changes(fed.state, message)
+            out.append(fed.state)
     return out
 
 

@@ -477,7 +477,7 @@ def play_random_hand(r: Rig, rng: random.Random, check: Any) -> None:
 def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Path) -> None:
     import zmq
 
-    from protocol.feed import Feed, pack, unpack
+    from protocol.feed import Feed, apply_changes, pack, unpack
 
     ctx: zmq.Context[Any] = zmq.Context()
     feed = Feed(ctx, "prop", public="inproc://pub", snapshot="inproc://snap", full="inproc://full",
@@ -495,14 +495,24 @@ def test_no_public_message_carries_a_hidden_card_over_random_hands(tmp_path: Pat
     rng = random.Random(20261129)
     seen = 0
 
+    states: list[dict[str, Any]] = [{}, {}]  # the public and the full state as their changes rebuild them
+
+    def rebuilt(message: dict[str, Any], which: int) -> dict[str, Any]:
+        """The whole state after a step (every value a public step sent is in it: checked whole)."""
+        if message["kind"] != "changes":
+            return message
+        states[which] = apply_changes(states[which], message)
+        return {**{k: message[k] for k in ("table", "boot", "seq", "kind")}, **states[which]}
+
     def check() -> None:
         """Every message published since the last check, and now and then a late joiner's snapshot."""
         nonlocal seen
         while subs[0].poll(0):
-            public, full = unpack(subs[0].recv()), unpack(subs[1].recv())
+            public, full = rebuilt(unpack(subs[0].recv()), 0), rebuilt(unpack(subs[1].recv()), 1)
             assert public["seq"] == full["seq"]
             check_public(public, full)
             seen += 1
+        assert (states[0], states[1]) == rig.c.states()  # the changes rebuild exactly what the table shows
         if rng.random() < 0.02:
             client = ctx.socket(zmq.DEALER)
             client.connect("inproc://snap")

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 import zmq
 
 from drivers.card_reader import SimCardReader
@@ -171,3 +172,14 @@ def test_watch_says_offline_when_the_controller_is_killed_and_clears_when_it_is_
         watcher.wait(10)
         run.terminate()
         run.wait(10)
+
+
+def test_watch_refuses_a_bad_endpoint_or_heartbeat_in_the_configuration_files_words(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cli import main
+    for argv, says in [(["http://t1:5556"], "ENDPOINT: must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH"),
+                       (["ipc:///p", "--snapshot", "tcp://t1"], "--snapshot: must be a ZeroMQ endpoint"),
+                       (["tcp://t1:5556", "--heartbeat-s", "0"],
+                        "--heartbeat-s: must be a number of seconds between 0.05 and 60, not 0.0")]:
+        assert main(["watch", *argv]) == 2
+        assert f"croupier watch: {says}" in capsys.readouterr().err

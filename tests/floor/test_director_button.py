@@ -91,7 +91,7 @@ def _rank(card: str) -> tuple[int, int]:
 def test_a_tables_shoe_key_is_true_or_false(tmp_path: Path) -> None:
     link = '[[director.tables]]\nname = "T1"\ncommands = "ipc://{0}/t1"\npublic = "ipc://{0}/p"\nsnapshot = "ipc://{0}/s"\n'
     assert DirectorConfig.load(write_director(tmp_path, link.format(tmp_path))).tables[0].shoe is True   # the default
-    with pytest.raises(ConfigError, match="shoe must be true or false"):
+    with pytest.raises(ConfigError, match=r"\[\[director.tables\]\] #1 shoe: must be true or false, not 'yes'"):
         DirectorConfig.load(write_director(tmp_path, link.format(tmp_path) + 'shoe = "yes"\n'))
 
 

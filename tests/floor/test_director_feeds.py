@@ -232,9 +232,9 @@ def test_the_settled_hand_read_from_a_public_state() -> None:
 
 def test_a_table_feed_needs_both_sockets(tmp_path: Path) -> None:
     config = write_director(tmp_path, '[[director.tables]]\nname = "T1"\ncommands = "ipc://x"\npublic = "ipc://p"\n')
-    with pytest.raises(ConfigError, match="snapshot is missing"):
+    with pytest.raises(ConfigError, match=r"\[\[director.tables\]\] #1 public, snapshot: give both or neither"):
         DirectorConfig.load(config)
     config = write_director(tmp_path, '[[director.tables]]\nname = "T1"\ncommands = "ipc://x"\n'
                                       'public = "ipc://p"\nsnapshot = "udp://s"\n')
-    with pytest.raises(ConfigError, match="snapshot must be a ZeroMQ endpoint"):
+    with pytest.raises(ConfigError, match=r"\[\[director.tables\]\] #1 snapshot: must be a ZeroMQ endpoint"):
         DirectorConfig.load(config)

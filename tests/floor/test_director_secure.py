@@ -247,10 +247,11 @@ server_key = "{tmp_path}/director/director.key"
             topic, body = sub.recv_multipart()
             message = msgpack.unpackb(body, raw=False)
             assert topic == b"sunday/"
-            return message if message.get("kind") == "update" and message.get("entries") == 1 else None
+            changed = message.get("set") or {} if message.get("kind") == "changes" else {}
+            return message if changed.get("entries") == 1 else None
 
-        update = wait_for(relayed, "the entry relayed on the floor feed")
-        assert update["table"] == "sunday" and update["players_left"] == 1 and update["online"] is True
+        update = wait_for(relayed, "the entry relayed on the floor feed")  # the director's changes, passed on
+        assert update["table"] == "sunday" and update["set"]["players_left"] == 1 and update["online"] is True
         d.stop()
 
         def offline() -> dict[str, Any] | None:

@@ -33,8 +33,8 @@ def test_the_state_after_a_void_shows_the_next_hand(tmp_path: Path) -> None:
         last = None
         while sub.poll(500):
             last = msgpack.unpackb(sub.recv(), raw=False)
-        assert last is not None and last["kind"] == "update"
-        assert last["hand"] == voided + 1 and last["phase"] == "bets"  # not the void's own number
+        assert last is not None and last["kind"] == "changes"
+        assert last["set"]["hand"] == voided + 1 and last["set"]["phase"] == "bets"  # not the void's own number
         assert table.public()["hand"] == voided + 1
     finally:
         sub.close(0)

@@ -101,9 +101,10 @@ def test_an_update_never_passed_on_is_missing_and_a_skipped_floor_seq_a_gap(tmp_
     assert report["lag_max_ms"] >= 60 and report["lag_p50_ms"] >= 0
 
 
-def test_the_floor_head_read_from_the_end_or_key_by_key_is_the_decoded_message_s() -> None:
+def test_the_floor_head_read_key_by_key_is_the_decoded_message_s() -> None:
     state = {"game": "uth", "phase": "bets", "board": ["??"] * 5, "note": "table", "history": [{"hand": 1}] * 40}
-    laid_out = [{**state, "table": "t1", "boot": "b1", "seq": 3, "kind": "update", "online": True, "floor_seq": 9},
+    laid_out = [{"table": "t1", "boot": "b1", "seq": 4, "kind": "changes", "set": state, "del": ["fault"], "online": True,
+                 "floor_seq": 11},{**state, "table": "t1", "boot": "b1", "seq": 3, "kind": "update", "online": True, "floor_seq": 9},
                 {**state, "table": "table", "boot": "b1", "seq": 3, "kind": "update", "online": True, "floor_seq": 9},
                 {"table": "t1", "boot": "b1", "seq": 3, "kind": "update", **state, "online": True, "floor_seq": 9},
                 {"kind": "heartbeat", "floor_seq": 10, "tables": 3, "online": 2},  # no table

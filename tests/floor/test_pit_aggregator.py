@@ -186,7 +186,8 @@ def test_a_table_prefix_gets_only_that_table(floor: Floor) -> None:
         every.close(0)
     assert got_one and {topic for topic, _ in got_one} == {b"sim-uth-2/"}
     assert {body["table"] for _, body in got_one} == {"sim-uth-2"}
-    assert any(body["kind"] == "update" and body["phase"] == "settled" for _, body in got_one)
+    # a step goes on as the table sent it: its changes (the pit's whole `update` only after its snapshot)
+    assert any(body["kind"] == "changes" and body["set"].get("phase") == "settled" for _, body in got_one)
     topics = {topic for topic, _ in got_every}
     assert {b"sim-uth-1/", b"sim-uth-2/"} <= topics  # the other table's messages were there to be left out
     floor_seqs = [body["floor_seq"] for _, body in got_every]

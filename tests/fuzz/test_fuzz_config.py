@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
 
+from firmware_host.display.config import DisplayConfig
 from firmware_host.service.config import Config
+from floor.config import PitConfig
+from floor.director.config import DirectorConfig
+from protocol.config import ConfigError
 from tests.fuzz.fuzzing import ops, quick_and_soak
-from tests.fuzz.targets import DEPLOY_CONFIGS, SOURCE, check_config, mutate
+from tests.fuzz.targets import DEPLOY_CONFIGS, ROOT, SOURCE, check_config, mutate
 
 # TOML values of every kind, and some that stretch a parser: huge integers, deep arrays, odd floats
 toml_values = st.one_of(
@@ -84,3 +90,32 @@ def test_a_refusal_must_name_the_file() -> None:
     assert check_config("[nope]\n") is None
     with pytest.raises(AssertionError):
         assert str(ValueError("no file named")).startswith(f"{SOURCE}: ")
+
+
+OTHER_KINDS: dict[str, Callable[[str, str], Any]] = {
+    "display.toml": DisplayConfig.parse, "pit.toml": PitConfig.parse,
+    "director.toml": lambda text, source: DirectorConfig.parse(text, source, base=ROOT / "deploy"),
+}
+"""The other files the one checker reads (protocol/config.py), each with its shipped example in deploy/."""
+SHIPPED = {name: (ROOT / "deploy" / name).read_text(encoding="utf-8") for name in OTHER_KINDS}
+
+
+def other_kind_or_named_error(case: tuple[str, str]) -> None:
+    """A display's, a pit's or a director's file gives its configuration or a ConfigError naming the file."""
+    name, text = case
+    try:
+        OTHER_KINDS[name](text, SOURCE)
+    except ConfigError as exc:
+        assert str(exc).startswith(f"{SOURCE}: ") and len(str(exc)) > len(SOURCE) + 2, str(exc)
+
+
+other_values = st.sampled_from(sorted(OTHER_KINDS)).flatmap(lambda name: st.tuples(st.just(name), st.builds(
+    replace_values, st.just(SHIPPED[name]), st.lists(st.tuples(st.integers(0, 200), toml_values), min_size=1,
+                                                     max_size=4))))
+other_lines = st.sampled_from(sorted(OTHER_KINDS)).flatmap(lambda name: st.tuples(st.just(name), st.builds(
+    shuffle_lines, st.just(SHIPPED[name]), st.lists(st.tuples(st.integers(0, 2), st.integers(0, 500),
+                                                              st.integers(0, 500)), min_size=1, max_size=4))))
+test_other_kinds_new_values, test_other_kinds_new_values_soak = \
+    quick_and_soak(other_values)(other_kind_or_named_error)
+test_other_kinds_moved_lines, test_other_kinds_moved_lines_soak = \
+    quick_and_soak(other_lines)(other_kind_or_named_error)

@@ -18,7 +18,7 @@ import zmq
 from sim.bots import BotDealer, DealerLog, seat_players
 from cli.demo import SimTable
 from protocol.curve import client_keys
-from protocol.feed import unpack
+from protocol.feed import apply_changes, unpack
 
 
 def croupier(*args: str, stdin: str | None = None, timeout: float = 120.0) -> str:
@@ -61,13 +61,18 @@ class PublicAudit(threading.Thread):
         self.stop = threading.Event()
         self.updates = 0
         self.leaks: list[str] = []
+        self.state: dict[str, Any] = {}  # the public state as the changes since the audit joined left it
 
     def run(self) -> None:
         while not self.stop.is_set():
             if not self.sub.poll(100):
                 continue
             message = unpack(self.sub.recv())
-            if message.get("kind") != "update":
+            if message.get("kind") == "changes":  # the state rebuilt from the changes: every value sent is in it
+                self.state = message = apply_changes(self.state, message)
+            elif message.get("kind") == "update":
+                self.state = message
+            else:
                 continue
             self.updates += 1
             problem = self.check(message)

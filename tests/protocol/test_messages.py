@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import random
 import re
@@ -148,9 +149,10 @@ def test_the_full_feed_adds_what_the_document_says() -> None:
 def test_the_feed_header_is_the_documented_one() -> None:
     block = section("Feed messages").split("```")[1]
     frames = {re.findall(r'"kind": "(\w+)"', line)[0]: line for line in block.splitlines() if line.strip()}
+    assert fields(frames.pop("changes")) == keys(messages.Changes)
     assert all(fields(line) == keys(messages.Header) for line in frames.values())  # `...state`: the rest
-    # every kind shown is typed (a snapshot is an update's map answered on the snapshot socket)
-    assert set(frames) | {"snapshot"} == set(messages.Kind.__args__)
+    # every kind shown is typed (an update is a snapshot's map sent as a step by a feed of whole states)
+    assert set(frames) | {"changes", "update"} == set(messages.Kind.__args__)
 
 
 def test_a_snapshot_request_is_the_documented_one() -> None:
@@ -311,7 +313,8 @@ def test_the_display_serves_the_public_states_schema() -> None:
             response = await client.get("/schema/public.json")
             return response.status, response.content_type, await response.json(content_type=None)
 
-    status, kind, served = asyncio.run(fetch())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (Playwright's may run in this thread)
+        status, kind, served = pool.submit(asyncio.run, fetch()).result(60)
     assert (status, kind) == (200, "application/schema+json")
     assert served == json_schema(messages.PublicState, "/schema/public.json")
     assert served["properties"]["spots"] == {"type": "array", "items": {"$ref": "#/$defs/Spot"}}

@@ -220,17 +220,17 @@ def test_display_tables_parse_and_default_to_the_sections_heartbeat() -> None:
     cfg = DisplayConfig.parse('[display]\nheartbeat_s = 0.5\n[[display.tables]]\nname = "a"\npublic = "ipc:///p1"\n'
                               'snapshot = "ipc:///s1"\n[[display.tables]]\nname = "b"\npublic = "tcp://h:1"\n'
                               'snapshot = "tcp://h:2"\nheartbeat_s = 2\n', source="d.toml")
-    assert [(t.name, t.public, t.heartbeat_s) for t in cfg.tables] == [("a", "ipc:///p1", 0.5), ("b", "tcp://h:1", 2.0)]
-    assert [t.name for t in DisplayConfig.parse("").tables] == ["table"]  # the section's own keys: one table
+    assert [(t.name, t.public, t.heartbeat_s) for t in cfg.feeds] == [("a", "ipc:///p1", 0.5), ("b", "tcp://h:1", 2.0)]
+    assert [t.name for t in DisplayConfig.parse("").feeds] == ["table"]  # the section's own keys: one table
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ('[display]\ntables = 3\n', "tables must be a non-empty list"),
-    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\n', "#1: snapshot is missing"),
-    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\nport = 1\n', "unknown key 'port'"),
+    ('[display]\ntables = 3\n', "[display] tables: must be an array of tables ([[display.tables]]), not int"),
+    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\n', "[[display.tables]] #1 snapshot: is missing"),
+    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\nport = 1\n', "[[display.tables]] #1 unknown key 'port'"),
     ('[[display.tables]]\nname = "a"\npublic = "http://p"\nsnapshot = "ipc:///s"\n', "#1 public: must be a ZeroMQ"),
     ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\n'
-     '[[display.tables]]\nname = "a"\npublic = "ipc:///q"\nsnapshot = "ipc:///r"\n', "'a' is given twice"),
+     '[[display.tables]]\nname = "a"\npublic = "ipc:///q"\nsnapshot = "ipc:///r"\n', "[[display.tables]] #2 name: 'a' is given twice (#1 too)"),
     ('[display]\npublic = "ipc:///p"\n[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\n',
      "not both"),
 ])
@@ -246,7 +246,7 @@ def test_a_slow_pit_screen_gets_every_tables_latest_summary_and_the_hour_counts_
                               '[[display.tables]]\nname = "b"\npublic = "ipc:///p2"\nsnapshot = "ipc:///s2"\n')
 
     async def run() -> tuple[list[dict[str, Any]], int]:
-        pit = PitHub(cfg.tables, clock=lambda: now[0])
+        pit = PitHub(cfg.feeds, clock=lambda: now[0])
         slow = pit.join()
         for seq in range(1, 3 * pit.size):
             for name in ("a", "b"):

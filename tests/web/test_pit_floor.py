@@ -286,11 +286,12 @@ def test_the_pit_view_follows_the_pit_aggregator_and_draws_the_archives_day(
 
 @pytest.mark.parametrize(("text", "says"), [
     ('pit = "tcp://127.0.0.1:1"\n', "pit, pit_snapshot: give both or neither"),
-    ('pit = "tcp://10.0.0.2:6556"\npit_snapshot = "tcp://10.0.0.2:6557"\n', "off loopback"),
+    ('pit = "tcp://10.0.0.2:6556"\npit_snapshot = "tcp://10.0.0.2:6557"\n',
+     "[display] pit: without [display] pit_server_key and key (CURVE), the floor feed may only be followed on loopback"),
     ('pit = "tcp://127.0.0.1:1"\npit_snapshot = "tcp://127.0.0.1:2"\npit_server_key = "/nope.key"\n', "needs key"),
     ('pit_server_key = "/nope.key"\nkey = "/nope.key_secret"\n', "needs pit and pit_snapshot"),
     ('pit = "http://x"\npit_snapshot = "ipc:///s"\n', "pit: must be a ZeroMQ endpoint"),
-    ('figures_s = 0\n', "figures_s: must be a number of seconds"),
+    ('figures_s = 0\n', "figures_s: must be a number of seconds between 0.1 and 3600, not 0"),
 ])
 def test_bad_pit_keys_of_the_display_are_refused_naming_the_key(text: str, says: str) -> None:
     with pytest.raises(ConfigError, match="d.toml") as err:

@@ -5,7 +5,9 @@ With `[display] pit` and `pit_snapshot` (`docs/display.md`) one thread follows t
 subscribes to every topic, then a DEALER asks the floor snapshot for every table and its marker;
 the messages queued meanwhile whose `floor_seq` is not above the marker's are dropped, a gap in
 `floor_seq` (a message lost, or a pit restarted: its `floor_seq` starts again) takes a new snapshot.
-The pit's word on each table stands: an `update` is the table's whole state, `offline` / `online`
+The pit's word on each table stands: an `update` is the table's whole state, `changes` what changed
+in it since (applied here to the table's state, `protocol.feed.apply_changes`: the hub gets the
+whole state as an `update`, as from the table itself), `offline` / `online`
 its flag, `removed` (a `croupier pit reload` that dropped it) takes its tile away, and a table new in
 the pit (added by a reload) appears with its first message. A tournament's clock the pit relays
 (`[[pit.tournaments]]`) is no table: it is left out (it has `/tournament`). A pit silent for 3 of its heartbeats
@@ -30,12 +32,20 @@ import zmq
 from firmware_host.display.config import DisplayConfig
 from firmware_host.display.pit.hub import PitHub
 from protocol.curve import ClientKeys, client_keys
-from protocol.feed import unpack
+from protocol.feed import HEADER, apply_changes, unpack
 
 log = logging.getLogger("croupier.display")
 
 SILENT_BEATS = 3
 """The pit's heartbeats of silence after which every table is shown offline."""
+
+FLOOR_KEYS = frozenset((*HEADER, "online", "floor_seq", "archived"))
+"""The keys the pit puts on a table's messages beside its state."""
+
+
+def table_state(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The table's state a floor snapshot or update carries: the message less the pit's keys."""
+    return {k: v for k, v in message.items() if k not in FLOOR_KEYS}
 
 
 def is_clock(message: Mapping[str, Any]) -> bool:
@@ -95,6 +105,7 @@ class FloorFollower(threading.Thread):
         self.keys = keys
         self.stopping = threading.Event()
         self.snapshots = 0  # snapshots taken (the first, then after each gap, restart or silence)
+        self.tables: dict[str, dict[str, Any]] = {}  # each table's state, as the floor feed left it (this thread's)
 
     @classmethod
     def from_config(cls, cfg: DisplayConfig, pit: PitHub, loop: asyncio.AbstractEventLoop) -> FloorFollower | None:
@@ -164,6 +175,7 @@ class FloorFollower(threading.Thread):
                     continue
                 if message.get("kind") == "end":
                     self.snapshots += 1
+                    self.tables = {str(m.get("table")): table_state(m) for m in states}
                     self._hand(apply_snapshot, states)
                     return int(message.get("floor_seq") or 0)
                 states.append(message)
@@ -199,9 +211,34 @@ class FloorFollower(threading.Thread):
                 log.warning("display: floor_seq %d after %d: a gap, the pit's snapshot asked", floor_seq, seq)
                 return "gap"
             seq, live = floor_seq, True
-            if not self._hand(apply_message, message):
+            whole = self._whole(message)
+            if whole is None:
+                log.warning("display: changes for a table the pit's snapshot did not hold: its snapshot asked")
+                return "gap"
+            if not self._hand(apply_message, whole):
                 return "end"
         return "end"
+
+    def _whole(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """A table's `changes` applied to its state and handed on as its whole state (an `update`), an
+        `update` kept as its state, other messages as they are; None for changes to a table with no state."""
+        kind, name = message.get("kind"), message.get("table")
+        if not isinstance(name, str):
+            return message
+        if kind == "update":
+            self.tables[name] = table_state(message)
+        elif kind == "changes":
+            state = self.tables.get(name)
+            if state is None:
+                return None
+            try:
+                self.tables[name] = state = apply_changes(state, message)
+            except TypeError:
+                return None
+            return {**{k: message[k] for k in FLOOR_KEYS if k in message}, **state, "kind": "update"}
+        elif kind == "removed":
+            self.tables.pop(name, None)
+        return message
 
     def stop(self) -> None:
         self.stopping.set()
@@ -211,6 +248,6 @@ def pit_source(cfg: DisplayConfig, loop: asyncio.AbstractEventLoop) -> tuple[Pit
     """The pit view's hub and, with `[display] pit`, the follower of the pit aggregator that feeds it (the
     tiles link to the tables this display follows itself); without, a hub for the display's own tables."""
     if cfg.pit is None:
-        return PitHub(cfg.tables), None
-    pit = PitHub((), source="pit", links=[t.name for t in cfg.table_list])
+        return PitHub(cfg.feeds), None
+    pit = PitHub((), source="pit", links=[t.name for t in cfg.tables])
     return pit, FloorFollower.from_config(cfg, pit, loop)
