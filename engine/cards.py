@@ -49,9 +49,11 @@ class Card:
     rank: int
     suit: int
     text: str = field(init=False, repr=False, compare=False)  # `As`: made once (views format cards often)
+    index: int = field(init=False, repr=False, compare=False)  # 0..51: made once (the engine's card tables)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", RANKS[self.rank - 2] + SUITS[self.suit])
+        object.__setattr__(self, "index", (self.rank - 2) * 4 + self.suit)
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -87,10 +89,6 @@ class Card:
         if not isinstance(index, int) or not 0 <= index < 52:
             raise CardError(f"not a card index: {index!r}")
         return DECK[index]
-
-    @property
-    def index(self) -> int:
-        return (self.rank - 2) * 4 + self.suit
 
     def __str__(self) -> str:
         return self.text

@@ -251,7 +251,7 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
     for card in hand:
         if not isinstance(card, Card):
             raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
-        i = (card.rank - 2) * 4 + card.suit
+        i = card.index
         if seen >> i & 1:
             raise DuplicateCard(f"{what}: duplicate card {card}")
         seen |= 1 << i
@@ -379,8 +379,8 @@ def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
     h, b = _check_split(hole, board, "omaha high")
     hole_pairs = list(combinations(range(len(h)), 2))
     board_threes = list(combinations(range(len(b)), 3))
-    hi = [(c.rank - 2) * 4 + c.suit for c in h]
-    bi = [(c.rank - 2) * 4 + c.suit for c in b]
+    hi = [c.index for c in h]
+    bi = [c.index for c in b]
     best, best_at = -1, ((0, 1), (0, 1, 2))
     for two in hole_pairs:
         pair = [hi[two[0]], hi[two[1]]]

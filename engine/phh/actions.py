@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from engine.cards import DECK
 from engine.phh.codes import PhhError
 
-__all__ = ["PhhAction"]
+__all__ = ["PhhAction", "parse_actions"]
 
 _PLAYER = re.compile(r"p([1-9][0-9]*)\Z")
 _CARD_TEXT = re.compile(r"(?:[2-9TJQKA][cdhs]|\?\?)+\Z")
@@ -28,9 +29,14 @@ def _player_index(word: str) -> int | None:
     return index
 
 
+# constant table (never grown): every text of two cards (`AsKd`, `????`...) and its two card texts
+_TWO_CARDS = {a + b: (a, b) for a in sorted(_CARD_TEXTS) for b in sorted(_CARD_TEXTS)}
+
+
 def _split_cards(text: str, action: str) -> tuple[str, ...]:
-    if len(text) == 4 and text[:2] in _CARD_TEXTS and text[2:] in _CARD_TEXTS:   # the commonest
-        return text[:2], text[2:]
+    two = _TWO_CARDS.get(text)   # the commonest: a hand of two
+    if two is not None:
+        return two
     if not _CARD_TEXT.match(text):
         raise PhhError(f"action {action!r}: not a list of cards: {text!r}")
     return tuple([text[i:i + 2] for i in range(0, len(text), 2)])
@@ -59,18 +65,13 @@ class PhhAction(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> PhhAction:
         """Parse one action string. Raises PhhError naming the action and what is wrong with it."""
+        return parse_actions((text,))[0]
+
+    @classmethod
+    def _parse(cls, text: str) -> PhhAction:
+        """parse, every form (parse_actions reads the commonest ones itself)."""
         if not isinstance(text, str):
             raise PhhError(f"action {text!r}: not a string")
-        if "#" not in text:  # the commonest forms first: `d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 cbr 225`
-            words = text.split()
-            if len(words) == 2:
-                index = _PLAYER_INDEX.get(words[0])
-                kind = words[1]
-                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
-                    return _new_action(cls, (index, kind, index, None, None, None, text))
-            quick = _common(cls, text, words)
-            if quick is not None:
-                return quick
         if "#" in text:
             body, _, comment = text.partition("#")
             commentary: str | None = comment.strip()
@@ -132,22 +133,46 @@ class PhhAction(NamedTuple):
 _new_action = tuple.__new__
 
 
-def _common(cls: type[PhhAction], text: str, words: list[str]) -> PhhAction | None:
-    """PhhAction.parse of the commoner forms with cards or an amount, without commentary (the
-    same action), else None."""
-    n = len(words)
-    if n == 3:
-        kind = words[1]
-        if kind == "db" and words[0] == "d":
-            return _new_action(cls, (None, "db", None, _split_cards(words[2], text), None, None, text))
-        index = _PLAYER_INDEX.get(words[0])
-        if index is not None:
-            if kind == "cbr":
-                return _new_action(cls, (index, kind, index, None, words[2], None, text))
-            if kind == "sm" and words[2] != "-":
-                return _new_action(cls, (index, kind, index, _split_cards(words[2], text), None, None, text))
-    elif n == 4 and words[0] == "d" and words[1] == "dh":
-        index = _PLAYER_INDEX.get(words[2])
-        if index is not None:
-            return _new_action(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text))
-    return None
+def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
+    """PhhAction.parse of each of `texts`, in order, in one loop for a record's list: the commonest
+    forms without commentary read here (`d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 sm`, `d db 8sKd5d`,
+    `p3 cbr 225`, `p3 sm AsKd`), the others by PhhAction._parse (the same action either way).
+    Raises PhhError as PhhAction.parse."""
+    out: list[PhhAction] = []
+    append = out.append
+    players = _PLAYER_INDEX
+    two_cards = _TWO_CARDS
+    new = _new_action
+    cls = PhhAction
+    for text in texts:
+        if text.__class__ is str and "#" not in text:
+            words = text.split()
+            n = len(words)
+            if n == 4:
+                if words[0] == "d" and words[1] == "dh":
+                    index = players.get(words[2])
+                    if index is not None:
+                        cards = two_cards.get(words[3]) or _split_cards(words[3], text)
+                        append(new(cls, (None, "dh", index, cards, None, None, text)))
+                        continue
+            elif n == 2:
+                index = players.get(words[0])
+                kind = words[1]
+                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
+                    append(new(cls, (index, kind, index, None, None, None, text)))
+                    continue
+            elif n == 3:
+                kind = words[1]
+                if kind == "db" and words[0] == "d":
+                    append(new(cls, (None, "db", None, _split_cards(words[2], text), None, None, text)))
+                    continue
+                index = players.get(words[0])
+                if index is not None:
+                    if kind == "cbr":
+                        append(new(cls, (index, kind, index, None, words[2], None, text)))
+                        continue
+                    if kind == "sm" and words[2] != "-":
+                        append(new(cls, (index, kind, index, _split_cards(words[2], text), None, None, text)))
+                        continue
+        append(cls._parse(text))  # type: ignore[arg-type]
+    return tuple(out)

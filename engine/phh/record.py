@@ -10,7 +10,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine import tomltext
-from engine.phh.actions import PhhAction
+from engine.phh.actions import PhhAction, parse_actions
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
 
@@ -201,14 +201,14 @@ class _Reader:
         stakes = [self.stake(name, needs) for name in _STAKE_NAMES]
         actions = self.actions()
         raw_amounts = self.action_amounts(actions)
-        places = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
+        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
         scale = 10 ** places
 
         def units(value: Number) -> int:
             return value * scale if isinstance(value, int) else int(value * scale)
 
         def all_units(values: list[Number]) -> tuple[int, ...]:
-            if scale == 1 and _only_ints(values):
+            if ints or scale == 1 and _only_ints(values):
                 return tuple(values)  # type: ignore[arg-type]
             return tuple(map(units, values))
 
@@ -220,15 +220,16 @@ class _Reader:
                 raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
         players, trimming, cap, uncapped, heads_up = self.settings()
         rake = self.rake(units)
-        amounts = (tuple(raw_amounts) if scale == 1 and Decimal not in set(map(type, raw_amounts))
+        amounts = (tuple(raw_amounts) if ints or scale == 1 and Decimal not in set(map(type, raw_amounts))
                    else tuple(None if x is None else units(x) for x in raw_amounts))
-        bring_in, small_bet, big_bet, min_bet, max_bet = map(units, stakes)
+        whole: list[int] = stakes if ints else list(map(units, stakes))  # type: ignore[assignment]  # ints: units
+        bring_in, small_bet, big_bet, min_bet, max_bet = whole
         return cls(
             self.variant, all_units(antes), all_units(blinds), bring_in, small_bet, big_bet, min_bet, max_bet,
             all_units(stacks), actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
             players, self.results("finishing_stacks"), self.results("winnings"),
-            tuple(sorted([(k, v) for k, v in self.fields.items() if k not in _CORE])), rake)
+            tuple([(k, self.fields[k]) for k in sorted(self.fields.keys() - _CORE)]), rake)
 
     def amounts(self, name: str, required: bool) -> list[Number]:
         """One amount per player (0 each when the field is absent and not required)."""
@@ -255,8 +256,7 @@ class _Reader:
         raw = self.fields.get("actions")
         if not isinstance(raw, list):
             raise PhhError("field 'actions' missing or not a list of strings")
-        parse = PhhAction.parse
-        actions = tuple([parse(a) for a in raw])
+        actions = parse_actions(raw)
         n = self.n
         for a in actions:
             if a.player is not None and a.player >= n:
@@ -265,27 +265,34 @@ class _Reader:
 
     def action_amounts(self, actions: tuple[PhhAction, ...]) -> list[Number | None]:
         """Each action's `cbr` amount as written (None for other actions)."""
-        out: list[Number | None] = []
-        for a in actions:
-            text = a.amount_text
+        out: list[Number | None] = [a.amount_text for a in actions]   # type: ignore[misc]  # each read below
+        for i, text in enumerate(out):
             if text is None:
-                out.append(None)
-            elif text.isdigit() and text.isascii():
-                out.append(int(text))
+                continue
+            if text.isdigit() and text.isascii():  # type: ignore[union-attr]
+                out[i] = int(text)
             else:
                 try:
                     amount = Decimal(text)
                 except InvalidOperation:
-                    raise PhhError(f"action {a.text!r}: not an amount: {text!r}") from None
-                out.append(_to_number(amount, f"action {a.text!r}"))
+                    raise PhhError(f"action {actions[i].text!r}: not an amount: {text!r}") from None
+                out[i] = _to_number(amount, f"action {actions[i].text!r}")
         return out
 
-    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> int:
-        """The decimal places of the finest amount the table and its actions use."""
+    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
+        """The decimal places of the finest amount the table and its actions use, and whether
+        every one of them is an int (then each is its own count of units)."""
+        if "_rake_cap" not in self.fields:   # the commonest: whole chips throughout, no rake
+            kinds = {*map(type, played), *map(type, raw_amounts)}
+            kinds.discard(type(None))
+            if kinds <= _INT_ONLY:
+                return 0, True
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))
-        return 0 if _only_ints(played) else max(_decimals(v) for v in played if type(v) is not int)
+        if _only_ints(played):
+            return 0, True
+        return max(_decimals(v) for v in played if type(v) is not int), False
 
     def settings(self) -> tuple[tuple[str, ...] | None, bool, int, bool, bool]:
         """players, ante_trimming_status, _raise_cap, _uncapped, _uncapped_heads_up."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from collections.abc import Iterable
+from typing import Any
 
 from engine.errors import CardError, IllegalAction
 from engine.phh.actions import PhhAction
@@ -25,16 +26,17 @@ _BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
 def stakes_of(hand: HandHistory) -> Stakes:
     """The engine's stakes for a record. Raises PhhError naming what our tables cannot deal
     (a negative blind: an online "post" out of position)."""
-    return _stakes(hand, game_of(hand.variant)[1])
+    return _stakes(hand, game_of(hand.variant)[1], dict(hand.extra))
 
 
-def _stakes(hand: HandHistory, structure: Structure) -> Stakes:
-    ours = dict(hand.extra).get("_blinds")   # our table's blinds, when some were missed (see _posted_out_of_turn)
+def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> Stakes:
+    """stakes_of, `extra` the record's other fields as a dict (read once a replay)."""
+    ours = extra.get("_blinds")   # our table's blinds, when some were missed (see _posted_out_of_turn)
     if isinstance(ours, list) and all(isinstance(b, int) and not isinstance(b, bool) and b >= 0 for b in ours):
         blinds = list(ours)
     else:
         blinds = list(hand.blinds_or_straddles)
-        for i, b in enumerate(blinds):
+        for i, b in enumerate(blinds if min(blinds, default=0) < 0 else ()):   # the first negative named
             if b < 0:
                 raise PhhError(f"blinds_or_straddles[{i}] = {hand.amount(b)}: a posted blind out of "
                                f"position (negative in PHH) is not dealt at our tables")
@@ -50,20 +52,19 @@ def _stakes(hand: HandHistory, structure: Structure) -> Stakes:
         raise PhhError(f"stakes: {exc}") from None
 
 
-def _posted_out_of_turn(hand: HandHistory) -> tuple[bool, dict[int, str]]:
+def _posted_out_of_turn(hand: HandHistory, extra: dict[str, Any]) -> tuple[bool, dict[int, str]]:
     """A hand of our table where missed blinds were posted: its dead small blind (user field
     `_no_small_blind`) and the live big blinds posted out of turn (negative `blinds_or_straddles`;
     a dead small blind posted is dead money, written with the antes). Others: none."""
-    if not isinstance(dict(hand.extra).get("_blinds"), list):
+    if not isinstance(extra.get("_blinds"), list):
         return False, {}
     owed = {i: "big" for i, b in enumerate(hand.blinds_or_straddles) if b < 0}
-    return dict(hand.extra).get("_no_small_blind") is True, owed
+    return extra.get("_no_small_blind") is True, owed
 
 
-def _settings(hand: HandHistory) -> HandSettings:
+def _settings(hand: HandHistory, extra: dict[str, Any]) -> HandSettings:
     """No burns; short all-ins as the record's user fields say (`_short_allin_rule`,
     `_fixed_limit_half_bet_reopens`: written by our tables' export), else as pokerkit reads them."""
-    extra = dict(hand.extra)
     rule = extra.get("_short_allin_rule", "simple")
     half = extra.get("_fixed_limit_half_bet_reopens", False)
     if hand.rake is None and rule == "simple" and half is False:
@@ -110,17 +111,18 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     is false); or for dealt cards the hand never used.
     """
     variant, structure = game_of(hand.variant)   # raises for a code not ours
-    stakes = _stakes(hand, structure)
+    extra = dict(hand.extra)
+    stakes = _stakes(hand, structure, extra)
     try:
-        no_small_blind, owed = _posted_out_of_turn(hand)
-        table = Hand(variant, stakes, hand.starting_stacks, settings=_settings(hand), no_small_blind=no_small_blind,
+        no_small_blind, owed = _posted_out_of_turn(hand, extra)
+        table = Hand(variant, stakes, hand.starting_stacks, settings=_settings(hand, extra), no_small_blind=no_small_blind,
                      owed=owed)
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     replayed = _Replay(hand, table)
     replayed.play()
     if complete:
-        replayed.finish(hand)
+        replayed.finish(hand, extra)
     return table
 
 
@@ -289,10 +291,10 @@ class _Replay:
             except (IllegalAction, CardError) as exc:
                 raise self.fail(j, exc) from None
 
-    def finish(self, hand: HandHistory) -> None:
+    def finish(self, hand: HandHistory, extra: dict[str, Any]) -> None:
         """The end of a complete record: a chop where it stops, the hand over, every dealt card used."""
         table = self.table
-        if table.phase is not _OVER and dict(hand.extra).get("chopped") is True:
+        if table.phase is not _OVER and extra.get("chopped") is True:
             _chop(table, hand)
         if table.phase is _SHOWDOWN:
             self.showdown(self.count)   # raises: the record does not say who shows

@@ -25,6 +25,8 @@ from engine.poker.variants import Structure
 
 __all__ = ["Stakes", "Structure", "pot_limit_max_to"]
 
+_INT_ONLY = frozenset({int})
+
 
 @dataclass(frozen=True, slots=True)
 class Stakes:
@@ -55,10 +57,12 @@ class Stakes:
 
     def __post_init__(self) -> None:
         antes = self.antes
-        for a in (*self.blinds, *(antes if antes.__class__ is tuple else (antes,)),
-                  self.bring_in, self.small_bet, self.big_bet, self.min_bet, self.max_bet):
-            if not isinstance(a, int) or a < 0:
-                raise IllegalAction(f"stakes must be non-negative integers: {self}")
+        amounts = (*self.blinds, *(antes if antes.__class__ is tuple else (antes,)),
+                   self.bring_in, self.small_bet, self.big_bet, self.min_bet, self.max_bet)
+        if not (set(map(type, amounts)) <= _INT_ONLY and min(amounts) >= 0):   # else each looked at
+            for a in amounts:
+                if not isinstance(a, int) or a < 0:
+                    raise IllegalAction(f"stakes must be non-negative integers: {self}")
         if self.structure is Structure.FIXED_LIMIT and (self.small_bet <= 0 or self.big_bet <= 0):
             raise IllegalAction("fixed limit needs a small bet and a big bet")
         if self.structure is Structure.SPREAD_LIMIT and not 0 < self.minimum_bet <= self.max_bet:

@@ -75,7 +75,7 @@ class HandCore:
                  "discarded", "records", "street", "phase", "actor", "level", "result", "_min_bet",
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
-                 "_cards_seen", "_card_state", "_seq", "no_small_blind", "owed", "revealed")
+                 "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed")
 
     variant: Variant
     stakes: Stakes
@@ -108,6 +108,7 @@ class HandCore:
     _cards_seen: int
     _card_state: bytearray
     _seq: list[PlayerState]
+    _ring: list[PlayerState]   # _seq twice over: a pass round the table from any seat is one slice
     no_small_blind: bool
     owed: dict[int, str]
     revealed: bool

@@ -194,22 +194,22 @@ class HandShowdown(HandCore):
         if None in parsed or len(parsed) != len(p.cards):
             raise IllegalAction(f"seat {p.seat} must show all {len(p.cards)} cards")
         # by card index (ints hash quicker than cards)
-        shown = {(c.rank - 2) * 4 + c.suit for c in parsed}  # type: ignore[union-attr]
-        known = {(c.rank - 2) * 4 + c.suit for c in p.cards if c is not None}
+        shown = {c.index for c in parsed}  # type: ignore[union-attr]
+        known = {c.index for c in p.cards if c is not None}
         if not known <= shown:
             raise IllegalAction(f"seat {p.seat} shows cards that differ from the ones dealt")
-        others = {(c.rank - 2) * 4 + c.suit for c in self.board if c is not None}
+        others = {c.index for c in self.board if c is not None}
         for q in self._seq:
             if q is not p:
-                others.update([(c.rank - 2) * 4 + c.suit for c in q.cards if c is not None])
+                others.update([c.index for c in q.cards if c is not None])
         dead: set[int] | None = None
         for c in parsed:
-            index = (c.rank - 2) * 4 + c.suit  # type: ignore[union-attr]
+            index = c.index  # type: ignore[union-attr]
             if index in others:
                 raise DuplicateCard(f"duplicate card: {c} is already in play")
             if index not in known:
                 if dead is None:
-                    dead = {(d.rank - 2) * 4 + d.suit for d in (*self.burned, *self.discarded) if d is not None}
+                    dead = {d.index for d in (*self.burned, *self.discarded) if d is not None}
                 if index in dead:
                     raise DuplicateCard(f"duplicate card: {c} is already in play")
         return parsed  # type: ignore[return-value]

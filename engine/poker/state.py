@@ -34,7 +34,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    folded,
+    folded, _DEALT,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -57,6 +57,7 @@ __all__ = [
     "hand_strengths",
 ]
 
+_INT_ONLY = frozenset({int})
 _SEATINGS: dict[tuple[tuple[int, ...], int | None], Seating] = {}   # seatings are values: shared
 
 
@@ -89,11 +90,11 @@ class Hand(HandStreets):
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
             raise IllegalAction(f"{variant.title} deals at most {variant.max_players} players, got {len(table)}")
-        for seat, chips in table.items():
-            if type(seat) is int and type(chips) is int and chips > 0:
-                continue
-            if not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
-                raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
+        if not (set(map(type, table)) <= _INT_ONLY and set(map(type, table.values())) <= _INT_ONLY
+                and min(table.values()) > 0):   # else int seats and positive int stacks: nothing to refuse
+            for seat, chips in table.items():
+                if not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
+                    raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
         if len(stakes.blinds) > len(table):
             raise IllegalAction(f"{len(stakes.blinds)} blinds for {len(table)} players")
         if variant.bring_in is not None and stakes.blinds:
@@ -138,6 +139,7 @@ class Hand(HandStreets):
         self._cards_seen = 0
         self._card_state = bytearray(52)      # by card index: LIVE in a hand or on the board, DEAD burnt or discarded
         self._seq: list[PlayerState] = list(self._players.values())
+        self._ring = self._seq * 2
         if no_small_blind or self.owed:
             self._check_blinds_owed()
         self._post_forced()
@@ -154,7 +156,7 @@ class Hand(HandStreets):
             raise IllegalAction(f"no card expected now: {self._waiting_for()}")
         parsed = card if card.__class__ is Card else card_of(card)
         if parsed is not None:
-            state = self._card_state[(parsed.rank - 2) * 4 + parsed.suit]
+            state = self._card_state[parsed.index]
             if state == LIVE:
                 raise DuplicateCard(f"duplicate card: {parsed} is already in play")
             if state == DEAD and self._cards_seen < 52:
@@ -173,7 +175,7 @@ class Hand(HandStreets):
         slot = queue[0]
         kind = slot.kind
         if parsed is not None:
-            index = (parsed.rank - 2) * 4 + parsed.suit
+            index = parsed.index
             states = self._card_state
             if states[index]:
                 self.verify_deal(parsed)    # raises the duplicate's error
@@ -241,6 +243,7 @@ class Hand(HandStreets):
         states = self._card_state
         players = self._players
         records = self.records
+        shared_records = _DEALT
         last = len(queue) - 1
         k = 0
         while k < last:
@@ -257,9 +260,9 @@ class Hand(HandStreets):
             card = buffer[0]
             if card.__class__ is str:
                 card = BY_TEXT.get(card)
-            if not isinstance(card, Card) or card.__class__ is not Card:
+            if card.__class__ is not Card:   # unknown, or not a card: deal's own checks say
                 break
-            index = (card.rank - 2) * 4 + card.suit
+            index = card.index
             if states[index]:
                 break
             states[index] = LIVE
@@ -267,7 +270,9 @@ class Hand(HandStreets):
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)
             p.up.append(slot.up)
-            records.append(dealt(slot, index, card))
+            shared = shared_records.get(id(slot))   # dealt's shared record, read here when there is one
+            record = shared[1][index] if shared is not None and shared[0] is slot else None
+            records.append(record if record is not None and record.card is card else dealt(slot, index, card))
             k += 1
         if k:
             del queue[:k]
@@ -296,7 +301,7 @@ class Hand(HandStreets):
         states = self._card_state
         for c in p.cards:
             if c is not None:
-                states[(c.rank - 2) * 4 + c.suit] = DEAD
+                states[c.index] = DEAD
         p.folded = True
         p.pending = False
         record = folded(p.seat)

@@ -102,7 +102,9 @@ class HandStreets(HandShowdown):
             self._bet_count = 0
             self._big_unit = False
         players = self._players
-        live = tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
+        # the seats dealt to (a street of board cards only deals the same to any seats: none named)
+        live = (tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
+                if street.hole else ())
         stub = 52 - self._cards_seen
         needed = len(street.hole) * len(live) + street.board
         burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
@@ -312,12 +314,11 @@ class HandStreets(HandShowdown):
     def _after_action(self) -> None:
         """After a betting action: the next seat to act, or the end of the round (one pass)."""
         seq = self._seq
-        n = len(seq)
         i = self._index[self.actor] + 1  # type: ignore[index]
         live = able = 0
         alone: PlayerState | None = None
         nxt: PlayerState | None = None
-        for p in (seq[i:] + seq[:i] if i < n else seq):
+        for p in self._ring[i:i + len(seq)]:
             if p.folded or p.mucked:
                 continue
             live += 1
