@@ -187,7 +187,11 @@ function linesBetween(before, after) {
   if (!sameHand) {
     if (before && before.boot === after.boot && before.phase !== "settled" && before.phase !== "over"
         && (before.spots ?? []).some((s) => (s.cards ?? []).length)) {
-      lines.push(["void", t("surveillance.line_void", { hand: before.hand }), (before.sequence ?? []).length, before.hand]);
+      // the hand's close was not seen (a page fallen behind gets the latest state): voided only when the session's
+      // count of voided hands says so, else it closed unseen (the journal's last hands below have it)
+      const voided = (after.session?.voided ?? 0) > (before.session?.voided ?? 0);
+      lines.push([voided ? "void" : "phase", t(voided ? "surveillance.line_void" : "surveillance.line_unseen", { hand: before.hand }),
+        (before.sequence ?? []).length, before.hand]);
     }
     lines.push(["hand", t("surveillance.line_hand", { hand: after.hand, game: gameName(after.game) }), 0]);
     before = EMPTY;
