@@ -58,6 +58,9 @@ HANDS = 60
 AIM_CPU_RATIO = 1.25  # the controller's CPU a card over the floor peer's, same run
 AIM_P99_RATIO = 1.25  # the controller's card-to-publish p99 over the floor peer's own, same run
 AIM_RSS_MB = 60.0
+PROFILE = os.environ.get("CROUPIER_BENCH_PROFILE", "")
+"""With CROUPIER_BENCH_PROFILE=PREFIX, each controller runs under cProfile and writes PREFIX.PID.NS (its figures
+then are cProfile's, not the controller's: for finding where a card's time goes, never for the aims)."""
 
 
 class TimedShoe(SimShoeServer):
@@ -328,8 +331,10 @@ def measure(hands: int = HANDS, secure: bool = False,
                            extra=keys.access_text() if keys else "")
         client = {"key": str(keys.dealer), "server_key": str(keys.table_public)} if keys else {}
         with open(run_dir / "controller.log", "ab") as err:
-            proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
-                                       "--log-level", "WARNING"), stderr=err)
+            argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
+            if PROFILE:  # the controller under cProfile, its statistics written when it ends (SIGTERM)
+                argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{os.getpid()}.{time.monotonic_ns()}"]
+            proc = spawn(argv, stderr=err)
         read_json_line(proc, 30.0, "controller")
         listener = Listener(eps.public, eps.full, **({"key": str(keys.watcher), "server_key": str(keys.table_public)}
                                                      if keys else {}))  # the full feed: a surveillance key
