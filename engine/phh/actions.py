@@ -141,7 +141,6 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
     out: list[PhhAction] = []
     append = out.append
     players = _PLAYER_INDEX
-    two_cards = _TWO_CARDS
     new = _new_action
     cls = PhhAction
     for text in texts:
@@ -152,8 +151,7 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
                 if words[0] == "d" and words[1] == "dh":
                     index = players.get(words[2])
                     if index is not None:
-                        cards = two_cards.get(words[3]) or _split_cards(words[3], text)
-                        append(new(cls, (None, "dh", index, cards, None, None, text)))
+                        append(new(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text)))
                         continue
             elif n == 2:
                 index = players.get(words[0])

@@ -34,7 +34,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    folded, _DEALT,
+    folded,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -243,7 +243,6 @@ class Hand(HandStreets):
         states = self._card_state
         players = self._players
         records = self.records
-        shared_records = _DEALT
         last = len(queue) - 1
         k = 0
         while k < last:
@@ -270,9 +269,7 @@ class Hand(HandStreets):
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)
             p.up.append(slot.up)
-            shared = shared_records.get(id(slot))   # dealt's shared record, read here when there is one
-            record = shared[1][index] if shared is not None and shared[0] is slot else None
-            records.append(record if record is not None and record.card is card else dealt(slot, index, card))
+            records.append(dealt(slot, index, card))
             k += 1
         if k:
             del queue[:k]
