@@ -148,11 +148,28 @@ class DeviceFault:
     kind: FaultKind = FaultKind.DEVICE_FAULT
 
 
-Reading: TypeAlias = CardRead | Misread | SensorChange | ButtonPress | DeviceOnline | DeviceOffline | DeviceFault
+@dataclass(frozen=True, slots=True)
+class ChipsRead:
+    """What one antenna of a chip reader holds now, debounced: the chips' UIDs in a betting circle or the tray.
+
+    `antenna` is the reader's name for it, the circle it lies under: `spot3.ante`, `spot3.play`,
+    `tray` (`docs/protocol.md`). `uids` are ISO 15693 UIDs as 16 upper-case hex digits. `stable` is
+    True once the antenna's chips have stayed the same for the reader's settle time; a change is
+    reported unstable first, then stable. The chip reader's `device` is `chips` unless configured.
+    """
+
+    antenna: str
+    uids: frozenset[str]
+    stable: bool
+    device: str = "chips"
+
+
+Reading: TypeAlias = (CardRead | Misread | SensorChange | ButtonPress | DeviceOnline | DeviceOffline | DeviceFault
+                      | ChipsRead)
 """Every reading a device reports: the closed set a receiver matches on."""
 
 READING_TYPES: tuple[type[Reading], ...] = (CardRead, Misread, SensorChange, ButtonPress, DeviceOnline,
-                                            DeviceOffline, DeviceFault)
+                                            DeviceOffline, DeviceFault, ChipsRead)
 
 OnReading = Callable[[Reading], None]
 """Receives every reading of a device. Runs on the device's thread: keep it short (post to a queue)."""

@@ -66,7 +66,16 @@ class DeviceFaultBody(TypedDict):
     kind: str
 
 
-ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody
+class ChipsBody(TypedDict):
+    """A chip reader's antenna and the chips it holds now (UIDs, sorted); `stable` once settled."""
+
+    antenna: str
+    uids: list[str]
+    stable: bool
+    device: str
+
+
+ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody
 """What a device's reading is journaled as."""
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drivers.readings import (
-    ButtonPress, CardRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
+    ButtonPress, CardRead, ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
 )
 from protocol.records import ReadingBody, SensorBody
 
@@ -37,4 +37,6 @@ def reading_event(reading: Reading) -> tuple[str, ReadingBody] | None:
             return "device", {"device": device, "online": False, "reason": reason, "kind": str(kind)}
         case DeviceFault(device=device, reason=reason, kind=kind):
             return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
+        case ChipsRead(antenna=antenna, uids=uids, stable=stable, device=device):
+            return "chips", {"antenna": antenna, "uids": sorted(uids), "stable": stable, "device": device}
     return None  # not a reading at all: nothing a device may send is one
