@@ -7,7 +7,10 @@ reading) to its closing one:
 - a *hand*: from the moment its cards start (betting closed) to its close. The tray's change over
   it must equal the hand's house net (collected minus paid: the settlement's `house_net`), plus any
   movement recorded during it (a buy-in mid-hand). The tray's value after the hand is its stable
-  reading when the hand closes, or its next stable reading when the tray was still settling then.
+  reading at the close when the tray moved during the hand or already agrees (the dealer collected
+  and paid, then confirmed), else the first stable reading after the close (the dealer confirmed,
+  then collected and paid); when none comes before the next movement is recorded, the next hand's
+  cards or the shift's close, the tray as it read last.
 - *between hands*: from a hand's close to the next hand's cards. The tray's change must be what the
   movements recorded then explain: a buy-in (cash for chips at a seat: the tray gives the chips), a
   colour-up (chips in, the same value out: no change), a fill (chips brought to the tray) or a
@@ -73,12 +76,13 @@ TRAY_SIGN: dict[MovementKind, int] = {
 
 @dataclass(frozen=True, slots=True)
 class Movement:
-    """A movement as recorded (journaled): its kind, its value, when, and the seat of a buy-in or colour-up."""
+    """A movement as recorded (journaled): its kind, its value, when, the seat of a buy-in or colour-up, a slip's number."""
 
     kind: MovementKind
     value: int
     at: Moment
     seat: int | None = None
+    slip: str = ""  # a fill's or credit's slip number, when given
 
     @property
     def tray_change(self) -> int:
@@ -182,6 +186,7 @@ class _Open:
     hand: int | None  # the hand whose cards are out, or None between hands
     before: int | None
     movements: list[Movement] = field(default_factory=list)
+    moved: bool = False  # a hand's: the tray read a new value since its cards started
 
 
 class TrayLedger:
@@ -218,6 +223,8 @@ class TrayLedger:
                 self._window = _Open(None, self.tray)
         if self._awaiting is not None:
             self._finish_hand(self.tray)
+        elif self._window.hand is not None and self.tray != self._window.before:
+            self._window.moved = True
 
     def cards(self, at: Moment) -> None:
         """A hand's cards start (betting closed): the time between hands ends and the hand's window begins."""
@@ -233,7 +240,7 @@ class TrayLedger:
         else at its next stable reading."""
         if self.closing is not None:
             return
-        if self._awaiting is not None:
+        if self._awaiting is not None:  # the tray never read again after the last hand: as it read last
             self._finish_hand(self.tray)
         window = self._window
         if window.hand is None:  # closed before its cards started (voided during the betting): nothing to check
@@ -242,12 +249,14 @@ class TrayLedger:
         self._awaiting = (hand, house_net, tuple(window.movements), window.before, at)
         self._window = _Open(None, None)
         self.last_hand = hand
-        if self.settled:
+        if self.settled and (window.moved or self._agrees(self.tray)):  # else: the tray's next stable reading
             self._finish_hand(self.tray)
 
     def movement(self, move: Movement) -> None:
         """A buy-in, colour-up, fill or credit recorded: explains a change of the window it falls in."""
         if self.closing is None:
+            if self._awaiting is not None:  # the last hand is checked as the tray read before this
+                self._finish_hand(self.tray)
             self._window.movements.append(move)
 
     def close(self, at: Moment) -> None:
@@ -259,7 +268,8 @@ class TrayLedger:
         if self._window.hand is not None:  # closed mid-hand: its window ends unreconciled with no net
             self._window = _Open(None, self._window.before, self._window.movements)
         self._end_interval(at)
-        self.closing = self.tray if self.tray is not None else None
+        self._window = _Open(None, None)
+        self.closing = self.tray
 
     # -- what it found ----------------------------------------------------------------------------
 
@@ -302,6 +312,12 @@ class TrayLedger:
             before, moves = self._awaiting[3], self._awaiting[2]
             return [*moves, *self._window.movements] if before is not None else []
         return list(self._window.movements) if self._window.before is not None else []
+
+    def _agrees(self, value: int | None) -> bool:
+        """Whether the tray reading `value` is what the hand awaited makes it (its house net and movements)."""
+        assert self._awaiting is not None
+        _, net, moves, before, _ = self._awaiting
+        return value is not None and before is not None and value == before + net + sum(m.tray_change for m in moves)
 
     def _finish_hand(self, after: int | None) -> None:
         assert self._awaiting is not None

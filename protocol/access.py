@@ -17,7 +17,8 @@ SOCKETS = ("public", "snapshot", "full", "full_snapshot", "commands")
 """The controller's sockets, by the name `[access]` gives them."""
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "act", "card", "confirm", "void", "clear", "state",
-            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
+            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw",
+            "buy_in", "colour_up", "fill", "credit")
 """Every command a role may be given in `[rights]` (the command channel's, `service.commands`)."""
 
 _CLIENT_ROLES = tuple(role for role in ROLES if role != "table")
@@ -33,8 +34,10 @@ DEFAULT_ACCESS: dict[str, tuple[str, ...]] = {
 and the technician; the public feed to every allowed key."""
 
 DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
-    "dealer": ("bet", "deal", "decide", "act", "card", "confirm", "seat", "state", "clock"),
-    "pit": ("open", "close", "state", "history", "level", "clock", "seat", "hold", "race", "button-draw"),
+    "dealer": ("bet", "deal", "decide", "act", "card", "confirm", "seat", "state", "clock",
+               "buy_in", "colour_up", "fill", "credit"),
+    "pit": ("open", "close", "state", "history", "level", "clock", "seat", "hold", "race", "button-draw",
+            "fill", "credit"),
     "supervisor": COMMANDS,
     "surveillance": ("state", "history"),
     "technician": ("state", "history"),
@@ -43,7 +46,7 @@ DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
 journal, read only) goes to those who review hands: the pit, surveillance, the technician and the
 supervisor; not to the dealer's console or a display."""
 
-SIGN_OFF = ("clear", "void", "chop", "clock", "correct")
+SIGN_OFF = ("clear", "void", "chop", "clock", "correct", "fill", "credit")
 """Commands that need a supervisor's sign-off (`auth`), whoever relays them; so do a card entered by
 hand and an `open` with new limits or a new profile."""
 

@@ -66,6 +66,13 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     race     colour, into int, by, ref str: a colour-up's chip race, its cards the shoe's (`tables/chip_race_step.py`).
     button-draw  by, ref str: the button by high card, a card a seat from the shoe (`tables/button_draw_step.py`).
 
+  Chips moved at the tray, any table, any time (`tables/tray_steps.py`; the tray's ledger `engine/tray.py`):
+
+    buy_in     seat int, amount int: cash for chips at the seat (the tray gives the chips).
+    colour_up  seat int, amount int: the seat's chips changed for bigger ones (value in = value out).
+    fill       amount int, slip str (optional): chips brought to the tray (signed off).
+    credit     amount int, slip str (optional): chips taken from the tray (signed off).
+
 Reply (one frame): `{"id": ..., "ok": true, "hand": int, "seq": int, "phase": str, ...}` or
 `{"id": ..., "ok": false, "code": "malformed" | "illegal" | "fault" | "reused_id" | "busy" | ..., "error": "why",
 "say": {"key": "refusal.<name>", "args": {...}}}` (`say`: the words a person reads, `error_reply`).
@@ -103,7 +110,8 @@ from protocol.command_client import CommandClient as CommandClient  # re-exporte
 from protocol.requests import REQUIRED, Refusal
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
-            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
+            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw",
+            "buy_in", "colour_up", "fill", "credit")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = TableLimits.KEYS
@@ -545,6 +553,11 @@ _CHECKS: dict[str, dict[str, Any]] = {
     "hold": {"reason": _text, "by": _text, "from_hand": _int_in(1), "release": _flag},
     "race": {"colour": _int_in(1), "into": _int_in(2), "by": _text, "ref": _text},
     "button-draw": {"by": _text, "ref": _text},  # tables/button_draw_step.py
+    # the chips moved at the tray (tables/tray_steps.py, engine/tray.py)
+    "buy_in": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
+    "colour_up": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
+    "fill": {"amount": _int_in(1), "slip": _text},
+    "credit": {"amount": _int_in(1), "slip": _text},
 }
 """How each command's arguments are checked; which arguments a command has, and which it needs, are
 its request's type (`protocol.requests.REQUESTS`: a test holds the two to the same names)."""

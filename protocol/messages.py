@@ -189,6 +189,33 @@ class Session(TypedDict):
     house_net: int
 
 
+class TrayFlag(TypedDict):
+    """A tray difference nothing recorded explains: its value, the hand (or the last one closed: `between`), the event."""
+
+    value: int
+    hand: int
+    between: bool
+    event: int
+
+
+class Tray(TypedDict):
+    """The chip tray read all shift (`engine/tray.py`), on the full feed only: what it reads and should read,
+    the shift's line so far and its latest flags (`flagged`: how many in all)."""
+
+    reads: int | None
+    settled: bool
+    expected: int | None
+    opening: int | None
+    closing: int | None
+    fills: int
+    credits: int
+    chips_sold: int
+    house_net: int
+    difference: int | None
+    flags: list[TrayFlag]
+    flagged: int
+
+
 class Limits(TypedDict):
     """A house table's limits sign (0: no such limit)."""
 
@@ -446,6 +473,7 @@ class FullState(TableFields):
     manual: NotRequired[list[ManualCard]]
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
+    tray: NotRequired[Tray]
 
 
 # -- the frames ----------------------------------------------------------------------------------

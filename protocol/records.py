@@ -193,6 +193,18 @@ class DrawBody(r.DrawForButton, Signed):
     pass
 
 
+class BuyInBody(r.BuyIn, Signed):
+    pass
+
+
+class ColourUpBody(r.ColourUp, Signed):
+    pass
+
+
+class TrayTransferBody(r.TrayTransfer, Signed):
+    pass
+
+
 class Nothing(Signed):
     """A command with no arguments (`deal`, `close`)."""
 
@@ -204,6 +216,8 @@ EVENT_BODIES: dict[str, type] = {
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
     "race": RaceBody, "button-draw": DrawBody,
+    "chips": ChipsBody,  # a chip reader's antenna (the tray's: engine/tray.py)
+    "buy_in": BuyInBody, "colour_up": ColourUpBody, "fill": TrayTransferBody, "credit": TrayTransferBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""
 

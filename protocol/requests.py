@@ -139,6 +139,27 @@ class DrawForButton(TypedDict):
     ref: NotRequired[str]
 
 
+class BuyIn(TypedDict):
+    """Cash for chips at a seat: the tray gives chips worth `amount` (`engine/tray.py`)."""
+
+    seat: int
+    amount: int
+
+
+class ColourUp(TypedDict):
+    """A player's chips worth `amount` changed for bigger ones at the tray (value in = value out)."""
+
+    seat: int
+    amount: int
+
+
+class TrayTransfer(TypedDict):
+    """A fill (chips to the tray) or a credit (chips from it), signed off: the slip's `amount` and number (`slip`)."""
+
+    amount: int
+    slip: NotRequired[str]
+
+
 class NoArguments(TypedDict):
     """A command that takes none (`close`, `deal`, `confirm`, `state`)."""
 
@@ -148,6 +169,7 @@ REQUESTS: dict[str, type] = {
     "card": CardEntered, "confirm": NoArguments, "void": Void, "clear": Clear, "state": NoArguments, "act": Act,
     "seat": SeatChange, "chop": Chop, "history": History, "level": Level, "clock": ClockCall, "hold": HoldTable,
     "race": ChipRace, "button-draw": DrawForButton,
+    "buy_in": BuyIn, "colour_up": ColourUp, "fill": TrayTransfer, "credit": TrayTransfer,
 }
 """Each command's arguments, by its `cmd`."""
 

@@ -30,6 +30,7 @@ from typing import Any
 import zmq
 
 from drivers.readings import Reading, SensorChange
+from engine.chips import ChipSet
 from engine.errors import EngineError, say
 from engine.games import MAX_SPOTS
 from engine.money import Money
@@ -62,6 +63,7 @@ from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal
+from firmware_host.service.tray import TrayWatch
 from firmware_host.service.bodies import journaled_body
 from firmware_host.tables.state import TableState
 
@@ -87,8 +89,10 @@ class Controller:
                  limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
                  commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
-                 money: Money = Money(), certificates: Certificates = Certificates()) -> None:
+                 money: Money = Money(), certificates: Certificates = Certificates(),
+                 chips: ChipSet | None = None) -> None:
         self.journal = journal
+        self.tray = TrayWatch(chips)  # the chip tray reconciled all shift (with the table's chip set)
         self.certificates = certificates  # [table] require_certificate: an open only on a certified profile
         self.money = money  # [table] currency: published with the table's state
         self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
@@ -160,6 +164,7 @@ class Controller:
         """
         try:
             self.state, replayed = rebuild(self.journal, self.seats)
+            self.tray = TrayWatch.from_journal(self.journal, self.tray.chips)  # the shift's trail, as kept live
         except JournalError as exc:
             raise replay_failed(self.journal, exc) from exc
         for body in start_faults(self.journal, self.audit.log):  # replayed as it stands, then the table is locked
@@ -215,9 +220,10 @@ class Controller:
 
     def _apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> None:
         """Apply one journaled event (in the open transaction); a hand it closes is recorded in it."""
-        before = self.state.fault
+        before, hand = self.state.fault, self.state.hand
         applied = self.state.apply(kind, body, event_id)
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
+        self.tray.seen(kind, body, event_id, hand, applied.closed)  # a difference found is on the full feed
         if applied.closed is not None:
             self._hand_closed = True
             rec = applied.closed
@@ -350,6 +356,7 @@ class Controller:
         the journal holds it. A journal that cannot even be read is logged; the caller's raise stops the loop."""
         try:
             self.state, _ = rebuild(self.journal, self.seats)
+            self.tray = TrayWatch.from_journal(self.journal, self.tray.chips)
         except JournalError as exc:
             log.error("after a rollback the table cannot be rebuilt: %s", exc)
 
@@ -464,11 +471,15 @@ class Controller:
 
     def full_state(self) -> FullState:
         """Every card, for the restricted socket only."""
-        return self.state.views(self.money)[1]
+        return self.states()[1]
 
     def states(self) -> tuple[PublicState, FullState]:
-        """`(public_state(), full_state())`, built together: what each step publishes."""
-        return self.state.views(self.money)
+        """`(public_state(), full_state())`, built together: what each step publishes (the full one with the tray)."""
+        public, full = self.state.views(self.money)
+        tray = self.tray.shown()
+        if tray is not None:
+            full["tray"] = tray
+        return public, full
 
     def _refresh(self, shown: tuple[PublicState, FullState] | None = None) -> None:
         """The tower light and the feed follow the state (`shown`: its views, when already built)."""

@@ -67,6 +67,7 @@ DROP INDEX IF EXISTS events_kind;
 CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
 CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
 CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
+CREATE INDEX IF NOT EXISTS events_close ON events(id) WHERE kind='close';
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
@@ -537,6 +538,12 @@ class Journal:
         row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'hold' AND id < ? "
                                  "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
         return self._event(row) if row else None
+
+    def last_close(self, before: int | None = None) -> int:
+        """The id of the last `close` event (with an id below `before`, when given), 0 when none: where a shift ended."""
+        row = self._conn.execute("SELECT max(id) FROM events WHERE kind = 'close' AND id < ?",
+                                 (before if before is not None else 2**62,)).fetchone()
+        return int(row[0] or 0)
 
     def events(self, since: int = 0) -> Iterator[Event]:
         """Every event with id > since, in order."""

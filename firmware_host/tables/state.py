@@ -39,6 +39,7 @@ from firmware_host.tables.levels import at_level, take_level, tournament_level
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import corrections_of, steps_of
+from firmware_host.tables.tray_steps import MOVEMENT_KINDS, take_movement
 
 log = logging.getLogger("croupier.table")
 
@@ -91,7 +92,9 @@ class TableState:
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
+            "chips": self._on_chips,
         }
+        self._handlers.update({kind: self._on_movement(kind) for kind in MOVEMENT_KINDS})  # the tray's
 
     # -- the reducer ------------------------------------------------------------------------------
 
@@ -288,6 +291,14 @@ class TableState:
     def _on_button_draw(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
         self.draw = start_draw(self.need_table(), body)
+
+    def _on_movement(self, kind: str) -> Callable[[Mapping[str, Any], int], None]:
+        """The handler of a buy-in, colour-up, fill or credit: checked here (`tables/tray_steps.py`),
+        reconciled by the tray's ledger (`service/tray.py`)."""
+        return lambda body, event_id: take_movement(self.table, kind, body)
+
+    def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
+        """An antenna's chips: the tray's are the tray ledger's (`service/tray.py`); the circles' are not taken yet."""
 
     def _on_clock(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()

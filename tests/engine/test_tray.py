@@ -46,28 +46,33 @@ class Shift:
             self.ledger.movement(Movement(kind, value, self.at(), seat=self.rng.randint(1, 7)))
         self.totals[kind] += value
 
-    def between(self, off: int = 0) -> None:
+    def between(self, off: int = 0, cards: bool = True) -> None:
         for _ in range(self.rng.choice((0, 0, 1, 2))):
             kind = self.rng.choice(list(MovementKind))
             self.move(kind, amount(self.rng, 5000 if kind is not MovementKind.FILL else 50000))
         self._off(off)
         self.windows += 1
-        self.ledger.cards(self.at())
+        if cards:
+            self.ledger.cards(self.at())
 
     def play(self, off: int = 0, void: bool = False) -> None:
-        """A hand: the cards, the house's net collected or paid at the tray, the close (the tray settled
-        before it, or after)."""
+        """A hand: the cards, the house's net collected or paid at the tray, the close: the dealer pays then
+        confirms (the tray settled, or still settling), or confirms then pays."""
         net = 0 if void else self.rng.choice((-1, 1)) * amount(self.rng)
+        order = self.rng.choice(("paid, settled", "paid, settling", "confirmed first"))
+        if order == "confirmed first":
+            self.ledger.hand_closed(self.hand, net, self.at())
         (self.chips.into_tray if net > 0 else self.chips.out_of_tray)(abs(net))
         self._off(off)
-        settled_first = self.rng.random() < 0.7
-        if settled_first:
+        if order == "paid, settled":
             self.read()
-        else:  # the dealer confirms while the tray still settles
+        elif order == "paid, settling":
             self.ledger.read(set(self.chips.tray), False, self.at())
-        self.ledger.hand_closed(self.hand, net, self.at())
-        if not settled_first:
-            self.ledger.read(set(self.chips.tray), True, self.at())
+            self.ledger.hand_closed(self.hand, net, self.at())
+        if order != "paid, settled" or not off:
+            self.read()
+        if order == "paid, settled":
+            self.ledger.hand_closed(self.hand, net, self.at())
         self.totals["net"] += net
         self.windows += 1
         self.hand += 1
@@ -88,7 +93,7 @@ def play_shift(seed: int, hands: int, off: dict[int, int] | None = None) -> Shif
     for _ in range(hands):
         shift.between(off.get(shift.windows, 0))
         shift.play(off.get(shift.windows, 0), void=shift.rng.random() < 0.03)
-    shift.between(off.get(shift.windows, 0))
+    shift.between(off.get(shift.windows, 0), cards=False)  # the last movements, then the pit closes the table
     shift.ledger.close(shift.at())
     return shift
 

@@ -13,14 +13,17 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from drivers.readings import ButtonPress, DeviceFault, DeviceOffline, DeviceOnline, Misread, Sensor, SensorChange
+from drivers.readings import (ButtonPress, ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Sensor,
+                              SensorChange)
 from firmware_host.display.bridge import Hub
 from firmware_host.display.server import make_app
 from firmware_host.service.journal import Journal
+from firmware_host.service.tray import TrayWatch
 from protocol import messages, records, requests
 from protocol.schema import json_schema
 from tests.firmware_host import test_controller as house
 from tests.firmware_host import test_poker_table as poker
+from tests.engine import tray_kit
 from tests.protocol.schema_check import problems
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "feed.md").read_text(encoding="utf-8")
@@ -204,6 +207,14 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     (faults among them), and a tournament table's hold, level, chip race, button draw and clock."""
     views = []
     r = house.Rig(tmp_path / "uth", house.UTH)
+    r.c.tray = TrayWatch(tray_kit.CHIPS)  # the chip tray read and its movements (engine/tray.py)
+    chips = tray_kit.Chips()
+    r.c.handle_reading(ChipsRead("tray", frozenset(chips.tray), True))
+    r.ok("buy_in", seat=1, amount=10000)
+    r.ok("colour_up", seat=1, amount=2500)
+    r.ok("fill", amount=50000, slip="F-1")
+    r.ok("credit", amount=20000)
+    r.c.handle_reading(ChipsRead("tray", frozenset(chips.tray), True))  # 40,000 less than expected: flagged
     views.append(r.c.states())
     house.uth_to_river(r)
     views.append(r.c.states())

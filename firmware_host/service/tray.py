@@ -1,0 +1,123 @@
+"""The tray watched all shift: the journal's events turned into the tray ledger's facts, live on the controller and replayed from the journal alike.
+
+The controller hands every event it applies to `TrayWatch.seen` (with the record of a hand it
+closed); `TrayWatch.from_journal` feeds the same function every event of the current shift, so a
+restart, or `croupier tray` reading the journal, finds the very trail the table kept live. The facts
+(`engine.tray`):
+
+- a `chips` reading of the `tray` antenna (`TRAY_ANTENNA`): the tray's inventory (stable ones count);
+- a hand's cards start at its first `deal`, `next` button or card after its close (betting closed);
+- a hand's close: its settlement's house net (a voided hand: 0);
+- `buy_in`, `colour_up`, `fill`, `credit`: a recorded movement of that kind and amount;
+- `close` (the pit closes the table): the shift's closing inventory; the next `open` starts a new shift.
+
+The shift is the table's, from its first event after the pit closed it to its next `close`; the
+opening inventory is its first stable tray reading.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from engine.chips import ChipSet
+from engine.tray import Flag, Moment, Movement, MovementKind, TrayLedger
+from protocol.messages import Tray, TrayFlag
+from firmware_host.service.journal import Journal
+
+log = logging.getLogger("croupier.tray")
+
+TRAY_ANTENNA = "tray"
+"""The chip reader's antenna under the dealer's chip tray (`drivers.readings.ChipsRead.antenna`)."""
+
+MOVEMENTS = frozenset(MovementKind)
+"""The event kinds that record a movement of chips at the tray (the commands of the same names)."""
+
+SHOWN_FLAGS = 20
+"""The most recent flags the full feed carries (`croupier tray` lists every one)."""
+
+
+class TrayWatch:
+    """The current shift's tray ledger, fed the journal's events in order; inactive without a chip set."""
+
+    def __init__(self, chips: ChipSet | None) -> None:
+        self.chips = chips
+        self.ledger = TrayLedger(chips) if chips is not None else None
+        self._dealing = False  # the hand's cards have started since the last close
+
+    @classmethod
+    def from_journal(cls, journal: Journal, chips: ChipSet | None) -> TrayWatch:
+        """The watch of the journal's current shift (the last one, when the table stands closed), every event
+        of it seen again. Raises JournalError when the journal cannot be read."""
+        watch = cls(chips)
+        if chips is None:
+            return watch
+        start = journal.last_close()
+        last_open = journal.open_before(2**62)
+        if start and (last_open is None or last_open.id < start):  # closed now: the shift that ended there
+            start = journal.last_close(before=start)
+        closes: dict[int, Mapping[str, Any]] = {}
+        first = True
+        for event in journal.events(since=start):
+            if first:  # the hands closed since the shift started, by the event that closed each
+                closes = {row.closed_event: row.record for row in journal.hands_after(event.hand - 1, 2**31)}
+                first = False
+            watch.seen(event.kind, event.body, event.id, event.hand, closes.get(event.id))
+        return watch
+
+    def seen(self, kind: str, body: Mapping[str, Any], event: int, hand: int,
+             closed: Mapping[str, Any] | None = None) -> tuple[Flag, ...]:
+        """One applied event (journaled as `event` during `hand`) and the record of the hand it closed, if
+        any. Returns the flags it raised (a tray difference found)."""
+        ledger = self.ledger
+        if ledger is None:
+            return ()
+        if kind == "open" and ledger.closing is not None:  # the table opened again after the pit closed it
+            ledger = self.ledger = TrayLedger(ledger.chips)
+            self._dealing = False
+        before = len(ledger.flags)
+        at = Moment(event, hand)
+        if kind == "chips" and body.get("antenna") == TRAY_ANTENNA:
+            ledger.read(body.get("uids", ()), bool(body.get("stable")), at)
+        elif kind in MOVEMENTS:
+            seat = body.get("seat")
+            ledger.movement(Movement(MovementKind(kind), int(body["amount"]), at,
+                                     int(seat) if seat is not None else None, str(body.get("slip", ""))))
+        elif kind == "close":
+            ledger.close(at)
+        elif not self._dealing and _cards_start(kind, body):
+            self._dealing = True
+            ledger.cards(at)
+        if closed is not None:
+            settled = closed.get("status") == "settled"
+            net = int((closed.get("settlement") or {}).get("house_net", 0)) if settled else 0
+            ledger.hand_closed(int(closed.get("hand", hand)), net, at)
+            self._dealing = False
+        found = ledger.flags[before:]
+        for flag in found:
+            log.warning("tray: %s", flag.words())
+        return found
+
+    def shown(self) -> Tray | None:
+        """The tray as the full feed shows it (None without a chip set): what it reads, what it should, the
+        shift's line so far and the latest flags."""
+        ledger = self.ledger
+        if ledger is None:
+            return None
+        line = ledger.reconciliation()
+        return {"reads": ledger.tray, "settled": ledger.settled, "expected": ledger.expected(),
+                "opening": line.opening, "closing": ledger.closing, "fills": line.fills, "credits": line.credits,
+                "chips_sold": line.chips_sold, "house_net": line.house_net, "difference": line.difference,
+                "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags)}
+
+
+def flag_shown(flag: Flag) -> TrayFlag:
+    """A flag as the full feed and `croupier tray --json` give it."""
+    return {"value": flag.value, "hand": flag.hand, "between": flag.between, "event": flag.at.event}
+
+
+def _cards_start(kind: str, body: Mapping[str, Any]) -> bool:
+    """Whether the event starts a hand's cards: a deal, the dealer's `next` button, a card (not a discard)."""
+    return (kind == "deal" or (kind == "button" and body.get("name") == "next")
+            or (kind == "card" and body.get("source") != "discard"))

@@ -1,0 +1,184 @@
+"""The tray reconciled at the table: a shift of 3CP hands with the tray's antenna read, buy-ins, colour-ups, fills and credits, through the controller and its journal."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.readings import ChipsRead
+from engine.cards import Card
+from firmware_host.service.journal import Journal
+from firmware_host.service.tray import TrayWatch
+from firmware_host.tables.house.table import HouseSetup
+from protocol.access import Caller
+from protocol.commands import Command, Malformed
+from tests.engine.tray_kit import CHIPS, Chips, amount
+from tests.firmware_host.rigs import JournalRig
+
+TCP = HouseSetup("3cp", "default", {"minimum": 100}, 7)
+DECK = [str(Card.parse(rank + suit)) for rank in "23456789TJQKA" for suit in "cdhs"]
+
+
+class TrayRig(JournalRig):
+    """A 3CP table with the demo chip set; the chips really moved (`Chips`), the tray's antenna read."""
+
+    def __init__(self, path: Path, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.chips = Chips()
+        super().__init__(path)
+        self.totals = {"net": 0, "buy_in": 0, "colour_up": 0, "fill": 0, "credit": 0}
+
+    def controller_args(self) -> dict[str, Any]:
+        return {"default_setup": TCP, "chips": CHIPS}
+
+    def read_tray(self, stable: bool = True) -> None:
+        self.c.handle_reading(ChipsRead("tray", frozenset(self.chips.tray), stable))
+
+    def between_hands(self) -> None:
+        """What the table does between two hands: now and then a buy-in, a colour-up, a fill or a credit."""
+        for _ in range(self.rng.choice((0, 0, 0, 1, 2))):
+            kind = self.rng.choice(("buy_in", "colour_up", "fill", "credit"))
+            value = amount(self.rng, 50000 if kind == "fill" else 10000, 500)
+            args: dict[str, Any] = {"seat": self.rng.randint(1, 7)} if kind in ("buy_in", "colour_up") else {}
+            self.ok(kind, amount=value, **args)
+            {"buy_in": self.chips.out_of_tray, "credit": self.chips.out_of_tray, "fill": self.chips.into_tray,
+             "colour_up": self.chips.colour_up}[kind](value)
+            self.read_tray(stable=False)
+            self.read_tray()
+            self.totals[kind] += value
+
+    def bets_and_cards(self) -> None:
+        seats = list(range(1, self.rng.randint(5, 7) + 1))  # the default profile deals to five spots or more
+        for seat in seats:
+            bets = {"ante": amount(self.rng, 5000, 500)}
+            if self.rng.random() < 0.5:
+                bets["pair_plus"] = amount(self.rng, 2500, 500)
+            self.ok("bet", seat=seat, bets=bets)
+        for card in self.rng.sample(DECK, 3 * len(seats) + 3):
+            self.ok("card", card=card)
+        for seat in seats:
+            self.ok("decide", seat=seat, decision=self.rng.choice(("play", "play", "fold")))
+
+    def settle(self, off: int = 0) -> int:
+        """The dealer collects and pays at the tray (`off`: chips that go missing besides), then confirms.
+        Returns the hand's house net."""
+        self.ok("confirm")
+        record = self.c.last_record
+        assert record is not None and record["status"] == "settled"
+        net = int(record["settlement"]["house_net"])
+        (self.chips.into_tray if net > 0 else self.chips.out_of_tray)(abs(net))
+        if off:
+            (self.chips.into_tray if off > 0 else self.chips.out_of_tray)(abs(off))
+        self.read_tray(stable=False)  # the tray settles after the confirm
+        self.read_tray()
+        self.totals["net"] += net
+        return net
+
+    def hand(self, off: int = 0) -> int:
+        self.between_hands()
+        self.bets_and_cards()
+        return self.settle(off)
+
+    def trail(self) -> tuple[Any, ...]:
+        ledger = self.c.tray.ledger
+        assert ledger is not None
+        return ledger.hands, ledger.intervals, ledger.flags, ledger.reconciliation()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Any:
+    r = TrayRig(tmp_path, seed=24)
+    r.read_tray()  # the opening inventory
+    yield r
+    r.c.journal.close()
+
+
+def test_a_shift_of_200_hands_reconciles_to_the_cent(rig: TrayRig) -> None:
+    for _ in range(200):
+        rig.hand()
+    rig.between_hands()
+    tray = rig.c.full_state()["tray"]
+    assert tray["flags"] == [] and tray["difference"] == 0 and tray["closing"] is None
+    assert tray["reads"] == tray["expected"] == rig.chips.tray_value()
+    rig.ok("close")  # the pit closes the table: the closing inventory
+    tray = rig.c.full_state()["tray"]
+    assert (tray["opening"], tray["closing"]) == (9_300_00, rig.chips.tray_value())
+    assert (tray["fills"], tray["credits"], tray["chips_sold"], tray["house_net"]) == (
+        rig.totals["fill"], rig.totals["credit"], rig.totals["buy_in"], rig.totals["net"])
+    assert tray["closing"] - tray["opening"] - tray["fills"] + tray["credits"] + tray["chips_sold"] == \
+        tray["house_net"] == rig.c.state.session["house_net"]
+    assert tray["difference"] == 0 and tray["flagged"] == 0
+    ledger = rig.c.tray.ledger
+    assert ledger is not None and len(ledger.hands) == 200 and all(h.difference == 0 for h in ledger.hands)
+    assert rig.totals["fill"] and rig.totals["credit"] and rig.totals["buy_in"] and rig.totals["colour_up"]
+
+
+def test_an_unexplained_change_is_flagged_with_its_value_and_hand(rig: TrayRig) -> None:
+    for _ in range(5):
+        rig.hand()
+    rig.hand(off=-2500)  # hand 6: a EUR 25 chip does not come back to the tray
+    rig.hand()
+    rig.chips.out_of_tray(10000)  # between hands 7 and 8: EUR 100 leaves the tray, nothing recorded
+    rig.read_tray()
+    rig.hand()
+    tray = rig.c.full_state()["tray"]
+    assert [(f["value"], f["hand"], f["between"]) for f in tray["flags"]] == [(-2500, 6, False), (-10000, 7, True)]
+    assert tray["difference"] == -12500 and tray["flagged"] == 2
+    assert "tray" not in rig.c.public_state()  # the tray is the full feed's
+    events = {e.id: e for e in rig.c.journal.events()}
+    assert events[tray["flags"][0]["event"]].kind == "confirm" and events[tray["flags"][0]["event"]].hand == 6
+    assert events[tray["flags"][1]["event"]].kind == "card" and events[tray["flags"][1]["event"]].hand == 8
+
+
+def test_a_restart_in_the_middle_replays_the_same_trail(rig: TrayRig) -> None:
+    for n in range(100):
+        rig.hand(off=500 if n == 40 else 0)
+    rig.between_hands()
+    rig.bets_and_cards()  # hand 101's cards are out: the table restarts here
+    before = rig.trail()
+    rig.restart()
+    assert rig.trail() == before
+    rig.settle()
+    for _ in range(99):
+        rig.hand()
+    rig.ok("close")
+    live = rig.trail()
+    assert live[2][0].value == 500 and live[2][0].hand == 41 and len(live[2]) == 1
+    assert live[3].closed and live[3].difference == 500 and len(live[0]) == 200
+    replayed = TrayWatch.from_journal(Journal.open(rig.path, readonly=True), CHIPS).ledger
+    assert replayed is not None
+    assert (replayed.hands, replayed.intervals, replayed.flags, replayed.reconciliation()) == live
+    rig.restart()  # the table stands closed: the closed shift is still the one shown
+    assert rig.trail() == live
+
+
+def test_a_new_shift_starts_when_the_table_opens_again(rig: TrayRig) -> None:
+    rig.hand(off=100)
+    rig.ok("close")
+    assert rig.c.full_state()["tray"]["flagged"] == 1
+    rig.ok("open", game="3cp", limits={"minimum": 100})
+    rig.read_tray()
+    tray = rig.c.full_state()["tray"]
+    assert (tray["opening"], tray["flagged"], tray["closing"]) == (rig.chips.tray_value(), 0, None)
+    rig.hand()
+    assert rig.c.full_state()["tray"]["difference"] == 0
+
+
+def test_fills_and_credits_need_a_supervisors_sign_off(rig: TrayRig) -> None:
+    for cmd, args in (("fill", {"amount": 50000}), ("credit", {"amount": 50000, "slip": "C-7"})):
+        reply = rig.c.handle_command(Command.from_mapping({"cmd": cmd, **args}), Caller("dealer"))
+        assert (reply["ok"], reply["code"]) == (False, "forbidden")
+    reply = rig.c.handle_command(Command.from_mapping({"cmd": "buy_in", "seat": 3, "amount": 10000}), Caller("dealer"))
+    assert reply["ok"]
+    assert [e.kind for e in rig.c.journal.events()][-1] == "buy_in"
+
+
+def test_a_buy_in_names_a_seat_of_the_table(rig: TrayRig) -> None:
+    rig.ok("open", game="3cp", seats=5, limits={"minimum": 100})
+    reply = rig.cmd("buy_in", seat=6, amount=10000)
+    assert not reply["ok"] and reply["say"]["key"] == "refusal.no_such_seat"
+    with pytest.raises(Malformed, match="buy_in: missing seat"):
+        Command.from_mapping({"cmd": "buy_in", "amount": 10000})
