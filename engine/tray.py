@@ -136,6 +136,22 @@ class Interval:
         change = self.change
         return None if change is None else change - sum(m.tray_change for m in self.movements)
 
+    def read_values(self) -> tuple[int | None, ...]:
+        """What the tray read of each movement: its recorded value when the interval reconciled; the
+        tray's change itself for a lone fill, credit or buy-in; None where the reading cannot tell
+        (a difference shared by several movements, the tray not read).
+
+        >>> fill = Movement(MovementKind.FILL, 50000, Moment(3, 1))
+        >>> Interval(0, (fill,), 100000, 149500, Moment(4, 1)).read_values()
+        (49500,)
+        """
+        difference = self.difference
+        if difference == 0:
+            return tuple(m.value for m in self.movements)
+        if difference is not None and len(self.movements) == 1 and TRAY_SIGN[self.movements[0].kind]:
+            return (TRAY_SIGN[self.movements[0].kind] * (self.change or 0),)
+        return tuple(None for _ in self.movements)
+
 
 @dataclass(frozen=True, slots=True)
 class Flag:
@@ -206,6 +222,7 @@ class TrayLedger:
         self._flags: list[Flag] = []
         self._reconciled: list[Movement] = []  # movements in windows with the tray read at both ends
         self._net = 0  # the house net of the hands reconciled
+        self.last_interval: Interval | None = None  # the time between hands that ended last (at a hand's cards)
 
     # -- the facts --------------------------------------------------------------------------------
 
@@ -334,7 +351,7 @@ class TrayLedger:
 
     def _end_interval(self, at: Moment) -> None:
         window = self._window
-        line = Interval(self.last_hand, tuple(window.movements), window.before, self.tray, at)
+        line = self.last_interval = Interval(self.last_hand, tuple(window.movements), window.before, self.tray, at)
         if line.movements or line.change != 0:
             self._intervals.append(line)  # an interval where nothing happened is left out of the trail
         if line.difference is not None:

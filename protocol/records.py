@@ -225,6 +225,26 @@ EVENT_BODIES: dict[str, type] = {
 # -- the closed hands ------------------------------------------------------------------------------
 
 
+class TrayMovement(TypedDict):
+    """A buy-in, colour-up, fill or credit as a hand's record carries it: recorded `amount`, what the tray
+    `read` of it (null: the reading cannot tell), its event, a seat, a slip."""
+
+    kind: str
+    amount: int
+    read: int | None
+    event: int
+    seat: NotRequired[int]
+    slip: NotRequired[str]
+
+
+class HandTray(TypedDict):
+    """The chips moved at the tray between the hand before and this one's cards (`engine/tray.py`)."""
+
+    movements: list[TrayMovement]
+    tray_change: int | None
+    difference: int | None
+
+
 class Closing(TypedDict):
     """What every closed hand's record carries, house or poker."""
 
@@ -246,6 +266,7 @@ class Closing(TypedDict):
     last_hand: NotRequired[HistoryHand]
     level: NotRequired[dict[str, Any]]
     tournament: NotRequired[dict[str, Any]]
+    tray: NotRequired[HandTray]  # with a chip set: the chips moved at the tray before the hand (`engine/tray.py`)
 
 
 class HouseSpotRecord(TypedDict):

@@ -227,6 +227,8 @@ class Controller:
         if applied.closed is not None:
             self._hand_closed = True
             rec = applied.closed
+            if self.tray.closed_entry is not None:  # the chips moved at the tray before it: the floor's counts
+                rec["tray"] = self.tray.closed_entry
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
                                     self.clock(), rec)
         over = self.state.step_limit_fault(kind, self.max_steps)

@@ -41,10 +41,13 @@ def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
                 "chopped": rec.get("chopped", False),
                 "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
                 "closed": closed_at(row.ts)}
-    return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
+    line = {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
             "settlement": rec.get("settlement"), **settled_under(rec, opened),
             "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
             "closed": closed_at(row.ts)}
+    if rec.get("tray") is not None:  # the chips moved at the tray before the hand (docs/tray.md): the floor's counts
+        line["tray"] = rec["tray"]
+    return line
 
 
 def closed_at(ts: float) -> str:

@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.chips import ChipSet
-from engine.tray import Flag, Moment, Movement, MovementKind, TrayLedger
+from engine.tray import Flag, Interval, Moment, Movement, MovementKind, TrayLedger
 from protocol.messages import Tray, TrayFlag
+from protocol.records import HandTray, TrayMovement
 from firmware_host.service.journal import Journal
 
 log = logging.getLogger("croupier.tray")
@@ -45,6 +46,8 @@ class TrayWatch:
         self.chips = chips
         self.ledger = TrayLedger(chips) if chips is not None else None
         self._dealing = False  # the hand's cards have started since the last close
+        self._before: Interval | None = None  # the time between hands that ended at this hand's cards
+        self.closed_entry: HandTray | None = None  # what the hand the last event closed carries of the tray
 
     @classmethod
     def from_journal(cls, journal: Journal, chips: ChipSet | None) -> TrayWatch:
@@ -89,7 +92,10 @@ class TrayWatch:
         elif not self._dealing and _cards_start(kind, body):
             self._dealing = True
             ledger.cards(at)
+            self._before = ledger.last_interval
+        self.closed_entry = None
         if closed is not None:
+            self.closed_entry = self._entry()
             settled = closed.get("status") == "settled"
             net = int((closed.get("settlement") or {}).get("house_net", 0)) if settled else 0
             ledger.hand_closed(int(closed.get("hand", hand)), net, at)
@@ -98,6 +104,22 @@ class TrayWatch:
         for flag in found:
             log.warning("tray: %s", flag.words())
         return found
+
+    def _entry(self) -> HandTray | None:
+        """The movements recorded between the last hand and this one, with what the tray read of each (the
+        floor's drop, fills and credits: `floor/stats.py`); None when there were none."""
+        before, self._before = self._before, None
+        if before is None or not before.movements:
+            return None
+        moves: list[TrayMovement] = []
+        for move, read in zip(before.movements, before.read_values()):
+            line: TrayMovement = {"kind": str(move.kind), "amount": move.value, "read": read, "event": move.at.event}
+            if move.seat is not None:
+                line["seat"] = move.seat
+            if move.slip:
+                line["slip"] = move.slip
+            moves.append(line)
+        return {"movements": moves, "tray_change": before.change, "difference": before.difference}
 
     def shown(self) -> Tray | None:
         """The tray as the full feed shows it (None without a chip set): what it reads, what it should, the

@@ -99,6 +99,9 @@ def rig(tmp_path: Path) -> Any:
 def test_a_shift_of_200_hands_reconciles_to_the_cent(rig: TrayRig) -> None:
     for _ in range(200):
         rig.hand()
+    recorded = {kind: sum(m["read"] for row in rig.c.journal.hands() for m in row.record.get("tray", {}).get(
+        "movements", []) if m["kind"] == kind) for kind in ("buy_in", "fill", "credit")}
+    assert recorded == {kind: rig.totals[kind] for kind in recorded}  # each hand carries what the tray read before it
     rig.between_hands()
     tray = rig.c.full_state()["tray"]
     assert tray["flags"] == [] and tray["difference"] == 0 and tray["closing"] is None

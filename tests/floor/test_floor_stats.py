@@ -299,3 +299,25 @@ def test_a_certificates_directory_that_is_none_is_said(floor: str, capsys: pytes
     assert croupier(["stats", "--db", floor, "--certificates", str(tmp_path / "missing")]) == 1
     err = capsys.readouterr().err
     assert f"certificates {tmp_path / 'missing'}: not a directory" in err and "Traceback" not in err
+
+
+def test_the_drop_fills_and_credits_take_what_the_tray_read(floor: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A smart table's hands carry the chips moved at its tray (docs/tray.md): its drop, fills and credits
+    are what the tray read where it read any that day (a difference shared by two movements: as recorded)."""
+    def moved(kind: str, amount: int, read: int | None) -> dict[str, Any]:
+        return {"kind": kind, "amount": amount, "read": read, "event": 1}
+
+    first = house(1, "3cp", "2026-12-01T10:00:00+00:00", [{"seat": 1, "bets": {"ante": 100}, "play": True}], 100)
+    first["tray"] = {"movements": [moved("buy_in", 20000, 20000), moved("fill", 50000, 49500)],
+                     "tray_change": 29500, "difference": -500}
+    second = house(2, "3cp", "2026-12-01T11:00:00+00:00", [{"seat": 1, "bets": {"ante": 100}, "play": True}], -100)
+    second["tray"] = {"movements": [moved("buy_in", 5000, None), moved("colour_up", 2500, 2500)],
+                      "tray_change": -5500, "difference": -500}
+    with Archive(floor) as archive:
+        archive.write("tray-1", [first, second])
+    for kind, amount in (("drop", 99999), ("credit", 300), ("opening", 100000), ("closing", 120000)):
+        assert croupier(["stats", kind, "--db", floor, "--table", "tray-1", "--day", DAY, "--amount", str(amount)]) == 0
+    t = by_table(report(floor, capsys, "--day", DAY))["tray-1"]
+    assert (t["drop"], t["fills"], t["credits"]) == (20000 + 5000, 49500, 300)  # the pit's credit: the tray read none
+    assert t["count_win"] == 120000 + 300 + 25000 - 100000 - 49500
+    assert by_table(report(floor, capsys, "--day", DAY))["3cp-1"]["drop"] == 2500  # no tray: the pit's counts
