@@ -53,6 +53,7 @@ class TableConfig:
     currency: str = DEFAULT_CURRENCY  # an ISO 4217 code (engine.money.DECIMALS): what the screens show money in
     require_certificate: bool = False  # a house table opens only on a certified profile (service.certificates)
     certificates: str = ""  # the directory of the paytable certificates (`croupier math certify`)
+    tray_difference_stops: bool = False  # a flagged tray difference stands a fault (docs/tray.md); else an alert
 
     @property
     def certificate_policy(self) -> Certificates:
@@ -250,7 +251,8 @@ def _serial_url(v: Any) -> str:
 _SCHEMA: dict[str, Section] = {
     "table": Section(TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
                             "seats": integer(*games.TABLE_SEATS), "max_steps_per_hand": integer(100, 10**7),
-                            "currency": currency, "require_certificate": boolean, "certificates": string}),
+                            "currency": currency, "require_certificate": boolean, "certificates": string,
+                            "tray_difference_stops": boolean}),
     "poker": Section(PokerConfig, {"structure": one_of(*games.STRUCTURES), "blinds": integer_list(0, 10**9, 10),
                             **{k: integer(0) for k in ("antes", "bring_in", "small_bet", "big_bet", "min_bet",
                                                     "max_bet", "raise_cap", "buy_in")},

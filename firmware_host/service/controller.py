@@ -90,9 +90,10 @@ class Controller:
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
                  commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
                  money: Money = Money(), certificates: Certificates = Certificates(),
-                 chips: ChipSet | None = None) -> None:
+                 chips: ChipSet | None = None, tray_stops: bool = False) -> None:
         self.journal = journal
         self.tray = TrayWatch(chips)  # the chip tray reconciled all shift (with the table's chip set)
+        self.tray_stops = tray_stops  # [table] tray_difference_stops: a flag stands a fault, not only an alert
         self.certificates = certificates  # [table] require_certificate: an open only on a certified profile
         self.money = money  # [table] currency: published with the table's state
         self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
@@ -223,7 +224,7 @@ class Controller:
         before, hand = self.state.fault, self.state.hand
         applied = self.state.apply(kind, body, event_id)
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
-        self.tray.seen(kind, body, event_id, hand, applied.closed)  # a difference found is on the full feed
+        flags = self.tray.seen(kind, body, event_id, hand, applied.closed)  # a difference found: on the full feed
         if applied.closed is not None:
             self._hand_closed = True
             rec = applied.closed
@@ -232,6 +233,8 @@ class Controller:
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
                                     self.clock(), rec)
         over = self.state.step_limit_fault(kind, self.max_steps)
+        if over is None and flags and self.tray_stops:
+            over = {"kind": FaultKind.TRAY_DIFFERENCE.value, "detail": "; ".join(f.words() for f in flags)}
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
 

@@ -57,6 +57,7 @@ class FaultKind(enum.StrEnum):
     JOURNAL_INTEGRITY = "journal_integrity"
     AUDIT_INTEGRITY = "audit_integrity"
     STEP_LIMIT = "step_limit"
+    TRAY_DIFFERENCE = "tray_difference"  # only with `[table] tray_difference_stops` (docs/tray.md)
 
     @property
     def critical(self) -> bool:
@@ -83,6 +84,7 @@ _FAULT_MESSAGES = {
     FaultKind.DEVICE_FAULT: "a device reported a fault",
     FaultKind.REFUSED_READING: "a device reading could not be taken",
     FaultKind.STEP_LIMIT: "the hand took more steps than a hand may: a supervisor must clear or void it",
+    FaultKind.TRAY_DIFFERENCE: "the chip tray reads other than the game explains: a supervisor counts it and clears",
     FaultKind.JOURNAL_INTEGRITY: "the journal failed its integrity check: a supervisor must clear the table",
     FaultKind.AUDIT_INTEGRITY: "the audit log failed its integrity check: a supervisor must clear the table",
 }
@@ -94,7 +96,7 @@ FAULT_SAYS = frozenset({
     "fault.unexpected_card_no_table_card", "fault.no_bet", "fault.no_bet_card", "fault.card_count",
     "fault.card_count_too_many", "fault.card_count_too_many_card", "fault.shoe_empty", "fault.lid_open",
     "fault.device_silent", "fault.device_offline", "fault.sequence_gap", "fault.misread", "fault.device_fault",
-    "fault.refused_reading", "fault.journal_integrity", "fault.step_limit",
+    "fault.refused_reading", "fault.journal_integrity", "fault.step_limit", "fault.tray_difference",
 })
 """Every fault's words (`[fault]` in the pages' catalogs): `fault.<kind>[_<situation>]` for everyone,
 the same with `_card` for the full feed when the fault names the card (the public never reads it)."""

@@ -185,3 +185,27 @@ def test_a_buy_in_names_a_seat_of_the_table(rig: TrayRig) -> None:
     assert not reply["ok"] and reply["say"]["key"] == "refusal.no_such_seat"
     with pytest.raises(Malformed, match="buy_in: missing seat"):
         Command.from_mapping({"cmd": "buy_in", "amount": 10000})
+
+
+def test_a_table_set_to_stop_on_a_tray_difference_holds_until_a_clear(tmp_path: Path) -> None:
+    class StoppingRig(TrayRig):
+        def controller_args(self) -> dict[str, Any]:
+            return {**super().controller_args(), "tray_stops": True}
+
+    rig = StoppingRig(tmp_path, seed=3)
+    rig.read_tray()
+    rig.hand()
+    rig.chips.out_of_tray(2500)  # between hands: EUR 25 leaves the tray, nothing recorded
+    rig.read_tray()
+    for seat in range(1, 6):
+        rig.ok("bet", seat=seat, bets={"ante": 500})
+    rig.ok("card", card="As")  # the hand's cards start: the time between hands is checked, the table stops
+    fault = rig.c.full_state()["fault"]
+    assert fault is not None and fault["kind"] == "tray_difference"
+    assert "the tray is -2500 off between hand 1 and the next" in fault["detail"]
+    assert rig.c.light == "fault"
+    assert not rig.cmd("card", card="Ks")["ok"]
+    rig.restart()  # journaled: it stands after a restart
+    assert rig.c.full_state()["fault"]["kind"] == "tray_difference"
+    rig.ok("clear", reason="tray counted: EUR 25 short, surveillance informed", then="void")
+    assert rig.c.full_state()["fault"] is None and rig.c.journal.hands()[-1].status == "voided"
