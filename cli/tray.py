@@ -25,7 +25,7 @@ from typing import Any
 from cli.output import stdout_closed
 from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
-from engine.tray import Flag, HandLine, Interval, Movement, Reconciliation, TrayLedger
+from engine.tray import HandLine, Interval, Movement, Reconciliation, TrayLedger
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.tray import TrayWatch
 
@@ -109,7 +109,7 @@ def text(ledger: TrayLedger, money: Money) -> list[str]:
         rows.append((i.at.event, _between_line(i, amount, moved(i.movements))))
     lines = [f"opening inventory {amount(ledger.opening)}"]
     lines += [row for _, row in sorted(rows)]
-    lines += [f"FLAGGED: {_flag_words(f, amount)}" for f in ledger.flags]
+    lines += [f"FLAGGED: {f.words(money)}" for f in ledger.flags]
     lines.append(_shift_line(ledger.reconciliation(), amount))
     return lines
 
@@ -125,13 +125,6 @@ def _between_line(i: Interval, amount: Any, moved: str) -> str:
     diff = i.difference
     return (f"  {where}: {moved or 'nothing recorded'}; tray change {amount(i.change, True)}, "
             f"difference {amount(diff, True) if diff is not None else '-'}" + (" FLAGGED" if diff else ""))
-
-
-def _flag_words(f: Flag, amount: Any) -> str:
-    where = f"between hand {f.hand} and the next" if f.between else f"in hand {f.hand}"
-    if f.between and f.hand == 0:
-        where = "before the shift's first hand"
-    return f"the tray is {amount(f.value, True)} off {where}, nothing recorded explains it (event {f.at.event})"
 
 
 def _shift_line(r: Reconciliation, amount: Any) -> str:

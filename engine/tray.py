@@ -48,6 +48,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.chips import ChipSet
+from engine.money import Money
 
 __all__ = ["Flag", "HandLine", "Interval", "Moment", "Movement", "MovementKind", "Reconciliation", "TrayLedger"]
 
@@ -162,12 +163,16 @@ class Flag:
     between: bool  # True: between hands (after `hand`); False: during the hand
     at: Moment
 
-    def words(self) -> str:
-        """The flag in plain words (amounts in the smallest unit; a screen formats them)."""
+    def words(self, money: Money = Money()) -> str:
+        """The flag in plain words, its amount in the table's `money`.
+
+        >>> Flag(-2500, 7, True, Moment(301, 8)).words()
+        'the tray is EUR -25.00 off between hand 7 and the next (event 301)'
+        """
         where = f"between hand {self.hand} and the next" if self.between else f"in hand {self.hand}"
         if self.between and self.hand == 0:
             where = "before the shift's first hand"
-        return f"the tray is {self.value:+d} off {where} (event {self.at.event})"
+        return f"the tray is {money.format(self.value, signed=True)} off {where} (event {self.at.event})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,7 +63,7 @@ from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal
-from firmware_host.service.tray import TrayWatch
+from firmware_host.service.tray import TrayWatch, alert
 from firmware_host.service.bodies import journaled_body
 from firmware_host.tables.state import TableState
 
@@ -232,9 +232,8 @@ class Controller:
                 rec["tray"] = self.tray.closed_entry
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
                                     self.clock(), rec)
-        over = self.state.step_limit_fault(kind, self.max_steps)
-        if over is None and flags and self.tray_stops:
-            over = {"kind": FaultKind.TRAY_DIFFERENCE.value, "detail": "; ".join(f.words() for f in flags)}
+        over = alert(flags, self.money, self.tray_stops)  # the flags logged; a fault when the table stops on one
+        over = self.state.step_limit_fault(kind, self.max_steps) or over
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
 

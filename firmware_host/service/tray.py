@@ -22,10 +22,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.chips import ChipSet
+from engine.money import Money
 from engine.tray import Flag, Interval, Moment, Movement, MovementKind, TrayLedger
 from protocol.messages import Tray, TrayFlag
 from protocol.records import HandTray, TrayMovement
 from firmware_host.service.journal import Journal
+from firmware_host.tables.base import FaultKind
 
 log = logging.getLogger("croupier.tray")
 
@@ -100,10 +102,7 @@ class TrayWatch:
             net = int((closed.get("settlement") or {}).get("house_net", 0)) if settled else 0
             ledger.hand_closed(int(closed.get("hand", hand)), net, at)
             self._dealing = False
-        found = ledger.flags[before:]
-        for flag in found:
-            log.warning("tray: %s", flag.words())
-        return found
+        return ledger.flags[before:]
 
     def _entry(self) -> HandTray | None:
         """The movements recorded between the last hand and this one, with what the tray read of each (the
@@ -132,6 +131,16 @@ class TrayWatch:
                 "opening": line.opening, "closing": ledger.closing, "fills": line.fills, "credits": line.credits,
                 "chips_sold": line.chips_sold, "house_net": line.house_net, "difference": line.difference,
                 "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags)}
+
+
+def alert(flags: tuple[Flag, ...], money: Money, stops: bool) -> dict[str, str] | None:
+    """Flags the controller found live: logged; the body of the `tray_difference` fault to journal when the
+    table stops on one (`[table] tray_difference_stops`), else None (the full feed alone shows them)."""
+    for flag in flags:
+        log.warning("tray: %s", flag.words(money))
+    if not flags or not stops:
+        return None
+    return {"kind": FaultKind.TRAY_DIFFERENCE.value, "detail": "; ".join(f.words(money) for f in flags)}
 
 
 def flag_shown(flag: Flag) -> TrayFlag:

@@ -202,7 +202,7 @@ def test_a_table_set_to_stop_on_a_tray_difference_holds_until_a_clear(tmp_path: 
     rig.ok("card", card="As")  # the hand's cards start: the time between hands is checked, the table stops
     fault = rig.c.full_state()["fault"]
     assert fault is not None and fault["kind"] == "tray_difference"
-    assert "the tray is -2500 off between hand 1 and the next" in fault["detail"]
+    assert "the tray is EUR -25.00 off between hand 1 and the next" in fault["detail"]
     assert rig.c.light == "fault"
     assert not rig.cmd("card", card="Ks")["ok"]
     rig.restart()  # journaled: it stands after a restart

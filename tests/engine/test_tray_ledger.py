@@ -135,7 +135,7 @@ def test_a_flag_names_the_moment_it_was_found() -> None:
     ledger.read(chips.tray, True, Moment(3, 1))
     ledger.hand_closed(1, 1000, Moment(4, 1))
     assert ledger.flags == (Flag(-3500, 1, False, Moment(4, 1)),)
-    assert ledger.flags[0].words() == "the tray is -3500 off in hand 1 (event 4)"
+    assert ledger.flags[0].words() == "the tray is EUR -35.00 off in hand 1 (event 4)"
     assert ledger.reconciliation().difference == -3500
 
 
