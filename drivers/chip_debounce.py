@@ -35,6 +35,10 @@ from drivers.readings import ChipsRead
 
 SCANS = 65536
 """INVENTORY's `scan` counts modulo this (16 bits)."""
+CONFIRM = 4
+"""K by default: at 10 scans a second, a chip is in or out 0.4 s after it was put or taken."""
+SETTLE_S = 0.3
+"""The settle time by default: a reading is stable once unchanged this long."""
 
 
 @dataclass
@@ -43,8 +47,8 @@ class AntennaDebounce:
     between; each returns the ChipsRead to report, or None."""
 
     antenna: str
-    confirm: int = 4
-    settle_s: float = 0.3
+    confirm: int = CONFIRM
+    settle_s: float = SETTLE_S
     device: str = "chips"
 
     chips: frozenset[str] | None = None  # the debounced reading; None until the first is made

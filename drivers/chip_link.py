@@ -25,7 +25,7 @@ from typing import Any
 
 import serial
 
-from drivers.chip_debounce import AntennaDebounce
+from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
     BOARD, PROTOCOL_VERSION, Decoder, DecoderStats, Fault, FaultCode, Frame, Heartbeat, Hello, Identify, Inventory,
     decode_message, encode_message, seq_delta,
@@ -79,8 +79,8 @@ class ChipSession:
     """
 
     device: str = "chips"
-    confirm: int = 4
-    settle_s: float = 0.3
+    confirm: int = CONFIRM
+    settle_s: float = SETTLE_S
     silence_s: float = 2.0
     identify_s: float = 0.5
     stale_s: float = 0.05
@@ -322,7 +322,7 @@ class ChipLink(SerialLink):
     session: ChipSession
 
     def __init__(self, on_reading: OnReading, url: str, device: str = "chips", baudrate: int = 115200,
-                 confirm: int = 4, settle_s: float = 0.3, silence_s: float = 2.0, identify_s: float = 0.5,
+                 confirm: int = CONFIRM, settle_s: float = SETTLE_S, silence_s: float = 2.0, identify_s: float = 0.5,
                  reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
                  open_port: Callable[..., Any] = serial.serial_for_url) -> None:
         session = ChipSession(device=device, confirm=confirm, settle_s=settle_s, silence_s=silence_s,

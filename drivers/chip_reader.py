@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from drivers.chip_debounce import AntennaDebounce
+from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import check_antenna, check_uid
 from drivers.errors import DeviceError, FrameError
 from drivers.readings import (
@@ -71,7 +71,7 @@ class SimChipReader:
     read it), `poll` for the stable flags, `go_offline`, `go_online`, `fault`."""
 
     def __init__(self, on_reading: OnReading, antennas: Iterable[str] = ("tray",), device: str = "chips",
-                 confirm: int = 4, settle_s: float = 0.3, clock: Callable[[], float] = time.monotonic,
+                 confirm: int = CONFIRM, settle_s: float = SETTLE_S, clock: Callable[[], float] = time.monotonic,
                  model: str = "SIM-CHIPS", serial: str = "SIM0001", firmware: str = "1.0.0", boot: int = 1) -> None:
         self.device = device
         self._on_reading = on_reading
