@@ -110,3 +110,16 @@ def journaled_devices(state: Path) -> list[dict[str, Any]]:
     finally:
         conn.close()
     return [body for (text,) in rows if (body := json.loads(text))["device"] == "chips"]
+
+
+@pytest.mark.parametrize("name", ["sim.toml", "pi.toml"])
+def test_the_commented_section_in_the_deploy_files_loads_once_uncommented(name: str) -> None:
+    lines = (Path(__file__).resolve().parents[2] / "deploy" / name).read_text(encoding="utf-8").splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("# [chip_reader]"))
+    section = []
+    for line in lines[start:]:
+        if not line.startswith("# "):
+            break
+        section.append(line[2:])
+    reader = Config.parse("\n".join(section), source=name).chip_reader
+    assert reader.url and reader.confirm == 4 and reader.settle_ms == 300 and reader.device == "chips"
