@@ -72,8 +72,9 @@ class LinkSession(Protocol):
         ...
 
 
-_CHUNK = 4096
-"""The most bytes one read takes: a turn's worth of frames and more (a frame is at most a few dozen bytes)."""
+_CHUNK = 16384
+"""The most bytes one read takes: a turn's worth of frames and more (a shoe's frame is a few dozen bytes, a
+chip reader's scan of every antenna a few kilobytes; what is left is taken at the next turn)."""
 
 
 def _descriptor(port: Any) -> int | None:
