@@ -6,7 +6,9 @@ and the chips' coils detune each other), so one inventory is never taken as the 
 - a chip is **in** once seen in `confirm` (K) consecutive inventories, and **out** once missing
   from K consecutive inventories; a chip seen or missed fewer times leaves the reading as it was;
 - an antenna's first reading is the chips seen in its first K inventories (reported even when it
-  holds none: the controller then knows the circle is empty);
+  holds none: the controller then knows the circle is empty); so again when the reader comes back
+  (`reconnected`): its reading is said again once K scans confirm it, changed or not, so the
+  controller knows its readings are current again;
 - the reading is **stable** once it has not changed for `settle_s`; each change is reported
   unstable first (`ChipsRead(..., stable=False)`), then stable when the settle time has passed
   (`poll`). Nothing else is reported: an inventory that changes neither is None;
@@ -56,7 +58,8 @@ class AntennaDebounce:
     gaps: int = 0                        # scans skipped (frames lost before they reached us)
     _seen: dict[str, int] = field(default_factory=dict, repr=False)    # consecutive reads of a chip not in
     _missed: dict[str, int] = field(default_factory=dict, repr=False)  # consecutive misses of a chip in
-    _first: int = 0                      # inventories towards the first reading
+    _confirming: bool = True             # the first reading (or the one after a reconnection) to come
+    _first: int = 0                      # inventories towards it
     _last_scan: int | None = None
     _changed_at: float = 0.0
 
@@ -79,13 +82,15 @@ class AntennaDebounce:
         current = self.chips or frozenset()
         self._seen = {uid: self._seen.get(uid, 0) + 1 for uid in read - current}
         self._missed = {uid: self._missed.get(uid, 0) + 1 for uid in current - read}
-        if self.chips is None:
+        restate = self._confirming
+        if restate:
             self._first += 1
             if self._first < self.confirm:
                 return None
+            self._confirming = False
         arrived = {uid for uid, n in self._seen.items() if n >= self.confirm}
         left = {uid for uid, n in self._missed.items() if n >= self.confirm}
-        if self.chips is not None and not arrived and not left:
+        if not restate and not arrived and not left:
             return self.poll(now)
         for uid in arrived:
             del self._seen[uid]
@@ -98,11 +103,13 @@ class AntennaDebounce:
 
     def reconnected(self) -> None:
         """The reader came back (or restarted): its scans are numbered afresh and what it read meanwhile
-        is unknown, so the runs start again; the reading stands until they say otherwise."""
+        is unknown, so the runs start again; the reading stands, and is said again (changed or not)
+        once K scans confirm it."""
         self._last_scan = None
         self._seen.clear()
         self._missed.clear()
         self._first = 0
+        self._confirming = True
 
     def poll(self, now: float) -> ChipsRead | None:
         """The stable flag, when the reading has now been unchanged for the settle time."""

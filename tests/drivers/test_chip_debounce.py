@@ -140,6 +140,19 @@ def test_a_tall_stack_read_with_misses_keeps_every_chip() -> None:
     assert s.changes == [ChipsRead("spot2.ante", frozenset(stack[1:]), False)]
 
 
+def test_a_reconnected_readers_unchanged_reading_is_said_again_once_confirmed() -> None:
+    s = Scans(confirm=2, settle_s=0.2)
+    s.read(A)
+    s.read(A)
+    s.wait(1)
+    s.reported.clear()
+    s.debounce.reconnected()
+    assert s.read(A) is None
+    assert s.read(A) == ChipsRead("spot2.ante", frozenset({A}), False)
+    assert s.wait(0.25) == ChipsRead("spot2.ante", frozenset({A}), True)
+    assert s.read(A) is None and s.read(A) is None  # said once
+
+
 @pytest.mark.parametrize("confirm,settle", [(0, 0.3), (3, -1.0)])
 def test_bad_settings_are_refused(confirm: int, settle: float) -> None:
     with pytest.raises(ValueError):

@@ -154,7 +154,7 @@ def test_a_board_fault_is_reported_once_while_it_stands_and_again_when_it_return
                                                          "board: reader front end fault: front end not answering"}
 
 
-def test_a_silent_board_goes_offline_and_comes_back_with_its_chips_still_known() -> None:
+def test_a_silent_board_goes_offline_and_comes_back_with_every_reading_said_again() -> None:
     table = Table(silence_s=1.0)
     table.control(f"place spot1.ante {A}")
     table.run(1.0)
@@ -164,8 +164,12 @@ def test_a_silent_board_goes_offline_and_comes_back_with_its_chips_still_known()
         DeviceOffline("chips", "silent for 1.0 s", OfflineKind.DEVICE_SILENT)]
     assert chips(got) == []  # no stable flag comes from a board not heard
     got = table.run(2.0)
-    assert DeviceOnline("chips", "CB-SIM", "SIM0001", "1.0.0", 1) in got
-    assert chips(got) == []  # the same chips: nothing changed, nothing said
+    assert got[0] == DeviceOnline("chips", "CB-SIM", "SIM0001", "1.0.0", 1)
+    # Back: once K scans confirm them, every antenna's reading is said again, changed or not.
+    names = [name for _, name in layout("uth", 1)]
+    held = {name: frozenset({A}) if name == "spot1.ante" else frozenset() for name in names}
+    assert [r for r in chips(got) if not r.stable] == [ChipsRead(n, held[n], False) for n in names]
+    assert [r for r in chips(got) if r.stable] == [ChipsRead(n, held[n], True) for n in names]
 
 
 def test_chips_taken_while_the_board_was_lost_are_reported_when_it_is_back() -> None:
@@ -178,7 +182,8 @@ def test_chips_taken_while_the_board_was_lost_are_reported_when_it_is_back() -> 
     table.control("wake")
     got = table.run(1.0)
     assert got[0] == DeviceOnline("chips", "CB-SIM", "SIM0001", "1.0.0", 1)
-    assert chips(got) == [ChipsRead("spot1.ante", frozenset({A}), False), ChipsRead("spot1.ante", frozenset({A}), True)]
+    assert chips(got, "spot1.ante") == [ChipsRead("spot1.ante", frozenset({A}), False),
+                                        ChipsRead("spot1.ante", frozenset({A}), True)]
 
 
 def test_unsupported_firmware_is_refused_and_nothing_taken() -> None:
