@@ -209,3 +209,20 @@ def test_a_table_set_to_stop_on_a_tray_difference_holds_until_a_clear(tmp_path: 
     assert rig.c.full_state()["fault"]["kind"] == "tray_difference"
     rig.ok("clear", reason="tray counted: EUR 25 short, surveillance informed", then="void")
     assert rig.c.full_state()["fault"] is None and rig.c.journal.hands()[-1].status == "voided"
+
+
+def test_a_restart_between_the_confirm_and_the_tray_settling_keeps_the_hand_waiting(rig: TrayRig) -> None:
+    for _ in range(3):
+        rig.hand()
+    rig.between_hands()
+    rig.bets_and_cards()
+    rig.ok("confirm")  # the dealer confirms, then collects and pays: the hand waits for the tray
+    net = int(rig.c.journal.hands()[-1].record["settlement"]["house_net"])
+    before = rig.trail()
+    assert len(before[0]) == 3
+    rig.restart()
+    assert rig.trail() == before
+    (rig.chips.into_tray if net > 0 else rig.chips.out_of_tray)(abs(net))
+    rig.read_tray()
+    hands, _, flags, line = rig.trail()
+    assert len(hands) == 4 and hands[-1].difference == 0 and flags == () and line.difference == 0
