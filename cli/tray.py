@@ -5,8 +5,9 @@ the tray's ledger exactly as the controller kept it live (`firmware_host/service
 `engine/tray.py`): per hand the house net, the tray's change and the difference; between hands the
 movements recorded (buy-ins, colour-ups, fills, credits) against the tray's change; every difference
 flagged; then the shift's line, closing - opening - fills + credits + chips sold = the hands' house
-net. The chip set values the tray's chips: `--chips FILE` (a CSV as `[chips] set`, e.g.
-`deploy/chips-demo.csv`). `--json`: one object, `{"hands", "between", "flags", "reconciliation"}`,
+net. The chip set values the tray's chips: the one the table journaled (its `chip_set` event, from
+`[chips] set`), or `--chips FILE` (a CSV, e.g. `deploy/chips-demo.csv`), which takes its place.
+`--json`: one object, `{"hands", "between", "flags", "reconciliation"}`,
 amounts in the smallest unit.
 
 Exit 0 when the shift reconciles and nothing was flagged; 1 when it does not reconcile, a difference
@@ -33,8 +34,9 @@ from firmware_host.service.tray import TrayWatch
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state", metavar="DIR", default=os.environ.get("CROUPIER_STATE", "croupier-state"),
                         help="the journal's directory (default $CROUPIER_STATE or ./croupier-state)")
-    parser.add_argument("--chips", metavar="FILE", required=True,
-                        help="the table's chip set (CSV: uid,value,set,status), which values the tray's chips")
+    parser.add_argument("--chips", metavar="FILE",
+                        help="the chip set (CSV: uid,value,set,status) that values the tray's chips (default: the "
+                             "one the table journaled)")
     parser.add_argument("--currency", metavar="CODE", default="EUR", help="the table's currency (default EUR)")
     parser.add_argument("--json", action="store_true", help="one JSON object")
 
@@ -42,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     try:
         money = Money.of(args.currency)
-        chips = ChipSet.from_csv(Path(args.chips).read_text(encoding="utf-8"), where=args.chips)
+        chips = (ChipSet.from_csv(Path(args.chips).read_text(encoding="utf-8"), where=args.chips)
+                 if args.chips is not None else None)
     except (OSError, UnicodeDecodeError, ValueError, ChipSetError) as exc:
         print(f"croupier tray: {exc}", file=sys.stderr)
         return 2
@@ -58,7 +61,10 @@ def main(args: argparse.Namespace) -> int:
         return 2
     finally:
         journal.close()
-    assert ledger is not None  # a chip set was given
+    if ledger is None:
+        print(f"croupier tray: {args.state}: the table journaled no chip set: give the one it used (--chips FILE)",
+              file=sys.stderr)
+        return 2
     line = ledger.reconciliation()
     try:
         print(json.dumps(as_json(ledger)) if args.json else "\n".join(text(ledger, money)))

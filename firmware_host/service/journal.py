@@ -68,6 +68,7 @@ CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
 CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
 CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
 CREATE INDEX IF NOT EXISTS events_close ON events(id) WHERE kind='close';
+CREATE INDEX IF NOT EXISTS events_chip_set ON events(id) WHERE kind='chip_set';
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
@@ -536,6 +537,12 @@ class Journal:
     def last_hold(self, before: int | None = None) -> Event | None:
         """The last `hold` event (with an id below `before`, when given), or None (`tables/hold.py`)."""
         row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'hold' AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
+        return self._event(row) if row else None
+
+    def last_chip_set(self, before: int | None = None) -> Event | None:
+        """The last `chip_set` event (the set the table values chips with; below `before`, when given), or None."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'chip_set' AND id < ? "
                                  "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
         return self._event(row) if row else None
 

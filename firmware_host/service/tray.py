@@ -9,7 +9,9 @@ restart, or `croupier tray` reading the journal, finds the very trail the table 
 - a hand's cards start at its first `deal`, `next` button or card after its close (betting closed);
 - a hand's close: its settlement's house net (a voided hand: 0);
 - `buy_in`, `colour_up`, `fill`, `credit`: a recorded movement of that kind and amount;
-- `close` (the pit closes the table): the shift's closing inventory; the next `open` starts a new shift.
+- `close` (the pit closes the table): the shift's closing inventory; the next `open` starts a new shift;
+- `chip_set` (the set the table values chips with, journaled at its start): the tray's chips valued by it
+  from then on (the watch starts with the one journaled last before the shift, or the one it is given).
 
 The shift is the table's, from its first event after the pit closed it to its next `close`; the
 opening inventory is its first stable tray reading.
@@ -21,7 +23,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from engine.chips import ChipSet
+from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
 from engine.tray import Flag, Interval, Moment, Movement, MovementKind, TrayLedger
 from protocol.messages import Tray, TrayFlag
@@ -55,13 +57,14 @@ class TrayWatch:
     def from_journal(cls, journal: Journal, chips: ChipSet | None) -> TrayWatch:
         """The watch of the journal's current shift (the last one, when the table stands closed), every event
         of it seen again. Raises JournalError when the journal cannot be read."""
-        watch = cls(chips)
-        if chips is None:
-            return watch
         start = journal.last_close()
         last_open = journal.open_before(2**62)
         if start and (last_open is None or last_open.id < start):  # closed now: the shift that ended there
             start = journal.last_close(before=start)
+        if chips is None:  # the set journaled last before the shift (one journaled during it is seen below)
+            journaled = journal.last_chip_set(before=start + 1)
+            chips = chip_set_of(journaled.body) if journaled is not None else None
+        watch = cls(chips)
         closes: dict[int, Mapping[str, Any]] = {}
         first = True
         for event in journal.events(since=start):
@@ -75,6 +78,12 @@ class TrayWatch:
              closed: Mapping[str, Any] | None = None) -> tuple[Flag, ...]:
         """One applied event (journaled as `event` during `hand`) and the record of the hand it closed, if
         any. Returns the flags it raised (a tray difference found)."""
+        if kind == "chip_set":  # the tray's chips valued by this set from now on
+            self.chips = chip_set_of(body) or self.chips
+            if self.ledger is None and self.chips is not None:
+                self.ledger = TrayLedger(self.chips)
+            elif self.ledger is not None and self.chips is not None:
+                self.ledger.chips = self.chips
         ledger = self.ledger
         if ledger is None:
             return ()
@@ -131,6 +140,14 @@ class TrayWatch:
                 "opening": line.opening, "closing": ledger.closing, "fills": line.fills, "credits": line.credits,
                 "chips_sold": line.chips_sold, "house_net": line.house_net, "difference": line.difference,
                 "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags)}
+
+
+def chip_set_of(body: Mapping[str, Any]) -> ChipSet | None:
+    """The chip set a `chip_set` event journals (`{"name", "sha256", "text"}`), None when it holds none that reads."""
+    try:
+        return ChipSet.from_csv(str(body["text"]), where=str(body.get("name", "chip set")))
+    except (KeyError, ChipSetError):
+        return None
 
 
 def alert(flags: tuple[Flag, ...], money: Money, stops: bool) -> dict[str, str] | None:

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from cli import main
+from firmware_host.service.journal import Journal
+from tests.engine.tray_kit import CHIPS, Chips
 from tests.firmware_host.test_tray import TrayRig
 
 CHIPS_CSV = str(Path(__file__).resolve().parents[2] / "deploy" / "chips-demo.csv")
@@ -69,3 +71,27 @@ def test_bad_arguments_say_why(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "line 2" in capsys.readouterr().err
     assert main(["tray", "--state", str(tmp_path), "--chips", CHIPS_CSV, "--currency", "XYZ"]) == 2
     assert "unknown currency" in capsys.readouterr().err
+
+
+def test_the_chip_set_the_table_journaled_values_the_tray(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A `chip_set` event (`[chips] set` journaled at the table's start) values the tray without --chips."""
+    chips = Chips()
+    journal = Journal.open(tmp_path)
+    text = Path(CHIPS_CSV).read_text(encoding="utf-8")
+    journal.append(1, "chip_set", {"name": "chips-demo.csv", "sha256": CHIPS.sha256(), "text": text}, 1.0)
+    tray = {"antenna": "tray", "stable": True, "device": "chips"}
+    journal.append(1, "chips", {**tray, "uids": sorted(chips.tray)}, 2.0)
+    journal.append(1, "deal", {}, 3.0)
+    chips.into_tray(1500)
+    journal.append(1, "chips", {**tray, "uids": sorted(chips.tray)}, 4.0)
+    journal.append_close(1, "confirm", {}, 5.0, None, "3cp", "settled",
+                         {"hand": 1, "status": "settled", "settlement": {"house_net": 1500}})
+    journal.close()
+    assert main(["tray", "--state", str(tmp_path), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)["reconciliation"]
+    assert (line["opening"], line["closing"], line["house_net"], line["difference"]) == (
+        9_300_00, 9_300_00 + 1500, 1500, 0)
+    empty = tmp_path / "no-set"
+    Journal.open(empty).close()
+    assert main(["tray", "--state", str(empty)]) == 2
+    assert "journaled no chip set" in capsys.readouterr().err
