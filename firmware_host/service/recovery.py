@@ -11,12 +11,14 @@ from protocol.messages import Device
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
+from firmware_host.tables.tray_steps import MOVEMENT_KINDS
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
-"""Events that may follow a settled hand without taking it off show (they do not touch the table)."""
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", *MOVEMENT_KINDS})
+"""Events that may follow a settled hand without taking it off show (they do not touch the table: a buy-in,
+colour-up, fill or credit at the tray neither, `tables/tray_steps.py`)."""
 
 
 def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:

@@ -226,3 +226,14 @@ def test_a_restart_between_the_confirm_and_the_tray_settling_keeps_the_hand_wait
     rig.read_tray()
     hands, _, flags, line = rig.trail()
     assert len(hands) == 4 and hands[-1].difference == 0 and flags == () and line.difference == 0
+
+
+def test_a_settled_hand_stays_on_show_through_a_buy_in_and_a_restart(rig: TrayRig) -> None:
+    rig.bets_and_cards()
+    rig.ok("confirm")  # (no tray reading after it: a chips reading's own place is the chips branch's)
+    rig.ok("buy_in", seat=2, amount=10000)  # at the tray, between hands: the table is untouched
+    rig.ok("fill", amount=50000)
+    shown = rig.c.public_state()
+    assert shown["phase"] == "settled" and shown["hand"] == 1
+    rig.restart()
+    assert rig.c.public_state()["phase"] == "settled" and rig.c.public_state()["spots"] == shown["spots"]
