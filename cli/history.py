@@ -10,6 +10,8 @@ then the hand in progress (if any) with its standing fault. `--json`: one line p
 table was opened with, as journaled; `sha256` and `content` null for a hand journaled before
 profiles were), and `limits` the table's limits, every key spelt out. The whole line is also an
 input line of `croupier settle`, which settles its `round` under that profile and those limits.
+At a table whose tray is read, a hand's line also carries `tray`: the buy-ins, colour-ups, fills and
+credits recorded at the tray before it, each with what the tray read of it (`docs/tray.md`).
 
 Poker hands: the text shows per seat the cards in dealt order (up cards marked `^`), the starting
 stack and the net, the board, burns, every action in order, the pots with their eligible seats and

@@ -258,8 +258,8 @@ class TrayLedger:
         self._window = _Open(at.hand, self.tray)
 
     def hand_closed(self, hand: int, house_net: int, at: Moment) -> None:
-        """A hand closed (settled: its house net; voided: 0). Checked at once when the tray reads settled,
-        else at its next stable reading."""
+        """A hand closed (settled: its house net; voided: 0). Checked at once when the tray reads settled and
+        moved during the hand or already agrees; else at its next stable reading (the module docstring)."""
         if self.closing is not None:
             return
         if self._awaiting is not None:  # the tray never read again after the last hand: as it read last
