@@ -19,6 +19,7 @@ opening inventory is its first stable tray reading.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -57,20 +58,25 @@ class TrayWatch:
     def from_journal(cls, journal: Journal, chips: ChipSet | None) -> TrayWatch:
         """The watch of the journal's current shift (the last one, when the table stands closed), every event
         of it seen again. Raises JournalError when the journal cannot be read."""
-        start = journal.last_close()
+        close = journal.last_of("close")
         last_open = journal.open_before(2**62)
-        if start and (last_open is None or last_open.id < start):  # closed now: the shift that ended there
-            start = journal.last_close(before=start)
+        if close is not None and (last_open is None or last_open.id < close.id):  # closed: the shift that ended there
+            close = journal.last_of("close", before=close.id)
+        start = close.id if close is not None else 0
         if chips is None:  # the set journaled last before the shift (one journaled during it is seen below)
-            journaled = journal.last_chip_set(before=start + 1)
+            journaled = journal.last_of("chip_set", before=start + 1)
             chips = chip_set_of(journaled.body) if journaled is not None else None
         watch = cls(chips)
-        closes: dict[int, Mapping[str, Any]] = {}
-        first = True
-        for event in journal.events(since=start):
-            if first:  # the hands closed since the shift started, by the event that closed each
-                closes = {row.closed_event: row.record for row in journal.hands_after(event.hand - 1, 2**31)}
-                first = False
+        events = journal.events(since=start)
+        first = next(events, None)
+        if first is None:
+            return watch
+        closes: dict[int, Mapping[str, Any]] = {}  # the shift's closed hands by the event that closed each
+        for c in journal.lines_after(first.hand - 1, 2**31):
+            line = c.line if c.line is not None else (c.row.record if c.row is not None else None)
+            if line is not None:
+                closes[c.closed_event] = line
+        for event in itertools.chain([first], events):
             watch.seen(event.kind, event.body, event.id, event.hand, closes.get(event.id))
         return watch
 
