@@ -81,7 +81,7 @@ import zmq
 
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
-from firmware_host.display.words import LANGUAGES
+from pages.words import LANGUAGES
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
 from cli.demo_display import start_display

@@ -447,7 +447,7 @@ def test_the_tables_folders_alone_run_the_table_and_say_where_the_rest_runs(tmp_
     every = subprocess.run(
         [sys.executable, "-S", "-c",
          "import importlib, pkgutil, sys\n"
-         f"for top in {['engine', 'drivers', 'protocol', 'firmware_host']!r}:\n"
+         f"for top in {['engine', 'drivers', 'protocol', 'pages', 'firmware_host']!r}:\n"
          "    for info in pkgutil.walk_packages(importlib.import_module(top).__path__, top + '.'):\n"
          "        importlib.import_module(info.name)\n"
          f"print(sorted(m for m in sys.modules if m.split('.')[0] in {list(ELSEWHERE)!r}))\n"],
@@ -457,4 +457,4 @@ def test_the_tables_folders_alone_run_the_table_and_say_where_the_rest_runs(tmp_
     assert check.returncode == 0, check.stderr
     demo = croupier("demo")
     assert demo.returncode == 2 and demo.stderr.startswith("croupier demo runs where the simulations (a test machine)")
-    assert "engine, drivers, protocol, firmware_host, cli" in demo.stderr
+    assert "engine, drivers, protocol, pages, firmware_host, cli" in demo.stderr

@@ -55,8 +55,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from firmware_host.display.guard import check_origins
-from firmware_host.display.words import LANGUAGES
+from pages.guard import check_origins
+from pages.words import LANGUAGES
 from protocol.config import (  # the one checker of every configuration file
     ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, one_of,
     parse_sections, parse_toml, read_text, secret_file, seconds, text,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from firmware_host.display.bridge import FeedFollower, Hub
+from pages.bridge import FeedFollower, Hub
 from firmware_host.display.config import DisplayConfig
-from firmware_host.display.pump import pump
+from pages.pump import pump
 
 STATIC = Path(__file__).parent / "static"
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from firmware_host.display import words
+from pages import words
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = ((1280, 800), (1920, 1080))

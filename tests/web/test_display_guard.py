@@ -19,9 +19,10 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from firmware_host.display import auth, guard, server, surveillance, tournament
-from firmware_host.display.auth import MAX_TRIES, SESSION_COOKIE, SPRAY_BURST, SPRAY_DELAY_S, TRY_WINDOW_S, Sessions
-from firmware_host.display.bridge import Hub
+from firmware_host.display import server, surveillance, tournament
+from pages import app, auth, guard
+from pages.auth import MAX_TRIES, SESSION_COOKIE, SPRAY_BURST, SPRAY_DELAY_S, TRY_WINDOW_S, Sessions
+from pages.bridge import Hub
 from firmware_host.display.config import ConfigError, DisplayConfig
 from protocol.users import User, Users
 
@@ -371,14 +372,14 @@ def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
 
 
 def test_the_pages_hold_no_inline_script_or_style() -> None:
-    static = Path(server.STATIC)
-    for page in static.glob("*.html"):
+    files = app.static_files(Path(server.STATIC)).values()
+    for page in (p for p in files if p.suffix == ".html"):
         text = page.read_text(encoding="utf-8")
         assert "<style" not in text and " style=" not in text and "javascript:" not in text, page
         for tag in text.split("<script")[1:]:
             assert tag.split(">", 1)[0].strip().startswith('type="module" src="/static/'), (page, tag[:80])
             assert tag.split(">", 1)[1].startswith("</script>"), (page, tag[:80])
-    for script in static.glob("*.js"):
+    for script in (p for p in files if p.suffix == ".js"):
         text = script.read_text(encoding="utf-8")
         assert " style=" not in text and "setAttribute(\"style\"" not in text and "eval(" not in text, script
         assert "new Function" not in text, script

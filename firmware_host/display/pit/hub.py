@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from firmware_host.display.bridge import QUEUE_MESSAGES
+from pages.bridge import QUEUE_MESSAGES
 from firmware_host.display.config import TableFeed
 
 HOUR_S = 3600.0
