@@ -7,17 +7,13 @@ import json
 import signal
 import sys
 from pathlib import Path
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from aiohttp import web
 
-from firmware_host.display import dealer, surveillance, tournament
-from firmware_host.display.pit import floor as pit_floor
+from firmware_host.display import dealer, surveillance
 from firmware_host.display.config import DisplayConfig
-from firmware_host.display.pit.hub import PitHub
-from firmware_host.display.pit.figures import PitFigures
-from pages import app as core, auth
+from pages import app as core, auth, tournament
 from pages.bridge import FeedFollower, Hub
 from pages.pump import pump
 from protocol.messages import PublicState
@@ -27,7 +23,6 @@ STATIC = Path(__file__).parent / "static"
 PAGES = {"/table": "table.html"}
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)  # the first table's: `/ws/public` without `?table=`
 TABLES: web.AppKey[dict[str, Hub]] = web.AppKey("tables")  # every table's, by its name
-PIT: web.AppKey[PitHub] = web.AppKey("pit", PitHub)
 PUBLIC_SCHEMA = json.dumps(json_schema(PublicState, "/schema/public.json"))
 """/schema/public.json: the JSON Schema of the public state the pages are sent (`protocol/messages.py`)."""
 
@@ -61,30 +56,8 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
     return ws
 
 
-async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
-    """Every table's latest summary for one pit screen, then their updates (`pit.py`)."""
-    ws = web.WebSocketResponse()
-    await ws.prepare(request)
-    pit = request.app[PIT]
-    screen = pit.join()
-    await pump(ws, screen.next, lambda: pit.leave(screen))
-    return ws
-
-
-async def _pit_page(request: web.Request) -> web.FileResponse:
-    return core.page(STATIC / "pit.html")
-
-
-def add_pit_routes(app: web.Application, tables: dict[str, Hub], pit: PitHub) -> None:
-    """The pit view: `/pit`, `/ws/pit`, and every table by name for `/ws/public?table=NAME`."""
-    app[TABLES] = tables
-    app[PIT] = pit
-    app.router.add_get("/pit", _pit_page)
-    app.router.add_get("/ws/pit", _pit_feed)
-
-
 def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = False,
-             tables: dict[str, Hub] | None = None, pit: PitHub | None = None,
+             tables: dict[str, Hub] | None = None,
              relay: dealer.Relay | None = None, language: str = "en",
              origins: tuple[str, ...] = ()) -> web.Application:
     app = core.make_app(STATIC, sessions, tls=tls, language=language, origins=origins)  # guard, sign-in, words, /static/
@@ -95,57 +68,47 @@ def make_app(hub: Hub, sessions: auth.Sessions | None = None, *, tls: bool = Fal
     for path in PAGES:
         app.router.add_get(path, _page)
     app.router.add_get("/ws/public", _public)
-    add_pit_routes(app, tables if tables is not None else {"table": hub}, pit if pit is not None else PitHub(()))
+    app[TABLES] = tables if tables is not None else {"table": hub}  # for `/table?table=NAME`
     return app
 
 
-async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout,
-                figures: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
-    """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening. `figures`:
-    the floor's reader of the pit's figures for `[display] floor_db` (`floor.figures.pit_figures`).
+async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
+    """Serve until SIGTERM or SIGINT; print one JSON line with the pages' address once listening.
     Raises OSError when the address cannot be bound."""
     loop = asyncio.get_running_loop()
-    pit, floor = pit_floor.pit_source(cfg, loop)  # /pit: the pit aggregator's tables, or the display's own
-    pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures)
     tables: dict[str, Hub] = {}
     followers: list[FeedFollower] = []
     for feed in cfg.feeds:  # one thread per table: fine for tens of tables (docs/display.md)
         tables[feed.name] = hub = Hub(feed.heartbeat_s, coalesce=True)  # each state the whole table
-        if floor is None:
-            hub.listeners.append(pit.listener(feed.name))
         followers.append(FeedFollower(hub, loop, feed.public, feed.snapshot, key=feed.key,
                                       server_key=feed.server_key))
-    threads: list[FeedFollower | pit_floor.FloorFollower] = [*followers, *([floor] if floor else [])]
     tls = core.tls_context(cfg.tls_cert, cfg.tls_key)
     relay = dealer.Relay(cfg.commands, cfg.dealer_key, cfg.server_key if cfg.dealer_key else None, cfg.chips)
-    app = make_app(tables[cfg.feeds[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables, pit=pit,
+    app = make_app(tables[cfg.feeds[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables,
                    relay=relay, language=cfg.language, origins=cfg.origins)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
-    clock = tournament.add_routes(app, cfg, loop)  # /tournament and /ws/tournament (the director's feed)
+    clock = tournament.add_routes(app, cfg, loop, "display")  # /ws/tournament: a tournament table's clock on /table
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()
     try:
-        for follower in threads:
+        for follower in followers:
             follower.start()
-        pit_figures.start()
         full.start()
         clock.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         base = f"{cfg.scheme}://{cfg.host}:{port}"
-        out.write(json.dumps({"display": base, "table": f"{base}/table", "pit": f"{base}/pit",
-                              **({"tournament": f"{base}/tournament"} if cfg.tournament else {}),
+        out.write(json.dumps({"display": base, "table": f"{base}/table",
                               "public": cfg.feeds[0].public,
                               **({"dealer": f"{base}/dealer"} if cfg.commands else {})}) + "\n")
         out.flush()
         await stop.wait()
     finally:
-        for follower in threads:
+        for follower in followers:
             follower.stop()
-        await pit_figures.stop()
         await runner.cleanup()
         full.stop()
         clock.stop()
-    for follower in threads:
+    for follower in followers:
         follower.join(timeout=2.0)
     return 0

@@ -10,7 +10,7 @@ from drivers import readings
 from engine.cards import PRINTED_RANKS, RANKS, SUIT_SYMBOLS, SUITS, printed
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC = (ROOT / "pages" / "static", ROOT / "firmware_host" / "display" / "static")
+STATIC = (ROOT / "pages" / "static", ROOT / "firmware_host" / "display" / "static", ROOT / "floor" / "web" / "static")
 """The pages' shared modules and each web process's own."""
 PACKAGES = ("engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim", "cli", "bench",
             "tools")

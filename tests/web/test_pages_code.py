@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 
 from firmware_host.display import server
+from floor.web import server as floor_server
 from pages import app, words
 from tests.web.money import shown
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = (app.STATIC, Path(server.STATIC))
-"""The pages' shared folder, then each web process's own: each process serves its own and the shared as one /static/."""
+FOLDERS = (app.STATIC, Path(server.STATIC), Path(floor_server.STATIC))
+"""The pages' shared folder, then each web process's own (the table's display, the floor's): each process serves
+its own and the shared as one /static/."""
 MODULES = sorted((p for folder in FOLDERS for p in folder.glob("*.js")), key=lambda p: p.name)
 TSC = ROOT / "node_modules" / "typescript" / "bin" / "tsc"
 TSCONFIG = ROOT / "tsconfig.json"

@@ -16,7 +16,7 @@ const pit = byId("pit");
 const tiles = new Map();
 let source = "tables";  // "pit": the tables are a pit aggregator's, which says when each is offline
 /** @type {string[] | null} */
-let links = null;  // the tables with a display of their own here (null: every one)
+let links = null;  // the tables whose tile opens their table's page (the hello's `links`; null until it came)
 /** @type {any} */
 let figures = null;  // the latest `figures` message
 
@@ -228,7 +228,7 @@ new Feed("/ws/pit", {
   onMessage: (message) => {
     if (message.kind === "hello") {
       source = message.source ?? "tables";
-      links = source === "pit" ? (message.links ?? []) : null;
+      links = message.links ?? [];
       /** @type {{name: string, heartbeat_s: number}[]} */
       const named = message.tables;
       for (const name of [...tiles.keys()]) if (!named.some((table) => table.name === name)) removeTile(name);
