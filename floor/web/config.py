@@ -14,6 +14,8 @@
     tournament_server_key = "/etc/croupier/keys/director-server.key"  # optional: the director's public certificate (with key)
     heartbeat_s = 1.0                       # the director's (and the tables' below) heartbeat_s
     users = "/etc/croupier/users.json"      # optional: the users file sign-in checks PINs against
+    pit_roles = ["pit", "supervisor", "surveillance"]  # optional (with users): /pit only for a user signed in with
+                                            # one of these roles (default: none asked, a wall screen on the floor)
     tls_cert = "/etc/croupier/tls/pit-web.crt"     # optional: serve the pages over HTTPS with this certificate ...
     tls_key = "/etc/croupier/tls/pit-web.key"      # ... and its private key (both or neither)
     sessions = "/var/lib/croupier-pit-web/sessions.json"  # optional: the signed-in sessions kept over a restart
@@ -40,9 +42,11 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from pages.config import TABLE, TableFeed, check_files, listen, origins, tables_of
 from pages.words import LANGUAGES
+from protocol.access import ROLES
 from protocol.config import (  # the one checker of every configuration file
     ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, one_of,
     parse_sections, parse_toml, read_text, seconds, text,
@@ -68,6 +72,7 @@ class WebConfig:
     server_key: str | None = None  # the tables' public certificate when they share one (each table may give its own)
     tables: tuple[TableFeed, ...] = ()  # `[[web.tables]]`, when given
     users: str | None = None
+    pit_roles: tuple[str, ...] = ()  # who may open /pit, signed in; () a wall screen, as the tournament clock
     tls_cert: str | None = None
     tls_key: str | None = None
     sessions: str | None = None
@@ -105,9 +110,20 @@ class WebConfig:
         if cfg.pit is not None and cfg.tables:
             raise ConfigError(f"{source}: [web] give pit (the pit aggregator's tables) or [[web.tables]], not both")
         check_files(cfg, "web")
+        if cfg.pit_roles and cfg.users is None:
+            raise ConfigError(f"{source}: [web] pit_roles: needs users (the users file sign-in checks PINs against)")
         if not cfg.tables:
             return cfg
         return replace(cfg, tables=tables_of(cfg.tables, data.get("web", {}), "web", source))
+
+
+def _roles(raw: Any) -> tuple[str, ...]:
+    """A list of the users' roles (`protocol.access.ROLES`, not `table`), each once."""
+    people = [r for r in ROLES if r != "table"]
+    if not isinstance(raw, list) or not 1 <= len(raw) <= len(people) or len(set(map(str, raw))) != len(raw) \
+            or any(r not in people for r in raw):
+        raise ValueError(f"must be a list of roles among {', '.join(people)}, each once, not {raw!r}")
+    return tuple(raw)
 
 
 SCHEMA = {"web": Section(WebConfig, {
@@ -115,7 +131,7 @@ SCHEMA = {"web": Section(WebConfig, {
     "pit_server_key": text, "floor_db": text, "figures_s": seconds(0.1, 3600.0), "tournament": endpoint,
     "tournament_snapshot": endpoint, "tournament_server_key": text, "heartbeat_s": heartbeat, "server_key": text,
     "tables": TABLE,
-    "users": text, "tls_cert": text, "tls_key": text, "sessions": text, "language": one_of(*LANGUAGES),
+    "users": text, "pit_roles": _roles, "tls_cert": text, "tls_key": text, "sessions": text, "language": one_of(*LANGUAGES),
     "origins": origins})}
 """`croupier pit web`'s file: its one section."""
 

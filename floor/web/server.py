@@ -29,6 +29,7 @@ from pages.pump import pump
 
 STATIC = Path(__file__).parent / "static"
 PIT: web.AppKey[PitHub] = web.AppKey("pit", PitHub)
+PIT_ROLES: web.AppKey[tuple[str, ...]] = web.AppKey("pit_roles", tuple)  # `[web] pit_roles`: () asks no sign-in
 
 
 async def _home(request: web.Request) -> web.Response:
@@ -43,8 +44,17 @@ async def _tournament_page(request: web.Request) -> web.FileResponse:
     return core.page(STATIC / "tournament.html")
 
 
+async def _pit_access(request: web.Request) -> web.Response:
+    """Who may open /pit (`{"roles": [...]}`, none: no sign-in): the page shows the sign-in form for them first."""
+    return web.json_response({"roles": list(request.app[PIT_ROLES])}, headers={"Cache-Control": "no-cache"})
+
+
 async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
-    """Every table's latest summary for one pit screen, then their updates (`hub.py`)."""
+    """Every table's latest summary for one pit screen, then their updates (`hub.py`). With `[web] pit_roles` the
+    handshake needs a session of one of them (`auth.require`: 401 signed out, 403 another role)."""
+    roles = request.app[PIT_ROLES]
+    if roles:
+        auth.require(request, roles)
     ws = web.WebSocketResponse()
     await ws.prepare(request)
     pit = request.app[PIT]
@@ -54,12 +64,14 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
 
 
 def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = False, language: str = "en",
-             origins: tuple[str, ...] = ()) -> web.Application:
+             origins: tuple[str, ...] = (), pit_roles: tuple[str, ...] = ()) -> web.Application:
     """The floor's app with the pit's routes (`/`, `/pit`, `/ws/pit`) and the clock's page (`/tournament`); `serve`
     adds its feed (`/ws/tournament`)."""
     app = core.make_app(STATIC, sessions, tls=tls, language=language, origins=origins)  # guard, sign-in, words, /static/
     app[PIT] = pit
+    app[PIT_ROLES] = pit_roles
     app.router.add_get("/", _home)
+    app.router.add_get("/pit/access.json", _pit_access)
     app.router.add_get("/pit", _pit_page)
     app.router.add_get("/ws/pit", _pit_feed)
     app.router.add_get("/tournament", _tournament_page)
@@ -92,7 +104,7 @@ async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
         threads.append(follower)
     tls = core.tls_context(cfg.tls_cert, cfg.tls_key)
     app = make_app(pit, auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, language=cfg.language,
-                   origins=cfg.origins)
+                   origins=cfg.origins, pit_roles=cfg.pit_roles)
     clock = tournament.add_routes(app, cfg, loop, "web")  # /ws/tournament (the director's feed)
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()

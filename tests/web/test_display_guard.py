@@ -182,10 +182,10 @@ def make_display(tmp_path: Path, time: FakeTime, origins: tuple[str, ...] = ()) 
     return app
 
 
-def make_floor(tmp_path: Path, time: FakeTime) -> web.Application:
+def make_floor(tmp_path: Path, time: FakeTime, pit_roles: tuple[str, ...] = ()) -> web.Application:
     """The floor's web app (`croupier pit web`) with the same sign-in and guard: /pit and /tournament."""
     users = users_file(tmp_path)
-    app = floor_server.make_app(PitHub(()), Sessions(users, clock=time.clock, sleep=time.sleep))
+    app = floor_server.make_app(PitHub(()), Sessions(users, clock=time.clock, sleep=time.sleep), pit_roles=pit_roles)
     tournament.add_routes(app, WebConfig(users=str(users)), asyncio.get_running_loop(), "web")
     return app
 
@@ -277,6 +277,31 @@ def test_sockets_from_another_origin_are_refused_even_with_a_live_session(tmp_pa
             assert seen[path, name] == 403, (path, name, seen)
     for path in ("/ws/public", "/ws/tournament", "floor /ws/pit", "floor /ws/tournament"):
         assert (seen[path, "own"], seen[path, "other port"]) == (101, 403), seen
+
+
+def test_the_floors_pit_asks_the_roles_it_is_given_and_no_one_without(tmp_path: Path) -> None:
+    """`[web] pit_roles`: /ws/pit opens for a signed-in user of those roles only (401 signed out, 403 another role),
+    and /pit/access.json tells the page which; without them the pit is a wall screen anyone on the floor opens."""
+    time = FakeTime()
+
+    async def scene(roles: tuple[str, ...]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with TestServer(make_floor(tmp_path, time, roles), host="127.0.0.1") as ts:
+            base = str(ts.make_url("")).rstrip("/")
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"{base}/pit/access.json") as reply:
+                    seen["access"] = await reply.json()
+                dealer, eye = await sign_in_cookie(http, base, "ana"), await sign_in_cookie(http, base, "sam")
+            for name, cookie in (("signed out", None), ("dealer", dealer), ("surveillance", eye)):
+                seen[name] = await handshake(base, "/ws/pit", cookie, base)
+            seen["clock"] = await handshake(base, "/ws/tournament", None, base)  # the clock stays a wall screen
+        return seen
+
+    gated = run(scene(("pit", "surveillance")))
+    assert gated["access"] == {"roles": ["pit", "surveillance"]}
+    assert (gated["signed out"], gated["dealer"], gated["surveillance"], gated["clock"]) == (401, 403, 101, 101)
+    open_ = run(scene(()))
+    assert open_["access"] == {"roles": []} and open_["signed out"] == open_["dealer"] == 101
 
 
 def test_a_cross_site_form_cannot_sign_in_or_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -23,9 +23,11 @@ from cli.demo import SimTable, public_snapshot
 from floor.web.config import WebConfig
 from floor.web.hub import HOUR_S, HourCount, PitHub
 from protocol.config import ConfigError
+from protocol.users import Users
 from protocol.feed import FeedClient
 from sim.bots import seat_players
 from tests.web.screens import check_sizes
+from tests.web.test_display_guard import cheap_user
 from tests.web.money import shown as money
 
 # Every tile the pit page draws is sampled: which table, the seq and boot it drew, its hand and phase.
@@ -83,9 +85,9 @@ def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str,
     ([[web.tables]]); its ready line."""
     procs: list[subprocess.Popen[str]] = []
 
-    def start(tables: list[SimTable], language: str = "en") -> dict[str, Any]:
+    def start(tables: list[SimTable], language: str = "en", extra: str = "") -> dict[str, Any]:
         config = tmp_path / "pit-web.toml"
-        text = f'[web]\nlisten = "127.0.0.1:0"\nlanguage = "{language}"\n'
+        text = f'[web]\nlisten = "127.0.0.1:0"\nlanguage = "{language}"\n{extra}'
         for table in tables:
             text += (f'\n[[web.tables]]\nname = "{table.table}"\npublic = "{table.endpoints.public}"\n'
                      f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n')
@@ -191,6 +193,27 @@ def test_the_pit_shows_every_tables_hand_as_its_feed_and_the_journals_figures_an
         feed.join(10)
 
 
+def test_a_pit_that_asks_roles_signs_its_user_in_first_and_refuses_another_role(
+        sim_table: Callable[..., SimTable], pit_display: Callable[..., dict[str, Any]], page: Page,
+        tmp_path: Path) -> None:
+    uth = sim_table(game="uth", seed=44, seats=2)
+    users = tmp_path / "users.json"
+    Users({"pat": cheap_user("pat", "pit", "2468"), "ana": cheap_user("ana", "dealer", "4821")}).save(users)
+    ready = pit_display([uth], extra=f'users = "{users}"\npit_roles = ["pit", "supervisor"]\n')
+    page.goto(ready["pit"])
+    form = page.locator("[data-signin]")
+    assert form.get_attribute("data-signin") == "pit supervisor"
+    for user, pin in (("ana", "4821"), ("pat", "2468")):
+        form.locator("input[name='user']").fill(user)
+        form.locator("input[name='pin']").fill(pin)
+        form.locator("button[type='submit']").click()
+        if user == "ana":  # a dealer: signed out again, told why, no tile drawn
+            page.wait_for_selector("[data-signin-error]:not([hidden])")
+            assert "ana" in page.inner_text("[data-signin-error]") and page.locator("[data-table]").count() == 0
+    page.wait_for_selector("[data-signin]", state="detached")
+    page.wait_for_selector(f"[data-table='{uth.table}'][data-phase]:not([data-offline])")
+
+
 def test_the_floors_tables_parse_and_are_the_pit_or_the_tables_not_both() -> None:
     cfg = WebConfig.parse('[web]\nheartbeat_s = 0.5\n[[web.tables]]\nname = "a"\npublic = "ipc:///p1"\n'
                           'snapshot = "ipc:///s1"\n[[web.tables]]\nname = "b"\npublic = "tcp://h:1"\n'
@@ -199,6 +222,17 @@ def test_the_floors_tables_parse_and_are_the_pit_or_the_tables_not_both() -> Non
     with pytest.raises(ConfigError, match=r"w.toml: \[web\] give pit .* or \[\[web.tables\]\], not both"):
         WebConfig.parse('[web]\npit = "ipc:///f"\npit_snapshot = "ipc:///g"\n[[web.tables]]\nname = "a"\n'
                         'public = "ipc:///p1"\nsnapshot = "ipc:///s1"\n', source="w.toml")
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('pit_roles = ["pit"]\n', "[web] pit_roles: needs users"),
+    ('pit_roles = ["pit", "table"]\nusers = "/u.json"\n', "[web] pit_roles: must be a list of roles among dealer"),
+    ('pit_roles = []\nusers = "/u.json"\n', "[web] pit_roles: must be a list of roles"),
+])
+def test_bad_pit_roles_are_refused_naming_the_key(text: str, says: str) -> None:
+    with pytest.raises(ConfigError, match="w.toml") as err:
+        WebConfig.parse(f"[web]\n{text}", source="w.toml")
+    assert says in str(err.value)
 
 
 def test_a_slow_pit_screen_gets_every_tables_latest_summary_and_the_hour_counts_an_hour() -> None:

@@ -1,9 +1,10 @@
 // @ts-check
-// The pit view (/pit): follows the display's /ws/pit (every table's summary, the pit's figures) and draws one
+// The pit view (/pit, the floor's pages): follows /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
 import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
 import { netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
+import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
 
 /**
@@ -220,6 +221,18 @@ function heard(name) {
   if (!tile) return;
   tile.live.heard();
   setOffline(tile, false);
+}
+
+// `[web] pit_roles`: who may open the pit (none: a wall screen); signed in first, as the console and surveillance are
+const access = await fetch("/pit/access.json", { credentials: "same-origin" }).then((r) => r.json()).catch(() => ({}));
+/** @type {string[]} */
+const roles = access.roles ?? [];
+if (roles.length) {
+  const signinRoot = byId("signin");
+  signinRoot.hidden = false;
+  await ensureSignedIn(signinRoot, roles, "pit.page");
+  signinRoot.replaceChildren();
+  signinRoot.hidden = true;
 }
 
 const link = byId("link");
