@@ -52,7 +52,7 @@ async def _pit_access(request: web.Request) -> web.Response:
 async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
     """Every table's latest summary for one pit screen, then their updates (`hub.py`). With `[web] pit_roles` the
     handshake needs a session of one of them (`auth.require`: 401 signed out, 403 another role)."""
-    roles = request.app[PIT_ROLES]
+    roles: tuple[str, ...] = request.app[PIT_ROLES]
     if roles:
         auth.require(request, roles)
     ws = web.WebSocketResponse()
