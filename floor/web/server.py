@@ -46,7 +46,8 @@ async def _tournament_page(request: web.Request) -> web.FileResponse:
 
 async def _pit_access(request: web.Request) -> web.Response:
     """Who may open /pit (`{"roles": [...]}`, none: no sign-in): the page shows the sign-in form for them first."""
-    return web.json_response({"roles": list(request.app[PIT_ROLES])}, headers={"Cache-Control": "no-cache"})
+    roles: tuple[str, ...] = request.app[PIT_ROLES]
+    return web.json_response({"roles": list(roles)}, headers={"Cache-Control": "no-cache"})
 
 
 async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
