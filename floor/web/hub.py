@@ -9,7 +9,7 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "heartbeat", "name"}                                          the table is alive
     {"kind": "removed", "name"}                                            the pit aggregator dropped it
     {"kind": "pit", "online"}                                              whether the pit aggregator answers
-    {"kind": "figures", "source", ...}                                     the pit's figures (`pit_figures.py`)
+    {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
 
 On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
 holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
@@ -96,7 +96,7 @@ class PitHub:
     """The latest summary of every table and the connected pit screens; used from the asyncio loop only.
 
     Fed by each table's own follower (`publish`, `[[web.tables]]`), or by a pit
-    aggregator's floor feed (`source="pit"`, `pit_floor.py`): then the tables are the pit's, added
+    aggregator's floor feed (`source="pit"`, `pit_feed.py`): then the tables are the pit's, added
     and removed as it says, each summary carrying the pit's `online`, and nothing is timed here."""
 
     def __init__(self, tables: Iterable[TableFeed], clock: Callable[[], float] = time.time, *,
@@ -110,7 +110,7 @@ class PitHub:
         self.states: dict[str, dict[str, Any]] = {}  # the summaries behind `latest`
         self.hours = {t.name: HourCount(clock) for t in feeds}
         self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
-        self.figures: str | None = None  # the latest `figures` message (`pit_figures.py`)
+        self.figures: str | None = None  # the latest `figures` message (`figures.py`)
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
 
@@ -178,7 +178,7 @@ class PitHub:
             self._send(text)
 
     def show_figures(self, message: Mapping[str, Any]) -> None:
-        """The pit's figures (`pit_figures.py`): kept for screens joining later, sent to every screen."""
+        """The pit's figures (`figures.py`): kept for screens joining later, sent to every screen."""
         self.figures = json.dumps({**message, "kind": "figures"}, default=str)
         self._send(self.figures)
 
