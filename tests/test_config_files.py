@@ -54,6 +54,8 @@ CASES = [
     ("table", "[feed]\nheartbeat_s = 0\n", f"[feed] heartbeat_s: {HEARTBEAT}"),
     ("display", "[display]\nheartbeat_s = 0\n", f"[display] heartbeat_s: {HEARTBEAT}"),
     ("web", "[web]\npit_heartbeat_s = 0\n", f"[web] pit_heartbeat_s: {HEARTBEAT}"),
+    ("display", "[display]\nfloor_db = 'host=db'\npit = 'tcp://10.0.0.2:6556'\n",
+     "[display] floor_db: the pit's pages moved to the floor's web process: give floor_db, pit in its [web] section"),
     ("web", "[web]\ntournament = 'tcp://10.0.0.5'\n", f"[web] tournament: {ENDPOINT}"),
     ("web", "[[web.tables]]\nname = 'a'\npublic = 'ipc:///p'\nsnapshot = 'ipc:///s'\nheartbeat_s = 0\n",
      f"[[web.tables]] #1 heartbeat_s: {HEARTBEAT}"),

@@ -116,6 +116,11 @@ class DisplayConfig:
     def parse(cls, text: str, source: str = "<string>") -> DisplayConfig:
         """Parse TOML text holding a `[display]` section. Raises ConfigError."""
         data = parse_toml(text, source)
+        section = data.get("display")
+        moved = sorted(set(section) & MOVED_TO_FLOOR) if isinstance(section, dict) else []
+        if moved:
+            raise ConfigError(f"{source}: [display] {moved[0]}: the pit's pages moved to the floor's web process: "
+                              f"give {', '.join(moved)} in its [web] section (croupier pit web, docs/floor.md)")
         cfg: DisplayConfig = parse_sections(data, source, SCHEMA, {"display": {"source": source}})["display"]
         _check_keys(cfg)
         check_files(cfg, "display")
@@ -135,6 +140,9 @@ def _chips(raw: Any) -> tuple[int, ...]:
         raise ValueError(f"a chip value is listed twice: {raw!r}")
     return tuple(sorted(raw))
 
+
+MOVED_TO_FLOOR = frozenset(("pit", "pit_snapshot", "pit_heartbeat_s", "pit_server_key", "floor_db", "figures_s"))
+"""The pit view's keys of the display before the pit's pages moved to the floor (`croupier pit web`'s `[web]`)."""
 
 SCHEMA = {"display": Section(DisplayConfig, {
     "listen": listen, "public": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat, "key": text,
