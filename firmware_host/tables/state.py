@@ -83,6 +83,7 @@ class TableState:
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
+        self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -160,7 +161,7 @@ class TableState:
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw
-        return cast(PublicState, redact.public(full)), cast(FullState, full)
+        return cast(PublicState, self._redactor.public(full)), cast(FullState, full)
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
         """The body of the `step_limit` fault the hand has earned by the `kind` step just applied
