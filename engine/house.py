@@ -93,7 +93,7 @@ class HouseRound(ABC):
         # the full view's parts (a spot's dict by its seat, "dealer", "board", "burns"), each kept till
         # a step changes it or the phase moves (`full_view`); never changed once made
         self._parts: dict[int | str, Any] = {}
-        self._parts_phase = self._phase
+        self._parts_shown = False  # whether they were made from the showdown on
 
     # -- the game's rules (subclasses) --
 
@@ -551,13 +551,13 @@ class HouseRound(ABC):
     def full_view(self) -> dict[str, Any]:
         """`view("full")`, built once per step from the parts the steps changed: a spot's dict is made
         again when a step names its seat (bets, a card, a decision), the dealer's hand, the board or the
-        burns when a card goes there, and every part when the phase moves (the showdown turns cards
-        over and settles); else it is the very dict or list of the view before. A view's parts are
-        never changed once made (the feed's changes and the redaction take an unchanged part by identity)."""
-        if self._parts_phase != self._phase:
-            self._parts, self._parts_phase = {}, self._phase
-        parts = self._parts
+        burns when a card goes there, and every part at the showdown (it turns cards over and settles);
+        else it is the very dict or list of the view before. A view's parts are never changed once made
+        (the feed's changes and the redaction take an unchanged part by identity)."""
         shown = self._phase in ("showdown", "settled")
+        if self._parts_shown != shown:
+            self._parts, self._parts_shown = {}, shown
+        parts = self._parts
         if "dealer" not in parts:
             parts["dealer"] = self._dealer_part(shown)
         if "board" not in parts:

@@ -123,6 +123,8 @@ class HouseTable(FaultBook):
         # the limits sign and the paytables, made once a hand: every view passes them as they are
         self._signs = (limits_sign(setup.limits), paytable_sign(setup.game, setup.rules, setup.profile_sha256))
         self._sequence: list[dict[str, Any]] = []  # the full view's `sequence`, a step's entry made once
+        self._multiples = chosen_multiples(setup.game)
+        self._circles = list(self.round.BETS)  # the console's betting circles, the same list every view
         self._paid: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # seat -> (engine's spot, with `pays`)
 
     def successor(self, hand: int) -> HouseTable:
@@ -183,8 +185,8 @@ class HouseTable(FaultBook):
         full: dict[str, Any] = self.round.full_view()
         target = self.round.next_target() if self.closed is None else None
         full["next"] = str(target) if target is not None and self.phase != "bets" else None
-        full["legal"] = legal_decisions(self.round, chosen_multiples(self.setup.game)) if self.closed is None else None
-        full["seats"], full["circles"] = self.round.seats, list(self.round.BETS)  # the console's betting spots
+        full["legal"] = legal_decisions(self.round, self._multiples) if self.closed is None else None
+        full["seats"], full["circles"] = self.round.seats, self._circles  # the console's betting spots
         if self.round.settlement is not None:
             full["spots"] = [self._with_pays(spot) if "results" in spot else spot for spot in full["spots"]]
         full["discards"] = list(self.discards)
@@ -228,7 +230,7 @@ class HouseTable(FaultBook):
             if decision == "dead":
                 self.round.declare_dead(seat)
             else:
-                open_now = legal_decisions(self.round, chosen_multiples(self.setup.game)) or []
+                open_now = legal_decisions(self.round, self._multiples) or []
                 self.round.decide(seat, decision, body.get("multiple"))
                 self.offered[seat] = open_now  # what "Correct the last decision" may put in its place
         elif kind == "correct":
