@@ -142,9 +142,10 @@ class Redactor:
     """`public`, step after step: it keeps the last full view it redacted and the public view it made,
     and a part of the next full view (a hand, a value) that is the very object it was in the last
     one is given the public part made of it then instead of being redacted again. Only for full views
-    whose parts are never changed once made (a house round's: `engine.house.HouseRound.full_view`;
-    the tables make every other part anew at each view), the very rule the feed's changes rely on
-    (`protocol.feed.diff`). The public view it gives is the one `public` gives (a test holds them equal)."""
+    whose parts are never changed once made (a house round's kept parts, `engine.house.HouseRound.full_view`;
+    the table state's session, last hands and steps, `firmware_host.tables.state`; every other part is
+    made anew at each view), the very rule the feed's changes rely on (`protocol.feed.diff`). The public
+    view it gives is the one `public` gives (tests hold them equal at every step of random hands)."""
 
     __slots__ = ("shape", "_full", "_public")
 
