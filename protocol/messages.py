@@ -189,6 +189,26 @@ class Session(TypedDict):
     house_net: int
 
 
+class ChipCircle(TypedDict):
+    """A betting circle's chips as read: its value (the table's smallest unit), settled or still moving,
+    and at the showdown what it is due (`firmware_host/tables/house/chips.py`)."""
+
+    seat: int
+    circle: str
+    value: int
+    stable: bool
+    due: NotRequired[int]
+
+
+class Chips(TypedDict):
+    """A smart table's circles on every feed: the reader online, where the hand's bets came from
+    (`chips`, `typed` with the reader offline, None before the Deal), each circle's value. Never a UID."""
+
+    online: bool
+    source: str | None
+    circles: list[ChipCircle]
+
+
 class Limits(TypedDict):
     """A house table's limits sign (0: no such limit)."""
 
@@ -406,6 +426,7 @@ class TableFields(TypedDict):
     circles: NotRequired[list[str]]
     limits: NotRequired[Limits]
     paytable: NotRequired[Paytable]
+    chips: NotRequired[Chips]
     # a poker table's
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]
@@ -446,6 +467,7 @@ class FullState(TableFields):
     manual: NotRequired[list[ManualCard]]
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
+    chip_reads: NotRequired[dict[str, Any]]  # the chips' UIDs per antenna, the tray, the set, the alerts
 
 
 # -- the frames ----------------------------------------------------------------------------------

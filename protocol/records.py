@@ -255,6 +255,7 @@ class HouseHandRecord(Closing):
     round: dict[str, Any]
     settlement: dict[str, Any] | None
     corrected: list[dict[str, Any]]
+    chips: NotRequired[dict[str, Any]]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
 
 
 class PokerHandRecord(Closing):
