@@ -206,6 +206,18 @@ function circleElement(seat, name, spot) {
   const amount = draft && name in draft ? draft[name] : (spot?.bets ?? {})[name];
   node.append(el("span", "what", circleName(name)));
   node.append(el("span", "stake", amount ? money(amount) : "\u2013"));
+  const read = (state.chips?.circles ?? []).find((c) => c.seat === seat && c.circle === name);
+  if (read) {  // a smart table: what the circle's chips are worth, and at the showdown what it is due
+    const args = { reads: { money: read.value }, due: { money: read.due ?? 0 } };
+    const reads = el("span", "reads", t(read.due == null ? "console.chips_reads" : "console.chips_due", args, state));
+    reads.dataset.reads = String(read.value);
+    if (read.due != null) {
+      reads.dataset.due = String(read.due);
+      reads.classList.add(read.due === read.value ? "paid" : "unpaid");
+    }
+    if (!read.stable) reads.classList.add("moving");
+    node.append(reads);
+  }
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   const results = spot?.results;

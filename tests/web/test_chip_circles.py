@@ -1,0 +1,100 @@
+"""A smart table's circles on the pages: /table shows each circle's chips as read, /dealer the reads and at the showdown each circle's due."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, Route, WebSocketRoute
+
+from firmware_host.display.words import words_for
+from tests.firmware_host.test_table_chips import PLAY_4X, Rig, bets_down, chip_uids, to_showdown
+
+STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
+BASE = "http://chips.test"
+SHOTS = Path(tempfile.gettempdir()) / "croupier-chips-shots"
+
+
+def states(steps: Callable[[Rig], None]) -> dict[str, Any]:
+    """The public state a table with the test chip set shows after `steps`, as the feed sends it."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.reader()
+        steps(rig)
+        public = {**rig.c.public_state(), "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
+        rig.c.journal.close()
+    return public
+
+
+def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") -> None:
+    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state`."""
+    def static(route: Route) -> None:
+        file = route.request.url.split("/static/")[1].split("?")[0]
+        route.fulfill(path=STATIC / file, content_type="text/css" if file.endswith(".css") else "text/javascript")
+
+    page.route(f"{BASE}/{name}", lambda r: r.fulfill(path=STATIC / f"{name}.html", content_type="text/html"))
+    page.route(f"{BASE}/static/**", static)
+    page.route(f"{BASE}/words.json", lambda r: r.fulfill(json=words_for(language)))
+    page.route(f"{BASE}/api/me", lambda r: r.fulfill(json={"user": "ana", "role": "dealer"}))
+
+    def feed(ws: WebSocketRoute) -> None:
+        ws.send(json.dumps({"kind": "hello", "heartbeat_s": 0}))
+        if name == "dealer":
+            ws.send(json.dumps({"kind": "console", "user": "ana", "role": "dealer", "chips": [100, 500, 2500],
+                                "commands": []}))
+        ws.send(json.dumps(state))
+
+    ws_name = "dealer" if name == "dealer" else "public"
+    page.route_web_socket(f"{BASE.replace('http', 'ws')}/ws/{ws_name}*", feed)
+    page.goto(f"{BASE}/{name}")
+
+
+def _betting(r: Rig) -> None:
+    bets_down(r)
+    r.put("spot5.ante", chip_uids(2500, 1, 40), stable=False)
+
+
+def _short_paid(r: Rig) -> None:
+    to_showdown(r)
+    r.put("spot3.play", PLAY_4X + chip_uids(500, 3, 20))  # due 4000, 3500 paid
+
+
+def reads(page: Page, seat: int) -> dict[str, dict[str, str]]:
+    return page.eval_on_selector_all(
+        f".spot[data-seat='{seat}'] .circle:has(.reads)",
+        "nodes => Object.fromEntries(nodes.map(n => { const r = n.querySelector('.reads');"
+        " return [n.dataset.circle, {text: r.textContent, reads: r.dataset.reads, due: r.dataset.due ?? '',"
+        " cls: r.className}]; }))")
+
+
+def test_the_table_display_shows_each_circles_chips_as_read(page: Page) -> None:
+    serve(page, "table", states(_betting))
+    page.wait_for_selector(".spot[data-seat='5'] .reads")
+    assert {k: (v["text"], v["reads"]) for k, v in reads(page, 3).items()} == {
+        "ante": ("chips €5.00", "500"), "blind": ("chips €5.00", "500"), "trips": ("chips €1.00", "100")}
+    assert reads(page, 5)["ante"]["cls"] == "reads moving"
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "table-betting.png"))
+
+
+def test_the_console_shows_each_circles_due_and_reads_at_the_showdown(page: Page) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", states(_short_paid))
+    page.wait_for_selector(".spot[data-seat='3'] .reads[data-due]")
+    shown = reads(page, 3)
+    assert shown["play"]["text"] == "due €40.00, reads €35.00" and "unpaid" in shown["play"]["cls"]
+    assert shown["ante"]["text"] == "due €5.00, reads €5.00" and "paid" in shown["ante"]["cls"]
+    assert shown["trips"]["due"] == "400" and shown["trips"]["reads"] == "100"
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "dealer-showdown.png"))
+
+
+def test_the_console_says_it_in_french(page: Page) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", states(_short_paid), language="fr")
+    page.wait_for_selector(".spot[data-seat='3'] .reads[data-due]")
+    text = reads(page, 3)["play"]["text"].replace("\u202f", " ").replace("\xa0", " ")
+    assert text == "dû 40,00 €, lu 35,00 €"
