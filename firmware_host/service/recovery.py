@@ -38,7 +38,7 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     state.history.extend(journal.last_hands_shown(state.history.maxlen or 0))
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
     held = journal.last_hold(resume.events[0].id if resume.events else None)  # a hold outlives hands (tables/hold.py)
-    _carry_chips(journal, state, events[0].id if events else None, last[0].record if last else {})
+    _carry_chips(journal, state, resume.events[0].id if resume.events else None, last[0].record if last else {})
     state.hold = take_hold(held.body) if held is not None else None
     for event in events:
         try:
@@ -85,6 +85,7 @@ def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event
     scratch.hand = last.hand
     before = [row for row in journal.hands(last=2) if row.hand == last.hand - 1]
     try:
+        _carry_chips(journal, scratch, events[0].id, before[0].record if before else {})  # the circles as that hand began
         scratch.apply(open_event.kind, open_event.body, open_event.id)
         if before and before[0].closed_event > open_event.id and scratch.table is not None:
             scratch.table.carry_from(before[0].record)

@@ -101,6 +101,7 @@ class TableState:
     def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
         self._closed = None
+        self.chips.audit.clear()  # the audit entries of this event alone (`Controller._apply` takes them)
         steps = self.race is not None or self.draw is not None  # a face-up step (race, button draw) open or shown
         if steps:
             refuse_while_racing(self.race, kind)
@@ -348,10 +349,13 @@ class TableState:
                                 f"a card for {table.next_target()}", event_id)
                 return
             raise Refused(f"nothing to confirm: the hand is in phase {table.phase}", say=say("refusal.nothing_to_confirm"))
-        mispaid = self.chips.payout_fault(table) if self.chips.online(self.devices) else None
-        if mispaid is not None:  # the hand closes only when every circle reads its due
-            self._chip_fault(mispaid, event_id)
-            return
+        if self.chips.online(self.devices):  # the hand closes only when every circle reads its due
+            mispaid = self.chips.payout_fault(table)
+            if mispaid is not None:
+                self._chip_fault(mispaid, event_id)
+                return
+        else:
+            self.chips.unverified(table)
         table.settle()
         self._close("settled", dict(body))
 

@@ -245,6 +245,8 @@ def test_the_last_hands_chips_must_leave_the_circle_before_they_are_bets_again(r
     pay(rig)
     rig.ok("confirm")
     rig.restart()  # what the closed hand left is carried over
+    assert rig.c.table is not None and rig.c.table.closed == "settled"  # the paid hand back on show
+    assert rig.circles()["spot3.play"]["value"] == 4000
     reply = rig.cmd("deal")
     assert not reply["ok"] and reply["say"]["key"] == "refusal.chips_stale"
     for circle in ("ante", "blind", "trips", "play"):

@@ -101,6 +101,18 @@ def test_typed_bets_with_the_reader_offline_are_audited(rig: SignedRig) -> None:
     rig.c.journal.close()
 
 
+def test_payouts_confirmed_with_the_reader_offline_are_audited_unchecked(rig: SignedRig) -> None:
+    to_showdown(rig)
+    rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
+    rig.ok("confirm")
+    assert rig.c.last_record is not None and rig.c.last_record["status"] == "settled"
+    assert [e["hand"] for e in rig.audited("payout_unverified")] == [1]
+    rig.restart()  # a replay adds no entry
+    rig.ok("bet", seat=3, bets={"ante": 500, "blind": 500})
+    assert [e["hand"] for e in rig.audited("payout_unverified")] == [1]
+    rig.c.journal.close()
+
+
 def test_a_mispay_in_one_hand_of_twenty_is_caught_twenty_times_of_twenty(tmp_path: Path) -> None:
     """Twenty shifts of twenty hands; in each one hand is mispaid (a circle short, over, or not collected)."""
     rng = random.Random(24)

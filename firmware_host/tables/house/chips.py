@@ -59,6 +59,7 @@ class TableChips:
         self.flagged: set[tuple[str, str]] = set()  # (antenna, UID) already faulted as foreign
         self.stale: set[str] = set()  # circles still holding the last hand's chips (paid, not yet taken)
         self.counts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
+        self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
 
     def _new_hand(self) -> None:
@@ -69,7 +70,6 @@ class TableChips:
         self.notes: list[dict[str, Any]] = []  # the hand's moved and foreign chips, mispays
         self.override: dict[str, Any] | None = None
         self.paid: dict[str, int] | None = None
-        self.audit: list[tuple[str, dict[str, Any]]] = []  # entries for the audit log (`take_audit`)
         self._before: Any = None  # the round before the bets were read, for a Deal refused after
 
     # -- the set and the readings ------------------------------------------------------------------
@@ -103,6 +103,7 @@ class TableChips:
         self.reads[name] = (uids, bool(body["stable"]))
         if not uids:
             self.stale.discard(name)
+        self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
         if self.set is None:
             return None
         for uid in self.set.foreign(uids):
@@ -229,7 +230,7 @@ class TableChips:
 
     def dues(self, table: GameTable) -> dict[str, int]:
         """Each circle's due at the showdown (antenna -> value), when the bets were read."""
-        settlement = getattr(table.round, "settlement", None)  # type: ignore[attr-defined]
+        settlement = getattr(getattr(table, "round", None), "settlement", None)  # a poker table has none
         if self.source != "chips" or settlement is None:
             return {}
         out: dict[str, int] = {}
@@ -265,6 +266,11 @@ class TableChips:
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
         return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
                                                     "more": len(wrong) - 1}, situation="more" if len(wrong) > 1 else "")
+
+    def unverified(self, table: GameTable) -> None:
+        """The confirm with the reader offline: the payouts taken unchecked, audited."""
+        if self.source == "chips":
+            self.audit.append(("payout_unverified", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
 
     def cleared(self, kind: FaultKind, table: GameTable | None, cleared: Mapping[str, Any]) -> None:
         """A supervisor cleared a chips fault: a mispay's circles are accepted as they read (counted, audited)."""
