@@ -243,7 +243,7 @@ class TableState:
             if self.tournament is not None:
                 record["tournament"] = dict(self.tournament)
         if self.chips.active and "bet" in table.STEPS:  # the bets read, the dues, what was paid, any override
-            record["chips"] = self.chips.close_hand(self.chips.dues(table))
+            record["chips"] = self.chips.close_hand(self.chips.owed(table))
         shown = table.shown()
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
             record["last_hand"] = shown

@@ -312,3 +312,20 @@ def test_the_simulated_table_values_chips_with_the_demo_set() -> None:
     cfg = Config.load(Path(__file__).resolve().parents[2] / "deploy" / "sim.toml")
     assert cfg.chip_set is not None and cfg.chip_set["name"] == "chips-demo.csv"
     assert len(ChipSet.from_csv(cfg.chip_set["text"])) == 2280
+
+
+def test_chips_left_in_a_circle_with_no_bet_are_a_mispay(rig: Rig) -> None:
+    bets_down(rig)
+    rig.ok("deal")
+    rig.card(*DECK[:4])
+    rig.ok("decide", seat=3, decision="check")
+    rig.card(*DECK[4:7])
+    rig.ok("decide", seat=3, decision="check")
+    rig.card(*DECK[7:])
+    rig.ok("decide", seat=3, decision="fold")
+    for circle in ("ante", "blind", "trips"):
+        rig.put(f"spot3.{circle}", [])
+    rig.put("spot3.play", chip_uids(100, 1, 50))  # a chip dropped in the Play circle, never a bet
+    assert rig.circles()["spot3.play"]["due"] == 0
+    rig.ok("confirm")
+    assert rig.c.fault is not None and rig.c.fault.kind == "mispay" and "seat 3 Play: due 0, reads 100" in rig.c.fault.detail

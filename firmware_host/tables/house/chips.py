@@ -106,14 +106,15 @@ class TableChips:
         self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
         if self.set is None:
             return None
-        for uid in self.set.foreign(uids):
-            if (name, uid) not in self.flagged:
-                self.flagged.add((name, uid))
-                self.counts["foreign"] += 1
-                why = self.set.why_foreign(uid)
-                self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": why})
-                return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {uid} ({why}) in {_spoken(antenna)}",
-                                 _where(antenna), uid, "tray" if antenna.is_tray else "circle")
+        new = [uid for uid in self.set.foreign(uids) if (name, uid) not in self.flagged]
+        for uid in new:  # each noted and counted; the fault names the first, its detail every one
+            self.flagged.add((name, uid))
+            self.counts["foreign"] += 1
+            self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": self.set.why_foreign(uid)})
+        if new:
+            said = ", ".join(f"{uid} ({self.set.why_foreign(uid)})" for uid in new)
+            return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {_spoken(antenna)}",
+                             _where(antenna), new[0], "tray" if antenna.is_tray else "circle")
         return self._moved(antenna, uids, table)
 
     def _moved(self, antenna: Antenna, uids: frozenset[str], table: GameTable | None) -> ChipFault | None:
@@ -240,10 +241,20 @@ class TableChips:
                 out[Antenna(spot.seat, c).name] = value
         return out
 
+    def owed(self, table: GameTable) -> dict[str, int]:
+        """`dues`, and 0 for any other circle of a spot in the hand that holds chips (none is due there)."""
+        due = self.dues(table)
+        if due:
+            seats = {Antenna.parse(name).seat for name in due}
+            for name, (uids, _) in self.reads.items():
+                if uids and name not in due and name != TRAY and Antenna.parse(name).seat in seats:
+                    due[name] = 0
+        return due
+
     def payout_fault(self, table: GameTable) -> ChipFault | None:
         """At the confirm: every circle must read its due, stable (or what a supervisor accepted).
         Returns the `mispay` fault; raises Refused naming a circle whose chips are still moving."""
-        due = self.dues(table)
+        due = self.owed(table)
         if not due:
             return None
         wrong: list[tuple[str, int, int]] = []
@@ -276,7 +287,7 @@ class TableChips:
         """A supervisor cleared a chips fault: a mispay's circles are accepted as they read (counted, audited)."""
         if kind is not FaultKind.MISPAY or table is None:
             return
-        due = self.dues(table)
+        due = self.owed(table)
         accepted = {name: self.value(name) for name, value in due.items() if self.value(name) != value}
         if not accepted:  # the dealer paid the dues before the clear: nothing to accept
             return
@@ -314,7 +325,7 @@ class TableChips:
     def views(self, table: GameTable | None, devices: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
         """`(chips, chip_reads)`: each circle's value as read (and its due at the showdown), for everyone;
         the UIDs, the tray, the set and the counts for the full feed only."""
-        due = self.dues(table) if table is not None and table.closed is None else {}
+        due = self.owed(table) if table is not None and table.closed is None else {}
         circles = []
         for name, (uids, stable) in sorted(self.reads.items()):
             if name == TRAY or (not uids and name not in due):
