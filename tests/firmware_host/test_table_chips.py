@@ -329,3 +329,23 @@ def test_chips_left_in_a_circle_with_no_bet_are_a_mispay(rig: Rig) -> None:
     assert rig.circles()["spot3.play"]["due"] == 0
     rig.ok("confirm")
     assert rig.c.fault is not None and rig.c.fault.kind == "mispay" and "seat 3 Play: due 0, reads 100" in rig.c.fault.detail
+
+
+def test_chips_taken_while_the_reader_was_away_fault_when_it_is_back(rig: Rig) -> None:
+    bets_down(rig)
+    rig.ok("deal")
+    rig.card(*DECK[:2])
+    rig.reader(online=False)
+    rig.ok("clear", reason="reader cable reseated")
+    rig.reader(online=True)
+    rig.put("spot3.ante", ANTE)
+    rig.put("spot3.blind", [])  # pinched while no one read it
+    fault = rig.full()["fault"]
+    assert fault["kind"] == "chips_moved" and fault["say"]["args"]["change"] == {"money": -500}
+    assert fault["say"]["args"]["cards"] == 2
+
+
+def test_the_tray_is_on_the_full_feed_only(rig: Rig) -> None:
+    rig.put("tray", chip_uids(2500, 4) + chip_uids(100, 3))
+    assert rig.full()["chip_reads"]["tray"] == {"value": 10300, "stable": True}
+    assert "chip_reads" not in rig.public() and rig.public()["chips"]["circles"] == []
