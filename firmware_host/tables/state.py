@@ -404,10 +404,10 @@ class TableState:
 
     def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
         """A chip reader's antenna: a circle's or the tray's chips now (`tables/house/chips.py`)."""
+        table = self.table if self.table is not None and self.table.closed is None else None
+        problem = self.chips.take(body, table)  # an antenna that is no circle here: refused, nothing changed
         info = self.devices.setdefault(str(body.get("device", "chips")), {})
         info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
-        table = self.table if self.table is not None and self.table.closed is None else None
-        problem = self.chips.take(body, table)
         if problem is not None:
             self._chip_fault(problem, event_id)
 

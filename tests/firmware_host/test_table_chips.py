@@ -349,3 +349,22 @@ def test_the_tray_is_on_the_full_feed_only(rig: Rig) -> None:
     rig.put("tray", chip_uids(2500, 4) + chip_uids(100, 3))
     assert rig.full()["chip_reads"]["tray"] == {"value": 10300, "stable": True}
     assert "chip_reads" not in rig.public() and rig.public()["chips"]["circles"] == []
+
+
+def test_a_reading_of_no_circle_is_refused_and_changes_nothing(rig: Rig) -> None:
+    before = rig.full()
+    rig.put("spot3.insurance", ANTE)  # no such circle at UTH
+    events = [e for e in rig.c.journal.events()]
+    assert events[-1].kind == "refused" and "insurance" in events[-1].body["error"]
+    assert rig.full()["fault"]["kind"] == "refused_reading"
+    assert rig.full()["chip_reads"]["uids"] == before["chip_reads"]["uids"]
+
+
+def test_a_play_out_of_turn_gets_the_engines_refusal(rig: Rig) -> None:
+    bets_down(rig)
+    rig.put("spot5.ante", chip_uids(100, 1, 40))
+    rig.put("spot5.blind", chip_uids(100, 1, 41))
+    rig.ok("deal")
+    rig.card(*"As 5c 2c Ad 5d 7d".split())
+    reply = rig.cmd("decide", seat=5, decision="play")
+    assert reply["say"]["key"] == "refusal.not_to_act"

@@ -11,6 +11,7 @@ from typing import Any
 from playwright.sync_api import Page, Route, WebSocketRoute
 
 from firmware_host.display.words import words_for
+from tests.web.test_accessibility import axe_violations, english_left
 from tests.firmware_host.test_table_chips import PLAY_4X, Rig, bets_down, chip_uids, to_showdown
 
 STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
@@ -76,18 +77,28 @@ def test_the_table_display_shows_each_circles_chips_as_read(page: Page) -> None:
     assert {k: (v["text"], v["reads"]) for k, v in reads(page, 3).items()} == {
         "ante": ("chips €5.00", "500"), "blind": ("chips €5.00", "500"), "trips": ("chips €1.00", "100")}
     assert reads(page, 5)["ante"]["cls"] == "reads moving"
+    assert axe_violations(page) == []
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "table-betting.png"))
+
+
+def circles(page: Page, seat: int) -> dict[str, dict[str, str]]:
+    return page.eval_on_selector_all(
+        f".spot[data-seat='{seat}'] .circle[data-reads]",
+        "nodes => Object.fromEntries(nodes.map(n => [n.dataset.circle, {reads: n.dataset.reads, due: n.dataset.due ?? '',"
+        " paid: String(n.classList.contains('paid')), text: n.querySelector('.reads')?.textContent ?? ''}]))")
 
 
 def test_the_console_shows_each_circles_due_and_reads_at_the_showdown(page: Page) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
     serve(page, "dealer", states(_short_paid))
-    page.wait_for_selector(".spot[data-seat='3'] .reads[data-due]")
-    shown = reads(page, 3)
-    assert shown["play"]["text"] == "due €40.00, reads €35.00" and "unpaid" in shown["play"]["cls"]
-    assert shown["ante"]["text"] == "due €5.00, reads €5.00" and "paid" in shown["ante"]["cls"]
-    assert shown["trips"]["due"] == "400" and shown["trips"]["reads"] == "100"
+    page.wait_for_selector("[data-mispaid] li")
+    assert page.eval_on_selector_all("[data-mispaid] li", "ns => ns.map(n => n.textContent)") == [
+        "Seat 3 Play: due €40.00, reads €35.00", "Seat 3 Trips: due €4.00, reads €1.00"]
+    shown = circles(page, 3)
+    assert shown["play"] == {"reads": "3500", "due": "4000", "paid": "false", "text": "reads €35.00"}
+    assert shown["ante"] == {"reads": "500", "due": "500", "paid": "true", "text": ""}
+    assert axe_violations(page) == []  # the reads legible on every circle's colour
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "dealer-showdown.png"))
 
@@ -95,6 +106,7 @@ def test_the_console_shows_each_circles_due_and_reads_at_the_showdown(page: Page
 def test_the_console_says_it_in_french(page: Page) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
     serve(page, "dealer", states(_short_paid), language="fr")
-    page.wait_for_selector(".spot[data-seat='3'] .reads[data-due]")
-    text = reads(page, 3)["play"]["text"].replace("\u202f", " ").replace("\xa0", " ")
-    assert text == "dû 40,00 €, lu 35,00 €"
+    page.wait_for_selector("[data-mispaid] li")
+    text = page.eval_on_selector("[data-mispaid] li", "n => n.textContent").replace("\u202f", " ").replace("\xa0", " ")
+    assert text == "Place 3 Play : dû 40,00 €, lu 35,00 €"
+    assert english_left(page) == []

@@ -204,15 +204,17 @@ class TableChips:
         if self.source != "chips" or body.get("decision") != "play":
             return dict(body)
         seat = int(body["seat"])
+        round_ = table.round  # type: ignore[attr-defined]
+        legal = [m for m in PLAY_MULTIPLES if round_.can_decide(seat, "play", m)]
+        if not legal:  # no Play open to this seat now: the engine's refusal says why
+            return dict(body)
         antenna = Antenna(seat, "play")
         played = self._stable_value(antenna)
-        round_ = table.round  # type: ignore[attr-defined]
         ante = next((int(s.bets.get("ante", 0)) for s in round_.record().spots if s.seat == seat), 0)
-        legal = [m for m in PLAY_MULTIPLES if round_.can_decide(seat, "play", m)]
         multiple = play_multiple(played, ante, legal)
         typed = body.get("multiple")
         if multiple is None or (typed is not None and typed != multiple and len(legal) > 1):
-            words = " / ".join(f"{m}×" for m in sorted(legal, reverse=True)) or "-"
+            words = " / ".join(f"{m}×" for m in sorted(legal, reverse=True))
             raise Refused(f"{_spoken(antenna)}: reads {played}, not {words} the Ante ({ante})",
                           say=say("refusal.play_not_legal", **_where(antenna), amount=money(played),
                                   ante=money(ante), multiples=words))
