@@ -16,8 +16,9 @@ from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
-"""Events that may follow a settled hand without taking it off show (they do not touch the table)."""
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set"})
+"""Events that may follow a settled hand without taking it off show (they do not touch the table: the players
+taking their chips from the circles neither)."""
 
 
 def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:

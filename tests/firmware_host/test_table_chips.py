@@ -251,6 +251,8 @@ def test_the_last_hands_chips_must_leave_the_circle_before_they_are_bets_again(r
     assert not reply["ok"] and reply["say"]["key"] == "refusal.chips_stale"
     for circle in ("ante", "blind", "trips", "play"):
         rig.put(f"spot3.{circle}", [])
+    rig.restart()  # the players took their chips: the paid hand still on show, the circles empty
+    assert rig.c.table is not None and rig.c.table.closed == "settled" and rig.circles() == {}
     bets_down(rig)
     rig.ok("deal")
 
