@@ -4,6 +4,7 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
+import { chipsHint, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
@@ -195,25 +196,6 @@ function answered(message) {
 
 // -- drawing --------------------------------------------------------------------------------------
 
-/** A circle's chips as the readers show them (`{value, stable, due}`), or undefined: the feed's `chips` (never a UID). */
-function readOf(seat, name) {
-  return (state.chips?.circles ?? []).find((c) => c.seat === seat && c.circle === name);
-}
-
-// At the showdown of a smart table, every circle that does not read its due, in words ("Seat 3 Play: due €30.00, reads €25.00").
-function mispaidElement() {
-  const box = byId("mispaid");
-  const wrong = (state.chips?.circles ?? []).filter((c) => c.due != null && (c.due !== c.value || !c.stable));
-  box.hidden = wrong.length === 0;
-  box.replaceChildren(...wrong.map((c) => {
-    const line = el("li", "", t("console.chips_mispaid", { seat: c.seat, circle: circleName(c.circle),
-      due: { money: c.due }, reads: { money: c.value } }, state));
-    line.dataset.seat = String(c.seat);
-    line.dataset.circle = c.circle;
-    return line;
-  }));
-}
-
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
   const lastHand = state.phase !== "bets";
@@ -225,18 +207,7 @@ function circleElement(seat, name, spot) {
   const amount = draft && name in draft ? draft[name] : (spot?.bets ?? {})[name];
   node.append(el("span", "what", circleName(name)));
   node.append(el("span", "stake", amount ? money(amount) : "\u2013"));
-  const read = readOf(seat, name);
-  if (read) {  // a smart table: what the circle's chips are worth; at the showdown marked paid, or its read shown
-    node.dataset.reads = String(read.value);
-    if (read.due != null) node.dataset.due = String(read.due);
-    const paid = read.due != null && read.due === read.value && read.stable;
-    node.classList.toggle("paid", paid);
-    if (!paid) {
-      const reads = el("span", `reads${read.due != null ? " unpaid" : ""}${read.stable ? "" : " moving"}`,
-        t("console.chips_reads", { reads: { money: read.value } }, state));
-      node.append(reads);
-    }
-  }
+  showReads(node, state, seat, name);  // a smart table: what the circle's chips read, at the showdown against its due
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   const results = spot?.results;
@@ -264,7 +235,7 @@ function spotElement(seat) {
   const node = el("div", "spot");
   node.dataset.seat = String(seat);
   if (!spot) node.classList.add("empty");
-  if ((state.chips?.circles ?? []).some((c) => c.seat === seat && c.due != null)) node.tabIndex = 0;  // its payouts may scroll
+  if (holdsPayouts(state, seat)) node.tabIndex = 0;  // its payouts may scroll
   if (state.to_act === seat) node.classList.add("to-act");
   if (spot?.decision === "fold" || spot?.decision === "dead") node.classList.add("folded");
   const head = el("div", "seat", seatName(seat));
@@ -377,7 +348,7 @@ function draw() {
   const spots = [];
   if (!poker) for (let seat = 1; seat <= seats; seat++) spots.push(spotElement(seat));
   byId("spots").replaceChildren(...spots);
-  mispaidElement();
+  showMispaid(byId("mispaid"), state);
   const chipBox = byId("chips");
   chipBox.replaceChildren();
   if (betting() && !poker) {
@@ -429,9 +400,9 @@ function hintText() {
   if (byId("decisions").classList.contains("arming")) return t("console.arming", { seat: state.to_act });
   if (betting() && drafts.size) return t("console.hint_unsent");
   if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
-  if (betting() && state.chips) return t(state.chips.online ? "console.hint_bets_read" : "console.hint_bets_reader_offline");
+  const chips = chipsHint(state, betting(), Boolean(steps().confirm));
+  if (chips) return chips;
   if (betting()) return t("console.hint_bets");
-  if (steps().confirm && state.chips?.source === "chips" && state.chips.online) return t("console.hint_confirm_read");
   if (steps().confirm) return t("console.hint_confirm");
   return "";
 }
