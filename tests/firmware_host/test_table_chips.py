@@ -370,3 +370,22 @@ def test_a_play_out_of_turn_gets_the_engines_refusal(rig: Rig) -> None:
     rig.card(*"As 5c 2c Ad 5d 7d".split())
     reply = rig.cmd("decide", seat=5, decision="play")
     assert reply["say"]["key"] == "refusal.not_to_act"
+
+
+def test_croupier_history_says_how_a_smart_tables_hand_was_bet_and_paid(rig: Rig) -> None:
+    import io
+
+    from cli.history import history
+
+    to_showdown(rig)
+    rig.put("spot3.play", PLAY_4X + chip_uids(500, 3, 20))
+    rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1))
+    rig.ok("confirm")
+    rig.ok("clear", reason="player agreed")
+    rig.ok("confirm")
+    out = io.StringIO()
+    history(rig.c.journal, out, 1, as_json=False)
+    text = out.getvalue()
+    assert "  bets read from the chips" in text
+    assert "  paid: spot3.ante 500, spot3.blind 500, spot3.play 3500 (due 4000), spot3.trips 400" in text
+    assert "  mispay accepted: spot3.play due 4000, read 3500" in text
