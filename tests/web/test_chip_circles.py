@@ -12,22 +12,22 @@ from playwright.sync_api import Page, Route, WebSocketRoute
 
 from firmware_host.display.words import words_for
 from tests.web.test_accessibility import axe_violations, english_left
-from tests.firmware_host.test_table_chips import PLAY_4X, Rig, bets_down, chip_uids, to_showdown
+from tests.firmware_host.test_table_chips import PLAY_4X, RETIRED, Rig, bets_down, chip_uids, to_showdown
 
 STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
 BASE = "http://chips.test"
 SHOTS = Path(tempfile.gettempdir()) / "croupier-chips-shots"
 
 
-def states(steps: Callable[[Rig], None]) -> dict[str, Any]:
-    """The public state a table with the test chip set shows after `steps`, as the feed sends it."""
+def states(steps: Callable[[Rig], None], full: bool = False) -> dict[str, Any]:
+    """The public (or full) state a table with the test chip set shows after `steps`, as the feed sends it."""
     with tempfile.TemporaryDirectory() as root:
         rig = Rig(Path(root))
         rig.reader()
         steps(rig)
-        public = {**rig.c.public_state(), "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
+        shown = rig.c.full_state() if full else rig.c.public_state()
         rig.c.journal.close()
-    return public
+    return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
 
 
 def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") -> None:
@@ -39,7 +39,8 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") ->
     page.route(f"{BASE}/{name}", lambda r: r.fulfill(path=STATIC / f"{name}.html", content_type="text/html"))
     page.route(f"{BASE}/static/**", static)
     page.route(f"{BASE}/words.json", lambda r: r.fulfill(json=words_for(language)))
-    page.route(f"{BASE}/api/me", lambda r: r.fulfill(json={"user": "ana", "role": "dealer"}))
+    role = "surveillance" if name == "surveillance" else "dealer"
+    page.route(f"{BASE}/api/me", lambda r: r.fulfill(json={"user": "ana", "role": role}))
 
     def feed(ws: WebSocketRoute) -> None:
         ws.send(json.dumps({"kind": "hello", "heartbeat_s": 0}))
@@ -48,7 +49,7 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") ->
                                 "commands": []}))
         ws.send(json.dumps(state))
 
-    ws_name = "dealer" if name == "dealer" else "public"
+    ws_name = {"dealer": "dealer", "surveillance": "full"}.get(name, "public")
     page.route_web_socket(f"{BASE.replace('http', 'ws')}/ws/{ws_name}*", feed)
     page.goto(f"{BASE}/{name}")
 
@@ -110,3 +111,18 @@ def test_the_console_says_it_in_french(page: Page) -> None:
     text = page.eval_on_selector("[data-mispaid] li", "n => n.textContent").replace("\u202f", " ").replace("\xa0", " ")
     assert text == "Place 3 Play : dû 40,00 €, lu 35,00 €"
     assert english_left(page) == []
+
+
+def test_surveillance_sees_the_tray_the_foreign_chips_by_uid_and_the_counts(page: Page) -> None:
+    def foreign(r: Rig) -> None:
+        r.put("tray", chip_uids(2500, 4))
+        r.put("spot2.ante", [RETIRED])
+
+    serve(page, "surveillance", states(foreign, full=True))
+    page.wait_for_selector("[data-chips]:not([hidden])")
+    assert page.text_content("[data-chips]") == (f"Chips: tray €100.00  ·  foreign chips: spot2.ante {RETIRED}  ·  "
+                                                  "this session 1 foreign, 0 moved, 0 mispaid, 0 accepted")
+    assert RETIRED in (page.text_content("#fault") or "")
+    assert axe_violations(page) == []
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "surveillance-foreign.png"))
