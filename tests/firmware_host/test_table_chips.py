@@ -389,3 +389,22 @@ def test_croupier_history_says_how_a_smart_tables_hand_was_bet_and_paid(rig: Rig
     assert "  bets read from the chips" in text
     assert "  paid: spot3.ante 500, spot3.blind 500, spot3.play 3500 (due 4000), spot3.trips 400" in text
     assert "  mispay accepted: spot3.play due 4000, read 3500" in text
+
+
+def test_a_restart_mid_hand_keeps_the_circles_locked(rig: Rig) -> None:
+    to_showdown_first_hand_then_bet_again(rig)
+    rig.ok("deal")
+    rig.card(*DECK[:4])
+    rig.restart()
+    rig.put("spot3.ante", ANTE + chip_uids(2500, 1, 30))  # past-posting after the restart
+    assert rig.full()["fault"]["kind"] == "chips_moved"
+
+
+def to_showdown_first_hand_then_bet_again(r: Rig) -> None:
+    """A first hand paid and closed, its chips taken, and the second hand's bets down (what a restart must carry)."""
+    to_showdown(r)
+    pay(r)
+    r.ok("confirm")
+    for circle in ("ante", "blind", "trips", "play"):
+        r.put(f"spot3.{circle}", [])
+    bets_down(r)
