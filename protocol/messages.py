@@ -209,6 +209,42 @@ class Chips(TypedDict):
     circles: list[ChipCircle]
 
 
+class ChipSetSign(TypedDict):
+    """The chip set a smart table values chips with: its name and the sha256 of its content."""
+
+    name: str | None
+    sha256: str
+
+
+class Tray(TypedDict):
+    """The chip tray as read: its value and whether its chips have settled."""
+
+    value: int
+    stable: bool
+
+
+class ChipCounts(TypedDict):
+    """A smart table's alerts since it started: foreign chips, moved chips, mispays, mispays accepted."""
+
+    foreign: int
+    moved: int
+    mispays: int
+    overrides: int
+
+
+class ChipReads(TypedDict):
+    """A smart table's chips on the full feed only: each antenna's UIDs, the tray, the set, the foreign chips
+    (`antenna UID`), the hand's alerts (`notes`: foreign chips, moved chips, mispays), the counts, an override."""
+
+    set: ChipSetSign
+    uids: dict[str, list[str]]
+    tray: Tray
+    foreign: list[str]
+    notes: list[dict[str, Any]]
+    counts: ChipCounts
+    override: dict[str, Any] | None
+
+
 class Limits(TypedDict):
     """A house table's limits sign (0: no such limit)."""
 
@@ -467,7 +503,7 @@ class FullState(TableFields):
     manual: NotRequired[list[ManualCard]]
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
-    chip_reads: NotRequired[dict[str, Any]]  # the chips' UIDs per antenna, the tray, the set, the alerts
+    chip_reads: NotRequired[ChipReads]
 
 
 # -- the frames ----------------------------------------------------------------------------------

@@ -68,13 +68,13 @@ def reads(page: Page, seat: int) -> dict[str, dict[str, str]]:
     return page.eval_on_selector_all(
         f".spot[data-seat='{seat}'] .circle:has(.reads)",
         "nodes => Object.fromEntries(nodes.map(n => { const r = n.querySelector('.reads');"
-        " return [n.dataset.circle, {text: r.textContent, reads: r.dataset.reads, due: r.dataset.due ?? '',"
+        " return [n.dataset.circle, {text: r.textContent, reads: r.dataset.chipsRead, due: '',"
         " cls: r.className}]; }))")
 
 
 def test_the_table_display_shows_each_circles_chips_as_read(page: Page) -> None:
     serve(page, "table", states(_betting))
-    page.wait_for_selector(".spot[data-seat='5'] .reads")
+    page.wait_for_selector(".spot[data-seat='5'] .reads[data-chips-read]")
     assert {k: (v["text"], v["reads"]) for k, v in reads(page, 3).items()} == {
         "ante": ("chips €5.00", "500"), "blind": ("chips €5.00", "500"), "trips": ("chips €1.00", "100")}
     assert reads(page, 5)["ante"]["cls"] == "reads moving"
@@ -85,8 +85,8 @@ def test_the_table_display_shows_each_circles_chips_as_read(page: Page) -> None:
 
 def circles(page: Page, seat: int) -> dict[str, dict[str, str]]:
     return page.eval_on_selector_all(
-        f".spot[data-seat='{seat}'] .circle[data-reads]",
-        "nodes => Object.fromEntries(nodes.map(n => [n.dataset.circle, {reads: n.dataset.reads, due: n.dataset.due ?? '',"
+        f".spot[data-seat='{seat}'] .circle[data-chips-read]",
+        "nodes => Object.fromEntries(nodes.map(n => [n.dataset.circle, {reads: n.dataset.chipsRead, due: n.dataset.chipsDue ?? '',"
         " paid: String(n.classList.contains('paid')), text: n.querySelector('.reads')?.textContent ?? ''}]))")
 
 
@@ -119,8 +119,8 @@ def test_surveillance_sees_the_tray_the_foreign_chips_by_uid_and_the_counts(page
         r.put("spot2.ante", [RETIRED])
 
     serve(page, "surveillance", states(foreign, full=True))
-    page.wait_for_selector("[data-chips]:not([hidden])")
-    assert page.text_content("[data-chips]") == (f"Chips: tray €100.00  ·  foreign chips: spot2.ante {RETIRED}  ·  "
+    page.wait_for_selector("[data-chip-reads]:not([hidden])")
+    assert page.text_content("[data-chip-reads]") == (f"Chips: tray €100.00  ·  foreign chips: spot2.ante {RETIRED}  ·  "
                                                   "this session 1 foreign, 0 moved, 0 mispaid, 0 accepted")
     assert RETIRED in (page.text_content("#fault") or "")
     assert axe_violations(page) == []

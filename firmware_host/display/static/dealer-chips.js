@@ -25,8 +25,8 @@ export function readOf(state, seat, name) {
 export function showReads(node, state, seat, name) {
   const read = readOf(state, seat, name);
   if (!read) return;
-  node.dataset.reads = String(read.value);
-  if (read.due != null) node.dataset.due = String(read.due);
+  node.dataset.chipsRead = String(read.value);
+  if (read.due != null) node.dataset.chipsDue = String(read.due);
   const paid = read.due != null && read.due === read.value && read.stable;
   node.classList.toggle("paid", paid);
   if (!paid) {

@@ -51,7 +51,7 @@ function spotElement(spot, current) {
     circle.append(el("span", "stake", name in bets ? formatMoney(bets[name], current) : "\u2013"));
     if (name in read) {
       const reads = el("span", "reads", t("table.chips_read", { amount: { money: read[name].value } }, current));
-      reads.dataset.reads = String(read[name].value);
+      reads.dataset.chipsRead = String(read[name].value);
       if (!read[name].stable) reads.classList.add("moving");
       circle.append(reads);
     }
