@@ -161,7 +161,7 @@ class TableState:
         full["hold"] = dict(self.hold) if self.hold is not None else None
         full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
         full["corrections"] = corrections_of(table, full["steps"])
-        if self.chips.active or self.chips.reads:  # a smart table: circle values for all, UIDs on the full feed
+        if self.chips.active:  # a smart table (a chip set): circle values for all, UIDs on the full feed
             full["chips"], full["chip_reads"] = self.chips.views(table, self.devices)
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
