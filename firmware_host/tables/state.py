@@ -440,7 +440,11 @@ class TableState:
             return
         first = "bet" in table.STEPS and table.phase == "bets"  # the first card closes the betting: bets read now
         if first:
-            self.chips.bets_at_deal(table, self.devices)
+            try:
+                self.chips.bets_at_deal(table, self.devices)
+            except (Refused, EngineError) as exc:  # a circle moving, a read bet the limits refuse: the card waits
+                self._set_fault(FaultKind.NO_BET, f"{card} came out but the bets cannot be read: {exc}", event_id, card)
+                return
         problem = table.deal_or_fault(card)
         if first:
             self.chips.undo_deal(table) if problem is not None else self.chips.dealt(table)

@@ -408,3 +408,12 @@ def to_showdown_first_hand_then_bet_again(r: Rig) -> None:
     for circle in ("ante", "blind", "trips", "play"):
         r.put(f"spot3.{circle}", [])
     bets_down(r)
+
+
+def test_a_first_card_while_a_circle_moves_is_a_no_bet_fault_naming_it(rig: Rig) -> None:
+    bets_down(rig)
+    rig.put("spot3.blind", BLIND + chip_uids(100, 1, 5), stable=False)
+    rig.card(DECK[0])
+    fault = rig.full()["fault"]
+    assert fault["kind"] == "no_bet" and "seat 3 Blind: the chips are still moving" in fault["detail"]
+    assert rig.full()["spots"] == []  # nothing dealt, no bet taken
