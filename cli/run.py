@@ -236,12 +236,12 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         journal = Journal.open(state_dir)
         audit = open_audit(state_dir, cfg, manifest_sha256)
         feed, zap, keys = open_feed(ctx, cfg, audit)
-        controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats,
-                                default_setup=default_setup(cfg),
+        controller = Controller(journal, table=cfg.table.name, seats=cfg.table.seats, default_setup=default_setup(cfg),
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
                                 security=cfg.security, rights=cfg.rights, commands=cfg.commands,
                                 max_steps=cfg.table.max_steps_per_hand, money=cfg.table.money,
-                                tray_stops=cfg.table.tray_difference_stops, certificates=cfg.table.certificate_policy)
+                                tray_stops=cfg.table.tray_difference_stops, certificates=cfg.table.certificate_policy,
+                                chip_set=cfg.chip_set)
         controller.zap = zap
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())

@@ -75,6 +75,15 @@ class ChipsBody(TypedDict):
     device: str
 
 
+class ChipSetBody(TypedDict):
+    """The chip set a smart table values chips with, journaled when the table starts with it: the journal alone
+    values every chip (`[chips] set`; `engine.chips.ChipSet.from_csv` reads `text`, `sha256` is its digest)."""
+
+    name: str
+    sha256: str
+    text: str
+
+
 ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody
 """What a device's reading is journaled as."""
 
@@ -215,8 +224,7 @@ EVENT_BODIES: dict[str, type] = {
     "open": OpenBody, "close": Nothing, "bet": BetBody, "deal": Nothing, "decide": DecideBody,
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
-    "race": RaceBody, "button-draw": DrawBody,
-    "chips": ChipsBody,  # a chip reader's antenna (the tray's: engine/tray.py)
+    "race": RaceBody, "button-draw": DrawBody, "chips": ChipsBody, "chip_set": ChipSetBody,
     "buy_in": BuyInBody, "colour_up": ColourUpBody, "fill": TrayTransferBody, "credit": TrayTransferBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""
@@ -290,6 +298,7 @@ class HouseHandRecord(Closing):
     round: dict[str, Any]
     settlement: dict[str, Any] | None
     corrected: list[dict[str, Any]]
+    chips: NotRequired[dict[str, Any]]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
 
 
 class PokerHandRecord(Closing):

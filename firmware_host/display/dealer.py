@@ -36,8 +36,8 @@ from typing import Any
 import zmq
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth
-from firmware_host.display.bridge import Hub
+from pages import auth
+from pages.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
 log = logging.getLogger(__name__)

@@ -90,9 +90,11 @@ class Controller:
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
                  commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
                  money: Money = Money(), certificates: Certificates = Certificates(),
-                 chips: ChipSet | None = None, tray_stops: bool = False) -> None:
+                 chip_set: Mapping[str, Any] | None = None, chips: ChipSet | None = None,
+                 tray_stops: bool = False) -> None:
         self.journal = journal
-        self.tray = TrayWatch(chips)  # the chip tray reconciled all shift (with the table's chip set)
+        self.chip_set = chip_set  # [chips] set: the `chip_set` event's body, journaled at start when new
+        self.tray = TrayWatch(chips)  # the chip tray reconciled all shift (by the journaled chip set, or `chips`)
         self.tray_stops = tray_stops  # [table] tray_difference_stops: a flag stands a fault, not only an alert
         self.certificates = certificates  # [table] require_certificate: an open only on a certified profile
         self.money = money  # [table] currency: published with the table's state
@@ -175,6 +177,8 @@ class Controller:
             raise replay_failed(self.journal, exc) from exc
         for body in start_faults(self.journal, self.audit.log):  # replayed as it stands, then the table is locked
             self._submit("fault", body, None)
+        if self.chip_set is not None and self.state.chips.set_sha256 != self.chip_set["sha256"]:
+            self._submit("chip_set", dict(self.chip_set), None)  # the journal alone values the chips
         if self.state.table is None and self.default_setup is not None and self.state.fault is None:
             if not self.state.table_closed:  # a table the pit closed stays closed
                 self._submit("open", self.default_setup.as_body(), None)
@@ -229,6 +233,8 @@ class Controller:
         before, hand = self.state.fault, self.state.hand
         applied = self.state.apply(kind, body, event_id)
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
+        for entry, details in self.state.chips.take_audit():  # typed bets with the reader offline, a mispay accepted
+            self.audit.note(entry, {"event": event_id, **details})
         flags = self.tray.seen(kind, body, event_id, hand, applied.closed)  # a difference found: on the full feed
         if applied.closed is not None:
             self._hand_closed = True

@@ -71,8 +71,6 @@ DROP INDEX IF EXISTS events_kind;
 CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
 CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
 CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
-CREATE INDEX IF NOT EXISTS events_close ON events(id) WHERE kind='close';
-CREATE INDEX IF NOT EXISTS events_chip_set ON events(id) WHERE kind='chip_set';
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
@@ -591,17 +589,12 @@ class Journal:
 
     def last_hold(self, before: int | None = None) -> Event | None:
         """The last `hold` event (with an id below `before`, when given), or None (`tables/hold.py`)."""
-        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'hold' AND id < ? "
-                                 "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
-        return self._event(row) if row else None
+        return self.last_of("hold", before)
 
     def last_of(self, kind: str, before: int | None = None) -> Event | None:
-        """The last `close` or `chip_set` event (with an id below `before`, when given), or None: where the
-        tray's shift starts and the chip set it is valued by (`service/tray.py`; both kinds indexed)."""
-        if kind not in ("close", "chip_set"):  # spelt in the query: SQLite takes a partial index only so
-            raise ValueError(f"not an indexed kind: {kind!r}")
-        row = self._conn.execute(f"SELECT id, hand, ts, kind, body, req FROM events WHERE kind = '{kind}' AND id < ? "
-                                 "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
+        """The last event of `kind` (with an id below `before`, when given), or None (a hold, a chip set)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = ? AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (kind, before if before is not None else 2**62)).fetchone()
         return self._event(row) if row else None
 
     def events(self, since: int = 0) -> Iterator[Event]:

@@ -27,7 +27,7 @@ from typing import Any
 from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
 from engine.tray import Flag, Interval, Moment, Movement, MovementKind, TrayLedger
-from protocol.messages import Tray, TrayFlag
+from protocol.messages import TrayFlag, TrayReconciliation
 from protocol.records import HandTray, TrayMovement
 from firmware_host.service.journal import Journal
 from firmware_host.tables.base import FaultKind
@@ -135,7 +135,7 @@ class TrayWatch:
             moves.append(line)
         return {"movements": moves, "tray_change": before.change, "difference": before.difference}
 
-    def shown(self) -> Tray | None:
+    def shown(self) -> TrayReconciliation | None:
         """The tray as the full feed shows it (None without a chip set): what it reads, what it should, the
         shift's line so far and the latest flags."""
         ledger = self.ledger

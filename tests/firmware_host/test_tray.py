@@ -237,3 +237,26 @@ def test_a_settled_hand_stays_on_show_through_a_buy_in_and_a_restart(rig: TrayRi
     assert shown["phase"] == "settled" and shown["hand"] == 1
     rig.restart()
     assert rig.c.public_state()["phase"] == "settled" and rig.c.public_state()["spots"] == shown["spots"]
+
+
+def test_the_chip_set_journaled_at_the_start_values_the_tray(tmp_path: Path) -> None:
+    """`[chips] set` as croupier run gives it (the `chip_set` event's body): the tray is read by it, no set given
+    to the tray itself, and after a restart too (the journal alone values the chips)."""
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "chips-demo.csv").read_text(encoding="utf-8")
+
+    class ConfiguredRig(JournalRig):
+        def controller_args(self) -> dict[str, Any]:
+            return {"default_setup": TCP, "chip_set": {"name": "chips-demo.csv", "sha256": CHIPS.sha256(), "text": text}}
+
+    rig = ConfiguredRig(tmp_path)
+    chips = Chips()
+    rig.c.handle_reading(ChipsRead("tray", frozenset(chips.tray), True))
+    rig.ok("fill", amount=50000, slip="F-9")
+    chips.into_tray(50000)
+    rig.c.handle_reading(ChipsRead("tray", frozenset(chips.tray), True))
+    tray = rig.c.full_state()["tray"]
+    assert (tray["opening"], tray["reads"], tray["expected"], tray["fills"], tray["difference"]) == (
+        9_300_00, 9_300_00 + 50000, 9_300_00 + 50000, 50000, 0)
+    rig.restart()
+    assert rig.c.full_state()["tray"] == tray
+    rig.c.journal.close()
