@@ -431,6 +431,14 @@ class PublicState(TableFields):
     fault: Fault | None
 
 
+class SeatPlayer(TypedDict):
+    """The player card at a seat, on the full feed only (`firmware_host/tables/players.py`)."""
+
+    card: str
+    source: str
+    away: bool
+
+
 class FullState(TableFields):
     """The table on the restricted feed: every card shown, with its `visible` flags, and what only it carries."""
 
@@ -446,6 +454,8 @@ class FullState(TableFields):
     manual: NotRequired[list[ManualCard]]
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
+    players: NotRequired[dict[str, SeatPlayer]]
+    dealer_signed_in: NotRequired[str | None]
 
 
 # -- the frames ----------------------------------------------------------------------------------

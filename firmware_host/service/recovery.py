@@ -38,6 +38,8 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
     held = journal.last_hold(resume.events[0].id if resume.events else None)  # a hold outlives hands (tables/hold.py)
     state.hold = take_hold(held.body) if held is not None else None
+    first = resume.events[0].id if resume.events else None  # who sat and dealt before those (`tables/players.py`)
+    state.seated.replay((e.kind, e.body) for e in journal.seated_before(first))
     for event in events:
         try:
             state.apply(event.kind, event.body, event.id)

@@ -36,6 +36,7 @@ from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house.sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level, tournament_level
+from firmware_host.tables.players import Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import corrections_of, steps_of
@@ -82,6 +83,7 @@ class TableState:
         self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
+        self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
@@ -91,6 +93,8 @@ class TableState:
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
+            "player": lambda body, _: self.seated.apply_player(body),
+            "dealer": lambda body, _: self.seated.apply_dealer(body),
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -155,6 +159,8 @@ class TableState:
             full["clock"] = clock_shown(self.clock_call)
             full["tournament"] = dict(self.tournament) if self.tournament is not None else None
         full["hold"] = dict(self.hold) if self.hold is not None else None
+        full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
+        full["dealer_signed_in"] = self.seated.dealer
         full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
         full["corrections"] = corrections_of(table, full["steps"])
         if isinstance(table, PokerTable):
@@ -271,6 +277,7 @@ class TableState:
         self._need_no_fault()
         self.table = None
         self.table_closed = True
+        self.seated.clear()
 
     def _on_level(self, body: Mapping[str, Any], event_id: int) -> None:
         self.level = take_level(self.table, body)

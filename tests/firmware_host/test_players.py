@@ -1,0 +1,80 @@
+"""Player cards at the seats: set and cleared by the dealer, the pit or a seat's reader, journaled, kept over a restart, never on the public feed; the ratings folded from the journal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.readings import PlayerCardRead
+from protocol.commands import Malformed
+from firmware_host.service.controller import Controller
+from firmware_host.service.journal import Journal
+from firmware_host.service.ratings import journal_ratings
+from firmware_host.tables.house.table import HouseSetup
+from tests.firmware_host.rigs import JournalRig
+from tests.firmware_host.test_history_request import play_hands
+
+UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
+CARD, OTHER = "6001234567890", "04A224B2C35E80"
+
+
+class Rig(JournalRig):
+    def controller_args(self) -> dict[str, Any]:
+        return {"default_setup": UTH}
+
+
+def public_text(c: Controller) -> str:
+    return json.dumps(c.state.views()[0])
+
+
+def test_a_card_set_at_a_seat_is_on_the_full_feed_only_and_survives_a_restart(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.ok("player", seat=1, action="in", card=CARD)
+    rig.ok("dealer", dealer="ana", action="in")
+    rig.c.handle_reading(PlayerCardRead(3, OTHER, "player_cards"))  # a seat's reader
+    public, full = rig.c.state.views()
+    assert full["players"] == {"1": {"card": CARD, "source": "dealer", "away": False},
+                               "3": {"card": OTHER, "source": "reader", "away": False}}
+    assert full["dealer_signed_in"] == "ana"
+    assert CARD not in json.dumps(public) and OTHER not in json.dumps(public) and "players" not in public
+    play_hands(rig.c, 3)  # hands 1-3 settled (seats 1, 2, 3), hand 4 voided: the cards stay across hands
+    rig.ok("player", seat=1, action="away")
+    rig.ok("player", seat=2, action="in", card=CARD, source="pit")  # the player moves to seat 2
+    rig.restart()
+    full = rig.c.state.views()[1]
+    assert full["players"] == {"2": {"card": CARD, "source": "pit", "away": False},
+                               "3": {"card": OTHER, "source": "reader", "away": False}}
+    assert full["dealer_signed_in"] == "ana" and CARD not in public_text(rig.c)
+    rig.ok("player", seat=2, action="out")
+    refused = rig.cmd("player", seat=2, action="away")
+    assert not refused["ok"] and refused["say"] == {"key": "refusal.no_player_card", "args": {"seat": 2}}
+    with pytest.raises(Malformed, match="a card is given with action in"):
+        rig.cmd("player", seat=2, action="in")
+    with pytest.raises(Malformed) as bad:
+        rig.cmd("player", seat=2, action="in", card="6001 2345")
+    assert "6001" not in str(bad.value)  # a card number is never repeated in a refusal
+
+
+def test_the_sessions_are_folded_from_the_journal_after_a_restart(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.ok("dealer", dealer="ana", action="in")
+    rig.ok("player", seat=1, action="in", card=CARD)
+    play_hands(rig.c, 3)  # seat 1 plays hand 1, seat 2 hand 2, seat 3 hand 3; hand 4 (seat 2) voided
+    rig.restart()
+    rig.ok("player", seat=2, action="in", card=OTHER)
+    play_hands(rig.c, 2)  # hand 5 at seat 1, hand 6 at seat 2
+    journal = rig.c.journal
+    ratings = journal_ratings(journal, "uth-1")
+    first, second = (r for r in ratings.reports() if r["kind"] == "session")
+    assert first["player"] == CARD and [h["hand"] for h in first["hand_numbers"]] == [1, 5]
+    assert first["bets"] == {"ante": 200, "blind": 200, "play": 800} and first["open"]
+    assert second["player"] == OTHER and second["hand_numbers"] == [{"hand": 6, "seat": 2}]
+    assert not first["theo_complete"] and first["theo_missing"] == ["ante"]  # the default profile: no UTH edge at the table
+    nets = {row.hand: row.record["settlement"]["spots"][0]["net"] for row in journal.hands() if row.status == "settled"}
+    assert first["win"] == nets[1] + nets[5]
+    assert ratings.unrated_report()["spot_hands"] == 2  # hands 2 and 3
+    [ana] = ratings.dealer_reports()
+    assert ana["hands"] == 5 and ana["voids"] == 1 and ana["average_seats"] == 1
