@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +207,14 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingsConfig:
+    """`[ratings]`: the share of a session's theo given back in comps (`reinvestment`, 0 to 1, a number or a
+    fraction text such as "3/10"; docs/ratings.md)."""
+
+    reinvestment: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration. `source` is the file it came from."""
 
@@ -220,6 +229,7 @@ class Config:
     security: SecurityConfig = field(default_factory=SecurityConfig)
     access: AccessConfig = field(default_factory=AccessConfig)
     rights: RightsConfig = field(default_factory=RightsConfig)
+    ratings: RatingsConfig = field(default_factory=RatingsConfig)
     profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
 
     @classmethod
@@ -247,7 +257,20 @@ def _serial_url(v: Any) -> str:
     return text
 
 
+def _share(v: Any) -> Fraction:
+    try:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise ValueError
+        share = Fraction(repr(v) if isinstance(v, float) else v)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"must be a number or a fraction such as \"3/10\", not {v!r}") from None
+    if not 0 <= share <= 1:
+        raise ValueError(f"must be between 0 and 1, not {v!r}")
+    return share
+
+
 _SCHEMA: dict[str, Section] = {
+    "ratings": Section(RatingsConfig, {"reinvestment": _share}),
     "table": Section(TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
                             "seats": integer(*games.TABLE_SEATS), "max_steps_per_hand": integer(100, 10**7),
                             "currency": currency, "require_certificate": boolean, "certificates": string}),
