@@ -63,8 +63,9 @@ def by_hand(state: Path) -> dict[str, dict[str, Any]]:
 def test_the_ratings_after_a_rated_demo_equal_an_independent_count_within_a_cent(tmp_path: Path, game: str) -> None:
     state = tmp_path / "state"
     done = croupier("demo", "--game", game, "--hands", "40", "--rated", "0.6", "--quiet", "--seed", "5",
-                    "--state", str(state))
+                    "--kill", "2", "--state", str(state))  # the controller killed twice mid-hand: sessions go on
     assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["restarts"] == 2
     listed = croupier("ratings", "--state", str(state), "--json", "--dealers", "--table", f"sim-{game}-1")
     assert listed.returncode == 0, listed.stderr
     lines = [json.loads(line) for line in listed.stdout.splitlines()]
