@@ -207,6 +207,18 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerCardsConfig:
+    """`[player_cards]`: the seats' player card reader (`drivers/player_card.py`): `backend` "none", "serial"
+    (`url`), "keyboard" (`path`, its Linux input device) or "sim"; `seat` the seat it serves (0: its lines
+    name the seat, `SEAT:`). Its device is `player_cards`; its going offline never stops a hand."""
+
+    backend: str = "none"
+    url: str = ""
+    path: str = ""
+    seat: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class RatingsConfig:
     """`[ratings]`: the share of a session's theo given back in comps (`reinvestment`, 0 to 1, a number or a
     fraction text such as "3/10"; docs/ratings.md)."""
@@ -230,6 +242,7 @@ class Config:
     access: AccessConfig = field(default_factory=AccessConfig)
     rights: RightsConfig = field(default_factory=RightsConfig)
     ratings: RatingsConfig = field(default_factory=RatingsConfig)
+    player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)
     profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
 
     @classmethod
@@ -271,6 +284,8 @@ def _share(v: Any) -> Fraction:
 
 _SCHEMA: dict[str, Section] = {
     "ratings": Section(RatingsConfig, {"reinvestment": _share}),
+    "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
+                                                "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
     "table": Section(TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
                             "seats": integer(*games.TABLE_SEATS), "max_steps_per_hand": integer(100, 10**7),
                             "currency": currency, "require_certificate": boolean, "certificates": string}),

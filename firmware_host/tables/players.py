@@ -21,6 +21,10 @@ from engine.errors import say
 from firmware_host.tables.base import Refused
 
 
+PLAYER_CARDS = "player_cards"
+"""The seats' card reader's device name (`drivers.readings.PlayerCardRead.device`): its going offline stops no hand."""
+
+
 class Seated:
     """Seat -> the player card there (`card`, `source`, `away`), and the dealer signed in."""
 

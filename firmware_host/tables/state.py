@@ -36,7 +36,7 @@ from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house.sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level, tournament_level
-from firmware_host.tables.players import Seated
+from firmware_host.tables.players import PLAYER_CARDS, Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import corrections_of, steps_of
@@ -458,7 +458,7 @@ class TableState:
             return
         info["online"] = False
         reason = str(body.get("reason", ""))
-        if self._mid_hand():
+        if self._mid_hand() and device != PLAYER_CARDS:  # a rating device never stops a hand
             kind = _journaled_kind(body, OfflineKind, OfflineKind.DEVICE_OFFLINE)
             self._set_fault(FaultKind(kind), f"{device}: {reason}", event_id)
 

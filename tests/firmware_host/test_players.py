@@ -78,3 +78,15 @@ def test_the_sessions_are_folded_from_the_journal_after_a_restart(tmp_path: Path
     assert ratings.unrated_report()["spot_hands"] == 2  # hands 2 and 3
     [ana] = ratings.dealer_reports()
     assert ana["hands"] == 5 and ana["voids"] == 1 and ana["average_seats"] == 1
+
+
+def test_the_card_reader_going_offline_stops_no_hand_but_the_shoe_does(tmp_path: Path) -> None:
+    from drivers.readings import DeviceOffline
+
+    rig = Rig(tmp_path)
+    rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+    rig.ok("card", card="Ah")  # mid-hand
+    rig.c.handle_reading(DeviceOffline("player_cards", "unplugged"))
+    assert rig.c.state.fault is None and rig.c.state.devices["player_cards"]["online"] is False
+    rig.c.handle_reading(DeviceOffline("shoe", "unplugged"))
+    assert rig.c.state.fault is not None and rig.c.state.fault.kind == "device_offline"
