@@ -538,9 +538,8 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
-    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people, structure=args.structure, demo_profile=True,
-                     rated=args.rated is not None)
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1), keys=keys,
+                     people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None)
     if args.secure and web is not None and keys is not None:
         table.eye_key = eye_key(keys)  # the full feed for /surveillance
     viewer: subprocess.Popen[bytes] | None = None

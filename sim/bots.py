@@ -41,6 +41,7 @@ from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
+from sim import rated
 from sim.shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
@@ -236,15 +237,7 @@ class BotPlayer:
     seat: int
     seed: int = 0
     side_bets: float = 0.4  # how often it adds Trips / Pair Plus
-    card: str | None = None  # a player card (`croupier demo --rated`): the players who carry one come and go
-
-    def at_seat(self, hand: int) -> tuple[str | None, bool]:
-        """`(card, away)` at `hand` for a carded bot: a new player every `PLAYER_HANDS` hands (the one before
-        leaves a hand earlier: that hand is unrated), a break now and then; `(None, False)` without a card."""
-        if self.card is None or hand % PLAYER_HANDS == PLAYER_HANDS - 1:
-            return None, False
-        away = random.Random(f"{self.seed}:{hand}:{self.seat}:away").random() < 0.08
-        return f"{self.card}{hand // PLAYER_HANDS:02d}", away
+    card: str | None = None  # a player card (`croupier demo --rated`): its players come and go (`sim/rated.py`)
 
     def bets(self, game: str, hand: int, limits: SimLimits) -> dict[str, int]:
         """The spot's stakes for `hand` (the same on every call: a re-sent bet is the same bet)."""
@@ -264,12 +257,6 @@ class BotPlayer:
 
 
 # -- the dealer -----------------------------------------------------------------------------------
-
-PLAYER_HANDS = 12
-"""A carded bot's player stays this many hands, less one (`BotPlayer.at_seat`)."""
-DEALER_HANDS = 25
-"""The bot dealers rotate every this many hands (`croupier demo --rated`: the dealer figures)."""
-BOT_DEALERS = ("bot-dealer-ana", "bot-dealer-bo")
 
 
 @dataclass
@@ -546,24 +533,16 @@ class BotDealer:
         self.request("deal", f"{hand}-deal", hand=hand)
 
     def _seat_people(self, hand: int) -> bool:
-        """The dealer on duty signed in (a rotation every `DEALER_HANDS` hands) and each carded bot's card at its
-        seat as `BotPlayer.at_seat` says (the full feed's `players`). False when a request met a fault."""
-        dealer = BOT_DEALERS[(hand - 1) // DEALER_HANDS % len(BOT_DEALERS)]
-        if any(p.card for p in self.players.values()) and self.state.get("dealer_signed_in") != dealer:
+        """With carded bots (`croupier demo --rated`): the bot dealer on duty signed in, each card at its seat as
+        `sim/rated.py` says (against the full feed's `players`). False when a request met a fault."""
+        if not any(p.card for p in self.players.values()):
+            return True
+        if self.state.get("dealer_signed_in") != (dealer := rated.dealer_on_duty(hand)):
             if not self.request("dealer", f"{hand}-dealer", dealer=dealer, action="in").get("ok"):
                 return False
         for seat, player in sorted(self.players.items()):
-            card, away = player.at_seat(hand)
-            here = (self.state.get("players") or {}).get(str(seat))
-            steps: list[dict[str, Any]] = []
-            if card is None and here is not None:
-                steps.append({"action": "out"})
-            elif card is not None and (here is None or here["card"] != card):
-                steps.append({"action": "in", "card": card})
-                here = {"away": False}
-            if card is not None and here is not None and bool(here["away"]) != away:
-                steps.append({"action": "away" if away else "back"})
-            for step in steps:
+            card, away = rated.at_seat(player.card, self.seed, seat, hand) if player.card else (None, False)
+            for step in rated.seat_steps(card, away, (self.state.get("players") or {}).get(str(seat))):
                 if not self.request("player", f"{hand}-player-{seat}-{step['action']}", seat=seat, **step).get("ok"):
                     return False
         return True
@@ -645,9 +624,7 @@ class BotDealer:
         return out
 
 
-def seat_players(count: int, seed: int, rated: float = 0.0) -> list[BotPlayer]:
-    """`count` bots in seats 1..count; a share `rated` of them (drawn from the seed) carry player cards."""
-    rng = random.Random(f"{seed}:rated")
-    carded = set(rng.sample(range(1, count + 1), round(count * rated)))
-    return [BotPlayer(seat, seed, card=f"60{seed % 1000:03d}{seat:02d}" if seat in carded else None)
-            for seat in range(1, count + 1)]
+def seat_players(count: int, seed: int, rated_share: float = 0.0) -> list[BotPlayer]:
+    """`count` bots in seats 1..count; a share `rated_share` of them (drawn from the seed) carry player cards."""
+    cards = rated.cards_at(count, seed, rated_share)
+    return [BotPlayer(seat, seed, card=cards.get(seat)) for seat in range(1, count + 1)]
