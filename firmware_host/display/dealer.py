@@ -38,6 +38,7 @@ from typing import Any
 import zmq
 from aiohttp import WSMsgType, web
 
+from engine.ratings import mask_card
 from firmware_host.display import auth
 from firmware_host.display.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
@@ -142,7 +143,8 @@ class Console:
                     "error": f"one command at a time: {self.in_flight} is still waiting for the table's answer",
                     "say": {"key": "console.busy", "args": {}}}
         self.in_flight = page_id
-        shown = {k: v for k, v in command.items() if k != "auth"}
+        shown = {k: (mask_card(str(v)) if k == "card" and command.get("cmd") == "player" else v)
+                 for k, v in command.items() if k != "auth"}  # a player card's number is private: its last four logged
         signer = command.get("auth", {}).get("user") if isinstance(command.get("auth"), dict) else None
         try:
             loop = asyncio.get_running_loop()
