@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "keys": ("cli.keys", "make, list and revoke CURVE certificates"),
     "users": ("cli.users", "the users who sign off privileged steps: add, list, remove"),
     "sim-shoe": ("cli.sim_shoe", "run the emulated card-reading shoe"),
+    "sim-chips": ("cli.sim_chips", "run the emulated chip reader board (RFID antennas under the circles and the tray)"),
     "phh": ("cli.phh", "poker hand histories: replay and export"),
     "stats": ("cli.stats", "the floor's figures from the archive, and the pit's counts (drop, fills ...)"),
     "tournament": ("cli.tournament", "the tournament director: the clock, the standings, the tables' levels"),
@@ -36,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 NEEDS: dict[str, str] = {name: folder for name, folder in (
-    ("math", "analysis"), ("demo", "sim"), ("sim-shoe", "sim"), ("floor-sim", "sim"),
+    ("math", "analysis"), ("demo", "sim"), ("sim-shoe", "sim"), ("sim-chips", "sim"), ("floor-sim", "sim"),
     ("stats", "floor"), ("tournament", "floor"), ("pit", "floor"))}
 """The commands that run elsewhere than on a table's Pi: the top folder each needs (the Pi installs only the
 table's folders, `protocol.packages.TABLE`)."""

@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from drivers.chip_debounce import CONFIRM, SETTLE_S
 from engine import games
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
@@ -174,6 +175,21 @@ class ShoeConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipReaderConfig:
+    """`[chip_reader]`: the chip reader board's serial URL ("" = no reader: bets are tapped), its line,
+    its device name, and the debounce (drivers/chip_debounce.py): a chip is in a circle once read in
+    `confirm` consecutive scans and out once missed in as many; a circle's reading is stable once
+    unchanged for `settle_ms`. Silent for `silent_s`: device silent."""
+
+    url: str = ""
+    baudrate: int = 115200
+    device: str = "chips"
+    confirm: int = CONFIRM
+    settle_ms: int = round(SETTLE_S * 1000)
+    silent_s: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
 class GpioConfig:
     """`[gpio]`: sensors, dealer buttons and tower light through gpiozero.
 
@@ -237,6 +253,7 @@ class Config:
     feed: FeedConfig = field(default_factory=FeedConfig)
     commands: CommandsConfig = field(default_factory=CommandsConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
+    chip_reader: ChipReaderConfig = field(default_factory=ChipReaderConfig)
     gpio: GpioConfig = field(default_factory=GpioConfig)
     security: SecurityConfig = field(default_factory=SecurityConfig)
     access: AccessConfig = field(default_factory=AccessConfig)
@@ -282,6 +299,13 @@ def _share(v: Any) -> Fraction:
     return share
 
 
+def _chip_device(v: Any) -> str:
+    name = plain_name(v)
+    if name == "shoe":
+        raise ValueError("must not be 'shoe', the card reader's name (each device is journaled by its name)")
+    return name
+
+
 _SCHEMA: dict[str, Section] = {
     "ratings": Section(RatingsConfig, {"reinvestment": _share}),
     "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
@@ -306,6 +330,9 @@ _SCHEMA: dict[str, Section] = {
                                   "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
     "shoe": Section(ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
                           "silent_s": seconds(0.1, 3600.0)}),
+    "chip_reader": Section(ChipReaderConfig, {"url": _serial_url, "baudrate": integer(1200, 12_000_000),
+                                              "device": _chip_device, "confirm": integer(1, 20),
+                                              "settle_ms": integer(0, 10_000), "silent_s": seconds(0.2, 3600.0)}),
     "gpio": Section(GpioConfig, {"backend": one_of(*GPIO_BACKENDS), "pin_factory": one_of(*PIN_FACTORIES),
                           "panel": host_port, "void_hold_s": seconds(0.1, 10.0),
                           **{k: integer(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
@@ -359,6 +386,8 @@ def _check_whole(cfg: Config) -> None:
             raise ConfigError(f"{src}: [poker] {key}: {exc}") from None
         except ValueError as exc:  # the structure and stakes (IllegalAction is a ValueError too)
             raise ConfigError(f"{src}: [poker] structure: {exc}") from None
+    if cfg.chip_reader.url and cfg.chip_reader.url == cfg.shoe.url:
+        raise ConfigError(f"{src}: [chip_reader] url: {cfg.chip_reader.url!r} is the shoe's ([shoe] url)")
     gpio = cfg.gpio
     pins = {**gpio.sensor_pins(), **gpio.button_pins(), **gpio.light_pins()}
     used: dict[int, str] = {}
