@@ -181,3 +181,13 @@ def test_circle_bets_name_only_the_games_circles() -> None:
     from engine.games import HOUSE_GAMES
     for game, circles in CIRCLE_BETS.items():  # the bets posted before the deal, and the Play made later
         assert set(circles) == {*HOUSE_GAMES[game].bets, "play"}
+
+
+def test_a_hand_whose_bets_were_read_from_the_chips_is_counted_so() -> None:
+    r = Ratings("uth-1")
+    r.event("open", open_body("uth"), 0.0)
+    r.event("player", {"seat": 1, "action": "in", "card": "60001111"}, 1.0)
+    r.hand(record(1, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}), 2.0)
+    r.hand(record(2, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips={"bets_read": True}), 3.0)
+    [s] = r.reports()
+    assert s["bets_from"] == {"taps": 1, "chips": 1}
