@@ -303,32 +303,29 @@ class Ratings:
             return
         here = self.at_seat.get(seat)
         if action == "in" and isinstance(card, str):
-            if here is not None and here.player == card:
-                return
-            if here is not None:
+            if here is not None and here.player != card:
                 self._end(seat, ts)
-            moving = next((s for s in self.at_seat.values() if s.player == card), None)
-            if moving is not None:  # the same card at another seat of this table: a seat change
-                del self.at_seat[moving.seat]
-                moving.seats.append((ts, seat))
-                self.at_seat[seat] = moving
-            else:
+            session = next((s for s in self.at_seat.values() if s.player == card), None)
+            if session is None:
                 self.at_seat[seat] = Session(card, self.table, str(body.get("source", "dealer")), ts, [(ts, seat)])
+                return
+            if session.seat != seat:  # the same card at another seat of this table: a seat change
+                del self.at_seat[session.seat]
+                session.seats.append((ts, seat))
+                self.at_seat[seat] = session
+            _back(session, ts)  # a card presented again ends a break (the table's view says so too)
         elif here is None:
             return
         elif action == "out":
             self._end(seat, ts)
         elif action == "away" and here.away_since is None:
             here.away_since, here.breaks = ts, here.breaks + 1
-        elif action == "back" and here.away_since is not None:
-            here.away_s += ts - here.away_since
-            here.away_since = None
+        elif action == "back":
+            _back(here, ts)
 
     def _end(self, seat: int, ts: float) -> None:
         session = self.at_seat.pop(seat)
-        if session.away_since is not None:
-            session.away_s += ts - session.away_since
-            session.away_since = None
+        _back(session, ts)
         session.end = ts
         self.closed.append(session)
 
@@ -436,6 +433,13 @@ class Ratings:
     def seat_cards(self) -> dict[int, str]:
         """Seat -> the card of the session open there."""
         return {seat: s.player for seat, s in sorted(self.at_seat.items())}
+
+
+def _back(session: Session, ts: float) -> None:
+    """A break ends at `ts` (nothing when none was taken)."""
+    if session.away_since is not None:
+        session.away_s += ts - session.away_since
+        session.away_since = None
 
 
 def _add(into: dict[str, int], bets: Mapping[str, int]) -> None:

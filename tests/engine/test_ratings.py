@@ -191,3 +191,4 @@ def test_a_hand_whose_bets_were_read_from_the_chips_is_counted_so() -> None:
     r.hand(record(2, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips={"bets_read": True}), 3.0)
     [s] = r.reports()
     assert s["bets_from"] == {"taps": 1, "chips": 1}
+

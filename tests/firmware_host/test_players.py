@@ -90,3 +90,22 @@ def test_the_card_reader_going_offline_stops_no_hand_but_the_shoe_does(tmp_path:
     assert rig.c.state.fault is None and rig.c.state.devices["player_cards"]["online"] is False
     rig.c.handle_reading(DeviceOffline("shoe", "unplugged"))
     assert rig.c.state.fault is not None and rig.c.state.fault.kind == "device_offline"
+
+
+def test_a_card_presented_again_ends_a_break_as_the_table_shows_it() -> None:
+    from engine.ratings import Ratings
+    from firmware_host.tables.players import Seated  # the table's own view of the same events
+
+    events = [{"seat": 1, "action": "in", "card": "60001111"}, {"seat": 1, "action": "away"},
+              {"seat": 1, "action": "in", "card": "60001111"}, {"seat": 2, "action": "away"},
+              {"seat": 1, "action": "away"}, {"seat": 3, "action": "in", "card": "60001111"}]
+    r, seated = Ratings("uth-1"), Seated()
+    for ts, body in enumerate(events):
+        r.event("player", body, float(ts * 10))
+        try:
+            seated.apply_player(body)
+        except Exception:
+            pass
+    [s] = r.open_sessions()
+    assert (s.seat, s.away_since, s.breaks, s.away_s) == (3, None, 2, 20.0)
+    assert seated.full() == {"3": {"card": "60001111", "source": "dealer", "away": False}}
