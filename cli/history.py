@@ -184,11 +184,11 @@ def in_progress(journal: Journal) -> list[str]:
 
 
 def history(journal: Journal, out: TextIO, last: int, as_json: bool) -> None:
-    rows = journal.hands(last if last > 0 else None)
-    if as_json:
-        for line in hand_lines(journal, rows):
+    if as_json:  # each hand's line as stored when it closed: the `history` request's
+        for line in hand_lines(journal, journal.lines_newest(last) if last > 0 else journal.lines_after(0, -1)):
             out.write(json.dumps(line, separators=(",", ":")) + "\n")
         return
+    rows = journal.hands(last if last > 0 else None)
     for row in rows:
         out.write("\n".join(describe(row)) + "\n\n")
     out.write("\n".join(in_progress(journal)) + "\n")

@@ -51,7 +51,7 @@ from protocol.requests import Done, Refusal, Reply, Status
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import replay_failed, start_faults
-from firmware_host.service.history import history_reply
+from firmware_host.service.history import backfill_lines, closed_line, history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
 from protocol.keys import KeyPair, serve_curve
 from protocol.zap import ZapHandler
@@ -158,6 +158,11 @@ class Controller:
         until a supervisor clears it. Returns the number of events replayed. Raises JournalError when
         an event no longer applies.
         """
+        try:  # a journal written before the hands' history lines were stored: made once, now
+            if filled := backfill_lines(self.journal):
+                log.info("made the history lines of %d hands closed before they were stored", filled)
+        except JournalError as exc:  # a page makes them from the records instead
+            log.warning("the history lines of the older hands were not made: %s", exc)
         try:
             self.state, replayed = rebuild(self.journal, self.seats)
         except JournalError as exc:
@@ -220,9 +225,9 @@ class Controller:
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
         if applied.closed is not None:
             self._hand_closed = True
-            rec = applied.closed
-            self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
-                                    self.clock(), rec)
+            rec, now = applied.closed, self.clock()
+            self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id, now, rec,
+                                    closed_line(self.journal, rec, event_id, now))  # a `history` page reads it
         over = self.state.step_limit_fault(kind, self.max_steps)
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
