@@ -148,12 +148,19 @@ def half_even(amount: Fraction) -> int:
     return round(amount)
 
 
-def bets_source(record: Mapping[str, Any]) -> str:
-    """Whether a closed hand's bets were read from the chips or tapped by the dealer: `chips` when its
-    record says they were read (`record["chips"]["bets_read"]`, the chip readers' part of the hand
-    record), else `taps`. The one place a rating tells them apart."""
+def bets_source(record: Mapping[str, Any], seat: int) -> str:
+    """Whether a closed hand's bets at `seat` were read from the chips or tapped by the dealer: `chips` when
+    the record's chips part (the smart table's, issue 24: `record["chips"]`, `source` "chips" and the seat
+    among its `bets_read`) says they were read, else `taps`. The one place a rating tells them apart.
+
+    >>> bets_source({"chips": {"source": "chips", "bets_read": {"3": {"ante": 500}}}}, 3), bets_source({}, 3)
+    ('chips', 'taps')
+    """
     chips = record.get("chips")
-    return "chips" if isinstance(chips, Mapping) and chips.get("bets_read") else "taps"
+    if not isinstance(chips, Mapping) or chips.get("source") != "chips":
+        return "taps"
+    read = chips.get("bets_read")
+    return "chips" if isinstance(read, Mapping) and (str(seat) in read or seat in read) else "taps"
 
 
 # --- the sessions -----------------------------------------------------------------------------------
@@ -384,7 +391,7 @@ class Ratings:
             session.hands.append((int(record["hand"]), seat))
             _add(session.bets, bets)
             session.win += int(nets.get(seat, 0))
-            source = bets_source(record)
+            source = bets_source(record, seat)
             session.bets_from[source] = session.bets_from.get(source, 0) + 1
             if edges is None:
                 session.missing.update(c for c, v in bets.items() if v)

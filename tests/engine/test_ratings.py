@@ -188,7 +188,9 @@ def test_a_hand_whose_bets_were_read_from_the_chips_is_counted_so() -> None:
     r.event("open", open_body("uth"), 0.0)
     r.event("player", {"seat": 1, "action": "in", "card": "60001111"}, 1.0)
     r.hand(record(1, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}), 2.0)
-    r.hand(record(2, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips={"bets_read": True}), 3.0)
+    read = {"source": "chips", "bets_read": {"1": {"ante": 500, "blind": 500}}}
+    r.hand(record(2, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips=read), 3.0)
+    r.hand(record(3, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips={"source": None, "bets_read": {}}), 4.0)
     [s] = r.reports()
-    assert s["bets_from"] == {"taps": 1, "chips": 1}
+    assert s["bets_from"] == {"taps": 2, "chips": 1}  # the reader offline at hand 3: the taps
 
