@@ -109,3 +109,36 @@ def test_a_card_presented_again_ends_a_break_as_the_table_shows_it() -> None:
     [s] = r.open_sessions()
     assert (s.seat, s.away_since, s.breaks, s.away_s) == (3, None, 2, 20.0)
     assert seated.full() == {"3": {"card": "60001111", "source": "dealer", "away": False}}
+
+
+def test_a_certificate_gives_uth_its_edges_where_the_profile_carries_none(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    from fractions import Fraction
+
+    from engine.paytables import read_profile
+
+    rig = Rig(tmp_path / "state")
+    rig.ok("player", seat=1, action="in", card=CARD)
+    play_hands(rig.c, 2)  # hand 1 at seat 1 (Ante 100, Blind 100, Play 400), hand 2 at seat 2
+    rig.c.journal.close()
+    default = read_profile("default")
+    abp, trips = "50643648973/2317817502000", "401956319543/2317817502000"
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    (certs / "default.json").write_text(json.dumps({
+        "format": "croupier-paytable-certificate/1", "profile": {"name": "default", "sha256": default.sha256},
+        "sheets": {"uth": {"bets": {"ante_blind_play": {"house_edge": 0.0218, "house_edge_exact": abp},
+                                    "trips": {"house_edge": 0.17, "house_edge_exact": trips}}}}}))
+    (certs / "not-one.json").write_text("{}")
+    (tmp_path / "table.toml").write_text('[table]\nname = "uth-7"\ngame = "uth"\n[ratings]\nreinvestment = 0.25\n')
+    done = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(tmp_path / "state"), "--json",
+                           "--config", str(tmp_path / "table.toml"), "--certificates", str(certs)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    session = json.loads(done.stdout.splitlines()[0])
+    theo = 100 * Fraction(abp)
+    assert (session["table"], session["theo"], session["theo_complete"]) == ("uth-7", str(theo), True)
+    assert session["comp_cents"] == round(theo / 4) and session["profile_sha256"] == default.sha256
+    text = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(tmp_path / "state"),
+                           "--certificates", str(certs)], capture_output=True, text=True, timeout=120, check=True)
+    assert "••••7890" in text.stdout and CARD not in text.stdout  # the text masks the card
