@@ -24,6 +24,7 @@ from typing import Any
 from cli.output import stdout_closed
 from engine.ratings import mask_card
 from firmware_host.service.config import Config
+from firmware_host.service.history import closed_at
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.ratings import journal_ratings
 from protocol.certificates import certified_figures
@@ -71,7 +72,7 @@ def _text(r: dict[str, Any]) -> str:
     if r["kind"] == "session":
         hours = r["played_s"] / 3600
         theo = _money(r["theo_cents"]) + ("" if r["theo_complete"] else f" (incomplete: {', '.join(r['theo_missing'])})")
-        return (f"{mask_card(r['player'])}  {r['table']}  seats {'/'.join(str(s['seat']) for s in r['seats'])}  "
+        return (f"{mask_card(r['player'])}  {r['table']}  {r['started'][11:16]}-{(r['ended'] or '')[11:16] or 'now'}  seats {'/'.join(str(s['seat']) for s in r['seats'])}  "
                 f"{r['hands']} hands in {hours:.2f} h  avg bet {_money(r['average_bet'])}  "
                 f"win {_money(r['win'])}  theo {theo}  comp {_money(r['comp_cents'])}" + ("  (open)" if r["open"] else ""))
     if r["kind"] == "unrated":
@@ -102,6 +103,9 @@ def main(args: argparse.Namespace) -> int:
     finally:
         journal.close()
     lines = [*ratings.reports(), ratings.unrated_report(), *(ratings.dealer_reports() if args.dealers else [])]
+    for line in lines:  # the journal's times as people read them too (ISO 8601 UTC, as `croupier history`)
+        if line["kind"] == "session":
+            line["started"], line["ended"] = closed_at(line["start"]), closed_at(line["end"]) if line["end"] else None
     try:
         for line in lines:
             print(json.dumps(line, sort_keys=True) if args.json else _text(line))
