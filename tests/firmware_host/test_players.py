@@ -142,3 +142,22 @@ def test_a_certificate_gives_uth_its_edges_where_the_profile_carries_none(tmp_pa
     text = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(tmp_path / "state"),
                            "--certificates", str(certs)], capture_output=True, text=True, timeout=120, check=True)
     assert "••••7890" in text.stdout and CARD not in text.stdout  # the text masks the card
+
+
+@pytest.mark.parametrize("when", ["before any hand", "mid-hand", "after a close"])
+def test_the_seats_are_found_again_at_a_restart_whenever_it_comes(tmp_path: Path, when: str) -> None:
+    rig = Rig(tmp_path)
+    rig.ok("player", seat=2, action="in", card=CARD)
+    if when == "mid-hand":
+        play_hands(rig.c, 1)
+        rig.ok("bet", seat=1, bets={"ante": 100, "blind": 100})
+        rig.ok("player", seat=5, action="in", card=OTHER)  # during the hand
+        rig.ok("card", card="Ah")
+    if when == "after a close":
+        rig.ok("close")
+        rig.ok("open", game="uth", profile="default", limits={"minimum": 100})
+        rig.ok("player", seat=5, action="in", card=OTHER)
+    before = rig.c.state.views()[1]["players"]
+    rig.restart()
+    assert rig.c.state.views()[1]["players"] == before
+    assert set(before) == ({"2"} if when == "before any hand" else {"5"} if when == "after a close" else {"2", "5"})
