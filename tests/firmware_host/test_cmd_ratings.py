@@ -78,6 +78,10 @@ def test_the_ratings_after_a_rated_demo_equal_an_independent_count_within_a_cent
         assert s["theo_complete"] and abs(s["theo_cents"] - mine["theo"]) <= 1, (s["theo"], float(mine["theo"]))
         assert abs(Fraction(s["theo"]) - mine["theo"]) < Fraction(1, 100) * max(1, s["hands"])
         assert s["table"] == f"sim-{game}-1" and len(s["profile_sha256"]) == 64
+    table = croupier("ratings", "--state", str(state), "--csv").stdout.splitlines()
+    rows = list(__import__("csv").DictReader(table))
+    assert [(r["player"], int(r["hands"]), int(r["bet_ante"]), int(r["win"]), r["theo"], r["theo_complete"])
+            for r in rows] == [(s["player"], s["hands"], s["bets"]["ante"], s["win"], s["theo"], "true") for s in sessions]
     unrated = next(r for r in lines if r["kind"] == "unrated")
     assert unrated["spot_hands"] > 0  # two bots without a card, the hands between two players, the breaks
     dealers = {r["dealer"]: r for r in lines if r["kind"] == "dealer"}
