@@ -31,11 +31,13 @@ class Seated:
     def __init__(self) -> None:
         self.seats: dict[int, dict[str, Any]] = {}
         self.dealer: str | None = None
+        self._full: dict[str, Any] | None = None  # the full view's map, made again only after a change
 
     def apply_player(self, body: Mapping[str, Any]) -> None:
         """A `player` event. Raises Refused (nothing changed) for a seat with no card to leave, break or come back."""
         seat, action = int(body["seat"]), str(body["action"])
         here = self.seats.get(seat)
+        self._full = None
         if action == "in":
             card = str(body["card"])
             for other, sat in list(self.seats.items()):
@@ -59,6 +61,7 @@ class Seated:
 
     def clear(self) -> None:
         """The table closed: nobody sits, nobody deals."""
+        self._full = None
         self.seats.clear()
         self.dealer = None
 
@@ -76,5 +79,8 @@ class Seated:
                     continue
 
     def full(self) -> dict[str, Any]:
-        """The full feed's `players`: seat (as text) -> `{"card", "source", "away"}`."""
-        return {str(seat): dict(sat) for seat, sat in sorted(self.seats.items())}
+        """The full feed's `players`: seat (as text) -> `{"card", "source", "away"}`; the very map of the view
+        before while nothing changed (never changed in place: the feed's changes compare it by identity first)."""
+        if self._full is None:
+            self._full = {str(seat): dict(sat) for seat, sat in sorted(self.seats.items())}
+        return self._full

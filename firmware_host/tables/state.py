@@ -83,8 +83,12 @@ class TableState:
         self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
+        # (a new map at each change, never changed in place: the views pass it as it is)
         self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
+        self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
+        self._shown: tuple[Any, list[dict[str, Any]]] = (None, [])  # the last hands as the views gave them
+        self._steps_shown: dict[str, bool] = {}  # the `steps` the views gave last
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -153,20 +157,31 @@ class TableState:
         full["devices"] = {name: dict(info) for name, info in self.devices.items()}
         full["sensors"] = dict(self.sensors)
         full["currency"], full["decimals"] = money.currency, money.decimals
-        full["session"] = dict(self.session)
-        full["history"] = list(self.history)  # each made once, in public form, when its hand closed
+        full["session"] = self.session
+        full["history"] = self._history_shown()
         if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
             full["tournament"] = dict(self.tournament) if self.tournament is not None else None
         full["hold"] = dict(self.hold) if self.hold is not None else None
         full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
         full["dealer_signed_in"] = self.seated.dealer
-        full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
+            self._steps_shown = steps
+        full["steps"] = self._steps_shown
         full["corrections"] = corrections_of(table, full["steps"])
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw
-        return cast(PublicState, redact.public(full)), cast(FullState, full)
+        return cast(PublicState, self._redactor.public(full)), cast(FullState, full)
+
+    def _history_shown(self) -> list[dict[str, Any]]:
+        """The last hands as a list, made again only when a hand joined them (each made once, in public
+        form, when its hand closed; the views' lists are never changed)."""
+        newest = (len(self.history), self.history[-1]) if self.history else None
+        if self._shown[0] != newest:  # a tuple of a count and the very hand: `!=` compares the hand by identity first
+            self._shown = (newest, list(self.history))
+        return self._shown[1]
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
         """The body of the `step_limit` fault the hand has earned by the `kind` step just applied
@@ -191,11 +206,12 @@ class TableState:
 
     def tally(self, status: str, record: Mapping[str, Any]) -> None:
         """Count one closed hand in the session: settled (with the house's net) or voided."""
+        was = self.session
         if status == "settled":
-            self.session["hands"] += 1
-            self.session["house_net"] += int((record.get("settlement") or {}).get("house_net", 0))
+            net = int((record.get("settlement") or {}).get("house_net", 0))
+            self.session = {**was, "hands": was["hands"] + 1, "house_net": was["house_net"] + net}
         else:
-            self.session["voided"] += 1
+            self.session = {**was, "voided": was["voided"] + 1}
 
     # -- helpers ----------------------------------------------------------------------------------
 

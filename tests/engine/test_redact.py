@@ -110,3 +110,28 @@ def test_nothing_of_the_public_view_is_shared_with_the_full_view() -> None:
     full["spots"][0]["results"]["ante"] = 0
     assert public == {"board": ["As"], "results": {"pots": [{"amount": 5, "winners": [1]}]},
                       "spots": [{"seat": 1, "cards": ["Kd", "??"], "bets": {"ante": 5}, "results": {"ante": 5}}]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(full_views(), full_views(), st.lists(st.booleans(), min_size=8, max_size=8))
+def test_the_redactor_keeps_the_public_form_of_unchanged_parts_alone(first: dict[str, Any], other: dict[str, Any],
+                                                                    keep: list[bool]) -> None:
+    """Step after step a `Redactor` gives what `public` gives: a part of the full view that is the very
+    object of the view before (a hand, a list) keeps its public form of then; a part made anew is
+    redacted anew, whatever the view before showed of the same seat."""
+    redactor = redact.Redactor()
+    before = redactor.public(first)
+    assert before == redact.public(first)
+    second = {key: first[key] if key in first and (keep[i % len(keep)] or key not in other) else other[key]
+              for i, key in enumerate(dict.fromkeys([*first, *other]))}
+    second["spots"] = [hand if keep[i % len(keep)] else {**hand, "cards": list(hand["cards"])}
+                       for i, hand in enumerate(second.get("spots", []))]
+    after = redactor.public(second)
+    assert after == redact.public(second)
+    spots_before = before.get("spots", [])
+    for i, hand in enumerate(second["spots"]):
+        if i < len(first.get("spots", [])) and first["spots"][i] is hand:
+            assert after["spots"][i] is spots_before[i]
+        elif i < len(spots_before):
+            assert after["spots"][i] is not spots_before[i]
+    assert (after["dealer"] is before["dealer"]) == (second["dealer"] is first["dealer"])

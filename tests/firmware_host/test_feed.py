@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import zmq
 
+from engine import redact
 from protocol.feed import Feed, FeedClient, FeedError, apply_changes, pack, state_of, unpack
 from tests.firmware_host.processes import CARD_TEXTS, Published, strings_in
 
@@ -280,6 +281,7 @@ def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, 
     hands) is checked against the hands it came from: each past hand holds only cards that hand
     showed the public while on show (`shown`, per hand number, filled here from each view)."""
     assert not {"burns", "discards", "ignored", "devices", "sensors"} & set(public)
+    assert public == redact.public(full)  # the table's redaction, which keeps unchanged parts, is the one redaction
     shown_phase = full["phase"] in ("showdown", "settled")
     visible = set(full["board"])
     if shown_phase:
