@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("cli.stats", "the floor's figures from the archive, and the pit's counts (drop, fills ...)"),
     "tournament": ("cli.tournament", "the tournament director: the clock, the standings, the tables' levels"),
     "floor-sim": ("cli.floor_sim", "simulated tables at K times real time for the pit: real feeds and history, their pit configuration written"),
-    "pit": ("cli.pit", "the floor: the pit aggregator (run, reload) and its archive of every table's hands in PostgreSQL (migrate)"),
+    "pit": ("cli.pit", "the floor: the pit aggregator (run, reload), its pages in the browser (web) and its archive of every table's hands in PostgreSQL (migrate)"),
 }
 
 
@@ -41,9 +41,9 @@ NEEDS: dict[str, str] = {name: folder for name, folder in (
     ("stats", "floor"), ("tournament", "floor"), ("pit", "floor"))}
 """The commands that run elsewhere than on a table's Pi: the top folder each needs (the Pi installs only the
 table's folders, `protocol.packages.TABLE`)."""
-OPTIONAL: dict[str, str] = {"audit": "floor", "display": "floor"}
-"""Commands of the table's that read the floor's archive with one option (`croupier audit --against DSN`, a
-display's `floor_db`): they import the floor only then, and say what to install when it is missing."""
+OPTIONAL: dict[str, str] = {"audit": "floor"}
+"""Commands of the table's that read the floor's archive with one option (`croupier audit --against DSN`): they
+import the floor only then, and say what to install when it is missing."""
 WHERE = {"analysis": "the analysis (an analyst's machine)", "sim": "the simulations (a test machine)",
          "floor": "the floor server (the pit's host)"}
 

@@ -81,10 +81,10 @@ import zmq
 
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
-from firmware_host.display.words import LANGUAGES
+from pages.words import LANGUAGES
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
-from cli.demo_display import start_display
+from cli.demo_display import start_display, start_floor_pages
 from cli.demo_tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
 from protocol.feed import FeedClient
@@ -293,24 +293,25 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
 
 
 def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
-                language: str = "en", players_by: str = "bots") -> subprocess.Popen[bytes] | None:
-    """Start `croupier display` on the table's public feed and print the pages' address (one line).
-    With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
-    and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
-    start, say why and go on without it (None)."""
+                language: str = "en", players_by: str = "bots") -> list[subprocess.Popen[bytes]] | None:
+    """Start `croupier display` on the table's public feed, and `croupier pit web` (the floor's pages: the pit)
+    on a free port, and print the pages' addresses (one line). With `console`, the dealer console too (the
+    command endpoint, the users file; the line adds `/dealer` and the demo credentials). When `port` is taken,
+    say so and take a free one; when the display cannot start, say why and go on without it (None)."""
     keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
-    keys += console_lines(table) if console else ""
+    feed = (f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
+            f'heartbeat_s = {table.heartbeat_s}\n')
     eye = full_feed_lines(table, with_commands=not console)
     config = table.run_dir / "display.toml"
     log_path = table.run_dir / "display.log"
     started = start_display(config, log_path, host, port, lambda listen: (
-        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}{eye}\n[[display.tables]]\n'
-        f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
-        f'heartbeat_s = {table.heartbeat_s}\n'))
+        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}'
+        f'{console_lines(table) if console else ""}{eye}\n[[display.tables]]\n{feed}'))
     if started is None:
         return None
     proc, ready = started
-    line = f"pages: {ready['table']} {ready['pit']}"
+    floor = start_floor_pages(table.run_dir, host, f"\n[[web.tables]]\n{feed}{keys}", language=language)
+    line = f"pages: {ready['table']} {floor[1]['pit'] if floor else '(no pit)'}"
     if eye:
         line += f" {ready['display']}/surveillance"
     if console:
@@ -320,7 +321,7 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
     if console and players_by == "web":
         line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
     print(line, flush=True)
-    return proc
+    return [proc, *([floor[0]] if floor else [])]
 
 
 class Stagehand:
@@ -545,7 +546,7 @@ def main(args: argparse.Namespace) -> int:
     viewer: subprocess.Popen[bytes] | None = None
     if people:
         table.write_users()  # the display checks sign-ins against it from its start
-    pages: subprocess.Popen[bytes] | None = None
+    pages: list[subprocess.Popen[bytes]] | None = None
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)
@@ -582,8 +583,8 @@ def main(args: argparse.Namespace) -> int:
         if viewer is not None:
             viewer.terminate()
             viewer.wait()
-        if pages is not None:
-            end(pages)
+        for proc in pages or []:
+            end(proc)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
     return finish(args, state_dir, result, restarts, status)

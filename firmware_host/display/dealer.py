@@ -39,8 +39,8 @@ import zmq
 from aiohttp import WSMsgType, web
 
 from engine.ratings import mask_card
-from firmware_host.display import auth
-from firmware_host.display.bridge import Hub
+from pages import auth
+from pages.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from drivers.readings import ButtonPress, DeviceFault, DeviceOffline, DeviceOnline, Misread, Sensor, SensorChange
-from firmware_host.display.bridge import Hub
+from pages.bridge import Hub
 from firmware_host.display.server import make_app
 from firmware_host.service.journal import Journal
 from protocol import messages, records, requests
