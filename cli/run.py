@@ -262,7 +262,7 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
                                 security=cfg.security, rights=cfg.rights, commands=cfg.commands,
                                 max_steps=cfg.table.max_steps_per_hand, money=cfg.table.money,
-                                certificates=cfg.table.certificate_policy)
+                                certificates=cfg.table.certificate_policy, chip_set=cfg.chip_set)
         controller.zap = zap
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())

@@ -61,6 +61,8 @@ TABLE_KEYS = frozenset({
     # which dealer steps the table allows now (firmware_host/tables/steps.py): the console's buttons; the
     # decisions "Correct the last decision" may put in place (decisions are taken in the open)
     "steps", "corrections",
+    # a smart table's circles as read (values only; the UIDs are the full view's `chip_reads`)
+    "chips",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

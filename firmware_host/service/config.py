@@ -23,6 +23,7 @@ from typing import Any
 
 from drivers.chip_debounce import CONFIRM, SETTLE_S
 from engine import games
+from engine.chips import ChipSet, ChipSetError
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.money import DEFAULT_CURRENCY, Money
@@ -223,6 +224,13 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipsConfig:
+    """`[chips]`: the chip set the smart table values chips with (a CSV file, `engine.chips`; "" = no chips read)."""
+
+    set: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerCardsConfig:
     """`[player_cards]`: the seats' player card reader (`drivers/player_card.py`): `backend` "none", "serial"
     (`url`), "keyboard" (`path`, its Linux input device) or "sim"; `seat` the seat it serves (0: its lines
@@ -258,9 +266,11 @@ class Config:
     security: SecurityConfig = field(default_factory=SecurityConfig)
     access: AccessConfig = field(default_factory=AccessConfig)
     rights: RightsConfig = field(default_factory=RightsConfig)
+    chips: ChipsConfig = field(default_factory=ChipsConfig)
     ratings: RatingsConfig = field(default_factory=RatingsConfig)
     player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)
     profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
+    chip_set: dict[str, Any] | None = None  # `[chips] set` as read: the `chip_set` event's body (name, sha256, text)
 
     @classmethod
     def load(cls, path: str | Path) -> Config:
@@ -277,7 +287,7 @@ class Config:
         """Build from already-parsed TOML data. Raises ConfigError."""
         cfg = cls(source=source, **parse_sections(data, source, _SCHEMA))
         _check_whole(cfg)
-        return replace(cfg, profile=_house_table(cfg))
+        return replace(cfg, profile=_house_table(cfg), chip_set=_chip_set(cfg))
 
 
 def _serial_url(v: Any) -> str:
@@ -307,9 +317,6 @@ def _chip_device(v: Any) -> str:
 
 
 _SCHEMA: dict[str, Section] = {
-    "ratings": Section(RatingsConfig, {"reinvestment": _share}),
-    "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
-                                                "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
     "table": Section(TableConfig, {"name": plain_name, "game": one_of(*games.GAMES), "profile": string,
                             "seats": integer(*games.TABLE_SEATS), "max_steps_per_hand": integer(100, 10**7),
                             "currency": currency, "require_certificate": boolean, "certificates": string}),
@@ -342,6 +349,10 @@ _SCHEMA: dict[str, Section] = {
                                   "local_role": one_of(*access.ROLES), "full_delay_s": seconds(0.0, 3600.0)}),
     "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
     "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
+    "chips": Section(ChipsConfig, {"set": string}),
+    "ratings": Section(RatingsConfig, {"reinvestment": _share}),
+    "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
+                                                "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
 }
 
 
@@ -424,3 +435,22 @@ def _house_table(cfg: Config) -> ProfileText:
         raise ConfigError(f"{src}: [limits] {exc}") from None
     return text
 
+
+
+def _chip_set(cfg: Config) -> dict[str, Any] | None:
+    """`[chips] set` read and checked (`engine.chips.ChipSet`): the body of the `chip_set` event the table
+    journals at start. Raises ConfigError naming the file and the bad line."""
+    if not cfg.chips.set:
+        return None
+    path = Path(cfg.chips.set)
+    if not path.is_absolute() and not path.exists() and (Path(cfg.source).parent / path).exists():
+        path = Path(cfg.source).parent / path  # a set beside the configuration file
+    try:
+        text = read_text(path)
+    except ConfigError as exc:
+        raise ConfigError(f"{cfg.source}: [chips] set: {exc}") from None
+    try:
+        chips = ChipSet.from_csv(text, where=str(path))
+    except ChipSetError as exc:
+        raise ConfigError(f"{cfg.source}: [chips] set: {exc}") from None
+    return {"name": path.name, "sha256": chips.sha256(), "text": text}

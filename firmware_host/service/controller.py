@@ -87,8 +87,10 @@ class Controller:
                  limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
                  commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
-                 money: Money = Money(), certificates: Certificates = Certificates()) -> None:
+                 money: Money = Money(), certificates: Certificates = Certificates(),
+                 chip_set: Mapping[str, Any] | None = None) -> None:
         self.journal = journal
+        self.chip_set = chip_set  # [chips] set: the `chip_set` event's body, journaled at start when new
         self.certificates = certificates  # [table] require_certificate: an open only on a certified profile
         self.money = money  # [table] currency: published with the table's state
         self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
@@ -169,6 +171,8 @@ class Controller:
             raise replay_failed(self.journal, exc) from exc
         for body in start_faults(self.journal, self.audit.log):  # replayed as it stands, then the table is locked
             self._submit("fault", body, None)
+        if self.chip_set is not None and self.state.chips.set_sha256 != self.chip_set["sha256"]:
+            self._submit("chip_set", dict(self.chip_set), None)  # the journal alone values the chips
         if self.state.table is None and self.default_setup is not None and self.state.fault is None:
             if not self.state.table_closed:  # a table the pit closed stays closed
                 self._submit("open", self.default_setup.as_body(), None)
@@ -223,6 +227,8 @@ class Controller:
         before = self.state.fault
         applied = self.state.apply(kind, body, event_id)
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
+        for entry, details in self.state.chips.take_audit():  # typed bets with the reader offline, a mispay accepted
+            self.audit.note(entry, {"event": event_id, **details})
         if applied.closed is not None:
             self._hand_closed = True
             rec, now = applied.closed, self.clock()

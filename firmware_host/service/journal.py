@@ -590,8 +590,12 @@ class Journal:
 
     def last_hold(self, before: int | None = None) -> Event | None:
         """The last `hold` event (with an id below `before`, when given), or None (`tables/hold.py`)."""
-        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'hold' AND id < ? "
-                                 "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
+        return self.last_of("hold", before)
+
+    def last_of(self, kind: str, before: int | None = None) -> Event | None:
+        """The last event of `kind` (with an id below `before`, when given), or None (a hold, a chip set)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = ? AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (kind, before if before is not None else 2**62)).fetchone()
         return self._event(row) if row else None
 
     def seated_before(self, before: int | None = None) -> list[Event]:

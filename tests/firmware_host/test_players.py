@@ -161,3 +161,14 @@ def test_the_seats_are_found_again_at_a_restart_whenever_it_comes(tmp_path: Path
     rig.restart()
     assert rig.c.state.views()[1]["players"] == before
     assert set(before) == ({"2"} if when == "before any hand" else {"5"} if when == "after a close" else {"2", "5"})
+
+
+def test_a_card_swiped_after_a_hand_leaves_the_settled_hand_on_show_across_a_restart(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    play_hands(rig.c, 2)
+    assert rig.c.state.phase == "settled"
+    rig.c.handle_reading(PlayerCardRead(4, OTHER))
+    rig.ok("dealer", dealer="bo", action="in")
+    shown = rig.c.state.views()[0]
+    rig.restart()
+    assert rig.c.state.phase == "settled" and rig.c.state.views()[0]["spots"] == shown["spots"]
