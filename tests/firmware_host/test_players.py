@@ -172,3 +172,19 @@ def test_a_card_swiped_after_a_hand_leaves_the_settled_hand_on_show_across_a_res
     shown = rig.c.state.views()[0]
     rig.restart()
     assert rig.c.state.phase == "settled" and rig.c.state.views()[0]["spots"] == shown["spots"]
+
+
+def test_a_smart_tables_hand_is_rated_with_its_bets_read_from_the_chips(tmp_path: Path) -> None:
+    from tests.firmware_host import test_table_chips as smart
+
+    rig = smart.Rig(tmp_path)
+    rig.reader()
+    rig.ok("player", seat=3, action="in", card=CARD)
+    smart.to_showdown(rig)
+    smart.pay(rig)
+    rig.ok("confirm")
+    [session] = journal_ratings(rig.c.journal, "uth-1").reports()
+    assert session["bets_from"] == {"chips": 1} and session["hand_numbers"] == [{"hand": 1, "seat": 3}]
+    assert session["bets"] == {"ante": 500, "blind": 500, "play": 2000, "trips": 100}
+    assert session["win"] == 2000 + 300  # the Play won 1:1, the Trips 3:1 (Ante and Blind pushed)
+    rig.c.journal.close()
