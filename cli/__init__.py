@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("cli.watch", "show a table's public feed"),
     "display": ("cli.display", "serve a table's pages in the browser: the table display"),
     "history": ("cli.history", "recall the last hands from the journal"),
+    "ratings": ("cli.ratings", "the table's player rating sessions and dealer figures, from its journal"),
     "audit": ("cli.audit", "check and read the tamper-evident audit log"),
     "integrity": ("cli.integrity", "sign and verify the manifest of the installed code"),
     "keys": ("cli.keys", "make, list and revoke CURVE certificates"),
