@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "display": ("cli.display", "serve a table's pages in the browser: the table display"),
     "history": ("cli.history", "recall the last hands from the journal"),
     "tray": ("cli.tray", "the chip tray's trail hand by hand and the shift's reconciliation, from the journal"),
+    "ratings": ("cli.ratings", "the table's player rating sessions and dealer figures, from its journal"),
     "audit": ("cli.audit", "check and read the tamper-evident audit log"),
     "integrity": ("cli.integrity", "sign and verify the manifest of the installed code"),
     "keys": ("cli.keys", "make, list and revoke CURVE certificates"),

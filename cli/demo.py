@@ -93,7 +93,7 @@ from sim.dealing import ShoeHand
 from sim.keys import SimKeys
 from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
-from sim.demo_profile import write_demo_profile
+from sim.demo_profile import write_demo_profile, write_rated_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from sim.yielding import YieldingPlayers, next_hand
 
@@ -124,8 +124,9 @@ class SimTable:
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
                  sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None, demo_profile: bool = False) -> None:
+                 structure: str | None = None, demo_profile: bool = False, rated: bool = False) -> None:
         self.state_dir = Path(state_dir)
+        self.rated = rated  # `--rated`: the standard paytables with UTH's edges approved (`sim/demo_profile.py`)
         self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
@@ -169,6 +170,8 @@ class SimTable:
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
             profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
+            if self.rated and self.structure is None:
+                profile = write_rated_profile(self.run_dir / "rated-profile.toml")
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
@@ -374,6 +377,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bots at the table (default: 5 for uth, 6 for 3cp and poker; uth and 3cp 1 to 7 (the "
                              "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
+    parser.add_argument("--rated", type=float, default=None, metavar="P",
+                        help="a share P (0..1) of the bot seats carry player cards, the standard paytables "
+                             "with UTH's edges approved: `croupier ratings` after it (house games)")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
     parser.add_argument("--secure", action="store_true",
@@ -401,6 +407,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
     """What is wrong with the command line (None when nothing is)."""
     if args.hands < 1:
         return "--hands must be at least 1"
+    if args.rated is not None and (is_poker(args.game) or args.dealer == "web"):
+        return "--rated is for the house games' bot dealer (uth, 3cp)"
     if is_poker(args.game):
         most = VARIANTS[args.game].max_players
         if not 2 <= seats <= most:
@@ -410,6 +418,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
+    if args.rated is not None and not 0 <= args.rated <= 1:
+        return f"--rated is a share of the seats, 0 to 1, not {args.rated}"
     low, high = HOUSE_SEATS
     if not low <= seats <= high:
         return f"--seats {seats} is not possible for {args.game} ({low}..{high})"
@@ -529,8 +539,8 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
-    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people, structure=args.structure, demo_profile=True)
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1), keys=keys,
+                     people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None)
     if args.secure and web is not None and keys is not None:
         table.eye_key = eye_key(keys)  # the full feed for /surveillance
     viewer: subprocess.Popen[bytes] | None = None
@@ -554,7 +564,7 @@ def main(args: argparse.Namespace) -> int:
             result = play_from_console(table, seats, args, at_console)
         else:
             pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
-            dealer = table.dealer(players=seat_players(seats, args.seed),
+            dealer = table.dealer(players=seat_players(seats, args.seed, args.rated or 0.0),
                                   on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
             result = dealer.play(args.hands)
     except (BotError, RestarterError, OSError, JournalError) as exc:

@@ -87,6 +87,27 @@ class Devices:
         except BackendError as exc:
             raise BackendError(f"{cfg.source}: [chip_reader] {exc.option or 'url'}: {exc}",
                                option=exc.option) from exc
+        try:
+            self._open_player_cards(cfg, controller)
+        except BackendError as exc:
+            raise BackendError(f"{cfg.source}: [player_cards] {exc.option or 'backend'}: {exc}",
+                               option=exc.option) from exc
+
+    def _open_player_cards(self, cfg: Config, controller: Controller) -> None:
+        """The seats' player card reader (docs/ratings.md), when `[player_cards] backend` names one."""
+        cards = cfg.player_cards
+        if cards.backend == "none":
+            return
+        from drivers.player_card import open_player_card_reader
+
+        options: dict[str, Any] = {"seat": cards.seat or None}
+        if cards.backend == "serial":
+            options["url"] = cards.url
+        elif cards.backend == "keyboard":
+            options["path"] = cards.path
+        reader = open_player_card_reader(cards.backend, controller.inbox.post, **options)
+        self.opened.append(reader)
+        reader.start()
 
     def _open_gpio(self, cfg: Config, controller: Controller) -> None:
         post = controller.inbox.post

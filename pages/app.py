@@ -53,6 +53,11 @@ async def _words(request: web.Request) -> web.Response:
     return web.Response(text=request.app[WORDS], content_type="application/json", headers={"Cache-Control": "no-cache"})
 
 
+async def _icon(request: web.Request) -> web.FileResponse:
+    """The pages' icon (a browser asks /favicon.ico of every page; without it, each page logged a 404)."""
+    return web.FileResponse(request.app[FILES]["favicon.svg"], headers={"Content-Type": "image/svg+xml"})
+
+
 def page(path: Path) -> web.FileResponse:
     """A page's HTML, never cached (a new version is read at the next load)."""
     return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
@@ -70,6 +75,7 @@ def make_app(own: Path, sessions: auth.Sessions | None = None, *, tls: bool = Fa
     app.router.add_get("/words.json", _words)
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
     app.router.add_get("/static/{name}", _static)
+    app.router.add_get("/favicon.ico", _icon)
     return app
 
 

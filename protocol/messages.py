@@ -515,6 +515,14 @@ class PublicState(TableFields):
     fault: Fault | None
 
 
+class SeatPlayer(TypedDict):
+    """The player card at a seat, on the full feed only (`firmware_host/tables/players.py`)."""
+
+    card: str
+    source: str
+    away: bool
+
+
 class FullState(TableFields):
     """The table on the restricted feed: every card shown, with its `visible` flags, and what only it carries."""
 
@@ -531,6 +539,8 @@ class FullState(TableFields):
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
     chip_reads: NotRequired[ChipReads]
+    players: NotRequired[dict[str, SeatPlayer]]
+    dealer_signed_in: NotRequired[str | None]
     tray: NotRequired[TrayReconciliation]
 
 

@@ -84,7 +84,15 @@ class ChipSetBody(TypedDict):
     text: str
 
 
-ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody
+class PlayerBody(r.PlayerAtSeat):
+    """A `player` event: from the dealer's or the pit's command (`source` `dealer`, `pit`), or a seat's card
+    reader (`source` `reader`, its `device`). The card number is kept here and on the full feed only."""
+
+    device: NotRequired[str]
+    signed_off: NotRequired[dict[str, Any]]
+
+
+ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody | PlayerBody
 """What a device's reading is journaled as."""
 
 
@@ -214,6 +222,10 @@ class TrayTransferBody(r.TrayTransfer, Signed):
     pass
 
 
+class DealerBody(r.DealerSignIn, Signed):
+    pass
+
+
 class Nothing(Signed):
     """A command with no arguments (`deal`, `close`)."""
 
@@ -224,7 +236,8 @@ EVENT_BODIES: dict[str, type] = {
     "open": OpenBody, "close": Nothing, "bet": BetBody, "deal": Nothing, "decide": DecideBody,
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
-    "race": RaceBody, "button-draw": DrawBody, "chips": ChipsBody, "chip_set": ChipSetBody,
+    "race": RaceBody, "button-draw": DrawBody, "player": PlayerBody, "dealer": DealerBody,
+    "chips": ChipsBody, "chip_set": ChipSetBody,
     "buy_in": BuyInBody, "colour_up": ColourUpBody, "fill": TrayTransferBody, "credit": TrayTransferBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""

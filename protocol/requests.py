@@ -160,6 +160,22 @@ class TrayTransfer(TypedDict):
     slip: NotRequired[str]
 
 
+class PlayerAtSeat(TypedDict):
+    """A player card at a seat (`firmware_host/tables/players.py`): `in` with the card's number, `out`, `away`, `back`."""
+
+    seat: int
+    action: str
+    card: NotRequired[str]
+    source: NotRequired[str]
+
+
+class DealerSignIn(TypedDict):
+    """A dealer signs in at the table (relieving the dealer before) or out."""
+
+    dealer: str
+    action: str
+
+
 class NoArguments(TypedDict):
     """A command that takes none (`close`, `deal`, `confirm`, `state`)."""
 
@@ -168,7 +184,7 @@ REQUESTS: dict[str, type] = {
     "open": Open, "close": NoArguments, "bet": Bet, "deal": NoArguments, "decide": Decide, "correct": Correct,
     "card": CardEntered, "confirm": NoArguments, "void": Void, "clear": Clear, "state": NoArguments, "act": Act,
     "seat": SeatChange, "chop": Chop, "history": History, "level": Level, "clock": ClockCall, "hold": HoldTable,
-    "race": ChipRace, "button-draw": DrawForButton,
+    "race": ChipRace, "button-draw": DrawForButton, "player": PlayerAtSeat, "dealer": DealerSignIn,
     "buy_in": BuyIn, "colour_up": ColourUp, "fill": TrayTransfer, "credit": TrayTransfer,
 }
 """Each command's arguments, by its `cmd`."""

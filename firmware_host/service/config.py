@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +232,26 @@ class ChipsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerCardsConfig:
+    """`[player_cards]`: the seats' player card reader (`drivers/player_card.py`): `backend` "none", "serial"
+    (`url`), "keyboard" (`path`, its Linux input device) or "sim"; `seat` the seat it serves (0: its lines
+    name the seat, `SEAT:`). Its device is `player_cards`; its going offline never stops a hand."""
+
+    backend: str = "none"
+    url: str = ""
+    path: str = ""
+    seat: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RatingsConfig:
+    """`[ratings]`: the share of a session's theo given back in comps (`reinvestment`, 0 to 1, a number or a
+    fraction text such as "3/10"; docs/ratings.md)."""
+
+    reinvestment: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration. `source` is the file it came from."""
 
@@ -247,6 +268,8 @@ class Config:
     access: AccessConfig = field(default_factory=AccessConfig)
     rights: RightsConfig = field(default_factory=RightsConfig)
     chips: ChipsConfig = field(default_factory=ChipsConfig)
+    ratings: RatingsConfig = field(default_factory=RatingsConfig)
+    player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)
     profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
     chip_set: dict[str, Any] | None = None  # `[chips] set` as read: the `chip_set` event's body (name, sha256, text)
 
@@ -273,6 +296,18 @@ def _serial_url(v: Any) -> str:
     if text and not (text.startswith("/") or "://" in text):
         raise ValueError(f"must be a device path or a pyserial URL (socket://, loop://, spy://), not {text!r}")
     return text
+
+
+def _share(v: Any) -> Fraction:
+    try:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise ValueError
+        share = Fraction(repr(v) if isinstance(v, float) else v)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"must be a number or a fraction such as \"3/10\", not {v!r}") from None
+    if not 0 <= share <= 1:
+        raise ValueError(f"must be between 0 and 1, not {v!r}")
+    return share
 
 
 def _chip_device(v: Any) -> str:
@@ -317,6 +352,9 @@ _SCHEMA: dict[str, Section] = {
     "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
     "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
     "chips": Section(ChipsConfig, {"set": string}),
+    "ratings": Section(RatingsConfig, {"reinvestment": _share}),
+    "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
+                                                "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
 }
 
 

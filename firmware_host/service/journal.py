@@ -71,6 +71,7 @@ DROP INDEX IF EXISTS events_kind;
 CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
 CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
 CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
+CREATE INDEX IF NOT EXISTS events_seated ON events(id) WHERE kind IN ('player', 'dealer', 'close');
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
@@ -596,6 +597,13 @@ class Journal:
         row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = ? AND id < ? "
                                  "ORDER BY id DESC LIMIT 1", (kind, before if before is not None else 2**62)).fetchone()
         return self._event(row) if row else None
+
+    def seated_before(self, before: int | None = None) -> list[Event]:
+        """The `player`, `dealer` and `close` events with an id below `before` (all when None), in order:
+        who sat and dealt at the table (`tables/players.py`)."""
+        rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind IN ('player', 'dealer', "
+                                  "'close') AND id < ? ORDER BY id", (before if before is not None else 2**62,))
+        return [self._event(row) for row in rows]
 
     def events(self, since: int = 0) -> Iterator[Event]:
         """Every event with id > since, in order."""

@@ -17,10 +17,10 @@ from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", *MOVEMENT_KINDS})
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "dealer", *MOVEMENT_KINDS})
 """Events that may follow a settled hand without taking it off show (they do not touch the table: the players
-taking their chips from the circles neither, nor a buy-in, colour-up, fill or credit at the tray,
-`tables/tray_steps.py`)."""
+taking their chips from the circles neither, nor a player card at a seat or a dealer signing in, nor a
+buy-in, colour-up, fill or credit at the tray, `tables/tray_steps.py`)."""
 
 
 def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
@@ -43,6 +43,8 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     held = journal.last_hold(resume.events[0].id if resume.events else None)  # a hold outlives hands (tables/hold.py)
     _carry_chips(journal, state, resume.events[0].id if resume.events else None, last[0].record if last else {})
     state.hold = take_hold(held.body) if held is not None else None
+    first = resume.events[0].id if resume.events else None  # who sat and dealt before those (`tables/players.py`)
+    state.seated.replay((e.kind, e.body) for e in journal.seated_before(first))
     for event in events:
         try:
             state.apply(event.kind, event.body, event.id)

@@ -37,6 +37,7 @@ from firmware_host.tables.house.chips import ChipFault, TableChips
 from firmware_host.tables.house.sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level, tournament_level
+from firmware_host.tables.players import PLAYER_CARDS, Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import corrections_of, steps_of
@@ -85,6 +86,7 @@ class TableState:
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         # (a new map at each change, never changed in place: the views pass it as it is)
+        self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
         self.chips = TableChips()  # the chip set and what the chip readers show (tables/house/chips.py)
         self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
@@ -99,6 +101,8 @@ class TableState:
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
             "chips": self._on_chips, "chip_set": self._on_chip_set,
+            "player": lambda body, _: self.seated.apply_player(body),
+            "dealer": lambda body, _: self.seated.apply_dealer(body),
         }
         self._handlers.update({kind: self._on_movement(kind) for kind in MOVEMENT_KINDS})  # the tray's
 
@@ -165,6 +169,8 @@ class TableState:
             full["clock"] = clock_shown(self.clock_call)
             full["tournament"] = dict(self.tournament) if self.tournament is not None else None
         full["hold"] = dict(self.hold) if self.hold is not None else None
+        full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
+        full["dealer_signed_in"] = self.seated.dealer
         steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
         if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
             self._steps_shown = steps
@@ -298,6 +304,7 @@ class TableState:
         self._need_no_fault()
         self.table = None
         self.table_closed = True
+        self.seated.clear()
 
     def _on_level(self, body: Mapping[str, Any], event_id: int) -> None:
         self.level = take_level(self.table, body)
@@ -528,7 +535,7 @@ class TableState:
             return
         info["online"] = False
         reason = str(body.get("reason", ""))
-        if self._mid_hand():
+        if self._mid_hand() and device != PLAYER_CARDS:  # a rating device never stops a hand
             kind = _journaled_kind(body, OfflineKind, OfflineKind.DEVICE_OFFLINE)
             self._set_fault(FaultKind(kind), f"{device}: {reason}", event_id)
 

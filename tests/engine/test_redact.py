@@ -38,7 +38,14 @@ def full_views(draw: st.DrawFn) -> dict[str, Any]:
                                                                   "detail": next(taken)}]))}
     if draw(st.booleans()):
         full["future_field"] = {"cards": [next(taken)]}
+    # the player cards at the seats and the dealer signed in: the full feed's alone (firmware_host/tables/players.py)
+    full["players"] = {str(seat): {"card": card, "source": "reader", "away": draw(st.booleans())}
+                       for seat, card in draw(st.dictionaries(st.integers(1, 7), PLAYER_CARDS, max_size=7)).items()}
+    full["dealer_signed_in"] = draw(st.sampled_from([None, "ana"]))
     return full
+
+
+PLAYER_CARDS = st.text("0123456789ABCDEF", min_size=8, max_size=19)
 
 
 def strings(value: Any) -> set[str]:
@@ -65,6 +72,9 @@ def test_the_public_view_shows_no_hidden_card(full: dict[str, Any]) -> None:
         assert p["hand_name"] == (f["hand_name"] if all(f["visible"]) else None)
         assert p["cards"] is not f["cards"]
     assert public["board"] == full["board"] and public["board"] is not full["board"]
+    for sat in full["players"].values():  # a player card's number is never public, nor a part of it
+        assert not any(sat["card"][-4:] in text for text in seen)
+    assert "players" not in public and "dealer_signed_in" not in public
 
 
 def test_a_hand_whose_flags_do_not_match_its_cards_is_not_redacted() -> None:

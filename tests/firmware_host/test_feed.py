@@ -367,6 +367,8 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     seq = 0
     checked = 0
     shown: dict[int, set[str]] = {}  # each hand's cards the public saw while it was on show
+    people = random.Random(25)  # player cards at the seats, drawn apart (the hands' draws stay as they were)
+    player_cards: set[str] = set()
 
     def do(cmd: str, **args: Any) -> dict[str, Any]:
         return c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
@@ -374,13 +376,30 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     def drain() -> int:
         for public, full in published.views[checked:]:
             check_public(public, full, shown)
+            texts = strings_in(public)  # a player card's number, or its last four, never public (docs/ratings.md)
+            assert not any(card[-4:] in text for card in player_cards for text in texts)
         return len(published.views) - checked
+
+    def seat_people() -> None:
+        from drivers.readings import PlayerCardRead
+
+        seat, r = people.randint(1, 7), people.random()
+        if r < 0.3:
+            card = f"7{people.randrange(10 ** 8):08d}QZ{people.choice('KMNP')}"
+            player_cards.add(card)
+            if people.random() < 0.5:
+                c.handle_reading(PlayerCardRead(seat, card))
+            else:
+                assert do("player", seat=seat, action="in", card=card)["ok"]
+        elif r < 0.45:
+            do("player", seat=seat, action=people.choice(["out", "away", "back"]))  # refused at an empty seat
 
     for hand in range(hands):
         if hand % 100 == 0:
             game = "3cp" if (hand // 100) % 2 else "uth"
             profile = rng.choice(["default", "standard"])
             assert do("open", game=game, profile=profile, limits={"minimum": 100})["ok"]
+        seat_people()
         table = c.table
         assert table is not None
         game = table.setup.game
@@ -457,6 +476,7 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     kinds = {f["kind"] for r in rows for f in r.record["faults"]}
     assert {"duplicate_card", "misread", "foreign_chip"} <= kinds
     assert {r.game for r in rows} == {"uth", "3cp"}
+    assert len(player_cards) > hands // 5 and any(full.get("players") for _, full in published.views)
     c.journal.close()
     shutil.rmtree(state, ignore_errors=True)
 

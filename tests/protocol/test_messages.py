@@ -217,6 +217,8 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     r.ok("credit", amount=20000)
     r.c.handle_reading(ChipsRead("tray", frozenset(rack.tray), True))  # 40,000 less than expected: flagged
     views.append(r.c.states())
+    r.ok("dealer", dealer="ana", action="in")
+    r.ok("player", seat=3, action="in", card="6001234567")  # the full feed's `players` (tables/players.py)
     house.uth_to_river(r)
     views.append(r.c.states())
     r.ok("decide", seat=3, decision="play", multiple=1)

@@ -10,11 +10,13 @@ from typing import Any
 
 from playwright.sync_api import Page, Route, WebSocketRoute
 
-from firmware_host.display.words import words_for
+from pages.app import static_files
+from pages.words import words_for
 from tests.web.test_accessibility import axe_violations, english_left
 from tests.firmware_host.test_table_chips import PLAY_4X, RETIRED, Rig, bets_down, chip_uids, to_showdown
 
 STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
+FILES = static_files(STATIC)  # what the display serves under /static/: its own files and the shared ones
 BASE = "http://chips.test"
 SHOTS = Path(tempfile.gettempdir()) / "croupier-chips-shots"
 
@@ -34,7 +36,7 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") ->
     """The page `name` from the shipped files, signed in as a dealer, its feed sending `state`."""
     def static(route: Route) -> None:
         file = route.request.url.split("/static/")[1].split("?")[0]
-        route.fulfill(path=STATIC / file, content_type="text/css" if file.endswith(".css") else "text/javascript")
+        route.fulfill(path=FILES[file], content_type="text/css" if file.endswith(".css") else "text/javascript")
 
     page.route(f"{BASE}/{name}", lambda r: r.fulfill(path=STATIC / f"{name}.html", content_type="text/html"))
     page.route(f"{BASE}/static/**", static)

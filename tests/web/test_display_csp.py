@@ -1,6 +1,6 @@
 """Every page of the display under its Content-Security-Policy in Chromium (issue 22, 8): each loads and works (the
 table live, the console and the surveillance view signed in, the pit, the tournament clock) and the browser reports no
-CSP violation, neither as a `securitypolicyviolation` event nor on the console; a page of the display cannot be framed.
+CSP violation, neither as a `securitypolicyviolation` event nor on the console, nor a file missing (404); a page of the display cannot be framed.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def watched(browser: Browser) -> tuple[Page, list[str]]:
     def console(message: ConsoleMessage) -> None:
         if "Content Security Policy" in message.text or "Refused to" in message.text:
             said.append(message.text)
+        if "status of 404" in message.text:  # a file a page asks for and nobody serves (the icon, once)
+            said.append(f"{message.text}: {message.location.get('url')}")
 
     page.on("console", console)
     page.add_init_script(WATCH)  # Playwright's init scripts are the browser's, not the page's: CSP lets them run
