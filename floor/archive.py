@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.types.json import Jsonb
 
-from floor.events import EVENT_COLUMNS, EventError, event_row
+from floor.events import EVENT_COLUMNS, RATING_EVENT_COLUMNS, RATING_KINDS, EventError, event_row
 
 HAND_COLUMNS = ("table_name", "hand", "status", "game", "poker", "opened_at", "closed_at", "profile_name",
                 "profile_sha256", "limits", "voided", "handle", "handle_total", "house_net", "signed_off", "record")
@@ -57,15 +57,25 @@ def circle_handle(record: Mapping[str, Any]) -> dict[str, int]:
         return {}
     handle: dict[str, int] = {}
     for spot in rnd.get("spots") or []:
-        bets = spot.get("bets") or {}
-        for circle, amount in bets.items():
-            handle[circle] = handle.get(circle, 0) + int(amount)
-        play = spot.get("play")
-        if isinstance(play, Mapping):
-            handle["play"] = handle.get("play", 0) + int(play.get("multiple", 1)) * int(bets.get("ante", 0))
-        elif play is True:
-            handle["play"] = handle.get("play", 0) + int(bets.get("ante", 0))
+        for circle, amount in spot_bets(spot).items():
+            handle[circle] = handle.get(circle, 0) + amount
     return handle
+
+
+def spot_bets(spot: Mapping[str, Any]) -> dict[str, int]:
+    """One spot's bets of a house hand's `round` by circle, the Play included once made (UTH's its
+    multiple of the Ante, 3CP's the Ante), as the journal's record holds them.
+
+    >>> spot_bets({"bets": {"ante": 100, "blind": 100}, "play": {"street": "flop", "multiple": 2}})
+    {'ante': 100, 'blind': 100, 'play': 200}
+    """
+    bets = {circle: int(amount) for circle, amount in (spot.get("bets") or {}).items()}
+    play = spot.get("play")
+    if isinstance(play, Mapping):
+        bets["play"] = bets.get("play", 0) + int(play.get("multiple", 1)) * bets.get("ante", 0)
+    elif play is True:
+        bets["play"] = bets.get("play", 0) + bets.get("ante", 0)
+    return bets
 
 
 def house_net(record: Mapping[str, Any]) -> int:
@@ -127,6 +137,9 @@ def _beside(table: str, record: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]
 _EVENTS = (f"INSERT INTO table_events ({', '.join(EVENT_COLUMNS)}) VALUES ({', '.join(['%s'] * len(EVENT_COLUMNS))}) "
            "ON CONFLICT (table_name, event) DO NOTHING")
 
+_RATING_EVENTS = (f"INSERT INTO rating_events ({', '.join(RATING_EVENT_COLUMNS)}) "
+                  f"VALUES ({', '.join(['%s'] * len(RATING_EVENT_COLUMNS))}) ON CONFLICT (table_name, event) DO NOTHING")
+
 _STAGE = ("CREATE TEMPORARY TABLE IF NOT EXISTS hands_staging (LIKE hands INCLUDING DEFAULTS) "
           "ON COMMIT DELETE ROWS")
 _COLUMNS = ", ".join((*HAND_COLUMNS, "pit"))
@@ -145,6 +158,7 @@ class Archive:
         self.dsn = dsn
         self.pit = pit
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._edges: dict[str, Any] = {}  # game:sha256 -> the profile's edges, for the ratings (floor/ratings.py)
 
     def __enter__(self) -> Archive:
         return self
@@ -239,30 +253,46 @@ class Archive:
         return len(new)
 
     def last_event(self, table: str) -> int:
-        """The highest open / close event id archived for `table` (0 if none). Raises ArchiveError."""
+        """The highest open, close, player or dealer event id archived for `table` (0 if none). Raises ArchiveError."""
         def read(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[Any, ...] | None:
             with conn.transaction():
-                return conn.execute("SELECT max(event) FROM table_events WHERE table_name = %s", (table,)).fetchone()
+                return conn.execute("SELECT greatest((SELECT max(event) FROM table_events WHERE table_name = %s), "
+                                    "(SELECT max(event) FROM rating_events WHERE table_name = %s))",
+                                    (table, table)).fetchone()
 
         row = self._run(read)
         return int(row[0]) if row is not None and row[0] is not None else 0
 
     def write_events(self, table: str, events: Iterable[Mapping[str, Any]]) -> int:
-        """Archive a table's open and close events (`floor/events.py`'s lines) in one transaction; an event
-        archived before is left as it is. Returns how many were sent. Raises ArchiveError (nothing written)."""
+        """Archive a table's open, close, player and dealer events (`floor/events.py`'s lines) in one
+        transaction; an event archived before is left as it is. Returns how many were sent. Raises
+        ArchiveError (nothing written)."""
         try:
-            rows = [event_row(table, self.pit, e) for e in events]
+            lines = list(events)
+            rows = [event_row(table, self.pit, e) for e in lines]
         except EventError as exc:
             raise ArchiveError(str(exc)) from exc
         if not rows:
             return 0
+        rated = [(*r[:6], Jsonb(r[6]), r[7]) for e, r in zip(lines, rows) if e.get("kind") in RATING_KINDS]
+        opens = [r for e, r in zip(lines, rows) if e.get("kind") not in RATING_KINDS]
 
         def write(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
             with conn.transaction(), conn.cursor() as cur:
-                cur.executemany(_EVENTS, rows)
+                if opens:
+                    cur.executemany(_EVENTS, opens)
+                if rated:
+                    cur.executemany(_RATING_EVENTS, rated)
             return len(rows)
 
         return self._run(write)
+
+    def rate(self, table: str) -> int:
+        """Fold `table`'s archived hands and events into its rating sessions and dealer shifts (`floor/ratings.py`:
+        idempotent). Returns how many sessions were written. Raises ArchiveError."""
+        from floor.ratings import rate  # floor/ratings.py reads this module's spot_bets
+
+        return self._run(lambda conn: rate(conn, table, self.pit, self._edges))
 
     def catch_up(self, table: str, fetch_page: FetchPage) -> int:
         """Archive every closed hand of `table` after the last one archived: `fetch_page(after)` from

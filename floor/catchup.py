@@ -69,7 +69,11 @@ class HandSink(Protocol):
         ...
 
     def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
-        """Keep a table's open and close events (idempotent). Returns how many."""
+        """Keep a table's open, close, player and dealer events (idempotent). Returns how many."""
+        ...
+
+    def rate(self, table: str) -> int:
+        """Fold what is kept of `table` into its rating sessions and dealer shifts (idempotent). Returns how many sessions."""
         ...
 
 
@@ -100,6 +104,9 @@ class CountingSink:
     def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
         self.events[table] = max([self.events.get(table, 0), *(int(e["event"]) for e in events)])
         return len(events)
+
+    def rate(self, table: str) -> int:
+        return 0  # no archive, no ratings kept: each table's own journal has them (`croupier ratings --state`)
 
 
 def archive_sink(dsn: str, pit: str | None = None) -> HandSink:
@@ -280,5 +287,9 @@ class CatchUp:
         try:
             self.events.fetch(client, self.sink, name)
         except SinkFailed as exc:
+            raise ArchiveDown(str(exc)) from exc
+        try:
+            self.sink.rate(name)  # the ratings folded from what was just archived
+        except Exception as exc:  # the archive's errors (ArchiveError) and whatever a sink raises
             raise ArchiveDown(str(exc)) from exc
         return fetched
