@@ -11,7 +11,7 @@ transaction: its hands are COPY'd into a temporary staging table, then inserted 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -293,6 +293,27 @@ class Archive:
         from floor.ratings import rate  # floor/ratings.py reads this module's spot_bets
 
         return self._run(lambda conn: rate(conn, table, self.pit, self._edges))
+
+    def purge_players(self, days: int, now: datetime | None = None) -> int:
+        """Delete the player data older than `days` (before `now`, default the clock's): the rating sessions
+        that ended before then, and the `player` events folded before then (the card numbers), of the tables
+        whose ratings are final up to a close after them (`rating_marks`), so that nothing purged is folded
+        again. Returns how many rows went. Raises ArchiveError."""
+        cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=days)
+
+        def purge(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
+            with conn.transaction():
+                sessions = conn.execute(
+                    "DELETE FROM rating_sessions s USING rating_marks m JOIN table_events t "
+                    "ON t.table_name = m.table_name AND t.event = m.event "
+                    "WHERE s.table_name = m.table_name AND s.ended_at < %s "
+                    "AND s.ended_at <= to_timestamp(coalesce(t.ts, extract(epoch FROM t.at)))", (cutoff,)).rowcount
+                events = conn.execute(
+                    "DELETE FROM rating_events e USING rating_marks m WHERE e.table_name = m.table_name "
+                    "AND e.kind = 'player' AND e.event <= m.event AND e.at < %s", (cutoff,)).rowcount
+            return sessions + events
+
+        return self._run(purge)
 
     def catch_up(self, table: str, fetch_page: FetchPage) -> int:
         """Archive every closed hand of `table` after the last one archived: `fetch_page(after)` from

@@ -39,6 +39,9 @@ from floor.config import PitConfig, PitTable
 
 log = logging.getLogger("croupier.pit")
 
+PURGE_S = 3600.0
+"""How often the child deletes the archive's player data past `[pit] player_days` (and once at its start)."""
+
 REPORT_S = 0.05
 """How often the child says which tables' archived hands moved on (the floor snapshot's `archived`)."""
 
@@ -68,7 +71,8 @@ class ArchiverProcess:
         self.endpoint = f"ipc://{self._dir}/archiver"
         self.timeout_s = timeout_s
         self._args: dict[str, Any] = {"endpoint": self.endpoint, "dsn": cfg.db, "pit": cfg.name, "key": cfg.key,
-                      "timeout_s": timeout_s, "parent": os.getpid(), "log_level": log_level}
+                      "timeout_s": timeout_s, "parent": os.getpid(), "log_level": log_level,
+                      "player_days": cfg.player_days}
         self._tables: dict[str, PitTable] = {}
         self._stopping = False
         self.socket: zmq.Socket[Any] = ctx.socket(zmq.PAIR)
@@ -211,7 +215,11 @@ def serve(args: dict[str, Any]) -> int:
     sent: dict[str, int] = {}
     failures = 0
     parent = int(args["parent"])
+    retention = _Retention(str(args["dsn"]), args.get("pit"), int(args.get("player_days") or 0)) \
+        if args.get("dsn") else None
     while not stopping and os.getppid() == parent:
+        if retention is not None:
+            retention.turn()
         if pair.poll(int(REPORT_S * 1000)):
             stopping = _orders(pair, worker)
         archived = dict(worker.archived)  # written by the worker thread: a copy, taken at once
@@ -221,10 +229,41 @@ def serve(args: dict[str, Any]) -> int:
             sent.update(changed)
             failures = worker.failures
     ended = worker.stop()
+    if retention is not None:
+        retention.close()
     pair.close(0)
     if ended:
         ctx.term()
     return 0
+
+
+class _Retention:
+    """The purge of the archive's player data past `[pit] player_days` (none when 0), at the child's start and
+    every `PURGE_S`, on a connection of its own (the worker thread has the sink's)."""
+
+    def __init__(self, dsn: str, pit: str | None, days: int) -> None:
+        self.days = days
+        self.due = time.monotonic()
+        self.archive: Any = None
+        if days > 0:
+            from floor.archive import Archive  # the `floor` extra: there, as the sink opened it
+            self.archive = Archive(dsn, pit=pit)
+
+    def turn(self) -> None:
+        if self.archive is None or time.monotonic() < self.due:
+            return
+        self.due = time.monotonic() + PURGE_S
+        try:
+            gone = self.archive.purge_players(self.days)
+        except Exception as exc:  # the archive down (ArchiveError): tried again at the next turn due
+            log.warning("the purge of player data past %d days: %s", self.days, exc)
+            return
+        if gone:
+            log.info("the player data past %d days purged: %d rows", self.days, gone)
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
 
 
 def _orders(pair: zmq.Socket[Any], worker: CatchUp) -> bool:

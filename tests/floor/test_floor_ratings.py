@@ -6,20 +6,25 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+import zmq
 
 from floor.archive import Archive
+from floor.archiver import ArchiverProcess
+from floor.config import PitConfig
 from floor.migrate import migrate
 from firmware_host.service.controller import Controller
 from firmware_host.service.history import history_reply
 from firmware_host.service.journal import Journal
 from protocol.commands import Command
-from protocol.config import SecurityConfig
+from protocol.config import ConfigError, SecurityConfig
+from tests.firmware_host.processes import wait_for
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
 
@@ -151,3 +156,63 @@ def test_archiving_and_rating_again_changes_nothing(db: str, states: dict[str, P
     assert [(d["dealer"], d["hands"], d["turns"]) for d in dealers if d["table"] == "sim-3cp-1"] == \
         [(d["dealer"], d["hands"], d["turns"]) for d in journal]  # never closed: one opening, as the journal's
     assert sum(d["hands"] for d in dealers if d["table"] == "sim-uth-1") == 42
+
+
+def counts(db: str) -> tuple[int, int, int]:
+    """(sessions, open sessions, player events) in the archive."""
+    with psycopg.connect(db) as conn:
+        row = conn.execute("SELECT (SELECT count(*) FROM rating_sessions), "
+                           "(SELECT count(*) FROM rating_sessions WHERE ended_at IS NULL), "
+                           "(SELECT count(*) FROM rating_events WHERE kind = 'player')").fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def test_the_player_data_past_its_days_is_purged_and_not_folded_again(db: str, states: dict[str, Path]) -> None:
+    migrate(db)
+    for table, state in states.items():
+        archive(db, state, table)
+    sessions, still, cards = counts(db)
+    before = lines("--db", db)
+    with psycopg.connect(db) as conn:
+        (close_ts,) = conn.execute("SELECT ts FROM table_events WHERE kind = 'close'").fetchall()[0]
+    with Archive(db) as a:
+        assert a.purge_players(1) == 0  # nothing is a day old
+        assert a.purge_players(1, now=datetime.now(timezone.utc) + timedelta(days=2)) > 0
+        for table in states:
+            a.rate(table)  # folded again: nothing purged comes back
+    gone, open_now, left = counts(db)
+    # the UTH table's sessions before its close went, with their cards' events; those open since, and the
+    # never-closed 3CP table's (whose ratings are not final), stay
+    assert open_now == still and gone < sessions and left < cards
+    kept = lines("--db", db)
+    assert all(h["hand"] > 30 for s in kept if s["table"] == "sim-uth-1" for h in s["hand_numbers"])
+    assert len(kept) == gone and len([s for s in kept if s["table"] == "sim-3cp-1"]) == len(
+        [s for s in before if s["table"] == "sim-3cp-1"])
+    assert len(before) - gone == len([s for s in before if s["table"] == "sim-uth-1" and not s["open"]
+                                      and s["start"] < close_ts])
+
+
+def test_the_pits_archiver_purges_the_player_data_past_its_days(tmp_path: Path, db: str,
+                                                                 states: dict[str, Path]) -> None:
+    migrate(db)
+    for table, state in states.items():
+        archive(db, state, table)
+    sessions, _, cards = counts(db)
+    with psycopg.connect(db) as conn:  # the archive's player data ten days old
+        for sql in ("UPDATE rating_sessions SET ended_at = ended_at - interval '10 days'",
+                    "UPDATE rating_events SET at = at - interval '10 days'",
+                    "UPDATE table_events SET at = at - interval '10 days', ts = ts - 864000"):
+            conn.execute(sql)
+    cfg = PitConfig.parse(f'[pit]\ndb = "{db}"\nplayer_days = 7\n', source=str(tmp_path / "pit.toml"))
+    assert cfg.player_days == 7
+    with pytest.raises(ConfigError, match="player_days"):
+        PitConfig.parse('[pit]\nplayer_days = -1\n', source="pit.toml")
+    ctx: zmq.Context[Any] = zmq.Context()
+    child = ArchiverProcess(ctx, cfg, 5.0)
+    try:
+        wait_for(lambda: counts(db)[2] < cards, "the archiver's purge", timeout_s=30)
+    finally:
+        child.stop()
+        ctx.term()
+    assert counts(db)[0] < sessions
