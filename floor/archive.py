@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.types.json import Jsonb
 
+from floor.ratings import rate, spot_bets
 from floor.events import EVENT_COLUMNS, RATING_EVENT_COLUMNS, RATING_KINDS, EventError, event_row
 
 HAND_COLUMNS = ("table_name", "hand", "status", "game", "poker", "opened_at", "closed_at", "profile_name",
@@ -60,22 +61,6 @@ def circle_handle(record: Mapping[str, Any]) -> dict[str, int]:
         for circle, amount in spot_bets(spot).items():
             handle[circle] = handle.get(circle, 0) + amount
     return handle
-
-
-def spot_bets(spot: Mapping[str, Any]) -> dict[str, int]:
-    """One spot's bets of a house hand's `round` by circle, the Play included once made (UTH's its
-    multiple of the Ante, 3CP's the Ante), as the journal's record holds them.
-
-    >>> spot_bets({"bets": {"ante": 100, "blind": 100}, "play": {"street": "flop", "multiple": 2}})
-    {'ante': 100, 'blind': 100, 'play': 200}
-    """
-    bets = {circle: int(amount) for circle, amount in (spot.get("bets") or {}).items()}
-    play = spot.get("play")
-    if isinstance(play, Mapping):
-        bets["play"] = bets.get("play", 0) + int(play.get("multiple", 1)) * bets.get("ante", 0)
-    elif play is True:
-        bets["play"] = bets.get("play", 0) + bets.get("ante", 0)
-    return bets
 
 
 def house_net(record: Mapping[str, Any]) -> int:
@@ -290,8 +275,6 @@ class Archive:
     def rate(self, table: str) -> int:
         """Fold `table`'s archived hands and events into its rating sessions and dealer shifts (`floor/ratings.py`:
         idempotent). Returns how many sessions were written. Raises ArchiveError."""
-        from floor.ratings import rate  # floor/ratings.py reads this module's spot_bets
-
         return self._run(lambda conn: rate(conn, table, self.pit, self._edges))
 
     def purge_players(self, days: int, now: datetime | None = None) -> int:

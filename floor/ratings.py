@@ -25,7 +25,6 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from engine.ratings import BetEdges, Ratings
-from floor.archive import spot_bets
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -49,6 +48,22 @@ def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(line.get("chips"), Mapping):
         record["chips"] = line["chips"]
     return record
+
+
+def spot_bets(spot: Mapping[str, Any]) -> dict[str, int]:
+    """One spot's bets of a house hand's `round` by circle, the Play included once made (UTH's its
+    multiple of the Ante, 3CP's the Ante), as the journal's record holds them.
+
+    >>> spot_bets({"bets": {"ante": 100, "blind": 100}, "play": {"street": "flop", "multiple": 2}})
+    {'ante': 100, 'blind': 100, 'play': 200}
+    """
+    bets = {circle: int(amount) for circle, amount in (spot.get("bets") or {}).items()}
+    play = spot.get("play")
+    if isinstance(play, Mapping):
+        bets["play"] = bets.get("play", 0) + int(play.get("multiple", 1)) * bets.get("ante", 0)
+    elif play is True:
+        bets["play"] = bets.get("play", 0) + bets.get("ante", 0)
+    return bets
 
 
 def _when(ts: float) -> datetime:
