@@ -272,9 +272,9 @@ class Archive:
 
         return self._run(write)
 
-    def rate(self, table: str) -> int:
+    def rate(self, table: str) -> list[dict[str, Any]]:
         """Fold `table`'s archived hands and events into its rating sessions and dealer shifts (`floor/ratings.py`:
-        idempotent). Returns how many sessions were written. Raises ArchiveError."""
+        idempotent). Returns the sessions written (their `croupier ratings --json` objects). Raises ArchiveError."""
         return self._run(lambda conn: rate(conn, table, self.pit, self._edges))
 
     def purge_players(self, days: int, now: datetime | None = None) -> int:

@@ -36,6 +36,9 @@ import zmq
 
 from floor.catchup import CatchUp, CatchUpError, CountingSink, archive_sink
 from floor.config import PitConfig, PitTable
+from floor.curve import FloorZap
+from floor.rating_feed import RatingFeed
+from protocol.keys import load_secret
 
 log = logging.getLogger("croupier.pit")
 
@@ -72,7 +75,8 @@ class ArchiverProcess:
         self.timeout_s = timeout_s
         self._args: dict[str, Any] = {"endpoint": self.endpoint, "dsn": cfg.db, "pit": cfg.name, "key": cfg.key,
                       "timeout_s": timeout_s, "parent": os.getpid(), "log_level": log_level,
-                      "player_days": cfg.player_days}
+                      "player_days": cfg.player_days, "ratings": cfg.ratings, "clients": cfg.clients,
+                      "roles": list(cfg.roles)}
         self._tables: dict[str, PitTable] = {}
         self._stopping = False
         self.socket: zmq.Socket[Any] = ctx.socket(zmq.PAIR)
@@ -210,6 +214,19 @@ def serve(args: dict[str, Any]) -> int:
     key: str | None = args.get("key")
     worker = CatchUp(ctx, sink, lambda t: (key, t.server_key) if t.server_key is not None else (None, None),
                      timeout_s=float(args["timeout_s"]))
+    try:
+        feed, zap = _rating_feed(ctx, args)
+    except (zmq.ZMQError, ValueError, OSError) as exc:
+        pair.send(_pack({"error": f"[pit] ratings: {exc}"}))
+        pair.close()
+        ctx.term()
+        return 1
+    if feed is not None:
+        worker.on_rated = feed.sessions
+    poller = zmq.Poller()
+    poller.register(pair, zmq.POLLIN)
+    if zap is not None:
+        poller.register(zap.socket, zmq.POLLIN)
     pair.send(_pack({"ready": True}))
     worker.start()
     sent: dict[str, int] = {}
@@ -220,7 +237,12 @@ def serve(args: dict[str, Any]) -> int:
     while not stopping and os.getppid() == parent:
         if retention is not None:
             retention.turn()
-        if pair.poll(int(REPORT_S * 1000)):
+        ready = dict(poller.poll(int(REPORT_S * 1000)))
+        if zap is not None:
+            zap.turn()
+            if zap.socket in ready:
+                zap.serve()
+        if pair in ready:
             stopping = _orders(pair, worker)
         archived = dict(worker.archived)  # written by the worker thread: a copy, taken at once
         changed = {name: hand for name, hand in archived.items() if sent.get(name) != hand}
@@ -231,10 +253,29 @@ def serve(args: dict[str, Any]) -> int:
     ended = worker.stop()
     if retention is not None:
         retention.close()
+    for held in (feed, zap):
+        if held is not None:
+            held.close()
     pair.close(0)
     if ended:
         ctx.term()
     return 0
+
+
+def _rating_feed(ctx: zmq.Context[Any], args: dict[str, Any]) -> tuple[RatingFeed | None, FloorZap | None]:
+    """The rating events' PUB at `[pit] ratings` (none when not set), a CURVE server with its ZAP handler
+    when the pit has its key and clients and the endpoint is TCP. Raises zmq.ZMQError, ValueError (a key file)."""
+    endpoint, key, clients = str(args.get("ratings") or ""), args.get("key"), args.get("clients")
+    if not endpoint or not args.get("dsn"):
+        return None, None
+    if key is None or clients is None or not endpoint.startswith("tcp://"):
+        return RatingFeed(ctx, endpoint, None), None
+    zap = FloorZap(ctx, str(clients), tuple(args.get("roles") or ()))  # bound first: no CURVE socket without it
+    try:
+        return RatingFeed(ctx, endpoint, load_secret(str(key))), zap
+    except Exception:
+        zap.close()
+        raise
 
 
 class _Retention:

@@ -72,8 +72,8 @@ class HandSink(Protocol):
         """Keep a table's open, close, player and dealer events (idempotent). Returns how many."""
         ...
 
-    def rate(self, table: str) -> int:
-        """Fold what is kept of `table` into its rating sessions and dealer shifts (idempotent). Returns how many sessions."""
+    def rate(self, table: str) -> list[dict[str, Any]]:
+        """Fold what is kept of `table` into its rating sessions and dealer shifts (idempotent). Returns the sessions written."""
         ...
 
 
@@ -105,8 +105,8 @@ class CountingSink:
         self.events[table] = max([self.events.get(table, 0), *(int(e["event"]) for e in events)])
         return len(events)
 
-    def rate(self, table: str) -> int:
-        return 0  # no archive, no ratings kept: each table's own journal has them (`croupier ratings --state`)
+    def rate(self, table: str) -> list[dict[str, Any]]:
+        return []  # no archive, no ratings kept: each table's own journal has them (`croupier ratings --state`)
 
 
 def archive_sink(dsn: str, pit: str | None = None) -> HandSink:
@@ -149,6 +149,7 @@ class CatchUp:
         # this thread's only, the one used last at the end (`CLIENTS_KEPT` of them at most)
         self._clients: OrderedDict[str, tuple[PitTable, CommandClient]] = OrderedDict()
         self.events = EventFetcher()  # the tables' open and close events, after their hands (this thread's)
+        self.on_rated: Callable[[list[dict[str, Any]]], object] | None = None  # the rating events' feed (this thread's)
         self._thread = threading.Thread(target=self._run, name="pit-catch-up", daemon=True)
 
     def start(self) -> None:
@@ -289,7 +290,12 @@ class CatchUp:
         except SinkFailed as exc:
             raise ArchiveDown(str(exc)) from exc
         try:
-            self.sink.rate(name)  # the ratings folded from what was just archived
+            rated = self.sink.rate(name)  # the ratings folded from what was just archived
         except Exception as exc:  # the archive's errors (ArchiveError) and whatever a sink raises
             raise ArchiveDown(str(exc)) from exc
+        if self.on_rated is not None and rated:
+            try:
+                self.on_rated(rated)
+            except Exception:  # the feed's failure is never the archive's
+                log.exception("the rating events of %s", name)
         return fetched

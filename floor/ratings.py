@@ -93,16 +93,16 @@ def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tupl
     return iter(rows)
 
 
-def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges]) -> int:
+def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges]) -> list[dict[str, Any]]:
     """Fold `table`'s archive after its mark into `rating_sessions` and `dealer_shifts` in one transaction
-    on `conn`; returns how many sessions were written. `edges` (game:sha256 -> edges) is kept between
+    on `conn`; returns the sessions written (their reports), in the order they ended, the open ones last. `edges` (game:sha256 -> edges) is kept between
     calls (a profile's edges are worked out once). Raises psycopg's errors."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('rating:' || %s))", (table,))
         held = conn.execute("SELECT event, hand FROM rating_marks WHERE table_name = %s", (table,)).fetchone()
         mark, mark_hand = (int(held[0]), int(held[1])) if held else (0, 0)
         ratings, since = _fresh(table, edges), mark
-        written = 0
+        written: list[dict[str, Any]] = []
         for event, kind, body, ts in _entries(conn, table, mark, mark_hand):
             if kind == "hand":
                 _profile(ratings, body, ts)
@@ -135,7 +135,7 @@ def _profile(ratings: Ratings, line: Mapping[str, Any], ts: float) -> None:
             ratings.event("open", {"game": rnd.get("game"), "profile": profile}, ts)
 
 
-def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> int:
+def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> list[dict[str, Any]]:
     """Upsert the fold's sessions and dealers' figures (one opening of the table's)."""
     sessions = ratings.reports()
     with conn.cursor() as cur:
@@ -154,7 +154,7 @@ def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> int:
             "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
             "pit = excluded.pit, rated_at = now()",
             [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in ratings.dealer_reports()])
-    return len(sessions)
+    return sessions
 
 
 def sessions(conn: Conn, day: str | None = None, player: str | None = None,

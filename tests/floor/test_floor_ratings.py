@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
@@ -18,12 +20,18 @@ import zmq
 from floor.archive import Archive
 from floor.archiver import ArchiverProcess
 from floor.config import PitConfig
+from floor.config import PitTable as FloorTable
+from floor.rating_feed import RatingFeed
+from floor.ratings import sessions
 from floor.migrate import migrate
 from firmware_host.service.controller import Controller
 from firmware_host.service.history import history_reply
 from firmware_host.service.journal import Journal
-from protocol.commands import Command
+from protocol import keys
+from protocol.commands import Command, CommandClient
 from protocol.config import ConfigError, SecurityConfig
+from protocol.curve import ClientKeys
+from sim.bots import free_tcp_port
 from tests.firmware_host.processes import wait_for
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
@@ -216,3 +224,112 @@ def test_the_pits_archiver_purges_the_player_data_past_its_days(tmp_path: Path, 
         child.stop()
         ctx.term()
     assert counts(db)[0] < sessions
+
+
+class CmsClient:
+    """The casino management system's side of the rating events: a SUB on `rating/`, each session kept by
+    (table, player, start) as its last event left it."""
+
+    def __init__(self, ctx: zmq.Context[Any], endpoint: str, keys: ClientKeys | None = None) -> None:
+        self.sock: zmq.Socket[Any] = ctx.socket(zmq.SUB)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        if keys is not None:
+            keys.apply(self.sock)
+        self.sock.setsockopt(zmq.SUBSCRIBE, b"rating/")
+        monitor = self.sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
+        self.sock.connect(endpoint)
+        assert monitor.poll(10000), "no handshake with the rating events' feed"
+        self.sock.disable_monitor()
+        monitor.close(0)
+        self.sessions: dict[tuple[str, str, float], dict[str, Any]] = {}
+        self.events: list[str] = []
+        self.seq = 0
+
+    def take(self) -> None:
+        while self.sock.poll(0):
+            topic, body = self.sock.recv_multipart()
+            message = json.loads(body)
+            assert message["seq"] == self.seq + 1, "a rating event lost"
+            self.seq = message["seq"]
+            s = message["session"]
+            assert topic == f"rating/{s['table']}".encode()
+            self.sessions[(s["table"], s["player"], s["start"])] = s
+            self.events.append(message["event"])
+
+    def agrees_with(self, db: str) -> bool:
+        self.take()
+        with psycopg.connect(db) as conn:
+            archived = {(s["table"], s["player"], s["start"]): s for s in sessions(conn)}
+        return bool(archived) and self.sessions == archived
+
+
+def test_the_rating_events_feed_a_client_that_agrees_with_the_archive(tmp_path: Path, db: str,
+                                                                      states: dict[str, Path]) -> None:
+    migrate(db)
+    ctx: zmq.Context[Any] = zmq.Context()
+    endpoint = f"ipc://{tmp_path}/ratings"
+    feed = RatingFeed(ctx, endpoint, None)
+    cms = CmsClient(ctx, endpoint)
+    try:
+        table, state = "sim-3cp-1", states["sim-3cp-1"]
+        with Archive(db) as a:
+            for upto in (7, 8, 20, None):  # a catch-up after hand 7, 8 (one hand more), 20, then the rest
+                for page in pages(state, events=False, after=a.last_hand(table)):
+                    a.write(table, [h for h in page if upto is None or h["hand"] <= upto])
+                for page in pages(state, events=True, after=a.last_event(table)):
+                    a.write_events(table, [e for e in page if upto is None or e["hand"] <= upto])
+                feed.sessions(a.rate(table))
+                before = len(cms.events)
+                wait_for(lambda: cms.agrees_with(db), "the client's sessions as the archive's", timeout_s=10)
+                assert upto != 8 or cms.events[before:] and set(cms.events[before:]) <= {"updated", "opened", "closed"}
+            feed.sessions(a.rate(table))  # nothing new: nothing sent
+        assert {"opened", "updated", "closed"} <= set(cms.events)
+        assert cms.events.count("opened") == len(cms.sessions)
+    finally:
+        feed.close()
+        cms.sock.close(0)
+        ctx.term()
+
+
+def test_the_pits_archiver_publishes_the_rating_events_over_curve(tmp_path: Path, db: str,
+                                                                  states: dict[str, Path]) -> None:
+    """The pit's archiver catches a real controller's table up (its journal the rated demo's) and sends its
+    sessions on `[pit] ratings` over CURVE; the table closing sends each open session's `closed`."""
+    migrate(db)
+    shutil.copytree(states["sim-3cp-1"], tmp_path / "state")
+    _, pit_secret = keys.create(tmp_path / "keys", "pit1", "pit")
+    cms_public, cms_secret = keys.create(tmp_path / "keys", "cms-1", "pit")
+    (tmp_path / "clients").mkdir()
+    shutil.copyfile(cms_public, tmp_path / "clients" / cms_public.name)
+    ctx: zmq.Context[Any] = zmq.Context()
+    c = Controller(Journal.open(tmp_path / "state"), table="sim-3cp-1", security=SecurityConfig(local_role="pit"))
+    c.recover()
+    commands = f"ipc://{tmp_path}/commands"
+    c.bind_commands(ctx, commands)
+    thread = threading.Thread(target=c.run, args=(ctx,), daemon=True)
+    thread.start()
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    cfg = PitConfig.parse(f'[pit]\ndb = "{db}"\nratings = "{endpoint}"\nkey = "{pit_secret}"\n'
+                          f'clients = "{tmp_path / "clients"}"\nlisten = "ipc://{tmp_path}/floor"\n'
+                          f'snapshot = "ipc://{tmp_path}/floor-snapshot"\n', source=str(tmp_path / "pit.toml"))
+    child = ArchiverProcess(ctx, cfg, 5.0)
+    cms = CmsClient(ctx, endpoint, ClientKeys.load(str(cms_secret), str(pit_secret).removesuffix("_secret")))
+    client = CommandClient(ctx, commands, timeout_s=5.0, name="pit-test")
+    try:
+        child.set_tables({"sim-3cp-1": FloorTable("sim-3cp-1", f"ipc://{tmp_path}/p", f"ipc://{tmp_path}/s",
+                                                  commands, None)})
+        child.want("sim-3cp-1")
+        wait_for(lambda: cms.agrees_with(db), "the client's sessions as the archive's", timeout_s=60)
+        still = [s for s in cms.sessions.values() if s["open"]]
+        assert still and "closed" in cms.events
+        assert client.request("close")["ok"]
+        child.want("sim-3cp-1")
+        wait_for(lambda: cms.agrees_with(db) and not any(s["open"] for s in cms.sessions.values()),
+                 "every session closed at the client", timeout_s=60)
+    finally:
+        client.close()
+        child.stop()
+        c.stop()
+        thread.join(10)
+        cms.sock.close(0)
+        ctx.destroy(linger=0)
