@@ -136,6 +136,7 @@ _new_action = tuple.__new__
 _WHOLE = {f"p{i} {kind}": _new_action(PhhAction, (i - 1, kind, i - 1, None, None, None, f"p{i} {kind}"))
           for i in range(1, 33) for kind in ("f", "cc", "sm", "pb", "sd")}
 _DEAL_HOLE = {f"d dh p{i} ": i - 1 for i in range(1, 10)}
+_ONE_CARD = {text: (text,) for text in _CARD_TEXTS}
 
 
 def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
@@ -149,6 +150,7 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
     whole = _WHOLE
     deal_hole = _DEAL_HOLE
     two_cards = _TWO_CARDS
+    one_card = _ONE_CARD
     new = _new_action
     cls = PhhAction
     for text in texts:
@@ -157,13 +159,25 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
             if action is not None:
                 append(action)
                 continue
-            if len(text) == 12:
+            size = len(text)
+            if size == 12:
                 seat = deal_hole.get(text[:8])
                 if seat is not None:
                     two = two_cards.get(text[8:])
                     if two is not None:
                         append(new(cls, (None, "dh", seat, two, None, None, text)))
                         continue
+            elif (size == 7 or size == 11) and text[:5] == "d db ":   # a turn or river card, a flop
+                board: tuple[str, ...] | None
+                if size == 7:
+                    board = one_card.get(text[5:])
+                else:
+                    two = two_cards.get(text[5:9])
+                    one = one_card.get(text[9:])
+                    board = None if two is None or one is None else two + one
+                if board is not None:
+                    append(new(cls, (None, "db", None, board, None, None, text)))
+                    continue
             if "#" not in text:
                 words = text.split()
                 n = len(words)

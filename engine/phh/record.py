@@ -7,6 +7,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from operator import itemgetter
 from typing import Any
 
 from engine import tomltext
@@ -37,6 +38,8 @@ _FIELD_ORDER = (
 _ORDER = {name: i for i, name in enumerate(_FIELD_ORDER)}
 _STAKE_NAMES = ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")
 _INT_ONLY = frozenset({int})
+_STR_ONLY = frozenset({str})
+_PLAYER_OF = itemgetter(2)   # PhhAction.player
 _ONE = Decimal(1)
 
 
@@ -198,7 +201,7 @@ class _Reader:
         stacks = self.amounts("starting_stacks", True)
         antes = self.amounts("antes", True)
         blinds = self.amounts("blinds_or_straddles", "blinds_or_straddles" in needs)
-        stakes = [self.stake(name, needs) for name in _STAKE_NAMES]
+        stakes = self.stakes(needs)
         actions = self.actions()
         raw_amounts = self.action_amounts(actions)
         places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
@@ -244,13 +247,19 @@ class _Reader:
             return raw
         return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
 
-    def stake(self, name: str, needs: tuple[str, ...]) -> Number:
-        raw = self.fields.get(name)
-        if raw is None:
-            if name in needs:
-                raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
-            return 0
-        return _to_number(raw, name)
+    def stakes(self, needs: tuple[str, ...]) -> list[Number]:
+        """bring_in, small_bet, big_bet, min_bet, max_bet (0 when absent and not needed)."""
+        get = self.fields.get
+        out: list[Number] = []
+        for name in _STAKE_NAMES:
+            raw = get(name)
+            if raw is None:
+                if name in needs:
+                    raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
+                out.append(0)
+            else:
+                out.append(raw if raw.__class__ is int else _to_number(raw, name))
+        return out
 
     def actions(self) -> tuple[PhhAction, ...]:
         raw = self.fields.get("actions")
@@ -258,9 +267,10 @@ class _Reader:
             raise PhhError("field 'actions' missing or not a list of strings")
         actions = parse_actions(raw)
         n = self.n
-        for a in actions:
-            if a.player is not None and a.player >= n:
-                raise PhhError(f"action {a.text!r}: there are only {n} players")
+        if max(filter(None, map(_PLAYER_OF, actions)), default=0) >= n:   # the players named, in one go (None, p1 dropped)
+            for a in actions:
+                if a.player is not None and a.player >= n:
+                    raise PhhError(f"action {a.text!r}: there are only {n} players")
         return actions
 
     def action_amounts(self, actions: tuple[PhhAction, ...]) -> list[Number | None]:
@@ -300,8 +310,8 @@ class _Reader:
         players_raw = fields.get("players")
         players: tuple[str, ...] | None = None
         if players_raw is not None:
-            if not isinstance(players_raw, list) or len(players_raw) != n or not all(
-                    isinstance(p, str) for p in players_raw):
+            if not isinstance(players_raw, list) or len(players_raw) != n or not (
+                    _STR_ONLY.issuperset(map(type, players_raw)) or all(isinstance(p, str) for p in players_raw)):
                 raise PhhError(f"field 'players': expected a list of {n} names")
             players = tuple(players_raw)
         trimming = fields.get("ante_trimming_status", False)
@@ -310,13 +320,11 @@ class _Reader:
         cap = fields.get("_raise_cap", 3)
         if type(cap) is not int or cap < 0:
             raise PhhError(f"field '_raise_cap': expected a number of raises (0 or more), not {cap!r}")
-        flags = []
-        for name in ("_uncapped", "_uncapped_heads_up"):
-            flag = fields.get(name, False)
-            if not isinstance(flag, bool):
-                raise PhhError(f"field {name!r}: expected true or false")
-            flags.append(flag)
-        return players, trimming, cap, flags[0], flags[1]
+        uncapped, heads_up = fields.get("_uncapped", False), fields.get("_uncapped_heads_up", False)
+        if uncapped.__class__ is not bool or heads_up.__class__ is not bool:
+            name = "_uncapped" if uncapped.__class__ is not bool else "_uncapped_heads_up"
+            raise PhhError(f"field {name!r}: expected true or false")
+        return players, trimming, cap, uncapped, heads_up
 
     def rake(self, units: Callable[[Number], int]) -> Rake | None:
         """The house's rake (`_rake_bp`, `_rake_cap`, `_rake_no_flop_no_drop`), or None."""

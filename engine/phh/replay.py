@@ -147,14 +147,14 @@ class _Replay:
         """Every action of the record, in order (dealer lines as the engine asks for the cards)."""
         table = self.table
         actions, amounts, used = self.actions, self.amounts, self.used
-        for i in range(self.count):
+        for i, a in enumerate(actions):
             if used[i]:
                 continue
-            a = actions[i]
             used[i] = True
             kind = a.kind
-            if (kind == "f" or kind == "cc" or kind == "cbr") and table.actor == a.actor and table.expected_card() is None:
-                # the commonest step, in short (the full step below would do the same)
+            if table.actor == a.actor and (kind == "f" or kind == "cc" or kind == "cbr"):
+                # the commonest step, in short (the full step below would do the same): the player
+                # the engine waits for (while a card is expected, nobody is to act)
                 try:
                     if kind == "f":
                         table.fold()
@@ -164,7 +164,7 @@ class _Replay:
                         table.bet_or_raise(amounts[i])  # type: ignore[arg-type]
                 except (IllegalAction, CardError) as exc:
                     raise self.fail(i, exc) from None
-                if table.expected_card() is not None:
+                if table.actor is None and table.expected_card() is not None:   # the round is over
                     self.pump(i + 1)
             elif kind == "dh" or kind == "db":
                 self.pump(self.buffer_deals(i))

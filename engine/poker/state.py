@@ -20,8 +20,9 @@ Cards go round one at a time from the small blind (docs/rules.md; heads-up the b
 button gets the first card), or from the button's left in games without blinds; draws go in turn
 from the button's left.
 
-Main attributes: `actor` (seat to act, or None), `phase`, `street`, `board`, `level` (the bet
-to call), `records` (everything that happened), `result` (a HandResult once the hand is over).
+Main attributes: `actor` (seat to act, or None: always None while a card is expected), `phase`,
+`street`, `board`, `level` (the bet to call), `records` (everything that happened), `result` (a
+HandResult once the hand is over).
 """
 
 from __future__ import annotations

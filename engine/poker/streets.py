@@ -312,31 +312,35 @@ class HandStreets(HandShowdown):
         return len(ranks) != len(set(ranks))
 
     def _after_action(self) -> None:
-        """After a betting action: the next seat to act, or the end of the round (one pass)."""
+        """After a betting action: the next seat to act, or the end of the round (one pass; nobody
+        has mucked while the betting goes on)."""
         seq = self._seq
         i = self._index[self.actor] + 1  # type: ignore[index]
         live = able = 0
         alone: PlayerState | None = None
         nxt: PlayerState | None = None
         for p in self._ring[i:i + len(seq)]:
-            if p.folded or p.mucked:
+            if p.folded:
                 continue
             live += 1
             if p.stack:
-                able += 1
-                alone = p
-                if nxt is None and p.pending:
-                    nxt = p
-                if nxt is not None and able > 1:   # the rest of the pass cannot change the answer
+                if nxt is not None:   # a second player with chips: the rest of the pass cannot change the answer
                     self.actor = nxt.seat
                     return
+                able += 1
+                alone = p
+                if p.pending:
+                    if able > 1:
+                        self.actor = p.seat
+                        return
+                    nxt = p
         if live == 1 or able == 0:
             self._end_betting()
             return
         if able == 1:
             assert alone is not None
             # the only player with chips acts only when facing more than he has put in
-            top = max((p.bet for p in seq if not p.folded and not p.mucked and p is not alone), default=0)
+            top = max((p.bet for p in seq if not p.folded and p is not alone), default=0)
             if alone.bet >= top:
                 self._end_betting()
                 return
