@@ -229,6 +229,22 @@ def posted(seat: int, kind: str, amount: int) -> Posted:
     return record
 
 
+def dealt_run(slots: Sequence[CardSlot], cards: Sequence[Card]) -> list[Dealt]:
+    """dealt of each known card of `cards` to its slot of `slots`, in one loop."""
+    out: list[Dealt] = []
+    append = out.append
+    tables = _DEALT
+    for slot, card in zip(slots, cards):
+        shared = tables.get(id(slot))
+        if shared is not None and shared[0] is slot:
+            record = shared[1][card.index]
+            if record is not None and record.card is card:
+                append(record)
+                continue
+        append(dealt(slot, card.index, card))
+    return out
+
+
 def dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:
     """The record of `card` (index 52: unknown) dealt to `slot`: slots are shared instances,
     and the records of a deal are values too, one per slot and card."""

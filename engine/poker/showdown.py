@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from engine.errors import DuplicateCard, IllegalAction
 from engine.poker.core import HandCore, PlayerState
@@ -15,6 +16,11 @@ from engine.cards import Card
 
 __all__ = ["HandShowdown"]
 
+_BET = attrgetter("bet")   # a player's bet on this street
+_TOTAL = attrgetter("total")
+_STACK = attrgetter("stack")
+_STARTING_STACK = attrgetter("starting_stack")
+
 
 class HandShowdown(HandCore):
     """The showdown and the settlement of a hand (see engine.poker.state.Hand)."""
@@ -23,17 +29,11 @@ class HandShowdown(HandCore):
 
     def _return_uncalled(self) -> None:
         """Give back the part of the highest bet of the street that nobody matched."""
-        top: PlayerState | None = None
-        second = 0
-        for p in self._seq:
-            if top is None or p.bet > top.bet:
-                if top is not None:
-                    second = top.bet
-                top = p
-            elif p.bet > second:
-                second = p.bet
-        if top is not None and top.bet > second:
-            excess = top.bet - second
+        seq = self._seq
+        bets = sorted(map(_BET, seq))
+        excess = bets[-1] - bets[-2]
+        if excess:
+            top = max(seq, key=_BET)   # the first of the highest bets: there is one
             top.stack += excess
             top.bet -= excess
             top.total -= excess
@@ -54,13 +54,13 @@ class HandShowdown(HandCore):
         self._next_shower()
 
     def _next_shower(self) -> None:
-        while self._showdown_queue:
+        if self._showdown_queue:
             seat = self._showdown_queue.pop(0)
-            others = [p for p in self._players.values() if p.live and p.seat != seat]
-            if all(p.mucked or p.folded for p in others) or not others:
-                break   # everyone else mucked: wins without showing
-            self.actor = seat
-            return
+            for p in self._seq:
+                if p.seat != seat and not p.folded and not p.mucked:
+                    self.actor = seat   # another hand still in: he shows or mucks
+                    return
+            # everyone else mucked: he wins without showing
         self.actor = None
         self._settle(showdown=True)
 
@@ -146,12 +146,9 @@ class HandShowdown(HandCore):
 
     def _settle_uncontested(self, winner: PlayerState) -> None:
         """_settle's result when one player is left and no rake is taken (the same records)."""
-        total = 0
-        finals = {}
-        starts = {}
-        payoffs = {}
-        for p in self._seq:
-            total += p.total
+        seq = self._seq
+        total = sum(map(_TOTAL, seq))
+        for p in seq:
             p.bet = 0
         winner.stack += total
         seat = winner.seat
@@ -160,10 +157,10 @@ class HandShowdown(HandCore):
             pot = PotResult(total, frozenset((seat,)), {seat: total})
         else:
             pot = PotResult(0, frozenset((seat,)), {})
-        for s, p in self._players.items():
-            finals[s] = p.stack
-            starts[s] = p.starting_stack
-            payoffs[s] = p.stack - p.starting_stack
+        seats = self._players   # seat -> player, in the order of _seq
+        finals = dict(zip(seats, map(_STACK, seq)))
+        starts = dict(zip(seats, map(_STARTING_STACK, seq)))
+        payoffs = {p.seat: p.stack - p.starting_stack for p in seq}
         self.result = HandResult(starts, finals, payoffs, (pot,), 0, False,
                                  frozenset((seat,)) if total else frozenset())
 

@@ -35,7 +35,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    folded,
+    dealt_run, folded,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -172,7 +172,12 @@ class Hand(HandStreets):
         queue = self._queue
         if not queue:
             raise IllegalAction(f"no card expected now: {self._waiting_for()}")
-        parsed = card if card.__class__ is Card else card_of(card)
+        if card.__class__ is Card:
+            parsed: Card | None = card
+        elif card.__class__ is str and card in BY_TEXT:
+            parsed = BY_TEXT[card]
+        else:
+            parsed = card_of(card)
         slot = queue[0]
         kind = slot.kind
         if parsed is not None:
@@ -243,11 +248,10 @@ class Hand(HandStreets):
         queue = self._queue
         states = self._card_state
         players = self._players
-        records = self.records
-        last = len(queue) - 1
-        k = 0
-        while k < last:
-            slot = queue[k]
+        by_text = BY_TEXT
+        cards: list[Card] = []
+        add = cards.append
+        for slot in queue[:-1]:
             if slot.kind != "hole":
                 break
             seat = slot.seat
@@ -259,7 +263,7 @@ class Hand(HandStreets):
                 break
             card = buffer[0]
             if card.__class__ is str:
-                card = BY_TEXT.get(card)
+                card = by_text.get(card)
             if card.__class__ is not Card:   # unknown, or not a card: deal's own checks say
                 break
             index = card.index
@@ -270,9 +274,10 @@ class Hand(HandStreets):
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)
             p.up.append(slot.up)
-            records.append(dealt(slot, index, card))
-            k += 1
+            add(card)
+        k = len(cards)
         if k:
+            self.records.extend(dealt_run(queue[:k], cards))
             del queue[:k]
             self._cards_seen += k
         return k
@@ -292,10 +297,9 @@ class Hand(HandStreets):
     def fold(self, seat: int | None = None, dead: bool = False) -> Folded:
         """The actor folds (`dead`: his hand is declared dead, folded even with nothing to call)."""
         actor = self.actor
-        if (self.phase is not BETTING or self._queue or actor is None
-                or (seat is not None and seat != actor) or (self._players[actor].bet >= self.level and not dead)):
+        if (self.phase is not BETTING or self._queue or actor is None or (seat is not None and seat != actor)
+                or ((p := self._players[actor]).bet >= self.level and not dead)):
             self.verify_fold(seat, dead)   # raises the reason
-        p = self._players[actor]  # type: ignore[index]
         states = self._card_state
         for c in p.cards:
             if c is not None:
@@ -377,7 +381,12 @@ class Hand(HandStreets):
         return self._verify_bet_or_raise(to, seat)[0].seat
 
     def _verify_bet_or_raise(self, to: int, seat: int | None) -> tuple[PlayerState, Bounds]:
-        p = self._check_turn(seat, BETTING, BRING_IN)
+        actor = self.actor
+        if (self.phase is BETTING and not self._queue and actor is not None   # the commonest: his turn to bet
+                and (seat is None or seat == actor)):
+            p = self._players[actor]
+        else:
+            p = self._check_turn(seat, BETTING, BRING_IN)
         if to.__class__ is not int and (not isinstance(to, int) or isinstance(to, bool)):
             raise IllegalAction(f"amount must be an integer, got {to!r}")
         rng = self._raise_range(p)
