@@ -14,6 +14,7 @@ from engine import tomltext
 from engine.phh.actions import PhhAction, parse_actions
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
+from engine.poker.values import quick_init
 
 __all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "hands_of_tables", "dumps_phhs"]
 
@@ -80,6 +81,7 @@ def _decimals(value: Number) -> int:
     return max(0, -exponent)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandHistory:
     """One hand history, its amounts in integer units of `unit` (see engine.phh's docstring).

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.errors import IllegalAction
+from engine.poker.values import quick_init
 from engine.poker.variants import Structure
 
 __all__ = ["Stakes", "Structure", "pot_limit_max_to"]
@@ -28,6 +29,7 @@ __all__ = ["Stakes", "Structure", "pot_limit_max_to"]
 _INT_ONLY = frozenset({int})
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Stakes:
     """Forced bets and limits of a table.
