@@ -41,6 +41,7 @@ _STAKE_NAMES = ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")
 _INT_ONLY = frozenset({int})
 _STR_ONLY = frozenset({str})
 _PLAYER_OF = itemgetter(2)   # PhhAction.player
+_AMOUNT_TEXT = itemgetter(4)   # PhhAction.amount_text
 _ONE = Decimal(1)
 
 
@@ -205,8 +206,8 @@ class _Reader:
         blinds = self.amounts("blinds_or_straddles", "blinds_or_straddles" in needs)
         stakes = self.stakes(needs)
         actions = self.actions()
-        raw_amounts = self.action_amounts(actions)
-        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
+        raw_amounts, decimal = self.action_amounts(actions)
+        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts, decimal)
         scale = 10 ** places
 
         def units(value: Number) -> int:
@@ -217,15 +218,15 @@ class _Reader:
                 return tuple(values)  # type: ignore[arg-type]
             return tuple(map(units, values))
 
-        for i, s in enumerate(stacks):
+        for i, s in enumerate(stacks if min(stacks) <= 0 else ()):   # the first named
             if s <= 0:
                 raise PhhError(f"starting_stacks[{i}]: a stack must be positive, not {s}")
-        for i, ante in enumerate(antes):
+        for i, ante in enumerate(antes if min(antes) < 0 else ()):
             if ante < 0:
                 raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
         players, trimming, cap, uncapped, heads_up = self.settings()
         rake = self.rake(units)
-        amounts = (tuple(raw_amounts) if ints or scale == 1 and Decimal not in set(map(type, raw_amounts))
+        amounts = (tuple(raw_amounts) if ints or scale == 1 and not decimal
                    else tuple(None if x is None else units(x) for x in raw_amounts))
         whole: list[int] = stakes if ints else list(map(units, stakes))  # type: ignore[assignment]  # ints: units
         bring_in, small_bet, big_bet, min_bet, max_bet = whole
@@ -275,9 +276,10 @@ class _Reader:
                     raise PhhError(f"action {a.text!r}: there are only {n} players")
         return actions
 
-    def action_amounts(self, actions: tuple[PhhAction, ...]) -> list[Number | None]:
-        """Each action's `cbr` amount as written (None for other actions)."""
-        out: list[Number | None] = [a.amount_text for a in actions]   # type: ignore[misc]  # each read below
+    def action_amounts(self, actions: tuple[PhhAction, ...]) -> tuple[list[Number | None], bool]:
+        """Each action's `cbr` amount as written (None for other actions), and whether one is a Decimal."""
+        out: list[Number | None] = list(map(_AMOUNT_TEXT, actions))   # each read below
+        decimal = False
         for i, text in enumerate(out):
             if text is None:
                 continue
@@ -289,16 +291,15 @@ class _Reader:
                 except InvalidOperation:
                     raise PhhError(f"action {actions[i].text!r}: not an amount: {text!r}") from None
                 out[i] = _to_number(amount, f"action {actions[i].text!r}")
-        return out
+                decimal = True
+        return out, decimal
 
-    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
+    def places(self, played: list[Number], raw_amounts: list[Number | None], decimal: bool) -> tuple[int, bool]:
         """The decimal places of the finest amount the table and its actions use, and whether
-        every one of them is an int (then each is its own count of units)."""
-        if "_rake_cap" not in self.fields:   # the commonest: whole chips throughout, no rake
-            kinds = {*map(type, played), *map(type, raw_amounts)}
-            kinds.discard(type(None))
-            if kinds <= _INT_ONLY:
-                return 0, True
+        every one of them is an int (then each is its own count of units). `decimal`: an action's
+        amount is a Decimal (the others are ints)."""
+        if not decimal and "_rake_cap" not in self.fields and _only_ints(played):   # the commonest: whole chips, no rake
+            return 0, True
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))

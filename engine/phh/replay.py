@@ -42,12 +42,11 @@ def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> S
                                f"position (negative in PHH) is not dealt at our tables")
     while blinds and blinds[-1] == 0:
         blinds.pop()
-    antes: int | tuple[int, ...] = hand.antes[0] if len(set(hand.antes)) == 1 else hand.antes
+    each = hand.antes
+    antes: int | tuple[int, ...] = each[0] if each.count(each[0]) == len(each) else each   # one for everyone, or each his
     try:
-        return Stakes(structure, tuple(blinds), antes, bring_in=hand.bring_in,
-                      small_bet=hand.small_bet, big_bet=hand.big_bet,
-                      min_bet=hand.min_bet, max_bet=hand.max_bet, raise_cap=hand.raise_cap,
-                      uncapped_heads_up=hand.uncapped_heads_up)
+        return Stakes(structure, tuple(blinds), antes, hand.bring_in, hand.small_bet, hand.big_bet,
+                      hand.min_bet, hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
     except IllegalAction as exc:
         raise PhhError(f"stakes: {exc}") from None
 
