@@ -418,12 +418,14 @@ class Hand(HandStreets):
         p, (kind, _, _, choices) = self._verify_bet_or_raise(to, seat)
         previous = self.level
         structure = self._structure
+        min_bet = self._min_bet
         all_in = to == p.bet + p.stack
         if structure is FIXED_LIMIT:
             full = to >= self._fixed_target(p) or (all_in and self.settings.fixed_limit_half_bet_reopens
                                                    and 2 * (to - previous) >= self._unit())
         else:
-            full = previous == 0 or to - previous >= max(self._last_full, self._min_bet)
+            last_full = self._last_full
+            full = previous == 0 or to - previous >= (last_full if last_full > min_bet else min_bet)
         if self.phase is BRING_IN:
             self.phase = BETTING
         added = to - p.bet
@@ -432,7 +434,7 @@ class Hand(HandStreets):
         p.total += added
         if full:
             if structure is not FIXED_LIMIT:
-                self._last_full = max(to - previous, self._min_bet)
+                self._last_full = to - previous if to - previous > min_bet else min_bet
             self._bet_count += 1
             if (structure is FIXED_LIMIT and self.street == self.variant.open_pair_street
                     and choices is not None and len(choices) == 2 and to == choices[1]):
@@ -452,7 +454,8 @@ class Hand(HandStreets):
                     q.pending = True
                     if reopen and not q.may_raise and to - q.acted_at >= reopen:
                         q.may_raise = True
-        self.level = max(self.level, to)
+        if to > previous:
+            self.level = to
         p.pending = False
         p.may_raise = False
         p.acted_at = self.level
