@@ -214,7 +214,7 @@ class _Reader:
             return value * scale if isinstance(value, int) else int(value * scale)
 
         def all_units(values: list[Number]) -> tuple[int, ...]:
-            if ints or scale == 1 and _only_ints(values):
+            if scale == 1 and set(map(type, values)) <= _INT_ONLY:
                 return tuple(values)  # type: ignore[arg-type]
             return tuple(map(units, values))
 
@@ -230,9 +230,13 @@ class _Reader:
                    else tuple(None if x is None else units(x) for x in raw_amounts))
         whole: list[int] = stakes if ints else list(map(units, stakes))  # type: ignore[assignment]  # ints: units
         bring_in, small_bet, big_bet, min_bet, max_bet = whole
+        if ints:   # whole chips throughout: each amount is its count of units
+            antes_units, blinds_units, stacks_units = tuple(antes), tuple(blinds), tuple(stacks)
+        else:
+            antes_units, blinds_units, stacks_units = all_units(antes), all_units(blinds), all_units(stacks)
         return cls(
-            self.variant, all_units(antes), all_units(blinds), bring_in, small_bet, big_bet, min_bet, max_bet,
-            all_units(stacks), actions, amounts,  # type: ignore[arg-type]
+            self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
+            stacks_units, actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
             players, self.results("finishing_stacks"), self.results("winnings"),
             tuple([(k, self.fields[k]) for k in sorted(self.fields.keys() - _CORE)]), rake)
@@ -246,7 +250,7 @@ class _Reader:
             return [0] * self.n
         if not isinstance(raw, list) or len(raw) != self.n:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
-        if _only_ints(raw):
+        if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
             return raw
         return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
 
@@ -354,7 +358,7 @@ class _Reader:
             return None
         if not isinstance(raw, list) or len(raw) != self.n:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
-        if _only_ints(raw):
+        if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
             return tuple(raw)
         return tuple(_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw))
 

@@ -136,7 +136,7 @@ class _Replay:
         self.amounts = hand.amounts
         self.count = len(hand.actions)
         self.used = [False] * self.count
-        self.holes: list[list[CardInput]] = [[] for _ in range(hand.player_count)]
+        self.holes: list[list[CardInput]] = [[] for _ in hand.starting_stacks]
         self.board: list[CardInput] = []
 
     def fail(self, index: int, reason: object) -> PhhError:

@@ -49,7 +49,9 @@ class HandShowdown(HandCore):
             start = self._aggressor[1]
         i = self.order.index(start)
         n = len(self.order)
-        self._showdown_queue = [self.order[(i + k) % n] for k in range(n) if self._players[self.order[(i + k) % n]].live]
+        players = self._players
+        self._showdown_queue = [seat for seat in (self.order[(i + k) % n] for k in range(n))
+                                if not players[seat].folded and not players[seat].mucked]
         self.actor = None
         self._next_shower()
 
@@ -65,7 +67,8 @@ class HandShowdown(HandCore):
         self._settle(showdown=True)
 
     def _final_pots(self) -> list[Pot]:
-        return final_pots({s: p.total for s, p in self._players.items()}, [p.seat for p in self._seq if p.live])
+        return final_pots({s: p.total for s, p in self._players.items()},
+                          [p.seat for p in self._seq if not p.folded and not p.mucked])
 
     def _settle(self, showdown: bool, chop: Mapping[int, int] | None = None, chop_equal: bool = False) -> None:
         self.phase = OVER
