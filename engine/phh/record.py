@@ -274,7 +274,7 @@ class _Reader:
             raise PhhError("field 'actions' missing or not a list of strings")
         actions = parse_actions(raw)
         n = self.n
-        if max(filter(None, map(_PLAYER_OF, actions)), default=0) >= n:   # the players named, in one go (None, p1 dropped)
+        if max([0, *filter(None, map(_PLAYER_OF, actions))]) >= n:   # the players named, in one go (None, p1 dropped)
             for a in actions:
                 if a.player is not None and a.player >= n:
                     raise PhhError(f"action {a.text!r}: there are only {n} players")

@@ -36,7 +36,7 @@ def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> S
         blinds = list(ours)
     else:
         blinds = list(hand.blinds_or_straddles)
-        for i, b in enumerate(blinds if min(blinds, default=0) < 0 else ()):   # the first negative named
+        for i, b in enumerate(blinds if min(blinds) < 0 else ()):   # the first negative named (one a player)
             if b < 0:
                 raise PhhError(f"blinds_or_straddles[{i}] = {hand.amount(b)}: a posted blind out of "
                                f"position (negative in PHH) is not dealt at our tables")

@@ -30,10 +30,11 @@ class HandShowdown(HandCore):
     def _return_uncalled(self) -> None:
         """Give back the part of the highest bet of the street that nobody matched."""
         seq = self._seq
-        bets = sorted(map(_BET, seq))
-        excess = bets[-1] - bets[-2]
+        bets = list(map(_BET, seq))
+        ordered = sorted(bets)
+        excess = ordered[-1] - ordered[-2]
         if excess:
-            top = max(seq, key=_BET)   # the first of the highest bets: there is one
+            top = seq[bets.index(ordered[-1])]   # the first of the highest bets: there is one
             top.stack += excess
             top.bet -= excess
             top.total -= excess

@@ -367,7 +367,9 @@ class Hand(HandStreets):
         if p.bet >= self.level:
             record = checked(actor)  # type: ignore[arg-type]
         else:
-            amount = min(self.level - p.bet, p.stack)
+            amount = self.level - p.bet
+            if amount > p.stack:
+                amount = p.stack   # all in for less
             p.stack -= amount
             p.bet += amount
             p.total += amount

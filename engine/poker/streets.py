@@ -343,7 +343,7 @@ class HandStreets(HandShowdown):
         if able == 1:
             assert alone is not None
             # the only player with chips acts only when facing more than he has put in
-            top = max((p.bet for p in seq if not p.folded and p is not alone), default=0)
+            top = max([0] + [p.bet for p in seq if not p.folded and p is not alone])
             if alone.bet >= top:
                 self._end_betting()
                 return
