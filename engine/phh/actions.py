@@ -155,12 +155,13 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
     cls = PhhAction
     for text in texts:
         if text.__class__ is str:
-            action = whole.get(text)
-            if action is not None:
-                append(action)
-                continue
             size = len(text)
-            if size == 12:
+            if size < 7:   # `p3 f`, `p3 cc`... (the table's are 4 to 6 characters long)
+                action = whole.get(text)
+                if action is not None:
+                    append(action)
+                    continue
+            elif size == 12:
                 seat = deal_hole.get(text[:8])
                 if seat is not None:
                     two = two_cards.get(text[8:])
