@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import tempfile
 import time
@@ -33,14 +34,22 @@ def run() -> list[Figure]:
     with tempfile.TemporaryDirectory() as root:
         c = Controller(Journal.open(Path(root)), default_setup=HouseSetup("uth", "default", {"minimum": 100}, MAX_SPOTS))
         c.recover()
-        _play(c, 500)
-        times = []
-        for after in range(0, 400, 4):
-            started = time.perf_counter()
-            reply = c.handle_command(Command.from_mapping({"cmd": "history", "after": after, "limit": 100}))
-            times.append((time.perf_counter() - started) * 1000)
-            assert reply["ok"] and len(reply["hands"]) == 100
-        c.journal.close()
+        # As `croupier run` does after its start (cli/run.py): what was built before (here the other
+        # benches' too: `make bench` runs them in one process) is out of the collector's sight, so a
+        # full collection goes over the hands' garbage only, as in the controller's own process.
+        gc.collect()
+        gc.freeze()
+        try:
+            _play(c, 500)
+            times = []
+            for after in range(0, 400, 4):
+                started = time.perf_counter()
+                reply = c.handle_command(Command.from_mapping({"cmd": "history", "after": after, "limit": 100}))
+                times.append((time.perf_counter() - started) * 1000)
+                assert reply["ok"] and len(reply["hands"]) == 100
+        finally:
+            gc.unfreeze()
+            c.journal.close()
     p50, p99 = statistics.median(times), sorted(times)[int(len(times) * 0.99) - 1]
     print(f"   a page of 100 closed hands from a journal of 500: p50 {p50:.2f} ms, p99 {p99:.2f} ms"
           f" (aim p99 < {AIM_MS:.0f} ms)")

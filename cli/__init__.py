@@ -21,27 +21,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("cli.watch", "show a table's public feed"),
     "display": ("cli.display", "serve a table's pages in the browser: the table display"),
     "history": ("cli.history", "recall the last hands from the journal"),
+    "ratings": ("cli.ratings", "the table's player rating sessions and dealer figures, from its journal"),
     "audit": ("cli.audit", "check and read the tamper-evident audit log"),
     "integrity": ("cli.integrity", "sign and verify the manifest of the installed code"),
     "keys": ("cli.keys", "make, list and revoke CURVE certificates"),
     "users": ("cli.users", "the users who sign off privileged steps: add, list, remove"),
     "sim-shoe": ("cli.sim_shoe", "run the emulated card-reading shoe"),
+    "sim-chips": ("cli.sim_chips", "run the emulated chip reader board (RFID antennas under the circles and the tray)"),
     "phh": ("cli.phh", "poker hand histories: replay and export"),
     "stats": ("cli.stats", "the floor's figures from the archive, and the pit's counts (drop, fills ...)"),
     "tournament": ("cli.tournament", "the tournament director: the clock, the standings, the tables' levels"),
     "floor-sim": ("cli.floor_sim", "simulated tables at K times real time for the pit: real feeds and history, their pit configuration written"),
-    "pit": ("cli.pit", "the floor: the pit aggregator (run, reload) and its archive of every table's hands in PostgreSQL (migrate)"),
+    "pit": ("cli.pit", "the floor: the pit aggregator (run, reload), its pages in the browser (web) and its archive of every table's hands in PostgreSQL (migrate)"),
 }
 
 
 NEEDS: dict[str, str] = {name: folder for name, folder in (
-    ("math", "analysis"), ("demo", "sim"), ("sim-shoe", "sim"), ("floor-sim", "sim"),
+    ("math", "analysis"), ("demo", "sim"), ("sim-shoe", "sim"), ("sim-chips", "sim"), ("floor-sim", "sim"),
     ("stats", "floor"), ("tournament", "floor"), ("pit", "floor"))}
 """The commands that run elsewhere than on a table's Pi: the top folder each needs (the Pi installs only the
 table's folders, `protocol.packages.TABLE`)."""
-OPTIONAL: dict[str, str] = {"audit": "floor", "display": "floor"}
-"""Commands of the table's that read the floor's archive with one option (`croupier audit --against DSN`, a
-display's `floor_db`): they import the floor only then, and say what to install when it is missing."""
+OPTIONAL: dict[str, str] = {"audit": "floor"}
+"""Commands of the table's that read the floor's archive with one option (`croupier audit --against DSN`): they
+import the floor only then, and say what to install when it is missing."""
 WHERE = {"analysis": "the analysis (an analyst's machine)", "sim": "the simulations (a test machine)",
          "floor": "the floor server (the pit's host)"}
 

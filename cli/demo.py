@@ -81,10 +81,10 @@ import zmq
 
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
-from firmware_host.display.words import LANGUAGES
+from pages.words import LANGUAGES
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
-from cli.demo_display import start_display
+from cli.demo_display import start_display, start_floor_pages
 from cli.demo_tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
 from protocol.feed import FeedClient
@@ -93,7 +93,7 @@ from sim.dealing import ShoeHand
 from sim.keys import SimKeys
 from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
-from sim.demo_profile import write_demo_profile
+from sim.demo_profile import write_demo_profile, write_rated_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from sim.yielding import YieldingPlayers, next_hand
 
@@ -124,8 +124,9 @@ class SimTable:
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
                  sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None, demo_profile: bool = False) -> None:
+                 structure: str | None = None, demo_profile: bool = False, rated: bool = False) -> None:
         self.state_dir = Path(state_dir)
+        self.rated = rated  # `--rated`: the standard paytables with UTH's edges approved (`sim/demo_profile.py`)
         self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
@@ -169,6 +170,8 @@ class SimTable:
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
             profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
+            if self.rated and self.structure is None:
+                profile = write_rated_profile(self.run_dir / "rated-profile.toml")
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
@@ -290,24 +293,25 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
 
 
 def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
-                language: str = "en", players_by: str = "bots") -> subprocess.Popen[bytes] | None:
-    """Start `croupier display` on the table's public feed and print the pages' address (one line).
-    With `console`, the dealer console too (the command endpoint, the users file; the line adds `/dealer`
-    and the demo credentials). When `port` is taken, say so and take a free one; when the display cannot
-    start, say why and go on without it (None)."""
+                language: str = "en", players_by: str = "bots") -> list[subprocess.Popen[bytes]] | None:
+    """Start `croupier display` on the table's public feed, and `croupier pit web` (the floor's pages: the pit)
+    on a free port, and print the pages' addresses (one line). With `console`, the dealer console too (the
+    command endpoint, the users file; the line adds `/dealer` and the demo credentials). When `port` is taken,
+    say so and take a free one; when the display cannot start, say why and go on without it (None)."""
     keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
-    keys += console_lines(table) if console else ""
+    feed = (f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
+            f'heartbeat_s = {table.heartbeat_s}\n')
     eye = full_feed_lines(table, with_commands=not console)
     config = table.run_dir / "display.toml"
     log_path = table.run_dir / "display.log"
     started = start_display(config, log_path, host, port, lambda listen: (
-        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}{eye}\n[[display.tables]]\n'
-        f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
-        f'heartbeat_s = {table.heartbeat_s}\n'))
+        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}'
+        f'{console_lines(table) if console else ""}{eye}\n[[display.tables]]\n{feed}'))
     if started is None:
         return None
     proc, ready = started
-    line = f"pages: {ready['table']} {ready['pit']}"
+    floor = start_floor_pages(table.run_dir, host, f"\n[[web.tables]]\n{feed}{keys}", language=language)
+    line = f"pages: {ready['table']} {floor[1]['pit'] if floor else '(no pit)'}"
     if eye:
         line += f" {ready['display']}/surveillance"
     if console:
@@ -317,7 +321,7 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
     if console and players_by == "web":
         line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
     print(line, flush=True)
-    return proc
+    return [proc, *([floor[0]] if floor else [])]
 
 
 class Stagehand:
@@ -373,6 +377,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bots at the table (default: 5 for uth, 6 for 3cp and poker; uth and 3cp 1 to 7 (the "
                              "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
+    parser.add_argument("--rated", type=float, default=None, metavar="P",
+                        help="a share P (0..1) of the bot seats carry player cards, the standard paytables "
+                             "with UTH's edges approved: `croupier ratings` after it (house games)")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
     parser.add_argument("--secure", action="store_true",
@@ -400,6 +407,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
     """What is wrong with the command line (None when nothing is)."""
     if args.hands < 1:
         return "--hands must be at least 1"
+    if args.rated is not None and (is_poker(args.game) or args.dealer == "web"):
+        return "--rated is for the house games' bot dealer (uth, 3cp)"
     if is_poker(args.game):
         most = VARIANTS[args.game].max_players
         if not 2 <= seats <= most:
@@ -409,6 +418,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return None
     if args.structure is not None:
         return f"--structure is for the poker games, not {args.game}"
+    if args.rated is not None and not 0 <= args.rated <= 1:
+        return f"--rated is a share of the seats, 0 to 1, not {args.rated}"
     low, high = HOUSE_SEATS
     if not low <= seats <= high:
         return f"--seats {seats} is not possible for {args.game} ({low}..{high})"
@@ -528,14 +539,14 @@ def main(args: argparse.Namespace) -> int:
     keys = SimKeys.make(state_dir / "keys") if args.secure else given
     demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
-    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1),
-                     keys=keys, people=people, structure=args.structure, demo_profile=True)
+    table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1), keys=keys,
+                     people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None)
     if args.secure and web is not None and keys is not None:
         table.eye_key = eye_key(keys)  # the full feed for /surveillance
     viewer: subprocess.Popen[bytes] | None = None
     if people:
         table.write_users()  # the display checks sign-ins against it from its start
-    pages: subprocess.Popen[bytes] | None = None
+    pages: list[subprocess.Popen[bytes]] | None = None
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)
@@ -553,7 +564,7 @@ def main(args: argparse.Namespace) -> int:
             result = play_from_console(table, seats, args, at_console)
         else:
             pace = args.pace if args.pace is not None else (0.03 if sys.stdout.isatty() and not args.quiet else 0.0)
-            dealer = table.dealer(players=seat_players(seats, args.seed),
+            dealer = table.dealer(players=seat_players(seats, args.seed, args.rated or 0.0),
                                   on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
             result = dealer.play(args.hands)
     except (BotError, RestarterError, OSError, JournalError) as exc:
@@ -572,8 +583,8 @@ def main(args: argparse.Namespace) -> int:
         if viewer is not None:
             viewer.terminate()
             viewer.wait()
-        if pages is not None:
-            end(pages)
+        for proc in pages or []:
+            end(proc)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
     return finish(args, state_dir, result, restarts, status)

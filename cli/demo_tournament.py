@@ -1,8 +1,8 @@
 """`croupier demo --tournament`: the simulated tournament across tables, and with `--web` the clock's and the tables' pages.
 
 `cli/demo.py` has the options and gives the table factory (its `SimTable`) and the
-pages' address; with `--web` the display serves the director's clock on `/tournament` and each
-table's `/table?table=NAME`.
+pages' address; with `--web` the floor's web process (`croupier pit web`) serves the director's clock on
+`/tournament` and the pit, and the display each table's `/table?table=NAME`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cli.demo_display import start_display
+from cli.demo_display import start_display, start_floor_pages
 from sim.restarter import RestarterError, end, read_json_line, spawn
 from sim.tournament.devices import TableFactory
 
@@ -52,9 +52,8 @@ def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, we
 
     def serve(sims: Mapping[str, Any], public: str, snapshot: str) -> None:
         assert web is not None
-        proc = serve_tournament_pages(state_dir / "director", sims, public, snapshot, *web, language=args.language)
-        if proc is not None:
-            pages.append(proc)
+        pages.extend(serve_tournament_pages(state_dir / "director", sims, public, snapshot, *web,
+                                            language=args.language))
 
     status = 0
     ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: ended as SIGINT, with a summary line
@@ -96,21 +95,26 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def serve_tournament_pages(home: Path, sims: Mapping[str, Any], public: str, snapshot: str, host: str, port: int, *,
-                           language: str = "en") -> subprocess.Popen[bytes] | None:
-    """`--tournament --web`: start `croupier display` on the director's feed (`/tournament`, the clock) and on every
-    table's public feed (`/table?table=NAME`, the pit), and print their addresses (one line: `pages: .../tournament
-    .../table?table=T1 ... .../pit`). A taken port is said and a free one taken; None when it cannot start."""
-    tables = "".join(f'\n[[display.tables]]\nname = "{name}"\npublic = "{sim.endpoints.public}"\n'
-                     f'snapshot = "{sim.endpoints.snapshot}"\nheartbeat_s = {getattr(sim, "heartbeat_s", 0.5)}\n'
-                     for name, sim in sims.items())
+                           language: str = "en") -> list[subprocess.Popen[bytes]]:
+    """`--tournament --web`: start `croupier display` on every table's public feed (`/table?table=NAME`, each
+    tournament table's clock from the director's feed) and
+    `croupier pit web` on the director's feed (`/tournament`, the clock) and the tables (`/pit`), and print their
+    addresses (one line: `pages: .../tournament .../table?table=T1 ... .../pit`). A taken port is said and a free
+    one taken; the processes started (none when the display cannot start)."""
+    feeds = {name: (f'name = "{name}"\npublic = "{sim.endpoints.public}"\nsnapshot = "{sim.endpoints.snapshot}"\n'
+                    f'heartbeat_s = {getattr(sim, "heartbeat_s", 0.5)}\n') for name, sim in sims.items()}
     config, log_path = home / "display.toml", home / "display.log"
     started = start_display(config, log_path, host, port, lambda listen: (
         f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\ntournament = "{public}"\n'
-        f'tournament_snapshot = "{snapshot}"\n{tables}'))
+        f'tournament_snapshot = "{snapshot}"\n' + "".join(f"\n[[display.tables]]\n{feed}" for feed in feeds.values())))
     if started is None:
-        return None
+        return []
     proc, ready = started
+    floor = start_floor_pages(home, host, "".join(f"\n[[web.tables]]\n{feed}" for feed in feeds.values()),
+                              language=language, tournament=(public, snapshot))
+    if floor is None:
+        return [proc]
     base = ready["display"]
-    print("pages: " + " ".join([ready["tournament"], *(f"{base}/table?table={name}" for name in sims), ready["pit"]]),
-          flush=True)
-    return proc
+    print("pages: " + " ".join([floor[1]["tournament"], *(f"{base}/table?table={name}" for name in sims),
+                                floor[1]["pit"]]), flush=True)
+    return [proc, floor[0]]

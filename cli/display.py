@@ -7,8 +7,6 @@ import asyncio
 import logging
 import ssl
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from protocol.config import ConfigError
 
@@ -37,17 +35,8 @@ def main(args: argparse.Namespace) -> int:
     except ImportError as exc:  # the optional `web` extra is not installed
         print(f"croupier display: needs the web extra (pip install 'croupier[web]'): {exc}", file=sys.stderr)
         return 2
-    figures: Callable[[str, list[str]], dict[str, Any]] | None = None
-    if cfg.floor_db:  # the pit's figures from the floor's archive (the `floor` extra, on the floor's host)
-        try:
-            from floor.figures import pit_figures
-            figures = pit_figures
-        except ImportError as exc:
-            print(f"croupier display: [display] floor_db needs the floor extra (pip install 'croupier[floor]'): {exc}",
-                  file=sys.stderr)
-            return 2
     try:
-        return asyncio.run(serve(cfg, figures=figures))
+        return asyncio.run(serve(cfg))
     except ssl.SSLError as exc:  # before OSError, which it is
         print(f"croupier display: {cfg.source}: [display] tls_cert, tls_key: not a certificate and its key: "
               f"{exc.reason or exc}", file=sys.stderr)

@@ -137,7 +137,24 @@ def describe(row: HandRow) -> list[str]:
                                         for target, card in rec.get("deals", [])))
     if settlement:
         lines.append(f"  house net {settlement.get('house_net'):+d}")
-    return lines + closing_lines(row)
+    return lines + chips_lines(rec.get("chips")) + closing_lines(row)
+
+
+def chips_lines(chips: dict[str, Any] | None) -> list[str]:
+    """A smart table's hand: where its bets came from, each circle paid against its due, a mispay accepted."""
+    if not chips or chips.get("source") is None:
+        return []
+    lines = [f"  bets {'read from the chips' if chips['source'] == 'chips' else 'typed (chip reader offline)'}"]
+    dues, paid = chips.get("dues") or {}, chips.get("paid") or {}
+    if dues:
+        lines.append("  paid: " + ", ".join(f"{name} {paid.get(name, '-')}" + ("" if paid.get(name) == due else
+                                                                                f" (due {due})")
+                                          for name, due in sorted(dues.items())))
+    override = chips.get("override")
+    if override:
+        lines.append("  mispay accepted" + _by(override) + ": " + ", ".join(
+            f"{name} due {a['due']}, read {a['reads']}" for name, a in sorted(override["accepted"].items())))
+    return lines
 
 
 def in_progress(journal: Journal) -> list[str]:
@@ -184,11 +201,11 @@ def in_progress(journal: Journal) -> list[str]:
 
 
 def history(journal: Journal, out: TextIO, last: int, as_json: bool) -> None:
-    rows = journal.hands(last if last > 0 else None)
-    if as_json:
-        for line in hand_lines(journal, rows):
+    if as_json:  # each hand's line as stored when it closed: the `history` request's
+        for line in hand_lines(journal, journal.lines_newest(last) if last > 0 else journal.lines_after(0, -1)):
             out.write(json.dumps(line, separators=(",", ":")) + "\n")
         return
+    rows = journal.hands(last if last > 0 else None)
     for row in rows:
         out.write("\n".join(describe(row)) + "\n\n")
     out.write("\n".join(in_progress(journal)) + "\n")

@@ -1,7 +1,8 @@
 """`croupier run --config FILE [--state DIR]`: the table controller service.
 
 Starts in this order: configuration (refused with file, section and key), journal (replayed: the
-state is rebuilt exactly, mid-hand too), feed sockets, devices (the shoe is told where to continue),
+state is rebuilt exactly, mid-hand too), feed sockets, devices (the shoe is told where to continue;
+the chip reader's debounced readings go to the inbox as the shoe's do),
 then serves until SIGTERM or SIGINT. Prints one JSON line on standard output when ready:
 `{"ready": true, "table": ..., "boot": ..., "hand": ..., "replayed": N, "pid": ...}`.
 Under systemd (`Type=notify`) it then sends READY=1, pings the watchdog from the controller's loop
@@ -81,6 +82,32 @@ class Devices:
             self._open_shoe(cfg, controller)
         except BackendError as exc:
             raise BackendError(f"{cfg.source}: [shoe] {exc.option or 'url'}: {exc}", option=exc.option) from exc
+        try:
+            self._open_chip_reader(cfg, controller)
+        except BackendError as exc:
+            raise BackendError(f"{cfg.source}: [chip_reader] {exc.option or 'url'}: {exc}",
+                               option=exc.option) from exc
+        try:
+            self._open_player_cards(cfg, controller)
+        except BackendError as exc:
+            raise BackendError(f"{cfg.source}: [player_cards] {exc.option or 'backend'}: {exc}",
+                               option=exc.option) from exc
+
+    def _open_player_cards(self, cfg: Config, controller: Controller) -> None:
+        """The seats' player card reader (docs/ratings.md), when `[player_cards] backend` names one."""
+        cards = cfg.player_cards
+        if cards.backend == "none":
+            return
+        from drivers.player_card import open_player_card_reader
+
+        options: dict[str, Any] = {"seat": cards.seat or None}
+        if cards.backend == "serial":
+            options["url"] = cards.url
+        elif cards.backend == "keyboard":
+            options["path"] = cards.path
+        reader = open_player_card_reader(cards.backend, controller.inbox.post, **options)
+        self.opened.append(reader)
+        reader.start()
 
     def _open_gpio(self, cfg: Config, controller: Controller) -> None:
         post = controller.inbox.post
@@ -126,6 +153,21 @@ class Devices:
             # DeviceOnline arrives in the inbox.
             reader.start(timeout=1.0, driven=True)  # raises UnsupportedDevice for a refused shoe
             if reader.driven:  # served from the controller's own loop: no hand-off per card
+                controller.add_pollable(reader)
+
+    def _open_chip_reader(self, cfg: Config, controller: Controller) -> None:
+        """The chip reader board, served like the shoe from the controller's loop: its ChipsRead
+        readings reach the inbox and are journaled as `chips` events."""
+        chip = cfg.chip_reader
+        if chip.url:
+            from drivers.chip_reader import open_chip_reader
+
+            reader = open_chip_reader("serial", controller.inbox.post, url=chip.url, device=chip.device,
+                                      baudrate=chip.baudrate, confirm=chip.confirm, settle_s=chip.settle_ms / 1000,
+                                      silence_s=chip.silent_s)
+            self.opened.append(reader)
+            reader.start(timeout=1.0, driven=True)  # raises UnsupportedDevice for a refused board
+            if reader.driven:
                 controller.add_pollable(reader)
 
     def set_light(self, state: str) -> None:
@@ -220,7 +262,7 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
                                 limits=cfg.limits.as_dict(), feed=feed, audit=audit,
                                 security=cfg.security, rights=cfg.rights, commands=cfg.commands,
                                 max_steps=cfg.table.max_steps_per_hand, money=cfg.table.money,
-                                certificates=cfg.table.certificate_policy)
+                                certificates=cfg.table.certificate_policy, chip_set=cfg.chip_set)
         controller.zap = zap
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())

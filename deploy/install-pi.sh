@@ -136,7 +136,7 @@ if [[ $VENV_STEP -eq 1 ]]; then
         run "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
     fi
     run "$ROOT$VENV/bin/python" -m pip install --quiet --upgrade pip
-    # Only what the Pi runs: the table's folders (protocol/packages.py TABLE: engine, drivers, protocol,
+    # Only what the Pi runs: the table's folders (protocol/packages.py TABLE: engine, drivers, protocol, pages,
     # firmware_host, cli), copied beside the pyproject into a staging directory and installed from there;
     # the floor server, the analysis and the simulations stay off the table (`croupier demo` there says so).
     STAGE="$(mktemp -d)"

@@ -164,12 +164,23 @@ class ChipsRead:
     device: str = "chips"
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerCardRead:
+    """A player card read at a seat by its card reader (`drivers.player_card`): the card's number (a magnetic
+    stripe's account number, an NFC card's UID) and the seat it was presented at. The number is private:
+    the journal and the full feed keep it, the public feed never (`docs/ratings.md`)."""
+
+    seat: int
+    card: str
+    device: str = "player_cards"
+
+
 Reading: TypeAlias = (CardRead | Misread | SensorChange | ButtonPress | DeviceOnline | DeviceOffline | DeviceFault
-                      | ChipsRead)
+                      | ChipsRead | PlayerCardRead)
 """Every reading a device reports: the closed set a receiver matches on."""
 
 READING_TYPES: tuple[type[Reading], ...] = (CardRead, Misread, SensorChange, ButtonPress, DeviceOnline,
-                                            DeviceOffline, DeviceFault, ChipsRead)
+                                            DeviceOffline, DeviceFault, ChipsRead, PlayerCardRead)
 
 OnReading = Callable[[Reading], None]
 """Receives every reading of a device. Runs on the device's thread: keep it short (post to a queue)."""

@@ -4,13 +4,13 @@ Two layers, h11-style:
 
 - `HostSession` is the protocol state machine with no I/O and no clock of its own: feed it bytes
   and the time, take the bytes it wants sent and the readings it produced.
-- `ShoeLink` owns a pyserial port opened with `serial.serial_for_url` (device path, pty,
-  `socket://host:port`, `loop://`, `spy://`) and drives the session: one turn (`pump`) reads what
-  the port holds, hands the readings to `on_reading` and sends the acks. Either its own reader
-  thread turns it, or (`start(driven=True)`) the caller's event loop does, polling `fileno()`:
-  the controller serves the shoe from its own loop, so a card costs no thread hand-off. A link
-  never dies on a bad frame or a failing callback: it logs with the device's name, counts, and
-  goes on; a lost port is reopened.
+- `ShoeLink` is a `drivers.serial_link.SerialLink` (a pyserial port opened with
+  `serial.serial_for_url`: device path, pty, `socket://host:port`, `loop://`, `spy://`) driving
+  the session: one turn (`pump`) reads what the port holds, hands the readings to `on_reading` and
+  sends the acks. Either its own reader thread turns it, or (`start(driven=True)`) the caller's
+  event loop does, polling `fileno()`: the controller serves the shoe from its own loop, so a card
+  costs no thread hand-off. A link never dies on a bad frame or a failing callback: it logs with
+  the device's name, counts, and goes on; a lost port is reopened.
 
 `ShoeLink` is the `serial` backend of `drivers.card_reader` (its registry names it; nothing
 registers on import).
@@ -19,8 +19,6 @@ registers on import).
 from __future__ import annotations
 
 import logging
-import select
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +27,8 @@ from typing import Any
 import serial
 
 from drivers.card_reader import ResumePoint
-from drivers.errors import DeviceError, FrameError, UnsupportedDevice
+from drivers.errors import FrameError
+from drivers.serial_link import CONNECTING, ONLINE, REFUSED, SerialLink, _descriptor, _read_available
 from drivers.readings import (
     CardRead, CardSource, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, Misread, OfflineKind, OnReading, Reading,
     SensorChange,
@@ -44,7 +43,7 @@ log = logging.getLogger(__name__)
 SUPPORTED_FIRMWARE_MAJORS = frozenset({1})
 _SOURCE_NAMES: dict[Source, CardSource] = {Source.SHOE: "shoe", Source.DISCARD: "discard"}
 
-CONNECTING, ONLINE, REFUSED = "connecting", "online", "refused"
+__all__ = ["CONNECTING", "ONLINE", "REFUSED", "HostSession", "LinkStats", "ShoeLink", "_descriptor", "_read_available"]
 
 
 @dataclass
@@ -183,6 +182,13 @@ class HostSession:
         self._readings = []
         return out
 
+    def online(self) -> DeviceOnline | None:
+        """The device accepted on this connection, or None."""
+        if self.state != ONLINE or self.hello is None:
+            return None
+        hello = self.hello
+        return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
+
     @property
     def resume_point(self) -> ResumePoint | None:
         """The device's boot and the last frame kept, once known."""
@@ -311,42 +317,7 @@ class HostSession:
             self._post(SensorChange(message.name, message.active, seq))
 
 
-_CHUNK = 4096
-"""The most bytes one read takes: a turn's worth of frames and more (a frame is at most a few dozen bytes)."""
-
-
-def _descriptor(port: Any) -> int | None:
-    """The open port's descriptor by pyserial's `fileno()` (a device or a pty, `socket://`, `spy://`),
-    for the caller's poller and for waiting on; None for a port without one (`loop://`, a test double).
-
-    A port with a descriptor is made non-blocking by pyserial's documented `timeout = 0` ("return
-    immediately, returning zero or more, up to the requested number of bytes"): once the descriptor
-    is readable, one `read(_CHUNK)` takes every byte already there, on every kind of port. (Its
-    `in_waiting` would not do: on `socket://` it says only 0 or 1, `serial/urlhandler/protocol_socket.py`.)"""
-    try:
-        fd = int(port.fileno())
-    except (AttributeError, OSError, ValueError, TypeError):  # io.UnsupportedOperation is both of the last two
-        return None
-    port.timeout = 0
-    return fd
-
-
-def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
-    """What the port holds, in one go: wait up to `timeout` for a first byte, then take every byte
-    already there. Raises what the port raises (the link is lost): pyserial's read of a readable
-    descriptor that gives nothing (a hung-up pty, a closed socket) raises SerialException."""
-    if fd is None:
-        data = bytes(port.read(1))  # waits up to the port's own timeout
-        waiting = port.in_waiting if data else 0  # exact where there is no descriptor (loop://)
-        return data + bytes(port.read(waiting)) if waiting > 0 else data
-    if timeout > 0:  # (a driven link's caller has waited on the descriptor already: its turns wait 0)
-        ready, _, _ = select.select([fd], [], [], timeout)
-        if not ready:
-            return b""
-    return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
-
-
-class ShoeLink:
+class ShoeLink(SerialLink):
     """The card-reading shoe on a serial line: the `serial` card reader backend.
 
     `url` is anything `serial.serial_for_url` opens. Readings (CardRead, Misread, SensorChange,
@@ -355,182 +326,17 @@ class ShoeLink:
     restart nothing is taken twice and nothing is lost.
     """
 
+    session: HostSession
+
     def __init__(self, on_reading: OnReading, url: str, device: str = "shoe", resume: ResumePoint | None = None,
                  baudrate: int = 115200, retry_s: float = 0.2, identify_s: float = 0.5, silence_s: float = 2.0,
                  reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
                  open_port: Callable[..., Any] = serial.serial_for_url) -> None:
-        self.device = device
-        self.url = url
-        self._on_reading = on_reading
-        self._baudrate = baudrate
-        self._reconnect_s = reconnect_s
-        self._clock = clock
-        self._open_port = open_port
-        self.session = HostSession(device=device, resume=resume, identify_s=identify_s,
-                                   retry_s=retry_s, silence_s=silence_s)
-        self._port: Any = None
-        self._fd: int | None = None  # the port's descriptor, waited on (see _descriptor)
-        self._read_timeout = 0.02
-        self._reopen_at = 0.0  # when a closed port is (re)opened next
-        self._thread: threading.Thread | None = None
-        self._driven = False  # turned by the caller's loop (`pump`) rather than by the thread
-        self._stop = threading.Event()
-        self._settled = threading.Event()  # online or refused
+        session = HostSession(device=device, resume=resume, identify_s=identify_s, retry_s=retry_s,
+                              silence_s=silence_s)
+        super().__init__(on_reading, url, session, baudrate=baudrate, reconnect_s=reconnect_s, clock=clock,
+                         open_port=open_port)
 
     @property
     def stats(self) -> LinkStats:
         return self.session.stats
-
-    @property
-    def refusal(self) -> str | None:
-        """Why the device was refused (unsupported protocol or firmware), or None."""
-        return self.session.refusal
-
-    @property
-    def driven(self) -> bool:
-        """Whether the caller's loop turns the link (`fileno()`, `pump()`) rather than its thread."""
-        return self._driven and self._thread is None
-
-    def start(self, timeout: float = 3.0, *, driven: bool = False) -> DeviceOnline | None:
-        """Open the port and wait up to `timeout` for the handshake.
-
-        Without `driven`, a reader thread turns the link from then on. With `driven`, the caller
-        does: it calls `pump()` whenever `fileno()` is readable and at the latest when the delay
-        `pump()` returned has passed (a port with no descriptor of its own, e.g. `loop://` or
-        `spy://`, gets the reader thread all the same: see `driven`).
-
-        Returns the DeviceOnline, or None if the device has not answered yet (the link keeps
-        trying; DeviceOnline is posted when it does). Raises UnsupportedDevice (and closes) when the
-        device's protocol or firmware is not supported; DeviceError when already started.
-        """
-        if self._thread is not None or self._driven:
-            raise DeviceError(f"{self.device}: link already started")
-        self._driven = driven
-        if driven:
-            deadline = self._clock() + timeout
-            due = self.pump()
-            while self.driven and not self._settled.is_set():
-                left = deadline - self._clock()
-                if left <= 0:
-                    break
-                if self._port is None:  # not there (yet): wait for the next try, do not spin
-                    self._stop.wait(min(left, due))
-                    due = self.pump()
-                else:
-                    due = self.pump(min(left, self._read_timeout))
-            if not self.driven:  # a port without a descriptor: its thread took over
-                self._settled.wait(max(0.0, deadline - self._clock()))
-        else:
-            self._start_thread()
-            self._settled.wait(timeout)
-        if self.session.state == REFUSED:
-            self.close()
-            raise UnsupportedDevice(self.session.refusal or f"{self.device}: refused")
-        hello = self.session.hello
-        if self.session.state == ONLINE and hello is not None:
-            return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
-        return None
-
-    def _start_thread(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"shoe-link-{self.device}", daemon=True)
-        self._thread.start()
-
-    def fileno(self) -> int | None:
-        """The port's descriptor for the caller's poller while the link is driven and its port is
-        open; None otherwise (then `pump()` is due only when its delay has passed)."""
-        return self._fd if self.driven else None
-
-    def close(self) -> None:
-        self._stop.set()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=2.0)
-        self._close_port()
-
-    # -- turning the link -------------------------------------------------------------------------
-
-    def _close_port(self) -> None:
-        port, self._port, self._fd = self._port, None, None
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # closing a dead port must not stop anything
-                log.debug("%s: error closing port", self.device, exc_info=True)
-
-    def _open(self) -> bool:
-        try:
-            self._port = self._open_port(self.url, baudrate=self._baudrate, timeout=self._read_timeout,
-                                         write_timeout=0.5)
-            self._port.reset_input_buffer()
-            self._fd = _descriptor(self._port)
-        except Exception as exc:
-            log.warning("%s: cannot open %s: %s", self.device, self.url, exc)
-            self._close_port()
-            return False
-        self.session.connect(self._clock())
-        return True
-
-    def pump(self, wait: float = 0.0) -> float:
-        """One turn: (re)open the port when due, read what it holds (waiting up to `wait` seconds
-        for a first byte), drive the session, hand its readings to `on_reading` (before their
-        acks leave), send what it has to send. Returns the seconds until the next turn is due at
-        the latest (retransmissions, silence, reopening). Never raises: a lost port is closed,
-        reported (DeviceOffline) and reopened after `reconnect_s`.
-
-        A driven link whose port turns out to have no descriptor hands itself to its reader thread
-        here (and its turns from the caller do nothing from then on)."""
-        if self._driven and self._thread is not None and threading.current_thread() is not self._thread:
-            return 1.0  # the reader thread turns it
-        session = self.session
-        if self._port is None:
-            now = self._clock()
-            if now < self._reopen_at:
-                return self._reopen_at - now
-            if not self._open():
-                session.poll(now)
-                session.take_output()  # nowhere to send it
-                self._dispatch()
-                self._reopen_at = now + self._reconnect_s
-                return self._reconnect_s
-            if self._driven and self._fd is None and self._thread is None:
-                self._start_thread()
-                return 1.0
-        try:
-            data = _read_available(self._port, self._fd, wait)
-            now = self._clock()
-            if data:
-                session.receive(data, now)
-            session.poll(now)
-            self._dispatch()  # readings reach on_reading before their ACKs leave
-            out = session.take_output()
-            if out:
-                self._port.write(out)  # waits up to the port's write timeout
-        except Exception as exc:  # port gone (socket closed, pty hung up): reopen
-            if self._stop.is_set():
-                return self._reconnect_s
-            log.warning("%s: link lost on %s: %s", self.device, self.url, exc)
-            self.stats.reconnects += 1
-            self._close_port()
-            session.lost(f"link lost: {exc}")
-            self._dispatch()
-            self._reopen_at = self._clock() + self._reconnect_s
-            return self._reconnect_s
-        if session.state == REFUSED:
-            self._settled.set()
-        return self._read_timeout
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            due = self.pump(self._read_timeout)
-            if self._port is None:
-                self._stop.wait(due)
-
-    def _dispatch(self) -> None:
-        for reading in self.session.take_readings():
-            if isinstance(reading, DeviceOnline):
-                self._settled.set()
-            try:
-                self._on_reading(reading)
-            except Exception:
-                self.stats.callback_errors += 1
-                log.exception("%s: on_reading failed for %r", self.device, reading)

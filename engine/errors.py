@@ -11,7 +11,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 Say = dict[str, Any]
 """What a refusal says to a person: `{"key": "refusal.<name>", "args": {...}}`, a key of the pages'
-catalogs (`firmware_host/display/lang/`) and its fields; an amount as `{"money": n}`, a card as
+catalogs (`pages/lang/`) and its fields; an amount as `{"money": n}`, a card as
 `{"card": "7s"}`, a bet circle or a decision as `{"word": "circle.ante"}`."""
 
 

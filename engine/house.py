@@ -16,7 +16,6 @@ from __future__ import annotations
 import tomllib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -30,8 +29,12 @@ from engine.paytables import Odds, Profile
 AUDIENCES = ("public", "full")
 from engine.house_values import (  # re-exported: the house games' values
     STAKE_CEILING,
+    RoundRecord,
     Settlement,
+    SpotRecord,
     SpotResult,
+    Stage,
+    Step,
     TableLimits,
     Target,
     check_all_distinct,
@@ -47,59 +50,6 @@ from engine.house_values import (  # re-exported: the house games' values
 )
 
 # --- the round machine ------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Stage:
-    """A stretch of the round: its phase, the cards dealt in it (in order), the decisions taken after."""
-
-    phase: str
-    targets: tuple[Target, ...]
-    street: str | None  # decisions of this street follow the cards; None: no decisions
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What one accepted step did. `to_dict()` is the plain, replayable form: `{"do": ..., args}`.
-
-    `outcome` says what followed: for a card its `target`; always the `phase` after the step.
-    """
-
-    do: str
-    args: Mapping[str, Any]
-    outcome: Mapping[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"do": self.do, **{k: (dict(v) if isinstance(v, Mapping) else v) for k, v in self.args.items()}}
-
-
-@dataclass(frozen=True, slots=True)
-class SpotRecord:
-    """One spot in the frozen record of a round."""
-
-    seat: int
-    bets: Mapping[str, int]  # the stakes, Play included once made
-    cards: tuple[Card, ...]
-    decision: str | None  # last decision: "check", "play", "fold", "dead"; None before any
-    street: str | None  # UTH: where the Play bet was made; None otherwise
-    multiple: int | None  # UTH: the Play multiple; None otherwise
-
-
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
-    """A frozen record of a round, at any phase. `deals` lists every card in dealt order."""
-
-    game: str
-    profile: str
-    phase: str
-    spots: tuple[SpotRecord, ...]
-    dealer: tuple[Card, ...]
-    board: tuple[Card, ...]
-    burns: tuple[Card, ...]
-    deals: tuple[tuple[Target, Card], ...]
-    steps: tuple[Step, ...]
-    settlement: Settlement | None
-    round: Mapping[str, Any] | None  # the round in `croupier settle`'s input form, from showdown on
-
 
 class HouseRound(ABC):
     """The shared state machine of a house-banked round. Subclasses give the game's rules.
@@ -138,6 +88,12 @@ class HouseRound(ABC):
         self._dealt_in_stage = 0
         self._settlement: Settlement | None = None
         self._steps: list[Step] = []
+        self._plain: list[dict[str, Any]] = []  # each step's plain form (`Step.to_dict()`), made once
+        self._standing: list[dict[str, Any]] | None = None  # `_standing_steps()`, till the next step
+        # the full view's parts (a spot's dict by its seat, "dealer", "board", "burns"), each kept till
+        # a step changes it or the phase moves (`full_view`); never changed once made
+        self._parts: dict[int | str, Any] = {}
+        self._parts_shown = False  # whether they were made from the showdown on
 
     # -- the game's rules (subclasses) --
 
@@ -340,15 +296,21 @@ class HouseRound(ABC):
             self._close()
         self._seen.add(parsed)
         self._deals.append((target, parsed))
+        part: int | str  # the full view's part the card changes (`full_view`)
         if target.kind == "spot":
             assert target.seat is not None
             self._cards[target.seat].append(parsed)
+            part = target.seat
         elif target.kind == "dealer":
             self._dealer.append(parsed)
+            part = "dealer"
         elif target.kind == "board":
             self._board.append(parsed)
+            part = "board"
         else:
             self._burns.append(parsed)
+            part = "burns"
+        self._parts.pop(part, None)
         self._dealt_in_stage += 1
         self._advance()
         return self._record("deal", {"card": str(parsed)}, target=str(target))
@@ -429,7 +391,7 @@ class HouseRound(ABC):
         a `declare_dead`), or None when it has taken none this hand."""
         steps = self._standing_steps()
         at = _last_decision_at(steps, seat)
-        return None if at is None else steps[at]
+        return None if at is None else dict(steps[at])
 
     def correctable_seats(self) -> tuple[int, ...]:
         """The seats whose last decision may still be corrected: taken, not a dead hand's, and no card
@@ -479,16 +441,19 @@ class HouseRound(ABC):
         """Replace the seat's last decision (see `verify_correct`): the round is as if it had been taken
         so; the step is recorded as a `correct`, after the steps as they were (a replay does both)."""
         fresh = self.verify_correct(seat, action, multiple)
-        history = self._steps
+        history, plain = self._steps, self._plain
         self.__dict__.update(fresh.__dict__)
-        self._steps = history
+        self._steps, self._plain, self._parts = history, plain, {}  # every part made again
         args: dict[str, Any] = {"seat": seat, "action": action}
         if multiple is not None:
             args["multiple"] = multiple
         return self._record("correct", args)
 
     def _standing_steps(self) -> list[dict[str, Any]]:
-        return standing_steps(step.to_dict() for step in self._steps)
+        """The steps as they stand (`standing_steps`), made once a step: read here, never changed."""
+        if self._standing is None:
+            self._standing = standing_steps(self._plain)
+        return self._standing
 
     # -- showdown --
 
@@ -584,31 +549,53 @@ class HouseRound(ABC):
         return redact.public(full), full
 
     def full_view(self) -> dict[str, Any]:
-        """`view("full")`, built once per step."""
+        """`view("full")`, built once per step from the parts the steps changed: a spot's dict is made
+        again when a step names its seat (bets, a card, a decision), the dealer's hand, the board or the
+        burns when a card goes there, and every part at the showdown (it turns cards over and settles);
+        else it is the very dict or list of the view before. A view's parts are never changed once made
+        (the feed's changes and the redaction take an unchanged part by identity)."""
         shown = self._phase in ("showdown", "settled")
+        if self._parts_shown != shown:
+            self._parts, self._parts_shown = {}, shown
+        parts = self._parts
+        if "dealer" not in parts:
+            parts["dealer"] = self._dealer_part(shown)
+        if "board" not in parts:
+            parts["board"] = format_cards(self._board)
+        if "burns" not in parts:
+            parts["burns"] = format_cards(self._burns)
+        spots = []
+        for seat in sorted(self._bets):
+            spot = parts.get(seat)
+            if spot is None:
+                spot = parts[seat] = self._spot_part(seat, shown)
+            spots.append(spot)
+        return {"game": self.game, "phase": self._phase, "board": parts["board"], "dealer": parts["dealer"],
+                "spots": spots, "to_act": self.to_act(), "burns": parts["burns"]}
+
+    def _dealer_part(self, shown: bool) -> dict[str, Any]:
+        cards = format_cards(self._dealer)
+        dealer: dict[str, Any] = {"cards": cards, "visible": [shown] * len(cards)}
         settlement = self._settlement if shown else None
-        dealer_cards = format_cards(self._dealer)
-        dealer: dict[str, Any] = {"cards": dealer_cards, "visible": [shown] * len(dealer_cards)}
         if settlement is not None:
             dealer["hand_name"] = settlement.dealer_hand
             dealer["hand_category"] = settlement.dealer_category  # for a screen's own words (engine.evaluate's keys)
             dealer["qualifies"] = settlement.dealer_qualifies
-        spots = []
-        cards_of, decision_of, spot_bets = self._cards.get, self._decision.get, self._spot_bets
-        for seat in sorted(self._bets):
-            cards = format_cards(cards_of(seat, ()))
-            visible = shown and self._revealed(seat)
-            spot: dict[str, Any] = {"seat": seat, "cards": cards, "visible": [visible] * len(cards),
-                                    "bets": spot_bets(seat), "decision": decision_of(seat)}
-            if settlement is not None:
-                result = settlement.spot(seat)
-                spot["hand_name"] = result.hand
-                spot["hand_category"] = result.category
-                spot["results"] = dict(result.results)
-                spot["net"] = result.net
-            spots.append(spot)
-        return {"game": self.game, "phase": self._phase, "board": format_cards(self._board), "dealer": dealer,
-                "spots": spots, "to_act": self.to_act(), "burns": format_cards(self._burns)}
+        return dealer
+
+    def _spot_part(self, seat: int, shown: bool) -> dict[str, Any]:
+        cards = format_cards(self._cards.get(seat, ()))
+        visible = shown and self._revealed(seat)
+        spot: dict[str, Any] = {"seat": seat, "cards": cards, "visible": [visible] * len(cards),
+                                "bets": self._spot_bets(seat), "decision": self._decision.get(seat)}
+        settlement = self._settlement if shown else None
+        if settlement is not None:
+            result = settlement.spot(seat)
+            spot["hand_name"] = result.hand
+            spot["hand_category"] = result.category
+            spot["results"] = dict(result.results)
+            spot["net"] = result.net
+        return spot
 
     # -- internals --
 
@@ -631,6 +618,10 @@ class HouseRound(ABC):
     def _record(self, do: str, args: dict[str, Any], **outcome: Any) -> Step:
         step = Step(do, MappingProxyType(args), MappingProxyType({**outcome, "phase": self._phase}))
         self._steps.append(step)
+        self._plain.append(step.to_dict())
+        self._standing = None
+        if "seat" in args:  # a spot's bets or decision: its dict is made again
+            self._parts.pop(args["seat"], None)
         return step
 
 

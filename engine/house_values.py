@@ -328,3 +328,58 @@ def standing_steps(steps: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append(dict(step))
     return out
+
+
+# --- a round as data: its stages, its steps, its record -------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """A stretch of the round: its phase, the cards dealt in it (in order), the decisions taken after."""
+
+    phase: str
+    targets: tuple[Target, ...]
+    street: str | None  # decisions of this street follow the cards; None: no decisions
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one accepted step did. `to_dict()` is the plain, replayable form: `{"do": ..., args}`.
+
+    `outcome` says what followed: for a card its `target`; always the `phase` after the step.
+    """
+
+    do: str
+    args: Mapping[str, Any]
+    outcome: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": self.do, **{k: (dict(v) if isinstance(v, Mapping) else v) for k, v in self.args.items()}}
+
+
+@dataclass(frozen=True, slots=True)
+class SpotRecord:
+    """One spot in the frozen record of a round."""
+
+    seat: int
+    bets: Mapping[str, int]  # the stakes, Play included once made
+    cards: tuple[Card, ...]
+    decision: str | None  # last decision: "check", "play", "fold", "dead"; None before any
+    street: str | None  # UTH: where the Play bet was made; None otherwise
+    multiple: int | None  # UTH: the Play multiple; None otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A frozen record of a round, at any phase. `deals` lists every card in dealt order."""
+
+    game: str
+    profile: str
+    phase: str
+    spots: tuple[SpotRecord, ...]
+    dealer: tuple[Card, ...]
+    board: tuple[Card, ...]
+    burns: tuple[Card, ...]
+    deals: tuple[tuple[Target, Card], ...]
+    steps: tuple[Step, ...]
+    settlement: Settlement | None
+    round: Mapping[str, Any] | None  # the round in `croupier settle`'s input form, from showdown on

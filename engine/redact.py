@@ -29,12 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from engine.cards import HIDDEN
 
 __all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "PUBLIC_SAY", "Shape", "TABLE", "POKER_HAND",
-           "public", "public_fault", "hidden_cards"]
+           "Redactor", "public", "public_fault", "hidden_cards"]
 
 TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
@@ -60,6 +61,8 @@ TABLE_KEYS = frozenset({
     # which dealer steps the table allows now (firmware_host/tables/steps.py): the console's buttons; the
     # decisions "Correct the last decision" may put in place (decisions are taken in the open)
     "steps", "corrections",
+    # a smart table's circles as read (values only; the UIDs are the full view's `chip_reads`)
+    "chips",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 
@@ -134,13 +137,50 @@ POKER_HAND = Shape(POKER_HAND_KEYS, frozenset({"seats"}), frozenset(), POKER_SEA
 def public(full: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
     """The public view of a full view of `shape` (a table's by default). Raises ValueError for a
     hand whose `visible` flags do not match its cards (a view that cannot be redacted is never published)."""
+    return _public(full, shape, _NONE, _NONE)
+
+
+class Redactor:
+    """`public`, step after step: it keeps the last full view it redacted and the public view it made,
+    and a part of the next full view (a hand, a value) that is the very object it was in the last
+    one is given the public part made of it then instead of being redacted again. Only for full views
+    whose parts are never changed once made (a house round's kept parts, `engine.house.HouseRound.full_view`;
+    the table state's session, last hands and steps, `firmware_host.tables.state`; every other part is
+    made anew at each view), the very rule the feed's changes rely on (`protocol.feed.diff`). The public
+    view it gives is the one `public` gives (tests hold them equal at every step of random hands)."""
+
+    __slots__ = ("shape", "_full", "_public")
+
+    def __init__(self, shape: Shape = TABLE) -> None:
+        self.shape = shape
+        self._full: Mapping[str, Any] = _NONE
+        self._public: Mapping[str, Any] = _NONE
+
+    def public(self, full: Mapping[str, Any]) -> dict[str, Any]:
+        """`public(full, self.shape)`, reusing the public parts of the last view's unchanged parts. Raises
+        ValueError as `public` does."""
+        out = _public(full, self.shape, self._full, self._public)
+        self._full, self._public = full, out
+        return out
+
+
+def _public(full: Mapping[str, Any], shape: Shape, last_full: Mapping[str, Any],
+            last_public: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     keys, hand_lists, hands, hand_keys, passed = shape.keys, shape.hand_lists, shape.hands, shape.hand_keys, shape.passed
     for key, value in full.items():
         if key not in keys:
             continue
-        if key in hand_lists:
-            out[key] = [_hand(hand, hand_keys) for hand in value]
+        was = last_full.get(key, _NONE)
+        if was is value and key in last_public:  # the same part as in the last view: its public part then
+            out[key] = last_public[key]
+        elif key in hand_lists:
+            if type(was) is list:  # each hand of the last view's list kept as its public form
+                made = last_public[key]
+                out[key] = [made[i] if i < len(was) and was[i] is hand else _hand(hand, hand_keys)
+                            for i, hand in enumerate(value)]
+            else:
+                out[key] = [_hand(hand, hand_keys) for hand in value]
         elif key in hands:
             out[key] = _hand(value, hand_keys)
         elif key == "fault":
@@ -204,3 +244,5 @@ def _copy(value: Any) -> Any:
 
 
 _NESTED = (dict, list)
+
+_NONE: Mapping[str, Any] = MappingProxyType({})  # no view before

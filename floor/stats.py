@@ -21,6 +21,7 @@ import psycopg
 
 from engine.house_edge import profile_edges
 from engine.paytables import parse_profile
+from engine.ratings import CIRCLE_BETS
 from floor.archive import ArchiveError, connect
 from floor.pits import pit_day_counts
 from floor.series import NO_JIT
@@ -49,12 +50,9 @@ def tcp_edges(content: str) -> dict[str, Fraction]:
     return out
 
 
-CERTIFIED_CIRCLES: Mapping[str, Mapping[str, str | None]] = {
-    "3cp": {"ante": "ante_play", "play": None, "pair_plus": "pair_plus", "bonus": "bonus"},
-    "uth": {"ante": "ante_blind_play", "blind": None, "play": None, "trips": "trips"},
-}
-"""Game -> bet circle -> the certificate's bet whose house edge it carries (None: 0, carried by the Ante's:
-the Ante and Play's, UTH's Ante + Blind + Play, are per unit of Ante)."""
+CERTIFIED_CIRCLES: Mapping[str, Mapping[str, str | None]] = CIRCLE_BETS
+"""Game -> bet circle -> the certificate's bet whose house edge it carries (None: 0, carried by the Ante's):
+the table's ratings read the same table (`engine.ratings.CIRCLE_BETS`)."""
 
 
 def certified_edges(directory: str | Path) -> dict[tuple[str, str], dict[str, Fraction]]:

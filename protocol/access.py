@@ -17,7 +17,7 @@ SOCKETS = ("public", "snapshot", "full", "full_snapshot", "commands")
 """The controller's sockets, by the name `[access]` gives them."""
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "act", "card", "confirm", "void", "clear", "state",
-            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
+            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw", "player", "dealer")
 """Every command a role may be given in `[rights]` (the command channel's, `service.commands`)."""
 
 _CLIENT_ROLES = tuple(role for role in ROLES if role != "table")
@@ -33,8 +33,9 @@ DEFAULT_ACCESS: dict[str, tuple[str, ...]] = {
 and the technician; the public feed to every allowed key."""
 
 DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
-    "dealer": ("bet", "deal", "decide", "act", "card", "confirm", "seat", "state", "clock"),
-    "pit": ("open", "close", "state", "history", "level", "clock", "seat", "hold", "race", "button-draw"),
+    "dealer": ("bet", "deal", "decide", "act", "card", "confirm", "seat", "state", "clock", "player", "dealer"),
+    "pit": ("open", "close", "state", "history", "level", "clock", "seat", "hold", "race", "button-draw", "player",
+            "dealer"),
     "supervisor": COMMANDS,
     "surveillance": ("state", "history"),
     "technician": ("state", "history"),

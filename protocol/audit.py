@@ -374,6 +374,11 @@ class TableAudit:
         if self.log is not None:
             self._pending += table_entries(kind, body, event_id, fault_before, fault_after, closed)
 
+    def note(self, kind: str, details: dict[str, Any]) -> None:
+        """An entry the table's own step made (a smart table's typed bets, a mispay accepted), in the open transaction."""
+        if self.log is not None:
+            self._pending.append((kind, details))
+
     def drop(self) -> None:
         self._pending.clear()
 

@@ -20,6 +20,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,27 @@ def directory_problem(directory: str) -> str | None:
     if not os.path.isdir(directory) or not os.access(directory, os.R_OK | os.X_OK):
         return f"{directory}: not a readable directory"
     return None
+
+
+def certified_figures(directory: str | Path) -> dict[str, dict[str, dict[str, Fraction]]]:
+    """Profile sha256 -> game -> bet -> the house edge its certificate in `directory` gives (exact where the
+    sheet has `house_edge_exact`); a certificate that is none, or a game without a sheet, gives nothing.
+    Raises OSError when the directory cannot be listed."""
+    out: dict[str, dict[str, dict[str, Fraction]]] = {}
+    for path in sorted(Path(directory).iterdir()):
+        cert = read_certificate(path) if path.suffix == ".json" and path.is_file() else None
+        if cert is None:
+            continue
+        games: dict[str, dict[str, Fraction]] = {}
+        for game, sheet in (cert.get("sheets") or {}).items():
+            bets = sheet.get("bets") if isinstance(sheet, dict) else None
+            figures: dict[str, Fraction] = {}
+            for bet, figure in (bets or {}).items():
+                try:
+                    figures[str(bet)] = Fraction(str(figure.get("house_edge_exact", figure["house_edge"])))
+                except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError):
+                    continue
+            if figures:
+                games[str(game)] = figures
+        out[str(cert["profile"].get("sha256"))] = games
+    return out

@@ -37,6 +37,10 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     clear    reason str, then "continue" | "void": clears the fault (the supervisor who signs it
              off is journaled as `signed_off`).
     state    the public state (as on the feed) and the table's status.
+    player   seat int, action "in" (with card: the player card's number, typed or scanned) | "out" | "away"
+             (a break: the rating paused) | "back"; source "dealer" | "pit" (default "dealer"). Any time; a
+             seat's card reader sends the same as a reading (`tables/players.py`, docs/ratings.md).
+    dealer   dealer str, action "in" | "out": a dealer signs in at the table (relieving the one before) or out.
 
   Poker tables (game one of `engine.games.POKER_GAMES`, the codes of `engine.poker.VARIANTS`):
 
@@ -99,11 +103,12 @@ from engine.cards import Card
 from engine.errors import IllegalAction, Say
 from engine.house import TableLimits
 from engine.poker.values import table_rules
+from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, check_card
 from protocol.command_client import CommandClient as CommandClient  # re-exported: the dealer side
 from protocol.requests import REQUIRED, Refusal
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
-            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw")
+            "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw", "player", "dealer")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = TableLimits.KEYS
@@ -333,6 +338,8 @@ class Command:
             raise Malformed("open: keep_seats carries the seats over: give no stacks, button or sitting_out")
         if cmd == "open" and games.is_poker(args["game"]) and "structure" not in args:
             raise Malformed("open: a poker table needs a betting structure (structure)")
+        if cmd == "player" and (args["action"] == "in") != ("card" in args):
+            raise Malformed("player: a card is given with action in (the player sits down), and only then")
         if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
             raise Malformed("clear: then must be 'continue' or 'void'")
         auth = Auth.from_value(data["auth"]) if data.get("auth") is not None else None
@@ -545,6 +552,9 @@ _CHECKS: dict[str, dict[str, Any]] = {
     "hold": {"reason": _text, "by": _text, "from_hand": _int_in(1), "release": _flag},
     "race": {"colour": _int_in(1), "into": _int_in(2), "by": _text, "ref": _text},
     "button-draw": {"by": _text, "ref": _text},  # tables/button_draw_step.py
+    "player": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*PLAYER_ACTIONS),  # tables/players.py
+               "card": check_card, "source": _one_of("dealer", "pit")},
+    "dealer": {"dealer": _text, "action": _one_of(*DEALER_ACTIONS)},
 }
 """How each command's arguments are checked; which arguments a command has, and which it needs, are
 its request's type (`protocol.requests.REQUESTS`: a test holds the two to the same names)."""

@@ -89,7 +89,11 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if type(value) is list and type(was) is list:
             size = len(was)
-            places = [[i, item] for i, item in enumerate(value) if i >= size or (was[i] is not item and was[i] != item)]
+            if size <= len(value) and value[:size] == was:  # grown at its end only (a step, a card): the new places
+                places = [[i, value[i]] for i in range(size, len(value))]
+            else:
+                places = [[i, item] for i, item in enumerate(value)
+                          if i >= size or (was[i] is not item and was[i] != item)]
             if 2 * len(places) <= len(value):  # a few places: those alone
                 items[key] = [len(value), places]
                 continue

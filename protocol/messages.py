@@ -189,6 +189,62 @@ class Session(TypedDict):
     house_net: int
 
 
+class ChipCircle(TypedDict):
+    """A betting circle's chips as read: its value (the table's smallest unit), settled or still moving,
+    and at the showdown what it is due (`firmware_host/tables/house/chips.py`)."""
+
+    seat: int
+    circle: str
+    value: int
+    stable: bool
+    due: NotRequired[int]
+
+
+class Chips(TypedDict):
+    """A smart table's circles on every feed: the reader online, where the hand's bets came from
+    (`chips`, `typed` with the reader offline, None before the Deal), each circle's value. Never a UID."""
+
+    online: bool
+    source: str | None
+    circles: list[ChipCircle]
+
+
+class ChipSetSign(TypedDict):
+    """The chip set a smart table values chips with: its name and the sha256 of its content."""
+
+    name: str | None
+    sha256: str
+
+
+class Tray(TypedDict):
+    """The chip tray as read: its value and whether its chips have settled."""
+
+    value: int
+    stable: bool
+
+
+class ChipCounts(TypedDict):
+    """A smart table's alerts since it started: foreign chips, moved chips, mispays, mispays accepted."""
+
+    foreign: int
+    moved: int
+    mispays: int
+    overrides: int
+
+
+class ChipReads(TypedDict):
+    """A smart table's chips on the full feed only: each antenna's UIDs, the tray, the set, the foreign chips
+    (`antenna UID`), the hand's alerts (`notes`: foreign chips, moved chips, mispays), the counts, an override."""
+
+    set: ChipSetSign
+    uids: dict[str, list[str]]
+    tray: Tray
+    foreign: list[str]
+    notes: list[dict[str, Any]]
+    counts: ChipCounts
+    override: dict[str, Any] | None
+
+
 class Limits(TypedDict):
     """A house table's limits sign (0: no such limit)."""
 
@@ -406,6 +462,7 @@ class TableFields(TypedDict):
     circles: NotRequired[list[str]]
     limits: NotRequired[Limits]
     paytable: NotRequired[Paytable]
+    chips: NotRequired[Chips]
     # a poker table's
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]
@@ -431,6 +488,14 @@ class PublicState(TableFields):
     fault: Fault | None
 
 
+class SeatPlayer(TypedDict):
+    """The player card at a seat, on the full feed only (`firmware_host/tables/players.py`)."""
+
+    card: str
+    source: str
+    away: bool
+
+
 class FullState(TableFields):
     """The table on the restricted feed: every card shown, with its `visible` flags, and what only it carries."""
 
@@ -446,6 +511,9 @@ class FullState(TableFields):
     manual: NotRequired[list[ManualCard]]
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
+    chip_reads: NotRequired[ChipReads]
+    players: NotRequired[dict[str, SeatPlayer]]
+    dealer_signed_in: NotRequired[str | None]
 
 
 # -- the frames ----------------------------------------------------------------------------------

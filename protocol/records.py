@@ -75,7 +75,24 @@ class ChipsBody(TypedDict):
     device: str
 
 
-ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody
+class ChipSetBody(TypedDict):
+    """The chip set a smart table values chips with, journaled when the table starts with it: the journal alone
+    values every chip (`[chips] set`; `engine.chips.ChipSet.from_csv` reads `text`, `sha256` is its digest)."""
+
+    name: str
+    sha256: str
+    text: str
+
+
+class PlayerBody(r.PlayerAtSeat):
+    """A `player` event: from the dealer's or the pit's command (`source` `dealer`, `pit`), or a seat's card
+    reader (`source` `reader`, its `device`). The card number is kept here and on the full feed only."""
+
+    device: NotRequired[str]
+    signed_off: NotRequired[dict[str, Any]]
+
+
+ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody | PlayerBody
 """What a device's reading is journaled as."""
 
 
@@ -193,6 +210,10 @@ class DrawBody(r.DrawForButton, Signed):
     pass
 
 
+class DealerBody(r.DealerSignIn, Signed):
+    pass
+
+
 class Nothing(Signed):
     """A command with no arguments (`deal`, `close`)."""
 
@@ -203,7 +224,8 @@ EVENT_BODIES: dict[str, type] = {
     "open": OpenBody, "close": Nothing, "bet": BetBody, "deal": Nothing, "decide": DecideBody,
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
-    "race": RaceBody, "button-draw": DrawBody,
+    "race": RaceBody, "button-draw": DrawBody, "player": PlayerBody, "dealer": DealerBody,
+    "chips": ChipsBody, "chip_set": ChipSetBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""
 
@@ -255,6 +277,7 @@ class HouseHandRecord(Closing):
     round: dict[str, Any]
     settlement: dict[str, Any] | None
     corrected: list[dict[str, Any]]
+    chips: NotRequired[dict[str, Any]]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
 
 
 class PokerHandRecord(Closing):

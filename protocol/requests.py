@@ -139,6 +139,22 @@ class DrawForButton(TypedDict):
     ref: NotRequired[str]
 
 
+class PlayerAtSeat(TypedDict):
+    """A player card at a seat (`firmware_host/tables/players.py`): `in` with the card's number, `out`, `away`, `back`."""
+
+    seat: int
+    action: str
+    card: NotRequired[str]
+    source: NotRequired[str]
+
+
+class DealerSignIn(TypedDict):
+    """A dealer signs in at the table (relieving the dealer before) or out."""
+
+    dealer: str
+    action: str
+
+
 class NoArguments(TypedDict):
     """A command that takes none (`close`, `deal`, `confirm`, `state`)."""
 
@@ -147,7 +163,7 @@ REQUESTS: dict[str, type] = {
     "open": Open, "close": NoArguments, "bet": Bet, "deal": NoArguments, "decide": Decide, "correct": Correct,
     "card": CardEntered, "confirm": NoArguments, "void": Void, "clear": Clear, "state": NoArguments, "act": Act,
     "seat": SeatChange, "chop": Chop, "history": History, "level": Level, "clock": ClockCall, "hold": HoldTable,
-    "race": ChipRace, "button-draw": DrawForButton,
+    "race": ChipRace, "button-draw": DrawForButton, "player": PlayerAtSeat, "dealer": DealerSignIn,
 }
 """Each command's arguments, by its `cmd`."""
 

@@ -41,6 +41,7 @@ from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
+from sim import rated
 from sim.shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
@@ -236,6 +237,7 @@ class BotPlayer:
     seat: int
     seed: int = 0
     side_bets: float = 0.4  # how often it adds Trips / Pair Plus
+    card: str | None = None  # a player card (`croupier demo --rated`): its players come and go (`sim/rated.py`)
 
     def bets(self, game: str, hand: int, limits: SimLimits) -> dict[str, int]:
         """The spot's stakes for `hand` (the same on every call: a re-sent bet is the same bet)."""
@@ -515,6 +517,9 @@ class BotDealer:
             self.shoe.request(f"shuffle {self.seed * 100003 + hand}")
             self._shuffled = hand
             self.log.draws.setdefault(hand, [])
+        if not self._seat_people(hand):
+            return  # a fault: resolved at the next step
+        st = self.state
         posted = {s["seat"]: s.get("bets") for s in st.get("spots") or []} if st.get("phase") == "bets" else {}
         for seat, player in sorted(self.players.items()):
             want = player.bets(self.game, hand, self.limits)
@@ -526,6 +531,21 @@ class BotDealer:
             self._button("next", lambda s: s.get("phase") != "bets" or bool(s.get("fault")))
             return
         self.request("deal", f"{hand}-deal", hand=hand)
+
+    def _seat_people(self, hand: int) -> bool:
+        """With carded bots (`croupier demo --rated`): the bot dealer on duty signed in, each card at its seat as
+        `sim/rated.py` says (against the full feed's `players`). False when a request met a fault."""
+        if not any(p.card for p in self.players.values()):
+            return True
+        if self.state.get("dealer_signed_in") != (dealer := rated.dealer_on_duty(hand)):
+            if not self.request("dealer", f"{hand}-dealer", dealer=dealer, action="in").get("ok"):
+                return False
+        for seat, player in sorted(self.players.items()):
+            card, away = rated.at_seat(player.card, self.seed, seat, hand) if player.card else (None, False)
+            for step in rated.seat_steps(card, away, (self.state.get("players") or {}).get(str(seat))):
+                if not self.request("player", f"{hand}-player-{seat}-{step['action']}", seat=seat, **step).get("ok"):
+                    return False
+        return True
 
     def _button(self, name: str, done: Callable[[Mapping[str, Any]], bool]) -> None:
         """Press a button and follow the feed until `done`. A press has no answer: when the effect
@@ -604,6 +624,7 @@ class BotDealer:
         return out
 
 
-def seat_players(count: int, seed: int) -> list[BotPlayer]:
-    """`count` bots in seats 1..count."""
-    return [BotPlayer(seat, seed) for seat in range(1, count + 1)]
+def seat_players(count: int, seed: int, rated_share: float = 0.0) -> list[BotPlayer]:
+    """`count` bots in seats 1..count; a share `rated_share` of them (drawn from the seed) carry player cards."""
+    cards = rated.cards_at(count, seed, rated_share)
+    return [BotPlayer(seat, seed, card=cards.get(seat)) for seat in range(1, count + 1)]

@@ -13,6 +13,23 @@ from pathlib import Path
 DEMO_MIN_SPOTS = 1
 
 
+RATED_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\ntrips = "233985/6689228"\n'
+"""The standard profile's UTH edges as `croupier math uth` computed them (docs/math.md), filed as approved."""
+
+
+def write_rated_profile(path: Path) -> Path:
+    """Write the rated demo's profile to `path`: the `standard` profile (the one the published edges describe),
+    `name = "rated-demo"`, `[3cp] min_players = 1`, and its UTH edges as `[uth.approved]` (the table rates
+    UTH only with approved or certified edges: docs/ratings.md); return its path."""
+    text = resources.files("engine").joinpath("profiles", "standard.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "standard"', 'name = "rated-demo"', 1).replace(
+        "min_players = 5", f"min_players = {DEMO_MIN_SPOTS}", 1)
+    assert 'name = "rated-demo"' in text and f"min_players = {DEMO_MIN_SPOTS}" in text
+    path.write_text("# written by croupier demo --rated: the standard profile, one 3CP spot may play, UTH's edges "
+                    "approved\n" + text + RATED_APPROVED, encoding="utf-8")
+    return path
+
+
 def write_demo_profile(path: Path) -> Path:
     """Write the demo's profile to `path` (the `default` profile's text, `name = "demo"`, `[3cp]
     min_players = 1`); return its path."""

@@ -6,9 +6,9 @@ Three parts:
   HELLO, hold numbered frames until the host says CONTINUE, keep one frame in flight and
   retransmit it until acknowledged, send HEARTBEAT when idle; deal from a shuffled deck; inject
   faults (garbled bytes, a dropped frame, a repeated frame, a misread, a duplicate card, silence).
-- `SimShoeServer`: one thread with a select loop that carries the firmware's bytes over a pty
-  (the host opens the printed path) or a TCP port (the host opens `socket://host:port`), and
-  serves the control port.
+- `SimShoeServer` (a `DeviceServer`, as the chip board's server is): one thread with a select loop
+  that carries the firmware's bytes over a pty (the host opens the printed path) or a TCP port
+  (the host opens `socket://host:port`), and serves the control port.
 - The control port, for a (bot) dealer in another process: a line protocol on TCP, one request
   per line and one reply line each, `ok ...` or `err <reason>`:
 
@@ -41,7 +41,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, Self
 from dataclasses import dataclass, field
 
 from drivers.errors import DeviceError, FrameError
@@ -68,17 +68,17 @@ class CannotListen(DeviceError, OSError):
 
     `role` says which: `link` (the TCP port the host connects to) or `control`."""
 
-    def __init__(self, role: str, address: tuple[str, int], reason: str) -> None:
+    def __init__(self, role: str, address: tuple[str, int], reason: str, device: str = "the emulated shoe") -> None:
         self.role, self.address = role, address
         what = "its link" if role == "link" else "its control port"
-        super().__init__(f"the emulated shoe cannot listen on {address[0]}:{address[1]} for {what}: {reason}")
+        super().__init__(f"{device} cannot listen on {address[0]}:{address[1]} for {what}: {reason}")
 
 
-def _listen(role: str, address: tuple[str, int]) -> socket.socket:
+def _listen(role: str, address: tuple[str, int], device: str = "the emulated shoe") -> socket.socket:
     try:
         sock = socket.create_server(address)
     except OSError as exc:
-        raise CannotListen(role, address, exc.strerror or str(exc)) from None
+        raise CannotListen(role, address, exc.strerror or str(exc), device) from None
     sock.setblocking(False)
     return sock
 
@@ -352,20 +352,46 @@ class ShoeFirmware:
                 "boot": self.boot, "frames_sent": self.frames_sent}
 
 
-class SimShoeServer:
-    """Runs a `ShoeFirmware` on a pty or a TCP port, and its control port, from one thread.
+class Firmware(Protocol):
+    """A device's firmware without I/O, as `DeviceServer` runs it (the shoe's, the chip board's)."""
+
+    def boot_hello(self) -> None:
+        """Say who it is unprompted (power-up, a host connecting)."""
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes from the host."""
+
+    def poll(self, now: float) -> None:
+        """The time passed."""
+
+    def take_output(self) -> bytes:
+        """Bytes for the host."""
+        ...
+
+    def control(self, line: str, now: float) -> str:
+        """One control request line; its reply line."""
+        ...
+
+
+class DeviceServer:
+    """Runs a device's `Firmware` on a pty or a TCP port, and its control port, from one thread.
 
     `link`: `"pty"` or `"tcp"`. `port_url` is what the host opens (`/dev/pts/N` or
-    `socket://host:port`); `control_address` is the control port's (host, port).
+    `socket://host:port`); `control_address` is the control port's (host, port). `name` is the
+    device's in the thread's name and the log, `device` its name in words.
     """
 
-    def __init__(self, firmware: ShoeFirmware, link: str = "pty", tcp: tuple[str, int] = ("127.0.0.1", 0),
+    firmware: Firmware
+
+    def __init__(self, firmware: Firmware, link: str = "pty", tcp: tuple[str, int] = ("127.0.0.1", 0),
                  control: tuple[str, int] = ("127.0.0.1", 0), clock: Callable[[], float] = time.monotonic,
-                 baud: int | None = None) -> None:
+                 baud: int | None = None, name: str = "sim-shoe", device: str = "the emulated shoe") -> None:
         """Raises CannotListen naming the address and its role when a port cannot be listened on."""
         if link not in ("pty", "tcp"):
             raise ValueError(f"link must be pty or tcp, not {link!r}")
         self.firmware = firmware
+        self.name = name
+        self.device = device  # in words, for a port it cannot listen on
         self.clock = clock
         self.link = link
         self.baud = baud
@@ -386,11 +412,11 @@ class SimShoeServer:
             os.set_blocking(self._master, False)
             self.port_url = os.ttyname(self._slave)
         else:
-            self._listen = _listen("link", tcp)
+            self._listen = _listen("link", tcp, self.device)
             host, port = self._listen.getsockname()[:2]
             self.port_url = f"socket://{host}:{port}"
         try:
-            self._control = _listen("control", control)
+            self._control = _listen("control", control, self.device)
         except CannotListen:  # give back the link already opened
             if self._listen is not None:
                 self._listen.close()
@@ -405,9 +431,9 @@ class SimShoeServer:
     def connected(self) -> bool:
         return self.link == "pty" or self._client is not None
 
-    def start(self) -> SimShoeServer:
+    def start(self) -> Self:
         """Serve from a background thread (for tests and the demo). Returns self."""
-        self._thread = threading.Thread(target=self.serve, name="sim-shoe", daemon=True)
+        self._thread = threading.Thread(target=self.serve, name=self.name, daemon=True)
         self._thread.start()
         return self
 
@@ -432,6 +458,7 @@ class SimShoeServer:
         while not self._stop.is_set():
             now = self.clock()
             fw.poll(now)
+            self._turn(now)
             self._write(fw.take_output())
             wait = self._pace(now)
             readers: list[Any] = [self._control, *self._control_clients]
@@ -449,7 +476,10 @@ class SimShoeServer:
                 try:
                     self._ready(r)
                 except Exception:  # the loop never dies on one bad peer
-                    log.exception("sim-shoe: error serving %r", r)
+                    log.exception("%s: error serving %r", self.name, r)
+
+    def _turn(self, now: float) -> None:
+        """Once a turn of the loop, after the firmware's poll: a device's own doings on its line."""
 
     def _ready(self, r: object) -> None:
         fw = self.firmware
@@ -510,7 +540,7 @@ class SimShoeServer:
             try:
                 reply = self.firmware.control(line.decode("utf-8", "replace"), now)
             except Exception as exc:
-                log.exception("sim-shoe: control request %r failed", line)
+                log.exception("%s: control request %r failed", self.name, line)
                 reply = f"err {exc}"
             client.setblocking(True)
             try:
@@ -552,6 +582,18 @@ class SimShoeServer:
                 self._client.send(data)
             except OSError:
                 pass
+
+
+class SimShoeServer(DeviceServer):
+    """Runs a `ShoeFirmware` on a pty or a TCP port, and its control port (see `DeviceServer`)."""
+
+    firmware: ShoeFirmware
+
+    def __init__(self, firmware: ShoeFirmware, link: str = "pty", tcp: tuple[str, int] = ("127.0.0.1", 0),
+                 control: tuple[str, int] = ("127.0.0.1", 0), clock: Callable[[], float] = time.monotonic,
+                 baud: int | None = None) -> None:
+        """Raises CannotListen naming the address and its role when a port cannot be listened on."""
+        super().__init__(firmware, link, tcp, control, clock, baud, name="sim-shoe")
 
 
 class SimShoeClient(LineClient):

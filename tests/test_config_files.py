@@ -14,11 +14,12 @@ from firmware_host.display.config import DisplayConfig
 from firmware_host.service.config import Config
 from floor.config import PitConfig
 from floor.director.config import DirectorConfig
+from floor.web.config import WebConfig
 from protocol.config import ConfigError, Section, parse_file, parse_section
 
 
 KINDS: dict[str, Callable[[str, str], Any]] = {
-    "table": Config.parse, "display": DisplayConfig.parse, "pit": PitConfig.parse,
+    "table": Config.parse, "display": DisplayConfig.parse, "pit": PitConfig.parse, "web": WebConfig.parse,
     "director": lambda text, source: DirectorConfig.parse(text, source), "tournament": parse_tournament,
 }
 
@@ -30,7 +31,7 @@ def director(**keys: str) -> str:
     return "[director]\n" + "".join(f"{k} = {v}\n" for k, v in given.items())
 
 
-SECTION = {"table": "feed", "display": "display", "pit": "pit", "director": "director"}
+SECTION = {"table": "feed", "display": "display", "pit": "pit", "web": "web", "director": "director"}
 HEARTBEAT = "must be a number of seconds between 0.05 and 60, not 0"
 ENDPOINT = "must be a ZeroMQ endpoint tcp://HOST:PORT or ipc://PATH, not 'tcp://10.0.0.5'"
 
@@ -52,7 +53,12 @@ CASES = [
      f"[[director.tables]] #1 public: {ENDPOINT}"),
     ("table", "[feed]\nheartbeat_s = 0\n", f"[feed] heartbeat_s: {HEARTBEAT}"),
     ("display", "[display]\nheartbeat_s = 0\n", f"[display] heartbeat_s: {HEARTBEAT}"),
-    ("display", "[display]\npit_heartbeat_s = 0\n", f"[display] pit_heartbeat_s: {HEARTBEAT}"),
+    ("web", "[web]\npit_heartbeat_s = 0\n", f"[web] pit_heartbeat_s: {HEARTBEAT}"),
+    ("display", "[display]\nfloor_db = 'host=db'\npit = 'tcp://10.0.0.2:6556'\n",
+     "[display] floor_db: the pit's pages moved to the floor's web process: give floor_db, pit in its [web] section"),
+    ("web", "[web]\ntournament = 'tcp://10.0.0.5'\n", f"[web] tournament: {ENDPOINT}"),
+    ("web", "[[web.tables]]\nname = 'a'\npublic = 'ipc:///p'\nsnapshot = 'ipc:///s'\nheartbeat_s = 0\n",
+     f"[[web.tables]] #1 heartbeat_s: {HEARTBEAT}"),
     ("display", "[[display.tables]]\nname = 'a'\npublic = 'ipc:///p'\nsnapshot = 'ipc:///s'\nheartbeat_s = 0\n",
      f"[[display.tables]] #1 heartbeat_s: {HEARTBEAT}"),
     ("pit", "[pit]\nheartbeat_s = 0\n", f"[pit] heartbeat_s: {HEARTBEAT}"),

@@ -26,6 +26,7 @@ UNIT = DEPLOY / "croupier.service"
 DISPLAY_UNIT = DEPLOY / "croupier-display.service"
 PIT_UNIT = DEPLOY / "croupier-pit.service"
 DIRECTOR_UNIT = DEPLOY / "croupier-tournament.service"
+PIT_WEB_UNIT = DEPLOY / "croupier-pit-web.service"
 RULES = DEPLOY / "99-croupier-shoe.rules"
 
 
@@ -93,7 +94,7 @@ def test_unit_execstart_is_a_croupier_run_with_the_pi_config() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
-@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT, PIT_UNIT, DIRECTOR_UNIT], ids=lambda u: u.name)
+@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT, PIT_UNIT, PIT_WEB_UNIT, DIRECTOR_UNIT], ids=lambda u: u.name)
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
     # The venv's path does not exist here: point ExecStart at this checkout's croupier instead.
     croupier = shutil.which("croupier", path=str(Path(sys.executable).parent)) or sys.executable
@@ -376,7 +377,8 @@ def _floor_configs(root: Path) -> tuple[Path, Path]:
     keys = etc / "keys"
     keys.mkdir(parents=True)
     for name, role in (("pit-1", "pit"), ("uth-01", "table"), ("3cp-02", "table"), ("director", "pit"),
-                       ("director-server", "table"), ("T1", "table"), ("T2", "table"), ("T3", "table")):
+                       ("director-server", "table"), ("T1", "table"), ("T2", "table"), ("T3", "table"),
+                       ("pit-web", "pit")):
         subprocess.run([sys.executable, "-m", "cli", "keys", "new", name, "--role", role,
                         "--dir", str(keys)], check=True, capture_output=True, timeout=60)
     for clients in ("floor-clients", "director-clients"):
@@ -384,7 +386,7 @@ def _floor_configs(root: Path) -> tuple[Path, Path]:
     (etc / "users.json").write_text("{}\n", encoding="utf-8")
     (etc / "users.json").chmod(0o640)  # as `croupier users add` leaves it: others may not read the PINs' hashes
     out = []
-    for name in ("pit.toml", "director.toml", "sunday.toml"):
+    for name in ("pit.toml", "director.toml", "sunday.toml", "pit-web.toml"):
         text = (DEPLOY / name).read_text(encoding="utf-8").replace("/etc/croupier/", f"{etc}/")
         (etc / name).write_text(text, encoding="utf-8")
         out.append(etc / name)
@@ -414,6 +416,24 @@ def test_the_pit_unit_lets_it_hold_the_descriptors_of_five_thousand_tables() -> 
     unit = parse_unit(PIT_UNIT.read_text(encoding="utf-8"))
     # two a table's SUB, two a snapshot in flight, a margin for the floor's own sockets and the child's
     assert int(unit["Service"]["LimitNOFILE"][0]) >= 2 * 5000 + 2 * IN_FLIGHT + 2000
+
+
+def test_the_floors_pages_unit_runs_croupier_pit_web_on_a_configuration_that_checks(tmp_path: Path) -> None:
+    unit = parse_unit(PIT_WEB_UNIT.read_text(encoding="utf-8"))
+    argv = shlex.split(unit["Service"]["ExecStart"][0])
+    assert argv[:3] == ["/opt/croupier/venv/bin/croupier", "pit", "web"]
+    args = build_parser("pit").parse_args(argv[1:])
+    assert args.action == "web" and args.config == "/etc/croupier/pit-web.toml" and not args.check
+    assert unit["Service"]["RestartPreventExitStatus"] == ["2"]  # a bad configuration is not retried
+    _floor_configs(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "cli", "pit", "web", "--config",
+                           str(tmp_path / "etc/croupier/pit-web.toml"), "--check"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout.startswith("configuration ok")) == (0, True), done.stderr
+    # the pit's own certificate and the director's are the ones its pit-web.toml names as the servers'
+    text = (DEPLOY / "pit-web.toml").read_text(encoding="utf-8")
+    assert 'pit_server_key = "/etc/croupier/keys/pit-1.key"' in text
+    assert 'tournament_server_key = "/etc/croupier/keys/director-server.key"' in text
 
 
 def test_the_director_unit_runs_a_configuration_that_checks(tmp_path: Path) -> None:
@@ -447,7 +467,7 @@ def test_the_tables_folders_alone_run_the_table_and_say_where_the_rest_runs(tmp_
     every = subprocess.run(
         [sys.executable, "-S", "-c",
          "import importlib, pkgutil, sys\n"
-         f"for top in {['engine', 'drivers', 'protocol', 'firmware_host']!r}:\n"
+         f"for top in {['engine', 'drivers', 'protocol', 'pages', 'firmware_host']!r}:\n"
          "    for info in pkgutil.walk_packages(importlib.import_module(top).__path__, top + '.'):\n"
          "        importlib.import_module(info.name)\n"
          f"print(sorted(m for m in sys.modules if m.split('.')[0] in {list(ELSEWHERE)!r}))\n"],
@@ -457,4 +477,4 @@ def test_the_tables_folders_alone_run_the_table_and_say_where_the_rest_runs(tmp_
     assert check.returncode == 0, check.stderr
     demo = croupier("demo")
     assert demo.returncode == 2 and demo.stderr.startswith("croupier demo runs where the simulations (a test machine)")
-    assert "engine, drivers, protocol, firmware_host, cli" in demo.stderr
+    assert "engine, drivers, protocol, pages, firmware_host, cli" in demo.stderr

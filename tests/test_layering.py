@@ -10,19 +10,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "drivers", "protocol", "firmware_host", "floor", "analysis", "sim", "cli")
+PACKAGES = ("engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim", "cli")
 # Each top folder of ours and the folders of ours it may import: what runs on the table's Pi (engine, drivers,
-# protocol, firmware_host, cli) imports nothing of what runs elsewhere (the floor server, the analysis, the
-# simulations); the floor speaks to the tables only through the protocol; the command line sits on top.
+# protocol, pages, firmware_host, cli) imports nothing of what runs elsewhere (the floor server, the analysis, the
+# simulations); the floor speaks to the tables only through the protocol; both web processes (the table's
+# display, the floor's) build on the pages' shared core; the command line sits on top.
 MAY_IMPORT = {
     "engine": set(),
     "drivers": set(),
     "protocol": {"engine"},
-    "firmware_host": {"engine", "drivers", "protocol"},
-    "floor": {"engine", "protocol"},
+    "pages": {"engine", "protocol"},
+    "firmware_host": {"engine", "drivers", "protocol", "pages"},
+    "floor": {"engine", "protocol", "pages"},
     "analysis": {"engine", "protocol"},
-    "sim": {"engine", "drivers", "protocol", "firmware_host", "floor"},
-    "cli": {"engine", "drivers", "protocol", "firmware_host", "floor", "analysis", "sim"},
+    "sim": {"engine", "drivers", "protocol", "pages", "firmware_host", "floor"},
+    "cli": {"engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim"},
 }
 OURS = (*PACKAGES, "tests", "bench", "tools")
 # Not in the engine: I/O, clocks, threads, randomness, logging set-up, devices (time and card order

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # The whole engine package, poker and hand histories included; the drivers, every device kind; the
 # service on the Pi, its tables, the simulated table and the command line.
-CHECKED = ("engine", "drivers", "protocol", "firmware_host", "floor", "analysis", "sim", "cli")
+CHECKED = ("engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim", "cli")
 
 
 def test_every_package_passes_mypy_strict(tmp_path: Path) -> None:

@@ -18,7 +18,9 @@ A page message that is not such a command, a second command while one is in flig
 time gets `{"kind": "error", "id": ..., "error": "why"}` (nothing is sent to the table for the first
 two); the relay's own errors carry `say` (`{"key": "console.busy" | "console.no_answer" |
 "console.no_commands", "args"}`), the words the console shows from its catalog. Each relayed command
-is logged with the signed-in user's name (never the PIN).
+is logged with the signed-in user's name (never the PIN). A console opened by a `dealer` signs that
+dealer in at the table itself (`{"cmd": "dealer", "dealer": user, "action": "in"}`, before the page's
+first command: the dealer figures, docs/ratings.md); the page may not send `dealer` itself.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from typing import Any
 import zmq
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth
-from firmware_host.display.bridge import Hub
+from engine.ratings import mask_card
+from pages import auth
+from pages.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
 log = logging.getLogger(__name__)
@@ -87,6 +90,8 @@ def parse_message(text: str) -> tuple[str, dict[str, Any]]:
     command = data.get("command")
     if not isinstance(command, dict) or not isinstance(command.get("cmd"), str) or not command["cmd"]:
         raise PageError("command must be an object with its cmd (the command channel's request, docs/feed.md)")
+    if command["cmd"] == "dealer":
+        raise PageError("command: dealer is the console's own: who signs in here is signed in at the table")
     reserved = sorted(k for k in command if k in _RESERVED)
     if reserved:
         raise PageError(f"command: {', '.join(reserved)} is the relay's own (each command gets an id of its own)")
@@ -138,7 +143,8 @@ class Console:
                     "error": f"one command at a time: {self.in_flight} is still waiting for the table's answer",
                     "say": {"key": "console.busy", "args": {}}}
         self.in_flight = page_id
-        shown = {k: v for k, v in command.items() if k != "auth"}
+        shown = {k: (mask_card(str(v)) if k == "card" and command.get("cmd") == "player" else v)
+                 for k, v in command.items() if k != "auth"}  # a player card's number is private: its last four logged
         signer = command.get("auth", {}).get("user") if isinstance(command.get("auth"), dict) else None
         try:
             loop = asyncio.get_running_loop()
@@ -157,6 +163,18 @@ class Console:
                  f" signed off by {signer!r}" if signer else "",
                  "ok" if reply.get("ok") else f"{reply.get('code')}: {reply.get('error')}")
         return {"kind": "reply", "id": page_id, "reply": reply}
+
+    async def sign_in(self) -> None:
+        """The dealer signed in here is signed in at the table (`dealer` in), queued in the console's own
+        thread before any command the page sends; logged, never shown to the page."""
+        command = {"cmd": "dealer", "dealer": self.user, "action": "in"}
+        try:
+            reply = await asyncio.get_running_loop().run_in_executor(self._thread, self._send, command)
+        except (TimeoutError, ValueError) as exc:
+            log.warning("dealer console: %s: the sign-in at the table was not answered: %s", self.user, exc)
+            return
+        log.info("dealer console: %s signed in at the table -> %s", self.user,
+                 "ok" if reply.get("ok") else f"{reply.get('code')}: {reply.get('error')}")
 
     def _close(self) -> None:
         if self._client is not None:
@@ -195,6 +213,10 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
     sender = asyncio.create_task(send())
     pending: set[asyncio.Task[None]] = set()
     log.info("dealer console opened: %s (%s) from %s", session.user, session.role, request.remote)
+    if session.role == "dealer" and relay.endpoint is not None:  # the dealer figures count from this (docs/ratings.md)
+        signed = asyncio.create_task(console.sign_in())
+        pending.add(signed)
+        signed.add_done_callback(pending.discard)
     try:
         async for msg in ws:
             if msg.type == WSMsgType.ERROR:

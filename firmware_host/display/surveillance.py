@@ -27,8 +27,8 @@ from typing import Any
 import zmq
 from aiohttp import WSMsgType, web
 
-from firmware_host.display import auth
-from firmware_host.display.bridge import FeedFollower, Hub, Screen
+from pages import auth
+from pages.bridge import FeedFollower, Hub, Screen
 from firmware_host.display.config import DisplayConfig
 from protocol.commands import HISTORY_PAGE, CommandClient
 

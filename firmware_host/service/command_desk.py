@@ -4,8 +4,9 @@ A supervisor's sign-off costs a memory-hard hash (tens of milliseconds, `service
 the loop, a stream of sign-offs would hold back every card and update behind it. So a request
 whose sign-off needs its PIN hashed (`SignOff.pin_check`) is handed to one worker thread and the
 loop goes on; when the hash is done the loop is woken (a pipe, as the inbox), the request is
-taken with the result (`Controller.handle_command(..., verdict)`) and answered. Requests the same
-client (its ROUTER routing id) sends meanwhile wait behind it, at most `MAX_PARKED`, and are taken
+taken with the result (`Controller.handle_command(..., verdict)`) and answered. Both the hash and
+the answer (its audit entry's fsync, the step) wait for a pause in the shoe's cards (`_quiet`).
+Requests the same client (its ROUTER routing id) sends meanwhile wait behind it, at most `MAX_PARKED`, and are taken
 in the order sent; at most `MAX_CHECKS` hashes wait at once. Past either bound, `busy`: nothing is
 hashed, decoded further or journaled.
 """
@@ -43,7 +44,9 @@ MAX_PARKED = 32
 QUIET_S = 0.1
 MAX_DEFER_S = 2.0
 """A hash waits until no reading has come for `QUIET_S` (the shoe is not dealing: a sign-off is mostly for a
-paused table), at most `MAX_DEFER_S`: the cards' path keeps its cache while they stream."""
+paused table), and its request is handed back to the loop the same way (the shoe may have started dealing
+during the hash), at most `MAX_DEFER_S` after it was asked in all: the cards' path keeps its cache and its
+turns while they stream."""
 WORKER_NICE = 10
 """The hashing thread's nice value: below the controller's loop, which keeps a core for the cards."""
 
@@ -122,16 +125,22 @@ class PinChecks:
         while (job := self._jobs.get()) is not None:
             client, request, check = job
             deadline = time.monotonic() + MAX_DEFER_S
-            while time.monotonic() < deadline and time.monotonic() - self.last_reading() < QUIET_S:
-                time.sleep(QUIET_S / 4)  # the shoe is dealing: the hash after its cards
+            self._quiet(deadline)  # the shoe is dealing: the hash after its cards
             started = time.monotonic()
             try:
                 verdict = check()
             except Exception:  # never: a hash of a string; counted as a failed sign-off
                 log.exception("sign-off check")
                 verdict = Verdict(None, False)
+            hashed = time.monotonic() - started
+            self._quiet(deadline)  # dealing again since: answered (an audit entry's fsync, the step) after its cards
             self._done.post((client, request, verdict))
-            time.sleep(time.monotonic() - started)  # hashes back to back at most half the time: the loop's cache
+            time.sleep(hashed)  # hashes back to back at most half the time: the loop's cache
+
+    def _quiet(self, deadline: float) -> None:
+        """Wait until no reading has come for `QUIET_S`, or until `deadline`."""
+        while time.monotonic() < deadline and time.monotonic() - self.last_reading() < QUIET_S:
+            time.sleep(QUIET_S / 4)
 
 
 class Table(Protocol):

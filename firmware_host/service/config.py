@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from drivers.chip_debounce import CONFIRM, SETTLE_S
 from engine import games
+from engine.chips import ChipSet, ChipSetError
 from engine.errors import LimitsError, ProfileError
 from engine.house import TableLimits
 from engine.money import DEFAULT_CURRENCY, Money
@@ -173,6 +176,21 @@ class ShoeConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipReaderConfig:
+    """`[chip_reader]`: the chip reader board's serial URL ("" = no reader: bets are tapped), its line,
+    its device name, and the debounce (drivers/chip_debounce.py): a chip is in a circle once read in
+    `confirm` consecutive scans and out once missed in as many; a circle's reading is stable once
+    unchanged for `settle_ms`. Silent for `silent_s`: device silent."""
+
+    url: str = ""
+    baudrate: int = 115200
+    device: str = "chips"
+    confirm: int = CONFIRM
+    settle_ms: int = round(SETTLE_S * 1000)
+    silent_s: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
 class GpioConfig:
     """`[gpio]`: sensors, dealer buttons and tower light through gpiozero.
 
@@ -206,6 +224,33 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipsConfig:
+    """`[chips]`: the chip set the smart table values chips with (a CSV file, `engine.chips`; "" = no chips read)."""
+
+    set: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCardsConfig:
+    """`[player_cards]`: the seats' player card reader (`drivers/player_card.py`): `backend` "none", "serial"
+    (`url`), "keyboard" (`path`, its Linux input device) or "sim"; `seat` the seat it serves (0: its lines
+    name the seat, `SEAT:`). Its device is `player_cards`; its going offline never stops a hand."""
+
+    backend: str = "none"
+    url: str = ""
+    path: str = ""
+    seat: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RatingsConfig:
+    """`[ratings]`: the share of a session's theo given back in comps (`reinvestment`, 0 to 1, a number or a
+    fraction text such as "3/10"; docs/ratings.md)."""
+
+    reinvestment: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration. `source` is the file it came from."""
 
@@ -216,11 +261,16 @@ class Config:
     feed: FeedConfig = field(default_factory=FeedConfig)
     commands: CommandsConfig = field(default_factory=CommandsConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
+    chip_reader: ChipReaderConfig = field(default_factory=ChipReaderConfig)
     gpio: GpioConfig = field(default_factory=GpioConfig)
     security: SecurityConfig = field(default_factory=SecurityConfig)
     access: AccessConfig = field(default_factory=AccessConfig)
     rights: RightsConfig = field(default_factory=RightsConfig)
+    chips: ChipsConfig = field(default_factory=ChipsConfig)
+    ratings: RatingsConfig = field(default_factory=RatingsConfig)
+    player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)
     profile: ProfileText | None = None  # `[table] profile` as read when the configuration was parsed
+    chip_set: dict[str, Any] | None = None  # `[chips] set` as read: the `chip_set` event's body (name, sha256, text)
 
     @classmethod
     def load(cls, path: str | Path) -> Config:
@@ -237,7 +287,7 @@ class Config:
         """Build from already-parsed TOML data. Raises ConfigError."""
         cfg = cls(source=source, **parse_sections(data, source, _SCHEMA))
         _check_whole(cfg)
-        return replace(cfg, profile=_house_table(cfg))
+        return replace(cfg, profile=_house_table(cfg), chip_set=_chip_set(cfg))
 
 
 def _serial_url(v: Any) -> str:
@@ -245,6 +295,25 @@ def _serial_url(v: Any) -> str:
     if text and not (text.startswith("/") or "://" in text):
         raise ValueError(f"must be a device path or a pyserial URL (socket://, loop://, spy://), not {text!r}")
     return text
+
+
+def _share(v: Any) -> Fraction:
+    try:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise ValueError
+        share = Fraction(repr(v) if isinstance(v, float) else v)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"must be a number or a fraction such as \"3/10\", not {v!r}") from None
+    if not 0 <= share <= 1:
+        raise ValueError(f"must be between 0 and 1, not {v!r}")
+    return share
+
+
+def _chip_device(v: Any) -> str:
+    name = plain_name(v)
+    if name == "shoe":
+        raise ValueError("must not be 'shoe', the card reader's name (each device is journaled by its name)")
+    return name
 
 
 _SCHEMA: dict[str, Section] = {
@@ -268,6 +337,9 @@ _SCHEMA: dict[str, Section] = {
                                   "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
     "shoe": Section(ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
                           "silent_s": seconds(0.1, 3600.0)}),
+    "chip_reader": Section(ChipReaderConfig, {"url": _serial_url, "baudrate": integer(1200, 12_000_000),
+                                              "device": _chip_device, "confirm": integer(1, 20),
+                                              "settle_ms": integer(0, 10_000), "silent_s": seconds(0.2, 3600.0)}),
     "gpio": Section(GpioConfig, {"backend": one_of(*GPIO_BACKENDS), "pin_factory": one_of(*PIN_FACTORIES),
                           "panel": host_port, "void_hold_s": seconds(0.1, 10.0),
                           **{k: integer(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
@@ -277,6 +349,10 @@ _SCHEMA: dict[str, Section] = {
                                   "local_role": one_of(*access.ROLES), "full_delay_s": seconds(0.0, 3600.0)}),
     "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
     "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
+    "chips": Section(ChipsConfig, {"set": string}),
+    "ratings": Section(RatingsConfig, {"reinvestment": _share}),
+    "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
+                                                "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
 }
 
 
@@ -321,6 +397,8 @@ def _check_whole(cfg: Config) -> None:
             raise ConfigError(f"{src}: [poker] {key}: {exc}") from None
         except ValueError as exc:  # the structure and stakes (IllegalAction is a ValueError too)
             raise ConfigError(f"{src}: [poker] structure: {exc}") from None
+    if cfg.chip_reader.url and cfg.chip_reader.url == cfg.shoe.url:
+        raise ConfigError(f"{src}: [chip_reader] url: {cfg.chip_reader.url!r} is the shoe's ([shoe] url)")
     gpio = cfg.gpio
     pins = {**gpio.sensor_pins(), **gpio.button_pins(), **gpio.light_pins()}
     used: dict[int, str] = {}
@@ -357,3 +435,22 @@ def _house_table(cfg: Config) -> ProfileText:
         raise ConfigError(f"{src}: [limits] {exc}") from None
     return text
 
+
+
+def _chip_set(cfg: Config) -> dict[str, Any] | None:
+    """`[chips] set` read and checked (`engine.chips.ChipSet`): the body of the `chip_set` event the table
+    journals at start. Raises ConfigError naming the file and the bad line."""
+    if not cfg.chips.set:
+        return None
+    path = Path(cfg.chips.set)
+    if not path.is_absolute() and not path.exists() and (Path(cfg.source).parent / path).exists():
+        path = Path(cfg.source).parent / path  # a set beside the configuration file
+    try:
+        text = read_text(path)
+    except ConfigError as exc:
+        raise ConfigError(f"{cfg.source}: [chips] set: {exc}") from None
+    try:
+        chips = ChipSet.from_csv(text, where=str(path))
+    except ChipSetError as exc:
+        raise ConfigError(f"{cfg.source}: [chips] set: {exc}") from None
+    return {"name": path.name, "sha256": chips.sha256(), "text": text}

@@ -51,7 +51,7 @@ from protocol.requests import Done, Refusal, Reply, Status
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import replay_failed, start_faults
-from firmware_host.service.history import history_reply
+from firmware_host.service.history import backfill_lines, closed_line, history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
 from protocol.keys import KeyPair, serve_curve
 from protocol.zap import ZapHandler
@@ -87,8 +87,10 @@ class Controller:
                  limits: Mapping[str, int] | None = None, audit: AuditLog | None = None,
                  security: SecurityConfig | None = None, rights: RightsConfig | None = None,
                  commands: CommandsConfig | None = None, max_steps: int = MAX_STEPS_PER_HAND,
-                 money: Money = Money(), certificates: Certificates = Certificates()) -> None:
+                 money: Money = Money(), certificates: Certificates = Certificates(),
+                 chip_set: Mapping[str, Any] | None = None) -> None:
         self.journal = journal
+        self.chip_set = chip_set  # [chips] set: the `chip_set` event's body, journaled at start when new
         self.certificates = certificates  # [table] require_certificate: an open only on a certified profile
         self.money = money  # [table] currency: published with the table's state
         self.admission = Admission.of(commands)  # [commands]: frame limits, rate per client, bound per turn
@@ -158,12 +160,19 @@ class Controller:
         until a supervisor clears it. Returns the number of events replayed. Raises JournalError when
         an event no longer applies.
         """
+        try:  # a journal written before the hands' history lines were stored: made once, now
+            if filled := backfill_lines(self.journal):
+                log.info("made the history lines of %d hands closed before they were stored", filled)
+        except JournalError as exc:  # a page makes them from the records instead
+            log.warning("the history lines of the older hands were not made: %s", exc)
         try:
             self.state, replayed = rebuild(self.journal, self.seats)
         except JournalError as exc:
             raise replay_failed(self.journal, exc) from exc
         for body in start_faults(self.journal, self.audit.log):  # replayed as it stands, then the table is locked
             self._submit("fault", body, None)
+        if self.chip_set is not None and self.state.chips.set_sha256 != self.chip_set["sha256"]:
+            self._submit("chip_set", dict(self.chip_set), None)  # the journal alone values the chips
         if self.state.table is None and self.default_setup is not None and self.state.fault is None:
             if not self.state.table_closed:  # a table the pit closed stays closed
                 self._submit("open", self.default_setup.as_body(), None)
@@ -218,11 +227,13 @@ class Controller:
         before = self.state.fault
         applied = self.state.apply(kind, body, event_id)
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
+        for entry, details in self.state.chips.take_audit():  # typed bets with the reader offline, a mispay accepted
+            self.audit.note(entry, {"event": event_id, **details})
         if applied.closed is not None:
             self._hand_closed = True
-            rec = applied.closed
-            self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id,
-                                    self.clock(), rec)
+            rec, now = applied.closed, self.clock()
+            self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id, now, rec,
+                                    closed_line(self.journal, rec, event_id, now))  # a `history` page reads it
         over = self.state.step_limit_fault(kind, self.max_steps)
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from drivers.readings import (
-    ButtonPress, CardRead, ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, Reading, Sensor, SensorChange,
+    ButtonPress, CardRead, ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, PlayerCardRead, Reading, Sensor,
+    SensorChange,
 )
 from protocol.records import ReadingBody, SensorBody
 
@@ -39,4 +40,6 @@ def reading_event(reading: Reading) -> tuple[str, ReadingBody] | None:
             return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
         case ChipsRead(antenna=antenna, uids=uids, stable=stable, device=device):
             return "chips", {"antenna": antenna, "uids": sorted(uids), "stable": stable, "device": device}
+        case PlayerCardRead(seat=seat, card=card, device=device):  # a player's card at a seat (`tables/players.py`)
+            return "player", {"seat": seat, "action": "in", "card": card, "source": "reader", "device": device}
     return None  # not a reading at all: nothing a device may send is one

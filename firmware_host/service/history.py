@@ -10,12 +10,16 @@ last K closed hands instead (a screen's recall; `more` then says whether older o
 is its `croupier history --json` line (`hand_line`) with `chain`: `{"event", "head"}`, the journal's chain at
 the event that closed the hand, which the floor's archive keeps (`croupier audit verify --against`: a journal
 rewritten with its chain recomputed no longer matches it). Journal reads only: the table is not changed,
-nothing is journaled, and a page is one indexed query plus one per house hand for its `open`.
+nothing is journaled. Each hand's line is made once, when the hand closes (`closed_line`, stored beside
+its record: `Journal.close_hand`), so a page is two indexed queries and one small JSON text a hand,
+never the hands' whole records (bench/history_page.py); a hand closed before lines were stored has
+its line made from its record (`backfill_lines` stores them at the controller's start).
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -23,12 +27,14 @@ from engine.errors import EngineError
 from engine.house import TableLimits
 from protocol.commands import HISTORY_PAGE, Command, error_reply
 from protocol.requests import EventsPage, HistoryPage, Refusal
-from firmware_host.service.journal import Event, HandRow, Journal, JournalError
+from firmware_host.service.journal import ClosedLine, Event, HandRow, Journal, JournalError
 from firmware_host.service.table_events import events_reply
 from protocol.audit import signer_of
 
 MAX_PAGE = HISTORY_PAGE
 """The most hands one `history` reply carries (a page of 100: see bench/history_page.py)."""
+BACKFILL_BATCH = 500
+"""Hands a transaction when `backfill_lines` makes the lines of an older journal's hands."""
 
 
 def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
@@ -56,22 +62,49 @@ def closed_at(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")
 
 
-def hand_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
-    """The `--json` lines of finished hands, oldest first (house hands with the `open` they were played
-    under, each `open` read once)."""
+def closed_line(journal: Journal, record: Mapping[str, Any], event_id: int, ts: float) -> dict[str, Any]:
+    """The `--json` line (without its chain) of the hand `record` closes at event `event_id`, at `ts`,
+    in the open transaction: what `Journal.close_hand` stores beside the record."""
+    row = HandRow(int(record["hand"]), str(record["game"]), str(record["status"]), event_id, ts, dict(record))
+    return hand_line(row, None if record.get("poker") else journal.open_before(event_id))
+
+
+def _made_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
+    """The lines (without their chain) of finished hands made from their records, oldest first (house
+    hands with the `open` they were played under, each `open` read once)."""
     if not rows:
         return []
     opens = journal.opens_for(rows[0].closed_event, rows[-1].closed_event)
     ids = [event.id for event in opens]
-    heads = journal.chains([row.closed_event for row in rows])
     lines = []
     for row in rows:
         at = bisect.bisect_left(ids, row.closed_event) - 1  # the last open before the hand closed
-        line = hand_line(row, None if row.record.get("poker") or at < 0 else opens[at])
-        if row.closed_event in heads:  # the journal's chain at the hand's close: the floor's archive keeps it
-            line["chain"] = {"event": row.closed_event, "head": heads[row.closed_event]}
+        lines.append(hand_line(row, None if row.record.get("poker") or at < 0 else opens[at]))
+    return lines
+
+
+def hand_lines(journal: Journal, closed: list[ClosedLine]) -> list[dict[str, Any]]:
+    """The `--json` lines of finished hands (`Journal.lines_after`, `lines_newest`), oldest first, each
+    with its chain: as stored when the hand closed, or made from its record when it closed without one."""
+    made = iter(_made_lines(journal, [c.row for c in closed if c.row is not None]))
+    heads = journal.chains([c.closed_event for c in closed])
+    lines = []
+    for c in closed:
+        line = c.line if c.line is not None else next(made)
+        if c.closed_event in heads:  # the journal's chain at the hand's close: the floor's archive keeps it
+            line["chain"] = {"event": c.closed_event, "head": heads[c.closed_event]}
         lines.append(line)
     return lines
+
+
+def backfill_lines(journal: Journal) -> int:
+    """Store the line of every hand closed without one (a journal written before schema 4), made from
+    its record, `BACKFILL_BATCH` hands a transaction; returns how many. Raises JournalError."""
+    filled = 0
+    while rows := journal.lines_missing(BACKFILL_BATCH):
+        journal.fill_lines({row.hand: line for row, line in zip(rows, _made_lines(journal, rows))})
+        filled += len(rows)
+    return filled
 
 
 def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
@@ -107,10 +140,10 @@ def history_reply(journal: Journal, cmd: Command) -> HistoryPage | EventsPage | 
     limit = int(cmd.args.get("limit", MAX_PAGE))
     try:
         if cmd.args.get("newest"):
-            rows = journal.hands(limit + 1)
+            rows = journal.lines_newest(limit + 1)
             more, rows = len(rows) > limit, rows[-limit:]
         else:
-            rows = journal.hands_after(after, limit + 1)
+            rows = journal.lines_after(after, limit + 1)
             more, rows = len(rows) > limit, rows[:limit]
         hands = hand_lines(journal, rows)
     except JournalError as exc:

@@ -18,9 +18,13 @@ Tables (all text is JSON, readable with the `sqlite3` shell):
   `verify_chain()` finds the first event whose chain fails, is missing, or follows a gap in the
   ids. (Schema 3 added `chain`: a journal without the column gets it at its first open for
   writing, computed once over the events it holds, which it therefore vouches for from then on.)
-- `hands(hand, game, status, closed_event, ts, record)`: one row per finished hand, written in the
-  same transaction as the event that closed it (`settled` or `voided`). A closed hand is never
-  replayed, so nothing is settled twice.
+- `hands(hand, game, status, closed_event, ts, record, line)`: one row per finished hand, written in
+  the same transaction as the event that closed it (`settled` or `voided`). A closed hand is never
+  replayed, so nothing is settled twice. `line` is the hand's `croupier history --json` line without
+  its chain (`service/history.py`), made once when the hand closed: a page of the `history` request
+  reads these lines, never the whole records. (Schema 4 added `line`: an older journal gets the
+  column at its first open for writing, NULL on its old hands, which the controller fills in at its
+  start, `history.backfill_lines`; a NULL line is made from the record when read.)
 - `boots(id, boot, ts)`: each start of the controller.
 
 At start, `resume()` returns the last `open` event (the table's configuration) and every event
@@ -42,7 +46,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.sqlite3"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 QUIET_CHECKPOINT_S = 0.02
 """Seconds with nothing to do after which the controller checkpoints the WAL (`Journal.checkpoint`)."""
 QUIET_CHECKPOINT_COMMITS = 32
@@ -67,13 +71,15 @@ DROP INDEX IF EXISTS events_kind;
 CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
 CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
 CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
+CREATE INDEX IF NOT EXISTS events_seated ON events(id) WHERE kind IN ('player', 'dealer', 'close');
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('settled', 'voided')),
     closed_event INTEGER NOT NULL,
     ts REAL NOT NULL,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    line TEXT
 );
 CREATE TABLE IF NOT EXISTS boots (
     id INTEGER PRIMARY KEY,
@@ -118,6 +124,17 @@ class HandRow:
     closed_event: int
     ts: float
     record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedLine:
+    """A finished hand's history line as stored when it closed (`line`), or, for a hand closed
+    without one (before schema 4), its `row` to make the line from."""
+
+    hand: int
+    closed_event: int
+    line: dict[str, Any] | None
+    row: HandRow | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +215,10 @@ def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
         raise
 
 
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
 class Journal:
     """An open journal file. Not thread-safe by design: the controller thread alone writes.
 
@@ -215,6 +236,8 @@ class Journal:
         self._before_insert: tuple[int, str] = self._tail  # the tail before the last `insert`
         self._unchecked = 0  # commits since the last checkpoint
         self.quiet_after = QUIET_CHECKPOINT_COMMITS  # commits before a quiet moment's checkpoint is due
+        # the column holding each hand's history line (NULL in its place in a journal of schema 3 or older read-only)
+        self._line = "line" if "line" in _columns(conn, "hands") else "NULL"
 
     @classmethod
     def open(cls, state_dir: str | Path, *, readonly: bool = False) -> Journal:
@@ -260,6 +283,8 @@ class Journal:
                     conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
                 if "chain" not in columns:  # schema 3: the chain, computed once over the old events
                     _add_chain(conn)
+                if "line" not in _columns(conn, "hands"):  # schema 4: each hand's history line, NULL on the old ones
+                    conn.execute("ALTER TABLE hands ADD COLUMN line TEXT")
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 row = conn.execute("SELECT id, chain FROM events ORDER BY id DESC LIMIT 1").fetchone()
                 return cls(conn, path, (int(row[0]), str(row[1] or "")) if row else (0, ""))
@@ -334,16 +359,31 @@ class Journal:
         self._tail = self._before_insert
 
     def close_hand(self, hand: int, game: str, status: str, event_id: int, ts: float,
-                   record: Mapping[str, Any]) -> None:
-        """Record a finished hand inside the open transaction (the one of the closing event).
+                   record: Mapping[str, Any], line: Mapping[str, Any] | None = None) -> None:
+        """Record a finished hand inside the open transaction (the one of the closing event), with its
+        history line (`history.closed_line`; None: made from the record when read).
 
         Raises JournalError when the hand is already closed (the caller rolls back).
         """
         try:
-            self._conn.execute("INSERT INTO hands(hand, game, status, closed_event, ts, record) VALUES (?,?,?,?,?,?)",
-                               (hand, game, status, event_id, ts, _dumps(record)))
+            self._conn.execute("INSERT INTO hands(hand, game, status, closed_event, ts, record, line) "
+                               "VALUES (?,?,?,?,?,?,?)", (hand, game, status, event_id, ts, _dumps(record),
+                                                          None if line is None else _dumps(line)))
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot close hand {hand}: {exc}") from exc
+
+    def fill_lines(self, lines: Mapping[int, Mapping[str, Any]]) -> None:
+        """Write the history lines of hands closed without one (`history.backfill_lines`), in one
+        transaction. Raises JournalError."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany("UPDATE hands SET line=? WHERE hand=? AND line IS NULL",
+                                   [(_dumps(line), hand) for hand, line in lines.items()])
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise JournalError(f"{self.path}: cannot write the hands' history lines: {exc}") from exc
 
     def commit(self) -> None:
         """Make the open transaction durable. Raises JournalError."""
@@ -386,14 +426,14 @@ class Journal:
         return event_id
 
     def append_close(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None,
-                     game: str, status: str, record: Mapping[str, Any]) -> int:
-        """Write the event that closes `hand` and the hand's record in one transaction.
+                     game: str, status: str, record: Mapping[str, Any], line: Mapping[str, Any] | None = None) -> int:
+        """Write the event that closes `hand` and the hand's record (and history line) in one transaction.
 
         Raises JournalError (the hand is already closed: nothing is written).
         """
         event_id = self.begin(hand, kind, body, ts, req)
         try:
-            self.close_hand(hand, game, status, event_id, ts, record)
+            self.close_hand(hand, game, status, event_id, ts, record, line)
         except BaseException:
             self.rollback()
             raise
@@ -523,20 +563,47 @@ class Journal:
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
 
-    def hands_after(self, after: int, limit: int) -> list[HandRow]:
-        """At most `limit` finished hands numbered above `after`, oldest first. Raises JournalError."""
-        sql = "SELECT hand, game, status, closed_event, ts, record FROM hands WHERE hand > ? ORDER BY hand LIMIT ?"
+    def lines_after(self, after: int, limit: int) -> list[ClosedLine]:
+        """The history lines of at most `limit` finished hands numbered above `after`, oldest first.
+        Raises JournalError."""
+        return self._lines("WHERE hand > ? ORDER BY hand LIMIT ?", (after, limit))
+
+    def lines_newest(self, limit: int) -> list[ClosedLine]:
+        """The history lines of the last `limit` finished hands, oldest first. Raises JournalError."""
+        return self._lines("ORDER BY hand DESC LIMIT ?", (limit,))[::-1]
+
+    def lines_missing(self, limit: int) -> list[HandRow]:
+        """At most `limit` finished hands closed without a history line, oldest first. Raises JournalError."""
+        return [c.row for c in self._lines(f"WHERE {self._line} IS NULL ORDER BY hand LIMIT ?", (limit,))
+                if c.row is not None]
+
+    def _lines(self, where: str, args: tuple[int, ...]) -> list[ClosedLine]:
+        """Each hand's line decoded, or its row (with the record) when it has none."""
+        sql = (f"SELECT hand, game, status, closed_event, ts, {self._line}, "
+               f"CASE WHEN {self._line} IS NULL THEN record END FROM hands {where}")
         try:
-            rows = self._conn.execute(sql, (after, limit)).fetchall()
-            return [HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+            return [ClosedLine(r[0], r[3], json.loads(r[5]), None) if r[5] is not None else
+                    ClosedLine(r[0], r[3], None, HandRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[6])))
+                    for r in self._conn.execute(sql, args).fetchall()]
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise JournalError(f"{self.path}: cannot read the finished hands: {exc}") from exc
 
     def last_hold(self, before: int | None = None) -> Event | None:
         """The last `hold` event (with an id below `before`, when given), or None (`tables/hold.py`)."""
-        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = 'hold' AND id < ? "
-                                 "ORDER BY id DESC LIMIT 1", (before if before is not None else 2**62,)).fetchone()
+        return self.last_of("hold", before)
+
+    def last_of(self, kind: str, before: int | None = None) -> Event | None:
+        """The last event of `kind` (with an id below `before`, when given), or None (a hold, a chip set)."""
+        row = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind = ? AND id < ? "
+                                 "ORDER BY id DESC LIMIT 1", (kind, before if before is not None else 2**62)).fetchone()
         return self._event(row) if row else None
+
+    def seated_before(self, before: int | None = None) -> list[Event]:
+        """The `player`, `dealer` and `close` events with an id below `before` (all when None), in order:
+        who sat and dealt at the table (`tables/players.py`)."""
+        rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind IN ('player', 'dealer', "
+                                  "'close') AND id < ? ORDER BY id", (before if before is not None else 2**62,))
+        return [self._event(row) for row in rows]
 
     def events(self, since: int = 0) -> Iterator[Event]:
         """Every event with id > since, in order."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 from engine.errors import EngineError
 from engine.games import MAX_SPOTS
@@ -15,8 +16,9 @@ from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device"})
-"""Events that may follow a settled hand without taking it off show (they do not touch the table)."""
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "dealer"})
+"""Events that may follow a settled hand without taking it off show (they do not touch the table: the players
+taking their chips from the circles neither, nor a player card at a seat or a dealer signing in)."""
 
 
 def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
@@ -37,7 +39,10 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     state.history.extend(journal.last_hands_shown(state.history.maxlen or 0))
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
     held = journal.last_hold(resume.events[0].id if resume.events else None)  # a hold outlives hands (tables/hold.py)
+    _carry_chips(journal, state, resume.events[0].id if resume.events else None, last[0].record if last else {})
     state.hold = take_hold(held.body) if held is not None else None
+    first = resume.events[0].id if resume.events else None  # who sat and dealt before those (`tables/players.py`)
+    state.seated.replay((e.kind, e.body) for e in journal.seated_before(first))
     for event in events:
         try:
             state.apply(event.kind, event.body, event.id)
@@ -53,6 +58,16 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     if last and resume.open_event is not None:
         _show_settled(journal, state, last[0], resume.open_event, list(resume.events))
     return state, len(events)
+
+
+def _carry_chips(journal: Journal, state: TableState, before: int | None, record: Mapping[str, Any]) -> None:
+    """The chip set journaled before the events replayed, and every circle as the last hand left it
+    (its record's `chips`): what replaying only the events since then would not give back."""
+    chip_set = journal.last_of("chip_set", before)
+    if chip_set is not None:
+        state.chips.take_set(chip_set.body)
+    if record.get("chips") is not None:
+        state.chips.restore(record["chips"])
 
 
 def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event: Event,
@@ -73,6 +88,7 @@ def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event
     scratch.hand = last.hand
     before = [row for row in journal.hands(last=2) if row.hand == last.hand - 1]
     try:
+        _carry_chips(journal, scratch, events[0].id, before[0].record if before else {})  # the circles as that hand began
         scratch.apply(open_event.kind, open_event.body, open_event.id)
         if before and before[0].closed_event > open_event.id and scratch.table is not None:
             scratch.table.carry_from(before[0].record)

@@ -15,7 +15,7 @@ from typing import Any
 from engine.cards import printed
 from engine.errors import Say
 from engine.money import Money
-from firmware_host.display.words import catalogs
+from pages.words import catalogs
 from protocol.commands import error_reply
 from protocol.requests import Refusal
 

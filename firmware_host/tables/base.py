@@ -57,6 +57,9 @@ class FaultKind(enum.StrEnum):
     JOURNAL_INTEGRITY = "journal_integrity"
     AUDIT_INTEGRITY = "audit_integrity"
     STEP_LIMIT = "step_limit"
+    FOREIGN_CHIP = "foreign_chip"  # a chip not of the table's set, or not active (firmware_host/tables/house/chips.py)
+    CHIPS_MOVED = "chips_moved"  # chips added to or taken from a circle that must not change
+    MISPAY = "mispay"  # a circle does not read its due at the confirm
 
     @property
     def critical(self) -> bool:
@@ -83,6 +86,9 @@ _FAULT_MESSAGES = {
     FaultKind.DEVICE_FAULT: "a device reported a fault",
     FaultKind.REFUSED_READING: "a device reading could not be taken",
     FaultKind.STEP_LIMIT: "the hand took more steps than a hand may: a supervisor must clear or void it",
+    FaultKind.FOREIGN_CHIP: "a chip that is not the table's is on the layout",
+    FaultKind.CHIPS_MOVED: "chips moved in a circle after the deal",
+    FaultKind.MISPAY: "a circle does not read what it is due",
     FaultKind.JOURNAL_INTEGRITY: "the journal failed its integrity check: a supervisor must clear the table",
     FaultKind.AUDIT_INTEGRITY: "the audit log failed its integrity check: a supervisor must clear the table",
 }
@@ -95,17 +101,24 @@ FAULT_SAYS = frozenset({
     "fault.card_count_too_many", "fault.card_count_too_many_card", "fault.shoe_empty", "fault.lid_open",
     "fault.device_silent", "fault.device_offline", "fault.sequence_gap", "fault.misread", "fault.device_fault",
     "fault.refused_reading", "fault.journal_integrity", "fault.step_limit",
+    "fault.foreign_chip_circle", "fault.foreign_chip_circle_uid", "fault.foreign_chip_tray",
+    "fault.foreign_chip_tray_uid", "fault.chips_moved", "fault.mispay", "fault.mispay_more",
 })
 """Every fault's words (`[fault]` in the pages' catalogs): `fault.<kind>[_<situation>]` for everyone,
 the same with `_card` for the full feed when the fault names the card (the public never reads it)."""
 
 
-def fault_says(kind: FaultKind, card: str | None, seat: int | None, situation: str) -> tuple[Say, Say]:
-    """`(public, full)`: a fault's words, with the seat (`seat`: the one deciding) and, for the full
-    feed only, the card. The next step is in the catalog's sentence."""
+def fault_says(kind: FaultKind, card: str | None, seat: int | None, situation: str,
+               more: Mapping[str, Any] | None = None, uid: str | None = None) -> tuple[Say, Say]:
+    """`(public, full)`: a fault's words, with the seat (`seat`: the one deciding), the words' other
+    arguments (`more`: a circle, amounts) and, for the full feed only, the card or the chip's UID.
+    The next step is in the catalog's sentence."""
     key = f"fault.{kind.value}" + (f"_{situation}" if situation else "")
     args: dict[str, Any] = {"seat": seat} if seat is not None else {}
+    args.update(more or {})
     public: Say = {"key": key if key in FAULT_SAYS else f"fault.{kind.value}", "args": dict(args)}
+    if uid is not None and f"{public['key']}_uid" in FAULT_SAYS:
+        return public, {"key": f"{public['key']}_uid", "args": {**args, "uid": uid}}
     if card is None or f"{public['key']}_card" not in FAULT_SAYS:
         return public, public
     return public, {"key": f"{public['key']}_card", "args": {**args, "card": {"card": card}}}
@@ -123,13 +136,15 @@ class Fault:
     card: str | None = None  # the card that raised it, when one did
     seat: int | None = None  # the seat deciding when it came
     situation: str = ""  # `deciding`, `no_table`, `too_many`: which of the kind's sentences
+    more: Mapping[str, Any] | None = None  # the words' other arguments (a chip fault's circle, amounts)
+    uid: str | None = None  # the chip that raised it (full feed only)
 
     def public(self) -> messages.Fault:
         """What the public feed shows of it: the one redaction's (`engine.redact.public_fault`)."""
         return cast(messages.Fault, public_fault(self.full()))
 
     def full(self) -> dict[str, Any]:
-        public, full = fault_says(self.kind, self.card, self.seat, self.situation)
+        public, full = fault_says(self.kind, self.card, self.seat, self.situation, self.more, self.uid)
         return {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event,
                 "say": full, "public_say": public}
 

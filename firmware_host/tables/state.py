@@ -33,9 +33,11 @@ from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing,
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
 from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
+from firmware_host.tables.house.chips import ChipFault, TableChips
 from firmware_host.tables.house.sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
 from firmware_host.tables.levels import at_level, take_level, tournament_level
+from firmware_host.tables.players import PLAYER_CARDS, Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.steps import corrections_of, steps_of
@@ -82,7 +84,13 @@ class TableState:
         self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
         self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
+        # (a new map at each change, never changed in place: the views pass it as it is)
+        self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
+        self.chips = TableChips()  # the chip set and what the chip readers show (tables/house/chips.py)
+        self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
+        self._shown: tuple[Any, list[dict[str, Any]]] = (None, [])  # the last hands as the views gave them
+        self._steps_shown: dict[str, bool] = {}  # the `steps` the views gave last
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -91,6 +99,9 @@ class TableState:
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
+            "chips": self._on_chips, "chip_set": self._on_chip_set,
+            "player": lambda body, _: self.seated.apply_player(body),
+            "dealer": lambda body, _: self.seated.apply_dealer(body),
         }
 
     # -- the reducer ------------------------------------------------------------------------------
@@ -98,6 +109,7 @@ class TableState:
     def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
         self._closed = None
+        self.chips.audit.clear()  # the audit entries of this event alone (`Controller._apply` takes them)
         steps = self.race is not None or self.draw is not None  # a face-up step (race, button draw) open or shown
         if steps:
             refuse_while_racing(self.race, kind)
@@ -149,18 +161,33 @@ class TableState:
         full["devices"] = {name: dict(info) for name, info in self.devices.items()}
         full["sensors"] = dict(self.sensors)
         full["currency"], full["decimals"] = money.currency, money.decimals
-        full["session"] = dict(self.session)
-        full["history"] = list(self.history)  # each made once, in public form, when its hand closed
+        full["session"] = self.session
+        full["history"] = self._history_shown()
         if isinstance(table, PokerTable):  # the clock called on a player, or None
             full["clock"] = clock_shown(self.clock_call)
             full["tournament"] = dict(self.tournament) if self.tournament is not None else None
         full["hold"] = dict(self.hold) if self.hold is not None else None
-        full["steps"] = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
+        full["dealer_signed_in"] = self.seated.dealer
+        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
+            self._steps_shown = steps
+        full["steps"] = self._steps_shown
         full["corrections"] = corrections_of(table, full["steps"])
+        if self.chips.active:  # a smart table (a chip set): circle values for all, UIDs on the full feed
+            full["chips"], full["chip_reads"] = self.chips.views(table, self.devices)
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw
-        return cast(PublicState, redact.public(full)), cast(FullState, full)
+        return cast(PublicState, self._redactor.public(full)), cast(FullState, full)
+
+    def _history_shown(self) -> list[dict[str, Any]]:
+        """The last hands as a list, made again only when a hand joined them (each made once, in public
+        form, when its hand closed; the views' lists are never changed)."""
+        newest = (len(self.history), self.history[-1]) if self.history else None
+        if self._shown[0] != newest:  # a tuple of a count and the very hand: `!=` compares the hand by identity first
+            self._shown = (newest, list(self.history))
+        return self._shown[1]
 
     def step_limit_fault(self, kind: str, limit: int) -> dict[str, Any] | None:
         """The body of the `step_limit` fault the hand has earned by the `kind` step just applied
@@ -185,11 +212,12 @@ class TableState:
 
     def tally(self, status: str, record: Mapping[str, Any]) -> None:
         """Count one closed hand in the session: settled (with the house's net) or voided."""
+        was = self.session
         if status == "settled":
-            self.session["hands"] += 1
-            self.session["house_net"] += int((record.get("settlement") or {}).get("house_net", 0))
+            net = int((record.get("settlement") or {}).get("house_net", 0))
+            self.session = {**was, "hands": was["hands"] + 1, "house_net": was["house_net"] + net}
         else:
-            self.session["voided"] += 1
+            self.session = {**was, "voided": was["voided"] + 1}
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -208,16 +236,17 @@ class TableState:
                           "fault", say("refusal.fault_stands"))
 
     def _set_fault(self, kind: FaultKind, detail: str, event_id: int, card: str | None = None,
-                   seat: int | None = None, situation: str = "") -> None:
+                   seat: int | None = None, situation: str = "", more: Mapping[str, Any] | None = None,
+                   uid: str | None = None) -> None:
         if self.table is not None:
             self.table = self.need_table()
         if self.fault is not None and (self.fault.kind.critical or not kind.critical):
             # the first fault stands; later ones are recorded with it (a critical one takes its place)
             if self.table is not None:
                 self.table.note_fault(kind, kind.message, detail, event_id, self.table.phase, extra=True,
-                                      said=fault_says(kind, card, seat, situation)[1])
+                                      said=fault_says(kind, card, seat, situation, more, uid)[1])
             return
-        self.fault = Fault(kind, kind.message, detail, event_id, card, seat, situation)
+        self.fault = Fault(kind, kind.message, detail, event_id, card, seat, situation, more, uid)
         if self.table is not None:
             self.table.note_fault(kind, self.fault.message, detail, event_id, self.table.phase,
                                   said=self.fault.full()["say"])
@@ -235,6 +264,8 @@ class TableState:
             record["level"] = dict(self.level)
             if self.tournament is not None:
                 record["tournament"] = dict(self.tournament)
+        if self.chips.active and "bet" in table.STEPS:  # the bets read, the dues, what was paid, any override
+            record["chips"] = self.chips.close_hand(self.chips.owed(table))
         shown = table.shown()
         if shown is not None:  # journaled with the hand: recovery puts it back in `history`
             record["last_hand"] = shown
@@ -271,6 +302,7 @@ class TableState:
         self._need_no_fault()
         self.table = None
         self.table_closed = True
+        self.seated.clear()
 
     def _on_level(self, body: Mapping[str, Any], event_id: int) -> None:
         self.level = take_level(self.table, body)
@@ -309,15 +341,26 @@ class TableState:
         if kind not in table.STEPS:
             raise Refused(f"a {table.setup.game} table takes {_listed(sorted(table.STEPS))}, not {kind}",
                           say=say("refusal.not_at_this_table", command=kind))
+        if kind == "decide":  # a Play read from the Play circle (the reader online)
+            body = self.chips.play_multiple(table, body)
         table.step(kind, body)
         self.table = table
+        if kind == "decide":
+            self.chips.decided(table, int(body["seat"]), str(body["decision"]))
 
     def _on_deal(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
         refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
-        table.deal()
+        if "bet" in table.STEPS:  # a house table: the stable circles become the bets (the reader online)
+            self.chips.bets_at_deal(table, self.devices)
+        try:
+            table.deal()
+        except BaseException:
+            self.chips.undo_deal(table)
+            raise
         self.table = table
+        self.chips.dealt(table)
 
     def _on_confirm(self, body: Mapping[str, Any], event_id: int) -> None:
         self._need_no_fault()
@@ -329,6 +372,13 @@ class TableState:
                                 f"a card for {table.next_target()}", event_id)
                 return
             raise Refused(f"nothing to confirm: the hand is in phase {table.phase}", say=say("refusal.nothing_to_confirm"))
+        if self.chips.online(self.devices):  # the hand closes only when every circle reads its due
+            mispaid = self.chips.payout_fault(table)
+            if mispaid is not None:
+                self._chip_fault(mispaid, event_id)
+                return
+        else:
+            self.chips.unverified(table)
         table.settle()
         self._close("settled", dict(body))
 
@@ -353,6 +403,7 @@ class TableState:
             cleared["by"] = body["by"]
         if self.table is not None:
             self.table.note_clear(cleared)
+        self.chips.cleared(self.fault.kind, self.table, cleared)
         self.fault = None
         if cleared["then"] == "void" and self.table is not None and self.table.started:
             said = f"fault cleared by {signer}" if signer else "fault cleared"
@@ -369,6 +420,23 @@ class TableState:
         self._set_fault(kind, str(body.get("detail", "")), event_id)
 
     # -- the devices' readings --------------------------------------------------------------------
+
+    def _on_chip_set(self, body: Mapping[str, Any], event_id: int) -> None:
+        """The chip set the table values chips with (journaled at start: the journal alone values them)."""
+        self.chips.take_set(body)
+
+    def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
+        """A chip reader's antenna: a circle's or the tray's chips now (`tables/house/chips.py`)."""
+        table = self.table if self.table is not None and self.table.closed is None else None
+        problem = self.chips.take(body, table)  # an antenna that is no circle here: refused, nothing changed
+        info = self.devices.setdefault(str(body.get("device", "chips")), {})
+        info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
+        if problem is not None:
+            self._chip_fault(problem, event_id)
+
+    def _chip_fault(self, problem: ChipFault, event_id: int) -> None:
+        self._set_fault(problem.kind, problem.detail, event_id, situation=problem.situation, more=problem.args,
+                        uid=problem.uid)
 
     def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
         card = str(body["card"])
@@ -393,7 +461,16 @@ class TableState:
         if self.fault is not None:
             table.note_ignored(card, self.fault.kind)
             return
+        first = "bet" in table.STEPS and table.phase == "bets"  # the first card closes the betting: bets read now
+        if first:
+            try:
+                self.chips.bets_at_deal(table, self.devices)
+            except (Refused, EngineError) as exc:  # a circle moving, a read bet the limits refuse: the card waits
+                self._set_fault(FaultKind.NO_BET, f"{card} came out but the bets cannot be read: {exc}", event_id, card)
+                return
         problem = table.deal_or_fault(card)
+        if first:
+            self.chips.undo_deal(table) if problem is not None else self.chips.dealt(table)
         if problem is not None:
             self._set_fault(problem.kind, problem.detail, event_id, problem.card, problem.seat, problem.situation)
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
@@ -451,7 +528,7 @@ class TableState:
             return
         info["online"] = False
         reason = str(body.get("reason", ""))
-        if self._mid_hand():
+        if self._mid_hand() and device != PLAYER_CARDS:  # a rating device never stops a hand
             kind = _journaled_kind(body, OfflineKind, OfflineKind.DEVICE_OFFLINE)
             self._set_fault(FaultKind(kind), f"{device}: {reason}", event_id)
 

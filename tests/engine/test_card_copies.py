@@ -10,8 +10,10 @@ from drivers import readings
 from engine.cards import PRINTED_RANKS, RANKS, SUIT_SYMBOLS, SUITS, printed
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC = ROOT / "firmware_host" / "display" / "static"
-PACKAGES = ("engine", "drivers", "protocol", "firmware_host", "floor", "analysis", "sim", "cli", "bench", "tools")
+STATIC = (ROOT / "pages" / "static", ROOT / "firmware_host" / "display" / "static", ROOT / "floor" / "web" / "static")
+"""The pages' shared modules and each web process's own."""
+PACKAGES = ("engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim", "cli", "bench",
+            "tools")
 DECLARED = {ROOT / "engine" / "cards.py", ROOT / "drivers" / "readings.py"}
 
 
@@ -31,7 +33,7 @@ def test_no_other_module_spells_the_ranks_or_suits_out() -> None:
 def js_tables(name: str = "SUITS") -> dict[str, dict[str, str]]:
     """Every `SUITS = {s: "\\u2660", ...}` object (or `name`'s) the pages' modules declare, by file."""
     out = {}
-    for path in sorted(STATIC.rglob("*.js")):
+    for path in sorted(p for folder in STATIC for p in folder.rglob("*.js")):
         text = path.read_text(encoding="utf-8")
         for match in re.finditer(rf"\b{name}\s*=\s*(?:/\*\*[^*]*\*/\s*)?\(?\{{([^}}]*)\}}", text):
             entries = re.findall(r"([a-zA-Z0-9])\s*:\s*\"((?:\\u[0-9a-fA-F]{4})|[^\"]+)\"", match.group(1))

@@ -187,3 +187,59 @@ def test_doctests_of_the_house_game_modules() -> None:
     for module in (engine.house_values, engine.paytables, engine.settle, engine.three_card_poker, engine.ultimate_holdem):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("cls", [UltimateHoldemRound, ThreeCardPokerRound])
+def test_the_full_view_of_kept_parts_is_the_view_made_anew(cls: type[HouseRound]) -> None:
+    """`full_view` keeps a spot's dict, the dealer's hand, the board and the burns from step to step until a
+    step changes them: at every step of random rounds (bets changed and taken down, decisions corrected,
+    hands declared dead) it is the view of the same round replayed from nothing, and a part that did not
+    change is the very object of the view before."""
+    rng = random.Random(f"kept-{cls.__name__}")
+    profile = load_profile("default")
+
+    def agrees(round_: HouseRound, before: dict[str, Any] | None) -> dict[str, Any]:
+        view = round_.full_view()
+        anew = cls.replay(profile, [step.to_dict() for step in round_.steps], LIMITS).full_view()
+        assert view == anew
+        if before is not None and before["phase"] == view["phase"]:
+            kept = {s["seat"]: s for s in before["spots"]}
+            changed = [s["seat"] for s in view["spots"] if kept.get(s["seat"]) is not s]
+            assert len(changed) <= 1, changed  # a step changes one spot at most
+            assert (view["dealer"] is before["dealer"]) == (view["dealer"] == before["dealer"])
+        return view
+
+    for _ in range(25):
+        round_ = cls(profile, LIMITS)
+        view = agrees(round_, None)
+        low = profile.three_card_poker.min_players if round_.game == "3cp" else 1
+        seats = sorted(rng.sample(range(1, 8), rng.randint(low, 7)))
+        for seat in seats + rng.sample(seats, 2 if len(seats) > 3 else 0):  # some spots change their bets
+            ante = rng.choice(STAKES[:4])
+            round_.post_bets(seat, {"ante": ante, "blind": ante} if round_.game == "uth" else {"ante": ante})
+            view = agrees(round_, view)
+        if len(seats) > low and rng.random() < 0.5:
+            round_.post_bets(seats[-1], {})  # taken down
+            view = agrees(round_, view)
+        deck = list(DECK)
+        rng.shuffle(deck)
+        while round_.phase != "showdown":
+            seat = round_.to_act()
+            if seat is None:
+                round_.deal(deck.pop())
+            elif rng.random() < 0.05:
+                round_.declare_dead(seat)
+            else:
+                round_.decide(seat, *random_decision(round_, "default", rng))
+                if round_.correctable_seats() and rng.random() < 0.3:
+                    fixed = round_.correctable_seats()[0]
+                    others = [d for d in [("fold", None), ("check", None), ("play", 1), ("play", None)]
+                              if round_.can_correct(fixed, *d)]
+                    if others:
+                        view = agrees(round_, view)
+                        round_.correct(fixed, *others[0])  # every part made again
+                        view = agrees(round_, None)
+                        continue
+            view = agrees(round_, view)
+        round_.settle()
+        agrees(round_, view)

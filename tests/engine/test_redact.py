@@ -38,7 +38,14 @@ def full_views(draw: st.DrawFn) -> dict[str, Any]:
                                                                   "detail": next(taken)}]))}
     if draw(st.booleans()):
         full["future_field"] = {"cards": [next(taken)]}
+    # the player cards at the seats and the dealer signed in: the full feed's alone (firmware_host/tables/players.py)
+    full["players"] = {str(seat): {"card": card, "source": "reader", "away": draw(st.booleans())}
+                       for seat, card in draw(st.dictionaries(st.integers(1, 7), PLAYER_CARDS, max_size=7)).items()}
+    full["dealer_signed_in"] = draw(st.sampled_from([None, "ana"]))
     return full
+
+
+PLAYER_CARDS = st.text("0123456789ABCDEF", min_size=8, max_size=19)
 
 
 def strings(value: Any) -> set[str]:
@@ -65,6 +72,9 @@ def test_the_public_view_shows_no_hidden_card(full: dict[str, Any]) -> None:
         assert p["hand_name"] == (f["hand_name"] if all(f["visible"]) else None)
         assert p["cards"] is not f["cards"]
     assert public["board"] == full["board"] and public["board"] is not full["board"]
+    for sat in full["players"].values():  # a player card's number is never public, nor a part of it
+        assert not any(sat["card"][-4:] in text for text in seen)
+    assert "players" not in public and "dealer_signed_in" not in public
 
 
 def test_a_hand_whose_flags_do_not_match_its_cards_is_not_redacted() -> None:
@@ -100,3 +110,28 @@ def test_nothing_of_the_public_view_is_shared_with_the_full_view() -> None:
     full["spots"][0]["results"]["ante"] = 0
     assert public == {"board": ["As"], "results": {"pots": [{"amount": 5, "winners": [1]}]},
                       "spots": [{"seat": 1, "cards": ["Kd", "??"], "bets": {"ante": 5}, "results": {"ante": 5}}]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(full_views(), full_views(), st.lists(st.booleans(), min_size=8, max_size=8))
+def test_the_redactor_keeps_the_public_form_of_unchanged_parts_alone(first: dict[str, Any], other: dict[str, Any],
+                                                                    keep: list[bool]) -> None:
+    """Step after step a `Redactor` gives what `public` gives: a part of the full view that is the very
+    object of the view before (a hand, a list) keeps its public form of then; a part made anew is
+    redacted anew, whatever the view before showed of the same seat."""
+    redactor = redact.Redactor()
+    before = redactor.public(first)
+    assert before == redact.public(first)
+    second = {key: first[key] if key in first and (keep[i % len(keep)] or key not in other) else other[key]
+              for i, key in enumerate(dict.fromkeys([*first, *other]))}
+    second["spots"] = [hand if keep[i % len(keep)] else {**hand, "cards": list(hand["cards"])}
+                       for i, hand in enumerate(second.get("spots", []))]
+    after = redactor.public(second)
+    assert after == redact.public(second)
+    spots_before = before.get("spots", [])
+    for i, hand in enumerate(second["spots"]):
+        if i < len(first.get("spots", [])) and first["spots"][i] is hand:
+            assert after["spots"][i] is spots_before[i]
+        elif i < len(spots_before):
+            assert after["spots"][i] is not spots_before[i]
+    assert (after["dealer"] is before["dealer"]) == (second["dealer"] is first["dealer"])

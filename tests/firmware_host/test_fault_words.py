@@ -7,7 +7,7 @@ from pathlib import Path
 
 from drivers.readings import CardRead, Misread
 from engine.redact import hidden_cards
-from firmware_host.display.words import catalogs
+from pages.words import catalogs
 from firmware_host.service.refusals import english
 from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.rigs import JournalRig

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import zmq
 
+from engine import redact
 from protocol.feed import Feed, FeedClient, FeedError, apply_changes, pack, state_of, unpack
 from tests.firmware_host.processes import CARD_TEXTS, Published, strings_in
 
@@ -275,11 +276,15 @@ def _card_like(text: str) -> set[str]:
     return set(re.findall(r"\b([2-9TJQKA][cdhs])\b", text))
 
 
+_UID = __import__("re").compile(r"\b[0-9A-F]{16}\b")
+
+
 def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, set[str]]) -> None:
     """The public view shows no card the rules keep hidden at that moment. `history` (the last
     hands) is checked against the hands it came from: each past hand holds only cards that hand
     showed the public while on show (`shown`, per hand number, filled here from each view)."""
     assert not {"burns", "discards", "ignored", "devices", "sensors"} & set(public)
+    assert public == redact.public(full)  # the table's redaction, which keeps unchanged parts, is the one redaction
     shown_phase = full["phase"] in ("showdown", "settled")
     visible = set(full["board"])
     if shown_phase:
@@ -309,6 +314,8 @@ def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, 
     assert len(public["dealer"]["cards"]) == len(full["dealer"]["cards"])
     if public.get("fault") is not None:
         assert "detail" not in public["fault"]
+    uids = [text for text in strings_in(public) if _UID.search(text)]  # a chip's UID: the full feed's only
+    assert not uids, f"chip UIDs {uids} on the public feed"
     for burn in full.get("burns", []):
         assert burn not in set(strings_in(current))  # a past hand's shown card may be the same text
 
@@ -338,12 +345,30 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     state = Path(tempfile_dir(shm)) if shm.is_dir() else tmp_path / "state"
     published = Published()
     rng = random.Random(20261129)
-    c = Controller(Journal.open(state), table="prop", feed=published,
+    from drivers.readings import ChipsRead, DeviceOffline, OfflineKind
+    from engine.chips import ChipSet
+
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "chips-demo.csv").read_text(encoding="utf-8")
+    chip_set = ChipSet.from_csv(text)
+    active = [chip.uid for chip in chip_set if chip_set.why_foreign(chip.uid) is None]
+    foreign = [chip.uid for chip in chip_set if chip_set.why_foreign(chip.uid) is not None]
+    c = Controller(Journal.open(state), table="prop", feed=published, chip_set={
+                   "name": "chips-demo.csv", "sha256": chip_set.sha256(), "text": text},
                    default_setup=HouseSetup("uth", "standard", {"minimum": 100}, 7))
     c.recover()
+    # chips read in the circles and the tray (foreign ones among them), the reader said offline: bets stay typed
+    c.handle_reading(DeviceOffline("chips", "test", OfflineKind.DEVICE_OFFLINE))
+
+    def chips_read() -> None:
+        antenna = rng.choice(["tray", *(f"spot{s}.{b}" for s in range(1, 8) for b in ("ante", "trips", "play"))])
+        uids = rng.sample(active, rng.randint(0, 4)) + ([rng.choice(foreign)] if rng.random() < 0.2 else [])
+        c.handle_reading(ChipsRead(antenna, frozenset(uids), rng.random() < 0.7))
+
     seq = 0
     checked = 0
     shown: dict[int, set[str]] = {}  # each hand's cards the public saw while it was on show
+    people = random.Random(25)  # player cards at the seats, drawn apart (the hands' draws stay as they were)
+    player_cards: set[str] = set()
 
     def do(cmd: str, **args: Any) -> dict[str, Any]:
         return c.handle_command(Command.from_mapping({"cmd": cmd, **args}))
@@ -351,13 +376,30 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     def drain() -> int:
         for public, full in published.views[checked:]:
             check_public(public, full, shown)
+            texts = strings_in(public)  # a player card's number, or its last four, never public (docs/ratings.md)
+            assert not any(card[-4:] in text for card in player_cards for text in texts)
         return len(published.views) - checked
+
+    def seat_people() -> None:
+        from drivers.readings import PlayerCardRead
+
+        seat, r = people.randint(1, 7), people.random()
+        if r < 0.3:
+            card = f"7{people.randrange(10 ** 8):08d}QZ{people.choice('KMNP')}"
+            player_cards.add(card)
+            if people.random() < 0.5:
+                c.handle_reading(PlayerCardRead(seat, card))
+            else:
+                assert do("player", seat=seat, action="in", card=card)["ok"]
+        elif r < 0.45:
+            do("player", seat=seat, action=people.choice(["out", "away", "back"]))  # refused at an empty seat
 
     for hand in range(hands):
         if hand % 100 == 0:
             game = "3cp" if (hand // 100) % 2 else "uth"
             profile = rng.choice(["default", "standard"])
             assert do("open", game=game, profile=profile, limits={"minimum": 100})["ok"]
+        seat_people()
         table = c.table
         assert table is not None
         game = table.setup.game
@@ -383,6 +425,9 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
                 continue
             if rnd.phase == "showdown":
                 break
+            if rng.random() < 0.05:
+                chips_read()
+                continue
             if rnd.next_target() is not None:
                 r = rng.random()
                 if r < 0.01 and dealt:
@@ -429,8 +474,9 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
     statuses = [r.status for r in rows]
     assert statuses.count("voided") > 5 and statuses.count("settled") > hands * 0.8
     kinds = {f["kind"] for r in rows for f in r.record["faults"]}
-    assert {"duplicate_card", "misread"} <= kinds
+    assert {"duplicate_card", "misread", "foreign_chip"} <= kinds
     assert {r.game for r in rows} == {"uth", "3cp"}
+    assert len(player_cards) > hands // 5 and any(full.get("players") for _, full in published.views)
     c.journal.close()
     shutil.rmtree(state, ignore_errors=True)
 

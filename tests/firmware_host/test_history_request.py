@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -18,9 +19,12 @@ from protocol import keys
 from protocol.commands import Command, CommandClient
 from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
-from firmware_host.service.journal import Journal
+from firmware_host.service.history import closed_line, hand_lines
+from firmware_host.service.journal import JOURNAL_FILE, Journal
 from firmware_host.tables.house.table import HouseSetup
+from tests.firmware_host.test_cmd_phh import journal_with_hands
 from tests.firmware_host.test_curve import SecureTable
+from tests.firmware_host.test_history import make_journal
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 
@@ -172,3 +176,60 @@ def test_over_curve_pit_and_surveillance_keys_get_history_and_nothing_else_new(t
             c.close()
     finally:
         table.close()
+
+
+def test_each_hands_line_is_stored_at_its_close_and_a_page_never_reads_the_records(tmp_path: Path) -> None:
+    c = make_journal(tmp_path)  # settled, voided after a fault cleared by a sign-off, one in progress
+
+    def page() -> list[dict[str, Any]]:
+        reply = c.handle_command(Command.from_mapping({"cmd": "history"}))
+        assert reply["ok"], reply
+        return list(reply["hands"])
+
+    stored = page()
+    assert [(h["hand"], h["status"]) for h in stored] == [(1, "settled"), (2, "voided")]
+    assert stored[1]["faults"][0]["cleared_by"] == "sup-7" and stored[0]["profile"]["content"]
+    raw = sqlite3.connect(tmp_path / JOURNAL_FILE)
+    assert raw.execute("SELECT count(*) FROM hands WHERE line IS NULL").fetchone() == (0,)
+    records = raw.execute("SELECT record, hand FROM hands").fetchall()
+    with raw:
+        raw.execute("UPDATE hands SET record = '{\"damaged'")
+    assert page() == stored  # the records are out of a page's reach
+    with raw:  # a hand closed before lines were stored: its line is made from its record, the same
+        raw.executemany("UPDATE hands SET record = ?, line = NULL WHERE hand = ?", records)
+    assert page() == stored
+    raw.close()
+    c.journal.close()
+
+
+def test_an_older_journal_is_read_as_it_is_and_its_lines_are_stored_at_the_start(tmp_path: Path) -> None:
+    c = Controller(Journal.open(tmp_path), default_setup=UTH)
+    c.recover()
+    play_hands(c, 3)
+    stored = c.handle_command(Command.from_mapping({"cmd": "history"}))["hands"]
+    c.journal.close()
+    raw = sqlite3.connect(tmp_path / JOURNAL_FILE)
+    raw.executescript("ALTER TABLE hands DROP COLUMN line; PRAGMA user_version=3;")  # as schema 3 wrote it
+    old = Journal.open(tmp_path, readonly=True)
+    assert hand_lines(old, old.lines_after(0, 100)) == stored == cli_history(tmp_path)
+    old.close()
+    c = Controller(Journal.open(tmp_path), default_setup=UTH)
+    c.recover()  # the start stores the old hands' lines
+    assert raw.execute("SELECT count(*), count(line) FROM hands").fetchone() == (4, 4)
+    assert raw.execute("PRAGMA user_version").fetchone() == (4,)
+    assert c.handle_command(Command.from_mapping({"cmd": "history"}))["hands"] == stored
+    play_hands(c, 1)  # a settled hand and a voided one, each line stored at its close
+    assert [h["hand"] for h in c.handle_command(Command.from_mapping({"cmd": "history", "after": 4}))["hands"]] == [5, 6]
+    raw.close()
+    c.journal.close()
+
+
+def test_a_poker_hands_line_at_its_close_is_the_one_its_record_gives(tmp_path: Path) -> None:
+    journal_with_hands(tmp_path)  # a hold'em hand closed without a line
+    journal = Journal.open(tmp_path)
+    [closed] = journal.lines_after(0, 10)
+    assert closed.line is None and closed.row is not None
+    [made] = hand_lines(journal, [closed])
+    assert made.pop("chain")["event"] == closed.closed_event and made["game"] == "holdem" and made["results"]
+    assert closed_line(journal, closed.row.record, closed.closed_event, closed.row.ts) == made
+    journal.close()

@@ -106,7 +106,8 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
     """)
     conn.close()
     j = Journal.open(tmp_path)
-    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 3  # schema 3 added the chain
+    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 4  # 3 added the chain, 4 the hands' lines
+    assert "line" in {row[1] for row in j._conn.execute("PRAGMA table_info(hands)")}
     old = j.find_request("old")
     assert old is not None and old.body == {"seat": 1} and old.digest is None
     j.append(1, "deal", {}, ts=2.0, req="new", digest="e" * 64)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from firmware_host.display.words import catalogs
+from pages.words import catalogs
 from protocol.access import Caller
 from protocol.commands import Command, Malformed
 from protocol.config import SecurityConfig

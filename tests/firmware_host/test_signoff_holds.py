@@ -246,3 +246,25 @@ def test_a_hash_waits_for_the_shoe_to_stop_dealing_at_most_a_while() -> None:
             streaming.close()
     finally:
         pins.close()
+
+
+def test_a_hashed_sign_off_is_handed_back_once_the_shoe_stops_dealing_again() -> None:
+    """The shoe starts dealing during the hash: the request goes back to the loop (its audit entry's fsync, its
+    step) once no reading has come for QUIET_S, not amid the cards."""
+    dealing_until = [0.0]  # quiet when the hash is asked for
+    hashed: list[float] = []
+
+    def check() -> Verdict:
+        hashed.append(time.monotonic())
+        dealing_until[0] = hashed[0] + 0.3  # the next hand's cards stream for 0.3 s from now
+        return Verdict(None, False)
+
+    pins = PinChecks(lambda: min(time.monotonic(), dealing_until[0]))
+    try:
+        pins.submit(b"console", ([], Command.from_mapping({"cmd": "state"}), CONSOLE), check)
+        assert select.select([pins.fileno()], [], [], 10)[0]
+        handed_back = time.monotonic()
+        assert [client for client, _, _ in pins.done()] == [b"console"]
+        assert handed_back >= dealing_until[0] + QUIET_S
+    finally:
+        pins.close()

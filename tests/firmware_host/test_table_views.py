@@ -90,6 +90,7 @@ def _state_check(state: TableState, shown: dict[int, set[str]]) -> None:
     them), and past hands holding only cards the public saw of them when they closed (the hand in
     progress adds nothing to them: the same card text in a past hand is that hand's, shown down)."""
     public, full = state.views()
+    assert public == redact.public(full)  # the parts kept from the view before redact as the view made anew
     assert public["limits"] == {"minimum": 10, "maximum": 300, "side_minimum": 5, "side_maximum": 100, "chip": 5}
     assert public["paytable"]["name"] == "default" and len(public["paytable"]["sha256"]) == 64
     assert all(pays and all(len(pay) == 2 for pay in pays.values()) for pays in public["paytable"]["pays"].values())

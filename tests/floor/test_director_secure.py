@@ -339,13 +339,13 @@ def test_the_tournaments_record_is_archived_once_across_a_restart(tmp_path: Path
     assert "--tournaments is a report of its own" in capsys.readouterr().err
 
 
-def test_the_display_follows_a_curve_director_with_its_key_and_the_directors(tmp_path: Path) -> None:
-    from firmware_host.display.config import DisplayConfig
+def test_the_floors_pages_follow_a_curve_director_with_their_key_and_the_directors(tmp_path: Path) -> None:
+    from floor.web.config import WebConfig
     keys.create(tmp_path, "director", "table")
     keys.create(tmp_path, "wall", "display")
-    section = (f'[display]\ntournament = "tcp://127.0.0.1:5610"\ntournament_snapshot = "tcp://127.0.0.1:5611"\n'
+    section = (f'[web]\ntournament = "tcp://127.0.0.1:5610"\ntournament_snapshot = "tcp://127.0.0.1:5611"\n'
                f'tournament_server_key = "{tmp_path}/director.key"\n')
-    with pytest.raises(ConfigError, match=r"\[display\] key, tournament_server_key: give both"):
-        DisplayConfig.parse(section)
-    cfg = DisplayConfig.parse(section + f'key = "{tmp_path}/wall.key_secret"\nserver_key = "{tmp_path}/director.key"\n')
+    with pytest.raises(ConfigError, match=r"\[web\] key, tournament_server_key: give both"):
+        WebConfig.parse(section)
+    cfg = WebConfig.parse(section + f'key = "{tmp_path}/wall.key_secret"\n')
     assert cfg.tournament_server_key == f"{tmp_path}/director.key"

@@ -51,7 +51,7 @@ def test_a_rewritten_journal_is_caught_against_the_archive(tmp_path: Path, db: s
                    security=SecurityConfig(local_role="pit", users=str(state / "users.json")))
     c.recover()
     play(c, 3)  # 3 settled, 2 voided, 1 settled: 6 hands
-    lines = hand_lines(c.journal, c.journal.hands_after(0, 100))
+    lines = hand_lines(c.journal, c.journal.lines_after(0, 100))
     c.journal.close()
     assert [line["hand"] for line in lines] == [1, 2, 3, 4, 5, 6]
     assert all(set(line["chain"]) == {"event", "head"} for line in lines)

@@ -67,7 +67,7 @@ DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 VALID_STREAM = b"".join(shoe_stream(DECK[:20]))
 SHORT_STREAM = b"".join(shoe_stream(DECK[:9]))  # under 256 bytes: the fuzzer's inputs stay short and quick
 
-NOT_A_TABLES = frozenset({"display.toml", "pit.toml", "director.toml", "sunday.toml"})
+NOT_A_TABLES = frozenset({"display.toml", "pit.toml", "pit-web.toml", "director.toml", "sunday.toml"})
 """deploy/'s configurations that are not a controller's: the display's, the floor server's (tests/test_deploy.py)."""
 DEPLOY_CONFIGS: dict[str, str] = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "deploy").glob("*.toml"))
                                    if p.name not in NOT_A_TABLES}

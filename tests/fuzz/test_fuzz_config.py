@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from firmware_host.display.config import DisplayConfig
 from firmware_host.service.config import Config
+from floor.web.config import WebConfig
 from floor.config import PitConfig
 from floor.director.config import DirectorConfig
 from protocol.config import ConfigError
@@ -93,7 +94,7 @@ def test_a_refusal_must_name_the_file() -> None:
 
 
 OTHER_KINDS: dict[str, Callable[[str, str], Any]] = {
-    "display.toml": DisplayConfig.parse, "pit.toml": PitConfig.parse,
+    "display.toml": DisplayConfig.parse, "pit.toml": PitConfig.parse, "pit-web.toml": WebConfig.parse,
     "director.toml": lambda text, source: DirectorConfig.parse(text, source, base=ROOT / "deploy"),
 }
 """The other files the one checker reads (protocol/config.py), each with its shipped example in deploy/."""

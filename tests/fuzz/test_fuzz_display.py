@@ -1,5 +1,5 @@
-"""Fuzzing the display's HTTP and WebSocket endpoints, with and without a session: a real `croupier display` on
-loopback takes any method, path, query, header and body, and any WebSocket text or bytes on every socket; it
+"""Fuzzing the web processes' HTTP and WebSocket endpoints, with and without a session: a real `croupier display`,
+and a real `croupier pit web` (the floor's pages, its pit asking a role), on loopback each take any method, path, query, header and body, and any WebSocket text or bytes on every socket; it
 answers each below 500 (never an internal error), stays up, and logs no traceback. Each request and socket goes as a
 visitor, a signed-in dealer or a signed-in surveillance user, from the display's own origin, another, `null` or none
 (`guard.py`); a session a fuzzed sign-out ended is signed in again (from 127.0.0.2, whose sign-ins the fuzzed ones,
@@ -27,11 +27,11 @@ from hypothesis import strategies as st
 from protocol.users import User, Users
 from tests.fuzz.fuzzing import quick_and_soak
 
-PATHS = ["/", "/table", "/dealer", "/pit", "/surveillance", "/tournament", "/words.json", "/api/signin",
+PATHS = ["/", "/table", "/dealer", "/pit", "/pit/access.json", "/surveillance", "/tournament", "/words.json", "/api/signin",
          "/api/signout", "/api/me", "/ws/public", "/ws/dealer", "/ws/full", "/ws/pit", "/ws/tournament",
          "/static/words.js", "/static/../../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd", "/static/",
          "/ws/public?table=", "/ws/public?table=%00", "/table?table=x" * 3]
-SOCKETS = ["/ws/public", "/ws/dealer", "/ws/full", "/ws/pit", "/ws/tournament"]
+SOCKETS = ["/ws/public", "/ws/dealer", "/ws/full", "/ws/pit", "/ws/tournament"]  # each process answers 404 to the other's
 PIN = "482913"
 
 
@@ -66,6 +66,7 @@ class Display:
     log: Path
     proc: subprocess.Popen[str]
     cookies: dict[str, str]
+    home: str = "/table"  # the process's own first page
 
     def origin(self, which: str) -> dict[str, str]:
         """The Origin header sent: the display's own, another port's, `null`, or none."""
@@ -87,25 +88,32 @@ class Display:
         assert "Traceback" not in said and "Error handling request" not in said, said[-3000:]
 
 
-@pytest.fixture(scope="module")
-def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Display]:
+@pytest.fixture(scope="module", params=["display", "pit web"])
+def display(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Display]:
     """`croupier display` on a free loopback port with a users file and a console (its table absent: the
-    pages show it offline), and a dealer's session cookie."""
+    pages show it offline), or `croupier pit web` with the same users file and its pit for surveillance only
+    (no pit aggregator: no table); the signed-in users' session cookies."""
     root = tmp_path_factory.mktemp("display")
     users = root / "users.json"
     Users({"dee": User.with_pin("dee", "dealer", PIN), "eve": User.with_pin("eve", "surveillance", PIN)}).save(users)
     config = root / "display.toml"
-    config.write_text(f'[display]\nlisten = "127.0.0.1:0"\nusers = "{users}"\n'
-                      f'commands = "ipc://{root}/commands"\nfull = "ipc://{root}/full"\n'
-                      f'full_snapshot = "ipc://{root}/full-snapshot"\n', encoding="utf-8")
+    if request.param == "display":
+        config.write_text(f'[display]\nlisten = "127.0.0.1:0"\nusers = "{users}"\n'
+                          f'commands = "ipc://{root}/commands"\nfull = "ipc://{root}/full"\n'
+                          f'full_snapshot = "ipc://{root}/full-snapshot"\n', encoding="utf-8")
+    else:
+        config.write_text(f'[web]\nlisten = "127.0.0.1:0"\nusers = "{users}"\npit_roles = ["surveillance"]\n',
+                          encoding="utf-8")
     log = root / "display.log"
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "cli", *request.param.split(), "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     assert line, log.read_text()
-    base = json.loads(line)["display"]
+    ready = json.loads(line)
+    base = ready.get("display") or ready["web"]
 
-    running = Display(base, log, proc, {role: run(_sign_in(base, user)) for role, user in SESSIONS.items()})
+    running = Display(base, log, proc, {role: run(_sign_in(base, user)) for role, user in SESSIONS.items()},
+                      "/table" if request.param == "display" else "/pit")
     yield running
     proc.terminate()
     proc.wait(timeout=10)
@@ -195,7 +203,7 @@ test_any_socket_message_is_taken, test_any_socket_message_is_taken_soak = \
 def test_the_fuzzer_reaches_the_display_as_a_visitor_and_signed_in(display: Display) -> None:
     """The fuzzer's own requests, fixed ones: they reach the pages, and the session cookie it sends is live."""
     base = {"method": "GET", "headers": {}, "body": b""}
-    assert run(_one_request(display, {**base, "path": "/table", "session": None})) == 200
+    assert run(_one_request(display, {**base, "path": display.home, "session": None})) == 200
     assert run(_one_request(display, {**base, "path": "/api/me", "session": None})) == 401
     assert run(_one_request(display, {**base, "path": "/api/me", "session": "dealer"})) == 200
     assert run(_one_request(display, {**base, "path": "/api/me", "session": "surveillance"})) == 200
@@ -208,10 +216,14 @@ def test_the_fuzzer_reaches_the_display_as_a_visitor_and_signed_in(display: Disp
             except aiohttp.WSServerHandshakeError as exc:
                 return exc.status
 
-    # the fuzzed messages reach the signed-in sockets' handlers from the display's own origin, and only from it
-    assert [run(opens(path, role, "own")) for path, role in (("/ws/dealer", "dealer"), ("/ws/full", "surveillance"))] \
-        == [101, 101]
-    assert run(opens("/ws/dealer", "dealer", "other")) == 403
+    # the fuzzed messages reach the signed-in sockets' handlers from the process's own origin, and only from it
+    if display.home == "/table":
+        assert [run(opens(path, role, "own")) for path, role in (("/ws/dealer", "dealer"), ("/ws/full", "surveillance"))] \
+            == [101, 101]
+        assert run(opens("/ws/dealer", "dealer", "other")) == 403
+    else:  # the floor's pit, for surveillance only
+        assert [run(opens("/ws/pit", role, "own")) for role in ("surveillance", "dealer")] == [101, 403]
+        assert run(opens("/ws/pit", "surveillance", "other")) == 403
     display.alive()
     # after the property above (file order, one worker): most fuzzed requests were answered, not refused by the client
     assert sum(1 for status in ANSWERED if status) >= len(ANSWERED) // 2, ANSWERED

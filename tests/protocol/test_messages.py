@@ -14,12 +14,13 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from drivers.readings import ButtonPress, DeviceFault, DeviceOffline, DeviceOnline, Misread, Sensor, SensorChange
-from firmware_host.display.bridge import Hub
+from pages.bridge import Hub
 from firmware_host.display.server import make_app
 from firmware_host.service.journal import Journal
 from protocol import messages, records, requests
 from protocol.schema import json_schema
 from tests.firmware_host import test_controller as house
+from tests.firmware_host import test_table_chips as chips
 from tests.firmware_host import test_poker_table as poker
 from tests.protocol.schema_check import problems
 
@@ -205,6 +206,8 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     views = []
     r = house.Rig(tmp_path / "uth", house.UTH)
     views.append(r.c.states())
+    r.ok("dealer", dealer="ana", action="in")
+    r.ok("player", seat=3, action="in", card="6001234567")  # the full feed's `players` (tables/players.py)
     house.uth_to_river(r)
     views.append(r.c.states())
     r.ok("decide", seat=3, decision="play", multiple=1)
@@ -234,6 +237,18 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
         r.ok("decide", seat=seat, decision="play" if seat % 2 else "fold")
     r.ok("confirm")
     views.append(r.c.states())
+    c = chips.Rig(tmp_path / "chips")  # a smart table: bets read, a Play read, a mispay accepted, a foreign chip
+    c.reader()
+    chips.bets_down(c)
+    views.append(c.c.states())
+    chips.to_showdown(c)
+    views.append(c.c.states())
+    c.ok("confirm")  # nothing paid yet
+    views.append(c.c.states())
+    c.ok("clear", reason="accepted as read")
+    c.ok("confirm")
+    c.put("spot2.ante", [chips.RETIRED])
+    views.append(c.c.states())
     p = poker.Rig(tmp_path / "poker")
     rng = random.Random(3)
     for game in poker.GAMES:
@@ -277,7 +292,8 @@ def test_real_states_hold_to_the_schema_and_the_schema_sees_a_stray_key(
     public_schema, full_schema = json_schema(messages.PublicState), json_schema(messages.FullState)
     views = played[1]
     seen = {key for public, _ in views for key, value in public.items() if value}
-    assert {"race", "button_draw", "clock", "tournament", "hold", "fault", "limits", "stakes", "results"} <= seen
+    assert {"race", "button_draw", "clock", "tournament", "hold", "fault", "limits", "stakes", "results", "chips"} <= seen
+    assert any(full.get("chip_reads", {}).get("notes") for _, full in views)
     for public, full in views:
         assert problems(public_schema, public) == []
         assert problems(full_schema, full) == []
@@ -292,7 +308,7 @@ def test_every_journaled_event_and_closed_hand_holds_to_its_type(
     bodies = {kind: json_schema(typed) for kind, typed in records.EVENT_BODIES.items()}
     hands = {"house": json_schema(records.HouseHandRecord), "poker": json_schema(records.PokerHandRecord)}
     kinds, closed = set(), []
-    for table in ("uth", "3cp", "poker"):
+    for table in ("uth", "3cp", "chips", "poker"):
         journal = Journal.open(played[0] / table, readonly=True)
         for event in journal.events():
             kinds.add(event.kind)

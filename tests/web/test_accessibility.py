@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from firmware_host.display import words
+from pages import words
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = ((1280, 800), (1920, 1080))
@@ -44,6 +44,7 @@ class Demo:
                 break
         assert self.line.startswith("pages:"), f"croupier demo printed no pages line: {self.line!r}"
         self.base = re.search(r"(http://[^/ ]+)", self.line).group(1)  # type: ignore[union-attr]
+        self.pit = re.search(r"(http://\S+/pit)\b", self.line).group(1)  # type: ignore[union-attr]  # the floor's pages
         self.people = {m[1]: (m[0], m[2]) for m in re.findall(r"(\w+) (\S+) PIN (\d+)", self.line)}
 
     def user(self, role: str) -> tuple[str, str]:
@@ -153,7 +154,7 @@ def test_every_page_is_accessible_and_in_its_language(demo: Demo, browser: Brows
         page = context.new_page()
         page.goto(f"{demo.base}/table")
         check(page, lang, "/table", "[data-table][data-hand]:not([data-hand=''])")
-        page.goto(f"{demo.base}/pit")
+        page.goto(demo.pit)
         check(page, lang, "/pit", "[data-pit] .tile[data-hand]:not([data-hand='']):not(.stale)")
         page.goto(f"{demo.base}/dealer")
         check(page, lang, "/dealer's sign-in", "[data-signin]")

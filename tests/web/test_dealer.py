@@ -346,7 +346,9 @@ async def _relay_checks(base: str) -> dict[str, Any]:
                                                                            "bets": {"ante": 500, "blind": 500}}}),
                    json.dumps({"kind": "command", "id": "b3", "command": {"cmd": "bet", "seat": 1,
                                                                            "bets": {"ante": 500, "blind": 500},
-                                                                           "auth": "sam:905527"}})]
+                                                                           "auth": "sam:905527"}}),
+                   json.dumps({"kind": "command", "id": "b4", "command": {"cmd": "dealer", "dealer": "sam",
+                                                                           "action": "in"}})]
             seen["errors"] = []
             for text in bad:
                 await ws.send_str(text)
@@ -368,11 +370,13 @@ def test_the_relay_lets_in_only_dealers_refuses_malformed_messages_and_passes_th
     assert seen["nobody"] == 401
     assert seen["surveillance"] == 403
     assert seen["first"] == ["console", "hello", "snapshot"]
-    assert [m["kind"] for m in seen["errors"]] == ["error"] * 4
+    assert [m["kind"] for m in seen["errors"]] == ["error"] * 5
     assert "not JSON" in seen["errors"][0]["error"]
     assert "command must be an object" in seen["errors"][1]["error"]
     assert "id is the relay's own" in seen["errors"][2]["error"]
     assert "auth must be" in seen["errors"][3]["error"]
+    assert "dealer is the console's own" in seen["errors"][4]["error"]  # nobody signs another in
+    assert public_state(work.table, full=True)["dealer_signed_in"] == "ana"  # the console signed its dealer in
     assert all(s.get("bets") in (None, {}) for s in public_state(work.table).get("spots") or [])  # nothing was sent
     refused = seen["refused"]
     assert refused["kind"] == "reply" and refused["id"] == "g1"

@@ -18,7 +18,7 @@ import zmq
 from playwright.sync_api import Page
 
 from cli.demo import SimTable
-from firmware_host.display import words
+from pages import words
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users

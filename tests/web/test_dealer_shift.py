@@ -183,6 +183,10 @@ def shift(console: Callable[..., Console], tablet: Page, uth_hands: int, tcp_han
         shown[hand] = play_hand(dealer, uth)
         taps.append(dealer.taps - before)
     check_against_the_journal(work.table, shown)
+    figures = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(work.table.state_dir), "--dealers",
+                              "--json"], capture_output=True, text=True, timeout=120, check=True).stdout.splitlines()
+    ana = [json.loads(line) for line in figures if '"dealer": "ana"' in line]  # signed in by opening the console
+    assert [(d["hands"], d["turns"], d["average_seats"]) for d in ana] == [(uth_hands, 1, 3)]
     print(f"taps per UTH hand of 3 seats (Ante, Blind, one Trips): first {taps[0]}, then {taps[1:]}")
     assert taps[0] <= 16 and max(taps[1:]) <= 12, taps
 

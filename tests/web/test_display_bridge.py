@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from cli.demo import SimTable
-from firmware_host.display.bridge import QUEUE_MESSAGES, Hub
+from pages.bridge import QUEUE_MESSAGES, Hub
 from firmware_host.display.config import DisplayConfig
 from protocol.config import ConfigError
 from sim.keys import SimKeys

@@ -7,7 +7,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from firmware_host.display.bridge import QUEUE_MESSAGES, Hub
+from pages.bridge import QUEUE_MESSAGES, Hub
 
 
 def _sent(coalesce: bool) -> list[dict[str, Any]]:

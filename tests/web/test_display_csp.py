@@ -1,6 +1,6 @@
 """Every page of the display under its Content-Security-Policy in Chromium (issue 22, 8): each loads and works (the
 table live, the console and the surveillance view signed in, the pit, the tournament clock) and the browser reports no
-CSP violation, neither as a `securitypolicyviolation` event nor on the console; a page of the display cannot be framed.
+CSP violation, neither as a `securitypolicyviolation` event nor on the console, nor a file missing (404); a page of the display cannot be framed.
 """
 
 from __future__ import annotations
@@ -23,16 +23,17 @@ CREDENTIALS = re.compile(r"(dealer|supervisor|surveillance) (\S+) PIN (\d+)")
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[str, dict[str, tuple[str, str]]]]:
-    """`croupier demo --dealer web`: a UTH table dealt from the console, its pages; (base, role -> (user, PIN))."""
+def demo(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, tuple[str, str]]]]:
+    """`croupier demo --dealer web`: a UTH table dealt from the console, its pages; (the display's base, the floor
+    pages' base, role -> (user, PIN))."""
     proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--dealer", "web", "--web",
                              "127.0.0.1:0", "--quiet", "--game", "uth", "--seats", "2", "--state", str(tmp_path / "j")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         assert line.startswith("pages: "), (line, proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
-        base = line.split()[1].rsplit("/", 1)[0]
-        yield base, {role: (user, pin) for role, user, pin in CREDENTIALS.findall(line)}
+        base, floor = (url.rsplit("/", 1)[0] for url in line.split()[1:3])  # /table, then the floor's /pit
+        yield base, floor, {role: (user, pin) for role, user, pin in CREDENTIALS.findall(line)}
     finally:
         end(proc, 20.0)
 
@@ -44,6 +45,8 @@ def watched(browser: Browser) -> tuple[Page, list[str]]:
     def console(message: ConsoleMessage) -> None:
         if "Content Security Policy" in message.text or "Refused to" in message.text:
             said.append(message.text)
+        if "status of 404" in message.text:  # a file a page asks for and nobody serves (the icon, once)
+            said.append(f"{message.text}: {message.location.get('url')}")
 
     page.on("console", console)
     page.add_init_script(WATCH)  # Playwright's init scripts are the browser's, not the page's: CSP lets them run
@@ -57,9 +60,9 @@ def sign_in(page: Page, who: tuple[str, str]) -> None:
     page.click("[data-signin] button[type=submit]")
 
 
-def test_every_page_works_under_its_csp_with_no_violation(demo: tuple[str, dict[str, tuple[str, str]]],
+def test_every_page_works_under_its_csp_with_no_violation(demo: tuple[str, str, dict[str, tuple[str, str]]],
                                                           browser: Browser) -> None:
-    base, people = demo
+    base, floor, people = demo
     assert {"dealer", "surveillance"} <= set(people), people
     page, said = watched(browser)
     try:
@@ -67,10 +70,10 @@ def test_every_page_works_under_its_csp_with_no_violation(demo: tuple[str, dict[
         page.goto(f"{base}/table")
         page.wait_for_selector("main[data-table='sim-uth-1'][data-phase]:not([data-phase=''])", timeout=30_000)
         seen["/table"] = page.evaluate("window.__csp")
-        page.goto(f"{base}/pit")
+        page.goto(f"{floor}/pit")  # the floor's pages (`croupier pit web`), under the same policy
         page.wait_for_selector("[data-table='sim-uth-1'][data-hand]:not([data-offline])", timeout=30_000)
         seen["/pit"] = page.evaluate("window.__csp")
-        page.goto(f"{base}/tournament")
+        page.goto(f"{floor}/tournament")
         page.wait_for_selector("[data-tournament][data-status='none']", timeout=30_000)
         seen["/tournament"] = page.evaluate("window.__csp")
         page.goto(f"{base}/dealer")

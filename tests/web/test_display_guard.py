@@ -19,9 +19,13 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from firmware_host.display import auth, guard, server, surveillance, tournament
-from firmware_host.display.auth import MAX_TRIES, SESSION_COOKIE, SPRAY_BURST, SPRAY_DELAY_S, TRY_WINDOW_S, Sessions
-from firmware_host.display.bridge import Hub
+from firmware_host.display import server, surveillance
+from floor.web import server as floor_server
+from floor.web.config import WebConfig
+from floor.web.hub import PitHub
+from pages import app, auth, guard, tournament
+from pages.auth import MAX_TRIES, SESSION_COOKIE, SPRAY_BURST, SPRAY_DELAY_S, TRY_WINDOW_S, Sessions
+from pages.bridge import Hub
 from firmware_host.display.config import ConfigError, DisplayConfig
 from protocol.users import User, Users
 
@@ -168,14 +172,21 @@ def test_a_flood_of_sign_ins_at_once_is_answered_busy_without_counting(tmp_path:
 # -- the display in this process ------------------------------------------------------------------------------------
 
 def make_display(tmp_path: Path, time: FakeTime, origins: tuple[str, ...] = ()) -> web.Application:
-    """The display's app with the sign-in (cheap users, fake time), the dealer console, /surveillance with a full feed
-    configured (never followed: the handshake is what is tested) and /tournament."""
+    """The display's app with the sign-in (cheap users, fake time), the dealer console and /surveillance with a full
+    feed configured (never followed: the handshake is what is tested) and /ws/tournament."""
     users = users_file(tmp_path)
     cfg = DisplayConfig(users=str(users), full=f"ipc://{tmp_path}/full", full_snapshot=f"ipc://{tmp_path}/full-s")
     app = server.make_app(Hub(1.0), Sessions(users, clock=time.clock, sleep=time.sleep), origins=origins)
-    loop = asyncio.get_running_loop()
-    surveillance.add_routes(app, cfg, loop)
-    tournament.add_routes(app, cfg, loop)
+    surveillance.add_routes(app, cfg, asyncio.get_running_loop())
+    tournament.add_routes(app, cfg, asyncio.get_running_loop(), "display")  # a tournament table's clock
+    return app
+
+
+def make_floor(tmp_path: Path, time: FakeTime, pit_roles: tuple[str, ...] = ()) -> web.Application:
+    """The floor's web app (`croupier pit web`) with the same sign-in and guard: /pit and /tournament."""
+    users = users_file(tmp_path)
+    app = floor_server.make_app(PitHub(()), Sessions(users, clock=time.clock, sleep=time.sleep), pit_roles=pit_roles)
+    tournament.add_routes(app, WebConfig(users=str(users)), asyncio.get_running_loop(), "web")
     return app
 
 
@@ -248,9 +259,15 @@ def test_sockets_from_another_origin_are_refused_even_with_a_live_session(tmp_pa
                 for name, origin in (("own", base), ("other port", other), ("other host", "http://evil.example"),
                                      ("none", None), ("null", "null"), ("https", base.replace("http", "https"))):
                     seen[path, name] = await handshake(base, path, cookie, origin)
-            for path in ("/ws/public", "/ws/pit", "/ws/tournament"):
+            for path in ("/ws/public", "/ws/tournament"):
                 seen[path, "own"] = await handshake(base, path, None, base)
                 seen[path, "other port"] = await handshake(base, path, None, other)
+        async with TestServer(make_floor(tmp_path, time), host="127.0.0.1") as ts:  # the floor's pages alike
+            base = str(ts.make_url("")).rstrip("/")
+            other = f"http://127.0.0.1:{ts.port + 1}"
+            for path in ("/ws/pit", "/ws/tournament"):
+                seen["floor " + path, "own"] = await handshake(base, path, None, base)
+                seen["floor " + path, "other port"] = await handshake(base, path, None, other)
         return seen
 
     seen = run(scene())
@@ -258,8 +275,33 @@ def test_sockets_from_another_origin_are_refused_even_with_a_live_session(tmp_pa
         assert seen[path, "own"] == 101, seen
         for name in ("other port", "other host", "none", "null", "https"):
             assert seen[path, name] == 403, (path, name, seen)
-    for path in ("/ws/public", "/ws/pit", "/ws/tournament"):
+    for path in ("/ws/public", "/ws/tournament", "floor /ws/pit", "floor /ws/tournament"):
         assert (seen[path, "own"], seen[path, "other port"]) == (101, 403), seen
+
+
+def test_the_floors_pit_asks_the_roles_it_is_given_and_no_one_without(tmp_path: Path) -> None:
+    """`[web] pit_roles`: /ws/pit opens for a signed-in user of those roles only (401 signed out, 403 another role),
+    and /pit/access.json tells the page which; without them the pit is a wall screen anyone on the floor opens."""
+    time = FakeTime()
+
+    async def scene(roles: tuple[str, ...]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with TestServer(make_floor(tmp_path, time, roles), host="127.0.0.1") as ts:
+            base = str(ts.make_url("")).rstrip("/")
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"{base}/pit/access.json") as reply:
+                    seen["access"] = await reply.json()
+                dealer, eye = await sign_in_cookie(http, base, "ana"), await sign_in_cookie(http, base, "sam")
+            for name, cookie in (("signed out", None), ("dealer", dealer), ("surveillance", eye)):
+                seen[name] = await handshake(base, "/ws/pit", cookie, base)
+            seen["clock"] = await handshake(base, "/ws/tournament", None, base)  # the clock stays a wall screen
+        return seen
+
+    gated = run(scene(("pit", "surveillance")))
+    assert gated["access"] == {"roles": ["pit", "surveillance"]}
+    assert (gated["signed out"], gated["dealer"], gated["surveillance"], gated["clock"]) == (401, 403, 101, 101)
+    open_ = run(scene(()))
+    assert open_["access"] == {"roles": []} and open_["signed out"] == open_["dealer"] == 101
 
 
 def test_a_cross_site_form_cannot_sign_in_or_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -330,15 +372,27 @@ def test_parse_origin_fills_the_default_ports() -> None:
 
 # -- 8. headers -------------------------------------------------------------------------------------------------------
 
-ROUTES = ["/", "/table", "/dealer", "/pit", "/surveillance", "/tournament", "/static/table.js", "/static/table.css",
-          "/words.json", "/schema/public.json", "/api/me", "/nothing-here", "/static/none.js", "/ws/dealer", "/ws/full"]
+ROUTES = ["/", "/table", "/dealer", "/surveillance", "/static/table.js", "/static/table.css", "/static/common.js",
+          "/words.json", "/schema/public.json", "/api/me", "/nothing-here", "/static/none.js", "/static/..%2fserver.py",
+          "/pit", "/tournament", "/ws/dealer", "/ws/full"]
+FLOOR_ROUTES = ["/", "/pit", "/tournament", "/static/pit.js", "/static/common.js", "/static/table.js", "/words.json",
+                "/api/me", "/nothing-here", "/ws/pit"]
 
 
 def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
     time = FakeTime()
+    statuses: dict[str, int] = {}
 
     async def scene(secure: bool) -> dict[str, dict[str, str]]:
         seen: dict[str, dict[str, str]] = {}
+        floor = make_floor(tmp_path, time)
+        floor[guard.SECURE] = secure
+        async with TestServer(floor, host="127.0.0.1") as ts, aiohttp.ClientSession() as http:
+            base = str(ts.make_url("")).rstrip("/")
+            for path in FLOOR_ROUTES:
+                async with http.get(base + path, allow_redirects=False) as reply:
+                    seen[f"floor {path}"] = dict(reply.headers)
+                    statuses[f"floor {path}"] = reply.status
         app = make_display(tmp_path, time)
         app[guard.SECURE] = secure  # as served over TLS (the real TLS is test_signin.py's)
         async with TestServer(app, host="127.0.0.1") as ts:
@@ -347,6 +401,7 @@ def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
                 for path in ROUTES:
                     async with http.get(base + path, allow_redirects=False) as reply:
                         seen[path] = dict(reply.headers)
+                        statuses[path] = reply.status
                 async with http.post(f"{base}/api/signin", json={"user": "ana", "pin": "0000"},
                                      headers={"Origin": "https" + base[4:] if secure else base}) as reply:
                     seen["POST /api/signin"] = dict(reply.headers)
@@ -364,6 +419,11 @@ def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
             for name, value in guard.HEADERS.items():
                 assert headers.get(name) == value, (path, name, headers)
             assert ("Strict-Transport-Security" in headers) == secure, (path, headers)
+    # each process serves its own pages and the shared modules, never the other's nor anything off its list
+    assert [statuses[p] for p in ("/static/table.js", "/static/common.js", "/static/none.js", "/static/..%2fserver.py",
+                                  "/pit", "/tournament")] == [200, 200, 404, 404, 404, 404], statuses
+    assert [statuses[f"floor {p}"] for p in ("/static/pit.js", "/static/common.js", "/static/table.js", "/pit",
+                                             "/tournament", "/")] == [200, 200, 404, 200, 200, 302], statuses
     csp = guard.CSP
     for directive in ("default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",
                       "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"):
@@ -371,14 +431,14 @@ def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
 
 
 def test_the_pages_hold_no_inline_script_or_style() -> None:
-    static = Path(server.STATIC)
-    for page in static.glob("*.html"):
+    files = [*app.static_files(Path(server.STATIC)).values(), *app.static_files(Path(floor_server.STATIC)).values()]
+    for page in (p for p in files if p.suffix == ".html"):
         text = page.read_text(encoding="utf-8")
         assert "<style" not in text and " style=" not in text and "javascript:" not in text, page
         for tag in text.split("<script")[1:]:
             assert tag.split(">", 1)[0].strip().startswith('type="module" src="/static/'), (page, tag[:80])
             assert tag.split(">", 1)[1].startswith("</script>"), (page, tag[:80])
-    for script in static.glob("*.js"):
+    for script in (p for p in files if p.suffix == ".js"):
         text = script.read_text(encoding="utf-8")
         assert " style=" not in text and "setAttribute(\"style\"" not in text and "eval(" not in text, script
         assert "new Function" not in text, script

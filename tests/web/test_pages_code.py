@@ -12,13 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.display import server, words
+from firmware_host.display import server
+from floor.web import server as floor_server
+from pages import app, words
 from tests.web.money import shown
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC = Path(server.STATIC)
+FOLDERS = (app.STATIC, Path(server.STATIC), Path(floor_server.STATIC))
+"""The pages' shared folder, then each web process's own (the table's display, the floor's): each process serves
+its own and the shared as one /static/."""
+MODULES = sorted((p for folder in FOLDERS for p in folder.glob("*.js")), key=lambda p: p.name)
 TSC = ROOT / "node_modules" / "typescript" / "bin" / "tsc"
-TSCONFIG = STATIC.parent / "tsconfig.json"
+TSCONFIG = ROOT / "tsconfig.json"
 NODE_TESTS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
 COMMON = "common.js"
 
@@ -63,13 +68,14 @@ def test_the_pure_helpers_under_node() -> None:
 
 
 def test_every_page_module_is_checked_and_imports_its_neighbours() -> None:
-    modules = sorted(STATIC.glob("*.js"))
-    assert len(modules) >= 14
-    for module in modules:
+    assert len(MODULES) >= 14
+    for module in MODULES:
         text = module.read_text(encoding="utf-8")
         assert text.startswith("// @ts-check\n"), f"{module.name}: its first line is not // @ts-check"
+        # a shared module imports shared ones only; a page's, its own folder's or the shared ones (one /static/)
+        served = app.static_files(module.parent) if module.parent != app.STATIC else {p.name for p in FOLDERS[0].iterdir()}
         for target in re.findall(r'^import .* from "([^"]+)";$', text, re.M):
-            assert target.startswith("./") and (STATIC / target).is_file(), f"{module.name} imports {target}"
+            assert target.startswith("./") and target[2:] in served, f"{module.name} imports {target}"
 
 
 @pytest.mark.parametrize("written_once", [
@@ -79,5 +85,5 @@ def test_every_page_module_is_checked_and_imports_its_neighbours() -> None:
 def test_what_every_page_needs_is_written_once(written_once: str) -> None:
     """The feed's socket and heartbeat, the elements, money, the cards' suits, a refusal's and the next card's words,
     a poker table told from a house one: each in one module."""
-    holders = [m.name for m in sorted(STATIC.glob("*.js")) if written_once in m.read_text(encoding="utf-8")]
+    holders = [m.name for m in MODULES if written_once in m.read_text(encoding="utf-8")]
     assert len(holders) == 1, f"{written_once!r} is written in {holders}"

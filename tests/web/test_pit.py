@@ -1,4 +1,4 @@
-"""The pit view (/pit) in headless Chromium over a UTH and a 3CP table: each tile's hand and phase as its feed's, the session's figures as the journals', one table's SIGKILL shows only that table offline."""
+"""The pit view (/pit, the floor's web process) in headless Chromium over a UTH and a 3CP table: each tile's hand and phase as its feed's, the session's figures as the journals', one table's SIGKILL shows only that table offline."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,12 +20,14 @@ import zmq
 from playwright.sync_api import Page
 
 from cli.demo import SimTable, public_snapshot
-from firmware_host.display.config import DisplayConfig
-from firmware_host.display.pit.hub import HOUR_S, HourCount, PitHub
+from floor.web.config import WebConfig
+from floor.web.hub import HOUR_S, HourCount, PitHub
 from protocol.config import ConfigError
+from protocol.users import Users
 from protocol.feed import FeedClient
 from sim.bots import seat_players
 from tests.web.screens import check_sizes
+from tests.web.test_display_guard import cheap_user
 from tests.web.money import shown as money
 
 # Every tile the pit page draws is sampled: which table, the seq and boot it drew, its hand and phase.
@@ -81,22 +81,23 @@ def history(state_dir: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str, Any]]]:
-    """`pit_display(tables)`: a running `croupier display` following every table ([[display.tables]]); its ready line."""
+    """`pit_display(tables)`: a running `croupier pit web` (the floor's pages) following every table
+    ([[web.tables]]); its ready line."""
     procs: list[subprocess.Popen[str]] = []
 
-    def start(tables: list[SimTable], language: str = "en") -> dict[str, Any]:
-        config = tmp_path / "pit.toml"
-        text = f'[display]\nlisten = "127.0.0.1:0"\nlanguage = "{language}"\n'
+    def start(tables: list[SimTable], language: str = "en", extra: str = "") -> dict[str, Any]:
+        config = tmp_path / "pit-web.toml"
+        text = f'[web]\nlisten = "127.0.0.1:0"\nlanguage = "{language}"\n{extra}'
         for table in tables:
-            text += (f'\n[[display.tables]]\nname = "{table.table}"\npublic = "{table.endpoints.public}"\n'
+            text += (f'\n[[web.tables]]\nname = "{table.table}"\npublic = "{table.endpoints.public}"\n'
                      f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n')
         config.write_text(text, encoding="utf-8")
-        log = tmp_path / "pit.log"
-        proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
+        log = tmp_path / "pit-web.log"
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "pit", "web", "--config", str(config)],
                                 stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)
         procs.append(proc)
         line = proc.stdout.readline() if proc.stdout else ""
-        assert line, f"croupier display did not start: {log.read_text()[-2000:]}"
+        assert line, f"croupier pit web did not start: {log.read_text()[-2000:]}"
         ready: dict[str, Any] = json.loads(line)
         return ready
 
@@ -192,61 +193,55 @@ def test_the_pit_shows_every_tables_hand_as_its_feed_and_the_journals_figures_an
         feed.join(10)
 
 
-def test_a_pit_tile_opens_its_tables_display(
-        sim_table: Callable[..., SimTable], pit_display: Callable[[list[SimTable]], dict[str, Any]],
-        page: Page) -> None:
-    uth = sim_table(game="uth", seed=41, seats=2)
-    tcp = sim_table(game="3cp", seed=42, seats=2)
-    ready = pit_display([uth, tcp])
+def test_a_pit_that_asks_roles_signs_its_user_in_first_and_refuses_another_role(
+        sim_table: Callable[..., SimTable], pit_display: Callable[..., dict[str, Any]], page: Page,
+        tmp_path: Path) -> None:
+    uth = sim_table(game="uth", seed=44, seats=2)
+    users = tmp_path / "users.json"
+    Users({"pat": cheap_user("pat", "pit", "2468"), "ana": cheap_user("ana", "dealer", "4821")}).save(users)
+    ready = pit_display([uth], extra=f'users = "{users}"\npit_roles = ["pit", "supervisor"]\n')
     page.goto(ready["pit"])
-    page.click(f"[data-table='{tcp.table}']")
-    page.wait_for_url("**/table?table=sim-3cp-1")
-    page.wait_for_selector("main[data-table='sim-3cp-1'][data-phase]")  # the 3CP table, not the first (UTH)
-    page.goto(ready["table"])
-    page.wait_for_selector("main[data-table='sim-uth-1'][data-phase]")  # /table alone: the first table
+    form = page.locator("[data-signin]")
+    assert form.get_attribute("data-signin") == "pit supervisor"
+    for user, pin in (("ana", "4821"), ("pat", "2468")):
+        form.locator("input[name='user']").fill(user)
+        form.locator("input[name='pin']").fill(pin)
+        form.locator("button[type='submit']").click()
+        if user == "ana":  # a dealer: signed out again, told why, no tile drawn
+            page.wait_for_selector("[data-signin-error]:not([hidden])")
+            assert "ana" in page.inner_text("[data-signin-error]") and page.locator("[data-table]").count() == 0
+    page.wait_for_selector("[data-signin]", state="detached")
+    page.wait_for_selector(f"[data-table='{uth.table}'][data-phase]:not([data-offline])")
 
 
-def test_a_websocket_for_a_table_the_display_does_not_follow_is_refused_naming_the_tables(
-        sim_table: Callable[..., SimTable], pit_display: Callable[[list[SimTable]], dict[str, Any]]) -> None:
-    uth = sim_table(game="uth", seed=43, seats=2)
-    base = pit_display([uth])["display"]
-
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(f"{base}/ws/public?table=nope", timeout=10)
-    assert err.value.code == 404 and "sim-uth-1" in err.value.read().decode()
-
-
-def test_display_tables_parse_and_default_to_the_sections_heartbeat() -> None:
-    cfg = DisplayConfig.parse('[display]\nheartbeat_s = 0.5\n[[display.tables]]\nname = "a"\npublic = "ipc:///p1"\n'
-                              'snapshot = "ipc:///s1"\n[[display.tables]]\nname = "b"\npublic = "tcp://h:1"\n'
-                              'snapshot = "tcp://h:2"\nheartbeat_s = 2\n', source="d.toml")
-    assert [(t.name, t.public, t.heartbeat_s) for t in cfg.feeds] == [("a", "ipc:///p1", 0.5), ("b", "tcp://h:1", 2.0)]
-    assert [t.name for t in DisplayConfig.parse("").feeds] == ["table"]  # the section's own keys: one table
+def test_the_floors_tables_parse_and_are_the_pit_or_the_tables_not_both() -> None:
+    cfg = WebConfig.parse('[web]\nheartbeat_s = 0.5\n[[web.tables]]\nname = "a"\npublic = "ipc:///p1"\n'
+                          'snapshot = "ipc:///s1"\n[[web.tables]]\nname = "b"\npublic = "tcp://h:1"\n'
+                          'snapshot = "tcp://h:2"\nheartbeat_s = 2\n', source="w.toml")
+    assert [(t.name, t.public, t.heartbeat_s) for t in cfg.tables] == [("a", "ipc:///p1", 0.5), ("b", "tcp://h:1", 2.0)]
+    with pytest.raises(ConfigError, match=r"w.toml: \[web\] give pit .* or \[\[web.tables\]\], not both"):
+        WebConfig.parse('[web]\npit = "ipc:///f"\npit_snapshot = "ipc:///g"\n[[web.tables]]\nname = "a"\n'
+                        'public = "ipc:///p1"\nsnapshot = "ipc:///s1"\n', source="w.toml")
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ('[display]\ntables = 3\n', "[display] tables: must be an array of tables ([[display.tables]]), not int"),
-    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\n', "[[display.tables]] #1 snapshot: is missing"),
-    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\nport = 1\n', "[[display.tables]] #1 unknown key 'port'"),
-    ('[[display.tables]]\nname = "a"\npublic = "http://p"\nsnapshot = "ipc:///s"\n', "#1 public: must be a ZeroMQ"),
-    ('[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\n'
-     '[[display.tables]]\nname = "a"\npublic = "ipc:///q"\nsnapshot = "ipc:///r"\n', "[[display.tables]] #2 name: 'a' is given twice (#1 too)"),
-    ('[display]\npublic = "ipc:///p"\n[[display.tables]]\nname = "a"\npublic = "ipc:///p"\nsnapshot = "ipc:///s"\n',
-     "not both"),
+    ('pit_roles = ["pit"]\n', "[web] pit_roles: needs users"),
+    ('pit_roles = ["pit", "table"]\nusers = "/u.json"\n', "[web] pit_roles: must be a list of roles among dealer"),
+    ('pit_roles = []\nusers = "/u.json"\n', "[web] pit_roles: must be a list of roles"),
 ])
-def test_bad_display_tables_are_refused_naming_the_table_and_key(text: str, says: str) -> None:
-    with pytest.raises(ConfigError, match="d.toml") as err:
-        DisplayConfig.parse(text, source="d.toml")
+def test_bad_pit_roles_are_refused_naming_the_key(text: str, says: str) -> None:
+    with pytest.raises(ConfigError, match="w.toml") as err:
+        WebConfig.parse(f"[web]\n{text}", source="w.toml")
     assert says in str(err.value)
 
 
 def test_a_slow_pit_screen_gets_every_tables_latest_summary_and_the_hour_counts_an_hour() -> None:
     now = [1000.0]
-    cfg = DisplayConfig.parse('[[display.tables]]\nname = "a"\npublic = "ipc:///p1"\nsnapshot = "ipc:///s1"\n'
-                              '[[display.tables]]\nname = "b"\npublic = "ipc:///p2"\nsnapshot = "ipc:///s2"\n')
+    cfg = WebConfig.parse('[[web.tables]]\nname = "a"\npublic = "ipc:///p1"\nsnapshot = "ipc:///s1"\n'
+                          '[[web.tables]]\nname = "b"\npublic = "ipc:///p2"\nsnapshot = "ipc:///s2"\n')
 
     async def run() -> tuple[list[dict[str, Any]], int]:
-        pit = PitHub(cfg.feeds, clock=lambda: now[0])
+        pit = PitHub(cfg.tables, clock=lambda: now[0])
         slow = pit.join()
         for seq in range(1, 3 * pit.size):
             for name in ("a", "b"):

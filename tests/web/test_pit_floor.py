@@ -21,9 +21,10 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from firmware_host.display.config import DisplayConfig, TableFeed
-from firmware_host.display.pit.hub import PitHub
-from firmware_host.display.pit.figures import PitFigures
+from floor.web.config import WebConfig
+from floor.web.figures import PitFigures
+from floor.web.hub import PitHub
+from pages.config import TableFeed
 from floor.figures import pit_figures
 from floor.migrate import migrate
 from floor.stats import set_gaming_day
@@ -212,12 +213,12 @@ def test_the_pit_view_follows_the_pit_aggregator_and_draws_the_archives_day(
     write_pit_config(pit_toml, listen, snapshot, on_pit)
     pit, _ = start_cli(["pit", "--config", str(pit_toml)], tmp_path)
     procs.add(pit)
-    display_toml = tmp_path / "display.toml"
-    display_toml.write_text(f'[display]\nlisten = "127.0.0.1:0"\npit = "{listen}"\npit_snapshot = "{snapshot}"\n'
+    web_toml = tmp_path / "pit-web.toml"
+    web_toml.write_text(f'[web]\nlisten = "127.0.0.1:0"\npit = "{listen}"\npit_snapshot = "{snapshot}"\n'
                             f'pit_heartbeat_s = {HEARTBEAT_S}\nfloor_db = "{db}"\nfigures_s = 0.3\n',
                             encoding="utf-8")
-    display, ready = start_cli(["display", "--config", str(display_toml), "--log-level", "INFO"], tmp_path)
-    procs.add(display)
+    web, ready = start_cli(["pit", "web", "--config", str(web_toml), "--log-level", "INFO"], tmp_path)
+    procs.add(web)
     page.goto(ready["pit"])
 
     # every table of the pit, from the aggregator, online and dealing
@@ -267,7 +268,7 @@ def test_the_pit_view_follows_the_pit_aggregator_and_draws_the_archives_day(
     tiles = page.evaluate(TILES)
     assert not tiles["pit-a1"]["offline"] and not tiles["pit-a2"]["offline"]
 
-    # a table added to the pit's list and `croupier pit reload`: it appears, without restarting the display
+    # a table added to the pit's list and `croupier pit reload`: it appears, without restarting the floor's pages
     sim_c, tables_c = floor_sim(tmp_path, "sim-ccc")
     procs.add(sim_c)
     write_pit_config(pit_toml, listen, snapshot, {**on_pit, "pit-c": tables_c[1]})
@@ -280,34 +281,34 @@ def test_the_pit_view_follows_the_pit_aggregator_and_draws_the_archives_day(
     assert day["pitPerHour"] == "6.0"  # 8 hands in 80 open minutes
     assert float(page.evaluate(TILES)["pit-c"]["perHour"]) == 2.0  # 1 hand in 30 open minutes
     assert list(page.evaluate(TILES)) == ["pit-a1", "pit-a2", "pit-b", "pit-c"]
-    assert display.poll() is None
+    assert web.poll() is None
     page.screenshot(path=str(shots / "pit-floor-reloaded-1920x1080.png"))
 
 
 @pytest.mark.parametrize(("text", "says"), [
     ('pit = "tcp://127.0.0.1:1"\n', "pit, pit_snapshot: give both or neither"),
     ('pit = "tcp://10.0.0.2:6556"\npit_snapshot = "tcp://10.0.0.2:6557"\n',
-     "[display] pit: without [display] pit_server_key and key (CURVE), the floor feed may only be followed on loopback"),
+     "[web] pit: without [web] pit_server_key and key (CURVE), the floor feed may only be followed on loopback"),
     ('pit = "tcp://127.0.0.1:1"\npit_snapshot = "tcp://127.0.0.1:2"\npit_server_key = "/nope.key"\n', "needs key"),
     ('pit_server_key = "/nope.key"\nkey = "/nope.key_secret"\n', "needs pit and pit_snapshot"),
     ('pit = "http://x"\npit_snapshot = "ipc:///s"\n', "pit: must be a ZeroMQ endpoint"),
     ('figures_s = 0\n', "figures_s: must be a number of seconds between 0.1 and 3600, not 0"),
 ])
-def test_bad_pit_keys_of_the_display_are_refused_naming_the_key(text: str, says: str) -> None:
-    with pytest.raises(ConfigError, match="d.toml") as err:
-        DisplayConfig.parse(f"[display]\n{text}", source="d.toml")
+def test_bad_pit_keys_of_the_floors_pages_are_refused_naming_the_key(text: str, says: str) -> None:
+    with pytest.raises(ConfigError, match="w.toml") as err:
+        WebConfig.parse(f"[web]\n{text}", source="w.toml")
     assert says in str(err.value)
 
 
 def test_the_pit_on_ipc_or_loopback_is_followed_in_plaintext() -> None:
-    cfg = DisplayConfig.parse('[display]\npit = "ipc:///run/pit-feed"\npit_snapshot = "tcp://127.0.0.1:6557"\n'
-                              'floor_db = "host=db dbname=floor"\n', source="d.toml")
+    cfg = WebConfig.parse('[web]\npit = "ipc:///run/pit-feed"\npit_snapshot = "tcp://127.0.0.1:6557"\n'
+                          'floor_db = "host=db dbname=floor"\n', source="w.toml")
     assert (cfg.pit, cfg.pit_snapshot, cfg.pit_server_key, cfg.floor_db) == (
         "ipc:///run/pit-feed", "tcp://127.0.0.1:6557", None, "host=db dbname=floor")
 
 
 def figures_of(dsn: str, tables: list[str]) -> dict[str, Any]:
-    """One reading of the display's figures task (as `croupier display` runs it), the message the screens get."""
+    """One reading of the floor pages' figures task (as `croupier pit web` runs it), the message the screens get."""
     async def run() -> dict[str, Any]:
         hub = PitHub([TableFeed(name, "ipc:///p", "ipc:///s") for name in tables])
         figures = PitFigures(hub, dsn, 60.0, pit_figures)

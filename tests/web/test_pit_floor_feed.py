@@ -1,4 +1,4 @@
-"""The display's follower of a pit's floor feed against the pit's own `FloorFeed` on real sockets: over CURVE (and refused without the keys), a gap taking a new snapshot, a removed table gone, a tournament's clock left out, a silent pit showing every table offline."""
+"""The floor pages' follower of a pit's floor feed against the pit's own `FloorFeed` on real sockets: over CURVE (and refused without the keys), a gap taking a new snapshot, a removed table gone, a tournament's clock left out, a silent pit showing every table offline."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 import zmq
 import zmq.auth
 
-from firmware_host.display.pit.hub import PitHub
-from firmware_host.display.pit.floor import FloorFollower, apply_snapshot
+from floor.web.hub import PitHub
+from floor.web.pit_feed import FloorFollower, apply_snapshot
 from floor.feed import FloorFeed
 from protocol import keys
 from protocol.curve import ClientKeys

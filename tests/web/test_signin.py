@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from playwright.sync_api import Page
 
-from firmware_host.display.auth import MAX_TRIES, SESSION_COOKIE
+from pages.auth import MAX_TRIES, SESSION_COOKIE
 from protocol.users import User, Users
 
 

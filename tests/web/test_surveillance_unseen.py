@@ -10,13 +10,15 @@ from typing import Any
 from playwright.sync_api import Page, Route, WebSocketRoute
 
 from engine.games import MAX_SPOTS
-from firmware_host.display.words import words_for
+from pages.words import words_for
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house.table import HouseSetup
+from pages.app import static_files
 from protocol.commands import Command
 
 STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
+FILES = static_files(STATIC)  # what the display serves under /static/: its own files and the shared ones
 BASE = "http://surveillance.test"
 HAND = [("bet", {"seat": 1, "bets": {"ante": 100, "blind": 100}}), *[("card", {"card": c}) for c in "Ah Ad 2c Ks".split()],
         ("decide", {"seat": 1, "decision": "play", "multiple": 4}),
@@ -42,7 +44,7 @@ def serve(page: Page, states: list[dict[str, Any]]) -> None:
     `states` and nothing between them (as to a page fallen behind: the display gives it the latest state)."""
     def static(route: Route) -> None:
         name = route.request.url.split("/static/")[1].split("?")[0]
-        route.fulfill(path=STATIC / name, content_type="text/css" if name.endswith(".css") else "text/javascript")
+        route.fulfill(path=FILES[name], content_type="text/css" if name.endswith(".css") else "text/javascript")
 
     page.route(f"{BASE}/surveillance", lambda r: r.fulfill(path=STATIC / "surveillance.html", content_type="text/html"))
     page.route(f"{BASE}/static/**", static)

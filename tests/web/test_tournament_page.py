@@ -1,5 +1,5 @@
 """The tournament clock page (`/tournament`) in Chromium at a wall screen's 1920x1080: a real director
-(`floor/director/service.py`, on its sockets) followed by `croupier display`; the clock counting down, a break,
+(`floor/director/service.py`, on its sockets) followed by `croupier pit web`; the clock counting down, a break,
 a level change, a pause; the screenshot compared with its reference."""
 
 from __future__ import annotations
@@ -54,20 +54,19 @@ shares = [50, 30, 20]
 
 @pytest.fixture
 def clock_display(tmp_path: Path, page: Page) -> Iterator[tuple[Running, str]]:
-    """A director and `croupier display` following it; (the director, the page's address). The page is
-    closed first at the end, so the display is not kept waiting by its WebSocket."""
+    """A director and `croupier pit web` (the floor's pages) following it; (the director, the page's address). The
+    page is closed first at the end, so the process is not kept waiting by its WebSocket."""
     ctx: zmq.Context[Any] = zmq.Context()
     director = Running(write_director(tmp_path, tournament=SCHEDULE), tmp_path / "state", ctx)
-    config = tmp_path / "display.toml"
-    config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "ipc://{tmp_path}/none-pub"\n'
-                      f'snapshot = "ipc://{tmp_path}/none-snap"\nheartbeat_s = 0.5\n'
+    config = tmp_path / "pit-web.toml"
+    config.write_text(f'[web]\nlisten = "127.0.0.1:0"\nheartbeat_s = 0.5\n'
                       f'tournament = "ipc://{tmp_path}/dpub"\ntournament_snapshot = "ipc://{tmp_path}/dsnap"\n',
                       encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
-                            stdout=subprocess.PIPE, stderr=open(tmp_path / "display.log", "ab"), text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "pit", "web", "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=open(tmp_path / "pit-web.log", "ab"), text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
-        assert line, (tmp_path / "display.log").read_text()[-2000:]
+        assert line, (tmp_path / "pit-web.log").read_text()[-2000:]
         ready = json.loads(line)
         assert ready["tournament"].endswith("/tournament")
         yield director, ready["tournament"]

@@ -9,7 +9,7 @@ import pytest
 
 from engine.games import HOUSE_GAMES
 from engine.poker.variants import VARIANTS
-from firmware_host.display import words
+from pages import words
 from firmware_host.display.config import DisplayConfig
 from protocol.config import ConfigError
 

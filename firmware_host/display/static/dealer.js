@@ -4,6 +4,7 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
+import { chipsHint, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
@@ -206,6 +207,7 @@ function circleElement(seat, name, spot) {
   const amount = draft && name in draft ? draft[name] : (spot?.bets ?? {})[name];
   node.append(el("span", "what", circleName(name)));
   node.append(el("span", "stake", amount ? money(amount) : "\u2013"));
+  showReads(node, state, seat, name);  // a smart table: what the circle's chips read, at the showdown against its due
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   const results = spot?.results;
@@ -233,6 +235,7 @@ function spotElement(seat) {
   const node = el("div", "spot");
   node.dataset.seat = String(seat);
   if (!spot) node.classList.add("empty");
+  if (holdsPayouts(state, seat)) node.tabIndex = 0;  // its payouts may scroll
   if (state.to_act === seat) node.classList.add("to-act");
   if (spot?.decision === "fold" || spot?.decision === "dead") node.classList.add("folded");
   const head = el("div", "seat", seatName(seat));
@@ -345,6 +348,7 @@ function draw() {
   const spots = [];
   if (!poker) for (let seat = 1; seat <= seats; seat++) spots.push(spotElement(seat));
   byId("spots").replaceChildren(...spots);
+  showMispaid(byId("mispaid"), state);
   const chipBox = byId("chips");
   chipBox.replaceChildren();
   if (betting() && !poker) {
@@ -396,6 +400,8 @@ function hintText() {
   if (byId("decisions").classList.contains("arming")) return t("console.arming", { seat: state.to_act });
   if (betting() && drafts.size) return t("console.hint_unsent");
   if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
+  const chips = chipsHint(state, betting(), Boolean(steps().confirm));
+  if (chips) return chips;
   if (betting()) return t("console.hint_bets");
   if (steps().confirm) return t("console.hint_confirm");
   return "";

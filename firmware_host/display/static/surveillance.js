@@ -135,6 +135,18 @@ function render(state) {
   const sensors = Object.entries(state.sensors ?? {}).map(([name, on]) =>
     `${tOr(`surveillance.sensor_${name}`, name)} ${on ? t("surveillance.yes") : t("surveillance.no")}`);
   byId("devices").textContent = [...devices, ...sensors].join("  \u00b7  ");
+  const chips = byId("chips");  // a smart table's chips: the tray, the foreign chips by UID, the session's counts
+  chips.hidden = !state.chip_reads;
+  chips.textContent = state.chip_reads ? chipsText(state.chip_reads, state) : "";
+}
+
+function chipsText(reads, state) {
+  const counts = reads.counts ?? {};
+  const parts = [t("surveillance.chips_tray", { amount: money(reads.tray?.value ?? 0) }, state)];
+  if ((reads.foreign ?? []).length) parts.push(t("surveillance.chips_foreign", { chips: reads.foreign.join(", ") }));
+  parts.push(t("surveillance.chips_counts", { foreign: counts.foreign ?? 0, moved: counts.moved ?? 0,
+    mispays: counts.mispays ?? 0, overrides: counts.overrides ?? 0 }));
+  return parts.join("  \u00b7  ");
 }
 
 function faultText(fault, state) {

@@ -20,6 +20,11 @@ function decisionText(decision) {
   return tOr(`decision.${decision}`, "");
 }
 
+/** A seat's circles as read ({ante: {value, stable}}): the public feed's `chips` (values only, never a chip's UID). */
+function readsOf(current, seat) {
+  return Object.fromEntries((current.chips?.circles ?? []).filter((c) => c.seat === seat).map((c) => [c.circle, c]));
+}
+
 function spotElement(spot, current) {
   const node = el("div", "spot");
   node.dataset.seat = String(spot.seat);
@@ -37,12 +42,19 @@ function spotElement(spot, current) {
   const circles = el("div", "circles");
   const bets = spot.bets ?? {};
   const results = spot.results ?? null;
-  const names = [...new Set([...Object.keys(bets), ...Object.keys(results ?? {})])];
+  const read = readsOf(current, spot.seat);  // a smart table's circles as its readers show them, live
+  const names = [...new Set([...Object.keys(bets), ...Object.keys(results ?? {}), ...Object.keys(read)])];
   for (const name of names) {
     const circle = el("div", "circle");
     circle.dataset.circle = name;
     circle.append(el("span", "what", tOr(`circle.${name}`, name)));
     circle.append(el("span", "stake", name in bets ? formatMoney(bets[name], current) : "\u2013"));
+    if (name in read) {
+      const reads = el("span", "reads", t("table.chips_read", { amount: { money: read[name].value } }, current));
+      reads.dataset.chipsRead = String(read[name].value);
+      if (!read[name].stable) reads.classList.add("moving");
+      circle.append(reads);
+    }
     if (results && name in results && Number.isInteger(results[name])) {
       const net = results[name];
       circle.dataset.result = String(net);
@@ -167,7 +179,12 @@ function renderHouse(message) {
   byId("dealer-name").textContent = named;
   byId("board-row").hidden = message.game === "3cp";
   byId("board").replaceChildren(...cardsElements(message.board));
-  byId("spots").replaceChildren(...(message.spots ?? []).map((s) => spotElement(s, message)));
+  const spots = [...(message.spots ?? [])];  // and the seats whose circles hold chips not yet bet
+  for (const seat of new Set((message.chips?.circles ?? []).map((c) => c.seat))) {
+    if (!spots.some((s) => s.seat === seat)) spots.push({ seat, cards: [], bets: {} });
+  }
+  spots.sort((a, b) => a.seat - b.seat);
+  byId("spots").replaceChildren(...spots.map((s) => spotElement(s, message)));
   const turn = byId("turn");  // whose turn it is, in words under the cards
   const toAct = message.to_act != null && !message.fault;
   turn.hidden = !toAct;

@@ -122,6 +122,10 @@ class HouseTable(FaultBook):
         assert setup.rules is not None
         # the limits sign and the paytables, made once a hand: every view passes them as they are
         self._signs = (limits_sign(setup.limits), paytable_sign(setup.game, setup.rules, setup.profile_sha256))
+        self._sequence: list[dict[str, Any]] = []  # the full view's `sequence`, a step's entry made once
+        self._multiples = chosen_multiples(setup.game)
+        self._circles = list(self.round.BETS)  # the console's betting circles, the same list every view
+        self._paid: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # seat -> (engine's spot, with `pays`)
 
     def successor(self, hand: int) -> HouseTable:
         """The table for the next hand (a fresh round; nothing carries over at a house game)."""
@@ -181,19 +185,34 @@ class HouseTable(FaultBook):
         full: dict[str, Any] = self.round.full_view()
         target = self.round.next_target() if self.closed is None else None
         full["next"] = str(target) if target is not None and self.phase != "bets" else None
-        full["legal"] = legal_decisions(self.round, chosen_multiples(self.setup.game)) if self.closed is None else None
-        full["seats"], full["circles"] = self.round.seats, list(self.round.BETS)  # the console's betting spots
-        for spot in full["spots"]:
-            if "results" in spot:
-                spot["pays"] = odds_paid(spot["bets"], spot["results"])
+        full["legal"] = legal_decisions(self.round, self._multiples) if self.closed is None else None
+        full["seats"], full["circles"] = self.round.seats, self._circles  # the console's betting spots
+        if self.round.settlement is not None:
+            full["spots"] = [self._with_pays(spot) if "results" in spot else spot for spot in full["spots"]]
         full["discards"] = list(self.discards)
         full["ignored"] = [dict(x) for x in self.ignored]
         full["manual"] = [dict(x) for x in self.manual]
-        full["sequence"] = [{**step.to_dict(), **({"to": step.outcome["target"]} if "target" in step.outcome else {})}
-                            for step in self.round.steps]  # the hand's own order (full feed only)
+        full["sequence"] = self._sequence_now()  # the hand's own order (full feed only)
         full["corrected"] = [dict(x) for x in self.corrected]
         full["limits"], full["paytable"] = self._signs
         return full
+
+    def _with_pays(self, spot: dict[str, Any]) -> dict[str, Any]:
+        """The engine's settled spot with each winning circle's odds (`pays`): made once a spot (the
+        engine's spot dicts are kept from view to view and never changed, this one neither)."""
+        made = self._paid.get(spot["seat"])
+        if made is None or made[0] is not spot:
+            made = self._paid[spot["seat"]] = (spot, {**spot, "pays": odds_paid(spot["bets"], spot["results"])})
+        return made[1]
+
+    def _sequence_now(self) -> list[dict[str, Any]]:
+        """Every step of the hand in its order, its card's target as `to`: each step's entry made once (a
+        round's steps only grow), in a new list each view (the view before keeps its own)."""
+        steps = self.round.steps
+        for step in steps[len(self._sequence):]:
+            target = step.outcome.get("target")
+            self._sequence.append({**step.to_dict(), **({"to": target} if target is not None else {})})
+        return list(self._sequence)
 
     def shown(self) -> dict[str, Any]:
         """This hand, once closed, as the players' screen lists it among the last hands (public form)."""
@@ -211,7 +230,7 @@ class HouseTable(FaultBook):
             if decision == "dead":
                 self.round.declare_dead(seat)
             else:
-                open_now = legal_decisions(self.round, chosen_multiples(self.setup.game)) or []
+                open_now = legal_decisions(self.round, self._multiples) or []
                 self.round.decide(seat, decision, body.get("multiple"))
                 self.offered[seat] = open_now  # what "Correct the last decision" may put in its place
         elif kind == "correct":

@@ -1,4 +1,4 @@
-// The pages' pure helpers (firmware_host/display/static/format.js) under node's own test runner, without a browser:
+// The pages' pure helpers (pages/static/format.js) under node's own test runner, without a browser:
 // money as the pages write it, amounts typed, chips, clocks and cards. tests/web/test_pages_code.py runs it, and
 // hands it (CROUPIER_MONEY_CASES) the money tests/web/money.py works out on its own, the browser tests' oracle.
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import {
   amountText, cardText, clockText, currencyOf, decimalsOf, formatChips, formatMoney, formatNumber, netTone, parseAmount,
   parseCard,
-} from "../../../firmware_host/display/static/format.js";
+} from "../../../pages/static/format.js";
 
 const EN = "en-GB", FR = "fr-FR";
 const NARROW_NBSP = "\u202f", NBSP = "\u00a0", MINUS = "\u2212";

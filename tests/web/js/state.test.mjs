@@ -1,9 +1,9 @@
-// What the pages read from a table's state (firmware_host/display/static/state.js) under node's test runner: which
+// What the pages read from a table's state (pages/static/state.js) under node's test runner: which
 // kind of table it is, and which step dealt face up between hands the dealer console shows.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { faceUpStep, isPoker } from "../../../firmware_host/display/static/state.js";
+import { faceUpStep, isPoker } from "../../../pages/static/state.js";
 
 test("a poker table's state names its betting structure; a house table's names none", () => {
   assert.equal(isPoker({ structure: "no-limit" }), true);

@@ -1,4 +1,4 @@
-"""The pit view's hub: the latest summary of every table the display follows and its fan-out to the pit screens.
+"""The pit view's hub: the latest summary of every table the floor's web process follows and its fan-out to the pit screens.
 
 Each table's `Hub` (`bridge.py`) tells the `PitHub` of every kept feed message. The pit keeps one
 summary per table (name, game, limits, phase, hand, fault, the session's counters, the hands of
@@ -9,7 +9,7 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "heartbeat", "name"}                                          the table is alive
     {"kind": "removed", "name"}                                            the pit aggregator dropped it
     {"kind": "pit", "online"}                                              whether the pit aggregator answers
-    {"kind": "figures", "source", ...}                                     the pit's figures (`pit_figures.py`)
+    {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
 
 On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
 holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
@@ -29,8 +29,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from firmware_host.display.bridge import QUEUE_MESSAGES
-from firmware_host.display.config import TableFeed
+from pages.bridge import QUEUE_MESSAGES
+from pages.config import TableFeed
 
 HOUR_S = 3600.0
 SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals")
@@ -95,8 +95,8 @@ def summary(name: str, message: Mapping[str, Any], hour: HourCount) -> dict[str,
 class PitHub:
     """The latest summary of every table and the connected pit screens; used from the asyncio loop only.
 
-    Fed by each table's own follower (`publish`, the display's `[[display.tables]]`), or by a pit
-    aggregator's floor feed (`source="pit"`, `pit_floor.py`): then the tables are the pit's, added
+    Fed by each table's own follower (`publish`, `[[web.tables]]`), or by a pit
+    aggregator's floor feed (`source="pit"`, `pit_feed.py`): then the tables are the pit's, added
     and removed as it says, each summary carrying the pit's `online`, and nothing is timed here."""
 
     def __init__(self, tables: Iterable[TableFeed], clock: Callable[[], float] = time.time, *,
@@ -105,12 +105,12 @@ class PitHub:
         self.clock = clock
         self.source = source
         self.heartbeats: dict[str, float | None] = {t.name: t.heartbeat_s for t in feeds}
-        self.links = list(links) if source == "pit" else [t.name for t in feeds]
+        self.links = list(links)  # the floor serves no table's page: none unless a caller names them
         self.latest: dict[str, str] = {}
         self.states: dict[str, dict[str, Any]] = {}  # the summaries behind `latest`
         self.hours = {t.name: HourCount(clock) for t in feeds}
         self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
-        self.figures: str | None = None  # the latest `figures` message (`pit_figures.py`)
+        self.figures: str | None = None  # the latest `figures` message (`figures.py`)
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
 
@@ -120,7 +120,7 @@ class PitHub:
 
     @property
     def hello(self) -> str:
-        """The first message to a screen: the source, the tables known, which have a display of their own here."""
+        """The first message to a screen: the source, the tables known, which of them a tile links to (`links`)."""
         return json.dumps({"kind": "hello", "source": self.source, "links": self.links,
                            "tables": [{"name": n, "heartbeat_s": h} for n, h in self.heartbeats.items()]})
 
@@ -178,7 +178,7 @@ class PitHub:
             self._send(text)
 
     def show_figures(self, message: Mapping[str, Any]) -> None:
-        """The pit's figures (`pit_figures.py`): kept for screens joining later, sent to every screen."""
+        """The pit's figures (`figures.py`): kept for screens joining later, sent to every screen."""
         self.figures = json.dumps({**message, "kind": "figures"}, default=str)
         self._send(self.figures)
 

@@ -1,6 +1,6 @@
-"""The pit view fed by a pit aggregator: the display follows `croupier pit`'s floor feed and snapshot and hands every table to the `PitHub`.
+"""The pit view fed by a pit aggregator: the floor's web process follows `croupier pit`'s floor feed and snapshot and hands every table to the `PitHub`.
 
-With `[display] pit` and `pit_snapshot` (`docs/display.md`) one thread follows the pit's floor feed
+With `[web] pit` and `pit_snapshot` (`docs/floor.md`) one thread follows the pit's floor feed
 (`floor/feed.py`, `docs/floor.md` "The floor feed") by the clone pattern floor-wide: its SUB
 subscribes to every topic, then a DEALER asks the floor snapshot for every table and its marker;
 the messages queued meanwhile whose `floor_seq` is not above the marker's are dropped, a gap in
@@ -13,7 +13,7 @@ the pit (added by a reload) appears with its first message. A tournament's clock
 (`[[pit.tournaments]]`) is no table: it is left out (it has `/tournament`). A pit silent for 3 of its heartbeats
 (the floor feed sends one whenever it sent nothing for `pit_heartbeat_s`) has every table shown
 offline until it answers a snapshot again. With `pit_server_key` both sockets are CURVE clients
-with the display's `key`; without it they are plaintext, which the configuration allows only on
+with the process's `key`; without it they are plaintext, which the configuration allows only on
 loopback or ipc.
 """
 
@@ -29,12 +29,12 @@ from typing import Any
 import msgpack
 import zmq
 
-from firmware_host.display.config import DisplayConfig
-from firmware_host.display.pit.hub import PitHub
+from floor.web.config import WebConfig
+from floor.web.hub import PitHub
 from protocol.curve import ClientKeys, client_keys
 from protocol.feed import HEADER, apply_changes, unpack
 
-log = logging.getLogger("croupier.display")
+log = logging.getLogger("croupier.pit.web")
 
 SILENT_BEATS = 3
 """The pit's heartbeats of silence after which every table is shown offline."""
@@ -96,7 +96,7 @@ class FloorFollower(threading.Thread):
 
     def __init__(self, pit: PitHub, loop: asyncio.AbstractEventLoop, feed: str, snapshot: str, heartbeat_s: float,
                  keys: ClientKeys | None = None) -> None:
-        super().__init__(name="display-pit-feed", daemon=True)
+        super().__init__(name="pit-web-floor-feed", daemon=True)
         self.pit = pit
         self.loop = loop
         self.feed = feed
@@ -108,8 +108,8 @@ class FloorFollower(threading.Thread):
         self.tables: dict[str, dict[str, Any]] = {}  # each table's state, as the floor feed left it (this thread's)
 
     @classmethod
-    def from_config(cls, cfg: DisplayConfig, pit: PitHub, loop: asyncio.AbstractEventLoop) -> FloorFollower | None:
-        """The follower of `[display] pit`, or None without one. Raises ValueError (a bad key file)."""
+    def from_config(cls, cfg: WebConfig, pit: PitHub, loop: asyncio.AbstractEventLoop) -> FloorFollower | None:
+        """The follower of `[web] pit`, or None without one. Raises ValueError (a bad key file)."""
         if cfg.pit is None or cfg.pit_snapshot is None:
             return None
         keys = client_keys(cfg.key, cfg.pit_server_key) if cfg.pit_server_key is not None else None
@@ -149,7 +149,7 @@ class FloorFollower(threading.Thread):
             finally:
                 sub.close(0)
         except Exception:  # a reader never dies quietly: say why, the tiles go offline
-            log.exception("display: following the pit's floor feed %s failed", self.feed)
+            log.exception("pit web: following the pit's floor feed %s failed", self.feed)
         finally:
             ctx.destroy(linger=0)
 
@@ -164,14 +164,14 @@ class FloorFollower(threading.Thread):
             while not self.stopping.is_set():
                 if not dealer.poll(max(1, min(250, int((deadline - time.monotonic()) * 1000)))):
                     if time.monotonic() >= deadline:
-                        log.warning("display: the pit's floor snapshot %s did not answer: every table offline",
+                        log.warning("pit web: the pit's floor snapshot %s did not answer: every table offline",
                                     self.snapshot)
                         return None
                     continue
                 try:
                     message = unpack(dealer.recv())
                 except ValueError as exc:
-                    log.warning("display: a bad floor snapshot frame: %s", exc)
+                    log.warning("pit web: a bad floor snapshot frame: %s", exc)
                     continue
                 if message.get("kind") == "end":
                     self.snapshots += 1
@@ -185,13 +185,13 @@ class FloorFollower(threading.Thread):
 
     def _follow(self, sub: zmq.Socket[Any], seq: int) -> str:
         """Follow the floor feed from the snapshot's marker `seq` until a new snapshot is needed: returns
-        "gap" (a message lost, a restarted pit), "silent" (the pit's silence), or "end" (the display ends)."""
+        "gap" (a message lost, a restarted pit), "silent" (the pit's silence), or "end" (the process ends)."""
         heard = time.monotonic()
         live = False  # past the messages queued before the snapshot
         while not self.stopping.is_set():
             if not sub.poll(250):
                 if time.monotonic() - heard > self.silent_s:
-                    log.warning("display: the pit's floor feed %s is silent: every table offline", self.feed)
+                    log.warning("pit web: the pit's floor feed %s is silent: every table offline", self.feed)
                     return "silent"
                 continue
             frames = sub.recv_multipart()
@@ -200,20 +200,20 @@ class FloorFollower(threading.Thread):
                 message = unpack(frames[-1])
                 floor_seq = int(message["floor_seq"])
             except (ValueError, KeyError, TypeError) as exc:
-                log.warning("display: a bad floor feed frame: %s", exc)
+                log.warning("pit web: a bad floor feed frame: %s", exc)
                 continue
             if floor_seq <= seq:
                 if live:
-                    log.warning("display: floor_seq %d after %d: the pit restarted, its snapshot asked", floor_seq, seq)
+                    log.warning("pit web: floor_seq %d after %d: the pit restarted, its snapshot asked", floor_seq, seq)
                     return "gap"
                 continue  # queued before the snapshot, which holds it
             if floor_seq != seq + 1:
-                log.warning("display: floor_seq %d after %d: a gap, the pit's snapshot asked", floor_seq, seq)
+                log.warning("pit web: floor_seq %d after %d: a gap, the pit's snapshot asked", floor_seq, seq)
                 return "gap"
             seq, live = floor_seq, True
             whole = self._whole(message)
             if whole is None:
-                log.warning("display: changes for a table the pit's snapshot did not hold: its snapshot asked")
+                log.warning("pit web: changes for a table the pit's snapshot did not hold: its snapshot asked")
                 return "gap"
             if not self._hand(apply_message, whole):
                 return "end"
@@ -244,10 +244,10 @@ class FloorFollower(threading.Thread):
         self.stopping.set()
 
 
-def pit_source(cfg: DisplayConfig, loop: asyncio.AbstractEventLoop) -> tuple[PitHub, FloorFollower | None]:
-    """The pit view's hub and, with `[display] pit`, the follower of the pit aggregator that feeds it (the
-    tiles link to the tables this display follows itself); without, a hub for the display's own tables."""
+def pit_source(cfg: WebConfig, loop: asyncio.AbstractEventLoop) -> tuple[PitHub, FloorFollower | None]:
+    """The pit view's hub and, with `[web] pit`, the follower of the pit aggregator that feeds it; without, a hub
+    for the tables followed here (`[[web.tables]]`)."""
     if cfg.pit is None:
-        return PitHub(cfg.feeds), None
-    pit = PitHub((), source="pit", links=[t.name for t in cfg.tables])
+        return PitHub(cfg.tables), None
+    pit = PitHub((), source="pit")
     return pit, FloorFollower.from_config(cfg, pit, loop)

@@ -1,9 +1,10 @@
 // @ts-check
-// The pit view (/pit): follows the display's /ws/pit (every table's summary, the pit's figures) and draws one
+// The pit view (/pit, the floor's pages): follows /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
 import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
 import { netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
+import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
 
 /**
@@ -16,7 +17,7 @@ const pit = byId("pit");
 const tiles = new Map();
 let source = "tables";  // "pit": the tables are a pit aggregator's, which says when each is offline
 /** @type {string[] | null} */
-let links = null;  // the tables with a display of their own here (null: every one)
+let links = null;  // the tables whose tile opens their table's page (the hello's `links`; null until it came)
 /** @type {any} */
 let figures = null;  // the latest `figures` message
 
@@ -222,13 +223,25 @@ function heard(name) {
   setOffline(tile, false);
 }
 
+// `[web] pit_roles`: who may open the pit (none: a wall screen); signed in first, as the console and surveillance are
+const access = await fetch("/pit/access.json", { credentials: "same-origin" }).then((r) => r.json()).catch(() => ({}));
+/** @type {string[]} */
+const roles = access.roles ?? [];
+if (roles.length) {
+  const signinRoot = byId("signin");
+  signinRoot.hidden = false;
+  await ensureSignedIn(signinRoot, roles, "pit.page");
+  signinRoot.replaceChildren();
+  signinRoot.hidden = true;
+}
+
 const link = byId("link");
 new Feed("/ws/pit", {
   onOpen: () => { link.textContent = t("pit.live"); },
   onMessage: (message) => {
     if (message.kind === "hello") {
       source = message.source ?? "tables";
-      links = source === "pit" ? (message.links ?? []) : null;
+      links = message.links ?? [];
       /** @type {{name: string, heartbeat_s: number}[]} */
       const named = message.tables;
       for (const name of [...tiles.keys()]) if (!named.some((table) => table.name === name)) removeTile(name);

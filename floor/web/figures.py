@@ -1,10 +1,10 @@
 """The pit view's figures: per table its hands per hour and the house's win of the gaming day, and the day's chart, read from the floor's archive every `figures_s`.
 
-With `[display] floor_db` (a libpq DSN of the floor's PostgreSQL; the `floor` extra) a task of the
-display's loop calls the floor's reader it was given (`floor.figures.pit_figures`, by `croupier pit` and
-`croupier display`: the table's package imports nothing of the floor's), which reads the floor's own
+With `[web] floor_db` (a libpq DSN of the floor's PostgreSQL; the `floor` extra) a task of the
+floor web process's loop calls the floor's reader (`floor.figures.pit_figures`, given by `floor/web/server.py`;
+a test may give another), which reads the floor's own
 series, `floor.series.day_series(conn, day, tables=...)` for the tables on the pit (what `croupier stats --by-hour --json` prints), in a worker thread, over a
-read-only connection made for each reading, every `[display] figures_s` seconds (and at once when a
+read-only connection made for each reading, every `[web] figures_s` seconds (and at once when a
 table joins or leaves the pit), and sends the pit screens one message (`PitHub.show_figures`):
 
     {"kind": "figures", "source": "archive", "day": "2026-12-01", "starts": "06:00", "time_zone": "UTC",
@@ -21,7 +21,7 @@ its `open_hours`), rounded to 2 places as `croupier stats` rounds its rates; nul
 failure of the server is sent as `{"kind": "figures", "source": "archive", "error": "..."}` (the page
 says so) and tried again at the next reading. Without `floor_db` one `{"kind": "figures", "source":
 "feed"}` tells the page its figures are the feed's (the session since the table opened, the hands seen
-since the display started).
+since the floor's web process started).
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.display.pit.hub import PitHub
+from floor.web.hub import PitHub
 
-log = logging.getLogger("croupier.display")
+log = logging.getLogger("croupier.pit.web")
 
 CHANGE_CHECK_S = 0.5
 """How often the tables on the pit are compared with those of the last reading (a new one is read at once)."""
 
 class PitFigures:
-    """The display's reader of the archive for the pit (`start` on the loop, `stop` at the end)."""
+    """The floor web process's reader of the archive for the pit (`start` on the loop, `stop` at the end)."""
 
     def __init__(self, pit: PitHub, dsn: str | None, every_s: float,
                  read: Callable[[str, list[str]], dict[str, Any]] | None = None) -> None:
@@ -62,7 +62,7 @@ class PitFigures:
             message = await asyncio.to_thread(read, dsn, names)
             if "error" in message:
                 self.failures += 1
-                log.warning("display: the pit's figures: %s", message["error"])
+                log.warning("pit web: the pit's figures: %s", message["error"])
             else:
                 self.readings += 1
             self.pit.show_figures(message)

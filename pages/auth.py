@@ -1,10 +1,10 @@
-"""Sign-in to the display's pages: a user and PIN checked against the users file, then a session cookie carrying the user's role.
+"""Sign-in to a web process's pages (the table's display, the floor's): a user and PIN checked against the users file, then a session cookie carrying the user's role.
 
 The users file is the table's own (`[security] users`, written by `croupier users add`), named by
-`[display] users`; it is re-read when it changes, so a user removed or re-PINned is out at the next
+`[display] users` (the floor's `[web] users`); it is re-read when it changes, so a user removed or re-PINned is out at the next
 sign-in. A session is a random token in an HttpOnly, SameSite=Strict cookie (Secure when the pages
 are served over TLS). The live sessions are kept beside the users file (`<users>.sessions`: each
-token's SHA-256, never the token, with its user, role and end), so a display restarted mid-shift finds
+token's SHA-256, never the token, with its user, role and end), so a process restarted mid-shift finds
 its signed-in consoles again; a user no longer in the users file, or with another role, is out.
 
 - `POST /api/signin` `{"user": "ana", "pin": "4821"}` (as `application/json`) -> 200 `{"user": "ana",
@@ -50,7 +50,7 @@ TRY_WINDOW_S = 60.0
 MAX_SESSIONS = 1000
 SPRAY_RATE = 5.0
 SPRAY_BURST = 20
-"""The display's failure budget, all names and addresses together: `SPRAY_BURST` failures at once, then
+"""The process's failure budget, all names and addresses together: `SPRAY_BURST` failures at once, then
 `SPRAY_RATE` a second; a failure beyond it is answered `SPRAY_DELAY_S` later."""
 SPRAY_DELAY_S = 2.0
 MAX_ADDRESSES = 4096
@@ -61,7 +61,7 @@ MAX_WAITING = 64
 """Sign-ins waiting for a PIN check; past it a new one is answered 429 at once (busy), nothing counted."""
 WRONG = "wrong user or PIN"
 TOO_MANY = f"too many failed sign-ins: wait {TRY_WINDOW_S:.0f} s"
-BUSY = "too many sign-ins at once on this display: wait a few seconds"
+BUSY = "too many sign-ins at once on these pages: wait a few seconds"
 
 
 class SignInRefused(Exception):
@@ -126,7 +126,7 @@ class Tries:
 
 
 class Sessions:
-    """The signed-in users of one display process, and the users file their PINs are checked against."""
+    """The signed-in users of one web process, and the users file their PINs are checked against."""
 
     def __init__(self, users_path: str | Path | None, *, ttl_s: float = SESSION_TTL_S,
                  clock: Callable[[], float] = time.monotonic, store: str | Path | None = None,
@@ -157,7 +157,7 @@ class Sessions:
     # -- the sessions kept over a restart --
 
     def _load_sessions(self) -> None:
-        """The sessions a previous run of this display kept (their tokens' hashes), still live."""
+        """The sessions a previous run of this process kept (their tokens' hashes), still live."""
         if self._store is None or not self._store.is_file():
             return
         try:
@@ -193,7 +193,7 @@ class Sessions:
     def _load_users(self) -> Users:
         """The users file as it is now (re-read when its size or time changed). Raises SignInRefused."""
         if self.users_path is None:
-            raise SignInRefused("sign-in is not set up on this display ([display] users)", 401)
+            raise SignInRefused("sign-in is not set up on these pages (no users file: [display] or [web] users)", 401)
         try:
             st = os.stat(self.users_path)
             stamp = (st.st_mtime_ns, st.st_size)
@@ -217,7 +217,7 @@ class Sessions:
         return self._dummy
 
     def _over_budget(self) -> bool:
-        """Spend one failure of the display's budget (`SPRAY_BURST`, refilled at `SPRAY_RATE` a second); True
+        """Spend one failure of the process's budget (`SPRAY_BURST`, refilled at `SPRAY_RATE` a second); True
         when none was left."""
         now = self._clock()
         self._budget = min(float(SPRAY_BURST), self._budget + (now - self._budget_at) * SPRAY_RATE)
@@ -245,7 +245,7 @@ class Sessions:
 
         The rule (docs/security.md, "The display's sign-in"): a name, real or not, and a client address are
         each locked by `MAX_TRIES` failures in `TRY_WINDOW_S`; a real user's lock is kept apart from
-        everything else, so no flood of other names or addresses wears it away; past the display's failure
+        everything else, so no flood of other names or addresses wears it away; past the process's failure
         budget every failure is answered `SPRAY_DELAY_S` late, a right PIN at once."""
         if not isinstance(user, str) or not isinstance(pin, str) or not user or not pin or len(user) > 64 \
                 or len(pin) > 64:

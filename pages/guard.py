@@ -1,11 +1,11 @@
-"""The display's doors for browsers: the `Origin` of every WebSocket and state-changing request, and the security headers of every response.
+"""A web process's doors for browsers (the table's display, the floor's pages): the `Origin` of every WebSocket and state-changing request, and the security headers of every response.
 
 **Origin.** A WebSocket handshake (`Upgrade: websocket`), and any request but GET, HEAD and OPTIONS
-(the sign-in, the sign-out), is served only when its `Origin` is the display's own: the
-`[display] origins` list when it is given (the names the pages are opened by behind a proxy, and
-the only ones then), else the scheme the display serves (https with TLS) with the request's own
+(the sign-in, the sign-out), is served only when its `Origin` is the process's own: the
+`[display] origins` (or `[web] origins`) list when it is given (the names the pages are opened by behind a proxy, and
+the only ones then), else the scheme the process serves (https with TLS) with the request's own
 `Host`. A browser sends `Origin` on every WebSocket and on every POST (a cross-site form sends its
-site's, or `null`); a POST without it is let in only with a `Referer` of the display's origin, a
+site's, or `null`); a POST without it is let in only with a `Referer` of the process's origin, a
 WebSocket never. Anything else is answered 403 with one line saying why, and logged. So a page of
 another site, or of the same host on another port, can neither drive `/ws/dealer` nor read
 `/ws/full` with a signed-in user's cookie, nor sign someone in (login CSRF).
@@ -52,7 +52,7 @@ def parse_origin(text: str) -> Origin | None:
 
 
 def check_origins(values: Iterable[str]) -> tuple[Origin, ...]:
-    """The `[display] origins` list parsed. Raises ValueError naming a value that is not `scheme://host[:port]`."""
+    """The `[display] origins` (or `[web] origins`) list parsed. Raises ValueError naming a value that is not `scheme://host[:port]`."""
     out = []
     for value in values:
         origin = parse_origin(value) if isinstance(value, str) else None
@@ -63,7 +63,7 @@ def check_origins(values: Iterable[str]) -> tuple[Origin, ...]:
 
 
 def own_origins(request: web.Request) -> tuple[Origin, ...]:
-    """The origins this request may come from: `[display] origins`, else the served scheme with the request's Host."""
+    """The origins this request may come from: the configured origins, else the served scheme with the request's Host."""
     listed = request.app[ORIGINS]
     if listed:
         return listed
@@ -84,13 +84,13 @@ def refusal(request: web.Request) -> str | None:
         if websocket:
             return "a WebSocket needs an Origin header (every browser sends one)"
         if referer is None:
-            return f"{request.method} {request.path} needs an Origin (or Referer) header naming this display"
+            return f"{request.method} {request.path} needs an Origin (or Referer) header naming these pages"
         at = URL(referer) if parse_origin(referer) is not None else None
         if at is None or parse_origin(str(at.origin())) not in own:
-            return f"Referer {referer[:200]!r} is not this display's origin"
+            return f"Referer {referer[:200]!r} is not these pages' origin"
         return None
     if parse_origin(origin) not in own:
-        return f"Origin {origin[:200]!r} is not this display's origin"
+        return f"Origin {origin[:200]!r} is not these pages' origin"
     return None
 
 

@@ -1,0 +1,125 @@
+"""The chip reader's debounce: one antenna's raw inventories in, its debounced chips and their stable flag out (the time passed in).
+
+RFID reads miss chips, the more the taller the stack (the top chips are farther from the antenna
+and the chips' coils detune each other), so one inventory is never taken as the truth:
+
+- a chip is **in** once seen in `confirm` (K) consecutive inventories, and **out** once missing
+  from K consecutive inventories; a chip seen or missed fewer times leaves the reading as it was;
+- an antenna's first reading is the chips seen in its first K inventories (reported even when it
+  holds none: the controller then knows the circle is empty); so again when the reader comes back
+  (`reconnected`): its reading is said again once K scans confirm it, changed or not, so the
+  controller knows its readings are current again;
+- the reading is **stable** once it has not changed for `settle_s`; each change is reported
+  unstable first (`ChipsRead(..., stable=False)`), then stable when the settle time has passed
+  (`poll`). Nothing else is reported: an inventory that changes neither is None;
+- the inventories counted must be consecutive scans: when a scan number is skipped (a frame lost
+  on the line) the runs of seen and missed start again, because what that scan read is unknown.
+
+No clock of its own: every call takes `now`, so tests drive a fake clock.
+
+>>> d = AntennaDebounce("spot1.ante", confirm=2, settle_s=0.5)
+>>> d.inventory({"E004010000000001"}, 0.0, scan=1) is None
+True
+>>> d.inventory({"E004010000000001"}, 0.1, scan=2)
+ChipsRead(antenna='spot1.ante', uids=frozenset({'E004010000000001'}), stable=False, device='chips')
+>>> d.poll(0.4) is None, d.poll(0.6).stable
+(True, True)
+>>> d.inventory(set(), 0.7, scan=3) is None  # missed once: still there
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from drivers.readings import ChipsRead
+
+SCANS = 65536
+"""INVENTORY's `scan` counts modulo this (16 bits)."""
+CONFIRM = 4
+"""K by default: at 10 scans a second, a chip is in or out 0.4 s after it was put or taken."""
+SETTLE_S = 0.3
+"""The settle time by default: a reading is stable once unchanged this long."""
+
+
+@dataclass
+class AntennaDebounce:
+    """One antenna's debounced chips. `inventory(uids, now, scan)` for each scan read, `poll(now)`
+    between; each returns the ChipsRead to report, or None."""
+
+    antenna: str
+    confirm: int = CONFIRM
+    settle_s: float = SETTLE_S
+    device: str = "chips"
+
+    chips: frozenset[str] | None = None  # the debounced reading; None until the first is made
+    stable: bool = False
+    gaps: int = 0                        # scans skipped (frames lost before they reached us)
+    _seen: dict[str, int] = field(default_factory=dict, repr=False)    # consecutive reads of a chip not in
+    _missed: dict[str, int] = field(default_factory=dict, repr=False)  # consecutive misses of a chip in
+    _confirming: bool = True             # the first reading (or the one after a reconnection) to come
+    _first: int = 0                      # inventories towards it
+    _last_scan: int | None = None
+    _changed_at: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.confirm < 1:
+            raise ValueError(f"confirm must be at least 1, not {self.confirm}")
+        if self.settle_s < 0:
+            raise ValueError(f"settle_s must be at least 0, not {self.settle_s}")
+
+    def inventory(self, uids: Iterable[str], now: float, scan: int | None = None) -> ChipsRead | None:
+        """Take one scan's read (`scan`: its number, None when the reader does not number them)."""
+        if scan is not None:
+            if self._last_scan is not None and (scan - self._last_scan) % SCANS != 1:
+                self.gaps += 1
+                self._seen.clear()
+                self._missed.clear()
+                self._first = 0
+            self._last_scan = scan
+        read = frozenset(uids)
+        current = self.chips or frozenset()
+        self._seen = {uid: self._seen.get(uid, 0) + 1 for uid in read - current}
+        self._missed = {uid: self._missed.get(uid, 0) + 1 for uid in current - read}
+        restate = self._confirming
+        if restate:
+            self._first += 1
+            if self._first < self.confirm:
+                return None
+            self._confirming = False
+        arrived = {uid for uid, n in self._seen.items() if n >= self.confirm}
+        left = {uid for uid, n in self._missed.items() if n >= self.confirm}
+        if not restate and not arrived and not left:
+            return self.poll(now)
+        for uid in arrived:
+            del self._seen[uid]
+        for uid in left:
+            del self._missed[uid]
+        self.chips = (current | arrived) - left
+        self.stable = False
+        self._changed_at = now
+        return ChipsRead(self.antenna, self.chips, False, self.device)
+
+    def reconnected(self) -> None:
+        """The reader came back (or restarted): its scans are numbered afresh and what it read meanwhile
+        is unknown, so the runs start again; the reading stands, and is said again (changed or not)
+        once K scans confirm it."""
+        self._last_scan = None
+        self._seen.clear()
+        self._missed.clear()
+        self._first = 0
+        self._confirming = True
+
+    def poll(self, now: float) -> ChipsRead | None:
+        """The stable flag, when the reading has now been unchanged for the settle time."""
+        if self.chips is None or self.stable or now - self._changed_at < self.settle_s:
+            return None
+        self.stable = True
+        return ChipsRead(self.antenna, self.chips, True, self.device)
+
+    def due(self, now: float) -> float | None:
+        """Seconds until `poll` has a stable flag to report, None when it has none coming."""
+        if self.chips is None or self.stable:
+            return None
+        return max(0.0, self._changed_at + self.settle_s - now)

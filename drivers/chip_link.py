@@ -1,0 +1,335 @@
+"""The host side of the chip reader board's serial link: handshake, the antenna map, debounced inventories, faults, silence.
+
+Two layers, as the shoe's (drivers/shoe_link.py):
+
+- `ChipSession`, the protocol's host side with no I/O and no clock of its own: feed it bytes and
+  the time, take the bytes it wants sent (IDENTIFY) and the readings it produced: `DeviceOnline`
+  when a board is accepted, a `ChipsRead` for each change of an antenna's debounced chips and of
+  its stable flag (drivers/chip_debounce.py), `DeviceFault` for what the board says is wrong with
+  it (an antenna, its front end), an unknown antenna or an unreadable frame, and `DeviceOffline`
+  when the line is lost or the board silent past its heartbeat.
+- `ChipLink`, a `drivers.serial_link.SerialLink` driving the session: the `serial` chip reader
+  backend (drivers/chip_reader.py), on a device path, a pty, `socket://` or `loop://`.
+
+The debounce lives as long as the link: a board that is lost and comes back (or restarts) goes on
+from the chips last reported, each antenna's scans counted afresh.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import serial
+
+from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
+from drivers.chip_protocol import (
+    BOARD, PROTOCOL_VERSION, Decoder, DecoderStats, Fault, FaultCode, Frame, Heartbeat, Hello, Identify, Inventory,
+    decode_message, encode_message, seq_delta,
+)
+from drivers.errors import FrameError
+from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, OnReading, Reading
+from drivers.serial_link import CONNECTING, ONLINE, REFUSED, SerialLink
+
+log = logging.getLogger(__name__)
+
+SUPPORTED_FIRMWARE_MAJORS = frozenset({1})
+FAULT_WORDS: dict[FaultCode, str] = {
+    FaultCode.ANTENNA: "antenna fault", FaultCode.RF: "reader front end fault",
+    FaultCode.OVERFLOW: "too many chips to read", FaultCode.OTHER: "board fault",
+}
+
+
+@dataclass
+class ChipLinkStats:
+    """Counters of what the link saw, for logs and health displays."""
+
+    frames: int = 0
+    inventories: int = 0
+    gaps: int = 0               # times frame numbers were skipped
+    lost_frames: int = 0        # frames lost on the line (the numbers skipped)
+    bad_messages: int = 0
+    unexpected: int = 0
+    unknown_antennas: int = 0
+    faults: int = 0
+    callback_errors: int = 0
+    reconnects: int = 0
+    decoder: DecoderStats = field(default_factory=DecoderStats)
+
+    @property
+    def garbage_bytes(self) -> int:
+        return self.decoder.garbage_bytes
+
+    @property
+    def crc_errors(self) -> int:
+        return self.decoder.crc_errors
+
+
+@dataclass
+class ChipSession:
+    """The host's half of the chip reader's protocol (drivers/chip_protocol.py, docs/protocol.md).
+
+    Call `connect(now)` once, then `receive(data, now)` with whatever the port gave and `poll(now)`
+    regularly; after each, send `take_output()` and dispatch `take_readings()`. `confirm` and
+    `settle_s` are the debounce's (K and the settle time); `silence_s` how long the board may say
+    nothing before it is reported silent.
+    """
+
+    device: str = "chips"
+    confirm: int = CONFIRM
+    settle_s: float = SETTLE_S
+    silence_s: float = 2.0
+    identify_s: float = 0.5
+    stale_s: float = 0.05
+    supported_majors: frozenset[int] = SUPPORTED_FIRMWARE_MAJORS
+
+    state: str = CONNECTING
+    hello: Hello | None = None
+    refusal: str | None = None
+    stats: ChipLinkStats = field(default_factory=ChipLinkStats)
+    antennas: dict[str, AntennaDebounce] = field(default_factory=dict)  # by name, kept across connections
+    _names: dict[int, str] = field(default_factory=dict)  # this connection's map: number -> name
+    _refused: Hello | None = None
+    _decoder: Decoder = field(default_factory=Decoder)
+    _out: bytearray = field(default_factory=bytearray)
+    _readings: list[Reading] = field(default_factory=list)
+    _last_seq: int | None = None
+    _host_seq: int = 0
+    _faults: dict[tuple[FaultCode, int], float] = field(default_factory=dict)  # standing: last said at
+    _unknown: set[int] = field(default_factory=set)   # antenna numbers reported unknown on this connection
+    _unreadable: bool = False                         # an unreadable frame reported on this connection
+    _next_send: float = 0.0
+    _last_heard: float = 0.0
+    _connecting_since: float = 0.0
+    _last_rx: float = 0.0
+    _offline_posted: bool = False
+
+    def __post_init__(self) -> None:
+        if self.confirm < 1 or self.settle_s < 0 or self.silence_s <= 0:
+            raise ValueError(f"{self.device}: confirm must be at least 1, settle_s at least 0 and silence_s over 0")
+        self.stats.decoder = self._decoder.stats
+
+    # -- driving -------------------------------------------------------------------------------
+
+    def connect(self, now: float) -> None:
+        """Start (or restart, after the port was reopened) the handshake."""
+        self.state = CONNECTING
+        self._refused = None
+        self._decoder.reset()
+        self._last_heard = self._connecting_since = now
+        self._send_identify(now)
+
+    def receive(self, data: bytes, now: float) -> None:
+        if data:
+            self._last_rx = now
+        self._frames(self._decoder.feed(data), now)
+
+    def poll(self, now: float) -> None:
+        if self._decoder.buffered and now - self._last_rx >= self.stale_s:
+            self._frames(self._decoder.idle(), now)
+        if self.state == REFUSED:
+            if now >= self._next_send:  # a good board put in its place is found by asking now and then
+                self._send(Identify(PROTOCOL_VERSION))
+                self._next_send = now + max(self.silence_s, self.identify_s)
+            return
+        if self.state == CONNECTING:
+            waited, what, kind = now - self._connecting_since, "no HELLO", OfflineKind.DEVICE_OFFLINE
+        else:
+            waited, what, kind = now - self._last_heard, "silent", OfflineKind.DEVICE_SILENT
+        if waited >= self.silence_s and not self._offline_posted:
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, f"{what} for {waited:.1f} s", kind))
+            if self.state == ONLINE:
+                self.state = CONNECTING
+                self._connecting_since = now
+                self._next_send = now
+        if self.state == CONNECTING:
+            if now >= self._next_send:
+                self._send_identify(now)
+            return
+        for debounce in self.antennas.values():  # stable only while the board is heard
+            reading = debounce.poll(now)
+            if reading is not None:
+                self._post(reading)
+        for key, said in list(self._faults.items()):
+            if now - said >= self.silence_s:
+                del self._faults[key]  # no longer said: cleared on the board (reported again if it returns)
+
+    def lost(self, reason: str) -> None:
+        """The port went away: drop unsent bytes; post DeviceOffline once if the board was online."""
+        self._out.clear()
+        if self.state == ONLINE:
+            self.state = CONNECTING
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, reason, OfflineKind.DEVICE_OFFLINE))
+        self._connecting_since = self._last_heard
+
+    def take_output(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def take_readings(self) -> list[Reading]:
+        out = self._readings
+        self._readings = []
+        return out
+
+    def online(self) -> DeviceOnline | None:
+        """The board accepted on this connection, or None."""
+        if self.state != ONLINE or self.hello is None:
+            return None
+        hello = self.hello
+        return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
+
+    def due(self, now: float) -> float | None:
+        """Seconds until a stable flag is due on some antenna, None when none is coming."""
+        waits = [w for d in self.antennas.values() if (w := d.due(now)) is not None]
+        return min(waits) if waits else None
+
+    # -- inside --------------------------------------------------------------------------------
+
+    def _post(self, reading: Reading) -> None:
+        self._readings.append(reading)
+
+    def _send(self, message: Identify) -> None:
+        self._host_seq = (self._host_seq + 1) % 256
+        self._out += encode_message(message, self._host_seq)
+
+    def _send_identify(self, now: float) -> None:
+        self._send(Identify(PROTOCOL_VERSION))
+        self._next_send = now + self.identify_s
+
+    def _frames(self, frames: list[Frame], now: float) -> None:
+        for frame in frames:
+            self.stats.frames += 1
+            self._last_heard = now
+            self._frame(frame, now)
+
+    def _frame(self, frame: Frame, now: float) -> None:
+        try:
+            message = decode_message(frame)
+        except FrameError as exc:
+            self.stats.bad_messages += 1
+            log.warning("%s: bad message (type 0x%02x, seq %d): %s", self.device, frame.kind, frame.seq, exc)
+            if self.state == ONLINE:
+                self._count_seq(frame.seq)
+                if not self._unreadable:  # a CRC-valid frame we cannot read: the firmware's bug
+                    self._unreadable = True
+                    self._post(DeviceFault(self.device, f"unreadable frame {frame.seq}: {exc}", FaultKind.DEVICE_FAULT))
+            return
+        if isinstance(message, Hello):
+            self._hello(message, frame.seq, now)
+            return
+        if self.state != ONLINE:
+            self.stats.unexpected += 1  # before the handshake, or from a refused board: not taken
+            return
+        self._count_seq(frame.seq)
+        if isinstance(message, Inventory):
+            self._inventory(message, now)
+        elif isinstance(message, Fault):
+            self._fault(message, now)
+        elif not isinstance(message, Heartbeat):
+            self.stats.unexpected += 1
+            log.warning("%s: unexpected %s from the board", self.device, type(message).__name__)
+
+    def _count_seq(self, seq: int) -> None:
+        if self._last_seq is not None and seq_delta(seq, self._last_seq) != 1:
+            # Frames lost on the line: nothing to ask again (each scan says all; a fault is said
+            # again); the debounce sees which scans it missed from their own numbers.
+            self.stats.gaps += 1
+            self.stats.lost_frames += (seq - self._last_seq - 1) % 256
+            log.info("%s: frames lost: after %d came %d", self.device, self._last_seq, seq)
+        self._last_seq = seq
+
+    def _hello(self, hello: Hello, seq: int, now: float) -> None:
+        if hello.protocol != PROTOCOL_VERSION or hello.firmware[0] not in self.supported_majors:
+            self._refuse(hello, now)
+            return
+        again = self.state == ONLINE and self.hello == hello
+        self.hello = hello
+        self.state = ONLINE
+        self.refusal = self._refused = None
+        self._offline_posted = False
+        self._last_seq = seq
+        if again:
+            return  # asked twice: the same board, the same connection
+        self._names = dict(hello.antennas)
+        self._unknown.clear()
+        self._unreadable = False
+        self._faults.clear()
+        for name in self._names.values():
+            debounce = self.antennas.get(name)
+            if debounce is None:
+                self.antennas[name] = AntennaDebounce(name, self.confirm, self.settle_s, self.device)
+            else:
+                debounce.reconnected()
+        self._post(DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot))
+
+    def _refuse(self, hello: Hello, now: float) -> None:
+        """A board we do not run: reported once, nothing more taken from it, counted gone."""
+        was_online = self.state == ONLINE
+        self.state = REFUSED
+        self._next_send = now + max(self.silence_s, self.identify_s)
+        if hello == self._refused:
+            return
+        self._refused = hello
+        self.refusal = (f"{self.device}: unsupported {hello.model} firmware {hello.firmware_text}, protocol "
+                        f"{hello.protocol} (supported: protocol {PROTOCOL_VERSION}, firmware major "
+                        f"{', '.join(map(str, sorted(self.supported_majors)))})")
+        log.error("%s", self.refusal)
+        self._post(DeviceFault(self.device, self.refusal, FaultKind.DEVICE_FAULT))
+        if was_online or not self._offline_posted:
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, f"refused: {self.refusal}", OfflineKind.DEVICE_OFFLINE))
+
+    def _inventory(self, inventory: Inventory, now: float) -> None:
+        name = self._names.get(inventory.antenna)
+        if name is None:
+            self.stats.unknown_antennas += 1
+            if inventory.antenna not in self._unknown:  # a firmware that reads an antenna it did not name
+                self._unknown.add(inventory.antenna)
+                self._post(DeviceFault(self.device, f"inventory of antenna {inventory.antenna}, which the board's "
+                                                    f"HELLO does not name", FaultKind.DEVICE_FAULT))
+            return
+        self.stats.inventories += 1
+        reading = self.antennas[name].inventory(inventory.uids, now, inventory.scan)
+        if reading is not None:
+            self._post(reading)
+
+    def _fault(self, fault: Fault, now: float) -> None:
+        key = (fault.code, fault.antenna)
+        standing = key in self._faults
+        self._faults[key] = now
+        if standing:
+            return  # said again while it stands
+        self.stats.faults += 1
+        where = "board" if fault.antenna == BOARD else self._names.get(fault.antenna, f"antenna {fault.antenna}")
+        self._post(DeviceFault(self.device, f"{where}: {FAULT_WORDS[fault.code]}: {fault.text}",
+                               FaultKind.DEVICE_FAULT))
+
+
+class ChipLink(SerialLink):
+    """The chip reader board on a serial line: the `serial` chip reader backend.
+
+    `url` is anything `serial.serial_for_url` opens. Readings (ChipsRead, DeviceOnline,
+    DeviceOffline, DeviceFault) reach `on_reading` on the link's reader thread, or on the caller's
+    when it is driven (`start(driven=True)`).
+    """
+
+    session: ChipSession
+
+    def __init__(self, on_reading: OnReading, url: str, device: str = "chips", baudrate: int = 115200,
+                 confirm: int = CONFIRM, settle_s: float = SETTLE_S, silence_s: float = 2.0, identify_s: float = 0.5,
+                 reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
+                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
+        session = ChipSession(device=device, confirm=confirm, settle_s=settle_s, silence_s=silence_s,
+                              identify_s=identify_s)
+        super().__init__(on_reading, url, session, baudrate=baudrate, reconnect_s=reconnect_s, clock=clock,
+                         open_port=open_port)
+
+    @property
+    def stats(self) -> ChipLinkStats:
+        return self.session.stats

@@ -1,0 +1,417 @@
+"""The chip reader board's wire protocol, sans-IO: bytes in through `Decoder.feed`, frames out; `encode` back.
+
+One reader board serves N antennas (one under each betting circle of each spot, one under the
+tray) and reports each antenna's inventory of chip UIDs (ISO 15693: 8 bytes). Frame layout
+(written once here; docs/protocol.md explains the exchanges)::
+
+    offset  size  field
+    0       2     SYNC     0xA5 0xC3
+    2       2     LEN      payload length, 0..MAX_PAYLOAD, big-endian
+    4       1     SEQ      the sender's frame number 0..255, one more (mod 256) than its previous frame
+    5       1     TYPE     message type (MsgType)
+    6       LEN   PAYLOAD  message fields, integers big-endian
+    6+LEN   2     CRC      CRC-16/CCITT (poly 0x1021, init 0xFFFF) over LEN, SEQ, TYPE and PAYLOAD,
+                           big-endian; `binascii.crc_hqx(data, 0xFFFF)` (the shoe's, `shoe_protocol.crc16`)
+
+It is the shoe's framing (drivers/shoe_protocol.py) with two differences, each for a reason: LEN
+has two bytes, because a tray's inventory of a few hundred chips is kilobytes where a card is two
+bytes; and SYNC differs, so that a shoe plugged into the board's port (or the board into the
+shoe's) is heard as garbage, never as the other device.
+
+Every frame is a statement of state, not an event: an INVENTORY says all an antenna read in one
+scan, a FAULT is said again with every heartbeat while it stands. So nothing is acknowledged or
+retransmitted (the next scan, a few tens of milliseconds later, says it all again), and a frame
+lost on the line costs nothing but that scan: the receiver counts the gap in SEQ, and each antenna
+counts its own scans (INVENTORY's `scan`), so the debounce knows which scans it never saw.
+
+A receiver that meets bytes that do not start a valid frame (no sync, LEN too large, CRC wrong)
+drops one byte and searches for the next sync; a frame left incomplete when the line goes quiet is
+dropped the same way (`Decoder.idle`).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import ClassVar, Union
+
+from drivers.errors import FrameError
+from drivers.shoe_protocol import crc16, seq_delta
+
+__all__ = ["SYNC", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "MsgType", "FaultCode",
+           "Frame", "Decoder", "DecoderStats", "Hello", "Inventory", "Heartbeat", "Fault", "Identify", "Message",
+           "decode_message", "encode_message", "check_antenna", "check_uid", "crc16", "seq_delta"]
+
+SYNC = b"\xa5\xc3"
+HEADER_SIZE = 6  # SYNC, LEN, SEQ, TYPE
+CRC_SIZE = 2
+MIN_FRAME = HEADER_SIZE + CRC_SIZE
+MAX_UIDS = 1024
+"""The most chips one INVENTORY carries: a full tray with room to spare (a circle holds a few dozen)."""
+MAX_PAYLOAD = 3 + 8 * MAX_UIDS
+"""An INVENTORY of MAX_UIDS chips; a LEN above this is garbage."""
+MAX_ANTENNAS = 64
+BOARD = 0xFF
+"""The antenna number of a FAULT that is the whole board's (its RF front end, its supply), not one antenna's."""
+PROTOCOL_VERSION = 1
+UID_SIZE = 8
+
+_ANTENNA = re.compile(r"tray|spot[1-9][0-9]?\.[a-z][a-z_]{0,23}")
+_UID = re.compile(r"[0-9A-F]{16}")
+
+
+class MsgType(enum.IntEnum):
+    """Message types. 0x01..0x0F come from the board, 0x10.. from the host."""
+
+    HELLO = 0x01
+    INVENTORY = 0x02
+    HEARTBEAT = 0x05
+    FAULT = 0x07
+    IDENTIFY = 0x10
+
+
+class FaultCode(enum.IntEnum):
+    """What the board found wrong with itself (FAULT's `code`)."""
+
+    ANTENNA = 1   # an antenna is open, shorted or detuned: its inventories cannot be trusted
+    RF = 2        # the reader's front end does not answer: no antenna is read
+    OVERFLOW = 3  # more chips on an antenna than one scan can read: its inventory is incomplete
+    OTHER = 0xFF  # anything else the firmware knows of; its text says what
+
+
+def check_antenna(name: str) -> str:
+    """Return `name` when it is an antenna's name (`tray`, `spot3.ante`, `spot7.pair_plus`); raise FrameError.
+
+    >>> check_antenna("spot3.ante")
+    'spot3.ante'
+    >>> check_antenna("spot0.ante")
+    Traceback (most recent call last):
+    ...
+    drivers.errors.FrameError: not an antenna name (tray, spotN.circle): 'spot0.ante'
+    """
+    if not isinstance(name, str) or not _ANTENNA.fullmatch(name):
+        raise FrameError(f"not an antenna name (tray, spotN.circle): {name!r}")
+    return name
+
+
+def check_uid(text: str) -> str:
+    """Return `text` when it is a chip's UID as the host writes it (16 upper-case hex digits); raise FrameError."""
+    if not isinstance(text, str) or not _UID.fullmatch(text):
+        raise FrameError(f"not a chip UID (16 upper-case hex digits): {text!r}")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame: its sequence number, type and raw payload."""
+
+    seq: int
+    kind: int
+    payload: bytes = b""
+
+    def encode(self) -> bytes:
+        """The frame's bytes on the wire. Raises FrameError when a field is out of range."""
+        if not 0 <= self.seq <= 255:
+            raise FrameError(f"frame seq out of range: {self.seq}")
+        if not 0 <= self.kind <= 255:
+            raise FrameError(f"frame type out of range: {self.kind}")
+        if len(self.payload) > MAX_PAYLOAD:
+            raise FrameError(f"payload of {len(self.payload)} bytes, over {MAX_PAYLOAD}")
+        body = struct.pack(">HBB", len(self.payload), self.seq, self.kind) + self.payload
+        return SYNC + body + crc16(body).to_bytes(2, "big")
+
+    @classmethod
+    def decode(cls, data: bytes) -> Frame:
+        """One whole frame from exactly its bytes. Raises FrameError naming what is wrong."""
+        if len(data) < MIN_FRAME:
+            raise FrameError(f"frame of {len(data)} bytes is too short (at least {MIN_FRAME})")
+        if data[:2] != SYNC:
+            raise FrameError(f"frame does not start with sync {SYNC.hex()}: {data[:2].hex()}")
+        length = int.from_bytes(data[2:4], "big")
+        if length > MAX_PAYLOAD:
+            raise FrameError(f"frame length {length} over {MAX_PAYLOAD}")
+        if len(data) != HEADER_SIZE + length + CRC_SIZE:
+            raise FrameError(f"frame of {len(data)} bytes, its length field says {HEADER_SIZE + length + CRC_SIZE}")
+        body = data[2:HEADER_SIZE + length]
+        got = int.from_bytes(data[HEADER_SIZE + length:], "big")
+        if crc16(body) != got:
+            raise FrameError(f"bad CRC {got:04x}, expected {crc16(body):04x}")
+        return cls(seq=data[4], kind=data[5], payload=bytes(data[HEADER_SIZE:HEADER_SIZE + length]))
+
+
+@dataclass
+class DecoderStats:
+    """What the decoder threw away, for logs and health counters."""
+
+    frames: int = 0
+    crc_errors: int = 0
+    bad_lengths: int = 0
+    garbage_bytes: int = 0
+
+
+@dataclass
+class Decoder:
+    """Turns a byte stream into frames. Never raises on any input; garbage is counted and skipped.
+
+    >>> d = Decoder()
+    >>> wire = Frame(3, MsgType.HEARTBEAT).encode()
+    >>> d.feed(b"junk" + wire[:5]), d.feed(wire[5:])
+    ([], [Frame(seq=3, kind=5, payload=b'')])
+    >>> d.stats.garbage_bytes
+    4
+    """
+
+    stats: DecoderStats = field(default_factory=DecoderStats)
+    _buf: bytearray = field(default_factory=bytearray, repr=False)
+
+    def feed(self, data: bytes) -> list[Frame]:
+        """Add bytes; return every frame they complete, in order."""
+        buf = self._buf
+        buf += data
+        frames: list[Frame] = []
+        while True:
+            start = buf.find(SYNC)
+            if start < 0:
+                keep = 1 if buf[-1:] == SYNC[:1] else 0  # the second sync byte may come in the next read
+                self.stats.garbage_bytes += len(buf) - keep
+                del buf[:len(buf) - keep]
+                return frames
+            if start:
+                self.stats.garbage_bytes += start
+                del buf[:start]
+            if len(buf) < HEADER_SIZE:
+                return frames
+            length = int.from_bytes(buf[2:4], "big")
+            if length > MAX_PAYLOAD:
+                self.stats.bad_lengths += 1
+                self.stats.garbage_bytes += 1
+                del buf[:1]
+                continue
+            end = HEADER_SIZE + length + CRC_SIZE
+            if len(buf) < end:
+                return frames
+            body = bytes(buf[2:HEADER_SIZE + length])
+            if crc16(body) != int.from_bytes(buf[end - CRC_SIZE:end], "big"):
+                # Not a frame after all (or a damaged one): skip this sync and search again, so a
+                # real frame hidden behind a false sync is still found.
+                self.stats.crc_errors += 1
+                self.stats.garbage_bytes += 1
+                del buf[:1]
+                continue
+            frames.append(Frame(seq=buf[4], kind=buf[5], payload=body[4:]))
+            self.stats.frames += 1
+            del buf[:end]
+
+    def reset(self) -> None:
+        """Forget buffered bytes (a reopened port); the counters stay."""
+        self._buf.clear()
+
+    def idle(self) -> list[Frame]:
+        """The line went quiet with part of a frame buffered: drop it byte by byte, returning any
+        whole frames found behind its false start; the buffer ends empty."""
+        frames: list[Frame] = []
+        while self._buf:
+            self.stats.garbage_bytes += 1
+            del self._buf[:1]
+            frames += self.feed(b"")
+        return frames
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held waiting for the rest of a frame."""
+        return len(self._buf)
+
+
+# --- messages: the payload of each type ------------------------------------------------------
+
+
+def _text(data: bytes, at: int, what: str) -> tuple[str, int]:
+    if at >= len(data):
+        raise FrameError(f"{what} missing")
+    n = data[at]
+    raw = data[at + 1:at + 1 + n]
+    if len(raw) != n:
+        raise FrameError(f"{what} truncated")
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise FrameError(f"{what} is not ASCII") from exc
+    if not text.isprintable():
+        raise FrameError(f"{what} is not printable")
+    return text, at + 1 + n
+
+
+def _pack_text(text: str, what: str) -> bytes:
+    try:
+        raw = text.encode("ascii")
+    except UnicodeEncodeError:
+        raise FrameError(f"{what} is not ASCII: {text!r}") from None
+    if len(raw) > 32:
+        raise FrameError(f"{what} over 32 characters: {text!r}")
+    return bytes((len(raw),)) + raw
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """Board → host: who it is, how often it scans, and its antennas (number → name). Sent at boot and
+    in answer to IDENTIFY. `period_ms`: each antenna is scanned, and its INVENTORY sent, this often."""
+
+    TYPE: ClassVar[MsgType] = MsgType.HELLO
+    protocol: int
+    firmware: tuple[int, int, int]
+    boot: int
+    period_ms: int
+    model: str
+    serial: str
+    antennas: tuple[tuple[int, str], ...]
+
+    def encode(self) -> bytes:
+        if len(self.antennas) > MAX_ANTENNAS:
+            raise FrameError(f"HELLO with {len(self.antennas)} antennas, over {MAX_ANTENNAS}")
+        out = (struct.pack(">B3BIH", self.protocol, *self.firmware, self.boot, self.period_ms)
+               + _pack_text(self.model, "model") + _pack_text(self.serial, "serial number")
+               + bytes((len(self.antennas),)))
+        for number, name in self.antennas:
+            if not 0 <= number < BOARD:
+                raise FrameError(f"antenna number {number} out of range 0..{BOARD - 1}")
+            out += bytes((number,)) + _pack_text(check_antenna(name), "antenna name")
+        return out
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Hello:
+        if len(payload) < 10:
+            raise FrameError(f"HELLO of {len(payload)} bytes is too short")
+        protocol, major, minor, patch, boot, period_ms = struct.unpack_from(">B3BIH", payload)
+        model, at = _text(payload, 10, "HELLO model")
+        serial, at = _text(payload, at, "HELLO serial number")
+        if at >= len(payload):
+            raise FrameError("HELLO antenna count missing")
+        count, at = payload[at], at + 1
+        if count > MAX_ANTENNAS:
+            raise FrameError(f"HELLO with {count} antennas, over {MAX_ANTENNAS}")
+        antennas: list[tuple[int, str]] = []
+        for _ in range(count):
+            if at >= len(payload):
+                raise FrameError("HELLO antenna map truncated")
+            number = payload[at]
+            name, at = _text(payload, at + 1, "HELLO antenna name")
+            antennas.append((number, check_antenna(name)))
+        if at != len(payload):
+            raise FrameError("HELLO has trailing bytes")
+        numbers = [n for n, _ in antennas]
+        names = [n for _, n in antennas]
+        if len(set(numbers)) != len(numbers) or len(set(names)) != len(names) or BOARD in numbers:
+            raise FrameError("HELLO antenna map names an antenna number or name twice (or 255)")
+        return cls(protocol, (major, minor, patch), boot, period_ms, model, serial, tuple(antennas))
+
+    @property
+    def firmware_text(self) -> str:
+        return ".".join(map(str, self.firmware))
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """Board → host: every chip antenna `antenna` read in its scan number `scan` (0..65535, wrapping).
+
+    UIDs go on the wire as their 8 bytes, most significant first (as ISO 15693 readers print them:
+    `E004...`), and are held as 16 upper-case hex digits, sorted, each once.
+    """
+
+    TYPE: ClassVar[MsgType] = MsgType.INVENTORY
+    antenna: int
+    scan: int
+    uids: tuple[str, ...]
+
+    def encode(self) -> bytes:
+        if len(self.uids) > MAX_UIDS:
+            raise FrameError(f"INVENTORY of {len(self.uids)} chips, over {MAX_UIDS}")
+        return struct.pack(">BH", self.antenna, self.scan) + b"".join(bytes.fromhex(check_uid(u)) for u in self.uids)
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Inventory:
+        if len(payload) < 3 or (len(payload) - 3) % UID_SIZE:
+            raise FrameError(f"INVENTORY of {len(payload)} bytes is not antenna, scan and whole 8-byte UIDs")
+        antenna, scan = struct.unpack_from(">BH", payload)
+        uids = [payload[at:at + UID_SIZE].hex().upper() for at in range(3, len(payload), UID_SIZE)]
+        if len(set(uids)) != len(uids):
+            raise FrameError(f"INVENTORY of antenna {antenna} names a chip twice")
+        return cls(antenna, scan, tuple(sorted(uids)))
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Board → host: alive (sent when nothing else was sent for a heartbeat's time)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT
+
+    def encode(self) -> bytes:
+        return b""
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Heartbeat:
+        if payload:
+            raise FrameError("HEARTBEAT carries no payload")
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """Board → host: something is wrong with antenna `antenna` (BOARD: with the whole board). Said
+    when it arises and again every heartbeat while it stands."""
+
+    TYPE: ClassVar[MsgType] = MsgType.FAULT
+    code: FaultCode
+    antenna: int
+    text: str
+
+    def encode(self) -> bytes:
+        return bytes((self.code, self.antenna)) + _pack_text(self.text, "fault text")
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Fault:
+        if len(payload) < 3:
+            raise FrameError(f"FAULT of {len(payload)} bytes is too short")
+        try:
+            code = FaultCode(payload[0])
+        except ValueError:
+            raise FrameError(f"unknown fault code {payload[0]}") from None
+        text, at = _text(payload, 2, "fault text")
+        if at != len(payload):
+            raise FrameError("FAULT has trailing bytes")
+        return cls(code, payload[1], text)
+
+
+@dataclass(frozen=True, slots=True)
+class Identify:
+    """Host → board: say HELLO (the host has just connected, or heard nothing for too long)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.IDENTIFY
+    protocol: int = PROTOCOL_VERSION
+
+    def encode(self) -> bytes:
+        return bytes((self.protocol,))
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Identify:
+        if len(payload) != 1:
+            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
+        return cls(payload[0])
+
+
+Message = Union[Hello, Inventory, Heartbeat, Fault, Identify]
+MESSAGES: dict[int, type[Message]] = {m.TYPE: m for m in (Hello, Inventory, Heartbeat, Fault, Identify)}
+
+
+def decode_message(frame: Frame) -> Message:
+    """The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
+    cls = MESSAGES.get(frame.kind)
+    if cls is None:
+        raise FrameError(f"unknown message type 0x{frame.kind:02x}")
+    return cls.decode(frame.payload)
+
+
+def encode_message(message: Message, seq: int) -> bytes:
+    """A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
+    return Frame(seq, message.TYPE, message.encode()).encode()

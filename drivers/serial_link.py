@@ -1,0 +1,287 @@
+"""A device on a serial line, turned by its own reader thread or by the caller's loop: the I/O under the shoe's and the chip reader's links.
+
+`SerialLink` owns a pyserial port opened with `serial.serial_for_url` (device path, pty,
+`socket://host:port`, `loop://`, `spy://`) and drives a sans-IO session (the device's protocol
+state machine: `drivers.shoe_link.HostSession`, `drivers.chip_link.ChipSession`): one turn (`pump`)
+reads what the port holds, hands the session's readings to `on_reading` and sends what it wants
+sent. Either its own reader thread turns it, or (`start(driven=True)`) the caller's event loop
+does, polling `fileno()`: the controller serves its devices from its own loop, so a reading costs
+no thread hand-off. A link never dies on a bad frame or a failing callback: it logs with the
+device's name, counts, and goes on; a lost port is reopened.
+"""
+
+from __future__ import annotations
+
+import logging
+import select
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import serial
+
+from drivers.errors import DeviceError, UnsupportedDevice
+from drivers.readings import DeviceOnline, OnReading, Reading
+
+log = logging.getLogger(__name__)
+
+CONNECTING, ONLINE, REFUSED = "connecting", "online", "refused"
+"""A session's states: no device accepted yet on this connection, one accepted, one refused."""
+
+
+class LinkCounters(Protocol):
+    """The counters a link keeps in its session's stats."""
+
+    reconnects: int
+    callback_errors: int
+
+
+class LinkSession(Protocol):
+    """A device protocol's host side, sans-IO: what `SerialLink` drives."""
+
+    device: str
+    state: str
+    refusal: str | None
+
+    @property
+    def stats(self) -> LinkCounters: ...
+
+    def connect(self, now: float) -> None:
+        """Start (or restart, after the port was reopened) the handshake."""
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes the port gave."""
+
+    def poll(self, now: float) -> None:
+        """The time passed: silence, retransmissions, timers."""
+
+    def lost(self, reason: str) -> None:
+        """The port went away."""
+
+    def take_output(self) -> bytes:
+        """What to send."""
+        ...
+
+    def take_readings(self) -> list[Reading]:
+        """What to report."""
+        ...
+
+    def online(self) -> DeviceOnline | None:
+        """The device accepted on this connection, or None."""
+        ...
+
+
+_CHUNK = 16384
+"""The most bytes one read takes: a turn's worth of frames and more (a shoe's frame is a few dozen bytes, a
+chip reader's scan of every antenna a few kilobytes; what is left is taken at the next turn)."""
+
+
+def _descriptor(port: Any) -> int | None:
+    """The open port's descriptor by pyserial's `fileno()` (a device or a pty, `socket://`, `spy://`),
+    for the caller's poller and for waiting on; None for a port without one (`loop://`, a test double).
+
+    A port with a descriptor is made non-blocking by pyserial's documented `timeout = 0` ("return
+    immediately, returning zero or more, up to the requested number of bytes"): once the descriptor
+    is readable, one `read(_CHUNK)` takes every byte already there, on every kind of port. (Its
+    `in_waiting` would not do: on `socket://` it says only 0 or 1, `serial/urlhandler/protocol_socket.py`.)"""
+    try:
+        fd = int(port.fileno())
+    except (AttributeError, OSError, ValueError, TypeError):  # io.UnsupportedOperation is both of the last two
+        return None
+    port.timeout = 0
+    return fd
+
+
+def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
+    """What the port holds, in one go: wait up to `timeout` for a first byte, then take every byte
+    already there. Raises what the port raises (the link is lost): pyserial's read of a readable
+    descriptor that gives nothing (a hung-up pty, a closed socket) raises SerialException."""
+    if fd is None:
+        data = bytes(port.read(1))  # waits up to the port's own timeout
+        waiting = port.in_waiting if data else 0  # exact where there is no descriptor (loop://)
+        return data + bytes(port.read(waiting)) if waiting > 0 else data
+    if timeout > 0:  # (a driven link's caller has waited on the descriptor already: its turns wait 0)
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return b""
+    return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
+
+
+class SerialLink:
+    """A device on a serial line driven through its `session`. `url` is anything
+    `serial.serial_for_url` opens; readings reach `on_reading` on the link's reader thread (or, driven,
+    on the caller's)."""
+
+    session: LinkSession
+
+    def __init__(self, on_reading: OnReading, url: str, session: LinkSession, baudrate: int = 115200,
+                 reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
+                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
+        self.device = session.device
+        self.url = url
+        self._on_reading = on_reading
+        self._baudrate = baudrate
+        self._reconnect_s = reconnect_s
+        self._clock = clock
+        self._open_port = open_port
+        self.session = session
+        self._port: Any = None
+        self._fd: int | None = None  # the port's descriptor, waited on (see _descriptor)
+        self._read_timeout = 0.02
+        self._reopen_at = 0.0  # when a closed port is (re)opened next
+        self._thread: threading.Thread | None = None
+        self._driven = False  # turned by the caller's loop (`pump`) rather than by the thread
+        self._stop = threading.Event()
+        self._settled = threading.Event()  # online or refused
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the device was refused (unsupported protocol or firmware), or None."""
+        return self.session.refusal
+
+    @property
+    def driven(self) -> bool:
+        """Whether the caller's loop turns the link (`fileno()`, `pump()`) rather than its thread."""
+        return self._driven and self._thread is None
+
+    def start(self, timeout: float = 3.0, *, driven: bool = False) -> DeviceOnline | None:
+        """Open the port and wait up to `timeout` for the handshake.
+
+        Without `driven`, a reader thread turns the link from then on. With `driven`, the caller
+        does: it calls `pump()` whenever `fileno()` is readable and at the latest when the delay
+        `pump()` returned has passed (a port with no descriptor of its own, e.g. `loop://` or
+        `spy://`, gets the reader thread all the same: see `driven`).
+
+        Returns the DeviceOnline, or None if the device has not answered yet (the link keeps
+        trying; DeviceOnline is posted when it does). Raises UnsupportedDevice (and closes) when the
+        device's protocol or firmware is not supported; DeviceError when already started.
+        """
+        if self._thread is not None or self._driven:
+            raise DeviceError(f"{self.device}: link already started")
+        self._driven = driven
+        if driven:
+            deadline = self._clock() + timeout
+            due = self.pump()
+            while self.driven and not self._settled.is_set():
+                left = deadline - self._clock()
+                if left <= 0:
+                    break
+                if self._port is None:  # not there (yet): wait for the next try, do not spin
+                    self._stop.wait(min(left, due))
+                    due = self.pump()
+                else:
+                    due = self.pump(min(left, self._read_timeout))
+            if not self.driven:  # a port without a descriptor: its thread took over
+                self._settled.wait(max(0.0, deadline - self._clock()))
+        else:
+            self._start_thread()
+            self._settled.wait(timeout)
+        if self.session.state == REFUSED:
+            self.close()
+            raise UnsupportedDevice(self.session.refusal or f"{self.device}: refused")
+        return self.session.online() if self.session.state == ONLINE else None
+
+    def _start_thread(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"link-{self.device}", daemon=True)
+        self._thread.start()
+
+    def fileno(self) -> int | None:
+        """The port's descriptor for the caller's poller while the link is driven and its port is
+        open; None otherwise (then `pump()` is due only when its delay has passed)."""
+        return self._fd if self.driven else None
+
+    def close(self) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=2.0)
+        self._close_port()
+
+    # -- turning the link -------------------------------------------------------------------------
+
+    def _close_port(self) -> None:
+        port, self._port, self._fd = self._port, None, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:  # closing a dead port must not stop anything
+                log.debug("%s: error closing port", self.device, exc_info=True)
+
+    def _open(self) -> bool:
+        try:
+            self._port = self._open_port(self.url, baudrate=self._baudrate, timeout=self._read_timeout,
+                                         write_timeout=0.5)
+            self._port.reset_input_buffer()
+            self._fd = _descriptor(self._port)
+        except Exception as exc:
+            log.warning("%s: cannot open %s: %s", self.device, self.url, exc)
+            self._close_port()
+            return False
+        self.session.connect(self._clock())
+        return True
+
+    def pump(self, wait: float = 0.0) -> float:
+        """One turn: (re)open the port when due, read what it holds (waiting up to `wait` seconds
+        for a first byte), drive the session, hand its readings to `on_reading` (before their
+        acks leave), send what it has to send. Returns the seconds until the next turn is due at
+        the latest (retransmissions, silence, reopening). Never raises: a lost port is closed,
+        reported (DeviceOffline) and reopened after `reconnect_s`.
+
+        A driven link whose port turns out to have no descriptor hands itself to its reader thread
+        here (and its turns from the caller do nothing from then on)."""
+        if self._driven and self._thread is not None and threading.current_thread() is not self._thread:
+            return 1.0  # the reader thread turns it
+        session = self.session
+        if self._port is None:
+            now = self._clock()
+            if now < self._reopen_at:
+                return self._reopen_at - now
+            if not self._open():
+                session.poll(now)
+                session.take_output()  # nowhere to send it
+                self._dispatch()
+                self._reopen_at = now + self._reconnect_s
+                return self._reconnect_s
+            if self._driven and self._fd is None and self._thread is None:
+                self._start_thread()
+                return 1.0
+        try:
+            data = _read_available(self._port, self._fd, wait)
+            now = self._clock()
+            if data:
+                session.receive(data, now)
+            session.poll(now)
+            self._dispatch()  # readings reach on_reading before their ACKs leave
+            out = session.take_output()
+            if out:
+                self._port.write(out)  # waits up to the port's write timeout
+        except Exception as exc:  # port gone (socket closed, pty hung up): reopen
+            if self._stop.is_set():
+                return self._reconnect_s
+            log.warning("%s: link lost on %s: %s", self.device, self.url, exc)
+            self.session.stats.reconnects += 1
+            self._close_port()
+            session.lost(f"link lost: {exc}")
+            self._dispatch()
+            self._reopen_at = self._clock() + self._reconnect_s
+            return self._reconnect_s
+        if session.state == REFUSED:
+            self._settled.set()
+        return self._read_timeout
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            due = self.pump(self._read_timeout)
+            if self._port is None:
+                self._stop.wait(due)
+
+    def _dispatch(self) -> None:
+        for reading in self.session.take_readings():
+            if isinstance(reading, DeviceOnline):
+                self._settled.set()
+            try:
+                self._on_reading(reading)
+            except Exception:
+                self.session.stats.callback_errors += 1
+                log.exception("%s: on_reading failed for %r", self.device, reading)

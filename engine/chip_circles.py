@@ -1,0 +1,89 @@
+"""A smart table's circles as game logic: where an antenna lies, what a circle is due at settle, a Play read from its chips.
+
+Pure: the chip reader's antennas are named `spot{N}.{circle}` (the circle is the engine's bet name:
+UTH `ante`, `blind`, `trips`, `play`; 3CP `ante`, `pair_plus`, `bonus`, `play`) or `tray`. The
+controller's side (readings kept, faults raised) is `firmware_host.tables.house.chips`.
+
+>>> Antenna.parse("spot3.play"), Antenna.parse("tray").is_tray
+(Antenna(seat=3, circle='play'), True)
+>>> due(500, -500), due(500, 0), due(500, 750)
+(0, 500, 1250)
+>>> play_multiple(2000, 500, (4, 3))
+4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.errors import EngineError
+
+__all__ = ["Antenna", "ChipsError", "TRAY", "PROTECTED", "due", "dues", "play_multiple", "moved"]
+
+TRAY = "tray"
+"""The antenna under the dealer's chip tray."""
+
+PROTECTED = frozenset({"ante", "blind", "trips", "pair_plus", "bonus"})
+"""The circles that must not change from the deal to the showdown (Play too, once placed)."""
+
+
+class ChipsError(EngineError, ValueError):
+    """An antenna name that names no circle (`spot{N}.{circle}` or `tray`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Antenna:
+    """Where an antenna lies: a spot's circle, or the tray (seat 0, circle `tray`)."""
+
+    seat: int
+    circle: str
+
+    @property
+    def is_tray(self) -> bool:
+        return self.circle == TRAY
+
+    @property
+    def name(self) -> str:
+        return TRAY if self.is_tray else f"spot{self.seat}.{self.circle}"
+
+    @classmethod
+    def parse(cls, text: str, circles: Iterable[str] | None = None) -> Antenna:
+        """The antenna `spot3.ante` or `tray`; `circles`: the table's bet circles (any when None).
+
+        Raises ChipsError naming the text when it names no circle of the table.
+        """
+        if text == TRAY:
+            return cls(0, TRAY)
+        spot, dot, circle = text.partition(".")
+        number = spot.removeprefix("spot")
+        known = tuple(circles) if circles is not None else None
+        if not dot or not spot.startswith("spot") or not number.isdigit() or int(number) < 1 \
+                or not circle or (known is not None and circle not in known):
+            where = f" (circles here: {', '.join(known)})" if known is not None else ""
+            raise ChipsError(f"antenna {text!r} is no circle: spot<N>.<circle> or tray{where}")
+        return cls(int(number), circle)
+
+
+def due(bet: int, net: int) -> int:
+    """What a circle holds once paid: lost 0, a push the bet, won the bet and the win."""
+    return max(0, bet + net)
+
+
+def dues(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, int]:
+    """Each circle's due from the spot's bets and its settlement's net per circle."""
+    return {circle: due(bet, int(results.get(circle, 0))) for circle, bet in bets.items()}
+
+
+def play_multiple(play: int, ante: int, legal: Iterable[int]) -> int | None:
+    """The multiple of the Ante the Play circle's chips make, when it is one of `legal`; else None."""
+    if ante <= 0 or play <= 0 or play % ante:
+        return None
+    multiple = play // ante
+    return multiple if multiple in tuple(legal) else None
+
+
+def moved(before: Iterable[str], now: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`(added, taken)`: the chips that came into a circle and the chips that left it, sorted."""
+    was, is_ = set(before), set(now)
+    return tuple(sorted(is_ - was)), tuple(sorted(was - is_))

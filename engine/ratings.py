@@ -1,0 +1,468 @@
+"""Player ratings and dealer figures, pure: rating sessions folded from a table's journaled events and closed hands, theo exact.
+
+A **rating session** is one player (a player card's number) at one table, from the card's `in` to its
+`out` (or the table's `close`, or another card at that seat): the seats it sat at, the hands it played
+(settled ones: a voided hand is counted apart, never rated), each bet circle's sum, the player's win
+or loss (the player's side: a loss is negative), the time played (a break, `away` to `back`, pauses
+the clock and its hands are not rated), and its **theo**:
+
+    theo = sum over the session's hands of each circle's bet x that circle's exact house edge
+
+under the hand's own profile (its sha256 is recorded with the session). The edges per circle are
+`CIRCLE_BETS`: a bet raised later carries no edge of its own, the Ante carries the whole line's per
+Ante (UTH's Ante + Blind + Play under the optimal strategy, 3CP's Ante and Play). Each edge comes from,
+in this order, the profile's own `[GAME.approved]` figures, the profile's certificate (`croupier math
+certify`: the caller reads it and passes its figures in), or, for Three Card Poker, the engine's own
+exact count (`engine.house_edge`). A circle played with no edge known leaves the session's theo
+`complete = False` and names the circle: never a guessed edge. Theo is kept as a `Fraction` of the
+table's smallest unit and shown rounded half-even (`round` on a Fraction); the comp is theo x the
+configuration's reinvestment rate.
+
+Time comes in with each event (the journal's `ts`, seconds): nothing here reads a clock.
+
+>>> r = Ratings("uth-1")
+>>> r.event("player", {"seat": 2, "action": "in", "card": "6001234567", "source": "dealer"}, 100.0)
+>>> [s.player for s in r.open_sessions()]
+['6001234567']
+>>> mask_card("6001234567")
+'••••4567'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import ProfileError
+from engine.house_edge import profile_edges as tcp_profile_edges
+from engine.paytables import APPROVED_BETS, Profile, parse_profile
+
+CIRCLE_BETS: Mapping[str, Mapping[str, str | None]] = MappingProxyType({
+    "3cp": MappingProxyType({"ante": "ante_play", "play": None, "pair_plus": "pair_plus", "bonus": "bonus"}),
+    "uth": MappingProxyType({"ante": "ante_blind_play", "blind": None, "play": None, "trips": "trips"}),
+})
+"""Game -> bet circle -> the bet (`engine.paytables.APPROVED_BETS`) whose house edge the circle carries;
+None: no edge of its own (0), the Ante's carries it (3CP's Ante and Play, UTH's Ante + Blind + Play are
+per unit of Ante). The floor's theoretical win reads the same table (`floor/stats.py`)."""
+
+PLAYER_ACTIONS = ("in", "out", "away", "back")
+"""A `player` event's actions: a card sits down at a seat (or moves there), leaves, takes a break, comes back."""
+
+CARD_SOURCES = ("reader", "dealer", "pit")
+"""Who named the player: the seat's card reader, the dealer (typed or scanned at the console), the pit."""
+
+DEALER_ACTIONS = ("in", "out")
+"""A `dealer` event's actions: a dealer signs in at the table (relieving the one before), or out."""
+
+MAX_CARD_CHARS = 40
+"""The longest player card number taken (a magnetic stripe's track 2 holds at most 37 digits)."""
+
+
+def mask_card(card: str) -> str:
+    """A card number as the pit sees it: its last four characters behind four dots.
+
+    >>> mask_card("12")
+    '••••12'
+    """
+    return "••••" + card[-4:]
+
+
+def check_card(card: object) -> str:
+    """A player card number as typed, scanned or read: letters and digits, 4 to `MAX_CARD_CHARS`.
+    Raises ValueError saying what is expected (the number itself is not repeated: it is private)."""
+    if not isinstance(card, str) or not 4 <= len(card) <= MAX_CARD_CHARS or not card.isascii() or not card.isalnum():
+        raise ValueError(f"a player card number is 4 to {MAX_CARD_CHARS} letters or digits")
+    return card
+
+
+# --- the edges --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class BetEdges:
+    """Each bet circle's exact house edge under one profile (its sha256), and where each came from
+    (`approved`, `certificate`, `computed`, or `ante` for a circle the Ante's edge carries)."""
+
+    game: str
+    profile_sha256: str
+    edges: Mapping[str, Fraction]
+    sources: Mapping[str, str]
+
+    def theo(self, bets: Mapping[str, int]) -> tuple[Fraction, tuple[str, ...]]:
+        """`(theo, circles)`: the bets' theoretical win for the house, and the circles staked whose edge
+        is unknown (theo then leaves them out: incomplete)."""
+        total, missing = Fraction(0), []
+        for circle, amount in bets.items():
+            if not amount:
+                continue
+            edge = self.edges.get(circle)
+            if edge is None:
+                missing.append(circle)
+            else:
+                total += amount * edge
+        return total, tuple(missing)
+
+
+def bet_edges(game: str, profile: Profile, sha256: str,
+              certified: Mapping[str, Fraction] | None = None) -> BetEdges:
+    """The circles' edges of `game` under `profile` (whose text has `sha256`): its `[GAME.approved]`
+    figures first, then `certified` (the profile's certificate's figures for the game: bet -> edge), then
+    for 3CP the engine's exact count. Raises KeyError for a game with no rated circles."""
+    circles = CIRCLE_BETS[game]
+    rules = profile.uth if game == "uth" else profile.three_card_poker
+    found: dict[str, tuple[Fraction, str]] = {}
+    for bet in APPROVED_BETS[game]:
+        if bet in rules.approved:
+            found[bet] = (rules.approved[bet], "approved")
+        elif certified is not None and bet in certified:
+            found[bet] = (Fraction(certified[bet]), "certificate")
+    if game == "3cp" and any(b not in found for b in APPROVED_BETS[game]):
+        try:
+            exact = tcp_profile_edges(profile)
+        except ValueError:
+            exact = None
+        if exact is not None:
+            computed = {"ante_play": exact.ante_play.house_edge, "pair_plus": exact.pair_plus.house_edge,
+                        "bonus": exact.bonus}
+            for bet, edge in computed.items():
+                if bet not in found and edge is not None:
+                    found[bet] = (edge, "computed")
+    edges: dict[str, Fraction] = {}
+    sources: dict[str, str] = {}
+    for circle, carried in circles.items():
+        if carried is None:
+            edges[circle], sources[circle] = Fraction(0), "ante"
+        elif carried in found:
+            edges[circle], sources[circle] = found[carried]
+    return BetEdges(game, sha256, MappingProxyType(edges), MappingProxyType(sources))
+
+
+def half_even(amount: Fraction) -> int:
+    """An exact amount rounded to the unit, a half to the even unit.
+
+    >>> half_even(Fraction(5, 2)), half_even(Fraction(7, 2)), half_even(Fraction(-5, 2))
+    (2, 4, -2)
+    """
+    return round(amount)
+
+
+def bets_source(record: Mapping[str, Any], seat: int) -> str:
+    """Whether a closed hand's bets at `seat` were read from the chips or tapped by the dealer: `chips` when
+    the record's chips part (the smart table's, issue 24: `record["chips"]`, `source` "chips" and the seat
+    among its `bets_read`) says they were read, else `taps`. The one place a rating tells them apart.
+
+    >>> bets_source({"chips": {"source": "chips", "bets_read": {"3": {"ante": 500}}}}, 3), bets_source({}, 3)
+    ('chips', 'taps')
+    """
+    chips = record.get("chips")
+    if not isinstance(chips, Mapping) or chips.get("source") != "chips":
+        return "taps"
+    read = chips.get("bets_read")
+    return "chips" if isinstance(read, Mapping) and (str(seat) in read or seat in read) else "taps"
+
+
+# --- the sessions -----------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Session:
+    """One player's rating session at one table, as the fold builds it (amounts in the smallest unit)."""
+
+    player: str
+    table: str
+    source: str
+    start: float
+    seats: list[tuple[float, int]]  # (since, seat): the first, then each move
+    end: float | None = None
+    profile_sha256: str | None = None
+    hands: list[tuple[int, int]] = field(default_factory=list)  # (hand number, seat)
+    bets: dict[str, int] = field(default_factory=dict)
+    win: int = 0
+    theo: Fraction = Fraction(0)
+    missing: set[str] = field(default_factory=set)  # circles staked with no known edge
+    voided: int = 0
+    away_since: float | None = None
+    away_s: float = 0.0
+    breaks: int = 0
+    bets_from: dict[str, int] = field(default_factory=dict)  # `taps` / `chips` -> hands
+
+    @property
+    def seat(self) -> int:
+        return self.seats[-1][1]
+
+    def played_s(self, now: float) -> float:
+        """Seconds at the table, breaks left out, up to the session's end or `now`."""
+        until = self.end if self.end is not None else now
+        away = self.away_s + (until - self.away_since if self.away_since is not None else 0.0)
+        return max(0.0, until - self.start - away)
+
+    def report(self, now: float, reinvestment: Fraction = Fraction(0)) -> dict[str, Any]:
+        """The session as `croupier ratings --json` prints it (docs/ratings.md)."""
+        played = self.played_s(now)
+        n = len(self.hands)
+        return {
+            "kind": "session", "player": self.player, "table": self.table, "source": self.source,
+            "start": self.start, "end": self.end, "open": self.end is None, "played_s": round(played, 3),
+            "seats": [{"since": since, "seat": seat} for since, seat in self.seats],
+            "hand_numbers": [{"hand": hand, "seat": seat} for hand, seat in self.hands],
+            "hands": n, "voided": self.voided, "breaks": self.breaks,
+            "hands_per_hour": round(n * 3600 / played, 2) if played > 0 else None,
+            "bets": dict(self.bets), "bets_total": sum(self.bets.values()),
+            "average_bets": {c: half_even(Fraction(v, n)) for c, v in self.bets.items()} if n else {},
+            "average_bet": half_even(Fraction(sum(self.bets.values()), n)) if n else None,
+            "bets_from": dict(self.bets_from),
+            "win": self.win, "theo": str(self.theo), "theo_cents": half_even(self.theo),
+            "theo_complete": not self.missing, "theo_missing": sorted(self.missing),
+            "comp_cents": half_even(self.theo * reinvestment),
+            "profile_sha256": self.profile_sha256,
+        }
+
+
+@dataclass(slots=True)
+class Unrated:
+    """The play at the table with no card at the seat (or on a break): counted as such."""
+
+    spot_hands: int = 0
+    bets: dict[str, int] = field(default_factory=dict)
+    win: int = 0
+
+
+@dataclass(slots=True)
+class DealerShift:
+    """One dealer's figures at one table, summed over the dealer's turns there."""
+
+    dealer: str
+    table: str
+    turns: int = 0
+    time_s: float = 0.0
+    since: float | None = None  # at the table now, since then
+    hands: int = 0
+    seats_filled: int = 0  # spots with a bet, summed over the settled hands
+    voids: int = 0
+    corrections: int = 0
+    faults: int = 0
+
+    def report(self, now: float) -> dict[str, Any]:
+        time_s = self.time_s + (now - self.since if self.since is not None else 0.0)
+        return {"kind": "dealer", "dealer": self.dealer, "table": self.table, "turns": self.turns,
+                "time_s": round(time_s, 3), "on_table": self.since is not None, "hands": self.hands,
+                "hands_per_hour": round(self.hands * 3600 / time_s, 2) if time_s > 0 else None,
+                "average_seats": round(self.seats_filled / self.hands, 2) if self.hands else None,
+                "voids": self.voids, "corrections": self.corrections, "faults": self.faults}
+
+
+class Ratings:
+    """The fold of one table's journal into rating sessions and dealer figures.
+
+    Feed it, in the journal's order, every event (`event(kind, body, ts)`: it reads `open`, `close`,
+    `player` and `dealer`, and passes over the rest) and every closed hand's record at its closing
+    event (`hand(record, ts)`). `certified`: profile sha256 -> game -> bet -> edge, from the
+    certificates the caller read.
+    """
+
+    def __init__(self, table: str, certified: Mapping[str, Mapping[str, Mapping[str, Fraction]]] | None = None,
+                 reinvestment: Fraction = Fraction(0)) -> None:
+        self.table = table
+        self.certified = certified or {}
+        self.reinvestment = reinvestment
+        self.closed: list[Session] = []
+        self.at_seat: dict[int, Session] = {}
+        self.unrated = Unrated()
+        self.edges: dict[str, BetEdges] = {}  # `game:sha256` -> edges
+        self.dealers: dict[str, DealerShift] = {}
+        self.dealer: DealerShift | None = None
+        self.now = 0.0
+
+    # -- events ---------------------------------------------------------------------------------------
+
+    def event(self, kind: str, body: Mapping[str, Any], ts: float) -> None:
+        """One journaled event. Raises nothing on an event it does not rate (a journal is what it is)."""
+        self.now = max(self.now, ts)
+        if kind == "open":
+            self._on_open(body)
+        elif kind == "close":
+            for seat in list(self.at_seat):
+                self._end(seat, ts)
+            self._dealer_off(ts)
+        elif kind == "player":
+            self._on_player(body, ts)
+        elif kind == "dealer":
+            self._on_dealer(body, ts)
+
+    def _on_open(self, body: Mapping[str, Any]) -> None:
+        terms, game = body.get("profile"), body.get("game")
+        if not isinstance(terms, Mapping) or game not in CIRCLE_BETS:
+            return
+        sha, content = str(terms.get("sha256")), terms.get("content")
+        key = f"{game}:{sha}"
+        if key in self.edges or not isinstance(content, str):
+            return
+        try:
+            profile = parse_profile(content, str(terms.get("source", "journal")), name=str(terms.get("name")))
+        except ProfileError:
+            return
+        self.edges[key] = bet_edges(str(game), profile, sha, self.certified.get(sha, {}).get(str(game)))
+
+    def _on_player(self, body: Mapping[str, Any], ts: float) -> None:
+        seat, action, card = body.get("seat"), body.get("action"), body.get("card")
+        if not isinstance(seat, int) or action not in PLAYER_ACTIONS:
+            return
+        here = self.at_seat.get(seat)
+        if action == "in" and isinstance(card, str):
+            if here is not None and here.player != card:
+                self._end(seat, ts)
+            session = next((s for s in self.at_seat.values() if s.player == card), None)
+            if session is None:
+                self.at_seat[seat] = Session(card, self.table, str(body.get("source", "dealer")), ts, [(ts, seat)])
+                return
+            if session.seat != seat:  # the same card at another seat of this table: a seat change
+                del self.at_seat[session.seat]
+                session.seats.append((ts, seat))
+                self.at_seat[seat] = session
+            _back(session, ts)  # a card presented again ends a break (the table's view says so too)
+        elif here is None:
+            return
+        elif action == "out":
+            self._end(seat, ts)
+        elif action == "away" and here.away_since is None:
+            here.away_since, here.breaks = ts, here.breaks + 1
+        elif action == "back":
+            _back(here, ts)
+
+    def _end(self, seat: int, ts: float) -> None:
+        session = self.at_seat.pop(seat)
+        _back(session, ts)
+        session.end = ts
+        self.closed.append(session)
+
+    def _on_dealer(self, body: Mapping[str, Any], ts: float) -> None:
+        name, action = body.get("dealer"), body.get("action")
+        if not isinstance(name, str) or action not in DEALER_ACTIONS:
+            return
+        if action == "out":
+            if self.dealer is not None and self.dealer.dealer == name:
+                self._dealer_off(ts)
+            return
+        if self.dealer is not None and self.dealer.dealer == name:
+            return
+        self._dealer_off(ts)
+        shift = self.dealers.setdefault(name, DealerShift(name, self.table))
+        shift.turns += 1
+        shift.since = ts
+        self.dealer = shift
+
+    def _dealer_off(self, ts: float) -> None:
+        if self.dealer is not None and self.dealer.since is not None:
+            self.dealer.time_s += ts - self.dealer.since
+            self.dealer.since = None
+        self.dealer = None
+
+    # -- hands ----------------------------------------------------------------------------------------
+
+    def hand(self, record: Mapping[str, Any], ts: float) -> None:
+        """A closed house hand's record (`protocol.records.HouseHandRecord`), at its closing event's `ts`.
+        A poker hand is not rated (it has no house edge) and counts only for its dealer."""
+        self.now = max(self.now, ts)
+        voided = record.get("status") != "settled"
+        spots = [s for s in record.get("spots") or () if any(s.get("bets", {}).values())]
+        self._dealer_hand(record, voided, len(spots))
+        if record.get("poker"):
+            return
+        nets = {s["seat"]: s["net"] for s in (record.get("settlement") or {}).get("spots", ())}
+        sha = record.get("profile_sha256")
+        edges = self.edges.get(f"{record.get('game')}:{sha}")
+        for spot in spots:
+            seat, bets = spot["seat"], {c: int(v) for c, v in spot["bets"].items()}
+            session = self.at_seat.get(seat)
+            if session is not None and session.away_since is None and session.profile_sha256 not in (None, sha):
+                self._end(seat, ts)  # the table was opened on other paytables: a session has one profile
+                self.at_seat[seat] = session = Session(session.player, self.table, session.source, ts, [(ts, seat)])
+            if session is None or session.away_since is not None:
+                if not voided:
+                    self.unrated.spot_hands += 1
+                    _add(self.unrated.bets, bets)
+                    self.unrated.win += int(nets.get(seat, 0))
+                continue
+            if voided:
+                session.voided += 1
+                continue
+            session.profile_sha256 = sha
+            session.hands.append((int(record["hand"]), seat))
+            _add(session.bets, bets)
+            session.win += int(nets.get(seat, 0))
+            source = bets_source(record, seat)
+            session.bets_from[source] = session.bets_from.get(source, 0) + 1
+            if edges is None:
+                session.missing.update(c for c, v in bets.items() if v)
+            else:
+                theo, missing = edges.theo(bets)
+                session.theo += theo
+                session.missing.update(missing)
+
+    def _dealer_hand(self, record: Mapping[str, Any], voided: bool, seats: int) -> None:
+        shift = self.dealer
+        if shift is None:
+            return
+        shift.faults += len(record.get("faults") or ())
+        shift.corrections += len(record.get("corrected") or ())
+        if voided:
+            shift.voids += 1
+        else:
+            shift.hands += 1
+            shift.seats_filled += seats
+
+    # -- reading ----------------------------------------------------------------------------------------
+
+    def open_sessions(self) -> list[Session]:
+        """The sessions still at the table, by seat."""
+        return [self.at_seat[s] for s in sorted(self.at_seat)]
+
+    def sessions(self) -> list[Session]:
+        """Every session, closed ones first in the order they closed, then the open ones by seat."""
+        return [*self.closed, *self.open_sessions()]
+
+    def reports(self, now: float | None = None) -> list[dict[str, Any]]:
+        """Every session's report (an open one up to `now`, by default the last time fed)."""
+        at = self.now if now is None else now
+        return [s.report(at, self.reinvestment) for s in self.sessions()]
+
+    def unrated_report(self) -> dict[str, Any]:
+        n = self.unrated.spot_hands
+        return {"kind": "unrated", "table": self.table, "spot_hands": n, "bets": dict(self.unrated.bets),
+                "average_bet": half_even(Fraction(sum(self.unrated.bets.values()), n)) if n else None,
+                "win": self.unrated.win}
+
+    def dealer_reports(self, now: float | None = None) -> list[dict[str, Any]]:
+        at = self.now if now is None else now
+        return [self.dealers[name].report(at) for name in sorted(self.dealers)]
+
+    def seat_cards(self) -> dict[int, str]:
+        """Seat -> the card of the session open there."""
+        return {seat: s.player for seat, s in sorted(self.at_seat.items())}
+
+
+def _back(session: Session, ts: float) -> None:
+    """A break ends at `ts` (nothing when none was taken)."""
+    if session.away_since is not None:
+        session.away_s += ts - session.away_since
+        session.away_since = None
+
+
+def _add(into: dict[str, int], bets: Mapping[str, int]) -> None:
+    for circle, amount in bets.items():
+        into[circle] = into.get(circle, 0) + amount
+
+
+def fold(table: str, entries: Iterable[tuple[str, Mapping[str, Any], float]],
+         certified: Mapping[str, Mapping[str, Mapping[str, Fraction]]] | None = None,
+         reinvestment: Fraction = Fraction(0)) -> Ratings:
+    """Ratings folded from `(kind, body, ts)` entries in the journal's order, a closed hand given as kind
+    `hand` with its record as body."""
+    ratings = Ratings(table, certified, reinvestment)
+    for kind, body, ts in entries:
+        if kind == "hand":
+            ratings.hand(body, ts)
+        else:
+            ratings.event(kind, body, ts)
+    return ratings

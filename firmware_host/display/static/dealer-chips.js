@@ -1,0 +1,77 @@
+// @ts-check
+// The dealer console at a smart table: each circle's chips as the readers show them (the feed's `chips`: values, never a
+// chip's UID), at the showdown each circle's due beside its read, and the circles not paid yet in words
+// (tables/house/chips.py decides every rule; this draws what the feed says).
+import { el } from "./common.js";
+import { t, tOr } from "./words.js";
+
+/**
+ * A circle's chips as read (`{seat, circle, value, stable, due}`), or undefined.
+ * @param {any} state
+ * @param {number} seat
+ * @param {string} name
+ */
+export function readOf(state, seat, name) {
+  return (state?.chips?.circles ?? []).find((c) => c.seat === seat && c.circle === name);
+}
+
+/**
+ * Marks a console circle with what its chips read: at the showdown ticked when it reads its due, else its read shown.
+ * @param {HTMLElement} node
+ * @param {any} state
+ * @param {number} seat
+ * @param {string} name
+ */
+export function showReads(node, state, seat, name) {
+  const read = readOf(state, seat, name);
+  if (!read) return;
+  node.dataset.chipsRead = String(read.value);
+  if (read.due != null) node.dataset.chipsDue = String(read.due);
+  const paid = read.due != null && read.due === read.value && read.stable;
+  node.classList.toggle("paid", paid);
+  if (!paid) {
+    const classes = `reads${read.due != null ? " unpaid" : ""}${read.stable ? "" : " moving"}`;
+    node.append(el("span", classes, t("console.chips_reads", { reads: { money: read.value } }, state)));
+  }
+}
+
+/**
+ * Whether a seat holds payouts to check (its column may scroll: it is made focusable).
+ * @param {any} state
+ * @param {number} seat
+ */
+export function holdsPayouts(state, seat) {
+  return (state?.chips?.circles ?? []).some((c) => c.seat === seat && c.due != null);
+}
+
+/**
+ * Every circle that does not read its due, in words ("Seat 3 Play: due €30.00, reads €25.00"), in `box`.
+ * @param {HTMLElement} box
+ * @param {any} state
+ */
+export function showMispaid(box, state) {
+  const wrong = (state?.chips?.circles ?? []).filter((c) => c.due != null && (c.due !== c.value || !c.stable));
+  box.hidden = wrong.length === 0;
+  box.replaceChildren(...wrong.map((c) => {
+    const line = el("li", "", t("console.chips_mispaid", { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle),
+      due: { money: c.due }, reads: { money: c.value } }, state));
+    line.dataset.seat = String(c.seat);
+    line.dataset.circle = c.circle;
+    return line;
+  }));
+}
+
+/**
+ * The console's hint at a smart table (the readers take the bets, or the reader is offline; the payouts are read),
+ * or null where the console's own hint stands.
+ * @param {any} state
+ * @param {boolean} betting
+ * @param {boolean} confirming
+ */
+export function chipsHint(state, betting, confirming) {
+  const chips = state?.chips;
+  if (!chips) return null;
+  if (betting) return t(chips.online ? "console.hint_bets_read" : "console.hint_bets_reader_offline");
+  if (confirming && chips.source === "chips" && chips.online) return t("console.hint_confirm_read");
+  return null;
+}

@@ -1,0 +1,355 @@
+"""The smart table's chips at a house game: each circle's chips read, bets taken from them, moved chips, foreign chips and payouts checked.
+
+The table state (`firmware_host.tables.state`) keeps one `TableChips` across hands and calls it at
+its steps: a `chip_set` event (the set the table values chips with, journaled at start) and every
+`chips` reading (an antenna's UIDs, `drivers.readings.ChipsRead`); at Deal (`bets_at_deal`: the
+stable circles become the hand's bets), at a Play decision (`play_multiple`: read from the Play
+circle), at the confirm (`payout_fault`: every circle must read its due) and at a clear
+(`cleared`). A problem comes back as a `ChipFault` for the state to stand; a refusal is raised as
+`Refused` naming the circle. Everything here follows from journaled events alone, so a replay
+rebuilds it exactly; what outlives a hand is carried in the hand's record (`close_hand`, `restore`).
+The game logic (antenna names, dues, a Play's multiple) is `engine.chip_circles`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
+from engine.chips import ChipSet
+from engine.errors import circle, money, say
+from engine.games import PLAY_MULTIPLES
+from firmware_host.tables.base import FaultKind, GameTable, Refused
+
+DEVICE = "chips"
+"""The chip reader's device name unless its readings say another."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChipFault:
+    """A fault the chips raise: its kind, detail (full feed), words' arguments for everyone (`args`)
+    and for the full feed only (`secret`: a chip's UID)."""
+
+    kind: FaultKind
+    detail: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    uid: str | None = None  # the chip's UID: the full feed's words only
+    situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
+
+
+def _spoken(antenna: Antenna) -> str:
+    return "the tray" if antenna.is_tray else f"seat {antenna.seat} {antenna.circle.replace('_', ' ').title()}"
+
+
+def _where(antenna: Antenna) -> dict[str, Any]:
+    """A circle in the words' arguments: its seat and its name in the reader's language."""
+    return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
+
+
+class TableChips:
+    """What the chip readers show and what the hand made of it (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.set: ChipSet | None = None
+        self.set_sha256 = ""
+        self.device = DEVICE
+        self.reads: dict[str, tuple[frozenset[str], bool]] = {}  # antenna -> (UIDs, stable)
+        self.flagged: set[tuple[str, str]] = set()  # (antenna, UID) already faulted as foreign
+        self.stale: set[str] = set()  # circles still holding the last hand's chips (paid, not yet taken)
+        self.counts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
+        self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
+        self._new_hand()
+
+    def _new_hand(self) -> None:
+        self.source: str | None = None  # "chips" (read at Deal) or "typed" (the reader offline)
+        self.bets_read: dict[str, dict[str, int]] = {}  # seat -> circle -> value, read at Deal
+        self.locked: dict[str, frozenset[str]] = {}  # the circles that must not change, as they were
+        self.accepted: dict[str, int] = {}  # circle -> value read, accepted by a supervisor's sign-off
+        self.notes: list[dict[str, Any]] = []  # the hand's moved and foreign chips, mispays
+        self.override: dict[str, Any] | None = None
+        self.paid: dict[str, int] | None = None
+        self._before: Any = None  # the round before the bets were read, for a Deal refused after
+
+    # -- the set and the readings ------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        """A chip set is loaded: chips are money at this table."""
+        return self.set is not None
+
+    def take_set(self, body: Mapping[str, Any]) -> None:
+        """A `chip_set` event (name, sha256, text). Raises ValueError (ChipSetError) for a text that is
+        no chip set or is not its sha256's."""
+        chips = ChipSet.from_csv(str(body["text"]), where=str(body.get("name", "chip set")))
+        if body.get("sha256") and chips.sha256() != body["sha256"]:
+            raise ValueError(f"chip set {body.get('name')}: its content is not its sha256 {body['sha256']}")
+        self.set, self.set_sha256 = chips, chips.sha256()
+
+    def online(self, devices: Mapping[str, Mapping[str, Any]]) -> bool:
+        """The reader is online and a chip set values what it reads."""
+        return self.set is not None and bool(devices.get(self.device, {}).get("online"))
+
+    def take(self, body: Mapping[str, Any], table: GameTable | None) -> ChipFault | None:
+        """A `chips` reading: the antenna's chips now. Returns the fault it raises (a foreign chip,
+        chips moved in a circle that must not change), or None. Raises ChipsError for an antenna
+        that is no circle of the table."""
+        circles = getattr(getattr(table, "round", None), "BETS", None)
+        antenna = Antenna.parse(str(body["antenna"]), None if circles is None else (*circles, "play"))
+        name = antenna.name
+        uids = frozenset(str(u) for u in body["uids"])
+        self.device = str(body.get("device", DEVICE))
+        self.reads[name] = (uids, bool(body["stable"]))
+        if not uids:
+            self.stale.discard(name)
+        self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
+        if self.set is None:
+            return None
+        new = [uid for uid in self.set.foreign(uids) if (name, uid) not in self.flagged]
+        for uid in new:  # each noted and counted; the fault names the first, its detail every one
+            self.flagged.add((name, uid))
+            self.counts["foreign"] += 1
+            self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": self.set.why_foreign(uid)})
+        if new:
+            said = ", ".join(f"{uid} ({self.set.why_foreign(uid)})" for uid in new)
+            return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {_spoken(antenna)}",
+                             _where(antenna), new[0], "tray" if antenna.is_tray else "circle")
+        return self._moved(antenna, uids, table)
+
+    def _moved(self, antenna: Antenna, uids: frozenset[str], table: GameTable | None) -> ChipFault | None:
+        was = self.locked.get(antenna.name)
+        if was is None or table is None or not table.mid_hand or uids == was:
+            return None
+        added, taken = moved(was, uids)
+        self.locked[antenna.name] = uids  # this change is faulted once
+        assert self.set is not None
+        out = len(table.round.record().deals)  # type: ignore[attr-defined]
+        self.counts["moved"] += 1
+        change = self.set.value(added) - self.set.value(taken)
+        self.notes.append({"kind": "chips_moved", "antenna": antenna.name, "added": list(added), "taken": list(taken),
+                           "change": change, "phase": table.phase, "cards_out": out})
+        return ChipFault(FaultKind.CHIPS_MOVED,
+                         f"chips moved in {_spoken(antenna)} with {out} cards out ({table.phase}): "
+                         f"added {', '.join(added) or 'none'}, taken {', '.join(taken) or 'none'}",
+                         {**_where(antenna), "change": money(change), "cards": out})
+
+    def value(self, name: str) -> int:
+        assert self.set is not None
+        return self.set.value(self.reads.get(name, (frozenset(), True))[0])
+
+    # -- the hand's steps ---------------------------------------------------------------------------
+
+    def bets_at_deal(self, table: GameTable, devices: Mapping[str, Mapping[str, Any]]) -> None:
+        """Before the Deal: with the reader online every spot's stable circles become its bets (the
+        engine's limits apply); else the typed bets stay, audited. Raises Refused naming the circle
+        (still moving, the last hand's chips) or the engine's refusal of a bet; nothing changed then."""
+        self.source, self.bets_read, self.locked = None, {}, {}
+        if self.set is None:
+            return
+        if not self.online(devices):
+            self.source = "typed"
+            self.audit.append(("bets_typed", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
+            return
+        round_ = table.round  # type: ignore[attr-defined]
+        before = [step.to_dict() for step in round_.steps]  # the round as it was, should the Deal be refused
+        read: dict[str, dict[str, int]] = {}
+        try:
+            for seat in range(1, round_.seats + 1):
+                bets = {c: v for c in round_.BETS if (v := self._stable_value(Antenna(seat, c)))}
+                if not bets and seat in round_.spot_seats():
+                    raise Refused(f"seat {seat}: bets were typed but its circles hold no chips",
+                                  say=say("refusal.typed_no_chips", seat=seat))
+                if bets:
+                    table.step("bet", {"seat": seat, "bets": bets})
+                    read[str(seat)] = bets
+        except BaseException:
+            self._restore(table, before)
+            raise
+        self.source, self.bets_read, self._before = "chips", read, before
+
+    def undo_deal(self, table: GameTable) -> None:
+        """The Deal was refused after the bets were read: the round as it was."""
+        if self.source == "chips":
+            self._restore(table, self._before)
+        self.source, self.bets_read, self.locked = None, {}, {}
+
+    @staticmethod
+    def _restore(table: GameTable, steps: list[dict[str, Any]]) -> None:
+        was = table.round  # type: ignore[attr-defined]
+        table.round = type(was).replay(was.profile, steps, was.limits, was.seats)  # type: ignore[attr-defined]
+
+    def _stable_value(self, antenna: Antenna) -> int:
+        uids, stable = self.reads.get(antenna.name, (frozenset(), True))
+        if uids and not stable:
+            raise Refused(f"{_spoken(antenna)}: the chips are still moving: wait for the circle to settle",
+                          say=say("refusal.chips_moving", **_where(antenna)))
+        if uids and antenna.name in self.stale:
+            raise Refused(f"{_spoken(antenna)}: the last hand's chips are still in the circle",
+                          say=say("refusal.chips_stale", **_where(antenna)))
+        return self.value(antenna.name)
+
+    def dealt(self, table: GameTable) -> None:
+        """The Deal was taken: every circle of a spot in the hand is locked as it reads (Play once placed)."""
+        if self.source != "chips":
+            return
+        for seat in table.round.spot_seats():  # type: ignore[attr-defined]
+            for c in table.round.BETS:  # type: ignore[attr-defined]
+                name = Antenna(seat, c).name
+                self.locked[name] = self.reads.get(name, (frozenset(), True))[0]
+
+    def play_multiple(self, table: GameTable, body: Mapping[str, Any]) -> dict[str, Any]:
+        """A `decide` body with the Play read from the Play circle (the reader online, bets read at
+        Deal). Raises Refused naming the circle when its chips are moving or make no legal Play."""
+        if self.source != "chips" or body.get("decision") != "play":
+            return dict(body)
+        seat = int(body["seat"])
+        round_ = table.round  # type: ignore[attr-defined]
+        legal = [m for m in PLAY_MULTIPLES if round_.can_decide(seat, "play", m)]
+        if not legal:  # no Play open to this seat now: the engine's refusal says why
+            return dict(body)
+        antenna = Antenna(seat, "play")
+        played = self._stable_value(antenna)
+        ante = next((int(s.bets.get("ante", 0)) for s in round_.record().spots if s.seat == seat), 0)
+        multiple = play_multiple(played, ante, legal)
+        typed = body.get("multiple")
+        if multiple is None or (typed is not None and typed != multiple and len(legal) > 1):
+            words = " / ".join(f"{m}×" for m in sorted(legal, reverse=True))
+            raise Refused(f"{_spoken(antenna)}: reads {played}, not {words} the Ante ({ante})",
+                          say=say("refusal.play_not_legal", **_where(antenna), amount=money(played),
+                                  ante=money(ante), multiples=words))
+        return {**body, "multiple": multiple}
+
+    def decided(self, table: GameTable, seat: int, decision: str) -> None:
+        """After a decision: a Play's circle is locked as placed; a folded or dead spot's circles are collected."""
+        if self.source != "chips":
+            return
+        if decision == "play":
+            name = Antenna(seat, "play").name
+            self.locked[name] = self.reads.get(name, (frozenset(), True))[0]
+        elif decision in ("fold", "dead"):
+            for name in [n for n in self.locked if n.startswith(f"spot{seat}.")]:
+                del self.locked[name]
+
+    def dues(self, table: GameTable) -> dict[str, int]:
+        """Each circle's due at the showdown (antenna -> value), when the bets were read."""
+        settlement = getattr(getattr(table, "round", None), "settlement", None)  # a poker table has none
+        if self.source != "chips" or settlement is None:
+            return {}
+        out: dict[str, int] = {}
+        for spot in table.round.record().spots:  # type: ignore[attr-defined]
+            results = settlement.spot(spot.seat).results
+            for c, value in dues(spot.bets, results).items():
+                out[Antenna(spot.seat, c).name] = value
+        return out
+
+    def owed(self, table: GameTable) -> dict[str, int]:
+        """`dues`, and 0 for any other circle of a spot in the hand that holds chips (none is due there)."""
+        due = self.dues(table)
+        if due:
+            seats = {Antenna.parse(name).seat for name in due}
+            for name, (uids, _) in self.reads.items():
+                if uids and name not in due and name != TRAY and Antenna.parse(name).seat in seats:
+                    due[name] = 0
+        return due
+
+    def payout_fault(self, table: GameTable) -> ChipFault | None:
+        """At the confirm: every circle must read its due, stable (or what a supervisor accepted).
+        Returns the `mispay` fault; raises Refused naming a circle whose chips are still moving."""
+        due = self.owed(table)
+        if not due:
+            return None
+        wrong: list[tuple[str, int, int]] = []
+        for name, value in due.items():
+            uids, stable = self.reads.get(name, (frozenset(), True))
+            if not stable:
+                antenna = Antenna.parse(name)
+                raise Refused(f"{_spoken(antenna)}: the chips are still moving: wait for the circle to settle",
+                              say=say("refusal.chips_moving", **_where(antenna)))
+            read = self.value(name)
+            if read != value and self.accepted.get(name) != read:
+                wrong.append((name, value, read))
+        self.paid = {name: self.value(name) for name in due}
+        if not wrong:
+            return None
+        self.counts["mispays"] += 1
+        self.notes.append({"kind": "mispay", "circles": [{"antenna": n, "due": d, "reads": r} for n, d, r in wrong]})
+        name, value, read = wrong[0]
+        antenna = Antenna.parse(name)
+        detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
+        return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
+                                                    "more": len(wrong) - 1}, situation="more" if len(wrong) > 1 else "")
+
+    def unverified(self, table: GameTable) -> None:
+        """The confirm with the reader offline: the payouts taken unchecked, audited."""
+        if self.source == "chips":
+            self.audit.append(("payout_unverified", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
+
+    def cleared(self, kind: FaultKind, table: GameTable | None, cleared: Mapping[str, Any]) -> None:
+        """A supervisor cleared a chips fault: a mispay's circles are accepted as they read (counted, audited)."""
+        if kind is not FaultKind.MISPAY or table is None:
+            return
+        due = self.owed(table)
+        accepted = {name: self.value(name) for name, value in due.items() if self.value(name) != value}
+        if not accepted:  # the dealer paid the dues before the clear: nothing to accept
+            return
+        self.accepted.update(accepted)
+        self.counts["overrides"] += 1
+        self.override = {"accepted": {n: {"due": due[n], "reads": v} for n, v in accepted.items()},
+                         **{k: cleared[k] for k in ("signed_off", "by", "reason", "event") if k in cleared}}
+        self.audit.append(("mispay_accepted", {"hand": table.hand, **self.override}))
+
+    def take_audit(self) -> list[tuple[str, dict[str, Any]]]:
+        out, self.audit = self.audit, []
+        return out
+
+    # -- the hand's record and the views --------------------------------------------------------------
+
+    def close_hand(self, dues: Mapping[str, int]) -> dict[str, Any]:
+        """The hand's chips for its record (bets read, dues, paid, override, what was met) and what the
+        table carries on (every circle's reading, the counts): `restore` takes it back after a restart."""
+        record = {"source": self.source, "bets_read": self.bets_read, "dues": dict(dues), "paid": self.paid,
+                  "override": self.override,
+                  "notes": self.notes, "set_sha256": self.set_sha256, "counts": dict(self.counts),
+                  "reads": {n: {"uids": sorted(u), "stable": s} for n, (u, s) in sorted(self.reads.items()) if u}}
+        self.stale = {n for n, (u, _) in self.reads.items() if u and n != TRAY}
+        self._new_hand()
+        return record
+
+    def restore(self, record: Mapping[str, Any]) -> None:
+        """The readings and counts as the last closed hand left them (recovery replays what came after)."""
+        self.reads = {n: (frozenset(r["uids"]), bool(r["stable"])) for n, r in record.get("reads", {}).items()}
+        self.stale = {n for n in self.reads if n != TRAY}
+        self.counts.update(record.get("counts", {}))
+        self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
+                        for uid in self.set.foreign(uids)}
+
+    def views(self, table: GameTable | None, devices: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`(chips, chip_reads)`: each circle's value as read (and its due at the showdown), for everyone;
+        the UIDs, the tray, the set and the counts for the full feed only."""
+        due = self.owed(table) if table is not None and table.closed is None else {}
+        circles = []
+        for name, (uids, stable) in sorted(self.reads.items()):
+            if name == TRAY or (not uids and name not in due):
+                continue
+            antenna = Antenna.parse(name)
+            entry: dict[str, Any] = {"seat": antenna.seat, "circle": antenna.circle, "value": self.value(name)
+                                     if self.set is not None else 0, "stable": stable}
+            if name in due:
+                entry["due"] = due[name]
+            circles.append(entry)
+        for name in sorted(set(due) - set(self.reads)):
+            antenna = Antenna.parse(name)
+            circles.append({"seat": antenna.seat, "circle": antenna.circle, "value": 0, "stable": True,
+                            "due": due[name]})
+        public = {"online": self.online(devices), "source": self.source, "circles": circles}
+        tray = self.reads.get(TRAY, (frozenset(), True))
+        full = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
+                "uids": {n: sorted(u) for n, (u, _) in sorted(self.reads.items()) if u},
+                "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
+                "foreign": sorted(f"{n} {u}" for n, u in self.flagged), "notes": list(self.notes),
+                "counts": dict(self.counts), "override": self.override}
+        return public, full
+
+
+__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips"]

@@ -1,0 +1,86 @@
+"""The players at a table's seats: each seat's player card (from the seat's reader, the dealer or the pit) and the dealer signed in.
+
+A `player` event (`{"seat", "action": "in" | "out" | "away" | "back", "card", "source"}`: the `player`
+command of the dealer's console or the pit, or a seat's card reader's reading) sets or clears the card at a
+seat, or marks its player away (a break) and back; a `dealer` event (`{"dealer", "action": "in" | "out"}`)
+says who deals. The ratings themselves are folded from the journal (`engine.ratings`, `croupier ratings`);
+the table keeps only who sits where, for the full feed (`players`: seat -> card, in full, and whether away;
+`dealer_signed_in`). The public feed shows neither: the redaction passes named keys only
+(`engine.redact.TABLE_KEYS`), and a property test holds every card number off it.
+
+A restart finds them again: the journal's `player`, `dealer` and `close` events before the events
+replayed (`seated_before`), then those (as a `hold` is found: `hold.py`). A table's `close` clears them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from engine.errors import say
+from firmware_host.tables.base import Refused
+
+
+PLAYER_CARDS = "player_cards"
+"""The seats' card reader's device name (`drivers.readings.PlayerCardRead.device`): its going offline stops no hand."""
+
+
+class Seated:
+    """Seat -> the player card there (`card`, `source`, `away`), and the dealer signed in."""
+
+    def __init__(self) -> None:
+        self.seats: dict[int, dict[str, Any]] = {}
+        self.dealer: str | None = None
+        self._full: dict[str, Any] | None = None  # the full view's map, made again only after a change
+
+    def apply_player(self, body: Mapping[str, Any]) -> None:
+        """A `player` event. Raises Refused (nothing changed) for a seat with no card to leave, break or come back."""
+        seat, action = int(body["seat"]), str(body["action"])
+        here = self.seats.get(seat)
+        self._full = None
+        if action == "in":
+            card = str(body["card"])
+            for other, sat in list(self.seats.items()):
+                if sat["card"] == card and other != seat:  # the player moves seats
+                    del self.seats[other]
+            self.seats[seat] = {"card": card, "source": str(body.get("source", "dealer")), "away": False}
+            return
+        if here is None:
+            raise Refused(f"no player card at seat {seat}", say=say("refusal.no_player_card", seat=seat))
+        if action == "out":
+            del self.seats[seat]
+        else:
+            here["away"] = action == "away"
+
+    def apply_dealer(self, body: Mapping[str, Any]) -> None:
+        """A `dealer` event: the dealer signed in now, or none after a sign-out of the one dealing."""
+        if body.get("action") == "in":
+            self.dealer = str(body["dealer"])
+        elif body.get("dealer") == self.dealer:
+            self.dealer = None
+
+    def clear(self) -> None:
+        """The table closed: nobody sits, nobody deals."""
+        self._full = None
+        self.seats.clear()
+        self.dealer = None
+
+    def replay(self, events: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        """The journal's `player`, `dealer` and `close` events in order (a restart); one that no longer applies is passed over."""
+        for kind, body in events:
+            if kind == "close":
+                self.clear()
+            elif kind == "dealer":
+                self.apply_dealer(body)
+            elif kind == "player":
+                try:
+                    self.apply_player(body)
+                except (Refused, KeyError, ValueError):
+                    continue
+
+    def full(self) -> dict[str, Any]:
+        """The full feed's `players`: seat (as text) -> `{"card", "source", "away"}`; the very map of the view
+        before while nothing changed (never changed in place: the feed's changes compare it by identity first)."""
+        if self._full is None:
+            self._full = {str(seat): dict(sat) for seat, sat in sorted(self.seats.items())}
+        return self._full

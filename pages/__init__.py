@@ -1,0 +1,1 @@
+"""The pages' web core both web processes share (the table's display and the floor's): app scaffolding, sign-in, origin guard, words, the feed's bridge to browsers, the pages' common JavaScript and styles."""

@@ -1,0 +1,109 @@
+"""The scaffolding of a web process's app: the origin guard, sign-in, the words, the static files shared and its own, TLS and the listening socket.
+
+Both web processes build on it: the table's display (`firmware_host/display/server.py`: /table, /dealer,
+/surveillance) and the floor's (`floor/web/server.py`: /pit, /tournament). Each serves under `/static/`
+the shared modules and styles of `pages/static/` (common.js, format.js, state.js, words.js, cards.js,
+the sign-in form) beside its own pages' files, as one folder: a page imports `./common.js` from its
+own folder's URL, and tsc reads the two folders as one (`rootDirs` in tsconfig.json).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import ssl
+from pathlib import Path
+
+from aiohttp import web
+
+from pages import auth, guard, words
+
+STATIC = Path(__file__).parent / "static"
+"""The pages' shared modules and styles, served under /static/ by both web processes."""
+WORDS: web.AppKey[str] = web.AppKey("words", str)  # /words.json: the process's language's catalog, as JSON
+FILES: web.AppKey[dict[str, Path]] = web.AppKey("static_files", dict)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+SHUTDOWN_S = 2.0
+"""Seconds the screens' connections are given at SIGTERM before they are closed."""
+
+
+def static_files(own: Path) -> dict[str, Path]:
+    """What `/static/NAME` serves for a process whose pages are in `own`: the shared files and its own, by name.
+    Raises ValueError when a page's file has a shared file's name (one file, one place)."""
+    shared = {p.name: p for p in sorted(STATIC.iterdir()) if p.is_file()}
+    mine = {p.name: p for p in sorted(own.iterdir()) if p.is_file()}
+    both = sorted(set(shared) & set(mine))
+    if both:
+        raise ValueError(f"{own}: {', '.join(both)} also in {STATIC}: keep one")
+    return {**shared, **mine}
+
+
+async def _static(request: web.Request) -> web.FileResponse:
+    """A file of the listing made at start, by its plain name only (no path: nothing else is ever reached)."""
+    name = request.match_info["name"]
+    path = request.app[FILES].get(name) if _NAME.fullmatch(name) else None
+    if path is None:
+        raise web.HTTPNotFound()
+    return web.FileResponse(path)
+
+
+async def _words(request: web.Request) -> web.Response:
+    """The pages' words in the process's language (`words.py`): every page reads them before drawing."""
+    return web.Response(text=request.app[WORDS], content_type="application/json", headers={"Cache-Control": "no-cache"})
+
+
+async def _icon(request: web.Request) -> web.FileResponse:
+    """The pages' icon (a browser asks /favicon.ico of every page; without it, each page logged a 404)."""
+    return web.FileResponse(request.app[FILES]["favicon.svg"], headers={"Content-Type": "image/svg+xml"})
+
+
+def page(path: Path) -> web.FileResponse:
+    """A page's HTML, never cached (a new version is read at the next load)."""
+    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+
+
+def make_app(own: Path, sessions: auth.Sessions | None = None, *, tls: bool = False, language: str = "en",
+             origins: tuple[str, ...] = ()) -> web.Application:
+    """An app with the origin check and security headers (`guard.py`), the sign-in API (`auth.py`),
+    /words.json in `language`, and /static/ (the shared files and those of `own`). Raises ValueError
+    (`static_files`; a bad origin)."""
+    app = web.Application()
+    guard.install(app, secure=tls, origins=origins)
+    app[WORDS] = json.dumps(words.words_for(language), ensure_ascii=False)
+    app[FILES] = static_files(own)
+    app.router.add_get("/words.json", _words)
+    auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
+    app.router.add_get("/static/{name}", _static)
+    app.router.add_get("/favicon.ico", _icon)
+    return app
+
+
+def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext | None:
+    """The server side of TLS for the pages when a certificate and its key are given. Raises OSError
+    (unreadable files) or ssl.SSLError (not a certificate and its key)."""
+    if cert is None or key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context
+
+
+async def listen(app: web.Application, host: str, port: int,
+                 tls: ssl.SSLContext | None) -> tuple[web.AppRunner, int]:
+    """The app served on host:port (0: any free one): its runner (`cleanup()` at the end) and the port bound.
+    At SIGTERM the screens' open WebSockets are given `SHUTDOWN_S`, then cut (they reconnect): aiohttp's
+    default of 60 s held every `systemctl stop` for a minute. Raises OSError when the address cannot be bound."""
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_S)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port, ssl_context=tls)
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    server = site._server  # aiohttp keeps the bound sockets here; needed for the port of `listen = "...:0"`
+    if isinstance(server, asyncio.Server) and server.sockets:
+        port = server.sockets[0].getsockname()[1]
+    return runner, port

@@ -1,0 +1,196 @@
+"""Rating sessions and dealer figures folded from journaled events: theo against an independent count, the published edges, breaks, moves, voids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import given, settings, strategies as st
+
+from engine.paytables import read_profile
+from engine.ratings import CIRCLE_BETS, Ratings, bet_edges, check_card, fold, half_even, mask_card
+
+import pytest
+
+UTH_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\ntrips = "233985/6689228"\n'
+"""`croupier math uth`'s exact figures for the standard profile (docs/math.md), as a casino files them."""
+
+STANDARD = read_profile("standard")
+RATED_TEXT = STANDARD.text + UTH_APPROVED
+RATED = STANDARD.from_text(RATED_TEXT, "rated.toml")
+
+PUBLISHED = {"uth": {"ante": Fraction("0.021850"), "trips": Fraction("0.034979")},
+             "3cp": {"ante": Fraction("0.033730"), "pair_plus": Fraction("0.023167")}}
+"""The issue's published figures (standard profiles), rounded to four places of a percent."""
+
+
+def open_body(game: str, text: Any = RATED) -> dict[str, Any]:
+    return {"game": game, "profile": {"name": text.name, "content": text.text, "sha256": text.sha256,
+                                      "source": text.source}}
+
+
+def record(hand: int, game: str, spots: Mapping[int, Mapping[str, int]], nets: Mapping[int, int],
+           status: str = "settled", sha: str = RATED.sha256, **more: Any) -> dict[str, Any]:
+    return {"hand": hand, "game": game, "status": status, "profile_sha256": sha,
+            "spots": [{"seat": seat, "bets": dict(bets)} for seat, bets in spots.items()],
+            "settlement": {"spots": [{"seat": s, "net": n} for s, n in nets.items()]} if status == "settled" else None,
+            "faults": [], "corrected": [], **more}
+
+
+def test_the_published_edges_are_the_standard_profiles_and_pair_plus_2_3167_is_1_4_6_30_40() -> None:
+    uth = bet_edges("uth", RATED.parse(), RATED.sha256)
+    assert f"{float(uth.edges['ante']) * 100:.4f}" == "2.1850" and f"{float(uth.edges['trips']) * 100:.4f}" == "3.4979"
+    assert uth.sources["ante"] == "approved" and uth.edges["blind"] == uth.edges["play"] == 0
+    tcp = bet_edges("3cp", STANDARD.parse(), STANDARD.sha256)
+    assert tcp.edges["ante"] == Fraction(686689, 20358520) and tcp.sources["ante"] == "computed"
+    assert tcp.edges["pair_plus"] == Fraction(512, 22100)  # 2.3167%: the standard profile's 1-4-6-30-40
+    default = read_profile("default")
+    assert bet_edges("3cp", default.parse(), default.sha256).edges["pair_plus"] == Fraction(1608, 22100)  # 7.28%
+    # without approved figures or a certificate, UTH's Ante and Trips have no edge at the table
+    bare = bet_edges("uth", STANDARD.parse(), STANDARD.sha256)
+    assert "ante" not in bare.edges and "trips" not in bare.edges
+    certified = bet_edges("uth", STANDARD.parse(), STANDARD.sha256, {"trips": Fraction(233985, 6689228)})
+    assert certified.sources["trips"] == "certificate" and "ante" not in certified.edges
+
+
+def test_a_session_rates_its_hands_exactly_and_counts_voids_breaks_and_moves_apart() -> None:
+    r = Ratings("uth-1", reinvestment=Fraction(3, 10))
+    r.event("open", open_body("uth"), 0.0)
+    r.event("player", {"seat": 1, "action": "in", "card": "60001111", "source": "reader"}, 10.0)
+    r.hand(record(1, "uth", {1: {"ante": 1000, "blind": 1000, "play": 4000, "trips": 500}, 2: {"ante": 500, "blind": 500}},
+                  {1: 6500, 2: -1000}), 70.0)
+    r.hand(record(2, "uth", {1: {"ante": 1000, "blind": 1000}}, {}, status="voided"), 130.0)
+    r.event("player", {"seat": 1, "action": "away"}, 140.0)
+    r.hand(record(3, "uth", {1: {"ante": 1000, "blind": 1000}}, {1: -2000}), 200.0)  # on a break: unrated
+    r.event("player", {"seat": 1, "action": "back"}, 740.0)
+    r.event("player", {"seat": 4, "action": "in", "card": "60001111", "source": "dealer"}, 750.0)  # moves to seat 4
+    r.hand(record(4, "uth", {4: {"ante": 2000, "blind": 2000, "play": 2000}}, {4: -6000}), 800.0)
+    r.event("player", {"seat": 4, "action": "out"}, 3610.0)
+    [s] = r.reports()
+    assert s["hand_numbers"] == [{"hand": 1, "seat": 1}, {"hand": 4, "seat": 4}]
+    assert [x["seat"] for x in s["seats"]] == [1, 4] and s["voided"] == 1 and s["breaks"] == 1
+    assert s["bets"] == {"ante": 3000, "blind": 3000, "play": 6000, "trips": 500} and s["win"] == 500
+    theo = 3000 * Fraction(50643648973, 2317817502000) + 500 * Fraction(233985, 6689228)
+    assert s["theo"] == str(theo) and s["theo_cents"] == round(theo) and s["theo_complete"]
+    assert s["comp_cents"] == half_even(theo * Fraction(3, 10))
+    assert s["played_s"] == 3600 - 600 and s["hands_per_hour"] == 2.4  # two hands in 50 minutes
+    assert s["profile_sha256"] == RATED.sha256
+    unrated = r.unrated_report()
+    assert unrated["spot_hands"] == 2 and unrated["bets"] == {"ante": 1500, "blind": 1500} and unrated["win"] == -3000
+
+
+def test_a_circle_without_an_edge_leaves_theo_incomplete_and_named() -> None:
+    r = Ratings("uth-2")
+    r.event("open", open_body("uth", STANDARD), 0.0)
+    r.event("player", {"seat": 3, "action": "in", "card": "ABCD1234"}, 1.0)
+    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "trips": 500}}, {3: 0}, sha=STANDARD.sha256), 2.0)
+    [s] = r.reports()
+    assert not s["theo_complete"] and s["theo_missing"] == ["ante", "trips"] and s["theo"] == "0"
+
+
+def test_a_card_at_a_seat_taken_ends_the_session_before_and_a_table_close_ends_them_all() -> None:
+    r = Ratings("3cp-1")
+    r.event("open", open_body("3cp", STANDARD), 0.0)
+    r.event("player", {"seat": 2, "action": "in", "card": "11112222"}, 1.0)
+    r.event("player", {"seat": 2, "action": "in", "card": "33334444"}, 5.0)
+    r.event("player", {"seat": 3, "action": "in", "card": "55556666"}, 6.0)
+    r.event("close", {}, 9.0)
+    assert [(s.player, s.start, s.end) for s in r.sessions()] == [
+        ("11112222", 1.0, 5.0), ("33334444", 5.0, 9.0), ("55556666", 6.0, 9.0)]
+
+
+def test_dealer_figures_follow_the_sign_ins() -> None:
+    r = Ratings("uth-1")
+    r.event("open", open_body("uth"), 0.0)
+    r.event("dealer", {"dealer": "ana", "action": "in"}, 0.0)
+    r.hand(record(1, "uth", {1: {"ante": 100, "blind": 100}, 2: {"ante": 100, "blind": 100}}, {1: 0, 2: 0},
+                  corrected=[{"seat": 1}], faults=[{"kind": "misread"}]), 60.0)
+    r.hand(record(2, "uth", {1: {"ante": 100, "blind": 100}}, {}, status="voided"), 120.0)
+    r.event("dealer", {"dealer": "bo", "action": "in"}, 1200.0)  # a rotation: bo relieves ana
+    r.hand(record(3, "uth", {1: {"ante": 100, "blind": 100}}, {1: 0}), 1300.0)
+    r.event("dealer", {"dealer": "ana", "action": "in"}, 2400.0)
+    r.event("close", {}, 3000.0)
+    ana, bo = r.dealer_reports()
+    assert (ana["turns"], ana["time_s"], ana["hands"], ana["voids"], ana["corrections"], ana["faults"]) == (2, 1800, 1, 1, 1, 1)
+    assert ana["average_seats"] == 2 and ana["hands_per_hour"] == 2.0
+    assert (bo["turns"], bo["time_s"], bo["hands"], bo["average_seats"], bo["on_table"]) == (1, 1200, 1, 1, False)
+
+
+def test_a_card_number_is_checked_without_being_repeated_and_masked_to_its_last_four() -> None:
+    assert mask_card("6001234567") == "••••4567" and check_card("6001234567") == "6001234567"
+    for bad in ("12", "6001 2345", "x" * 41, 6001234567, "60012345é"):
+        with pytest.raises(ValueError) as err:
+            check_card(bad)
+        assert "6001" not in str(err.value)
+
+
+# -- the property: theo equals an independent count from the hand records ----------------------------
+
+SEATS = (1, 2, 3)
+CARDS = ("70000001", "70000002", "70000003", "70000004")
+steps = st.lists(st.one_of(
+    st.tuples(st.just("player"), st.sampled_from(SEATS), st.sampled_from(("in", "out", "away", "back")),
+              st.sampled_from(CARDS)),
+    st.tuples(st.just("hand"), st.dictionaries(st.sampled_from(SEATS), st.tuples(
+        st.integers(0, 50).map(lambda n: n * 100), st.integers(0, 4), st.integers(0, 20).map(lambda n: n * 100)),
+        min_size=1), st.booleans(), st.integers(-5000, 5000)),
+), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps)
+def test_theo_equals_an_independent_count_from_the_hand_records(script: list[tuple[Any, ...]]) -> None:
+    entries: list[tuple[str, Mapping[str, Any], float]] = [("open", open_body("uth"), 0.0)]
+    records: dict[int, dict[str, Any]] = {}
+    for i, step in enumerate(script, start=1):
+        if step[0] == "player":
+            _, seat, action, card = step
+            entries.append(("player", {"seat": seat, "action": action, "card": card}, float(i)))
+        else:
+            _, spots, voided, net = step
+            bets = {seat: {"ante": a, "blind": a, "play": a * m, "trips": t} for seat, (a, m, t) in spots.items()}
+            rec = record(i, "uth", bets, {seat: net for seat in bets}, status="voided" if voided else "settled")
+            records[i] = rec
+            entries.append(("hand", rec, float(i)))
+    ratings = fold("uth-1", entries)
+    edges = {"ante": Fraction(50643648973, 2317817502000), "trips": Fraction(233985, 6689228)}
+    rated: set[tuple[int, int]] = set()
+    for s in ratings.reports():
+        theo = Fraction(0)
+        for counted in s["hand_numbers"]:
+            hand, seat = counted["hand"], counted["seat"]
+            rec = records[hand]
+            assert rec["status"] == "settled" and (hand, seat) not in rated
+            rated.add((hand, seat))
+            staked_here: dict[str, int] = next(x["bets"] for x in rec["spots"] if x["seat"] == seat)
+            theo += sum(staked_here[c] * e for c, e in edges.items())
+        assert Fraction(s["theo"]) == theo and s["theo_cents"] == round(theo)
+        assert abs(s["theo_cents"] - float(theo)) <= 0.5
+    # every settled spot with a bet is either rated once or counted unrated
+    staked = [(h, x["seat"]) for h, rec in records.items() if rec["status"] == "settled"
+              for x in rec["spots"] if any(x["bets"].values())]
+    assert len(rated) + ratings.unrated_report()["spot_hands"] == len(staked) and rated <= set(staked)
+    # the published figures give each session's theo within one cent (ends of four-place percentages)
+    for s in ratings.reports():
+        published = sum(Fraction(s["bets"].get(c, 0)) * e for c, e in PUBLISHED["uth"].items())
+        assert abs(published - Fraction(s["theo"])) < 1
+
+
+def test_circle_bets_name_only_the_games_circles() -> None:
+    from engine.games import HOUSE_GAMES
+    for game, circles in CIRCLE_BETS.items():  # the bets posted before the deal, and the Play made later
+        assert set(circles) == {*HOUSE_GAMES[game].bets, "play"}
+
+
+def test_a_hand_whose_bets_were_read_from_the_chips_is_counted_so() -> None:
+    r = Ratings("uth-1")
+    r.event("open", open_body("uth"), 0.0)
+    r.event("player", {"seat": 1, "action": "in", "card": "60001111"}, 1.0)
+    r.hand(record(1, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}), 2.0)
+    read = {"source": "chips", "bets_read": {"1": {"ante": 500, "blind": 500}}}
+    r.hand(record(2, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips=read), 3.0)
+    r.hand(record(3, "uth", {1: {"ante": 500, "blind": 500}}, {1: 0}, chips={"source": None, "bets_read": {}}), 4.0)
+    [s] = r.reports()
+    assert s["bets_from"] == {"taps": 2, "chips": 1}  # the reader offline at hand 3: the taps
+

@@ -1,0 +1,169 @@
+"""The smart table's faults lock the table until a supervisor signs off (audited), and a mispay is caught every time."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.readings import DeviceOffline, OfflineKind
+from protocol.access import Caller
+from protocol.audit import AuditLog
+from protocol.commands import Command
+from protocol.config import SecurityConfig
+from protocol.users import User, Users
+from tests.firmware_host.test_table_chips import (
+    ANTE, DECK, PLAY_4X, RETIRED, TRIPS, Rig, bets_down, chip_uids, pay, to_showdown,
+)
+
+PIN = "8026491375"
+DEALER = Caller("dealer")
+
+
+class SignedRig(Rig):
+    """The chips table with a users file and an audit log: its dealer's requests come through the gate."""
+
+    def __init__(self, path: Path) -> None:
+        Users({"ana": User.with_pin("ana", "supervisor", PIN)}).save(path / "users.json")
+        self.audit = AuditLog.open(path / "state")
+        super().__init__(path / "state")
+
+    def controller_args(self) -> dict[str, Any]:
+        return {**super().controller_args(), "audit": self.audit,
+                "security": SecurityConfig(users=str(self.path.parent / "users.json"))}
+
+    def dealer(self, cmd: str, signed: bool = False, **args: Any) -> dict[str, Any]:
+        body = {"cmd": cmd, **args, **({"auth": {"user": "ana", "pin": PIN}} if signed else {})}
+        return dict(self.c.handle_command(Command.from_mapping(body), DEALER))
+
+    def audited(self, kind: str) -> list[dict[str, Any]]:
+        self.c.audit.flush()
+        return [dict(e.details) for e in self.audit.entries() if e.kind == kind]
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> SignedRig:
+    r = SignedRig(tmp_path)
+    r.reader()
+    return r
+
+
+def _foreign(r: SignedRig) -> None:
+    r.put("spot2.ante", [RETIRED])
+
+
+def _moved(r: SignedRig) -> None:
+    bets_down(r)
+    r.ok("deal")
+    r.card(*DECK[:4])
+    r.put("spot3.ante", [])  # pinched: the Ante taken back with the cards seen
+
+
+def _mispay(r: SignedRig) -> None:
+    to_showdown(r)
+    r.ok("confirm")  # nothing paid yet: Play and Trips read short
+
+
+@pytest.mark.parametrize("cause, kind", [(_foreign, "foreign_chip"), (_moved, "chips_moved"), (_mispay, "mispay")])
+def test_every_chip_fault_locks_and_clears_only_with_a_supervisors_sign_off(rig: SignedRig, cause: Any,
+                                                                             kind: str) -> None:
+    cause(rig)
+    assert rig.c.fault is not None and rig.c.fault.kind == kind and rig.c.state.light == "fault"
+    assert rig.dealer("deal")["ok"] is False and rig.dealer("confirm")["ok"] is False  # locked
+    refused = rig.dealer("clear", reason="looked at it")
+    assert refused["ok"] is False and refused["code"] == "forbidden" and rig.c.fault is not None
+    assert rig.dealer("clear", signed=True, reason="surveillance checked")["ok"]
+    assert rig.c.fault is None
+    assert [(e["fault"], e["by"]) for e in rig.audited("fault_cleared")] == [(kind, "ana")]
+    assert [e["fault"] for e in rig.audited("fault_raised")] == [kind]
+    rig.c.journal.close()
+
+
+def test_accepting_what_the_circles_read_is_counted_and_audited(rig: SignedRig) -> None:
+    _mispay(rig)
+    rig.dealer("clear", signed=True, reason="player agreed to the short pay")
+    assert rig.dealer("confirm")["ok"]
+    (accepted,) = rig.audited("mispay_accepted")
+    assert accepted["accepted"] == {"spot3.play": {"due": 4000, "reads": 2000}, "spot3.trips": {"due": 400, "reads": 100}}
+    assert accepted["signed_off"]["user"] == "ana"
+    assert rig.c.full_state()["chip_reads"]["counts"] == {"foreign": 0, "moved": 0, "mispays": 1, "overrides": 1}
+    rig.c.journal.close()
+
+
+def test_typed_bets_with_the_reader_offline_are_audited(rig: SignedRig) -> None:
+    rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
+    rig.ok("bet", seat=3, bets={"ante": 500, "blind": 500})
+    rig.ok("deal")
+    (typed,) = rig.audited("bets_typed")
+    assert typed["hand"] == 1 and "offline" in typed["reason"]
+    rig.c.journal.close()
+
+
+def test_payouts_confirmed_with_the_reader_offline_are_audited_unchecked(rig: SignedRig) -> None:
+    to_showdown(rig)
+    rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
+    rig.ok("confirm")
+    assert rig.c.last_record is not None and rig.c.last_record["status"] == "settled"
+    assert [e["hand"] for e in rig.audited("payout_unverified")] == [1]
+    rig.restart()  # a replay adds no entry
+    rig.ok("bet", seat=3, bets={"ante": 500, "blind": 500})
+    assert [e["hand"] for e in rig.audited("payout_unverified")] == [1]
+    rig.c.journal.close()
+
+
+def test_a_mispay_in_one_hand_of_twenty_is_caught_twenty_times_of_twenty(tmp_path: Path) -> None:
+    """Twenty shifts of twenty hands; in each one hand is mispaid (a circle short, over, or not collected)."""
+    rng = random.Random(24)
+    r = Rig(tmp_path)
+    r.reader()
+    caught = 0
+    for _ in range(20):
+        wrong = rng.randrange(20)
+        for hand in range(20):
+            for circle in ("ante", "blind", "trips", "play"):  # the last hand's chips taken
+                r.put(f"spot3.{circle}", [])
+            to_showdown(r)
+            pay(r)
+            if hand == wrong:
+                circle, uids = rng.choice([("play", PLAY_4X + chip_uids(500, 3, 20)),  # short
+                                           ("play", PLAY_4X + chip_uids(500, 5, 20)),  # over
+                                           ("trips", TRIPS + chip_uids(100, 2, 1)),
+                                           ("ante", ANTE + chip_uids(100, 1, 30)),
+                                           ("blind", [])])
+                r.put(f"spot3.{circle}", uids)
+            r.ok("confirm")
+            fault = r.c.fault
+            if hand == wrong:
+                assert fault is not None and fault.kind == "mispay"
+                caught += 1
+                r.ok("clear", reason="accepted")
+                r.ok("confirm")
+            else:
+                assert fault is None  # none invented
+            assert r.c.last_record is not None and r.c.last_record["status"] == "settled"
+    assert caught == 20
+    r.c.journal.close()
+
+
+def test_a_folded_spots_circles_are_collected_without_a_fault(rig: SignedRig) -> None:
+    bets_down(rig)
+    rig.ok("deal")
+    rig.card(*DECK[:4])
+    rig.ok("decide", seat=3, decision="check")
+    rig.card(*DECK[4:7])
+    rig.ok("decide", seat=3, decision="check")
+    rig.card(*DECK[7:])
+    rig.ok("decide", seat=3, decision="fold")
+    for circle in ("ante", "blind"):
+        rig.put(f"spot3.{circle}", [])
+    assert rig.c.fault is None
+    dues = {c["circle"]: c["due"] for c in rig.c.public_state()["chips"]["circles"]}
+    assert dues == {"ante": 0, "blind": 0, "trips": 0}  # a fold loses every bet of the spot (docs/rules.md)
+    rig.ok("confirm")
+    assert rig.c.fault is not None and rig.c.fault.kind == "mispay"  # the Trips chip is still in its circle
+    rig.ok("clear", reason="the Trips chip collected after the confirm")
+    rig.put("spot3.trips", [])
+    rig.ok("confirm")
+    assert rig.c.last_record is not None and rig.c.last_record["status"] == "settled"

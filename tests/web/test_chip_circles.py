@@ -1,0 +1,130 @@
+"""A smart table's circles on the pages: /table shows each circle's chips as read, /dealer the reads and at the showdown each circle's due."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, Route, WebSocketRoute
+
+from pages.app import static_files
+from pages.words import words_for
+from tests.web.test_accessibility import axe_violations, english_left
+from tests.firmware_host.test_table_chips import PLAY_4X, RETIRED, Rig, bets_down, chip_uids, to_showdown
+
+STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
+FILES = static_files(STATIC)  # what the display serves under /static/: its own files and the shared ones
+BASE = "http://chips.test"
+SHOTS = Path(tempfile.gettempdir()) / "croupier-chips-shots"
+
+
+def states(steps: Callable[[Rig], None], full: bool = False) -> dict[str, Any]:
+    """The public (or full) state a table with the test chip set shows after `steps`, as the feed sends it."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.reader()
+        steps(rig)
+        shown = rig.c.full_state() if full else rig.c.public_state()
+        rig.c.journal.close()
+    return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
+
+
+def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") -> None:
+    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state`."""
+    def static(route: Route) -> None:
+        file = route.request.url.split("/static/")[1].split("?")[0]
+        route.fulfill(path=FILES[file], content_type="text/css" if file.endswith(".css") else "text/javascript")
+
+    page.route(f"{BASE}/{name}", lambda r: r.fulfill(path=STATIC / f"{name}.html", content_type="text/html"))
+    page.route(f"{BASE}/static/**", static)
+    page.route(f"{BASE}/words.json", lambda r: r.fulfill(json=words_for(language)))
+    role = "surveillance" if name == "surveillance" else "dealer"
+    page.route(f"{BASE}/api/me", lambda r: r.fulfill(json={"user": "ana", "role": role}))
+
+    def feed(ws: WebSocketRoute) -> None:
+        ws.send(json.dumps({"kind": "hello", "heartbeat_s": 0}))
+        if name == "dealer":
+            ws.send(json.dumps({"kind": "console", "user": "ana", "role": "dealer", "chips": [100, 500, 2500],
+                                "commands": []}))
+        ws.send(json.dumps(state))
+
+    ws_name = {"dealer": "dealer", "surveillance": "full"}.get(name, "public")
+    page.route_web_socket(f"{BASE.replace('http', 'ws')}/ws/{ws_name}*", feed)
+    page.goto(f"{BASE}/{name}")
+
+
+def _betting(r: Rig) -> None:
+    bets_down(r)
+    r.put("spot5.ante", chip_uids(2500, 1, 40), stable=False)
+
+
+def _short_paid(r: Rig) -> None:
+    to_showdown(r)
+    r.put("spot3.play", PLAY_4X + chip_uids(500, 3, 20))  # due 4000, 3500 paid
+
+
+def reads(page: Page, seat: int) -> dict[str, dict[str, str]]:
+    return page.eval_on_selector_all(
+        f".spot[data-seat='{seat}'] .circle:has(.reads)",
+        "nodes => Object.fromEntries(nodes.map(n => { const r = n.querySelector('.reads');"
+        " return [n.dataset.circle, {text: r.textContent, reads: r.dataset.chipsRead, due: '',"
+        " cls: r.className}]; }))")
+
+
+def test_the_table_display_shows_each_circles_chips_as_read(page: Page) -> None:
+    serve(page, "table", states(_betting))
+    page.wait_for_selector(".spot[data-seat='5'] .reads[data-chips-read]")
+    assert {k: (v["text"], v["reads"]) for k, v in reads(page, 3).items()} == {
+        "ante": ("chips €5.00", "500"), "blind": ("chips €5.00", "500"), "trips": ("chips €1.00", "100")}
+    assert reads(page, 5)["ante"]["cls"] == "reads moving"
+    assert axe_violations(page) == []
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "table-betting.png"))
+
+
+def circles(page: Page, seat: int) -> dict[str, dict[str, str]]:
+    return page.eval_on_selector_all(
+        f".spot[data-seat='{seat}'] .circle[data-chips-read]",
+        "nodes => Object.fromEntries(nodes.map(n => [n.dataset.circle, {reads: n.dataset.chipsRead, due: n.dataset.chipsDue ?? '',"
+        " paid: String(n.classList.contains('paid')), text: n.querySelector('.reads')?.textContent ?? ''}]))")
+
+
+def test_the_console_shows_each_circles_due_and_reads_at_the_showdown(page: Page) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", states(_short_paid))
+    page.wait_for_selector("[data-mispaid] li")
+    assert page.eval_on_selector_all("[data-mispaid] li", "ns => ns.map(n => n.textContent)") == [
+        "Seat 3 Play: due €40.00, reads €35.00", "Seat 3 Trips: due €4.00, reads €1.00"]
+    shown = circles(page, 3)
+    assert shown["play"] == {"reads": "3500", "due": "4000", "paid": "false", "text": "reads €35.00"}
+    assert shown["ante"] == {"reads": "500", "due": "500", "paid": "true", "text": ""}
+    assert axe_violations(page) == []  # the reads legible on every circle's colour
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "dealer-showdown.png"))
+
+
+def test_the_console_says_it_in_french(page: Page) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", states(_short_paid), language="fr")
+    page.wait_for_selector("[data-mispaid] li")
+    text = page.eval_on_selector("[data-mispaid] li", "n => n.textContent").replace("\u202f", " ").replace("\xa0", " ")
+    assert text == "Place 3 Play : dû 40,00 €, lu 35,00 €"
+    assert english_left(page) == []
+
+
+def test_surveillance_sees_the_tray_the_foreign_chips_by_uid_and_the_counts(page: Page) -> None:
+    def foreign(r: Rig) -> None:
+        r.put("tray", chip_uids(2500, 4))
+        r.put("spot2.ante", [RETIRED])
+
+    serve(page, "surveillance", states(foreign, full=True))
+    page.wait_for_selector("[data-chip-reads]:not([hidden])")
+    assert page.text_content("[data-chip-reads]") == (f"Chips: tray €100.00  ·  foreign chips: spot2.ante {RETIRED}  ·  "
+                                                  "this session 1 foreign, 0 moved, 0 mispaid, 0 accepted")
+    assert RETIRED in (page.text_content("#fault") or "")
+    assert axe_violations(page) == []
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "surveillance-foreign.png"))
