@@ -38,7 +38,7 @@ TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
 
 EXACT = ("player", "table", "source", "start", "end", "open", "seats", "hand_numbers", "hands", "voided", "breaks",
          "bets", "bets_total", "average_bets", "average_bet", "win", "theo", "theo_cents", "theo_complete",
-         "theo_missing", "profile_sha256", "started", "ended")
+         "theo_missing", "profile_sha256", "started", "ended", "bets_from")
 """What the archive's session must hold exactly as the journal's (its open time up to the last hand closed
 is the archive's to the millisecond, the history lines' `closed`: `played_s` and `hands_per_hour` within that)."""
 
@@ -161,8 +161,9 @@ def test_archiving_and_rating_again_changes_nothing(db: str, states: dict[str, P
     dealers = [d for d in lines("--db", db, "--dealers") if d["kind"] == "dealer"]
     journal = [d for d in lines("--state", str(states["sim-3cp-1"]), "--dealers", "--table", "sim-3cp-1")
                if d["kind"] == "dealer"]
-    assert [(d["dealer"], d["hands"], d["turns"]) for d in dealers if d["table"] == "sim-3cp-1"] == \
-        [(d["dealer"], d["hands"], d["turns"]) for d in journal]  # never closed: one opening, as the journal's
+    figures = ("dealer", "hands", "turns", "voids", "corrections", "faults", "average_seats")
+    assert [[d[k] for k in figures] for d in dealers if d["table"] == "sim-3cp-1"] == \
+        [[d[k] for k in figures] for d in journal]  # never closed: one opening, as the journal's
     assert sum(d["hands"] for d in dealers if d["table"] == "sim-uth-1") == 42
 
 
