@@ -36,6 +36,9 @@ from tests.firmware_host.processes import wait_for
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
 
+FIRST, SECOND = 120, 130
+"""The UTH table's hands before its close and after it opens again; the 3CP table plays 250: a 500-hand shift."""
+
 EXACT = ("player", "table", "source", "start", "end", "open", "seats", "hand_numbers", "hands", "voided", "breaks",
          "bets", "bets_total", "average_bets", "average_bet", "win", "theo", "theo_cents", "theo_complete",
          "theo_missing", "profile_sha256", "started", "ended", "bets_from")
@@ -58,12 +61,14 @@ def close(state: Path) -> None:
 @pytest.fixture(scope="module")
 def states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two tables' journals of one seed (the same player cards at both: players moving tables), the UTH one
-    closed after 30 hands and opened again for 12 more, the 3CP one's controller killed twice mid-hand."""
+    closed after FIRST hands and opened again for SECOND more, the 3CP one's 250 hands with its controller
+    killed twice mid-hand; the bot dealers relieve each other every 25 hands."""
     root = tmp_path_factory.mktemp("rated")
     out = {}
     for table, game in TABLES.items():
         state = out[table] = root / table
-        runs = [("--hands", "30"), ("--hands", "12")] if game == "uth" else [("--hands", "40", "--kill", "2")]
+        runs = [("--hands", str(FIRST)), ("--hands", str(SECOND))] if game == "uth" else [
+            ("--hands", str(FIRST + SECOND), "--kill", "2")]
         for n, run in enumerate(runs):
             if n:
                 close(state)
@@ -109,7 +114,7 @@ def lines(*args: str) -> list[dict[str, Any]]:
 
 def test_the_archive_rates_every_table_as_its_journal_does_to_the_cent(db: str, states: dict[str, Path]) -> None:
     migrate(db)
-    archive(db, states["sim-uth-1"], "sim-uth-1", split=17)
+    archive(db, states["sim-uth-1"], "sim-uth-1", split=FIRST // 2 + 3)
     archive(db, states["sim-3cp-1"], "sim-3cp-1")
     archived = lines("--db", db)
     assert archived and all(s["kind"] == "session" for s in archived)
@@ -164,7 +169,7 @@ def test_archiving_and_rating_again_changes_nothing(db: str, states: dict[str, P
     figures = ("dealer", "hands", "turns", "voids", "corrections", "faults", "average_seats")
     assert [[d[k] for k in figures] for d in dealers if d["table"] == "sim-3cp-1"] == \
         [[d[k] for k in figures] for d in journal]  # never closed: one opening, as the journal's
-    assert sum(d["hands"] for d in dealers if d["table"] == "sim-uth-1") == 42
+    assert sum(d["hands"] for d in dealers if d["table"] == "sim-uth-1") == FIRST + SECOND
 
 
 def counts(db: str) -> tuple[int, int, int]:
@@ -195,7 +200,7 @@ def test_the_player_data_past_its_days_is_purged_and_not_folded_again(db: str, s
     # never-closed 3CP table's (whose ratings are not final), stay
     assert open_now == still and gone < sessions and left < cards
     kept = lines("--db", db)
-    assert all(h["hand"] > 30 for s in kept if s["table"] == "sim-uth-1" for h in s["hand_numbers"])
+    assert all(h["hand"] > FIRST for s in kept if s["table"] == "sim-uth-1" for h in s["hand_numbers"])
     assert len(kept) == gone and len([s for s in kept if s["table"] == "sim-3cp-1"]) == len(
         [s for s in before if s["table"] == "sim-3cp-1"])
     assert len(before) - gone == len([s for s in before if s["table"] == "sim-uth-1" and not s["open"]
@@ -274,7 +279,7 @@ def test_the_rating_events_feed_a_client_that_agrees_with_the_archive(tmp_path: 
     try:
         table, state = "sim-3cp-1", states["sim-3cp-1"]
         with Archive(db) as a:
-            for upto in (7, 8, 20, None):  # a catch-up after hand 7, 8 (one hand more), 20, then the rest
+            for upto in (7, 8, 20, 150, None):  # a catch-up after hand 7, 8 (one hand more), 20, 150, then the rest
                 for page in pages(state, events=False, after=a.last_hand(table)):
                     a.write(table, [h for h in page if upto is None or h["hand"] <= upto])
                 for page in pages(state, events=True, after=a.last_event(table)):
