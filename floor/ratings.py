@@ -5,7 +5,8 @@ that closed it: its `chain`), everything of `table` after its mark (`rating_mark
 folded, before which every session and dealer shift is closed and stored), and upserts every session
 (`rating_sessions`, keyed (table, player, start)) and every dealer's figures of each opening of the
 table (`dealer_shifts`, keyed (table, dealer, the event the opening was folded from)); the mark then
-moves to the last close folded. Folding the same rows twice gives the same rows: a catch-up replayed,
+moves to the last close folded (never past a close whose hands before it are not all archived: a
+hand's events can reach the archive before the hand, whose page was fetched first). Folding the same rows twice gives the same rows: a catch-up replayed,
 or the pit restarted, changes nothing. The sessions are the very objects `croupier ratings --state`
 prints for the table's journal: the same fold (`engine.ratings.Ratings`), fed the archived lines
 (`hand_record` turns a `croupier history --json` line back into what the fold reads of a hand).
@@ -70,17 +71,18 @@ def _when(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, timezone.utc)
 
 
-def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tuple[int, str, Any, float]]:
-    """`(event id, kind, body, ts)` of the table after its mark in the journal's order: its events, and
-    each hand (kind `hand`, its line as body) at the event that closed it. A hand line without its chain
-    (none from today's tables) cannot be placed and is left out."""
-    rows: list[tuple[int, str, Any, float]] = []
-    for event, kind, body, ts in conn.execute(
-            "SELECT event, kind, NULL::jsonb, coalesce(ts, extract(epoch FROM at)::float8) FROM table_events "
+def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tuple[int, str, Any, float, int]]:
+    """`(event id, kind, body, ts, hand)` of the table after its mark in the journal's order: its events
+    (`hand` the hand being prepared), and each hand (kind `hand`, its line as body, `hand` its number) at
+    the event that closed it. A hand line without its chain (none from today's tables) cannot be placed
+    and is left out."""
+    rows: list[tuple[int, str, Any, float, int]] = []
+    for event, kind, body, ts, hand in conn.execute(
+            "SELECT event, kind, NULL::jsonb, coalesce(ts, extract(epoch FROM at)::float8), hand FROM table_events "
             "WHERE table_name = %s AND event > %s UNION ALL "
-            "SELECT event, kind, body, ts FROM rating_events WHERE table_name = %s AND event > %s",
+            "SELECT event, kind, body, ts, hand FROM rating_events WHERE table_name = %s AND event > %s",
             (table, mark, table, mark)):
-        rows.append((int(event), str(kind), body or {}, float(ts)))
+        rows.append((int(event), str(kind), body or {}, float(ts), int(hand or 0)))
     for (line,) in conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand >= %s",
                                 (table, mark_hand)):
         chain = line.get("chain") if isinstance(line, Mapping) else None
@@ -88,7 +90,7 @@ def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tupl
             continue
         closed = line.get("closed")
         ts = datetime.fromisoformat(closed).timestamp() if isinstance(closed, str) else 0.0
-        rows.append((int(chain["event"]), "hand", line, ts))
+        rows.append((int(chain["event"]), "hand", line, ts, int(line["hand"])))
     rows.sort(key=lambda r: r[0])
     return iter(rows)
 
@@ -103,7 +105,11 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges]) ->
         mark, mark_hand = (int(held[0]), int(held[1])) if held else (0, 0)
         ratings, since = _fresh(table, edges), mark
         written: list[dict[str, Any]] = []
-        for event, kind, body, ts in _entries(conn, table, mark, mark_hand):
+        top = conn.execute("SELECT max(hand) FROM hands WHERE table_name = %s", (table,)).fetchone()
+        archived = int(top[0]) if top and top[0] is not None else 0
+        for event, kind, body, ts, hand in _entries(conn, table, mark, mark_hand):
+            if kind == "close" and hand - 1 > archived:
+                break  # a hand closed before this close is not archived yet (its events came first): folded next time
             if kind == "hand":
                 _profile(ratings, body, ts)
                 ratings.hand(hand_record(body), ts)
@@ -111,11 +117,9 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges]) ->
             ratings.event(kind, body, ts)
             if kind == "close":  # every session and shift of this opening is final: stored, the mark moved on
                 written += _store(conn, ratings, since, pit)
-                hand = conn.execute("SELECT hand FROM table_events WHERE table_name = %s AND event = %s",
-                                    (table, event)).fetchone()
                 conn.execute("INSERT INTO rating_marks VALUES (%s, %s, %s) ON CONFLICT (table_name) "
                              "DO UPDATE SET event = excluded.event, hand = excluded.hand",
-                             (table, event, int(hand[0]) if hand and hand[0] is not None else mark_hand))
+                             (table, event, hand or mark_hand))
                 ratings, since = _fresh(table, edges), event
         written += _store(conn, ratings, since, pit)
     return written
