@@ -52,11 +52,25 @@ def test_a_card_scanned_at_the_console_rates_the_seat_shown_masked_then_cleared(
     assert CARD not in tablet.content() and CARD[-4:] + "\"" not in str(public_state(work.table))
     assert CARD not in work.log.read_text(encoding="utf-8")  # the relay's log masks it too
 
-    tablet.tap("[data-action='players']")  # the dialog shows who sits where; Clear only where a card is
-    tablet.wait_for_selector("#players[open]")
+    def on_seat(seat: int) -> None:
+        tablet.tap("[data-action='players']")
+        tablet.wait_for_selector("#players[open]")
+        tablet.tap(f"#players [data-action='player-seat'][data-seat='{seat}']")
+
+    on_seat(2)  # a break: the rating paused, the seat still the player's
+    tablet.tap("#players [data-action='player-away']")
+    settled_reply(tablet)
+    tablet.wait_for_selector("#spots [data-seat='2'] .rated.away")
+    assert tablet.locator("#spots [data-seat='2'] .rated").inner_text() == f"On a break {MASKED}"
+    assert public_state(work.table, full=True)["players"]["2"]["away"] is True
+    on_seat(2)
+    tablet.tap("#players [data-action='player-back']")
+    settled_reply(tablet)
+    tablet.wait_for_selector("#spots [data-seat='2'] .rated[data-player-card]:not(.away)")
+
+    on_seat(1)  # the dialog shows who sits where; Clear and Break only where a card is
     assert tablet.get_attribute("#players [data-seat='2']", "data-player-card") == MASKED
-    tablet.tap("#players [data-action='player-seat'][data-seat='1']")
-    assert tablet.locator("#player-out").is_disabled()
+    assert tablet.locator("#player-out").is_disabled() and tablet.locator("#player-pause").is_hidden()
     assert tablet.evaluate("() => document.activeElement?.id") == "player-card"
     tablet.tap("#players [data-action='player-seat'][data-seat='2']")
     tablet.tap("#player-out")

@@ -1,8 +1,8 @@
 // @ts-check
 // The dealer console's player cards: each rated seat shown with its card masked to the last four (the relay's `players`
 // message, from the display's full feed: display/seats.py), and the dialog that sets a seat's card, typed or scanned
-// by a USB reader typing into the focused field and its Enter, or clears it (the `player` command; the controller
-// decides and refuses in its words). The card in full is typed here and sent, never kept nor drawn.
+// by a USB reader typing into the focused field and its Enter, marks a break and the return, or clears it (the `player`
+// command; the controller decides and refuses in its words). The card in full is typed here and sent, never kept nor drawn.
 import { byId, byIdOf, el } from "./common.js";
 import { t } from "./words.js";
 
@@ -76,6 +76,11 @@ function drawDialog() {
   byId("players-unknown").hidden = players !== null;
   byIdOf("player-in", HTMLButtonElement).disabled = chosen === null;
   byIdOf("player-out", HTMLButtonElement).disabled = chosen === null || (players !== null && !rated);
+  const away = chosen !== null && playerAt(chosen)?.away === true;  // a break pauses the rating; back resumes it
+  const pause = byIdOf("player-pause", HTMLButtonElement);
+  pause.hidden = !rated;
+  pause.dataset.action = away ? "player-back" : "player-away";
+  pause.textContent = t(away ? "console.player_back" : "console.player_break");
   dialog.dataset.seat = chosen === null ? "" : String(chosen);
 }
 
@@ -98,7 +103,7 @@ function close() {
   dialog.close();
 }
 
-/** @param {"in" | "out"} action */
+/** @param {"in" | "out" | "away" | "back"} action */
 function sendPlayer(action) {
   if (chosen === null) return;
   /** @type {Record<string, string | number>} */
@@ -128,8 +133,8 @@ export function initPlayers(send) {
       cardField.focus();  // a scan goes where the dealer looks: the card's field
     } else if (action === "players-cancel") {
       close();
-    } else if (action === "player-out") {
-      sendPlayer("out");
+    } else if (action === "player-out" || action === "player-away" || action === "player-back") {
+      sendPlayer(action === "player-out" ? "out" : action === "player-away" ? "away" : "back");
     }
   });
   form.addEventListener("submit", (event) => {  // Set card, or the Enter a reader types after the number
