@@ -12,6 +12,7 @@ from playwright.sync_api import Page
 
 from protocol.commands import CommandClient
 from tests.web.screens import check_sizes
+from tests.web.test_accessibility import axe_violations, english_left
 from tests.web.test_dealer import (PINS, ROOT, Console, console, in_words, public_state, settled_reply,  # noqa: F401
                                    sign_in, tablet)
 from tests.web.test_dealer_layout import check_targets
@@ -140,5 +141,7 @@ def test_the_player_cards_in_french_at_both_sizes_every_target_48_px(
         check_targets(tablet, f"the player cards' dialog at {size}")
     tablet.set_viewport_size({"width": 1280, "height": 800})
     check_sizes(tablet, "dealer-players-fr", ("tablet", "1280"))
+    assert axe_violations(tablet) == []  # the dialog's words readable on their grounds, its field labelled
+    assert english_left(tablet) == []
     tablet.tap("#players-cancel")
     assert tablet.input_value("#player-card") == ""  # what was typed is not left in the page
