@@ -115,6 +115,9 @@ def test_without_the_full_feed_a_card_is_still_set_and_a_refusal_is_in_words(
     tablet.wait_for_selector("[data-refusal]")
     assert tablet.locator("#refusal").inner_text() == in_words(tablet, {"key": "refusal.no_player_card",
                                                                         "args": {"seat": 1}})
+    scan(tablet, 1, "12")  # a misread: refused, in words, the number not repeated
+    tablet.wait_for_selector("[data-refusal='malformed']")
+    assert "4" in tablet.locator("#refusal").inner_text() and "12" not in tablet.locator("#refusal").inner_text()
     scan(tablet, 1, CARD)
     assert tablet.locator("[data-refusal]").count() == 0
     assert public_state(work.table, full=True)["players"]["1"]["card"] == CARD
