@@ -138,7 +138,9 @@ def _archived(args: argparse.Namespace, reinvestment: Fraction) -> list[dict[str
             lines = sessions(conn, args.day, args.player, args.table)
             dealers = shifts(conn, args.table) if args.dealers and args.player is None else []
     except (ArchiveError, psycopg.Error) as exc:
-        print(f"croupier ratings: the archive cannot be read: {exc}".strip(), file=sys.stderr)
+        hint = " (its schema is older than the ratings: run `croupier pit migrate --db DSN`)" \
+            if isinstance(exc, psycopg.errors.UndefinedTable) else ""
+        print(f"croupier ratings: the archive cannot be read: {exc}".strip() + hint, file=sys.stderr)
         return 2
     for line in lines:  # the archive keeps each session's comp at no reinvestment: the rate given applies
         line["comp_cents"] = half_even(Fraction(line["theo"]) * reinvestment)
