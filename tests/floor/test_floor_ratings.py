@@ -364,3 +364,12 @@ def test_the_pits_archiver_publishes_the_rating_events_over_curve(tmp_path: Path
         thread.join(10)
         cms.sock.close(0)
         ctx.destroy(linger=0)
+
+
+def test_an_archive_not_migrated_or_a_bad_day_is_named_not_a_traceback(db: str) -> None:
+    done = croupier("ratings", "--db", db, "--json")
+    assert done.returncode == 2 and "croupier pit migrate" in done.stderr and "Traceback" not in done.stderr
+    done = croupier("ratings", "--db", db, "--day", "12/03")
+    assert done.returncode == 2 and "--day: a gaming day as YYYY-MM-DD" in done.stderr
+    done = croupier("ratings", "--player", "600050100")
+    assert done.returncode == 2 and "give --db DSN" in done.stderr
