@@ -206,13 +206,15 @@ class ChipDealer(BotDealer):
         self._placed: int | None = None  # the hand whose bets lie in the circles
         self._taken_back: int | None = None  # the hand before which the players took their chips back
         self._paid: int | None = None  # the hand whose circles are paid
+        self._confirms: dict[int, int] = {}  # hand -> confirms asked
         self._repairs: list[tuple[str, str, str]] = []  # (what, antenna, uid) the supervisor puts right
 
     def chip_run(self) -> tuple[dict[str, int], int] | None:
         """`(injected, the tray's change as read)` once the hands were played (None before)."""
         if self.tray_start is None or self.tray_end is None:
             return None
-        return dict(self.injected), self.tray_end - self.tray_start
+        asked = [k for k in FAULT_KINDS if k in self.faults or self.injected[k]]
+        return {k: self.injected[k] for k in asked}, self.tray_end - self.tray_start
 
     def close(self) -> None:
         try:
@@ -361,7 +363,12 @@ class ChipDealer(BotDealer):
         self.settle("the circles paid")
         if self.state.get("fault"):
             return
-        super()._confirm(self.state)
+        # a confirm met by a mispay is answered once: the confirm after the sign-off is another request
+        self._confirms[hand] = self._confirms.get(hand, 0) + 1
+        if self._chance(hand, "confirm"):
+            self._button("confirm", lambda s: s.get("phase") != "showdown" or s.get("hand") != hand or bool(s.get("fault")))
+            return
+        self.request("confirm", f"{hand}-confirm-{self._confirms[hand]}", hand=hand)
 
     def _pay(self, hand: int, st: Mapping[str, Any]) -> None:
         """Make every circle its due: lost chips into the tray, wins paid from the tray; a mispay when planned."""
