@@ -564,8 +564,7 @@ def main(args: argparse.Namespace) -> int:
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1), keys=keys,
                      people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None,
                      chips=args.faults if args.chips else None)
-    if args.secure and web is not None and keys is not None:
-        table.eye_key = eye_key(keys)  # the full feed for /surveillance
+    table.eye_key = eye_key(keys) if args.secure and web is not None and keys is not None else None  # /surveillance's
     viewer: subprocess.Popen[bytes] | None = None
     if people:
         table.write_users()  # the display checks sign-ins against it from its start
@@ -573,7 +572,6 @@ def main(args: argparse.Namespace) -> int:
     dealer: BotDealer | None = None
     result: DealerLog | None = None
     at_console = DealerLog(first_hand=-1)
-    chip_run: tuple[dict[str, int], int] | None = None  # --chips: the faults injected, the tray's change as read
     status = 1  # when the table could not be played to the end
     ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: the summary of the hands closed so far, as SIGINT
     try:
@@ -591,7 +589,6 @@ def main(args: argparse.Namespace) -> int:
             dealer = table.dealer(players=seat_players(seats, args.seed, args.rated or 0.0),
                                   on_step=Stagehand(table, pace, args.kill, args.seed).on_step)
             result = dealer.play(args.hands)
-            chip_run = dealer.chip_run() if isinstance(dealer, ChipDealer) else None
     except (BotError, RestarterError, OSError, JournalError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         result = None
@@ -612,15 +609,14 @@ def main(args: argparse.Namespace) -> int:
             end(proc)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
-    return finish(args, state_dir, result, restarts, status, chip_run)
+    return finish(args, state_dir, result, restarts, status, dealer.chip_run() if isinstance(dealer, ChipDealer) else None)
 
 
 def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int,
            chip_run: tuple[dict[str, int], int] | None = None) -> int:
     """Print the summary line read back from the journal (none when the table was not played) and
     give the exit status; remove a temporary state directory. With `--chips` the line ends with the
-    chips' part (`sim.chip_bots.chip_result`); a fault injected and not caught, a fault no injection
-    explains or a tray difference is said on standard error and the exit status is 1."""
+    chips' part (`chip_run`: injected, the tray's change; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
     if result is None:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
