@@ -20,10 +20,11 @@ from sim.demo_chips import demo_chip_set
 EVERY_FAULT = "mispay=0.3,past_post=0.3,pinch=0.3,foreign=0.3,misread=0.3"
 
 
-def demo(state: Path, hands: int, faults: str, seed: int = 1, timeout_s: float = 600) -> tuple[int, dict[str, Any], str]:
+def demo(state: Path, hands: int, faults: str, seed: int = 1, timeout_s: float = 600,
+         game: str = "uth") -> tuple[int, dict[str, Any], str]:
     """Run the chips demo; its exit status, its last line (JSON) and its standard error."""
     run = subprocess.run([sys.executable, "-m", "cli", "demo", "--chips", "--quiet", "--hands", str(hands), "--seed",
-                          str(seed), "--faults", faults, "--state", str(state)],
+                          str(seed), "--faults", faults, "--state", str(state), "--game", game],
                          capture_output=True, text=True, timeout=timeout_s, check=False)
     lines = run.stdout.strip().splitlines()
     return run.returncode, json.loads(lines[-1]) if lines else {}, run.stderr
@@ -70,6 +71,17 @@ def test_a_short_chips_demo_catches_every_fault_kind_injected(tmp_path: Path) ->
     assert status == 0, err
     assert all(line["chips"]["injected"].get(kind, 0) >= 1 for kind in parse_faults(EVERY_FAULT)), line
     check_run(tmp_path / "state", line, 20)
+
+
+@pytest.mark.slow
+def test_three_card_poker_with_chips_pays_the_ante_bonus_on_the_ante(tmp_path: Path) -> None:
+    # seed 1: seat 1's straight plays against a dealer who does not qualify at the second hand (the Ante Bonus)
+    status, line, err = demo(tmp_path / "state", 6, EVERY_FAULT.replace("0.3", "0.4"), game="3cp")
+    assert status == 0, err
+    check_run(tmp_path / "state", line, 6)
+    bonuses = [s for r in journal_hands(tmp_path / "state") for s in r["settlement"]["spots"]
+               if s["results"].get("ante_bonus", 0) > 0]
+    assert bonuses  # the run met an Ante Bonus, and the tray still reconciled
 
 
 @pytest.mark.soak
