@@ -38,6 +38,7 @@ from drivers.gpio_sim import LineClient
 from engine.cards import Card
 from engine.evaluate import high, three_card
 from engine.games import MAX_SPOTS
+from firmware_host.service.command_desk import MAX_DEFER_S
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
@@ -51,6 +52,10 @@ STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_c
 
 
 SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open"})
+SIGNED_OFF_WAIT_S = 2 * MAX_DEFER_S + 1.0
+"""How long a signed-off command's answer may take: its PIN's hash waits for a pause in the cards, and so does
+its answer, each up to the desk's MAX_DEFER_S (a bot re-sending each second never heard the answer: it went to
+the socket the bot had just closed, and a loaded machine's harness ran out of time)."""
 """The bot dealer's commands that carry the bot supervisor's sign-off (`supervisor`)."""
 
 
@@ -414,7 +419,13 @@ class BotDealer:
         while True:
             try:
                 auth = self.supervisor if cmd in SIGNED_OFF else None
-                reply = self.commands.request(cmd, req_id=req_id, auth=auth, **args)
+                wait_ms = self.commands.timeout_ms
+                if auth is not None:
+                    self.commands.timeout_ms = max(wait_ms, int(SIGNED_OFF_WAIT_S * 1000))
+                try:
+                    reply = self.commands.request(cmd, req_id=req_id, auth=auth, **args)
+                finally:
+                    self.commands.timeout_ms = wait_ms
                 if reply.get("code") == "busy" and time.monotonic() < deadline:
                     self.log.resends += 1  # still busy past the client's own wait (a loaded machine): again
                     continue

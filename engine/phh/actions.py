@@ -131,46 +131,75 @@ class PhhAction(NamedTuple):
 
 
 _new_action = tuple.__new__
+# constant tables (never grown): the actions that are their text alone (`p3 f`, `p3 cc`, `p3 sm`, `p3 pb`,
+# `p3 sd`) for p1..p32, and the start of a hole-card line (`d dh p3 `) for p1..p9 (then two cards: 12 characters)
+_WHOLE = {f"p{i} {kind}": _new_action(PhhAction, (i - 1, kind, i - 1, None, None, None, f"p{i} {kind}"))
+          for i in range(1, 33) for kind in ("f", "cc", "sm", "pb", "sd")}
+_DEAL_HOLE = {f"d dh p{i} ": i - 1 for i in range(1, 10)}
+_ONE_CARD = {text: (text,) for text in _CARD_TEXTS}
 
 
 def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
     """PhhAction.parse of each of `texts`, in order, in one loop for a record's list: the commonest
-    forms without commentary read here (`d dh p1 AsKd`, `p3 f`, `p3 cc`, `p3 sm`, `d db 8sKd5d`,
-    `p3 cbr 225`, `p3 sm AsKd`), the others by PhhAction._parse (the same action either way).
-    Raises PhhError as PhhAction.parse."""
+    forms without commentary read here (`p3 f`, `p3 cc`, `p3 sm` from a table, `d dh p1 AsKd`,
+    `d db 8sKd5d`, `p3 cbr 225`, `p3 sm AsKd`), the others by PhhAction._parse (the same action
+    either way). Raises PhhError as PhhAction.parse."""
     out: list[PhhAction] = []
     append = out.append
     players = _PLAYER_INDEX
+    whole = _WHOLE
+    deal_hole = _DEAL_HOLE
+    two_cards = _TWO_CARDS
+    one_card = _ONE_CARD
     new = _new_action
     cls = PhhAction
     for text in texts:
-        if text.__class__ is str and "#" not in text:
-            words = text.split()
-            n = len(words)
-            if n == 4:
-                if words[0] == "d" and words[1] == "dh":
-                    index = players.get(words[2])
+        if text.__class__ is str:
+            size = len(text)
+            if size < 7:   # `p3 f`, `p3 cc`... (the table's are 4 to 6 characters long)
+                action = whole.get(text)
+                if action is not None:
+                    append(action)
+                    continue
+            elif size == 12:
+                seat = deal_hole.get(text[:8])
+                if seat is not None:
+                    two = two_cards.get(text[8:])
+                    if two is not None:
+                        append(new(cls, (None, "dh", seat, two, None, None, text)))
+                        continue
+            elif (size == 7 or size == 11) and text[:5] == "d db ":   # a turn or river card, a flop
+                board: tuple[str, ...] | None
+                if size == 7:
+                    board = one_card.get(text[5:])
+                else:
+                    two = two_cards.get(text[5:9])
+                    one = one_card.get(text[9:])
+                    board = None if two is None or one is None else two + one
+                if board is not None:
+                    append(new(cls, (None, "db", None, board, None, None, text)))
+                    continue
+            if "#" not in text:
+                words = text.split()
+                n = len(words)
+                if n == 4:
+                    if words[0] == "d" and words[1] == "dh":
+                        index = players.get(words[2])
+                        if index is not None:
+                            append(new(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text)))
+                            continue
+                elif n == 3:
+                    kind = words[1]
+                    if kind == "db" and words[0] == "d":
+                        append(new(cls, (None, "db", None, _split_cards(words[2], text), None, None, text)))
+                        continue
+                    index = players.get(words[0])
                     if index is not None:
-                        append(new(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text)))
-                        continue
-            elif n == 2:
-                index = players.get(words[0])
-                kind = words[1]
-                if index is not None and (kind == "f" or kind == "cc" or kind == "sm"):
-                    append(new(cls, (index, kind, index, None, None, None, text)))
-                    continue
-            elif n == 3:
-                kind = words[1]
-                if kind == "db" and words[0] == "d":
-                    append(new(cls, (None, "db", None, _split_cards(words[2], text), None, None, text)))
-                    continue
-                index = players.get(words[0])
-                if index is not None:
-                    if kind == "cbr":
-                        append(new(cls, (index, kind, index, None, words[2], None, text)))
-                        continue
-                    if kind == "sm" and words[2] != "-":
-                        append(new(cls, (index, kind, index, _split_cards(words[2], text), None, None, text)))
-                        continue
+                        if kind == "cbr":
+                            append(new(cls, (index, kind, index, None, words[2], None, text)))
+                            continue
+                        if kind == "sm" and words[2] != "-":
+                            append(new(cls, (index, kind, index, _split_cards(words[2], text), None, None, text)))
+                            continue
         append(cls._parse(text))  # type: ignore[arg-type]
     return tuple(out)

@@ -58,19 +58,12 @@ def split_code(code: str) -> tuple[str, str] | None:
     >>> split_code("FO/8"), split_code("XT")
     (('F', 'O/8'), None)
     """
-    letter, game = code[:1], code[1:]
-    if letter in STRUCTURES and (game in GAME_CODES or game in _FOREIGN_GAMES):
-        return letter, game
-    return None
+    return _SPLIT.get(code)
 
 
 def stakes_fields(code: str) -> tuple[str, ...]:
     """The stake fields a variant code needs (phh-std "required fields", and ours for S)."""
-    split = split_code(code)
-    assert split is not None
-    letter, game = split
-    forced = ("bring_in",) if game in _BRING_IN_GAMES else ("blinds_or_straddles",)
-    return forced + _SIZES[letter]
+    return _STAKES_FIELDS[code]
 
 
 def game_of(code: str) -> tuple[Variant, Structure]:
@@ -78,13 +71,21 @@ def game_of(code: str) -> tuple[Variant, Structure]:
 
     Raises PhhError for a code that is not a game of ours (NS, short deck) or not a code at all.
     """
+    ours = _GAMES.get(code)
+    if ours is not None:
+        return ours
     split = split_code(code)
     if split is None:
         raise PhhError(f"variant {code!r} is not a PHH variant code ({', '.join(VARIANT_NAMES)})")
-    letter, game = split
-    if game in _FOREIGN_GAMES:
-        raise PhhError(f"variant {code!r}: {_FOREIGN_GAMES[game]} is not one of our games")
-    return VARIANTS[GAME_CODES[game]], STRUCTURES[letter]
+    raise PhhError(f"variant {code!r}: {_FOREIGN_GAMES[split[1]]} is not one of our games")
+
+
+# constant tables of the grammar above, by code: its letter and game, the stakes it needs, our game
+_SPLIT = {letter + game: (letter, game) for letter in STRUCTURES for game in (*GAME_CODES, *_FOREIGN_GAMES)}
+_STAKES_FIELDS = {code: (("bring_in",) if game in _BRING_IN_GAMES else ("blinds_or_straddles",)) + _SIZES[letter]
+                  for code, (letter, game) in _SPLIT.items()}
+_GAMES = {code: (VARIANTS[GAME_CODES[game]], STRUCTURES[letter])
+          for code, (letter, game) in _SPLIT.items() if game in GAME_CODES}
 
 
 def variant_code(variant: Variant, structure: Structure) -> str:

@@ -7,12 +7,14 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from operator import itemgetter
 from typing import Any
 
 from engine import tomltext
 from engine.phh.actions import PhhAction, parse_actions
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
+from engine.poker.values import quick_init
 
 __all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "hands_of_tables", "dumps_phhs"]
 
@@ -37,6 +39,9 @@ _FIELD_ORDER = (
 _ORDER = {name: i for i, name in enumerate(_FIELD_ORDER)}
 _STAKE_NAMES = ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")
 _INT_ONLY = frozenset({int})
+_STR_ONLY = frozenset({str})
+_PLAYER_OF = itemgetter(2)   # PhhAction.player
+_AMOUNT_TEXT = itemgetter(4)   # PhhAction.amount_text
 _ONE = Decimal(1)
 
 
@@ -77,6 +82,7 @@ def _decimals(value: Number) -> int:
     return max(0, -exponent)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandHistory:
     """One hand history, its amounts in integer units of `unit` (see engine.phh's docstring).
@@ -198,35 +204,39 @@ class _Reader:
         stacks = self.amounts("starting_stacks", True)
         antes = self.amounts("antes", True)
         blinds = self.amounts("blinds_or_straddles", "blinds_or_straddles" in needs)
-        stakes = [self.stake(name, needs) for name in _STAKE_NAMES]
+        stakes = self.stakes(needs)
         actions = self.actions()
-        raw_amounts = self.action_amounts(actions)
-        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
+        raw_amounts, decimal = self.action_amounts(actions)
+        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts, decimal)
         scale = 10 ** places
 
         def units(value: Number) -> int:
             return value * scale if isinstance(value, int) else int(value * scale)
 
         def all_units(values: list[Number]) -> tuple[int, ...]:
-            if ints or scale == 1 and _only_ints(values):
+            if scale == 1 and set(map(type, values)) <= _INT_ONLY:
                 return tuple(values)  # type: ignore[arg-type]
             return tuple(map(units, values))
 
-        for i, s in enumerate(stacks):
+        for i, s in enumerate(stacks if min(stacks) <= 0 else ()):   # the first named
             if s <= 0:
                 raise PhhError(f"starting_stacks[{i}]: a stack must be positive, not {s}")
-        for i, ante in enumerate(antes):
+        for i, ante in enumerate(antes if min(antes) < 0 else ()):
             if ante < 0:
                 raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
         players, trimming, cap, uncapped, heads_up = self.settings()
         rake = self.rake(units)
-        amounts = (tuple(raw_amounts) if ints or scale == 1 and Decimal not in set(map(type, raw_amounts))
+        amounts = (tuple(raw_amounts) if ints or scale == 1 and not decimal
                    else tuple(None if x is None else units(x) for x in raw_amounts))
         whole: list[int] = stakes if ints else list(map(units, stakes))  # type: ignore[assignment]  # ints: units
         bring_in, small_bet, big_bet, min_bet, max_bet = whole
+        if ints:   # whole chips throughout: each amount is its count of units
+            antes_units, blinds_units, stacks_units = tuple(antes), tuple(blinds), tuple(stacks)
+        else:
+            antes_units, blinds_units, stacks_units = all_units(antes), all_units(blinds), all_units(stacks)
         return cls(
-            self.variant, all_units(antes), all_units(blinds), bring_in, small_bet, big_bet, min_bet, max_bet,
-            all_units(stacks), actions, amounts,  # type: ignore[arg-type]
+            self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
+            stacks_units, actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
             players, self.results("finishing_stacks"), self.results("winnings"),
             tuple([(k, self.fields[k]) for k in sorted(self.fields.keys() - _CORE)]), rake)
@@ -240,17 +250,23 @@ class _Reader:
             return [0] * self.n
         if not isinstance(raw, list) or len(raw) != self.n:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
-        if _only_ints(raw):
+        if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
             return raw
         return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
 
-    def stake(self, name: str, needs: tuple[str, ...]) -> Number:
-        raw = self.fields.get(name)
-        if raw is None:
-            if name in needs:
-                raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
-            return 0
-        return _to_number(raw, name)
+    def stakes(self, needs: tuple[str, ...]) -> list[Number]:
+        """bring_in, small_bet, big_bet, min_bet, max_bet (0 when absent and not needed)."""
+        get = self.fields.get
+        out: list[Number] = []
+        for name in _STAKE_NAMES:
+            raw = get(name)
+            if raw is None:
+                if name in needs:
+                    raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
+                out.append(0)
+            else:
+                out.append(raw if raw.__class__ is int else _to_number(raw, name))
+        return out
 
     def actions(self) -> tuple[PhhAction, ...]:
         raw = self.fields.get("actions")
@@ -258,14 +274,16 @@ class _Reader:
             raise PhhError("field 'actions' missing or not a list of strings")
         actions = parse_actions(raw)
         n = self.n
-        for a in actions:
-            if a.player is not None and a.player >= n:
-                raise PhhError(f"action {a.text!r}: there are only {n} players")
+        if max([0, *filter(None, map(_PLAYER_OF, actions))]) >= n:   # the players named, in one go (None, p1 dropped)
+            for a in actions:
+                if a.player is not None and a.player >= n:
+                    raise PhhError(f"action {a.text!r}: there are only {n} players")
         return actions
 
-    def action_amounts(self, actions: tuple[PhhAction, ...]) -> list[Number | None]:
-        """Each action's `cbr` amount as written (None for other actions)."""
-        out: list[Number | None] = [a.amount_text for a in actions]   # type: ignore[misc]  # each read below
+    def action_amounts(self, actions: tuple[PhhAction, ...]) -> tuple[list[Number | None], bool]:
+        """Each action's `cbr` amount as written (None for other actions), and whether one is a Decimal."""
+        out: list[Number | None] = list(map(_AMOUNT_TEXT, actions))   # each read below
+        decimal = False
         for i, text in enumerate(out):
             if text is None:
                 continue
@@ -277,16 +295,15 @@ class _Reader:
                 except InvalidOperation:
                     raise PhhError(f"action {actions[i].text!r}: not an amount: {text!r}") from None
                 out[i] = _to_number(amount, f"action {actions[i].text!r}")
-        return out
+                decimal = True
+        return out, decimal
 
-    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
+    def places(self, played: list[Number], raw_amounts: list[Number | None], decimal: bool) -> tuple[int, bool]:
         """The decimal places of the finest amount the table and its actions use, and whether
-        every one of them is an int (then each is its own count of units)."""
-        if "_rake_cap" not in self.fields:   # the commonest: whole chips throughout, no rake
-            kinds = {*map(type, played), *map(type, raw_amounts)}
-            kinds.discard(type(None))
-            if kinds <= _INT_ONLY:
-                return 0, True
+        every one of them is an int (then each is its own count of units). `decimal`: an action's
+        amount is a Decimal (the others are ints)."""
+        if not decimal and "_rake_cap" not in self.fields and _only_ints(played):   # the commonest: whole chips, no rake
+            return 0, True
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))
@@ -300,8 +317,8 @@ class _Reader:
         players_raw = fields.get("players")
         players: tuple[str, ...] | None = None
         if players_raw is not None:
-            if not isinstance(players_raw, list) or len(players_raw) != n or not all(
-                    isinstance(p, str) for p in players_raw):
+            if not isinstance(players_raw, list) or len(players_raw) != n or not (
+                    _STR_ONLY.issuperset(map(type, players_raw)) or all(isinstance(p, str) for p in players_raw)):
                 raise PhhError(f"field 'players': expected a list of {n} names")
             players = tuple(players_raw)
         trimming = fields.get("ante_trimming_status", False)
@@ -310,13 +327,11 @@ class _Reader:
         cap = fields.get("_raise_cap", 3)
         if type(cap) is not int or cap < 0:
             raise PhhError(f"field '_raise_cap': expected a number of raises (0 or more), not {cap!r}")
-        flags = []
-        for name in ("_uncapped", "_uncapped_heads_up"):
-            flag = fields.get(name, False)
-            if not isinstance(flag, bool):
-                raise PhhError(f"field {name!r}: expected true or false")
-            flags.append(flag)
-        return players, trimming, cap, flags[0], flags[1]
+        uncapped, heads_up = fields.get("_uncapped", False), fields.get("_uncapped_heads_up", False)
+        if uncapped.__class__ is not bool or heads_up.__class__ is not bool:
+            name = "_uncapped" if uncapped.__class__ is not bool else "_uncapped_heads_up"
+            raise PhhError(f"field {name!r}: expected true or false")
+        return players, trimming, cap, uncapped, heads_up
 
     def rake(self, units: Callable[[Number], int]) -> Rake | None:
         """The house's rake (`_rake_bp`, `_rake_cap`, `_rake_no_flop_no_drop`), or None."""
@@ -343,7 +358,7 @@ class _Reader:
             return None
         if not isinstance(raw, list) or len(raw) != self.n:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
-        if _only_ints(raw):
+        if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
             return tuple(raw)
         return tuple(_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw))
 

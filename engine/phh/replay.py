@@ -36,18 +36,17 @@ def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> S
         blinds = list(ours)
     else:
         blinds = list(hand.blinds_or_straddles)
-        for i, b in enumerate(blinds if min(blinds, default=0) < 0 else ()):   # the first negative named
+        for i, b in enumerate(blinds if min(blinds) < 0 else ()):   # the first negative named (one a player)
             if b < 0:
                 raise PhhError(f"blinds_or_straddles[{i}] = {hand.amount(b)}: a posted blind out of "
                                f"position (negative in PHH) is not dealt at our tables")
     while blinds and blinds[-1] == 0:
         blinds.pop()
-    antes: int | tuple[int, ...] = hand.antes[0] if len(set(hand.antes)) == 1 else hand.antes
+    each = hand.antes
+    antes: int | tuple[int, ...] = each[0] if each.count(each[0]) == len(each) else each   # one for everyone, or each his
     try:
-        return Stakes(structure, tuple(blinds), antes, bring_in=hand.bring_in,
-                      small_bet=hand.small_bet, big_bet=hand.big_bet,
-                      min_bet=hand.min_bet, max_bet=hand.max_bet, raise_cap=hand.raise_cap,
-                      uncapped_heads_up=hand.uncapped_heads_up)
+        return Stakes(structure, tuple(blinds), antes, hand.bring_in, hand.small_bet, hand.big_bet,
+                      hand.min_bet, hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
     except IllegalAction as exc:
         raise PhhError(f"stakes: {exc}") from None
 
@@ -137,7 +136,7 @@ class _Replay:
         self.amounts = hand.amounts
         self.count = len(hand.actions)
         self.used = [False] * self.count
-        self.holes: list[list[CardInput]] = [[] for _ in range(hand.player_count)]
+        self.holes: list[list[CardInput]] = [[] for _ in hand.starting_stacks]
         self.board: list[CardInput] = []
 
     def fail(self, index: int, reason: object) -> PhhError:
@@ -147,14 +146,14 @@ class _Replay:
         """Every action of the record, in order (dealer lines as the engine asks for the cards)."""
         table = self.table
         actions, amounts, used = self.actions, self.amounts, self.used
-        for i in range(self.count):
+        for i, a in enumerate(actions):
             if used[i]:
                 continue
-            a = actions[i]
             used[i] = True
             kind = a.kind
-            if (kind == "f" or kind == "cc" or kind == "cbr") and table.actor == a.actor and table.expected_card() is None:
-                # the commonest step, in short (the full step below would do the same)
+            if table.actor == a.actor and (kind == "f" or kind == "cc" or kind == "cbr"):
+                # the commonest step, in short (the full step below would do the same): the player
+                # the engine waits for (while a card is expected, nobody is to act)
                 try:
                     if kind == "f":
                         table.fold()
@@ -164,7 +163,7 @@ class _Replay:
                         table.bet_or_raise(amounts[i])  # type: ignore[arg-type]
                 except (IllegalAction, CardError) as exc:
                     raise self.fail(i, exc) from None
-                if table.expected_card() is not None:
+                if table.actor is None and table.expected_card() is not None:   # the round is over
                     self.pump(i + 1)
             elif kind == "dh" or kind == "db":
                 self.pump(self.buffer_deals(i))

@@ -21,13 +21,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.errors import IllegalAction
+from engine.poker.values import quick_init
 from engine.poker.variants import Structure
 
 __all__ = ["Stakes", "Structure", "pot_limit_max_to"]
 
 _INT_ONLY = frozenset({int})
+_FIXED_LIMIT = Structure.FIXED_LIMIT   # read as globals: quicker than members of the Enum class
+_SPREAD_LIMIT = Structure.SPREAD_LIMIT
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Stakes:
     """Forced bets and limits of a table.
@@ -63,9 +67,9 @@ class Stakes:
             for a in amounts:
                 if not isinstance(a, int) or a < 0:
                     raise IllegalAction(f"stakes must be non-negative integers: {self}")
-        if self.structure is Structure.FIXED_LIMIT and (self.small_bet <= 0 or self.big_bet <= 0):
+        if self.structure is _FIXED_LIMIT and (self.small_bet <= 0 or self.big_bet <= 0):
             raise IllegalAction("fixed limit needs a small bet and a big bet")
-        if self.structure is Structure.SPREAD_LIMIT and not 0 < self.minimum_bet <= self.max_bet:
+        if self.structure is _SPREAD_LIMIT and not 0 < self.minimum_bet <= self.max_bet:
             raise IllegalAction("spread limit needs 0 < min_bet <= max_bet")
         if self.raise_cap is not None and self.raise_cap < 0:
             raise IllegalAction("raise_cap must be >= 0 or None")

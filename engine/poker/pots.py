@@ -23,9 +23,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.poker.values import quick_init
+
 __all__ = ["Pot", "build_pots", "final_pots", "split", "split_hi_lo"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Pot:
     """One pot: `amount` and the seats that can win it (`eligible`, frozen). Index 0 is the main pot."""

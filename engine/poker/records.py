@@ -9,7 +9,7 @@ from typing import Union
 from engine import evaluate
 from engine.cards import Card
 from engine.evaluate import HandValue
-from engine.poker.values import CardSlot
+from engine.poker.values import CardSlot, quick_init
 from engine.poker.variants import EVALUATOR_SIGNATURES
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
 ]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Posted:
     """A forced bet: `kind` is `ante`, `small_blind`, `big_blind` or `straddle`."""
@@ -28,6 +29,7 @@ class Posted:
     amount: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Dealt:
     """A card dealt (`card` None when unknown). `kind` as CardSlot.kind."""
@@ -39,16 +41,19 @@ class Dealt:
     street: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Folded:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Checked:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Called:
     """A call; `amount` is the chips added, `all_in` when it took the last chip."""
@@ -58,6 +63,7 @@ class Called:
     all_in: bool
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class BroughtIn:
     seat: int
@@ -65,6 +71,7 @@ class BroughtIn:
     all_in: bool
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class BetOrRaised:
     """A bet, raise or completion to `to` (the street total); `amount` the chips added;
@@ -78,6 +85,7 @@ class BetOrRaised:
     full: bool
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Drew:
     """Discards of a draw (empty: stood pat); None entries are unknown cards."""
@@ -86,6 +94,7 @@ class Drew:
     discards: tuple[Card | None, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Returned:
     """An uncalled bet given back."""
@@ -94,6 +103,7 @@ class Returned:
     amount: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Shown:
     """Cards shown at showdown. `values` (computed when read): one `engine.evaluate.HandValue`
@@ -132,6 +142,7 @@ def hand_strengths(evaluators: Sequence[str], hole: Sequence[Card], board: Seque
     return tuple(out)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Chopped:
     """The players still in agreed to share the pot(s): `shares` seat -> chips (after rake)."""
@@ -139,16 +150,19 @@ class Chopped:
     shares: Mapping[int, int]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Mucked:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Raked:
     amount: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Awarded:
     """Chips won from pot `pot` (0 main); `half` is `all`, `high` or `low`."""
@@ -163,6 +177,7 @@ Record = Union[Posted, Dealt, Folded, Checked, Called, BroughtIn, BetOrRaised, D
                Shown, Mucked, Chopped, Raked, Awarded]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PotResult:
     amount: int
@@ -170,6 +185,7 @@ class PotResult:
     winners: Mapping[int, int]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """A settled hand. `payoffs` (final minus starting stack) plus `rake` add up to zero."""
@@ -227,6 +243,22 @@ def posted(seat: int, kind: str, amount: int) -> Posted:
             _POSTED.clear()
         record = _POSTED[key] = Posted(seat, kind, amount)
     return record
+
+
+def dealt_run(slots: Sequence[CardSlot], cards: Sequence[Card]) -> list[Dealt]:
+    """dealt of each known card of `cards` to its slot of `slots`, in one loop."""
+    out: list[Dealt] = []
+    append = out.append
+    tables = _DEALT
+    for slot, card in zip(slots, cards):
+        shared = tables.get(id(slot))
+        if shared is not None and shared[0] is slot:
+            record = shared[1][card.index]
+            if record is not None and record.card is card:
+                append(record)
+                continue
+        append(dealt(slot, card.index, card))
+    return out
 
 
 def dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from engine.errors import DuplicateCard, IllegalAction
 from engine.poker.core import HandCore, PlayerState
@@ -15,6 +16,11 @@ from engine.cards import Card
 
 __all__ = ["HandShowdown"]
 
+_BET = attrgetter("bet")   # a player's bet on this street
+_TOTAL = attrgetter("total")
+_STACK = attrgetter("stack")
+_STARTING_STACK = attrgetter("starting_stack")
+
 
 class HandShowdown(HandCore):
     """The showdown and the settlement of a hand (see engine.poker.state.Hand)."""
@@ -23,17 +29,12 @@ class HandShowdown(HandCore):
 
     def _return_uncalled(self) -> None:
         """Give back the part of the highest bet of the street that nobody matched."""
-        top: PlayerState | None = None
-        second = 0
-        for p in self._seq:
-            if top is None or p.bet > top.bet:
-                if top is not None:
-                    second = top.bet
-                top = p
-            elif p.bet > second:
-                second = p.bet
-        if top is not None and top.bet > second:
-            excess = top.bet - second
+        seq = self._seq
+        bets = list(map(_BET, seq))
+        ordered = sorted(bets)
+        excess = ordered[-1] - ordered[-2]
+        if excess:
+            top = seq[bets.index(ordered[-1])]   # the first of the highest bets: there is one
             top.stack += excess
             top.bet -= excess
             top.total -= excess
@@ -49,23 +50,26 @@ class HandShowdown(HandCore):
             start = self._aggressor[1]
         i = self.order.index(start)
         n = len(self.order)
-        self._showdown_queue = [self.order[(i + k) % n] for k in range(n) if self._players[self.order[(i + k) % n]].live]
+        players = self._players
+        self._showdown_queue = [seat for seat in (self.order[(i + k) % n] for k in range(n))
+                                if not players[seat].folded and not players[seat].mucked]
         self.actor = None
         self._next_shower()
 
     def _next_shower(self) -> None:
-        while self._showdown_queue:
+        if self._showdown_queue:
             seat = self._showdown_queue.pop(0)
-            others = [p for p in self._players.values() if p.live and p.seat != seat]
-            if all(p.mucked or p.folded for p in others) or not others:
-                break   # everyone else mucked: wins without showing
-            self.actor = seat
-            return
+            for p in self._seq:
+                if p.seat != seat and not p.folded and not p.mucked:
+                    self.actor = seat   # another hand still in: he shows or mucks
+                    return
+            # everyone else mucked: he wins without showing
         self.actor = None
         self._settle(showdown=True)
 
     def _final_pots(self) -> list[Pot]:
-        return final_pots({s: p.total for s, p in self._players.items()}, [p.seat for p in self._seq if p.live])
+        return final_pots({s: p.total for s, p in self._players.items()},
+                          [p.seat for p in self._seq if not p.folded and not p.mucked])
 
     def _settle(self, showdown: bool, chop: Mapping[int, int] | None = None, chop_equal: bool = False) -> None:
         self.phase = OVER
@@ -146,12 +150,9 @@ class HandShowdown(HandCore):
 
     def _settle_uncontested(self, winner: PlayerState) -> None:
         """_settle's result when one player is left and no rake is taken (the same records)."""
-        total = 0
-        finals = {}
-        starts = {}
-        payoffs = {}
-        for p in self._seq:
-            total += p.total
+        seq = self._seq
+        total = sum(map(_TOTAL, seq))
+        for p in seq:
             p.bet = 0
         winner.stack += total
         seat = winner.seat
@@ -160,10 +161,10 @@ class HandShowdown(HandCore):
             pot = PotResult(total, frozenset((seat,)), {seat: total})
         else:
             pot = PotResult(0, frozenset((seat,)), {})
-        for s, p in self._players.items():
-            finals[s] = p.stack
-            starts[s] = p.starting_stack
-            payoffs[s] = p.stack - p.starting_stack
+        seats = self._players   # seat -> player, in the order of _seq
+        finals = dict(zip(seats, map(_STACK, seq)))
+        starts = dict(zip(seats, map(_STARTING_STACK, seq)))
+        payoffs = {p.seat: p.stack - p.starting_stack for p in seq}
         self.result = HandResult(starts, finals, payoffs, (pot,), 0, False,
                                  frozenset((seat,)) if total else frozenset())
 

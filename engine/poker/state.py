@@ -20,8 +20,9 @@ Cards go round one at a time from the small blind (docs/rules.md; heads-up the b
 button gets the first card), or from the button's left in games without blinds; draws go in turn
 from the button's left.
 
-Main attributes: `actor` (seat to act, or None), `phase`, `street`, `board`, `level` (the bet
-to call), `records` (everything that happened), `result` (a HandResult once the hand is over).
+Main attributes: `actor` (seat to act, or None: always None while a card is expected), `phase`,
+`street`, `board`, `level` (the bet to call), `records` (everything that happened), `result` (a
+HandResult once the hand is over).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    folded,
+    dealt_run, folded,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -171,7 +172,12 @@ class Hand(HandStreets):
         queue = self._queue
         if not queue:
             raise IllegalAction(f"no card expected now: {self._waiting_for()}")
-        parsed = card if card.__class__ is Card else card_of(card)
+        if card.__class__ is Card:
+            parsed: Card | None = card
+        elif card.__class__ is str and card in BY_TEXT:
+            parsed = BY_TEXT[card]
+        else:
+            parsed = card_of(card)
         slot = queue[0]
         kind = slot.kind
         if parsed is not None:
@@ -242,11 +248,10 @@ class Hand(HandStreets):
         queue = self._queue
         states = self._card_state
         players = self._players
-        records = self.records
-        last = len(queue) - 1
-        k = 0
-        while k < last:
-            slot = queue[k]
+        by_text = BY_TEXT
+        cards: list[Card] = []
+        add = cards.append
+        for slot in queue[:-1]:
             if slot.kind != "hole":
                 break
             seat = slot.seat
@@ -258,7 +263,7 @@ class Hand(HandStreets):
                 break
             card = buffer[0]
             if card.__class__ is str:
-                card = BY_TEXT.get(card)
+                card = by_text.get(card)
             if card.__class__ is not Card:   # unknown, or not a card: deal's own checks say
                 break
             index = card.index
@@ -269,9 +274,10 @@ class Hand(HandStreets):
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)
             p.up.append(slot.up)
-            records.append(dealt(slot, index, card))
-            k += 1
+            add(card)
+        k = len(cards)
         if k:
+            self.records.extend(dealt_run(queue[:k], cards))
             del queue[:k]
             self._cards_seen += k
         return k
@@ -291,10 +297,9 @@ class Hand(HandStreets):
     def fold(self, seat: int | None = None, dead: bool = False) -> Folded:
         """The actor folds (`dead`: his hand is declared dead, folded even with nothing to call)."""
         actor = self.actor
-        if (self.phase is not BETTING or self._queue or actor is None
-                or (seat is not None and seat != actor) or (self._players[actor].bet >= self.level and not dead)):
+        if (self.phase is not BETTING or self._queue or actor is None or (seat is not None and seat != actor)
+                or ((p := self._players[actor]).bet >= self.level and not dead)):
             self.verify_fold(seat, dead)   # raises the reason
-        p = self._players[actor]  # type: ignore[index]
         states = self._card_state
         for c in p.cards:
             if c is not None:
@@ -362,7 +367,9 @@ class Hand(HandStreets):
         if p.bet >= self.level:
             record = checked(actor)  # type: ignore[arg-type]
         else:
-            amount = min(self.level - p.bet, p.stack)
+            amount = self.level - p.bet
+            if amount > p.stack:
+                amount = p.stack   # all in for less
             p.stack -= amount
             p.bet += amount
             p.total += amount
@@ -376,7 +383,12 @@ class Hand(HandStreets):
         return self._verify_bet_or_raise(to, seat)[0].seat
 
     def _verify_bet_or_raise(self, to: int, seat: int | None) -> tuple[PlayerState, Bounds]:
-        p = self._check_turn(seat, BETTING, BRING_IN)
+        actor = self.actor
+        if (self.phase is BETTING and not self._queue and actor is not None   # the commonest: his turn to bet
+                and (seat is None or seat == actor)):
+            p = self._players[actor]
+        else:
+            p = self._check_turn(seat, BETTING, BRING_IN)
         if to.__class__ is not int and (not isinstance(to, int) or isinstance(to, bool)):
             raise IllegalAction(f"amount must be an integer, got {to!r}")
         rng = self._raise_range(p)
@@ -408,12 +420,14 @@ class Hand(HandStreets):
         p, (kind, _, _, choices) = self._verify_bet_or_raise(to, seat)
         previous = self.level
         structure = self._structure
+        min_bet = self._min_bet
         all_in = to == p.bet + p.stack
         if structure is FIXED_LIMIT:
             full = to >= self._fixed_target(p) or (all_in and self.settings.fixed_limit_half_bet_reopens
                                                    and 2 * (to - previous) >= self._unit())
         else:
-            full = previous == 0 or to - previous >= max(self._last_full, self._min_bet)
+            last_full = self._last_full
+            full = previous == 0 or to - previous >= (last_full if last_full > min_bet else min_bet)
         if self.phase is BRING_IN:
             self.phase = BETTING
         added = to - p.bet
@@ -422,7 +436,7 @@ class Hand(HandStreets):
         p.total += added
         if full:
             if structure is not FIXED_LIMIT:
-                self._last_full = max(to - previous, self._min_bet)
+                self._last_full = to - previous if to - previous > min_bet else min_bet
             self._bet_count += 1
             if (structure is FIXED_LIMIT and self.street == self.variant.open_pair_street
                     and choices is not None and len(choices) == 2 and to == choices[1]):
@@ -442,7 +456,8 @@ class Hand(HandStreets):
                     q.pending = True
                     if reopen and not q.may_raise and to - q.acted_at >= reopen:
                         q.may_raise = True
-        self.level = max(self.level, to)
+        if to > previous:
+            self.level = to
         p.pending = False
         p.may_raise = False
         p.acted_at = self.level

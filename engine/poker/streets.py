@@ -102,16 +102,18 @@ class HandStreets(HandShowdown):
             self._bet_count = 0
             self._big_unit = False
         players = self._players
-        # the seats dealt to (a street of board cards only deals the same to any seats: none named)
-        live = (tuple([s for s in self._deal_order if not players[s].folded and not players[s].mucked])
-                if street.hole else ())
+        # the seats dealt to (a street of board cards only deals the same to any seats: none named;
+        # on the first street nobody has folded yet)
+        live: tuple[int, ...] = ()
+        if street.hole:
+            live = self._deal_order if self.street == 0 else tuple(
+                [s for s in self._deal_order if not players[s].folded and not players[s].mucked])
         stub = 52 - self._cards_seen
-        needed = len(street.hole) * len(live) + street.board
-        burn = street.burn and (self.street > 0 or self.settings.burn_before_hole)
-        burn = self.settings.burns and burn and needed > 0 and stub > needed   # no burn when the stub is short
+        burn = (self.settings.burns and street.burn and (self.street > 0 or self.settings.burn_before_hole)
+                and 0 < len(street.hole) * len(live) + street.board < stub)   # no burn when the stub is short
         # stud's last card when the stub is short: one common card, face up, for everyone
         # (from the burns and folded cards shuffled, when the stub is empty)
-        common = street.hole == (False,) and not street.board and len(live) > stub
+        common = not street.board and len(live) > stub and street.hole == (False,)
         key = (id(street), live, burn, common)
         found = _QUEUES.get(key)
         cached = found[1] if found is not None and found[0] is street else None
@@ -292,51 +294,56 @@ class HandStreets(HandShowdown):
                 choices = (target,)
             choices = tuple(sorted({min(c, all_in_to) for c in choices}))
             return kind, choices[0], choices[-1], choices
-        increment = max(self._last_full, self._min_bet)
         if completing and s.small_bet:
-            min_to = max(s.small_bet, self.level + 1)
+            min_to = max(s.small_bet, level + 1)
         else:
-            min_to = self.level + increment
-        if s.structure is SPREAD_LIMIT:
-            max_to = self.level + s.max_bet
-        elif s.structure is POT_LIMIT:
-            max_to = pot_limit_max_to(self.level, self.total_pot, p.bet)
+            last_full, min_bet = self._last_full, self._min_bet
+            min_to = level + (last_full if last_full > min_bet else min_bet)
+        structure = self._structure
+        if structure is SPREAD_LIMIT:
+            max_to = min(level + s.max_bet, all_in_to)
+        elif structure is POT_LIMIT:
+            max_to = min(pot_limit_max_to(level, self.total_pot, p.bet), all_in_to)
         else:
             max_to = all_in_to
-        max_to = min(max_to, all_in_to)
-        min_to = min(min_to, all_in_to)
-        return kind, min_to, max(min_to, max_to), None
+        if min_to > all_in_to:
+            min_to = all_in_to
+        return kind, min_to, (min_to if min_to > max_to else max_to), None
 
     def _open_pair(self, p: PlayerState) -> bool:
         ranks = [c.rank for c in p.up_cards()]
         return len(ranks) != len(set(ranks))
 
     def _after_action(self) -> None:
-        """After a betting action: the next seat to act, or the end of the round (one pass)."""
+        """After a betting action: the next seat to act, or the end of the round (one pass; nobody
+        has mucked while the betting goes on)."""
         seq = self._seq
         i = self._index[self.actor] + 1  # type: ignore[index]
         live = able = 0
         alone: PlayerState | None = None
         nxt: PlayerState | None = None
         for p in self._ring[i:i + len(seq)]:
-            if p.folded or p.mucked:
+            if p.folded:
                 continue
             live += 1
             if p.stack:
-                able += 1
-                alone = p
-                if nxt is None and p.pending:
-                    nxt = p
-                if nxt is not None and able > 1:   # the rest of the pass cannot change the answer
+                if nxt is not None:   # a second player with chips: the rest of the pass cannot change the answer
                     self.actor = nxt.seat
                     return
+                able += 1
+                alone = p
+                if p.pending:
+                    if able > 1:
+                        self.actor = p.seat
+                        return
+                    nxt = p
         if live == 1 or able == 0:
             self._end_betting()
             return
         if able == 1:
             assert alone is not None
             # the only player with chips acts only when facing more than he has put in
-            top = max((p.bet for p in seq if not p.folded and not p.mucked and p is not alone), default=0)
+            top = max([0] + [p.bet for p in seq if not p.folded and p is not alone])
             if alone.bet >= top:
                 self._end_betting()
                 return

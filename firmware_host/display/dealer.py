@@ -20,7 +20,9 @@ two); the relay's own errors carry `say` (`{"key": "console.busy" | "console.no_
 "console.no_commands", "args"}`), the words the console shows from its catalog. Each relayed command
 is logged with the signed-in user's name (never the PIN). A console opened by a `dealer` signs that
 dealer in at the table itself (`{"cmd": "dealer", "dealer": user, "action": "in"}`, before the page's
-first command: the dealer figures, docs/ratings.md); the page may not send `dealer` itself.
+first command: the dealer figures, docs/ratings.md); the page may not send `dealer` itself. When the
+display follows the full feed, the console also gets `{"kind": "players", "seats": {...}}`, each seat's
+player card masked to its last four, on opening and at each change (`seats.py`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from aiohttp import WSMsgType, web
 
 from engine.ratings import mask_card
 from pages import auth
+from firmware_host.display.seats import RatedSeats
 from pages.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
@@ -67,6 +70,8 @@ class Relay:
 
 
 RELAY: web.AppKey[Relay] = web.AppKey("relay", Relay)
+SEATS: web.AppKey[RatedSeats] = web.AppKey("rated_seats", RatedSeats)
+"""Who sits where, masked, when the display follows the full feed (`seats.py`); absent otherwise."""
 DEALER_HUB: web.AppKey[Hub] = web.AppKey("dealer_hub", Hub)
 
 
@@ -212,6 +217,17 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
 
     sender = asyncio.create_task(send())
     pending: set[asyncio.Task[None]] = set()
+    seats = request.app.get(SEATS)
+
+    def players(text: str) -> None:  # the seats' cards changed (masked): told to this console
+        task = asyncio.create_task(ws.send_str(text))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    if seats is not None:
+        seats.watchers.add(players)
+        if (known := seats.message()) is not None:
+            players(known)
     log.info("dealer console opened: %s (%s) from %s", session.user, session.role, request.remote)
     if session.role == "dealer" and relay.endpoint is not None:  # the dealer figures count from this (docs/ratings.md)
         signed = asyncio.create_task(console.sign_in())
@@ -234,6 +250,8 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
             task.add_done_callback(pending.discard)
     finally:
         hub.leave(screen)
+        if seats is not None:
+            seats.watchers.discard(players)
         sender.cancel()
         for task in list(pending):
             task.cancel()
@@ -252,3 +270,10 @@ def add_routes(app: web.Application, hub: Hub, relay: Relay) -> None:
     app[_CTX] = zmq.Context.instance()
     app.router.add_get("/dealer", _page)
     app.router.add_get("/ws/dealer", _dealer)
+
+
+def follow_seats(app: web.Application, full: Hub) -> None:
+    """The consoles shown who sits where (masked) from the display's full feed `full` (`seats.py`)."""
+    seats = RatedSeats()
+    full.listeners.append(seats.see)
+    app[SEATS] = seats

@@ -87,6 +87,8 @@ async def serve(cfg: DisplayConfig, out: TextIO = sys.stdout) -> int:
     app = make_app(tables[cfg.feeds[0].name], auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, tables=tables,
                    relay=relay, language=cfg.language, origins=cfg.origins)
     full = surveillance.add_routes(app, cfg, loop)  # /surveillance and /ws/full (the full feed when [display] full)
+    if full.follower is not None:  # the consoles show each seat's player card, masked (display/seats.py)
+        dealer.follow_seats(app, full.hub)
     clock = tournament.add_routes(app, cfg, loop, "display")  # /ws/tournament: a tournament table's clock on /table
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()

@@ -18,7 +18,7 @@ from firmware_host.service.config import Config
 from protocol.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = "fuzzed.toml"  # the configuration's name every refusal must carry
+SOURCE = str(ROOT / "deploy" / "fuzzed.toml")  # the name every refusal must carry; beside the shipped files, whose relative paths (the demo chip set) it reads
 
 # -- seeds: valid inputs the mutations start from ---------------------------------------------
 

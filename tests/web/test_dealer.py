@@ -50,12 +50,13 @@ def _sign_up(table: SimTable) -> None:
 
 @pytest.fixture
 def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Callable[..., Console]]:
-    """`console(game=..., seed=..., language="fr")`: a started table whose cards the shoe deals when expected and
-    nothing else (no bot plays a player's part), and a display for it in that language (English by default)."""
+    """`console(game=..., seed=..., language="fr", full=True)`: a started table whose cards the shoe deals when expected
+    and nothing else (no bot plays a player's part), and a display for it in that language (English by default),
+    following the table's full feed too with `full` (the consoles then show the seats' player cards, masked)."""
     procs: list[subprocess.Popen[str]] = []
     hands: list[ShoeHand] = []
 
-    def make(language: str = "en", **options: Any) -> Console:
+    def make(language: str = "en", full: bool = False, **options: Any) -> Console:
         table = sim_table(**options)
         _sign_up(table)
         shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed)
@@ -65,7 +66,9 @@ def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Call
         config.write_text(f'[display]\nlisten = "127.0.0.1:0"\npublic = "{table.endpoints.public}"\n'
                           f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
                           f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
-                          f'chips = {json.dumps(CHIPS)}\nlanguage = "{language}"\n', encoding="utf-8")
+                          f'chips = {json.dumps(CHIPS)}\nlanguage = "{language}"\n'
+                          + (f'full = "{table.endpoints.full}"\nfull_snapshot = "{table.endpoints.full_snapshot}"\n'
+                             if full else ""), encoding="utf-8")
         log = tmp_path / f"dealer{len(procs)}.log"
         proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config),
                                  "--log-level", "INFO"], stdout=subprocess.PIPE, stderr=open(log, "ab"), text=True)

@@ -5,6 +5,7 @@
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
 import { chipsHint, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
+import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
@@ -19,7 +20,7 @@ import { formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./wo
 const ROLES = ["dealer", "supervisor"];
 const ARMING_MS = 400;           // a new seat's decision buttons stay inert this long: a second tap never acts for it
 const REMEMBERED = "croupier.console";  // sessionStorage: the last hand's bets and the decisions seen, over a reload
-const NOT_THE_FEED = ["hello", "console", "reply", "error"];  // the console's own messages: no word of the table's
+const NOT_THE_FEED = ["hello", "console", "reply", "error", "players"];  // the console's own messages: no word of the table's
 
 const root = byId("console");
 const refusal = byId("refusal");
@@ -96,6 +97,7 @@ const circleName = (name) => tOr(`circle.${name}`, name);
 const seatName = (seat) => t("common.seat", { seat });
 const steps = () => state?.steps ?? {};  // which buttons the step allows: decided by the controller (tables/steps.py)
 const betting = () => Boolean(steps().bet) && !state?.fault;
+const seatCount = () => Number.isInteger(state?.seats) ? state.seats : (state?.spots ?? []).reduce((m, s) => Math.max(m, s.seat), 0);
 const spotOf = (seat) => (state?.spots ?? []).find((s) => s.seat === seat) ?? null;
 
 // The bets posted for the hand being bet; none while the last hand is still on screen (its bets are its own).
@@ -244,6 +246,7 @@ function spotElement(seat) {
     head.append(el("span", "decision", decisionWord(chosen)));
   }
   node.append(head);
+  node.append(ratedLine(seat));  // its player card, masked (dealer-players.js)
   const cards = el("div", "cards");
   cards.append(...cardsElements(spot?.cards));
   node.append(cards);
@@ -344,9 +347,8 @@ function draw() {
   byId("dealer-name").textContent = dealer.hand_name ? [handText(dealer), verdict].filter(Boolean).join(" \u2013 ") : "";
   byId("board-row").hidden = !steps().board;
   byId("board").replaceChildren(...cardsElements(state.board));
-  const seats = Number.isInteger(state.seats) ? state.seats : (state.spots ?? []).reduce((m, s) => Math.max(m, s.seat), 0);
   const spots = [];
-  if (!poker) for (let seat = 1; seat <= seats; seat++) spots.push(spotElement(seat));
+  if (!poker) for (let seat = 1; seat <= seatCount(); seat++) spots.push(spotElement(seat));
   byId("spots").replaceChildren(...spots);
   showMispaid(byId("mispaid"), state);
   const chipBox = byId("chips");
@@ -377,6 +379,7 @@ function draw() {
   show("clear", Boolean(state.fault));
   show("void", Boolean(steps().void));
   show("correct", !poker && Boolean(steps().correct) && correctable().length > 0);
+  show("players-open", !poker);
   const fault = byId("fault");
   if (state.fault) {
     fault.textContent = state.fault.say ? say(state.fault.say, state)
@@ -491,6 +494,8 @@ function onTap(event) {
     returns = null;
   } else if (["void", "clear", "card", "correct"].includes(action)) {
     openSignoff(action);
+  } else if (action === "players") {
+    openPlayers(seatCount());
   } else if (action === "signout") {
     signOut().then(() => location.reload());
   } else if (seated && state?.legal && performance.now() >= armedAt) {
@@ -561,8 +566,7 @@ function sendSignoff() {
   const user = field("user").value.trim();
   const pin = field("pin").value;
   if (user || pin) command.auth = { user, pin };  // the controller checks it (protocol/signoff.py), not this page
-  field("pin").value = "";
-  field("card").value = "";
+  field("pin").value = field("card").value = "";
   dialog.close();
   send(command);
 }
@@ -590,6 +594,9 @@ function onMessage(message) {
   if (message.kind === "console") {
     chips = message.chips;
     byId("who").textContent = t("console.who", { user: message.user, role: tOr(`signin.role_${message.role}`, message.role) });
+  } else if (message.kind === "players") {  // who sits where, masked (the relay's, from the full feed)
+    seePlayers(message);
+    draw();
   } else if (message.kind === "reply" || message.kind === "error") {
     answered(message);
   } else if (message.kind === "snapshot" || message.kind === "update") {
@@ -635,9 +642,8 @@ async function main() {
   root.addEventListener("click", onTap);
   byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
-  for (const id of ["unsent-back", "unsent-drop", "unsent-send"]) {
-    byId(id).addEventListener("click", () => onUnsent(id));
-  }
+  initPlayers((command) => { if (waiting !== null) showRefusal(t("console.busy"), "relay"); else send(command); });
+  for (const id of ["unsent-back", "unsent-drop", "unsent-send"]) byId(id).addEventListener("click", () => onUnsent(id));
   feed.start();
 }
 

@@ -21,6 +21,7 @@ def stacked(text: str) -> list[Card]:
 def random_step(hand: Hand, rng: random.Random, deck: list[Card]) -> None:
     """One random legal step: a card, a draw, a betting action, or a showdown choice."""
     if hand.expected_card() is not None:
+        assert hand.actor is None   # nobody is to act while a card is expected (Hand.actor: the PHH replay relies on it)
         if not deck:  # stub exhausted (triple draw): reshuffle the burns and discards
             live = set(hand.board) | {c for s in hand.seats for c in hand.cards(s)}
             deck.extend(c for c in set(hand.burned) | set(hand.discarded) if c is not None and c not in live)
