@@ -57,6 +57,10 @@ CAUGHT_AS: Mapping[str, str | None] = {"mispay": "mispay", "past_post": "chips_m
 TRAY_FLOAT = {100: 200, 500: 200, 2500: 100, 10000: 50, 50000: 10}
 """The tray's float at the start: chips of each value (cents), taken from the demo set's active chips."""
 
+TRAY_MOST = 800
+"""Chips in the tray above which the dealer sends a credit to the cage between hands (an antenna's inventory holds
+at most `drivers.chip_protocol.MAX_UIDS`, 1,024 chips: a tray that only grows would outgrow it)."""
+
 SETTLE_TIMEOUT_S = 20.0
 """How long the readers may take to show what lies on the board before the demo gives up (BotError)."""
 
@@ -195,6 +199,7 @@ class ChipDealer(BotDealer):
         self.faults = dict(faults or {})
         self.injected: Counter[str] = Counter()
         self.tray_start: int | None = None
+        self.credits = 0  # the value of the chips sent from the tray to the cage between hands
         self.tray_end: int | None = None
         self.foreign = [c.uid for c in chip_set if c.status is not ChipStatus.ACTIVE]
         active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
@@ -210,11 +215,11 @@ class ChipDealer(BotDealer):
         self._repairs: list[tuple[str, str, str]] = []  # (what, antenna, uid) the supervisor puts right
 
     def chip_run(self) -> tuple[dict[str, int], int] | None:
-        """`(injected, the tray's change as read)` once the hands were played (None before)."""
+        """`(injected, the tray's change as read plus the credits sent)` once the hands were played (None before)."""
         if self.tray_start is None or self.tray_end is None:
             return None
         asked = [k for k in FAULT_KINDS if k in self.faults or self.injected[k]]
-        return {k: self.injected[k] for k in asked}, self.tray_end - self.tray_start
+        return {k: self.injected[k] for k in asked}, self.tray_end - self.tray_start + self.credits
 
     def close(self) -> None:
         try:
@@ -282,7 +287,20 @@ class ChipDealer(BotDealer):
         for antenna in [a for a in self.lying() if a != "tray"]:
             self.rack.give(self.board.clear(antenna))
         self._taken_back = hand
+        self._credit()
         self.settle("every circle empty", fault_ok=False)
+
+    def _credit(self) -> None:
+        """A tray grown past `TRAY_MOST` chips: the chips above its float, denomination by denomination, go to the cage
+        (a credit, counted in `credits`; not journaled: the tray ledger's `credit` command was not on main)."""
+        tray = self.lying().get("tray", [])
+        if len(tray) <= TRAY_MOST:
+            return
+        for value, uids in sorted(by_value(self.chip_set, tray).items()):
+            extra = uids[TRAY_FLOAT.get(value, 0):]
+            for start in range(0, len(extra), 50):
+                self.board.remove("tray", *extra[start:start + 50])
+            self.credits += value * len(extra)
 
     def _start_hand(self, st: Mapping[str, Any]) -> None:
         hand = self.next_hand(st)
