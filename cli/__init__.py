@@ -41,8 +41,9 @@ NEEDS: dict[str, str] = {name: folder for name, folder in (
     ("stats", "floor"), ("tournament", "floor"), ("pit", "floor"))}
 """The commands that run elsewhere than on a table's Pi: the top folder each needs (the Pi installs only the
 table's folders, `protocol.packages.TABLE`)."""
-OPTIONAL: dict[str, str] = {"audit": "floor"}
-"""Commands of the table's that read the floor's archive with one option (`croupier audit --against DSN`): they
+OPTIONAL: dict[str, str] = {"audit": "floor", "ratings": "floor"}
+"""Commands of the table's that read the floor's archive with one option (`croupier audit --against DSN`,
+`croupier ratings --db DSN`): they
 import the floor only then, and say what to install when it is missing."""
 WHERE = {"analysis": "the analysis (an analyst's machine)", "sim": "the simulations (a test machine)",
          "floor": "the floor server (the pit's host)"}

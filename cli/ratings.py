@@ -1,4 +1,4 @@
-"""`croupier ratings --state DIR [--json | --csv] [--dealers]`: one table's rating sessions and dealer figures, from its journal alone.
+"""`croupier ratings --state DIR | --db DSN [--day D] [--player CARD] [--table T] [--json | --csv] [--dealers]`: rating sessions and dealer figures, from a table's journal or the floor's archive.
 
 Reads the journal read-only (the controller may be running), folds its `player`, `dealer`, `open` and
 `close` events and its closed hands into rating sessions (`engine.ratings`, docs/ratings.md) and prints
@@ -7,8 +7,11 @@ table's unrated play (`"kind": "unrated"`) and, with `--dealers`, each dealer's 
 "dealer"`); `--csv` one row a session (`CSV_COLUMNS`, then a column a bet circle). `--config FILE` (the table's configuration) gives the table's name, its certificates
 directory (`[table] certificates`: UTH's edges where the profile carries no approved figures) and the
 reinvestment rate (`[ratings] reinvestment`); `--table`, `--certificates` and `--reinvestment` give
-them on the command line. Exit status 2 when the journal, the configuration or the certificates cannot
-be read.
+them on the command line. With `--db DSN` the same session objects come from the floor's archive
+(`floor/ratings.py`), every table's (a player who moved tables has a session at each), filtered by
+gaming day, card and table; `--dealers` then gives the archive's dealer shifts (a dealer's figures over
+one opening of a table), and the archive keeps no unrated line. Exit status 2 when the journal, the
+archive, the configuration or the certificates cannot be read.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ import csv
 import json
 import os
 import sys
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from cli.output import stdout_closed
-from engine.ratings import mask_card
+from engine.ratings import half_even, mask_card
 from firmware_host.service.config import Config
 from firmware_host.service.history import closed_at
 from firmware_host.service.journal import Journal, JournalError
@@ -38,11 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="one JSON object a line: each session, the unrated play")
     form.add_argument("--csv", action="store_true", help="one CSV row a session (a column a bet circle), the card in full")
+    parser.add_argument("--db", metavar="DSN", default=None,
+                        help="the floor's archive instead of a journal: every table's sessions (the `floor` extra)")
+    parser.add_argument("--day", metavar="YYYY-MM-DD", default=None, help="--db: the sessions started on that gaming day")
+    parser.add_argument("--player", metavar="CARD", default=None, help="--db: that player card's sessions")
     parser.add_argument("--dealers", action="store_true", help="each dealer's figures too")
     parser.add_argument("--config", metavar="FILE", default=None,
                         help="the table's configuration: its name, [table] certificates, [ratings] reinvestment")
     parser.add_argument("--table", metavar="NAME", default=None,
-                        help="the table's name (default the configuration's, else the state directory's name)")
+                        help="the table's name (default the configuration's, else the state directory's name); "
+                             "--db: that table's sessions only")
     parser.add_argument("--certificates", metavar="DIR", default=None,
                         help="paytable certificates (croupier math certify): edges the profiles do not carry")
     parser.add_argument("--reinvestment", metavar="RATE", default=None,
@@ -108,26 +117,65 @@ def _cell(value: Any) -> Any:
     return "" if value is None else str(value).lower() if isinstance(value, bool) else value
 
 
+def _archived(args: argparse.Namespace, reinvestment: Fraction) -> list[dict[str, Any]] | int:
+    """The archive's sessions (and dealer shifts) as `--state` gives a journal's, or the exit status 2."""
+    try:
+        import psycopg
+
+        from floor.archive import ArchiveError, connect
+        from floor.ratings import sessions, shifts
+    except ImportError:
+        print("croupier ratings: --db needs psycopg (pip install 'croupier[floor]')", file=sys.stderr)
+        return 2
+    if args.day is not None:
+        try:
+            date.fromisoformat(args.day)
+        except ValueError:
+            print(f"croupier ratings: --day: a gaming day as YYYY-MM-DD, not {args.day}", file=sys.stderr)
+            return 2
+    try:
+        with connect(args.db) as conn:
+            lines = sessions(conn, args.day, args.player, args.table)
+            dealers = shifts(conn, args.table) if args.dealers and args.player is None else []
+    except (ArchiveError, psycopg.Error) as exc:
+        hint = " (its schema is older than the ratings: run `croupier pit migrate --db DSN`)" \
+            if isinstance(exc, psycopg.errors.UndefinedTable) else ""
+        print(f"croupier ratings: the archive cannot be read: {exc}".strip() + hint, file=sys.stderr)
+        return 2
+    for line in lines:  # the archive keeps each session's comp at no reinvestment: the rate given applies
+        line["comp_cents"] = half_even(Fraction(line["theo"]) * reinvestment)
+    return [*lines, *dealers]
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.db is None and (args.day is not None or args.player is not None):
+        print("croupier ratings: --day and --player read the floor's archive: give --db DSN", file=sys.stderr)
+        return 2
     try:
         table, certificates, reinvestment = _settings(args)
         certified = certified_figures(certificates) if certificates else None
     except (ConfigError, ValueError, ZeroDivisionError, OSError) as exc:
         print(f"croupier ratings: {exc}", file=sys.stderr)
         return 2
-    try:
-        journal = Journal.open(args.state, readonly=True)
-    except JournalError as exc:
-        print(f"croupier ratings: {exc}", file=sys.stderr)
-        return 2
-    try:
-        ratings = journal_ratings(journal, table, certified, reinvestment)
-    except JournalError as exc:
-        print(f"croupier ratings: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        journal.close()
-    lines = [*ratings.reports(), ratings.unrated_report(), *(ratings.dealer_reports() if args.dealers else [])]
+    if args.db is not None:
+        archived = _archived(args, reinvestment)
+        if isinstance(archived, int):
+            return archived
+        lines = archived
+    else:
+        try:
+            journal = Journal.open(args.state, readonly=True)
+        except JournalError as exc:
+            print(f"croupier ratings: {exc}", file=sys.stderr)
+            return 2
+        try:
+            ratings = journal_ratings(journal, table, certified, reinvestment)
+        except JournalError as exc:
+            print(f"croupier ratings: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            journal.close()
+        lines = [*ratings.reports(), ratings.unrated_report(), *(ratings.dealer_reports() if args.dealers else [])]
     for line in lines:  # the journal's times as people read them too (ISO 8601 UTC, as `croupier history`)
         if line["kind"] == "session":
             line["started"], line["ended"] = closed_at(line["start"]), closed_at(line["end"]) if line["end"] else None

@@ -139,7 +139,8 @@ class Pit:
             self.refused += 1
             log.error("reload refused, the tables followed are unchanged: %s", exc)
             return False
-        for key in ("name", "listen", "snapshot", "heartbeat_s", "db", "key", "clients", "roles"):
+        for key in ("name", "listen", "snapshot", "heartbeat_s", "db", "key", "clients", "roles", "ratings",
+                    "player_days"):
             if getattr(cfg, key) != getattr(self.cfg, key):
                 log.warning("reload: [pit] %s changed: it takes effect at the next start", key)
         self.cfg = replace(self.cfg, tables=cfg.tables, tournaments=cfg.tournaments)

@@ -11,14 +11,15 @@ transaction: its hands are COPY'd into a temporary staging table, then inserted 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from types import TracebackType
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from floor.events import EVENT_COLUMNS, EventError, event_row
+from floor.ratings import rate, spot_bets
+from floor.events import EVENT_COLUMNS, RATING_EVENT_COLUMNS, RATING_KINDS, EventError, event_row
 
 HAND_COLUMNS = ("table_name", "hand", "status", "game", "poker", "opened_at", "closed_at", "profile_name",
                 "profile_sha256", "limits", "voided", "handle", "handle_total", "house_net", "signed_off", "record")
@@ -57,14 +58,8 @@ def circle_handle(record: Mapping[str, Any]) -> dict[str, int]:
         return {}
     handle: dict[str, int] = {}
     for spot in rnd.get("spots") or []:
-        bets = spot.get("bets") or {}
-        for circle, amount in bets.items():
-            handle[circle] = handle.get(circle, 0) + int(amount)
-        play = spot.get("play")
-        if isinstance(play, Mapping):
-            handle["play"] = handle.get("play", 0) + int(play.get("multiple", 1)) * int(bets.get("ante", 0))
-        elif play is True:
-            handle["play"] = handle.get("play", 0) + int(bets.get("ante", 0))
+        for circle, amount in spot_bets(spot).items():
+            handle[circle] = handle.get(circle, 0) + amount
     return handle
 
 
@@ -127,6 +122,9 @@ def _beside(table: str, record: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]
 _EVENTS = (f"INSERT INTO table_events ({', '.join(EVENT_COLUMNS)}) VALUES ({', '.join(['%s'] * len(EVENT_COLUMNS))}) "
            "ON CONFLICT (table_name, event) DO NOTHING")
 
+_RATING_EVENTS = (f"INSERT INTO rating_events ({', '.join(RATING_EVENT_COLUMNS)}) "
+                  f"VALUES ({', '.join(['%s'] * len(RATING_EVENT_COLUMNS))}) ON CONFLICT (table_name, event) DO NOTHING")
+
 _STAGE = ("CREATE TEMPORARY TABLE IF NOT EXISTS hands_staging (LIKE hands INCLUDING DEFAULTS) "
           "ON COMMIT DELETE ROWS")
 _COLUMNS = ", ".join((*HAND_COLUMNS, "pit"))
@@ -145,6 +143,7 @@ class Archive:
         self.dsn = dsn
         self.pit = pit
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._edges: dict[str, Any] = {}  # game:sha256 -> the profile's edges, for the ratings (floor/ratings.py)
 
     def __enter__(self) -> Archive:
         return self
@@ -239,30 +238,65 @@ class Archive:
         return len(new)
 
     def last_event(self, table: str) -> int:
-        """The highest open / close event id archived for `table` (0 if none). Raises ArchiveError."""
+        """The highest open, close, player or dealer event id archived for `table` (0 if none). Raises ArchiveError."""
         def read(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[Any, ...] | None:
             with conn.transaction():
-                return conn.execute("SELECT max(event) FROM table_events WHERE table_name = %s", (table,)).fetchone()
+                return conn.execute("SELECT greatest((SELECT max(event) FROM table_events WHERE table_name = %s), "
+                                    "(SELECT max(event) FROM rating_events WHERE table_name = %s))",
+                                    (table, table)).fetchone()
 
         row = self._run(read)
         return int(row[0]) if row is not None and row[0] is not None else 0
 
     def write_events(self, table: str, events: Iterable[Mapping[str, Any]]) -> int:
-        """Archive a table's open and close events (`floor/events.py`'s lines) in one transaction; an event
-        archived before is left as it is. Returns how many were sent. Raises ArchiveError (nothing written)."""
+        """Archive a table's open, close, player and dealer events (`floor/events.py`'s lines) in one
+        transaction; an event archived before is left as it is. Returns how many were sent. Raises
+        ArchiveError (nothing written)."""
         try:
-            rows = [event_row(table, self.pit, e) for e in events]
+            lines = list(events)
+            rows = [event_row(table, self.pit, e) for e in lines]
         except EventError as exc:
             raise ArchiveError(str(exc)) from exc
         if not rows:
             return 0
+        rated = [(*r[:6], Jsonb(r[6]), r[7]) for e, r in zip(lines, rows) if e.get("kind") in RATING_KINDS]
+        opens = [r for e, r in zip(lines, rows) if e.get("kind") not in RATING_KINDS]
 
         def write(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
             with conn.transaction(), conn.cursor() as cur:
-                cur.executemany(_EVENTS, rows)
+                if opens:
+                    cur.executemany(_EVENTS, opens)
+                if rated:
+                    cur.executemany(_RATING_EVENTS, rated)
             return len(rows)
 
         return self._run(write)
+
+    def rate(self, table: str) -> list[dict[str, Any]]:
+        """Fold `table`'s archived hands and events into its rating sessions and dealer shifts (`floor/ratings.py`:
+        idempotent). Returns the sessions written (their `croupier ratings --json` objects). Raises ArchiveError."""
+        return self._run(lambda conn: rate(conn, table, self.pit, self._edges))
+
+    def purge_players(self, days: int, now: datetime | None = None) -> int:
+        """Delete the player data older than `days` (before `now`, default the clock's): the rating sessions
+        that ended before then, and the `player` events folded before then (the card numbers), of the tables
+        whose ratings are final up to a close after them (`rating_marks`), so that nothing purged is folded
+        again. Returns how many rows went. Raises ArchiveError."""
+        cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=days)
+
+        def purge(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
+            with conn.transaction():
+                sessions = conn.execute(
+                    "DELETE FROM rating_sessions s USING rating_marks m JOIN table_events t "
+                    "ON t.table_name = m.table_name AND t.event = m.event "
+                    "WHERE s.table_name = m.table_name AND s.ended_at < %s "
+                    "AND s.ended_at <= to_timestamp(coalesce(t.ts, extract(epoch FROM t.at)))", (cutoff,)).rowcount
+                events = conn.execute(
+                    "DELETE FROM rating_events e USING rating_marks m WHERE e.table_name = m.table_name "
+                    "AND e.kind = 'player' AND e.event <= m.event AND e.at < %s", (cutoff,)).rowcount
+            return sessions + events
+
+        return self._run(purge)
 
     def catch_up(self, table: str, fetch_page: FetchPage) -> int:
         """Archive every closed hand of `table` after the last one archived: `fetch_page(after)` from

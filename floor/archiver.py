@@ -36,8 +36,14 @@ import zmq
 
 from floor.catchup import CatchUp, CatchUpError, CountingSink, archive_sink
 from floor.config import PitConfig, PitTable
+from floor.curve import FloorZap
+from floor.rating_feed import RatingFeed
+from protocol.keys import load_secret
 
 log = logging.getLogger("croupier.pit")
+
+PURGE_S = 3600.0
+"""How often the child deletes the archive's player data past `[pit] player_days` (and once at its start)."""
 
 REPORT_S = 0.05
 """How often the child says which tables' archived hands moved on (the floor snapshot's `archived`)."""
@@ -68,7 +74,9 @@ class ArchiverProcess:
         self.endpoint = f"ipc://{self._dir}/archiver"
         self.timeout_s = timeout_s
         self._args: dict[str, Any] = {"endpoint": self.endpoint, "dsn": cfg.db, "pit": cfg.name, "key": cfg.key,
-                      "timeout_s": timeout_s, "parent": os.getpid(), "log_level": log_level}
+                      "timeout_s": timeout_s, "parent": os.getpid(), "log_level": log_level,
+                      "player_days": cfg.player_days, "ratings": cfg.ratings, "clients": cfg.clients,
+                      "roles": list(cfg.roles)}
         self._tables: dict[str, PitTable] = {}
         self._stopping = False
         self.socket: zmq.Socket[Any] = ctx.socket(zmq.PAIR)
@@ -206,13 +214,35 @@ def serve(args: dict[str, Any]) -> int:
     key: str | None = args.get("key")
     worker = CatchUp(ctx, sink, lambda t: (key, t.server_key) if t.server_key is not None else (None, None),
                      timeout_s=float(args["timeout_s"]))
+    try:
+        feed, zap = _rating_feed(ctx, args)
+    except (zmq.ZMQError, ValueError, OSError) as exc:
+        pair.send(_pack({"error": f"[pit] ratings: {exc}"}))
+        pair.close()
+        ctx.term()
+        return 1
+    if feed is not None:
+        worker.on_rated = feed.sessions
+    poller = zmq.Poller()
+    poller.register(pair, zmq.POLLIN)
+    if zap is not None:
+        poller.register(zap.socket, zmq.POLLIN)
     pair.send(_pack({"ready": True}))
     worker.start()
     sent: dict[str, int] = {}
     failures = 0
     parent = int(args["parent"])
+    retention = _Retention(str(args["dsn"]), args.get("pit"), int(args.get("player_days") or 0)) \
+        if args.get("dsn") else None
     while not stopping and os.getppid() == parent:
-        if pair.poll(int(REPORT_S * 1000)):
+        if retention is not None:
+            retention.turn()
+        ready = dict(poller.poll(int(REPORT_S * 1000)))
+        if zap is not None:
+            zap.turn()
+            if zap.socket in ready:
+                zap.serve()
+        if pair in ready:
             stopping = _orders(pair, worker)
         archived = dict(worker.archived)  # written by the worker thread: a copy, taken at once
         changed = {name: hand for name, hand in archived.items() if sent.get(name) != hand}
@@ -221,10 +251,60 @@ def serve(args: dict[str, Any]) -> int:
             sent.update(changed)
             failures = worker.failures
     ended = worker.stop()
+    if retention is not None:
+        retention.close()
+    for held in (feed, zap):
+        if held is not None:
+            held.close()
     pair.close(0)
     if ended:
         ctx.term()
     return 0
+
+
+def _rating_feed(ctx: zmq.Context[Any], args: dict[str, Any]) -> tuple[RatingFeed | None, FloorZap | None]:
+    """The rating events' PUB at `[pit] ratings` (none when not set), a CURVE server with its ZAP handler
+    when the pit has its key and clients and the endpoint is TCP. Raises zmq.ZMQError, ValueError (a key file)."""
+    endpoint, key, clients = str(args.get("ratings") or ""), args.get("key"), args.get("clients")
+    if not endpoint or not args.get("dsn"):
+        return None, None
+    if key is None or clients is None or not endpoint.startswith("tcp://"):
+        return RatingFeed(ctx, endpoint, None), None
+    zap = FloorZap(ctx, str(clients), tuple(args.get("roles") or ()))  # bound first: no CURVE socket without it
+    try:
+        return RatingFeed(ctx, endpoint, load_secret(str(key))), zap
+    except Exception:
+        zap.close()
+        raise
+
+
+class _Retention:
+    """The purge of the archive's player data past `[pit] player_days` (none when 0), at the child's start and
+    every `PURGE_S`, on a connection of its own (the worker thread has the sink's)."""
+
+    def __init__(self, dsn: str, pit: str | None, days: int) -> None:
+        self.days = days
+        self.due = time.monotonic()
+        self.archive: Any = None
+        if days > 0:
+            from floor.archive import Archive  # the `floor` extra: there, as the sink opened it
+            self.archive = Archive(dsn, pit=pit)
+
+    def turn(self) -> None:
+        if self.archive is None or time.monotonic() < self.due:
+            return
+        self.due = time.monotonic() + PURGE_S
+        try:
+            gone = self.archive.purge_players(self.days)
+        except Exception as exc:  # the archive down (ArchiveError): tried again at the next turn due
+            log.warning("the purge of player data past %d days: %s", self.days, exc)
+            return
+        if gone:
+            log.info("the player data past %d days purged: %d rows", self.days, gone)
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
 
 
 def _orders(pair: zmq.Socket[Any], worker: CatchUp) -> bool:

@@ -69,7 +69,11 @@ class HandSink(Protocol):
         ...
 
     def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
-        """Keep a table's open and close events (idempotent). Returns how many."""
+        """Keep a table's open, close, player and dealer events (idempotent). Returns how many."""
+        ...
+
+    def rate(self, table: str) -> list[dict[str, Any]]:
+        """Fold what is kept of `table` into its rating sessions and dealer shifts (idempotent). Returns the sessions written."""
         ...
 
 
@@ -100,6 +104,9 @@ class CountingSink:
     def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
         self.events[table] = max([self.events.get(table, 0), *(int(e["event"]) for e in events)])
         return len(events)
+
+    def rate(self, table: str) -> list[dict[str, Any]]:
+        return []  # no archive, no ratings kept: each table's own journal has them (`croupier ratings --state`)
 
 
 def archive_sink(dsn: str, pit: str | None = None) -> HandSink:
@@ -142,6 +149,7 @@ class CatchUp:
         # this thread's only, the one used last at the end (`CLIENTS_KEPT` of them at most)
         self._clients: OrderedDict[str, tuple[PitTable, CommandClient]] = OrderedDict()
         self.events = EventFetcher()  # the tables' open and close events, after their hands (this thread's)
+        self.on_rated: Callable[[list[dict[str, Any]]], object] | None = None  # the rating events' feed (this thread's)
         self._thread = threading.Thread(target=self._run, name="pit-catch-up", daemon=True)
 
     def start(self) -> None:
@@ -281,4 +289,13 @@ class CatchUp:
             self.events.fetch(client, self.sink, name)
         except SinkFailed as exc:
             raise ArchiveDown(str(exc)) from exc
+        try:
+            rated = self.sink.rate(name)  # the ratings folded from what was just archived
+        except Exception as exc:  # the archive's errors (ArchiveError) and whatever a sink raises
+            raise ArchiveDown(str(exc)) from exc
+        if self.on_rated is not None and rated:
+            try:
+                self.on_rated(rated)
+            except Exception:  # the feed's failure is never the archive's
+                log.exception("the rating events of %s", name)
         return fetched

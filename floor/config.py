@@ -6,6 +6,8 @@
     snapshot = "tcp://127.0.0.1:6557"    # the floor snapshot (ROUTER): every table's latest state, then a marker
     heartbeat_s = 1.0                    # the tables' [feed] heartbeat_s: offline after 3 missed; the floor's own
     db = "postgresql://pit@db/floor"     # optional: the archive's DSN (needs the `floor` extra)
+    ratings = "tcp://0.0.0.0:6558"       # optional: the feed of rating events to the casino's system (PUB; CURVE with key)
+    player_days = 730                    # optional (default 0: kept): the archive's player data (rating sessions, player card events) kept that many days
     key = "/etc/croupier/keys/pit1.key_secret"  # optional: the pit's CURVE certificate (role pit)
     clients = "/etc/croupier/keys/floor-clients"  # with key: the client certificates that may read the floor
     roles = ["pit", "supervisor", "surveillance", "display", "technician"]  # optional: who of them may
@@ -41,7 +43,7 @@ from typing import Any
 
 from protocol import access
 from protocol.config import (  # the one checker of every configuration file
-    ConfigError, Section, bound_on_loopback, client_pair, distinct_endpoints, endpoint, heartbeat, names_of,
+    ConfigError, Section, bound_on_loopback, client_pair, distinct_endpoints, endpoint, heartbeat, integer, names_of, optional_endpoint,
     parse_file, read_text, secret_key, server_keys, text,
 )
 
@@ -88,6 +90,8 @@ class PitConfig:
     source: str = "<string>"
     tournaments: tuple[PitTournament, ...] = ()
     name: str = "pit"
+    ratings: str = ""  # the rating events' PUB (docs/ratings.md), none when empty
+    player_days: int = 0  # the archive's retention of player data, days (0: kept): Archive.purge_players
 
     def keys_for(self, table: PitTable | PitTournament) -> tuple[str | None, str | None]:
         """(the pit's key, the table's server key) when the table is reached over CURVE, else (None, None)."""
@@ -131,7 +135,7 @@ TOURNAMENT = Section(PitTournament, {"name": _topic, "public": endpoint, "snapsh
                      required=("name", "public", "snapshot"), unique="name")
 SCHEMA = {"pit": Section(PitConfig, {
     "name": _topic, "listen": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat, "db": text, "key": text,
-    "clients": text, "roles": names_of(tuple(r for r in access.ROLES if r != "table"), "roles"), "pid_file": text,
+    "player_days": integer(0, 36500), "ratings": optional_endpoint, "clients": text, "roles": names_of(tuple(r for r in access.ROLES if r != "table"), "roles"), "pid_file": text,
     "tables": TABLE, "tournaments": TOURNAMENT})}
 """`croupier pit`'s file: its one section, with its arrays of tables."""
 
@@ -158,11 +162,12 @@ def _check_floor_curve(cfg: PitConfig) -> None:
     if cfg.serves_curve and cfg.clients is None:
         raise ConfigError(f"{src}: [pit] clients: with [pit] key the floor feed is served over CURVE: give the "
                           f"directory of the client certificates that may read it")
-    floor = [("pit", "listen", cfg.listen), ("pit", "snapshot", cfg.snapshot)]
+    floor = [("pit", "listen", cfg.listen), ("pit", "snapshot", cfg.snapshot), ("pit", "ratings", cfg.ratings)]
     distinct_endpoints(src, floor)
     if cfg.clients is not None:
         server_keys(src, "pit", cfg.key or "", cfg.clients, names=("key", "clients"))
         return
     if cfg.key is not None:
         secret_key(src, "[pit]", "key", cfg.key)  # its certificate towards the tables; the floor on ipc
-    bound_on_loopback(src, floor, "[pit] key and clients", {"listen": "the floor feed", "snapshot": "the floor feed"})
+    bound_on_loopback(src, floor, "[pit] key and clients", {"listen": "the floor feed", "snapshot": "the floor feed",
+                                                            "ratings": "the rating events"})

@@ -22,8 +22,8 @@ from protocol.config import AccessConfig
 from protocol.keys import load_secret
 from protocol.zap import ZapHandler
 
-FLOOR_DOMAINS = ("floor", "floor_snapshot")
-"""The ZAP domains of the pit's own server sockets: the floor feed and its snapshot."""
+FLOOR_DOMAINS = ("floor", "floor_snapshot", "ratings")
+"""The ZAP domains of the pit's own server sockets: the floor feed, its snapshot, the rating events (its archiver's)."""
 
 
 class FloorZap(ZapHandler):

@@ -1,9 +1,10 @@
-"""The pit's fetch of each table's open and close events (the `history` request's `events` pages) for the archive's open time.
+"""The pit's fetch of each table's open, close, player and dealer events (the `history` request's `events` pages) for the archive's open time and ratings.
 
 After a table's closed hands, the catch-up asks `{"cmd": "history", "events": true, "after": E}` with
 E the last event the sink holds for the table, page after page until `more` is false, and hands each
-page's events to the sink (`write_events`: the archive's `table_events`, keyed (table, event), so a
-page written twice is one set of rows). A table whose journal reader predates the `events` pages
+page's events to the sink (`write_events`: the archive's `table_events` for the opens and closes,
+`rating_events` for the player cards and dealers' sign-ins, both keyed (table, event), so a page
+written twice is one set of rows). A table whose journal reader predates the `events` pages
 refuses the argument as malformed: it is logged once and its hands are archived all the same (its
 open time is then that of its hands alone: docs/floor.md, Figures).
 """
@@ -22,7 +23,12 @@ log = logging.getLogger("croupier.pit")
 PAGE = 100
 """Events a page asks for (the table's cap)."""
 
-EVENT_COLUMNS = ("table_name", "event", "kind", "at", "hand", "game", "pit")
+EVENT_COLUMNS = ("table_name", "event", "kind", "at", "hand", "game", "pit", "ts")
+
+RATING_EVENT_COLUMNS = ("table_name", "event", "kind", "at", "ts", "hand", "body", "pit")
+"""A `player` or `dealer` event's row (`rating_events`): its body as the journal holds it."""
+
+RATING_KINDS = ("player", "dealer")
 
 
 class EventSink(Protocol):
@@ -38,11 +44,12 @@ class SinkFailed(RuntimeError):
 
 
 class EventError(ValueError):
-    """An event line that is not a table's `open` or `close` as `service/table_events.py` gives it."""
+    """An event line that is not a table's `open`, `close`, `player` or `dealer` as `service/table_events.py` gives it."""
 
 
 def event_row(table: str, pit: str | None, line: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The `table_events` row of one event line (EVENT_COLUMNS' order). Raises EventError.
+    """The `table_events` row of one event line (EVENT_COLUMNS' order), or for a `player` or `dealer`
+    event its `rating_events` row (RATING_EVENT_COLUMNS'). Raises EventError.
 
     >>> event_row("uth-07", "pit-1", {"event": 12, "kind": "open", "at": "2026-12-01T10:00:00+00:00",
     ...                               "hand": 4, "game": "uth"})[:4]
@@ -51,17 +58,24 @@ def event_row(table: str, pit: str | None, line: Mapping[str, Any]) -> tuple[Any
     event, kind, hand = line.get("event"), line.get("kind"), line.get("hand")
     if not isinstance(event, int) or isinstance(event, bool) or event < 1:
         raise EventError(f"{table}: an event without an id (1 or more): {str(dict(line))[:120]}")
-    if kind not in ("open", "close"):
-        raise EventError(f"{table}: event {event}: kind {kind!r} is not open or close")
+    if kind not in ("open", "close", *RATING_KINDS):
+        raise EventError(f"{table}: event {event}: kind {kind!r} is not open, close, player or dealer")
     try:
         at = datetime.fromisoformat(str(line.get("at")))
     except ValueError:
         raise EventError(f"{table}: event {event}: {line.get('at')!r} is not an ISO 8601 time") from None
     if at.tzinfo is None:
         raise EventError(f"{table}: event {event}: {line.get('at')!r} has no time zone")
+    ts = line.get("ts")
+    exact = float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None  # older tables: none
+    number = hand if isinstance(hand, int) and not isinstance(hand, bool) else None
+    if kind in RATING_KINDS:
+        body = line.get("body")
+        if not isinstance(body, Mapping):
+            raise EventError(f"{table}: event {event}: a {kind} event without its body")
+        return (table, event, kind, at, exact if exact is not None else at.timestamp(), number, dict(body), pit)
     game = line.get("game")
-    return (table, event, kind, at, hand if isinstance(hand, int) and not isinstance(hand, bool) else None,
-            game if isinstance(game, str) else None, pit)
+    return (table, event, kind, at, number, game if isinstance(game, str) else None, pit, exact)
 
 
 class EventFetcher:

@@ -223,13 +223,15 @@ class HistoryPage(TypedDict):
 
 
 class TableEvent(TypedDict):
-    """An `open` or a `close` event of the journal, for the floor's open time."""
+    """An `open`, `close`, `player` or `dealer` event of the journal: the floor's open time and its ratings."""
 
     event: int
-    kind: Literal["open", "close"]
+    kind: Literal["open", "close", "player", "dealer"]
     at: str
+    ts: float  # the journal's time exactly (seconds since the epoch): the ratings' clock
     hand: int
     game: str | None
+    body: NotRequired[dict[str, Any]]  # a `player` or `dealer` event's own (seat, action, card, source; dealer, action)
 
 
 class EventsPage(TypedDict):

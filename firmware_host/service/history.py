@@ -50,7 +50,10 @@ def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
     return {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
             "settlement": rec.get("settlement"), **settled_under(rec, opened),
             "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
-            "closed": closed_at(row.ts)}
+            "closed": closed_at(row.ts),
+            # what the floor's ratings read beside the round (floor/ratings.py): the decisions corrected, a
+            # smart table's chips part (whose bets were read from the chips)
+            "corrected": rec.get("corrected") or [], **({"chips": rec["chips"]} if rec.get("chips") else {})}
 
 
 def closed_at(ts: float) -> str:

@@ -515,7 +515,7 @@ class Journal:
         return [self._event(r) for r in rows]
 
     def table_events(self, after: int, limit: int, scan: int) -> tuple[list[Event], int, bool]:
-        """At most `limit` `open` and `close` events among the (at most `scan`) events with ids above
+        """At most `limit` `open`, `close`, `player` and `dealer` events among the (at most `scan`) events with ids above
         `after`, oldest first; the id read up to (ask again from there); and whether events wait after
         it. `scan` bounds the rows read, as a first page of a long journal would read it all (the
         kinds are not indexed but `open`'s). Raises JournalError."""
@@ -524,11 +524,11 @@ class Journal:
             newest = max(after, int(top[0] or 0))
             upto = min(newest, after + scan)
             rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? AND id <= ? "
-                                      "AND kind IN ('open', 'close') ORDER BY id LIMIT ?",
+                                      "AND kind IN ('open', 'close', 'player', 'dealer') ORDER BY id LIMIT ?",
                                       (after, upto, limit)).fetchall()
             events = [self._event(r) for r in rows]
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
-            raise JournalError(f"{self.path}: cannot read the open and close events: {exc}") from exc
+            raise JournalError(f"{self.path}: cannot read the open, close, player and dealer events: {exc}") from exc
         if len(events) == limit:
             return events, events[-1].id, True
         return events, upto, upto < newest

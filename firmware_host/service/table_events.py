@@ -1,9 +1,11 @@
-"""The table's open and close events as the `history` request's other page kind: what the floor's open time is computed from.
+"""The table's open, close, player and dealer events as the `history` request's other page kind: the floor's open time and its ratings are computed from them.
 
 `{"cmd": "history", "events": true, "after": E, "limit": K}` -> `{"ok": true, "events": [...], "more":
-bool, "last": M}`: the journal's `open` and `close` events with ids above E (default 0), oldest first,
-at most K (default and cap `MAX_PAGE`), each `{"event": id, "kind": "open" | "close", "at": ISO 8601
-UTC, "hand": the hand being prepared, "game": the game opened (null for a close)}`. `last` is the
+bool, "last": M}`: the journal's `open`, `close`, `player` and `dealer` events with ids above E (default
+0), oldest first, at most K (default and cap `MAX_PAGE`), each `{"event": id, "kind", "at": ISO 8601
+UTC, "ts": the journal's time (seconds), "hand": the hand being prepared, "game": the game opened (null
+but for an open)}`, a `player` or `dealer` event with its `body` (seat, action, card, source; dealer,
+action: the card in full, as the journal and the full feed hold it). `last` is the
 journal's event id read up to, even when no event of the page is an open or a close (so the next
 page starts there and reads only what is new); `more` says whether events wait after it (the page
 was full, or it read its `SCAN` events and the journal holds more). Journal reads only: one range of
@@ -13,7 +15,7 @@ the events table by id, at most `SCAN` rows.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal
 
 from protocol.commands import HISTORY_PAGE, Command, error_reply
 from protocol.requests import EventsPage, Refusal, TableEvent
@@ -31,12 +33,17 @@ def event_line(event: Event) -> TableEvent:
     """One `open` or `close` event as the page gives it.
 
     >>> event_line(Event(id=7, hand=3, ts=1780000000.5, kind="open", body={"game": "uth"}))
-    {'event': 7, 'kind': 'open', 'at': '2026-05-28T20:26:40.500+00:00', 'hand': 3, 'game': 'uth'}
+    {'event': 7, 'kind': 'open', 'at': '2026-05-28T20:26:40.500+00:00', 'ts': 1780000000.5, 'hand': 3, 'game': 'uth'}
     """
     game = event.body.get("game") if event.kind == "open" else None
-    return {"event": event.id, "kind": "open" if event.kind == "open" else "close",
-            "at": datetime.fromtimestamp(event.ts, timezone.utc).isoformat(timespec="milliseconds"),
-            "hand": event.hand, "game": game if isinstance(game, str) else None}
+    kind: Literal["open", "close", "player", "dealer"] = (
+        event.kind if event.kind in ("open", "player", "dealer") else "close")  # type: ignore[assignment]
+    line: TableEvent = {"event": event.id, "kind": kind,
+                        "at": datetime.fromtimestamp(event.ts, timezone.utc).isoformat(timespec="milliseconds"),
+                        "ts": event.ts, "hand": event.hand, "game": game if isinstance(game, str) else None}
+    if kind in ("player", "dealer"):
+        line["body"] = dict(event.body)
+    return line
 
 
 def events_reply(journal: Journal, cmd: Command) -> EventsPage | Refusal:

@@ -249,7 +249,7 @@ def test_a_pit_name_is_checked_and_a_bad_event_line_refused(db: str) -> None:
     with Archive(db, pit="pit-1") as archive:
         with pytest.raises(ArchiveError, match="event 7: 'noon' is not an ISO 8601 time"):
             archive.write_events("uth-a", [event(6, "open", at("09:00"), 1), event(7, "close", "noon", 2)])
-        with pytest.raises(ArchiveError, match="kind 'pause' is not open or close"):
+        with pytest.raises(ArchiveError, match="kind 'pause' is not open, close, player or dealer"):
             archive.write_events("uth-a", [event(8, "pause", at("09:00"), 1)])
         assert archive.last_event("uth-a") == 0  # nothing of a refused batch is written
 

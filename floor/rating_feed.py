@@ -1,0 +1,69 @@
+"""The feed of rating events to a casino management system: each rating session opened, updated at each hand, closed, published by the pit's archiver over CURVE.
+
+A PUB socket at `[pit] ratings`, a CURVE server with the pit's certificate under ZAP domain `ratings`
+when `[pit] key` is set and the endpoint is TCP (the clients of `[pit] clients` whose role `[pit] roles`
+lists get in: `floor/curve.py`), else plaintext on loopback or ipc. Each message is two frames:
+
+    rating/TABLE    the topic (subscribe to `rating/` for every table, `rating/uth-07` for one)
+    JSON            {"seq": n, "event": "opened" | "updated" | "closed", "session": {...}}
+
+`seq` counts the feed's messages from 1 since the archiver started (a gap: messages lost to the
+subscriber); `session` is the session's object as `croupier ratings --db --json` prints it (the card
+in full, amounts in cents, `theo` exact as a fraction string, `theo_cents` half-even, times in seconds
+since the epoch), its comp at no reinvestment. An event is sent when the archive's fold
+(`floor/ratings.py`) writes a session new to the feed (`opened`, and `closed` at once when it ended
+already), with other hands or breaks than last sent (`updated`), or newly ended (`closed`). A consumer
+keys sessions by (`table`, `player`, `start`): the archiver started again sends each session of each
+table's current opening once more. There is no snapshot: `croupier ratings --db` is the state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import zmq
+
+from protocol.keys import KeyPair, serve_curve
+
+TOPIC = "rating/"
+
+
+class RatingFeed:
+    """The PUB socket and what each session last sent was (its hands, breaks and end). One thread's: the
+    archiver's catch-up worker, which folds the ratings."""
+
+    def __init__(self, ctx: zmq.Context[Any], endpoint: str, keys: KeyPair | None) -> None:
+        """Bind the PUB (a CURVE server when `keys` and TCP). Raises zmq.ZMQError (an address in use)."""
+        self.socket: zmq.Socket[Any] = ctx.socket(zmq.PUB)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        serve_curve(self.socket, endpoint, keys, "ratings")
+        self.socket.bind(endpoint)
+        self.seq = 0
+        self.sent: dict[tuple[str, str, float], tuple[int, int, float | None]] = {}
+
+    def sessions(self, reports: Iterable[Mapping[str, Any]]) -> int:
+        """Send what changed in the sessions the fold wrote (`floor.ratings.rate`'s). Returns the messages sent."""
+        sent = 0
+        for s in reports:
+            key = (str(s["table"]), str(s["player"]), float(s["start"]))
+            now = (int(s["hands"]), int(s["breaks"]), s["end"])
+            before = self.sent.get(key)
+            if before == now:
+                continue
+            events = ["opened"] if before is None else []
+            if s["end"] is not None and (before is None or before[2] is None):
+                events.append("closed")
+            elif before is not None:
+                events.append("updated")
+            for event in events:
+                self.seq += 1
+                body = json.dumps({"seq": self.seq, "event": event, "session": dict(s)}, sort_keys=True)
+                self.socket.send_multipart([(TOPIC + key[0]).encode("utf-8"), body.encode("utf-8")])
+                sent += 1
+            self.sent[key] = now
+        return sent
+
+    def close(self) -> None:
+        self.socket.close(0)

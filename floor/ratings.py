@@ -1,0 +1,184 @@
+"""The archive's rating sessions and dealer shifts: a table's archived hands and its open, close, player and dealer events folded by `engine.ratings`, stored idempotently.
+
+`rate(conn, table, pit, edges)` folds, in the journal's order (the events' ids, each hand at the event
+that closed it: its `chain`), everything of `table` after its mark (`rating_marks`: the last close
+folded, before which every session and dealer shift is closed and stored), and upserts every session
+(`rating_sessions`, keyed (table, player, start)) and every dealer's figures of each opening of the
+table (`dealer_shifts`, keyed (table, dealer, the event the opening was folded from)); the mark then
+moves to the last close folded (never past a close whose hands before it are not all archived: a
+hand's events can reach the archive before the hand, whose page was fetched first). Folding the same rows twice gives the same rows: a catch-up replayed,
+or the pit restarted, changes nothing. The sessions are the very objects `croupier ratings --state`
+prints for the table's journal: the same fold (`engine.ratings.Ratings`), fed the archived lines
+(`hand_record` turns a `croupier history --json` line back into what the fold reads of a hand).
+
+The paytables' edges come from each hand line's profile text (its `[GAME.approved]` figures, or 3CP's
+exact count): the archive reads no certificates, so a UTH profile without approved figures rates with
+its theo incomplete, as a table without certificates does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from engine.ratings import BetEdges, Ratings
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+
+def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
+    """What `engine.ratings.Ratings.hand` reads of a closed hand, from its `croupier history --json` line.
+
+    >>> hand_record({"hand": 4, "status": "settled", "round": {"game": "3cp", "spots": [
+    ...     {"seat": 2, "bets": {"ante": 500}, "play": True}]}, "settlement": {"spots": []},
+    ...     "profile": {"sha256": "ab"}})["spots"]
+    [{'seat': 2, 'bets': {'ante': 500, 'play': 500}}]
+    """
+    if "round" not in line and line.get("game") is not None:  # poker: counted for its dealer only
+        return {"hand": line["hand"], "status": line.get("status"), "poker": True, "faults": line.get("faults") or []}
+    rnd: Mapping[str, Any] = line["round"] if isinstance(line.get("round"), Mapping) else {}
+    profile: Mapping[str, Any] = line["profile"] if isinstance(line.get("profile"), Mapping) else {}
+    record = {"hand": line["hand"], "status": line.get("status"), "game": rnd.get("game"),
+              "profile_sha256": profile.get("sha256"), "settlement": line.get("settlement"),
+              "spots": [{"seat": s["seat"], "bets": spot_bets(s)} for s in rnd.get("spots") or []],
+              "faults": line.get("faults") or [], "corrected": line.get("corrected") or []}
+    if isinstance(line.get("chips"), Mapping):
+        record["chips"] = line["chips"]
+    return record
+
+
+def spot_bets(spot: Mapping[str, Any]) -> dict[str, int]:
+    """One spot's bets of a house hand's `round` by circle, the Play included once made (UTH's its
+    multiple of the Ante, 3CP's the Ante), as the journal's record holds them.
+
+    >>> spot_bets({"bets": {"ante": 100, "blind": 100}, "play": {"street": "flop", "multiple": 2}})
+    {'ante': 100, 'blind': 100, 'play': 200}
+    """
+    bets = {circle: int(amount) for circle, amount in (spot.get("bets") or {}).items()}
+    play = spot.get("play")
+    if isinstance(play, Mapping):
+        bets["play"] = bets.get("play", 0) + int(play.get("multiple", 1)) * bets.get("ante", 0)
+    elif play is True:
+        bets["play"] = bets.get("play", 0) + bets.get("ante", 0)
+    return bets
+
+
+def _when(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, timezone.utc)
+
+
+def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tuple[int, str, Any, float, int]]:
+    """`(event id, kind, body, ts, hand)` of the table after its mark in the journal's order: its events
+    (`hand` the hand being prepared), and each hand (kind `hand`, its line as body, `hand` its number) at
+    the event that closed it. A hand line without its chain (none from today's tables) cannot be placed
+    and is left out."""
+    rows: list[tuple[int, str, Any, float, int]] = []
+    for event, kind, body, ts, hand in conn.execute(
+            "SELECT event, kind, NULL::jsonb, coalesce(ts, extract(epoch FROM at)::float8), hand FROM table_events "
+            "WHERE table_name = %s AND event > %s UNION ALL "
+            "SELECT event, kind, body, ts, hand FROM rating_events WHERE table_name = %s AND event > %s",
+            (table, mark, table, mark)):
+        rows.append((int(event), str(kind), body or {}, float(ts), int(hand or 0)))
+    for (line,) in conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand >= %s",
+                                (table, mark_hand)):
+        chain = line.get("chain") if isinstance(line, Mapping) else None
+        if not isinstance(chain, Mapping) or not isinstance(chain.get("event"), int) or chain["event"] <= mark:
+            continue
+        closed = line.get("closed")
+        ts = datetime.fromisoformat(closed).timestamp() if isinstance(closed, str) else 0.0
+        rows.append((int(chain["event"]), "hand", line, ts, int(line["hand"])))
+    rows.sort(key=lambda r: r[0])
+    return iter(rows)
+
+
+def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges]) -> list[dict[str, Any]]:
+    """Fold `table`'s archive after its mark into `rating_sessions` and `dealer_shifts` in one transaction
+    on `conn`; returns the sessions written (their reports), in the order they ended, the open ones last. `edges` (game:sha256 -> edges) is kept between
+    calls (a profile's edges are worked out once). Raises psycopg's errors."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('rating:' || %s))", (table,))
+        held = conn.execute("SELECT event, hand FROM rating_marks WHERE table_name = %s", (table,)).fetchone()
+        mark, mark_hand = (int(held[0]), int(held[1])) if held else (0, 0)
+        ratings, since = _fresh(table, edges), mark
+        written: list[dict[str, Any]] = []
+        top = conn.execute("SELECT max(hand) FROM hands WHERE table_name = %s", (table,)).fetchone()
+        archived = int(top[0]) if top and top[0] is not None else 0
+        for event, kind, body, ts, hand in _entries(conn, table, mark, mark_hand):
+            if kind == "close" and hand - 1 > archived:
+                break  # a hand closed before this close is not archived yet (its events came first): folded next time
+            if kind == "hand":
+                _profile(ratings, body, ts)
+                ratings.hand(hand_record(body), ts)
+                continue
+            ratings.event(kind, body, ts)
+            if kind == "close":  # every session and shift of this opening is final: stored, the mark moved on
+                written += _store(conn, ratings, since, pit)
+                conn.execute("INSERT INTO rating_marks VALUES (%s, %s, %s) ON CONFLICT (table_name) "
+                             "DO UPDATE SET event = excluded.event, hand = excluded.hand",
+                             (table, event, hand or mark_hand))
+                ratings, since = _fresh(table, edges), event
+        written += _store(conn, ratings, since, pit)
+    return written
+
+
+def _fresh(table: str, edges: dict[str, BetEdges]) -> Ratings:
+    ratings = Ratings(table)
+    ratings.edges = edges  # shared: each profile's edges worked out once
+    return ratings
+
+
+def _profile(ratings: Ratings, line: Mapping[str, Any], ts: float) -> None:
+    """The hand's paytables made known to the fold (its line carries their text) before it is folded."""
+    rnd, profile = line.get("round"), line.get("profile")
+    if isinstance(rnd, Mapping) and isinstance(profile, Mapping) and profile.get("content"):
+        if f"{rnd.get('game')}:{profile.get('sha256')}" not in ratings.edges:
+            ratings.event("open", {"game": rnd.get("game"), "profile": profile}, ts)
+
+
+def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> list[dict[str, Any]]:
+    """Upsert the fold's sessions and dealers' figures (one opening of the table's)."""
+    sessions = ratings.reports()
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO rating_sessions (table_name, player, start, started_at, ended_at, hands, bets_total, win, "
+            "theo, theo_cents, profile_sha256, report, pit) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (table_name, player, start) DO UPDATE SET ended_at = excluded.ended_at, "
+            "hands = excluded.hands, bets_total = excluded.bets_total, win = excluded.win, theo = excluded.theo, "
+            "theo_cents = excluded.theo_cents, profile_sha256 = excluded.profile_sha256, report = excluded.report, "
+            "pit = excluded.pit, rated_at = now()",
+            [(s["table"], s["player"], s["start"], _when(s["start"]), _when(s["end"]) if s["end"] else None,
+              s["hands"], s["bets_total"], s["win"], s["theo"], s["theo_cents"], s["profile_sha256"], Jsonb(s), pit)
+             for s in sessions])
+        cur.executemany(
+            "INSERT INTO dealer_shifts (table_name, dealer, from_event, report, pit) VALUES (%s, %s, %s, %s, %s) "
+            "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
+            "pit = excluded.pit, rated_at = now()",
+            [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in ratings.dealer_reports()])
+    return sessions
+
+
+def sessions(conn: Conn, day: str | None = None, player: str | None = None,
+             table: str | None = None) -> list[dict[str, Any]]:
+    """The archived sessions (their `croupier ratings --json` objects) across tables, by start: those
+    started on gaming day `day` (YYYY-MM-DD, the archive's `gaming_day` settings), of card `player`,
+    at `table`, as given. Raises psycopg's errors."""
+    with conn.transaction():
+        rows = conn.execute(
+            "SELECT s.report FROM rating_sessions s CROSS JOIN gaming_day g "
+            "WHERE (%(day)s::date IS NULL OR ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date = %(day)s::date) "
+            "AND (%(player)s::text IS NULL OR s.player = %(player)s) AND (%(table)s::text IS NULL OR s.table_name = %(table)s) "
+            "ORDER BY s.start, s.table_name, s.player", {"day": day, "player": player, "table": table}).fetchall()
+    return [dict(row[0]) for row in rows]
+
+
+def shifts(conn: Conn, table: str | None = None) -> list[dict[str, Any]]:
+    """The archived dealer shifts (`"kind": "dealer"` objects, each with its opening's `from_event`), of
+    `table` when given, by table, dealer and opening. Raises psycopg's errors."""
+    with conn.transaction():
+        rows = conn.execute("SELECT report, from_event FROM dealer_shifts WHERE %(table)s::text IS NULL "
+                            "OR table_name = %(table)s ORDER BY table_name, dealer, from_event", {"table": table}).fetchall()
+    return [{**dict(row[0]), "from_event": int(row[1])} for row in rows]
