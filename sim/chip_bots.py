@@ -17,8 +17,8 @@ physically on the board (its control port, `sim.chip_board.ChipBoardClient`):
 Faults injected, each hand with its own chance (`--faults mispay=P,...`, drawn from the seed and the hand):
 `mispay` (the dealer pays one chip more than due), `past_post` (a chip added to an Ante after the
 deal), `pinch` (a chip taken from an Ante after the deal), `foreign` (a retired, sample or void chip
-placed with the bets) and `misread` (the board misses every chip of a spot's circles for one scan
-fewer than the debounce's K: absorbed, no fault). The bot supervisor repairs what a supervisor
+placed with the bets) and `misread` (the board misses every chip of a spot's circles for two scans
+fewer than the debounce's K, room for a natural miss on top: absorbed, no fault). The bot supervisor repairs what a supervisor
 would (the past-posted chip back to its player, the pinched chip back in its circle, the foreign
 chip taken away), waits until the readers show it, then clears with the sign-off; a mispay is
 accepted as read. `chip_result` reads back from the journal what the table caught and the tray's
@@ -200,12 +200,14 @@ class ChipDealer(BotDealer):
         self.injected: Counter[str] = Counter()
         self.tray_start: int | None = None
         self.credits = 0  # the value of the chips sent from the tray to the cage between hands
+        self.fills = 0  # the value of the chips brought from the cage (or the racks) into the tray between hands
         self.tray_end: int | None = None
         self.foreign = [c.uid for c in chip_set if c.status is not ChipStatus.ACTIVE]
         active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
         float_ = [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
         kept = set(float_)
         self.rack = Rack(chip_set, [uid for uids in active.values() for uid in uids if uid not in kept])
+        self.cage = Rack(chip_set)  # the chips credited from the tray
         self._float = float_
         self._plans: dict[int, list[str]] = {}  # hand -> the injections still to do in it
         self._placed: int | None = None  # the hand whose bets lie in the circles
@@ -215,11 +217,11 @@ class ChipDealer(BotDealer):
         self._repairs: list[tuple[str, str, str]] = []  # (what, antenna, uid) the supervisor puts right
 
     def chip_run(self) -> tuple[dict[str, int], int] | None:
-        """`(injected, the tray's change as read plus the credits sent)` once the hands were played (None before)."""
+        """`(injected, the tray's change as read plus the credits less the fills)` once the hands were played (None before)."""
         if self.tray_start is None or self.tray_end is None:
             return None
         asked = [k for k in FAULT_KINDS if k in self.faults or self.injected[k]]
-        return {k: self.injected[k] for k in asked}, self.tray_end - self.tray_start + self.credits
+        return {k: self.injected[k] for k in asked}, self.tray_end - self.tray_start + self.credits - self.fills
 
     def close(self) -> None:
         try:
@@ -292,15 +294,35 @@ class ChipDealer(BotDealer):
 
     def _credit(self) -> None:
         """A tray grown past `TRAY_MOST` chips: the chips above its float, denomination by denomination, go to the cage
-        (a credit, counted in `credits`; not journaled: the tray ledger's `credit` command was not on main)."""
+        (a credit, counted in `credits`; not journaled: the tray ledger's `credit` command was not on main); then `_fill`."""
         tray = self.lying().get("tray", [])
         if len(tray) <= TRAY_MOST:
+            self._fill()
             return
         for value, uids in sorted(by_value(self.chip_set, tray).items()):
             extra = uids[TRAY_FLOAT.get(value, 0):]
             for start in range(0, len(extra), 50):
                 self.board.remove("tray", *extra[start:start + 50])
             self.credits += value * len(extra)
+            self.cage.give(extra)
+        self._fill()
+
+    def _fill(self) -> None:
+        """A denomination the tray holds fewer of than its float: topped up from the cage (else the racks), a fill,
+        counted in `fills` (not journaled either): a hand never finds the tray short of change."""
+        tray = by_value(self.chip_set, self.lying().get("tray", []))
+        for value, count in TRAY_FLOAT.items():
+            short = count - len(tray.get(value, []))
+            chips = [self._from_cage_or_rack(value) for _ in range(max(0, short))]
+            for start in range(0, len(chips), 50):
+                self.board.place("tray", *chips[start:start + 50])
+            self.fills += value * len(chips)
+
+    def _from_cage_or_rack(self, value: int) -> str:
+        for pile in (self.cage, self.rack):
+            if pile.chips.get(value):
+                return pile.chips[value].pop()
+        raise BotError(f"no chip of {value} left off the table for a fill")
 
     def _start_hand(self, st: Mapping[str, Any]) -> None:
         hand = self.next_hand(st)
@@ -359,7 +381,7 @@ class ChipDealer(BotDealer):
             lying = self.lying()
             for antenna in [a for a in lying if a.startswith(f"spot{seat}.")]:
                 for uid in lying[antenna]:
-                    self.board.miss(antenna, uid, CONFIRM - 1)
+                    self.board.miss(antenna, uid, CONFIRM - 2)  # K - 1 with one natural miss on top would be K
         if self._due(hand, "past_post"):
             uid = self.rack.take(100)[0]
             self.board.place(ante, uid)
