@@ -3,6 +3,7 @@
     croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
+    croupier demo --chips [--faults mispay=P,past_post=P,pinch=P,foreign=P,misread=P] [--hands N] [--game uth|3cp] ...
     croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process | --director]
                   [--web HOST:PORT]
 
@@ -46,6 +47,8 @@ spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`); at a p
 (`--game holdem`...) no bot acts: every player's action is the console's (`static/dealer-poker.js`). It
 runs until N hands are settled (or SIGINT/SIGTERM: then the summary of the hands closed so far).
 
+With `--chips` a smart table: bots bet and are paid with chips on the emulated chip board (`sim/chip_bots.py`).
+
 With `--tournament` (`cli/demo_tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
 (shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
 read from the tables' feeds (`sim.tournament.devices`); with `--in-process` the bots
@@ -82,6 +85,8 @@ import zmq
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
+from sim.chip_bots import ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, start_chip_board
+from sim.demo_chips import demo_chip_set
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
 from cli.demo_display import start_display, start_floor_pages
@@ -124,8 +129,12 @@ class SimTable:
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
                  sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None, demo_profile: bool = False, rated: bool = False) -> None:
+                 structure: str | None = None, demo_profile: bool = False, rated: bool = False,
+                 chips: Mapping[str, float] | None = None) -> None:
         self.state_dir = Path(state_dir)
+        self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chip_bots.py)
+        self.chips_proc: subprocess.Popen[bytes] | None = None
+        self.chips_info: dict[str, Any] = {}
         self.rated = rated  # `--rated`: the standard paytables with UTH's edges approved (`sim/demo_profile.py`)
         self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
@@ -167,6 +176,8 @@ class SimTable:
         """Start the shoe and the controller; return the controller's ready line. Raises RestarterError."""
         try:
             self.start_shoe()
+            if self.chips is not None:
+                self.chips_proc, self.chips_info = start_chip_board(self.run_dir, self.game, self.seats, self.seed)
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
             profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
@@ -176,7 +187,8 @@ class SimTable:
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
-                         extra=(self.keys.access_text() if self.keys is not None else "") + self.sections)
+                         extra=(self.keys.access_text() if self.keys is not None else "") + self.sections
+                         + (chip_sections(self.chips_info["port"]) if self.chips is not None else ""))
             self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
                                          name="controller", restart_s=self.restart_s, burst=self.restart_burst,
@@ -220,12 +232,14 @@ class SimTable:
         if self.keys is not None:
             options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public),
                        "feed_key": str(self.keys.watcher), **options}
+        if self.chips is not None:  # the bots bet, pay and take chips on the emulated board (sim/chip_bots.py)
+            options = {"board": self.chips_info["control"], "chip_set": demo_chip_set(), "faults": self.chips, **options}
         if self.structure is not None:  # a poker table: the poker bots act for the players
             options.pop("players", None)
             return PokerDealer(self.endpoints, self.shoe_info["control"], [], game=self.game, seed=self.seed,
                                structure=self.structure, seats=self.seats,
                                **{"supervisor": self.supervisor, **options})
-        return BotDealer(self.endpoints, self.shoe_info["control"],
+        return (ChipDealer if self.chips is not None else BotDealer)(self.endpoints, self.shoe_info["control"],
                          players if players is not None else seat_players(self.seats, self.seed),
                          game=self.game, seed=self.seed, limits=self.limits,
                          **{"supervisor": self.supervisor, **options})
@@ -242,6 +256,8 @@ class SimTable:
             self.controller.stop()
         if self.shoe_proc is not None:
             end(self.shoe_proc)
+        if self.chips_proc is not None:
+            end(self.chips_proc)
         if self._own_run_dir:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
@@ -380,6 +396,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rated", type=float, default=None, metavar="P",
                         help="a share P (0..1) of the bot seats carry player cards, the standard paytables "
                              "with UTH's edges approved: `croupier ratings` after it (house games)")
+    parser.add_argument("--chips", action="store_true", help="a smart table: the bots bet and the bot dealer pays with "
+                        "the demo set's chips on the emulated chip board (uth, 3cp; docs/simulation.md)")
+    parser.add_argument("--faults", type=faults_option, default={}, metavar="KIND=P,...", help="with --chips: chip "
+                        "faults injected, each with a chance P a hand: mispay, past_post, pinch, foreign, misread")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
     parser.add_argument("--secure", action="store_true",
@@ -407,6 +427,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
     """What is wrong with the command line (None when nothing is)."""
     if args.hands < 1:
         return "--hands must be at least 1"
+    if (wrong := chip_refusal(args.chips, args.faults, args.game, args.dealer, args.kill)) is not None:
+        return wrong
     if args.rated is not None and (is_poker(args.game) or args.dealer == "web"):
         return "--rated is for the house games' bot dealer (uth, 3cp)"
     if is_poker(args.game):
@@ -540,9 +562,9 @@ def main(args: argparse.Namespace) -> int:
     demo_people = {**(DEMO_PEOPLE if by_web else {}), **(DEMO_EYE if web is not None else {})}
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1), keys=keys,
-                     people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None)
-    if args.secure and web is not None and keys is not None:
-        table.eye_key = eye_key(keys)  # the full feed for /surveillance
+                     people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None,
+                     chips=args.faults if args.chips else None)
+    table.eye_key = eye_key(keys) if args.secure and web is not None and keys is not None else None  # /surveillance's
     viewer: subprocess.Popen[bytes] | None = None
     if people:
         table.write_users()  # the display checks sign-ins against it from its start
@@ -587,12 +609,14 @@ def main(args: argparse.Namespace) -> int:
             end(proc)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
-    return finish(args, state_dir, result, restarts, status)
+    return finish(args, state_dir, result, restarts, status, dealer.chip_run() if isinstance(dealer, ChipDealer) else None)
 
 
-def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int) -> int:
+def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int,
+           chip_run: tuple[dict[str, int], int] | None = None) -> int:
     """Print the summary line read back from the journal (none when the table was not played) and
-    give the exit status; remove a temporary state directory."""
+    give the exit status; remove a temporary state directory. With `--chips` the line ends with the
+    chips' part (`chip_run`: injected, the tray's change; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
     if result is None:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
@@ -600,6 +624,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
     try:
         count = args.hands if args.dealer == "bots" and status not in (130, 143) else result.hands
         line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
+        chips = chip_summary(state_dir, result.first_hand, count, *chip_run) if chip_run is not None else None
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1
@@ -608,11 +633,14 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
             shutil.rmtree(state_dir, ignore_errors=True)
     if restarts:
         line["restarts"] = restarts
+    if chips is not None:  # the chips' part ends the line
+        line["chips"] = chips[0]
     sys.stdout.flush()
     print(json.dumps(line), flush=True)
     if status in (130, 143):
         return status
     if args.dealer == "web":
         return 0 if line["settled"] == args.hands else 1
-    ok = line["hands"] == args.hands and line["settled"] == args.hands and line.get("chips_conserved", True)
+    ok = line["hands"] == args.hands and line["settled"] == args.hands and line.get("chips_conserved", True) \
+        and (chips is None or chips[1])
     return 0 if ok else 1

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.errors import EngineError
 
-__all__ = ["Antenna", "ChipsError", "TRAY", "PROTECTED", "due", "dues", "play_multiple", "moved"]
+__all__ = ["Antenna", "ChipsError", "TRAY", "PAID_ON", "PROTECTED", "due", "dues", "play_multiple", "moved"]
 
 TRAY = "tray"
 """The antenna under the dealer's chip tray."""
@@ -70,9 +70,22 @@ def due(bet: int, net: int) -> int:
     return max(0, bet + net)
 
 
+PAID_ON = {"ante_bonus": "ante"}
+"""A settlement's result that is no bet of its own, and the circle it is paid on (3CP's Ante Bonus: on the Ante)."""
+
+
 def dues(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, int]:
-    """Each circle's due from the spot's bets and its settlement's net per circle."""
-    return {circle: due(bet, int(results.get(circle, 0))) for circle, bet in bets.items()}
+    """Each circle's due from the spot's bets and its settlement's net per circle (a bonus with no circle of its
+    own, `PAID_ON`, paid on its circle's chips).
+
+    >>> dues({"ante": 500, "play": 500}, {"ante": 500, "ante_bonus": 500, "play": 0})
+    {'ante': 1500, 'play': 500}
+    """
+    net = {circle: int(results.get(circle, 0)) for circle in bets}
+    for result, circle in PAID_ON.items():
+        if result in results and circle in net:
+            net[circle] += int(results[result])
+    return {circle: due(bet, net[circle]) for circle, bet in bets.items()}
 
 
 def play_multiple(play: int, ante: int, legal: Iterable[int]) -> int | None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.chip_circles import dues
 from engine.chips import ChipSet, ChipSetError, ChipStatus, parse_uid
 from sim.demo_chips import demo_chip_set, demo_chips_csv
 
@@ -46,3 +47,11 @@ def test_the_shipped_demo_set_is_the_generators() -> None:
     assert chips.denominations() == (50000, 10000, 2500, 500, 100)
     assert sum(1 for c in chips if c.status is not ChipStatus.ACTIVE) == 30
     assert chips.sha256() == ChipSet(reversed(list(chips))).sha256()
+
+
+def test_three_card_pokers_ante_bonus_is_due_on_the_ante_circle() -> None:
+    # a straight that plays against a dealer who does not qualify: the Ante wins 1:1, the Ante Bonus 1:1 on the Ante
+    # (found by `croupier demo --chips --game 3cp`: the tray's difference was the bonuses the dues left out)
+    assert dues({"ante": 1000, "play": 1000}, {"ante": 1000, "ante_bonus": 1000, "play": 0}) == {"ante": 3000, "play": 1000}
+    assert dues({"ante": 500}, {"ante": -500}) == {"ante": 0}
+    assert dues({"pair_plus": 100}, {"pair_plus": 100, "ante_bonus": 500}) == {"pair_plus": 200}  # no Ante: no bonus

@@ -362,6 +362,18 @@ def test_a_reading_of_no_circle_is_refused_and_changes_nothing(rig: Rig) -> None
     assert rig.full()["chip_reads"]["uids"] == before["chip_reads"]["uids"]
 
 
+def test_an_empty_antenna_under_a_circle_the_profile_does_not_offer_is_no_fault(tmp_path: Path) -> None:
+    # the board's 3CP layout has each spot's 6-card bonus circle; the default profile offers no bonus
+    r = Rig(tmp_path, TCP)
+    r.reader()
+    r.put("spot1.ante", chip_uids(500, 1, 1))
+    r.put("spot1.bonus", [])
+    assert r.full()["fault"] is None and "spot1.bonus" not in r.full()["chip_reads"]["uids"]
+    r.put("spot1.bonus", chip_uids(100, 1, 1))  # chips in it are refused, naming it
+    assert r.full()["fault"]["kind"] == "refused_reading" and "bonus" in r.full()["fault"]["detail"]
+    r.c.journal.close()
+
+
 def test_a_play_out_of_turn_gets_the_engines_refusal(rig: Rig) -> None:
     bets_down(rig)
     rig.put("spot5.ante", chip_uids(100, 1, 40))

@@ -94,11 +94,17 @@ class TableChips:
     def take(self, body: Mapping[str, Any], table: GameTable | None) -> ChipFault | None:
         """A `chips` reading: the antenna's chips now. Returns the fault it raises (a foreign chip,
         chips moved in a circle that must not change), or None. Raises ChipsError for an antenna
-        that is no circle of the table."""
+        that is no circle of the table (holding chips: an empty one under a circle the profile does not offer is
+        no reading)."""
         circles = getattr(getattr(table, "round", None), "BETS", None)
-        antenna = Antenna.parse(str(body["antenna"]), None if circles is None else (*circles, "play"))
-        name = antenna.name
         uids = frozenset(str(u) for u in body["uids"])
+        try:
+            antenna = Antenna.parse(str(body["antenna"]), None if circles is None else (*circles, "play"))
+        except ChipsError:
+            if uids or circles is None:
+                raise
+            return None  # an empty antenna under a circle this table's profile does not offer (3CP's 6-card bonus)
+        name = antenna.name
         self.device = str(body.get("device", DEVICE))
         self.reads[name] = (uids, bool(body["stable"]))
         if not uids:

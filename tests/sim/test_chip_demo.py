@@ -1,0 +1,121 @@
+"""`croupier demo --chips`: bots bet and are paid with the demo set's chips on the emulated board; every fault kind injected is caught, none invented, the tray reconciled."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.chips import ChipStatus
+from sim.bots import BotError
+from sim.chip_bots import Rack, chip_refusal, make_change, parse_faults
+from sim.demo_chips import demo_chip_set
+
+EVERY_FAULT = "mispay=0.3,past_post=0.3,pinch=0.3,foreign=0.3,misread=0.3"
+
+
+def demo(state: Path, hands: int, faults: str, seed: int = 1, timeout_s: float = 600,
+         game: str = "uth") -> tuple[int, dict[str, Any], str]:
+    """Run the chips demo; its exit status, its last line (JSON) and its standard error."""
+    run = subprocess.run([sys.executable, "-m", "cli", "demo", "--chips", "--quiet", "--hands", str(hands), "--seed",
+                          str(seed), "--faults", faults, "--state", str(state), "--game", game],
+                         capture_output=True, text=True, timeout=timeout_s, check=False)
+    lines = run.stdout.strip().splitlines()
+    return run.returncode, json.loads(lines[-1]) if lines else {}, run.stderr
+
+
+def journal_hands(state: Path) -> list[dict[str, Any]]:
+    """Every closed hand's record, read from the journal's rows."""
+    db = sqlite3.connect(state / "journal.sqlite3")
+    try:
+        return [json.loads(r[0]) for r in db.execute("SELECT record FROM hands ORDER BY closed_event")]
+    finally:
+        db.close()
+
+
+def check_run(state: Path, line: dict[str, Any], hands: int) -> None:
+    """The line's chips against the journal's rows alone: the faults the table stood are exactly those injected
+    (a past-post and a pinch stand as chips_moved, a misread as nothing), each hand's bets were read from the chips,
+    and the tray's change (the line's difference plus the hands' house net as paid) is what the chips moved say."""
+    chips = line["chips"]
+    assert list(line)[-1] == "chips" and list(chips) == ["injected", "caught", "tray_difference"]
+    assert (line["hands"], line["settled"], line["voided"]) == (hands, hands, 0)
+    records = journal_hands(state)
+    assert len(records) == hands and all(r["chips"]["source"] == "chips" for r in records)
+    stood = Counter(f["kind"] for r in records for f in r.get("faults") or [] if not f["during"])
+    injected = chips["injected"]
+    assert stood == Counter({"mispay": injected.get("mispay", 0),
+                             "chips_moved": injected.get("past_post", 0) + injected.get("pinch", 0),
+                             "foreign_chip": injected.get("foreign", 0)}) - Counter()
+    assert {k: v for k, v in chips["caught"].items() if k != "misread"} == \
+        {k: v for k, v in injected.items() if k != "misread"}
+    assert chips["caught"].get("misread", 0) == 0
+    # every fault was cleared by the bot supervisor's sign-off
+    assert all(f["cleared"] and f["cleared"]["signed_off"]["user"] == "bot-floor"
+               for r in records for f in r.get("faults") or [])
+    # every mispay accepted as read is in its hand's record: the paid beyond the due
+    accepted = sum(1 for r in records if r["chips"]["override"])
+    assert accepted == injected.get("mispay", 0)
+    assert chips["tray_difference"] == 0
+
+
+@pytest.mark.slow
+def test_a_short_chips_demo_catches_every_fault_kind_injected(tmp_path: Path) -> None:
+    status, line, err = demo(tmp_path / "state", 20, EVERY_FAULT)
+    assert status == 0, err
+    assert all(line["chips"]["injected"].get(kind, 0) >= 1 for kind in parse_faults(EVERY_FAULT)), line
+    check_run(tmp_path / "state", line, 20)
+
+
+@pytest.mark.slow
+def test_three_card_poker_with_chips_pays_the_ante_bonus_on_the_ante(tmp_path: Path) -> None:
+    # seed 1: seat 1's straight plays against a dealer who does not qualify at the second hand (the Ante Bonus)
+    status, line, err = demo(tmp_path / "state", 6, EVERY_FAULT.replace("0.3", "0.4"), game="3cp")
+    assert status == 0, err
+    check_run(tmp_path / "state", line, 6)
+    bonuses = [s for r in journal_hands(tmp_path / "state") for s in r["settlement"]["spots"]
+               if s["results"].get("ante_bonus", 0) > 0]
+    assert bonuses  # the run met an Ante Bonus, and the tray still reconciled
+
+
+@pytest.mark.soak
+def test_two_hundred_hands_with_chips_reconcile_the_tray(tmp_path: Path) -> None:
+    """About 20 minutes on the 2-core development machine (measured 2026-12-03)."""
+    status, line, err = demo(tmp_path / "state", 200, EVERY_FAULT.replace("0.3", "0.05"), seed=7, timeout_s=3600)
+    assert status == 0, err
+    check_run(tmp_path / "state", line, 200)
+
+
+def test_faults_name_their_kind_and_chance() -> None:
+    assert parse_faults("mispay=0.5, misread=1") == {"mispay": 0.5, "misread": 1.0}
+    for wrong, said in (("mispay", "mispay=P"), ("mispay=2", "from 0 to 1"), ("drop=0.1", "no fault 'drop'"),
+                        ("pinch=x", "pinch=P")):
+        with pytest.raises(ValueError, match=said):
+            parse_faults(wrong)
+
+
+def test_the_chips_demo_refuses_what_it_cannot_do() -> None:
+    assert chip_refusal(False, {"mispay": 0.1}, "uth", "bots", 0) == "--faults injects chip faults: it needs --chips"
+    for game, dealer, kills in (("holdem", "bots", 0), ("uth", "web", 0), ("3cp", "bots", 2)):
+        assert "--chips is for the house games' bot dealer" in str(chip_refusal(True, {}, game, dealer, kills))
+    assert chip_refusal(True, {}, "3cp", "bots", 0) is None
+    run = subprocess.run([sys.executable, "-m", "cli", "demo", "--quiet", "--faults", "pinch=0.1"],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 2 and "needs --chips" in run.stderr
+
+
+def test_stakes_are_made_with_the_fewest_chips_the_rack_holds() -> None:
+    chips = demo_chip_set()
+    active = [c.uid for c in chips if c.status is ChipStatus.ACTIVE]
+    rack = Rack(chips, active)
+    taken = rack.take(6100)
+    assert sorted(chip.value for u in taken if (chip := chips.get(u)) is not None) == [100, 500, 500, 2500, 2500]
+    assert not set(taken) & {u for us in rack.chips.values() for u in us}
+    with pytest.raises(BotError, match="short by 100"):
+        make_change(700, {500: ["A"], 100: ["B"]})
