@@ -46,8 +46,9 @@ def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
               "profile_sha256": profile.get("sha256"), "settlement": line.get("settlement"),
               "spots": [{"seat": s["seat"], "bets": spot_bets(s)} for s in rnd.get("spots") or []],
               "faults": line.get("faults") or [], "corrected": line.get("corrected") or []}
-    if isinstance(line.get("chips"), Mapping):
-        record["chips"] = line["chips"]
+    for kept in ("chips", "tray"):  # a smart table's: its chip notes and tray flags count for its dealer
+        if isinstance(line.get(kept), Mapping):
+            record[kept] = line[kept]
     return record
 
 
