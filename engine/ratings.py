@@ -262,6 +262,7 @@ class DealerShift:
     turns: int = 0
     time_s: float = 0.0
     since: float | None = None  # at the table now, since then
+    first_in: float | None = None  # the first sign-in folded
     hands: int = 0
     seats_filled: int = 0  # spots with a bet, summed over the settled hands
     voids: int = 0
@@ -275,6 +276,7 @@ class DealerShift:
                 "time_s": round(time_s, 3), "on_table": self.since is not None, "hands": self.hands,
                 "hands_per_hour": round(self.hands * 3600 / time_s, 2) if time_s > 0 else None,
                 "average_seats": round(self.seats_filled / self.hands, 2) if self.hands else None,
+                "seats_filled": self.seats_filled, "first_in": self.first_in,
                 "voids": self.voids, "corrections": self.corrections, "faults": self.faults, **self.alerts}
 
 
@@ -376,6 +378,7 @@ class Ratings:
         shift = self.dealers.setdefault(name, DealerShift(name, self.table))
         shift.turns += 1
         shift.since = ts
+        shift.first_in = ts if shift.first_in is None else shift.first_in
         self.dealer = shift
 
     def _dealer_off(self, ts: float) -> None:

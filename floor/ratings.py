@@ -155,10 +155,11 @@ def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> list[di
               s["hands"], s["bets_total"], s["win"], s["theo"], s["theo_cents"], s["profile_sha256"], Jsonb(s), pit)
              for s in sessions])
         cur.executemany(
-            "INSERT INTO dealer_shifts (table_name, dealer, from_event, report, pit) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
-            "pit = excluded.pit, rated_at = now()",
-            [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in ratings.dealer_reports()])
+            "INSERT INTO dealer_shifts (table_name, dealer, from_event, started_at, report, pit) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET "
+            "started_at = excluded.started_at, report = excluded.report, pit = excluded.pit, rated_at = now()",
+            [(ratings.table, d["dealer"], since, _when(d["first_in"]) if d["first_in"] is not None else None,
+              Jsonb(d), pit) for d in ratings.dealer_reports()])
     return sessions
 
 
