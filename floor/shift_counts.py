@@ -67,7 +67,8 @@ def dealer_figures(conn: Conn, day: date | None = None, tables: list[str] | None
     `day` (all when None), at `tables` and in `pit` when given, by dealer and table: `{"dealer", "table", "pit",
     "started" (ISO 8601), "on_table", "turns", "time_s", "hands", "hands_per_hour", "average_seats", "voids",
     "corrections", "faults", "mispays", "moved_chips", "foreign_chips", "tray_differences"}`. Raises psycopg.Error."""
-    where, params = ["true"], []
+    where: list[str] = ["true"]
+    params: list[Any] = []
     if day is not None:
         where.append("gaming_day = %s")
         params.append(day)

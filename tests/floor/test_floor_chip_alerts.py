@@ -121,7 +121,7 @@ def test_a_demo_tables_faults_archived_agree_with_its_journal(tmp_path: Path, db
     """Chip faults injected at a simulated smart table: what the archive counts per shift and per dealer is what
     the journal's hand records hold, and the archive's dealer figures are `croupier ratings --dealers`'s."""
     state = tmp_path / "sim-uth-chips"
-    done = subprocess.run([sys.executable, "-m", "cli", "demo", "--chips", "--faults", "mispay=0.3,past_post=0.3,foreign=0.1",
+    done = subprocess.run([sys.executable, "-m", "cli", "demo", "--chips", "--faults", "mispay=0.3,past_post=0.3,foreign=0.1", "--rated", "0.5",
                            "--hands", "10", "--quiet", "--seed", "7", "--state", str(state)],
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
