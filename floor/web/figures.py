@@ -11,8 +11,10 @@ table joins or leaves the pit), and sends the pit screens one message (`PitHub.s
      "hours": ["06:00", ...], "elapsed": 10.5,
      "tables": {"uth-1": {"hands": [per hour], "win": [per hour], "open_hours": [per hour],
                           "day_hands", "day_win", "day_open_hours", "hands_per_hour"}},
-     "pit": {the same, summed over the pit's tables, and "tables": N}}
+     "pit": {the same, summed over the pit's tables, and "tables": N},
+     "dealers": [each dealer's figures at the pit's tables that day: `floor.shift_counts.dealer_figures`]}
 
+The hub sends the `dealers` apart, to the screens signed in with a floor role only (`hub.py`).
 `hands`, `win` and `open_hours` are the series' `hands`, `house_win` and `open_hours`, hour by hour
 (the open time from the table's open / close events, idle spells counted closed: docs/floor.md,
 "Figures"). A table's hands per hour are the day's hands over the day's open hours so far (the sum of

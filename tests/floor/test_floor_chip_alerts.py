@@ -100,6 +100,15 @@ def test_each_dealers_figures_with_the_chips_their_hands_caught(smart_floor: str
            "mispays 2, moved chips 2, foreign chips 0, tray differences 1" in capsys.readouterr().out
 
 
+def test_the_pits_figures_carry_the_dealers_of_its_tables(smart_floor: str) -> None:
+    from datetime import date
+    from floor.figures import read_figures
+    figures = read_figures(smart_floor, ["uth-9", "uth-1"], date.fromisoformat(DAY))
+    assert [(d["dealer"], d["table"], d["hands"], d["mispays"]) for d in figures["dealers"]] == [
+        ("ana", "uth-9", 2, 2), ("bo", "uth-9", 2, 0)]
+    assert read_figures(smart_floor, ["uth-1"], date.fromisoformat(DAY))["dealers"] == []
+
+
 @pytest.mark.parametrize("argv", [["--shift", "day"], ["--csv"], ["--by-hour", "--json"], ["--tournaments"]])
 def test_the_dealers_report_takes_only_its_own_options(argv: list[str], db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert croupier(["stats", "--dealers", "--db", db, *argv]) == 2
