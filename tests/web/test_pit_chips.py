@@ -12,7 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 from engine.errors import circle, money
 from firmware_host.service.tray import tray_alert
@@ -27,6 +27,7 @@ from protocol.users import Users
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 from tests.floor.test_floor_chip_alerts import EVENTS, HANDS
 from tests.web.screens import check_screenshot
+from tests.web.test_accessibility import check
 from tests.web.test_display_guard import cheap_user
 
 CLOCK = 1_780_000_000.0  # the pit's clock: its "hands since" times are fixed
@@ -138,6 +139,16 @@ def sign_in(page: Page, user: str, pin: str) -> None:
     page.wait_for_selector("[data-signin]", state="detached")
 
 
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A page whose content security policy lets axe in (`tests/web/test_accessibility.py`)."""
+    context = browser.new_context(bypass_csp=True)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_the_pit_names_each_chip_alert_until_cleared_and_shows_the_dealers(
         pit_server: Any, page: Page, db: str, language: str) -> None:  # noqa: F811
@@ -169,6 +180,7 @@ def test_the_pit_names_each_chip_alert_until_cleared_and_shows_the_dealers(
     assert [(d["dealer"], d["table"], d["hands"], d["mispays"], d["moved"]) for d in dealers] == [
         ("ana", "uth-9", 2, 2, 2), ("bo", "uth-9", 2, 0, 0)]
     assert dealers[0]["cells"][2] == "4:00"
+    check(page, language, "/pit with chip alerts and dealers", "#dealers:not([hidden])")  # axe; no English in French
     check_screenshot(page, f"pit-chips-{language}-1920")
     page.set_viewport_size({"width": 1280, "height": 800})
     check_screenshot(page, f"pit-chips-{language}-1280")
