@@ -241,3 +241,36 @@ def test_a_dealer_or_a_wall_screen_never_gets_the_dealers_figures(pit_server: An
     wall.call(wall.pit.show_figures, figures)
     status, messages = ask(wall.base, None, None)
     assert status == 101 and not any(m["kind"] == "dealers" or "dealers" in m for m in messages)
+
+
+def test_a_real_tables_mispay_is_named_on_the_pit_until_a_supervisor_clears_it(
+        pit_server: Any, page: Page, tmp_path: Path) -> None:
+    """A smart table's controller (`tests/firmware_host/test_table_chips.py`'s rig) mispays seat 3's Play: its public
+    state, as its feed sends it, names the circle and the amounts on the pit; the supervisor's clear takes it off."""
+    from tests.firmware_host.test_table_chips import PLAY_4X, TRIPS, Rig, chip_uids, to_showdown
+
+    rig = Rig(tmp_path / "smart")
+    rig.reader()
+    server = pit_server()
+    seq = iter(range(1, 100))
+
+    def publish() -> None:
+        server.call(server.pit.publish, "uth-5", {**rig.public(), "kind": "update", "table": "uth-5", "boot": "b",
+                                                  "seq": next(seq)})
+
+    try:
+        to_showdown(rig)
+        rig.put("spot3.play", PLAY_4X + chip_uids(500, 3, 20))  # paid 1500 of 2000
+        rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1))
+        rig.ok("confirm")
+        publish()
+        page.goto(f"{server.base}/pit")
+        sign_in(page, "sue", "1357")  # a supervisor
+        page.wait_for_selector("#chip-alerts:not([hidden])[data-alerts='1']")
+        assert page.evaluate(ALERTS) == [["uth-5", "mispay", "HELD uth-5 · seat 3 Play mispaid: due €40.00, reads €35.00"]]
+        rig.ok("clear", reason="player accepted")
+        publish()
+        page.wait_for_selector("#chip-alerts[hidden][data-alerts='0']", state="attached")
+        assert page.get_attribute("[data-table='uth-5']", "data-chip-alert") is None
+    finally:
+        rig.c.journal.close()
