@@ -197,6 +197,44 @@ def test_archiving_and_rating_again_changes_nothing(db: str, states: dict[str, P
     assert sum(d["hands"] for d in dealers if d["table"] == "sim-uth-1") == FIRST + SECOND
 
 
+def test_the_fold_reads_only_what_came_since_and_rates_as_a_fold_from_nothing(db: str,
+                                                                                states: dict[str, Path]) -> None:
+    """A catch-up every 17 hands (the UTH table's close among them, and twice a hand's events archived before
+    the hand): the kept fold reads each event and hand once, and its rows are those a fold from nothing writes."""
+    migrate(db)
+    with Archive(db, pit="pit-1") as a:
+        for table, state in states.items():
+            for upto in [*range(17, FIRST + SECOND, 17), None]:
+                late = int(upto is not None and upto % 2 == 1)  # the hand `upto` reaches the archive after events after it
+                for page in pages(state, events=False, after=a.last_hand(table)):
+                    a.write(table, [h for h in page if upto is None or h["hand"] <= upto - late])
+                for page in pages(state, events=True, after=a.last_event(table)):
+                    a.write_events(table, [e for e in page if upto is None or e["hand"] <= upto + late])
+                a.rate(table)
+            with psycopg.connect(db) as conn:
+                entries = conn.execute(
+                    "SELECT (SELECT count(*) FROM table_events WHERE table_name = %(t)s) + (SELECT count(*) FROM "
+                    "rating_events WHERE table_name = %(t)s) + (SELECT count(*) FROM hands WHERE table_name = %(t)s)",
+                    {"t": table}).fetchone()
+            assert entries is not None and a._folds[table].read == entries[0]  # each read once, none twice
+
+    def rows() -> list[tuple[Any, ...]]:
+        with psycopg.connect(db) as conn:
+            return [*conn.execute("SELECT table_name, player, start, report, ended_at FROM rating_sessions "
+                                  "ORDER BY 1, 2, 3"),
+                    *conn.execute("SELECT table_name, dealer, from_event, report FROM dealer_shifts ORDER BY 1, 2, 3"),
+                    *conn.execute("SELECT table_name, event, hand FROM rating_marks ORDER BY 1")]
+
+    kept = rows()
+    with psycopg.connect(db) as conn:
+        conn.execute("DELETE FROM rating_sessions; DELETE FROM dealer_shifts; DELETE FROM rating_marks")
+    with Archive(db, pit="pit-1") as a:
+        for table in states:
+            a.rate(table)
+    assert rows() == kept and len(kept) > 12
+    agree(db, states)
+
+
 def counts(db: str) -> tuple[int, int, int]:
     """(sessions, open sessions, player events) in the archive."""
     with psycopg.connect(db) as conn:
