@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
@@ -16,9 +17,10 @@ from typing import Any
 import psycopg
 import pytest
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from floor.archive import Archive
-from floor.archiver import ArchiverProcess
+from floor.archiver import ArchiverProcess, open_rating_feed
 from floor.config import PitConfig
 from floor.config import PitTable as FloorTable
 from floor.rating_feed import RatingFeed
@@ -402,6 +404,85 @@ def test_the_pits_archiver_publishes_the_rating_events_over_curve(tmp_path: Path
         thread.join(10)
         cms.sock.close(0)
         ctx.destroy(linger=0)
+
+
+def test_a_cms_key_revoked_is_cut_from_the_rating_events_at_once(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """The archiver's rating feed and its ZAP handler (`open_rating_feed`), served from a thread as the archiver's
+    main loop serves them, on real ZeroMQ over CURVE: two casino systems get an event; one's key is moved to
+    `revoked/`: it is disconnected and its reconnection refused, the other reconnects and gets the next event."""
+    _, pit_secret = keys.create(tmp_path / "keys", "pit1", "pit")
+    clients = tmp_path / "clients"
+    clients.mkdir()
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    secrets = {}
+    for name in ("cms-1", "cms-2"):
+        public, secrets[name] = keys.create(tmp_path / "keys", name, "pit")
+        shutil.copyfile(public, clients / public.name)
+    feed, zap = open_rating_feed(ctx, {"ratings": endpoint, "dsn": "unused", "key": str(pit_secret),
+                                       "clients": str(clients), "roles": ["pit"]})
+    assert feed is not None and zap is not None
+    stop = threading.Event()
+
+    def serve_zap() -> None:  # the archiver's main loop: the ZAP requests, the directory looked at
+        while not stop.is_set():
+            if zap.socket.poll(20):
+                zap.serve()
+            zap.turn()
+
+    subs: dict[str, tuple[zmq.Socket[Any], zmq.Socket[Any]]] = {}
+    for name, secret in secrets.items():
+        sock: zmq.Socket[Any] = ctx.socket(zmq.SUB)
+        ClientKeys.load(str(secret), str(pit_secret).removesuffix("_secret")).apply(sock)
+        sock.setsockopt(zmq.SUBSCRIBE, b"rating/")
+        monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+                                          | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        subs[name] = (sock, monitor)
+    seen: dict[str, list[int]] = {name: [] for name in subs}
+
+    def saw(name: str, *events: int) -> bool:
+        monitor = subs[name][1]
+        while monitor.poll(0):
+            seen[name].append(int(recv_monitor_message(monitor)["event"]))
+        return all(seen[name].count(e) >= n for e, n in Counter(events).items())
+
+    def session(hands: int) -> dict[str, Any]:
+        return {"table": "uth-1", "player": "600012345678", "start": 1.0, "hands": hands, "breaks": 0, "end": None}
+
+    thread = threading.Thread(target=serve_zap, daemon=True)
+    thread.start()
+    try:
+        for sock, _ in subs.values():
+            sock.connect(endpoint)
+        wait_for(lambda: all(saw(name, zmq.EVENT_HANDSHAKE_SUCCEEDED) for name in subs), "both systems let in", 10)
+        got: dict[str, list[Any]] = {name: [] for name in subs}
+
+        def take(name: str) -> list[Any]:
+            while subs[name][0].poll(0):
+                got[name].append(json.loads(subs[name][0].recv_multipart()[1]))
+            return got[name]
+
+        while not all(take(name) for name in subs):  # a PUB's first sends may go before the subscriptions
+            feed.sessions([session(len(got["cms-2"]) + feed.seq)])
+            subs["cms-2"][0].poll(100)
+        (clients / "revoked").mkdir()
+        shutil.move(str(clients / "cms-1.key"), clients / "revoked" / "cms-1.key")
+        wait_for(lambda: saw("cms-1", zmq.EVENT_HANDSHAKE_SUCCEEDED, zmq.EVENT_DISCONNECTED,
+                             zmq.EVENT_HANDSHAKE_FAILED_AUTH), "the revoked system cut and refused", 10)
+        wait_for(lambda: saw("cms-2", *[zmq.EVENT_HANDSHAKE_SUCCEEDED] * 2), "the other system back", 10)
+        assert feed.reopened == 1 and "cms-1" not in zap.granted
+        before = len(take("cms-1"))
+        wait_for(lambda: feed.sessions([session(1000 + feed.seq)]) and take("cms-2")[-1]["session"]["hands"] >= 1000,
+                 "the next events at the other system", 10)  # the first may go before its subscription is back
+        assert len(take("cms-1")) == before  # sent after the other system had it: none for the revoked one
+    finally:
+        stop.set()
+        thread.join(5)
+        for sock, monitor in subs.values():
+            sock.disable_monitor()
+            monitor.close(0)
+            sock.close(0)
+        feed.close()
+        zap.close()
 
 
 def test_an_archive_not_migrated_or_a_bad_day_is_named_not_a_traceback(db: str) -> None:
