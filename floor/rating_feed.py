@@ -12,7 +12,8 @@ subscriber); `session` is the session's object as `croupier ratings --db --json`
 in full, amounts in cents, `theo` exact as a fraction string, `theo_cents` half-even, times in seconds
 since the epoch), its comp at no reinvestment. An event is sent when the archive's fold
 (`floor/ratings.py`) writes a session new to the feed (`opened`, and `closed` at once when it ended
-already), with other hands or breaks than last sent (`updated`), or newly ended (`closed`). A consumer
+already), with other hands or breaks than last sent or gone on or back from a break (`updated`), or newly
+ended (`closed`). A consumer
 keys sessions by (`table`, `player`, `start`): the archiver started again sends each session of each
 table's current opening once more. There is no snapshot: `croupier ratings --db` is the state.
 
@@ -49,19 +50,19 @@ class RatingFeed:
         self.socket = self._bound(tries=1)
         self.seq = 0
         self.reopened = 0
-        self.sent: dict[tuple[str, str, float], tuple[int, int, float | None]] = {}
+        self.sent: dict[tuple[str, str, float], tuple[int, int, bool, float | None]] = {}
 
     def sessions(self, reports: Iterable[Mapping[str, Any]]) -> int:
         """Send what changed in the sessions the fold wrote (`floor.ratings.rate`'s). Returns the messages sent."""
         sent = 0
         for s in reports:
             key = (str(s["table"]), str(s["player"]), float(s["start"]))
-            now = (int(s["hands"]), int(s["breaks"]), s["end"])
+            now = (int(s["hands"]), int(s["breaks"]), bool(s.get("on_break")), s["end"])
             before = self.sent.get(key)
             if before == now:
                 continue
             events = ["opened"] if before is None else []
-            if s["end"] is not None and (before is None or before[2] is None):
+            if s["end"] is not None and (before is None or before[3] is None):
                 events.append("closed")
             elif before is not None:
                 events.append("updated")

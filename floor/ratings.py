@@ -179,6 +179,19 @@ def _store(conn: Conn, fold: Fold, pit: str | None) -> list[dict[str, Any]]:
     dealers = [d for d in ratings.dealer_reports() if fold.stored.get(("dealer", d["dealer"])) != d]
     fold.stored.update({("session", s["player"], s["start"]): s for s in sessions})
     fold.stored.update({("dealer", d["dealer"]): d for d in dealers})
+    upsert_sessions(conn, sessions, pit)
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO dealer_shifts (table_name, dealer, from_event, report, pit) VALUES (%s, %s, %s, %s, %s) "
+            "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
+            "pit = excluded.pit, rated_at = now()",
+            [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in dealers])
+    return sessions
+
+
+def upsert_sessions(conn: Conn, sessions: list[dict[str, Any]], pit: str | None) -> None:
+    """Write rating sessions (their reports) to `rating_sessions`, each replacing its row (table, player, start)
+    (in the caller's transaction). Raises psycopg's errors."""
     with conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO rating_sessions (table_name, player, start, started_at, ended_at, hands, bets_total, win, "
@@ -190,12 +203,6 @@ def _store(conn: Conn, fold: Fold, pit: str | None) -> list[dict[str, Any]]:
             [(s["table"], s["player"], s["start"], _when(s["start"]), _when(s["end"]) if s["end"] else None,
               s["hands"], s["bets_total"], s["win"], s["theo"], s["theo_cents"], s["profile_sha256"], Jsonb(s), pit)
              for s in sessions])
-        cur.executemany(
-            "INSERT INTO dealer_shifts (table_name, dealer, from_event, report, pit) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
-            "pit = excluded.pit, rated_at = now()",
-            [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in dealers])
-    return sessions
 
 
 def sessions(conn: Conn, day: str | None = None, player: str | None = None,
