@@ -397,6 +397,19 @@ def test_the_pits_archiver_publishes_the_rating_events_over_curve(tmp_path: Path
         child.want("sim-3cp-1")
         wait_for(lambda: cms.agrees_with(db) and not any(s["open"] for s in cms.sessions.values()),
                  "every session closed at the client", timeout_s=60)
+        # the system's key revoked: the archiver process cuts its connection and refuses it again
+        monitor = cms.sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        (tmp_path / "clients" / "revoked").mkdir()
+        shutil.move(str(tmp_path / "clients" / cms_public.name), tmp_path / "clients" / "revoked" / cms_public.name)
+        seen: set[int] = set()
+
+        def cut() -> bool:
+            while monitor.poll(0):
+                seen.add(int(recv_monitor_message(monitor)["event"]))
+            return seen >= {zmq.EVENT_DISCONNECTED, zmq.EVENT_HANDSHAKE_FAILED_AUTH}
+        wait_for(cut, "the revoked system cut and refused by the archiver", timeout_s=20)
+        cms.sock.disable_monitor()
+        monitor.close(0)
     finally:
         client.close()
         child.stop()
