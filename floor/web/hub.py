@@ -11,6 +11,7 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "pit", "online"}                                              whether the pit aggregator answers
     {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
     {"kind": "dealers", "day", "dealers": [...]}     each dealer's figures, to a screen of DEALER_FIGURE_ROLES only
+    {"kind": "rated", "source", "tables"}                                  the rated players (`figures.py`)
 
 A table's summary carries its `tray_alert` (the shift's tray differences) and, for a chip fault (a mispay,
 moved or foreign chips, a tray difference), the public fault's words (`say`: the circle and the amounts).
@@ -125,6 +126,7 @@ class PitHub:
         self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
         self.figures: str | None = None  # the latest `figures` message (`figures.py`)
         self.dealers: str | None = None  # the latest `dealers` message: the dealers' figures of the day
+        self.rated: str | None = None  # the latest `rated` message: the players rated at each table
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
 
@@ -204,6 +206,11 @@ class PitHub:
             for screen in [s for s in self.screens if s.dealers]:
                 screen.offer(self.dealers, self._resync(screen))
 
+    def show_rated(self, message: Mapping[str, Any]) -> None:
+        """The rated players at the pit's tables (`figures.py`): kept for screens joining later, sent to every screen."""
+        self.rated = json.dumps({**message, "kind": "rated"}, default=str)
+        self._send(self.rated)
+
     def _keep(self, name: str, line: dict[str, Any]) -> None:
         text = json.dumps(line, default=str)
         self.states[name], self.latest[name] = line, text
@@ -211,9 +218,9 @@ class PitHub:
 
     def _current(self, screen: PitScreen) -> list[str]:
         """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
-        so a page drops the tiles of tables gone meanwhile), every table's summary, the figures (and the
-        dealers' to a screen that may see them)."""
-        kept = [text for text in (self.pit_state, self.figures, self.dealers if screen.dealers else None)
+        so a page drops the tiles of tables gone meanwhile), every table's summary, the figures, the rated players
+        (and the dealers' figures to a screen that may see them)."""
+        kept = [text for text in (self.pit_state, self.figures, self.rated, self.dealers if screen.dealers else None)
                 if text is not None]
         return [self.hello, *self.latest.values(), *kept]
 

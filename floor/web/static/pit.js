@@ -6,6 +6,7 @@ import { netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
 import { showChipAlerts } from "./pit-chips.js";
 import { showDealers } from "./pit-dealers.js";
+import { ratedTableSeen, showRated } from "./pit-rated.js";
 import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
 
@@ -262,6 +263,9 @@ new Feed("/ws/pit", {
       } else {
         heard(message.name);
       }
+      ratedTableSeen(message.name);
+    } else if (message.kind === "rated") {  // the rated players at each table (pit-rated.js)
+      showRated(message, (name) => tiles.get(name)?.state ?? null);
     } else if (message.kind === "heartbeat") {
       heard(message.name);
     } else if (message.kind === "removed") {
