@@ -18,12 +18,8 @@ from the chips last reported, each antenna's scans counted afresh.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-import serial
 
 from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
@@ -190,7 +186,7 @@ class ChipSession(DeviceSession[Hello]):
                                FaultKind.DEVICE_FAULT))
 
 
-class ChipLink(SerialLink):
+class ChipLink(SerialLink[ChipSession]):
     """The chip reader board on a serial line: the `serial` chip reader backend.
 
     `url` is anything `serial.serial_for_url` opens. Readings (ChipsRead, DeviceOnline,
@@ -198,17 +194,7 @@ class ChipLink(SerialLink):
     when it is driven (`start(driven=True)`).
     """
 
-    session: ChipSession
-
-    def __init__(self, on_reading: OnReading, url: str, device: str = "chips", baudrate: int = 115200,
-                 confirm: int = CONFIRM, settle_s: float = SETTLE_S, silence_s: float = 2.0, identify_s: float = 0.5,
-                 reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
-                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
-        session = ChipSession(device=device, confirm=confirm, settle_s=settle_s, silence_s=silence_s,
-                              identify_s=identify_s)
-        super().__init__(on_reading, url, session, baudrate=baudrate, reconnect_s=reconnect_s, clock=clock,
-                         open_port=open_port)
-
-    @property
-    def stats(self) -> ChipLinkStats:
-        return self.session.stats
+    def __init__(self, on_reading: OnReading, url: str, device: str = "chips", confirm: int = CONFIRM,
+                 settle_s: float = SETTLE_S, silence_s: float = 2.0, identify_s: float = 0.5, **link: Any) -> None:
+        super().__init__(on_reading, url, ChipSession(device=device, confirm=confirm, settle_s=settle_s,
+                                                      silence_s=silence_s, identify_s=identify_s), **link)

@@ -38,7 +38,7 @@ from typing import ClassVar, Union
 
 from drivers import framing
 from drivers.errors import FrameError
-from drivers.framing import CRC_SIZE, DecoderStats, crc16, seq_delta
+from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, seq_delta
 from drivers.framing import pack_text as _pack_text, unpack_text as _text
 
 __all__ = ["SYNC", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "FORMAT", "MsgType",
@@ -69,9 +69,9 @@ class MsgType(enum.IntEnum):
 
     HELLO = 0x01
     INVENTORY = 0x02
-    HEARTBEAT = 0x05
+    HEARTBEAT = framing.HEARTBEAT
     FAULT = 0x07
-    IDENTIFY = 0x10
+    IDENTIFY = framing.IDENTIFY
 
 
 class FaultCode(enum.IntEnum):
@@ -113,15 +113,7 @@ class Frame(framing.Frame):
 
 
 class Decoder(framing.Decoder):
-    """Turns the board's byte stream into frames. Never raises on any input; garbage is counted and skipped.
-
-    >>> d = Decoder()
-    >>> wire = Frame(3, MsgType.HEARTBEAT).encode()
-    >>> d.feed(b"junk" + wire[:5]), d.feed(wire[5:])
-    ([], [Frame(seq=3, kind=5, payload=b'')])
-    >>> d.stats.garbage_bytes
-    4
-    """
+    """Turns the board's byte stream into frames (`drivers.framing.Decoder` in its format)."""
 
     FRAME = Frame
 
@@ -217,22 +209,6 @@ class Inventory:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
-    """Board → host: alive (sent when nothing else was sent for a heartbeat's time)."""
-
-    TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT
-
-    def encode(self) -> bytes:
-        return b""
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Heartbeat:
-        if payload:
-            raise FrameError("HEARTBEAT carries no payload")
-        return cls()
-
-
-@dataclass(frozen=True, slots=True)
 class Fault:
     """Board → host: something is wrong with antenna `antenna` (BOARD: with the whole board). Said
     when it arises and again every heartbeat while it stands."""
@@ -259,35 +235,12 @@ class Fault:
         return cls(code, payload[1], text)
 
 
-@dataclass(frozen=True, slots=True)
-class Identify:
-    """Host → board: say HELLO (the host has just connected, or heard nothing for too long)."""
-
-    TYPE: ClassVar[MsgType] = MsgType.IDENTIFY
-    protocol: int = PROTOCOL_VERSION
-
-    def encode(self) -> bytes:
-        return bytes((self.protocol,))
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Identify:
-        if len(payload) != 1:
-            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
-
-
 Message = Union[Hello, Inventory, Heartbeat, Fault, Identify]
 MESSAGES: dict[int, type[Message]] = {m.TYPE: m for m in (Hello, Inventory, Heartbeat, Fault, Identify)}
 
 
-_READERS: dict[int, framing.Reader[Message]] = {kind: m.decode for kind, m in MESSAGES.items()}
-
-
-def decode_message(frame: framing.Frame) -> Message:
-    """The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
-    return framing.message_of(_READERS, frame)
-
-
-def encode_message(message: Message, seq: int) -> bytes:
-    """A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
-    return Frame(seq, message.TYPE, message.encode()).encode()
+CODEC = framing.Codec[Message](Frame, {kind: m.decode for kind, m in MESSAGES.items()})
+decode_message = CODEC.decode
+"""The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
+encode_message = CODEC.encode
+"""A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""

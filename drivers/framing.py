@@ -25,7 +25,7 @@ from __future__ import annotations
 import binascii
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Self, TypeVar
+from typing import ClassVar, Generic, Protocol, Self, TypeVar
 
 from drivers.errors import FrameError
 
@@ -33,7 +33,22 @@ CRC_SIZE = 2
 TEXT_MAX = 32
 """The most characters a text field carries."""
 
-M = TypeVar("M")
+HEARTBEAT = 0x05
+"""HEARTBEAT's type on both devices: alive, no payload."""
+IDENTIFY = 0x10
+"""IDENTIFY's type on both devices: the host asks the device to say HELLO."""
+
+
+class Payload(Protocol):
+    """A message as a frame carries it: its type and its payload's bytes."""
+
+    @property
+    def TYPE(self) -> int: ...  # noqa: N802 (each message's class constant)
+
+    def encode(self) -> bytes: ...
+
+
+M = TypeVar("M", bound=Payload)
 Reader = Callable[[bytes], M]
 """A message type's reader: its payload in, the message out (its `decode`); raises FrameError."""
 
@@ -139,7 +154,20 @@ class DecoderStats:
 @dataclass
 class Decoder:
     """Turns a byte stream into frames of `FRAME`'s format. Never raises on any input; garbage is counted and
-    skipped. A device's decoder is a subclass naming its `FRAME`."""
+    skipped. A device's decoder is a subclass naming its `FRAME`.
+
+    >>> class Tiny(Frame):
+    ...     __slots__ = ()
+    ...     FORMAT = FrameFormat(b"\\xa5\\x5a", 1, 64)
+    >>> class TinyDecoder(Decoder):
+    ...     FRAME = Tiny
+    >>> d = TinyDecoder()
+    >>> wire = Tiny(3, HEARTBEAT).encode()
+    >>> d.feed(b"junk" + wire[:4]), d.feed(wire[4:])
+    ([], [Tiny(seq=3, kind=5, payload=b'')])
+    >>> d.stats.garbage_bytes
+    4
+    """
 
     FRAME: ClassVar[type[Frame]]
     stats: DecoderStats = field(default_factory=DecoderStats)
@@ -254,10 +282,54 @@ def pack_text(text: str, what: str) -> bytes:
     return bytes((len(raw),)) + raw
 
 
-def message_of(messages: Mapping[int, Reader[M]], frame: Frame) -> M:
-    """The message `frame` carries, read by the reader of its type in `messages` (type -> a message's `decode`).
-    Raises FrameError for an unknown type or a malformed payload."""
-    read = messages.get(frame.kind)
-    if read is None:
-        raise FrameError(f"unknown message type 0x{frame.kind:02x}")
-    return read(frame.payload)
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Device → host: alive (what its SEQ says is each device's: docs/protocol.md)."""
+
+    TYPE: ClassVar[int] = HEARTBEAT
+
+    def encode(self) -> bytes:
+        return b""
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Heartbeat:
+        if payload:
+            raise FrameError("HEARTBEAT carries no payload")
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class Identify:
+    """Host → device: say HELLO (the host has just connected, or heard nothing for too long). `protocol`: the
+    host's version of the device's protocol (1 on both devices so far)."""
+
+    TYPE: ClassVar[int] = IDENTIFY
+    protocol: int = 1
+
+    def encode(self) -> bytes:
+        return bytes((self.protocol,))
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Identify:
+        if len(payload) != 1:
+            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
+        return cls(payload[0])
+
+
+class Codec(Generic[M]):
+    """One device's messages on its frames: `decode` a frame's message, `encode` a message as a whole frame."""
+
+    def __init__(self, frame: type[Frame], readers: Mapping[int, Reader[M]]) -> None:
+        self._frame = frame
+        self._readers = dict(readers)
+
+    def decode(self, frame: Frame) -> M:
+        """The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
+        read = self._readers.get(frame.kind)
+        if read is None:
+            raise FrameError(f"unknown message type 0x{frame.kind:02x}")
+        return read(frame.payload)
+
+    def encode(self, message: M, seq: int) -> bytes:
+        """A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
+        return self._frame(seq, message.TYPE, message.encode()).encode()

@@ -98,12 +98,12 @@ H = TypeVar("H", bound=Greeting)
 class SessionStats:
     """The counters every device's link keeps, for logs and health displays."""
 
+    decoder: framing.DecoderStats = field(default_factory=framing.DecoderStats)  # the line's own: garbage, bad CRCs
     frames: int = 0
     bad_messages: int = 0
     unexpected: int = 0
     callback_errors: int = 0
     reconnects: int = 0
-    decoder: framing.DecoderStats = field(default_factory=framing.DecoderStats)  # the line's own: garbage, bad CRCs
 
     @property
     def garbage_bytes(self) -> int:
@@ -335,14 +335,18 @@ def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
     return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
 
 
-class SerialLink:
+S = TypeVar("S", bound=LinkSession)
+
+
+class SerialLink(Generic[S]):
     """A device on a serial line driven through its `session`. `url` is anything
     `serial.serial_for_url` opens; readings reach `on_reading` on the link's reader thread (or, driven,
-    on the caller's)."""
+    on the caller's). A device's link (`ShoeLink`, `ChipLink`) makes its session from its own options
+    and passes the link's (`baudrate`, `reconnect_s`, `clock`, `open_port`) on."""
 
-    session: LinkSession
+    session: S
 
-    def __init__(self, on_reading: OnReading, url: str, session: LinkSession, baudrate: int = 115200,
+    def __init__(self, on_reading: OnReading, url: str, session: S, baudrate: int = 115200,
                  reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
                  open_port: Callable[..., Any] = serial.serial_for_url) -> None:
         self.device = session.device
@@ -361,6 +365,11 @@ class SerialLink:
         self._driven = False  # turned by the caller's loop (`pump`) rather than by the thread
         self._stop = threading.Event()
         self._settled = threading.Event()  # online or refused
+
+    @property
+    def stats(self) -> LinkCounters:
+        """The session's counters (the line's, the device's)."""
+        return self.session.stats
 
     @property
     def refusal(self) -> str | None:

@@ -18,13 +18,8 @@ registers on import).
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-import serial
 
 from drivers import framing
 from drivers.card_reader import ResumePoint
@@ -37,8 +32,6 @@ from drivers.shoe_protocol import (
     NUMBERED, PROTOCOL_VERSION, Ack, CardMsg, Continue, Decoder, Heartbeat, Hello, Identify, MisreadMsg, SensorMsg,
     Source, decode_message, encode_message, seq_delta,
 )
-
-log = logging.getLogger(__name__)
 
 SUPPORTED_FIRMWARE_MAJORS = frozenset({1})
 _SOURCE_NAMES: dict[Source, CardSource] = {Source.SHOE: "shoe", Source.DISCARD: "discard"}
@@ -192,7 +185,7 @@ class HostSession(DeviceSession[Hello]):
             self._post(SensorChange(message.name, message.active, seq))
 
 
-class ShoeLink(SerialLink):
+class ShoeLink(SerialLink[HostSession]):
     """The card-reading shoe on a serial line: the `serial` card reader backend.
 
     `url` is anything `serial.serial_for_url` opens. Readings (CardRead, Misread, SensorChange,
@@ -201,17 +194,7 @@ class ShoeLink(SerialLink):
     restart nothing is taken twice and nothing is lost.
     """
 
-    session: HostSession
-
     def __init__(self, on_reading: OnReading, url: str, device: str = "shoe", resume: ResumePoint | None = None,
-                 baudrate: int = 115200, retry_s: float = 0.2, identify_s: float = 0.5, silence_s: float = 2.0,
-                 reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
-                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
-        session = HostSession(device=device, resume=resume, identify_s=identify_s, retry_s=retry_s,
-                              silence_s=silence_s)
-        super().__init__(on_reading, url, session, baudrate=baudrate, reconnect_s=reconnect_s, clock=clock,
-                         open_port=open_port)
-
-    @property
-    def stats(self) -> LinkStats:
-        return self.session.stats
+                 retry_s: float = 0.2, identify_s: float = 0.5, silence_s: float = 2.0, **link: Any) -> None:
+        super().__init__(on_reading, url, HostSession(device=device, resume=resume, identify_s=identify_s,
+                                                      retry_s=retry_s, silence_s=silence_s), **link)

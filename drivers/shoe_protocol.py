@@ -32,7 +32,7 @@ from typing import ClassVar, Union
 
 from drivers import framing
 from drivers.errors import DeviceError, FrameError
-from drivers.framing import CRC_SIZE, DecoderStats, crc16, seq_delta
+from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, seq_delta
 from drivers.framing import pack_text as _pack_text, unpack_text as _text
 from drivers.readings import RANKS, SUITS, Sensor
 
@@ -57,9 +57,9 @@ class MsgType(enum.IntEnum):
     CARD = 0x02
     MISREAD = 0x03
     SENSOR = 0x04
-    HEARTBEAT = 0x05
+    HEARTBEAT = framing.HEARTBEAT
     ACK = 0x06
-    IDENTIFY = 0x10
+    IDENTIFY = framing.IDENTIFY
     CONTINUE = 0x11
 
 
@@ -85,15 +85,7 @@ class Frame(framing.Frame):
 
 
 class Decoder(framing.Decoder):
-    """Turns the shoe's byte stream into frames. Never raises on any input; garbage is counted and skipped.
-
-    >>> d = Decoder()
-    >>> wire = Frame(3, MsgType.HEARTBEAT).encode()
-    >>> d.feed(b"junk" + wire[:4]), d.feed(wire[4:])
-    ([], [Frame(seq=3, kind=5, payload=b'')])
-    >>> d.stats.garbage_bytes
-    4
-    """
+    """Turns the shoe's byte stream into frames (`drivers.framing.Decoder` in its format)."""
 
     FRAME = Frame
 
@@ -126,12 +118,12 @@ def check_card_text(text: str) -> str:
 class Hello:
     """Device → host: who it is. Sent at boot and in answer to IDENTIFY."""
 
-    TYPE: ClassVar[MsgType] = MsgType.HELLO
     protocol: int
     firmware: tuple[int, int, int]
     boot: int
     model: str
     serial: str
+    TYPE: ClassVar[MsgType] = MsgType.HELLO
 
     def encode(self) -> bytes:
         return (struct.pack(">B3BI", self.protocol, *self.firmware, self.boot)
@@ -211,22 +203,6 @@ class SensorMsg:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
-    """Device → host: alive, nothing in flight; SEQ is its last numbered frame."""
-
-    TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT
-
-    def encode(self) -> bytes:
-        return b""
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Heartbeat:
-        if payload:
-            raise FrameError("HEARTBEAT carries no payload")
-        return cls()
-
-
-@dataclass(frozen=True, slots=True)
 class Ack:
     """Either way: the numbered frame `seq` arrived."""
 
@@ -240,23 +216,6 @@ class Ack:
     def decode(cls, payload: bytes) -> Ack:
         if len(payload) != 1:
             raise FrameError(f"ACK of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
-
-
-@dataclass(frozen=True, slots=True)
-class Identify:
-    """Host → device: say HELLO, then hold numbered frames until CONTINUE."""
-
-    TYPE: ClassVar[MsgType] = MsgType.IDENTIFY
-    protocol: int = PROTOCOL_VERSION
-
-    def encode(self) -> bytes:
-        return bytes((self.protocol,))
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Identify:
-        if len(payload) != 1:
-            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
         return cls(payload[0])
 
 
@@ -285,14 +244,8 @@ MESSAGES: dict[int, type[Message]] = {
 }
 
 
-_READERS: dict[int, framing.Reader[Message]] = {kind: m.decode for kind, m in MESSAGES.items()}
-
-
-def decode_message(frame: framing.Frame) -> Message:
-    """The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
-    return framing.message_of(_READERS, frame)
-
-
-def encode_message(message: Message, seq: int) -> bytes:
-    """A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
-    return Frame(seq, message.TYPE, message.encode()).encode()
+CODEC = framing.Codec[Message](Frame, {kind: m.decode for kind, m in MESSAGES.items()})
+decode_message = CODEC.decode
+"""The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
+encode_message = CODEC.encode
+"""A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
