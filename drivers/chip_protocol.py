@@ -79,7 +79,7 @@ class FaultCode(enum.IntEnum):
 
     ANTENNA = 1   # an antenna is open, shorted or detuned: its inventories cannot be trusted
     RF = 2        # the reader's front end does not answer: no antenna is read
-    OVERFLOW = 3  # more chips on an antenna than one scan can read: its inventory is incomplete
+    OVERFLOW = 3  # more chips read on an antenna than one INVENTORY carries (MAX_UIDS): its scan is not sent
     OTHER = 0xFF  # anything else the firmware knows of; its text says what
 
 

@@ -129,7 +129,7 @@ class ChipBoardFirmware(DeviceFirmware):
             self._next_scan = None  # it scans again from when it comes back
             return
         if self._next_scan is None or now >= self._next_scan:
-            self._scan_all()
+            self._scan_all(now)
             due = self._next_scan
             self._next_scan = (now if due is None or now - due > self.period_s else due) + self.period_s
             self._next_heartbeat = now + self.heartbeat_s
@@ -263,11 +263,21 @@ class ChipBoardFirmware(DeviceFirmware):
         return Hello(self.protocol, self.firmware, self.boot, round(self.period_s * 1000), self.model, self.serial,
                      self.antennas)
 
-    def _scan_all(self) -> None:
+    def _scan_all(self, now: float) -> None:
         self.scans += 1
         scan = self.scans % 65536
         for number, name in self.antennas:
-            self._send(Inventory(number, scan, self.read(name)))
+            read = self.read(name)
+            overflow = (FaultCode.OVERFLOW, number)
+            if len(read) > MAX_UIDS:
+                # More than one INVENTORY carries: a part said as the whole would tell the host the rest was
+                # taken away. The antenna's scan is not sent; its OVERFLOW fault stands (docs/protocol.md).
+                if overflow not in self.faults:
+                    self._next_faults = now
+                self.faults[overflow] = f"{len(read)} chips, at most {MAX_UIDS}"
+                continue
+            self.faults.pop(overflow, None)
+            self._send(Inventory(number, scan, read))
         if self._take("unknown"):  # a firmware bug: an antenna its HELLO did not name
             self._send(Inventory(max(self._numbers.values(), default=0) + 1, scan, ()))
 
