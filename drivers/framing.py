@@ -242,6 +242,17 @@ class Decoder:
 # --- the fields messages share ------------------------------------------------------------------
 
 
+def only_byte(payload: bytes, what: str) -> int:
+    """The byte of a one-byte payload. Raises FrameError naming `what` when it is not one byte.
+
+    >>> only_byte(b"\\x07", "ACK")
+    7
+    """
+    if len(payload) != 1:
+        raise FrameError(f"{what} of {len(payload)} bytes, expected 1")
+    return payload[0]
+
+
 def unpack_text(data: bytes, at: int, what: str) -> tuple[str, int]:
     """The text field at `at` of `data` and the offset after it. Raises FrameError naming `what`.
 
@@ -311,9 +322,7 @@ class Identify:
 
     @classmethod
     def decode(cls, payload: bytes) -> Identify:
-        if len(payload) != 1:
-            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
+        return cls(only_byte(payload, "IDENTIFY"))
 
 
 class Codec(Generic[M]):

@@ -32,7 +32,7 @@ from typing import ClassVar, Union
 
 from drivers import framing
 from drivers.errors import DeviceError, FrameError
-from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, seq_delta
+from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, only_byte, seq_delta
 from drivers.framing import pack_text as _pack_text, unpack_text as _text
 from drivers.readings import RANKS, SUITS, Sensor
 
@@ -175,9 +175,7 @@ class MisreadMsg:
 
     @classmethod
     def decode(cls, payload: bytes) -> MisreadMsg:
-        if len(payload) != 1:
-            raise FrameError(f"MISREAD of {len(payload)} bytes, expected 1")
-        return cls(_source(payload[0]))
+        return cls(_source(only_byte(payload, "MISREAD")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,9 +212,7 @@ class Ack:
 
     @classmethod
     def decode(cls, payload: bytes) -> Ack:
-        if len(payload) != 1:
-            raise FrameError(f"ACK of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
+        return cls(only_byte(payload, "ACK"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from pages.guard import check_origins
 from pages.words import LANGUAGES
@@ -76,43 +76,23 @@ SERVED_KEYS: Mapping[str, Checker | Section] = {
 its own."""
 
 
-class Keys(Protocol):
-    """What `check_served` reads of a web process's configuration (a dataclass): the keys of `SERVED_KEYS`."""
-
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-
-    @property
-    def listen(self) -> tuple[str, int]: ...
-    @property
-    def key(self) -> str | None: ...
-    @property
-    def users(self) -> str | None: ...
-    @property
-    def tls_cert(self) -> str | None: ...
-    @property
-    def tls_key(self) -> str | None: ...
-    @property
-    def tournament(self) -> str | None: ...
-    @property
-    def tournament_snapshot(self) -> str | None: ...
-    @property
-    def tournament_server_key(self) -> str | None: ...
-    @property
-    def tables(self) -> tuple[TableFeed, ...]: ...
-    @property
-    def source(self) -> str: ...
-
-
-K = TypeVar("K", bound=Keys)
-
-
 class Served:
-    """The address a web process's configuration serves its pages on, as its dataclass reads it (a mixin of
-    `[display]`'s and `[web]`'s frozen dataclasses: `listen` and `tls_cert` are theirs)."""
+    """A web process's configuration as both processes' read it: a mixin of `[display]`'s and `[web]`'s frozen
+    dataclasses, whose fields are the `SERVED_KEYS` declared here and their own."""
 
     __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]
     listen: tuple[str, int]
+    heartbeat_s: float
+    key: str | None
+    tables: tuple[TableFeed, ...]
+    users: str | None
     tls_cert: str | None
+    tls_key: str | None
+    tournament: str | None
+    tournament_snapshot: str | None
+    tournament_server_key: str | None
+    source: str
 
     @property
     def host(self) -> str:
@@ -138,6 +118,9 @@ class Served:
         raise NotImplementedError
 
 
+K = TypeVar("K", bound=Served)
+
+
 def check_served(cfg: K, section: str, given: Mapping[str, Any]) -> K:
     """The keys both web processes share, across keys: the tournament's two endpoints together and its server key
     with `key`; TLS and the users file (`check_files`); `[[SECTION.tables]]` (`tables_of`). `given` is the section
@@ -152,7 +135,7 @@ def check_served(cfg: K, section: str, given: Mapping[str, Any]) -> K:
     return replace(cfg, tables=tables_of(cfg.tables, given, section, src))
 
 
-def check_files(cfg: Keys, section: str) -> None:
+def check_files(cfg: Served, section: str) -> None:
     """TLS and the users file: the pages sign users in over TLS unless on loopback; the secret files private.
     Raises ConfigError."""
     src, where = cfg.source, f"[{section}]"
