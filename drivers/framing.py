@@ -170,16 +170,20 @@ class Decoder:
     """
 
     FRAME: ClassVar[type[Frame]]
+    _LAYOUT: ClassVar[tuple[type[Frame], bytes, bool, int, int]]
     stats: DecoderStats = field(default_factory=DecoderStats)
     _buf: bytearray = field(default_factory=bytearray, repr=False)
 
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        fmt = cls.FRAME.FORMAT  # what `feed` reads of the format, in one tuple (the fast path below)
+        cls._LAYOUT = (cls.FRAME, fmt.sync, fmt.length_size == 2, fmt.max_payload, fmt.header_size)
+
     def feed(self, data: bytes) -> list[Frame]:
         """Add bytes; return every frame they complete, in order."""
-        # The shoe's cards come through here on the controller's loop: the format's fields are read once a
-        # call, LEN without a slice, and a frame is made with its fields by position.
-        make = self.FRAME
-        fmt = make.FORMAT
-        sync, wide, most, header = fmt.sync, fmt.length_size == 2, fmt.max_payload, fmt.header_size
+        # The shoe's cards come through here on the controller's loop: the format is one tuple read once a call,
+        # LEN and CRC are read without a slice, and a frame is made with its fields by position.
+        make, sync, wide, most, header = self._LAYOUT
         stats = self.stats
         buf = self._buf
         buf += data
