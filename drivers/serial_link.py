@@ -98,15 +98,13 @@ def _descriptor(port: Any) -> int | None:
 @functools.cache
 def _plain_methods() -> frozenset[tuple[Any, Any]]:
     """The `(read, write)` of pyserial's classes whose bytes are their descriptor's own: a device or a pty
-    (`serialposix.Serial`: select, then `os.read`; `os.write`) and `socket://` (select, then `recv`; `send`)."""
+    (`serialposix.Serial`: select, then `os.read`; `os.write`) and `socket://` (select, then `recv`; `send`).
+    None off POSIX, where a socket's descriptor is no file's."""
+    if os.name != "posix":
+        return frozenset()
+    from serial import serialposix
     from serial.urlhandler import protocol_socket
-    classes: list[Any] = [protocol_socket.Serial]
-    try:
-        from serial import serialposix
-        classes.append(serialposix.Serial)
-    except ImportError:  # not a POSIX system
-        pass
-    return frozenset((cls.read, cls.write) for cls in classes)
+    return frozenset((cls.read, cls.write) for cls in (serialposix.Serial, protocol_socket.Serial))
 
 
 def _plain(port: Any) -> bool:
