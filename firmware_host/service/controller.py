@@ -10,8 +10,7 @@ controller itself detects) takes the same path on the controller thread:
     feed.publish(...)             # public + full state; the tower light follows
 
 Readings drained from the inbox together share one transaction (`handle_readings`: each written,
-then applied; one the table refuses is journaled as `refused` instead; one commit; their updates published in order after it,
-a run of chip readings as one).
+then applied; one the table refuses is journaled as `refused` instead; one commit; their updates published in order after it).
 
 `apply` is deterministic in the event bodies alone (no clock, no randomness), so at start the
 controller rebuilds the exact state by applying the journal's events again (`Journal.resume`).
@@ -303,15 +302,15 @@ class Controller:
         They share one transaction, so one commit (one fsync) makes them all durable: each is
         written, then applied. A reading is never dropped: one the table
         cannot apply is journaled instead as a `refused` event (the reading, the reason), which
-        raises a fault. The states they lead to are published in order once the commit is done (a run
-        of chip readings as the state after its last); nothing is published before it, so a crash loses nothing that was shown. Raises
+        raises a fault. The states they lead to are published in order once the commit is done (a run of chip
+        readings: the state after its last); nothing is published before it, so a crash loses nothing shown. Raises
         JournalError (the journal cannot be written: stop, be restarted, replay).
         """
         readings = [r for r in readings if r is not None]
         if not readings:
             return
         states: list[tuple[PublicState, FullState]] = []
-        taken = 0
+        taken, chips_next = 0, [isinstance(r, ChipsRead) for r in readings[1:]] + [False]
         try:
             for n, reading in enumerate(readings):
                 event = self._event_of(reading)
@@ -322,10 +321,7 @@ class Controller:
                     self.journal.begin_batch()
                 self._take_reading(*event)
                 taken += 1
-                # a run of chip readings (a scan that moved many circles) shows once, after its last: the feed is
-                # a state, and the table's views made for each would hold the last circle back by as many
-                if self.feed is not None and not (event[0] == "chips" and n + 1 < len(readings)
-                                                  and isinstance(readings[n + 1], ChipsRead)):
+                if self.feed is not None and not (event[0] == "chips" and chips_next[n]):  # a run of chips: 1 state
                     states.append(self.states())
         except BaseException:
             self.journal.rollback()
