@@ -159,8 +159,17 @@ fi
 # -- unit, udev rule, configuration ----------------------------------------------------------------
 run install -m 0644 "$SRC/deploy/croupier.service" "$ROOT$UNIT"
 run install -m 0644 "$SRC/deploy/croupier-display.service" "$ROOT$DISPLAY_UNIT"
-run install -m 0644 "$SRC/deploy/99-croupier-shoe.rules" "$ROOT$RULES"
-run install -m 0644 "$SRC/deploy/99-croupier-chips.rules" "$ROOT$CHIP_RULES"  # names nothing until a board with its ids is plugged in
+# A udev rule holds the ids a technician set for this table's device (CHANGE ME in the shipped one): an
+# installed rule that differs from the shipped one is kept, as the configuration is.
+install_rule() {
+    if [[ -e "$ROOT$2" ]] && ! cmp -s "$1" "$ROOT$2"; then
+        note "keeping $ROOT$2 (its ids edited by you; compare with $1 after an update)"
+    else
+        run install -m 0644 "$1" "$ROOT$2"
+    fi
+}
+install_rule "$SRC/deploy/99-croupier-shoe.rules" "$RULES"
+install_rule "$SRC/deploy/99-croupier-chips.rules" "$CHIP_RULES"  # names nothing until a board with its ids is plugged in
 if [[ -e "$ROOT$CONF" ]]; then
     note "keeping $ROOT$CONF (edited by you; compare with $SRC/deploy/pi.toml after an update)"
 else

@@ -290,8 +290,12 @@ def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> Non
                     encoding="utf-8")
     display_conf.write_text(display_conf.read_text(encoding="utf-8").replace('"0.0.0.0:8080"', '"0.0.0.0:8443"'),
                             encoding="utf-8")
+    chip_rules = tmp_path / "etc/udev/rules.d/99-croupier-chips.rules"
+    chip_rules.write_text(chip_rules.read_text(encoding="utf-8").replace("0483", "16c0"), encoding="utf-8")
     second = run_script("--root", str(tmp_path), "--no-venv")
     assert f"ok: keeping {conf}" in second.stdout and f"ok: keeping {display_conf}" in second.stdout
+    assert f"ok: keeping {chip_rules}" in second.stdout and "16c0" in chip_rules.read_text(encoding="utf-8")
+    assert (tmp_path / "etc/udev/rules.d/99-croupier-shoe.rules").read_bytes() == RULES.read_bytes()  # as shipped
     assert 'name = "uth-12"' in conf.read_text(encoding="utf-8")  # the technician's edit survives
     assert Config.load(conf).table.name == "uth-12"
     assert 'listen = "0.0.0.0:8443"' in display_conf.read_text(encoding="utf-8")
