@@ -24,8 +24,8 @@ from typing import Any
 from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
-    BOARD, PROTOCOL_VERSION, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, decode_message,
-    encode_message, seq_delta,
+    BOARD, PROTOCOL_VERSION, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
+    decode_message, encode_message, seq_delta,
 )
 from drivers.errors import FrameError
 from drivers.readings import DeviceFault, FaultKind, OnReading
@@ -49,6 +49,7 @@ class ChipLinkStats(SessionStats):
     lost_frames: int = 0        # frames lost on the line (the numbers skipped)
     unknown_antennas: int = 0
     faults: int = 0
+    repeats: int = 0            # inventories the same as their antenna's one before, taken undecoded (`_repeated`)
 
 
 @dataclass
@@ -77,6 +78,7 @@ class ChipSession(DeviceSession[Hello]):
     _faults: dict[tuple[FaultCode, int], float] = field(default_factory=dict)  # standing: last said at
     _unknown: set[int] = field(default_factory=set)   # antenna numbers reported unknown on this connection
     _unreadable_said: bool = False                    # an unreadable frame reported on this connection
+    _last_read: dict[int, bytes] = field(default_factory=dict)  # antenna number -> its last INVENTORY's UID bytes
 
     def __post_init__(self) -> None:
         if self.confirm < 1 or self.settle_s < 0 or self.silence_s <= 0:
@@ -108,6 +110,8 @@ class ChipSession(DeviceSession[Hello]):
                 del self._faults[key]  # no longer said: cleared on the board (reported again if it returns)
 
     def _frame(self, frame: framing.Frame, now: float) -> None:
+        if frame.kind == MsgType.INVENTORY and self.state == ONLINE and self._repeated(frame, now):
+            return
         try:
             message = decode_message(frame)
         except FrameError as exc:
@@ -126,11 +130,32 @@ class ChipSession(DeviceSession[Hello]):
             return
         self._count_seq(frame.seq)
         if isinstance(message, Inventory):
-            self._inventory(message, now)
+            self._inventory(message, frame.payload[3:], now)
         elif isinstance(message, Fault):
             self._fault(message, now)
         elif not isinstance(message, Heartbeat):
             self._unexpected(message)
+
+    def _repeated(self, frame: framing.Frame, now: float) -> bool:
+        """Take an INVENTORY that carries its antenna's last one's UIDs, byte for byte, while its debounce
+        counts none of that antenna's chips in or out (`AntennaDebounce.repeats`): nearly every scan,
+        as a circle changes a few times a hand and is scanned ten times a second. It changes nothing
+        but the scan counted, so it costs the compare: its UIDs are not decoded nor debounced again.
+        False when it is not such a scan (the frame is then decoded and taken as any other)."""
+        payload = frame.payload
+        if len(payload) < 3 or self._last_read.get(payload[0]) != payload[3:]:
+            return False
+        debounce = self.antennas[self._names[payload[0]]]  # a read is kept for named antennas only
+        scan = int.from_bytes(payload[1:3], "big")
+        if not debounce.repeats(scan):
+            return False
+        self._count_seq(frame.seq)
+        self.stats.inventories += 1
+        self.stats.repeats += 1
+        reading = debounce.repeat(scan, now)
+        if reading is not None:
+            self._post(reading)
+        return True
 
     def _count_seq(self, seq: int) -> None:
         if self._last_seq is not None and seq_delta(seq, self._last_seq) != 1:
@@ -150,6 +175,7 @@ class ChipSession(DeviceSession[Hello]):
             return  # asked twice: the same board, the same connection
         self._names = dict(hello.antennas)
         self._unknown.clear()
+        self._last_read.clear()
         self._unreadable_said = False
         self._faults.clear()
         for name in self._names.values():
@@ -160,7 +186,8 @@ class ChipSession(DeviceSession[Hello]):
                 debounce.reconnected()
         self._post(self._online_reading(hello))
 
-    def _inventory(self, inventory: Inventory, now: float) -> None:
+    def _inventory(self, inventory: Inventory, read: bytes, now: float) -> None:
+        """An antenna's scan (`read`: its UIDs as the frame carried them) to its debounce."""
         name = self._names.get(inventory.antenna)
         if name is None:
             self.stats.unknown_antennas += 1
@@ -170,6 +197,7 @@ class ChipSession(DeviceSession[Hello]):
                                                     f"HELLO does not name", FaultKind.DEVICE_FAULT))
             return
         self.stats.inventories += 1
+        self._last_read[inventory.antenna] = read
         reading = self.antennas[name].inventory(inventory.uids, now, inventory.scan)
         if reading is not None:
             self._post(reading)

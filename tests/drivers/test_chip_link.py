@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings, strategies as st
 
 from drivers.chip_link import ChipSession
-from drivers.chip_protocol import MAX_UIDS, Frame, Heartbeat, Inventory, MsgType, encode_message
+from drivers.chip_protocol import MAX_UIDS, Frame, Heartbeat, Hello, Inventory, MsgType, encode_message
 from drivers.readings import ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Reading
 from drivers.serial_link import ONLINE, REFUSED
 from sim.chip_board import MISS_RATE, ChipBoardFirmware, layout
@@ -248,3 +248,83 @@ def test_the_session_never_raises_on_any_stream(chunks: list[bytes]) -> None:
         table.session.receive(chunk, table.now + n * 0.01)
         table.session.poll(table.now + n * 0.01)
     table.session.take_readings()
+
+
+# --- a scan that repeats its antenna's last one costs the compare --------------------------------
+
+class EveryScanDecoded(ChipSession):
+    """The session as it was before the shortcut: every INVENTORY decoded and debounced."""
+
+    def _repeated(self, frame: Any, now: float) -> bool:
+        return False
+
+
+HELLO = Hello(1, (1, 0, 0), 1, 100, "CB-SIM", "SIM0001", ((0, "spot1.ante"), (1, "spot1.play")))
+READS = (frozenset(), frozenset({A}), frozenset({A, B}), frozenset({A, B, C}), frozenset(STACK))
+
+
+def scans(steps: list[tuple[int, int, int, bool]]) -> list[tuple[bytes, float]]:
+    """A board's stream: HELLO, then each step's INVENTORY (antenna, which of READS, how many times, the
+    scan number skipped before it: a frame lost) with the time it came, its UIDs in a shuffled order."""
+    out = [(encode_message(HELLO, 1), 0.0)]
+    seq, scan, now = 1, {0: 0, 1: 0}, 0.0
+    for antenna, read, times, lost in steps:
+        for _ in range(times):
+            now += 0.05
+            seq = (seq + 1 + lost) % 256
+            scan[antenna] = (scan[antenna] + 1 + lost) % 65536
+            uids = sorted(READS[read], key=lambda uid: (uid[-1:], uid))  # the wire's order need not be sorted
+            out.append((encode_message(Inventory(antenna, scan[antenna], tuple(uids)), seq), now))
+    return out
+
+
+def readings_of(session: ChipSession, stream: list[tuple[bytes, float]]) -> list[Reading]:
+    session.connect(0.0)
+    got: list[Reading] = []
+    for data, now in stream:
+        session.receive(data, now)
+        session.poll(now)
+        got += session.take_readings()
+    return got
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, len(READS) - 1), st.integers(1, 6), st.booleans()),
+                max_size=30))
+def test_scans_taken_undecoded_give_the_readings_every_scan_decoded_gives(steps: list[tuple[int, int, int, bool]]) -> None:
+    # Random inventories: chips put, missed (a read that drops some for fewer or more than K scans),
+    # frames lost; the same readings in the same order as with every scan decoded and debounced.
+    stream = scans(steps)
+    fast, plain = ChipSession(confirm=3, settle_s=0.2), EveryScanDecoded(confirm=3, settle_s=0.2)
+    assert readings_of(fast, stream) == readings_of(plain, stream)
+    assert fast.stats.inventories == plain.stats.inventories and fast.stats.gaps == plain.stats.gaps
+    assert plain.stats.repeats == 0
+    assert {n: (d.chips, d.stable, d.gaps) for n, d in fast.antennas.items()} == \
+        {n: (d.chips, d.stable, d.gaps) for n, d in plain.antennas.items()}
+
+
+def test_a_quiet_circle_s_scans_are_taken_undecoded_and_a_change_is_not() -> None:
+    table = Table()
+    table.control(f"place spot1.ante {A} {B}")
+    table.run(1.0)
+    stats = table.session.stats
+    before = stats.repeats, stats.inventories
+    assert table.run(1.0) == []
+    assert stats.repeats - before[0] == stats.inventories - before[1] == 50  # 5 antennas x 10 scans, all repeats
+    table.control(f"place spot1.ante {C}")
+    before = stats.repeats, stats.inventories
+    assert chips(table.run(1.0)) == [ChipsRead("spot1.ante", frozenset({A, B, C}), False),
+                                     ChipsRead("spot1.ante", frozenset({A, B, C}), True)]
+    # spot1.ante's changed scan and the K - 1 while C was counted in were decoded: the rest repeats
+    assert stats.inventories - before[1] == 50 and stats.repeats - before[0] == 50 - 4
+
+
+def test_a_repeat_after_a_lost_scan_is_decoded_and_counted_as_a_gap() -> None:
+    table = Table()
+    table.run(1.0)
+    table.control("fault gap")
+    stats = table.session.stats
+    before = stats.repeats, stats.inventories
+    table.run(0.2)  # two scans of 5 antennas, one INVENTORY lost
+    assert sum(d.gaps for d in table.session.antennas.values()) == 1 and stats.gaps == 1
+    assert stats.inventories - before[1] == 9 and stats.repeats - before[0] == 9 - 1  # the one after the gap decoded
