@@ -13,6 +13,7 @@ from drivers.chip_link import ChipSession
 from drivers.chip_protocol import MAX_UIDS
 from drivers.readings import CardRead, ChipsRead, DeviceOffline, DeviceOnline, OfflineKind
 from engine.chips import ChipSet
+from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseSetup
 from sim.chip_board import ChipBoardFirmware, layout
 from tests.firmware_host.rigs import JournalRig
@@ -458,3 +459,44 @@ def test_a_first_card_while_a_circle_moves_is_a_no_bet_fault_naming_it(rig: Rig)
     fault = rig.full()["fault"]
     assert fault["kind"] == "no_bet" and "seat 3 Blind: the chips are still moving" in fault["detail"]
     assert rig.full()["spots"] == []  # nothing dealt, no bet taken
+
+
+def test_the_dues_kept_between_steps_are_the_dues_worked_out_afresh_at_every_step(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = TableChips.dues
+    seen: list[dict[str, int]] = []
+
+    def checked(chips: TableChips, table: Any) -> dict[str, int]:
+        due = kept(chips, table)
+        was, chips._dues = chips._dues, ((), {})  # forgotten: worked out from the round as it stands
+        assert due == kept(chips, table)
+        chips._dues = was
+        seen.append(due)
+        return due
+
+    monkeypatch.setattr(TableChips, "dues", checked)
+    to_showdown(rig)
+    rig.full()  # the views, and the dues they show
+    made = rig.c.state.chips._dues[1]
+    rig.put("spot3.play", PLAY_4X + chip_uids(500, 3, 20))  # a mispay, cleared, then paid
+    rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1))
+    rig.ok("confirm")
+    rig.ok("clear", reason="player accepted")
+    rig.full()
+    assert made and rig.c.state.chips._dues[1] is made  # chip readings and a fault's clear took no step: kept
+    pay(rig)
+    rig.ok("confirm")
+    for circle in ("ante", "blind", "trips", "play"):
+        rig.put(f"spot3.{circle}", [])
+    bets_down(rig)  # the next hand: seat 3 folds at the river, every due is 0
+    rig.ok("deal")
+    rig.card(*DECK[:4])
+    for cards in (DECK[4:7], DECK[7:]):
+        rig.ok("decide", seat=3, decision="check")
+        rig.card(*cards)
+    rig.ok("decide", seat=3, decision="fold")
+    rig.put("spot3.ante", [])
+    rig.ok("confirm")
+    dues = [d for n, d in enumerate(seen) if d and (n == 0 or d != seen[n - 1])]
+    assert dues[0] == {"spot3.ante": 500, "spot3.blind": 500, "spot3.play": 4000, "spot3.trips": 400}
+    assert dues[-1] == {"spot3.ante": 0, "spot3.blind": 0, "spot3.trips": 0}

@@ -62,6 +62,7 @@ class TableChips:
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
         self._shown: dict[str, tuple[frozenset[str], int, list[str]]] = {}  # antenna -> (UIDs, value, sorted UIDs)
+        self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
 
     def _new_hand(self) -> None:
         self.source: str | None = None  # "chips" (read at Deal) or "typed" (the reader offline)
@@ -250,16 +251,23 @@ class TableChips:
                 del self.locked[name]
 
     def dues(self, table: GameTable) -> dict[str, int]:
-        """Each circle's due at the showdown (antenna -> value), when the bets were read."""
-        settlement = getattr(getattr(table, "round", None), "settlement", None)  # a poker table has none
+        """Each circle's due at the showdown (antenna -> value), when the bets were read. Worked out again
+        only when the hand took a step since (the round, its settlement or its count of steps changed, a
+        correction included): a chip reading, as each circle's change comes, changes none of them."""
+        round_ = getattr(table, "round", None)
+        settlement = getattr(round_, "settlement", None)  # a poker table has none
         if self.source != "chips" or settlement is None:
             return {}
-        out: dict[str, int] = {}
-        for spot in table.round.record().spots:  # type: ignore[attr-defined]
-            results = settlement.spot(spot.seat).results
-            for c, value in dues(spot.bets, results).items():
-                out[Antenna(spot.seat, c).name] = value
-        return out
+        key = (round_, settlement, len(round_.steps))  # the objects by identity
+        made, out = self._dues
+        if len(made) != len(key) or any(was is not now for was, now in zip(made[:2], key[:2])) or made[2] != key[2]:
+            out = {}
+            for spot in round_.record().spots:  # type: ignore[union-attr]
+                results = settlement.spot(spot.seat).results
+                for c, value in dues(spot.bets, results).items():
+                    out[Antenna(spot.seat, c).name] = value
+            self._dues = (key, out)
+        return dict(out)
 
     def owed(self, table: GameTable) -> dict[str, int]:
         """`dues`, and 0 for any other circle of a spot in the hand that holds chips (none is due there)."""
