@@ -254,7 +254,7 @@ class TableChips:
         """Each circle's due at the showdown (antenna -> value), when the bets were read. Worked out again
         only when the hand took a step since (the round, its settlement or its count of steps changed, a
         correction included): a chip reading, as each circle's change comes, changes none of them."""
-        round_ = getattr(table, "round", None)
+        round_: Any = getattr(table, "round", None)
         settlement = getattr(round_, "settlement", None)  # a poker table has none
         if self.source != "chips" or settlement is None:
             return {}
@@ -262,7 +262,7 @@ class TableChips:
         made, out = self._dues
         if len(made) != len(key) or any(was is not now for was, now in zip(made[:2], key[:2])) or made[2] != key[2]:
             out = {}
-            for spot in round_.record().spots:  # type: ignore[union-attr]
+            for spot in round_.record().spots:
                 results = settlement.spot(spot.seat).results
                 for c, value in dues(spot.bets, results).items():
                     out[Antenna(spot.seat, c).name] = value
