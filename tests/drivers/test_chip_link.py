@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from drivers.chip_link import ChipSession
@@ -328,3 +329,20 @@ def test_a_repeat_after_a_lost_scan_is_decoded_and_counted_as_a_gap() -> None:
     table.run(0.2)  # two scans of 5 antennas, one INVENTORY lost
     assert sum(d.gaps for d in table.session.antennas.values()) == 1 and stats.gaps == 1
     assert stats.inventories - before[1] == 9 and stats.repeats - before[0] == 9 - 1  # the one after the gap decoded
+
+
+def test_an_online_session_asks_for_a_turn_only_when_a_flag_or_the_silence_is_due() -> None:
+    table = Table(silence_s=1.0)
+    assert table.session.next_turn(table.now) is None  # connecting: turned at the link's pace
+    table.run(1.0)
+    heard = table.session._last_heard
+    assert table.session.next_turn(table.now) == pytest.approx(heard + 1.0 - table.now)  # all stable: the silence
+    table.control(f"place spot1.ante {A}")
+    got = table.run(0.5)
+    flagged = chips(got)[-1]
+    assert not flagged.stable  # K scans read it: its stable flag comes after the settle time
+    wait = table.session.next_turn(table.now)
+    assert wait is not None and 0 < wait <= 0.3
+    table.now += wait
+    table.session.poll(table.now)
+    assert table.session.take_readings() == [ChipsRead("spot1.ante", frozenset({A}), True)]
