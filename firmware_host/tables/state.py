@@ -171,7 +171,8 @@ class TableState:
         full["hold"] = dict(self.hold) if self.hold is not None else None
         full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
         full["dealer_signed_in"] = self.seated.dealer
-        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw),
+                         self.chips.bets_to_read(self.devices))
         if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
             self._steps_shown = steps
         full["steps"] = self._steps_shown

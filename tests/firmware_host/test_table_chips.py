@@ -429,3 +429,30 @@ def test_a_first_card_while_a_circle_moves_is_a_no_bet_fault_naming_it(rig: Rig)
     fault = rig.full()["fault"]
     assert fault["kind"] == "no_bet" and "seat 3 Blind: the chips are still moving" in fault["detail"]
     assert rig.full()["spots"] == []  # nothing dealt, no bet taken
+
+
+def test_deal_is_offered_after_a_settled_hand_once_new_chips_lie_in_a_circle(rig: Rig) -> None:
+    """The console's Deal at a smart table: no bet is typed for the next hand, so the step follows the circles."""
+    to_showdown(rig)
+    pay(rig)
+    rig.ok("confirm")
+    assert rig.public()["steps"]["deal"] is False  # the paid chips still lie in the circles: nothing to read yet
+    for antenna in ("spot3.ante", "spot3.blind", "spot3.trips", "spot3.play"):
+        rig.put(antenna, [])
+    assert rig.public()["steps"]["deal"] is False
+    rig.put("spot3.ante", chip_uids(500, 1, 30))
+    rig.put("spot3.blind", chip_uids(500, 1, 31))
+    shown = rig.public()
+    assert shown["steps"]["deal"] is True and shown["hand"] == 1  # the settled hand 1 still on show
+    refused = rig.cmd("deal", hand=1)
+    assert not refused["ok"] and refused["say"]["key"] == "refusal.not_current_hand"
+    rig.ok("deal")  # the console's Deal after a settled hand: no hand number (the next one's is the controller's)
+    assert rig.public()["hand"] == 2 and rig.public()["phase"] == "deal"
+    assert rig.full()["spots"][0]["bets"] == {"ante": 500, "blind": 500}
+
+
+def test_deal_is_not_offered_with_the_reader_offline_and_no_bet_typed(rig: Rig) -> None:
+    bets_down(rig)
+    assert rig.public()["steps"]["deal"] is True
+    rig.reader(online=False)
+    assert rig.public()["steps"]["deal"] is False  # the console's taps take the bets: Deal follows them

@@ -439,9 +439,13 @@ function sameBets(seat) {
   return { cmd: "bet", seat, bets: { ...remembered.bets?.seats[seat] } };
 }
 
+// The Deal for the hand being bet; with the last hand still on show (a smart table's bets read at Deal) it begins the
+// next one, whose number only the controller knows: sent without a hand, as the poker panel's.
+const dealCommand = () => (state.phase === "bets" ? { cmd: "deal", hand: state.hand } : { cmd: "deal" });
+
 function deal() {
   const waitingBets = unsentBets();
-  if (!waitingBets.length) { send({ cmd: "deal", hand: state.hand }); return; }
+  if (!waitingBets.length) { send(dealCommand()); return; }
   const list = byId("unsent-list");
   list.replaceChildren(...waitingBets.map(({ seat, bets }) => {
     const line = el("li", "", `${seatName(seat)} \u2013 ${betsText(bets) || t("console.no_bet")}`);
@@ -458,9 +462,9 @@ function onUnsent(action) {
   if (action === "unsent-drop") {
     drafts.clear();
     selected = null;
-    send({ cmd: "deal", hand: state.hand });
+    send(dealCommand());
   } else {
-    run([...waitingBets.map(({ seat, bets }) => ({ cmd: "bet", seat, bets })), () => ({ cmd: "deal", hand: state.hand })]);
+    run([...waitingBets.map(({ seat, bets }) => ({ cmd: "bet", seat, bets })), dealCommand]);
   }
   draw();
 }
