@@ -441,6 +441,8 @@ def test_deal_is_offered_after_a_settled_hand_once_new_chips_lie_in_a_circle(rig
         rig.put(antenna, [])
     assert rig.public()["steps"]["deal"] is False
     rig.put("spot3.ante", chip_uids(500, 1, 30))
+    rig.put("spot3.blind", chip_uids(500, 1, 31), stable=False)
+    assert rig.public()["steps"]["deal"] is False  # a circle still settling: Deal waits for it
     rig.put("spot3.blind", chip_uids(500, 1, 31))
     shown = rig.public()
     assert shown["steps"]["deal"] is True and shown["hand"] == 1  # the settled hand 1 still on show

@@ -186,10 +186,11 @@ class TableChips:
         table.round = type(was).replay(was.profile, steps, was.limits, was.seats)  # type: ignore[attr-defined]
 
     def bets_to_read(self, devices: Mapping[str, Mapping[str, Any]]) -> bool:
-        """The readers would take bets at a Deal now: online, a circle holding chips other than the last hand's
-        (whether they make a hand is the Deal's to say, in words: `bets_at_deal`)."""
-        return self.online(devices) and any(uids for name, (uids, _) in self.reads.items()
-                                            if name != TRAY and name not in self.stale)
+        """The readers would take bets at a Deal now: online, a circle holding chips other than the last hand's, every
+        circle settled (whether they make a hand is the Deal's to say, in words: `bets_at_deal`)."""
+        circles = [(name, uids, stable) for name, (uids, stable) in self.reads.items() if name != TRAY and uids]
+        return (self.online(devices) and any(name not in self.stale for name, _, _ in circles)
+                and all(stable for _, _, stable in circles))
 
     def _stable_value(self, antenna: Antenna) -> int:
         uids, stable = self.reads.get(antenna.name, (frozenset(), True))
