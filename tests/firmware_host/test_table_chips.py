@@ -458,3 +458,20 @@ def test_deal_is_not_offered_with_the_reader_offline_and_no_bet_typed(rig: Rig) 
     assert rig.public()["steps"]["deal"] is True
     rig.reader(online=False)
     assert rig.public()["steps"]["deal"] is False  # the console's taps take the bets: Deal follows them
+
+
+def test_new_chips_in_place_of_the_last_hands_are_bets_even_if_the_circle_never_read_empty(rig: Rig) -> None:
+    """A player picks up his chips and puts a new bet down faster than the readers see the circle empty."""
+    to_showdown(rig)
+    pay(rig)
+    rig.ok("confirm")
+    for antenna in ("spot3.trips", "spot3.play"):
+        rig.put(antenna, [])
+    rig.put("spot3.ante", chip_uids(500, 1, 30))
+    rig.put("spot3.blind", BLIND + chip_uids(500, 1, 31))  # one of the last hand's chips left with a new one
+    reply = rig.cmd("deal")
+    assert not reply["ok"] and reply["say"]["key"] == "refusal.chips_stale"
+    assert reply["say"]["args"]["circle"] == {"word": "circle.blind"}
+    rig.put("spot3.blind", chip_uids(500, 1, 31))
+    rig.ok("deal")
+    assert rig.full()["spots"][0]["bets"] == {"ante": 500, "blind": 500}

@@ -36,6 +36,16 @@ export function showReads(node, state, seat, name) {
 }
 
 /**
+ * The circles of a seat whose chips the readers show (the Play's chips placed at a decision, before the Play is taken).
+ * @param {any} state
+ * @param {number} seat
+ * @returns {string[]}
+ */
+export function circlesRead(state, seat) {
+  return (state?.chips?.circles ?? []).filter((c) => c.seat === seat).map((c) => c.circle);
+}
+
+/**
  * Whether a seat holds payouts to check (its column may scroll: it is made focusable).
  * @param {any} state
  * @param {number} seat

@@ -4,7 +4,7 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
-import { chipsHint, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
+import { chipsHint, circlesRead, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { keepBets, remembered } from "./dealer-remembered.js";
@@ -239,8 +239,8 @@ function spotElement(seat) {
   node.append(el("div", "hand-name", handText(spot)));
   const circles = el("div", "circles");
   const names = [...(state.circles ?? [])];
-  for (const name of betting() ? [] : Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
-    if (!names.includes(name)) names.push(name);  // the Play bet, once made (not while the next hand is bet)
+  for (const name of betting() ? [] : [...Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) }), ...circlesRead(state, seat)]) {
+    if (!names.includes(name)) names.push(name);  // the Play bet, once made or its chips read (not while the next hand is bet)
   }
   circles.append(...names.map((name) => circleElement(seat, name, spot)));
   node.append(circles);

@@ -57,7 +57,7 @@ class TableChips:
         self.device = DEVICE
         self.reads: dict[str, tuple[frozenset[str], bool]] = {}  # antenna -> (UIDs, stable)
         self.flagged: set[tuple[str, str]] = set()  # (antenna, UID) already faulted as foreign
-        self.stale: set[str] = set()  # circles still holding the last hand's chips (paid, not yet taken)
+        self.stale: dict[str, frozenset[str]] = {}  # circles still holding the last hand's chips (paid, not yet taken)
         self.counts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
@@ -107,8 +107,8 @@ class TableChips:
         name = antenna.name
         self.device = str(body.get("device", DEVICE))
         self.reads[name] = (uids, bool(body["stable"]))
-        if not uids:
-            self.stale.discard(name)
+        if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
+            self.stale.pop(name, None)
         self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
         if self.set is None:
             return None
@@ -325,14 +325,14 @@ class TableChips:
                   "override": self.override,
                   "notes": self.notes, "set_sha256": self.set_sha256, "counts": dict(self.counts),
                   "reads": {n: {"uids": sorted(u), "stable": s} for n, (u, s) in sorted(self.reads.items()) if u}}
-        self.stale = {n for n, (u, _) in self.reads.items() if u and n != TRAY}
+        self.stale = {n: u for n, (u, _) in self.reads.items() if u and n != TRAY}
         self._new_hand()
         return record
 
     def restore(self, record: Mapping[str, Any]) -> None:
         """The readings and counts as the last closed hand left them (recovery replays what came after)."""
         self.reads = {n: (frozenset(r["uids"]), bool(r["stable"])) for n, r in record.get("reads", {}).items()}
-        self.stale = {n for n in self.reads if n != TRAY}
+        self.stale = {n: u for n, (u, _) in self.reads.items() if n != TRAY}
         self.counts.update(record.get("counts", {}))
         self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
                         for uid in self.set.foreign(uids)}
