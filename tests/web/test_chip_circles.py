@@ -179,7 +179,7 @@ def test_surveillance_sees_the_trays_chips_its_trail_and_the_difference_flagged(
     assert shown["inventory"] == "2500x39 500x16 100x47"
     assert shown["stacks"] == "39 × €25.00  ·  16 × €5.00  ·  47 × €1.00"
     assert shown["trail"] == [
-        ["Before the first hand: Fill €1,200.00 (slip F-1), Buy-in seat 3 €50.00; tray change +€1,150.00, "
+        ["Before the first hand: Fill €1,200.00 (slip F-1), Buy-in €50.00 (seat 3); tray change +€1,150.00, "
          "difference €0.00", False],
         ["Hand 1: house net −€23.00, tray change −€23.00, difference €0.00", False],
         ["After hand 1: nothing recorded; tray change −€25.00, difference −€25.00", True]]

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 import zmq
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 from firmware_host.service.journal import JOURNAL_FILE
 from protocol.commands import CommandClient
 from tests.web.chip_hands import Hands
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
-from tests.web.test_accessibility import axe_violations
+from tests.web.test_accessibility import axe_violations, english_left
 from tests.web.test_dealer import (PINS, ROOT, Console, console, play_decisions, public_state, settled_reply, sign_in,
                                    tablet)
 
@@ -59,6 +59,9 @@ def opening_fill(con: Console, hands: Hands) -> None:
         client.close()
         ctx.destroy(linger=0)
     hands.fill_tray()
+    while (public_state(con.table, full=True).get("tray") or {}).get("reads") != hands.set.value(hands.float):
+        assert time.monotonic() < deadline + 20, "the tray never read its float"
+        time.sleep(0.05)
 
 
 def journal_events(con: Console) -> list[dict[str, Any]]:
@@ -192,3 +195,24 @@ def test_a_fill_and_a_credit_need_a_supervisors_sign_off(chip_table: Callable[..
     signed = [e for e in journal_events(con) if e["kind"] in ("fill", "credit") and e["body"].get("slip") != "opening"]
     assert [(e["kind"], e["body"]["amount"], e["body"]["signed_off"]["user"]) for e in signed] == [
         ("fill", 100000, "sam"), ("credit", 25000, "sam")]
+
+
+def test_the_tray_says_it_in_french_and_fits_a_720_line_screen(chip_table: Callable[..., tuple[Console, Hands]],
+                                                               browser: Browser) -> None:
+    con, hands = chip_table(language="fr")
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, has_touch=True)
+    page = context.new_page()
+    try:
+        sign_in(page, con.base, "ana")
+        open_tray(page)
+        assert record(page, "fill", "250,50") == "refused: Ce pas demande la validation d'un superviseur"
+        for selector in ("#tray-send", "#tray-close", "#tray input[name=pin]"):  # nothing to scroll to on the tablet
+            box = page.locator(selector).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 720, selector
+        assert page.text_content("[data-tray-line]") == (
+            "Le bac lit 13\u202f700,00\xa0€ ; le registre attend 13\u202f700,00\xa0€ : écart 0,00\xa0€")
+        assert english_left(page) == []
+        assert axe_violations(page) == []
+        check_screenshot(page, "dealer-tray-fill-fr-1280x720")
+    finally:
+        context.close()
