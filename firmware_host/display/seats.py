@@ -92,6 +92,6 @@ class TrayLine(Followed):
         if not isinstance(tray, Mapping):
             return None
         reads, expected = tray.get("reads"), tray.get("expected")
-        known = isinstance(reads, int) and isinstance(expected, int)
-        return {"reads": reads, "expected": expected, "difference": reads - expected if known else None,
+        difference = reads - expected if isinstance(reads, int) and isinstance(expected, int) else None
+        return {"reads": reads, "expected": expected, "difference": difference,
                 "settled": bool(tray.get("settled")), "flagged": int(tray.get("flagged") or 0)}
