@@ -4,7 +4,7 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
-import { chipsHint, circlesRead, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
+import { chipsHint, circlesRead, holdsPayouts, readsBets, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { keepBets, remembered } from "./dealer-remembered.js";
@@ -187,7 +187,7 @@ function answered(message) {
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
   const lastHand = state.phase !== "bets";
-  const node = betting() ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are taken
+  const node = betting() && !readsBets(state) ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are tapped
   if (node instanceof HTMLButtonElement) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
@@ -250,7 +250,7 @@ function spotElement(seat) {
     total.dataset.total = String(spot.net ?? 0);
     node.append(total);
   }
-  if (betting()) {
+  if (betting() && !readsBets(state)) {  // a smart table's readers take the bets: no chips to tap
     const row = el("div", "spot-buttons");
     const last = remembered.bets?.seats?.[seat];
     const same = button("same-seat", t("console.same"), "mid", { seat });
@@ -339,7 +339,7 @@ function draw() {
   showMispaid(byId("mispaid"), state);
   const chipBox = byId("chips");
   chipBox.replaceChildren();
-  if (betting() && !poker) {
+  if (betting() && !poker && !readsBets(state)) {
     chipBox.append(el("div", "prompt", selected ? t("console.chips_for", { seat: selected.seat, circle: circleName(selected.circle) })
       : t("console.tap_circle")));
     for (const value of chips) {
