@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute
 
 from pages.app import static_files
@@ -197,3 +198,20 @@ def test_surveillance_says_the_tray_in_french(page: Page) -> None:
     assert shown["trail"][-1] == ["Après le coup 1 : rien d'enregistré ; variation du bac −25,00\xa0€, "
                                   "écart −25,00\xa0€", True]
     assert english_left(page) == []
+
+
+@pytest.mark.parametrize("online", [True, False])
+def test_the_console_offers_chips_to_tap_only_with_the_reader_offline(page: Page, online: bool) -> None:
+    def betting(r: Rig) -> None:
+        bets_down(r)
+        r.reader(online)
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", states(betting))
+    page.wait_for_selector("#console:not([hidden])[data-phase='bets']")
+    page.wait_for_selector("#hint:not(:empty)")
+    assert page.locator("[data-chips] [data-chip]").count() == (0 if online else 3)
+    assert page.locator(".spot [data-action='bet']").count() == (0 if online else 7)
+    assert page.locator("button.circle").count() == (0 if online else 21)
+    assert page.text_content("#hint") == ("The chip readers take each circle's bets: deal when the players are done" if online
+                                          else "The chip reader is offline: tap each seat's bets, then deal")
