@@ -285,6 +285,15 @@ class TrayTrailLine(TypedDict):
     difference: int | None
 
 
+class TrayAlert(TypedDict):
+    """The shift's tray differences once one is flagged, on every feed (the pit follows the public one): how many,
+    their sum (the shift's difference so far) and the latest; never the tray's chips. Until the table opens again."""
+
+    flagged: int
+    difference: int | None
+    last: TrayFlag | None
+
+
 class TrayReconciliation(TypedDict):
     """The chip tray read all shift (`engine/tray.py`), on the full feed only: what it reads and should read,
     the shift's line so far and its latest flags (`flagged`: how many in all); the tray's chips by denomination
@@ -524,6 +533,7 @@ class TableFields(TypedDict):
     limits: NotRequired[Limits]
     paytable: NotRequired[Paytable]
     chips: NotRequired[Chips]
+    tray_alert: NotRequired[TrayAlert]
     # a poker table's
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]
