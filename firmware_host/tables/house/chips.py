@@ -23,7 +23,7 @@ from engine.errors import circle, money, say
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
 from protocol.chip_alerts import ChipNote, ChipOverride
-from protocol.messages import ChipCircle, ChipCounts, ChipReads, Chips
+from protocol.messages import ChipCircle, ChipCounts, ChipReads, Chips, Device
 from protocol.records import ChipSetBody, ChipsBody, HandChips
 
 DEVICE = "chips"
@@ -90,7 +90,7 @@ class TableChips:
             raise ValueError(f"chip set {body.get('name')}: its content is not its sha256 {body['sha256']}")
         self.set, self.set_sha256 = chips, chips.sha256()
 
-    def online(self, devices: Mapping[str, Mapping[str, Any]]) -> bool:
+    def online(self, devices: Mapping[str, Device]) -> bool:
         """The reader is online and a chip set values what it reads."""
         return self.set is not None and bool(devices.get(self.device, {}).get("online"))
 
@@ -149,7 +149,7 @@ class TableChips:
 
     # -- the hand's steps ---------------------------------------------------------------------------
 
-    def bets_at_deal(self, table: GameTable, devices: Mapping[str, Mapping[str, Any]]) -> None:
+    def bets_at_deal(self, table: GameTable, devices: Mapping[str, Device]) -> None:
         """Before the Deal: with the reader online every spot's stable circles become its bets (the
         engine's limits apply); else the typed bets stay, audited. Raises Refused naming the circle
         (still moving, the last hand's chips) or the engine's refusal of a bet; nothing changed then."""
@@ -334,7 +334,7 @@ class TableChips:
         self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
                         for uid in self.set.foreign(uids)}
 
-    def views(self, table: GameTable | None, devices: Mapping[str, Mapping[str, Any]]) -> tuple[Chips, ChipReads]:
+    def views(self, table: GameTable | None, devices: Mapping[str, Device]) -> tuple[Chips, ChipReads]:
         """`(chips, chip_reads)`: each circle's value as read (and its due at the showdown), for everyone;
         the UIDs, the tray, the set and the counts for the full feed only."""
         due = self.owed(table) if table is not None and table.closed is None else {}
