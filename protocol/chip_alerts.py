@@ -1,5 +1,6 @@
-"""A smart table's chip alerts and a supervisor's override of a mispay, as typed definitions (the full feed's
-`chip_reads` and a hand record's `chips` carry them: `protocol.messages`, `protocol.records`).
+"""A smart table's chip alerts and a supervisor's override of a mispay, as typed definitions.
+
+The full feed's `chip_reads` and a hand record's `chips` carry them (`protocol.messages`, `protocol.records`).
 
 No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated annotations.
 """
