@@ -64,6 +64,7 @@ class TableChips:
         self.counts: ChipCounts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
+        self._shown: dict[str, tuple[frozenset[str], int, list[str]]] = {}  # antenna -> (UIDs, value, sorted UIDs)
 
     def _new_hand(self) -> None:
         self.source: str | None = None  # "chips" (read at Deal) or "typed" (the reader offline)
@@ -89,6 +90,7 @@ class TableChips:
         if body.get("sha256") and chips.sha256() != body["sha256"]:
             raise ValueError(f"chip set {body.get('name')}: its content is not its sha256 {body['sha256']}")
         self.set, self.set_sha256 = chips, chips.sha256()
+        self._shown.clear()
 
     def online(self, devices: Mapping[str, Device]) -> bool:
         """The reader is online and a chip set values what it reads."""
@@ -145,7 +147,17 @@ class TableChips:
 
     def value(self, name: str) -> int:
         assert self.set is not None
-        return self.set.value(self.reads.get(name, (frozenset(), True))[0])
+        return self._shown_of(name)[1]
+
+    def _shown_of(self, name: str) -> tuple[frozenset[str], int, list[str]]:
+        """Antenna `name`'s reading, its value and its UIDs sorted, worked out once a reading (the views are made
+        at every step of the table, and a tray holds hundreds of chips): kept while its UIDs are the same object."""
+        uids = self.reads.get(name, (frozenset(), True))[0]
+        shown = self._shown.get(name)
+        if shown is None or shown[0] is not uids:
+            shown = (uids, self.set.value(uids) if self.set is not None else 0, sorted(uids))
+            self._shown[name] = shown
+        return shown
 
     # -- the hand's steps ---------------------------------------------------------------------------
 
@@ -355,7 +367,7 @@ class TableChips:
         public: Chips = {"online": self.online(devices), "source": self.source, "circles": circles}
         tray = self.reads.get(TRAY, (frozenset(), True))
         full: ChipReads = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
-                "uids": {n: sorted(u) for n, (u, _) in sorted(self.reads.items()) if u},
+                "uids": {n: self._shown_of(n)[2] for n, (u, _) in sorted(self.reads.items()) if u},
                 "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
                 "foreign": sorted(f"{n} {u}" for n, u in self.flagged), "notes": list(self.notes),
                 "counts": self.counts.copy(), "override": self.override}
