@@ -27,7 +27,7 @@ from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
 from protocol.messages import Device, FullState, PublicState
-from protocol.records import HandRecord
+from protocol.records import ChipsBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
@@ -433,12 +433,12 @@ class TableState:
 
     def _on_chip_set(self, body: Mapping[str, Any], event_id: int) -> None:
         """The chip set the table values chips with (journaled at start: the journal alone values them)."""
-        self.chips.take_set(body)
+        self.chips.take_set(cast(ChipSetBody, body))  # the journal's chip_set bodies hold to it (tests/protocol)
 
     def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
         """A chip reader's antenna: a circle's or the tray's chips now (`tables/house/chips.py`)."""
         table = self.table if self.table is not None and self.table.closed is None else None
-        problem = self.chips.take(body, table)  # an antenna that is no circle here: refused, nothing changed
+        problem = self.chips.take(cast(ChipsBody, body), table)  # an antenna that is no circle here: refused, nothing changed
         info = self.devices.setdefault(str(body.get("device", "chips")), {})
         info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
         if problem is not None:
