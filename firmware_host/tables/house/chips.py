@@ -200,7 +200,7 @@ class TableChips:
         was = table.round  # type: ignore[attr-defined]
         table.round = type(was).replay(was.profile, steps, was.limits, was.seats)  # type: ignore[attr-defined]
 
-    def bets_to_read(self, devices: Mapping[str, Mapping[str, Any]]) -> bool:
+    def bets_to_read(self, devices: Mapping[str, Device]) -> bool:
         """The readers would take bets at a Deal now: online, a circle holding chips other than the last hand's, every
         circle settled (whether they make a hand is the Deal's to say, in words: `bets_at_deal`)."""
         circles = [(name, uids, stable) for name, (uids, stable) in self.reads.items() if name != TRAY and uids]
