@@ -287,8 +287,8 @@ class _Reader:
         out: list[Number | None] = list(map(_AMOUNT_TEXT, actions))   # each read below
         decimal = False
         for i in compress(range(len(out)), out):   # the actions with an amount (its text never empty)
-            text = out[i]
-            if text.isdigit() and text.isascii():  # type: ignore[union-attr]
+            text: str = out[i]  # type: ignore[assignment]   # an amount's text until read here
+            if text.isdigit() and text.isascii():
                 out[i] = int(text)
             else:
                 try:

@@ -14,11 +14,11 @@ from engine.cards import Card
 from engine.errors import CardError, IllegalAction, say
 from engine.poker.betting import Stakes
 from engine.poker.pots import Pot, build_pots
-from engine.poker.records import Dealt, HandResult, Record
+from engine.poker.records import HandResult, Record
 from engine.poker.values import OVER, CardSlot, HandSettings, Phase
 from engine.poker.variants import Structure, Variant
 
-__all__ = ["HandCore", "HolePlan", "PlayerState", "seating"]
+__all__ = ["HandCore", "PlayerState", "seating"]
 
 
 class PlayerState:
@@ -56,9 +56,6 @@ class PlayerState:
 
 
 Seating = tuple[int, tuple[int, ...], tuple[int, ...], dict[int, int]]
-# a street of hole cards alone (engine.poker.streets._hole_plan): its length, seats, their faces, the
-# slots, and each slot's records by card index (made as first dealt)
-HolePlan = tuple[int, tuple[int, ...], tuple[bool, ...], tuple[CardSlot, ...], tuple[list[Dealt | None], ...]]
 
 
 def seating(table: Mapping[int, int], button: int | None) -> Seating:
@@ -78,8 +75,7 @@ class HandCore:
                  "discarded", "records", "street", "phase", "actor", "level", "result", "_min_bet",
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
-                 "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed",
-                 "_hole_plan")
+                 "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed")
 
     variant: Variant
     stakes: Stakes
@@ -116,7 +112,6 @@ class HandCore:
     no_small_blind: bool
     owed: dict[int, str]
     revealed: bool
-    _hole_plan: HolePlan | None   # this street's hole cards as one step, while none is dealt
 
     # ---- public read-only helpers -------------------------------------------------------
     @property

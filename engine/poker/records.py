@@ -201,7 +201,6 @@ class HandResult:
 
 # ---- shared instances: records are values, so the commonest are built once (bounded tables) ----
 _DEALT: dict[int, tuple[CardSlot, list[Dealt | None]]] = {}   # by id(slot): its records by card index
-DEALT_TABLES = _DEALT   # read by the hand's run of hole cards (engine.poker.state)
 _POSTED: dict[tuple[int, str, int], Posted] = {}
 _CHECKED: dict[int, Checked] = {}
 _CALLED: dict[tuple[int, int, bool], Called] = {}
@@ -244,6 +243,22 @@ def posted(seat: int, kind: str, amount: int) -> Posted:
             _POSTED.clear()
         record = _POSTED[key] = Posted(seat, kind, amount)
     return record
+
+
+def dealt_run(slots: Sequence[CardSlot], cards: Sequence[Card]) -> list[Dealt]:
+    """dealt of each known card of `cards` to its slot of `slots`, in one loop."""
+    out: list[Dealt] = []
+    append = out.append
+    tables = _DEALT
+    for slot, card in zip(slots, cards):
+        shared = tables.get(id(slot))
+        if shared is not None and shared[0] is slot:
+            record = shared[1][card.index]
+            if record is not None and record.card is card:
+                append(record)
+                continue
+        append(dealt(slot, card.index, card))
+    return out
 
 
 def dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:

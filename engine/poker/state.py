@@ -28,16 +28,14 @@ HandResult once the hand is over).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import compress
-from operator import attrgetter, getitem, not_
 
 from engine.cards import Card
 from engine.errors import CardError, DuplicateCard, IllegalAction, money, say
 from engine.poker.betting import Stakes
-from engine.poker.core import HolePlan, PlayerState, Seating, seating
+from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
-    DEALT_TABLES, BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked,
-    dealt, folded,
+    BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
+    dealt_run, folded,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -61,9 +59,6 @@ __all__ = [
 ]
 
 _INT_ONLY = frozenset({int})
-_STR_ONLY = frozenset({str})
-_CARD_ONLY = frozenset({Card})
-_INDEX = attrgetter("index")
 _SEATINGS: dict[tuple[tuple[int, ...], int | None], Seating] = {}   # seatings are values: shared
 
 
@@ -251,20 +246,12 @@ class Hand(HandStreets):
         known and not in play, short of the street's last card (deal finishes a street); the
         others are left to deal. Returns how many were dealt."""
         queue = self._queue
-        plan = self._hole_plan
-        if plan is not None and len(queue) == plan[0] and queue[0] is plan[3][0]:
-            run = self._deal_hole_street(holes, plan)
-            if run:
-                return run
         states = self._card_state
         players = self._players
         by_text = BY_TEXT
-        tables = DEALT_TABLES
-        add = self.records.append
-        last = len(queue) - 1
-        k = 0
-        while k < last:
-            slot = queue[k]
+        cards: list[Card] = []
+        add = cards.append
+        for slot in queue[:-1]:
             if slot.kind != "hole":
                 break
             seat = slot.seat
@@ -279,63 +266,20 @@ class Hand(HandStreets):
                 card = by_text.get(card)
             if card.__class__ is not Card:   # unknown, or not a card: deal's own checks say
                 break
-            index = card.index  # type: ignore[union-attr]
+            index = card.index
             if states[index]:
                 break
             states[index] = LIVE
             del buffer[0]
             p = players[seat]  # type: ignore[index]
-            p.cards.append(card)  # type: ignore[arg-type]
+            p.cards.append(card)
             p.up.append(slot.up)
-            shared = tables.get(id(slot))   # the slot's shared records (records.dealt's table)
-            record = shared[1][index] if shared is not None and shared[0] is slot else None
-            add(record if record is not None and record.card is card else dealt(slot, index, card))  # type: ignore[arg-type]
-            k += 1
+            add(card)
+        k = len(cards)
         if k:
+            self.records.extend(dealt_run(queue[:k], cards))
             del queue[:k]
             self._cards_seen += k
-        return k
-
-    def _deal_hole_street(self, holes: Sequence[list[CardInput]] | Mapping[int, list[CardInput]], plan: HolePlan) -> int:
-        """_deal_hole_run for a street of hole cards none of which is dealt yet, as one step when
-        the buffers hold them all, known, as card texts, and none in play: every card but the
-        street's last (deal's). 0 otherwise: nothing is dealt, the caller deals them one by one."""
-        size, live, faces, slots, tables = plan
-        rounds = len(faces)
-        try:
-            buffers = [holes[s] for s in live]  # type: ignore[index]
-            texts = [b[r] for r in range(rounds) for b in buffers]
-        except LookupError:
-            return 0
-        del texts[-1]     # the street's last card: deal's, which starts the betting
-        if set(map(type, texts)) != _STR_ONLY:
-            return 0
-        cards = list(map(BY_TEXT.get, texts))
-        if set(map(type, cards)) != _CARD_ONLY:   # an unknown card or a text not a card: deal says
-            return 0
-        indices = list(map(_INDEX, cards))
-        states = self._card_state
-        if any(map(states.__getitem__, indices)) or len(set(indices)) < len(indices):
-            return 0      # a card in play: dealt one by one up to it, deal names it
-        for index in indices:
-            states[index] = LIVE
-        n = len(live)
-        players = self._players
-        for j, seat in enumerate(live):
-            p = players[seat]
-            got = cards[j::n]
-            k = len(got)
-            p.cards.extend(got)
-            p.up.extend(faces[:k])
-            del buffers[j][:k]
-        k = size - 1
-        records = list(map(getitem, tables, indices))   # the plan's records of these cards to these slots
-        for i in compress(range(k), map(not_, records)):   # those not made yet
-            slot = slots[i]
-            records[i] = tables[i][indices[i]] = Dealt(slot.kind, slot.seat, cards[i], slot.up, slot.street)
-        self.records.extend(records)
-        del self._queue[:k]
-        self._cards_seen += k
         return k
 
     def verify_fold(self, seat: int | None = None, dead: bool = False) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.poker.betting import pot_limit_max_to
-from engine.poker.core import HolePlan, PlayerState
+from engine.poker.core import PlayerState
 from engine.poker.records import posted as posted_record
 from engine.poker.showdown import HandShowdown
 from engine.poker.values import (
@@ -18,16 +18,7 @@ OWED: tuple[str, ...] = ("small", "big", "both")
 """Missed blinds a player owes: the small blind (dead), the big blind (live), or both."""
 
 # a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
-_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...], HolePlan | None]] = {}
-
-
-def _hole_plan(queue: tuple[CardSlot, ...], live: tuple[int, ...], hole: tuple[bool, ...]) -> HolePlan | None:
-    """A street's queue that is hole cards alone, round after round to the same seats (dealt as
-    one step when the buffers hold them all: Hand._deal_hole_street): its length, seats, each
-    seat's faces, the slots and their records by card index. None for any other queue."""
-    if len(queue) < 2 or len(queue) != len(live) * len(hole) or any(slot.kind != "hole" for slot in queue):
-        return None
-    return len(queue), live, tuple(hole), queue, tuple([None] * 53 for _ in queue)
+_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
 
 
 class HandStreets(HandShowdown):
@@ -127,7 +118,6 @@ class HandStreets(HandShowdown):
         found = _QUEUES.get(key)
         cached = found[1] if found is not None and found[0] is street else None
         if cached is None:
-            found = None
             queue: list[CardSlot] = []
             if burn:
                 queue.append(card_slot("burn", None, False, street.name))
@@ -138,12 +128,9 @@ class HandStreets(HandShowdown):
                     queue.extend(card_slot("hole", s, up, street.name) for s in live)
             queue.extend(card_slot("board", None, True, street.name) for _ in range(street.board))
             cached = tuple(queue)
-            if len(_QUEUES) >= 4096:
-                _QUEUES.clear()
-            found = _QUEUES[key] = (street, cached, _hole_plan(cached, live, street.hole))   # the street kept with it: its id stays its own
+            _QUEUES[key] = (street, cached)   # the street kept with it: its id stays its own
         queue = list(cached)
         self._queue = queue
-        self._hole_plan = found[2]
         self.phase = DEALING
         self.actor = None
         if not queue:
