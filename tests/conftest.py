@@ -1,8 +1,12 @@
-"""The suite's order: the longest test files first, so that `make test`'s two workers do not end on one of them alone."""
+"""The suite's order (the longest test files first) and the ZeroMQ context the table's, cli and sim tests share."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
+import zmq
 
 # The files that take a minute or more (pytest --durations, 2026-12-01), longest first. `make test`
 # hands whole files to its two workers in the order collected (`--dist loadfile
@@ -21,7 +25,7 @@ LONGEST_FIRST = (
     "tests/floor/test_floor_sim.py",
     "tests/web/test_pit_floor.py",
     "tests/floor/test_floor_curve.py",
-    "tests/firmware_host/test_sim_tournament_devices.py",
+    "tests/sim/test_sim_tournament_devices.py",
     "tests/firmware_host/test_math_uth.py",
     "tests/web/test_dealer_poker.py",
     "tests/floor/test_floor_stats.py",
@@ -37,3 +41,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return rank.get(item.nodeid.split("::", 1)[0], len(rank))
 
     items.sort(key=key)  # stable: the rest keep their order
+
+
+@pytest.fixture
+def ctx() -> Iterator[zmq.Context[Any]]:
+    """A ZeroMQ context destroyed after each test (the table's, the command line's and the simulations' tests)."""
+    c: zmq.Context[Any] = zmq.Context()
+    yield c
+    c.destroy(linger=0)
