@@ -1,6 +1,6 @@
 """Poker at the simulated table: the controller, the emulated shoe and the poker bots as separate processes; every variant played, and hold'em, Omaha hi-lo, stud and triple-draw tables killed mid-hand with the public feed audited.
 
-In `make test` each kill run is short (5 kills, 6 hands a table); the full runs of 20 kills mid-hand
+In `make test` each kill run is short (3 kills, 4 hands a table); the full runs of 20 kills mid-hand
 a table are `@pytest.mark.soak` (`make soak`).
 """
 
