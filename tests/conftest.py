@@ -13,6 +13,8 @@ import zmq
 # --no-loadscope-reorder`): a long file collected last would run by itself at the end.
 LONGEST_FIRST = (
     "tests/web/test_table_display.py",
+    "tests/floor/test_floor_ratings.py",  # its 500-hand archive (a module fixture): 136 s at load 15, 2026-12-03
+    "tests/sim/test_chip_demo.py",  # two chips demos, ~110 s at load 14
     "tests/harness/test_harness_poker.py",
     "tests/web/test_demo_dealer.py",
     "tests/web/test_dealer.py",
