@@ -203,7 +203,8 @@ class Session:
         n = len(self.hands)
         return {
             "kind": "session", "player": self.player, "table": self.table, "source": self.source,
-            "start": self.start, "end": self.end, "open": self.end is None, "played_s": round(played, 3),
+            "start": self.start, "end": self.end, "open": self.end is None, "on_break": self.away_since is not None,
+            "played_s": round(played, 3),
             "seats": [{"since": since, "seat": seat} for since, seat in self.seats],
             "hand_numbers": [{"hand": hand, "seat": seat} for hand, seat in self.hands],
             "hands": n, "voided": self.voided, "breaks": self.breaks,

@@ -10,6 +10,7 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "removed", "name"}                                            the pit aggregator dropped it
     {"kind": "pit", "online"}                                              whether the pit aggregator answers
     {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
+    {"kind": "rated", "source", "tables"}                                  the rated players (`figures.py`)
 
 On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
 holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
@@ -111,6 +112,7 @@ class PitHub:
         self.hours = {t.name: HourCount(clock) for t in feeds}
         self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
         self.figures: str | None = None  # the latest `figures` message (`figures.py`)
+        self.rated: str | None = None  # the latest `rated` message: the players rated at each table
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
 
@@ -182,6 +184,11 @@ class PitHub:
         self.figures = json.dumps({**message, "kind": "figures"}, default=str)
         self._send(self.figures)
 
+    def show_rated(self, message: Mapping[str, Any]) -> None:
+        """The rated players at the pit's tables (`figures.py`): kept for screens joining later, sent to every screen."""
+        self.rated = json.dumps({**message, "kind": "rated"}, default=str)
+        self._send(self.rated)
+
     def _keep(self, name: str, line: dict[str, Any]) -> None:
         text = json.dumps(line, default=str)
         self.states[name], self.latest[name] = line, text
@@ -190,7 +197,7 @@ class PitHub:
     def _current(self) -> list[str]:
         """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
         so a page drops the tiles of tables gone meanwhile), every table's summary, the figures."""
-        kept = [text for text in (self.pit_state, self.figures) if text is not None]
+        kept = [text for text in (self.pit_state, self.figures, self.rated) if text is not None]
         return [self.hello, *self.latest.values(), *kept]
 
     def _resync(self) -> Iterator[str]:

@@ -79,23 +79,29 @@ def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = 
     return app
 
 
-def _archive_reader(cfg: WebConfig) -> Callable[[str, list[str]], dict[str, Any]] | None:
-    """The archive's reader of the pit's figures with `[web] floor_db` (psycopg: the `floor` extra, which the
-    configuration checked)."""
+Reader = Callable[[str, list[str]], dict[str, Any]]
+
+
+def _archive_readers(cfg: WebConfig) -> tuple[Reader | None, Reader | None]:
+    """The archive's readers of the pit's figures and of its rated players with `[web] floor_db` (psycopg: the
+    `floor` extra, which the configuration checked)."""
     if cfg.floor_db is None:
-        return None
-    from floor.figures import pit_figures
-    return pit_figures
+        return None, None
+    from floor.figures import pit_figures, pit_rated
+    return pit_figures, pit_rated
 
 
 async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
-                figures: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
+                figures: Callable[[str, list[str]], dict[str, Any]] | None = None,
+                rated: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' addresses once listening. `figures`: the
-    reader of the pit's figures (default: the archive's, `floor.figures.pit_figures`, with `[web] floor_db`).
+    reader of the pit's figures (default: the archive's, `floor.figures.pit_figures`, with `[web] floor_db`);
+    `rated`: of the rated players (default `floor.figures.pit_rated`).
     Raises OSError when the address cannot be bound, ssl.SSLError for a bad certificate."""
     loop = asyncio.get_running_loop()
     pit, floor = pit_feed.pit_source(cfg, loop)
-    pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures or _archive_reader(cfg))
+    archive_figures, archive_rated = _archive_readers(cfg)
+    pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures or archive_figures, rated or archive_rated)
     threads: list[FeedFollower | pit_feed.FloorFollower] = [*([floor] if floor else [])]
     for feed in cfg.tables:  # one thread per table: fine for tens of tables; a floor's many go through `croupier pit`
         hub = Hub(feed.heartbeat_s, coalesce=True)

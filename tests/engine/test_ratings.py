@@ -63,7 +63,9 @@ def test_a_session_rates_its_hands_exactly_and_counts_voids_breaks_and_moves_apa
     r.hand(record(2, "uth", {1: {"ante": 1000, "blind": 1000}}, {}, status="voided"), 130.0)
     r.event("player", {"seat": 1, "action": "away"}, 140.0)
     r.hand(record(3, "uth", {1: {"ante": 1000, "blind": 1000}}, {1: -2000}), 200.0)  # on a break: unrated
+    assert r.reports()[0]["on_break"] and r.reports()[0]["open"]
     r.event("player", {"seat": 1, "action": "back"}, 740.0)
+    assert not r.reports()[0]["on_break"]
     r.event("player", {"seat": 4, "action": "in", "card": "60001111", "source": "dealer"}, 750.0)  # moves to seat 4
     r.hand(record(4, "uth", {4: {"ante": 2000, "blind": 2000, "play": 2000}}, {4: -6000}), 800.0)
     r.event("player", {"seat": 4, "action": "out"}, 3610.0)

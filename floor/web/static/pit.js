@@ -4,6 +4,7 @@
 import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
 import { netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
+import { ratedTableSeen, showRated } from "./pit-rated.js";
 import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
 
@@ -259,6 +260,9 @@ new Feed("/ws/pit", {
       } else {
         heard(message.name);
       }
+      ratedTableSeen(message.name);
+    } else if (message.kind === "rated") {  // the rated players at each table (pit-rated.js)
+      showRated(message, (name) => tiles.get(name)?.state ?? null);
     } else if (message.kind === "heartbeat") {
       heard(message.name);
     } else if (message.kind === "removed") {
