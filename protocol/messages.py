@@ -17,6 +17,8 @@ only from evaluated annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from protocol.chip_alerts import ChipNote, ChipOverride
+
 # -- what a person reads -------------------------------------------------------------------------
 
 
@@ -240,9 +242,9 @@ class ChipReads(TypedDict):
     uids: dict[str, list[str]]
     tray: Tray
     foreign: list[str]
-    notes: list[dict[str, Any]]
+    notes: list[ChipNote]
     counts: ChipCounts
-    override: dict[str, Any] | None
+    override: ChipOverride | None
 
 
 class TrayFlag(TypedDict):
@@ -252,6 +254,15 @@ class TrayFlag(TypedDict):
     hand: int
     between: bool
     event: int
+
+
+class TrayAlert(TypedDict):
+    """The shift's tray differences once one is flagged, on every feed (the pit follows the public one): how many,
+    their sum (the shift's difference so far) and the latest; never the tray's chips. Until the table opens again."""
+
+    flagged: int
+    difference: int | None
+    last: TrayFlag | None
 
 
 class TrayReconciliation(TypedDict):
@@ -490,6 +501,7 @@ class TableFields(TypedDict):
     limits: NotRequired[Limits]
     paytable: NotRequired[Paytable]
     chips: NotRequired[Chips]
+    tray_alert: NotRequired[TrayAlert]
     # a poker table's
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]

@@ -29,7 +29,7 @@ from typing import Any
 
 import zmq
 
-from drivers.readings import Reading, SensorChange
+from drivers.readings import ChipsRead, Reading, SensorChange
 from engine.chips import ChipSet
 from engine.errors import EngineError, say
 from engine.games import MAX_SPOTS
@@ -63,7 +63,7 @@ from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal
-from firmware_host.service.tray import TrayWatch, alert
+from firmware_host.service.tray import TrayWatch, alert, tray_alert
 from firmware_host.service.bodies import journaled_body
 from firmware_host.tables.state import TableState
 
@@ -302,17 +302,17 @@ class Controller:
         They share one transaction, so one commit (one fsync) makes them all durable: each is
         written, then applied. A reading is never dropped: one the table
         cannot apply is journaled instead as a `refused` event (the reading, the reason), which
-        raises a fault. The states they lead to are published in order once the commit is done;
-        nothing is published before it, so a crash loses nothing that was shown. Raises
+        raises a fault. The states they lead to are published in order once the commit is done (a run of chip
+        readings: the state after its last); nothing is published before it, so a crash loses nothing shown. Raises
         JournalError (the journal cannot be written: stop, be restarted, replay).
         """
         readings = [r for r in readings if r is not None]
         if not readings:
             return
         states: list[tuple[PublicState, FullState]] = []
-        taken = 0
+        taken, chips_next = 0, [isinstance(r, ChipsRead) for r in readings[1:]] + [False]
         try:
-            for reading in readings:
+            for n, reading in enumerate(readings):
                 event = self._event_of(reading)
                 if event is None:
                     continue
@@ -321,7 +321,7 @@ class Controller:
                     self.journal.begin_batch()
                 self._take_reading(*event)
                 taken += 1
-                if self.feed is not None:
+                if self.feed is not None and not (event[0] == "chips" and chips_next[n]):  # a run of chips: 1 state
                     states.append(self.states())
         except BaseException:
             self.journal.rollback()
@@ -482,7 +482,7 @@ class Controller:
 
     def public_state(self) -> PublicState:
         """The table as the public feed shows it: hidden cards as `??`, no burns, no detail."""
-        return self.state.views(self.money)[0]
+        return self.states()[0]
 
     def full_state(self) -> FullState:
         """Every card, for the restricted socket only."""
@@ -494,6 +494,8 @@ class Controller:
         tray = self.tray.shown()
         if tray is not None:
             full["tray"] = tray
+            if tray["flagged"]:  # the pit follows the public feed: told of a difference, never of the tray's chips
+                public["tray_alert"] = full["tray_alert"] = tray_alert(tray)
         return public, full
 
     def _refresh(self, shown: tuple[PublicState, FullState] | None = None) -> None:
