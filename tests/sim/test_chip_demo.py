@@ -65,12 +65,14 @@ def check_run(state: Path, line: dict[str, Any], hands: int) -> None:
     assert chips["tray_difference"] == 0
 
 
-@pytest.mark.slow
-def test_a_short_chips_demo_catches_every_fault_kind_injected(tmp_path: Path) -> None:
-    status, line, err = demo(tmp_path / "state", 20, EVERY_FAULT)
+@pytest.mark.parametrize("hands", [pytest.param(8, marks=pytest.mark.slow), pytest.param(20, marks=pytest.mark.soak)])
+def test_a_short_chips_demo_catches_every_fault_kind_injected(tmp_path: Path, hands: int) -> None:
+    """8 hands in `make test` (seed 1 injects each kind at least once in them: the plans are drawn from the seed
+    and the hand), 20 in `make soak`."""
+    status, line, err = demo(tmp_path / "state", hands, EVERY_FAULT)
     assert status == 0, err
     assert all(line["chips"]["injected"].get(kind, 0) >= 1 for kind in parse_faults(EVERY_FAULT)), line
-    check_run(tmp_path / "state", line, 20)
+    check_run(tmp_path / "state", line, hands)
 
 
 @pytest.mark.slow
