@@ -613,10 +613,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int,
-           chip_run: tuple[dict[str, int], int] | None = None) -> int:
+           chip_run: dict[str, int] | None = None) -> int:
     """Print the summary line read back from the journal (none when the table was not played) and
     give the exit status; remove a temporary state directory. With `--chips` the line ends with the
-    chips' part (`chip_run`: injected, the tray's change; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
+    chips' part (`chip_run`: the faults injected; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
     if result is None:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
@@ -624,7 +624,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
     try:
         count = args.hands if args.dealer == "bots" and status not in (130, 143) else result.hands
         line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
-        chips = chip_summary(state_dir, result.first_hand, count, *chip_run) if chip_run is not None else None
+        chips = chip_summary(state_dir, result.first_hand, count, chip_run) if chip_run is not None else None
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1

@@ -51,7 +51,7 @@ STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_c
 """Faults raised by a card that is not part of the hand: the dealer sets that card aside."""
 
 
-SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open"})
+SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open", "fill", "credit"})
 SIGNED_OFF_WAIT_S = 2 * MAX_DEFER_S + 1.0
 """How long a signed-off command's answer may take: its PIN's hash waits for a pause in the cards, and so does
 its answer, each up to the desk's MAX_DEFER_S (a bot re-sending each second never heard the answer: it went to
