@@ -85,7 +85,8 @@ import zmq
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
-from sim.chip_bots import ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, start_chip_board
+from sim.chip_bots import (ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, fill_tray,
+                            start_chip_board)
 from sim.demo_chips import demo_chip_set
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
@@ -178,6 +179,7 @@ class SimTable:
             self.start_shoe()
             if self.chips is not None:
                 self.chips_proc, self.chips_info = start_chip_board(self.run_dir, self.game, self.seats, self.seed)
+                fill_tray(self.chips_info["control"], demo_chip_set())  # the opening inventory: the whole float
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
             profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"

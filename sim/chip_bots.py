@@ -125,6 +125,26 @@ def start_chip_board(run_dir: Path, game: str, seats: int, seed: int) -> tuple[s
         raise
 
 
+def tray_float(chip_set: ChipSet) -> list[str]:
+    """The chips of the tray's float (`TRAY_FLOAT`), the first active chips of each value in the set."""
+    active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
+    return [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
+
+
+def fill_tray(board: str, chip_set: ChipSet) -> None:
+    """Lay the tray's float in the emulated board's tray at `board` (its control address), before the controller
+    starts: its first reading of the tray, the shift's opening inventory, holds the whole float (laid while the
+    table reads, a loaded machine's first stable reading once held a seventh of it)."""
+    client = ChipBoardClient(board, timeout=10.0)
+    try:
+        if not client.show().get("tray"):
+            chips = tray_float(chip_set)
+            for start in range(0, len(chips), 50):
+                client.place("tray", *chips[start:start + 50])
+    finally:
+        client.close()
+
+
 def chip_refusal(chips: bool, faults: Mapping[str, float], game: str, dealer: str, kills: int) -> str | None:
     """What is wrong with `croupier demo`'s `--chips` and `--faults` beside its other options (None when nothing is)."""
     if faults and not chips:
@@ -226,7 +246,7 @@ class ChipDealer(BotDealer):
         self.injected: Counter[str] = Counter()
         self.foreign = [c.uid for c in chip_set if c.status is not ChipStatus.ACTIVE]
         active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
-        float_ = [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
+        float_ = tray_float(chip_set)
         kept = set(float_)
         self.racks = {seat: Rack(chip_set) for seat in self.players}  # each bot's chips off the table: bought in
         self.cage = Rack(chip_set, [uid for uids in active.values() for uid in uids if uid not in kept])
@@ -277,7 +297,8 @@ class ChipDealer(BotDealer):
             raise BotError(f"the tray antenna never read the {len(lying)} chips in the tray")
 
     def play(self, hands: int) -> DealerLog:
-        """Fill the tray with its float, read it (the shift's opening inventory), deal `hands` hands, read the tray."""
+        """Fill the tray with its float unless it holds chips (`fill_tray` laid it before the controller started), read
+        it (the shift's opening inventory), deal `hands` hands, read the tray."""
         self.sync()
         if not self.lying().get("tray"):
             for start in range(0, len(self._float), 50):
@@ -376,16 +397,16 @@ class ChipDealer(BotDealer):
         self._record("credit", hand, amount=self.chip_set.value(sent), slip=f"C{hand}")
 
     def _fill(self, hand: int) -> None:
-        """A denomination the tray holds fewer of than its float: topped up from the cage (a `fill`, signed off), so
-        no hand finds the tray short of change."""
+        """A denomination the tray holds fewer than half its float of: every denomination short of its float topped
+        up from the cage (a `fill`, signed off), so no hand finds the tray short of change."""
         tray = by_value(self.chip_set, self.lying().get("tray", []))
+        if all(len(tray.get(value, [])) * 2 >= count for value, count in TRAY_FLOAT.items()):
+            return
         chips: list[str] = []
         for value, count in TRAY_FLOAT.items():
             short = count - len(tray.get(value, []))
             if short > 0:
                 chips += self.cage.take_chips(value, short)
-        if not chips:
-            return
         for start in range(0, len(chips), 50):
             self.board.place("tray", *chips[start:start + 50])
         self._record("fill", hand, amount=self.chip_set.value(chips), slip=f"F{hand}")
@@ -562,4 +583,4 @@ def chip_summary(state_dir: str | Path, first_hand: int, hands: int,
 
 
 __all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",
-           "make_change", "parse_faults", "reads_match", "start_chip_board"]
+           "fill_tray", "make_change", "parse_faults", "reads_match", "start_chip_board", "tray_float"]
