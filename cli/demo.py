@@ -99,7 +99,7 @@ from sim.dealing import ShoeHand
 from sim.keys import SimKeys
 from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
-from sim.demo_profile import write_demo_profile, write_rated_profile
+from sim.demo_profile import rated_profile, write_demo_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from sim.yielding import YieldingPlayers, next_hand
 
@@ -136,7 +136,7 @@ class SimTable:
         self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chip_bots.py)
         self.chips_proc: subprocess.Popen[bytes] | None = None
         self.chips_info: dict[str, Any] = {}
-        self.rated = rated  # `--rated`: the standard paytables with UTH's edges approved (`sim/demo_profile.py`)
+        self.rated = rated  # `--rated`: the builtin standard paytables, their edges approved (`sim/demo_profile.py`)
         self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
@@ -182,9 +182,9 @@ class SimTable:
                 fill_tray(self.chips_info["control"], demo_chip_set())  # the opening inventory: the whole float
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
-            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
+            profile: str | Path = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
             if self.rated and self.structure is None:
-                profile = write_rated_profile(self.run_dir / "rated-profile.toml")
+                profile = rated_profile(self.game, self.run_dir)
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
@@ -396,8 +396,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--rated", type=float, default=None, metavar="P",
-                        help="a share P (0..1) of the bot seats carry player cards, the standard paytables "
-                             "with UTH's edges approved: `croupier ratings` after it (house games)")
+                        help="a share P (0..1) of the bot seats carry player cards, the builtin standard paytables "
+                             "(their approved edges the published ones): `croupier ratings` after it (house games)")
     parser.add_argument("--chips", action="store_true", help="a smart table: the bots bet and the bot dealer pays with "
                         "the demo set's chips on the emulated chip board (uth, 3cp; docs/simulation.md)")
     parser.add_argument("--faults", type=faults_option, default={}, metavar="KIND=P,...", help="with --chips: chip "

@@ -104,15 +104,16 @@ def test_a_certified_profile_opens_and_a_tampered_one_is_refused_and_audited(tab
 
 
 def test_the_certificate_of_another_profile_does_not_open_a_table(table: Table) -> None:
-    certify("standard", table.certificates / "standard.json")
-    shutil.copy(table.certificates / "standard.json", table.certificates / "house.json")  # a name proves nothing
-    assert table.open("standard", game="uth")["ok"]
+    # fr_literal: a builtin that files no UTH figure (this build certifies 3CP only here; standard files UTH's)
+    certify("fr_literal", table.certificates / "fr_literal.json")
+    shutil.copy(table.certificates / "fr_literal.json", table.certificates / "house.json")  # a name proves nothing
+    assert table.open("fr_literal", game="uth")["ok"]
     reply = table.open("house.toml")
     assert reply["ok"] is False and reply["code"] == "uncertified"
     assert f"sha256 {read_profile(table.profiles / 'house.toml').sha256[:16]}" in reply["error"]
     assert "has no certificate" in reply["error"]
     assert [e["profile"] for e in table.refused()] == ["house"]
-    assert [o["profile"]["name"] for o in table.opens()] == ["standard"]
+    assert [o["profile"]["name"] for o in table.opens()] == ["fr_literal"]
 
 
 def test_a_file_that_is_no_certificate_certifies_nothing(table: Table) -> None:
