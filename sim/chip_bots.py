@@ -404,9 +404,11 @@ class ChipDealer(BotDealer):
             return
         chips: list[str] = []
         for value, count in TRAY_FLOAT.items():
-            short = count - len(tray.get(value, []))
-            if short > 0:
+            short = min(count - len(tray.get(value, [])), len(self.cage.chips.get(value, [])))
+            if short > 0:  # what the cage holds (the players keep many of the set's chips in their racks)
                 chips += self.cage.take_chips(value, short)
+        if not chips:
+            return
         for start in range(0, len(chips), 50):
             self.board.place("tray", *chips[start:start + 50])
         self._record("fill", hand, amount=self.chip_set.value(chips), slip=f"F{hand}")
