@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.types.json import Jsonb
 
-from floor.ratings import rate, spot_bets
+from floor.ratings import Fold, rate, spot_bets
 from floor.events import EVENT_COLUMNS, RATING_EVENT_COLUMNS, RATING_KINDS, EventError, event_row
 
 HAND_COLUMNS = ("table_name", "hand", "status", "game", "poker", "opened_at", "closed_at", "profile_name",
@@ -144,6 +144,7 @@ class Archive:
         self.pit = pit
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
         self._edges: dict[str, Any] = {}  # game:sha256 -> the profile's edges, for the ratings (floor/ratings.py)
+        self._folds: dict[str, Fold] = {}  # table -> its ratings folded so far (floor/ratings.py: read only what came since)
 
     def __enter__(self) -> Archive:
         return self
@@ -274,8 +275,8 @@ class Archive:
 
     def rate(self, table: str) -> list[dict[str, Any]]:
         """Fold `table`'s archived hands and events into its rating sessions and dealer shifts (`floor/ratings.py`:
-        idempotent). Returns the sessions written (their `croupier ratings --json` objects). Raises ArchiveError."""
-        return self._run(lambda conn: rate(conn, table, self.pit, self._edges))
+        idempotent; from where the last call left off). Returns the sessions written that changed (their `croupier ratings --json` objects). Raises ArchiveError."""
+        return self._run(lambda conn: rate(conn, table, self.pit, self._edges, self._folds))
 
     def purge_players(self, days: int, now: datetime | None = None) -> int:
         """Delete the player data older than `days` (before `now`, default the clock's): the rating sessions

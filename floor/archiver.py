@@ -215,7 +215,7 @@ def serve(args: dict[str, Any]) -> int:
     worker = CatchUp(ctx, sink, lambda t: (key, t.server_key) if t.server_key is not None else (None, None),
                      timeout_s=float(args["timeout_s"]))
     try:
-        feed, zap = _rating_feed(ctx, args)
+        feed, zap = open_rating_feed(ctx, args)
     except (zmq.ZMQError, ValueError, OSError) as exc:
         pair.send(_pack({"error": f"[pit] ratings: {exc}"}))
         pair.close()
@@ -262,7 +262,7 @@ def serve(args: dict[str, Any]) -> int:
     return 0
 
 
-def _rating_feed(ctx: zmq.Context[Any], args: dict[str, Any]) -> tuple[RatingFeed | None, FloorZap | None]:
+def open_rating_feed(ctx: zmq.Context[Any], args: dict[str, Any]) -> tuple[RatingFeed | None, FloorZap | None]:
     """The rating events' PUB at `[pit] ratings` (none when not set), a CURVE server with its ZAP handler
     when the pit has its key and clients and the endpoint is TCP. Raises zmq.ZMQError, ValueError (a key file)."""
     endpoint, key, clients = str(args.get("ratings") or ""), args.get("key"), args.get("clients")
@@ -272,10 +272,20 @@ def _rating_feed(ctx: zmq.Context[Any], args: dict[str, Any]) -> tuple[RatingFee
         return RatingFeed(ctx, endpoint, None), None
     zap = FloorZap(ctx, str(clients), tuple(args.get("roles") or ()))  # bound first: no CURVE socket without it
     try:
-        return RatingFeed(ctx, endpoint, load_secret(str(key))), zap
+        feed = RatingFeed(ctx, endpoint, load_secret(str(key)))
     except Exception:
         zap.close()
         raise
+    zap.pub_sockets = ("ratings",)
+
+    def cut(domain: str) -> None:  # a revoked client's connection cut at once (floor/rating_feed.py)
+        try:
+            feed.reopen(domain)
+        except zmq.ZMQError as exc:  # the port taken meanwhile: the feed's next sends fail, each logged
+            log.error("the rating events' socket %s could not be bound again: %s", endpoint, exc)
+
+    zap.on_cut = cut
+    return feed, zap
 
 
 class _Retention:

@@ -1,4 +1,4 @@
-"""The pit's figures of the gaming day read from the archive: per table its hands per hour and the house's win, and the pit's (docs/floor.md, "Figures")."""
+"""The pit's figures read from the archive: per table its hands per hour and the house's win of the gaming day, the pit's and each dealer's at its tables (docs/floor.md, "Figures"); the rated players at each table (docs/ratings.md, "The pit's rated players")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Any
 import psycopg
 
 from floor.archive import ArchiveError, connect
+from engine.ratings import mask_card
 from floor.series import day_series
+from floor.shift_counts import dealer_figures
 
 _SETTING = """SELECT ((now() AT TIME ZONE time_zone) - starts)::date, to_char(starts, 'HH24:MI'),
        now() AT TIME ZONE time_zone FROM gaming_day"""
@@ -39,6 +41,7 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
                 raise ArchiveError("the archive has no gaming day setting: run `croupier pit migrate --db DSN`")
             today, starts, now = setting
             series = day_series(conn, day if day is not None else today, tables=tables)
+            dealers = dealer_figures(conn, day if day is not None else today, tables)
     except psycopg.errors.UndefinedTable as exc:
         raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
                            .replace("\n", " ")) from exc
@@ -58,7 +61,7 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
     pit["tables"] = len(tables)
     return {"source": "archive", "day": series["day"], "starts": str(starts), "time_zone": series["time_zone"],
             "hours": [hour.strftime("%H:%M") for hour in hours], "elapsed": round(min(elapsed, float(n)), 3),
-            "tables": {name: per_table[name] for name in tables}, "pit": pit}
+            "tables": {name: per_table[name] for name in tables}, "pit": pit, "dealers": dealers}
 
 
 def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:
@@ -66,5 +69,53 @@ def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:
     `{"source": "archive", "error": "..."}` (the page says so; the display tries again at its next reading)."""
     try:
         return read_figures(dsn, tables)
+    except ArchiveError as exc:
+        return {"source": "archive", "error": str(exc)}
+
+
+RATED_FIELDS = ("seat", "start", "played_s", "hands", "average_bet", "theo_cents", "theo_complete", "win", "on_break",
+                "breaks", "bets_from")
+"""What the pit sees of each open rating session, beside its card masked (`engine.ratings.mask_card`)."""
+
+
+def rated_line(report: dict[str, Any]) -> dict[str, Any]:
+    """The pit's line for one open session (its `croupier ratings --json` object): the card masked, never in full.
+
+    >>> line = rated_line({"player": "600012345678", "seats": [{"since": 1.0, "seat": 2}], "start": 1.0,
+    ...     "played_s": 60.0, "hands": 1, "average_bet": 2000, "theo_cents": 44, "theo_complete": True, "win": -500,
+    ...     "on_break": False, "breaks": 0, "bets_from": {"taps": 1}})
+    >>> line["player"], line["seat"]
+    ('••••5678', 2)
+    """
+    seats = report.get("seats") or [{}]
+    return {"player": mask_card(str(report["player"])), **{k: report.get(k) for k in RATED_FIELDS if k != "seat"},
+            "seat": seats[-1].get("seat")}
+
+
+def read_rated(dsn: str, tables: list[str]) -> dict[str, Any]:
+    """The `rated` message of the tables on the pit: each one's open rating sessions in the archive, by seat
+    (`{"source": "archive", "tables": {name: [line, ...]}}`, a table with none listed empty). Raises ArchiveError."""
+    try:
+        with connect(dsn) as conn:
+            conn.read_only = True
+            rows = conn.execute("SELECT table_name, report FROM rating_sessions WHERE ended_at IS NULL "
+                                "AND table_name = ANY(%s) ORDER BY table_name, start", (tables,)).fetchall()
+    except psycopg.errors.UndefinedTable as exc:
+        raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
+                           .replace("\n", " ")) from exc
+    except psycopg.Error as exc:
+        raise ArchiveError(f"the archive's server: {exc}".strip().replace("\n", " ")) from exc
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
+    for table, report in rows:
+        out[str(table)].append(rated_line(dict(report)))
+    for lines in out.values():
+        lines.sort(key=lambda line: (line["seat"] is None, line["seat"] or 0))
+    return {"source": "archive", "tables": out}
+
+
+def pit_rated(dsn: str, tables: list[str]) -> dict[str, Any]:
+    """The pit screens' `rated` message; a failure of the archive's server as `{"source": "archive", "error": "..."}`."""
+    try:
+        return read_rated(dsn, tables)
     except ArchiveError as exc:
         return {"source": "archive", "error": str(exc)}

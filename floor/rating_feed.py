@@ -12,14 +12,22 @@ subscriber); `session` is the session's object as `croupier ratings --db --json`
 in full, amounts in cents, `theo` exact as a fraction string, `theo_cents` half-even, times in seconds
 since the epoch), its comp at no reinvestment. An event is sent when the archive's fold
 (`floor/ratings.py`) writes a session new to the feed (`opened`, and `closed` at once when it ended
-already), with other hands or breaks than last sent (`updated`), or newly ended (`closed`). A consumer
+already), with other hands or breaks than last sent or gone on or back from a break (`updated`), or newly
+ended (`closed`). A consumer
 keys sessions by (`table`, `player`, `start`): the archiver started again sends each session of each
 table's current opening once more. There is no snapshot: `croupier ratings --db` is the state.
+
+A certificate revoked from `[pit] clients` (or whose role `[pit] roles` no longer lists) while connected is
+cut at once: the ZAP handler (`floor/curve.py`, on the archiver's main thread) sees the directory change
+and calls `reopen`, which closes the PUB and binds it again; every client reconnects and is checked
+again, the revoked one refused. The others may lose the events sent while they reconnect (a gap in `seq`).
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -31,39 +39,68 @@ TOPIC = "rating/"
 
 
 class RatingFeed:
-    """The PUB socket and what each session last sent was (its hands, breaks and end). One thread's: the
-    archiver's catch-up worker, which folds the ratings."""
+    """The PUB socket and what each session last sent was (its hands, breaks and end). The archiver's catch-up
+    worker sends (`sessions`); its main thread, which serves ZAP, may `reopen` the socket: one lock between them
+    (a ZeroMQ socket may change threads behind a full memory barrier)."""
 
     def __init__(self, ctx: zmq.Context[Any], endpoint: str, keys: KeyPair | None) -> None:
         """Bind the PUB (a CURVE server when `keys` and TCP). Raises zmq.ZMQError (an address in use)."""
-        self.socket: zmq.Socket[Any] = ctx.socket(zmq.PUB)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        serve_curve(self.socket, endpoint, keys, "ratings")
-        self.socket.bind(endpoint)
+        self._ctx, self._endpoint, self._keys = ctx, endpoint, keys
+        self._lock = threading.Lock()
+        self.socket = self._bound(tries=1)
         self.seq = 0
-        self.sent: dict[tuple[str, str, float], tuple[int, int, float | None]] = {}
+        self.reopened = 0
+        self.sent: dict[tuple[str, str, float], tuple[int, int, bool, float | None]] = {}
 
     def sessions(self, reports: Iterable[Mapping[str, Any]]) -> int:
         """Send what changed in the sessions the fold wrote (`floor.ratings.rate`'s). Returns the messages sent."""
         sent = 0
         for s in reports:
             key = (str(s["table"]), str(s["player"]), float(s["start"]))
-            now = (int(s["hands"]), int(s["breaks"]), s["end"])
+            now = (int(s["hands"]), int(s["breaks"]), bool(s.get("on_break")), s["end"])
             before = self.sent.get(key)
             if before == now:
                 continue
             events = ["opened"] if before is None else []
-            if s["end"] is not None and (before is None or before[2] is None):
+            if s["end"] is not None and (before is None or before[3] is None):
                 events.append("closed")
             elif before is not None:
                 events.append("updated")
             for event in events:
                 self.seq += 1
                 body = json.dumps({"seq": self.seq, "event": event, "session": dict(s)}, sort_keys=True)
-                self.socket.send_multipart([(TOPIC + key[0]).encode("utf-8"), body.encode("utf-8")])
+                with self._lock:
+                    self.socket.send_multipart([(TOPIC + key[0]).encode("utf-8"), body.encode("utf-8")])
                 sent += 1
             self.sent[key] = now
         return sent
 
+    def _bound(self, tries: int) -> zmq.Socket[Any]:
+        sock: zmq.Socket[Any] = self._ctx.socket(zmq.PUB)
+        sock.setsockopt(zmq.LINGER, 0)
+        serve_curve(sock, self._endpoint, self._keys, "ratings")
+        for attempt in range(tries):
+            try:
+                sock.bind(self._endpoint)
+                return sock
+            except zmq.ZMQError as exc:
+                if attempt + 1 == tries or exc.errno != zmq.EADDRINUSE:
+                    sock.close(0)
+                    raise
+                time.sleep(0.01)  # the closed socket's port is released by ZeroMQ's I/O thread
+        raise AssertionError("unreachable")
+
+    def reopen(self, domain: str) -> None:
+        """Close the PUB (ZAP domain `ratings`) and bind it again: every client is cut and reconnects, checked by
+        the ZAP handler again (a revoked key is refused). Another domain: nothing to do. Raises zmq.ZMQError
+        (the address taken meanwhile by another process)."""
+        if domain != "ratings":
+            return
+        with self._lock:
+            self.socket.close(0)
+            self.socket = self._bound(tries=200)
+            self.reopened += 1
+
     def close(self) -> None:
-        self.socket.close(0)
+        with self._lock:
+            self.socket.close(0)

@@ -5,8 +5,11 @@ that closed it: its `chain`), everything of `table` after its mark (`rating_mark
 folded, before which every session and dealer shift is closed and stored), and upserts every session
 (`rating_sessions`, keyed (table, player, start)) and every dealer's figures of each opening of the
 table (`dealer_shifts`, keyed (table, dealer, the event the opening was folded from)); the mark then
-moves to the last close folded (never past a close whose hands before it are not all archived: a
-hand's events can reach the archive before the hand, whose page was fetched first). Folding the same rows twice gives the same rows: a catch-up replayed,
+moves to the last close folded (never past an event whose hands before it are not all archived: a
+hand's events can reach the archive before the hand, whose page was fetched first). The fold of a table's
+current opening is kept between catch-ups (`Fold`, in the `Archive`): each catch-up reads only the events
+and hands that came since the last, and writes only the sessions and shifts they changed; a fold from
+nothing (the pit started again) gives the same rows. Folding the same rows twice gives the same rows: a catch-up replayed,
 or the pit restarted, changes nothing. The sessions are the very objects `croupier ratings --state`
 prints for the table's journal: the same fold (`engine.ratings.Ratings`), fed the archived lines
 (`hand_record` turns a `croupier history --json` line back into what the fold reads of a hand).
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -46,8 +50,9 @@ def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
               "profile_sha256": profile.get("sha256"), "settlement": line.get("settlement"),
               "spots": [{"seat": s["seat"], "bets": spot_bets(s)} for s in rnd.get("spots") or []],
               "faults": line.get("faults") or [], "corrected": line.get("corrected") or []}
-    if isinstance(line.get("chips"), Mapping):
-        record["chips"] = line["chips"]
+    for kept in ("chips", "tray"):  # a smart table's: its chip notes and tray flags count for its dealer
+        if isinstance(line.get(kept), Mapping):
+            record[kept] = line[kept]
     return record
 
 
@@ -71,22 +76,22 @@ def _when(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, timezone.utc)
 
 
-def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tuple[int, str, Any, float, int]]:
-    """`(event id, kind, body, ts, hand)` of the table after its mark in the journal's order: its events
-    (`hand` the hand being prepared), and each hand (kind `hand`, its line as body, `hand` its number) at
-    the event that closed it. A hand line without its chain (none from today's tables) cannot be placed
-    and is left out."""
+def _entries(conn: Conn, table: str, after: int, last_hand: int) -> Iterator[tuple[int, str, Any, float, int]]:
+    """`(event id, kind, body, ts, hand)` of the table after event `after` in the journal's order: its events
+    (`hand` the hand being prepared), and each hand numbered above `last_hand` (kind `hand`, its line as body,
+    `hand` its number) at the event that closed it. A hand line without its chain (none from today's tables)
+    cannot be placed and is left out."""
     rows: list[tuple[int, str, Any, float, int]] = []
     for event, kind, body, ts, hand in conn.execute(
             "SELECT event, kind, NULL::jsonb, coalesce(ts, extract(epoch FROM at)::float8), hand FROM table_events "
             "WHERE table_name = %s AND event > %s UNION ALL "
             "SELECT event, kind, body, ts, hand FROM rating_events WHERE table_name = %s AND event > %s",
-            (table, mark, table, mark)):
+            (table, after, table, after)):
         rows.append((int(event), str(kind), body or {}, float(ts), int(hand or 0)))
-    for (line,) in conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand >= %s",
-                                (table, mark_hand)):
+    for (line,) in conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand > %s",
+                                (table, last_hand)):
         chain = line.get("chain") if isinstance(line, Mapping) else None
-        if not isinstance(chain, Mapping) or not isinstance(chain.get("event"), int) or chain["event"] <= mark:
+        if not isinstance(chain, Mapping) or not isinstance(chain.get("event"), int) or chain["event"] <= after:
             continue
         closed = line.get("closed")
         ts = datetime.fromisoformat(closed).timestamp() if isinstance(closed, str) else 0.0
@@ -95,33 +100,61 @@ def _entries(conn: Conn, table: str, mark: int, mark_hand: int) -> Iterator[tupl
     return iter(rows)
 
 
-def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges]) -> list[dict[str, Any]]:
+@dataclass(slots=True)
+class Fold:
+    """A table's fold kept between catch-ups (by `Archive`): the sessions of its current opening as folded up
+    to event `event` and hand `hand`, from the mark `since` (`rating_marks`: event, and `mark_hand` its hand),
+    and what was last stored of each, so that the next catch-up reads and writes only what came since."""
+
+    ratings: Ratings
+    since: int
+    mark_hand: int
+    event: int
+    hand: int
+    stored: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # ("session", player, start) or ("dealer", name) -> report
+    read: int = 0  # the entries read from the archive by this fold (its catch-ups')
+
+
+def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
+         folds: dict[str, Fold] | None = None) -> list[dict[str, Any]]:
     """Fold `table`'s archive after its mark into `rating_sessions` and `dealer_shifts` in one transaction
-    on `conn`; returns the sessions written (their reports), in the order they ended, the open ones last. `edges` (game:sha256 -> edges) is kept between
-    calls (a profile's edges are worked out once). Raises psycopg's errors."""
+    on `conn`; returns the sessions written (their reports) that changed, in the order they ended, the open
+    ones last. `edges` (game:sha256 -> edges) is kept between calls (a profile's edges are worked out once);
+    `folds` too (table -> its `Fold`): a fold kept there, from the mark the archive holds, goes on from what it
+    folded last instead of from the mark; it is put back only once the transaction is committed. A fold never
+    passes an event after a hand not archived yet (the catch-up fetches a table's hands, then its events: a
+    hand closed in between reaches the archive after the events that follow it): it goes on from there next
+    time. Raises psycopg's errors."""
+    kept = folds.pop(table, None) if folds is not None else None
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('rating:' || %s))", (table,))
         held = conn.execute("SELECT event, hand FROM rating_marks WHERE table_name = %s", (table,)).fetchone()
         mark, mark_hand = (int(held[0]), int(held[1])) if held else (0, 0)
-        ratings, since = _fresh(table, edges), mark
+        fold = kept if kept is not None and (kept.since, kept.mark_hand) == (mark, mark_hand) else \
+            Fold(_fresh(table, edges), mark, mark_hand, mark, mark_hand - 1)
         written: list[dict[str, Any]] = []
         top = conn.execute("SELECT max(hand) FROM hands WHERE table_name = %s", (table,)).fetchone()
         archived = int(top[0]) if top and top[0] is not None else 0
-        for event, kind, body, ts, hand in _entries(conn, table, mark, mark_hand):
-            if kind == "close" and hand - 1 > archived:
-                break  # a hand closed before this close is not archived yet (its events came first): folded next time
+        for event, kind, body, ts, hand in _entries(conn, table, fold.event, fold.hand):
+            if kind != "hand" and hand - 1 > archived:
+                break  # a hand closed before this event is not archived yet (its events came first): folded next time
+            fold.read += 1
+            fold.event = event
             if kind == "hand":
-                _profile(ratings, body, ts)
-                ratings.hand(hand_record(body), ts)
+                _profile(fold.ratings, body, ts)
+                fold.ratings.hand(hand_record(body), ts)
+                fold.hand = hand
                 continue
-            ratings.event(kind, body, ts)
+            fold.ratings.event(kind, body, ts)
             if kind == "close":  # every session and shift of this opening is final: stored, the mark moved on
-                written += _store(conn, ratings, since, pit)
+                written += _store(conn, fold, pit)
                 conn.execute("INSERT INTO rating_marks VALUES (%s, %s, %s) ON CONFLICT (table_name) "
                              "DO UPDATE SET event = excluded.event, hand = excluded.hand",
-                             (table, event, hand or mark_hand))
-                ratings, since = _fresh(table, edges), event
-        written += _store(conn, ratings, since, pit)
+                             (table, event, hand or fold.mark_hand))
+                fold = Fold(_fresh(table, edges), event, hand or fold.mark_hand, event, fold.hand, read=fold.read)
+        written += _store(conn, fold, pit)
+    if folds is not None:
+        folds[table] = fold
     return written
 
 
@@ -139,9 +172,28 @@ def _profile(ratings: Ratings, line: Mapping[str, Any], ts: float) -> None:
             ratings.event("open", {"game": rnd.get("game"), "profile": profile}, ts)
 
 
-def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> list[dict[str, Any]]:
-    """Upsert the fold's sessions and dealers' figures (one opening of the table's)."""
-    sessions = ratings.reports()
+def _store(conn: Conn, fold: Fold, pit: str | None) -> list[dict[str, Any]]:
+    """Upsert the fold's sessions and dealers' figures (one opening of the table's) that changed since the fold
+    last stored them. Returns those sessions."""
+    ratings, since = fold.ratings, fold.since
+    sessions = [s for s in ratings.reports() if fold.stored.get(("session", s["player"], s["start"])) != s]
+    dealers = [d for d in ratings.dealer_reports() if fold.stored.get(("dealer", d["dealer"])) != d]
+    fold.stored.update({("session", s["player"], s["start"]): s for s in sessions})
+    fold.stored.update({("dealer", d["dealer"]): d for d in dealers})
+    upsert_sessions(conn, sessions, pit)
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO dealer_shifts (table_name, dealer, from_event, started_at, report, pit) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET "
+            "started_at = excluded.started_at, report = excluded.report, pit = excluded.pit, rated_at = now()",
+            [(ratings.table, d["dealer"], since, _when(d["first_in"]) if d["first_in"] is not None else None,
+              Jsonb(d), pit) for d in dealers])
+    return sessions
+
+
+def upsert_sessions(conn: Conn, sessions: list[dict[str, Any]], pit: str | None) -> None:
+    """Write rating sessions (their reports) to `rating_sessions`, each replacing its row (table, player, start)
+    (in the caller's transaction). Raises psycopg's errors."""
     with conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO rating_sessions (table_name, player, start, started_at, ended_at, hands, bets_total, win, "
@@ -153,12 +205,6 @@ def _store(conn: Conn, ratings: Ratings, since: int, pit: str | None) -> list[di
             [(s["table"], s["player"], s["start"], _when(s["start"]), _when(s["end"]) if s["end"] else None,
               s["hands"], s["bets_total"], s["win"], s["theo"], s["theo_cents"], s["profile_sha256"], Jsonb(s), pit)
              for s in sessions])
-        cur.executemany(
-            "INSERT INTO dealer_shifts (table_name, dealer, from_event, report, pit) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
-            "pit = excluded.pit, rated_at = now()",
-            [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in ratings.dealer_reports()])
-    return sessions
 
 
 def sessions(conn: Conn, day: str | None = None, player: str | None = None,

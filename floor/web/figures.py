@@ -11,7 +11,14 @@ table joins or leaves the pit), and sends the pit screens one message (`PitHub.s
      "hours": ["06:00", ...], "elapsed": 10.5,
      "tables": {"uth-1": {"hands": [per hour], "win": [per hour], "open_hours": [per hour],
                           "day_hands", "day_win", "day_open_hours", "hands_per_hour"}},
-     "pit": {the same, summed over the pit's tables, and "tables": N}}
+     "pit": {the same, summed over the pit's tables, and "tables": N},
+     "dealers": [each dealer's figures at the pit's tables that day: `floor.shift_counts.dealer_figures`]}
+
+The hub sends the `dealers` apart, to the screens signed in with a floor role only (`hub.py`).
+At each reading it also reads the rated players at the pit's tables (`floor.figures.pit_rated`: each
+table's open rating sessions, the card masked; docs/ratings.md) and sends `{"kind": "rated", "source":
+"archive", "tables": {name: [...]}}` (or its `error`): the archive's fold follows each catch-up, so the
+list is refreshed as hands close, within `figures_s`.
 
 `hands`, `win` and `open_hours` are the series' `hands`, `house_win` and `open_hours`, hour by hour
 (the open time from the table's open / close events, idle spells counted closed: docs/floor.md,
@@ -42,11 +49,13 @@ class PitFigures:
     """The floor web process's reader of the archive for the pit (`start` on the loop, `stop` at the end)."""
 
     def __init__(self, pit: PitHub, dsn: str | None, every_s: float,
-                 read: Callable[[str, list[str]], dict[str, Any]] | None = None) -> None:
+                 read: Callable[[str, list[str]], dict[str, Any]] | None = None,
+                 rated: Callable[[str, list[str]], dict[str, Any]] | None = None) -> None:
         self.pit = pit
         self.dsn = dsn
         self.every_s = every_s
         self.read = read
+        self.rated = rated  # the rated players' reader (`floor.figures.pit_rated`), at the same readings
         self.task: asyncio.Task[None] | None = None
         self.readings = self.failures = 0
 
@@ -66,6 +75,11 @@ class PitFigures:
             else:
                 self.readings += 1
             self.pit.show_figures(message)
+            if self.rated is not None:
+                rated = await asyncio.to_thread(self.rated, dsn, names)
+                if "error" in rated:
+                    log.warning("pit web: the rated players: %s", rated["error"])
+                self.pit.show_rated(rated)
             waited = 0.0
             while waited < self.every_s and sorted(self.pit.names) == names:  # a table added or gone: read now
                 step = min(CHANGE_CHECK_S, self.every_s - waited)

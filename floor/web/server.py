@@ -22,7 +22,7 @@ from aiohttp import web
 from floor.web import pit_feed
 from floor.web.config import WebConfig
 from floor.web.figures import PitFigures
-from floor.web.hub import PitHub
+from floor.web.hub import DEALER_FIGURE_ROLES, PitHub
 from pages import app as core, auth, tournament
 from pages.bridge import FeedFollower, Hub
 from pages.pump import pump
@@ -52,14 +52,14 @@ async def _pit_access(request: web.Request) -> web.Response:
 
 async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
     """Every table's latest summary for one pit screen, then their updates (`hub.py`). With `[web] pit_roles` the
-    handshake needs a session of one of them (`auth.require`: 401 signed out, 403 another role)."""
+    handshake needs a session of one of them (`auth.require`: 401 signed out, 403 another role); the dealers'
+    figures go only to a session of `DEALER_FIGURE_ROLES` (a wall screen, without sign-in, never gets them)."""
     roles: tuple[str, ...] = request.app[PIT_ROLES]
-    if roles:
-        auth.require(request, roles)
+    session = auth.require(request, roles) if roles else None
     ws = web.WebSocketResponse()
     await ws.prepare(request)
     pit = request.app[PIT]
-    screen = pit.join()
+    screen = pit.join(dealers=session is not None and session.role in DEALER_FIGURE_ROLES)  # never a wall screen
     await pump(ws, screen.next, lambda: pit.leave(screen))
     return ws
 
@@ -79,23 +79,29 @@ def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = 
     return app
 
 
-def _archive_reader(cfg: WebConfig) -> Callable[[str, list[str]], dict[str, Any]] | None:
-    """The archive's reader of the pit's figures with `[web] floor_db` (psycopg: the `floor` extra, which the
-    configuration checked)."""
+Reader = Callable[[str, list[str]], dict[str, Any]]
+
+
+def _archive_readers(cfg: WebConfig) -> tuple[Reader | None, Reader | None]:
+    """The archive's readers of the pit's figures and of its rated players with `[web] floor_db` (psycopg: the
+    `floor` extra, which the configuration checked)."""
     if cfg.floor_db is None:
-        return None
-    from floor.figures import pit_figures
-    return pit_figures
+        return None, None
+    from floor.figures import pit_figures, pit_rated
+    return pit_figures, pit_rated
 
 
 async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
-                figures: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
+                figures: Callable[[str, list[str]], dict[str, Any]] | None = None,
+                rated: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' addresses once listening. `figures`: the
-    reader of the pit's figures (default: the archive's, `floor.figures.pit_figures`, with `[web] floor_db`).
+    reader of the pit's figures (default: the archive's, `floor.figures.pit_figures`, with `[web] floor_db`);
+    `rated`: of the rated players (default `floor.figures.pit_rated`).
     Raises OSError when the address cannot be bound, ssl.SSLError for a bad certificate."""
     loop = asyncio.get_running_loop()
     pit, floor = pit_feed.pit_source(cfg, loop)
-    pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures or _archive_reader(cfg))
+    archive_figures, archive_rated = _archive_readers(cfg)
+    pit_figures = PitFigures(pit, cfg.floor_db, cfg.figures_s, figures or archive_figures, rated or archive_rated)
     threads: list[FeedFollower | pit_feed.FloorFollower] = [*([floor] if floor else [])]
     for feed in cfg.tables:  # one thread per table: fine for tens of tables; a floor's many go through `croupier pit`
         hub = Hub(feed.heartbeat_s, coalesce=True)

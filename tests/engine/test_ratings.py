@@ -66,7 +66,9 @@ def test_a_session_rates_its_hands_exactly_and_counts_voids_breaks_and_moves_apa
     r.hand(record(2, "uth", {1: {"ante": 1000, "blind": 1000}}, {}, status="voided"), 130.0)
     r.event("player", {"seat": 1, "action": "away"}, 140.0)
     r.hand(record(3, "uth", {1: {"ante": 1000, "blind": 1000}}, {1: -2000}), 200.0)  # on a break: unrated
+    assert r.reports()[0]["on_break"] and r.reports()[0]["open"]
     r.event("player", {"seat": 1, "action": "back"}, 740.0)
+    assert not r.reports()[0]["on_break"]
     r.event("player", {"seat": 4, "action": "in", "card": "60001111", "source": "dealer"}, 750.0)  # moves to seat 4
     r.hand(record(4, "uth", {4: {"ante": 2000, "blind": 2000, "play": 2000}}, {4: -6000}), 800.0)
     r.event("player", {"seat": 4, "action": "out"}, 3610.0)
@@ -118,6 +120,26 @@ def test_dealer_figures_follow_the_sign_ins() -> None:
     assert (ana["turns"], ana["time_s"], ana["hands"], ana["voids"], ana["corrections"], ana["faults"]) == (2, 1800, 1, 1, 1, 1)
     assert ana["average_seats"] == 2 and ana["hands_per_hour"] == 2.0
     assert (bo["turns"], bo["time_s"], bo["hands"], bo["average_seats"], bo["on_table"]) == (1, 1200, 1, 1, False)
+
+
+def test_the_chips_each_dealers_hands_caught_count_for_that_dealer() -> None:
+    """A smart table's notes (mispays, moved and foreign chips) and tray flags in a hand's record count for the
+    dealer who dealt it; a record without chips counts none."""
+    r = Ratings("uth-1")
+    r.event("open", open_body("uth"), 0.0)
+    r.event("dealer", {"dealer": "ana", "action": "in"}, 0.0)
+    caught = record(1, "uth", {1: {"ante": 100, "blind": 100}}, {1: 0}, faults=[{"kind": "mispay"}, {"kind": "chips_moved"}])
+    caught["chips"] = {"notes": [{"kind": "mispay", "circles": []}, {"kind": "chips_moved", "antenna": "s1.ante"},
+                                 {"kind": "mispay", "circles": []}, {"kind": "foreign_chip", "uid": "E0"}]}
+    caught["tray"] = {"movements": [], "tray_change": None, "difference": None,
+                      "flags": [{"value": -500, "hand": 1, "between": False, "event": 9}]}
+    r.hand(caught, 60.0)
+    r.event("dealer", {"dealer": "bo", "action": "in"}, 600.0)
+    r.hand(record(2, "uth", {1: {"ante": 100, "blind": 100}}, {1: 0}), 700.0)
+    ana, bo = r.dealer_reports()
+    assert {k: ana[k] for k in ("mispays", "moved_chips", "foreign_chips", "tray_differences", "faults")} == {
+        "mispays": 2, "moved_chips": 1, "foreign_chips": 1, "tray_differences": 1, "faults": 2}
+    assert (bo["mispays"], bo["moved_chips"], bo["foreign_chips"], bo["tray_differences"]) == (0, 0, 0, 0)
 
 
 def test_a_card_number_is_checked_without_being_repeated_and_masked_to_its_last_four() -> None:

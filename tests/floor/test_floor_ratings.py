@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
@@ -16,9 +17,10 @@ from typing import Any
 import psycopg
 import pytest
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from floor.archive import Archive
-from floor.archiver import ArchiverProcess
+from floor.archiver import ArchiverProcess, open_rating_feed
 from floor.config import PitConfig
 from floor.config import PitTable as FloorTable
 from floor.rating_feed import RatingFeed
@@ -197,6 +199,44 @@ def test_archiving_and_rating_again_changes_nothing(db: str, states: dict[str, P
     assert sum(d["hands"] for d in dealers if d["table"] == "sim-uth-1") == FIRST + SECOND
 
 
+def test_the_fold_reads_only_what_came_since_and_rates_as_a_fold_from_nothing(db: str,
+                                                                                states: dict[str, Path]) -> None:
+    """A catch-up every 17 hands (the UTH table's close among them, and twice a hand's events archived before
+    the hand): the kept fold reads each event and hand once, and its rows are those a fold from nothing writes."""
+    migrate(db)
+    with Archive(db, pit="pit-1") as a:
+        for table, state in states.items():
+            for upto in [*range(17, FIRST + SECOND, 17), None]:
+                late = int(upto is not None and upto % 2 == 1)  # the hand `upto` reaches the archive after events after it
+                for page in pages(state, events=False, after=a.last_hand(table)):
+                    a.write(table, [h for h in page if upto is None or h["hand"] <= upto - late])
+                for page in pages(state, events=True, after=a.last_event(table)):
+                    a.write_events(table, [e for e in page if upto is None or e["hand"] <= upto + late])
+                a.rate(table)
+            with psycopg.connect(db) as conn:
+                entries = conn.execute(
+                    "SELECT (SELECT count(*) FROM table_events WHERE table_name = %(t)s) + (SELECT count(*) FROM "
+                    "rating_events WHERE table_name = %(t)s) + (SELECT count(*) FROM hands WHERE table_name = %(t)s)",
+                    {"t": table}).fetchone()
+            assert entries is not None and a._folds[table].read == entries[0]  # each read once, none twice
+
+    def rows() -> list[tuple[Any, ...]]:
+        with psycopg.connect(db) as conn:
+            return [*conn.execute("SELECT table_name, player, start, report, ended_at FROM rating_sessions "
+                                  "ORDER BY 1, 2, 3"),
+                    *conn.execute("SELECT table_name, dealer, from_event, report FROM dealer_shifts ORDER BY 1, 2, 3"),
+                    *conn.execute("SELECT table_name, event, hand FROM rating_marks ORDER BY 1")]
+
+    kept = rows()
+    with psycopg.connect(db) as conn:
+        conn.execute("DELETE FROM rating_sessions; DELETE FROM dealer_shifts; DELETE FROM rating_marks")
+    with Archive(db, pit="pit-1") as a:
+        for table in states:
+            a.rate(table)
+    assert rows() == kept and len(kept) > 12
+    agree(db, states)
+
+
 def counts(db: str) -> tuple[int, int, int]:
     """(sessions, open sessions, player events) in the archive."""
     with psycopg.connect(db) as conn:
@@ -357,6 +397,19 @@ def test_the_pits_archiver_publishes_the_rating_events_over_curve(tmp_path: Path
         child.want("sim-3cp-1")
         wait_for(lambda: cms.agrees_with(db) and not any(s["open"] for s in cms.sessions.values()),
                  "every session closed at the client", timeout_s=60)
+        # the system's key revoked: the archiver process cuts its connection and refuses it again
+        monitor = cms.sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        (tmp_path / "clients" / "revoked").mkdir()
+        shutil.move(str(tmp_path / "clients" / cms_public.name), tmp_path / "clients" / "revoked" / cms_public.name)
+        seen: set[int] = set()
+
+        def cut() -> bool:
+            while monitor.poll(0):
+                seen.add(int(recv_monitor_message(monitor)["event"]))
+            return seen >= {zmq.EVENT_DISCONNECTED, zmq.EVENT_HANDSHAKE_FAILED_AUTH}
+        wait_for(cut, "the revoked system cut and refused by the archiver", timeout_s=20)
+        cms.sock.disable_monitor()
+        monitor.close(0)
     finally:
         client.close()
         child.stop()
@@ -364,6 +417,85 @@ def test_the_pits_archiver_publishes_the_rating_events_over_curve(tmp_path: Path
         thread.join(10)
         cms.sock.close(0)
         ctx.destroy(linger=0)
+
+
+def test_a_cms_key_revoked_is_cut_from_the_rating_events_at_once(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """The archiver's rating feed and its ZAP handler (`open_rating_feed`), served from a thread as the archiver's
+    main loop serves them, on real ZeroMQ over CURVE: two casino systems get an event; one's key is moved to
+    `revoked/`: it is disconnected and its reconnection refused, the other reconnects and gets the next event."""
+    _, pit_secret = keys.create(tmp_path / "keys", "pit1", "pit")
+    clients = tmp_path / "clients"
+    clients.mkdir()
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    secrets = {}
+    for name in ("cms-1", "cms-2"):
+        public, secrets[name] = keys.create(tmp_path / "keys", name, "pit")
+        shutil.copyfile(public, clients / public.name)
+    feed, zap = open_rating_feed(ctx, {"ratings": endpoint, "dsn": "unused", "key": str(pit_secret),
+                                       "clients": str(clients), "roles": ["pit"]})
+    assert feed is not None and zap is not None
+    stop = threading.Event()
+
+    def serve_zap() -> None:  # the archiver's main loop: the ZAP requests, the directory looked at
+        while not stop.is_set():
+            if zap.socket.poll(20):
+                zap.serve()
+            zap.turn()
+
+    subs: dict[str, tuple[zmq.Socket[Any], zmq.Socket[Any]]] = {}
+    for name, secret in secrets.items():
+        sock: zmq.Socket[Any] = ctx.socket(zmq.SUB)
+        ClientKeys.load(str(secret), str(pit_secret).removesuffix("_secret")).apply(sock)
+        sock.setsockopt(zmq.SUBSCRIBE, b"rating/")
+        monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+                                          | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        subs[name] = (sock, monitor)
+    seen: dict[str, list[int]] = {name: [] for name in subs}
+
+    def saw(name: str, *events: int) -> bool:
+        monitor = subs[name][1]
+        while monitor.poll(0):
+            seen[name].append(int(recv_monitor_message(monitor)["event"]))
+        return all(seen[name].count(e) >= n for e, n in Counter(events).items())
+
+    def session(hands: int) -> dict[str, Any]:
+        return {"table": "uth-1", "player": "600012345678", "start": 1.0, "hands": hands, "breaks": 0, "end": None}
+
+    thread = threading.Thread(target=serve_zap, daemon=True)
+    thread.start()
+    try:
+        for sock, _ in subs.values():
+            sock.connect(endpoint)
+        wait_for(lambda: all(saw(name, zmq.EVENT_HANDSHAKE_SUCCEEDED) for name in subs), "both systems let in", 10)
+        got: dict[str, list[Any]] = {name: [] for name in subs}
+
+        def take(name: str) -> list[Any]:
+            while subs[name][0].poll(0):
+                got[name].append(json.loads(subs[name][0].recv_multipart()[1]))
+            return got[name]
+
+        while not all(take(name) for name in subs):  # a PUB's first sends may go before the subscriptions
+            feed.sessions([session(len(got["cms-2"]) + feed.seq)])
+            subs["cms-2"][0].poll(100)
+        (clients / "revoked").mkdir()
+        shutil.move(str(clients / "cms-1.key"), clients / "revoked" / "cms-1.key")
+        wait_for(lambda: saw("cms-1", zmq.EVENT_HANDSHAKE_SUCCEEDED, zmq.EVENT_DISCONNECTED,
+                             zmq.EVENT_HANDSHAKE_FAILED_AUTH), "the revoked system cut and refused", 10)
+        wait_for(lambda: saw("cms-2", *[zmq.EVENT_HANDSHAKE_SUCCEEDED] * 2), "the other system back", 10)
+        assert feed.reopened == 1 and "cms-1" not in zap.granted
+        before = len(take("cms-1"))
+        wait_for(lambda: feed.sessions([session(1000 + feed.seq)]) and take("cms-2")[-1]["session"]["hands"] >= 1000,
+                 "the next events at the other system", 10)  # the first may go before its subscription is back
+        assert len(take("cms-1")) == before  # sent after the other system had it: none for the revoked one
+    finally:
+        stop.set()
+        thread.join(5)
+        for sock, monitor in subs.values():
+            sock.disable_monitor()
+            monitor.close(0)
+            sock.close(0)
+        feed.close()
+        zap.close()
 
 
 def test_an_archive_not_migrated_or_a_bad_day_is_named_not_a_traceback(db: str) -> None:
