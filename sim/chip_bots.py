@@ -79,6 +79,11 @@ COLOUR_UP_AT = 30
 COLOUR_UP_CHIPS = 20
 """How many of the smallest chips a colour-up changes for bigger ones (20 x 100 for 4 x 500)."""
 
+SETTLE_MS = 600
+"""The demo reader's settle time (`[chip_reader] settle_ms`: six of the board's scans). The tray's first stable
+reading is the shift's opening inventory; at 300 ms (three scans) a chip high in a column of the float, confirmed
+a few scans late, once came after a stable reading without it (EUR 1 flagged before the first hand)."""
+
 SETTLE_TIMEOUT_S = 20.0
 """How long the readers may take to show what lies on the board before the demo gives up (BotError)."""
 
@@ -156,7 +161,7 @@ def chip_refusal(chips: bool, faults: Mapping[str, float], game: str, dealer: st
 
 def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET) -> str:
     """The controller's `[chip_reader]` and `[chips]` sections for the emulated board at `board_url`."""
-    return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = 300\n'
+    return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = {SETTLE_MS}\n'
             f'\n[chips]\nset = "{Path(chip_set).resolve()}"\n')
 
 
