@@ -31,6 +31,17 @@ class Hands:
     def tray(self) -> dict[int, list[str]]:
         return by_value(self.set, self.lying().get("tray", []))
 
+    def take_float_from_board(self) -> bool:
+        """The table opened with chips in its tray already (its float): those are the float, the rest the racks'.
+        False when the tray is empty."""
+        lying = self.lying().get("tray", [])
+        if not lying:
+            return False
+        self.float = list(lying)
+        kept = set(lying)
+        self.rack = Rack(self.set, [c.uid for c in self.set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
+        return True
+
     def fill_tray(self) -> None:
         """The tray's float, as the shift opens."""
         for start in range(0, len(self.float), 50):
