@@ -3,7 +3,8 @@
 `croupier pit web --config FILE` runs `serve`: /pit shows a pit aggregator's tables (`[web] pit`, its floor
 feed followed by `pit_feed.py`) or the tables followed here (`[[web.tables]]`, one `FeedFollower` each
 feeding the `PitHub`), with the day's figures from the archive (`[web] floor_db`, `figures.py`); /tournament
-the director's feed (`pages/tournament.py`, which a tournament table's display follows too). Once listening
+the director's feed (`pages/tournament.py`, which a tournament table's display follows too); `/pit/rating` relays
+the pit's signed-off rating steps to the tables that give their `commands` (`rating.py`). Once listening
 it prints one JSON line: `{"web", "pit", "tournament"?}`, the pages' addresses.
 """
 
@@ -19,7 +20,7 @@ from typing import Any, TextIO
 
 from aiohttp import web
 
-from floor.web import pit_feed
+from floor.web import pit_feed, rating
 from floor.web.config import WebConfig
 from floor.web.figures import PitFigures
 from floor.web.hub import PitHub
@@ -113,6 +114,7 @@ async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
     app = make_app(pit, auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, language=cfg.language,
                    origins=cfg.origins, pit_roles=cfg.pit_roles)
     clock = tournament.add_routes(app, cfg, loop, "web")  # /ws/tournament (the director's feed)
+    rating.add_routes(app, rating.RatingRelay.of(cfg.tables, cfg.key))  # the pit's signed-off rating steps
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()
     try:
