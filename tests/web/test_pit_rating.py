@@ -21,8 +21,10 @@ from floor.web.server import make_app
 from pages import app as core
 from pages.auth import SESSION_COOKIE, Sessions
 from pages.config import TableFeed
-from protocol.users import Users
+from protocol import keys
+from protocol.users import User, Users
 from tests.firmware_host.conftest import ctx  # noqa: F401  (a ZeroMQ context a test)
+from tests.firmware_host.test_curve import SecureTable
 from tests.firmware_host.test_signoff import PIN, Table
 from tests.web.screens import check_screenshot
 from tests.web.test_display_guard import cheap_user
@@ -48,7 +50,7 @@ class Floor:
                        Sessions(tmp / "web-users.json"), language=language)
         commands = self.table.client.endpoint
         add_routes(app, RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s",
-                                                        commands=commands)}))
+                                                        commands=commands)}, timeout_s=10.0))  # a loaded machine
         self.runner, port = await core.listen(app, "127.0.0.1", 0, None)
         return f"http://127.0.0.1:{port}"
 
@@ -165,3 +167,32 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
         assert PIN not in page.content()
     finally:
         floor.close()
+
+
+def test_the_relay_is_the_pits_own_curve_client_and_a_key_the_table_never_got_gets_nothing(
+        tmp_path: Path, ctx: zmq.Context[Any]) -> None:  # noqa: F811
+    keys.create(tmp_path / "clients", "pit-web", "pit")  # `croupier keys new pit-web --role pit`, given to the table
+    keys.create(tmp_path / "elsewhere", "forger", "pit")  # a pit key the table never got
+    table = SecureTable(tmp_path, ctx)
+    try:
+        Users({"ana": User.with_pin("ana", "supervisor", PIN)}).save(tmp_path / "users.json")
+        table.c.signoff.users = str(tmp_path / "users.json")
+
+        def relay(key: Path, timeout_s: float = 10.0) -> RatingRelay:  # a loaded machine: the hash waits its turn
+            feed = TableFeed("t1", "ipc:///unused-p", "ipc:///unused-s", server_key=str(tmp_path / "table" / "table.key"),
+                             commands=table.cfg.commands.endpoint)
+            return RatingRelay({"t1": feed}, key=str(key), timeout_s=timeout_s)
+
+        signoff = {"user": "ana", "pin": PIN, "at": "pat"}
+        reply = relay(tmp_path / "clients" / "pit-web.key_secret").send("t1", "pit-web:pat:c1",
+                                                                         {"seat": 1, "action": "open"}, signoff)
+        assert reply["ok"], reply
+        event = table.c.journal.last_of("rating")
+        assert event is not None and event.body["signed_off"] == {"user": "ana", "caller_role": "pit",
+                                                                 "caller_key": "pit-web"}
+        with pytest.raises(TimeoutError):  # the ZAP handler refuses it: nothing reaches the table
+            relay(tmp_path / "elsewhere" / "forger.key_secret", 1.0).send("t1", "pit-web:pat:c2",
+                                                                      {"seat": 2, "action": "open"}, signoff)
+        assert table.c.journal.last_of("rating") == event
+    finally:
+        table.close()
