@@ -14,7 +14,9 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
+from engine.ratings import Ratings
 from firmware_host.service.ratings import journal_ratings
+from floor.figures import rated_line
 from floor.web.hub import PitHub
 from floor.web.rating import RatingRelay, add_routes
 from floor.web.server import make_app
@@ -196,3 +198,10 @@ def test_the_relay_is_the_pits_own_curve_client_and_a_key_the_table_never_got_ge
         assert table.c.journal.last_of("rating") == event
     finally:
         table.close()
+
+
+def test_a_declined_players_session_reaches_the_pits_rated_list_as_such() -> None:
+    r = Ratings("uth-1")
+    r.event("rating", {"seat": 4, "action": "open", "signed_off": {"user": "ana"}}, 100.0)
+    line = rated_line(r.reports(200.0)[0])
+    assert (line["player"], line["declined"], line["seat"]) == ("declined", True, 4)
