@@ -93,7 +93,9 @@ def _text(r: dict[str, Any]) -> str:
                 f"win {_money(r['win'])}")
     return (f"dealer {r['dealer']}  {r['table']}  {r['turns']} turns, {r['time_s'] / 3600:.2f} h  {r['hands']} hands"
             f"  ({r['hands_per_hour'] or 0}/h)  seats {r['average_seats'] or 0}  voids {r['voids']}  "
-            f"corrections {r['corrections']}  faults {r['faults']}")
+            f"corrections {r['corrections']}  faults {r['faults']}"
+            + (f"  mispays {r['mispays']}  moved chips {r['moved_chips']}  foreign chips {r['foreign_chips']}  "
+               f"tray differences {r['tray_differences']}" if "mispays" in r else ""))  # an archive older than them: none
 
 
 CSV_COLUMNS = ("player", "table", "started", "ended", "open", "seats", "hands", "voided", "breaks", "played_s",

@@ -1,4 +1,4 @@
-"""`croupier stats --db DSN [--day D] [--table T] [--shift S] [--pit P] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
+"""`croupier stats --db DSN [--day D] [--table T] [--shift S] [--pit P] [--dealers] [--json | --csv]`: the floor's figures from the archive, and the pit's counts.
 
 `croupier stats` reports per table, per game and per pit (hands, handle, the house's win, average
 bet, the rates per open hour, theoretical win, rake; per table and pit the drop, fills, credits and
@@ -8,6 +8,10 @@ hold %, per table the inventories): a text table, `--json` one object (`{"hands"
 `croupier stats drop|fill|credit|opening|closing --db DSN --table T --day D --amount N` enters a
 count for a table's gaming day; `croupier stats gaming-day --db DSN [--starts HH:MM] [--time-zone TZ]
 [--idle MINUTES]` sets when the gaming day starts and when a table without hands counts as closed.
+A smart table's chip alerts (mispays, moved chips, foreign chips, tray differences) are counted per table,
+gaming day and shift (`alerts`, and each table's sums under its `alerts`). `croupier stats --dealers --db DSN
+[--day D] [--table T] [--pit P] [--json]` prints each dealer's figures per table instead: turns, time,
+hands, hands per hour, average seats, voids, corrections, faults and the chip alerts of the hands dealt.
 `croupier stats --db DSN --tournaments [--json]` prints the tournaments the director archived (their
 places, prizes, levels and the count of their tables' hands; docs/tournament.md).
 Bad arguments exit 2 with the reason; the server unreachable or the schema not made, exit 1.
@@ -55,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-zone", metavar="TZ", help="gaming-day: the floor's time zone (e.g. Europe/Paris)")
     parser.add_argument("--tournaments", action="store_true",
                         help="report: the tournaments archived by the director, not the tables' figures")
+    parser.add_argument("--dealers", action="store_true",
+                        help="report: each dealer's figures per table (with --day, --table, --pit)")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object")
     out.add_argument("--csv", action="store_true", help="CSV: a header, then a row per table and per game")
@@ -106,6 +112,9 @@ def _check(args: argparse.Namespace) -> tuple[date | None, int | None]:
     if args.tournaments and (args.action != "report" or args.csv or args.day or args.table or args.shift
                              or args.pit or args.by_hour):
         raise Usage("--tournaments is a report of its own: only --db and --json go with it")
+    if args.dealers and (args.action != "report" or args.csv or args.shift or args.by_hour or args.tournaments
+                         or args.certificates):
+        raise Usage("--dealers is a report of its own: --day, --table, --pit and --json go with it")
     if args.action in COUNTS and (args.json or args.csv):
         raise Usage(f"{args.action}: --json and --csv go with the report")
     return day, amount
@@ -135,6 +144,9 @@ def main(args: argparse.Namespace) -> int:
         elif args.action == "gaming-day":
             idle = int(args.idle) if args.idle is not None else None
             print(json.dumps(stats.set_gaming_day(args.db, args.starts, args.time_zone, idle)))
+        elif args.dealers:
+            shifts = stats.dealers(args.db, day, args.table, args.pit)
+            print(json.dumps(shifts) if args.json else dealers_text(shifts))
         elif args.by_hour:
             from floor.series import series_at
             print(json.dumps(series_at(args.db, day, args.pit)))
@@ -191,5 +203,21 @@ def text(report: dict[str, Any]) -> str:
     lines += [line(r["table"], r) for r in report["tables"]]
     lines += [line("all tables", r) for r in report["games"]]
     lines += [line(f"pit {r['pit']}", r) for r in report["pits"]]
+    lines += [f"{a['table']:<14} {a['day']} {a['shift']:<6} chips read {a['chip_hands']} hands: mispays {a['mispays']}, "
+              f"moved chips {a['moved_chips']}, foreign chips {a['foreign_chips']}, tray differences "
+              f"{a['tray_differences']} ({a['tray_difference']})" for a in report.get("alerts", [])]
     return "\n".join(lines)
+
+
+def dealers_text(report: dict[str, Any]) -> str:
+    """Each dealer's figures per table for a person: one line each."""
+    head = "dealers" + (f", gaming day {report['day']}" if report["day"] else "") + (
+        f", pit {report['pit']}" if report["pit"] else "") + (f", table {report['table']}" if report["table"] else "")
+    lines = [head] + [
+        f"{d['dealer']:<12} {d['table']:<14} {d['turns']} turns, {d['time_s'] / 3600:.2f} h, {d['hands']} hands "
+        f"({_cell(d['hands_per_hour']) or '-'}/h), seats {_cell(d['average_seats']) or '-'}, voids {d['voids']}, "
+        f"corrections {d['corrections']}, faults {d['faults']}, mispays {d['mispays']}, moved chips {d['moved_chips']}, "
+        f"foreign chips {d['foreign_chips']}, tray differences {d['tray_differences']}"
+        + ("  (on the table)" if d["on_table"] else "") for d in report["dealers"]]
+    return "\n".join(lines if report["dealers"] else [head, "no dealer's figures archived"])
 

@@ -18,21 +18,18 @@ from the chips last reported, each antenna's scans counted afresh.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import serial
-
+from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
-    BOARD, PROTOCOL_VERSION, Decoder, DecoderStats, Fault, FaultCode, Frame, Heartbeat, Hello, Identify, Inventory,
-    decode_message, encode_message, seq_delta,
+    BOARD, PROTOCOL_VERSION, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, decode_message,
+    encode_message, seq_delta,
 )
 from drivers.errors import FrameError
-from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, OnReading, Reading
-from drivers.serial_link import CONNECTING, ONLINE, REFUSED, SerialLink
+from drivers.readings import DeviceFault, FaultKind, OnReading
+from drivers.serial_link import CONNECTING, ONLINE, DeviceSession, SerialLink, SessionStats
 
 log = logging.getLogger(__name__)
 
@@ -44,108 +41,60 @@ FAULT_WORDS: dict[FaultCode, str] = {
 
 
 @dataclass
-class ChipLinkStats:
-    """Counters of what the link saw, for logs and health displays."""
+class ChipLinkStats(SessionStats):
+    """Counters of what the board's link saw, for logs and health displays."""
 
-    frames: int = 0
     inventories: int = 0
     gaps: int = 0               # times frame numbers were skipped
     lost_frames: int = 0        # frames lost on the line (the numbers skipped)
-    bad_messages: int = 0
-    unexpected: int = 0
     unknown_antennas: int = 0
     faults: int = 0
-    callback_errors: int = 0
-    reconnects: int = 0
-    decoder: DecoderStats = field(default_factory=DecoderStats)
-
-    @property
-    def garbage_bytes(self) -> int:
-        return self.decoder.garbage_bytes
-
-    @property
-    def crc_errors(self) -> int:
-        return self.decoder.crc_errors
 
 
 @dataclass
-class ChipSession:
+class ChipSession(DeviceSession[Hello]):
     """The host's half of the chip reader's protocol (drivers/chip_protocol.py, docs/protocol.md).
 
     Call `connect(now)` once, then `receive(data, now)` with whatever the port gave and `poll(now)`
     regularly; after each, send `take_output()` and dispatch `take_readings()`. `confirm` and
     `settle_s` are the debounce's (K and the settle time); `silence_s` how long the board may say
-    nothing before it is reported silent.
+    nothing before it is reported silent. What every device's session does alike (handshake,
+    refusal, silence, loss) is `drivers.serial_link.DeviceSession`'s.
     """
+
+    DECODER = Decoder
+    PROTOCOL = PROTOCOL_VERSION
+    WHAT = "board"
 
     device: str = "chips"
     confirm: int = CONFIRM
     settle_s: float = SETTLE_S
-    silence_s: float = 2.0
-    identify_s: float = 0.5
-    stale_s: float = 0.05
     supported_majors: frozenset[int] = SUPPORTED_FIRMWARE_MAJORS
-
-    state: str = CONNECTING
-    hello: Hello | None = None
-    refusal: str | None = None
     stats: ChipLinkStats = field(default_factory=ChipLinkStats)
     antennas: dict[str, AntennaDebounce] = field(default_factory=dict)  # by name, kept across connections
     _names: dict[int, str] = field(default_factory=dict)  # this connection's map: number -> name
-    _refused: Hello | None = None
-    _decoder: Decoder = field(default_factory=Decoder)
-    _out: bytearray = field(default_factory=bytearray)
-    _readings: list[Reading] = field(default_factory=list)
     _last_seq: int | None = None
-    _host_seq: int = 0
     _faults: dict[tuple[FaultCode, int], float] = field(default_factory=dict)  # standing: last said at
     _unknown: set[int] = field(default_factory=set)   # antenna numbers reported unknown on this connection
-    _unreadable: bool = False                         # an unreadable frame reported on this connection
-    _next_send: float = 0.0
-    _last_heard: float = 0.0
-    _connecting_since: float = 0.0
-    _last_rx: float = 0.0
-    _offline_posted: bool = False
+    _unreadable_said: bool = False                    # an unreadable frame reported on this connection
 
     def __post_init__(self) -> None:
         if self.confirm < 1 or self.settle_s < 0 or self.silence_s <= 0:
             raise ValueError(f"{self.device}: confirm must be at least 1, settle_s at least 0 and silence_s over 0")
-        self.stats.decoder = self._decoder.stats
+        super().__post_init__()
 
-    # -- driving -------------------------------------------------------------------------------
+    def due(self, now: float) -> float | None:
+        """Seconds until a stable flag is due on some antenna, None when none is coming."""
+        waits = [w for d in self.antennas.values() if (w := d.due(now)) is not None]
+        return min(waits) if waits else None
 
-    def connect(self, now: float) -> None:
-        """Start (or restart, after the port was reopened) the handshake."""
-        self.state = CONNECTING
-        self._refused = None
-        self._decoder.reset()
-        self._last_heard = self._connecting_since = now
-        self._send_identify(now)
+    # -- inside --------------------------------------------------------------------------------
 
-    def receive(self, data: bytes, now: float) -> None:
-        if data:
-            self._last_rx = now
-        self._frames(self._decoder.feed(data), now)
+    def _identify(self) -> bytes:
+        self._host_seq = (self._host_seq + 1) % 256
+        return encode_message(Identify(PROTOCOL_VERSION), self._host_seq)
 
-    def poll(self, now: float) -> None:
-        if self._decoder.buffered and now - self._last_rx >= self.stale_s:
-            self._frames(self._decoder.idle(), now)
-        if self.state == REFUSED:
-            if now >= self._next_send:  # a good board put in its place is found by asking now and then
-                self._send(Identify(PROTOCOL_VERSION))
-                self._next_send = now + max(self.silence_s, self.identify_s)
-            return
-        if self.state == CONNECTING:
-            waited, what, kind = now - self._connecting_since, "no HELLO", OfflineKind.DEVICE_OFFLINE
-        else:
-            waited, what, kind = now - self._last_heard, "silent", OfflineKind.DEVICE_SILENT
-        if waited >= self.silence_s and not self._offline_posted:
-            self._offline_posted = True
-            self._post(DeviceOffline(self.device, f"{what} for {waited:.1f} s", kind))
-            if self.state == ONLINE:
-                self.state = CONNECTING
-                self._connecting_since = now
-                self._next_send = now
+    def _online_poll(self, now: float) -> None:
         if self.state == CONNECTING:
             if now >= self._next_send:
                 self._send_identify(now)
@@ -158,66 +107,15 @@ class ChipSession:
             if now - said >= self.silence_s:
                 del self._faults[key]  # no longer said: cleared on the board (reported again if it returns)
 
-    def lost(self, reason: str) -> None:
-        """The port went away: drop unsent bytes; post DeviceOffline once if the board was online."""
-        self._out.clear()
-        if self.state == ONLINE:
-            self.state = CONNECTING
-            self._offline_posted = True
-            self._post(DeviceOffline(self.device, reason, OfflineKind.DEVICE_OFFLINE))
-        self._connecting_since = self._last_heard
-
-    def take_output(self) -> bytes:
-        out = bytes(self._out)
-        self._out.clear()
-        return out
-
-    def take_readings(self) -> list[Reading]:
-        out = self._readings
-        self._readings = []
-        return out
-
-    def online(self) -> DeviceOnline | None:
-        """The board accepted on this connection, or None."""
-        if self.state != ONLINE or self.hello is None:
-            return None
-        hello = self.hello
-        return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
-
-    def due(self, now: float) -> float | None:
-        """Seconds until a stable flag is due on some antenna, None when none is coming."""
-        waits = [w for d in self.antennas.values() if (w := d.due(now)) is not None]
-        return min(waits) if waits else None
-
-    # -- inside --------------------------------------------------------------------------------
-
-    def _post(self, reading: Reading) -> None:
-        self._readings.append(reading)
-
-    def _send(self, message: Identify) -> None:
-        self._host_seq = (self._host_seq + 1) % 256
-        self._out += encode_message(message, self._host_seq)
-
-    def _send_identify(self, now: float) -> None:
-        self._send(Identify(PROTOCOL_VERSION))
-        self._next_send = now + self.identify_s
-
-    def _frames(self, frames: list[Frame], now: float) -> None:
-        for frame in frames:
-            self.stats.frames += 1
-            self._last_heard = now
-            self._frame(frame, now)
-
-    def _frame(self, frame: Frame, now: float) -> None:
+    def _frame(self, frame: framing.Frame, now: float) -> None:
         try:
             message = decode_message(frame)
         except FrameError as exc:
-            self.stats.bad_messages += 1
-            log.warning("%s: bad message (type 0x%02x, seq %d): %s", self.device, frame.kind, frame.seq, exc)
+            self._unreadable(frame, exc)
             if self.state == ONLINE:
                 self._count_seq(frame.seq)
-                if not self._unreadable:  # a CRC-valid frame we cannot read: the firmware's bug
-                    self._unreadable = True
+                if not self._unreadable_said:  # a CRC-valid frame we cannot read: the firmware's bug
+                    self._unreadable_said = True
                     self._post(DeviceFault(self.device, f"unreadable frame {frame.seq}: {exc}", FaultKind.DEVICE_FAULT))
             return
         if isinstance(message, Hello):
@@ -232,8 +130,7 @@ class ChipSession:
         elif isinstance(message, Fault):
             self._fault(message, now)
         elif not isinstance(message, Heartbeat):
-            self.stats.unexpected += 1
-            log.warning("%s: unexpected %s from the board", self.device, type(message).__name__)
+            self._unexpected(message)
 
     def _count_seq(self, seq: int) -> None:
         if self._last_seq is not None and seq_delta(seq, self._last_seq) != 1:
@@ -245,20 +142,15 @@ class ChipSession:
         self._last_seq = seq
 
     def _hello(self, hello: Hello, seq: int, now: float) -> None:
-        if hello.protocol != PROTOCOL_VERSION or hello.firmware[0] not in self.supported_majors:
-            self._refuse(hello, now)
-            return
         again = self.state == ONLINE and self.hello == hello
-        self.hello = hello
-        self.state = ONLINE
-        self.refusal = self._refused = None
-        self._offline_posted = False
+        if not self._accept(hello, now):
+            return
         self._last_seq = seq
         if again:
             return  # asked twice: the same board, the same connection
         self._names = dict(hello.antennas)
         self._unknown.clear()
-        self._unreadable = False
+        self._unreadable_said = False
         self._faults.clear()
         for name in self._names.values():
             debounce = self.antennas.get(name)
@@ -266,24 +158,7 @@ class ChipSession:
                 self.antennas[name] = AntennaDebounce(name, self.confirm, self.settle_s, self.device)
             else:
                 debounce.reconnected()
-        self._post(DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot))
-
-    def _refuse(self, hello: Hello, now: float) -> None:
-        """A board we do not run: reported once, nothing more taken from it, counted gone."""
-        was_online = self.state == ONLINE
-        self.state = REFUSED
-        self._next_send = now + max(self.silence_s, self.identify_s)
-        if hello == self._refused:
-            return
-        self._refused = hello
-        self.refusal = (f"{self.device}: unsupported {hello.model} firmware {hello.firmware_text}, protocol "
-                        f"{hello.protocol} (supported: protocol {PROTOCOL_VERSION}, firmware major "
-                        f"{', '.join(map(str, sorted(self.supported_majors)))})")
-        log.error("%s", self.refusal)
-        self._post(DeviceFault(self.device, self.refusal, FaultKind.DEVICE_FAULT))
-        if was_online or not self._offline_posted:
-            self._offline_posted = True
-            self._post(DeviceOffline(self.device, f"refused: {self.refusal}", OfflineKind.DEVICE_OFFLINE))
+        self._post(self._online_reading(hello))
 
     def _inventory(self, inventory: Inventory, now: float) -> None:
         name = self._names.get(inventory.antenna)
@@ -311,7 +186,7 @@ class ChipSession:
                                FaultKind.DEVICE_FAULT))
 
 
-class ChipLink(SerialLink):
+class ChipLink(SerialLink[ChipSession]):
     """The chip reader board on a serial line: the `serial` chip reader backend.
 
     `url` is anything `serial.serial_for_url` opens. Readings (ChipsRead, DeviceOnline,
@@ -319,17 +194,7 @@ class ChipLink(SerialLink):
     when it is driven (`start(driven=True)`).
     """
 
-    session: ChipSession
-
-    def __init__(self, on_reading: OnReading, url: str, device: str = "chips", baudrate: int = 115200,
-                 confirm: int = CONFIRM, settle_s: float = SETTLE_S, silence_s: float = 2.0, identify_s: float = 0.5,
-                 reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
-                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
-        session = ChipSession(device=device, confirm=confirm, settle_s=settle_s, silence_s=silence_s,
-                              identify_s=identify_s)
-        super().__init__(on_reading, url, session, baudrate=baudrate, reconnect_s=reconnect_s, clock=clock,
-                         open_port=open_port)
-
-    @property
-    def stats(self) -> ChipLinkStats:
-        return self.session.stats
+    def __init__(self, on_reading: OnReading, url: str, device: str = "chips", confirm: int = CONFIRM,
+                 settle_s: float = SETTLE_S, silence_s: float = 2.0, identify_s: float = 0.5, **link: Any) -> None:
+        super().__init__(on_reading, url, ChipSession(device=device, confirm=confirm, settle_s=settle_s,
+                                                      silence_s=silence_s, identify_s=identify_s), **link)

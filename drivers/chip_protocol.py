@@ -11,7 +11,7 @@ tray) and reports each antenna's inventory of chip UIDs (ISO 15693: 8 bytes). Fr
     5       1     TYPE     message type (MsgType)
     6       LEN   PAYLOAD  message fields, integers big-endian
     6+LEN   2     CRC      CRC-16/CCITT (poly 0x1021, init 0xFFFF) over LEN, SEQ, TYPE and PAYLOAD,
-                           big-endian; `binascii.crc_hqx(data, 0xFFFF)` (the shoe's, `shoe_protocol.crc16`)
+                           big-endian; `binascii.crc_hqx(data, 0xFFFF)` (`framing.crc16`)
 
 It is the shoe's framing (drivers/shoe_protocol.py) with two differences, each for a reason: LEN
 has two bytes, because a tray's inventory of a few hundred chips is kilobytes where a card is two
@@ -24,9 +24,8 @@ retransmitted (the next scan, a few tens of milliseconds later, says it all agai
 lost on the line costs nothing but that scan: the receiver counts the gap in SEQ, and each antenna
 counts its own scans (INVENTORY's `scan`), so the debounce knows which scans it never saw.
 
-A receiver that meets bytes that do not start a valid frame (no sync, LEN too large, CRC wrong)
-drops one byte and searches for the next sync; a frame left incomplete when the line goes quiet is
-dropped the same way (`Decoder.idle`).
+The framing itself (the sync search, garbage skipped, a frame cut short on a quiet line dropped) is
+the shoe's code too: drivers/framing.py, with the board's `FORMAT`.
 """
 
 from __future__ import annotations
@@ -34,24 +33,27 @@ from __future__ import annotations
 import enum
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Union
 
+from drivers import framing
 from drivers.errors import FrameError
-from drivers.shoe_protocol import crc16, seq_delta
+from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, seq_delta
+from drivers.framing import pack_text as _pack_text, unpack_text as _text
 
-__all__ = ["SYNC", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "MsgType", "FaultCode",
-           "Frame", "Decoder", "DecoderStats", "Hello", "Inventory", "Heartbeat", "Fault", "Identify", "Message",
+__all__ = ["SYNC", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "FORMAT", "MsgType",
+           "FaultCode", "Frame", "Decoder", "DecoderStats", "Hello", "Inventory", "Heartbeat", "Fault", "Identify", "Message",
            "decode_message", "encode_message", "check_antenna", "check_uid", "crc16", "seq_delta"]
 
 SYNC = b"\xa5\xc3"
-HEADER_SIZE = 6  # SYNC, LEN, SEQ, TYPE
-CRC_SIZE = 2
-MIN_FRAME = HEADER_SIZE + CRC_SIZE
 MAX_UIDS = 1024
 """The most chips one INVENTORY carries: a full tray with room to spare (a circle holds a few dozen)."""
 MAX_PAYLOAD = 3 + 8 * MAX_UIDS
 """An INVENTORY of MAX_UIDS chips; a LEN above this is garbage."""
+FORMAT = framing.FrameFormat(SYNC, 2, MAX_PAYLOAD)
+"""The board's framing: LEN of two bytes (a tray's inventory is kilobytes)."""
+HEADER_SIZE = FORMAT.header_size  # SYNC, LEN, SEQ, TYPE
+MIN_FRAME = FORMAT.min_frame
 MAX_ANTENNAS = 64
 BOARD = 0xFF
 """The antenna number of a FAULT that is the whole board's (its RF front end, its supply), not one antenna's."""
@@ -67,9 +69,9 @@ class MsgType(enum.IntEnum):
 
     HELLO = 0x01
     INVENTORY = 0x02
-    HEARTBEAT = 0x05
+    HEARTBEAT = framing.HEARTBEAT
     FAULT = 0x07
-    IDENTIFY = 0x10
+    IDENTIFY = framing.IDENTIFY
 
 
 class FaultCode(enum.IntEnum):
@@ -77,7 +79,7 @@ class FaultCode(enum.IntEnum):
 
     ANTENNA = 1   # an antenna is open, shorted or detuned: its inventories cannot be trusted
     RF = 2        # the reader's front end does not answer: no antenna is read
-    OVERFLOW = 3  # more chips on an antenna than one scan can read: its inventory is incomplete
+    OVERFLOW = 3  # more chips read on an antenna than one INVENTORY carries (MAX_UIDS): its scan is not sent
     OTHER = 0xFF  # anything else the firmware knows of; its text says what
 
 
@@ -103,154 +105,20 @@ def check_uid(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One frame: its sequence number, type and raw payload."""
+class Frame(framing.Frame):
+    """One board frame: its sequence number, type and raw payload (`drivers.framing.Frame` in the board's format)."""
 
-    seq: int
-    kind: int
-    payload: bytes = b""
-
-    def encode(self) -> bytes:
-        """The frame's bytes on the wire. Raises FrameError when a field is out of range."""
-        if not 0 <= self.seq <= 255:
-            raise FrameError(f"frame seq out of range: {self.seq}")
-        if not 0 <= self.kind <= 255:
-            raise FrameError(f"frame type out of range: {self.kind}")
-        if len(self.payload) > MAX_PAYLOAD:
-            raise FrameError(f"payload of {len(self.payload)} bytes, over {MAX_PAYLOAD}")
-        body = struct.pack(">HBB", len(self.payload), self.seq, self.kind) + self.payload
-        return SYNC + body + crc16(body).to_bytes(2, "big")
-
-    @classmethod
-    def decode(cls, data: bytes) -> Frame:
-        """One whole frame from exactly its bytes. Raises FrameError naming what is wrong."""
-        if len(data) < MIN_FRAME:
-            raise FrameError(f"frame of {len(data)} bytes is too short (at least {MIN_FRAME})")
-        if data[:2] != SYNC:
-            raise FrameError(f"frame does not start with sync {SYNC.hex()}: {data[:2].hex()}")
-        length = int.from_bytes(data[2:4], "big")
-        if length > MAX_PAYLOAD:
-            raise FrameError(f"frame length {length} over {MAX_PAYLOAD}")
-        if len(data) != HEADER_SIZE + length + CRC_SIZE:
-            raise FrameError(f"frame of {len(data)} bytes, its length field says {HEADER_SIZE + length + CRC_SIZE}")
-        body = data[2:HEADER_SIZE + length]
-        got = int.from_bytes(data[HEADER_SIZE + length:], "big")
-        if crc16(body) != got:
-            raise FrameError(f"bad CRC {got:04x}, expected {crc16(body):04x}")
-        return cls(seq=data[4], kind=data[5], payload=bytes(data[HEADER_SIZE:HEADER_SIZE + length]))
+    __slots__ = ()
+    FORMAT = FORMAT
 
 
-@dataclass
-class DecoderStats:
-    """What the decoder threw away, for logs and health counters."""
+class Decoder(framing.Decoder):
+    """Turns the board's byte stream into frames (`drivers.framing.Decoder` in its format)."""
 
-    frames: int = 0
-    crc_errors: int = 0
-    bad_lengths: int = 0
-    garbage_bytes: int = 0
-
-
-@dataclass
-class Decoder:
-    """Turns a byte stream into frames. Never raises on any input; garbage is counted and skipped.
-
-    >>> d = Decoder()
-    >>> wire = Frame(3, MsgType.HEARTBEAT).encode()
-    >>> d.feed(b"junk" + wire[:5]), d.feed(wire[5:])
-    ([], [Frame(seq=3, kind=5, payload=b'')])
-    >>> d.stats.garbage_bytes
-    4
-    """
-
-    stats: DecoderStats = field(default_factory=DecoderStats)
-    _buf: bytearray = field(default_factory=bytearray, repr=False)
-
-    def feed(self, data: bytes) -> list[Frame]:
-        """Add bytes; return every frame they complete, in order."""
-        buf = self._buf
-        buf += data
-        frames: list[Frame] = []
-        while True:
-            start = buf.find(SYNC)
-            if start < 0:
-                keep = 1 if buf[-1:] == SYNC[:1] else 0  # the second sync byte may come in the next read
-                self.stats.garbage_bytes += len(buf) - keep
-                del buf[:len(buf) - keep]
-                return frames
-            if start:
-                self.stats.garbage_bytes += start
-                del buf[:start]
-            if len(buf) < HEADER_SIZE:
-                return frames
-            length = int.from_bytes(buf[2:4], "big")
-            if length > MAX_PAYLOAD:
-                self.stats.bad_lengths += 1
-                self.stats.garbage_bytes += 1
-                del buf[:1]
-                continue
-            end = HEADER_SIZE + length + CRC_SIZE
-            if len(buf) < end:
-                return frames
-            body = bytes(buf[2:HEADER_SIZE + length])
-            if crc16(body) != int.from_bytes(buf[end - CRC_SIZE:end], "big"):
-                # Not a frame after all (or a damaged one): skip this sync and search again, so a
-                # real frame hidden behind a false sync is still found.
-                self.stats.crc_errors += 1
-                self.stats.garbage_bytes += 1
-                del buf[:1]
-                continue
-            frames.append(Frame(seq=buf[4], kind=buf[5], payload=body[4:]))
-            self.stats.frames += 1
-            del buf[:end]
-
-    def reset(self) -> None:
-        """Forget buffered bytes (a reopened port); the counters stay."""
-        self._buf.clear()
-
-    def idle(self) -> list[Frame]:
-        """The line went quiet with part of a frame buffered: drop it byte by byte, returning any
-        whole frames found behind its false start; the buffer ends empty."""
-        frames: list[Frame] = []
-        while self._buf:
-            self.stats.garbage_bytes += 1
-            del self._buf[:1]
-            frames += self.feed(b"")
-        return frames
-
-    @property
-    def buffered(self) -> int:
-        """Bytes held waiting for the rest of a frame."""
-        return len(self._buf)
+    FRAME = Frame
 
 
 # --- messages: the payload of each type ------------------------------------------------------
-
-
-def _text(data: bytes, at: int, what: str) -> tuple[str, int]:
-    if at >= len(data):
-        raise FrameError(f"{what} missing")
-    n = data[at]
-    raw = data[at + 1:at + 1 + n]
-    if len(raw) != n:
-        raise FrameError(f"{what} truncated")
-    try:
-        text = raw.decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise FrameError(f"{what} is not ASCII") from exc
-    if not text.isprintable():
-        raise FrameError(f"{what} is not printable")
-    return text, at + 1 + n
-
-
-def _pack_text(text: str, what: str) -> bytes:
-    try:
-        raw = text.encode("ascii")
-    except UnicodeEncodeError:
-        raise FrameError(f"{what} is not ASCII: {text!r}") from None
-    if len(raw) > 32:
-        raise FrameError(f"{what} over 32 characters: {text!r}")
-    return bytes((len(raw),)) + raw
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,22 +209,6 @@ class Inventory:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
-    """Board → host: alive (sent when nothing else was sent for a heartbeat's time)."""
-
-    TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT
-
-    def encode(self) -> bytes:
-        return b""
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Heartbeat:
-        if payload:
-            raise FrameError("HEARTBEAT carries no payload")
-        return cls()
-
-
-@dataclass(frozen=True, slots=True)
 class Fault:
     """Board → host: something is wrong with antenna `antenna` (BOARD: with the whole board). Said
     when it arises and again every heartbeat while it stands."""
@@ -383,35 +235,12 @@ class Fault:
         return cls(code, payload[1], text)
 
 
-@dataclass(frozen=True, slots=True)
-class Identify:
-    """Host → board: say HELLO (the host has just connected, or heard nothing for too long)."""
-
-    TYPE: ClassVar[MsgType] = MsgType.IDENTIFY
-    protocol: int = PROTOCOL_VERSION
-
-    def encode(self) -> bytes:
-        return bytes((self.protocol,))
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Identify:
-        if len(payload) != 1:
-            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
-
-
 Message = Union[Hello, Inventory, Heartbeat, Fault, Identify]
 MESSAGES: dict[int, type[Message]] = {m.TYPE: m for m in (Hello, Inventory, Heartbeat, Fault, Identify)}
 
 
-def decode_message(frame: Frame) -> Message:
-    """The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
-    cls = MESSAGES.get(frame.kind)
-    if cls is None:
-        raise FrameError(f"unknown message type 0x{frame.kind:02x}")
-    return cls.decode(frame.payload)
-
-
-def encode_message(message: Message, seq: int) -> bytes:
-    """A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
-    return Frame(seq, message.TYPE, message.encode()).encode()
+CODEC = framing.Codec[Message](Frame, {kind: m.decode for kind, m in MESSAGES.items()})
+decode_message = CODEC.decode
+"""The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
+encode_message = CODEC.encode
+"""A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""

@@ -17,12 +17,14 @@ import select
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import serial
 
+from drivers import framing
 from drivers.errors import DeviceError, UnsupportedDevice
-from drivers.readings import DeviceOnline, OnReading, Reading
+from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, OnReading, Reading
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,231 @@ class LinkSession(Protocol):
         ...
 
 
+class Greeting(Protocol):
+    """What a device's HELLO says of it, as `DeviceSession` reads it (the shoe's and the board's HELLO)."""
+
+    @property
+    def protocol(self) -> int: ...
+    @property
+    def firmware(self) -> tuple[int, int, int]: ...
+    @property
+    def boot(self) -> int: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def serial(self) -> str: ...
+    @property
+    def firmware_text(self) -> str: ...
+
+
+H = TypeVar("H", bound=Greeting)
+
+
+@dataclass
+class SessionStats:
+    """The counters every device's link keeps, for logs and health displays."""
+
+    decoder: framing.DecoderStats = field(default_factory=framing.DecoderStats)  # the line's own: garbage, bad CRCs
+    frames: int = 0
+    bad_messages: int = 0
+    unexpected: int = 0
+    callback_errors: int = 0
+    reconnects: int = 0
+
+    @property
+    def garbage_bytes(self) -> int:
+        return self.decoder.garbage_bytes
+
+    @property
+    def crc_errors(self) -> int:
+        return self.decoder.crc_errors
+
+
+@dataclass
+class DeviceSession(Generic[H]):
+    """What every device's host session does alike, sans-IO: the handshake (IDENTIFY until a HELLO whose protocol
+    and firmware are supported, a device refused otherwise and asked again now and then), a partial frame on a
+    quiet line dropped, silence and loss reported once as DeviceOffline, the bytes out and the readings out.
+
+    A device's session (`drivers.shoe_link.HostSession`, `drivers.chip_link.ChipSession`) names its `DECODER`,
+    `PROTOCOL` and `WHAT` ("device", "board"), its stats and its HELLO type, and writes what is its device's own:
+    `_identify()` (the IDENTIFY's bytes), `_frame()` (one frame heard), `_online_poll()` (its timers while the
+    device is online or being asked) and, where it keeps a frame in flight, `_forget_in_flight()`.
+    """
+
+    DECODER: ClassVar[type[framing.Decoder]]
+    PROTOCOL: ClassVar[int]
+    WHAT: ClassVar[str] = "device"
+
+    device: str = "device"
+    silence_s: float = 2.0
+    identify_s: float = 0.5
+    stale_s: float = 0.05               # a partial frame this old on a quiet line is garbage
+    supported_majors: frozenset[int] = frozenset({1})
+
+    state: str = CONNECTING
+    hello: H | None = None
+    refusal: str | None = None          # why the device on this connection was refused, while it is
+    stats: SessionStats = field(default_factory=SessionStats)
+    _refused: H | None = None           # the HELLO refused on this connection (reported once)
+    _decoder: framing.Decoder = field(init=False, repr=False)
+    _out: bytearray = field(default_factory=bytearray, repr=False)
+    _readings: list[Reading] = field(default_factory=list, repr=False)
+    _host_seq: int = 0
+    _next_send: float = 0.0
+    _last_heard: float = 0.0
+    _connecting_since: float = 0.0
+    _last_rx: float = 0.0
+    _offline_posted: bool = False
+
+    def __post_init__(self) -> None:
+        self._decoder = self.DECODER()
+        self.stats.decoder = self._decoder.stats  # one set of line counters, the decoder's
+
+    # -- driving -------------------------------------------------------------------------------
+
+    def connect(self, now: float) -> None:
+        """Start (or restart, after the port was reopened) the handshake. A device refused on the
+        old connection is asked again: the one on this connection may be another."""
+        self.state = CONNECTING
+        self._refused = None
+        self._forget_in_flight()
+        self._decoder.reset()
+        self._last_heard = self._connecting_since = now
+        self._send_identify(now)
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes the port gave."""
+        if data:
+            self._last_rx = now
+        self._frames(self._decoder.feed(data), now)
+
+    def poll(self, now: float) -> None:
+        """The time passed: a stale partial frame, a refused device asked again, silence, the device's timers."""
+        if self._decoder.buffered and now - self._last_rx >= self.stale_s:
+            self._frames(self._decoder.idle(), now)
+        if self.state == REFUSED:
+            # Nothing is taken from a refused device; asking now and then who is there finds a
+            # good device put in its place on the same line (its HELLO at power-up may be lost).
+            if now >= self._next_send:
+                self._out += self._identify()
+                self._next_send = now + max(self.silence_s, self.identify_s)
+            return
+        if self.state == CONNECTING:
+            waited, what, kind = now - self._connecting_since, "no HELLO", OfflineKind.DEVICE_OFFLINE
+        else:
+            waited, what, kind = now - self._last_heard, "silent", OfflineKind.DEVICE_SILENT
+        if waited >= self.silence_s and not self._offline_posted:
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, f"{what} for {waited:.1f} s", kind))
+            if self.state == ONLINE:
+                self.state = CONNECTING
+                self._connecting_since = now
+                self._forget_in_flight()
+                self._next_send = now
+        self._online_poll(now)
+
+    def lost(self, reason: str) -> None:
+        """The port went away: drop unsent bytes; post DeviceOffline once if the device was online."""
+        self._out.clear()
+        self._forget_in_flight()
+        if self.state == ONLINE:
+            self.state = CONNECTING
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, reason, OfflineKind.DEVICE_OFFLINE))
+        self._connecting_since = self._last_heard
+
+    def take_output(self) -> bytes:
+        """What to send."""
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def take_readings(self) -> list[Reading]:
+        """What to report."""
+        out = self._readings
+        self._readings = []
+        return out
+
+    def online(self) -> DeviceOnline | None:
+        """The device accepted on this connection, or None."""
+        if self.state != ONLINE or self.hello is None:
+            return None
+        return self._online_reading(self.hello)
+
+    # -- for the device's session ---------------------------------------------------------------
+
+    def _identify(self) -> bytes:
+        """The bytes of an IDENTIFY (the device's own message in its own framing)."""
+        raise NotImplementedError
+
+    def _frame(self, frame: framing.Frame, now: float) -> None:
+        """One frame heard from the device."""
+        raise NotImplementedError
+
+    def _online_poll(self, now: float) -> None:
+        """The device's own timers, once silence is dealt with (never while it is refused)."""
+
+    def _forget_in_flight(self) -> None:
+        """The connection changed: a frame kept in flight for it is no longer awaited."""
+
+    def _post(self, reading: Reading) -> None:
+        self._readings.append(reading)
+
+    def _send_identify(self, now: float) -> None:
+        self._out += self._identify()
+        self._next_send = now + self.identify_s
+
+    def _frames(self, frames: list[framing.Frame], now: float) -> None:
+        for frame in frames:
+            self.stats.frames += 1
+            self._last_heard = now
+            self._frame(frame, now)
+
+    def _online_reading(self, hello: H) -> DeviceOnline:
+        return DeviceOnline(self.device, hello.model, hello.serial, hello.firmware_text, hello.boot)
+
+    def _accept(self, hello: H, now: float) -> bool:
+        """A HELLO heard: True when its device is one we run (then it is this connection's, and online, and
+        the caller goes on with its own handshake); refused otherwise (`_refuse`)."""
+        if hello.protocol != self.PROTOCOL or hello.firmware[0] not in self.supported_majors:
+            self._refuse(hello, now)
+            return False
+        self.hello = hello
+        self.state = ONLINE
+        self.refusal = self._refused = None
+        self._offline_posted = False
+        return True
+
+    def _refuse(self, hello: H, now: float) -> None:
+        """The device on this line is one we do not run: report it (once per device), take nothing
+        more from it, and count it gone, so a hand cannot go on as if it were there."""
+        was_online = self.state == ONLINE
+        self.state = REFUSED
+        self._forget_in_flight()
+        self._next_send = now + max(self.silence_s, self.identify_s)
+        if hello == self._refused:
+            return  # the same device answering again
+        self._refused = hello
+        self.refusal = (f"{self.device}: unsupported {hello.model} firmware {hello.firmware_text}, protocol "
+                        f"{hello.protocol} (supported: protocol {self.PROTOCOL}, firmware major "
+                        f"{', '.join(map(str, sorted(self.supported_majors)))})")
+        log.error("%s", self.refusal)
+        self._post(DeviceFault(self.device, self.refusal, FaultKind.DEVICE_FAULT))
+        if was_online or not self._offline_posted:
+            self._offline_posted = True
+            self._post(DeviceOffline(self.device, f"refused: {self.refusal}", OfflineKind.DEVICE_OFFLINE))
+
+    def _unreadable(self, frame: framing.Frame, exc: Exception) -> None:
+        """A frame with a good CRC whose message cannot be read: counted and logged."""
+        self.stats.bad_messages += 1
+        log.warning("%s: bad message (type 0x%02x, seq %d): %s", self.device, frame.kind, frame.seq, exc)
+
+    def _unexpected(self, message: object) -> None:
+        self.stats.unexpected += 1
+        log.warning("%s: unexpected %s from the %s", self.device, type(message).__name__, self.WHAT)
+
+
 _CHUNK = 16384
 """The most bytes one read takes: a turn's worth of frames and more (a shoe's frame is a few dozen bytes, a
 chip reader's scan of every antenna a few kilobytes; what is left is taken at the next turn)."""
@@ -108,14 +335,18 @@ def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
     return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
 
 
-class SerialLink:
+S = TypeVar("S", bound=LinkSession)
+
+
+class SerialLink(Generic[S]):
     """A device on a serial line driven through its `session`. `url` is anything
     `serial.serial_for_url` opens; readings reach `on_reading` on the link's reader thread (or, driven,
-    on the caller's)."""
+    on the caller's). A device's link (`ShoeLink`, `ChipLink`) makes its session from its own options
+    and passes the link's (`baudrate`, `reconnect_s`, `clock`, `open_port`) on."""
 
-    session: LinkSession
+    session: S
 
-    def __init__(self, on_reading: OnReading, url: str, session: LinkSession, baudrate: int = 115200,
+    def __init__(self, on_reading: OnReading, url: str, session: S, baudrate: int = 115200,
                  reconnect_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
                  open_port: Callable[..., Any] = serial.serial_for_url) -> None:
         self.device = session.device
@@ -134,6 +365,11 @@ class SerialLink:
         self._driven = False  # turned by the caller's loop (`pump`) rather than by the thread
         self._stop = threading.Event()
         self._settled = threading.Event()  # online or refused
+
+    @property
+    def stats(self) -> LinkCounters:
+        """The session's counters (the line's, the device's)."""
+        return self.session.stats
 
     @property
     def refusal(self) -> str | None:

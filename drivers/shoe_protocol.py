@@ -19,28 +19,34 @@ knows a frame was lost for good. Unnumbered types (HELLO, HEARTBEAT, ACK, IDENTI
 acknowledged; in them SEQ carries the sender's last numbered frame (HELLO: the last one a host
 acknowledged; HEARTBEAT: the last one sent, sent only when nothing is in flight).
 
-A receiver that meets bytes that do not start a valid frame (no sync, LEN too large, CRC wrong)
-drops one byte and searches for the next sync: garbage costs only the frames it touches. A frame
-left incomplete when the line goes quiet (a damaged LEN promising more bytes than come) is dropped
-the same way (`Decoder.idle`), so it cannot swallow the frames behind it.
+The framing (the sync search, the garbage skipped, a frame cut short on a quiet line dropped) is the
+chip reader board's too: drivers/framing.py, with the shoe's `FORMAT`.
 """
 
 from __future__ import annotations
 
-import binascii
 import enum
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Union
 
+from drivers import framing
 from drivers.errors import DeviceError, FrameError
+from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, only_byte, seq_delta
+from drivers.framing import pack_text as _pack_text, unpack_text as _text
 from drivers.readings import RANKS, SUITS, Sensor
+
+__all__ = ["SYNC", "MAX_PAYLOAD", "HEADER_SIZE", "CRC_SIZE", "MIN_FRAME", "PROTOCOL_VERSION", "FORMAT", "MsgType",
+           "NUMBERED", "Source", "Frame", "Decoder", "DecoderStats", "Hello", "CardMsg", "MisreadMsg", "SensorMsg",
+           "Heartbeat", "Ack", "Identify", "Continue", "Message", "MESSAGES", "decode_message", "encode_message",
+           "check_card_text", "crc16", "seq_delta"]
 
 SYNC = b"\xa5\x5a"
 MAX_PAYLOAD = 64
-HEADER_SIZE = 5  # SYNC, LEN, SEQ, TYPE
-CRC_SIZE = 2
-MIN_FRAME = HEADER_SIZE + CRC_SIZE
+FORMAT = framing.FrameFormat(SYNC, 1, MAX_PAYLOAD)
+"""The shoe's framing: LEN of one byte (a card is two)."""
+HEADER_SIZE = FORMAT.header_size  # SYNC, LEN, SEQ, TYPE
+MIN_FRAME = FORMAT.min_frame
 PROTOCOL_VERSION = 1
 
 
@@ -51,9 +57,9 @@ class MsgType(enum.IntEnum):
     CARD = 0x02
     MISREAD = 0x03
     SENSOR = 0x04
-    HEARTBEAT = 0x05
+    HEARTBEAT = framing.HEARTBEAT
     ACK = 0x06
-    IDENTIFY = 0x10
+    IDENTIFY = framing.IDENTIFY
     CONTINUE = 0x11
 
 
@@ -67,175 +73,24 @@ class Source(enum.IntEnum):
     DISCARD = 1
 
 
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE of `data`.
+class Frame(framing.Frame):
+    """One shoe frame: its sequence number, type and raw payload (`drivers.framing.Frame` in the shoe's format)."""
 
-    >>> hex(crc16(b"123456789"))
-    '0x29b1'
-    """
-    return binascii.crc_hqx(data, 0xFFFF)
-
-
-def seq_delta(seq: int, last: int) -> int:
-    """How far `seq` is past `last`, in -128..127, counting modulo 256.
-
-    >>> seq_delta(1, 0), seq_delta(0, 255), seq_delta(5, 5), seq_delta(250, 3)
-    (1, 1, 0, -9)
-    """
-    return (seq - last + 128) % 256 - 128
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One frame: its sequence number, type and raw payload."""
-
-    seq: int
-    kind: int
-    payload: bytes = b""
-
-    def encode(self) -> bytes:
-        """The frame's bytes on the wire. Raises FrameError when a field is out of range."""
-        if not 0 <= self.seq <= 255:
-            raise FrameError(f"frame seq out of range: {self.seq}")
-        if not 0 <= self.kind <= 255:
-            raise FrameError(f"frame type out of range: {self.kind}")
-        if len(self.payload) > MAX_PAYLOAD:
-            raise FrameError(f"payload of {len(self.payload)} bytes, over {MAX_PAYLOAD}")
-        body = bytes((len(self.payload), self.seq, self.kind)) + self.payload
-        return SYNC + body + crc16(body).to_bytes(2, "big")
-
-    @classmethod
-    def decode(cls, data: bytes) -> Frame:
-        """One whole frame from exactly its bytes. Raises FrameError naming what is wrong."""
-        if len(data) < MIN_FRAME:
-            raise FrameError(f"frame of {len(data)} bytes is too short (at least {MIN_FRAME})")
-        if data[:2] != SYNC:
-            raise FrameError(f"frame does not start with sync {SYNC.hex()}: {data[:2].hex()}")
-        length = data[2]
-        if length > MAX_PAYLOAD:
-            raise FrameError(f"frame length {length} over {MAX_PAYLOAD}")
-        if len(data) != HEADER_SIZE + length + CRC_SIZE:
-            raise FrameError(f"frame of {len(data)} bytes, its length field says {HEADER_SIZE + length + CRC_SIZE}")
-        body = data[2:HEADER_SIZE + length]
-        got = int.from_bytes(data[HEADER_SIZE + length:], "big")
-        if crc16(body) != got:
-            raise FrameError(f"bad CRC {got:04x}, expected {crc16(body):04x}")
-        return cls(seq=data[3], kind=data[4], payload=bytes(data[HEADER_SIZE:HEADER_SIZE + length]))
+    __slots__ = ()
+    FORMAT = FORMAT
 
     @property
     def numbered(self) -> bool:
         return self.kind in NUMBERED
 
 
-@dataclass
-class DecoderStats:
-    """What the decoder threw away, for logs and the feed's health counters."""
+class Decoder(framing.Decoder):
+    """Turns the shoe's byte stream into frames (`drivers.framing.Decoder` in its format)."""
 
-    frames: int = 0
-    crc_errors: int = 0
-    bad_lengths: int = 0
-    garbage_bytes: int = 0
-
-
-@dataclass
-class Decoder:
-    """Turns a byte stream into frames. Never raises on any input; garbage is counted and skipped.
-
-    >>> d = Decoder()
-    >>> wire = Frame(3, MsgType.HEARTBEAT).encode()
-    >>> d.feed(b"junk" + wire[:4]), d.feed(wire[4:])
-    ([], [Frame(seq=3, kind=5, payload=b'')])
-    >>> d.stats.garbage_bytes
-    4
-    """
-
-    stats: DecoderStats = field(default_factory=DecoderStats)
-    _buf: bytearray = field(default_factory=bytearray, repr=False)
-
-    def feed(self, data: bytes) -> list[Frame]:
-        """Add bytes; return every frame they complete, in order."""
-        buf = self._buf
-        buf += data
-        frames: list[Frame] = []
-        while True:
-            start = buf.find(SYNC)
-            if start < 0:
-                # Keep a trailing first sync byte: the second may come in the next read.
-                keep = 1 if buf[-1:] == SYNC[:1] else 0
-                self.stats.garbage_bytes += len(buf) - keep
-                del buf[:len(buf) - keep]
-                return frames
-            if start:
-                self.stats.garbage_bytes += start
-                del buf[:start]
-            if len(buf) < HEADER_SIZE:
-                return frames
-            length = buf[2]
-            if length > MAX_PAYLOAD:
-                self.stats.bad_lengths += 1
-                self.stats.garbage_bytes += 1
-                del buf[:1]
-                continue
-            end = HEADER_SIZE + length + CRC_SIZE
-            if len(buf) < end:
-                return frames
-            body = bytes(buf[2:HEADER_SIZE + length])
-            if crc16(body) != int.from_bytes(buf[end - CRC_SIZE:end], "big"):
-                # Not a frame after all (or a damaged one): skip this sync and search again,
-                # so a real frame hidden behind a false sync is still found.
-                self.stats.crc_errors += 1
-                self.stats.garbage_bytes += 1
-                del buf[:1]
-                continue
-            frames.append(Frame(seq=buf[3], kind=buf[4], payload=body[3:]))
-            self.stats.frames += 1
-            del buf[:end]
-
-    def reset(self) -> None:
-        """Forget buffered bytes (a reopened port); the counters stay."""
-        self._buf.clear()
-
-    def idle(self) -> list[Frame]:
-        """The line went quiet with part of a frame buffered: it will never complete (a damaged
-        LEN promised more bytes than came, or the sender reset mid-frame). Drop it byte by byte,
-        returning any whole frames found behind its false start; the buffer ends empty."""
-        frames: list[Frame] = []
-        while self._buf:
-            self.stats.garbage_bytes += 1
-            del self._buf[:1]
-            frames += self.feed(b"")
-        return frames
-
-    @property
-    def buffered(self) -> int:
-        """Bytes held waiting for the rest of a frame."""
-        return len(self._buf)
+    FRAME = Frame
 
 
 # --- messages: the payload of each type ------------------------------------------------------
-
-
-def _text(data: bytes, at: int, what: str) -> tuple[str, int]:
-    if at >= len(data):
-        raise FrameError(f"{what} missing")
-    n = data[at]
-    raw = data[at + 1:at + 1 + n]
-    if len(raw) != n:
-        raise FrameError(f"{what} truncated")
-    try:
-        text = raw.decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise FrameError(f"{what} is not ASCII") from exc
-    if not text.isprintable():
-        raise FrameError(f"{what} is not printable")
-    return text, at + 1 + n
-
-
-def _pack_text(text: str, what: str) -> bytes:
-    raw = text.encode("ascii")
-    if len(raw) > 32:
-        raise FrameError(f"{what} over 32 characters: {text!r}")
-    return bytes((len(raw),)) + raw
 
 
 def _source(value: int) -> Source:
@@ -263,12 +118,12 @@ def check_card_text(text: str) -> str:
 class Hello:
     """Device → host: who it is. Sent at boot and in answer to IDENTIFY."""
 
-    TYPE: ClassVar[MsgType] = MsgType.HELLO
     protocol: int
     firmware: tuple[int, int, int]
     boot: int
     model: str
     serial: str
+    TYPE: ClassVar[MsgType] = MsgType.HELLO
 
     def encode(self) -> bytes:
         return (struct.pack(">B3BI", self.protocol, *self.firmware, self.boot)
@@ -320,9 +175,7 @@ class MisreadMsg:
 
     @classmethod
     def decode(cls, payload: bytes) -> MisreadMsg:
-        if len(payload) != 1:
-            raise FrameError(f"MISREAD of {len(payload)} bytes, expected 1")
-        return cls(_source(payload[0]))
+        return cls(_source(only_byte(payload, "MISREAD")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,22 +201,6 @@ class SensorMsg:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
-    """Device → host: alive, nothing in flight; SEQ is its last numbered frame."""
-
-    TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT
-
-    def encode(self) -> bytes:
-        return b""
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Heartbeat:
-        if payload:
-            raise FrameError("HEARTBEAT carries no payload")
-        return cls()
-
-
-@dataclass(frozen=True, slots=True)
 class Ack:
     """Either way: the numbered frame `seq` arrived."""
 
@@ -375,26 +212,7 @@ class Ack:
 
     @classmethod
     def decode(cls, payload: bytes) -> Ack:
-        if len(payload) != 1:
-            raise FrameError(f"ACK of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
-
-
-@dataclass(frozen=True, slots=True)
-class Identify:
-    """Host → device: say HELLO, then hold numbered frames until CONTINUE."""
-
-    TYPE: ClassVar[MsgType] = MsgType.IDENTIFY
-    protocol: int = PROTOCOL_VERSION
-
-    def encode(self) -> bytes:
-        return bytes((self.protocol,))
-
-    @classmethod
-    def decode(cls, payload: bytes) -> Identify:
-        if len(payload) != 1:
-            raise FrameError(f"IDENTIFY of {len(payload)} bytes, expected 1")
-        return cls(payload[0])
+        return cls(only_byte(payload, "ACK"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,14 +240,8 @@ MESSAGES: dict[int, type[Message]] = {
 }
 
 
-def decode_message(frame: Frame) -> Message:
-    """The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
-    cls = MESSAGES.get(frame.kind)
-    if cls is None:
-        raise FrameError(f"unknown message type 0x{frame.kind:02x}")
-    return cls.decode(frame.payload)
-
-
-def encode_message(message: Message, seq: int) -> bytes:
-    """A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""
-    return Frame(seq, message.TYPE, message.encode()).encode()
+CODEC = framing.Codec[Message](Frame, {kind: m.decode for kind, m in MESSAGES.items()})
+decode_message = CODEC.decode
+"""The message a frame carries. Raises FrameError for an unknown type or a malformed payload."""
+encode_message = CODEC.encode
+"""A message as a whole frame on the wire with sequence field `seq`. Raises FrameError."""

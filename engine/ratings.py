@@ -65,6 +65,31 @@ DECLINED = "declined"
 DEALER_ACTIONS = ("in", "out")
 """A `dealer` event's actions: a dealer signs in at the table (relieving the one before), or out."""
 
+CHIP_ALERTS = MappingProxyType({"mispay": "mispays", "chips_moved": "moved_chips", "foreign_chip": "foreign_chips"})
+"""A smart table's chip notes (a hand record's `chips.notes`, by `kind`) -> the figure that counts them; a
+hand record's tray flags (`tray.flags`) count as `tray_differences`. The archive's view of them per table
+and shift (floor/migrations/0007_chip_alerts.sql) counts the same notes and flags."""
+
+
+def chip_alerts(record: Mapping[str, Any]) -> dict[str, int]:
+    """A closed hand's chip alerts by figure: its mispays, moved chips, foreign chips (each note its
+    reader made) and the tray's differences flagged since the hand before closed (none without chips).
+
+    >>> chip_alerts({"chips": {"notes": [{"kind": "mispay"}, {"kind": "chips_moved"}, {"kind": "mispay"}]},
+    ...              "tray": {"flags": [{"value": -500}]}})
+    {'mispays': 2, 'moved_chips': 1, 'foreign_chips': 0, 'tray_differences': 1}
+    """
+    out = dict.fromkeys((*CHIP_ALERTS.values(), "tray_differences"), 0)
+    chips, tray = record.get("chips"), record.get("tray")
+    for note in (chips.get("notes") or ()) if isinstance(chips, Mapping) else ():
+        figure = CHIP_ALERTS.get(str(note.get("kind"))) if isinstance(note, Mapping) else None
+        if figure is not None:
+            out[figure] += 1
+    if isinstance(tray, Mapping):
+        out["tray_differences"] = len(tray.get("flags") or ())
+    return out
+
+
 MAX_CARD_CHARS = 40
 """The longest player card number taken (a magnetic stripe's track 2 holds at most 37 digits)."""
 
@@ -259,11 +284,13 @@ class DealerShift:
     turns: int = 0
     time_s: float = 0.0
     since: float | None = None  # at the table now, since then
+    first_in: float | None = None  # the first sign-in folded
     hands: int = 0
     seats_filled: int = 0  # spots with a bet, summed over the settled hands
     voids: int = 0
     corrections: int = 0
     faults: int = 0
+    alerts: dict[str, int] = field(default_factory=lambda: chip_alerts({}))  # caught at the dealer's hands
 
     def report(self, now: float) -> dict[str, Any]:
         time_s = self.time_s + (now - self.since if self.since is not None else 0.0)
@@ -271,7 +298,8 @@ class DealerShift:
                 "time_s": round(time_s, 3), "on_table": self.since is not None, "hands": self.hands,
                 "hands_per_hour": round(self.hands * 3600 / time_s, 2) if time_s > 0 else None,
                 "average_seats": round(self.seats_filled / self.hands, 2) if self.hands else None,
-                "voids": self.voids, "corrections": self.corrections, "faults": self.faults}
+                "seats_filled": self.seats_filled, "first_in": self.first_in,
+                "voids": self.voids, "corrections": self.corrections, "faults": self.faults, **self.alerts}
 
 
 class Ratings:
@@ -435,6 +463,7 @@ class Ratings:
         shift = self.dealers.setdefault(name, DealerShift(name, self.table))
         shift.turns += 1
         shift.since = ts
+        shift.first_in = ts if shift.first_in is None else shift.first_in
         self.dealer = shift
 
     def _dealer_off(self, ts: float) -> None:
@@ -492,6 +521,8 @@ class Ratings:
             return
         shift.faults += len(record.get("faults") or ())
         shift.corrections += len(record.get("corrected") or ())
+        for figure, count in chip_alerts(record).items():
+            shift.alerts[figure] += count
         if voided:
             shift.voids += 1
         else:

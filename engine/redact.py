@@ -63,6 +63,9 @@ TABLE_KEYS = frozenset({
     "steps", "corrections",
     # a smart table's circles as read (values only; the UIDs are the full view's `chip_reads`)
     "chips",
+    # a smart table's tray differences this shift, for the pit (how many, their sum, the latest; never the
+    # tray's chips, which are the full view's `tray`): firmware_host/service/tray.py `tray_alert`
+    "tray_alert",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

@@ -1,4 +1,4 @@
-"""The pit's figures read from the archive: per table its hands per hour and the house's win of the gaming day, and the pit's (docs/floor.md, "Figures"); the rated players at each table (docs/ratings.md, "The pit's rated players")."""
+"""The pit's figures read from the archive: per table its hands per hour and the house's win of the gaming day, the pit's and each dealer's at its tables (docs/floor.md, "Figures"); the rated players at each table (docs/ratings.md, "The pit's rated players")."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import psycopg
 from floor.archive import ArchiveError, connect
 from engine.ratings import mask_card
 from floor.series import day_series
+from floor.shift_counts import dealer_figures
 
 _SETTING = """SELECT ((now() AT TIME ZONE time_zone) - starts)::date, to_char(starts, 'HH24:MI'),
        now() AT TIME ZONE time_zone FROM gaming_day"""
@@ -40,6 +41,7 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
                 raise ArchiveError("the archive has no gaming day setting: run `croupier pit migrate --db DSN`")
             today, starts, now = setting
             series = day_series(conn, day if day is not None else today, tables=tables)
+            dealers = dealer_figures(conn, day if day is not None else today, tables)
     except psycopg.errors.UndefinedTable as exc:
         raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
                            .replace("\n", " ")) from exc
@@ -59,7 +61,7 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
     pit["tables"] = len(tables)
     return {"source": "archive", "day": series["day"], "starts": str(starts), "time_zone": series["time_zone"],
             "hours": [hour.strftime("%H:%M") for hour in hours], "elapsed": round(min(elapsed, float(n)), 3),
-            "tables": {name: per_table[name] for name in tables}, "pit": pit}
+            "tables": {name: per_table[name] for name in tables}, "pit": pit, "dealers": dealers}
 
 
 def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:

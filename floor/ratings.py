@@ -50,8 +50,9 @@ def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
               "profile_sha256": profile.get("sha256"), "settlement": line.get("settlement"),
               "spots": [{"seat": s["seat"], "bets": spot_bets(s)} for s in rnd.get("spots") or []],
               "faults": line.get("faults") or [], "corrected": line.get("corrected") or []}
-    if isinstance(line.get("chips"), Mapping):
-        record["chips"] = line["chips"]
+    for kept in ("chips", "tray"):  # a smart table's: its chip notes and tray flags count for its dealer
+        if isinstance(line.get(kept), Mapping):
+            record[kept] = line[kept]
     return record
 
 
@@ -182,10 +183,11 @@ def _store(conn: Conn, fold: Fold, pit: str | None) -> list[dict[str, Any]]:
     upsert_sessions(conn, sessions, pit)
     with conn.cursor() as cur:
         cur.executemany(
-            "INSERT INTO dealer_shifts (table_name, dealer, from_event, report, pit) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET report = excluded.report, "
-            "pit = excluded.pit, rated_at = now()",
-            [(ratings.table, d["dealer"], since, Jsonb(d), pit) for d in dealers])
+            "INSERT INTO dealer_shifts (table_name, dealer, from_event, started_at, report, pit) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_name, dealer, from_event) DO UPDATE SET "
+            "started_at = excluded.started_at, report = excluded.report, pit = excluded.pit, rated_at = now()",
+            [(ratings.table, d["dealer"], since, _when(d["first_in"]) if d["first_in"] is not None else None,
+              Jsonb(d), pit) for d in dealers])
     return sessions
 
 

@@ -25,6 +25,7 @@ from engine.ratings import CIRCLE_BETS
 from floor.archive import ArchiveError, connect
 from floor.pits import pit_day_counts
 from floor.series import NO_JIT
+from floor.shift_counts import dealer_figures, shift_alerts, table_alerts
 from protocol.certificates import read_certificate
 
 COUNT_KINDS = ("drop", "fill", "credit", "opening", "closing")
@@ -275,14 +276,17 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
                 tables = _grouped(conn, ("table_name", "game"), clause, params, view)
                 games = _grouped(conn, ("game",), clause, params, view)
                 pits = _grouped(conn, ("pit",), clause + " AND pit IS NOT NULL", params, view)
+                alerts = shift_alerts(conn, clause, params)
                 counts = _counts(conn, day_clause, day_params) if shift is None else {}
                 pit_counts = pit_day_counts(conn, pit_clause, pit_params) if shift is None else {}
     except psycopg.Error as exc:
         raise _error(exc) from exc
     none = dict.fromkeys(COUNTS)
     seen = set()
+    per_table = table_alerts(alerts)
     for entry in tables:
         entry.update(counts.get(entry["table"], none))
+        entry["alerts"] = per_table.get(entry["table"])  # a smart table's: None without a chip reader
         seen.add(entry["table"])
     for name in sorted(set(counts) - seen):  # counted, but no hand archived for the days selected
         tables.append({"table": name, "game": None, **dict.fromkeys(FIGURES), "poker": None,
@@ -290,4 +294,16 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
     for entry in pits:
         entry.update(pit_counts.get(entry["pit"], none))
     return {"hands": int(hands[0]) if hands else 0, "day": day.isoformat() if day else None, "table": table,
-            "shift": shift, "pit": pit, "tables": tables, "games": games, "pits": pits}
+            "shift": shift, "pit": pit, "tables": tables, "games": games, "pits": pits, "alerts": alerts}
+
+
+def dealers(dsn: str, day: date | None = None, table: str | None = None, pit: str | None = None) -> dict[str, Any]:
+    """Each dealer's figures per table (`floor.shift_counts.dealer_figures`) for a gaming day, table and pit
+    or all: `{"day", "table", "pit", "dealers": [...]}`. Raises ArchiveError."""
+    try:
+        with connect(dsn) as conn:
+            conn.read_only = True
+            rows = dealer_figures(conn, day, [table] if table is not None else None, pit)
+    except psycopg.Error as exc:
+        raise _error(exc) from exc
+    return {"day": day.isoformat() if day else None, "table": table, "pit": pit, "dealers": rows}

@@ -1,8 +1,10 @@
-"""What the configurations of both web processes share: the listening address, the origins, the tables followed, and the sign-in's TLS and users file checks.
+"""What the configurations of both web processes share: their common keys and the one check of them (the listening address, TLS, users and sessions, language, origins, the tables and the tournament followed).
 
 The table's display (`[display]`, `firmware_host/display/config.py`) and the floor's web process (`[web]`,
-`floor/web/config.py`) read these keys alike, through the one checker of every configuration file
-(`protocol/config.py`): a bad value is a ConfigError naming the file, the section and the key.
+`floor/web/config.py`) declare their sections each with its own keys beside `SERVED_KEYS`, make their
+typed value a `Served` one, and check the keys they share with `check_served`, through the one checker of
+every configuration file (`protocol/config.py`): a bad value is a ConfigError naming the file, the section
+and the key.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Self, TypeVar
 
 from pages.guard import check_origins
+from pages.words import LANGUAGES
 from protocol.config import (
-    ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, secret_file, text,
+    Checker, ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, one_of,
+    read_text, secret_file, text,
 )
 
 
@@ -64,19 +68,72 @@ def origins(raw: Any) -> tuple[str, ...]:
     return tuple(raw)
 
 
-class Served(Protocol):
-    """What `check_files` reads of a web process's configuration."""
+SERVED_KEYS: Mapping[str, Checker | Section] = {
+    "listen": listen, "heartbeat_s": heartbeat, "key": text, "server_key": text, "tables": TABLE, "users": text,
+    "tls_cert": text, "tls_key": text, "sessions": text, "language": one_of(*LANGUAGES), "origins": origins,
+    "tournament": endpoint, "tournament_snapshot": endpoint, "tournament_server_key": text,
+}
+"""The keys both web processes' sections take, each with its checker (`[display]`, `[web]`); each section adds
+its own."""
+
+
+class Served:
+    """A web process's configuration as both processes' read it: a mixin of `[display]`'s and `[web]`'s frozen
+    dataclasses, whose fields are the `SERVED_KEYS` declared here and their own."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    listen: tuple[str, int]
+    heartbeat_s: float
+    key: str | None
+    tables: tuple[TableFeed, ...]
+    users: str | None
+    tls_cert: str | None
+    tls_key: str | None
+    tournament: str | None
+    tournament_snapshot: str | None
+    tournament_server_key: str | None
+    source: str
 
     @property
-    def listen(self) -> tuple[str, int]: ...
+    def host(self) -> str:
+        return self.listen[0]
+
     @property
-    def users(self) -> str | None: ...
+    def port(self) -> int:
+        return self.listen[1]
+
     @property
-    def tls_cert(self) -> str | None: ...
-    @property
-    def tls_key(self) -> str | None: ...
-    @property
-    def source(self) -> str: ...
+    def scheme(self) -> str:
+        """`https` when the pages are served over TLS, else `http`."""
+        return "https" if self.tls_cert else "http"
+
+    @classmethod
+    def load(cls, path: str | Path) -> Self:
+        """Read and parse a TOML file. Raises ConfigError (unreadable, bad TOML, bad key, bad key file)."""
+        return cls.parse(read_text(path), source=str(path))
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<string>") -> Self:
+        """Parse TOML text holding the process's section. Raises ConfigError."""
+        raise NotImplementedError
+
+
+K = TypeVar("K", bound=Served)
+
+
+def check_served(cfg: K, section: str, given: Mapping[str, Any]) -> K:
+    """The keys both web processes share, across keys: the tournament's two endpoints together and its server key
+    with `key`; TLS and the users file (`check_files`); `[[SECTION.tables]]` (`tables_of`). `given` is the section
+    as the file gives it. Returns `cfg`, its tables' keys settled. Raises ConfigError."""
+    src, where = cfg.source, f"[{section}]"
+    both_or_neither(src, where, {"tournament": cfg.tournament, "tournament_snapshot": cfg.tournament_snapshot})
+    if cfg.tournament_server_key is not None:
+        client_pair(src, where, "key, tournament_server_key", cfg.key, cfg.tournament_server_key)
+    check_files(cfg, section)
+    if not cfg.tables:
+        return cfg
+    return replace(cfg, tables=tables_of(cfg.tables, given, section, src))
 
 
 def check_files(cfg: Served, section: str) -> None:

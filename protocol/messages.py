@@ -254,6 +254,15 @@ class TrayFlag(TypedDict):
     event: int
 
 
+class TrayAlert(TypedDict):
+    """The shift's tray differences once one is flagged, on every feed (the pit follows the public one): how many,
+    their sum (the shift's difference so far) and the latest; never the tray's chips. Until the table opens again."""
+
+    flagged: int
+    difference: int | None
+    last: TrayFlag | None
+
+
 class TrayReconciliation(TypedDict):
     """The chip tray read all shift (`engine/tray.py`), on the full feed only: what it reads and should read,
     the shift's line so far and its latest flags (`flagged`: how many in all)."""
@@ -490,6 +499,7 @@ class TableFields(TypedDict):
     limits: NotRequired[Limits]
     paytable: NotRequired[Paytable]
     chips: NotRequired[Chips]
+    tray_alert: NotRequired[TrayAlert]
     # a poker table's
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]

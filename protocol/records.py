@@ -13,7 +13,8 @@ annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.messages import Device, HandFault, HistoryHand, IgnoredCard, Limits, ManualCard, PokerResults, Stakes
+from protocol.messages import (Device, HandFault, HistoryHand, IgnoredCard, Limits, ManualCard, PokerResults, Stakes,
+                               TrayFlag)
 from protocol import requests as r
 
 # -- the devices' readings -----------------------------------------------------------------------
@@ -271,6 +272,7 @@ class HandTray(TypedDict):
     movements: list[TrayMovement]
     tray_change: int | None
     difference: int | None
+    flags: NotRequired[list[TrayFlag]]  # the tray's differences flagged since the hand before closed, this one's
 
 
 class Closing(TypedDict):

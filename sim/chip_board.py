@@ -6,7 +6,7 @@ Three parts, as the emulated shoe's (sim/shoe.py):
   say HELLO with its antenna map, scan every antenna each period and send its INVENTORY, send
   HEARTBEAT when nothing else went out, say its standing faults again every heartbeat. It holds
   the chips physically: each antenna's stack, bottom chip first, changed by control lines.
-- `ChipBoardServer`: a `sim.shoe.DeviceServer` carrying it over a pty or a TCP port, with its
+- `ChipBoardServer`: a `sim.device.DeviceServer` carrying it over a pty or a TCP port, with its
   control port; a board "lost" drops its TCP connection (or goes quiet on a pty) until it is back.
 - The control port, for a (bot) dealer or player in another process, one request per line, one
   reply line each, `ok ...` or `err <reason>`; `ChipBoardClient` is a Python client for it:
@@ -30,22 +30,18 @@ Three parts, as the emulated shoe's (sim/shoe.py):
 from __future__ import annotations
 
 import json
-import logging
-import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from drivers.chip_protocol import (
-    BOARD, PROTOCOL_VERSION, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, Message,
+    BOARD, MAX_UIDS, PROTOCOL_VERSION, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, Message,
     check_antenna, check_uid, decode_message, encode_message,
 )
 from drivers.errors import DeviceError, FrameError
 from drivers.gpio_sim import LineClient
 from engine.games import HOUSE_GAMES
-from sim.shoe import DeviceServer
-
-log = logging.getLogger(__name__)
+from sim.device import DeviceFirmware, DeviceServer, Verb
 
 FAULTS = ("garble", "gap", "silent", "lost", "antenna", "rf", "unknown")
 MISS_RATE = 0.005
@@ -81,39 +77,30 @@ def miss_chance(height: int, rate: float) -> float:
 
 
 @dataclass
-class ChipBoardFirmware:
+class ChipBoardFirmware(DeviceFirmware):
     """The board's firmware, without I/O. Call `receive(data, now)` and `poll(now)`; send `take_output()`."""
 
-    seed: int | None = None
+    NAME = "sim-chips"
     antennas: tuple[tuple[int, str], ...] = field(default_factory=layout)
     model: str = "CB-SIM"
-    serial: str = "SIM0001"
-    firmware: tuple[int, int, int] = (1, 0, 0)
     protocol: int = PROTOCOL_VERSION
-    boot: int = 1
     period_s: float = 0.1
-    heartbeat_s: float = 0.5
     miss_rate: float = MISS_RATE
 
     seq: int = 0
     scans: int = 0                      # scans of every antenna made
-    frames_sent: int = 0
     stacks: dict[str, list[str]] = field(default_factory=dict)
-    armed: dict[str, int] = field(default_factory=dict)
     faults: dict[tuple[FaultCode, int], str] = field(default_factory=dict)  # standing, said every heartbeat
-    silent_until: float | None = None
     lost_until: float | None = None
     _misses: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
     _numbers: dict[str, int] = field(default_factory=dict, repr=False)
-    _rng: random.Random = field(init=False, repr=False)
     _decoder: Decoder = field(default_factory=Decoder, repr=False)
-    _out: bytearray = field(default_factory=bytearray, repr=False)
     _next_scan: float | None = None
     _next_heartbeat: float = 0.0
     _next_faults: float = 0.0
 
     def __post_init__(self) -> None:
-        self._rng = random.Random(self.seed)
+        super().__post_init__()
         self._numbers = {name: number for number, name in self.antennas}
         for name in self._numbers:
             check_antenna(name)
@@ -128,12 +115,7 @@ class ChipBoardFirmware:
     def receive(self, data: bytes, now: float) -> None:
         if self.is_silent(now):
             return  # a hung (or unplugged) board reads nothing
-        for frame in self._decoder.feed(data):
-            try:
-                message = decode_message(frame)
-            except FrameError as exc:
-                log.warning("sim-chips: bad frame from host: %s", exc)
-                continue
+        for _, message in self._from_host(self._decoder.feed(data), decode_message):
             if isinstance(message, Identify):
                 self._send(self._hello())
 
@@ -147,7 +129,7 @@ class ChipBoardFirmware:
             self._next_scan = None  # it scans again from when it comes back
             return
         if self._next_scan is None or now >= self._next_scan:
-            self._scan_all()
+            self._scan_all(now)
             due = self._next_scan
             self._next_scan = (now if due is None or now - due > self.period_s else due) + self.period_s
             self._next_heartbeat = now + self.heartbeat_s
@@ -159,14 +141,9 @@ class ChipBoardFirmware:
             self._send(Heartbeat())
             self._next_heartbeat = now + self.heartbeat_s
 
-    def take_output(self) -> bytes:
-        out = bytes(self._out)
-        self._out.clear()
-        return out
-
     def is_silent(self, now: float) -> bool:
         """Hung or unplugged: nothing goes out, nothing is read."""
-        return any(until is not None and now < until for until in (self.silent_until, self.lost_until))
+        return super().is_silent(now) or self.is_lost(now)
 
     def is_lost(self, now: float) -> bool:
         return self.lost_until is not None and now < self.lost_until
@@ -253,11 +230,10 @@ class ChipBoardFirmware:
             self.faults[(FaultCode.RF, BOARD)] = "front end not answering"
             self._next_faults = now
         else:
-            self.armed[kind] = self.armed.get(kind, 0) + 1
+            self._arm(kind)
 
     def wake(self, now: float) -> None:
-        if self.silent_until is not None:
-            self.silent_until = now
+        super().wake(now)
         if self.lost_until is not None:
             self.lost_until = now
 
@@ -287,85 +263,54 @@ class ChipBoardFirmware:
         return Hello(self.protocol, self.firmware, self.boot, round(self.period_s * 1000), self.model, self.serial,
                      self.antennas)
 
-    def _scan_all(self) -> None:
+    def _scan_all(self, now: float) -> None:
         self.scans += 1
         scan = self.scans % 65536
         for number, name in self.antennas:
-            self._send(Inventory(number, scan, self.read(name)))
+            read = self.read(name)
+            overflow = (FaultCode.OVERFLOW, number)
+            if len(read) > MAX_UIDS:
+                # More than one INVENTORY carries: a part said as the whole would tell the host the rest was
+                # taken away. The antenna's scan is not sent; its OVERFLOW fault stands (docs/protocol.md).
+                if overflow not in self.faults:
+                    self._next_faults = now
+                self.faults[overflow] = f"{len(read)} chips, at most {MAX_UIDS}"
+                continue
+            self.faults.pop(overflow, None)
+            self._send(Inventory(number, scan, read))
         if self._take("unknown"):  # a firmware bug: an antenna its HELLO did not name
             self._send(Inventory(max(self._numbers.values(), default=0) + 1, scan, ()))
-
-    def _take(self, kind: str) -> bool:
-        if self.armed.get(kind):
-            self.armed[kind] -= 1
-            if not self.armed[kind]:
-                del self.armed[kind]
-            return True
-        return False
 
     def _send(self, message: Message) -> None:
         self.seq = (self.seq + 1) % 256
         if self._take("gap"):
             return  # lost inside the board: its number is used, the frame never goes out
-        wire = encode_message(message, self.seq)
-        self.frames_sent += 1
-        if self._take("garble"):
-            bad = bytearray(wire)
-            bad[len(bad) // 2] ^= 0x5A  # line noise: junk, then the frame with one byte flipped
-            self._out += b"\x00\xa5\xff" + bytes(bad)
-            return
-        self._out += wire
+        self._emit(encode_message(message, self.seq))
 
     # -- control lines -------------------------------------------------------------------------
 
-    def control(self, line: str, now: float) -> str:
-        """Run one control request line (see the module docstring); return the reply line."""
-        words = line.split()
-        if not words:
-            return "err empty request"
-        verb, args = words[0].lower(), words[1:]
-        try:
-            if verb == "place" and len(args) >= 2:
-                self.place(args[0], args[1:])
-                return "ok"
-            if verb == "remove" and len(args) >= 2:
-                self.remove(args[0], args[1:])
-                return "ok"
-            if verb == "move" and len(args) >= 3:
-                self.move(args[0], args[1], args[2:])
-                return "ok"
-            if verb == "clear" and len(args) == 1:
-                return " ".join(["ok", *self.clear(args[0])])
-            if verb == "show" and len(args) <= 1:
-                if args:
-                    return "ok " + json.dumps({args[0]: list(self._stack(args[0]))})
-                return "ok " + json.dumps({name: list(stack) for name, stack in self.stacks.items() if stack})
-            if verb == "miss" and len(args) in (2, 3):
-                self.miss(args[0], args[1], int(args[2]) if len(args) == 3 else 1)
-                return "ok"
-            if verb == "fault" and len(args) in (1, 2):
-                self.inject(args[0], now, args[1] if len(args) == 2 else None)
-                return "ok"
-            if verb == "repair" and not args:
-                self.faults.clear()
-                return "ok"
-            if verb == "wake" and not args:
-                self.wake(now)
-                return "ok"
-            if verb == "status" and not args:
-                return "ok " + json.dumps(self.status(now), sort_keys=True)
-            if verb == "ping" and not args:
-                return "ok pong"
-        except (DeviceError, ValueError) as exc:
-            return f"err {exc}"
-        return (f"err bad request {line!r} (place, remove, move, clear, show, miss, fault, repair, wake, status, "
-                f"ping)")
+    def _verbs(self) -> Mapping[str, Verb]:
+        many = range(2, 1 << 16)  # an antenna and its chips
+        return {
+            "place": Verb(many, lambda a, _: self._ok(self.place, a[0], a[1:])),
+            "remove": Verb(many, lambda a, _: self._ok(self.remove, a[0], a[1:])),
+            "move": Verb(range(3, 1 << 16), lambda a, _: self._ok(self.move, a[0], a[1], a[2:])),
+            "clear": Verb(range(1, 2), lambda a, _: " ".join(["ok", *self.clear(a[0])])),
+            "show": Verb(range(2), self._show_line),
+            "miss": Verb(range(2, 4), lambda a, _: self._ok(self.miss, a[0], a[1], int(a[2]) if a[2:] else 1)),
+            "fault": Verb(range(1, 3), lambda a, now: self._ok(self.inject, a[0], now, a[1] if a[1:] else None)),
+            "repair": Verb(range(1), lambda _, __: self._ok(self.faults.clear)),
+        }
+
+    def _show_line(self, args: Sequence[str], now: float) -> str:
+        if args:
+            return "ok " + json.dumps({args[0]: list(self._stack(args[0]))})
+        return "ok " + json.dumps({name: list(stack) for name, stack in self.stacks.items() if stack})
 
     def status(self, now: float) -> dict[str, object]:
-        return {"seq": self.seq, "scans": self.scans, "chips": sum(map(len, self.stacks.values())),
-                "silent": self.is_silent(now), "lost": self.is_lost(now), "armed": dict(self.armed),
-                "faults": sorted(f"{code.name.lower()}:{antenna}" for code, antenna in self.faults),
-                "boot": self.boot, "frames_sent": self.frames_sent}
+        return {**super().status(now), "seq": self.seq, "scans": self.scans,
+                "chips": sum(map(len, self.stacks.values())), "lost": self.is_lost(now),
+                "faults": sorted(f"{code.name.lower()}:{antenna}" for code, antenna in self.faults)}
 
 
 class ChipBoardServer(DeviceServer):

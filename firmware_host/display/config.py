@@ -43,15 +43,12 @@ section or key, or a bad value, is a ConfigError naming the file, the section an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from pages.config import TABLE, TableFeed, check_files, listen, origins, tables_of
-from pages.words import LANGUAGES
+from pages.config import SERVED_KEYS, Served, TableFeed, check_served
 from protocol.config import (  # the one checker of every configuration file
-    ConfigError, Section, both_or_neither, client_pair, endpoint, heartbeat, one_of, parse_sections, parse_toml,
-    read_text, text,
+    ConfigError, Section, both_or_neither, client_pair, endpoint, parse_sections, parse_toml, text,
 )
 
 DEFAULT_CHIPS = (100, 500, 2500, 10000)
@@ -59,8 +56,8 @@ MAX_CHIPS = 8
 
 
 @dataclass(frozen=True, slots=True)
-class DisplayConfig:
-    """Where the pages are served and which table feed they show."""
+class DisplayConfig(Served):
+    """Where the pages are served and which table feed they show (`host`, `port`, `scheme`, `load`: `Served`)."""
 
     listen: tuple[str, int] = ("127.0.0.1", 8080)
     public: str = "tcp://127.0.0.1:5556"
@@ -87,30 +84,12 @@ class DisplayConfig:
     source: str = "<string>"
 
     @property
-    def host(self) -> str:
-        return self.listen[0]
-
-    @property
-    def port(self) -> int:
-        return self.listen[1]
-
-    @property
     def feeds(self) -> tuple[TableFeed, ...]:
         """Every table followed, the first the default of `/table` (one, named "table", without a list)."""
         if self.tables:
             return self.tables
         return (TableFeed("table", self.public, self.snapshot, self.heartbeat_s,
                           self.key if self.server_key is not None else None, self.server_key),)
-
-    @property
-    def scheme(self) -> str:
-        """`https` when the pages are served over TLS, else `http`."""
-        return "https" if self.tls_cert else "http"
-
-    @classmethod
-    def load(cls, path: str | Path) -> DisplayConfig:
-        """Read and parse a TOML file. Raises ConfigError (unreadable, bad TOML, bad key, bad key file)."""
-        return cls.parse(read_text(path), source=str(path))
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> DisplayConfig:
@@ -123,10 +102,7 @@ class DisplayConfig:
                               f"give {', '.join(moved)} in its [web] section (croupier pit web, docs/floor.md)")
         cfg: DisplayConfig = parse_sections(data, source, SCHEMA, {"display": {"source": source}})["display"]
         _check_keys(cfg)
-        check_files(cfg, "display")
-        if not cfg.tables:
-            return cfg
-        return replace(cfg, tables=tables_of(cfg.tables, data.get("display", {}), "display", source))
+        return check_served(cfg, "display", data.get("display", {}))
 
 
 def _chips(raw: Any) -> tuple[int, ...]:
@@ -145,12 +121,9 @@ MOVED_TO_FLOOR = frozenset(("pit", "pit_snapshot", "pit_heartbeat_s", "pit_serve
 """The pit view's keys of the display before the pit's pages moved to the floor (`croupier pit web`'s `[web]`)."""
 
 SCHEMA = {"display": Section(DisplayConfig, {
-    "listen": listen, "public": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat, "key": text,
-    "server_key": text, "users": text, "tls_cert": text, "tls_key": text, "full": endpoint,
-    "full_snapshot": endpoint, "commands": endpoint, "surveillance_key": text, "dealer_key": text,
-    "chips": _chips, "tables": TABLE, "tournament": endpoint, "tournament_snapshot": endpoint,
-    "tournament_server_key": text, "language": one_of(*LANGUAGES), "sessions": text, "origins": origins})}
-"""`croupier display`'s file: its one section."""
+    **SERVED_KEYS, "public": endpoint, "snapshot": endpoint, "full": endpoint, "full_snapshot": endpoint,
+    "commands": endpoint, "surveillance_key": text, "dealer_key": text, "chips": _chips})}
+"""`croupier display`'s file: its one section, the web processes' shared keys (`pages/config.py`) and the table's."""
 
 
 def _check_keys(cfg: DisplayConfig) -> None:
@@ -167,6 +140,3 @@ def _check_keys(cfg: DisplayConfig) -> None:
         client_pair(src, "[display]", "dealer_key, server_key", cfg.dealer_key, cfg.server_key)
         if cfg.commands is None:
             raise ConfigError(f"{src}: [display] dealer_key: needs commands (the table's command endpoint)")
-    both_or_neither(src, "[display]", {"tournament": cfg.tournament, "tournament_snapshot": cfg.tournament_snapshot})
-    if cfg.tournament_server_key is not None:
-        client_pair(src, "[display]", "key, tournament_server_key", cfg.key, cfg.tournament_server_key)

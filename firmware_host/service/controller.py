@@ -63,7 +63,7 @@ from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal
-from firmware_host.service.tray import TrayWatch, alert
+from firmware_host.service.tray import TrayWatch, alert, tray_alert
 from firmware_host.service.bodies import journaled_body
 from firmware_host.tables.state import TableState
 
@@ -482,7 +482,7 @@ class Controller:
 
     def public_state(self) -> PublicState:
         """The table as the public feed shows it: hidden cards as `??`, no burns, no detail."""
-        return self.state.views(self.money)[0]
+        return self.states()[0]
 
     def full_state(self) -> FullState:
         """Every card, for the restricted socket only."""
@@ -494,6 +494,8 @@ class Controller:
         tray = self.tray.shown()
         if tray is not None:
             full["tray"] = tray
+            if tray["flagged"]:  # the pit follows the public feed: told of a difference, never of the tray's chips
+                public["tray_alert"] = full["tray_alert"] = tray_alert(tray)
         return public, full
 
     def _refresh(self, shown: tuple[PublicState, FullState] | None = None) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
 from engine.tray import Flag, Interval, Moment, Movement, MovementKind, TrayLedger
-from protocol.messages import TrayFlag, TrayReconciliation
+from protocol.messages import TrayAlert, TrayFlag, TrayReconciliation
 from protocol.records import HandTray, TrayMovement
 from firmware_host.service.journal import Journal
 from firmware_host.tables.base import FaultKind
@@ -53,6 +53,7 @@ class TrayWatch:
         self._dealing = False  # the hand's cards have started since the last close
         self._before: Interval | None = None  # the time between hands that ended at this hand's cards
         self.closed_entry: HandTray | None = None  # what the hand the last event closed carries of the tray
+        self._found: list[Flag] = []  # the flags raised since the last hand closed (its record carries them)
 
     @classmethod
     def from_journal(cls, journal: Journal, chips: ChipSet | None) -> TrayWatch:
@@ -112,11 +113,18 @@ class TrayWatch:
             self._before = ledger.last_interval
         self.closed_entry = None
         if closed is not None:
-            self.closed_entry = self._entry()
+            entry = self._entry()
             settled = closed.get("status") == "settled"
             net = int((closed.get("settlement") or {}).get("house_net", 0)) if settled else 0
             ledger.hand_closed(int(closed.get("hand", hand)), net, at)
             self._dealing = False
+            found, self._found = [*self._found, *ledger.flags[before:]], []
+            if found:  # the differences flagged since the hand before closed, this one's too: the floor counts them
+                entry = entry or {"movements": [], "tray_change": None, "difference": None}
+                entry["flags"] = [flag_shown(f) for f in found]
+            self.closed_entry = entry
+            return ledger.flags[before:]
+        self._found.extend(ledger.flags[before:])
         return ledger.flags[before:]
 
     def _entry(self) -> HandTray | None:
@@ -164,6 +172,18 @@ def alert(flags: tuple[Flag, ...], money: Money, stops: bool) -> dict[str, str] 
     if not flags or not stops:
         return None
     return {"kind": FaultKind.TRAY_DIFFERENCE.value, "detail": "; ".join(f.words(money) for f in flags)}
+
+
+def tray_alert(shown: TrayReconciliation) -> TrayAlert:
+    """What every feed (the pit's too) carries of the shift's tray differences once one is flagged, whether or
+    not the table stops on it: how many, their sum and the latest. Never what the tray holds.
+
+    >>> tray_alert({"flags": [{"value": -500, "hand": 6, "between": False, "event": 90}], "flagged": 1,
+    ...             "difference": -500})  # doctest: +NORMALIZE_WHITESPACE
+    {'flagged': 1, 'difference': -500, 'last': {'value': -500, 'hand': 6, 'between': False, 'event': 90}}
+    """
+    return {"flagged": shown["flagged"], "difference": shown["difference"],
+            "last": shown["flags"][-1] if shown["flags"] else None}
 
 
 def flag_shown(flag: Flag) -> TrayFlag:

@@ -43,22 +43,20 @@ unknown section or key, or a bad value, is a ConfigError naming the file, the se
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from pages.config import TABLE, TableFeed, check_files, listen, origins, tables_of
-from pages.words import LANGUAGES
+from pages.config import SERVED_KEYS, Served, TableFeed, check_served
 from protocol.access import ROLES
 from protocol.config import (  # the one checker of every configuration file
-    ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, one_of,
-    parse_sections, parse_toml, read_text, seconds, text,
+    ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, parse_sections,
+    parse_toml, seconds, text,
 )
 
 
 @dataclass(frozen=True, slots=True)
-class WebConfig:
-    """Where the floor's pages are served and which feeds they show."""
+class WebConfig(Served):
+    """Where the floor's pages are served and which feeds they show (`host`, `port`, `scheme`, `load`: `Served`)."""
 
     listen: tuple[str, int] = ("127.0.0.1", 8090)
     key: str | None = None
@@ -83,41 +81,17 @@ class WebConfig:
     origins: tuple[str, ...] = ()  # `pages/guard.py`: the pages' own origins, when given
     source: str = "<string>"
 
-    @property
-    def host(self) -> str:
-        return self.listen[0]
-
-    @property
-    def port(self) -> int:
-        return self.listen[1]
-
-    @property
-    def scheme(self) -> str:
-        """`https` when the pages are served over TLS, else `http`."""
-        return "https" if self.tls_cert else "http"
-
-    @classmethod
-    def load(cls, path: str | Path) -> WebConfig:
-        """Read and parse a TOML file. Raises ConfigError (unreadable, bad TOML, bad key, bad key file)."""
-        return cls.parse(read_text(path), source=str(path))
-
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> WebConfig:
         """Parse TOML text holding a `[web]` section. Raises ConfigError."""
         data = parse_toml(text, source)
         cfg: WebConfig = parse_sections(data, source, SCHEMA, {"web": {"source": source}})["web"]
         check_pit(cfg, source)
-        both_or_neither(source, "[web]", {"tournament": cfg.tournament, "tournament_snapshot": cfg.tournament_snapshot})
-        if cfg.tournament_server_key is not None:
-            client_pair(source, "[web]", "key, tournament_server_key", cfg.key, cfg.tournament_server_key)
         if cfg.pit is not None and cfg.tables:
             raise ConfigError(f"{source}: [web] give pit (the pit aggregator's tables) or [[web.tables]], not both")
-        check_files(cfg, "web")
         if cfg.pit_roles and cfg.users is None:
             raise ConfigError(f"{source}: [web] pit_roles: needs users (the users file sign-in checks PINs against)")
-        if not cfg.tables:
-            return cfg
-        return replace(cfg, tables=tables_of(cfg.tables, data.get("web", {}), "web", source))
+        return check_served(cfg, "web", data.get("web", {}))
 
 
 def _roles(raw: Any) -> tuple[str, ...]:
@@ -130,13 +104,9 @@ def _roles(raw: Any) -> tuple[str, ...]:
 
 
 SCHEMA = {"web": Section(WebConfig, {
-    "listen": listen, "key": text, "pit": endpoint, "pit_snapshot": endpoint, "pit_heartbeat_s": heartbeat,
-    "pit_server_key": text, "floor_db": text, "figures_s": seconds(0.1, 3600.0), "tournament": endpoint,
-    "tournament_snapshot": endpoint, "tournament_server_key": text, "heartbeat_s": heartbeat, "server_key": text,
-    "tables": TABLE,
-    "users": text, "pit_roles": _roles, "tls_cert": text, "tls_key": text, "sessions": text, "language": one_of(*LANGUAGES),
-    "origins": origins})}
-"""`croupier pit web`'s file: its one section."""
+    **SERVED_KEYS, "pit": endpoint, "pit_snapshot": endpoint, "pit_heartbeat_s": heartbeat, "pit_server_key": text,
+    "floor_db": text, "figures_s": seconds(0.1, 3600.0), "pit_roles": _roles})}
+"""`croupier pit web`'s file: its one section, the web processes' shared keys (`pages/config.py`) and the pit's."""
 
 
 def check_pit(cfg: WebConfig, source: str) -> None:

@@ -11,8 +11,10 @@ table joins or leaves the pit), and sends the pit screens one message (`PitHub.s
      "hours": ["06:00", ...], "elapsed": 10.5,
      "tables": {"uth-1": {"hands": [per hour], "win": [per hour], "open_hours": [per hour],
                           "day_hands", "day_win", "day_open_hours", "hands_per_hour"}},
-     "pit": {the same, summed over the pit's tables, and "tables": N}}
+     "pit": {the same, summed over the pit's tables, and "tables": N},
+     "dealers": [each dealer's figures at the pit's tables that day: `floor.shift_counts.dealer_figures`]}
 
+The hub sends the `dealers` apart, to the screens signed in with a floor role only (`hub.py`).
 At each reading it also reads the rated players at the pit's tables (`floor.figures.pit_rated`: each
 table's open rating sessions, the card masked; docs/ratings.md) and sends `{"kind": "rated", "source":
 "archive", "tables": {name: [...]}}` (or its `error`): the archive's fold follows each catch-up, so the

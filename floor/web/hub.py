@@ -10,7 +10,11 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "removed", "name"}                                            the pit aggregator dropped it
     {"kind": "pit", "online"}                                              whether the pit aggregator answers
     {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
+    {"kind": "dealers", "day", "dealers": [...]}     each dealer's figures, to a screen of DEALER_FIGURE_ROLES only
     {"kind": "rated", "source", "tables"}                                  the rated players (`figures.py`)
+
+A table's summary carries its `tray_alert` (the shift's tray differences) and, for a chip fault (a mispay,
+moved or foreign chips, a tray difference), the public fault's words (`say`: the circle and the amounts).
 
 On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
 holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
@@ -34,16 +38,21 @@ from pages.bridge import QUEUE_MESSAGES
 from pages.config import TableFeed
 
 HOUR_S = 3600.0
-SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals")
+SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals", "tray_alert")
+CHIP_FAULTS = frozenset({"mispay", "chips_moved", "foreign_chip", "tray_difference"})
+"""A smart table's faults the pit shows as chip alerts (the circle and the amounts in the public fault's words)."""
+DEALER_FIGURE_ROLES = ("pit", "supervisor", "surveillance")
+"""The roles whose pit screens get the dealers' figures (`dealers`): never a dealer's, never a wall screen's."""
 
 
 class PitScreen:
     """One connected pit screen: its bounded queue of JSON texts to send."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, dealers: bool = False) -> None:
         self.queue: asyncio.Queue[str] = asyncio.Queue()  # bounded by `size`, here (the resync may exceed it)
         self.size = size  # raised by the hub as tables are added (a pit aggregator's reload)
         self.resyncs = 0
+        self.dealers = dealers  # signed in with one of DEALER_FIGURE_ROLES: sent the dealers' figures
 
     async def next(self) -> str:
         """The next text to send (waits for one)."""
@@ -86,7 +95,11 @@ def summary(name: str, message: Mapping[str, Any], hour: HourCount) -> dict[str,
         if key in message:
             out[key] = message[key]
     fault = message.get("fault")
-    out["fault"] = {"kind": fault.get("kind"), "message": fault.get("message")} if isinstance(fault, Mapping) else None
+    out["fault"] = None
+    if isinstance(fault, Mapping):
+        out["fault"] = {"kind": fault.get("kind"), "message": fault.get("message")}
+        if fault.get("kind") in CHIP_FAULTS:  # the public fault's words: the circle and the amounts
+            out["fault"].update(say=fault.get("say"), event=fault.get("event"))
     session = message.get("session")
     hands = int(session.get("hands", 0)) if isinstance(session, Mapping) else 0
     out["hour"] = hour.see(hands)
@@ -112,6 +125,7 @@ class PitHub:
         self.hours = {t.name: HourCount(clock) for t in feeds}
         self.size = max(QUEUE_MESSAGES, 2 * len(feeds) + 2)  # every summary, the figures and the hello
         self.figures: str | None = None  # the latest `figures` message (`figures.py`)
+        self.dealers: str | None = None  # the latest `dealers` message: the dealers' figures of the day
         self.rated: str | None = None  # the latest `rated` message: the players rated at each table
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.screens: set[PitScreen] = set()
@@ -126,9 +140,10 @@ class PitHub:
         return json.dumps({"kind": "hello", "source": self.source, "links": self.links,
                            "tables": [{"name": n, "heartbeat_s": h} for n, h in self.heartbeats.items()]})
 
-    def join(self) -> PitScreen:
-        screen = PitScreen(self.size)
-        for text in self._current():
+    def join(self, dealers: bool = False) -> PitScreen:
+        """A new screen, sent everything current; `dealers`: it may see the dealers' figures (its role's right)."""
+        screen = PitScreen(self.size, dealers)
+        for text in self._current(screen):
             screen.offer(text, ())
         self.screens.add(screen)
         return screen
@@ -180,9 +195,16 @@ class PitHub:
             self._send(text)
 
     def show_figures(self, message: Mapping[str, Any]) -> None:
-        """The pit's figures (`figures.py`): kept for screens joining later, sent to every screen."""
-        self.figures = json.dumps({**message, "kind": "figures"}, default=str)
+        """The pit's figures (`figures.py`): kept for screens joining later, sent to every screen; their
+        `dealers` (each dealer's figures) only to the screens that may see them, as a `dealers` message."""
+        figures = {k: v for k, v in message.items() if k != "dealers"}
+        self.figures = json.dumps({**figures, "kind": "figures"}, default=str)
         self._send(self.figures)
+        if "dealers" in message:
+            self.dealers = json.dumps({"kind": "dealers", "day": message.get("day"), "dealers": message["dealers"]},
+                                      default=str)
+            for screen in [s for s in self.screens if s.dealers]:
+                screen.offer(self.dealers, self._resync(screen))
 
     def show_rated(self, message: Mapping[str, Any]) -> None:
         """The rated players at the pit's tables (`figures.py`): kept for screens joining later, sent to every screen."""
@@ -194,16 +216,18 @@ class PitHub:
         self.states[name], self.latest[name] = line, text
         self._send(text)
 
-    def _current(self) -> list[str]:
+    def _current(self, screen: PitScreen) -> list[str]:
         """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
-        so a page drops the tiles of tables gone meanwhile), every table's summary, the figures."""
-        kept = [text for text in (self.pit_state, self.figures, self.rated) if text is not None]
+        so a page drops the tiles of tables gone meanwhile), every table's summary, the figures, the rated players
+        (and the dealers' figures to a screen that may see them)."""
+        kept = [text for text in (self.pit_state, self.figures, self.rated, self.dealers if screen.dealers else None)
+                if text is not None]
         return [self.hello, *self.latest.values(), *kept]
 
-    def _resync(self) -> Iterator[str]:
+    def _resync(self, screen: PitScreen) -> Iterator[str]:
         """`_current()`, worked out only when a slow screen's backlog is dropped (never on the hot path)."""
-        yield from self._current()
+        yield from self._current(screen)
 
     def _send(self, text: str) -> None:
         for screen in list(self.screens):
-            screen.offer(text, self._resync())
+            screen.offer(text, self._resync(screen))

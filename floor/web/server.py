@@ -23,7 +23,7 @@ from aiohttp import web
 from floor.web import pit_feed, rating
 from floor.web.config import WebConfig
 from floor.web.figures import PitFigures
-from floor.web.hub import PitHub
+from floor.web.hub import DEALER_FIGURE_ROLES, PitHub
 from pages import app as core, auth, tournament
 from pages.bridge import FeedFollower, Hub
 from pages.pump import pump
@@ -53,14 +53,14 @@ async def _pit_access(request: web.Request) -> web.Response:
 
 async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
     """Every table's latest summary for one pit screen, then their updates (`hub.py`). With `[web] pit_roles` the
-    handshake needs a session of one of them (`auth.require`: 401 signed out, 403 another role)."""
+    handshake needs a session of one of them (`auth.require`: 401 signed out, 403 another role); the dealers'
+    figures go only to a session of `DEALER_FIGURE_ROLES` (a wall screen, without sign-in, never gets them)."""
     roles: tuple[str, ...] = request.app[PIT_ROLES]
-    if roles:
-        auth.require(request, roles)
+    session = auth.require(request, roles) if roles else None
     ws = web.WebSocketResponse()
     await ws.prepare(request)
     pit = request.app[PIT]
-    screen = pit.join()
+    screen = pit.join(dealers=session is not None and session.role in DEALER_FIGURE_ROLES)  # never a wall screen
     await pump(ws, screen.next, lambda: pit.leave(screen))
     return ws
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
 from drivers.chip_link import ChipSession
-from drivers.chip_protocol import Frame, Heartbeat, Inventory, MsgType, encode_message
+from drivers.chip_protocol import MAX_UIDS, Frame, Heartbeat, Inventory, MsgType, encode_message
 from drivers.readings import ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Reading
 from drivers.serial_link import ONLINE, REFUSED
 from sim.chip_board import MISS_RATE, ChipBoardFirmware, layout
@@ -152,6 +153,26 @@ def test_a_board_fault_is_reported_once_while_it_stands_and_again_when_it_return
     table.control("fault rf")
     assert {f.reason for f in faults(table.run(1.0))} == {"spot1.play: antenna fault: antenna open",
                                                          "board: reader front end fault: front end not answering"}
+
+
+def test_an_antenna_over_what_one_inventory_carries_is_a_board_fault_and_keeps_its_last_reading() -> None:
+    # One INVENTORY carries at most MAX_UIDS chips (docs/protocol.md): a tray that reads more is not sent in
+    # part (the host would take the rest as taken away) nor lost silently; the board says OVERFLOW for it.
+    table = Table(silence_s=1.0)
+    tray = [f"E0040200{n:08X}" for n in range(MAX_UIDS)]
+    table.control("place tray " + " ".join(tray))
+    assert chips(table.run(1.0), "tray")[-1] == ChipsRead("tray", frozenset(tray), True)
+    table.control("place tray E0040300000000FF")
+    table.control(f"place spot1.ante {A}")
+    got = table.run(1.0)
+    assert faults(got) == [DeviceFault("chips", f"tray: too many chips to read: {MAX_UIDS + 1} chips, at most "
+                                                f"{MAX_UIDS}", FaultKind.DEVICE_FAULT)]
+    assert chips(got, "tray") == []  # its last reading stands: no chip taken for gone
+    assert chips(got, "spot1.ante")[-1] == ChipsRead("spot1.ante", frozenset({A}), True)  # the board goes on
+    assert table.board.status(table.now)["faults"] == [f"overflow:{len(layout('uth', 1)) - 1}"]
+    table.control("remove tray E0040300000000FF")
+    got = table.run(2.0)
+    assert faults(got) == [] and "overflow" not in json.dumps(table.board.status(table.now))
 
 
 def test_a_silent_board_goes_offline_and_comes_back_with_every_reading_said_again() -> None:

@@ -115,6 +115,19 @@ def test_malformed_payloads_are_frame_errors(kind: int, payload: bytes, match: s
         decode_message(Frame(1, kind, payload))
 
 
+def test_text_that_is_not_ascii_is_a_frame_error_on_both_devices() -> None:
+    # One text packer (drivers/framing.py): the shoe's HELLO refuses a name the wire cannot carry as the
+    # chip reader board's does, with a FrameError naming the field, never a UnicodeEncodeError.
+    from drivers import chip_protocol
+
+    with pytest.raises(FrameError, match="model is not ASCII"):
+        Hello(1, (1, 0, 0), 1, "Sabot-é", "SN1").encode()
+    with pytest.raises(FrameError, match="serial number is not ASCII"):
+        chip_protocol.Hello(1, (1, 0, 0), 1, 100, "CB", "SN-é", ()).encode()
+    with pytest.raises(FrameError, match="over 32 characters"):
+        Hello(1, (1, 0, 0), 1, "C" * 33, "SN1").encode()
+
+
 def test_seq_delta_wraps() -> None:
     assert seq_delta(0, 255) == 1
     assert seq_delta(2, 0) == 2

@@ -119,6 +119,26 @@ def test_dealer_figures_follow_the_sign_ins() -> None:
     assert (bo["turns"], bo["time_s"], bo["hands"], bo["average_seats"], bo["on_table"]) == (1, 1200, 1, 1, False)
 
 
+def test_the_chips_each_dealers_hands_caught_count_for_that_dealer() -> None:
+    """A smart table's notes (mispays, moved and foreign chips) and tray flags in a hand's record count for the
+    dealer who dealt it; a record without chips counts none."""
+    r = Ratings("uth-1")
+    r.event("open", open_body("uth"), 0.0)
+    r.event("dealer", {"dealer": "ana", "action": "in"}, 0.0)
+    caught = record(1, "uth", {1: {"ante": 100, "blind": 100}}, {1: 0}, faults=[{"kind": "mispay"}, {"kind": "chips_moved"}])
+    caught["chips"] = {"notes": [{"kind": "mispay", "circles": []}, {"kind": "chips_moved", "antenna": "s1.ante"},
+                                 {"kind": "mispay", "circles": []}, {"kind": "foreign_chip", "uid": "E0"}]}
+    caught["tray"] = {"movements": [], "tray_change": None, "difference": None,
+                      "flags": [{"value": -500, "hand": 1, "between": False, "event": 9}]}
+    r.hand(caught, 60.0)
+    r.event("dealer", {"dealer": "bo", "action": "in"}, 600.0)
+    r.hand(record(2, "uth", {1: {"ante": 100, "blind": 100}}, {1: 0}), 700.0)
+    ana, bo = r.dealer_reports()
+    assert {k: ana[k] for k in ("mispays", "moved_chips", "foreign_chips", "tray_differences", "faults")} == {
+        "mispays": 2, "moved_chips": 1, "foreign_chips": 1, "tray_differences": 1, "faults": 2}
+    assert (bo["mispays"], bo["moved_chips"], bo["foreign_chips"], bo["tray_differences"]) == (0, 0, 0, 0)
+
+
 def test_a_card_number_is_checked_without_being_repeated_and_masked_to_its_last_four() -> None:
     assert mask_card("6001234567") == "••••4567" and check_card("6001234567") == "6001234567"
     for bad in ("12", "6001 2345", "x" * 41, 6001234567, "60012345é"):

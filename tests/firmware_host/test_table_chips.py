@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
+from drivers.chip_link import ChipSession
+from drivers.chip_protocol import MAX_UIDS
 from drivers.readings import CardRead, ChipsRead, DeviceOffline, DeviceOnline, OfflineKind
 from engine.chips import ChipSet
 from firmware_host.tables.house.table import HouseSetup
+from sim.chip_board import ChipBoardFirmware, layout
 from tests.firmware_host.rigs import JournalRig
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -176,6 +179,32 @@ def test_chips_added_after_the_deal_fault_until_a_supervisor_clears(rig: Rig) ->
     assert not rig.cmd("decide", seat=3, decision="check")["ok"]  # locked
     rig.ok("clear", reason="player took the chip back")
     assert rig.full()["fault"] is None
+
+
+def test_a_tray_over_what_one_inventory_carries_holds_the_table_on_the_boards_fault(rig: Rig) -> None:
+    # The emulated board and the chip reader's host session, wired to the table on a fake clock: a tray of
+    # more chips than an INVENTORY carries (drivers/chip_protocol.py MAX_UIDS) is a fault the table stands on.
+    board = ChipBoardFirmware(seed=1, antennas=layout("uth", 7), miss_rate=0.0)
+    session = ChipSession(confirm=2, settle_s=0.0)
+    board.place("tray", [f"E0049900{n:08X}" for n in range(MAX_UIDS + 1)])
+    session.connect(0.0)
+    board.boot_hello()
+    for tick in range(1, 101):  # a second, every 10 ms
+        now = tick / 100
+        board.receive(session.take_output(), now)
+        board.poll(now)
+        session.receive(board.take_output(), now)
+        session.poll(now)
+        for reading in session.take_readings():
+            rig.c.handle_reading(reading)
+    fault = rig.full()["fault"]
+    assert fault["kind"] == "device_fault"
+    assert fault["detail"] == f"chips: tray: too many chips to read: {MAX_UIDS + 1} chips, at most {MAX_UIDS}"
+    bets_down(rig)
+    assert rig.cmd("deal")["code"] == "fault"  # locked
+    rig.ok("clear", reason="the tray's surplus sent to the cage")
+    assert rig.full()["fault"] is None
+    rig.ok("deal")
 
 
 def test_a_foreign_chip_names_circle_and_uid_on_the_full_feed_only(rig: Rig) -> None:

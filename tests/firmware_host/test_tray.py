@@ -130,7 +130,13 @@ def test_an_unexplained_change_is_flagged_with_its_value_and_hand(rig: TrayRig) 
     tray = rig.c.full_state()["tray"]
     assert [(f["value"], f["hand"], f["between"]) for f in tray["flags"]] == [(-2500, 6, False), (-10000, 7, True)]
     assert tray["difference"] == -12500 and tray["flagged"] == 2
-    assert "tray" not in rig.c.public_state()  # the tray is the full feed's
+    assert "tray" not in rig.c.public_state()  # the tray is the full feed's; the pit is told of the differences
+    assert rig.c.public_state()["tray_alert"] == rig.c.full_state()["tray_alert"] == {
+        "flagged": 2, "difference": -12500, "last": tray["flags"][1]}
+    assert rig.c.state.fault is None  # `tray_difference_stops` is off: the table deals on
+    flagged = {row.hand: row.record["tray"]["flags"] for row in rig.c.journal.hands() if "flags" in row.record.get("tray", {})}
+    assert {hand: [(f["value"], f["hand"], f["between"]) for f in flags] for hand, flags in flagged.items()} == {
+        7: [(-2500, 6, False)], 8: [(-10000, 7, True)]}  # each record: the flags found since the hand before closed
     events = {e.id: e for e in rig.c.journal.events()}
     assert events[tray["flags"][0]["event"]].kind == "confirm" and events[tray["flags"][0]["event"]].hand == 6
     assert events[tray["flags"][1]["event"]].kind == "card" and events[tray["flags"][1]["event"]].hand == 8

@@ -4,6 +4,8 @@
 import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
 import { netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
+import { showChipAlerts } from "./pit-chips.js";
+import { showDealers } from "./pit-dealers.js";
 import { ratedTableSeen, showRated } from "./pit-rated.js";
 import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
@@ -253,6 +255,7 @@ new Feed("/ws/pit", {
     }
     if (message.kind === "table") {
       render(message);
+      showChipAlerts(message);
       const tile = tiles.get(message.name);
       if ("online" in message && tile) {  // the pit aggregator's word
         tile.live.heard();
@@ -267,9 +270,12 @@ new Feed("/ws/pit", {
       heard(message.name);
     } else if (message.kind === "removed") {
       removeTile(message.name);
+      showChipAlerts(message, true);
     } else if (message.kind === "pit") {  // the pit aggregator answers, or not
       pit.toggleAttribute("data-pit-silent", !message.online);
       link.textContent = message.online ? t("pit.live") : t("pit.pit_silent");
+    } else if (message.kind === "dealers") {
+      showDealers(message);
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();

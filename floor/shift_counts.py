@@ -1,0 +1,92 @@
+"""The chip alerts per table and shift and each dealer's figures, read from the archive for `croupier stats` and the pit.
+
+The alerts come from migration 0007's views (`table_shift_alerts`: a smart table's mispays, moved chips,
+foreign chips and tray differences per table, gaming day and shift, as each hand's record noted them);
+the dealers' from `dealer_figures` (the archive's `dealer_shifts`, folded from the tables' journals by
+`floor/ratings.py`), summed per dealer and table over the openings selected, the rates worked from the
+sums. Definitions: docs/floor.md, "Chip alerts and dealers".
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import psycopg
+
+ALERTS = ("mispays", "moved_chips", "foreign_chips", "tray_differences")
+"""The alerts counted, in the order the reports give them (the tray's also summed: `tray_difference`)."""
+
+DEALER_SUMS = ("turns", "time_s", "hands", "seats_filled", "voids", "corrections", "faults", *ALERTS)
+"""What a dealer's figures add up over the openings of a table."""
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+_ALERTS = f"""SELECT table_name, gaming_day, shift, max(pit), sum(chip_hands),
+       {", ".join(f"sum({a})" for a in ALERTS)}, sum(tray_difference)
+  FROM table_shift_alerts WHERE {{where}} GROUP BY table_name, gaming_day, shift
+ HAVING sum(chip_hands) > 0 OR sum(tray_differences) > 0
+ ORDER BY table_name, gaming_day, (SELECT starts FROM shifts s WHERE s.name = shift)"""
+
+_DEALERS = f"""SELECT dealer, table_name, max(pit), min(started_at), bool_or(on_table),
+       {", ".join(f"sum({s})" for s in DEALER_SUMS)}
+  FROM dealer_figures WHERE {{where}} GROUP BY dealer, table_name ORDER BY dealer, table_name"""
+
+
+def shift_alerts(conn: Conn, where: str, params: list[Any]) -> list[dict[str, Any]]:
+    """Per table, gaming day and shift `where` selects (on `table_name`, `gaming_day`, `shift`, `pit`), the
+    alerts of the hands whose chips were read: `{"table", "day", "shift", "pit", "chip_hands", "mispays",
+    "moved_chips", "foreign_chips", "tray_differences", "tray_difference"}` (a table without a chip reader: no
+    row). Raises psycopg.Error."""
+    out = []
+    for row in conn.execute(_ALERTS.format(where=where), params).fetchall():
+        table, day, shift, pit, hands, *counts, difference = row
+        out.append({"table": str(table), "day": day.isoformat(), "shift": shift, "pit": pit, "chip_hands": int(hands),
+                    **{a: int(n) for a, n in zip(ALERTS, counts)}, "tray_difference": int(difference)})
+    return out
+
+
+def table_alerts(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each table's alerts summed over its shifts' rows (`shift_alerts`).
+
+    >>> table_alerts([{"table": "t", "chip_hands": 3, "mispays": 1, "moved_chips": 0, "foreign_chips": 2,
+    ...                "tray_differences": 1, "tray_difference": -500}] * 2)["t"]["tray_difference"]
+    -1000
+    """
+    out: dict[str, dict[str, int]] = {}
+    for row in rows:
+        sums = out.setdefault(row["table"], dict.fromkeys(("chip_hands", *ALERTS, "tray_difference"), 0))
+        for key in sums:
+            sums[key] += row[key]
+    return out
+
+
+def dealer_figures(conn: Conn, day: date | None = None, tables: list[str] | None = None,
+                   pit: str | None = None) -> list[dict[str, Any]]:
+    """Each dealer's figures per table over the openings archived whose first sign-in fell on gaming day
+    `day` (all when None), at `tables` and in `pit` when given, by dealer and table: `{"dealer", "table", "pit",
+    "started" (ISO 8601), "on_table", "turns", "time_s", "hands", "hands_per_hour", "average_seats", "voids",
+    "corrections", "faults", "mispays", "moved_chips", "foreign_chips", "tray_differences"}`. Raises psycopg.Error."""
+    where: list[str] = ["true"]
+    params: list[Any] = []
+    if day is not None:
+        where.append("gaming_day = %s")
+        params.append(day)
+    if tables is not None:
+        where.append("table_name = ANY(%s)")
+        params.append(tables)
+    if pit is not None:
+        where.append("pit = %s")
+        params.append(pit)
+    out = []
+    for row in conn.execute(_DEALERS.format(where=" AND ".join(where)), params).fetchall():
+        dealer, table, in_pit, started, on_table, *sums = row
+        figures: dict[str, Any] = {key: (round(float(v), 3) if key == "time_s" else int(v))
+                                   for key, v in zip(DEALER_SUMS, sums)}
+        seats = figures.pop("seats_filled")
+        hours = figures["time_s"] / 3600
+        out.append({"dealer": str(dealer), "table": str(table), "pit": in_pit,
+                    "started": started.isoformat() if started is not None else None, "on_table": bool(on_table),
+                    **figures, "hands_per_hour": round(figures["hands"] / hours, 2) if hours > 0 else None,
+                    "average_seats": round(seats / figures["hands"], 2) if figures["hands"] else None})
+    return out
