@@ -1,7 +1,7 @@
 """The pit's rating steps relayed from /pit to a table: a rating session opened, closed or adjusted, signed off by a supervisor at the pit.
 
 `GET /pit/rating.json` -> `{"tables": [names]}`: the tables whose command channel this process knows
-(`[[web.tables]] commands`). `POST /pit/rating` (JSON, at most `MAX_BODY` bytes) from a user signed in with a
+(`[[web.tables]] commands`), to a user signed in with a role of `ROLES` (anyone else: none). `POST /pit/rating` (JSON, at most `MAX_BODY` bytes) from a user signed in with a
 role of `ROLES` (`auth.require`: 401 signed out, 403 another role; the guard's origin checks as every POST):
 
     {"table": NAME, "id": PAGE_ID, "rating": {seat, action, card?, hands?, average_bet?, start?, end?, reason?},
@@ -134,9 +134,11 @@ async def _rating(request: web.Request) -> web.Response:
 
 
 async def _tables(request: web.Request) -> web.Response:
-    """The tables a step may be sent to (none: /pit shows no rating dialog)."""
-    auth.require(request, ROLES)
-    return web.json_response({"tables": sorted(request.app[RELAY].tables)}, headers={"Cache-Control": "no-cache"})
+    """The tables a step may be sent to by the user signed in (none: /pit shows no rating dialog; a wall screen, or
+    another role, is told none rather than refused: the page asks at every load)."""
+    session = auth.session_of(request)
+    tables = sorted(request.app[RELAY].tables) if session is not None and session.role in ROLES else []
+    return web.json_response({"tables": tables}, headers={"Cache-Control": "no-cache"})
 
 
 def add_routes(app: web.Application, relay: RatingRelay) -> None:

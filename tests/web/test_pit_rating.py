@@ -18,7 +18,7 @@ from engine.ratings import Ratings
 from firmware_host.service.ratings import journal_ratings
 from floor.figures import rated_line
 from floor.web.hub import PitHub
-from floor.web.rating import RatingRelay, add_routes
+from floor.web.rating import RatingRelay
 from floor.web.server import make_app
 from pages import app as core
 from pages.auth import SESSION_COOKIE, Sessions
@@ -48,11 +48,11 @@ class Floor:
         self.base: str = asyncio.run_coroutine_threadsafe(self._start(tmp, language), self.loop).result(30)
 
     async def _start(self, tmp: Path, language: str) -> str:
-        app = make_app(PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")]),
-                       Sessions(tmp / "web-users.json"), language=language)
         commands = self.table.client.endpoint
-        add_routes(app, RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s",
-                                                        commands=commands)}, timeout_s=10.0))  # a loaded machine
+        relay = RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", commands=commands)},
+                            timeout_s=10.0)  # a loaded machine: the PIN's hash waits its turn
+        app = make_app(PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")]),
+                       Sessions(tmp / "web-users.json"), language=language, rating=relay)
         self.runner, port = await core.listen(app, "127.0.0.1", 0, None)
         return f"http://127.0.0.1:{port}"
 
