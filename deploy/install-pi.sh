@@ -14,8 +14,8 @@
 # Safe to run again: the user, the venv, /etc/croupier/table.toml, /etc/croupier/display.toml and the
 # table's CURVE key (/etc/croupier/keys/table.key_secret) are created only when absent (an edited
 # configuration is never overwritten); the package, the units (croupier.service, the controller;
-# croupier-display.service, its pages) and the udev rule are refreshed, and a running service is
-# restarted on the new code. See docs/deploy.md.
+# croupier-display.service, its pages) and the udev rules (the shoe's, the chip reader board's) are
+# refreshed, and a running service is restarted on the new code. See docs/deploy.md.
 set -euo pipefail
 
 usage() {
@@ -61,6 +61,7 @@ UNIT=/etc/systemd/system/croupier.service
 DISPLAY_UNIT=/etc/systemd/system/croupier-display.service   # the pages, below the controller
 DISPLAY_CONF="$CONF_DIR/display.toml"
 RULES=/etc/udev/rules.d/99-croupier-shoe.rules
+CHIP_RULES=/etc/udev/rules.d/99-croupier-chips.rules   # a smart table's chip reader board
 MANIFEST="$CONF_DIR/manifest.json"
 MANIFEST_KEY="$CONF_DIR/manifest.pub"
 PROFILES_DIR="$CONF_DIR/profiles"
@@ -70,8 +71,8 @@ TABLE_KEY="$KEYS_DIR/table.key_secret"
 TLS_DIR="$CONF_DIR/tls"            # the display's HTTPS certificate: [display] tls_cert, tls_key
 TLS_KEY="$TLS_DIR/display.key"
 
-for f in deploy/croupier.service deploy/croupier-display.service deploy/99-croupier-shoe.rules deploy/pi.toml \
-         deploy/display.toml pyproject.toml; do
+for f in deploy/croupier.service deploy/croupier-display.service deploy/99-croupier-shoe.rules \
+         deploy/99-croupier-chips.rules deploy/pi.toml deploy/display.toml pyproject.toml; do
     [[ -f "$SRC/$f" ]] || { echo "install-pi.sh: $SRC/$f is missing: run me from a Croupier checkout" >&2; exit 1; }
 done
 if [[ -n "$SIGN_KEY" && ( ! -f "$SIGN_KEY" || ! -f "$SIGN_KEY.pub" ) ]]; then
@@ -158,7 +159,17 @@ fi
 # -- unit, udev rule, configuration ----------------------------------------------------------------
 run install -m 0644 "$SRC/deploy/croupier.service" "$ROOT$UNIT"
 run install -m 0644 "$SRC/deploy/croupier-display.service" "$ROOT$DISPLAY_UNIT"
-run install -m 0644 "$SRC/deploy/99-croupier-shoe.rules" "$ROOT$RULES"
+# A udev rule holds the ids a technician set for this table's device (CHANGE ME in the shipped one): an
+# installed rule that differs from the shipped one is kept, as the configuration is.
+install_rule() {
+    if [[ -e "$ROOT$2" ]] && ! cmp -s "$1" "$ROOT$2"; then
+        note "keeping $ROOT$2 (its ids edited by you; compare with $1 after an update)"
+    else
+        run install -m 0644 "$1" "$ROOT$2"
+    fi
+}
+install_rule "$SRC/deploy/99-croupier-shoe.rules" "$RULES"
+install_rule "$SRC/deploy/99-croupier-chips.rules" "$CHIP_RULES"  # names nothing until a board with its ids is plugged in
 if [[ -e "$ROOT$CONF" ]]; then
     note "keeping $ROOT$CONF (edited by you; compare with $SRC/deploy/pi.toml after an update)"
 else
@@ -234,7 +245,7 @@ system systemctl enable croupier-display.service
 if [[ -z "$ROOT" ]] && systemctl is-active --quiet croupier.service; then
     run systemctl restart croupier.service
 else
-    echo "next: edit $CONF and the ids in $RULES, then: sudo systemctl start croupier"
+    echo "next: edit $CONF and the ids in $RULES (and in $CHIP_RULES at a smart table), then: sudo systemctl start croupier"
 fi
 if [[ -z "$ROOT" ]] && systemctl is-active --quiet croupier-display.service; then
     run systemctl restart croupier-display.service

@@ -12,7 +12,9 @@ device's name, counts, and goes on; a lost port is reopened.
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import select
 import threading
 import time
@@ -320,10 +322,33 @@ def _descriptor(port: Any) -> int | None:
     return fd
 
 
-def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
+@functools.cache
+def _plain_methods() -> frozenset[tuple[Any, Any]]:
+    """The `(read, write)` of pyserial's classes whose bytes are their descriptor's own: a device or a pty
+    (`serialposix.Serial`: select, then `os.read`; `os.write`) and `socket://` (select, then `recv`; `send`).
+    None off POSIX, where a socket's descriptor is no file's."""
+    if os.name != "posix":
+        return frozenset()
+    from serial import serialposix
+    from serial.urlhandler import protocol_socket
+    return frozenset((cls.read, cls.write) for cls in (serialposix.Serial, protocol_socket.Serial))
+
+
+def _plain(port: Any) -> bool:
+    """Whether the port's line is its descriptor's bytes as they are, read and written by pyserial with one
+    `select` more each way (its read waits on the descriptor, its write on room after the send): then the
+    link reads and writes the descriptor itself, as the controller's loop has waited on it already. A
+    class that reads or writes its own way (`spy://` logs what passes, `PosixPollSerial`, `VTIMESerial`)
+    keeps pyserial's calls; `rfc2217://` and `loop://` have no descriptor (`_descriptor`)."""
+    cls = type(port)
+    return (getattr(cls, "read", None), getattr(cls, "write", None)) in _plain_methods()
+
+
+def _read_available(port: Any, fd: int | None, timeout: float, plain: bool = False) -> bytes:
     """What the port holds, in one go: wait up to `timeout` for a first byte, then take every byte
-    already there. Raises what the port raises (the link is lost): pyserial's read of a readable
-    descriptor that gives nothing (a hung-up pty, a closed socket) raises SerialException."""
+    already there (`plain`: read from the descriptor itself, see `_plain`). Raises what the port
+    raises (the link is lost): pyserial's read of a readable descriptor that gives nothing (a hung-up
+    pty, a closed socket) raises SerialException."""
     if fd is None:
         data = bytes(port.read(1))  # waits up to the port's own timeout
         waiting = port.in_waiting if data else 0  # exact where there is no descriptor (loop://)
@@ -332,7 +357,28 @@ def _read_available(port: Any, fd: int | None, timeout: float) -> bytes:
         ready, _, _ = select.select([fd], [], [], timeout)
         if not ready:
             return b""
-    return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
+    if not plain:
+        return bytes(port.read(_CHUNK))  # non-blocking (`_descriptor`): what is there, nothing, or the loss raised
+    try:
+        data = os.read(fd, _CHUNK)  # pyserial opens both kinds non-blocking
+    except BlockingIOError:
+        return b""  # a turn when due, with nothing there (a socket)
+    # Nothing (a tty with nothing there, or hung up; a socket closed): pyserial's read tells a quiet
+    # line (nothing) from a lost one (SerialException), as it does on every turn without `plain`.
+    return data if data else bytes(port.read(_CHUNK))
+
+
+def _write(port: Any, fd: int | None, data: bytes, plain: bool = False) -> None:
+    """Send `data` (`plain`: to the descriptor itself, see `_plain`; what it has no room for, through
+    pyserial's write, which waits up to the port's write timeout). Raises what the port raises."""
+    sent = 0
+    if plain and fd is not None:
+        try:
+            sent = os.write(fd, data)
+        except BlockingIOError:
+            sent = 0
+    if sent < len(data):
+        port.write(data[sent:])
 
 
 S = TypeVar("S", bound=LinkSession)
@@ -359,6 +405,7 @@ class SerialLink(Generic[S]):
         self.session = session
         self._port: Any = None
         self._fd: int | None = None  # the port's descriptor, waited on (see _descriptor)
+        self._plain = False  # read and written on the descriptor itself (see _plain)
         self._read_timeout = 0.02
         self._reopen_at = 0.0  # when a closed port is (re)opened next
         self._thread: threading.Thread | None = None
@@ -437,7 +484,7 @@ class SerialLink(Generic[S]):
     # -- turning the link -------------------------------------------------------------------------
 
     def _close_port(self) -> None:
-        port, self._port, self._fd = self._port, None, None
+        port, self._port, self._fd, self._plain = self._port, None, None, False
         if port is not None:
             try:
                 port.close()
@@ -450,6 +497,7 @@ class SerialLink(Generic[S]):
                                          write_timeout=0.5)
             self._port.reset_input_buffer()
             self._fd = _descriptor(self._port)
+            self._plain = self._fd is not None and _plain(self._port)
         except Exception as exc:
             log.warning("%s: cannot open %s: %s", self.device, self.url, exc)
             self._close_port()
@@ -483,7 +531,7 @@ class SerialLink(Generic[S]):
                 self._start_thread()
                 return 1.0
         try:
-            data = _read_available(self._port, self._fd, wait)
+            data = _read_available(self._port, self._fd, wait, self._plain)
             now = self._clock()
             if data:
                 session.receive(data, now)
@@ -491,7 +539,7 @@ class SerialLink(Generic[S]):
             self._dispatch()  # readings reach on_reading before their ACKs leave
             out = session.take_output()
             if out:
-                self._port.write(out)  # waits up to the port's write timeout
+                _write(self._port, self._fd, out, self._plain)  # waits up to the port's write timeout when full
         except Exception as exc:  # port gone (socket closed, pty hung up): reopen
             if self._stop.is_set():
                 return self._reconnect_s

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from engine.errors import ProfileError
 from engine.house_edge import profile_edges as tcp_profile_edges
@@ -199,6 +199,101 @@ def bets_source(record: Mapping[str, Any], seat: int) -> str:
     return "chips" if isinstance(read, Mapping) and (str(seat) in read or seat in read) else "taps"
 
 
+# --- the reports (`croupier ratings --json`, the archive's rows, the casino system's feed) --------------
+
+
+class SeatSince(TypedDict):
+    since: float
+    seat: int
+
+
+class HandAt(TypedDict):
+    hand: int
+    seat: int
+
+
+class _Session(TypedDict):
+    kind: Literal["session"]
+    player: str
+    table: str
+    source: str
+    start: float
+    end: float | None
+    open: bool
+    on_break: bool
+    played_s: float
+    seats: list[SeatSince]
+    hand_numbers: list[HandAt]
+    hands: int
+    voided: int
+    breaks: int
+    hands_per_hour: float | None
+    bets: dict[str, int]
+    bets_total: int
+    average_bets: dict[str, int]
+    average_bet: int | None
+    bets_from: dict[str, int]
+    win: int
+    theo: str
+    theo_cents: int
+    theo_complete: bool
+    theo_missing: list[str]
+    comp_cents: int
+    profile_sha256: str | None
+
+
+class SessionReport(_Session, total=False):
+    """A rating session as `croupier ratings --json` prints it and the archive keeps it (docs/ratings.md):
+    `croupier ratings` adds the times as people read them (ISO 8601 UTC). The keys not always there are
+    written `total=False` (`NotRequired` is not read from this module's postponed annotations)."""
+
+    started: str
+    ended: str | None
+
+
+class UnratedReport(TypedDict):
+    """The table's play with no card at the seat (or on a break)."""
+
+    kind: Literal["unrated"]
+    table: str
+    spot_hands: int
+    bets: dict[str, int]
+    average_bet: int | None
+    win: int
+
+
+class _Dealer(TypedDict):
+    kind: Literal["dealer"]
+    dealer: str
+    table: str
+    turns: int
+    time_s: float
+    on_table: bool
+    hands: int
+    hands_per_hour: float | None
+    average_seats: float | None
+    seats_filled: int
+    first_in: float | None
+    voids: int
+    corrections: int
+    faults: int
+
+
+class DealerReport(_Dealer, total=False):
+    """One dealer's figures at one table: the chips the dealer's hands caught always (an archive older than them
+    has none); the archive's shifts add their opening's `from_event`."""
+
+    mispays: int
+    moved_chips: int
+    foreign_chips: int
+    tray_differences: int
+    from_event: int
+
+
+RatingReport = SessionReport | UnratedReport | DealerReport
+"""A line of `croupier ratings --json`, told by its `kind`."""
+
+
 # --- the sessions -----------------------------------------------------------------------------------
 
 @dataclass(slots=True)
@@ -237,7 +332,7 @@ class Session:
         away = self.away_s + (until - self.away_since if self.away_since is not None else 0.0)
         return max(0.0, until - _rated_start(self) - away)
 
-    def report(self, now: float, reinvestment: Fraction = Fraction(0)) -> dict[str, Any]:
+    def report(self, now: float, reinvestment: Fraction = Fraction(0)) -> SessionReport:
         """The session as `croupier ratings --json` prints it (docs/ratings.md)."""
         played = self.played_s(now)
         n = len(self.hands)
@@ -292,14 +387,16 @@ class DealerShift:
     faults: int = 0
     alerts: dict[str, int] = field(default_factory=lambda: chip_alerts({}))  # caught at the dealer's hands
 
-    def report(self, now: float) -> dict[str, Any]:
+    def report(self, now: float) -> DealerReport:
         time_s = self.time_s + (now - self.since if self.since is not None else 0.0)
         return {"kind": "dealer", "dealer": self.dealer, "table": self.table, "turns": self.turns,
                 "time_s": round(time_s, 3), "on_table": self.since is not None, "hands": self.hands,
                 "hands_per_hour": round(self.hands * 3600 / time_s, 2) if time_s > 0 else None,
                 "average_seats": round(self.seats_filled / self.hands, 2) if self.hands else None,
                 "seats_filled": self.seats_filled, "first_in": self.first_in,
-                "voids": self.voids, "corrections": self.corrections, "faults": self.faults, **self.alerts}
+                "voids": self.voids, "corrections": self.corrections, "faults": self.faults,
+                "mispays": self.alerts["mispays"], "moved_chips": self.alerts["moved_chips"],
+                "foreign_chips": self.alerts["foreign_chips"], "tray_differences": self.alerts["tray_differences"]}
 
 
 class Ratings:
@@ -539,18 +636,18 @@ class Ratings:
         """Every session, closed ones first in the order they closed, then the open ones by seat."""
         return [*self.closed, *self.open_sessions()]
 
-    def reports(self, now: float | None = None) -> list[dict[str, Any]]:
+    def reports(self, now: float | None = None) -> list[SessionReport]:
         """Every session's report (an open one up to `now`, by default the last time fed)."""
         at = self.now if now is None else now
         return [s.report(at, self.reinvestment) for s in self.sessions()]
 
-    def unrated_report(self) -> dict[str, Any]:
+    def unrated_report(self) -> UnratedReport:
         n = self.unrated.spot_hands
         return {"kind": "unrated", "table": self.table, "spot_hands": n, "bets": dict(self.unrated.bets),
                 "average_bet": half_even(Fraction(sum(self.unrated.bets.values()), n)) if n else None,
                 "win": self.unrated.win}
 
-    def dealer_reports(self, now: float | None = None) -> list[dict[str, Any]]:
+    def dealer_reports(self, now: float | None = None) -> list[DealerReport]:
         at = self.now if now is None else now
         return [self.dealers[name].report(at) for name in sorted(self.dealers)]
 

@@ -17,6 +17,8 @@ only from evaluated annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from protocol.chip_alerts import ChipNote, ChipOverride
+
 # -- what a person reads -------------------------------------------------------------------------
 
 
@@ -240,9 +242,9 @@ class ChipReads(TypedDict):
     uids: dict[str, list[str]]
     tray: Tray
     foreign: list[str]
-    notes: list[dict[str, Any]]
+    notes: list[ChipNote]
     counts: ChipCounts
-    override: dict[str, Any] | None
+    override: ChipOverride | None
 
 
 class TrayFlag(TypedDict):

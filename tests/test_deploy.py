@@ -28,6 +28,7 @@ PIT_UNIT = DEPLOY / "croupier-pit.service"
 DIRECTOR_UNIT = DEPLOY / "croupier-tournament.service"
 PIT_WEB_UNIT = DEPLOY / "croupier-pit-web.service"
 RULES = DEPLOY / "99-croupier-shoe.rules"
+CHIP_RULES = DEPLOY / "99-croupier-chips.rules"
 
 
 def parse_unit(text: str) -> dict[str, dict[str, list[str]]]:
@@ -188,18 +189,47 @@ def test_display_check_names_a_missing_key_file(tmp_path: Path) -> None:
 # -- udev rule ------------------------------------------------------------------------------------
 
 
-def test_udev_rule_names_the_shoe_for_dialout() -> None:
-    lines = [ln for ln in RULES.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
-    assert len(lines) == 1
-    pairs = dict(re.findall(r'([A-Z]+(?:\{\w+\})?)\s*[=!+:]?=\s*"([^"]*)"', lines[0]))
+def _rule(path: Path) -> dict[str, str]:
+    """The one rule of a rules file as key -> value (`ATTRS{idVendor}` -> `0403`)."""
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    assert len(lines) == 1, path.name
+    return dict(re.findall(r'([A-Z]+(?:\{\w+\})?)\s*[=!+:]?=\s*"([^"]*)"', lines[0]))
+
+
+@pytest.mark.parametrize(("rules", "name"), [(RULES, "croupier-shoe"), (CHIP_RULES, "croupier-chips")],
+                         ids=["shoe", "chips"])
+def test_udev_rule_names_the_device_for_dialout(rules: Path, name: str) -> None:
+    pairs = _rule(rules)
     assert pairs["SUBSYSTEM"] == "tty"
     assert re.fullmatch(r"[0-9a-f]{4}", pairs["ATTRS{idVendor}"])
     assert re.fullmatch(r"[0-9a-f]{4}", pairs["ATTRS{idProduct}"])
-    assert pairs["SYMLINK"] == "croupier-shoe"
+    assert pairs["SYMLINK"] == name
     assert pairs["GROUP"] == "dialout"
     assert pairs["MODE"] == "0660"
-    comments = RULES.read_text(encoding="utf-8")
+    comments = rules.read_text(encoding="utf-8")
     assert "CHANGE ME" in comments and "udevadm info" in comments
+
+
+def test_the_shoe_and_the_chip_board_are_told_apart() -> None:
+    # Two rules matching one device would give it both names: the placeholders differ, and the rules say how to
+    # tell two adapters of one kind apart (their serial numbers).
+    shoe, chips = _rule(RULES), _rule(CHIP_RULES)
+    ids = ("ATTRS{idVendor}", "ATTRS{idProduct}", "ATTRS{serial}")
+    assert tuple(shoe.get(k) for k in ids) != tuple(chips.get(k) for k in ids)
+    assert "ATTRS{serial}" in CHIP_RULES.read_text(encoding="utf-8")
+
+
+def test_pi_config_reads_the_chip_board_by_its_udev_name(tmp_path: Path) -> None:
+    # deploy/pi.toml's [chip_reader] is commented out (no reader: bets tapped); uncommented, it reads the board at the
+    # name the chips' rule gives it
+    text = (DEPLOY / "pi.toml").read_text(encoding="utf-8")
+    block = re.search(r"^# \[chip_reader\].*?(?=^\S*\[|\Z)", text, re.M | re.S)
+    assert block is not None
+    lines = [ln[2:] if ln.startswith("# ") and not ln.startswith("#  ") else ln for ln in block.group(0).splitlines()]
+    conf = tmp_path / "table.toml"
+    conf.write_text(text.replace(block.group(0), "\n".join(lines) + "\n"), encoding="utf-8")
+    cfg = Config.load(conf)
+    assert cfg.chip_reader.url == f"/dev/{_rule(CHIP_RULES)['SYMLINK']}"
 
 
 # -- install script -------------------------------------------------------------------------------
@@ -224,6 +254,7 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
         f"would run: install -m 0644 {UNIT} {tmp_path}/etc/systemd/system/croupier.service",
         f"would run: install -m 0644 {DISPLAY_UNIT} {tmp_path}/etc/systemd/system/croupier-display.service",
         f"would run: install -m 0644 {RULES} {tmp_path}/etc/udev/rules.d/99-croupier-shoe.rules",
+        f"would run: install -m 0644 {CHIP_RULES} {tmp_path}/etc/udev/rules.d/99-croupier-chips.rules",
         f"would run: install -m 0640 {DEPLOY / 'pi.toml'} {tmp_path}/etc/croupier/table.toml",
         f"would run: install -m 0640 {DEPLOY / 'display.toml'} {tmp_path}/etc/croupier/display.toml",
         f"keys tls --dir {tmp_path}/etc/croupier/tls --host ",
@@ -248,6 +279,7 @@ def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> Non
     display_conf = tmp_path / "etc/croupier/display.toml"
     assert display_conf.read_bytes() == (DEPLOY / "display.toml").read_bytes()
     assert (tmp_path / "etc/udev/rules.d/99-croupier-shoe.rules").read_bytes() == RULES.read_bytes()
+    assert (tmp_path / "etc/udev/rules.d/99-croupier-chips.rules").read_bytes() == CHIP_RULES.read_bytes()
     conf = tmp_path / "etc/croupier/table.toml"
     assert conf.read_bytes() == (DEPLOY / "pi.toml").read_bytes()
     assert (tmp_path / "var/lib/croupier").is_dir()
@@ -258,8 +290,12 @@ def test_install_into_a_root_twice_keeps_an_edited_config(tmp_path: Path) -> Non
                     encoding="utf-8")
     display_conf.write_text(display_conf.read_text(encoding="utf-8").replace('"0.0.0.0:8080"', '"0.0.0.0:8443"'),
                             encoding="utf-8")
+    chip_rules = tmp_path / "etc/udev/rules.d/99-croupier-chips.rules"
+    chip_rules.write_text(chip_rules.read_text(encoding="utf-8").replace("0483", "16c0"), encoding="utf-8")
     second = run_script("--root", str(tmp_path), "--no-venv")
     assert f"ok: keeping {conf}" in second.stdout and f"ok: keeping {display_conf}" in second.stdout
+    assert f"ok: keeping {chip_rules}" in second.stdout and "16c0" in chip_rules.read_text(encoding="utf-8")
+    assert (tmp_path / "etc/udev/rules.d/99-croupier-shoe.rules").read_bytes() == RULES.read_bytes()  # as shipped
     assert 'name = "uth-12"' in conf.read_text(encoding="utf-8")  # the technician's edit survives
     assert Config.load(conf).table.name == "uth-12"
     assert 'listen = "0.0.0.0:8443"' in display_conf.read_text(encoding="utf-8")

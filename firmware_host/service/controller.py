@@ -29,7 +29,7 @@ from typing import Any
 
 import zmq
 
-from drivers.readings import Reading, SensorChange
+from drivers.readings import ChipsRead, Reading, SensorChange
 from engine.chips import ChipSet
 from engine.errors import EngineError, say
 from engine.games import MAX_SPOTS
@@ -302,17 +302,17 @@ class Controller:
         They share one transaction, so one commit (one fsync) makes them all durable: each is
         written, then applied. A reading is never dropped: one the table
         cannot apply is journaled instead as a `refused` event (the reading, the reason), which
-        raises a fault. The states they lead to are published in order once the commit is done;
-        nothing is published before it, so a crash loses nothing that was shown. Raises
+        raises a fault. The states they lead to are published in order once the commit is done (a run of chip
+        readings: the state after its last); nothing is published before it, so a crash loses nothing shown. Raises
         JournalError (the journal cannot be written: stop, be restarted, replay).
         """
         readings = [r for r in readings if r is not None]
         if not readings:
             return
         states: list[tuple[PublicState, FullState]] = []
-        taken = 0
+        taken, chips_next = 0, [isinstance(r, ChipsRead) for r in readings[1:]] + [False]
         try:
-            for reading in readings:
+            for n, reading in enumerate(readings):
                 event = self._event_of(reading)
                 if event is None:
                     continue
@@ -321,7 +321,7 @@ class Controller:
                     self.journal.begin_batch()
                 self._take_reading(*event)
                 taken += 1
-                if self.feed is not None:
+                if self.feed is not None and not (event[0] == "chips" and chips_next[n]):  # a run of chips: 1 state
                     states.append(self.states())
         except BaseException:
             self.journal.rollback()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, Protocol, cast
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, cast
 
 from drivers.readings import FaultKind as DeviceFaultKind
 from drivers.readings import OfflineKind
@@ -19,6 +20,30 @@ from engine.errors import Say
 from engine.redact import public_fault
 from protocol.refusal import Refused as Refused  # the table's refusals are the protocol's
 from protocol import messages
+
+
+_Part = TypeVar("_Part")
+_Source = TypeVar("_Source")
+
+
+class ShownParts:
+    """The parts of a table's view made from its own changing lists and maps, handed out again as the very
+    objects of the view before while they are equal: the redaction (`engine.redact.Redactor`) and the
+    feed's changes (`protocol.feed.diff`) then pass them by identity, with no copy and no compare. A part
+    given out is a copy, never changed afterwards (a published view's parts never are)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: dict[str, Any] = {}
+
+    def same(self, name: str, now: _Source, copy: Callable[[_Source], _Part]) -> _Part:
+        """The part `name` as the last view gave it while it equals `now`; else a `copy` of `now`, kept."""
+        last = self._last.get(name, self)
+        if last is not self and last == now:
+            return cast(_Part, last)
+        made = self._last[name] = copy(now)
+        return made
 
 
 MAX_STEPS_PER_HAND = 5000

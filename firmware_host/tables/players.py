@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.errors import say
 from engine.ratings import DECLINED
+from protocol.messages import SeatPlayer
 from firmware_host.tables.base import Refused
 
 
@@ -30,10 +31,10 @@ class Seated:
     """Seat -> the player card there (`card`, `source`, `away`), and the dealer signed in."""
 
     def __init__(self) -> None:
-        self.seats: dict[int, dict[str, Any]] = {}
+        self.seats: dict[int, SeatPlayer] = {}
         self.dealer: str | None = None
         self.entered: dict[int, dict[str, Any]] = {}  # seat -> what the pit entered for its session (`rating`)
-        self._full: dict[str, Any] | None = None  # the full view's map, made again only after a change
+        self._full: dict[str, SeatPlayer] | None = None  # the full view's map, made again only after a change
 
     def apply_player(self, body: Mapping[str, Any]) -> None:
         """A `player` event. Raises Refused (nothing changed) for a seat with no card to leave, break or come back."""
@@ -123,9 +124,9 @@ class Seated:
                 except (Refused, KeyError, ValueError):
                     continue
 
-    def full(self) -> dict[str, Any]:
+    def full(self) -> dict[str, SeatPlayer]:
         """The full feed's `players`: seat (as text) -> `{"card", "source", "away"}`; the very map of the view
         before while nothing changed (never changed in place: the feed's changes compare it by identity first)."""
         if self._full is None:
-            self._full = {str(seat): dict(sat) for seat, sat in sorted(self.seats.items())}
+            self._full = {str(seat): sat.copy() for seat, sat in sorted(self.seats.items())}
         return self._full

@@ -27,8 +27,8 @@ from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
 from protocol.messages import Device, FullState, PublicState
-from protocol.records import HandRecord
-from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, fault_says
+from protocol.records import ChipsBody, ChipSetBody, HandRecord
+from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
 from firmware_host.tables.clock_call import shown as clock_shown
@@ -92,6 +92,7 @@ class TableState:
         self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
         self._shown: tuple[Any, list[dict[str, Any]]] = (None, [])  # the last hands as the views gave them
         self._steps_shown: dict[str, bool] = {}  # the `steps` the views gave last
+        self._shown_parts = ShownParts()  # the views' devices, sensors and corrections
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -161,8 +162,9 @@ class TableState:
         full = closed_view() if table is None else table.full_view()
         full["hand"] = self.hand if table is None else table.hand
         full["fault"] = self.fault.full() if self.fault else None
-        full["devices"] = {name: dict(info) for name, info in self.devices.items()}
-        full["sensors"] = dict(self.sensors)
+        shown = self._shown_parts  # each the very map of the view before while equal
+        full["devices"] = shown.same("devices", self.devices, _device_copies)
+        full["sensors"] = shown.same("sensors", self.sensors, dict)
         full["currency"], full["decimals"] = money.currency, money.decimals
         full["session"] = self.session
         full["history"] = self._history_shown()
@@ -176,7 +178,7 @@ class TableState:
         if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
             self._steps_shown = steps
         full["steps"] = self._steps_shown
-        full["corrections"] = corrections_of(table, full["steps"])
+        full["corrections"] = shown.same("corrections", corrections_of(table, full["steps"]), _made)
         if self.chips.active:  # a smart table (a chip set): circle values for all, UIDs on the full feed
             full["chips"], full["chip_reads"] = self.chips.views(table, self.devices)
         if isinstance(table, PokerTable):
@@ -431,12 +433,12 @@ class TableState:
 
     def _on_chip_set(self, body: Mapping[str, Any], event_id: int) -> None:
         """The chip set the table values chips with (journaled at start: the journal alone values them)."""
-        self.chips.take_set(body)
+        self.chips.take_set(cast(ChipSetBody, body))  # the journal's chip_set bodies hold to it (tests/protocol)
 
     def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
         """A chip reader's antenna: a circle's or the tray's chips now (`tables/house/chips.py`)."""
         table = self.table if self.table is not None and self.table.closed is None else None
-        problem = self.chips.take(body, table)  # an antenna that is no circle here: refused, nothing changed
+        problem = self.chips.take(cast(ChipsBody, body), table)  # an antenna that is no circle here: refused, nothing changed
         info = self.devices.setdefault(str(body.get("device", "chips")), {})
         info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
         if problem is not None:
@@ -598,6 +600,16 @@ def _journaled_kind(body: Mapping[str, Any], kinds: type[_Kind], before_kinds: _
 def _listed(words: list[str]) -> str:
     """`a`, `a and b`, `a, b and c`."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _device_copies(devices: Mapping[str, Any]) -> dict[str, Any]:
+    """The views' copy of the devices (each device's map copied: the state's own are its to change)."""
+    return {name: dict(info) for name, info in devices.items()}
+
+
+def _made(part: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A part made for this view alone (`corrections_of`): kept as it is."""
+    return part
 
 
 def closed_view() -> dict[str, Any]:

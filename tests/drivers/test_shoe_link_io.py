@@ -16,11 +16,13 @@ import serial
 from drivers.card_reader import CardRead
 from drivers.errors import UnsupportedDevice
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Reading
+from drivers.serial_link import _plain, _write
 from drivers.shoe_link import ShoeLink, _descriptor, _read_available
 from sim.shoe import ShoeFirmware, SimShoeClient, SimShoeServer
 
 
-def test_socket_port_reads_what_is_there_in_one_go() -> None:
+@pytest.mark.parametrize("plain", [False, True], ids=["pyserial", "descriptor"])
+def test_socket_port_reads_what_is_there_in_one_go(plain: bool) -> None:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -29,15 +31,16 @@ def test_socket_port_reads_what_is_there_in_one_go() -> None:
     try:
         fd = _descriptor(port)
         assert fd == port.fileno() and port.timeout == 0  # pyserial's own non-blocking reads from now on
-        assert _read_available(port, fd, 0.01) == b""  # nothing yet: the wait times out
-        assert _read_available(port, fd, 0.0) == b""  # a driven turn with nothing there
+        assert _plain(port)  # socket://: its bytes are the socket's
+        assert _read_available(port, fd, 0.01, plain) == b""  # nothing yet: the wait times out
+        assert _read_available(port, fd, 0.0, plain) == b""  # a driven turn with nothing there
         peer.sendall(bytes(range(30)))
-        assert _read_available(port, fd, 2.0) == bytes(range(30))  # not 30 reads of one byte (in_waiting says 1)
-        port.write(b"ack!")
+        assert _read_available(port, fd, 2.0, plain) == bytes(range(30))  # not 30 reads of one byte (in_waiting says 1)
+        _write(port, fd, b"ack!", plain)
         assert peer.recv(16) == b"ack!"
         peer.close()
         try:
-            _read_available(port, fd, 2.0)
+            _read_available(port, fd, 2.0, plain)
         except serial.SerialException:
             pass  # the peer went away: pyserial says so, and the link reopens
         else:
@@ -47,17 +50,32 @@ def test_socket_port_reads_what_is_there_in_one_go() -> None:
         server.close()
 
 
-def test_pty_port_reads_what_is_there_in_one_go() -> None:
+@pytest.mark.parametrize("plain", [False, True], ids=["pyserial", "descriptor"])
+def test_pty_port_reads_what_is_there_in_one_go(plain: bool) -> None:
     master, slave = os.openpty()
     port = serial.serial_for_url(os.ttyname(slave), timeout=0.5)
     try:
         fd = _descriptor(port)
-        assert fd == port.fileno()
+        assert fd == port.fileno() and _plain(port)  # a device or a pty: its bytes are the descriptor's
+        assert _read_available(port, fd, 0.0, plain) == b""  # a driven turn with nothing there
         os.write(master, b"\x7e" * 12)
         got = b""
         while len(got) < 12:
-            got += _read_available(port, fd, 2.0)
+            got += _read_available(port, fd, 2.0, plain)
         assert got == b"\x7e" * 12
+        _write(port, fd, b"ack!", plain)
+        assert os.read(master, 16) == b"ack!"
+    finally:
+        port.close()
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_port_that_reads_its_own_way_keeps_pyserial_calls() -> None:
+    master, slave = os.openpty()
+    port = serial.serial_for_url(f"spy://{os.ttyname(slave)}?file={os.devnull}", timeout=0.5)
+    try:
+        assert _descriptor(port) == port.fileno() and not _plain(port)  # spy:// logs what its read and write pass
     finally:
         port.close()
         os.close(master)
@@ -68,6 +86,7 @@ def test_other_ports_keep_pyserial_reads() -> None:
     port = serial.serial_for_url("loop://", timeout=0.05)
     try:
         assert _descriptor(port) is None and port.timeout == 0.05  # no descriptor: pyserial's waiting reads
+        assert not _plain(port)
         port.write(b"hello")
         assert _read_available(port, None, 0.05) == b"hello"  # in_waiting counts on loop://
     finally:

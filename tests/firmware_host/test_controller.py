@@ -557,6 +557,41 @@ def test_readings_that_arrive_together_share_one_commit(tmp_path: Path, ctx: zmq
     assert finals[0] == finals[1]
 
 
+def test_a_run_of_chip_readings_shows_once_after_its_last(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    """A scan that moved many circles: each chip reading journaled, one state published for the run of them
+    (the state after the last, the same as when they are taken one by one); a reading of another kind after
+    the run shows on its own."""
+    from drivers.readings import ChipsRead
+    from engine.chips import ChipSet
+
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "chips-demo.csv").read_text(encoding="utf-8")
+    chips = ChipSet.from_csv(text)
+    uids = [chip.uid for chip in chips if chips.why_foreign(chip.uid) is None][:6]
+    readings = [ChipsRead(f"spot{seat}.ante", frozenset(uids[2 * seat - 2:2 * seat]), False) for seat in (1, 2, 3)]
+    finals = []
+    for name, together in (("one", False), ("all", True)):
+        feed = Feed(ctx, name, public=f"ipc://{tmp_path}/{name}-p", snapshot=f"ipc://{tmp_path}/{name}-s",
+                    full=f"ipc://{tmp_path}/{name}-f", full_snapshot=f"ipc://{tmp_path}/{name}-fs")
+        c = Controller(Journal.open(tmp_path / name), default_setup=UTH, feed=feed,
+                       chip_set={"name": "chips-demo.csv", "sha256": chips.sha256(), "text": text})
+        c.recover()
+        seq, events = feed.seq, sum(1 for _ in c.journal.events())
+        batch = [*readings, SensorChange("lid_open", True)]
+        if together:
+            c.handle_readings(batch)
+        else:
+            for reading in batch:
+                c.handle_reading(reading)
+        assert [e.kind for e in c.journal.events() if e.id > events] == ["chips", "chips", "chips", "sensor"]
+        assert feed.seq == seq + (2 if together else 4)  # together: the run of chips once, then the sensor
+        circles = c.public_state()["chips"]["circles"]
+        assert [(x["seat"], x["value"]) for x in circles] == [(s, chips.value(uids[2 * s - 2:2 * s])) for s in (1, 2, 3)]
+        finals.append(c.full_state())
+        c.journal.close()
+        feed.close()
+    assert finals[0] == finals[1]
+
+
 def test_the_shoe_resume_point_survives_finished_hands(rig: Rig) -> None:
     from drivers.card_reader import CardRead
     from drivers.readings import DeviceOnline

@@ -21,7 +21,7 @@ from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardPokerRound
 from engine.ultimate_holdem import UltimateHoldemRound
 from protocol import messages
-from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable
+from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, ShownParts
 from firmware_host.tables.house.opening import journaled_profile, open_body, spelt_out
 from firmware_host.tables.house.sign import limits_sign, paytable_sign, shown_hand
 
@@ -125,6 +125,7 @@ class HouseTable(FaultBook):
         self._sequence: list[dict[str, Any]] = []  # the full view's `sequence`, a step's entry made once
         self._multiples = chosen_multiples(setup.game)
         self._circles = list(self.round.BETS)  # the console's betting circles, the same list every view
+        self._shown_parts = ShownParts()  # the view's copies of the lists above, kept while equal
         self._paid: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # seat -> (engine's spot, with `pays`)
 
     def successor(self, hand: int) -> HouseTable:
@@ -189,11 +190,12 @@ class HouseTable(FaultBook):
         full["seats"], full["circles"] = self.round.seats, self._circles  # the console's betting spots
         if self.round.settlement is not None:
             full["spots"] = [self._with_pays(spot) if "results" in spot else spot for spot in full["spots"]]
-        full["discards"] = list(self.discards)
-        full["ignored"] = [dict(x) for x in self.ignored]
-        full["manual"] = [dict(x) for x in self.manual]
+        shown = self._shown_parts  # each the very list of the view before while equal
+        full["discards"] = shown.same("discards", self.discards, list)
+        full["ignored"] = shown.same("ignored", self.ignored, _copies)
+        full["manual"] = shown.same("manual", self.manual, _copies)
         full["sequence"] = self._sequence_now()  # the hand's own order (full feed only)
-        full["corrected"] = [dict(x) for x in self.corrected]
+        full["corrected"] = shown.same("corrected", self.corrected, _copies)
         full["limits"], full["paytable"] = self._signs
         return full
 
@@ -308,6 +310,11 @@ class HouseTable(FaultBook):
         }
 
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
+
+
+def _copies(entries: list[Any]) -> list[dict[str, Any]]:
+    """A view's copy of a list of maps (each map copied: the table's own are its to change)."""
+    return [dict(x) for x in entries]
 
 
 def legal_decisions(round_: Any, multiples: bool) -> list[dict[str, Any]] | None:

@@ -1,0 +1,295 @@
+"""Smart table: a stable chip change in a circle to its value on the public feed, against a card's publish in the same run; the controller's CPU with chips against without.
+
+One UTH table of 7 spots (`croupier run` in its own process) reads the emulated shoe (this process,
+its line paced at 115,200 baud, as in `bench/controller_latency.py`) and the emulated chip board
+(this process, on a TCP port unpaced: the board's USB CDC line, docs/protocol.md; 7 spots x 4
+circles and the tray, each antenna's INVENTORY every 100 ms). The bot dealer and players of
+`croupier demo --chips` (`sim.chip_bots.ChipDealer`) play real chips of the demo set, each stake
+stacked of the smallest chips that make it in at most 20 (`TallRack`), so the circles hold up to
+20 chips (a UTH Play of 4x a 20-chip Ante, 80 units, is made of larger chips). Scans miss no chip
+here (`miss_rate` 0): a miss changes which of the debounce's counts move, not the work a scan is,
+and a 20-chip stack missed at the demo's rate would stand phantom `chips_moved` faults the bench
+has no supervisor for.
+
+(a) Latency. t0: the last byte of the INVENTORY frame after which the controller's debounce
+(`drivers.chip_debounce.AntennaDebounce`, the same K and settle time, fed the same frames here)
+takes a circle's change; t1: the public update showing the circle's new value, received by a SUB
+socket in a listening process (`bench.controller_latency.Listener`). A change whose value is the
+value before (chips swapped for the same value) is not counted; a change overtaken by the next
+before the feed showed it is counted as overtaken, not timed. The card's figure is the same run's
+CARD frame to its public update (`bench.controller_latency.latencies`). Aim: the chip p99 at most
+1.25x the card's.
+
+(b) CPU. The same table without `[chip_reader]` and `[chips]`, its bets typed by the bot dealer of
+`croupier demo` (`sim.bots.BotDealer`, the same players, seed and hands), is the peer. Both deal
+their hands at one pace, a hand begun every `PACE_S` seconds (the chip dealer's longest hand and a
+margin: its waits for the readers to settle are the pace a smart table goes at, so the card table
+is held to it), and the controller's CPU time over the wall time of the hands is compared. Aim:
+at most 1.5x; the chips' cost is mostly time-bound (an inventory of every antenna ten times a
+second whatever the hand does) and the card table is idle between its hands, so the ratio rises as
+the pace slows: the figure holds for this pace, the absolute share of a core is printed beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+
+from bench import Figure
+from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, latencies
+from cli.demo import croupier_argv
+from drivers.chip_debounce import CONFIRM, AntennaDebounce
+from drivers.chip_protocol import Decoder, Inventory, decode_message
+from drivers.errors import FrameError
+from engine.chips import ChipSet
+from engine.games import MAX_SPOTS
+from protocol.commands import CommandClient
+from sim.bots import BotDealer, BotPlayer, SimLimits, TableEndpoints, seat_players, write_config
+from sim.chip_board import ChipBoardFirmware, ChipBoardServer, layout
+from sim.chip_bots import ChipDealer, Rack, chip_sections, make_change
+from sim.demo_chips import demo_chip_set
+from sim.restarter import end, read_json_line, spawn
+from sim.shoe import ShoeFirmware
+
+SEATS = MAX_SPOTS
+HANDS = 12
+PACE_S = 8.0
+"""A hand begun every this many seconds at both tables (the chip dealer's hands take 3 to 5 s on a quiet machine)."""
+TALLEST = 20
+"""The most chips a stake is stacked of (`TallRack`)."""
+SETTLE_MS = 300
+AIM_P99_RATIO = 1.25  # a chip change's p99 to the public feed over a card's, same run
+AIM_CPU_RATIO = 1.5  # the controller's CPU with chips over the same table without, same pace
+
+
+class TallRack(Rack):
+    """A player's rack that stacks each stake of the smallest chips making it in at most `TALLEST`
+    (fewest chips when no one value does): tall stacks, the reader's hard case."""
+
+    def take(self, amount: int) -> list[str]:
+        for value in sorted(self.chips):
+            count, left = divmod(amount, value) if value else (0, amount)
+            if value and not left and count <= TALLEST and len(self.chips[value]) >= count:
+                uids, self.chips[value] = self.chips[value][:count], self.chips[value][count:]
+                return uids
+        uids = make_change(amount, self.chips)
+        for uid in uids:
+            chip = self.set.get(uid)
+            self.chips[chip.value if chip is not None else 0].remove(uid)
+        return uids
+
+
+class TallDealer(ChipDealer):
+    """`ChipDealer` whose players stack their stakes tall (`TallRack`), and buy back from the cage between hands
+    what the tray sent there (the small chips they lose go to the tray, the wins are paid in the fewest chips:
+    without it their racks run out of small chips within a few hands)."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self.rack = TallRack(self.chip_set, [uid for uids in self.rack.chips.values() for uid in uids])
+
+    def _credit(self) -> None:
+        super()._credit()
+        self.rack.give([uid for uids in self.cage.chips.values() for uid in uids])
+        self.cage.chips.clear()
+
+
+class TimedBoard(ChipBoardServer):
+    """The emulated board, noting when each circle's change is taken by a debounce like the controller's:
+    `changes` holds `(antenna, value, time, scan)` in the order taken."""
+
+    def __init__(self, firmware: ChipBoardFirmware, chip_set: ChipSet, settle_s: float) -> None:
+        super().__init__(firmware, link="tcp")
+        self.chip_set = chip_set
+        self.names = dict(firmware.antennas)
+        self.debounce = {name: AntennaDebounce(name, CONFIRM, settle_s) for name in self.names.values()}
+        self.changes: list[tuple[str, int, float, int]] = []
+        self._watch = Decoder()
+
+    def _emit(self, data: bytes) -> None:
+        super()._emit(data)
+        now = time.perf_counter()
+        if self._client is None:
+            return  # nobody read it
+        for frame in self._watch.feed(data):
+            try:
+                message = decode_message(frame)
+            except FrameError:
+                continue
+            if not isinstance(message, Inventory) or message.antenna not in self.names:
+                continue
+            name = self.names[message.antenna]
+            before = self.debounce[name].chips
+            read = self.debounce[name].inventory(message.uids, now, scan=message.scan)
+            if read is not None and not read.stable and name != "tray" and before is not None:
+                value = self.chip_set.value(read.uids)
+                if value != self.chip_set.value(before):
+                    self.changes.append((name, value, now, message.scan))
+
+
+def chip_latencies(board: TimedBoard, listener: Listener) -> tuple[list[float], list[float], int]:
+    """Seconds from each circle's change taken (`TimedBoard.changes`) to the public update showing its
+    new value; the same for the changes alone in their scan (no other circle changed with them); how
+    many changes the next overtook before the feed showed them."""
+    pending: dict[str, list[tuple[int, float]]] = {}
+    per_scan = Counter(scan for _, _, _, scan in board.changes)
+    alone_at = {t for _, _, t, scan in board.changes if per_scan[scan] == 1}
+    for name, value, t, _ in board.changes:
+        pending.setdefault(name, []).append((value, t))
+    shown: dict[str, int] = {}
+    out: list[float] = []
+    alone: list[float] = []
+    overtaken = 0
+    for frame in listener.public_msgs:
+        message = msgpack.unpackb(frame, raw=False)
+        chips = (message.get("set") or {}).get("chips") if message.get("kind") == "changes" else message.get("chips")
+        got = listener.public_at.get((message["boot"], message["seq"]))
+        if not chips or got is None:
+            continue
+        now_shown = {f"spot{c['seat']}.{c['circle']}": int(c["value"]) for c in chips.get("circles") or []}
+        for name in set(shown) | set(now_shown):
+            value = now_shown.get(name, 0)
+            if shown.get(name, 0) == value:
+                continue
+            waiting = pending.get(name, [])
+            i = next((k for k, (v, t) in enumerate(waiting) if v == value and t <= got), None)
+            if i is not None:
+                out.append(got - waiting[i][1])
+                if waiting[i][1] in alone_at:
+                    alone.append(out[-1])
+                overtaken += i
+                del waiting[:i + 1]
+        shown = now_shown
+    return out, alone, overtaken
+
+
+def _pace(dealer: BotDealer, hands: int, pace_s: float) -> tuple[float, int]:
+    """Play `hands` hands, one begun every `pace_s` seconds (a hand that outlasts its slot is followed
+    at once by the next, and the slots after it move on); the wall time and how many hands were late."""
+    started = due = time.perf_counter()
+    late = 0
+    for _ in range(hands):
+        dealer.play(1)
+        due += pace_s
+        now = time.perf_counter()
+        if now > due:
+            late, due = late + 1, now
+        else:
+            time.sleep(due - now)
+    return time.perf_counter() - started, late
+
+
+def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str, Any]:
+    """One table for `hands` paced hands, with the chip reader (`chips`) or its bets typed; its figures."""
+    run_dir = Path(tempfile.mkdtemp(prefix="crp-chipbench-"))
+    ctx: zmq.Context[Any] = zmq.Context()
+    chip_set = demo_chip_set()
+    shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
+                     link="tcp", baud=BAUD).start()
+    board = TimedBoard(ChipBoardFirmware(seed=1, antennas=layout("uth", SEATS), miss_rate=0.0,
+                                         boot=int.from_bytes(os.urandom(4), "big")),
+                       chip_set, SETTLE_MS / 1000).start() if chips else None
+    proc: subprocess.Popen[bytes] | None = None
+    listener: Listener | None = None
+    dealer: BotDealer | None = None
+    try:
+        eps = TableEndpoints.tcp()
+        extra = chip_sections(board.port_url).replace("settle_ms = 300", f"settle_ms = {SETTLE_MS}") if board else ""
+        cfg = write_config(run_dir / "bench.toml", endpoints=eps, shoe_url=shoe.port_url, game="uth", table="bench",
+                           seats=SEATS, heartbeat_s=1.0, extra=extra)
+        with open(run_dir / "controller.log", "ab") as err:
+            argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
+            if PROFILE:  # as in bench/controller_latency.py: for finding where the time goes, never for the aims
+                argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{'chips' if chips else 'cards'}.{time.monotonic_ns()}"]
+            proc = spawn(argv, stderr=err)
+        read_json_line(proc, 30.0, "controller")
+        listener = Listener(eps.public, eps.full)
+        probe = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench")
+        _wait(probe, lambda s: s["phase"] in ("bets", "settled"))
+        probe.close()
+        players: Sequence[BotPlayer] = seat_players(SEATS, 1)
+        options: dict[str, Any] = {"game": "uth", "seed": 1, "limits": SimLimits(), "buttons": 0.0}
+        host, port = shoe.control_address
+        dealer = (TallDealer(eps, f"{host}:{port}", players, board="%s:%d" % board.control_address, chip_set=chip_set,
+                             **options) if board else BotDealer(eps, f"{host}:{port}", players, **options))
+        time.sleep(0.3)  # the subscriptions reach the PUB sockets
+        dealer.play(1)  # warm-up (with chips: the tray's float placed and read)
+        listener.forget()
+        shoe.card_sent.clear()
+        if board is not None:
+            board.changes.clear()
+        meter = Meter(proc.pid)
+        meter.start()
+        wall, late = _pace(dealer, hands, pace_s)
+        meter.stop()
+        cpu_s = meter.cpu_s
+        listener.finish()
+        cards = sorted(latencies(shoe, listener))
+        timed, alone, overtaken = chip_latencies(board, listener) if board else ([], [], 0)
+        timed.sort()
+        alone.sort()
+        return {"cpu_share": cpu_s / wall, "wall_s": wall, "cards": cards, "chips": timed, "alone": alone,
+                "overtaken": overtaken,
+                "changes": len(board.changes) if board else 0, "late": late}
+    finally:
+        if dealer is not None:
+            dealer.close()
+        if listener is not None:
+            listener.kill()
+        if proc is not None:
+            end(proc)
+        if board is not None:
+            board.close()
+        shoe.close()
+        ctx.destroy(linger=0)
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _p(values: Sequence[float], q: float) -> float:
+    return 1000 * values[min(len(values) - 1, int(q * len(values)))]
+
+
+def _alone(values: Sequence[float]) -> str:
+    """The changes alone in their scan, in words."""
+    if not values:
+        return "none alone in its scan"
+    return f"{len(values)} alone in their scan: p50 {1000 * statistics.median(values):.2f} ms, p99 {_p(values, 0.99):.2f} ms"
+
+
+def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
+    """`rounds` of a chip table and its card-only peer, taking turns; judged on the median of the rounds' ratios."""
+    p99_ratios, cpu_ratios = [], []
+    for n in range(rounds):
+        smart = measure(True, hands)
+        plain = measure(False, hands)
+        if not smart["chips"] or not smart["cards"]:
+            raise RuntimeError("no chip change or no card was matched to its public update")
+        chip_p99, card_p99 = _p(smart["chips"], 0.99), _p(smart["cards"], 0.99)
+        p99_ratios.append(chip_p99 / card_p99)
+        cpu_ratios.append(smart["cpu_share"] / plain["cpu_share"])
+        print(f"   round {n + 1}: {hands} hands a {PACE_S:g} s ({smart['late']} late with chips, {plain['late']} without); chip change -> public value: {len(smart['chips'])} timed "
+              f"({smart['overtaken']} overtaken), p50 {1000 * statistics.median(smart['chips']):.2f} ms, p99 "
+              f"{chip_p99:.2f} ms, max {1000 * smart['chips'][-1]:.2f} ms ({_alone(smart['alone'])}); CARD -> update, same run: "
+              f"{len(smart['cards'])} timed, p50 {1000 * statistics.median(smart['cards']):.2f} ms, p99 {card_p99:.2f} ms "
+              f"({p99_ratios[-1]:.2f}x); controller CPU {100 * smart['cpu_share']:.1f}% of one core with chips, "
+              f"{100 * plain['cpu_share']:.1f}% without ({cpu_ratios[-1]:.2f}x; the card table's own CARD p99 "
+              f"{_p(plain['cards'], 0.99):.2f} ms); load average {os.getloadavg()[0]:.1f}")
+    p99_ratio, cpu_ratio = statistics.median(p99_ratios), statistics.median(cpu_ratios)
+    print(f"   median of {rounds}: chip p99 {p99_ratio:.2f}x the card's (aim <= {AIM_P99_RATIO}x), CPU with chips "
+          f"{cpu_ratio:.2f}x without (aim <= {AIM_CPU_RATIO}x); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    return [Figure.at_most("smart table: stable chip change to public value p99 vs a card's, same run", p99_ratio,
+                           AIM_P99_RATIO),
+            Figure.at_most(f"smart table: controller CPU, 7 spots x 4 circles x up to {TALLEST} chips at 10 scans/s, "
+                           f"vs no chips, a hand every {PACE_S:g} s", cpu_ratio, AIM_CPU_RATIO)]
