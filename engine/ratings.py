@@ -37,16 +37,10 @@ from types import MappingProxyType
 from typing import Any, Literal, TypedDict
 
 from engine.errors import ProfileError
-from engine.house_edge import profile_edges as tcp_profile_edges
-from engine.paytables import APPROVED_BETS, Profile, parse_profile
-
-CIRCLE_BETS: Mapping[str, Mapping[str, str | None]] = MappingProxyType({
-    "3cp": MappingProxyType({"ante": "ante_play", "play": None, "pair_plus": "pair_plus", "bonus": "bonus"}),
-    "uth": MappingProxyType({"ante": "ante_blind_play", "blind": None, "play": None, "trips": "trips"}),
-})
-"""Game -> bet circle -> the bet (`engine.paytables.APPROVED_BETS`) whose house edge the circle carries;
-None: no edge of its own (0), the Ante's carries it (3CP's Ante and Play, UTH's Ante + Blind + Play are
-per unit of Ante). The floor's theoretical win reads the same table (`floor/stats.py`)."""
+from engine.paytables import parse_profile
+from engine.rating_edges import CIRCLE_BETS as CIRCLE_BETS, BetEdges as BetEdges, bet_edges as bet_edges
+from engine.rating_edges import bets_source as bets_source
+from engine.rating_edges import half_even as half_even
 
 PLAYER_ACTIONS = ("in", "out", "away", "back")
 """A `player` event's actions: a card sits down at a seat (or moves there), leaves, takes a break, comes back."""
@@ -114,91 +108,6 @@ def check_card(card: object) -> str:
     return card
 
 
-# --- the edges --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class BetEdges:
-    """Each bet circle's exact house edge under one profile (its sha256), and where each came from
-    (`approved`, `certificate`, `computed`, or `ante` for a circle the Ante's edge carries)."""
-
-    game: str
-    profile_sha256: str
-    edges: Mapping[str, Fraction]
-    sources: Mapping[str, str]
-
-    def theo(self, bets: Mapping[str, int]) -> tuple[Fraction, tuple[str, ...]]:
-        """`(theo, circles)`: the bets' theoretical win for the house, and the circles staked whose edge
-        is unknown (theo then leaves them out: incomplete)."""
-        total, missing = Fraction(0), []
-        for circle, amount in bets.items():
-            if not amount:
-                continue
-            edge = self.edges.get(circle)
-            if edge is None:
-                missing.append(circle)
-            else:
-                total += amount * edge
-        return total, tuple(missing)
-
-
-def bet_edges(game: str, profile: Profile, sha256: str,
-              certified: Mapping[str, Fraction] | None = None) -> BetEdges:
-    """The circles' edges of `game` under `profile` (whose text has `sha256`): its `[GAME.approved]`
-    figures first, then `certified` (the profile's certificate's figures for the game: bet -> edge), then
-    for 3CP the engine's exact count. Raises KeyError for a game with no rated circles."""
-    circles = CIRCLE_BETS[game]
-    rules = profile.uth if game == "uth" else profile.three_card_poker
-    found: dict[str, tuple[Fraction, str]] = {}
-    for bet in APPROVED_BETS[game]:
-        if bet in rules.approved:
-            found[bet] = (rules.approved[bet], "approved")
-        elif certified is not None and bet in certified:
-            found[bet] = (Fraction(certified[bet]), "certificate")
-    if game == "3cp" and any(b not in found for b in APPROVED_BETS[game]):
-        try:
-            exact = tcp_profile_edges(profile)
-        except ValueError:
-            exact = None
-        if exact is not None:
-            computed = {"ante_play": exact.ante_play.house_edge, "pair_plus": exact.pair_plus.house_edge,
-                        "bonus": exact.bonus}
-            for bet, edge in computed.items():
-                if bet not in found and edge is not None:
-                    found[bet] = (edge, "computed")
-    edges: dict[str, Fraction] = {}
-    sources: dict[str, str] = {}
-    for circle, carried in circles.items():
-        if carried is None:
-            edges[circle], sources[circle] = Fraction(0), "ante"
-        elif carried in found:
-            edges[circle], sources[circle] = found[carried]
-    return BetEdges(game, sha256, MappingProxyType(edges), MappingProxyType(sources))
-
-
-def half_even(amount: Fraction) -> int:
-    """An exact amount rounded to the unit, a half to the even unit.
-
-    >>> half_even(Fraction(5, 2)), half_even(Fraction(7, 2)), half_even(Fraction(-5, 2))
-    (2, 4, -2)
-    """
-    return round(amount)
-
-
-def bets_source(record: Mapping[str, Any], seat: int) -> str:
-    """Whether a closed hand's bets at `seat` were read from the chips or tapped by the dealer: `chips` when
-    the record's chips part (the smart table's, issue 24: `record["chips"]`, `source` "chips" and the seat
-    among its `bets_read`) says they were read, else `taps`. The one place a rating tells them apart.
-
-    >>> bets_source({"chips": {"source": "chips", "bets_read": {"3": {"ante": 500}}}}, 3), bets_source({}, 3)
-    ('chips', 'taps')
-    """
-    chips = record.get("chips")
-    if not isinstance(chips, Mapping) or chips.get("source") != "chips":
-        return "taps"
-    read = chips.get("bets_read")
-    return "chips" if isinstance(read, Mapping) and (str(seat) in read or seat in read) else "taps"
-
-
 # --- the reports (`croupier ratings --json`, the archive's rows, the casino system's feed) --------------
 
 
@@ -210,6 +119,15 @@ class SeatSince(TypedDict):
 class HandAt(TypedDict):
     hand: int
     seat: int
+
+
+class EnteredPlay(TypedDict):
+    """The unrated play the pit entered for a session: hands at an average Ante, and its theo."""
+
+    hands: int
+    average_bet: int
+    theo: str
+    theo_cents: int
 
 
 class _Session(TypedDict):
@@ -240,6 +158,10 @@ class _Session(TypedDict):
     theo_missing: list[str]
     comp_cents: int
     profile_sha256: str | None
+    declined: bool  # the pit's (a player who declined the card), and what the pit entered and signed off
+    rated_start: float | None
+    entered: EnteredPlay | None
+    adjustments: list[dict[str, Any]]
 
 
 class SessionReport(_Session, total=False):
@@ -337,7 +259,7 @@ class Session:
         played = self.played_s(now)
         n = len(self.hands)
         theo = self.theo + self.entered_theo
-        entered = None if self.entered is None else {
+        entered: EnteredPlay | None = None if self.entered is None else {
             "hands": self.entered[0], "average_bet": self.entered[1], "theo": str(self.entered_theo),
             "theo_cents": half_even(self.entered_theo)}
         return {
