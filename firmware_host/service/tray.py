@@ -7,7 +7,8 @@ restart, or `croupier tray` reading the journal, finds the very trail the table 
 
 - a `chips` reading of the `tray` antenna (`TRAY_ANTENNA`): the tray's inventory (stable ones count);
 - a hand's cards start at its first `deal`, `next` button or card after its close (betting closed);
-- a hand's close: its settlement's house net (a voided hand: 0);
+- a hand's close: its settlement's house net as the tray paid it (`house_net_paid`: less a mispay a supervisor
+  accepted as read; a voided hand: 0);
 - `buy_in`, `colour_up`, `fill`, `credit`: a recorded movement of that kind and amount;
 - `close` (the pit closes the table): the shift's closing inventory; the next `open` starts a new shift;
 - `chip_set` (the set the table values chips with, journaled at its start): the tray's chips valued by it
@@ -114,8 +115,7 @@ class TrayWatch:
         self.closed_entry = None
         if closed is not None:
             entry = self._entry()
-            settled = closed.get("status") == "settled"
-            net = int((closed.get("settlement") or {}).get("house_net", 0)) if settled else 0
+            net = house_net_paid(closed) if closed.get("status") == "settled" else 0
             ledger.hand_closed(int(closed.get("hand", hand)), net, at)
             self._dealing = False
             found, self._found = [*self._found, *ledger.flags[before:]], []
@@ -154,6 +154,19 @@ class TrayWatch:
                 "opening": line.opening, "closing": ledger.closing, "fills": line.fills, "credits": line.credits,
                 "chips_sold": line.chips_sold, "house_net": line.house_net, "difference": line.difference,
                 "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags)}
+
+
+def house_net_paid(record: Mapping[str, Any]) -> int:
+    """A settled hand's house net as the tray paid it: the settlement's, less what a supervisor accepted paid
+    beyond the dues (a mispay accepted as read, `chips.override.accepted`: the tray gave those chips too).
+
+    >>> house_net_paid({"settlement": {"house_net": 500},
+    ...                 "chips": {"override": {"accepted": {"spot3.play": {"due": 3000, "reads": 3100}}}}})
+    400
+    """
+    net = int((record.get("settlement") or {}).get("house_net", 0))
+    override = (record.get("chips") or {}).get("override") or {}
+    return net - sum(int(c["reads"]) - int(c["due"]) for c in (override.get("accepted") or {}).values())
 
 
 def chip_set_of(body: Mapping[str, Any]) -> ChipSet | None:

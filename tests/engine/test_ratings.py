@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -17,7 +18,9 @@ UTH_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\
 """`croupier math uth`'s exact figures for the standard profile (docs/math.md), as a casino files them."""
 
 STANDARD = read_profile("standard")
-RATED_TEXT = STANDARD.text + UTH_APPROVED
+BARE = STANDARD.from_text(re.sub(r"\n\[(?:uth|3cp)\.approved\]\n(?:[^\[\n].*\n?)*", "\n", STANDARD.text), "bare.toml")
+"""The standard paytables without the approved tables the builtin profile files (tests/firmware_host/test_builtin_approved.py)."""
+RATED_TEXT = BARE.text + UTH_APPROVED
 RATED = STANDARD.from_text(RATED_TEXT, "rated.toml")
 
 PUBLISHED = {"uth": {"ante": Fraction("0.021850"), "trips": Fraction("0.034979")},
@@ -42,15 +45,15 @@ def test_the_published_edges_are_the_standard_profiles_and_pair_plus_2_3167_is_1
     uth = bet_edges("uth", RATED.parse(), RATED.sha256)
     assert f"{float(uth.edges['ante']) * 100:.4f}" == "2.1850" and f"{float(uth.edges['trips']) * 100:.4f}" == "3.4979"
     assert uth.sources["ante"] == "approved" and uth.edges["blind"] == uth.edges["play"] == 0
-    tcp = bet_edges("3cp", STANDARD.parse(), STANDARD.sha256)
+    tcp = bet_edges("3cp", BARE.parse(), BARE.sha256)
     assert tcp.edges["ante"] == Fraction(686689, 20358520) and tcp.sources["ante"] == "computed"
     assert tcp.edges["pair_plus"] == Fraction(512, 22100)  # 2.3167%: the standard profile's 1-4-6-30-40
     default = read_profile("default")
     assert bet_edges("3cp", default.parse(), default.sha256).edges["pair_plus"] == Fraction(1608, 22100)  # 7.28%
     # without approved figures or a certificate, UTH's Ante and Trips have no edge at the table
-    bare = bet_edges("uth", STANDARD.parse(), STANDARD.sha256)
+    bare = bet_edges("uth", BARE.parse(), BARE.sha256)
     assert "ante" not in bare.edges and "trips" not in bare.edges
-    certified = bet_edges("uth", STANDARD.parse(), STANDARD.sha256, {"trips": Fraction(233985, 6689228)})
+    certified = bet_edges("uth", BARE.parse(), BARE.sha256, {"trips": Fraction(233985, 6689228)})
     assert certified.sources["trips"] == "certificate" and "ante" not in certified.edges
 
 
@@ -84,9 +87,9 @@ def test_a_session_rates_its_hands_exactly_and_counts_voids_breaks_and_moves_apa
 
 def test_a_circle_without_an_edge_leaves_theo_incomplete_and_named() -> None:
     r = Ratings("uth-2")
-    r.event("open", open_body("uth", STANDARD), 0.0)
+    r.event("open", open_body("uth", BARE), 0.0)
     r.event("player", {"seat": 3, "action": "in", "card": "ABCD1234"}, 1.0)
-    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "trips": 500}}, {3: 0}, sha=STANDARD.sha256), 2.0)
+    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "trips": 500}}, {3: 0}, sha=BARE.sha256), 2.0)
     [s] = r.reports()
     assert not s["theo_complete"] and s["theo_missing"] == ["ante", "trips"] and s["theo"] == "0"
 
