@@ -25,7 +25,6 @@ from pages.auth import SESSION_COOKIE, Sessions
 from pages.config import TableFeed
 from protocol import keys
 from protocol.users import User, Users
-from tests.firmware_host.conftest import ctx  # noqa: F401  (a ZeroMQ context a test)
 from tests.firmware_host.test_curve import SecureTable
 from tests.firmware_host.test_signoff import PIN, Table
 from tests.web.screens import check_screenshot
@@ -79,7 +78,7 @@ class Floor:
 
 
 @pytest.fixture
-def floor(tmp_path: Path, ctx: zmq.Context[Any]) -> Any:  # noqa: F811
+def floor(tmp_path: Path, ctx: zmq.Context[Any]) -> Any:
     f = Floor(tmp_path, ctx)
     yield f
     f.close()
@@ -125,7 +124,7 @@ def test_a_flood_of_wrong_pins_through_the_pit_holds_that_pit_boss_at_the_table(
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
-def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, ctx: zmq.Context[Any],  # noqa: F811
+def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, ctx: zmq.Context[Any],
                                                                page: Page, lang: str) -> None:
     floor = Floor(tmp_path / lang, ctx, lang)
     try:
@@ -172,7 +171,7 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
 
 
 def test_the_relay_is_the_pits_own_curve_client_and_a_key_the_table_never_got_gets_nothing(
-        tmp_path: Path, ctx: zmq.Context[Any]) -> None:  # noqa: F811
+        tmp_path: Path, ctx: zmq.Context[Any]) -> None:
     keys.create(tmp_path / "clients", "pit-web", "pit")  # `croupier keys new pit-web --role pit`, given to the table
     keys.create(tmp_path / "elsewhere", "forger", "pit")  # a pit key the table never got
     table = SecureTable(tmp_path, ctx)
