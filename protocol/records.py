@@ -228,6 +228,13 @@ class DealerBody(r.DealerSignIn, Signed):
     pass
 
 
+class RatingBody(r.RatingSession, Signed):
+    """The pit's `rating` step, signed off, with what it replaced at the seat (`was`: the card there, or null,
+    and the unrated play and start entered before, `tables/players.py` `Seated.rating_was`)."""
+
+    was: dict[str, Any]
+
+
 class Nothing(Signed):
     """A command with no arguments (`deal`, `close`)."""
 
@@ -239,7 +246,7 @@ EVENT_BODIES: dict[str, type] = {
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
     "race": RaceBody, "button-draw": DrawBody, "player": PlayerBody, "dealer": DealerBody,
-    "chips": ChipsBody, "chip_set": ChipSetBody,
+    "rating": RatingBody, "chips": ChipsBody, "chip_set": ChipSetBody,
     "buy_in": BuyInBody, "colour_up": ColourUpBody, "fill": TrayTransferBody, "credit": TrayTransferBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""

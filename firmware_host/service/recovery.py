@@ -18,7 +18,7 @@ from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "dealer", *MOVEMENT_KINDS})
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "rating", "dealer", *MOVEMENT_KINDS})
 """Events that may follow a settled hand without taking it off show (they do not touch the table: the players
 taking their chips from the circles neither, nor a player card at a seat or a dealer signing in, nor a
 buy-in, colour-up, fill or credit at the tray, `tables/tray_steps.py`)."""

@@ -103,6 +103,7 @@ class TableState:
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
             "chips": self._on_chips, "chip_set": self._on_chip_set,
             "player": lambda body, _: self.seated.apply_player(body),
+            "rating": lambda body, _: self.seated.apply_rating(body),
             "dealer": lambda body, _: self.seated.apply_dealer(body),
         }
         self._handlers.update({kind: self._on_movement(kind) for kind in MOVEMENT_KINDS})  # the tray's

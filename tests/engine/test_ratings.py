@@ -219,3 +219,64 @@ def test_a_hand_whose_bets_were_read_from_the_chips_is_counted_so() -> None:
     [s] = r.reports()
     assert s["bets_from"] == {"taps": 2, "chips": 1}  # the reader offline at hand 3: the taps
 
+
+
+SIGNED = {"user": "sam", "caller_role": "pit", "caller_key": "pit-1"}
+
+
+def test_the_pit_opens_a_declined_players_session_and_enters_his_unrated_play_its_theo_exact() -> None:
+    ante = Fraction(50643648973, 2317817502000)  # UTH's Ante + Blind + Play edge a unit of Ante, as approved
+    r = Ratings("uth-1", reinvestment=Fraction(1, 5))
+    r.event("open", open_body("uth"), 0.0)
+    r.event("rating", {"seat": 3, "action": "open", "signed_off": SIGNED}, 100.0)
+    r.event("rating", {"seat": 5, "action": "open", "signed_off": SIGNED}, 110.0)  # another declined player
+    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "play": 2000}, 5: {"ante": 500, "blind": 500}},
+                  {3: 4000, 5: -1000}), 160.0)
+    # the forty minutes before the pit came: 30 hands at an Ante of 25.00, and the start put back
+    r.event("rating", {"seat": 3, "action": "adjust", "hands": 30, "average_bet": 2500, "start": -2300,
+                       "signed_off": SIGNED}, 200.0)
+    r.event("rating", {"seat": 3, "action": "adjust", "hands": 30, "average_bet": 2000, "signed_off": SIGNED}, 210.0)
+    r.event("rating", {"seat": 3, "action": "close", "end": 3000, "signed_off": SIGNED}, 3700.0)
+    three, five = r.sessions()
+    assert (three.player, three.source, five.player) == ("declined", "pit", "declined") and five.end is None
+    s = three.report(r.now, r.reinvestment)
+    entered = 30 * 2000 * ante  # the second entry replaced the first
+    theo = 1000 * ante + entered
+    assert s["declined"] and s["hands"] == 1 and s["bets"] == {"ante": 1000, "blind": 1000, "play": 2000}
+    assert s["entered"] == {"hands": 30, "average_bet": 2000, "theo": str(entered), "theo_cents": round(entered)}
+    assert s["theo"] == str(theo) and s["theo_cents"] == half_even(theo) == 1333 and s["theo_complete"]
+    assert s["comp_cents"] == half_even(theo / 5)
+    assert (s["start"], s["rated_start"], s["end"], s["played_s"]) == (100.0, -2300.0, 3000.0, 5300.0)
+    assert [(a["action"], a["before"], a["after"], a["by"]) for a in s["adjustments"]] == [
+        ("open", None, {"player": "declined"}, "sam"),
+        ("start", {"start": 100.0}, {"start": -2300.0}, "sam"),
+        ("unrated_play", None, {"hands": 30, "average_bet": 2500}, "sam"),
+        ("unrated_play", {"hands": 30, "average_bet": 2500}, {"hands": 30, "average_bet": 2000}, "sam"),
+        ("close", {"end": 3700.0}, {"end": 3000.0}, "sam")]
+    assert mask_card("declined") == "declined"
+
+
+def test_a_pit_opened_card_session_is_the_cards_and_an_entered_start_or_end_is_held_to_the_session() -> None:
+    r = Ratings("3cp-1")
+    r.event("open", open_body("3cp", STANDARD), 0.0)
+    r.event("rating", {"seat": 2, "action": "open", "card": "60002222", "start": 900}, 500.0)  # no later than now
+    r.event("player", {"seat": 4, "action": "in", "card": "60002222", "source": "reader"}, 600.0)  # moves seats
+    r.event("rating", {"seat": 4, "action": "close", "end": 10}, 700.0)  # not before the start
+    [s] = r.reports()
+    assert (s["player"], s["source"], s["rated_start"], s["end"], s["played_s"]) == ("60002222", "pit", 500.0, 500.0, 0)
+    r.event("rating", {"seat": 4, "action": "adjust", "hands": 5, "average_bet": 100}, 800.0)  # no session there
+    r.event("rating", {"seat": 1, "action": "adjust", "hands": 5, "average_bet": 100}, 800.0)
+    assert r.reports() == [s] and not r.open_sessions()
+
+
+def test_unrated_play_entered_before_any_paytables_are_known_leaves_the_theo_incomplete() -> None:
+    r = Ratings("uth-1")
+    r.event("rating", {"seat": 1, "action": "open"}, 10.0)
+    r.event("rating", {"seat": 1, "action": "adjust", "hands": 10, "average_bet": 1000}, 20.0)
+    [s] = r.reports()
+    assert s["entered"]["theo"] == "0" and not s["theo_complete"] and s["theo_missing"] == ["ante"]
+
+
+def test_declined_is_never_taken_as_a_card_number() -> None:
+    with pytest.raises(ValueError, match="declined"):
+        check_card("Declined")

@@ -236,6 +236,7 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     views.append(r.c.states())
     r.ok("dealer", dealer="ana", action="in")
     r.ok("player", seat=3, action="in", card="6001234567")  # the full feed's `players` (tables/players.py)
+    r.ok("rating", id="pit-1", seat=5, action="open", hands=12, average_bet=2500)  # a declined player, the pit's (signed off)
     house.uth_to_river(r)
     views.append(r.c.states())
     r.ok("decide", seat=3, decision="play", multiple=1)
