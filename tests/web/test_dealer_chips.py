@@ -211,7 +211,7 @@ def test_the_tray_says_it_in_french_and_fits_a_720_line_screen(chip_table: Calla
     try:
         sign_in(page, con.base, "ana")
         open_tray(page)
-        assert record(page, "fill", "250,50") == "refused: Ce pas demande la validation d'un superviseur"
+        assert record(page, "fill", "250,50") == "refused: Cette action demande la validation d'un superviseur"
         for selector in ("#tray-send", "#tray-close", "#tray input[name=pin]"):  # nothing to scroll to on the tablet
             box = page.locator(selector).bounding_box()
             assert box is not None and box["y"] + box["height"] <= 720, selector
