@@ -47,9 +47,9 @@ $(TSC): $(AXE)
 
 # three workers on the 2 cores (most tests wait on processes, sockets and browsers: measured 529 s against 623 s
 # with two, the cores ~87% busy), a test file to each in turn (a file's module fixtures, its PostgreSQL
-# cluster or its tables, stay on one worker)
+# cluster or its tables, stay on one worker); --durations=30 names the slowest thirty in every CI log
 test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(AXE) $(TSC)
-	$(PY) -m pytest -p no:cacheprovider -n 3 --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -p no:cacheprovider -n 3 --dist loadfile --no-loadscope-reorder --durations=30
 
 demo: $(STAMP)
 	$(VENV)/bin/croupier demo

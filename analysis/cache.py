@@ -3,6 +3,10 @@
 The files live in `$XDG_CACHE_HOME/croupier` (else `~/.cache/croupier`), one JSON file per
 figures, named by the game and the SHA-256 of the canonical JSON of their key. A file that cannot
 be read or parsed is a miss; one that cannot be written is skipped (the figures are still returned).
+The figures of the builtin profiles' rules ship with the code (`SHIPPED`, the files `croupier math`
+wrote, copied as they were): read when the cache has none, so a fresh install has them at once
+(UTH's take minutes of numpy), and the builtin profiles' `[GAME.approved]` figures are checked
+against them (tests/firmware_host/test_builtin_approved.py).
 """
 
 from __future__ import annotations
@@ -12,6 +16,10 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+
+SHIPPED = Path(__file__).resolve().parent / "shipped"
+"""The cache files shipped for the builtin profiles' rules, named as in the cache."""
 
 
 def directory() -> Path:
@@ -30,15 +38,16 @@ def path(game: str, key: Any) -> Path:
 
 
 def load(game: str, key: Any) -> dict[str, Any] | None:
-    """The cached figures of `key`, or None."""
-    try:
-        data = json.loads(path(game, key).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("figures"), dict):
-        return None
-    figures: dict[str, Any] = data["figures"]
-    return figures
+    """The cached figures of `key` (the cache's, else the shipped ones), or None."""
+    for where in (path(game, key), SHIPPED / path(game, key).name):
+        try:
+            data = json.loads(where.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("figures"), dict):
+            figures: dict[str, Any] = data["figures"]
+            return figures
+    return None
 
 
 def store(game: str, key: Any, figures: dict[str, Any]) -> None:

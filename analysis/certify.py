@@ -23,7 +23,7 @@ import datetime
 from fractions import Fraction
 from typing import Any
 
-from engine.paytables import ProfileText
+from engine.paytables import APPROVED_BETS, ProfileText
 from analysis.figures import FiguresUnavailable
 from analysis.par import ParSheet, par_sheet, sheet_json
 from protocol.audit import AuditError, code_hash, software_version
@@ -66,6 +66,38 @@ def approval(game: str, sheet: ParSheet, approved: dict[str, Fraction]) -> dict[
             raise NotApproved(game, bet, computed, edge)
         out[bet] = {"approved": float(edge), "computed": float(computed), "difference": float(computed - edge)}
     return out
+
+
+def approved_figures(text: ProfileText, games: tuple[str, ...] = GAMES, *,
+                     progress: bool = False) -> dict[str, dict[str, Fraction]]:
+    """Game -> bet -> the exact house edge computed for each bet the profile may file as approved
+    (`engine.paytables.APPROVED_BETS`, those its games have): what `croupier math approve` prints. Raises
+    FiguresUnavailable (a game this build cannot compute), ProfileError, ValueError (a figure not exact)."""
+    profile = text.parse()
+    out: dict[str, dict[str, Fraction]] = {}
+    for game in games:
+        sheet = par_sheet(game, profile, text, progress=progress)
+        keys = {b.key for b in sheet.bets}
+        out[game] = {}
+        for bet in (b for b in APPROVED_BETS[game] if b in keys):
+            figures = sheet.bet(bet)
+            if not figures.exact:
+                raise ValueError(f"{game} {bet}: the house edge computed is not exact: it cannot be filed")
+            out[game][bet] = figures.house_edge
+    return out
+
+
+def approved_toml(figures: dict[str, dict[str, Fraction]]) -> str:
+    """`approved_figures` as a profile's `[GAME.approved]` tables, each edge an exact fraction's text.
+
+    >>> print(approved_toml({"3cp": {"pair_plus": Fraction(128, 5525)}}), end="")
+    [3cp.approved]
+    pair_plus = "128/5525"
+    """
+    blocks = [f"[{game}.approved]\n" + "".join(f'{bet} = "{edge.numerator}/{edge.denominator}"\n'
+                                                for bet, edge in bets.items())
+              for game, bets in figures.items() if bets]
+    return "\n".join(blocks)
 
 
 def certificate(text: ProfileText, *, now: datetime.datetime | None = None, progress: bool = False) -> dict[str, Any]:

@@ -85,7 +85,8 @@ import zmq
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
-from sim.chip_bots import ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, start_chip_board
+from sim.chip_bots import (ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, fill_tray,
+                            start_chip_board)
 from sim.demo_chips import demo_chip_set
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
@@ -98,7 +99,7 @@ from sim.dealing import ShoeHand
 from sim.keys import SimKeys
 from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
                                          poker_summary)
-from sim.demo_profile import write_demo_profile, write_rated_profile
+from sim.demo_profile import rated_profile, write_demo_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 from sim.yielding import YieldingPlayers, next_hand
 
@@ -135,7 +136,7 @@ class SimTable:
         self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chip_bots.py)
         self.chips_proc: subprocess.Popen[bytes] | None = None
         self.chips_info: dict[str, Any] = {}
-        self.rated = rated  # `--rated`: the standard paytables with UTH's edges approved (`sim/demo_profile.py`)
+        self.rated = rated  # `--rated`: the builtin standard paytables, their edges approved (`sim/demo_profile.py`)
         self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
         # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
@@ -178,11 +179,12 @@ class SimTable:
             self.start_shoe()
             if self.chips is not None:
                 self.chips_proc, self.chips_info = start_chip_board(self.run_dir, self.game, self.seats, self.seed)
+                fill_tray(self.chips_info["control"], demo_chip_set())  # the opening inventory: the whole float
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
-            profile = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
+            profile: str | Path = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
             if self.rated and self.structure is None:
-                profile = write_rated_profile(self.run_dir / "rated-profile.toml")
+                profile = rated_profile(self.game, self.run_dir)
             write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
@@ -394,8 +396,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "demo's 3cp profile deals one spot), poker 2 to the game's most)")
     parser.add_argument("--quiet", action="store_true", help="no live view: only the summary line")
     parser.add_argument("--rated", type=float, default=None, metavar="P",
-                        help="a share P (0..1) of the bot seats carry player cards, the standard paytables "
-                             "with UTH's edges approved: `croupier ratings` after it (house games)")
+                        help="a share P (0..1) of the bot seats carry player cards, the builtin standard paytables "
+                             "(their approved edges the published ones): `croupier ratings` after it (house games)")
     parser.add_argument("--chips", action="store_true", help="a smart table: the bots bet and the bot dealer pays with "
                         "the demo set's chips on the emulated chip board (uth, 3cp; docs/simulation.md)")
     parser.add_argument("--faults", type=faults_option, default={}, metavar="KIND=P,...", help="with --chips: chip "
@@ -613,10 +615,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int,
-           chip_run: tuple[dict[str, int], int] | None = None) -> int:
+           chip_run: dict[str, int] | None = None) -> int:
     """Print the summary line read back from the journal (none when the table was not played) and
     give the exit status; remove a temporary state directory. With `--chips` the line ends with the
-    chips' part (`chip_run`: injected, the tray's change; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
+    chips' part (`chip_run`: the faults injected; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
     if result is None:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)
@@ -624,7 +626,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
     try:
         count = args.hands if args.dealer == "bots" and status not in (130, 143) else result.hands
         line = (poker_summary if is_poker(args.game) else summary)(state_dir, result.first_hand, count)
-        chips = chip_summary(state_dir, result.first_hand, count, *chip_run) if chip_run is not None else None
+        chips = chip_summary(state_dir, result.first_hand, count, chip_run) if chip_run is not None else None
     except JournalError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         return 1

@@ -1,9 +1,11 @@
-"""`croupier math 3cp|uth|par|certify`: a profile's exact house edges, its PAR sheets and its certificate.
+"""`croupier math 3cp|uth|par|certify|approve`: a profile's exact house edges, its PAR sheets, its certificate and its approved figures.
 
 `croupier math 3cp` / `uth` report the Three Card Poker / Ultimate Texas Hold'em edges; `croupier math par
 --game G --profile P [--format md|json|csv]` prints a game's PAR sheet (`analysis.par`);
 `croupier math certify --profile P --out FILE` writes the profile's certificate
-(`analysis.certify`). Exit status: 0 done, 1 a computed figure differs from the approved
+(`analysis.certify`); `croupier math approve --profile P` prints the profile's `[uth.approved]` and
+`[3cp.approved]` tables (`--game G`: that game's only), each bet's exact edge as computed (the builtin
+profiles carry them). Exit status: 0 done, 1 a computed figure differs from the approved
 one (named), 2 bad input or figures this build cannot compute ("UTH figures not available in this build").
 """
 
@@ -19,7 +21,7 @@ from engine.errors import ProfileError
 from engine.house_edge import ThreeCardPokerEdges, as_json, describe_key, profile_edges
 
 GAMES = ("3cp", "uth")
-ACTIONS = ("par", "certify")
+ACTIONS = ("par", "certify", "approve")
 FORMATS = ("md", "json", "csv")
 
 _BONUS_WHEN = {
@@ -33,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=GAMES + ACTIONS, metavar="{" + ",".join(GAMES + ACTIONS) + "}",
                         help="the game: 3cp (Three Card Poker) or uth (Ultimate Texas Hold'em: minutes the first "
                         "time for a profile, then cached; needs the analysis extra); or par (a PAR sheet), "
-                        "certify (a certificate)")
+                        "certify (a certificate), approve (the [GAME.approved] tables of the edges computed)")
     parser.add_argument(
         "--profile", action="append", metavar="NAME_OR_FILE",
         help="paytable profile: a shipped name (default, standard, fr_literal) or a TOML file; "
@@ -41,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true",
                         help="print JSON (fractions, not percent): one object per profile, one a line")
-    parser.add_argument("--game", dest="sheet_game", choices=("uth", "3cp"), help="par: the game of the sheet")
+    parser.add_argument("--game", dest="sheet_game", choices=("uth", "3cp"), help="par: the game of the sheet; approve: that game only")
     parser.add_argument("--format", choices=FORMATS, default="md", help="par: md (default), json or csv")
     parser.add_argument("--out", metavar="FILE", help="certify: where to write the certificate (JSON)")
 
@@ -109,9 +111,9 @@ def report(name: str, edges: ThreeCardPokerEdges) -> str:
 
 
 def par_or_certify(args: argparse.Namespace, names: list[str]) -> int:
-    """`croupier math par` and `croupier math certify`, on one profile."""
+    """`croupier math par`, `certify` and `approve`, on one profile."""
     from engine.paytables import read_profile
-    from analysis.certify import CannotCertify, NotApproved, certificate
+    from analysis.certify import CannotCertify, NotApproved, approved_figures, approved_toml, certificate
     from analysis.figures import FiguresUnavailable
     from analysis.par import csv_text, markdown, par_sheet, sheet_json
 
@@ -133,6 +135,10 @@ def par_or_certify(args: argparse.Namespace, names: list[str]) -> int:
                 sys.stdout.write(json.dumps(sheet_json(sheet), indent=1) + "\n")
             else:
                 sys.stdout.write(markdown(sheet) if args.format == "md" else csv_text(sheet))
+            return 0
+        if args.game == "approve":
+            games = (args.sheet_game,) if args.sheet_game is not None else ("uth", "3cp")
+            sys.stdout.write(approved_toml(approved_figures(text, games, progress=progress)))
             return 0
         cert = certificate(text, progress=progress)
     except NotApproved as exc:

@@ -115,7 +115,7 @@ def read_fields(text: str) -> dict[str, Any]:
     installed (the `fast` extra) it reads the text first, and its fields are taken when they hold
     no float: rtoml reads a decimal such as `0.25` only as a binary float, which tomllib reads
     exactly (as Decimal), so such a text, and any text rtoml refuses, is read by tomllib. That the
-    two give equal fields is tested over the whole PHH sample (tests/firmware_host/test_phh_readers.py).
+    two give equal fields is tested over the whole PHH sample (tests/cli/test_phh_readers.py).
     """
     if _fast_loads is not None:
         try:

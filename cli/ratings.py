@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.output import stdout_closed
-from engine.ratings import half_even, mask_card
+from engine.ratings import RatingReport, SessionReport, half_even, mask_card
 from firmware_host.service.config import Config
 from firmware_host.service.history import closed_at
 from firmware_host.service.journal import Journal, JournalError
@@ -80,7 +80,7 @@ def _money(cents: int | None) -> str:
     return "-" if cents is None else f"{cents / 100:,.2f}"
 
 
-def _text(r: dict[str, Any]) -> str:
+def _text(r: RatingReport) -> str:
     if r["kind"] == "session":
         hours = r["played_s"] / 3600
         theo = _money(r["theo_cents"]) + ("" if r["theo_complete"] else f" (incomplete: {', '.join(r['theo_missing'])})")
@@ -104,7 +104,7 @@ CSV_COLUMNS = ("player", "table", "started", "ended", "open", "seats", "hands", 
 """The CSV's columns before one a bet circle (`bet_ante`, ...: cents), in this order."""
 
 
-def _csv(sessions: list[dict[str, Any]]) -> None:
+def _csv(sessions: list[SessionReport]) -> None:
     """The sessions as CSV on standard output: `CSV_COLUMNS`, then a column a circle any of them staked."""
     circles = sorted({c for s in sessions for c in s["bets"]})
     out = csv.writer(sys.stdout, lineterminator="\n")
@@ -119,7 +119,7 @@ def _cell(value: Any) -> Any:
     return "" if value is None else str(value).lower() if isinstance(value, bool) else value
 
 
-def _archived(args: argparse.Namespace, reinvestment: Fraction) -> list[dict[str, Any]] | int:
+def _archived(args: argparse.Namespace, reinvestment: Fraction) -> list[RatingReport] | int:
     """The archive's sessions (and dealer shifts) as `--state` gives a journal's, or the exit status 2."""
     try:
         import psycopg

@@ -28,7 +28,7 @@ from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
 from engine.tray import HandLine, Interval, Movement, Reconciliation, TrayLedger
 from firmware_host.service.journal import Journal, JournalError
-from firmware_host.service.tray import TrayWatch
+from firmware_host.service.tray import TrayWatch, flag_shown, hand_shown, interval_shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,27 +76,13 @@ def main(args: argparse.Namespace) -> int:
 def as_json(ledger: TrayLedger) -> dict[str, Any]:
     """The trail as `--json` prints it."""
     line = ledger.reconciliation()
-    return {"hands": [{"hand": h.hand, "house_net": h.house_net, "tray_change": h.change,
-                       "difference": h.difference, "event": h.at.event,
-                       "movements": [_movement(m) for m in h.movements]} for h in ledger.hands],
-            "between": [{"after_hand": i.after_hand, "tray_change": i.change, "difference": i.difference,
-                         "event": i.at.event, "movements": [_movement(m) for m in i.movements]}
-                        for i in ledger.intervals],
-            "flags": [{"value": f.value, "hand": f.hand, "between": f.between, "event": f.at.event}
-                      for f in ledger.flags],
+    return {"hands": [hand_shown(h) for h in ledger.hands],
+            "between": [interval_shown(i) for i in ledger.intervals],
+            "flags": [flag_shown(f) for f in ledger.flags],
             "reconciliation": {"opening": line.opening, "closing": line.closing, "fills": line.fills,
                                "credits": line.credits, "chips_sold": line.chips_sold,
                                "colour_ups": line.colour_ups, "house_net": line.house_net,
                                "difference": line.difference, "reconciles": line.reconciles, "closed": line.closed}}
-
-
-def _movement(m: Movement) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": str(m.kind), "amount": m.value, "event": m.at.event}
-    if m.seat is not None:
-        out["seat"] = m.seat
-    if m.slip:
-        out["slip"] = m.slip
-    return out
 
 
 def text(ledger: TrayLedger, money: Money) -> list[str]:

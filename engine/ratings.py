@@ -34,25 +34,27 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from engine.errors import ProfileError
-from engine.house_edge import profile_edges as tcp_profile_edges
-from engine.paytables import APPROVED_BETS, Profile, parse_profile
-
-CIRCLE_BETS: Mapping[str, Mapping[str, str | None]] = MappingProxyType({
-    "3cp": MappingProxyType({"ante": "ante_play", "play": None, "pair_plus": "pair_plus", "bonus": "bonus"}),
-    "uth": MappingProxyType({"ante": "ante_blind_play", "blind": None, "play": None, "trips": "trips"}),
-})
-"""Game -> bet circle -> the bet (`engine.paytables.APPROVED_BETS`) whose house edge the circle carries;
-None: no edge of its own (0), the Ante's carries it (3CP's Ante and Play, UTH's Ante + Blind + Play are
-per unit of Ante). The floor's theoretical win reads the same table (`floor/stats.py`)."""
+from engine.paytables import parse_profile
+from engine.rating_edges import CIRCLE_BETS as CIRCLE_BETS, BetEdges as BetEdges, bet_edges as bet_edges
+from engine.rating_edges import bets_source as bets_source
+from engine.rating_edges import half_even as half_even
 
 PLAYER_ACTIONS = ("in", "out", "away", "back")
 """A `player` event's actions: a card sits down at a seat (or moves there), leaves, takes a break, comes back."""
 
 CARD_SOURCES = ("reader", "dealer", "pit")
 """Who named the player: the seat's card reader, the dealer (typed or scanned at the console), the pit."""
+
+RATING_ACTIONS = ("open", "close", "adjust")
+"""A `rating` event's actions, each a supervisor's sign-off (the pit's, or at the console): open a session at a
+seat (with a card, or `declined` for a player who declined the card), close it (its `end` entered), adjust it
+(the unrated play entered: `hands` at an `average_bet` on the Ante; its `start` entered)."""
+
+DECLINED = "declined"
+"""The player of a session the pit opened for a player who declined the card (never a card number: `check_card`)."""
 
 DEALER_ACTIONS = ("in", "out")
 """A `dealer` event's actions: a dealer signs in at the table (relieving the one before), or out."""
@@ -92,7 +94,7 @@ def mask_card(card: str) -> str:
     >>> mask_card("12")
     '••••12'
     """
-    return "••••" + card[-4:]
+    return card if card == DECLINED else "••••" + card[-4:]
 
 
 def check_card(card: object) -> str:
@@ -100,92 +102,118 @@ def check_card(card: object) -> str:
     Raises ValueError saying what is expected (the number itself is not repeated: it is private)."""
     if not isinstance(card, str) or not 4 <= len(card) <= MAX_CARD_CHARS or not card.isascii() or not card.isalnum():
         raise ValueError(f"a player card number is 4 to {MAX_CARD_CHARS} letters or digits")
+    if card.lower() == DECLINED:
+        raise ValueError(f"{DECLINED!r} is not a card number: a session for a player who declined the card is "
+                         "opened by the pit")
     return card
 
 
-# --- the edges --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class BetEdges:
-    """Each bet circle's exact house edge under one profile (its sha256), and where each came from
-    (`approved`, `certificate`, `computed`, or `ante` for a circle the Ante's edge carries)."""
-
-    game: str
-    profile_sha256: str
-    edges: Mapping[str, Fraction]
-    sources: Mapping[str, str]
-
-    def theo(self, bets: Mapping[str, int]) -> tuple[Fraction, tuple[str, ...]]:
-        """`(theo, circles)`: the bets' theoretical win for the house, and the circles staked whose edge
-        is unknown (theo then leaves them out: incomplete)."""
-        total, missing = Fraction(0), []
-        for circle, amount in bets.items():
-            if not amount:
-                continue
-            edge = self.edges.get(circle)
-            if edge is None:
-                missing.append(circle)
-            else:
-                total += amount * edge
-        return total, tuple(missing)
+# --- the reports (`croupier ratings --json`, the archive's rows, the casino system's feed) --------------
 
 
-def bet_edges(game: str, profile: Profile, sha256: str,
-              certified: Mapping[str, Fraction] | None = None) -> BetEdges:
-    """The circles' edges of `game` under `profile` (whose text has `sha256`): its `[GAME.approved]`
-    figures first, then `certified` (the profile's certificate's figures for the game: bet -> edge), then
-    for 3CP the engine's exact count. Raises KeyError for a game with no rated circles."""
-    circles = CIRCLE_BETS[game]
-    rules = profile.uth if game == "uth" else profile.three_card_poker
-    found: dict[str, tuple[Fraction, str]] = {}
-    for bet in APPROVED_BETS[game]:
-        if bet in rules.approved:
-            found[bet] = (rules.approved[bet], "approved")
-        elif certified is not None and bet in certified:
-            found[bet] = (Fraction(certified[bet]), "certificate")
-    if game == "3cp" and any(b not in found for b in APPROVED_BETS[game]):
-        try:
-            exact = tcp_profile_edges(profile)
-        except ValueError:
-            exact = None
-        if exact is not None:
-            computed = {"ante_play": exact.ante_play.house_edge, "pair_plus": exact.pair_plus.house_edge,
-                        "bonus": exact.bonus}
-            for bet, edge in computed.items():
-                if bet not in found and edge is not None:
-                    found[bet] = (edge, "computed")
-    edges: dict[str, Fraction] = {}
-    sources: dict[str, str] = {}
-    for circle, carried in circles.items():
-        if carried is None:
-            edges[circle], sources[circle] = Fraction(0), "ante"
-        elif carried in found:
-            edges[circle], sources[circle] = found[carried]
-    return BetEdges(game, sha256, MappingProxyType(edges), MappingProxyType(sources))
+class SeatSince(TypedDict):
+    since: float
+    seat: int
 
 
-def half_even(amount: Fraction) -> int:
-    """An exact amount rounded to the unit, a half to the even unit.
-
-    >>> half_even(Fraction(5, 2)), half_even(Fraction(7, 2)), half_even(Fraction(-5, 2))
-    (2, 4, -2)
-    """
-    return round(amount)
+class HandAt(TypedDict):
+    hand: int
+    seat: int
 
 
-def bets_source(record: Mapping[str, Any], seat: int) -> str:
-    """Whether a closed hand's bets at `seat` were read from the chips or tapped by the dealer: `chips` when
-    the record's chips part (the smart table's, issue 24: `record["chips"]`, `source` "chips" and the seat
-    among its `bets_read`) says they were read, else `taps`. The one place a rating tells them apart.
+class EnteredPlay(TypedDict):
+    """The unrated play the pit entered for a session: hands at an average Ante, and its theo."""
 
-    >>> bets_source({"chips": {"source": "chips", "bets_read": {"3": {"ante": 500}}}}, 3), bets_source({}, 3)
-    ('chips', 'taps')
-    """
-    chips = record.get("chips")
-    if not isinstance(chips, Mapping) or chips.get("source") != "chips":
-        return "taps"
-    read = chips.get("bets_read")
-    return "chips" if isinstance(read, Mapping) and (str(seat) in read or seat in read) else "taps"
+    hands: int
+    average_bet: int
+    theo: str
+    theo_cents: int
+
+
+class _Session(TypedDict):
+    kind: Literal["session"]
+    player: str
+    table: str
+    source: str
+    start: float
+    end: float | None
+    open: bool
+    on_break: bool
+    played_s: float
+    seats: list[SeatSince]
+    hand_numbers: list[HandAt]
+    hands: int
+    voided: int
+    breaks: int
+    hands_per_hour: float | None
+    bets: dict[str, int]
+    bets_total: int
+    average_bets: dict[str, int]
+    average_bet: int | None
+    bets_from: dict[str, int]
+    win: int
+    theo: str
+    theo_cents: int
+    theo_complete: bool
+    theo_missing: list[str]
+    comp_cents: int
+    profile_sha256: str | None
+    declined: bool  # the pit's (a player who declined the card), and what the pit entered and signed off
+    rated_start: float | None
+    entered: EnteredPlay | None
+    adjustments: list[dict[str, Any]]
+
+
+class SessionReport(_Session, total=False):
+    """A rating session as `croupier ratings --json` prints it and the archive keeps it (docs/ratings.md):
+    `croupier ratings` adds the times as people read them (ISO 8601 UTC). The keys not always there are
+    written `total=False` (`NotRequired` is not read from this module's postponed annotations)."""
+
+    started: str
+    ended: str | None
+
+
+class UnratedReport(TypedDict):
+    """The table's play with no card at the seat (or on a break)."""
+
+    kind: Literal["unrated"]
+    table: str
+    spot_hands: int
+    bets: dict[str, int]
+    average_bet: int | None
+    win: int
+
+
+class _Dealer(TypedDict):
+    kind: Literal["dealer"]
+    dealer: str
+    table: str
+    turns: int
+    time_s: float
+    on_table: bool
+    hands: int
+    hands_per_hour: float | None
+    average_seats: float | None
+    seats_filled: int
+    first_in: float | None
+    voids: int
+    corrections: int
+    faults: int
+
+
+class DealerReport(_Dealer, total=False):
+    """One dealer's figures at one table: the chips the dealer's hands caught always (an archive older than them
+    has none); the archive's shifts add their opening's `from_event`."""
+
+    mispays: int
+    moved_chips: int
+    foreign_chips: int
+    tray_differences: int
+    from_event: int
+
+
+RatingReport = SessionReport | UnratedReport | DealerReport
+"""A line of `croupier ratings --json`, told by its `kind`."""
 
 
 # --- the sessions -----------------------------------------------------------------------------------
@@ -211,6 +239,10 @@ class Session:
     away_s: float = 0.0
     breaks: int = 0
     bets_from: dict[str, int] = field(default_factory=dict)  # `taps` / `chips` -> hands
+    rated_start: float | None = None  # the start the pit entered (`start` stays the session's identity)
+    entered: tuple[int, int] | None = None  # the unrated play the pit entered: (hands, average bet on the Ante)
+    entered_theo: Fraction = Fraction(0)
+    adjustments: list[dict[str, Any]] = field(default_factory=list)  # each sign-off: what, before, after, who
 
     @property
     def seat(self) -> int:
@@ -220,12 +252,16 @@ class Session:
         """Seconds at the table, breaks left out, up to the session's end or `now`."""
         until = self.end if self.end is not None else now
         away = self.away_s + (until - self.away_since if self.away_since is not None else 0.0)
-        return max(0.0, until - self.start - away)
+        return max(0.0, until - _rated_start(self) - away)
 
-    def report(self, now: float, reinvestment: Fraction = Fraction(0)) -> dict[str, Any]:
+    def report(self, now: float, reinvestment: Fraction = Fraction(0)) -> SessionReport:
         """The session as `croupier ratings --json` prints it (docs/ratings.md)."""
         played = self.played_s(now)
         n = len(self.hands)
+        theo = self.theo + self.entered_theo
+        entered: EnteredPlay | None = None if self.entered is None else {
+            "hands": self.entered[0], "average_bet": self.entered[1], "theo": str(self.entered_theo),
+            "theo_cents": half_even(self.entered_theo)}
         return {
             "kind": "session", "player": self.player, "table": self.table, "source": self.source,
             "start": self.start, "end": self.end, "open": self.end is None, "on_break": self.away_since is not None,
@@ -238,10 +274,12 @@ class Session:
             "average_bets": {c: half_even(Fraction(v, n)) for c, v in self.bets.items()} if n else {},
             "average_bet": half_even(Fraction(sum(self.bets.values()), n)) if n else None,
             "bets_from": dict(self.bets_from),
-            "win": self.win, "theo": str(self.theo), "theo_cents": half_even(self.theo),
+            "win": self.win, "theo": str(theo), "theo_cents": half_even(theo),
             "theo_complete": not self.missing, "theo_missing": sorted(self.missing),
-            "comp_cents": half_even(self.theo * reinvestment),
+            "comp_cents": half_even(theo * reinvestment),
             "profile_sha256": self.profile_sha256,
+            "declined": self.player == DECLINED, "rated_start": self.rated_start, "entered": entered,
+            "adjustments": [dict(a) for a in self.adjustments],
         }
 
 
@@ -271,21 +309,23 @@ class DealerShift:
     faults: int = 0
     alerts: dict[str, int] = field(default_factory=lambda: chip_alerts({}))  # caught at the dealer's hands
 
-    def report(self, now: float) -> dict[str, Any]:
+    def report(self, now: float) -> DealerReport:
         time_s = self.time_s + (now - self.since if self.since is not None else 0.0)
         return {"kind": "dealer", "dealer": self.dealer, "table": self.table, "turns": self.turns,
                 "time_s": round(time_s, 3), "on_table": self.since is not None, "hands": self.hands,
                 "hands_per_hour": round(self.hands * 3600 / time_s, 2) if time_s > 0 else None,
                 "average_seats": round(self.seats_filled / self.hands, 2) if self.hands else None,
                 "seats_filled": self.seats_filled, "first_in": self.first_in,
-                "voids": self.voids, "corrections": self.corrections, "faults": self.faults, **self.alerts}
+                "voids": self.voids, "corrections": self.corrections, "faults": self.faults,
+                "mispays": self.alerts["mispays"], "moved_chips": self.alerts["moved_chips"],
+                "foreign_chips": self.alerts["foreign_chips"], "tray_differences": self.alerts["tray_differences"]}
 
 
 class Ratings:
     """The fold of one table's journal into rating sessions and dealer figures.
 
     Feed it, in the journal's order, every event (`event(kind, body, ts)`: it reads `open`, `close`,
-    `player` and `dealer`, and passes over the rest) and every closed hand's record at its closing
+    `player`, `rating` and `dealer`, and passes over the rest) and every closed hand's record at its closing
     event (`hand(record, ts)`). `certified`: profile sha256 -> game -> bet -> edge, from the
     certificates the caller read.
     """
@@ -301,6 +341,7 @@ class Ratings:
         self.edges: dict[str, BetEdges] = {}  # `game:sha256` -> edges
         self.dealers: dict[str, DealerShift] = {}
         self.dealer: DealerShift | None = None
+        self.last_edges: BetEdges | None = None  # the table's paytables as last opened or played
         self.now = 0.0
 
     # -- events ---------------------------------------------------------------------------------------
@@ -316,6 +357,8 @@ class Ratings:
             self._dealer_off(ts)
         elif kind == "player":
             self._on_player(body, ts)
+        elif kind == "rating":
+            self._on_rating(body, ts)
         elif kind == "dealer":
             self._on_dealer(body, ts)
 
@@ -325,13 +368,16 @@ class Ratings:
             return
         sha, content = str(terms.get("sha256")), terms.get("content")
         key = f"{game}:{sha}"
+        if key in self.edges:
+            self.last_edges = self.edges[key]
         if key in self.edges or not isinstance(content, str):
             return
         try:
             profile = parse_profile(content, str(terms.get("source", "journal")), name=str(terms.get("name")))
         except ProfileError:
             return
-        self.edges[key] = bet_edges(str(game), profile, sha, self.certified.get(sha, {}).get(str(game)))
+        self.edges[key] = self.last_edges = bet_edges(str(game), profile, sha,
+                                                      self.certified.get(sha, {}).get(str(game)))
 
     def _on_player(self, body: Mapping[str, Any], ts: float) -> None:
         seat, action, card = body.get("seat"), body.get("action"), body.get("card")
@@ -358,6 +404,63 @@ class Ratings:
             here.away_since, here.breaks = ts, here.breaks + 1
         elif action == "back":
             _back(here, ts)
+
+    def _on_rating(self, body: Mapping[str, Any], ts: float) -> None:
+        """The pit's signed-off `rating` event: a session opened, closed or adjusted, the adjustment kept with
+        what it replaced and who signed it (`Session.adjustments`)."""
+        seat, action = body.get("seat"), body.get("action")
+        if not isinstance(seat, int) or action not in RATING_ACTIONS:
+            return
+        signed = body.get("signed_off")
+        by = signed.get("user") if isinstance(signed, Mapping) else None
+        if action == "open":
+            card = body.get("card")
+            if isinstance(card, str):
+                self._on_player({"seat": seat, "action": "in", "card": card, "source": "pit"}, ts)
+            else:  # a player who declined the card: a session of its own, never found by a card
+                if seat in self.at_seat:
+                    self._end(seat, ts)
+                self.at_seat[seat] = Session(DECLINED, self.table, "pit", ts, [(ts, seat)])
+            here = self.at_seat.get(seat)
+            if here is not None:
+                here.adjustments.append({"at": ts, "by": by, "action": "open", "before": None,
+                                         "after": {"player": here.player}})
+            self._adjust(seat, body, ts, by)
+            return
+        here = self.at_seat.get(seat)
+        if here is None:
+            return
+        self._adjust(seat, body, ts, by)
+        if action == "close":
+            end = body.get("end")
+            self._end(seat, ts)
+            if isinstance(end, (int, float)) and not isinstance(end, bool):
+                here.adjustments.append({"at": ts, "by": by, "action": "close", "before": {"end": ts},
+                                         "after": {"end": max(min(float(end), ts), _rated_start(here))}})
+                here.end = here.adjustments[-1]["after"]["end"]
+
+    def _adjust(self, seat: int, body: Mapping[str, Any], ts: float, by: Any) -> None:
+        """The entered figures of a `rating` event applied to the session at `seat`: `start` (never after
+        the event), `hands` at `average_bet` (the unrated play: its theo is the Ante's edge under the
+        table's paytables as last opened or played, or left out, the theo incomplete, when none is known)."""
+        here = self.at_seat.get(seat)
+        if here is None:
+            return
+        start, hands, average = body.get("start"), body.get("hands"), body.get("average_bet")
+        if isinstance(start, (int, float)) and not isinstance(start, bool):
+            before = _rated_start(here)
+            here.rated_start = min(float(start), ts)
+            here.adjustments.append({"at": ts, "by": by, "action": "start", "before": {"start": before},
+                                     "after": {"start": here.rated_start}})
+        if isinstance(hands, int) and isinstance(average, int) and hands >= 0 and average >= 0:
+            before_entered = None if here.entered is None else {"hands": here.entered[0], "average_bet": here.entered[1]}
+            here.entered = (hands, average)
+            edge = None if self.last_edges is None else self.last_edges.edges.get("ante")
+            here.entered_theo = Fraction(0) if edge is None else hands * average * edge
+            if edge is None and hands and average:
+                here.missing.add("ante")
+            here.adjustments.append({"at": ts, "by": by, "action": "unrated_play", "before": before_entered,
+                                     "after": {"hands": hands, "average_bet": average}})
 
     def _end(self, seat: int, ts: float) -> None:
         session = self.at_seat.pop(seat)
@@ -402,6 +505,7 @@ class Ratings:
         nets = {s["seat"]: s["net"] for s in (record.get("settlement") or {}).get("spots", ())}
         sha = record.get("profile_sha256")
         edges = self.edges.get(f"{record.get('game')}:{sha}")
+        self.last_edges = edges or self.last_edges
         for spot in spots:
             seat, bets = spot["seat"], {c: int(v) for c, v in spot["bets"].items()}
             session = self.at_seat.get(seat)
@@ -454,24 +558,29 @@ class Ratings:
         """Every session, closed ones first in the order they closed, then the open ones by seat."""
         return [*self.closed, *self.open_sessions()]
 
-    def reports(self, now: float | None = None) -> list[dict[str, Any]]:
+    def reports(self, now: float | None = None) -> list[SessionReport]:
         """Every session's report (an open one up to `now`, by default the last time fed)."""
         at = self.now if now is None else now
         return [s.report(at, self.reinvestment) for s in self.sessions()]
 
-    def unrated_report(self) -> dict[str, Any]:
+    def unrated_report(self) -> UnratedReport:
         n = self.unrated.spot_hands
         return {"kind": "unrated", "table": self.table, "spot_hands": n, "bets": dict(self.unrated.bets),
                 "average_bet": half_even(Fraction(sum(self.unrated.bets.values()), n)) if n else None,
                 "win": self.unrated.win}
 
-    def dealer_reports(self, now: float | None = None) -> list[dict[str, Any]]:
+    def dealer_reports(self, now: float | None = None) -> list[DealerReport]:
         at = self.now if now is None else now
         return [self.dealers[name].report(at) for name in sorted(self.dealers)]
 
     def seat_cards(self) -> dict[int, str]:
         """Seat -> the card of the session open there."""
         return {seat: s.player for seat, s in sorted(self.at_seat.items())}
+
+
+def _rated_start(session: Session) -> float:
+    """When the session's rated time starts: the pit's entered start, else its opening."""
+    return session.start if session.rated_start is None else session.rated_start
 
 
 def _back(session: Session, ts: float) -> None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.types.json import Jsonb
 
+from engine.ratings import SessionReport
 from floor.ratings import Fold, rate, spot_bets
 from floor.events import EVENT_COLUMNS, RATING_EVENT_COLUMNS, RATING_KINDS, EventError, event_row
 
@@ -273,7 +274,7 @@ class Archive:
 
         return self._run(write)
 
-    def rate(self, table: str) -> list[dict[str, Any]]:
+    def rate(self, table: str) -> list[SessionReport]:
         """Fold `table`'s archived hands and events into its rating sessions and dealer shifts (`floor/ratings.py`:
         idempotent; from where the last call left off). Returns the sessions written that changed (their `croupier ratings --json` objects). Raises ArchiveError."""
         return self._run(lambda conn: rate(conn, table, self.pit, self._edges, self._folds))

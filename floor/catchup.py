@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import zmq
 
+from engine.ratings import SessionReport
 from floor.config import PitTable
 from floor.events import EventFetcher, SinkFailed
 from protocol.commands import CommandClient
@@ -72,7 +73,7 @@ class HandSink(Protocol):
         """Keep a table's open, close, player and dealer events (idempotent). Returns how many."""
         ...
 
-    def rate(self, table: str) -> list[dict[str, Any]]:
+    def rate(self, table: str) -> list[SessionReport]:
         """Fold what is kept of `table` into its rating sessions and dealer shifts (idempotent). Returns the sessions written."""
         ...
 
@@ -105,7 +106,7 @@ class CountingSink:
         self.events[table] = max([self.events.get(table, 0), *(int(e["event"]) for e in events)])
         return len(events)
 
-    def rate(self, table: str) -> list[dict[str, Any]]:
+    def rate(self, table: str) -> list[SessionReport]:
         return []  # no archive, no ratings kept: each table's own journal has them (`croupier ratings --state`)
 
 
@@ -149,7 +150,7 @@ class CatchUp:
         # this thread's only, the one used last at the end (`CLIENTS_KEPT` of them at most)
         self._clients: OrderedDict[str, tuple[PitTable, CommandClient]] = OrderedDict()
         self.events = EventFetcher()  # the tables' open and close events, after their hands (this thread's)
-        self.on_rated: Callable[[list[dict[str, Any]]], object] | None = None  # the rating events' feed (this thread's)
+        self.on_rated: Callable[[list[SessionReport]], object] | None = None  # the rating events' feed (this thread's)
         self._thread = threading.Thread(target=self._run, name="pit-catch-up", daemon=True)
 
     def start(self) -> None:

@@ -28,7 +28,7 @@ EVENT_COLUMNS = ("table_name", "event", "kind", "at", "hand", "game", "pit", "ts
 RATING_EVENT_COLUMNS = ("table_name", "event", "kind", "at", "ts", "hand", "body", "pit")
 """A `player` or `dealer` event's row (`rating_events`): its body as the journal holds it."""
 
-RATING_KINDS = ("player", "dealer")
+RATING_KINDS = ("player", "rating", "dealer")
 
 
 class EventSink(Protocol):

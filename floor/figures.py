@@ -74,7 +74,7 @@ def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:
 
 
 RATED_FIELDS = ("seat", "start", "played_s", "hands", "average_bet", "theo_cents", "theo_complete", "win", "on_break",
-                "breaks", "bets_from")
+                "breaks", "bets_from", "declined")
 """What the pit sees of each open rating session, beside its card masked (`engine.ratings.mask_card`)."""
 
 

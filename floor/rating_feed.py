@@ -28,14 +28,25 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal, TypedDict
 
 import zmq
 
+from engine.ratings import SessionReport
 from protocol.keys import KeyPair, serve_curve
 
 TOPIC = "rating/"
+
+RatingEventKind = Literal["opened", "updated", "closed"]
+
+
+class RatingEvent(TypedDict):
+    """A rating event's JSON object (the message's second frame, docs/ratings.md)."""
+
+    seq: int
+    event: RatingEventKind
+    session: SessionReport
 
 
 class RatingFeed:
@@ -52,7 +63,7 @@ class RatingFeed:
         self.reopened = 0
         self.sent: dict[tuple[str, str, float], tuple[int, int, bool, float | None]] = {}
 
-    def sessions(self, reports: Iterable[Mapping[str, Any]]) -> int:
+    def sessions(self, reports: Iterable[SessionReport]) -> int:
         """Send what changed in the sessions the fold wrote (`floor.ratings.rate`'s). Returns the messages sent."""
         sent = 0
         for s in reports:
@@ -61,14 +72,15 @@ class RatingFeed:
             before = self.sent.get(key)
             if before == now:
                 continue
-            events = ["opened"] if before is None else []
+            events: list[RatingEventKind] = ["opened"] if before is None else []
             if s["end"] is not None and (before is None or before[3] is None):
                 events.append("closed")
             elif before is not None:
                 events.append("updated")
             for event in events:
                 self.seq += 1
-                body = json.dumps({"seq": self.seq, "event": event, "session": dict(s)}, sort_keys=True)
+                message: RatingEvent = {"seq": self.seq, "event": event, "session": s.copy()}
+                body = json.dumps(message, sort_keys=True)
                 with self._lock:
                     self.socket.send_multipart([(TOPIC + key[0]).encode("utf-8"), body.encode("utf-8")])
                 sent += 1

@@ -24,12 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from engine.ratings import BetEdges, Ratings
+from engine.ratings import BetEdges, DealerReport, Ratings, SessionReport
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -116,7 +116,7 @@ class Fold:
 
 
 def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
-         folds: dict[str, Fold] | None = None) -> list[dict[str, Any]]:
+         folds: dict[str, Fold] | None = None) -> list[SessionReport]:
     """Fold `table`'s archive after its mark into `rating_sessions` and `dealer_shifts` in one transaction
     on `conn`; returns the sessions written (their reports) that changed, in the order they ended, the open
     ones last. `edges` (game:sha256 -> edges) is kept between calls (a profile's edges are worked out once);
@@ -132,7 +132,7 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
         mark, mark_hand = (int(held[0]), int(held[1])) if held else (0, 0)
         fold = kept if kept is not None and (kept.since, kept.mark_hand) == (mark, mark_hand) else \
             Fold(_fresh(table, edges), mark, mark_hand, mark, mark_hand - 1)
-        written: list[dict[str, Any]] = []
+        written: list[SessionReport] = []
         top = conn.execute("SELECT max(hand) FROM hands WHERE table_name = %s", (table,)).fetchone()
         archived = int(top[0]) if top and top[0] is not None else 0
         for event, kind, body, ts, hand in _entries(conn, table, fold.event, fold.hand):
@@ -172,7 +172,7 @@ def _profile(ratings: Ratings, line: Mapping[str, Any], ts: float) -> None:
             ratings.event("open", {"game": rnd.get("game"), "profile": profile}, ts)
 
 
-def _store(conn: Conn, fold: Fold, pit: str | None) -> list[dict[str, Any]]:
+def _store(conn: Conn, fold: Fold, pit: str | None) -> list[SessionReport]:
     """Upsert the fold's sessions and dealers' figures (one opening of the table's) that changed since the fold
     last stored them. Returns those sessions."""
     ratings, since = fold.ratings, fold.since
@@ -191,7 +191,7 @@ def _store(conn: Conn, fold: Fold, pit: str | None) -> list[dict[str, Any]]:
     return sessions
 
 
-def upsert_sessions(conn: Conn, sessions: list[dict[str, Any]], pit: str | None) -> None:
+def upsert_sessions(conn: Conn, sessions: list[SessionReport], pit: str | None) -> None:
     """Write rating sessions (their reports) to `rating_sessions`, each replacing its row (table, player, start)
     (in the caller's transaction). Raises psycopg's errors."""
     with conn.cursor() as cur:
@@ -208,7 +208,7 @@ def upsert_sessions(conn: Conn, sessions: list[dict[str, Any]], pit: str | None)
 
 
 def sessions(conn: Conn, day: str | None = None, player: str | None = None,
-             table: str | None = None) -> list[dict[str, Any]]:
+             table: str | None = None) -> list[SessionReport]:
     """The archived sessions (their `croupier ratings --json` objects) across tables, by start: those
     started on gaming day `day` (YYYY-MM-DD, the archive's `gaming_day` settings), of card `player`,
     at `table`, as given. Raises psycopg's errors."""
@@ -218,13 +218,13 @@ def sessions(conn: Conn, day: str | None = None, player: str | None = None,
             "WHERE (%(day)s::date IS NULL OR ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date = %(day)s::date) "
             "AND (%(player)s::text IS NULL OR s.player = %(player)s) AND (%(table)s::text IS NULL OR s.table_name = %(table)s) "
             "ORDER BY s.start, s.table_name, s.player", {"day": day, "player": player, "table": table}).fetchall()
-    return [dict(row[0]) for row in rows]
+    return [cast(SessionReport, dict(row[0])) for row in rows]  # each row's report is a session's (`_store`)
 
 
-def shifts(conn: Conn, table: str | None = None) -> list[dict[str, Any]]:
+def shifts(conn: Conn, table: str | None = None) -> list[DealerReport]:
     """The archived dealer shifts (`"kind": "dealer"` objects, each with its opening's `from_event`), of
     `table` when given, by table, dealer and opening. Raises psycopg's errors."""
     with conn.transaction():
         rows = conn.execute("SELECT report, from_event FROM dealer_shifts WHERE %(table)s::text IS NULL "
                             "OR table_name = %(table)s ORDER BY table_name, dealer, from_event", {"table": table}).fetchall()
-    return [{**dict(row[0]), "from_event": int(row[1])} for row in rows]
+    return [cast(DealerReport, {**dict(row[0]), "from_event": int(row[1])}) for row in rows]

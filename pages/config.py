@@ -18,8 +18,8 @@ from typing import Any, ClassVar, Self, TypeVar
 from pages.guard import check_origins
 from pages.words import LANGUAGES
 from protocol.config import (
-    Checker, ConfigError, Section, both_or_neither, client_pair, endpoint, heartbeat, one_of, read_text, secret_file,
-    text,
+    Checker, ConfigError, Section, both_or_neither, bound_on_loopback, client_pair, endpoint, heartbeat, one_of,
+    read_text, secret_file, text,
 )
 
 
@@ -33,10 +33,11 @@ class TableFeed:
     heartbeat_s: float = 1.0
     key: str | None = None
     server_key: str | None = None
+    commands: str | None = None  # the table's command channel: the floor's pages relay the pit's rating steps there
 
 
 TABLE = Section(TableFeed, {"name": text, "public": endpoint, "snapshot": endpoint, "heartbeat_s": heartbeat,
-                            "key": text, "server_key": text},
+                            "key": text, "server_key": text, "commands": endpoint},
                 required=("name", "public", "snapshot"), unique="name", inherit=("heartbeat_s", "key", "server_key"))
 """A `[[display.tables]]` or `[[web.tables]]` table: heartbeat and keys default to the section's."""
 
@@ -162,4 +163,7 @@ def tables_of(tables: tuple[TableFeed, ...], given: Mapping[str, Any], section: 
                  for t, raw in zip(tables, given["tables"]))
     for number, table in enumerate(kept, 1):
         client_pair(source, f"[[{section}.tables]] #{number}", "key, server_key", table.key, table.server_key)
+        if table.server_key is None:  # plaintext: the pit's steps and a supervisor's PIN never leave the host
+            bound_on_loopback(source, [(f"[{section}.tables] #{number}", "commands", table.commands or "")],
+                              "key and server_key", {"commands": "the table's command channel"}, doing="sent to on")
     return kept

@@ -18,7 +18,7 @@ SOCKETS = ("public", "snapshot", "full", "full_snapshot", "commands")
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "act", "card", "confirm", "void", "clear", "state",
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw", "player", "dealer",
-            "buy_in", "colour_up", "fill", "credit")
+            "buy_in", "colour_up", "fill", "credit", "rating")
 """Every command a role may be given in `[rights]` (the command channel's, `service.commands`)."""
 
 _CLIENT_ROLES = tuple(role for role in ROLES if role != "table")
@@ -37,7 +37,7 @@ DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
     "dealer": ("bet", "deal", "decide", "act", "card", "confirm", "seat", "state", "clock", "player", "dealer",
                "buy_in", "colour_up", "fill", "credit"),
     "pit": ("open", "close", "state", "history", "level", "clock", "seat", "hold", "race", "button-draw", "player",
-            "dealer", "fill", "credit"),
+            "dealer", "fill", "credit", "rating"),
     "supervisor": COMMANDS,
     "surveillance": ("state", "history"),
     "technician": ("state", "history"),
@@ -46,7 +46,7 @@ DEFAULT_RIGHTS: dict[str, tuple[str, ...]] = {
 journal, read only) goes to those who review hands: the pit, surveillance, the technician and the
 supervisor; not to the dealer's console or a display."""
 
-SIGN_OFF = ("clear", "void", "chop", "clock", "correct", "fill", "credit")
+SIGN_OFF = ("clear", "void", "chop", "clock", "correct", "fill", "credit", "rating")
 """Commands that need a supervisor's sign-off (`auth`), whoever relays them; so do a card entered by
 hand and an `open` with new limits or a new profile."""
 

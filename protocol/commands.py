@@ -41,6 +41,10 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
              (a break: the rating paused) | "back"; source "dealer" | "pit" (default "dealer"). Any time; a
              seat's card reader sends the same as a reading (`tables/players.py`, docs/ratings.md).
     dealer   dealer str, action "in" | "out": a dealer signs in at the table (relieving the one before) or out.
+    rating   seat int, action "open" (card: the player's card; none: a player who declined the card) | "close"
+             (end: when the player left, seconds since the epoch) | "adjust" (hands and average_bet: the
+             unrated play entered, in hands at an average Ante; start: when the play began), reason str
+             (optional). The pit's (signed off; journaled with what it replaced as `was`; docs/ratings.md).
 
   Poker tables (game one of `engine.games.POKER_GAMES`, the codes of `engine.poker.VARIANTS`):
 
@@ -110,13 +114,13 @@ from engine.cards import Card
 from engine.errors import IllegalAction, Say
 from engine.house import TableLimits
 from engine.poker.values import table_rules
-from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, check_card
+from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card
 from protocol.command_client import CommandClient as CommandClient  # re-exported: the dealer side
 from protocol.requests import REQUIRED, Refusal
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw", "player", "dealer",
-            "buy_in", "colour_up", "fill", "credit")
+            "buy_in", "colour_up", "fill", "credit", "rating")
 HISTORY_PAGE = 100
 """The most closed hands one `history` reply carries (`service.history`)."""
 LIMIT_KEYS = TableLimits.KEYS
@@ -348,10 +352,34 @@ class Command:
             raise Malformed("open: a poker table needs a betting structure (structure)")
         if cmd == "player" and (args["action"] == "in") != ("card" in args):
             raise Malformed("player: a card is given with action in (the player sits down), and only then")
+        if cmd == "rating":
+            if req_id is None:
+                raise Malformed("rating: give the request an id (a sign-off sent again under it is applied once)")
+            _check_rating(args)
         if cmd == "clear" and args.get("then", "continue") not in ("continue", "void"):
             raise Malformed("clear: then must be 'continue' or 'void'")
         auth = Auth.from_value(data["auth"]) if data.get("auth") is not None else None
         return cls(cmd=cmd, args=args, id=req_id, hand=hand, auth=auth)
+
+
+MAX_ENTERED_HANDS = 10_000
+"""The most hands of unrated play one `rating` adjustment enters (a day's play at one seat is under 1,000)."""
+
+_RATING_TAKES = {"open": {"card", "hands", "average_bet", "start"}, "close": {"end"},
+                 "adjust": {"hands", "average_bet", "start"}}
+"""What each `rating` action takes besides the seat and a reason."""
+
+
+def _check_rating(args: Mapping[str, Any]) -> None:
+    """A `rating` request's arguments as a whole. Raises Malformed."""
+    action = args["action"]
+    extra = set(args) - {"seat", "action", "reason"} - _RATING_TAKES[action]
+    if extra:
+        raise Malformed(f"rating: {action} takes no {', '.join(sorted(extra))}")
+    if ("hands" in args) != ("average_bet" in args):
+        raise Malformed("rating: the unrated play is entered as hands and average_bet together")
+    if action == "adjust" and not {"hands", "start"} & set(args):
+        raise Malformed("rating: adjust enters the unrated play (hands, average_bet) or the start")
 
 
 MAX_INT = 2**53 - 1
@@ -563,6 +591,9 @@ _CHECKS: dict[str, dict[str, Any]] = {
     "player": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*PLAYER_ACTIONS),  # tables/players.py
                "card": check_card, "source": _one_of("dealer", "pit")},
     "dealer": {"dealer": _text, "action": _one_of(*DEALER_ACTIONS)},
+    "rating": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*RATING_ACTIONS), "card": check_card,
+               "hands": _int_in(0, MAX_ENTERED_HANDS), "average_bet": _int_in(0), "start": _int_in(1),
+               "end": _int_in(1), "reason": _text},
     # the chips moved at the tray (tables/tray_steps.py, engine/tray.py)
     "buy_in": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
     "colour_up": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},

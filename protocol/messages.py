@@ -17,6 +17,8 @@ only from evaluated annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from protocol.chip_alerts import ChipNote, ChipOverride
+
 # -- what a person reads -------------------------------------------------------------------------
 
 
@@ -240,9 +242,9 @@ class ChipReads(TypedDict):
     uids: dict[str, list[str]]
     tray: Tray
     foreign: list[str]
-    notes: list[dict[str, Any]]
+    notes: list[ChipNote]
     counts: ChipCounts
-    override: dict[str, Any] | None
+    override: ChipOverride | None
 
 
 class TrayFlag(TypedDict):
@@ -252,6 +254,37 @@ class TrayFlag(TypedDict):
     hand: int
     between: bool
     event: int
+
+
+class TrayStack(TypedDict):
+    """The tray's chips of one denomination, as last read stable: the chip's value and how many."""
+
+    value: int
+    count: int
+
+
+class TrayMovementShown(TypedDict):
+    """A buy-in, colour-up, fill or credit in the tray's trail (`seat` of a buy-in or colour-up, `slip` when given)."""
+
+    kind: str
+    amount: int
+    event: int
+    seat: NotRequired[int]
+    slip: NotRequired[str]
+
+
+class TrayTrailLine(TypedDict):
+    """One line of the tray's trail as `croupier tray` prints it: a hand (`hand`, its `house_net`) or the time between
+    hands (`after_hand`: 0 before the shift's first), the movements recorded in it, the tray's change and the
+    difference nothing explains (None: the tray was not read at both ends)."""
+
+    event: int
+    hand: NotRequired[int]
+    house_net: NotRequired[int]
+    after_hand: NotRequired[int]
+    movements: list[TrayMovementShown]
+    tray_change: int | None
+    difference: int | None
 
 
 class TrayAlert(TypedDict):
@@ -265,7 +298,8 @@ class TrayAlert(TypedDict):
 
 class TrayReconciliation(TypedDict):
     """The chip tray read all shift (`engine/tray.py`), on the full feed only: what it reads and should read,
-    the shift's line so far and its latest flags (`flagged`: how many in all)."""
+    the shift's line so far and its latest flags (`flagged`: how many in all); the tray's chips by denomination
+    (`inventory`, highest first) and the latest lines of its trail (`trail`, oldest first)."""
 
     reads: int | None
     settled: bool
@@ -279,6 +313,8 @@ class TrayReconciliation(TypedDict):
     difference: int | None
     flags: list[TrayFlag]
     flagged: int
+    inventory: list[TrayStack]
+    trail: list[TrayTrailLine]
 
 
 class Limits(TypedDict):

@@ -13,8 +13,9 @@ annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.messages import (Device, HandFault, HistoryHand, IgnoredCard, Limits, ManualCard, PokerResults, Stakes,
-                               TrayFlag)
+from protocol.chip_alerts import ChipNote, ChipOverride
+from protocol.messages import (ChipCounts, Device, HandFault, HistoryHand, IgnoredCard, Limits,
+                               ManualCard, PokerResults, Stakes, TrayFlag)
 from protocol import requests as r
 
 # -- the devices' readings -----------------------------------------------------------------------
@@ -227,6 +228,13 @@ class DealerBody(r.DealerSignIn, Signed):
     pass
 
 
+class RatingBody(r.RatingSession, Signed):
+    """The pit's `rating` step, signed off, with what it replaced at the seat (`was`: the card there, or null,
+    and the unrated play and start entered before, `tables/players.py` `Seated.rating_was`)."""
+
+    was: dict[str, Any]
+
+
 class Nothing(Signed):
     """A command with no arguments (`deal`, `close`)."""
 
@@ -238,7 +246,7 @@ EVENT_BODIES: dict[str, type] = {
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
     "race": RaceBody, "button-draw": DrawBody, "player": PlayerBody, "dealer": DealerBody,
-    "chips": ChipsBody, "chip_set": ChipSetBody,
+    "rating": RatingBody, "chips": ChipsBody, "chip_set": ChipSetBody,
     "buy_in": BuyInBody, "colour_up": ColourUpBody, "fill": TrayTransferBody, "credit": TrayTransferBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""
@@ -301,6 +309,27 @@ class HouseSpotRecord(TypedDict):
     multiple: int | None
 
 
+class AntennaRead(TypedDict):
+    uids: list[str]
+    stable: bool
+
+
+class HandChips(TypedDict):
+    """A smart table's hand record's `chips` (`TableChips.close_hand`): where the bets came from and those read
+    at the Deal (seat -> circle -> value), each circle's due and what it read at the confirm, a mispay accepted,
+    the hand's alerts, the set, and what the table carries on (the counts, every antenna holding chips)."""
+
+    source: str | None
+    bets_read: dict[str, dict[str, int]]
+    dues: dict[str, int]
+    paid: dict[str, int] | None
+    override: ChipOverride | None
+    notes: list[ChipNote]
+    set_sha256: str
+    counts: ChipCounts
+    reads: dict[str, AntennaRead]
+
+
 class HouseHandRecord(Closing):
     """A house hand as journaled when it closed (`croupier history --json` re-settles it)."""
 
@@ -313,7 +342,7 @@ class HouseHandRecord(Closing):
     round: dict[str, Any]
     settlement: dict[str, Any] | None
     corrected: list[dict[str, Any]]
-    chips: NotRequired[dict[str, Any]]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
+    chips: NotRequired[HandChips]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
 
 
 class PokerHandRecord(Closing):

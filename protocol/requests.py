@@ -176,6 +176,20 @@ class DealerSignIn(TypedDict):
     action: str
 
 
+class RatingSession(TypedDict):
+    """The pit's signed-off rating step at a seat: `open` (a card, or none: the player declined it), `close` (its
+    `end` entered), `adjust` (the unrated play entered: `hands` at an `average_bet` on the Ante; its `start`)."""
+
+    seat: int
+    action: str
+    card: NotRequired[str]
+    hands: NotRequired[int]
+    average_bet: NotRequired[int]
+    start: NotRequired[int]
+    end: NotRequired[int]
+    reason: NotRequired[str]
+
+
 class NoArguments(TypedDict):
     """A command that takes none (`close`, `deal`, `confirm`, `state`)."""
 
@@ -186,6 +200,7 @@ REQUESTS: dict[str, type] = {
     "seat": SeatChange, "chop": Chop, "history": History, "level": Level, "clock": ClockCall, "hold": HoldTable,
     "race": ChipRace, "button-draw": DrawForButton, "player": PlayerAtSeat, "dealer": DealerSignIn,
     "buy_in": BuyIn, "colour_up": ColourUp, "fill": TrayTransfer, "credit": TrayTransfer,
+    "rating": RatingSession,
 }
 """Each command's arguments, by its `cmd`."""
 
@@ -248,7 +263,7 @@ class TableEvent(TypedDict):
     """An `open`, `close`, `player` or `dealer` event of the journal: the floor's open time and its ratings."""
 
     event: int
-    kind: Literal["open", "close", "player", "dealer"]
+    kind: Literal["open", "close", "player", "rating", "dealer"]
     at: str
     ts: float  # the journal's time exactly (seconds since the epoch): the ratings' clock
     hand: int

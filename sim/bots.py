@@ -51,11 +51,14 @@ STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_c
 """Faults raised by a card that is not part of the hand: the dealer sets that card aside."""
 
 
-SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open"})
+SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open", "fill", "credit"})
 SIGNED_OFF_WAIT_S = 2 * MAX_DEFER_S + 1.0
 """How long a signed-off command's answer may take: its PIN's hash waits for a pause in the cards, and so does
 its answer, each up to the desk's MAX_DEFER_S (a bot re-sending each second never heard the answer: it went to
-the socket the bot had just closed, and a loaded machine's harness ran out of time)."""
+the socket the bot had just closed, and a loaded machine's harness ran out of time). Each time it is not heard the
+wait doubles: on a loaded machine the hashing thread (nice 10) may take longer than this for one hash, and a re-sent
+request is hashed again, behind the one before (the 200-hand chip run died at its 93rd hand re-sending a clear the
+table had applied at once, each answer going to the socket just closed)."""
 """The bot dealer's commands that carry the bot supervisor's sign-off (`supervisor`)."""
 
 
@@ -416,12 +419,14 @@ class BotDealer:
         boot = self.boot
         deadline = time.monotonic() + self.progress_timeout_s
         self.log.commands += 1
+        tries = 0
         while True:
             try:
                 auth = self.supervisor if cmd in SIGNED_OFF else None
                 wait_ms = self.commands.timeout_ms
                 if auth is not None:
-                    self.commands.timeout_ms = max(wait_ms, int(SIGNED_OFF_WAIT_S * 1000))
+                    self.commands.timeout_ms = max(wait_ms, int(SIGNED_OFF_WAIT_S * 1000 * 2 ** min(tries, 3)))
+                tries += 1
                 try:
                     reply = self.commands.request(cmd, req_id=req_id, auth=auth, **args)
                 finally:

@@ -14,6 +14,15 @@ physically on the board (its control port, `sim.chip_board.ChipBoardClient`):
   tray's denominations), then the dealer confirms; once settled, the players take their chips back
   and the circles read empty before the next bets.
 
+The tray's chips move besides the hands' play as a dealer's would, each movement a command the table
+journals (the tray ledger's: `engine/tray.py`): a bot sits down with cash and buys in (`buy_in`, the
+chips sold from the tray to its own rack; again whenever its rack cannot make a stake), a rack grown
+heavy in the smallest chips is coloured up (`colour_up`: its small chips into the tray, bigger ones of
+the same value out), and between hands a denomination the tray holds fewer of than its float is filled
+from the cage and a tray grown past `TRAY_MOST` chips sends its excess to the cage (`fill`, `credit`:
+signed off by the bot supervisor, as it signs off the faults). The tray antenna reads every chip
+moved; the table reconciles it with no help from here.
+
 Faults injected, each hand with its own chance (`--faults mispay=P,...`, drawn from the seed and the hand):
 `mispay` (the dealer pays one chip more than due), `past_post` (a chip added to an Ante after the
 deal), `pinch` (a chip taken from an Ante after the deal), `foreign` (a retired, sample or void chip
@@ -21,10 +30,9 @@ placed with the bets) and `misread` (the board misses every chip of a spot's cir
 fewer than the debounce's K, room for a natural miss on top: absorbed, no fault). The bot supervisor repairs what a supervisor
 would (the past-posted chip back to its player, the pinched chip back in its circle, the foreign
 chip taken away), waits until the readers show it, then clears with the sign-off; a mispay is
-accepted as read. `chip_result` reads back from the journal what the table caught and the tray's
-difference: the tray antenna's value change against the hands' house net as paid (the engine's
-house net less what the readers showed paid beyond the dues); the tray ledger of issue 24 is not
-used here (it was not on main when this was written).
+accepted as read. `chip_result` reads back from the journal what the table caught and the tray
+ledger's own difference (`croupier tray --state DIR --json`: closing - opening - fills + credits +
+chips sold - the hands' house net as paid), which must be 0 with nothing flagged.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from drivers.chip_debounce import CONFIRM
 from engine.chips import ChipSet, ChipStatus
 from engine.games import HOUSE_GAMES
 from firmware_host.service.journal import Journal
+from firmware_host.service.tray import TrayWatch
 from sim.bots import BotDealer, BotError, DealerLog
 from sim.chip_board import ChipBoardClient
 from sim.restarter import end, read_json_line, spawn
@@ -60,6 +69,20 @@ TRAY_FLOAT = {100: 200, 500: 200, 2500: 100, 10000: 50, 50000: 10}
 TRAY_MOST = 800
 """Chips in the tray above which the dealer sends a credit to the cage between hands (an antenna's inventory holds
 at most `drivers.chip_protocol.MAX_UIDS`, 1,024 chips: a tray that only grows would outgrow it)."""
+
+BUY_IN_CHIPS = {100: 20, 500: 16, 2500: 8}
+"""The chips a bot buys in for (cash for chips at its seat, sold from the tray): 30,000 cents a time."""
+
+COLOUR_UP_AT = 30
+"""Chips of the smallest value in a bot's rack above which the dealer colours up `COLOUR_UP_CHIPS` of them."""
+
+COLOUR_UP_CHIPS = 20
+"""How many of the smallest chips a colour-up changes for bigger ones (20 x 100 for 4 x 500)."""
+
+SETTLE_MS = 600
+"""The demo reader's settle time (`[chip_reader] settle_ms`: six of the board's scans). The tray's first stable
+reading is the shift's opening inventory; at 300 ms (three scans) a chip high in a column of the float, confirmed
+a few scans late, once came after a stable reading without it (EUR 1 flagged before the first hand)."""
 
 SETTLE_TIMEOUT_S = 20.0
 """How long the readers may take to show what lies on the board before the demo gives up (BotError)."""
@@ -107,6 +130,26 @@ def start_chip_board(run_dir: Path, game: str, seats: int, seed: int) -> tuple[s
         raise
 
 
+def tray_float(chip_set: ChipSet) -> list[str]:
+    """The chips of the tray's float (`TRAY_FLOAT`), the first active chips of each value in the set."""
+    active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
+    return [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
+
+
+def fill_tray(board: str, chip_set: ChipSet) -> None:
+    """Lay the tray's float in the emulated board's tray at `board` (its control address), before the controller
+    starts: its first reading of the tray, the shift's opening inventory, holds the whole float (laid while the
+    table reads, a loaded machine's first stable reading once held a seventh of it)."""
+    client = ChipBoardClient(board, timeout=10.0)
+    try:
+        if not client.show().get("tray"):
+            chips = tray_float(chip_set)
+            for start in range(0, len(chips), 50):
+                client.place("tray", *chips[start:start + 50])
+    finally:
+        client.close()
+
+
 def chip_refusal(chips: bool, faults: Mapping[str, float], game: str, dealer: str, kills: int) -> str | None:
     """What is wrong with `croupier demo`'s `--chips` and `--faults` beside its other options (None when nothing is)."""
     if faults and not chips:
@@ -118,7 +161,7 @@ def chip_refusal(chips: bool, faults: Mapping[str, float], game: str, dealer: st
 
 def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET) -> str:
     """The controller's `[chip_reader]` and `[chips]` sections for the emulated board at `board_url`."""
-    return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = 300\n'
+    return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = {SETTLE_MS}\n'
             f'\n[chips]\nset = "{Path(chip_set).resolve()}"\n')
 
 
@@ -152,6 +195,14 @@ class Rack:
         for uid in uids:
             chip = self.set.get(uid)
             self.chips.setdefault(chip.value if chip is not None else 0, []).append(uid)
+
+    def take_chips(self, value: int, count: int) -> list[str]:
+        """`count` chips of `value` taken off the rack. Raises BotError when it holds fewer."""
+        held = self.chips.get(value, [])
+        if len(held) < count:
+            raise BotError(f"no {count} chips of {value} left (only {len(held)})")
+        out, self.chips[value] = held[:count], held[count:]
+        return out
 
     def take(self, amount: int) -> list[str]:
         """Chips making `amount`, taken off the rack. Raises BotError."""
@@ -198,16 +249,13 @@ class ChipDealer(BotDealer):
         self.chip_set = chip_set
         self.faults = dict(faults or {})
         self.injected: Counter[str] = Counter()
-        self.tray_start: int | None = None
-        self.credits = 0  # the value of the chips sent from the tray to the cage between hands
-        self.fills = 0  # the value of the chips brought from the cage (or the racks) into the tray between hands
-        self.tray_end: int | None = None
         self.foreign = [c.uid for c in chip_set if c.status is not ChipStatus.ACTIVE]
         active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
-        float_ = [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
+        float_ = tray_float(chip_set)
         kept = set(float_)
-        self.rack = Rack(chip_set, [uid for uids in active.values() for uid in uids if uid not in kept])
-        self.cage = Rack(chip_set)  # the chips credited from the tray
+        self.racks = {seat: Rack(chip_set) for seat in self.players}  # each bot's chips off the table: bought in
+        self.cage = Rack(chip_set, [uid for uids in active.values() for uid in uids if uid not in kept])
+        self.moved: Counter[str] = Counter()  # movements recorded: buy_in, colour_up, fill, credit
         self._float = float_
         self._plans: dict[int, list[str]] = {}  # hand -> the injections still to do in it
         self._placed: int | None = None  # the hand whose bets lie in the circles
@@ -216,12 +264,10 @@ class ChipDealer(BotDealer):
         self._confirms: dict[int, int] = {}  # hand -> confirms asked
         self._repairs: list[tuple[str, str, str]] = []  # (what, antenna, uid) the supervisor puts right
 
-    def chip_run(self) -> tuple[dict[str, int], int] | None:
-        """`(injected, the tray's change as read plus the credits less the fills)` once the hands were played (None before)."""
-        if self.tray_start is None or self.tray_end is None:
-            return None
+    def chip_run(self) -> dict[str, int]:
+        """The faults injected, by kind (those asked for, or met)."""
         asked = [k for k in FAULT_KINDS if k in self.faults or self.injected[k]]
-        return {k: self.injected[k] for k in asked}, self.tray_end - self.tray_start + self.credits - self.fills
+        return {k: self.injected[k] for k in asked}
 
     def close(self) -> None:
         try:
@@ -243,26 +289,28 @@ class ChipDealer(BotDealer):
             raise BotError(f"the chip readers never showed {what}: the board holds {lying}, "
                            f"the table reads {(self.state.get('chip_reads') or {}).get('uids')}")
 
-    def tray_value(self) -> int:
-        """The tray antenna's value as read, once its reading holds what lies in the tray (up to the timeout)."""
+    def settle_tray(self) -> None:
+        """Wait until the tray antenna reads, stable, what lies in the tray (the ledger checks the tray's stable
+        readings: a hand's close or a movement must not meet one that lags the board). Raises BotError."""
         lying = sorted(self.lying().get("tray", []))
 
         def read(s: Mapping[str, Any]) -> bool:
             reads = s.get("chip_reads") or {}
             return bool((reads.get("tray") or {}).get("stable")) and sorted((reads.get("uids") or {}).get("tray", [])) == lying
 
-        self.wait_for(read, SETTLE_TIMEOUT_S, "the tray")
-        return int(((self.state.get("chip_reads") or {}).get("tray") or {}).get("value", 0))
+        if not self.wait_for(read, SETTLE_TIMEOUT_S, "the tray"):
+            raise BotError(f"the tray antenna never read the {len(lying)} chips in the tray")
 
     def play(self, hands: int) -> DealerLog:
-        """Fill the tray with its float, read it, deal `hands` hands, read the tray again."""
+        """Fill the tray with its float unless it holds chips (`fill_tray` laid it before the controller started), read
+        it (the shift's opening inventory), deal `hands` hands, read the tray."""
         self.sync()
         if not self.lying().get("tray"):
             for start in range(0, len(self._float), 50):
                 self.board.place("tray", *self._float[start:start + 50])
-        self.tray_start = self.tray_value()
+        self.settle_tray()
         log = super().play(hands)
-        self.tray_end = self.tray_value()
+        self.settle_tray()
         return log
 
     def _plan(self, hand: int) -> list[str]:
@@ -283,46 +331,92 @@ class ChipDealer(BotDealer):
     # -- the hand's steps -------------------------------------------------------------------------------
 
     def _take_back(self, hand: int) -> None:
-        """The players take their chips from every circle; the circles read empty."""
+        """The players take their chips from every circle (each to its own rack); the circles read empty; the tray's
+        movements between hands (colour-ups, a credit, fills) are made and recorded."""
         if self._taken_back == hand:
             return
         for antenna in [a for a in self.lying() if a != "tray"]:
-            self.rack.give(self.board.clear(antenna))
+            self.racks[int(antenna[4:].split(".", 1)[0])].give(self.board.clear(antenna))
         self._taken_back = hand
-        self._credit()
         self.settle("every circle empty", fault_ok=False)
+        self.settle_tray()  # the last hand is checked against the tray as it read once paid
+        for seat in sorted(self.racks):
+            self._colour_up(seat, hand)
+        self._credit(hand)
+        self._fill(hand)
 
-    def _credit(self) -> None:
-        """A tray grown past `TRAY_MOST` chips: the chips above its float, denomination by denomination, go to the cage
-        (a credit, counted in `credits`; not journaled: the tray ledger's `credit` command was not on main); then `_fill`."""
+    def _record(self, kind: str, hand: int, **args: Any) -> None:
+        """Record a movement of chips at the tray (the command of its name; a fill or credit signed off)."""
+        self.moved[kind] += 1
+        self.request(kind, f"{hand}-{kind}-{self.moved[kind]}", **args)
+
+    def _stake(self, seat: int, amount: int, hand: int) -> list[str]:
+        """Chips making `amount` from the seat's rack; when it cannot make them, the bot buys in first."""
+        rack = self.racks[seat]
+        for _ in range(3):
+            try:
+                return rack.take(amount)
+            except BotError:
+                self._buy_in(seat, hand)
+        return rack.take(amount)
+
+    def _buy_in(self, seat: int, hand: int) -> None:
+        """The bot changes cash for `BUY_IN_CHIPS` at its seat: sold from the tray, recorded (`buy_in`)."""
+        tray = by_value(self.chip_set, self.lying().get("tray", []))
+        chips = [uid for value, count in BUY_IN_CHIPS.items() for uid in tray.get(value, [])[:count]]
+        self.board.remove("tray", *chips)
+        self.racks[seat].give(chips)
+        self._record("buy_in", hand, seat=seat, amount=self.chip_set.value(chips))
+
+    def _colour_up(self, seat: int, hand: int) -> None:
+        """A rack with more than `COLOUR_UP_AT` chips of the smallest value: `COLOUR_UP_CHIPS` of them into the tray,
+        the same value out of it in bigger chips (`colour_up`: the tray's value does not change)."""
+        rack, small = self.racks[seat], min(TRAY_FLOAT)
+        if len(rack.chips.get(small, [])) <= COLOUR_UP_AT:
+            return
+        given = rack.take_chips(small, COLOUR_UP_CHIPS)
+        amount = small * len(given)
+        tray = {v: u for v, u in by_value(self.chip_set, self.lying().get("tray", [])).items() if v > small}
+        try:
+            bigger = make_change(amount, tray)
+        except BotError:  # the tray cannot change them now: the player keeps them
+            rack.give(given)
+            return
+        self.board.place("tray", *given)
+        self.board.remove("tray", *bigger)
+        rack.give(bigger)
+        self._record("colour_up", hand, seat=seat, amount=amount)
+
+    def _credit(self, hand: int) -> None:
+        """A tray grown past `TRAY_MOST` chips: the chips above its float, denomination by denomination, go to the
+        cage (a `credit`, signed off)."""
         tray = self.lying().get("tray", [])
         if len(tray) <= TRAY_MOST:
-            self._fill()
             return
+        sent: list[str] = []
         for value, uids in sorted(by_value(self.chip_set, tray).items()):
-            extra = uids[TRAY_FLOAT.get(value, 0):]
-            for start in range(0, len(extra), 50):
-                self.board.remove("tray", *extra[start:start + 50])
-            self.credits += value * len(extra)
-            self.cage.give(extra)
-        self._fill()
+            sent += uids[TRAY_FLOAT.get(value, 0):]
+        for start in range(0, len(sent), 50):
+            self.board.remove("tray", *sent[start:start + 50])
+        self.cage.give(sent)
+        self._record("credit", hand, amount=self.chip_set.value(sent), slip=f"C{hand}")
 
-    def _fill(self) -> None:
-        """A denomination the tray holds fewer of than its float: topped up from the cage (else the racks), a fill,
-        counted in `fills` (not journaled either): a hand never finds the tray short of change."""
+    def _fill(self, hand: int) -> None:
+        """A denomination the tray holds fewer than half its float of: every denomination short of its float topped
+        up from the cage (a `fill`, signed off), so no hand finds the tray short of change."""
         tray = by_value(self.chip_set, self.lying().get("tray", []))
+        if all(len(tray.get(value, [])) * 2 >= count for value, count in TRAY_FLOAT.items()):
+            return
+        chips: list[str] = []
         for value, count in TRAY_FLOAT.items():
-            short = count - len(tray.get(value, []))
-            chips = [self._from_cage_or_rack(value) for _ in range(max(0, short))]
-            for start in range(0, len(chips), 50):
-                self.board.place("tray", *chips[start:start + 50])
-            self.fills += value * len(chips)
-
-    def _from_cage_or_rack(self, value: int) -> str:
-        for pile in (self.cage, self.rack):
-            if pile.chips.get(value):
-                return pile.chips[value].pop()
-        raise BotError(f"no chip of {value} left off the table for a fill")
+            short = min(count - len(tray.get(value, [])), len(self.cage.chips.get(value, [])))
+            if short > 0:  # what the cage holds (the players keep many of the set's chips in their racks)
+                chips += self.cage.take_chips(value, short)
+        if not chips:
+            return
+        for start in range(0, len(chips), 50):
+            self.board.place("tray", *chips[start:start + 50])
+        self._record("fill", hand, amount=self.chip_set.value(chips), slip=f"F{hand}")
 
     def _start_hand(self, st: Mapping[str, Any]) -> None:
         hand = self.next_hand(st)
@@ -339,7 +433,7 @@ class ChipDealer(BotDealer):
         if self._placed != hand:
             for seat, player in sorted(self.players.items()):
                 for circle, amount in player.bets(self.game, hand, self.limits).items():
-                    self.board.place(f"spot{seat}.{circle}", *self.rack.take(amount))
+                    self.board.place(f"spot{seat}.{circle}", *self._stake(seat, amount, hand))
             if self._due(hand, "foreign"):
                 antenna = f"spot{random.Random(f'{self.seed}:{hand}:foreign').choice(sorted(self.players))}.ante"
                 uid = self.foreign[hand % len(self.foreign)]
@@ -349,6 +443,7 @@ class ChipDealer(BotDealer):
         self.settle("the bets placed")
         if self.state.get("fault"):
             return  # resolved at the next step
+        self.settle_tray()
         # the `deal` command, not the panel's `next`: after a settled hand no bet was typed, so no hand is open for
         # `next` (a button has no hand number; it deals only while betting is open)
         self.request("deal", f"{hand}-deal", hand=hand)
@@ -364,7 +459,7 @@ class ChipDealer(BotDealer):
         if decision == "play":
             antenna = f"spot{seat}.play"
             if not self.lying().get(antenna):
-                self.board.place(antenna, *self.rack.take(int(spot["bets"]["ante"]) * (multiple or 1)))
+                self.board.place(antenna, *self._stake(seat, int(spot["bets"]["ante"]) * (multiple or 1), hand))
             self.settle(f"seat {seat}'s Play placed")
             if self.state.get("fault"):
                 return
@@ -383,7 +478,8 @@ class ChipDealer(BotDealer):
                 for uid in lying[antenna]:
                     self.board.miss(antenna, uid, CONFIRM - 2)  # K - 1 with one natural miss on top would be K
         if self._due(hand, "past_post"):
-            uid = self.rack.take(100)[0]
+            held = [value for value, uids in self.racks[seat].chips.items() if uids]
+            uid = self.racks[seat].take_chips(min(held), 1)[0] if held else self._stake(seat, 100, hand)[0]
             self.board.place(ante, uid)
             self._repairs.append(("take", ante, uid))
         elif self._due(hand, "pinch"):
@@ -403,6 +499,7 @@ class ChipDealer(BotDealer):
         self.settle("the circles paid")
         if self.state.get("fault"):
             return
+        self.settle_tray()
         # a confirm met by a mispay is answered once: the confirm after the sign-off is another request
         self._confirms[hand] = self._confirms.get(hand, 0) + 1
         if self._chance(hand, "confirm"):
@@ -438,7 +535,7 @@ class ChipDealer(BotDealer):
                 if what == "take":
                     self.board.remove(antenna, uid)
                     if uid not in self.foreign:
-                        self.rack.give([uid])
+                        self.racks[int(antenna[4:].split(".", 1)[0])].give([uid])
                 else:
                     self.board.place(antenna, uid)
             self._repairs.clear()
@@ -446,15 +543,18 @@ class ChipDealer(BotDealer):
         return None
 
 
-def chip_result(state_dir: str | Path, first_hand: int, hands: int, injected: Mapping[str, int],
-                tray_change: int) -> tuple[dict[str, Any], dict[str, int]]:
-    """`({"injected", "caught", "tray_difference"}, unexpected)` read back from the journal for hands
+def chip_result(state_dir: str | Path, first_hand: int, hands: int,
+                injected: Mapping[str, int]) -> tuple[dict[str, Any], dict[str, int], int]:
+    """`({"injected", "caught", "tray_difference"}, unexpected, flagged)` read back from the journal for hands
     first_hand .. first_hand+hands-1: the faults the table stood (not those met while one stood: a
     supervisor's repair), each matched to an injected kind; what no injection explains (`unexpected`,
-    kind -> count); the tray's change less the hands' house net as paid. Raises JournalError."""
+    kind -> count); the tray ledger's difference for the shift (as `croupier tray` replays it: closing -
+    opening - fills + credits + chips sold - the hands' house net; None when the tray was never read) and
+    how many tray differences it flagged. Raises JournalError."""
     journal = Journal.open(state_dir, readonly=True)
     try:
         rows = [r for r in journal.hands() if first_hand <= r.hand < first_hand + hands]
+        ledger = TrayWatch.from_journal(journal, None).ledger
     finally:
         journal.close()
     stood: Counter[str] = Counter(str(f["kind"]) for r in rows for f in r.record.get("faults") or [] if not f.get("during"))
@@ -466,29 +566,28 @@ def chip_result(state_dir: str | Path, first_hand: int, hands: int, injected: Ma
         caught[kind] = min(stood[fault], injected[kind]) if fault is not None else 0
         if fault is not None:
             stood[fault] -= caught[kind]
-    house_net = 0
-    for r in rows:
-        if r.status != "settled":
-            continue
-        chips = r.record.get("chips") or {}
-        over = sum(int(v) - int((chips.get("dues") or {}).get(n, 0)) for n, v in (chips.get("paid") or {}).items())
-        house_net += int((r.record.get("settlement") or {}).get("house_net", 0)) - over
     unexpected = {kind: n for kind, n in stood.items() if n > 0}
-    return {"injected": dict(injected), "caught": caught, "tray_difference": tray_change - house_net}, unexpected
+    difference = ledger.reconciliation().difference if ledger is not None else None
+    flagged = len(ledger.flags) if ledger is not None else 0
+    return {"injected": dict(injected), "caught": caught, "tray_difference": difference}, unexpected, flagged
 
 
-def chip_summary(state_dir: str | Path, first_hand: int, hands: int, injected: Mapping[str, int],
-                 tray_change: int) -> tuple[dict[str, Any], bool]:
+def chip_summary(state_dir: str | Path, first_hand: int, hands: int,
+                 injected: Mapping[str, int]) -> tuple[dict[str, Any], bool]:
     """The demo line's `chips` (`chip_result`) and whether all is well: every injected fault caught, none
-    that no injection explains (each said on standard error), the tray difference zero. Raises JournalError."""
-    chips, unexpected = chip_result(state_dir, first_hand, hands, injected, tray_change)
+    that no injection explains, the tray ledger's difference zero with nothing flagged (each said on standard
+    error). Raises JournalError."""
+    chips, unexpected, flagged = chip_result(state_dir, first_hand, hands, injected)
     missed = {k: n - chips["caught"].get(k, 0) for k, n in injected.items()
               if CAUGHT_AS[k] is not None and n != chips["caught"].get(k, 0)}
     for what, counts in (("injected and not caught", missed), ("stood with no injection", unexpected)):
         if counts:
             print(f"croupier demo: chip faults {what}: {counts}", file=sys.stderr)
-    return chips, not missed and not unexpected and chips["tray_difference"] == 0
+    if flagged or chips["tray_difference"] != 0:
+        print(f"croupier demo: the tray does not reconcile: difference {chips['tray_difference']}, {flagged} "
+              f"difference(s) flagged (croupier tray --state {state_dir})", file=sys.stderr)
+    return chips, not missed and not unexpected and not flagged and chips["tray_difference"] == 0
 
 
 __all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",
-           "make_change", "parse_faults", "reads_match", "start_chip_board"]
+           "fill_tray", "make_change", "parse_faults", "reads_match", "start_chip_board", "tray_float"]

@@ -45,7 +45,9 @@ class ShoeHand(FollowingThread):
     def on_state(self, state: dict[str, Any]) -> None:
         assert self._shoe is not None
         hand = int(state.get("hand") or 0)
-        if state.get("phase") in ("bets", "waiting") and self._shuffled != hand:  # waiting: a poker table between hands
+        # waiting: a poker table between hands; a smart table's Deal after a settled hand shows no `bets` phase first
+        new_hand = state.get("phase") in ("bets", "waiting") or (wants_card(state) and not cards_placed(state))
+        if new_hand and self._shuffled != hand:
             self._shoe.request(f"shuffle {self.seed * 100003 + hand}")
             self._shuffled = hand
         placed = (hand, len(cards_placed(state)))

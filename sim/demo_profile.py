@@ -1,8 +1,11 @@
-"""The demo's paytable profile: the engine's `default` with its 3CP minimum of spots lowered to one, so one seat plays.
+"""The demo's paytable profiles: a builtin profile with its 3CP minimum of spots lowered to one, so one seat plays.
 
 The minimum of spots with a bet a Three Card Poker hand needs (`[3cp] min_players`, five under the
 French rules) stays a profile setting; the simulated table opens a profile of its own, written from
-the `default` profile's text with that one setting changed, so a demo of one or two seats deals.
+a builtin profile's text with that one setting and its name changed, so a demo of one or two seats
+deals. Everything else is the builtin's, its `[GAME.approved]` edges included (`croupier math approve`
+wrote them there: docs/math.md). `croupier demo --rated` rates with the builtin `standard` profile, the
+one the published edges describe: UTH opens it as it ships; 3CP opens it with one spot enough.
 """
 
 from __future__ import annotations
@@ -12,37 +15,31 @@ from pathlib import Path
 
 DEMO_MIN_SPOTS = 1
 
-
-RATED_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\ntrips = "233985/6689228"\n'
-"""The standard profile's UTH edges as `croupier math uth` computed them (docs/math.md), filed as approved."""
-
-
-def write_rated_profile(path: Path) -> Path:
-    """Write the rated demo's profile to `path`: the `standard` profile (the one the published edges describe),
-    `name = "rated-demo"`, `[3cp] min_players = 1`, and its UTH edges as `[uth.approved]` (the table rates
-    UTH only with approved or certified edges: docs/ratings.md); return its path."""
-    text = resources.files("engine").joinpath("profiles", "standard.toml").read_text(encoding="utf-8")
-    text = text.replace('name = "standard"', 'name = "rated-demo"', 1).replace(
-        "min_players = 5", f"min_players = {DEMO_MIN_SPOTS}", 1)
-    assert 'name = "rated-demo"' in text and f"min_players = {DEMO_MIN_SPOTS}" in text
-    path.write_text("# written by croupier demo --rated: the standard profile, one 3CP spot may play, UTH's edges "
-                    "approved\n" + text + RATED_APPROVED, encoding="utf-8")
-    return path
+RATED_PROFILE = "standard"
+"""The builtin profile `croupier demo --rated` plays (its approved edges are the published ones)."""
 
 
-def write_demo_profile(path: Path) -> Path:
-    """Write the demo's profile to `path` (the `default` profile's text, `name = "demo"`, `[3cp]
-    min_players = 1`); return its path."""
-    text = resources.files("engine").joinpath("profiles", "default.toml").read_text(encoding="utf-8")
+def write_demo_profile(path: Path, base: str = "default") -> Path:
+    """Write the demo's profile to `path` (the builtin `base` profile's text, `name = "demo"` (`"BASE-demo"` for
+    another base), `[3cp] min_players = 1`); return its path."""
+    text = resources.files("engine").joinpath("profiles", f"{base}.toml").read_text(encoding="utf-8")
     lines = text.splitlines()
     out = []
     for line in lines:
         if line.startswith("name = "):
-            line = 'name = "demo"'
+            line = 'name = "demo"' if base == "default" else f'name = "{base}-demo"'
         elif line.startswith("min_players = "):
             line = f"min_players = {DEMO_MIN_SPOTS}                    # the demo: one spot with a bet deals"
         out.append(line)
-    assert out != lines, "the default profile has no name or min_players line"
-    path.write_text("# written by croupier demo: the default profile, one 3CP spot may play\n" + "\n".join(out) + "\n",
+    assert out != lines, f"the {base} profile has no name or min_players line"
+    path.write_text(f"# written by croupier demo: the {base} profile, one 3CP spot may play\n" + "\n".join(out) + "\n",
                     encoding="utf-8")
     return path
+
+
+def rated_profile(game: str, run_dir: Path) -> str:
+    """The profile `croupier demo --rated` opens the table with: `RATED_PROFILE` itself for UTH; for 3CP its text
+    with one spot enough to deal (`write_demo_profile`, under `run_dir`), its path."""
+    if game != "3cp":
+        return RATED_PROFILE
+    return str(write_demo_profile(run_dir / "rated-profile.toml", RATED_PROFILE))

@@ -1,14 +1,20 @@
-"""The suite's order: the longest test files first, so that `make test`'s two workers do not end on one of them alone."""
+"""The suite's order (the longest test files first) and the ZeroMQ context the table's, cli and sim tests share."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
+import zmq
 
 # The files that take a minute or more (pytest --durations, 2026-12-01), longest first. `make test`
 # hands whole files to its two workers in the order collected (`--dist loadfile
 # --no-loadscope-reorder`): a long file collected last would run by itself at the end.
 LONGEST_FIRST = (
     "tests/web/test_table_display.py",
+    "tests/floor/test_floor_ratings.py",  # its 500-hand archive (a module fixture): 136 s at load 15, 2026-12-03
+    "tests/sim/test_chip_demo.py",  # two chips demos, ~110 s at load 14
     "tests/harness/test_harness_poker.py",
     "tests/web/test_demo_dealer.py",
     "tests/web/test_dealer.py",
@@ -21,7 +27,7 @@ LONGEST_FIRST = (
     "tests/floor/test_floor_sim.py",
     "tests/web/test_pit_floor.py",
     "tests/floor/test_floor_curve.py",
-    "tests/firmware_host/test_sim_tournament_devices.py",
+    "tests/sim/test_sim_tournament_devices.py",
     "tests/firmware_host/test_math_uth.py",
     "tests/web/test_dealer_poker.py",
     "tests/floor/test_floor_stats.py",
@@ -37,3 +43,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return rank.get(item.nodeid.split("::", 1)[0], len(rank))
 
     items.sort(key=key)  # stable: the rest keep their order
+
+
+@pytest.fixture
+def ctx() -> Iterator[zmq.Context[Any]]:
+    """A ZeroMQ context destroyed after each test (the table's, the command line's and the simulations' tests)."""
+    c: zmq.Context[Any] = zmq.Context()
+    yield c
+    c.destroy(linger=0)

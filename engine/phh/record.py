@@ -7,6 +7,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -234,12 +235,13 @@ class _Reader:
             antes_units, blinds_units, stacks_units = tuple(antes), tuple(blinds), tuple(stacks)
         else:
             antes_units, blinds_units, stacks_units = all_units(antes), all_units(blinds), all_units(stacks)
+        others = sorted(self.fields.keys() - _CORE)
         return cls(
             self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
             stacks_units, actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
             players, self.results("finishing_stacks"), self.results("winnings"),
-            tuple([(k, self.fields[k]) for k in sorted(self.fields.keys() - _CORE)]), rake)
+            tuple(zip(others, map(self.fields.__getitem__, others))), rake)
 
     def amounts(self, name: str, required: bool) -> list[Number]:
         """One amount per player (0 each when the field is absent and not required)."""
@@ -284,10 +286,9 @@ class _Reader:
         """Each action's `cbr` amount as written (None for other actions), and whether one is a Decimal."""
         out: list[Number | None] = list(map(_AMOUNT_TEXT, actions))   # each read below
         decimal = False
-        for i, text in enumerate(out):
-            if text is None:
-                continue
-            if text.isdigit() and text.isascii():  # type: ignore[union-attr]
+        for i in compress(range(len(out)), out):   # the actions with an amount (its text never empty)
+            text: str = out[i]  # type: ignore[assignment]   # an amount's text until read here
+            if text.isdigit() and text.isascii():
                 out[i] = int(text)
             else:
                 try:

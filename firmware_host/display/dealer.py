@@ -22,7 +22,8 @@ is logged with the signed-in user's name (never the PIN). A console opened by a 
 dealer in at the table itself (`{"cmd": "dealer", "dealer": user, "action": "in"}`, before the page's
 first command: the dealer figures, docs/ratings.md); the page may not send `dealer` itself. When the
 display follows the full feed, the console also gets `{"kind": "players", "seats": {...}}`, each seat's
-player card masked to its last four, on opening and at each change (`seats.py`).
+player card masked to its last four, and at a smart table `{"kind": "tray", "reads", "expected", "difference", ...}`,
+on opening and at each change (`seats.py`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from aiohttp import WSMsgType, web
 
 from engine.ratings import mask_card
 from pages import auth
-from firmware_host.display.seats import RatedSeats
+from firmware_host.display.seats import Followed, RatedSeats, TrayLine
 from pages.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
@@ -70,8 +71,9 @@ class Relay:
 
 
 RELAY: web.AppKey[Relay] = web.AppKey("relay", Relay)
-SEATS: web.AppKey[RatedSeats] = web.AppKey("rated_seats", RatedSeats)
-"""Who sits where, masked, when the display follows the full feed (`seats.py`); absent otherwise."""
+FOLLOWED: web.AppKey[list[Followed]] = web.AppKey("followed", list)
+"""What the consoles are told of the full feed (who sits where, masked; the tray) when the display follows it
+(`seats.py`); absent otherwise."""
 DEALER_HUB: web.AppKey[Hub] = web.AppKey("dealer_hub", Hub)
 
 
@@ -217,17 +219,17 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
 
     sender = asyncio.create_task(send())
     pending: set[asyncio.Task[None]] = set()
-    seats = request.app.get(SEATS)
+    followed = request.app.get(FOLLOWED, [])
 
-    def players(text: str) -> None:  # the seats' cards changed (masked): told to this console
+    def tell(text: str) -> None:  # the seats' cards (masked) or the tray changed: told to this console
         task = asyncio.create_task(ws.send_str(text))
         pending.add(task)
         task.add_done_callback(pending.discard)
 
-    if seats is not None:
-        seats.watchers.add(players)
-        if (known := seats.message()) is not None:
-            players(known)
+    for fact in followed:
+        fact.watchers.add(tell)
+        if (known := fact.message()) is not None:
+            tell(known)
     log.info("dealer console opened: %s (%s) from %s", session.user, session.role, request.remote)
     if session.role == "dealer" and relay.endpoint is not None:  # the dealer figures count from this (docs/ratings.md)
         signed = asyncio.create_task(console.sign_in())
@@ -250,8 +252,8 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
             task.add_done_callback(pending.discard)
     finally:
         hub.leave(screen)
-        if seats is not None:
-            seats.watchers.discard(players)
+        for fact in followed:
+            fact.watchers.discard(tell)
         sender.cancel()
         for task in list(pending):
             task.cancel()
@@ -273,7 +275,7 @@ def add_routes(app: web.Application, hub: Hub, relay: Relay) -> None:
 
 
 def follow_seats(app: web.Application, full: Hub) -> None:
-    """The consoles shown who sits where (masked) from the display's full feed `full` (`seats.py`)."""
-    seats = RatedSeats()
-    full.listeners.append(seats.see)
-    app[SEATS] = seats
+    """The consoles shown who sits where (masked) and the tray from the display's full feed `full` (`seats.py`)."""
+    app[FOLLOWED] = [RatedSeats(), TrayLine()]
+    for fact in app[FOLLOWED]:
+        full.listeners.append(fact.see)

@@ -1,4 +1,4 @@
-"""The seats' player cards for the dealer consoles, masked to their last four, taken from the display's full feed.
+"""The seats' player cards (masked to their last four) and the chip tray's line for the dealer consoles, taken from the display's full feed.
 
 The public feed carries no player card (docs/ratings.md, "Privacy"), so the consoles' relay reads who sits
 where from the full feed the display follows for `/surveillance` (`[display] full`): a listener on its hub
@@ -9,6 +9,7 @@ tells every open console when that changes, as
 
 The card in full never leaves this module. Without `[display] full` no such message is sent: the console
 still sets and clears cards (the `player` command), and says it cannot show which seats are rated.
+At a smart table the consoles are told the tray's line the same way (`TrayLine`: values, never a UID).
 """
 
 from __future__ import annotations
@@ -34,27 +35,63 @@ def masked_players(players: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-class RatedSeats:
-    """Who sits where, masked, from the full feed's states; the open consoles told of each change (asyncio loop only)."""
+class Followed:
+    """One fact of the full feed's states told to every open console at each change (asyncio loop only): the
+    message `{"kind": kind, **fact}`; a subclass says what the fact of a state is (`of`)."""
+
+    kind = ""
 
     def __init__(self) -> None:
-        self.seats: dict[str, dict[str, Any]] | None = None  # None until the full feed's first state
+        self.fact: dict[str, Any] | None = None  # None until the full feed's first state that carries it
         self.watchers: set[Callable[[str], None]] = set()
 
+    def of(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        raise NotImplementedError
+
     def message(self) -> str | None:
-        """The consoles' `players` message, or None before the full feed is heard."""
-        return None if self.seats is None else json.dumps({"kind": "players", "seats": self.seats})
+        """The consoles' message, or None before the full feed is heard."""
+        return None if self.fact is None else json.dumps({"kind": self.kind, **self.fact})
 
     def see(self, message: Mapping[str, Any]) -> None:
-        """One full-feed message (a `Hub` listener): a state whose seats changed goes to every console."""
+        """One full-feed message (a `Hub` listener): a state whose fact changed goes to every console."""
         if message.get("kind") not in ("snapshot", "update"):
             return
-        players = message.get("players")
-        seats = masked_players(players) if isinstance(players, Mapping) else {}
-        if seats == self.seats:
+        fact = self.of(message)
+        if fact is None or fact == self.fact:
             return
-        self.seats = seats
+        self.fact = fact
         text = self.message()
         for watcher in list(self.watchers):
             if text is not None:
                 watcher(text)
+
+
+class RatedSeats(Followed):
+    """Who sits where, masked, from the full feed's states."""
+
+    kind = "players"
+
+    def of(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        players = state.get("players")
+        return {"seats": masked_players(players) if isinstance(players, Mapping) else {}}
+
+
+class TrayLine(Followed):
+    """The chip tray as the dealer counts on it, from the full feed's `tray` (a smart table's ledger, values only):
+
+        {"kind": "tray", "reads": 1250000, "expected": 1250000, "difference": 0, "settled": true, "flagged": 0}
+
+    `reads` the tray antenna's last stable value, `expected` what the ledger says it should read now (the hands'
+    house net, the buy-ins, colour-ups, fills and credits recorded), `difference` the one less the other (None
+    while either is unknown), `flagged` the shift's tray differences flagged so far."""
+
+    kind = "tray"
+
+    def of(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        tray = state.get("tray")
+        if not isinstance(tray, Mapping):
+            return None
+        reads, expected = tray.get("reads"), tray.get("expected")
+        difference = reads - expected if isinstance(reads, int) and isinstance(expected, int) else None
+        return {"reads": reads, "expected": expected, "difference": difference,
+                "settled": bool(tray.get("settled")), "flagged": int(tray.get("flagged") or 0)}

@@ -24,6 +24,8 @@ def journaled_body(kind: str, args: Mapping[str, Any], state: TableState, clock:
         body["at"] = clock()  # journaled: the clock runs from here, on replay too (`tables/clock_call.py`)
     elif kind == "player" and body["action"] == "in":  # who named the player, spelt out
         body.setdefault("source", "dealer")
+    elif kind == "rating":  # what it replaces, for the record and the audit (`tables/players.py`)
+        body["was"] = state.seated.rating_was(int(body["seat"]))
     elif kind == "hold":  # journaled with the hand it holds from spelt out (`tables/hold.py`)
         body = hold_body(state.table, state.hand, body)
     elif kind == "correct" and state.table is not None:  # what it replaces, for the record and the audit

@@ -515,7 +515,7 @@ class Journal:
         return [self._event(r) for r in rows]
 
     def table_events(self, after: int, limit: int, scan: int) -> tuple[list[Event], int, bool]:
-        """At most `limit` `open`, `close`, `player` and `dealer` events among the (at most `scan`) events with ids above
+        """At most `limit` `open`, `close`, `player`, `rating` and `dealer` events among the (at most `scan`) events with ids above
         `after`, oldest first; the id read up to (ask again from there); and whether events wait after
         it. `scan` bounds the rows read, as a first page of a long journal would read it all (the
         kinds are not indexed but `open`'s). Raises JournalError."""
@@ -524,7 +524,7 @@ class Journal:
             newest = max(after, int(top[0] or 0))
             upto = min(newest, after + scan)
             rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE id > ? AND id <= ? "
-                                      "AND kind IN ('open', 'close', 'player', 'dealer') ORDER BY id LIMIT ?",
+                                      "AND kind IN ('open', 'close', 'player', 'rating', 'dealer') ORDER BY id LIMIT ?",
                                       (after, upto, limit)).fetchall()
             events = [self._event(r) for r in rows]
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
@@ -599,10 +599,10 @@ class Journal:
         return self._event(row) if row else None
 
     def seated_before(self, before: int | None = None) -> list[Event]:
-        """The `player`, `dealer` and `close` events with an id below `before` (all when None), in order:
+        """The `player`, `rating`, `dealer` and `close` events with an id below `before` (all when None), in order:
         who sat and dealt at the table (`tables/players.py`)."""
-        rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind IN ('player', 'dealer', "
-                                  "'close') AND id < ? ORDER BY id", (before if before is not None else 2**62,))
+        rows = self._conn.execute("SELECT id, hand, ts, kind, body, req FROM events WHERE kind IN ('player', 'rating', "
+                                  "'dealer', 'close') AND id < ? ORDER BY id", (before if before is not None else 2**62,))
         return [self._event(row) for row in rows]
 
     def events(self, since: int = 0) -> Iterator[Event]:

@@ -9,7 +9,7 @@ from typing import Any
 from engine.ratings import Ratings, fold
 from firmware_host.service.journal import Journal
 
-RATED_KINDS = frozenset({"open", "close", "player", "dealer"})
+RATED_KINDS = frozenset({"open", "close", "player", "rating", "dealer"})
 """The events a rating reads (besides the closed hands)."""
 
 

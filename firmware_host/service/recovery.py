@@ -9,6 +9,7 @@ from typing import Any, cast
 from engine.errors import EngineError
 from engine.games import MAX_SPOTS
 from protocol.messages import Device
+from protocol.records import ChipSetBody, HandChips
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
@@ -17,7 +18,7 @@ from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "dealer", *MOVEMENT_KINDS})
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "rating", "dealer", *MOVEMENT_KINDS})
 """Events that may follow a settled hand without taking it off show (they do not touch the table: the players
 taking their chips from the circles neither, nor a player card at a seat or a dealer signing in, nor a
 buy-in, colour-up, fill or credit at the tray, `tables/tray_steps.py`)."""
@@ -67,9 +68,9 @@ def _carry_chips(journal: Journal, state: TableState, before: int | None, record
     (its record's `chips`): what replaying only the events since then would not give back."""
     chip_set = journal.last_of("chip_set", before)
     if chip_set is not None:
-        state.chips.take_set(chip_set.body)
+        state.chips.take_set(cast(ChipSetBody, chip_set.body))
     if record.get("chips") is not None:
-        state.chips.restore(record["chips"])
+        state.chips.restore(cast(HandChips, record["chips"]))
 
 
 def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event: Event,

@@ -1,10 +1,10 @@
 """The table's open, close, player and dealer events as the `history` request's other page kind: the floor's open time and its ratings are computed from them.
 
 `{"cmd": "history", "events": true, "after": E, "limit": K}` -> `{"ok": true, "events": [...], "more":
-bool, "last": M}`: the journal's `open`, `close`, `player` and `dealer` events with ids above E (default
+bool, "last": M}`: the journal's `open`, `close`, `player`, `rating` and `dealer` events with ids above E (default
 0), oldest first, at most K (default and cap `MAX_PAGE`), each `{"event": id, "kind", "at": ISO 8601
 UTC, "ts": the journal's time (seconds), "hand": the hand being prepared, "game": the game opened (null
-but for an open)}`, a `player` or `dealer` event with its `body` (seat, action, card, source; dealer,
+but for an open)}`, a `player`, `rating` or `dealer` event with its `body` (seat, action, card, source; dealer,
 action: the card in full, as the journal and the full feed hold it). `last` is the
 journal's event id read up to, even when no event of the page is an open or a close (so the next
 page starts there and reads only what is new); `more` says whether events wait after it (the page
@@ -36,12 +36,12 @@ def event_line(event: Event) -> TableEvent:
     {'event': 7, 'kind': 'open', 'at': '2026-05-28T20:26:40.500+00:00', 'ts': 1780000000.5, 'hand': 3, 'game': 'uth'}
     """
     game = event.body.get("game") if event.kind == "open" else None
-    kind: Literal["open", "close", "player", "dealer"] = (
-        event.kind if event.kind in ("open", "player", "dealer") else "close")  # type: ignore[assignment]
+    kind: Literal["open", "close", "player", "rating", "dealer"] = (
+        event.kind if event.kind in ("open", "player", "rating", "dealer") else "close")  # type: ignore[assignment]
     line: TableEvent = {"event": event.id, "kind": kind,
                         "at": datetime.fromtimestamp(event.ts, timezone.utc).isoformat(timespec="milliseconds"),
                         "ts": event.ts, "hand": event.hand, "game": game if isinstance(game, str) else None}
-    if kind in ("player", "dealer"):
+    if kind in ("player", "rating", "dealer"):
         line["body"] = dict(event.body)
     return line
 

@@ -7,7 +7,8 @@ restart, or `croupier tray` reading the journal, finds the very trail the table 
 
 - a `chips` reading of the `tray` antenna (`TRAY_ANTENNA`): the tray's inventory (stable ones count);
 - a hand's cards start at its first `deal`, `next` button or card after its close (betting closed);
-- a hand's close: its settlement's house net (a voided hand: 0);
+- a hand's close: its settlement's house net as the tray paid it (`house_net_paid`: less a mispay a supervisor
+  accepted as read; a voided hand: 0);
 - `buy_in`, `colour_up`, `fill`, `credit`: a recorded movement of that kind and amount;
 - `close` (the pit closes the table): the shift's closing inventory; the next `open` starts a new shift;
 - `chip_set` (the set the table values chips with, journaled at its start): the tray's chips valued by it
@@ -26,8 +27,8 @@ from typing import Any
 
 from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
-from engine.tray import Flag, Interval, Moment, Movement, MovementKind, TrayLedger
-from protocol.messages import TrayAlert, TrayFlag, TrayReconciliation
+from engine.tray import Flag, HandLine, Interval, Moment, Movement, MovementKind, TrayLedger
+from protocol.messages import TrayAlert, TrayFlag, TrayMovementShown, TrayReconciliation, TrayStack, TrayTrailLine
 from protocol.records import HandTray, TrayMovement
 from firmware_host.service.journal import Journal
 from firmware_host.tables.base import FaultKind
@@ -43,6 +44,9 @@ MOVEMENTS = frozenset(MovementKind)
 SHOWN_FLAGS = 20
 """The most recent flags the full feed carries (`croupier tray` lists every one)."""
 
+SHOWN_TRAIL = 12
+"""The most recent lines of the tray's trail the full feed carries (`croupier tray` lists every one)."""
+
 
 class TrayWatch:
     """The current shift's tray ledger, fed the journal's events in order; inactive without a chip set."""
@@ -53,6 +57,7 @@ class TrayWatch:
         self._dealing = False  # the hand's cards have started since the last close
         self._before: Interval | None = None  # the time between hands that ended at this hand's cards
         self.closed_entry: HandTray | None = None  # what the hand the last event closed carries of the tray
+        self.tray_uids: tuple[str, ...] = ()  # the tray's chips as last read stable (its inventory by denomination)
         self._found: list[Flag] = []  # the flags raised since the last hand closed (its record carries them)
 
     @classmethod
@@ -101,6 +106,8 @@ class TrayWatch:
         at = Moment(event, hand)
         if kind == "chips" and body.get("antenna") == TRAY_ANTENNA:
             ledger.read(body.get("uids", ()), bool(body.get("stable")), at)
+            if body.get("stable"):
+                self.tray_uids = tuple(str(u) for u in body.get("uids", ()))
         elif kind in MOVEMENTS:
             seat = body.get("seat")
             ledger.movement(Movement(MovementKind(kind), int(body["amount"]), at,
@@ -114,8 +121,7 @@ class TrayWatch:
         self.closed_entry = None
         if closed is not None:
             entry = self._entry()
-            settled = closed.get("status") == "settled"
-            net = int((closed.get("settlement") or {}).get("house_net", 0)) if settled else 0
+            net = house_net_paid(closed) if closed.get("status") == "settled" else 0
             ledger.hand_closed(int(closed.get("hand", hand)), net, at)
             self._dealing = False
             found, self._found = [*self._found, *ledger.flags[before:]], []
@@ -153,7 +159,59 @@ class TrayWatch:
         return {"reads": ledger.tray, "settled": ledger.settled, "expected": ledger.expected(),
                 "opening": line.opening, "closing": ledger.closing, "fills": line.fills, "credits": line.credits,
                 "chips_sold": line.chips_sold, "house_net": line.house_net, "difference": line.difference,
-                "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags)}
+                "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags),
+                "inventory": self.inventory(), "trail": trail(ledger)[-SHOWN_TRAIL:]}
+
+    def inventory(self) -> list[TrayStack]:
+        """The tray's chips as last read stable, by denomination, the highest first (a chip the set does not know: 0)."""
+        counts: dict[int, int] = {}
+        for uid in self.tray_uids:
+            chip = self.chips.get(uid) if self.chips is not None else None
+            value = chip.value if chip is not None else 0
+            counts[value] = counts.get(value, 0) + 1
+        return [{"value": value, "count": count} for value, count in sorted(counts.items(), reverse=True)]
+
+
+def movement_shown(move: Movement) -> TrayMovementShown:
+    """A movement as the trail shows it (the full feed, `croupier tray --json`)."""
+    out: TrayMovementShown = {"kind": str(move.kind), "amount": move.value, "event": move.at.event}
+    if move.seat is not None:
+        out["seat"] = move.seat
+    if move.slip:
+        out["slip"] = move.slip
+    return out
+
+
+def hand_shown(line: HandLine) -> TrayTrailLine:
+    """A hand's line of the trail."""
+    return {"event": line.at.event, "hand": line.hand, "house_net": line.house_net,
+            "movements": [movement_shown(m) for m in line.movements], "tray_change": line.change,
+            "difference": line.difference}
+
+
+def interval_shown(line: Interval) -> TrayTrailLine:
+    """The line of the time between two hands."""
+    return {"event": line.at.event, "after_hand": line.after_hand, "movements": [movement_shown(m) for m in line.movements],
+            "tray_change": line.change, "difference": line.difference}
+
+
+def trail(ledger: TrayLedger) -> list[TrayTrailLine]:
+    """The hands and the time between them in their order (by the event that ended each), as `croupier tray` prints them."""
+    lines = [hand_shown(h) for h in ledger.hands] + [interval_shown(i) for i in ledger.intervals]
+    return sorted(lines, key=lambda line: line["event"])
+
+
+def house_net_paid(record: Mapping[str, Any]) -> int:
+    """A settled hand's house net as the tray paid it: the settlement's, less what a supervisor accepted paid
+    beyond the dues (a mispay accepted as read, `chips.override.accepted`: the tray gave those chips too).
+
+    >>> house_net_paid({"settlement": {"house_net": 500},
+    ...                 "chips": {"override": {"accepted": {"spot3.play": {"due": 3000, "reads": 3100}}}}})
+    400
+    """
+    net = int((record.get("settlement") or {}).get("house_net", 0))
+    override = (record.get("chips") or {}).get("override") or {}
+    return net - sum(int(c["reads"]) - int(c["due"]) for c in (override.get("accepted") or {}).values())
 
 
 def chip_set_of(body: Mapping[str, Any]) -> ChipSet | None:

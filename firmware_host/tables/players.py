@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.errors import say
+from engine.ratings import DECLINED
+from protocol.messages import SeatPlayer
 from firmware_host.tables.base import Refused
 
 
@@ -29,9 +31,10 @@ class Seated:
     """Seat -> the player card there (`card`, `source`, `away`), and the dealer signed in."""
 
     def __init__(self) -> None:
-        self.seats: dict[int, dict[str, Any]] = {}
+        self.seats: dict[int, SeatPlayer] = {}
         self.dealer: str | None = None
-        self._full: dict[str, Any] | None = None  # the full view's map, made again only after a change
+        self.entered: dict[int, dict[str, Any]] = {}  # seat -> what the pit entered for its session (`rating`)
+        self._full: dict[str, SeatPlayer] | None = None  # the full view's map, made again only after a change
 
     def apply_player(self, body: Mapping[str, Any]) -> None:
         """A `player` event. Raises Refused (nothing changed) for a seat with no card to leave, break or come back."""
@@ -40,17 +43,59 @@ class Seated:
         self._full = None
         if action == "in":
             card = str(body["card"])
+            if here is not None and here["card"] != card:  # another player's session: what was entered ends
+                self.entered.pop(seat, None)
             for other, sat in list(self.seats.items()):
                 if sat["card"] == card and other != seat:  # the player moves seats
                     del self.seats[other]
+                    if other in self.entered:
+                        self.entered[seat] = self.entered.pop(other)
             self.seats[seat] = {"card": card, "source": str(body.get("source", "dealer")), "away": False}
             return
         if here is None:
             raise Refused(f"no player card at seat {seat}", say=say("refusal.no_player_card", seat=seat))
         if action == "out":
             del self.seats[seat]
+            self.entered.pop(seat, None)
         else:
             here["away"] = action == "away"
+
+    def apply_rating(self, body: Mapping[str, Any]) -> None:
+        """The pit's signed-off `rating` event: `open` seats a card (or `DECLINED`: a player who declined the card)
+        at a seat with none, `close` clears the seat, `adjust` keeps what was entered (`rating_was` reads it back).
+        Raises Refused (nothing changed): a seat rated already to open, or none to close or adjust."""
+        seat, action = int(body["seat"]), str(body["action"])
+        here = self.seats.get(seat)
+        if action == "open":
+            if here is not None:
+                raise Refused(f"a player is rated at seat {seat} already: close that session first",
+                              say=say("refusal.seat_rated", seat=seat))
+            card = body.get("card")
+            if isinstance(card, str):
+                self.apply_player({"seat": seat, "action": "in", "card": card, "source": "pit"})
+            else:
+                self._full = None
+                self.seats[seat] = {"card": DECLINED, "source": "pit", "away": False}
+            here = self.seats[seat]
+        elif here is None:
+            raise Refused(f"no player is rated at seat {seat}", say=say("refusal.no_rated_session", seat=seat))
+        elif action == "close":
+            self._full = None
+            del self.seats[seat]
+            self.entered.pop(seat, None)
+            return
+        entered = {k: body[k] for k in ("hands", "average_bet", "start") if k in body}
+        if entered:
+            self.entered[seat] = {**self.entered.get(seat, {}), **entered}
+
+    def rating_was(self, seat: int) -> dict[str, Any]:
+        """What a `rating` step at `seat` replaces, journaled with it: the card there (None: nobody rated) and what
+        the pit entered before (`entered`: hands, average_bet, start)."""
+        here = self.seats.get(seat)
+        if here is None:
+            return {"card": None}
+        return {"card": here["card"], "source": here["source"], **({"entered": dict(self.entered[seat])}
+                                                                   if seat in self.entered else {})}
 
     def apply_dealer(self, body: Mapping[str, Any]) -> None:
         """A `dealer` event: the dealer signed in now, or none after a sign-out of the one dealing."""
@@ -63,6 +108,7 @@ class Seated:
         """The table closed: nobody sits, nobody deals."""
         self._full = None
         self.seats.clear()
+        self.entered.clear()
         self.dealer = None
 
     def replay(self, events: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
@@ -72,15 +118,15 @@ class Seated:
                 self.clear()
             elif kind == "dealer":
                 self.apply_dealer(body)
-            elif kind == "player":
+            elif kind in ("player", "rating"):
                 try:
-                    self.apply_player(body)
+                    (self.apply_player if kind == "player" else self.apply_rating)(body)
                 except (Refused, KeyError, ValueError):
                     continue
 
-    def full(self) -> dict[str, Any]:
+    def full(self) -> dict[str, SeatPlayer]:
         """The full feed's `players`: seat (as text) -> `{"card", "source", "away"}`; the very map of the view
         before while nothing changed (never changed in place: the feed's changes compare it by identity first)."""
         if self._full is None:
-            self._full = {str(seat): dict(sat) for seat, sat in sorted(self.seats.items())}
+            self._full = {str(seat): sat.copy() for seat, sat in sorted(self.seats.items())}
         return self._full

@@ -27,7 +27,7 @@ from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
 from protocol.messages import Device, FullState, PublicState
-from protocol.records import HandRecord
+from protocol.records import ChipsBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
@@ -103,6 +103,7 @@ class TableState:
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
             "chips": self._on_chips, "chip_set": self._on_chip_set,
             "player": lambda body, _: self.seated.apply_player(body),
+            "rating": lambda body, _: self.seated.apply_rating(body),
             "dealer": lambda body, _: self.seated.apply_dealer(body),
         }
         self._handlers.update({kind: self._on_movement(kind) for kind in MOVEMENT_KINDS})  # the tray's
@@ -173,7 +174,8 @@ class TableState:
         full["hold"] = dict(self.hold) if self.hold is not None else None
         full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
         full["dealer_signed_in"] = self.seated.dealer
-        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw))
+        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw),
+                         self.chips.bets_to_read(self.devices))
         if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
             self._steps_shown = steps
         full["steps"] = self._steps_shown
@@ -432,12 +434,12 @@ class TableState:
 
     def _on_chip_set(self, body: Mapping[str, Any], event_id: int) -> None:
         """The chip set the table values chips with (journaled at start: the journal alone values them)."""
-        self.chips.take_set(body)
+        self.chips.take_set(cast(ChipSetBody, body))  # the journal's chip_set bodies hold to it (tests/protocol)
 
     def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
         """A chip reader's antenna: a circle's or the tray's chips now (`tables/house/chips.py`)."""
         table = self.table if self.table is not None and self.table.closed is None else None
-        problem = self.chips.take(body, table)  # an antenna that is no circle here: refused, nothing changed
+        problem = self.chips.take(cast(ChipsBody, body), table)  # an antenna that is no circle here: refused, nothing changed
         info = self.devices.setdefault(str(body.get("device", "chips")), {})
         info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
         if problem is not None:

@@ -4,7 +4,8 @@ The dealer console shows a button for each step that is true and derives no rule
 
 - `bet`: bets may be taken (the betting of the hand in progress, or the next hand's first bet while
   the last one is on show after its payouts); never while a fault stands or the pit holds the table.
-- `deal`: the betting may be closed (house: the bets allow a deal; poker: the next hand may be dealt).
+- `deal`: the betting may be closed (house: the bets allow a deal, or at a smart table the readers would take
+  bets from the circles, the last hand settled or not; poker: the next hand may be dealt).
 - `confirm`: the hand is over: the dealer pays (pushes the pots) and confirms.
 - `void`: a hand is in progress that a supervisor may void (not while a fault locks the table).
 - `correct`: a seat's last decision may still be corrected (no card dealt since; house games); the
@@ -30,8 +31,10 @@ NONE = dict.fromkeys(STEPS, False)
 
 
 def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] | None, hand: int,
-             face_up: bool = False) -> dict[str, bool]:
-    """The steps the table allows now (`face_up`: a chip race or button draw is being dealt: no deal)."""
+             face_up: bool = False, chips_read: bool = False) -> dict[str, bool]:
+    """The steps the table allows now (`face_up`: a chip race or button draw is being dealt: no deal; `chips_read`:
+    a smart table whose readers take the bets at Deal sees chips in a circle, so Deal reads them, even after a
+    settled hand, when no bet was typed for the next one)."""
     if table is None:
         return dict(NONE)
     standing = fault is None
@@ -46,7 +49,7 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
         betting = not over and table.phase == "bets"
         out["bet"] = standing and not held and (over or betting)
         out["chop"] = False
-        out["deal"] = standing and not held and betting and round_.can_close_bets()
+        out["deal"] = standing and not held and ((betting and round_.can_close_bets()) or (chips_read and (over or betting)))
         out["correct"] = standing and not over and bool(round_.correctable_seats())
         out["board"] = table.setup.game == "uth"
     elif isinstance(table, PokerTable):

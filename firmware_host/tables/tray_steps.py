@@ -28,7 +28,7 @@ def take_movement(table: GameTable | None, kind: str, body: Mapping[str, Any]) -
         return
     seat = body.get("seat")
     if not isinstance(seat, int) or isinstance(seat, bool):
-        raise Refused(f"{kind}: name the seat", say=say("refusal.other", why=f"{kind}: name the seat"))
+        raise Refused(f"{kind}: name the seat", say=say("refusal.movement_seat", kind={"word": f"console.tray_{kind}"}))
     seats = getattr(getattr(table, "setup", None), "seats", None)
     if isinstance(seats, int) and not 1 <= seat <= seats:
         raise Refused(f"there is no seat {seat} at this table (seats 1 to {seats})",

@@ -30,6 +30,9 @@
     heartbeat_s = 1.0                       # optional: the section's heartbeat_s
     key = "..."                             # optional: the section's key and server_key
     server_key = "..."
+    commands = "tcp://10.0.0.11:5555"       # optional: its command channel, for the pit's signed-off rating steps
+                                            # (`rating.py`: sent as this process's own client, role pit; off
+                                            # loopback only over CURVE, with key and server_key)
 
 /pit shows the pit aggregator's tables (`pit`), or without one the `[[web.tables]]` followed here (a small
 floor, a demo). The keys are those the table's display had for its pit and tournament views (`[display]`

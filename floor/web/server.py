@@ -3,7 +3,8 @@
 `croupier pit web --config FILE` runs `serve`: /pit shows a pit aggregator's tables (`[web] pit`, its floor
 feed followed by `pit_feed.py`) or the tables followed here (`[[web.tables]]`, one `FeedFollower` each
 feeding the `PitHub`), with the day's figures from the archive (`[web] floor_db`, `figures.py`); /tournament
-the director's feed (`pages/tournament.py`, which a tournament table's display follows too). Once listening
+the director's feed (`pages/tournament.py`, which a tournament table's display follows too); `/pit/rating` relays
+the pit's signed-off rating steps to the tables that give their `commands` (`rating.py`). Once listening
 it prints one JSON line: `{"web", "pit", "tournament"?}`, the pages' addresses.
 """
 
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 from aiohttp import web
 
 from floor.web import pit_feed
+from floor.web.rating import RatingRelay, add_routes as add_rating_routes
 from floor.web.config import WebConfig
 from floor.web.figures import PitFigures
 from floor.web.hub import DEALER_FIGURE_ROLES, PitHub
@@ -65,9 +67,10 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
 
 
 def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = False, language: str = "en",
-             origins: tuple[str, ...] = (), pit_roles: tuple[str, ...] = ()) -> web.Application:
-    """The floor's app with the pit's routes (`/`, `/pit`, `/ws/pit`) and the clock's page (`/tournament`); `serve`
-    adds its feed (`/ws/tournament`)."""
+             origins: tuple[str, ...] = (), pit_roles: tuple[str, ...] = (),
+             rating: RatingRelay | None = None) -> web.Application:
+    """The floor's app with the pit's routes (`/`, `/pit`, `/ws/pit`, the rating steps' `/pit/rating` relayed by
+    `rating`: none, no table) and the clock's page (`/tournament`); `serve` adds its feed (`/ws/tournament`)."""
     app = core.make_app(STATIC, sessions, tls=tls, language=language, origins=origins)  # guard, sign-in, words, /static/
     app[PIT] = pit
     app[PIT_ROLES] = pit_roles
@@ -76,6 +79,7 @@ def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = 
     app.router.add_get("/pit", _pit_page)
     app.router.add_get("/ws/pit", _pit_feed)
     app.router.add_get("/tournament", _tournament_page)
+    add_rating_routes(app, rating if rating is not None else RatingRelay({}))
     return app
 
 
@@ -111,7 +115,8 @@ async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
         threads.append(follower)
     tls = core.tls_context(cfg.tls_cert, cfg.tls_key)
     app = make_app(pit, auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, language=cfg.language,
-                   origins=cfg.origins, pit_roles=cfg.pit_roles)
+                   origins=cfg.origins, pit_roles=cfg.pit_roles,
+                   rating=RatingRelay.of(cfg.tables, cfg.key))  # the pit's signed-off rating steps
     clock = tournament.add_routes(app, cfg, loop, "web")  # /ws/tournament (the director's feed)
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -17,7 +18,9 @@ UTH_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\
 """`croupier math uth`'s exact figures for the standard profile (docs/math.md), as a casino files them."""
 
 STANDARD = read_profile("standard")
-RATED_TEXT = STANDARD.text + UTH_APPROVED
+BARE = STANDARD.from_text(re.sub(r"\n\[(?:uth|3cp)\.approved\]\n(?:[^\[\n].*\n?)*", "\n", STANDARD.text), "bare.toml")
+"""The standard paytables without the approved tables the builtin profile files (tests/firmware_host/test_builtin_approved.py)."""
+RATED_TEXT = BARE.text + UTH_APPROVED
 RATED = STANDARD.from_text(RATED_TEXT, "rated.toml")
 
 PUBLISHED = {"uth": {"ante": Fraction("0.021850"), "trips": Fraction("0.034979")},
@@ -42,15 +45,15 @@ def test_the_published_edges_are_the_standard_profiles_and_pair_plus_2_3167_is_1
     uth = bet_edges("uth", RATED.parse(), RATED.sha256)
     assert f"{float(uth.edges['ante']) * 100:.4f}" == "2.1850" and f"{float(uth.edges['trips']) * 100:.4f}" == "3.4979"
     assert uth.sources["ante"] == "approved" and uth.edges["blind"] == uth.edges["play"] == 0
-    tcp = bet_edges("3cp", STANDARD.parse(), STANDARD.sha256)
+    tcp = bet_edges("3cp", BARE.parse(), BARE.sha256)
     assert tcp.edges["ante"] == Fraction(686689, 20358520) and tcp.sources["ante"] == "computed"
     assert tcp.edges["pair_plus"] == Fraction(512, 22100)  # 2.3167%: the standard profile's 1-4-6-30-40
     default = read_profile("default")
     assert bet_edges("3cp", default.parse(), default.sha256).edges["pair_plus"] == Fraction(1608, 22100)  # 7.28%
     # without approved figures or a certificate, UTH's Ante and Trips have no edge at the table
-    bare = bet_edges("uth", STANDARD.parse(), STANDARD.sha256)
+    bare = bet_edges("uth", BARE.parse(), BARE.sha256)
     assert "ante" not in bare.edges and "trips" not in bare.edges
-    certified = bet_edges("uth", STANDARD.parse(), STANDARD.sha256, {"trips": Fraction(233985, 6689228)})
+    certified = bet_edges("uth", BARE.parse(), BARE.sha256, {"trips": Fraction(233985, 6689228)})
     assert certified.sources["trips"] == "certificate" and "ante" not in certified.edges
 
 
@@ -84,9 +87,9 @@ def test_a_session_rates_its_hands_exactly_and_counts_voids_breaks_and_moves_apa
 
 def test_a_circle_without_an_edge_leaves_theo_incomplete_and_named() -> None:
     r = Ratings("uth-2")
-    r.event("open", open_body("uth", STANDARD), 0.0)
+    r.event("open", open_body("uth", BARE), 0.0)
     r.event("player", {"seat": 3, "action": "in", "card": "ABCD1234"}, 1.0)
-    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "trips": 500}}, {3: 0}, sha=STANDARD.sha256), 2.0)
+    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "trips": 500}}, {3: 0}, sha=BARE.sha256), 2.0)
     [s] = r.reports()
     assert not s["theo_complete"] and s["theo_missing"] == ["ante", "trips"] and s["theo"] == "0"
 
@@ -216,3 +219,64 @@ def test_a_hand_whose_bets_were_read_from_the_chips_is_counted_so() -> None:
     [s] = r.reports()
     assert s["bets_from"] == {"taps": 2, "chips": 1}  # the reader offline at hand 3: the taps
 
+
+
+SIGNED = {"user": "sam", "caller_role": "pit", "caller_key": "pit-1"}
+
+
+def test_the_pit_opens_a_declined_players_session_and_enters_his_unrated_play_its_theo_exact() -> None:
+    ante = Fraction(50643648973, 2317817502000)  # UTH's Ante + Blind + Play edge a unit of Ante, as approved
+    r = Ratings("uth-1", reinvestment=Fraction(1, 5))
+    r.event("open", open_body("uth"), 0.0)
+    r.event("rating", {"seat": 3, "action": "open", "signed_off": SIGNED}, 100.0)
+    r.event("rating", {"seat": 5, "action": "open", "signed_off": SIGNED}, 110.0)  # another declined player
+    r.hand(record(1, "uth", {3: {"ante": 1000, "blind": 1000, "play": 2000}, 5: {"ante": 500, "blind": 500}},
+                  {3: 4000, 5: -1000}), 160.0)
+    # the forty minutes before the pit came: 30 hands at an Ante of 25.00, and the start put back
+    r.event("rating", {"seat": 3, "action": "adjust", "hands": 30, "average_bet": 2500, "start": -2300,
+                       "signed_off": SIGNED}, 200.0)
+    r.event("rating", {"seat": 3, "action": "adjust", "hands": 30, "average_bet": 2000, "signed_off": SIGNED}, 210.0)
+    r.event("rating", {"seat": 3, "action": "close", "end": 3000, "signed_off": SIGNED}, 3700.0)
+    three, five = r.sessions()
+    assert (three.player, three.source, five.player) == ("declined", "pit", "declined") and five.end is None
+    s = three.report(r.now, r.reinvestment)
+    entered = 30 * 2000 * ante  # the second entry replaced the first
+    theo = 1000 * ante + entered
+    assert s["declined"] and s["hands"] == 1 and s["bets"] == {"ante": 1000, "blind": 1000, "play": 2000}
+    assert s["entered"] == {"hands": 30, "average_bet": 2000, "theo": str(entered), "theo_cents": round(entered)}
+    assert s["theo"] == str(theo) and s["theo_cents"] == half_even(theo) == 1333 and s["theo_complete"]
+    assert s["comp_cents"] == half_even(theo / 5)
+    assert (s["start"], s["rated_start"], s["end"], s["played_s"]) == (100.0, -2300.0, 3000.0, 5300.0)
+    assert [(a["action"], a["before"], a["after"], a["by"]) for a in s["adjustments"]] == [
+        ("open", None, {"player": "declined"}, "sam"),
+        ("start", {"start": 100.0}, {"start": -2300.0}, "sam"),
+        ("unrated_play", None, {"hands": 30, "average_bet": 2500}, "sam"),
+        ("unrated_play", {"hands": 30, "average_bet": 2500}, {"hands": 30, "average_bet": 2000}, "sam"),
+        ("close", {"end": 3700.0}, {"end": 3000.0}, "sam")]
+    assert mask_card("declined") == "declined"
+
+
+def test_a_pit_opened_card_session_is_the_cards_and_an_entered_start_or_end_is_held_to_the_session() -> None:
+    r = Ratings("3cp-1")
+    r.event("open", open_body("3cp", STANDARD), 0.0)
+    r.event("rating", {"seat": 2, "action": "open", "card": "60002222", "start": 900}, 500.0)  # no later than now
+    r.event("player", {"seat": 4, "action": "in", "card": "60002222", "source": "reader"}, 600.0)  # moves seats
+    r.event("rating", {"seat": 4, "action": "close", "end": 10}, 700.0)  # not before the start
+    [s] = r.reports()
+    assert (s["player"], s["source"], s["rated_start"], s["end"], s["played_s"]) == ("60002222", "pit", 500.0, 500.0, 0)
+    r.event("rating", {"seat": 4, "action": "adjust", "hands": 5, "average_bet": 100}, 800.0)  # no session there
+    r.event("rating", {"seat": 1, "action": "adjust", "hands": 5, "average_bet": 100}, 800.0)
+    assert r.reports() == [s] and not r.open_sessions()
+
+
+def test_unrated_play_entered_before_any_paytables_are_known_leaves_the_theo_incomplete() -> None:
+    r = Ratings("uth-1")
+    r.event("rating", {"seat": 1, "action": "open"}, 10.0)
+    r.event("rating", {"seat": 1, "action": "adjust", "hands": 10, "average_bet": 1000}, 20.0)
+    [s] = r.reports()
+    assert s["entered"]["theo"] == "0" and not s["theo_complete"] and s["theo_missing"] == ["ante"]
+
+
+def test_declined_is_never_taken_as_a_card_number() -> None:
+    with pytest.raises(ValueError, match="declined"):
+        check_card("Declined")

@@ -56,9 +56,21 @@ def strings(value: Any) -> set[str]:
     return {value} if isinstance(value, str) else set()
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(full_views())
 def test_the_public_view_shows_no_hidden_card(full: dict[str, Any]) -> None:
+    """300 random full views in `make test`; 2,000 in `make soak` (below)."""
+    _shows_no_hidden_card(full)
+
+
+@pytest.mark.soak
+@settings(max_examples=2000, deadline=None)
+@given(full_views())
+def test_the_public_view_shows_no_hidden_card_over_2000_views(full: dict[str, Any]) -> None:
+    _shows_no_hidden_card(full)
+
+
+def _shows_no_hidden_card(full: dict[str, Any]) -> None:
     public = redact.public(full)
     seen = strings(public)
     hidden = redact.hidden_cards(full)

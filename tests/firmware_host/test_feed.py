@@ -321,18 +321,18 @@ def check_public(public: dict[str, Any], full: dict[str, Any], shown: dict[int, 
 
 
 def test_no_public_message_ever_carries_a_hidden_card(tmp_path: Path) -> None:
-    """300 random hands in `make test` (game changes among them); 5,000 in `make soak`. The views the
-    controller publishes at each step (the reducer's public and full views); the same through the real
-    feed and its snapshots: tests/firmware_host/test_poker_table.py."""
-    _no_hidden_card_in(tmp_path, 300)
+    """100 random hands in `make test` (the game changed twice among them); 5,000 in `make soak`, the game
+    changed every 100. The views the controller publishes at each step (the reducer's public and full views);
+    the same through the real feed and its snapshots: tests/firmware_host/test_poker_table.py."""
+    _no_hidden_card_in(tmp_path, 100, per_game=34)
 
 
 @pytest.mark.soak
 def test_no_public_message_ever_carries_a_hidden_card_over_5000_hands(tmp_path: Path) -> None:
-    _no_hidden_card_in(tmp_path, 5000)
+    _no_hidden_card_in(tmp_path, 5000, per_game=100)
 
 
-def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
+def _no_hidden_card_in(tmp_path: Path, hands: int, per_game: int) -> None:
     import random
 
     from drivers.card_reader import CardRead, Misread
@@ -395,8 +395,8 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
             do("player", seat=seat, action=people.choice(["out", "away", "back"]))  # refused at an empty seat
 
     for hand in range(hands):
-        if hand % 100 == 0:
-            game = "3cp" if (hand // 100) % 2 else "uth"
+        if hand % per_game == 0:
+            game = "3cp" if (hand // per_game) % 2 else "uth"
             profile = rng.choice(["default", "standard"])
             assert do("open", game=game, profile=profile, limits={"minimum": 100})["ok"]
         seat_people()
@@ -472,7 +472,7 @@ def _no_hidden_card_in(tmp_path: Path, hands: int) -> None:
                -sum(s["net"] for s in r.record["settlement"]["spots"]) for r in rows)
     assert checked > hands * 10
     statuses = [r.status for r in rows]
-    assert statuses.count("voided") > 5 and statuses.count("settled") > hands * 0.8
+    assert statuses.count("voided") > hands // 60 and statuses.count("settled") > hands * 0.8
     kinds = {f["kind"] for r in rows for f in r.record["faults"]}
     assert {"duplicate_card", "misread", "foreign_chip"} <= kinds
     assert {r.game for r in rows} == {"uth", "3cp"}

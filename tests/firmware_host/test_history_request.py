@@ -22,9 +22,9 @@ from firmware_host.service.controller import Controller
 from firmware_host.service.history import closed_line, hand_lines
 from firmware_host.service.journal import JOURNAL_FILE, Journal
 from firmware_host.tables.house.table import HouseSetup
-from tests.firmware_host.test_cmd_phh import journal_with_hands
+from tests.cli.test_cmd_phh import journal_with_hands
 from tests.firmware_host.test_curve import SecureTable
-from tests.firmware_host.test_history import make_journal
+from tests.cli.test_history import make_journal
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 

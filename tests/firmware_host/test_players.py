@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drivers.readings import PlayerCardRead
+from engine.paytables import read_profile
 from protocol.commands import Malformed
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
@@ -72,7 +74,9 @@ def test_the_sessions_are_folded_from_the_journal_after_a_restart(tmp_path: Path
     assert first["player"] == CARD and [h["hand"] for h in first["hand_numbers"]] == [1, 5]
     assert first["bets"] == {"ante": 200, "blind": 200, "play": 800} and first["open"]
     assert second["player"] == OTHER and second["hand_numbers"] == [{"hand": 6, "seat": 2}]
-    assert not first["theo_complete"] and first["theo_missing"] == ["ante"]  # the default profile: no UTH edge at the table
+    # the default profile files UTH's edges as approved (engine/profiles/default.toml): the Ante carries the line's
+    edge = read_profile("default").parse().uth.approved["ante_blind_play"]
+    assert first["theo_complete"] and Fraction(first["theo"]) == first["bets"]["ante"] * edge
     nets = {row.hand: row.record["settlement"]["spots"][0]["net"] for row in journal.hands() if row.status == "settled"}
     assert first["win"] == nets[1] + nets[5]
     assert ratings.unrated_report()["spot_hands"] == 2  # hands 2 and 3

@@ -500,3 +500,49 @@ def test_the_dues_kept_between_steps_are_the_dues_worked_out_afresh_at_every_ste
     dues = [d for n, d in enumerate(seen) if d and (n == 0 or d != seen[n - 1])]
     assert dues[0] == {"spot3.ante": 500, "spot3.blind": 500, "spot3.play": 4000, "spot3.trips": 400}
     assert dues[-1] == {"spot3.ante": 0, "spot3.blind": 0, "spot3.trips": 0}
+
+
+def test_deal_is_offered_after_a_settled_hand_once_new_chips_lie_in_a_circle(rig: Rig) -> None:
+    """The console's Deal at a smart table: no bet is typed for the next hand, so the step follows the circles."""
+    to_showdown(rig)
+    pay(rig)
+    rig.ok("confirm")
+    assert rig.public()["steps"]["deal"] is False  # the paid chips still lie in the circles: nothing to read yet
+    for antenna in ("spot3.ante", "spot3.blind", "spot3.trips", "spot3.play"):
+        rig.put(antenna, [])
+    assert rig.public()["steps"]["deal"] is False
+    rig.put("spot3.ante", chip_uids(500, 1, 30))
+    rig.put("spot3.blind", chip_uids(500, 1, 31), stable=False)
+    assert rig.public()["steps"]["deal"] is False  # a circle still settling: Deal waits for it
+    rig.put("spot3.blind", chip_uids(500, 1, 31))
+    shown = rig.public()
+    assert shown["steps"]["deal"] is True and shown["hand"] == 1  # the settled hand 1 still on show
+    refused = rig.cmd("deal", hand=1)
+    assert not refused["ok"] and refused["say"]["key"] == "refusal.not_current_hand"
+    rig.ok("deal")  # the console's Deal after a settled hand: no hand number (the next one's is the controller's)
+    assert rig.public()["hand"] == 2 and rig.public()["phase"] == "deal"
+    assert rig.full()["spots"][0]["bets"] == {"ante": 500, "blind": 500}
+
+
+def test_deal_is_not_offered_with_the_reader_offline_and_no_bet_typed(rig: Rig) -> None:
+    bets_down(rig)
+    assert rig.public()["steps"]["deal"] is True
+    rig.reader(online=False)
+    assert rig.public()["steps"]["deal"] is False  # the console's taps take the bets: Deal follows them
+
+
+def test_new_chips_in_place_of_the_last_hands_are_bets_even_if_the_circle_never_read_empty(rig: Rig) -> None:
+    """A player picks up his chips and puts a new bet down faster than the readers see the circle empty."""
+    to_showdown(rig)
+    pay(rig)
+    rig.ok("confirm")
+    for antenna in ("spot3.trips", "spot3.play"):
+        rig.put(antenna, [])
+    rig.put("spot3.ante", chip_uids(500, 1, 30))
+    rig.put("spot3.blind", BLIND + chip_uids(500, 1, 31))  # one of the last hand's chips left with a new one
+    reply = rig.cmd("deal")
+    assert not reply["ok"] and reply["say"]["key"] == "refusal.chips_stale"
+    assert reply["say"]["args"]["circle"] == {"word": "circle.blind"}
+    rig.put("spot3.blind", chip_uids(500, 1, 31))
+    rig.ok("deal")
+    assert rig.full()["spots"][0]["bets"] == {"ante": 500, "blind": 500}

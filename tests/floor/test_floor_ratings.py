@@ -164,8 +164,8 @@ def agree(db: str, states: dict[str, Path]) -> list[dict[str, Any]]:
         for got, want in zip(mine, journal):
             assert {k: got[k] for k in EXACT} == {k: want[k] for k in EXACT}
             assert abs(got["played_s"] - want["played_s"]) <= 0.002
-        # the rated paytables' sessions carry their theo (the UTH table's second opening is the demo's default
-        # profile, whose UTH edges are not approved: incomplete at the journal and the archive alike)
+        # the rated paytables' sessions carry their theo (so do the UTH table's second opening's, on the builtin
+        # default profile, which files its UTH edges too: engine/profiles/default.toml)
         assert sum(1 for s in mine if s["theo_complete"] and Fraction(s["theo"]) > 0) >= 6
     return archived
 

@@ -1,6 +1,6 @@
 """Poker at the simulated table: the controller, the emulated shoe and the poker bots as separate processes; every variant played, and hold'em, Omaha hi-lo, stud and triple-draw tables killed mid-hand with the public feed audited.
 
-In `make test` each kill run is short (5 kills, 6 hands a table); the full runs of 20 kills mid-hand
+In `make test` each kill run is short (3 kills, 4 hands a table); the full runs of 20 kills mid-hand
 a table are `@pytest.mark.soak` (`make soak`).
 """
 
@@ -96,12 +96,12 @@ def test_every_variant_dealt_acted_and_paid(sim_table: Callable[..., SimTable]) 
 @pytest.mark.parametrize(("game", "structure", "seats", "seed"), KILL_TABLES)
 def test_poker_sigkill_mid_hand(sim_table: Callable[..., SimTable], game: str, structure: str, seats: int,
                                 seed: int) -> None:
-    """The short run of `make test`: 5 SIGKILLs mid-hand in 6 hands (20 in `make soak`, below). Each restart continues the last
+    """The short run of `make test`: 3 SIGKILLs mid-hand in 4 hands (20 in `make soak`, below). Each restart continues the last
     state seen by at most the one step in flight; every hand is journaled once, settled with the
     stacks it must (its nets and rake adding up, its PHH replaying to them, the next hand starting
     from them), with exactly the cards that left the shoe; no down card on the public feed."""
-    table = sim_table(game=game, structure=structure, seed=seed, seats=seats, restart_s=0.05, restart_burst=6)
-    poker_kill_run(table, seed, kills=5, hands=6)
+    table = sim_table(game=game, structure=structure, seed=seed, seats=seats, restart_s=0.05, restart_burst=4)
+    poker_kill_run(table, seed, kills=3, hands=4)
 
 
 @pytest.mark.soak

@@ -8,7 +8,7 @@ import json
 import random
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -19,7 +19,8 @@ from pages.bridge import Hub
 from firmware_host.display.server import make_app
 from firmware_host.service.journal import Journal
 from firmware_host.service.tray import TrayWatch
-from protocol import messages, records, requests
+from protocol import chip_alerts, messages, records, requests
+from protocol.chip_alerts import ChipNote
 from protocol.schema import json_schema
 from tests.firmware_host import test_controller as house
 from tests.firmware_host import test_table_chips as chips
@@ -105,6 +106,7 @@ NESTED: dict[str, Any] = {
     "paytable": messages.Paytable, "history": messages.HistoryHand, "stakes": messages.Stakes,
     "expected": messages.Expected,
     "results": messages.PokerResults, "tournament": messages.Tournament, "clock": messages.Clock,
+    "chips": messages.Chips, "tray_alert": messages.TrayAlert,
 }
 
 
@@ -148,6 +150,21 @@ def test_the_full_feed_adds_what_the_document_says() -> None:
     assert added == full_only | per_hand | {"detail"}
     assert "visible" in keys(messages.FullSpot) and "visible" in keys(messages.FullDealer)
     assert {"detail", "public_say"} <= keys(messages.FullFault)
+
+
+def test_the_full_feeds_chips_and_tray_list_their_fields() -> None:
+    text = section("Hidden cards stay hidden")
+    chip_reads = re.findall(r"`(\{[^`]*\})`", text[text.index("`chip_reads` ("):text.index("`players`")])
+    assert fields(chip_reads[0]) == keys(messages.ChipReads)
+    notes = {re.findall(r'"kind": "(\w+)"', m)[0]: fields(m) for m in chip_reads[1:4]}
+    typed = {get_args(keys_type.__annotations__["kind"])[0]: keys(keys_type) for keys_type in get_args(ChipNote)}
+    assert notes == typed and set(typed) == {"foreign_chip", "chips_moved", "mispay"}
+    assert fields(chip_reads[3].split('"circles": ')[1][1:-2]) == keys(chip_alerts.MispaidCircle)
+    assert fields(chip_reads[4]) == keys(chip_alerts.ChipOverride)
+    circles = HOUSE_STATE["chips"].split('"circles": ')[1]
+    assert fields(circles[1:circles.index("]")]) == keys(messages.ChipCircle)  # each circle's, in the public `chips`
+    tray = re.findall(r"`(\{[^`]*\})`", text[text.index("`tray` (with a chip set"):])
+    assert fields(tray[0]) == keys(messages.TrayReconciliation)
 
 
 def test_the_feed_header_is_the_documented_one() -> None:
@@ -219,6 +236,7 @@ def played_states(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]
     views.append(r.c.states())
     r.ok("dealer", dealer="ana", action="in")
     r.ok("player", seat=3, action="in", card="6001234567")  # the full feed's `players` (tables/players.py)
+    r.ok("rating", id="pit-1", seat=5, action="open", hands=12, average_bet=2500)  # a declined player, the pit's (signed off)
     house.uth_to_river(r)
     views.append(r.c.states())
     r.ok("decide", seat=3, decision="play", multiple=1)

@@ -8,12 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute
 
 from pages.app import static_files
 from pages.words import words_for
+from tests.web.screens import check_screenshot
 from tests.web.test_accessibility import axe_violations, english_left
-from tests.firmware_host.test_table_chips import PLAY_4X, RETIRED, Rig, bets_down, chip_uids, to_showdown
+from tests.firmware_host.test_table_chips import PLAY_4X, RETIRED, Rig, bets_down, chip_uids, pay, to_showdown
 
 STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
 FILES = static_files(STATIC)  # what the display serves under /static/: its own files and the shared ones
@@ -128,3 +130,88 @@ def test_surveillance_sees_the_tray_the_foreign_chips_by_uid_and_the_counts(page
     assert axe_violations(page) == []
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "surveillance-foreign.png"))
+
+
+TRAY_FLOAT = chip_uids(2500, 40) + chip_uids(500, 30, 20) + chip_uids(100, 50, 1)  # €1,200.00
+BOUGHT = chip_uids(500, 10, 40)  # seat 3's buy-in of €50.00
+PAID = chip_uids(500, 4, 20) + chip_uids(100, 3, 1)  # what `pay` puts in seat 3's circles, from the tray
+PINCHED = chip_uids(2500, 1, 39)
+
+
+def _tray_shift(r: Rig) -> None:
+    """The float's fill, a buy-in, a hand paid from the tray, then a €25 chip gone from the tray with nothing recorded and
+    the next hand's cards: the trail's last line flagged."""
+    r.put("tray", [])  # the shift's opening inventory: empty
+    r.ok("fill", amount=120000, slip="F-1")
+    r.put("tray", TRAY_FLOAT)
+    r.ok("buy_in", seat=3, amount=5000)
+    tray = [uid for uid in TRAY_FLOAT if uid not in BOUGHT]
+    r.put("tray", tray)
+    to_showdown(r)
+    pay(r)
+    tray = [uid for uid in tray if uid not in PAID]
+    r.put("tray", tray)
+    r.ok("confirm")
+    for antenna in ("spot3.ante", "spot3.blind", "spot3.trips", "spot3.play"):
+        r.put(antenna, [])
+    r.put("tray", [uid for uid in tray if uid not in PINCHED])
+    r.put("spot3.ante", chip_uids(500, 1, 50))
+    r.put("spot3.blind", chip_uids(500, 1, 51))
+    r.ok("deal")
+
+
+def tray_panel(page: Page) -> dict[str, Any]:
+    return page.eval_on_selector("[data-tray]", "box => ({now: box.querySelector('.tray-now').textContent,"
+                                 " inventory: box.querySelector('[data-tray-inventory]').dataset.trayInventory,"
+                                 " stacks: box.querySelector('[data-tray-inventory]').textContent,"
+                                 " trail: [...box.querySelectorAll('[data-tray-trail] li')].map(li => [li.textContent,"
+                                 " li.classList.contains('flagged')]), shift: box.querySelector('.tray-shift').textContent,"
+                                 " flagged: box.querySelector('[data-tray-flagged]')?.textContent ?? ''})")
+
+
+def test_surveillance_sees_the_trays_chips_its_trail_and_the_difference_flagged(page: Page) -> None:
+    full = states(_tray_shift, full=True)
+    public = states(_tray_shift)
+    assert "tray" not in public and not any(uid in json.dumps(public) for uid in TRAY_FLOAT)  # the full feed's alone
+    serve(page, "surveillance", full)
+    page.wait_for_selector("[data-tray]:not([hidden])")
+    shown = tray_panel(page)
+    assert shown["now"] == "Reads €1,102.00 · expected €1,102.00 · difference €0.00"  # the hand under way reads as it began
+    assert shown["inventory"] == "2500x39 500x16 100x47"
+    assert shown["stacks"] == "39 × €25.00  ·  16 × €5.00  ·  47 × €1.00"
+    assert shown["trail"] == [
+        ["Before the first hand: Fill €1,200.00 (slip F-1), Buy-in €50.00 (seat 3); tray change +€1,150.00, "
+         "difference €0.00", False],
+        ["Hand 1: house net −€23.00, tray change −€23.00, difference €0.00", False],
+        ["After hand 1: nothing recorded; tray change −€25.00, difference −€25.00", True]]
+    assert shown["shift"] == ("Shift so far: opening €0.00, fills €1,200.00, credits €0.00, chips sold €50.00, "
+                              "house net −€23.00: difference −€25.00")
+    assert shown["flagged"] == "1 tray difference(s) flagged this shift"
+    assert axe_violations(page) == []
+    check_screenshot(page, "surveillance-tray-1920x1080")
+
+
+def test_surveillance_says_the_tray_in_french(page: Page) -> None:
+    serve(page, "surveillance", states(_tray_shift, full=True), language="fr")
+    page.wait_for_selector("[data-tray]:not([hidden])")
+    shown = tray_panel(page)
+    assert shown["trail"][-1] == ["Après le coup 1 : rien d'enregistré ; variation du bac −25,00\xa0€, "
+                                  "écart −25,00\xa0€", True]
+    assert english_left(page) == []
+
+
+@pytest.mark.parametrize("online", [True, False])
+def test_the_console_offers_chips_to_tap_only_with_the_reader_offline(page: Page, online: bool) -> None:
+    def betting(r: Rig) -> None:
+        bets_down(r)
+        r.reader(online)
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", states(betting))
+    page.wait_for_selector("#console:not([hidden])[data-phase='bets']")
+    page.wait_for_selector("#hint:not(:empty)")
+    assert page.locator("[data-chips] [data-chip]").count() == (0 if online else 3)
+    assert page.locator(".spot [data-action='bet']").count() == (0 if online else 7)
+    assert page.locator("button.circle").count() == (0 if online else 21)
+    assert page.text_content("#hint") == ("The chip readers take each circle's bets: deal when the players are done" if online
+                                          else "The chip reader is offline: tap each seat's bets, then deal")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from firmware_host.display.seats import RatedSeats, masked_players
+from firmware_host.display.seats import RatedSeats, TrayLine, masked_players
 
 CARD = "6001234567890"
 
@@ -34,3 +34,19 @@ def test_a_state_without_players_or_with_a_malformed_one_shows_no_seat_rated() -
     seats = RatedSeats()
     seats.see({"kind": "update", "seq": 1})
     assert json.loads(seats.message() or "") == {"kind": "players", "seats": {}}
+
+
+def test_the_consoles_are_told_the_trays_line_at_each_change_and_never_a_uid() -> None:
+    tray = TrayLine()
+    told: list[str] = []
+    tray.watchers.add(told.append)
+    tray.see({"kind": "snapshot", "seq": 1})  # no tray ledger at this table: nothing to tell
+    line = {"reads": None, "expected": None, "settled": True, "flagged": 0, "opening": None}
+    tray.see({"kind": "update", "seq": 2, "tray": line})
+    tray.see({"kind": "update", "seq": 3, "tray": {**line, "reads": 120000, "expected": 125000, "flagged": 1},
+              "chip_reads": {"uids": {"tray": ["E004000500000001"]}}})
+    tray.see({"kind": "update", "seq": 4, "tray": {**line, "reads": 120000, "expected": 125000, "flagged": 1}})
+    assert [json.loads(text) for text in told] == [
+        {"kind": "tray", "reads": None, "expected": None, "difference": None, "settled": True, "flagged": 0},
+        {"kind": "tray", "reads": 120000, "expected": 125000, "difference": -5000, "settled": True, "flagged": 1}]
+    assert all("E004" not in text for text in told)

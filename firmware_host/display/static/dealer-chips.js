@@ -36,6 +36,25 @@ export function showReads(node, state, seat, name) {
 }
 
 /**
+ * The readers take the bets at Deal (a smart table, its reader online): the console offers no chips to tap (with the
+ * reader offline it falls back to the taps, audited).
+ * @param {any} state
+ */
+export function readsBets(state) {
+  return Boolean(state?.chips?.online);
+}
+
+/**
+ * The circles of a seat whose chips the readers show (the Play's chips placed at a decision, before the Play is taken).
+ * @param {any} state
+ * @param {number} seat
+ * @returns {string[]}
+ */
+export function circlesRead(state, seat) {
+  return (state?.chips?.circles ?? []).filter((c) => c.seat === seat).map((c) => c.circle);
+}
+
+/**
  * Whether a seat holds payouts to check (its column may scroll: it is made focusable).
  * @param {any} state
  * @param {number} seat

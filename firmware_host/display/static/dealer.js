@@ -4,9 +4,11 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
-import { chipsHint, holdsPayouts, showMispaid, showReads } from "./dealer-chips.js";
+import { chipsHint, circlesRead, holdsPayouts, readsBets, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
+import { keepBets, remembered } from "./dealer-remembered.js";
+import { initTray, openTray, seeTray } from "./dealer-tray.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
 import { isPoker } from "./state.js";
@@ -19,8 +21,7 @@ import { formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./wo
 
 const ROLES = ["dealer", "supervisor"];
 const ARMING_MS = 400;           // a new seat's decision buttons stay inert this long: a second tap never acts for it
-const REMEMBERED = "croupier.console";  // sessionStorage: the last hand's bets and the decisions seen, over a reload
-const NOT_THE_FEED = ["hello", "console", "reply", "error", "players"];  // the console's own messages: no word of the table's
+const NOT_THE_FEED = ["hello", "console", "reply", "error", "players", "tray"];  // the console's own messages: no word of the table's
 
 const root = byId("console");
 const refusal = byId("refusal");
@@ -51,7 +52,6 @@ let decisionsKey = null;
 let armedAt = 0;                 // when the decision buttons on screen answer a tap
 /** @type {{hand: number, seats: {seat: number, bets: Bets}[]} | null} */
 let returns = null;              // a voided hand's bets to give back
-const remembered = loadRemembered();
 
 /**
  * A field of the sign-off form.
@@ -60,20 +60,6 @@ const remembered = loadRemembered();
  */
 function field(name) {
   return /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
-}
-
-/** @returns {{bets: {hand: number, seats: Record<string, Bets>} | null}} */
-function loadRemembered() {
-  try {
-    const data = JSON.parse(sessionStorage.getItem(REMEMBERED) ?? "{}");
-    return { bets: data.bets ?? null };
-  } catch {
-    return { bets: null };
-  }
-}
-
-function remember() {
-  try { sessionStorage.setItem(REMEMBERED, JSON.stringify(remembered)); } catch { /* private mode: kept in memory */ }
 }
 
 /**
@@ -201,7 +187,7 @@ function answered(message) {
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
   const lastHand = state.phase !== "bets";
-  const node = betting() ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are taken
+  const node = betting() && !readsBets(state) ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are tapped
   if (node instanceof HTMLButtonElement) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
@@ -253,8 +239,8 @@ function spotElement(seat) {
   node.append(el("div", "hand-name", handText(spot)));
   const circles = el("div", "circles");
   const names = [...(state.circles ?? [])];
-  for (const name of betting() ? [] : Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) })) {
-    if (!names.includes(name)) names.push(name);  // the Play bet, once made (not while the next hand is bet)
+  for (const name of betting() ? [] : [...Object.keys({ ...(spot?.bets ?? {}), ...(spot?.results ?? {}) }), ...circlesRead(state, seat)]) {
+    if (!names.includes(name)) names.push(name);  // the Play bet, once made or its chips read (not while the next hand is bet)
   }
   circles.append(...names.map((name) => circleElement(seat, name, spot)));
   node.append(circles);
@@ -264,7 +250,7 @@ function spotElement(seat) {
     total.dataset.total = String(spot.net ?? 0);
     node.append(total);
   }
-  if (betting()) {
+  if (betting() && !readsBets(state)) {  // a smart table's readers take the bets: no chips to tap
     const row = el("div", "spot-buttons");
     const last = remembered.bets?.seats?.[seat];
     const same = button("same-seat", t("console.same"), "mid", { seat });
@@ -353,7 +339,7 @@ function draw() {
   showMispaid(byId("mispaid"), state);
   const chipBox = byId("chips");
   chipBox.replaceChildren();
-  if (betting() && !poker) {
+  if (betting() && !poker && !readsBets(state)) {
     chipBox.append(el("div", "prompt", selected ? t("console.chips_for", { seat: selected.seat, circle: circleName(selected.circle) })
       : t("console.tap_circle")));
     for (const value of chips) {
@@ -380,6 +366,7 @@ function draw() {
   show("void", Boolean(steps().void));
   show("correct", !poker && Boolean(steps().correct) && correctable().length > 0);
   show("players-open", !poker);
+  show("tray-open", !poker && Boolean(state.chips));  // a smart table: buy-ins, colour-ups, fills, credits (dealer-tray.js)
   const fault = byId("fault");
   if (state.fault) {
     fault.textContent = state.fault.say ? say(state.fault.say, state)
@@ -439,9 +426,13 @@ function sameBets(seat) {
   return { cmd: "bet", seat, bets: { ...remembered.bets?.seats[seat] } };
 }
 
+// The Deal for the hand being bet; with the last hand still on show (a smart table's bets read at Deal) it begins the
+// next one, whose number only the controller knows: sent without a hand, as the poker panel's.
+const dealCommand = () => (state.phase === "bets" ? { cmd: "deal", hand: state.hand } : { cmd: "deal" });
+
 function deal() {
   const waitingBets = unsentBets();
-  if (!waitingBets.length) { send({ cmd: "deal", hand: state.hand }); return; }
+  if (!waitingBets.length) { send(dealCommand()); return; }
   const list = byId("unsent-list");
   list.replaceChildren(...waitingBets.map(({ seat, bets }) => {
     const line = el("li", "", `${seatName(seat)} \u2013 ${betsText(bets) || t("console.no_bet")}`);
@@ -458,9 +449,9 @@ function onUnsent(action) {
   if (action === "unsent-drop") {
     drafts.clear();
     selected = null;
-    send({ cmd: "deal", hand: state.hand });
+    send(dealCommand());
   } else {
-    run([...waitingBets.map(({ seat, bets }) => ({ cmd: "bet", seat, bets })), () => ({ cmd: "deal", hand: state.hand })]);
+    run([...waitingBets.map(({ seat, bets }) => ({ cmd: "bet", seat, bets })), dealCommand]);
   }
   draw();
 }
@@ -496,6 +487,8 @@ function onTap(event) {
     openSignoff(action);
   } else if (action === "players") {
     openPlayers(seatCount());
+  } else if (action === "tray") {
+    openTray();
   } else if (action === "signout") {
     signOut().then(() => location.reload());
   } else if (seated && state?.legal && performance.now() >= armedAt) {
@@ -573,22 +566,6 @@ function sendSignoff() {
 
 // -- the WebSocket --------------------------------------------------------------------------------
 
-// The last dealt hand's bets, for "Same bets as last hand".
-function keepBets(message) {
-  if (message.phase === "bets" || isPoker(message)) return;
-  /** @type {Record<string, Bets>} */
-  const seats = {};
-  const circles = message.circles ?? [];  // the bets placed before the deal (not the Play bet made on a decision)
-  for (const spot of message.spots ?? []) {
-    const bets = Object.fromEntries(Object.entries(spot.bets ?? {}).filter(([c, amount]) => circles.includes(c) && amount > 0));
-    if (Object.keys(bets).length) seats[spot.seat] = bets;
-  }
-  if (Object.keys(seats).length && JSON.stringify(remembered.bets?.seats) !== JSON.stringify(seats)) {
-    remembered.bets = { hand: message.hand, seats };
-    remember();
-  }
-}
-
 /** @param {import("./common.js").Message} message */
 function onMessage(message) {
   if (message.kind === "console") {
@@ -597,6 +574,8 @@ function onMessage(message) {
   } else if (message.kind === "players") {  // who sits where, masked (the relay's, from the full feed)
     seePlayers(message);
     draw();
+  } else if (message.kind === "tray") {  // the tray's line (the relay's, from the full feed)
+    seeTray(message);
   } else if (message.kind === "reply" || message.kind === "error") {
     answered(message);
   } else if (message.kind === "snapshot" || message.kind === "update") {
@@ -643,6 +622,7 @@ async function main() {
   byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
   initPlayers((command) => { if (waiting !== null) showRefusal(t("console.busy"), "relay"); else send(command); });
+  initTray(relay, () => state);
   for (const id of ["unsent-back", "unsent-drop", "unsent-send"]) byId(id).addEventListener("click", () => onUnsent(id));
   feed.start();
 }

@@ -7,6 +7,7 @@ import { cardsElements } from "./cards.js";
 import { announce, byId, el, Feed, showOffline } from "./common.js";
 import { cardText, netTone, parseCard } from "./format.js";
 import { ensureSignedIn, signIn } from "./signin.js";
+import { drawTray } from "./surveillance-tray.js";
 import { isPoker } from "./state.js";
 import { formatMoney, formatNet, handText, pokerHandWords, say, t, tOr } from "./words.js";
 
@@ -138,6 +139,7 @@ function render(state) {
   const chips = byId("chips");  // a smart table's chips: the tray, the foreign chips by UID, the session's counts
   chips.hidden = !state.chip_reads;
   chips.textContent = state.chip_reads ? chipsText(state.chip_reads, state) : "";
+  drawTray(byId("tray"), state);  // the tray's ledger: its chips, its trail, every difference flagged
 }
 
 function chipsText(reads, state) {

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
 from engine.chips import ChipSet
 from engine.errors import circle, money, say
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
+from protocol.chip_alerts import ChipNote, ChipOverride
+from protocol.messages import ChipCircle, ChipCounts, ChipReads, Chips, Device
+from protocol.records import ChipSetBody, ChipsBody, HandChips
 
 DEVICE = "chips"
 """The chip reader's device name unless its readings say another."""
@@ -57,8 +60,8 @@ class TableChips:
         self.device = DEVICE
         self.reads: dict[str, tuple[frozenset[str], bool]] = {}  # antenna -> (UIDs, stable)
         self.flagged: set[tuple[str, str]] = set()  # (antenna, UID) already faulted as foreign
-        self.stale: set[str] = set()  # circles still holding the last hand's chips (paid, not yet taken)
-        self.counts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
+        self.stale: dict[str, frozenset[str]] = {}  # circles still holding the last hand's chips (paid, not yet taken)
+        self.counts: ChipCounts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
         self._shown: dict[str, tuple[frozenset[str], int, list[str]]] = {}  # antenna -> (UIDs, value, sorted UIDs)
@@ -69,8 +72,8 @@ class TableChips:
         self.bets_read: dict[str, dict[str, int]] = {}  # seat -> circle -> value, read at Deal
         self.locked: dict[str, frozenset[str]] = {}  # the circles that must not change, as they were
         self.accepted: dict[str, int] = {}  # circle -> value read, accepted by a supervisor's sign-off
-        self.notes: list[dict[str, Any]] = []  # the hand's moved and foreign chips, mispays
-        self.override: dict[str, Any] | None = None
+        self.notes: list[ChipNote] = []  # the hand's moved and foreign chips, mispays
+        self.override: ChipOverride | None = None
         self.paid: dict[str, int] | None = None
         self._before: Any = None  # the round before the bets were read, for a Deal refused after
 
@@ -81,7 +84,7 @@ class TableChips:
         """A chip set is loaded: chips are money at this table."""
         return self.set is not None
 
-    def take_set(self, body: Mapping[str, Any]) -> None:
+    def take_set(self, body: ChipSetBody) -> None:
         """A `chip_set` event (name, sha256, text). Raises ValueError (ChipSetError) for a text that is
         no chip set or is not its sha256's."""
         chips = ChipSet.from_csv(str(body["text"]), where=str(body.get("name", "chip set")))
@@ -90,11 +93,11 @@ class TableChips:
         self.set, self.set_sha256 = chips, chips.sha256()
         self._shown.clear()
 
-    def online(self, devices: Mapping[str, Mapping[str, Any]]) -> bool:
+    def online(self, devices: Mapping[str, Device]) -> bool:
         """The reader is online and a chip set values what it reads."""
         return self.set is not None and bool(devices.get(self.device, {}).get("online"))
 
-    def take(self, body: Mapping[str, Any], table: GameTable | None) -> ChipFault | None:
+    def take(self, body: ChipsBody, table: GameTable | None) -> ChipFault | None:
         """A `chips` reading: the antenna's chips now. Returns the fault it raises (a foreign chip,
         chips moved in a circle that must not change), or None. Raises ChipsError for an antenna
         that is no circle of the table (holding chips: an empty one under a circle the profile does not offer is
@@ -110,8 +113,8 @@ class TableChips:
         name = antenna.name
         self.device = str(body.get("device", DEVICE))
         self.reads[name] = (uids, bool(body["stable"]))
-        if not uids:
-            self.stale.discard(name)
+        if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
+            self.stale.pop(name, None)
         self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
         if self.set is None:
             return None
@@ -159,7 +162,7 @@ class TableChips:
 
     # -- the hand's steps ---------------------------------------------------------------------------
 
-    def bets_at_deal(self, table: GameTable, devices: Mapping[str, Mapping[str, Any]]) -> None:
+    def bets_at_deal(self, table: GameTable, devices: Mapping[str, Device]) -> None:
         """Before the Deal: with the reader online every spot's stable circles become its bets (the
         engine's limits apply); else the typed bets stay, audited. Raises Refused naming the circle
         (still moving, the last hand's chips) or the engine's refusal of a bet; nothing changed then."""
@@ -197,6 +200,13 @@ class TableChips:
     def _restore(table: GameTable, steps: list[dict[str, Any]]) -> None:
         was = table.round  # type: ignore[attr-defined]
         table.round = type(was).replay(was.profile, steps, was.limits, was.seats)  # type: ignore[attr-defined]
+
+    def bets_to_read(self, devices: Mapping[str, Device]) -> bool:
+        """The readers would take bets at a Deal now: online, a circle holding chips other than the last hand's, every
+        circle settled (whether they make a hand is the Deal's to say, in words: `bets_at_deal`)."""
+        circles = [(name, uids, stable) for name, (uids, stable) in self.reads.items() if name != TRAY and uids]
+        return (self.online(devices) and any(name not in self.stale for name, _, _ in circles)
+                and all(stable for _, _, stable in circles))
 
     def _stable_value(self, antenna: Antenna) -> int:
         uids, stable = self.reads.get(antenna.name, (frozenset(), True))
@@ -321,9 +331,10 @@ class TableChips:
             return
         self.accepted.update(accepted)
         self.counts["overrides"] += 1
-        self.override = {"accepted": {n: {"due": due[n], "reads": v} for n, v in accepted.items()},
-                         **{k: cleared[k] for k in ("signed_off", "by", "reason", "event") if k in cleared}}
-        self.audit.append(("mispay_accepted", {"hand": table.hand, **self.override}))
+        override = {"accepted": {n: {"due": due[n], "reads": v} for n, v in accepted.items()},
+                    **{k: cleared[k] for k in ("signed_off", "by", "reason", "event") if k in cleared}}
+        self.override = cast(ChipOverride, override)  # the clear's reason and event always, its sign-off or `by`
+        self.audit.append(("mispay_accepted", {"hand": table.hand, **override}))
 
     def take_audit(self) -> list[tuple[str, dict[str, Any]]]:
         out, self.audit = self.audit, []
@@ -331,35 +342,35 @@ class TableChips:
 
     # -- the hand's record and the views --------------------------------------------------------------
 
-    def close_hand(self, dues: Mapping[str, int]) -> dict[str, Any]:
+    def close_hand(self, dues: Mapping[str, int]) -> HandChips:
         """The hand's chips for its record (bets read, dues, paid, override, what was met) and what the
         table carries on (every circle's reading, the counts): `restore` takes it back after a restart."""
-        record = {"source": self.source, "bets_read": self.bets_read, "dues": dict(dues), "paid": self.paid,
+        record: HandChips = {"source": self.source, "bets_read": self.bets_read, "dues": dict(dues), "paid": self.paid,
                   "override": self.override,
-                  "notes": self.notes, "set_sha256": self.set_sha256, "counts": dict(self.counts),
+                  "notes": self.notes, "set_sha256": self.set_sha256, "counts": self.counts.copy(),
                   "reads": {n: {"uids": sorted(u), "stable": s} for n, (u, s) in sorted(self.reads.items()) if u}}
-        self.stale = {n for n, (u, _) in self.reads.items() if u and n != TRAY}
+        self.stale = {n: u for n, (u, _) in self.reads.items() if u and n != TRAY}
         self._new_hand()
         return record
 
-    def restore(self, record: Mapping[str, Any]) -> None:
+    def restore(self, record: HandChips) -> None:
         """The readings and counts as the last closed hand left them (recovery replays what came after)."""
         self.reads = {n: (frozenset(r["uids"]), bool(r["stable"])) for n, r in record.get("reads", {}).items()}
-        self.stale = {n for n in self.reads if n != TRAY}
+        self.stale = {n: u for n, (u, _) in self.reads.items() if n != TRAY}
         self.counts.update(record.get("counts", {}))
         self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
                         for uid in self.set.foreign(uids)}
 
-    def views(self, table: GameTable | None, devices: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def views(self, table: GameTable | None, devices: Mapping[str, Device]) -> tuple[Chips, ChipReads]:
         """`(chips, chip_reads)`: each circle's value as read (and its due at the showdown), for everyone;
         the UIDs, the tray, the set and the counts for the full feed only."""
         due = self.owed(table) if table is not None and table.closed is None else {}
-        circles = []
+        circles: list[ChipCircle] = []
         for name, (uids, stable) in sorted(self.reads.items()):
             if name == TRAY or (not uids and name not in due):
                 continue
             antenna = Antenna.parse(name)
-            entry: dict[str, Any] = {"seat": antenna.seat, "circle": antenna.circle, "value": self.value(name)
+            entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": self.value(name)
                                      if self.set is not None else 0, "stable": stable}
             if name in due:
                 entry["due"] = due[name]
@@ -368,13 +379,13 @@ class TableChips:
             antenna = Antenna.parse(name)
             circles.append({"seat": antenna.seat, "circle": antenna.circle, "value": 0, "stable": True,
                             "due": due[name]})
-        public = {"online": self.online(devices), "source": self.source, "circles": circles}
+        public: Chips = {"online": self.online(devices), "source": self.source, "circles": circles}
         tray = self.reads.get(TRAY, (frozenset(), True))
-        full = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
+        full: ChipReads = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
                 "uids": {n: self._shown_of(n)[2] for n, (u, _) in sorted(self.reads.items()) if u},
                 "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
                 "foreign": sorted(f"{n} {u}" for n, u in self.flagged), "notes": list(self.notes),
-                "counts": dict(self.counts), "override": self.override}
+                "counts": self.counts.copy(), "override": self.override}
         return public, full
 
 

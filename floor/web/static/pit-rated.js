@@ -38,7 +38,8 @@ function row(line, state) {
     theo.title = t("pit_rated.theo_incomplete");
   }
   const win = el("td", "num", money(line.win, true));  // the player's side: no house colours
-  tr.append(el("td", "seat", String(line.seat ?? "\u2013")), el("td", "player", line.player),
+  tr.append(el("td", "seat", String(line.seat ?? "\u2013")),
+    el("td", "player", line.declined ? t("pit_rated.declined") : line.player),  // the pit's rating, no card
     el("td", "num", played(line.played_s ?? 0)), el("td", "num", String(line.hands)), el("td", "num", money(line.average_bet)),
     theo, win, el("td", "status", line.on_break ? t("pit_rated.on_break") : t("pit_rated.playing")));
   return tr;

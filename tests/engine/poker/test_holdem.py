@@ -386,3 +386,34 @@ def test_a_dead_hand_is_folded_even_when_it_could_check():
         hand.fold(2)
     hand.fold(2, dead=True)
     assert hand.folded(2) and hand.phase is Phase.DEALING  # the betting round is over: the flop is due
+
+
+@pytest.mark.parametrize("texts", [
+    "As Ks Qs Js Ts 9s",            # the whole street in the buffers: dealt as one step
+    "As Ks Qs Js Ts As",            # a duplicate: dealt one by one up to it, refused by name
+    "As Ks Qs ?? Ts 9s",            # an unknown card
+    "As Ks Qs Js Ts Ks",            # a duplicate within the street's last round
+])
+def test_a_street_of_hole_cards_from_buffers_is_dealt_as_card_by_card(texts):
+    """deal_from's one step for a whole street of hole cards gives the hand, records and errors
+    that dealing each card with deal gives."""
+    cards = texts.split()
+    by_step = Hand(HOLDEM, Stakes.no_limit(1, 2), {0: 50, 1: 50, 2: 50}, button=2, settings=NO_BURNS)
+    error = None
+    for card in cards:   # seats 0, 1, 2, 0, 1, 2
+        try:
+            by_step.deal(None if card == "??" else card)
+        except CardError as exc:
+            error = str(exc)
+            break
+    buffered = Hand(HOLDEM, Stakes.no_limit(1, 2), {0: 50, 1: 50, 2: 50}, button=2, settings=NO_BURNS)
+    holes = [[c for c in cards[s::3]] for s in range(3)]
+    if error is None:
+        assert buffered.deal_from(holes, []) == 6 and holes == [[], [], []]
+    else:
+        with pytest.raises(CardError) as refused:
+            buffered.deal_from(holes, [])
+        assert str(refused.value) == error
+    assert buffered.records == by_step.records and buffered.phase is by_step.phase
+    assert [buffered.cards(s) for s in range(3)] == [by_step.cards(s) for s in range(3)]
+    assert buffered.expected_card() == by_step.expected_card() and buffered.actor == by_step.actor

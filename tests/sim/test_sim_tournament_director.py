@@ -17,8 +17,8 @@ from engine.tournament import parse_tournament
 from cli.demo import tournament_table
 from firmware_host.service.journal import Journal
 from sim.tournament.director import DirectorTournamentRun
-from tests.firmware_host.test_sim_tournament import ROOT
-from tests.firmware_host.test_sim_tournament_devices import SIX, state  # noqa: F401 (the fixture)
+from tests.sim.test_sim_tournament import ROOT
+from tests.sim.test_sim_tournament_devices import SIX, state  # noqa: F401 (the fixture)
 
 
 def events(state_dir: Path, kind: str) -> list[dict[str, Any]]:

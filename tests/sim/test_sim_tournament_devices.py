@@ -18,7 +18,7 @@ from cli.demo import tournament_table
 from firmware_host.service.journal import Journal
 from sim.tournament.hands import DEMO_TOURNAMENT
 from sim.tournament.devices import DeviceTournamentRun
-from tests.firmware_host.test_sim_tournament import ROOT, check_the_run, hands_of
+from tests.sim.test_sim_tournament import ROOT, check_the_run, hands_of
 
 SIX = """
 name = "Six 100+10"

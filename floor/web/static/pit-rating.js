@@ -1,0 +1,189 @@
+// @ts-check
+// The pit's rating steps (/pit, its "rating" section; floor/web/rating.py): a rating session opened at a seat (a
+// player card, or none: the player declined it), closed, or adjusted (the unrated play entered as hands at an
+// average Ante, the start or end entered), each signed off by a supervisor's PIN in the dialog. The table checks
+// the step and the PIN and answers in its own words (`say`); the page decides no rule. Shown only to a user signed
+// in as the pit or a supervisor, for the tables this process has a command channel to.
+import { byId, el, withData } from "./common.js";
+import { refusalText, t } from "./words.js";
+
+const section = byId("rating");
+const dialog = /** @type {HTMLDialogElement} */ (byId("rating-dialog"));
+const form = /** @type {HTMLFormElement} */ (byId("rating-form"));
+const result = byId("rating-result");
+let sent = 0;
+
+/**
+ * A form field by its name.
+ * @param {string} name
+ * @returns {HTMLInputElement}
+ */
+const field = (name) => /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
+
+/**
+ * A labelled field of the form.
+ * @param {string} name
+ * @param {HTMLElement} input
+ * @returns {HTMLLabelElement}
+ */
+function labelled(name, input) {
+  const label = /** @type {HTMLLabelElement} */ (el("label", `rating-${name}`));
+  label.append(el("span", "", t(`pit_rating.${name}`)), input);
+  return label;
+}
+
+/**
+ * An input element.
+ * @param {string} name
+ * @param {string} type
+ * @param {Record<string, string>} [attrs]
+ * @returns {HTMLInputElement}
+ */
+function input(name, type, attrs = {}) {
+  const node = /** @type {HTMLInputElement} */ (el("input"));
+  Object.assign(node, { name, type });
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+/**
+ * The dialog's form for these tables.
+ * @param {string[]} tables
+ */
+function build(tables) {
+  const table = /** @type {HTMLSelectElement} */ (el("select"));
+  table.name = "table";
+  for (const name of tables) table.append(Object.assign(el("option", "", name), { value: name }));
+  const action = /** @type {HTMLSelectElement} */ (el("select"));
+  action.name = "action";
+  for (const step of ["open", "adjust", "close"]) {
+    action.append(Object.assign(el("option", "", t(`pit_rating.${step}`)), { value: step }));
+  }
+  const buttons = el("div", "rating-buttons");
+  const cancel = Object.assign(el("button", "", t("pit_rating.cancel")), { type: "button" });
+  cancel.addEventListener("click", () => dialog.close());
+  buttons.append(cancel, Object.assign(el("button", "primary", t("pit_rating.send")), { type: "submit" }));
+  form.replaceChildren(el("h3", "", t("pit_rating.dialog")),
+    labelled("table", table), labelled("seat", input("seat", "number", { min: "1", max: "7", required: "" })),
+    labelled("action", action), labelled("card", input("card", "text", { autocomplete: "off", maxlength: "40" })),
+    labelled("hands", input("hands", "number", { min: "0", max: "10000" })),
+    labelled("average_bet", input("average_bet", "text", { inputmode: "decimal" })),
+    labelled("start", input("start", "time")), labelled("end", input("end", "time")),
+    labelled("reason", input("reason", "text", { maxlength: "200" })),
+    labelled("supervisor", input("user", "text", { autocomplete: "off", required: "" })),
+    labelled("pin", input("pin", "password", { autocomplete: "off", required: "", inputmode: "numeric" })),
+    buttons);
+  action.addEventListener("change", () => shown(action.value));
+  shown(action.value);
+}
+
+/**
+ * Only the fields the step takes are shown (the table refuses any other).
+ * @param {string} step
+ */
+function shown(step) {
+  const takes = { open: ["card", "hands", "average_bet", "start"], adjust: ["hands", "average_bet", "start"],
+    close: ["end"] }[step] ?? [];
+  for (const name of ["card", "hands", "average_bet", "start", "end"]) {
+    const label = /** @type {HTMLElement} */ (form.querySelector(`.rating-${name}`));
+    label.hidden = !takes.includes(name);
+  }
+}
+
+/**
+ * Today's time of day "HH:MM" as seconds since the epoch (the screen's clock is the pit's).
+ * @param {string} hhmm
+ * @returns {number}
+ */
+function epochOf(hhmm) {
+  const [h, m] = hhmm.split(":").map(Number);
+  const at = new Date();
+  at.setHours(h, m, 0, 0);
+  return Math.floor(at.getTime() / 1000);
+}
+
+/**
+ * An amount typed as "25", "25.50" or "25,50" in the smallest unit (cents), or null when it is not one.
+ * @param {string} text
+ * @returns {number | null}
+ */
+function cents(text) {
+  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);
+  return match ? Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0")) : null;
+}
+
+/**
+ * The step as the form holds it: the `rating` command's arguments of the shown fields given.
+ * @returns {Record<string, string | number> | null}
+ */
+function step() {
+  const action = field("action").value;
+  /** @type {Record<string, string | number>} */
+  const args = { seat: Number(field("seat").value), action };
+  const given = (/** @type {string} */ name) => {
+    const node = field(name);
+    return !(/** @type {HTMLElement} */ (node.closest("label"))).hidden && node.value.trim() !== "";
+  };
+  if (given("card")) args.card = field("card").value.trim();
+  if (given("hands") || given("average_bet")) {
+    const amount = cents(field("average_bet").value);
+    if (amount === null) return null;
+    args.hands = Number(field("hands").value || "0");
+    args.average_bet = amount;
+  }
+  if (given("start")) args.start = epochOf(field("start").value);
+  if (given("end")) args.end = epochOf(field("end").value);
+  if (field("reason").value.trim()) args.reason = field("reason").value.trim();
+  return args;
+}
+
+/**
+ * Show the outcome of a step.
+ * @param {string} text
+ * @param {string} status
+ */
+function tell(text, status) {
+  withData(result, { status });
+  result.textContent = text;
+  result.hidden = false;
+}
+
+async function send(/** @type {SubmitEvent} */ event) {
+  event.preventDefault();
+  const rating = step();
+  if (rating === null) {
+    tell(t("pit_rating.bad_amount"), "refused");
+    return;
+  }
+  const table = field("table").value;
+  const user = field("user").value;
+  const body = { table, id: `s${Date.now().toString(36)}${++sent}`, rating, auth: { user, pin: field("pin").value } };
+  field("pin").value = "";  // never kept on the page
+  dialog.close();
+  tell(t("pit_rating.sending", { table }), "sending");
+  const response = await fetch("/pit/rating", { method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).catch(() => null);
+  const reply = response ? await response.json().catch(() => null) : null;
+  if (reply?.ok) {
+    tell(t("pit_rating.done", { table, step: t(`pit_rating.${rating.action}`), seat: rating.seat, user }), "done");
+  } else {
+    tell(reply ? refusalText(reply) : t("pit_rating.no_answer", { table }), "refused");
+  }
+}
+
+/** Show the section when this user may send steps to some table. */
+async function load() {
+  const response = await fetch("/pit/rating.json", { credentials: "same-origin" }).catch(() => null);
+  const tables = response?.ok ? (await response.json()).tables ?? [] : [];
+  if (!tables.length) return;
+  build(tables);
+  section.hidden = false;
+}
+
+byId("rating-open").addEventListener("click", () => {
+  result.hidden = true;
+  dialog.showModal();
+});
+form.addEventListener("submit", (event) => { void send(/** @type {SubmitEvent} */ (event)); });
+document.addEventListener("croupier:rendered", () => { if (section.hidden) void load(); }, { once: true });
+void load();

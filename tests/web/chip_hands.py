@@ -1,0 +1,84 @@
+"""People's hands on the emulated chip board for the smart table's browser tests: players bet and take their chips, the dealer collects, pays and moves chips at the tray (never a console step: the page is tapped by the test)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.chips import ChipStatus
+from sim.chip_board import ChipBoardClient
+from sim.chip_bots import TRAY_FLOAT, Rack, by_value, make_change
+from sim.demo_chips import demo_chip_set
+
+
+class Hands:
+    """The chips off the table (the players' racks, the cage) and the board's antennas, moved as people would."""
+
+    def __init__(self, control: str) -> None:
+        self.board = ChipBoardClient(control, timeout=10.0)
+        self.set = demo_chip_set()
+        active = by_value(self.set, [c.uid for c in self.set if c.status is ChipStatus.ACTIVE])
+        self.float = [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
+        kept = set(self.float)
+        self.rack = Rack(self.set, [uid for uids in active.values() for uid in uids if uid not in kept])
+
+    def close(self) -> None:
+        self.board.close()
+
+    def lying(self) -> dict[str, list[str]]:
+        return self.board.show()
+
+    def tray(self) -> dict[int, list[str]]:
+        return by_value(self.set, self.lying().get("tray", []))
+
+    def take_float_from_board(self) -> bool:
+        """The table opened with chips in its tray already (its float): those are the float, the rest the racks'.
+        False when the tray is empty."""
+        lying = self.lying().get("tray", [])
+        if not lying:
+            return False
+        self.float = list(lying)
+        kept = set(lying)
+        self.rack = Rack(self.set, [c.uid for c in self.set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
+        return True
+
+    def fill_tray(self) -> None:
+        """The tray's float, as the shift opens."""
+        for start in range(0, len(self.float), 50):
+            self.board.place("tray", *self.float[start:start + 50])
+
+    def bet(self, seat: int, **circles: int) -> None:
+        """A player puts chips making each amount in the seat's circles (`ante=500, blind=500`)."""
+        for circle, amount in circles.items():
+            self.board.place(f"spot{seat}.{circle}", *self.rack.take(amount))
+
+    def pay(self, state: Mapping[str, Any], short: int = 0) -> None:
+        """The dealer makes every circle its due (the public feed's `chips.circles`): a lost circle into the tray, a
+        win paid from it; `short`: the first won circle paid that much less (a mispay)."""
+        for c in [c for c in (state.get("chips") or {}).get("circles") or [] if "due" in c]:
+            antenna, due = f"spot{c['seat']}.{c['circle']}", int(c["due"])
+            there = self.lying().get(antenna, [])
+            value = self.set.value(there)
+            if due < value and there:
+                self.board.move(antenna, "tray", *there)
+                value = 0
+            if due > value:
+                owed = due - value - short
+                short = 0
+                if owed > 0:
+                    self.board.move("tray", antenna, *make_change(owed, self.tray()))
+
+    def take_back(self) -> None:
+        """The players take their chips from every circle."""
+        for antenna in [a for a in self.lying() if a != "tray"]:
+            self.rack.give(self.board.clear(antenna))
+
+    def from_tray(self, amount: int) -> list[str]:
+        """The dealer counts chips making `amount` out of the tray (a buy-in sold, a credit sent to the cage)."""
+        uids = make_change(amount, self.tray())
+        self.board.remove("tray", *uids)
+        return uids
+
+    def to_tray(self, amount: int) -> None:
+        """Chips making `amount` put in the tray (a fill from the cage)."""
+        self.board.place("tray", *self.rack.take(amount))
