@@ -7,10 +7,11 @@ reading) to its closing one:
 - a *hand*: from the moment its cards start (betting closed) to its close. The tray's change over
   it must equal the hand's house net (collected minus paid: the settlement's `house_net`), plus any
   movement recorded during it (a buy-in mid-hand). The tray's value after the hand is its stable
-  reading at the close when the tray moved during the hand or already agrees (the dealer collected
-  and paid, then confirmed), else the first stable reading after the close (the dealer confirmed,
-  then collected and paid); when none comes before the next movement is recorded, the next hand's
-  cards or the shift's close, the tray as it read last.
+  reading at the close when it agrees, else the first stable reading after the close that agrees (a
+  tall stack's chip confirmed a few scans after the circles; or the dealer confirmed, then collected
+  and paid). When none agrees before the next movement is recorded, the next hand's cards or the
+  shift's close, it is the reading at the close when the tray had moved during the hand (what came
+  after belongs to the time between hands), else the tray as it read last.
 - *between hands*: from a hand's close to the next hand's cards. The tray's change must be what the
   movements recorded then explain: a buy-in (cash for chips at a seat: the tray gives the chips), a
   colour-up (chips in, the same value out: no change), a fill (chips brought to the tray) or a
@@ -222,6 +223,7 @@ class TrayLedger:
         self.last_hand = 0  # the last hand closed this shift
         self._window = _Open(None, None)
         self._awaiting: tuple[int, int, tuple[Movement, ...], int | None, Moment] | None = None
+        self._at_close: int | None = None  # the awaited hand's tray at its close when it read settled and had moved
         self._hands: list[HandLine] = []
         self._intervals: list[Interval] = []
         self._flags: list[Flag] = []
@@ -244,7 +246,8 @@ class TrayLedger:
                     self._intervals.append(Interval(self.last_hand, tuple(self._window.movements), None, None, at))
                 self._window = _Open(None, self.tray)
         if self._awaiting is not None:
-            self._finish_hand(self.tray)
+            if self._agrees(self.tray) or self._at_close is None:  # (a tall stack confirmed late: it agrees now)
+                self._finish_hand(self.tray)
         elif self._window.hand is not None and self.tray != self._window.before:
             self._window.moved = True
 
@@ -271,8 +274,10 @@ class TrayLedger:
         self._awaiting = (hand, house_net, tuple(window.movements), window.before, at)
         self._window = _Open(None, None)
         self.last_hand = hand
-        if self.settled and (window.moved or self._agrees(self.tray)):  # else: the tray's next stable reading
+        if self.settled and self._agrees(self.tray):
             self._finish_hand(self.tray)
+        elif self.settled and window.moved:  # collected and paid, but a chip may not be confirmed yet: the next
+            self._at_close = self.tray       # readings may agree; if none does, checked as it read at the close
 
     def movement(self, move: Movement) -> None:
         """A buy-in, colour-up, fill or credit recorded: explains a change of the window it falls in."""
@@ -344,7 +349,9 @@ class TrayLedger:
     def _finish_hand(self, after: int | None) -> None:
         assert self._awaiting is not None
         hand, net, moves, before, at = self._awaiting
-        self._awaiting = None
+        if self._at_close is not None and not self._agrees(after):
+            after = self._at_close  # what came after the close belongs to the time between hands
+        self._awaiting, self._at_close = None, None
         line = HandLine(hand, net, moves, before, after, at)
         self._hands.append(line)
         if line.difference is not None:

@@ -134,8 +134,45 @@ def test_a_flag_names_the_moment_it_was_found() -> None:
     chips.out_of_tray(2500)  # paid 25.00 for a hand the house won 10.00: 35.00 missing
     ledger.read(chips.tray, True, Moment(3, 1))
     ledger.hand_closed(1, 1000, Moment(4, 1))
+    assert ledger.flags == ()  # a chip of a tall stack may be confirmed a scan late: the next readings may agree
+    ledger.cards(Moment(5, 2))  # none came: the hand is checked as the tray read at its close
     assert ledger.flags == (Flag(-3500, 1, False, Moment(4, 1)),)
     assert ledger.flags[0].words() == "the tray is EUR -35.00 off in hand 1 (event 4)"
+    assert ledger.reconciliation().difference == -3500
+
+
+def test_a_chip_confirmed_after_the_close_is_no_difference() -> None:
+    """The dealer confirms right after paying; the tray's tall stack is confirmed a few scans after the circles:
+    the reading at the close is a chip short, the next one agrees. Nothing is flagged (it was -25.00 in this hand
+    and +25.00 between hands, found by hand at the console)."""
+    ledger = TrayLedger(CHIPS)
+    chips = Chips()
+    ledger.read(chips.tray, True, Moment(1, 1))
+    ledger.cards(Moment(2, 1))
+    chips.into_tray(5000)  # a losing bet collected...
+    late = set(chips.tray)
+    chips.into_tray(2500)  # ...and another whose chips the reader confirms late
+    ledger.read(late, True, Moment(3, 1))
+    ledger.hand_closed(1, 7500, Moment(4, 1))
+    ledger.read(chips.tray, True, Moment(5, 1))
+    ledger.cards(Moment(6, 2))
+    assert ledger.flags == () and ledger.hands[0].difference == 0
+    assert ledger.reconciliation().difference == 0
+
+
+def test_what_came_after_a_close_that_never_agrees_is_the_time_between_hands() -> None:
+    """A hand short at its close, then an unrecorded change between hands: two flags, each where it happened."""
+    ledger = TrayLedger(CHIPS)
+    chips = Chips()
+    ledger.read(chips.tray, True, Moment(1, 1))
+    ledger.cards(Moment(2, 1))
+    chips.into_tray(5000)
+    ledger.read(chips.tray, True, Moment(3, 1))
+    ledger.hand_closed(1, 7500, Moment(4, 1))  # 25.00 short
+    chips.out_of_tray(1000)  # taken between hands, nothing recorded
+    ledger.read(chips.tray, True, Moment(5, 1))
+    ledger.cards(Moment(6, 2))
+    assert [(f.value, f.hand, f.between) for f in ledger.flags] == [(-2500, 1, False), (-1000, 1, True)]
     assert ledger.reconciliation().difference == -3500
 
 
