@@ -6,6 +6,7 @@
 // in as the pit or a supervisor, for the tables this process has a command channel to.
 import { byId, el, withData } from "./common.js";
 import { refusalText, t } from "./words.js";
+import { parseAmount } from "./format.js";
 
 const section = byId("rating");
 const dialog = /** @type {HTMLDialogElement} */ (byId("rating-dialog"));
@@ -103,16 +104,6 @@ function epochOf(hhmm) {
 }
 
 /**
- * An amount typed as "25", "25.50" or "25,50" in the smallest unit (cents), or null when it is not one.
- * @param {string} text
- * @returns {number | null}
- */
-function cents(text) {
-  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);
-  return match ? Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0")) : null;
-}
-
-/**
  * The step as the form holds it: the `rating` command's arguments of the shown fields given.
  * @returns {Record<string, string | number> | null}
  */
@@ -126,7 +117,7 @@ function step() {
   };
   if (given("card")) args.card = field("card").value.trim();
   if (given("hands") || given("average_bet")) {
-    const amount = cents(field("average_bet").value);
+    const amount = parseAmount(field("average_bet").value, null);  // the default money: no table state here
     if (amount === null) return null;
     args.hands = Number(field("hands").value || "0");
     args.average_bet = amount;
