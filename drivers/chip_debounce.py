@@ -5,10 +5,13 @@ and the chips' coils detune each other), so one inventory is never taken as the 
 
 - a chip is **in** once seen in `confirm` (K) consecutive inventories, and **out** once missing
   from K consecutive inventories; a chip seen or missed fewer times leaves the reading as it was;
-- an antenna's first reading is the chips seen in its first K inventories (reported even when it
-  holds none: the controller then knows the circle is empty); so again when the reader comes back
-  (`reconnected`): its reading is said again once K scans confirm it, changed or not, so the
-  controller knows its readings are current again;
+- an antenna's first reading is made over its first `first_scans` inventories (FIRST_SCANS K by
+  default): the chips seen in at least K of them and not missed in the last K (reported even when
+  it holds none: the controller then knows the circle is empty). A tray's opening inventory is its
+  first reading, and a chip high in a tall column may be missed in one of any K scans running: it
+  must not be left out of the opening, to be counted in a second later as chips come from nowhere.
+  When the reader comes back (`reconnected`) its reading is said again once K scans confirm it,
+  changed or not, so the controller knows its readings are current again;
 - the reading is **stable** once it has not changed for `settle_s`; each change is reported
   unstable first (`ChipsRead(..., stable=False)`), then stable when the settle time has passed
   (`poll`). Nothing else is reported: an inventory that changes neither is None;
@@ -17,14 +20,16 @@ and the chips' coils detune each other), so one inventory is never taken as the 
 
 No clock of its own: every call takes `now`, so tests drive a fake clock.
 
->>> d = AntennaDebounce("spot1.ante", confirm=2, settle_s=0.5)
+>>> d = AntennaDebounce("spot1.ante", confirm=2, settle_s=0.5, first_scans=3)
 >>> d.inventory({"E004010000000001"}, 0.0, scan=1) is None
 True
->>> d.inventory({"E004010000000001"}, 0.1, scan=2)
+>>> d.inventory(set(), 0.1, scan=2) is None  # missed once
+True
+>>> d.inventory({"E004010000000001"}, 0.2, scan=3)  # seen in 2 of the first 3
 ChipsRead(antenna='spot1.ante', uids=frozenset({'E004010000000001'}), stable=False, device='chips')
->>> d.poll(0.4) is None, d.poll(0.6).stable
+>>> d.poll(0.6) is None, d.poll(0.8).stable
 (True, True)
->>> d.inventory(set(), 0.7, scan=3) is None  # missed once: still there
+>>> d.inventory(set(), 0.9, scan=4) is None  # missed once: still there
 True
 """
 
@@ -41,6 +46,9 @@ CONFIRM = 4
 """K by default: at 10 scans a second, a chip is in or out 0.4 s after it was put or taken."""
 SETTLE_S = 0.3
 """The settle time by default: a reading is stable once unchanged this long."""
+FIRST_SCANS = 3
+"""The first reading's inventories by default, in Ks: 12 scans (1.2 s at 10 a second) for K = 4. A chip
+read nine scans in ten (the top of a 20-chip column) is in 4 of 12 all but always (1 in 10 million)."""
 
 
 @dataclass
@@ -52,6 +60,7 @@ class AntennaDebounce:
     confirm: int = CONFIRM
     settle_s: float = SETTLE_S
     device: str = "chips"
+    first_scans: int | None = None  # the first reading's inventories (None: FIRST_SCANS * confirm)
 
     chips: frozenset[str] | None = None  # the debounced reading; None until the first is made
     stable: bool = False
@@ -60,6 +69,7 @@ class AntennaDebounce:
     _missed: dict[str, int] = field(default_factory=dict, repr=False)  # consecutive misses of a chip in
     _confirming: bool = True             # the first reading (or the one after a reconnection) to come
     _first: int = 0                      # inventories towards it
+    _tally: dict[str, list[int]] = field(default_factory=dict, repr=False)  # the first's: uid -> [seen, misses since]
     _last_scan: int | None = None
     _changed_at: float = 0.0
 
@@ -68,6 +78,10 @@ class AntennaDebounce:
             raise ValueError(f"confirm must be at least 1, not {self.confirm}")
         if self.settle_s < 0:
             raise ValueError(f"settle_s must be at least 0, not {self.settle_s}")
+        if self.first_scans is None:
+            self.first_scans = FIRST_SCANS * self.confirm
+        if self.first_scans < self.confirm:
+            raise ValueError(f"first_scans must be at least confirm ({self.confirm}), not {self.first_scans}")
 
     def inventory(self, uids: Iterable[str], now: float, scan: int | None = None) -> ChipsRead | None:
         """Take one scan's read (`scan`: its number, None when the reader does not number them)."""
@@ -76,10 +90,13 @@ class AntennaDebounce:
                 self.gaps += 1
                 self._seen.clear()
                 self._missed.clear()
+                self._tally.clear()
                 self._first = 0
             self._last_scan = scan
         read = frozenset(uids)
-        current = self.chips or frozenset()
+        if self.chips is None:
+            return self._first_inventory(read, now)
+        current = self.chips
         self._seen = {uid: self._seen.get(uid, 0) + 1 for uid in read - current}
         self._missed = {uid: self._missed.get(uid, 0) + 1 for uid in current - read}
         restate = self._confirming
@@ -97,6 +114,27 @@ class AntennaDebounce:
         for uid in left:
             del self._missed[uid]
         self.chips = (current | arrived) - left
+        self.stable = False
+        self._changed_at = now
+        return ChipsRead(self.antenna, self.chips, False, self.device)
+
+    def _first_inventory(self, read: frozenset[str], now: float) -> ChipsRead | None:
+        """One of the first reading's inventories: tallied; the reading made at the last of them."""
+        self._seen = {uid: self._seen.get(uid, 0) + 1 for uid in read}  # runs going on past the first reading
+        for uid, tally in self._tally.items():
+            tally[1] = 0 if uid in read else tally[1] + 1
+        for uid in read:
+            self._tally.setdefault(uid, [0, 0])[0] += 1
+        self._first += 1
+        assert self.first_scans is not None
+        if self._first < self.first_scans:
+            return None
+        k = self.confirm
+        self.chips = frozenset(uid for uid, (seen, since) in self._tally.items() if seen >= k and since < k)
+        self._seen = {uid: n for uid, n in self._seen.items() if uid not in self.chips}
+        self._missed = {uid: since for uid, (_, since) in self._tally.items() if uid in self.chips and since}
+        self._tally.clear()
+        self._confirming = False
         self.stable = False
         self._changed_at = now
         return ChipsRead(self.antenna, self.chips, False, self.device)
@@ -121,12 +159,13 @@ class AntennaDebounce:
         self._last_scan = None
         self._seen.clear()
         self._missed.clear()
+        self._tally.clear()
         self._first = 0
         self._confirming = True
 
     def poll(self, now: float) -> ChipsRead | None:
         """The stable flag, when the reading has now been unchanged for the settle time."""
-        if self.chips is None or self.stable or now - self._changed_at < self.settle_s:
+        if self.chips is None or self.stable or now - self._changed_at < self.settle_s - 1e-9:  # (`due` added to now, rounded)
             return None
         self.stable = True
         return ChipsRead(self.antenna, self.chips, True, self.device)

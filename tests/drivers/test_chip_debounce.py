@@ -13,8 +13,10 @@ A, B, C = "E004010000000001", "E004010000000002", "E004010000000003"
 class Scans:
     """An antenna's debounce fed numbered scans, one every `period` seconds of a fake clock."""
 
-    def __init__(self, confirm: int = 3, settle_s: float = 0.3, period: float = 0.1) -> None:
-        self.debounce = AntennaDebounce("spot2.ante", confirm, settle_s)
+    def __init__(self, confirm: int = 3, settle_s: float = 0.3, period: float = 0.1, first_scans: int | None = None) -> None:
+        """`first_scans`: the first reading's inventories (K here unless given, the debounce's default when 0)."""
+        self.debounce = AntennaDebounce("spot2.ante", confirm, settle_s,
+                                        first_scans=confirm if first_scans is None else (first_scans or None))
         self.now = 0.0
         self.scan = 0
         self.period = period
@@ -48,6 +50,44 @@ def test_the_first_reading_comes_after_k_inventories_even_when_empty() -> None:
     assert s.wait(0.29) is None
     assert s.wait(0.02) == ChipsRead("spot2.ante", frozenset(), True)
     assert s.wait(5) is None  # said once
+
+
+def test_the_first_reading_takes_every_chip_seen_in_k_of_its_scans_and_not_missed_k_running_at_its_end() -> None:
+    s = Scans(confirm=3, first_scans=0)  # the default: 3 K = 9 scans
+    assert s.debounce.first_scans == 9
+    reads = [(A, B, C), (A, C), (A, B, C), (A,), (A, B), (A, C), (A,), (A,), (A, B)]  # C gone 3 scans
+    assert [s.read(*r) for r in reads[:-1]] == [None] * 8
+    assert s.read(*reads[-1]) == ChipsRead("spot2.ante", frozenset({A, B}), False)  # B seen 4 times, never 3 running
+    s.reported.clear()
+    s.read(A)
+    s.read(A)
+    assert s.changes == []  # B missed twice since the first reading: still in
+    assert s.read(A) == ChipsRead("spot2.ante", frozenset({A}), False)  # missed 3 running: out
+
+
+def test_a_chip_missed_at_the_first_readings_end_is_counted_out_with_the_misses_it_had() -> None:
+    s = Scans(confirm=3, first_scans=6)
+    for r in [(A, B), (A, B), (A, B), (A, B), (A,), (A,)]:
+        s.read(*r)
+    assert s.reported[-1].uids == frozenset({A, B})  # seen 4 times, missed the last 2: in, for now
+    assert s.read(A) == ChipsRead("spot2.ante", frozenset({A}), False)  # its third miss running
+
+
+def test_a_tall_column_opens_with_every_chip_though_each_scan_misses_some() -> None:
+    """The tray's opening: 20 chips, each missed one scan in three at random; the first reading (the
+    default 12 scans for K = 4) has them all, and so K = 4 scans alone, as before, would not."""
+    import random
+    rng = random.Random(7)
+    column = [f"E0040100000000{n:02X}" for n in range(20)]
+    scans = [[uid for uid in column if rng.random() > 0.3] for _ in range(12)]
+    s = Scans(confirm=4, first_scans=0)
+    for uids in scans:
+        s.read(*uids)
+    assert s.reported == [ChipsRead("spot2.ante", frozenset(column), False)]
+    k = Scans(confirm=4)
+    for uids in scans[:4]:
+        k.read(*uids)
+    assert len(k.reported[-1].uids) < 20
 
 
 def test_a_chip_is_in_after_k_consecutive_reads_and_out_after_k_consecutive_misses() -> None:
@@ -153,7 +193,7 @@ def test_a_reconnected_readers_unchanged_reading_is_said_again_once_confirmed() 
     assert s.read(A) is None and s.read(A) is None  # said once
 
 
-@pytest.mark.parametrize("confirm,settle", [(0, 0.3), (3, -1.0)])
-def test_bad_settings_are_refused(confirm: int, settle: float) -> None:
+@pytest.mark.parametrize("confirm,settle,first", [(0, 0.3, None), (3, -1.0, None), (3, 0.3, 2)])
+def test_bad_settings_are_refused(confirm: int, settle: float, first: int | None) -> None:
     with pytest.raises(ValueError):
-        AntennaDebounce("tray", confirm, settle)
+        AntennaDebounce("tray", confirm, settle, first_scans=first)

@@ -16,6 +16,8 @@ from sim.chip_board import MISS_RATE, ChipBoardFirmware, layout
 
 A, B, C = "E004010000000001", "E004010000000002", "E004010000000003"
 STACK = [f"E0040100000001{n:02X}" for n in range(20)]
+FIRST_S = 2.0
+"""Long enough for the board to be taken and every antenna's first reading made (12 scans) and stable."""
 
 
 class Table:
@@ -57,7 +59,7 @@ def faults(readings: list[Reading]) -> list[DeviceFault]:
 
 def test_a_board_is_taken_then_every_antenna_reported_once_empty_then_stable() -> None:
     table = Table()
-    got = table.run(1.0)
+    got = table.run(FIRST_S)
     assert got[0] == DeviceOnline("chips", "CB-SIM", "SIM0001", "1.0.0", 1)
     names = [name for _, name in layout("uth", 1)]
     assert [r for r in chips(got) if not r.stable] == [ChipsRead(n, frozenset(), False) for n in names]
@@ -67,7 +69,7 @@ def test_a_board_is_taken_then_every_antenna_reported_once_empty_then_stable() -
 
 def test_chips_placed_moved_and_taken_are_reported_once_each_change() -> None:
     table = Table()
-    table.run(1.0)
+    table.run(FIRST_S)
     assert table.control(f"place spot1.ante {A} {B}") == "ok"
     assert chips(table.run(1.0)) == [ChipsRead("spot1.ante", frozenset({A, B}), False),
                                      ChipsRead("spot1.ante", frozenset({A, B}), True)]
@@ -83,7 +85,7 @@ def test_chips_placed_moved_and_taken_are_reported_once_each_change() -> None:
 def test_a_chip_missed_fewer_than_k_scans_stays_and_k_scans_takes_it_out() -> None:
     table = Table(confirm=3)
     table.control(f"place spot1.trips {A} {B}")
-    table.run(1.0)
+    table.run(FIRST_S)
     table.control(f"miss spot1.trips {A} 2")
     assert chips(table.run(1.0)) == []
     table.control(f"miss spot1.trips {A} 3")
@@ -97,7 +99,7 @@ def flickers(confirm: int) -> int:
     board's misses, which grow with the height in the stack (the top chip: one scan in ten)."""
     table = Table(confirm=confirm, miss_rate=MISS_RATE)
     table.control("place spot1.ante " + " ".join(STACK))
-    table.run(1.0)
+    table.run(FIRST_S)
     return len([r for r in chips(table.run(20.0)) if not r.stable])
 
 
@@ -110,7 +112,7 @@ def test_debounce_is_what_keeps_a_tall_stack_from_flickering() -> None:
 def test_garbled_and_lost_frames_cost_scans_not_readings() -> None:
     table = Table()
     table.control(f"place spot1.ante {A}")
-    table.run(1.0)
+    table.run(FIRST_S)
     for _ in range(3):
         table.control("fault garble")
         table.control("fault gap")
@@ -124,7 +126,7 @@ def test_garbled_and_lost_frames_cost_scans_not_readings() -> None:
 
 def test_a_change_read_across_a_lost_scan_still_comes_after_k_consecutive_scans() -> None:
     table = Table(confirm=3)
-    table.run(1.0)
+    table.run(FIRST_S)
     table.control(f"place spot1.blind {A}")
     table.control("fault gap")  # most likely the first INVENTORY of the next scan, or another antenna's
     assert chips(table.run(1.0)) == [ChipsRead("spot1.blind", frozenset({A}), False),
@@ -136,7 +138,7 @@ def test_an_inventory_of_an_antenna_the_hello_did_not_name_is_one_fault() -> Non
     table.run(0.5)
     table.control("fault unknown")
     table.control("fault unknown")
-    got = table.run(1.0)
+    got = table.run(FIRST_S)
     assert faults(got) == [DeviceFault("chips", "inventory of antenna 5, which the board's HELLO does not name",
                                        FaultKind.DEVICE_FAULT)]
     assert table.session.stats.unknown_antennas == 2
@@ -152,7 +154,7 @@ def test_a_board_fault_is_reported_once_while_it_stands_and_again_when_it_return
     assert faults(table.run(1.5)) == []
     table.control("fault antenna spot1.play")
     table.control("fault rf")
-    assert {f.reason for f in faults(table.run(1.0))} == {"spot1.play: antenna fault: antenna open",
+    assert {f.reason for f in faults(table.run(FIRST_S))} == {"spot1.play: antenna fault: antenna open",
                                                          "board: reader front end fault: front end not answering"}
 
 
@@ -162,7 +164,7 @@ def test_an_antenna_over_what_one_inventory_carries_is_a_board_fault_and_keeps_i
     table = Table(silence_s=1.0)
     tray = [f"E0040200{n:08X}" for n in range(MAX_UIDS)]
     table.control("place tray " + " ".join(tray))
-    assert chips(table.run(1.0), "tray")[-1] == ChipsRead("tray", frozenset(tray), True)
+    assert chips(table.run(FIRST_S), "tray")[-1] == ChipsRead("tray", frozenset(tray), True)
     table.control("place tray E0040300000000FF")
     table.control(f"place spot1.ante {A}")
     got = table.run(1.0)
@@ -179,7 +181,7 @@ def test_an_antenna_over_what_one_inventory_carries_is_a_board_fault_and_keeps_i
 def test_a_silent_board_goes_offline_and_comes_back_with_every_reading_said_again() -> None:
     table = Table(silence_s=1.0)
     table.control(f"place spot1.ante {A}")
-    table.run(1.0)
+    table.run(FIRST_S)
     table.control("fault silent 2")
     got = table.run(1.5)
     assert [r for r in got if isinstance(r, DeviceOffline)] == [
@@ -197,7 +199,7 @@ def test_a_silent_board_goes_offline_and_comes_back_with_every_reading_said_agai
 def test_chips_taken_while_the_board_was_lost_are_reported_when_it_is_back() -> None:
     table = Table(silence_s=1.0)
     table.control(f"place spot1.ante {A} {B}")
-    table.run(1.0)
+    table.run(FIRST_S)
     table.control("fault lost")
     table.run(1.5)
     table.control(f"remove spot1.ante {B}")
@@ -211,7 +213,7 @@ def test_chips_taken_while_the_board_was_lost_are_reported_when_it_is_back() -> 
 def test_unsupported_firmware_is_refused_and_nothing_taken() -> None:
     table = Table(firmware=(2, 0, 0))
     table.control(f"place spot1.ante {A}")
-    got = table.run(1.0)
+    got = table.run(FIRST_S)
     assert table.session.state == REFUSED and chips(got) == []
     assert [type(r) for r in got] == [DeviceFault, DeviceOffline]
     assert "unsupported CB-SIM firmware 2.0.0" in faults(got)[0].reason
@@ -307,7 +309,7 @@ def test_scans_taken_undecoded_give_the_readings_every_scan_decoded_gives(steps:
 def test_a_quiet_circle_s_scans_are_taken_undecoded_and_a_change_is_not() -> None:
     table = Table()
     table.control(f"place spot1.ante {A} {B}")
-    table.run(1.0)
+    table.run(FIRST_S)
     stats = table.session.stats
     before = stats.repeats, stats.inventories
     assert table.run(1.0) == []
@@ -322,7 +324,7 @@ def test_a_quiet_circle_s_scans_are_taken_undecoded_and_a_change_is_not() -> Non
 
 def test_a_repeat_after_a_lost_scan_is_decoded_and_counted_as_a_gap() -> None:
     table = Table()
-    table.run(1.0)
+    table.run(FIRST_S)
     table.control("fault gap")
     stats = table.session.stats
     before = stats.repeats, stats.inventories
@@ -334,7 +336,7 @@ def test_a_repeat_after_a_lost_scan_is_decoded_and_counted_as_a_gap() -> None:
 def test_an_online_session_asks_for_a_turn_only_when_a_flag_or_the_silence_is_due() -> None:
     table = Table(silence_s=1.0)
     assert table.session.next_turn(table.now) is None  # connecting: turned at the link's pace
-    table.run(1.0)
+    table.run(FIRST_S)
     heard = table.session._last_heard
     assert table.session.next_turn(table.now) == pytest.approx(heard + 1.0 - table.now)  # all stable: the silence
     table.control(f"place spot1.ante {A}")

@@ -15,10 +15,9 @@ from typing import Any
 
 import zmq
 
-from sim.bots import BotDealer, DealerLog, seat_players
+from sim.bots import BotDealer, DealerLog, TableEndpoints, seat_players
 from cli.demo import SimTable
-from protocol.curve import client_keys
-from protocol.feed import apply_changes, unpack
+from protocol.feed import FeedClient
 
 
 def croupier(*args: str, stdin: str | None = None, timeout: float = 120.0) -> str:
@@ -45,36 +44,34 @@ def resettle(rounds: list[dict[str, Any]], table_toml: Path) -> list[dict[str, A
 class PublicAudit(threading.Thread):
     """Reads every message of the public feed while a test plays and notes any that shows what
     must stay hidden: a spot's or the dealer's card before the showdown, a burn, the full state.
-    With `key` and `server_key` (a client's secret certificate, the table's public one) it is a
-    CURVE client."""
+    It follows the feed as a display does (`protocol.feed.FeedClient`: a snapshot, then the changes;
+    a new boot after a restart, or a gap, answered with a new snapshot), and checks each whole state
+    it is given. With `key` and `server_key` (a client's secret certificate, the table's public one)
+    it is a CURVE client."""
 
-    def __init__(self, endpoint: str, *, key: str | None = None, server_key: str | None = None) -> None:
+    def __init__(self, endpoints: TableEndpoints, *, key: str | None = None, server_key: str | None = None) -> None:
         super().__init__(name="public-audit", daemon=True)
-        keys = client_keys(key, server_key)  # checked before any socket is made
         self.ctx: zmq.Context[Any] = zmq.Context()
-        self.sub = self.ctx.socket(zmq.SUB)
-        if keys is not None:
-            keys.apply(self.sub)
-        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
-        self.sub.setsockopt(zmq.RCVHWM, 0)
-        self.sub.connect(endpoint)
+        # checks the keys before any socket is made; no bound on the queue: the audit reads every step
+        self.client = FeedClient(self.ctx, endpoints.public, endpoints.snapshot, timeout_s=0.5,
+                                 key=key, server_key=server_key, queue=0)
         self.stop = threading.Event()
         self.updates = 0
+        self.snapshots = 0  # taken at the start and after each restart or gap
         self.leaks: list[str] = []
-        self.state: dict[str, Any] = {}  # the public state as the changes since the audit joined left it
 
     def run(self) -> None:
         while not self.stop.is_set():
-            if not self.sub.poll(100):
+            try:
+                message = self.client.receive(100)
+            except TimeoutError:  # the controller is down (a restart): ask again
                 continue
-            message = unpack(self.sub.recv())
-            if message.get("kind") == "changes":  # the state rebuilt from the changes: every value sent is in it
-                self.state = message = apply_changes(self.state, message)
-            elif message.get("kind") == "update":
-                self.state = message
+            if message is None or message.get("kind") == "heartbeat":
+                continue
+            if message.get("kind") == "update":
+                self.updates += 1
             else:
-                continue
-            self.updates += 1
+                self.snapshots += 1
             problem = self.check(message)
             if problem:
                 self.leaks.append(f"{problem}: {message}")
@@ -95,7 +92,7 @@ class PublicAudit(threading.Thread):
     def close(self) -> None:
         self.stop.set()
         self.join(5)
-        self.sub.close(0)
+        self.client.close()
         self.ctx.destroy(linger=0)
 
 

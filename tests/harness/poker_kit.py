@@ -130,7 +130,7 @@ def poker_kill_run(table: SimTable, seed: int, kills: int, hands: int) -> tuple[
     """Play `hands` poker hands while the controller is SIGKILLed `kills` times mid-hand and the
     public feed is audited; check every restart, every hand and the feed. Returns what happened."""
     chaos = PokerChaos(table, seed, kills)
-    audit = PokerAudit(table.endpoints.public)
+    audit = PokerAudit(table.endpoints)
     audit.start()
     dealer = table.dealer(on_step=chaos.on_step, on_boot=chaos.on_boot)
     assert isinstance(dealer, PokerDealer)

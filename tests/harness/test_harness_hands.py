@@ -22,7 +22,7 @@ def test_the_audit_sees_a_leak() -> None:
 def test_every_hand_settled_balanced_and_equal_to_croupier_settle(
         sim_table: Callable[..., SimTable], game: str, seats: int, seed: int) -> None:
     table = sim_table(game=game, seed=seed, seats=seats)
-    audit = PublicAudit(table.endpoints.public)
+    audit = PublicAudit(table.endpoints)
     audit.start()
     dealer = table.dealer(players=seat_players(seats, seed), buttons=0.3)
     try:
