@@ -11,7 +11,9 @@ reading) to its closing one:
   tall stack's chip confirmed a few scans after the circles; or the dealer confirmed, then collected
   and paid). When none agrees before the next movement is recorded, the next hand's cards or the
   shift's close, it is the reading at the close when the tray had moved during the hand (what came
-  after belongs to the time between hands), else the tray as it read last.
+  after belongs to the time between hands), else the first stable reading after the close (the
+  dealer confirmed, then collected and paid, or the reader was away: a reading a late chip short
+  does not end the hand when a later one agrees), else the tray as it read last.
 - *between hands*: from a hand's close to the next hand's cards. The tray's change must be what the
   movements recorded then explain: a buy-in (cash for chips at a seat: the tray gives the chips), a
   colour-up (chips in, the same value out: no change), a fill (chips brought to the tray) or a
@@ -223,7 +225,7 @@ class TrayLedger:
         self.last_hand = 0  # the last hand closed this shift
         self._window = _Open(None, None)
         self._awaiting: tuple[int, int, tuple[Movement, ...], int | None, Moment] | None = None
-        self._at_close: int | None = None  # the awaited hand's tray at its close when it read settled and had moved
+        self._at_close: int | None = None  # the awaited hand's tray if none agrees: at its close (moved), or read after
         self._hands: list[HandLine] = []
         self._intervals: list[Interval] = []
         self._flags: list[Flag] = []
@@ -246,8 +248,10 @@ class TrayLedger:
                     self._intervals.append(Interval(self.last_hand, tuple(self._window.movements), None, None, at))
                 self._window = _Open(None, self.tray)
         if self._awaiting is not None:
-            if self._agrees(self.tray) or self._at_close is None:  # (a tall stack confirmed late: it agrees now)
+            if self._agrees(self.tray):  # (a tall stack confirmed late: it agrees now)
                 self._finish_hand(self.tray)
+            elif self._at_close is None:  # the tray unmoved at the close (confirmed before paying, or the reader
+                self._at_close = self.tray  # away): its first stable reading after is checked if none agrees
         elif self._window.hand is not None and self.tray != self._window.before:
             self._window.moved = True
 

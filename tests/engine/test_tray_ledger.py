@@ -160,6 +160,40 @@ def test_a_chip_confirmed_after_the_close_is_no_difference() -> None:
     assert ledger.reconciliation().difference == 0
 
 
+def test_a_chip_confirmed_late_after_a_confirm_made_before_paying_is_no_difference() -> None:
+    """The dealer confirms, then collects and pays (or the reader was away during the payout): the tray's first
+    stable reading after the close is a chip short (high in a column, confirmed past the settle time), the next
+    agrees. Nothing is flagged (it was -5.00 in the hand and +5.00 between hands, through the reader's twin)."""
+    ledger = TrayLedger(CHIPS)
+    chips = Chips()
+    ledger.read(chips.tray, True, Moment(1, 1))
+    ledger.cards(Moment(2, 1))
+    ledger.hand_closed(1, 5500, Moment(3, 1))  # the tray unmoved at the close
+    chips.into_tray(5000)
+    late = set(chips.tray)
+    chips.into_tray(500)
+    ledger.read(late, True, Moment(4, 1))  # a EUR 5 chip short
+    ledger.read(chips.tray, True, Moment(5, 1))
+    ledger.cards(Moment(6, 2))
+    assert ledger.flags == () and ledger.hands[0].difference == 0
+    assert ledger.reconciliation().difference == 0
+
+
+def test_a_hand_confirmed_before_paying_that_never_agrees_is_checked_at_its_first_reading_after() -> None:
+    """What came after that first reading belongs to the time between hands: two flags, each where it happened."""
+    ledger = TrayLedger(CHIPS)
+    chips = Chips()
+    ledger.read(chips.tray, True, Moment(1, 1))
+    ledger.cards(Moment(2, 1))
+    ledger.hand_closed(1, 7500, Moment(3, 1))
+    chips.into_tray(5000)  # 25.00 short
+    ledger.read(chips.tray, True, Moment(4, 1))
+    chips.out_of_tray(1000)  # taken between hands, nothing recorded
+    ledger.read(chips.tray, True, Moment(5, 1))
+    ledger.cards(Moment(6, 2))
+    assert [(f.value, f.hand, f.between) for f in ledger.flags] == [(-2500, 1, False), (-1000, 1, True)]
+
+
 def test_what_came_after_a_close_that_never_agrees_is_the_time_between_hands() -> None:
     """A hand short at its close, then an unrecorded change between hands: two flags, each where it happened."""
     ledger = TrayLedger(CHIPS)

@@ -59,8 +59,12 @@ class TrayRig(JournalRig):
             self.ok("bet", seat=seat, bets=bets)
         for card in self.rng.sample(DECK, 3 * len(seats) + 3):
             self.ok("card", card=card)
+        self.cards_out()
         for seat in seats:
             self.ok("decide", seat=seat, decision=self.rng.choice(("play", "play", "fold")))
+
+    def cards_out(self) -> None:
+        """The hand's cards are out, the decisions to come (what a subclass does then)."""
 
     def settle(self, off: int = 0) -> int:
         """The dealer collects and pays at the tray (`off`: chips that go missing besides), then confirms.
