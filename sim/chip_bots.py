@@ -19,8 +19,9 @@ journals (the tray ledger's: `engine/tray.py`): a bot sits down with cash and bu
 chips sold from the tray to its own rack; again whenever its rack cannot make a stake), a rack grown
 heavy in the smallest chips is coloured up (`colour_up`: its small chips into the tray, bigger ones of
 the same value out), and between hands a denomination the tray holds fewer of than its float is filled
-from the cage and a tray grown past `TRAY_MOST` chips sends its excess to the cage (`fill`, `credit`:
-signed off by the bot supervisor, as it signs off the faults). The tray antenna reads every chip
+from the cage, a tray grown past `TRAY_MOST` chips sends its excess to the cage and now and then
+(`CREDIT_CHANCE`) the pit sends a few of its biggest chips there (`fill`, `credit`: signed off by the
+bot supervisor, as it signs off the faults). The tray antenna reads every chip
 moved; the table reconciles it with no help from here.
 
 Faults injected, each hand with its own chance (`--faults mispay=P,...`, drawn from the seed and the hand):
@@ -69,6 +70,14 @@ TRAY_FLOAT = {100: 200, 500: 200, 2500: 100, 10000: 50, 50000: 10}
 TRAY_MOST = 800
 """Chips in the tray above which the dealer sends a credit to the cage between hands (an antenna's inventory holds
 at most `drivers.chip_protocol.MAX_UIDS`, 1,024 chips: a tray that only grows would outgrow it)."""
+
+CREDIT_CHANCE = 0.2
+"""The chance, between two hands, that the pit sends chips from the tray to the cage (a `credit`, signed off) though
+the tray is not full: `CREDIT_CHIPS` of the biggest value it holds more than half its float of (drawn from the seed
+and the hand), so a shift meets every movement kind (buy-in, colour-up, fill, credit)."""
+
+CREDIT_CHIPS = 5
+"""The most chips such a credit sends (5 x EUR 500, or 5 x EUR 100, ...)."""
 
 BUY_IN_CHIPS = {100: 20, 500: 16, 2500: 8}
 """The chips a bot buys in for (cash for chips at its seat, sold from the tray): 30,000 cents a time."""
@@ -389,13 +398,21 @@ class ChipDealer(BotDealer):
 
     def _credit(self, hand: int) -> None:
         """A tray grown past `TRAY_MOST` chips: the chips above its float, denomination by denomination, go to the
-        cage (a `credit`, signed off)."""
+        cage; else, by `CREDIT_CHANCE`, a few of its biggest chips (`CREDIT_CHIPS`) do (a `credit`, signed off)."""
         tray = self.lying().get("tray", [])
-        if len(tray) <= TRAY_MOST:
-            return
+        held = by_value(self.chip_set, tray)
         sent: list[str] = []
-        for value, uids in sorted(by_value(self.chip_set, tray).items()):
-            sent += uids[TRAY_FLOAT.get(value, 0):]
+        if len(tray) > TRAY_MOST:
+            for value, uids in sorted(held.items()):
+                sent += uids[TRAY_FLOAT.get(value, 0):]
+        elif random.Random(f"{self.seed}:{hand}:credit").random() < CREDIT_CHANCE:
+            for value in sorted(TRAY_FLOAT, reverse=True):
+                spare = len(held.get(value, [])) - TRAY_FLOAT[value] // 2  # the tray keeps half its float of each
+                if spare > 0:
+                    sent = held[value][-min(spare, CREDIT_CHIPS):]
+                    break
+        if not sent:
+            return
         for start in range(0, len(sent), 50):
             self.board.remove("tray", *sent[start:start + 50])
         self.cage.give(sent)

@@ -39,7 +39,7 @@ def journal_hands(state: Path) -> list[dict[str, Any]]:
         db.close()
 
 
-def check_run(state: Path, line: dict[str, Any], hands: int) -> None:
+def check_run(state: Path, line: dict[str, Any], hands: int, every_movement: bool = False) -> None:
     """The line's chips against the journal's rows alone: the faults the table stood are exactly those injected
     (a past-post and a pinch stand as chips_moved, a misread as nothing), each hand's bets were read from the chips,
     and the tray's change (the line's difference plus the hands' house net as paid) is what the chips moved say."""
@@ -63,12 +63,13 @@ def check_run(state: Path, line: dict[str, Any], hands: int) -> None:
     accepted = sum(1 for r in records if r["chips"]["override"])
     assert accepted == injected.get("mispay", 0)
     assert chips["tray_difference"] == 0
-    check_tray(state, records)
+    check_tray(state, records, every_movement)
 
 
-def check_tray(state: Path, records: list[dict[str, Any]]) -> None:
+def check_tray(state: Path, records: list[dict[str, Any]], every_movement: bool = False) -> None:
     """`croupier tray --json` on the journal: nothing flagged, and the shift reconciles to the cent with the
-    bots' buy-ins (chips sold) and fills, each recorded as it moved, a fill or credit signed off."""
+    bots' buy-ins (chips sold) and fills (with `every_movement`, colour-ups and credits too), each recorded as it
+    moved and read at the tray as recorded, a fill or credit signed off."""
     run = subprocess.run([sys.executable, "-m", "cli", "tray", "--state", str(state), "--json"],
                          capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stderr + run.stdout[-2000:]
@@ -81,6 +82,13 @@ def check_tray(state: Path, records: list[dict[str, Any]]) -> None:
                for c in r["chips"]["override"]["accepted"].values())
     assert line["house_net"] == sum(r["settlement"]["house_net"] for r in records) - over
     assert line["chips_sold"] > 0 and line["fills"] > 0  # the bots bought in; the tray was filled for change
+    if every_movement:  # a longer shift meets every movement kind: buy-in, colour-up, fill, credit
+        assert line["colour_ups"] > 0 and line["credits"] > 0, line
+    # what the tray read of each fill and credit (between hands: the next hand's record carries it, the floor's
+    # figures take it) is what was recorded; a buy-in for a Play mid-hand is the hand's, not in its record's list
+    read = {kind: sum(m["read"] for r in records for m in (r.get("tray") or {}).get("movements", []) if m["kind"] == kind)
+            for kind in ("buy_in", "fill", "credit")}
+    assert (read["fill"], read["credit"]) == (line["fills"], line["credits"]) and read["buy_in"] <= line["chips_sold"]
     db = sqlite3.connect(state / "journal.sqlite3")
     try:
         moves = [json.loads(b) for (b,) in db.execute(
@@ -117,7 +125,7 @@ def test_two_hundred_hands_with_chips_reconcile_the_tray(tmp_path: Path) -> None
     17 colour-ups, 11 fills, 48 faults cleared; the shift reconciled to the cent)."""
     status, line, err = demo(tmp_path / "state", 200, EVERY_FAULT.replace("0.3", "0.05"), seed=7, timeout_s=3600)
     assert status == 0, err
-    check_run(tmp_path / "state", line, 200)
+    check_run(tmp_path / "state", line, 200, every_movement=True)
 
 
 def test_faults_name_their_kind_and_chance() -> None:
