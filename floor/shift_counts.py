@@ -9,6 +9,7 @@ sums. Definitions: docs/floor.md, "Chip alerts and dealers".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -31,6 +32,24 @@ _ALERTS = f"""SELECT table_name, gaming_day, shift, max(pit), sum(chip_hands),
 _DEALERS = f"""SELECT dealer, table_name, max(pit), min(started_at), bool_or(on_table),
        {", ".join(f"sum({s})" for s in DEALER_SUMS)}
   FROM dealer_figures WHERE {{where}} GROUP BY dealer, table_name ORDER BY dealer, table_name"""
+
+
+def selection(day: date | None = None, tables: Sequence[str] | None = None, pit: str | None = None,
+              shift: str | None = None) -> tuple[str, list[Any]]:
+    """The WHERE clause, and its parameters, that selects the rows of the archive's figures views (on
+    `gaming_day`, `table_name`, `pit`, `shift`) of gaming day `day`, the tables `tables`, pit `pit` and shift
+    `shift`, each only when given: what the figures, the alerts, the pits' counts and the dealers' figures
+    are read through.
+
+    >>> selection(date(2026, 12, 4), ["uth-1"], shift="day")
+    ('gaming_day = %s AND table_name = ANY(%s) AND shift = %s', [datetime.date(2026, 12, 4), ['uth-1'], 'day'])
+    >>> selection()
+    ('true', [])
+    """
+    chosen = {"gaming_day = %s": day, "table_name = ANY(%s)": None if tables is None else list(tables),
+              "pit = %s": pit, "shift = %s": shift}
+    given = {test: value for test, value in chosen.items() if value is not None}
+    return " AND ".join(given) or "true", list(given.values())
 
 
 def shift_alerts(conn: Conn, where: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -67,19 +86,9 @@ def dealer_figures(conn: Conn, day: date | None = None, tables: list[str] | None
     `day` (all when None), at `tables` and in `pit` when given, by dealer and table: `{"dealer", "table", "pit",
     "started" (ISO 8601), "on_table", "turns", "time_s", "hands", "hands_per_hour", "average_seats", "voids",
     "corrections", "faults", "mispays", "moved_chips", "foreign_chips", "tray_differences"}`. Raises psycopg.Error."""
-    where: list[str] = ["true"]
-    params: list[Any] = []
-    if day is not None:
-        where.append("gaming_day = %s")
-        params.append(day)
-    if tables is not None:
-        where.append("table_name = ANY(%s)")
-        params.append(tables)
-    if pit is not None:
-        where.append("pit = %s")
-        params.append(pit)
+    where, params = selection(day, tables, pit)
     out = []
-    for row in conn.execute(_DEALERS.format(where=" AND ".join(where)), params).fetchall():
+    for row in conn.execute(_DEALERS.format(where=where), params).fetchall():
         dealer, table, in_pit, started, on_table, *sums = row
         figures: dict[str, Any] = {key: (round(float(v), 3) if key == "time_s" else int(v))
                                    for key, v in zip(DEALER_SUMS, sums)}

@@ -25,7 +25,7 @@ from engine.ratings import CIRCLE_BETS
 from floor.archive import ArchiveError, connect
 from floor.pits import pit_day_counts
 from floor.series import NO_JIT
-from floor.shift_counts import dealer_figures, shift_alerts, table_alerts
+from floor.shift_counts import dealer_figures, selection, shift_alerts, table_alerts
 from protocol.certificates import read_certificate
 
 COUNT_KINDS = ("drop", "fill", "credit", "opening", "closing")
@@ -242,27 +242,14 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
     the theoretical win by the figures of the certificates in `certificates` where they certify a
     profile. Raises ArchiveError."""
     certified = certified_edges(certificates) if certificates else None
-    where: list[str] = ["true"]
-    params: list[Any] = []
-    if day is not None:
-        where.append("gaming_day = %s")
-        params.append(day)
-    if table is not None:
-        where.append("table_name = %s")
-        params.append(table)
-    day_clause, day_params = " AND ".join(where), list(params)
+    tables_selected = [table] if table is not None else None
+    day_clause, day_params = selection(day, tables_selected)  # the tables' counts: by day and table
     if pit is not None:
-        where.append("pit = %s")
-        params.append(pit)
         day_clause += " AND table_name IN (SELECT table_name FROM hand_figures WHERE pit = %s)"
         day_params.append(pit)
-    pit_clause, pit_params = " AND ".join(where), list(params)  # the pits' counts: by day, table, pit
-    view = "table_day_figures"
-    if shift is not None:
-        where.append("shift = %s")
-        params.append(shift)
-        view = "table_shift_figures"
-    clause = " AND ".join(where)
+    pit_clause, pit_params = selection(day, tables_selected, pit)  # the pits' counts: by day, table, pit
+    clause, params = selection(day, tables_selected, pit, shift)
+    view = "table_day_figures" if shift is None else "table_shift_figures"
     try:
         with connect(dsn) as conn:
             refresh_edges(conn, certified)

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from engine.paytables import read_profile
 from cli import main as croupier
 from floor.archive import Archive
 from floor.migrate import migrate
+from floor.shift_counts import selection
 from firmware_host.service.history import hand_line
 from firmware_host.service.journal import HandRow
 from tests.floor.test_floor_archive import PitTable
@@ -242,6 +244,14 @@ def test_an_unknown_time_zone_and_an_unmigrated_archive_exit_1(db: str, capsys: 
     migrate(db)
     assert croupier(["stats", "gaming-day", "--db", db, "--time-zone", "Mars/Olympus"]) == 1
     assert "'Mars/Olympus' is not a time zone" in capsys.readouterr().err
+
+
+def test_the_selection_of_a_day_tables_pit_and_shift_is_one_clause() -> None:
+    assert selection() == ("true", [])
+    assert selection(date(2026, 11, 30), ("uth-1",), "pit-1", "swing") == (
+        "gaming_day = %s AND table_name = ANY(%s) AND pit = %s AND shift = %s",
+        [date(2026, 11, 30), ["uth-1"], "pit-1", "swing"])
+    assert selection(tables=[], shift="day") == ("table_name = ANY(%s) AND shift = %s", [[], "day"])
 
 
 def test_a_history_line_says_when_its_hand_closed() -> None:
