@@ -19,7 +19,7 @@ UTH_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\
 
 STANDARD = read_profile("standard")
 BARE = STANDARD.from_text(re.sub(r"\n\[(?:uth|3cp)\.approved\]\n(?:[^\[\n].*\n?)*", "\n", STANDARD.text), "bare.toml")
-"""The standard paytables without the approved tables the builtin profile files (tests/firmware_host/test_builtin_approved.py)."""
+"""The standard paytables without the approved tables the builtin profile files (tests/analysis/test_builtin_approved.py)."""
 RATED_TEXT = BARE.text + UTH_APPROVED
 RATED = STANDARD.from_text(RATED_TEXT, "rated.toml")
 
