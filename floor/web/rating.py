@@ -7,7 +7,7 @@ role of `ROLES` (`auth.require`: 401 signed out, 403 another role; the guard's o
     {"table": NAME, "id": PAGE_ID, "rating": {seat, action, card?, hands?, average_bet?, start?, end?, reason?},
      "auth": {"user": NAME, "pin": PIN}}
 
-`rating` is the `rating` command's arguments (`protocol/commands.py`, docs/feed.md); the relay sends it to the
+`rating` is the `rating` command's arguments (`protocol/commands/arguments.py`, docs/feed.md); the relay sends it to the
 table's command endpoint as this process's own client (`[web] key`, role `pit`, over CURVE with the table's
 `server_key`), under the request id `pit-web:USER:PAGE_ID` (a page's request sent again is applied once; a
 user's id is never another's) and with `auth` plus `at`, the signed-in user, so the controller checks the PIN
