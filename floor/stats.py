@@ -24,6 +24,7 @@ from engine.paytables import parse_profile
 from engine.ratings import CIRCLE_BETS
 from floor.archive import ArchiveError, connect
 from floor.pits import pit_day_counts
+from floor.reports import TableCounts
 from floor.series import NO_JIT
 from floor.shift_counts import dealer_figures, selection, shift_alerts, table_alerts
 from protocol.certificates import read_certificate
@@ -221,9 +222,9 @@ def _grouped(conn: Conn, keys: tuple[str, ...], where: str, params: list[Any],
     return out
 
 
-def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, dict[str, Any]]:
+def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, TableCounts]:
     """Each table's counts over the days selected; opening and closing only for a single day."""
-    out = {}
+    out: dict[str, TableCounts] = {}
     for table, drop, fills, credits, opening, closing, win in conn.execute(
             _COUNTS.format(where=where), params).fetchall():
         out[str(table)] = {"drop": int(drop), "fills": int(fills), "credits": int(credits),
