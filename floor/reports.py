@@ -9,7 +9,7 @@ No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` on
 annotations.
 """
 
-from typing import NotRequired, TypedDict, final
+from typing import Any, NotRequired, TypedDict, final
 
 
 class HourSeries(TypedDict):
@@ -158,3 +158,51 @@ class ArchiveFailure(TypedDict):
 
     source: str
     error: str
+
+
+class TournamentLevel(TypedDict):
+    """One stage of a tournament that is over, as it ran: a blind level's blinds and ante, or a break (all null)."""
+
+    stage: int
+    level: int | None
+    small_blind: int | None
+    big_blind: int | None
+    ante: int | None
+    duration_s: int
+    began_at: str
+    ended_at: str
+
+
+class TournamentPlace(TypedDict):
+    place: int
+    player: str
+    prize: int
+    shared: int
+
+
+class TournamentRecord(TypedDict):
+    """The record of a tournament that is over, as the archive keeps it (`floor.tournament_record.build_record`)."""
+
+    id: str
+    tournament: str
+    buy_in: int
+    fee: int
+    added: int
+    starting_stack: int
+    entries: int
+    players: list[str]
+    prize_pool: int
+    fees: int
+    started_at: str | None
+    finished_at: str
+    places: list[TournamentPlace]
+    levels: list[TournamentLevel]
+    tables: list[str]
+    chip_races: list[dict[str, Any]]  # the director's views (floor/director/breaks.py, button.py)
+    button_draws: list[dict[str, Any]]
+
+
+class ArchivedTournament(TournamentRecord):
+    """A tournament's record read back from the archive, with its tables' hands archived while it ran."""
+
+    hands: int
