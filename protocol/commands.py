@@ -43,7 +43,8 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     dealer   dealer str, action "in" | "out": a dealer signs in at the table (relieving the one before) or out.
     rating   seat int, action "open" (card: the player's card; none: a player who declined the card) | "close"
              (end: when the player left, seconds since the epoch) | "adjust" (hands and average_bet: the
-             unrated play entered, in hands at an average Ante; start: when the play began), reason str
+             unrated play entered, in hands at an average Ante; start: when the play began; session: the
+             start of a session closed at the seat since the table's last close, to adjust it), reason str
              (optional). The pit's (signed off; journaled with what it replaced as `was`; docs/ratings.md).
 
   Poker tables (game one of `engine.games.POKER_GAMES`, the codes of `engine.poker.VARIANTS`):
@@ -114,7 +115,7 @@ from engine.cards import Card
 from engine.errors import IllegalAction, Say
 from engine.house import TableLimits
 from engine.poker.values import table_rules
-from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card
+from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card, check_session_start
 from protocol.command_client import CommandClient as CommandClient  # re-exported: the dealer side
 from protocol.requests import REQUIRED, Refusal
 
@@ -366,7 +367,7 @@ MAX_ENTERED_HANDS = 10_000
 """The most hands of unrated play one `rating` adjustment enters (a day's play at one seat is under 1,000)."""
 
 _RATING_TAKES = {"open": {"card", "hands", "average_bet", "start"}, "close": {"end"},
-                 "adjust": {"hands", "average_bet", "start"}}
+                 "adjust": {"hands", "average_bet", "start", "session"}}
 """What each `rating` action takes besides the seat and a reason."""
 
 
@@ -593,7 +594,7 @@ _CHECKS: dict[str, dict[str, Any]] = {
     "dealer": {"dealer": _text, "action": _one_of(*DEALER_ACTIONS)},
     "rating": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*RATING_ACTIONS), "card": check_card,
                "hands": _int_in(0, MAX_ENTERED_HANDS), "average_bet": _int_in(0), "start": _int_in(1),
-               "end": _int_in(1), "reason": _text},
+               "end": _int_in(1), "reason": _text, "session": check_session_start},
     # the chips moved at the tray (tables/tray_steps.py, engine/tray.py)
     "buy_in": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
     "colour_up": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
