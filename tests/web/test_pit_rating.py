@@ -121,6 +121,20 @@ def test_only_a_signed_in_pit_boss_from_the_pages_origin_sends_a_step_and_the_ta
     assert floor.post("pat", {**step(), "table": "uth-9"})[1]["code"] == "unknown_table"
 
 
+def test_the_relay_takes_a_closed_session_to_adjust_by_its_start(floor: Floor) -> None:
+    assert floor.post("pat", step("c1", seat=3, action="open", card="60007777"))[1]["ok"]
+    assert floor.post("pat", step("c2", seat=3, action="close"))[1]["ok"]
+    [closed] = journal_ratings(floor.table.c.journal, "uth-1").reports()
+    status, done = floor.post("pat", step("c3", seat=3, action="adjust", session=closed["start"], hands=4,
+                                          average_bet=1000))
+    assert status == 200 and done["ok"], done
+    [s] = journal_ratings(floor.table.c.journal, "uth-1").reports()
+    assert (s["end"], s["entered"]["hands"], s["adjustments"][-1]["by"]) == (closed["end"], 4, "ana")
+    status, unknown = floor.post("pat", step("c4", seat=3, action="adjust", session=closed["start"] - 60, hands=4,
+                                             average_bet=1000))
+    assert status == 200 and unknown["say"] == {"key": "refusal.no_closed_session", "args": {"seat": 3}}
+
+
 def test_a_flood_of_wrong_pins_through_the_pit_holds_that_pit_boss_at_the_table(floor: Floor) -> None:
     for n in range(5):
         assert floor.post("pat", step(f"w{n}", pin=f"1{n}00000000"))[1]["code"] == "forbidden"
