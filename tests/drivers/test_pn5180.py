@@ -276,3 +276,28 @@ def test_spidev_refuses_a_file_that_is_not_an_spi_device(tmp_path: object) -> No
     with pytest.raises(BackendError) as refused:
         SpiDev("/dev/null")
     assert refused.value.option == "spi" and "not an SPI device" in str(refused.value)
+
+
+def test_on_its_own_thread_it_reads_until_closed() -> None:
+    import threading
+
+    factory = MockFactory()
+    emulator = Pn5180Emulator(factory, ["tray"], miss_rate=0.0)
+    emulator.place("tray", "E004010000000A01")
+    arrived = threading.Event()
+    readings: list[Reading] = []
+
+    def post(reading: Reading) -> None:
+        readings.append(reading)
+        if isinstance(reading, ChipsRead):
+            arrived.set()
+
+    reader = Pn5180Reader(post, ["tray"], pin_factory=factory, transfer=emulator.transfer, period_s=0.001,
+                          slot_s=0.0, confirm=1)
+    try:
+        assert isinstance(reader.start(), DeviceOnline)
+        assert arrived.wait(10.0)
+    finally:
+        reader.close()
+    assert reader._thread is None and not emulator.rf  # joined, the field left off
+    assert [r.uids for r in readings if isinstance(r, ChipsRead)][0] == {"E004010000000A01"}
