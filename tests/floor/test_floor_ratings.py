@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
@@ -25,6 +26,7 @@ from floor.config import PitConfig
 from floor.config import PitTable as FloorTable
 from floor.rating_feed import RatingFeed
 from floor.ratings import sessions
+from floor.stats import set_gaming_day
 from floor.migrate import migrate
 from firmware_host.service.controller import Controller
 from firmware_host.service.history import history_reply
@@ -117,6 +119,15 @@ def lines(*args: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def gaming_day_of(db: str, started: str) -> str:
+    """The gaming day (YYYY-MM-DD) of a session started at `started` (ISO 8601), by the archive's settings: the local
+    date in its time zone less the hour its day starts at (a casino's day runs from 06:00 to 06:00, say)."""
+    setting = set_gaming_day(db, None, None)
+    hours, minutes = (int(x) for x in setting["starts"].split(":"))
+    local = datetime.fromisoformat(started).astimezone(ZoneInfo(setting["time_zone"]))
+    return (local - timedelta(hours=hours, minutes=minutes)).date().isoformat()
+
+
 def test_the_archive_rates_every_table_as_its_journal_does_to_the_cent(db: str, states: dict[str, Path]) -> None:
     migrate(db)
     archive(db, states["sim-uth-1"], "sim-uth-1", split=FIRST // 2 + 3)
@@ -129,8 +140,8 @@ def test_the_archive_rates_every_table_as_its_journal_does_to_the_cent(db: str, 
     theirs = lines("--db", db, "--player", card)
     assert {s["table"] for s in theirs} == set(TABLES) and all(s["player"] == card for s in theirs)
     assert lines("--db", db, "--table", "sim-3cp-1") == [s for s in archived if s["table"] == "sim-3cp-1"]
-    day = archived[0]["started"][:10]
-    assert lines("--db", db, "--day", day) == archived and lines("--db", db, "--day", "2001-01-01") == []
+    day = gaming_day_of(db, archived[0]["started"])  # (not its calendar date: between midnight and the day's start
+    assert lines("--db", db, "--day", day) == archived and lines("--db", db, "--day", "2001-01-01") == []  # it is the day before)
     # the comp at the rate given, from the exact theo
     comp = lines("--db", db, "--reinvestment", "3/10", "--table", "sim-3cp-1")
     assert [c["comp_cents"] for c in comp] == [round(Fraction(s["theo"]) * Fraction(3, 10)) for s in comp]
