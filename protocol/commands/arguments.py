@@ -14,7 +14,7 @@ from engine.cards import Card
 from engine.errors import IllegalAction
 from engine.house import TableLimits
 from engine.poker.values import table_rules
-from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card
+from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card, check_session_start
 from protocol.commands.codec import Malformed
 from protocol.requests import REQUIRED
 
@@ -33,7 +33,7 @@ MAX_ENTERED_HANDS = 10_000
 """The most hands of unrated play one `rating` adjustment enters (a day's play at one seat is under 1,000)."""
 
 _RATING_TAKES = {"open": {"card", "hands", "average_bet", "start"}, "close": {"end"},
-                 "adjust": {"hands", "average_bet", "start"}}
+                 "adjust": {"hands", "average_bet", "start", "session"}}
 """What each `rating` action takes besides the seat and a reason."""
 
 
@@ -260,7 +260,7 @@ _CHECKS: dict[str, dict[str, Any]] = {
     "dealer": {"dealer": _text, "action": _one_of(*DEALER_ACTIONS)},
     "rating": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*RATING_ACTIONS), "card": check_card,
                "hands": _int_in(0, MAX_ENTERED_HANDS), "average_bet": _int_in(0), "start": _int_in(1),
-               "end": _int_in(1), "reason": _text},
+               "end": _int_in(1), "reason": _text, "session": check_session_start},
     # the chips moved at the tray (tables/tray_steps.py, engine/tray.py)
     "buy_in": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
     "colour_up": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},

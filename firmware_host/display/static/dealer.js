@@ -231,8 +231,8 @@ function spotElement(seat) {
     const chosen = { decision: spot.decision, multiple: spot.multiple ?? null };
     head.append(el("span", "decision", decisionWord(chosen)));
   }
+  head.append(ratedLine(seat));  // the seat action for its player card, masked when known (dealer-players.js)
   node.append(head);
-  node.append(ratedLine(seat));  // its player card, masked (dealer-players.js)
   const cards = el("div", "cards");
   cards.append(...cardsElements(spot?.cards));
   node.append(cards);
@@ -481,8 +481,8 @@ function onTap(event) {
     returns = null;
   } else if (["void", "clear", "card", "correct"].includes(action)) {
     openSignoff(action);
-  } else if (action === "players") {
-    openPlayers(seatCount());
+  } else if (action === "players" || action === "player-card") {
+    openPlayers(seatCount(), action === "player-card" ? seat : null);  // a spot's seat action: on its seat
   } else if (action === "tray") {
     openTray();
   } else if (action === "signout") {
