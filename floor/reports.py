@@ -206,3 +206,12 @@ class ArchivedTournament(TournamentRecord):
     """A tournament's record read back from the archive, with its tables' hands archived while it ran."""
 
     hands: int
+
+
+class DealersReport(TypedDict):
+    """`croupier stats --dealers --json`: each dealer's figures per table for a gaming day, table and pit or all."""
+
+    day: str | None
+    table: str | None
+    pit: str | None
+    dealers: list[DealerFigures]

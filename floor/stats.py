@@ -24,7 +24,7 @@ from engine.paytables import parse_profile
 from engine.ratings import CIRCLE_BETS, bet_edges
 from floor.archive import ArchiveError, connect
 from floor.pits import pit_day_counts
-from floor.reports import TableCounts
+from floor.reports import DealersReport, TableCounts
 from floor.series import NO_JIT
 from floor.shift_counts import dealer_figures, selection, shift_alerts, table_alerts
 from protocol.certificates import read_certificate
@@ -282,9 +282,9 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
             "shift": shift, "pit": pit, "tables": tables, "games": games, "pits": pits, "alerts": alerts}
 
 
-def dealers(dsn: str, day: date | None = None, table: str | None = None, pit: str | None = None) -> dict[str, Any]:
+def dealers(dsn: str, day: date | None = None, table: str | None = None, pit: str | None = None) -> DealersReport:
     """Each dealer's figures per table (`floor.shift_counts.dealer_figures`) for a gaming day, table and pit
-    or all: `{"day", "table", "pit", "dealers": [...]}`. Raises ArchiveError."""
+    or all. Raises ArchiveError."""
     try:
         with connect(dsn) as conn:
             conn.read_only = True
