@@ -144,9 +144,10 @@ def record(page: Page, kind: str, amount: str, seat: int | None = None, signer: 
 
 
 def tray_difference(page: Page, difference: int) -> None:
-    """Wait until the tray's line shows `difference` (the tray's reading less the ledger's)."""
+    """Wait until the tray's line shows `difference` (the tray's reading less the ledger's), its chips settled (a tall
+    column's top chip missed K scans running, then read again, unsettles a tray nobody touched for a moment)."""
     try:
-        page.wait_for_selector(f"[data-tray-line][data-difference='{difference}']", timeout=15000)
+        page.wait_for_selector(f"[data-tray-line][data-difference='{difference}'][data-settled='true']", timeout=15000)
     except Exception as exc:
         raise AssertionError(f"the tray's line never showed {difference}: {page.text_content('[data-tray-line]')}") from exc
 
