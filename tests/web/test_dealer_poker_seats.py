@@ -171,3 +171,15 @@ def test_a_player_sits_out_and_comes_back_posting_his_missed_blinds(page: Page, 
     assert spot["in_hand"] and spot["owes"] is None, spot
     assert spot["posted"].get("big_blind") == 200, spot["posted"]  # the big blind he missed, live
     assert _seat(page, 3)["in_hand"] and _seat(page, 3)["owes"] is None
+
+
+@pytest.mark.parametrize("poker_console", [{"seats": 9}], indirect=True)
+def test_nine_seats_six_of_them_empty_keep_to_one_row_at_1280x720(page: Page, poker_console: dict[str, Any]) -> None:
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _sign_in(page, poker_console["ready"]["display"])
+    _deal(page)
+    assert [_seat(page, s)["empty"] for s in range(1, 10)] == [False] * 3 + [True] * 6
+    tops = page.evaluate("() => [...document.querySelectorAll('[data-poker] .pseat')].map((n) => n.getBoundingClientRect().top)")
+    assert len(tops) == 9 and len(set(tops)) == 1, tops  # one row of seats
+    assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the console scrolls"
+    check_targets(page, "nine seats mid-hand")
