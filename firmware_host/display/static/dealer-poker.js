@@ -525,7 +525,7 @@ class PokerPanel {
 }
 
 // The console calls this for a poker table with each state it is sent; `ctx.send(command)` relays one command
-// (the command channel's request map, `protocol/commands.py`) and resolves to the relay's answer.
+// (the command channel's request map, `protocol/commands/`) and resolves to the relay's answer.
 export function renderPoker(container, state, ctx) {
   let panel = panels.get(container);
   if (!panel || !container.contains(panel.root)) {
