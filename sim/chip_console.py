@@ -41,7 +41,7 @@ from firmware_host.service.tray import MOVEMENTS
 from protocol.commands import CommandClient
 from sim.bots import BotError, BotPlayer, SimLimits, TableEndpoints
 from sim.chip_bots import mispaid
-from sim.chip_hands import BUY_IN_CHIPS, ChipHands, make_change, small_change
+from sim.chip_hands import BUY_IN_CHIPS, ChipHands, make_change
 from sim.following import FollowingThread
 from sim.yielding import BETWEEN_HANDS, next_hand
 
@@ -232,7 +232,7 @@ class ChipsAtConsole(FollowingThread):
             if kind == "buy_in" and seat in self.hands.racks:
                 self.hands.sell(int(seat), make_change(amount, self.hands.tray()))
             elif kind == "colour_up" and seat in self.hands.racks:
-                given = self.hands.racks[int(seat)].take(amount, small_change)
+                given = self.hands.racks[int(seat)].take_small(amount)
                 if not self.hands.colour_up(int(seat), given):
                     log.warning("chips at the console: the tray cannot colour up %s at seat %s", amount, seat)
             elif kind == "fill":

@@ -92,6 +92,28 @@ def seat_of(antenna: str) -> int:
     return int(antenna[4:].split(".", 1)[0])
 
 
+def pay_circles(board: ChipBoardClient, chip_set: ChipSet, circles: Sequence[Mapping[str, Any]],
+                more: Mapping[str, Any] | None = None) -> None:
+    """The dealer's hands on `board` make every circle its due (the feed's `chips.circles` holding a `due`): a lost
+    circle's chips into the tray, a win paid from the tray in the fewest chips, a push left alone; `more`, one of the
+    circles, paid a chip of the smallest value more (a mispay). Raises BotError when the tray cannot make a payout."""
+    lying = board.show()
+    for c in circles:
+        antenna, due = f"spot{c['seat']}.{c['circle']}", int(c["due"])
+        there = lying.get(antenna, [])
+        value = chip_set.value(there)
+        if due == value:
+            continue
+        if due < value and there:
+            board.move(antenna, "tray", *there)
+            value = 0
+        if due > value:
+            board.move("tray", antenna, *make_change(due - value, by_value(chip_set, board.show().get("tray", []))))
+    if more is not None:
+        smallest = by_value(chip_set, board.show().get("tray", []))[min(TRAY_FLOAT)][0]
+        board.move("tray", f"spot{more['seat']}.{more['circle']}", smallest)
+
+
 class Rack:
     """Chips off the table (the players' racks, or a pile): value -> UIDs."""
 
@@ -113,9 +135,15 @@ class Rack:
         out, self.chips[value] = held[:count], held[count:]
         return out
 
-    def take(self, amount: int, change: Callable[[int, Mapping[int, Sequence[str]]], list[str]] = make_change) -> list[str]:
-        """Chips making `amount` (the fewest, or as `change` picks them), taken off the rack. Raises BotError."""
-        uids = change(amount, self.chips)
+    def take(self, amount: int) -> list[str]:
+        """The fewest chips making `amount`, taken off the rack. Raises BotError."""
+        return self._off(make_change(amount, self.chips))
+
+    def take_small(self, amount: int) -> list[str]:
+        """Chips making `amount` in its smallest values (`small_change`: a colour-up), taken off the rack. Raises BotError."""
+        return self._off(small_change(amount, self.chips))
+
+    def _off(self, uids: list[str]) -> list[str]:
         for uid in uids:
             chip = self.set.get(uid)
             self.chips[chip.value if chip is not None else 0].remove(uid)
@@ -172,22 +200,8 @@ class ChipHands:
         return cleared
 
     def pay(self, circles: Sequence[Mapping[str, Any]], more: Mapping[str, Any] | None = None) -> None:
-        """The dealer makes every circle its due (the feed's `chips.circles` holding a `due`): a lost circle's chips
-        into the tray, a win paid from the tray, a push left alone; `more`, one of them, paid a chip more (a mispay)."""
-        lying = self.lying()
-        for c in circles:
-            antenna, due = f"spot{c['seat']}.{c['circle']}", int(c["due"])
-            there = lying.get(antenna, [])
-            value = self.set.value(there)
-            if due == value:
-                continue
-            if due < value and there:
-                self.board.move(antenna, "tray", *there)
-                value = 0
-            if due > value:
-                self.board.move("tray", antenna, *make_change(due - value, self.tray()))
-        if more is not None:
-            self.board.move("tray", f"spot{more['seat']}.{more['circle']}", self.tray()[min(TRAY_FLOAT)][0])
+        """The dealer makes every circle its due (`pay_circles`); `more`, one of them, paid a chip more (a mispay)."""
+        pay_circles(self.board, self.set, circles, more)
 
     def sell(self, seat: int, uids: Sequence[str]) -> None:
         """A buy-in: chips counted out of the tray to the seat's player."""
@@ -222,5 +236,5 @@ class ChipHands:
         self.cage.give(uids)
 
 
-__all__ = ["BUY_IN_CHIPS", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change", "seat_of",
+__all__ = ["BUY_IN_CHIPS", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change", "pay_circles", "seat_of",
            "small_change", "tray_float"]
