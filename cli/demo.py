@@ -333,8 +333,9 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
         line += f" {ready['dealer']}"
     if table.people:
         line += f" ({credentials(table.people)})"
-    if console and players_by == "web":
-        line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
+    if console and players_by == "web":  # a smart table's bots still bet and place their Plays, as chips
+        line += (f" players: the bots bet and place their Plays in chips, every decision at {ready['dealer']}"
+                 if table.chips is not None else f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals")
     print(line, flush=True)
     return [proc, *([floor[0]] if floor else [])]
 

@@ -5,21 +5,32 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import zmq
 
 from engine.games import is_poker
 from protocol.feed import FeedClient
-from sim.bots import BotError, DealerLog, seat_players
+from sim.bots import BotError, DealerLog, SimLimits, TableEndpoints, seat_players
 from sim.chip_console import ChipsAtConsole
 from sim.dealing import ShoeHand
 from sim.demo_chips import demo_chip_set
 from sim.poker_bots import closed_hands
+from sim.keys import SimKeys
 from sim.yielding import YieldingPlayers, next_hand
 
-if TYPE_CHECKING:
-    from cli.demo import SimTable
+
+class SimTable(Protocol):
+    """What the console's demo reads of the simulated table (`cli.demo.SimTable`, started)."""
+
+    keys: SimKeys | None
+    endpoints: TableEndpoints
+    shoe_info: dict[str, Any]
+    seed: int
+    limits: SimLimits
+    state_dir: Path
+    chips: dict[str, float] | None
+    chips_info: dict[str, Any]
 
 
 def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log_: DealerLog) -> DealerLog:
