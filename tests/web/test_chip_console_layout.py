@@ -10,8 +10,9 @@ import pytest
 from playwright.sync_api import Page
 
 from engine.cards import RANKS, SUITS
-from tests.firmware_host.test_table_chips import Rig, chip_uids
 from firmware_host.tables.house.table import HouseSetup
+from tests.firmware_host.test_table_chips import Rig, chip_uids
+from tests.web.test_accessibility import axe_violations, english_left
 from tests.web.test_chip_circles import SHOTS, serve
 
 DECK = [f"{rank}{suit}" for rank in reversed(RANKS) for suit in SUITS]
@@ -68,3 +69,6 @@ def test_every_circle_of_every_seat_shows_at_the_payout(page: Page, language: st
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"dealer-showdown-{seats}-seats-{language}-1280x{height}.png"))
     assert page.evaluate(CUT) == []
+    if language == "fr":
+        assert english_left(page) == []
+    assert axe_violations(page) == []  # the reads legible on every circle's colour, at every size
