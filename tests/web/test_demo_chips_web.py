@@ -1,4 +1,4 @@
-"""`croupier demo --chips --dealer web` in Chromium: a person deals a smart table's hand from /dealer with the printed demo credentials: the bets read from the bots' chips, the payout verified against the dealer's hands, a mispay held and accepted with the supervisor's PIN, the summary and the journal as the console showed them."""
+"""`croupier demo --chips --dealer web` in Chromium: a person deals a smart table's hand from /dealer with the printed demo credentials: a buy-in and a fill recorded and their chips moved, the bets read from the bots' chips, the payout verified against the dealer's hands, a mispay held and accepted with the supervisor's PIN, the summary and the journal as the console showed them."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from playwright.sync_api import Page
 
 from tests.web.money import shown as money
+from tests.web.test_dealer_chips import open_tray, record, tray_difference
 from tests.web.test_demo_dealer import ROOT, answered, demo, demos, journal, pages_line, sign_in, tablet
 
 __all__ = ["demos", "tablet"]  # the fixtures this module uses, imported with the helpers
@@ -31,6 +32,14 @@ def test_a_person_deals_the_smart_table_through_the_payout_and_a_mispay(tablet: 
     assert tablet.locator("[data-chips] [data-chip]").count() == 0  # the readers take the bets: no chips to tap
     for seat in (1, 2):  # the bots' chips read in their circles, before anyone deals
         tablet.wait_for_selector(f"[data-seat='{seat}'] [data-circle='ante'][data-chips-read]:not([data-chips-read='0'])")
+    open_tray(tablet)  # the Tray dialog's movements: the dealer's hands move their chips, the tray reads them
+    tray_difference(tablet, 0)
+    assert record(tablet, "buy_in", "100", seat=1) == "done: Buy-in of €100.00 at seat 1 recorded"
+    tray_difference(tablet, 0)  # the chips counted out of the tray to the player
+    assert record(tablet, "fill", "250", signer=found["floor_name"], pin=found["floor_pin"]) == (
+        "done: Fill of €250.00 recorded")
+    tray_difference(tablet, 0)  # the fill's chips arrived in the tray
+    tablet.tap("#tray-close")
     tablet.wait_for_selector("#deal:not([hidden]):not([disabled])")
     reads = {s: int(tablet.get_attribute(f"[data-seat='{s}'] [data-circle='ante']", "data-chips-read") or 0) for s in (1, 2)}
     tablet.screenshot(path=str(shots / "demo-chips-bets-read.png"))
@@ -70,11 +79,11 @@ def test_a_person_deals_the_smart_table_through_the_payout_and_a_mispay(tablet: 
     summary = json.loads(out.splitlines()[-1])
     assert (summary["hands"], summary["settled"], summary["faults"]) == (1, 1, 1)
     assert {k: summary["chips"][k] for k in ("injected", "caught")} == {"injected": {"mispay": 1}, "caught": {"mispay": 1}}
-    (record,) = journal(tmp_path / "j")
-    assert {s["seat"]: s["bets"]["ante"] for s in record["round"]["spots"]} == reads  # the bets as the chips read
-    accepted = record["chips"]["override"]["accepted"]
+    (closed,) = journal(tmp_path / "j")
+    assert {s["seat"]: s["bets"]["ante"] for s in closed["round"]["spots"]} == reads  # the bets as the chips read
+    accepted = closed["chips"]["override"]["accepted"]
     assert accepted == {f"spot{wrong['seat']}.{wrong['circle'].lower()}": {"due": due, "reads": read}}
-    assert record["chips"]["override"]["signed_off"]["user"] == found["floor_name"]
+    assert closed["chips"]["override"]["signed_off"]["user"] == found["floor_name"]
 
 
 def test_the_chips_demo_with_a_person_dealing_injects_only_what_a_person_clears() -> None:
