@@ -266,6 +266,11 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     assert settled["stacks"] == journal
     assert [p["amount"] for p in line["results"]["pots"]] == [p["amount"] for p in over["pots"]]
     assert sum(journal.values()) == sum(STACKS.values())  # no rake: the chips only moved
+    # the next hand dealt from the same console: the settled hand stays on screen until then, and its Deal is the
+    # next hand's (a dealer's second hand was refused as "for hand 1" when the console sent the hand it showed)
+    page.click('[data-poker] [data-action="deal"]')
+    second = _wait_for(page, lambda s: s["to_act"] is not None or s["refusal"] is not None, "the next hand's first seat")
+    assert second["refusal"] is None and second["hand"] == str(int(settled["hand"]) + 1), second
 
 
 def _shots(tmp_path: Path) -> Path:

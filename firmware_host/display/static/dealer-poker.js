@@ -167,11 +167,13 @@ class PokerPanel {
 
   // -- commands ---------------------------------------------------------------------------------------------------
 
-  async send(command) {
+  // Every command names the hand on screen (a tap meant for a hand that ended is refused), but the Deal between
+  // hands: it starts the next one, while the screen still shows the settled hand (`ofHand` false).
+  async send(command, ofHand = true) {
     if (this.busy) return;
     this.busy = true;
     this.root.dataset.busy = "";
-    const full = { ...command, ...(Number.isInteger(this.state?.hand) ? { hand: this.state.hand } : {}) };
+    const full = { ...command, ...(ofHand && Number.isInteger(this.state?.hand) ? { hand: this.state.hand } : {}) };
     let reply;
     try {
       reply = replyOf(await this.ctx.send(full));
@@ -408,7 +410,7 @@ class PokerPanel {
     const legal = state.legal;
     const steps = stepsOf(state);
     if (steps.between_hands) {
-      if (steps.deal) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" })));
+      if (steps.deal) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" }, false)));
     } else if (steps.confirm) {
       row.push(button("confirm", t("poker_console.confirm"), () => this.send({ cmd: "confirm" })));
     } else if (Number.isInteger(seat) && legal) {
@@ -505,7 +507,7 @@ class PokerPanel {
 }
 
 // The console calls this for a poker table with each state it is sent; `ctx.send(command)` relays one command
-// (the command channel's request map, `protocol/commands.py`) and resolves to the relay's answer.
+// (the command channel's request map, `protocol/commands/`) and resolves to the relay's answer.
 export function renderPoker(container, state, ctx) {
   let panel = panels.get(container);
   if (!panel || !container.contains(panel.root)) {
