@@ -217,7 +217,7 @@ def test_the_tray_says_it_in_french_and_fits_a_720_line_screen(chip_table: Calla
             box = page.locator(selector).bounding_box()
             assert box is not None and box["y"] + box["height"] <= 720, selector
         assert page.text_content("[data-tray-line]") == (
-            "Le bac lit 13\u202f700,00\xa0€ ; le registre attend 13\u202f700,00\xa0€ : écart 0,00\xa0€")
+            "La caisse lit 13\u202f700,00\xa0€ ; le registre attend 13\u202f700,00\xa0€ : écart 0,00\xa0€")
         assert english_left(page) == []
         assert axe_violations(page) == []
         check_screenshot(page, "dealer-tray-fill-fr-1280x720")
