@@ -87,9 +87,10 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
                   request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """A hold'em table (real `croupier run`, emulated shoe dealing when a card is expected, no bots), three
     players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands
-    (in the language the test asks for with `indirect`, English by default)."""
-    language = getattr(request, "param", "en")
-    table = sim_table(game="holdem", seats=6, sections=POKER, table="poker-1")
+    (in the language the test asks for with `indirect`, English by default; or `{"seats": 9}`: a table of nine)."""
+    param = getattr(request, "param", "en")
+    language, seats = (param, 6) if isinstance(param, str) else (param.get("language", "en"), param["seats"])
+    table = sim_table(game="holdem", seats=seats, sections=POKER, table="poker-1")
     assert table.supervisor is not None
     floor = table.supervisor
     Users({floor["user"]: User.with_pin(floor["user"], "supervisor", floor["pin"]),
