@@ -113,10 +113,11 @@ class TimedBoard(ChipBoardServer):
         self._watch = Decoder()
 
     def _emit(self, data: bytes) -> None:
-        super()._emit(data)
-        now = time.perf_counter()
         if self._client is None:
-            return  # nobody read it
+            super()._emit(data)
+            return  # nobody reads it
+        taken: list[tuple[str, int, int]] = []  # worked out before the bytes leave: t0 is their leaving, and this
+        before_sent = time.perf_counter()  # process's work on them must not fall on the controller's cores after it
         for frame in self._watch.feed(data):
             try:
                 message = decode_message(frame)
@@ -126,11 +127,14 @@ class TimedBoard(ChipBoardServer):
                 continue
             name = self.names[message.antenna]
             before = self.debounce[name].chips
-            read = self.debounce[name].inventory(message.uids, now, scan=message.scan)
+            read = self.debounce[name].inventory(message.uids, before_sent, scan=message.scan)
             if read is not None and not read.stable and name != "tray" and before is not None:
                 value = self.chip_set.value(read.uids)
                 if value != self.chip_set.value(before):
-                    self.changes.append((name, value, now, message.scan))
+                    taken.append((name, value, message.scan))
+        super()._emit(data)
+        now = time.perf_counter()
+        self.changes.extend((name, value, now, scan) for name, value, scan in taken)
 
 
 def chip_latencies(board: TimedBoard, listener: Listener) -> tuple[list[float], list[float], int]:
