@@ -21,8 +21,8 @@ The controller: the table of `bench.controller_latency` (the shoe at 115,200 bau
 hands at the line's full rate), measured in `ROUNDS` rounds of the same run, each alone then with a
 display and `SCREENS` screens following it (the figure: the median of the rounds' ratios, as every
 latency figure of `make bench`, each round's p99 over `HANDS` hands, 315 cards, where 5 hands made it
-their second-worst card; the p99 of all rounds' cards pooled is printed beside it), all WebSocket clients here (the screens' browsers run on their own
-computers in a casino, not on the table's: what the table's machine carries for them is the
+their second-worst card; the p99 of all rounds' cards pooled is printed beside it), all WebSocket
+clients here (the screens' browsers run on their own computers in a casino, not on the table's: what the table's machine carries for them is the
 display process serving 50 connections). Aims: the feed-to-DOM p99 under 50 ms, the controller's
 card-to-publish p99 with the screens within 1.5x of without.
 
