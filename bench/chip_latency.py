@@ -6,7 +6,9 @@ its line paced at 115,200 baud, as in `bench/controller_latency.py`) and the emu
 circles and the tray, each antenna's INVENTORY every 100 ms). The bot dealer and players of
 `croupier demo --chips` (`sim.chip_bots.ChipDealer`) play real chips of the demo set, each stake
 stacked of the smallest chips that make it in at most 20 (`TallRack`), so the circles hold up to
-20 chips (a UTH Play of 4x a 20-chip Ante, 80 units, is made of larger chips). Scans miss no chip
+20 chips (a UTH Play of 4x a 20-chip Ante, 80 units, is made of larger chips); the players buy in,
+colour up and the tray is filled and credited (signed off by the bot supervisor) as the chip dealer
+does, and the tray's float is laid before the controller starts, as the demo's. Scans miss no chip
 here (`miss_rate` 0): a miss changes which of the debounce's counts move, not the work a scan is,
 and a 20-chip stack missed at the demo's rate would stand phantom `chips_moved` faults the bench
 has no supervisor for.
@@ -55,9 +57,9 @@ from drivers.errors import FrameError
 from engine.chips import ChipSet
 from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
-from sim.bots import BotDealer, BotPlayer, SimLimits, TableEndpoints, seat_players, write_config
+from sim.bots import BotDealer, BotPlayer, SimLimits, TableEndpoints, make_supervisor, seat_players, write_config
 from sim.chip_board import ChipBoardFirmware, ChipBoardServer, layout
-from sim.chip_bots import ChipDealer, Rack, chip_sections, make_change
+from sim.chip_bots import SETTLE_MS, ChipDealer, Rack, chip_sections, fill_tray, make_change
 from sim.demo_chips import demo_chip_set
 from sim.restarter import end, read_json_line, spawn
 from sim.shoe import ShoeFirmware
@@ -68,7 +70,6 @@ PACE_S = 8.0
 """A hand begun every this many seconds at both tables (the chip dealer's hands take 3 to 5 s on a quiet machine)."""
 TALLEST = 20
 """The most chips a stake is stacked of (`TallRack`)."""
-SETTLE_MS = 300
 AIM_P99_RATIO = 1.25  # a chip change's p99 to the public feed over a card's, same run
 AIM_CPU_RATIO = 1.5  # the controller's CPU with chips over the same table without, same pace
 
@@ -91,18 +92,12 @@ class TallRack(Rack):
 
 
 class TallDealer(ChipDealer):
-    """`ChipDealer` whose players stack their stakes tall (`TallRack`), and buy back from the cage between hands
-    what the tray sent there (the small chips they lose go to the tray, the wins are paid in the fewest chips:
-    without it their racks run out of small chips within a few hands)."""
+    """`ChipDealer` whose players stack their stakes tall (`TallRack`); what they buy in with, colour up and
+    the tray's fills and credits are the chip dealer's own."""
 
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self.rack = TallRack(self.chip_set, [uid for uids in self.rack.chips.values() for uid in uids])
-
-    def _credit(self) -> None:
-        super()._credit()
-        self.rack.give([uid for uids in self.cage.chips.values() for uid in uids])
-        self.cage.chips.clear()
+        self.racks = {seat: TallRack(self.chip_set) for seat in self.racks}
 
 
 class TimedBoard(ChipBoardServer):
@@ -118,10 +113,11 @@ class TimedBoard(ChipBoardServer):
         self._watch = Decoder()
 
     def _emit(self, data: bytes) -> None:
-        super()._emit(data)
-        now = time.perf_counter()
         if self._client is None:
-            return  # nobody read it
+            super()._emit(data)
+            return  # nobody reads it
+        taken: list[tuple[str, int, int]] = []  # worked out before the bytes leave: t0 is their leaving, and this
+        before_sent = time.perf_counter()  # process's work on them must not fall on the controller's cores after it
         for frame in self._watch.feed(data):
             try:
                 message = decode_message(frame)
@@ -131,11 +127,14 @@ class TimedBoard(ChipBoardServer):
                 continue
             name = self.names[message.antenna]
             before = self.debounce[name].chips
-            read = self.debounce[name].inventory(message.uids, now, scan=message.scan)
+            read = self.debounce[name].inventory(message.uids, before_sent, scan=message.scan)
             if read is not None and not read.stable and name != "tray" and before is not None:
                 value = self.chip_set.value(read.uids)
                 if value != self.chip_set.value(before):
-                    self.changes.append((name, value, now, message.scan))
+                    taken.append((name, value, message.scan))
+        super()._emit(data)
+        now = time.perf_counter()
+        self.changes.extend((name, value, now, scan) for name, value, scan in taken)
 
 
 def chip_latencies(board: TimedBoard, listener: Listener) -> tuple[list[float], list[float], int]:
@@ -204,10 +203,14 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
     listener: Listener | None = None
     dealer: BotDealer | None = None
     try:
+        if board is not None:  # the tray's float laid before the controller starts: its opening inventory, as the demo's
+            fill_tray("%s:%d" % board.control_address, chip_set)
         eps = TableEndpoints.tcp()
-        extra = chip_sections(board.port_url).replace("settle_ms = 300", f"settle_ms = {SETTLE_MS}") if board else ""
+        extra = chip_sections(board.port_url) if board else ""  # settle_ms: the demo's (SETTLE_MS)
+        users = run_dir / "users.json"  # the bot supervisor signs off the tray's fills and credits (`ChipDealer`)
+        supervisor = make_supervisor(users) if board else None
         cfg = write_config(run_dir / "bench.toml", endpoints=eps, shoe_url=shoe.port_url, game="uth", table="bench",
-                           seats=SEATS, heartbeat_s=1.0, extra=extra)
+                           seats=SEATS, heartbeat_s=1.0, extra=extra, users=users.resolve() if board else "")
         with open(run_dir / "controller.log", "ab") as err:
             argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
             if PROFILE:  # as in bench/controller_latency.py: for finding where the time goes, never for the aims
@@ -222,7 +225,7 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
         options: dict[str, Any] = {"game": "uth", "seed": 1, "limits": SimLimits(), "buttons": 0.0}
         host, port = shoe.control_address
         dealer = (TallDealer(eps, f"{host}:{port}", players, board="%s:%d" % board.control_address, chip_set=chip_set,
-                             **options) if board else BotDealer(eps, f"{host}:{port}", players, **options))
+                             supervisor=supervisor, **options) if board else BotDealer(eps, f"{host}:{port}", players, **options))
         time.sleep(0.3)  # the subscriptions reach the PUB sockets
         dealer.play(1)  # warm-up (with chips: the tray's float placed and read)
         listener.forget()
@@ -241,7 +244,8 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
         alone.sort()
         return {"cpu_share": cpu_s / wall, "wall_s": wall, "cards": cards, "chips": timed, "alone": alone,
                 "overtaken": overtaken,
-                "changes": len(board.changes) if board else 0, "late": late}
+                "changes": len(board.changes) if board else 0, "late": late,
+                "moved": dict(dealer.moved) if isinstance(dealer, ChipDealer) else {}}
     finally:
         if dealer is not None:
             dealer.close()
@@ -284,7 +288,8 @@ def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
               f"{len(smart['cards'])} timed, p50 {1000 * statistics.median(smart['cards']):.2f} ms, p99 {card_p99:.2f} ms "
               f"({p99_ratios[-1]:.2f}x); controller CPU {100 * smart['cpu_share']:.1f}% of one core with chips, "
               f"{100 * plain['cpu_share']:.1f}% without ({cpu_ratios[-1]:.2f}x; the card table's own CARD p99 "
-              f"{_p(plain['cards'], 0.99):.2f} ms); load average {os.getloadavg()[0]:.1f}")
+              f"{_p(plain['cards'], 0.99):.2f} ms); the tray's movements {smart['moved'] or 'none'}; load average "
+              f"{os.getloadavg()[0]:.1f}")
     p99_ratio, cpu_ratio = statistics.median(p99_ratios), statistics.median(cpu_ratios)
     print(f"   median of {rounds}: chip p99 {p99_ratio:.2f}x the card's (aim <= {AIM_P99_RATIO}x), CPU with chips "
           f"{cpu_ratio:.2f}x without (aim <= {AIM_CPU_RATIO}x); load average {os.getloadavg()[0]:.1f} on "

@@ -312,7 +312,7 @@ def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
 
 def measure(hands: int = HANDS, secure: bool = False,
             attach: Callable[[TableEndpoints], Callable[[], None]] | None = None, *,
-            under: tuple[str, ...] = (), start_s: float = 30.0, meter: type[Meter] = Meter) -> dict[str, float]:
+            under: tuple[str, ...] = (), start_s: float = 30.0, meter: type[Meter] = Meter) -> dict[str, Any]:
     """Run the table for `hands` hands; the figures. `secure`: every socket CURVE (throwaway keys, the
     feed's subscribers and the dealer let in by the table's ZAP handler). `attach`: called with the
     table's endpoints once it is up, before the hands (more clients of its feeds, e.g. the display and
@@ -367,7 +367,7 @@ def measure(hands: int = HANDS, secure: bool = False,
             raise RuntimeError("no card update was matched to its frame")
         global LAST_STATES
         LAST_STATES = card_changes(listener)
-        return {"cards": cards, "matched": len(lat), "p50_ms": 1000 * statistics.median(lat),
+        return {"cards": cards, "matched": len(lat), "latencies": lat, "p50_ms": 1000 * statistics.median(lat),
                 "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))], "max_ms": 1000 * lat[-1],
                 "cpu_share": timer.cpu_s / timer.wall_s, "cpu_share_all": cpu / wall,
                 "stream_cards_per_s": cards / timer.wall_s, "rss_mb": rss,

@@ -20,8 +20,9 @@ state (its bounded queue): such updates are never drawn; they are counted, not t
 The controller: the table of `bench.controller_latency` (the shoe at 115,200 baud streaming UTH
 hands at the line's full rate), measured in `ROUNDS` rounds of the same run, each alone then with a
 display and `SCREENS` screens following it (the figure: the median of the rounds' ratios, as every
-latency figure of `make bench`), all WebSocket clients here (the screens' browsers run on their own
-computers in a casino, not on the table's: what the table's machine carries for them is the
+latency figure of `make bench`, each round's p99 over `HANDS` hands, 315 cards, where 5 hands made it
+their second-worst card; the p99 of all rounds' cards pooled is printed beside it), all WebSocket
+clients here (the screens' browsers run on their own computers in a casino, not on the table's: what the table's machine carries for them is the
 display process serving 50 connections). Aims: the feed-to-DOM p99 under 50 ms, the controller's
 card-to-publish p99 with the screens within 1.5x of without.
 
@@ -62,8 +63,11 @@ from sim.restarter import end, read_json_line, spawn
 
 SCREENS = 50
 PAGES = 3        # of the SCREENS, the ones that are real pages in Chromium
-HANDS = 5       # hands of each controller measurement (the shoe at the line's rate)
-ROUNDS = 3      # rounds of the controller alone, then with the screens: a change of load falls on both
+HANDS = 15      # hands of each controller measurement (the shoe at the line's rate): 315 cards, the p99 the 4th worst
+ROUNDS = 5      # rounds of the controller alone, then with the screens: a change of load falls on both
+# The figure is the median of the rounds' ratios, each round's p99 over 315 cards (5 hands made 105, the p99 their
+# second-worst card). The p99 of every round's cards pooled is printed beside it: one round of either side slowed
+# by other work (a whole round's p50 tripled, as other engineers' suites start) sets it alone (docs/benchmarks.md).
 PACED_HANDS = 2  # hands dealt at a dealer's pace for the feed-to-DOM figure
 PACE_S = 0.25    # a step (bet, decision, deal) every quarter second: a quick dealer; the cards of a deal come at the line's rate
 AIM_DOM_P99_MS = 50.0
@@ -335,10 +339,16 @@ def run(hands: int = HANDS) -> list[Figure]:
     print(f"   feed to DOM, {SCREENS} screens ({PAGES} in Chromium), a step every {PACE_S * 1000:.0f} ms: {len(lags)} draws "
           f"of {updates} updates x {PAGES} pages ({100 * len(lags) / (updates * PAGES):.0f}% drawn): p50 {dom_p50:.1f} ms, "
           f"p99 {dom_p99:.1f} ms, max {lags[-1]:.1f} ms (aim p99 < {AIM_DOM_P99_MS:.0f} ms)", flush=True)
-    ratios = [_round(hands, n) for n in range(1, ROUNDS + 1)]
+    rounds = [_round(hands, n) for n in range(1, ROUNDS + 1)]
+    alone = sorted(t for a, _ in rounds for t in a)
+    watched = sorted(t for _, w in rounds for t in w)
+    ratios = [pct(sorted(w), 0.99) / pct(sorted(a), 0.99) for a, w in rounds]
     ratio = statistics.median(ratios)
-    print(f"   the controller's card-to-publish p99 with {SCREENS} screens over alone, the median of "
-          f"{', '.join(f'{r:.2f}x' for r in ratios)} = {ratio:.2f}x (aim <= {AIM_P99_RATIO}x); feed-to-DOM p99 "
+    print(f"   the controller's card-to-publish p99 with {SCREENS} screens over alone, the median of the rounds' "
+          f"{', '.join(f'{r:.2f}x' for r in ratios)} = {ratio:.2f}x (aim <= {AIM_P99_RATIO}x); every round's cards pooled: "
+          f"{len(watched)} with, p50 {1000 * statistics.median(watched):.2f} ms, p99 {1000 * pct(watched, 0.99):.2f} ms; "
+          f"{len(alone)} alone, p50 {1000 * statistics.median(alone):.2f} ms, p99 {1000 * pct(alone, 0.99):.2f} ms "
+          f"({pct(watched, 0.99) / pct(alone, 0.99):.2f}x); feed-to-DOM p99 "
           f"{dom_p99:.1f} ms (aim < {AIM_DOM_P99_MS:.0f} ms); load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
     return [Figure(f"pages: feed to DOM, {SCREENS} screens on one display, p99", f"{dom_p99:.1f} ms",
@@ -347,8 +357,8 @@ def run(hands: int = HANDS) -> list[Figure]:
                            AIM_P99_RATIO)]
 
 
-def _round(hands: int, n: int) -> float:
-    """One round: the controller alone, then with the display and its screens; the ratio of their p99s."""
+def _round(hands: int, n: int) -> tuple[list[float], list[float]]:
+    """One round: the controller alone, then with the display and its screens; the cards' latencies (s) of each."""
     alone = measure(hands)
     with tempfile.TemporaryDirectory(prefix="crp-bench-display-") as tmp:
         screens = Screens(Path(tmp), pages=0)  # the screens' browsers run on their own computers, not the table's
@@ -359,7 +369,7 @@ def _round(hands: int, n: int) -> float:
           f"p99 {watched['p99_ms']:.2f} ms"
           + (f" (feed to the screens while the shoe streams, ~{len(screens.published)} updates: p50 "
              f"{statistics.median(streamed):.1f} ms, p99 {pct(streamed, 0.99):.1f} ms)" if streamed else ""), flush=True)
-    return float(watched["p99_ms"] / alone["p99_ms"])
+    return list(alone["latencies"]), list(watched["latencies"])
 
 
 def main(argv: list[str]) -> int:

@@ -4,7 +4,12 @@ RFID reads miss chips, the more the taller the stack (the top chips are farther 
 and the chips' coils detune each other), so one inventory is never taken as the truth:
 
 - a chip is **in** once seen in `confirm` (K) consecutive inventories, and **out** once missing
-  from K consecutive inventories; a chip seen or missed fewer times leaves the reading as it was;
+  from K consecutive inventories (`confirm_out`: the tray's chips 3 K, below); a chip seen or missed
+  fewer times leaves the reading as it was;
+- the tray's chips lie in tall columns all shift, nothing is taken from it in the play's haste, and a
+  chip it shows gone that is not is a tray difference flagged: its chips go **out** only after 3 K
+  misses running (TRAY_OUT; 1.2 s at K = 4, where the top chip of a 20-chip column, missed one scan
+  in ten, was taken out for a moment about every half minute by K misses alone);
 - an antenna's first reading is made over its first `first_scans` inventories (FIRST_SCANS K by
   default): the chips seen in at least K of them and not missed in the last K (reported even when
   it holds none: the controller then knows the circle is empty). A tray's opening inventory is its
@@ -46,6 +51,10 @@ CONFIRM = 4
 """K by default: at 10 scans a second, a chip is in or out 0.4 s after it was put or taken."""
 SETTLE_S = 0.3
 """The settle time by default: a reading is stable once unchanged this long."""
+TRAY = "tray"
+"""The tray's antenna (`drivers.chip_protocol`: the one antenna that is not a circle)."""
+TRAY_OUT = 3
+"""The misses running that take a chip out of the tray, in Ks (a circle's: K)."""
 FIRST_SCANS = 3
 """The first reading's inventories by default, in Ks: 12 scans (1.2 s at 10 a second) for K = 4. A chip
 read nine scans in ten (the top of a 20-chip column) is in 4 of 12 all but always (1 in 10 million)."""
@@ -61,6 +70,7 @@ class AntennaDebounce:
     settle_s: float = SETTLE_S
     device: str = "chips"
     first_scans: int | None = None  # the first reading's inventories (None: FIRST_SCANS * confirm)
+    confirm_out: int | None = None  # the misses running that take a chip out (None: K, the tray's TRAY_OUT K)
 
     chips: frozenset[str] | None = None  # the debounced reading; None until the first is made
     stable: bool = False
@@ -69,6 +79,7 @@ class AntennaDebounce:
     _missed: dict[str, int] = field(default_factory=dict, repr=False)  # consecutive misses of a chip in
     _confirming: bool = True             # the first reading (or the one after a reconnection) to come
     _first: int = 0                      # inventories towards it
+    _out: int = field(default=0, init=False, repr=False)  # the misses running that take a chip out, resolved
     _tally: dict[str, list[int]] = field(default_factory=dict, repr=False)  # the first's: uid -> [seen, misses since]
     _last_scan: int | None = None
     _changed_at: float = 0.0
@@ -80,6 +91,9 @@ class AntennaDebounce:
             raise ValueError(f"settle_s must be at least 0, not {self.settle_s}")
         if self.first_scans is None:
             self.first_scans = FIRST_SCANS * self.confirm
+        self._out = self.confirm * (TRAY_OUT if self.antenna == TRAY else 1) if self.confirm_out is None else self.confirm_out
+        if self._out < 1:
+            raise ValueError(f"confirm_out must be at least 1, not {self._out}")
         if self.first_scans < self.confirm:
             raise ValueError(f"first_scans must be at least confirm ({self.confirm}), not {self.first_scans}")
 
@@ -106,7 +120,7 @@ class AntennaDebounce:
                 return None
             self._confirming = False
         arrived = {uid for uid, n in self._seen.items() if n >= self.confirm}
-        left = {uid for uid, n in self._missed.items() if n >= self.confirm}
+        left = {uid for uid, n in self._missed.items() if n >= self._out}
         if not restate and not arrived and not left:
             return self.poll(now)
         for uid in arrived:
@@ -129,8 +143,8 @@ class AntennaDebounce:
         assert self.first_scans is not None
         if self._first < self.first_scans:
             return None
-        k = self.confirm
-        self.chips = frozenset(uid for uid, (seen, since) in self._tally.items() if seen >= k and since < k)
+        k, out = self.confirm, self._out
+        self.chips = frozenset(uid for uid, (seen, since) in self._tally.items() if seen >= k and since < out)
         self._seen = {uid: n for uid, n in self._seen.items() if uid not in self.chips}
         self._missed = {uid: since for uid, (_, since) in self._tally.items() if uid in self.chips and since}
         self._tally.clear()

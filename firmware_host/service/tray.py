@@ -59,6 +59,7 @@ class TrayWatch:
         self.closed_entry: HandTray | None = None  # what the hand the last event closed carries of the tray
         self.tray_uids: tuple[str, ...] = ()  # the tray's chips as last read stable (its inventory by denomination)
         self._found: list[Flag] = []  # the flags raised since the last hand closed (its record carries them)
+        self._shown: TrayReconciliation | None = None  # `shown()` as made since the ledger last changed
 
     @classmethod
     def from_journal(cls, journal: Journal, chips: ChipSet | None) -> TrayWatch:
@@ -91,6 +92,7 @@ class TrayWatch:
         """One applied event (journaled as `event` during `hand`) and the record of the hand it closed, if
         any. Returns the flags it raised (a tray difference found)."""
         if kind == "chip_set":  # the tray's chips valued by this set from now on
+            self._shown = None
             self.chips = chip_set_of(body) or self.chips
             if self.ledger is None and self.chips is not None:
                 self.ledger = TrayLedger(self.chips)
@@ -102,24 +104,32 @@ class TrayWatch:
         if kind == "open" and ledger.closing is not None:  # the table opened again after the pit closed it
             ledger = self.ledger = TrayLedger(ledger.chips)
             self._dealing = False
+            self._shown = None
         before = len(ledger.flags)
         at = Moment(event, hand)
+        # Each branch that changes the ledger makes `shown()` made again; a circle's chips, a card of the hand
+        # dealing, a decision leave it as it was (the events a hand is most made of)
         if kind == "chips" and body.get("antenna") == TRAY_ANTENNA:
+            self._shown = None
             ledger.read(body.get("uids", ()), bool(body.get("stable")), at)
             if body.get("stable"):
                 self.tray_uids = tuple(str(u) for u in body.get("uids", ()))
         elif kind in MOVEMENTS:
+            self._shown = None
             seat = body.get("seat")
             ledger.movement(Movement(MovementKind(kind), int(body["amount"]), at,
                                      int(seat) if seat is not None else None, str(body.get("slip", ""))))
         elif kind == "close":
+            self._shown = None
             ledger.close(at)
         elif not self._dealing and _cards_start(kind, body):
+            self._shown = None
             self._dealing = True
             ledger.cards(at)
             self._before = ledger.last_interval
         self.closed_entry = None
         if closed is not None:
+            self._shown = None
             entry = self._entry()
             net = house_net_paid(closed) if closed.get("status") == "settled" else 0
             ledger.hand_closed(int(closed.get("hand", hand)), net, at)
@@ -155,12 +165,15 @@ class TrayWatch:
         ledger = self.ledger
         if ledger is None:
             return None
+        if self._shown is not None:
+            return self._shown  # the ledger unchanged since it was made (never changed in place: the feed keeps it)
         line = ledger.reconciliation()
-        return {"reads": ledger.tray, "settled": ledger.settled, "expected": ledger.expected(),
+        self._shown = {"reads": ledger.tray, "settled": ledger.settled, "expected": ledger.expected(),
                 "opening": line.opening, "closing": ledger.closing, "fills": line.fills, "credits": line.credits,
                 "chips_sold": line.chips_sold, "house_net": line.house_net, "difference": line.difference,
                 "flags": [flag_shown(f) for f in ledger.flags[-SHOWN_FLAGS:]], "flagged": len(ledger.flags),
                 "inventory": self.inventory(), "trail": trail(ledger)[-SHOWN_TRAIL:]}
+        return self._shown
 
     def inventory(self) -> list[TrayStack]:
         """The tray's chips as last read stable, by denomination, the highest first (a chip the set does not know: 0)."""

@@ -197,3 +197,25 @@ def test_a_reconnected_readers_unchanged_reading_is_said_again_once_confirmed() 
 def test_bad_settings_are_refused(confirm: int, settle: float, first: int | None) -> None:
     with pytest.raises(ValueError):
         AntennaDebounce("tray", confirm, settle, first_scans=first)
+
+
+def test_a_tray_chip_missed_k_scans_running_stays_and_3_k_takes_it_out() -> None:
+    """A circle's chip is out after K misses running; the tray's only after 3 K (its columns' top chips are missed
+    K running now and then, and a tray chip shown gone that is not is a difference flagged)."""
+    circle = Scans(confirm=3)
+    tray = Scans(confirm=3)
+    tray.debounce = AntennaDebounce("tray", 3, 0.3, first_scans=3)
+    assert tray.debounce.confirm_out is None and circle.debounce.confirm_out is None
+    for s in (circle, tray):
+        for _ in range(3):
+            s.read(A, B)
+        s.reported.clear()
+        for _ in range(3):
+            s.read(A)
+    assert circle.changes == [ChipsRead("spot2.ante", frozenset({A}), False)]
+    assert tray.changes == []  # missed 3 running: still in the tray
+    for _ in range(5):
+        tray.read(A)
+    assert tray.changes == []
+    assert tray.read(A) == ChipsRead("tray", frozenset({A}), False)  # the ninth miss running: gone
+    assert AntennaDebounce("tray", 3, 0.3, confirm_out=3)._out == 3  # as a board's settings may set it

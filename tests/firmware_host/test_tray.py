@@ -270,3 +270,30 @@ def test_the_chip_set_journaled_at_the_start_values_the_tray(tmp_path: Path) -> 
     rig.restart()
     assert rig.c.full_state()["tray"] == tray
     rig.c.journal.close()
+
+
+def test_the_tray_as_shown_is_made_again_whenever_the_ledger_changes(rig: TrayRig, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `TrayWatch.shown` is kept between events that leave the ledger as it was (a circle's chips, a card): at every
+    # event of a shift with movements, flags, a restart and the close, what it gives is what a fresh one makes
+    seen, checked = TrayWatch.seen, []
+
+    def checking(watch: TrayWatch, *args: Any, **kwargs: Any) -> Any:
+        watch.shown()  # the views made after the event before (the cache filled)
+        flags = seen(watch, *args, **kwargs)
+        kept = watch.shown()
+        watch._shown = None
+        assert kept == watch.shown()
+        checked.append(args[0])
+        return flags
+
+    monkeypatch.setattr(TrayWatch, "seen", checking)
+    for n in range(12):
+        rig.hand(off=-500 if n == 4 else 0)
+        if n == 6:
+            rig.chips.out_of_tray(2500)  # between hands: nothing recorded
+            rig.read_tray()
+            rig.restart()
+    rig.ok("close")
+    assert {"card", "bet", "decide", "confirm", "chips", "close"} <= set(checked)
+    tray = rig.c.full_state()["tray"]
+    assert tray["flagged"] == 2 and tray["closing"] is not None

@@ -19,7 +19,8 @@ import pytest
 import zmq
 from playwright.sync_api import Page
 
-from cli.demo import SimTable, public_snapshot
+from cli.demo import SimTable
+from cli.demo_console import public_snapshot
 from floor.web.config import WebConfig
 from floor.web.hub import HOUR_S, HourCount, PitHub
 from protocol.config import ConfigError
