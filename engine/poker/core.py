@@ -72,7 +72,7 @@ class HandCore:
     """The state of one hand and its readers (see engine.poker.state.Hand for the whole)."""
 
     __slots__ = ("variant", "stakes", "settings", "button", "order", "blind_order", "board", "burned",
-                 "discarded", "records", "street", "phase", "actor", "level", "result", "_min_bet",
+                 "discarded", "records", "street", "phase", "actor", "level", "_result", "_min_bet",
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
                  "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed")
@@ -91,7 +91,7 @@ class HandCore:
     phase: Phase
     actor: int | None
     level: int
-    result: HandResult | None
+    _result: HandResult | None
     _min_bet: int
     _structure: Structure
     _index: dict[int, int]

@@ -128,7 +128,7 @@ class Hand(HandStreets):
         self.phase = DEALING
         self.actor: int | None = None
         self.level = 0
-        self.result: HandResult | None = None
+        self._result = None
         self._last_full = 0
         self._bet_count = 0
         self._big_unit = False
