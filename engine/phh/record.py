@@ -41,7 +41,6 @@ _ORDER = {name: i for i, name in enumerate(_FIELD_ORDER)}
 _STAKE_NAMES = ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")
 _INT_ONLY = frozenset({int})
 _STR_ONLY = frozenset({str})
-_PLAYER_OF = itemgetter(2)   # PhhAction.player
 _AMOUNT_TEXT = itemgetter(4)   # PhhAction.amount_text
 _ONE = Decimal(1)
 
@@ -274,13 +273,7 @@ class _Reader:
         raw = self.fields.get("actions")
         if not isinstance(raw, list):
             raise PhhError("field 'actions' missing or not a list of strings")
-        actions = parse_actions(raw)
-        n = self.n
-        if max([0, *filter(None, map(_PLAYER_OF, actions))]) >= n:   # the players named, in one go (None, p1 dropped)
-            for a in actions:
-                if a.player is not None and a.player >= n:
-                    raise PhhError(f"action {a.text!r}: there are only {n} players")
-        return actions
+        return parse_actions(raw, self.n)   # raises for an action of a player beyond them
 
     def action_amounts(self, actions: tuple[PhhAction, ...]) -> tuple[list[Number | None], bool]:
         """Each action's `cbr` amount as written (None for other actions), and whether one is a Decimal."""
