@@ -58,7 +58,6 @@ __all__ = [
     "hand_strengths",
 ]
 
-_INT_ONLY = frozenset({int})
 _SEATINGS: dict[tuple[tuple[int, ...], int | None], Seating] = {}   # seatings are values: shared
 
 
@@ -91,11 +90,10 @@ class Hand(HandStreets):
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
             raise IllegalAction(f"{variant.title} deals at most {variant.max_players} players, got {len(table)}")
-        if not (set(map(type, table)) <= _INT_ONLY and set(map(type, table.values())) <= _INT_ONLY
-                and min(table.values()) > 0):   # else int seats and positive int stacks: nothing to refuse
-            for seat, chips in table.items():
-                if not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
-                    raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
+        for seat, chips in table.items():   # int seats and positive int stacks pass at the first test
+            if (seat.__class__ is not int or chips.__class__ is not int or chips <= 0) and (
+                    not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0):
+                raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
         if len(stakes.blinds) > len(table):
             raise IllegalAction(f"{len(stakes.blinds)} blinds for {len(table)} players")
         if variant.bring_in is not None and stakes.blinds:

@@ -17,6 +17,7 @@ __all__ = ["HandStreets", "OWED"]
 OWED: tuple[str, ...] = ("small", "big", "both")
 """Missed blinds a player owes: the small blind (dead), the big blind (live), or both."""
 
+_BLIND_KINDS = ("small_blind", "big_blind")   # then straddles
 # a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
 _QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
 
@@ -27,30 +28,35 @@ class HandStreets(HandShowdown):
     __slots__ = ()
 
     def _post_forced(self) -> None:
-        for place, seat in enumerate(self.blind_order if self.stakes.antes else ()):
-            p = self._players[seat]
-            ante = min(self.stakes.ante_for(place), p.stack)
-            if ante:
-                p.stack -= ante
-                p.total += ante
-                self.records.append(posted_record(seat, "ante", ante))
-        kinds = ("small_blind", "big_blind")
-        n = len(self.blind_order)
+        stakes = self.stakes
+        players = self._players
+        records = self.records
+        order = self.blind_order
+        if stakes.antes:
+            for place, seat in enumerate(order):
+                p = players[seat]
+                ante = min(stakes.ante_for(place), p.stack)
+                if ante:
+                    p.stack -= ante
+                    p.total += ante
+                    records.append(posted_record(seat, "ante", ante))
+        blinds = stakes.blinds
+        n = len(order)
         skip = 1 if self.no_small_blind else 0   # a dead small blind: the first to post has the big
-        for i, amount in enumerate(self.stakes.blinds[skip:], skip):
-            p = self._players[self.blind_order[(i - skip) % n]]
+        for i in range(skip, len(blinds)):
+            amount = blinds[i]
+            p = players[order[(i - skip) % n]]
             posted = amount if amount < p.stack else p.stack
             if posted:
                 p.stack -= posted
                 p.bet += posted
                 p.total += posted
-                self.records.append(posted_record(p.seat, kinds[i] if i < 2 else "straddle", posted))
+                records.append(posted_record(p.seat, _BLIND_KINDS[i] if i < 2 else "straddle", posted))
         if self.owed:
             self._post_owed()
-        if self.stakes.blinds:
-            self.level = max(self.stakes.blinds)
-            self._last_full = self.level
-            self._bet_count = max(1, len(self.stakes.blinds) - 1)
+        if blinds:
+            self.level = self._last_full = max(blinds)
+            self._bet_count = len(blinds) - 1 if len(blinds) > 2 else 1
 
     def _check_blinds_owed(self) -> None:
         """Raise IllegalAction unless a dead small blind and the owed blinds fit the table."""
