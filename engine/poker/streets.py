@@ -162,15 +162,16 @@ class HandStreets(HandShowdown):
     def _start_betting(self) -> None:
         self.phase = BETTING
         self.actor = None
+        seq = self._seq
         able = 0
-        for p in self._seq:
+        for p in seq:
             if not p.folded and p.stack > 0:
                 p.pending = True
                 able += 1
             else:
                 p.pending = False
             p.may_raise = True
-        start = self.order[0]
+        first = 0   # where the betting starts (index in _seq): the button's left
         if self.street == 0:
             if self.variant.bring_in is not None:
                 start = self._bring_in_seat()
@@ -179,18 +180,20 @@ class HandStreets(HandShowdown):
                         self.phase = BRING_IN
                         self.actor = start
                         return
-            elif self.stakes.blinds:
+                first = self._index[start]
+            elif self.stakes.blinds:   # the left of the last blind posted
                 posting = len(self.stakes.blinds) - (1 if self.no_small_blind else 0)
-                last = self.blind_order[(posting - 1) % len(self.blind_order)]
-                start = self._next_seat(last)
+                first = self._index[self.blind_order[(posting - 1) % len(self.blind_order)]] + 1
         elif self.variant.first_to_act != "button":
-            start = self._best_showing()
+            first = self._index[self._best_showing()]
         if able < 2 and not self._betting_needed():   # two players with chips: betting needed
             self._end_betting()
             return
-        self.actor = self._first_pending(start)
-        if self.actor is None:
-            self._end_betting()
+        for p in self._ring[first:first + len(seq)]:   # the first from there who can bet
+            if p.pending:
+                self.actor = p.seat
+                return
+        self._end_betting()
 
     def _betting_needed(self) -> bool:
         alone: PlayerState | None = None
@@ -205,19 +208,6 @@ class HandStreets(HandShowdown):
         # an opponent all in for less than the blind leaves nothing to call (docs/rules.md)
         top = max((p.bet for p in self._seq if p.live and p is not alone), default=0)
         return alone.bet < top
-
-    def _next_seat(self, seat: int) -> int:
-        return self.order[(self._index[seat] + 1) % len(self.order)]
-
-    def _first_pending(self, start: int) -> int | None:
-        seq = self._seq
-        i = self._index[start]
-        n = len(seq)
-        for k in range(n):
-            p = seq[(i + k) % n]
-            if p.pending and p.stack and not p.folded:
-                return p.seat
-        return None
 
     def _bring_in_seat(self) -> int:
         rule = self.variant.bring_in
