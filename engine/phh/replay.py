@@ -175,8 +175,8 @@ class _Replay:
                         table.bet_or_raise(amounts[i])  # type: ignore[arg-type]
                 except (IllegalAction, CardError) as exc:
                     raise self.fail(i, exc) from None
-                if table.actor is None and table.expected_card() is not None:   # the round is over
-                    self.pump(i + 1)
+                # a round over: its cards are dealt at the record's next dealer line, or before the
+                # next player's action (step), or at its end (finish)
             elif kind == "dh" or kind == "db":
                 self.pump(self.buffer_deals(i))
             elif kind != "":
@@ -305,6 +305,8 @@ class _Replay:
     def finish(self, hand: HandHistory, extra: dict[str, Any]) -> None:
         """The end of a complete record: a chop where it stops, the hand over, every dealt card used."""
         table = self.table
+        if table.expected_card() is not None:   # cards the record gave before the round they are for
+            self.pump(self.count)
         if table.phase is not _OVER and extra.get("chopped") is True:
             _chop(table, hand)
         if table.phase is _SHOWDOWN:
