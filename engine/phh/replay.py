@@ -126,8 +126,7 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     stakes = _stakes(hand, structure, extra)
     try:
         no_small_blind, owed = _posted_out_of_turn(hand, extra)
-        table = Hand(variant, stakes, hand.starting_stacks, settings=_settings(hand, extra), no_small_blind=no_small_blind,
-                     owed=owed)
+        table = Hand(variant, stakes, hand.starting_stacks, None, _settings(hand, extra), no_small_blind, owed)  # pN the button
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     replayed = _Replay(hand, table)
