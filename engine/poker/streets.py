@@ -100,9 +100,7 @@ class HandStreets(HandShowdown):
 
     def _start_street(self) -> None:
         street = self.variant.streets[self.street]
-        if self.street > 0:
-            for p in self._players.values():
-                p.bet = 0
+        if self.street > 0:   # the bets were collected at the end of the betting (_end_betting)
             self.level = 0
             self._last_full = 0
             self._bet_count = 0
@@ -353,6 +351,7 @@ class HandStreets(HandShowdown):
         self._return_uncalled()
         live = 0
         for p in self._seq:
+            p.bet = 0   # the street's bets go to the middle (each already in his total)
             if not p.folded and not p.mucked:
                 live += 1
         if live == 1:
