@@ -248,20 +248,18 @@ def posted(seat: int, kind: str, amount: int) -> Posted:
     return record
 
 
-def dealt_run(slots: Sequence[CardSlot], cards: Sequence[Card]) -> list[Dealt]:
-    """dealt of each known card of `cards` to its slot of `slots`, in one loop."""
-    out: list[Dealt] = []
-    append = out.append
-    tables = _DEALT
-    for slot, card in zip(slots, cards):
-        shared = tables.get(id(slot))
-        if shared is not None and shared[0] is slot:
-            record = shared[1][card.index]
-            if record is not None and record.card is card:
-                append(record)
-                continue
-        append(dealt(slot, card.index, card))
-    return out
+def dealt_tables(slots: Sequence[CardSlot]) -> tuple[list[Dealt | None], ...]:
+    """The table `dealt` keeps for each slot of `slots`: its shared records by card index (52:
+    unknown; None until made). A street's hole cards find their records by their place in it."""
+    out: list[list[Dealt | None]] = []
+    for slot in slots:
+        shared = _DEALT.get(id(slot))
+        if shared is None or shared[0] is not slot:
+            if len(_DEALT) >= 4096:
+                _DEALT.clear()
+            shared = _DEALT[id(slot)] = (slot, [None] * 53)
+        out.append(shared[1])
+    return tuple(out)
 
 
 def dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:

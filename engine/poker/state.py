@@ -35,7 +35,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    dealt_run, folded,
+    folded,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -132,6 +132,7 @@ class Hand(HandStreets):
         self._big_unit = False
         self._aggressor: tuple[int, int] | None = None   # (street, seat) of the last full bet/raise
         self._queue: list[CardSlot] = []
+        self._dealt_tables = ()
         self._drawers: list[int] = []
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
@@ -246,9 +247,13 @@ class Hand(HandStreets):
         queue = self._queue
         states = self._card_state
         players = self._players
+        records = self.records
         by_text = BY_TEXT
-        cards: list[Card] = []
-        add = cards.append
+        tables = self._dealt_tables
+        place = len(tables) - len(queue)   # the queue is the rest of the street's slots: the first one's place
+        if place < 0:   # slots added to the street's (a draw's)
+            tables = ()
+        k = 0
         for slot in queue[:-1]:
             if slot.kind != "hole":
                 break
@@ -272,10 +277,10 @@ class Hand(HandStreets):
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)
             p.up.append(slot.up)
-            add(card)
-        k = len(cards)
+            record = tables[place + k][index] if tables else None
+            records.append(record if record is not None and record.card is card else dealt(slot, index, card))
+            k += 1
         if k:
-            self.records.extend(dealt_run(queue[:k], cards))
             del queue[:k]
             self._cards_seen += k
         return k
@@ -522,6 +527,7 @@ class Hand(HandStreets):
                 self._queue.append(card_slot("burn", None, False, street.name))
                 self._draw_burnt = True
             self._queue.extend(card_slot("draw", p.seat, False, street.name) for _ in parsed)
+            self._dealt_tables = ()   # the queue is no longer the street's slots
             self.actor = None
         else:
             self._next_drawer()

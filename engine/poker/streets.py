@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.poker.betting import pot_limit_max_to
 from engine.poker.core import PlayerState
-from engine.poker.records import posted as posted_record
+from engine.poker.records import Dealt, dealt_tables, posted as posted_record
 from engine.poker.showdown import HandShowdown
 from engine.poker.values import (
     BETTING, BRING_IN, DEALING, DRAWING, FIXED_LIMIT, POT_LIMIT, SPREAD_LIMIT, Bounds, CardSlot, RaiseRange, card_slot,
@@ -18,8 +18,10 @@ OWED: tuple[str, ...] = ("small", "big", "both")
 """Missed blinds a player owes: the small blind (dead), the big blind (live), or both."""
 
 _BLIND_KINDS = ("small_blind", "big_blind")   # then straddles
-# a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
-_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
+# a street's dealing order by (street, seats dealt in order, burn, common card): values, shared; with the
+# tables of its slots' shared records (records.dealt_tables)
+_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool],
+              tuple[Street, tuple[CardSlot, ...], tuple[list[Dealt | None], ...]]] = {}
 
 
 class HandStreets(HandShowdown):
@@ -120,8 +122,7 @@ class HandStreets(HandShowdown):
         common = not street.board and len(live) > stub and street.hole == (False,)
         key = (id(street), live, burn, common)
         found = _QUEUES.get(key)
-        cached = found[1] if found is not None and found[0] is street else None
-        if cached is None:
+        if found is None or found[0] is not street:
             queue: list[CardSlot] = []
             if burn:
                 queue.append(card_slot("burn", None, False, street.name))
@@ -132,8 +133,9 @@ class HandStreets(HandShowdown):
                     queue.extend(card_slot("hole", s, up, street.name) for s in live)
             queue.extend(card_slot("board", None, True, street.name) for _ in range(street.board))
             cached = tuple(queue)
-            _QUEUES[key] = (street, cached)   # the street kept with it: its id stays its own
-        queue = list(cached)
+            found = _QUEUES[key] = (street, cached, dealt_tables(cached))   # the street kept with it: its id stays its own
+        queue = list(found[1])
+        self._dealt_tables = found[2]
         self._queue = queue
         self.phase = DEALING
         self.actor = None
