@@ -6,7 +6,7 @@ be read or parsed is a miss; one that cannot be written is skipped (the figures 
 The figures of the builtin profiles' rules ship with the code (`SHIPPED`, the files `croupier math`
 wrote, copied as they were): read when the cache has none, so a fresh install has them at once
 (UTH's take minutes of numpy), and the builtin profiles' `[GAME.approved]` figures are checked
-against them (tests/firmware_host/test_builtin_approved.py).
+against them (tests/analysis/test_builtin_approved.py).
 """
 
 from __future__ import annotations

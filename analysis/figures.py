@@ -17,12 +17,24 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from fractions import Fraction
+from typing import Any, TypedDict
 
 from engine.games import HOUSE_GAMES
 from engine.paytables import Profile
 
 FiguresFunction = Callable[..., dict[str, Any]]
+
+
+class Outcome(TypedDict):
+    """One outcome of a bet as a figures function gives it: its weight (a count), its probability and its
+    pay (the net result per unit staked), exact: a `Fraction`, or as JSON keeps one (an integer, or a
+    fraction as text: `Fraction(text)` reads it)."""
+
+    outcome: str
+    weight: int
+    probability: Fraction | str
+    pays: Fraction | int | str
 
 FIGURES: Mapping[str, str] = MappingProxyType({
     "3cp": "analysis.tcp:tcp_figures",

@@ -22,6 +22,7 @@ from typing import Any, cast
 from engine.house_edge import (CATEGORIES, DEALER_HANDS, PLAYER_HANDS, AnteBonusOn, DealerCounts, ante_play_edge,
                                category_of, dealer_counts, hand_key, play_value)
 from engine.paytables import Odds, Profile, ThreeCardPokerRules
+from analysis.figures import Outcome
 
 RESULTS = ("fold", "not_qualified", "win", "tie", "loss")
 """What became of an Ante and Play: folded; played and the dealer does not qualify, the player beats a
@@ -65,12 +66,12 @@ def _deals(rules: ThreeCardPokerRules, counts: Mapping[tuple[int, int, int], Dea
     return weights
 
 
-def _outcome(outcome: str, weight: int, total: int, pays: Fraction) -> dict[str, Any]:
+def _outcome(outcome: str, weight: int, total: int, pays: Fraction) -> Outcome:
     return {"outcome": outcome, "weight": weight, "probability": Fraction(weight, total), "pays": pays}
 
 
-def _edge(outcomes: list[dict[str, Any]], stake: int = 1) -> Fraction:
-    return -sum((o["probability"] * o["pays"] for o in outcomes), Fraction(0)) / stake
+def _edge(outcomes: list[Outcome], stake: int = 1) -> Fraction:
+    return -sum((Fraction(o["probability"]) * Fraction(o["pays"]) for o in outcomes), Fraction(0)) / stake
 
 
 def tcp_figures(profile: Profile, *, progress: bool = False) -> dict[str, Any]:

@@ -311,11 +311,14 @@ def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
 
 
 def measure(hands: int = HANDS, secure: bool = False,
-            attach: Callable[[TableEndpoints], Callable[[], None]] | None = None) -> dict[str, float]:
+            attach: Callable[[TableEndpoints], Callable[[], None]] | None = None, *,
+            under: tuple[str, ...] = (), start_s: float = 30.0, meter: type[Meter] = Meter) -> dict[str, float]:
     """Run the table for `hands` hands; the figures. `secure`: every socket CURVE (throwaway keys, the
     feed's subscribers and the dealer let in by the table's ZAP handler). `attach`: called with the
     table's endpoints once it is up, before the hands (more clients of its feeds, e.g. the display and
-    its screens); what it returns is called once the hands are played, before the table ends."""
+    its screens); what it returns is called once the hands are played, before the table ends. `under`:
+    the command the controller runs under, `start_s` how long it may take to start, `meter` what times
+    the stretches (`bench/controller_instructions.py` runs it under callgrind)."""
     run_dir = Path(tempfile.mkdtemp(prefix="crp-bench-"))
     ctx: zmq.Context[Any] = zmq.Context()
     shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
@@ -334,8 +337,8 @@ def measure(hands: int = HANDS, secure: bool = False,
             argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
             if PROFILE:  # the controller under cProfile, its statistics written when it ends (SIGTERM)
                 argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{os.getpid()}.{time.monotonic_ns()}"]
-            proc = spawn(argv, stderr=err)
-        read_json_line(proc, 30.0, "controller")
+            proc = spawn([*under, *argv], stderr=err)
+        read_json_line(proc, start_s, "controller")
         listener = Listener(eps.public, eps.full, **({"key": str(keys.watcher), "server_key": str(keys.table_public)}
                                                      if keys else {}))  # the full feed: a surveillance key
         dealer = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench", **client)
@@ -349,9 +352,9 @@ def measure(hands: int = HANDS, secure: bool = False,
         play(dealer, control, 1)  # warm-up
         listener.forget()
         shoe.card_sent.clear()
-        meter = Meter(proc.pid)
+        timer = meter(proc.pid)
         cpu0, t0 = _cpu_s(proc.pid), time.perf_counter()
-        cards = play(dealer, control, hands, meter, feed)
+        cards = play(dealer, control, hands, timer, feed)
         wall, cpu = time.perf_counter() - t0, _cpu_s(proc.pid) - cpu0
         time.sleep(0.1)
         rss = _peak_rss_mb(proc.pid)
@@ -366,8 +369,8 @@ def measure(hands: int = HANDS, secure: bool = False,
         LAST_STATES = card_changes(listener)
         return {"cards": cards, "matched": len(lat), "p50_ms": 1000 * statistics.median(lat),
                 "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))], "max_ms": 1000 * lat[-1],
-                "cpu_share": meter.cpu_s / meter.wall_s, "cpu_share_all": cpu / wall,
-                "stream_cards_per_s": cards / meter.wall_s, "rss_mb": rss,
+                "cpu_share": timer.cpu_s / timer.wall_s, "cpu_share_all": cpu / wall,
+                "stream_cards_per_s": cards / timer.wall_s, "rss_mb": rss,
                 "public_bytes_a_card": listener.sizes[0] / cards, "full_bytes_a_card": listener.sizes[1] / cards, "wall_s": wall, "cards_per_s": cards / wall}
     finally:
         if detach is not None:
@@ -462,9 +465,10 @@ def floor_host(url: str, public: str, full: str, state_dir: str, states: str) ->
                                                                "devices": {"shoe": {"seq": reading.seq}}}}))
 
 
-def measure_floor(hands: int) -> dict[str, float]:
+def measure_floor(hands: int, *, under: tuple[str, ...] = (), meter: type[Meter] = Meter) -> dict[str, float]:
     """The floor peer's CPU while the same emulated shoe streams the same stretches of cards, each
-    stretch seen to its end on the public feed as the controller's are (the same subscribers)."""
+    stretch seen to its end on the public feed as the controller's are (the same subscribers); `under`
+    and `meter` as `measure`'s."""
     import json
     if LAST_STATES is None:
         raise RuntimeError("measure the controller first (the floor sends its states)")
@@ -477,7 +481,7 @@ def measure_floor(hands: int) -> dict[str, float]:
         eps = TableEndpoints.tcp()
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        proc = subprocess.Popen([sys.executable, "-c", "import sys; from bench.controller_latency import floor_host; "
+        proc = subprocess.Popen([*under, sys.executable, "-c", "import sys; from bench.controller_latency import floor_host; "
                                  "floor_host(*sys.argv[1:])", shoe.port_url, eps.public, eps.full, str(run_dir),
                                  json.dumps(LAST_STATES)], stdout=subprocess.PIPE, env=env, cwd=root)
         assert proc.stdout is not None
@@ -502,7 +506,7 @@ def measure_floor(hands: int) -> dict[str, float]:
         stretches = (2 * (SEATS + 1) + ("deal" in burns), 5 + ("flop" in burns) + ("river" in burns))
         listener.forget()
         shoe.card_sent.clear()
-        meter = Meter(proc.pid)
+        timer = meter(proc.pid)
         cards = 0
         try:
             for n in range(hands):
@@ -510,13 +514,13 @@ def measure_floor(hands: int) -> dict[str, float]:
                 for count in stretches:
                     while feed.poll(0):
                         feed.recv()
-                    meter.start()
+                    timer.start()
                     control.request(f"draw {count}")
                     for _ in range(count):  # one update a card
                         if not feed.poll(10_000):
                             raise TimeoutError("the floor peer did not take the cards")
                         feed.recv()
-                    meter.stop()
+                    timer.stop()
                     cards += count
         finally:
             ctx.destroy(linger=0)
@@ -525,8 +529,8 @@ def measure_floor(hands: int) -> dict[str, float]:
         lat = sorted(latencies(shoe, listener))
         if not lat:
             raise RuntimeError("no floor update was matched to its frame")
-        return {"cpu_share": meter.cpu_s / meter.wall_s, "stream_cards_per_s": cards / meter.wall_s,
-                "us_per_card": meter.cpu_s / cards * 1e6, "p50_ms": 1000 * statistics.median(lat),
+        return {"cpu_share": timer.cpu_s / timer.wall_s, "stream_cards_per_s": cards / timer.wall_s,
+                "us_per_card": timer.cpu_s / cards * 1e6, "p50_ms": 1000 * statistics.median(lat),
                 "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))]}
     finally:
         if listener is not None:

@@ -47,7 +47,8 @@ spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`); at a p
 (`--game holdem`...) no bot acts: every player's action is the console's (`static/dealer-poker.js`). It
 runs until N hands are settled (or SIGINT/SIGTERM: then the summary of the hands closed so far).
 
-With `--chips` a smart table: bots bet and are paid with chips on the emulated chip board (`sim/chip_bots.py`).
+With `--chips` a smart table: bots bet and are paid with chips on the emulated chip board (`sim/chip_bots.py`); with
+`--dealer web` too, the bots bet with chips and the dealer's hands pay them while a person deals (`sim/chip_console.py`).
 
 With `--tournament` (`cli/demo_tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
 (shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
@@ -80,8 +81,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import zmq
-
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
@@ -90,18 +89,16 @@ from sim.chip_bots import (ChipDealer, chip_refusal, chip_sections, chip_summary
 from sim.demo_chips import demo_chip_set
 from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
                                 make_supervisor, seat_players, write_config)
+from cli.demo_console import play_from_console, summary
 from cli.demo_display import start_display, start_floor_pages
 from cli.demo_tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
-from protocol.feed import FeedClient
 from firmware_host.service.journal import JournalError
-from sim.dealing import ShoeHand
 from sim.keys import SimKeys
-from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, closed_hands, poker_section,
+from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
                                          poker_summary)
 from sim.demo_profile import rated_profile, write_demo_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
-from sim.yielding import YieldingPlayers, next_hand
 
 log = logging.getLogger("croupier.demo")
 
@@ -336,8 +333,9 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
         line += f" {ready['dealer']}"
     if table.people:
         line += f" ({credentials(table.people)})"
-    if console and players_by == "web":
-        line += f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals"
+    if console and players_by == "web":  # a smart table's bots still bet and place their Plays, as chips
+        line += (f" players: the bots bet and place their Plays in chips, every decision at {ready['dealer']}"
+                 if table.chips is not None else f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals")
     print(line, flush=True)
     return [proc, *([floor[0]] if floor else [])]
 
@@ -359,17 +357,6 @@ class Stagehand:
         if self.kills_left and state.get("phase") in self.MID_HAND and self.rng.random() < 0.1:
             if self.table.controller is not None and self.table.controller.kill(signal.SIGKILL) is not None:
                 self.kills_left -= 1
-
-
-def summary(state_dir: str | Path, first_hand: int, hands: int) -> dict[str, Any]:
-    """The demo's result line, read back from the journal for hands first_hand .. first_hand+hands-1.
-
-    Raises JournalError when the journal cannot be read.
-    """
-    rows, settled, faults = closed_hands(state_dir, first_hand, hands)
-    house_net = sum(int((r.record.get("settlement") or {}).get("house_net", 0)) for r in settled)
-    return {"hands": len(rows), "settled": len(settled), "voided": len(rows) - len(settled), "faults": faults,
-            "house_net": house_net}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -463,49 +450,6 @@ def web_refusal(args: argparse.Namespace) -> str | None:
     if args.bot_wait < 0:
         return "--bot-wait must be 0 or more seconds"
     return None
-
-
-def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log_: DealerLog) -> DealerLog:
-    """Leave the dealer's part to the console: the shoe deals when the controller expects a card, the
-    bot players yield to the console; until `args.hands` hands are settled (`log_` has the first hand
-    and the hands closed so far). Raises BotError when the table's state cannot be had, JournalError
-    when its journal cannot be read."""
-    keys = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public),
-                                          "feed_key": str(table.keys.watcher)}  # commands as a dealer, the feed not
-    shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed, **keys)
-    players = None if is_poker(args.game) or args.players_by == "web" else YieldingPlayers(  # poker: every action the console's
-        table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits, wait_s=args.bot_wait, **keys)
-    log_.first_hand = next_hand(public_snapshot(table))
-    shoe.start()
-    if players is not None:
-        players.start()
-    try:
-        while True:
-            rows = summary(table.state_dir, log_.first_hand, 10 ** 9)
-            log_.hands = rows["hands"]
-            if rows["settled"] >= args.hands:
-                return log_
-            time.sleep(0.25)
-    finally:
-        if players is not None:
-            players.stop()
-        shoe.stop()
-
-
-def public_snapshot(table: SimTable) -> dict[str, Any]:
-    """The table's public state now (waits up to 20 s for the controller). Raises BotError."""
-    ctx: zmq.Context[Any] = zmq.Context()
-    keys: dict[str, Any] = {} if table.keys is None else {"key": str(table.keys.display),
-                                                          "server_key": str(table.keys.table_public)}
-    feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=20.0, **keys)
-    try:
-        feed.fetch_snapshot()
-        return dict(feed.state or {})
-    except TimeoutError:
-        raise BotError("no snapshot from the controller") from None
-    finally:
-        feed.close()
-        ctx.destroy(linger=0)
 
 
 def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections: str) -> SimTable:
@@ -611,7 +555,7 @@ def main(args: argparse.Namespace) -> int:
             end(proc)
         restarts = (table.controller.starts - 1) if table.controller is not None else 0
         table.stop()
-    return finish(args, state_dir, result, restarts, status, dealer.chip_run() if isinstance(dealer, ChipDealer) else None)
+    return finish(args, state_dir, result, restarts, status, dealer.chip_run() if isinstance(dealer, ChipDealer) else at_console.chips)
 
 
 def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, restarts: int, status: int,
@@ -642,7 +586,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
     if status in (130, 143):
         return status
     if args.dealer == "web":
-        return 0 if line["settled"] == args.hands else 1
+        return 0 if line["settled"] == args.hands else 1  # what a person did with the chips: the line and stderr say
     ok = line["hands"] == args.hands and line["settled"] == args.hands and line.get("chips_conserved", True) \
         and (chips is None or chips[1])
     return 0 if ok else 1

@@ -68,6 +68,7 @@ class Devices:
     def __init__(self) -> None:
         self.opened: list[Any] = []
         self.light: Any = None
+        self._pin_factory: Any = None
 
     def open(self, cfg: Config, controller: Controller) -> None:
         """Open and start every configured device. Raises DeviceError; a BackendError names the
@@ -122,7 +123,7 @@ class Devices:
                 if gpio.panel:
                     options["panel"] = gpio.panel
             else:
-                options["pin_factory"] = _pin_factory(gpio.pin_factory)
+                options["pin_factory"] = self.pin_factory(cfg)
             self.light = open_tower_light(gpio.backend, pins=gpio.light_pins(), **options)
             self.opened.append(self.light)
             sensors = open_shoe_sensors(gpio.backend, post, pins=gpio.sensor_pins(), **options)
@@ -157,9 +158,19 @@ class Devices:
 
     def _open_chip_reader(self, cfg: Config, controller: Controller) -> None:
         """The chip reader board, served like the shoe from the controller's loop: its ChipsRead
-        readings reach the inbox and are journaled as `chips` events."""
+        readings reach the inbox and are journaled as `chips` events. A PN5180 on the SPI runs on a
+        thread of its own (its transfers block) and posts to the same inbox."""
         chip = cfg.chip_reader
-        if chip.url:
+        if chip.backend == "pn5180":
+            from drivers.chip_reader import open_chip_reader
+
+            reader = open_chip_reader("pn5180", controller.inbox.post, antennas=chip.antennas, spi=chip.spi,
+                                      busy_pin=chip.busy_pin, reset_pin=chip.reset_pin, mux_pins=chip.mux_pins,
+                                      device=chip.device, confirm=chip.confirm, settle_s=chip.settle_ms / 1000,
+                                      pin_factory=self.pin_factory(cfg))
+            self.opened.append(reader)
+            reader.start(timeout=1.0)  # a front end not answering is posted offline and tried again
+        elif chip.url:
             from drivers.chip_reader import open_chip_reader
 
             reader = open_chip_reader("serial", controller.inbox.post, url=chip.url, device=chip.device,
@@ -169,6 +180,12 @@ class Devices:
             reader.start(timeout=1.0, driven=True)  # raises UnsupportedDevice for a refused board
             if reader.driven:
                 controller.add_pollable(reader)
+
+    def pin_factory(self, cfg: Config) -> Any:
+        """`[gpio] pin_factory`, made once: the dealer's GPIO and the PN5180's lines share it."""
+        if self._pin_factory is None:
+            self._pin_factory = _pin_factory(cfg.gpio.pin_factory)
+        return self._pin_factory
 
     def set_light(self, state: str) -> None:
         if self.light is not None:

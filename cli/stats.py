@@ -27,9 +27,12 @@ import os
 import re
 import sys
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.output import stdout_closed
+
+if TYPE_CHECKING:  # the floor's package is not on a table's Pi: its types only, for mypy
+    from floor.reports import DealersReport
 
 COUNTS = ("drop", "fill", "credit", "opening", "closing")
 ACTIONS = ("report", *COUNTS, "gaming-day")
@@ -209,7 +212,7 @@ def text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def dealers_text(report: dict[str, Any]) -> str:
+def dealers_text(report: DealersReport) -> str:
     """Each dealer's figures per table for a person: one line each."""
     head = "dealers" + (f", gaming day {report['day']}" if report["day"] else "") + (
         f", pit {report['pit']}" if report["pit"] else "") + (f", table {report['table']}" if report["table"] else "")

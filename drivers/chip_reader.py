@@ -7,6 +7,9 @@ Backends register by name; `open_chip_reader(backend, ...)` picks one from confi
 - `serial`: the reader board on a serial line (a device path, a pty or `socket://`, e.g. the
   emulated board `croupier sim-chips`): `drivers.chip_link.ChipLink`, imported when chosen (the
   protocol beside it: drivers/chip_protocol.py);
+- `pn5180`: an NXP PN5180 ISO 15693 front end on the Pi's SPI, the antennas taken in turn through a
+  GPIO multiplexer: `drivers.pn5180.Pn5180Reader`, imported when chosen (its emulator:
+  sim/pn5180.py);
 - `sim`: an in-process twin for unit tests: the test calls `scan(antenna, uids)` for each
   inventory and `poll()`, and the same debounce (drivers/chip_debounce.py) turns them into readings,
   on the caller's thread, with the clock the test gives.
@@ -53,6 +56,7 @@ class ChipReader(Protocol):
 BACKENDS: Registry[ChipReader] = Registry("chip reader", {
     "sim": "drivers.chip_reader:SimChipReader",
     "serial": "drivers.chip_link:ChipLink",
+    "pn5180": "drivers.pn5180:Pn5180Reader",
 })
 
 
@@ -60,7 +64,8 @@ def open_chip_reader(backend: str, on_reading: OnReading, **options: object) -> 
     """Build (not start) a chip reader from configuration.
 
     Options go to the backend (`serial`: `url`, `device`, `baudrate`, `confirm`, `settle_s`,
-    `silence_s`, ...; `sim`: `antennas`, `device`, `confirm`, `settle_s`, `clock`). Raises
+    `silence_s`, ...; `pn5180`: `antennas`, `spi`, `busy_pin`, `reset_pin`, `mux_pins`, `pin_factory`,
+    `device`, `confirm`, `settle_s`, ...; `sim`: `antennas`, `device`, `confirm`, `settle_s`, `clock`). Raises
     BackendError naming the backend when it is unknown, or an option the backend refuses.
     """
     return BACKENDS.open(backend, on_reading=on_reading, **options)

@@ -17,7 +17,7 @@ CIRCLE_BETS: Mapping[str, Mapping[str, str | None]] = MappingProxyType({
 })
 """Game -> bet circle -> the bet (`engine.paytables.APPROVED_BETS`) whose house edge the circle carries;
 None: no edge of its own (0), the Ante's carries it (3CP's Ante and Play, UTH's Ante + Blind + Play are
-per unit of Ante). The floor's theoretical win reads the same table (`floor/stats.py`)."""
+per unit of Ante). The floor's theoretical win takes its edges from `bet_edges` too (`floor/stats.py`)."""
 
 # --- the edges ---------------------------------------------------------------------------------------
 

@@ -51,7 +51,8 @@ CARD_SOURCES = ("reader", "dealer", "pit")
 RATING_ACTIONS = ("open", "close", "adjust")
 """A `rating` event's actions, each a supervisor's sign-off (the pit's, or at the console): open a session at a
 seat (with a card, or `declined` for a player who declined the card), close it (its `end` entered), adjust it
-(the unrated play entered: `hands` at an `average_bet` on the Ante; its `start` entered)."""
+(the unrated play entered: `hands` at an `average_bet` on the Ante; its `start` entered): the one open at the
+seat, or with `session` (its start) one closed at that seat since the table's last close (`closed_session`)."""
 
 DECLINED = "declined"
 """The player of a session the pit opened for a player who declined the card (never a card number: `check_card`)."""
@@ -95,6 +96,14 @@ def mask_card(card: str) -> str:
     '••••12'
     """
     return card if card == DECLINED else "••••" + card[-4:]
+
+
+def check_session_start(start: object) -> float:
+    """A rating session named by its start (seconds since the epoch, as its report says it, or its whole second).
+    Raises ValueError."""
+    if isinstance(start, bool) or not isinstance(start, (int, float)) or not 1 <= start < 2**53:
+        raise ValueError("a session is named by its start: seconds since the epoch, as its report gives it")
+    return float(start)
 
 
 def check_card(card: object) -> str:
@@ -425,12 +434,18 @@ class Ratings:
             if here is not None:
                 here.adjustments.append({"at": ts, "by": by, "action": "open", "before": None,
                                          "after": {"player": here.player}})
-            self._adjust(seat, body, ts, by)
+                self._adjust(here, body, ts, by)
+            return
+        started = body.get("session")
+        if action == "adjust" and isinstance(started, (int, float)) and not isinstance(started, bool):
+            closed = self.closed_session(seat, started)  # a session closed since the table's last close
+            if closed is not None:
+                self._adjust(closed, body, ts, by)
             return
         here = self.at_seat.get(seat)
         if here is None:
             return
-        self._adjust(seat, body, ts, by)
+        self._adjust(here, body, ts, by)
         if action == "close":
             end = body.get("end")
             self._end(seat, ts)
@@ -439,17 +454,15 @@ class Ratings:
                                          "after": {"end": max(min(float(end), ts), _rated_start(here))}})
                 here.end = here.adjustments[-1]["after"]["end"]
 
-    def _adjust(self, seat: int, body: Mapping[str, Any], ts: float, by: Any) -> None:
-        """The entered figures of a `rating` event applied to the session at `seat`: `start` (never after
-        the event), `hands` at `average_bet` (the unrated play: its theo is the Ante's edge under the
-        table's paytables as last opened or played, or left out, the theo incomplete, when none is known)."""
-        here = self.at_seat.get(seat)
-        if here is None:
-            return
+    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: Any) -> None:
+        """The entered figures of a `rating` event applied to session `here`: `start` (never after the event,
+        nor after a closed session's end), `hands` at `average_bet` (the unrated play: its theo is the Ante's
+        edge under the table's paytables as last opened or played, or left out, the theo incomplete, when none
+        is known)."""
         start, hands, average = body.get("start"), body.get("hands"), body.get("average_bet")
         if isinstance(start, (int, float)) and not isinstance(start, bool):
             before = _rated_start(here)
-            here.rated_start = min(float(start), ts)
+            here.rated_start = min(float(start), ts, here.end if here.end is not None else ts)
             here.adjustments.append({"at": ts, "by": by, "action": "start", "before": {"start": before},
                                      "after": {"start": here.rated_start}})
         if isinstance(hands, int) and isinstance(average, int) and hands >= 0 and average >= 0:
@@ -572,6 +585,12 @@ class Ratings:
     def dealer_reports(self, now: float | None = None) -> list[DealerReport]:
         at = self.now if now is None else now
         return [self.dealers[name].report(at) for name in sorted(self.dealers)]
+
+    def closed_session(self, seat: int, started: float) -> Session | None:
+        """The session closed at `seat` (its last seat) whose start falls in the same whole second as `started`
+        (the reports' `start`, or that second), the last such, or None: what a `rating` `adjust` with `session`
+        adjusts (the table takes it only for a session closed since its last close: `service/ratings.py`)."""
+        return next((s for s in reversed(self.closed) if s.seat == seat and int(s.start) == int(started)), None)
 
     def seat_cards(self) -> dict[int, str]:
         """Seat -> the card of the session open there."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
 
 import psycopg
 
 from floor.archive import ArchiveError, connect
-from engine.ratings import mask_card
+from engine.ratings import SessionReport, mask_card
+from floor.reports import ArchiveFailure, DayLine, PitFigures, PitRated, RatedLine
 from floor.series import day_series
 from floor.shift_counts import dealer_figures
 
@@ -16,7 +16,7 @@ _SETTING = """SELECT ((now() AT TIME ZONE time_zone) - starts)::date, to_char(st
        now() AT TIME ZONE time_zone FROM gaming_day"""
 
 
-def line(hands: list[int], win: list[int], open_hours: list[float]) -> dict[str, Any]:
+def line(hands: list[int], win: list[int], open_hours: list[float]) -> DayLine:
     """One table's (or the pit's) figures of the day from its hours: the day's hands per open hour, null
     when it was open no time.
 
@@ -30,7 +30,7 @@ def line(hands: list[int], win: list[int], open_hours: list[float]) -> dict[str,
             "day_open_hours": day_open, "hands_per_hour": round(sum(hands) / day_open, 2) if day_open else None}
 
 
-def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[str, Any]:
+def read_figures(dsn: str, tables: list[str], day: date | None = None) -> PitFigures:
     """The `figures` message of the tables on the pit, from the archive (today's gaming day when `day` is
     None). Raises ArchiveError."""
     try:
@@ -50,7 +50,8 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
     hours = [datetime.fromisoformat(hour) for hour in series["hours"]]
     elapsed = (now - hours[0]).total_seconds() / 3600 if hours else 0.0  # local clock hours, as the series' are
     n = len(hours)
-    per_table, pit_hands, pit_win, pit_open = {}, [0] * n, [0] * n, [0.0] * n
+    per_table: dict[str, DayLine] = {}
+    pit_hands, pit_win, pit_open = [0] * n, [0] * n, [0.0] * n
     for entry in series["tables"]:
         hands, win, open_hours = entry["hands"], entry["house_win"], entry["open_hours"]
         per_table[entry["table"]] = line(hands, win, open_hours)
@@ -64,7 +65,7 @@ def read_figures(dsn: str, tables: list[str], day: date | None = None) -> dict[s
             "tables": {name: per_table[name] for name in tables}, "pit": pit, "dealers": dealers}
 
 
-def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:
+def pit_figures(dsn: str, tables: list[str]) -> PitFigures | ArchiveFailure:
     """The pit screens' `figures` message of today's gaming day; a failure of the archive's server as
     `{"source": "archive", "error": "..."}` (the page says so; the display tries again at its next reading)."""
     try:
@@ -73,13 +74,10 @@ def pit_figures(dsn: str, tables: list[str]) -> dict[str, Any]:
         return {"source": "archive", "error": str(exc)}
 
 
-RATED_FIELDS = ("seat", "start", "played_s", "hands", "average_bet", "theo_cents", "theo_complete", "win", "on_break",
-                "breaks", "bets_from", "declined")
-"""What the pit sees of each open rating session, beside its card masked (`engine.ratings.mask_card`)."""
-
-
-def rated_line(report: dict[str, Any]) -> dict[str, Any]:
-    """The pit's line for one open session (its `croupier ratings --json` object): the card masked, never in full.
+def rated_line(report: SessionReport) -> RatedLine:
+    """The pit's line for one open session (its `croupier ratings --json` object): what the pit sees of it
+    (`RatedLine`), the card masked (`engine.ratings.mask_card`), never in full; a key an older archive's
+    report lacks is null.
 
     >>> line = rated_line({"player": "600012345678", "seats": [{"since": 1.0, "seat": 2}], "start": 1.0,
     ...     "played_s": 60.0, "hands": 1, "average_bet": 2000, "theo_cents": 44, "theo_complete": True, "win": -500,
@@ -87,12 +85,16 @@ def rated_line(report: dict[str, Any]) -> dict[str, Any]:
     >>> line["player"], line["seat"]
     ('••••5678', 2)
     """
-    seats = report.get("seats") or [{}]
-    return {"player": mask_card(str(report["player"])), **{k: report.get(k) for k in RATED_FIELDS if k != "seat"},
-            "seat": seats[-1].get("seat")}
+    seats = report.get("seats")
+    return {"player": mask_card(str(report["player"])), "start": report.get("start"),
+            "played_s": report.get("played_s"), "hands": report.get("hands"), "average_bet": report.get("average_bet"),
+            "theo_cents": report.get("theo_cents"), "theo_complete": report.get("theo_complete"),
+            "win": report.get("win"), "on_break": report.get("on_break"), "breaks": report.get("breaks"),
+            "bets_from": report.get("bets_from"), "declined": report.get("declined"),
+            "seat": seats[-1].get("seat") if seats else None}
 
 
-def read_rated(dsn: str, tables: list[str]) -> dict[str, Any]:
+def read_rated(dsn: str, tables: list[str]) -> PitRated:
     """The `rated` message of the tables on the pit: each one's open rating sessions in the archive, by seat
     (`{"source": "archive", "tables": {name: [line, ...]}}`, a table with none listed empty). Raises ArchiveError."""
     try:
@@ -105,15 +107,15 @@ def read_rated(dsn: str, tables: list[str]) -> dict[str, Any]:
                            .replace("\n", " ")) from exc
     except psycopg.Error as exc:
         raise ArchiveError(f"the archive's server: {exc}".strip().replace("\n", " ")) from exc
-    out: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
+    out: dict[str, list[RatedLine]] = {name: [] for name in tables}
     for table, report in rows:
-        out[str(table)].append(rated_line(dict(report)))
+        out[str(table)].append(rated_line(report))  # the archive's JSON: a SessionReport as written
     for lines in out.values():
         lines.sort(key=lambda line: (line["seat"] is None, line["seat"] or 0))
     return {"source": "archive", "tables": out}
 
 
-def pit_rated(dsn: str, tables: list[str]) -> dict[str, Any]:
+def pit_rated(dsn: str, tables: list[str]) -> PitRated | ArchiveFailure:
     """The pit screens' `rated` message; a failure of the archive's server as `{"source": "archive", "error": "..."}`."""
     try:
         return read_rated(dsn, tables)

@@ -13,6 +13,8 @@ from typing import Any
 
 import psycopg
 
+from floor.reports import TableCounts
+
 _PIT_COUNTS = """SELECT pit, sum(drop_total), sum(fills), sum(credits),
        CASE WHEN bool_and(win IS NOT NULL) THEN sum(win) END
   FROM table_day_counts
@@ -22,10 +24,10 @@ _PIT_COUNTS = """SELECT pit, sum(drop_total), sum(fills), sum(credits),
  WHERE {where} GROUP BY pit ORDER BY pit"""
 
 
-def pit_day_counts(conn: psycopg.Connection[tuple[Any, ...]], where: str, params: list[Any]) -> dict[str, dict[str, Any]]:
+def pit_day_counts(conn: psycopg.Connection[tuple[Any, ...]], where: str, params: list[Any]) -> dict[str, TableCounts]:
     """Pit -> its tables' counts over the days and tables `where` selects (on `gaming_day`, `table_name`
     and `pit`): drop, fills, credits, the count win and hold %. Raises psycopg.Error."""
-    out = {}
+    out: dict[str, TableCounts] = {}
     for pit, drop, fills, credits, win in conn.execute(_PIT_COUNTS.format(where=where), params).fetchall():
         out[str(pit)] = {"drop": int(drop), "fills": int(fills), "credits": int(credits),
                          "opening": None, "closing": None,

@@ -12,8 +12,8 @@ subscriber); `session` is the session's object as `croupier ratings --db --json`
 in full, amounts in cents, `theo` exact as a fraction string, `theo_cents` half-even, times in seconds
 since the epoch), its comp at no reinvestment. An event is sent when the archive's fold
 (`floor/ratings.py`) writes a session new to the feed (`opened`, and `closed` at once when it ended
-already), with other hands or breaks than last sent or gone on or back from a break (`updated`), or newly
-ended (`closed`). A consumer
+already), with other hands or breaks than last sent, gone on or back from a break, or adjusted by the pit
+(a signed-off step more, an open or a closed session's: `updated`), or newly ended (`closed`). A consumer
 keys sessions by (`table`, `player`, `start`): the archiver started again sends each session of each
 table's current opening once more. There is no snapshot: `croupier ratings --db` is the state.
 
@@ -61,14 +61,14 @@ class RatingFeed:
         self.socket = self._bound(tries=1)
         self.seq = 0
         self.reopened = 0
-        self.sent: dict[tuple[str, str, float], tuple[int, int, bool, float | None]] = {}
+        self.sent: dict[tuple[str, str, float], tuple[int, int, bool, float | None, int]] = {}
 
     def sessions(self, reports: Iterable[SessionReport]) -> int:
         """Send what changed in the sessions the fold wrote (`floor.ratings.rate`'s). Returns the messages sent."""
         sent = 0
         for s in reports:
             key = (str(s["table"]), str(s["player"]), float(s["start"]))
-            now = (int(s["hands"]), int(s["breaks"]), bool(s.get("on_break")), s["end"])
+            now = (int(s["hands"]), int(s["breaks"]), bool(s.get("on_break")), s["end"], len(s.get("adjustments", [])))
             before = self.sent.get(key)
             if before == now:
                 continue

@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 
 from floor.archive import ArchiveError, connect
+from floor.reports import DaySeries, HourSeries, PitSeries, TableSeries
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -59,17 +60,17 @@ def current_day(conn: Conn) -> date:
     return date.fromisoformat(str(row[0]))
 
 
-def _empty(n: int) -> dict[str, list[Any]]:
+def _empty(n: int) -> HourSeries:
     return {"hands": [0] * n, "house_win": [0] * n, "open_hours": [0.0] * n}
 
 
-def _add(series: dict[str, Any], at: int, hands: int, win: int, hours: Decimal) -> None:
+def _add(series: HourSeries, at: int, hands: int, win: int, hours: Decimal) -> None:
     series["hands"][at] += hands
     series["house_win"][at] += win
     series["open_hours"][at] += float(hours)
 
 
-def day_series(conn: Conn, day: date, pit: str | None = None, tables: Iterable[str] | None = None) -> dict[str, Any]:
+def day_series(conn: Conn, day: date, pit: str | None = None, tables: Iterable[str] | None = None) -> DaySeries:
     """The figures of gaming day `day` per local clock hour, of one pit's tables or all (and of the
     `tables` named only, when given: a pit screen's tables, each listed even with nothing archived):
 
@@ -93,9 +94,9 @@ def day_series(conn: Conn, day: date, pit: str | None = None, tables: Iterable[s
         rows = conn.execute(_ROWS, {"day": day, "pit": pit, "tables": names}).fetchall()
     hours = day_hours(day, setting[0])
     index = {hour: i for i, hour in enumerate(hours)}
-    series_of: dict[str, dict[str, Any]] = {name: {"table": name, "game": None, "pit": None, **_empty(len(hours))}
-                                            for name in names or ()}
-    pits: dict[str, dict[str, Any]] = {}
+    series_of: dict[str, TableSeries] = {name: {"table": name, "game": None, "pit": None, **_empty(len(hours))}
+                                         for name in names or ()}
+    pits: dict[str, PitSeries] = {}
     pit_tables: dict[str, set[str]] = {}
     floor = _empty(len(hours))
     for table, game, row_pit, clock_hour, hands, win, open_hours in rows:
@@ -112,8 +113,8 @@ def day_series(conn: Conn, day: date, pit: str | None = None, tables: Iterable[s
             pit_tables.setdefault(str(row_pit), set()).add(str(table))
             _add(pits.setdefault(str(row_pit), {"pit": str(row_pit), "tables": 0, **_empty(len(hours))}),
                  at, int(hands), int(win), open_hours)
-    for name, entry in pits.items():
-        entry["tables"] = len(pit_tables[name])
+    for name, in_pit in pits.items():
+        in_pit["tables"] = len(pit_tables[name])
     for series in (*series_of.values(), *pits.values(), floor):
         series["open_hours"] = [round(hours, 4) for hours in series["open_hours"]]
     return {"day": day.isoformat(), "pit": pit, "time_zone": str(setting[1]),
@@ -122,7 +123,7 @@ def day_series(conn: Conn, day: date, pit: str | None = None, tables: Iterable[s
             "floor": floor}
 
 
-def series_at(dsn: str, day: date | None = None, pit: str | None = None) -> dict[str, Any]:
+def series_at(dsn: str, day: date | None = None, pit: str | None = None) -> DaySeries:
     """`day_series` of the archive at `dsn`, for today's gaming day when `day` is None. Raises ArchiveError
     (the server unreachable, the schema not migrated)."""
     try:

@@ -2,8 +2,9 @@
 
 The figures come from the views of migrations 0002 and 0004 (`hand_figures`, `table_day_figures`,
 `table_day_counts`; per pit `floor/pits.py`); this module only filters and sums them, and fills `bet_edges` (each bet's
-house edge per archived profile, from the engine's exact Three Card Poker figures, or from a paytable
-certificate's figures when `croupier stats --certificates DIR` gives one: docs/math.md) before a report.
+house edge per archived profile as the ratings take it, `engine.rating_edges.bet_edges`: the profile's approved
+figures, then a paytable certificate's when `croupier stats --certificates DIR` gives one, then for Three Card
+Poker the engine's exact count: docs/math.md) before a report.
 Definitions: docs/floor.md, "Figures".
 """
 
@@ -19,13 +20,13 @@ from typing import Any
 
 import psycopg
 
-from engine.house_edge import profile_edges
 from engine.paytables import parse_profile
-from engine.ratings import CIRCLE_BETS
+from engine.ratings import CIRCLE_BETS, bet_edges
 from floor.archive import ArchiveError, connect
 from floor.pits import pit_day_counts
+from floor.reports import DealersReport, TableCounts
 from floor.series import NO_JIT
-from floor.shift_counts import dealer_figures, shift_alerts, table_alerts
+from floor.shift_counts import dealer_figures, selection, shift_alerts, table_alerts
 from protocol.certificates import read_certificate
 
 COUNT_KINDS = ("drop", "fill", "credit", "opening", "closing")
@@ -39,16 +40,6 @@ COUNTS = ("drop", "fills", "credits", "opening", "closing", "count_win", "hold_p
 """A table's counts and the win and hold they give (the CSV's last columns)."""
 
 Conn = psycopg.Connection[tuple[Any, ...]]
-
-
-def tcp_edges(content: str) -> dict[str, Fraction]:
-    """Each 3CP bet circle's house edge under a profile's text: circle -> edge.
-    The Ante carries the Ante and Play's edge per Ante, so Play's is 0. Raises ValueError on a bad profile."""
-    edges = profile_edges(parse_profile(content, "archived profile"))
-    out = {"ante": edges.ante_play.house_edge, "play": Fraction(0), "pair_plus": edges.pair_plus.house_edge}
-    if edges.bonus is not None:
-        out["bonus"] = edges.bonus
-    return out
 
 
 CERTIFIED_CIRCLES: Mapping[str, Mapping[str, str | None]] = CIRCLE_BETS
@@ -86,32 +77,39 @@ def certified_edges(directory: str | Path) -> dict[tuple[str, str], dict[str, Fr
 
 
 def refresh_edges(conn: Conn, certified: Mapping[tuple[str, str], Mapping[str, Fraction]] | None = None) -> int:
-    """Fill `bet_edges` for every archived 3CP profile not in it yet; return how many profiles were added.
-    A profile whose text was not archived, is not the text of its sha256, or does not parse, gets no
-    edges: its hands' theoretical win is null. `certified` (`certified_edges`) come first and stand
-    over any edges computed before, for either game."""
-    added = 0
+    """Fill `bet_edges` for every archived UTH and 3CP profile not in it yet (and again for one a certificate
+    names); return how many profiles were filled. Each circle's edge is the one a rating session takes
+    (`engine.rating_edges.bet_edges`, the one place): the profile's approved figures (`[GAME.approved]`, as
+    `croupier math approve` files them), then its certificate's (`certified`, `certified_edges`), then for 3CP
+    the engine's exact count; a circle with none gets no row (its hands' theoretical win is null, never a flat
+    guess). A profile whose text was not archived, is not the text of its sha256, or does not parse, gets no
+    edges but a certificate's."""
+    added, certified = 0, certified or {}
     with conn.transaction():
-        for (sha, game), edges in (certified or {}).items():
+        known = {(str(sha), str(game)) for sha, game in conn.execute("SELECT DISTINCT profile_sha256, game FROM bet_edges")}
+        rows = conn.execute(
+            "SELECT DISTINCT ON (profile_sha256, game) profile_sha256, game, record -> 'profile' ->> 'content' "
+            "FROM hands WHERE game IN ('uth', '3cp') AND profile_sha256 IS NOT NULL "
+            "AND record -> 'profile' ->> 'content' IS NOT NULL").fetchall()
+        filled: dict[tuple[str, str], Mapping[str, Fraction]] = {}
+        for sha, game, content in rows:
+            key = (str(sha), str(game))
+            if (key in known and key not in certified) or hashlib.sha256(str(content).encode("utf-8")).hexdigest() != sha:
+                continue
+            try:
+                profile = parse_profile(str(content), "archived profile")
+            except (ValueError, TypeError):
+                continue
+            carries = CIRCLE_BETS[key[1]]  # the certificate's figures by bet, as the ratings read them
+            bets = {bet: edge for circle, edge in certified.get(key, {}).items() if (bet := carries.get(circle))}
+            filled[key] = bet_edges(key[1], profile, key[0], bets).edges
+        for key, edges in certified.items():  # a certified profile whose text is not archived: its certificate's
+            filled.setdefault(key, edges)
+        for (sha, game), edges in filled.items():
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO bet_edges VALUES (%s, %s, %s, %s::numeric, %s) ON CONFLICT "
                                 "(profile_sha256, game, circle) DO UPDATE SET edge = EXCLUDED.edge, exact = EXCLUDED.exact",
                                 [(sha, game, circle, _numeric(edge), str(edge)) for circle, edge in edges.items()])
-        rows = conn.execute(
-            "SELECT DISTINCT ON (profile_sha256) profile_sha256, record -> 'profile' ->> 'content' FROM hands "
-            "WHERE game = '3cp' AND profile_sha256 IS NOT NULL AND record -> 'profile' ->> 'content' IS NOT NULL "
-            "AND profile_sha256 NOT IN (SELECT profile_sha256 FROM bet_edges WHERE game = '3cp')").fetchall()
-        for sha, content in rows:
-            if hashlib.sha256(str(content).encode("utf-8")).hexdigest() != sha:
-                continue
-            try:
-                edges = tcp_edges(str(content))
-            except (ValueError, TypeError):
-                continue
-            with conn.cursor() as cur:
-                cur.executemany("INSERT INTO bet_edges VALUES (%s, '3cp', %s, %s::numeric, %s) "
-                                "ON CONFLICT DO NOTHING",
-                                [(sha, circle, _numeric(edge), str(edge)) for circle, edge in edges.items()])
             added += 1
     return added
 
@@ -221,9 +219,9 @@ def _grouped(conn: Conn, keys: tuple[str, ...], where: str, params: list[Any],
     return out
 
 
-def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, dict[str, Any]]:
+def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, TableCounts]:
     """Each table's counts over the days selected; opening and closing only for a single day."""
-    out = {}
+    out: dict[str, TableCounts] = {}
     for table, drop, fills, credits, opening, closing, win in conn.execute(
             _COUNTS.format(where=where), params).fetchall():
         out[str(table)] = {"drop": int(drop), "fills": int(fills), "credits": int(credits),
@@ -242,27 +240,14 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
     the theoretical win by the figures of the certificates in `certificates` where they certify a
     profile. Raises ArchiveError."""
     certified = certified_edges(certificates) if certificates else None
-    where: list[str] = ["true"]
-    params: list[Any] = []
-    if day is not None:
-        where.append("gaming_day = %s")
-        params.append(day)
-    if table is not None:
-        where.append("table_name = %s")
-        params.append(table)
-    day_clause, day_params = " AND ".join(where), list(params)
+    tables_selected = [table] if table is not None else None
+    day_clause, day_params = selection(day, tables_selected)  # the tables' counts: by day and table
     if pit is not None:
-        where.append("pit = %s")
-        params.append(pit)
         day_clause += " AND table_name IN (SELECT table_name FROM hand_figures WHERE pit = %s)"
         day_params.append(pit)
-    pit_clause, pit_params = " AND ".join(where), list(params)  # the pits' counts: by day, table, pit
-    view = "table_day_figures"
-    if shift is not None:
-        where.append("shift = %s")
-        params.append(shift)
-        view = "table_shift_figures"
-    clause = " AND ".join(where)
+    pit_clause, pit_params = selection(day, tables_selected, pit)  # the pits' counts: by day, table, pit
+    clause, params = selection(day, tables_selected, pit, shift)
+    view = "table_day_figures" if shift is None else "table_shift_figures"
     try:
         with connect(dsn) as conn:
             refresh_edges(conn, certified)
@@ -297,9 +282,9 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
             "shift": shift, "pit": pit, "tables": tables, "games": games, "pits": pits, "alerts": alerts}
 
 
-def dealers(dsn: str, day: date | None = None, table: str | None = None, pit: str | None = None) -> dict[str, Any]:
+def dealers(dsn: str, day: date | None = None, table: str | None = None, pit: str | None = None) -> DealersReport:
     """Each dealer's figures per table (`floor.shift_counts.dealer_figures`) for a gaming day, table and pit
-    or all: `{"day", "table", "pit", "dealers": [...]}`. Raises ArchiveError."""
+    or all. Raises ArchiveError."""
     try:
         with connect(dsn) as conn:
             conn.read_only = True

@@ -21,14 +21,15 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from engine.tournament.clock import Clock
 from engine.tournament.config import BlindLevel, Stage
 from floor.director.config import DirectorConfig
 from floor.director.state import CLOCK_KINDS, DirectorStore, TournamentState
+from floor.reports import ArchivedTournament, TournamentLevel, TournamentRecord
 from protocol.audit import utc_iso
 
 log = logging.getLogger("croupier.director")
@@ -99,7 +100,7 @@ def record_id(store: DirectorStore) -> str:
     return made
 
 
-def build_record(tournament_id: str, state: TournamentState, events: list[Event]) -> dict[str, Any]:
+def build_record(tournament_id: str, state: TournamentState, events: list[Event]) -> TournamentRecord:
     """The record of a tournament that is over (`is_over`)."""
     t, reg = state.tournament, state.registration
     finished = max((at for _, at, _, _ in events), default=0.0)
@@ -108,7 +109,7 @@ def build_record(tournament_id: str, state: TournamentState, events: list[Event]
     for stage in t.stages:
         number += isinstance(stage, BlindLevel)
         numbers.append(number)
-    levels: list[dict[str, Any]] = []
+    levels: list[TournamentLevel] = []
     for k, began, ended in stage_times(t.stages, events, finished):
         stage = t.stages[k]
         level = stage if isinstance(stage, BlindLevel) else None
@@ -131,7 +132,7 @@ def _time(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
-def write_record(dsn: str, record: Mapping[str, Any]) -> bool:
+def write_record(dsn: str, record: TournamentRecord) -> bool:
     """Write the record, its places and its levels in one transaction; True when it is new, False
     when the archive holds it already (nothing written). Raises ArchiveError (server down, no schema)."""
     import psycopg
@@ -162,7 +163,7 @@ def write_record(dsn: str, record: Mapping[str, Any]) -> bool:
         raise ArchiveError(f"the tournament's record: {exc}".strip()) from exc
 
 
-def tournaments(dsn: str) -> list[dict[str, Any]]:
+def tournaments(dsn: str) -> list[ArchivedTournament]:
     """Every tournament archived, the latest first: its record, with `hands` (its tables' hands
     archived while it ran, by `tournament_hands`). Raises ArchiveError."""
     import psycopg
@@ -175,10 +176,11 @@ def tournaments(dsn: str) -> list[dict[str, Any]]:
                                 "FROM tournaments t ORDER BY t.finished_at DESC, t.id").fetchall()
     except psycopg.Error as exc:
         raise ArchiveError(f"the tournaments: {exc}".strip()) from exc
-    return [{**dict(record), "hands": int(hands)} for record, hands in rows]
+    return [cast(ArchivedTournament, {**record, "hands": int(hands)})  # the record as `write_record` wrote it
+            for record, hands in rows]
 
 
-def tournaments_text(done: list[dict[str, Any]]) -> str:
+def tournaments_text(done: list[ArchivedTournament]) -> str:
     """The tournaments for a person: a line each, then its places in the money."""
     lines = [f"{len(done)} tournament(s) archived"]
     for t in done:
@@ -200,7 +202,7 @@ class TournamentRecorder(threading.Thread):
         self.dsn = cfg.db
         self.store = store
         self.outcome: str | None = None
-        self._record: dict[str, Any] | None = None
+        self._record: TournamentRecord | None = None
         self._wake = threading.Event()
         self.stopping = threading.Event()
 

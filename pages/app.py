@@ -40,12 +40,14 @@ def static_files(own: Path) -> dict[str, Path]:
 
 
 async def _static(request: web.Request) -> web.FileResponse:
-    """A file of the listing made at start, by its plain name only (no path: nothing else is ever reached)."""
+    """A file of the listing made at start, by its plain name only (no path: nothing else is ever reached). Kept
+    by the browser but asked again at each load (`no-cache`: a 304 while unchanged), so a console reloaded after
+    an update runs the new modules, never a mix of the old ones it cached and the new."""
     name = request.match_info["name"]
     path = request.app[FILES].get(name) if _NAME.fullmatch(name) else None
     if path is None:
         raise web.HTTPNotFound()
-    return web.FileResponse(path)
+    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
 
 
 async def _words(request: web.Request) -> web.Response:

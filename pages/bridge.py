@@ -185,3 +185,22 @@ class FeedFollower(threading.Thread):
 
     def stop(self) -> None:
         self.stopping.set()
+
+
+class FollowedFeed:
+    """A hub and, when the configuration names the feed, the follower that feeds it: `start` and `stop` with the
+    web process (the display's full feed, `firmware_host/display/surveillance.py`; the director's, `pages/tournament.py`)."""
+
+    def __init__(self, hub: Hub, follower: FeedFollower | None = None) -> None:
+        self.hub = hub
+        self.follower = follower
+
+    def start(self) -> None:
+        if self.follower is not None:
+            self.follower.start()
+
+    def stop(self) -> None:
+        """The follower stopped, and waited for at most 2 s (a daemon thread: it cannot hold the process)."""
+        if self.follower is not None:
+            self.follower.stop()
+            self.follower.join(timeout=2.0)

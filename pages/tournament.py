@@ -17,7 +17,7 @@ from typing import Protocol
 
 from aiohttp import web
 
-from pages.bridge import FeedFollower, Hub
+from pages.bridge import FeedFollower, FollowedFeed, Hub
 from pages.pump import pump
 
 
@@ -36,27 +36,17 @@ class Follows(Protocol):
     def key(self) -> str | None: ...
 
 
-class TournamentFeed:
+class TournamentFeed(FollowedFeed):
     """The director's feed: its follower (when configured) and hub; `start`/`stop` with the process."""
 
     def __init__(self, cfg: Follows, loop: asyncio.AbstractEventLoop, section: str) -> None:
+        super().__init__(Hub(cfg.heartbeat_s, coalesce=True))  # each state the whole tournament: a late one replaces it
         self.section = section
-        self.hub = Hub(cfg.heartbeat_s, coalesce=True)  # each state the whole tournament: a late one replaces it
-        self.follower: FeedFollower | None = None
         if cfg.tournament is not None and cfg.tournament_snapshot is not None:
             curve = cfg.tournament_server_key is not None  # the director's CURVE feed, with the process's key
             self.follower = FeedFollower(self.hub, loop, cfg.tournament, cfg.tournament_snapshot,
                                          key=cfg.key if curve else None, server_key=cfg.tournament_server_key)
             self.follower.name = f"{section}-tournament-feed"
-
-    def start(self) -> None:
-        if self.follower is not None:
-            self.follower.start()
-
-    def stop(self) -> None:
-        if self.follower is not None:
-            self.follower.stop()
-            self.follower.join(timeout=2.0)
 
 
 TOURNAMENT: web.AppKey[TournamentFeed] = web.AppKey("tournament", TournamentFeed)

@@ -529,8 +529,8 @@ class TableFields(TypedDict):
     steps: Steps
     corrections: list[Correction]
     legal: NotRequired[list[Decision] | PokerLegal | None]
+    seats: NotRequired[int]  # the table's seats (a poker table's are numbered 1..seats)
     # a house table's
-    seats: NotRequired[int]
     circles: NotRequired[list[str]]
     limits: NotRequired[Limits]
     paytable: NotRequired[Paytable]

@@ -178,7 +178,8 @@ class DealerSignIn(TypedDict):
 
 class RatingSession(TypedDict):
     """The pit's signed-off rating step at a seat: `open` (a card, or none: the player declined it), `close` (its
-    `end` entered), `adjust` (the unrated play entered: `hands` at an `average_bet` on the Ante; its `start`)."""
+    `end` entered), `adjust` (the unrated play entered: `hands` at an `average_bet` on the Ante; its `start`; of the
+    session open at the seat, or of the one closed there that `session`, its start, names)."""
 
     seat: int
     action: str
@@ -188,6 +189,7 @@ class RatingSession(TypedDict):
     start: NotRequired[int]
     end: NotRequired[int]
     reason: NotRequired[str]
+    session: NotRequired[float]
 
 
 class NoArguments(TypedDict):

@@ -281,6 +281,7 @@ class DealerLog:
     buttons: int = 0
     commands: int = 0
     resends: int = 0
+    chips: dict[str, int] | None = None                             # a smart table's chip faults injected, by kind
 
 
 def cards_placed(state: Mapping[str, Any]) -> list[str]:

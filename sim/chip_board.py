@@ -66,6 +66,12 @@ def layout(game: str = "uth", spots: int = 7) -> tuple[tuple[int, str], ...]:
     return tuple(enumerate([*names, "tray"]))
 
 
+def chip_height(antenna: str, position: int) -> int:
+    """The chips below the one at `position` of `antenna`'s stack (bottom chip first): a tray's are counted
+    within its column of TRAY_COLUMN."""
+    return position % TRAY_COLUMN if antenna == "tray" else position
+
+
 def miss_chance(height: int, rate: float) -> float:
     """The chance one scan misses the chip with `height` chips below it.
 
@@ -192,7 +198,7 @@ class ChipBoardFirmware(DeviceFirmware):
         by a miss asked for), sorted."""
         read = []
         for position, uid in enumerate(self.stacks[antenna]):
-            height = position % TRAY_COLUMN if antenna == "tray" else position
+            height = chip_height(antenna, position)
             forced = self._misses.get((antenna, uid), 0)
             if forced:
                 if forced == 1:

@@ -52,7 +52,7 @@ from engine.games import HOUSE_GAMES
 from firmware_host.service.journal import Journal
 from firmware_host.service.tray import TrayWatch
 from sim.bots import BotDealer, BotError, DealerLog
-from sim.chip_board import ChipBoardClient
+from sim.chip_hands import BUY_IN_CHIPS, TRAY_FLOAT, ChipHands, Rack, by_value, make_change, seat_of, tray_float
 from sim.restarter import end, read_json_line, spawn
 
 DEMO_SET = Path(__file__).resolve().parents[1] / "deploy" / "chips-demo.csv"
@@ -63,15 +63,9 @@ CAUGHT_AS: Mapping[str, str | None] = {"mispay": "mispay", "past_post": "chips_m
                                        "foreign": "foreign_chip", "misread": None}
 """The fault the table must stand for each injected kind (a misread: none, the debounce absorbs it)."""
 
-TRAY_FLOAT = {100: 200, 500: 200, 2500: 100, 10000: 50, 50000: 10}
-"""The tray's float at the start: chips of each value (cents), taken from the demo set's active chips."""
-
 TRAY_MOST = 800
 """Chips in the tray above which the dealer sends a credit to the cage between hands (an antenna's inventory holds
 at most `drivers.chip_protocol.MAX_UIDS`, 1,024 chips: a tray that only grows would outgrow it)."""
-
-BUY_IN_CHIPS = {100: 20, 500: 16, 2500: 8}
-"""The chips a bot buys in for (cash for chips at its seat, sold from the tray): 30,000 cents a time."""
 
 COLOUR_UP_AT = 30
 """Chips of the smallest value in a bot's rack above which the dealer colours up `COLOUR_UP_CHIPS` of them."""
@@ -130,96 +124,39 @@ def start_chip_board(run_dir: Path, game: str, seats: int, seed: int) -> tuple[s
         raise
 
 
-def tray_float(chip_set: ChipSet) -> list[str]:
-    """The chips of the tray's float (`TRAY_FLOAT`), the first active chips of each value in the set."""
-    active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
-    return [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
-
-
 def fill_tray(board: str, chip_set: ChipSet) -> None:
     """Lay the tray's float in the emulated board's tray at `board` (its control address), before the controller
     starts: its first reading of the tray, the shift's opening inventory, holds the whole float (laid while the
     table reads, a loaded machine's first stable reading once held a seventh of it)."""
-    client = ChipBoardClient(board, timeout=10.0)
+    hands = ChipHands(board, chip_set, ())
     try:
-        if not client.show().get("tray"):
-            chips = tray_float(chip_set)
-            for start in range(0, len(chips), 50):
-                client.place("tray", *chips[start:start + 50])
+        if not hands.lying().get("tray"):
+            hands.lay_float()
     finally:
-        client.close()
+        hands.close()
 
 
 def chip_refusal(chips: bool, faults: Mapping[str, float], game: str, dealer: str, kills: int) -> str | None:
     """What is wrong with `croupier demo`'s `--chips` and `--faults` beside its other options (None when nothing is)."""
     if faults and not chips:
         return "--faults injects chip faults: it needs --chips"
-    if chips and (game not in HOUSE_GAMES or dealer != "bots" or kills):
-        return "--chips is for the house games' bot dealer (uth, 3cp), without --kill"
+    if chips and (game not in HOUSE_GAMES or kills):
+        return "--chips is for the house games (uth, 3cp), without --kill"
+    if dealer == "web" and set(faults) - {"mispay"}:
+        return "--chips --dealer web injects mispays only (--faults mispay=P): a person clears what the console holds"
     return None
+
+
+def mispaid(circles: Sequence[Mapping[str, Any]], seed: int, hand: int) -> Mapping[str, Any]:
+    """The circle an injected mispay pays a chip more: a won one when there is one, drawn from the seed and the hand."""
+    won = [c for c in circles if int(c["due"]) > int(c["value"])] or circles
+    return random.Random(f"{seed}:{hand}:mispay").choice(won)
 
 
 def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET) -> str:
     """The controller's `[chip_reader]` and `[chips]` sections for the emulated board at `board_url`."""
     return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = {SETTLE_MS}\n'
             f'\n[chips]\nset = "{Path(chip_set).resolve()}"\n')
-
-
-def make_change(amount: int, chips: Mapping[int, Sequence[str]]) -> list[str]:
-    """The fewest chips, greedily from the highest value, out of `chips` (value -> UIDs) that make `amount`.
-    Raises BotError when they cannot make it.
-
-    >>> make_change(1600, {500: ["A", "B", "C", "D"], 100: ["E", "F"]})
-    ['A', 'B', 'C', 'E']
-    """
-    out: list[str] = []
-    left = amount
-    for value in sorted(chips, reverse=True):
-        take = min(left // value, len(chips[value]))
-        out += list(chips[value][:take])
-        left -= take * value
-    if left:
-        raise BotError(f"no chips to make {amount} (short by {left})")
-    return out
-
-
-class Rack:
-    """Chips off the table (the players' racks, or a pile): value -> UIDs."""
-
-    def __init__(self, chip_set: ChipSet, uids: Sequence[str] = ()) -> None:
-        self.set = chip_set
-        self.chips: dict[int, list[str]] = {}
-        self.give(uids)
-
-    def give(self, uids: Sequence[str]) -> None:
-        for uid in uids:
-            chip = self.set.get(uid)
-            self.chips.setdefault(chip.value if chip is not None else 0, []).append(uid)
-
-    def take_chips(self, value: int, count: int) -> list[str]:
-        """`count` chips of `value` taken off the rack. Raises BotError when it holds fewer."""
-        held = self.chips.get(value, [])
-        if len(held) < count:
-            raise BotError(f"no {count} chips of {value} left (only {len(held)})")
-        out, self.chips[value] = held[:count], held[count:]
-        return out
-
-    def take(self, amount: int) -> list[str]:
-        """Chips making `amount`, taken off the rack. Raises BotError."""
-        uids = make_change(amount, self.chips)
-        for uid in uids:
-            chip = self.set.get(uid)
-            self.chips[chip.value if chip is not None else 0].remove(uid)
-        return uids
-
-
-def by_value(chip_set: ChipSet, uids: Sequence[str]) -> dict[int, list[str]]:
-    """UIDs grouped by their chips' value."""
-    out: dict[int, list[str]] = {}
-    for uid in uids:
-        chip = chip_set.get(uid)
-        out.setdefault(chip.value if chip is not None else 0, []).append(uid)
-    return out
 
 
 def reads_match(state: Mapping[str, Any], lying: Mapping[str, Sequence[str]]) -> bool:
@@ -231,6 +168,7 @@ def reads_match(state: Mapping[str, Any], lying: Mapping[str, Sequence[str]]) ->
     lies = {name: sorted(uids) for name, uids in lying.items() if name != "tray" and uids}
     stable = all(c.get("stable") for c in chips.get("circles") or [])
     return stable and read == lies
+
 
 
 class ChipDealer(BotDealer):
@@ -245,18 +183,13 @@ class ChipDealer(BotDealer):
                  **options: Any) -> None:
         super().__init__(*args, **options)
         self.fault_hook = lambda _dealer, fault: self._repair(fault)
-        self.board = ChipBoardClient(board, timeout=10.0)
+        self.hands = ChipHands(board, chip_set, self.players)  # the racks bought in, the cage, the board
+        self.board, self.racks, self.cage = self.hands.board, self.hands.racks, self.hands.cage
         self.chip_set = chip_set
         self.faults = dict(faults or {})
         self.injected: Counter[str] = Counter()
         self.foreign = [c.uid for c in chip_set if c.status is not ChipStatus.ACTIVE]
-        active = by_value(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE])
-        float_ = tray_float(chip_set)
-        kept = set(float_)
-        self.racks = {seat: Rack(chip_set) for seat in self.players}  # each bot's chips off the table: bought in
-        self.cage = Rack(chip_set, [uid for uids in active.values() for uid in uids if uid not in kept])
         self.moved: Counter[str] = Counter()  # movements recorded: buy_in, colour_up, fill, credit
-        self._float = float_
         self._plans: dict[int, list[str]] = {}  # hand -> the injections still to do in it
         self._placed: int | None = None  # the hand whose bets lie in the circles
         self._taken_back: int | None = None  # the hand before which the players took their chips back
@@ -306,8 +239,7 @@ class ChipDealer(BotDealer):
         it (the shift's opening inventory), deal `hands` hands, read the tray."""
         self.sync()
         if not self.lying().get("tray"):
-            for start in range(0, len(self._float), 50):
-                self.board.place("tray", *self._float[start:start + 50])
+            self.hands.lay_float()
         self.settle_tray()
         log = super().play(hands)
         self.settle_tray()
@@ -335,8 +267,7 @@ class ChipDealer(BotDealer):
         movements between hands (colour-ups, a credit, fills) are made and recorded."""
         if self._taken_back == hand:
             return
-        for antenna in [a for a in self.lying() if a != "tray"]:
-            self.racks[int(antenna[4:].split(".", 1)[0])].give(self.board.clear(antenna))
+        self.hands.take_back()
         self._taken_back = hand
         self.settle("every circle empty", fault_ok=False)
         self.settle_tray()  # the last hand is checked against the tray as it read once paid
@@ -352,20 +283,13 @@ class ChipDealer(BotDealer):
 
     def _stake(self, seat: int, amount: int, hand: int) -> list[str]:
         """Chips making `amount` from the seat's rack; when it cannot make them, the bot buys in first."""
-        rack = self.racks[seat]
-        for _ in range(3):
-            try:
-                return rack.take(amount)
-            except BotError:
-                self._buy_in(seat, hand)
-        return rack.take(amount)
+        return self.hands.stake(seat, amount, lambda short: self._buy_in(short, hand))
 
     def _buy_in(self, seat: int, hand: int) -> None:
         """The bot changes cash for `BUY_IN_CHIPS` at its seat: sold from the tray, recorded (`buy_in`)."""
-        tray = by_value(self.chip_set, self.lying().get("tray", []))
+        tray = self.hands.tray()
         chips = [uid for value, count in BUY_IN_CHIPS.items() for uid in tray.get(value, [])[:count]]
-        self.board.remove("tray", *chips)
-        self.racks[seat].give(chips)
+        self.hands.sell(seat, chips)
         self._record("buy_in", hand, seat=seat, amount=self.chip_set.value(chips))
 
     def _colour_up(self, seat: int, hand: int) -> None:
@@ -375,17 +299,8 @@ class ChipDealer(BotDealer):
         if len(rack.chips.get(small, [])) <= COLOUR_UP_AT:
             return
         given = rack.take_chips(small, COLOUR_UP_CHIPS)
-        amount = small * len(given)
-        tray = {v: u for v, u in by_value(self.chip_set, self.lying().get("tray", [])).items() if v > small}
-        try:
-            bigger = make_change(amount, tray)
-        except BotError:  # the tray cannot change them now: the player keeps them
-            rack.give(given)
-            return
-        self.board.place("tray", *given)
-        self.board.remove("tray", *bigger)
-        rack.give(bigger)
-        self._record("colour_up", hand, seat=seat, amount=amount)
+        if self.hands.colour_up(seat, given):  # else the tray cannot change them now: the player keeps them
+            self._record("colour_up", hand, seat=seat, amount=small * len(given))
 
     def _credit(self, hand: int) -> None:
         """A tray grown past `TRAY_MOST` chips: the chips above its float, denomination by denomination, go to the
@@ -396,9 +311,7 @@ class ChipDealer(BotDealer):
         sent: list[str] = []
         for value, uids in sorted(by_value(self.chip_set, tray).items()):
             sent += uids[TRAY_FLOAT.get(value, 0):]
-        for start in range(0, len(sent), 50):
-            self.board.remove("tray", *sent[start:start + 50])
-        self.cage.give(sent)
+        self.hands.to_cage(sent)
         self._record("credit", hand, amount=self.chip_set.value(sent), slip=f"C{hand}")
 
     def _fill(self, hand: int) -> None:
@@ -414,8 +327,7 @@ class ChipDealer(BotDealer):
                 chips += self.cage.take_chips(value, short)
         if not chips:
             return
-        for start in range(0, len(chips), 50):
-            self.board.place("tray", *chips[start:start + 50])
+        self.hands.to_tray(chips)
         self._record("fill", hand, amount=self.chip_set.value(chips), slip=f"F{hand}")
 
     def _start_hand(self, st: Mapping[str, Any]) -> None:
@@ -433,7 +345,7 @@ class ChipDealer(BotDealer):
         if self._placed != hand:
             for seat, player in sorted(self.players.items()):
                 for circle, amount in player.bets(self.game, hand, self.limits).items():
-                    self.board.place(f"spot{seat}.{circle}", *self._stake(seat, amount, hand))
+                    self.hands.place(seat, circle, self._stake(seat, amount, hand))
             if self._due(hand, "foreign"):
                 antenna = f"spot{random.Random(f'{self.seed}:{hand}:foreign').choice(sorted(self.players))}.ante"
                 uid = self.foreign[hand % len(self.foreign)]
@@ -510,23 +422,8 @@ class ChipDealer(BotDealer):
     def _pay(self, hand: int, st: Mapping[str, Any]) -> None:
         """Make every circle its due: lost chips into the tray, wins paid from the tray; a mispay when planned."""
         circles = [c for c in (st.get("chips") or {}).get("circles") or [] if "due" in c]
-        lying = self.lying()
-        for c in circles:
-            antenna, due = f"spot{c['seat']}.{c['circle']}", int(c["due"])
-            there = lying.get(antenna, [])
-            value = self.chip_set.value(there)
-            if due == value:
-                continue
-            if due < value and there:
-                self.board.move(antenna, "tray", *there)
-                value = 0
-            if due > value:
-                tray = by_value(self.chip_set, self.lying().get("tray", []))
-                self.board.move("tray", antenna, *make_change(due - value, tray))
-        if circles and self._due(hand, "mispay"):  # one chip more than due, on a won circle when there is one
-            won = [c for c in circles if int(c["due"]) > int(c["value"])] or circles
-            c = random.Random(f"{self.seed}:{hand}:mispay").choice(won)
-            self.board.move("tray", f"spot{c['seat']}.{c['circle']}", by_value(self.chip_set, self.lying()["tray"])[100][0])
+        more = mispaid(circles, self.seed, hand) if circles and self._due(hand, "mispay") else None
+        self.hands.pay(circles, more)
 
     def _repair(self, fault: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The supervisor puts right what was done to the chips (not a mispay: accepted as read); the readers show it."""
@@ -535,7 +432,7 @@ class ChipDealer(BotDealer):
                 if what == "take":
                     self.board.remove(antenna, uid)
                     if uid not in self.foreign:
-                        self.racks[int(antenna[4:].split(".", 1)[0])].give([uid])
+                        self.racks[seat_of(antenna)].give([uid])
                 else:
                     self.board.place(antenna, uid)
             self._repairs.clear()
@@ -589,5 +486,5 @@ def chip_summary(state_dir: str | Path, first_hand: int, hands: int,
     return chips, not missed and not unexpected and not flagged and chips["tray_difference"] == 0
 
 
-__all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",
-           "fill_tray", "make_change", "parse_faults", "reads_match", "start_chip_board", "tray_float"]
+__all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "TRAY_FLOAT", "by_value", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",
+           "fill_tray", "make_change", "mispaid", "parse_faults", "reads_match", "start_chip_board", "tray_float"]

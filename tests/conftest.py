@@ -28,7 +28,7 @@ LONGEST_FIRST = (
     "tests/web/test_pit_floor.py",
     "tests/floor/test_floor_curve.py",
     "tests/sim/test_sim_tournament_devices.py",
-    "tests/firmware_host/test_math_uth.py",
+    "tests/analysis/test_math_uth.py",
     "tests/web/test_dealer_poker.py",
     "tests/floor/test_floor_stats.py",
     "tests/web/test_pit.py",

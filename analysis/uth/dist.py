@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.paytables import FIVE_CARD_CATEGORIES, UthRules
+from analysis.figures import Outcome
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -158,7 +159,7 @@ def pays_text(x: Fraction) -> int | str:
     return int(x) if x.denominator == 1 else str(x)
 
 
-def outcomes(weights: npt.NDArray[np.integer[Any]], values: list[Fraction], what: str) -> list[dict[str, Any]]:
+def outcomes(weights: npt.NDArray[np.integer[Any]], values: list[Fraction], what: str) -> list[Outcome]:
     """The distinct net results of `values` with the cells' weights: exact weights, probabilities and pays
     (integers, or fractions as text: JSON, as the cache keeps them)."""
     total = int(weights.sum())
@@ -170,6 +171,6 @@ def outcomes(weights: npt.NDArray[np.integer[Any]], values: list[Fraction], what
              "pays": pays_text(v)} for v, w in sorted(by.items())]
 
 
-def expected(out: list[dict[str, Any]]) -> Fraction:
+def expected(out: list[Outcome]) -> Fraction:
     """The mean net result of outcomes as `outcomes` gives them."""
     return sum((Fraction(o["probability"]) * Fraction(o["pays"]) for o in out), Fraction(0))

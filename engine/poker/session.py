@@ -172,9 +172,12 @@ class Session:
         self.small_blind, self.big_blind = positions[1], positions[2]
 
     # ---- seats --------------------------------------------------------------------------
-    def _between_hands(self, what: str) -> None:
+    def _between_hands(self, what: str, seat: int | None = None) -> None:
+        """Raises IllegalAction while a hand is in progress (a seat's own change, `seat`: said as the seat's)."""
         if self.hand is not None:
-            raise IllegalAction(f"{what}: between hands only (a hand is in progress)", say=say("refusal.hand_in_progress"))
+            raise IllegalAction(f"{what}: between hands only (a hand is in progress)",
+                                say=say("refusal.hand_in_progress") if seat is None
+                                else say("refusal.poker_seat_between_hands", seat=seat))
 
     def _check_seat(self, seat: int) -> int:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.size:
@@ -193,7 +196,7 @@ class Session:
         hand (a cash game); a tournament's player moved in by the director owes none
         (`owes_big_blind=False`). Raises IllegalAction for a taken or unknown seat, a bad amount,
         or during a hand."""
-        self._between_hands("sitting down")
+        self._between_hands("sitting down", seat)
         self._check_seat(seat)
         if seat in self.players:
             raise IllegalAction(f"seat {seat} is taken" + (f" by {self.players[seat].name}" if self.players[seat].name
@@ -205,13 +208,13 @@ class Session:
 
     def leave(self, seat: int) -> int:
         """The player leaves with his chips (returned). Raises IllegalAction (empty seat, a hand on)."""
-        self._between_hands("leaving")
+        self._between_hands("leaving", seat)
         self._seat(seat)
         return self.players.pop(seat).stack
 
     def buy_in(self, seat: int, amount: int) -> None:
         """Rebuy or add-on chips to a seated player, between hands only. Raises IllegalAction."""
-        self._between_hands("a rebuy or add-on")
+        self._between_hands("a rebuy or add-on", seat)
         player = self._seat(seat)
         self._check_buy_in(amount, player.stack)
         player.stack += amount
@@ -251,7 +254,8 @@ class Session:
         who owes no blinds."""
         player = self._seat(seat)
         if player.owes is None:
-            raise IllegalAction(f"seat {seat} owes no blinds: nothing to wait for (sit_in)")
+            raise IllegalAction(f"seat {seat} owes no blinds: nothing to wait for (sit_in)",
+                                say=say("refusal.poker_owes_no_blinds", seat=seat))
         player.sitting_out = False
         player.waiting = True
 

@@ -6,7 +6,7 @@ It sends `{"kind": "console", "user", "role", "chips", "commands"}`, then what `
 
     {"kind": "command", "id": "c7", "command": {"cmd": "bet", "hand": 12, "seat": 3, "bets": {...}}}
 
-`command` is the command channel's own request map (`protocol/commands.py`, `docs/feed.md`) without
+`command` is the command channel's own request map (`protocol/commands/`, `docs/feed.md`) without
 its `id`: the relay gives each one an id of its own, sends it with `service.commands.CommandClient`
 (in the console's own thread, one request in flight per console, time-bounded, re-sent once under
 the same id) and answers `{"kind": "reply", "id": "c7", "reply": {...}}` with the controller's reply

@@ -28,7 +28,7 @@ import zmq
 from aiohttp import WSMsgType, web
 
 from pages import auth
-from pages.bridge import FeedFollower, Hub, Screen
+from pages.bridge import FeedFollower, FollowedFeed, Hub, Screen
 from firmware_host.display.config import DisplayConfig
 from protocol.commands import HISTORY_PAGE, CommandClient
 
@@ -80,28 +80,21 @@ class Recall:
         self.pool.shutdown(wait=True)
 
 
-class Surveillance:
+class Surveillance(FollowedFeed):
     """The full feed's follower and hub, and the recall; `start`/`stop` with the display."""
 
     def __init__(self, cfg: DisplayConfig, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(Hub(cfg.heartbeat_s))
         self.cfg = cfg
-        self.hub = Hub(cfg.heartbeat_s)
         self.recall = Recall(cfg)
-        self.follower: FeedFollower | None = None
         if cfg.full is not None and cfg.full_snapshot is not None:
             key = cfg.surveillance_key
             self.follower = FeedFollower(self.hub, loop, cfg.full, cfg.full_snapshot, key=key,
                                          server_key=cfg.server_key if key else None)
             self.follower.name = "display-full-feed"
 
-    def start(self) -> None:
-        if self.follower is not None:
-            self.follower.start()
-
     def stop(self) -> None:
-        if self.follower is not None:
-            self.follower.stop()
-            self.follower.join(timeout=2.0)
+        super().stop()
         self.recall.close()
 
 

@@ -15,6 +15,7 @@ profile's text is kept (`Config.profile`) and is what the table opens with.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from drivers.chip_debounce import CONFIRM, SETTLE_S
+from drivers.chip_protocol import check_antenna
+from drivers.errors import FrameError
 from engine import games
 from engine.chips import ChipSet, ChipSetError
 from engine.errors import LimitsError, ProfileError
@@ -178,17 +181,28 @@ class ShoeConfig:
 
 @dataclass(frozen=True, slots=True)
 class ChipReaderConfig:
-    """`[chip_reader]`: the chip reader board's serial URL ("" = no reader: bets are tapped), its line,
-    its device name, and the debounce (drivers/chip_debounce.py): a chip is in a circle once read in
-    `confirm` consecutive scans and out once missed in as many; a circle's reading is stable once
-    unchanged for `settle_ms`. Silent for `silent_s`: device silent."""
+    """`[chip_reader]`: the chip reader, its device name, and the debounce (drivers/chip_debounce.py): a
+    chip is in a circle once read in `confirm` consecutive scans and out once missed in as many; a
+    circle's reading is stable once unchanged for `settle_ms`.
 
+    `backend` "serial" (the default): the reader board's serial URL ("" = no reader: bets are tapped),
+    its line; silent for `silent_s`: device silent. `backend` "pn5180": an NXP PN5180 on the Pi's SPI
+    (`spi`, a spidev path), its BUSY and RST lines (`busy_pin`, `reset_pin`, BCM) and the antenna
+    multiplexer's select lines (`mux_pins`, lowest first); `antennas` the antennas' names in channel
+    order (drivers/pn5180.py)."""
+
+    backend: str = "serial"
     url: str = ""
     baudrate: int = 115200
     device: str = "chips"
     confirm: int = CONFIRM
     settle_ms: int = round(SETTLE_S * 1000)
     silent_s: float = 2.0
+    spi: str = "/dev/spidev0.0"
+    busy_pin: int = 16
+    reset_pin: int = 12
+    mux_pins: tuple[int, ...] = ()
+    antennas: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +324,26 @@ def _share(v: Any) -> Fraction:
     return share
 
 
+def _spidev(v: Any) -> str:
+    path = string(v)
+    if not re.fullmatch(r"/dev/spidev\d+\.\d+", path):
+        raise ValueError(f"must be a spidev device, /dev/spidevBUS.CS (e.g. /dev/spidev0.0), not {path!r}")
+    return path
+
+
+def _antennas(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError(f"must be a list of antenna names (tray, spotN.circle) in channel order, not {v!r}")
+    try:
+        names = tuple(check_antenna(x) for x in v)
+    except FrameError as exc:
+        raise ValueError(str(exc)) from None
+    twice = sorted({x for x in names if names.count(x) > 1})
+    if twice:
+        raise ValueError(f"{', '.join(map(repr, twice))} named twice")
+    return names
+
+
 def _chip_device(v: Any) -> str:
     name = plain_name(v)
     if name == "shoe":
@@ -339,9 +373,12 @@ _SCHEMA: dict[str, Section] = {
                                   "per_turn": integer(1, 10_000), "rate_per_s": rate, "burst": integer(1, 10**6)}),
     "shoe": Section(ShoeConfig, {"url": _serial_url, "baudrate": integer(1200, 4_000_000),
                           "silent_s": seconds(0.1, 3600.0)}),
-    "chip_reader": Section(ChipReaderConfig, {"url": _serial_url, "baudrate": integer(1200, 12_000_000),
+    "chip_reader": Section(ChipReaderConfig, {"backend": one_of("serial", "pn5180"), "url": _serial_url,
+                                              "baudrate": integer(1200, 12_000_000),
                                               "device": _chip_device, "confirm": integer(1, 20),
-                                              "settle_ms": integer(0, 10_000), "silent_s": seconds(0.2, 3600.0)}),
+                                              "settle_ms": integer(0, 10_000), "silent_s": seconds(0.2, 3600.0),
+                                              "spi": _spidev, "busy_pin": integer(0, 27), "reset_pin": integer(0, 27),
+                                              "mux_pins": integer_list(0, 27, 6), "antennas": _antennas}),
     "gpio": Section(GpioConfig, {"backend": one_of(*GPIO_BACKENDS), "pin_factory": one_of(*PIN_FACTORIES),
                           "panel": host_port, "void_hold_s": seconds(0.1, 10.0),
                           **{k: integer(0, 27) for k in ("card_out", "shoe_present", "lid_open", "confirm", "next",
@@ -404,12 +441,39 @@ def _check_whole(cfg: Config) -> None:
     gpio = cfg.gpio
     pins = {**gpio.sensor_pins(), **gpio.button_pins(), **gpio.light_pins()}
     used: dict[int, str] = {}
+    keys: dict[int, str] = {}
     for name, pin in pins.items():
+        key = name if name in gpio.sensor_pins() or name in gpio.button_pins() else f"light_{name}"
         if pin and pin in used:
-            key = name if name in gpio.sensor_pins() or name in gpio.button_pins() else f"light_{name}"
             raise ConfigError(f"{src}: [gpio] {key}: pin {pin} is already used by {used[pin]}")
         used[pin] = name
+        if pin:
+            keys[pin] = key
+    if cfg.chip_reader.backend == "pn5180":
+        _check_pn5180(cfg, keys if gpio.backend != "none" else {})
     distinct_endpoints(src, _endpoints(cfg))
+
+
+def _check_pn5180(cfg: Config, used: dict[int, str]) -> None:
+    """`[chip_reader] backend = "pn5180"`: its antennas, as many as its mux lines select, on pins of its own."""
+    src, chip = cfg.source, cfg.chip_reader
+    if chip.url:
+        raise ConfigError(f"{src}: [chip_reader] url: backend 'pn5180' reads no serial line (its front end is on "
+                          f"[chip_reader] spi)")
+    if not chip.antennas:
+        raise ConfigError(f"{src}: [chip_reader] antennas: backend 'pn5180' needs its antennas' names, in the "
+                          f"mux's channel order")
+    if len(chip.antennas) > 1 << len(chip.mux_pins):
+        raise ConfigError(f"{src}: [chip_reader] mux_pins: {len(chip.mux_pins)} select lines choose at most "
+                          f"{1 << len(chip.mux_pins)} antennas, not the {len(chip.antennas)} named")
+    taken = {pin: f"[gpio] {key}" for pin, key in used.items()}
+    spi0 = {7: "SPI0 CE1", 8: "SPI0 CE0", 9: "SPI0 MISO", 10: "SPI0 MOSI", 11: "SPI0 SCLK"}
+    for key, pin in [("busy_pin", chip.busy_pin), ("reset_pin", chip.reset_pin),
+                     *(("mux_pins", pin) for pin in chip.mux_pins)]:
+        if pin in taken or pin in spi0:
+            raise ConfigError(f"{src}: [chip_reader] {key}: pin {pin} is already used by "
+                              f"{taken.get(pin) or spi0[pin]}")
+        taken[pin] = f"[chip_reader] {key}"
 
 
 def _house_table(cfg: Config) -> ProfileText:

@@ -403,7 +403,7 @@ class Controller:
             return {"id": cmd.id, "ok": True, **self._status(), "state": shown}
         kind = cmd.cmd
         try:
-            body = journaled_body(kind, cmd.args, self.state, self.clock)
+            body = journaled_body(kind, cmd.args, self.state, self.clock, self.journal)
             if kind == "open" and SETUPS.get(body["game"]) == HOUSE_SETUP:
                 body = self._house_open(body)  # journaled with the profile's text and the limits spelt out
             if (kind == "open" and caller is not None and admitted.signed_off is None

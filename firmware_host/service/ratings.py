@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from engine.ratings import Ratings, fold
+from engine.ratings import Ratings, Session, fold
 from firmware_host.service.journal import Journal
 
 RATED_KINDS = frozenset({"open", "close", "player", "rating", "dealer"})
@@ -31,3 +31,22 @@ def journal_ratings(journal: Journal, table: str,
     """The table's ratings as its journal holds them (a restart changes nothing: every session is rebuilt
     from the events). Raises JournalError."""
     return fold(table, journal_entries(journal), certified, reinvestment)
+
+
+_PAGE = 1000
+"""The rated events read a page at a time (`Journal.table_events`), for a closed session looked up."""
+
+
+def closed_session(journal: Journal, seat: int, started: float) -> Session | None:
+    """The rating session closed at `seat` since the table's last `close` whose start is `started` (its whole
+    second: `engine.ratings.Ratings.closed_session`), folded from the journal's `player` and `rating` events
+    since that close (no hand is needed to know who sat when), or None: what the pit may adjust after the
+    player left. A session ended by a close, or before it, is the archive's for good (its fold starts again at
+    each close). Raises JournalError."""
+    close = journal.last_of("close")
+    after, entries = close.id if close is not None else 0, []
+    while True:
+        events, after, more = journal.table_events(after, _PAGE, 50 * _PAGE)
+        entries += [(e.kind, e.body, e.ts) for e in events]
+        if not more:
+            return fold("", entries).closed_session(seat, started)

@@ -66,6 +66,8 @@ class Seated:
         Raises Refused (nothing changed): a seat rated already to open, or none to close or adjust."""
         seat, action = int(body["seat"]), str(body["action"])
         here = self.seats.get(seat)
+        if "session" in body:  # a session closed before (checked before the journal): nothing at the seat changes
+            return
         if action == "open":
             if here is not None:
                 raise Refused(f"a player is rated at seat {seat} already: close that session first",

@@ -7,7 +7,7 @@ is `TournamentState.view`) at every change and once a second while the clock run
 or a wall screen is never more than a second behind. The state is `director_state.py`'s events in
 `DIR/director.sqlite`, replayed at start: a restart finds the clock where it was.
 
-Requests (one msgpack map a frame, answered with one; `protocol/commands.py`'s framing):
+Requests (one msgpack map a frame, answered with one; `protocol/commands/codec.py`'s framing):
 
     {"id": ..., "cmd": "start" | "pause" | "resume" | "state" | "close", "auth": {"user", "pin"} (optional)}
     {"id": ..., "cmd": "adjust", "seconds": int, "auth": ...}

@@ -36,11 +36,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 
+from floor import reports
 from floor.web.hub import PitHub
 
 log = logging.getLogger("croupier.pit.web")
+
+FiguresReader = Callable[[str, list[str]], reports.PitFigures | reports.ArchiveFailure]
+"""`read(dsn, tables)`: the pit's figures (`floor.figures.pit_figures`)."""
+RatedReader = Callable[[str, list[str]], reports.PitRated | reports.ArchiveFailure]
+"""`rated(dsn, tables)`: the rated players at the pit's tables (`floor.figures.pit_rated`)."""
 
 CHANGE_CHECK_S = 0.5
 """How often the tables on the pit are compared with those of the last reading (a new one is read at once)."""
@@ -49,8 +54,7 @@ class PitFigures:
     """The floor web process's reader of the archive for the pit (`start` on the loop, `stop` at the end)."""
 
     def __init__(self, pit: PitHub, dsn: str | None, every_s: float,
-                 read: Callable[[str, list[str]], dict[str, Any]] | None = None,
-                 rated: Callable[[str, list[str]], dict[str, Any]] | None = None) -> None:
+                 read: FiguresReader | None = None, rated: RatedReader | None = None) -> None:
         self.pit = pit
         self.dsn = dsn
         self.every_s = every_s
@@ -65,7 +69,7 @@ class PitFigures:
             return
         self.task = asyncio.get_running_loop().create_task(self._run(self.dsn, self.read))
 
-    async def _run(self, dsn: str, read: Callable[[str, list[str]], dict[str, Any]]) -> None:
+    async def _run(self, dsn: str, read: FiguresReader) -> None:
         while True:
             names = sorted(self.pit.names)
             message = await asyncio.to_thread(read, dsn, names)

@@ -4,10 +4,10 @@
 (`[[web.tables]] commands`), to a user signed in with a role of `ROLES` (anyone else: none). `POST /pit/rating` (JSON, at most `MAX_BODY` bytes) from a user signed in with a
 role of `ROLES` (`auth.require`: 401 signed out, 403 another role; the guard's origin checks as every POST):
 
-    {"table": NAME, "id": PAGE_ID, "rating": {seat, action, card?, hands?, average_bet?, start?, end?, reason?},
+    {"table": NAME, "id": PAGE_ID, "rating": {seat, action, card?, hands?, average_bet?, start?, end?, reason?, session?},
      "auth": {"user": NAME, "pin": PIN}}
 
-`rating` is the `rating` command's arguments (`protocol/commands.py`, docs/feed.md); the relay sends it to the
+`rating` is the `rating` command's arguments (`protocol/commands/arguments.py`, docs/feed.md); the relay sends it to the
 table's command endpoint as this process's own client (`[web] key`, role `pit`, over CURVE with the table's
 `server_key`), under the request id `pit-web:USER:PAGE_ID` (a page's request sent again is applied once; a
 user's id is never another's) and with `auth` plus `at`, the signed-in user, so the controller checks the PIN
@@ -44,7 +44,7 @@ MAX_BODY = 4096
 """The longest request body taken (a step is under 300 bytes)."""
 TIMEOUT_S = 2.5
 """How long the relay waits for the table's answer (twice: the request is sent again once under its id)."""
-FIELDS = ("seat", "action", "card", "hands", "average_bet", "start", "end", "reason")
+FIELDS = ("seat", "action", "card", "hands", "average_bet", "start", "end", "reason", "session")
 """The `rating` command's arguments a page may send."""
 _PAGE_ID = re.compile(r"[A-Za-z0-9_-]{1,24}")
 

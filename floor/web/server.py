@@ -14,16 +14,15 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from aiohttp import web
 
 from floor.web import pit_feed
 from floor.web.rating import RatingRelay, add_routes as add_rating_routes
 from floor.web.config import WebConfig
-from floor.web.figures import PitFigures
+from floor.web.figures import FiguresReader, PitFigures, RatedReader
 from floor.web.hub import DEALER_FIGURE_ROLES, PitHub
 from pages import app as core, auth, tournament
 from pages.bridge import FeedFollower, Hub
@@ -83,10 +82,7 @@ def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = 
     return app
 
 
-Reader = Callable[[str, list[str]], dict[str, Any]]
-
-
-def _archive_readers(cfg: WebConfig) -> tuple[Reader | None, Reader | None]:
+def _archive_readers(cfg: WebConfig) -> tuple[FiguresReader | None, RatedReader | None]:
     """The archive's readers of the pit's figures and of its rated players with `[web] floor_db` (psycopg: the
     `floor` extra, which the configuration checked)."""
     if cfg.floor_db is None:
@@ -96,8 +92,7 @@ def _archive_readers(cfg: WebConfig) -> tuple[Reader | None, Reader | None]:
 
 
 async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
-                figures: Callable[[str, list[str]], dict[str, Any]] | None = None,
-                rated: Callable[[str, list[str]], dict[str, Any]] | None = None) -> int:
+                figures: FiguresReader | None = None, rated: RatedReader | None = None) -> int:
     """Serve until SIGTERM or SIGINT; print one JSON line with the pages' addresses once listening. `figures`: the
     reader of the pit's figures (default: the archive's, `floor.figures.pit_figures`, with `[web] floor_db`);
     `rated`: of the rated players (default `floor.figures.pit_rated`).

@@ -40,6 +40,21 @@ export function withData(node, data) {
 }
 
 /**
+ * The page's root marked with the table state it shows (data-table, data-hand, data-phase, data-seq, data-boot): what
+ * a person's tests wait on, the same on every page that draws a table's state.
+ * @param {HTMLElement} root
+ * @param {{table?: string | null, hand?: number | null, phase?: string | null, seq?: number | null,
+ *   boot?: string | null}} state
+ */
+export function markState(root, state) {
+  root.dataset.table = state.table ?? "";
+  root.dataset.hand = String(state.hand ?? "");
+  root.dataset.phase = state.phase ?? "";
+  root.dataset.seq = String(state.seq ?? "");
+  root.dataset.boot = state.boot ?? "";
+}
+
+/**
  * A new SVG element with its attributes and text, appended to `parent`.
  * @param {Element} parent
  * @param {string} tag

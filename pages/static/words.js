@@ -4,6 +4,7 @@
 // Elements with data-t="section.key" get the word as text, data-t-label as aria-label, data-t-placeholder likewise.
 import * as format from "./format.js";
 import { cardText } from "./format.js";
+import { isPoker } from "./state.js";
 
 const response = await fetch("/words.json", { credentials: "same-origin" });
 /** @type {{lang: string, locale: string, words: Record<string, string>}} */
@@ -47,13 +48,15 @@ export function formatChips(count) {
 }
 
 /**
- * A net as money with its sign, or the catalog's word for a push.
+ * A net as money with its sign; a net of nothing is the catalog's word for a push at a house table, and plain
+ * money at a poker table, where nobody pushes (a seat that folded before putting anything in nets 0).
  * @param {number} amount
- * @param {format.MoneyState} state
+ * @param {format.MoneyState & {structure?: unknown}} state
  * @returns {string}
  */
 export function formatNet(amount, state) {
-  return amount === 0 ? t("common.push") : formatMoney(amount, state, true);
+  if (amount !== 0) return formatMoney(amount, state, true);
+  return isPoker(state) ? formatMoney(0, state) : t("common.push");
 }
 
 /**

@@ -131,7 +131,7 @@ def test_unsupported_firmware_refuses_the_start(line: str, driven: bool) -> None
 
 
 def test_the_registry_opens_each_backend_by_name_and_only_when_asked() -> None:
-    assert BACKENDS.names() == ["serial", "sim"]
+    assert BACKENDS.names() == ["pn5180", "serial", "sim"]
     readings: list[Reading] = []
     now = [0.0]
     twin = open_chip_reader("sim", readings.append, antennas=("spot1.ante", "tray"), confirm=2, settle_s=0.5,
@@ -150,7 +150,7 @@ def test_the_registry_opens_each_backend_by_name_and_only_when_asked() -> None:
         twin.scan("tray", ["e004"])
     assert isinstance(readings[0], DeviceOnline) and readings[1:] == [
         ChipsRead("tray", frozenset({A}), False), ChipsRead("tray", frozenset({A}), True)]
-    with pytest.raises(BackendError, match="unknown chip reader backend 'nfc'; known: serial, sim"):
+    with pytest.raises(BackendError, match="unknown chip reader backend 'nfc'; known: pn5180, serial, sim"):
         open_chip_reader("nfc", readings.append)
     with pytest.raises(BackendError, match="chip reader backend 'serial'"):
         open_chip_reader("serial", readings.append, url="loop://", colour="red")

@@ -19,7 +19,7 @@ UTH_APPROVED = '\n[uth.approved]\nante_blind_play = "50643648973/2317817502000"\
 
 STANDARD = read_profile("standard")
 BARE = STANDARD.from_text(re.sub(r"\n\[(?:uth|3cp)\.approved\]\n(?:[^\[\n].*\n?)*", "\n", STANDARD.text), "bare.toml")
-"""The standard paytables without the approved tables the builtin profile files (tests/firmware_host/test_builtin_approved.py)."""
+"""The standard paytables without the approved tables the builtin profile files (tests/analysis/test_builtin_approved.py)."""
 RATED_TEXT = BARE.text + UTH_APPROVED
 RATED = STANDARD.from_text(RATED_TEXT, "rated.toml")
 
@@ -267,6 +267,27 @@ def test_a_pit_opened_card_session_is_the_cards_and_an_entered_start_or_end_is_h
     r.event("rating", {"seat": 4, "action": "adjust", "hands": 5, "average_bet": 100}, 800.0)  # no session there
     r.event("rating", {"seat": 1, "action": "adjust", "hands": 5, "average_bet": 100}, 800.0)
     assert r.reports() == [s] and not r.open_sessions()
+
+
+def test_a_closed_session_named_by_its_start_and_seat_takes_the_unrated_play_and_keeps_its_end() -> None:
+    ante = Fraction(686689, 20358520)  # 3CP's Ante-and-Play edge a unit of Ante, as the standard profile files it
+    r = Ratings("3cp-1")
+    r.event("open", open_body("3cp", STANDARD), 0.0)
+    r.event("player", {"seat": 2, "action": "in", "card": "60001111"}, 100.25)
+    r.hand(record(1, "3cp", {2: {"ante": 1000, "play": 1000}}, {2: 2000}, sha=STANDARD.sha256), 150.0)
+    r.event("player", {"seat": 2, "action": "out"}, 200.0)
+    r.event("player", {"seat": 2, "action": "in", "card": "60003333"}, 300.0)  # the next player at that seat
+    assert r.closed_session(2, 100.25) is r.closed_session(2, 100) is r.sessions()[0]  # its start, or that second
+    assert r.closed_session(2, 101) is None and r.closed_session(3, 100.25) is None
+    r.event("rating", {"seat": 2, "action": "adjust", "session": 100.25, "hands": 20, "average_bet": 500,
+                       "start": 999, "signed_off": SIGNED}, 400.0)
+    r.event("rating", {"seat": 2, "action": "adjust", "session": 77.0, "hands": 9, "average_bet": 9}, 410.0)  # none
+    left, here = r.reports()
+    assert (left["player"], left["start"], left["end"], left["open"]) == ("60001111", 100.25, 200.0, False)
+    assert left["rated_start"] == 200.0  # an entered start never after the session's end
+    assert left["theo"] == str(1000 * ante + 20 * 500 * ante) and left["entered"]["hands"] == 20
+    assert [(a["action"], a["by"]) for a in left["adjustments"]] == [("start", "sam"), ("unrated_play", "sam")]
+    assert (here["player"], here["entered"], here["adjustments"]) == ("60003333", None, [])  # the seat's open one untouched
 
 
 def test_unrated_play_entered_before_any_paytables_are_known_leaves_the_theo_incomplete() -> None:

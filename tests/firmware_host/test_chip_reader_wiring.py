@@ -38,7 +38,7 @@ def test_the_chip_reader_section_typed_with_its_defaults() -> None:
     ("device = 'shoe'", "t.toml: [chip_reader] device: must not be 'shoe'"),
     ("device = 'chips reader'", "t.toml: [chip_reader] device: must be 1 to 64 letters"),
     ("baudrate = 300", "t.toml: [chip_reader] baudrate: must be between 1200 and 12000000"),
-    ("antennas = 29", "t.toml: [chip_reader] unknown key 'antennas'"),
+    ("channels = 29", "t.toml: [chip_reader] unknown key 'channels'"),
 ])
 def test_bad_values_are_refused_naming_file_section_and_key(text: str, said: str) -> None:
     with pytest.raises(ConfigError) as caught:

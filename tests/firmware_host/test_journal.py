@@ -171,3 +171,26 @@ def test_without_the_checkpoint_the_wal_grows(tmp_path: Path) -> None:
     for n in range(20):
         j.append(1, "card", {"card": "Kd", "seq": 20 + n}, 30.0 + n)
     assert wal.stat().st_size > grown
+
+
+def test_who_sat_is_read_through_its_index_and_the_old_in_list_index_is_gone(tmp_path: Path) -> None:
+    """`seated_before` is served by `events_seats` (a partial index SQLite uses only for a query holding its
+    WHERE word for word); a journal written with the IN-list index, which no query used and which cost every
+    event written a table of its own, loses it at the next open."""
+    conn = sqlite3.connect(tmp_path / JOURNAL_FILE)
+    Journal.open(tmp_path).close()
+    conn.execute("DROP INDEX events_seats")
+    conn.execute("CREATE INDEX events_seated ON events(id) WHERE kind IN ('player', 'dealer', 'close')")
+    conn.commit()
+    conn.close()
+    j = Journal.open(tmp_path)
+    indexes = {row[0] for row in j._conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert "events_seated" not in indexes and "events_seats" in indexes
+    for n, kind in enumerate(("player", "card", "rating", "bet", "dealer", "close", "player"), 1):
+        j.append(1, kind, {"n": n}, ts=float(n))
+    assert [(e.kind, e.body["n"]) for e in j.seated_before(7)] == [
+        ("player", 1), ("rating", 3), ("dealer", 5), ("close", 6)]
+    from firmware_host.service.journal import _SEATED
+    plan = j._conn.execute(f"EXPLAIN QUERY PLAN SELECT id FROM events WHERE {_SEATED} AND id < 7 ORDER BY id").fetchall()
+    assert "events_seats" in str(plan)
+    j.close()

@@ -185,11 +185,11 @@ def signed_table(copy: Path, key: str = "") -> Path:
 
 def test_a_changed_module_stops_the_start(copy: Path) -> None:
     sign(copy)
-    flip_a_byte(copy / "protocol" / "commands.py")
+    flip_a_byte(copy / "protocol" / "commands" / "codec.py")
     state = copy.parent / "state"
     done = croupier(copy, "run", "--config", str(signed_table(copy)), "--state", str(state))
     assert done.returncode == 1
-    assert "protocol/commands.py: changed" in done.stderr and "Traceback" not in done.stderr
+    assert "protocol/commands/codec.py: changed" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""  # never ready
     assert not (state / "journal.sqlite3").exists()  # stopped before the journal
     audit = AuditLog.open(state, readonly=True)
@@ -198,7 +198,7 @@ def test_a_changed_module_stops_the_start(copy: Path) -> None:
     finally:
         audit.close()
     assert [e.kind for e in entries] == ["integrity_failed"]
-    assert entries[0].details["files"] == ["protocol/commands.py: changed"]
+    assert entries[0].details["files"] == ["protocol/commands/codec.py: changed"]
 
 
 def test_a_missing_key_file_is_a_configuration_error(copy: Path) -> None:

@@ -149,3 +149,49 @@ def test_a_restart_between_the_sign_off_and_the_fold_keeps_the_adjustment(tmp_pa
         assert Fraction(s["entered"]["theo"]) == Fraction(s["theo"])  # no hand read: the theo is the entered play's
     finally:
         second.close()
+
+
+def test_the_pit_adjusts_a_session_closed_since_the_tables_last_close_and_no_other(pit: Table) -> None:
+    assert pit.client.request("player", seat=2, action="in", card="60001111", source="pit")["ok"]
+    assert pit.client.request("player", seat=2, action="out")["ok"]
+    [closed] = rated(pit)
+    assert closed["end"] is not None
+    start, before = closed["start"], pit.events()
+    for n, ask in enumerate(({"session": start + 1.0, "seat": 2},  # no session started then
+                             {"session": start, "seat": 3})):  # nor closed at that seat
+        reply = pit.client.request("rating", req_id=f"x{n}", action="adjust", hands=5, average_bet=1000,
+                                   auth=SUPERVISOR, **ask)
+        assert reply["ok"] is False and reply["say"] == {"key": "refusal.no_closed_session",
+                                                         "args": {"seat": ask["seat"]}}, reply
+    assert pit.events() == before
+    reply = pit.client.request("rating", req_id="k1", seat=2, action="adjust", session=start, hands=12,
+                               average_bet=2500, reason="played before the card was shown", auth=SUPERVISOR)
+    assert reply["ok"], reply
+    event = pit.events()[-1]
+    assert event.body["was"] == {"card": "60001111", "session": start, "end": closed["end"]}
+    assert event.body["signed_off"] == {"user": "ana", "caller_role": "pit"}
+    assert pit.client.request("rating", req_id="k2", seat=2, action="adjust", session=int(start), hands=10,
+                              average_bet=2500, auth=SUPERVISOR)["ok"]  # its whole second names it too
+    assert pit.events()[-1].body["was"]["entered"] == {"hands": 12, "average_bet": 2500}
+    [s] = rated(pit)  # still the one session, closed, its end kept, the entered play folded in
+    assert (s["start"], s["end"], s["open"]) == (start, closed["end"], False)
+    assert s["entered"] is not None and (s["entered"]["hands"], s["entered"]["average_bet"]) == (10, 2500)
+    assert [(a["action"], a["by"], a["after"]) for a in s["adjustments"]] == [
+        ("unrated_play", "ana", {"hands": 12, "average_bet": 2500}),
+        ("unrated_play", "ana", {"hands": 10, "average_bet": 2500})]
+    assert "2" not in pit.c.full_state()["players"]  # nobody sits at the seat again
+    assert pit.client.request("close")["ok"]  # the table closed: the session is the archive's for good
+    late = pit.client.request("rating", req_id="k3", seat=2, action="adjust", session=start, hands=1,
+                              average_bet=100, auth=SUPERVISOR)
+    assert late["say"] == {"key": "refusal.no_closed_session", "args": {"seat": 2}}, late
+
+
+@pytest.mark.parametrize("forged", [{"action": "open", "session": 1000.0}, {"action": "close", "session": 1000.0},
+                                    {"action": "adjust", "session": "yesterday", "hands": 1, "average_bet": 1},
+                                    {"action": "adjust", "session": True, "hands": 1, "average_bet": 1},
+                                    {"action": "adjust", "session": 1000.0}])  # nothing entered
+def test_a_closed_session_is_named_only_to_adjust_it_by_its_start(pit: Table, forged: dict[str, Any]) -> None:
+    before = pit.events()
+    reply = pit.client.request("rating", req_id="f", seat=4, auth=SUPERVISOR, **forged)
+    assert reply["ok"] is False and reply["code"] == "malformed", reply
+    assert pit.events() == before

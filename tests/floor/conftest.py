@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-import zmq
 
 from tests.floor.pgserver import PgServer
 
@@ -38,9 +36,3 @@ def db(pg: PgServer) -> Iterator[str]:
     if not pg.running:
         pg.start()
 
-
-@pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    c: zmq.Context[Any] = zmq.Context()
-    yield c
-    c.destroy(linger=0)

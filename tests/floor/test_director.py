@@ -97,13 +97,6 @@ class Running:
 
 
 @pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    context: zmq.Context[Any] = zmq.Context()
-    yield context
-    context.destroy(linger=0)
-
-
-@pytest.fixture
 def director(tmp_path: Path, ctx: zmq.Context[Any]) -> Iterator[Callable[..., Running]]:
     started: list[Running] = []
 

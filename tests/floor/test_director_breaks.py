@@ -17,7 +17,7 @@ from floor.director.feeds import Seating
 from floor.director.seating import FloorPlan, draw_body, stakes_of
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import write_director
-from tests.floor.test_director_seating import Room, ctx, director_events, room  # noqa: F401 (the fixtures)
+from tests.floor.test_director_seating import Room, director_events, room  # noqa: F401 (the fixtures)
 
 SUPERVISOR = {"user": "ana", "pin": "4321"}
 

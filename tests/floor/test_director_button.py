@@ -22,7 +22,7 @@ from tests.firmware_host.processes import wait_for
 from tests.floor.live_tables import LiveTable
 from tests.floor.test_director import write_director
 from tests.floor.test_director_breaks import tournament
-from tests.floor.test_director_seating import Room, ctx, director_events, opens, room  # noqa: F401 (the fixtures)
+from tests.floor.test_director_seating import Room, director_events, opens, room  # noqa: F401 (the fixtures)
 
 
 TWO = parse_tournament(tournament(3, 3, (100, 200)), "two.toml")

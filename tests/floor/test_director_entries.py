@@ -14,7 +14,6 @@ from floor.director.service import level_request
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import SUPERVISOR, Running, write_director
 from tests.floor.test_director_seating import Room, director_events, opens, room  # noqa: F401 (the fixtures)
-from tests.floor.test_director_seating import ctx  # noqa: F401
 
 NAME = "Late 100+10"
 STACK = 5000

@@ -100,13 +100,6 @@ class Running:
 
 
 @pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    context: zmq.Context[Any] = zmq.Context()
-    yield context
-    context.destroy(linger=0)
-
-
-@pytest.fixture
 def room(tmp_path: Path, ctx: zmq.Context[Any]) -> Iterator[tuple[TableFeed, TableFeed, Callable[[], Running]]]:
     """Two tables' feeds, and a director reading both (`start()` starts one on the same state directory)."""
     t1, t2 = TableFeed(ctx, tmp_path, "T1"), TableFeed(ctx, tmp_path, "T2")

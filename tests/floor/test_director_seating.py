@@ -93,13 +93,6 @@ class Room:
 
 
 @pytest.fixture
-def ctx() -> Iterator[zmq.Context[Any]]:
-    context: zmq.Context[Any] = zmq.Context()
-    yield context
-    context.destroy(linger=0)
-
-
-@pytest.fixture
 def room(tmp_path: Path, ctx: zmq.Context[Any]) -> Iterator[Callable[..., Room]]:
     made: list[Room] = []
 

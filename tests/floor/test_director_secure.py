@@ -24,6 +24,7 @@ from floor.director.service import Director
 from floor.director.config import DirectorConfig
 from floor.feed import table_topic
 from floor.migrate import migrate
+from floor.reports import ArchivedTournament, TournamentLevel
 from protocol import keys
 from protocol.audit import AuditLog, Entry
 from protocol.commands import CommandClient
@@ -329,6 +330,8 @@ def test_the_tournaments_record_is_archived_once_across_a_restart(tmp_path: Path
     assert main(["stats", "--db", db, "--tournaments", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)["tournaments"]
     assert len(shown) == 1 and shown[0]["tournament"] == "Test 100+10" and shown[0]["entries"] == 3
+    assert shown[0].keys() == ArchivedTournament.__annotations__.keys()  # its type's keys
+    assert shown[0]["levels"][0].keys() == TournamentLevel.__annotations__.keys()
     assert shown[0]["places"][0] == {"place": 1, "player": "Ann", "prize": 18000, "shared": 1}
     assert shown[0]["tables"] == ["T1", "T2"] and shown[0]["hands"] == 1 and shown[0]["levels"][0]["level"] == 1
     assert main(["stats", "--db", db, "--tournaments"]) == 0

@@ -15,6 +15,7 @@ from engine.ratings import chip_alerts
 from firmware_host.service.journal import Journal
 from floor.archive import Archive
 from floor.migrate import migrate
+from floor.reports import DealerFigures, ShiftAlerts
 from tests.floor.test_floor_ratings import archive
 from tests.floor.test_floor_stats import DAY, house
 
@@ -68,6 +69,7 @@ def out_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
 
 def test_the_alerts_are_counted_per_table_and_shift(smart_floor: str, capsys: pytest.CaptureFixture[str]) -> None:
     rep = out_json(capsys, "stats", "--db", smart_floor, "--json", "--day", DAY)
+    assert rep["alerts"] and all(a.keys() == ShiftAlerts.__annotations__.keys() for a in rep["alerts"])  # its type's keys
     assert [(a["table"], a["shift"], a["chip_hands"], *(a[k] for k in ALERTS), a["tray_difference"]) for a in rep["alerts"]] == [
         ("uth-9", "day", 2, 2, 2, 0, 1, -500), ("uth-9", "swing", 2, 0, 0, 1, 2, 2000)]
     tables = {t["table"]: t for t in rep["tables"]}
@@ -86,6 +88,7 @@ def test_the_alerts_are_counted_per_table_and_shift(smart_floor: str, capsys: py
 def test_each_dealers_figures_with_the_chips_their_hands_caught(smart_floor: str, capsys: pytest.CaptureFixture[str]) -> None:
     rep = out_json(capsys, "stats", "--dealers", "--db", smart_floor, "--json", "--day", DAY)
     by = {d["dealer"]: d for d in rep["dealers"]}
+    assert all(d.keys() == DealerFigures.__annotations__.keys() for d in rep["dealers"])  # its type's keys
     assert set(by) == {"ana", "bo"} and by["ana"]["table"] == "uth-9" and by["ana"]["pit"] == "pit-1"
     assert (by["ana"]["turns"], by["ana"]["time_s"], by["ana"]["hands"], by["ana"]["hands_per_hour"]) == (1, 4 * 3600, 2, 0.5)
     assert {k: by["ana"][k] for k in ALERTS} == {"mispays": 2, "moved_chips": 2, "foreign_chips": 0, "tray_differences": 1}

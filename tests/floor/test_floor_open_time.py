@@ -27,7 +27,7 @@ from protocol.commands import encode_reply, error_reply
 from protocol.config import ConfigError
 from firmware_host.service.journal import Journal
 from tests.floor.test_floor_archive import PitTable
-from tests.floor.test_floor_stats import house
+from tests.floor.test_floor_stats import ANTE_BLIND_PLAY, house
 
 DAY = "2026-12-01"
 ANTE_PLAY = Fraction(686689, 20358520)  # the default profile's 3CP Ante and Play edge per Ante
@@ -138,7 +138,9 @@ def test_per_pit_figures_and_counts(floor: str, capsys: pytest.CaptureFixture[st
     assert one["handle_by_circle"] == {"ante": 90, "blind": 60, "play": 90}
     assert (one["open_hours"], one["hands_per_hour"], one["win_per_hour"]) == (
         round(hours, 4), round(9 / hours, 2), round(175 / hours, 2))
-    assert one["theoretical"] is None  # UTH's edges are not known without a certificate
+    tables = by(rep["tables"], "table")
+    uth_ante, tcp_ante = (tables[t]["handle_by_circle"]["ante"] for t in ("uth-a", "3cp-b"))
+    assert one["theoretical"] == round(float(uth_ante * ANTE_BLIND_PLAY + tcp_ante * ANTE_PLAY), 2)  # UTH's approved
     assert (one["drop"], one["fills"], one["credits"], one["count_win"], one["hold_pct"]) == (1500, 600, 0, 1050, 70.0)
     two = pits["pit-2"]
     assert (two["hands"], two["handle"], two["house_win"], two["open_hours"], two["win_per_hour"]) == (

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
@@ -25,11 +26,15 @@ from floor.config import PitConfig
 from floor.config import PitTable as FloorTable
 from floor.rating_feed import RatingFeed
 from floor.ratings import sessions
+from floor.stats import set_gaming_day
 from floor.migrate import migrate
 from firmware_host.service.controller import Controller
 from firmware_host.service.history import history_reply
 from firmware_host.service.journal import Journal
+from firmware_host.service.ratings import journal_ratings
 from protocol import keys
+from protocol.access import Caller
+from protocol.users import User, Users
 from protocol.commands import Command, CommandClient
 from protocol.config import ConfigError, SecurityConfig
 from protocol.curve import ClientKeys
@@ -114,6 +119,15 @@ def lines(*args: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def gaming_day_of(db: str, started: str) -> str:
+    """The gaming day (YYYY-MM-DD) of a session started at `started` (ISO 8601), by the archive's settings: the local
+    date in its time zone less the hour its day starts at (a casino's day runs from 06:00 to 06:00, say)."""
+    setting = set_gaming_day(db, None, None)
+    hours, minutes = (int(x) for x in setting["starts"].split(":"))
+    local = datetime.fromisoformat(started).astimezone(ZoneInfo(setting["time_zone"]))
+    return (local - timedelta(hours=hours, minutes=minutes)).date().isoformat()
+
+
 def test_the_archive_rates_every_table_as_its_journal_does_to_the_cent(db: str, states: dict[str, Path]) -> None:
     migrate(db)
     archive(db, states["sim-uth-1"], "sim-uth-1", split=FIRST // 2 + 3)
@@ -126,8 +140,8 @@ def test_the_archive_rates_every_table_as_its_journal_does_to_the_cent(db: str, 
     theirs = lines("--db", db, "--player", card)
     assert {s["table"] for s in theirs} == set(TABLES) and all(s["player"] == card for s in theirs)
     assert lines("--db", db, "--table", "sim-3cp-1") == [s for s in archived if s["table"] == "sim-3cp-1"]
-    day = archived[0]["started"][:10]
-    assert lines("--db", db, "--day", day) == archived and lines("--db", db, "--day", "2001-01-01") == []
+    day = gaming_day_of(db, archived[0]["started"])  # (not its calendar date: between midnight and the day's start
+    assert lines("--db", db, "--day", day) == archived and lines("--db", db, "--day", "2001-01-01") == []  # it is the day before)
     # the comp at the rate given, from the exact theo
     comp = lines("--db", db, "--reinvestment", "3/10", "--table", "sim-3cp-1")
     assert [c["comp_cents"] for c in comp] == [round(Fraction(s["theo"]) * Fraction(3, 10)) for s in comp]
@@ -314,6 +328,7 @@ class CmsClient:
         monitor.close(0)
         self.sessions: dict[tuple[str, str, float], dict[str, Any]] = {}
         self.events: list[str] = []
+        self.steps: dict[tuple[str, str, float], list[tuple[str, dict[str, Any]]]] = {}  # each session's events
         self.seq = 0
 
     def take(self) -> None:
@@ -326,6 +341,7 @@ class CmsClient:
             assert topic == f"rating/{s['table']}".encode()
             self.sessions[(s["table"], s["player"], s["start"])] = s
             self.events.append(message["event"])
+            self.steps.setdefault((s["table"], s["player"], s["start"]), []).append((message["event"], s))
 
     def agrees_with(self, db: str) -> bool:
         self.take()
@@ -356,6 +372,89 @@ def test_the_rating_events_feed_a_client_that_agrees_with_the_archive(tmp_path: 
             feed.sessions(a.rate(table))  # nothing new: nothing sent
         assert {"opened", "updated", "closed"} <= set(cms.events)
         assert cms.events.count("opened") == len(cms.sessions)
+    finally:
+        feed.close()
+        cms.sock.close(0)
+        ctx.term()
+
+
+def catch_up(a: Archive, state: Path, table: str, upto: int | None, feed: RatingFeed, cms: CmsClient) -> None:
+    """One catch-up of `table` up to hand `upto` (None: all), its rating events sent and taken by the client."""
+    for page in pages(state, events=False, after=a.last_hand(table)):
+        a.write(table, [h for h in page if upto is None or h["hand"] <= upto])
+    for page in pages(state, events=True, after=a.last_event(table)):
+        a.write_events(table, [e for e in page if upto is None or e["hand"] <= upto])
+    feed.sessions(a.rate(table))
+    wait_for(lambda: cms.take() is None and cms.seq == feed.seq, "the client has every event sent", timeout_s=10)
+
+
+def test_a_players_session_reaches_the_cms_opened_updated_at_each_hand_then_closed(
+        tmp_path: Path, db: str, states: dict[str, Path]) -> None:
+    """A catch-up after every hand: each session the client saw begin is `opened`, then `updated` at each hand it
+    played (one hand more each time; a break changes no hand), then `closed` as the player leaves, and the client
+    holds the archive's sessions."""
+    migrate(db)
+    ctx: zmq.Context[Any] = zmq.Context()
+    endpoint = f"ipc://{tmp_path}/ratings"
+    feed, table = RatingFeed(ctx, endpoint, None), "sim-3cp-1"
+    cms = CmsClient(ctx, endpoint)
+    try:
+        with Archive(db) as a:
+            for upto in range(1, 41):
+                catch_up(a, states[table], table, upto, feed, cms)
+        assert cms.agrees_with(db)
+        whole = [steps for steps in cms.steps.values() if steps[0][0] == "opened" and steps[-1][0] == "closed"]
+        assert whole, cms.steps
+        for steps in whole:
+            kinds, hands = [kind for kind, _ in steps], [s["hands"] for _, s in steps]
+            assert kinds == ["opened", *["updated"] * (len(steps) - 2), "closed"], kinds
+            assert all(b - a in (0, 1) for a, b in zip(hands, hands[1:])), hands  # a hand at a time
+            assert all(s["hand_numbers"][:len(s["hand_numbers"]) - 1] == p["hand_numbers"]
+                       for (_, p), (_, s) in zip(steps, steps[1:]) if s["hands"] > p["hands"]), steps
+        assert max(steps[-1][1]["hands"] for steps in whole) >= 5
+    finally:
+        feed.close()
+        cms.sock.close(0)
+        ctx.term()
+
+
+def test_a_closed_session_adjusted_by_the_pit_reaches_the_archive_and_the_cms_updated(
+        tmp_path: Path, db: str, states: dict[str, Path]) -> None:
+    """The unrated play of a player who left entered by the pit (signed off) after the session closed: the archive
+    folds it into that session, the client gets it `updated`, and `croupier ratings --state` agrees."""
+    migrate(db)
+    shutil.copytree(states["sim-3cp-1"], tmp_path / "state")
+    Users({"ana": User.with_pin("ana", "supervisor", "8026491375")}).save(tmp_path / "users.json")
+    ctx: zmq.Context[Any] = zmq.Context()
+    endpoint, table = f"ipc://{tmp_path}/ratings", "sim-3cp-1"
+    feed = RatingFeed(ctx, endpoint, None)
+    cms = CmsClient(ctx, endpoint)
+    try:
+        with Archive(db) as a:
+            catch_up(a, tmp_path / "state", table, None, feed, cms)
+            journal = Journal.open(tmp_path / "state")
+            c = Controller(journal, table=table,
+                           security=SecurityConfig(users=str(tmp_path / "users.json"), local_role="pit"))
+            c.recover()
+            left = [s for s in journal_ratings(journal, table).reports() if not s["open"]][-1]
+            step = Command.from_mapping({"cmd": "rating", "id": "pit-1", "seat": left["seats"][-1]["seat"],
+                                         "action": "adjust", "session": left["start"], "hands": 7, "average_bet": 500,
+                                         "auth": {"user": "ana", "pin": "8026491375"}})
+            reply = c.handle_command(step, Caller("pit"))
+            assert reply["ok"], reply
+            after = {s["start"]: s for s in journal_ratings(journal, table).reports()}[left["start"]]
+            journal.close()
+            before = len(cms.events)
+            catch_up(a, tmp_path / "state", table, None, feed, cms)
+        assert cms.events[before:] == ["updated"]
+        sent = cms.sessions[(table, left["player"], left["start"])]
+        assert sent["end"] == left["end"] and sent["hands"] == left["hands"]
+        assert sent["entered"] == after["entered"] and sent["theo"] == after["theo"] != left["theo"]
+        assert [(x["action"], x["by"]) for x in sent["adjustments"]] == [("unrated_play", "ana")]
+        assert Fraction(sent["theo"]) - Fraction(left["theo"]) == 7 * 500 * Fraction(686689, 20358520)
+        with psycopg.connect(db) as conn:  # the archive's row is what was sent (the open sessions' time played
+            archived = {(x["table"], x["player"], x["start"]): x for x in sessions(conn)}  # moved on unsent)
+        assert archived[(table, left["player"], left["start"])] == sent and archived.keys() == cms.sessions.keys()
     finally:
         feed.close()
         cms.sock.close(0)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from engine.paytables import read_profile
 from cli import main as croupier
 from floor.archive import Archive
 from floor.migrate import migrate
+from floor.shift_counts import selection
 from firmware_host.service.history import hand_line
 from firmware_host.service.journal import HandRow
 from tests.floor.test_floor_archive import PitTable
@@ -28,14 +31,18 @@ PROFILE = read_profile("default")
 LIMITS = {"minimum": 10, "maximum": 1000, "side_minimum": 5, "side_maximum": 100, "chip": 5}
 ANTE_PLAY = Fraction(686689, 20358520)  # the default profile's Ante and Play edge per Ante (croupier math 3cp)
 PAIR_PLUS = Fraction(402, 5525)  # its Pair Plus edge (1, 3, 6, 30, 40)
+ANTE_BLIND_PLAY = Fraction(50643648973, 2317817502000)  # its UTH Ante + Blind + Play edge per Ante, as approved
+TRIPS = Fraction(401956319543, 2317817502000)  # its Trips (paid when the player beats the dealer), as approved
+BARE = PROFILE.from_text(re.sub(r"\n\[uth\.approved\]\n(?:[^\[\n].*\n?)*", "\n", PROFILE.text), "bare.toml")
+"""The default profile without its approved UTH figures: a table on it has UTH's edges only from a certificate."""
 
 
 def house(hand: int, game: str, closed: str, spots: list[dict[str, Any]], net: int,
-          status: str = "settled") -> dict[str, Any]:
+          status: str = "settled", profile: Any = PROFILE) -> dict[str, Any]:
     """A house hand's `croupier history --json` line, with its bets and the house's net as given."""
     return {"hand": hand, "status": status, "burns": [], "round": {"game": game, "spots": spots},
             "settlement": {"house_net": net} if status == "settled" else None,
-            "profile": {"name": PROFILE.name, "sha256": PROFILE.sha256, "content": PROFILE.text},
+            "profile": {"name": profile.name, "sha256": profile.sha256, "content": profile.text},
             "limits": LIMITS, "faults": [], "reason": "shoe fault" if status == "voided" else None,
             "closed": closed}
 
@@ -124,7 +131,8 @@ def test_uth_and_poker_tables_day_figures(floor: str, capsys: pytest.CaptureFixt
     assert uth["handle_by_circle"] == {"ante": 100, "blind": 100, "play": 50}
     # open from 05:30 (hand 1, the day before) on: 06:00 to 09:00 on this gaming day
     assert (uth["average_bet"], uth["open_hours"], uth["hands_per_hour"], uth["win_per_hour"]) == (125.0, 3.0, 0.67, 8.33)
-    assert uth["theoretical"] is None and uth["win_minus_theoretical"] is None  # UTH's edges are not in the engine yet
+    theo = 100 * ANTE_BLIND_PLAY  # the profile's approved edge per Ante, as a rating takes it; Blind and Play none
+    assert uth["theoretical"] == round(float(theo), 2) and uth["win_minus_theoretical"] == round(float(25 - theo), 2)
     assert (uth["drop"], uth["count_win"], uth["hold_pct"]) == (0, 0, None)  # no drop: no hold
     assert pk["game"] == "holdem" and pk["poker"] is True
     assert (pk["hands"], pk["handle"], pk["house_win"], pk["rake"]) == (2, 0, 17, 17)
@@ -199,7 +207,8 @@ def test_csv_has_a_row_per_table_and_per_game(floor: str, capsys: pytest.Capture
     assert (tcp["hands"], tcp["handle"], tcp["house_win"], tcp["hold_pct"], tcp["count_win"]) == (
         "3", "750", "-30", "52.0", "1300")
     assert tcp["handle_by_circle"] == "ante=400 pair_plus=50 play=300"
-    assert rows[2]["theoretical"] == "" and rows[2]["hold_pct"] == ""
+    assert rows[1]["theoretical"] == "" and rows[2]["hold_pct"] == ""  # poker's none; uth-1 no drop
+    assert rows[2]["theoretical"] == str(round(float(100 * ANTE_BLIND_PLAY), 2))
 
 
 def test_the_text_report_names_each_table(floor: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -244,6 +253,14 @@ def test_an_unknown_time_zone_and_an_unmigrated_archive_exit_1(db: str, capsys: 
     assert "'Mars/Olympus' is not a time zone" in capsys.readouterr().err
 
 
+def test_the_selection_of_a_day_tables_pit_and_shift_is_one_clause() -> None:
+    assert selection() == ("true", [])
+    assert selection(date(2026, 11, 30), ("uth-1",), "pit-1", "swing") == (
+        "gaming_day = %s AND table_name = ANY(%s) AND pit = %s AND shift = %s",
+        [date(2026, 11, 30), ["uth-1"], "pit-1", "swing"])
+    assert selection(tables=[], shift="day") == ("table_name = ANY(%s) AND shift = %s", [[], "day"])
+
+
 def test_a_history_line_says_when_its_hand_closed() -> None:
     row = HandRow(hand=4, game="3cp", status="settled", closed_event=9, ts=1780000000.25,
                   record={"round": {"game": "3cp", "spots": []}, "settlement": {"house_net": 0}})
@@ -271,27 +288,37 @@ def test_a_real_tables_journal_caught_up_then_reported(tmp_path: Path, ctx: zmq.
     assert (t["table"], t["game"], t["hands"], t["voids"], t["spots"]) == ("uth-7", "uth", 6, 2, 4)
     assert t["handle"] == 600 + 625 + 600 + 625  # ante 100, blind 100, Play 4x; trips 25 on every other hand
     assert t["house_win"] == sum(h["settlement"]["house_net"] for h in journal if h["status"] == "settled")
-    assert t["theoretical"] is None
+    assert t["theoretical"] == round(float(400 * ANTE_BLIND_PLAY + 50 * TRIPS), 2)  # the default profile's approved
     with psycopg.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM hands WHERE closed_at IS NULL").fetchone() == (0,)
 
 
 def test_a_certificates_figures_give_uth_its_theoretical_win(floor: str, capsys: pytest.CaptureFixture[str],
                                                             tmp_path: Path) -> None:
+    """A UTH profile without approved figures rates from its certificate; an approved one keeps its approved
+    figures, certificate or not (the order a rating session takes them in: engine.rating_edges.bet_edges)."""
+    with Archive(floor) as archive:
+        archive.write("uth-2", [house(1, "uth", "2026-12-01T08:00:00+00:00",
+                                      [{"seat": 1, "bets": {"ante": 100, "blind": 100, "trips": 25},
+                                        "play": {"street": "flop", "multiple": 2}}], 50, profile=BARE)])
     edge, trips = Fraction(2185, 100000), Fraction(34979, 1000000)
     sheet = {"bets": {"ante_blind_play": {"house_edge": float(edge), "house_edge_exact": str(edge)},
                       "trips": {"house_edge": float(trips)}}}  # no exact text: the float's decimal is taken
-    certificate = {"format": "croupier-paytable-certificate/1",
-                   "profile": {"name": PROFILE.name, "source": PROFILE.source, "sha256": PROFILE.sha256},
-                   "sheets": {"uth": sheet, "3cp": {"available": False, "reason": "not this test's"}}}
-    (tmp_path / "default.json").write_text(json.dumps(certificate))
+    for profile in (BARE, PROFILE):
+        certificate = {"format": "croupier-paytable-certificate/1",
+                       "profile": {"name": profile.name, "source": profile.source, "sha256": profile.sha256},
+                       "sheets": {"uth": sheet, "3cp": {"available": False, "reason": "not this test's"}}}
+        (tmp_path / f"{profile.sha256[:8]}.json").write_text(json.dumps(certificate))
     (tmp_path / "other.json").write_text(json.dumps({**certificate, "profile": {"sha256": "0" * 64}}))
-    assert by_table(report(floor, capsys, "--day", DAY))["uth-1"]["theoretical"] is None  # without the certificates
+    t = by_table(report(floor, capsys, "--day", DAY))
+    assert t["uth-2"]["theoretical"] is None  # without the certificates: no UTH edge for it, never a flat one
+    assert t["uth-1"]["theoretical"] == round(float(100 * ANTE_BLIND_PLAY), 2)  # approved
     t = by_table(report(floor, capsys, "--day", DAY, "--certificates", str(tmp_path)))
-    assert t["uth-1"]["theoretical"] == round(float(100 * edge), 2)  # the Ante's handle carries the edge per Ante
+    assert t["uth-2"]["theoretical"] == round(float(100 * edge + 25 * trips), 2)  # the Ante's handle carries it per Ante
+    assert t["uth-1"]["theoretical"] == round(float(100 * ANTE_BLIND_PLAY), 2)  # approved figures stand first
     day_before = by_table(report(floor, capsys, "--day", "2026-11-30", "--certificates", str(tmp_path)))["uth-1"]
-    assert day_before["theoretical"] == round(float(100 * edge + 25 * trips), 2)  # hand 1 had Trips
-    assert t["3cp-1"]["theoretical"] == round(float(400 * ANTE_PLAY + 50 * PAIR_PLUS), 2)  # computed, as before
+    assert day_before["theoretical"] == round(float(100 * ANTE_BLIND_PLAY + 25 * TRIPS), 2)  # hand 1 had Trips
+    assert t["3cp-1"]["theoretical"] == round(float(400 * ANTE_PLAY + 50 * PAIR_PLUS), 2)  # as approved, as computed
 
 
 def test_a_certificates_directory_that_is_none_is_said(floor: str, capsys: pytest.CaptureFixture[str],

@@ -130,9 +130,12 @@ def test_faults_name_their_kind_and_chance() -> None:
 
 def test_the_chips_demo_refuses_what_it_cannot_do() -> None:
     assert chip_refusal(False, {"mispay": 0.1}, "uth", "bots", 0) == "--faults injects chip faults: it needs --chips"
-    for game, dealer, kills in (("holdem", "bots", 0), ("uth", "web", 0), ("3cp", "bots", 2)):
-        assert "--chips is for the house games' bot dealer" in str(chip_refusal(True, {}, game, dealer, kills))
+    for game, dealer, kills in (("holdem", "bots", 0), ("holdem", "web", 0), ("3cp", "bots", 2)):
+        assert "--chips is for the house games (uth, 3cp), without --kill" == chip_refusal(True, {}, game, dealer, kills)
     assert chip_refusal(True, {}, "3cp", "bots", 0) is None
+    assert chip_refusal(True, {"mispay": 0.2}, "uth", "web", 0) is None  # a person deals the smart table (sim/chip_console.py)
+    assert chip_refusal(True, {"mispay": 0.2, "pinch": 0.1}, "uth", "web", 0) == (
+        "--chips --dealer web injects mispays only (--faults mispay=P): a person clears what the console holds")
     run = subprocess.run([sys.executable, "-m", "cli", "demo", "--quiet", "--faults", "pinch=0.1"],
                          capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 2 and "needs --chips" in run.stderr

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.chips import ChipStatus
 from sim.chip_board import ChipBoardClient
-from sim.chip_bots import TRAY_FLOAT, Rack, by_value, make_change
+from sim.chip_hands import TRAY_FLOAT, Rack, by_value, make_change, pay_circles
 from sim.demo_chips import demo_chip_set
 
 
@@ -52,21 +52,9 @@ class Hands:
         for circle, amount in circles.items():
             self.board.place(f"spot{seat}.{circle}", *self.rack.take(amount))
 
-    def pay(self, state: Mapping[str, Any], short: int = 0) -> None:
-        """The dealer makes every circle its due (the public feed's `chips.circles`): a lost circle into the tray, a
-        win paid from it; `short`: the first won circle paid that much less (a mispay)."""
-        for c in [c for c in (state.get("chips") or {}).get("circles") or [] if "due" in c]:
-            antenna, due = f"spot{c['seat']}.{c['circle']}", int(c["due"])
-            there = self.lying().get(antenna, [])
-            value = self.set.value(there)
-            if due < value and there:
-                self.board.move(antenna, "tray", *there)
-                value = 0
-            if due > value:
-                owed = due - value - short
-                short = 0
-                if owed > 0:
-                    self.board.move("tray", antenna, *make_change(owed, self.tray()))
+    def pay(self, state: Mapping[str, Any]) -> None:
+        """The dealer makes every circle its due (the public feed's `chips.circles`), as the simulated dealers do."""
+        pay_circles(self.board, self.set, [c for c in (state.get("chips") or {}).get("circles") or [] if "due" in c])
 
     def take_back(self) -> None:
         """The players take their chips from every circle."""

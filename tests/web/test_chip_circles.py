@@ -195,7 +195,7 @@ def test_surveillance_says_the_tray_in_french(page: Page) -> None:
     serve(page, "surveillance", states(_tray_shift, full=True), language="fr")
     page.wait_for_selector("[data-tray]:not([hidden])")
     shown = tray_panel(page)
-    assert shown["trail"][-1] == ["Après le coup 1 : rien d'enregistré ; variation du bac −25,00\xa0€, "
+    assert shown["trail"][-1] == ["Après le coup 1 : rien d'enregistré ; variation de la caisse −25,00\xa0€, "
                                   "écart −25,00\xa0€", True]
     assert english_left(page) == []
 

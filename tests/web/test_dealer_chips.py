@@ -144,9 +144,10 @@ def record(page: Page, kind: str, amount: str, seat: int | None = None, signer: 
 
 
 def tray_difference(page: Page, difference: int) -> None:
-    """Wait until the tray's line shows `difference` (the tray's reading less the ledger's)."""
+    """Wait until the tray's line shows `difference` (the tray's reading less the ledger's), its chips settled (a tall
+    column's top chip missed K scans running, then read again, unsettles a tray nobody touched for a moment)."""
     try:
-        page.wait_for_selector(f"[data-tray-line][data-difference='{difference}']", timeout=15000)
+        page.wait_for_selector(f"[data-tray-line][data-difference='{difference}'][data-settled='true']", timeout=15000)
     except Exception as exc:
         raise AssertionError(f"the tray's line never showed {difference}: {page.text_content('[data-tray-line]')}") from exc
 
@@ -216,7 +217,7 @@ def test_the_tray_says_it_in_french_and_fits_a_720_line_screen(chip_table: Calla
             box = page.locator(selector).bounding_box()
             assert box is not None and box["y"] + box["height"] <= 720, selector
         assert page.text_content("[data-tray-line]") == (
-            "Le bac lit 13\u202f700,00\xa0€ ; le registre attend 13\u202f700,00\xa0€ : écart 0,00\xa0€")
+            "La caisse lit 13\u202f700,00\xa0€ ; le registre attend 13\u202f700,00\xa0€ : écart 0,00\xa0€")
         assert english_left(page) == []
         assert axe_violations(page) == []
         check_screenshot(page, "dealer-tray-fill-fr-1280x720")

@@ -1,6 +1,8 @@
 """The dealer console's player cards in Chromium: a card scanned into the focused field (a USB reader types it and
-its Enter), the seat shown rated with the last four only, cleared; a card set by the pit shown too; a console without
-the full feed still sets a card and says it cannot show the rated seats; both console sizes, French, 48 px targets."""
+its Enter) from the notices' Player cards or a spot's own seat action, the seat shown rated with the last four only,
+the player leaving; a card set by the pit shown too; a console without the full feed still sets a card and says it
+cannot show the rated seats; an unrated seat left unrated by a cancel; English and French, both console sizes, 48 px
+targets."""
 
 from __future__ import annotations
 
@@ -32,6 +34,17 @@ def scan(page: Page, seat: int, card: str) -> None:
     settled_reply(page)
 
 
+def scan_at_spot(page: Page, seat: int, card: str) -> None:
+    """Tap the spot's own seat action (Player card), and let the reader type the card and its Enter."""
+    page.tap(f"#spots [data-seat='{seat}'] [data-action='player-card']")
+    page.wait_for_selector(f"#players[open][data-seat='{seat}']")
+    assert page.evaluate("() => document.activeElement?.id") == "player-card"  # the scan goes where it should
+    page.keyboard.type(card)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#players:not([open])", state="attached")
+    settled_reply(page)
+
+
 def rated(page: Page, seat: int) -> str | None:
     """The masked card a spot shows, or None."""
     node = page.locator(f"#spots [data-seat='{seat}'] .rated[data-player-card]")
@@ -42,7 +55,12 @@ def test_a_card_scanned_at_the_console_rates_the_seat_shown_masked_then_cleared(
         console: Callable[..., Console], tablet: Page) -> None:
     work = console(game="uth", seed=5, seats=3, full=True)
     sign_in(tablet, work.base, "ana")
-    scan(tablet, 2, CARD)
+    assert tablet.locator("#spots [data-seat='1'] [data-action='player-card']").inner_text() == "Player card"
+    tablet.tap("#spots [data-seat='1'] [data-action='player-card']")  # opened, half typed, cancelled: nothing sent
+    tablet.wait_for_selector("#players[open][data-seat='1']")
+    tablet.keyboard.type(CARD[:6])
+    tablet.tap("#players-cancel")
+    scan_at_spot(tablet, 2, CARD)
     assert tablet.locator("[data-refusal]").count() == 0, tablet.locator("#refusal").inner_text()
     tablet.wait_for_selector(f"#spots [data-seat='2'] .rated[data-player-card='{MASKED}']")
     assert tablet.locator("#spots [data-seat='2'] .rated").inner_text() == f"Rated {MASKED}"
@@ -52,6 +70,16 @@ def test_a_card_scanned_at_the_console_rates_the_seat_shown_masked_then_cleared(
     assert "players" not in public_state(work.table)
     assert CARD not in tablet.content() and CARD[-4:] + "\"" not in str(public_state(work.table))
     assert CARD not in work.log.read_text(encoding="utf-8")  # the relay's log masks it too
+    assert tablet.locator("#spots [data-seat='1'] .rated").inner_text() == "Player card"  # seat 1 stays unrated
+
+    tablet.tap("#spots [data-seat='2'] [data-action='player-card']")  # the rated seat's action: its dialog, masked
+    tablet.wait_for_selector("#players[open][data-seat='2']")
+    assert tablet.locator("#players-at").inner_text() == (
+        f"Seat 2 is rated ({MASKED}): scan another card to replace it, or the player leaves")
+    assert tablet.locator("#player-out").inner_text() == "Player leaves" and tablet.locator("#player-out").is_enabled()
+    assert CARD not in tablet.content()
+    check_sizes(tablet, "dealer-player-card-en", ("tablet",))
+    tablet.tap("#players-cancel")
 
     def on_seat(seat: int) -> None:
         tablet.tap("[data-action='players']")

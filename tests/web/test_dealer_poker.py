@@ -87,9 +87,10 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
                   request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """A hold'em table (real `croupier run`, emulated shoe dealing when a card is expected, no bots), three
     players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands
-    (in the language the test asks for with `indirect`, English by default)."""
-    language = getattr(request, "param", "en")
-    table = sim_table(game="holdem", seats=6, sections=POKER, table="poker-1")
+    (in the language the test asks for with `indirect`, English by default; or `{"seats": 9}`: a table of nine)."""
+    param = getattr(request, "param", "en")
+    language, seats = (param, 6) if isinstance(param, str) else (param.get("language", "en"), param["seats"])
+    table = sim_table(game="holdem", seats=seats, sections=POKER, table="poker-1")
     assert table.supervisor is not None
     floor = table.supervisor
     Users({floor["user"]: User.with_pin(floor["user"], "supervisor", floor["pin"]),
@@ -266,6 +267,11 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     assert settled["stacks"] == journal
     assert [p["amount"] for p in line["results"]["pots"]] == [p["amount"] for p in over["pots"]]
     assert sum(journal.values()) == sum(STACKS.values())  # no rake: the chips only moved
+    # the next hand dealt from the same console: the settled hand stays on screen until then, and its Deal is the
+    # next hand's (a dealer's second hand was refused as "for hand 1" when the console sent the hand it showed)
+    page.click('[data-poker] [data-action="deal"]')
+    second = _wait_for(page, lambda s: s["to_act"] is not None or s["refusal"] is not None, "the next hand's first seat")
+    assert second["refusal"] is None and second["hand"] == str(int(settled["hand"]) + 1), second
 
 
 def _shots(tmp_path: Path) -> Path:

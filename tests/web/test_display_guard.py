@@ -424,6 +424,9 @@ def test_every_response_carries_the_security_headers(tmp_path: Path) -> None:
                                   "/pit", "/tournament")] == [200, 200, 404, 404, 404, 404], statuses
     assert [statuses[f"floor {p}"] for p in ("/static/pit.js", "/static/common.js", "/static/table.js", "/pit",
                                              "/tournament", "/")] == [200, 200, 404, 200, 200, 302], statuses
+    # every module and style is asked again at each load (a console reloaded after an update runs the new code)
+    for path in ("/static/table.js", "/static/table.css", "/static/common.js", "floor /static/pit.js"):
+        assert seen[path].get("Cache-Control") == "no-cache", (path, seen[path])
     csp = guard.CSP
     for directive in ("default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",
                       "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"):

@@ -173,7 +173,7 @@ def test_the_pit_names_each_chip_alert_until_cleared_and_shows_the_dealers(
         assert texts["foreign_chip"] == "HELD uth-9 · a foreign chip in seat 5 Ante"
     else:
         assert texts["mispay"] == "BLOQUÉE uth-2 · place 3 Play mal payée : dû 30,00\u00a0€, lu 25,00\u00a0€"
-        assert "dû" in texts["mispay"] and "écarts du rack" in texts["tray"]
+        assert "dû" in texts["mispay"] and "écarts de caisse" in texts["tray"]
     assert all("E004" not in text for _, _, text in alerts)  # the public words never name the chip's UID
     assert page.get_attribute("[data-table='uth-3']", "data-chip-alert") == "chips_moved tray"
     dealers = page.evaluate(DEALERS)

@@ -50,10 +50,16 @@ class Floor:
         commands = self.table.client.endpoint
         relay = RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", commands=commands)},
                             timeout_s=10.0)  # a loaded machine: the PIN's hash waits its turn
-        app = make_app(PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")]),
-                       Sessions(tmp / "web-users.json"), language=language, rating=relay)
+        self.hub = PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")])
+        app = make_app(self.hub, Sessions(tmp / "web-users.json"), language=language, rating=relay)
         self.runner, port = await core.listen(app, "127.0.0.1", 0, None)
         return f"http://127.0.0.1:{port}"
+
+    def money(self, currency: str, decimals: int) -> None:
+        """The table's public state as its feed would bring it to the hub: its tile, and its money, on the pit."""
+        self.loop.call_soon_threadsafe(self.hub.publish, "uth-1", {
+            "kind": "snapshot", "table": "uth-1", "game": "uth", "phase": "bets", "hand": 1, "currency": currency,
+            "decimals": decimals})
 
     def close(self) -> None:
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
@@ -115,6 +121,20 @@ def test_only_a_signed_in_pit_boss_from_the_pages_origin_sends_a_step_and_the_ta
     assert floor.post("pat", {**step(), "table": "uth-9"})[1]["code"] == "unknown_table"
 
 
+def test_the_relay_takes_a_closed_session_to_adjust_by_its_start(floor: Floor) -> None:
+    assert floor.post("pat", step("c1", seat=3, action="open", card="60007777"))[1]["ok"]
+    assert floor.post("pat", step("c2", seat=3, action="close"))[1]["ok"]
+    [closed] = journal_ratings(floor.table.c.journal, "uth-1").reports()
+    status, done = floor.post("pat", step("c3", seat=3, action="adjust", session=closed["start"], hands=4,
+                                          average_bet=1000))
+    assert status == 200 and done["ok"], done
+    [s] = journal_ratings(floor.table.c.journal, "uth-1").reports()
+    assert (s["end"], s["entered"]["hands"], s["adjustments"][-1]["by"]) == (closed["end"], 4, "ana")
+    status, unknown = floor.post("pat", step("c4", seat=3, action="adjust", session=closed["start"] - 60, hands=4,
+                                             average_bet=1000))
+    assert status == 200 and unknown["say"] == {"key": "refusal.no_closed_session", "args": {"seat": 3}}
+
+
 def test_a_flood_of_wrong_pins_through_the_pit_holds_that_pit_boss_at_the_table(floor: Floor) -> None:
     for n in range(5):
         assert floor.post("pat", step(f"w{n}", pin=f"1{n}00000000"))[1]["code"] == "forbidden"
@@ -127,6 +147,7 @@ def test_a_flood_of_wrong_pins_through_the_pit_holds_that_pit_boss_at_the_table(
 def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, ctx: zmq.Context[Any],
                                                                page: Page, lang: str) -> None:
     floor = Floor(tmp_path / lang, ctx, lang)
+    floor.money("EUR", 2)
     try:
         page.set_viewport_size({"width": 1920, "height": 1080})
         page.goto(f"{floor.base}/pit")
@@ -145,7 +166,7 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
         form.locator("input[name=pin]").fill(PIN)
         assert form.locator("input[name=end]").is_hidden()  # an open takes no end
         check_screenshot(page, f"pit-rating-dialog{'-fr' if lang == 'fr' else ''}-1920x1080",
-                         mask=[page.locator("#source")])
+                         mask=[page.locator("#source"), page.locator("[data-hour-hands]").locator("xpath=..")])
         form.locator("button[type=submit]").click()
         page.wait_for_selector("#rating-result[data-status='done']")
         words = {"en": "Done at uth-1: Open a session at seat 4, signed off by ana",
@@ -164,8 +185,46 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
                    "fr": "Un joueur est déjà évalué à la place 4 : fermez d’abord cette session"}[lang]
         assert page.locator("#rating-result").text_content() == refused
         check_screenshot(page, f"pit-rating-refused{'-fr' if lang == 'fr' else ''}-1920x1080",
-                         mask=[page.locator("#source")])
+                         mask=[page.locator("#source"), page.locator("[data-hour-hands]").locator("xpath=..")])
         assert PIN not in page.content()
+    finally:
+        floor.close()
+
+
+def test_the_average_bet_is_read_in_the_tables_own_money(tmp_path: Path, ctx: zmq.Context[Any], page: Page) -> None:
+    """A table whose money has no decimals (yen): "2550" is 2550 of its smallest unit, "25.50" is refused in words,
+    and before the pit knows the table's money at all the dialog sends nothing and says why."""
+    floor = Floor(tmp_path, ctx)
+    try:
+        page.goto(f"{floor.base}/pit")
+        page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
+                      "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", ["pat", PEOPLE["pat"][1]])
+        page.reload()
+        form = page.locator("#rating-form")
+
+        def send(average_bet: str) -> str:
+            if not page.locator("#rating-dialog[open]").count():  # a step refused on the page leaves it open
+                page.click("#rating-open")
+            form.locator("select[name=table]").select_option("uth-1")
+            form.locator("input[name=seat]").fill("5")
+            form.locator("input[name=hands]").fill("12")
+            form.locator("input[name=average_bet]").fill(average_bet)
+            form.locator("input[name=user]").fill("ana")
+            form.locator("input[name=pin]").fill(PIN)
+            form.locator("button[type=submit]").click()
+            page.wait_for_selector("#rating-result:not([data-status='sending'])")
+            return f"{page.get_attribute('#rating-result', 'data-status')}: {page.text_content('#rating-result')}"
+
+        before = floor.table.events()
+        assert send("2550") == "refused: The money of uth-1 is not known yet: wait for its tile, then send the step"
+        floor.money("JPY", 0)
+        page.wait_for_selector("[data-table='uth-1'][data-phase='bets']")
+        assert send("25.50") == ("refused: The average bet is an amount of the table's money, such as 25 or 25.50 "
+                                 "(no more decimals than it has)")
+        assert floor.table.events() == before  # neither was sent
+        assert send("2550") == "done: Done at uth-1: Open a session at seat 5, signed off by ana"
+        [s] = journal_ratings(floor.table.c.journal, "uth-1").reports()
+        assert s["entered"]["hands"] == 12 and s["entered"]["average_bet"] == 2550  # not 255000
     finally:
         floor.close()
 

@@ -42,17 +42,21 @@ export function playerAt(seat) {
 }
 
 /**
- * A spot's line saying its seat is rated ("Rated ••••7890", "On a break ••••7890"), empty when it is not (every spot
- * keeps the line: the circles stay level from seat to seat).
+ * A spot's seat action for its player card: "Player card" where no card is known, "Rated ••••7890" ("On a break
+ * ••••7890") where one is; tapped, it opens the dialog on that seat, its field focused for the scan (every spot keeps
+ * it: the circles stay level from seat to seat).
  * @param {number} seat
  * @returns {HTMLElement}
  */
 export function ratedLine(seat) {
   const player = playerAt(seat);
-  if (!player) return el("div", "rated");
-  const line = el("div", `rated${player.away ? " away" : ""}`,
-    t(player.away ? "console.player_away" : "console.player_rated", { card: player.card }));
-  line.dataset.playerCard = player.card;
+  const line = el("button", `rated${player ? "" : " unrated"}${player?.away ? " away" : ""}`,
+    player ? t(player.away ? "console.player_away" : "console.player_rated", { card: player.card })
+      : t("console.player_seat"));
+  line.type = "button";
+  line.dataset.action = "player-card";
+  line.dataset.seat = String(seat);
+  if (player) line.dataset.playerCard = player.card;
   return line;
 }
 
@@ -85,12 +89,13 @@ function drawDialog() {
 }
 
 /**
- * Open the player cards' dialog over the console.
+ * Open the player cards' dialog over the console, on `seat` when given (a spot's seat action): its field focused.
  * @param {number} seats how many seats the table has
+ * @param {number | null} [seat]
  */
-export function openPlayers(seats) {
+export function openPlayers(seats, seat = null) {
   seatCount = seats;
-  chosen = seats === 1 ? 1 : null;
+  chosen = seat ?? (seats === 1 ? 1 : null);
   cardField.value = "";
   drawDialog();
   dialog.showModal();

@@ -1,6 +1,7 @@
 // @ts-check
 // The dealer console's poker panel: seats, the legal actions of the seat to act, pots and side pots, the push, the chop,
-// the clock called on the seat to act (`clock`: tables/clock_call.py), counted down to its `ends_at`.
+// the clock called on the seat to act (`clock`: tables/clock_call.py), counted down to its `ends_at`, and a seat's own
+// changes (`seat`: a player joins with his buy-in, rebuys, sits out, sits in, posts or waits for the big blind, leaves).
 // It draws only what the feed says (`to_act`, `legal`, `prompt`, `pots`, `results`: engine/poker/view.py) and decides no
 // rule: every amount typed is sent as it is and the controller's own refusal is shown (`data-refusal`).
 import { cardsElements } from "./cards.js";
@@ -8,6 +9,7 @@ import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
 import { faceUpStep as faceUpStepOf } from "./state.js";
 import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
+import { SeatChanges } from "./dealer-poker-seats.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
 const stepsOf = (state) => state?.steps ?? {};
@@ -70,7 +72,7 @@ export function nextCardText(next) {
  * @param {(event: MouseEvent) => void} onClick
  * @returns {HTMLButtonElement}
  */
-function button(action, label, onClick) {
+export function button(action, label, onClick) {
   const node = el("button", `act act-${action}`, label);
   node.type = "button";
   node.dataset.action = action;
@@ -110,7 +112,7 @@ export function actText(act, state) {
  * @param {any} state
  * @returns {string}
  */
-function amountText(amount, state) {
+export function amountText(amount, state) {
   return typedText(amount, state, locale);
 }
 
@@ -143,6 +145,7 @@ class PokerPanel {
     this.actions.dataset.actions = "";
     this.refusal = el("div", "poker-refusal");
     this.refusal.hidden = true;
+    this.seatChanges = new SeatChanges(this);
     this.signoffTitle = el("div", "signoff-title", t("poker_console.signoff_chop"));
     this.signoffUser = el("input");
     this.signoffPin = el("input");
@@ -152,7 +155,7 @@ class PokerPanel {
     const boardRow = el("div", "poker-board-row");
     boardRow.append(el("span", "label", t("common.board")), this.board, this.next);
     middle.append(boardRow, this.pots);
-    this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.signoff);
+    this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.seatChanges.root, this.signoff);
     container.replaceChildren(this.root);
     setInterval(() => {  // the clock's countdown between two updates of the feed
       for (const node of /** @type {NodeListOf<HTMLElement>} */ (this.root.querySelectorAll("[data-clock-ends]"))) node.textContent = clockLeft(Number(node.dataset.clockEnds));
@@ -167,11 +170,13 @@ class PokerPanel {
 
   // -- commands ---------------------------------------------------------------------------------------------------
 
-  async send(command) {
+  // Every command names the hand on screen (a tap meant for a hand that ended is refused), but the Deal between
+  // hands: it starts the next one, while the screen still shows the settled hand (`ofHand` false).
+  async send(command, ofHand = true) {
     if (this.busy) return;
     this.busy = true;
     this.root.dataset.busy = "";
-    const full = { ...command, ...(Number.isInteger(this.state?.hand) ? { hand: this.state.hand } : {}) };
+    const full = { ...command, ...(ofHand && Number.isInteger(this.state?.hand) ? { hand: this.state.hand } : {}) };
     let reply;
     try {
       reply = replyOf(await this.ctx.send(full));
@@ -184,6 +189,7 @@ class PokerPanel {
     if (reply.ok) {
       this.showRefusal(null);
       if (command.cmd === "chop" || command.cmd === "clock") this.closeSignoff();
+      if (command.cmd === "seat") this.seatChanges.close();
     } else {
       this.showRefusal(reply, reply.code ?? "refused");
     }
@@ -274,7 +280,12 @@ class PokerPanel {
       el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
     );
     const step = faceUpStep(state);
-    this.seats.replaceChildren(...(state.spots ?? []).map((spot) => this.seatElement(spot, state, step)));
+    const spots = new Map((state.spots ?? []).map((spot) => [spot.seat, spot]));
+    const numbers = Number.isInteger(state.seats) ? Array.from({ length: state.seats }, (_, i) => i + 1) : [...spots.keys()];
+    this.seats.replaceChildren(...numbers.map((seat) => {
+      const spot = spots.get(seat);
+      return this.seatChanges.tappable(spot ? this.seatElement(spot, state, step) : this.seatChanges.emptySeat(seat), seat);
+    }));
     this.board.replaceChildren(...cardsElements(state.board));
     this.drawNext(state);
     this.drawPots(state);
@@ -286,6 +297,8 @@ class PokerPanel {
       this.actionsKey = key;
       this.drawActions(state);
     }
+    this.seatChanges.draw(state);
+    this.actions.hidden = this.seatChanges.seat !== null;  // a seat's changes take the place of the hand's buttons
   }
 
   seatElement(spot, state, step) {
@@ -309,10 +322,17 @@ class PokerPanel {
     node.append(el("div", "pseat-bet", bet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
     let status = actText(spot.act, state);
     if (spot.sitting_out) status = t("poker_console.sitting_out");
+    else if (spot.waiting_for_big_blind) status = t("poker_console.waiting_big_blind");
     else if (!spot.in_hand) status = t("poker_console.not_in_hand");
     else if (spot.folded) status = t("poker_console.folded");
     else if (spot.all_in) status = t("poker_console.all_in");
     node.append(el("div", "pseat-status", status));
+    if (spot.owes && !spot.waiting_for_big_blind) {  // the blinds he missed, posted when he is dealt in again
+      const owes = el("div", "pseat-owes", t(`poker_console.owes_${spot.owes}`));
+      owes.dataset.owes = spot.owes;
+      node.append(owes);
+    }
+    if (spot.waiting_for_big_blind) node.dataset.waiting = "";
     if (state.clock && state.clock.seat === spot.seat) {  // on the clock: counted down here, every 250 ms
       node.append(el("div", "pseat-clock-label", t("poker_console.clock")));
       const clock = el("div", "pseat-clock", clockLeft(state.clock.ends_at));
@@ -408,7 +428,7 @@ class PokerPanel {
     const legal = state.legal;
     const steps = stepsOf(state);
     if (steps.between_hands) {
-      if (steps.deal) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" })));
+      if (steps.deal) row.push(button("deal", t("poker_console.deal"), () => this.send({ cmd: "deal" }, false)));
     } else if (steps.confirm) {
       row.push(button("confirm", t("poker_console.confirm"), () => this.send({ cmd: "confirm" })));
     } else if (Number.isInteger(seat) && legal) {
@@ -505,7 +525,7 @@ class PokerPanel {
 }
 
 // The console calls this for a poker table with each state it is sent; `ctx.send(command)` relays one command
-// (the command channel's request map, `protocol/commands.py`) and resolves to the relay's answer.
+// (the command channel's request map, `protocol/commands/`) and resolves to the relay's answer.
 export function renderPoker(container, state, ctx) {
   let panel = panels.get(container);
   if (!panel || !container.contains(panel.root)) {

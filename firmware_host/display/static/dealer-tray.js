@@ -41,6 +41,7 @@ function drawLine() {
   const box = byId("tray-line");
   box.dataset.reads = line?.reads == null ? "" : String(line.reads);
   box.dataset.difference = line?.difference == null ? "" : String(line.difference);
+  box.dataset.settled = String(Boolean(line?.settled));  // false: a change of the tray's chips not yet settled
   box.classList.toggle("off", Boolean(line?.difference));
   if (line === null) box.textContent = t("console.tray_unknown");
   else if (line.reads == null || line.expected == null) box.textContent = t("console.tray_unread");

@@ -3,7 +3,7 @@
 // Which buttons a step allows comes from the feed (`steps`, `to_act`, `legal`, `next`, `phase`), decided in Python once; the
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
-import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, showOffline } from "./common.js";
+import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, markState, showOffline } from "./common.js";
 import { chipsHint, circlesRead, holdsPayouts, readsBets, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
@@ -231,8 +231,8 @@ function spotElement(seat) {
     const chosen = { decision: spot.decision, multiple: spot.multiple ?? null };
     head.append(el("span", "decision", decisionWord(chosen)));
   }
+  head.append(ratedLine(seat));  // the seat action for its player card, masked when known (dealer-players.js)
   node.append(head);
-  node.append(ratedLine(seat));  // its player card, masked (dealer-players.js)
   const cards = el("div", "cards");
   cards.append(...cardsElements(spot?.cards));
   node.append(cards);
@@ -308,12 +308,8 @@ function draw() {
   if (stepKey !== null && key !== stepKey && waiting === null) clearRefusal();  // a refusal lasts until the next step
   stepKey = key;
   if (!betting()) selected = null;  // the betting is over: no circle stays picked
-  root.dataset.table = state.table ?? "";
-  root.dataset.hand = String(state.hand ?? "");
-  root.dataset.phase = state.phase ?? "";
+  markState(root, state);
   root.dataset.toAct = state.to_act == null ? "" : String(state.to_act);
-  root.dataset.seq = String(state.seq);
-  root.dataset.boot = state.boot ?? "";
   if (queue.length) root.dataset.queued = String(queue.length);  // commands still to send (the table's same bets)
   else delete root.dataset.queued;
   root.classList.toggle("poker-table", poker);  // a poker table: the poker panel (dealer-poker.js)
@@ -485,8 +481,8 @@ function onTap(event) {
     returns = null;
   } else if (["void", "clear", "card", "correct"].includes(action)) {
     openSignoff(action);
-  } else if (action === "players") {
-    openPlayers(seatCount());
+  } else if (action === "players" || action === "player-card") {
+    openPlayers(seatCount(), action === "player-card" ? seat : null);  // a spot's seat action: on its seat
   } else if (action === "tray") {
     openTray();
   } else if (action === "signout") {

@@ -4,7 +4,7 @@
 // Nothing shows before the sign-in: the form comes first and alone. Every word from the catalog (words.js).
 // Data attributes as docs/display.md lists them (data-card holds the real card here, never "??" for a dealt card).
 import { cardsElements } from "./cards.js";
-import { announce, byId, el, Feed, showOffline } from "./common.js";
+import { announce, byId, el, Feed, markState, showOffline } from "./common.js";
 import { cardText, netTone, parseCard } from "./format.js";
 import { ensureSignedIn, signIn } from "./signin.js";
 import { drawTray } from "./surveillance-tray.js";
@@ -98,11 +98,7 @@ function handName(hand) {
 }
 
 function render(state) {
-  root.dataset.table = state.table ?? "";
-  root.dataset.hand = String(state.hand ?? "");
-  root.dataset.phase = state.phase ?? "";
-  root.dataset.seq = String(state.seq);
-  root.dataset.boot = state.boot ?? "";
+  markState(root, state);
   byId("name").textContent = state.table ?? "";
   byId("game").textContent = state.game ? gameName(state.game) : "";
   byId("hand").textContent = state.hand ?? "\u2013";

@@ -2,7 +2,7 @@
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
 import { cardsElements, miniCardElement } from "./cards.js";
-import { announce, byId, el, Feed, showOffline } from "./common.js";
+import { announce, byId, el, Feed, markState, showOffline } from "./common.js";
 import { netTone } from "./format.js";
 import { isPoker } from "./state.js";
 import { renderPoker } from "./table-poker.js";
@@ -143,11 +143,7 @@ function pastHand(past, current) {
 }
 
 function render(message) {
-  root.dataset.table = message.table ?? "";
-  root.dataset.hand = String(message.hand ?? "");
-  root.dataset.phase = message.phase ?? "";
-  root.dataset.seq = String(message.seq);
-  root.dataset.boot = message.boot ?? "";
+  markState(root, message);
   const pokerTable = isPoker(message);
   root.dataset.kind = pokerTable ? "poker" : "house";
   house.hidden = pokerTable;

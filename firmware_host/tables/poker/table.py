@@ -528,7 +528,7 @@ class PokerTable(FaultBook):
         (a card dealt face up or shown down); the public view is redacted from it."""
         base: dict[str, Any] = {
             "game": self.setup.game, "structure": self.setup.structure, "stakes": dict(self.setup.stakes),
-            "phase": self.phase, "dealer": {"cards": [], "visible": []}, "board": [], "street": None,
+            "seats": self.setup.seats, "phase": self.phase, "dealer": {"cards": [], "visible": []}, "board": [], "street": None,
             "button": self.session.button, "to_act": None, "next": None, "expected": None, "legal": None,
             "prompt": None, "level": 0, "pots": [], "total_pot": 0, "results": None,
         }

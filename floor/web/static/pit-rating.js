@@ -3,7 +3,8 @@
 // player card, or none: the player declined it), closed, or adjusted (the unrated play entered as hands at an
 // average Ante, the start or end entered), each signed off by a supervisor's PIN in the dialog. The table checks
 // the step and the PIN and answers in its own words (`say`); the page decides no rule. Shown only to a user signed
-// in as the pit or a supervisor, for the tables this process has a command channel to.
+// in as the pit or a supervisor, for the tables this process has a command channel to. The average bet is read in the
+// chosen table's money (its decimals, from the table's summary pit.js hands over), refused until that is known.
 import { byId, el, withData } from "./common.js";
 import { refusalText, t } from "./words.js";
 import { parseAmount } from "./format.js";
@@ -13,6 +14,16 @@ const dialog = /** @type {HTMLDialogElement} */ (byId("rating-dialog"));
 const form = /** @type {HTMLFormElement} */ (byId("rating-form"));
 const result = byId("rating-result");
 let sent = 0;
+/** @type {(name: string) => any} */
+let stateOf = () => null;  // a table's latest summary (its currency and decimals), from pit.js
+
+/**
+ * Where the dialog finds each table's money: pit.js hands over its tiles' latest summaries.
+ * @param {(name: string) => any} tableState
+ */
+export function ratingMoney(tableState) {
+  stateOf = tableState;
+}
 
 /**
  * A form field by its name.
@@ -104,8 +115,9 @@ function epochOf(hhmm) {
 }
 
 /**
- * The step as the form holds it: the `rating` command's arguments of the shown fields given.
- * @returns {Record<string, string | number> | null}
+ * The step as the form holds it: the `rating` command's arguments of the shown fields given, or the words' key of
+ * what is wrong with the average bet (not an amount of the table's money, or that money not known yet).
+ * @returns {Record<string, string | number> | string}
  */
 function step() {
   const action = field("action").value;
@@ -117,8 +129,10 @@ function step() {
   };
   if (given("card")) args.card = field("card").value.trim();
   if (given("hands") || given("average_bet")) {
-    const amount = parseAmount(field("average_bet").value, null);  // the default money: no table state here
-    if (amount === null) return null;
+    const money = stateOf(field("table").value);  // the table's currency and decimals, as its tile has them
+    if (!money || !Number.isInteger(money.decimals)) return "pit_rating.no_money";
+    const amount = parseAmount(field("average_bet").value, money);
+    if (amount === null) return "pit_rating.bad_amount";
     args.hands = Number(field("hands").value || "0");
     args.average_bet = amount;
   }
@@ -142,8 +156,8 @@ function tell(text, status) {
 async function send(/** @type {SubmitEvent} */ event) {
   event.preventDefault();
   const rating = step();
-  if (rating === null) {
-    tell(t("pit_rating.bad_amount"), "refused");
+  if (typeof rating === "string") {
+    tell(t(rating, { table: field("table").value }), "refused");
     return;
   }
   const table = field("table").value;

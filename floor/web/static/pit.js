@@ -7,6 +7,7 @@ import { drawChart } from "./pit-chart.js";
 import { showChipAlerts } from "./pit-chips.js";
 import { showDealers } from "./pit-dealers.js";
 import { ratedTableSeen, showRated } from "./pit-rated.js";
+import { ratingMoney } from "./pit-rating.js";
 import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
 
@@ -18,6 +19,7 @@ import { formatMoney, say, t, tOr } from "./words.js";
 const pit = byId("pit");
 /** @type {Map<string, Tile>} */
 const tiles = new Map();
+ratingMoney((name) => tiles.get(name)?.state ?? null);  // the rating dialog reads each table's money (pit-rating.js)
 let source = "tables";  // "pit": the tables are a pit aggregator's, which says when each is offline
 /** @type {string[] | null} */
 let links = null;  // the tables whose tile opens their table's page (the hello's `links`; null until it came)

@@ -84,6 +84,9 @@ def test_the_dealers_seat_actions():
     table.seat_change(1, "sit_out")
     assert [(s, p.stack, p.sitting_out) for s, p in table.players.items()] == [(1, 100, True), (2, 75, False)]
     table.seat_change(1, "sit_in")
+    with pytest.raises(IllegalAction, match="owes no blinds") as refused:  # nothing to wait for: said as the seat's
+        table.seat_change(1, "wait")
+    assert refused.value.say == {"key": "refusal.poker_owes_no_blinds", "args": {"seat": 1}}
     table.seat_change(2, "leave")
     assert list(table.players) == [1]
     for action, amount, words in [("join", None, "needs a buy-in"), ("rebuy", None, "needs an amount"),
@@ -125,10 +128,13 @@ def test_between_hands_only():
     with pytest.raises(IllegalAction, match="maximum"):
         table.buy_in(1, 250)
     table.start_hand()
-    for attempt in (lambda: table.buy_in(1, 50), lambda: table.sit(3, 100, "c"), lambda: table.leave(1),
-                    lambda: table.start_hand()):
-        with pytest.raises(IllegalAction, match="between hands"):
+    for attempt, seat in ((lambda: table.buy_in(1, 50), 1), (lambda: table.sit(3, 100, "c"), 3),
+                          (lambda: table.leave(1), 1), (lambda: table.start_hand(), None)):
+        with pytest.raises(IllegalAction, match="between hands") as refused:
             attempt()
+        # a seat's own change is said as the seat's (the console's words), the next hand as the table's
+        assert refused.value.say == ({"key": "refusal.hand_in_progress", "args": {}} if seat is None else
+                                     {"key": "refusal.poker_seat_between_hands", "args": {"seat": seat}})
     table.sit_out(2)  # any time: from the next hand
     assert 2 in table.hand.seats
     with pytest.raises(IllegalAction, match="not over"):

@@ -1,0 +1,217 @@
+"""The floor's reports as typed definitions: the figures per clock hour, a table's counts, the chip alerts and the dealers' figures.
+
+What `croupier stats --json` prints and what the pit's screens are sent (`floor/figures.py`) are built
+from these (docs/floor.md, "Figures", "Figures per clock hour", "Chip alerts and dealers"). They are the
+floor's own: the table never reads them, so they live here rather than in `protocol/` (what the table and
+the floor both speak).
+
+No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated
+annotations.
+"""
+
+from typing import Any, NotRequired, TypedDict, final
+
+
+class HourSeries(TypedDict):
+    """One series per clock hour of a gaming day: the hands closed in each hour, the house's win on them
+    (the table's smallest unit; negative when it paid out) and the hours open in it."""
+
+    hands: list[int]
+    house_win: list[int]
+    open_hours: list[float]
+
+
+class TableSeries(HourSeries):
+    """A table's series; its game and pit those of its last hour played that day."""
+
+    table: str
+    game: str | None
+    pit: str | None
+
+
+class PitSeries(HourSeries):
+    """A pit's series and how many tables played in it that day."""
+
+    pit: str
+    tables: int
+
+
+class DaySeries(TypedDict):
+    """The figures of one gaming day per local clock hour (`floor.series.day_series`)."""
+
+    day: str
+    pit: str | None
+    time_zone: str
+    hours: list[str]
+    tables: list[TableSeries]
+    pits: list[PitSeries]
+    floor: HourSeries
+
+
+class TableCounts(TypedDict):
+    """A table's (or a pit's tables') counts over the days selected and the win and hold they give: null
+    where they cannot be worked (no inventory, a drop of 0)."""
+
+    drop: int
+    fills: int
+    credits: int
+    opening: int | None
+    closing: int | None
+    count_win: int | None
+    hold_pct: float | None
+
+
+class ShiftAlerts(TypedDict):
+    """A smart table's chip alerts in one gaming day and shift (`floor.shift_counts.shift_alerts`)."""
+
+    table: str
+    day: str
+    shift: str
+    pit: str | None
+    chip_hands: int
+    mispays: int
+    moved_chips: int
+    foreign_chips: int
+    tray_differences: int
+    tray_difference: int
+
+
+class DealerFigures(TypedDict):
+    """A dealer's figures at one table over the openings selected (`floor.shift_counts.dealer_figures`)."""
+
+    dealer: str
+    table: str
+    pit: str | None
+    started: str | None
+    on_table: bool
+    turns: int
+    time_s: float
+    hands: int
+    hands_per_hour: float | None
+    average_seats: float | None
+    voids: int
+    corrections: int
+    faults: int
+    mispays: int
+    moved_chips: int
+    foreign_chips: int
+    tray_differences: int
+
+
+class DayLine(TypedDict):
+    """A table's (or the pit's) figures of the day on the pit's screens, hour by hour and for the day so far."""
+
+    hands: list[int]
+    win: list[int]
+    open_hours: list[float]
+    day_hands: int
+    day_win: int
+    day_open_hours: float
+    hands_per_hour: float | None
+    tables: NotRequired[int]  # the pit's: how many tables it has
+
+
+@final  # closed: `"error" in message` tells it from an `ArchiveFailure`
+class PitFigures(TypedDict):
+    """The pit screens' `figures` message as read from the archive (`floor.figures.read_figures`)."""
+
+    source: str
+    day: str
+    starts: str
+    time_zone: str
+    hours: list[str]
+    elapsed: float
+    tables: dict[str, DayLine]
+    pit: DayLine
+    dealers: list[DealerFigures]
+
+
+class RatedLine(TypedDict):
+    """One open rating session on the pit's screens, its card masked (`floor.figures.rated_line`)."""
+
+    player: str
+    seat: int | None
+    start: float | None
+    played_s: float | None
+    hands: int | None
+    average_bet: int | None
+    theo_cents: int | None
+    theo_complete: bool | None
+    win: int | None
+    on_break: bool | None
+    breaks: int | None
+    bets_from: dict[str, int] | None
+    declined: bool | None
+
+
+@final  # closed: `"error" in message` tells it from an `ArchiveFailure`
+class PitRated(TypedDict):
+    """The pit screens' `rated` message: each table's open rating sessions (`floor.figures.read_rated`)."""
+
+    source: str
+    tables: dict[str, list[RatedLine]]
+
+
+@final  # closed: `"error" in message` tells it from an `ArchiveFailure`
+class ArchiveFailure(TypedDict):
+    """What the pit's screens are sent when the archive's server could not be read; tried again at the next reading."""
+
+    source: str
+    error: str
+
+
+class TournamentLevel(TypedDict):
+    """One stage of a tournament that is over, as it ran: a blind level's blinds and ante, or a break (all null)."""
+
+    stage: int
+    level: int | None
+    small_blind: int | None
+    big_blind: int | None
+    ante: int | None
+    duration_s: int
+    began_at: str
+    ended_at: str
+
+
+class TournamentPlace(TypedDict):
+    place: int
+    player: str
+    prize: int
+    shared: int
+
+
+class TournamentRecord(TypedDict):
+    """The record of a tournament that is over, as the archive keeps it (`floor.tournament_record.build_record`)."""
+
+    id: str
+    tournament: str
+    buy_in: int
+    fee: int
+    added: int
+    starting_stack: int
+    entries: int
+    players: list[str]
+    prize_pool: int
+    fees: int
+    started_at: str | None
+    finished_at: str
+    places: list[TournamentPlace]
+    levels: list[TournamentLevel]
+    tables: list[str]
+    chip_races: list[dict[str, Any]]  # the director's views (floor/director/breaks.py, button.py)
+    button_draws: list[dict[str, Any]]
+
+
+class ArchivedTournament(TournamentRecord):
+    """A tournament's record read back from the archive, with its tables' hands archived while it ran."""
+
+    hands: int
+
+
+class DealersReport(TypedDict):
+    """`croupier stats --dealers --json`: each dealer's figures per table for a gaming day, table and pit or all."""
+
+    day: str | None
+    table: str | None
+    pit: str | None
+    dealers: list[DealerFigures]

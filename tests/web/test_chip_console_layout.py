@@ -1,0 +1,74 @@
+"""The smart table's console at the showdown on a 10" tablet, in Chromium: every UTH seat's four circles (Ante, Blind, Trips, Play), each with its due and its read, whole on screen at 1280x720 and 1280x800, in English and in French."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from engine.cards import RANKS, SUITS
+from firmware_host.tables.house.table import HouseSetup
+from tests.firmware_host.test_table_chips import Rig, chip_uids
+from tests.web.test_accessibility import axe_violations, english_left
+from tests.web.test_chip_circles import SHOTS, serve
+
+DECK = [f"{rank}{suit}" for rank in reversed(RANKS) for suit in SUITS]
+
+
+def to_the_showdown(r: Rig, seats: int) -> None:
+    """`seats` seats bet Ante, Blind and Trips in chips, each plays 4x from its Play circle; nobody paid yet (every
+    circle with its due against its read). The deck's quads give each winner the longest words: a Blind at 10:1."""
+    for seat in range(1, seats + 1):  # the test set's 60 chips of 500: six a seat
+        r.put(f"spot{seat}.ante", chip_uids(500, 1, seat * 6))
+        r.put(f"spot{seat}.blind", chip_uids(500, 1, seat * 6 + 1))
+        r.put(f"spot{seat}.trips", chip_uids(100, 1, seat))
+    r.ok("deal")
+    r.card(*DECK[:2 * seats + 2])
+    for seat in range(1, seats + 1):
+        r.put(f"spot{seat}.play", chip_uids(500, 4, seat * 6 + 2))
+        r.ok("decide", seat=seat, decision="play")
+    r.card(*DECK[2 * seats + 2:2 * seats + 7])
+    assert r.c.table is not None and r.c.table.phase == "showdown"
+
+
+CUT = """() => [...document.querySelectorAll('#spots .spot')].flatMap((spot) => {
+  const box = spot.getBoundingClientRect();
+  const out = [...spot.querySelectorAll('.circle, .spot-total')].filter((n) => {
+    const r = n.getBoundingClientRect();
+    return r.bottom > box.bottom + 0.5 || r.right > box.right + 0.5 || r.bottom > innerHeight;
+  }).map((n) => `seat ${spot.dataset.seat} ${n.dataset.circle ?? 'total'}`);
+  const over = spot.scrollHeight - spot.clientHeight;
+  return over > 1 ? [...out, `seat ${spot.dataset.seat} scrolls ${over} px`] : out;
+})"""
+
+
+def showdown_state(seats: int) -> dict[str, Any]:
+    """The public state of a UTH table of `seats` seats, every one played to the showdown, as the feed sends it."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root), HouseSetup("uth", "default", {"minimum": 100}, seats))
+        rig.reader()
+        to_the_showdown(rig, seats)
+        shown = rig.c.public_state()
+        rig.c.journal.close()
+    return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
+
+
+@pytest.mark.parametrize("seats", [5, 7])  # the demo's table, and a full one: its seats at their narrowest
+@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("height", [720, 800])
+def test_every_circle_of_every_seat_shows_at_the_payout(page: Page, language: str, height: int, seats: int) -> None:
+    state = showdown_state(seats)
+    page.set_viewport_size({"width": 1280, "height": height})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("#console[data-phase='showdown'] [data-mispaid] li")
+    assert page.locator("#spots .spot .circle").count() == 4 * seats
+    assert page.locator("#spots .circle .reads.unpaid").count() >= seats  # the dues against the reads, unpaid
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"dealer-showdown-{seats}-seats-{language}-1280x{height}.png"))
+    assert page.evaluate(CUT) == []
+    if language == "fr":
+        assert english_left(page) == []
+    assert axe_violations(page) == []  # the reads legible on every circle's colour, at every size

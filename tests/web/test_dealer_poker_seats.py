@@ -1,0 +1,185 @@
+"""A cash game's shift from the poker console in Chromium: a busted player rebuys, a new player joins an empty seat, a
+player sits out and comes back posting his missed blinds, every change a seat tapped and the `seat` command sent."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from pages import words
+from tests.web.money import shown as money
+from tests.web.screens import check_screenshot
+from tests.web.test_accessibility import axe_violations
+from tests.web.test_dealer_layout import check_targets
+from tests.web.test_dealer_poker import (STACKS, FeedLog, _panel, _sign_in, _wait_for,  # noqa: F401 (the fixture)
+                                         poker_console)
+
+
+def _seat(page: Page, seat: int) -> dict[str, Any]:
+    """One seat as the panel shows it, by its data attributes and words."""
+    return page.evaluate("""(seat) => {
+      const node = document.querySelector(`[data-poker] .pseat:is([data-seat="${seat}"], [data-empty-seat="${seat}"])`);
+      return {stack: Number(node.dataset.stack ?? -1), empty: 'emptySeat' in node.dataset, in_hand: 'inHand' in node.dataset,
+              sitting_out: 'sittingOut' in node.dataset, waiting: 'waiting' in node.dataset,
+              owes: node.querySelector('[data-owes]')?.dataset.owes ?? null,
+              status: node.querySelector('.pseat-status')?.textContent ?? '',
+              owes_text: node.querySelector('[data-owes]')?.textContent ?? ''};
+    }""", seat)
+
+
+def _changes(page: Page) -> list[str]:
+    """The open seat's changes (their `data-action`), none when no seat is open."""
+    return page.evaluate("""() => [...document.querySelectorAll('[data-poker] [data-seat-panel]:not([hidden]) [data-action]')]
+      .map((b) => b.dataset.action)""")
+
+
+def _spot(feed: FeedLog, page: Page, seat: int) -> dict[str, Any] | None:
+    state = feed.at(_panel(page)["seq"])
+    return next((s for s in state["spots"] if s["seat"] == seat), None)
+
+
+def _play_out(page: Page, choose: tuple[str, ...]) -> dict[str, Any]:
+    """Tap the first of `choose` each seat to act may take until the hand is over, then confirm the push."""
+    for _ in range(60):
+        shown = _wait_for(page, lambda s: s["to_act"] is not None or s["phase"] == "over", "a seat to act or the end")
+        if shown["phase"] == "over":
+            break
+        action = next(a for a in choose if a in shown["actions"])
+        page.click(f'[data-poker] [data-actions] [data-action="{action}"]')
+        page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                               arg=shown["seq"])
+    else:
+        raise AssertionError("the hand did not end")
+    page.click('[data-poker] [data-actions] [data-action="confirm"]')
+    return _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
+
+
+def _deal(page: Page) -> dict[str, Any]:
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    page.click('[data-poker] [data-action="deal"]')
+    return _wait_for(page, lambda s: s["to_act"] is not None, "the next hand's first seat")
+
+
+def _open(page: Page, seat: int) -> list[str]:
+    page.click(f'[data-poker] .pseat:is([data-seat="{seat}"], [data-empty-seat="{seat}"])')
+    page.wait_for_selector(f'[data-poker] [data-seat-panel="{seat}"]:not([hidden])')
+    return _changes(page)
+
+
+def test_a_busted_player_rebuys_and_a_new_player_joins_from_the_console(page: Page, poker_console: dict[str, Any]) -> None:
+    feed: FeedLog = poker_console["feed"]
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    assert [_seat(page, s)["empty"] for s in range(1, 7)] == [False] * 3 + [True] * 3  # the table's six seats
+    _deal(page)
+    # leaving during a hand: refused in the controller's words, nothing changed
+    assert _open(page, 2) == ["seat-rebuy", "seat-sit_out", "seat-leave", "seat-close"]
+    assert page.locator("[data-poker] [data-actions]").is_hidden()  # the seat's changes in place of the hand's buttons
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-leave"]')
+    refusal = _wait_for(page, lambda s: s["refusal"] is not None, "the refused leave")["refusal"]
+    assert refusal.startswith("leaving: between hands only"), refusal
+    said = page.locator("[data-poker] [data-refusal]").inner_text()
+    assert said == "Seat 2: a buy-in, a rebuy or leaving the table waits until this hand is over", said
+    assert _spot(feed, page, 2) is not None
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-close"]')
+    assert page.locator("[data-poker] [data-seat-panel]").is_hidden() and page.locator("[data-poker] [data-actions]").is_visible()
+    settled = _play_out(page, ("all_in", "call", "check", "show"))  # everybody all in: at least one player busts here
+    busted = [int(s) for s, stack in settled["stacks"].items() if stack == 0]
+    assert busted, settled["stacks"]
+    broke = busted[0]
+    assert _seat(page, broke)["stack"] == 0
+    assert _open(page, broke)[0] == "seat-rebuy"
+    page.fill("[data-poker] [data-seat-panel] [data-seat-amount]", "abc")
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-rebuy"]')
+    assert page.locator("[data-poker] [data-seat-panel] [data-entry-error]").inner_text() == "not an amount"
+    page.fill("[data-poker] [data-seat-panel] [data-seat-amount]", "0")
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-rebuy"]')
+    assert page.locator("[data-poker] [data-seat-panel] [data-entry-error]").inner_text() == "an amount above zero"
+    page.fill("[data-poker] [data-seat-panel] [data-seat-amount]", "60.50")  # the table's money: €60.50 = 6050
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-rebuy"]')
+    page.wait_for_selector("[data-poker] [data-seat-panel]", state="hidden")  # done: the panel closes
+    _wait_for(page, lambda s: s["stacks"][str(broke)] == 6050, "the rebuy's stack")
+    assert _spot(feed, page, broke)["stack"] == 6050  # type: ignore[index]
+    # a new player joins seat 5 with a buy-in of €150: after the table's first hand he owes a big blind
+    assert _open(page, 5) == ["seat-join", "seat-close"]
+    page.fill("[data-poker] [data-seat-panel] [data-seat-amount]", "150")
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-join"]')
+    _wait_for(page, lambda s: s["stacks"].get("5") == 15000, "the new player's stack")
+    joined = _spot(feed, page, 5)
+    assert joined is not None and joined["stack"] == 15000 and joined["owes"] == "big", joined
+    assert _seat(page, 5)["owes_text"] == "owes the big blind"
+    # the next hand deals both in: the rebuy plays, the new player posts his big blind
+    hand = _deal(page)
+    state = feed.at(hand["seq"])
+    dealt = {s["seat"]: s for s in state["spots"]}
+    assert dealt[broke]["in_hand"] and dealt[5]["in_hand"], dealt
+    assert sum(dealt[5]["posted"].values()) == 200, dealt[5]  # the big blind he owed
+    assert _seat(page, broke)["in_hand"] and _seat(page, 5)["owes"] is None
+
+
+@pytest.mark.parametrize("poker_console", ["en", "fr"], indirect=True)
+def test_a_player_sits_out_and_comes_back_posting_his_missed_blinds(page: Page, poker_console: dict[str, Any],
+                                                                     request: pytest.FixtureRequest) -> None:
+    """In English on the 1280x800 tablet, in French on a 1280x720 screen: the seat's words and no scroll."""
+    feed: FeedLog = poker_console["feed"]
+    french = request.node.callspec.params["poker_console"] == "fr"
+    page.set_viewport_size({"width": 1280, "height": 720} if french else {"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    assert _open(page, 3) == ["seat-rebuy", "seat-sit_out", "seat-leave", "seat-close"]
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-sit_out"]')
+    _wait_for(page, lambda s: _seat(page, 3)["sitting_out"], "seat 3 sitting out")
+    # hands dealt without him (the first to act folds) until the blinds pass his seat: he owes them
+    for _ in range(4):
+        _deal(page)
+        assert not _seat(page, 3)["in_hand"]
+        _play_out(page, ("fold", "check"))
+        if _seat(page, 3)["owes"]:
+            break
+    out = _seat(page, 3)
+    assert out["owes"] in ("big", "both"), out
+    assert _open(page, 3) == ["seat-rebuy", "seat-post", "seat-wait", "seat-leave", "seat-close"]
+    catalog = words.catalogs()["fr" if french else "en"]
+    assert out["status"] == catalog["poker_console.sitting_out"]
+    assert out["owes_text"] == catalog[f"poker_console.owes_{out['owes']}"]
+    assert page.locator('[data-poker] [data-seat-panel] .seat-title-state').inner_text() == \
+        money(STACKS[3], lang="fr" if french else "en")  # his stack, in the table's money
+    text = page.locator("[data-poker]").inner_text()
+    assert not re.search(r"\b(?:poker_console|refusal|common)\.[a-z_]+\b", text), text
+    if french:
+        assert "Paie les blindes manquées" in text and "Attend la grosse blinde" in text and "Recave" in text, text
+        assert "absent" in out["status"].lower() and out["owes_text"].startswith("doit ")
+    check_targets(page, "the seat's changes")
+    assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the console scrolls"
+    assert axe_violations(page) == []
+    check_screenshot(page, "dealer-poker-seat-fr-1280x720" if french else "dealer-poker-seat-1280x800")
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-post"]')
+    _wait_for(page, lambda s: not _seat(page, 3)["sitting_out"], "seat 3 back")
+    back = _spot(feed, page, 3)
+    assert back is not None and not back["sitting_out"] and back["owes"] == out["owes"], back  # owed until dealt in
+    for _ in range(4):  # dealt in once the button has passed him (a player between the button and the blinds waits)
+        hand = _deal(page)
+        spot = next(s for s in feed.at(hand["seq"])["spots"] if s["seat"] == 3)
+        if spot["in_hand"]:
+            break
+        assert _seat(page, 3)["owes"] == out["owes"]  # still owed, and shown
+        _play_out(page, ("fold", "check"))
+    assert spot["in_hand"] and spot["owes"] is None, spot
+    assert spot["posted"].get("big_blind") == 200, spot["posted"]  # the big blind he missed, live
+    assert _seat(page, 3)["in_hand"] and _seat(page, 3)["owes"] is None
+
+
+@pytest.mark.parametrize("poker_console", [{"seats": 9}], indirect=True)
+def test_nine_seats_six_of_them_empty_keep_to_one_row_at_1280x720(page: Page, poker_console: dict[str, Any]) -> None:
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _sign_in(page, poker_console["ready"]["display"])
+    _deal(page)
+    assert [_seat(page, s)["empty"] for s in range(1, 10)] == [False] * 3 + [True] * 6
+    tops = page.evaluate("() => [...document.querySelectorAll('[data-poker] .pseat')].map((n) => n.getBoundingClientRect().top)")
+    assert len(tops) == 9 and len(set(tops)) == 1, tops  # one row of seats
+    assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the console scrolls"
+    check_targets(page, "nine seats mid-hand")
