@@ -137,18 +137,38 @@ _WHOLE = {f"p{i} {kind}": _new_action(PhhAction, (i - 1, kind, i - 1, None, None
           for i in range(1, 33) for kind in ("f", "cc", "sm", "pb", "sd")}
 _DEAL_HOLE = {f"d dh p{i} ": i - 1 for i in range(1, 10)}
 _ONE_CARD = {text: (text,) for text in _CARD_TEXTS}
+_Tables = tuple[dict[str, int], dict[str, PhhAction], dict[str, int]]
+_FULL: _Tables = (_PLAYER_INDEX, _WHOLE, _DEAL_HOLE)
+_FOR_PLAYERS: dict[int, _Tables] = {}   # by count of players (< 32): the tables' entries of those players
 
 
-def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
+def _tables(players: int | None) -> _Tables:
+    """The fast path's tables that name only the first `players` players (every one for None)."""
+    if players is None or players >= 32:
+        return _FULL
+    tables = _FOR_PLAYERS.get(players)
+    if tables is None:
+        index, whole, deal_hole = _FULL
+        tables = _FOR_PLAYERS[players] = (
+            {word: i for word, i in index.items() if i < players},
+            {text: a for text, a in whole.items() if a.actor is not None and a.actor < players},
+            {start: i for start, i in deal_hole.items() if i < players})
+    return tables
+
+
+def parse_actions(texts: Iterable[object], players: int | None = None) -> tuple[PhhAction, ...]:
     """PhhAction.parse of each of `texts`, in order, in one loop for a record's list: the commonest
     forms without commentary read here (`p3 f`, `p3 cc`, `p3 sm` from a table, `d dh p1 AsKd`,
     `d db 8sKd5d`, `p3 cbr 225`, `p3 sm AsKd`), the others by PhhAction._parse (the same action
-    either way). Raises PhhError as PhhAction.parse."""
+    either way). `players`: the record's count of players, when known.
+
+    Raises PhhError as PhhAction.parse; then, once every action has parsed, naming the first
+    action of a player beyond `players` (the fast path's tables hold only theirs: the others take
+    the full parse, which checks them)."""
     out: list[PhhAction] = []
     append = out.append
-    players = _PLAYER_INDEX
-    whole = _WHOLE
-    deal_hole = _DEAL_HOLE
+    players_index, whole, deal_hole = _tables(players)
+    beyond: PhhAction | None = None
     two_cards = _TWO_CARDS
     one_card = _ONE_CARD
     new = _new_action
@@ -184,7 +204,7 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
                 n = len(words)
                 if n == 4:
                     if words[0] == "d" and words[1] == "dh":
-                        index = players.get(words[2])
+                        index = players_index.get(words[2])
                         if index is not None:
                             append(new(cls, (None, "dh", index, _split_cards(words[3], text), None, None, text)))
                             continue
@@ -193,7 +213,7 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
                     if kind == "db" and words[0] == "d":
                         append(new(cls, (None, "db", None, _split_cards(words[2], text), None, None, text)))
                         continue
-                    index = players.get(words[0])
+                    index = players_index.get(words[0])
                     if index is not None:
                         if kind == "cbr":
                             append(new(cls, (index, kind, index, None, words[2], None, text)))
@@ -201,5 +221,10 @@ def parse_actions(texts: Iterable[object]) -> tuple[PhhAction, ...]:
                         if kind == "sm" and words[2] != "-":
                             append(new(cls, (index, kind, index, _split_cards(words[2], text), None, None, text)))
                             continue
-        append(cls._parse(text))  # type: ignore[arg-type]
+        action = cls._parse(text)  # type: ignore[arg-type]
+        if players is not None and beyond is None and action.player is not None and action.player >= players:
+            beyond = action
+        append(action)
+    if beyond is not None:
+        raise PhhError(f"action {beyond.text!r}: there are only {players} players")
     return tuple(out)

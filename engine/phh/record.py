@@ -41,7 +41,6 @@ _ORDER = {name: i for i, name in enumerate(_FIELD_ORDER)}
 _STAKE_NAMES = ("bring_in", "small_bet", "big_bet", "min_bet", "max_bet")
 _INT_ONLY = frozenset({int})
 _STR_ONLY = frozenset({str})
-_PLAYER_OF = itemgetter(2)   # PhhAction.player
 _AMOUNT_TEXT = itemgetter(4)   # PhhAction.amount_text
 _ONE = Decimal(1)
 
@@ -185,7 +184,7 @@ class HandHistory:
 class _Reader:
     """HandHistory.from_fields, one field group a method, each check in the order its errors are named."""
 
-    __slots__ = ("fields", "variant", "n")
+    __slots__ = ("fields", "variant", "n", "ints")
 
     def __init__(self, fields: Mapping[str, Any]) -> None:
         self.fields = fields
@@ -199,6 +198,7 @@ class _Reader:
         if not isinstance(stacks, list) or len(stacks) < 2:
             raise PhhError("field 'starting_stacks' missing or fewer than two players")
         self.n = len(stacks)
+        self.ints = True   # every amount read so far an int (amounts, stakes)
 
     def record(self, cls: type[HandHistory]) -> HandHistory:
         needs = stakes_fields(self.variant)
@@ -208,7 +208,7 @@ class _Reader:
         stakes = self.stakes(needs)
         actions = self.actions()
         raw_amounts, decimal = self.action_amounts(actions)
-        places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts, decimal)
+        places, ints = self.places(lambda: [*stacks, *antes, *blinds, *stakes], raw_amounts, decimal)
         scale = 10 ** places
 
         def units(value: Number) -> int:
@@ -254,6 +254,7 @@ class _Reader:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
         if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
             return raw
+        self.ints = False
         return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
 
     def stakes(self, needs: tuple[str, ...]) -> list[Number]:
@@ -267,20 +268,17 @@ class _Reader:
                     raise PhhError(f"field {name!r} missing (variant {self.variant} needs it)")
                 out.append(0)
             else:
-                out.append(raw if raw.__class__ is int else _to_number(raw, name))
+                if raw.__class__ is not int:
+                    self.ints = False
+                    raw = _to_number(raw, name)
+                out.append(raw)
         return out
 
     def actions(self) -> tuple[PhhAction, ...]:
         raw = self.fields.get("actions")
         if not isinstance(raw, list):
             raise PhhError("field 'actions' missing or not a list of strings")
-        actions = parse_actions(raw)
-        n = self.n
-        if max([0, *filter(None, map(_PLAYER_OF, actions))]) >= n:   # the players named, in one go (None, p1 dropped)
-            for a in actions:
-                if a.player is not None and a.player >= n:
-                    raise PhhError(f"action {a.text!r}: there are only {n} players")
-        return actions
+        return parse_actions(raw, self.n)   # raises for an action of a player beyond them
 
     def action_amounts(self, actions: tuple[PhhAction, ...]) -> tuple[list[Number | None], bool]:
         """Each action's `cbr` amount as written (None for other actions), and whether one is a Decimal."""
@@ -299,12 +297,14 @@ class _Reader:
                 decimal = True
         return out, decimal
 
-    def places(self, played: list[Number], raw_amounts: list[Number | None], decimal: bool) -> tuple[int, bool]:
-        """The decimal places of the finest amount the table and its actions use, and whether
-        every one of them is an int (then each is its own count of units). `decimal`: an action's
-        amount is a Decimal (the others are ints)."""
-        if not decimal and "_rake_cap" not in self.fields and _only_ints(played):   # the commonest: whole chips, no rake
+    def places(self, table: Callable[[], list[Number]], raw_amounts: list[Number | None],
+               decimal: bool) -> tuple[int, bool]:
+        """The decimal places of the finest amount the table (`table()`: its stacks, antes, blinds
+        and stakes) and its actions use, and whether every one of them is an int (then each is its
+        own count of units). `decimal`: an action's amount is a Decimal (the others are ints)."""
+        if not decimal and self.ints and "_rake_cap" not in self.fields:   # the commonest: whole chips, no rake
             return 0, True
+        played = table()
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))

@@ -21,6 +21,9 @@ _SHOWDOWN = Phase.SHOWDOWN
 # differential tests compare with it): the table's TDA and half-bet rules stay the live tables'
 _REPLAY_SETTINGS = HandSettings(burns=False, short_allin_rule="simple", fixed_limit_half_bet_reopens=False)
 _BETTING_KINDS = frozenset({"pb", "f", "cc", "cbr"})
+# stakes are values: one shared instance for the record's fields that made them (a room plays few stakes);
+# made, and so checked, the first time
+_STAKES: dict[tuple[Any, ...] | None, Stakes] = {}
 
 
 def stakes_of(hand: HandHistory) -> Stakes:
@@ -32,6 +35,12 @@ def stakes_of(hand: HandHistory) -> Stakes:
 def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> Stakes:
     """stakes_of, `extra` the record's other fields as a dict (read once a replay)."""
     ours = extra.get("_blinds")   # our table's blinds, when some were missed (see _posted_out_of_turn)
+    key = None if ours is not None else (
+        structure, hand.blinds_or_straddles, hand.antes, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet,
+        hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
+    stakes = _STAKES.get(key)
+    if stakes is not None:   # the same fields made these stakes before (a room plays few)
+        return stakes
     if isinstance(ours, list) and all(isinstance(b, int) and not isinstance(b, bool) and b >= 0 for b in ours):
         blinds = list(ours)
     else:
@@ -45,10 +54,15 @@ def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> S
     each = hand.antes
     antes: int | tuple[int, ...] = each[0] if each.count(each[0]) == len(each) else each   # one for everyone, or each his
     try:
-        return Stakes(structure, tuple(blinds), antes, hand.bring_in, hand.small_bet, hand.big_bet,
-                      hand.min_bet, hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
+        stakes = Stakes(structure, tuple(blinds), antes, hand.bring_in, hand.small_bet, hand.big_bet,
+                        hand.min_bet, hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
     except IllegalAction as exc:
         raise PhhError(f"stakes: {exc}") from None
+    if key is not None:
+        if len(_STAKES) >= 4096:
+            _STAKES.clear()
+        _STAKES[key] = stakes
+    return stakes
 
 
 def _posted_out_of_turn(hand: HandHistory, extra: dict[str, Any]) -> tuple[bool, dict[int, str]]:
@@ -80,9 +94,7 @@ def replay(hand: HandHistory) -> tuple[int, ...]:
 
     Raises PhhError as replay_hand.
     """
-    played = replay_hand(hand)
-    assert played.result is not None
-    final = played.result.final_stacks
+    final = replay_hand(hand).stacks   # the hand is over: its players' stacks are the finishing stacks
     return tuple(map(final.__getitem__, range(len(hand.starting_stacks))))
 
 
@@ -114,8 +126,7 @@ def replay_hand(hand: HandHistory, complete: bool = True) -> Hand:
     stakes = _stakes(hand, structure, extra)
     try:
         no_small_blind, owed = _posted_out_of_turn(hand, extra)
-        table = Hand(variant, stakes, hand.starting_stacks, settings=_settings(hand, extra), no_small_blind=no_small_blind,
-                     owed=owed)
+        table = Hand(variant, stakes, hand.starting_stacks, None, _settings(hand, extra), no_small_blind, owed)  # pN the button
     except (IllegalAction, CardError) as exc:
         raise PhhError(f"cannot seat the hand: {exc}") from None
     replayed = _Replay(hand, table)
@@ -163,8 +174,8 @@ class _Replay:
                         table.bet_or_raise(amounts[i])  # type: ignore[arg-type]
                 except (IllegalAction, CardError) as exc:
                     raise self.fail(i, exc) from None
-                if table.actor is None and table.expected_card() is not None:   # the round is over
-                    self.pump(i + 1)
+                # a round over: its cards are dealt at the record's next dealer line, or before the
+                # next player's action (step), or at its end (finish)
             elif kind == "dh" or kind == "db":
                 self.pump(self.buffer_deals(i))
             elif kind != "":
@@ -293,16 +304,18 @@ class _Replay:
     def finish(self, hand: HandHistory, extra: dict[str, Any]) -> None:
         """The end of a complete record: a chop where it stops, the hand over, every dealt card used."""
         table = self.table
+        if table.expected_card() is not None:   # cards the record gave before the round they are for
+            self.pump(self.count)
         if table.phase is not _OVER and extra.get("chopped") is True:
             _chop(table, hand)
         if table.phase is _SHOWDOWN:
             self.showdown(self.count)   # raises: the record does not say who shows
         if table.phase is not _OVER:
             raise PhhError(f"the record ends before the hand does: {_waiting(table)}")
-        left = [f"p{s + 1}: {_texts(cards)}" for s, cards in enumerate(self.holes) if cards]
-        if self.board:
-            left.append(f"board: {_texts(self.board)}")
-        if left:
+        if self.board or any(self.holes):
+            left = [f"p{s + 1}: {_texts(cards)}" for s, cards in enumerate(self.holes) if cards]
+            if self.board:
+                left.append(f"board: {_texts(self.board)}")
             raise PhhError(f"cards dealt that the hand never used ({', '.join(left)})")
 
 

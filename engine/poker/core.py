@@ -14,7 +14,7 @@ from engine.cards import Card
 from engine.errors import CardError, IllegalAction, say
 from engine.poker.betting import Stakes
 from engine.poker.pots import Pot, build_pots
-from engine.poker.records import HandResult, Record
+from engine.poker.records import Dealt, HandResult, Record
 from engine.poker.values import OVER, CardSlot, HandSettings, Phase
 from engine.poker.variants import Structure, Variant
 
@@ -72,10 +72,11 @@ class HandCore:
     """The state of one hand and its readers (see engine.poker.state.Hand for the whole)."""
 
     __slots__ = ("variant", "stakes", "settings", "button", "order", "blind_order", "board", "burned",
-                 "discarded", "records", "street", "phase", "actor", "level", "result", "_min_bet",
+                 "discarded", "records", "street", "phase", "actor", "level", "_result", "_min_bet",
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
-                 "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed")
+                 "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed",
+                 "_dealt_tables")
 
     variant: Variant
     stakes: Stakes
@@ -91,7 +92,7 @@ class HandCore:
     phase: Phase
     actor: int | None
     level: int
-    result: HandResult | None
+    _result: HandResult | None
     _min_bet: int
     _structure: Structure
     _index: dict[int, int]
@@ -102,6 +103,7 @@ class HandCore:
     _big_unit: bool
     _aggressor: tuple[int, int] | None
     _queue: list[CardSlot]
+    _dealt_tables: tuple[list[Dealt | None], ...]   # the shared records of the street's slots (_start_street)
     _drawers: list[int]
     _draw_burnt: bool
     _showdown_queue: list[int]

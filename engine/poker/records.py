@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import TypeVar, Union
 
 from engine import evaluate
 from engine.cards import Card
@@ -199,30 +199,33 @@ class HandResult:
     winners: frozenset[int]
 
 
+_Seat = TypeVar("_Seat", "Checked", "Folded")
 # ---- shared instances: records are values, so the commonest are built once (bounded tables) ----
 _DEALT: dict[int, tuple[CardSlot, list[Dealt | None]]] = {}   # by id(slot): its records by card index
 _POSTED: dict[tuple[int, str, int], Posted] = {}
-_CHECKED: dict[int, Checked] = {}
 _CALLED: dict[tuple[int, int, bool], Called] = {}
-_FOLDED: dict[int, Folded] = {}
 
 
-def checked(seat: int) -> Checked:
-    record = _CHECKED.get(seat)
-    if record is None:
-        if len(_CHECKED) >= 4096:
-            _CHECKED.clear()
-        record = _CHECKED[seat] = Checked(seat)
-    return record
+class _Shared(dict[int, _Seat]):
+    """The records of one kind by seat, made when first asked for (a bounded table)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: Callable[[int], _Seat]) -> None:
+        super().__init__()
+        self.kind: Callable[[int], _Seat] = kind
+
+    def __missing__(self, seat: int) -> _Seat:
+        if len(self) >= 4096:
+            self.clear()
+        record: _Seat = self.kind(seat)
+        self[seat] = record
+        return record
 
 
-def folded(seat: int) -> Folded:
-    record = _FOLDED.get(seat)
-    if record is None:
-        if len(_FOLDED) >= 4096:
-            _FOLDED.clear()
-        record = _FOLDED[seat] = Folded(seat)
-    return record
+# a seat's check and fold: a dict lookup in C, without a Python call, once the seat has one
+checked: Callable[[int], Checked] = _Shared(Checked).__getitem__
+folded: Callable[[int], Folded] = _Shared(Folded).__getitem__
 
 
 def called(seat: int, amount: int, all_in: bool) -> Called:
@@ -245,20 +248,18 @@ def posted(seat: int, kind: str, amount: int) -> Posted:
     return record
 
 
-def dealt_run(slots: Sequence[CardSlot], cards: Sequence[Card]) -> list[Dealt]:
-    """dealt of each known card of `cards` to its slot of `slots`, in one loop."""
-    out: list[Dealt] = []
-    append = out.append
-    tables = _DEALT
-    for slot, card in zip(slots, cards):
-        shared = tables.get(id(slot))
-        if shared is not None and shared[0] is slot:
-            record = shared[1][card.index]
-            if record is not None and record.card is card:
-                append(record)
-                continue
-        append(dealt(slot, card.index, card))
-    return out
+def dealt_tables(slots: Sequence[CardSlot]) -> tuple[list[Dealt | None], ...]:
+    """The table `dealt` keeps for each slot of `slots`: its shared records by card index (52:
+    unknown; None until made). A street's hole cards find their records by their place in it."""
+    out: list[list[Dealt | None]] = []
+    for slot in slots:
+        shared = _DEALT.get(id(slot))
+        if shared is None or shared[0] is not slot:
+            if len(_DEALT) >= 4096:
+                _DEALT.clear()
+            shared = _DEALT[id(slot)] = (slot, [None] * 53)
+        out.append(shared[1])
+    return tuple(out)
 
 
 def dealt(slot: CardSlot, index: int, card: Card | None) -> Dealt:

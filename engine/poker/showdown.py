@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import attrgetter
 
 from engine.errors import DuplicateCard, IllegalAction
 from engine.poker.core import HandCore, PlayerState
@@ -16,10 +15,6 @@ from engine.cards import Card
 
 __all__ = ["HandShowdown"]
 
-_BET = attrgetter("bet")   # a player's bet on this street
-_TOTAL = attrgetter("total")
-_STACK = attrgetter("stack")
-_STARTING_STACK = attrgetter("starting_stack")
 
 
 class HandShowdown(HandCore):
@@ -27,14 +22,30 @@ class HandShowdown(HandCore):
 
     __slots__ = ()
 
+    @property
+    def result(self) -> HandResult | None:
+        """The settled hand (None until the hand is over). A hand won uncontested, without rake,
+        has its result made when first read: nothing moves once a hand is over."""
+        result = self._result
+        if result is None and self.phase is OVER:
+            result = self._result = self._uncontested_result()
+        return result
+
     def _return_uncalled(self) -> None:
         """Give back the part of the highest bet of the street that nobody matched."""
-        seq = self._seq
-        bets = list(map(_BET, seq))
-        ordered = sorted(bets)
-        excess = ordered[-1] - ordered[-2]
+        top: PlayerState | None = None
+        high = second = 0
+        for p in self._seq:   # the first of the highest bets, and the next highest
+            bet = p.bet
+            if bet > high:
+                second = high
+                high = bet
+                top = p
+            elif bet > second:
+                second = bet
+        excess = high - second
         if excess:
-            top = seq[bets.index(ordered[-1])]   # the first of the highest bets: there is one
+            assert top is not None
             top.stack += excess
             top.bet -= excess
             top.total -= excess
@@ -142,31 +153,41 @@ class HandShowdown(HandCore):
             p.bet = 0
         finals = {s: p.stack for s, p in self._players.items()}
         starts = {s: p.starting_stack for s, p in self._players.items()}
-        self.result = HandResult(
+        self._result = HandResult(
             starting_stacks=starts, final_stacks=finals,
             payoffs={s: finals[s] - starts[s] for s in finals}, pots=tuple(results), rake=rake,
             showdown=showdown, winners=frozenset(winners_all),
         )
 
     def _settle_uncontested(self, winner: PlayerState) -> None:
-        """_settle's result when one player is left and no rake is taken (the same records)."""
-        seq = self._seq
-        total = sum(map(_TOTAL, seq))
-        for p in seq:
+        """_settle when one player is left and no rake is taken (the same records); its result is
+        made when first read (`result`, `_uncontested_result`)."""
+        total = 0
+        for p in self._seq:
+            total += p.total
             p.bet = 0
         winner.stack += total
-        seat = winner.seat
         if total:
-            self.records.append(Awarded(seat, total, 0, "all"))
-            pot = PotResult(total, frozenset((seat,)), {seat: total})
-        else:
-            pot = PotResult(0, frozenset((seat,)), {})
-        seats = self._players   # seat -> player, in the order of _seq
-        finals = dict(zip(seats, map(_STACK, seq)))
-        starts = dict(zip(seats, map(_STARTING_STACK, seq)))
-        payoffs = {p.seat: p.stack - p.starting_stack for p in seq}
-        self.result = HandResult(starts, finals, payoffs, (pot,), 0, False,
-                                 frozenset((seat,)) if total else frozenset())
+            self.records.append(Awarded(winner.seat, total, 0, "all"))
+
+    def _uncontested_result(self) -> HandResult:
+        """The result of a hand settled by _settle_uncontested: one pot, all the winner's (plain
+        loops: on CPython 3.11 they beat `map(attrgetter(...))` and comprehensions here)."""
+        total = 0
+        seat = -1
+        finals: dict[int, int] = {}
+        starts: dict[int, int] = {}
+        payoffs: dict[int, int] = {}
+        for p in self._seq:   # in the order of _players
+            s, stack, start = p.seat, p.stack, p.starting_stack
+            total += p.total
+            if not p.folded and not p.mucked:
+                seat = s
+            finals[s] = stack
+            starts[s] = start
+            payoffs[s] = stack - start
+        pot = PotResult(total, frozenset((seat,)), {seat: total} if total else {})
+        return HandResult(starts, finals, payoffs, (pot,), 0, False, frozenset((seat,)) if total else frozenset())
 
     def _best(self, eligible: list[int], values: dict[int, tuple[int | None, ...]], half: int) -> list[int]:
         scored: list[tuple[int, int]] = []

@@ -35,7 +35,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    dealt_run, folded,
+    folded,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -58,7 +58,6 @@ __all__ = [
     "hand_strengths",
 ]
 
-_INT_ONLY = frozenset({int})
 _SEATINGS: dict[tuple[tuple[int, ...], int | None], Seating] = {}   # seatings are values: shared
 
 
@@ -91,11 +90,10 @@ class Hand(HandStreets):
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
             raise IllegalAction(f"{variant.title} deals at most {variant.max_players} players, got {len(table)}")
-        if not (set(map(type, table)) <= _INT_ONLY and set(map(type, table.values())) <= _INT_ONLY
-                and min(table.values()) > 0):   # else int seats and positive int stacks: nothing to refuse
-            for seat, chips in table.items():
-                if not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
-                    raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
+        for seat, chips in table.items():   # int seats and positive int stacks pass at the first test
+            if (seat.__class__ is not int or chips.__class__ is not int or chips <= 0) and (
+                    not isinstance(seat, int) or not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0):
+                raise IllegalAction(f"seat {seat!r}: a stack must be a positive integer, got {chips!r}")
         if len(stakes.blinds) > len(table):
             raise IllegalAction(f"{len(stakes.blinds)} blinds for {len(table)} players")
         if variant.bring_in is not None and stakes.blinds:
@@ -128,12 +126,13 @@ class Hand(HandStreets):
         self.phase = DEALING
         self.actor: int | None = None
         self.level = 0
-        self.result: HandResult | None = None
+        self._result = None
         self._last_full = 0
         self._bet_count = 0
         self._big_unit = False
         self._aggressor: tuple[int, int] | None = None   # (street, seat) of the last full bet/raise
         self._queue: list[CardSlot] = []
+        self._dealt_tables = ()
         self._drawers: list[int] = []
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
@@ -248,9 +247,13 @@ class Hand(HandStreets):
         queue = self._queue
         states = self._card_state
         players = self._players
+        records = self.records
         by_text = BY_TEXT
-        cards: list[Card] = []
-        add = cards.append
+        tables = self._dealt_tables
+        place = len(tables) - len(queue)   # the queue is the rest of the street's slots: the first one's place
+        if place < 0:   # slots added to the street's (a draw's)
+            tables = ()
+        k = 0
         for slot in queue[:-1]:
             if slot.kind != "hole":
                 break
@@ -274,10 +277,10 @@ class Hand(HandStreets):
             p = players[seat]  # type: ignore[index]
             p.cards.append(card)
             p.up.append(slot.up)
-            add(card)
-        k = len(cards)
+            record = tables[place + k][index] if tables else None
+            records.append(record if record is not None and record.card is card else dealt(slot, index, card))
+            k += 1
         if k:
-            self.records.extend(dealt_run(queue[:k], cards))
             del queue[:k]
             self._cards_seen += k
         return k
@@ -524,6 +527,7 @@ class Hand(HandStreets):
                 self._queue.append(card_slot("burn", None, False, street.name))
                 self._draw_burnt = True
             self._queue.extend(card_slot("draw", p.seat, False, street.name) for _ in parsed)
+            self._dealt_tables = ()   # the queue is no longer the street's slots
             self.actor = None
         else:
             self._next_drawer()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.poker.betting import pot_limit_max_to
 from engine.poker.core import PlayerState
-from engine.poker.records import posted as posted_record
+from engine.poker.records import Dealt, dealt_tables, posted as posted_record
 from engine.poker.showdown import HandShowdown
 from engine.poker.values import (
     BETTING, BRING_IN, DEALING, DRAWING, FIXED_LIMIT, POT_LIMIT, SPREAD_LIMIT, Bounds, CardSlot, RaiseRange, card_slot,
@@ -17,8 +17,11 @@ __all__ = ["HandStreets", "OWED"]
 OWED: tuple[str, ...] = ("small", "big", "both")
 """Missed blinds a player owes: the small blind (dead), the big blind (live), or both."""
 
-# a street's dealing order by (street, seats dealt in order, burn, common card): values, shared
-_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool], tuple[Street, tuple[CardSlot, ...]]] = {}
+_BLIND_KINDS = ("small_blind", "big_blind")   # then straddles
+# a street's dealing order by (street, seats dealt in order, burn, common card): values, shared; with the
+# tables of its slots' shared records (records.dealt_tables)
+_QUEUES: dict[tuple[int, tuple[int, ...], bool, bool],
+              tuple[Street, tuple[CardSlot, ...], tuple[list[Dealt | None], ...]]] = {}
 
 
 class HandStreets(HandShowdown):
@@ -27,30 +30,35 @@ class HandStreets(HandShowdown):
     __slots__ = ()
 
     def _post_forced(self) -> None:
-        for place, seat in enumerate(self.blind_order if self.stakes.antes else ()):
-            p = self._players[seat]
-            ante = min(self.stakes.ante_for(place), p.stack)
-            if ante:
-                p.stack -= ante
-                p.total += ante
-                self.records.append(posted_record(seat, "ante", ante))
-        kinds = ("small_blind", "big_blind")
-        n = len(self.blind_order)
+        stakes = self.stakes
+        players = self._players
+        records = self.records
+        order = self.blind_order
+        if stakes.antes:
+            for place, seat in enumerate(order):
+                p = players[seat]
+                ante = min(stakes.ante_for(place), p.stack)
+                if ante:
+                    p.stack -= ante
+                    p.total += ante
+                    records.append(posted_record(seat, "ante", ante))
+        blinds = stakes.blinds
+        n = len(order)
         skip = 1 if self.no_small_blind else 0   # a dead small blind: the first to post has the big
-        for i, amount in enumerate(self.stakes.blinds[skip:], skip):
-            p = self._players[self.blind_order[(i - skip) % n]]
+        for i in range(skip, len(blinds)):
+            amount = blinds[i]
+            p = players[order[(i - skip) % n]]
             posted = amount if amount < p.stack else p.stack
             if posted:
                 p.stack -= posted
                 p.bet += posted
                 p.total += posted
-                self.records.append(posted_record(p.seat, kinds[i] if i < 2 else "straddle", posted))
+                records.append(posted_record(p.seat, _BLIND_KINDS[i] if i < 2 else "straddle", posted))
         if self.owed:
             self._post_owed()
-        if self.stakes.blinds:
-            self.level = max(self.stakes.blinds)
-            self._last_full = self.level
-            self._bet_count = max(1, len(self.stakes.blinds) - 1)
+        if blinds:
+            self.level = self._last_full = max(blinds)
+            self._bet_count = len(blinds) - 1 if len(blinds) > 2 else 1
 
     def _check_blinds_owed(self) -> None:
         """Raise IllegalAction unless a dead small blind and the owed blinds fit the table."""
@@ -94,9 +102,7 @@ class HandStreets(HandShowdown):
 
     def _start_street(self) -> None:
         street = self.variant.streets[self.street]
-        if self.street > 0:
-            for p in self._players.values():
-                p.bet = 0
+        if self.street > 0:   # the bets were collected at the end of the betting (_end_betting)
             self.level = 0
             self._last_full = 0
             self._bet_count = 0
@@ -116,8 +122,7 @@ class HandStreets(HandShowdown):
         common = not street.board and len(live) > stub and street.hole == (False,)
         key = (id(street), live, burn, common)
         found = _QUEUES.get(key)
-        cached = found[1] if found is not None and found[0] is street else None
-        if cached is None:
+        if found is None or found[0] is not street:
             queue: list[CardSlot] = []
             if burn:
                 queue.append(card_slot("burn", None, False, street.name))
@@ -128,8 +133,9 @@ class HandStreets(HandShowdown):
                     queue.extend(card_slot("hole", s, up, street.name) for s in live)
             queue.extend(card_slot("board", None, True, street.name) for _ in range(street.board))
             cached = tuple(queue)
-            _QUEUES[key] = (street, cached)   # the street kept with it: its id stays its own
-        queue = list(cached)
+            found = _QUEUES[key] = (street, cached, dealt_tables(cached))   # the street kept with it: its id stays its own
+        queue = list(found[1])
+        self._dealt_tables = found[2]
         self._queue = queue
         self.phase = DEALING
         self.actor = None
@@ -156,15 +162,16 @@ class HandStreets(HandShowdown):
     def _start_betting(self) -> None:
         self.phase = BETTING
         self.actor = None
+        seq = self._seq
         able = 0
-        for p in self._seq:
+        for p in seq:
             if not p.folded and p.stack > 0:
                 p.pending = True
                 able += 1
             else:
                 p.pending = False
             p.may_raise = True
-        start = self.order[0]
+        first = 0   # where the betting starts (index in _seq): the button's left
         if self.street == 0:
             if self.variant.bring_in is not None:
                 start = self._bring_in_seat()
@@ -173,18 +180,20 @@ class HandStreets(HandShowdown):
                         self.phase = BRING_IN
                         self.actor = start
                         return
-            elif self.stakes.blinds:
+                first = self._index[start]
+            elif self.stakes.blinds:   # the left of the last blind posted
                 posting = len(self.stakes.blinds) - (1 if self.no_small_blind else 0)
-                last = self.blind_order[(posting - 1) % len(self.blind_order)]
-                start = self._next_seat(last)
+                first = self._index[self.blind_order[(posting - 1) % len(self.blind_order)]] + 1
         elif self.variant.first_to_act != "button":
-            start = self._best_showing()
+            first = self._index[self._best_showing()]
         if able < 2 and not self._betting_needed():   # two players with chips: betting needed
             self._end_betting()
             return
-        self.actor = self._first_pending(start)
-        if self.actor is None:
-            self._end_betting()
+        for p in self._ring[first:first + len(seq)]:   # the first from there who can bet
+            if p.pending:
+                self.actor = p.seat
+                return
+        self._end_betting()
 
     def _betting_needed(self) -> bool:
         alone: PlayerState | None = None
@@ -199,19 +208,6 @@ class HandStreets(HandShowdown):
         # an opponent all in for less than the blind leaves nothing to call (docs/rules.md)
         top = max((p.bet for p in self._seq if p.live and p is not alone), default=0)
         return alone.bet < top
-
-    def _next_seat(self, seat: int) -> int:
-        return self.order[(self._index[seat] + 1) % len(self.order)]
-
-    def _first_pending(self, start: int) -> int | None:
-        seq = self._seq
-        i = self._index[start]
-        n = len(seq)
-        for k in range(n):
-            p = seq[(i + k) % n]
-            if p.pending and p.stack and not p.folded:
-                return p.seat
-        return None
 
     def _bring_in_seat(self) -> int:
         rule = self.variant.bring_in
@@ -357,6 +353,7 @@ class HandStreets(HandShowdown):
         self._return_uncalled()
         live = 0
         for p in self._seq:
+            p.bet = 0   # the street's bets go to the middle (each already in his total)
             if not p.folded and not p.mucked:
                 live += 1
         if live == 1:

@@ -22,11 +22,17 @@ _Frozen = TypeVar("_Frozen")
 
 def quick_init(cls: type[_Frozen]) -> type[_Frozen]:
     """A frozen slotted dataclass (applied after `@dataclass(frozen=True, slots=True)`) given an
-    `__init__` that sets each field through its slot: the same parameters, defaults and
-    `__post_init__`, still frozen after, without the `object.__setattr__` a field the generated
-    `__init__` calls (half the cost of making a record, a hand history or stakes)."""
-    params, body = [], []
-    env: dict[str, object] = {}
+    `__init__` that sets the fields as plain attributes: the instance is given, for the time of
+    its `__init__`, an open twin of its class (the same slots, not frozen), then its own class
+    back. The same parameters, defaults and `__post_init__`, still frozen after. The generated
+    `__init__` of a frozen dataclass calls `object.__setattr__` a field, and a slot's own setter
+    is a call too: most of the cost of making a record, a hand history or stakes."""
+    slots = tuple(cls.__dict__.get("__slots__", ()))
+    if cls.__bases__ != (object,) or not slots or slots != tuple(f.name for f in dataclasses.fields(cls)):  # type: ignore[arg-type]
+        raise TypeError(f"quick_init: {cls.__name__} is not a frozen slotted dataclass of its own fields")
+    params, body = [], ["_set_attribute(self, '__class__', _open)"]
+    env: dict[str, object] = {"_set_attribute": object.__setattr__, "_cls": cls,
+                              "_open": type(f"_Open{cls.__name__}", (), {"__slots__": slots})}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         if not f.init or f.default_factory is not dataclasses.MISSING or f.kw_only:
             raise TypeError(f"quick_init: {cls.__name__}.{f.name} is not a plain field")
@@ -35,8 +41,8 @@ def quick_init(cls: type[_Frozen]) -> type[_Frozen]:
         else:
             env[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-        env[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-        body.append(f"_set_{f.name}(self, {f.name})")
+        body.append(f"self.{f.name} = {f.name}")
+    body.append("self.__class__ = _cls")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     exec(f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body), env)

@@ -1,6 +1,6 @@
 // @ts-check
 // A card's text form ("As", "Td", "??" face down) as the pages show it: rank and suit symbol, red or black (the
-// card read once, format.js parseCard).
+// card read once, format.js parseCard); the rank and the suit each its own span, for the pages that overlap cards.
 import { el } from "./common.js";
 import { parseCard } from "./format.js";
 
@@ -18,7 +18,7 @@ export function cardElement(text) {
     node.textContent = "??";
     return node;
   }
-  node.textContent = card.rank + card.suit;
+  node.append(el("span", "rank", card.rank), el("span", "suit", card.suit));  // its text "10♦"; a page may set the rank above the suit
   if (card.red) node.classList.add("red");
   return node;
 }

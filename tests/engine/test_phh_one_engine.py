@@ -206,9 +206,14 @@ def test_illegal_actions_are_named_with_the_engines_reason(old: str, new: str, w
 
 def test_a_player_who_is_not_at_the_table_is_named() -> None:
     text = (DATA / "pluribus" / "102" / "70.phh").read_text(encoding="utf-8")   # ends at a showdown
-    for stranger in ("'p6 sm', 'p9 sm AsKd']", "'p6 sm', 'p7 sm']"):
-        with pytest.raises(PhhError, match="there are only 6 players"):
+    for stranger in ("'p6 sm', 'p9 sm AsKd']", "'p6 sm', 'p7 sm']", "'p6 sm', 'd dh p7 AsKd']", "'p6 sm', 'p7 cbr 5']",
+                     "'p6 sm', 'p7 f', 'p1 f']"):
+        with pytest.raises(PhhError, match=r"action 'p7 f': there are only 6 players" if "p7 f" in stranger
+                           else "there are only 6 players"):
             parse_phh(text.replace("'p6 sm']", stranger))
+    # every action is read before the players are counted: a malformed one further on is named first
+    with pytest.raises(PhhError, match="unknown action 'zz'"):
+        parse_phh(text.replace("'p6 sm']", "'p6 sm', 'p7 f', 'p1 zz']"))
 
 
 def test_texts_broken_anywhere_are_read_by_tomllib_or_refused_clearly() -> None:

@@ -34,8 +34,9 @@ def states(steps: Callable[[Rig], None], full: bool = False) -> dict[str, Any]:
     return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
 
 
-def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") -> None:
-    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state`."""
+def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",
+          more: list[dict[str, Any]] | None = None) -> None:
+    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state` (then `more`)."""
     def static(route: Route) -> None:
         file = route.request.url.split("/static/")[1].split("?")[0]
         route.fulfill(path=FILES[file], content_type="text/css" if file.endswith(".css") else "text/javascript")
@@ -52,6 +53,8 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en") ->
             ws.send(json.dumps({"kind": "console", "user": "ana", "role": "dealer", "chips": [100, 500, 2500],
                                 "commands": []}))
         ws.send(json.dumps(state))
+        for message in more or []:
+            ws.send(json.dumps(message))
 
     ws_name = {"dealer": "dealer", "surveillance": "full"}.get(name, "public")
     page.route_web_socket(f"{BASE.replace('http', 'ws')}/ws/{ws_name}*", feed)

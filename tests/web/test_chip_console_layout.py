@@ -1,4 +1,4 @@
-"""The smart table's console at the showdown on a 10" tablet, in Chromium: every UTH seat's four circles (Ante, Blind, Trips, Play), each with its due and its read, whole on screen at 1280x720 and 1280x800, in English and in French."""
+"""The smart table's console at the showdown on a 10" tablet, in Chromium: every UTH seat's four circles (Ante, Blind, Trips, Play), each with its due and its read, whole on screen at 1280x720 and 1280x800, in English and in French; a full table's seat heads (name, decision, player card) whole."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from engine.cards import RANKS, SUITS
 from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.test_table_chips import Rig, chip_uids
 from tests.web.test_accessibility import axe_violations, english_left
+from tests.web.screens import check_screenshot
 from tests.web.test_chip_circles import SHOTS, serve
+from tests.web.test_dealer_layout import check_targets
 
 DECK = [f"{rank}{suit}" for rank in reversed(RANKS) for suit in SUITS]
 
@@ -56,7 +58,7 @@ def showdown_state(seats: int) -> dict[str, Any]:
     return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
 
 
-@pytest.mark.parametrize("seats", [5, 7])  # the demo's table, and a full one: its seats at their narrowest
+@pytest.mark.parametrize("seats", [4, 5, 7])  # the demo's table, and a full one: its seats at their narrowest
 @pytest.mark.parametrize("language", ["en", "fr"])
 @pytest.mark.parametrize("height", [720, 800])
 def test_every_circle_of_every_seat_shows_at_the_payout(page: Page, language: str, height: int, seats: int) -> None:
@@ -72,3 +74,48 @@ def test_every_circle_of_every_seat_shows_at_the_payout(page: Page, language: st
     if language == "fr":
         assert english_left(page) == []
     assert axe_violations(page) == []  # the reads legible on every circle's colour, at every size
+
+
+SEAT_HEADS = """() => ({
+  page: [document.documentElement.scrollHeight - innerHeight, document.documentElement.scrollWidth - innerWidth],
+  heads: [...document.querySelectorAll('#spots .spot')].map((spot) => {
+    const name = spot.querySelector('.seat-name'), card = spot.querySelector('.rated');
+    return { seat: spot.dataset.seat, name: name.textContent, cut: [name, card, ...spot.querySelectorAll('.decision')]
+      .filter((n) => n.scrollWidth > n.clientWidth + 1).map((n) => n.className),
+      card: card.getAttribute('aria-label'), title: card.title };
+  }),
+})"""
+
+
+@pytest.mark.parametrize("seats", [4, 5, 7])
+@pytest.mark.parametrize(("language", "height"), [("fr", 720), ("en", 800)])
+def test_a_full_house_tables_seat_heads_are_whole(page: Page, language: str, height: int, seats: int) -> None:
+    """Four, five and seven seats: each seat's name on one line, its decision and its player card's button uncut, the
+    button 48 px with its words (Rated ••••7890) as its name and title; nothing scrolls."""
+    state = showdown_state(seats)
+    players = {"kind": "players", "seats": {"2": {"card": "\u2022\u2022\u2022\u20227890", "source": "dealer", "away": False},
+                                            "3": {"card": "\u2022\u2022\u2022\u20221234", "source": "pit", "away": True}}}
+    page.set_viewport_size({"width": 1280, "height": height})
+    serve(page, "dealer", state, language=language, more=[players])
+    page.wait_for_selector("#spots [data-seat='3'] .rated.away[data-player-card]")
+    seen = page.evaluate(SEAT_HEADS)
+    assert seen["page"] == [0, 0], seen["page"]
+    heads = seen["heads"]
+    assert len(heads) == seats
+    for head in heads:
+        assert head["cut"] == [] and head["name"].endswith(head["seat"]), head
+    names = {h["seat"]: h for h in heads}
+    assert names["2"]["card"] == names["2"]["title"] == ("Suivi" if language == "fr" else "Rated") + " \u2022\u2022\u2022\u20227890"
+    assert names["3"]["card"] == ("En pause" if language == "fr" else "On a break") + " \u2022\u2022\u2022\u20221234"
+    assert names["1"]["card"] == ("Carte joueur" if language == "fr" else "Player card")
+    shown = page.locator("#spots [data-seat='2'] .rated").inner_text()
+    assert shown in ("7890", names["2"]["card"]), shown  # the last four (the dealer's check), or the words in full
+    tops = page.eval_on_selector_all("#spots .spot .seat-name", "ns => ns.map((n) => n.getBoundingClientRect().height)")
+    assert max(tops) < 30, tops  # one line each, never "Place / 1"
+    check_targets(page, f"{seats} seats at 1280x{height} {language}")
+    assert page.evaluate(CUT) == []
+    if language == "fr":
+        assert english_left(page) == []
+    assert axe_violations(page) == []
+    if seats == 7:
+        check_screenshot(page, f"dealer-seven-seats-{language}-1280x{height}")

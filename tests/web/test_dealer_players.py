@@ -157,7 +157,9 @@ def test_the_player_cards_in_french_at_both_sizes_every_target_48_px(
     sign_in(tablet, work.base, "ana")
     scan(tablet, 2, CARD)
     tablet.wait_for_selector("#spots [data-seat='2'] .rated[data-player-card]")
-    assert tablet.locator("#spots [data-seat='2'] .rated").inner_text() == f"Suivi {MASKED}"
+    rated_seat = tablet.locator("#spots [data-seat='2'] .rated")  # five seats: the last four shown, the words its name
+    assert rated_seat.inner_text() == "7890"
+    assert rated_seat.get_attribute("aria-label") == rated_seat.get_attribute("title") == f"Suivi {MASKED}"
     for size in ({"width": 1280, "height": 800}, {"width": 1280, "height": 720}):
         tablet.set_viewport_size(size)
         check_targets(tablet, f"the console with a rated seat at {size}")

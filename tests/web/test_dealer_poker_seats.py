@@ -4,15 +4,20 @@ player sits out and comes back posting his missed blinds, every change a seat ta
 from __future__ import annotations
 
 import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page
 
+from engine.cards import RANKS, SUITS
 from pages import words
+from tests.firmware_host.test_poker_table import Rig
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
 from tests.web.test_accessibility import axe_violations
+from tests.web.test_chip_circles import serve
 from tests.web.test_dealer_layout import check_targets
 from tests.web.test_dealer_poker import (STACKS, FeedLog, _panel, _sign_in, _wait_for,  # noqa: F401 (the fixture)
                                          poker_console)
@@ -183,3 +188,89 @@ def test_nine_seats_six_of_them_empty_keep_to_one_row_at_1280x720(page: Page, po
     assert len(tops) == 9 and len(set(tops)) == 1, tops  # one row of seats
     assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), "the console scrolls"
     check_targets(page, "nine seats mid-hand")
+
+
+def full_table_state(game: dict[str, Any], cards_each: int, full: bool) -> dict[str, Any]:
+    """A poker table every seat of it playing, everyone checking or calling, stopped when each seat holds
+    `cards_each` cards; its state as the feed sends it (the full one: the hole cards face up, the widest words)."""
+    deck = [f"{rank}{suit}" for rank in reversed(RANKS) for suit in SUITS]
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **game)
+        rig.ok("deal")
+        while True:
+            state = rig.c.public_state()
+            if all(len(s["cards"]) == cards_each for s in state["spots"]) and state["next"] is None:
+                break
+            if state["next"] is not None:
+                rig.shoe(deck.pop(0))
+                continue
+            legal = state["legal"]
+            seat = state["to_act"]
+            if legal["check"]:
+                rig.act(seat, "check")
+            elif legal["bring_in"] is not None:
+                rig.act(seat, "bring_in")
+            else:
+                rig.act(seat, "call")
+        shown = rig.c.full_state() if full else rig.c.public_state()
+        rig.c.journal.close()
+    return {**shown, "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}
+
+
+SEATS_FIT = """() => ({
+  page: [document.documentElement.scrollHeight - innerHeight, document.documentElement.scrollWidth - innerWidth],
+  scrolls: [...document.querySelectorAll('#console, #console *')].filter((n) => n.scrollHeight > n.clientHeight + 1
+    && ['auto', 'scroll'].includes(getComputedStyle(n).overflowY)).map((n) => n.className),
+  below: [...document.querySelectorAll('[data-poker] button, [data-poker] .pseat')].filter((n) => {
+    const r = n.getBoundingClientRect(); return r.width > 0 && r.bottom > innerHeight + 0.5; }).map((n) => n.textContent),
+  seats: [...document.querySelectorAll('[data-poker] .pseat[data-seat]')].map((s) => {
+    const cards = [...s.querySelectorAll(':scope > .cards .card')];
+    const tops = new Set(cards.map((c) => Math.round(c.getBoundingClientRect().top)));
+    const seatBox = s.getBoundingClientRect();
+    const name = s.querySelector('.pseat-name');
+    return { seat: s.dataset.seat, cards: cards.length, lines: tops.size,
+      nameLines: name.getBoundingClientRect().height / parseFloat(getComputedStyle(name).fontSize),
+      out: cards.filter((c) => { const r = c.getBoundingClientRect(); return r.left < seatBox.left || r.right > seatBox.right; }).length,
+      cut: [...s.querySelectorAll('.pseat-name, .pseat-stack, .pseat-status')].filter((n) => n.scrollWidth > n.clientWidth + 1)
+        .map((n) => n.className),
+      up: cards.filter((c) => !c.classList.contains('down')).map((c) => {
+        // an up card's rank and suit: the part of it no next card covers is at least as wide as its words
+        const r = c.getBoundingClientRect(); const next = c.nextElementSibling?.getBoundingClientRect();
+        const range = document.createRange(); range.selectNodeContents(c); const words = range.getBoundingClientRect();
+        return { card: c.dataset.card, shown: (next ? Math.min(r.right, next.left) : r.right) - words.left,
+                 words: words.width, font: parseFloat(getComputedStyle(c).fontSize) };
+      }) };
+  }),
+})"""
+
+OMAHA_9 = {"game": "omaha", "structure": "pot-limit", "stakes": {"blinds": [1, 2]}, "seats": 9,
+           "stacks": {str(seat): 200 for seat in range(1, 10)}}
+STUD_8 = {"game": "stud", "structure": "fixed-limit", "stakes": {"antes": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10},
+          "seats": 8, "stacks": {str(seat): 200 for seat in range(1, 9)}}
+
+
+@pytest.mark.parametrize(("language", "height"), [("fr", 720), ("en", 800)])
+@pytest.mark.parametrize(("game", "cards_each", "full"), [(OMAHA_9, 4, True), (STUD_8, 6, False)],
+                         ids=["omaha-9-seats", "stud-8-seats"])
+def test_a_full_table_of_many_cards_fits_without_a_scroll(page: Page, game: dict[str, Any], cards_each: int,
+                                                          full: bool, language: str, height: int) -> None:
+    """Nine seats of Omaha (four hole cards) and eight of seven-card stud at sixth street (two down, four up): every
+    seat's cards on one line inside it, the up cards' rank and suit uncovered at 12 px at least, names and stacks
+    uncut, nothing below the fold (the hand's buttons: 48 px targets), no scroll."""
+    state = full_table_state(game, cards_each, full)
+    page.set_viewport_size({"width": 1280, "height": height})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("[data-poker] .pseat[data-seat] .card")
+    seen = page.evaluate(SEATS_FIT)
+    assert seen["page"] == [0, 0] and seen["scrolls"] == [] and seen["below"] == [], seen
+    assert len(seen["seats"]) == game["seats"]
+    for seat in seen["seats"]:
+        assert seat["cards"] == cards_each and seat["lines"] == 1 and seat["out"] == 0 and seat["cut"] == [], seat
+        assert seat["nameLines"] < 1.6, seat  # "Place 9" beside the dealer button, never "Place / 9"
+        for card in seat["up"]:
+            assert card["shown"] >= card["words"] - 0.5 and card["font"] >= 12, (seat["seat"], card)
+    assert any(seat["up"] for seat in seen["seats"])
+    check_targets(page, f"{game['game']} at 1280x{height} {language}")
+    assert axe_violations(page) == []
+    check_screenshot(page, f"dealer-{game['game']}-{game['seats']}-seats-{language}-1280x{height}")

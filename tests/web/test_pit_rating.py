@@ -165,6 +165,7 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
         form.locator("input[name=user]").fill("ana")
         form.locator("input[name=pin]").fill(PIN)
         assert form.locator("input[name=end]").is_hidden()  # an open takes no end
+        page.wait_for_function("() => !document.querySelector('[data-offline]')")  # a loaded machine's silent table back
         check_screenshot(page, f"pit-rating-dialog{'-fr' if lang == 'fr' else ''}-1920x1080",
                          mask=[page.locator("#source"), page.locator("[data-hour-hands]").locator("xpath=..")])
         form.locator("button[type=submit]").click()
@@ -184,6 +185,7 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
         refused = {"en": "A player is rated at seat 4 already: close that session first",
                    "fr": "Un joueur est déjà évalué à la place 4 : fermez d’abord cette session"}[lang]
         assert page.locator("#rating-result").text_content() == refused
+        page.wait_for_function("() => !document.querySelector('[data-offline]')")  # a loaded machine's silent table back
         check_screenshot(page, f"pit-rating-refused{'-fr' if lang == 'fr' else ''}-1920x1080",
                          mask=[page.locator("#source"), page.locator("[data-hour-hands]").locator("xpath=..")])
         assert PIN not in page.content()

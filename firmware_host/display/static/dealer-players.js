@@ -50,9 +50,13 @@ export function playerAt(seat) {
  */
 export function ratedLine(seat) {
   const player = playerAt(seat);
-  const line = el("button", `rated${player ? "" : " unrated"}${player?.away ? " away" : ""}`,
-    player ? t(player.away ? "console.player_away" : "console.player_rated", { card: player.card })
-      : t("console.player_seat"));
+  const words = player ? t(player.away ? "console.player_away" : "console.player_rated", { card: player.card })
+    : t("console.player_seat");
+  const line = el("button", `rated${player ? "" : " unrated"}${player?.away ? " away" : ""}`);
+  // a narrow seat (six or seven at the table) shows the card's last four, or a card's outline, its words its name
+  line.append(el("span", "rated-words", words), el("span", "rated-short", player ? player.card.slice(-4) : ""));
+  line.setAttribute("aria-label", words);
+  line.title = words;
   line.type = "button";
   line.dataset.action = "player-card";
   line.dataset.seat = String(seat);

@@ -226,7 +226,8 @@ function spotElement(seat) {
   if (holdsPayouts(state, seat)) node.tabIndex = 0;  // its payouts may scroll
   if (state.to_act === seat) node.classList.add("to-act");
   if (spot?.decision === "fold" || spot?.decision === "dead") node.classList.add("folded");
-  const head = el("div", "seat", seatName(seat));
+  const head = el("div", "seat");
+  head.append(el("span", "seat-name", seatName(seat)));
   if (spot?.decision) {
     const chosen = { decision: spot.decision, multiple: spot.multiple ?? null };
     head.append(el("span", "decision", decisionWord(chosen)));
