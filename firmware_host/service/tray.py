@@ -25,6 +25,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from drivers.chip_debounce import TRAY
 from engine.chips import ChipSet, ChipSetError
 from engine.money import Money
 from engine.tray import Flag, HandLine, Interval, Moment, Movement, MovementKind, TrayLedger
@@ -35,8 +36,8 @@ from firmware_host.tables.base import FaultKind
 
 log = logging.getLogger("croupier.tray")
 
-TRAY_ANTENNA = "tray"
-"""The chip reader's antenna under the dealer's chip tray (`drivers.readings.ChipsRead.antenna`)."""
+TRAY_ANTENNA = TRAY
+"""The chip reader's antenna under the dealer's chip tray (`drivers.readings.ChipsRead.antenna`): the debounce's name for it."""
 
 MOVEMENTS = frozenset(MovementKind)
 """The event kinds that record a movement of chips at the tray (the commands of the same names)."""
