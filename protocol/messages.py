@@ -235,16 +235,23 @@ class ChipCounts(TypedDict):
 
 
 class ChipReads(TypedDict):
-    """A smart table's chips on the full feed only: each antenna's UIDs, the tray, the set, the foreign chips
-    (`antenna UID`), the hand's alerts (`notes`: foreign chips, moved chips, mispays), the counts, an override."""
+    """A smart table's chips on the full feed only: the tray's value, the set, the foreign chips (`antenna UID`),
+    the hand's alerts (`notes`: foreign chips, moved chips, mispays), the counts, an override. The UIDs are the
+    full state's `chip_uids` and `tray_uids`, apart: a circle's change sends its own chips, not the tray's."""
 
     set: ChipSetSign
-    uids: dict[str, list[str]]
     tray: Tray
     foreign: list[str]
     notes: list[ChipNote]
     counts: ChipCounts
     override: ChipOverride | None
+
+
+class AntennaUids(TypedDict):
+    """A betting circle's chips on the full feed only (`chip_uids`, one a circle read): its antenna and UIDs, sorted."""
+
+    antenna: str
+    uids: list[str]
 
 
 class TrayFlag(TypedDict):
@@ -585,6 +592,8 @@ class FullState(TableFields):
     corrected: NotRequired[list[dict[str, Any]]]
     sequence: NotRequired[list[dict[str, Any]]]
     chip_reads: NotRequired[ChipReads]
+    chip_uids: NotRequired[list[AntennaUids]]
+    tray_uids: NotRequired[list[str]]
     players: NotRequired[dict[str, SeatPlayer]]
     dealer_signed_in: NotRequired[str | None]
     tray: NotRequired[TrayReconciliation]

@@ -168,12 +168,17 @@ def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET) -> str:
             f'\n[chips]\nset = "{Path(chip_set).resolve()}"\n')
 
 
+def circle_uids(state: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each circle holding chips and their UIDs, as the full feed shows them (`chip_uids`; the tray's are `tray_uids`)."""
+    return {str(c["antenna"]): list(c["uids"]) for c in state.get("chip_uids") or [] if c.get("uids")}
+
+
 def reads_match(state: Mapping[str, Any], lying: Mapping[str, Sequence[str]]) -> bool:
     """The full feed shows every circle reading, stable, exactly the chips that lie on it (the tray aside)."""
-    chips, reads = state.get("chips") or {}, state.get("chip_reads") or {}
+    chips = state.get("chips") or {}
     if not chips.get("online"):
         return False
-    read = {name: sorted(uids) for name, uids in (reads.get("uids") or {}).items() if name != "tray" and uids}
+    read = {name: sorted(uids) for name, uids in circle_uids(state).items()}
     lies = {name: sorted(uids) for name, uids in lying.items() if name != "tray" and uids}
     stable = all(c.get("stable") for c in chips.get("circles") or [])
     return stable and read == lies
@@ -229,7 +234,7 @@ class ChipDealer(BotDealer):
         if not self.wait_for(lambda s: reads_match(s, lying) or (fault_ok and bool(s.get("fault"))),
                              SETTLE_TIMEOUT_S, what):
             raise BotError(f"the chip readers never showed {what}: the board holds {lying}, "
-                           f"the table reads {(self.state.get('chip_reads') or {}).get('uids')}")
+                           f"the table reads {circle_uids(self.state)}")
 
     def settle_tray(self) -> None:
         """Wait until the tray antenna reads, stable, what lies in the tray (the ledger checks the tray's stable
@@ -238,7 +243,7 @@ class ChipDealer(BotDealer):
 
         def read(s: Mapping[str, Any]) -> bool:
             reads = s.get("chip_reads") or {}
-            return bool((reads.get("tray") or {}).get("stable")) and sorted((reads.get("uids") or {}).get("tray", [])) == lying
+            return bool((reads.get("tray") or {}).get("stable")) and sorted(s.get("tray_uids") or []) == lying
 
         if not self.wait_for(read, SETTLE_TIMEOUT_S, "the tray"):
             raise BotError(f"the tray antenna never read the {len(lying)} chips in the tray")

@@ -40,7 +40,7 @@ from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.tray import MOVEMENTS
 from protocol.commands import CommandClient
 from sim.bots import BotError, BotPlayer, SimLimits, TableEndpoints
-from sim.chip_bots import mispaid
+from sim.chip_bots import circle_uids, mispaid
 from sim.chip_hands import BUY_IN_CHIPS, ChipHands, make_change
 from sim.following import FollowingThread
 from sim.yielding import BETWEEN_HANDS, next_hand
@@ -62,8 +62,7 @@ def circles_with_dues(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def circles_read_empty(state: Mapping[str, Any]) -> bool:
     """Every betting circle reads no chip (the tray aside)."""
-    uids = (state.get("chip_reads") or {}).get("uids") or {}
-    return not any(chips for name, chips in uids.items() if name != "tray")
+    return not circle_uids(state)
 
 
 class ChipsAtConsole(FollowingThread):

@@ -182,6 +182,7 @@ class TableState:
         full["corrections"] = shown.same("corrections", corrections_of(table, full["steps"]), _made)
         if self.chips.active:  # a smart table (a chip set): circle values for all, UIDs on the full feed
             full["chips"], full["chip_reads"] = self.chips.views(table, self.devices)
+            full["chip_uids"], full["tray_uids"] = self.chips.uids_views(table)
         if isinstance(table, PokerTable):
             full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
             full["button_draw"] = self.draw

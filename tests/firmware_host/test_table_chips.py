@@ -15,6 +15,7 @@ from drivers.readings import CardRead, ChipsRead, DeviceOffline, DeviceOnline, O
 from engine.chips import ChipSet
 from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseSetup
+from protocol.feed import apply_changes, diff
 from sim.chip_board import ChipBoardFirmware, layout
 from tests.firmware_host.rigs import JournalRig
 
@@ -216,7 +217,7 @@ def test_a_foreign_chip_names_circle_and_uid_on_the_full_feed_only(rig: Rig) -> 
                                     "args": {"seat": 5, "circle": {"word": "circle.ante"}, "uid": RETIRED}}
     assert public["fault"]["say"]["key"] == "fault.foreign_chip_circle"
     assert RETIRED not in json.dumps(public)
-    assert full["chip_reads"]["uids"]["spot5.ante"] == [RETIRED]
+    assert {"antenna": "spot5.ante", "uids": [RETIRED]} in full["chip_uids"]
     rig.put("spot5.ante", [RETIRED])  # the same chip read again: one fault
     assert len([f for f in rig.c.table.faults if f["kind"] == "foreign_chip"]) == 1  # type: ignore[union-attr]
     rig.ok("clear", reason="retired chip taken off")
@@ -265,6 +266,7 @@ def test_a_restart_mid_payout_replays_the_chips_exactly(rig: Rig) -> None:
     rig.restart()
     after = rig.full()
     assert after["chips"] == before["chips"] and after["chip_reads"] == before["chip_reads"]
+    assert after["chip_uids"] == before["chip_uids"] and after["tray_uids"] == before["tray_uids"]
     rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1))
     rig.ok("confirm")
     assert rig.c.last_record is not None and rig.c.last_record["status"] == "settled"
@@ -383,13 +385,28 @@ def test_the_tray_is_on_the_full_feed_only(rig: Rig) -> None:
     assert "chip_reads" not in rig.public() and rig.public()["chips"]["circles"] == []
 
 
+def test_a_circles_change_sends_its_own_chips_on_the_full_feed_not_the_trays(rig: Rig) -> None:
+    rig.put("tray", chip_uids(2500, 4) + chip_uids(100, 3))
+    rig.put("spot1.ante", ANTE)
+    before = rig.full()
+    rig.put("spot3.trips", TRIPS)
+    after = rig.full()
+    change = diff(before, after)
+    place = after["chip_uids"].index({"antenna": "spot3.trips", "uids": sorted(TRIPS)})
+    assert change["items"]["chip_uids"] == [len(after["chip_uids"]), [[place, {"antenna": "spot3.trips",
+                                                                                  "uids": sorted(TRIPS)}]]]
+    assert not {"tray_uids", "chip_reads", "chip_uids"} & set(change["set"])
+    assert after["tray_uids"] == sorted(chip_uids(2500, 4) + chip_uids(100, 3))
+    assert apply_changes(before, change) == after
+
+
 def test_a_reading_of_no_circle_is_refused_and_changes_nothing(rig: Rig) -> None:
     before = rig.full()
     rig.put("spot3.insurance", ANTE)  # no such circle at UTH
     events = [e for e in rig.c.journal.events()]
     assert events[-1].kind == "refused" and "insurance" in events[-1].body["error"]
     assert rig.full()["fault"]["kind"] == "refused_reading"
-    assert rig.full()["chip_reads"]["uids"] == before["chip_reads"]["uids"]
+    assert rig.full()["chip_uids"] == before["chip_uids"] and rig.full()["tray_uids"] == before["tray_uids"]
 
 
 def test_an_empty_antenna_under_a_circle_the_profile_does_not_offer_is_no_fault(tmp_path: Path) -> None:
@@ -398,7 +415,7 @@ def test_an_empty_antenna_under_a_circle_the_profile_does_not_offer_is_no_fault(
     r.reader()
     r.put("spot1.ante", chip_uids(500, 1, 1))
     r.put("spot1.bonus", [])
-    assert r.full()["fault"] is None and "spot1.bonus" not in r.full()["chip_reads"]["uids"]
+    assert r.full()["fault"] is None and "spot1.bonus" not in {c["antenna"] for c in r.full()["chip_uids"]}
     r.put("spot1.bonus", chip_uids(100, 1, 1))  # chips in it are refused, naming it
     assert r.full()["fault"]["kind"] == "refused_reading" and "bonus" in r.full()["fault"]["detail"]
     r.c.journal.close()

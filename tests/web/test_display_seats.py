@@ -44,7 +44,7 @@ def test_the_consoles_are_told_the_trays_line_at_each_change_and_never_a_uid() -
     line = {"reads": None, "expected": None, "settled": True, "flagged": 0, "opening": None}
     tray.see({"kind": "update", "seq": 2, "tray": line})
     tray.see({"kind": "update", "seq": 3, "tray": {**line, "reads": 120000, "expected": 125000, "flagged": 1},
-              "chip_reads": {"uids": {"tray": ["E004000500000001"]}}})
+              "tray_uids": ["E004000500000001"], "chip_uids": [{"antenna": "spot1.ante", "uids": ["E004000500000002"]}]})
     tray.see({"kind": "update", "seq": 4, "tray": {**line, "reads": 120000, "expected": 125000, "flagged": 1}})
     assert [json.loads(text) for text in told] == [
         {"kind": "tray", "reads": None, "expected": None, "difference": None, "settled": True, "flagged": 0},

@@ -23,7 +23,7 @@ from engine.errors import circle, money, say
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
 from protocol.chip_alerts import ChipNote, ChipOverride
-from protocol.messages import ChipCircle, ChipCounts, ChipReads, Chips, Device
+from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
 from protocol.records import ChipSetBody, ChipsBody, HandChips
 
 DEVICE = "chips"
@@ -65,6 +65,10 @@ class TableChips:
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
         self._shown: dict[str, tuple[frozenset[str], int, list[str]]] = {}  # antenna -> (UIDs, value, sorted UIDs)
+        self._uids_shown: dict[str, AntennaUids] = {}  # circle -> its `chip_uids` entry, kept while its reading is
+        self._circles_shown: list[AntennaUids] = []  # the full view's `chip_uids`, the very list while no circle changed
+        self._reads_shown: ChipReads | None = None  # the full view's `chip_reads`, the very map while it is equal
+        self._laid: tuple[tuple[tuple[str, ...], int], list[str]] = (((), 0), [])  # the circles' layout and antennas
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
 
     def _new_hand(self) -> None:
@@ -382,11 +386,43 @@ class TableChips:
         public: Chips = {"online": self.online(devices), "source": self.source, "circles": circles}
         tray = self.reads.get(TRAY, (frozenset(), True))
         full: ChipReads = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
-                "uids": {n: self._shown_of(n)[2] for n, (u, _) in sorted(self.reads.items()) if u},
                 "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
                 "foreign": sorted(f"{n} {u}" for n, u in self.flagged), "notes": list(self.notes),
                 "counts": self.counts.copy(), "override": self.override}
-        return public, full
+        if full != self._reads_shown:  # else the very map of the view before: the feed's changes skip it unlooked at
+            self._reads_shown = full
+        return public, self._reads_shown
 
+    def uids_views(self, table: GameTable | None) -> tuple[list[AntennaUids], list[str]]:
+        """`(chip_uids, tray_uids)`, the full feed's UIDs apart from `chip_reads`: each circle's chips, one place of
+        a list a circle of the table's layout (seat by seat, its bet circles and its Play; an empty one `[]`,
+        so the places stay where they are whatever was read, a restart included), and the tray's. Each the very
+        object of the view before while its readings are, so a circle's change sends that circle's place alone
+        and the tray's hundreds of UIDs go out only when the tray changes (`docs/feed.md`)."""
+        names = self._layout(table)
+        names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in names)
+        circles: list[AntennaUids] = []
+        for name in names:
+            sorted_uids = self._shown_of(name)[2]
+            entry = self._uids_shown.get(name)
+            if entry is None or entry["uids"] is not sorted_uids:
+                entry = self._uids_shown[name] = {"antenna": name, "uids": sorted_uids}
+            circles.append(entry)
+        was = self._circles_shown
+        if len(was) != len(circles) or any(a is not b for a, b in zip(was, circles)):
+            self._circles_shown = circles
+        return self._circles_shown, self._shown_of(TRAY)[2]
+
+    def _layout(self, table: GameTable | None) -> list[str]:
+        """The table's circles' antennas, seat by seat (none without a house round)."""
+        round_: Any = getattr(table, "round", None)
+        circles, seats = getattr(round_, "BETS", None), getattr(round_, "seats", 0)
+        if circles is None:
+            return []
+        key = (tuple(circles), int(seats))
+        if self._laid[0] != key:
+            self._laid = (key, [Antenna(seat, c).name for seat in range(1, key[1] + 1)
+                                for c in dict.fromkeys((*key[0], "play"))])
+        return list(self._laid[1])
 
 __all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips"]
