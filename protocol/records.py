@@ -69,10 +69,14 @@ class DeviceFaultBody(TypedDict):
 
 
 class ChipsBody(TypedDict):
-    """A chip reader's antenna and the chips it holds now (UIDs, sorted); `stable` once settled."""
+    """A chip reader's antenna and the chips it holds now: all of them (`uids`, sorted) or, when that is shorter,
+    what changed since the antenna's reading before (`added`, `removed`, sorted: `[]` and `[]` when only `stable`
+    changed); `stable` once settled (`firmware_host.tables.house.chips.chips_body`, `uids_after`)."""
 
     antenna: str
-    uids: list[str]
+    uids: NotRequired[list[str]]
+    added: NotRequired[list[str]]
+    removed: NotRequired[list[str]]
     stable: bool
     device: str
 

@@ -284,7 +284,7 @@ class Controller:
     def _reading_to_take(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
         """The event of a reading, or None when it changes nothing (ignored, a retransmitted card,
         a sensor reporting the state it is known to be in)."""
-        event = reading_event(reading)
+        event = reading_event(reading, lambda antenna: self.tray.chips_before(self.state.chips, antenna))
         if event is None:
             log.debug("reading not taken: %r", reading)
             return None

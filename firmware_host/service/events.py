@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from drivers.readings import (
     ButtonPress, CardRead, ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, PlayerCardRead, Reading, Sensor,
     SensorChange,
 )
+from firmware_host.tables.house.chips import chips_body
 from protocol.records import ReadingBody, SensorBody
 
 
-def reading_event(reading: Reading) -> tuple[str, ReadingBody] | None:
+def _unknown(antenna: str) -> frozenset[str] | None:
+    return None
+
+
+def reading_event(reading: Reading, chips_before: Callable[[str], frozenset[str] | None] = _unknown,
+                  ) -> tuple[str, ReadingBody] | None:
     """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
+    `chips_before(antenna)`: the antenna's reading the table holds, which a chip reading is journaled against
+    when its change is shorter than its UIDs (`firmware_host.tables.house.chips.chips_body`), or None.
 
     Dispatched on the drivers' closed set of frozen readings (`drivers.readings.Reading`), so the
     controller does not care which backend made them. What a reading means travels in its fields
@@ -39,7 +49,7 @@ def reading_event(reading: Reading) -> tuple[str, ReadingBody] | None:
         case DeviceFault(device=device, reason=reason, kind=kind):
             return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
         case ChipsRead(antenna=antenna, uids=uids, stable=stable, device=device):
-            return "chips", {"antenna": antenna, "uids": sorted(uids), "stable": stable, "device": device}
+            return "chips", chips_body(antenna, frozenset(uids), stable, device, chips_before(antenna))
         case PlayerCardRead(seat=seat, card=card, device=device):  # a player's card at a seat (`tables/players.py`)
             return "player", {"seat": seat, "action": "in", "card": card, "source": "reader", "device": device}
     return None  # not a reading at all: nothing a device may send is one

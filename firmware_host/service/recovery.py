@@ -9,7 +9,7 @@ from typing import Any, cast
 from engine.errors import EngineError
 from engine.games import MAX_SPOTS
 from protocol.messages import Device
-from protocol.records import ChipSetBody, HandChips
+from protocol.records import ChipsBody, ChipSetBody, HandChips
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
@@ -42,7 +42,9 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     state.history.extend(journal.last_hands_shown(state.history.maxlen or 0))
     events = ([resume.open_event] if resume.open_event else []) + list(resume.events)
     held = journal.last_hold(resume.events[0].id if resume.events else None)  # a hold outlives hands (tables/hold.py)
-    _carry_chips(journal, state, resume.events[0].id if resume.events else None, last[0].record if last else {})
+    last_close = last[0].closed_event if last else 0
+    _carry_chips(journal, state, resume.events[0].id if resume.events else None, last[0].record if last else {},
+                 (last_close, max(last_close, resume.open_event.id if resume.open_event else 0)))
     state.hold = take_hold(held.body) if held is not None else None
     first = resume.events[0].id if resume.events else None  # who sat and dealt before those (`tables/players.py`)
     state.seated.replay((e.kind, e.body) for e in journal.seated_before(first))
@@ -63,14 +65,23 @@ def rebuild(journal: Journal, seats: int = MAX_SPOTS) -> tuple[TableState, int]:
     return state, len(events)
 
 
-def _carry_chips(journal: Journal, state: TableState, before: int | None, record: Mapping[str, Any]) -> None:
-    """The chip set journaled before the events replayed, and every circle as the last hand left it
-    (its record's `chips`): what replaying only the events since then would not give back."""
+def _carry_chips(journal: Journal, state: TableState, before: int | None, record: Mapping[str, Any],
+                 between: tuple[int, int]) -> None:
+    """The chip set journaled before the events replayed, every circle as the last hand left it (its
+    record's `chips`) and as the chip readings journaled `between` its close and the first event replayed
+    (an `open` after it) left them: what replaying only the events since then would not give back (a
+    reading may be journaled as its change since the one before: `tables/house/chips.py` `chips_body`)."""
     chip_set = journal.last_of("chip_set", before)
     if chip_set is not None:
         state.chips.take_set(cast(ChipSetBody, chip_set.body))
     if record.get("chips") is not None:
         state.chips.restore(cast(HandChips, record["chips"]))
+    if between[1] > between[0]:
+        for event in journal.events(since=between[0]):
+            if event.id >= between[1]:
+                break
+            if event.kind == "chips":
+                state.chips.carry(cast(ChipsBody, event.body))
 
 
 def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event: Event,
@@ -91,7 +102,8 @@ def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event
     scratch.hand = last.hand
     before = [row for row in journal.hands(last=2) if row.hand == last.hand - 1]
     try:
-        _carry_chips(journal, scratch, events[0].id, before[0].record if before else {})  # the circles as that hand began
+        _carry_chips(journal, scratch, events[0].id, before[0].record if before else {},  # the circles as that hand began
+                     (before[0].closed_event if before else 0, events[0].id))
         scratch.apply(open_event.kind, open_event.body, open_event.id)
         if before and before[0].closed_event > open_event.id and scratch.table is not None:
             scratch.table.carry_from(before[0].record)

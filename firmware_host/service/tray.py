@@ -33,6 +33,7 @@ from protocol.messages import TrayAlert, TrayFlag, TrayMovementShown, TrayReconc
 from protocol.records import HandTray, TrayMovement
 from firmware_host.service.journal import Journal
 from firmware_host.tables.base import FaultKind
+from firmware_host.tables.house.chips import TableChips, uids_after
 
 log = logging.getLogger("croupier.tray")
 
@@ -59,6 +60,8 @@ class TrayWatch:
         self._before: Interval | None = None  # the time between hands that ended at this hand's cards
         self.closed_entry: HandTray | None = None  # what the hand the last event closed carries of the tray
         self.tray_uids: tuple[str, ...] = ()  # the tray's chips as last read stable (its inventory by denomination)
+        self.tray_read: frozenset[str] | None = None  # the tray's chips as last read this shift, stable or not
+        self._sorted: tuple[str, ...] = ()  # `tray_read` sorted
         self._found: list[Flag] = []  # the flags raised since the last hand closed (its record carries them)
         self._shown: TrayReconciliation | None = None  # `shown()` as made since the ledger last changed
 
@@ -106,15 +109,23 @@ class TrayWatch:
             ledger = self.ledger = TrayLedger(ledger.chips)
             self._dealing = False
             self._shown = None
+            self.tray_read = None
         before = len(ledger.flags)
         at = Moment(event, hand)
         # Each branch that changes the ledger makes `shown()` made again; a circle's chips, a card of the hand
         # dealing, a decision leave it as it was (the events a hand is most made of)
         if kind == "chips" and body.get("antenna") == TRAY_ANTENNA:
             self._shown = None
-            ledger.read(body.get("uids", ()), bool(body.get("stable")), at)
+            try:
+                uids = uids_after(body, self.tray_read)  # all of them, or the change since the last this shift
+            except ValueError as exc:  # a journal that is not ours: the reading is not the tray's count
+                log.error("event %d: %s", event, exc)
+                return ()
+            if uids is not self.tray_read:
+                self.tray_read, self._sorted = uids, tuple(sorted(uids))
+            ledger.read(self._sorted, bool(body.get("stable")), at)
             if body.get("stable"):
-                self.tray_uids = tuple(str(u) for u in body.get("uids", ()))
+                self.tray_uids = self._sorted
         elif kind in MOVEMENTS:
             self._shown = None
             seat = body.get("seat")
@@ -123,6 +134,7 @@ class TrayWatch:
         elif kind == "close":
             self._shown = None
             ledger.close(at)
+            self.tray_read = None  # the next shift's first tray reading is journaled whole (`chips_before`)
         elif not self._dealing and _cards_start(kind, body):
             self._shown = None
             self._dealing = True
@@ -143,6 +155,15 @@ class TrayWatch:
             return ledger.flags[before:]
         self._found.extend(ledger.flags[before:])
         return ledger.flags[before:]
+
+    def chips_before(self, chips: TableChips, antenna: str) -> frozenset[str] | None:
+        """What a `chips` reading of `antenna` is journaled against (`events.reading_event`): the table's reading
+        of it (`TableChips.journaled_against`), for the tray only when this watch holds the same (a tray reading
+        this shift: `from_journal` replays the shift alone, so the shift's first is journaled whole); None: whole."""
+        before = chips.journaled_against(antenna)
+        if antenna == TRAY_ANTENNA and (self.ledger is None or before != self.tray_read):
+            return None
+        return before
 
     def _entry(self) -> HandTray | None:
         """The movements recorded between the last hand and this one, with what the tray read of each (the

@@ -133,6 +133,8 @@ class TableState:
             if self.draw is not None and self.draw["done"]:
                 self.draw = None
         self.events_applied += 1
+        if kind in ("open", "close") or self._closed is not None:  # where a replay may start: readings whole next
+            self.chips.replay_point()
         if kind in COUNTED_KINDS and self._closed is None:
             self.hand_steps += 1
         closed, self._closed = self._closed, None

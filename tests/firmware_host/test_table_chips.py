@@ -400,6 +400,41 @@ def test_a_circles_change_sends_its_own_chips_on_the_full_feed_not_the_trays(rig
     assert apply_changes(before, change) == after
 
 
+def test_a_reading_is_journaled_as_its_change_when_shorter_and_a_restart_reads_it_back_exactly(rig: Rig) -> None:
+    tray = chip_uids(2500, 40) + chip_uids(100, 40)
+    rig.put("tray", tray)
+    rig.put("spot3.ante", ANTE + chip_uids(100, 5, 10), stable=False)
+    rig.put("spot3.ante", ANTE + chip_uids(100, 5, 10))  # settled: nothing but `stable` changed
+    rig.put("tray", tray[1:] + chip_uids(500, 1, 30), stable=False)
+    bodies = [e.body for e in rig.c.journal.events() if e.kind == "chips"][-4:]
+    assert [sorted(b) for b in bodies] == [["antenna", "device", "stable", "uids"]] * 2 + [
+        ["added", "antenna", "device", "removed", "stable"]] * 2
+    assert (bodies[2]["added"], bodies[2]["removed"]) == ([], [])
+    assert (bodies[3]["added"], bodies[3]["removed"]) == (chip_uids(500, 1, 30), tray[:1])
+    before = rig.full()
+    rig.restart()  # the changes read back against the readings replayed before them
+    after = rig.full()
+    assert [after[k] for k in ("chip_uids", "tray_uids", "chips", "chip_reads")] == [
+        before[k] for k in ("chip_uids", "tray_uids", "chips", "chip_reads")]
+    rig.put("tray", tray[1:] + chip_uids(500, 1, 30))
+    assert rig.full()["chip_reads"]["tray"]["stable"] and rig.full()["tray_uids"] == before["tray_uids"]
+    assert sorted([e.body for e in rig.c.journal.events() if e.kind == "chips"][-1]) == [
+        "added", "antenna", "device", "removed", "stable"]
+
+
+def test_the_first_reading_after_a_hand_closed_is_journaled_whole(rig: Rig) -> None:
+    to_showdown(rig)
+    pay(rig)
+    rig.ok("confirm")
+    rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1) + chip_uids(100, 1, 7))  # a recovery may start at the close
+    assert "uids" in [e.body for e in rig.c.journal.events() if e.kind == "chips"][-1]
+    rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1) + chip_uids(100, 2, 7))
+    assert [e.body for e in rig.c.journal.events() if e.kind == "chips"][-1]["added"] == chip_uids(100, 1, 8)
+    before = rig.full()
+    rig.restart()
+    assert rig.full()["chip_uids"] == before["chip_uids"]
+
+
 def test_a_reading_of_no_circle_is_refused_and_changes_nothing(rig: Rig) -> None:
     before = rig.full()
     rig.put("spot3.insurance", ANTE)  # no such circle at UTH

@@ -42,6 +42,43 @@ class ChipFault:
     situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
 
 
+def chips_body(antenna: str, uids: frozenset[str], stable: bool, device: str,
+               before: frozenset[str] | None) -> ChipsBody:
+    """A reading's `chips` event: the antenna's UIDs all, or, given the antenna's reading `before` (the one
+    the table holds: the last it took, journaled), what changed since when that is fewer UIDs to write (a
+    circle's settle, a payout added to its stack, the tray's few chips in or out of hundreds). `uids_after`
+    gives the reading back from the body and the same `before`, live and in every replay.
+
+    >>> chips_body("spot1.ante", frozenset({"B", "C"}), True, "chips", frozenset({"A", "B", "C"}))
+    {'antenna': 'spot1.ante', 'added': [], 'removed': ['A'], 'stable': True, 'device': 'chips'}
+    >>> chips_body("spot1.ante", frozenset({"B"}), False, "chips", None)
+    {'antenna': 'spot1.ante', 'uids': ['B'], 'stable': False, 'device': 'chips'}
+    """
+    if before is not None:
+        added, removed = uids - before, before - uids
+        if len(added) + len(removed) < len(uids):
+            return {"antenna": antenna, "added": sorted(added), "removed": sorted(removed), "stable": stable,
+                    "device": device}
+    return {"antenna": antenna, "uids": sorted(uids), "stable": stable, "device": device}
+
+
+def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozenset[str]:
+    """The UIDs a `chips` event says its antenna holds (`chips_body`), `before` its reading before: the very
+    `before` when nothing but `stable` changed. Raises ValueError for a change with no reading before it.
+
+    >>> sorted(uids_after({"antenna": "tray", "added": ["D"], "removed": ["A"]}, frozenset({"A", "B"})))
+    ['B', 'D']
+    """
+    if "uids" in body:
+        return frozenset(str(u) for u in body["uids"])
+    if before is None:
+        raise ValueError(f"a change of antenna {body.get('antenna')!r}'s chips with no reading of it before")
+    added, removed = body.get("added") or (), body.get("removed") or ()
+    if not added and not removed:
+        return before
+    return (before - frozenset(str(u) for u in removed)) | frozenset(str(u) for u in added)
+
+
 def _spoken(antenna: Antenna) -> str:
     return "the tray" if antenna.is_tray else f"seat {antenna.seat} {antenna.circle.replace('_', ' ').title()}"
 
@@ -60,6 +97,7 @@ class TableChips:
         self.device = DEVICE
         self.reads: dict[str, tuple[frozenset[str], bool]] = {}  # antenna -> (UIDs, stable)
         self.flagged: set[tuple[str, str]] = set()  # (antenna, UID) already faulted as foreign
+        self.taken: set[str] = set()  # the antennas read since a replay may start (`replay_point`, `journaled_against`)
         self.stale: dict[str, frozenset[str]] = {}  # circles still holding the last hand's chips (paid, not yet taken)
         self.counts: ChipCounts = {"foreign": 0, "moved": 0, "mispays": 0, "overrides": 0}  # since the table started
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
@@ -107,7 +145,7 @@ class TableChips:
         that is no circle of the table (holding chips: an empty one under a circle the profile does not offer is
         no reading)."""
         circles = getattr(getattr(table, "round", None), "BETS", None)
-        uids = frozenset(str(u) for u in body["uids"])
+        uids = uids_after(body, self.reading_of(str(body["antenna"])))
         try:
             antenna = Antenna.parse(str(body["antenna"]), None if circles is None else (*circles, "play"))
         except ChipsError:
@@ -117,6 +155,7 @@ class TableChips:
         name = antenna.name
         self.device = str(body.get("device", DEVICE))
         self.reads[name] = (uids, bool(body["stable"]))
+        self.taken.add(name)
         if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
             self.stale.pop(name, None)
         self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
@@ -132,6 +171,14 @@ class TableChips:
             return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {_spoken(antenna)}",
                              _where(antenna), new[0], "tray" if antenna.is_tray else "circle")
         return self._moved(antenna, uids, table)
+
+    def carry(self, body: ChipsBody) -> None:
+        """A `chips` reading journaled before the events a replay applies (`service/recovery.py`): taken as at
+        no hand, its fault not raised again (one the journal could not take is passed over, as it was)."""
+        try:
+            self.take(body, None)
+        except (ChipsError, ValueError):
+            pass
 
     def _moved(self, antenna: Antenna, uids: frozenset[str], table: GameTable | None) -> ChipFault | None:
         was = self.locked.get(antenna.name)
@@ -149,6 +196,21 @@ class TableChips:
                          f"chips moved in {_spoken(antenna)} with {out} cards out ({table.phase}): "
                          f"added {', '.join(added) or 'none'}, taken {', '.join(taken) or 'none'}",
                          {**_where(antenna), "change": money(change), "cards": out})
+
+    def reading_of(self, antenna: str) -> frozenset[str] | None:
+        """The UIDs antenna `antenna` (as a reading names it) holds as the table last took it, or None."""
+        was = self.reads.get(antenna)
+        return was[0] if was is not None else None
+
+    def journaled_against(self, antenna: str) -> frozenset[str] | None:
+        """What a reading of `antenna` may be journaled as a change against (`chips_body`): the table's reading of
+        it when one was taken since the last moment a replay may start from (`replay_point`), else None (whole)."""
+        return self.reading_of(antenna) if antenna in self.taken else None
+
+    def replay_point(self) -> None:
+        """A hand closed, or the table opened or closed: recovery may replay from here on (`service/recovery.py`),
+        so each antenna's next reading is journaled whole."""
+        self.taken.clear()
 
     def value(self, name: str) -> int:
         assert self.set is not None
@@ -425,4 +487,4 @@ class TableChips:
                                 for c in dict.fromkeys((*key[0], "play"))])
         return list(self._laid[1])
 
-__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips"]
+__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips", "chips_body", "uids_after"]
