@@ -61,7 +61,7 @@ TABLE_KEYS = frozenset({
     # which dealer steps the table allows now (firmware_host/tables/steps.py): the console's buttons; the
     # decisions "Correct the last decision" may put in place (decisions are taken in the open)
     "steps", "corrections",
-    # a smart table's circles as read (values only; the UIDs are the full view's `chip_reads`)
+    # a smart table's circles as read (values only; the UIDs are the full view's `chip_uids` and `tray_uids`)
     "chips",
     # a smart table's tray differences this shift, for the pit (how many, their sum, the latest; never the
     # tray's chips, which are the full view's `tray`): firmware_host/service/tray.py `tray_alert`
@@ -94,7 +94,7 @@ POKER_SEAT_KEYS = frozenset({
 })
 """The keys of a seat in a poker hand's own view the public sees (its cards through the `visible` flags)."""
 
-PASSED_KEYS = frozenset({"limits", "paytable", "history"})
+PASSED_KEYS = frozenset({"limits", "paytable", "history", "chips"})  # chips: a smart table's circle values, no UID
 """The table's keys passed to the public view as they are (public by nature, never changed once made)."""
 
 FAULT_KEYS = frozenset({"kind", "message", "event"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -433,6 +434,37 @@ def test_the_first_reading_after_a_hand_closed_is_journaled_whole(rig: Rig) -> N
     before = rig.full()
     rig.restart()
     assert rig.full()["chip_uids"] == before["chip_uids"]
+
+
+def test_the_views_kept_between_readings_are_the_views_made_afresh(rig: Rig) -> None:
+    """Each circle's part of `chips`, `chip_uids` and `tray_uids` is made again only when its reading moved:
+    at every step of a hand of random readings they equal the views of the same readings made from nothing."""
+    rng = random.Random(24)
+    chips = rig.c.state.chips
+
+    def same_as_afresh() -> None:
+        fresh = TableChips()
+        fresh.__dict__.update({k: v for k, v in chips.__dict__.items() if not k.startswith("_")})
+        table = rig.c.state.table
+        assert fresh.views(table, rig.c.state.devices) == chips.views(table, rig.c.state.devices)
+        assert fresh.uids_views(table) == chips.uids_views(table)
+
+    def shuffle_circles(times: int) -> None:
+        for _ in range(times):
+            name = f"spot{rng.choice((1, 2, 5))}.{rng.choice(('ante', 'blind', 'trips', 'play'))}"
+            rig.put(name, chip_uids(rng.choice((100, 500)), rng.randint(0, 4), 30), stable=rng.random() < 0.5)
+            same_as_afresh()
+            rig.put("tray", chip_uids(2500, rng.randint(0, 40)), stable=rng.random() < 0.5)
+            same_as_afresh()
+
+    shuffle_circles(20)
+    for name in [n for n, (u, _) in chips.reads.items() if u]:
+        rig.put(name, [])
+    to_showdown(rig)
+    same_as_afresh()
+    pay(rig)
+    same_as_afresh()
+    shuffle_circles(10)
 
 
 def test_a_reading_of_no_circle_is_refused_and_changes_nothing(rig: Rig) -> None:

@@ -107,6 +107,11 @@ class TableChips:
         self._circles_shown: list[AntennaUids] = []  # the full view's `chip_uids`, the very list while no circle changed
         self._reads_shown: ChipReads | None = None  # the full view's `chip_reads`, the very map while it is equal
         self._laid: tuple[tuple[tuple[str, ...], int], list[str]] = (((), 0), [])  # the circles' layout and antennas
+        self._names: tuple[Any, list[str]] = (None, [])  # the reads map and its antennas sorted
+        self.readings = 0  # readings taken, sets and restores: what `uids_views` was made at
+        self._uids_at: tuple[int, list[str]] = (-1, [])  # `readings` and the layout when `uids_views` was made
+        self._circles_made: dict[str, tuple[tuple[Any, ...], ChipCircle]] = {}  # circle -> (what made it, entry)
+        self._chips_shown: Chips | None = None  # the public view's `chips`, the very map while no part changed
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
 
     def _new_hand(self) -> None:
@@ -134,6 +139,7 @@ class TableChips:
             raise ValueError(f"chip set {body.get('name')}: its content is not its sha256 {body['sha256']}")
         self.set, self.set_sha256 = chips, chips.sha256()
         self._shown.clear()
+        self.readings += 1
 
     def online(self, devices: Mapping[str, Device]) -> bool:
         """The reader is online and a chip set values what it reads."""
@@ -155,6 +161,7 @@ class TableChips:
         name = antenna.name
         self.device = str(body.get("device", DEVICE))
         self.reads[name] = (uids, bool(body["stable"]))
+        self.readings += 1
         self.taken.add(name)
         if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
             self.stale.pop(name, None)
@@ -422,6 +429,7 @@ class TableChips:
     def restore(self, record: HandChips) -> None:
         """The readings and counts as the last closed hand left them (recovery replays what came after)."""
         self.reads = {n: (frozenset(r["uids"]), bool(r["stable"])) for n, r in record.get("reads", {}).items()}
+        self.readings += 1
         self.stale = {n: u for n, (u, _) in self.reads.items() if n != TRAY}
         self.counts.update(record.get("counts", {}))
         self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
@@ -429,23 +437,20 @@ class TableChips:
 
     def views(self, table: GameTable | None, devices: Mapping[str, Device]) -> tuple[Chips, ChipReads]:
         """`(chips, chip_reads)`: each circle's value as read (and its due at the showdown), for everyone;
-        the UIDs, the tray, the set and the counts for the full feed only."""
+        the UIDs, the tray, the set and the counts for the full feed only. A circle's entry is made again only
+        when its reading, its due or the set changed (`_circle`), and `chips` is the very map of the view
+        before while none did: a circle's change makes that circle's part alone, as a card does its spot's."""
         due = self.owed(table) if table is not None and table.closed is None else {}
-        circles: list[ChipCircle] = []
-        for name, (uids, stable) in sorted(self.reads.items()):
-            if name == TRAY or (not uids and name not in due):
-                continue
-            antenna = Antenna.parse(name)
-            entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": self.value(name)
-                                     if self.set is not None else 0, "stable": stable}
-            if name in due:
-                entry["due"] = due[name]
-            circles.append(entry)
-        for name in sorted(set(due) - set(self.reads)):
-            antenna = Antenna.parse(name)
-            circles.append({"seat": antenna.seat, "circle": antenna.circle, "value": 0, "stable": True,
-                            "due": due[name]})
-        public: Chips = {"online": self.online(devices), "source": self.source, "circles": circles}
+        names = self._names
+        if names[0] is not self.reads or len(names[1]) != len(self.reads):
+            names = self._names = (self.reads, sorted(self.reads))
+        circles = [c for name in names[1] if (c := self._circle(name, due)) is not None]
+        circles += [cast(ChipCircle, self._circle(name, due)) for name in sorted(set(due) - set(self.reads))]
+        online, shown = self.online(devices), self._chips_shown
+        if (shown is None or shown["online"] != online or shown["source"] != self.source
+                or len(shown["circles"]) != len(circles) or any(a is not b for a, b in zip(shown["circles"], circles))):
+            shown = self._chips_shown = {"online": online, "source": self.source, "circles": circles}
+        public = shown
         tray = self.reads.get(TRAY, (frozenset(), True))
         full: ChipReads = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
                 "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
@@ -455,6 +460,26 @@ class TableChips:
             self._reads_shown = full
         return public, self._reads_shown
 
+    def _circle(self, name: str, due: Mapping[str, int]) -> ChipCircle | None:
+        """Circle `name`'s entry in `chips` (None: not shown, the tray or an empty circle with no due), the very
+        entry made before while its UIDs (the same object), settling, due and the set are."""
+        if name == TRAY:
+            return None
+        uids, stable = self.reads.get(name, (None, True))
+        owed = due.get(name)
+        if owed is None and not uids:
+            return None
+        made = self._circles_made.get(name)
+        if made is not None and made[0][0] is uids and made[0][1:3] == (stable, owed) and made[0][3] is self.set:
+            return made[1]
+        antenna = Antenna.parse(name)
+        value = self.value(name) if self.set is not None and uids is not None else 0
+        entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
+        if owed is not None:
+            entry["due"] = owed
+        self._circles_made[name] = ((uids, stable, owed, self.set), entry)
+        return entry
+
     def uids_views(self, table: GameTable | None) -> tuple[list[AntennaUids], list[str]]:
         """`(chip_uids, tray_uids)`, the full feed's UIDs apart from `chip_reads`: each circle's chips, one place of
         a list a circle of the table's layout (seat by seat, its bet circles and its Play; an empty one `[]`,
@@ -462,6 +487,9 @@ class TableChips:
         object of the view before while its readings are, so a circle's change sends that circle's place alone
         and the tray's hundreds of UIDs go out only when the tray changes (`docs/feed.md`)."""
         names = self._layout(table)
+        if self._uids_at == (self.readings, names):  # no reading taken since, the same layout: the very lists
+            return self._circles_shown, self._shown_of(TRAY)[2]
+        self._uids_at = (self.readings, list(names))
         names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in names)
         circles: list[AntennaUids] = []
         for name in names:
