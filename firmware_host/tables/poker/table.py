@@ -201,7 +201,7 @@ class PokerTable(FaultBook):
         self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
         self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
-        self.act_street: dict[int, int] = {}  # the street of each seat's last act: shown on that street only
+        self.act_street: dict[int, int] = {}  # the street of each seat's last act (street_act)
         self.chopped: dict[str, Any] | None = None
         self.faults: list[messages.HandFault] = []
         self.ignored: list[messages.IgnoredCard] = []
@@ -290,13 +290,10 @@ class PokerTable(FaultBook):
         return f"seat {slot.seat}" if slot.seat is not None else slot.kind
 
     def street_act(self, seat: int) -> dict[str, Any] | None:
-        """The seat's last action as the screens word it (`act`), on this street only: a street's actions
-        clear when its bets go to the middle and the hand moves on (a fold and an all-in stay, as the seat's
-        `folded` and `all_in`); the river's stay through the showdown, a hand won without one keeps its last.
-        The one rule for /dealer and /table (docs/feed.md)."""
-        if self.engine is None or self.act_street.get(seat) != self.engine.street:
-            return None
-        return self.last_act.get(seat)
+        """The seat's `act` on this street only: cleared when the street's bets go to the middle (a fold, an
+        all-in stay as `folded`, `all_in`); the one rule for /dealer and /table (docs/feed.md)."""
+        same = self.engine is not None and self.act_street.get(seat) == self.engine.street
+        return self.last_act.get(seat) if same else None
 
     def short_of_cards(self) -> bool:
         return self.mid_hand and self.next_target() is not None
