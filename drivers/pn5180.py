@@ -118,14 +118,13 @@ INVENTORY = 0x01                      # command code
 SLOTS = 16
 UID_BITS = 64
 MAX_ROUNDS = 256
-"""Inventory rounds one antenna's scan may take: a round per collision resolved. A circle's 20 chips take a
-few; a tray's hundreds a few dozen. Past it the collisions are a storm (a broken tag, interference)."""
+"""Inventory rounds one antenna's scan may take, a round a collision resolved (a circle's 20 chips a few, a
+tray's hundreds a few dozen); past it the collisions are a storm (a broken tag, interference)."""
 SLOT_S = 0.005
 """The wait for a slot's answer after the EOF that opens it: the EOF, t1 and an Inventory answer (SOF, 96 bits at
 26.48 kbit/s, EOF) take about 4.3 ms. Slot 0 waits the request's own air time on top (`request_air_s`)."""
-VCD_BIT_S = 75.52e-6 / 2
-"""A bit of a request, ISO/IEC 15693-2's 1 out of 4 coding: two bits a 75.52 us symbol (26.48 kbit/s)."""
-VCD_SOF_S, VCD_EOF_S = 75.52e-6, 37.76e-6
+VCD_BIT_S, VCD_SOF_S, VCD_EOF_S = 75.52e-6 / 2, 75.52e-6, 37.76e-6
+"""A request's bit (ISO/IEC 15693-2's 1 out of 4 coding: two bits a 75.52 us symbol, 26.48 kbit/s), SOF and EOF."""
 T1_S = 4352 / 13.56e6
 """ISO/IEC 15693-3's t1: the chips answer 320.9 us after the request's EOF."""
 POWER_UP_S = 0.001
