@@ -121,8 +121,7 @@ MAX_ROUNDS = 256
 """Inventory rounds one antenna's scan may take, a round a collision resolved (a circle's 20 chips a few, a
 tray's hundreds a few dozen); past it the collisions are a storm (a broken tag, interference)."""
 SLOT_S = 0.005
-"""The wait for a slot's answer after the EOF that opens it: the EOF, t1 and an Inventory answer (SOF, 96 bits at
-26.48 kbit/s, EOF) take about 4.3 ms. Slot 0 waits the request's own air time on top (`request_air_s`)."""
+"""A slot's wait after its EOF (the EOF, t1, an Inventory answer: ~4.3 ms); slot 0's adds the request's `request_air_s`."""
 VCD_BIT_S, VCD_SOF_S, VCD_EOF_S = 75.52e-6 / 2, 75.52e-6, 37.76e-6
 """A request's bit (ISO/IEC 15693-2's 1 out of 4 coding: two bits a 75.52 us symbol, 26.48 kbit/s), SOF and EOF."""
 T1_S = 4352 / 13.56e6
@@ -260,9 +259,8 @@ class Pn5180:
         self.write_register(Register.IRQ_CLEAR, mask)
 
     def irq_status(self) -> int:
-        """IRQ_STATUS. Its bits 20 to 31 are reserved and read 0: set, MISO is floating high (a board
-        unplugged or unpowered, BUSY pulled low), which would read as every slot in collision.
-        Raises DeviceNotResponding."""
+        """IRQ_STATUS. Its bits 20 to 31 are reserved and read 0: set, MISO floats high (a board unplugged or
+        unpowered, BUSY pulled low), which would read as every slot in collision. Raises DeviceNotResponding."""
         irq = self.read_register(Register.IRQ_STATUS)
         if irq & ~ALL_IRQS:
             raise DeviceNotResponding(f"no PN5180 answering on the SPI bus (IRQ_STATUS reads 0x{irq:08X})")
@@ -328,6 +326,8 @@ class Pn5180:
                     self._sleep(self.slot_s)
                 rx_status = self.read_register(Register.RX_STATUS)
                 irq = self.irq_status()
+                if irq & GENERAL_ERROR_IRQ:  # nothing went out: the slots' silence says nothing of the chips
+                    raise DeviceNotResponding("front end error in an inventory (GENERAL_ERROR_IRQ)")
                 if rx_status & RX_COLLISION_DETECTED:
                     collisions += 1
                     if bits + 4 > UID_BITS:

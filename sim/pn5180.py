@@ -21,7 +21,8 @@ Each chip answers an inventory unless missed, by `sim.chip_board.miss_chance` of
 stack (the emulated board's rule, `miss_rate` the same default). Faults: `stick_busy()` (BUSY held
 high: the front end hung), `garble(n)` (the next n answers fail their CRC: RX_DATA_INTEGRITY_ERROR),
 `storm(antenna)` (every slot of that antenna collides, chips or none: interference, a broken tag),
-`unplug(miso)` (the board gone: MISO floats high or low, BUSY pulled low).
+`unplug(miso)` (the board gone: MISO floats high or low, BUSY pulled low), `refuse_transmit()` (every
+SEND_DATA answered GENERAL_ERROR_IRQ: a front end in a state the backend did not expect).
 
 Given a `clock`, it keeps ISO/IEC 15693's time: a slot's answer (or its silence, or its collision) is
 in RX_STATUS and IRQ_STATUS only once the request or EOF, t1 and the answer have gone through the air,
@@ -79,6 +80,7 @@ class Pn5180Emulator:
         self.eeprom[0x12:0x14] = FIRMWARE
         self.busy_stuck = False
         self.miso: int | None = None  # unplugged: what MISO floats to
+        self.refusing = False
         self._clock = clock
         self._rf_on_at = 0.0
         self._landing: tuple[float, bytes, int, int] | None = None  # a slot's outcome still in the air
@@ -124,6 +126,10 @@ class Pn5180Emulator:
         """The board gone (`miso` the byte MISO floats to, None: plugged back): BUSY pulled low, nothing answers."""
         self.miso = miso
         self._busy.drive_low()
+
+    def refuse_transmit(self, on: bool = True) -> None:
+        """Every SEND_DATA refused (GENERAL_ERROR_IRQ) while on; a reset does not cure it."""
+        self.refusing = on
 
     def garble(self, answers: int = 1) -> None:
         """The next `answers` chips' answers fail their CRC."""
@@ -241,7 +247,7 @@ class Pn5180Emulator:
         return self.registers.get(register, 0)
 
     def _send(self, data: bytes) -> None:
-        if not (self.rf and self.rf_config == (ISO15693_TX, ISO15693_RX) and self._wait_transmit):
+        if self.refusing or not (self.rf and self.rf_config == (ISO15693_TX, ISO15693_RX) and self._wait_transmit):
             self._error("SEND_DATA with the field off, another RF configuration, or not set to transceive")
             return
         self._wait_transmit = False

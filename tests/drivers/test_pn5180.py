@@ -368,3 +368,22 @@ def test_an_spi_transfer_that_fails_is_the_reader_lost_not_a_logged_error_every_
     rig.clock.sleep(1.0)
     rig.turns(1)
     assert rig.reader.online is not None
+
+
+def test_a_front_end_that_flags_an_error_is_offline_not_an_empty_table() -> None:
+    # SEND_DATA refused (GENERAL_ERROR_IRQ): nothing went out, so the silence of every slot says nothing of the
+    # chips; read as an empty circle, K scans of it would tell the controller every chip was taken away
+    rig = Rig(retry_s=1.0)
+    chip = "E004010000000091"
+    rig.emulator.place("spot1.play", chip)
+    rig.reader.start()
+    rig.turns(FIRST)
+    rig.emulator.refuse_transmit()
+    rig.turns(K + 1)
+    assert rig.chips()["spot1.play"] == {chip}
+    offline = [r for r in rig.readings if isinstance(r, DeviceOffline)]
+    assert len(offline) == 1 and "GENERAL_ERROR" in offline[0].reason
+    rig.emulator.refuse_transmit(False)
+    rig.clock.sleep(1.0)
+    rig.turns(1 + FIRST)
+    assert len(rig.of(DeviceOnline)) == 2 and rig.chips()["spot1.play"] == {chip}
