@@ -10,10 +10,10 @@ Each pass, for each antenna in turn (`Pn5180Reader.turn`):
    0x01, mask length, mask) opens slot 0; each next slot is opened by an EOF alone (TX_CONFIG's
    data and start symbol bits cleared, SEND_DATA with no byte). Each slot's RX_STATUS says nothing
    came, one chip's answer (flags, DSFID, its UID least significant byte first), a collision, or
-   an answer garbled (data integrity or protocol error: that chip is missed this scan). A slot
-   in collision is inventoried again with the mask one nibble longer (the slot's number appended),
-   as ISO/IEC 15693-3's anticollision does, until no collision is left or the round budget
-   (`MAX_ROUNDS`) is spent;
+   an answer garbled (data integrity or protocol error). A slot in collision or garbled (two chips
+   of a stack answering at once show as either) is inventoried again with the mask one nibble
+   longer, as ISO/IEC 15693-3's anticollision does, until none is left or a budget is spent: the
+   rounds are drivers/iso15693.py `Anticollision`'s, this module is the PN5180's registers;
 4. RF_OFF; the UIDs (16 hex digits, most significant byte first: `E004...`) go to the antenna's
    debounce (drivers/chip_debounce.py AntennaDebounce), which reports ChipsRead as the serial
    backend's does.
@@ -54,6 +54,9 @@ from typing import Any
 from drivers.chip_debounce import CONFIRM, SETTLE_S, SCANS, AntennaDebounce
 from drivers.chip_protocol import check_antenna
 from drivers.errors import BackendError, DeviceError, DeviceNotResponding, FrameError
+from drivers.iso15693 import (
+    MAX_ROUNDS, POWER_UP_S, SLOTS, Anticollision, Scan, inventory_request, request_air_s, uid_text,
+)
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, OnReading
 
 __all__ = ["Command", "Pn5180", "Pn5180Reader", "Register", "Scan", "SpiDev"]
@@ -112,67 +115,12 @@ TX_EOF_ONLY_MASK = 0xFFFFFB3F         # TX_CONFIG: no start symbol, no data: SEN
 ISO15693_TX, ISO15693_RX = 0x0D, 0x8D
 # EEPROM addresses
 DIE_IDENTIFIER, PRODUCT_VERSION, FIRMWARE_VERSION = 0x00, 0x10, 0x12
-# ISO 15693-3 Inventory
-INVENTORY_16_SLOTS = 0x06             # request flags: inventory, high data rate, 16 slots, no AFI
-INVENTORY = 0x01                      # command code
-SLOTS = 16
-UID_BITS = 64
-MAX_ROUNDS = 256
-"""Inventory rounds one antenna's scan may take, a round a collision resolved (a circle's 20 chips a few, a
-tray's hundreds a few dozen); past it the collisions are a storm (a broken tag, interference)."""
 SLOT_S = 0.005
 """A slot's wait after its EOF (the EOF, t1, an Inventory answer: ~4.3 ms); slot 0's adds the request's `request_air_s`."""
-VCD_BIT_S, VCD_SOF_S, VCD_EOF_S = 75.52e-6 / 2, 75.52e-6, 37.76e-6
-"""A request's bit (ISO/IEC 15693-2's 1 out of 4 coding: two bits a 75.52 us symbol, 26.48 kbit/s), SOF and EOF."""
-T1_S = 4352 / 13.56e6
-"""ISO/IEC 15693-3's t1: the chips answer 320.9 us after the request's EOF."""
-POWER_UP_S = 0.001
-"""ISO/IEC 15693-3: a chip is ready for a request within 1 ms of the field coming on; none is sent before."""
 BUSY_TIMEOUT_S = 0.05
 PERIOD_S = 0.1
 RETRY_S = 1.0
 MODEL = "PN5180"
-
-
-@dataclass(frozen=True, slots=True)
-class Scan:
-    """One antenna's inventory: the UIDs read, and whether every collision was resolved (`complete`)."""
-
-    uids: frozenset[str]
-    complete: bool = True
-    rounds: int = 1
-    collisions: int = 0
-    rx_errors: int = 0   # answers garbled (CRC, protocol): those chips missed this scan
-
-
-def uid_text(answer: bytes) -> str:
-    """The UID of an Inventory answer (flags, DSFID, UID least significant byte first) as 16 hex digits,
-    most significant first. Raises FrameError for an answer too short or flagged an error.
-
-    >>> uid_text(bytes([0x00, 0x00, 0x01, 0, 0, 0, 0, 0x01, 0x04, 0xE0]))
-    'E004010000000001'
-    """
-    if len(answer) < 10 or answer[0] & 0x01:
-        raise FrameError(f"not an inventory answer: {answer.hex()}")
-    return answer[2:10][::-1].hex().upper()
-
-
-def request_air_s(length: int) -> float:
-    """The air time of a request of `length` bytes, its 2 CRC bytes, SOF and EOF added (1 out of 4 coding).
-
-    >>> round(request_air_s(3) * 1000, 3)  # an Inventory with no mask: slot 0 answers ~5.9 ms after it is sent
-    1.624
-    """
-    return (length + 2) * 8 * VCD_BIT_S + VCD_SOF_S + VCD_EOF_S
-
-
-def inventory_request(mask: int, bits: int) -> bytes:
-    """An Inventory request of 16 slots for the chips whose UID's lowest `bits` bits are `mask`.
-
-    >>> inventory_request(0, 0).hex(), inventory_request(0x3A, 8).hex(), inventory_request(0x5, 4).hex()
-    ('060100', '0601083a', '06010405')
-    """
-    return bytes([INVENTORY_16_SLOTS, INVENTORY, bits]) + mask.to_bytes((bits + 7) // 8, "little")
 
 
 class Pn5180:
@@ -299,51 +247,43 @@ class Pn5180:
             self.clear_irqs(TX_RFOFF_IRQ)
 
     def inventory(self, max_rounds: int = MAX_ROUNDS) -> Scan:
-        """An ISO 15693 Inventory of the chips in the field (which must be on), 16 slots a round, every
-        collision resolved by a round with the mask a nibble longer. Raises DeviceNotResponding."""
+        """An ISO 15693 Inventory of the chips in the field (which must be on), 16 slots a round, the rounds
+        those drivers.iso15693.Anticollision asks for. Raises DeviceNotResponding."""
         tx_config = self.read_register(Register.TX_CONFIG)  # as LOAD_RF_CONFIG left it: restored each round
-        masks: list[tuple[int, int]] = [(0, 0)]
-        uids: set[str] = set()
-        rounds = collisions = rx_errors = 0
-        complete = True
-        while masks:
-            if rounds == max_rounds:
-                complete = False
-                break
-            mask, bits = masks.pop(0)
-            rounds += 1
+        rounds = Anticollision(max_rounds)
+        while (asked := rounds.next_round()) is not None:
             self.write_register(Register.TX_CONFIG, tx_config)
             for slot in range(SLOTS):
-                self.clear_irqs()
-                self.transceive()
-                if slot == 0:
-                    request = inventory_request(mask, bits)
-                    self.send_data(request)
-                    self._sleep(request_air_s(len(request)) + self.slot_s)
-                else:
-                    self.and_mask(Register.TX_CONFIG, TX_EOF_ONLY_MASK)
-                    self.send_data(b"")
-                    self._sleep(self.slot_s)
-                rx_status = self.read_register(Register.RX_STATUS)
-                irq = self.irq_status()
+                rx_status, irq = self._slot(slot, *asked)
                 if irq & GENERAL_ERROR_IRQ:  # nothing went out: the slots' silence says nothing of the chips
                     raise DeviceNotResponding("front end error in an inventory (GENERAL_ERROR_IRQ)")
                 if rx_status & RX_COLLISION_DETECTED:
-                    collisions += 1
-                    if bits + 4 > UID_BITS:
-                        complete = False  # the same UID twice, or noise: cannot be told apart
-                    else:
-                        masks.append((mask | slot << bits, bits + 4))
+                    rounds.collision(slot)
                 elif not irq & RX_IRQ or not rx_status & RX_BYTES:
                     continue  # no chip in this slot
                 elif rx_status & (RX_DATA_INTEGRITY_ERROR | RX_PROTOCOL_ERROR):
-                    rx_errors += 1
+                    rounds.garbled(slot)  # two chips answering at once, as often as one garbled answer
                 else:
                     try:
-                        uids.add(uid_text(self.read_data(rx_status & RX_BYTES)))
+                        rounds.answer(uid_text(self.read_data(rx_status & RX_BYTES)))
                     except FrameError:
-                        rx_errors += 1
-        return Scan(frozenset(uids), complete, rounds, collisions, rx_errors)
+                        rounds.garbled(slot)
+        return rounds.scan()
+
+    def _slot(self, slot: int, mask: int, bits: int) -> tuple[int, int]:
+        """Slot `slot` opened (slot 0 by the request, each next by an EOF alone) and waited for: its
+        RX_STATUS and IRQ_STATUS."""
+        self.clear_irqs()
+        self.transceive()
+        if slot == 0:
+            request = inventory_request(mask, bits)
+            self.send_data(request)
+            self._sleep(request_air_s(len(request)) + self.slot_s)
+        else:
+            self.and_mask(Register.TX_CONFIG, TX_EOF_ONLY_MASK)
+            self.send_data(b"")
+            self._sleep(self.slot_s)
+        return self.read_register(Register.RX_STATUS), self.irq_status()
 
 
 # -- Linux spidev -------------------------------------------------------------------------------------

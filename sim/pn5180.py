@@ -37,9 +37,10 @@ from typing import Any
 
 from drivers.chip_protocol import check_antenna, check_uid
 from drivers.errors import DeviceError, FrameError
+from drivers.iso15693 import POWER_UP_S, SLOTS, T1_S, VCD_EOF_S, request_air_s
 from drivers.pn5180 import (
-    GENERAL_ERROR_IRQ, IDLE_IRQ, ISO15693_RX, ISO15693_TX, POWER_UP_S, RX_COLLISION_DETECTED, RX_DATA_INTEGRITY_ERROR,
-    RX_IRQ, RX_SOF_DET_IRQ, SLOTS, T1_S, TX_IRQ, TX_RFOFF_IRQ, TX_RFON_IRQ, VCD_EOF_S, Command, Register, request_air_s,
+    GENERAL_ERROR_IRQ, IDLE_IRQ, ISO15693_RX, ISO15693_TX, RX_COLLISION_DETECTED, RX_DATA_INTEGRITY_ERROR, RX_IRQ,
+    RX_SOF_DET_IRQ, TX_IRQ, TX_RFOFF_IRQ, TX_RFON_IRQ, Command, Register,
 )
 from sim.chip_board import MISS_RATE, chip_height, miss_chance
 

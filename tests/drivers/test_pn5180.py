@@ -10,9 +10,8 @@ from gpiozero.pins.mock import MockFactory
 from drivers.chip_debounce import FIRST_SCANS
 from drivers.chip_reader import open_chip_reader
 from drivers.errors import BackendError, DeviceError
-from drivers.pn5180 import (
-    SPI_IOC_MESSAGE_1, SPI_IOC_WR_MAX_SPEED_HZ, SPI_IOC_WR_MODE, SPI_TRANSFER, Pn5180Reader, SpiDev, inventory_request,
-)
+from drivers.iso15693 import inventory_request
+from drivers.pn5180 import SPI_IOC_MESSAGE_1, SPI_IOC_WR_MAX_SPEED_HZ, SPI_IOC_WR_MODE, SPI_TRANSFER, Pn5180Reader, SpiDev
 from drivers.readings import ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, OfflineKind, Reading
 from sim.pn5180 import Pn5180Emulator, stack_uids
 
@@ -60,6 +59,7 @@ class Rig:
 
 
 FIRST = FIRST_SCANS * K  # the scans an antenna's first reading is made over
+ROUNDS_TO_WHOLE_UID = 16  # a chip's slot asked again a nibble longer each round, 0 to 60 bits of mask
 
 
 def test_each_antenna_reads_its_own_chips_through_the_mux_and_they_become_stable() -> None:
@@ -138,18 +138,33 @@ def test_tall_stacks_missed_now_and_then_are_held_by_the_debounce() -> None:
     assert [r for r in rig.of(ChipsRead) if r.antenna == "spot1.ante" and r.uids != frozenset(column)] == []
 
 
-def test_answers_that_fail_their_crc_are_misses_not_readings() -> None:
+def test_an_answer_that_fails_its_crc_is_asked_again_under_a_longer_mask() -> None:
+    rig = Rig()
+    chip = "E0040100000000C1"
+    rig.emulator.place("spot1.ante", chip)
+    rig.reader.start()
+    rig.emulator.garble(1)  # two chips at once, as likely as one garbled answer: its slot is asked again
+    scan = rig.reader.scan("spot1.ante")
+    assert scan.uids == {chip} and scan.complete and (scan.rounds, scan.rx_errors) == (2, 1)
+    assert rig.emulator.inventories()[-2:] == [("spot1.ante", "0"), ("spot1.ante", "4")]
+    # garbled under every mask to the whole UID: a slot of one chip at most, that chip missed this scan
+    rig.emulator.garble(ROUNDS_TO_WHOLE_UID)
+    scan = rig.reader.scan("spot1.ante")
+    assert scan.uids == frozenset() and scan.complete and (scan.rounds, scan.rx_errors) == (16, 16)
+
+
+def test_a_chip_missed_by_crc_errors_is_held_by_the_debounce_under_k_scans() -> None:
     rig = Rig()
     chip = "E0040100000000C1"
     rig.emulator.place("spot1.ante", chip)
     rig.reader.start()
     rig.turns(FIRST)
     before = len(rig.readings)
-    rig.emulator.garble(K - 1)  # fewer than K scans running: the chip stays in
+    rig.emulator.garble(ROUNDS_TO_WHOLE_UID * (K - 1))  # missed fewer than K scans running: it stays in
     rig.turns(K + 1)
-    assert rig.reader.stats.rx_errors == K - 1
+    assert rig.reader.stats.rx_errors == ROUNDS_TO_WHOLE_UID * (K - 1)
     assert [r for r in rig.readings[before:] if isinstance(r, ChipsRead) and not r.stable] == []
-    rig.emulator.garble(K)  # K running: it is out, then back in K scans later
+    rig.emulator.garble(ROUNDS_TO_WHOLE_UID * K)  # K running: it is out, then back in K scans later
     rig.turns(K)
     assert rig.chips()["spot1.ante"] == frozenset()
     rig.turns(K)
