@@ -59,12 +59,16 @@ from drivers.iso15693 import (
 )
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, OnReading
 
-__all__ = ["Command", "Pn5180", "Pn5180Reader", "Register", "Scan", "SpiDev"]
+__all__ = ["Command", "ExternalField", "Pn5180", "Pn5180Reader", "Register", "SpiDev"]
 
 log = logging.getLogger(__name__)
 
 Transfer = Callable[[bytes], bytes]
 """One full-duplex SPI frame: the bytes sent out (MOSI), the same number read back (MISO)."""
+
+
+class ExternalField(DeviceError):
+    """RF_ON refused: another reader's field is on the antenna (the front end itself answers)."""
 
 
 class Command(enum.IntEnum):
@@ -97,8 +101,11 @@ class Register(enum.IntEnum):
 RX_IRQ = 1 << 0
 TX_IRQ = 1 << 1
 IDLE_IRQ = 1 << 2
+RFON_DET_IRQ = 1 << 7                 # an external field detected
 TX_RFOFF_IRQ = 1 << 8
 TX_RFON_IRQ = 1 << 9
+RF_ACTIVE_ERROR_IRQ = 1 << 10         # RF_ON refused: collision avoidance found a field there already
+EXTERNAL_FIELD_IRQS = RFON_DET_IRQ | RF_ACTIVE_ERROR_IRQ
 RX_SOF_DET_IRQ = 1 << 14
 GENERAL_ERROR_IRQ = 1 << 17
 ALL_IRQS = 0x000FFFFF
@@ -110,6 +117,7 @@ RX_COLLISION_DETECTED = 1 << 18
 # SYSTEM_CONFIG's COMMAND field (bits 0-2): 0 idle/StopCom, 3 transceive
 COMMAND_IDLE_MASK = 0xFFFFFFF8
 COMMAND_TRANSCEIVE = 0x00000003
+RF_ON_NO_COLLISION_AVOIDANCE = 0x01   # RF_ON's parameter bit 0 (not used: see Pn5180.rf_on)
 TX_EOF_ONLY_MASK = 0xFFFFFB3F         # TX_CONFIG: no start symbol, no data: SEND_DATA sends an EOF alone
 # LOAD_RF_CONFIG: ISO 15693, ASK 100 %, 26 kbit/s (transmitter 0x0D, receiver 0x8D)
 ISO15693_TX, ISO15693_RX = 0x0D, 0x8D
@@ -187,6 +195,7 @@ class Pn5180:
         self.command(bytes([Command.LOAD_RF_CONFIG, tx, rx]))
 
     def rf_on(self) -> None:
+        """The field on, collision avoidance kept (the parameter's bit 0 clear): never over another reader's."""
         self.command(bytes([Command.RF_ON, 0x00]))
 
     def rf_off(self) -> None:
@@ -216,13 +225,14 @@ class Pn5180:
 
     # -- what the reader does with it -------------------------------------------------------------
 
-    def wait_irq(self, bit: int, what: str) -> None:
-        """Wait for IRQ_STATUS `bit` (as long as BUSY may last). Raises DeviceNotResponding."""
+    def wait_irq(self, bits: int, what: str) -> int:
+        """Wait for one of IRQ_STATUS's `bits` (as long as BUSY may last): IRQ_STATUS. Raises DeviceNotResponding."""
         deadline = self._clock() + self.busy_timeout_s
-        while not self.irq_status() & bit:
+        while not (irq := self.irq_status()) & bits:
             if self._clock() >= deadline:
                 raise DeviceNotResponding(f"front end not answering: {what} not signalled")
             self._sleep(0.0005)
+        return irq
 
     def identify(self) -> tuple[str, str]:
         """The front end's firmware version and die identifier (its serial), from its EEPROM.
@@ -238,9 +248,11 @@ class Pn5180:
         """The ISO 15693 configuration loaded and the field switched on, or the field switched off."""
         if on:
             self.load_rf_config(ISO15693_TX, ISO15693_RX)
-            self.clear_irqs(TX_RFON_IRQ)
+            self.clear_irqs(TX_RFON_IRQ | EXTERNAL_FIELD_IRQS)
             self.rf_on()
-            self.wait_irq(TX_RFON_IRQ, "RF on")
+            if not self.wait_irq(TX_RFON_IRQ | EXTERNAL_FIELD_IRQS, "RF on") & TX_RFON_IRQ:
+                self.clear_irqs(EXTERNAL_FIELD_IRQS)
+                raise ExternalField("another reader's field is on this antenna: the PN5180 kept its own off")
             self._sleep(POWER_UP_S)  # the chips powered up before the first request
         else:
             self.rf_off()
@@ -353,6 +365,7 @@ class Pn5180Stats:
     collisions: int = 0
     rx_errors: int = 0
     incomplete: int = 0   # scans skipped: collisions not resolved within the budget
+    fields: int = 0       # scans skipped: another reader's field on the antenna
     resets: int = 0
     errors: int = 0       # passes broken by an unexpected error (logged)
 
@@ -363,7 +376,7 @@ class _Antenna:
     channel: int
     debounce: AntennaDebounce
     scan: int = 0
-    storm: bool = False  # a standing unresolved-collision fault, said once
+    fault: str = ""  # a standing fault's kind ("collisions", "field"), said once while it lasts
     lines: tuple[bool, ...] = ()  # the mux lines' levels that select it, lowest line first
 
 
@@ -551,25 +564,33 @@ class Pn5180Reader:
             self.front_end.rf_field(False)
 
     def _scan(self, antenna: _Antenna) -> None:
-        scan = self._inventory(antenna)
+        try:
+            scan = self._inventory(antenna)
+        except ExternalField as exc:
+            self.stats.fields += 1
+            self._skip(antenna, "field", str(exc))
+            return
         self.stats.scans += 1
         self.stats.rounds += scan.rounds
         self.stats.collisions += scan.collisions
         self.stats.rx_errors += scan.rx_errors
-        antenna.scan = (antenna.scan + 1) % SCANS
         if not scan.complete:
-            # A part said as the whole would tell the controller the chips not read were taken away:
-            # the scan is skipped (its number too, so the debounce's runs start again).
             self.stats.incomplete += 1
-            if not antenna.storm:
-                antenna.storm = True
-                self._on_reading(DeviceFault(self.device, f"{antenna.name}: collisions not resolved in "
-                                             f"{scan.rounds} inventory rounds", FaultKind.DEVICE_FAULT))
+            self._skip(antenna, "collisions", f"collisions not resolved in {scan.rounds} inventory rounds")
             return
-        antenna.storm = False
+        antenna.fault = ""
+        antenna.scan = (antenna.scan + 1) % SCANS
         reading = antenna.debounce.inventory(scan.uids, self._clock(), antenna.scan)
         if reading is not None:
             self._on_reading(reading)
+
+    def _skip(self, antenna: _Antenna, fault: str, reason: str) -> None:
+        """A scan not taken: a part said as the whole would tell the controller the chips not read were taken
+        away. Its number is skipped too, so the debounce's runs start again. One DeviceFault while it lasts."""
+        antenna.scan = (antenna.scan + 1) % SCANS
+        if antenna.fault != fault:
+            antenna.fault = fault
+            self._on_reading(DeviceFault(self.device, f"{antenna.name}: {reason}", FaultKind.DEVICE_FAULT))
 
     def scan(self, name: str) -> Scan:
         """One inventory of antenna `name`, outside the debounce (for a technician's check). Raises
