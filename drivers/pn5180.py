@@ -25,8 +25,10 @@ that answers, wait for BUSY low again and read the answer in a second frame. Reg
 end on the bus), is `DeviceNotResponding`: the reader posts DeviceOffline and resets the front end
 (RST low, high, IDLE_IRQ awaited) every `retry_s` until it answers, then posts DeviceOnline and the
 debounce restates each antenna's chips once K scans confirm them. An antenna whose collisions are
-not resolved within the budget is not given a partial inventory (the chips not read would be taken
-as removed): its scan is skipped and one DeviceFault names it while it lasts.
+not resolved within the budget (drivers/iso15693.py: 256 rounds, or a round of noise), or on which
+another reader's field kept RF_ON from switching ours on (collision avoidance is kept), is not
+given a partial inventory (the chips not read would be taken as removed): its scan is skipped and
+one DeviceFault names it while it lasts.
 
 The host interface (commands WRITE_REGISTER 0x00, WRITE_REGISTER_OR_MASK 0x01,
 WRITE_REGISTER_AND_MASK 0x02, READ_REGISTER 0x04, READ_EEPROM 0x07, SEND_DATA 0x09, READ_DATA 0x0A,
