@@ -487,3 +487,13 @@ def test_a_front_end_that_flags_an_error_is_offline_not_an_empty_table() -> None
     rig.clock.sleep(1.0)
     rig.turns(1 + FIRST)
     assert len(rig.of(DeviceOnline)) == 2 and rig.chips()["spot1.play"] == {chip}
+
+
+def test_the_inventory_rounds_do_as_their_examples_say() -> None:
+    import doctest
+
+    import drivers.iso15693
+    import drivers.pn5180
+    for module in (drivers.iso15693, drivers.pn5180):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0
