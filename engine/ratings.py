@@ -34,13 +34,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 from engine.errors import ProfileError
 from engine.paytables import parse_profile
 from engine.rating_edges import CIRCLE_BETS as CIRCLE_BETS, BetEdges as BetEdges, bet_edges as bet_edges
 from engine.rating_edges import bets_source as bets_source
 from engine.rating_edges import half_even as half_even
+from engine.rating_reports import (  # re-exported: the reports the fold makes
+    Adjustment as Adjustment, DealerReport as DealerReport, EnteredPlay as EnteredPlay, HandAt as HandAt,
+    RatingReport as RatingReport, SeatSince as SeatSince, SessionReport as SessionReport, UnratedReport as UnratedReport,
+)
 
 PLAYER_ACTIONS = ("in", "out", "away", "back")
 """A `player` event's actions: a card sits down at a seat (or moves there), leaves, takes a break, comes back."""
@@ -117,114 +121,6 @@ def check_card(card: object) -> str:
     return card
 
 
-# --- the reports (`croupier ratings --json`, the archive's rows, the casino system's feed) --------------
-
-
-class SeatSince(TypedDict):
-    since: float
-    seat: int
-
-
-class HandAt(TypedDict):
-    hand: int
-    seat: int
-
-
-class EnteredPlay(TypedDict):
-    """The unrated play the pit entered for a session: hands at an average Ante, and its theo."""
-
-    hands: int
-    average_bet: int
-    theo: str
-    theo_cents: int
-
-
-class _Session(TypedDict):
-    kind: Literal["session"]
-    player: str
-    table: str
-    source: str
-    start: float
-    end: float | None
-    open: bool
-    on_break: bool
-    played_s: float
-    seats: list[SeatSince]
-    hand_numbers: list[HandAt]
-    hands: int
-    voided: int
-    breaks: int
-    hands_per_hour: float | None
-    bets: dict[str, int]
-    bets_total: int
-    average_bets: dict[str, int]
-    average_bet: int | None
-    bets_from: dict[str, int]
-    win: int
-    theo: str
-    theo_cents: int
-    theo_complete: bool
-    theo_missing: list[str]
-    comp_cents: int
-    profile_sha256: str | None
-    declined: bool  # the pit's (a player who declined the card), and what the pit entered and signed off
-    rated_start: float | None
-    entered: EnteredPlay | None
-    adjustments: list[dict[str, Any]]
-
-
-class SessionReport(_Session, total=False):
-    """A rating session as `croupier ratings --json` prints it and the archive keeps it (docs/ratings.md):
-    `croupier ratings` adds the times as people read them (ISO 8601 UTC). The keys not always there are
-    written `total=False` (`NotRequired` is not read from this module's postponed annotations)."""
-
-    started: str
-    ended: str | None
-
-
-class UnratedReport(TypedDict):
-    """The table's play with no card at the seat (or on a break)."""
-
-    kind: Literal["unrated"]
-    table: str
-    spot_hands: int
-    bets: dict[str, int]
-    average_bet: int | None
-    win: int
-
-
-class _Dealer(TypedDict):
-    kind: Literal["dealer"]
-    dealer: str
-    table: str
-    turns: int
-    time_s: float
-    on_table: bool
-    hands: int
-    hands_per_hour: float | None
-    average_seats: float | None
-    seats_filled: int
-    first_in: float | None
-    voids: int
-    corrections: int
-    faults: int
-
-
-class DealerReport(_Dealer, total=False):
-    """One dealer's figures at one table: the chips the dealer's hands caught always (an archive older than them
-    has none); the archive's shifts add their opening's `from_event`."""
-
-    mispays: int
-    moved_chips: int
-    foreign_chips: int
-    tray_differences: int
-    from_event: int
-
-
-RatingReport = SessionReport | UnratedReport | DealerReport
-"""A line of `croupier ratings --json`, told by its `kind`."""
-
-
 # --- the sessions -----------------------------------------------------------------------------------
 
 @dataclass(slots=True)
@@ -251,7 +147,7 @@ class Session:
     rated_start: float | None = None  # the start the pit entered (`start` stays the session's identity)
     entered: tuple[int, int] | None = None  # the unrated play the pit entered: (hands, average bet on the Ante)
     entered_theo: Fraction = Fraction(0)
-    adjustments: list[dict[str, Any]] = field(default_factory=list)  # each sign-off: what, before, after, who
+    adjustments: list[Adjustment] = field(default_factory=list)  # each sign-off: what, before, after, who
 
     @property
     def seat(self) -> int:
@@ -288,7 +184,7 @@ class Session:
             "comp_cents": half_even(theo * reinvestment),
             "profile_sha256": self.profile_sha256,
             "declined": self.player == DECLINED, "rated_start": self.rated_start, "entered": entered,
-            "adjustments": [dict(a) for a in self.adjustments],
+            "adjustments": [a.copy() for a in self.adjustments],
         }
 
 
@@ -421,7 +317,8 @@ class Ratings:
         if not isinstance(seat, int) or action not in RATING_ACTIONS:
             return
         signed = body.get("signed_off")
-        by = signed.get("user") if isinstance(signed, Mapping) else None
+        user = signed.get("user") if isinstance(signed, Mapping) else None
+        by = user if isinstance(user, str) else None
         if action == "open":
             card = body.get("card")
             if isinstance(card, str):
@@ -454,7 +351,7 @@ class Ratings:
                                          "after": {"end": max(min(float(end), ts), _rated_start(here))}})
                 here.end = here.adjustments[-1]["after"]["end"]
 
-    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: Any) -> None:
+    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: str | None) -> None:
         """The entered figures of a `rating` event applied to session `here`: `start` (never after the event,
         nor after a closed session's end), `hands` at `average_bet` (the unrated play: its theo is the Ante's
         edge under the table's paytables as last opened or played, or left out, the theo incomplete, when none
