@@ -105,12 +105,16 @@ def _when(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, timezone.utc)
 
 
-def _entries(conn: Conn, table: str, after: int, last_hand: int) -> Iterator[tuple[int, str, Any, float, int]]:
+Entry = tuple[int, str, Mapping[str, Any], float, int]
+"""`(event id, kind, body, ts, hand)`: an event of a table's, or a closed hand (kind `hand`, its line as body)."""
+
+
+def _entries(conn: Conn, table: str, after: int, last_hand: int) -> Iterator[Entry]:
     """`(event id, kind, body, ts, hand)` of the table after event `after` in the journal's order: its events
     (`hand` the hand being prepared), and each hand numbered above `last_hand` (kind `hand`, its line as body,
     `hand` its number) at the event that closed it. A hand line without its chain (none from today's tables)
     cannot be placed and is left out."""
-    rows: list[tuple[int, str, Any, float, int]] = []
+    rows: list[Entry] = []
     for event, kind, body, ts, hand in conn.execute(
             "SELECT event, kind, NULL::jsonb, coalesce(ts, extract(epoch FROM at)::float8), hand FROM table_events "
             "WHERE table_name = %s AND event > %s UNION ALL "
