@@ -1,4 +1,4 @@
-"""The rating reports, typed: a session, the unrated play and a dealer's figures as `croupier ratings --json` prints them, the archive keeps them and the casino system's feed sends them (`engine.ratings` makes them)."""
+"""The rating reports' types: a session, the unrated play and a dealer's figures as `croupier ratings --json` prints them, the archive keeps them and the casino system's feed sends them (docs/ratings.md)."""
 
 from __future__ import annotations
 

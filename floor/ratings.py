@@ -180,6 +180,8 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
                 fold.hand = hand
                 continue
             fold.ratings.event(kind, body, ts)
+            if kind == "rating":
+                written += _adjust_stored(conn, fold, body, ts, pit)
             if kind == "close":  # every session and shift of this opening is final: stored, the mark moved on
                 written += _store(conn, fold, pit)
                 conn.execute("INSERT INTO rating_marks VALUES (%s, %s, %s) ON CONFLICT (table_name) "
@@ -190,6 +192,34 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
     if folds is not None:
         folds[table] = fold
     return written
+
+
+def _adjust_stored(conn: Conn, fold: Fold, body: Mapping[str, Any], ts: float, pit: str | None) -> list[SessionReport]:
+    """A `rating` `adjust` of a session closed before the fold's mark (ended at or before a close folded already:
+    the table takes any session of its gaming day) applied to its stored row, found by the card and start its
+    `was` names (`engine.ratings.Ratings.adjust_stored`: a step the row carries already changes nothing). The
+    paytables it played on are made known to the fold from its first hand's line. Returns the session rewritten."""
+    was, seat = body.get("was"), body.get("seat")
+    if body.get("action") != "adjust" or not isinstance(was, Mapping) or not isinstance(seat, int) \
+            or "session" not in body or fold.ratings.closed_session(seat, float(body["session"]), was.get("card")):
+        return []
+    row = conn.execute("SELECT report FROM rating_sessions WHERE table_name = %s AND player = %s AND start = %s",
+                       (fold.ratings.table, was.get("card"), was.get("session"))).fetchone()
+    if row is None:  # not archived (deleted by the retention, or never folded): nothing to adjust
+        return []
+    report = cast(SessionReport, dict(row[0]))
+    if report["hand_numbers"]:
+        line = conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand = %s",
+                            (fold.ratings.table, report["hand_numbers"][0]["hand"])).fetchone()
+        if line is not None:  # known for this step only: the table's paytables as last opened stay the fold's
+            last, fold.ratings.last_edges = fold.ratings.last_edges, None
+            _profile(fold.ratings, line[0], ts)
+            fold.ratings.last_edges = last
+    adjusted = fold.ratings.adjust_stored(report, body, ts)
+    if adjusted is None:
+        return []
+    upsert_sessions(conn, [adjusted], pit)
+    return [adjusted]
 
 
 def _fresh(table: str, edges: dict[str, BetEdges]) -> Ratings:

@@ -144,12 +144,26 @@ class RatedLine(TypedDict):
     declined: bool | None
 
 
+class ClosedLine(TypedDict):
+    """A rating session of the gaming day closed already, as the pit's rating dialog offers it to adjust, its card
+    masked (`floor.figures.closed_line`): `start` names it to the table."""
+
+    player: str
+    seat: int | None
+    start: float
+    end: float | None
+    hands: int | None
+    entered_hands: int | None
+
+
 @final  # closed: `"error" in message` tells it from an `ArchiveFailure`
 class PitRated(TypedDict):
-    """The pit screens' `rated` message: each table's open rating sessions (`floor.figures.read_rated`)."""
+    """The pit screens' `rated` message: each table's open rating sessions, and its sessions of the gaming day
+    closed already (`closed`, for the rating dialog; `floor.figures.read_rated`)."""
 
     source: str
     tables: dict[str, list[RatedLine]]
+    closed: dict[str, list[ClosedLine]]
 
 
 @final  # closed: `"error" in message` tells it from an `ArchiveFailure`

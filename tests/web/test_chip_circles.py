@@ -35,8 +35,9 @@ def states(steps: Callable[[Rig], None], full: bool = False) -> dict[str, Any]:
 
 
 def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",
-          more: list[dict[str, Any]] | None = None) -> None:
-    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state` (then `more`)."""
+          more: list[dict[str, Any]] | None = None, sockets: list[WebSocketRoute] | None = None) -> None:
+    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state` (then `more`);
+    its feed's socket appended to `sockets` (a test sends the next states when it is ready for them)."""
     def static(route: Route) -> None:
         file = route.request.url.split("/static/")[1].split("?")[0]
         route.fulfill(path=FILES[file], content_type="text/css" if file.endswith(".css") else "text/javascript")
@@ -55,6 +56,8 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",
         ws.send(json.dumps(state))
         for message in more or []:
             ws.send(json.dumps(message))
+        if sockets is not None:
+            sockets.append(ws)
 
     ws_name = {"dealer": "dealer", "surveillance": "full"}.get(name, "public")
     page.route_web_socket(f"{BASE.replace('http', 'ws')}/ws/{ws_name}*", feed)

@@ -190,9 +190,10 @@ def test_nine_seats_six_of_them_empty_keep_to_one_row_at_1280x720(page: Page, po
     check_targets(page, "nine seats mid-hand")
 
 
-def full_table_state(game: dict[str, Any], cards_each: int, full: bool) -> dict[str, Any]:
-    """A poker table every seat of it playing, everyone checking or calling, stopped when each seat holds
-    `cards_each` cards; its state as the feed sends it (the full one: the hole cards face up, the widest words)."""
+def full_table_state(game: dict[str, Any], cards_each: int, full: bool, folds: tuple[int, ...] = ()) -> dict[str, Any]:
+    """A poker table every seat of it playing, everyone checking or calling (the seats `folds` folding at their first
+    turn), stopped when each seat still in holds `cards_each` cards; its state as the feed sends it (the full one: the
+    hole cards face up, the widest words)."""
     deck = [f"{rank}{suit}" for rank in reversed(RANKS) for suit in SUITS]
     with tempfile.TemporaryDirectory() as root:
         rig = Rig(Path(root))
@@ -200,14 +201,16 @@ def full_table_state(game: dict[str, Any], cards_each: int, full: bool) -> dict[
         rig.ok("deal")
         while True:
             state = rig.c.public_state()
-            if all(len(s["cards"]) == cards_each for s in state["spots"]) and state["next"] is None:
+            if all(len(s["cards"]) == cards_each for s in state["spots"] if not s["folded"]) and state["next"] is None:
                 break
             if state["next"] is not None:
                 rig.shoe(deck.pop(0))
                 continue
             legal = state["legal"]
             seat = state["to_act"]
-            if legal["check"]:
+            if seat in folds and legal["fold"]:
+                rig.act(seat, "fold")
+            elif legal["check"]:
                 rig.act(seat, "check")
             elif legal["bring_in"] is not None:
                 rig.act(seat, "bring_in")
@@ -274,3 +277,26 @@ def test_a_full_table_of_many_cards_fits_without_a_scroll(page: Page, game: dict
     check_targets(page, f"{game['game']} at 1280x{height} {language}")
     assert axe_violations(page) == []
     check_screenshot(page, f"dealer-{game['game']}-{game['seats']}-seats-{language}-1280x{height}")
+
+
+@pytest.mark.parametrize(("language", "height"), [("fr", 720), ("en", 800)])
+def test_seven_card_studs_seventh_street_at_eight_seats_fits_without_a_scroll(page: Page, language: str, height: int) -> None:
+    """Eight seats dealt in, six of them at seventh street with seven cards each (three down, four up; the deck holds
+    no more: a seventh card for eight would be one common card), seat 1 to bet with the hand's buttons: every seat's
+    cards on one line inside it, the up cards' rank and suit uncovered at 12 px at least, names and stacks uncut,
+    nothing below the fold (48 px targets), no scroll."""
+    state = full_table_state(STUD_8, 7, False, folds=(6, 7))
+    assert state["street"] == "seventh" and state["to_act"] == 1 and state["legal"]["check"]
+    page.set_viewport_size({"width": 1280, "height": height})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("[data-poker] [data-action='check']")
+    seen = page.evaluate(SEATS_FIT)
+    assert seen["page"] == [0, 0] and seen["scrolls"] == [] and seen["below"] == [], seen
+    assert sorted(seat["cards"] for seat in seen["seats"]) == [3, 3] + [7] * 6, seen["seats"]
+    for seat in seen["seats"]:
+        assert seat["lines"] == 1 and seat["out"] == 0 and seat["cut"] == [] and seat["nameLines"] < 1.6, seat
+        for card in seat["up"]:
+            assert card["shown"] >= card["words"] - 0.5 and card["font"] >= 12, (seat["seat"], card)
+    check_targets(page, f"stud's seventh street at 1280x{height} {language}")
+    assert axe_violations(page) == []
+    check_screenshot(page, f"dealer-stud-seventh-8-seats-{language}-1280x{height}")

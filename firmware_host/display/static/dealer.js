@@ -12,7 +12,7 @@ import { initTray, openTray, seeTray } from "./dealer-tray.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
 import { isPoker } from "./state.js";
-import { formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./words.js";
+import { formatChipFace, formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./words.js";
 
 /**
  * Bets by circle ({ante: 500, blind: 500}), in the smallest unit.
@@ -346,7 +346,8 @@ function draw() {
     chipBox.append(el("div", "prompt", selected ? t("console.chips_for", { seat: selected.seat, circle: circleName(selected.circle) })
       : t("console.tap_circle")));
     for (const value of chips) {
-      const chip = button("chip", money(value), `chip c${chips.indexOf(value)}`, { chip: value });
+      const face = formatChipFace(value, state);  // "100 €": a chip's face, whole inside the chip ("100,00 €" was cut)
+      const chip = button("chip", face, `chip c${chips.indexOf(value)}${face.length > 6 ? " long" : ""}`, { chip: value });
       chip.disabled = chip.disabled || selected === null;
       chipBox.append(chip);
     }

@@ -17,11 +17,14 @@ def owing(state: SeatState | None) -> dict[str, Any]:
 
 def hand_rules(hand: Hand) -> dict[str, Any]:
     """What a hand record needs beside its stakes to be played again exactly: the short all-in
-    rules it was dealt under, a dead small blind, the missed blinds posted (engine.phh.export)."""
+    rules it was dealt under, a dead small blind, the missed blinds posted, a tournament's all-in
+    reveal (engine.phh.export)."""
     out: dict[str, Any] = {"short_allin_rule": hand.settings.short_allin_rule,
                            "fixed_limit_half_bet_reopens": hand.settings.fixed_limit_half_bet_reopens}
     if hand.no_small_blind:
         out["no_small_blind"] = True
+    if hand.settings.all_in_reveal:  # its hands turned up at the all-in are tabled at the showdown, none asked
+        out["all_in_reveal"] = True
     if hand.owed:
         out["owed"] = {str(s): kind for s, kind in sorted(hand.owed.items())}
     return out

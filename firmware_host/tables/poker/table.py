@@ -203,6 +203,7 @@ class PokerTable(FaultBook):
         self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
         self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
+        self.act_street: dict[int, int] = {}  # the street of each seat's last act (street_act)
         self.chopped: dict[str, Any] | None = None
         self.faults: list[messages.HandFault] = []
         self.ignored: list[messages.IgnoredCard] = []
@@ -289,6 +290,12 @@ class PokerTable(FaultBook):
         if slot is None:
             return None
         return f"seat {slot.seat}" if slot.seat is not None else slot.kind
+
+    def street_act(self, seat: int) -> dict[str, Any] | None:
+        """The seat's `act` on this street only: cleared when the street's bets go to the middle (a fold, an
+        all-in stay as `folded`, `all_in`); the one rule for /dealer and /table (docs/feed.md)."""
+        same = self.engine is not None and self.act_street.get(seat) == self.engine.street
+        return self.last_act.get(seat) if same else None
 
     def short_of_cards(self) -> bool:
         return self.mid_hand and self.next_target() is not None
@@ -387,6 +394,7 @@ class PokerTable(FaultBook):
         if action not in POKER_ACTIONS:
             raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
         put = hand.contributed(seat)
+        street = hand.street  # before the action: the one that closes a round moves the hand to the next street
         if action in ("bet", "raise", "complete"):
             if amount is None:
                 raise IllegalAction(f"{action} needs an amount (the street total, 'to')",
@@ -432,6 +440,7 @@ class PokerTable(FaultBook):
         self.events.append(event)
         self.last_action[seat] = said
         self.last_act[seat] = act
+        self.act_street[seat] = street
         self.actions.append(f"seat {seat} {said}")
         done: dict[str, Any] = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
         if event[0] == "draw":
@@ -534,7 +543,7 @@ class PokerTable(FaultBook):
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
                     "mucked": sv["mucked"], "shown": sv["shown"],
-                    "act": self.last_act.get(s), "posted": forced.get(s, {}), "drew": draws.get(s, [])}
+                    "act": self.street_act(s), "posted": forced.get(s, {}), "drew": draws.get(s, [])}
             if s in shown:
                 spot["hand_name"] = " / ".join(shown[s])
                 spot["hand_values"] = values.get(s, [])
