@@ -118,10 +118,16 @@ INVENTORY = 0x01                      # command code
 SLOTS = 16
 UID_BITS = 64
 MAX_ROUNDS = 256
-"""Inventory rounds one antenna's scan may take: a round per collision resolved. A circle's 20 chips take a
-few; a tray's hundreds a few dozen. Past it the collisions are a storm (a broken tag, interference)."""
+"""Inventory rounds one antenna's scan may take, a round a collision resolved (a circle's 20 chips a few, a
+tray's hundreds a few dozen); past it the collisions are a storm (a broken tag, interference)."""
 SLOT_S = 0.005
-"""The wait for a slot's answer: an Inventory answer (96 bits at 26.48 kbit/s) takes about 3.6 ms."""
+"""A slot's wait after its EOF (the EOF, t1, an Inventory answer: ~4.3 ms); slot 0's adds the request's `request_air_s`."""
+VCD_BIT_S, VCD_SOF_S, VCD_EOF_S = 75.52e-6 / 2, 75.52e-6, 37.76e-6
+"""A request's bit (ISO/IEC 15693-2's 1 out of 4 coding: two bits a 75.52 us symbol, 26.48 kbit/s), SOF and EOF."""
+T1_S = 4352 / 13.56e6
+"""ISO/IEC 15693-3's t1: the chips answer 320.9 us after the request's EOF."""
+POWER_UP_S = 0.001
+"""ISO/IEC 15693-3: a chip is ready for a request within 1 ms of the field coming on; none is sent before."""
 BUSY_TIMEOUT_S = 0.05
 PERIOD_S = 0.1
 RETRY_S = 1.0
@@ -149,6 +155,15 @@ def uid_text(answer: bytes) -> str:
     if len(answer) < 10 or answer[0] & 0x01:
         raise FrameError(f"not an inventory answer: {answer.hex()}")
     return answer[2:10][::-1].hex().upper()
+
+
+def request_air_s(length: int) -> float:
+    """The air time of a request of `length` bytes, its 2 CRC bytes, SOF and EOF added (1 out of 4 coding).
+
+    >>> round(request_air_s(3) * 1000, 3)  # an Inventory with no mask: slot 0 answers ~5.9 ms after it is sent
+    1.624
+    """
+    return (length + 2) * 8 * VCD_BIT_S + VCD_SOF_S + VCD_EOF_S
 
 
 def inventory_request(mask: int, bits: int) -> bytes:
@@ -186,14 +201,21 @@ class Pn5180:
                 raise DeviceNotResponding(f"front end not answering: BUSY high for {self.busy_timeout_s * 1000:g} ms")
             self._sleep(0.0001)
 
+    def _frame(self, data: bytes) -> bytes:
+        try:
+            return self._transfer(data)
+        except OSError as exc:  # the spidev gone (unbound, its controller failed): the reader is lost
+            raise DeviceNotResponding(f"SPI transfer failed: {exc.strerror or exc}") from None
+
     def command(self, frame: bytes, answer: int = 0) -> bytes:
-        """One host interface command; for one that answers, its `answer` bytes read in a second frame."""
+        """One host interface command; for one that answers, its `answer` bytes read in a second frame.
+        Raises DeviceNotResponding (BUSY stuck, the SPI transfer failed, a short answer)."""
         self._ready()
-        self._transfer(frame)
+        self._frame(frame)
         if not answer:
             return b""
         self._ready()
-        reply = self._transfer(b"\xff" * answer)
+        reply = self._frame(b"\xff" * answer)
         if len(reply) != answer:
             raise DeviceNotResponding(f"front end answered {len(reply)} bytes, not {answer}")
         return reply
@@ -236,12 +258,20 @@ class Pn5180:
     def clear_irqs(self, mask: int = ALL_IRQS) -> None:
         self.write_register(Register.IRQ_CLEAR, mask)
 
+    def irq_status(self) -> int:
+        """IRQ_STATUS. Its bits 20 to 31 are reserved and read 0: set, MISO floats high (a board unplugged or
+        unpowered, BUSY pulled low), which would read as every slot in collision. Raises DeviceNotResponding."""
+        irq = self.read_register(Register.IRQ_STATUS)
+        if irq & ~ALL_IRQS:
+            raise DeviceNotResponding(f"no PN5180 answering on the SPI bus (IRQ_STATUS reads 0x{irq:08X})")
+        return irq
+
     # -- what the reader does with it -------------------------------------------------------------
 
     def wait_irq(self, bit: int, what: str) -> None:
         """Wait for IRQ_STATUS `bit` (as long as BUSY may last). Raises DeviceNotResponding."""
         deadline = self._clock() + self.busy_timeout_s
-        while not self.read_register(Register.IRQ_STATUS) & bit:
+        while not self.irq_status() & bit:
             if self._clock() >= deadline:
                 raise DeviceNotResponding(f"front end not answering: {what} not signalled")
             self._sleep(0.0005)
@@ -263,6 +293,7 @@ class Pn5180:
             self.clear_irqs(TX_RFON_IRQ)
             self.rf_on()
             self.wait_irq(TX_RFON_IRQ, "RF on")
+            self._sleep(POWER_UP_S)  # the chips powered up before the first request
         else:
             self.rf_off()
             self.clear_irqs(TX_RFOFF_IRQ)
@@ -286,13 +317,17 @@ class Pn5180:
                 self.clear_irqs()
                 self.transceive()
                 if slot == 0:
-                    self.send_data(inventory_request(mask, bits))
+                    request = inventory_request(mask, bits)
+                    self.send_data(request)
+                    self._sleep(request_air_s(len(request)) + self.slot_s)
                 else:
                     self.and_mask(Register.TX_CONFIG, TX_EOF_ONLY_MASK)
                     self.send_data(b"")
-                self._sleep(self.slot_s)
+                    self._sleep(self.slot_s)
                 rx_status = self.read_register(Register.RX_STATUS)
-                irq = self.read_register(Register.IRQ_STATUS)
+                irq = self.irq_status()
+                if irq & GENERAL_ERROR_IRQ:  # nothing went out: the slots' silence says nothing of the chips
+                    raise DeviceNotResponding("front end error in an inventory (GENERAL_ERROR_IRQ)")
                 if rx_status & RX_COLLISION_DETECTED:
                     collisions += 1
                     if bits + 4 > UID_BITS:

@@ -72,12 +72,17 @@ def small_change(amount: int, chips: Mapping[int, Sequence[str]]) -> list[str]:
     return out
 
 
+def worth(chip_set: ChipSet, uid: str) -> int:
+    """What one chip is worth as the table reads it (`ChipSet.value`): a retired, sample, void or unknown chip 0,
+    so that no hand pays or stakes with it as if it were money."""
+    return chip_set.value((uid,))
+
+
 def by_value(chip_set: ChipSet, uids: Sequence[str]) -> dict[int, list[str]]:
-    """UIDs grouped by their chips' value."""
+    """UIDs grouped by what each chip is worth (`worth`: a foreign chip under 0, never made change with)."""
     out: dict[int, list[str]] = {}
     for uid in uids:
-        chip = chip_set.get(uid)
-        out.setdefault(chip.value if chip is not None else 0, []).append(uid)
+        out.setdefault(worth(chip_set, uid), []).append(uid)
     return out
 
 
@@ -110,8 +115,10 @@ def pay_circles(board: ChipBoardClient, chip_set: ChipSet, circles: Sequence[Map
         if due > value:
             board.move("tray", antenna, *make_change(due - value, by_value(chip_set, board.show().get("tray", []))))
     if more is not None:
-        smallest = by_value(chip_set, board.show().get("tray", []))[min(TRAY_FLOAT)][0]
-        board.move("tray", f"spot{more['seat']}.{more['circle']}", smallest)
+        tray = {v: uids for v, uids in by_value(chip_set, board.show().get("tray", [])).items() if v > 0}
+        if not tray:
+            raise BotError("no chip in the tray to mispay with")
+        board.move("tray", f"spot{more['seat']}.{more['circle']}", tray[min(tray)][0])
 
 
 class Rack:
@@ -124,8 +131,7 @@ class Rack:
 
     def give(self, uids: Sequence[str]) -> None:
         for uid in uids:
-            chip = self.set.get(uid)
-            self.chips.setdefault(chip.value if chip is not None else 0, []).append(uid)
+            self.chips.setdefault(worth(self.set, uid), []).append(uid)
 
     def take_chips(self, value: int, count: int) -> list[str]:
         """`count` chips of `value` taken off the rack. Raises BotError when it holds fewer."""
@@ -145,8 +151,7 @@ class Rack:
 
     def _off(self, uids: list[str]) -> list[str]:
         for uid in uids:
-            chip = self.set.get(uid)
-            self.chips[chip.value if chip is not None else 0].remove(uid)
+            self.chips[worth(self.set, uid)].remove(uid)
         return uids
 
 
@@ -245,4 +250,4 @@ class ChipHands(BoardHands):
 
 
 __all__ = ["BUY_IN_CHIPS", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change", "pay_circles", "seat_of",
-           "small_change", "tray_float"]
+           "small_change", "tray_float", "worth"]
