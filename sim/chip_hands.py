@@ -249,5 +249,5 @@ class ChipHands(BoardHands):
         self.cage.give(uids)
 
 
-__all__ = ["BUY_IN_CHIPS", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change", "pay_circles", "seat_of",
-           "small_change", "tray_float", "worth"]
+__all__ = ["BUY_IN_CHIPS", "BoardHands", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change",
+           "pay_circles", "seat_of", "small_change", "tray_float", "worth"]
