@@ -24,6 +24,17 @@ class EnteredPlay(TypedDict):
     theo_cents: int
 
 
+class Adjustment(TypedDict):
+    """A supervisor's signed-off change to a session: when (`at`), by whom (`by`, the sign-off's user), what
+    (`open`, `close`, `start`, `unrated_play`), and the session's figures it changed, before and after."""
+
+    at: float
+    by: str | None
+    action: Literal["open", "close", "start", "unrated_play"]
+    before: dict[str, Any] | None
+    after: dict[str, Any]
+
+
 class _Session(TypedDict):
     kind: Literal["session"]
     player: str
@@ -55,7 +66,7 @@ class _Session(TypedDict):
     declined: bool  # the pit's (a player who declined the card), and what the pit entered and signed off
     rated_start: float | None
     entered: EnteredPlay | None
-    adjustments: list[dict[str, Any]]
+    adjustments: list[Adjustment]
 
 
 class SessionReport(_Session, total=False):

@@ -41,8 +41,8 @@ from engine.paytables import parse_profile
 from engine.rating_edges import CIRCLE_BETS as CIRCLE_BETS, BetEdges as BetEdges, bet_edges as bet_edges
 from engine.rating_edges import bets_source as bets_source
 from engine.rating_edges import half_even as half_even
-from engine.rating_reports import DealerReport as DealerReport, EnteredPlay as EnteredPlay, HandAt as HandAt
-from engine.rating_reports import RatingReport as RatingReport, SeatSince as SeatSince
+from engine.rating_reports import Adjustment as Adjustment, DealerReport as DealerReport, EnteredPlay as EnteredPlay
+from engine.rating_reports import HandAt as HandAt, RatingReport as RatingReport, SeatSince as SeatSince
 from engine.rating_reports import SessionReport as SessionReport, UnratedReport as UnratedReport
 
 PLAYER_ACTIONS = ("in", "out", "away", "back")
@@ -146,7 +146,7 @@ class Session:
     rated_start: float | None = None  # the start the pit entered (`start` stays the session's identity)
     entered: tuple[int, int] | None = None  # the unrated play the pit entered: (hands, average bet on the Ante)
     entered_theo: Fraction = Fraction(0)
-    adjustments: list[dict[str, Any]] = field(default_factory=list)  # each sign-off: what, before, after, who
+    adjustments: list[Adjustment] = field(default_factory=list)  # each sign-off: what, before, after, who
 
     @property
     def seat(self) -> int:
@@ -165,7 +165,7 @@ class Session:
                    Fraction(report["theo"]) - entered_theo, set(report["theo_missing"]), report["voided"],
                    None, max(0.0, end - rated - report["played_s"]), report["breaks"], dict(report["bets_from"]),
                    report["rated_start"], None if entered is None else (entered["hands"], entered["average_bet"]),
-                   entered_theo, [dict(a) for a in report["adjustments"]])
+                   entered_theo, [a.copy() for a in report["adjustments"]])
 
     def played_s(self, now: float) -> float:
         """Seconds at the table, breaks left out, up to the session's end or `now`."""
@@ -198,7 +198,7 @@ class Session:
             "comp_cents": half_even(theo * reinvestment),
             "profile_sha256": self.profile_sha256,
             "declined": self.player == DECLINED, "rated_start": self.rated_start, "entered": entered,
-            "adjustments": [dict(a) for a in self.adjustments],
+            "adjustments": [a.copy() for a in self.adjustments],
         }
 
 
@@ -330,8 +330,7 @@ class Ratings:
         seat, action = body.get("seat"), body.get("action")
         if not isinstance(seat, int) or action not in RATING_ACTIONS:
             return
-        signed = body.get("signed_off")
-        by = signed.get("user") if isinstance(signed, Mapping) else None
+        by = _signer(body)
         if action == "open":
             card = body.get("card")
             if isinstance(card, str):
@@ -366,7 +365,7 @@ class Ratings:
                                          "after": {"end": max(min(float(end), ts), _rated_start(here))}})
                 here.end = here.adjustments[-1]["after"]["end"]
 
-    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: Any,
+    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: str | None,
                 edges: BetEdges | None | Literal["last"] = "last") -> None:
         """The entered figures of a `rating` event applied to session `here`: `start` (never after the event,
         nor after a closed session's end), `hands` at `average_bet` (the unrated play: its theo is the Ante's
@@ -523,9 +522,7 @@ class Ratings:
         if any(a.get("at") == ts for a in report["adjustments"]):
             return None
         session = Session.from_report(report)
-        signed = body.get("signed_off")
-        self._adjust(session, body, ts, signed.get("user") if isinstance(signed, Mapping) else None,
-                     self._played_edges(session))
+        self._adjust(session, body, ts, _signer(body), self._played_edges(session))
         adjusted = session.report(self.now, self.reinvestment)
         if adjusted["rated_start"] == report["rated_start"]:  # its time played as the full fold worked it out (the
             adjusted["played_s"], adjusted["hands_per_hour"] = report["played_s"], report["hands_per_hour"]  # report's
@@ -534,6 +531,13 @@ class Ratings:
     def seat_cards(self) -> dict[int, str]:
         """Seat -> the card of the session open there."""
         return {seat: s.player for seat, s in sorted(self.at_seat.items())}
+
+
+def _signer(body: Mapping[str, Any]) -> str | None:
+    """The supervisor who signed a `rating` event off (its `signed_off` user), or None."""
+    signed = body.get("signed_off")
+    user = signed.get("user") if isinstance(signed, Mapping) else None
+    return user if isinstance(user, str) else None
 
 
 def _rated_start(session: Session) -> float:

@@ -155,17 +155,13 @@ class Rack:
         return uids
 
 
-class ChipHands:
-    """The players' racks (seat -> `Rack`), the cage (every active chip of the set not in the tray's float) and the
-    board, at `board` (its control address). Raises OSError when the board's control port cannot be reached."""
+class BoardHands:
+    """Hands at the board, at `board` (its control address), with the chips of `chip_set`: what lies on it, seen
+    as a person at the table sees it. Raises OSError when the board's control port cannot be reached."""
 
-    def __init__(self, board: str, chip_set: ChipSet, seats: Iterable[int]) -> None:
+    def __init__(self, board: str, chip_set: ChipSet) -> None:
         self.board = ChipBoardClient(board, timeout=10.0)
         self.set = chip_set
-        self.float = tray_float(chip_set)
-        kept = set(self.float)
-        self.racks = {seat: Rack(chip_set) for seat in seats}  # each player's chips off the table
-        self.cage = Rack(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
 
     def close(self) -> None:
         self.board.close()
@@ -177,6 +173,18 @@ class ChipHands:
     def tray(self) -> dict[int, list[str]]:
         """The tray's chips by value."""
         return by_value(self.set, self.lying().get("tray", []))
+
+
+class ChipHands(BoardHands):
+    """The players' racks (seat -> `Rack`), the cage (every active chip of the set not in the tray's float) and the
+    board, at `board` (its control address). Raises OSError when the board's control port cannot be reached."""
+
+    def __init__(self, board: str, chip_set: ChipSet, seats: Iterable[int]) -> None:
+        super().__init__(board, chip_set)
+        self.float = tray_float(chip_set)
+        kept = set(self.float)
+        self.racks = {seat: Rack(chip_set) for seat in seats}  # each player's chips off the table
+        self.cage = Rack(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
 
     def lay_float(self) -> None:
         """The tray's float laid in the tray, a handful at a time."""
@@ -241,5 +249,5 @@ class ChipHands:
         self.cage.give(uids)
 
 
-__all__ = ["BUY_IN_CHIPS", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change", "pay_circles", "seat_of",
-           "small_change", "tray_float", "worth"]
+__all__ = ["BUY_IN_CHIPS", "BoardHands", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change",
+           "pay_circles", "seat_of", "small_change", "tray_float", "worth"]

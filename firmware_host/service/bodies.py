@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.errors import say
+from protocol.records import RatingWas
 from firmware_host.service.journal import Journal
 from firmware_host.service.config import RatingsConfig
 from firmware_host.service.ratings import closed_session, gaming_day_began
@@ -60,7 +61,7 @@ def keep_seats(state: TableState, body: dict[str, Any]) -> dict[str, Any]:
     return {**body, **carried}
 
 
-def closed_was(journal: Journal | None, seat: int, started: float, since: float) -> dict[str, Any]:
+def closed_was(journal: Journal | None, seat: int, started: float, since: float) -> RatingWas:
     """What a `rating` `adjust` of the session closed at `seat` that started at `started` replaces: its card, its
     start and what was entered for it before. Raises Refused when the session started before `since` (the gaming
     day's start: a day gone is the archive's) or the table knows no such session, JournalError."""
@@ -71,7 +72,9 @@ def closed_was(journal: Journal | None, seat: int, started: float, since: float)
     if session is None:
         raise Refused(f"no rating session that started then closed at seat {seat} this gaming day",
                       say=say("refusal.no_closed_session", seat=seat))
-    entered = None if session.entered is None else {"hands": session.entered[0], "average_bet": session.entered[1]}
-    return {"card": session.player, "session": session.start, "end": session.end,
-            **({"entered": entered} if entered is not None else {}),
-            **({"start": session.rated_start} if session.rated_start is not None else {})}
+    was: RatingWas = {"card": session.player, "session": session.start, "end": session.end}
+    if session.entered is not None:
+        was["entered"] = {"hands": session.entered[0], "average_bet": session.entered[1]}
+    if session.rated_start is not None:
+        was["start"] = session.rated_start
+    return was
