@@ -515,7 +515,7 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        self.feed.publish(public, full)  # type: ignore[union-attr]
+        self.feed.publish(public, full, redacted=True)  # type: ignore[union-attr]  # public: full's redaction
 
     # -- the loop ---------------------------------------------------------------------------------
 
