@@ -261,7 +261,7 @@ class Feed:
         return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": kind}
 
     def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None, *,
-                redacted: bool = False) -> int:
+                redacted: bool = False, known: tuple[Mapping[str, Any], list[str]] | None = None) -> int:
         """Send one step: what changed in the public state since the last one on the public socket, what
         changed in the full state on the full one (`full` None: the public state is the full one), both
         with the same seq. Returns the seq.
@@ -270,14 +270,18 @@ class Feed:
         the full part of its key alone, neither changed once made), so a public part can differ from the
         last one only where the full part is not the very object it was: the full state's moved keys are
         found once (`moved`) and the public changes looked for among them alone, still taken between the
-        two public states."""
+        two public states. `known`: the full state's moved keys as the caller found them (its redaction
+        did), with the full state they were taken against: taken as they are when that is the very state
+        this feed sent last, else found here."""
         self.seq += 1
         full = full if full is not None else public
         # the states are the caller's to give away: kept as they are, never changed here (snapshots
         # answer with them, and the next step's changes are taken against them)
         last_public, last_full = self._public_state, self._full_state
         self._public_state, self._full_state = public, full
-        keys = moved(last_full, full) if redacted and self.changes else None
+        keys = None
+        if redacted and self.changes:
+            keys = known[1] if known is not None and known[0] is last_full else moved(last_full, full)
         # the public changes: between two redacted states only
         self.pub.send(self._step(last_public, public, None if keys is None else [k for k in keys if k in public]))
         if self.full_pub is not None:

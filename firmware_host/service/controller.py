@@ -515,7 +515,10 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        self.feed.publish(public, full, redacted=True)  # type: ignore[union-attr]  # public: full's redaction
+        known = self.state.moved(full)  # the keys the redaction found moved, less the tray's (added since)
+        if known is not None and "tray" in full:
+            known = (known[0], [*known[1], *(key for key in ("tray", "tray_alert") if key in full)])
+        self.feed.publish(public, full, redacted=True, known=known)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
 
