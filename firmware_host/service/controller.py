@@ -515,9 +515,7 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        known = self.state.moved(full)  # the keys the redaction found moved, less the tray's (added since)
-        if known is not None and "tray" in full:
-            known = (known[0], [*known[1], *(key for key in ("tray", "tray_alert") if key in full)])
+        known = self.state.moved(full, also=("tray", "tray_alert"))  # the tray's keys joined the view after its redaction
         self.feed.publish(public, full, redacted=True, known=known)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
