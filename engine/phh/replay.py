@@ -35,8 +35,8 @@ def stakes_of(hand: HandHistory) -> Stakes:
 def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> Stakes:
     """stakes_of, `extra` the record's other fields as a dict (read once a replay)."""
     ours = extra.get("_blinds")   # our table's blinds, when some were missed (see _posted_out_of_turn)
-    key = None if ours is not None else (
-        structure, hand.blinds_or_straddles, hand.antes, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet,
+    key = None if ours is not None else (   # the variant's code, not its structure: an Enum hashes in Python
+        hand.variant, hand.blinds_or_straddles, hand.antes, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet,
         hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
     stakes = _STAKES.get(key)
     if stakes is not None:   # the same fields made these stakes before (a room plays few)

@@ -31,25 +31,31 @@ class HandShowdown(HandCore):
             result = self._result = self._uncontested_result()
         return result
 
-    def _return_uncalled(self) -> None:
-        """Give back the part of the highest bet of the street that nobody matched."""
+    def _return_uncalled(self) -> int:
+        """Give back the part of the highest bet of the street that nobody matched, and collect
+        the street's bets (each already in his total: every bet 0 after). Returns how many
+        players are still in (neither folded nor mucked)."""
         top: PlayerState | None = None
-        high = second = 0
+        high = second = live = 0
         for p in self._seq:   # the first of the highest bets, and the next highest
             bet = p.bet
-            if bet > high:
-                second = high
-                high = bet
-                top = p
-            elif bet > second:
-                second = bet
+            if bet:
+                if bet > high:
+                    second = high
+                    high = bet
+                    top = p
+                elif bet > second:
+                    second = bet
+                p.bet = 0
+            if not p.folded and not p.mucked:
+                live += 1
         excess = high - second
         if excess:
             assert top is not None
             top.stack += excess
-            top.bet -= excess
             top.total -= excess
             self.records.append(Returned(top.seat, excess))
+        return live
 
     def _start_showdown(self) -> None:
         for p in self._players.values():
@@ -88,10 +94,16 @@ class HandShowdown(HandCore):
         self._queue = []
         rk = self.settings.rake
         if not showdown and chop is None and rk is None:
-            live = [p for p in self._seq if not p.folded and not p.mucked]
-            if len(live) == 1:   # uncontested, no rake: one pot, all his
-                self._settle_uncontested(live[0])
-                return
+            alone: PlayerState | None = None
+            for p in self._seq:
+                if not p.folded and not p.mucked:
+                    if alone is not None:
+                        break
+                    alone = p
+            else:
+                if alone is not None:   # uncontested, no rake: one pot, all his
+                    self._settle_uncontested(alone)
+                    return
         pots = self._final_pots()
         rake = 0
         if rk is not None and not (rk.no_flop_no_drop and self.street == 0):

@@ -350,12 +350,7 @@ class HandStreets(HandShowdown):
 
     def _end_betting(self) -> None:
         self.actor = None
-        self._return_uncalled()
-        live = 0
-        for p in self._seq:
-            p.bet = 0   # the street's bets go to the middle (each already in his total)
-            if not p.folded and not p.mucked:
-                live += 1
+        live = self._return_uncalled()   # the street's bets go to the middle
         if live == 1:
             self._settle(showdown=False)
             return
