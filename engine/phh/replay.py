@@ -161,8 +161,8 @@ class _Replay:
             if used[i]:
                 continue
             used[i] = True
-            kind = a.kind
-            if table.actor == a.actor and (kind == "f" or kind == "cc" or kind == "cbr"):
+            kind = a[1]   # a.kind and a.actor by place: a tuple's item is read quicker than a named field
+            if table.actor == a[0] and (kind == "f" or kind == "cc" or kind == "cbr"):
                 # the commonest step, in short (the full step below would do the same): the player
                 # the engine waits for (while a card is expected, nobody is to act)
                 try:
@@ -187,15 +187,17 @@ class _Replay:
         actions, used, count = self.actions, self.used, self.count
         j = i
         a = actions[i]
+        kind = a[1]   # the action's kind, player and cards by place (see play)
         while True:
-            (self.board if a.kind == "db" else self.holes[a.player]).extend(  # type: ignore[index]
-                a.cards or ())   # card texts: the engine reads them
+            (self.board if kind == "db" else self.holes[a[2]]).extend(  # type: ignore[index]
+                a[3] or ())   # card texts: the engine reads them
             used[j] = True
             j += 1
             if j == count or used[j]:
                 return j
             a = actions[j]
-            if a.kind != "dh" and a.kind != "db":
+            kind = a[1]
+            if kind != "dh" and kind != "db":
                 return j
 
     def step(self, i: int, a: PhhAction) -> None:

@@ -27,20 +27,46 @@ class PlayerState:
     __slots__ = ("seat", "starting_stack", "stack", "bet", "total", "folded", "mucked", "shown",
                  "pending", "may_raise", "acted_at", "cards", "up")
 
-    def __init__(self, seat: int, stack: int) -> None:
-        self.seat = seat
-        self.starting_stack = stack
-        self.stack = stack
-        self.bet = 0
-        self.total = 0
-        self.folded = False
-        self.mucked = False
-        self.shown = False
-        self.pending = False
-        self.may_raise = True
-        self.acted_at = 0      # the bet to call when he last acted on this street (short all-ins)
-        self.cards: list[Card | None] = []
-        self.up: list[bool] = []
+    seat: int
+    starting_stack: int
+    stack: int
+    bet: int
+    total: int
+    folded: bool
+    mucked: bool
+    shown: bool
+    pending: bool
+    may_raise: bool
+    acted_at: int
+    cards: list[Card | None]
+    up: list[bool]
+
+    @classmethod
+    def seated(cls, order: tuple[int, ...], stacks: Mapping[int, int]) -> tuple[dict[int, PlayerState], list[PlayerState]]:
+        """The players of `order` with their `stacks` (their state as a hand starts), by seat and
+        in that order; made in one loop (a class called a player runs its `__init__` from C, in a
+        frame of its own)."""
+        players: dict[int, PlayerState] = {}
+        seq: list[PlayerState] = []
+        new = object.__new__
+        for seat in order:
+            p = players[seat] = new(cls)
+            stack = stacks[seat]
+            p.seat = seat
+            p.starting_stack = stack
+            p.stack = stack
+            p.bet = 0
+            p.total = 0
+            p.folded = False
+            p.mucked = False
+            p.shown = False
+            p.pending = False
+            p.may_raise = True
+            p.acted_at = 0      # the bet to call when he last acted on this street (short all-ins)
+            p.cards = []
+            p.up = []
+            seq.append(p)
+        return players, seq
 
     @property
     def live(self) -> bool:

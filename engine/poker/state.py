@@ -116,11 +116,7 @@ class Hand(HandStreets):
                 _SEATINGS.clear()
             _SEATINGS[key] = seated
         self.button, self.order, self.blind_order, self._index = seated
-        players: dict[int, PlayerState] = {}
-        seq: list[PlayerState] = []
-        for s in self.order:   # a plain loop: a comprehension is a call of its own
-            p = players[s] = PlayerState(s, table[s])
-            seq.append(p)
+        players, seq = PlayerState.seated(self.order, table)
         self._players = players
         # cards go round one at a time from the small blind (docs/rules.md: heads-up the button posts
         # it, so the button gets the first card); without blinds, from the button's left
