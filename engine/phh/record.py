@@ -237,7 +237,11 @@ class _Reader:
             antes_units = tuple([_units(v, scale) for v in antes])
             blinds_units = tuple([_units(v, scale) for v in blinds])
             stacks_units = tuple([_units(v, scale) for v in stacks])
-        others = sorted(self.fields.keys() - _CORE)
+        others: list[str] = []   # the fields not read here (a plain loop: a set difference walks all of _CORE)
+        for name in self.fields:
+            if name not in _CORE:
+                others.append(name)
+        others.sort()
         return cls(
             self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
             stacks_units, actions, amounts,

@@ -147,7 +147,9 @@ class _Replay:
         self.amounts = hand.amounts
         self.count = len(hand.actions)
         self.used = [False] * self.count
-        self.holes: list[list[CardInput]] = [[] for _ in hand.starting_stacks]
+        self.holes: list[list[CardInput]] = []
+        for _ in hand.starting_stacks:   # a plain loop: a comprehension is a call of its own
+            self.holes.append([])
         self.board: list[CardInput] = []
 
     def fail(self, index: int, reason: object) -> PhhError:

@@ -184,7 +184,10 @@ class HandCore:
 
     @property
     def stacks(self) -> dict[int, int]:
-        return {s: p.stack for s, p in self._players.items()}
+        out: dict[int, int] = {}
+        for p in self._seq:   # in the order of _players (a plain loop: a comprehension is a call of its own)
+            out[p.seat] = p.stack
+        return out
 
     @property
     def starting_stacks(self) -> dict[int, int]:
