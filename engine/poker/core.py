@@ -102,7 +102,7 @@ class HandCore:
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
                  "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed",
-                 "_dealt_tables")
+                 "_dealt_tables", "_live", "_able")
 
     variant: Variant
     stakes: Stakes
@@ -134,12 +134,14 @@ class HandCore:
     _draw_burnt: bool
     _showdown_queue: list[int]
     _cards_seen: int
-    _card_state: bytearray
+    _card_state: list[int]
     _seq: list[PlayerState]
     _ring: list[PlayerState]   # _seq twice over: a pass round the table from any seat is one slice
     no_small_blind: bool
     owed: dict[int, str]
     revealed: bool
+    _live: int   # players who have not folded (streets._after_action)
+    _able: int   # of them, those with chips, counted as a betting round starts (streets._after_action)
 
     # ---- public read-only helpers -------------------------------------------------------
     @property

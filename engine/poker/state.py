@@ -140,9 +140,10 @@ class Hand(HandStreets):
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
         self._cards_seen = 0
-        self._card_state = bytearray(52)      # by card index: LIVE in a hand or on the board, DEAD burnt or discarded
+        self._card_state = [0] * 52   # by card index: LIVE in a hand or on the board, DEAD burnt or discarded (a list: its items are read and set quicker than a bytearray's)
         self._seq = seq
         self._ring = seq * 2
+        self._live = self._able = len(seq)
         if no_small_blind or self.owed:
             self._check_blinds_owed()
         self._post_forced()
