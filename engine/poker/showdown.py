@@ -31,12 +31,11 @@ class HandShowdown(HandCore):
             result = self._result = self._uncontested_result()
         return result
 
-    def _return_uncalled(self) -> int:
+    def _return_uncalled(self) -> None:
         """Give back the part of the highest bet of the street that nobody matched, and collect
-        the street's bets (each already in his total: every bet 0 after). Returns how many
-        players are still in (neither folded nor mucked)."""
+        the street's bets (each already in his total: every bet 0 after)."""
         top: PlayerState | None = None
-        high = second = live = 0
+        high = second = 0
         for p in self._seq:   # the first of the highest bets, and the next highest
             bet = p.bet
             if bet:
@@ -47,15 +46,12 @@ class HandShowdown(HandCore):
                 elif bet > second:
                     second = bet
                 p.bet = 0
-            if not p.folded and not p.mucked:
-                live += 1
         excess = high - second
         if excess:
             assert top is not None
             top.stack += excess
             top.total -= excess
             self.records.append(Returned(top.seat, excess))
-        return live
 
     def _start_showdown(self) -> None:
         for p in self._players.values():

@@ -190,7 +190,12 @@ class HandStreets(HandShowdown):
         if able < 2 and not self._betting_needed():   # two players with chips: betting needed
             self._end_betting()
             return
-        for p in self._ring[first:first + len(seq)]:   # the first from there who can bet
+        ring = self._ring
+        p = ring[first]
+        if p.pending:   # the seat there can bet (looked at without making a slice)
+            self.actor = p.seat
+            return
+        for p in ring[first + 1:first + len(seq)]:   # the first from there who can bet
             if p.pending:
                 self.actor = p.seat
                 return
@@ -344,7 +349,12 @@ class HandStreets(HandShowdown):
                 self.actor = alone.seat
             return
         i = self._index[actor.seat] + 1
-        for p in self._ring[i:i + len(self._seq)]:   # the next player to act: the first pending
+        ring = self._ring
+        p = ring[i]
+        if p.pending:   # the next seat acts (the commonest: looked at without making a slice)
+            self.actor = p.seat
+            return
+        for p in ring[i + 1:i + len(self._seq)]:   # the next player to act: the first pending
             if p.pending:
                 self.actor = p.seat
                 return
@@ -352,8 +362,8 @@ class HandStreets(HandShowdown):
 
     def _end_betting(self) -> None:
         self.actor = None
-        live = self._return_uncalled()   # the street's bets go to the middle
-        if live == 1:
+        self._return_uncalled()   # the street's bets go to the middle
+        if self._live == 1:   # (nobody mucks while the betting goes on)
             self._settle(showdown=False)
             return
         if self.settings.all_in_reveal and not self.revealed:
