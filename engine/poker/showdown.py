@@ -89,17 +89,8 @@ class HandShowdown(HandCore):
         self.actor = None
         self._queue = []
         rk = self.settings.rake
-        if not showdown and chop is None and rk is None:
-            alone: PlayerState | None = None
-            for p in self._seq:
-                if not p.folded and not p.mucked:
-                    if alone is not None:
-                        break
-                    alone = p
-            else:
-                if alone is not None:   # uncontested, no rake: one pot, all his
-                    self._settle_uncontested(alone)
-                    return
+        if not showdown and chop is None and rk is None and self._settle_uncontested():
+            return   # uncontested, no rake: one pot, all his
         pots = self._final_pots()
         rake = 0
         if rk is not None and not (rk.no_flop_no_drop and self.street == 0):
@@ -167,9 +158,18 @@ class HandShowdown(HandCore):
             showdown=showdown, winners=frozenset(winners_all),
         )
 
-    def _settle_uncontested(self, winner: PlayerState) -> None:
-        """_settle when one player is left and no rake is taken (the same records); its result is
-        made when first read (`result`, `_uncontested_result`)."""
+    def _settle_uncontested(self) -> bool:
+        """_settle when one player is left and no rake is taken (the same records): True; False,
+        and nothing done, when more are left. Its result is made when first read (`result`,
+        `_uncontested_result`)."""
+        winner: PlayerState | None = None
+        for p in self._seq:
+            if not p.folded and not p.mucked:
+                if winner is not None:
+                    return False
+                winner = p
+        if winner is None:
+            return False
         total = 0
         for p in self._seq:
             total += p.total
@@ -177,6 +177,7 @@ class HandShowdown(HandCore):
         winner.stack += total
         if total:
             self.records.append(Awarded(winner.seat, total, 0, "all"))
+        return True
 
     def _uncontested_result(self) -> HandResult:
         """The result of a hand settled by _settle_uncontested: one pot, all the winner's (plain
