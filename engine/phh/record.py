@@ -229,7 +229,7 @@ class _Reader:
         amounts: tuple[int | None, ...]
         if ints:   # whole chips throughout: each amount is its count of units (no function made a record)
             amounts = tuple(raw_amounts)  # type: ignore[arg-type]
-            bring_in, small_bet, big_bet, min_bet, max_bet = stakes  # type: ignore[misc]
+            bring_in, small_bet, big_bet, min_bet, max_bet = stakes
             antes_units, blinds_units, stacks_units = tuple(antes), tuple(blinds), tuple(stacks)
         else:
             amounts = tuple([None if x is None else _units(x, scale) for x in raw_amounts])
@@ -244,7 +244,7 @@ class _Reader:
         others.sort()
         return cls(
             self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
-            stacks_units, actions, amounts,
+            stacks_units, actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,
             players, self.results("finishing_stacks"), self.results("winnings"),
             tuple(zip(others, map(self.fields.__getitem__, others))), rake)
