@@ -67,7 +67,22 @@ class HandShowdown(HandCore):
         self._showdown_queue = [seat for seat in (self.order[(i + k) % n] for k in range(n))
                                 if not players[seat].folded and not players[seat].mucked]
         self.actor = None
+        if self.revealed and all(c is not None for s in self._showdown_queue for c in players[s].cards):
+            self._table_revealed()
+            return
         self._next_shower()
+
+    def _table_revealed(self) -> None:
+        """The tournament's all-in showdown: every hand still in was turned face up at the all-in
+        (`revealed`), so they are tabled: shown at once in showdown order, none asked, none mucked
+        (docs/rules.md, "All-in showdown"), and the hand settles."""
+        board = tuple(c for c in self.board if c is not None)
+        for seat in self._showdown_queue:
+            p = self._players[seat]
+            p.shown = True
+            self.records.append(Shown(seat, tuple(c for c in p.cards if c is not None), board, self.variant.evaluators))
+        self._showdown_queue = []
+        self._settle(showdown=True)
 
     def _next_shower(self) -> None:
         if self._showdown_queue:
