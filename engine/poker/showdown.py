@@ -32,22 +32,24 @@ class HandShowdown(HandCore):
         return result
 
     def _return_uncalled(self) -> None:
-        """Give back the part of the highest bet of the street that nobody matched."""
+        """Give back the part of the highest bet of the street that nobody matched, and collect
+        the street's bets (each already in his total: every bet 0 after)."""
         top: PlayerState | None = None
         high = second = 0
         for p in self._seq:   # the first of the highest bets, and the next highest
             bet = p.bet
-            if bet > high:
-                second = high
-                high = bet
-                top = p
-            elif bet > second:
-                second = bet
+            if bet:
+                if bet > high:
+                    second = high
+                    high = bet
+                    top = p
+                elif bet > second:
+                    second = bet
+                p.bet = 0
         excess = high - second
         if excess:
             assert top is not None
             top.stack += excess
-            top.bet -= excess
             top.total -= excess
             self.records.append(Returned(top.seat, excess))
 
@@ -102,11 +104,8 @@ class HandShowdown(HandCore):
         self.actor = None
         self._queue = []
         rk = self.settings.rake
-        if not showdown and chop is None and rk is None:
-            live = [p for p in self._seq if not p.folded and not p.mucked]
-            if len(live) == 1:   # uncontested, no rake: one pot, all his
-                self._settle_uncontested(live[0])
-                return
+        if not showdown and chop is None and rk is None and self._settle_uncontested():
+            return   # uncontested, no rake: one pot, all his
         pots = self._final_pots()
         rake = 0
         if rk is not None and not (rk.no_flop_no_drop and self.street == 0):
@@ -174,9 +173,18 @@ class HandShowdown(HandCore):
             showdown=showdown, winners=frozenset(winners_all),
         )
 
-    def _settle_uncontested(self, winner: PlayerState) -> None:
-        """_settle when one player is left and no rake is taken (the same records); its result is
-        made when first read (`result`, `_uncontested_result`)."""
+    def _settle_uncontested(self) -> bool:
+        """_settle when one player is left and no rake is taken (the same records): True; False,
+        and nothing done, when more are left. Its result is made when first read (`result`,
+        `_uncontested_result`)."""
+        winner: PlayerState | None = None
+        for p in self._seq:
+            if not p.folded and not p.mucked:
+                if winner is not None:
+                    return False
+                winner = p
+        if winner is None:
+            return False
         total = 0
         for p in self._seq:
             total += p.total
@@ -184,6 +192,7 @@ class HandShowdown(HandCore):
         winner.stack += total
         if total:
             self.records.append(Awarded(winner.seat, total, 0, "all"))
+        return True
 
     def _uncontested_result(self) -> HandResult:
         """The result of a hand settled by _settle_uncontested: one pot, all the winner's (plain

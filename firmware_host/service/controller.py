@@ -516,7 +516,8 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        self.feed.publish(public, full)  # type: ignore[union-attr]
+        known = self.state.moved(full, also=("tray", "tray_alert"))  # the tray's keys joined the view after its redaction
+        self.feed.publish(public, full, redacted=True, known=known)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
 
