@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from itertools import chain, combinations
 
 import numpy as np
@@ -16,7 +17,7 @@ SPEED_HANDS = 1_000_000
 PEER_HANDS = 100_000
 
 
-def _best(fn, repeat: int = 3) -> float:
+def _best(fn: Callable[[], object], repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
         started = time.perf_counter()
@@ -30,6 +31,8 @@ def speed(seed: int = 2026) -> float:
     rng = np.random.default_rng(seed)
     hands = np.argsort(rng.random((SPEED_HANDS, 52)), axis=1)[:, :7].astype(np.int8)
     texts = [[RANKS[c >> 2] + SUITS[c & 3] for c in row] for row in hands[:PEER_HANDS].tolist()]
+    peer_cards: list[list[object]]  # eval7's cards, or treys' ints
+    peer: Callable[[list[object]], int]
     try:
         import eval7
         peer_name = "eval7 (C) evaluate"
@@ -42,8 +45,7 @@ def speed(seed: int = 2026) -> float:
         peer_cards = [[treys.Card.new(t) for t in row] for row in texts]
         ev = treys.Evaluator()
         check = [-ev.evaluate(c[:2], c[2:]) for c in peer_cards]
-        def peer(c):
-            return ev.evaluate(c[:2], c[2:])
+        peer = lambda c: ev.evaluate(c[:2], c[2:])
     ours = evaluate(hands)
     for i in range(0, PEER_HANDS - 1, 2):  # same order as the peer on this sample
         if (ours[i] > ours[i + 1]) != (check[i] > check[i + 1]) or (ours[i] == ours[i + 1]) != (check[i] == check[i + 1]):

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,8 @@ AIM_RSS_MB = 60.0
 PROFILE = os.environ.get("CROUPIER_BENCH_PROFILE", "")
 """With CROUPIER_BENCH_PROFILE=PREFIX, each controller runs under cProfile and writes PREFIX.PID.NS (its figures
 then are cProfile's, not the controller's: for finding where a card's time goes, never for the aims)."""
+Until = Callable[[Mapping[str, Any]], bool]
+"""What a wait waits for, asked of the table's public state."""
 
 
 class TimedShoe(SimShoeServer):
@@ -122,7 +124,7 @@ def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
                 return
             while True:
                 try:
-                    frame = sock.recv(zmq.NOBLOCK)  # type: ignore[union-attr]
+                    frame = sock.recv(zmq.NOBLOCK)
                 except zmq.Again:
                     break
                 now = time.perf_counter()
@@ -210,14 +212,14 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def _wait(client: CommandClient, done: Any, timeout_s: float = 10.0, shoe: SimShoeClient | None = None) -> dict[str, Any]:
+def _wait(client: CommandClient, done: Until, timeout_s: float = 10.0, shoe: SimShoeClient | None = None) -> dict[str, Any]:
     """Wait until `done(public state)`; with `shoe`, first until the shoe has nothing left to send
     (asked of the shoe, so the controller is not disturbed while the cards stream)."""
     deadline = time.monotonic() + timeout_s
     while shoe is not None and shoe.status().get("pending") and time.monotonic() < deadline:
         time.sleep(0.002)
     while True:
-        state = client.request("state")["state"]
+        state: dict[str, Any] = client.request("state")["state"]
         if done(state):
             return state
         if time.monotonic() > deadline:
@@ -225,7 +227,7 @@ def _wait(client: CommandClient, done: Any, timeout_s: float = 10.0, shoe: SimSh
         time.sleep(0.002)
 
 
-def _seen_on(feed: FeedClient, done: Any, timeout_s: float = 10.0) -> None:
+def _seen_on(feed: FeedClient, done: Until, timeout_s: float = 10.0) -> None:
     """Wait for a public step after which `done(state)` holds (nothing is asked of the controller but a
     snapshot after a gap)."""
     deadline = time.monotonic() + timeout_s
@@ -234,7 +236,8 @@ def _seen_on(feed: FeedClient, done: Any, timeout_s: float = 10.0) -> None:
         if left <= 0:
             raise TimeoutError("the table did not take the cards")
         message = feed.receive(int(left * 1000) + 1)
-        if message is not None and message.get("kind") in ("update", "snapshot") and done(feed.state):
+        if message is not None and message.get("kind") in ("update", "snapshot") and feed.state is not None \
+                and done(feed.state):
             return
 
 
@@ -244,7 +247,7 @@ def play(dealer: CommandClient, shoe: SimShoeClient, hands: int, meter: Meter | 
     `meter` times each stretch of cards, from the `draw` until the table has taken them all: seen on
     the public `feed` (its clone-pattern follower) when given, so that the controller does nothing in a stretch but
     take cards; otherwise by asking the table its state."""
-    def stream(n: int, done: Any) -> None:
+    def stream(n: int, done: Until) -> None:
         if feed is not None:
             while feed.receive(0) is not None:
                 pass  # what came before this stretch, applied
@@ -298,15 +301,17 @@ def latencies(shoe: TimedShoe, listener: Listener) -> list[float]:
         if msg.get("kind") not in ("changes", "update"):
             continue
         changed = msg.get("set") or {} if msg["kind"] == "changes" else msg
-        seq = ((changed.get("devices") or {}).get("shoe") or {}).get("seq")
-        if seq is None or seq == last_seq:
+        shoe_seq: int | None = ((changed.get("devices") or {}).get("shoe") or {}).get("seq")
+        if shoe_seq is None or shoe_seq == last_seq:
             continue
-        last_seq = seq
+        last_seq = shoe_seq
         got = listener.public_at.get((msg["boot"], msg["seq"]))
-        times = sent.get(seq, [])
-        i = bisect.bisect_right(times, got) - 1 if got is not None else -1
+        if got is None:
+            continue
+        times = sent.get(shoe_seq, [])
+        i = bisect.bisect_right(times, got) - 1
         if i >= 0:
-            out.append(got - times.pop(i))  # type: ignore[operator]
+            out.append(got - times.pop(i))
     return out
 
 
@@ -564,7 +569,7 @@ def run(rounds: int = 3, hands: int = 40) -> list[Figure]:
               f"its floor peer {g['us_per_card']:.0f} us a card ({_per_card(f) / g['us_per_card']:.2f}x), "
               f"p99 {g['p99_ms']:.2f} ms; load average {os.getloadavg()[0]:.1f}")
     def median(key: str) -> float:
-        return statistics.median(r[key] for r in results)
+        return float(statistics.median(r[key] for r in results))
     p50, p99, cpu, rss = median("p50_ms"), median("p99_ms"), median("cpu_share"), max(r["rss_mb"] for r in results)
     floor = statistics.median(f["cpu_share"] for f in floors)
     per_card = statistics.median(_per_card(r) for r in results)

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ AIM_GAP_HEARTBEATS = 2.0
 
 SIGN_OFF_PIN = "80264913"
 """The PIN of the supervisor `ana` when a flood sends sign-offs (`bench.signoff_flood`)."""
-FLOODS = {
+FLOODS: dict[str, Callable[[int], dict[str, object]]] = {
     "bet": lambda seat: {"cmd": "bet", "seat": seat, "bets": {}},
     "right": lambda seat: {"cmd": "clear", "reason": "flood", "auth": {"user": "ana", "pin": SIGN_OFF_PIN}},
     "wrong": lambda seat: {"cmd": "clear", "reason": "flood", "auth": {"user": "ana", "pin": "1111"}},

@@ -7,10 +7,12 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import TypeGuard
 
 from bench import Figure
 from engine.games import MAX_SPOTS
 from protocol.commands import Command
+from protocol.requests import HistoryPage, Reply
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house.table import HouseSetup
@@ -19,13 +21,20 @@ AIM_MS = 20.0
 """A page of 100 answered within a fraction of a 50 ms card-to-publish budget."""
 
 
+def _cards(cards: str) -> list[tuple[str, dict[str, object]]]:
+    return [("card", {"card": card}) for card in cards.split()]
+
+
+def _is_page(reply: Reply) -> TypeGuard[HistoryPage]:
+    return "hands" in reply
+
+
 def _play(c: Controller, hands: int) -> None:
     for i in range(hands):
         seat = 1 + i % MAX_SPOTS
-        steps = [("bet", {"seat": seat, "bets": {"ante": 100, "blind": 100}}),
-                 *[("card", {"card": card}) for card in "Ah Ad 2c Ks".split()],
-                 ("decide", {"seat": seat, "decision": "play", "multiple": 4}),
-                 *[("card", {"card": card}) for card in "Ac 9h 8d 7s 2h".split()], ("confirm", {})]
+        steps = [("bet", {"seat": seat, "bets": {"ante": 100, "blind": 100}}), *_cards("Ah Ad 2c Ks"),
+                 ("decide", {"seat": seat, "decision": "play", "multiple": 4}), *_cards("Ac 9h 8d 7s 2h"),
+                 ("confirm", {})]
         for cmd, args in steps:
             assert c.handle_command(Command.from_mapping({"cmd": cmd, **args}))["ok"]
 
@@ -46,7 +55,7 @@ def run() -> list[Figure]:
                 started = time.perf_counter()
                 reply = c.handle_command(Command.from_mapping({"cmd": "history", "after": after, "limit": 100}))
                 times.append((time.perf_counter() - started) * 1000)
-                assert reply["ok"] and len(reply["hands"]) == 100
+                assert _is_page(reply) and len(reply["hands"]) == 100, reply
         finally:
             gc.unfreeze()
             c.journal.close()

@@ -36,6 +36,7 @@ import zmq
 
 from bench import Figure
 from protocol.feed import Feed
+from protocol.messages import PublicState
 
 HEARTBEAT_S = 0.5
 
@@ -69,9 +70,9 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def _states() -> list[dict[str, Any]]:
+def _states() -> list[PublicState]:
     from sim.floor.tables import play_pool
-    out: list[dict[str, Any]] = []
+    out: list[PublicState] = []
     for game, seed in (("uth", 11), ("3cp", 12)):
         _, hands = play_pool(game, 12, seed)
         for hand in hands[1:]:
@@ -233,7 +234,7 @@ def one_round(kind: str, count: int, rate: float, seconds: float) -> dict[str, A
                         f'snapshot = "ipc://{root}/s{i}"\ncommands = "ipc://{root}/c{i}"\n' for i in range(count)),
                     encoding="utf-8")
                 under = subprocess.Popen([sys.executable, "-m", "cli", "pit", "--config", str(config),
-                                          "--log-level", "ERROR"], stdout=subprocess.DEVNULL,
+                                          "--log-level", "ERROR"], stdout=subprocess.DEVNULL, text=True,
                                          cwd=os.environ.get("PIT_BENCH_PIT_ROOT"))  # another tree's pit
                 procs.append(under)
                 deadline = time.monotonic() + 180
@@ -242,9 +243,9 @@ def one_round(kind: str, count: int, rate: float, seconds: float) -> dict[str, A
                         raise TimeoutError("the pit did not see every table online")
                     time.sleep(0.5)
             else:
-                under = _spawn("relay", root, str(count), listen_ep)  # type: ignore[assignment]
+                under = _spawn("relay", root, str(count), listen_ep)
                 procs.append(under)
-                _line(under)  # type: ignore[arg-type]
+                _line(under)
                 time.sleep(2.0)  # every SUB pipe connected and subscribed
             listener = _spawn("listen", listen_ep, str(seconds))
             procs.append(listener)

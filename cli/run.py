@@ -280,7 +280,7 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
                                 max_steps=cfg.table.max_steps_per_hand, money=cfg.table.money,
                                 tray_stops=cfg.table.tray_difference_stops, certificates=cfg.table.certificate_policy,
                                 chip_set=cfg.chip_set)
-        controller.zap = zap
+        controller.zap, controller.ratings_day = zap, cfg.ratings  # the gaming day: a closed session's adjusting
         replayed = controller.recover()
         journal.record_boot(feed.boot, controller.clock())
         try:

@@ -52,7 +52,7 @@ done
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 USER_NAME=croupier
-GROUPS_EXTRA=(dialout gpio)
+GROUPS_EXTRA=(dialout gpio spi)   # spi: /dev/spidev*, the PN5180 chip reader
 VENV=/opt/croupier/venv
 STATE_DIR=/var/lib/croupier
 CONF_DIR=/etc/croupier

@@ -27,7 +27,7 @@ import logging
 import os
 import struct
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from drivers.errors import BackendError
@@ -148,7 +148,7 @@ class _LineReader:
                 except Exception:  # a failing handler never stops the reader (STYLE.md)
                     log.exception("%s: the reading could not be posted", self.device)
 
-    def _spawn(self, target: Any) -> None:
+    def _spawn(self, target: Callable[[], object]) -> None:
         self._thread = threading.Thread(target=target, name=self.device, daemon=True)
         self._thread.start()
 

@@ -10,10 +10,10 @@ Each pass, for each antenna in turn (`Pn5180Reader.turn`):
    0x01, mask length, mask) opens slot 0; each next slot is opened by an EOF alone (TX_CONFIG's
    data and start symbol bits cleared, SEND_DATA with no byte). Each slot's RX_STATUS says nothing
    came, one chip's answer (flags, DSFID, its UID least significant byte first), a collision, or
-   an answer garbled (data integrity or protocol error: that chip is missed this scan). A slot
-   in collision is inventoried again with the mask one nibble longer (the slot's number appended),
-   as ISO/IEC 15693-3's anticollision does, until no collision is left or the round budget
-   (`MAX_ROUNDS`) is spent;
+   an answer garbled (data integrity or protocol error). A slot in collision or garbled (two chips
+   of a stack answering at once show as either) is inventoried again with the mask one nibble
+   longer, as ISO/IEC 15693-3's anticollision does, until none is left or a budget is spent: the
+   rounds are drivers/iso15693.py `Anticollision`'s, this module is the PN5180's registers;
 4. RF_OFF; the UIDs (16 hex digits, most significant byte first: `E004...`) go to the antenna's
    debounce (drivers/chip_debounce.py AntennaDebounce), which reports ChipsRead as the serial
    backend's does.
@@ -25,8 +25,10 @@ that answers, wait for BUSY low again and read the answer in a second frame. Reg
 end on the bus), is `DeviceNotResponding`: the reader posts DeviceOffline and resets the front end
 (RST low, high, IDLE_IRQ awaited) every `retry_s` until it answers, then posts DeviceOnline and the
 debounce restates each antenna's chips once K scans confirm them. An antenna whose collisions are
-not resolved within the budget is not given a partial inventory (the chips not read would be taken
-as removed): its scan is skipped and one DeviceFault names it while it lasts.
+not resolved within the budget (drivers/iso15693.py: 256 rounds, or a round of noise), or on which
+another reader's field kept RF_ON from switching ours on (collision avoidance is kept), is not
+given a partial inventory (the chips not read would be taken as removed): its scan is skipped and
+one DeviceFault names it while it lasts.
 
 The host interface (commands WRITE_REGISTER 0x00, WRITE_REGISTER_OR_MASK 0x01,
 WRITE_REGISTER_AND_MASK 0x02, READ_REGISTER 0x04, READ_EEPROM 0x07, SEND_DATA 0x09, READ_DATA 0x0A,
@@ -54,14 +56,21 @@ from typing import Any
 from drivers.chip_debounce import CONFIRM, SETTLE_S, SCANS, AntennaDebounce
 from drivers.chip_protocol import check_antenna
 from drivers.errors import BackendError, DeviceError, DeviceNotResponding, FrameError
+from drivers.iso15693 import (
+    MAX_ROUNDS, POWER_UP_S, SLOTS, Anticollision, Scan, inventory_request, request_air_s, uid_text,
+)
 from drivers.readings import DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, OnReading
 
-__all__ = ["Command", "Pn5180", "Pn5180Reader", "Register", "Scan", "SpiDev"]
+__all__ = ["Command", "ExternalField", "Pn5180", "Pn5180Reader", "Register", "SpiDev"]
 
 log = logging.getLogger(__name__)
 
 Transfer = Callable[[bytes], bytes]
 """One full-duplex SPI frame: the bytes sent out (MOSI), the same number read back (MISO)."""
+
+
+class ExternalField(DeviceError):
+    """RF_ON refused: another reader's field is on the antenna (the front end itself answers)."""
 
 
 class Command(enum.IntEnum):
@@ -94,8 +103,11 @@ class Register(enum.IntEnum):
 RX_IRQ = 1 << 0
 TX_IRQ = 1 << 1
 IDLE_IRQ = 1 << 2
+RFON_DET_IRQ = 1 << 7                 # an external field detected
 TX_RFOFF_IRQ = 1 << 8
 TX_RFON_IRQ = 1 << 9
+RF_ACTIVE_ERROR_IRQ = 1 << 10         # RF_ON refused: collision avoidance found a field there already
+EXTERNAL_FIELD_IRQS = RFON_DET_IRQ | RF_ACTIVE_ERROR_IRQ
 RX_SOF_DET_IRQ = 1 << 14
 GENERAL_ERROR_IRQ = 1 << 17
 ALL_IRQS = 0x000FFFFF
@@ -107,57 +119,18 @@ RX_COLLISION_DETECTED = 1 << 18
 # SYSTEM_CONFIG's COMMAND field (bits 0-2): 0 idle/StopCom, 3 transceive
 COMMAND_IDLE_MASK = 0xFFFFFFF8
 COMMAND_TRANSCEIVE = 0x00000003
+RF_ON_NO_COLLISION_AVOIDANCE = 0x01   # RF_ON's parameter bit 0 (not used: see Pn5180.rf_on)
 TX_EOF_ONLY_MASK = 0xFFFFFB3F         # TX_CONFIG: no start symbol, no data: SEND_DATA sends an EOF alone
 # LOAD_RF_CONFIG: ISO 15693, ASK 100 %, 26 kbit/s (transmitter 0x0D, receiver 0x8D)
 ISO15693_TX, ISO15693_RX = 0x0D, 0x8D
 # EEPROM addresses
 DIE_IDENTIFIER, PRODUCT_VERSION, FIRMWARE_VERSION = 0x00, 0x10, 0x12
-# ISO 15693-3 Inventory
-INVENTORY_16_SLOTS = 0x06             # request flags: inventory, high data rate, 16 slots, no AFI
-INVENTORY = 0x01                      # command code
-SLOTS = 16
-UID_BITS = 64
-MAX_ROUNDS = 256
-"""Inventory rounds one antenna's scan may take: a round per collision resolved. A circle's 20 chips take a
-few; a tray's hundreds a few dozen. Past it the collisions are a storm (a broken tag, interference)."""
 SLOT_S = 0.005
-"""The wait for a slot's answer: an Inventory answer (96 bits at 26.48 kbit/s) takes about 3.6 ms."""
+"""A slot's wait after its EOF (the EOF, t1, an Inventory answer: ~4.3 ms); slot 0's adds the request's `request_air_s`."""
 BUSY_TIMEOUT_S = 0.05
 PERIOD_S = 0.1
 RETRY_S = 1.0
 MODEL = "PN5180"
-
-
-@dataclass(frozen=True, slots=True)
-class Scan:
-    """One antenna's inventory: the UIDs read, and whether every collision was resolved (`complete`)."""
-
-    uids: frozenset[str]
-    complete: bool = True
-    rounds: int = 1
-    collisions: int = 0
-    rx_errors: int = 0   # answers garbled (CRC, protocol): those chips missed this scan
-
-
-def uid_text(answer: bytes) -> str:
-    """The UID of an Inventory answer (flags, DSFID, UID least significant byte first) as 16 hex digits,
-    most significant first. Raises FrameError for an answer too short or flagged an error.
-
-    >>> uid_text(bytes([0x00, 0x00, 0x01, 0, 0, 0, 0, 0x01, 0x04, 0xE0]))
-    'E004010000000001'
-    """
-    if len(answer) < 10 or answer[0] & 0x01:
-        raise FrameError(f"not an inventory answer: {answer.hex()}")
-    return answer[2:10][::-1].hex().upper()
-
-
-def inventory_request(mask: int, bits: int) -> bytes:
-    """An Inventory request of 16 slots for the chips whose UID's lowest `bits` bits are `mask`.
-
-    >>> inventory_request(0, 0).hex(), inventory_request(0x3A, 8).hex(), inventory_request(0x5, 4).hex()
-    ('060100', '0601083a', '06010405')
-    """
-    return bytes([INVENTORY_16_SLOTS, INVENTORY, bits]) + mask.to_bytes((bits + 7) // 8, "little")
 
 
 class Pn5180:
@@ -186,14 +159,21 @@ class Pn5180:
                 raise DeviceNotResponding(f"front end not answering: BUSY high for {self.busy_timeout_s * 1000:g} ms")
             self._sleep(0.0001)
 
+    def _frame(self, data: bytes) -> bytes:
+        try:
+            return self._transfer(data)
+        except OSError as exc:  # the spidev gone (unbound, its controller failed): the reader is lost
+            raise DeviceNotResponding(f"SPI transfer failed: {exc.strerror or exc}") from None
+
     def command(self, frame: bytes, answer: int = 0) -> bytes:
-        """One host interface command; for one that answers, its `answer` bytes read in a second frame."""
+        """One host interface command; for one that answers, its `answer` bytes read in a second frame.
+        Raises DeviceNotResponding (BUSY stuck, the SPI transfer failed, a short answer)."""
         self._ready()
-        self._transfer(frame)
+        self._frame(frame)
         if not answer:
             return b""
         self._ready()
-        reply = self._transfer(b"\xff" * answer)
+        reply = self._frame(b"\xff" * answer)
         if len(reply) != answer:
             raise DeviceNotResponding(f"front end answered {len(reply)} bytes, not {answer}")
         return reply
@@ -217,6 +197,7 @@ class Pn5180:
         self.command(bytes([Command.LOAD_RF_CONFIG, tx, rx]))
 
     def rf_on(self) -> None:
+        """The field on, collision avoidance kept (the parameter's bit 0 clear): never over another reader's."""
         self.command(bytes([Command.RF_ON, 0x00]))
 
     def rf_off(self) -> None:
@@ -236,15 +217,24 @@ class Pn5180:
     def clear_irqs(self, mask: int = ALL_IRQS) -> None:
         self.write_register(Register.IRQ_CLEAR, mask)
 
+    def irq_status(self) -> int:
+        """IRQ_STATUS. Its bits 20 to 31 are reserved and read 0: set, MISO floats high (a board unplugged or
+        unpowered, BUSY pulled low), which would read as every slot in collision. Raises DeviceNotResponding."""
+        irq = self.read_register(Register.IRQ_STATUS)
+        if irq & ~ALL_IRQS:
+            raise DeviceNotResponding(f"no PN5180 answering on the SPI bus (IRQ_STATUS reads 0x{irq:08X})")
+        return irq
+
     # -- what the reader does with it -------------------------------------------------------------
 
-    def wait_irq(self, bit: int, what: str) -> None:
-        """Wait for IRQ_STATUS `bit` (as long as BUSY may last). Raises DeviceNotResponding."""
+    def wait_irq(self, bits: int, what: str) -> int:
+        """Wait for one of IRQ_STATUS's `bits` (as long as BUSY may last): IRQ_STATUS. Raises DeviceNotResponding."""
         deadline = self._clock() + self.busy_timeout_s
-        while not self.read_register(Register.IRQ_STATUS) & bit:
+        while not (irq := self.irq_status()) & bits:
             if self._clock() >= deadline:
                 raise DeviceNotResponding(f"front end not answering: {what} not signalled")
             self._sleep(0.0005)
+        return irq
 
     def identify(self) -> tuple[str, str]:
         """The front end's firmware version and die identifier (its serial), from its EEPROM.
@@ -260,55 +250,54 @@ class Pn5180:
         """The ISO 15693 configuration loaded and the field switched on, or the field switched off."""
         if on:
             self.load_rf_config(ISO15693_TX, ISO15693_RX)
-            self.clear_irqs(TX_RFON_IRQ)
+            self.clear_irqs(TX_RFON_IRQ | EXTERNAL_FIELD_IRQS)
             self.rf_on()
-            self.wait_irq(TX_RFON_IRQ, "RF on")
+            if not self.wait_irq(TX_RFON_IRQ | EXTERNAL_FIELD_IRQS, "RF on") & TX_RFON_IRQ:
+                self.clear_irqs(EXTERNAL_FIELD_IRQS)
+                raise ExternalField("another reader's field is on this antenna: the PN5180 kept its own off")
+            self._sleep(POWER_UP_S)  # the chips powered up before the first request
         else:
             self.rf_off()
             self.clear_irqs(TX_RFOFF_IRQ)
 
     def inventory(self, max_rounds: int = MAX_ROUNDS) -> Scan:
-        """An ISO 15693 Inventory of the chips in the field (which must be on), 16 slots a round, every
-        collision resolved by a round with the mask a nibble longer. Raises DeviceNotResponding."""
+        """An ISO 15693 Inventory of the chips in the field (which must be on), 16 slots a round, the rounds
+        those drivers.iso15693.Anticollision asks for. Raises DeviceNotResponding."""
         tx_config = self.read_register(Register.TX_CONFIG)  # as LOAD_RF_CONFIG left it: restored each round
-        masks: list[tuple[int, int]] = [(0, 0)]
-        uids: set[str] = set()
-        rounds = collisions = rx_errors = 0
-        complete = True
-        while masks:
-            if rounds == max_rounds:
-                complete = False
-                break
-            mask, bits = masks.pop(0)
-            rounds += 1
+        rounds = Anticollision(max_rounds)
+        while (asked := rounds.next_round()) is not None:
             self.write_register(Register.TX_CONFIG, tx_config)
             for slot in range(SLOTS):
-                self.clear_irqs()
-                self.transceive()
-                if slot == 0:
-                    self.send_data(inventory_request(mask, bits))
-                else:
-                    self.and_mask(Register.TX_CONFIG, TX_EOF_ONLY_MASK)
-                    self.send_data(b"")
-                self._sleep(self.slot_s)
-                rx_status = self.read_register(Register.RX_STATUS)
-                irq = self.read_register(Register.IRQ_STATUS)
+                rx_status, irq = self._slot(slot, *asked)
+                if irq & GENERAL_ERROR_IRQ:  # nothing went out: the slots' silence says nothing of the chips
+                    raise DeviceNotResponding("front end error in an inventory (GENERAL_ERROR_IRQ)")
                 if rx_status & RX_COLLISION_DETECTED:
-                    collisions += 1
-                    if bits + 4 > UID_BITS:
-                        complete = False  # the same UID twice, or noise: cannot be told apart
-                    else:
-                        masks.append((mask | slot << bits, bits + 4))
+                    rounds.collision(slot)
                 elif not irq & RX_IRQ or not rx_status & RX_BYTES:
                     continue  # no chip in this slot
                 elif rx_status & (RX_DATA_INTEGRITY_ERROR | RX_PROTOCOL_ERROR):
-                    rx_errors += 1
+                    rounds.garbled(slot)  # two chips answering at once, as often as one garbled answer
                 else:
                     try:
-                        uids.add(uid_text(self.read_data(rx_status & RX_BYTES)))
+                        rounds.answer(uid_text(self.read_data(rx_status & RX_BYTES)))
                     except FrameError:
-                        rx_errors += 1
-        return Scan(frozenset(uids), complete, rounds, collisions, rx_errors)
+                        rounds.garbled(slot)
+        return rounds.scan()
+
+    def _slot(self, slot: int, mask: int, bits: int) -> tuple[int, int]:
+        """Slot `slot` opened (slot 0 by the request, each next by an EOF alone) and waited for: its
+        RX_STATUS and IRQ_STATUS."""
+        self.clear_irqs()
+        self.transceive()
+        if slot == 0:
+            request = inventory_request(mask, bits)
+            self.send_data(request)
+            self._sleep(request_air_s(len(request)) + self.slot_s)
+        else:
+            self.and_mask(Register.TX_CONFIG, TX_EOF_ONLY_MASK)
+            self.send_data(b"")
+            self._sleep(self.slot_s)
+        return self.read_register(Register.RX_STATUS), self.irq_status()
 
 
 # -- Linux spidev -------------------------------------------------------------------------------------
@@ -378,6 +367,7 @@ class Pn5180Stats:
     collisions: int = 0
     rx_errors: int = 0
     incomplete: int = 0   # scans skipped: collisions not resolved within the budget
+    fields: int = 0       # scans skipped: another reader's field on the antenna
     resets: int = 0
     errors: int = 0       # passes broken by an unexpected error (logged)
 
@@ -388,7 +378,7 @@ class _Antenna:
     channel: int
     debounce: AntennaDebounce
     scan: int = 0
-    storm: bool = False  # a standing unresolved-collision fault, said once
+    fault: str = ""  # a standing fault's kind ("collisions", "field"), said once while it lasts
     lines: tuple[bool, ...] = ()  # the mux lines' levels that select it, lowest line first
 
 
@@ -576,25 +566,33 @@ class Pn5180Reader:
             self.front_end.rf_field(False)
 
     def _scan(self, antenna: _Antenna) -> None:
-        scan = self._inventory(antenna)
+        try:
+            scan = self._inventory(antenna)
+        except ExternalField as exc:
+            self.stats.fields += 1
+            self._skip(antenna, "field", str(exc))
+            return
         self.stats.scans += 1
         self.stats.rounds += scan.rounds
         self.stats.collisions += scan.collisions
         self.stats.rx_errors += scan.rx_errors
-        antenna.scan = (antenna.scan + 1) % SCANS
         if not scan.complete:
-            # A part said as the whole would tell the controller the chips not read were taken away:
-            # the scan is skipped (its number too, so the debounce's runs start again).
             self.stats.incomplete += 1
-            if not antenna.storm:
-                antenna.storm = True
-                self._on_reading(DeviceFault(self.device, f"{antenna.name}: collisions not resolved in "
-                                             f"{scan.rounds} inventory rounds", FaultKind.DEVICE_FAULT))
+            self._skip(antenna, "collisions", f"collisions not resolved in {scan.rounds} inventory rounds")
             return
-        antenna.storm = False
+        antenna.fault = ""
+        antenna.scan = (antenna.scan + 1) % SCANS
         reading = antenna.debounce.inventory(scan.uids, self._clock(), antenna.scan)
         if reading is not None:
             self._on_reading(reading)
+
+    def _skip(self, antenna: _Antenna, fault: str, reason: str) -> None:
+        """A scan not taken: a part said as the whole would tell the controller the chips not read were taken
+        away. Its number is skipped too, so the debounce's runs start again. One DeviceFault while it lasts."""
+        antenna.scan = (antenna.scan + 1) % SCANS
+        if antenna.fault != fault:
+            antenna.fault = fault
+            self._on_reading(DeviceFault(self.device, f"{antenna.name}: {reason}", FaultKind.DEVICE_FAULT))
 
     def scan(self, name: str) -> Scan:
         """One inventory of antenna `name`, outside the debounce (for a technician's check). Raises

@@ -24,9 +24,8 @@ from engine.cards import Card, format_cards
 from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, say, shown)
 from engine.errors import card as card_word
 from engine.games import DEAD
+from engine.house_view import AUDIENCES, dealer_part, spot_part
 from engine.paytables import Odds, Profile
-
-AUDIENCES = ("public", "full")
 from engine.house_values import (  # re-exported: the house games' values
     STAKE_CEILING,
     RoundRecord,
@@ -528,15 +527,13 @@ class HouseRound(ABC):
         return self._round_data()
 
     def view(self, audience: str = "public") -> dict[str, Any]:
-        """The round as plain values for the feed: `game`, `phase`, `board`, `dealer`, `spots`, `to_act`.
+        """The round as plain values for the feed: `game`, `phase`, `board`, `dealer`, `spots`, `to_act`
+        (the dealer's and the spots' parts: `engine.house_view`).
 
         `full`: every card, `burns`, and per hand `visible` (whether the rules have turned each
         card over for everyone: spot and dealer cards from the showdown on, a spot's only if they
         are shown there). `public`: that view through the one redaction (`engine.redact.public`):
-        every card not visible is "??", burns never appear. `dealer` is `{"cards": [...]}` plus,
-        from showdown on, `hand_name` and `qualifies`. Each spot has `seat`, `cards`, `bets` (Play
-        included once made), `decision` (None, "check", "play", "fold", "dead"), and from showdown
-        on `hand_name`, `results` and `net`. Raises ValueError for an unknown audience.
+        every card not visible is "??", burns never appear. Raises ValueError for an unknown audience.
         """
         if audience not in AUDIENCES:
             raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}, not {audience!r}")
@@ -558,8 +555,9 @@ class HouseRound(ABC):
         if self._parts_shown != shown:
             self._parts, self._parts_shown = {}, shown
         parts = self._parts
+        settlement = self._settlement if shown else None
         if "dealer" not in parts:
-            parts["dealer"] = self._dealer_part(shown)
+            parts["dealer"] = dealer_part(self._dealer, shown, settlement)
         if "board" not in parts:
             parts["board"] = format_cards(self._board)
         if "burns" not in parts:
@@ -568,34 +566,11 @@ class HouseRound(ABC):
         for seat in sorted(self._bets):
             spot = parts.get(seat)
             if spot is None:
-                spot = parts[seat] = self._spot_part(seat, shown)
+                spot = parts[seat] = spot_part(seat, self._cards.get(seat, ()), self._spot_bets(seat),
+                                               self._decision.get(seat), shown and self._revealed(seat), settlement)
             spots.append(spot)
         return {"game": self.game, "phase": self._phase, "board": parts["board"], "dealer": parts["dealer"],
                 "spots": spots, "to_act": self.to_act(), "burns": parts["burns"]}
-
-    def _dealer_part(self, shown: bool) -> dict[str, Any]:
-        cards = format_cards(self._dealer)
-        dealer: dict[str, Any] = {"cards": cards, "visible": [shown] * len(cards)}
-        settlement = self._settlement if shown else None
-        if settlement is not None:
-            dealer["hand_name"] = settlement.dealer_hand
-            dealer["hand_category"] = settlement.dealer_category  # for a screen's own words (engine.evaluate's keys)
-            dealer["qualifies"] = settlement.dealer_qualifies
-        return dealer
-
-    def _spot_part(self, seat: int, shown: bool) -> dict[str, Any]:
-        cards = format_cards(self._cards.get(seat, ()))
-        visible = shown and self._revealed(seat)
-        spot: dict[str, Any] = {"seat": seat, "cards": cards, "visible": [visible] * len(cards),
-                                "bets": self._spot_bets(seat), "decision": self._decision.get(seat)}
-        settlement = self._settlement if shown else None
-        if settlement is not None:
-            result = settlement.spot(seat)
-            spot["hand_name"] = result.hand
-            spot["hand_category"] = result.category
-            spot["results"] = dict(result.results)
-            spot["net"] = result.net
-        return spot
 
     # -- internals --
 

@@ -34,13 +34,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from engine.errors import ProfileError
 from engine.paytables import parse_profile
 from engine.rating_edges import CIRCLE_BETS as CIRCLE_BETS, BetEdges as BetEdges, bet_edges as bet_edges
 from engine.rating_edges import bets_source as bets_source
 from engine.rating_edges import half_even as half_even
+from engine.rating_reports import Adjustment as Adjustment, DealerReport as DealerReport, EnteredPlay as EnteredPlay
+from engine.rating_reports import HandAt as HandAt, RatingReport as RatingReport, SeatSince as SeatSince
+from engine.rating_reports import SessionReport as SessionReport, UnratedReport as UnratedReport
 
 PLAYER_ACTIONS = ("in", "out", "away", "back")
 """A `player` event's actions: a card sits down at a seat (or moves there), leaves, takes a break, comes back."""
@@ -117,114 +120,6 @@ def check_card(card: object) -> str:
     return card
 
 
-# --- the reports (`croupier ratings --json`, the archive's rows, the casino system's feed) --------------
-
-
-class SeatSince(TypedDict):
-    since: float
-    seat: int
-
-
-class HandAt(TypedDict):
-    hand: int
-    seat: int
-
-
-class EnteredPlay(TypedDict):
-    """The unrated play the pit entered for a session: hands at an average Ante, and its theo."""
-
-    hands: int
-    average_bet: int
-    theo: str
-    theo_cents: int
-
-
-class _Session(TypedDict):
-    kind: Literal["session"]
-    player: str
-    table: str
-    source: str
-    start: float
-    end: float | None
-    open: bool
-    on_break: bool
-    played_s: float
-    seats: list[SeatSince]
-    hand_numbers: list[HandAt]
-    hands: int
-    voided: int
-    breaks: int
-    hands_per_hour: float | None
-    bets: dict[str, int]
-    bets_total: int
-    average_bets: dict[str, int]
-    average_bet: int | None
-    bets_from: dict[str, int]
-    win: int
-    theo: str
-    theo_cents: int
-    theo_complete: bool
-    theo_missing: list[str]
-    comp_cents: int
-    profile_sha256: str | None
-    declined: bool  # the pit's (a player who declined the card), and what the pit entered and signed off
-    rated_start: float | None
-    entered: EnteredPlay | None
-    adjustments: list[dict[str, Any]]
-
-
-class SessionReport(_Session, total=False):
-    """A rating session as `croupier ratings --json` prints it and the archive keeps it (docs/ratings.md):
-    `croupier ratings` adds the times as people read them (ISO 8601 UTC). The keys not always there are
-    written `total=False` (`NotRequired` is not read from this module's postponed annotations)."""
-
-    started: str
-    ended: str | None
-
-
-class UnratedReport(TypedDict):
-    """The table's play with no card at the seat (or on a break)."""
-
-    kind: Literal["unrated"]
-    table: str
-    spot_hands: int
-    bets: dict[str, int]
-    average_bet: int | None
-    win: int
-
-
-class _Dealer(TypedDict):
-    kind: Literal["dealer"]
-    dealer: str
-    table: str
-    turns: int
-    time_s: float
-    on_table: bool
-    hands: int
-    hands_per_hour: float | None
-    average_seats: float | None
-    seats_filled: int
-    first_in: float | None
-    voids: int
-    corrections: int
-    faults: int
-
-
-class DealerReport(_Dealer, total=False):
-    """One dealer's figures at one table: the chips the dealer's hands caught always (an archive older than them
-    has none); the archive's shifts add their opening's `from_event`."""
-
-    mispays: int
-    moved_chips: int
-    foreign_chips: int
-    tray_differences: int
-    from_event: int
-
-
-RatingReport = SessionReport | UnratedReport | DealerReport
-"""A line of `croupier ratings --json`, told by its `kind`."""
-
-
 # --- the sessions -----------------------------------------------------------------------------------
 
 @dataclass(slots=True)
@@ -251,11 +146,26 @@ class Session:
     rated_start: float | None = None  # the start the pit entered (`start` stays the session's identity)
     entered: tuple[int, int] | None = None  # the unrated play the pit entered: (hands, average bet on the Ante)
     entered_theo: Fraction = Fraction(0)
-    adjustments: list[dict[str, Any]] = field(default_factory=list)  # each sign-off: what, before, after, who
+    adjustments: list[Adjustment] = field(default_factory=list)  # each sign-off: what, before, after, who
 
     @property
     def seat(self) -> int:
         return self.seats[-1][1]
+
+    @classmethod
+    def from_report(cls, report: SessionReport) -> Session:
+        """A closed session back from its report (`report` of a closed session gives the same report again)."""
+        entered = report["entered"]
+        entered_theo = Fraction(entered["theo"]) if entered is not None else Fraction(0)
+        end = report["end"] if report["end"] is not None else report["start"]
+        rated = report["start"] if report["rated_start"] is None else report["rated_start"]
+        return cls(report["player"], report["table"], report["source"], report["start"],
+                   [(s["since"], s["seat"]) for s in report["seats"]], report["end"], report["profile_sha256"],
+                   [(h["hand"], h["seat"]) for h in report["hand_numbers"]], dict(report["bets"]), report["win"],
+                   Fraction(report["theo"]) - entered_theo, set(report["theo_missing"]), report["voided"],
+                   None, max(0.0, end - rated - report["played_s"]), report["breaks"], dict(report["bets_from"]),
+                   report["rated_start"], None if entered is None else (entered["hands"], entered["average_bet"]),
+                   entered_theo, [a.copy() for a in report["adjustments"]])
 
     def played_s(self, now: float) -> float:
         """Seconds at the table, breaks left out, up to the session's end or `now`."""
@@ -288,7 +198,7 @@ class Session:
             "comp_cents": half_even(theo * reinvestment),
             "profile_sha256": self.profile_sha256,
             "declined": self.player == DECLINED, "rated_start": self.rated_start, "entered": entered,
-            "adjustments": [dict(a) for a in self.adjustments],
+            "adjustments": [a.copy() for a in self.adjustments],
         }
 
 
@@ -420,8 +330,7 @@ class Ratings:
         seat, action = body.get("seat"), body.get("action")
         if not isinstance(seat, int) or action not in RATING_ACTIONS:
             return
-        signed = body.get("signed_off")
-        by = signed.get("user") if isinstance(signed, Mapping) else None
+        by = _signer(body)
         if action == "open":
             card = body.get("card")
             if isinstance(card, str):
@@ -438,9 +347,11 @@ class Ratings:
             return
         started = body.get("session")
         if action == "adjust" and isinstance(started, (int, float)) and not isinstance(started, bool):
-            closed = self.closed_session(seat, started)  # a session closed since the table's last close
-            if closed is not None:
-                self._adjust(closed, body, ts, by)
+            was = body.get("was")
+            card = was.get("card") if isinstance(was, Mapping) else None
+            closed = self.closed_session(seat, started, card if isinstance(card, str) else None)
+            if closed is not None:  # a session closed before (the table took it only on its gaming day)
+                self._adjust(closed, body, ts, by, self._played_edges(closed))
             return
         here = self.at_seat.get(seat)
         if here is None:
@@ -454,11 +365,13 @@ class Ratings:
                                          "after": {"end": max(min(float(end), ts), _rated_start(here))}})
                 here.end = here.adjustments[-1]["after"]["end"]
 
-    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: Any) -> None:
+    def _adjust(self, here: Session, body: Mapping[str, Any], ts: float, by: str | None,
+                edges: BetEdges | None | Literal["last"] = "last") -> None:
         """The entered figures of a `rating` event applied to session `here`: `start` (never after the event,
         nor after a closed session's end), `hands` at `average_bet` (the unrated play: its theo is the Ante's
-        edge under the table's paytables as last opened or played, or left out, the theo incomplete, when none
-        is known)."""
+        edge under `edges`, by default the table's paytables as last opened or played, or left out, the theo
+        incomplete, when none is known)."""
+        played = self.last_edges if edges == "last" else edges
         start, hands, average = body.get("start"), body.get("hands"), body.get("average_bet")
         if isinstance(start, (int, float)) and not isinstance(start, bool):
             before = _rated_start(here)
@@ -468,7 +381,7 @@ class Ratings:
         if isinstance(hands, int) and isinstance(average, int) and hands >= 0 and average >= 0:
             before_entered = None if here.entered is None else {"hands": here.entered[0], "average_bet": here.entered[1]}
             here.entered = (hands, average)
-            edge = None if self.last_edges is None else self.last_edges.edges.get("ante")
+            edge = None if played is None else played.edges.get("ante")
             here.entered_theo = Fraction(0) if edge is None else hands * average * edge
             if edge is None and hands and average:
                 here.missing.add("ante")
@@ -586,15 +499,45 @@ class Ratings:
         at = self.now if now is None else now
         return [self.dealers[name].report(at) for name in sorted(self.dealers)]
 
-    def closed_session(self, seat: int, started: float) -> Session | None:
+    def closed_session(self, seat: int, started: float, card: str | None = None) -> Session | None:
         """The session closed at `seat` (its last seat) whose start falls in the same whole second as `started`
-        (the reports' `start`, or that second), the last such, or None: what a `rating` `adjust` with `session`
-        adjusts (the table takes it only for a session closed since its last close: `service/ratings.py`)."""
-        return next((s for s in reversed(self.closed) if s.seat == seat and int(s.start) == int(started)), None)
+        (the reports' `start` exactly, else that second: the last such), of `card` when given, or None: what a `rating`
+        `adjust` with `session` adjusts (the table takes it only for a session of its gaming day:
+        `service/ratings.py`)."""
+        at_seat = [s for s in reversed(self.closed) if s.seat == seat and card in (None, s.player)]
+        return next((s for s in at_seat if s.start == started), None) or \
+            next((s for s in at_seat if int(s.start) == int(started)), None)  # its exact start first
+
+    def _played_edges(self, session: Session) -> BetEdges | None:
+        """The edges of the paytables a closed session played on (its unrated play was dealt on them too), else the
+        table's as last opened or played (a session that played no hand)."""
+        sha = session.profile_sha256
+        return next((e for e in self.edges.values() if sha is not None and e.profile_sha256 == sha), self.last_edges)
+
+    def adjust_stored(self, report: SessionReport, body: Mapping[str, Any], ts: float) -> SessionReport | None:
+        """A `rating` `adjust` of a closed session this fold does not hold (one ended before the fold's start: the
+        archive folds each opening of a table once and keeps its sessions) applied to the session's stored
+        `report`, as `event` applies it to a session it holds: the new report, or None when the report carries
+        this step already (an adjustment at `ts`: the fold replayed from its mark changes nothing)."""
+        if any(a.get("at") == ts for a in report["adjustments"]):
+            return None
+        session = Session.from_report(report)
+        self._adjust(session, body, ts, _signer(body), self._played_edges(session))
+        adjusted = session.report(self.now, self.reinvestment)
+        if adjusted["rated_start"] == report["rated_start"]:  # its time played as the full fold worked it out (the
+            adjusted["played_s"], adjusted["hands_per_hour"] = report["played_s"], report["hands_per_hour"]  # report's
+        return adjusted  # played_s is rounded to the millisecond: only a new start works it out again from there)
 
     def seat_cards(self) -> dict[int, str]:
         """Seat -> the card of the session open there."""
         return {seat: s.player for seat, s in sorted(self.at_seat.items())}
+
+
+def _signer(body: Mapping[str, Any]) -> str | None:
+    """The supervisor who signed a `rating` event off (its `signed_off` user), or None."""
+    signed = body.get("signed_off")
+    user = signed.get("user") if isinstance(signed, Mapping) else None
+    return user if isinstance(user, str) else None
 
 
 def _rated_start(session: Session) -> float:

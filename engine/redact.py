@@ -155,27 +155,38 @@ class Redactor:
     changes rely on (`protocol.feed.diff`). The public view it gives is the one `public` gives (tests hold
     them equal at every step of random hands)."""
 
-    __slots__ = ("shape", "_full", "_public")
+    __slots__ = ("shape", "_full", "_public", "_since", "_moved")
 
     def __init__(self, shape: Shape = TABLE) -> None:
         self.shape = shape
         self._full: Mapping[str, Any] = _NONE
         self._public: Mapping[str, Any] = _NONE
+        self._since: Mapping[str, Any] = _NONE  # the full view before the last one, and the keys that moved from it
+        self._moved: list[str] = []
 
     def public(self, full: Mapping[str, Any]) -> dict[str, Any]:
         """`public(full, self.shape)`, redacting only the parts that moved since the last view. Raises
         ValueError as `public` does (nothing kept then: the next view is redacted whole)."""
         last_full, last_public = self._full, self._public
-        self._full = self._public = _NONE
-        out = public(full, self.shape) if last_full is _NONE else _moved(full, self.shape, last_full, last_public)
-        self._full, self._public = full, out
+        self._full = self._public = self._since = _NONE
+        if last_full is _NONE:
+            out = public(full, self.shape)
+        else:
+            self._moved = [key for key, value in full.items() if last_full.get(key, _NONE) is not value]
+            out = _moved(full, self.shape, last_full, last_public, self._moved)
+        self._full, self._public, self._since = full, out, last_full
         return out
+
+    def moved(self, full: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[str]] | None:
+        """For the full view this redactor took last (`full`, the very map): the full view before it and the
+        keys of `full` whose value is not the very object it was there (as `public` found them: the feed's
+        changes look for nothing else, `protocol.feed.Feed.publish`); None for any other view, or a first one."""
+        return (self._since, self._moved) if full is self._full and self._since is not _NONE else None
 
 
 def _moved(full: Mapping[str, Any], shape: Shape, last_full: Mapping[str, Any],
-           last_public: Mapping[str, Any]) -> dict[str, Any]:
-    """The last public view with the parts of `full` that moved redacted anew (`_part`) and the keys gone dropped."""
-    moved = [key for key, value in full.items() if last_full.get(key, _NONE) is not value]
+           last_public: Mapping[str, Any], moved: list[str]) -> dict[str, Any]:
+    """The last public view with the parts of `full` that `moved` redacted anew (`_part`) and the keys gone dropped."""
     out = dict(last_public)
     added = sum(1 for key in moved if key not in last_full)
     if len(full) - added != len(last_full):  # a key of the last view is gone

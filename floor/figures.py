@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
 
 import psycopg
 
 from floor.archive import ArchiveError, connect
 from engine.ratings import SessionReport, mask_card
-from floor.reports import ArchiveFailure, DayLine, PitFigures, PitRated, RatedLine
+from floor.reports import ArchiveFailure, ClosedLine, DayLine, PitFigures, PitRated, RatedLine
 from floor.series import day_series
 from floor.shift_counts import dealer_figures
 
@@ -102,6 +103,11 @@ def read_rated(dsn: str, tables: list[str]) -> PitRated:
             conn.read_only = True
             rows = conn.execute("SELECT table_name, report FROM rating_sessions WHERE ended_at IS NULL "
                                 "AND table_name = ANY(%s) ORDER BY table_name, start", (tables,)).fetchall()
+            ended = conn.execute(  # the gaming day's, by the archive's `gaming_day` (the table's own rule: its start)
+                "SELECT s.table_name, s.report FROM rating_sessions s CROSS JOIN gaming_day g WHERE s.ended_at IS NOT "
+                "NULL AND s.table_name = ANY(%s) AND ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date = "
+                "((now() AT TIME ZONE g.time_zone) - g.starts)::date ORDER BY s.table_name, s.ended_at DESC",
+                (tables,)).fetchall()
     except psycopg.errors.UndefinedTable as exc:
         raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
                            .replace("\n", " ")) from exc
@@ -112,7 +118,24 @@ def read_rated(dsn: str, tables: list[str]) -> PitRated:
         out[str(table)].append(rated_line(report))  # the archive's JSON: a SessionReport as written
     for lines in out.values():
         lines.sort(key=lambda line: (line["seat"] is None, line["seat"] or 0))
-    return {"source": "archive", "tables": out}
+    closed: dict[str, list[ClosedLine]] = {name: [] for name in tables}
+    for table, report in ended:
+        closed[str(table)].append(closed_line(report))  # the last ended first
+    return {"source": "archive", "tables": out, "closed": closed}
+
+
+def closed_line(report: SessionReport) -> ClosedLine:
+    """The rating dialog's line for a closed session of the gaming day: its seat, card masked, start (what names it
+    to the table), end, hands and the hands entered for it already.
+
+    >>> closed_line({"player": "600012345678", "seats": [{"since": 1.0, "seat": 2}], "start": 1.5, "end": 90.0,
+    ...     "hands": 3, "entered": None})["player"]
+    '••••5678'
+    """
+    seats, entered = report.get("seats"), report.get("entered")
+    return {"player": mask_card(str(report["player"])), "seat": seats[-1].get("seat") if seats else None,
+            "start": report["start"], "end": report.get("end"), "hands": report.get("hands"),
+            "entered_hands": entered.get("hands") if isinstance(entered, Mapping) else None}
 
 
 def pit_rated(dsn: str, tables: list[str]) -> PitRated | ArchiveFailure:

@@ -15,13 +15,16 @@ import psycopg
 
 from floor.reports import TableCounts
 
-_PIT_COUNTS = """SELECT pit, sum(drop_total), sum(fills), sum(credits),
+LAST_PIT = """SELECT DISTINCT ON (table_name, gaming_day) table_name, gaming_day, pit FROM hand_figures
+         WHERE pit IS NOT NULL ORDER BY table_name, gaming_day, closed_at DESC, hand DESC"""
+"""Each table's pit for each gaming day: the pit that archived its last hand of that day (its counts are that pit's)."""
+
+_PIT_COUNTS = f"""SELECT pit, sum(drop_total), sum(fills), sum(credits),
        CASE WHEN bool_and(win IS NOT NULL) THEN sum(win) END
   FROM table_day_counts
-  JOIN (SELECT DISTINCT ON (table_name, gaming_day) table_name, gaming_day, pit FROM hand_figures
-         WHERE pit IS NOT NULL ORDER BY table_name, gaming_day, closed_at DESC, hand DESC) last_pit
+  JOIN ({LAST_PIT}) last_pit
  USING (table_name, gaming_day)
- WHERE {where} GROUP BY pit ORDER BY pit"""
+ WHERE {{where}} GROUP BY pit ORDER BY pit"""
 
 
 def pit_day_counts(conn: psycopg.Connection[tuple[Any, ...]], where: str, params: list[Any]) -> dict[str, TableCounts]:

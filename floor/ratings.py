@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -34,7 +34,33 @@ from engine.ratings import BetEdges, DealerReport, Ratings, SessionReport
 Conn = psycopg.Connection[tuple[Any, ...]]
 
 
-def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
+class RatedSpot(TypedDict):
+    seat: int
+    bets: dict[str, int]
+
+
+class _Rated(TypedDict):
+    hand: int
+    status: str | None
+    faults: list[Any]
+
+
+class RatedHand(_Rated, total=False):
+    """What `engine.ratings.Ratings.hand` reads of a closed hand: the keys of the journal's record
+    (`protocol.records.HouseHandRecord`) it reads, with `poker` for a poker hand (counted for its dealer only).
+    The keys not always there are written `total=False` (as `engine.ratings.SessionReport`'s)."""
+
+    poker: bool
+    game: str | None
+    profile_sha256: str | None
+    settlement: Mapping[str, Any] | None
+    spots: list[RatedSpot]
+    corrected: list[Any]
+    chips: Mapping[str, Any]
+    tray: Mapping[str, Any]
+
+
+def hand_record(line: Mapping[str, Any]) -> RatedHand:
     """What `engine.ratings.Ratings.hand` reads of a closed hand, from its `croupier history --json` line.
 
     >>> hand_record({"hand": 4, "status": "settled", "round": {"game": "3cp", "spots": [
@@ -46,13 +72,16 @@ def hand_record(line: Mapping[str, Any]) -> dict[str, Any]:
         return {"hand": line["hand"], "status": line.get("status"), "poker": True, "faults": line.get("faults") or []}
     rnd: Mapping[str, Any] = line["round"] if isinstance(line.get("round"), Mapping) else {}
     profile: Mapping[str, Any] = line["profile"] if isinstance(line.get("profile"), Mapping) else {}
-    record = {"hand": line["hand"], "status": line.get("status"), "game": rnd.get("game"),
-              "profile_sha256": profile.get("sha256"), "settlement": line.get("settlement"),
-              "spots": [{"seat": s["seat"], "bets": spot_bets(s)} for s in rnd.get("spots") or []],
-              "faults": line.get("faults") or [], "corrected": line.get("corrected") or []}
-    for kept in ("chips", "tray"):  # a smart table's: its chip notes and tray flags count for its dealer
-        if isinstance(line.get(kept), Mapping):
-            record[kept] = line[kept]
+    record: RatedHand = {
+        "hand": line["hand"], "status": line.get("status"), "game": rnd.get("game"),
+        "profile_sha256": profile.get("sha256"), "settlement": line.get("settlement"),
+        "spots": [{"seat": s["seat"], "bets": spot_bets(s)} for s in rnd.get("spots") or []],
+        "faults": line.get("faults") or [], "corrected": line.get("corrected") or []}
+    chips, tray = line.get("chips"), line.get("tray")  # a smart table's: its chip notes and tray flags count for its dealer
+    if isinstance(chips, Mapping):
+        record["chips"] = chips
+    if isinstance(tray, Mapping):
+        record["tray"] = tray
     return record
 
 
@@ -76,12 +105,16 @@ def _when(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, timezone.utc)
 
 
-def _entries(conn: Conn, table: str, after: int, last_hand: int) -> Iterator[tuple[int, str, Any, float, int]]:
+Entry = tuple[int, str, Mapping[str, Any], float, int]
+"""`(event id, kind, body, ts, hand)`: an event of a table's, or a closed hand (kind `hand`, its line as body)."""
+
+
+def _entries(conn: Conn, table: str, after: int, last_hand: int) -> Iterator[Entry]:
     """`(event id, kind, body, ts, hand)` of the table after event `after` in the journal's order: its events
     (`hand` the hand being prepared), and each hand numbered above `last_hand` (kind `hand`, its line as body,
     `hand` its number) at the event that closed it. A hand line without its chain (none from today's tables)
     cannot be placed and is left out."""
-    rows: list[tuple[int, str, Any, float, int]] = []
+    rows: list[Entry] = []
     for event, kind, body, ts, hand in conn.execute(
             "SELECT event, kind, NULL::jsonb, coalesce(ts, extract(epoch FROM at)::float8), hand FROM table_events "
             "WHERE table_name = %s AND event > %s UNION ALL "
@@ -111,7 +144,8 @@ class Fold:
     mark_hand: int
     event: int
     hand: int
-    stored: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # ("session", player, start) or ("dealer", name) -> report
+    stored_sessions: dict[tuple[str, float], SessionReport] = field(default_factory=dict)  # by (player, start)
+    stored_dealers: dict[str, DealerReport] = field(default_factory=dict)  # by dealer
     read: int = 0  # the entries read from the archive by this fold (its catch-ups')
 
 
@@ -146,6 +180,8 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
                 fold.hand = hand
                 continue
             fold.ratings.event(kind, body, ts)
+            if kind == "rating":
+                written += _adjust_stored(conn, fold, body, ts, pit)
             if kind == "close":  # every session and shift of this opening is final: stored, the mark moved on
                 written += _store(conn, fold, pit)
                 conn.execute("INSERT INTO rating_marks VALUES (%s, %s, %s) ON CONFLICT (table_name) "
@@ -156,6 +192,34 @@ def rate(conn: Conn, table: str, pit: str | None, edges: dict[str, BetEdges],
     if folds is not None:
         folds[table] = fold
     return written
+
+
+def _adjust_stored(conn: Conn, fold: Fold, body: Mapping[str, Any], ts: float, pit: str | None) -> list[SessionReport]:
+    """A `rating` `adjust` of a session closed before the fold's mark (ended at or before a close folded already:
+    the table takes any session of its gaming day) applied to its stored row, found by the card and start its
+    `was` names (`engine.ratings.Ratings.adjust_stored`: a step the row carries already changes nothing). The
+    paytables it played on are made known to the fold from its first hand's line. Returns the session rewritten."""
+    was, seat = body.get("was"), body.get("seat")
+    if body.get("action") != "adjust" or not isinstance(was, Mapping) or not isinstance(seat, int) \
+            or "session" not in body or fold.ratings.closed_session(seat, float(body["session"]), was.get("card")):
+        return []
+    row = conn.execute("SELECT report FROM rating_sessions WHERE table_name = %s AND player = %s AND start = %s",
+                       (fold.ratings.table, was.get("card"), was.get("session"))).fetchone()
+    if row is None:  # not archived (deleted by the retention, or never folded): nothing to adjust
+        return []
+    report = cast(SessionReport, dict(row[0]))
+    if report["hand_numbers"]:
+        line = conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand = %s",
+                            (fold.ratings.table, report["hand_numbers"][0]["hand"])).fetchone()
+        if line is not None:  # known for this step only: the table's paytables as last opened stay the fold's
+            last, fold.ratings.last_edges = fold.ratings.last_edges, None
+            _profile(fold.ratings, line[0], ts)
+            fold.ratings.last_edges = last
+    adjusted = fold.ratings.adjust_stored(report, body, ts)
+    if adjusted is None:
+        return []
+    upsert_sessions(conn, [adjusted], pit)
+    return [adjusted]
 
 
 def _fresh(table: str, edges: dict[str, BetEdges]) -> Ratings:
@@ -176,10 +240,10 @@ def _store(conn: Conn, fold: Fold, pit: str | None) -> list[SessionReport]:
     """Upsert the fold's sessions and dealers' figures (one opening of the table's) that changed since the fold
     last stored them. Returns those sessions."""
     ratings, since = fold.ratings, fold.since
-    sessions = [s for s in ratings.reports() if fold.stored.get(("session", s["player"], s["start"])) != s]
-    dealers = [d for d in ratings.dealer_reports() if fold.stored.get(("dealer", d["dealer"])) != d]
-    fold.stored.update({("session", s["player"], s["start"]): s for s in sessions})
-    fold.stored.update({("dealer", d["dealer"]): d for d in dealers})
+    sessions = [s for s in ratings.reports() if fold.stored_sessions.get((s["player"], s["start"])) != s]
+    dealers = [d for d in ratings.dealer_reports() if fold.stored_dealers.get(d["dealer"]) != d]
+    fold.stored_sessions.update({(s["player"], s["start"]): s for s in sessions})
+    fold.stored_dealers.update({d["dealer"]: d for d in dealers})
     upsert_sessions(conn, sessions, pit)
     with conn.cursor() as cur:
         cur.executemany(

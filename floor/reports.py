@@ -144,12 +144,26 @@ class RatedLine(TypedDict):
     declined: bool | None
 
 
+class ClosedLine(TypedDict):
+    """A rating session of the gaming day closed already, as the pit's rating dialog offers it to adjust, its card
+    masked (`floor.figures.closed_line`): `start` names it to the table."""
+
+    player: str
+    seat: int | None
+    start: float
+    end: float | None
+    hands: int | None
+    entered_hands: int | None
+
+
 @final  # closed: `"error" in message` tells it from an `ArchiveFailure`
 class PitRated(TypedDict):
-    """The pit screens' `rated` message: each table's open rating sessions (`floor.figures.read_rated`)."""
+    """The pit screens' `rated` message: each table's open rating sessions, and its sessions of the gaming day
+    closed already (`closed`, for the rating dialog; `floor.figures.read_rated`)."""
 
     source: str
     tables: dict[str, list[RatedLine]]
+    closed: dict[str, list[ClosedLine]]
 
 
 @final  # closed: `"error" in message` tells it from an `ArchiveFailure`
@@ -180,6 +194,34 @@ class TournamentPlace(TypedDict):
     shared: int
 
 
+class ChipRaceView(TypedDict):
+    """A table's chip race at a colour-up (`floor.director.breaks.BreakPlan.races_view`): the colour raced off
+    `into` the next, the odd chips in all and each player's, the value and chips won, who won them, who kept
+    chips in, and the change given."""
+
+    stage: int
+    table: str
+    colour: int
+    into: int
+    odd_chips: int
+    players: dict[str, int]
+    value: int
+    chips_won: int
+    winners: list[str]
+    kept_in: list[str]
+    change: int
+
+
+class ButtonDrawView(TypedDict):
+    """A table's draw for the first button (`floor.director.button.ButtonPlan.view`): the card each player
+    was dealt, by player, and the button's seat and player."""
+
+    table: str
+    button: int
+    player: str
+    cards: dict[str, str]
+
+
 class TournamentRecord(TypedDict):
     """The record of a tournament that is over, as the archive keeps it (`floor.tournament_record.build_record`)."""
 
@@ -198,8 +240,8 @@ class TournamentRecord(TypedDict):
     places: list[TournamentPlace]
     levels: list[TournamentLevel]
     tables: list[str]
-    chip_races: list[dict[str, Any]]  # the director's views (floor/director/breaks.py, button.py)
-    button_draws: list[dict[str, Any]]
+    chip_races: list[ChipRaceView]
+    button_draws: list[ButtonDrawView]
 
 
 class ArchivedTournament(TournamentRecord):

@@ -23,7 +23,7 @@ import psycopg
 from engine.paytables import parse_profile
 from engine.ratings import CIRCLE_BETS, bet_edges
 from floor.archive import ArchiveError, connect
-from floor.pits import pit_day_counts
+from floor.pits import LAST_PIT, pit_day_counts
 from floor.reports import DealersReport, TableCounts
 from floor.series import NO_JIT
 from floor.shift_counts import dealer_figures, selection, shift_alerts, table_alerts
@@ -243,7 +243,8 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
     tables_selected = [table] if table is not None else None
     day_clause, day_params = selection(day, tables_selected)  # the tables' counts: by day and table
     if pit is not None:
-        day_clause += " AND table_name IN (SELECT table_name FROM hand_figures WHERE pit = %s)"
+        # a table's counts of a day are the pit's where it played its last hand that day (floor/pits.py LAST_PIT)
+        day_clause += f" AND (table_name, gaming_day) IN (SELECT table_name, gaming_day FROM ({LAST_PIT}) p WHERE pit = %s)"
         day_params.append(pit)
     pit_clause, pit_params = selection(day, tables_selected, pit)  # the pits' counts: by day, table, pit
     clause, params = selection(day, tables_selected, pit, shift)

@@ -68,13 +68,25 @@ HEADER = ("table", "boot", "seq", "kind")
 _MISSING = object()
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+def moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The keys of state `new` whose value is not the very object it was in `old`: the only ones `diff`
+    looks at (a value the same object as before is unchanged: the states' values are never changed in place
+    once published). A step moves a few of a state's keys (about 4 of 30 a card).
+
+    >>> phase = "deal"
+    >>> moved({"hand": 3, "phase": phase}, {"hand": 3, "phase": phase, "next": "spot 1"})
+    ['next']
+    """
+    return [key for key, value in new.items() if old.get(key, _MISSING) is not value]
+
+
+def diff(old: Mapping[str, Any], new: Mapping[str, Any], keys: list[str] | None = None) -> dict[str, Any]:
     """The changes from state `old` to state `new`, as a `changes` message's body: `set`, the keys whose
     value is new or changed, with it; `del`, the keys gone; and, when a list changed in a few of its
     places only (a card to one spot of seven, a step appended to the hand's `sequence`), `items`
-    instead of the whole list in `set`: key -> `[length, [[index, value], ...]]`. A value the same
-    object as before is taken as unchanged without comparing it (the states' values are never changed
-    in place once published).
+    instead of the whole list in `set`: key -> `[length, [[index, value], ...]]`. Only the keys `moved`
+    are looked at, or `keys` when given: keys of `new` known to hold every moved one (a public state's,
+    from the full state's moved keys: `Feed.publish`).
 
     >>> diff({"hand": 3, "phase": "bets", "fault": None}, {"hand": 3, "phase": "deal", "next": "spot 1"})
     {'set': {'phase': 'deal', 'next': 'spot 1'}, 'del': ['fault']}
@@ -83,26 +95,27 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """
     put: dict[str, Any] = {}
     items: dict[str, Any] = {}
-    # The keys whose value is not the very object it was, in one comprehension: a step changes a few
-    # of a state's keys (about 10 of 26 a card), and only those are looked at further.
-    moved = [key for key, value in new.items() if old.get(key, _MISSING) is not value]
     added = 0
-    for key in moved:
+    for key in moved(old, new) if keys is None else keys:
         value, was = new[key], old.get(key, _MISSING)
         if was is _MISSING:
             added += 1
-        elif was == value:
+        elif was is value:
             continue
-        if type(value) is list and type(was) is list:
+        elif type(value) is list and type(was) is list:
             size = len(was)
-            if size <= len(value) and value[:size] == was:  # grown at its end only (a step, a card): the new places
+            if size < len(value) and value[:size] == was:  # grown at its end only (a step, a card): the new places
                 places = [[i, value[i]] for i in range(size, len(value))]
-            else:
+            else:  # each place looked at once, by identity first (a card to one spot of seven)
                 places = [[i, item] for i, item in enumerate(value)
                           if i >= size or (was[i] is not item and was[i] != item)]
+                if not places and size == len(value):
+                    continue  # an equal list
             if 2 * len(places) <= len(value):  # a few places: those alone
                 items[key] = [len(value), places]
                 continue
+        elif was == value:
+            continue
         put[key] = value
     # every key of `new` but the `added` ones is one of `old`'s: when they are all of them, none is gone
     body = {"set": put, "del": [] if len(old) == len(new) - added else [key for key in old if key not in new]}
@@ -247,28 +260,42 @@ class Feed:
     def _header(self, kind: str) -> dict[str, Any]:
         return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": kind}
 
-    def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None) -> int:
+    def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None, *,
+                redacted: bool = False, known: tuple[Mapping[str, Any], list[str]] | None = None) -> int:
         """Send one step: what changed in the public state since the last one on the public socket, what
         changed in the full state on the full one (`full` None: the public state is the full one), both
-        with the same seq. Returns the seq."""
+        with the same seq. Returns the seq.
+
+        `redacted`: `public` is `full` redacted part by part (`engine.redact`: each public part made from
+        the full part of its key alone, neither changed once made), so a public part can differ from the
+        last one only where the full part is not the very object it was: the full state's moved keys are
+        found once (`moved`) and the public changes looked for among them alone, still taken between the
+        two public states. `known`: the full state's moved keys as the caller found them (its redaction
+        did), with the full state they were taken against: taken as they are when that is the very state
+        this feed sent last, else found here."""
         self.seq += 1
         full = full if full is not None else public
         # the states are the caller's to give away: kept as they are, never changed here (snapshots
         # answer with them, and the next step's changes are taken against them)
         last_public, last_full = self._public_state, self._full_state
         self._public_state, self._full_state = public, full
-        self.pub.send(self._step(last_public, public))  # the public changes: between two redacted states only
+        keys = None
+        if redacted and self.changes:
+            keys = known[1] if known is not None and known[0] is last_full else moved(last_full, full)
+        # the public changes: between two redacted states only
+        self.pub.send(self._step(last_public, public, None if keys is None else [k for k in keys if k in public]))
         if self.full_pub is not None:
-            self._send_full(self._step(last_full, full))
+            self._send_full(self._step(last_full, full, keys))
         self._last_sent = self._clock()
         return self.seq
 
-    def _step(self, last: Mapping[str, Any], state: Mapping[str, Any]) -> bytes:
-        """One step's frame: its changes from `last` (or, without `changes`, the whole state)."""
+    def _step(self, last: Mapping[str, Any], state: Mapping[str, Any], keys: list[str] | None = None) -> bytes:
+        """One step's frame: its changes from `last` (`diff`, looking at `keys` when given), or, without
+        `changes`, the whole state."""
         if not self.changes:
             frame: bytes = self._pack({**self._header("update"), **state})
             return frame
-        frame = self._pack({**self._header("changes"), **diff(last, state)})
+        frame = self._pack({**self._header("changes"), **diff(last, state, keys)})
         return frame
 
     def _send_full(self, frame: bytes | None, now: float | None = None) -> None:

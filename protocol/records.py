@@ -232,11 +232,32 @@ class DealerBody(r.DealerSignIn, Signed):
     pass
 
 
-class RatingBody(r.RatingSession, Signed):
-    """The pit's `rating` step, signed off, with what it replaced at the seat (`was`: the card there, or null,
-    and the unrated play and start entered before, `tables/players.py` `Seated.rating_was`)."""
+class EnteredBefore(TypedDict):
+    """What the pit had entered for the session at a seat (its `rating` steps): unrated play, `hands` at an
+    `average_bet` on the Ante, and its rated `start`."""
 
-    was: dict[str, Any]
+    hands: NotRequired[int]
+    average_bet: NotRequired[int]
+    start: NotRequired[int]
+
+
+class RatingWas(TypedDict):
+    """What a `rating` step replaced at its seat: the card there (null: nobody rated), how it came, and what was
+    entered for its session (`tables/players.py` `Seated.rating_was`); for an `adjust` of a session closed there
+    (`service/bodies.py` `closed_was`), that session's start (`session`) and end, and its rated `start`."""
+
+    card: str | None
+    source: NotRequired[str]
+    entered: NotRequired[EnteredBefore]
+    session: NotRequired[float]
+    end: NotRequired[float | None]
+    start: NotRequired[float]
+
+
+class RatingBody(r.RatingSession, Signed):
+    """The pit's `rating` step, signed off, with what it replaced at the seat (`was`)."""
+
+    was: RatingWas
 
 
 class Nothing(Signed):

@@ -38,7 +38,7 @@ from drivers.gpio_sim import LineClient
 from engine.cards import Card
 from engine.evaluate import high, three_card
 from engine.games import MAX_SPOTS
-from firmware_host.service.command_desk import MAX_DEFER_S
+from firmware_host.service.command_desk import SIGNED_OFF_WAIT_S
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
@@ -52,14 +52,13 @@ STRAY_FAULTS = frozenset({"duplicate_card", "unexpected_card", "no_bet", "card_c
 
 
 SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open", "fill", "credit"})
-SIGNED_OFF_WAIT_S = 2 * MAX_DEFER_S + 1.0
-"""How long a signed-off command's answer may take: its PIN's hash waits for a pause in the cards, and so does
-its answer, each up to the desk's MAX_DEFER_S (a bot re-sending each second never heard the answer: it went to
-the socket the bot had just closed, and a loaded machine's harness ran out of time). Each time it is not heard the
-wait doubles: on a loaded machine the hashing thread (nice 10) may take longer than this for one hash, and a re-sent
-request is hashed again, behind the one before (the 200-hand chip run died at its 93rd hand re-sending a clear the
-table had applied at once, each answer going to the socket just closed)."""
 """The bot dealer's commands that carry the bot supervisor's sign-off (`supervisor`)."""
+# How long a signed-off command's answer may take: the desk's SIGNED_OFF_WAIT_S (a bot re-sending each second
+# never heard the answer: it went to the socket the bot had just closed, and a loaded machine's harness ran out of
+# time). Each time it is not heard the wait doubles: on a loaded machine the hashing thread (nice 10) may take
+# longer than this for one hash, and a re-sent request is hashed again, behind the one before (the 200-hand chip
+# run died at its 93rd hand re-sending a clear the table had applied at once, each answer going to the socket just
+# closed).
 
 
 def make_supervisor(path: str | Path, name: str = "bot-floor",

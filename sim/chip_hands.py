@@ -72,12 +72,17 @@ def small_change(amount: int, chips: Mapping[int, Sequence[str]]) -> list[str]:
     return out
 
 
+def worth(chip_set: ChipSet, uid: str) -> int:
+    """What one chip is worth as the table reads it (`ChipSet.value`): a retired, sample, void or unknown chip 0,
+    so that no hand pays or stakes with it as if it were money."""
+    return chip_set.value((uid,))
+
+
 def by_value(chip_set: ChipSet, uids: Sequence[str]) -> dict[int, list[str]]:
-    """UIDs grouped by their chips' value."""
+    """UIDs grouped by what each chip is worth (`worth`: a foreign chip under 0, never made change with)."""
     out: dict[int, list[str]] = {}
     for uid in uids:
-        chip = chip_set.get(uid)
-        out.setdefault(chip.value if chip is not None else 0, []).append(uid)
+        out.setdefault(worth(chip_set, uid), []).append(uid)
     return out
 
 
@@ -110,8 +115,10 @@ def pay_circles(board: ChipBoardClient, chip_set: ChipSet, circles: Sequence[Map
         if due > value:
             board.move("tray", antenna, *make_change(due - value, by_value(chip_set, board.show().get("tray", []))))
     if more is not None:
-        smallest = by_value(chip_set, board.show().get("tray", []))[min(TRAY_FLOAT)][0]
-        board.move("tray", f"spot{more['seat']}.{more['circle']}", smallest)
+        tray = {v: uids for v, uids in by_value(chip_set, board.show().get("tray", [])).items() if v > 0}
+        if not tray:
+            raise BotError("no chip in the tray to mispay with")
+        board.move("tray", f"spot{more['seat']}.{more['circle']}", tray[min(tray)][0])
 
 
 class Rack:
@@ -124,8 +131,7 @@ class Rack:
 
     def give(self, uids: Sequence[str]) -> None:
         for uid in uids:
-            chip = self.set.get(uid)
-            self.chips.setdefault(chip.value if chip is not None else 0, []).append(uid)
+            self.chips.setdefault(worth(self.set, uid), []).append(uid)
 
     def take_chips(self, value: int, count: int) -> list[str]:
         """`count` chips of `value` taken off the rack. Raises BotError when it holds fewer."""
@@ -145,22 +151,17 @@ class Rack:
 
     def _off(self, uids: list[str]) -> list[str]:
         for uid in uids:
-            chip = self.set.get(uid)
-            self.chips[chip.value if chip is not None else 0].remove(uid)
+            self.chips[worth(self.set, uid)].remove(uid)
         return uids
 
 
-class ChipHands:
-    """The players' racks (seat -> `Rack`), the cage (every active chip of the set not in the tray's float) and the
-    board, at `board` (its control address). Raises OSError when the board's control port cannot be reached."""
+class BoardHands:
+    """Hands at the board, at `board` (its control address), with the chips of `chip_set`: what lies on it, seen
+    as a person at the table sees it. Raises OSError when the board's control port cannot be reached."""
 
-    def __init__(self, board: str, chip_set: ChipSet, seats: Iterable[int]) -> None:
+    def __init__(self, board: str, chip_set: ChipSet) -> None:
         self.board = ChipBoardClient(board, timeout=10.0)
         self.set = chip_set
-        self.float = tray_float(chip_set)
-        kept = set(self.float)
-        self.racks = {seat: Rack(chip_set) for seat in seats}  # each player's chips off the table
-        self.cage = Rack(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
 
     def close(self) -> None:
         self.board.close()
@@ -172,6 +173,18 @@ class ChipHands:
     def tray(self) -> dict[int, list[str]]:
         """The tray's chips by value."""
         return by_value(self.set, self.lying().get("tray", []))
+
+
+class ChipHands(BoardHands):
+    """The players' racks (seat -> `Rack`), the cage (every active chip of the set not in the tray's float) and the
+    board, at `board` (its control address). Raises OSError when the board's control port cannot be reached."""
+
+    def __init__(self, board: str, chip_set: ChipSet, seats: Iterable[int]) -> None:
+        super().__init__(board, chip_set)
+        self.float = tray_float(chip_set)
+        kept = set(self.float)
+        self.racks = {seat: Rack(chip_set) for seat in seats}  # each player's chips off the table
+        self.cage = Rack(chip_set, [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
 
     def lay_float(self) -> None:
         """The tray's float laid in the tray, a handful at a time."""
@@ -236,5 +249,5 @@ class ChipHands:
         self.cage.give(uids)
 
 
-__all__ = ["BUY_IN_CHIPS", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change", "pay_circles", "seat_of",
-           "small_change", "tray_float"]
+__all__ = ["BUY_IN_CHIPS", "BoardHands", "ChipHands", "HANDFUL", "Rack", "TRAY_FLOAT", "by_value", "make_change",
+           "pay_circles", "seat_of", "small_change", "tray_float", "worth"]

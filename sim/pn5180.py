@@ -11,7 +11,9 @@ a real PN5180 would fail quietly, so a backend that forgets a step reads nothing
   to 3); otherwise GENERAL_ERROR_IRQ;
 - an Inventory request (16 slots, or 1) opens slot 0; an EOF alone (SEND_DATA of no byte, with
   TX_CONFIG's data bits cleared) opens the next; each slot's RX_STATUS and IRQ_STATUS say silence,
-  one answer (flags, DSFID, UID least significant byte first) or a collision;
+  one answer (flags, DSFID, UID least significant byte first) or a collision: two chips or more in
+  one slot set the collision bit or, `garbled_collisions` of the time (a half by default), show as
+  one answer failing its CRC;
 - the antenna is the one the mux lines select as the inventory starts (read off the mock pins:
   channel = the lines' levels in binary, lowest line first);
 - a pulse on RST (read off the RST pin's recorded states) restarts it: registers cleared,
@@ -20,20 +22,30 @@ a real PN5180 would fail quietly, so a backend that forgets a step reads nothing
 Each chip answers an inventory unless missed, by `sim.chip_board.miss_chance` of its height in its
 stack (the emulated board's rule, `miss_rate` the same default). Faults: `stick_busy()` (BUSY held
 high: the front end hung), `garble(n)` (the next n answers fail their CRC: RX_DATA_INTEGRITY_ERROR),
-`storm(antenna)` (every slot of that antenna collides, chips or none: interference, a broken tag).
+`storm(antenna)` (every slot of that antenna collides, chips or none: interference, a broken tag;
+`garbled=True`: every slot fails its CRC, a receiver that hears only noise), `neighbour(antenna)`
+(another reader's field there: RF_ON with collision avoidance leaves the field off),
+`unplug(miso)` (the board gone: MISO floats high or low, BUSY pulled low), `refuse_transmit()` (every
+SEND_DATA answered GENERAL_ERROR_IRQ: a front end in a state the backend did not expect).
+
+Given a `clock`, it keeps ISO/IEC 15693's time: a slot's answer (or its silence, or its collision) is
+in RX_STATUS and IRQ_STATUS only once the request or EOF, t1 and the answer have gone through the air,
+and chips asked less than 1 ms after RF_ON are still powering up and answer nothing.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from drivers.chip_protocol import check_antenna, check_uid
 from drivers.errors import DeviceError, FrameError
+from drivers.iso15693 import POWER_UP_S, SLOTS, T1_S, VCD_EOF_S, request_air_s
 from drivers.pn5180 import (
     GENERAL_ERROR_IRQ, IDLE_IRQ, ISO15693_RX, ISO15693_TX, RX_COLLISION_DETECTED, RX_DATA_INTEGRITY_ERROR, RX_IRQ,
-    RX_SOF_DET_IRQ, SLOTS, TX_IRQ, TX_RFOFF_IRQ, TX_RFON_IRQ, Command, Register,
+    RF_ACTIVE_ERROR_IRQ, RF_ON_NO_COLLISION_AVOIDANCE, RFON_DET_IRQ, RX_SOF_DET_IRQ, TX_IRQ, TX_RFOFF_IRQ, TX_RFON_IRQ,
+    Command, Register,
 )
 from sim.chip_board import MISS_RATE, chip_height, miss_chance
 
@@ -45,6 +57,11 @@ TX_CONFIG_ISO15693 = 0x000007CF
 TX_DATA_BITS = 0x000004C0
 FIRMWARE = bytes([0x00, 0x04])  # 4.0, least significant byte first as the EEPROM holds it
 PRODUCT = bytes([0x00, 0x04])
+GARBLED_COLLISIONS = 0.5
+"""Of the slots two chips or more answer in, those that show as one answer failing its CRC rather than as
+the collision bit (a stack's chips answer in step; which the receiver sees is measured on a board only)."""
+ANSWER_S = 151.04e-6 + 96 * 37.76e-6 + 151.04e-6
+"""An Inventory answer in the air: SOF, flags, DSFID, UID and CRC at 26.48 kbit/s, EOF (about 3.9 ms)."""
 
 
 class Pn5180Emulator:
@@ -57,10 +74,12 @@ class Pn5180Emulator:
 
     def __init__(self, pin_factory: Any, antennas: Sequence[str], busy_pin: int = 16, reset_pin: int = 12,
                  mux_pins: Sequence[int] = (), miss_rate: float = MISS_RATE, seed: int | None = None,
-                 die: bytes = bytes(range(0x10, 0x20))) -> None:
+                 die: bytes = bytes(range(0x10, 0x20)), clock: Callable[[], float] | None = None,
+                 garbled_collisions: float = GARBLED_COLLISIONS) -> None:
         self.antennas = [check_antenna(name) for name in antennas]
         self.stacks: dict[str, list[str]] = {name: [] for name in self.antennas}
         self.miss_rate = miss_rate
+        self.garbled_collisions = garbled_collisions
         self._rng = random.Random(seed)
         self._busy = pin_factory.pin(busy_pin)
         self._reset = pin_factory.pin(reset_pin)
@@ -71,8 +90,14 @@ class Pn5180Emulator:
         self.eeprom[0x10:0x12] = PRODUCT
         self.eeprom[0x12:0x14] = FIRMWARE
         self.busy_stuck = False
+        self.miso: int | None = None  # unplugged: what MISO floats to
+        self.refusing = False
+        self._clock = clock
+        self._rf_on_at = 0.0
+        self._landing: tuple[float, bytes, int, int] | None = None  # a slot's outcome still in the air
         self.garbled = 0          # answers still to garble
-        self.storms: set[str] = set()
+        self.storms: dict[str, int] = {}  # antenna: the RX_STATUS error bit its every slot shows
+        self.neighbours: set[str] = set()  # antennas another reader's field reaches
         self.frames = 0
         self.misses = 0           # chips that did not answer an inventory asking for them (their height)
         self.log: list[tuple[str, ...]] = []  # the commands taken, by name (and the antenna of each inventory)
@@ -109,14 +134,32 @@ class Pn5180Emulator:
         self.busy_stuck = stuck
         (self._busy.drive_high if stuck else self._busy.drive_low)()
 
+    def unplug(self, miso: int | None = 0xFF) -> None:
+        """The board gone (`miso` the byte MISO floats to, None: plugged back): BUSY pulled low, nothing answers."""
+        self.miso = miso
+        self._busy.drive_low()
+
+    def refuse_transmit(self, on: bool = True) -> None:
+        """Every SEND_DATA refused (GENERAL_ERROR_IRQ) while on; a reset does not cure it."""
+        self.refusing = on
+
     def garble(self, answers: int = 1) -> None:
         """The next `answers` chips' answers fail their CRC."""
         self.garbled += answers
 
-    def storm(self, antenna: str, on: bool = True) -> None:
-        """Every slot of `antenna`'s inventories collides while on."""
+    def storm(self, antenna: str, on: bool = True, *, garbled: bool = False) -> None:
+        """Every slot of `antenna`'s inventories collides while on (`garbled`: fails its CRC instead)."""
         self._stack(antenna)
-        (self.storms.add if on else self.storms.discard)(antenna)
+        if on:
+            self.storms[antenna] = RX_DATA_INTEGRITY_ERROR if garbled else RX_COLLISION_DETECTED
+        else:
+            self.storms.pop(antenna, None)
+
+    def neighbour(self, antenna: str, on: bool = True) -> None:
+        """Another reader's field on `antenna` while on: RF_ON with collision avoidance (its parameter's bit 0
+        clear) does not switch the field on, RF_ACTIVE_ERROR_IRQ and RFON_DET_IRQ say why."""
+        self._stack(antenna)
+        (self.neighbours.add if on else self.neighbours.discard)(antenna)
 
     def _stack(self, antenna: str) -> list[str]:
         stack = self.stacks.get(antenna)
@@ -129,6 +172,8 @@ class Pn5180Emulator:
     def transfer(self, frame: bytes) -> bytes:
         """One SPI frame in, the bytes on MISO out."""
         self.frames += 1
+        if self.miso is not None:
+            return bytes([self.miso]) * len(frame)
         if len(self._reset.states) != self._reset_seen:
             changes = self._reset.states[self._reset_seen:]
             self._reset_seen = len(self._reset.states)
@@ -155,6 +200,7 @@ class Pn5180Emulator:
         self._slots = []
         self._slot = 0
         self._antenna = ""
+        self._landing = None
 
     def _command(self, frame: bytes) -> None:
         try:
@@ -173,14 +219,19 @@ class Pn5180Emulator:
         elif command == Command.READ_EEPROM and len(frame) == 3:
             self._answer = bytes(self.eeprom[frame[1]:frame[1] + frame[2]])
         elif command == Command.READ_DATA and len(frame) == 2:
+            self._land()
             self._answer = self.rx
         elif command == Command.LOAD_RF_CONFIG and len(frame) == 3:
             self.rf_config = (frame[1], frame[2])
             self.registers[Register.TX_CONFIG] = TX_CONFIG_ISO15693
-        elif command == Command.RF_ON:
+        elif command == Command.RF_ON and len(frame) == 2:
+            if not frame[1] & RF_ON_NO_COLLISION_AVOIDANCE and self._selected() in self.neighbours:
+                self.irq |= RF_ACTIVE_ERROR_IRQ | RFON_DET_IRQ  # a field is there already: ours stays off
+                return
             self.rf, self.irq = True, self.irq | TX_RFON_IRQ
+            self._rf_on_at = self._now()
         elif command == Command.RF_OFF:
-            self.rf, self.irq, self._slots = False, self.irq | TX_RFOFF_IRQ, []
+            self.rf, self.irq, self._slots, self._landing = False, self.irq | TX_RFOFF_IRQ, [], None
         elif command == Command.SEND_DATA and len(frame) >= 2:
             self._send(frame[2:])
         else:
@@ -201,7 +252,18 @@ class Pn5180Emulator:
         if register == Register.SYSTEM_CONFIG and new & 7 == 3 and old & 7 != 3:
             self._wait_transmit = True  # transceive newly commanded: waits to transmit
 
+    def _now(self) -> float:
+        return self._clock() if self._clock is not None else 0.0
+
+    def _land(self) -> None:
+        """The slot's outcome in the registers once it has gone through the air."""
+        if self._landing is not None and self._now() >= self._landing[0]:
+            _, self.rx, self.rx_status, irq = self._landing
+            self.irq |= irq
+            self._landing = None
+
     def _read(self, register: int) -> int:
+        self._land()
         if register == Register.IRQ_STATUS:
             return self.irq
         if register == Register.RX_STATUS:
@@ -209,7 +271,7 @@ class Pn5180Emulator:
         return self.registers.get(register, 0)
 
     def _send(self, data: bytes) -> None:
-        if not (self.rf and self.rf_config == (ISO15693_TX, ISO15693_RX) and self._wait_transmit):
+        if self.refusing or not (self.rf and self.rf_config == (ISO15693_TX, ISO15693_RX) and self._wait_transmit):
             self._error("SEND_DATA with the field off, another RF configuration, or not set to transceive")
             return
         self._wait_transmit = False
@@ -217,7 +279,7 @@ class Pn5180Emulator:
         data_on = self.registers.get(Register.TX_CONFIG, 0) & TX_DATA_BITS == TX_DATA_BITS
         if not data and not data_on:
             self._slot += 1  # an EOF alone: the next slot
-            self._present()
+            self._present(VCD_EOF_S)
         elif data and data_on:
             self._request(data)
         else:
@@ -225,42 +287,59 @@ class Pn5180Emulator:
 
     def _request(self, data: bytes) -> None:
         """An ISO 15693 request: Inventory (16 slots or 1) is answered; anything else is not (no chip is addressed)."""
-        self._slots, self._slot = [], 0
+        self._slots, self._slot, self._landing = [], 0, None
         if len(data) < 3 or data[1] != 0x01 or not data[0] & 0x04:
             self.rx_status = 0
             return
         flags, bits = data[0], data[2]
         mask = int.from_bytes(data[3:3 + (bits + 7) // 8], "little") & ((1 << bits) - 1)
-        channel = sum(1 << bit for bit, line in enumerate(self._mux) if line.state)
-        self._antenna = self.antennas[channel] if channel < len(self.antennas) else ""
+        self._antenna = self._selected()
         self.log.append(("inventory", self._antenna, str(bits)))
         stack = self.stacks.get(self._antenna, [])
         asked = [(position, uid) for position, uid in enumerate(stack) if int(uid, 16) & ((1 << bits) - 1) == mask]
-        awake = [uid for position, uid in asked
-                 if self._rng.random() >= miss_chance(chip_height(self._antenna, position), self.miss_rate)]
+        powered = self._clock is None or self._now() - self._rf_on_at >= POWER_UP_S - 1e-9  # float sums
+        awake = [uid for position, uid in asked if powered
+                 and self._rng.random() >= miss_chance(chip_height(self._antenna, position), self.miss_rate)]
         self.misses += len(asked) - len(awake)
         count = 1 if flags & 0x20 else SLOTS
         self._slots = [[] for _ in range(count)]
         for uid in awake:
             self._slots[(int(uid, 16) >> bits) % count if count > 1 else 0].append(uid)
-        self._present()
+        self._present(request_air_s(len(data)))
 
-    def _present(self) -> None:
-        """The current slot's answer in RX_STATUS, IRQ_STATUS and the reception buffer."""
+    def _selected(self) -> str:
+        """The antenna the mux lines select ("" for a channel with none)."""
+        channel = sum(1 << bit for bit, line in enumerate(self._mux) if line.state)
+        return self.antennas[channel] if channel < len(self.antennas) else ""
+
+    def _present(self, sent_s: float) -> None:
+        """The current slot's answer in RX_STATUS, IRQ_STATUS and the reception buffer, once the request
+        or EOF (`sent_s` in the air), t1 and the answer have passed (at once without a clock)."""
         self.rx, self.rx_status = b"", 0
-        if self._slot >= len(self._slots):
-            return  # past the last slot, or no inventory open: silence
-        answering = self._slots[self._slot]
-        if self._antenna in self.storms or len(answering) > 1:
-            self.rx_status = RX_COLLISION_DETECTED | 2
-            self.irq |= RX_IRQ | RX_SOF_DET_IRQ
+        rx, rx_status, irq = b"", 0, 0
+        answering = self._slots[self._slot] if self._slot < len(self._slots) else []  # none: silence
+        if self._slot < len(self._slots) and (self._antenna in self.storms or len(answering) > 1):
+            rx, rx_status, irq = self._collide(answering)
         elif answering:
-            self.rx = bytes([0x00, 0x00]) + bytes.fromhex(answering[0])[::-1]
-            self.rx_status = len(self.rx)
+            rx = bytes([0x00, 0x00]) + bytes.fromhex(answering[0])[::-1]
+            rx_status, irq = len(rx), RX_IRQ | RX_SOF_DET_IRQ
             if self.garbled:
                 self.garbled -= 1
-                self.rx_status |= RX_DATA_INTEGRITY_ERROR
-            self.irq |= RX_IRQ | RX_SOF_DET_IRQ
+                rx_status |= RX_DATA_INTEGRITY_ERROR
+        at = self._now() + sent_s + T1_S + ANSWER_S if self._clock is not None else 0.0
+        self._landing = (at, rx, rx_status, irq)
+        self._land()
+
+    def _collide(self, answering: list[str]) -> tuple[bytes, int, int]:
+        """Two answers or more at once (or a storm): the collision bit, or, `garbled_collisions` of the
+        time, one answer's bytes failing their CRC (the subcarriers summed into one garbled frame)."""
+        error = self.storms.get(self._antenna, RX_COLLISION_DETECTED)
+        if len(answering) > 1 and self._rng.random() < self.garbled_collisions:
+            error = RX_DATA_INTEGRITY_ERROR
+        if error == RX_COLLISION_DETECTED:
+            return b"", RX_COLLISION_DETECTED | 2, RX_IRQ | RX_SOF_DET_IRQ
+        rx = bytes([0x00, 0x00]) + bytes(8)
+        return rx, len(rx) | RX_DATA_INTEGRITY_ERROR, RX_IRQ | RX_SOF_DET_IRQ
 
     def inventories(self) -> list[tuple[str, ...]]:
         """The inventories asked for, in order: (antenna, mask bits)."""

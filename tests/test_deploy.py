@@ -16,7 +16,7 @@ import pytest
 
 from cli import COMMANDS, build_parser
 from protocol import access
-from firmware_host.service.config import Config
+from firmware_host.service.config import ChipReaderConfig, Config
 from protocol.config import SecurityConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def test_unit_has_service_user_restart_stop_and_hardening() -> None:
     service = unit["Service"]
     one = {key: values[-1] for key, values in service.items()}
     assert one["User"] == "croupier"
-    assert set(one["SupplementaryGroups"].split()) == {"dialout", "gpio"}
+    assert set(one["SupplementaryGroups"].split()) == {"dialout", "gpio", "spi"}
     assert one["Restart"] == "always"
     assert one["KillSignal"] == "SIGTERM"
     assert int(one["TimeoutStopSec"]) > 0
@@ -75,6 +75,9 @@ def test_unit_has_service_user_restart_stop_and_hardening() -> None:
     assert one["RuntimeDirectory"] == "croupier"  # /run/croupier: the full feed's ipc:// sockets
     assert one["WorkingDirectory"] == "/var/lib/croupier"  # writable under ProtectSystem=strict
     assert {"char-ttyUSB rw", "char-gpiochip rw"} <= set(service["DeviceAllow"])
+    # the pn5180 chip reader's spidev: its major is registered as "spi" (/proc/devices), group spi on a Pi
+    assert ChipReaderConfig().spi.startswith("/dev/spidev")
+    assert "char-spi rw" in service["DeviceAllow"]
     assert unit["Install"]["WantedBy"] == ["multi-user.target"]
 
 
@@ -245,7 +248,7 @@ def test_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # nothing written
     expected = [
         "skip (--root): useradd --system --user-group --home-dir /var/lib/croupier",
-        "skip (--root): usermod --append --groups dialout,gpio croupier",
+        "skip (--root): usermod --append --groups dialout,gpio,spi croupier",
         f"would run: install -d -m 0750 {tmp_path}/var/lib/croupier",
         f"would run: python3 -m venv --system-site-packages {tmp_path}/opt/croupier/venv",
         f"would run: cp -r {ROOT}/engine ",

@@ -1,4 +1,4 @@
-"""The engine, the drivers and the service pass `mypy --strict` (STYLE.md), each whole package."""
+"""Every package passes `mypy --strict` (STYLE.md), each whole: the engine, the drivers, the service, the bench."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The whole engine package, poker and hand histories included; the drivers, every device kind; the
-# service on the Pi, its tables, the simulated table and the command line.
-CHECKED = ("engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim", "cli")
+# service on the Pi, its tables, the simulated table, the command line and the benchmarks.
+CHECKED = ("engine", "drivers", "protocol", "pages", "firmware_host", "floor", "analysis", "sim", "cli", "bench")
 
 
 def test_every_package_passes_mypy_strict(tmp_path: Path) -> None:

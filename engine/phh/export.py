@@ -230,7 +230,8 @@ def hand_from_record(record: Mapping[str, Any]) -> Hand:
     numbers to chips; `button` defaults to the highest seat; `burns` (default true) says whether
     the events deal the burnt cards. `rules` (the table's, when the hand was dealt):
     `short_allin_rule`, `fixed_limit_half_bet_reopens`, `no_small_blind` (a dead small blind),
-    `owed` (seat -> the missed blinds posted: "small", "big", "both"); a record without `rules`
+    `owed` (seat -> the missed blinds posted: "small", "big", "both"), `all_in_reveal` (a
+    tournament's: the hands turned up at the all-in are tabled at the showdown); a record without `rules`
     is read with short all-ins never reopening (the rule before tables had one). Events: `deal` the next card the engine expects (burns
     included), `bet`/`raise`/`complete` to a street total, `draw` with the discards (empty: stand
     pat), `show` with the cards when some were dealt unknown (`??`), `chop` with the agreed
@@ -275,7 +276,8 @@ def _seated(record: Mapping[str, Any]) -> Hand:
         rules = dict(record.get("rules") or {"short_allin_rule": "simple", "fixed_limit_half_bet_reopens": False})
         settings = HandSettings(burns=bool(record.get("burns", True)), rake=_record_rake(record),
                                 short_allin_rule=str(rules.get("short_allin_rule", "tda")),
-                                fixed_limit_half_bet_reopens=bool(rules.get("fixed_limit_half_bet_reopens", True)))
+                                fixed_limit_half_bet_reopens=bool(rules.get("fixed_limit_half_bet_reopens", True)),
+                                all_in_reveal=bool(rules.get("all_in_reveal", False)))
         owed = {int(seat): str(kind) for seat, kind in dict(rules.get("owed") or {}).items()}
         return Hand(variant, stakes, stacks, button=None if button is None else int(button), settings=settings,
                     no_small_blind=bool(rules.get("no_small_blind", False)), owed=owed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from itertools import compress
@@ -71,6 +71,11 @@ def _to_number(value: Any, what: str) -> Number:
 def _only_ints(values: Iterable[object]) -> bool:
     """True when every value is an int (not a bool, not a Decimal)."""
     return set(map(type, values)) <= _INT_ONLY
+
+
+def _units(value: Number, scale: int) -> int:
+    """An amount in units of 1 / `scale` (the record's finest: a whole count)."""
+    return value * scale if isinstance(value, int) else int(value * scale)
 
 
 def _decimals(value: Number) -> int:
@@ -208,17 +213,11 @@ class _Reader:
         stakes = self.stakes(needs)
         actions = self.actions()
         raw_amounts, decimal = self.action_amounts(actions)
-        places, ints = self.places(lambda: [*stacks, *antes, *blinds, *stakes], raw_amounts, decimal)
+        if not decimal and self.ints and "_rake_cap" not in self.fields:   # the commonest: whole chips, no rake
+            places, ints = 0, True
+        else:
+            places, ints = self.places([*stacks, *antes, *blinds, *stakes], raw_amounts)
         scale = 10 ** places
-
-        def units(value: Number) -> int:
-            return value * scale if isinstance(value, int) else int(value * scale)
-
-        def all_units(values: list[Number]) -> tuple[int, ...]:
-            if scale == 1 and set(map(type, values)) <= _INT_ONLY:
-                return tuple(values)  # type: ignore[arg-type]
-            return tuple(map(units, values))
-
         for i, s in enumerate(stacks if min(stacks) <= 0 else ()):   # the first named
             if s <= 0:
                 raise PhhError(f"starting_stacks[{i}]: a stack must be positive, not {s}")
@@ -226,16 +225,23 @@ class _Reader:
             if ante < 0:
                 raise PhhError(f"antes[{i}]: an ante cannot be negative ({ante})")
         players, trimming, cap, uncapped, heads_up = self.settings()
-        rake = self.rake(units)
-        amounts = (tuple(raw_amounts) if ints or scale == 1 and not decimal
-                   else tuple(None if x is None else units(x) for x in raw_amounts))
-        whole: list[int] = stakes if ints else list(map(units, stakes))  # type: ignore[assignment]  # ints: units
-        bring_in, small_bet, big_bet, min_bet, max_bet = whole
-        if ints:   # whole chips throughout: each amount is its count of units
+        rake = self.rake(scale)
+        amounts: tuple[int | None, ...]
+        if ints:   # whole chips throughout: each amount is its count of units (no function made a record)
+            amounts = tuple(raw_amounts)  # type: ignore[arg-type]
+            bring_in, small_bet, big_bet, min_bet, max_bet = stakes
             antes_units, blinds_units, stacks_units = tuple(antes), tuple(blinds), tuple(stacks)
         else:
-            antes_units, blinds_units, stacks_units = all_units(antes), all_units(blinds), all_units(stacks)
-        others = sorted(self.fields.keys() - _CORE)
+            amounts = tuple([None if x is None else _units(x, scale) for x in raw_amounts])
+            bring_in, small_bet, big_bet, min_bet, max_bet = [_units(v, scale) for v in stakes]
+            antes_units = tuple([_units(v, scale) for v in antes])
+            blinds_units = tuple([_units(v, scale) for v in blinds])
+            stacks_units = tuple([_units(v, scale) for v in stacks])
+        others: list[str] = []   # the fields not read here (a plain loop: a set difference walks all of _CORE)
+        for name in self.fields:
+            if name not in _CORE:
+                others.append(name)
+        others.sort()
         return cls(
             self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
             stacks_units, actions, amounts,  # type: ignore[arg-type]
@@ -252,7 +258,10 @@ class _Reader:
             return [0] * self.n
         if not isinstance(raw, list) or len(raw) != self.n:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
-        if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
+        for v in raw:   # _only_ints, in a plain loop (for a few players quicker than set(map(type, ...)))
+            if v.__class__ is not int:
+                break
+        else:
             return raw
         self.ints = False
         return [_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw)]
@@ -297,14 +306,10 @@ class _Reader:
                 decimal = True
         return out, decimal
 
-    def places(self, table: Callable[[], list[Number]], raw_amounts: list[Number | None],
-               decimal: bool) -> tuple[int, bool]:
-        """The decimal places of the finest amount the table (`table()`: its stacks, antes, blinds
+    def places(self, played: list[Number], raw_amounts: list[Number | None]) -> tuple[int, bool]:
+        """The decimal places of the finest amount the table (`played`: its stacks, antes, blinds
         and stakes) and its actions use, and whether every one of them is an int (then each is its
-        own count of units). `decimal`: an action's amount is a Decimal (the others are ints)."""
-        if not decimal and self.ints and "_rake_cap" not in self.fields:   # the commonest: whole chips, no rake
-            return 0, True
-        played = table()
+        own count of units)."""
         played += [x for x in raw_amounts if x is not None]
         if "_rake_cap" in self.fields:  # an amount too: its decimals count
             played.append(_to_number(self.fields["_rake_cap"], "_rake_cap"))
@@ -334,7 +339,7 @@ class _Reader:
             raise PhhError(f"field {name!r}: expected true or false")
         return players, trimming, cap, uncapped, heads_up
 
-    def rake(self, units: Callable[[Number], int]) -> Rake | None:
+    def rake(self, scale: int) -> Rake | None:
         """The house's rake (`_rake_bp`, `_rake_cap`, `_rake_no_flop_no_drop`), or None."""
         fields = self.fields
         if "_rake_bp" not in fields and "_rake_cap" not in fields:
@@ -346,7 +351,7 @@ class _Reader:
             raise PhhError(f"field '_rake_bp': expected basis points 0..10000, not {rate!r}")
         if cap is None:
             raise PhhError("field '_rake_cap': a rake needs its cap")
-        cap_units = units(_to_number(cap, "_rake_cap"))
+        cap_units = _units(_to_number(cap, "_rake_cap"), scale)
         if cap_units < 0:
             raise PhhError(f"field '_rake_cap': a cap cannot be negative ({cap})")
         if not isinstance(nfnd, bool):
@@ -359,7 +364,10 @@ class _Reader:
             return None
         if not isinstance(raw, list) or len(raw) != self.n:
             raise PhhError(f"field {name!r}: expected a list of {self.n} amounts, one per player")
-        if set(map(type, raw)) <= _INT_ONLY:   # _only_ints
+        for v in raw:   # _only_ints, in a plain loop
+            if v.__class__ is not int:
+                break
+        else:
             return tuple(raw)
         return tuple(_to_number(v, f"{name}[{i}]") for i, v in enumerate(raw))
 

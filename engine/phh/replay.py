@@ -35,8 +35,8 @@ def stakes_of(hand: HandHistory) -> Stakes:
 def _stakes(hand: HandHistory, structure: Structure, extra: dict[str, Any]) -> Stakes:
     """stakes_of, `extra` the record's other fields as a dict (read once a replay)."""
     ours = extra.get("_blinds")   # our table's blinds, when some were missed (see _posted_out_of_turn)
-    key = None if ours is not None else (
-        structure, hand.blinds_or_straddles, hand.antes, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet,
+    key = None if ours is not None else (   # the variant's code, not its structure: an Enum hashes in Python
+        hand.variant, hand.blinds_or_straddles, hand.antes, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet,
         hand.max_bet, hand.raise_cap, hand.uncapped_heads_up)
     stakes = _STAKES.get(key)
     if stakes is not None:   # the same fields made these stakes before (a room plays few)
@@ -147,7 +147,9 @@ class _Replay:
         self.amounts = hand.amounts
         self.count = len(hand.actions)
         self.used = [False] * self.count
-        self.holes: list[list[CardInput]] = [[] for _ in hand.starting_stacks]
+        self.holes: list[list[CardInput]] = []
+        for _ in hand.starting_stacks:   # a plain loop: a comprehension is a call of its own
+            self.holes.append([])
         self.board: list[CardInput] = []
 
     def fail(self, index: int, reason: object) -> PhhError:
@@ -161,8 +163,8 @@ class _Replay:
             if used[i]:
                 continue
             used[i] = True
-            kind = a.kind
-            if table.actor == a.actor and (kind == "f" or kind == "cc" or kind == "cbr"):
+            kind = a[1]   # a.kind and a.actor by place: a tuple's item is read quicker than a named field
+            if table.actor == a[0] and (kind == "f" or kind == "cc" or kind == "cbr"):
                 # the commonest step, in short (the full step below would do the same): the player
                 # the engine waits for (while a card is expected, nobody is to act)
                 try:
@@ -187,15 +189,17 @@ class _Replay:
         actions, used, count = self.actions, self.used, self.count
         j = i
         a = actions[i]
+        kind = a[1]   # the action's kind, player and cards by place (see play)
         while True:
-            (self.board if a.kind == "db" else self.holes[a.player]).extend(  # type: ignore[index]
-                a.cards or ())   # card texts: the engine reads them
+            (self.board if kind == "db" else self.holes[a[2]]).extend(  # type: ignore[index]
+                a[3] or ())   # card texts: the engine reads them
             used[j] = True
             j += 1
             if j == count or used[j]:
                 return j
             a = actions[j]
-            if a.kind != "dh" and a.kind != "db":
+            kind = a[1]
+            if kind != "dh" and kind != "db":
                 return j
 
     def step(self, i: int, a: PhhAction) -> None:

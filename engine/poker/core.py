@@ -27,20 +27,46 @@ class PlayerState:
     __slots__ = ("seat", "starting_stack", "stack", "bet", "total", "folded", "mucked", "shown",
                  "pending", "may_raise", "acted_at", "cards", "up")
 
-    def __init__(self, seat: int, stack: int) -> None:
-        self.seat = seat
-        self.starting_stack = stack
-        self.stack = stack
-        self.bet = 0
-        self.total = 0
-        self.folded = False
-        self.mucked = False
-        self.shown = False
-        self.pending = False
-        self.may_raise = True
-        self.acted_at = 0      # the bet to call when he last acted on this street (short all-ins)
-        self.cards: list[Card | None] = []
-        self.up: list[bool] = []
+    seat: int
+    starting_stack: int
+    stack: int
+    bet: int
+    total: int
+    folded: bool
+    mucked: bool
+    shown: bool
+    pending: bool
+    may_raise: bool
+    acted_at: int
+    cards: list[Card | None]
+    up: list[bool]
+
+    @classmethod
+    def seated(cls, order: tuple[int, ...], stacks: Mapping[int, int]) -> tuple[dict[int, PlayerState], list[PlayerState]]:
+        """The players of `order` with their `stacks` (their state as a hand starts), by seat and
+        in that order; made in one loop (a class called a player runs its `__init__` from C, in a
+        frame of its own)."""
+        players: dict[int, PlayerState] = {}
+        seq: list[PlayerState] = []
+        new = object.__new__
+        for seat in order:
+            p = players[seat] = new(cls)
+            stack = stacks[seat]
+            p.seat = seat
+            p.starting_stack = stack
+            p.stack = stack
+            p.bet = 0
+            p.total = 0
+            p.folded = False
+            p.mucked = False
+            p.shown = False
+            p.pending = False
+            p.may_raise = True
+            p.acted_at = 0      # the bet to call when he last acted on this street (short all-ins)
+            p.cards = []
+            p.up = []
+            seq.append(p)
+        return players, seq
 
     @property
     def live(self) -> bool:
@@ -76,7 +102,7 @@ class HandCore:
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
                  "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed",
-                 "_dealt_tables")
+                 "_dealt_tables", "_live", "_able")
 
     variant: Variant
     stakes: Stakes
@@ -108,12 +134,14 @@ class HandCore:
     _draw_burnt: bool
     _showdown_queue: list[int]
     _cards_seen: int
-    _card_state: bytearray
+    _card_state: list[int]
     _seq: list[PlayerState]
     _ring: list[PlayerState]   # _seq twice over: a pass round the table from any seat is one slice
     no_small_blind: bool
     owed: dict[int, str]
     revealed: bool
+    _live: int   # players who have not folded (streets._after_action)
+    _able: int   # of them, those with chips, counted as a betting round starts (streets._after_action)
 
     # ---- public read-only helpers -------------------------------------------------------
     @property
@@ -158,7 +186,10 @@ class HandCore:
 
     @property
     def stacks(self) -> dict[int, int]:
-        return {s: p.stack for s, p in self._players.items()}
+        out: dict[int, int] = {}
+        for p in self._seq:   # in the order of _players (a plain loop: a comprehension is a call of its own)
+            out[p.seat] = p.stack
+        return out
 
     @property
     def starting_stacks(self) -> dict[int, int]:

@@ -32,22 +32,24 @@ class HandShowdown(HandCore):
         return result
 
     def _return_uncalled(self) -> None:
-        """Give back the part of the highest bet of the street that nobody matched."""
+        """Give back the part of the highest bet of the street that nobody matched, and collect
+        the street's bets (each already in his total: every bet 0 after)."""
         top: PlayerState | None = None
         high = second = 0
         for p in self._seq:   # the first of the highest bets, and the next highest
             bet = p.bet
-            if bet > high:
-                second = high
-                high = bet
-                top = p
-            elif bet > second:
-                second = bet
+            if bet:
+                if bet > high:
+                    second = high
+                    high = bet
+                    top = p
+                elif bet > second:
+                    second = bet
+                p.bet = 0
         excess = high - second
         if excess:
             assert top is not None
             top.stack += excess
-            top.bet -= excess
             top.total -= excess
             self.records.append(Returned(top.seat, excess))
 
@@ -65,7 +67,22 @@ class HandShowdown(HandCore):
         self._showdown_queue = [seat for seat in (self.order[(i + k) % n] for k in range(n))
                                 if not players[seat].folded and not players[seat].mucked]
         self.actor = None
+        if self.revealed and all(c is not None for s in self._showdown_queue for c in players[s].cards):
+            self._table_revealed()
+            return
         self._next_shower()
+
+    def _table_revealed(self) -> None:
+        """The tournament's all-in showdown: every hand still in was turned face up at the all-in
+        (`revealed`), so they are tabled: shown at once in showdown order, none asked, none mucked
+        (docs/rules.md, "All-in showdown"), and the hand settles."""
+        board = tuple(c for c in self.board if c is not None)
+        for seat in self._showdown_queue:
+            p = self._players[seat]
+            p.shown = True
+            self.records.append(Shown(seat, tuple(c for c in p.cards if c is not None), board, self.variant.evaluators))
+        self._showdown_queue = []
+        self._settle(showdown=True)
 
     def _next_shower(self) -> None:
         if self._showdown_queue:
@@ -87,11 +104,8 @@ class HandShowdown(HandCore):
         self.actor = None
         self._queue = []
         rk = self.settings.rake
-        if not showdown and chop is None and rk is None:
-            live = [p for p in self._seq if not p.folded and not p.mucked]
-            if len(live) == 1:   # uncontested, no rake: one pot, all his
-                self._settle_uncontested(live[0])
-                return
+        if not showdown and chop is None and rk is None and self._settle_uncontested():
+            return   # uncontested, no rake: one pot, all his
         pots = self._final_pots()
         rake = 0
         if rk is not None and not (rk.no_flop_no_drop and self.street == 0):
@@ -159,9 +173,18 @@ class HandShowdown(HandCore):
             showdown=showdown, winners=frozenset(winners_all),
         )
 
-    def _settle_uncontested(self, winner: PlayerState) -> None:
-        """_settle when one player is left and no rake is taken (the same records); its result is
-        made when first read (`result`, `_uncontested_result`)."""
+    def _settle_uncontested(self) -> bool:
+        """_settle when one player is left and no rake is taken (the same records): True; False,
+        and nothing done, when more are left. Its result is made when first read (`result`,
+        `_uncontested_result`)."""
+        winner: PlayerState | None = None
+        for p in self._seq:
+            if not p.folded and not p.mucked:
+                if winner is not None:
+                    return False
+                winner = p
+        if winner is None:
+            return False
         total = 0
         for p in self._seq:
             total += p.total
@@ -169,6 +192,7 @@ class HandShowdown(HandCore):
         winner.stack += total
         if total:
             self.records.append(Awarded(winner.seat, total, 0, "all"))
+        return True
 
     def _uncontested_result(self) -> HandResult:
         """The result of a hand settled by _settle_uncontested: one pot, all the winner's (plain

@@ -58,7 +58,7 @@ __all__ = [
     "hand_strengths",
 ]
 
-_SEATINGS: dict[tuple[tuple[int, ...], int | None], Seating] = {}   # seatings are values: shared
+_SEATINGS: dict[tuple[object, int | None], Seating] = {}   # seatings are values: shared
 
 
 class Hand(HandStreets):
@@ -82,10 +82,13 @@ class Hand(HandStreets):
                  button: int | None = None, settings: HandSettings = HandSettings(),
                  no_small_blind: bool = False, owed: Mapping[int, str] | None = None) -> None:
         table: dict[int, int]
+        key: tuple[object, int | None]   # the seating's, by the seats: 0..n-1 from a list, or the mapping's
         if stacks.__class__ is list or stacks.__class__ is tuple or not isinstance(stacks, Mapping):
             table = dict(enumerate(stacks))
+            key = (len(table), button)
         else:
             table = dict(stacks)
+            key = (tuple(table), button)
         if len(table) < 2:
             raise IllegalAction(f"a hand needs at least two players, got {len(table)}")
         if len(table) > variant.max_players:
@@ -106,7 +109,6 @@ class Hand(HandStreets):
         self.revealed = False
         self._min_bet = stakes.minimum_bet
         self._structure = stakes.structure
-        key = (tuple(table), button)
         seated = _SEATINGS.get(key)
         if seated is None:
             seated = seating(table, button)
@@ -114,7 +116,8 @@ class Hand(HandStreets):
                 _SEATINGS.clear()
             _SEATINGS[key] = seated
         self.button, self.order, self.blind_order, self._index = seated
-        self._players: dict[int, PlayerState] = {s: PlayerState(s, table[s]) for s in self.order}
+        players, seq = PlayerState.seated(self.order, table)
+        self._players = players
         # cards go round one at a time from the small blind (docs/rules.md: heads-up the button posts
         # it, so the button gets the first card); without blinds, from the button's left
         self._deal_order: tuple[int, ...] = self.blind_order if stakes.blinds else self.order
@@ -137,9 +140,10 @@ class Hand(HandStreets):
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
         self._cards_seen = 0
-        self._card_state = bytearray(52)      # by card index: LIVE in a hand or on the board, DEAD burnt or discarded
-        self._seq: list[PlayerState] = list(self._players.values())
-        self._ring = self._seq * 2
+        self._card_state = [0] * 52   # by card index: LIVE in a hand or on the board, DEAD burnt or discarded (a list: its items are read and set quicker than a bytearray's)
+        self._seq = seq
+        self._ring = seq * 2
+        self._live = self._able = len(seq)
         if no_small_blind or self.owed:
             self._check_blinds_owed()
         self._post_forced()
@@ -230,8 +234,8 @@ class Hand(HandStreets):
                     break
             if not buffer:
                 break
-            if kind == "hole" and len(self._queue) > 1:
-                run = self._deal_hole_run(holes)
+            if kind == "hole" or kind == "board":
+                run = self._deal_run(holes, board)
                 if run:
                     dealt += run
                     continue
@@ -240,10 +244,11 @@ class Hand(HandStreets):
             dealt += 1
         return dealt
 
-    def _deal_hole_run(self, holes: Sequence[list[CardInput]] | Mapping[int, list[CardInput]]) -> int:
-        """deal's own steps for the hole cards at the front of the queue that the buffers hold,
-        known and not in play, short of the street's last card (deal finishes a street); the
-        others are left to deal. Returns how many were dealt."""
+    def _deal_run(self, holes: Sequence[list[CardInput]] | Mapping[int, list[CardInput]],
+                  board: list[CardInput]) -> int:
+        """deal's own steps for the hole and board cards at the front of the queue that the buffers
+        hold, known and not in play, the street finished as deal finishes it; the others are left
+        to deal. Returns how many were dealt."""
         queue = self._queue
         states = self._card_state
         players = self._players
@@ -254,13 +259,17 @@ class Hand(HandStreets):
         if place < 0:   # slots added to the street's (a draw's)
             tables = ()
         k = 0
-        for slot in queue[:-1]:
-            if slot.kind != "hole":
-                break
-            seat = slot.seat
-            try:
-                buffer = holes[seat]  # type: ignore[index]
-            except LookupError:
+        for slot in queue:
+            kind = slot.kind
+            if kind == "hole":
+                seat = slot.seat
+                try:
+                    buffer = holes[seat]  # type: ignore[index]
+                except LookupError:
+                    break
+            elif kind == "board":
+                buffer = board
+            else:
                 break
             if not buffer:
                 break
@@ -274,15 +283,23 @@ class Hand(HandStreets):
                 break
             states[index] = LIVE
             del buffer[0]
-            p = players[seat]  # type: ignore[index]
-            p.cards.append(card)
-            p.up.append(slot.up)
+            if kind == "hole":
+                p = players[seat]  # type: ignore[index]
+                p.cards.append(card)
+                p.up.append(slot.up)
+            else:
+                self.board.append(card)
             record = tables[place + k][index] if tables else None
             records.append(record if record is not None and record.card is card else dealt(slot, index, card))
             k += 1
         if k:
             del queue[:k]
             self._cards_seen += k
+            if not queue:   # the street's last card: as deal goes on
+                if self.phase is DEALING:
+                    self._after_deal()
+                elif self.phase is DRAWING:
+                    self._next_drawer()
         return k
 
     def verify_fold(self, seat: int | None = None, dead: bool = False) -> int:

@@ -171,6 +171,7 @@ class HandStreets(HandShowdown):
             else:
                 p.pending = False
             p.may_raise = True
+        self._able = able
         first = 0   # where the betting starts (index in _seq): the button's left
         if self.street == 0:
             if self.variant.bring_in is not None:
@@ -189,7 +190,12 @@ class HandStreets(HandShowdown):
         if able < 2 and not self._betting_needed():   # two players with chips: betting needed
             self._end_betting()
             return
-        for p in self._ring[first:first + len(seq)]:   # the first from there who can bet
+        ring = self._ring
+        p = ring[first]
+        if p.pending:   # the seat there can bet (looked at without making a slice)
+            self.actor = p.seat
+            return
+        for p in ring[first + 1:first + len(seq)]:   # the first from there who can bet
             if p.pending:
                 self.actor = p.seat
                 return
@@ -311,52 +317,53 @@ class HandStreets(HandShowdown):
         return len(ranks) != len(set(ranks))
 
     def _after_action(self) -> None:
-        """After a betting action: the next seat to act, or the end of the round (one pass; nobody
-        has mucked while the betting goes on)."""
-        seq = self._seq
-        i = self._index[self.actor] + 1  # type: ignore[index]
-        live = able = 0
-        alone: PlayerState | None = None
-        nxt: PlayerState | None = None
-        for p in self._ring[i:i + len(seq)]:
-            if p.folded:
-                continue
-            live += 1
-            if p.stack:
-                if nxt is not None:   # a second player with chips: the rest of the pass cannot change the answer
-                    self.actor = nxt.seat
-                    return
-                able += 1
-                alone = p
-                if p.pending:
-                    if able > 1:
-                        self.actor = p.seat
-                        return
-                    nxt = p
-        if live == 1 or able == 0:
+        """After a betting action: the next seat to act, or the end of the round. `_live` counts
+        the players who have not folded, `_able` those of them with chips (counted as each betting
+        round starts): the actor has just folded or gone all in, or still has chips. Only a
+        player in the hand with chips is ever pending (nobody has mucked while the betting goes on)."""
+        actor = self._players[self.actor]  # type: ignore[index]
+        able = self._able
+        if actor.folded:
+            self._live -= 1
+            if actor.stack:
+                able = self._able = able - 1
+        elif not actor.stack:
+            able = self._able = able - 1
+        if self._live == 1 or able == 0:
             self._end_betting()
             return
         if able == 1:
-            assert alone is not None
             # the only player with chips acts only when facing more than he has put in
-            top = max([0] + [p.bet for p in seq if not p.folded and p is not alone])
-            if alone.bet >= top:
+            alone: PlayerState | None = None
+            top = 0
+            for p in self._seq:
+                if not p.folded:
+                    if p.stack:
+                        alone = p
+                    elif p.bet > top:
+                        top = p.bet
+            assert alone is not None
+            if alone.bet >= top or not alone.pending:
                 self._end_betting()
+            else:
+                self.actor = alone.seat
+            return
+        i = self._index[actor.seat] + 1
+        ring = self._ring
+        p = ring[i]
+        if p.pending:   # the next seat acts (the commonest: looked at without making a slice)
+            self.actor = p.seat
+            return
+        for p in ring[i + 1:i + len(self._seq)]:   # the next player to act: the first pending
+            if p.pending:
+                self.actor = p.seat
                 return
-        if nxt is None:
-            self._end_betting()
-        else:
-            self.actor = nxt.seat
+        self._end_betting()
 
     def _end_betting(self) -> None:
         self.actor = None
-        self._return_uncalled()
-        live = 0
-        for p in self._seq:
-            p.bet = 0   # the street's bets go to the middle (each already in his total)
-            if not p.folded and not p.mucked:
-                live += 1
-        if live == 1:
+        self._return_uncalled()   # the street's bets go to the middle
+        if self._live == 1:   # (nobody mucks while the betting goes on)
             self._settle(showdown=False)
             return
         if self.settings.all_in_reveal and not self.revealed:

@@ -44,6 +44,7 @@ from aiohttp import WSMsgType, web
 from engine.ratings import mask_card
 from pages import auth
 from firmware_host.display.seats import Followed, RatedSeats, TrayLine
+from firmware_host.service.command_desk import SIGNED_OFF_WAIT_S
 from pages.bridge import Hub
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
@@ -53,7 +54,9 @@ STATIC = Path(__file__).parent / "static"
 ROLES = ("dealer", "supervisor")
 """Who may open the dealer console."""
 REQUEST_TIMEOUT_S = 2.5
-"""How long the relay waits for the controller's answer (twice: the request is re-sent once under its id)."""
+"""How long the relay waits for the controller's answer (twice: the request is re-sent once under its id); a
+command carrying a supervisor's sign-off waits at least the desk's SIGNED_OFF_WAIT_S each time (its PIN's hash
+waits for a pause in the cards: a relay giving up sooner re-sends it to be hashed again, behind the first)."""
 MAX_MESSAGE_BYTES = 16 * 1024
 """A page message longer than this is refused (the command channel's own requests are far shorter)."""
 _RESERVED = ("id", "req_id", "retries")
@@ -68,6 +71,10 @@ class Relay:
     server_key: str | None = None
     chips: tuple[int, ...] = (100, 500, 2500, 10000)
     timeout_s: float = REQUEST_TIMEOUT_S
+
+    def wait_s(self, command: Mapping[str, Any]) -> float:
+        """How long the relay waits for the answer to `command`, each of its two sends."""
+        return max(self.timeout_s, SIGNED_OFF_WAIT_S) if command.get("auth") is not None else self.timeout_s
 
 
 RELAY: web.AppKey[Relay] = web.AppKey("relay", Relay)
@@ -135,6 +142,7 @@ class Console:
         args = {k: v for k, v in command.items() if k not in ("cmd", "auth")}
         signoff = command.get("auth")  # who is signed in here goes with it: a failed sign-off counts against them
         auth = {**signoff, "at": self.user} if isinstance(signoff, dict) else None
+        self._client.timeout_ms = int(self.relay.wait_s(command) * 1000)
         try:
             return self._client.request(str(command["cmd"]), req_id=f"{self._name}-{self._count}", retries=1,
                                         auth=auth, **args)
@@ -159,9 +167,9 @@ class Console:
         except TimeoutError:
             log.warning("dealer console: %s: %s: no answer from %s", self.user, shown, self.relay.endpoint)
             return {"kind": "error", "id": page_id,
-                    "error": f"no answer from the table within {2 * self.relay.timeout_s:.0f} s: nothing is known "
-                             "to be applied; look at the table before sending it again",
-                    "say": {"key": "console.no_answer", "args": {"seconds": round(2 * self.relay.timeout_s)}}}
+                    "error": f"no answer from the table within {2 * self.relay.wait_s(command):.0f} s: nothing is "
+                             "known to be applied; look at the table before sending it again",
+                    "say": {"key": "console.no_answer", "args": {"seconds": round(2 * self.relay.wait_s(command))}}}
         except ValueError as exc:
             return {"kind": "error", "id": page_id, "error": str(exc), "say": {"key": "console.no_commands", "args": {}}}
         finally:

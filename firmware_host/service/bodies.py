@@ -6,18 +6,21 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.errors import say
+from protocol.records import RatingWas
 from firmware_host.service.journal import Journal
-from firmware_host.service.ratings import closed_session
+from firmware_host.service.config import RatingsConfig
+from firmware_host.service.ratings import closed_session, gaming_day_began
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import hold_body
 from firmware_host.tables.state import TableState
 
 
 def journaled_body(kind: str, args: Mapping[str, Any], state: TableState, clock: Callable[[], float],
-                   journal: Journal | None = None) -> dict[str, Any]:
+                   journal: Journal | None = None, day: RatingsConfig = RatingsConfig()) -> dict[str, Any]:
     """The event body of command `kind` with checked `args`, at the table `state` as it stands (`journal`: the
-    table's, where a closed rating session is looked up). Raises Refused (a card typed by hand while a fault
-    stands: the supervisor clears it first; a closed rating session the table does not know), JournalError."""
+    table's, where a closed rating session of the gaming day `day` sets is looked up). Raises Refused (a card
+    typed by hand while a fault stands: the supervisor clears it first; a closed rating session the table does
+    not know, or of another gaming day), JournalError."""
     body = dict(args)
     if kind == "card":
         if state.fault is not None:  # refused before the journal: the reducer records a shoe's card then
@@ -29,7 +32,7 @@ def journaled_body(kind: str, args: Mapping[str, Any], state: TableState, clock:
     elif kind == "player" and body["action"] == "in":  # who named the player, spelt out
         body.setdefault("source", "dealer")
     elif kind == "rating" and "session" in body:  # a closed session adjusted: what it replaces, for the audit
-        body["was"] = closed_was(journal, int(body["seat"]), float(body["session"]))
+        body["was"] = closed_was(journal, int(body["seat"]), float(body["session"]), gaming_day_began(clock(), day))
     elif kind == "rating":  # what it replaces, for the record and the audit (`tables/players.py`)
         body["was"] = state.seated.rating_was(int(body["seat"]))
     elif kind == "hold":  # journaled with the hand it holds from spelt out (`tables/hold.py`)
@@ -58,15 +61,20 @@ def keep_seats(state: TableState, body: dict[str, Any]) -> dict[str, Any]:
     return {**body, **carried}
 
 
-def closed_was(journal: Journal | None, seat: int, started: float) -> dict[str, Any]:
+def closed_was(journal: Journal | None, seat: int, started: float, since: float) -> RatingWas:
     """What a `rating` `adjust` of the session closed at `seat` that started at `started` replaces: its card, its
-    start and what was entered for it before. Raises Refused when the table knows no such session since its
-    last close, JournalError."""
-    session = closed_session(journal, seat, started) if journal is not None else None
+    start and what was entered for it before. Raises Refused when the session started before `since` (the gaming
+    day's start: a day gone is the archive's) or the table knows no such session, JournalError."""
+    if int(started) < int(since):
+        raise Refused(f"a rating session that started before the gaming day began is another day's: the pit adjusts "
+                      f"sessions of this gaming day", say=say("refusal.session_another_day", seat=seat))
+    session = closed_session(journal, seat, started, since) if journal is not None else None
     if session is None:
-        raise Refused(f"no rating session closed at seat {seat} since the table's last close started then",
+        raise Refused(f"no rating session that started then closed at seat {seat} this gaming day",
                       say=say("refusal.no_closed_session", seat=seat))
-    entered = None if session.entered is None else {"hands": session.entered[0], "average_bet": session.entered[1]}
-    return {"card": session.player, "session": session.start, "end": session.end,
-            **({"entered": entered} if entered is not None else {}),
-            **({"start": session.rated_start} if session.rated_start is not None else {})}
+    was: RatingWas = {"card": session.player, "session": session.start, "end": session.end}
+    if session.entered is not None:
+        was["entered"] = {"hands": session.entered[0], "average_bet": session.entered[1]}
+    if session.rated_start is not None:
+        was["start"] = session.rated_start
+    return was

@@ -47,6 +47,11 @@ MAX_DEFER_S = 2.0
 paused table), and its request is handed back to the loop the same way (the shoe may have started dealing
 during the hash), at most `MAX_DEFER_S` after it was asked in all: the cards' path keeps its cache and its
 turns while they stream."""
+SIGNED_OFF_WAIT_S = 2 * MAX_DEFER_S + 1.0
+"""How long a client (the bots, the dealer console's relay) waits for a signed-off command's answer before
+re-sending it: its PIN's hash waits for a pause in the cards, and so does its answer, each up to MAX_DEFER_S,
+and the hash itself runs below the loop (WORKER_NICE). A request re-sent on a fresh socket is hashed again,
+behind the one before: a client that gives up sooner asks for more hashing, not less."""
 WORKER_NICE = 10
 """The hashing thread's nice value: below the controller's loop, which keeps a core for the cards."""
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from drivers.chip_debounce import CONFIRM, SETTLE_S
 from drivers.chip_protocol import check_antenna
@@ -260,9 +262,12 @@ class PlayerCardsConfig:
 @dataclass(frozen=True, slots=True)
 class RatingsConfig:
     """`[ratings]`: the share of a session's theo given back in comps (`reinvestment`, 0 to 1, a number or a
-    fraction text such as "3/10"; docs/ratings.md)."""
+    fraction text such as "3/10"), and when the gaming day starts (`day_starts`, local "HH:MM" in `time_zone`, an
+    IANA name: the archive's `gaming_day` defaults), within which the pit may adjust a closed session (docs/ratings.md)."""
 
     reinvestment: Fraction = Fraction(0)
+    day_starts: time = time(6)
+    time_zone: str = "UTC"
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +327,22 @@ def _share(v: Any) -> Fraction:
     if not 0 <= share <= 1:
         raise ValueError(f"must be between 0 and 1, not {v!r}")
     return share
+
+
+def _clock_time(v: Any) -> time:
+    text = string(v)
+    if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", text):
+        raise ValueError(f"must be a local time of day as \"HH:MM\" (e.g. \"06:00\"), not {text!r}")
+    return time.fromisoformat(text)
+
+
+def _time_zone(v: Any) -> str:
+    name = string(v)
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"must be a time zone's IANA name (e.g. \"Europe/Paris\", \"UTC\"), not {name!r}") from None
+    return name
 
 
 def _spidev(v: Any) -> str:
@@ -389,7 +410,7 @@ _SCHEMA: dict[str, Section] = {
     "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
     "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
     "chips": Section(ChipsConfig, {"set": string}),
-    "ratings": Section(RatingsConfig, {"reinvestment": _share}),
+    "ratings": Section(RatingsConfig, {"reinvestment": _share, "day_starts": _clock_time, "time_zone": _time_zone}),
     "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
                                                 "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
 }

@@ -41,7 +41,7 @@ from firmware_host.tables.registry import open_is_new
 from protocol.signoff import SignOff, Verdict
 from protocol.audit import AuditLog, TableAudit
 from protocol.certificates import Certificates
-from firmware_host.service.config import CommandsConfig
+from firmware_host.service.config import CommandsConfig, RatingsConfig
 from protocol.config import RightsConfig, SecurityConfig
 from protocol.commands import Command, error_reply
 from protocol.fairness import MAX_FRAME_FACTOR, Admission
@@ -124,6 +124,7 @@ class Controller:
         self._pollables: list[Any] = [ClockWatch(self)]  # the clock called on a poker player
         self._waiting_fds: list[Callable[[], int | None]] = []
         self.zap: ZapHandler | None = None  # the sockets' authenticator, when they are CURVE servers
+        self.ratings_day = RatingsConfig()  # `[ratings]`: when the gaming day starts (a closed session's adjusting)
 
     # the table state's parts, read by the loop, `croupier history` and the tests
 
@@ -403,7 +404,7 @@ class Controller:
             return {"id": cmd.id, "ok": True, **self._status(), "state": shown}
         kind = cmd.cmd
         try:
-            body = journaled_body(kind, cmd.args, self.state, self.clock, self.journal)
+            body = journaled_body(kind, cmd.args, self.state, self.clock, self.journal, self.ratings_day)
             if kind == "open" and SETUPS.get(body["game"]) == HOUSE_SETUP:
                 body = self._house_open(body)  # journaled with the profile's text and the limits spelt out
             if (kind == "open" and caller is not None and admitted.signed_off is None
@@ -515,7 +516,8 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        self.feed.publish(public, full)  # type: ignore[union-attr]
+        known = self.state.moved(full, also=("tray", "tray_alert"))  # the tray's keys joined the view after its redaction
+        self.feed.publish(public, full, redacted=True, known=known)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from engine.ratings import Ratings, Session, fold
+from firmware_host.service.config import RatingsConfig
 from firmware_host.service.journal import Journal
 
 RATED_KINDS = frozenset({"open", "close", "player", "rating", "dealer"})
@@ -37,16 +40,36 @@ _PAGE = 1000
 """The rated events read a page at a time (`Journal.table_events`), for a closed session looked up."""
 
 
-def closed_session(journal: Journal, seat: int, started: float) -> Session | None:
-    """The rating session closed at `seat` since the table's last `close` whose start is `started` (its whole
-    second: `engine.ratings.Ratings.closed_session`), folded from the journal's `player` and `rating` events
-    since that close (no hand is needed to know who sat when), or None: what the pit may adjust after the
-    player left. A session ended by a close, or before it, is the archive's for good (its fold starts again at
-    each close). Raises JournalError."""
-    close = journal.last_of("close")
-    after, entries = close.id if close is not None else 0, []
+def gaming_day_began(ts: float, day: RatingsConfig) -> float:
+    """When the gaming day holding `ts` (seconds since the epoch) began: the last `day.day_starts` in `day.time_zone`
+    at or before it (a day starting at 06:00 holds 05:30 in the day before).
+
+    >>> gaming_day_began(1764826200.0, RatingsConfig())  # 2025-12-04 05:30 UTC: the day began on the 3rd at 06:00
+    1764741600.0
+    """
+    local = datetime.fromtimestamp(ts, ZoneInfo(day.time_zone))
+    began = datetime.combine(local.date(), day.day_starts, local.tzinfo)
+    if began > local:
+        began = datetime.combine(local.date() - timedelta(days=1), day.day_starts, local.tzinfo)
+    return began.timestamp()
+
+
+def closed_session(journal: Journal, seat: int, started: float, since: float) -> Session | None:
+    """The rating session closed at `seat` whose start is `started` (its whole second:
+    `engine.ratings.Ratings.closed_session`) and not before `since` (the gaming day's start), folded from the
+    journal's `player` and `rating` events since the last `close` before `since` (no hand is needed to know who
+    sat when), or None: what the pit may adjust after the player left, the table closed since or not. Raises
+    JournalError."""
+    after, close = 0, journal.last_of("close")
+    while close is not None:
+        if close.ts < since:
+            after = close.id
+            break
+        close = journal.last_of("close", close.id)
+    entries: list[tuple[str, Mapping[str, Any], float]] = []
     while True:
         events, after, more = journal.table_events(after, _PAGE, 50 * _PAGE)
         entries += [(e.kind, e.body, e.ts) for e in events]
         if not more:
-            return fold("", entries).closed_session(seat, started)
+            found = fold("", entries).closed_session(seat, started)
+            return found if found is not None and found.start >= since else None

@@ -20,6 +20,7 @@ from typing import Any
 from engine.errors import say
 from engine.ratings import DECLINED
 from protocol.messages import SeatPlayer
+from protocol.records import EnteredBefore, RatingWas
 from firmware_host.tables.base import Refused
 
 
@@ -33,7 +34,7 @@ class Seated:
     def __init__(self) -> None:
         self.seats: dict[int, SeatPlayer] = {}
         self.dealer: str | None = None
-        self.entered: dict[int, dict[str, Any]] = {}  # seat -> what the pit entered for its session (`rating`)
+        self.entered: dict[int, EnteredBefore] = {}  # seat -> what the pit entered for its session (`rating`)
         self._full: dict[str, SeatPlayer] | None = None  # the full view's map, made again only after a change
 
     def apply_player(self, body: Mapping[str, Any]) -> None:
@@ -86,18 +87,26 @@ class Seated:
             del self.seats[seat]
             self.entered.pop(seat, None)
             return
-        entered = {k: body[k] for k in ("hands", "average_bet", "start") if k in body}
+        entered: EnteredBefore = {**self.entered.get(seat, {})}
+        if "hands" in body:
+            entered["hands"] = body["hands"]
+        if "average_bet" in body:
+            entered["average_bet"] = body["average_bet"]
+        if "start" in body:
+            entered["start"] = body["start"]
         if entered:
-            self.entered[seat] = {**self.entered.get(seat, {}), **entered}
+            self.entered[seat] = entered
 
-    def rating_was(self, seat: int) -> dict[str, Any]:
+    def rating_was(self, seat: int) -> RatingWas:
         """What a `rating` step at `seat` replaces, journaled with it: the card there (None: nobody rated) and what
         the pit entered before (`entered`: hands, average_bet, start)."""
         here = self.seats.get(seat)
         if here is None:
             return {"card": None}
-        return {"card": here["card"], "source": here["source"], **({"entered": dict(self.entered[seat])}
-                                                                   if seat in self.entered else {})}
+        was: RatingWas = {"card": here["card"], "source": here["source"]}
+        if seat in self.entered:
+            was["entered"] = {**self.entered[seat]}
+        return was
 
     def apply_dealer(self, body: Mapping[str, Any]) -> None:
         """A `dealer` event: the dealer signed in now, or none after a sign-out of the one dealing."""

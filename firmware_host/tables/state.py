@@ -190,6 +190,12 @@ class TableState:
             full["button_draw"] = self.draw
         return cast(PublicState, self._redactor.public(full)), cast(FullState, full)
 
+    def moved(self, full: Mapping[str, Any], also: tuple[str, ...] = ()) -> tuple[Mapping[str, Any], list[str]] | None:
+        """The last `views`' full view's moved keys, with the full view they moved from (`Redactor.moved`:
+        None for any other view), and the keys of `also` it holds (put in it since: the caller's own)."""
+        known = self._redactor.moved(full)
+        return None if known is None else (known[0], [*known[1], *(key for key in also if key in full)])
+
     def _history_shown(self) -> list[dict[str, Any]]:
         """The last hands as a list, made again only when a hand joined them (each made once, in public
         form, when its hand closed; the views' lists are never changed)."""

@@ -36,6 +36,7 @@ from engine.errors import TournamentError
 from engine.tournament import TournamentFile, colour_up_due
 from engine.tournament.clock import ClockReading
 from floor.director.feeds import Seating
+from floor.reports import ChipRaceView
 
 log = logging.getLogger("croupier.director")
 
@@ -147,7 +148,7 @@ class BreakPlan:
         return {"stage": self.stage, "colour": self.colour, "into": self.into, "racing": sorted(self.racing),
                 "raced": sorted(self.raced)}
 
-    def races_view(self) -> list[dict[str, Any]]:
+    def races_view(self) -> list[ChipRaceView]:
         """Every table's race: its odd chips (in all, and each player's), the chips won and the change."""
         return [{"stage": r["stage"], "table": r["table"], "colour": r["colour"], "into": r["into"],
                  "odd_chips": sum(int(s["odd_chips"]) for s in r["seats"]),

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile
+from floor.reports import ButtonDrawView
 
 log = logging.getLogger("croupier.director")
 
@@ -78,7 +79,7 @@ class ButtonPlan:
         if not self.plan._held() and table not in self.plan.moving:
             self.plan._order(table, "hold", "drawn", release=True)
 
-    def view(self) -> list[dict[str, Any]]:
+    def view(self) -> list[ButtonDrawView]:
         """Every table's draw: the cards each player was dealt, and the button."""
         return [{"table": d["table"], "button": d["button"], "player": d["player"],
                  "cards": {str(d["players"].get(s, f"seat {s}")): c for s, c in dict(d["cards"]).items()}}

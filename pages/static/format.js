@@ -40,15 +40,40 @@ export function currencyOf(state) {
  * @returns {string}
  */
 export function formatMoney(amount, state, signed, locale) {
+  return moneyText(amount, state, signed, locale, decimalsOf(state));
+}
+
+/**
+ * A chip's face as chips are printed: whole units without their decimals ("100 €", "€25"), else as money
+ * ("2,50 €"): the dealer console's chips to tap, whose "100,00 €" would not fit inside the chip.
+ * @param {number} amount
+ * @param {MoneyState} state
+ * @param {string} locale
+ * @returns {string}
+ */
+export function formatChipFace(amount, state, locale) {
+  const decimals = decimalsOf(state);
+  return moneyText(amount, state, false, locale, amount % 10 ** decimals === 0 ? 0 : decimals);
+}
+
+/**
+ * @param {number} amount
+ * @param {MoneyState} state
+ * @param {boolean} signed
+ * @param {string} locale
+ * @param {number} shown the decimals written (the state's, or none for whole units)
+ * @returns {string}
+ */
+function moneyText(amount, state, signed, locale, shown) {
   const currency = currencyOf(state);
   const decimals = decimalsOf(state);
   /** @type {{format: (value: number) => string}} */
   let format;
   try {
-    format = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: decimals,
+    format = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: shown,
       maximumFractionDigits: decimals, signDisplay: signed ? "exceptZero" : "auto" });
   } catch {  // a currency code Intl does not know: the amount and the code
-    format = { format: (v) => `${new Intl.NumberFormat(locale, { minimumFractionDigits: decimals }).format(v)} ${currency}` };
+    format = { format: (v) => `${new Intl.NumberFormat(locale, { minimumFractionDigits: shown }).format(v)} ${currency}` };
   }
   return format.format(amount / 10 ** decimals).replace("-", MINUS);
 }

@@ -28,6 +28,16 @@ export function formatMoney(amount, state, signed = false) {
 }
 
 /**
+ * A chip's face in the page's locale: whole units without decimals ("100 €", "€25").
+ * @param {number} amount
+ * @param {format.MoneyState} state
+ * @returns {string}
+ */
+export function formatChipFace(amount, state) {
+  return format.formatChipFace(amount, state, locale);
+}
+
+/**
  * An amount without its currency, as short as the locale writes it: whole units without decimals ("+15", "−7,50").
  * @param {number} amount
  * @param {format.MoneyState} state

@@ -44,7 +44,7 @@ Request (one frame, a msgpack map; from a DEALER socket, or a REQ socket with it
     rating   seat int, action "open" (card: the player's card; none: a player who declined the card) | "close"
              (end: when the player left, seconds since the epoch) | "adjust" (hands and average_bet: the
              unrated play entered, in hands at an average Ante; start: when the play began; session: the
-             start of a session closed at the seat since the table's last close, to adjust it), reason str
+             start of a session of the gaming day closed at the seat, to adjust it), reason str
              (optional). The pit's (signed off; journaled with what it replaced as `was`; docs/ratings.md).
 
   Poker tables (game one of `engine.games.POKER_GAMES`, the codes of `engine.poker.VARIANTS`):

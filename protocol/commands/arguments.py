@@ -6,7 +6,7 @@ the checks here hold each value to the engine's declared games, bounds and actio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine import games
@@ -16,7 +16,7 @@ from engine.house import TableLimits
 from engine.poker.values import table_rules
 from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card, check_session_start
 from protocol.commands.codec import Malformed
-from protocol.requests import REQUIRED
+from protocol.requests import REQUIRED, Rake
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
             "seat", "chop", "history", "level", "clock", "hold", "race", "button-draw", "player", "dealer",
@@ -126,18 +126,20 @@ def _amounts(v: Any) -> list[int]:
     return [_int_in(0)(x) for x in v]
 
 
-def _rake(v: Any) -> dict[str, Any]:
+def _rake(v: Any) -> Rake:
     """The house's rake at a poker table: rate_bp (basis points of the pot), cap, no_flop_no_drop."""
     if not isinstance(v, dict):
         raise ValueError("must be a map of rate_bp, cap and no_flop_no_drop")
-    out: dict[str, Any] = {}
+    out: Rake = {}
     for k, value in v.items():
-        if k in ("rate_bp", "cap"):
-            out[k] = _int_in(0, 10000)(value) if k == "rate_bp" else _int_in(0)(value)
+        if k == "rate_bp":
+            out["rate_bp"] = _int_in(0, 10000)(value)
+        elif k == "cap":
+            out["cap"] = _int_in(0)(value)
         elif k == "no_flop_no_drop":
             if not isinstance(value, bool):
                 raise ValueError("no_flop_no_drop must be true or false")
-            out[k] = value
+            out["no_flop_no_drop"] = value
         else:
             raise ValueError(f"unknown key {k!r} (known: rate_bp, cap, no_flop_no_drop)")
     if out and ("rate_bp" not in out or "cap" not in out):
@@ -224,7 +226,10 @@ def _card(v: Any) -> str:
     return str(Card.typed(v))  # CardError is a ValueError: refused malformed, with its words
 
 
-_CHECKS: dict[str, dict[str, Any]] = {
+Check = Callable[[Any], object]
+"""An argument's check: the value as sent in, the value as journaled out. Raises ValueError (TypeError) saying why not."""
+
+_CHECKS: dict[str, dict[str, Check]] = {
     "open": {"game": _game, "profile": _text, "limits": _limits,
              "seats": _int_in(*games.TABLE_SEATS), "structure": _one_of(*games.STRUCTURES),
              "stakes": _stakes, "stacks": _stacks, "button": _int_in(*_POKER_SEAT_NUMBERS),
@@ -270,7 +275,7 @@ _CHECKS: dict[str, dict[str, Any]] = {
 """How each command's arguments are checked; which arguments a command has, and which it needs, are
 its request's type (`protocol.requests.REQUESTS`: a test holds the two to the same names)."""
 
-_ARGS: dict[str, dict[str, tuple[bool, Any]]] = {
+_ARGS: dict[str, dict[str, tuple[bool, Check]]] = {
     cmd: {name: (name in REQUIRED[cmd], check) for name, check in checks.items()}
     for cmd, checks in _CHECKS.items()}
 """Each command's arguments: (required, check)."""

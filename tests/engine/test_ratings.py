@@ -301,3 +301,31 @@ def test_unrated_play_entered_before_any_paytables_are_known_leaves_the_theo_inc
 def test_declined_is_never_taken_as_a_card_number() -> None:
     with pytest.raises(ValueError, match="declined"):
         check_card("Declined")
+
+
+def test_a_session_of_an_earlier_opening_takes_the_play_at_its_own_paytables_and_its_stored_report_the_same() -> None:
+    """The table closed and opened again on other paytables: a session of the evening is adjusted at the Ante's edge
+    it played on; the archive's fold, which holds only the current opening, applies the step to the stored report
+    and gets the very report the whole fold gets, once however often the step is read."""
+    ante = Fraction(686689, 20358520)  # the standard profile's 3CP Ante-and-Play edge
+    evening = [("open", open_body("3cp", STANDARD), 0.0),
+               ("player", {"seat": 2, "action": "in", "card": "60001111"}, 100.0),
+               ("player", {"seat": 2, "action": "away"}, 120.0), ("player", {"seat": 2, "action": "back"}, 133.3333),
+               ("hand", record(1, "3cp", {2: {"ante": 1000, "play": 1000}}, {2: 2000}, sha=STANDARD.sha256), 150.0),
+               ("player", {"seat": 2, "action": "out"}, 200.0),
+               ("player", {"seat": 2, "action": "in", "card": "60002222"}, 200.5),  # the next player at that seat
+               ("close", {}, 400.0)]
+    night = [("open", open_body("3cp", BARE), 500.0)]  # other paytables: no approved 3CP figures
+    step = ("rating", {"seat": 2, "action": "adjust", "session": 100.0, "hands": 20, "average_bet": 500,
+                       "was": {"card": "60001111", "session": 100.0}, "signed_off": SIGNED}, 600.0)
+    whole = fold("3cp-1", [*evening, *night, step])
+    left, after = whole.reports()
+    assert (left["player"], left["entered"], after["entered"]) == ("60001111", {
+        "hands": 20, "average_bet": 500, "theo": str(20 * 500 * ante), "theo_cents": half_even(20 * 500 * ante)}, None)
+    assert left["theo"] == str(1000 * ante + 20 * 500 * ante) and left["theo_complete"]
+    stored = fold("3cp-1", evening).reports()[0]  # the archive's row, folded with its opening
+    current = fold("3cp-1", night)
+    current.edges.update(whole.edges)  # the archive makes the session's paytables known from its hand's line
+    assert current.adjust_stored(stored, step[1], step[2]) == left
+    assert current.adjust_stored(left, step[1], step[2]) is None  # the step there already: nothing changes
+    assert whole.closed_session(2, 200) is whole.sessions()[1] and whole.closed_session(2, 100.0) is whole.sessions()[0]

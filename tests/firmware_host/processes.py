@@ -106,13 +106,21 @@ class Published:
         self.views: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self.rebuilt: list[dict[str, Any]] = [{}, {}]  # public, full
         self._last: tuple[Any, Any] = ({}, {})
+        self.known = 0  # steps whose moved keys the redaction found (the feed did not look for them)
 
-    def publish(self, public: dict[str, Any], full: dict[str, Any] | None = None) -> int:
-        from protocol.feed import apply_changes, diff, pack, unpack
+    def publish(self, public: dict[str, Any], full: dict[str, Any] | None = None, *, redacted: bool = False,
+                known: tuple[Any, list[str]] | None = None) -> int:
+        from protocol.feed import apply_changes, diff, moved, pack, unpack
 
         full = full if full is not None else public
+        keys = None  # as `Feed.publish` looks for them
+        if redacted:
+            keys = known[1] if known is not None and known[0] is self._last[1] else moved(self._last[1], full)
+            self.known += known is not None and known[0] is self._last[1]
         for i, (last, state) in enumerate(zip(self._last, (public, full))):
-            self.rebuilt[i] = apply_changes(self.rebuilt[i], unpack(pack(diff(last, state))))
+            changes = diff(last, state, None if keys is None else [k for k in keys if k in state])
+            assert changes == diff(last, state), "the changes found among the full state's moved keys are not all"
+            self.rebuilt[i] = apply_changes(self.rebuilt[i], unpack(pack(changes)))
         self._last = (public, full)  # the objects themselves, as the feed keeps them to take the next changes
         self.seq += 1
         self.views.append((public, full))

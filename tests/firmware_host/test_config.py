@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,8 @@ def test_typed_values() -> None:
     ("[gpio]\nconfirm=17\n", ["[gpio]", "confirm", "pin 17", "card_out"]),
     ("[gpio]\npanel='localhost'\n", ["[gpio]", "panel", "HOST:PORT"]),
     ("[table]\nname=\n", ["t.toml", "TOML"]),
+    ("[ratings]\nday_starts='6:00'\n", ["[ratings]", "day_starts", "HH:MM"]),
+    ("[ratings]\ntime_zone='Paris'\n", ["[ratings]", "time_zone", "IANA"]),
 ])
 def test_refusals_name_file_section_key(text: str, words: list[str]) -> None:
     with pytest.raises(ConfigError) as info:
@@ -159,3 +162,9 @@ def test_a_file_that_is_not_utf8_is_refused_naming_it(tmp_path: Path) -> None:
     bad.write_bytes(b'[table]\nname = "\xff"\n')
     with pytest.raises(ConfigError, match=r"table.toml: not UTF-8 text \(byte 16"):
         Config.load(bad)
+
+
+def test_the_gaming_day_a_closed_session_is_adjusted_in_is_read_once() -> None:
+    rated = Config.parse("[ratings]\nday_starts = '05:30'\ntime_zone = 'Europe/Paris'\n").ratings
+    assert (rated.day_starts, rated.time_zone) == (time(5, 30), "Europe/Paris")
+    assert (Config.parse("").ratings.day_starts, Config.parse("").ratings.time_zone) == (time(6), "UTC")

@@ -471,6 +471,7 @@ def _no_hidden_card_in(tmp_path: Path, hands: int, per_game: int) -> None:
     assert all(r.record["settlement"] is None or r.record["settlement"]["house_net"] ==
                -sum(s["net"] for s in r.record["settlement"]["spots"]) for r in rows)
     assert checked > hands * 10
+    assert published.known > hands * 10  # most steps' changes looked for among the keys the redaction found moved
     statuses = [r.status for r in rows]
     assert statuses.count("voided") > hands // 60 and statuses.count("settled") > hands * 0.8
     kinds = {f["kind"] for r in rows for f in r.record["faults"]}

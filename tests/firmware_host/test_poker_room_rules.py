@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 import zmq
 
+from engine.phh import hand_from_record
 from protocol.commands import Malformed
 from protocol.feed import Feed, apply_changes, unpack
-from tests.firmware_host.test_poker_table import Rig
+from tests.firmware_host.test_poker_table import Rig, rig  # noqa: F401 (the fixture)
 
 REVEAL = {"game": "holdem", "structure": "no-limit", "stakes": {"blinds": [1, 2]}, "seats": 6,
           "stacks": {"1": 200, "3": 200, "5": 30}, "rules": {"all_in_reveal": True}}
@@ -81,6 +82,31 @@ def test_the_all_in_reveal_shows_the_hands_on_the_public_feed_from_that_moment(f
     rig.shoe("3d 7h 8c 9d")
     flop = published(sub)[-1]
     assert flop["board"] == ["7h", "8c", "9d"] and cards_of(flop, 5) == ["Qh", "Qd"]
+
+
+def test_the_hands_turned_up_at_the_all_in_are_tabled_at_the_river_and_the_pots_pushed(rig: Rig) -> None:
+    """The river dealt after the all-in reveal: the console asks nobody to show or muck; both hands are shown with
+    their names, the pot decided, the hand waits for the dealer's confirm; a restart plays it again the same."""
+    rig.ok("open", **REVEAL)
+    rig.ok("deal")
+    rig.shoe(HOLE)
+    rig.act(5, "all_in")
+    rig.act(1, "call")
+    rig.act(3, "fold")
+    rig.shoe("3d 7h 8c 9d 4s Jc 5h 2d")
+    state = rig.state()
+    assert state["phase"] == "over" and state["to_act"] is None and state["legal"] is None
+    spots = {s["seat"]: s for s in state["spots"]}
+    assert spots[1]["cards"] == ["As", "Ah"] and spots[5]["cards"] == ["Qh", "Qd"] and spots[3]["cards"] == ["??", "??"]
+    assert spots[1]["hand_name"].startswith("Pair") and spots[5]["hand_name"].startswith("Pair")
+    assert state["results"]["showdown"] and {x["seat"]: x["net"] for x in state["results"]["net"]} == {1: 32, 3: -2, 5: -30}
+    rig.restart()
+    assert rig.state()["results"] == state["results"] and rig.state()["phase"] == "over"
+    rig.ok("confirm")
+    record = rig.c.journal.hands()[0].record
+    assert record["status"] == "settled" and record["hand_record"]["rules"]["all_in_reveal"] is True
+    again = hand_from_record(record["hand_record"])  # the record alone plays the hand again, the rule with it
+    assert again.result is not None and {s: again.result.final_stacks[s] for s in (1, 3, 5)} == {1: 232, 3: 198, 5: 0}
 
 
 def test_a_cash_table_keeps_the_hands_down_in_the_same_hand(fed: tuple[Rig, Any]) -> None:

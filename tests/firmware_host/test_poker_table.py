@@ -877,6 +877,48 @@ def test_the_tables_seats_are_the_engines_session_journaled_and_restored(rig: Ri
     assert [s["seat"] for s in rig.state()["spots"] if s["in_hand"]] == [1, 2, 5, 6]
 
 
+def test_a_seats_act_is_of_this_street_only_and_clears_when_the_bets_go_to_the_middle(rig: Rig) -> None:
+    """`act` is what the seat did on this street (the dealer's and the players' screens word it): the pre-flop's
+    "calls 2" is gone once the flop is dealt, a fold and an all-in stay as the seat's status, the river's last
+    act stays through the showdown until the seat shows; `decision` keeps the hand's last action (the logs')."""
+    rig.ok("open", **HOLDEM)
+    rig.ok("deal")
+    rig.shoe(HOLDEM_HOLE)
+    rig.act(5, "call")
+    assert rig.spot(5)["act"] == {"action": "call", "amount": 2}
+    for seat, action in ((6, "call"), (1, "call")):
+        rig.act(seat, action)
+    rig.act(3, "check")  # closes the pre-flop round: the bets go to the middle, the flop is expected
+    state = rig.state()
+    assert state["street"] == "flop" and state["phase"] == "dealing"
+    assert [s["act"] for s in state["spots"]] == [None] * 4
+    assert rig.spot(5)["decision"] == "calls 2"
+    rig.shoe("3d 7h 8c 9d")
+    rig.act(1, "bet", 4)
+    rig.act(3, "call")
+    rig.act(5, "fold")
+    spots = {s["seat"]: s for s in rig.state()["spots"]}
+    assert spots[1]["act"] == {"action": "bet", "amount": 4} and spots[3]["act"] == {"action": "call", "amount": 4}
+    assert spots[5]["act"] == {"action": "fold"} and spots[6]["act"] is None and rig.state()["to_act"] == 6
+    rig.restart()  # the journal played again: the same acts on the same street
+    assert {s["seat"]: s["act"] for s in rig.state()["spots"]} == {s: spots[s]["act"] for s in spots}
+    rig.act(6, "call")
+    rig.shoe("4s Jc")  # the turn: the flop's acts clear, seat 5's fold stays as `folded`
+    spots = {s["seat"]: s for s in rig.state()["spots"]}
+    assert [spots[s]["act"] for s in (1, 3, 5, 6)] == [None] * 4 and spots[5]["folded"]
+    for seat in (1, 3, 6):
+        rig.act(seat, "check")
+    rig.shoe("5h 2d")
+    rig.act(1, "bet", 10)
+    for seat in (3, 6):
+        rig.act(seat, "call")
+    state = rig.state()
+    assert state["phase"] == "showdown" and state["to_act"] == 1  # the river's bettor shows first
+    assert {s["seat"]: s["act"] for s in state["spots"]}[6] == {"action": "call", "amount": 10}
+    rig.act(1, "show")
+    assert rig.spot(1)["act"] == {"action": "show"} and rig.spot(3)["act"] == {"action": "call", "amount": 10}
+
+
 def test_the_public_state_carries_each_seats_blinds_actions_and_shown_hand_as_data_and_the_last_hands(rig: Rig) -> None:
     """What the players' screen words itself (poker_sign.py): posted blinds, the last action as a record, the
     shown hand's category; the closed hand in `history` with its winners, its down cards still "??"."""

@@ -5,6 +5,7 @@ dealer's console relays, a read-only key may not, a forged or replayed request c
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, time, timezone
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ from typing import Any
 import pytest
 import zmq
 
+from firmware_host.service.config import RatingsConfig
+from pages.words import catalogs
 from firmware_host.service.ratings import journal_ratings
 from protocol.commands import Command, Malformed
 from protocol.signoff import REFUSED
@@ -151,7 +154,7 @@ def test_a_restart_between_the_sign_off_and_the_fold_keeps_the_adjustment(tmp_pa
         second.close()
 
 
-def test_the_pit_adjusts_a_session_closed_since_the_tables_last_close_and_no_other(pit: Table) -> None:
+def test_the_pit_adjusts_a_session_closed_at_a_seat_and_no_other(pit: Table) -> None:
     assert pit.client.request("player", seat=2, action="in", card="60001111", source="pit")["ok"]
     assert pit.client.request("player", seat=2, action="out")["ok"]
     [closed] = rated(pit)
@@ -180,10 +183,51 @@ def test_the_pit_adjusts_a_session_closed_since_the_tables_last_close_and_no_oth
         ("unrated_play", "ana", {"hands": 12, "average_bet": 2500}),
         ("unrated_play", "ana", {"hands": 10, "average_bet": 2500})]
     assert "2" not in pit.c.full_state()["players"]  # nobody sits at the seat again
-    assert pit.client.request("close")["ok"]  # the table closed: the session is the archive's for good
-    late = pit.client.request("rating", req_id="k3", seat=2, action="adjust", session=start, hands=1,
+
+
+def test_the_pit_adjusts_any_closed_session_of_the_gaming_day_the_table_closed_since_and_none_of_another_day(
+        pit: Table) -> None:
+    now = [datetime(2026, 12, 3, 19, 0, tzinfo=timezone.utc).timestamp()]  # the table's clock, driven
+    pit.c.clock = lambda: now[0]
+    pit.c.ratings_day = RatingsConfig(day_starts=time(6), time_zone="Europe/Paris")  # the day starts 05:00 UTC
+    assert pit.client.request("player", seat=2, action="in", card="60002222", source="pit")["ok"]
+    now[0] += 3600
+    assert pit.client.request("player", seat=2, action="out")["ok"]
+    now[0] += 600
+    assert pit.client.request("player", seat=2, action="in", card="60003333", source="pit")["ok"]
+    now[0] += 600
+    assert pit.client.request("close")["ok"]  # the evening's close ends the second session
+    now[0] += 3600
+    assert pit.client.request("open", game="uth")["ok"]  # opened again: a new opening of the same gaming day
+    first, second = rated(pit)
+    for n, session in enumerate((first, second)):
+        now[0] += 60
+        reply = pit.client.request("rating", req_id=f"y{n}", seat=2, action="adjust", session=session["start"],
+                                   hands=6 + n, average_bet=1000, auth=SUPERVISOR)
+        assert reply["ok"], reply
+        assert pit.events()[-1].body["was"] == {"card": session["player"], "session": session["start"],
+                                                "end": session["end"]}
+    unknown = pit.client.request("rating", req_id="y2", seat=2, action="adjust", session=first["start"] + 5,
+                                 hands=1, average_bet=100, auth=SUPERVISOR)
+    assert unknown["say"] == {"key": "refusal.no_closed_session", "args": {"seat": 2}}, unknown
+    after = rated(pit)
+    assert [(s["player"], s["end"], s["entered"]["hands"] if s["entered"] else None) for s in after] == [
+        ("60002222", first["end"], 6), ("60003333", second["end"], 7)]  # each kept its end, the play entered
+    assert [a["by"] for s in after for a in s["adjustments"]] == ["ana", "ana"]
+    now[0] = datetime(2026, 12, 4, 5, 30, tzinfo=timezone.utc).timestamp()  # 06:30 in Paris: the next gaming day
+    before = pit.events()
+    late = pit.client.request("rating", req_id="y3", seat=2, action="adjust", session=first["start"], hands=1,
                               average_bet=100, auth=SUPERVISOR)
-    assert late["say"] == {"key": "refusal.no_closed_session", "args": {"seat": 2}}, late
+    assert late["ok"] is False and late["say"] == {"key": "refusal.session_another_day", "args": {"seat": 2}}, late
+    assert pit.events() == before  # nothing journaled
+    assert say_in("en", late["say"]) and say_in("fr", late["say"])
+
+
+def say_in(lang: str, said: dict[str, Any]) -> str:
+    """A refusal in the pit's words (the catalog's, filled): never its key."""
+    text = catalogs()[lang][said["key"]].format(**said["args"])
+    assert said["key"] not in text and "{" not in text
+    return text
 
 
 @pytest.mark.parametrize("forged", [{"action": "open", "session": 1000.0}, {"action": "close", "session": 1000.0},

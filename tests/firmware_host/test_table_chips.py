@@ -170,6 +170,23 @@ def test_a_play_is_read_from_the_play_circle_and_an_illegal_one_is_refused(rig: 
     assert rig.full()["spots"][0]["bets"]["play"] == 1500
 
 
+def test_a_play_tapped_at_another_multiple_than_read_or_on_an_empty_circle_says_what_the_circle_reads(rig: Rig) -> None:
+    """Found dealing by hand: a 4x Play read and ×3 tapped was refused as "reads €60.00, not 4× / 3× the Ante",
+    as if 60 were no legal Play; an empty circle read "reads €0.00"."""
+    bets_down(rig)
+    rig.ok("deal")
+    rig.card(*DECK[:4])
+    reply = rig.cmd("decide", seat=3, decision="play", multiple=4)
+    assert not reply["ok"] and reply["say"]["key"] == "refusal.play_circle_empty"
+    rig.put("spot3.play", chip_uids(500, 4, 10))
+    reply = rig.cmd("decide", seat=3, decision="play", multiple=3)
+    assert not reply["ok"] and reply["say"]["key"] == "refusal.play_not_tapped"
+    assert reply["say"]["args"]["read"] == "4×" and reply["say"]["args"]["typed"] == "3×"
+    assert "bets" not in rig.full()["spots"][0] or "play" not in rig.full()["spots"][0]["bets"]
+    rig.ok("decide", seat=3, decision="play", multiple=4)
+    assert rig.full()["spots"][0]["bets"]["play"] == 2000
+
+
 def test_chips_added_after_the_deal_fault_until_a_supervisor_clears(rig: Rig) -> None:
     bets_down(rig)
     rig.ok("deal")

@@ -334,3 +334,21 @@ def test_the_pit_catches_a_table_up_when_it_closes(tmp_path: Path, ctx: zmq.Cont
         assert seen == [False, True, True, True, False, False]
     finally:
         follower.close()
+
+
+def test_a_table_moved_between_pits_has_each_days_counts_in_the_pit_it_played_in(
+        floor: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # uth-m played in pit-2 on the 30th and in pit-1 on the 1st: the 1st's drop is pit-1's, the 30th's pit-2's,
+    # in the tables' counts of a pit's report as in the pits' counts (floor/pits.py)
+    with Archive(floor, pit="pit-2") as two:
+        two.write("uth-m", [uth(1, at("12:00", "2026-11-30"), 10)])
+    with Archive(floor, pit="pit-1") as one:
+        one.write("uth-m", [uth(2, at("12:00"), 20)])
+    for day, amount in (("2026-11-30", 300), (DAY, 700)):
+        assert croupier(["stats", "drop", "--db", floor, "--table", "uth-m", "--day", day, "--amount", str(amount)]) == 0
+    one = by(report(floor, capsys, "--pit", "pit-1")["tables"], "table")
+    two = by(report(floor, capsys, "--pit", "pit-2")["tables"], "table")
+    assert (one["uth-m"]["drop"], two["uth-m"]["drop"]) == (700, 300)
+    assert "uth-m" not in by(report(floor, capsys, "--day", "2026-11-30", "--pit", "pit-1")["tables"], "table")
+    pits = by(report(floor, capsys)["pits"], "pit")
+    assert (pits["pit-1"]["drop"], pits["pit-2"]["drop"]) == (1500 + 700, 300)

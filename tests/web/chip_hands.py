@@ -6,30 +6,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.chips import ChipStatus
-from sim.chip_board import ChipBoardClient
-from sim.chip_hands import TRAY_FLOAT, Rack, by_value, make_change, pay_circles
+from sim.chip_hands import HANDFUL, BoardHands, Rack, make_change, pay_circles, tray_float
 from sim.demo_chips import demo_chip_set
 
 
-class Hands:
-    """The chips off the table (the players' racks, the cage) and the board's antennas, moved as people would."""
+class Hands(BoardHands):
+    """The chips off the table (one rack for every player and the cage: a test's seats need no racks of their own)
+    and the board's antennas (`sim.chip_hands.BoardHands`), moved as people would."""
 
     def __init__(self, control: str) -> None:
-        self.board = ChipBoardClient(control, timeout=10.0)
-        self.set = demo_chip_set()
-        active = by_value(self.set, [c.uid for c in self.set if c.status is ChipStatus.ACTIVE])
-        self.float = [uid for value, count in TRAY_FLOAT.items() for uid in active.get(value, [])[:count]]
+        super().__init__(control, demo_chip_set())
+        self.float = tray_float(self.set)
         kept = set(self.float)
-        self.rack = Rack(self.set, [uid for uids in active.values() for uid in uids if uid not in kept])
-
-    def close(self) -> None:
-        self.board.close()
-
-    def lying(self) -> dict[str, list[str]]:
-        return self.board.show()
-
-    def tray(self) -> dict[int, list[str]]:
-        return by_value(self.set, self.lying().get("tray", []))
+        self.rack = Rack(self.set, [c.uid for c in self.set if c.status is ChipStatus.ACTIVE and c.uid not in kept])
 
     def take_float_from_board(self) -> bool:
         """The table opened with chips in its tray already (its float): those are the float, the rest the racks'.
@@ -44,8 +33,8 @@ class Hands:
 
     def fill_tray(self) -> None:
         """The tray's float, as the shift opens."""
-        for start in range(0, len(self.float), 50):
-            self.board.place("tray", *self.float[start:start + 50])
+        for start in range(0, len(self.float), HANDFUL):
+            self.board.place("tray", *self.float[start:start + HANDFUL])
 
     def bet(self, seat: int, **circles: int) -> None:
         """A player puts chips making each amount in the seat's circles (`ante=500, blind=500`)."""

@@ -35,8 +35,9 @@ def states(steps: Callable[[Rig], None], full: bool = False) -> dict[str, Any]:
 
 
 def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",
-          more: list[dict[str, Any]] | None = None) -> None:
-    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state` (then `more`)."""
+          more: list[dict[str, Any]] | None = None, sockets: list[WebSocketRoute] | None = None) -> None:
+    """The page `name` from the shipped files, signed in as a dealer, its feed sending `state` (then `more`);
+    its feed's socket appended to `sockets` (a test sends the next states when it is ready for them)."""
     def static(route: Route) -> None:
         file = route.request.url.split("/static/")[1].split("?")[0]
         route.fulfill(path=FILES[file], content_type="text/css" if file.endswith(".css") else "text/javascript")
@@ -55,6 +56,8 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",
         ws.send(json.dumps(state))
         for message in more or []:
             ws.send(json.dumps(message))
+        if sockets is not None:
+            sockets.append(ws)
 
     ws_name = {"dealer": "dealer", "surveillance": "full"}.get(name, "public")
     page.route_web_socket(f"{BASE.replace('http', 'ws')}/ws/{ws_name}*", feed)
@@ -109,6 +112,22 @@ def test_the_console_shows_each_circles_due_and_reads_at_the_showdown(page: Page
     assert axe_violations(page) == []  # the reads legible on every circle's colour
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "dealer-showdown.png"))
+
+
+def test_a_circle_whose_chips_still_move_says_so_rather_than_due_and_read_alike(page: Page) -> None:
+    """Found dealing by hand: while the dealer's hands paid, the list read "Seat 5 Ante: due €10.00, reads €10.00"
+    for circles not yet settled, as if they were mispaid."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    state = states(_short_paid)
+    for c in state["chips"]["circles"]:
+        if c["seat"] == 3 and c["circle"] == "ante":
+            assert c["due"] == c["value"] and c["stable"]
+            c["stable"] = False
+    serve(page, "dealer", state)
+    page.wait_for_selector("[data-mispaid] li[data-circle='ante']")
+    assert page.eval_on_selector_all("[data-mispaid] li", "ns => ns.map(n => n.textContent)") == [
+        "Seat 3 Ante: due €5.00, reads €5.00, the chips still moving",
+        "Seat 3 Play: due €40.00, reads €35.00", "Seat 3 Trips: due €4.00, reads €1.00"]
 
 
 def test_the_console_says_it_in_french(page: Page) -> None:

@@ -119,3 +119,48 @@ def test_a_full_house_tables_seat_heads_are_whole(page: Page, language: str, hei
     assert axe_violations(page) == []
     if seats == 7:
         check_screenshot(page, f"dealer-seven-seats-{language}-1280x{height}")
+
+
+# Each chip to tap: its face's words inside the chip's round face (the chord at the words' top and bottom lines).
+CHIP_FACES = """() => [...document.querySelectorAll('[data-chips] [data-chip]')].map((chip) => {
+  const box = chip.getBoundingClientRect(), style = getComputedStyle(chip);
+  const r = box.width / 2 - parseFloat(style.borderLeftWidth), cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+  const range = document.createRange(); range.selectNodeContents(chip); const words = range.getBoundingClientRect();
+  const dy = Math.max(Math.abs(words.top - cy), Math.abs(words.bottom - cy));
+  const half = Math.sqrt(Math.max(0, r * r - dy * dy));
+  return { chip: chip.dataset.chip, face: chip.textContent, font: parseFloat(style.fontSize), round: box.width === box.height,
+           inside: words.left >= cx - half - 0.5 && words.right <= cx + half + 0.5, spills: chip.scrollWidth > chip.clientWidth };
+})"""
+
+
+def betting_state(seats: int) -> dict[str, Any]:
+    """A smart table of `seats` seats taking bets with its reader offline: the console's chips to tap."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root), HouseSetup("uth", "default", {"minimum": 100}, seats))
+        rig.reader(online=False)
+        shown = rig.c.public_state()
+        rig.c.journal.close()
+    return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
+
+
+@pytest.mark.parametrize(("language", "height"), [("fr", 720), ("en", 800)])
+def test_every_chip_to_tap_shows_its_value_whole_inside_the_chip(page: Page, language: str, height: int) -> None:
+    """Seven seats at 1280x720 and 1280x800: each chip's face is its value as chips are printed ("100 €", "€25": whole
+    units without decimals; "100,00 €" was cut by the chip's edge), a long one ("10 000 €") a step smaller, every face
+    whole inside its round chip at 12 px at least."""
+    console = {"kind": "console", "user": "ana", "role": "dealer", "chips": [100, 500, 2500, 10000, 1000000], "commands": []}
+    page.set_viewport_size({"width": 1280, "height": height})
+    serve(page, "dealer", betting_state(7), language=language, more=[console])
+    page.click("#spots [data-seat='1'] [data-circle='ante']")
+    page.wait_for_selector("[data-chips] [data-chip='1000000']:not([disabled])")
+    faces = page.evaluate(CHIP_FACES)
+    euro = {"fr": ["1\u00a0€", "5\u00a0€", "25\u00a0€", "100\u00a0€", "10\u202f000\u00a0€"],
+            "en": ["€1", "€5", "€25", "€100", "€10,000"]}[language]
+    assert [f["face"] for f in faces] == euro, faces
+    for face in faces:
+        assert face["round"] and face["inside"] and not face["spills"] and face["font"] >= 12, face
+    check_targets(page, f"seven seats' chips at 1280x{height} {language}")
+    if language == "fr":
+        assert english_left(page) == []
+    assert axe_violations(page) == []
+    check_screenshot(page, f"dealer-chips-seven-seats-{language}-1280x{height}")

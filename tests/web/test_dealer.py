@@ -297,15 +297,17 @@ def test_a_void_needs_a_supervisors_pin_and_the_page_shows_the_controllers_reaso
     ctx: zmq.Context[Any] = zmq.Context()
     direct = CommandClient(ctx, work.table.endpoints.commands, timeout_s=5.0, name="test")
     try:
+        tablet.tap("[data-action='void']")
         for user, pin in (("", ""), ("ana", PINS["ana"][1]), ("sam", "000000")):
-            tablet.tap("[data-action='void']")
-            tablet.wait_for_selector("dialog[data-signoff='void'][open]")
+            tablet.wait_for_selector("dialog[data-signoff='void'][open]")  # a refused sign-off keeps its dialog
             tablet.fill("#signoff input[name=user]", user)
             tablet.fill("#signoff input[name=pin]", pin)
             tablet.tap("[data-action='signoff-send']")
             settled_reply(tablet)
-            tablet.wait_for_selector("[data-refusal='forbidden']")
-            said = tablet.locator("[data-refusal]").inner_text()
+            tablet.wait_for_selector("#signoff-refusal[data-refusal='forbidden']")  # said in the dialog
+            said = tablet.locator("#signoff-refusal").inner_text()
+            assert tablet.input_value("#signoff input[name=pin]") == ""  # the PIN to type again, the reason kept
+            assert tablet.input_value("#signoff input[name=reason]")
             auth = {"user": user, "pin": pin} if user else None
             reply = direct.request("void", reason="dealer void", hand=hand, auth=auth)
             assert not reply["ok"] and reply["code"] == "forbidden"
@@ -313,7 +315,6 @@ def test_a_void_needs_a_supervisors_pin_and_the_page_shows_the_controllers_reaso
             if user:  # one refusal whatever failed: "ana" is a dealer, "sam" gave a wrong PIN
                 assert said == "Sign-off refused: wrong user or PIN, or not a supervisor", said
             assert tablet.get_attribute(ROOT, "data-phase") == "preflop"
-        tablet.tap("[data-action='void']")
         tablet.fill("#signoff input[name=user]", "sam")
         tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
         tablet.tap("[data-action='signoff-send']")
@@ -418,21 +419,19 @@ def test_a_card_entered_by_hand_needs_a_supervisors_pin(console: Callable[..., C
     tablet.tap("[data-action='deal']")
     settled_reply(tablet)
     tablet.wait_for_selector("#card:not([hidden])")
+    tablet.tap("[data-action='card']")
     for user in ("", "ana"):  # nobody, then the dealer herself: neither is a supervisor
-        tablet.tap("[data-action='card']")
-        tablet.wait_for_selector("dialog[data-signoff='card'][open]")
+        tablet.wait_for_selector("dialog[data-signoff='card'][open]")  # a refused sign-off keeps its dialog
         tablet.fill("#signoff input[name=card]", "As")
         tablet.fill("#signoff input[name=user]", user)
         tablet.fill("#signoff input[name=pin]", PINS[user][1] if user else "")
         tablet.tap("[data-action='signoff-send']")
         settled_reply(tablet)
-        tablet.wait_for_selector("[data-refusal='forbidden']")
-        assert tablet.locator("[data-refusal]").inner_text() == (  # the controller's say, in words
+        tablet.wait_for_selector("#signoff-refusal[data-refusal='forbidden']")
+        assert tablet.locator("#signoff-refusal").inner_text() == (  # the controller's say, in words
             "Sign-off refused: wrong user or PIN, or not a supervisor" if user  # one refusal whatever failed
             else "This step needs a supervisor's sign-off")
         assert not public_state(work.table, full=True).get("manual")
-    tablet.tap("[data-action='card']")
-    tablet.fill("#signoff input[name=card]", "As")
     tablet.fill("#signoff input[name=user]", "sam")
     tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
     tablet.tap("[data-action='signoff-send']")

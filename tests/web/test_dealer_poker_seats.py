@@ -11,8 +11,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
+import zmq
+
 from engine.cards import RANKS, SUITS
 from pages import words
+from protocol.commands import CommandClient
 from tests.firmware_host.test_poker_table import Rig
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
@@ -178,6 +181,88 @@ def test_a_player_sits_out_and_comes_back_posting_his_missed_blinds(page: Page, 
     assert _seat(page, 3)["in_hand"] and _seat(page, 3)["owes"] is None
 
 
+def _tap_twice(page: Page, selector: str) -> None:
+    """A dealer's double tap on `selector`, at a finger's pace: the second lands where the first did, after the
+    reply to the first may have closed the seat's changes and put the hand's buttons back."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)
+    page.wait_for_timeout(150)  # a finger's second tap, not a wait for something not to happen
+    page.mouse.click(x, y)
+
+
+@pytest.mark.parametrize("poker_console", ["en", "fr"], indirect=True)
+def test_every_seat_change_tapped_twice_refused_in_words_and_a_seat_emptied_under_the_dealer(
+        page: Page, poker_console: dict[str, Any], request: pytest.FixtureRequest) -> None:
+    """Sit out mid-hand, sit in, join, wait for the big blind, post, leave, each tapped twice; a leave refused in the
+    console's language; a seat emptied by the floor while its changes are open offers a join, nothing of a player."""
+    feed: FeedLog = poker_console["feed"]
+    french = request.node.callspec.params["poker_console"] == "fr"
+    catalog = words.catalogs()["fr" if french else "en"]
+    panel = "[data-poker] [data-seat-panel]"
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    before = _deal(page)
+    other = next(s for s in (1, 2, 3) if s != before["to_act"])
+    _open(page, other)
+    page.click(f'{panel} [data-action="seat-leave"]')
+    refused = _wait_for(page, lambda s: s["refusal"] is not None, "the refused leave")
+    assert page.locator("[data-poker] [data-refusal]").inner_text() == \
+        catalog["refusal.poker_seat_between_hands"].format(seat=other)
+    assert refused["stacks"] == before["stacks"]
+    # sitting out mid-hand, tapped twice: he sits out, and the second tap acts on nothing of the hand
+    _tap_twice(page, f'{panel} [data-action="seat-sit_out"]')
+    after = _wait_for(page, lambda s: _seat(page, other)["sitting_out"], "the seat sitting out")
+    assert (after["to_act"], after["stacks"], after["refusal"]) == (before["to_act"], before["stacks"], None)
+    assert page.locator(panel).is_hidden()
+    assert _seat(page, other)["status"] == catalog["poker_console.sitting_out"]
+    _play_out(page, ("fold", "check"))
+    # between hands: back in (whatever he owes, the choices the feed's state allows)
+    changes = _open(page, other)
+    back = "seat-sit_in" if "seat-sit_in" in changes else "seat-post"
+    assert back in changes, changes
+    _tap_twice(page, f'{panel} [data-action="{back}"]')
+    _wait_for(page, lambda s: not _seat(page, other)["sitting_out"], "the seat back in")
+    assert page.locator("[data-poker] [data-refusal]").is_hidden()
+    # a new player joins seat 5, tapped twice: one buy-in, no "seat taken" for the second tap
+    assert _open(page, 5) == ["seat-join", "seat-close"]
+    page.fill(f"{panel} [data-seat-amount]", "150")
+    _tap_twice(page, f'{panel} [data-action="seat-join"]')
+    joined = _wait_for(page, lambda s: s["stacks"].get("5") == 15000, "the new player's stack")
+    assert joined["refusal"] is None and joined["phase"] != "betting", joined  # nor the hand dealt by the second tap
+    assert _spot(feed, page, 5)["owes"] == "big"  # type: ignore[index]
+    # he waits for the big blind; then changes his mind and posts it
+    assert _open(page, 5) == ["seat-rebuy", "seat-wait", "seat-sit_out", "seat-leave", "seat-close"]
+    _tap_twice(page, f'{panel} [data-action="seat-wait"]')
+    _wait_for(page, lambda s: _seat(page, 5)["waiting"], "seat 5 waiting for the big blind")
+    assert _seat(page, 5)["status"] == catalog["poker_console.waiting_big_blind"]
+    assert _open(page, 5) == ["seat-rebuy", "seat-post", "seat-sit_out", "seat-leave", "seat-close"]
+    _tap_twice(page, f'{panel} [data-action="seat-post"]')
+    _wait_for(page, lambda s: not _seat(page, 5)["waiting"], "seat 5 posting")
+    assert _seat(page, 5)["owes"] == "big"
+    # he leaves, tapped twice: the seat is empty, no "seat empty" for the second tap
+    _open(page, 5)
+    _tap_twice(page, f'{panel} [data-action="seat-leave"]')
+    left = _wait_for(page, lambda s: "5" not in s["stacks"], "seat 5 empty")
+    assert left["refusal"] is None and _seat(page, 5)["empty"] and _spot(feed, page, 5) is None
+    # the floor takes seat 1's player away while the dealer has his changes open: the panel offers a join only
+    _open(page, 1)
+    ctx: zmq.Context[Any] = zmq.Context()
+    client = CommandClient(ctx, poker_console["table"].endpoints.commands, timeout_s=3.0, name="floor")
+    try:
+        assert client.request("seat", seat=1, action="leave")["ok"]
+    finally:
+        client.close()
+        ctx.destroy(linger=0)
+    _wait_for(page, lambda s: "1" not in s["stacks"], "seat 1 empty")
+    page.wait_for_selector(f'{panel}[data-seat-panel="1"] [data-action="seat-join"]')
+    assert _changes(page) == ["seat-join", "seat-close"]
+    assert page.locator(f"{panel} .seat-title-state").inner_text() == catalog["poker_console.seat_empty"]
+    text = page.locator("[data-poker]").inner_text()
+    assert not re.search(r"\b(?:poker_console|refusal|common)\.[a-z_]+\b", text), text
+
+
 @pytest.mark.parametrize("poker_console", [{"seats": 9}], indirect=True)
 def test_nine_seats_six_of_them_empty_keep_to_one_row_at_1280x720(page: Page, poker_console: dict[str, Any]) -> None:
     page.set_viewport_size({"width": 1280, "height": 720})
@@ -190,9 +275,10 @@ def test_nine_seats_six_of_them_empty_keep_to_one_row_at_1280x720(page: Page, po
     check_targets(page, "nine seats mid-hand")
 
 
-def full_table_state(game: dict[str, Any], cards_each: int, full: bool) -> dict[str, Any]:
-    """A poker table every seat of it playing, everyone checking or calling, stopped when each seat holds
-    `cards_each` cards; its state as the feed sends it (the full one: the hole cards face up, the widest words)."""
+def full_table_state(game: dict[str, Any], cards_each: int, full: bool, folds: tuple[int, ...] = ()) -> dict[str, Any]:
+    """A poker table every seat of it playing, everyone checking or calling (the seats `folds` folding at their first
+    turn), stopped when each seat still in holds `cards_each` cards; its state as the feed sends it (the full one: the
+    hole cards face up, the widest words)."""
     deck = [f"{rank}{suit}" for rank in reversed(RANKS) for suit in SUITS]
     with tempfile.TemporaryDirectory() as root:
         rig = Rig(Path(root))
@@ -200,14 +286,16 @@ def full_table_state(game: dict[str, Any], cards_each: int, full: bool) -> dict[
         rig.ok("deal")
         while True:
             state = rig.c.public_state()
-            if all(len(s["cards"]) == cards_each for s in state["spots"]) and state["next"] is None:
+            if all(len(s["cards"]) == cards_each for s in state["spots"] if not s["folded"]) and state["next"] is None:
                 break
             if state["next"] is not None:
                 rig.shoe(deck.pop(0))
                 continue
             legal = state["legal"]
             seat = state["to_act"]
-            if legal["check"]:
+            if seat in folds and legal["fold"]:
+                rig.act(seat, "fold")
+            elif legal["check"]:
                 rig.act(seat, "check")
             elif legal["bring_in"] is not None:
                 rig.act(seat, "bring_in")
@@ -274,3 +362,26 @@ def test_a_full_table_of_many_cards_fits_without_a_scroll(page: Page, game: dict
     check_targets(page, f"{game['game']} at 1280x{height} {language}")
     assert axe_violations(page) == []
     check_screenshot(page, f"dealer-{game['game']}-{game['seats']}-seats-{language}-1280x{height}")
+
+
+@pytest.mark.parametrize(("language", "height"), [("fr", 720), ("en", 800)])
+def test_seven_card_studs_seventh_street_at_eight_seats_fits_without_a_scroll(page: Page, language: str, height: int) -> None:
+    """Eight seats dealt in, six of them at seventh street with seven cards each (three down, four up; the deck holds
+    no more: a seventh card for eight would be one common card), seat 1 to bet with the hand's buttons: every seat's
+    cards on one line inside it, the up cards' rank and suit uncovered at 12 px at least, names and stacks uncut,
+    nothing below the fold (48 px targets), no scroll."""
+    state = full_table_state(STUD_8, 7, False, folds=(6, 7))
+    assert state["street"] == "seventh" and state["to_act"] == 1 and state["legal"]["check"]
+    page.set_viewport_size({"width": 1280, "height": height})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("[data-poker] [data-action='check']")
+    seen = page.evaluate(SEATS_FIT)
+    assert seen["page"] == [0, 0] and seen["scrolls"] == [] and seen["below"] == [], seen
+    assert sorted(seat["cards"] for seat in seen["seats"]) == [3, 3] + [7] * 6, seen["seats"]
+    for seat in seen["seats"]:
+        assert seat["lines"] == 1 and seat["out"] == 0 and seat["cut"] == [] and seat["nameLines"] < 1.6, seat
+        for card in seat["up"]:
+            assert card["shown"] >= card["words"] - 0.5 and card["font"] >= 12, (seat["seat"], card)
+    check_targets(page, f"stud's seventh street at 1280x{height} {language}")
+    assert axe_violations(page) == []
+    check_screenshot(page, f"dealer-stud-seventh-8-seats-{language}-1280x{height}")

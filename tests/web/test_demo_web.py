@@ -190,17 +190,24 @@ def test_the_tournament_demo_serves_the_clock_and_each_table(page: Page, browser
         assert clock.endswith("/tournament") and t1.endswith("/table?table=T1") and t2.endswith("/table?table=T2")
         assert pit.endswith("/pit")
         page.goto(clock)
-        page.wait_for_selector("[data-tournament][data-status='running'][data-level='1']", timeout=30_000)
+        # the demo's clock runs 60 times the room's (sim/tournament/director.py SPEED): a level lasts 10 s, so on a
+        # loaded machine the first the page shows may be any level; its words are read in one look, with its level
+        running = page.wait_for_function(
+            "() => { const c = document.querySelector(\"[data-tournament][data-status='running']\");"
+            " return c && {level: c.dataset.level, name: c.querySelector('[data-level-name]').innerText,"
+            " status: c.querySelector('[data-status-text]').innerText}; }", timeout=60_000).json_value()
         assert "Demo" in page.inner_text("[data-name]")  # in French: the clock's words, the chips as the French write them
-        assert page.inner_text("[data-level-name]") == "NIVEAU 1" and page.inner_text("[data-status-text]") == "EN COURS"
+        assert running["level"].isdigit() and running == {"level": running["level"], "name": f"NIVEAU {running['level']}",
+                                                          "status": "EN COURS"}
         assert " sur 4" in page.inner_text("[data-players]") and "DOTATION" in page.inner_text("[data-tournament]")
         table = browser.new_page()
         table.goto(t2)
-        table.wait_for_selector("main[data-table='T2'][data-hand]:not([data-hand=''])", timeout=30_000)
-        # the director's level and clock on the table's own screen (its feed bridged by the display), counting down
-        table.wait_for_function("() => /Niveau 1 \u00b7 .*\\d+:\\d\\d/.test("
-                                "document.querySelector(\".p-level[data-level='1']\")?.textContent ?? '')",
-                                timeout=30_000)
+        table.wait_for_selector("main[data-table='T2'][data-hand]:not([data-hand=''])", timeout=60_000)
+        # the director's level and clock on the table's own screen (its feed bridged by the display), counting down:
+        # whichever level it is by then (10 s each), the words' level is the line's own
+        table.wait_for_function("() => { const line = document.querySelector('.p-level[data-level]');"
+                                " const m = /^Niveau (\\d+) \u00b7 .*\\d+:\\d\\d/.exec(line?.textContent ?? '');"
+                                " return m !== null && m[1] === line.dataset.level; }", timeout=60_000)
         table.close()
         proc.send_signal(signal.SIGTERM)  # played to its winner elsewhere (test_sim_tournament_devices): stop it here
         out, err = proc.communicate(timeout=60)

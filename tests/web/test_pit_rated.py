@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -179,6 +180,30 @@ def test_the_rated_message_masks_every_card_and_lists_only_open_sessions(shift: 
     assert not tcp["theo_complete"] and tcp["theo_cents"] == round(4 * (2000 * Fraction(3373, 100000)
                                                                          + 1000 * Fraction(23167, 1000000)))
     assert "the archive's server" in pit_rated(db + " connect_timeout=3 port=1", ["uth-1"])["error"]
+
+
+
+def test_the_rated_message_offers_the_gaming_days_closed_sessions_to_adjust_masked(shift: Shift, db: str) -> None:  # noqa: F811
+    """The rating dialog's closed sessions: those of the current gaming day (the archive's `gaming_day`), the last
+    ended first, each named by its exact start, the card masked; an older day's (the Shift's, of 1970) not offered."""
+    shift.deal(1)
+    now = time.time()
+    r = Ratings("uth-1")
+    r.event("player", {"seat": 2, "action": "in", "card": "600077771234", "source": "dealer"}, now - 120.25)
+    r.event("player", {"seat": 2, "action": "out"}, now - 60.0)
+    r.event("player", {"seat": 4, "action": "in", "card": "600088885678", "source": "dealer"}, now - 50.5)
+    r.event("player", {"seat": 4, "action": "out"}, now - 30.0)
+    with psycopg.connect(db) as conn:
+        upsert_sessions(conn, r.reports(), "pit-1")
+        day = conn.execute("SELECT ((now() AT TIME ZONE time_zone) - starts)::date = "
+                           "((to_timestamp(%s) AT TIME ZONE time_zone) - starts)::date FROM gaming_day", (now - 120.25,))
+        row = day.fetchone()
+        same_day = bool(row and row[0])
+    message = read_rated(db, list(TABLES))
+    offered = [(c["seat"], c["player"], c["start"], c["end"]) for c in message["closed"]["uth-1"]]
+    assert offered == ([(4, "••••5678", now - 50.5, now - 30.0), (2, "••••1234", now - 120.25, now - 60.0)]
+                       if same_day else [(4, "••••5678", now - 50.5, now - 30.0)])  # a day starting in between
+    assert message["closed"]["3cp-2"] == [] and "600077771234" not in json.dumps(message)
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])

@@ -16,7 +16,7 @@ from playwright.sync_api import Page
 
 from engine.ratings import Ratings
 from firmware_host.service.ratings import journal_ratings
-from floor.figures import rated_line
+from floor.figures import closed_line, rated_line
 from floor.web.hub import PitHub
 from floor.web.rating import RatingRelay
 from floor.web.server import make_app
@@ -189,6 +189,65 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
         check_screenshot(page, f"pit-rating-refused{'-fr' if lang == 'fr' else ''}-1920x1080",
                          mask=[page.locator("#source"), page.locator("[data-hour-hands]").locator("xpath=..")])
         assert PIN not in page.content()
+    finally:
+        floor.close()
+
+
+@pytest.mark.parametrize("lang,size", [("en", (1280, 800)), ("fr", (1280, 720))])
+def test_the_pit_adjusts_a_closed_session_of_the_day_chosen_from_its_rated_players(
+        tmp_path: Path, ctx: zmq.Context[Any], page: Page, lang: str, size: tuple[int, int]) -> None:
+    """A player who left before the pit entered the play (the table closed since): the dialog offers the table's
+    closed sessions of the gaming day from the `rated` message (the card masked), choosing one names its seat, and the
+    step reaches the table named by the session's exact start; the table's refusal of an unknown one in words."""
+    floor = Floor(tmp_path / lang, ctx, lang)
+    floor.money("EUR", 2)
+    try:
+        for step_args in ({"seat": 3, "action": "in", "card": "600044441234", "source": "pit"},
+                          {"seat": 3, "action": "out"}, {"seat": 5, "action": "in", "card": "600055555678",
+                                                        "source": "pit"}):
+            assert floor.table.client.request("player", **step_args)["ok"]
+        assert floor.table.client.request("close")["ok"]  # the evening's close: seat 5's session ended by it
+        reports = journal_ratings(floor.table.c.journal, "uth-1").reports()
+        left = next(r for r in reports if r["player"] == "600044441234")
+        floor.loop.call_soon_threadsafe(floor.hub.show_rated, {"source": "archive", "tables": {"uth-1": []},
+                                        "closed": {"uth-1": [closed_line(r) for r in reversed(reports)]}})
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        page.goto(f"{floor.base}/pit")
+        page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
+                      "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", ["pat", PEOPLE["pat"][1]])
+        page.reload()
+        page.click("#rating-open")
+        form = page.locator("#rating-form")
+        form.locator("select[name=table]").select_option("uth-1")
+        form.locator("select[name=action]").select_option("adjust")
+        page.wait_for_selector("select[name=session][data-sessions='2']")
+        offered = form.locator("select[name=session] option").all_text_contents()
+        assert len(offered) == 3 and "600044441234" not in page.content()
+        assert offered[0] == {"en": "The one open at the seat", "fr": "Celle ouverte à la place"}[lang]
+        assert offered[2].startswith({"en": "Seat 3 · ••••1234 · ", "fr": "Place 3 · ••••1234 · "}[lang])
+        assert offered[1].startswith({"en": "Seat 5 · ••••5678 · ", "fr": "Place 5 · ••••5678 · "}[lang])
+        form.locator("select[name=session]").select_option(str(left["start"]))
+        assert form.locator("input[name=seat]").input_value() == "3"  # the seat it ended at
+        form.locator("input[name=hands]").fill("12")
+        form.locator("input[name=average_bet]").fill("25,50" if lang == "fr" else "25.50")
+        form.locator("input[name=reason]").fill("left before the pit came" if lang == "en" else "parti avant le pit")
+        form.locator("input[name=user]").fill("ana")
+        form.locator("input[name=pin]").fill(PIN)
+        assert form.locator("input[name=card]").is_hidden() and form.locator("input[name=end]").is_hidden()
+        page.wait_for_function("() => !document.querySelector('[data-offline]')")  # a loaded machine's silent table back
+        check_screenshot(page, f"pit-rating-closed{'-fr' if lang == 'fr' else ''}-{size[0]}x{size[1]}",
+                         mask=[page.locator("#source"), page.locator("[data-hour-hands]").locator("xpath=.."),
+                               form.locator("select[name=session]")])  # the session's times are the clock's
+        form.locator("button[type=submit]").click()
+        page.wait_for_selector("#rating-result[data-status='done']")
+        words = {"en": "Done at uth-1: Adjust the session at seat 3, signed off by ana",
+                 "fr": "Fait à uth-1 : Ajuster la session à la place 3, visé par ana"}[lang]
+        assert page.locator("#rating-result").text_content() == words
+        event = floor.table.c.journal.last_of("rating")
+        assert event is not None and event.body["session"] == left["start"] and event.body["was"]["card"] == left["player"]
+        adjusted = next(r for r in journal_ratings(floor.table.c.journal, "uth-1").reports() if r["start"] == left["start"])
+        assert adjusted["entered"]["hands"] == 12 and adjusted["entered"]["average_bet"] == 2550
+        assert adjusted["end"] == left["end"] and PIN not in page.content()
     finally:
         floor.close()
 

@@ -64,7 +64,8 @@ export function holdsPayouts(state, seat) {
 }
 
 /**
- * Every circle that does not read its due, in words ("Seat 3 Play: due €30.00, reads €25.00"), in `box`.
+ * Every circle that does not read its due, in words ("Seat 3 Play: due €30.00, reads €25.00"), in `box`; one
+ * whose chips still move says so (its read may be its due: "…, the chips still moving").
  * @param {HTMLElement} box
  * @param {any} state
  */
@@ -72,7 +73,7 @@ export function showMispaid(box, state) {
   const wrong = (state?.chips?.circles ?? []).filter((c) => c.due != null && (c.due !== c.value || !c.stable));
   box.hidden = wrong.length === 0;
   box.replaceChildren(...wrong.map((c) => {
-    const line = el("li", "", t("console.chips_mispaid", { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle),
+    const line = el("li", "", t(c.due === c.value ? "console.chips_settling" : "console.chips_mispaid", { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle),
       due: { money: c.due }, reads: { money: c.value } }, state));
     line.dataset.seat = String(c.seat);
     line.dataset.circle = c.circle;

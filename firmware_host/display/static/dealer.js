@@ -12,7 +12,7 @@ import { initTray, openTray, seeTray } from "./dealer-tray.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
 import { isPoker } from "./state.js";
-import { formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./words.js";
+import { formatChipFace, formatMoney, formatNet, handText, refusalText, say, t, tOr } from "./words.js";
 
 /**
  * Bets by circle ({ante: 500, blind: 500}), in the smallest unit.
@@ -45,6 +45,7 @@ const drafts = new Map();        // seat -> {circle: amount}: bets being built w
 let selected = null;             // where the next chip goes
 /** @type {string | null} */
 let signoffKind = null;
+let signoffSent = null;  // the id of the sign-off in flight: its dialog stays open until it is taken (a refusal said in it)
 /** @type {string | null} */
 let stepKey = null;              // the step on screen (hand, phase, seat to act): a refusal clears with the next one
 /** @type {string | null} */
@@ -167,6 +168,11 @@ function answered(message) {
   if (message.id === waiting || message.id === undefined) { waiting = null; delete root.dataset.waiting; }
   const panel = panelAnswers.get(message.id);
   if (panel) { panelAnswers.delete(message.id); panel(message); draw(); return; }
+  if (message.id !== undefined && message.id === signoffSent && dialog.open && !signoffAnswered(message)) {
+    queue = [];
+    draw();
+    return;
+  }
   if (message.kind === "error") {
     queue = [];
     showRefusal(message.say ? say(message.say, state) : message.error, "relay");
@@ -340,7 +346,8 @@ function draw() {
     chipBox.append(el("div", "prompt", selected ? t("console.chips_for", { seat: selected.seat, circle: circleName(selected.circle) })
       : t("console.tap_circle")));
     for (const value of chips) {
-      const chip = button("chip", money(value), `chip c${chips.indexOf(value)}`, { chip: value });
+      const face = formatChipFace(value, state);  // "100 €": a chip's face, whole inside the chip ("100,00 €" was cut)
+      const chip = button("chip", face, `chip c${chips.indexOf(value)}${face.length > 6 ? " long" : ""}`, { chip: value });
       chip.disabled = chip.disabled || selected === null;
       chipBox.append(chip);
     }
@@ -515,6 +522,7 @@ function openSignoff(kind) {
   byId("signoff-then-row").hidden = kind !== "clear";
   byId("signoff-decision-row").hidden = kind !== "correct";
   dialog.dataset.signoff = kind;
+  signoffRefused(null);
   field("reason").value = t(`console.reason_${kind}`);
   if (kind === "void") {
     const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0));
@@ -556,9 +564,34 @@ function sendSignoff() {
   const user = field("user").value.trim();
   const pin = field("pin").value;
   if (user || pin) command.auth = { user, pin };  // the controller checks it (protocol/signoff.py), not this page
-  field("pin").value = field("card").value = "";
-  dialog.close();
-  send(command);
+  field("pin").value = "";
+  signoffSent = send(command);
+  if (signoffSent === null) dialog.close();  // not sent (offline, or a step in flight): the banner says why
+}
+
+// A sign-off's answer: taken, the dialog closes (true: the answer goes on as any other's); refused (a wrong PIN,
+// not a supervisor), the dialog stays with its reason and card as typed and says why, for the supervisor to type
+// the PIN again or cancel (false).
+function signoffAnswered(message) {
+  signoffSent = null;
+  if (message.kind === "reply" && message.reply.ok) {
+    field("card").value = "";
+    signoffRefused(null);
+    dialog.close();
+    return true;
+  }
+  signoffRefused(message.kind === "error" ? (message.say ? say(message.say, state) : message.error)
+    : refusalText(message.reply, state), message.kind === "error" ? "relay" : message.reply.code);
+  field("pin").focus();
+  return false;
+}
+
+function signoffRefused(text, code) {
+  const shown = byId("signoff-refusal");
+  shown.hidden = text === null;
+  shown.textContent = text ?? "";
+  if (text === null) delete shown.dataset.refusal;
+  else shown.dataset.refusal = code ?? "refused";
 }
 
 // -- the WebSocket --------------------------------------------------------------------------------
@@ -616,7 +649,7 @@ async function main() {
   await ensureSignedIn(byId("signin-root"), ROLES, t("console.signin_title"));
   root.hidden = false;
   root.addEventListener("click", onTap);
-  byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; dialog.close(); });
+  byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; signoffSent = null; dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
   initPlayers((command) => { if (waiting !== null) showRefusal(t("console.busy"), "relay"); else send(command); });
   initTray(relay, () => state);

@@ -315,7 +315,14 @@ class TableChips:
         ante = next((int(s.bets.get("ante", 0)) for s in round_.record().spots if s.seat == seat), 0)
         multiple = play_multiple(played, ante, legal)
         typed = body.get("multiple")
-        if multiple is None or (typed is not None and typed != multiple and len(legal) > 1):
+        if multiple is not None and typed is not None and typed != multiple and len(legal) > 1:
+            raise Refused(f"{_spoken(antenna)}: reads {played}, a {multiple}x Play, not {typed}x",
+                          say=say("refusal.play_not_tapped", **_where(antenna), amount=money(played),
+                                  read=f"{multiple}×", typed=f"{typed}×"))
+        if multiple is None and played == 0:
+            raise Refused(f"{_spoken(antenna)}: the circle holds no chips",
+                          say=say("refusal.play_circle_empty", **_where(antenna)))
+        if multiple is None:
             words = " / ".join(f"{m}×" for m in sorted(legal, reverse=True))
             raise Refused(f"{_spoken(antenna)}: reads {played}, not {words} the Ante ({ante})",
                           say=say("refusal.play_not_legal", **_where(antenna), amount=money(played),

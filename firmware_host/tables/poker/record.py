@@ -1,4 +1,4 @@
-"""What a poker hand's view and record spell beside the engine's own: a seat's missed blinds, the hand's rules, a card's text."""
+"""What a poker hand's view and record spell beside the engine's own: a seat's missed blinds, an empty seat, the hand's rules, its shown hands and results, a card's text."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from engine.cards import Card
 from engine.poker import Hand, SeatState
+from engine.poker.state import Awarded, Shown
 
 def owing(state: SeatState | None) -> dict[str, Any]:
     """A seat's missed blinds on the feed: `owes` (None, "small", "big", "both") and whether he
@@ -16,11 +17,14 @@ def owing(state: SeatState | None) -> dict[str, Any]:
 
 def hand_rules(hand: Hand) -> dict[str, Any]:
     """What a hand record needs beside its stakes to be played again exactly: the short all-in
-    rules it was dealt under, a dead small blind, the missed blinds posted (engine.phh.export)."""
+    rules it was dealt under, a dead small blind, the missed blinds posted, a tournament's all-in
+    reveal (engine.phh.export)."""
     out: dict[str, Any] = {"short_allin_rule": hand.settings.short_allin_rule,
                            "fixed_limit_half_bet_reopens": hand.settings.fixed_limit_half_bet_reopens}
     if hand.no_small_blind:
         out["no_small_blind"] = True
+    if hand.settings.all_in_reveal:  # its hands turned up at the all-in are tabled at the showdown, none asked
+        out["all_in_reveal"] = True
     if hand.owed:
         out["owed"] = {str(s): kind for s, kind in sorted(hand.owed.items())}
     return out
@@ -28,3 +32,39 @@ def hand_rules(hand: Hand) -> dict[str, Any]:
 
 def card_text(card: Card | None) -> str:
     return "??" if card is None else str(card)
+
+
+def empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
+    """A seat not in the hand, in the table's view: its player (sitting out, or joined since the deal) and stack."""
+    return {"seat": seat, "stack": state.stack, "sitting_out": state.sitting_out, "in_hand": False,
+            "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **owing(state)}
+
+
+def shown_names(hand: Hand) -> dict[int, list[str]]:
+    """Seat -> the names of its shown hand (high, then low when it has one)."""
+    return {rec.seat: [v.name for v in rec.values if v is not None] for rec in hand.records if isinstance(rec, Shown)}
+
+
+def final_stacks(hand: Hand) -> dict[int, int]:
+    """Each seat's chips once the hand is over (as it started before its result)."""
+    if hand.result is not None:
+        return dict(hand.result.final_stacks)
+    return hand.starting_stacks
+
+
+def hand_results(hand: Hand, chopped: bool) -> dict[str, Any] | None:
+    """The settled hand: pots with their winners (each a half, of a split high/low pot, or all of it), net per
+    seat, the rake, whether the pot was `chopped` by agreement or went to a showdown; None before the end."""
+    result = hand.result
+    if not hand.is_over or result is None:
+        return None
+    start, finals = hand.starting_stacks, final_stacks(hand)
+    halves: dict[tuple[int, int], str] = {}
+    for rec in hand.records:
+        if isinstance(rec, Awarded):
+            halves[(rec.pot, rec.seat)] = rec.half if (rec.pot, rec.seat) not in halves else "all"
+    pots = [{"amount": p.amount, "eligible": sorted(p.eligible),
+             "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")} for s, c in sorted(p.winners.items())]}
+            for i, p in enumerate(result.pots)]
+    return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],
+            "rake": result.rake, "chopped": chopped, "showdown": bool(result.showdown)}

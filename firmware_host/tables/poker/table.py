@@ -31,12 +31,14 @@ from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction, say
 from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
-from engine.poker import VARIANTS, Hand, HandSettings, SeatState, Session, Stakes, Structure
-from engine.poker.state import Awarded, Rake, Shown
+from engine.poker import VARIANTS, Hand, HandSettings, Session, Stakes, Structure
+from engine.poker.state import Rake
 from engine.poker.values import table_rules
 from protocol import messages
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
-from firmware_host.tables.poker.record import card_text, hand_rules, owing
+from firmware_host.tables.poker.record import (
+    card_text, empty_seat, final_stacks, hand_results, hand_rules, owing, shown_names,
+)
 from firmware_host.tables.poker.sign import act_record, seat_records, shown_hand
 
 
@@ -201,6 +203,7 @@ class PokerTable(FaultBook):
         self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
         self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
+        self.act_street: dict[int, int] = {}  # the street of each seat's last act (street_act)
         self.chopped: dict[str, Any] | None = None
         self.faults: list[messages.HandFault] = []
         self.ignored: list[messages.IgnoredCard] = []
@@ -288,14 +291,18 @@ class PokerTable(FaultBook):
             return None
         return f"seat {slot.seat}" if slot.seat is not None else slot.kind
 
+    def street_act(self, seat: int) -> dict[str, Any] | None:
+        """The seat's `act` on this street only: cleared when the street's bets go to the middle (a fold, an
+        all-in stay as `folded`, `all_in`); the one rule for /dealer and /table (docs/feed.md)."""
+        same = self.engine is not None and self.act_street.get(seat) == self.engine.street
+        return self.last_act.get(seat) if same else None
+
     def short_of_cards(self) -> bool:
         return self.mid_hand and self.next_target() is not None
 
     def final_stacks(self) -> dict[int, int]:
         assert self.engine is not None
-        if self.engine.result is not None:
-            return dict(self.engine.result.final_stacks)
-        return self.engine.starting_stacks
+        return final_stacks(self.engine)
 
     # -- cards ------------------------------------------------------------------------------------
 
@@ -387,6 +394,7 @@ class PokerTable(FaultBook):
         if action not in POKER_ACTIONS:
             raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
         put = hand.contributed(seat)
+        street = hand.street  # before the action: the one that closes a round moves the hand to the next street
         if action in ("bet", "raise", "complete"):
             if amount is None:
                 raise IllegalAction(f"{action} needs an amount (the street total, 'to')",
@@ -432,6 +440,7 @@ class PokerTable(FaultBook):
         self.events.append(event)
         self.last_action[seat] = said
         self.last_act[seat] = act
+        self.act_street[seat] = street
         self.actions.append(f"seat {seat} {said}")
         done: dict[str, Any] = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
         if event[0] == "draw":
@@ -491,37 +500,9 @@ class PokerTable(FaultBook):
 
     # -- views ------------------------------------------------------------------------------------
 
-    def _shown(self) -> dict[int, list[str]]:
-        """Seat -> the names of its shown hand (high, then low when it has one)."""
-        out: dict[int, list[str]] = {}
-        if self.engine is None:
-            return out
-        for rec in self.engine.records:
-            if isinstance(rec, Shown):
-                out[rec.seat] = [v.name for v in rec.values if v is not None]
-        return out
-
     def results(self) -> dict[str, Any] | None:
-        """The settled hand: pots with their winners, net per seat; None before the end."""
-        if not self.over:
-            return None
-        assert self.engine is not None
-        start = self.engine.starting_stacks
-        finals = self.final_stacks()
-        result = self.engine.result
-        assert result is not None
-        halves: dict[tuple[int, int], str] = {}
-        for rec in self.engine.records:
-            if isinstance(rec, Awarded):
-                halves[(rec.pot, rec.seat)] = rec.half if (rec.pot, rec.seat) not in halves else "all"
-        pots = [{"amount": p.amount, "eligible": sorted(p.eligible),
-                 "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")}
-                             for s, c in sorted(p.winners.items())]}
-                for i, p in enumerate(result.pots)]
-        rake = result.rake
-        return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],
-                "rake": rake, "chopped": self.chopped is not None,
-                "showdown": bool(self.engine.result is not None and self.engine.result.showdown)}
+        """The settled hand (`record.hand_results`); None before the end."""
+        return None if self.engine is None else hand_results(self.engine, self.chopped is not None)
 
     def full_view(self) -> dict[str, Any]:
         """The table in full for the feed: every card, burns, mucked cards, and per seat `visible`
@@ -536,13 +517,13 @@ class PokerTable(FaultBook):
         spots: list[dict[str, Any]] = []
         players = self.session.players
         if hand is None:
-            base["spots"] = [self._empty_seat(s, v) for s, v in sorted(players.items())]
+            base["spots"] = [empty_seat(s, v) for s, v in sorted(players.items())]
             base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored],
                         manual=[dict(x) for x in self.manual])
             return base
         dv: dict[str, Any] = hand.view().to_dict(public=False)
         live = self.closed is None and not self.over
-        shown = self._shown()
+        shown = shown_names(hand)
         finals = self.final_stacks() if self.over else None
         base.update(board=dv["board"], street=dv["street"], button=dv["button"],
                     pots=dv["pots"], total_pot=dv["total_pot"], level=dv["level"])
@@ -562,26 +543,20 @@ class PokerTable(FaultBook):
                     "bets": {"bet": sv["bet"], "in_pot": sv["contributed"]},
                     "decision": self.last_action.get(s), "folded": sv["folded"], "all_in": sv["all_in"],
                     "mucked": sv["mucked"], "shown": sv["shown"],
-                    "act": self.last_act.get(s), "posted": forced.get(s, {}), "drew": draws.get(s, [])}
+                    "act": self.street_act(s), "posted": forced.get(s, {}), "drew": draws.get(s, [])}
             if s in shown:
                 spot["hand_name"] = " / ".join(shown[s])
                 spot["hand_values"] = values.get(s, [])
             if results is not None:
                 spot["net"] = nets.get(s, 0)
             spots.append(spot)
-        spots.extend(self._empty_seat(s, v) for s, v in sorted(players.items()) if s not in hand.seats)
+        spots.extend(empty_seat(s, v) for s, v in sorted(players.items()) if s not in hand.seats)
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
         base.update(burns=[card_text(c) for c in hand.burned], discards=list(self.discards),
                     mucked=[card_text(c) for c in hand.discarded], ignored=[dict(x) for x in self.ignored],
                         manual=[dict(x) for x in self.manual], sequence=[dict(x) for x in self.sequence])
         return base
-
-    @staticmethod
-    def _empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
-        """A seat not in the hand: its player (sitting out, or joined since the deal) and stack."""
-        return {"seat": seat, "stack": state.stack, "sitting_out": state.sitting_out, "in_hand": False,
-                "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **owing(state)}
 
     # -- the record -------------------------------------------------------------------------------
 
@@ -620,7 +595,7 @@ class PokerTable(FaultBook):
             "board": [] if hand is None else [card_text(c) for c in hand.board],
             "cards": {} if hand is None else {str(s): [card_text(c) for c in hand.cards(s)] for s in hand.seats},
             "actions": list(self.actions),
-            "shown": {str(s): names for s, names in self._shown().items()},
+            "shown": {} if hand is None else {str(s): names for s, names in shown_names(hand).items()},
             "results": results,
             "chopped": self.chopped is not None,
             "hand_record": self.hand_record(),

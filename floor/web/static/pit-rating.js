@@ -2,9 +2,11 @@
 // The pit's rating steps (/pit, its "rating" section; floor/web/rating.py): a rating session opened at a seat (a
 // player card, or none: the player declined it), closed, or adjusted (the unrated play entered as hands at an
 // average Ante, the start or end entered), each signed off by a supervisor's PIN in the dialog. The table checks
-// the step and the PIN and answers in its own words (`say`); the page decides no rule. Shown only to a user signed
-// in as the pit or a supervisor, for the tables this process has a command channel to. The average bet is read in the
-// chosen table's money (its decimals, from the table's summary pit.js hands over), refused until that is known.
+// the step and the PIN and answers in its own words (`say`); the page decides no rule. An adjustment names the
+// session open at the seat, or one of the gaming day closed already (the `rated` message's `closed`, by its start).
+// Shown only to a user signed in as the pit or a supervisor, for the tables this process has a command channel to.
+// The average bet is read in the chosen table's money (its decimals, from the table's summary pit.js hands over),
+// refused until that is known.
 import { byId, el, withData } from "./common.js";
 import { refusalText, t } from "./words.js";
 import { parseAmount } from "./format.js";
@@ -16,6 +18,42 @@ const result = byId("rating-result");
 let sent = 0;
 /** @type {(name: string) => any} */
 let stateOf = () => null;  // a table's latest summary (its currency and decimals), from pit.js
+
+/** @type {Record<string, any[]>} */
+let closedSessions = {};  // table -> its gaming day's closed sessions, the last ended first (the `rated` message's)
+
+/**
+ * The rated players' message (pit.js hands it over): each table's closed sessions of the gaming day, offered to adjust.
+ * @param {any} message
+ */
+export function ratingSessions(message) {
+  if (!message || typeof message.closed !== "object" || message.closed === null) return;
+  closedSessions = message.closed;
+  if (form.elements.namedItem("session")) fillSessions();
+}
+
+/**
+ * A time of the table's clock (seconds since the epoch) as the pit reads it: hours and minutes.
+ * @param {number | null | undefined} at
+ */
+function clockOf(at) {
+  if (typeof at !== "number") return "\u2013";
+  return new Date(at * 1000).toLocaleTimeString(document.documentElement.lang,
+    { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}
+
+/** The session field's choices for the table chosen: the one open at the seat, or a closed one of the day. */
+function fillSessions() {
+  const select = /** @type {HTMLSelectElement} */ (form.elements.namedItem("session"));
+  const chosen = select.value;
+  const lines = closedSessions[field("table").value] ?? [];
+  select.replaceChildren(Object.assign(el("option", "", t("pit_rating.session_open")), { value: "" }),
+    ...lines.map((line) => withData(Object.assign(el("option", "", t("pit_rating.session_closed", {
+      seat: line.seat ?? "\u2013", player: line.player, start: clockOf(line.start), end: clockOf(line.end) })),
+    { value: String(line.start) }), { seat: String(line.seat ?? "") })));
+  select.value = lines.some((line) => String(line.start) === chosen) ? chosen : "";
+  select.dataset.sessions = String(lines.length);
+}
 
 /**
  * Where the dialog finds each table's money: pit.js hands over its tiles' latest summaries.
@@ -71,13 +109,20 @@ function build(tables) {
   for (const step of ["open", "adjust", "close"]) {
     action.append(Object.assign(el("option", "", t(`pit_rating.${step}`)), { value: step }));
   }
+  const session = /** @type {HTMLSelectElement} */ (el("select"));
+  session.name = "session";
+  session.addEventListener("change", () => {  // a closed session is named at the seat it ended at
+    const seat = session.selectedOptions[0]?.dataset.seat;
+    if (session.value && seat) field("seat").value = seat;
+  });
+  table.addEventListener("change", () => fillSessions());
   const buttons = el("div", "rating-buttons");
   const cancel = Object.assign(el("button", "", t("pit_rating.cancel")), { type: "button" });
   cancel.addEventListener("click", () => dialog.close());
   buttons.append(cancel, Object.assign(el("button", "primary", t("pit_rating.send")), { type: "submit" }));
   form.replaceChildren(el("h3", "", t("pit_rating.dialog")),
     labelled("table", table), labelled("seat", input("seat", "number", { min: "1", max: "7", required: "" })),
-    labelled("action", action), labelled("card", input("card", "text", { autocomplete: "off", maxlength: "40" })),
+    labelled("action", action), labelled("session", session), labelled("card", input("card", "text", { autocomplete: "off", maxlength: "40" })),
     labelled("hands", input("hands", "number", { min: "0", max: "10000" })),
     labelled("average_bet", input("average_bet", "text", { inputmode: "decimal" })),
     labelled("start", input("start", "time")), labelled("end", input("end", "time")),
@@ -87,6 +132,7 @@ function build(tables) {
     buttons);
   action.addEventListener("change", () => shown(action.value));
   shown(action.value);
+  fillSessions();
 }
 
 /**
@@ -94,9 +140,9 @@ function build(tables) {
  * @param {string} step
  */
 function shown(step) {
-  const takes = { open: ["card", "hands", "average_bet", "start"], adjust: ["hands", "average_bet", "start"],
+  const takes = { open: ["card", "hands", "average_bet", "start"], adjust: ["session", "hands", "average_bet", "start"],
     close: ["end"] }[step] ?? [];
-  for (const name of ["card", "hands", "average_bet", "start", "end"]) {
+  for (const name of ["session", "card", "hands", "average_bet", "start", "end"]) {
     const label = /** @type {HTMLElement} */ (form.querySelector(`.rating-${name}`));
     label.hidden = !takes.includes(name);
   }
@@ -128,6 +174,7 @@ function step() {
     return !(/** @type {HTMLElement} */ (node.closest("label"))).hidden && node.value.trim() !== "";
   };
   if (given("card")) args.card = field("card").value.trim();
+  if (given("session")) args.session = Number(field("session").value);  // a closed session, by its exact start
   if (given("hands") || given("average_bet")) {
     const money = stateOf(field("table").value);  // the table's currency and decimals, as its tile has them
     if (!money || !Number.isInteger(money.decimals)) return "pit_rating.no_money";

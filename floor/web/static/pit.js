@@ -7,7 +7,7 @@ import { drawChart } from "./pit-chart.js";
 import { showChipAlerts } from "./pit-chips.js";
 import { showDealers } from "./pit-dealers.js";
 import { ratedTableSeen, showRated } from "./pit-rated.js";
-import { ratingMoney } from "./pit-rating.js";
+import { ratingMoney, ratingSessions } from "./pit-rating.js";
 import { ensureSignedIn } from "./signin.js";
 import { formatMoney, say, t, tOr } from "./words.js";
 
@@ -268,6 +268,7 @@ new Feed("/ws/pit", {
       ratedTableSeen(message.name);
     } else if (message.kind === "rated") {  // the rated players at each table (pit-rated.js)
       showRated(message, (name) => tiles.get(name)?.state ?? null);
+      ratingSessions(message);  // the gaming day's closed sessions, for the rating dialog to adjust
     } else if (message.kind === "heartbeat") {
       heard(message.name);
     } else if (message.kind === "removed") {

@@ -66,3 +66,33 @@ def test_cash_tables_keep_the_cards_down_until_the_showdown() -> None:
     deal_all(hand, deck)
     assert set(sum(cards_seen(hand).values(), [])) == {"??"}     # the showdown asks each in turn
     assert hand.view().to_dict(public=False)["seats"][2]["cards"] == ["Qh", "Qd"]   # the dealer's copy
+
+
+def test_the_hands_turned_up_at_the_all_in_are_tabled_at_the_showdown_none_asked_none_mucked() -> None:
+    # Seat 3 all in, seat 1 calls, seat 2 folds: both hands face up before the flop. At the river nobody is asked to
+    # show or muck: the tabled hands are shown at once, in showdown order (first left of the button: no betting on
+    # the final round), and the pot goes to the best.
+    hand, deck = three_handed(TOURNAMENT, {1: 200, 2: 200, 3: 30})
+    hand.bet_or_raise(30, 3)
+    hand.call(1)
+    hand.fold(2)
+    deal_all(hand, deck)
+    assert hand.result is not None and hand.actor is None
+    assert [(r.seat, [str(c) for c in r.cards]) for r in hand.records if type(r).__name__ == "Shown"] == [
+        (1, ["As", "Ah"]), (3, ["Qh", "Qd"])]
+    assert hand.result.showdown and hand.result.final_stacks[1] == 200 + 32 and hand.result.final_stacks[3] == 0
+
+
+def test_a_cash_tables_all_in_showdown_asks_each_in_turn_from_the_left_of_the_button() -> None:
+    # The same hand at a cash table: no betting on the final round, so the first player left of the button shows
+    # first (docs/rules.md "Showdown order"; 000: nobody bet on the river), then the all-in button, who may muck.
+    hand, deck = three_handed(CASH, {1: 200, 2: 200, 3: 30})
+    hand.bet_or_raise(30, 3)
+    hand.call(1)
+    hand.fold(2)
+    deal_all(hand, deck)
+    assert hand.actor == 1 and hand.result is None
+    hand.show(seat=1)
+    assert hand.actor == 3 and hand.can_muck(3)
+    hand.muck(3)
+    assert hand.result is not None and hand.result.final_stacks[1] == 200 + 32

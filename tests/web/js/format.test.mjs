@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  amountText, cardText, clockText, currencyOf, decimalsOf, formatChips, formatMoney, formatNumber, netTone, parseAmount,
+  amountText, cardText, clockText, currencyOf, decimalsOf, formatChipFace, formatChips, formatMoney, formatNumber, netTone, parseAmount,
   parseCard,
 } from "../../../pages/static/format.js";
 
@@ -39,6 +39,14 @@ test("a state without money named is euros in cents; its decimals are the state'
 
 test("a currency Intl does not know: the amount and the code", () => {
   assert.equal(formatMoney(1250, { currency: "CHIPS", decimals: 2 }, false, EN), "12.50 CHIPS");
+});
+
+test("a chip's face: whole units without decimals, else as money", () => {
+  assert.equal(formatChipFace(10000, EUR, FR), `100${NBSP}€`);
+  assert.equal(formatChipFace(10000, EUR, EN), "€100");
+  assert.equal(formatChipFace(250, EUR, FR), `2,50${NBSP}€`);
+  assert.equal(formatChipFace(1000000, EUR, FR), `10${NARROW_NBSP}000${NBSP}€`);
+  assert.equal(formatChipFace(500, { currency: "JPY", decimals: 0 }, EN), "JP¥500");
 });
 
 test("an amount without its currency: whole units without decimals", () => {

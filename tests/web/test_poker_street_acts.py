@@ -1,0 +1,75 @@
+"""A street's actions on the poker pages in Chromium: a recorded hold'em feed played to /dealer and /table, the
+pre-flop's calls beside the seats until the flop, gone on the flop's betting (a fold and an all-in stay)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, WebSocketRoute
+
+from tests.firmware_host.test_poker_table import HOLDEM, HOLDEM_HOLE, Rig
+from tests.web.test_chip_circles import serve
+
+# Each page's words beside a seat: the console's status line, the players' screen's state line.
+SEAT_WORDS = {"dealer": "[data-poker] .pseat[data-seat='{seat}'] .pseat-status",
+              "table": "#poker .p-seat[data-seat='{seat}'] .p-state"}
+SEQ = {"dealer": "[data-poker][data-seq='{seq}']", "table": "[data-table][data-seq='{seq}']"}
+
+
+def recorded_feed() -> list[dict[str, Any]]:
+    """The public states of one hand as the feed sends them, one a step: seats 5 and 6 call pre-flop, seat 1
+    completes and seat 3 checks; the flop; seat 1 bets 0.04, seat 3 calls, seat 5 folds, seat 6 to act."""
+    shown: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+
+        def keep() -> None:
+            shown.append({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": len(shown) + 1})
+
+        for seat, action in ((5, "call"), (6, "call")):
+            rig.act(seat, action)
+        keep()                                  # seq 1: pre-flop, seat 1 to act
+        rig.act(1, "call")
+        rig.act(3, "check")
+        rig.shoe("3d 7h 8c 9d")
+        keep()                                  # seq 2: the flop's betting starts, seat 1 to act
+        for seat, action, amount in ((1, "bet", 4), (3, "call", None), (5, "fold", None)):
+            rig.act(seat, action, amount)
+        keep()                                  # seq 3: seat 6 to act on the flop
+        rig.c.journal.close()
+    return json.loads(json.dumps(shown))
+
+
+@pytest.mark.parametrize("name", ["dealer", "table"])
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_streets_actions_clear_when_the_next_streets_betting_starts(page: Page, name: str, language: str) -> None:
+    feed = recorded_feed()
+    page.set_viewport_size({"width": 1280, "height": 800} if name == "dealer" else {"width": 1920, "height": 1080})
+    sockets: list[WebSocketRoute] = []
+    serve(page, name, feed[0], language=language, sockets=sockets)
+
+    def words(seq: int) -> dict[int, str]:
+        page.wait_for_selector(SEQ[name].format(seq=seq), state="attached")
+        return {seat: page.locator(SEAT_WORDS[name].format(seat=seat)).inner_text().strip().lower()
+                for seat in (1, 3, 5, 6)}
+
+    call = "suit" if language == "fr" else "call"
+    pre_flop = words(1)
+    assert call in pre_flop[5] and call in pre_flop[6], pre_flop  # this street's calls, beside their seats
+    sockets[0].send(json.dumps(feed[1]))
+    flop = words(2)
+    assert not any(call in said or "0,02" in said or "0.02" in said for said in flop.values()), flop
+    assert flop[3] == "" and flop[5] == "" and flop[6] == "", flop  # nothing yet on the flop (seat 1: to act)
+    sockets[0].send(json.dumps(feed[2]))
+    later = words(3)
+    bet = "mise" if language == "fr" else "bet"
+    assert bet in later[1] and call in later[3], later                 # the flop's own actions
+    assert later[5] == ("couché" if language == "fr" else "folded"), later   # a fold stays, as the seat's status
+    assert call not in later[6], later                                # seat 6's pre-flop call is gone
