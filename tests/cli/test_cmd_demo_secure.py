@@ -73,5 +73,7 @@ def test_secure_demo_plays(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr  # well before the last hand on a loaded machine
     lines = done.stdout.splitlines()
     assert json.loads(lines[-1])["settled"] == 4
-    assert any(" update " in line for line in lines[:-1])  # the view, a display key, saw the public feed
+    # the view, a display key, saw the public feed: its snapshot at least (a loaded machine may start the view's
+    # CURVE handshake after the fourth hand's last update: a CI run at 3,600 tests saw no update line)
+    assert any(" update " in line or " snapshot " in line for line in lines[:-1]), lines[-5:]
     assert (tmp_path / "j" / "keys" / "clients" / "display.key").is_file()
