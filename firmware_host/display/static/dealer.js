@@ -649,7 +649,7 @@ async function main() {
   await ensureSignedIn(byId("signin-root"), ROLES, t("console.signin_title"));
   root.hidden = false;
   root.addEventListener("click", onTap);
-  byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; signoffSent = null; dialog.close(); });
+  byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; signoffSent = null; signoffRefused(null); dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
   initPlayers((command) => { if (waiting !== null) showRefusal(t("console.busy"), "relay"); else send(command); });
   initTray(relay, () => state);
