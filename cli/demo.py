@@ -94,7 +94,7 @@ from cli.demo_display import start_display, start_floor_pages
 from cli.demo_tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import JournalError
-from sim.keys import SimKeys
+from sim.keys import SimKeys, plain_access_text
 from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
                                          poker_summary)
 from sim.demo_profile import rated_profile, write_demo_profile
@@ -186,7 +186,7 @@ class SimTable:
                          game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
-                         extra=(self.keys.access_text() if self.keys is not None else "") + self.sections
+                         extra=self.access_text() + self.sections
                          + (chip_sections(self.chips_info["port"]) if self.chips is not None else ""))
             self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
@@ -196,6 +196,13 @@ class SimTable:
         except BaseException:
             self.stop()
             raise
+
+    def access_text(self) -> str:
+        """The table's `[rights]`: the keys' (`--secure`), or without keys the local role's recall of the last hands,
+        unless the table's own sections set them (a tournament's)."""
+        if self.keys is not None:
+            return self.keys.access_text()
+        return "" if "[rights]" in self.sections else plain_access_text()
 
     def write_users(self) -> None:
         """Write the table's users file: the bot supervisor (a PIN drawn now) and `people`."""

@@ -79,3 +79,12 @@ class SimKeys:
         full feed stays the default's (surveillance, technician): the bots follow it with the `watcher` key."""
         rights = [*access.DEFAULT_RIGHTS["dealer"], "open"]
         return "\n[rights]\ndealer = [" + ", ".join(f'"{v}"' for v in rights) + "]\n"
+
+
+def plain_access_text() -> str:
+    """`[rights]` of a demo table without keys: every plaintext ipc client of it is the local role, the dealer, the
+    display's recall for /surveillance among them, which asks `history`: a table with keys gives that to the
+    display's surveillance key alone (`[display] surveillance_key`); without keys the demo lets the local role read
+    it, or its /surveillance could never show the last hands."""
+    rights = [*access.DEFAULT_RIGHTS["dealer"], "history"]
+    return "\n[rights]\ndealer = [" + ", ".join(f'"{v}"' for v in rights) + "]\n"

@@ -39,6 +39,12 @@ ROLES = ("surveillance",)
 RECALL_TIMEOUT_S = 5.0
 
 
+def _recall_error(why: str, error: str) -> dict[str, Any]:
+    """A recall that failed: `why` names the page's words for it (`surveillance.recall_<why>`: not_set_up,
+    timeout, forbidden, refused), `error` says it in English for the log and a word the page lacks."""
+    return {"kind": "history", "why": why, "error": error, "timeout_s": RECALL_TIMEOUT_S}
+
+
 class Recall:
     """The `history` requests of the surveillance pages, sent one at a time from a thread of their own."""
 
@@ -50,7 +56,7 @@ class Recall:
 
     def _request(self, limit: int) -> dict[str, Any]:  # on the worker thread only: it owns the socket
         if self.cfg.commands is None:
-            return {"kind": "history", "error": "the recall is not set up on this display ([display] commands)"}
+            return _recall_error("not_set_up", "the recall is not set up on this display ([display] commands)")
         if self._client is None:
             self._ctx = zmq.Context()
             key = self.cfg.surveillance_key
@@ -61,9 +67,10 @@ class Recall:
         except TimeoutError:
             self._client.close()
             self._client = None  # a fresh socket next time
-            return {"kind": "history", "error": f"the table did not answer within {RECALL_TIMEOUT_S:.0f} s"}
+            return _recall_error("timeout", f"the table did not answer within {RECALL_TIMEOUT_S:.0f} s")
         if not reply.get("ok"):
-            return {"kind": "history", "error": f"the table refused: {reply.get('error')}"}
+            why = "forbidden" if reply.get("code") == "forbidden" else "refused"
+            return _recall_error(why, f"the table refused: {reply.get('error')}")
         return {"kind": "history", "hands": reply.get("hands", []), "more": reply.get("more", False)}
 
     async def ask(self, limit: int) -> dict[str, Any]:

@@ -233,3 +233,24 @@ def test_a_poker_hands_line_at_its_close_is_the_one_its_record_gives(tmp_path: P
     assert made.pop("chain")["event"] == closed.closed_event and made["game"] == "holdem" and made["results"]
     assert closed_line(journal, closed.row.record, closed.closed_event, closed.row.ts) == made
     journal.close()
+
+
+@pytest.mark.parametrize("local", [(2, "dealer"), (2, "surveillance")], indirect=True)
+def test_the_display_s_recall_names_why_it_cannot_read_the_last_hands_in_the_page_s_words(
+        local: LocalTable, request: pytest.FixtureRequest) -> None:
+    # the display's recall for /surveillance on the table's command channel: a local role without `history` (a
+    # plaintext display at a table whose local role is the dealer) is refused with `why` the page's words name
+    from firmware_host.display.config import DisplayConfig
+    from firmware_host.display.surveillance import Recall
+    from pages.words import catalogs
+
+    recall = Recall(DisplayConfig(commands=local.endpoint))
+    reply = recall._request(10)
+    if request.node.callspec.params["local"][1] == "dealer":
+        assert reply["why"] == "forbidden" and "hands" not in reply, reply
+    else:
+        assert "why" not in reply and [h["hand"] for h in reply["hands"]] == [1, 2], reply
+    assert Recall(DisplayConfig())._request(10)["why"] == "not_set_up"
+    for language in ("en", "fr"):  # every `why` the display may name has its words in both languages
+        assert {f"surveillance.recall_{why}" for why in ("not_set_up", "timeout", "forbidden", "refused")} <= set(
+            catalogs()[language]), language

@@ -97,8 +97,9 @@ function betsText(bets) {
     .map(([circle, amount]) => t("console.bet_line", { circle: circleName(circle), amount: { money: amount } }, state)).join(", ");
 }
 
-function decisionWord(choice) {
-  const word = tOr(`decision.${choice.decision}`, choice.decision);
+/** A decision's words: a button's (`decision`, what to do) or, `taken`, a seat's once decided (`decided`). */
+function decisionWord(choice, taken = false) {
+  const word = tOr(`${taken ? "decided" : "decision"}.${choice.decision}`, choice.decision);
   return choice.multiple ? t("console.decision_multiple", { decision: word, multiple: choice.multiple }) : word;
 }
 
@@ -236,7 +237,7 @@ function spotElement(seat) {
   head.append(el("span", "seat-name", seatName(seat)));
   if (spot?.decision) {
     const chosen = { decision: spot.decision, multiple: spot.multiple ?? null };
-    head.append(el("span", "decision", decisionWord(chosen)));
+    head.append(el("span", "decision", decisionWord(chosen, true)));
   }
   head.append(ratedLine(seat));  // the seat action for its player card, masked when known (dealer-players.js)
   node.append(head);
@@ -538,7 +539,7 @@ function openSignoff(kind) {
       option.value = String(i);
       return option;
     }));
-    what.textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: decisionWord(c.was) })).join(" · ");
+    what.textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: decisionWord(c.was, true) })).join(" · ");
   }
   dialog.showModal();
 }

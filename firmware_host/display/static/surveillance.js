@@ -67,7 +67,7 @@ function spotElement(spot, state) {
   if (state.to_act === spot.seat) node.classList.add("acting");
   if (spot.decision === "fold" || spot.decision === "dead" || spot.folded) node.classList.add("folded");
   const head = el("div", "seat", t("common.seat", { seat: spot.seat }));
-  if (!poker && spot.decision) head.append(` \u2013 ${tOr(`decision.${spot.decision}`, spot.decision)}`);
+  if (!poker && spot.decision) head.append(` \u2013 ${tOr(`decided.${spot.decision}`, spot.decision)}`);
   node.append(head);
   const cards = el("div", "cards");
   cards.append(...placedCards(spot.cards, spot.visible));
@@ -286,8 +286,8 @@ function miniCards(cards) {
 }
 
 function playText(play) {
-  if (play === null || play === undefined || play === false) return t("decision.fold");
-  if (play === true) return t("decision.play");
+  if (play === null || play === undefined || play === false) return t("decided.fold");
+  if (play === true) return t("decided.play");
   return t("surveillance.recall_play", { multiple: play.multiple, street: play.street ? phaseName(play.street) : "" }).trim();
 }
 
@@ -349,7 +349,11 @@ function pastHand(hand, state) {
 
 function showRecall(message) {
   const note = byId("recall-note");
-  if (message.error) { note.textContent = t("surveillance.recall_error", { why: message.error }); return; }
+  if (message.error) { // in the reader's words where the display named why (`why`), else the table's own
+    note.textContent = message.why ? t(`surveillance.recall_${message.why}`, { seconds: message.timeout_s, error: message.error })
+      : t("surveillance.recall_error", { why: message.error });
+    return;
+  }
   note.textContent = "";
   const state = previous ?? {};
   historyBox.replaceChildren(...[...message.hands].reverse().map((h) => pastHand(h, state))); // newest first

@@ -17,7 +17,7 @@ const offlineBanner = byId("offline");
 function decisionText(decision) {
   if (!decision) return "";
   if (decision === "dead") return t("table.dead");
-  return tOr(`decision.${decision}`, "");
+  return tOr(`decided.${decision}`, "");
 }
 
 /** A seat's circles as read ({ante: {value, stable}}): the public feed's `chips` (values only, never a chip's UID). */
