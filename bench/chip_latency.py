@@ -50,7 +50,7 @@ import zmq
 
 from bench import Figure
 from bench._units import Scheduling
-from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, latencies
+from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, instrument_preexec, latencies
 from cli.demo import croupier_argv
 from drivers.chip_debounce import CONFIRM, AntennaDebounce
 from drivers.chip_protocol import Decoder, Inventory, decode_message
@@ -112,6 +112,12 @@ class TimedBoard(ChipBoardServer):
         self.debounce = {name: AntennaDebounce(name, CONFIRM, settle_s) for name in self.names.values()}
         self.changes: list[tuple[str, int, float, int]] = []
         self._watch = Decoder()
+
+    def serve(self) -> None:
+        setup = instrument_preexec()  # as the shoe's (bench.controller_latency.TimedShoe)
+        if setup is not None:
+            setup()
+        super().serve()
 
     def _emit(self, data: bytes) -> None:
         if self._client is None:
