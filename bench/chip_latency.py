@@ -49,7 +49,8 @@ import msgpack
 import zmq
 
 from bench import Figure
-from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, latencies
+from bench._units import Scheduling
+from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, instrument_preexec, latencies
 from cli.demo import croupier_argv
 from drivers.chip_debounce import CONFIRM, AntennaDebounce
 from drivers.chip_protocol import Decoder, Inventory, decode_message
@@ -111,6 +112,12 @@ class TimedBoard(ChipBoardServer):
         self.debounce = {name: AntennaDebounce(name, CONFIRM, settle_s) for name in self.names.values()}
         self.changes: list[tuple[str, int, float, int]] = []
         self._watch = Decoder()
+
+    def serve(self) -> None:
+        setup = instrument_preexec()  # as the shoe's (bench.controller_latency.TimedShoe)
+        if setup is not None:
+            setup()
+        super().serve()
 
     def _emit(self, data: bytes) -> None:
         if self._client is None:
@@ -215,7 +222,7 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
             argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
             if PROFILE:  # as in bench/controller_latency.py: for finding where the time goes, never for the aims
                 argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{'chips' if chips else 'cards'}.{time.monotonic_ns()}"]
-            proc = spawn(argv, stderr=err)
+            proc = spawn(argv, stderr=err, setup=Scheduling.controller().preexec)  # as its unit deploys it
         read_json_line(proc, 30.0, "controller")
         listener = Listener(eps.public, eps.full)
         probe = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench")
@@ -274,6 +281,7 @@ def _alone(values: Sequence[float]) -> str:
 def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
     """`rounds` of a chip table and its card-only peer, taking turns; judged on the median of the rounds' ratios."""
     p99_ratios, cpu_ratios = [], []
+    print(f"   the controller at {Scheduling.controller()}", flush=True)
     for n in range(rounds):
         smart = measure(True, hands)
         plain = measure(False, hands)

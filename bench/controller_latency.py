@@ -40,6 +40,7 @@ import msgpack
 import zmq
 
 from bench import Figure
+from bench._units import Scheduling
 from engine.games import MAX_SPOTS
 from engine.paytables import load_profile
 from sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
@@ -72,6 +73,12 @@ class TimedShoe(SimShoeServer):
         super().__init__(*args, **kwargs)
         self.card_sent: list[tuple[int, float]] = []  # (frame seq, time), in the order sent
         self._watch = Decoder()
+
+    def serve(self) -> None:
+        setup = instrument_preexec()  # this thread's own priority: the shoe is a device of its own at the table
+        if setup is not None:
+            setup()
+        super().serve()
 
     def _emit(self, data: bytes) -> None:
         super()._emit(data)
@@ -138,6 +145,17 @@ def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
                     full_frames.append(frame)
 
 
+def instrument_preexec() -> Callable[[], None] | None:
+    """With CROUPIER_BENCH_INSTRUMENT_PRIORITY=N the listening process and the emulated shoe's thread run at
+    SCHED_FIFO N (they stand for another machine and a device, whose wake-ups are not the table's; the shoe stamps
+    a card's time after its write, the listener the update's on arrival): to see how much of a figure on a loaded
+    machine is the instruments' own waiting, never for the figures."""
+    priority = int(os.environ.get("CROUPIER_BENCH_INSTRUMENT_PRIORITY") or 0)
+    if not priority:
+        return None
+    return lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+
+
 class Listener:
     """The listening process (`listen`) and the records it sends back."""
 
@@ -146,7 +164,8 @@ class Listener:
         env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.proc = subprocess.Popen([sys.executable, "-c", "import sys; from bench.controller_latency import listen; "
                                       "listen(*sys.argv[1:])", public, full, key, server_key],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=root)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=root,
+                                     preexec_fn=instrument_preexec())
         assert self.proc.stdout is not None and self.proc.stdin is not None
         if self.proc.stdout.readline() != b"ready\n":
             raise RuntimeError("the listener did not start")
@@ -323,7 +342,9 @@ def measure(hands: int = HANDS, secure: bool = False,
     table's endpoints once it is up, before the hands (more clients of its feeds, e.g. the display and
     its screens); what it returns is called once the hands are played, before the table ends. `under`:
     the command the controller runs under, `start_s` how long it may take to start, `meter` what times
-    the stretches (`bench/controller_instructions.py` runs it under callgrind)."""
+    the stretches (`bench/controller_instructions.py` runs it under callgrind). The controller runs as its
+    unit deploys it (`bench._units`: its niceness, policy and CPUs), but under a tool (`under`): callgrind's
+    count does not depend on it, and its slowed run must not hold a core at a real-time priority."""
     run_dir = Path(tempfile.mkdtemp(prefix="crp-bench-"))
     ctx: zmq.Context[Any] = zmq.Context()
     shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
@@ -342,7 +363,7 @@ def measure(hands: int = HANDS, secure: bool = False,
             argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
             if PROFILE:  # the controller under cProfile, its statistics written when it ends (SIGTERM)
                 argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{os.getpid()}.{time.monotonic_ns()}"]
-            proc = spawn([*under, *argv], stderr=err)
+            proc = spawn([*under, *argv], stderr=err, setup=None if under else Scheduling.controller().preexec)
         read_json_line(proc, start_s, "controller")
         listener = Listener(eps.public, eps.full, **({"key": str(keys.watcher), "server_key": str(keys.table_public)}
                                                      if keys else {}))  # the full feed: a surveillance key
@@ -488,7 +509,8 @@ def measure_floor(hands: int, *, under: tuple[str, ...] = (), meter: type[Meter]
         env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
         proc = subprocess.Popen([*under, sys.executable, "-c", "import sys; from bench.controller_latency import floor_host; "
                                  "floor_host(*sys.argv[1:])", shoe.port_url, eps.public, eps.full, str(run_dir),
-                                 json.dumps(LAST_STATES)], stdout=subprocess.PIPE, env=env, cwd=root)
+                                 json.dumps(LAST_STATES)], stdout=subprocess.PIPE, env=env, cwd=root,
+                                preexec_fn=None if under else Scheduling.controller().preexec)  # as the controller
         assert proc.stdout is not None
         if proc.stdout.readline() != b"ready\n":
             raise RuntimeError("the floor peer did not start")
@@ -556,6 +578,7 @@ def run(rounds: int = 3, hands: int = 40) -> list[Figure]:
     """`rounds` runs of `hands` hands, each on a fresh controller and each followed by its floor peer's;
     judged on the median round (the machine is shared: one unlucky round must not decide, nor one lucky one)."""
     results, floors = [], []
+    print(f"   the controller and its floor peer at {Scheduling.controller()}", flush=True)
     for n in range(rounds):  # the controller and its floor peer take turns, round by round (the load moves)
         f = measure(hands)
         results.append(f)

@@ -26,10 +26,11 @@ clients here (the screens' browsers run on their own computers in a casino, not 
 display process serving 50 connections). Aims: the feed-to-DOM p99 under 50 ms, the controller's
 card-to-publish p99 with the screens within 1.5x of without.
 
-Priorities as on the Pi: the display runs at the niceness of its unit (`Nice=` of
-deploy/croupier-display.service, read from the file), and so do what stand for the screens' other
-computers (the Chromium pages, through a `nice -n` wrapper, and the WebSocket clients' thread); the
-controller, the test's own feed subscriber and this process stay at normal priority. (The unit's
+Priorities as on the Pi: the controller runs as its unit deploys it (deploy/croupier.service's `Nice=`,
+`CPUSchedulingPolicy=`, `CPUSchedulingPriority=` and `CPUAffinity=`, `bench._units`); the display at the niceness
+of its unit (`Nice=` of deploy/croupier-display.service, read from the file), and so do what stand for the
+screens' other computers (the Chromium pages, through a `nice -n` wrapper, and the WebSocket clients' thread);
+the test's own feed subscriber and this process stay at normal priority. (The unit's
 CPUWeight= and IOSchedulingClass= need systemd's cgroups: not applied here.)
 `python -m bench.display_latency --dry-run` prints those niceness values and exits.
 """
@@ -55,6 +56,7 @@ import zmq
 
 from bench import Figure
 from bench.controller_latency import measure
+from bench._units import DISPLAY_UNIT, Scheduling, service_settings
 from cli.demo import SimTable
 from sim.bots import seat_players
 from protocol.feed import FeedClient
@@ -73,7 +75,6 @@ PACE_S = 0.25    # a step (bet, decision, deal) every quarter second: a quick de
 AIM_DOM_P99_MS = 50.0
 AIM_P99_RATIO = 1.5
 CHROMIUM = "/usr/bin/chromium"
-DISPLAY_UNIT = Path(__file__).resolve().parent.parent / "deploy" / "croupier-display.service"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-background-timer-throttling",
                  "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"]
@@ -88,24 +89,18 @@ document.addEventListener("croupier:rendered", (event) => {
 
 def unit_nice(unit: Path = DISPLAY_UNIT) -> int:
     """The display unit's `Nice=` (its [Service] section's last one). Raises ValueError when it has none."""
-    nice: int | None = None
-    section = ""
-    for line in unit.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1]
-        elif section == "Service" and line.partition("=")[0].strip() == "Nice":
-            nice = int(line.partition("=")[2])
+    nice = service_settings(unit).get("Nice")
     if nice is None:
         raise ValueError(f"{unit}: no Nice= in [Service]")
-    return nice
+    return int(nice)
 
 
 class Niceness:
-    """The niceness of each part: the controller at this process's own, the display and the screens at the unit's."""
+    """The niceness of each part: the display and the screens at the display unit's, this process at its own (the
+    controller: at its own unit's, `bench._units`)."""
 
     def __init__(self) -> None:
-        self.controller = os.getpriority(os.PRIO_PROCESS, 0)
+        self.controller = os.getpriority(os.PRIO_PROCESS, 0)  # this process's, from which `nice -n` counts
         self.display = max(unit_nice(), self.controller)  # never above this process: an unprivileged bench can't
 
     @property
@@ -134,8 +129,9 @@ class Niceness:
         return str(wrapper)
 
     def __str__(self) -> str:
-        return (f"niceness: the controller {self.controller}, the display {self.display} (Nice={unit_nice()} of "
-                f"{DISPLAY_UNIT.parent.name}/{DISPLAY_UNIT.name}), the Chromium pages and WebSocket screens {self.display}")
+        return (f"the controller {Scheduling.controller()}; niceness: this process {self.controller}, the display "
+                f"{self.display} (Nice={unit_nice()} of {DISPLAY_UNIT.parent.name}/{DISPLAY_UNIT.name}), the Chromium "
+                f"pages and WebSocket screens {self.display}")
 
 
 class Stamper(threading.Thread):

@@ -18,6 +18,7 @@ import os
 import statistics
 
 from bench import Figure, flood
+from bench._units import Scheduling
 from protocol.signoff import PIN_CHECKS_PER_S
 from protocol.signoff_holds import MAX_FAILED
 
@@ -28,6 +29,7 @@ ROUNDS = 3
 def run(hands: int = HANDS, rounds: int = ROUNDS) -> list[Figure]:
     ratios: dict[str, list[float]] = {"right": [], "wrong": []}
     gaps: list[float] = []
+    print(f"   the controller at {Scheduling.controller()}", flush=True)
     for round_ in range(1, rounds + 1):
         f = flood.measure(hands, floods=("right", "wrong"))
         quiet = f["quiet"]

@@ -236,6 +236,18 @@ else
     echo "next: make the display's certificate: croupier keys tls --dir $TLS_DIR --host NAME (docs/deploy.md)"
 fi
 
+# -- the controller's real-time policy (docs/deploy.md, "Scheduling"): a kernel built with RT group scheduling
+# refuses it to a service's cgroup, and the unit then fails to start (status 214/SETSCHEDULER)
+if [[ -z "$ROOT" ]]; then
+    kernel_config=""
+    if [[ -r /proc/config.gz ]]; then kernel_config="$(zcat /proc/config.gz 2>/dev/null || true)"
+    elif [[ -r "/boot/config-$(uname -r)" ]]; then kernel_config="$(cat "/boot/config-$(uname -r)")"; fi
+    if grep -q '^CONFIG_RT_GROUP_SCHED=y' <<< "$kernel_config"; then
+        echo "warning: this kernel has CONFIG_RT_GROUP_SCHED=y: croupier.service may fail to start at its" \
+             "real-time policy (status 214/SETSCHEDULER); docs/deploy.md, \"Scheduling\", says what to do" >&2
+    fi
+fi
+
 # -- udev and systemd ------------------------------------------------------------------------------
 system udevadm control --reload-rules
 system udevadm trigger --subsystem-match=tty

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -40,10 +40,16 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 
 
 def spawn(argv: Sequence[str], *, stdout: int | IO[Any] | None = subprocess.PIPE,
-          stderr: int | IO[Any] | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Start one child that is killed when the calling thread's process dies. Raises OSError."""
+          stderr: int | IO[Any] | None = None, env: dict[str, str] | None = None,
+          setup: Callable[[], None] | None = None) -> subprocess.Popen[bytes]:
+    """Start one child that is killed when the calling thread's process dies; `setup` runs in the child before it
+    execs (a bench's scheduling of the part, `bench._units.Scheduling.preexec`). Raises OSError."""
+    def child() -> None:  # pragma: no cover - runs in the child between fork and exec
+        _die_with_parent()
+        if setup is not None:
+            setup()
     return subprocess.Popen(list(argv), stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env,
-                            preexec_fn=_die_with_parent if os.name == "posix" else None)
+                            preexec_fn=child if os.name == "posix" else None)
 
 
 def end(proc: subprocess.Popen[Any], timeout_s: float = 5.0) -> None:

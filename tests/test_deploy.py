@@ -110,6 +110,42 @@ def test_unit_passes_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
     assert unit.name not in result.stderr, result.stderr  # no setting ignored (a bad value is only a warning)
 
 
+# -- the controller's scheduling: real-time, modest, and run so by the benches -----------------------
+
+
+def test_the_controller_runs_at_a_modest_real_time_priority_it_cannot_raise() -> None:
+    """docs/deploy.md, "Scheduling": above every ordinary process, below the kernel's threaded interrupts (50);
+    every thread it starts keeps it (no reset on fork: ZeroMQ's I/O thread sends the feed); the process may not
+    raise any priority itself; a loop stuck busy is killed by the watchdog."""
+    one = {key: values[-1] for key, values in parse_unit(UNIT.read_text(encoding="utf-8"))["Service"].items()}
+    assert one["CPUSchedulingPolicy"] in ("fifo", "rr")
+    assert 1 <= int(one["CPUSchedulingPriority"]) < 50
+    assert one.get("CPUSchedulingResetOnFork", "no") == "no"
+    assert one["RestrictRealtime"] == "yes" and one["LimitRTPRIO"] == "0"
+    assert one["Type"] == "notify" and 0 < int(one["WatchdogSec"]) <= 10
+    display = {key: values[-1] for key, values in parse_unit(DISPLAY_UNIT.read_text(encoding="utf-8"))["Service"].items()}
+    assert display.get("CPUSchedulingPolicy", "other") == "other"  # the pages stay below it
+
+
+def test_a_bench_runs_the_controller_as_its_unit_deploys_it() -> None:
+    """The benches read the controller's scheduling from its unit (one place) and set it in the child they spawn,
+    as systemd does before ExecStart=."""
+    from bench._units import POLICIES, Scheduling
+    from sim.restarter import spawn
+    one = {key: values[-1] for key, values in parse_unit(UNIT.read_text(encoding="utf-8"))["Service"].items()}
+    deployed = Scheduling.of(UNIT)
+    assert (deployed.policy, deployed.priority, deployed.nice) == (
+        one["CPUSchedulingPolicy"], int(one["CPUSchedulingPriority"]), int(one.get("Nice", "0")))
+    here = deployed.applicable()
+    if here.policy != deployed.policy:
+        pytest.skip(f"a real-time policy is not permitted here: {here}")
+    child = spawn([sys.executable, "-c", "import os; print(os.sched_getscheduler(0), os.sched_getparam(0).sched_priority, "
+                   "os.getpriority(os.PRIO_PROCESS, 0))"], setup=here.preexec)
+    out, _ = child.communicate(timeout=30)
+    assert out.split() == [str(POLICIES[deployed.policy]).encode(), str(deployed.priority).encode(),
+                           str(deployed.nice).encode()]
+
+
 # -- the display's unit: beside the controller, below it -----------------------------------------
 
 _HARDENING = ("ProtectSystem", "ProtectHome", "PrivateTmp", "NoNewPrivileges", "DevicePolicy", "ProtectKernelTunables",

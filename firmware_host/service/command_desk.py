@@ -53,7 +53,32 @@ re-sending it: its PIN's hash waits for a pause in the cards, and so does its an
 and the hash itself runs below the loop (WORKER_NICE). A request re-sent on a fresh socket is hashed again,
 behind the one before: a client that gives up sooner asks for more hashing, not less."""
 WORKER_NICE = 10
-"""The hashing thread's nice value: below the controller's loop, which keeps a core for the cards."""
+"""The hashing thread's nice value when the controller runs at the ordinary policy: below the loop, which keeps a core
+for the cards."""
+WORKER_PRIORITY = 1
+"""The hashing thread's real-time priority when the controller runs at a real-time one (deploy/croupier.service): the
+lowest, below the loop's. Its hashes take at most half of one core (`PinChecks._work` rests as long as it hashed), at
+most one a second per key (`protocol.signoff`)."""
+
+
+def below_the_loop() -> None:
+    """Put the calling thread below the controller's loop. At the ordinary policy (a shell, the demo, the tests):
+    nice `WORKER_NICE`. At the real-time policy the controller's unit gives it (`CPUSchedulingPolicy=`, which every
+    thread it starts inherits): the lowest real-time priority, `WORKER_PRIORITY`, still above every ordinary
+    process, because this thread shares the GIL with the loop: when the loop gives the GIL up to it (CPython makes
+    the giver wait until the taker runs), a taker at an ordinary priority waits for a core behind every busy process
+    on the Pi, and the loop with it (measured: tens of ms a card under a sign-off flood, docs/benchmarks.md,
+    "Scheduling"). Lowering a priority is always permitted (RLIMIT_RTPRIO 0; RestrictRealtime= refuses only taking a
+    real-time policy, not `sched_setparam`). Linux: a thread has its own priority; elsewhere the process's stays."""
+    tid = threading.get_native_id()
+    try:
+        if os.sched_getscheduler(tid) in (os.SCHED_FIFO, os.SCHED_RR):
+            os.sched_setparam(tid, os.sched_param(WORKER_PRIORITY))
+        else:
+            os.setpriority(os.PRIO_PROCESS, tid, max(WORKER_NICE, os.getpriority(os.PRIO_PROCESS, tid)))
+    except (AttributeError, OSError):  # no per-thread priority (another system): the process's priority
+        log.warning("sign-off checks at the controller's own priority: its thread could not be put below the loop")
+
 
 _Request = tuple[list[Any], Command, Caller]
 """A request taken off the socket: its envelope (where to answer), the command, who sent it."""
@@ -123,10 +148,7 @@ class PinChecks:
         self._done.close()
 
     def _work(self) -> None:
-        try:  # Linux: a thread has a nice value of its own; the hashes yield the cores to the loop's cards
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
-        except (AttributeError, OSError):  # no per-thread nice (another system): the process's priority
-            log.debug("sign-off checks at the controller's own priority")
+        below_the_loop()
         while (job := self._jobs.get()) is not None:
             client, request, check = job
             deadline = time.monotonic() + MAX_DEFER_S

@@ -268,3 +268,40 @@ def test_a_hashed_sign_off_is_handed_back_once_the_shoe_stops_dealing_again() ->
         assert handed_back >= dealing_until[0] + QUIET_S
     finally:
         pins.close()
+
+
+def test_the_hash_runs_below_a_real_time_loop_as_the_unit_deploys_it() -> None:
+    """deploy/croupier.service runs the controller at a real-time policy (CPUSchedulingPolicy=), which every thread
+    it starts inherits: the hashing thread goes to the lowest real-time priority, below the loop's (a flood of
+    sign-offs' hashes never takes a core from the loop's cards) and above the ordinary processes (when the loop
+    hands it the GIL, the loop waits for it to run)."""
+    import os
+
+    from firmware_host.service.command_desk import WORKER_PRIORITY
+    seen: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def loop() -> None:  # the controller's loop, at the unit's policy
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(WORKER_PRIORITY + 9))
+        except PermissionError as exc:  # neither root nor an RLIMIT_RTPRIO: skipped below
+            errors.append(exc)
+            return
+        pins = PinChecks(lambda: 0.0)
+        try:
+            def check() -> Verdict:
+                tid = threading.get_native_id()
+                seen.append((os.sched_getscheduler(tid), os.sched_getparam(tid).sched_priority))
+                return Verdict(None, False)
+            pins.submit(b"console", ([], Command.from_mapping({"cmd": "state"}), CONSOLE), check)
+            if select.select([pins.fileno()], [], [], 10)[0]:
+                seen.append((os.sched_getscheduler(0), os.sched_getparam(0).sched_priority))  # the loop stays
+        finally:
+            pins.close()
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    thread.join(20)
+    if errors:
+        pytest.skip("a real-time policy is not permitted here (not root, RLIMIT_RTPRIO 0)")
+    assert seen == [(os.SCHED_FIFO, WORKER_PRIORITY), (os.SCHED_FIFO, WORKER_PRIORITY + 9)]
