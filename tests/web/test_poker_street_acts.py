@@ -73,3 +73,19 @@ def test_a_streets_actions_clear_when_the_next_streets_betting_starts(page: Page
     assert bet in later[1] and call in later[3], later                 # the flop's own actions
     assert later[5] == ("couché" if language == "fr" else "folded"), later   # a fold stays, as the seat's status
     assert call not in later[6], later                                # seat 6's pre-flop call is gone
+
+
+@pytest.mark.parametrize("name", ["dealer", "table"])
+def test_the_board_is_named_only_once_it_holds_a_card(page: Page, name: str) -> None:
+    """Found dealing Seven Card Stud by hand at the console: "BOARD" stood beside nothing all the hand (stud and the
+    draw games deal no board), as on a hold'em hand before its flop; the players' screen already left it out."""
+    feed = recorded_feed()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    sockets: list[WebSocketRoute] = []
+    serve(page, name, feed[0], language="fr", sockets=sockets)
+    label = {"dealer": "[data-poker] .poker-board-row .label", "table": "#poker .p-felt .row .label"}[name]
+    page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
+    assert not page.locator(label).is_visible()  # pre-flop: no card on the board
+    sockets[0].send(json.dumps(feed[1]))
+    page.wait_for_selector(SEQ[name].format(seq=2), state="attached")
+    assert page.locator(label).is_visible() and page.locator(label).inner_text().lower() == "tableau"

@@ -7,7 +7,7 @@
 import { cardsElements } from "./cards.js";
 import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
-import { faceUpStep as faceUpStepOf } from "./state.js";
+import { boardShown, faceUpStep as faceUpStepOf } from "./state.js";
 import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
 import { SeatChanges } from "./dealer-poker-seats.js";
 
@@ -153,7 +153,8 @@ class PokerPanel {
     this.signoff = this.signoffForm();
     const middle = el("div", "poker-middle");
     const boardRow = el("div", "poker-board-row");
-    boardRow.append(el("span", "label", t("common.board")), this.board, this.next);
+    this.boardLabel = el("span", "label", t("common.board"));
+    boardRow.append(this.boardLabel, this.board, this.next);
     middle.append(boardRow, this.pots);
     this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.seatChanges.root, this.signoff);
     container.replaceChildren(this.root);
@@ -287,6 +288,7 @@ class PokerPanel {
       return this.seatChanges.tappable(spot ? this.seatElement(spot, state, step) : this.seatChanges.emptySeat(seat), seat);
     }));
     this.board.replaceChildren(...cardsElements(state.board));
+    this.boardLabel.classList.toggle("empty", !boardShown(state));  // stud and the draw games deal no board
     this.drawNext(state);
     this.drawPots(state);
     this.prompt.textContent = step ? step.text : "";  // the hand's own step is its buttons (the feed's English prompt is for logs)

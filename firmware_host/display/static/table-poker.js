@@ -6,6 +6,7 @@
 import { cardElement, miniCardElement } from "./cards.js";
 import { el, Feed } from "./common.js";
 import { clockText, netTone } from "./format.js";
+import { boardShown } from "./state.js";
 import { formatChips, formatMoney, pokerHandWords, t, tOr } from "./words.js";
 
 /**
@@ -262,7 +263,7 @@ export function renderPoker(root, state) {
   const board = cardsOf(state.board, "cards");
   board.dataset.board = "";
   const label = el("span", "label", t("poker_table.board"));
-  label.classList.toggle("empty", !(state.board ?? []).length);  // stud and the draw games deal no board
+  label.classList.toggle("empty", !boardShown(state));  // stud and the draw games deal no board
   boardRow.append(label, board);
   felt.append(boardRow);
   const turn = el("div", "turn");
