@@ -30,6 +30,15 @@ export function isPoker(state) {
 }
 
 /**
+ * A street's name as a catalog key's last part: the engine's "first draw" is `street_first_draw` (engine.poker.variants).
+ * @param {unknown} street
+ * @returns {string}
+ */
+export function streetKey(street) {
+  return String(street ?? "").replace(/ /g, "_");
+}
+
+/**
  * Whether a poker table's board is named on the pages: only once it holds a card (stud and the draw games deal none,
  * and a hold'em hand before its flop has none yet): an empty "Board" read as cards missing.
  * @param {{board?: unknown[] | null} | null | undefined} state

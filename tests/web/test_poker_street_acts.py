@@ -89,3 +89,13 @@ def test_the_board_is_named_only_once_it_holds_a_card(page: Page, name: str) -> 
     sockets[0].send(json.dumps(feed[1]))
     page.wait_for_selector(SEQ[name].format(seq=2), state="attached")
     assert page.locator(label).is_visible() and page.locator(label).inner_text().lower() == "tableau"
+
+
+def test_the_console_names_a_draw_games_street_in_its_words(page: Page) -> None:
+    """Found dealing 2-7 triple draw by hand at a French console: its head read "FIRST DRAW" (the engine's street
+    "first draw" looked up with its space): the catalog's word, as on the players' screen."""
+    state = {**recorded_feed()[0], "street": "first draw", "phase": "drawing"}
+    page.set_viewport_size({"width": 1280, "height": 720})
+    serve(page, "dealer", state, language="fr")
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    assert page.locator("[data-poker] .poker-head .street").inner_text().lower() == "premier échange"

@@ -7,7 +7,7 @@
 import { cardsElements } from "./cards.js";
 import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
-import { boardShown, faceUpStep as faceUpStepOf } from "./state.js";
+import { boardShown, faceUpStep as faceUpStepOf, streetKey } from "./state.js";
 import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
 import { SeatChanges } from "./dealer-poker-seats.js";
 
@@ -277,7 +277,7 @@ class PokerPanel {
       el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
       el("span", "structure", state.structure ? tOr(`poker_console.structure_${state.structure.replace(/-/g, "_")}`, state.structure) : ""),
       el("span", "stakes", blinds ? t("poker_console.blinds", { blinds }) : ""),
-      el("span", "street", state.street ? tOr(`poker_console.street_${state.street}`, state.street) : ""),
+      el("span", "street", state.street ? tOr(`poker_console.street_${streetKey(state.street)}`, "") : ""),
       el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
     );
     const step = faceUpStep(state);
