@@ -192,14 +192,19 @@ export function handText(hand) {
 }
 
 // A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
-// name, or a low's or a badugi's ranks ("8-5-4-2-A low"); hi-lo: "high / low". The players' screen and the console.
+// name, or a low's or a badugi's ranks ("8-5-4-2-A low", "Badugi 8-5-4-2", a hand of three "3-card J-8-6"); hi-lo:
+// "high / low". The players' screen and the console.
 /**
  * @param {{category: string, ranks?: string}[] | null | undefined} values
  * @returns {string}
  */
 export function pokerHandWords(values) {
   return (values ?? []).map((v) => {
-    if (v.ranks) return v.category.startsWith("badugi") ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.low_hand", { ranks: v.ranks });
+    if (v.ranks && v.category.startsWith("badugi")) {  // a badugi has four cards; fewer are named by their count
+      const count = v.category.slice("badugi_".length);
+      return count === "4" ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.badugi_cards", { count, ranks: v.ranks });
+    }
+    if (v.ranks) return t("poker_table.low_hand", { ranks: v.ranks });
     return tOr(`hand_name.${v.category}`, "");
   }).filter(Boolean).join(" / ");
 }

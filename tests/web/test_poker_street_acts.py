@@ -99,3 +99,18 @@ def test_the_console_names_a_draw_games_street_in_its_words(page: Page) -> None:
     serve(page, "dealer", state, language="fr")
     page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
     assert page.locator("[data-poker] .poker-head .street").inner_text().lower() == "premier échange"
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_badugi_of_fewer_than_four_cards_is_not_called_a_badugi(page: Page, language: str) -> None:
+    """Found dealing Badugi by hand at a French console: four three-card hands shown as "Badugi J-8-6", "Badugi
+    10-6-4"... as if each were a badugi (four cards), which beats every one of them."""
+    state = recorded_feed()[0]
+    values = {1: [{"category": "badugi_4", "ranks": "8-5-4-2"}], 3: [{"category": "badugi_3", "ranks": "J-8-6"}]}
+    state["spots"] = [{**spot, "hand_values": values.get(spot["seat"])} for spot in state["spots"]]
+    page.set_viewport_size({"width": 1280, "height": 720})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("[data-poker] .pseat[data-seat='3'] .hand-name")
+    names = {seat: page.locator(f"[data-poker] .pseat[data-seat='{seat}'] .hand-name").inner_text() for seat in (1, 3)}
+    assert names == ({1: "Badugi 8-5-4-2", 3: "3-card J-8-6"} if language == "en" else
+                     {1: "Badugi 8-5-4-2", 3: "3 cartes J-8-6"}), names
