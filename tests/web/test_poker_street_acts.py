@@ -114,3 +114,21 @@ def test_a_badugi_of_fewer_than_four_cards_is_not_called_a_badugi(page: Page, la
     names = {seat: page.locator(f"[data-poker] .pseat[data-seat='{seat}'] .hand-name").inner_text() for seat in (1, 3)}
     assert names == ({1: "Badugi 8-5-4-2", 3: "3-card J-8-6"} if language == "en" else
                      {1: "Badugi 8-5-4-2", 3: "3 cartes J-8-6"}), names
+
+
+def test_a_hi_lo_pots_odd_chip_is_marked_on_the_high(page: Page) -> None:
+    """Found dealing Omaha Hi-Lo by hand: €0.57 split €0.29 to the high, €0.28 to the low, the odd chip the high's by
+    the rule, and no "+ odd chip" on either line (it was marked only between the winners of one half)."""
+    state = {**recorded_feed()[0], "phase": "over", "to_act": None, "legal": None,
+             "results": {"rake": 3, "pots": [{"amount": 57, "eligible": [1, 3, 5, 6], "winners": [
+                 {"seat": 1, "amount": 29, "half": "high"}, {"seat": 3, "amount": 28, "half": "low"}]}, {
+                 "amount": 29, "eligible": [1, 3, 5], "winners": [
+                     {"seat": 1, "amount": 8, "half": "high"}, {"seat": 3, "amount": 7, "half": "high"},
+                     {"seat": 5, "amount": 14, "half": "low"}]}]}}
+    page.set_viewport_size({"width": 1280, "height": 720})
+    serve(page, "dealer", state, language="fr")
+    page.wait_for_selector("[data-pot='1'] [data-winner]")
+    marked = page.eval_on_selector_all("[data-winner]", "ns => ns.map(n => [n.closest('[data-pot]').dataset.pot,"
+                                       " n.dataset.winner, n.dataset.oddChip ?? null, n.querySelector('.odd-chip') !== null])")
+    assert marked == [["0", "1", "1", True], ["0", "3", None, False],  # the high's odd chip, beside a lone low
+                      ["1", "1", "1", True], ["1", "3", None, False], ["1", "5", None, False]]  # the high's half shared

@@ -399,22 +399,25 @@ class PokerPanel {
     this.pots.replaceChildren(...items);
   }
 
-  // Each pot's push: the winners the feed names with their chips; the odd chip where a split is uneven.
+  // Each pot's push: the winners the feed names with their chips; the odd chip where a split is uneven: between the
+  // winners of one half, or between the halves (a hi-lo pot's odd chip, the high's: the half of one winner larger).
   pushElement(pot, state) {
     const push = el("div", "push");
     const winners = pot.winners ?? [];
     push.dataset.winners = winners.map((w) => w.seat).join(" ");
     const halves = [...new Set(winners.map((w) => w.half ?? "all"))];  // all, high / low, chop: as the feed names them
-    for (const half of halves) {
+    const totals = halves.map((half) => winners.filter((w) => (w.half ?? "all") === half).reduce((sum, w) => sum + w.amount, 0));
+    const smallestHalf = Math.min(...totals);
+    for (const [index, half] of halves.entries()) {
       const share = winners.filter((w) => (w.half ?? "all") === half);
-      const least = Math.min(...share.map((w) => w.amount));
+      const least = share.length > 1 ? Math.min(...share.map((w) => w.amount)) : smallestHalf;  // alone: against the other half
       for (const w of share) {
         const line = el("div", "push-line");
         line.dataset.winner = String(w.seat);
         line.dataset.amount = String(w.amount);
         const what = half === "all" ? "" : tOr(`poker_console.half_${half}`, half);
         line.textContent = t(what ? "poker_console.push_half" : "poker_console.push", { amount: { money: w.amount }, seat: w.seat, half: what }, state);
-        if (share.length > 1 && w.amount > least) {
+        if ((share.length > 1 || totals[index] > smallestHalf) && w.amount > least) {
           line.dataset.oddChip = String(w.amount - least);
           line.append(el("span", "odd-chip", ` ${t("poker_console.odd_chip")}`));
         }
