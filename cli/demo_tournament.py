@@ -35,6 +35,10 @@ def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, we
     if tables < 1 or players < 2:
         print("croupier demo: --tournament needs --players 2 or more and --tables 1 or more", file=sys.stderr)
         return 2
+    if args.dealer == "web" or args.players_by == "web":  # taken silently before: the bots dealt, no console was served
+        print("croupier demo: --dealer web and --players-by web deal one table from its console, not a tournament "
+              "(its tables are the bot dealers')", file=sys.stderr)
+        return 2
     if args.director and args.in_process:
         print("croupier demo: --director drives the devices' tables: not with --in-process", file=sys.stderr)
         return 2

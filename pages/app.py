@@ -10,9 +10,12 @@ own folder's URL, and tsc reads the two folders as one (`rootDirs` in tsconfig.j
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import mimetypes
 import re
 import ssl
+from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
@@ -22,7 +25,26 @@ from pages import auth, guard, words
 STATIC = Path(__file__).parent / "static"
 """The pages' shared modules and styles, served under /static/ by both web processes."""
 WORDS: web.AppKey[str] = web.AppKey("words", str)  # /words.json: the process's language's catalog, as JSON
-FILES: web.AppKey[dict[str, Path]] = web.AppKey("static_files", dict)
+
+
+@dataclass(frozen=True)
+class Served:
+    """A static file as read at the process's start: what /static/NAME (or its page) serves until the process ends."""
+
+    body: bytes
+    content_type: str
+    etag: str
+
+
+@dataclass(frozen=True)
+class Build:
+    """The pages' files and words as the process read them at its start, and their one build id (a hash of both)."""
+
+    files: dict[str, Served]
+    build: str
+
+
+FILES: web.AppKey[Build] = web.AppKey("static_files", Build)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 SHUTDOWN_S = 2.0
 """Seconds the screens' connections are given at SIGTERM before they are closed."""
@@ -39,42 +61,72 @@ def static_files(own: Path) -> dict[str, Path]:
     return {**shared, **mine}
 
 
-async def _static(request: web.Request) -> web.FileResponse:
-    """A file of the listing made at start, by its plain name only (no path: nothing else is ever reached). Kept
-    by the browser but asked again at each load (`no-cache`: a 304 while unchanged), so a console reloaded after
-    an update runs the new modules, never a mix of the old ones it cached and the new."""
-    name = request.match_info["name"]
-    path = request.app[FILES].get(name) if _NAME.fullmatch(name) else None
-    if path is None:
+def load_build(own: Path, words_json: str) -> Build:
+    """The static tree of a process whose pages are in `own` (`static_files`) read once, with the words it serves:
+    files on disk updated later are not served until the process restarts, so a page's modules and its words are
+    always of one version. Raises ValueError (`static_files`) or OSError (a file unreadable)."""
+    files: dict[str, Served] = {}
+    digest = hashlib.sha256(words_json.encode())
+    for name, path in static_files(own).items():
+        body = path.read_bytes()
+        tag = hashlib.sha256(body).hexdigest()[:20]
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        files[name] = Served(body, "text/javascript" if name.endswith(".js") else kind, f'"{tag}"')
+        digest.update(f"{name}\0{tag}\0".encode())
+    return Build(files, digest.hexdigest()[:16])
+
+
+def _served(request: web.Request, name: str, headers: dict[str, str] | None = None) -> web.Response:
+    """A file of the build, by its plain name only (no path: nothing else is ever reached). Kept by the browser but
+    asked again at each load (`no-cache`: a 304 while its ETag stands)."""
+    found = request.app[FILES].files.get(name) if _NAME.fullmatch(name) else None
+    if found is None:
         raise web.HTTPNotFound()
-    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+    head = {"Cache-Control": "no-cache", "ETag": found.etag, **(headers or {})}
+    if request.headers.get("If-None-Match") == found.etag:
+        return web.Response(status=304, headers=head)
+    charset = "utf-8" if found.content_type.startswith(("text/", "image/svg")) else None
+    return web.Response(body=found.body, content_type=found.content_type, charset=charset, headers=head)
+
+
+async def _static(request: web.Request) -> web.Response:
+    """/static/NAME: a file of the tree read at start (`load_build`)."""
+    return _served(request, request.match_info["name"])
 
 
 async def _words(request: web.Request) -> web.Response:
-    """The pages' words in the process's language (`words.py`): every page reads them before drawing."""
+    """The pages' words in the process's language (`words.py`) and the build they are of: every page reads them
+    before drawing."""
     return web.Response(text=request.app[WORDS], content_type="application/json", headers={"Cache-Control": "no-cache"})
 
 
-async def _icon(request: web.Request) -> web.FileResponse:
+async def _build(request: web.Request) -> web.Response:
+    """/build.json: the build this process serves (a page that was loaded from another reloads: words.js)."""
+    return web.json_response({"build": request.app[FILES].build}, headers={"Cache-Control": "no-store"})
+
+
+async def _icon(request: web.Request) -> web.Response:
     """The pages' icon (a browser asks /favicon.ico of every page; without it, each page logged a 404)."""
-    return web.FileResponse(request.app[FILES]["favicon.svg"], headers={"Content-Type": "image/svg+xml"})
+    return _served(request, "favicon.svg")
 
 
-def page(path: Path) -> web.FileResponse:
-    """A page's HTML, never cached (a new version is read at the next load)."""
-    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+def page(request: web.Request, name: str) -> web.Response:
+    """A page's HTML (`name` in the process's own static folder), as read at start, never cached."""
+    return _served(request, name)
 
 
 def make_app(own: Path, sessions: auth.Sessions | None = None, *, tls: bool = False, language: str = "en",
              origins: tuple[str, ...] = ()) -> web.Application:
     """An app with the origin check and security headers (`guard.py`), the sign-in API (`auth.py`),
-    /words.json in `language`, and /static/ (the shared files and those of `own`). Raises ValueError
-    (`static_files`; a bad origin)."""
+    /words.json in `language`, and /static/ (the shared files and those of `own`, read now: `load_build`), the
+    build they make at /build.json. Raises ValueError (`static_files`; a bad origin) or OSError."""
     app = web.Application()
     guard.install(app, secure=tls, origins=origins)
-    app[WORDS] = json.dumps(words.words_for(language), ensure_ascii=False)
-    app[FILES] = static_files(own)
+    served = words.words_for(language)
+    app[FILES] = build = load_build(own, json.dumps(served, ensure_ascii=False))
+    app[WORDS] = json.dumps({**served, "build": build.build}, ensure_ascii=False)
     app.router.add_get("/words.json", _words)
+    app.router.add_get("/build.json", _build)
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
     app.router.add_get("/static/{name}", _static)
     app.router.add_get("/favicon.ico", _icon)

@@ -35,14 +35,13 @@ import secrets
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import zmq
 from aiohttp import WSMsgType, web
 
 from engine.ratings import mask_card
-from pages import auth
+from pages import app as core, auth
 from firmware_host.display.seats import Followed, RatedSeats, TrayLine
 from firmware_host.service.command_desk import SIGNED_OFF_WAIT_S
 from pages.bridge import Hub
@@ -50,7 +49,6 @@ from protocol.commands import MAX_ID_CHARS, CommandClient
 
 log = logging.getLogger(__name__)
 
-STATIC = Path(__file__).parent / "static"
 ROLES = ("dealer", "supervisor")
 """Who may open the dealer console."""
 REQUEST_TIMEOUT_S = 2.5
@@ -202,8 +200,8 @@ class Console:
         self._thread.shutdown(wait=False)
 
 
-async def _page(request: web.Request) -> web.FileResponse:
-    return web.FileResponse(STATIC / "dealer.html", headers={"Cache-Control": "no-cache"})
+async def _page(request: web.Request) -> web.Response:
+    return core.page(request, "dealer.html")
 
 
 async def _dealer(request: web.Request) -> web.WebSocketResponse:

@@ -27,8 +27,8 @@ PUBLIC_SCHEMA = json.dumps(json_schema(PublicState, "/schema/public.json"))
 """/schema/public.json: the JSON Schema of the public state the pages are sent (`protocol/messages.py`)."""
 
 
-async def _page(request: web.Request) -> web.FileResponse:
-    return core.page(STATIC / PAGES[request.path])
+async def _page(request: web.Request) -> web.Response:
+    return core.page(request, PAGES[request.path])
 
 
 async def _schema(request: web.Request) -> web.Response:

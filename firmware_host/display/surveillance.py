@@ -21,20 +21,18 @@ import asyncio
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import zmq
 from aiohttp import WSMsgType, web
 
-from pages import auth
+from pages import app as core, auth
 from pages.bridge import FeedFollower, FollowedFeed, Hub, Screen
 from firmware_host.display.config import DisplayConfig
 from protocol.commands import HISTORY_PAGE, CommandClient
 
 log = logging.getLogger("croupier.display.surveillance")
 
-STATIC = Path(__file__).parent / "static"
 ROLES = ("surveillance",)
 RECALL_TIMEOUT_S = 5.0
 
@@ -108,8 +106,8 @@ class Surveillance(FollowedFeed):
 SURVEILLANCE: web.AppKey[Surveillance] = web.AppKey("surveillance", Surveillance)
 
 
-async def _page(request: web.Request) -> web.FileResponse:
-    return web.FileResponse(STATIC / "surveillance.html", headers={"Cache-Control": "no-cache"})
+async def _page(request: web.Request) -> web.Response:
+    return core.page(request, "surveillance.html")
 
 
 def _history_limit(text: str) -> int | None:

@@ -37,12 +37,12 @@ async def _home(request: web.Request) -> web.Response:
     raise web.HTTPFound("/pit")
 
 
-async def _pit_page(request: web.Request) -> web.FileResponse:
-    return core.page(STATIC / "pit.html")
+async def _pit_page(request: web.Request) -> web.Response:
+    return core.page(request, "pit.html")
 
 
-async def _tournament_page(request: web.Request) -> web.FileResponse:
-    return core.page(STATIC / "tournament.html")
+async def _tournament_page(request: web.Request) -> web.Response:
+    return core.page(request, "tournament.html")
 
 
 async def _pit_access(request: web.Request) -> web.Response:

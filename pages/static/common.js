@@ -1,6 +1,7 @@
 // @ts-check
 // What every page does the same way, written once: the feed's WebSocket (its heartbeat watched, reconnected with a
 // back-off), the offline banner, and the element helpers. Words and money are words.js's; pure helpers format.js's.
+import { checkBuild } from "./words.js";
 
 /** A feed is offline after this many heartbeats missed (the display's hello says how often one comes). */
 export const MISSED_HEARTBEATS = 3;
@@ -242,6 +243,7 @@ export class Feed {
     socket.onopen = () => {
       opened = true;
       this.tries = 0;
+      void checkBuild();  // the display may have restarted on an update: a page of another build reloads
       this.options.onOpen?.();
     };
     socket.onmessage = (event) => {

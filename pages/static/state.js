@@ -30,6 +30,25 @@ export function isPoker(state) {
 }
 
 /**
+ * A street's name as a catalog key's last part: the engine's "first draw" is `street_first_draw` (engine.poker.variants).
+ * @param {unknown} street
+ * @returns {string}
+ */
+export function streetKey(street) {
+  return String(street ?? "").replace(/ /g, "_");
+}
+
+/**
+ * Whether a poker table's board is named on the pages: only once it holds a card (stud and the draw games deal none,
+ * and a hold'em hand before its flop has none yet): an empty "Board" read as cards missing.
+ * @param {{board?: unknown[] | null} | null | undefined} state
+ * @returns {boolean}
+ */
+export function boardShown(state) {
+  return (state?.board ?? []).length > 0;
+}
+
+/**
  * The step dealt face up between hands that the console shows, if any: the chip race (`race`:
  * tables/chip_race_step.py) or the draw for the button (`button_draw`: tables/button_draw_step.py). An open step
  * comes first; of two done, the draw (the button the next hand is dealt from).

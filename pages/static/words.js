@@ -7,7 +7,7 @@ import { cardText } from "./format.js";
 import { isPoker } from "./state.js";
 
 const response = await fetch("/words.json", { credentials: "same-origin" });
-/** @type {{lang: string, locale: string, words: Record<string, string>}} */
+/** @type {{lang: string, locale: string, words: Record<string, string>, build?: string}} */
 const served = response.ok ? await response.json() : { lang: "en", locale: "en-GB", words: {} };
 
 /** The page's language ("en", "fr") and Intl's locale for it ("en-GB"). */
@@ -15,6 +15,40 @@ export const lang = served.lang;
 export const locale = served.locale;
 const words = served.words;
 document.documentElement.lang = lang;
+
+// -- one version: the page's modules and its words ----------------------------------------------------------------
+// The display serves the static tree and the words it read at its start, stamped with one build id (pages/app.py);
+// a page loaded from another build (the display restarted on an update while it was open: its socket reconnects
+// to the new one) reloads, and so does a page asking for a word its catalog lacks. Once a build only: a page that
+// still differs after its reload stays as it is (never a loop of reloads).
+/** The build the page's words are of (the display's at the page's load). */
+export const build = served.build ?? "";
+const RELOADED = "croupier.reloaded-from";
+
+function reloadOnce() {
+  try {
+    if (sessionStorage.getItem(RELOADED) === build) return;
+    sessionStorage.setItem(RELOADED, build);
+  } catch {  // no session storage (a private window's limits): not reloaded rather than perhaps reloaded for ever
+    return;
+  }
+  location.reload();
+}
+
+/** Reloads the page when the display now serves another build than the page's (its socket has just opened). */
+export async function checkBuild() {
+  const now = await fetch("/build.json", { credentials: "same-origin", cache: "no-store" }).catch(() => null);
+  const body = now?.ok ? await now.json().catch(() => null) : null;
+  if (typeof body?.build === "string" && body.build !== build) reloadOnce();
+}
+
+/** @param {string} key a word the page asks for that its catalog lacks: listed on <html>, never shown */
+function missing(key) {
+  const root = document.documentElement;
+  const known = new Set((root.dataset.wordsMissing ?? "").split(" ").filter(Boolean));
+  if (!known.has(key)) root.dataset.wordsMissing = [...known, key].join(" ");
+  reloadOnce();
+}
 
 /**
  * Money in the smallest unit as the page's locale writes it with the table's currency ("1 234,50 €", "€1,234.50").
@@ -90,7 +124,9 @@ function argText(value, state) {
 }
 
 /**
- * The word for `key` with its {fields} filled from `args`; a key the catalog lacks shows as itself (tests look for that).
+ * The word for `key` with its {fields} filled from `args`. A key the catalog lacks (words older than the page's
+ * modules) is never shown to the reader: nothing is, the key is listed in `<html data-words-missing>` (tests look
+ * for it) and the page reloads once to take the display's words and modules of one build.
  * @param {string} key
  * @param {Args} [args]
  * @param {format.MoneyState} [state] the money's currency and decimals
@@ -98,7 +134,10 @@ function argText(value, state) {
  */
 export function t(key, args = {}, state = null) {
   const text = words[key];
-  if (text === undefined) return key;
+  if (text === undefined) {
+    missing(key);
+    return "";
+  }
   return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name) => (name in args ? argText(args[name], state) : whole));
 }
 
@@ -153,14 +192,19 @@ export function handText(hand) {
 }
 
 // A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
-// name, or a low's or a badugi's ranks ("8-5-4-2-A low"); hi-lo: "high / low". The players' screen and the console.
+// name, or a low's or a badugi's ranks ("8-5-4-2-A low", "Badugi 8-5-4-2", a hand of three "3-card J-8-6"); hi-lo:
+// "high / low". The players' screen and the console.
 /**
  * @param {{category: string, ranks?: string}[] | null | undefined} values
  * @returns {string}
  */
 export function pokerHandWords(values) {
   return (values ?? []).map((v) => {
-    if (v.ranks) return v.category.startsWith("badugi") ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.low_hand", { ranks: v.ranks });
+    if (v.ranks && v.category.startsWith("badugi")) {  // a badugi has four cards; fewer are named by their count
+      const count = v.category.slice("badugi_".length);
+      return count === "4" ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.badugi_cards", { count, ranks: v.ranks });
+    }
+    if (v.ranks) return t("poker_table.low_hand", { ranks: v.ranks });
     return tOr(`hand_name.${v.category}`, "");
   }).filter(Boolean).join(" / ");
 }

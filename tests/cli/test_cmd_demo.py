@@ -78,3 +78,12 @@ def test_demo_refuses_poker_options_that_do_not_fit() -> None:
         refused = demo(*args)
         assert refused.returncode == 2 and said in refused.stderr, (args, refused.stderr)
         assert "Traceback" not in refused.stderr
+
+
+def test_demo_refuses_to_deal_a_tournament_from_the_console() -> None:
+    """Found asking the demo for a tournament table dealt by hand (`--tournament --dealer web`): it ran the bot dealers'
+    tournament and served no console, the option taken without a word."""
+    for extra in (("--dealer", "web"), ("--players-by", "web")):
+        refused = demo("--tournament", "--players", "4", "--tables", "1", "--web", "127.0.0.1:0", *extra)
+        assert refused.returncode == 2 and "not a tournament" in refused.stderr, (extra, refused.stderr)
+        assert "Traceback" not in refused.stderr

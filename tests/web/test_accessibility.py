@@ -91,7 +91,8 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
 
 
 def english_left(page: Page) -> list[str]:
-    """What a French page shows that is a catalog key or an English word of the catalog (one French has otherwise)."""
+    """What a French page shows that is a catalog key or an English word of the catalog (one French has otherwise), and
+    the words it asked for that its catalog lacks (words.js leaves them out: listed on <html data-words-missing>)."""
     texts: list[str] = page.evaluate("""() => {
       const out = [];
       const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -109,7 +110,9 @@ def english_left(page: Page) -> list[str]:
     english, french = words.catalogs()["en"], words.catalogs()["fr"]
     foreign = {text for key, text in english.items()
                if text != french[key] and "{" not in text and len(text) > 3 and not key.startswith(("meta.", "game."))}
-    return sorted({t for t in texts if KEY.match(t) or t in foreign or any(p.fullmatch(t) for p in english_templates())})
+    missing = (page.get_attribute("html", "data-words-missing") or "").split()
+    return sorted({t for t in texts if KEY.match(t) or t in foreign or any(p.fullmatch(t) for p in english_templates())}
+                  | {f"missing {key}" for key in missing})
 
 
 @functools.cache

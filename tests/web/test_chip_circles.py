@@ -82,15 +82,43 @@ def reads(page: Page, seat: int) -> dict[str, dict[str, str]]:
         " cls: r.className}]; }))")
 
 
+def stakes(page: Page, seat: int) -> dict[str, list[str]]:
+    """Each circle of a seat as it reads: its name, its stake (and the stake's classes), any read said beside it."""
+    return page.eval_on_selector_all(
+        f".spot[data-seat='{seat}'] .circle", "nodes => Object.fromEntries(nodes.map(n => [n.dataset.circle,"
+        " [...n.children].map(c => c.className + ':' + c.textContent.replace(/[\\u202f\\xa0]/g, ' '))]))")
+
+
 def test_the_table_display_shows_each_circles_chips_as_read(page: Page) -> None:
+    """Where the reader is online a circle's chips are its bet: "Ante €5.00", never "Ante – chips €5.00"."""
     serve(page, "table", states(_betting))
-    page.wait_for_selector(".spot[data-seat='5'] .reads[data-chips-read]")
-    assert {k: (v["text"], v["reads"]) for k, v in reads(page, 3).items()} == {
-        "ante": ("chips €5.00", "500"), "blind": ("chips €5.00", "500"), "trips": ("chips €1.00", "100")}
-    assert reads(page, 5)["ante"]["cls"] == "reads moving"
+    page.wait_for_selector(".spot[data-seat='5'] .circle[data-chips-read]")
+    assert stakes(page, 3) == {"ante": ["what:Ante", "stake:€5.00"], "blind": ["what:Blind", "stake:€5.00"],
+                               "trips": ["what:Trips", "stake:€1.00"]}
+    assert stakes(page, 5)["ante"] == ["what:Ante", "stake moving:€25.00"]
+    assert page.locator(".reads").count() == 0
     assert axe_violations(page) == []
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "table-betting.png"))
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_console_shows_a_circles_chips_read_as_its_bet_while_the_reader_takes_the_bets(page: Page, language: str) -> None:
+    """Found dealing a smart table in French: a circle read "Ante – lu 5,00 €", the typed stake's dash beside the read
+    one, which a dealer reads as a bet missing. The chips read are the bet; moving ones in italics."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    serve(page, "dealer", states(_betting), language=language)
+    page.wait_for_selector("#console:not([hidden])[data-phase='bets'] .spot[data-seat='5'] .circle[data-chips-read]")
+    euros = {"en": ("€5.00", "€1.00", "€25.00"), "fr": ("5,00 €", "1,00 €", "25,00 €")}[language]
+    blind = {"en": "Blind", "fr": "Blinde"}[language]
+    assert stakes(page, 3) == {"ante": ["what:Ante", f"stake:{euros[0]}"], "blind": [f"what:{blind}", f"stake:{euros[0]}"],
+                               "trips": ["what:Trips", f"stake:{euros[1]}"]}
+    assert stakes(page, 5)["ante"] == ["what:Ante", f"stake moving:{euros[2]}"]
+    assert stakes(page, 2)["ante"] == ["what:Ante", "stake:\u2013"]  # no chips, no bet
+    assert page.locator(".circle .reads").count() == 0
+    if language == "fr":
+        assert english_left(page) == []
+    assert axe_violations(page) == []
 
 
 def circles(page: Page, seat: int) -> dict[str, dict[str, str]]:

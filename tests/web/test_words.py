@@ -47,3 +47,14 @@ def test_the_display_language_is_checked() -> None:
     with pytest.raises(ConfigError, match="language: must be one of 'en', 'fr', not 'de'"):
         DisplayConfig.parse('[display]\nlanguage = "de"\n')
     assert words.words_for("fr")["words"]["common.hand"] == "Coup"
+
+
+@pytest.mark.parametrize("section", ["poker_console", "poker_table"])
+def test_every_street_of_every_poker_game_has_its_words(section: str) -> None:
+    """Found dealing 2-7 triple draw by hand at a French console: its head read "FIRST DRAW", the engine's English (the
+    console had no word for a draw's streets, nor made the street a key as the players' screen does: state.js
+    streetKey)."""
+    streets = {street.name for variant in VARIANTS.values() for street in variant.streets}
+    keys = {f"{section}.street_{name.replace(' ', '_')}" for name in streets}
+    for lang in words.LANGUAGES:
+        assert sorted(keys - set(words.catalogs()[lang])) == [], lang

@@ -2,34 +2,27 @@
 // The dealer console at a smart table: each circle's chips as the readers show them (the feed's `chips`: values, never a
 // chip's UID), at the showdown each circle's due beside its read, and the circles not paid yet in words
 // (tables/house/chips.py decides every rule; this draws what the feed says).
+import { readOf, readSaid } from "./circle-chips.js";
 import { el } from "./common.js";
 import { t, tOr } from "./words.js";
 
 /**
- * A circle's chips as read (`{seat, circle, value, stable, due}`), or undefined.
- * @param {any} state
- * @param {number} seat
- * @param {string} name
- */
-export function readOf(state, seat, name) {
-  return (state?.chips?.circles ?? []).find((c) => c.seat === seat && c.circle === name);
-}
-
-/**
- * Marks a console circle with what its chips read: at the showdown ticked when it reads its due, else its read shown.
+ * Marks a console circle with what its chips read: at the showdown ticked when it reads its due, else its read said
+ * where it is not the stake shown (circle-chips.js).
  * @param {HTMLElement} node
  * @param {any} state
  * @param {number} seat
  * @param {string} name
+ * @param {{amount: number, read: boolean}} stake what the circle shows as its stake
  */
-export function showReads(node, state, seat, name) {
+export function showReads(node, state, seat, name, stake) {
   const read = readOf(state, seat, name);
   if (!read) return;
   node.dataset.chipsRead = String(read.value);
   if (read.due != null) node.dataset.chipsDue = String(read.due);
   const paid = read.due != null && read.due === read.value && read.stable;
   node.classList.toggle("paid", paid);
-  if (!paid) {
+  if (!paid && readSaid(state, seat, name, stake)) {
     const classes = `reads${read.due != null ? " unpaid" : ""}${read.stable ? "" : " moving"}`;
     node.append(el("span", classes, t("console.chips_reads", { reads: { money: read.value } }, state)));
   }

@@ -7,7 +7,7 @@
 import { cardsElements } from "./cards.js";
 import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
-import { faceUpStep as faceUpStepOf } from "./state.js";
+import { boardShown, faceUpStep as faceUpStepOf, streetKey } from "./state.js";
 import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
 import { SeatChanges } from "./dealer-poker-seats.js";
 
@@ -153,7 +153,8 @@ class PokerPanel {
     this.signoff = this.signoffForm();
     const middle = el("div", "poker-middle");
     const boardRow = el("div", "poker-board-row");
-    boardRow.append(el("span", "label", t("common.board")), this.board, this.next);
+    this.boardLabel = el("span", "label", t("common.board"));
+    boardRow.append(this.boardLabel, this.board, this.next);
     middle.append(boardRow, this.pots);
     this.root.append(this.head, this.seats, middle, this.prompt, this.refusal, this.actions, this.seatChanges.root, this.signoff);
     container.replaceChildren(this.root);
@@ -276,7 +277,7 @@ class PokerPanel {
       el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
       el("span", "structure", state.structure ? tOr(`poker_console.structure_${state.structure.replace(/-/g, "_")}`, state.structure) : ""),
       el("span", "stakes", blinds ? t("poker_console.blinds", { blinds }) : ""),
-      el("span", "street", state.street ? tOr(`poker_console.street_${state.street}`, state.street) : ""),
+      el("span", "street", state.street ? tOr(`poker_console.street_${streetKey(state.street)}`, "") : ""),
       el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
     );
     const step = faceUpStep(state);
@@ -287,6 +288,7 @@ class PokerPanel {
       return this.seatChanges.tappable(spot ? this.seatElement(spot, state, step) : this.seatChanges.emptySeat(seat), seat);
     }));
     this.board.replaceChildren(...cardsElements(state.board));
+    this.boardLabel.classList.toggle("empty", !boardShown(state));  // stud and the draw games deal no board
     this.drawNext(state);
     this.drawPots(state);
     this.prompt.textContent = step ? step.text : "";  // the hand's own step is its buttons (the feed's English prompt is for logs)
@@ -397,22 +399,25 @@ class PokerPanel {
     this.pots.replaceChildren(...items);
   }
 
-  // Each pot's push: the winners the feed names with their chips; the odd chip where a split is uneven.
+  // Each pot's push: the winners the feed names with their chips; the odd chip where a split is uneven: between the
+  // winners of one half, or between the halves (a hi-lo pot's odd chip, the high's: the half of one winner larger).
   pushElement(pot, state) {
     const push = el("div", "push");
     const winners = pot.winners ?? [];
     push.dataset.winners = winners.map((w) => w.seat).join(" ");
     const halves = [...new Set(winners.map((w) => w.half ?? "all"))];  // all, high / low, chop: as the feed names them
-    for (const half of halves) {
+    const totals = halves.map((half) => winners.filter((w) => (w.half ?? "all") === half).reduce((sum, w) => sum + w.amount, 0));
+    const smallestHalf = Math.min(...totals);
+    for (const [index, half] of halves.entries()) {
       const share = winners.filter((w) => (w.half ?? "all") === half);
-      const least = Math.min(...share.map((w) => w.amount));
+      const least = share.length > 1 ? Math.min(...share.map((w) => w.amount)) : smallestHalf;  // alone: against the other half
       for (const w of share) {
         const line = el("div", "push-line");
         line.dataset.winner = String(w.seat);
         line.dataset.amount = String(w.amount);
         const what = half === "all" ? "" : tOr(`poker_console.half_${half}`, half);
         line.textContent = t(what ? "poker_console.push_half" : "poker_console.push", { amount: { money: w.amount }, seat: w.seat, half: what }, state);
-        if (share.length > 1 && w.amount > least) {
+        if ((share.length > 1 || totals[index] > smallestHalf) && w.amount > least) {
           line.dataset.oddChip = String(w.amount - least);
           line.append(el("span", "odd-chip", ` ${t("poker_console.odd_chip")}`));
         }

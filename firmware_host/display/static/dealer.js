@@ -4,6 +4,7 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, markState, showOffline } from "./common.js";
+import { stakeOf } from "./circle-chips.js";
 import { chipsHint, circlesRead, holdsPayouts, readsBets, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
@@ -199,10 +200,10 @@ function circleElement(seat, name, spot) {
   node.dataset.circle = name;
   node.dataset.action = "circle";
   node.dataset.seat = String(seat);
-  const amount = draft && name in draft ? draft[name] : (spot?.bets ?? {})[name];
+  const stake = stakeOf(state, seat, name, draft && name in draft ? draft[name] : (spot?.bets ?? {})[name]);
   node.append(el("span", "what", circleName(name)));
-  node.append(el("span", "stake", amount ? money(amount) : "\u2013"));
-  showReads(node, state, seat, name);  // a smart table: what the circle's chips read, at the showdown against its due
+  node.append(el("span", `stake${stake.moving ? " moving" : ""}`, stake.amount ? money(stake.amount) : "\u2013"));
+  showReads(node, state, seat, name, stake);  // a smart table: what the circle's chips read, at the showdown against its due
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   const results = spot?.results;

@@ -6,6 +6,7 @@
 import { cardElement, miniCardElement } from "./cards.js";
 import { el, Feed } from "./common.js";
 import { clockText, netTone } from "./format.js";
+import { boardShown, streetKey } from "./state.js";
 import { formatChips, formatMoney, pokerHandWords, t, tOr } from "./words.js";
 
 /**
@@ -16,10 +17,6 @@ import { formatChips, formatMoney, pokerHandWords, t, tOr } from "./words.js";
 function amountOf(state) {
   if (state.tournament) return formatChips;
   return (n) => formatMoney(n, state);
-}
-
-function keyWord(text) {
-  return String(text ?? "").replace(/ /g, "_");
 }
 
 // The stakes sign: "No limit · Blinds €0.05 / €0.10", "Fixed limit · Bets €1.00 / €2.00 · Ante €0.10, bring-in €0.25".
@@ -249,7 +246,7 @@ export function renderPoker(root, state) {
   hand.append(el("span", "", t("common.hand")), document.createTextNode(" "), el("b", "", String(state.hand ?? "\u2013")));
   sign.append(hand);
   const street = state.phase === "betting" || state.phase === "dealing" || state.phase === "drawing"
-    ? tOr(`poker_table.street_${keyWord(state.street)}`, "") : tOr(`poker_table.phase_${state.phase}`, "");
+    ? tOr(`poker_table.street_${streetKey(state.street)}`, "") : tOr(`poker_table.phase_${state.phase}`, "");
   const phase = el("span", "phase", street);
   phase.dataset.street = state.street ?? "";
   sign.append(phase);
@@ -262,7 +259,7 @@ export function renderPoker(root, state) {
   const board = cardsOf(state.board, "cards");
   board.dataset.board = "";
   const label = el("span", "label", t("poker_table.board"));
-  label.classList.toggle("empty", !(state.board ?? []).length);  // stud and the draw games deal no board
+  label.classList.toggle("empty", !boardShown(state));  // stud and the draw games deal no board
   boardRow.append(label, board);
   felt.append(boardRow);
   const turn = el("div", "turn");

@@ -2,6 +2,7 @@
 // The table display (/table): follows the display's WebSocket bridge of the public feed and draws the table.
 // Every element tests and integrators look for carries a data attribute (docs/display.md).
 import { cardsElements, miniCardElement } from "./cards.js";
+import { readSaid, stakeOf } from "./circle-chips.js";
 import { announce, byId, el, Feed, markState, showOffline } from "./common.js";
 import { netTone } from "./format.js";
 import { isPoker } from "./state.js";
@@ -48,8 +49,10 @@ function spotElement(spot, current) {
     const circle = el("div", "circle");
     circle.dataset.circle = name;
     circle.append(el("span", "what", tOr(`circle.${name}`, name)));
-    circle.append(el("span", "stake", name in bets ? formatMoney(bets[name], current) : "\u2013"));
-    if (name in read) {
+    const stake = stakeOf(current, spot.seat, name, bets[name]);  // at a smart table its chips read until the bet is taken
+    circle.append(el("span", `stake${stake.moving ? " moving" : ""}`, stake.amount ? formatMoney(stake.amount, current) : "\u2013"));
+    if (stake.read) circle.dataset.chipsRead = String(stake.amount);
+    if (readSaid(current, spot.seat, name, stake)) {
       const reads = el("span", "reads", t("table.chips_read", { amount: { money: read[name].value } }, current));
       reads.dataset.chipsRead = String(read[name].value);
       if (!read[name].stable) reads.classList.add("moving");
