@@ -9,7 +9,7 @@ from typing import TypeVar, Union
 from engine import evaluate
 from engine.cards import Card
 from engine.evaluate import HandValue
-from engine.poker.values import CardSlot, quick_init
+from engine.poker.values import CardSlot, quick_init, quick_new
 from engine.poker.variants import EVALUATOR_SIGNATURES
 
 __all__ = [
@@ -198,6 +198,13 @@ class HandResult:
     showdown: bool
     winners: frozenset[int]
 
+
+# the records a hand makes most, made without a class call (values.quick_new: the same fields and checks)
+new_bet_or_raised: Callable[[int, str, int, int, bool, bool], BetOrRaised] = quick_new(BetOrRaised)
+new_returned: Callable[[int, int], Returned] = quick_new(Returned)
+new_awarded: Callable[[int, int, int, str], Awarded] = quick_new(Awarded)
+new_shown: Callable[[int, tuple[Card, ...], tuple[Card, ...], tuple[str, ...]], Shown] = quick_new(Shown)
+new_pot_result: Callable[[int, frozenset[int], Mapping[int, int]], PotResult] = quick_new(PotResult)
 
 _Seat = TypeVar("_Seat", "Checked", "Folded")
 # ---- shared instances: records are values, so the commonest are built once (bounded tables) ----

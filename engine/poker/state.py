@@ -35,7 +35,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    folded,
+    folded, new_bet_or_raised,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -494,7 +494,7 @@ class Hand(HandStreets):
         p.pending = False
         p.may_raise = False
         p.acted_at = self.level
-        record = BetOrRaised(p.seat, kind, to, added, p.stack == 0, full)
+        record = new_bet_or_raised(p.seat, kind, to, added, p.stack == 0, full)
         self.records.append(record)
         self._after_action(p)
         return record
