@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from itertools import compress
@@ -15,7 +15,7 @@ from engine import tomltext
 from engine.phh.actions import PhhAction, parse_actions
 from engine.phh.codes import VARIANT_NAMES, PhhError, PhhSyntaxError, split_code, stakes_fields
 from engine.poker import Rake
-from engine.poker.values import quick_init
+from engine.poker.values import quick_init, quick_new
 
 __all__ = ["HandHistory", "Number", "load_toml", "parse_phh", "parse_phhs", "hands_of_tables", "dumps_phhs"]
 
@@ -186,6 +186,9 @@ class HandHistory:
         return values
 
 
+_new_history: Callable[..., HandHistory] = quick_new(HandHistory)
+
+
 class _Reader:
     """HandHistory.from_fields, one field group a method, each check in the order its errors are named."""
 
@@ -242,7 +245,7 @@ class _Reader:
             if name not in _CORE:
                 others.append(name)
         others.sort()
-        return cls(
+        return (_new_history if cls is HandHistory else cls)(   # the class's own steps, without a class call
             self.variant, antes_units, blinds_units, bring_in, small_bet, big_bet, min_bet, max_bet,  # type: ignore[arg-type]
             stacks_units, actions, amounts,  # type: ignore[arg-type]
             _ONE if places == 0 else _ONE.scaleb(-places), trimming, None if uncapped else cap, heads_up,

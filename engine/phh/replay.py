@@ -160,9 +160,8 @@ class _Replay:
         table = self.table
         actions, amounts, used = self.actions, self.amounts, self.used
         for i, a in enumerate(actions):
-            if used[i]:
+            if used[i]:   # a dealer line read ahead, or a show read at showdown
                 continue
-            used[i] = True
             kind = a[1]   # a.kind and a.actor by place: a tuple's item is read quicker than a named field
             if table.actor == a[0] and (kind == "f" or kind == "cc" or kind == "cbr"):
                 # the commonest step, in short (the full step below would do the same): the player
@@ -181,6 +180,7 @@ class _Replay:
             elif kind == "dh" or kind == "db":
                 self.pump(self.buffer_deals(i))
             elif kind != "":
+                used[i] = True   # (a betting action is never looked at again: not marked)
                 self.step(i, a)
 
     def buffer_deals(self, i: int) -> int:

@@ -14,7 +14,7 @@ from engine.cards import Card
 from engine.errors import CardError, IllegalAction, say
 from engine.poker.betting import Stakes
 from engine.poker.pots import Pot, build_pots
-from engine.poker.records import Dealt, HandResult, Record
+from engine.poker.records import DealStep, HandResult, Record
 from engine.poker.values import OVER, CardSlot, HandSettings, Phase
 from engine.poker.variants import Structure, Variant
 
@@ -102,7 +102,7 @@ class HandCore:
                  "_structure", "_index", "_players", "_deal_order", "_last_full", "_bet_count",
                  "_big_unit", "_aggressor", "_queue", "_drawers", "_draw_burnt", "_showdown_queue",
                  "_cards_seen", "_card_state", "_seq", "_ring", "no_small_blind", "owed", "revealed",
-                 "_dealt_tables", "_live", "_able")
+                 "_deal_plan", "_live", "_able")
 
     variant: Variant
     stakes: Stakes
@@ -129,7 +129,7 @@ class HandCore:
     _big_unit: bool
     _aggressor: tuple[int, int] | None
     _queue: list[CardSlot]
-    _dealt_tables: tuple[list[Dealt | None], ...]   # the shared records of the street's slots (_start_street)
+    _deal_plan: tuple[DealStep, ...]   # the street's slots with their shared records (_start_street)
     _drawers: list[int]
     _draw_burnt: bool
     _showdown_queue: list[int]

@@ -9,7 +9,7 @@ from typing import TypeVar, Union
 from engine import evaluate
 from engine.cards import Card
 from engine.evaluate import HandValue
-from engine.poker.values import CardSlot, quick_init
+from engine.poker.values import CardSlot, quick_init, quick_new
 from engine.poker.variants import EVALUATOR_SIGNATURES
 
 __all__ = [
@@ -199,6 +199,13 @@ class HandResult:
     winners: frozenset[int]
 
 
+# the records a hand makes most, made without a class call (values.quick_new: the same fields and checks)
+new_bet_or_raised: Callable[[int, str, int, int, bool, bool], BetOrRaised] = quick_new(BetOrRaised)
+new_returned: Callable[[int, int], Returned] = quick_new(Returned)
+new_awarded: Callable[[int, int, int, str], Awarded] = quick_new(Awarded)
+new_shown: Callable[[int, tuple[Card, ...], tuple[Card, ...], tuple[str, ...]], Shown] = quick_new(Shown)
+new_pot_result: Callable[[int, frozenset[int], Mapping[int, int]], PotResult] = quick_new(PotResult)
+
 _Seat = TypeVar("_Seat", "Checked", "Folded")
 # ---- shared instances: records are values, so the commonest are built once (bounded tables) ----
 _DEALT: dict[int, tuple[CardSlot, list[Dealt | None]]] = {}   # by id(slot): its records by card index
@@ -248,17 +255,24 @@ def posted(seat: int, kind: str, amount: int) -> Posted:
     return record
 
 
-def dealt_tables(slots: Sequence[CardSlot]) -> tuple[list[Dealt | None], ...]:
-    """The table `dealt` keeps for each slot of `slots`: its shared records by card index (52:
-    unknown; None until made). A street's hole cards find their records by their place in it."""
-    out: list[list[Dealt | None]] = []
+DealStep = tuple[CardSlot, int | None, bool, list[Dealt | None]]
+"""One slot of a street as `Hand._deal_run` reads it: (the slot, the seat dealt to (-1: a board card; None:
+a burn or a draw, left to `deal`), face up, the slot's shared records by card index (52: unknown))."""
+
+
+def deal_plan(slots: Sequence[CardSlot]) -> tuple[DealStep, ...]:
+    """Each slot of `slots` as a DealStep: a street's cards find their shared records (the table
+    `dealt` keeps for the slot) by their place in it."""
+    out: list[DealStep] = []
     for slot in slots:
         shared = _DEALT.get(id(slot))
         if shared is None or shared[0] is not slot:
             if len(_DEALT) >= 4096:
                 _DEALT.clear()
             shared = _DEALT[id(slot)] = (slot, [None] * 53)
-        out.append(shared[1])
+        kind = slot.kind
+        seat = slot.seat if kind == "hole" else -1 if kind == "board" else None
+        out.append((slot, seat, slot.up, shared[1]))
     return tuple(out)
 
 

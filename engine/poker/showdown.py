@@ -8,7 +8,8 @@ from engine.errors import DuplicateCard, IllegalAction
 from engine.poker.core import HandCore, PlayerState
 from engine.poker.pots import Pot, final_pots, split, split_hi_lo
 from engine.poker.records import (
-    Awarded, Chopped, HandResult, Mucked, PotResult, Raked, Returned, Shown, hand_strengths,
+    Awarded, Chopped, HandResult, Mucked, PotResult, Raked, Returned, Shown, hand_strengths, new_awarded,
+    new_pot_result, new_returned, new_shown,
 )
 from engine.poker.values import LIVE, OVER, SHOWDOWN, CardInput, card_of
 from engine.cards import Card
@@ -51,7 +52,7 @@ class HandShowdown(HandCore):
             assert top is not None
             top.stack += excess
             top.total -= excess
-            self.records.append(Returned(top.seat, excess))
+            self.records.append(new_returned(top.seat, excess))
 
     def _start_showdown(self) -> None:
         for p in self._players.values():
@@ -158,11 +159,11 @@ class HandShowdown(HandCore):
             for half, amount, seats in halves:
                 for seat, chips in split(amount, seats, self.order).items():
                     won[seat] = won.get(seat, 0) + chips
-                    self.records.append(Awarded(seat, chips, index, half))
+                    self.records.append(new_awarded(seat, chips, index, half))
             for seat, chips in won.items():
                 self._players[seat].stack += chips
             winners_all.update(won)
-            results.append(PotResult(pot.amount, pot.eligible, won))
+            results.append(new_pot_result(pot.amount, pot.eligible, won))
         for p in self._players.values():
             p.bet = 0
         finals = {s: p.stack for s, p in self._players.items()}
@@ -191,7 +192,7 @@ class HandShowdown(HandCore):
             p.bet = 0
         winner.stack += total
         if total:
-            self.records.append(Awarded(winner.seat, total, 0, "all"))
+            self.records.append(new_awarded(winner.seat, total, 0, "all"))
         return True
 
     def _uncontested_result(self) -> HandResult:
@@ -273,7 +274,7 @@ class HandShowdown(HandCore):
             for c in shown:
                 self._card_state[c.index] = LIVE
         p.shown = True
-        record = Shown(p.seat, shown, tuple(c for c in self.board if c is not None), self.variant.evaluators)
+        record = new_shown(p.seat, shown, tuple(c for c in self.board if c is not None), self.variant.evaluators)
         self.records.append(record)
         self._next_shower()
         return record

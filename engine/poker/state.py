@@ -35,7 +35,7 @@ from engine.poker.betting import Stakes
 from engine.poker.core import PlayerState, Seating, seating
 from engine.poker.records import (
     BetOrRaised, BroughtIn, Called, Checked, Dealt, Drew, Folded, HandResult, Record, called, checked, dealt,
-    folded,
+    folded, new_bet_or_raised,
 )
 from engine.poker.streets import HandStreets
 from engine.poker.values import (
@@ -135,7 +135,7 @@ class Hand(HandStreets):
         self._big_unit = False
         self._aggressor: tuple[int, int] | None = None   # (street, seat) of the last full bet/raise
         self._queue: list[CardSlot] = []
-        self._dealt_tables = ()
+        self._deal_plan = ()
         self._drawers: list[int] = []
         self._draw_burnt = False
         self._showdown_queue: list[int] = []
@@ -219,7 +219,11 @@ class Hand(HandStreets):
         of its buffer, the cards before it stay dealt."""
         dealt = 0
         while self._queue:   # a new street brings a new queue
-            slot = self._queue[0]
+            run = self._deal_run(holes, board)   # the hole and board cards it can take in one run
+            if run:
+                dealt += run
+                continue
+            slot = self._queue[0]   # what the run left: a burn, a draw, or a card deal itself checks
             kind = slot.kind
             if kind == "board":
                 buffer = board
@@ -234,11 +238,6 @@ class Hand(HandStreets):
                     break
             if not buffer:
                 break
-            if kind == "hole" or kind == "board":
-                run = self._deal_run(holes, board)
-                if run:
-                    dealt += run
-                    continue
             self.deal(buffer[0])
             del buffer[0]
             dealt += 1
@@ -250,48 +249,62 @@ class Hand(HandStreets):
         hold, known and not in play, the street finished as deal finishes it; the others are left
         to deal. Returns how many were dealt."""
         queue = self._queue
+        plan = self._deal_plan
+        place = len(plan) - len(queue)   # the queue is the rest of the street's slots: the first one's place
+        if place < 0:   # slots added to the street's (a draw's): deal's
+            return 0
         states = self._card_state
-        players = self._players
         records = self.records
         by_text = BY_TEXT
-        tables = self._dealt_tables
-        place = len(tables) - len(queue)   # the queue is the rest of the street's slots: the first one's place
-        if place < 0:   # slots added to the street's (a draw's)
-            tables = ()
         k = 0
-        for slot in queue:
-            kind = slot.kind
-            if kind == "hole":
-                seat = slot.seat
-                try:
-                    buffer = holes[seat]  # type: ignore[index]
-                except LookupError:
+        steps = plan[place:] if place else plan
+        if steps and steps[0][1] == -1:   # board cards
+            buffer = board
+            cards = self.board
+            for slot, seat, up, table in steps:
+                if seat != -1 or not buffer:
                     break
-            elif kind == "board":
-                buffer = board
-            else:
-                break
-            if not buffer:
-                break
-            card = buffer[0]
-            if card.__class__ is str:
-                card = by_text.get(card)
-            if card.__class__ is not Card:   # unknown, or not a card: deal's own checks say
-                break
-            index = card.index
-            if states[index]:
-                break
-            states[index] = LIVE
-            del buffer[0]
-            if kind == "hole":
-                p = players[seat]  # type: ignore[index]
-                p.cards.append(card)
-                p.up.append(slot.up)
-            else:
-                self.board.append(card)
-            record = tables[place + k][index] if tables else None
-            records.append(record if record is not None and record.card is card else dealt(slot, index, card))
-            k += 1
+                card = buffer[0]
+                if card.__class__ is str:
+                    card = by_text.get(card)
+                if card.__class__ is not Card or states[card.index]:   # unknown, not a card, in play: deal's own checks say
+                    break
+                index = card.index
+                states[index] = LIVE
+                del buffer[0]
+                cards.append(card)
+                record = table[index]
+                if record is None or record.card is not card:
+                    record = dealt(slot, index, card)
+                records.append(record)
+                k += 1
+        else:   # hole cards
+            players = self._players
+            try:
+                for slot, seat, up, table in steps:
+                    if seat is None or seat < 0:   # a burn, a draw or a board card
+                        break
+                    buffer = holes[seat]   # a seat without a buffer (a mapping's) raises LookupError: the run ends
+                    if not buffer:
+                        break
+                    card = buffer[0]
+                    if card.__class__ is str:
+                        card = by_text.get(card)
+                    if card.__class__ is not Card or states[card.index]:   # as above
+                        break
+                    index = card.index
+                    states[index] = LIVE
+                    del buffer[0]
+                    p = players[seat]
+                    p.cards.append(card)
+                    p.up.append(up)
+                    record = table[index]
+                    if record is None or record.card is not card:
+                        record = dealt(slot, index, card)
+                    records.append(record)
+                    k += 1
+            except LookupError:
+                pass
         if k:
             del queue[:k]
             self._cards_seen += k
@@ -328,7 +341,7 @@ class Hand(HandStreets):
         p.pending = False
         record = folded(p.seat)
         self.records.append(record)
-        self._after_action()
+        self._after_action(p)
         return record
 
     def verify_check(self, seat: int | None = None) -> int:
@@ -349,7 +362,7 @@ class Hand(HandStreets):
         p.acted_at = self.level
         record = Checked(p.seat)
         self.records.append(record)
-        self._after_action()
+        self._after_action(p)
         return record
 
     def verify_call(self, seat: int | None = None) -> int:
@@ -370,7 +383,7 @@ class Hand(HandStreets):
         p.acted_at = self.level
         record = Called(p.seat, amount, p.stack == 0)
         self.records.append(record)
-        self._after_action()
+        self._after_action(p)
         return record
 
     def check_or_call(self, seat: int | None = None) -> Checked | Called:
@@ -395,7 +408,7 @@ class Hand(HandStreets):
             p.total += amount
             record = called(actor, amount, p.stack == 0)  # type: ignore[arg-type]
         self.records.append(record)
-        self._after_action()
+        self._after_action(p)
         return record
 
     def verify_bet_or_raise(self, to: int, seat: int | None = None) -> int:
@@ -481,9 +494,9 @@ class Hand(HandStreets):
         p.pending = False
         p.may_raise = False
         p.acted_at = self.level
-        record = BetOrRaised(p.seat, kind, to, added, p.stack == 0, full)
+        record = new_bet_or_raised(p.seat, kind, to, added, p.stack == 0, full)
         self.records.append(record)
-        self._after_action()
+        self._after_action(p)
         return record
 
     def verify_post_bring_in(self, seat: int | None = None) -> int:
@@ -505,7 +518,7 @@ class Hand(HandStreets):
         p.acted_at = self.level
         record = BroughtIn(p.seat, amount, p.stack == 0)
         self.records.append(record)
-        self._after_action()
+        self._after_action(p)
         return record
 
     def verify_draw(self, discards: Sequence[CardInput] = (), seat: int | None = None) -> tuple[Card | None, ...]:
@@ -544,7 +557,7 @@ class Hand(HandStreets):
                 self._queue.append(card_slot("burn", None, False, street.name))
                 self._draw_burnt = True
             self._queue.extend(card_slot("draw", p.seat, False, street.name) for _ in parsed)
-            self._dealt_tables = ()   # the queue is no longer the street's slots
+            self._deal_plan = ()   # the queue is no longer the street's slots
             self.actor = None
         else:
             self._next_drawer()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.poker.betting import pot_limit_max_to
 from engine.poker.core import PlayerState
-from engine.poker.records import Dealt, dealt_tables, posted as posted_record
+from engine.poker.records import DealStep, deal_plan, posted as posted_record
 from engine.poker.showdown import HandShowdown
 from engine.poker.values import (
     BETTING, BRING_IN, DEALING, DRAWING, FIXED_LIMIT, POT_LIMIT, SPREAD_LIMIT, Bounds, CardSlot, RaiseRange, card_slot,
@@ -19,9 +19,9 @@ OWED: tuple[str, ...] = ("small", "big", "both")
 
 _BLIND_KINDS = ("small_blind", "big_blind")   # then straddles
 # a street's dealing order by (street, seats dealt in order, burn, common card): values, shared; with the
-# tables of its slots' shared records (records.dealt_tables)
+# slots as `Hand._deal_run` reads them (records.deal_plan)
 _QUEUES: dict[tuple[int, tuple[int, ...], bool, bool],
-              tuple[Street, tuple[CardSlot, ...], tuple[list[Dealt | None], ...]]] = {}
+              tuple[Street, tuple[CardSlot, ...], tuple[DealStep, ...]]] = {}
 
 
 class HandStreets(HandShowdown):
@@ -133,9 +133,9 @@ class HandStreets(HandShowdown):
                     queue.extend(card_slot("hole", s, up, street.name) for s in live)
             queue.extend(card_slot("board", None, True, street.name) for _ in range(street.board))
             cached = tuple(queue)
-            found = _QUEUES[key] = (street, cached, dealt_tables(cached))   # the street kept with it: its id stays its own
+            found = _QUEUES[key] = (street, cached, deal_plan(cached))   # the street kept with it: its id stays its own
         queue = list(found[1])
-        self._dealt_tables = found[2]
+        self._deal_plan = found[2]
         self._queue = queue
         self.phase = DEALING
         self.actor = None
@@ -316,12 +316,11 @@ class HandStreets(HandShowdown):
         ranks = [c.rank for c in p.up_cards()]
         return len(ranks) != len(set(ranks))
 
-    def _after_action(self) -> None:
-        """After a betting action: the next seat to act, or the end of the round. `_live` counts
+    def _after_action(self, actor: PlayerState) -> None:
+        """After `actor`'s betting action: the next seat to act, or the end of the round. `_live` counts
         the players who have not folded, `_able` those of them with chips (counted as each betting
         round starts): the actor has just folded or gone all in, or still has chips. Only a
         player in the hand with chips is ever pending (nobody has mucked while the betting goes on)."""
-        actor = self._players[self.actor]  # type: ignore[index]
         able = self._able
         if actor.folded:
             self._live -= 1
