@@ -153,18 +153,19 @@ class AntennaDebounce:
         self._changed_at = now
         return ChipsRead(self.antenna, self.chips, False, self.device)
 
-    def repeats(self, scan: int) -> bool:
-        """Whether scan number `scan`, reading what the scan before it read, would change nothing but the
+    def quiet_scan(self, scan: int, now: float) -> ChipsRead | bool:
+        """Take scan number `scan` when it reads what the scan before it read and that changes nothing but the
         scan counted: it follows that scan, and no chip is being counted in or out nor a first reading
-        confirmed (then the reading is what that scan read). Such a scan is taken with `repeat`."""
-        return (not self._confirming and not self._seen and not self._missed and self._last_scan is not None
-                and (scan - self._last_scan) % SCANS == 1)
-
-    def repeat(self, scan: int, now: float) -> ChipsRead | None:
-        """Take a scan that `repeats` says reads the scan before's chips again: all `inventory` would do
-        is count it and report the stable flag if due, so that is all this does, without a read to compare."""
+        confirmed (then the reading is what that scan read), so all `inventory` would do is count it and
+        report the stable flag if due; this does that without a read to compare. False when the scan is not
+        such a one (nothing taken: give it to `inventory`); else its stable flag when now due, or True."""
+        last = self._last_scan
+        if self._confirming or self._seen or self._missed or last is None or (scan - last) % SCANS != 1:
+            return False
         self._last_scan = scan
-        return self.poll(now)
+        if self.stable:
+            return True
+        return self.poll(now) or True
 
     def reconnected(self) -> None:
         """The reader came back (or restarted): its scans are numbered afresh and what it read meanwhile

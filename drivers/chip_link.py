@@ -24,16 +24,20 @@ from typing import Any
 from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
-    BOARD, PROTOCOL_VERSION, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
+    BOARD, HEADER_SIZE, PROTOCOL_VERSION, SYNC, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
     decode_message, encode_message, seq_delta,
 )
 from drivers.errors import FrameError
-from drivers.readings import DeviceFault, FaultKind, OnReading
+from drivers.framing import CRC_SIZE, crc16
+from drivers.readings import ChipsRead, DeviceFault, FaultKind, OnReading, Reading
 from drivers.serial_link import CONNECTING, ONLINE, DeviceSession, SerialLink, SessionStats
 
 log = logging.getLogger(__name__)
 
 SUPPORTED_FIRMWARE_MAJORS = frozenset({1})
+_INVENTORY_MIN = HEADER_SIZE + 3 + CRC_SIZE
+"""The shortest INVENTORY frame: header, antenna and scan, CRC (no UID)."""
+_INVENTORY = int(MsgType.INVENTORY)
 FAULT_WORDS: dict[FaultCode, str] = {
     FaultCode.ANTENNA: "antenna fault", FaultCode.RF: "reader front end fault",
     FaultCode.OVERFLOW: "too many chips to read", FaultCode.OTHER: "board fault",
@@ -79,6 +83,7 @@ class ChipSession(DeviceSession[Hello]):
     _unknown: set[int] = field(default_factory=set)   # antenna numbers reported unknown on this connection
     _unreadable_said: bool = False                    # an unreadable frame reported on this connection
     _last_read: dict[int, bytes] = field(default_factory=dict)  # antenna number -> its last INVENTORY's UID bytes
+    _unsettled: set[str] = field(default_factory=set)  # antennas whose reading was reported and its stable flag not yet
 
     def __post_init__(self) -> None:
         if self.confirm < 1 or self.settle_s < 0 or self.silence_s <= 0:
@@ -87,7 +92,9 @@ class ChipSession(DeviceSession[Hello]):
 
     def due(self, now: float) -> float | None:
         """Seconds until a stable flag is due on some antenna, None when none is coming."""
-        waits = [w for d in self.antennas.values() if (w := d.due(now)) is not None]
+        if not self._unsettled:
+            return None
+        waits = [w for n, d in self.antennas.items() if n in self._unsettled and (w := d.due(now)) is not None]
         return min(waits) if waits else None
 
     def next_turn(self, now: float) -> float | None:
@@ -113,10 +120,10 @@ class ChipSession(DeviceSession[Hello]):
             if now >= self._next_send:
                 self._send_identify(now)
             return
-        for debounce in self.antennas.values():  # stable only while the board is heard
-            reading = debounce.poll(now)
-            if reading is not None:
-                self._post(reading)
+        if self._unsettled:  # stable only while the board is heard
+            for name, debounce in self.antennas.items():
+                if name in self._unsettled and (reading := debounce.poll(now)) is not None:
+                    self._post(reading)
         for key, said in list(self._faults.items()):
             if now - said >= self.silence_s:
                 del self._faults[key]  # no longer said: cleared on the board (reported again if it returns)
@@ -150,7 +157,7 @@ class ChipSession(DeviceSession[Hello]):
 
     def _repeated(self, frame: framing.Frame, now: float) -> bool:
         """Take an INVENTORY that carries its antenna's last one's UIDs, byte for byte, while its debounce
-        counts none of that antenna's chips in or out (`AntennaDebounce.repeats`): nearly every scan,
+        counts none of that antenna's chips in or out (`AntennaDebounce.quiet_scan`): nearly every scan,
         as a circle changes a few times a hand and is scanned ten times a second. It changes nothing
         but the scan counted, so it costs the compare: its UIDs are not decoded nor debounced again.
         False when it is not such a scan (the frame is then decoded and taken as any other)."""
@@ -158,16 +165,66 @@ class ChipSession(DeviceSession[Hello]):
         if len(payload) < 3 or self._last_read.get(payload[0]) != payload[3:]:
             return False
         debounce = self.antennas[self._names[payload[0]]]  # a read is kept for named antennas only
-        scan = int.from_bytes(payload[1:3], "big")
-        if not debounce.repeats(scan):
+        taken = debounce.quiet_scan(int.from_bytes(payload[1:3], "big"), now)
+        if taken is False:
             return False
         self._count_seq(frame.seq)
         self.stats.inventories += 1
         self.stats.repeats += 1
-        reading = debounce.repeat(scan, now)
-        if reading is not None:
-            self._post(reading)
+        if taken is not True:
+            self._post(taken)
         return True
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes the port gave: the quiet scans at their head taken at the compare (`_quiet_frames`), the
+        rest as every device's (`DeviceSession.receive`)."""
+        if data and self.state == ONLINE and not self._decoder.buffered:
+            data = self._quiet_frames(data, now)
+            if not data:
+                return
+        super().receive(data, now)
+
+    def _quiet_frames(self, data: bytes, now: float) -> bytes:
+        """Take the whole INVENTORY frames at the head of `data` that `_repeated` would take, without making a
+        frame of each: the sync, the CRC and the UIDs checked where they lie (a quiet scan is 29 such frames
+        ten times a second, the same bytes as the scan before but for their numbers and CRCs). Returns the
+        rest of `data` from the first frame that is not one (a change, a fault, a gap, a frame cut short,
+        garbage), for the decoder to take as it takes any."""
+        at, size, taken_n, last_seq = 0, len(data), 0, self._last_seq
+        last_read, names, antennas = self._last_read, self._names, self.antennas
+        view = memoryview(data)
+        while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + 5] == _INVENTORY:
+            end = at + HEADER_SIZE + (data[at + 2] << 8 | data[at + 3]) + CRC_SIZE
+            last = last_read.get(data[at + 6])
+            seq = data[at + 4]
+            if (last is None or end > size or end - at - _INVENTORY_MIN != len(last)
+                    or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
+                    or not data.startswith(last, at + HEADER_SIZE + 3)
+                    or crc16(view[at + 2:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
+                break
+            taken = antennas[names[data[at + 6]]].quiet_scan(data[at + 7] << 8 | data[at + 8], now)
+            if taken is False:
+                break
+            if taken is not True:
+                self._post(taken)
+            last_seq, taken_n, at = seq, taken_n + 1, end
+        if not at:
+            return data
+        self._last_seq = last_seq
+        self.stats.frames += taken_n
+        self._decoder.stats.frames += taken_n
+        self.stats.inventories += taken_n
+        self.stats.repeats += taken_n
+        self._last_heard = self._last_rx = now
+        return data[at:]
+
+    def _post(self, reading: Reading) -> None:
+        if isinstance(reading, ChipsRead):  # the antennas whose stable flag is to come (`_online_poll`, `due`)
+            if reading.stable:
+                self._unsettled.discard(reading.antenna)
+            else:
+                self._unsettled.add(reading.antenna)
+        super()._post(reading)
 
     def _count_seq(self, seq: int) -> None:
         if self._last_seq is not None and seq_delta(seq, self._last_seq) != 1:

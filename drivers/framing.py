@@ -53,7 +53,7 @@ Reader = Callable[[bytes], M]
 """A message type's reader: its payload in, the message out (its `decode`); raises FrameError."""
 
 
-def crc16(data: bytes) -> int:
+def crc16(data: bytes | bytearray | memoryview) -> int:
     """CRC-16/CCITT-FALSE of `data`.
 
     >>> hex(crc16(b"123456789"))

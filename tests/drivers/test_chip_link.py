@@ -261,6 +261,9 @@ class EveryScanDecoded(ChipSession):
     def _repeated(self, frame: Any, now: float) -> bool:
         return False
 
+    def _quiet_frames(self, data: bytes, now: float) -> bytes:
+        return data
+
 
 HELLO = Hello(1, (1, 0, 0), 1, 100, "CB-SIM", "SIM0001", ((0, "spot1.ante"), (1, "spot1.play")))
 READS = (frozenset(), frozenset({A}), frozenset({A, B}), frozenset({A, B, C}), frozenset(STACK))
@@ -304,6 +307,45 @@ def test_scans_taken_undecoded_give_the_readings_every_scan_decoded_gives(steps:
     assert plain.stats.repeats == 0
     assert {n: (d.chips, d.stable, d.gaps) for n, d in fast.antennas.items()} == \
         {n: (d.chips, d.stable, d.gaps) for n, d in plain.antennas.items()}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, len(READS) - 1), st.integers(1, 6), st.booleans()),
+                max_size=30), st.lists(st.integers(1, 400), max_size=40), st.sets(st.integers(0, 4000), max_size=3))
+def test_bursts_cut_anywhere_and_damaged_give_the_readings_every_scan_decoded_gives(
+        steps: list[tuple[int, int, int, bool]], cuts: list[int], flips: set[int]) -> None:
+    # The board's scans come as bursts of frames, read in pieces cut anywhere (a frame split between
+    # reads, several frames a read) and now and then a byte damaged: the quiet frames taken at the
+    # compare (`_quiet_frames`) give what every frame decoded gives.
+    stream = scans(steps)
+    wire = bytearray(b"".join(data for data, _ in stream[1:]))
+    for at in flips:
+        if at < len(wire):
+            wire[at] ^= 0x5A
+    pieces, at = [], 0
+    for n, cut in enumerate(cuts):
+        pieces.append((bytes(wire[at:at + cut]), 0.05 * (n + 1)))
+        at += cut
+    pieces.append((bytes(wire[at:]), 0.05 * (len(cuts) + 1)))
+    burst = [stream[0], *pieces]
+    fast, plain = ChipSession(confirm=3, settle_s=0.2), EveryScanDecoded(confirm=3, settle_s=0.2)
+    assert readings_of(fast, burst) == readings_of(plain, burst)
+    assert (fast.stats.inventories, fast.stats.gaps, fast.stats.frames, fast.stats.crc_errors) == \
+        (plain.stats.inventories, plain.stats.gaps, plain.stats.frames, plain.stats.crc_errors)
+    assert {n: (d.chips, d.stable, d.gaps) for n, d in fast.antennas.items()} == \
+        {n: (d.chips, d.stable, d.gaps) for n, d in plain.antennas.items()}
+
+
+def test_a_quiet_scan_read_in_one_piece_is_taken_at_the_compare() -> None:
+    stream = scans([(0, 2, 20, False), (1, 1, 20, False), (0, 2, 1, False), (1, 1, 1, False)])
+    session = ChipSession(confirm=3, settle_s=0.2)
+    readings_of(session, stream[:-2])
+    before = session.stats.repeats, session.stats.frames, session.stats.decoder.frames
+    session.receive(stream[-2][0] + stream[-1][0], 10.0)
+    assert session.take_readings() == []
+    assert (session.stats.repeats - before[0], session.stats.frames - before[1],
+            session.stats.decoder.frames - before[2]) == (2, 2, 2)
+    assert session.next_turn(10.0) == pytest.approx(2.0)  # nothing but the board's silence to wait for
 
 
 def test_a_quiet_circle_s_scans_are_taken_undecoded_and_a_change_is_not() -> None:
