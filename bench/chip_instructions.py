@@ -41,8 +41,8 @@ def scans() -> list[tuple[bytes, float]]:
     """The board's bytes: its HELLO, then `WARM + SCANS` scans of every antenna, a tenth of a second apart."""
     from engine.chips import ChipStatus
     from engine.games import MAX_SPOTS
-    from sim.chip_board import ChipBoardFirmware, layout
-    from sim.chip_hands import tray_float
+    from sim.chips.board import ChipBoardFirmware, layout
+    from sim.chips.hands import tray_float
     from sim.demo_chips import demo_chip_set
 
     chip_set = demo_chip_set()
@@ -68,7 +68,7 @@ def scans() -> list[tuple[bytes, float]]:
 def take(n: int, path: str) -> None:
     """The counted process: the board's bytes read from `path`, its HELLO and `WARM` scans taken, then `n` more."""
     from drivers.chip_link import ChipSession
-    from sim.chip_bots import SETTLE_MS
+    from sim.chips.bots import SETTLE_MS
 
     stream = pickle.loads(Path(path).read_bytes())
     session = ChipSession(confirm=4, settle_s=SETTLE_MS / 1000)

@@ -4,7 +4,7 @@ One UTH table of 7 spots (`croupier run` in its own process) reads the emulated 
 its line paced at 115,200 baud, as in `bench/controller_latency.py`) and the emulated chip board
 (this process, on a TCP port unpaced: the board's USB CDC line, docs/protocol.md; 7 spots x 4
 circles and the tray, each antenna's INVENTORY every 100 ms). The bot dealer and players of
-`croupier demo --chips` (`sim.chip_bots.ChipDealer`) play real chips of the demo set, each stake
+`croupier demo --chips` (`sim.chips.bots.ChipDealer`) play real chips of the demo set, each stake
 stacked of the smallest chips that make it in at most 20 (`TallRack`), so the circles hold up to
 20 chips (a UTH Play of 4x a 20-chip Ante, 80 units, is made of larger chips); the players buy in,
 colour up and the tray is filled and credited (signed off by the bot supervisor) as the chip dealer
@@ -23,7 +23,7 @@ CARD frame to its public update (`bench.controller_latency.latencies`). Aim: the
 1.25x the card's.
 
 (b) CPU. The same table without `[chip_reader]` and `[chips]`, its bets typed by the bot dealer of
-`croupier demo` (`sim.bots.BotDealer`, the same players, seed and hands), is the peer. Both deal
+`croupier demo` (`sim.bots.dealer.BotDealer`, the same players, seed and hands), is the peer. Both deal
 their hands at one pace, a hand begun every `PACE_S` seconds (the chip dealer's longest hand and a
 margin: its waits for the readers to settle are the pace a smart table goes at, so the card table
 is held to it), and the controller's CPU time over the wall time of the hands is compared. Aim:
@@ -58,9 +58,11 @@ from drivers.errors import FrameError
 from engine.chips import ChipSet
 from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
-from sim.bots import BotDealer, BotPlayer, SimLimits, TableEndpoints, make_supervisor, seat_players, write_config
-from sim.chip_board import ChipBoardFirmware, ChipBoardServer, layout
-from sim.chip_bots import SETTLE_MS, ChipDealer, Rack, chip_sections, fill_tray, make_change
+from sim.bots.dealer import BotDealer
+from sim.bots.players import BotPlayer, seat_players
+from sim.bots.table import SimLimits, TableEndpoints, make_supervisor, write_config
+from sim.chips.board import ChipBoardFirmware, ChipBoardServer, layout
+from sim.chips.bots import SETTLE_MS, ChipDealer, Rack, chip_sections, fill_tray, make_change
 from sim.demo_chips import demo_chip_set
 from sim.restarter import end, read_json_line, spawn
 from sim.shoe import ShoeFirmware

@@ -43,7 +43,8 @@ from bench import Figure
 from bench._units import Scheduling
 from engine.games import MAX_SPOTS
 from engine.paytables import load_profile
-from sim.bots import BotPlayer, SimLimits, TableEndpoints, write_config
+from sim.bots.players import BotPlayer
+from sim.bots.table import SimLimits, TableEndpoints, write_config
 from cli.demo import croupier_argv
 from protocol.commands import CommandClient
 from protocol.curve import client_keys

@@ -58,9 +58,9 @@ from bench import Figure
 from bench.controller_latency import measure
 from bench._units import DISPLAY_UNIT, Scheduling, service_settings
 from cli.demo import SimTable
-from sim.bots import seat_players
+from sim.bots.players import seat_players
 from protocol.feed import FeedClient
-from sim.bots import TableEndpoints
+from sim.bots.table import TableEndpoints
 from sim.restarter import end, read_json_line, spawn
 
 SCREENS = 50

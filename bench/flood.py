@@ -37,7 +37,7 @@ from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from protocol.users import User, Users
-from sim.bots import TableEndpoints, write_config
+from sim.bots.table import TableEndpoints, write_config
 from sim.restarter import end, read_json_line, spawn
 from sim.shoe import ShoeFirmware, SimShoeClient
 

@@ -19,7 +19,7 @@ summary line of the hands closed so far, exit 130 or 143; the temporary state di
 (a `--state` given is kept).
 
 With `--game` a poker variant (`engine.poker.VARIANTS`) and `--structure` its betting structure, the
-table is a poker table and the poker bots (`sim.poker_bots`) deal and act for every
+table is a poker table and the poker bots (`sim.bots.poker`) deal and act for every
 seat; the line gives the house's `rake` and `chips_conserved` instead of `house_net`.
 
 With `--secure` every socket is a CURVE server on loopback TCP, with throwaway keys made in the
@@ -47,8 +47,8 @@ spots the console leaves alone for `--bot-wait` seconds (`sim.yielding`); at a p
 (`--game holdem`...) no bot acts: every player's action is the console's (`static/dealer-poker.js`). It
 runs until N hands are settled (or SIGINT/SIGTERM: then the summary of the hands closed so far).
 
-With `--chips` a smart table: bots bet and are paid with chips on the emulated chip board (`sim/chip_bots.py`); with
-`--dealer web` too, the bots bet with chips and the dealer's hands pay them while a person deals (`sim/chip_console.py`).
+With `--chips` a smart table: bots bet and are paid with chips on the emulated chip board (`sim/chips/bots.py`); with
+`--dealer web` too, the bots bet with chips and the dealer's hands pay them while a person deals (`sim/chips/console.py`).
 
 With `--tournament` (`cli/demo_tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
 (shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
@@ -84,18 +84,20 @@ from typing import Any
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
-from sim.chip_bots import (ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, fill_tray,
+from sim.chips.bots import (ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, fill_tray,
                             start_chip_board)
 from sim.demo_chips import demo_chip_set
-from sim.bots import (BotDealer, BotError, BotPlayer, DealerLog, SimLimits, TableEndpoints,
-                                make_supervisor, seat_players, write_config)
+from sim.bots.dealer import BotDealer, DealerLog
+from sim.bots.errors import BotError
+from sim.bots.players import BotPlayer, seat_players
+from sim.bots.table import SimLimits, TableEndpoints, make_supervisor, write_config
 from cli.demo_console import play_from_console, summary
 from cli.demo_display import start_display, start_floor_pages
 from cli.demo_tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import JournalError
 from sim.keys import SimKeys, plain_access_text
-from sim.poker_bots import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
+from sim.bots.poker import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
                                          poker_summary)
 from sim.demo_profile import rated_profile, write_demo_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
@@ -130,12 +132,12 @@ class SimTable:
                  structure: str | None = None, demo_profile: bool = False, rated: bool = False,
                  chips: Mapping[str, float] | None = None) -> None:
         self.state_dir = Path(state_dir)
-        self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chip_bots.py)
+        self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chips/bots.py)
         self.chips_proc: subprocess.Popen[bytes] | None = None
         self.chips_info: dict[str, Any] = {}
         self.rated = rated  # `--rated`: the builtin standard paytables, their edges approved (`sim/demo_profile.py`)
         self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
-        # a poker table: its betting structure, and its [poker] section (sim.poker_bots) unless given
+        # a poker table: its betting structure, and its [poker] section (sim.bots.poker) unless given
         self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
         if self.structure is not None and not sections:
             sections = poker_section(game, self.structure, seats)
@@ -238,7 +240,7 @@ class SimTable:
         if self.keys is not None:
             options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public),
                        "feed_key": str(self.keys.watcher), **options}
-        if self.chips is not None:  # the bots bet, pay and take chips on the emulated board (sim/chip_bots.py)
+        if self.chips is not None:  # the bots bet, pay and take chips on the emulated board (sim/chips/bots.py)
             options = {"board": self.chips_info["control"], "chip_set": demo_chip_set(), "faults": self.chips, **options}
         if self.structure is not None:  # a poker table: the poker bots act for the players
             options.pop("players", None)
@@ -569,7 +571,7 @@ def finish(args: argparse.Namespace, state_dir: Path, result: DealerLog | None, 
            chip_run: dict[str, int] | None = None) -> int:
     """Print the summary line read back from the journal (none when the table was not played) and
     give the exit status; remove a temporary state directory. With `--chips` the line ends with the
-    chips' part (`chip_run`: the faults injected; `sim.chip_bots.chip_summary`: exit 1 unless all is well)."""
+    chips' part (`chip_run`: the faults injected; `sim.chips.bots.chip_summary`: exit 1 unless all is well)."""
     if result is None:
         if not args.state:
             shutil.rmtree(state_dir, ignore_errors=True)

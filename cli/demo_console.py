@@ -11,11 +11,14 @@ import zmq
 
 from engine.games import is_poker
 from protocol.feed import FeedClient
-from sim.bots import BotError, DealerLog, SimLimits, TableEndpoints, seat_players
-from sim.chip_console import ChipsAtConsole
+from sim.bots.dealer import DealerLog
+from sim.bots.errors import BotError
+from sim.bots.players import seat_players
+from sim.bots.table import SimLimits, TableEndpoints
+from sim.chips.console import ChipsAtConsole
 from sim.dealing import ShoeHand
 from sim.demo_chips import demo_chip_set
-from sim.poker_bots import closed_hands
+from sim.bots.poker import closed_hands
 from sim.keys import SimKeys
 from sim.yielding import YieldingPlayers, next_hand
 
@@ -36,7 +39,7 @@ class SimTable(Protocol):
 def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log_: DealerLog) -> DealerLog:
     """Leave the dealer's part to the console: the shoe deals when the controller expects a card, the
     bot players yield to the console (at a smart table they bet with chips, and the dealer's hands pay them:
-    `sim/chip_console.py`); until `args.hands` hands are settled (`log_` has the first hand
+    `sim/chips/console.py`); until `args.hands` hands are settled (`log_` has the first hand
     and the hands closed so far). Raises BotError when the table's state cannot be had, JournalError
     when its journal cannot be read."""
     keys: dict[str, Any] = {} if table.keys is None else {"key": str(table.keys.dealer), "server_key": str(table.keys.table_public),

@@ -27,7 +27,7 @@ from cli.output import stdout_closed
 from protocol.config import endpoint, heartbeat
 from protocol.feed import FeedError
 from protocol.many_sockets import many_sockets_context
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from sim.floor.tables import Endpoints, FloorSim, FloorTable
 from sim.floor.split import Settings, ShareLost, SplitFloor, TableSeat
 from sim.floor.watch import FloorView, all_archived, all_online, floor_snapshot

@@ -6,7 +6,7 @@ import argparse
 import functools
 
 from cli.sim_device import add_identity_arguments, add_link_arguments, serve, start
-from sim.chip_board import MISS_RATE, ChipBoardFirmware, ChipBoardServer, layout
+from sim.chips.board import MISS_RATE, ChipBoardFirmware, ChipBoardServer, layout
 
 
 def _game(text: str) -> str:

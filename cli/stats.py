@@ -26,13 +26,14 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from cli.output import stdout_closed
 
 if TYPE_CHECKING:  # the floor's package is not on a table's Pi: its types only, for mypy
-    from floor.reports import DealersReport
+    from floor.reports import DealersReport, FiguresReport
 
 COUNTS = ("drop", "fill", "credit", "opening", "closing")
 ACTIONS = ("report", *COUNTS, "gaming-day")
@@ -175,7 +176,7 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def write_csv(report: dict[str, Any], figures: tuple[str, ...], counts: tuple[str, ...]) -> None:
+def write_csv(report: FiguresReport, figures: tuple[str, ...], counts: tuple[str, ...]) -> None:
     """A header, then one row per table and game (`level` table), per game (`level` game) and per pit (`level` pit)."""
     columns = ("level", "table", "game", "pit", *figures, "handle_by_circle", *counts)
     writer = csv.writer(sys.stdout, lineterminator="\n")
@@ -185,14 +186,14 @@ def write_csv(report: dict[str, Any], figures: tuple[str, ...], counts: tuple[st
             writer.writerow([level] + [_cell(row.get(c)) for c in columns[1:]])
 
 
-def text(report: dict[str, Any]) -> str:
+def text(report: FiguresReport) -> str:
     """The report for a person: one line per table and per game."""
     head = f"{report['hands']} hands archived" + (f", gaming day {report['day']}" if report["day"] else "")
     head += f", shift {report['shift']}" if report["shift"] else ""
     head += f", pit {report['pit']}" if report["pit"] else ""
     lines = [head + (f", table {report['table']}" if report["table"] else "")]
 
-    def line(name: str, r: dict[str, Any]) -> str:
+    def line(name: str, r: Mapping[str, Any]) -> str:
         parts = [f"{name:<14} {r.get('game') or '-':<8} hands {r['hands'] or 0}", f"handle {r['handle'] or 0}",
                  f"win {r['house_win'] or 0}", f"avg bet {_cell(r['average_bet']) or '-'}",
                  f"hands/h {_cell(r['hands_per_hour']) or '-'}", f"win/h {_cell(r['win_per_hour']) or '-'}",

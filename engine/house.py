@@ -28,6 +28,7 @@ from engine.house_view import AUDIENCES, dealer_part, spot_part
 from engine.paytables import Odds, Profile
 from engine.house_values import (  # re-exported: the house games' values
     STAKE_CEILING,
+    RoundLine,
     RoundRecord,
     Settlement,
     SpotRecord,
@@ -129,7 +130,7 @@ class HouseRound(ABC):
         """Each game's own rule."""
 
     @abstractmethod
-    def _round_data(self) -> dict[str, Any]:
+    def _round_data(self) -> RoundLine:
         """Each game's own rule: the round in `croupier settle`'s layout as far as it is dealt."""
 
     def _spot_bets(self, seat: int) -> dict[str, int]:
@@ -515,13 +516,13 @@ class HouseRound(ABC):
                            tuple(self._board), tuple(self._burns), tuple(self._deals), tuple(self._steps),
                            self._settlement, MappingProxyType(data) if data is not None else None)
 
-    def settle_input(self) -> dict[str, Any]:
+    def settle_input(self) -> RoundLine:
         """The round in `croupier settle`'s input form. Raises IllegalAction before the showdown."""
         if self._phase not in ("showdown", "settled"):
             raise IllegalAction(f"the round is not complete before the showdown (phase {self._phase})")
         return self._round_data()
 
-    def as_dealt(self) -> dict[str, Any]:
+    def as_dealt(self) -> RoundLine:
         """The round in `croupier settle`'s layout at any phase (each game's hand writes it): before the
         showdown (a hand voided midway) the cards dealt so far, which cannot be settled."""
         return self._round_data()

@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from engine import tomltext
 from engine.cards import Card
@@ -188,6 +188,81 @@ class Target:
 
 # --- settlements ----------------------------------------------------------------------------------
 
+class DealtSpot(TypedDict):
+    """A spot of a round in `croupier settle`'s layout: its seat, cards and stakes."""
+
+    seat: int
+    cards: list[str]
+    bets: dict[str, int]
+
+
+class UthPlayLine(TypedDict):
+    street: str
+    multiple: int
+
+
+class _UthSpot(DealtSpot):
+    play: UthPlayLine | None
+
+
+class UthDealtSpot(_UthSpot, total=False):
+    """An Ultimate Texas Hold'em spot: its Play bet's street and multiple (null: none made), `dead` when killed."""
+
+    dead: bool
+
+
+class TcpDealtSpot(DealtSpot, total=False):
+    """A Three Card Poker spot: `play` true (played) or false (folded) where it has an Ante, `dead` when killed."""
+
+    play: bool | None
+    dead: bool
+
+
+class UthRound(TypedDict):
+    """An Ultimate Texas Hold'em round in `croupier settle`'s layout (`UthHand.to_dict`)."""
+
+    game: str
+    dealer: list[str]
+    board: list[str]
+    spots: list[UthDealtSpot]
+
+
+class TcpRound(TypedDict):
+    """A Three Card Poker round in `croupier settle`'s layout (`ThreeCardHand.to_dict`)."""
+
+    game: str
+    dealer: list[str]
+    spots: list[TcpDealtSpot]
+
+
+RoundLine = UthRound | TcpRound
+"""A house round in `croupier settle`'s layout: its input, and a closed house hand's `round`."""
+
+
+class SpotLine(TypedDict):
+    """A spot's part of a settlement line: its hand, the player's net per bet circle, and the total."""
+
+    seat: int
+    hand: str
+    category: str
+    results: dict[str, int]
+    net: int
+
+
+class DealerLine(TypedDict):
+    hand: str
+    category: str
+    qualifies: bool
+
+
+class SettlementLine(TypedDict):
+    """`Settlement.to_dict()`: `croupier settle`'s result line and a closed house hand's `settlement`."""
+
+    spots: list[SpotLine]
+    dealer: DealerLine
+    house_net: int
+
+
 @dataclass(frozen=True, slots=True)
 class SpotResult:
     """One spot's settlement: its hand, the player's net per bet circle, and the total."""
@@ -198,7 +273,7 @@ class SpotResult:
     results: Mapping[str, int]
     net: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SpotLine:
         return {"seat": self.seat, "hand": self.hand, "category": self.category, "results": dict(self.results),
                 "net": self.net}
 
@@ -233,7 +308,7 @@ class Settlement:
                 return s
         raise KeyError(seat)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SettlementLine:
         return {"spots": [s.to_dict() for s in self.spots],
                 "dealer": {"hand": self.dealer_hand, "category": self.dealer_category, "qualifies": self.dealer_qualifies},
                 "house_net": self.house_net}

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.errors import EngineError, RoundFormatError, json_type, shown
 from engine.games import HOUSE_GAMES
 from engine.house import Settlement, TableLimits
+from engine.house_values import SettlementLine
 from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardHand, settle_3cp
 from engine.ultimate_holdem import UthHand, settle_uth
@@ -93,7 +94,7 @@ def record_terms(obj: Mapping[str, Any], profiles: dict[str, Profile] | None = N
 
 
 def settle_value(obj: object, profile: Profile, limits: TableLimits | None = None,
-                 profiles: dict[str, Profile] | None = None) -> dict[str, Any]:
+                 profiles: dict[str, Profile] | None = None) -> SettlementLine:
     """Settle one round, or one record's round under its own profile and limits (`is_record`); the
     result as JSON values. Raises what `settle_round` and `record_terms` raise."""
     if isinstance(obj, Mapping) and is_record(obj):
@@ -103,7 +104,7 @@ def settle_value(obj: object, profile: Profile, limits: TableLimits | None = Non
 
 
 def settle_line(line: str | bytes, profile: Profile, limits: TableLimits | None = None,
-                profiles: dict[str, Profile] | None = None) -> dict[str, Any]:
+                profiles: dict[str, Profile] | None = None) -> SettlementLine:
     """Settle one JSON line (text, or bytes that must be UTF-8: a round or a record, see
     `settle_value`); the result as JSON values.
 
@@ -144,8 +145,15 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+class LineError(TypedDict):
+    """`croupier settle`'s line for a line that is not a valid round: its number (from 1) and why."""
+
+    line: int
+    error: str
+
+
 def settle_lines(lines: Iterable[str | bytes], profile: Profile,
-                 limits: TableLimits | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
+                 limits: TableLimits | None = None) -> Iterator[tuple[SettlementLine | LineError, bool]]:
     """Settle JSON Lines: for each non-blank line, `(result, True)`, or `({"line": N, "error": ...},
     False)` when the line is not a valid round (N counts every line from 1). Never raises for a bad line.
     """

@@ -38,6 +38,7 @@ from engine.house import (
     pay,
     spot_result,
 )
+from engine.house_values import TcpDealtSpot, TcpRound
 from engine.paytables import Profile, ThreeCardPokerRules
 
 GAME = THREE_CARD_POKER.code
@@ -115,10 +116,10 @@ class ThreeCardHand:
         for spot in self.spots:
             check_tcp_limits(spot.bets, limits, f"spot {spot.seat}")
 
-    def to_dict(self) -> dict[str, Any]:
-        spots = []
+    def to_dict(self) -> TcpRound:
+        spots: list[TcpDealtSpot] = []
         for s in self.spots:
-            spot: dict[str, Any] = {"seat": s.seat, "cards": format_cards(s.cards), "bets": dict(s.bets)}
+            spot: TcpDealtSpot = {"seat": s.seat, "cards": format_cards(s.cards), "bets": dict(s.bets)}
             if "ante" in s.bets or s.play is not None:
                 spot["play"] = s.play
             if s.dead:
@@ -278,7 +279,7 @@ class ThreeCardPokerRound(HouseRound):
     def _settle(self) -> Settlement:
         return settle_3cp(self.hand(), self.rules, self.limits.chip)
 
-    def _round_data(self) -> dict[str, Any]:
+    def _round_data(self) -> TcpRound:
         return self._as_dealt().to_dict()
 
     def _revealed(self, seat: int) -> bool:

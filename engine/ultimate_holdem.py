@@ -38,6 +38,7 @@ from engine.house import (
     pay,
     spot_result,
 )
+from engine.house_values import UthDealtSpot, UthRound
 from engine.paytables import Profile, UthRules
 
 GAME = UTH.code
@@ -117,10 +118,10 @@ class UthHand:
         for spot in self.spots:
             check_uth_limits(spot.bets, effective, f"spot {spot.seat}")
 
-    def to_dict(self) -> dict[str, Any]:
-        spots = []
+    def to_dict(self) -> UthRound:
+        spots: list[UthDealtSpot] = []
         for s in self.spots:
-            spot: dict[str, Any] = {"seat": s.seat, "cards": format_cards(s.cards), "bets": dict(s.bets),
+            spot: UthDealtSpot = {"seat": s.seat, "cards": format_cards(s.cards), "bets": dict(s.bets),
                                     "play": None if s.play is None else {"street": s.play.street,
                                                                          "multiple": s.play.multiple}}
             if s.dead:
@@ -334,7 +335,7 @@ class UltimateHoldemRound(HouseRound):
     def _settle(self) -> Settlement:
         return settle_uth(self.hand(), self.rules, self.limits.chip)
 
-    def _round_data(self) -> dict[str, Any]:
+    def _round_data(self) -> UthRound:
         return self._as_dealt().to_dict()
 
     def _revealed(self, seat: int) -> bool:

@@ -76,6 +76,82 @@ class ShiftAlerts(TypedDict):
     tray_difference: int
 
 
+class Rates(TypedDict):
+    """The figures derived from the sums (`floor.stats`): average bet, the rates per open hour, win against
+    theoretical; null where they cannot be worked (no spot, no hour open, no theoretical)."""
+
+    average_bet: float | None
+    open_hours: float | None
+    hands_per_hour: float | None
+    win_per_hour: float | None
+    theoretical: float | None
+    win_minus_theoretical: float | None
+    win_over_theoretical: float | None
+
+
+class Figures(Rates):
+    """The figures of a table at a game, of a game or of a pit over the days selected (`croupier stats`, docs/floor.md
+    "Figures"): null for a table counted on days it archived no hand."""
+
+    poker: bool | None
+    hands: int | None
+    voids: int | None
+    spots: int | None
+    handle: int | None
+    handle_by_circle: dict[str, int]
+    house_win: int | None
+    rake: int | None
+
+
+class CountsShown(TypedDict):
+    """A table's or a pit's counts on a report's line: `TableCounts`, or every one null where none was entered
+    (and for one shift)."""
+
+    drop: int | None
+    fills: int | None
+    credits: int | None
+    opening: int | None
+    closing: int | None
+    count_win: int | None
+    hold_pct: float | None
+
+
+class CountedTable(Figures, CountsShown):
+    """A table counted on days it archived no hand: its counts, every figure null."""
+
+    table: str
+    game: str | None
+
+
+class TableFigures(CountedTable):
+    """A table at a game: its figures, its counts and its chip alerts (a smart table's; null without a chip reader)."""
+
+    alerts: dict[str, int] | None
+
+
+class GameFigures(Figures):
+    game: str
+
+
+class PitTotals(Figures, CountsShown):
+    pit: str
+
+
+class FiguresReport(TypedDict):
+    """`croupier stats --json` (`floor.stats.figures`): the archived closed hands selected, the selection, and the
+    figures per table and game, per game and per pit, with each gaming day and shift's chip alerts."""
+
+    hands: int
+    day: str | None
+    table: str | None
+    shift: str | None
+    pit: str | None
+    tables: list[TableFigures | CountedTable]
+    games: list[GameFigures]
+    pits: list[PitTotals]
+    alerts: list[ShiftAlerts]
+
+
 class DealerFigures(TypedDict):
     """A dealer's figures at one table over the openings selected (`floor.shift_counts.dealer_figures`)."""
 
@@ -257,3 +333,91 @@ class DealersReport(TypedDict):
     table: str | None
     pit: str | None
     dealers: list[DealerFigures]
+
+
+# -- the director's feed (`croupier tournament`: the clock's screens and `/tournament` read it) -------
+
+
+class LevelView(TypedDict):
+    """A blind level on the director's feed: its number in the schedule, blinds, ante and length."""
+
+    number: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    duration_s: int
+
+
+class Payout(TypedDict):
+    place: int
+    prize: int
+
+
+class NextBreak(TypedDict):
+    """The next break while a level is played: the seconds until it begins, and its length."""
+
+    in_s: float
+    duration_s: int
+
+
+class ClockView(TypedDict):
+    """The clock and the standings (`floor.director.state.TournamentState.view`; money in cents, stacks in chips);
+    `finishes` once registration closed."""
+
+    tournament: str
+    buy_in: int
+    fee: int
+    started: bool
+    running: bool
+    registration_open: bool
+    late_registration_until_level: int
+    entries: int
+    players_left: int
+    prize_pool: int
+    average_stack: int
+    payouts: list[Payout]
+    level: LevelView | None
+    on_break: bool
+    left_s: float | None
+    stage: int | None
+    next_level: LevelView | None
+    next_break: NextBreak | None
+    finishes: NotRequired[list[TournamentPlace]]
+
+
+class BreakView(TypedDict):
+    """The break holding the tables (`floor.director.breaks.BreakPlan.view`): the colour raced off `into` the
+    next, the tables whose race is sent and not yet seen run, the tables raced."""
+
+    stage: int
+    colour: int | None
+    into: int | None
+    racing: list[str]
+    raced: list[str]
+
+
+class HandForHandView(TypedDict):
+    phase: str
+    round: int
+
+
+FloorView = TypedDict("FloorView", {
+    "drawn": bool, "in_play": list[str], "seats": dict[str, dict[str, str]],
+    "hand_for_hand": HandForHandView | None, "break": BreakView | None, "chip_races": list[ChipRaceView],
+    "button_draws": list[ButtonDrawView], "drawing": list[str], "orders_waiting": int})
+"""The floor on the director's feed (`floor.director.seating.FloorPlan.view`): who sits where (table -> seat ->
+player), the tables in play, hand-for-hand, the break, the races and button draws, the orders waiting."""
+
+
+class TableLevel(TypedDict):
+    """A table the director sends levels to, and the last level it took (0: none yet)."""
+
+    name: str
+    level: int
+
+
+class DirectorView(ClockView):
+    """The director's feed message (`floor.director.service.Director.view`): the clock, the tables, the floor."""
+
+    tables: list[TableLevel]
+    floor: FloorView

@@ -24,7 +24,8 @@ from engine.paytables import parse_profile
 from engine.ratings import CIRCLE_BETS, bet_edges
 from floor.archive import ArchiveError, connect
 from floor.pits import LAST_PIT, pit_day_counts
-from floor.reports import DealersReport, TableCounts
+from floor.reports import (CountedTable, CountsShown, DealersReport, Figures, FiguresReport, GameFigures, PitTotals, Rates,
+                           TableCounts, TableFigures)
 from floor.series import NO_JIT
 from floor.shift_counts import dealer_figures, selection, shift_alerts, table_alerts
 from protocol.certificates import read_certificate
@@ -36,7 +37,7 @@ FIGURES = ("hands", "voids", "spots", "handle", "house_win", "average_bet", "ope
            "win_per_hour", "theoretical", "win_minus_theoretical", "win_over_theoretical", "rake")
 """The figures of a table or a game, in the order of the CSV's columns (beside `handle_by_circle`)."""
 
-COUNTS = ("drop", "fills", "credits", "opening", "closing", "count_win", "hold_pct")
+COUNTS = tuple(CountsShown.__annotations__)  # drop, fills, credits, opening, closing, count_win, hold_pct
 """A table's counts and the win and hold they give (the CSV's last columns)."""
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -179,7 +180,7 @@ def _num(value: Any, places: int = 2) -> float | None:
     return None if value is None else round(float(value), places)
 
 
-def _rates(row: Mapping[str, Any]) -> dict[str, Any]:
+def _rates(row: Mapping[str, Any]) -> Rates:
     """The figures derived from the sums: average bet, the rates per open hour, win against theoretical."""
     hours, win, theo = row["open_hours"], row["house_win"], row["theoretical"]
     per_hour = hours is not None and hours > 0
@@ -195,9 +196,10 @@ def _rates(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _grouped(conn: Conn, keys: tuple[str, ...], where: str, params: list[Any],
-             view: str = "table_day_figures") -> list[dict[str, Any]]:
-    """Figures grouped by `keys` (table_name and game, or game) over the days and tables selected,
-    from `view` (`table_day_figures`, or `table_shift_figures` for one shift)."""
+             view: str = "table_day_figures") -> list[tuple[tuple[Any, ...], Figures]]:
+    """Figures grouped by `keys` (table_name and game, game, or pit) over the days and tables selected,
+    from `view` (`table_day_figures`, or `table_shift_figures` for one shift): each group's key values and its
+    figures."""
     cols = ", ".join(keys)
     circles: dict[tuple[Any, ...], dict[str, int]] = {}
     for row in conn.execute(_CIRCLES.format(keys=cols, where=where), params).fetchall():
@@ -210,13 +212,24 @@ def _grouped(conn: Conn, keys: tuple[str, ...], where: str, params: list[Any],
                                 "handle": int(handle), "house_win": int(win),
                                 "open_hours": Decimal(hours) if hours is not None else None,
                                 "theoretical": theo}
-        figures: dict[str, Any] = {"table" if k == "table_name" else k: v for k, v in zip(keys, row[:n])}
-        figures.update(poker=bool(poker), hands=sums["hands"], voids=sums["voids"], spots=sums["spots"],
-                       handle=sums["handle"], handle_by_circle=circles.get(tuple(row[:n]), {}),
-                       house_win=sums["house_win"], **_rates(sums),
-                       rake=int(rake) if rake is not None else None)
-        out.append(figures)
+        figures: Figures = {"poker": bool(poker), "hands": sums["hands"], "voids": sums["voids"],
+                            "spots": sums["spots"], "handle": sums["handle"],
+                            "handle_by_circle": circles.get(tuple(row[:n]), {}), "house_win": sums["house_win"],
+                            **_rates(sums), "rake": int(rake) if rake is not None else None}
+        out.append((tuple(row[:n]), figures))
     return out
+
+
+_NO_COUNTS: CountsShown = {"drop": None, "fills": None, "credits": None, "opening": None, "closing": None,
+                           "count_win": None, "hold_pct": None}
+"""The counts of a line where none was entered (and of every line for one shift)."""
+
+
+def _shown(counts: TableCounts | None) -> CountsShown:
+    return _NO_COUNTS if counts is None else {"drop": counts["drop"], "fills": counts["fills"],
+                                              "credits": counts["credits"], "opening": counts["opening"],
+                                              "closing": counts["closing"], "count_win": counts["count_win"],
+                                              "hold_pct": counts["hold_pct"]}
 
 
 def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, TableCounts]:
@@ -233,7 +246,7 @@ def _counts(conn: Conn, where: str, params: list[Any]) -> dict[str, TableCounts]
 
 
 def figures(dsn: str, day: date | None = None, table: str | None = None, shift: str | None = None,
-            certificates: str | None = None, pit: str | None = None) -> dict[str, Any]:
+            certificates: str | None = None, pit: str | None = None) -> FiguresReport:
     """The figures of the archive, for one gaming day, table, shift and pit or all: `{"hands": the archived
     closed hands selected, "day", "table", "shift", "pit", "tables": [per table and game, with its counts:
     a day's, so none for one shift], "games": [per game], "pits": [per pit, with its tables' counts]}`;
@@ -259,26 +272,27 @@ def figures(dsn: str, day: date | None = None, table: str | None = None, shift: 
                     known = [str(r[0]) for r in conn.execute("SELECT name FROM shifts ORDER BY starts")]
                     raise ArchiveError(f"no shift {shift!r} (the shifts: {', '.join(known)})")
                 hands = conn.execute(f"SELECT count(*) FROM hand_figures WHERE {clause}", params).fetchone()
-                tables = _grouped(conn, ("table_name", "game"), clause, params, view)
-                games = _grouped(conn, ("game",), clause, params, view)
-                pits = _grouped(conn, ("pit",), clause + " AND pit IS NOT NULL", params, view)
+                by_table = _grouped(conn, ("table_name", "game"), clause, params, view)
+                by_game = _grouped(conn, ("game",), clause, params, view)
+                by_pit = _grouped(conn, ("pit",), clause + " AND pit IS NOT NULL", params, view)
                 alerts = shift_alerts(conn, clause, params)
                 counts = _counts(conn, day_clause, day_params) if shift is None else {}
                 pit_counts = pit_day_counts(conn, pit_clause, pit_params) if shift is None else {}
     except psycopg.Error as exc:
         raise _error(exc) from exc
-    none = dict.fromkeys(COUNTS)
-    seen = set()
     per_table = table_alerts(alerts)
-    for entry in tables:
-        entry.update(counts.get(entry["table"], none))
-        entry["alerts"] = per_table.get(entry["table"])  # a smart table's: None without a chip reader
-        seen.add(entry["table"])
-    for name in sorted(set(counts) - seen):  # counted, but no hand archived for the days selected
-        tables.append({"table": name, "game": None, **dict.fromkeys(FIGURES), "poker": None,
-                       "handle_by_circle": {}, **counts[name]})
-    for entry in pits:
-        entry.update(pit_counts.get(entry["pit"], none))
+    played: list[TableFigures] = [  # the alerts a smart table's: None without a chip reader
+        {"table": name, "game": game, **f, **_shown(counts.get(name)), "alerts": per_table.get(name)}
+        for (name, game), f in by_table]
+    tables: list[TableFigures | CountedTable] = list(played)
+    for name in sorted(set(counts) - {t["table"] for t in played}):  # counted, but no hand archived for the days
+        tables.append({"table": name, "game": None, "hands": None, "voids": None, "spots": None, "handle": None,
+                       "house_win": None, "average_bet": None, "open_hours": None, "hands_per_hour": None,
+                       "win_per_hour": None, "theoretical": None, "win_minus_theoretical": None,
+                       "win_over_theoretical": None, "rake": None, "poker": None, "handle_by_circle": {},
+                       **_shown(counts[name])})
+    games: list[GameFigures] = [{"game": game, **f} for (game,), f in by_game]
+    pits: list[PitTotals] = [{"pit": name, **f, **_shown(pit_counts.get(name))} for (name,), f in by_pit]
     return {"hands": int(hands[0]) if hands else 0, "day": day.isoformat() if day else None, "table": table,
             "shift": shift, "pit": pit, "tables": tables, "games": games, "pits": pits, "alerts": alerts}
 

@@ -5,7 +5,9 @@ The full feed's `chip_reads` and a hand record's `chips` carry them (`protocol.m
 No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated annotations.
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
+
+from protocol.signed import SignedOff
 
 
 class ForeignChipNote(TypedDict):
@@ -57,5 +59,5 @@ class ChipOverride(TypedDict):
     accepted: dict[str, AcceptedCircle]
     reason: str
     event: int
-    signed_off: NotRequired[dict[str, Any]]
+    signed_off: NotRequired[SignedOff]
     by: NotRequired[str]

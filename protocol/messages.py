@@ -18,8 +18,7 @@ only from evaluated annotations.
 from typing import Any, Literal, NotRequired, TypedDict
 
 from protocol.chip_alerts import ChipNote, ChipOverride
-
-# -- what a person reads -------------------------------------------------------------------------
+from protocol.signed import Cleared, SignedOff
 
 
 class Say(TypedDict):
@@ -500,7 +499,7 @@ class ManualCard(TypedDict):
 
     card: str
     event: int
-    signed_off: NotRequired[dict[str, Any]]
+    signed_off: NotRequired[SignedOff]
 
 
 class HandFault(TypedDict):
@@ -512,7 +511,7 @@ class HandFault(TypedDict):
     event: int
     during: bool
     phase: str
-    cleared: dict[str, Any] | None
+    cleared: Cleared | None
     say: NotRequired[Say]
 
 

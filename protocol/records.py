@@ -13,9 +13,11 @@ annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from engine.house_values import RoundLine, SettlementLine
 from protocol.chip_alerts import ChipNote, ChipOverride
 from protocol.messages import (ChipCounts, Device, HandFault, HistoryHand, IgnoredCard, Limits,
-                               ManualCard, PokerResults, Stakes, TrayFlag)
+                               ManualCard, PokerResults, Stakes, Tournament, TrayFlag)
+from protocol.signed import SignedOff
 from protocol import requests as r
 
 # -- the devices' readings -----------------------------------------------------------------------
@@ -28,7 +30,7 @@ class CardBody(TypedDict):
     source: str
     seq: int
     device: str
-    signed_off: NotRequired[dict[str, Any]]
+    signed_off: NotRequired[SignedOff]
 
 
 class MisreadBody(TypedDict):
@@ -95,7 +97,7 @@ class PlayerBody(r.PlayerAtSeat):
     reader (`source` `reader`, its `device`). The card number is kept here and on the full feed only."""
 
     device: NotRequired[str]
-    signed_off: NotRequired[dict[str, Any]]
+    signed_off: NotRequired[SignedOff]
 
 
 ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody | PlayerBody
@@ -124,7 +126,7 @@ class RefusedBody(TypedDict):
 
 
 class Signed(TypedDict):
-    signed_off: NotRequired[dict[str, Any]]
+    signed_off: NotRequired[SignedOff]
 
 
 class ProfileText(TypedDict):
@@ -316,12 +318,12 @@ class Closing(TypedDict):
     discards: list[str]
     reason: str | None
     by: str | None
-    signed_off: dict[str, Any] | None
+    signed_off: SignedOff | None
     devices: dict[str, Device]
     sensors: dict[str, bool]
     last_hand: NotRequired[HistoryHand]
-    level: NotRequired[dict[str, Any]]
-    tournament: NotRequired[dict[str, Any]]
+    level: NotRequired[Stakes]  # a tournament level's stakes the hand was played at (`tables/levels.py`)
+    tournament: NotRequired[Tournament]
     tray: NotRequired[HandTray]  # with a chip set: the chips moved at the tray before the hand (`engine/tray.py`)
 
 
@@ -364,10 +366,58 @@ class HouseHandRecord(Closing):
     spots: list[HouseSpotRecord]
     dealer: list[str]
     steps: list[dict[str, Any]]
-    round: dict[str, Any]
-    settlement: dict[str, Any] | None
+    round: RoundLine
+    settlement: SettlementLine | None
     corrected: list[dict[str, Any]]
     chips: NotRequired[HandChips]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
+
+
+class HandRules(TypedDict):
+    """What a poker hand record needs beside its stakes to be played again exactly (`tables/poker/record.py`
+    `hand_rules`): the short all-in rule it was dealt under, a dead small blind, a tournament's all-in reveal,
+    the blinds owed and posted (seat -> kind)."""
+
+    short_allin_rule: str
+    fixed_limit_half_bet_reopens: bool
+    no_small_blind: NotRequired[bool]
+    all_in_reveal: NotRequired[bool]
+    owed: NotRequired[dict[str, str]]
+
+
+class PhhRecord(TypedDict):
+    """A poker hand in `engine.phh.hand_from_record`'s format (`croupier phh export` reads it): each event a list,
+    its verb first (`["deal", "As"]`, `["raise", 1, 20]`, `["draw", 3, ["As", "Kd"]]`)."""
+
+    variant: str
+    structure: str
+    stakes: Stakes
+    stacks: dict[str, int]
+    button: int | None
+    burns: bool
+    events: list[list[Any]]
+    rules: HandRules
+    fields: dict[str, int]
+    rake: NotRequired[r.Rake]
+
+
+class SeatStack(TypedDict):
+    """A seat between hands: its stack, sitting out, its player's name, the blinds it owes, waiting for the big blind."""
+
+    stack: int
+    out: bool
+    name: NotRequired[str]
+    owes: NotRequired[str]
+    waiting: NotRequired[bool]
+
+
+class Seating(TypedDict):
+    """The poker table's seating after a hand (`engine.poker.Session.to_dict`): seat -> its stack, the last hand's
+    button and blinds' positions (the next hand moves on from them)."""
+
+    seats: dict[str, SeatStack]
+    button: int | None
+    small_blind: NotRequired[int | None]
+    big_blind: NotRequired[int | None]
 
 
 class PokerHandRecord(Closing):
@@ -383,8 +433,8 @@ class PokerHandRecord(Closing):
     shown: dict[str, list[str]]
     results: PokerResults | None
     chopped: bool
-    hand_record: dict[str, Any] | None
-    session: dict[str, Any]
+    hand_record: PhhRecord | None
+    session: Seating
 
 
 HandRecord = HouseHandRecord | PokerHandRecord

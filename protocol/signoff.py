@@ -43,6 +43,7 @@ from protocol.access import RELAYS, SIGN_OFF, Caller
 from protocol.audit import AuditLog
 from protocol.commands import Auth, Command, error_reply
 from protocol.requests import Refusal
+from protocol.signed import SignedOff
 from protocol.config import RightsConfig
 from protocol.fairness import Buckets
 from protocol.signoff_holds import MAX_FAILED, MAX_FAILED_RELAYED, Holds
@@ -67,7 +68,7 @@ class Admission:
     """What the gate said of one request: a refusal reply, or who signed it off (None: nobody)."""
 
     refusal: Refusal | None = None
-    signed_off: dict[str, Any] | None = None
+    signed_off: SignedOff | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +139,7 @@ class SignOff:
         if signer is None:
             return Admission()
         self._write("signoff_granted", {"user": signer, "command": cmd.cmd, "role": caller.role, "key": caller.key})
-        signed = {"user": signer, "caller_role": caller.role}
+        signed: SignedOff = {"user": signer, "caller_role": caller.role}
         if caller.key is not None:
             signed["caller_key"] = caller.key
         return Admission(signed_off=signed)

@@ -14,7 +14,8 @@ from typing import Any
 
 import zmq
 
-from sim.bots import TableEndpoints, cards_placed
+from sim.bots.dealer import cards_placed
+from sim.bots.table import TableEndpoints
 from sim.following import FollowingThread
 from sim.shoe import SimShoeClient
 

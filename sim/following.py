@@ -10,7 +10,7 @@ import zmq
 
 from drivers.errors import DeviceError
 from protocol.feed import FeedClient
-from sim.bots import TableEndpoints
+from sim.bots.table import TableEndpoints
 
 log = logging.getLogger("croupier.sim")
 

@@ -19,7 +19,7 @@ a real PN5180 would fail quietly, so a backend that forgets a step reads nothing
 - a pulse on RST (read off the RST pin's recorded states) restarts it: registers cleared,
   IDLE_IRQ set.
 
-Each chip answers an inventory unless missed, by `sim.chip_board.miss_chance` of its height in its
+Each chip answers an inventory unless missed, by `sim.chips.board.miss_chance` of its height in its
 stack (the emulated board's rule, `miss_rate` the same default). Faults: `stick_busy()` (BUSY held
 high: the front end hung), `garble(n)` (the next n answers fail their CRC: RX_DATA_INTEGRITY_ERROR),
 `storm(antenna)` (every slot of that antenna collides, chips or none: interference, a broken tag;
@@ -47,7 +47,7 @@ from drivers.pn5180 import (
     RF_ACTIVE_ERROR_IRQ, RF_ON_NO_COLLISION_AVOIDANCE, RFON_DET_IRQ, RX_SOF_DET_IRQ, TX_IRQ, TX_RFOFF_IRQ, TX_RFON_IRQ,
     Command, Register,
 )
-from sim.chip_board import MISS_RATE, chip_height, miss_chance
+from sim.chips.board import MISS_RATE, chip_height, miss_chance
 
 __all__ = ["Pn5180Emulator"]
 

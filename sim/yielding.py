@@ -31,7 +31,8 @@ from typing import Any
 import zmq
 
 from protocol.commands import CommandClient
-from sim.bots import BotPlayer, SimLimits, TableEndpoints
+from sim.bots.players import BotPlayer
+from sim.bots.table import SimLimits, TableEndpoints
 from sim.following import FollowingThread
 
 log = logging.getLogger("croupier.yielding")

@@ -5,27 +5,34 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from fractions import Fraction
-from typing import Any
+from typing import cast
 from zoneinfo import ZoneInfo
 
 from engine.ratings import Ratings, Session, fold
 from firmware_host.service.config import RatingsConfig
 from firmware_host.service.journal import Journal
+from protocol.records import DealerBody, HandRecord, Nothing, OpenBody, PlayerBody, RatingBody
 
 RATED_KINDS = frozenset({"open", "close", "player", "rating", "dealer"})
 """The events a rating reads (besides the closed hands)."""
 
+RatedBody = OpenBody | Nothing | PlayerBody | RatingBody | DealerBody
+"""The body of an event of `RATED_KINDS` (`protocol.records`, which a test holds every journaled body to)."""
 
-def journal_entries(journal: Journal) -> Iterator[tuple[str, Mapping[str, Any], float]]:
+RatedEntry = tuple[str, RatedBody | HandRecord, float]
+"""`(kind, body, ts)` as `engine.ratings.fold` takes it: a rated event, or a closed hand (kind `hand`, its record)."""
+
+
+def journal_entries(journal: Journal) -> Iterator[RatedEntry]:
     """`(kind, body, ts)` of every rated event and, at its closing event, every closed hand (kind `hand`,
     its record as body), in the journal's order. Raises JournalError when the journal cannot be read."""
     closing = {row.closed_event: row for row in journal.hands()}
     for event in journal.events():
         if event.kind in RATED_KINDS:
-            yield event.kind, event.body, event.ts
+            yield event.kind, cast(RatedBody, event.body), event.ts  # the journal's JSON, of a kind above
         row = closing.get(event.id)
         if row is not None:
-            yield "hand", row.record, row.ts
+            yield "hand", cast(HandRecord, row.record), row.ts
 
 
 def journal_ratings(journal: Journal, table: str,
@@ -66,10 +73,10 @@ def closed_session(journal: Journal, seat: int, started: float, since: float) ->
             after = close.id
             break
         close = journal.last_of("close", close.id)
-    entries: list[tuple[str, Mapping[str, Any], float]] = []
+    entries: list[RatedEntry] = []
     while True:
         events, after, more = journal.table_events(after, _PAGE, 50 * _PAGE)
-        entries += [(e.kind, e.body, e.ts) for e in events]
+        entries += [(e.kind, cast(RatedBody, e.body), e.ts) for e in events]  # `table_events`: RATED_KINDS only
         if not more:
             found = fold("", entries).closed_session(seat, started)
             return found if found is not None and found.start >= since else None

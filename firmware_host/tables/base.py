@@ -20,6 +20,7 @@ from engine.errors import Say
 from engine.redact import public_fault
 from protocol.refusal import Refused as Refused  # the table's refusals are the protocol's
 from protocol import messages
+from protocol.signed import Cleared, SignedOff
 
 
 _Part = TypeVar("_Part")
@@ -206,8 +207,8 @@ class FaultBook:
 
     def note_clear(self, cleared: Mapping[str, Any]) -> None:
         for fault in self.faults:
-            if fault["cleared"] is None:
-                fault["cleared"] = dict(cleared)
+            if fault["cleared"] is None:  # the reducer's clearing, of a `clear` the command channel checked
+                fault["cleared"] = cast(Cleared, dict(cleared))
 
     def note_ignored(self, card: str, fault: FaultKind) -> None:
         self.ignored.append({"card": card, "fault": fault.value})
@@ -216,7 +217,7 @@ class FaultBook:
         """A card entered by hand (the `card` command) and dealt: the hand's record and the full feed say so."""
         entry: messages.ManualCard = {"card": card, "event": event}
         if signed_off is not None:
-            entry["signed_off"] = dict(signed_off)
+            entry["signed_off"] = cast(SignedOff, dict(signed_off))  # the gate's (`protocol.signoff`), journaled
         self.manual.append(entry)
 
 

@@ -36,7 +36,7 @@ from engine.errors import TournamentError
 from engine.tournament import TournamentFile, colour_up_due
 from engine.tournament.clock import ClockReading
 from floor.director.feeds import Seating
-from floor.reports import ChipRaceView
+from floor.reports import BreakView, ChipRaceView
 
 log = logging.getLogger("croupier.director")
 
@@ -141,7 +141,7 @@ class BreakPlan:
         self.stage = self.colour = self.into = None
         self.racing, self.held = {}, set()
 
-    def view(self) -> dict[str, Any] | None:
+    def view(self) -> BreakView | None:
         """The break holding the tables, for the director's view (None when none)."""
         if self.stage is None:
             return None

@@ -42,6 +42,8 @@ from engine.tournament import TournamentFile, button_by_high_card, draw_seats
 from floor.director.breaks import BREAK, HAND_FOR_HAND, TOURNAMENT, BreakPlan
 from floor.director.button import ButtonPlan
 from floor.director.feeds import Seating
+from floor.reports import FloorView
+from protocol.messages import Stakes
 
 FLOOR_KINDS = ("seat-draw", "button", "moving", "moves", "hand-for-hand", "break", "acked")
 
@@ -62,7 +64,7 @@ class Order:
     args: dict[str, Any]
 
 
-def stakes_of(small_blind: int, big_blind: int, ante: int) -> dict[str, Any]:
+def stakes_of(small_blind: int, big_blind: int, ante: int) -> Stakes:
     """A level's stakes, spelt as the director's `level` request spells them (`director.level_request`)."""
     return {"blinds": [small_blind, big_blind], "antes": ante}
 
@@ -72,7 +74,7 @@ def tables_in_use_order(tournament: TournamentFile) -> list[str]:
     return [t for t in tournament.tables if t not in tournament.break_order] + list(reversed(tournament.break_order))
 
 
-def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[str, dict[str, Any]],
+def draw_body(tournament: TournamentFile, players: list[str], stakes: Mapping[str, Stakes],
               seed: str, shoe: Collection[str] = ()) -> dict[str, Any]:
     """The `seat-draw` event: the players seated at random on the tables that break last (`draw_seats`),
     from `seed` (the director's, from os.urandom: journaled, so a replay gives the same seats). Each
@@ -299,7 +301,7 @@ class FloorPlan:
     def pending(self) -> dict[str, list[Order]]:
         return {t: list(orders) for t, orders in self.orders.items() if orders}
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> FloorView:
         """The floor on the director's feed: who sits where, the tables in play, hand-for-hand, orders waiting."""
         hff = self.hand_for_hand
         return {"drawn": self.drawn, "in_play": list(self.in_play),

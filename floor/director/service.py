@@ -56,6 +56,7 @@ from floor.director.feeds import request_id, seated_argument
 from floor.director.floorman import Floorman
 from floor.director.gate import DIRECTOR_PER_TURN, DirectorGate
 from floor.director.state import CLOCK_KINDS, DirectorStore, TournamentState
+from floor.reports import DirectorView, TableLevel
 from floor.tournament_record import TournamentRecorder
 from protocol.access import Caller
 from protocol.commands import (
@@ -63,6 +64,7 @@ from protocol.commands import (
 )
 from protocol.config import RightsConfig
 from protocol.feed import Feed
+from protocol.requests import Level
 from protocol.signoff import SignOff
 from protocol.signoff_holds import HOLDS_FILE
 
@@ -129,7 +131,7 @@ def _argument(cmd: str, name: str, value: Any) -> Any:
     return dict(value)
 
 
-def level_request(tournament: str, number: int, level: BlindLevel) -> dict[str, Any]:
+def level_request(tournament: str, number: int, level: BlindLevel) -> Level:
     """The `level` request a table gets for level `number` (`tables/levels.py`)."""
     return {"stakes": {"blinds": [level.small_blind, level.big_blind], "antes": level.ante},
             "level": number, "tournament": tournament}
@@ -174,7 +176,7 @@ class TableCommander(threading.Thread):
         with self._lock:
             self._waiting.add(table)
 
-    def status(self) -> list[dict[str, Any]]:
+    def status(self) -> list[TableLevel]:
         with self._lock:
             return [{"name": t.name, "level": self.taken[t.name]} for t in self.tables]
 
@@ -257,11 +259,11 @@ class Director:
         self.record = TournamentRecorder(cfg, self.store) if cfg.db else None
         self.commander = TableCommander(cfg.tournament.name, cfg.tables, cfg.key)
         self.floorman = Floorman(self)  # the tables' feeds followed, the seats drawn, players moved, hand-for-hand
-        self._last: dict[str, Any] | None = None
+        self._last: DirectorView | None = None
         self._last_sent = 0.0
         self.stopping = threading.Event()
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> DirectorView:
         return {**self.state.view(self.clock()), "tables": self.commander.status(), "floor": self.state.plan.view()}
 
     def handle(self, cmd: Command, caller: Caller | None = None) -> Mapping[str, Any]:
@@ -363,7 +365,7 @@ class Director:
             self.gate.close()
 
 
-def _shape(view: dict[str, Any] | None) -> tuple[Any, ...]:
+def _shape(view: DirectorView | None) -> tuple[Any, ...]:
     """What is more than the seconds ticking: a change of stage, of the field, of the tables."""
     if view is None:
         return ()

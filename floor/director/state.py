@@ -41,6 +41,7 @@ from engine.tournament.places import Registration, Standings, prizes
 from floor.director.entries import check_seat, seat_entry
 from floor.director.feeds import Seating
 from floor.director.seating import FLOOR_KINDS, FloorPlan
+from floor.reports import ClockView, LevelView, Payout
 
 EVENT_KINDS = ("start", "pause", "resume", "adjust", "enter", "out", "close", "seated", *FLOOR_KINDS)
 CLOCK_KINDS = ("start", "pause", "resume", "adjust")
@@ -51,7 +52,7 @@ class DirectorError(ValueError):
     """A director state directory that cannot be used (another tournament's, unreadable)."""
 
 
-def _level(level: BlindLevel | None, number: int) -> dict[str, Any] | None:
+def _level(level: BlindLevel | None, number: int) -> LevelView | None:
     if level is None:
         return None
     return {"number": number, "small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante,
@@ -137,7 +138,7 @@ class TournamentState:
             ahead += stage.duration_s
         return None
 
-    def view(self, at: float) -> dict[str, Any]:
+    def view(self, at: float) -> ClockView:
         """What the feed publishes: the clock and the standings (money in cents, stacks in chips)."""
         t, reg = self.tournament, self.registration
         reading = self.reading(at)
@@ -147,8 +148,8 @@ class TournamentState:
             shares = t.shares_for(max(entries, 1))
         except TournamentError:
             shares = ()
-        payouts = [{"place": k + 1, "prize": p} for k, p in enumerate(prizes(reg.prize_pool, shares))] if shares else []
-        out: dict[str, Any] = {
+        payouts: list[Payout] = [{"place": k + 1, "prize": p} for k, p in enumerate(prizes(reg.prize_pool, shares))] if shares else []
+        out: ClockView = {
             "tournament": t.name, "buy_in": t.buy_in, "fee": t.fee, "started": self.started,
             "running": bool(reading and reading.running), "registration_open": not reg.closed,
             "late_registration_until_level": t.late_registration_until_level,
@@ -160,9 +161,9 @@ class TournamentState:
             first = t.levels[0]
             out["next_level"] = _level(first, 1)
             return out
-        out.update(stage=reading.stage, on_break=reading.on_break, left_s=reading.left_s,
-                   level=_level(reading.level, reading.level_number),
-                   next_level=_level(reading.next_level, reading.level_number + 1))
+        out.update({"stage": reading.stage, "on_break": reading.on_break, "left_s": reading.left_s,
+                    "level": _level(reading.level, reading.level_number),
+                    "next_level": _level(reading.next_level, reading.level_number + 1)})
         upcoming = self.next_break_s(reading)
         if upcoming is not None:
             out["next_break"] = {"in_s": upcoming[0], "duration_s": upcoming[1]}

@@ -38,8 +38,9 @@ from typing import Any, Protocol
 from engine.tournament import BlindLevel, Move, TournamentFile
 from protocol import access
 from firmware_host.service.journal import Journal, JournalError
-from sim.bots import BotError, TableEndpoints
-from sim.poker_bots import Choice, PokerDealer, chips_conserved
+from sim.bots.errors import BotError
+from sim.bots.table import TableEndpoints
+from sim.bots.poker import Choice, PokerDealer, chips_conserved
 from sim.restarter import RestarterError
 from sim.tournament.hands import SimError, TournamentRun
 

@@ -37,7 +37,8 @@ from floor.director.orders import held_between_hands
 from protocol import access
 from protocol.commands import CommandClient
 from firmware_host.service.journal import JournalError
-from sim.bots import BotError, make_supervisor
+from sim.bots.errors import BotError
+from sim.bots.table import make_supervisor
 from sim.restarter import RestarterError
 from sim.tournament.hands import DEMO_TOURNAMENT, SimError
 from sim.tournament.devices import (GAME, STRUCTURE, SimTableLike, TableFactory, TournamentDealer,

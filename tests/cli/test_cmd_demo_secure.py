@@ -13,7 +13,7 @@ import zmq.auth
 
 from cli import COMMANDS
 from firmware_host.service.config import Config
-from sim.bots import TableEndpoints, write_config
+from sim.bots.table import TableEndpoints, write_config
 from sim.keys import SimKeys
 
 

@@ -12,7 +12,7 @@ from drivers.chip_link import ChipSession
 from drivers.chip_protocol import MAX_UIDS, Frame, Heartbeat, Hello, Inventory, MsgType, encode_message
 from drivers.readings import ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, FaultKind, OfflineKind, Reading
 from drivers.serial_link import ONLINE, REFUSED
-from sim.chip_board import MISS_RATE, ChipBoardFirmware, layout
+from sim.chips.board import MISS_RATE, ChipBoardFirmware, layout
 
 A, B, C = "E004010000000001", "E004010000000002", "E004010000000003"
 STACK = [f"E0040100000001{n:02X}" for n in range(20)]

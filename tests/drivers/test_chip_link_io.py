@@ -14,7 +14,7 @@ from drivers.chip_link import ChipLink
 from drivers.chip_reader import BACKENDS, SimChipReader, open_chip_reader
 from drivers.errors import BackendError, DeviceError, UnsupportedDevice
 from drivers.readings import ChipsRead, DeviceOffline, DeviceOnline, OfflineKind, Reading
-from sim.chip_board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
+from sim.chips.board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
 
 A, B = "E004010000000A01", "E004010000000A02"
 

@@ -23,7 +23,7 @@ from firmware_host.service.config import Config
 from protocol.config import ConfigError, SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
-from sim.bots import free_tcp_port, make_supervisor
+from sim.bots.table import free_tcp_port, make_supervisor
 
 DEFAULT = read_profile("default")
 

@@ -14,7 +14,7 @@ import pytest
 from firmware_host.service.config import Config
 from firmware_host.service.journal import JOURNAL_FILE
 from protocol.config import ConfigError
-from sim.chip_board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
+from sim.chips.board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
 from tests.firmware_host.processes import table_config, wait_for
 
 A, B = "E004010000000C01", "E004010000000C02"

@@ -20,7 +20,7 @@ from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from protocol.users import User, Users
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from firmware_host.tables.clock_call import CLOCK_CALL_S, ClockWatch
 
 PIN = "8026491375"

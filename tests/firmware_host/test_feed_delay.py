@@ -16,7 +16,7 @@ from protocol.commands import CommandClient
 from firmware_host.service.controller import Controller
 from protocol.feed import Feed, apply_changes, pack, state_of, unpack
 from firmware_host.service.journal import Journal
-from sim.bots import TableEndpoints
+from sim.bots.table import TableEndpoints
 from firmware_host.tables.house.table import HouseSetup
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)

@@ -13,7 +13,7 @@ import zmq
 from engine.errors import ProfileError
 from engine.paytables import read_profile
 from protocol.commands import CommandClient
-from sim.bots import make_supervisor
+from sim.bots.table import make_supervisor
 from protocol.config import SecurityConfig
 from firmware_host.service.journal import Journal
 from firmware_host.service.profiles import MAX_PROFILE_BYTES, requested_profile

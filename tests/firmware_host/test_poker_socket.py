@@ -18,7 +18,7 @@ from cli.phh import export_state
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
 from firmware_host.service.journal import Journal
-from sim.bots import make_supervisor
+from sim.bots.table import make_supervisor
 from sim.shoe import SimShoeClient
 from tests.firmware_host.processes import start_cli, wait_for
 

@@ -24,7 +24,7 @@ from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from protocol.signoff import REFUSED
 from protocol.users import User, Users
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import table_config
 

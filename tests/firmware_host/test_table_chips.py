@@ -17,7 +17,7 @@ from engine.chips import ChipSet
 from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseSetup
 from protocol.feed import apply_changes, diff
-from sim.chip_board import ChipBoardFirmware, layout
+from sim.chips.board import ChipBoardFirmware, layout
 from tests.firmware_host.rigs import JournalRig
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)

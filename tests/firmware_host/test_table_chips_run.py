@@ -11,7 +11,7 @@ from typing import Any
 import zmq
 
 from protocol.command_client import CommandClient
-from sim.chip_board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
+from sim.chips.board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
 from tests.firmware_host.processes import table_config, wait_for
 
 DEMO_SET = Path(__file__).resolve().parents[2] / "deploy" / "chips-demo.csv"

@@ -11,8 +11,8 @@ from drivers.chip_debounce import CONFIRM, FIRST_SCANS
 from drivers.chip_reader import SimChipReader
 from firmware_host.service.journal import Journal
 from firmware_host.service.tray import TrayWatch
-from sim.chip_board import ChipBoardFirmware, layout
-from sim.chip_bots import SETTLE_MS
+from sim.chips.board import ChipBoardFirmware, layout
+from sim.chips.bots import SETTLE_MS
 from tests.engine.tray_kit import CHIPS
 from tests.firmware_host.test_tray import TrayRig
 

@@ -30,7 +30,7 @@ from protocol.audit import AuditLog, Entry
 from protocol.commands import CommandClient
 from protocol.config import ConfigError
 from protocol.feed import FeedClient
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from tests.firmware_host.processes import wait_for
 from tests.floor.test_director import SUPERVISOR, write_director
 

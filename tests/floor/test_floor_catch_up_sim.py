@@ -17,7 +17,7 @@ from cli.demo import SimTable
 from floor.archive import Archive
 from floor.migrate import migrate
 from protocol.commands import CommandClient
-from sim.bots import seat_players
+from sim.bots.players import seat_players
 
 
 def test_bots_play_a_3cp_table_and_the_pit_archives_its_journal_whole(tmp_path: Path, ctx: zmq.Context[Any],

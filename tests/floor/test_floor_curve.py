@@ -16,7 +16,7 @@ from floor.config import PitConfig
 from protocol import keys
 from protocol.config import ConfigError
 from protocol.curve import ClientKeys
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from sim.floor.tables import Endpoints, FloorSim
 from sim.floor.watch import FloorWatch, floor_snapshot
 from tests.firmware_host.processes import start_cli, wait_for

@@ -38,7 +38,7 @@ from protocol.users import User, Users
 from protocol.commands import Command, CommandClient
 from protocol.config import ConfigError, SecurityConfig
 from protocol.curve import ClientKeys
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from tests.firmware_host.processes import wait_for
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}

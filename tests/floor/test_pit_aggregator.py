@@ -24,7 +24,7 @@ from protocol import keys
 from protocol.curve import ClientKeys
 from protocol.feed import FeedClient
 from firmware_host.service.journal import Journal
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from sim.keys import SimKeys
 from tests.firmware_host.processes import start_cli, wait_for
 

@@ -15,7 +15,9 @@ from typing import Any
 
 import zmq
 
-from sim.bots import BotDealer, DealerLog, TableEndpoints, seat_players
+from sim.bots.dealer import BotDealer, DealerLog
+from sim.bots.players import seat_players
+from sim.bots.table import TableEndpoints
 from cli.demo import SimTable
 from protocol.feed import FeedClient
 

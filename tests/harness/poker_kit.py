@@ -15,8 +15,8 @@ from engine.phh import parse_phhs, replay
 from cli.demo import SimTable
 from cli.phh import export_state
 from firmware_host.service.journal import Journal
-from sim.bots import BotDealer
-from sim.poker_bots import POKER_MID_HAND, SIM_STAKES, PokerDealer, chips_conserved
+from sim.bots.dealer import BotDealer
+from sim.bots.poker import POKER_MID_HAND, SIM_STAKES, PokerDealer, chips_conserved
 
 
 class PokerAudit(PublicAudit):

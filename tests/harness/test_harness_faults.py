@@ -10,7 +10,8 @@ from typing import Any
 from harness_kit import check_ledger, history
 
 from drivers.gpio_sim import LineClient
-from sim.bots import BotDealer, seat_players
+from sim.bots.dealer import BotDealer
+from sim.bots.players import seat_players
 from cli.demo import SimTable
 from firmware_host.service.controller import FAULT_KINDS
 from sim.shoe import SimShoeClient

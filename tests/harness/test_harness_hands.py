@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from harness_kit import PublicAudit, check_ledger, history
 
-from sim.bots import seat_players
+from sim.bots.players import seat_players
 from cli.demo import SimTable
 
 

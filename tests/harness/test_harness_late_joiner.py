@@ -8,7 +8,8 @@ from typing import Any
 
 import zmq
 
-from sim.bots import BotDealer, seat_players
+from sim.bots.dealer import BotDealer
+from sim.bots.players import seat_players
 from cli.demo import SimTable
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient

@@ -15,7 +15,7 @@ from poker_kit import PokerAudit, poker_continuation_problem, poker_kill_run, po
 from engine.games import STRUCTURES
 from engine.poker import VARIANTS
 from cli.demo import SimTable
-from sim.poker_bots import PokerDealer, choose
+from sim.bots.poker import PokerDealer, choose
 
 KILL_TABLES = [("holdem", "no-limit", 6, 31), ("omaha_hilo8", "pot-limit", 6, 32), ("stud", "fixed-limit", 6, 33),
                ("deuce_seven_triple", "fixed-limit", 5, 34)]

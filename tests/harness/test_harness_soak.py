@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from harness_kit import check_ledger, history, kill_run
 
-from sim.bots import seat_players
+from sim.bots.players import seat_players
 from cli.demo import SimTable
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from engine.house import TableLimits
-from sim.bots import BotPlayer, SimLimits, TableEndpoints, tcp_decision, uth_decision, write_config
+from sim.bots.players import BotPlayer, tcp_decision, uth_decision
+from sim.bots.table import SimLimits, TableEndpoints, write_config
 from firmware_host.service.config import Config
 
 

@@ -16,7 +16,7 @@ from drivers.chip_link import ChipLink
 from drivers.chip_protocol import Decoder, Inventory, MsgType, decode_message
 from drivers.errors import DeviceError
 from drivers.readings import ChipsRead, DeviceOnline
-from sim.chip_board import MAX_MISS, ChipBoardClient, ChipBoardFirmware, layout, miss_chance
+from sim.chips.board import MAX_MISS, ChipBoardClient, ChipBoardFirmware, layout, miss_chance
 
 A, B, C = "E004010000000B01", "E004010000000B02", "E004010000000B03"
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from engine.chips import ChipStatus
-from sim.bots import BotError
-from sim.chip_bots import Rack, chip_refusal, make_change, parse_faults
+from sim.bots.errors import BotError
+from sim.chips.bots import Rack, chip_refusal, make_change, parse_faults
 from sim.demo_chips import demo_chip_set
 
 EVERY_FAULT = "mispay=0.3,past_post=0.3,pinch=0.3,foreign=0.3,misread=0.3"
@@ -143,7 +143,7 @@ def test_the_chips_demo_refuses_what_it_cannot_do() -> None:
     for game, dealer, kills in (("holdem", "bots", 0), ("holdem", "web", 0), ("3cp", "bots", 2)):
         assert "--chips is for the house games (uth, 3cp), without --kill" == chip_refusal(True, {}, game, dealer, kills)
     assert chip_refusal(True, {}, "3cp", "bots", 0) is None
-    assert chip_refusal(True, {"mispay": 0.2}, "uth", "web", 0) is None  # a person deals the smart table (sim/chip_console.py)
+    assert chip_refusal(True, {"mispay": 0.2}, "uth", "web", 0) is None  # a person deals the smart table (sim/chips/console.py)
     assert chip_refusal(True, {"mispay": 0.2, "pinch": 0.1}, "uth", "web", 0) == (
         "--chips --dealer web injects mispays only (--faults mispay=P): a person clears what the console holds")
     run = subprocess.run([sys.executable, "-m", "cli", "demo", "--quiet", "--faults", "pinch=0.1"],

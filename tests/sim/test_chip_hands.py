@@ -1,4 +1,4 @@
-"""The chip moves of the simulated hands (sim/chip_hands.py): every circle made its due to the cent, no chip invented or lost, a foreign chip never paid or staked as money."""
+"""The chip moves of the simulated hands (sim/chips/hands.py): every circle made its due to the cent, no chip invented or lost, a foreign chip never paid or staked as money."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from engine.chips import ChipSet, ChipStatus
-from sim.bots import BotError
-from sim.chip_bots import DEMO_SET
-from sim.chip_hands import Rack, by_value, make_change, pay_circles, tray_float
+from sim.bots.errors import BotError
+from sim.chips.bots import DEMO_SET
+from sim.chips.hands import Rack, by_value, make_change, pay_circles, tray_float
 
 CHIPS = ChipSet.from_csv(DEMO_SET.read_text(encoding="utf-8"))
 RETIRED_500 = next(c.uid for c in CHIPS if c.status is not ChipStatus.ACTIVE and c.value == 500)

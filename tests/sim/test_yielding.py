@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.bots import BotPlayer, SimLimits
+from sim.bots.players import BotPlayer
+from sim.bots.table import SimLimits
 from sim.yielding import Yielding
 
 LIMITS = SimLimits()

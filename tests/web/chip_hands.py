@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.chips import ChipStatus
-from sim.chip_hands import HANDFUL, BoardHands, Rack, make_change, pay_circles, tray_float
+from sim.chips.hands import HANDFUL, BoardHands, Rack, make_change, pay_circles, tray_float
 from sim.demo_chips import demo_chip_set
 
 
 class Hands(BoardHands):
     """The chips off the table (one rack for every player and the cage: a test's seats need no racks of their own)
-    and the board's antennas (`sim.chip_hands.BoardHands`), moved as people would."""
+    and the board's antennas (`sim.chips.hands.BoardHands`), moved as people would."""
 
     def __init__(self, control: str) -> None:
         super().__init__(control, demo_chip_set())

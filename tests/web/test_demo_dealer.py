@@ -16,7 +16,8 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.web.money import shown as money
-from sim.bots import BotPlayer, SimLimits
+from sim.bots.players import BotPlayer
+from sim.bots.table import SimLimits
 
 ROOT = "#console"
 PAGES = re.compile(r"^pages: (?P<table>\S+/table) (?P<pit>\S+/pit) (?P<surveillance>\S+/surveillance) (?P<dealer>\S+/dealer) "

@@ -26,7 +26,7 @@ from floor.web.hub import HOUR_S, HourCount, PitHub
 from protocol.config import ConfigError
 from protocol.users import Users
 from protocol.feed import FeedClient
-from sim.bots import seat_players
+from sim.bots.players import seat_players
 from tests.web.screens import check_sizes
 from tests.web.test_display_guard import cheap_user
 from tests.web.money import shown as money

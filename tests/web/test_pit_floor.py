@@ -29,7 +29,7 @@ from floor.figures import pit_figures
 from floor.migrate import migrate
 from floor.stats import set_gaming_day
 from protocol.config import ConfigError
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from tests.firmware_host.processes import start_cli, wait_for
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 

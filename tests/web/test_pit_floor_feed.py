@@ -19,7 +19,7 @@ from floor.web.pit_feed import FloorFollower, apply_snapshot
 from floor.feed import FloorFeed
 from protocol import keys
 from protocol.curve import ClientKeys
-from sim.bots import free_tcp_port
+from sim.bots.table import free_tcp_port
 from tests.firmware_host.processes import wait_for
 
 HEARTBEAT_S = 0.1

@@ -22,7 +22,7 @@ from protocol import keys
 from protocol.config import ConfigError
 from protocol.feed import FeedClient
 from protocol.users import User, Users
-from sim.bots import seat_players
+from sim.bots.players import seat_players
 from sim.keys import SimKeys
 from firmware_host.service.journal import Journal
 from tests.web.money import shown

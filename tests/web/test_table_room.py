@@ -20,7 +20,8 @@ from playwright.sync_api import Page
 
 from cli.demo import SimTable
 from protocol.feed import FeedClient
-from sim.bots import SimLimits, seat_players
+from sim.bots.players import seat_players
+from sim.bots.table import SimLimits
 from sim.shoe import SimShoeClient
 from tests.web.screens import check_screenshot
 from tests.web.test_accessibility import axe_violations

@@ -7,6 +7,9 @@ from typing import Any
 from engine.cards import Card
 from engine.poker import Hand, SeatState
 from engine.poker.state import Awarded, Shown
+from protocol.messages import PokerResults, PotResult
+from protocol.records import HandRules
+
 
 def owing(state: SeatState | None) -> dict[str, Any]:
     """A seat's missed blinds on the feed: `owes` (None, "small", "big", "both") and whether he
@@ -15,12 +18,12 @@ def owing(state: SeatState | None) -> dict[str, Any]:
             "waiting_for_big_blind": False if state is None else state.waiting}
 
 
-def hand_rules(hand: Hand) -> dict[str, Any]:
+def hand_rules(hand: Hand) -> HandRules:
     """What a hand record needs beside its stakes to be played again exactly: the short all-in
     rules it was dealt under, a dead small blind, the missed blinds posted, a tournament's all-in
     reveal (engine.phh.export)."""
-    out: dict[str, Any] = {"short_allin_rule": hand.settings.short_allin_rule,
-                           "fixed_limit_half_bet_reopens": hand.settings.fixed_limit_half_bet_reopens}
+    out: HandRules = {"short_allin_rule": hand.settings.short_allin_rule,
+                      "fixed_limit_half_bet_reopens": hand.settings.fixed_limit_half_bet_reopens}
     if hand.no_small_blind:
         out["no_small_blind"] = True
     if hand.settings.all_in_reveal:  # its hands turned up at the all-in are tabled at the showdown, none asked
@@ -52,7 +55,7 @@ def final_stacks(hand: Hand) -> dict[int, int]:
     return hand.starting_stacks
 
 
-def hand_results(hand: Hand, chopped: bool) -> dict[str, Any] | None:
+def hand_results(hand: Hand, chopped: bool) -> PokerResults | None:
     """The settled hand: pots with their winners (each a half, of a split high/low pot, or all of it), net per
     seat, the rake, whether the pot was `chopped` by agreement or went to a showdown; None before the end."""
     result = hand.result
@@ -63,7 +66,7 @@ def hand_results(hand: Hand, chopped: bool) -> dict[str, Any] | None:
     for rec in hand.records:
         if isinstance(rec, Awarded):
             halves[(rec.pot, rec.seat)] = rec.half if (rec.pot, rec.seat) not in halves else "all"
-    pots = [{"amount": p.amount, "eligible": sorted(p.eligible),
+    pots: list[PotResult] = [{"amount": p.amount, "eligible": sorted(p.eligible),
              "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")} for s, c in sorted(p.winners.items())]}
             for i, p in enumerate(result.pots)]
     return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],

@@ -500,7 +500,7 @@ class PokerTable(FaultBook):
 
     # -- views ------------------------------------------------------------------------------------
 
-    def results(self) -> dict[str, Any] | None:
+    def results(self) -> messages.PokerResults | None:
         """The settled hand (`record.hand_results`); None before the end."""
         return None if self.engine is None else hand_results(self.engine, self.chopped is not None)
 

@@ -2,7 +2,7 @@
 
 The emulated chip board (`croupier sim-chips`) runs beside the emulated shoe; the controller reads it
 under `[chip_reader]` and values its chips with `[chips] set = deploy/chips-demo.csv`. The chips lie
-physically on the board (its control port, `sim.chip_board.ChipBoardClient`):
+physically on the board (its control port, `sim.chips.board.ChipBoardClient`):
 
 - the players' chips off the table are their racks (`Rack`: every active chip of the set not in the
   tray's float); a bot places its stakes as chips in its circles, the fewest chips that make each
@@ -52,11 +52,12 @@ from engine.chips import ChipSet, ChipStatus
 from engine.games import HOUSE_GAMES
 from firmware_host.service.journal import Journal
 from firmware_host.service.tray import TrayWatch
-from sim.bots import BotDealer, BotError, DealerLog
-from sim.chip_hands import BUY_IN_CHIPS, TRAY_FLOAT, ChipHands, Rack, by_value, make_change, seat_of, tray_float
+from sim.bots.dealer import BotDealer, DealerLog
+from sim.bots.errors import BotError
+from sim.chips.hands import BUY_IN_CHIPS, TRAY_FLOAT, ChipHands, Rack, by_value, make_change, seat_of, tray_float
 from sim.restarter import end, read_json_line, spawn
 
-DEMO_SET = Path(__file__).resolve().parents[1] / "deploy" / "chips-demo.csv"
+DEMO_SET = Path(__file__).resolve().parents[2] / "deploy" / "chips-demo.csv"
 """The shipped demo chip set the simulated smart table plays with (`sim/demo_chips.py` makes it)."""
 
 FAULT_KINDS = ("mispay", "past_post", "pinch", "foreign", "misread")

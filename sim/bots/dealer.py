@@ -1,4 +1,4 @@
-"""Bot players and a bot dealer for the simulated table: they bet, deal and decide through the real devices.
+"""The bot dealer of the simulated house table: it deals, posts the bot players' bets and decisions, and clears faults through the real devices.
 
 The bot dealer works the table the way a dealer does, from another process than the controller:
 
@@ -12,7 +12,7 @@ The bot dealer works the table the way a dealer does, from another process than 
 - it follows the table on the restricted full feed (clone pattern: snapshot, then updates; a new
   `boot` means the controller restarted and a fresh snapshot is taken), as a dealer sees the cards.
 
-Bot players are seeded strategies: a stake per hand and a decision from their own cards and the
+The bot players (`sim.bots.players`) are seeded strategies: a stake per hand and a decision from their own cards and the
 board. When a fault stops the hand, the dealer acts as the floor supervisor: an optional hook
 repairs the cause (closes the lid, wakes the shoe), then `clear` with a reason; a card that came out
 but was not taken (misread, lost frame) is keyed in by hand, a foreign or stray card is set aside.
@@ -23,26 +23,22 @@ from __future__ import annotations
 import logging
 import os
 import random
-import secrets
-import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import zmq
 
 from drivers.errors import DeviceError
 from drivers.gpio_sim import LineClient
-from engine.cards import Card
-from engine.evaluate import high, three_card
-from engine.games import MAX_SPOTS
 from firmware_host.service.command_desk import SIGNED_OFF_WAIT_S
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
-from protocol.users import User, Users
 from sim import rated
+from sim.bots.errors import BotError
+from sim.bots.players import BotPlayer
+from sim.bots.table import SimLimits, TableEndpoints
 from sim.shoe import SimShoeClient
 
 log = logging.getLogger("croupier.bots")
@@ -59,211 +55,6 @@ SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open", "fill", "credit
 # longer than this for one hash, and a re-sent request is hashed again, behind the one before (the 200-hand chip
 # run died at its 93rd hand re-sending a clear the table had applied at once, each answer going to the socket just
 # closed).
-
-
-def make_supervisor(path: str | Path, name: str = "bot-floor",
-                    people: Mapping[str, tuple[str, str]] | None = None) -> dict[str, str]:
-    """Write a users file at `path` holding one supervisor with a freshly drawn PIN (and `people`:
-    name -> (role, PIN)), in one atomic write; return the supervisor's sign-off (`{"user", "pin"}`)
-    for the bot dealer."""
-    pin = f"{secrets.randbelow(10 ** 8):08d}"
-    users = {name: User.with_pin(name, "supervisor", pin)}
-    for who, (role, their_pin) in (people or {}).items():
-        users[who] = User.with_pin(who, role, their_pin)
-    Users(users).save(path)
-    return {"user": name, "pin": pin}
-
-
-class BotError(RuntimeError):
-    """The simulated table did something a dealer cannot work with (a refused step, no progress)."""
-
-
-# -- the table's addresses and configuration -----------------------------------------------------
-
-
-_PORTS_GIVEN: set[int] = set()
-_PORT_RANGE = (20000, 32767)  # below Linux's ephemeral range (32768-60999), which outgoing connections take from
-
-
-def free_tcp_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago, never one given before in this process.
-
-    Drawn below the ephemeral range: a port the kernel gave for `bind(0)` and that was closed can be
-    taken a moment later as the local end of some outgoing connection (a feed's, a shoe's), and the
-    server meant to bind it then fails at each restart.
-    """
-    draw = random.Random()
-    for _ in range(200):
-        port = draw.randint(*_PORT_RANGE)
-        if port in _PORTS_GIVEN:
-            continue
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        _PORTS_GIVEN.add(port)
-        return port
-    raise OSError(f"no free TCP port on 127.0.0.1 in {_PORT_RANGE[0]}-{_PORT_RANGE[1]}")
-
-
-@dataclass(frozen=True, slots=True)
-class TableEndpoints:
-    """Where the simulated table's sockets are: ZeroMQ endpoints and the GPIO panel's `host:port`."""
-
-    commands: str
-    public: str
-    snapshot: str
-    full: str
-    full_snapshot: str
-    panel: str
-
-    @classmethod
-    def ipc(cls, directory: str | Path) -> TableEndpoints:
-        """ipc:// endpoints in `directory` (keep it short: ipc paths are limited to ~100 bytes)
-        and a free TCP port for the panel. Raises ValueError for a directory path too long."""
-        d = str(directory)
-        if len(d) > 80:
-            raise ValueError(f"directory path too long for ipc endpoints: {d!r}")
-        return cls(commands=f"ipc://{d}/cmd", public=f"ipc://{d}/pub", snapshot=f"ipc://{d}/snap",
-                   full=f"ipc://{d}/full", full_snapshot=f"ipc://{d}/fsnap", panel=f"127.0.0.1:{free_tcp_port()}")
-
-    @classmethod
-    def tcp(cls) -> TableEndpoints:
-        """Free loopback TCP ports for every socket."""
-        ports = [free_tcp_port() for _ in range(6)]
-        commands, public, snapshot, full, full_snapshot = (f"tcp://127.0.0.1:{p}" for p in ports[:5])
-        return cls(commands, public, snapshot, full, full_snapshot, panel=f"127.0.0.1:{ports[5]}")
-
-
-@dataclass(frozen=True, slots=True)
-class SimLimits:
-    """The simulated table's limits (cents)."""
-
-    minimum: int = 500
-    maximum: int = 10000
-    side_minimum: int = 100
-    side_maximum: int = 5000
-    chip: int = 100
-
-
-def write_config(path: str | Path, *, endpoints: TableEndpoints, shoe_url: str, game: str = "uth",
-                 table: str = "sim-1", seats: int = MAX_SPOTS, limits: SimLimits = SimLimits(), profile: str = "default",
-                 silent_s: float = 3.0, heartbeat_s: float = 0.5, void_hold_s: float = 2.0,
-                 users: str | Path = "", security: str = "", extra: str = "") -> Path:
-    """Write the controller's TOML configuration for the simulated table; return its path (`users`:
-    the users file the bot supervisor signs off from, `[security] users`; `security`: more lines of
-    `[security]`, the keys of `sim.keys`; `extra`: more sections, appended)."""
-    text = f"""# written by croupier demo / the harness: the simulated table
-[table]
-name = "{table}"
-game = "{game}"
-profile = "{profile}"
-seats = {seats}
-
-[limits]
-minimum = {limits.minimum}
-maximum = {limits.maximum}
-side_minimum = {limits.side_minimum}
-side_maximum = {limits.side_maximum}
-chip = {limits.chip}
-
-[feed]
-public = "{endpoints.public}"
-snapshot = "{endpoints.snapshot}"
-full = "{endpoints.full}"
-full_snapshot = "{endpoints.full_snapshot}"
-heartbeat_s = {heartbeat_s}
-
-[commands]
-endpoint = "{endpoints.commands}"
-
-[shoe]
-url = "{shoe_url}"
-baudrate = 115200
-silent_s = {silent_s}
-
-[gpio]
-backend = "sim"
-panel = "{endpoints.panel}"
-void_hold_s = {void_hold_s}
-"""
-    if users or security:
-        text += "\n[security]\n" + security
-    if users:
-        text += f"""users = "{users}"
-local_role = "dealer"                    # the bots' plaintext ipc clients: a dealer; a supervisor signs off
-"""
-    text += extra
-    p = Path(path)
-    p.write_text(text, encoding="utf-8")
-    return p
-
-
-# -- players -------------------------------------------------------------------------------------
-
-
-def _cards(texts: Sequence[str]) -> list[Card]:
-    return [Card.parse(t) for t in texts]
-
-
-def uth_decision(street: str, hole: Sequence[str], board: Sequence[str]) -> tuple[str, int | None]:
-    """A plain Ultimate Texas Hold'em strategy: 4x with good starting cards, 2x on a hand made
-    with a hole card on the flop, 1x at the river with a pair or better of one's own, else fold."""
-    a, b = _cards(hole)
-    hi, lo = max(a.rank, b.rank), min(a.rank, b.rank)
-    suited = a.suit == b.suit
-    if street == "preflop":
-        good = (hi == lo and hi >= 3) or hi == 14 or (hi == 13 and (lo >= 5 or suited)) or \
-            (hi == 12 and (lo >= 8 or (suited and lo >= 6))) or (hi == 11 and lo >= 10)
-        return ("play", 4) if good else ("check", None)
-    board_ranks = {c.rank for c in _cards(board)}
-    own = hi == lo or a.rank in board_ranks or b.rank in board_ranks
-    if street == "flop":
-        return ("play", 2) if own and max(a.rank, b.rank) >= 4 else ("check", None)
-    value = high([a, b, *_cards(board)])
-    board_value = high(_cards(board))
-    if (own or value.strength > board_value.strength and value.category != "high_card") or hi == 14:
-        return "play", 1
-    return "fold", None
-
-
-def tcp_decision(hole: Sequence[str]) -> str:
-    """Three Card Poker: play Q-6-4 or better, fold the rest."""
-    value = three_card(_cards(hole))
-    if value.category != "high_card":
-        return "play"
-    ranks = sorted((c.rank for c in _cards(hole)), reverse=True)
-    return "play" if ranks >= [12, 6, 4] else "fold"
-
-
-@dataclass(frozen=True, slots=True)
-class BotPlayer:
-    """A seated bot: its stakes come from its seed and the hand number, its decisions from its cards."""
-
-    seat: int
-    seed: int = 0
-    side_bets: float = 0.4  # how often it adds Trips / Pair Plus
-    card: str | None = None  # a player card (`croupier demo --rated`): its players come and go (`sim/rated.py`)
-
-    def bets(self, game: str, hand: int, limits: SimLimits) -> dict[str, int]:
-        """The spot's stakes for `hand` (the same on every call: a re-sent bet is the same bet)."""
-        rng = random.Random(f"{self.seed}:{hand}:{self.seat}")
-        units = rng.choice((1, 1, 2, 3))
-        main = min(limits.minimum * units, limits.maximum or limits.minimum * units)
-        bets = {"ante": main, "blind": main} if game == "uth" else {"ante": main}
-        if rng.random() < self.side_bets:
-            bets["trips" if game == "uth" else "pair_plus"] = limits.side_minimum or limits.chip
-        return bets
-
-    def decide(self, game: str, street: str, hole: Sequence[str], board: Sequence[str]) -> tuple[str, int | None]:
-        """`(decision, multiple)` for the street (UTH: preflop, flop, river; 3CP: decide)."""
-        if game == "uth":
-            return uth_decision(street, hole, board)
-        return tcp_decision(hole), None
-
-
-# -- the dealer -----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -638,9 +429,3 @@ class BotDealer:
             else:
                 out.append(card)
         return out
-
-
-def seat_players(count: int, seed: int, rated_share: float = 0.0) -> list[BotPlayer]:
-    """`count` bots in seats 1..count; a share `rated_share` of them (drawn from the seed) carry player cards."""
-    cards = rated.cards_at(count, seed, rated_share)
-    return [BotPlayer(seat, seed, card=cards.get(seat)) for seat in range(1, count + 1)]

@@ -1,7 +1,7 @@
 """The smart table dealt by a person at `/dealer` (`croupier demo --chips --dealer web`): the bot players' chips and the dealer's hands on the emulated chip board.
 
 At a smart table the bets are read, not typed: nothing a person taps at the console puts a chip in a
-circle. `ChipsAtConsole` follows the full feed and does, with the shared moves of `sim/chip_hands.py`,
+circle. `ChipsAtConsole` follows the full feed and does, with the shared moves of `sim/chips/hands.py`,
 what the hands at the table do while the person at the console deals, confirms and settles:
 
 - **the players' bets**: once the betting is open and every circle reads empty, each bot places its
@@ -39,9 +39,11 @@ from engine.chips import ChipSet
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.tray import MOVEMENTS
 from protocol.commands import CommandClient
-from sim.bots import BotError, BotPlayer, SimLimits, TableEndpoints
-from sim.chip_bots import circle_uids, mispaid
-from sim.chip_hands import BUY_IN_CHIPS, ChipHands, make_change
+from sim.bots.errors import BotError
+from sim.bots.players import BotPlayer
+from sim.bots.table import SimLimits, TableEndpoints
+from sim.chips.bots import circle_uids, mispaid
+from sim.chips.hands import BUY_IN_CHIPS, ChipHands, make_change
 from sim.following import FollowingThread
 from sim.yielding import BETWEEN_HANDS, next_hand
 

@@ -1,6 +1,6 @@
 """Bot players and a bot dealer for a simulated poker table: seeded legal actions through the command channel, cards from the emulated shoe.
 
-`PokerDealer` works a poker table as `sim.bots.BotDealer` works a house table (its
+`PokerDealer` works a poker table as `sim.bots.dealer.BotDealer` works a house table (its
 requests with ids re-sent until answered, the full feed followed across restarts, faults cleared as
 the floor): between hands it rebuys the players who went broke and `deal`s; it draws a card from
 the shoe whenever the table expects one; for the seat to act it sends one action chosen at random
@@ -27,7 +27,8 @@ from typing import Any
 from engine.games import STRUCTURES
 from engine.poker import VARIANTS
 from firmware_host.service.journal import HandRow, Journal
-from sim.bots import BotDealer, BotError, cards_placed
+from sim.bots.dealer import BotDealer, cards_placed
+from sim.bots.errors import BotError
 
 DEFAULT_STRUCTURE = {"holdem": "no-limit", "omaha": "pot-limit", "omaha_hilo8": "pot-limit"}
 """A variant's usual structure in the demo (the others: fixed limit)."""

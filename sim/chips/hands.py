@@ -1,8 +1,8 @@
 """People's hands on the emulated chip board: the players' racks and the cage off the table, stakes placed, circles collected and paid, chips moved at the tray.
 
-One set of moves for every simulated smart table: the bot dealer's (`sim/chip_bots.py` `ChipDealer`), and the
-players' and the dealer's hands beside a person dealing at `/dealer` (`sim/chip_console.py`). Each move is what a
-person's hands do on the board (its control port, `sim.chip_board.ChipBoardClient`); what the table makes of it
+One set of moves for every simulated smart table: the bot dealer's (`sim/chips/bots.py` `ChipDealer`), and the
+players' and the dealer's hands beside a person dealing at `/dealer` (`sim/chips/console.py`). Each move is what a
+person's hands do on the board (its control port, `sim.chips.board.ChipBoardClient`); what the table makes of it
 is the controller's, read back from its feed.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.chips import ChipSet, ChipStatus
-from sim.bots import BotError
-from sim.chip_board import ChipBoardClient
+from sim.bots.errors import BotError
+from sim.chips.board import ChipBoardClient
 
 TRAY_FLOAT = {100: 200, 500: 200, 2500: 100, 10000: 50, 50000: 10}
 """The tray's float at the start: chips of each value (cents), taken from the demo set's active chips."""
@@ -52,7 +52,7 @@ def small_change(amount: int, chips: Mapping[int, Sequence[str]]) -> list[str]:
     >>> small_change(700, {500: ["A"], 2500: ["H"]})
     Traceback (most recent call last):
     ...
-    sim.bots.BotError: no small chips to make 700
+    sim.bots.errors.BotError: no small chips to make 700
     """
     values = sorted(v for v in chips if v > 0)
     out: list[str] = []
