@@ -296,6 +296,10 @@ class Archive:
                 events = conn.execute(
                     "DELETE FROM rating_events e USING rating_marks m WHERE e.table_name = m.table_name "
                     "AND e.kind = 'player' AND e.event <= m.event AND e.at < %s", (cutoff,)).rowcount
+                if sessions:  # a session asked for later from before this is said purged (floor/rating_past.py)
+                    conn.execute("INSERT INTO rating_purges SELECT table_name, %s FROM rating_marks ON CONFLICT "
+                                 "(table_name) DO UPDATE SET before = greatest(rating_purges.before, excluded.before)",
+                                 (cutoff,))
             return sessions + events
 
         return self._run(purge)
