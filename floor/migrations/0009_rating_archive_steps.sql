@@ -32,8 +32,8 @@ CREATE TABLE rating_steps (
 CREATE INDEX rating_steps_session ON rating_steps (table_name, player, start);
 
 -- How far the retention purged each table's sessions (`[pit] player_days`): a session asked for that started
--- before this is said purged, not unknown.
+-- by the latest start purged is said purged, not unknown.
 CREATE TABLE rating_purges (
-    table_name text        PRIMARY KEY,
-    before     timestamptz NOT NULL
+    table_name text             PRIMARY KEY,
+    start      double precision NOT NULL              -- the latest start of a session purged
 );
