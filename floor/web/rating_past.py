@@ -123,7 +123,7 @@ async def _past(request: web.Request) -> web.Response:
         signer = None
         log.warning("pit rating: %s: a past day's step at %s: sign-off refused: %s", user.user, table, exc)
     if signer is None or signer.role != "supervisor":
-        return _refused("forbidden", REFUSED, "refusal.signoff_refused", 403)
+        return _refused("forbidden", REFUSED, "refusal.sign_off_refused", 403)
     step = PastStep(table, float(session["start"]), int(session["seat"]), int(session["version"]),
                     rating.get("hands"), rating.get("average_bet"), rating.get("start"), rating.get("reason"))
     try:
