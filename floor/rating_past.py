@@ -121,7 +121,7 @@ def _row(conn: Conn, step: PastStep) -> tuple[Any, ...]:
     """The session's row (player, report, pit), locked, once checked it may be adjusted here. Raises PastRefused."""
     rows = conn.execute(
         "SELECT s.player, s.report, s.pit, " + _DAY % "s.started_at" + " >= " + _DAY % "now()" + ", "
-        "s.ended_at <= (SELECT to_timestamp(coalesce(t.ts, extract(epoch FROM t.at))) FROM rating_marks m JOIN "
+        "(s.report->>'end')::float8 <= (SELECT coalesce(t.ts, extract(epoch FROM t.at)) FROM rating_marks m JOIN "
         "table_events t ON t.table_name = m.table_name AND t.event = m.event WHERE m.table_name = s.table_name) "
         "FROM rating_sessions s CROSS JOIN gaming_day g WHERE s.table_name = %s AND s.start = %s "
         "FOR UPDATE OF s", (step.table, step.session)).fetchall()

@@ -4,6 +4,7 @@ today, open, not final), two pit screens at once serialised."""
 
 from __future__ import annotations
 
+import json
 import threading
 from fractions import Fraction
 from pathlib import Path
@@ -38,6 +39,14 @@ def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def reopened(db: str) -> float:
+    """When the table opened again after the evening's close (the sessions before it are final in the archive)."""
+    with psycopg.connect(db) as conn:
+        row = conn.execute("SELECT max(ts) FROM table_events WHERE kind = 'open'").fetchone()
+    assert row is not None
+    return float(row[0])
+
+
 def yesterday(db: str, upto: float) -> str:
     """The sessions that started before `upto` moved two days back (a past gaming day); returns that day."""
     with psycopg.connect(db) as conn:
@@ -60,7 +69,7 @@ def test_a_past_days_session_is_adjusted_in_the_archive_audited_and_sent_updated
         with Archive(db) as a:
             catch_up(a, state, TABLE, None, feed, cms)
         evening = [s for s in lines("--db", db) if not s["open"]]
-        opened_again = min(s["start"] for s in lines("--db", db) if s["open"])
+        opened_again = reopened(db)
         day = yesterday(db, opened_again)
         with psycopg.connect(db) as conn:
             listed = day_sessions(conn, TABLE, day)
@@ -106,7 +115,7 @@ def test_a_past_days_step_is_refused_in_words(db: str, state: Path) -> None:
     with Archive(db) as a:
         catch_up_quiet(a, state)
     sessions = lines("--db", db)
-    opened_again = min(s["start"] for s in sessions if s["open"])
+    opened_again = reopened(db)
     past = [s for s in sessions if s["start"] < opened_again]
     today = next(s for s in sessions if not s["open"] and s["start"] >= opened_again) \
         if any(not s["open"] and s["start"] >= opened_again for s in sessions) else None
@@ -158,3 +167,47 @@ def catch_up_quiet(a: Archive, state: Path) -> None:
     for page in pages(state, events=True, after=a.last_event(TABLE)):
         a.write_events(TABLE, page)
     a.rate(TABLE)
+
+
+def test_the_pits_terminal_lists_a_past_day_and_adjusts_a_session_signed_off(tmp_path: Path, db: str,
+                                                                             state: Path) -> None:
+    """`croupier pit rating`: the day's sessions listed (masked), a wrong PIN refused in words and nothing written,
+    the step applied with the PIN on standard input, a stale version refused in words."""
+    import subprocess
+    import sys
+
+    from protocol.users import User, Users
+
+    migrate(db)
+    with Archive(db) as a:
+        catch_up_quiet(a, state)
+    sessions = lines("--db", db)
+    opened_again = reopened(db)
+    later = next(s for s in sessions if not s["open"] and s["start"] > opened_again)  # closed since the table opened
+    day = yesterday(db, later["start"] + 0.001)  # again: it and the evening's moved to a past day
+    Users({"sue": User.with_pin("sue", "supervisor", "7315"), "pat": User.with_pin("pat", "pit", "2468")}).save(
+        tmp_path / "users.json")
+
+    def pit(*args: str, pin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "cli", "pit", "rating", "--db", db, "--table", TABLE, *args],
+                              input=pin + "\n", capture_output=True, text=True, timeout=120, check=False)
+
+    listed = [json.loads(x) for x in pit("--day", day).stdout.splitlines()]
+    assert listed and all(x["player"].startswith("••••") for x in listed)
+    not_final = pit("--session", repr(later["start"]), "--seat", str(later["seats"][-1]["seat"]), "--version", "0",
+                    "--hands", "1", "--average-bet", "100", "--by", "pat", "--users", str(tmp_path / "users.json"),
+                    "--supervisor", "sue", pin="7315")
+    assert not_final.returncode == 1 and "has not been closed since that session" in not_final.stderr
+    first = next(x for x in listed if x["start"] < opened_again)
+    step = ("--session", repr(first["start"]), "--seat", str(first["seat"]), "--version", "0", "--hands", "6",
+            "--average-bet", "1000", "--reason", "rating slip", "--by", "pat", "--users", str(tmp_path / "users.json"))
+    wrong = pit(*step, "--supervisor", "pat", pin="2468")  # a pit boss's own PIN signs nothing off
+    assert wrong.returncode == 1 and "sign-off refused" in wrong.stderr
+    done = pit(*step, "--supervisor", "sue", pin="7315")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["entered"]["hands"] == 6 and report["adjustments"][-1]["reason"] == "rating slip"
+    stale = pit(*step, "--supervisor", "sue", pin="7315")
+    assert stale.returncode == 1 and "adjusted meanwhile" in stale.stderr
+    with psycopg.connect(db) as conn:
+        assert conn.execute("SELECT sent_by, signed_off FROM rating_steps").fetchall() == [("pat", "sue")]
