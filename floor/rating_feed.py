@@ -40,18 +40,12 @@ from engine.ratings import SessionReport
 from protocol.keys import KeyPair, serve_curve
 
 if TYPE_CHECKING:  # the archive's (psycopg): an archiver with no database has no feed
-    from floor.rating_memory import FeedMemory
+    from floor.rating_memory import FeedMemory, Key, Sent
 log = logging.getLogger("croupier.pit.ratings")
 
 TOPIC = "rating/"
 
 RatingEventKind = Literal["opened", "updated", "closed"]
-
-Key = tuple[str, str, float]
-"""A session's identity: (table, card, start)."""
-Sent = tuple[int, int, bool, float | None, int]
-"""What the feed sent of a session: its hands, breaks, whether on a break, its end and its adjustments (a count)."""
-
 
 def sent_of(report: SessionReport) -> Sent:
     """What a session's event tells of it, compared with what was sent before."""

@@ -19,9 +19,13 @@ from psycopg.types.json import Jsonb
 
 from engine.ratings import SessionReport
 from floor.archive import Archive
-from floor.rating_feed import Key, Sent
 
 Conn = psycopg.Connection[tuple[Any, ...]]
+
+Key = tuple[str, str, float]
+"""A session's identity: (table, card, start)."""
+Sent = tuple[int, int, bool, float | None, int]
+"""What the feed sent of a session: its hands, breaks, whether on a break, its end and its adjustments (a count)."""
 
 
 class FeedMemory(Archive):
