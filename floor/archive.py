@@ -292,10 +292,10 @@ class Archive:
                     "DELETE FROM rating_sessions s USING rating_marks m JOIN table_events t "
                     "ON t.table_name = m.table_name AND t.event = m.event "
                     "WHERE s.table_name = m.table_name AND s.ended_at < %s "
-                    "AND (s.report->>'end')::float8 <= coalesce(t.ts, extract(epoch FROM t.at)) "  # exactly: see below
+                    "AND s.ended_at <= to_timestamp(coalesce(t.ts, extract(epoch FROM t.at))) + interval '1 microsecond' "
                     "RETURNING s.table_name, s.start", (cutoff,)).fetchall()
-                sessions = len(gone)  # (ended_at, from Python's datetime, is 1 µs past PostgreSQL's to_timestamp of
-                # the same seconds 3% of the time: a session ended by the close itself was then kept)
+                sessions = len(gone)  # (a µs more: ended_at, Python's datetime of the end, is 1 µs past PostgreSQL's
+                # to_timestamp of the same seconds 3% of the time: a session ended by the close itself was then kept)
                 events = conn.execute(
                     "DELETE FROM rating_events e USING rating_marks m WHERE e.table_name = m.table_name "
                     "AND e.kind = 'player' AND e.event <= m.event AND e.at < %s", (cutoff,)).rowcount
