@@ -125,10 +125,10 @@ class RatingFeed:
         `updated` for each session. Returns the messages sent; nothing without a memory. Raises ArchiveError."""
         if self.memory is None:
             return 0
-        steps = self.memory.steps(self.step)
-        if not steps:
-            return 0
-        with self._sending:
+        with self._sending:  # the memory's one connection: never used by both threads at once
+            steps = self.memory.steps(self.step)
+            if not steps:
+                return 0
             self.step = steps[-1][0]
         sent = self.sessions([report for _, report in steps if report is not None], adjusted=True)
         if not sent:  # nothing to send (the sessions purged since): the steps are passed all the same
@@ -143,7 +143,7 @@ class RatingFeed:
         unknown = {(str(s["table"]), str(s["player"]), float(s["start"])) for s in reports} - set(self.sent)
         try:
             self.sent.update(self.memory.recall(unknown))
-        except RuntimeError as exc:  # ArchiveError: the fold that gave these just wrote them: the archive went down since
+        except RuntimeError as exc:  # ArchiveError: the archive went down since the fold wrote these
             log.warning("the rating feed's memory cannot be read (a session may be sent `opened` again): %s", exc)
 
     def _keep(self, kept: dict[Key, Sent]) -> None:
