@@ -1,8 +1,9 @@
-"""`croupier pit [run] --config FILE`, `croupier pit reload --config FILE`, `croupier pit web --config FILE`, `croupier pit migrate --db DSN [--json]`: the floor's pit process, its pages and its archive (`docs/floor.md`).
+"""`croupier pit [run] --config FILE`, `croupier pit reload --config FILE`, `croupier pit web --config FILE`, `croupier pit migrate --db DSN [--json]`, `croupier pit rating --db DSN ...`: the floor's pit process, its pages and its archive (`docs/floor.md`).
 
 `run` (the default when no action is given) is the pit aggregator; `reload` sends SIGHUP to the pid
 in its pid file, after checking the file (a bad one: exit 2, nothing sent); `web` the floor's web
-process (`cli/pit_web.py`: /pit and /tournament).
+process (`cli/pit_web.py`: /pit and /tournament); `rating` a past gaming day's rating sessions listed or one
+adjusted in the archive (`cli/pit_rating.py`, docs/ratings.md).
 
 `migrate` applies the archive's schema migrations not applied yet (the versioned SQL files shipped in
 `floor/migrations/`), each in its own transaction, and says which; run again it applies
@@ -26,6 +27,7 @@ from types import FrameType
 import zmq
 
 from cli.output import stdout_closed
+from cli.pit_rating import add_rating, run_rating
 from cli.pit_web import add_web, run_web
 from floor.aggregator import Pit, catch_up_timeout
 from floor.archiver import ArchiverProcess
@@ -62,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     if args.action is None:
         if args.config is None:
-            print("croupier pit: give an action (run, reload, web, migrate) or --config FILE", file=sys.stderr)
+            print("croupier pit: give an action (run, reload, web, migrate, rating) or --config FILE", file=sys.stderr)
             return 2
         args.action = "run"
     try:
@@ -183,4 +185,5 @@ ACTIONS["run"] = (lambda sub: add_config(sub, "run", "run the pit aggregator (th
 ACTIONS["reload"] = (lambda sub: add_config(sub, "reload", "make the running pit read its tables again (SIGHUP)"),
                      run_reload)
 ACTIONS["web"] = (add_web, run_web)
+ACTIONS["rating"] = (add_rating, run_rating)
 

@@ -47,6 +47,8 @@ PURGE_S = 3600.0
 
 REPORT_S = 0.05
 """How often the child says which tables' archived hands moved on (the floor snapshot's `archived`)."""
+STEPS_S = 1.0
+"""How often the archiver looks for adjustments made in the archive to a past day's session (the feed's `updated`)."""
 
 START_S = 30.0
 """How long the pit waits for its child to say it is ready."""
@@ -230,7 +232,7 @@ def serve(args: dict[str, Any]) -> int:
     pair.send(_pack({"ready": True}))
     worker.start()
     sent: dict[str, int] = {}
-    failures = 0
+    failures, steps_due = 0, time.monotonic()
     parent = int(args["parent"])
     retention = _Retention(str(args["dsn"]), args.get("pit"), int(args.get("player_days") or 0)) \
         if args.get("dsn") else None
@@ -244,6 +246,12 @@ def serve(args: dict[str, Any]) -> int:
                 zap.serve()
         if pair in ready:
             stopping = _orders(pair, worker)
+        if feed is not None and time.monotonic() >= steps_due:  # a past day's session adjusted in the archive
+            steps_due = time.monotonic() + STEPS_S
+            try:
+                feed.archive_steps()
+            except Exception as exc:  # ArchiveError (the archive down): looked for again at the next turn due
+                log.warning("the rating steps made in the archive cannot be read: %s", exc)
         archived = dict(worker.archived)  # written by the worker thread: a copy, taken at once
         changed = {name: hand for name, hand in archived.items() if sent.get(name) != hand}
         if changed or worker.failures != failures:
@@ -256,6 +264,8 @@ def serve(args: dict[str, Any]) -> int:
     for held in (feed, zap):
         if held is not None:
             held.close()
+    if feed is not None and feed.memory is not None:
+        feed.memory.close()
     pair.close(0)
     if ended:
         ctx.term()
@@ -268,11 +278,13 @@ def open_rating_feed(ctx: zmq.Context[Any], args: dict[str, Any]) -> tuple[Ratin
     endpoint, key, clients = str(args.get("ratings") or ""), args.get("key"), args.get("clients")
     if not endpoint or not args.get("dsn"):
         return None, None
+    from floor.rating_memory import FeedMemory  # the `floor` extra: there, as the sink opened it
+    memory = FeedMemory(str(args["dsn"]), args.get("pit"))  # what was sent, kept over a restart
     if key is None or clients is None or not endpoint.startswith("tcp://"):
-        return RatingFeed(ctx, endpoint, None), None
+        return RatingFeed(ctx, endpoint, None, memory), None
     zap = FloorZap(ctx, str(clients), tuple(args.get("roles") or ()))  # bound first: no CURVE socket without it
     try:
-        feed = RatingFeed(ctx, endpoint, load_secret(str(key)))
+        feed = RatingFeed(ctx, endpoint, load_secret(str(key)), memory)
     except Exception:
         zap.close()
         raise

@@ -208,18 +208,24 @@ def _adjust_stored(conn: Conn, fold: Fold, body: Mapping[str, Any], ts: float, p
     if row is None:  # not archived (deleted by the retention, or never folded): nothing to adjust
         return []
     report = cast(SessionReport, dict(row[0]))
-    if report["hand_numbers"]:
-        line = conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand = %s",
-                            (fold.ratings.table, report["hand_numbers"][0]["hand"])).fetchone()
-        if line is not None:  # known for this step only: the table's paytables as last opened stay the fold's
-            last, fold.ratings.last_edges = fold.ratings.last_edges, None
-            _profile(fold.ratings, line[0], ts)
-            fold.ratings.last_edges = last
+    first_hand_edges(conn, fold.ratings, report, ts)
     adjusted = fold.ratings.adjust_stored(report, body, ts)
     if adjusted is None:
         return []
     upsert_sessions(conn, [adjusted], pit)
     return [adjusted]
+
+
+def first_hand_edges(conn: Conn, ratings: Ratings, report: SessionReport, ts: float) -> None:
+    """The paytables a stored session played on made known to `ratings` from its first hand's line (for adjusting
+    it: `Ratings.adjust_stored`), for that step only: the table's paytables as last opened stay the fold's."""
+    if report["hand_numbers"]:
+        line = conn.execute("SELECT record FROM hands WHERE table_name = %s AND hand = %s",
+                            (ratings.table, report["hand_numbers"][0]["hand"])).fetchone()
+        if line is not None:
+            last, ratings.last_edges = ratings.last_edges, None
+            _profile(ratings, line[0], ts)
+            ratings.last_edges = last
 
 
 def _fresh(table: str, edges: dict[str, BetEdges]) -> Ratings:

@@ -240,13 +240,9 @@ class Sessions:
         finally:
             self._waiting -= 1
 
-    async def sign_in(self, user: Any, pin: Any, address: str = "?") -> Session:
-        """A new session for `user` if `pin` is theirs. Raises SignInRefused.
-
-        The rule (docs/security.md, "The display's sign-in"): a name, real or not, and a client address are
-        each locked by `MAX_TRIES` failures in `TRY_WINDOW_S`; a real user's lock is kept apart from
-        everything else, so no flood of other names or addresses wears it away; past the process's failure
-        budget every failure is answered `SPRAY_DELAY_S` late, a right PIN at once."""
+    async def check(self, user: Any, pin: Any, address: str = "?") -> User:
+        """The user of the users file whose PIN `pin` is, under the rule of `sign_in` (the same locks and brake: a
+        supervisor's sign-off at the floor is checked as a sign-in is). Raises SignInRefused."""
         if not isinstance(user, str) or not isinstance(pin, str) or not user or not pin or len(user) > 64 \
                 or len(pin) > 64:
             raise SignInRefused("a user name and a PIN are needed", 401)
@@ -269,6 +265,16 @@ class Sessions:
             if late:
                 await self._sleep(SPRAY_DELAY_S)
             raise SignInRefused(WRONG, 401)
+        return found
+
+    async def sign_in(self, user: Any, pin: Any, address: str = "?") -> Session:
+        """A new session for `user` if `pin` is theirs. Raises SignInRefused.
+
+        The rule (docs/security.md, "The display's sign-in"): a name, real or not, and a client address are
+        each locked by `MAX_TRIES` failures in `TRY_WINDOW_S`; a real user's lock is kept apart from
+        everything else, so no flood of other names or addresses wears it away; past the process's failure
+        budget every failure is answered `SPRAY_DELAY_S` late, a right PIN at once."""
+        found = await self.check(user, pin, address)
         self._expire()
         if len(self._sessions) >= MAX_SESSIONS:
             oldest = min(self._sessions.values(), key=lambda s: s.expires)

@@ -21,6 +21,7 @@ from aiohttp import web
 
 from floor.web import pit_feed
 from floor.web.rating import RatingRelay, add_routes as add_rating_routes
+from floor.web.rating_past import add_routes as add_past_routes
 from floor.web.config import WebConfig
 from floor.web.figures import FiguresReader, PitFigures, RatedReader
 from floor.web.hub import DEALER_FIGURE_ROLES, PitHub
@@ -67,7 +68,7 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
 
 def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = False, language: str = "en",
              origins: tuple[str, ...] = (), pit_roles: tuple[str, ...] = (),
-             rating: RatingRelay | None = None) -> web.Application:
+             rating: RatingRelay | None = None, past_dsn: str | None = None) -> web.Application:
     """The floor's app with the pit's routes (`/`, `/pit`, `/ws/pit`, the rating steps' `/pit/rating` relayed by
     `rating`: none, no table) and the clock's page (`/tournament`); `serve` adds its feed (`/ws/tournament`)."""
     app = core.make_app(STATIC, sessions, tls=tls, language=language, origins=origins)  # guard, sign-in, words, /static/
@@ -79,6 +80,7 @@ def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = 
     app.router.add_get("/ws/pit", _pit_feed)
     app.router.add_get("/tournament", _tournament_page)
     add_rating_routes(app, rating if rating is not None else RatingRelay({}))
+    add_past_routes(app, past_dsn)  # a past gaming day's sessions adjusted in the archive
     return app
 
 
@@ -111,7 +113,7 @@ async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
     tls = core.tls_context(cfg.tls_cert, cfg.tls_key)
     app = make_app(pit, auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, language=cfg.language,
                    origins=cfg.origins, pit_roles=cfg.pit_roles,
-                   rating=RatingRelay.of(cfg.tables, cfg.key))  # the pit's signed-off rating steps
+                   rating=RatingRelay.of(cfg.tables, cfg.key), past_dsn=cfg.floor_db)  # the pit's rating steps
     clock = tournament.add_routes(app, cfg, loop, "web")  # /ws/tournament (the director's feed)
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()

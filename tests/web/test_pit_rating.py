@@ -42,6 +42,8 @@ class Floor:
         self.table = Table(tmp, ctx, local_role="pit", fault=False)  # the relay is the pit's client on loopback
         Users({n: cheap_user(n, role, pin) for n, (role, pin) in PEOPLE.items()}).save(tmp / "web-users.json")
         self.loop = asyncio.new_event_loop()
+        self.beating: asyncio.TimerHandle | None = None
+        self.closing = False
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.base: str = asyncio.run_coroutine_threadsafe(self._start(tmp, language), self.loop).result(30)
@@ -56,12 +58,23 @@ class Floor:
         return f"http://127.0.0.1:{port}"
 
     def money(self, currency: str, decimals: int) -> None:
-        """The table's public state as its feed would bring it to the hub: its tile, and its money, on the pit."""
+        """The table's public state as its feed would bring it to the hub: its tile, and its money, on the pit; then
+        its heartbeat every second, as a live table's follower relays it (a table heard once and silent since is
+        shown offline three heartbeats later: at load 17 a page took longer than that to reach its screenshot)."""
         self.loop.call_soon_threadsafe(self.hub.publish, "uth-1", {
             "kind": "snapshot", "table": "uth-1", "game": "uth", "phase": "bets", "hand": 1, "currency": currency,
             "decimals": decimals})
+        self.loop.call_soon_threadsafe(self._beat)
+
+    def _beat(self) -> None:
+        if not self.closing:
+            self.hub.publish("uth-1", {"kind": "heartbeat"})
+            self.beating = self.loop.call_later(1.0, self._beat)
 
     def close(self) -> None:
+        self.closing = True
+        if self.beating is not None:
+            self.loop.call_soon_threadsafe(self.beating.cancel)
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)

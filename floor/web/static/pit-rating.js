@@ -3,7 +3,9 @@
 // player card, or none: the player declined it), closed, or adjusted (the unrated play entered as hands at an
 // average Ante, the start or end entered), each signed off by a supervisor's PIN in the dialog. The table checks
 // the step and the PIN and answers in its own words (`say`); the page decides no rule. An adjustment names the
-// session open at the seat, or one of the gaming day closed already (the `rated` message's `closed`, by its start).
+// session open at the seat, or one of the gaming day closed already (the `rated` message's `closed`, by its start);
+// with a gaming day typed, one of that day's closed sessions, read from the archive (/pit/rating/day.json): a past
+// day's is adjusted in the archive (POST /pit/rating/past, floor/web/rating_past.py), this day's at the table.
 // Shown only to a user signed in as the pit or a supervisor, for the tables this process has a command channel to.
 // The average bet is read in the chosen table's money (its decimals, from the table's summary pit.js hands over),
 // refused until that is known.
@@ -20,7 +22,9 @@ let sent = 0;
 let stateOf = () => null;  // a table's latest summary (its currency and decimals), from pit.js
 
 /** @type {Record<string, any[]>} */
-let closedSessions = {};  // table -> its gaming day's closed sessions, the last ended first (the `rated` message's)
+let closedSessions = {};
+/** @type {any[] | null} */
+let daySessions = null;  // the typed gaming day's closed sessions at the table chosen (the archive's), or none asked  // table -> its gaming day's closed sessions, the last ended first (the `rated` message's)
 
 /**
  * The rated players' message (pit.js hands it over): each table's closed sessions of the gaming day, offered to adjust.
@@ -46,13 +50,40 @@ function clockOf(at) {
 function fillSessions() {
   const select = /** @type {HTMLSelectElement} */ (form.elements.namedItem("session"));
   const chosen = select.value;
-  const lines = closedSessions[field("table").value] ?? [];
-  select.replaceChildren(Object.assign(el("option", "", t("pit_rating.session_open")), { value: "" }),
+  const lines = daySessions ?? closedSessions[field("table").value] ?? [];
+  const first = daySessions ? [] : [Object.assign(el("option", "", t("pit_rating.session_open")), { value: "" })];
+  select.replaceChildren(...first,
     ...lines.map((line) => withData(Object.assign(el("option", "", t("pit_rating.session_closed", {
       seat: line.seat ?? "\u2013", player: line.player, start: clockOf(line.start), end: clockOf(line.end) })),
-    { value: String(line.start) }), { seat: String(line.seat ?? "") })));
-  select.value = lines.some((line) => String(line.start) === chosen) ? chosen : "";
+    { value: String(line.start) }), { seat: String(line.seat ?? ""), version: String(line.version ?? ""),
+      past: String(daySessions !== null && !line.today) })));
+  select.value = lines.some((line) => String(line.start) === chosen) ? chosen : (first.length ? "" : select.value);
   select.dataset.sessions = String(lines.length);
+  select.dispatchEvent(new Event("change"));
+}
+
+/** The typed gaming day's closed sessions at the table chosen, from the archive (none typed: the table's own). */
+async function readDay() {
+  const day = field("day").value;
+  const table = field("table").value;
+  const note = /** @type {HTMLElement} */ (form.querySelector(".rating-day-note"));
+  daySessions = null;
+  note.textContent = "";
+  if (day) {
+    const response = await fetch(`/pit/rating/day.json?table=${encodeURIComponent(table)}&day=${encodeURIComponent(day)}`,
+      { credentials: "same-origin" }).catch(() => null);
+    const reply = response ? await response.json().catch(() => null) : null;
+    if (field("day").value !== day || field("table").value !== table) return;  // changed meanwhile: read again
+    if (Array.isArray(reply?.sessions)) {
+      daySessions = reply.sessions;
+      note.textContent = t(reply.sessions.length ? "pit_rating.day_sessions" : "pit_rating.day_none",
+        { table, count: reply.sessions.length });
+    } else {
+      daySessions = [];
+      note.textContent = reply ? refusalText(reply) : t("pit_rating.archive");
+    }
+  }
+  fillSessions();
 }
 
 /**
@@ -115,14 +146,17 @@ function build(tables) {
     const seat = session.selectedOptions[0]?.dataset.seat;
     if (session.value && seat) field("seat").value = seat;
   });
-  table.addEventListener("change", () => fillSessions());
+  table.addEventListener("change", () => { void readDay(); });
+  const day = input("day", "date");
+  day.addEventListener("change", () => { void readDay(); });
+  const dayNote = el("p", "rating-day-note");
   const buttons = el("div", "rating-buttons");
   const cancel = Object.assign(el("button", "", t("pit_rating.cancel")), { type: "button" });
   cancel.addEventListener("click", () => dialog.close());
   buttons.append(cancel, Object.assign(el("button", "primary", t("pit_rating.send")), { type: "submit" }));
   form.replaceChildren(el("h3", "", t("pit_rating.dialog")),
     labelled("table", table), labelled("seat", input("seat", "number", { min: "1", max: "7", required: "" })),
-    labelled("action", action), labelled("session", session), labelled("card", input("card", "text", { autocomplete: "off", maxlength: "40" })),
+    labelled("action", action), labelled("day", day), dayNote, labelled("session", session), labelled("card", input("card", "text", { autocomplete: "off", maxlength: "40" })),
     labelled("hands", input("hands", "number", { min: "0", max: "10000" })),
     labelled("average_bet", input("average_bet", "text", { inputmode: "decimal" })),
     labelled("start", input("start", "time")), labelled("end", input("end", "time")),
@@ -140,22 +174,25 @@ function build(tables) {
  * @param {string} step
  */
 function shown(step) {
-  const takes = { open: ["card", "hands", "average_bet", "start"], adjust: ["session", "hands", "average_bet", "start"],
-    close: ["end"] }[step] ?? [];
-  for (const name of ["session", "card", "hands", "average_bet", "start", "end"]) {
+  const takes = { open: ["card", "hands", "average_bet", "start"],
+    adjust: ["day", "session", "hands", "average_bet", "start"], close: ["end"] }[step] ?? [];
+  for (const name of ["day", "session", "card", "hands", "average_bet", "start", "end"]) {
     const label = /** @type {HTMLElement} */ (form.querySelector(`.rating-${name}`));
     label.hidden = !takes.includes(name);
   }
+  (/** @type {HTMLElement} */ (form.querySelector(".rating-day-note"))).hidden = !takes.includes("day");
 }
 
 /**
- * Today's time of day "HH:MM" as seconds since the epoch (the screen's clock is the pit's).
+ * A time of day "HH:MM" today (or on the date "YYYY-MM-DD" given) as seconds since the epoch (the screen's clock
+ * is the pit's).
  * @param {string} hhmm
+ * @param {string} [day]
  * @returns {number}
  */
-function epochOf(hhmm) {
+function epochOf(hhmm, day = "") {
   const [h, m] = hhmm.split(":").map(Number);
-  const at = new Date();
+  const at = day ? new Date(`${day}T00:00:00`) : new Date();
   at.setHours(h, m, 0, 0);
   return Math.floor(at.getTime() / 1000);
 }
@@ -183,7 +220,7 @@ function step() {
     args.hands = Number(field("hands").value || "0");
     args.average_bet = amount;
   }
-  if (given("start")) args.start = epochOf(field("start").value);
+  if (given("start")) args.start = epochOf(field("start").value, given("day") ? field("day").value : "");
   if (given("end")) args.end = epochOf(field("end").value);
   if (field("reason").value.trim()) args.reason = field("reason").value.trim();
   return args;
@@ -209,14 +246,23 @@ async function send(/** @type {SubmitEvent} */ event) {
   }
   const table = field("table").value;
   const user = field("user").value;
-  const body = { table, id: `s${Date.now().toString(36)}${++sent}`, rating, auth: { user, pin: field("pin").value } };
+  const chosen = (/** @type {HTMLSelectElement} */ (/** @type {unknown} */ (field("session")))).selectedOptions[0];
+  const past = rating.action === "adjust" && chosen?.dataset.past === "true";  // a past day's: the archive's
+  const id = `s${Date.now().toString(36)}${++sent}`;
+  const auth = { user, pin: field("pin").value };
+  const { seat, action, session: start, card, end, ...entered } = rating;
+  const body = past ? { table, id, session: { start, seat, version: Number(chosen.dataset.version) }, rating: entered, auth }
+    : { table, id, rating, auth };
   field("pin").value = "";  // never kept on the page
   dialog.close();
   tell(t("pit_rating.sending", { table }), "sending");
-  const response = await fetch("/pit/rating", { method: "POST", credentials: "same-origin",
+  const response = await fetch(past ? "/pit/rating/past" : "/pit/rating", { method: "POST", credentials: "same-origin",
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).catch(() => null);
   const reply = response ? await response.json().catch(() => null) : null;
-  if (reply?.ok) {
+  if (reply?.ok && past) {
+    tell(t("pit_rating.done_past", { table, seat: rating.seat, user }), "done");
+    void readDay();  // the session's new version
+  } else if (reply?.ok) {
     tell(t("pit_rating.done", { table, step: t(`pit_rating.${rating.action}`), seat: rating.seat, user }), "done");
   } else {
     tell(reply ? refusalText(reply) : t("pit_rating.no_answer", { table }), "refused");
