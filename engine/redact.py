@@ -177,6 +177,22 @@ class Redactor:
         self._full, self._public, self._since = full, out, last_full
         return out
 
+    def public_moved(self, full: Mapping[str, Any], moved: list[str]) -> dict[str, Any]:
+        """`public(full, self.shape)` for a full view made from the last one this redactor took (`last`), a copy
+        of it whose parts are those very objects but for the keys of `moved` (the step that made it named them:
+        `firmware_host/tables/views.py`): only those redacted anew, with no walk to find them. Raises ValueError
+        as `public` does (nothing kept then)."""
+        last_full, last_public = self._full, self._public
+        self._full = self._public = self._since = _NONE
+        out = public(full, self.shape) if last_full is _NONE else _moved(full, self.shape, last_full, last_public, moved)
+        self._moved = moved
+        self._full, self._public, self._since = full, out, last_full
+        return out
+
+    def last(self) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+        """The last full view this redactor took and the public view it made of it, or None before the first."""
+        return None if self._full is _NONE else (self._full, self._public)
+
     def moved(self, full: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[str]] | None:
         """For the full view this redactor took last (`full`, the very map): the full view before it and the
         keys of `full` whose value is not the very object it was there (as `public` found them: the feed's

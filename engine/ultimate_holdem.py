@@ -279,16 +279,15 @@ class UltimateHoldemRound(HouseRound):
         where = f"spot {seat}"
         legal = self.rules.multiples(street)
         words = {"seat": seat}
-        choices = " or ".join(f"play {m}x" for m in legal) + (" or fold" if street == "river" else " or check")
         if action == "check":
             if street == "river":
-                raise IllegalAction(f"{where}: no check at the river: {choices}", say=say("refusal.no_check_at_river", **words))
+                raise IllegalAction(f"{where}: no check at the river: {_choices(legal, street)}", say=say("refusal.no_check_at_river", **words))
             if multiple is not None:
                 raise IllegalAction(f"{where}: a check takes no multiple", say=say("refusal.decision_no_multiple", **words, decision=decision("check")))
             return None
         if action == "fold":
             if street != "river":
-                raise IllegalAction(f"{where}: a spot folds only at the river; {_on(street)}: {choices}",
+                raise IllegalAction(f"{where}: a spot folds only at the river; {_on(street)}: {_choices(legal, street)}",
                                     say=say("refusal.fold_only_at_river", **words))
             if multiple is not None:
                 raise IllegalAction(f"{where}: a fold takes no multiple", say=say("refusal.decision_no_multiple", **words, decision=decision("fold")))
@@ -296,14 +295,14 @@ class UltimateHoldemRound(HouseRound):
         if action == "play":
             if multiple is None:
                 if len(legal) != 1:
-                    raise IllegalAction(f"{where}: say the multiple {_on(street)}: {choices}",
+                    raise IllegalAction(f"{where}: say the multiple {_on(street)}: {_choices(legal, street)}",
                                         say=say("refusal.multiple_needed", **words))
                 return legal[0]
             if multiple not in legal:
-                raise IllegalAction(f"{where}: play {multiple}x is not legal {_on(street)}: {choices}",
+                raise IllegalAction(f"{where}: play {multiple}x is not legal {_on(street)}: {_choices(legal, street)}",
                                     say=say("refusal.multiple_not_legal", **words, multiple=multiple))
             return multiple
-        raise IllegalAction(f"{where}: unknown decision {action!r} {_on(street)}: {choices}",
+        raise IllegalAction(f"{where}: unknown decision {action!r} {_on(street)}: {_choices(legal, street)}",
                             say=say("refusal.decision_not_legal", **words, decision=str(action)))
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
@@ -346,3 +345,9 @@ class UltimateHoldemRound(HouseRound):
         if self._decision.get(seat) != "fold":
             return True
         return self._settlement is not None and self._settlement.spot(seat).results.get("trips", 0) > 0
+
+
+def _choices(legal: tuple[int, ...], street: str) -> str:
+    """The decisions open on `street`, for a refusal's words (made only when one is refused: the dealer
+    console asks the engine for each choice at every step, `firmware_host/tables/house/table.py` `legal_decisions`)."""
+    return " or ".join(f"play {m}x" for m in legal) + (" or fold" if street == "river" else " or check")

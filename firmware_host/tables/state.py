@@ -31,7 +31,6 @@ from protocol.records import ChipsBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
-from firmware_host.tables.clock_call import shown as clock_shown
 from firmware_host.tables.clock_call import still_running, take_clock
 from firmware_host.tables.house.chips import ChipFault, TableChips
 from firmware_host.tables.house.sign import HISTORY_HANDS
@@ -40,8 +39,9 @@ from firmware_host.tables.levels import at_level, take_level, tournament_level
 from firmware_host.tables.players import PLAYER_CARDS, Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
-from firmware_host.tables.steps import corrections_of, steps_of
 from firmware_host.tables.tray_steps import MOVEMENT_KINDS, take_movement
+from firmware_host.tables.views import CardStep, card_views, full_view
+from firmware_host.tables.house.table import HouseTable
 
 log = logging.getLogger("croupier.table")
 
@@ -91,8 +91,10 @@ class TableState:
         self.chips = TableChips()  # the chip set and what the chip readers show (tables/house/chips.py)
         self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
         self._shown: tuple[Any, list[dict[str, Any]]] = (None, [])  # the last hands as the views gave them
-        self._steps_shown: dict[str, bool] = {}  # the `steps` the views gave last
-        self._shown_parts = ShownParts()  # the views' devices, sensors and corrections
+        self.steps_shown: dict[str, bool] = {}  # the `steps` the views gave last (`tables/views.py`)
+        self.shown_parts = ShownParts()  # the views' devices, sensors and corrections
+        self._views_at: tuple[int, Money] | None = None  # the events applied and the money at the last views
+        self._card: CardStep | None = None  # the last event, when a card dealt cleanly (`tables/views.py`)
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -113,6 +115,7 @@ class TableState:
     def apply(self, kind: str, body: Mapping[str, Any], event_id: int) -> Applied:
         """Apply one event. Raises Refused / EngineError / ValueError (state unchanged) when refused."""
         self._closed = None
+        self._card = None
         self.chips.audit.clear()  # the audit entries of this event alone (`Controller._apply` takes them)
         steps = self.race is not None or self.draw is not None  # a face-up step (race, button draw) open or shown
         if steps:
@@ -159,36 +162,23 @@ class TableState:
         """`(public, full)`: the table as the public feed and as the restricted feed show it, with the
         table's currency (`currency`, `decimals`: the configuration's `[table] currency`). Their types
         are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
-        test holds to those types' JSON Schema at every step of played hands."""
-        table = self.table
-        full = closed_view() if table is None else table.full_view()
-        full["hand"] = self.hand if table is None else table.hand
-        full["fault"] = self.fault.full() if self.fault else None
-        shown = self._shown_parts  # each the very map of the view before while equal
-        full["devices"] = shown.same("devices", self.devices, _device_copies)
-        full["sensors"] = shown.same("sensors", self.sensors, dict)
-        full["currency"], full["decimals"] = money.currency, money.decimals
-        full["session"] = self.session
-        full["history"] = self._history_shown()
-        if isinstance(table, PokerTable):  # the clock called on a player, or None
-            full["clock"] = clock_shown(self.clock_call)
-            full["tournament"] = dict(self.tournament) if self.tournament is not None else None
-        full["hold"] = dict(self.hold) if self.hold is not None else None
-        full["players"] = self.seated.full()  # the full feed's alone: the redaction passes named keys only
-        full["dealer_signed_in"] = self.seated.dealer
-        steps = steps_of(table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw),
-                         self.chips.bets_to_read(self.devices))
-        if steps != self._steps_shown:  # else the very map of the view before (its parts are never changed)
-            self._steps_shown = steps
-        full["steps"] = self._steps_shown
-        full["corrections"] = shown.same("corrections", corrections_of(table, full["steps"]), _made)
-        if self.chips.active:  # a smart table (a chip set): circle values for all, UIDs on the full feed
-            full["chips"], full["chip_reads"] = self.chips.views(table, self.devices)
-            full["chip_uids"], full["tray_uids"] = self.chips.uids_views(table)
-        if isinstance(table, PokerTable):
-            full["race"] = self.race  # copied by the redaction; the table makes a new one at every change
-            full["button_draw"] = self.draw
-        return cast(PublicState, self._redactor.public(full)), cast(FullState, full)
+        test holds to those types' JSON Schema at every step of played hands. After one clean card since
+        the last views, only the parts it changed are made and redacted (`tables/views.py`); else whole."""
+        last = self._redactor.last() if self._views_at == (self.events_applied - 1, money) else None
+        card = self._card if self._card is not None and self._card.event == self.events_applied else None
+        made = card_views(self, card, last)
+        if made is not None:
+            full, moved = made
+            public = self._redactor.public_moved(full, moved)
+        else:
+            full = full_view(self, money)
+            public = self._redactor.public(full)
+        self._views_at = (self.events_applied, money)
+        return cast(PublicState, public), cast(FullState, full)
+
+    def full_view(self, money: Money = Money()) -> dict[str, Any]:
+        """The full view made whole, every part by its maker (what `views` gives, the tests' oracle)."""
+        return full_view(self, money)
 
     def moved(self, full: Mapping[str, Any], also: tuple[str, ...] = ()) -> tuple[Mapping[str, Any], list[str]] | None:
         """The last `views`' full view's moved keys, with the full view they moved from (`Redactor.moved`:
@@ -196,7 +186,7 @@ class TableState:
         known = self._redactor.moved(full)
         return None if known is None else (known[0], [*known[1], *(key for key in also if key in full)])
 
-    def _history_shown(self) -> list[dict[str, Any]]:
+    def history_shown(self) -> list[dict[str, Any]]:
         """The last hands as a list, made again only when a hand joined them (each made once, in public
         form, when its hand closed; the views' lists are never changed)."""
         newest = (len(self.history), self.history[-1]) if self.history else None
@@ -488,6 +478,7 @@ class TableState:
             except (Refused, EngineError) as exc:  # a circle moving, a read bet the limits refuse: the card waits
                 self._set_fault(FaultKind.NO_BET, f"{card} came out but the bets cannot be read: {exc}", event_id, card)
                 return
+        phase = table.phase
         problem = table.deal_or_fault(card)
         if first:
             self.chips.undo_deal(table) if problem is not None else self.chips.dealt(table)
@@ -495,6 +486,8 @@ class TableState:
             self._set_fault(problem.kind, problem.detail, event_id, problem.card, problem.seat, problem.situation)
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
+        elif not first and isinstance(table, HouseTable):  # its views: only the parts a card changes
+            self._card = CardStep(self.events_applied + 1, table, phase)
 
     def _face_up_card(self, card: str, body: Mapping[str, Any]) -> None:
         table = self.need_table()
@@ -610,19 +603,3 @@ def _journaled_kind(body: Mapping[str, Any], kinds: type[_Kind], before_kinds: _
 def _listed(words: list[str]) -> str:
     """`a`, `a and b`, `a, b and c`."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
-
-
-def _device_copies(devices: Mapping[str, Any]) -> dict[str, Any]:
-    """The views' copy of the devices (each device's map copied: the state's own are its to change)."""
-    return {name: dict(info) for name, info in devices.items()}
-
-
-def _made(part: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A part made for this view alone (`corrections_of`): kept as it is."""
-    return part
-
-
-def closed_view() -> dict[str, Any]:
-    """The view of a table with no game open."""
-    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": [], "visible": []}, "spots": [], "to_act": None,
-            "next": None}

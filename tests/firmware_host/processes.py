@@ -94,6 +94,11 @@ def handshake_refused(sock: Any, endpoint: str, timeout_s: float = 10.0) -> bool
         monitor.close(0)
 
 
+MADE_FROM_A_CARD = [0]
+"""Views made from the last ones and a card's parts (`tables/views.py` `card_views`) in this process so far,
+each held to the whole views (`conftest.py`)."""
+
+
 class Published:
     """Stands in for the controller's feed: each step's views (the reducer's public and full views, built
     together) kept in `views`, and the changes the feed would send for them (`protocol.feed.diff`, through

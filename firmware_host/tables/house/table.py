@@ -184,9 +184,7 @@ class HouseTable(FaultBook):
     def full_view(self) -> dict[str, Any]:
         """The round's full view (every card, each hand's `visible` flags) with the table's own fields."""
         full: dict[str, Any] = self.round.full_view()
-        target = self.round.next_target() if self.closed is None else None
-        full["next"] = str(target) if target is not None and self.phase != "bets" else None
-        full["legal"] = legal_decisions(self.round, self._multiples) if self.closed is None else None
+        self._dealing_parts(full)
         full["seats"], full["circles"] = self.round.seats, self._circles  # the console's betting spots
         if self.round.settlement is not None:
             full["spots"] = [self._with_pays(spot) if "results" in spot else spot for spot in full["spots"]]
@@ -194,10 +192,29 @@ class HouseTable(FaultBook):
         full["discards"] = shown.same("discards", self.discards, list)
         full["ignored"] = shown.same("ignored", self.ignored, _copies)
         full["manual"] = shown.same("manual", self.manual, _copies)
-        full["sequence"] = self._sequence_now()  # the hand's own order (full feed only)
         full["corrected"] = shown.same("corrected", self.corrected, _copies)
         full["limits"], full["paytable"] = self._signs
         return full
+
+    def _dealing_parts(self, full: dict[str, Any]) -> None:
+        """The full view's parts a card may change besides the round's own: where the next card goes, the
+        decisions open, the hand's steps in their order (full feed only)."""
+        target = self.round.next_target() if self.closed is None else None
+        full["next"] = str(target) if target is not None and self.phase != "bets" else None
+        full["legal"] = legal_decisions(self.round, self._multiples) if self.closed is None else None
+        full["sequence"] = self._sequence_now()
+
+    def card_view(self, full: dict[str, Any], phase: str) -> tuple[str, ...] | None:
+        """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round
+        still in `phase`: the parts of the full view that card may have changed, made by `full_view`'s own
+        makers and put in `full` (a copy of the last full view); returns their keys. None when the card
+        changed more (a new phase, the showdown's settlement): the view is then made whole. Every other
+        part is one a card never changes (tests hold the views made so to the whole views after every card)."""
+        if self.closed is not None or self.phase != phase or self.round.settlement is not None:
+            return None
+        full.update(self.round.full_view())  # its kept parts: the spot, the board or the dealer the card went to, new
+        self._dealing_parts(full)
+        return CARD_KEYS
 
     def _with_pays(self, spot: dict[str, Any]) -> dict[str, Any]:
         """The engine's settled spot with each winning circle's odds (`pays`): made once a spot (the
@@ -308,6 +325,9 @@ class HouseTable(FaultBook):
             "by": body.get("by"),
             "signed_off": body.get("signed_off"),
         }
+
+CARD_KEYS = ("game", "phase", "board", "dealer", "spots", "to_act", "burns", "next", "legal", "sequence")
+"""The full view's keys `HouseTable.card_view` makes again after a card: the round's view's and `_dealing_parts`'."""
 
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
 

@@ -1,0 +1,120 @@
+"""The table state's views: the whole full view, and after one clean card the last views with only its parts made anew.
+
+`TableState.views` gives the feed's two views at every step. Made whole (`full_view`, then the one redaction,
+`engine.redact.Redactor`), a view walks every key of the table (~33) and the redaction and the feed's changes
+look among all of them for the few that moved. After a card dealt cleanly at a house table (mid-hand, within a
+phase: `TableState` says so, `CardStep`) the step names what it changed: `card_views` copies the last full view,
+makes again only the parts a card may change (the table's `HouseTable.card_view`, the shoe's `devices` entry, the
+steps), through the very makers `full_view` uses, and hands the redaction the keys whose part is new: the public
+view is the last one with those parts redacted anew. Anything else (a fault, a phase reached, the showdown, a
+chip table's tray, another event between two views) makes the views whole. Tests hold the views made so to
+the whole views, and their public one to `redact.public` of it, after every step of random hands
+(`tests/firmware_host/test_feed.py`, `test_table_views.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.money import Money
+from firmware_host.tables.button_draw_step import drawing
+from firmware_host.tables.chip_race_step import racing
+from firmware_host.tables.clock_call import shown as clock_shown
+from firmware_host.tables.house.table import HouseTable
+from firmware_host.tables.poker.table import PokerTable
+from firmware_host.tables.steps import corrections_of, steps_of
+
+TableState = Any
+"""`firmware_host.tables.state.TableState`, which imports this module (named, not imported: no cycle)."""
+
+_TRAY_KEYS = ("tray", "tray_alert")
+"""The keys the controller puts in a view after its redaction (`Controller.states`): a view holding them is made whole."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardStep:
+    """The event applied last was a card dealt cleanly at a house table still in `phase` (`TableState._on_card`):
+    `event` is the state's count of events applied once it was, `table` the table it went to."""
+
+    event: int
+    table: HouseTable
+    phase: str
+
+
+def full_view(state: TableState, money: Money) -> dict[str, Any]:
+    """The state's whole full view: every part made (or handed out again while equal) by its maker."""
+    table = state.table
+    full = closed_view() if table is None else table.full_view()
+    full["hand"] = state.hand if table is None else table.hand
+    full["fault"] = state.fault.full() if state.fault else None
+    shown = state.shown_parts  # each the very map of the view before while equal
+    full["devices"] = shown.same("devices", state.devices, _device_copies)
+    full["sensors"] = shown.same("sensors", state.sensors, dict)
+    full["currency"], full["decimals"] = money.currency, money.decimals
+    full["session"] = state.session
+    full["history"] = state.history_shown()
+    if isinstance(table, PokerTable):  # the clock called on a player, or None
+        full["clock"] = clock_shown(state.clock_call)
+        full["tournament"] = dict(state.tournament) if state.tournament is not None else None
+    full["hold"] = dict(state.hold) if state.hold is not None else None
+    full["players"] = state.seated.full()  # the full feed's alone: the redaction passes named keys only
+    full["dealer_signed_in"] = state.seated.dealer
+    _steps_parts(state, full)
+    if state.chips.active:  # a smart table (a chip set): circle values for all, UIDs on the full feed
+        full["chips"], full["chip_reads"] = state.chips.views(table, state.devices)
+        full["chip_uids"], full["tray_uids"] = state.chips.uids_views(table)
+    if isinstance(table, PokerTable):
+        full["race"] = state.race  # copied by the redaction; the table makes a new one at every change
+        full["button_draw"] = state.draw
+    return full
+
+
+def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+               ) -> tuple[dict[str, Any], list[str]] | None:
+    """After `card`, the one event applied since the views `last` (`(full, public)`, as made by the state's
+    views and left as they were): the full view made from `last`'s with the parts the card may have changed made
+    again, and the keys among them whose part is new (the redaction's and the feed's moved keys). None: the
+    views must be made whole (no such card, a chip table, the table's `card_view` said so)."""
+    if card is None or last is None or card.table is not state.table or state.fault is not None:
+        return None
+    last_full, last_public = last
+    if state.chips.active or any(key in last_full or key in last_public for key in _TRAY_KEYS):
+        return None
+    full = dict(last_full)
+    keys = card.table.card_view(full, card.phase)
+    if keys is None:
+        return None
+    full["devices"] = state.shown_parts.same("devices", state.devices, _device_copies)
+    _steps_parts(state, full)
+    moved = [key for key in (*keys, "devices", "steps", "corrections") if full[key] is not last_full.get(key)]
+    return full, moved
+
+
+def _steps_parts(state: TableState, full: dict[str, Any]) -> None:
+    """The dealer steps the table allows now and the corrections open (`tables/steps.py`), each the very map
+    or list of the view before while equal."""
+    table = state.table
+    steps = steps_of(table, state.fault, state.hold, state.hand, racing(state.race) or drawing(state.draw),
+                     state.chips.bets_to_read(state.devices))
+    if steps != state.steps_shown:  # else the very map of the view before (its parts are never changed)
+        state.steps_shown = steps
+    full["steps"] = state.steps_shown
+    full["corrections"] = state.shown_parts.same("corrections", corrections_of(table, full["steps"]), _made)
+
+
+def _device_copies(devices: Mapping[str, Any]) -> dict[str, Any]:
+    """The views' copy of the devices (each device's map copied: the state's own are its to change)."""
+    return {name: dict(info) for name, info in devices.items()}
+
+
+def _made(part: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A part made for this view alone (`corrections_of`): kept as it is."""
+    return part
+
+
+def closed_view() -> dict[str, Any]:
+    """The view of a table with no game open."""
+    return {"game": None, "phase": "closed", "board": [], "dealer": {"cards": [], "visible": []}, "spots": [],
+            "to_act": None, "next": None}

@@ -1,0 +1,37 @@
+"""The table state's views held to the whole views at every step of every test here (`tables/views.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine import redact
+from engine.money import Money
+from firmware_host.tables import state as table_state
+from firmware_host.tables.state import TableState
+from tests.firmware_host.processes import MADE_FROM_A_CARD
+
+
+@pytest.fixture(autouse=True)
+def views_as_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every view the table state gives, whole or made from a card's parts, equals the full view made whole
+    (every part by its maker) and its public view the one redaction of it, wherever a test here applies events."""
+    views, card_views = TableState.views, table_state.card_views
+
+    def counted(*args: Any) -> Any:
+        made = card_views(*args)
+        MADE_FROM_A_CARD[0] += made is not None
+        return made
+
+    def checked(self: TableState, money: Money = Money()) -> Any:
+        public, full = views(self, money)
+        whole = self.full_view(money)
+        assert full == whole, {k: (full.get(k), whole.get(k)) for k in {*full, *whole} if full.get(k) != whole.get(k)}
+        assert public == redact.public(whole)
+        return public, full
+
+    monkeypatch.setattr(table_state, "card_views", counted)
+    monkeypatch.setattr(TableState, "views", checked)
+    yield
