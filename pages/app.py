@@ -28,7 +28,7 @@ WORDS: web.AppKey[str] = web.AppKey("words", str)  # /words.json: the process's 
 
 
 @dataclass(frozen=True)
-class Served:
+class StaticFile:
     """A static file as read at the process's start: what /static/NAME (or its page) serves until the process ends."""
 
     body: bytes
@@ -40,7 +40,7 @@ class Served:
 class Build:
     """The pages' files and words as the process read them at its start, and their one build id (a hash of both)."""
 
-    files: dict[str, Served]
+    files: dict[str, StaticFile]
     build: str
 
 
@@ -65,13 +65,13 @@ def load_build(own: Path, words_json: str) -> Build:
     """The static tree of a process whose pages are in `own` (`static_files`) read once, with the words it serves:
     files on disk updated later are not served until the process restarts, so a page's modules and its words are
     always of one version. Raises ValueError (`static_files`) or OSError (a file unreadable)."""
-    files: dict[str, Served] = {}
+    files: dict[str, StaticFile] = {}
     digest = hashlib.sha256(words_json.encode())
     for name, path in static_files(own).items():
         body = path.read_bytes()
         tag = hashlib.sha256(body).hexdigest()[:20]
         kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        files[name] = Served(body, "text/javascript" if name.endswith(".js") else kind, f'"{tag}"')
+        files[name] = StaticFile(body, "text/javascript" if name.endswith(".js") else kind, f'"{tag}"')
         digest.update(f"{name}\0{tag}\0".encode())
     return Build(files, digest.hexdigest()[:16])
 

@@ -8,8 +8,8 @@ makes again only the parts a card may change (the table's `HouseTable.card_view`
 steps), through the very makers `full_view` uses, and hands the redaction the keys whose part is new: the public
 view is the last one with those parts redacted anew. Anything else (a fault, a phase reached, the showdown, a
 chip table's tray, another event between two views) makes the views whole. Tests hold the views made so to
-the whole views, and their public one to `redact.public` of it, after every step of random hands
-(`tests/firmware_host/test_feed.py`, `test_table_views.py`).
+the whole views, and their public one to `redact.public` of it, at every view of every in-process test of
+tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`).
 """
 
 from __future__ import annotations
