@@ -25,6 +25,7 @@ from psycopg.types.json import Jsonb
 
 from engine.ratings import Ratings, SessionReport, mask_card
 from floor.ratings import first_hand_edges, upsert_sessions
+from protocol.signed import SignedOff
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -96,7 +97,7 @@ def adjust(conn: Conn, step: PastStep, sent_by: str, signed_off: str, request: s
         ratings = Ratings(step.table)
         first_hand_edges(conn, ratings, report, ts)
         body: dict[str, Any] = {"action": "adjust", "seat": step.seat, "session": step.session,
-                                "signed_off": {"user": signed_off, "at": sent_by}}
+                                "signed_off": SignedOff(user=signed_off, caller_role="pit")}
         if step.hands is not None and step.average_bet is not None:
             body |= {"hands": step.hands, "average_bet": step.average_bet}
         if step.start is not None:
