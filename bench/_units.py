@@ -6,7 +6,8 @@ systemd sets them before it runs `ExecStart=`; every thread the controller start
 Pi. What needs systemd's cgroups (`CPUWeight=`) or a disk scheduler honouring I/O priorities
 (`IOSchedulingClass=`) is not applied here. A bench that may not raise a priority (not root, no RLIMIT_RTPRIO)
 runs the part at what it may, and says so (`Scheduling.applicable`). `CROUPIER_BENCH_CONTROLLER_UNIT=FILE`
-reads the controller's settings from another unit file (to compare settings; never for the figures).
+reads the controller's settings from another unit file (to compare settings; never for the figures). The bench's
+own instruments (the emulated devices, the listening process) run above the controller (`Scheduling.instruments`).
 `python -m bench._units` prints what each unit's part would run at here.
 """
 
@@ -26,6 +27,8 @@ POLICIES = {"other": os.SCHED_OTHER, "batch": os.SCHED_BATCH, "idle": os.SCHED_I
             "rr": os.SCHED_RR}
 """`CPUSchedulingPolicy=`'s words (systemd.exec(5)) and the kernel's policies."""
 REALTIME = ("fifo", "rr")
+INSTRUMENTS_ABOVE = 10
+"""How far above a real-time controller the bench's instruments run (`Scheduling.instruments`)."""
 
 
 def service_settings(unit: Path) -> dict[str, str]:
@@ -85,6 +88,23 @@ class Scheduling:
         """The controller's unit (`CROUPIER_BENCH_CONTROLLER_UNIT`, else deploy/croupier.service), as applicable here."""
         return cls.of(Path(os.environ.get("CROUPIER_BENCH_CONTROLLER_UNIT") or CONTROLLER_UNIT)).applicable()
 
+    @classmethod
+    def instruments(cls) -> Scheduling:
+        """The bench's instruments: the emulated shoe's and chip board's threads and the listening process. They
+        stand for devices and another machine, whose wake-ups do not queue behind the table's Pi's processes, so
+        they run above the controller: `SCHED_FIFO` at the controller's priority + `INSTRUMENTS_ABOVE` when it runs
+        at a real-time policy, else at the bench's own. A local flooding client stays at the bench's own: a flood
+        from the floor's network is the Pi's to serve. `CROUPIER_BENCH_INSTRUMENT_PRIORITY=N` sets N (0: the
+        ordinary policy, to compare)."""
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        asked = os.environ.get("CROUPIER_BENCH_INSTRUMENT_PRIORITY")
+        controller = cls.controller()
+        priority = int(asked) if asked else (controller.priority + INSTRUMENTS_ABOVE if controller.policy in REALTIME
+                                             else 0)
+        policy = "fifo" if priority else "other"
+        source = "CROUPIER_BENCH_INSTRUMENT_PRIORITY" if asked else "above the controller" if priority else "the bench's"
+        return cls(nice, policy, priority, (), source).applicable()
+
     def applicable(self) -> Scheduling:
         """What of it this process may set in a child: a niceness not below its own without root, a real-time
         policy only as root or within RLIMIT_RTPRIO, only CPUs it may run on itself."""
@@ -119,6 +139,7 @@ class Scheduling:
 def main() -> int:
     print(f"the controller: {Scheduling.controller()}")
     print(f"the display: {Scheduling.of(DISPLAY_UNIT).applicable()}")
+    print(f"the bench's instruments: {Scheduling.instruments()}")
     return 0
 
 

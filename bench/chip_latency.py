@@ -284,6 +284,7 @@ def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
     """`rounds` of a chip table and its card-only peer, taking turns; judged on the median of the rounds' ratios."""
     p99_ratios, cpu_ratios = [], []
     print(f"   the controller at {Scheduling.controller()}", flush=True)
+    print(f"   the instruments at {Scheduling.instruments()}", flush=True)
     for n in range(rounds):
         smart = measure(True, hands)
         plain = measure(False, hands)

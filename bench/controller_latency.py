@@ -147,14 +147,12 @@ def listen(public: str, full: str, key: str = "", server_key: str = "") -> None:
 
 
 def instrument_preexec() -> Callable[[], None] | None:
-    """With CROUPIER_BENCH_INSTRUMENT_PRIORITY=N the listening process and the emulated shoe's thread run at
-    SCHED_FIFO N (they stand for another machine and a device, whose wake-ups are not the table's; the shoe stamps
-    a card's time after its write, the listener the update's on arrival): to see how much of a figure on a loaded
-    machine is the instruments' own waiting, never for the figures."""
-    priority = int(os.environ.get("CROUPIER_BENCH_INSTRUMENT_PRIORITY") or 0)
-    if not priority:
-        return None
-    return lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    """What puts a process or thread of the bench's instruments (the listening process, the emulated shoe's thread)
+    at their scheduling (`bench._units.Scheduling.instruments`: above the controller); None at the ordinary one. The
+    shoe stamps a card's time after its write, the listener the update's on arrival: at the ordinary policy beside
+    a flooding client they would time their own wait for a core, which a device and another machine do not have."""
+    instruments = Scheduling.instruments()
+    return None if instruments.policy == "other" else instruments.preexec
 
 
 class Listener:
@@ -580,6 +578,7 @@ def run(rounds: int = 3, hands: int = 40) -> list[Figure]:
     judged on the median round (the machine is shared: one unlucky round must not decide, nor one lucky one)."""
     results, floors = [], []
     print(f"   the controller and its floor peer at {Scheduling.controller()}", flush=True)
+    print(f"   the instruments at {Scheduling.instruments()}", flush=True)
     for n in range(rounds):  # the controller and its floor peer take turns, round by round (the load moves)
         f = measure(hands)
         results.append(f)

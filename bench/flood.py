@@ -222,6 +222,7 @@ def run(hands: int = HANDS) -> list[Figure]:
     quiet, loud, fl = f["quiet"], f["bet"], f["flooder.bet"]
     ratio = loud["p99_ms"] / quiet["p99_ms"]
     gap_beats = fl["max_gap_s"] / HEARTBEAT_S
+    print(f"   the controller at {Scheduling.controller()}; the instruments at {Scheduling.instruments()}", flush=True)
     print(f"   quiet: {quiet['n']} cards, CARD last byte -> public update p50 {quiet['p50_ms']:.2f} ms, "
           f"p99 {quiet['p99_ms']:.2f} ms, max {quiet['max_ms']:.2f} ms")
     print(f"   flood: {loud['n']} cards, p50 {loud['p50_ms']:.2f} ms, p99 {loud['p99_ms']:.2f} ms, "

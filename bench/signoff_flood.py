@@ -30,6 +30,7 @@ def run(hands: int = HANDS, rounds: int = ROUNDS) -> list[Figure]:
     ratios: dict[str, list[float]] = {"right": [], "wrong": []}
     gaps: list[float] = []
     print(f"   the controller at {Scheduling.controller()}", flush=True)
+    print(f"   the instruments at {Scheduling.instruments()}", flush=True)
     for round_ in range(1, rounds + 1):
         f = flood.measure(hands, floods=("right", "wrong"))
         quiet = f["quiet"]

@@ -146,6 +146,25 @@ def test_a_bench_runs_the_controller_as_its_unit_deploys_it() -> None:
                            str(deployed.nice).encode()]
 
 
+
+def test_a_benchs_instruments_run_above_the_controller_they_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The emulated devices and the listening process stand for a device and another machine: above a real-time
+    controller (docs/benchmarks.md, "What the benches run"); at the bench's own policy beside an ordinary one;
+    CROUPIER_BENCH_INSTRUMENT_PRIORITY sets another (0: the ordinary policy)."""
+    from bench._units import INSTRUMENTS_ABOVE, Scheduling
+    monkeypatch.delenv("CROUPIER_BENCH_INSTRUMENT_PRIORITY", raising=False)
+    controller = Scheduling.controller()
+    if controller.policy == "other":
+        pytest.skip(f"a real-time policy is not permitted here: {controller}")
+    above = Scheduling.instruments()
+    assert (above.policy, above.priority) == ("fifo", controller.priority + INSTRUMENTS_ABOVE)
+    assert above.priority < 50  # still below the kernel's threaded interrupts
+    monkeypatch.setenv("CROUPIER_BENCH_INSTRUMENT_PRIORITY", "0")
+    assert (Scheduling.instruments().policy, Scheduling.instruments().priority) == ("other", 0)
+    monkeypatch.setenv("CROUPIER_BENCH_CONTROLLER_UNIT", str(UNIT.parent / "croupier-display.service"))
+    monkeypatch.delenv("CROUPIER_BENCH_INSTRUMENT_PRIORITY")
+    assert Scheduling.instruments().policy == "other"  # an ordinary controller: the instruments at the bench's own
+
 # -- the display's unit: beside the controller, below it -----------------------------------------
 
 _HARDENING = ("ProtectSystem", "ProtectHome", "PrivateTmp", "NoNewPrivileges", "DevicePolicy", "ProtectKernelTunables",
