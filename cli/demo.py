@@ -99,6 +99,7 @@ from firmware_host.service.journal import JournalError
 from sim.keys import SimKeys, plain_access_text
 from sim.bots.poker import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
                                          poker_summary)
+from sim.demo_pit import DemoArchive, TableFeeds
 from sim.demo_profile import rated_profile, write_demo_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
 
@@ -164,6 +165,7 @@ class SimTable:
         self.supervisor: dict[str, str] | None = None
         self.people = dict(people or {})  # name -> (role, PIN): more users of the users file (the console's)
         self.eye_key: Path | None = None  # the surveillance certificate of the demo's display (--secure)
+        self.archive: DemoArchive | None = None  # `--rated` with the pages: the pit's archive (sim/demo_pit.py)
 
     def __enter__(self) -> SimTable:
         self.start()
@@ -266,6 +268,8 @@ class SimTable:
             end(self.shoe_proc)
         if self.chips_proc is not None:
             end(self.chips_proc)
+        if self.archive is not None:
+            self.archive.close()
         if self._own_run_dir:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
@@ -316,6 +320,19 @@ def credentials(people: Mapping[str, tuple[str, str]]) -> str:
     return "demo credentials: " + ", ".join(f"{role} {name} PIN {pin}" for name, (role, pin) in people.items())
 
 
+def rated_archive(table: SimTable) -> DemoArchive | None:
+    """`--rated` with the pages: the archive and the pit's process the demo's /pit reads its rated players from
+    (`sim.demo_pit`), on a table without keys (the archiver's `history` is the local role's there); else None."""
+    if not table.rated:
+        return None
+    if table.keys is not None:
+        print("croupier demo: the pit lists the rated players of a table without keys only (not --secure or --key)",
+              file=sys.stderr)
+        return None
+    e = table.endpoints
+    return DemoArchive.start(table.run_dir, TableFeeds(table.table, e.public, e.snapshot, e.commands, table.heartbeat_s))
+
+
 def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
                 language: str = "en", players_by: str = "bots") -> list[subprocess.Popen[bytes]] | None:
     """Start `croupier display` on the table's public feed, and `croupier pit web` (the floor's pages: the pit)
@@ -334,7 +351,9 @@ def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
     if started is None:
         return None
     proc, ready = started
-    floor = start_floor_pages(table.run_dir, host, f"\n[[web.tables]]\n{feed}{keys}", language=language)
+    table.archive = rated_archive(table)
+    floor = start_floor_pages(table.run_dir, host, f"\n[[web.tables]]\n{feed}{keys}", language=language,
+                              archive=table.archive.web_lines() if table.archive is not None else "")
     line = f"pages: {ready['table']} {floor[1]['pit'] if floor else '(no pit)'}"
     if eye:
         line += f" {ready['display']}/surveillance"

@@ -36,9 +36,11 @@ def start_display(config: Path, log_path: Path, host: str, port: int, text: Call
 
 
 def start_floor_pages(home: Path, host: str, tables: str, *, language: str = "en",
-                      tournament: tuple[str, str] | None = None) -> tuple[subprocess.Popen[bytes], dict[str, Any]] | None:
+                      tournament: tuple[str, str] | None = None,
+                      archive: str = "") -> tuple[subprocess.Popen[bytes], dict[str, Any]] | None:
     """`croupier pit web` on a free port of `host`: the pit of `tables` (`[[web.tables]]` entries, as TOML text) and,
-    with `tournament` (the director's feed and snapshot), its clock; its process and ready line, or None (said)."""
+    with `tournament` (the director's feed and snapshot), its clock; `archive`: more `[web]` keys (the rated demo's
+    archive, `sim.demo_pit`). Its process and ready line, or None (said)."""
     clock = "" if tournament is None else f'tournament = "{tournament[0]}"\ntournament_snapshot = "{tournament[1]}"\n'
     return start_display(home / "pit-web.toml", home / "pit-web.log", host, 0, lambda listen: (
-        f'[web]\nlisten = "{listen}"\nlanguage = "{language}"\n{clock}{tables}'), command=("pit", "web"))
+        f'[web]\nlisten = "{listen}"\nlanguage = "{language}"\n{clock}{archive}{tables}'), command=("pit", "web"))
