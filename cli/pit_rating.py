@@ -5,7 +5,11 @@ the card masked, `seat`, `start`, `end`, `hands`, `entered_hands`, `version`, `t
 dialog takes (`--hands` with `--average-bet` in the table's smallest unit, `--start` in seconds since the epoch,
 `--reason`), sent by `--by` (the pit boss at the terminal) and signed off by `--supervisor`, whose PIN is read from
 standard input's first line (never an argument: it would show in the process list) and checked against the users
-file `--users` (a user of role `supervisor`); it is `floor.rating_past.adjust`'s step (a row lock, the version seen,
+file `--users` (a user of role `supervisor`) by the table's own gate (`protocol.signoff.SignOff`, a `rating` relayed
+by the pit): one refusal whatever failed, and the table's holds (`protocol.signoff_holds`), the failures counted
+against the terminal's account (`cli:LOGIN`) and the pit boss at it (`--by`), five from one pit boss or twenty from
+the account holding its sign-offs 5 minutes, doubling, kept in `pit-rating-holds.json` beside the users file (one that
+cannot be written refuses every sign-off; the processes take turns on it); it is `floor.rating_past.adjust`'s step (a row lock, the version seen,
 the audit line; docs/ratings.md), and prints the session's new report, the card masked. A refusal is said in words on
 standard error, exit 1; bad arguments, exit 2.
 """
@@ -13,16 +17,19 @@ standard error, exit 1; bad arguments, exit 2.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
+import pwd
 import secrets
 import sys
 from datetime import date
+from pathlib import Path
 
 from engine.ratings import mask_card
-from protocol.users import Users, UsersError
 
-REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
+HOLDS_FILE = "pit-rating-holds.json"
+"""The holds of failed sign-offs at the pit's terminal, beside the users file."""
 
 
 def add_rating(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,8 +79,9 @@ def run_rating(args: argparse.Namespace) -> int:
         print(f"croupier pit rating: give --day, or {' '.join(missing) or '--hands with --average-bet'}",
               file=sys.stderr)
         return 2
-    if not _signed_off(args.users, args.supervisor, sys.stdin.readline().rstrip("\n")):
-        print(f"croupier pit rating: {REFUSED}", file=sys.stderr)
+    refused = _signed_off(args, sys.stdin.readline().rstrip("\n"))
+    if refused is not None:
+        print(f"croupier pit rating: {refused}", file=sys.stderr)
         return 1
     step = PastStep(args.table, args.session, args.seat, args.version, args.hands, args.average_bet, args.start,
                     args.reason)
@@ -90,11 +98,36 @@ def run_rating(args: argparse.Namespace) -> int:
     return 0
 
 
-def _signed_off(path: str, name: str, pin: str) -> bool:
-    """Whether `pin` is supervisor `name`'s in the users file (one answer whatever failed)."""
+def _signed_off(args: argparse.Namespace, pin: str) -> str | None:
+    """Why the supervisor's sign-off of the step is refused (None: signed off): the table's gate on a `rating` the pit
+    relays, its failures held per terminal account and pit boss in the holds file, one process at a time."""
+    from protocol.access import Caller
+    from protocol.commands import Auth, Command
+    from protocol.config import RightsConfig
+    from protocol.signoff import SignOff
+
+    holds = Path(args.users).parent / HOLDS_FILE  # never the caller's choice: a file of one's own would hold nothing
+    lock_path = holds.with_name(holds.name + ".lock")
     try:
-        user = Users.load(path).get(name)
-    except (OSError, UsersError) as exc:
-        print(f"croupier pit rating: the users file cannot be read: {exc}", file=sys.stderr)
-        return False
-    return user is not None and user.role == "supervisor" and bool(pin) and user.pin_matches(pin)
+        if not Path(args.users).is_file():
+            raise OSError(f"{args.users}: no such file")
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        return f"the users file or the sign-off holds cannot be used: {exc}"
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the processes take turns: no failure counted over another's
+        if holds.exists():  # a hold that cannot be written would hold nothing: refuse rather
+            try:
+                with open(holds, "r+b"):
+                    pass
+            except OSError as exc:
+                return f"the sign-off holds file cannot be written: {exc}"
+        gate = SignOff(users=str(args.users), rights=RightsConfig(), holds_file=holds)
+        step = Command("rating", {"action": "adjust", "seat": args.seat}, id="cli",
+                       auth=Auth(args.supervisor, pin, at=args.by))
+        admission = gate.admit(step, Caller("pit", key=f"cli:{pwd.getpwuid(os.getuid()).pw_name}"))
+    finally:
+        os.close(lock)
+    if admission.refusal is None:
+        return None
+    return str(admission.refusal["error"]).removeprefix("rating: ")
