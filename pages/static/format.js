@@ -182,3 +182,63 @@ export function cardText(text) {
   const card = parseCard(text);
   return card ? card.rank + card.suit : "??";
 }
+
+/**
+ * The order of a date's day, month and year as `locale` writes them (["day", "month", "year"] in en-GB and fr-FR).
+ * @param {string} locale
+ * @returns {string[]}
+ */
+function dayOrder(locale) {
+  return new Intl.DateTimeFormat(locale, { day: "2-digit", month: "2-digit", year: "numeric", timeZone: "UTC" })
+    .formatToParts(new Date(Date.UTC(2026, 11, 3))).filter((part) => part.type !== "literal").map((part) => part.type);
+}
+
+/**
+ * A day "YYYY-MM-DD" as `locale` writes it, the page's language's and not the browser's: "03/12/2026" in en-GB and
+ * fr-FR ("" for no day).
+ * @param {string} iso
+ * @param {string} locale
+ * @returns {string}
+ */
+export function dayText(iso, locale) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  if (!match) return "";
+  return new Intl.DateTimeFormat(locale, { day: "2-digit", month: "2-digit", year: "numeric", timeZone: "UTC" })
+    .format(new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))));
+}
+
+/**
+ * A day typed as `locale` writes it ("3/12/2026", "03.12.2026"), or as YYYY-MM-DD, as "YYYY-MM-DD"; null when it is
+ * not a day of the calendar (a four-digit year required).
+ * @param {string} text
+ * @param {string} locale
+ * @returns {string | null}
+ */
+export function parseDay(text, locale) {
+  const typed = String(text).trim();
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(typed);
+  const parts = typed.split(/[/.\- ]+/);
+  /** @type {Record<string, string>} */
+  const by = {};
+  if (iso) Object.assign(by, { year: iso[1], month: iso[2], day: iso[3] });
+  else if (parts.length === 3 && parts.every((part) => /^\d{1,4}$/.test(part))) {
+    dayOrder(locale).forEach((name, i) => { by[name] = parts[i]; });
+  } else return null;
+  if (!/^\d{4}$/.test(by.year ?? "") || (by.day ?? "").length > 2 || (by.month ?? "").length > 2) return null;
+  const [year, month, day] = [Number(by.year), Number(by.month), Number(by.day)];
+  const at = new Date(Date.UTC(year, month - 1, day));
+  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return null;
+  return `${by.year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
+/**
+ * A time of day typed as hours and minutes on the 24-hour clock ("21:05", "9:05", "21h05") as "HH:MM"; null when it
+ * is not one. The page's own field, not the browser's time field (which writes the browser's locale: "09:05 PM").
+ * @param {string} text
+ * @returns {string | null}
+ */
+export function parseClock(text) {
+  const match = /^\s*(\d{1,2})\s*[:hH.]\s*(\d{2})\s*$/.exec(String(text));
+  if (!match || Number(match[1]) > 23 || Number(match[2]) > 59) return null;
+  return `${match[1].padStart(2, "0")}:${match[2]}`;
+}

@@ -84,7 +84,12 @@ def test_the_pit_adjusts_a_past_days_session_in_the_archive(tmp_path: Path, ctx:
         form = page.locator("#rating-form")
         form.locator("select[name=table]").select_option("uth-1")
         form.locator("select[name=action]").select_option("adjust")
-        form.locator("input[name=day]").fill(day)
+        typed = form.locator("input[name=day]")  # as the page's language writes a day, whatever the browser's
+        assert typed.get_attribute("placeholder") == {"en": "dd/mm/yyyy", "fr": "jj/mm/aaaa"}[lang]
+        year, month, dom = day.split("-")
+        typed.fill(f"{int(dom)}/{month}/{year}")
+        typed.press("Tab")
+        assert typed.input_value() == f"{dom}/{month}/{year}"  # written back in full
         page.wait_for_selector("select[name=session][data-sessions='2']")
         offered = form.locator("select[name=session] option").all_text_contents()
         assert [o.split(" · ")[:2] for o in offered] == [[{"en": "Seat", "fr": "Place"}[lang] + " 5", "••••5678"],

@@ -10,8 +10,8 @@
 // The average bet is read in the chosen table's money (its decimals, from the table's summary pit.js hands over),
 // refused until that is known.
 import { byId, el, withData } from "./common.js";
-import { refusalText, t } from "./words.js";
-import { parseAmount } from "./format.js";
+import { locale, refusalText, t } from "./words.js";
+import { dayText, parseAmount, parseClock, parseDay } from "./format.js";
 
 const section = byId("rating");
 const dialog = /** @type {HTMLDialogElement} */ (byId("rating-dialog"));
@@ -64,16 +64,21 @@ function fillSessions() {
 
 /** The typed gaming day's closed sessions at the table chosen, from the archive (none typed: the table's own). */
 async function readDay() {
-  const day = field("day").value;
+  const typed = field("day").value;
+  const day = typed.trim() ? parseDay(typed, locale) : "";  // typed as the page's language writes a date
   const table = field("table").value;
   const note = /** @type {HTMLElement} */ (form.querySelector(".rating-day-note"));
   daySessions = null;
   note.textContent = "";
-  if (day) {
+  if (day === null) {
+    daySessions = [];
+    note.textContent = t("pit_rating.bad_day");
+  } else if (day) {
+    field("day").value = dayText(day, locale);  // written back in full: "3/12/2026" reads "03/12/2026"
     const response = await fetch(`/pit/rating/day.json?table=${encodeURIComponent(table)}&day=${encodeURIComponent(day)}`,
       { credentials: "same-origin" }).catch(() => null);
     const reply = response ? await response.json().catch(() => null) : null;
-    if (field("day").value !== day || field("table").value !== table) return;  // changed meanwhile: read again
+    if (parseDay(field("day").value, locale) !== day || field("table").value !== table) return;  // changed meanwhile
     if (Array.isArray(reply?.sessions)) {
       daySessions = reply.sessions;
       note.textContent = t(reply.sessions.length ? "pit_rating.day_sessions" : "pit_rating.day_none",
@@ -128,6 +133,17 @@ function input(name, type, attrs = {}) {
 }
 
 /**
+ * A time of day's field: typed on the 24-hour clock (`parseClock`), not the browser's time field, whose hours follow
+ * the browser's locale rather than the page's language.
+ * @param {string} name
+ * @returns {HTMLInputElement}
+ */
+function clock(name) {
+  return input(name, "text", { inputmode: "numeric", autocomplete: "off", maxlength: "5",
+    placeholder: t("pit_rating.time_format") });
+}
+
+/**
  * The dialog's form for these tables.
  * @param {string[]} tables
  */
@@ -147,7 +163,8 @@ function build(tables) {
     if (session.value && seat) field("seat").value = seat;
   });
   table.addEventListener("change", () => { void readDay(); });
-  const day = input("day", "date");
+  const day = input("day", "text",  // not the browser's date field: that one follows the browser's locale
+    { inputmode: "numeric", autocomplete: "off", maxlength: "10", placeholder: t("pit_rating.day_format") });
   day.addEventListener("change", () => { void readDay(); });
   const dayNote = el("p", "rating-day-note");
   const buttons = el("div", "rating-buttons");
@@ -159,7 +176,7 @@ function build(tables) {
     labelled("action", action), labelled("day", day), dayNote, labelled("session", session), labelled("card", input("card", "text", { autocomplete: "off", maxlength: "40" })),
     labelled("hands", input("hands", "number", { min: "0", max: "10000" })),
     labelled("average_bet", input("average_bet", "text", { inputmode: "decimal" })),
-    labelled("start", input("start", "time")), labelled("end", input("end", "time")),
+    labelled("start", clock("start")), labelled("end", clock("end")),
     labelled("reason", input("reason", "text", { maxlength: "200" })),
     labelled("supervisor", input("user", "text", { autocomplete: "off", required: "" })),
     labelled("pin", input("pin", "password", { autocomplete: "off", required: "", inputmode: "numeric" })),
@@ -220,8 +237,10 @@ function step() {
     args.hands = Number(field("hands").value || "0");
     args.average_bet = amount;
   }
-  if (given("start")) args.start = epochOf(field("start").value, given("day") ? field("day").value : "");
-  if (given("end")) args.end = epochOf(field("end").value);
+  const [start, end] = [parseClock(field("start").value), parseClock(field("end").value)];
+  if ((given("start") && start === null) || (given("end") && end === null)) return "pit_rating.bad_time";
+  if (given("start") && start) args.start = epochOf(start, given("day") ? parseDay(field("day").value, locale) ?? "" : "");
+  if (given("end") && end) args.end = epochOf(end);
   if (field("reason").value.trim()) args.reason = field("reason").value.trim();
   return args;
 }
