@@ -105,7 +105,8 @@ export function drawChart(svg, series, { width = 400, height = 64, big = false, 
     }
   });
   const labelW = font * (big ? 3.4 : 5.5);  // an "HH:MM" and a space; a tile's "HH" every few hours
-  const every = [1, 2, 3, 4, 6, 8, 12].find((n) => n * slot >= labelW) ?? 12;
+  // the first label starts at the axis (the others are centred on their hour): the next one clears it whole
+  const every = [1, 2, 3, 4, 6, 8, 12].find((n) => n * slot >= labelW * (big ? 1.5 : 1)) ?? 12;
   hours.forEach((label, i) => {
     if (i % every) return;
     el(svg, "text", { x: m.l + i * slot, y: height - (big ? 6 : 2), "text-anchor": i ? "middle" : "start",

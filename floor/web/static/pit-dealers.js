@@ -2,7 +2,8 @@
 // The pit's dealers' panel (/pit): each dealer's figures at the pit's tables this gaming day, from the archive (the
 // `dealers` message, sent only to a screen signed in with a floor role: `floor/web/hub.py` DEALER_FIGURE_ROLES).
 import { byId, el, withData } from "./common.js";
-import { t } from "./words.js";
+import { dayText } from "./format.js";
+import { locale, t } from "./words.js";
 
 const COLUMNS = ["dealer", "table", "time", "turns", "hands", "hands_per_hour", "average_seats", "voids", "corrections",
   "faults", "mispays", "moved_chips", "foreign_chips", "tray_differences"];
@@ -46,7 +47,7 @@ export function showDealers(message) {
   thead.appendChild(head);
   tbody.append(...body);
   byId("dealers-table").replaceChildren(thead, tbody);
-  byId("dealers-note").textContent = rows.length ? t("pit_dealers.day", { day: message.day ?? "" }) : t("pit_dealers.none");
+  byId("dealers-note").textContent = rows.length ? t("pit_dealers.day", { day: dayText(message.day ?? "", locale) || (message.day ?? "") }) : t("pit_dealers.none");
   panel.hidden = false;
   panel.dataset.dealers = String(rows.length);
 }

@@ -2,14 +2,14 @@
 // The pit view (/pit, the floor's pages): follows /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
 import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
-import { netTone } from "./format.js";
+import { dayText, netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
 import { showChipAlerts } from "./pit-chips.js";
 import { showDealers } from "./pit-dealers.js";
 import { ratedTableSeen, showRated } from "./pit-rated.js";
 import { ratingMoney, ratingSessions } from "./pit-rating.js";
 import { ensureSignedIn } from "./signin.js";
-import { formatMoney, say, t, tOr } from "./words.js";
+import { formatMoney, locale, say, t, tOr } from "./words.js";
 
 /**
  * A table's tile: its element, its parts, its feed's liveness (the pit's word, or its heartbeats), its last state.
@@ -25,6 +25,15 @@ let source = "tables";  // "pit": the tables are a pit aggregator's, which says 
 let links = null;  // the tables whose tile opens their table's page (the hello's `links`; null until it came)
 /** @type {any} */
 let figures = null;  // the latest `figures` message
+
+/**
+ * Hands an hour as the page's language writes a number: one decimal ("230.6", in French "230,6").
+ * @param {number} value
+ * @returns {string}
+ */
+function rate(value) {
+  return value.toLocaleString(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
 
 /**
  * A tile's part: a new element of class `cls` in `tile`.
@@ -160,7 +169,7 @@ function drawFigures(tile) {
   parts.spark.toggleAttribute("hidden", !day);
   if (day) {
     const perHour = day.hands_per_hour;
-    figure(t("pit.hands_per_hour"), perHour === null ? "\u2013" : perHour.toFixed(1), "", { handsPerHour: perHour ?? "" });
+    figure(t("pit.hands_per_hour"), perHour === null ? "\u2013" : rate(perHour), "", { handsPerHour: perHour ?? "" });
     figure(t("pit.hands_today"), String(day.day_hands), "", { dayHands: day.day_hands });
     figure(t("pit.house_today"), ...money(day.day_win), { dayWin: day.day_win });
     if (tile.sparkOf !== figures) {  // drawn once for each reading, not at each of the table's updates
@@ -189,7 +198,8 @@ function drawPit() {
     note.textContent = t("pit.source_error", { why: figures.error });
     note.dataset.source = "error";
   } else if (archive) {
-    note.textContent = t("pit.source_archive", { day: figures.day, starts: figures.starts, zone: figures.time_zone });
+    note.textContent = t("pit.source_archive", { day: dayText(figures.day, locale) || figures.day, starts: figures.starts,
+      zone: figures.time_zone });
     note.dataset.source = "archive";
   } else {
     note.textContent = t("pit.source_feed");
@@ -213,7 +223,7 @@ function drawPit() {
     return b;
   };
   add(t("pit.pit_hands_today"), String(p.day_hands), "", "pitHands");
-  add(t("pit.hands_per_hour"), p.hands_per_hour === null ? "\u2013" : p.hands_per_hour.toFixed(1), "", "pitPerHour");
+  add(t("pit.hands_per_hour"), p.hands_per_hour === null ? "\u2013" : rate(p.hands_per_hour), "", "pitPerHour");
   add(t("pit.house_today"), formatMoney(p.day_win, state, true), netTone(p.day_win), "pitWinText")
     .dataset.pitWin = String(p.day_win);
   drawChart(byIdOf("day-chart", SVGSVGElement), { ...p, hours: figures.hours, elapsed: figures.elapsed },
