@@ -8,9 +8,9 @@ standard input's first line (never an argument: it would show in the process lis
 file `--users` (a user of role `supervisor`) by the table's own gate (`protocol.signoff.SignOff`, a `rating` relayed
 by the pit): one refusal whatever failed, and the table's holds (`protocol.signoff_holds`), the failures counted
 against the terminal's account (`cli:LOGIN`) and the pit boss at it (`--by`), five from one pit boss or twenty from
-the account holding its sign-offs 5 minutes, doubling, kept in `pit-rating-holds.json` beside the users file (one that
-cannot be written refuses every sign-off; the processes take turns on it); it is `floor.rating_past.adjust`'s step (a row lock, the version seen,
-the audit line; docs/ratings.md), and prints the session's new report, the card masked. A refusal is said in words on
+the account holding its sign-offs 5 minutes, doubling, kept in `pit-rating-holds.json` beside the users file (one
+that cannot be written refuses every sign-off; the processes take turns on it). The step is
+`floor.rating_past.adjust`'s (a row lock, the version seen, the audit line; docs/ratings.md), and prints the session's new report, the card masked. A refusal is said in words on
 standard error, exit 1; bad arguments, exit 2.
 """
 

@@ -217,12 +217,15 @@ export function dayText(iso, locale) {
 export function parseDay(text, locale) {
   const typed = String(text).trim();
   const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(typed);
-  const parts = typed.split(/[/.\- ]+/);
+  const order = dayOrder(locale);
+  let pos = 0;  // eight digits alone (a tablet's number pad has no "/"): day, month and year in the locale's order
+  const parts = /^\d{8}$/.test(typed) ? order.map((name) => typed.slice(pos, (pos += name === "year" ? 4 : 2)))
+    : typed.split(/[/.\- ]+/);
   /** @type {Record<string, string>} */
   const by = {};
   if (iso) Object.assign(by, { year: iso[1], month: iso[2], day: iso[3] });
   else if (parts.length === 3 && parts.every((part) => /^\d{1,4}$/.test(part))) {
-    dayOrder(locale).forEach((name, i) => { by[name] = parts[i]; });
+    order.forEach((name, i) => { by[name] = parts[i]; });
   } else return null;
   if (!/^\d{4}$/.test(by.year ?? "") || (by.day ?? "").length > 2 || (by.month ?? "").length > 2) return null;
   const [year, month, day] = [Number(by.year), Number(by.month), Number(by.day)];
@@ -232,13 +235,14 @@ export function parseDay(text, locale) {
 }
 
 /**
- * A time of day typed as hours and minutes on the 24-hour clock ("21:05", "9:05", "21h05") as "HH:MM"; null when it
- * is not one. The page's own field, not the browser's time field (which writes the browser's locale: "09:05 PM").
+ * A time of day typed as hours and minutes on the 24-hour clock ("21:05", "9:05", "21h05", a number pad's "2105") as
+ * "HH:MM"; null when it is not one. The page's own field, not the browser's time field (which writes the browser's
+ * locale: "09:05 PM").
  * @param {string} text
  * @returns {string | null}
  */
 export function parseClock(text) {
-  const match = /^\s*(\d{1,2})\s*[:hH.]\s*(\d{2})\s*$/.exec(String(text));
+  const match = /^\s*(\d{1,2})\s*[:hH.]?\s*(\d{2})\s*$/.exec(String(text));  // "2105": a number pad's
   if (!match || Number(match[1]) > 23 || Number(match[2]) > 59) return null;
   return `${match[1].padStart(2, "0")}:${match[2]}`;
 }

@@ -238,8 +238,10 @@ function step() {
     args.average_bet = amount;
   }
   const [start, end] = [parseClock(field("start").value), parseClock(field("end").value)];
+  const day = given("day") ? parseDay(field("day").value, locale) : "";
+  if (day === null) return "pit_rating.bad_day";
   if ((given("start") && start === null) || (given("end") && end === null)) return "pit_rating.bad_time";
-  if (given("start") && start) args.start = epochOf(start, given("day") ? parseDay(field("day").value, locale) ?? "" : "");
+  if (given("start") && start) args.start = epochOf(start, day);
   if (given("end") && end) args.end = epochOf(end);
   if (field("reason").value.trim()) args.reason = field("reason").value.trim();
   return args;

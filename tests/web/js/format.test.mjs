@@ -125,7 +125,10 @@ test("a gaming day is written and read in the page's locale, not the browser's",
   assert.equal(parseDay(" 3.12.2026 ", FR), "2026-12-03");
   assert.equal(parseDay("12/03/2026", "en-US"), "2026-12-03");
   assert.equal(parseDay("2026-12-03", FR), "2026-12-03");  // as the archive writes it
-  for (const wrong of ["31/02/2026", "03/13/2026", "03/12/26", "3 décembre 2026", "", "03/12", "003/12/2026"]) {
+  assert.equal(parseDay("03122026", FR), "2026-12-03");  // a number pad's: no "/"
+  assert.equal(parseDay("12032026", "en-US"), "2026-12-03");
+  for (const wrong of ["31/02/2026", "03/13/2026", "03/12/26", "3 décembre 2026", "", "03/12", "003/12/2026", "3122026",
+    "31022026"]) {
     assert.equal(parseDay(wrong, FR), null, wrong);
   }
   assert.equal(parseDay(dayText("2027-01-09", FR), FR), "2027-01-09");
@@ -137,5 +140,7 @@ test("a time of day is typed on the 24-hour clock, whatever the browser's locale
   assert.equal(parseClock("9:05"), "09:05");
   assert.equal(parseClock("21h05"), "21:05");
   assert.equal(parseClock(" 0.00 "), "00:00");
-  for (const wrong of ["24:00", "21:60", "9:5", "9 PM", "", "21:05:00"]) assert.equal(parseClock(wrong), null, wrong);
+  assert.equal(parseClock("2105"), "21:05");
+  assert.equal(parseClock("905"), "09:05");
+  for (const wrong of ["24:00", "21:60", "9:5", "9 PM", "", "21:05:00", "2160", "21"]) assert.equal(parseClock(wrong), null, wrong);
 });
