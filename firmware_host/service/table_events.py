@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from protocol.commands import HISTORY_PAGE, Command, error_reply
-from protocol.requests import EventsPage, Refusal, TableEvent
+from protocol.history import EventsPage, TableEvent
+from protocol.requests import Refusal
 from firmware_host.service.journal import Event, Journal, JournalError
 
 MAX_PAGE = HISTORY_PAGE
