@@ -12,7 +12,8 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from engine.house_values import RoundLine, SettlementLine
 from protocol.messages import Limits, PokerResults, Say
-from protocol.records import CorrectBody, HandChips, HandStatus, HandTray, PhhRecord
+from protocol.records import (CorrectBody, DealerBody, HandChips, HandStatus, HandTray, PhhRecord, PlayerBody,
+                              RatingBody)
 from protocol.requests import Done, Refusal, StateReply
 
 # -- a closed hand's history line -------------------------------------------------------------------
@@ -110,7 +111,7 @@ class TableEvent(TypedDict):
     ts: float  # the journal's time exactly (seconds since the epoch): the ratings' clock
     hand: int
     game: str | None
-    body: NotRequired[dict[str, Any]]  # a `player` or `dealer` event's own (seat, action, card, source; dealer, action)
+    body: NotRequired[PlayerBody | RatingBody | DealerBody]  # a `player`, `rating` or `dealer` event's own, as journaled
 
 
 class EventsPage(TypedDict):

@@ -19,6 +19,7 @@ from pages.bridge import Hub
 from firmware_host.display.server import make_app
 from firmware_host.service.history import hand_line, hand_lines
 from firmware_host.service.journal import Journal
+from firmware_host.service.table_events import event_line
 from firmware_host.service.tray import TrayWatch
 from protocol import chip_alerts, history, messages, records, requests
 from protocol.chip_alerts import ChipNote
@@ -369,6 +370,19 @@ def test_every_closed_hands_history_line_holds_to_its_type(
     assert {"chain", "chips", "tray", "settlement", "round", "corrected", "hand_record", "results", "faults"} <= seen
     page = json_schema(history.HistoryPage)
     assert problems(page, {"id": 1, "ok": True, "hands": [], "more": False, "last": 0}) == []
+
+
+def test_every_table_event_of_an_events_page_holds_to_its_type(
+        played: tuple[Path, list[tuple[dict[str, Any], dict[str, Any]]]]) -> None:
+    schema, kinds = json_schema(history.TableEvent), set()
+    for table in ("uth", "chips", "poker"):
+        journal = Journal.open(played[0] / table, readonly=True)
+        for event in journal.table_events(0, 10_000, 10**6)[0]:
+            line = event_line(event)
+            kinds.add(line["kind"])
+            assert problems(schema, line) == [], line
+        journal.close()
+    assert kinds == {"open", "close", "player", "rating", "dealer"}
 
 
 def test_the_display_serves_the_public_states_schema() -> None:
