@@ -111,7 +111,7 @@ class TableEvent(TypedDict):
     ts: float  # the journal's time exactly (seconds since the epoch): the ratings' clock
     hand: int
     game: str | None
-    body: NotRequired[PlayerBody | RatingBody | DealerBody]  # a `player`, `rating` or `dealer` event's own, as journaled
+    body: NotRequired[PlayerBody | RatingBody | DealerBody]  # a `player`, `rating` or `dealer` event's, as journaled
 
 
 class EventsPage(TypedDict):

@@ -206,6 +206,9 @@ REQUESTS: dict[str, type] = {
 }
 """Each command's arguments, by its `cmd`."""
 
+TableOrder = Open | SeatChange | HoldTable | ChipRace | Level | DrawForButton | NoArguments
+"""The arguments of a command the tournament director orders a table to take (`floor.director.seating.Order`)."""
+
 REQUIRED: dict[str, frozenset[str]] = {cmd: getattr(args, "__required_keys__") for cmd, args in REQUESTS.items()}
 """The arguments each command needs (the others it may take: `REQUESTS`)."""
 
