@@ -30,6 +30,7 @@ from pages import app as core, auth
 from pages.bridge import FeedFollower, FollowedFeed, Hub, Screen
 from firmware_host.display.config import DisplayConfig
 from protocol.commands import HISTORY_PAGE, CommandClient
+from protocol.history import HistoryLine
 
 log = logging.getLogger("croupier.display.surveillance")
 
@@ -51,6 +52,14 @@ class RecallFailed(TypedDict):
     timeout_s: NotRequired[float]
 
 
+class Recalled(TypedDict):
+    """The last hands recalled, oldest first, each its `croupier history --json` line; `more`: older ones exist."""
+
+    kind: Literal["history"]
+    hands: list[HistoryLine]
+    more: bool
+
+
 def _recall_error(why: RecallWhy, error: str) -> RecallFailed:
     """A recall that failed (`RecallFailed`)."""
     failed: RecallFailed = {"kind": "history", "why": why, "error": error}
@@ -68,7 +77,7 @@ class Recall:
         self._ctx: zmq.Context[Any] | None = None
         self._client: CommandClient | None = None
 
-    def _request(self, limit: int) -> RecallFailed | dict[str, Any]:  # on the worker thread only: it owns the socket
+    def _request(self, limit: int) -> Recalled | RecallFailed:  # on the worker thread only: it owns the socket
         if self.cfg.commands is None:
             return _recall_error("not_set_up", "the recall is not set up on this display ([display] commands)")
         if self._client is None:
@@ -87,7 +96,7 @@ class Recall:
             return _recall_error(why, f"the table refused: {reply.get('error')}")
         return {"kind": "history", "hands": reply.get("hands", []), "more": reply.get("more", False)}
 
-    async def ask(self, limit: int) -> RecallFailed | dict[str, Any]:
+    async def ask(self, limit: int) -> Recalled | RecallFailed:
         return await asyncio.get_running_loop().run_in_executor(self.pool, self._request, limit)
 
     def _close(self) -> None:
