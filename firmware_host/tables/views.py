@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.money import Money
-from protocol.messages import Device
+from protocol.messages import Device, Tournament
 from firmware_host.tables.base import Fault, GameTable, ShownParts
 from firmware_host.tables.button_draw_step import drawing
 from firmware_host.tables.chip_race_step import racing
-from firmware_host.tables.clock_call import shown as clock_shown
+from firmware_host.tables.clock_call import ClockCalled, shown as clock_shown
 from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseTable
 from firmware_host.tables.players import Seated
@@ -41,8 +41,8 @@ class TableState(Protocol):
     devices: dict[str, Device]
     sensors: dict[str, bool]
     session: dict[str, int]
-    tournament: dict[str, Any] | None
-    clock_call: dict[str, Any] | None
+    tournament: Tournament | None
+    clock_call: ClockCalled | None
     hold: dict[str, Any] | None
     race: dict[str, Any] | None
     draw: dict[str, Any] | None
