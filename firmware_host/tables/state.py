@@ -26,7 +26,7 @@ from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
-from protocol.messages import Device, FullState, PublicState, Tournament
+from protocol.messages import ButtonDraw, Device, FullState, PublicState, Race, Tournament
 from protocol.records import ChipsBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
@@ -82,8 +82,8 @@ class TableState:
         self.tournament: Tournament | None = None  # that level's tournament and number, for the players' screen
         self.clock_call: ClockCalled | None = None  # the clock called on the seat to act (`clock_call.py`)
         self.hold: dict[str, Any] | None = None  # the pit's hold: no new hand from `from_hand` on (`hold.py`)
-        self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
-        self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
+        self.race: Race | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
+        self.draw: ButtonDraw | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         # (a new map at each change, never changed in place: the views pass it as it is)
         self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.money import Money
-from protocol.messages import Device, Tournament
+from protocol.messages import ButtonDraw, Device, Race, Tournament
 from firmware_host.tables.base import Fault, GameTable, ShownParts
 from firmware_host.tables.button_draw_step import drawing
 from firmware_host.tables.chip_race_step import racing
@@ -44,8 +44,8 @@ class TableState(Protocol):
     tournament: Tournament | None
     clock_call: ClockCalled | None
     hold: dict[str, Any] | None
-    race: dict[str, Any] | None
-    draw: dict[str, Any] | None
+    race: Race | None
+    draw: ButtonDraw | None
     seated: Seated
     chips: TableChips
     steps_shown: dict[str, bool]
