@@ -12,7 +12,7 @@ from typing import TypeGuard
 from bench import Figure
 from engine.games import MAX_SPOTS
 from protocol.commands import Command
-from protocol.requests import HistoryPage, Reply
+from protocol.history import HistoryPage, Reply
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house.table import HouseSetup

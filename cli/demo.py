@@ -77,7 +77,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,12 +96,13 @@ from cli.demo_display import start_display, start_floor_pages
 from cli.demo_tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import JournalError
-from sim.keys import SimKeys, plain_access_text
+from sim.keys import SimKeys, plain_access_text, rights_text
 from sim.bots.poker import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
                                          poker_summary)
 from sim.demo_pit import DemoArchive, TableFeeds
 from sim.demo_profile import rated_profile, write_demo_profile
 from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
+from sim.tournament.devices import TableSections
 
 log = logging.getLogger("croupier.demo")
 
@@ -129,7 +130,8 @@ class SimTable:
                  run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
                  heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
                  restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
-                 sections: str = "", people: Mapping[str, tuple[str, str]] | None = None,
+                 sections: str = "", rights: Sequence[str] | None = None,
+                 people: Mapping[str, tuple[str, str]] | None = None,
                  structure: str | None = None, demo_profile: bool = False, rated: bool = False,
                  chips: Mapping[str, float] | None = None) -> None:
         self.state_dir = Path(state_dir)
@@ -154,6 +156,8 @@ class SimTable:
         self.restart_burst = restart_burst
         self.table = table or f"sim-{game}-1"
         self.sections = sections  # more sections of the controller's configuration (a poker table's [poker])
+        # the role dealer's [rights] when the table has its own (a tournament's), else the demo's (`access_text`)
+        self.rights = tuple(rights) if rights is not None else None
         self._own_run_dir = run_dir is None
         self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
         self.endpoints = TableEndpoints.tcp() if keys is not None else TableEndpoints.ipc(self.run_dir)
@@ -202,11 +206,13 @@ class SimTable:
             raise
 
     def access_text(self) -> str:
-        """The table's `[rights]`: the keys' (`--secure`), or without keys the local role's recall of the last hands,
-        unless the table's own sections set them (a tournament's)."""
+        """The table's `[rights]`: its own when given (`rights`: a tournament's), else the keys' (`--secure`), or
+        without keys the local role's recall of the last hands."""
+        if self.rights is not None:
+            return rights_text(self.rights)
         if self.keys is not None:
             return self.keys.access_text()
-        return "" if "[rights]" in self.sections else plain_access_text()
+        return plain_access_text()
 
     def write_users(self) -> None:
         """Write the table's users file: the bot supervisor (a PIN drawn now) and `people`."""
@@ -480,10 +486,11 @@ def web_refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
-def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections: str) -> SimTable:
-    """A tournament table's processes (`sim.tournament_devices.TableFactory`): a no-limit hold'em table."""
-    return SimTable(state_dir, game="holdem", seed=seed, seats=seats, table=name, sections=sections,
-                    structure="no-limit")
+def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections: TableSections) -> SimTable:
+    """A tournament table's processes (`sim.tournament.devices.TableFactory`): a no-limit hold'em table, its
+    `[poker]` and its dealer's rights the tournament's."""
+    return SimTable(state_dir, game="holdem", seed=seed, seats=seats, table=name, sections=sections.poker,
+                    rights=sections.dealer_rights, structure="no-limit")
 
 
 def tournament(args: argparse.Namespace) -> int:

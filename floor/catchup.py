@@ -28,6 +28,7 @@ import zmq
 from engine.ratings import SessionReport
 from floor.config import PitTable
 from floor.events import EventFetcher, SinkFailed
+from protocol.history import HistoryLine, TableEvent
 from protocol.commands import CommandClient
 
 log = logging.getLogger("croupier.pit")
@@ -61,7 +62,7 @@ class HandSink(Protocol):
         """The highest hand number kept for `table` (0 for none)."""
         ...
 
-    def write(self, table: str, records: list[dict[str, Any]]) -> int:
+    def write(self, table: str, records: list[HistoryLine]) -> int:
         """Keep `records` (each a `croupier history --json` line; idempotent). Returns how many."""
         ...
 
@@ -69,7 +70,7 @@ class HandSink(Protocol):
         """The highest open / close event id kept for `table` (0 for none: floor/events.py)."""
         ...
 
-    def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
+    def write_events(self, table: str, events: list[TableEvent]) -> int:
         """Keep a table's open, close, player and dealer events (idempotent). Returns how many."""
         ...
 
@@ -90,7 +91,7 @@ class CountingSink:
     def last_hand(self, table: str) -> int:
         return self.last.get(table, 0)
 
-    def write(self, table: str, records: list[dict[str, Any]]) -> int:
+    def write(self, table: str, records: list[HistoryLine]) -> int:
         for record in records:
             hand = int(record["hand"])
             if hand != self.last.get(table, 0) + 1:
@@ -102,7 +103,7 @@ class CountingSink:
     def last_event(self, table: str) -> int:
         return self.events.get(table, 0)
 
-    def write_events(self, table: str, events: list[dict[str, Any]]) -> int:
+    def write_events(self, table: str, events: list[TableEvent]) -> int:
         self.events[table] = max([self.events.get(table, 0), *(int(e["event"]) for e in events)])
         return len(events)
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from protocol.commands import CommandClient
+from protocol.history import TableEvent
 
 log = logging.getLogger("croupier.pit")
 
@@ -36,7 +37,7 @@ class EventSink(Protocol):
 
     def last_event(self, table: str) -> int: ...
 
-    def write_events(self, table: str, events: list[dict[str, Any]]) -> int: ...
+    def write_events(self, table: str, events: list[TableEvent]) -> int: ...
 
 
 class SinkFailed(RuntimeError):

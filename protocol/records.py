@@ -303,12 +303,16 @@ class HandTray(TypedDict):
     flags: NotRequired[list[TrayFlag]]  # the tray's differences flagged since the hand before closed, this one's
 
 
+HandStatus = Literal["settled", "voided"]
+"""How a hand closed (a closed hand's record's, its line's and the journal's `hands.status`)."""
+
+
 class Closing(TypedDict):
     """What every closed hand's record carries, house or poker."""
 
     hand: int
     game: str
-    status: Literal["settled", "voided"]
+    status: HandStatus
     burns: list[str]
     deals: list[list[str]]
     board: list[str]
@@ -368,7 +372,7 @@ class HouseHandRecord(Closing):
     steps: list[dict[str, Any]]
     round: RoundLine
     settlement: SettlementLine | None
-    corrected: list[dict[str, Any]]
+    corrected: list[CorrectBody]  # the decisions corrected, each as its `correct` journaled it
     chips: NotRequired[HandChips]  # a smart table's: bets read, dues, paid, override, moved/foreign chips
 
 
@@ -439,3 +443,4 @@ class PokerHandRecord(Closing):
 
 HandRecord = HouseHandRecord | PokerHandRecord
 """A closed hand's record."""
+

@@ -206,6 +206,9 @@ REQUESTS: dict[str, type] = {
 }
 """Each command's arguments, by its `cmd`."""
 
+TableOrder = Open | SeatChange | HoldTable | ChipRace | Level | DrawForButton | NoArguments
+"""The arguments of a command the tournament director orders a table to take (`floor.director.seating.Order`)."""
+
 REQUIRED: dict[str, frozenset[str]] = {cmd: getattr(args, "__required_keys__") for cmd, args in REQUESTS.items()}
 """The arguments each command needs (the others it may take: `REQUESTS`)."""
 
@@ -249,39 +252,3 @@ class Refusal(TypedDict):
     error: str
     say: Say
     retry_s: NotRequired[float]
-
-
-class HistoryPage(TypedDict):
-    """A page of closed hands (`history`), each its `croupier history --json` line."""
-
-    id: str | int | None
-    ok: Literal[True]
-    hands: list[dict[str, Any]]
-    more: bool
-    last: int
-
-
-class TableEvent(TypedDict):
-    """An `open`, `close`, `player` or `dealer` event of the journal: the floor's open time and its ratings."""
-
-    event: int
-    kind: Literal["open", "close", "player", "rating", "dealer"]
-    at: str
-    ts: float  # the journal's time exactly (seconds since the epoch): the ratings' clock
-    hand: int
-    game: str | None
-    body: NotRequired[dict[str, Any]]  # a `player` or `dealer` event's own (seat, action, card, source; dealer, action)
-
-
-class EventsPage(TypedDict):
-    """A page of the table's open and close events (`history` with `events`)."""
-
-    id: str | int | None
-    ok: Literal[True]
-    events: list[TableEvent]
-    more: bool
-    last: int
-
-
-Reply = Done | StateReply | Refusal | HistoryPage | EventsPage
-"""Any reply of the command channel."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,8 +78,7 @@ class SimKeys:
     def access_text(self) -> str:
         """`[rights]` letting the bot dealer (role `dealer`) open the table as the simulation has it do. The
         full feed stays the default's (surveillance, technician): the bots follow it with the `watcher` key."""
-        rights = [*access.DEFAULT_RIGHTS["dealer"], "open"]
-        return "\n[rights]\ndealer = [" + ", ".join(f'"{v}"' for v in rights) + "]\n"
+        return rights_text((*access.DEFAULT_RIGHTS["dealer"], "open"))
 
 
 def plain_access_text() -> str:
@@ -86,5 +86,9 @@ def plain_access_text() -> str:
     display's recall for /surveillance among them, which asks `history`: a table with keys gives that to the
     display's surveillance key alone (`[display] surveillance_key`); without keys the demo lets the local role read
     it, or its /surveillance could never show the last hands."""
-    rights = [*access.DEFAULT_RIGHTS["dealer"], "history"]
-    return "\n[rights]\ndealer = [" + ", ".join(f'"{v}"' for v in rights) + "]\n"
+    return rights_text((*access.DEFAULT_RIGHTS["dealer"], "history"))
+
+
+def rights_text(dealer: Iterable[str]) -> str:
+    """The controller's `[rights]` section giving the role `dealer` (the demo's local clients, the bots') `dealer`."""
+    return "\n[rights]\ndealer = [" + ", ".join(json.dumps(right) for right in dealer) + "]\n"

@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 import zmq
 from aiohttp import WSMsgType, web
@@ -30,6 +30,7 @@ from pages import app as core, auth
 from pages.bridge import FeedFollower, FollowedFeed, Hub, Screen
 from firmware_host.display.config import DisplayConfig
 from protocol.commands import HISTORY_PAGE, CommandClient
+from protocol.history import HistoryLine
 
 log = logging.getLogger("croupier.display.surveillance")
 
@@ -37,10 +38,34 @@ ROLES = ("surveillance",)
 RECALL_TIMEOUT_S = 5.0
 
 
-def _recall_error(why: str, error: str) -> dict[str, Any]:
-    """A recall that failed: `why` names the page's words for it (`surveillance.recall_<why>`: not_set_up,
-    timeout, forbidden, refused), `error` says it in English for the log and a word the page lacks."""
-    return {"kind": "history", "why": why, "error": error, "timeout_s": RECALL_TIMEOUT_S}
+RecallWhy = Literal["not_set_up", "timeout", "forbidden", "refused"]
+"""Why a recall failed: each names the page's words for it, `surveillance.recall_<why>` (pages/lang, EN and FR)."""
+
+
+class RecallFailed(TypedDict):
+    """A recall that failed, as the page gets it: `why` names its words, `error` says it in English for the log
+    and a word the page lacks; `timeout_s` (the words' `{seconds}`) with `timeout` alone, whose words say it."""
+
+    kind: Literal["history"]
+    why: RecallWhy
+    error: str
+    timeout_s: NotRequired[float]
+
+
+class Recalled(TypedDict):
+    """The last hands recalled, oldest first, each its `croupier history --json` line; `more`: older ones exist."""
+
+    kind: Literal["history"]
+    hands: list[HistoryLine]
+    more: bool
+
+
+def _recall_error(why: RecallWhy, error: str) -> RecallFailed:
+    """A recall that failed (`RecallFailed`)."""
+    failed: RecallFailed = {"kind": "history", "why": why, "error": error}
+    if why == "timeout":
+        failed["timeout_s"] = RECALL_TIMEOUT_S
+    return failed
 
 
 class Recall:
@@ -52,7 +77,7 @@ class Recall:
         self._ctx: zmq.Context[Any] | None = None
         self._client: CommandClient | None = None
 
-    def _request(self, limit: int) -> dict[str, Any]:  # on the worker thread only: it owns the socket
+    def _request(self, limit: int) -> Recalled | RecallFailed:  # on the worker thread only: it owns the socket
         if self.cfg.commands is None:
             return _recall_error("not_set_up", "the recall is not set up on this display ([display] commands)")
         if self._client is None:
@@ -67,11 +92,11 @@ class Recall:
             self._client = None  # a fresh socket next time
             return _recall_error("timeout", f"the table did not answer within {RECALL_TIMEOUT_S:.0f} s")
         if not reply.get("ok"):
-            why = "forbidden" if reply.get("code") == "forbidden" else "refused"
+            why: RecallWhy = "forbidden" if reply.get("code") == "forbidden" else "refused"
             return _recall_error(why, f"the table refused: {reply.get('error')}")
         return {"kind": "history", "hands": reply.get("hands", []), "more": reply.get("more", False)}
 
-    async def ask(self, limit: int) -> dict[str, Any]:
+    async def ask(self, limit: int) -> Recalled | RecallFailed:
         return await asyncio.get_running_loop().run_in_executor(self.pool, self._request, limit)
 
     def _close(self) -> None:

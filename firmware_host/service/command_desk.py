@@ -28,7 +28,8 @@ import zmq
 from engine.errors import say
 from protocol.access import Caller
 from protocol.commands import Command, Malformed, encode_reply, error_reply, request_id_of
-from protocol.requests import Refusal, Reply
+from protocol.history import Reply
+from protocol.requests import Refusal
 from firmware_host.service.inbox import Inbox
 from protocol.config import SecurityConfig
 from protocol.fairness import Admission

@@ -37,7 +37,6 @@ from engine.money import Money
 from protocol.access import Caller
 from firmware_host.service.command_desk import CommandDesk
 from protocol.signoff_holds import HOLDS_FILE
-from firmware_host.tables.registry import open_is_new
 from protocol.signoff import SignOff, Verdict
 from protocol.audit import AuditLog, TableAudit
 from protocol.certificates import Certificates
@@ -48,7 +47,8 @@ from protocol.fairness import MAX_FRAME_FACTOR, Admission
 from protocol.feed import Feed
 from protocol.messages import Device, FullState, PublicState
 from protocol.records import HandRecord
-from protocol.requests import Done, Refusal, Reply, Status
+from protocol.history import Reply
+from protocol.requests import Done, Refusal, Status
 from firmware_host.service.events import reading_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import replay_failed, start_faults
@@ -59,7 +59,7 @@ from protocol.zap import ZapHandler
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.clock_call import ClockWatch
 from firmware_host.tables.house.opening import changes, open_body
-from firmware_host.tables.registry import HOUSE_SETUP, SETUPS
+from firmware_host.tables.registry import HOUSE_SETUP, SETUPS, open_is_new
 from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal

@@ -21,12 +21,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from engine.errors import EngineError
 from engine.house import TableLimits
 from protocol.commands import HISTORY_PAGE, Command, error_reply
-from protocol.requests import EventsPage, HistoryPage, Refusal
+from protocol.messages import Limits
+from protocol.records import HandStatus
+from protocol.history import EventsPage, HistoryLine, HistoryPage, HouseLine, LineFault, ProfileUnder
+from protocol.requests import Refusal
 from firmware_host.service.journal import ClosedLine, Event, HandRow, Journal, JournalError
 from firmware_host.service.table_events import events_reply
 from protocol.audit import signer_of
@@ -37,23 +40,26 @@ BACKFILL_BATCH = 500
 """Hands a transaction when `backfill_lines` makes the lines of an older journal's hands."""
 
 
-def hand_line(row: HandRow, opened: Event | None = None) -> dict[str, Any]:
+def hand_line(row: HandRow, opened: Event | None = None) -> HistoryLine:
     """The `--json` line of one finished hand; `opened` is the `open` event it was played under
     (`Journal.open_before`), which holds the profile's text."""
     rec = row.record
+    status = cast(HandStatus, row.status)  # the journal's hands are settled or voided (`Journal.close_hand`)
     if rec.get("poker"):
-        return {"hand": row.hand, "status": row.status, "game": rec.get("game"), "burns": rec.get("burns", []),
+        return {"hand": row.hand, "status": status, "game": rec.get("game"), "burns": rec.get("burns", []),
                 "hand_record": rec.get("hand_record"), "results": rec.get("results"),
                 "chopped": rec.get("chopped", False),
                 "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
                 "closed": closed_at(row.ts)}
-    line = {"hand": row.hand, "status": row.status, "burns": rec.get("burns", []), "round": rec.get("round"),
-            "settlement": rec.get("settlement"), **settled_under(rec, opened),
-            "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
-            "closed": closed_at(row.ts),
-            # what the floor's ratings read beside the round (floor/ratings.py): the decisions corrected, a
-            # smart table's chips part (whose bets were read from the chips)
-            "corrected": rec.get("corrected") or [], **({"chips": rec["chips"]} if rec.get("chips") else {})}
+    profile, limits = settled_under(rec, opened)
+    line: HouseLine = {"hand": row.hand, "status": status, "burns": rec.get("burns", []), "round": rec.get("round"),
+                       "settlement": rec.get("settlement"), "profile": profile, "limits": limits,
+                       "faults": [_fault_json(f) for f in rec.get("faults", [])], "reason": rec.get("reason"),
+                       "closed": closed_at(row.ts), "corrected": rec.get("corrected") or []}
+    # what the floor's ratings read beside the round (floor/ratings.py): the decisions corrected (above), a smart
+    # table's chips part (whose bets were read from the chips)
+    if rec.get("chips"):
+        line["chips"] = rec["chips"]
     if rec.get("tray") is not None:  # the chips moved at the tray before the hand (docs/tray.md): the floor's counts
         line["tray"] = rec["tray"]
     return line
@@ -68,14 +74,14 @@ def closed_at(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")
 
 
-def closed_line(journal: Journal, record: Mapping[str, Any], event_id: int, ts: float) -> dict[str, Any]:
+def closed_line(journal: Journal, record: Mapping[str, Any], event_id: int, ts: float) -> HistoryLine:
     """The `--json` line (without its chain) of the hand `record` closes at event `event_id`, at `ts`,
     in the open transaction: what `Journal.close_hand` stores beside the record."""
     row = HandRow(int(record["hand"]), str(record["game"]), str(record["status"]), event_id, ts, dict(record))
     return hand_line(row, None if record.get("poker") else journal.open_before(event_id))
 
 
-def _made_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
+def _made_lines(journal: Journal, rows: list[HandRow]) -> list[HistoryLine]:
     """The lines (without their chain) of finished hands made from their records, oldest first (house
     hands with the `open` they were played under, each `open` read once)."""
     if not rows:
@@ -89,7 +95,7 @@ def _made_lines(journal: Journal, rows: list[HandRow]) -> list[dict[str, Any]]:
     return lines
 
 
-def hand_lines(journal: Journal, closed: list[ClosedLine]) -> list[dict[str, Any]]:
+def hand_lines(journal: Journal, closed: list[ClosedLine]) -> list[HistoryLine]:
     """The `--json` lines of finished hands (`Journal.lines_after`, `lines_newest`), oldest first, each
     with its chain: as stored when the hand closed, or made from its record when it closed without one."""
     made = iter(_made_lines(journal, [c.row for c in closed if c.row is not None]))
@@ -113,26 +119,26 @@ def backfill_lines(journal: Journal) -> int:
     return filled
 
 
-def settled_under(rec: dict[str, Any], opened: Event | None) -> dict[str, Any]:
-    """`{"profile": {"name", "sha256", "content"}, "limits": {...every key}}` of a house hand's record.
+def settled_under(rec: Mapping[str, Any], opened: Event | None) -> tuple[ProfileUnder, Limits | dict[str, Any]]:
+    """`({"name", "sha256", "content"}, {...every key of the limits})`: the profile and limits of a house hand's record.
 
     The content is the open event's journaled text when its sha256 is the one the hand was played
     under (null when the hand was journaled before profiles were)."""
-    profile: dict[str, Any] = {"name": rec.get("profile"), "sha256": rec.get("profile_sha256"), "content": None}
+    profile: ProfileUnder = {"name": rec.get("profile"), "sha256": rec.get("profile_sha256"), "content": None}
     journaled = opened.body.get("profile") if opened is not None else None
     if (profile["content"] is None and profile["sha256"] is not None and isinstance(journaled, dict)
             and journaled.get("sha256") == profile["sha256"]):
         profile["content"] = journaled.get("content")
-    limits = dict(rec.get("limits") or {})
+    recorded = dict(rec.get("limits") or {})
     try:
-        parsed = TableLimits.parse(limits, source="record")
-        limits = {key: getattr(parsed, key) for key in TableLimits.KEYS}
+        parsed = TableLimits.parse(recorded, source="record")
     except EngineError:  # as recorded: not ours to mend
-        pass
-    return {"profile": profile, "limits": limits}
+        return profile, recorded
+    return profile, {"minimum": parsed.minimum, "maximum": parsed.maximum, "side_minimum": parsed.side_minimum,
+                     "side_maximum": parsed.side_maximum, "chip": parsed.chip}  # TableLimits.KEYS, in its order
 
 
-def _fault_json(fault: dict[str, Any]) -> dict[str, Any]:
+def _fault_json(fault: Mapping[str, Any]) -> LineFault:
     cleared = fault.get("cleared") or {}
     return {"kind": fault.get("kind"), "detail": fault.get("detail"), "say": fault.get("say"),
             "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}

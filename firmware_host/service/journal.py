@@ -5,26 +5,23 @@ the journal alone rebuilds the exact table state after a crash, in the middle of
 
 Tables (all text is JSON, readable with the `sqlite3` shell):
 
-- `events(id, hand, ts, kind, body, req)`: one row per accepted input. `hand` is the number of the
-  hand the event belongs to (the hand being prepared when idle); `kind` is the event's kind
-  (`open`, `bet`, `card`, `fault`, `clear`, ...); `req` is the dealer's request id when it came from
-  the command channel, so a request re-sent after a restart is recognised and not applied twice, and
-  `digest` the SHA-256 of that request's canonical form (`Command.digest`), so that another request
-  sent under an id already used is told apart from the same one re-sent. (Schema 2 added `digest`;
-  a schema-1 journal gets the column at its first open for writing, NULL on its old events.)
-  `chain` links each event to the one before: the SHA-256 (hex) of the previous event's chain
-  (empty before the first) and the event's canonical text (`_canonical`: id, hand, ts, kind, body,
-  req). It is computed in the transaction of the insert, from the previous chain kept in memory.
-  `verify_chain()` finds the first event whose chain fails, is missing, or follows a gap in the
-  ids. (Schema 3 added `chain`: a journal without the column gets it at its first open for
-  writing, computed once over the events it holds, which it therefore vouches for from then on.)
-- `hands(hand, game, status, closed_event, ts, record, line)`: one row per finished hand, written in
-  the same transaction as the event that closed it (`settled` or `voided`). A closed hand is never
-  replayed, so nothing is settled twice. `line` is the hand's `croupier history --json` line without
-  its chain (`service/history.py`), made once when the hand closed: a page of the `history` request
-  reads these lines, never the whole records. (Schema 4 added `line`: an older journal gets the
-  column at its first open for writing, NULL on its old hands, which the controller fills in at its
-  start, `history.backfill_lines`; a NULL line is made from the record when read.)
+- `events(id, hand, ts, kind, body, req)`: one row per accepted input. `hand` is the number of the hand the event
+  belongs to (the hand being prepared when idle); `kind` is the event's kind (`open`, `bet`, `card`, `fault`, `clear`,
+  ...); `req` is the dealer's request id when it came from the command channel, so a request re-sent after a restart
+  is recognised and not applied twice, and `digest` the SHA-256 of that request's canonical form (`Command.digest`),
+  so that another request sent under an id already used is told apart from the same one re-sent. (Schema 2 added
+  `digest`; a schema-1 journal gets the column at its first open for writing, NULL on its old events.) `chain` links
+  each event to the one before: the SHA-256 (hex) of the previous event's chain (empty before the first) and the
+  event's canonical text (`_canonical`: id, hand, ts, kind, body, req). It is computed in the transaction of the
+  insert, from the previous chain kept in memory. `verify_chain()` finds the first event whose chain fails, is
+  missing, or follows a gap in the ids. (Schema 3 added `chain`: a journal without the column gets it at its first
+  open for writing, computed once over the events it holds, which it therefore vouches for from then on.)
+- `hands(hand, game, status, closed_event, ts, record, line)`: one row per finished hand, written in the same
+  transaction as the event that closed it (`settled` or `voided`). A closed hand is never replayed, so nothing is
+  settled twice. `line` is the hand's `croupier history --json` line without its chain (`service/history.py`), made
+  once when the hand closed: a page of the `history` request reads these lines, never the whole records. (Schema 4
+  added `line`: an older journal gets the column at its first open for writing, NULL on its old hands, which the
+  controller fills in at its start, `history.backfill_lines`; a NULL line is made from the record when read.)
 - `boots(id, boot, ts)`: each start of the controller.
 
 At start, `resume()` returns the last `open` event (the table's configuration) and every event
@@ -42,6 +39,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from protocol.history import HistoryLine
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +135,7 @@ class ClosedLine:
 
     hand: int
     closed_event: int
-    line: dict[str, Any] | None
+    line: HistoryLine | None
     row: HandRow | None
 
 
@@ -359,7 +358,7 @@ class Journal:
         self._tail = self._before_insert
 
     def close_hand(self, hand: int, game: str, status: str, event_id: int, ts: float,
-                   record: Mapping[str, Any], line: Mapping[str, Any] | None = None) -> None:
+                   record: Mapping[str, Any], line: HistoryLine | None = None) -> None:
         """Record a finished hand inside the open transaction (the one of the closing event), with its
         history line (`history.closed_line`; None: made from the record when read).
 
@@ -372,7 +371,7 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot close hand {hand}: {exc}") from exc
 
-    def fill_lines(self, lines: Mapping[int, Mapping[str, Any]]) -> None:
+    def fill_lines(self, lines: Mapping[int, HistoryLine]) -> None:
         """Write the history lines of hands closed without one (`history.backfill_lines`), in one
         transaction. Raises JournalError."""
         try:
@@ -426,7 +425,7 @@ class Journal:
         return event_id
 
     def append_close(self, hand: int, kind: str, body: Mapping[str, Any], ts: float, req: str | None,
-                     game: str, status: str, record: Mapping[str, Any], line: Mapping[str, Any] | None = None) -> int:
+                     game: str, status: str, record: Mapping[str, Any], line: HistoryLine | None = None) -> int:
         """Write the event that closes `hand` and the hand's record (and history line) in one transaction.
 
         Raises JournalError (the hand is already closed: nothing is written).

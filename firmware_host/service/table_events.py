@@ -15,10 +15,12 @@ the events table by id, at most `SCAN` rows.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Literal, cast
 
 from protocol.commands import HISTORY_PAGE, Command, error_reply
-from protocol.requests import EventsPage, Refusal, TableEvent
+from protocol.history import EventsPage, TableEvent
+from protocol.records import DealerBody, PlayerBody, RatingBody
+from protocol.requests import Refusal
 from firmware_host.service.journal import Event, Journal, JournalError
 
 MAX_PAGE = HISTORY_PAGE
@@ -42,7 +44,7 @@ def event_line(event: Event) -> TableEvent:
                         "at": datetime.fromtimestamp(event.ts, timezone.utc).isoformat(timespec="milliseconds"),
                         "ts": event.ts, "hand": event.hand, "game": game if isinstance(game, str) else None}
     if kind in ("player", "rating", "dealer"):
-        line["body"] = dict(event.body)
+        line["body"] = cast(PlayerBody | RatingBody | DealerBody, dict(event.body))  # as journaled (`records`)
     return line
 
 

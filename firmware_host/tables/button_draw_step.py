@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.tournament import button_by_high_card
+from protocol.messages import ButtonDraw, DrawSeat
 from firmware_host.tables.base import GameTable, Refused
 from firmware_host.tables.face_up_step import deal_face_up, open_step, refuse_while_open
 from firmware_host.tables.poker.table import PokerTable
@@ -47,18 +48,18 @@ STOPPED = frozenset({"deal", "seat", "open", "close", "race", "button-draw"})
 """The steps refused while the draw is being dealt (a hand, a seat or the table would change under it)."""
 
 
-def drawing(draw: Mapping[str, Any] | None) -> bool:
+def drawing(draw: ButtonDraw | None) -> bool:
     """A draw for the button is being dealt: its cards are still due."""
     return open_step(draw)
 
 
-def refuse_while_drawing(draw: Mapping[str, Any] | None, kind: str) -> None:
+def refuse_while_drawing(draw: ButtonDraw | None, kind: str) -> None:
     """Raise Refused (`drawing`) for a `kind` step the draw being dealt stops."""
     refuse_while_open(draw, kind, STOPPED, DRAWING,
                       lambda d: f"the button is being drawn by high card (the card for seat {d['next']} is due)")
 
 
-def start_draw(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, Any]:
+def start_draw(table: GameTable | None, body: Mapping[str, Any]) -> ButtonDraw:
     """The draw a `button-draw` event opens on `table` (the table for the next hand). Raises Refused
     when no poker table is open, a hand is in progress, or fewer than two seats have chips."""
     if not isinstance(table, PokerTable):
@@ -66,17 +67,18 @@ def start_draw(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, An
         raise Refused(f"button-draw: {what}: the button is drawn at a poker table")
     if table.started:
         raise Refused("button-draw: a hand is in progress: the button is drawn between hands")
-    seats = [{"seat": seat, "cards": []} for seat, p in sorted(table.session.players.items()) if p.stack > 0]
+    seats: list[DrawSeat] = [{"seat": seat, "cards": []}
+                             for seat, p in sorted(table.session.players.items()) if p.stack > 0]
     if len(seats) < 2:
         raise Refused(f"button-draw: {len(seats)} seat(s) with chips: the button is drawn among two players or more")
-    draw: dict[str, Any] = {"by": str(body.get("by") or "pit"), "ref": str(body.get("ref") or ""),
-                            "done": False, "seats": seats, "manual": []}
+    draw: ButtonDraw = {"by": str(body.get("by") or "pit"), "ref": str(body.get("ref") or ""),
+                        "done": False, "seats": seats, "manual": [], "next": None}
     draw["next"] = _due(draw)
     return draw
 
 
-def take_draw_card(draw: Mapping[str, Any], table: GameTable, card: str,
-                   manual: bool = False) -> tuple[dict[str, Any], GameTable]:
+def take_draw_card(draw: ButtonDraw, table: GameTable, card: str,
+                   manual: bool = False) -> tuple[ButtonDraw, GameTable]:
     """The draw with `card` dealt to the seat whose card is due, and the table (its button set when that
     was the last card). Raises Refused for a card that is no card or was dealt already in this draw."""
     taken = deal_face_up(draw, card, manual, "button-draw", _due)
@@ -98,5 +100,5 @@ def with_button(table: PokerTable, button: int) -> PokerTable:
     return PokerTable(setup, table.hand, seating)
 
 
-def _due(draw: Mapping[str, Any]) -> int | None:
+def _due(draw: ButtonDraw) -> int | None:
     return next((int(s["seat"]) for s in draw["seats"] if not s["cards"]), None)

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.tournament import chip_race
+from protocol.messages import Race, RaceSeat
 from firmware_host.tables.base import GameTable, Refused
 from firmware_host.tables.face_up_step import deal_face_up, open_step, refuse_while_open
 from firmware_host.tables.poker.table import PokerTable
@@ -47,19 +48,19 @@ STOPPED = frozenset({"deal", "seat", "open", "close", "race", "button-draw"})
 """The steps refused while a race is being dealt (a hand, a seat or the table would change under it)."""
 
 
-def racing(race: Mapping[str, Any] | None) -> bool:
+def racing(race: Race | None) -> bool:
     """A race is being dealt: its cards are still due."""
     return open_step(race)
 
 
-def refuse_while_racing(race: Mapping[str, Any] | None, kind: str) -> None:
+def refuse_while_racing(race: Race | None, kind: str) -> None:
     """Raise Refused (`racing`) for a `kind` step the race being dealt stops."""
     refuse_while_open(race, kind, STOPPED, RACING,
                       lambda r: f"a chip race is being dealt (chips of {r['colour']} into {r['into']}; "
                                 f"the card for seat {r['next']} is due)")
 
 
-def start_race(table: GameTable | None, body: Mapping[str, Any]) -> tuple[dict[str, Any], GameTable]:
+def start_race(table: GameTable | None, body: Mapping[str, Any]) -> tuple[Race, GameTable]:
     """The race a `race` event opens on `table` (the table for the next hand), and the table: changed
     when the race is run at once (no odd chip). Raises Refused when no poker table is open, a hand is
     in progress, or `into` is not a whole multiple of `colour` above it."""
@@ -71,19 +72,17 @@ def start_race(table: GameTable | None, body: Mapping[str, Any]) -> tuple[dict[s
     colour, into = int(body["colour"]), int(body["into"])
     if colour <= 0 or into <= colour or into % colour:
         raise Refused(f"race: chips of {colour} are coloured up into a whole multiple of them, not {into}")
-    seats = [{"seat": seat, "stack": p.stack, "odd_chips": p.stack % into // colour, "cards": []}
-             for seat, p in sorted(table.session.players.items()) if p.stack > 0]
-    race: dict[str, Any] = {"colour": colour, "into": into, "by": str(body.get("by") or "pit"),
-                            "ref": str(body.get("ref") or ""), "done": False,
-                            "seats": seats, "manual": []}
+    seats: list[RaceSeat] = [{"seat": seat, "stack": p.stack, "odd_chips": p.stack % into // colour, "cards": []}
+                             for seat, p in sorted(table.session.players.items()) if p.stack > 0]
+    race: Race = {"colour": colour, "into": into, "by": str(body.get("by") or "pit"), "ref": str(body.get("ref") or ""),
+                  "done": False, "seats": seats, "manual": [], "next": None}
     race["next"] = _due(race)
     if race["next"] is None:
         return _run(race, table)
     return race, table
 
 
-def take_race_card(race: Mapping[str, Any], table: GameTable, card: str,
-                   manual: bool = False) -> tuple[dict[str, Any], GameTable]:
+def take_race_card(race: Race, table: GameTable, card: str, manual: bool = False) -> tuple[Race, GameTable]:
     """The race with `card` dealt to the seat whose card is due, and the table (changed when that was
     the last card: the race is run). Raises Refused for a card that is no card or was dealt already
     in this race (nothing changed)."""
@@ -93,11 +92,11 @@ def take_race_card(race: Mapping[str, Any], table: GameTable, card: str,
     return taken, table
 
 
-def _due(race: Mapping[str, Any]) -> int | None:
+def _due(race: Race) -> int | None:
     return next((int(s["seat"]) for s in race["seats"] if len(s["cards"]) < s["odd_chips"]), None)
 
 
-def _run(race: dict[str, Any], table: GameTable) -> tuple[dict[str, Any], GameTable]:
+def _run(race: Race, table: GameTable) -> tuple[Race, GameTable]:
     """The race run on its cards: the stacks coloured up and raced, the table with them."""
     assert isinstance(table, PokerTable)
     colour, into = race["colour"], race["into"]
@@ -108,7 +107,7 @@ def _run(race: dict[str, Any], table: GameTable) -> tuple[dict[str, Any], GameTa
     for seat, stack in result.stacks.items():
         seating["seats"][str(seat)]["stack"] = stack
     raced = PokerTable(table.setup, table.hand, seating)
-    done = {**race, "done": True, "next": None,
+    done: Race = {**race, "done": True, "next": None,
             "seats": [{**s, "after": result.stacks[int(s["seat"])]} for s in race["seats"]],
             "value": result.odd_value, "chips_won": result.chips_won, "winners": list(result.winners),
             "kept_in": list(result.kept_in),

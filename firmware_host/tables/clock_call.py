@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict, cast
 
 from engine.errors import say
 from engine.games import CLOCK_SECONDS
+from protocol.messages import Clock
+from protocol.signed import SignedOff
 from firmware_host.tables.base import GameTable, Refused
 from firmware_host.tables.poker.table import PokerTable
 
@@ -34,7 +36,18 @@ IDLE_CHECK_S = 1.0
 """How often `ClockWatch` looks for a clock called while none was running."""
 
 
-def take_clock(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, Any]:
+class ClockCalled(TypedDict):
+    """A clock running on the seat to act in `hand`: called at `at` for `seconds` (wall-clock), who signed it off."""
+
+    seat: int
+    hand: int
+    seconds: int
+    at: float
+    ends_at: float
+    signed_off: NotRequired[SignedOff]
+
+
+def take_clock(table: GameTable | None, body: Mapping[str, Any]) -> ClockCalled:
     """The clock a `clock` event starts: `{"seat", "hand", "seconds", "at", "ends_at"}` (and who
     signed it off). Raises Refused when no poker hand is in its betting, or the seat is not the one to act."""
     if not isinstance(table, PokerTable):
@@ -51,20 +64,20 @@ def take_clock(table: GameTable | None, body: Mapping[str, Any]) -> dict[str, An
                       say=say("refusal.not_to_act", seat=seat, to_act=actor))
     seconds = int(body.get("seconds", CLOCK_CALL_S))
     at = float(body["at"])
-    clock: dict[str, Any] = {"seat": seat, "hand": table.hand, "seconds": seconds, "at": at, "ends_at": at + seconds}
+    clock: ClockCalled = {"seat": seat, "hand": table.hand, "seconds": seconds, "at": at, "ends_at": at + seconds}
     if "signed_off" in body:
-        clock["signed_off"] = dict(body["signed_off"])
+        clock["signed_off"] = cast(SignedOff, dict(body["signed_off"]))
     return clock
 
 
-def still_running(clock: Mapping[str, Any] | None, table: GameTable | None) -> bool:
+def still_running(clock: ClockCalled | None, table: GameTable | None) -> bool:
     """The clock's seat is still to act in its hand (else the clock has ended: he acted, or the hand did)."""
     if clock is None or not isinstance(table, PokerTable) or table.closed is not None or table.hand != clock["hand"]:
         return False
     return table.engine is not None and table.engine.actor == clock["seat"]
 
 
-def shown(clock: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def shown(clock: ClockCalled | None) -> Clock | None:
     """The clock as the views show it (the screens count down to `ends_at`, wall-clock seconds)."""
     if clock is None:
         return None

@@ -11,31 +11,42 @@ step) is refused (nothing changed): the table journals it refused, a fault.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast, overload
 
 from engine.cards import Card
 from engine.errors import CardError
+from protocol.messages import ButtonDraw, Race
 from firmware_host.tables.base import Refused
 
-Due = Callable[[Mapping[str, Any]], "int | None"]
-"""The seat whose card is due in a step (None once every card is dealt)."""
+Step = TypeVar("Step", Race, ButtonDraw)
+"""A step dealt face up: a chip race or a draw for the button, as the views show it (`protocol.messages`)."""
 
 
-def open_step(step: Mapping[str, Any] | None) -> bool:
+def open_step(step: Race | ButtonDraw | None) -> bool:
     """The step is being dealt: its cards are still due."""
     return step is not None and not step["done"]
 
 
-def refuse_while_open(step: Mapping[str, Any] | None, kind: str, stopped: frozenset[str], code: str,
-                      why: Callable[[Mapping[str, Any]], str]) -> None:
+def refuse_while_open(step: Step | None, kind: str, stopped: frozenset[str], code: str,
+                      why: Callable[[Step], str]) -> None:
     """Raise Refused (`code`, `why(step)` its words) for a `kind` step in `stopped` while `step` is dealt."""
     if open_step(step) and kind in stopped:
         assert step is not None
         raise Refused(f"{kind}: {why(step)}: no hand, seat or table change until it is done", code)
 
 
-def deal_face_up(step: Mapping[str, Any], card: str, manual: bool, what: str, due: Due) -> dict[str, Any]:
+@overload
+def deal_face_up(step: Race, card: str, manual: bool, what: str, due: Callable[[Race], int | None]) -> Race: ...
+
+
+@overload
+def deal_face_up(step: ButtonDraw, card: str, manual: bool, what: str,
+                 due: Callable[[ButtonDraw], int | None]) -> ButtonDraw: ...
+
+
+def deal_face_up(step: Race | ButtonDraw, card: str, manual: bool, what: str, due: Callable[[Any], int | None],
+                 ) -> Race | ButtonDraw:
     """The step with `card` dealt to the seat whose card is due, and `next` the seat due after it (None:
     every card is dealt; the caller then runs the step). `what`: the step's name in the refusals.
     Raises Refused for a card that is no card or was dealt already in this step (nothing changed)."""
@@ -48,6 +59,7 @@ def deal_face_up(step: Mapping[str, Any], card: str, manual: bool, what: str, du
                       f"(the card for seat {step['next']} is still due)")
     seats = [{**s, "cards": [*s["cards"], card] if s["seat"] == step["next"] else list(s["cards"])}
              for s in step["seats"]]
-    taken = {**step, "seats": seats, "manual": [*step["manual"], card] if manual else list(step["manual"])}
+    taken = cast(Race | ButtonDraw, {**step, "seats": seats,
+                                     "manual": [*step["manual"], card] if manual else list(step["manual"])})
     taken["next"] = due(taken)
     return taken

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from protocol.messages import Tournament
 from firmware_host.tables.base import GameTable, Refused
 from firmware_host.tables.poker.table import PokerTable
 
@@ -46,7 +47,7 @@ def at_level(table: GameTable, stakes: Mapping[str, Any] | None) -> GameTable:
     return PokerTable(replace(table.setup, stakes=dict(stakes)), table.hand, table.session.to_dict())
 
 
-def tournament_level(body: Mapping[str, Any]) -> dict[str, Any]:
+def tournament_level(body: Mapping[str, Any]) -> Tournament:
     """What the players' screen shows of a `level` event: the tournament's name, the level's number
     (None when the director named none) and its blinds and ante, in force from the next hand."""
     stakes = dict(body.get("stakes") or {})

@@ -26,12 +26,12 @@ from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
-from protocol.messages import Device, FullState, PublicState
+from protocol.messages import ButtonDraw, Device, FullState, PublicState, Race, Tournament
 from protocol.records import ChipsBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
-from firmware_host.tables.clock_call import still_running, take_clock
+from firmware_host.tables.clock_call import ClockCalled, still_running, take_clock
 from firmware_host.tables.house.chips import ChipFault, TableChips
 from firmware_host.tables.house.sign import HISTORY_HANDS
 from firmware_host.tables.hold import refuse_if_held, take_hold
@@ -79,11 +79,11 @@ class TableState:
         self.last_record: HandRecord | None = None
         self.table_closed = False  # the pit closed the table (`close`): no table until the next `open`
         self.level: dict[str, Any] | None = None  # a tournament level's stakes, from the next hand (`levels.py`)
-        self.tournament: dict[str, Any] | None = None  # that level's tournament and number, for the players' screen
-        self.clock_call: dict[str, Any] | None = None  # the clock called on the seat to act (`clock_call.py`)
+        self.tournament: Tournament | None = None  # that level's tournament and number, for the players' screen
+        self.clock_call: ClockCalled | None = None  # the clock called on the seat to act (`clock_call.py`)
         self.hold: dict[str, Any] | None = None  # the pit's hold: no new hand from `from_hand` on (`hold.py`)
-        self.race: dict[str, Any] | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
-        self.draw: dict[str, Any] | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
+        self.race: Race | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
+        self.draw: ButtonDraw | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
         # (a new map at each change, never changed in place: the views pass it as it is)
         self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)
@@ -339,7 +339,8 @@ class TableState:
         """The tournament level a closed hand's record says was in force (recovery: `levels.py`)."""
         if record.get("level") is not None:
             self.level = dict(record["level"])
-            self.tournament = dict(record["tournament"]) if record.get("tournament") is not None else None
+            tournament = record.get("tournament")
+            self.tournament = cast(Tournament, dict(tournament)) if tournament is not None else None
             if self.table is not None and self.table.closed is None and not self.table.started:
                 self.table = at_level(self.table, self.level)
 

@@ -16,18 +16,43 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engine.money import Money
+from protocol.messages import ButtonDraw, Device, Race, Tournament
+from firmware_host.tables.base import Fault, GameTable, ShownParts
 from firmware_host.tables.button_draw_step import drawing
 from firmware_host.tables.chip_race_step import racing
-from firmware_host.tables.clock_call import shown as clock_shown
+from firmware_host.tables.clock_call import ClockCalled, shown as clock_shown
+from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseTable
+from firmware_host.tables.players import Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.steps import corrections_of, steps_of
 
-TableState = Any
-"""`firmware_host.tables.state.TableState`, which imports this module (named, not imported: no cycle)."""
+
+class TableState(Protocol):
+    """What the views read (and `steps_shown`, write) of `firmware_host.tables.state.TableState`, which imports
+    this module: named here as a Protocol, not imported (no cycle), so mypy checks every read below against it."""
+
+    table: GameTable | None
+    hand: int
+    fault: Fault | None
+    devices: dict[str, Device]
+    sensors: dict[str, bool]
+    session: dict[str, int]
+    tournament: Tournament | None
+    clock_call: ClockCalled | None
+    hold: dict[str, Any] | None
+    race: Race | None
+    draw: ButtonDraw | None
+    seated: Seated
+    chips: TableChips
+    steps_shown: dict[str, bool]
+    shown_parts: ShownParts
+
+    def history_shown(self) -> list[dict[str, Any]]:
+        """The last hands, in public form (the very list while no hand joined them)."""
 
 _TRAY_KEYS = ("tray", "tray_alert")
 """The keys the controller puts in a view after its redaction (`Controller.states`): a view holding them is made whole."""

@@ -37,6 +37,7 @@ from engine.tournament import TournamentFile, colour_up_due
 from engine.tournament.clock import ClockReading
 from floor.director.feeds import Seating
 from floor.reports import BreakView, ChipRaceView
+from protocol.requests import HoldTable, TableOrder
 
 log = logging.getLogger("croupier.director")
 
@@ -57,7 +58,7 @@ class _Plan(Protocol):
     hand_for_hand: dict[str, Any] | None
     orders: dict[str, list[Any]]
 
-    def _order(self, table: str, cmd: str, what: str, **args: Any) -> None: ...
+    def _order(self, table: str, cmd: str, what: str, args: TableOrder) -> None: ...
 
 
 class BreakPlan:
@@ -91,14 +92,14 @@ class BreakPlan:
             if table not in self.plan.in_play or table in self.held:
                 raise TournamentError(f"break join: {table} is not a table come into play during the break")
             self.held.add(table)
-            self.plan._order(table, "hold", "break", reason=BREAK, by=TOURNAMENT)
+            self.plan._order(table, "hold", "break", {"reason": BREAK, "by": TOURNAMENT})
         elif step == "race":
             table = str(body["table"])
-            if table not in self.plan.in_play or table in self.racing or self.colour is None:
+            if table not in self.plan.in_play or table in self.racing or self.colour is None or self.into is None:
                 raise TournamentError(f"break race: {table} is not a table to race now")
             self.racing[table] = str(body["ref"])
-            self.plan._order(table, "race", "race", colour=self.colour, into=self.into, by=TOURNAMENT,
-                             ref=str(body["ref"]))
+            self.plan._order(table, "race", "race", {"colour": self.colour, "into": self.into, "by": TOURNAMENT,
+                                                         "ref": str(body["ref"])})
         elif step == "raced":
             table = str(body["table"])
             if self.racing.get(table) != body.get("ref"):
@@ -123,7 +124,7 @@ class BreakPlan:
         if colour is not None:
             self.chips = self.chips[1:]
         for table in self.plan.in_play:
-            self.plan._order(table, "hold", "break", reason=BREAK, by=TOURNAMENT)
+            self.plan._order(table, "hold", "break", {"reason": BREAK, "by": TOURNAMENT})
 
     def _release(self) -> None:
         """Each table's hold given back: hand-for-hand's (its round's hand still to deal), a move's kept, or none."""
@@ -133,10 +134,12 @@ class BreakPlan:
         for table in plan.in_play:
             if hff is not None:
                 hands = hff["hands"] if hff["phase"] == "round" else {}
-                more = {"from_hand": int(hands[table]) + 1} if table in hands else {}
-                plan._order(table, "hold", "after-break", reason=HAND_FOR_HAND, by=TOURNAMENT, **more)
+                hold: HoldTable = {"reason": HAND_FOR_HAND, "by": TOURNAMENT}
+                if table in hands:
+                    hold["from_hand"] = int(hands[table]) + 1
+                plan._order(table, "hold", "after-break", hold)
             elif table not in plan.moving:   # a table held for moves is released by its moves
-                plan._order(table, "hold", "after-break", release=True)
+                plan._order(table, "hold", "after-break", {"release": True})
         self.done.add(self.stage)
         self.stage = self.colour = self.into = None
         self.racing, self.held = {}, set()

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile
 from floor.reports import ButtonDrawView
+from protocol.requests import Open, TableOrder
 
 log = logging.getLogger("croupier.director")
 
@@ -44,7 +45,7 @@ class _Plan(Protocol):
     first_buttons: dict[str, int | None]
     orders: dict[str, list[Any]]
 
-    def _order(self, table: str, cmd: str, what: str, **args: Any) -> None: ...
+    def _order(self, table: str, cmd: str, what: str, args: TableOrder) -> None: ...
 
     def _held(self) -> bool: ...
 
@@ -57,14 +58,14 @@ class ButtonPlan:
         self.drawing: dict[str, str] = {}        # table -> the ref of the draw sent, not yet read back
         self.draws: list[dict[str, Any]] = []     # every draw read back, as journaled
 
-    def send(self, table: str, opening: Mapping[str, Any]) -> None:
+    def send(self, table: str, opening: Open) -> None:
         """The orders that open `table` for the draw: the hold, its `open` (`opening`, no button), the request."""
         ref = f"{self.plan.tournament.name}-{BUTTON_DRAW}-{table}"
         self.drawing[table] = ref
         self.plan.first_buttons[table] = None
-        self.plan._order(table, "hold", f"hold-{BUTTON_DRAW}", reason=BUTTON_DRAW, by="tournament")
-        self.plan._order(table, "open", "open", **opening)
-        self.plan._order(table, BUTTON_DRAW, BUTTON_DRAW, by="tournament", ref=ref)
+        self.plan._order(table, "hold", f"hold-{BUTTON_DRAW}", {"reason": BUTTON_DRAW, "by": "tournament"})
+        self.plan._order(table, "open", "open", {**opening})
+        self.plan._order(table, BUTTON_DRAW, BUTTON_DRAW, {"by": "tournament", "ref": ref})
 
     def drawn(self, body: Mapping[str, Any]) -> None:
         """A `button` event: the draw read back; the table released. Raises TournamentError (nothing changed)."""
@@ -77,7 +78,7 @@ class ButtonPlan:
         self.plan.first_buttons[table] = button
         self.draws.append(dict(body))
         if not self.plan._held() and table not in self.plan.moving:
-            self.plan._order(table, "hold", "drawn", release=True)
+            self.plan._order(table, "hold", "drawn", {"release": True})
 
     def view(self) -> list[ButtonDrawView]:
         """Every table's draw: the cards each player was dealt, and the button."""

@@ -30,11 +30,12 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from engine.errors import TournamentError
 from engine.tournament import BlindLevel, TournamentFile
 from engine.tournament.places import Registration
+from protocol.messages import Stakes
 from floor.director.seating import (
     GAME, RULES, STRUCTURE, TOURNAMENT, FloorPlan, Order, stakes_of, tables_in_use_order,
 )
@@ -142,7 +143,8 @@ def _open_for(plan: FloorPlan, body: Mapping[str, Any], prefix: str) -> None:
     plan.in_play = [t for t in plan.tournament.tables if t in plan.in_play or t == table]
     plan.first_buttons[table] = seat
     plan.orders[table].append(Order(f"{prefix}-level", table, "level", {
-        "stakes": dict(opening["stakes"]), "level": int(opening["level"]), "tournament": plan.tournament.name}))
+        "stakes": cast(Stakes, dict(opening["stakes"])), "level": int(opening["level"]),
+        "tournament": plan.tournament.name}))
     plan.orders[table].append(Order(f"{prefix}-open", table, "open", {
-        "game": GAME, "structure": STRUCTURE, "stakes": dict(opening["stakes"]),
+        "game": GAME, "structure": STRUCTURE, "stakes": cast(Stakes, dict(opening["stakes"])),
         "seats": plan.tournament.seats_per_table, "rules": dict(RULES), "button": seat, "stacks": {str(seat): stack}}))

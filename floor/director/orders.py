@@ -19,7 +19,7 @@ import queue
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import zmq
 
@@ -28,6 +28,7 @@ from floor.director.feeds import FeedWatcher
 from floor.director.seating import Order
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
+from protocol.requests import Level, Open
 
 log = logging.getLogger("croupier.director")
 
@@ -130,13 +131,16 @@ class OrderSender(threading.Thread):
         level again (a new id each time: `<open's id>-level-again-<k>`), so that the open sent next
         changes no term. Returns whether the table took them; each open is given `RELEVELS` tries, then
         it is only asked again (a sign-off needed for another term: the table's configuration's)."""
-        if order.cmd != "open" or reply.get("code") != "forbidden" or "stakes" not in order.args:
+        stakes = cast(Open, order.args).get("stakes") if order.cmd == "open" else None  # an open's arguments
+        if stakes is None or reply.get("code") != "forbidden":
             return False
         tries = self._relevels.get(order.id, 0)
         while tries < RELEVELS:
             tries += 1
             self._relevels[order.id] = tries
-            args = {"stakes": order.args["stakes"], **({"tournament": self.tournament} if self.tournament else {})}
+            args: Level = {"stakes": stakes}
+            if self.tournament:
+                args["tournament"] = self.tournament
             level = client.request("level", req_id=f"{order.id}-level-again-{tries}", **args)
             if level.get("ok") and not level.get("duplicate"):
                 log.warning("director: table %s refused %s for a sign-off: its level was changed after the "

@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from engine.cards import DECK
 from engine.errors import TournamentError
@@ -44,6 +44,7 @@ from floor.director.button import ButtonPlan
 from floor.director.feeds import Seating
 from floor.reports import FloorView
 from protocol.messages import Stakes
+from protocol.requests import HoldTable, Open, TableOrder
 
 FLOOR_KINDS = ("seat-draw", "button", "moving", "moves", "hand-for-hand", "break", "acked")
 
@@ -61,7 +62,7 @@ class Order:
     id: str
     table: str
     cmd: str
-    args: dict[str, Any]
+    args: TableOrder
 
 
 def stakes_of(small_blind: int, big_blind: int, ante: int) -> Stakes:
@@ -143,7 +144,7 @@ class FloorPlan:
             raise TournamentError(f"unknown floor step {kind!r} (known: {', '.join(FLOOR_KINDS)})")
         self.step += 1
 
-    def _order(self, table: str, cmd: str, what: str, **args: Any) -> None:
+    def _order(self, table: str, cmd: str, what: str, args: TableOrder) -> None:
         self.orders[table].append(Order(f"{self.tournament.name}-{self.step}-{table}-{what}", table, cmd, args))
 
     def _acked(self, order_id: str) -> None:
@@ -169,17 +170,17 @@ class FloorPlan:
             self.seating.seat(table, {str(s): p for s, p in seats.items()}, alive)
         self.in_play = [t for t in self.tournament.tables if t in layout]
         for table in self.in_play:   # the level first: then the open's stakes are the table's, no sign-off needed
-            stakes = dict(body["stakes"][table])
-            self._order(table, "level", "level", stakes=stakes, level=int(body.get("level") or 1),
-                        tournament=self.tournament.name)
-            opening = {"game": GAME, "structure": STRUCTURE, "stakes": dict(body["stakes"][table]),
-                       "seats": self.tournament.seats_per_table, "rules": dict(RULES),
-                       "stacks": {str(s): int(body["stack"]) for s in sorted(layout[table])}}
+            stakes = cast(Stakes, dict(body["stakes"][table]))
+            self._order(table, "level", "level", {"stakes": stakes, "level": int(body.get("level") or 1),
+                                                   "tournament": self.tournament.name})
+            opening: Open = {"game": GAME, "structure": STRUCTURE, "stakes": cast(Stakes, dict(body["stakes"][table])),
+                             "seats": self.tournament.seats_per_table, "rules": dict(RULES),
+                             "stacks": {str(s): int(body["stack"]) for s in sorted(layout[table])}}
             if table in body.get("button_draw", ()):   # held, opened, its button drawn by its shoe
                 self.buttons.send(table, opening)
             else:
                 self.first_buttons[table] = int(body["buttons"][table])
-                self._order(table, "open", "open", button=int(body["buttons"][table]), **opening)
+                self._order(table, "open", "open", {"button": int(body["buttons"][table]), **opening})
         self.drawn = True
 
     def _moving(self, body: Mapping[str, Any]) -> None:
@@ -188,8 +189,8 @@ class FloorPlan:
             raise TournamentError(f"{table} is not in play")
         self.moving[table] = str(body["reason"])
         if not self._held():
-            self._order(table, "hold", "hold", reason=f"moving players ({body['reason']})", by=TOURNAMENT,
-                        from_hand=int(body["from_hand"]))
+            self._order(table, "hold", "hold", {"reason": f"moving players ({body['reason']})", "by": TOURNAMENT,
+                                              "from_hand": int(body["from_hand"])})
 
     def _held(self) -> bool:
         """Every table held by hand-for-hand or a break: a move or a player out needs no hold or release of its own."""
@@ -213,19 +214,20 @@ class FloorPlan:
             target = str(m["to_table"])
             wrap = not self._held() and target not in self.moving
             if wrap:
-                self._order(target, "hold", f"hold-{k}", reason="moving players (a player moved in)", by=TOURNAMENT)
-            self._order(source, "seat", f"leave-{m['from_seat']}", seat=int(m["from_seat"]), action="leave")
-            self._order(target, "seat", f"move-in-{m['to_seat']}", seat=int(m["to_seat"]), action="move_in",
-                        amount=int(m["stack"]))
+                self._order(target, "hold", f"hold-{k}", {"reason": "moving players (a player moved in)",
+                                                                 "by": TOURNAMENT})
+            self._order(source, "seat", f"leave-{m['from_seat']}", {"seat": int(m["from_seat"]), "action": "leave"})
+            self._order(target, "seat", f"move-in-{m['to_seat']}", {"seat": int(m["to_seat"]), "action": "move_in",
+                                                                      "amount": int(m["stack"])})
             if wrap:
-                self._order(target, "hold", f"release-{k}", release=True)
+                self._order(target, "hold", f"release-{k}", {"release": True})
         del self.moving[source]
         if body.get("close"):   # broken: closed, and never left held
-            self._order(source, "close", "close")
-            self._order(source, "hold", "release", release=True)
+            self._order(source, "close", "close", {})
+            self._order(source, "hold", "release", {"release": True})
             self.in_play.remove(source)
         elif not self._held():
-            self._order(source, "hold", "release", release=True)
+            self._order(source, "hold", "release", {"release": True})
 
     def _hand_for_hand(self, body: Mapping[str, Any]) -> None:
         step = body["step"]
@@ -235,7 +237,7 @@ class FloorPlan:
                 raise TournamentError("hand-for-hand is played already")
             self.hand_for_hand = {"phase": "holding", "round": self.rounds, "hands": {}, "out": {}}
             for table in self.in_play if not self.breaks.holding else ():   # held for the break: its end holds them
-                self._order(table, "hold", "hand-for-hand", reason=HAND_FOR_HAND, by=TOURNAMENT)
+                self._order(table, "hold", "hand-for-hand", {"reason": HAND_FOR_HAND, "by": TOURNAMENT})
             return
         if hff is None:
             raise TournamentError(f"hand-for-hand {step}: no hand-for-hand is played")
@@ -244,8 +246,8 @@ class FloorPlan:
             hands = {str(t): int(n) for t, n in dict(body["hands"]).items()}
             self.hand_for_hand = {"phase": "round", "round": self.rounds, "hands": hands, "out": {}}
             for table, hand in hands.items():   # one hand more, then held again
-                self._order(table, "hold", f"round-{self.rounds}", reason=HAND_FOR_HAND, by=TOURNAMENT,
-                            from_hand=hand + 1)
+                self._order(table, "hold", f"round-{self.rounds}", {"reason": HAND_FOR_HAND, "by": TOURNAMENT,
+                                                                          "from_hand": hand + 1})
         elif step == "hand":
             table, hand = str(body["table"]), int(body["hand"])
             if hff["phase"] != "round" or hff["hands"].get(table) != hand or table in hff["out"]:
@@ -258,7 +260,7 @@ class FloorPlan:
             self.hand_for_hand = None
             for table in self.in_play:
                 if table not in self.moving and not self.breaks.holding:
-                    self._order(table, "hold", "end-of-hand-for-hand", release=True)
+                    self._order(table, "hold", "end-of-hand-for-hand", {"release": True})
         else:
             raise TournamentError(f"unknown hand-for-hand step {step!r}")
 
@@ -276,9 +278,10 @@ class FloorPlan:
             wrap = not self._held() and table not in self.moving
             what = f"out-{self.outs}-{table}"
             if wrap:
-                hold = {"from_hand": hand + 1} if isinstance(hand, int) else {}
-                self.orders[table].append(Order(f"{self.tournament.name}-{what}-hold", table, "hold",
-                                                {"reason": "players out leave", "by": TOURNAMENT, **hold}))
+                hold: HoldTable = {"reason": "players out leave", "by": TOURNAMENT}
+                if isinstance(hand, int):
+                    hold["from_hand"] = hand + 1
+                self.orders[table].append(Order(f"{self.tournament.name}-{what}-hold", table, "hold", hold))
             for seat in seats:
                 self.orders[table].append(Order(f"{self.tournament.name}-{what}-{seat}", table, "seat",
                                                 {"seat": seat, "action": "leave"}))

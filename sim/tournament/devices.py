@@ -32,6 +32,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,7 +45,7 @@ from sim.bots.poker import Choice, PokerDealer, chips_conserved
 from sim.restarter import RestarterError
 from sim.tournament.hands import SimError, TournamentRun
 
-__all__ = ["DeviceTournamentRun", "TournamentDealer", "SimTableLike", "TableFactory", "table_sections",
+__all__ = ["DeviceTournamentRun", "TournamentDealer", "SimTableLike", "TableFactory", "TableSections", "table_sections",
            "tournament_choice", "check_journals"]
 
 GAME, STRUCTURE = "holdem", "no-limit"
@@ -87,16 +88,24 @@ class SimTableLike(Protocol):
     def stop(self) -> None: ...
 
 
-TableFactory = Callable[[Path, str, int, int, str], SimTableLike]
-"""(journal directory, table name, seed, seats, more configuration sections) -> a simulated table not started."""
+@dataclass(frozen=True, slots=True)
+class TableSections:
+    """A tournament table's own configuration: `poker`, its `[poker]` section's text, and `dealer_rights`, the
+    commands its role `dealer` (the local clients: the bot dealer, the director's) may send, its `[rights]`."""
+
+    poker: str
+    dealer_rights: tuple[str, ...]
 
 
-def table_sections(seats: int) -> str:
+TableFactory = Callable[[Path, str, int, int, TableSections], SimTableLike]
+"""(journal directory, table name, seed, seats, the table's own sections) -> a simulated table not started."""
+
+
+def table_sections(seats: int) -> TableSections:
     """The tournament table's `[poker]` section (nobody seated: the driver's `open` seats the players)
-    and `[rights]` letting the bot dealer, standing in for the director, send `level` and `button-draw` too."""
-    rights = ", ".join(f'"{c}"' for c in (*access.DEFAULT_RIGHTS["dealer"], "level", "button-draw"))
-    return (f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [1, 2]\nbutton_rule = "dead"\nall_in_reveal = true\n'
-            f"\n[rights]\ndealer = [{rights}]\n")
+    and rights letting the bot dealer, standing in for the director, send `level` and `button-draw` too."""
+    return TableSections(f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [1, 2]\nbutton_rule = "dead"\n'
+                         "all_in_reveal = true\n", (*access.DEFAULT_RIGHTS["dealer"], "level", "button-draw"))
 
 
 def tournament_choice(seed: str, legal: Mapping[str, Any], stack: int, bet: int, big_blind: int) -> Choice:

@@ -41,8 +41,8 @@ from sim.bots.errors import BotError
 from sim.bots.table import make_supervisor
 from sim.restarter import RestarterError
 from sim.tournament.hands import DEMO_TOURNAMENT, SimError
-from sim.tournament.devices import (GAME, STRUCTURE, SimTableLike, TableFactory, TournamentDealer,
-                                                  check_journals)
+from sim.tournament.devices import (GAME, STRUCTURE, SimTableLike, TableFactory, TableSections,
+                                   TournamentDealer, check_journals)
 
 __all__ = ["DirectorTournamentRun", "HeldDealer", "director_table_sections", "director_tournament"]
 
@@ -60,13 +60,13 @@ def director_tournament(tables: int, text: str = DEMO_TOURNAMENT) -> tuple[str, 
     return text, parse_tournament(text, "the demo's tournament")
 
 
-def director_table_sections(seats: int, blinds: tuple[int, int]) -> str:
+def director_table_sections(seats: int, blinds: tuple[int, int]) -> TableSections:
     """A table's `[poker]` as the tournament's first level (the director's `open` then needs no sign-off) and
-    `[rights]` letting its local clients, the director's, send the pit's steps too."""
-    rights = ", ".join(f'"{c}"' for c in dict.fromkeys((*access.DEFAULT_RIGHTS["dealer"], "open", "close", "level",
-                                                         "hold", "race", "button-draw")))
-    return (f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [{blinds[0]}, {blinds[1]}]\nbutton_rule = "dead"\n'
-            f"all_in_reveal = true\n\n[rights]\ndealer = [{rights}]\n")
+    rights letting its local clients, the director's, send the pit's steps too."""
+    rights = tuple(dict.fromkeys((*access.DEFAULT_RIGHTS["dealer"], "open", "close", "level", "hold", "race",
+                                  "button-draw")))
+    return TableSections(f'\n[poker]\nstructure = "{STRUCTURE}"\nblinds = [{blinds[0]}, {blinds[1]}]\n'
+                         'button_rule = "dead"\nall_in_reveal = true\n', rights)
 
 
 class HeldDealer(TournamentDealer):

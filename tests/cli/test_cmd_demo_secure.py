@@ -77,3 +77,22 @@ def test_secure_demo_plays(tmp_path: Path) -> None:
     # CURVE handshake after the fourth hand's last update: a CI run at 3,600 tests saw no update line)
     assert any(" update " in line or " snapshot " in line for line in lines[:-1]), lines[-5:]
     assert (tmp_path / "j" / "keys" / "clients" / "display.key").is_file()
+
+
+def test_a_tournament_tables_rights_are_its_own_as_data(tmp_path: Path) -> None:
+    from cli.demo import SimTable
+    from sim.tournament.director import director_table_sections
+
+    own = director_table_sections(6, (1, 2))
+    assert "[rights]" not in own.poker and "hold" in own.dealer_rights
+    for keys in (None, SimKeys.make(tmp_path / "keys")):
+        tournament = SimTable(tmp_path / "t", game="holdem", structure="no-limit", run_dir=tmp_path, keys=keys,
+                              sections=own.poker, rights=own.dealer_rights)
+        cfg = Config.load(write_config(tmp_path / "t.toml", endpoints=TableEndpoints.tcp(),
+                                       shoe_url="socket://127.0.0.1:9", extra=tournament.access_text() + own.poker))
+        assert cfg.rights.dealer == own.dealer_rights  # the tournament's rights, not the demo's nor the keys'
+        assert not cfg.rights.allows("dealer", "history")
+    plain = SimTable(tmp_path / "p", run_dir=tmp_path)  # the demo's own table: its local role recalls the hands
+    cfg = Config.load(write_config(tmp_path / "p.toml", endpoints=TableEndpoints.ipc(tmp_path),
+                                   shoe_url="socket://127.0.0.1:9", extra=plain.access_text()))
+    assert cfg.rights.allows("dealer", "history") and not cfg.rights.allows("dealer", "hold")

@@ -17,9 +17,11 @@ from drivers.readings import (ButtonPress, ChipsRead, DeviceFault, DeviceOffline
                               SensorChange)
 from pages.bridge import Hub
 from firmware_host.display.server import make_app
+from firmware_host.service.history import hand_line, hand_lines
 from firmware_host.service.journal import Journal
+from firmware_host.service.table_events import event_line
 from firmware_host.service.tray import TrayWatch
-from protocol import chip_alerts, messages, records, requests
+from protocol import chip_alerts, history, messages, records, requests
 from protocol.chip_alerts import ChipNote
 from protocol.schema import json_schema
 from tests.firmware_host import test_controller as house
@@ -350,6 +352,37 @@ def test_every_journaled_event_and_closed_hand_holds_to_its_type(
     assert {"settled", "voided"} <= set(closed)
     assert problems(bodies["card"], {"card": "As", "source": "shoe", "seq": "1", "device": "shoe"}) == [
         "$.seq: str '1' is not integer"]
+
+
+def test_every_closed_hands_history_line_holds_to_its_type(
+        played: tuple[Path, list[tuple[dict[str, Any], dict[str, Any]]]]) -> None:
+    """Each hand's line as stored when it closed and as made again from its record (a journal of before lines)."""
+    schemas = {"house": json_schema(history.HouseLine), "poker": json_schema(history.PokerLine)}
+    seen = set()
+    for table in ("uth", "3cp", "chips", "poker"):
+        journal = Journal.open(played[0] / table, readonly=True)
+        stored = journal.lines_after(0, 10_000)
+        rows = [row for row in journal.hands()]
+        for line in [*hand_lines(journal, stored), *(hand_line(row) for row in rows)]:
+            assert problems(schemas["poker" if table == "poker" else "house"], line) == [], line
+            seen |= {key for key, value in line.items() if value}
+        journal.close()
+    assert {"chain", "chips", "tray", "settlement", "round", "corrected", "hand_record", "results", "faults"} <= seen
+    page = json_schema(history.HistoryPage)
+    assert problems(page, {"id": 1, "ok": True, "hands": [], "more": False, "last": 0}) == []
+
+
+def test_every_table_event_of_an_events_page_holds_to_its_type(
+        played: tuple[Path, list[tuple[dict[str, Any], dict[str, Any]]]]) -> None:
+    schema, kinds = json_schema(history.TableEvent), set()
+    for table in ("uth", "chips", "poker"):
+        journal = Journal.open(played[0] / table, readonly=True)
+        for event in journal.table_events(0, 10_000, 10**6)[0]:
+            line = event_line(event)
+            kinds.add(line["kind"])
+            assert problems(schema, line) == [], line
+        journal.close()
+    assert kinds == {"open", "close", "player", "rating", "dealer"}
 
 
 def test_the_display_serves_the_public_states_schema() -> None:

@@ -413,3 +413,32 @@ def test_the_surveillance_settings_parse(tmp_path: Path) -> None:
     assert (cfg.full, cfg.full_snapshot, cfg.commands) == ("ipc:///run/t/full", "ipc:///run/t/fsnap",
                                                            "tcp://10.0.0.7:5555")
     assert cfg.surveillance_key == str(made.display)
+
+
+def test_a_failed_recall_sends_the_seconds_with_the_timeout_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   ) -> None:
+    from typing import get_args
+
+    from firmware_host.display import surveillance
+    from pages.words import catalogs
+
+    monkeypatch.setattr(surveillance, "RECALL_TIMEOUT_S", 0.2)  # nobody answers: the recall gives up after it
+    unset = surveillance.Recall(DisplayConfig.parse("[display]\n"))
+    silent = surveillance.Recall(DisplayConfig.parse(f'[display]\ncommands = "ipc://{tmp_path}/nobody"\n'))
+    try:
+        failed = {"not_set_up": unset._request(10), "timeout": silent._request(10),
+                  "forbidden": surveillance._recall_error("forbidden", "the table refused: forbidden"),
+                  "refused": surveillance._recall_error("refused", "the table refused: no such hand")}
+    finally:
+        unset.close()
+        silent.close()
+    assert set(failed) == set(get_args(surveillance.RecallWhy))
+    assert failed["timeout"] == {"kind": "history", "why": "timeout", "timeout_s": 0.2,
+                                 "error": "the table did not answer within 0 s"}
+    assert all("timeout_s" not in reply and reply["why"] == why for why, reply in failed.items() if why != "timeout")
+    # the page's words for each (surveillance.js showRecall: {seconds} <- timeout_s, {error} <- error), EN and FR,
+    # ask only for what their reply carries
+    given = {why: {"error"} | ({"seconds"} if "timeout_s" in reply else set()) for why, reply in failed.items()}
+    for words in catalogs().values():
+        for why, fields in given.items():
+            assert set(re.findall(r"\{(\w+)\}", words[f"surveillance.recall_{why}"])) <= fields, why
