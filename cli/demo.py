@@ -3,7 +3,7 @@
     croupier demo [--hands N] [--game GAME] [--structure S] [--seed S] [--state DIR] [--seats K] [--kill K] [--quiet] [--pace S]
                   [--secure | --key FILE --server-key FILE] [--web HOST:PORT | --web off]
                   [--dealer bots|web] [--bot-wait S]
-    croupier demo --chips [--faults mispay=P,past_post=P,pinch=P,foreign=P,misread=P] [--hands N] [--game uth|3cp] ...
+    croupier demo --chips [--faults mispay=P,past_post=P,pinch=P,foreign=P,misread=P] [--chip-scan S] [--hands N] [--game uth|3cp] ...
     croupier demo --tournament [--players 24] [--tables 3] [--seed S] [--state DIR] [--in-process | --director]
                   [--web HOST:PORT]
 
@@ -84,8 +84,8 @@ from typing import Any
 from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
-from sim.chips.bots import (ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option, fill_tray,
-                            start_chip_board)
+from sim.chips.bots import (SCAN_PERIOD_S, ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option,
+                            fill_tray, scan_seconds, start_chip_board)
 from sim.demo_chips import demo_chip_set
 from sim.bots.dealer import BotDealer, DealerLog
 from sim.bots.errors import BotError
@@ -133,9 +133,10 @@ class SimTable:
                  sections: str = "", rights: Sequence[str] | None = None,
                  people: Mapping[str, tuple[str, str]] | None = None,
                  structure: str | None = None, demo_profile: bool = False, rated: bool = False,
-                 chips: Mapping[str, float] | None = None) -> None:
+                 chips: Mapping[str, float] | None = None, chip_scan_s: float = SCAN_PERIOD_S) -> None:
         self.state_dir = Path(state_dir)
         self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chips/bots.py)
+        self.chip_scan_s = chip_scan_s  # `--chip-scan`: the board's seconds between scans, the reader's settle six of them
         self.chips_proc: subprocess.Popen[bytes] | None = None
         self.chips_info: dict[str, Any] = {}
         self.rated = rated  # `--rated`: the builtin standard paytables, their edges approved (`sim/demo_profile.py`)
@@ -183,7 +184,8 @@ class SimTable:
         try:
             self.start_shoe()
             if self.chips is not None:
-                self.chips_proc, self.chips_info = start_chip_board(self.run_dir, self.game, self.seats, self.seed)
+                self.chips_proc, self.chips_info = start_chip_board(self.run_dir, self.game, self.seats, self.seed,
+                                                                      self.chip_scan_s)
                 fill_tray(self.chips_info["control"], demo_chip_set())  # the opening inventory: the whole float
             self.write_users()
             demo = self.demo_profile and self.game == "3cp"
@@ -195,7 +197,7 @@ class SimTable:
                          silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
                          security=self.keys.security_lines() if self.keys is not None else "",
                          extra=self.access_text() + self.sections
-                         + (chip_sections(self.chips_info["port"]) if self.chips is not None else ""))
+                         + (chip_sections(self.chips_info["port"], period_s=self.chip_scan_s) if self.chips is not None else ""))
             self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
                                                        str(self.state_dir), "--log-level", "WARNING"),
                                          name="controller", restart_s=self.restart_s, burst=self.restart_burst,
@@ -423,6 +425,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the demo set's chips on the emulated chip board (uth, 3cp; docs/simulation.md)")
     parser.add_argument("--faults", type=faults_option, default={}, metavar="KIND=P,...", help="with --chips: chip "
                         "faults injected, each with a chance P a hand: mispay, past_post, pinch, foreign, misread")
+    parser.add_argument("--chip-scan", type=scan_seconds, default=SCAN_PERIOD_S, metavar="S",
+                        help=f"with --chips: seconds between the emulated board's scans, 0.02 to 1 (default {SCAN_PERIOD_S}); "
+                        "the reader's settle time is six scans")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
                         help="SIGKILL the controller K times at random moments mid-hand, to watch it come back")
     parser.add_argument("--secure", action="store_true",
@@ -544,7 +549,7 @@ def main(args: argparse.Namespace) -> int:
     people = {name: (role, f"{secrets.randbelow(10 ** 6):06d}") for name, role in demo_people.items()}
     table = SimTable(state_dir, game=args.game, seed=args.seed, seats=seats, restart_burst=max(5, args.kill + 1), keys=keys,
                      people=people, structure=args.structure, demo_profile=True, rated=args.rated is not None,
-                     chips=args.faults if args.chips else None)
+                     chips=args.faults if args.chips else None, chip_scan_s=args.chip_scan)
     table.eye_key = eye_key(keys) if args.secure and web is not None and keys is not None else None  # /surveillance's
     viewer: subprocess.Popen[bytes] | None = None
     if people:

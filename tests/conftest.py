@@ -13,8 +13,10 @@ import zmq
 # --no-loadscope-reorder`): a long file collected last would run by itself at the end.
 LONGEST_FIRST = (
     "tests/web/test_table_display.py",
-    "tests/floor/test_floor_ratings.py",  # its 500-hand archive (a module fixture): 136 s at load 15, 2026-12-03
-    "tests/sim/test_chip_demo.py",  # two chips demos, ~110 s at load 14
+    "tests/floor/test_floor_ratings.py",  # its 130-hand archive (a module fixture; 500 hands in make soak): 101 s at load 10
+    "tests/sim/test_chip_demo.py",  # a chips demo at the fast scan, 36 s at load 9 (125 s with the 3CP one, until 2026-12-04)
+    "tests/sim/test_chip_demo_3cp.py",  # the 3CP chips demo, 32 s at load 9
+    "tests/floor/test_floor_chip_alerts.py",  # a rated chips demo archived, 42 s at load 9 (87 s at the default scan)
     "tests/harness/test_harness_poker.py",
     "tests/web/test_demo_dealer.py",
     "tests/web/test_dealer.py",

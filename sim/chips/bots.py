@@ -83,10 +83,27 @@ COLOUR_UP_AT = 30
 COLOUR_UP_CHIPS = 20
 """How many of the smallest chips a colour-up changes for bigger ones (20 x 100 for 4 x 500)."""
 
-SETTLE_MS = 600
-"""The demo reader's settle time (`[chip_reader] settle_ms`: six of the board's scans). The tray's first stable
-reading is the shift's opening inventory; at 300 ms (three scans) a chip high in a column of the float, confirmed
-a few scans late, once came after a stable reading without it (EUR 1 flagged before the first hand)."""
+SCAN_PERIOD_S = 0.1
+"""The emulated board's seconds between two scans of every antenna by default (`croupier sim-chips --period`; the
+demo's `--chip-scan`): ten inventories a second an antenna, as issue 24's bench reads."""
+
+SETTLE_SCANS = 6
+"""The demo reader's settle time in the board's scans (`[chip_reader] settle_ms`: `settle_ms(period)`). The tray's
+first stable reading is the shift's opening inventory; at three scans a chip high in a column of the float,
+confirmed a few scans late, once came after a stable reading without it (EUR 1 flagged before the first hand)."""
+
+
+def settle_ms(period_s: float) -> int:
+    """The reader's settle time, in ms, for a board scanning every `period_s` seconds: `SETTLE_SCANS` of its scans.
+
+    >>> settle_ms(0.1), settle_ms(0.04)
+    (600, 240)
+    """
+    return round(SETTLE_SCANS * period_s * 1000)
+
+
+SETTLE_MS = settle_ms(SCAN_PERIOD_S)
+"""The demo reader's settle time at the board's default pace (600 ms)."""
 
 SETTLE_TIMEOUT_S = 20.0
 """How long the readers may take to show what lies on the board before the demo gives up (BotError)."""
@@ -121,12 +138,24 @@ def faults_option(text: str) -> dict[str, float]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def start_chip_board(run_dir: Path, game: str, seats: int, seed: int) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    """Start the emulated chip reader board (`croupier sim-chips` on a free TCP port, its log `run_dir/chips.log`):
-    the process and its ready line (`port`, `control`). Raises RestarterError."""
+def scan_seconds(text: str) -> float:
+    """`--chip-scan` for argparse: the board's seconds between scans, 0.02 to 1 (its error an argparse one)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.02 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"seconds between the board's scans from 0.02 to 1, not {text!r}")
+    return value
+
+
+def start_chip_board(run_dir: Path, game: str, seats: int, seed: int,
+                     period_s: float = SCAN_PERIOD_S) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    """Start the emulated chip reader board (`croupier sim-chips` on a free TCP port, scanning every `period_s`
+    seconds, its log `run_dir/chips.log`): the process and its ready line (`port`, `control`). Raises RestarterError."""
     with open(run_dir / "chips.log", "ab") as err:
         proc = spawn([sys.executable, "-m", "cli", "sim-chips", "--tcp", "127.0.0.1:0", "--game", game,
-                      "--spots", str(seats), "--seed", str(seed)], stderr=err)
+                      "--spots", str(seats), "--seed", str(seed), "--period", str(period_s)], stderr=err)
     try:
         return proc, read_json_line(proc, 20.0, "sim-chips")
     except BaseException:
@@ -163,9 +192,10 @@ def mispaid(circles: Sequence[Mapping[str, Any]], seed: int, hand: int) -> Mappi
     return random.Random(f"{seed}:{hand}:mispay").choice(won)
 
 
-def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET) -> str:
-    """The controller's `[chip_reader]` and `[chips]` sections for the emulated board at `board_url`."""
-    return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = {SETTLE_MS}\n'
+def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET, period_s: float = SCAN_PERIOD_S) -> str:
+    """The controller's `[chip_reader]` and `[chips]` sections for the emulated board at `board_url`, which scans
+    every `period_s` seconds (the settle time `SETTLE_SCANS` of its scans)."""
+    return (f'\n[chip_reader]\nurl = "{board_url}"\nconfirm = {CONFIRM}\nsettle_ms = {settle_ms(period_s)}\n'
             f'\n[chips]\nset = "{Path(chip_set).resolve()}"\n')
 
 
@@ -509,5 +539,5 @@ def chip_summary(state_dir: str | Path, first_hand: int, hands: int,
     return chips, not missed and not unexpected and not flagged and chips["tray_difference"] == 0
 
 
-__all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "TRAY_FLOAT", "by_value", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",
-           "fill_tray", "make_change", "mispaid", "parse_faults", "reads_match", "start_chip_board", "tray_float"]
+__all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "SCAN_PERIOD_S", "SETTLE_MS", "TRAY_FLOAT", "by_value", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",
+           "fill_tray", "make_change", "mispaid", "parse_faults", "reads_match", "scan_seconds", "settle_ms", "start_chip_board", "tray_float"]

@@ -18,6 +18,7 @@ from floor.migrate import migrate
 from floor.reports import DealerFigures, ShiftAlerts
 from tests.floor.test_floor_ratings import archive
 from tests.floor.test_floor_stats import DAY, house
+from tests.sim.test_chip_demo import FAST_SCAN
 
 ALERTS = ("mispays", "moved_chips", "foreign_chips", "tray_differences")
 
@@ -134,7 +135,7 @@ def test_a_demo_tables_faults_archived_agree_with_its_journal(tmp_path: Path, db
     the journal's hand records hold, and the archive's dealer figures are `croupier ratings --dealers`'s."""
     state = tmp_path / "sim-uth-chips"
     done = subprocess.run([sys.executable, "-m", "cli", "demo", "--chips", "--faults", "mispay=0.3,past_post=0.3,foreign=0.1", "--rated", "0.5",
-                           "--hands", "10", "--quiet", "--seed", "7", "--state", str(state)],
+                           "--hands", "10", "--quiet", "--seed", "7", "--state", str(state), "--chip-scan", str(FAST_SCAN)],
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     caught = json.loads(done.stdout.splitlines()[-1])["chips"]["caught"]

@@ -40,11 +40,16 @@ from protocol.config import ConfigError, SecurityConfig
 from protocol.curve import ClientKeys
 from sim.bots.table import free_tcp_port
 from tests.firmware_host.processes import wait_for
+from tests.floor.pgserver import PgServer
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
 
-FIRST, SECOND = 120, 130
-"""The UTH table's hands before its close and after it opens again; the 3CP table plays 250: a 500-hand shift."""
+FIRST, SECOND = 30, 35
+"""`make test`'s shift: the UTH table's hands before its close and after it opens again; the 3CP table plays 65 (130
+hands: the module's fixture, 62 s at load 12 for the 500 hands it played until 2026-12-04)."""
+
+SOAK_FIRST, SOAK_SECOND = 120, 130
+"""`make soak`'s shift, as above: the 3CP table plays 250, a 500-hand shift (`test_a_500_hand_shift_...`)."""
 
 EXACT = ("player", "table", "source", "start", "end", "open", "seats", "hand_numbers", "hands", "voided", "breaks",
          "bets", "bets_total", "average_bets", "average_bet", "win", "theo", "theo_cents", "theo_complete",
@@ -67,15 +72,19 @@ def close(state: Path) -> None:
 
 @pytest.fixture(scope="module")
 def states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """`shift(FIRST, SECOND)`, for the module's tests."""
+    return shift(tmp_path_factory.mktemp("rated"), FIRST, SECOND)
+
+
+def shift(root: Path, first: int, second: int) -> dict[str, Path]:
     """Two tables' journals of one seed (the same player cards at both: players moving tables), the UTH one
-    closed after FIRST hands and opened again for SECOND more, the 3CP one's 250 hands with its controller
-    killed twice mid-hand; the bot dealers relieve each other every 25 hands."""
-    root = tmp_path_factory.mktemp("rated")
+    closed after `first` hands and opened again for `second` more, the 3CP one's `first + second` hands with its
+    controller killed twice mid-hand; the bot dealers relieve each other every 25 hands."""
     out = {}
     for table, game in TABLES.items():
         state = out[table] = root / table
-        runs = [("--hands", str(FIRST)), ("--hands", str(SECOND))] if game == "uth" else [
-            ("--hands", str(FIRST + SECOND), "--kill", "2")]
+        runs = [("--hands", str(first)), ("--hands", str(second))] if game == "uth" else [
+            ("--hands", str(first + second), "--kill", "2")]
         for n, run in enumerate(runs):
             if n:
                 close(state)
@@ -129,8 +138,23 @@ def gaming_day_of(db: str, started: str) -> str:
 
 
 def test_the_archive_rates_every_table_as_its_journal_does_to_the_cent(db: str, states: dict[str, Path]) -> None:
+    rates_as_the_journal(db, states, FIRST)
+
+
+@pytest.mark.soak
+def test_a_500_hand_shift_archived_rates_as_its_journal_folded_or_not(tmp_path: Path, db: str, pg: PgServer) -> None:
+    """Issue 25's 500-hand simulated shift in a real PostgreSQL (`make soak`; `make test`'s shift is 130 hands):
+    archived in two catch-ups and rated as the journals rate it; in another database, folded every 17 hands."""
+    states = shift(tmp_path, SOAK_FIRST, SOAK_SECOND)
+    rates_as_the_journal(db, states, SOAK_FIRST)
+    fold_every_17(pg.create_database("floor_soak_fold"), states, SOAK_FIRST + SOAK_SECOND)
+
+
+def rates_as_the_journal(db: str, states: dict[str, Path], first: int) -> None:
+    """The tables archived (the UTH one in two catch-ups, the first mid-way in its first opening) and rated as their
+    journals rate them; a player's sessions at both tables; `--player`, `--table`, `--day`, `--reinvestment`."""
     migrate(db)
-    archive(db, states["sim-uth-1"], "sim-uth-1", split=FIRST // 2 + 3)
+    archive(db, states["sim-uth-1"], "sim-uth-1", split=first // 2 + 3)
     archive(db, states["sim-3cp-1"], "sim-3cp-1")
     archived = agree(db, states)
     uth = [s for s in archived if s["table"] == "sim-uth-1"]
@@ -215,12 +239,16 @@ def test_archiving_and_rating_again_changes_nothing(db: str, states: dict[str, P
 
 def test_the_fold_reads_only_what_came_since_and_rates_as_a_fold_from_nothing(db: str,
                                                                                 states: dict[str, Path]) -> None:
+    fold_every_17(db, states, FIRST + SECOND)
+
+
+def fold_every_17(db: str, states: dict[str, Path], hands: int) -> None:
     """A catch-up every 17 hands (the UTH table's close among them, and twice a hand's events archived before
     the hand): the kept fold reads each event and hand once, and its rows are those a fold from nothing writes."""
     migrate(db)
     with Archive(db, pit="pit-1") as a:
         for table, state in states.items():
-            for upto in [*range(17, FIRST + SECOND, 17), None]:
+            for upto in [*range(17, hands, 17), None]:
                 late = int(upto is not None and upto % 2 == 1)  # the hand `upto` reaches the archive after events after it
                 for page in pages(state, events=False, after=a.last_hand(table)):
                     a.write(table, [h for h in page if upto is None or h["hand"] <= upto - late])
