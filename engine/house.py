@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 
 from engine import redact
 from engine.cards import Card, format_cards
-from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, say, shown)
+from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, NotAllowed, RoundFormatError, json_type, say,
+                           shown)
 from engine.errors import card as card_word
 from engine.games import DEAD
 from engine.house_view import AUDIENCES, dealer_part, spot_part
@@ -118,8 +119,8 @@ class HouseRound(ABC):
         """Each game's own rule."""
 
     @abstractmethod
-    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
-        """Each game's own rule."""
+    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
+        """Each game's own rule: the Play multiple the decision makes (None: no Play bet), or why not (never raised)."""
 
     @abstractmethod
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
@@ -323,25 +324,49 @@ class HouseRound(ABC):
         Raises IllegalAction: no decision is awaited, it is another spot's turn, or the action
         (or multiple) is not legal now.
         """
-        street = self._street_open()
-        if street is None:
-            raise IllegalAction(f"no decision is awaited now (phase {self._phase})", say=say("refusal.no_decision_now"))
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
-            raise IllegalAction(f"no spot with a bet at seat {seat!r}", say=say("refusal.no_spot", seat=str(seat)))
-        pending = self._pending(street)
-        if seat not in pending:
-            raise IllegalAction(f"spot {seat} has no decision to make now"
-                                + (f" (spot {pending[0]} is to act)" if pending else ""),
-                                say=say("refusal.no_decision_for_seat", seat=seat))
-        if seat != pending[0]:
-            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first",
-                                say=say("refusal.not_to_act", seat=seat, to_act=pending[0]))
-        if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
-            raise IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}")
-        return self._check_decision(seat, action, multiple, street)
+        made = self._decision_rule(seat, action, multiple)
+        if isinstance(made, NotAllowed):
+            raise made.error()
+        return made
 
     def can_decide(self, seat: int, action: str, multiple: int | None = None) -> bool:
-        return _can(self.verify_decide, seat, action, multiple)
+        return not isinstance(self._decision_rule(seat, action, multiple), NotAllowed)
+
+    def open_decisions(self, choices: Iterable[tuple[str, int | None]]) -> list[tuple[str, int | None]] | None:
+        """Of `choices` (`(decision, multiple)`), those the spot to act may take now, by the very rule
+        `verify_decide` refuses by, nothing raised or worded; None when no decision is awaited."""
+        seat = self.to_act()
+        if seat is None:
+            return None
+        street = self._street_open()
+        assert street is not None
+        return [c for c in choices if not isinstance(self._choice_rule(seat, c[0], c[1], street), NotAllowed)]
+
+    def _decision_rule(self, seat: int, action: str, multiple: int | None) -> int | None | NotAllowed:
+        """`verify_decide`'s rule: the multiple made, or why not (a decision awaited, this spot's turn, then the choice)."""
+        street = self._street_open()
+        if street is None:
+            phase = self._phase
+            return NotAllowed(lambda: IllegalAction(f"no decision is awaited now (phase {phase})",
+                                                    say=say("refusal.no_decision_now")))
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
+            return NotAllowed(lambda: IllegalAction(f"no spot with a bet at seat {seat!r}",
+                                                    say=say("refusal.no_spot", seat=str(seat))))
+        pending = self._pending(street)
+        if seat not in pending:
+            return NotAllowed(lambda: IllegalAction(f"spot {seat} has no decision to make now"
+                                                    + (f" (spot {pending[0]} is to act)" if pending else ""),
+                                                    say=say("refusal.no_decision_for_seat", seat=seat)))
+        if seat != pending[0]:
+            return NotAllowed(lambda: IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first",
+                                                    say=say("refusal.not_to_act", seat=seat, to_act=pending[0])))
+        return self._choice_rule(seat, action, multiple, street)
+
+    def _choice_rule(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
+        """Whether the spot to act on `street` may take `action` (`multiple`): an integer multiple, then the game's rule."""
+        if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
+            return NotAllowed(lambda: IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}"))
+        return self._check_decision(seat, action, multiple, street)
 
     def decide(self, seat: int, action: str, multiple: int | None = None) -> Step:
         """Take the decision of the spot to act (see `verify_decide`)."""
