@@ -50,6 +50,9 @@ from engine.house_values import (  # re-exported: the house games' values
     spot_result,
 )
 
+_ASK = -1
+"""`HouseRound._to_act` when it is to be found again (no seat is -1)."""
+
 # --- the round machine ------------------------------------------------------------------------------
 
 class HouseRound(ABC):
@@ -91,6 +94,7 @@ class HouseRound(ABC):
         self._steps: list[Step] = []
         self._plain: list[dict[str, Any]] = []  # each step's plain form (`Step.to_dict()`), made once
         self._standing: list[dict[str, Any]] | None = None  # `_standing_steps()`, till the next step
+        self._to_act: int | None = _ASK  # `to_act()`, till the next step (asked several times a view at a decision)
         # the full view's parts (a spot's dict by its seat, "dealer", "board", "burns"), each kept till
         # a step changes it or the phase moves (`full_view`); never changed once made
         self._parts: dict[int | str, Any] = {}
@@ -181,12 +185,13 @@ class HouseRound(ABC):
         return None
 
     def to_act(self) -> int | None:
-        """The seat whose decision is awaited now, or None."""
-        street = self._street_open()
-        if street is None:
-            return None
-        pending = self._pending(street)
-        return pending[0] if pending else None
+        """The seat whose decision is awaited now, or None (found once a step: every step ends in `_record`,
+        which forgets it)."""
+        if self._to_act == _ASK:
+            street = self._street_open()
+            pending = self._pending(street) if street is not None else None
+            self._to_act = pending[0] if pending else None
+        return self._to_act
 
     def _street_open(self) -> str | None:
         if self._stage < 0 or self._phase in ("showdown", "settled"):
@@ -602,6 +607,7 @@ class HouseRound(ABC):
 
     def _advance(self) -> None:
         """Move through stages whose cards are all dealt and whose decisions are all taken."""
+        self._to_act = _ASK  # the step's `_record` forgets it too: asked before it, it is asked again
         while True:
             stage = self._stages[self._stage]
             if self._dealt_in_stage < len(stage.targets):
@@ -621,6 +627,7 @@ class HouseRound(ABC):
         self._steps.append(step)
         self._plain.append(step.to_dict())
         self._standing = None
+        self._to_act = _ASK
         if "seat" in args:  # a spot's bets or decision: its dict is made again
             self._parts.pop(args["seat"], None)
         return step
