@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 
 from engine import redact
 from engine.cards import Card, format_cards
-from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, NotAllowed, RoundFormatError, json_type, say,
-                           shown)
+from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, NotAllowed, RoundFormatError,
+                           json_type, say, shown)
 from engine.errors import card as card_word
 from engine.games import DEAD
 from engine.house_view import AUDIENCES, dealer_part, spot_part
@@ -50,8 +50,7 @@ from engine.house_values import (  # re-exported: the house games' values
     spot_result,
 )
 
-_ASK = -1
-"""`HouseRound._to_act` when it is to be found again (no seat is -1)."""
+_ASK = -1  # `HouseRound._to_act` when it is to be found again (no seat is -1)
 
 # --- the round machine ------------------------------------------------------------------------------
 
@@ -348,7 +347,8 @@ class HouseRound(ABC):
         return [c for c in choices if not isinstance(self._choice_rule(seat, c[0], c[1], street), NotAllowed)]
 
     def _decision_rule(self, seat: int, action: str, multiple: int | None) -> int | None | NotAllowed:
-        """`verify_decide`'s rule: the multiple made, or why not (a decision awaited, this spot's turn, then the choice)."""
+        """`verify_decide`'s rule: the multiple made, or why not (a decision awaited, this spot's turn, then the
+        choice)."""
         street = self._street_open()
         if street is None:
             phase = self._phase
@@ -368,7 +368,8 @@ class HouseRound(ABC):
         return self._choice_rule(seat, action, multiple, street)
 
     def _choice_rule(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
-        """Whether the spot to act on `street` may take `action` (`multiple`): an integer multiple, then the game's rule."""
+        """Whether the spot to act on `street` may take `action` (`multiple`): an integer multiple, then the game's
+        rule."""
         if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
             return NotAllowed(lambda: IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}"))
         return self._check_decision(seat, action, multiple, street)

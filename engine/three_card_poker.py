@@ -252,9 +252,9 @@ class ThreeCardPokerRound(HouseRound):
                 say=say("refusal.decision_not_legal", seat=seat, decision=str(action))))
         if ((multiple is not None and multiple not in THREE_CARD_POKER.play_multiples[street])
                 or (action == "fold" and multiple is not None)):
-            return NotAllowed(lambda: IllegalAction(f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}",
-                                                    say=say("refusal.decision_no_multiple", seat=seat,
-                                                            decision=decision(action))))
+            return NotAllowed(lambda: IllegalAction(
+                f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}",
+                say=say("refusal.decision_no_multiple", seat=seat, decision=decision(action))))
         return THREE_CARD_POKER.play_multiples[street][0] if action == "play" else None
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:

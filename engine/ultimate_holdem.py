@@ -348,9 +348,9 @@ class UltimateHoldemRound(HouseRound):
 
 
 def _refused(seat: int, street: str, legal: tuple[int, ...] | None, why: str, key: str, **words: Any) -> NotAllowed:
-    """A decision refused: `spot N: why[: the choices open]` (`why` a template of `{on}`, the street, and `words`) and its
-    words, both made only when raised (`verify_decide`; the dealer console asks the engine which choices are open at every
-    step, `HouseRound.open_decisions`)."""
+    """A decision refused: `spot N: why[: the choices open]` (`why` a template of `{on}`, the street, and `words`)
+    and its words, both made only when raised (`verify_decide`; the dealer console asks the engine which choices
+    are open at every step, `HouseRound.open_decisions`)."""
     return NotAllowed(lambda: IllegalAction(f"spot {seat}: {why.format(on=_on(street), **words)}"
                                             + (f": {_choices(legal, street)}" if legal is not None else ""),
                                             say=say(key, seat=seat, **words)))

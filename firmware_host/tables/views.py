@@ -6,8 +6,9 @@ look among all of them for the few that moved. After a card dealt cleanly at a h
 phase: `TableState` says so, `CardStep`) the step names what it changed: `card_views` copies the last full view,
 makes again only the parts a card may change (the table's `HouseTable.card_view`, the shoe's `devices` entry, the
 steps' `correct`: `tables/steps.py` `card_steps`), through the very makers `full_view` uses, and hands the
-redaction the keys whose part is new: the public view is the last one with those parts redacted anew. Anything else (a fault, a phase reached, the showdown, a
-chip table's tray, another event between two views) makes the views whole. Tests hold the views made so to
+redaction the keys whose part is new: the public view is the last one with those parts redacted anew. Anything
+else (a fault, a phase reached, the showdown, a chip table's tray, another event between two views) makes the
+views whole. Tests hold the views made so to
 the whole views, and their public one to `redact.public` of it, at every view of every in-process test of
 tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`).
 """
