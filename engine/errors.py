@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -63,6 +64,21 @@ class DuplicateCard(CardError):
 
 class IllegalAction(EngineError, ValueError):
     """A step the rules do not allow now (wrong bet, wrong decision, card out of turn)."""
+
+
+class NotAllowed:
+    """A rule's no, its words made only when asked: a rule that returns one where it would raise lets a caller
+    ask which steps are open without raising or wording anything (`HouseRound.open_decisions`), and its
+    `verify_x` raise the very refusal (`error()`: the exception, with its words, made now)."""
+
+    __slots__ = ("_error",)
+
+    def __init__(self, error: Callable[[], EngineError]) -> None:
+        self._error = error
+
+    def error(self) -> EngineError:
+        """The refusal as raised: its exception and its words."""
+        return self._error()
 
 
 class ProfileError(EngineError, ValueError):

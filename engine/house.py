@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 
 from engine import redact
 from engine.cards import Card, format_cards
-from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, json_type, say, shown)
+from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, NotAllowed, RoundFormatError,
+                           json_type, say, shown)
 from engine.errors import card as card_word
 from engine.games import DEAD
 from engine.house_view import AUDIENCES, dealer_part, spot_part
@@ -48,6 +49,8 @@ from engine.house_values import (  # re-exported: the house games' values
     pay,
     spot_result,
 )
+
+_ASK = -1  # `HouseRound._to_act` when it is to be found again (no seat is -1)
 
 # --- the round machine ------------------------------------------------------------------------------
 
@@ -90,6 +93,7 @@ class HouseRound(ABC):
         self._steps: list[Step] = []
         self._plain: list[dict[str, Any]] = []  # each step's plain form (`Step.to_dict()`), made once
         self._standing: list[dict[str, Any]] | None = None  # `_standing_steps()`, till the next step
+        self._to_act: int | None = _ASK  # `to_act()`, till the next step (asked several times a view at a decision)
         # the full view's parts (a spot's dict by its seat, "dealer", "board", "burns"), each kept till
         # a step changes it or the phase moves (`full_view`); never changed once made
         self._parts: dict[int | str, Any] = {}
@@ -118,8 +122,8 @@ class HouseRound(ABC):
         """Each game's own rule."""
 
     @abstractmethod
-    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
-        """Each game's own rule."""
+    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
+        """Each game's own rule: the Play multiple the decision makes (None: no Play bet), or why not (never raised)."""
 
     @abstractmethod
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
@@ -180,12 +184,13 @@ class HouseRound(ABC):
         return None
 
     def to_act(self) -> int | None:
-        """The seat whose decision is awaited now, or None."""
-        street = self._street_open()
-        if street is None:
-            return None
-        pending = self._pending(street)
-        return pending[0] if pending else None
+        """The seat whose decision is awaited now, or None (found once a step: every step ends in `_record`,
+        which forgets it)."""
+        if self._to_act == _ASK:
+            street = self._street_open()
+            pending = self._pending(street) if street is not None else None
+            self._to_act = pending[0] if pending else None
+        return self._to_act
 
     def _street_open(self) -> str | None:
         if self._stage < 0 or self._phase in ("showdown", "settled"):
@@ -323,25 +328,51 @@ class HouseRound(ABC):
         Raises IllegalAction: no decision is awaited, it is another spot's turn, or the action
         (or multiple) is not legal now.
         """
-        street = self._street_open()
-        if street is None:
-            raise IllegalAction(f"no decision is awaited now (phase {self._phase})", say=say("refusal.no_decision_now"))
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
-            raise IllegalAction(f"no spot with a bet at seat {seat!r}", say=say("refusal.no_spot", seat=str(seat)))
-        pending = self._pending(street)
-        if seat not in pending:
-            raise IllegalAction(f"spot {seat} has no decision to make now"
-                                + (f" (spot {pending[0]} is to act)" if pending else ""),
-                                say=say("refusal.no_decision_for_seat", seat=seat))
-        if seat != pending[0]:
-            raise IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first",
-                                say=say("refusal.not_to_act", seat=seat, to_act=pending[0]))
-        if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
-            raise IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}")
-        return self._check_decision(seat, action, multiple, street)
+        made = self._decision_rule(seat, action, multiple)
+        if isinstance(made, NotAllowed):
+            raise made.error()
+        return made
 
     def can_decide(self, seat: int, action: str, multiple: int | None = None) -> bool:
-        return _can(self.verify_decide, seat, action, multiple)
+        return not isinstance(self._decision_rule(seat, action, multiple), NotAllowed)
+
+    def open_decisions(self, choices: Iterable[tuple[str, int | None]]) -> list[tuple[str, int | None]] | None:
+        """Of `choices` (`(decision, multiple)`), those the spot to act may take now, by the very rule
+        `verify_decide` refuses by, nothing raised or worded; None when no decision is awaited."""
+        seat = self.to_act()
+        if seat is None:
+            return None
+        street = self._street_open()
+        assert street is not None
+        return [c for c in choices if not isinstance(self._choice_rule(seat, c[0], c[1], street), NotAllowed)]
+
+    def _decision_rule(self, seat: int, action: str, multiple: int | None) -> int | None | NotAllowed:
+        """`verify_decide`'s rule: the multiple made, or why not (a decision awaited, this spot's turn, then the
+        choice)."""
+        street = self._street_open()
+        if street is None:
+            phase = self._phase
+            return NotAllowed(lambda: IllegalAction(f"no decision is awaited now (phase {phase})",
+                                                    say=say("refusal.no_decision_now")))
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self._bets:
+            return NotAllowed(lambda: IllegalAction(f"no spot with a bet at seat {seat!r}",
+                                                    say=say("refusal.no_spot", seat=str(seat))))
+        pending = self._pending(street)
+        if seat not in pending:
+            return NotAllowed(lambda: IllegalAction(f"spot {seat} has no decision to make now"
+                                                    + (f" (spot {pending[0]} is to act)" if pending else ""),
+                                                    say=say("refusal.no_decision_for_seat", seat=seat)))
+        if seat != pending[0]:
+            return NotAllowed(lambda: IllegalAction(f"spot {seat} is not to act: spot {pending[0]} acts first",
+                                                    say=say("refusal.not_to_act", seat=seat, to_act=pending[0])))
+        return self._choice_rule(seat, action, multiple, street)
+
+    def _choice_rule(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
+        """Whether the spot to act on `street` may take `action` (`multiple`): an integer multiple, then the game's
+        rule."""
+        if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
+            return NotAllowed(lambda: IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}"))
+        return self._check_decision(seat, action, multiple, street)
 
     def decide(self, seat: int, action: str, multiple: int | None = None) -> Step:
         """Take the decision of the spot to act (see `verify_decide`)."""
@@ -577,6 +608,7 @@ class HouseRound(ABC):
 
     def _advance(self) -> None:
         """Move through stages whose cards are all dealt and whose decisions are all taken."""
+        self._to_act = _ASK  # the step's `_record` forgets it too: asked before it, it is asked again
         while True:
             stage = self._stages[self._stage]
             if self._dealt_in_stage < len(stage.targets):
@@ -596,6 +628,7 @@ class HouseRound(ABC):
         self._steps.append(step)
         self._plain.append(step.to_dict())
         self._standing = None
+        self._to_act = _ASK
         if "seat" in args:  # a spot's bets or decision: its dict is made again
             self._parts.pop(args["seat"], None)
         return step

@@ -180,8 +180,13 @@ class UthRules:
 
     def multiples(self, street: str) -> tuple[int, ...]:
         """Legal Play multiples on `street` (`preflop`, `flop`, `river`). Raises KeyError otherwise."""
-        return {"preflop": self.preflop_multiples, "flop": self.flop_multiples,
-                "river": self.river_multiples}[street]
+        if street == "preflop":  # compared in turn, no map made a call: asked for every choice at every decision
+            return self.preflop_multiples
+        if street == "flop":
+            return self.flop_multiples
+        if street == "river":
+            return self.river_multiples
+        raise KeyError(street)
 
 
 @dataclass(frozen=True, slots=True)

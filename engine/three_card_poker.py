@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, RoundFormatError, circle, decision, say, shown
+from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, say, shown
 from engine.evaluate import three_card
 from engine.games import THREE_CARD_POKER
 from engine.house import (
@@ -245,14 +245,16 @@ class ThreeCardPokerRound(HouseRound):
         return [s for s in self.spot_seats()
                 if "ante" in self._bets[s] and s not in self._dead and s not in self._played]
 
-    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
+    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
         if action not in THREE_CARD_POKER.decisions:
-            raise IllegalAction(f"spot {seat}: unknown decision {action!r}: {' or '.join(THREE_CARD_POKER.decisions)}",
-                                say=say("refusal.decision_not_legal", seat=seat, decision=str(action)))
+            return NotAllowed(lambda: IllegalAction(
+                f"spot {seat}: unknown decision {action!r}: {' or '.join(THREE_CARD_POKER.decisions)}",
+                say=say("refusal.decision_not_legal", seat=seat, decision=str(action))))
         if ((multiple is not None and multiple not in THREE_CARD_POKER.play_multiples[street])
                 or (action == "fold" and multiple is not None)):
-            raise IllegalAction(f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}",
-                                say=say("refusal.decision_no_multiple", seat=seat, decision=decision(action)))
+            return NotAllowed(lambda: IllegalAction(
+                f"spot {seat}: the Play bet equals the Ante; no multiple {multiple!r}",
+                say=say("refusal.decision_no_multiple", seat=seat, decision=decision(action))))
         return THREE_CARD_POKER.play_multiples[street][0] if action == "play" else None
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:

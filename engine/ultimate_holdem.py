@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, RoundFormatError, circle, decision, money, say, shown
+from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, money, say, shown
 from engine.evaluate import HandValue, high
 from engine.games import UTH
 from engine.house import (
@@ -275,35 +275,35 @@ class UltimateHoldemRound(HouseRound):
                 if s not in self._dead and s not in self._play and self._decision.get(s) != "fold"
                 and self._acted.get(s) != street]
 
-    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None:
-        where = f"spot {seat}"
+    def _check_decision(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
         legal = self.rules.multiples(street)
-        words = {"seat": seat}
         if action == "check":
             if street == "river":
-                raise IllegalAction(f"{where}: no check at the river: {_choices(legal, street)}", say=say("refusal.no_check_at_river", **words))
+                return _refused(seat, street, legal, "no check at the river", "refusal.no_check_at_river")
             if multiple is not None:
-                raise IllegalAction(f"{where}: a check takes no multiple", say=say("refusal.decision_no_multiple", **words, decision=decision("check")))
+                return _refused(seat, street, None, "a check takes no multiple", "refusal.decision_no_multiple",
+                                decision=decision("check"))
             return None
         if action == "fold":
             if street != "river":
-                raise IllegalAction(f"{where}: a spot folds only at the river; {_on(street)}: {_choices(legal, street)}",
-                                    say=say("refusal.fold_only_at_river", **words))
+                return _refused(seat, street, legal, "a spot folds only at the river; {on}",
+                                "refusal.fold_only_at_river")
             if multiple is not None:
-                raise IllegalAction(f"{where}: a fold takes no multiple", say=say("refusal.decision_no_multiple", **words, decision=decision("fold")))
+                return _refused(seat, street, None, "a fold takes no multiple", "refusal.decision_no_multiple",
+                                decision=decision("fold"))
             return None
         if action == "play":
             if multiple is None:
                 if len(legal) != 1:
-                    raise IllegalAction(f"{where}: say the multiple {_on(street)}: {_choices(legal, street)}",
-                                        say=say("refusal.multiple_needed", **words))
+                    return _refused(seat, street, legal, "say the multiple {on}", "refusal.multiple_needed")
                 return legal[0]
             if multiple not in legal:
-                raise IllegalAction(f"{where}: play {multiple}x is not legal {_on(street)}: {_choices(legal, street)}",
-                                    say=say("refusal.multiple_not_legal", **words, multiple=multiple))
+                return _refused(seat, street, legal, "play {multiple}x is not legal {on}",
+                                "refusal.multiple_not_legal", multiple=multiple)
             return multiple
-        raise IllegalAction(f"{where}: unknown decision {action!r} {_on(street)}: {_choices(legal, street)}",
-                            say=say("refusal.decision_not_legal", **words, decision=str(action)))
+        return NotAllowed(lambda: IllegalAction(
+            f"spot {seat}: unknown decision {action!r} {_on(street)}: {_choices(legal, street)}",
+            say=say("refusal.decision_not_legal", seat=seat, decision=str(action))))
 
     def _apply_decision(self, seat: int, action: str, multiple: int | None, street: str) -> None:
         if action == "play":
@@ -347,7 +347,15 @@ class UltimateHoldemRound(HouseRound):
         return self._settlement is not None and self._settlement.spot(seat).results.get("trips", 0) > 0
 
 
+def _refused(seat: int, street: str, legal: tuple[int, ...] | None, why: str, key: str, **words: Any) -> NotAllowed:
+    """A decision refused: `spot N: why[: the choices open]` (`why` a template of `{on}`, the street, and `words`)
+    and its words, both made only when raised (`verify_decide`; the dealer console asks the engine which choices
+    are open at every step, `HouseRound.open_decisions`)."""
+    return NotAllowed(lambda: IllegalAction(f"spot {seat}: {why.format(on=_on(street), **words)}"
+                                            + (f": {_choices(legal, street)}" if legal is not None else ""),
+                                            say=say(key, seat=seat, **words)))
+
+
 def _choices(legal: tuple[int, ...], street: str) -> str:
-    """The decisions open on `street`, for a refusal's words (made only when one is refused: the dealer
-    console asks the engine for each choice at every step, `firmware_host/tables/house/table.py` `legal_decisions`)."""
+    """The decisions open on `street`, for a refusal's words (made only when one is refused, `_refused`)."""
     return " or ".join(f"play {m}x" for m in legal) + (" or fold" if street == "river" else " or check")

@@ -50,7 +50,7 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
         out["bet"] = standing and not held and (over or betting)
         out["chop"] = False
         out["deal"] = standing and not held and ((betting and round_.can_close_bets()) or (chips_read and (over or betting)))
-        out["correct"] = standing and not over and bool(round_.correctable_seats())
+        out["correct"] = _correct(table, standing)
         out["board"] = table.setup.game == "uth"
     elif isinstance(table, PokerTable):
         out["bet"] = out["correct"] = False
@@ -62,6 +62,23 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
     else:
         out.update(bet=False, deal=False, correct=False, chop=False, board=False)
     return {key: bool(out[key]) for key in STEPS}
+
+
+def card_steps(last: dict[str, bool], table: HouseTable) -> dict[str, bool]:
+    """The steps after a card dealt cleanly at a house table (`tables/views.py` `card_views`: the one event since
+    the view whose steps are `last`, no fault, the table not closed, still in the phase it was, not the hand's first
+    card): `last` (the very map while equal) with `correct` made again by `steps_of`'s own rule, the one step a card
+    changes (a decision is no longer corrected once a card follows it). Every other step reads only what such a card
+    leaves as it was (the fault, the hold, the hand, the phase, the bets; `bet` and `deal` are false mid-phase
+    whatever a chip reader or a face-up step says). Tests hold them to `steps_of` made anew at every view
+    (tests/firmware_host/conftest.py)."""
+    correct = _correct(table, True)
+    return last if last["correct"] == correct else {**last, "correct": correct}
+
+
+def _correct(table: HouseTable, standing: bool) -> bool:
+    """`correct`: a seat's last decision may still be corrected (no fault standing, the hand not closed)."""
+    return standing and table.closed is None and bool(table.round.correctable_seats())
 
 
 def corrections_of(table: GameTable | None, steps: dict[str, bool]) -> list[dict[str, Any]]:

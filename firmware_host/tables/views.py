@@ -5,9 +5,10 @@
 look among all of them for the few that moved. After a card dealt cleanly at a house table (mid-hand, within a
 phase: `TableState` says so, `CardStep`) the step names what it changed: `card_views` copies the last full view,
 makes again only the parts a card may change (the table's `HouseTable.card_view`, the shoe's `devices` entry, the
-steps), through the very makers `full_view` uses, and hands the redaction the keys whose part is new: the public
-view is the last one with those parts redacted anew. Anything else (a fault, a phase reached, the showdown, a
-chip table's tray, another event between two views) makes the views whole. Tests hold the views made so to
+steps' `correct`: `tables/steps.py` `card_steps`), through the very makers `full_view` uses, and hands the
+redaction the keys whose part is new: the public view is the last one with those parts redacted anew. Anything
+else (a fault, a phase reached, the showdown, a chip table's tray, another event between two views) makes the
+views whole. Tests hold the views made so to
 the whole views, and their public one to `redact.public` of it, at every view of every in-process test of
 tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`).
 """
@@ -28,7 +29,7 @@ from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseTable
 from firmware_host.tables.players import Seated
 from firmware_host.tables.poker.table import PokerTable
-from firmware_host.tables.steps import corrections_of, steps_of
+from firmware_host.tables.steps import card_steps, corrections_of, steps_of
 
 
 class TableState(Protocol):
@@ -112,17 +113,18 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
     if keys is None:
         return None
     full["devices"] = state.shown_parts.same("devices", state.devices, _device_copies)
-    _steps_parts(state, full)
+    _steps_parts(state, full, card_steps(last_full["steps"], card.table))
     moved = [key for key in (*keys, "devices", "steps", "corrections") if full[key] is not last_full.get(key)]
     return full, moved
 
 
-def _steps_parts(state: TableState, full: dict[str, Any]) -> None:
-    """The dealer steps the table allows now and the corrections open (`tables/steps.py`), each the very map
-    or list of the view before while equal."""
+def _steps_parts(state: TableState, full: dict[str, Any], steps: dict[str, bool] | None = None) -> None:
+    """The dealer steps the table allows now (`steps`, when the caller made them: a card's, `card_steps`) and the
+    corrections open (`tables/steps.py`), each the very map or list of the view before while equal."""
     table = state.table
-    steps = steps_of(table, state.fault, state.hold, state.hand, racing(state.race) or drawing(state.draw),
-                     state.chips.bets_to_read(state.devices))
+    if steps is None:
+        steps = steps_of(table, state.fault, state.hold, state.hand, racing(state.race) or drawing(state.draw),
+                         state.chips.bets_to_read(state.devices))
     if steps != state.steps_shown:  # else the very map of the view before (its parts are never changed)
         state.steps_shown = steps
     full["steps"] = state.steps_shown

@@ -243,3 +243,44 @@ def test_the_full_view_of_kept_parts_is_the_view_made_anew(cls: type[HouseRound]
             view = agrees(round_, view)
         round_.settle()
         agrees(round_, view)
+
+
+CHOICES = [(d, m) for d in ("check", "fold", "play", "raise") for m in (None, 1, 2, 3, 4, 5)] + [("play", 2.5)]
+
+
+@pytest.mark.parametrize("cls", [UltimateHoldemRound, ThreeCardPokerRound])
+def test_open_decisions_are_what_verify_decide_takes_asked_without_an_exception(
+        cls: type[HouseRound], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`open_decisions` (the console's buttons) answers by `verify_decide`'s own rule: at every step of random
+    rounds, the choices it gives are those `verify_decide` takes, every other one refused with its words; and
+    asking raises and words nothing (the engine's IllegalAction made unconstructable while it answers)."""
+    import engine.house
+    import engine.three_card_poker
+    import engine.ultimate_holdem
+    rng = random.Random(f"open-{cls.__name__}")
+    asked = 0
+    for _ in range(40):
+        round_ = play_random_round(cls, "default", rng)
+        steps = [s.to_dict() for s in round_.steps]
+        for at in range(len(steps) + 1):
+            replayed = cls.replay(load_profile("default"), steps[:at], LIMITS)  # the round as it stood at each step
+            seat = replayed.to_act()
+            with monkeypatch.context() as m:
+                for module in (engine.house, engine.three_card_poker, engine.ultimate_holdem):
+                    m.setattr(module, "IllegalAction", None)  # any refusal made here would fail
+                open_now = replayed.open_decisions(CHOICES)
+            if seat is None:
+                assert open_now is None
+                continue
+            asked += 1
+            assert open_now == [c for c in CHOICES if replayed.can_decide(seat, *c)]  # type: ignore[arg-type]
+            for choice in CHOICES:
+                if choice in open_now:
+                    replayed.verify_decide(seat, *choice)  # type: ignore[arg-type]
+                else:
+                    with pytest.raises(IllegalAction) as refused:
+                        replayed.verify_decide(seat, *choice)  # type: ignore[arg-type]
+                    assert str(refused.value).startswith(f"spot {seat}")
+                    assert refused.value.say is not None or choice[1] == 2.5
+    assert asked > 100
+

@@ -10,14 +10,19 @@ import pytest
 from engine import redact
 from engine.money import Money
 from firmware_host.tables import state as table_state
+from firmware_host.tables.button_draw_step import drawing
+from firmware_host.tables.chip_race_step import racing
 from firmware_host.tables.state import TableState
+from firmware_host.tables.steps import corrections_of, steps_of
 from tests.firmware_host.processes import MADE_FROM_A_CARD
 
 
 @pytest.fixture(autouse=True)
 def views_as_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every view the table state gives, whole or made from a card's parts, equals the full view made whole
-    (every part by its maker) and its public view the one redaction of it, wherever a test here applies events."""
+    (every part by its maker) and its public view the one redaction of it, and its steps and corrections those
+    `steps_of` and `corrections_of` make anew (a card's are the last ones with `correct` made again, `card_steps`),
+    wherever a test here applies events."""
     views, card_views = TableState.views, table_state.card_views
 
     def counted(*args: Any) -> Any:
@@ -30,6 +35,9 @@ def views_as_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         whole = self.full_view(money)
         assert full == whole, {k: (full.get(k), whole.get(k)) for k in {*full, *whole} if full.get(k) != whole.get(k)}
         assert public == redact.public(whole)
+        fresh = steps_of(self.table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw),
+                         self.chips.bets_to_read(self.devices))  # made anew, not through the views' kept steps
+        assert full["steps"] == fresh and full["corrections"] == corrections_of(self.table, fresh)
         return public, full
 
     monkeypatch.setattr(table_state, "card_views", counted)

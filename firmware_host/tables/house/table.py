@@ -341,12 +341,11 @@ def legal_decisions(round_: Any, multiples: bool) -> list[dict[str, Any]] | None
     """The decisions open to the spot to act, as the engine allows them now (`{"decision": "play",
     "multiple": 4}`, `{"decision": "check"}`, ...; "dead" is not a player's choice), or None when no
     decision is awaited: what the dealer console shows as buttons. `multiples`: the game's Play bet
-    is a multiple of the Ante chosen by the player (UTH)."""
-    seat = round_.to_act()
-    if seat is None:
-        return None
-    return [choice for choice in decision_choices(multiples)
-            if round_.can_decide(seat, choice["decision"], choice.get("multiple"))]
+    is a multiple of the Ante chosen by the player (UTH). The engine's `open_decisions` answers by
+    `verify_decide`'s own rule, raising and wording nothing."""
+    choices = _CHOICES[multiples]
+    open_now = round_.open_decisions(choices)
+    return None if open_now is None else [dict(choices[c]) for c in open_now]
 
 
 def decision_choices(multiples: bool) -> list[dict[str, Any]]:
@@ -362,6 +361,12 @@ def decision_choices(multiples: bool) -> list[dict[str, Any]]:
         else:
             out.append({"decision": decision})
     return out
+
+
+_CHOICES: dict[bool, dict[tuple[str, int | None], dict[str, Any]]] = {
+    m: {(c["decision"], c.get("multiple")): c for c in decision_choices(m)} for m in (False, True)}
+"""`decision_choices` by `multiples`, each keyed by `(decision, multiple)` as the engine asks them (`open_decisions`);
+the console's dicts copied into each view (a view's own)."""
 
 
 def odds_paid(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, str]:
