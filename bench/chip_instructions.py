@@ -143,7 +143,7 @@ def _count(n: int, work: Path, mode: str = "") -> int:
     out = work / f"cg.{mode}{n}"
     stream = work / "scans.pickle"
     root = str(Path(__file__).resolve().parents[1])
-    args = [str(n), str(stream)] if not mode else [mode, str(n), str(work / f"journal-{n}")]
+    args = [str(n), str(stream)] if not mode else [mode, str(n), str(work / f"journal-{mode}{n}")]
     subprocess.run(["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m",
                     "bench.chip_instructions", *args], check=True, cwd=root, stdout=subprocess.DEVNULL,
                    env={**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")})
