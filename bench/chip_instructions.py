@@ -146,7 +146,8 @@ def _count(n: int, work: Path, mode: str = "") -> int:
     args = [str(n), str(stream)] if not mode else [mode, str(n), str(work / f"journal-{mode}{n}")]
     subprocess.run(["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m",
                     "bench.chip_instructions", *args], check=True, cwd=root, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")})
+                   env={**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                        **({"PYTHONHASHSEED": "0"} if mode else {})})  # the steps' sets in one order, run to run
     found = re.search(r"^totals: (\d+)", out.read_text(errors="replace"), re.MULTILINE)
     if found is None:
         raise RuntimeError("callgrind wrote no totals")

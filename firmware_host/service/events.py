@@ -74,6 +74,9 @@ def runs(readings: Sequence[Reading | None]) -> list[Reading | tuple[ChipsRead, 
     ...     CardRead("As", "shoe", 1), ChipsRead("tray", frozenset(), True)])]
     [2, 1, 'card', 1]
     """
+    if len(readings) == 1:  # the most common: one reading drained alone
+        only = readings[0]
+        return [] if only is None else [(only,) if isinstance(only, ChipsRead) else only]
     out: list[Reading | tuple[ChipsRead, ...]] = []
     run: list[ChipsRead] = []
     names: set[str] = set()

@@ -255,8 +255,12 @@ def house_net_paid(record: Mapping[str, Any]) -> int:
 
 def _tray_read(kind: str, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The tray's reading among those a `chip_scan` or `chips` event holds (as `reads_of` gives them), or None."""
-    reads = body.get("reads") or () if kind == "chip_scan" else (body,)
-    return next((read for read in reads if read.get("antenna") == TRAY_ANTENNA), None)
+    if kind == "chips":
+        return body if body.get("antenna") == TRAY_ANTENNA else None
+    for read in body.get("reads") or ():
+        if read.get("antenna") == TRAY_ANTENNA:
+            return read
+    return None
 
 
 def chip_set_of(body: Mapping[str, Any]) -> ChipSet | None:
