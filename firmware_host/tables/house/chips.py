@@ -122,6 +122,8 @@ class TableChips:
         self._names: tuple[Any, list[str]] = (None, [])  # the reads map and its antennas sorted
         self.readings = 0  # readings taken, sets and restores: what `uids_views` was made at
         self._uids_at: tuple[int, list[str]] = (-1, [])  # `readings` and the layout when `uids_views` was made
+        self._read_since: set[str] | None = None  # the antennas read since `uids_views` was made (None: the set or all changed)
+        self._places: dict[str, int] = {}  # each circle of the layout's place in `chip_uids` (the tray's: -1)
         self._circles_made: dict[str, tuple[tuple[Any, ...], ChipCircle]] = {}  # circle -> (what made it, entry)
         self._chips_shown: Chips | None = None  # the public view's `chips`, the very map while no part changed
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
@@ -152,6 +154,7 @@ class TableChips:
         self.set, self.set_sha256 = chips, chips.sha256()
         self._shown.clear()
         self.readings += 1
+        self._read_since = None
 
     def online(self, devices: Mapping[str, Device]) -> bool:
         """The reader is online and a chip set values what it reads."""
@@ -195,6 +198,8 @@ class TableChips:
         self.device = device
         self.reads[name] = (uids, stable)
         self.readings += 1
+        if self._read_since is not None:
+            self._read_since.add(name)
         self.taken.add(name)
         if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
             self.stale.pop(name, None)
@@ -470,6 +475,7 @@ class TableChips:
         """The readings and counts as the last closed hand left them (recovery replays what came after)."""
         self.reads = {n: (frozenset(r["uids"]), bool(r["stable"])) for n, r in record.get("reads", {}).items()}
         self.readings += 1
+        self._read_since = None
         self.stale = {n: u for n, (u, _) in self.reads.items() if n != TRAY}
         self.counts.update(record.get("counts", {}))
         self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
@@ -527,21 +533,33 @@ class TableChips:
         object of the view before while its readings are, so a circle's change sends that circle's place alone
         and the tray's hundreds of UIDs go out only when the tray changes (`docs/feed.md`)."""
         names = self._layout(table)
-        if self._uids_at == (self.readings, names):  # no reading taken since, the same layout: the very lists
+        at, laid = self._uids_at
+        if at == self.readings and laid == names:  # no reading taken since, the same layout: the very lists
             return self._circles_shown, self._shown_of(TRAY)[2]
+        moved, self._read_since = self._read_since, set()
         self._uids_at = (self.readings, list(names))
-        names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in names)
-        circles: list[AntennaUids] = []
-        for name in names:
-            sorted_uids = self._shown_of(name)[2]
-            entry = self._uids_shown.get(name)
-            if entry is None or entry["uids"] is not sorted_uids:
-                entry = self._uids_shown[name] = {"antenna": name, "uids": sorted_uids}
-            circles.append(entry)
         was = self._circles_shown
+        if moved is not None and laid == names and len(was) == len(names) and moved <= self._places.keys():
+            circles = list(was)  # the layout's circles alone, the same: the places of those read since made again
+            for name in moved:
+                if name != TRAY:
+                    circles[self._places[name]] = self._uids_entry(name)
+        else:
+            self._places = {name: n for n, name in enumerate(names)}
+            self._places[TRAY] = -1  # not a place of the list: the tray's UIDs are `tray_uids`
+            names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in self._places)
+            circles = [self._uids_entry(name) for name in names]
         if len(was) != len(circles) or any(a is not b for a, b in zip(was, circles)):
             self._circles_shown = circles
         return self._circles_shown, self._shown_of(TRAY)[2]
+
+    def _uids_entry(self, name: str) -> AntennaUids:
+        """Circle `name`'s place in `chip_uids`: the very entry made before while its sorted UIDs are."""
+        sorted_uids = self._shown_of(name)[2]
+        entry = self._uids_shown.get(name)
+        if entry is None or entry["uids"] is not sorted_uids:
+            entry = self._uids_shown[name] = {"antenna": name, "uids": sorted_uids}
+        return entry
 
     def _layout(self, table: GameTable | None) -> list[str]:
         """The table's circles' antennas, seat by seat (none without a house round)."""
