@@ -197,17 +197,18 @@ class ChipSession(DeviceSession[Hello]):
         at, size, taken_n, last_seq = 0, len(data), 0, self._last_seq
         last_read, names, antennas = self._last_read, self._names, self.antennas
         view = memoryview(data)
-        # the frame's fields where `chip_protocol` names them (its property test holds this to the decoder)
-        while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + TYPE_AT] == _INVENTORY:
-            end = at + HEADER_SIZE + (data[at + LEN_AT] << 8 | data[at + LEN_AT + 1]) + CRC_SIZE
-            last = last_read.get(data[at + ANTENNA_AT])
-            seq = data[at + SEQ_AT]
+        # the frame's fields where `chip_protocol` names them (its property test holds this to the decoder), as locals
+        len_at, seq_at, type_at, antenna_at, scan_at, uids_at = LEN_AT, SEQ_AT, TYPE_AT, ANTENNA_AT, SCAN_AT, UIDS_AT
+        while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + type_at] == _INVENTORY:
+            end = at + HEADER_SIZE + (data[at + len_at] << 8 | data[at + len_at + 1]) + CRC_SIZE
+            last = last_read.get(data[at + antenna_at])
+            seq = data[at + seq_at]
             if (last is None or end > size or end - at - _INVENTORY_MIN != len(last)
                     or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
-                    or not data.startswith(last, at + UIDS_AT)
-                    or crc16(view[at + LEN_AT:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
+                    or not data.startswith(last, at + uids_at)
+                    or crc16(view[at + len_at:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
                 break
-            taken = antennas[names[data[at + ANTENNA_AT]]].quiet_scan(data[at + SCAN_AT] << 8 | data[at + SCAN_AT + 1],
+            taken = antennas[names[data[at + antenna_at]]].quiet_scan(data[at + scan_at] << 8 | data[at + scan_at + 1],
                                                                       now)
             if taken is False:
                 break
