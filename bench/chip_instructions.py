@@ -16,7 +16,7 @@ unstable), settled (their stable flags), taken and settled again, a burst a batc
 way. Counted as above, `ROUNDS` rounds against none.
 
 Run as `python -m bench.chip_instructions N PATH` it is the counted process: N scans of the pickled stream at PATH taken;
-`python -m bench.chip_instructions step N PATH`: N rounds of the controller's steps, its journal in the folder PATH.
+`python -m bench.chip_instructions burst|lone N PATH`: N rounds of the controller's steps, its journal in the folder PATH.
 """
 
 from __future__ import annotations
@@ -98,8 +98,8 @@ STEP_NAME = ("smart table: user-space instructions of the controller's steps a c
              f"{CIRCLES} circles a scan, a circle alone")
 
 
-def steps(n: int, path: str, lone: bool = True) -> None:
-    """The counted process of the controller's side: `n` rounds of a burst, then (`lone`) `n` of a lone circle."""
+def steps(n: int, path: str, lone: bool = False) -> None:
+    """The counted process of the controller's side: `n` rounds of a burst of `CIRCLES` circles, or (`lone`) of one."""
     import zmq
 
     from drivers.readings import ChipsRead, DeviceOnline
@@ -126,12 +126,12 @@ def steps(n: int, path: str, lone: bool = True) -> None:
     free = [chip.uid for chip in chip_set if chip.status is ChipStatus.ACTIVE and chip.uid not in set(laid)]
     circles = [name for _, name in layout("uth", 7) if name != "tray" and not name.endswith(".play")][:CIRCLES]
     stacks = {name: frozenset(free[k * STACK:(k + 1) * STACK]) for k, name in enumerate(circles)}
-    for names in (circles, circles[:1]) if lone else (circles,):
-        for _ in range(n):
-            for placed in (True, False):
-                for stable in (False, True):
-                    c.handle_readings([ChipsRead(name, stacks[name] if placed else frozenset(), stable)
-                                       for name in names])
+    names = circles[:1] if lone else circles
+    for _ in range(n):
+        for placed in (True, False):
+            for stable in (False, True):
+                c.handle_readings([ChipsRead(name, stacks[name] if placed else frozenset(), stable)
+                                   for name in names])
     if c.fault is not None:
         raise RuntimeError(f"the table faulted: {c.fault}")
     c.journal.close()
@@ -174,16 +174,14 @@ def run() -> list[Figure]:
 
 
 def _step_counts(work: Path) -> tuple[float, float]:
-    """The instructions of a change in a burst and of a change alone: `ROUNDS` rounds of each against none,
-    the lone rounds apart by a third run with bursts only (`steps` takes its rounds of each in turn)."""
-    base, both = _count(0, work, "step"), _count(ROUNDS, work, "step")
-    bursts = _count(ROUNDS, work, "burst")
+    """The instructions of a change in a burst and of a change alone: `ROUNDS` rounds of each, each against none."""
+    base, bursts, alone = _count(0, work, "burst"), _count(ROUNDS, work, "burst"), _count(ROUNDS, work, "lone")
     changes = 4 * ROUNDS  # placed, settled, taken, settled
-    return (bursts - base) / (changes * CIRCLES), (both - bursts) / changes
+    return (bursts - base) / (changes * CIRCLES), (alone - base) / changes
 
 
 if __name__ == "__main__":
-    if sys.argv[1] in ("step", "burst"):
-        steps(int(sys.argv[2]), sys.argv[3], lone=sys.argv[1] == "step")
+    if sys.argv[1] in ("burst", "lone"):
+        steps(int(sys.argv[2]), sys.argv[3], sys.argv[1] == "lone")
     else:
         take(int(sys.argv[1]), sys.argv[2])
