@@ -257,7 +257,8 @@ def _tray_read(kind: str, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The tray's reading among those a `chip_scan` or `chips` event holds (as `reads_of` gives them), or None."""
     if kind == "chips":
         return body if body.get("antenna") == TRAY_ANTENNA else None
-    for read in body.get("reads") or ():
+    reads: list[Mapping[str, Any]] = body.get("reads") or []
+    for read in reads:
         if read.get("antenna") == TRAY_ANTENNA:
             return read
     return None
