@@ -302,10 +302,9 @@ class Controller:
 
         They share one transaction, so one commit (one fsync) makes them all durable: each is written, then applied;
         a run of chip readings (a scan's changes) is one `chip_scan` event, one row and one step (`events.runs`). A
-        reading is never dropped: one the table cannot apply is journaled instead as a `refused` event (the reading,
-        the reason), which raises a fault. The states they lead to are published in order once the commit is done
-        (runs of chip readings: the state after their last); nothing is published before it, so a crash loses
-        nothing shown. Raises JournalError (the journal cannot be written: stop, be restarted, replay)."""
+        reading is never dropped: one the table cannot apply is journaled as `refused` (the reading, the reason), a
+        fault. The states they lead to are published in order once the commit is done (runs of chip readings: the
+        state after their last); nothing before it, so a crash loses nothing shown. Raises JournalError."""
         items = runs(readings)
         if not items:
             return
