@@ -161,7 +161,7 @@ class TrayWatch:
         return ledger.flags[before:]
 
     def chips_before(self, chips: TableChips, antenna: str) -> frozenset[str] | None:
-        """What a `chips` reading of `antenna` is journaled against (`events.reading_event`): the table's reading
+        """What a chip reading of `antenna` is journaled against (`events.reading_event`): the table's reading
         of it (`TableChips.journaled_against`), for the tray only when this watch holds the same (a tray reading
         this shift: `from_journal` replays the shift alone, so the shift's first is journaled whole); None: whole."""
         before = chips.journaled_against(antenna)
