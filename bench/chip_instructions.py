@@ -1,4 +1,4 @@
-"""Smart table instructions: what the chip link costs a scan of 29 antennas with nothing moving, counted by callgrind.
+"""Smart table instructions: what the chip link costs a quiet scan, and the controller a scan's changes, counted by callgrind.
 
 The chip bench's board (`bench/chip_latency.py`: UTH, 7 spots x 4 circles and the tray, the tray's float of
 560 chips, every other circle holding a stack of `STACK` chips, nothing missed) scanned `SCANS` times
@@ -9,7 +9,14 @@ instructions of one quiet scan. Nothing else runs in that process, so the figure
 on the machine: where `chip_latency`'s CPU ratio moves more with the load than with a change of the
 code, this shows the change. Reported only (the aims are `chip_latency`'s). Needs valgrind.
 
-Run as `python -m bench.chip_instructions N PATH` it is the counted process: N scans of the pickled stream at PATH taken.
+The second figure is the controller's side of a change (`STEP_NAME`): the same table (UTH, 7 spots, the demo set,
+the tray's float) on a journal and a feed (inproc sockets), given what the link posts when chips move in one scan,
+as the loop drains it (`Controller.handle_readings`): `CIRCLES` circles' stacks of `STACK` placed (their readings,
+unstable), settled (their stable flags), taken and settled again, a burst a batch; and one circle alone the same
+way. Counted as above, `ROUNDS` rounds against none.
+
+Run as `python -m bench.chip_instructions N PATH` it is the counted process: N scans of the pickled stream at PATH taken;
+`python -m bench.chip_instructions burst|lone N PATH`: N rounds of the controller's steps, its journal in the folder PATH.
 """
 
 from __future__ import annotations
@@ -33,6 +40,11 @@ STACK = 20
 """The chips of a circle's stack (the chip bench's tallest)."""
 ANTENNAS = 29
 """7 spots x Ante, Blind, Trips and Play, and the tray."""
+
+ROUNDS = 20
+"""Rounds of the controller's steps counted (each: placed, settled, taken, settled)."""
+CIRCLES = 21
+"""A burst's circles: 7 spots x Ante, Blind and Trips (the bots place every bet at once)."""
 
 NAME = "smart table: user-space instructions of the chip link a scan of 29 antennas, nothing moving (callgrind)"
 
@@ -82,13 +94,60 @@ def take(n: int, path: str) -> None:
         raise RuntimeError(f"{session.stats.repeats} scans taken as repeats, fewer than {n * ANTENNAS}")
 
 
-def _count(n: int, work: Path) -> int:
-    out = work / f"cg.{n}"
+STEP_NAME = ("smart table: user-space instructions of the controller's steps a change (callgrind): a burst of "
+             f"{CIRCLES} circles a scan, a circle alone")
+
+
+def steps(n: int, path: str, lone: bool = False) -> None:
+    """The counted process of the controller's side: `n` rounds of a burst of `CIRCLES` circles, or (`lone`) of one."""
+    import zmq
+
+    from drivers.readings import ChipsRead, DeviceOnline
+    from engine.chips import ChipSet, ChipStatus
+    from firmware_host.service.controller import Controller
+    from firmware_host.service.journal import Journal
+    from firmware_host.tables.house.table import HouseSetup
+    from protocol.feed import Feed
+    from sim.chips.board import layout
+    from sim.chips.hands import tray_float
+    from sim.demo_chips import demo_chips_csv
+
+    text = demo_chips_csv()
+    chip_set = ChipSet.from_csv(text, where="the demo chip set")
+    ctx = zmq.Context()
+    feed = Feed(ctx, "bench", public="inproc://pub", snapshot="inproc://snap", full="inproc://full",
+                full_snapshot="inproc://full-snap")
+    c = Controller(Journal.open(Path(path)), default_setup=HouseSetup("uth", "default", {"minimum": 100}, 7), feed=feed,
+                   chip_set={"name": "demo.csv", "sha256": chip_set.sha256(), "text": text})
+    c.recover()
+    laid = tray_float(chip_set)
+    c.handle_readings([DeviceOnline("chips", "CB-SIM", "SIM0001", "1.0.0", 1)])
+    c.handle_readings([ChipsRead("tray", frozenset(laid), True)])
+    free = [chip.uid for chip in chip_set if chip.status is ChipStatus.ACTIVE and chip.uid not in set(laid)]
+    circles = [name for _, name in layout("uth", 7) if name != "tray" and not name.endswith(".play")][:CIRCLES]
+    stacks = {name: frozenset(free[k * STACK:(k + 1) * STACK]) for k, name in enumerate(circles)}
+    names = circles[:1] if lone else circles
+    for _ in range(n):
+        for placed in (True, False):
+            for stable in (False, True):
+                c.handle_readings([ChipsRead(name, stacks[name] if placed else frozenset(), stable)
+                                   for name in names])
+    if c.fault is not None:
+        raise RuntimeError(f"the table faulted: {c.fault}")
+    c.journal.close()
+    feed.close()
+    ctx.term()
+
+
+def _count(n: int, work: Path, mode: str = "") -> int:
+    out = work / f"cg.{mode}{n}"
     stream = work / "scans.pickle"
     root = str(Path(__file__).resolve().parents[1])
+    args = [str(n), str(stream)] if not mode else [mode, str(n), str(work / f"journal-{mode}{n}")]
     subprocess.run(["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m",
-                    "bench.chip_instructions", str(n), str(stream)], check=True, cwd=root, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")})
+                    "bench.chip_instructions", *args], check=True, cwd=root, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                        **({"PYTHONHASHSEED": "0"} if mode else {})})  # the steps' sets in one order, run to run
     found = re.search(r"^totals: (\d+)", out.read_text(errors="replace"), re.MULTILINE)
     if found is None:
         raise RuntimeError("callgrind wrote no totals")
@@ -103,12 +162,26 @@ def run() -> list[Figure]:
     try:
         (work / "scans.pickle").write_bytes(pickle.dumps(scans()))
         a_scan = (_count(SCANS, work) - _count(0, work)) / SCANS
+        burst, alone = _step_counts(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"   {SCANS} quiet scans of 29 antennas (the tray 560 chips, 14 circles of {STACK}): {a_scan:,.0f} "
           f"instructions a scan in the chip link (user space); load average {os.getloadavg()[0]:.1f}")
-    return [Figure.reported(NAME, f"{a_scan:,.0f}")]
+    print(f"   the controller's steps: {burst:,.0f} instructions a change in a burst of {CIRCLES} circles a scan, "
+          f"{alone:,.0f} a circle's change alone (placed, settled, taken, settled: {ROUNDS} rounds each)")
+    return [Figure.reported(NAME, f"{a_scan:,.0f}"),
+            Figure.reported(STEP_NAME, f"{burst:,.0f} a change in a burst, {alone:,.0f} alone")]
+
+
+def _step_counts(work: Path) -> tuple[float, float]:
+    """The instructions of a change in a burst and of a change alone: `ROUNDS` rounds of each, each against none."""
+    base, bursts, alone = _count(0, work, "burst"), _count(ROUNDS, work, "burst"), _count(ROUNDS, work, "lone")
+    changes = 4 * ROUNDS  # placed, settled, taken, settled
+    return (bursts - base) / (changes * CIRCLES), (alone - base) / changes
 
 
 if __name__ == "__main__":
-    take(int(sys.argv[1]), sys.argv[2])
+    if sys.argv[1] in ("burst", "lone"):
+        steps(int(sys.argv[2]), sys.argv[3], sys.argv[1] == "lone")
+    else:
+        take(int(sys.argv[1]), sys.argv[2])

@@ -158,7 +158,7 @@ class Devices:
 
     def _open_chip_reader(self, cfg: Config, controller: Controller) -> None:
         """The chip reader board, served like the shoe from the controller's loop: its ChipsRead
-        readings reach the inbox and are journaled as `chips` events. A PN5180 on the SPI runs on a
+        readings reach the inbox and are journaled as `chip_scan` events. A PN5180 on the SPI runs on a
         thread of its own (its transfers block) and posts to the same inbox."""
         chip = cfg.chip_reader
         if chip.backend == "pn5180":

@@ -24,8 +24,9 @@ from typing import Any
 from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
-    BOARD, HEADER_SIZE, PROTOCOL_VERSION, SYNC, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
-    decode_message, encode_message, seq_delta,
+    ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, PROTOCOL_VERSION, SCAN_AT, SEQ_AT, SYNC,
+    TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType, decode_message,
+    encode_message, seq_delta,
 )
 from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, crc16
@@ -35,7 +36,7 @@ from drivers.serial_link import CONNECTING, ONLINE, DeviceSession, SerialLink, S
 log = logging.getLogger(__name__)
 
 SUPPORTED_FIRMWARE_MAJORS = frozenset({1})
-_INVENTORY_MIN = HEADER_SIZE + 3 + CRC_SIZE
+_INVENTORY_MIN = UIDS_AT + CRC_SIZE
 """The shortest INVENTORY frame: header, antenna and scan, CRC (no UID)."""
 _INVENTORY = int(MsgType.INVENTORY)
 FAULT_WORDS: dict[FaultCode, str] = {
@@ -149,7 +150,7 @@ class ChipSession(DeviceSession[Hello]):
             return
         self._count_seq(frame.seq)
         if isinstance(message, Inventory):
-            self._inventory(message, frame.payload[3:], now)
+            self._inventory(message, frame.payload[INVENTORY_UIDS:], now)
         elif isinstance(message, Fault):
             self._fault(message, now)
         elif not isinstance(message, Heartbeat):
@@ -162,10 +163,13 @@ class ChipSession(DeviceSession[Hello]):
         but the scan counted, so it costs the compare: its UIDs are not decoded nor debounced again.
         False when it is not such a scan (the frame is then decoded and taken as any other)."""
         payload = frame.payload
-        if len(payload) < 3 or self._last_read.get(payload[0]) != payload[3:]:
+        if len(payload) < INVENTORY_UIDS:
             return False
-        debounce = self.antennas[self._names[payload[0]]]  # a read is kept for named antennas only
-        taken = debounce.quiet_scan(int.from_bytes(payload[1:3], "big"), now)
+        antenna, scan = INVENTORY_HEAD.unpack_from(payload)
+        if self._last_read.get(antenna) != payload[INVENTORY_UIDS:]:
+            return False
+        debounce = self.antennas[self._names[antenna]]  # a read is kept for named antennas only
+        taken = debounce.quiet_scan(scan, now)
         if taken is False:
             return False
         self._count_seq(frame.seq)
@@ -193,16 +197,19 @@ class ChipSession(DeviceSession[Hello]):
         at, size, taken_n, last_seq = 0, len(data), 0, self._last_seq
         last_read, names, antennas = self._last_read, self._names, self.antennas
         view = memoryview(data)
-        while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + 5] == _INVENTORY:
-            end = at + HEADER_SIZE + (data[at + 2] << 8 | data[at + 3]) + CRC_SIZE
-            last = last_read.get(data[at + 6])
-            seq = data[at + 4]
+        # the frame's fields where `chip_protocol` names them (its property test holds this to the decoder), as locals
+        len_at, seq_at, type_at, antenna_at, scan_at, uids_at = LEN_AT, SEQ_AT, TYPE_AT, ANTENNA_AT, SCAN_AT, UIDS_AT
+        while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + type_at] == _INVENTORY:
+            end = at + HEADER_SIZE + (data[at + len_at] << 8 | data[at + len_at + 1]) + CRC_SIZE
+            last = last_read.get(data[at + antenna_at])
+            seq = data[at + seq_at]
             if (last is None or end > size or end - at - _INVENTORY_MIN != len(last)
                     or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
-                    or not data.startswith(last, at + HEADER_SIZE + 3)
-                    or crc16(view[at + 2:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
+                    or not data.startswith(last, at + uids_at)
+                    or crc16(view[at + len_at:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
                 break
-            taken = antennas[names[data[at + 6]]].quiet_scan(data[at + 7] << 8 | data[at + 8], now)
+            taken = antennas[names[data[at + antenna_at]]].quiet_scan(data[at + scan_at] << 8 | data[at + scan_at + 1],
+                                                                      now)
             if taken is False:
                 break
             if taken is not True:

@@ -13,6 +13,15 @@ tray) and reports each antenna's inventory of chip UIDs (ISO 15693: 8 bytes). Fr
     6+LEN   2     CRC      CRC-16/CCITT (poly 0x1021, init 0xFFFF) over LEN, SEQ, TYPE and PAYLOAD,
                            big-endian; `binascii.crc_hqx(data, 0xFFFF)` (`framing.crc16`)
 
+    an INVENTORY's PAYLOAD:
+    6       1     ANTENNA  the antenna's number (HELLO's map names it)
+    7       2     SCAN     the antenna's scan number 0..65535, big-endian
+    9       8*N   UIDS     the chips' UIDs, 8 bytes each
+
+The offsets are named once, below (`LEN_AT` .. `UIDS_AT`, from a frame's first byte): the decoder
+(`framing.Decoder` in `FORMAT`, `Inventory.decode`) and the chip link's quiet scans taken where they lie
+(`drivers.chip_link.ChipSession._quiet_frames`) read them by those names.
+
 It is the shoe's framing (drivers/shoe_protocol.py) with two differences, each for a reason: LEN
 has two bytes, because a tray's inventory of a few hundred chips is kilobytes where a card is two
 bytes; and SYNC differs, so that a shoe plugged into the board's port (or the board into the
@@ -41,7 +50,7 @@ from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, seq_delta
 from drivers.framing import pack_text as _pack_text, unpack_text as _text
 
-__all__ = ["SYNC", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "FORMAT", "MsgType",
+__all__ = ["SYNC", "LEN_AT", "SEQ_AT", "TYPE_AT", "ANTENNA_AT", "SCAN_AT", "UIDS_AT", "INVENTORY_HEAD", "INVENTORY_UIDS", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "FORMAT", "MsgType",
            "FaultCode", "Frame", "Decoder", "DecoderStats", "Hello", "Inventory", "Heartbeat", "Fault", "Identify", "Message",
            "decode_message", "encode_message", "check_antenna", "check_uid", "crc16", "seq_delta"]
 
@@ -54,6 +63,22 @@ FORMAT = framing.FrameFormat(SYNC, 2, MAX_PAYLOAD)
 """The board's framing: LEN of two bytes (a tray's inventory is kilobytes)."""
 HEADER_SIZE = FORMAT.header_size  # SYNC, LEN, SEQ, TYPE
 MIN_FRAME = FORMAT.min_frame
+LEN_AT = len(SYNC)
+"""LEN's first byte (its two big-endian), from the frame's first byte as every `..._AT`: `framing.Decoder`'s reading."""
+SEQ_AT = HEADER_SIZE - 2
+"""The frame's number."""
+TYPE_AT = HEADER_SIZE - 1
+"""The message type (`MsgType`)."""
+INVENTORY_HEAD = struct.Struct(">BH")
+"""An INVENTORY's payload before its UIDs: the antenna's number and the scan's (big-endian)."""
+ANTENNA_AT = HEADER_SIZE
+"""An INVENTORY's antenna number: the payload's first byte."""
+SCAN_AT = ANTENNA_AT + 1
+"""An INVENTORY's scan number, two bytes big-endian."""
+INVENTORY_UIDS = INVENTORY_HEAD.size
+"""Where an INVENTORY's UIDs begin in its payload."""
+UIDS_AT = HEADER_SIZE + INVENTORY_UIDS
+"""An INVENTORY's first UID."""
 MAX_ANTENNAS = 64
 BOARD = 0xFF
 """The antenna number of a FAULT that is the whole board's (its RF front end, its supply), not one antenna's."""
@@ -195,14 +220,15 @@ class Inventory:
     def encode(self) -> bytes:
         if len(self.uids) > MAX_UIDS:
             raise FrameError(f"INVENTORY of {len(self.uids)} chips, over {MAX_UIDS}")
-        return struct.pack(">BH", self.antenna, self.scan) + b"".join(bytes.fromhex(check_uid(u)) for u in self.uids)
+        return INVENTORY_HEAD.pack(self.antenna, self.scan) + b"".join(bytes.fromhex(check_uid(u)) for u in self.uids)
 
     @classmethod
     def decode(cls, payload: bytes) -> Inventory:
-        if len(payload) < 3 or (len(payload) - 3) % UID_SIZE:
+        head = INVENTORY_UIDS
+        if len(payload) < head or (len(payload) - head) % UID_SIZE:
             raise FrameError(f"INVENTORY of {len(payload)} bytes is not antenna, scan and whole 8-byte UIDs")
-        antenna, scan = struct.unpack_from(">BH", payload)
-        uids = [payload[at:at + UID_SIZE].hex().upper() for at in range(3, len(payload), UID_SIZE)]
+        antenna, scan = INVENTORY_HEAD.unpack_from(payload)
+        uids = [payload[at:at + UID_SIZE].hex().upper() for at in range(head, len(payload), UID_SIZE)]
         if len(set(uids)) != len(uids):
             raise FrameError(f"INVENTORY of antenna {antenna} names a chip twice")
         return cls(antenna, scan, tuple(sorted(uids)))

@@ -70,16 +70,29 @@ class DeviceFaultBody(TypedDict):
     kind: str
 
 
-class ChipsBody(TypedDict):
+class ChipRead(TypedDict):
     """A chip reader's antenna and the chips it holds now: all of them (`uids`, sorted) or, when that is shorter,
     what changed since the antenna's reading before (`added`, `removed`, sorted: `[]` and `[]` when only `stable`
-    changed); `stable` once settled (`firmware_host.tables.house.chips.chips_body`, `uids_after`)."""
+    changed); `stable` once settled (`firmware_host.tables.house.chips.chip_read`, `uids_after`)."""
 
     antenna: str
     uids: NotRequired[list[str]]
     added: NotRequired[list[str]]
     removed: NotRequired[list[str]]
     stable: bool
+
+
+class ChipScanBody(TypedDict):
+    """The chip readings of one reader taken together (what one scan changed, each antenna once, as the link
+    posted them): one event, one step of the table, applied antenna by antenna in their order."""
+
+    device: str
+    reads: list[ChipRead]
+
+
+class ChipsBody(ChipRead):
+    """One antenna's reading as its own event: what journals written before `chip_scan` hold (replayed as ever)."""
+
     device: str
 
 
@@ -100,7 +113,8 @@ class PlayerBody(r.PlayerAtSeat):
     signed_off: NotRequired[SignedOff]
 
 
-ReadingBody = CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipsBody | PlayerBody
+ReadingBody = (CardBody | MisreadBody | SensorBody | ButtonBody | DeviceBody | DeviceFaultBody | ChipScanBody
+               | PlayerBody)
 """What a device's reading is journaled as."""
 
 
@@ -273,7 +287,7 @@ EVENT_BODIES: dict[str, type] = {
     "correct": CorrectBody, "confirm": ConfirmBody, "void": VoidBody, "clear": ClearBody, "act": ActBody,
     "seat": SeatBody, "chop": ChopBody, "level": LevelBody, "clock": ClockBody, "hold": HoldBody,
     "race": RaceBody, "button-draw": DrawBody, "player": PlayerBody, "dealer": DealerBody,
-    "rating": RatingBody, "chips": ChipsBody, "chip_set": ChipSetBody,
+    "rating": RatingBody, "chip_scan": ChipScanBody, "chips": ChipsBody, "chip_set": ChipSetBody,
     "buy_in": BuyInBody, "colour_up": ColourUpBody, "fill": TrayTransferBody, "credit": TrayTransferBody,
 }
 """Each event kind's body (`state` and `history` are never journaled; a `card` command is a card event)."""

@@ -9,8 +9,8 @@ controller itself detects) takes the same path on the controller thread:
     journal.commit()              # durable (WAL, synchronous=FULL) before anything leaves
     feed.publish(...)             # public + full state; the tower light follows
 
-Readings drained from the inbox together share one transaction (`handle_readings`: each written,
-then applied; one the table refuses is journaled as `refused` instead; one commit; their updates published in order after it).
+Readings drained from the inbox together share one transaction (`handle_readings`: each written, then applied, a run
+of chip readings one `chip_scan`; one refused is journaled as `refused` instead; one commit; their updates published).
 
 `apply` is deterministic in the event bodies alone (no clock, no randomness), so at start the
 controller rebuilds the exact state by applying the journal's events again (`Journal.resume`).
@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import zmq
@@ -49,7 +50,7 @@ from protocol.messages import Device, FullState, PublicState
 from protocol.records import HandRecord
 from protocol.history import Reply
 from protocol.requests import Done, Refusal, Status
-from firmware_host.service.events import reading_event
+from firmware_host.service.events import reading_event, runs, scan_event
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.integrity import replay_failed, start_faults
 from firmware_host.service.history import backfill_lines, closed_line, history_reply
@@ -79,8 +80,7 @@ write); the others are found duplicate by the journal's insert (no SELECT per co
 class Controller:
     """The table: state, the journal-then-apply-then-publish path, and the loop that serves it.
 
-    Only the thread that calls `run` (or, in tests, the caller of `handle_*`) touches the state.
-    """
+    Only the thread that calls `run` (or, in tests, the caller of `handle_*`) touches the state."""
 
     def __init__(self, journal: Journal, *, table: str = "table-1", seats: int = MAX_SPOTS,
                  default_setup: GameSetup | None = None, feed: Feed | None = None,
@@ -164,8 +164,7 @@ class Controller:
         An event the journal's chain does not vouch for, or a break in the audit log's, stands a
         `journal_integrity` or `audit_integrity` fault (journaled) after the replay: no step is taken
         until a supervisor clears it. Returns the number of events replayed. Raises JournalError when
-        an event no longer applies.
-        """
+        an event no longer applies."""
         try:  # a journal written before the hands' history lines were stored: made once, now
             if filled := backfill_lines(self.journal):
                 log.info("made the history lines of %d hands closed before they were stored", filled)
@@ -282,10 +281,11 @@ class Controller:
         """Journal and apply one device reading (`handle_readings` with one). Raises JournalError."""
         self.handle_readings([reading])
 
-    def _reading_to_take(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
-        """The event of a reading, or None when it changes nothing (ignored, a retransmitted card,
-        a sensor reporting the state it is known to be in)."""
-        event = reading_event(reading, lambda antenna: self.tray.chips_before(self.state.chips, antenna))
+    def _reading_to_take(self, reading: Reading | tuple[ChipsRead, ...]) -> tuple[str, Mapping[str, Any]] | None:
+        """The event of a reading or a run of chip readings (`events.runs`: one `chip_scan`), or None when it changes
+        nothing (ignored, a retransmitted card, a sensor reporting the state it is known to be in)."""
+        before = partial(self.tray.chips_before, self.state.chips)  # what a chip reading is journaled against
+        event = scan_event(reading, before) if isinstance(reading, tuple) else reading_event(reading, before)
         if event is None:
             log.debug("reading not taken: %r", reading)
             return None
@@ -300,21 +300,19 @@ class Controller:
     def handle_readings(self, readings: list[Any]) -> None:
         """Journal and apply readings that arrived together (drained from the inbox at once).
 
-        They share one transaction, so one commit (one fsync) makes them all durable: each is
-        written, then applied. A reading is never dropped: one the table
-        cannot apply is journaled instead as a `refused` event (the reading, the reason), which
-        raises a fault. The states they lead to are published in order once the commit is done (a run of chip
-        readings: the state after its last); nothing is published before it, so a crash loses nothing shown. Raises
-        JournalError (the journal cannot be written: stop, be restarted, replay).
-        """
-        readings = [r for r in readings if r is not None]
-        if not readings:
+        They share one transaction, so one commit (one fsync) makes them all durable: each is written, then applied;
+        a run of chip readings (a scan's changes) is one `chip_scan` event, one row and one step (`events.runs`). A
+        reading is never dropped: one the table cannot apply is journaled as `refused` (the reading, the reason), a
+        fault. The states they lead to are published in order once the commit is done (runs of chip readings: the
+        state after their last); nothing before it, so a crash loses nothing shown. Raises JournalError."""
+        items = runs(readings)
+        if not items:
             return
         states: list[tuple[PublicState, FullState]] = []
-        taken, chips_next = 0, [isinstance(r, ChipsRead) for r in readings[1:]] + [False]
+        taken, chips_next = 0, [isinstance(r, tuple) for r in items[1:]] + [False]
         try:
-            for n, reading in enumerate(readings):
-                event = self._event_of(reading)
+            for n, item in enumerate(items):
+                event = self._event_of(item)
                 if event is None:
                     continue
                 if not taken:
@@ -322,7 +320,7 @@ class Controller:
                     self.journal.begin_batch()
                 self._take_reading(*event)
                 taken += 1
-                if self.feed is not None and not (event[0] == "chips" and chips_next[n]):  # a run of chips: 1 state
+                if self.feed is not None and not (event[0] == "chip_scan" and chips_next[n]):  # chips' runs: 1 state
                     states.append(self.states())
         except BaseException:
             self.journal.rollback()
@@ -341,9 +339,8 @@ class Controller:
         if self._hand_closed:
             self._open_pending()
 
-    def _event_of(self, reading: Reading) -> tuple[str, Mapping[str, Any]] | None:
-        """The event to journal for a reading: its own, None when it changes nothing, or `refused`
-        for one that cannot even be read (never dropped)."""
+    def _event_of(self, reading: Reading | tuple[ChipsRead, ...]) -> tuple[str, Mapping[str, Any]] | None:
+        """The event to journal for a reading: its own, None when it changes nothing, `refused` when unreadable."""
         try:
             return self._reading_to_take(reading)
         except Exception as exc:
@@ -352,9 +349,9 @@ class Controller:
                                "error": f"{type(exc).__name__}: {exc}"}
 
     def _take_reading(self, kind: str, body: Mapping[str, Any]) -> None:
-        """One reading inside the open batch; one the table refuses is journaled as `refused`
-        instead (a refused step changes nothing, and a hand closes only once its step is taken,
-        so taking back the event's row is all there is to undo: no savepoint per reading)."""
+        """One reading inside the open batch; one the table refuses is journaled as `refused` instead (a refused step
+        changes nothing, and a hand closes only once its step is taken, so taking back the event's row is all there
+        is to undo: no savepoint per reading); a refused `chip_scan` of several is taken again one reading a scan."""
         event_id = self.journal.insert(self.state.hand, kind, body, self.clock())
         try:
             self._apply(kind, body, event_id)
@@ -362,6 +359,10 @@ class Controller:
             raise
         except Exception as exc:  # the reading stays journaled, as refused: never dropped
             self.journal.forget(event_id)
+            if kind == "chip_scan" and len(body["reads"]) > 1:
+                for read in body["reads"]:
+                    self._take_reading(kind, {"device": body["device"], "reads": [read]})
+                return
             log.error("reading %s refused: %s", kind, exc)
             refused = {"kind": kind, "body": body, "error": str(exc) or type(exc).__name__}
             event_id = self.journal.insert(self.state.hand, "refused", refused, self.clock())
@@ -553,8 +554,7 @@ class Controller:
 
         Binds the command socket first unless `bind_commands` did. Raises zmq.ZMQError on bind.
         `on_turn` is called once per turn of the loop (systemd's watchdog ping: a stuck loop sends
-        none) and returns the seconds until it wants the next turn at the latest.
-        """
+        none) and returns the seconds until it wants the next turn at the latest."""
         commands = self._commands if command_endpoint is None else self.bind_commands(ctx, command_endpoint)
         if commands is None:
             raise ValueError("no command endpoint: call bind_commands or give one")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from drivers.readings import (
     ButtonPress, CardRead, ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, Misread, PlayerCardRead, Reading, Sensor,
     SensorChange,
 )
-from firmware_host.tables.house.chips import chips_body
-from protocol.records import ReadingBody, SensorBody
+from firmware_host.tables.house.chips import chip_read
+from protocol.records import ChipScanBody, ReadingBody, SensorBody
 
 
 def _unknown(antenna: str) -> frozenset[str] | None:
@@ -20,7 +20,8 @@ def reading_event(reading: Reading, chips_before: Callable[[str], frozenset[str]
                   ) -> tuple[str, ReadingBody] | None:
     """Turn a driver reading into a journal event `(kind, body)`; None for readings we ignore.
     `chips_before(antenna)`: the antenna's reading the table holds, which a chip reading is journaled against
-    when its change is shorter than its UIDs (`firmware_host.tables.house.chips.chips_body`), or None.
+    when its change is shorter than its UIDs (`firmware_host.tables.house.chips.chip_read`), or None. A chip
+    reading is a `chip_scan` of one (`scan_event`: the controller takes a run of them together).
 
     Dispatched on the drivers' closed set of frozen readings (`drivers.readings.Reading`), so the
     controller does not care which backend made them. What a reading means travels in its fields
@@ -48,8 +49,47 @@ def reading_event(reading: Reading, chips_before: Callable[[str], frozenset[str]
             return "device", {"device": device, "online": False, "reason": reason, "kind": str(kind)}
         case DeviceFault(device=device, reason=reason, kind=kind):
             return "device_fault", {"device": device, "reason": reason, "kind": str(kind)}
-        case ChipsRead(antenna=antenna, uids=uids, stable=stable, device=device):
-            return "chips", chips_body(antenna, frozenset(uids), stable, device, chips_before(antenna))
+        case ChipsRead():
+            return scan_event((reading,), chips_before)
         case PlayerCardRead(seat=seat, card=card, device=device):  # a player's card at a seat (`tables/players.py`)
             return "player", {"seat": seat, "action": "in", "card": card, "source": "reader", "device": device}
     return None  # not a reading at all: nothing a device may send is one
+
+
+def scan_event(readings: Sequence[ChipsRead], chips_before: Callable[[str], frozenset[str] | None] = _unknown,
+               ) -> tuple[str, ChipScanBody]:
+    """The `chip_scan` event of chip readings taken together (one reader's, each antenna once: `runs`), each
+    journaled against the antenna's reading `chips_before` gives (`reading_event`)."""
+    return "chip_scan", {"device": readings[0].device, "reads": [
+        chip_read(r.antenna, frozenset(r.uids), r.stable, chips_before(r.antenna)) for r in readings]}
+
+
+def runs(readings: Sequence[Reading | None]) -> list[Reading | tuple[ChipsRead, ...]]:
+    """Readings drained together, in order, each run of chip readings as one item (a scan's changes, taken
+    as one event: `scan_event`), a run ending where another reading, another reader or an antenna read again
+    comes (so each reading of a run is journaled against the table's reading before the run); None dropped.
+
+    >>> [len(r) if isinstance(r, tuple) else "card" for r in runs([ChipsRead("tray", frozenset(), True),
+    ...     ChipsRead("spot1.ante", frozenset(), True), ChipsRead("tray", frozenset(), False),
+    ...     CardRead("As", "shoe", 1), ChipsRead("tray", frozenset(), True)])]
+    [2, 1, 'card', 1]
+    """
+    if len(readings) == 1:  # the most common: one reading drained alone
+        only = readings[0]
+        return [] if only is None else [(only,) if isinstance(only, ChipsRead) else only]
+    out: list[Reading | tuple[ChipsRead, ...]] = []
+    run: list[ChipsRead] = []
+    names: set[str] = set()
+    for reading in readings:
+        if run and not (isinstance(reading, ChipsRead) and reading.device == run[0].device
+                        and reading.antenna not in names):
+            out.append(tuple(run))
+            run, names = [], set()
+        if isinstance(reading, ChipsRead):
+            run.append(reading)
+            names.add(reading.antenna)
+        elif reading is not None:
+            out.append(reading)
+    if run:
+        out.append(tuple(run))
+    return out

@@ -9,16 +9,18 @@ from typing import Any, cast
 from engine.errors import EngineError
 from engine.games import MAX_SPOTS
 from protocol.messages import Device
-from protocol.records import ChipsBody, ChipSetBody, HandChips
+from protocol.records import ChipSetBody, HandChips
 from firmware_host.service.journal import Event, HandRow, Journal, JournalError
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import take_hold
 from firmware_host.tables.tray_steps import MOVEMENT_KINDS
+from firmware_host.tables.house.chips import reads_of
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
 
-_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chips", "chip_set", "player", "rating", "dealer", *MOVEMENT_KINDS})
+_BETWEEN_HANDS_KINDS = frozenset({"sensor", "device", "chip_scan", "chips", "chip_set", "player", "rating", "dealer",
+                                  *MOVEMENT_KINDS})
 """Events that may follow a settled hand without taking it off show (they do not touch the table: the players
 taking their chips from the circles neither, nor a player card at a seat or a dealer signing in, nor a
 buy-in, colour-up, fill or credit at the tray, `tables/tray_steps.py`)."""
@@ -70,7 +72,7 @@ def _carry_chips(journal: Journal, state: TableState, before: int | None, record
     """The chip set journaled before the events replayed, every circle as the last hand left it (its
     record's `chips`) and as the chip readings journaled `between` its close and the first event replayed
     (an `open` after it) left them: what replaying only the events since then would not give back (a
-    reading may be journaled as its change since the one before: `tables/house/chips.py` `chips_body`)."""
+    reading may be journaled as its change since the one before: `tables/house/chips.py` `chip_read`)."""
     chip_set = journal.last_of("chip_set", before)
     if chip_set is not None:
         state.chips.take_set(cast(ChipSetBody, chip_set.body))
@@ -80,8 +82,8 @@ def _carry_chips(journal: Journal, state: TableState, before: int | None, record
         for event in journal.events(since=between[0]):
             if event.id >= between[1]:
                 break
-            if event.kind == "chips":
-                state.chips.carry(cast(ChipsBody, event.body))
+            for read in reads_of(event.kind, event.body):  # a `chip_scan`'s, an older journal's `chips`
+                state.chips.carry(read)
 
 
 def _show_settled(journal: Journal, state: TableState, last: HandRow, open_event: Event,

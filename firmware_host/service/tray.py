@@ -5,7 +5,8 @@ closed); `TrayWatch.from_journal` feeds the same function every event of the cur
 restart, or `croupier tray` reading the journal, finds the very trail the table kept live. The facts
 (`engine.tray`):
 
-- a `chips` reading of the `tray` antenna (`TRAY_ANTENNA`): the tray's inventory (stable ones count);
+- a reading of the `tray` antenna (`TRAY_ANTENNA`) in a `chip_scan` (or an older journal's `chips` event): the
+  tray's inventory (stable ones count);
 - a hand's cards start at its first `deal`, `next` button or card after its close (betting closed);
 - a hand's close: its settlement's house net as the tray paid it (`house_net_paid`: less a mispay a supervisor
   accepted as read; a voided hand: 0);
@@ -39,6 +40,9 @@ log = logging.getLogger("croupier.tray")
 
 TRAY_ANTENNA = TRAY
 """The chip reader's antenna under the dealer's chip tray (`drivers.readings.ChipsRead.antenna`): the debounce's name for it."""
+
+_CHIP_KINDS = frozenset({"chip_scan", "chips"})
+"""The events that hold chip readings (`reads_of`): a `chip_scan`, or a `chips` of one in an older journal."""
 
 MOVEMENTS = frozenset(MovementKind)
 """The event kinds that record a movement of chips at the tray (the commands of the same names)."""
@@ -114,17 +118,17 @@ class TrayWatch:
         at = Moment(event, hand)
         # Each branch that changes the ledger makes `shown()` made again; a circle's chips, a card of the hand
         # dealing, a decision leave it as it was (the events a hand is most made of)
-        if kind == "chips" and body.get("antenna") == TRAY_ANTENNA:
+        if kind in _CHIP_KINDS and (read := _tray_read(kind, body)) is not None:
             self._shown = None
             try:
-                uids = uids_after(body, self.tray_read)  # all of them, or the change since the last this shift
+                uids = uids_after(read, self.tray_read)  # all of them, or the change since the last this shift
             except ValueError as exc:  # a journal that is not ours: the reading is not the tray's count
                 log.error("event %d: %s", event, exc)
                 return ()
             if uids is not self.tray_read:
                 self.tray_read, self._sorted = uids, tuple(sorted(uids))
-            ledger.read(self._sorted, bool(body.get("stable")), at)
-            if body.get("stable"):
+            ledger.read(self._sorted, bool(read.get("stable")), at)
+            if read.get("stable"):
                 self.tray_uids = self._sorted
         elif kind in MOVEMENTS:
             self._shown = None
@@ -157,7 +161,7 @@ class TrayWatch:
         return ledger.flags[before:]
 
     def chips_before(self, chips: TableChips, antenna: str) -> frozenset[str] | None:
-        """What a `chips` reading of `antenna` is journaled against (`events.reading_event`): the table's reading
+        """What a chip reading of `antenna` is journaled against (`events.reading_event`): the table's reading
         of it (`TableChips.journaled_against`), for the tray only when this watch holds the same (a tray reading
         this shift: `from_journal` replays the shift alone, so the shift's first is journaled whole); None: whole."""
         before = chips.journaled_against(antenna)
@@ -247,6 +251,17 @@ def house_net_paid(record: Mapping[str, Any]) -> int:
     net = int((record.get("settlement") or {}).get("house_net", 0))
     override = (record.get("chips") or {}).get("override") or {}
     return net - sum(int(c["reads"]) - int(c["due"]) for c in (override.get("accepted") or {}).values())
+
+
+def _tray_read(kind: str, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The tray's reading among those a `chip_scan` or `chips` event holds (as `reads_of` gives them), or None."""
+    if kind == "chips":
+        return body if body.get("antenna") == TRAY_ANTENNA else None
+    reads: list[Mapping[str, Any]] = body.get("reads") or []
+    for read in reads:
+        if read.get("antenna") == TRAY_ANTENNA:
+            return read
+    return None
 
 
 def chip_set_of(body: Mapping[str, Any]) -> ChipSet | None:

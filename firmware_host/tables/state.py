@@ -27,7 +27,7 @@ from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
 from protocol.messages import ButtonDraw, Device, FullState, PublicState, Race, Tournament
-from protocol.records import ChipsBody, ChipSetBody, HandRecord
+from protocol.records import ChipScanBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
 from firmware_host.tables.button_draw_step import drawing, refuse_while_drawing, start_draw, take_draw_card
 from firmware_host.tables.chip_race_step import racing, refuse_while_racing, start_race, take_race_card
@@ -103,7 +103,7 @@ class TableState:
             "confirm": self._on_confirm, "void": self._on_void, "clear": self._on_clear,
             "close": self._on_close, "level": self._on_level, "clock": self._on_clock,
             "hold": self._on_hold, "race": self._on_race, "button-draw": self._on_button_draw,
-            "chips": self._on_chips, "chip_set": self._on_chip_set,
+            "chip_scan": self._on_chip_scan, "chips": self._on_chips, "chip_set": self._on_chip_set,
             "player": lambda body, _: self.seated.apply_player(body),
             "rating": lambda body, _: self.seated.apply_rating(body),
             "dealer": lambda body, _: self.seated.apply_dealer(body),
@@ -436,14 +436,20 @@ class TableState:
         """The chip set the table values chips with (journaled at start: the journal alone values them)."""
         self.chips.take_set(cast(ChipSetBody, body))  # the journal's chip_set bodies hold to it (tests/protocol)
 
-    def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
-        """A chip reader's antenna: a circle's or the tray's chips now (`tables/house/chips.py`)."""
+    def _on_chip_scan(self, body: Mapping[str, Any], event_id: int) -> None:
+        """A chip reader's antennas read together: circles' or the tray's chips now (`tables/house/chips.py`), one
+        step; each fault they raise stood in their order, as readings taken one by one would."""
         table = self.table if self.table is not None and self.table.closed is None else None
-        problem = self.chips.take(cast(ChipsBody, body), table)  # an antenna that is no circle here: refused, nothing changed
+        problems = self.chips.take_scan(cast(ChipScanBody, body), table)  # an antenna no circle here: refused, nothing changed
         info = self.devices.setdefault(str(body.get("device", "chips")), {})
         info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
-        if problem is not None:
+        for problem in problems:
             self._chip_fault(problem, event_id)
+
+    def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
+        """One antenna's reading as its own event (journals written before `chip_scan`): a scan of one."""
+        read = {k: v for k, v in body.items() if k != "device"}
+        self._on_chip_scan({"device": body.get("device", "chips"), "reads": [read]}, event_id)
 
     def _chip_fault(self, problem: ChipFault, event_id: int) -> None:
         self._set_fault(problem.kind, problem.detail, event_id, situation=problem.situation, more=problem.args,

@@ -13,6 +13,7 @@ import pytest
 
 from firmware_host.service.config import Config
 from firmware_host.service.journal import JOURNAL_FILE
+from firmware_host.tables.house.chips import reads_of
 from protocol.config import ConfigError
 from sim.chips.board import ChipBoardClient, ChipBoardFirmware, ChipBoardServer, layout
 from tests.firmware_host.processes import table_config, wait_for
@@ -52,8 +53,8 @@ def test_the_reader_cannot_be_on_the_shoes_line() -> None:
 
 
 def journaled_chips(state: Path) -> list[dict[str, Any]]:
-    """The chips readings the journal holds, in order: `chips` events (or, while the table takes none,
-    the `refused` events that keep such a reading as it came: a reading is never dropped)."""
+    """The chips readings the journal holds, in order: those of `chip_scan` events (or, while the table takes none,
+    of the `refused` events that keep such a scan as it came: a reading is never dropped), each with its device."""
     path = state / JOURNAL_FILE
     if not path.exists():
         return []
@@ -65,8 +66,8 @@ def journaled_chips(state: Path) -> list[dict[str, Any]]:
     finally:
         conn.close()
     bodies = [(kind, json.loads(body)) for kind, body in rows]
-    return [body if kind == "chips" else body["body"] for kind, body in bodies
-            if kind == "chips" or (kind == "refused" and body.get("kind") == "chips")]
+    return [dict(read) for kind, body in bodies
+            for read in (reads_of(body["kind"], body["body"]) if kind == "refused" else reads_of(kind, body))]
 
 
 def test_croupier_run_journals_the_readers_chips_and_its_comings_and_goings(tmp_path: Path) -> None:

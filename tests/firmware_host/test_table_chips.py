@@ -14,7 +14,7 @@ from drivers.chip_link import ChipSession
 from drivers.chip_protocol import MAX_UIDS
 from drivers.readings import CardRead, ChipsRead, DeviceOffline, DeviceOnline, OfflineKind
 from engine.chips import ChipSet
-from firmware_host.tables.house.chips import TableChips
+from firmware_host.tables.house.chips import TableChips, reads_of
 from firmware_host.tables.house.table import HouseSetup
 from protocol.feed import apply_changes, diff
 from sim.chips.board import ChipBoardFirmware, layout
@@ -61,6 +61,10 @@ class Rig(JournalRig):
 
     def put(self, antenna: str, uids: list[str], stable: bool = True) -> None:
         self.c.handle_reading(ChipsRead(antenna, frozenset(uids), stable))
+
+    def reads(self) -> list[dict[str, Any]]:
+        """Every chip reading journaled, in order, each with its reader's device (`reads_of`)."""
+        return [dict(read) for e in self.c.journal.events() for read in reads_of(e.kind, e.body)]
 
     def card(self, *cards: str) -> None:
         for card in cards:
@@ -424,7 +428,7 @@ def test_a_reading_is_journaled_as_its_change_when_shorter_and_a_restart_reads_i
     rig.put("spot3.ante", ANTE + chip_uids(100, 5, 10), stable=False)
     rig.put("spot3.ante", ANTE + chip_uids(100, 5, 10))  # settled: nothing but `stable` changed
     rig.put("tray", tray[1:] + chip_uids(500, 1, 30), stable=False)
-    bodies = [e.body for e in rig.c.journal.events() if e.kind == "chips"][-4:]
+    bodies = rig.reads()[-4:]
     assert [sorted(b) for b in bodies] == [["antenna", "device", "stable", "uids"]] * 2 + [
         ["added", "antenna", "device", "removed", "stable"]] * 2
     assert (bodies[2]["added"], bodies[2]["removed"]) == ([], [])
@@ -436,7 +440,7 @@ def test_a_reading_is_journaled_as_its_change_when_shorter_and_a_restart_reads_i
         before[k] for k in ("chip_uids", "tray_uids", "chips", "chip_reads")]
     rig.put("tray", tray[1:] + chip_uids(500, 1, 30))
     assert rig.full()["chip_reads"]["tray"]["stable"] and rig.full()["tray_uids"] == before["tray_uids"]
-    assert sorted([e.body for e in rig.c.journal.events() if e.kind == "chips"][-1]) == [
+    assert sorted(rig.reads()[-1]) == [
         "added", "antenna", "device", "removed", "stable"]
 
 
@@ -445,9 +449,9 @@ def test_the_first_reading_after_a_hand_closed_is_journaled_whole(rig: Rig) -> N
     pay(rig)
     rig.ok("confirm")
     rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1) + chip_uids(100, 1, 7))  # a recovery may start at the close
-    assert "uids" in [e.body for e in rig.c.journal.events() if e.kind == "chips"][-1]
+    assert "uids" in rig.reads()[-1]
     rig.put("spot3.trips", TRIPS + chip_uids(100, 3, 1) + chip_uids(100, 2, 7))
-    assert [e.body for e in rig.c.journal.events() if e.kind == "chips"][-1]["added"] == chip_uids(100, 1, 8)
+    assert rig.reads()[-1]["added"] == chip_uids(100, 1, 8)
     before = rig.full()
     rig.restart()
     assert rig.full()["chip_uids"] == before["chip_uids"]

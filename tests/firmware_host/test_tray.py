@@ -294,6 +294,6 @@ def test_the_tray_as_shown_is_made_again_whenever_the_ledger_changes(rig: TrayRi
             rig.read_tray()
             rig.restart()
     rig.ok("close")
-    assert {"card", "bet", "decide", "confirm", "chips", "close"} <= set(checked)
+    assert {"card", "bet", "decide", "confirm", "chip_scan", "close"} <= set(checked)
     tray = rig.c.full_state()["tray"]
     assert tray["flagged"] == 2 and tray["closing"] is not None

@@ -11,6 +11,7 @@ from drivers.chip_debounce import CONFIRM, FIRST_SCANS
 from drivers.chip_reader import SimChipReader
 from firmware_host.service.journal import Journal
 from firmware_host.service.tray import TrayWatch
+from firmware_host.tables.house.chips import reads_of
 from sim.chips.board import ChipBoardFirmware, layout
 from sim.chips.bots import SETTLE_MS
 from tests.engine.tray_kit import CHIPS
@@ -111,7 +112,7 @@ def test_a_reader_lost_before_its_first_reading_opens_the_shift_with_the_whole_t
     rig.scan(CONFIRM)  # K scans after it came back: no first reading yet, it is made over 3 K scans afresh
     assert rig.reader.antennas["tray"].chips is None
     rig.read_tray()
-    first = [e.body for e in rig.c.journal.events() if e.kind == "chips" and e.body["antenna"] == "tray"][0]
+    first = [read for e in rig.c.journal.events() for read in reads_of(e.kind, e.body) if read["antenna"] == "tray"][0]
     assert sorted(first["uids"]) == sorted(rig.chips.tray)  # the first reading holds every chip of the tray
     assert rig.tray()["opening"] == opening + 50000
     check_shift(rig, opening + 50000)

@@ -2,7 +2,8 @@
 
 The table state (`firmware_host.tables.state`) keeps one `TableChips` across hands and calls it at
 its steps: a `chip_set` event (the set the table values chips with, journaled at start) and every
-`chips` reading (an antenna's UIDs, `drivers.readings.ChipsRead`); at Deal (`bets_at_deal`: the
+`chip_scan` (the readings taken together, each an antenna's UIDs, `drivers.readings.ChipsRead`; a `chips` event
+of one reading in journals written before it); at Deal (`bets_at_deal`: the
 stable circles become the hand's bets), at a Play decision (`play_multiple`: read from the Play
 circle), at the confirm (`payout_fault`: every circle must read its due) and at a clear
 (`cleared`). A problem comes back as a `ChipFault` for the state to stand; a refusal is raised as
@@ -24,7 +25,7 @@ from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
 from protocol.chip_alerts import ChipNote, ChipOverride
 from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
-from protocol.records import ChipSetBody, ChipsBody, HandChips
+from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
 
 DEVICE = "chips"
 """The chip reader's device name unless its readings say another."""
@@ -42,28 +43,39 @@ class ChipFault:
     situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
 
 
-def chips_body(antenna: str, uids: frozenset[str], stable: bool, device: str,
-               before: frozenset[str] | None) -> ChipsBody:
-    """A reading's `chips` event: the antenna's UIDs all, or, given the antenna's reading `before` (the one
-    the table holds: the last it took, journaled), what changed since when that is fewer UIDs to write (a
-    circle's settle, a payout added to its stack, the tray's few chips in or out of hundreds). `uids_after`
-    gives the reading back from the body and the same `before`, live and in every replay.
+def chip_read(antenna: str, uids: frozenset[str], stable: bool, before: frozenset[str] | None) -> ChipRead:
+    """A reading as a `chip_scan` event holds it: the antenna's UIDs all, or, given the antenna's reading `before`
+    (the one the table holds: the last it took, journaled), what changed since when that is fewer UIDs to write (a
+    circle's settle, a payout added to its stack, the tray's few chips in or out of hundreds). `uids_after` gives
+    the reading back from it and the same `before`, live and in every replay.
 
-    >>> chips_body("spot1.ante", frozenset({"B", "C"}), True, "chips", frozenset({"A", "B", "C"}))
-    {'antenna': 'spot1.ante', 'added': [], 'removed': ['A'], 'stable': True, 'device': 'chips'}
-    >>> chips_body("spot1.ante", frozenset({"B"}), False, "chips", None)
-    {'antenna': 'spot1.ante', 'uids': ['B'], 'stable': False, 'device': 'chips'}
+    >>> chip_read("spot1.ante", frozenset({"B", "C"}), True, frozenset({"A", "B", "C"}))
+    {'antenna': 'spot1.ante', 'added': [], 'removed': ['A'], 'stable': True}
+    >>> chip_read("spot1.ante", frozenset({"B"}), False, None)
+    {'antenna': 'spot1.ante', 'uids': ['B'], 'stable': False}
     """
     if before is not None:
         added, removed = uids - before, before - uids
         if len(added) + len(removed) < len(uids):
-            return {"antenna": antenna, "added": sorted(added), "removed": sorted(removed), "stable": stable,
-                    "device": device}
-    return {"antenna": antenna, "uids": sorted(uids), "stable": stable, "device": device}
+            return {"antenna": antenna, "added": sorted(added), "removed": sorted(removed), "stable": stable}
+    return {"antenna": antenna, "uids": sorted(uids), "stable": stable}
+
+
+def reads_of(kind: str, body: Mapping[str, Any]) -> list[ChipsBody]:
+    """The antennas' readings a journaled event holds, each with its reader's `device`: a `chip_scan`'s, in order;
+    a `chips` event's one (a journal written before `chip_scan`: one antenna an event); none for any other kind.
+
+    >>> reads_of("chip_scan", {"device": "chips", "reads": [{"antenna": "tray", "uids": [], "stable": True}]})
+    [{'antenna': 'tray', 'uids': [], 'stable': True, 'device': 'chips'}]
+    """
+    if kind == "chip_scan":
+        device = str(body.get("device", DEVICE))
+        return [cast(ChipsBody, {**read, "device": device}) for read in body.get("reads") or ()]
+    return [cast(ChipsBody, body)] if kind == "chips" else []
 
 
 def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozenset[str]:
-    """The UIDs a `chips` event says its antenna holds (`chips_body`), `before` its reading before: the very
+    """The UIDs a reading says its antenna holds (`chip_read`), `before` its reading before: the very
     `before` when nothing but `stable` changed. Raises ValueError for a change with no reading before it.
 
     >>> sorted(uids_after({"antenna": "tray", "added": ["D"], "removed": ["A"]}, frozenset({"A", "B"})))
@@ -110,6 +122,8 @@ class TableChips:
         self._names: tuple[Any, list[str]] = (None, [])  # the reads map and its antennas sorted
         self.readings = 0  # readings taken, sets and restores: what `uids_views` was made at
         self._uids_at: tuple[int, list[str]] = (-1, [])  # `readings` and the layout when `uids_views` was made
+        self._read_since: set[str] | None = None  # the antennas read since `uids_views` was made (None: the set or all changed)
+        self._places: dict[str, int] = {}  # each circle of the layout's place in `chip_uids` (the tray's: -1)
         self._circles_made: dict[str, tuple[tuple[Any, ...], ChipCircle]] = {}  # circle -> (what made it, entry)
         self._chips_shown: Chips | None = None  # the public view's `chips`, the very map while no part changed
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
@@ -140,28 +154,52 @@ class TableChips:
         self.set, self.set_sha256 = chips, chips.sha256()
         self._shown.clear()
         self.readings += 1
+        self._read_since = None
 
     def online(self, devices: Mapping[str, Device]) -> bool:
         """The reader is online and a chip set values what it reads."""
         return self.set is not None and bool(devices.get(self.device, {}).get("online"))
 
-    def take(self, body: ChipsBody, table: GameTable | None) -> ChipFault | None:
-        """A `chips` reading: the antenna's chips now. Returns the fault it raises (a foreign chip,
-        chips moved in a circle that must not change), or None. Raises ChipsError for an antenna
-        that is no circle of the table (holding chips: an empty one under a circle the profile does not offer is
-        no reading)."""
+    def take_scan(self, body: ChipScanBody, table: GameTable | None) -> list[ChipFault]:
+        """A `chip_scan` event: each antenna's chips now, taken in order. Returns the faults they raise (a foreign
+        chip, chips moved in a circle that must not change), in order. Every reading is checked before any is taken,
+        so a refusal changes nothing: raises ChipsError for an antenna that is no circle of the table (holding chips:
+        an empty one under a circle the profile does not offer is no reading) and ValueError for an antenna named
+        twice or a change with no reading before it."""
         circles = getattr(getattr(table, "round", None), "BETS", None)
-        uids = uids_after(body, self.reading_of(str(body["antenna"])))
+        reads = body["reads"]
+        if len(reads) > 1 and len({read["antenna"] for read in reads}) != len(reads):
+            raise ValueError("a chip scan names an antenna twice")
+        checked = [self._checked(read, circles) for read in reads]
+        device = str(body.get("device", DEVICE))
+        return [fault for antenna, uids, read in checked if antenna is not None
+                and (fault := self._took(antenna, uids, bool(read["stable"]), device, table)) is not None]
+
+    def take(self, body: ChipsBody, table: GameTable | None) -> ChipFault | None:
+        """A `chips` event (one antenna's reading, as journals before `chip_scan` hold them): `take_scan` of one."""
+        faults = self.take_scan({"device": str(body.get("device", DEVICE)), "reads": [body]}, table)
+        return faults[0] if faults else None
+
+    def _checked(self, read: ChipRead, circles: Any) -> tuple[Antenna | None, frozenset[str], ChipRead]:
+        """A reading's antenna (None: an empty one under a circle this table's profile does not offer, 3CP's 6-card
+        bonus) and its UIDs, nothing taken. Raises ChipsError and ValueError as `take_scan`."""
+        uids = uids_after(read, self.reading_of(str(read["antenna"])))
         try:
-            antenna = Antenna.parse(str(body["antenna"]), None if circles is None else (*circles, "play"))
+            return Antenna.parse(str(read["antenna"]), None if circles is None else (*circles, "play")), uids, read
         except ChipsError:
             if uids or circles is None:
                 raise
-            return None  # an empty antenna under a circle this table's profile does not offer (3CP's 6-card bonus)
+            return None, uids, read
+
+    def _took(self, antenna: Antenna, uids: frozenset[str], stable: bool, device: str,
+              table: GameTable | None) -> ChipFault | None:
+        """One checked reading taken; the fault it raises, or None."""
         name = antenna.name
-        self.device = str(body.get("device", DEVICE))
-        self.reads[name] = (uids, bool(body["stable"]))
+        self.device = device
+        self.reads[name] = (uids, stable)
         self.readings += 1
+        if self._read_since is not None:
+            self._read_since.add(name)
         self.taken.add(name)
         if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
             self.stale.pop(name, None)
@@ -180,7 +218,7 @@ class TableChips:
         return self._moved(antenna, uids, table)
 
     def carry(self, body: ChipsBody) -> None:
-        """A `chips` reading journaled before the events a replay applies (`service/recovery.py`): taken as at
+        """A reading (`reads_of`) journaled before the events a replay applies (`service/recovery.py`): taken as at
         no hand, its fault not raised again (one the journal could not take is passed over, as it was)."""
         try:
             self.take(body, None)
@@ -210,7 +248,7 @@ class TableChips:
         return was[0] if was is not None else None
 
     def journaled_against(self, antenna: str) -> frozenset[str] | None:
-        """What a reading of `antenna` may be journaled as a change against (`chips_body`): the table's reading of
+        """What a reading of `antenna` may be journaled as a change against (`chip_read`): the table's reading of
         it when one was taken since the last moment a replay may start from (`replay_point`), else None (whole)."""
         return self.reading_of(antenna) if antenna in self.taken else None
 
@@ -437,6 +475,7 @@ class TableChips:
         """The readings and counts as the last closed hand left them (recovery replays what came after)."""
         self.reads = {n: (frozenset(r["uids"]), bool(r["stable"])) for n, r in record.get("reads", {}).items()}
         self.readings += 1
+        self._read_since = None
         self.stale = {n: u for n, (u, _) in self.reads.items() if n != TRAY}
         self.counts.update(record.get("counts", {}))
         self.flagged = {(n, uid) for n, (uids, _) in self.reads.items() if self.set is not None
@@ -494,21 +533,33 @@ class TableChips:
         object of the view before while its readings are, so a circle's change sends that circle's place alone
         and the tray's hundreds of UIDs go out only when the tray changes (`docs/feed.md`)."""
         names = self._layout(table)
-        if self._uids_at == (self.readings, names):  # no reading taken since, the same layout: the very lists
+        at, laid = self._uids_at
+        if at == self.readings and laid == names:  # no reading taken since, the same layout: the very lists
             return self._circles_shown, self._shown_of(TRAY)[2]
+        moved, self._read_since = self._read_since, set()
         self._uids_at = (self.readings, list(names))
-        names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in names)
-        circles: list[AntennaUids] = []
-        for name in names:
-            sorted_uids = self._shown_of(name)[2]
-            entry = self._uids_shown.get(name)
-            if entry is None or entry["uids"] is not sorted_uids:
-                entry = self._uids_shown[name] = {"antenna": name, "uids": sorted_uids}
-            circles.append(entry)
         was = self._circles_shown
+        if moved is not None and laid == names and len(was) == len(names) and moved <= self._places.keys():
+            circles = list(was)  # the layout's circles alone, the same: the places of those read since made again
+            for name in moved:
+                if name != TRAY:
+                    circles[self._places[name]] = self._uids_entry(name)
+        else:
+            self._places = {name: n for n, name in enumerate(names)}
+            self._places[TRAY] = -1  # not a place of the list: the tray's UIDs are `tray_uids`
+            names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in self._places)
+            circles = [self._uids_entry(name) for name in names]
         if len(was) != len(circles) or any(a is not b for a, b in zip(was, circles)):
             self._circles_shown = circles
         return self._circles_shown, self._shown_of(TRAY)[2]
+
+    def _uids_entry(self, name: str) -> AntennaUids:
+        """Circle `name`'s place in `chip_uids`: the very entry made before while its sorted UIDs are."""
+        sorted_uids = self._shown_of(name)[2]
+        entry = self._uids_shown.get(name)
+        if entry is None or entry["uids"] is not sorted_uids:
+            entry = self._uids_shown[name] = {"antenna": name, "uids": sorted_uids}
+        return entry
 
     def _layout(self, table: GameTable | None) -> list[str]:
         """The table's circles' antennas, seat by seat (none without a house round)."""
@@ -522,4 +573,4 @@ class TableChips:
                                 for c in dict.fromkeys((*key[0], "play"))])
         return list(self._laid[1])
 
-__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips", "chips_body", "uids_after"]
+__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips", "chip_read", "reads_of", "uids_after"]
