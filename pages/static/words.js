@@ -182,20 +182,41 @@ export function refusalText(reply, state = null, why = String(reply?.error ?? re
 // A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
 // past hand journaled before hands carried their category keeps its name as it was.
 /**
- * @param {{hand_category?: string, hand_name?: string} | null | undefined} hand
+ * @param {{hand_category?: string, hand_name?: string, hand_ranks?: string[] | null} | null | undefined} hand
  * @returns {string}
  */
 export function handText(hand) {
   if (!hand) return "";
-  if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  if (hand.hand_category) return rankedHand(hand.hand_category, hand.hand_ranks) || tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
   return hand.hand_name ?? "";
 }
 
-// A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
-// name, or a low's or a badugi's ranks ("8-5-4-2-A low", "Badugi 8-5-4-2", a hand of three "3-card J-8-6"); hi-lo:
-// "high / low". The players' screen and the console.
+// A hand named with the ranks it cites ("Pair of kings", "Paire de rois"): the catalog's `hand_ranked` sentence, the
+// ranks the engine gave (engine.evaluate.named_ranks: the state's `hand_ranks`, a poker hand's `named`) written in
+// `rank_one`, `rank_many` and `rank_of`; "" where the state gives no ranks (a hand journaled before them).
 /**
- * @param {{category: string, ranks?: string}[] | null | undefined} values
+ * @param {string} category
+ * @param {string[] | null | undefined} ranks
+ * @returns {string}
+ */
+export function rankedHand(category, ranks) {
+  if (!ranks || !words[`hand_ranked.${category}`]) return "";
+  /** @type {Record<string, string>} */
+  const fields = {};
+  ranks.forEach((rank, i) => {
+    const suffix = i === 0 ? "" : String(i + 1);
+    fields[`rank${suffix}`] = tOr(`rank_one.${rank}`, rank);
+    fields[`ranks${suffix}`] = tOr(`rank_many.${rank}`, rank);
+    fields[`of_ranks${suffix}`] = tOr(`rank_of.${rank}`, rank);
+  });
+  return t(`hand_ranked.${category}`, fields);
+}
+
+// A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
+// name with the ranks it cites ("Pair of kings"), or a low's or a badugi's ranks ("8-5-4-2-A low", "Badugi 8-5-4-2", a
+// hand of three "3-card J-8-6"); hi-lo: "high / low", "high / no qualifying low". The players' screen and the console.
+/**
+ * @param {{category: string, ranks?: string | null, named?: string[]}[] | null | undefined} values
  * @returns {string}
  */
 export function pokerHandWords(values) {
@@ -205,7 +226,8 @@ export function pokerHandWords(values) {
       return count === "4" ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.badugi_cards", { count, ranks: v.ranks });
     }
     if (v.ranks) return t("poker_table.low_hand", { ranks: v.ranks });
-    return tOr(`hand_name.${v.category}`, "");
+    if (v.category === "no_low") return t("poker_table.no_low");
+    return rankedHand(v.category, v.named) || tOr(`hand_name.${v.category}`, "");
   }).filter(Boolean).join(" / ");
 }
 
