@@ -475,7 +475,9 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
         raise AssertionError("the hand did not end")
     french = words.catalogs()["fr"]
     names = page.locator("[data-poker] .pseat .hand-name").all_inner_texts()
-    assert names and all(n in {v for k, v in french.items() if k.startswith("hand_name.")} for n in names), names
+    ranked = [re.compile(re.sub(r"\\\{[a-z_0-9]+\\\}", ".+", re.escape(v))) for k, v in french.items()
+              if k.startswith("hand_ranked.")]  # each hand named in French with its ranks: "Paire de rois"
+    assert names and all(any(r.fullmatch(n) for r in ranked) for n in names), names
     statuses = [s for s in page.locator("[data-poker] .pseat-status").all_inner_texts() if s]
     english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_console.did_")}
     assert statuses and not any(re.match(r"(checks|calls|shows|folds)\b", s) for s in statuses), statuses
