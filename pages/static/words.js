@@ -231,6 +231,28 @@ export function pokerHandWords(values) {
   }).filter(Boolean).join(" / ");
 }
 
+// A poker table's stakes in words, for the players' sign (/table, after its structure) and the console's head: "Blinds
+// €0.05 / €0.10", "Bets €1.00 / €2.00 · Ante €0.10, bring-in €0.25" (a stud table's, which has no blinds).
+/**
+ * @param {any} state
+ * @param {(n: number) => string} amount
+ * @returns {string}
+ */
+export function stakesWords(state, amount) {
+  const stakes = state.stakes ?? {};
+  const parts = [];
+  const blinds = stakes.blinds ?? [];
+  const ante = Array.isArray(stakes.antes) ? Math.max(0, ...stakes.antes) : Number(stakes.antes ?? 0);
+  if (blinds.length >= 2) {
+    parts.push(ante ? t("poker_table.blinds_ante", { small: amount(blinds[0]), big: amount(blinds[1]), ante: amount(ante) })
+      : t("poker_table.blinds", { small: amount(blinds[0]), big: amount(blinds[1]) }));
+  }
+  if (stakes.small_bet && stakes.big_bet) parts.push(t("poker_table.limits", { small: amount(stakes.small_bet), big: amount(stakes.big_bet) }));
+  if (stakes.min_bet && stakes.max_bet) parts.push(t("poker_table.spread", { min: amount(stakes.min_bet), max: amount(stakes.max_bet) }));
+  if (stakes.bring_in) parts.push(t("poker_table.antes_bring_in", { ante: amount(ante), bring_in: amount(stakes.bring_in) }));
+  return parts.join(" \u00b7 ");
+}
+
 /**
  * Every catalog word `root` asks for by its data attributes, written in.
  * @param {ParentNode} root

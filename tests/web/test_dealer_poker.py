@@ -456,7 +456,7 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
     text = page.locator("body").inner_text()
     assert not re.search(r"\b(?:console|common|poker_console|refusal|fault|signin)\.[a-z_]+\b", text), text
     assert "Se coucher" in text and "Suivre" in text and "Place 1" in text, text
-    assert f"blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
+    assert f"Blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
     check_screenshot(page, "dealer-poker-fr-1280x800")
     page.click('[data-poker] [data-actions] [data-action="call"]')  # seat 3 calls: his action in French, in money
     page.wait_for_function("() => document.querySelector('[data-poker] [data-seat=\"3\"] .pseat-status')?.textContent"
