@@ -41,7 +41,7 @@ from engine.errors import CardError, DuplicateCard
 __all__ = [
     "HandValue", "high", "omaha_high", "three_card", "low8", "omaha_low8", "ace_five_low",
     "deuce_seven_low", "badugi", "high_strength", "high_strength7", "high_category", "three_card_strength",
-    "HIGH_CATEGORIES", "THREE_CARD_CATEGORIES",
+    "HIGH_CATEGORIES", "THREE_CARD_CATEGORIES", "named_ranks",
 ]
 
 
@@ -339,6 +339,21 @@ def _name_high(strength: int) -> str:
     if cat == _PAIR:
         return f"Pair of {RANK_PLURALS[r[0]]}"
     return f"High card, {RANK_NAMES[r[0]]}"
+
+
+_NAMED_AT = {"royal_flush": (), "two_pair": (0, 2), "full_house": (0, 3)}
+"""Where in a high hand's `cards` (the most important first) the ranks its name cites are; else the first only."""
+
+
+def named_ranks(value: HandValue) -> tuple[str, ...]:
+    """The ranks a high or three-card hand's name cites, as a card writes them, most important first: what a
+    screen needs to name the hand in its own words ("Paire de rois").
+
+    >>> from engine.cards import parse_cards
+    >>> named_ranks(high(parse_cards("5h 5d 5s Tc Td"))), named_ranks(three_card(parse_cards("Ah 2d 3s")))
+    (('5', 'T'), ('3',))
+    """
+    return tuple(value.cards[i].text[0] for i in _NAMED_AT.get(value.category, (0,)))
 
 
 def _high_value(cards: tuple[Card, ...], strength: int) -> HandValue:

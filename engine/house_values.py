@@ -272,6 +272,7 @@ class SpotResult:
     category: str
     results: Mapping[str, int]
     net: int
+    ranks: tuple[str, ...] = ()  # the ranks its hand's name cites (engine.evaluate.named_ranks), for a screen's words
 
     def to_dict(self) -> SpotLine:
         return {"seat": self.seat, "hand": self.hand, "category": self.category, "results": dict(self.results),
@@ -290,16 +291,17 @@ class Settlement:
     dealer_category: str
     dealer_qualifies: bool
     house_net: int
+    dealer_ranks: tuple[str, ...] = ()  # the ranks the dealer's hand's name cites (engine.evaluate.named_ranks)
 
     @classmethod
     def of(cls, spots: Iterable[SpotResult], dealer_hand: str, dealer_category: str,
-           dealer_qualifies: bool) -> Settlement:
+           dealer_qualifies: bool, dealer_ranks: tuple[str, ...] = ()) -> Settlement:
         """Build one, the house's net taken as the opposite of the players' (so it balances)."""
         results = tuple(spots)
         for s in results:
             if s.net != sum(s.results.values()):
                 raise AssertionError(f"spot {s.seat}: net {s.net} is not the sum of {dict(s.results)}")
-        return cls(results, dealer_hand, dealer_category, dealer_qualifies, -sum(s.net for s in results))
+        return cls(results, dealer_hand, dealer_category, dealer_qualifies, -sum(s.net for s in results), dealer_ranks)
 
     def spot(self, seat: int) -> SpotResult:
         """The result of the spot at `seat`. Raises KeyError when it had no bet."""
@@ -314,9 +316,10 @@ class Settlement:
                 "house_net": self.house_net}
 
 
-def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int]) -> SpotResult:
+def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int],
+                ranks: tuple[str, ...] = ()) -> SpotResult:
     """A SpotResult whose net is the sum of its circles."""
-    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()))
+    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()), ranks)
 
 
 # --- rounds as data (the input of `croupier settle`) -----------------------------------------------

@@ -8,7 +8,7 @@ POKER_HAND)` for a poker hand's own view, `engine.poker.DealerView.to_dict`: its
 keys); no other module decides which cards the public sees:
 
 - a card not `visible` becomes `??`; a hand with a card not visible shows no `hand_name` (nor
-  `hand_category`);
+  `hand_category`, nor `hand_ranks`);
 - only the keys named below reach the public (default deny): burns, mucked and discarded cards,
   cards ignored while a fault stood, devices, sensors, a fault's `detail` never do, nor any key
   added to the full view later until it is named here;
@@ -71,8 +71,9 @@ TABLE_KEYS = frozenset({
 
 HAND_KEYS = frozenset({
     "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies", "pays",
-    # a house hand's category (engine.evaluate's keys), for a screen's own words; hidden with its name
-    "hand_category",
+    # a house hand's category (engine.evaluate's keys) and the ranks its name cites, for a screen's own words;
+    # hidden with its name
+    "hand_category", "hand_ranks",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
     # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
@@ -273,6 +274,8 @@ def _hand(hand: Mapping[str, Any], hand_keys: frozenset[str]) -> dict[str, Any]:
             out["hand_name"] = None
         if "hand_category" in out:
             out["hand_category"] = None
+        if "hand_ranks" in out:
+            out["hand_ranks"] = None
     return out
 
 

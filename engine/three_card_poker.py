@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, say, shown
-from engine.evaluate import three_card
+from engine.evaluate import named_ranks, three_card
 from engine.games import THREE_CARD_POKER
 from engine.house import (
     HouseRound,
@@ -198,8 +198,8 @@ def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -
         if bonus:
             odds = rules.bonus.get(value.category) if rules.bonus is not None else None
             r["bonus"] = pay(bonus, odds, chip) if odds and played else -bonus
-        results.append(spot_result(spot.seat, value.name, value.category, r))
-    return Settlement.of(results, dealer.name, dealer.category, qualifies)
+        results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value)))
+    return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer))
 
 
 class ThreeCardPokerRound(HouseRound):

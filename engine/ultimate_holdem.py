@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, money, say, shown
-from engine.evaluate import HandValue, high
+from engine.evaluate import HandValue, high, named_ranks
 from engine.games import UTH
 from engine.house import (
     HouseRound,
@@ -211,8 +211,8 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
                 r = {"ante": -ante if qualifies else 0, "blind": -blind, "play": -play}
             if trips:
                 r["trips"] = _trips(trips, value, versus, rules, chip)
-        results.append(spot_result(spot.seat, value.name, value.category, r))
-    return Settlement.of(results, dealer.name, dealer.category, qualifies)
+        results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value)))
+    return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer))
 
 
 def _trips(stake: int, value: HandValue, versus: int, rules: UthRules, chip: int) -> int:

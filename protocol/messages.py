@@ -1,18 +1,16 @@
 """The feed's messages as typed definitions: the table's public and full state and the frames that carry them.
 
 Written once, here; `docs/feed.md` says what each field means and a test holds the two together
-(`tests/protocol/test_messages.py`); the pages get the public state's JSON Schema made from these
-definitions (`protocol.schema`, served by the display at `/schema/public.json`). On the wire every
-message stays one msgpack map: a TypedDict is a dict, so the definitions cost nothing at run time
-(`docs/feed.md`, "Typed messages", has the measure that chose them over msgspec's Structs).
+(`tests/protocol/test_messages.py`); the pages get the public state's JSON Schema made from these definitions
+(`protocol.schema`, served by the display at `/schema/public.json`). On the wire every message stays one msgpack map:
+a TypedDict is a dict, so the definitions cost nothing at run time (`docs/feed.md`, "Typed messages", has the measure
+that chose them over msgspec's Structs).
 
-One state serves every game: the keys all tables show are required, a house table's or a poker
-table's own are `NotRequired`. The full state is the public one plus what only the restricted feed
-carries (every card with its `visible` flags, burns, devices, sensors, a fault's detail); the public
-state is derived from it by `engine.redact.public`, the one redaction.
-
-This module does not use `from __future__ import annotations`: Python 3.11 reads `NotRequired`
-only from evaluated annotations.
+One state serves every game: the keys all tables show are required, a house table's or a poker table's own are
+`NotRequired`. The full state is the public one plus what only the restricted feed carries (every card with its
+`visible` flags, burns, devices, sensors, a fault's detail); the public state is derived from it by
+`engine.redact.public`, the one redaction. This module does not use `from __future__ import annotations`: Python 3.11
+reads `NotRequired` only from evaluated annotations.
 """
 
 from typing import Any, Literal, NotRequired, TypedDict
@@ -53,6 +51,7 @@ class Dealer(TypedDict):
     cards: list[str]
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
+    hand_ranks: NotRequired[list[str] | None]
     qualifies: NotRequired[bool | None]
 
 
@@ -71,10 +70,11 @@ class Act(TypedDict):
 
 
 class HandValue(TypedDict):
-    """A shown poker hand's value: `category` as `engine.evaluate` keys it, `ranks` for a low or a badugi."""
+    """A shown poker hand: `category` (`engine.evaluate`'s key; `no_low`), `ranks` (a low, badugi), `named` (high)."""
 
     category: str
     ranks: str | None
+    named: NotRequired[list[str]]
 
 
 class Spot(TypedDict):
@@ -86,6 +86,7 @@ class Spot(TypedDict):
     decision: str | None
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
+    hand_ranks: NotRequired[list[str] | None]
     results: NotRequired[dict[str, int]]
     pays: NotRequired[dict[str, str]]
     net: NotRequired[int]
@@ -191,8 +192,7 @@ class Session(TypedDict):
 
 
 class ChipCircle(TypedDict):
-    """A betting circle's chips as read: its value (the table's smallest unit), settled or still moving,
-    and at the showdown what it is due (`firmware_host/tables/house/chips.py`)."""
+    """A circle's chips as read: value (smallest unit), settled or moving, due at showdown (tables/house/chips.py)."""
 
     seat: int
     circle: str
@@ -448,6 +448,7 @@ class HistorySpot(TypedDict):
     cards: NotRequired[list[str]]
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
+    hand_ranks: NotRequired[list[str] | None]
     results: NotRequired[dict[str, int]]
     folded: NotRequired[bool]
     hand_values: NotRequired[list[HandValue]]

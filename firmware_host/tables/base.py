@@ -127,8 +127,9 @@ FAULT_SAYS = frozenset({
     "fault.unexpected_card_deciding", "fault.unexpected_card_deciding_card", "fault.unexpected_card_no_table",
     "fault.unexpected_card_no_table_card", "fault.no_bet", "fault.no_bet_card", "fault.card_count",
     "fault.card_count_too_many", "fault.card_count_too_many_card", "fault.shoe_empty", "fault.lid_open",
-    "fault.device_silent", "fault.device_offline", "fault.sequence_gap", "fault.misread", "fault.device_fault",
-    "fault.refused_reading", "fault.journal_integrity", "fault.step_limit",
+    "fault.device_silent", "fault.device_offline", "fault.device_silent_shoe", "fault.device_silent_chips",
+    "fault.device_offline_shoe", "fault.device_offline_chips", "fault.sequence_gap", "fault.misread",
+    "fault.device_fault", "fault.refused_reading", "fault.journal_integrity", "fault.step_limit",
     "fault.foreign_chip_circle", "fault.foreign_chip_circle_uid", "fault.foreign_chip_tray",
     "fault.foreign_chip_tray_uid", "fault.chips_moved", "fault.mispay", "fault.mispay_more", "fault.tray_difference",
 })
@@ -163,7 +164,7 @@ class Fault:
     event: int
     card: str | None = None  # the card that raised it, when one did
     seat: int | None = None  # the seat deciding when it came
-    situation: str = ""  # `deciding`, `no_table`, `too_many`: which of the kind's sentences
+    situation: str = ""  # `deciding`, `no_table`, `too_many`, a device (`shoe`, `chips`): which of the kind's sentences
     more: Mapping[str, Any] | None = None  # the words' other arguments (a chip fault's circle, amounts)
     uid: str | None = None  # the chip that raised it (full feed only)
 

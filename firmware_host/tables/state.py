@@ -550,7 +550,8 @@ class TableState:
         reason = str(body.get("reason", ""))
         if self._mid_hand() and device != PLAYER_CARDS:  # a rating device never stops a hand
             kind = _journaled_kind(body, OfflineKind, OfflineKind.DEVICE_OFFLINE)
-            self._set_fault(FaultKind(kind), f"{device}: {reason}", event_id)
+            # the words name the device ("The chip reader went offline"): which cable the dealer checks
+            self._set_fault(FaultKind(kind), f"{device}: {reason}", event_id, situation=device)
 
     def _on_device_fault(self, body: Mapping[str, Any], event_id: int) -> None:
         reason = str(body.get("reason", ""))

@@ -182,20 +182,41 @@ export function refusalText(reply, state = null, why = String(reply?.error ?? re
 // A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
 // past hand journaled before hands carried their category keeps its name as it was.
 /**
- * @param {{hand_category?: string, hand_name?: string} | null | undefined} hand
+ * @param {{hand_category?: string, hand_name?: string, hand_ranks?: string[] | null} | null | undefined} hand
  * @returns {string}
  */
 export function handText(hand) {
   if (!hand) return "";
-  if (hand.hand_category) return tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  if (hand.hand_category) return rankedHand(hand.hand_category, hand.hand_ranks) || tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
   return hand.hand_name ?? "";
 }
 
-// A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
-// name, or a low's or a badugi's ranks ("8-5-4-2-A low", "Badugi 8-5-4-2", a hand of three "3-card J-8-6"); hi-lo:
-// "high / low". The players' screen and the console.
+// A hand named with the ranks it cites ("Pair of kings", "Paire de rois"): the catalog's `hand_ranked` sentence, the
+// ranks the engine gave (engine.evaluate.named_ranks: the state's `hand_ranks`, a poker hand's `named`) written in
+// `rank_one`, `rank_many` and `rank_of`; "" where the state gives no ranks (a hand journaled before them).
 /**
- * @param {{category: string, ranks?: string}[] | null | undefined} values
+ * @param {string} category
+ * @param {string[] | null | undefined} ranks
+ * @returns {string}
+ */
+export function rankedHand(category, ranks) {
+  if (!ranks || !words[`hand_ranked.${category}`]) return "";
+  /** @type {Record<string, string>} */
+  const fields = {};
+  ranks.forEach((rank, i) => {
+    const suffix = i === 0 ? "" : String(i + 1);
+    fields[`rank${suffix}`] = tOr(`rank_one.${rank}`, rank);
+    fields[`ranks${suffix}`] = tOr(`rank_many.${rank}`, rank);
+    fields[`of_ranks${suffix}`] = tOr(`rank_of.${rank}`, rank);
+  });
+  return t(`hand_ranked.${category}`, fields);
+}
+
+// A shown poker hand from its values in the state (`hand_values`, tables/poker/sign.py hand_words): its category's
+// name with the ranks it cites ("Pair of kings"), or a low's or a badugi's ranks ("8-5-4-2-A low", "Badugi 8-5-4-2", a
+// hand of three "3-card J-8-6"); hi-lo: "high / low", "high / no qualifying low". The players' screen and the console.
+/**
+ * @param {{category: string, ranks?: string | null, named?: string[]}[] | null | undefined} values
  * @returns {string}
  */
 export function pokerHandWords(values) {
@@ -205,8 +226,31 @@ export function pokerHandWords(values) {
       return count === "4" ? t("poker_table.badugi", { ranks: v.ranks }) : t("poker_table.badugi_cards", { count, ranks: v.ranks });
     }
     if (v.ranks) return t("poker_table.low_hand", { ranks: v.ranks });
-    return tOr(`hand_name.${v.category}`, "");
+    if (v.category === "no_low") return t("poker_table.no_low");
+    return rankedHand(v.category, v.named) || tOr(`hand_name.${v.category}`, "");
   }).filter(Boolean).join(" / ");
+}
+
+// A poker table's stakes in words, for the players' sign (/table, after its structure) and the console's head: "Blinds
+// €0.05 / €0.10", "Bets €1.00 / €2.00 · Ante €0.10, bring-in €0.25" (a stud table's, which has no blinds).
+/**
+ * @param {any} state
+ * @param {(n: number) => string} amount
+ * @returns {string}
+ */
+export function stakesWords(state, amount) {
+  const stakes = state.stakes ?? {};
+  const parts = [];
+  const blinds = stakes.blinds ?? [];
+  const ante = Array.isArray(stakes.antes) ? Math.max(0, ...stakes.antes) : Number(stakes.antes ?? 0);
+  if (blinds.length >= 2) {
+    parts.push(ante ? t("poker_table.blinds_ante", { small: amount(blinds[0]), big: amount(blinds[1]), ante: amount(ante) })
+      : t("poker_table.blinds", { small: amount(blinds[0]), big: amount(blinds[1]) }));
+  }
+  if (stakes.small_bet && stakes.big_bet) parts.push(t("poker_table.limits", { small: amount(stakes.small_bet), big: amount(stakes.big_bet) }));
+  if (stakes.min_bet && stakes.max_bet) parts.push(t("poker_table.spread", { min: amount(stakes.min_bet), max: amount(stakes.max_bet) }));
+  if (stakes.bring_in) parts.push(t("poker_table.antes_bring_in", { ante: amount(ante), bring_in: amount(stakes.bring_in) }));
+  return parts.join(" \u00b7 ");
 }
 
 /**

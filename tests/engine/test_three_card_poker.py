@@ -307,13 +307,15 @@ def test_public_view_at_the_showdown() -> None:
     view = r.view()
     assert view["phase"] == "showdown"
     assert view["dealer"] == {"cards": ["Jc", "8d", "2h"], "hand_name": view["dealer"]["hand_name"],
-                              "hand_category": "high_card", "qualifies": False}
+                              "hand_category": "high_card", "hand_ranks": ["J"], "qualifies": False}
     cards = {s["seat"]: s["cards"] for s in view["spots"]}
     assert cards == {1: ["??"] * 3, 2: ["??"] * 3, 3: ["4s", "5h", "6c"], 5: ["??"] * 3, 6: ["Ah", "Ac", "2c"]}
     names = {s["seat"]: s["hand_name"] for s in view["spots"]}
     assert names[1] is None and names[3] is not None
     categories = {s["seat"]: s["hand_category"] for s in view["spots"]}
     assert categories[1] is None and categories[3] == "straight"  # a hand kept down keeps its category hidden too
+    ranks = {s["seat"]: s["hand_ranks"] for s in view["spots"]}
+    assert ranks[1] is None and ranks[3] == ["6"]  # and the ranks its name cites ("Straight, six high")
     res = {s["seat"]: s["results"] for s in view["spots"]}
     assert res == {1: {"ante": 100, "play": 0}, 2: {"ante": -100}, 3: {"ante": 100, "ante_bonus": 100, "play": 0},
                    5: {"ante": 100, "play": 0}, 6: {"pair_plus": 50}}

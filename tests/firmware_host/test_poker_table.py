@@ -946,3 +946,19 @@ def test_the_public_state_carries_each_seats_blinds_actions_and_shown_hand_as_da
     assert {s: v["net"] for s, v in by_seat.items()} == {x["seat"]: x["net"] for x in state["results"]["net"]}
     rig.restart()
     assert rig.state()["history"] == [past]   # journaled with the hand: a restart lists it again
+
+
+def test_a_shown_hand_names_its_ranks_and_a_hi_lo_hand_without_a_low_says_so() -> None:
+    """The poker screens' words as data (tables/poker/sign.py): a high hand with the ranks its name cites; a stud
+    hi-lo hand whose low does not qualify carries `no_low` for its low (docs/rules.md: the high then takes the pot), one
+    with a low its ranks."""
+    from engine.cards import parse_cards
+    from engine.poker.records import Shown
+    from firmware_host.tables.poker.sign import seat_records
+
+    no_low = Shown(1, tuple(parse_cards("Kh Kd 9s 9c 2d 3h Th")), (), ("high", "low8"))
+    low = Shown(2, tuple(parse_cards("Ah 2c 4d 5s 8h Kd Kc")), (), ("high", "low8"))
+    _, _, shown = seat_records([no_low, low])
+    assert shown[1] == [{"category": "two_pair", "ranks": None, "named": ["K", "9"]},
+                        {"category": "no_low", "ranks": None}]
+    assert shown[2] == [{"category": "pair", "ranks": None, "named": ["K"]}, {"category": "low", "ranks": "8-5-4-2-A"}]

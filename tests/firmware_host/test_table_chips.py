@@ -191,6 +191,21 @@ def test_a_play_tapped_at_another_multiple_than_read_or_on_an_empty_circle_says_
     assert rig.full()["spots"][0]["bets"]["play"] == 2000
 
 
+def test_a_check_or_a_fold_tapped_with_a_play_in_its_circle_is_refused(rig: Rig) -> None:
+    """Found dealing from the console: seat 2's Play circle read EUR 40.00 (a 4x Play), Check was tapped by mistake
+    and taken; the seat played nothing. The circle's read refuses it, and the Play tapped then stands."""
+    bets_down(rig)
+    rig.ok("deal")
+    rig.card(*DECK[:4])
+    rig.put("spot3.play", chip_uids(500, 4, 10))
+    for decision in ("check", "fold"):
+        reply = rig.cmd("decide", seat=3, decision=decision)
+        assert not reply["ok"] and reply["say"] == {"key": "refusal.play_in_circle", "args": {
+            "seat": 3, "circle": {"word": "circle.play"}, "amount": {"money": 2000}}}
+    rig.ok("decide", seat=3, decision="play", multiple=4)
+    assert rig.full()["spots"][0]["bets"]["play"] == 2000
+
+
 def test_chips_added_after_the_deal_fault_until_a_supervisor_clears(rig: Rig) -> None:
     bets_down(rig)
     rig.ok("deal")

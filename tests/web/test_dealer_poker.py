@@ -456,7 +456,7 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
     text = page.locator("body").inner_text()
     assert not re.search(r"\b(?:console|common|poker_console|refusal|fault|signin)\.[a-z_]+\b", text), text
     assert "Se coucher" in text and "Suivre" in text and "Place 1" in text, text
-    assert f"blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
+    assert f"Blindes {money(100, lang='fr')} / {money(200, lang='fr')}" in text, text
     check_screenshot(page, "dealer-poker-fr-1280x800")
     page.click('[data-poker] [data-actions] [data-action="call"]')  # seat 3 calls: his action in French, in money
     page.wait_for_function("() => document.querySelector('[data-poker] [data-seat=\"3\"] .pseat-status')?.textContent"
@@ -475,7 +475,9 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
         raise AssertionError("the hand did not end")
     french = words.catalogs()["fr"]
     names = page.locator("[data-poker] .pseat .hand-name").all_inner_texts()
-    assert names and all(n in {v for k, v in french.items() if k.startswith("hand_name.")} for n in names), names
+    ranked = [re.compile(re.sub(r"\\\{[a-z_0-9]+\\\}", ".+", re.escape(v))) for k, v in french.items()
+              if k.startswith("hand_ranked.")]  # each hand named in French with its ranks: "Paire de rois"
+    assert names and all(any(r.fullmatch(n) for r in ranked) for n in names), names
     statuses = [s for s in page.locator("[data-poker] .pseat-status").all_inner_texts() if s]
     english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_console.did_")}
     assert statuses and not any(re.match(r"(checks|calls|shows|folds)\b", s) for s in statuses), statuses

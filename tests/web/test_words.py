@@ -3,10 +3,14 @@ configured one; `[display] language` is checked."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
+from engine.cards import DECK
+from engine.evaluate import high, named_ranks, three_card
 from engine.games import HOUSE_GAMES
 from engine.poker.variants import VARIANTS
 from pages import words
@@ -24,6 +28,40 @@ def test_every_language_names_every_key_with_the_same_fields() -> None:
         assert f"game.{code}" in keys
     assert catalogs["en"]["game.uth"] == HOUSE_GAMES["uth"].title  # English's titles are the engine's
     assert catalogs["fr"]["meta.locale"] == "fr-FR"
+
+
+def _named(catalog: dict[str, str] | object, category: str, ranks: tuple[str, ...]) -> str:
+    """A hand's name as the pages write it (words.js `rankedHand`): the catalog's `hand_ranked` sentence with the
+    ranks' words."""
+    assert isinstance(catalog, Mapping)
+    fields = {}
+    for suffix, rank in zip(("", "2"), ranks):
+        fields |= {f"rank{suffix}": catalog[f"rank_one.{rank}"], f"ranks{suffix}": catalog[f"rank_many.{rank}"],
+                   f"of_ranks{suffix}": catalog[f"rank_of.{rank}"]}
+    return str(catalog[f"hand_ranked.{category}"]).format(**fields)
+
+
+def test_the_english_hand_names_are_the_engines_and_french_names_the_rank() -> None:
+    """Every class of 5-card high hand and of three-card hand: English's sentence with the ranks the engine cites
+    (`named_ranks`) is the engine's own name, so the pages name a hand as the engine does; French cites the rank."""
+    catalogs = words.catalogs()
+    seen: set[str] = set()
+    for hand in itertools.combinations(DECK, 5):
+        value = high(hand)
+        if value.strength in seen:
+            continue
+        seen.add(value.strength)
+        assert _named(catalogs["en"], value.category, named_ranks(value)) == value.name
+    assert len(seen) == 7462
+    for hand in itertools.combinations(DECK, 3):
+        value = three_card(hand)
+        assert _named(catalogs["en"], value.category, named_ranks(value)) == value.name
+    fr = catalogs["fr"]
+    assert _named(fr, "pair", ("K",)) == "Paire de rois"
+    assert _named(fr, "pair", ("A",)) == "Paire d'as"
+    assert _named(fr, "full_house", ("A", "5")) == "Full aux as par les cinq"
+    assert _named(fr, "two_pair", ("Q", "8")) == "Double paire, dames et huit"
+    assert _named(fr, "flush", ("J",)) == "Couleur hauteur valet"
 
 
 def test_a_catalog_with_a_field_missing_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

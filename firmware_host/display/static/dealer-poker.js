@@ -8,7 +8,7 @@ import { cardsElements } from "./cards.js";
 import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
 import { boardShown, faceUpStep as faceUpStepOf, streetKey } from "./state.js";
-import { formatMoney, formatNet, locale, pokerHandWords, refusalText, t, tOr } from "./words.js";
+import { formatMoney, formatNet, locale, pokerHandWords, refusalText, stakesWords, t, tOr } from "./words.js";
 import { SeatChanges } from "./dealer-poker-seats.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
@@ -271,12 +271,10 @@ class PokerPanel {
     root.dataset.phase = state.phase ?? "";
     root.dataset.hand = String(state.hand ?? "");
     root.dataset.seq = String(state.seq ?? "");
-    const stakes = state.stakes ?? {};
-    const blinds = (stakes.blinds ?? []).map((b) => formatMoney(b, state)).join(" / ");
     this.head.replaceChildren(
       el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
       el("span", "structure", state.structure ? tOr(`poker_console.structure_${state.structure.replace(/-/g, "_")}`, state.structure) : ""),
-      el("span", "stakes", blinds ? t("poker_console.blinds", { blinds }) : ""),
+      el("span", "stakes", stakesWords(state, (n) => formatMoney(n, state))),  // a stud table's ante and bring-in too
       el("span", "street", state.street ? tOr(`poker_console.street_${streetKey(state.street)}`, "") : ""),
       el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
     );

@@ -7,7 +7,7 @@ import { cardElement, miniCardElement } from "./cards.js";
 import { el, Feed } from "./common.js";
 import { clockText, netTone } from "./format.js";
 import { boardShown, streetKey } from "./state.js";
-import { formatChips, formatMoney, pokerHandWords, t, tOr } from "./words.js";
+import { formatChips, formatMoney, pokerHandWords, stakesWords, t, tOr } from "./words.js";
 
 /**
  * Amounts: money in the locale at a cash table; chips at a tournament table (its stacks and blinds are chips).
@@ -21,18 +21,7 @@ function amountOf(state) {
 
 // The stakes sign: "No limit · Blinds €0.05 / €0.10", "Fixed limit · Bets €1.00 / €2.00 · Ante €0.10, bring-in €0.25".
 function stakesText(state, amount) {
-  const stakes = state.stakes ?? {};
-  const parts = [tOr(`poker_table.structure_${state.structure}`, "")];
-  const blinds = stakes.blinds ?? [];
-  const ante = Array.isArray(stakes.antes) ? Math.max(0, ...stakes.antes) : Number(stakes.antes ?? 0);
-  if (blinds.length >= 2) {
-    parts.push(ante ? t("poker_table.blinds_ante", { small: amount(blinds[0]), big: amount(blinds[1]), ante: amount(ante) })
-      : t("poker_table.blinds", { small: amount(blinds[0]), big: amount(blinds[1]) }));
-  }
-  if (stakes.small_bet && stakes.big_bet) parts.push(t("poker_table.limits", { small: amount(stakes.small_bet), big: amount(stakes.big_bet) }));
-  if (stakes.min_bet && stakes.max_bet) parts.push(t("poker_table.spread", { min: amount(stakes.min_bet), max: amount(stakes.max_bet) }));
-  if (stakes.bring_in) parts.push(t("poker_table.antes_bring_in", { ante: amount(ante), bring_in: amount(stakes.bring_in) }));
-  return parts.filter(Boolean).join(" \u00b7 ");
+  return [tOr(`poker_table.structure_${state.structure}`, ""), stakesWords(state, amount)].filter(Boolean).join(" \u00b7 ");
 }
 
 // -- the tournament's clock: the director's feed as the display bridges it (/ws/tournament), counted down here --

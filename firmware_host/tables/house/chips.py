@@ -340,15 +340,23 @@ class TableChips:
 
     def play_multiple(self, table: GameTable, body: Mapping[str, Any]) -> dict[str, Any]:
         """A `decide` body with the Play read from the Play circle (the reader online, bets read at
-        Deal). Raises Refused naming the circle when its chips are moving or make no legal Play."""
-        if self.source != "chips" or body.get("decision") != "play":
+        Deal). Raises Refused naming the circle when its chips are moving or make no legal Play, or
+        when a check or a fold is tapped with a Play lying in it (a mis-tap: the player played)."""
+        if self.source != "chips" or body.get("decision") not in ("play", "check", "fold"):
             return dict(body)
         seat = int(body["seat"])
+        antenna = Antenna(seat, "play")
+        if body.get("decision") != "play":
+            uids, stable = self.reads.get(antenna.name, (frozenset(), True))
+            placed = self.value(antenna.name) if uids and stable and antenna.name not in self.stale else 0
+            if placed:
+                raise Refused(f"{_spoken(antenna)}: reads {placed}: the player played, not {body['decision']}",
+                              say=say("refusal.play_in_circle", **_where(antenna), amount=money(placed)))
+            return dict(body)
         round_ = table.round  # type: ignore[attr-defined]
         legal = [m for m in PLAY_MULTIPLES if round_.can_decide(seat, "play", m)]
         if not legal:  # no Play open to this seat now: the engine's refusal says why
             return dict(body)
-        antenna = Antenna(seat, "play")
         played = self._stable_value(antenna)
         ante = next((int(s.bets.get("ante", 0)) for s in round_.record().spots if s.seat == seat), 0)
         multiple = play_multiple(played, ante, legal)

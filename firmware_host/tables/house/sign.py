@@ -60,10 +60,12 @@ def shown_hand(full: Mapping[str, Any], hand: int, status: str) -> dict[str, Any
         "dealer": {"cards": [] if voided else list(dealer.get("cards") or []),
                    "hand_name": None if voided else dealer.get("hand_name"),
                    "hand_category": None if voided else dealer.get("hand_category"),
+                   "hand_ranks": None if voided else dealer.get("hand_ranks"),
                    "qualifies": None if voided else dealer.get("qualifies")},
         "board": [] if voided else list(public.get("board") or []),
         "spots": [{"seat": spot["seat"], "hand_name": None if voided else spot.get("hand_name"),
                    "hand_category": None if voided else spot.get("hand_category"),
+                   "hand_ranks": None if voided else spot.get("hand_ranks"),
                    "results": {} if voided else dict(spot.get("results") or {}),
                    "net": 0 if voided else int(spot.get("net") or 0)}
                   for spot in public.get("spots") or []],

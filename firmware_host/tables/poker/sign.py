@@ -14,11 +14,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine import redact
-from engine.evaluate import HandValue
+from engine.evaluate import HandValue, named_ranks
 from engine.poker.records import Drew, Posted, Shown
 
 LOW_EVALUATORS = frozenset({"low8", "omaha_low8", "ace_five_low", "deuce_seven_low", "badugi"})
 """The evaluators whose hands are read by their ranks (a low, a badugi) rather than a category alone."""
+HIGH_EVALUATORS = frozenset({"high", "omaha_high"})
+"""The evaluators whose hands are named by a category and the ranks it cites (`named_ranks`: "Pair of kings")."""
+NO_LOW: dict[str, Any] = {"category": "no_low", "ranks": None}
+"""The low half of a hi-lo hand whose low does not qualify (only a low evaluator returns None)."""
 
 
 def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], dict[int, list[int]],
@@ -26,8 +30,8 @@ def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], 
     """In one pass over a hand's records (the views are built at every card): seat -> the forced
     bets it posted by kind (`small_blind`, `big_blind`, `straddle`, `ante`, `dead_small_blind`, each
     kind's chips added up); seat -> how many cards it drew at each draw so far (0: stood pat); seat
-    -> its shown hand's words (`hand_words`, high first then low; a low that does not qualify is
-    left out)."""
+    -> its shown hand's words (`hand_words`, high first then low; a hi-lo hand whose low does not
+    qualify says so, `{"category": "no_low"}`: docs/rules.md, the high then takes all)."""
     posted: dict[int, dict[str, int]] = {}
     drew: dict[int, list[int]] = {}
     shown: dict[int, list[dict[str, Any]]] = {}
@@ -42,7 +46,8 @@ def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], 
             drew.setdefault(rec.seat, []).append(len(rec.discards))
         elif kind is Shown:
             assert isinstance(rec, Shown)
-            shown[rec.seat] = [hand_words(v, e) for v, e in zip(rec.values, rec.evaluators) if v is not None]
+            shown[rec.seat] = [hand_words(v, e) if v is not None else dict(NO_LOW)
+                               for v, e in zip(rec.values, rec.evaluators)]
     return posted, drew, shown
 
 
@@ -61,9 +66,11 @@ def hand_words(value: HandValue, evaluator: str) -> dict[str, Any]:
     >>> hand_words(low8(parse_cards("Ah 2c 4d 5s 8h Kd Kc")), "low8")
     {'category': 'low', 'ranks': '8-5-4-2-A'}
     >>> hand_words(high(parse_cards("5h 5d 5s 6c 6d")), "high")
-    {'category': 'full_house', 'ranks': None}
+    {'category': 'full_house', 'ranks': None, 'named': ['5', '6']}
     """
     low = evaluator in LOW_EVALUATORS and (value.category in ("low", "high_card") or evaluator == "badugi")
+    if evaluator in HIGH_EVALUATORS:
+        return {"category": value.category, "ranks": None, "named": list(named_ranks(value))}
     if not low:
         return {"category": value.category, "ranks": None}
     ranks = sorted((_rank(c, evaluator != "deuce_seven_low") for c in value.cards), reverse=True)
