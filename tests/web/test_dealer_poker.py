@@ -320,6 +320,17 @@ def test_chop_signed_off_on_the_console(page: Page, poker_console: dict[str, Any
     assert settled["stacks"] == {str(n["seat"]): start[n["seat"]] + n["net"] for n in line["results"]["net"]}
 
 
+def _panel_and_clock(page: Page) -> dict[str, Any] | None:
+    """The panel and its clock read of one drawn state (the same `seq` before and after: the page may draw the next
+    state between two reads), else None."""
+    before = _panel(page)
+    clock = _clock(page)
+    after = _panel(page)
+    if before is None or after is None or before["seq"] != after["seq"]:
+        return None
+    return {**after, "clock": clock}
+
+
 def _clock(page: Page) -> dict[str, Any] | None:
     """The seat on the clock and the seconds its countdown shows, or None."""
     return page.evaluate("""() => {
@@ -345,7 +356,7 @@ def test_the_clock_called_on_the_console_counts_down_and_a_clock_run_out_folds_t
     page.fill("[data-poker] [data-signoff] [data-signoff-user]", floor["user"])
     page.fill("[data-poker] [data-signoff] [data-signoff-pin]", floor["pin"])
     page.click('[data-poker] [data-signoff] [data-action="clock-confirm"]')
-    shown = _wait_for(page, lambda s: _clock(page) is not None, "the seat on the clock")
+    shown = _wait_for(page, lambda s: s["clock"] is not None, "the seat on the clock", read=_panel_and_clock)
     clock = feed.at(shown["seq"])["clock"]
     assert clock["seat"] == first["to_act"] and clock["seconds"] == 60  # on the public feed, as the panel shows it
     on = _clock(page)
