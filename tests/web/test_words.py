@@ -4,12 +4,13 @@ configured one; `[display] language` is checked."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
-from engine.cards import DECK
+from engine.cards import DECK, Card
 from engine.evaluate import high, named_ranks, three_card
 from engine.games import HOUSE_GAMES
 from engine.poker.variants import VARIANTS
@@ -41,18 +42,30 @@ def _named(catalog: dict[str, str] | object, category: str, ranks: tuple[str, ..
     return str(catalog[f"hand_ranked.{category}"]).format(**fields)
 
 
+def _one_hand_a_class() -> Iterator[tuple[Card, ...]]:
+    """A 5-card hand of every multiset of ranks (a rank's cards in different suits; five different ranks not all one
+    suit), and five different ranks in one suit: one hand of each of the 7,462 classes of high hand."""
+    for ranks in itertools.combinations_with_replacement(range(2, 15), 5):
+        counts = Counter(ranks)
+        if max(counts.values()) > 4:
+            continue
+        if len(counts) == 5:
+            yield tuple(Card(r, 0) for r in ranks)  # the flush (or straight flush)
+            yield tuple(Card(r, 1 if i == 0 else 0) for i, r in enumerate(ranks))
+        else:
+            yield tuple(Card(r, n) for r, count in counts.items() for n in range(count))
+
+
 def test_the_english_hand_names_are_the_engines_and_french_names_the_rank() -> None:
     """Every class of 5-card high hand and of three-card hand: English's sentence with the ranks the engine cites
     (`named_ranks`) is the engine's own name, so the pages name a hand as the engine does; French cites the rank."""
     catalogs = words.catalogs()
-    seen: set[str] = set()
-    for hand in itertools.combinations(DECK, 5):
+    seen: set[int] = set()
+    for hand in _one_hand_a_class():
         value = high(hand)
-        if value.strength in seen:
-            continue
         seen.add(value.strength)
         assert _named(catalogs["en"], value.category, named_ranks(value)) == value.name
-    assert len(seen) == 7462
+    assert len(seen) == 7462  # every class once: the 2,598,960 hands valued would give no other
     for hand in itertools.combinations(DECK, 3):
         value = three_card(hand)
         assert _named(catalogs["en"], value.category, named_ranks(value)) == value.name
