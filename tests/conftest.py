@@ -8,33 +8,52 @@ from typing import Any
 import pytest
 import zmq
 
-# The files that take a minute or more (pytest --durations, 2026-12-01), longest first. `make test`
-# hands whole files to its two workers in the order collected (`--dist loadfile
-# --no-loadscope-reorder`): a long file collected last would run by itself at the end.
+# The files that take 12 s or more, longest first: each file's tests' total time (setup, call and teardown) in a
+# fresh-clone `make test` at 3313187 (2026-12-04 22:18 UTC, load 2-7: tests/web/test_words.py's 15 s cut since).
+# `make test` hands whole files to its workers in the order collected (`--dist loadfile --no-loadscope-reorder`):
+# a long file collected last (tests/web sorts last) would run by itself at the end. Measure again when a file
+# grows: the junit report's times (`PYTEST_ADDOPTS=--junitxml=FILE make test`) summed by file.
 LONGEST_FIRST = (
-    "tests/web/test_table_display.py",
-    "tests/floor/test_floor_ratings.py",  # its 130-hand archive (a module fixture; 500 hands in make soak): 101 s at load 10
-    "tests/sim/test_chip_demo.py",  # a chips demo at the fast scan, 36 s at load 9 (125 s with the 3CP one, until 2026-12-04)
-    "tests/sim/test_chip_demo_3cp.py",  # the 3CP chips demo, 32 s at load 9
-    "tests/floor/test_floor_chip_alerts.py",  # a rated chips demo archived, 42 s at load 9 (87 s at the default scan)
-    "tests/harness/test_harness_poker.py",
-    "tests/web/test_demo_dealer.py",
-    "tests/web/test_dealer.py",
-    "tests/harness/test_harness_hands.py",
-    "tests/web/test_demo_web.py",
-    "tests/firmware_host/test_feed.py",
-    "tests/harness/test_harness_kill.py",
-    "tests/floor/test_pit_aggregator.py",
-    "tests/web/test_surveillance.py",
-    "tests/floor/test_floor_sim.py",
-    "tests/web/test_pit_floor.py",
-    "tests/floor/test_floor_curve.py",
-    "tests/sim/test_sim_tournament_devices.py",
-    "tests/analysis/test_math_uth.py",
-    "tests/web/test_dealer_poker.py",
-    "tests/floor/test_floor_stats.py",
-    "tests/web/test_pit.py",
-    "tests/test_typing.py",
+    "tests/web/test_demo_web.py",  # 92 s
+    "tests/web/test_dealer_shift.py",  # 67 s
+    "tests/web/test_dealer_poker_seats.py",  # 67 s
+    "tests/web/test_accessibility.py",  # 58 s
+    "tests/web/test_dealer_poker.py",  # 54 s
+    "tests/web/test_dealer_chips.py",  # 49 s
+    "tests/web/test_chip_console_layout.py",  # 45 s
+    "tests/web/test_demo_dealer.py",  # 42 s
+    "tests/web/test_pit_rating.py",  # 41 s
+    "tests/floor/test_floor_chip_alerts.py",  # 40 s
+    "tests/floor/test_floor_ratings.py",  # 40 s
+    "tests/web/test_dealer.py",  # 36 s
+    "tests/floor/test_floor_sim.py",  # 35 s
+    "tests/sim/test_chip_demo.py",  # 34 s
+    "tests/web/test_surveillance.py",  # 33 s
+    "tests/web/test_table_room.py",  # 29 s
+    "tests/web/test_table_display.py",  # 28 s
+    "tests/firmware_host/test_curve.py",  # 27 s
+    "tests/harness/test_harness_poker.py",  # 25 s
+    "tests/sim/test_chip_demo_3cp.py",  # 25 s
+    "tests/web/test_demo_rated_pit.py",  # 25 s
+    "tests/web/test_pit_rating_past.py",  # 24 s
+    "tests/web/test_demo_chips_web.py",  # 23 s
+    "tests/web/test_dealer_players.py",  # 23 s
+    "tests/floor/test_pit_aggregator.py",  # 22 s
+    "tests/floor/test_floor_rating_past.py",  # 20 s
+    "tests/web/test_chip_circles.py",  # 19 s
+    "tests/web/test_dealer_layout.py",  # 19 s
+    "tests/web/test_pit.py",  # 18 s
+    "tests/drivers/test_chip_link_io.py",  # 18 s
+    "tests/engine/poker/test_pokerkit_differential.py",  # 17 s
+    "tests/analysis/test_math_uth_dist.py",  # 16 s
+    "tests/floor/test_floor_rating_steps.py",  # 16 s
+    "tests/cli/test_cmd_ratings.py",  # 16 s
+    "tests/test_deploy.py",  # 16 s
+    "tests/web/test_pit_floor.py",  # 15 s
+    "tests/cli/test_cmd_demo.py",  # 15 s
+    "tests/floor/test_floor_archiver.py",  # 14 s
+    "tests/floor/test_floor_curve.py",  # 12 s
+    "tests/firmware_host/test_manifest.py",  # 12 s
 )
 
 
