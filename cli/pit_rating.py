@@ -9,7 +9,10 @@ file `--users` (a user of role `supervisor`) by the table's own gate (`protocol.
 by the pit): one refusal whatever failed, and the table's holds (`protocol.signoff_holds`), the failures counted
 against the terminal's account (`cli:LOGIN`) and the pit boss at it (`--by`), five from one pit boss or twenty from
 the account holding its sign-offs 5 minutes, doubling, kept in `pit-rating-holds.json` beside the users file (one
-that cannot be written refuses every sign-off; the processes take turns on it). The step is
+that cannot be written refuses every sign-off; the processes take turns on it). Each sign-off granted, refused or
+held is written to the pit's audit log beside it too (`audit.sqlite3`, the table's writer and entries,
+`protocol.audit`: who, the account, the step's table, session and seat, never the PIN; one that cannot be opened
+refuses every sign-off; `croupier audit show --state DIR`, docs/audit.md). The step is
 `floor.rating_past.adjust`'s (a row lock, the version seen, the audit line; docs/ratings.md), and prints the session's new report, the card masked. A refusal is said in words on
 standard error, exit 1; bad arguments, exit 2.
 """
@@ -102,6 +105,7 @@ def _signed_off(args: argparse.Namespace, pin: str) -> str | None:
     """Why the supervisor's sign-off of the step is refused (None: signed off): the table's gate on a `rating` the pit
     relays, its failures held per terminal account and pit boss in the holds file, one process at a time."""
     from protocol.access import Caller
+    from protocol.audit import AuditError, AuditLog
     from protocol.commands import Auth, Command
     from protocol.config import RightsConfig
     from protocol.signoff import SignOff
@@ -122,10 +126,20 @@ def _signed_off(args: argparse.Namespace, pin: str) -> str | None:
                     pass
             except OSError as exc:
                 return f"the sign-off holds file cannot be written: {exc}"
-        gate = SignOff(users=str(args.users), rights=RightsConfig(), holds_file=holds)
-        step = Command("rating", {"action": "adjust", "seat": args.seat}, id="cli",
-                       auth=Auth(args.supervisor, pin, at=args.by))
-        admission = gate.admit(step, Caller("pit", key=f"cli:{pwd.getpwuid(os.getuid()).pw_name}"))
+        try:  # the pit's audit log, beside the users file: the table's writer, its entries
+            audit = AuditLog.open(holds.parent)
+        except AuditError as exc:  # a sign-off not audited would leave a guess unseen: refuse rather
+            return f"the pit's audit log cannot be written: {exc}"
+        account = f"cli:{pwd.getpwuid(os.getuid()).pw_name}"
+        try:
+            gate = SignOff(users=str(args.users), rights=RightsConfig(), audit=audit, holds_file=holds,
+                           context={"via": "croupier pit rating", "table": args.table, "session": args.session,
+                                    "seat": args.seat, "action": "adjust"})
+            step = Command("rating", {"action": "adjust", "seat": args.seat}, id="cli",
+                           auth=Auth(args.supervisor, pin, at=args.by))
+            admission = gate.admit(step, Caller("pit", key=account))
+        finally:
+            audit.close()
     finally:
         os.close(lock)
     if admission.refusal is None:

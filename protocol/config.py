@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import time
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine import tomltext
 from engine.money import Money
@@ -141,6 +144,25 @@ def text(v: Any) -> str:
     if not isinstance(v, str) or not v.strip():
         raise ValueError(f"must be a non-empty string, not {v!r}")
     return v
+
+
+def clock_time(v: Any) -> time:
+    """A local time of day as "HH:MM" (a gaming day's start: the table's `[ratings] day_starts`, the floor's as a
+    `rating` step carries it)."""
+    text = string(v)
+    if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", text):
+        raise ValueError(f"must be a local time of day as \"HH:MM\" (e.g. \"06:00\"), not {text!r}")
+    return time.fromisoformat(text)
+
+
+def time_zone(v: Any) -> str:
+    """A time zone's IANA name ("Europe/Paris", "UTC")."""
+    name = string(v)
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"must be a time zone's IANA name (e.g. \"Europe/Paris\", \"UTC\"), not {name!r}") from None
+    return name
 
 
 def plain_name(v: Any) -> str:

@@ -179,7 +179,8 @@ class DealerSignIn(TypedDict):
 class RatingSession(TypedDict):
     """The pit's signed-off rating step at a seat: `open` (a card, or none: the player declined it), `close` (its
     `end` entered), `adjust` (the unrated play entered: `hands` at an `average_bet` on the Ante; its `start`; of the
-    session open at the seat, or of the one closed there that `session`, its start, names)."""
+    session open at the seat, or of the one closed there that `session`, its start, names, checked against the gaming
+    day `day_starts` in `time_zone` when the pit sends the floor's: `service/bodies.py`)."""
 
     seat: int
     action: str
@@ -190,6 +191,8 @@ class RatingSession(TypedDict):
     end: NotRequired[int]
     reason: NotRequired[str]
     session: NotRequired[float]
+    day_starts: NotRequired[str]
+    time_zone: NotRequired[str]
 
 
 class NoArguments(TypedDict):

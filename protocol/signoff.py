@@ -22,8 +22,8 @@ The hash costs tens of milliseconds: the controller's loop has it done off its t
 (`pin_check` gives the work, `admit(..., verdict)` takes its result; `service.pin_checks`); called
 without a verdict, `admit` hashes at once (the director, tests driving a table in-process).
 
-The audit log gets `signoff_granted` and `signoff_refused` (user, command, the reason as it is),
-`signoff_held` (key, role, address, seconds) and `forbidden` (role, key, command); never a PIN.
+The audit log gets `signoff_granted` and `signoff_refused` (user, command, the reason as it is, the person relayed
+for: `at`), `signoff_held` (key, role, address, `at`, seconds) and `forbidden` (role, key, command); never a PIN.
 """
 
 from __future__ import annotations
@@ -94,13 +94,15 @@ def hash_check(user: User | None, pin: str) -> Verdict:
 @dataclass(slots=True)
 class SignOff:
     """The gate of one controller. `users` is the users file's path ("": none configured); it is
-    read again whenever it changes on disk. `clock` gives the seconds the lock is counted in."""
+    read again whenever it changes on disk. `clock` gives the seconds the lock is counted in. `context`: what every
+    sign-off's audit entry carries besides (the pit's terminal: the step's table, session and seat)."""
 
     users: str
     rights: RightsConfig
     audit: AuditLog | None = None
     holds_file: str | Path | None = None
     clock: Callable[[], float] = time.time
+    context: Mapping[str, Any] = field(default_factory=dict)  # added to each sign-off's entry: what it was for
     _loaded: tuple[tuple[int, int, int], Users] | None = None
     _budgets: Buckets = field(default_factory=lambda: Buckets(PIN_CHECKS_PER_S, PIN_BURST))
     _window: float = 0.0
@@ -138,7 +140,8 @@ class SignOff:
                                                          else cmd.cmd))
         if signer is None:
             return Admission()
-        self._write("signoff_granted", {"user": signer, "command": cmd.cmd, "role": caller.role, "key": caller.key})
+        self._write("signoff_granted", {"user": signer, "command": cmd.cmd, "role": caller.role, "key": caller.key,
+                                        **self._about(cmd)})
         signed: SignedOff = {"user": signer, "caller_role": caller.role}
         if caller.key is not None:
             signed["caller_key"] = caller.key
@@ -207,7 +210,7 @@ class SignOff:
                 if held is not None:
                     log.warning("sign-offs from %s held for %.0f s after %d failed", sender, held, most)
                     self._write("signoff_held", {"key": caller.key, "role": caller.role, "address": caller.address,
-                                                 "at": at, "seconds": held, "failed": most})
+                                                 "at": at, "seconds": held, "failed": most, **self.context})
             return REFUSED, say("refusal.sign_off_refused"), "forbidden", why
         for sender, _, _ in _senders(caller, auth):
             self.holds.passed(sender)
@@ -283,11 +286,17 @@ class SignOff:
         refusals that cost no hash within `AUDIT_MOST` a window (a flood of them is counted)."""
         write = self._write if audited is not None and audited != reason else self._write_bounded
         write("signoff_refused", {"user": user, "command": cmd.cmd, "reason": audited or reason,
-                                  "role": caller.role, "key": caller.key})
+                                  "role": caller.role, "key": caller.key, **self._about(cmd)})
         refusal = error_reply(cmd.id, code, f"{cmd.cmd}: {reason}", said)
         if code == "busy":
             refusal["retry_s"] = said["args"].get("seconds", 1)
         return Admission(refusal=refusal)
+
+    def _about(self, cmd: Command) -> dict[str, Any]:
+        """What a sign-off's entry says besides: the person a console or the pit's terminal relays for (`at`), when
+        one is named, and the gate's `context`."""
+        at = {"at": cmd.auth.at} if cmd.auth is not None and cmd.auth.at is not None else {}
+        return {**at, **self.context}
 
     def _forbidden(self, cmd: Command, caller: Caller) -> Admission:
         self._write_bounded("forbidden", {"role": caller.role, "key": caller.key, "command": cmd.cmd,

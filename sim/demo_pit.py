@@ -59,7 +59,7 @@ class DemoArchive:
     def _start(self, table: TableFeeds) -> None:
         from floor.archive import ArchiveError
         from floor.migrate import migrate  # psycopg: the `floor` extra
-        self.server = PgServer()
+        self.server = PgServer(watched=True)  # stopped and removed even when the demo is killed
         self.server.start()
         self.dsn = self.server.create_database("floor")
         try:

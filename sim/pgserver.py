@@ -1,14 +1,31 @@
-"""A throw-away PostgreSQL cluster (the floor's tests, the rated demo's archive): initdb in a temporary directory, started and stopped with pg_ctl."""
+"""A throw-away PostgreSQL cluster (the floor's tests, the rated demo's archive): initdb in a temporary directory, started and stopped with pg_ctl.
+
+A cluster made `watched` (the rated demo's) is stopped and removed when the process that made it dies, however it
+dies (a SIGKILL included): the postmaster is pg_ctl's child in a session of its own, so no signal of ours reaches it
+and `PR_SET_PDEATHSIG` cannot be set on it; instead a small watcher process, in a session of its own too, reads a
+pipe whose only writing end this process holds (never inherited: not across exec, `subprocess`' close_fds). The end
+closes when this process exits, the watcher's read ends, and it runs `pg_ctl stop -m immediate` and removes the
+cluster's directory (which a postmaster missed would notice, its lock file gone, and shut down within a minute).
+"""
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
+
+_WATCH = """import json, shutil, subprocess, sys
+sys.stdin.buffer.read()  # until its maker's end of the pipe closes: it exited, or was killed
+subprocess.run(json.loads(sys.argv[1]), stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+shutil.rmtree(sys.argv[2], ignore_errors=True)
+"""
+"""The watcher of a `watched` cluster: what it runs once the process that made the cluster is gone."""
 
 MISSING = "PostgreSQL's initdb and pg_ctl are missing: `make test` installs Debian's postgresql package"
 
@@ -39,11 +56,13 @@ class PgServer:
     """One cluster: `start()` (initdb the first time), `stop()`, `dsn(dbname)`, `create_database(name)`.
 
     Run as root (as CI does) the cluster belongs to the `postgres` user and every PostgreSQL binary is
-    run through `runuser -u postgres --`; otherwise it is the current user's."""
+    run through `runuser -u postgres --`; otherwise it is the current user's. `watched`: stopped and removed when
+    this process dies (the module's docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, watched: bool = False) -> None:
         self.bin = pg_bin()
         self.root = Path(tempfile.mkdtemp(prefix="crp-pg-"))
+        self._watcher: tuple[subprocess.Popen[bytes], int] | None = None
         self.data = self.root / "data"
         self.log = self.root / "server.log"
         self.port = free_port()
@@ -52,13 +71,32 @@ class PgServer:
         if self.as_root:
             shutil.chown(self.root, "postgres", "postgres")
         os.chmod(self.root, 0o700)
+        if watched:
+            self._watch()
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
         self.running = False
 
-    def _run(self, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    def _argv(self, tool: str, *args: str) -> list[str]:
         argv = [str(self.bin / tool), *args]
-        if self.as_root:
-            argv = ["runuser", "-u", "postgres", "--", *argv]
+        return ["runuser", "-u", "postgres", "--", *argv] if self.as_root else argv
+
+    def _watch(self) -> None:
+        """The watcher started, the pipe's reading end its standard input; the writing end kept here alone."""
+        stop = self._argv("pg_ctl", "stop", "-w", "-t", "60", "-m", "immediate", "-D", str(self.root / "data"))
+        read, write = os.pipe()  # neither inheritable (PEP 446): Popen dups the reading end onto the watcher's stdin
+        try:
+            watcher = subprocess.Popen([sys.executable, "-c", _WATCH, json.dumps(stop), str(self.root)], stdin=read,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
+                                       start_new_session=True)  # out of reach of a signal to our process group
+        except OSError:
+            os.close(write)
+            raise
+        finally:
+            os.close(read)
+        self._watcher = (watcher, write)
+
+    def _run(self, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+        argv = self._argv(tool, *args)
         done = subprocess.run(argv, capture_output=True, text=True, cwd=self.root)
         if done.returncode != 0:
             log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
@@ -88,8 +126,16 @@ class PgServer:
         return self.dsn(name)
 
     def close(self) -> None:
-        """Stop the server if it runs and remove the cluster's directory."""
+        """Stop the server if it runs and remove the cluster's directory (a watcher let go and reaped)."""
         try:
             self.stop()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+            if self._watcher is not None:
+                (watcher, write), self._watcher = self._watcher, None
+                os.close(write)  # nothing left for it to do: it finds the cluster gone and exits
+                try:
+                    watcher.wait(30)
+                except subprocess.TimeoutExpired:
+                    watcher.kill()
+                    watcher.wait()

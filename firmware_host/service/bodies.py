@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
+from datetime import time
 from typing import Any
 
 from engine.errors import say
@@ -13,6 +15,8 @@ from firmware_host.service.ratings import closed_session, gaming_day_began
 from firmware_host.tables.base import Refused
 from firmware_host.tables.hold import hold_body
 from firmware_host.tables.state import TableState
+
+log = logging.getLogger("croupier.ratings")
 
 
 def journaled_body(kind: str, args: Mapping[str, Any], state: TableState, clock: Callable[[], float],
@@ -32,7 +36,10 @@ def journaled_body(kind: str, args: Mapping[str, Any], state: TableState, clock:
     elif kind == "player" and body["action"] == "in":  # who named the player, spelt out
         body.setdefault("source", "dealer")
     elif kind == "rating" and "session" in body:  # a closed session adjusted: what it replaces, for the audit
-        body["was"] = closed_was(journal, int(body["seat"]), float(body["session"]), gaming_day_began(clock(), day))
+        floor = floor_day(body, day)
+        began = gaming_day_began(clock(), floor or day)
+        body["was"] = closed_was(journal, int(body["seat"]), float(body["session"]), began,
+                                 None if floor is None else (floor, day))
     elif kind == "rating":  # what it replaces, for the record and the audit (`tables/players.py`)
         body["was"] = state.seated.rating_was(int(body["seat"]))
     elif kind == "hold":  # journaled with the hand it holds from spelt out (`tables/hold.py`)
@@ -61,11 +68,38 @@ def keep_seats(state: TableState, body: dict[str, Any]) -> dict[str, Any]:
     return {**body, **carried}
 
 
-def closed_was(journal: Journal | None, seat: int, started: float, since: float) -> RatingWas:
+def day_text(day: RatingsConfig) -> str:
+    """A gaming day's start as the refusals say it: "06:00 Europe/Paris"."""
+    return f"{day.day_starts:%H:%M} {day.time_zone}"
+
+
+def floor_day(body: Mapping[str, Any], own: RatingsConfig) -> RatingsConfig | None:
+    """The floor's gaming day a `rating` step carries (the pit sends the archive's: one gaming day per casino, the
+    floor's), or None: the table's own `[ratings]` then. A table configured otherwise is logged loudly at each such
+    step, both settings named (docs/ratings.md, "One gaming day")."""
+    if "day_starts" not in body:
+        return None
+    floor = RatingsConfig(own.reinvestment, time.fromisoformat(str(body["day_starts"])), str(body["time_zone"]))
+    if (floor.day_starts, floor.time_zone) != (own.day_starts, own.time_zone):
+        log.warning("the floor's gaming day starts at %s (croupier stats gaming-day), this table's [ratings] at %s: "
+                    "the floor's is followed; set day_starts and time_zone to the floor's", day_text(floor),
+                    day_text(own))
+    return floor
+
+
+def closed_was(journal: Journal | None, seat: int, started: float, since: float,
+               days: tuple[RatingsConfig, RatingsConfig] | None = None) -> RatingWas:
     """What a `rating` `adjust` of the session closed at `seat` that started at `started` replaces: its card, its
     start and what was entered for it before. Raises Refused when the session started before `since` (the gaming
-    day's start: a day gone is the archive's) or the table knows no such session, JournalError."""
+    day's start: a day gone is the archive's; `days`: the floor's day that set it and the table's own, both named
+    when they differ) or the table knows no such session, JournalError."""
     if int(started) < int(since):
+        if days is not None and days[0] != days[1]:
+            floor, own = (day_text(d) for d in days)
+            raise Refused(f"a rating session that started before the gaming day began is another day's: the floor's "
+                          f"gaming day starts at {floor} (croupier stats gaming-day), which the table follows; this "
+                          f"table's [ratings] says {own}: set it to the floor's. A day gone is adjusted in the archive",
+                          say=say("refusal.session_another_floor_day", seat=seat, floor=floor, table=own))
         raise Refused(f"a rating session that started before the gaming day began is another day's: the pit adjusts "
                       f"sessions of this gaming day", say=say("refusal.session_another_day", seat=seat))
     session = closed_session(journal, seat, started, since) if journal is not None else None

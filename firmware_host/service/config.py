@@ -22,7 +22,6 @@ from datetime import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from drivers.chip_debounce import CONFIRM, SETTLE_S
 from drivers.chip_protocol import check_antenna
@@ -37,9 +36,10 @@ from protocol import access, commands, fairness
 from protocol.certificates import Certificates, directory_problem
 from firmware_host.tables.base import MAX_STEPS_PER_HAND
 from protocol.config import (  # the one checker of every configuration file
-    AccessConfig, ConfigError, RightsConfig, Section, SecurityConfig, Where, boolean, bound_on_loopback, currency,
-    curve_server, distinct_endpoints, endpoint, heartbeat, host_port, integer, integer_list, names_of, one_of,
+    AccessConfig, ConfigError, RightsConfig, Section, SecurityConfig, Where, boolean, bound_on_loopback, clock_time,
+    currency, curve_server, distinct_endpoints, endpoint, heartbeat, host_port, integer, integer_list, names_of, one_of,
     optional_endpoint, parse_sections, parse_toml, plain_name, rate, read_text, seconds, string,
+    time_zone,
 )
 
 GPIO_BACKENDS = ("none", "sim", "gpio")
@@ -329,22 +329,6 @@ def _share(v: Any) -> Fraction:
     return share
 
 
-def _clock_time(v: Any) -> time:
-    text = string(v)
-    if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", text):
-        raise ValueError(f"must be a local time of day as \"HH:MM\" (e.g. \"06:00\"), not {text!r}")
-    return time.fromisoformat(text)
-
-
-def _time_zone(v: Any) -> str:
-    name = string(v)
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"must be a time zone's IANA name (e.g. \"Europe/Paris\", \"UTC\"), not {name!r}") from None
-    return name
-
-
 def _spidev(v: Any) -> str:
     path = string(v)
     if not re.fullmatch(r"/dev/spidev\d+\.\d+", path):
@@ -410,7 +394,7 @@ _SCHEMA: dict[str, Section] = {
     "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
     "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
     "chips": Section(ChipsConfig, {"set": string}),
-    "ratings": Section(RatingsConfig, {"reinvestment": _share, "day_starts": _clock_time, "time_zone": _time_zone}),
+    "ratings": Section(RatingsConfig, {"reinvestment": _share, "day_starts": clock_time, "time_zone": time_zone}),
     "player_cards": Section(PlayerCardsConfig, {"backend": one_of("none", "serial", "keyboard", "sim"),
                                                 "url": _serial_url, "path": string, "seat": integer(0, games.MAX_SPOTS)}),
 }

@@ -7,7 +7,8 @@ role of `ROLES` (`auth.require`: 401 signed out, 403 another role; the guard's o
     {"table": NAME, "id": PAGE_ID, "rating": {seat, action, card?, hands?, average_bet?, start?, end?, reason?, session?},
      "auth": {"user": NAME, "pin": PIN}}
 
-`rating` is the `rating` command's arguments (`protocol/commands/arguments.py`, docs/feed.md); the relay sends it to the
+`rating` is the `rating` command's arguments (`protocol/commands/arguments.py`, docs/feed.md), an `adjust` of a closed
+`session` sent with the floor's gaming day added (`floor_day`: `day_starts`, `time_zone`); the relay sends it to the
 table's command endpoint as this process's own client (`[web] key`, role `pit`, over CURVE with the table's
 `server_key`), under the request id `pit-web:USER:PAGE_ID` (a page's request sent again is applied once; a
 user's id is never another's) and with `auth` plus `at`, the signed-in user, so the controller checks the PIN
@@ -23,7 +24,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,13 +57,15 @@ class RatingRelay:
     tables: Mapping[str, TableFeed]
     key: str | None = None
     timeout_s: float = TIMEOUT_S
+    day: Callable[[], dict[str, str] | None] = lambda: None  # the floor's gaming day, as the archive's figures say it
     ctx: zmq.Context[Any] = field(default_factory=zmq.Context.instance)
     _thread: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="pit-rating"))
 
     @classmethod
-    def of(cls, tables: tuple[TableFeed, ...], key: str | None) -> RatingRelay:
-        """The relay of the `[[web.tables]]` that give their `commands`."""
-        return cls({t.name: t for t in tables if t.commands is not None}, key)
+    def of(cls, tables: tuple[TableFeed, ...], key: str | None,
+           day: Callable[[], dict[str, str] | None] = lambda: None) -> RatingRelay:
+        """The relay of the `[[web.tables]]` that give their `commands`; `day`: the floor's gaming day (`floor_day`)."""
+        return cls({t.name: t for t in tables if t.commands is not None}, key, day=day)
 
     def send(self, table: str, req_id: str, args: Mapping[str, Any], signoff: Mapping[str, str]) -> dict[str, Any]:
         """In the relay's thread: one `rating` request and its reply. Raises TimeoutError."""
@@ -76,7 +79,27 @@ class RatingRelay:
             client.close()
 
     async def relay(self, table: str, req_id: str, args: Mapping[str, Any], signoff: Mapping[str, str]) -> dict[str, Any]:
+        """One step relayed from the loop; an `adjust` of a closed `session` carries the floor's gaming day (`day`),
+        which the table checks the session against."""
+        if args.get("action") == "adjust" and "session" in args:
+            args = {**args, **(self.day() or {})}
         return await asyncio.get_running_loop().run_in_executor(self._thread, self.send, table, req_id, args, signoff)
+
+
+def floor_day(figures: str | None) -> dict[str, str] | None:
+    """The floor's gaming day (`day_starts`, `time_zone`: the archive's `gaming_day`, `croupier stats gaming-day`) from
+    the pit's latest `figures` message (JSON), which a `rating` step naming a closed session carries to the table: one
+    gaming day per casino, the floor's, which the table checks the session against (docs/ratings.md, "One gaming
+    day"). None when the figures are not the archive's (no `[web] floor_db`, or its server failed): the table's own.
+
+    >>> floor_day('{"kind": "figures", "source": "archive", "starts": "06:00", "time_zone": "Europe/Paris"}')
+    {'day_starts': '06:00', 'time_zone': 'Europe/Paris'}
+    >>> floor_day('{"kind": "figures", "source": "archive", "error": "down"}') is None
+    True
+    """
+    message = json.loads(figures) if figures else {}
+    starts, zone = message.get("starts"), message.get("time_zone")
+    return {"day_starts": starts, "time_zone": zone} if isinstance(starts, str) and isinstance(zone, str) else None
 
 
 RELAY: web.AppKey[RatingRelay] = web.AppKey("rating_relay", RatingRelay)

@@ -20,7 +20,7 @@ from typing import TextIO
 from aiohttp import web
 
 from floor.web import pit_feed
-from floor.web.rating import RatingRelay, add_routes as add_rating_routes
+from floor.web.rating import RatingRelay, add_routes as add_rating_routes, floor_day
 from floor.web.rating_past import add_routes as add_past_routes
 from floor.web.config import WebConfig
 from floor.web.figures import FiguresReader, PitFigures, RatedReader
@@ -113,7 +113,8 @@ async def serve(cfg: WebConfig, out: TextIO = sys.stdout,
     tls = core.tls_context(cfg.tls_cert, cfg.tls_key)
     app = make_app(pit, auth.Sessions(cfg.users, store=cfg.sessions), tls=tls is not None, language=cfg.language,
                    origins=cfg.origins, pit_roles=cfg.pit_roles,
-                   rating=RatingRelay.of(cfg.tables, cfg.key), past_dsn=cfg.floor_db)  # the pit's rating steps
+                   rating=RatingRelay.of(cfg.tables, cfg.key, lambda: floor_day(pit.figures)),  # the pit's rating steps
+                   past_dsn=cfg.floor_db)
     clock = tournament.add_routes(app, cfg, loop, "web")  # /ws/tournament (the director's feed)
     runner, port = await core.listen(app, cfg.host, cfg.port, tls)
     stop = asyncio.Event()

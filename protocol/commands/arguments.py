@@ -16,6 +16,7 @@ from engine.house import TableLimits
 from engine.poker.values import table_rules
 from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card, check_session_start
 from protocol.commands.codec import Malformed
+from protocol.config import clock_time, time_zone
 from protocol.requests import REQUIRED, Rake
 
 COMMANDS = ("open", "close", "bet", "deal", "decide", "correct", "card", "confirm", "void", "clear", "state", "act",
@@ -33,7 +34,7 @@ MAX_ENTERED_HANDS = 10_000
 """The most hands of unrated play one `rating` adjustment enters (a day's play at one seat is under 1,000)."""
 
 _RATING_TAKES = {"open": {"card", "hands", "average_bet", "start"}, "close": {"end"},
-                 "adjust": {"hands", "average_bet", "start", "session"}}
+                 "adjust": {"hands", "average_bet", "start", "session", "day_starts", "time_zone"}}
 """What each `rating` action takes besides the seat and a reason."""
 
 
@@ -47,6 +48,8 @@ def _check_rating(args: Mapping[str, Any]) -> None:
         raise Malformed("rating: the unrated play is entered as hands and average_bet together")
     if action == "adjust" and not {"hands", "start"} & set(args):
         raise Malformed("rating: adjust enters the unrated play (hands, average_bet) or the start")
+    if ("day_starts" in args) != ("time_zone" in args) or ("day_starts" in args and "session" not in args):
+        raise Malformed("rating: the floor's gaming day (day_starts with time_zone) comes with a closed session only")
 
 
 MAX_INT = 2**53 - 1
@@ -226,6 +229,11 @@ def _card(v: Any) -> str:
     return str(Card.typed(v))  # CardError is a ValueError: refused malformed, with its words
 
 
+def _day_start(v: Any) -> str:
+    """A gaming day's start, "HH:MM", journaled as it was sent."""
+    return clock_time(v).strftime("%H:%M")
+
+
 Check = Callable[[Any], object]
 """An argument's check: the value as sent in, the value as journaled out. Raises ValueError (TypeError) saying why not."""
 
@@ -265,7 +273,8 @@ _CHECKS: dict[str, dict[str, Check]] = {
     "dealer": {"dealer": _text, "action": _one_of(*DEALER_ACTIONS)},
     "rating": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*RATING_ACTIONS), "card": check_card,
                "hands": _int_in(0, MAX_ENTERED_HANDS), "average_bet": _int_in(0), "start": _int_in(1),
-               "end": _int_in(1), "reason": _text, "session": check_session_start},
+               "end": _int_in(1), "reason": _text, "session": check_session_start,
+               "day_starts": _day_start, "time_zone": time_zone},  # the floor's gaming day (service/bodies.py)
     # the chips moved at the tray (tables/tray_steps.py, engine/tray.py)
     "buy_in": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
     "colour_up": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},

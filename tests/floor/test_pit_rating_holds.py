@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import pwd
 import threading
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from cli import main
 from cli.pit_rating import HOLDS_FILE
+from protocol.audit import AUDIT_FILE, AuditLog
 from protocol.signoff import REFUSED
 from protocol.signoff_holds import HOLD_S
 from protocol.users import User, Users
@@ -90,7 +92,7 @@ def test_failures_sent_at_once_are_each_counted(monkeypatch: pytest.MonkeyPatch,
     from argparse import Namespace
 
     from cli.pit_rating import _signed_off
-    args = Namespace(users=str(users), supervisor="sue", by="pat", seat=3)
+    args = Namespace(users=str(users), supervisor="sue", by="pat", seat=3, table="uth-1", session=1700000000.5)
     said: list[str | None] = []
     threads = [threading.Thread(target=lambda n=n: said.append(_signed_off(args, f"9{n:03d}"))) for n in range(8)]
     for t in threads:
@@ -107,3 +109,46 @@ def test_a_holds_file_that_cannot_be_written_refuses_every_sign_off(
     (users.parent / HOLDS_FILE).mkdir()  # what no one writes a file over, root included
     status, said = adjust(monkeypatch, capsys, users, "7315")
     assert status == 1 and "cannot be written" in said and SIGNED_OFF not in said
+
+
+def test_every_failed_and_held_sign_off_is_in_the_pits_audit_log_never_its_pin(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], users: Path) -> None:
+    """The security officer reads the terminal's sign-offs where the table's are read (`croupier audit show`, its
+    chain verified): who sent, who was named, the terminal's account, when, what step at which table, never a PIN."""
+    wrong = [f"8{n}61{n}93" for n in range(6)]  # PINs no time, counter or hash would spell by chance
+    for pin in wrong:
+        adjust(monkeypatch, capsys, users, pin)
+    status, said = adjust(monkeypatch, capsys, users, "7315", by="kim")  # another pit boss: signed off
+    assert status == 1 and SIGNED_OFF in said
+    account = f"cli:{pwd.getpwuid(os.getuid()).pw_name}"
+    step = {"table": "uth-1", "session": 1700000000.5, "seat": 3, "action": "adjust", "via": "croupier pit rating"}
+    log = AuditLog.open(users.parent, readonly=True)
+    try:
+        assert log.verify().ok
+        entries = [(e.kind, e.details, e.time) for e in log.entries() if e.kind.startswith("signoff_")]
+    finally:
+        log.close()
+    refused = [d for kind, d, _ in entries if kind == "signoff_refused"]
+    assert [d["reason"] for d in refused[:5]] == ["wrong PIN for 'sue'"] * 5  # hashed and refused: which, audited
+    assert "held" in refused[5]["reason"]  # the sixth, held: refused unhashed, audited too
+    assert all({"user": "sue", "at": "pat", "role": "pit", "key": account, "command": "rating"}.items() <= d.items()
+               and step.items() <= d.items() for d in refused), refused
+    held = [d for kind, d, _ in entries if kind == "signoff_held"]
+    assert held == [{"key": account, "role": "pit", "address": "", "at": "pat", "seconds": held[0]["seconds"],
+                     "failed": 5, **step}]
+    granted = [d for kind, d, _ in entries if kind == "signoff_granted"]
+    assert granted == [{"user": "sue", "at": "kim", "role": "pit", "key": account, "command": "rating", **step}]
+    assert all(when.endswith("Z") and when[:4].isdigit() for _, _, when in entries)  # when: UTC
+    disk = b"".join(p.read_bytes() for p in users.parent.iterdir() if p.name.startswith(AUDIT_FILE))
+    assert not any(pin.encode() in disk for pin in wrong)  # never a PIN, right or wrong
+    assert not any("7315" in json.dumps(d) for _, d, _ in entries)
+    assert main(["audit", "show", "--state", str(users.parent), "--json"]) == 0
+    shown = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sum(e["kind"] == "signoff_refused" for e in shown) == 6
+
+
+def test_an_audit_log_that_cannot_be_opened_refuses_every_sign_off(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], users: Path) -> None:
+    (users.parent / AUDIT_FILE).mkdir()  # not a file: no entry could be written
+    status, said = adjust(monkeypatch, capsys, users, "7315")
+    assert status == 1 and "audit log cannot be written" in said and SIGNED_OFF not in said
