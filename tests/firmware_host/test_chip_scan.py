@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from drivers.readings import CardRead, ChipsRead
 from tests.firmware_host.test_table_chips import ANTE, BLIND, DECK, RETIRED, TRIPS, Rig, bets_down, chip_uids
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(tmp_path)
-    r.reader()
-    yield r
-    r.c.journal.close()
+from tests.firmware_host.test_table_chips import rig as rig  # the same table with its reader, closed after
 
 
 def read(antenna: str, uids: list[str], stable: bool = True) -> ChipsRead:
