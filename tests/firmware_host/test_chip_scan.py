@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-import pytest
 
 from drivers.readings import CardRead, ChipsRead
 from tests.firmware_host.test_table_chips import ANTE, BLIND, DECK, RETIRED, TRIPS, Rig, bets_down, chip_uids
