@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from drivers.readings import CardRead, ChipsRead
 from tests.firmware_host.test_table_chips import ANTE, BLIND, DECK, RETIRED, TRIPS, Rig, bets_down, chip_uids
 from tests.firmware_host.test_table_chips import rig as rig  # the same table with its reader, closed after
