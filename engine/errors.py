@@ -13,7 +13,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 Say = dict[str, Any]
 """What a refusal says to a person: `{"key": "refusal.<name>", "args": {...}}`, a key of the pages'
 catalogs (`pages/lang/`) and its fields; an amount as `{"money": n}`, a card as
-`{"card": "7s"}`, a bet circle or a decision as `{"word": "circle.ante"}`."""
+`{"card": "7s"}`, a bet circle or a decision as `{"word": "circle.ante"}`, a multiple as `{"times": 4}`."""
 
 
 def say(key: str, **args: Any) -> Say:
@@ -28,6 +28,12 @@ def say(key: str, **args: Any) -> Say:
 def money(amount: int) -> dict[str, int]:
     """An amount, written as money in the reader's locale and the table's currency."""
     return {"money": amount}
+
+
+def times(multiple: int | list[int]) -> dict[str, Any]:
+    """A multiple of a bet (a Play's), or a list of them (each one open), in the reader's notation (`4×`: the
+    catalogs' `common.times`, a list joined by `common.or`), the same on a button and in a refusal."""
+    return {"times": multiple}
 
 
 def card(text: object) -> dict[str, str]:

@@ -98,7 +98,7 @@ POKER_SEAT_KEYS = frozenset({
 PASSED_KEYS = frozenset({"limits", "paytable", "history", "chips"})  # chips: a smart table's circle values, no UID
 """The table's keys passed to the public view as they are (public by nature, never changed once made)."""
 
-FAULT_KEYS = frozenset({"kind", "message", "event"})
+FAULT_KEYS = frozenset({"kind", "message", "event", "circles"})
 """A standing fault's keys the public sees (its `detail` may name cards)."""
 
 PUBLIC_SAY = "public_say"

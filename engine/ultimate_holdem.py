@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
-from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, money, say, shown
+from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, money, say, shown, times
 from engine.evaluate import HandValue, high, named_ranks
 from engine.games import UTH
 from engine.house import (
@@ -298,8 +298,8 @@ class UltimateHoldemRound(HouseRound):
                     return _refused(seat, street, legal, "say the multiple {on}", "refusal.multiple_needed")
                 return legal[0]
             if multiple not in legal:
-                return _refused(seat, street, legal, "play {multiple}x is not legal {on}",
-                                "refusal.multiple_not_legal", multiple=multiple)
+                return _refused(seat, street, legal, f"play {multiple}x is not legal {{on}}",
+                                "refusal.multiple_not_legal", multiple=times(multiple))
             return multiple
         return NotAllowed(lambda: IllegalAction(
             f"spot {seat}: unknown decision {action!r} {_on(street)}: {_choices(legal, street)}",

@@ -1,6 +1,7 @@
 """A smart table's chip alerts and a supervisor's override of a mispay, as typed definitions.
 
-The full feed's `chip_reads` and a hand record's `chips` carry them (`protocol.messages`, `protocol.records`).
+The full feed's `chip_reads` and a hand record's `chips` carry them (`protocol.messages`, `protocol.records`); a
+fault names its circles with `FaultCircle`.
 
 No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated annotations.
 """
@@ -61,3 +62,10 @@ class ChipOverride(TypedDict):
     event: int
     signed_off: NotRequired[SignedOff]
     by: NotRequired[str]
+
+
+class FaultCircle(TypedDict):
+    """A bet circle a chip fault names (chips moved, a foreign chip, a mispay): the feed's `fault.circles`."""
+
+    seat: int
+    circle: str

@@ -15,7 +15,7 @@ reads `NotRequired` only from evaluated annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.chip_alerts import ChipNote, ChipOverride
+from protocol.chip_alerts import ChipNote, ChipOverride, FaultCircle
 from protocol.signed import Cleared, SignedOff
 
 
@@ -30,12 +30,13 @@ class Say(TypedDict):
 
 
 class Fault(TypedDict):
-    """A standing fault as the public sees it (`engine.redact.public_fault`)."""
+    """A standing fault as the public sees it (`engine.redact.public_fault`); `circles`: the bet circles it names."""
 
     kind: str
     message: str
     event: int
     say: NotRequired[Say]
+    circles: NotRequired[list[FaultCircle]]
 
 
 class FullFault(Fault):
@@ -90,8 +91,7 @@ class Spot(TypedDict):
     results: NotRequired[dict[str, int]]
     pays: NotRequired[dict[str, str]]
     net: NotRequired[int]
-    # a poker seat's
-    stack: NotRequired[int]
+    stack: NotRequired[int]  # a poker seat's, from here on
     sitting_out: NotRequired[bool]
     in_hand: NotRequired[bool]
     up: NotRequired[list[bool]]

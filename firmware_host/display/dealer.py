@@ -1,7 +1,7 @@
 """The dealer console's server side: the `/dealer` page and `/ws/dealer`, the public feed plus the page's commands relayed to the table.
 
 `GET /ws/dealer` needs a signed-in dealer or supervisor (`auth.require` on the handshake: 401, 403).
-It sends `{"kind": "console", "user", "role", "chips", "commands"}`, then what `/ws/public` sends
+It sends `{"kind": "console", "user", "role", "chips", "commands", "paid_on"}`, then what `/ws/public` sends
 (`hello`, the snapshot, the updates: the same `Hub`). The page sends
 
     {"kind": "command", "id": "c7", "command": {"cmd": "bet", "hand": 12, "seat": 3, "bets": {...}}}
@@ -40,6 +40,7 @@ from typing import Any
 import zmq
 from aiohttp import WSMsgType, web
 
+from engine.chip_circles import PAID_ON
 from engine.ratings import mask_card
 from pages import app as core, auth
 from firmware_host.display.seats import Followed, RatedSeats, TrayLine
@@ -213,7 +214,8 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[DEALER_HUB]
     console = Console(relay, session.user, request.app[_CTX])
     await ws.send_str(json.dumps({"kind": "console", "user": session.user, "role": session.role,
-                                  "chips": list(relay.chips), "commands": relay.endpoint is not None}))
+                                  "chips": list(relay.chips), "commands": relay.endpoint is not None,
+                                  "paid_on": dict(PAID_ON)}))  # results paid on another circle's chips (3CP's Ante Bonus)
     screen = hub.join()
 
     async def send() -> None:

@@ -53,4 +53,8 @@ def _shown(value: Any, words: Mapping[str, str], money: Money) -> str:
             return printed(str(value["card"]))
         if "word" in value:
             return words.get(str(value["word"]), str(value["word"]))
+        if "times" in value:  # a multiple, or those open: the catalog's notation (words.js argText alike)
+            each = value["times"] if isinstance(value["times"], list) else [value["times"]]
+            said = (words.get("common.times", "{times}x").replace("{times}", str(m)) for m in each)
+            return words.get("common.or", " or ").join(said)
     return str(value)

@@ -167,6 +167,7 @@ class Fault:
     situation: str = ""  # `deciding`, `no_table`, `too_many`, a device (`shoe`, `chips`): which of the kind's sentences
     more: Mapping[str, Any] | None = None  # the words' other arguments (a chip fault's circle, amounts)
     uid: str | None = None  # the chip that raised it (full feed only)
+    circles: tuple[tuple[int, str], ...] = ()  # the bet circles it names, (seat, circle): the screens mark them
 
     def public(self) -> messages.Fault:
         """What the public feed shows of it: the one redaction's (`engine.redact.public_fault`)."""
@@ -174,8 +175,11 @@ class Fault:
 
     def full(self) -> dict[str, Any]:
         public, full = fault_says(self.kind, self.card, self.seat, self.situation, self.more, self.uid)
-        return {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event,
-                "say": full, "public_say": public}
+        out: dict[str, Any] = {"kind": self.kind.value, "message": self.message, "detail": self.detail, "event": self.event,
+                               "say": full, "public_say": public}
+        if self.circles:
+            out["circles"] = [{"seat": seat, "circle": circle} for seat, circle in self.circles]
+        return out
 
 
 class CardFault(NamedTuple):

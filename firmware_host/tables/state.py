@@ -242,7 +242,7 @@ class TableState:
 
     def _set_fault(self, kind: FaultKind, detail: str, event_id: int, card: str | None = None,
                    seat: int | None = None, situation: str = "", more: Mapping[str, Any] | None = None,
-                   uid: str | None = None) -> None:
+                   uid: str | None = None, circles: tuple[tuple[int, str], ...] = ()) -> None:
         if self.table is not None:
             self.table = self.need_table()
         if self.fault is not None and (self.fault.kind.critical or not kind.critical):
@@ -251,7 +251,7 @@ class TableState:
                 self.table.note_fault(kind, kind.message, detail, event_id, self.table.phase, extra=True,
                                       said=fault_says(kind, card, seat, situation, more, uid)[1])
             return
-        self.fault = Fault(kind, kind.message, detail, event_id, card, seat, situation, more, uid)
+        self.fault = Fault(kind, kind.message, detail, event_id, card, seat, situation, more, uid, circles)
         if self.table is not None:
             self.table.note_fault(kind, self.fault.message, detail, event_id, self.table.phase,
                                   said=self.fault.full()["say"])
@@ -364,6 +364,7 @@ class TableState:
         refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         if "bet" in table.STEPS:  # a house table: the stable circles become the bets (the reader online)
+            self.chips.need_typed_bets(table, self.devices)  # the reader offline: the bets are tapped, said so
             self.chips.bets_at_deal(table, self.devices)
         try:
             table.deal()
@@ -453,7 +454,7 @@ class TableState:
 
     def _chip_fault(self, problem: ChipFault, event_id: int) -> None:
         self._set_fault(problem.kind, problem.detail, event_id, situation=problem.situation, more=problem.args,
-                        uid=problem.uid)
+                        uid=problem.uid, circles=problem.circles)
 
     def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
         card = str(body["card"])

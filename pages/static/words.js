@@ -1,6 +1,7 @@
 // @ts-check
 // The page's words in the display's language (/words.json, words.py): t("section.key", {args}) and money in its locale.
-// An argument sent as {money: n} is written as money, {card: "Td"} as the card, {word: "circle.ante"} as that word.
+// An argument sent as {money: n} is written as money, {card: "Td"} as the card, {word: "circle.ante"} as that word,
+// {times: 4} as a multiple ("4×").
 // Elements with data-t="section.key" get the word as text, data-t-label as aria-label, data-t-placeholder likewise.
 import * as format from "./format.js";
 import { cardText } from "./format.js";
@@ -104,7 +105,7 @@ export function formatNet(amount, state) {
 }
 
 /**
- * The arguments of a word: plain text or numbers, or {money}, {card}, {word}, {cards} written as such.
+ * The arguments of a word: plain text or numbers, or {money}, {card}, {word}, {cards}, {times} written as such.
  * @typedef {Record<string, unknown>} Args
  */
 
@@ -119,8 +120,19 @@ function argText(value, state) {
     if (typeof value.card === "string") return cardText(value.card);
     if (typeof value.word === "string") return t(value.word);
     if (Array.isArray(value.cards)) return value.cards.map(cardText).join(" ");
+    if (value.times !== undefined) return timesText(value.times);
   }
   return String(value);
+}
+
+/**
+ * A multiple of a bet, or those open, in the catalog's one notation (`common.times`: "4×"; a list joined by
+ * `common.or`: "4× or 3×"): a decision's button, a seat's decision and a refusal's words alike (refusals.py `_shown`).
+ * @param {number | number[]} times
+ * @returns {string}
+ */
+export function timesText(times) {
+  return (Array.isArray(times) ? times : [times]).map((m) => t("common.times", { times: m })).join(t("common.or"));
 }
 
 /**

@@ -14,6 +14,7 @@ from drivers.chip_link import ChipSession
 from drivers.chip_protocol import MAX_UIDS
 from drivers.readings import CardRead, ChipsRead, DeviceOffline, DeviceOnline, OfflineKind
 from engine.chips import ChipSet
+from firmware_host.service.refusals import english
 from firmware_host.tables.house.chips import TableChips, reads_of
 from firmware_host.tables.house.table import HouseSetup
 from protocol.feed import apply_changes, diff
@@ -169,6 +170,8 @@ def test_a_play_is_read_from_the_play_circle_and_an_illegal_one_is_refused(rig: 
     reply = rig.cmd("decide", seat=3, decision="play")
     assert not reply["ok"] and reply["say"]["key"] == "refusal.play_not_legal"
     assert reply["say"]["args"]["circle"] == {"word": "circle.play"}
+    assert reply["say"]["args"]["multiples"] == {"times": [4, 3]}  # the catalog's notation, as on the buttons
+    assert english(reply["say"]) == "Seat 3 Play: reads EUR 10.00, not 4× or 3× the Ante (EUR 5.00)"
     rig.put("spot3.play", chip_uids(500, 3, 10))
     rig.ok("decide", seat=3, decision="play")
     assert rig.full()["spots"][0]["bets"]["play"] == 1500
@@ -185,7 +188,8 @@ def test_a_play_tapped_at_another_multiple_than_read_or_on_an_empty_circle_says_
     rig.put("spot3.play", chip_uids(500, 4, 10))
     reply = rig.cmd("decide", seat=3, decision="play", multiple=3)
     assert not reply["ok"] and reply["say"]["key"] == "refusal.play_not_tapped"
-    assert reply["say"]["args"]["read"] == "4×" and reply["say"]["args"]["typed"] == "3×"
+    assert reply["say"]["args"]["read"] == {"times": 4} and reply["say"]["args"]["typed"] == {"times": 3}
+    assert english(reply["say"]) == "Seat 3 Play: reads EUR 20.00, a 4× Play, not 3×"  # the buttons' notation
     assert "bets" not in rig.full()["spots"][0] or "play" not in rig.full()["spots"][0]["bets"]
     rig.ok("decide", seat=3, decision="play", multiple=4)
     assert rig.full()["spots"][0]["bets"]["play"] == 2000
@@ -260,6 +264,7 @@ def test_a_foreign_chip_names_circle_and_uid_on_the_full_feed_only(rig: Rig) -> 
     rig.ok("clear", reason="retired chip taken off")
     rig.put("tray", chip_uids(2500, 2) + [chip_uids(500, 1, 901)[0]])
     assert rig.full()["fault"]["say"]["key"] == "fault.foreign_chip_tray_uid"
+    assert "circles" not in rig.full()["fault"]  # the tray is no bet circle: nothing to ring
 
 
 def test_a_paid_hand_closes_with_its_chips_in_the_record(rig: Rig) -> None:

@@ -66,11 +66,17 @@ def _mispay(r: SignedRig) -> None:
     r.ok("confirm")  # nothing paid yet: Play and Trips read short
 
 
+CIRCLES = {"foreign_chip": [{"seat": 2, "circle": "ante"}], "chips_moved": [{"seat": 3, "circle": "ante"}],
+           "mispay": [{"seat": 3, "circle": "play"}, {"seat": 3, "circle": "trips"}]}
+"""The circles each fault names, on every feed (`fault.circles`): the console rings them."""
+
+
 @pytest.mark.parametrize("cause, kind", [(_foreign, "foreign_chip"), (_moved, "chips_moved"), (_mispay, "mispay")])
 def test_every_chip_fault_locks_and_clears_only_with_a_supervisors_sign_off(rig: SignedRig, cause: Any,
                                                                              kind: str) -> None:
     cause(rig)
     assert rig.c.fault is not None and rig.c.fault.kind == kind and rig.c.state.light == "fault"
+    assert rig.c.public_state()["fault"]["circles"] == rig.c.full_state()["fault"]["circles"] == CIRCLES[kind]
     assert rig.dealer("deal")["ok"] is False and rig.dealer("confirm")["ok"] is False  # locked
     refused = rig.dealer("clear", reason="looked at it")
     assert refused["ok"] is False and refused["code"] == "forbidden" and rig.c.fault is not None
@@ -96,6 +102,23 @@ def test_typed_bets_with_the_reader_offline_are_audited(rig: SignedRig) -> None:
     rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
     rig.ok("bet", seat=3, bets={"ante": 500, "blind": 500})
     rig.ok("deal")
+    (typed,) = rig.audited("bets_typed")
+    assert typed["hand"] == 1 and "offline" in typed["reason"]
+    rig.c.journal.close()
+
+
+def test_a_deal_as_the_reader_drops_says_the_bets_are_tapped_and_the_taps_deal_audited(rig: SignedRig) -> None:
+    """Found dealing by hand: the reader went offline as Deal was tapped over chips read; the refusal was the engine's
+    "no spot has a bet: take the bets", not that the reader is offline and the bets are now the dealer's taps."""
+    bets_down(rig)
+    rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
+    refused = rig.dealer("deal", hand=1)
+    assert not refused["ok"] and refused["say"] == {"key": "refusal.reader_offline_no_bets", "args": {}}
+    assert "offline" in refused["error"] and rig.audited("bets_typed") == []  # refused: nothing audited
+    assert rig.dealer("bet", seat=3, bets={"ante": 500, "blind": 500})["ok"]  # the console's taps
+    assert rig.dealer("deal", hand=1)["ok"]
+    assert rig.c.full_state()["spots"][0]["bets"] == {"ante": 500, "blind": 500}  # the taps, not the chips' trips
+    assert rig.c.public_state()["chips"]["source"] == "typed"
     (typed,) = rig.audited("bets_typed")
     assert typed["hand"] == 1 and "offline" in typed["reason"]
     rig.c.journal.close()

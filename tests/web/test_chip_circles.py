@@ -11,11 +11,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute
 
+from engine.chip_circles import PAID_ON
+from firmware_host.tables.house.table import HouseSetup
 from pages.app import static_files
 from pages.words import words_for
 from tests.web.screens import check_screenshot
 from tests.web.test_accessibility import axe_violations, english_left
-from tests.firmware_host.test_table_chips import PLAY_4X, RETIRED, Rig, bets_down, chip_uids, pay, to_showdown
+from tests.firmware_host.test_table_chips import (
+    ANTE, DECK, PLAY_4X, RETIRED, TCP, UTH, Rig, bets_down, chip_uids, pay, to_showdown,
+)
 
 STATIC = Path(__file__).resolve().parents[2] / "firmware_host" / "display" / "static"
 FILES = static_files(STATIC)  # what the display serves under /static/: its own files and the shared ones
@@ -23,10 +27,10 @@ BASE = "http://chips.test"
 SHOTS = Path(tempfile.gettempdir()) / "croupier-chips-shots"
 
 
-def states(steps: Callable[[Rig], None], full: bool = False) -> dict[str, Any]:
+def states(steps: Callable[[Rig], None], full: bool = False, setup: HouseSetup = UTH) -> dict[str, Any]:
     """The public (or full) state a table with the test chip set shows after `steps`, as the feed sends it."""
     with tempfile.TemporaryDirectory() as root:
-        rig = Rig(Path(root))
+        rig = Rig(Path(root), setup)
         rig.reader()
         steps(rig)
         shown = rig.c.full_state() if full else rig.c.public_state()
@@ -52,7 +56,7 @@ def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",
         ws.send(json.dumps({"kind": "hello", "heartbeat_s": 0}))
         if name == "dealer":
             ws.send(json.dumps({"kind": "console", "user": "ana", "role": "dealer", "chips": [100, 500, 2500],
-                                "commands": []}))
+                                "commands": [], "paid_on": dict(PAID_ON)}))  # as the relay sends it
         ws.send(json.dumps(state))
         for message in more or []:
             ws.send(json.dumps(message))
@@ -265,3 +269,121 @@ def test_the_console_offers_chips_to_tap_only_with_the_reader_offline(page: Page
     assert page.locator("button.circle").count() == (0 if online else 21)
     assert page.text_content("#hint") == ("The chip readers take each circle's bets: deal when the players are done" if online
                                           else "The chip reader is offline: tap each seat's bets, then deal")
+
+
+def _moved(r: Rig) -> None:
+    """A chip added to seat 3's Ante after the hole cards: `chips_moved`, naming the circle."""
+    bets_down(r)
+    r.ok("deal")
+    r.card(*DECK[:4])
+    r.put("spot3.ante", ANTE + chip_uids(500, 1, 50))
+
+
+def ringed(page: Page) -> list[str]:
+    """The console's circles the standing fault names, `seat.circle`."""
+    return page.eval_on_selector_all(".circle[data-faulted]", "ns => ns.map(n => `${n.dataset.seat}.${n.dataset.circle}`)")
+
+
+@pytest.mark.parametrize(("language", "width", "height"), [("fr", 1280, 720), ("en", 1920, 1080)])
+def test_the_console_rings_the_circle_a_moved_chip_fault_names(page: Page, language: str, width: int, height: int) -> None:
+    """Found dealing by hand: a past-posted chip's fault named the circle in words, but no circle on the console was
+    marked; the fault's `circles` ring it (circle-chips.js `faulted`), and only it."""
+    state = states(_moved)
+    assert state["fault"]["kind"] == "chips_moved" and state["fault"]["circles"] == [{"seat": 3, "circle": "ante"}]
+    page.set_viewport_size({"width": width, "height": height})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("#fault:not([hidden])")
+    assert ringed(page) == ["3.ante"]
+    if language == "fr":
+        assert english_left(page) == []
+    assert axe_violations(page) == []
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"dealer-moved-{language}-{width}x{height}.png"))
+
+
+def _mispaid(r: Rig) -> None:
+    _short_paid(r)
+    r.ok("confirm")  # the Play and the Trips short: the mispay holds the table
+
+
+@pytest.mark.parametrize(("language", "width", "height"), [("fr", 1280, 720), ("en", 1920, 1080)])
+def test_clearing_a_mispay_says_the_circles_are_paid_as_read(page: Page, language: str, width: int, height: int) -> None:
+    """Found dealing by hand: "Clear the fault / continue the hand" on a mispay did not say that the circles would be
+    paid as they read; the sign-off dialog says each, and nothing of it when the hand is voided instead."""
+    state = states(_mispaid)
+    assert state["fault"]["kind"] == "mispay"
+    page.set_viewport_size({"width": width, "height": height})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector("#fault:not([hidden])")
+    assert sorted(ringed(page)) == ["3.play", "3.trips"]
+    page.click("#clear")
+    page.wait_for_selector("dialog[data-signoff='clear'][open] #signoff-what[data-accepted='2']")
+    text = page.inner_text("#signoff-what").replace("\u202f", " ").replace("\xa0", " ")
+    assert text == {"en": "Seat 3 Play: due €40.00, reads €35.00 — paid as read\nSeat 3 Trips: due €4.00, reads €1.00 — paid as read",
+                    "fr": "Place 3 Play : dû 40,00 €, lu 35,00 € — payé comme lu\nPlace 3 Trips : dû 4,00 €, lu 1,00 € — payé comme lu"}[language]
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"dealer-mispay-clear-{language}-{width}x{height}.png"))
+    if language == "fr":
+        assert english_left(page) == []
+    page.select_option("#signoff select[name=then]", "void")
+    assert page.inner_text("#signoff-what") == "" and page.get_attribute("#signoff-what", "data-accepted") is None
+
+
+def _3cp_ante_bonus(r: Rig) -> None:
+    """3CP, five spots; seat 1 makes a straight flush (the Ante Bonus pays 5:1 on its Ante), plays, the others fold; the
+    dealer (K-Q-2) qualifies. The dealer pays seat 1's Ante its due, Ante Bonus included; the rest is not paid yet."""
+    for seat in range(1, 6):
+        r.put(f"spot{seat}.ante", chip_uids(500, 1, seat))
+        r.put(f"spot{seat}.pair_plus", chip_uids(100, 1, seat))
+    r.ok("deal")
+    r.card(*"As 2h 3h 4h 5h Kd Ks 7h 8h 9h Th Qd Qs 2d 3d 4d 5d 2c".split())
+    r.put("spot1.play", chip_uids(500, 1, 10))
+    r.ok("decide", seat=1, decision="play")
+    for seat in range(2, 6):
+        r.ok("decide", seat=seat, decision="fold")
+    r.put("spot1.ante", chip_uids(500, 1, 1) + chip_uids(500, 1, 30) + chip_uids(2500, 1, 30))  # 5.00 + 5.00 + 25.00
+
+
+def test_the_3cp_ante_bonus_is_ticked_with_the_ante_that_pays_it(page: Page) -> None:
+    """Found dealing 3CP by hand: the Ante Bonus line ("pays €25.00") had no paid mark like the other lines: it has no
+    circle of its own, its win is paid on the Ante's chips (engine.chip_circles.PAID_ON, the relay's `paid_on`)."""
+    state = states(_3cp_ante_bonus, setup=TCP)
+    spot = next(s for s in state["spots"] if s["seat"] == 1)
+    assert spot["results"]["ante_bonus"] == 2500
+    ante = next(c for c in state["chips"]["circles"] if c["seat"] == 1 and c["circle"] == "ante")
+    assert ante["due"] == ante["value"] == 3500
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state)
+    page.wait_for_selector(".spot[data-seat='1'] .circle[data-circle='ante_bonus'][data-paid-on='ante']")
+    paid = page.eval_on_selector_all(".spot[data-seat='1'] .circle.settled",
+                                     "ns => Object.fromEntries(ns.map(n => [n.dataset.circle, n.classList.contains('paid')]))")
+    assert paid == {"ante": True, "pair_plus": False, "play": False, "ante_bonus": True}, paid
+
+
+def _preflop(r: Rig) -> None:
+    bets_down(r)
+    r.ok("deal")
+    r.card(*DECK[:4])
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_multiple_is_written_one_way_on_the_buttons_and_in_the_refusals(page: Page, language: str) -> None:
+    """Found dealing by hand: "Play ×4" on the French buttons, "4×" in the refusals, "Play 4x" in English. One
+    notation a language, the catalog's `common.times`, for the buttons and the refusals' `{"times": n}` alike."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    serve(page, "dealer", states(_preflop), language=language)
+    page.wait_for_selector("[data-decisions] [data-action='play-4']")
+    labels = page.eval_on_selector_all("[data-decisions] button", "ns => ns.map(n => n.textContent)")
+    seat = {"en": "Seat", "fr": "Place"}[language]
+    assert [label for label in labels if "Play" in label] == [f"{seat} 3 · Play 4×", f"{seat} 3 · Play 3×"], labels
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.reader()
+        _preflop(rig)
+        rig.put("spot3.play", chip_uids(500, 2, 10))  # 2x before the flop: no legal Play
+        refused = rig.cmd("decide", seat=3, decision="play")
+        rig.c.journal.close()
+    said = page.evaluate("async (say) => (await import('/static/words.js')).say(say, {currency: 'EUR'})", refused["say"])
+    assert said.replace("\u202f", " ").replace("\xa0", " ") == {
+        "en": "Seat 3 Play: reads €10.00, not 4× or 3× the Ante (€5.00)",
+        "fr": "Place 3 Play : lu 10,00 €, pas 4× ou 3× l'Ante (5,00 €)"}[language]

@@ -18,8 +18,8 @@ from tests.web.chip_hands import Hands
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
 from tests.web.test_accessibility import axe_violations, english_left
-from tests.web.test_dealer import (PINS, ROOT, Console, console, play_decisions, public_state, settled_reply, sign_in,
-                                   tablet)
+from tests.web.test_dealer import (PINS, ROOT, Console, console, play_decisions, post_bets, public_state, settled_reply,
+                                   sign_in, tablet)
 
 __all__ = ["console", "tablet"]  # the fixtures this module uses, imported with the helpers
 
@@ -150,6 +150,31 @@ def tray_difference(page: Page, difference: int) -> None:
         page.wait_for_selector(f"[data-tray-line][data-difference='{difference}'][data-settled='true']", timeout=15000)
     except Exception as exc:
         raise AssertionError(f"the tray's line never showed {difference}: {page.text_content('[data-tray-line]')}") from exc
+
+
+def test_with_the_reader_lost_the_console_takes_the_bets_by_taps(chip_table: Callable[..., tuple[Console, Hands]],
+                                                                  tablet: Page) -> None:
+    """Issue 24: "with the reader offline, the console falls back to taps, audited as such". The board unplugged
+    with chips read in a circle: the chips to tap come back, the hint says why, the tapped bets are dealt as typed
+    (the controller's `bets_typed` audit entry: tests/firmware_host/test_table_chips_signoff.py)."""
+    con, hands = chip_table()
+    sign_in(tablet, con.base, "ana")
+    hands.bet(1, ante=2500, blind=2500)
+    tablet.wait_for_selector("#deal:not([hidden]):not([disabled])")  # the readers took the chips
+    hands.board.fault("lost", 300)
+    tablet.wait_for_selector("[data-chips] [data-chip]", timeout=20000)  # the taps are back
+    assert tablet.text_content("#hint") == "The chip reader is offline: tap each seat's bets, then deal"
+    assert tablet.locator("#deal").is_hidden()  # nothing tapped yet: no Deal to refuse
+    post_bets(tablet, 1, {"ante": [500]})
+    tablet.wait_for_selector("#deal:not([hidden]):not([disabled])")
+    tablet.tap("#deal")
+    settled_reply(tablet)
+    no_refusal(tablet)
+    tablet.wait_for_selector(f"{ROOT}:not([data-phase='bets'])")
+    state = public_state(con.table)
+    assert state["chips"]["online"] is False and state["chips"]["source"] == "typed"
+    assert state["spots"][0]["seat"] == 1 and state["spots"][0]["bets"] == {"ante": 500, "blind": 500}  # the taps
+    assert [e["body"]["bets"] for e in journal_events(con) if e["kind"] == "bet"] == [{"ante": 500, "blind": 500}]
 
 
 def test_a_buy_in_is_recorded_from_the_console_and_the_tray_read_against_it(

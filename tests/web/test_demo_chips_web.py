@@ -66,6 +66,8 @@ def test_a_person_deals_the_smart_table_through_the_payout_and_a_mispay(tablet: 
     assert tablet.inner_text("#fault") == f"{line}: pay the due, or call a supervisor to accept"
     tablet.screenshot(path=str(shots / "demo-chips-mispay-held.png"))
     tablet.tap("#clear")
+    tablet.wait_for_selector("#signoff-what[data-accepted='1']")  # what the sign-off accepts, said before it is sent
+    assert tablet.inner_text("#signoff-what") == f"{line} — paid as read"
     tablet.fill("#signoff input[name=reason]", "the chip over accepted as paid")
     tablet.fill("#signoff input[name=user]", found["floor_name"])
     tablet.fill("#signoff input[name=pin]", found["floor_pin"])

@@ -42,3 +42,14 @@ export function readSaid(state, seat, name, stake) {
   if (!chips) return false;
   return chips.due != null || (!stake.read && (chips.value !== stake.amount || !chips.stable));
 }
+
+/**
+ * Whether a circle is one the standing fault names (`fault.circles`: a moved or past-posted chip, a foreign chip, a
+ * mispay), for a page to mark it where the fault's words name it.
+ * @param {any} state
+ * @param {number} seat
+ * @param {string} name
+ */
+export function faulted(state, seat, name) {
+  return (state?.fault?.circles ?? []).some((c) => c.seat === seat && c.circle === name);
+}

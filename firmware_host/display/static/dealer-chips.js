@@ -6,6 +6,17 @@ import { readOf, readSaid } from "./circle-chips.js";
 import { el } from "./common.js";
 import { t, tOr } from "./words.js";
 
+/** @type {Record<string, string>} */
+let paidOn = {};  // a settlement's result paid on another circle's chips -> that circle (engine.chip_circles.PAID_ON)
+
+/**
+ * The relay's `console` message: which results are paid on another circle's chips (`paid_on`, the engine's one rule).
+ * @param {any} message
+ */
+export function seeConsole(message) {
+  paidOn = message.paid_on ?? {};
+}
+
 /**
  * Marks a console circle with what its chips read: at the showdown ticked when it reads its due, else its read said
  * where it is not the stake shown (circle-chips.js).
@@ -16,6 +27,14 @@ import { t, tOr } from "./words.js";
  * @param {{amount: number, read: boolean}} stake what the circle shows as its stake
  */
 export function showReads(node, state, seat, name, stake) {
+  const on = paidOn[name];
+  if (on) {  // a result with no circle of its own (3CP's Ante Bonus), paid on its circle's chips: ticked with it
+    const circle = readOf(state, seat, on);
+    if (circle?.due == null) return;
+    node.dataset.paidOn = on;
+    node.classList.toggle("paid", circle.due === circle.value && circle.stable);
+    return;
+  }
   const read = readOf(state, seat, name);
   if (!read) return;
   node.dataset.chipsRead = String(read.value);
@@ -72,6 +91,17 @@ export function showMispaid(box, state) {
     line.dataset.circle = c.circle;
     return line;
   }));
+}
+
+/**
+ * A mispay's circles a supervisor's clear accepts as they read (every circle not reading its due, tables/house/chips.py
+ * `cleared`), in words: "Seat 3 Play: due €30.00, reads €25.00 — paid as read".
+ * @param {any} state
+ * @returns {string[]}
+ */
+export function acceptedLines(state) {
+  return (state?.chips?.circles ?? []).filter((c) => c.due != null && c.due !== c.value).map((c) => t("console.mispay_accepted",
+    { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle), due: { money: c.due }, reads: { money: c.value } }, state));
 }
 
 /**

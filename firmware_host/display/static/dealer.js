@@ -4,11 +4,12 @@
 // controller decides every command and its refusals are shown in its words (`say`). Every word is the catalog's (words.js).
 import { cardsElements } from "./cards.js";
 import { announce, BACKOFF_MS, byId, byIdOf, el, Feed, markState, showOffline } from "./common.js";
-import { stakeOf } from "./circle-chips.js";
-import { chipsHint, circlesRead, holdsPayouts, readsBets, showMispaid, showReads } from "./dealer-chips.js";
+import { faulted, stakeOf } from "./circle-chips.js";
+import { chipsHint, circlesRead, holdsPayouts, readsBets, seeConsole, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
 import { keepBets, remembered } from "./dealer-remembered.js";
+import { correctable, initSignoff, openSignoff, signoffKept } from "./dealer-signoff.js";
 import { initTray, openTray, seeTray } from "./dealer-tray.js";
 import { netTone } from "./format.js";
 import { ensureSignedIn, signIn, signOut, whoAmI } from "./signin.js";
@@ -27,8 +28,6 @@ const NOT_THE_FEED = ["hello", "console", "reply", "error", "players", "tray"]; 
 const root = byId("console");
 const refusal = byId("refusal");
 const hint = byId("hint");
-const dialog = byIdOf("signoff", HTMLDialogElement);
-const form = byIdOf("signoff-form", HTMLFormElement);
 const unsent = byIdOf("unsent", HTMLDialogElement);
 /** @type {any} */
 let state = null;
@@ -45,24 +44,12 @@ const drafts = new Map();        // seat -> {circle: amount}: bets being built w
 /** @type {{seat: number, circle: string} | null} */
 let selected = null;             // where the next chip goes
 /** @type {string | null} */
-let signoffKind = null;
-let signoffSent = null;  // the id of the sign-off in flight: its dialog stays open until it is taken (a refusal said in it)
-/** @type {string | null} */
 let stepKey = null;              // the step on screen (hand, phase, seat to act): a refusal clears with the next one
 /** @type {string | null} */
 let decisionsKey = null;
 let armedAt = 0;                 // when the decision buttons on screen answer a tap
 /** @type {{hand: number, seats: {seat: number, bets: Bets}[]} | null} */
 let returns = null;              // a voided hand's bets to give back
-
-/**
- * A field of the sign-off form.
- * @param {string} name
- * @returns {HTMLInputElement}
- */
-function field(name) {
-  return /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
-}
 
 /**
  * @param {string} action
@@ -101,7 +88,7 @@ function betsText(bets) {
 /** A decision's words: a button's (`decision`, what to do) or, `taken`, a seat's once decided (`decided`). */
 function decisionWord(choice, taken = false) {
   const word = tOr(`${taken ? "decided" : "decision"}.${choice.decision}`, choice.decision);
-  return choice.multiple ? t("console.decision_multiple", { decision: word, multiple: choice.multiple }) : word;
+  return choice.multiple ? t("console.decision_multiple", { decision: word, multiple: { times: choice.multiple } }) : word;
 }
 
 // -- commands -------------------------------------------------------------------------------------
@@ -170,7 +157,7 @@ function answered(message) {
   if (message.id === waiting || message.id === undefined) { waiting = null; delete root.dataset.waiting; }
   const panel = panelAnswers.get(message.id);
   if (panel) { panelAnswers.delete(message.id); panel(message); draw(); return; }
-  if (message.id !== undefined && message.id === signoffSent && dialog.open && !signoffAnswered(message)) {
+  if (signoffKept(message)) {  // a sign-off refused: said in its dialog, which stays open (dealer-signoff.js)
     queue = [];
     draw();
     return;
@@ -206,6 +193,7 @@ function circleElement(seat, name, spot) {
   showReads(node, state, seat, name, stake);  // a smart table: what the circle's chips read, at the showdown against its due
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
+  if (faulted(state, seat, name)) node.dataset.faulted = "";  // the circle the fault's words name (circle-chips.js)
   const results = spot?.results;
   if (!draft && results && Number.isInteger(results[name])) {
     const net = results[name];
@@ -370,7 +358,7 @@ function draw() {
   show("card", state.next != null && !steps().bet);
   show("clear", Boolean(state.fault));
   show("void", Boolean(steps().void));
-  show("correct", !poker && Boolean(steps().correct) && correctable().length > 0);
+  show("correct", !poker && Boolean(steps().correct) && correctable(state).length > 0);
   show("players-open", !poker);
   show("tray-open", !poker && Boolean(state.chips));  // a smart table: buy-ins, colour-ups, fills, credits (dealer-tray.js)
   const fault = byId("fault");
@@ -506,102 +494,13 @@ function onTap(event) {
   draw();
 }
 
-// The decisions "Correct the last decision" may put in place, seat by seat: the table's `corrections` (tables/steps.py).
-function correctable() {
-  return (state?.corrections ?? []).flatMap((c) => c.choices.map((choice) => ({ ...choice, seat: c.seat, was: c.was })));
-}
-
-function openSignoff(kind) {
-  signoffKind = kind;
-  const what = byId("signoff-what");
-  what.textContent = "";
-  byId("signoff-title").textContent = t(`console.signoff_${kind}`);
-  const go = byId("signoff-send");
-  go.textContent = t(`console.send_${kind}`);
-  go.className = `big ${kind === "void" ? "stop" : "go"}`;
-  byId("signoff-reason-row").hidden = kind === "card" || kind === "correct";
-  byId("signoff-card-row").hidden = kind !== "card";
-  byId("signoff-then-row").hidden = kind !== "clear";
-  byId("signoff-decision-row").hidden = kind !== "correct";
-  dialog.dataset.signoff = kind;
-  signoffRefused(null);
-  field("reason").value = t(`console.reason_${kind}`);
-  if (kind === "void") {
-    const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0));
-    what.textContent = t("console.void_what", { hand: state.hand, seats: seats.length });
-  }
-  if (kind === "correct") {
-    const choices = correctable();
-    const seats = state.corrections ?? [];
-    const select = field("decision");
-    select.replaceChildren(...choices.map((c, i) => {
-      const word = seats.length > 1 ? t("console.seat_decision", { seat: c.seat, decision: decisionWord(c) }) : decisionWord(c);
-      const option = el("option", "", word);
-      option.value = String(i);
-      return option;
-    }));
-    what.textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: decisionWord(c.was, true) })).join(" · ");
-  }
-  dialog.showModal();
-}
-
-function sendSignoff() {
-  const command = { cmd: signoffKind };
-  if (signoffKind === "card") command.card = field("card").value.trim();
-  else if (signoffKind !== "correct") command.reason = field("reason").value.trim();
-  if (signoffKind === "clear") command.then = field("then").value;
-  if (signoffKind === "void") {
-    command.hand = state.hand;
-    const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0))
-      .map((s) => ({ seat: s.seat, bets: { ...s.bets } }));
-    Object.defineProperty(command, "returns", { value: { hand: state.hand, seats }, enumerable: false });
-  }
-  if (signoffKind === "correct") {
-    const choice = correctable()[Number(field("decision").value)];
-    if (!choice) { dialog.close(); return; }
-    command.seat = choice.seat;
-    command.decision = choice.decision;
-    if (choice.multiple) command.multiple = choice.multiple;
-  }
-  const user = field("user").value.trim();
-  const pin = field("pin").value;
-  if (user || pin) command.auth = { user, pin };  // the controller checks it (protocol/signoff.py), not this page
-  field("pin").value = "";
-  signoffSent = send(command);
-  if (signoffSent === null) dialog.close();  // not sent (offline, or a step in flight): the banner says why
-}
-
-// A sign-off's answer: taken, the dialog closes (true: the answer goes on as any other's); refused (a wrong PIN,
-// not a supervisor), the dialog stays with its reason and card as typed and says why, for the supervisor to type
-// the PIN again or cancel (false).
-function signoffAnswered(message) {
-  signoffSent = null;
-  if (message.kind === "reply" && message.reply.ok) {
-    field("card").value = "";
-    signoffRefused(null);
-    dialog.close();
-    return true;
-  }
-  signoffRefused(message.kind === "error" ? (message.say ? say(message.say, state) : message.error)
-    : refusalText(message.reply, state), message.kind === "error" ? "relay" : message.reply.code);
-  field("pin").focus();
-  return false;
-}
-
-function signoffRefused(text, code) {
-  const shown = byId("signoff-refusal");
-  shown.hidden = text === null;
-  shown.textContent = text ?? "";
-  if (text === null) delete shown.dataset.refusal;
-  else shown.dataset.refusal = code ?? "refused";
-}
-
 // -- the WebSocket --------------------------------------------------------------------------------
 
 /** @param {import("./common.js").Message} message */
 function onMessage(message) {
   if (message.kind === "console") {
     chips = message.chips;
+    seeConsole(message);  // a smart table's results paid on another circle (dealer-chips.js)
     byId("who").textContent = t("console.who", { user: message.user, role: tOr(`signin.role_${message.role}`, message.role) });
   } else if (message.kind === "players") {  // who sits where, masked (the relay's, from the full feed)
     seePlayers(message);
@@ -651,10 +550,9 @@ async function main() {
   await ensureSignedIn(byId("signin-root"), ROLES, t("console.signin_title"));
   root.hidden = false;
   root.addEventListener("click", onTap);
-  byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; signoffSent = null; signoffRefused(null); dialog.close(); });
-  form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
   initPlayers((command) => { if (waiting !== null) showRefusal(t("console.busy"), "relay"); else send(command); });
   initTray(relay, () => state);
+  initSignoff({ state: () => state, send, decisionWord });
   for (const id of ["unsent-back", "unsent-drop", "unsent-send"]) byId(id).addEventListener("click", () => onUnsent(id));
   feed.start();
 }

@@ -171,7 +171,7 @@ function sequenceLine(entry, state) {
       if (entry.action !== "play") return ["decision", t(`surveillance.line_${entry.action === "check" ? "check" : "fold"}`, { seat })];
       const play = (state.spots ?? []).find((s) => s.seat === seat)?.bets?.play;
       return ["decision", entry.multiple && Number.isInteger(play)
-        ? t("surveillance.line_play_multiple", { seat, multiple: entry.multiple, amount: money(play) }, state)
+        ? t("surveillance.line_play_multiple", { seat, multiple: { times: entry.multiple }, amount: money(play) }, state)
         : t("surveillance.line_play", { seat })];
     }
     case "post": return ["bet", t("surveillance.line_post", { seat, amount: money(entry.amount) }, state)];
@@ -288,7 +288,7 @@ function miniCards(cards) {
 function playText(play) {
   if (play === null || play === undefined || play === false) return t("decided.fold");
   if (play === true) return t("decided.play");
-  return t("surveillance.recall_play", { multiple: play.multiple, street: play.street ? phaseName(play.street) : "" }).trim();
+  return t("surveillance.recall_play", { multiple: { times: play.multiple }, street: play.street ? phaseName(play.street) : "" }).trim();
 }
 
 function pastHand(hand, state) {

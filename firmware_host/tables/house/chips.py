@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
 from engine.chips import ChipSet
-from engine.errors import circle, money, say
+from engine.errors import circle, money, say, times
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
 from protocol.chip_alerts import ChipNote, ChipOverride
@@ -41,6 +41,7 @@ class ChipFault:
     args: Mapping[str, Any] = field(default_factory=dict)
     uid: str | None = None  # the chip's UID: the full feed's words only
     situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
+    circles: tuple[tuple[int, str], ...] = ()  # the bet circles it names, (seat, circle): the console marks them
 
 
 def chip_read(antenna: str, uids: frozenset[str], stable: bool, before: frozenset[str] | None) -> ChipRead:
@@ -93,6 +94,11 @@ def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozen
 
 def _spoken(antenna: Antenna) -> str:
     return "the tray" if antenna.is_tray else f"seat {antenna.seat} {antenna.circle.replace('_', ' ').title()}"
+
+
+def _named(antenna: Antenna) -> tuple[tuple[int, str], ...]:
+    """A fault's circles (`ChipFault.circles`): the antenna's circle, none for the tray."""
+    return () if antenna.is_tray else ((antenna.seat, antenna.circle),)
 
 
 def _where(antenna: Antenna) -> dict[str, Any]:
@@ -214,7 +220,7 @@ class TableChips:
         if new:
             said = ", ".join(f"{uid} ({self.set.why_foreign(uid)})" for uid in new)
             return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {_spoken(antenna)}",
-                             _where(antenna), new[0], "tray" if antenna.is_tray else "circle")
+                             _where(antenna), new[0], "tray" if antenna.is_tray else "circle", _named(antenna))
         return self._moved(antenna, uids, table)
 
     def carry(self, body: ChipsBody) -> None:
@@ -240,7 +246,7 @@ class TableChips:
         return ChipFault(FaultKind.CHIPS_MOVED,
                          f"chips moved in {_spoken(antenna)} with {out} cards out ({table.phase}): "
                          f"added {', '.join(added) or 'none'}, taken {', '.join(taken) or 'none'}",
-                         {**_where(antenna), "change": money(change), "cards": out})
+                         {**_where(antenna), "change": money(change), "cards": out}, circles=_named(antenna))
 
     def reading_of(self, antenna: str) -> frozenset[str] | None:
         """The UIDs antenna `antenna` (as a reading names it) holds as the table last took it, or None."""
@@ -300,6 +306,15 @@ class TableChips:
             self._restore(table, before)
             raise
         self.source, self.bets_read, self._before = "chips", read, before
+
+    def need_typed_bets(self, table: GameTable, devices: Mapping[str, Device]) -> None:
+        """Before a Deal at a smart table whose reader is offline: the bets are the dealer's taps (audited as typed), so
+        a Deal with none tapped is refused in those words, not the engine's "take the bets" (found dealing by hand: the
+        reader dropped as Deal was tapped). Raises Refused; nothing changed then."""
+        if self.set is None or self.online(devices) or table.round.spot_seats():  # type: ignore[attr-defined]
+            return
+        raise Refused(f"chip reader {self.device} offline and no bet typed: tap each seat's bets, then deal",
+                      say=say("refusal.reader_offline_no_bets"))
 
     def undo_deal(self, table: GameTable) -> None:
         """The Deal was refused after the bets were read: the round as it was."""
@@ -364,15 +379,16 @@ class TableChips:
         if multiple is not None and typed is not None and typed != multiple and len(legal) > 1:
             raise Refused(f"{_spoken(antenna)}: reads {played}, a {multiple}x Play, not {typed}x",
                           say=say("refusal.play_not_tapped", **_where(antenna), amount=money(played),
-                                  read=f"{multiple}×", typed=f"{typed}×"))
+                                  read=times(multiple), typed=times(int(typed))))
         if multiple is None and played == 0:
             raise Refused(f"{_spoken(antenna)}: the circle holds no chips",
                           say=say("refusal.play_circle_empty", **_where(antenna)))
         if multiple is None:
-            words = " / ".join(f"{m}×" for m in sorted(legal, reverse=True))
-            raise Refused(f"{_spoken(antenna)}: reads {played}, not {words} the Ante ({ante})",
+            open_ = sorted(legal, reverse=True)
+            listed = " or ".join(f"{m}x" for m in open_)
+            raise Refused(f"{_spoken(antenna)}: reads {played}, not {listed} the Ante ({ante})",
                           say=say("refusal.play_not_legal", **_where(antenna), amount=money(played),
-                                  ante=money(ante), multiples=words))
+                                  ante=money(ante), multiples=times(open_)))
         return {**body, "multiple": multiple}
 
     def decided(self, table: GameTable, seat: int, decision: str) -> None:
@@ -440,7 +456,8 @@ class TableChips:
         antenna = Antenna.parse(name)
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
         return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
-                                                    "more": len(wrong) - 1}, situation="more" if len(wrong) > 1 else "")
+                                                    "more": len(wrong) - 1}, situation="more" if len(wrong) > 1 else "",
+                         circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
 
     def unverified(self, table: GameTable) -> None:
         """The confirm with the reader offline: the payouts taken unchecked, audited."""
