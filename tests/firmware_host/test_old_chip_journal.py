@@ -14,8 +14,22 @@ from tests.firmware_host.test_table_chips import Rig, chip_uids
 OLD = Path(__file__).resolve().parents[1] / "data" / "journals" / "chips-e512529"
 
 
+ADDED_SINCE = {"fault": ("circles",)}
+"""The state's fields added since e512529 (a chip fault's circles, `smart24`): each replayed state is compared
+without them, and what they say of the old journal is checked apart."""
+
+
 def _json(state: Any) -> Any:
     return json.loads(json.dumps(state))
+
+
+def _as_then(state: Any) -> Any:
+    """A replayed state as e512529's code showed it: the fields added since left out."""
+    then = _json(state)
+    for part, keys in ADDED_SINCE.items():
+        if isinstance(then.get(part), dict):
+            then[part] = {k: v for k, v in then[part].items() if k not in keys}
+    return then
 
 
 def old_rig(tmp_path: Path) -> Rig:
@@ -29,8 +43,9 @@ def test_a_journal_of_one_antenna_a_chips_event_replays_to_the_states_its_code_s
     rig = old_rig(tmp_path)
     assert {e.kind for e in rig.c.journal.events()} >= {"chips", "chip_set"}
     assert "chip_scan" not in {e.kind for e in rig.c.journal.events()}
-    assert _json(rig.public()) == expected["public"] and _json(rig.full()) == expected["full"]
+    assert _as_then(rig.public()) == expected["public"] and _as_then(rig.full()) == expected["full"]
     assert rig.full()["fault"]["kind"] == "chips_moved"  # the fault it left standing stands: the table locked
+    assert rig.full()["fault"]["circles"] == rig.public()["fault"]["circles"] == [{"seat": 3, "circle": "blind"}]
     assert not rig.cmd("decide", seat=3, decision="check")["ok"]
     rig.c.journal.close()
 

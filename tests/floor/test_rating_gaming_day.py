@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from datetime import datetime, time, timezone
@@ -18,6 +17,7 @@ from floor.web.rating import RatingRelay, floor_day
 from pages.config import TableFeed
 from tests.firmware_host.test_rating_signoff import say_in
 from tests.firmware_host.test_signoff import PIN, SUPERVISOR, Table
+from tests.own_loop import in_own_loop
 
 SIGNOFF = {"user": "ana", "pin": PIN, "at": "pat"}
 """The supervisor's sign-off as the floor's web process relays it, for pit boss `pat` signed in at /pit."""
@@ -57,7 +57,7 @@ def session(t: Table) -> dict[str, Any]:
 
 
 def adjust(relay: RatingRelay, req: str, start: float) -> dict[str, Any]:
-    return asyncio.run(relay.relay("uth-1", f"pit-web:pat:{req}", {"seat": 2, "action": "adjust", "session": start,
+    return in_own_loop(relay.relay("uth-1", f"pit-web:pat:{req}", {"seat": 2, "action": "adjust", "session": start,
                                                                     "hands": 12, "average_bet": 2500}, SIGNOFF))
 
 

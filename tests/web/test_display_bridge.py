@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +17,7 @@ from pages.bridge import QUEUE_MESSAGES, Hub
 from firmware_host.display.config import DisplayConfig
 from protocol.config import ConfigError
 from sim.keys import SimKeys
-
-
-def in_own_loop(coro: Coroutine[Any, Any, Any]) -> Any:
-    """`asyncio.run(coro)` in a thread of its own: once a browser test ran, Playwright's sync API holds
-    this thread's event loop (test files run in name order: test_dealer.py before this one)."""
-    with ThreadPoolExecutor(1) as worker:
-        return worker.submit(asyncio.run, coro).result(timeout=120)
+from tests.own_loop import in_own_loop
 
 
 def test_the_display_section_parses_into_typed_values() -> None:
