@@ -103,6 +103,13 @@ def floor(tmp_path: Path, ctx: zmq.Context[Any]) -> Any:
     f.close()
 
 
+def sign_in(page: Page, user: str) -> None:
+    """`user` signed in on the pit page open (as the page's sign-in does: POST /api/signin), the page read again."""
+    page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
+                  "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", [user, PEOPLE[user][1]])
+    page.reload()
+
+
 def step(page_id: str = "s1", pin: str = PIN, **rating: Any) -> dict[str, Any]:
     return {"table": "uth-1", "id": page_id, "rating": rating or {"seat": 2, "action": "open"},
             "auth": {"user": "ana", "pin": pin}}
@@ -165,9 +172,7 @@ def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, 
         page.set_viewport_size({"width": 1920, "height": 1080})
         page.goto(f"{floor.base}/pit")
         assert page.locator("#rating").is_hidden()  # a wall screen, nobody signed in: no steps
-        page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
-                      "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", ["pat", PEOPLE["pat"][1]])
-        page.reload()
+        sign_in(page, "pat")
         page.click("#rating-open")
         form = page.locator("#rating-form")
         form.locator("select[name=table]").select_option("uth-1")
@@ -226,9 +231,7 @@ def test_the_pit_adjusts_a_closed_session_of_the_day_chosen_from_its_rated_playe
                                         "closed": {"uth-1": [closed_line(r) for r in reversed(reports)]}})
         page.set_viewport_size({"width": size[0], "height": size[1]})
         page.goto(f"{floor.base}/pit")
-        page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
-                      "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", ["pat", PEOPLE["pat"][1]])
-        page.reload()
+        sign_in(page, "pat")
         page.click("#rating-open")
         form = page.locator("#rating-form")
         form.locator("select[name=table]").select_option("uth-1")
@@ -271,9 +274,7 @@ def test_the_average_bet_is_read_in_the_tables_own_money(tmp_path: Path, ctx: zm
     floor = Floor(tmp_path, ctx)
     try:
         page.goto(f"{floor.base}/pit")
-        page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
-                      "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", ["pat", PEOPLE["pat"][1]])
-        page.reload()
+        sign_in(page, "pat")
         form = page.locator("#rating-form")
 
         def send(average_bet: str) -> str:

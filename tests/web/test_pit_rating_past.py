@@ -25,7 +25,7 @@ from pages.auth import Sessions
 from pages.config import TableFeed
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 from tests.web.screens import check_screenshot
-from tests.web.test_pit_rating import PEOPLE, Floor
+from tests.web.test_pit_rating import PEOPLE, Floor, sign_in
 
 CARDS = {3: "600044441234", 5: "600055555678"}
 
@@ -77,9 +77,7 @@ def test_the_pit_adjusts_a_past_days_session_in_the_archive(tmp_path: Path, ctx:
     try:
         page.set_viewport_size({"width": size[0], "height": size[1]})
         page.goto(f"{floor.base}/pit")
-        page.evaluate("async ([u, p]) => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
-                      "'application/json'}, body: JSON.stringify({user: u, pin: p})}); }", ["pat", PEOPLE["pat"][1]])
-        page.reload()
+        sign_in(page, "pat")
         page.click("#rating-open")
         form = page.locator("#rating-form")
         form.locator("select[name=table]").select_option("uth-1")
