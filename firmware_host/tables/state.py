@@ -364,7 +364,6 @@ class TableState:
         refuse_if_held(self.hold, self.table, self.hand)
         table = self.need_table()
         if "bet" in table.STEPS:  # a house table: the stable circles become the bets (the reader online)
-            self.chips.need_typed_bets(table, self.devices)  # the reader offline: the bets are tapped, said so
             self.chips.bets_at_deal(table, self.devices)
         try:
             table.deal()

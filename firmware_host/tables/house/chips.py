@@ -282,11 +282,16 @@ class TableChips:
     def bets_at_deal(self, table: GameTable, devices: Mapping[str, Device]) -> None:
         """Before the Deal: with the reader online every spot's stable circles become its bets (the
         engine's limits apply); else the typed bets stay, audited. Raises Refused naming the circle
-        (still moving, the last hand's chips) or the engine's refusal of a bet; nothing changed then."""
+        (still moving, the last hand's chips), the reader offline with no bet typed, or the engine's refusal of a
+        bet; nothing changed then."""
         self.source, self.bets_read, self.locked = None, {}, {}
         if self.set is None:
             return
-        if not self.online(devices):
+        if not self.online(devices):  # the bets are the dealer's taps, audited as typed; none tapped is said in
+            # those words, not the engine's "take the bets" (found dealing by hand: the reader dropped as Deal was tapped)
+            if not table.round.spot_seats():  # type: ignore[attr-defined]
+                raise Refused(f"chip reader {self.device} offline and no bet typed: tap each seat's bets, then deal",
+                              say=say("refusal.reader_offline_no_bets"))
             self.source = "typed"
             self.audit.append(("bets_typed", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
             return
@@ -306,15 +311,6 @@ class TableChips:
             self._restore(table, before)
             raise
         self.source, self.bets_read, self._before = "chips", read, before
-
-    def need_typed_bets(self, table: GameTable, devices: Mapping[str, Device]) -> None:
-        """Before a Deal at a smart table whose reader is offline: the bets are the dealer's taps (audited as typed), so
-        a Deal with none tapped is refused in those words, not the engine's "take the bets" (found dealing by hand: the
-        reader dropped as Deal was tapped). Raises Refused; nothing changed then."""
-        if self.set is None or self.online(devices) or table.round.spot_seats():  # type: ignore[attr-defined]
-            return
-        raise Refused(f"chip reader {self.device} offline and no bet typed: tap each seat's bets, then deal",
-                      say=say("refusal.reader_offline_no_bets"))
 
     def undo_deal(self, table: GameTable) -> None:
         """The Deal was refused after the bets were read: the round as it was."""
