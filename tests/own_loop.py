@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 
-def in_own_loop(coro: Coroutine[Any, Any, Any], timeout_s: float = 120.0) -> Any:
+def in_own_loop(coro: Coroutine[Any, Any, Any], timeout_s: float | None = 120.0) -> Any:
     """`asyncio.run(coro)` in a thread of its own; its result, or what it raised."""
     with ThreadPoolExecutor(1) as worker:
         return worker.submit(asyncio.run, coro).result(timeout=timeout_s)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from sim.dealing import ShoeHand
 from tests.web.screens import check_sizes
 from tests.web.money import shown as money
 from tests.web.test_accessibility import axe_violations
+from tests.own_loop import in_own_loop
 
 PINS = {"ana": ("dealer", "482113"), "sam": ("supervisor", "905527"), "eve": ("surveillance", "318840")}
 CHIPS = [100, 500, 2500]
@@ -369,8 +368,7 @@ async def _relay_checks(base: str) -> dict[str, Any]:
 def test_the_relay_lets_in_only_dealers_refuses_malformed_messages_and_passes_the_controllers_reply(
         console: Callable[..., Console]) -> None:
     work = console(game="uth", seed=1, seats=2)
-    with ThreadPoolExecutor(1) as worker:  # its own event loop: Playwright's sync API holds this thread's
-        seen = worker.submit(asyncio.run, _relay_checks(work.base)).result(timeout=120)
+    seen = in_own_loop(_relay_checks(work.base))
     assert seen["nobody"] == 401
     assert seen["surveillance"] == 403
     assert seen["first"] == ["console", "hello", "snapshot"]

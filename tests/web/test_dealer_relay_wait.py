@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import msgpack
@@ -15,6 +13,7 @@ import zmq
 
 from firmware_host.display.dealer import REQUEST_TIMEOUT_S, Console, Relay
 from firmware_host.service.command_desk import MAX_DEFER_S, SIGNED_OFF_WAIT_S
+from tests.own_loop import in_own_loop
 
 LATE_S = 1.5
 """How late the slow table answers: longer than both sends of the short relay below."""
@@ -70,9 +69,8 @@ def relay_once(relay: Relay, command: dict[str, Any]) -> dict[str, Any]:
             return await console.relay_command("c1", command)
         finally:
             await console.close()
-    try:  # in a thread of its own: a browser test before this one leaves this thread's event loop running
-        with ThreadPoolExecutor(max_workers=1) as worker:
-            return worker.submit(asyncio.run, one()).result(timeout=60)
+    try:
+        return in_own_loop(one(), timeout_s=60)
     finally:
         ctx.destroy(linger=0)
 
