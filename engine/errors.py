@@ -87,6 +87,10 @@ class NotAllowed:
         return self._error()
 
 
+class PlayerCardError(EngineError, ValueError):
+    """A player card number that is not one (typed, scanned or read): says what a number is, never repeats it."""
+
+
 class ProfileError(EngineError, ValueError):
     """A paytable or rule profile that cannot be used: names the source, key and reason."""
 

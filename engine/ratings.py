@@ -36,7 +36,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Literal
 
-from engine.errors import ProfileError
+from engine.errors import PlayerCardError, ProfileError, say
 from engine.paytables import parse_profile
 from engine.rating_edges import CIRCLE_BETS as CIRCLE_BETS, BetEdges as BetEdges, bet_edges as bet_edges
 from engine.rating_edges import bets_source as bets_source
@@ -111,12 +111,14 @@ def check_session_start(start: object) -> float:
 
 def check_card(card: object) -> str:
     """A player card number as typed, scanned or read: letters and digits, 4 to `MAX_CARD_CHARS`.
-    Raises ValueError saying what is expected (the number itself is not repeated: it is private)."""
+    Raises PlayerCardError (a ValueError) saying what is expected, in a person's words too (the number itself is
+    not repeated: it is private)."""
     if not isinstance(card, str) or not 4 <= len(card) <= MAX_CARD_CHARS or not card.isascii() or not card.isalnum():
-        raise ValueError(f"a player card number is 4 to {MAX_CARD_CHARS} letters or digits")
+        raise PlayerCardError(f"a player card number is 4 to {MAX_CARD_CHARS} letters or digits",
+                              say=say("refusal.player_card_number", most=MAX_CARD_CHARS))
     if card.lower() == DECLINED:
-        raise ValueError(f"{DECLINED!r} is not a card number: a session for a player who declined the card is "
-                         "opened by the pit")
+        raise PlayerCardError(f"{DECLINED!r} is not a card number: a session for a player who declined the card is "
+                              "opened by the pit", say=say("refusal.player_card_declined"))
     return card
 
 

@@ -110,6 +110,20 @@ def test_cards_typed_by_hand_not_a_card_duplicate_and_while_a_fault_stands(rig: 
     rig.refused("confirm", "refusal.fault_stands")
 
 
+def test_a_player_card_number_that_is_not_one_says_what_one_is_never_the_english_check() -> None:
+    """Typed wrong at the console's Player cards: the dealer reads what a number is in the page's language, not
+    the argument checker's English (`player: card: ...`), and the number typed is not repeated."""
+    for typed, key in (("abc!", "refusal.player_card_number"), ("12", "refusal.player_card_number"),
+                       ("Declined", "refusal.player_card_declined")):
+        with pytest.raises(Malformed) as raised:
+            Command.from_mapping({"cmd": "player", "seat": 2, "action": "in", "card": typed})
+        say = raised.value.say
+        assert say is not None and say["key"] == key, say
+        for lang, words in catalogs().items():
+            assert set(FIELD.findall(words[key])) <= set(say["args"]), (lang, key, say)
+            assert typed not in words[key].format(**say["args"])
+
+
 def test_void_clear_and_the_sign_off(rig: Rig) -> None:
     dealer = Caller("dealer")
     rig.refused("void", "refusal.nothing_to_void", reason="mistake")
