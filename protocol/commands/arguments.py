@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import games
 from engine.cards import Card
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, say
 from engine.house import TableLimits
 from engine.poker.values import table_rules
 from engine.ratings import DEALER_ACTIONS, PLAYER_ACTIONS, RATING_ACTIONS, check_card, check_session_start
@@ -67,12 +67,32 @@ def _int_in(lo: int, hi: int = MAX_INT) -> Any:
     return check
 
 
+MAX_TEXT = 500
+"""The longest text an argument takes (a reason, a slip's number, a name)."""
+
+
 def _text(v: Any) -> str:
     if not isinstance(v, str) or not v.strip():
         raise ValueError("must be a non-empty string")
-    if len(v) > 500:
-        raise ValueError("longer than 500 characters")
+    if len(v) > MAX_TEXT:
+        raise ValueError(f"longer than {MAX_TEXT} characters")
     return v
+
+
+def _typed(empty: str) -> Callable[[Any], str]:
+    """A text a person types at the console (a void's reason, a fill's slip): `_text`, its refusal in their words
+    (`empty`: the refusal key of an empty one)."""
+    def check(v: Any) -> str:
+        try:
+            return _text(v)
+        except ValueError as exc:
+            blank = not isinstance(v, str) or not v.strip()
+            raise Malformed(str(exc), say(empty) if blank else say("refusal.text_too_long", most=MAX_TEXT)) from None
+    return check
+
+
+_reason = _typed("refusal.reason_needed")
+_slip = _typed("refusal.slip_needed")
 
 
 def _game(v: Any) -> str:
@@ -252,20 +272,20 @@ _CHECKS: dict[str, dict[str, Check]] = {
                 "multiple": _int_of(games.PLAY_MULTIPLES)},
     "card": {"card": _card},
     "confirm": {},
-    "void": {"reason": _text},
-    "clear": {"reason": _text, "then": _text},
+    "void": {"reason": _reason},
+    "clear": {"reason": _reason, "then": _text},
     "close": {},
     "state": {},
     "act": {"seat": _int_in(*_POKER_SEAT_NUMBERS), "action": _one_of(*games.POKER_ACTIONS),
             "amount": _int_in(0), "cards": _cards},
     "seat": {"seat": _int_in(*_POKER_SEAT_NUMBERS), "action": _one_of(*games.SEAT_ACTIONS),
              "amount": _int_in(1)},
-    "chop": {"reason": _text, "shares": _shares},
+    "chop": {"reason": _reason, "shares": _shares},
     "history": {"after": _int_in(0), "limit": _int_in(1, HISTORY_PAGE), "newest": _flag,
                 "events": _flag},  # the table's open and close events (service/table_events.py)
     "level": {"stakes": _stakes, "level": _int_in(1), "tournament": _text},  # tables/levels.py
     "clock": {"seat": _int_in(*_POKER_SEAT_NUMBERS), "seconds": _int_in(*games.CLOCK_SECONDS)},
-    "hold": {"reason": _text, "by": _text, "from_hand": _int_in(1), "release": _flag},
+    "hold": {"reason": _reason, "by": _text, "from_hand": _int_in(1), "release": _flag},
     "race": {"colour": _int_in(1), "into": _int_in(2), "by": _text, "ref": _text},
     "button-draw": {"by": _text, "ref": _text},  # tables/button_draw_step.py
     "player": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*PLAYER_ACTIONS),  # tables/players.py
@@ -273,13 +293,13 @@ _CHECKS: dict[str, dict[str, Check]] = {
     "dealer": {"dealer": _text, "action": _one_of(*DEALER_ACTIONS)},
     "rating": {"seat": _int_in(*games.HOUSE_SEATS), "action": _one_of(*RATING_ACTIONS), "card": check_card,
                "hands": _int_in(0, MAX_ENTERED_HANDS), "average_bet": _int_in(0), "start": _int_in(1),
-               "end": _int_in(1), "reason": _text, "session": check_session_start,
+               "end": _int_in(1), "reason": _reason, "session": check_session_start,
                "day_starts": _day_start, "time_zone": time_zone},  # the floor's gaming day (service/bodies.py)
     # the chips moved at the tray (tables/tray_steps.py, engine/tray.py)
     "buy_in": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
     "colour_up": {"seat": _int_in(*games.TABLE_SEATS), "amount": _int_in(1)},
-    "fill": {"amount": _int_in(1), "slip": _text},
-    "credit": {"amount": _int_in(1), "slip": _text},
+    "fill": {"amount": _int_in(1), "slip": _slip},
+    "credit": {"amount": _int_in(1), "slip": _slip},
 }
 """How each command's arguments are checked; which arguments a command has, and which it needs, are
 its request's type (`protocol.requests.REQUESTS`: a test holds the two to the same names)."""

@@ -124,6 +124,21 @@ def test_a_player_card_number_that_is_not_one_says_what_one_is_never_the_english
             assert typed not in words[key].format(**say["args"])
 
 
+def test_a_reason_or_a_slip_left_empty_or_too_long_says_so_in_the_dealers_words() -> None:
+    """The sign-off dialog's reason emptied, a fill's slip left blank: what to type, never `must be a non-empty
+    string`."""
+    for request, key in (({"cmd": "void", "reason": "  "}, "refusal.reason_needed"),
+                         ({"cmd": "clear", "reason": "", "then": "continue"}, "refusal.reason_needed"),
+                         ({"cmd": "fill", "amount": 100, "slip": ""}, "refusal.slip_needed"),
+                         ({"cmd": "void", "reason": "x" * 501}, "refusal.text_too_long")):
+        with pytest.raises(Malformed) as raised:
+            Command.from_mapping(request)
+        say = raised.value.say
+        assert say is not None and say["key"] == key, (request, say)
+        for lang, words in catalogs().items():
+            assert set(FIELD.findall(words[key])) <= set(say["args"]), (lang, key, say)
+
+
 def test_void_clear_and_the_sign_off(rig: Rig) -> None:
     dealer = Caller("dealer")
     rig.refused("void", "refusal.nothing_to_void", reason="mistake")
