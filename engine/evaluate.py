@@ -32,12 +32,13 @@ Both tables are built on first use, not at import (`tables()`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from engine.cards import RANK_NAMES, RANK_PLURALS, Card
 from engine.errors import CardError, DuplicateCard
+from engine.frozen import quick_init, quick_new
 from engine.hand_tables import (
     HC as _HC, PAIR as _PAIR, TWO_PAIR as _TWO_PAIR, TRIPS as _TRIPS, STRAIGHT as _STRAIGHT, FLUSH as _FLUSH,
     FULL_HOUSE as _FULL_HOUSE, QUADS as _QUADS, STRAIGHT_FLUSH as _STRAIGHT_FLUSH, CAT_SHIFT as _CAT_SHIFT,
@@ -52,6 +53,7 @@ __all__ = [
 ]
 
 
+@quick_init
 @dataclass(frozen=True, order=True, slots=True)
 class HandValue:
     """The value of one hand under one evaluator: compare `strength` (greater is better)."""
@@ -60,6 +62,9 @@ class HandValue:
     category: str = field(compare=False)
     name: str = field(compare=False)
     cards: tuple[Card, ...] = field(compare=False)
+
+
+_new_value: Callable[[int, str, str, tuple[Card, ...]], HandValue] = quick_new(HandValue)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,9 +180,13 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
     if len(hand) not in sizes:
         want = f"{sizes.start}" if len(sizes) == 1 else f"{sizes.start} to {sizes.stop - 1}"
         raise CardError(f"{what}: needs {want} cards, got {len(hand)}")
+    if _ONLY_CARDS.issuperset(map(type, hand)):  # the usual hand, checked in C
+        indices = [card.index for card in hand]
+        if len(set(indices)) == len(indices):
+            return hand, indices
     indices = []
     seen = 0
-    for card in hand:
+    for card in hand:  # a non-Card, a duplicate (named) or a subclass of Card
         if not isinstance(card, Card):
             raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
         i = card.index
@@ -186,6 +195,10 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
         seen |= 1 << i
         indices.append(i)
     return hand, indices
+
+
+_ONLY_CARDS = frozenset((Card,))
+_FIVE_TO_SEVEN = range(5, 8)
 
 
 def _check(cards: Sequence[Card], sizes: range, what: str) -> tuple[Card, ...]:
@@ -285,22 +298,43 @@ def named_ranks(value: HandValue) -> tuple[str, ...]:
     return tuple(value.cards[i].text[0] for i in _NAMED_AT.get(value.category, (0,)))
 
 
-def _high_value(cards: tuple[Card, ...], strength: int) -> HandValue:
-    cat = strength >> _CAT_SHIFT
-    suit = None
-    if cat in (_FLUSH, _STRAIGHT_FLUSH):
+def _high_value(cards: tuple[Card, ...], indices: Sequence[int], strength: int) -> HandValue:
+    """The `HandValue` of 5 to 7 cards (their indices beside them) of a high strength: its best five
+    taken as `_pick` takes them (each rank's cards, the higher suits first; a flush's of its suit)."""
+    shape = _SHAPES.get(strength)
+    if shape is None:
+        shape = _SHAPES[strength] = _high_shape(strength)
+    category, name, picks = shape
+    best = []
+    if category in _FLUSHES:
         counts = [0, 0, 0, 0]
-        for c in cards:
-            counts[c.suit] += 1
-        suit = max(range(4), key=counts.__getitem__)
-    groups = _GROUPS.get(strength)
-    if groups is None:
-        groups = _GROUPS[strength] = _high_groups(strength)
-    best = _pick(cards, groups, suit)
-    return HandValue(strength, high_category(strength), _high_name(strength), best)
+        for i in indices:
+            counts[i & 3] += 1
+        suit = counts.index(max(counts))
+        for base, _ in picks:
+            best.append(cards[indices.index(base + suit)])
+    else:
+        held = [0] * 52  # (a mask of 52 bits is a long int: each | allocates)
+        for i in indices:
+            held[i] = 1
+        for base, count in picks:
+            for i in (base + 3, base + 2, base + 1, base):
+                if held[i]:
+                    best.append(cards[indices.index(i)])
+                    count -= 1
+                    if not count:
+                        break
+    return _new_value(strength, category, name, tuple(best))
 
 
-_GROUPS: dict[int, list[tuple[int, int]]] = {}  # strength -> (rank, count) groups of its best five
+def _high_shape(strength: int) -> tuple[str, str, tuple[tuple[int, int], ...]]:
+    """A high strength's category, name and best five as (index of its rank's clubs, count) groups."""
+    return (high_category(strength), _high_name(strength),
+            tuple(((rank - 2) * 4, count) for rank, count in _high_groups(strength)))
+
+
+_SHAPES: dict[int, tuple[str, str, tuple[tuple[int, int], ...]]] = {}  # strength -> _high_shape (7,462 at most)
+_FLUSHES = frozenset(("flush", "straight_flush", "royal_flush"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,8 +345,8 @@ def high(cards: Sequence[Card]) -> HandValue:
 
     Raises CardError for a wrong card count, a duplicate card or something that is not a Card.
     """
-    hand, indices = _checked(cards, range(5, 8), "high hand")
-    return _high_value(hand, high_strength(indices))
+    hand, indices = _checked(cards, _FIVE_TO_SEVEN, "high hand")
+    return _high_value(hand, indices, high_strength(indices))
 
 
 def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
@@ -333,7 +367,8 @@ def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
             if s > best:
                 best, best_at = s, (two, three)
     two, three = best_at
-    return _high_value(tuple(h[n] for n in two) + tuple(b[n] for n in three), best)
+    five = tuple(h[n] for n in two) + tuple(b[n] for n in three)
+    return _high_value(five, [c.index for c in five], best)
 
 
 # ---------------------------------------------------------------------------------------------
