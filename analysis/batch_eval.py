@@ -11,7 +11,7 @@ keys of a hand are sums (and a board's sum is shared by all the hands dealt on i
 
 A non-flush hand's strength is looked up in two steps, low ranks (2 to 8, the key's 21 low bits)
 and high ranks (9 to A, the 18 high bits) each to a small id, the pair of ids to the strength in
-one table built from the engine's own table (`engine.evaluate._NONFLUSH`); a flush is the
+one table built from the engine's own table (`engine.evaluate.tables()`); a flush is the
 engine's flush table at the flush suit's rank mask. The strengths are the engine's integers,
 so they order, tie and name exactly as `engine.evaluate.high` does.
 
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.evaluate import _FLUSH_TABLE, _NONFLUSH, high_strength
+from engine.evaluate import high_strength, tables
 
 __all__ = ["CATEGORIES", "ROYAL", "KEY", "MASK_KEY", "evaluate", "from_keys", "categories"]
 
@@ -54,8 +54,9 @@ MASK_KEY: Ints = np.array([1 << (13 * (i & 3) + (i >> 2)) for i in range(52)], d
 
 
 def _build() -> tuple[Ints, Ints, npt.NDArray[np.int32], npt.NDArray[np.int32]]:
-    keys = np.fromiter(_NONFLUSH.keys(), dtype=np.int64, count=len(_NONFLUSH))
-    values = np.fromiter(_NONFLUSH.values(), dtype=np.int64, count=len(_NONFLUSH))
+    nonflush, flush_table = tables()
+    keys = np.fromiter(nonflush.keys(), dtype=np.int64, count=len(nonflush))
+    values = np.fromiter(nonflush.values(), dtype=np.int64, count=len(nonflush))
     lows, low_id = np.unique(keys & _LOW_MASK, return_inverse=True)
     highs, high_id = np.unique(keys >> _LOW_BITS, return_inverse=True)
     low_table = np.full(1 << _LOW_BITS, -1, dtype=np.int64)
@@ -64,7 +65,7 @@ def _build() -> tuple[Ints, Ints, npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     high_table[highs] = np.arange(len(highs), dtype=np.int64)
     table = np.zeros(len(lows) * len(highs), dtype=np.int32)
     table[low_id * len(highs) + high_id] = values
-    flush = np.array(_FLUSH_TABLE, dtype=np.int32)
+    flush = np.array(flush_table, dtype=np.int32)
     return low_table, high_table, table, flush
 
 

@@ -10,7 +10,7 @@ from itertools import combinations
 
 from bench import Figure
 from engine.cards import DECK
-from engine.evaluate import _KEY, _NONFLUSH, _RANK_SHIFT, HIGH_CATEGORIES, high, high_category, high_strength, high_strength7
+from engine.evaluate import _KEY, _RANK_SHIFT, HIGH_CATEGORIES, high, high_category, high_strength, high_strength7, tables
 
 SEVEN_CARD_COUNTS = {
     "royal_flush": 4_324,
@@ -107,7 +107,7 @@ def enumerate_seven() -> Counter[str]:
 
     rank_key = [_KEY[i] >> _RANK_SHIFT for i in range(52)]
     index = {name: n for n, name in enumerate(CATEGORIES)}
-    category_of_key = {key: index[high_category(s)] for key, s in _NONFLUSH.items()}
+    category_of_key = {key: index[high_category(s)] for key, s in tables()[0].items()}
     lookup = category_of_key.__getitem__
     pair_keys = [[rank_key[g] + rank_key[h] for g in range(e + 1, 52) for h in range(g + 1, 52)] for e in range(52)]
 

@@ -21,6 +21,7 @@ The high evaluator is table driven: each card index has a precomputed integer ho
 of a hand gives its rank multiset and its suit counts at once; a suit count of five or more is a
 flush (at most one suit can have it in seven cards, and then no full house or quads is possible),
 valued from a 13-bit rank-mask table; any other hand is valued by a dict keyed by the rank multiset.
+Both tables are built on first use, not at import (`tables()`).
 
 >>> from engine.cards import parse_cards
 >>> high(parse_cards("As Ks Qs Js Ts 2c 2d")).name
@@ -31,20 +32,28 @@ valued from a 13-bit rank-mask table; any other hand is valued by a dict keyed b
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from engine.cards import RANK_NAMES, RANK_PLURALS, Card
 from engine.errors import CardError, DuplicateCard
+from engine.frozen import quick_init, quick_new
+from engine.hand_tables import (
+    HC as _HC, PAIR as _PAIR, TWO_PAIR as _TWO_PAIR, TRIPS as _TRIPS, STRAIGHT as _STRAIGHT, FLUSH as _FLUSH,
+    FULL_HOUSE as _FULL_HOUSE, QUADS as _QUADS, STRAIGHT_FLUSH as _STRAIGHT_FLUSH, CAT_SHIFT as _CAT_SHIFT,
+    pack as _pack, ranks_of as _ranks_of, flush_value as _flush_value,
+    value_from_counts as _value_from_counts, build_flush, build_nonflush,
+)
 
 __all__ = [
     "HandValue", "high", "omaha_high", "three_card", "low8", "omaha_low8", "ace_five_low",
     "deuce_seven_low", "badugi", "high_strength", "high_strength7", "high_category", "three_card_strength",
-    "HIGH_CATEGORIES", "THREE_CARD_CATEGORIES", "named_ranks",
+    "HIGH_CATEGORIES", "THREE_CARD_CATEGORIES", "named_ranks", "tables",
 ]
 
 
+@quick_init
 @dataclass(frozen=True, order=True, slots=True)
 class HandValue:
     """The value of one hand under one evaluator: compare `strength` (greater is better)."""
@@ -55,8 +64,11 @@ class HandValue:
     cards: tuple[Card, ...] = field(compare=False)
 
 
+_new_value: Callable[[int, str, str, tuple[Card, ...]], HandValue] = quick_new(HandValue)
+
+
 # ---------------------------------------------------------------------------------------------
-# Strength layout shared by the five-card evaluators: category << 20, then up to five ranks
+# Strength layout shared by the five-card evaluators (`engine.hand_tables`): category << 20, then up to five ranks
 # (most significant first) in 4-bit fields. Ranks are 2..14 (or 1 for a low ace).
 
 HIGH_CATEGORIES: tuple[str, ...] = (
@@ -66,90 +78,7 @@ HIGH_CATEGORIES: tuple[str, ...] = (
 THREE_CARD_CATEGORIES: tuple[str, ...] = (
     "high_card", "pair", "flush", "straight", "three_of_a_kind", "straight_flush",
 )
-_HC, _PAIR, _TWO_PAIR, _TRIPS, _STRAIGHT, _FLUSH, _FULL_HOUSE, _QUADS, _STRAIGHT_FLUSH = range(9)
 _ROYAL = (_STRAIGHT_FLUSH << 20) | (14 << 16)
-_CAT_SHIFT = 20
-
-
-def _pack(category: int, ranks: Sequence[int]) -> int:
-    value = category
-    for i in range(5):
-        value = (value << 4) | (ranks[i] if i < len(ranks) else 0)
-    return value
-
-
-def _ranks_of(strength: int) -> list[int]:
-    return [(strength >> shift) & 0xF for shift in (16, 12, 8, 4, 0)]
-
-
-def _straight_top(mask: int, wheel: bool = True) -> int:
-    """The top rank of the highest straight in a rank mask (bit r-2 for rank r), else 0."""
-    for top in range(14, 5, -1):
-        run = 0x1F << (top - 6)
-        if mask & run == run:
-            return top
-    if wheel and mask & 0x100F == 0x100F:  # A-2-3-4-5
-        return 5
-    return 0
-
-
-def _value_from_counts(counts: dict[int, int], wheel: bool = True) -> int:
-    """Best non-flush high value of a rank multiset (rank -> count, 5 to 7 cards)."""
-    present = sorted(counts, reverse=True)
-    quads = [r for r in present if counts[r] >= 4]
-    trips = [r for r in present if counts[r] >= 3]
-    pairs = [r for r in present if counts[r] >= 2]
-    if quads:
-        q = quads[0]
-        return _pack(_QUADS, [q, next(r for r in present if r != q)])
-    if trips:
-        t = trips[0]
-        rest = [r for r in pairs if r != t]
-        if rest:
-            return _pack(_FULL_HOUSE, [t, rest[0]])
-    mask = 0
-    for r in present:
-        mask |= 1 << (r - 2)
-    top = _straight_top(mask, wheel)
-    if top:
-        return _pack(_STRAIGHT, [top])
-    if trips:
-        t = trips[0]
-        return _pack(_TRIPS, [t] + [r for r in present if r != t][:2])
-    if len(pairs) >= 2:
-        p1, p2 = pairs[0], pairs[1]
-        return _pack(_TWO_PAIR, [p1, p2, next(r for r in present if r not in (p1, p2))])
-    if pairs:
-        p = pairs[0]
-        return _pack(_PAIR, [p] + [r for r in present if r != p][:3])
-    return _pack(_HC, present[:5])
-
-
-def _flush_value(mask: int, wheel: bool = True) -> int:
-    """High value of the cards of one suit given as a rank mask with five or more bits."""
-    top = _straight_top(mask, wheel)
-    if top:
-        return _pack(_STRAIGHT_FLUSH, [top])
-    return _pack(_FLUSH, [r for r in range(14, 1, -1) if mask >> (r - 2) & 1][:5])
-
-
-def _rank_multisets(n: int) -> Iterator[dict[int, int]]:
-    """Every multiset of n ranks (each rank at most four times)."""
-    counts: dict[int, int] = {}
-
-    def walk(rank: int, left: int) -> Iterator[dict[int, int]]:
-        if left == 0:
-            yield counts
-            return
-        if rank > 14 or left > 4 * (15 - rank):
-            return
-        for c in range(min(4, left), -1, -1):
-            if c:
-                counts[rank] = c
-            yield from walk(rank + 1, left - c)
-            counts.pop(rank, None)
-
-    yield from walk(2, n)
 
 
 # Per card index i = (rank-2)*4 + suit: rank part (3 bits per rank from bit 16) + suit count part.
@@ -159,37 +88,30 @@ _FLUSH_PROBE = 0x3333  # + suit counts: a field reaches 8 exactly when that suit
 _FLUSH_BITS = 0x8888
 
 
-def _build_nonflush() -> dict[int, int]:
-    """Rank-multiset key -> best non-flush value, for 5, 6 and 7 cards.
-
-    Five-card multisets are valued directly; a six- or seven-card multiset is worth the best of the
-    multisets one card smaller inside it (its best five lie in one of them), so each layer is the
-    previous one with every possible card added.
-    """
-    layer: dict[int, int] = {}
-    for counts in _rank_multisets(5):
-        key = 0
-        for r, c in counts.items():
-            key += c << (3 * (r - 2))
-        layer[key] = _value_from_counts(counts)
-    table = dict(layer)
-    units = [(3 * r, 1 << (3 * r)) for r in range(13)]
-    for _ in (6, 7):
-        bigger: dict[int, int] = {}
-        get = bigger.get
-        for key, value in layer.items():
-            for shift, unit in units:
-                if (key >> shift) & 7 < 4 and get(key + unit, -1) < value:
-                    bigger[key + unit] = value
-        table.update(bigger)
-        layer = bigger
-    return table
+# The tables are built on first use, not at import (about 0.1 s: most processes that import the engine
+# never value a hand). The hot paths read them without a check: a lookup in an empty table fails
+# (LookupError), which builds them and values the hand again. `_FLUSH_TABLE` is filled last: once it
+# holds anything, both are built (a second thread building them at once fills them with the same values).
+_NONFLUSH: dict[int, int] = {}
+_FLUSH_TABLE: list[int] = []
 
 
-_NONFLUSH: dict[int, int] = _build_nonflush()
-_FLUSH_TABLE: tuple[int, ...] = tuple(
-    _flush_value(mask) if mask.bit_count() >= 5 else 0 for mask in range(1 << 13)
-)
+def _build_tables() -> None:
+    if _FLUSH_TABLE:
+        return
+    nonflush = build_nonflush()
+    flush = build_flush()
+    _NONFLUSH.update(nonflush)
+    if not _FLUSH_TABLE:
+        _FLUSH_TABLE.extend(flush)
+
+
+def tables() -> tuple[dict[int, int], list[int]]:
+    """The high evaluator's two tables, built if they are not yet: rank-multiset key (the sum of
+    `_KEY[i] >> 16` over 5 to 7 cards) -> non-flush strength, and a flush suit's 13-bit rank mask ->
+    strength (0 under five cards). Shared, not copies: read them, never change them."""
+    _build_tables()
+    return _NONFLUSH, _FLUSH_TABLE
 
 
 def high_strength(indices: Sequence[int]) -> int:
@@ -203,14 +125,20 @@ def high_strength(indices: Sequence[int]) -> int:
     for i in indices:
         v += key[i]
     probe = (v + _FLUSH_PROBE) & _FLUSH_BITS
-    if probe:
-        suit = (probe.bit_length() - 4) >> 2
-        mask = 0
-        for i in indices:
-            if i & 3 == suit:
-                mask |= 1 << (i >> 2)
-        return _FLUSH_TABLE[mask]
-    return _NONFLUSH[v >> _RANK_SHIFT]
+    try:
+        if probe:
+            suit = (probe.bit_length() - 4) >> 2
+            mask = 0
+            for i in indices:
+                if i & 3 == suit:
+                    mask |= 1 << (i >> 2)
+            return _FLUSH_TABLE[mask]
+        return _NONFLUSH[v >> _RANK_SHIFT]
+    except LookupError:
+        if _FLUSH_TABLE:
+            raise
+        _build_tables()
+        return high_strength(indices)
 
 
 def high_strength7(a: int, b: int, c: int, d: int, e: int, f: int, g: int) -> int:
@@ -218,14 +146,20 @@ def high_strength7(a: int, b: int, c: int, d: int, e: int, f: int, g: int) -> in
     key = _KEY
     v = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
     probe = (v + 0x3333) & 0x8888
-    if probe:
-        suit = (probe.bit_length() - 4) >> 2
-        mask = 0
-        for i in (a, b, c, d, e, f, g):
-            if i & 3 == suit:
-                mask |= 1 << (i >> 2)
-        return _FLUSH_TABLE[mask]
-    return _NONFLUSH[v >> 16]
+    try:
+        if probe:
+            suit = (probe.bit_length() - 4) >> 2
+            mask = 0
+            for i in (a, b, c, d, e, f, g):
+                if i & 3 == suit:
+                    mask |= 1 << (i >> 2)
+            return _FLUSH_TABLE[mask]
+        return _NONFLUSH[v >> 16]
+    except LookupError:
+        if _FLUSH_TABLE:
+            raise
+        _build_tables()
+        return high_strength7(a, b, c, d, e, f, g)
 
 
 def high_category(strength: int) -> str:
@@ -246,9 +180,13 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
     if len(hand) not in sizes:
         want = f"{sizes.start}" if len(sizes) == 1 else f"{sizes.start} to {sizes.stop - 1}"
         raise CardError(f"{what}: needs {want} cards, got {len(hand)}")
+    if _ONLY_CARDS.issuperset(map(type, hand)):  # the usual hand, checked in C
+        indices = [card.index for card in hand]
+        if len(set(indices)) == len(indices):
+            return hand, indices
     indices = []
     seen = 0
-    for card in hand:
+    for card in hand:  # a non-Card, a duplicate (named) or a subclass of Card
         if not isinstance(card, Card):
             raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
         i = card.index
@@ -257,6 +195,10 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
         seen |= 1 << i
         indices.append(i)
     return hand, indices
+
+
+_ONLY_CARDS = frozenset((Card,))
+_FIVE_TO_SEVEN = range(5, 8)
 
 
 def _check(cards: Sequence[Card], sizes: range, what: str) -> tuple[Card, ...]:
@@ -356,22 +298,43 @@ def named_ranks(value: HandValue) -> tuple[str, ...]:
     return tuple(value.cards[i].text[0] for i in _NAMED_AT.get(value.category, (0,)))
 
 
-def _high_value(cards: tuple[Card, ...], strength: int) -> HandValue:
-    cat = strength >> _CAT_SHIFT
-    suit = None
-    if cat in (_FLUSH, _STRAIGHT_FLUSH):
+def _high_value(cards: tuple[Card, ...], indices: Sequence[int], strength: int) -> HandValue:
+    """The `HandValue` of 5 to 7 cards (their indices beside them) of a high strength: its best five
+    taken as `_pick` takes them (each rank's cards, the higher suits first; a flush's of its suit)."""
+    shape = _SHAPES.get(strength)
+    if shape is None:
+        shape = _SHAPES[strength] = _high_shape(strength)
+    category, name, picks = shape
+    best = []
+    if category in _FLUSHES:
         counts = [0, 0, 0, 0]
-        for c in cards:
-            counts[c.suit] += 1
-        suit = max(range(4), key=counts.__getitem__)
-    groups = _GROUPS.get(strength)
-    if groups is None:
-        groups = _GROUPS[strength] = _high_groups(strength)
-    best = _pick(cards, groups, suit)
-    return HandValue(strength, high_category(strength), _high_name(strength), best)
+        for i in indices:
+            counts[i & 3] += 1
+        suit = counts.index(max(counts))
+        for base, _ in picks:
+            best.append(cards[indices.index(base + suit)])
+    else:
+        held = [0] * 52  # (a mask of 52 bits is a long int: each | allocates)
+        for i in indices:
+            held[i] = 1
+        for base, count in picks:
+            for i in (base + 3, base + 2, base + 1, base):
+                if held[i]:
+                    best.append(cards[indices.index(i)])
+                    count -= 1
+                    if not count:
+                        break
+    return _new_value(strength, category, name, tuple(best))
 
 
-_GROUPS: dict[int, list[tuple[int, int]]] = {}  # strength -> (rank, count) groups of its best five
+def _high_shape(strength: int) -> tuple[str, str, tuple[tuple[int, int], ...]]:
+    """A high strength's category, name and best five as (index of its rank's clubs, count) groups."""
+    return (high_category(strength), _high_name(strength),
+            tuple(((rank - 2) * 4, count) for rank, count in _high_groups(strength)))
+
+
+_SHAPES: dict[int, tuple[str, str, tuple[tuple[int, int], ...]]] = {}  # strength -> _high_shape (7,462 at most)
+_FLUSHES = frozenset(("flush", "straight_flush", "royal_flush"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,8 +345,8 @@ def high(cards: Sequence[Card]) -> HandValue:
 
     Raises CardError for a wrong card count, a duplicate card or something that is not a Card.
     """
-    hand, indices = _checked(cards, range(5, 8), "high hand")
-    return _high_value(hand, high_strength(indices))
+    hand, indices = _checked(cards, _FIVE_TO_SEVEN, "high hand")
+    return _high_value(hand, indices, high_strength(indices))
 
 
 def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
@@ -404,7 +367,8 @@ def omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
             if s > best:
                 best, best_at = s, (two, three)
     two, three = best_at
-    return _high_value(tuple(h[n] for n in two) + tuple(b[n] for n in three), best)
+    five = tuple(h[n] for n in two) + tuple(b[n] for n in three)
+    return _high_value(five, [c.index for c in five], best)
 
 
 # ---------------------------------------------------------------------------------------------
