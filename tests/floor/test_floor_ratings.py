@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 import subprocess
@@ -20,6 +22,7 @@ import pytest
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from cli import main as cli_main
 from floor.archive import Archive
 from floor.archiver import ArchiverProcess, open_rating_feed
 from floor.config import PitConfig
@@ -60,6 +63,18 @@ is the archive's to the millisecond, the history lines' `closed`: `played_s` and
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=180, check=False)
+
+
+def croupier_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`croupier ARGS` run in this process (`cli.main`: the same parsing and code, without a second of start-up a
+    call), its exit status and what it wrote; an exception it raises fails the test, as a traceback would."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli_main(list(args))
+        except SystemExit as exc:  # argparse's refusals
+            status = exc.code if isinstance(exc.code, int) else 2
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
 
 
 def close(state: Path) -> None:
@@ -123,7 +138,7 @@ def archive(db: str, state: Path, table: str, split: int | None = None) -> None:
 
 
 def lines(*args: str) -> list[dict[str, Any]]:
-    done = croupier("ratings", "--json", *args)
+    done = croupier_here("ratings", "--json", *args)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
@@ -626,9 +641,9 @@ def test_a_cms_key_revoked_is_cut_from_the_rating_events_at_once(tmp_path: Path,
 
 
 def test_an_archive_not_migrated_or_a_bad_day_is_named_not_a_traceback(db: str) -> None:
-    done = croupier("ratings", "--db", db, "--json")
+    done = croupier_here("ratings", "--db", db, "--json")
     assert done.returncode == 2 and "croupier pit migrate" in done.stderr and "Traceback" not in done.stderr
-    done = croupier("ratings", "--db", db, "--day", "12/03")
+    done = croupier_here("ratings", "--db", db, "--day", "12/03")
     assert done.returncode == 2 and "--day: a gaming day as YYYY-MM-DD" in done.stderr
-    done = croupier("ratings", "--player", "600050100")
+    done = croupier_here("ratings", "--player", "600050100")
     assert done.returncode == 2 and "give --db DSN" in done.stderr

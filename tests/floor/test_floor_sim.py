@@ -17,6 +17,7 @@ import pytest
 
 from floor.migrate import migrate
 from tests.floor.pgserver import PgServer
+from tests.floor.test_floor_ratings import croupier_here
 from tests.firmware_host.processes import start_cli, wait_for
 
 
@@ -55,9 +56,9 @@ def archived(db: str) -> tuple[int, int, list[tuple[str, int, int]]]:
 
 
 def stats_hands(db: str) -> int:
-    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", db, "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    report = json.loads(out)
+    done = croupier_here("stats", "--db", db, "--json")  # `croupier stats` in this process: the same code, no start-up
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
     assert {"tables", "games"} <= set(report)
     return int(report["hands"])
 
