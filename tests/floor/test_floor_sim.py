@@ -81,8 +81,8 @@ def stop(proc: subprocess.Popen[str] | None) -> None:
 
 def test_ten_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Path, db: str) -> None:
     migrate(db)
-    sim, config = floor_sim(tmp_path, db, "--tables", "10", "--speed", "50", "--duration", "6",
-                            "--pit-wait", "40", "--watch")
+    sim, config = floor_sim(tmp_path, db, "--tables", "10", "--speed", "50", "--duration", "4",
+                            "--pit-wait", "40", "--watch")  # 4 s: about 40 hands (61 in 6 s at load 8)
     pit = None
     try:
         pit = start_pit(tmp_path, config)
@@ -91,7 +91,7 @@ def test_ten_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Path, 
         stop(sim)
         stop(pit)
     assert report["tables"] == 10 and report["pit_ready"] and report["archived"]
-    assert report["hands"] > 30 and report["messages"] > 10 * report["hands"]
+    assert report["hands"] > 20 and report["messages"] > 10 * report["hands"]
     floor = report["floor"]
     # every update a table sent was passed on by the pit on its own, and the floor feed has no hole
     assert floor["missing"] == 0 and floor["floor_gaps"] == 0 and floor["received"] > 10 * report["hands"]
