@@ -19,8 +19,8 @@ from floor.migrate import migrate
 from floor.rating_feed import RatingFeed
 from floor.rating_memory import FeedMemory
 from floor.rating_past import PastRefused, PastStep, adjust, day_sessions
-from tests.firmware_host.processes import wait_for
-from tests.floor.test_floor_ratings import CmsClient, catch_up, close, croupier, croupier_here, lines
+from tests.firmware_host.processes import croupier_here, wait_for
+from tests.floor.test_floor_ratings import CmsClient, catch_up, close, croupier, lines
 
 TABLE = "sim-3cp-1"
 ANTE = Fraction(686689, 20358520)  # 3CP's Ante-and-Play edge a unit of Ante, the standard count

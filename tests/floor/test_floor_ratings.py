@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 import subprocess
@@ -22,7 +20,6 @@ import pytest
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from cli import main as cli_main
 from floor.archive import Archive
 from floor.archiver import ArchiverProcess, open_rating_feed
 from floor.config import PitConfig
@@ -42,7 +39,7 @@ from protocol.commands import Command, CommandClient
 from protocol.config import ConfigError, SecurityConfig
 from protocol.curve import ClientKeys
 from sim.bots.table import free_tcp_port
-from tests.firmware_host.processes import wait_for
+from tests.firmware_host.processes import croupier_here, wait_for
 from tests.floor.pgserver import PgServer
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
@@ -63,18 +60,6 @@ is the archive's to the millisecond, the history lines' `closed`: `played_s` and
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=180, check=False)
-
-
-def croupier_here(*args: str) -> subprocess.CompletedProcess[str]:
-    """`croupier ARGS` run in this process (`cli.main`: the same parsing and code, without a second of start-up a
-    call), its exit status and what it wrote; an exception it raises fails the test, as a traceback would."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = cli_main(list(args))
-        except SystemExit as exc:  # argparse's refusals
-            status = exc.code if isinstance(exc.code, int) else 2
-    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
 
 
 def close(state: Path) -> None:

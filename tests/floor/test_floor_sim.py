@@ -17,8 +17,7 @@ import pytest
 
 from floor.migrate import migrate
 from tests.floor.pgserver import PgServer
-from tests.floor.test_floor_ratings import croupier_here
-from tests.firmware_host.processes import start_cli, wait_for
+from tests.firmware_host.processes import croupier_here, start_cli, wait_for
 
 
 def floor_sim(tmp_path: Path, db: str, *args: str) -> tuple[subprocess.Popen[str], Path]:

@@ -16,6 +16,7 @@ from engine.chips import ChipStatus
 from sim.bots.errors import BotError
 from sim.chips.bots import SCAN_PERIOD_S, Rack, chip_refusal, make_change, parse_faults
 from sim.demo_chips import demo_chip_set
+from tests.firmware_host.processes import croupier_here
 
 EVERY_FAULT = "mispay=0.3,past_post=0.3,pinch=0.3,foreign=0.3,misread=0.3"
 
@@ -76,8 +77,7 @@ def check_tray(state: Path, records: list[dict[str, Any]], every_movement: bool 
     """`croupier tray --json` on the journal: nothing flagged, and the shift reconciles to the cent with the
     bots' buy-ins (chips sold) and fills (with `every_movement`, colour-ups and credits too), each recorded as it
     moved and read at the tray as recorded, a fill or credit signed off."""
-    run = subprocess.run([sys.executable, "-m", "cli", "tray", "--state", str(state), "--json"],
-                         capture_output=True, text=True, timeout=120, check=False)
+    run = croupier_here("tray", "--state", str(state), "--json")
     assert run.returncode == 0, run.stderr + run.stdout[-2000:]
     trail = json.loads(run.stdout)
     line = trail["reconciliation"]
