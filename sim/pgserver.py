@@ -110,10 +110,11 @@ class PgServer:
         self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data), "-l", str(self.log), "-o", options)
         self.running = True
 
-    def stop(self) -> None:
-        """Stop the server (fast shutdown: open sessions are cut) and wait until it is down."""
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (fast shutdown: open sessions are cut; `immediate`: no shutdown checkpoint either, for a
+        cluster about to be removed) and wait until it is down."""
         if self.running:
-            self._run("pg_ctl", "stop", "-w", "-t", "60", "-m", "fast", "-D", str(self.data))
+            self._run("pg_ctl", "stop", "-w", "-t", "60", "-m", mode, "-D", str(self.data))
             self.running = False
 
     def dsn(self, dbname: str = "postgres") -> str:
@@ -128,7 +129,7 @@ class PgServer:
     def close(self) -> None:
         """Stop the server if it runs and remove the cluster's directory (a watcher let go and reaped)."""
         try:
-            self.stop()
+            self.stop("immediate")  # its data goes: no checkpoint written for it (0.1 s against 0.6-1.6 s, 40 databases)
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
             if self._watcher is not None:

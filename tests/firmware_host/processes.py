@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -9,6 +11,20 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+
+def croupier_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`croupier ARGS` run in this process (`cli.main`: the same parsing and code, without a second of start-up a
+    call), its exit status and what it wrote; an exception it raises fails the test, as a traceback would."""
+    from cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse's refusals
+            status = exc.code if isinstance(exc.code, int) else 2
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
 
 
 def start_cli(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:

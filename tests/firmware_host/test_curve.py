@@ -135,12 +135,22 @@ def updates(client: FeedClient, n: int) -> list[dict[str, Any]]:
     return got
 
 
+def refused_to(table: SecureTable, name: str) -> set[str]:
+    """The sockets whose CURVE handshake the table refused to client `name`'s key (its audit log's entries)."""
+    folder = "elsewhere" if name == "stranger" else "clients"
+    public = keys.read_certificate(table.root / folder / f"{name}.key").public
+    return {e.details["socket"] for e in table.entries("connection_refused") if e.details["key"] == public}
+
+
 def test_an_unknown_key_receives_nothing_on_any_socket_and_its_commands_get_no_reply(table: SecureTable) -> None:
     for full in (False, True):
         stranger = table.feed_client("stranger", full=full)
         with pytest.raises(TimeoutError):
             stranger.fetch_snapshot()
-        assert stranger.sub.poll(1000) == 0  # heartbeats go out every 0.1 s: none reach it
+        # its subscription's handshake refused (audited): a refused CURVE handshake passes no message, and none came
+        # though heartbeats go out every 0.1 s (waited on the refusal, not on a second of silence)
+        wait_for(lambda: ("full" if full else "public") in refused_to(table, "stranger"), "the SUB's refusal")
+        assert stranger.sub.poll(0) == 0
         stranger.close()
     intruder = table.commands("stranger")
     with pytest.raises(TimeoutError):
@@ -165,7 +175,8 @@ def test_a_display_key_gets_the_public_feed_but_not_the_full_one(table: SecureTa
     peeking = table.feed_client("screen", full=True)
     with pytest.raises(TimeoutError):
         peeking.fetch_snapshot()
-    assert peeking.sub.poll(1000) == 0
+    wait_for(lambda: "full" in refused_to(table, "screen"), "the full feed's refusal")  # then nothing can come
+    assert peeking.sub.poll(0) == 0
     peeking.close()
     refused = [e.details for e in table.entries("connection_refused")]
     assert {(d["socket"], d["name"]) for d in refused} == {("full", "screen"), ("full_snapshot", "screen")}

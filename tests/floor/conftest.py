@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 
 from tests.floor.pgserver import PgServer
@@ -32,7 +33,10 @@ def db(pg: PgServer) -> Iterator[str]:
     """The DSN of a new, empty database (the server restarted first if a test left it stopped)."""
     if not pg.running:
         pg.start()
-    yield pg.create_database(f"floor_{next(_numbers)}")
+    name = f"floor_{next(_numbers)}"
+    with psycopg.connect(pg.dsn(), autocommit=True) as conn:  # not a psql process a test (0.15 s against 0.3-0.5 s)
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield pg.dsn(name)
     if not pg.running:
         pg.start()
 

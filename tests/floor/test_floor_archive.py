@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -23,6 +21,7 @@ from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from protocol.users import User, Users
 from firmware_host.tables.house.table import HouseSetup
+from tests.firmware_host.processes import croupier_here
 from tests.floor.pgserver import PgServer, free_port
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
@@ -83,9 +82,9 @@ class PitTable:
         return reply["hands"], reply["more"]
 
     def history_json(self) -> list[dict[str, Any]]:
-        out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(self.state),
-                              "--json", "--last", "0"], capture_output=True, text=True, check=True).stdout
-        return [json.loads(line) for line in out.splitlines()]
+        done = croupier_here("history", "--state", str(self.state), "--json", "--last", "0")
+        assert done.returncode == 0, done.stderr
+        return [json.loads(line) for line in done.stdout.splitlines()]
 
     def close(self) -> None:
         self.client.close()

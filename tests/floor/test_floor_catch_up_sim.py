@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from floor.archive import Archive
 from floor.migrate import migrate
 from protocol.commands import CommandClient
 from sim.bots.players import seat_players
+from tests.firmware_host.processes import croupier_here
 
 
 def test_bots_play_a_3cp_table_and_the_pit_archives_its_journal_whole(tmp_path: Path, ctx: zmq.Context[Any],
@@ -49,10 +48,9 @@ def test_bots_play_a_3cp_table_and_the_pit_archives_its_journal_whole(tmp_path: 
                 assert archive.catch_up("sim-3cp-1", fetch_page) == 0
         finally:
             client.close()
-        out = subprocess.run([sys.executable, "-m", "cli", "history", "--state",
-                              str(table.state_dir), "--json", "--last", "0"], capture_output=True, text=True,
-                             check=True).stdout
-    journal = [json.loads(line) for line in out.splitlines()]
+        done = croupier_here("history", "--state", str(table.state_dir), "--json", "--last", "0")
+        assert done.returncode == 0, done.stderr
+    journal = [json.loads(line) for line in done.stdout.splitlines()]
     assert [h["hand"] for h in journal] == list(range(1, 13))
     with psycopg.connect(db) as conn:
         rows = conn.execute("SELECT record, game, handle_total, house_net FROM hands WHERE table_name = 'sim-3cp-1' "

@@ -19,7 +19,7 @@ from floor.migrate import migrate
 from floor.rating_feed import RatingFeed
 from floor.rating_memory import FeedMemory
 from floor.rating_past import PastRefused, PastStep, adjust, day_sessions
-from tests.firmware_host.processes import wait_for
+from tests.firmware_host.processes import croupier_here, wait_for
 from tests.floor.test_floor_ratings import CmsClient, catch_up, close, croupier, lines
 
 TABLE = "sim-3cp-1"
@@ -64,7 +64,7 @@ def test_a_past_days_session_is_adjusted_in_the_archive_audited_and_sent_updated
     endpoint = f"ipc://{tmp_path}/ratings"
     feed = RatingFeed(ctx, endpoint, None, FeedMemory(db))
     cms = CmsClient(ctx, endpoint)
-    journal_before = croupier("ratings", "--state", str(state), "--table", TABLE, "--json").stdout
+    journal_before = croupier_here("ratings", "--state", str(state), "--table", TABLE, "--json").stdout
     try:
         with Archive(db) as a:
             catch_up(a, state, TABLE, None, feed, cms)
@@ -95,7 +95,7 @@ def test_a_past_days_session_is_adjusted_in_the_archive_audited_and_sent_updated
         assert audit == [("pat", "sue", "slip found late", stored, got)]
         shown = next(s for s in lines("--db", db, "--day", day) if s["start"] == target["start"])
         assert shown["theo"] == got["theo"] and shown["adjustments"] == got["adjustments"]
-        assert croupier("ratings", "--state", str(state), "--table", TABLE, "--json").stdout == journal_before
+        assert croupier_here("ratings", "--state", str(state), "--table", TABLE, "--json").stdout == journal_before
         before = len(cms.events)
         assert feed.archive_steps() == 1
         wait_for(lambda: cms.take() is None and cms.seq == feed.seq, "the client has the step", timeout_s=10)

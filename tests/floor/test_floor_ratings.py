@@ -39,7 +39,7 @@ from protocol.commands import Command, CommandClient
 from protocol.config import ConfigError, SecurityConfig
 from protocol.curve import ClientKeys
 from sim.bots.table import free_tcp_port
-from tests.firmware_host.processes import wait_for
+from tests.firmware_host.processes import croupier_here, wait_for
 from tests.floor.pgserver import PgServer
 
 TABLES = {"sim-uth-1": "uth", "sim-3cp-1": "3cp"}
@@ -123,7 +123,7 @@ def archive(db: str, state: Path, table: str, split: int | None = None) -> None:
 
 
 def lines(*args: str) -> list[dict[str, Any]]:
-    done = croupier("ratings", "--json", *args)
+    done = croupier_here("ratings", "--json", *args)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
@@ -626,9 +626,9 @@ def test_a_cms_key_revoked_is_cut_from_the_rating_events_at_once(tmp_path: Path,
 
 
 def test_an_archive_not_migrated_or_a_bad_day_is_named_not_a_traceback(db: str) -> None:
-    done = croupier("ratings", "--db", db, "--json")
+    done = croupier_here("ratings", "--db", db, "--json")
     assert done.returncode == 2 and "croupier pit migrate" in done.stderr and "Traceback" not in done.stderr
-    done = croupier("ratings", "--db", db, "--day", "12/03")
+    done = croupier_here("ratings", "--db", db, "--day", "12/03")
     assert done.returncode == 2 and "--day: a gaming day as YYYY-MM-DD" in done.stderr
-    done = croupier("ratings", "--player", "600050100")
+    done = croupier_here("ratings", "--player", "600050100")
     assert done.returncode == 2 and "give --db DSN" in done.stderr

@@ -17,7 +17,7 @@ import pytest
 
 from floor.migrate import migrate
 from tests.floor.pgserver import PgServer
-from tests.firmware_host.processes import start_cli, wait_for
+from tests.firmware_host.processes import croupier_here, start_cli, wait_for
 
 
 def floor_sim(tmp_path: Path, db: str, *args: str) -> tuple[subprocess.Popen[str], Path]:
@@ -55,9 +55,9 @@ def archived(db: str) -> tuple[int, int, list[tuple[str, int, int]]]:
 
 
 def stats_hands(db: str) -> int:
-    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", db, "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    report = json.loads(out)
+    done = croupier_here("stats", "--db", db, "--json")  # `croupier stats` in this process: the same code, no start-up
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
     assert {"tables", "games"} <= set(report)
     return int(report["hands"])
 
@@ -80,8 +80,8 @@ def stop(proc: subprocess.Popen[str] | None) -> None:
 
 def test_ten_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Path, db: str) -> None:
     migrate(db)
-    sim, config = floor_sim(tmp_path, db, "--tables", "10", "--speed", "50", "--duration", "6",
-                            "--pit-wait", "40", "--watch")
+    sim, config = floor_sim(tmp_path, db, "--tables", "10", "--speed", "50", "--duration", "4",
+                            "--pit-wait", "40", "--watch")  # 4 s: about 40 hands (61 in 6 s at load 8)
     pit = None
     try:
         pit = start_pit(tmp_path, config)
@@ -90,7 +90,7 @@ def test_ten_tables_at_fifty_times_real_time_are_archived_whole(tmp_path: Path, 
         stop(sim)
         stop(pit)
     assert report["tables"] == 10 and report["pit_ready"] and report["archived"]
-    assert report["hands"] > 30 and report["messages"] > 10 * report["hands"]
+    assert report["hands"] > 20 and report["messages"] > 10 * report["hands"]
     floor = report["floor"]
     # every update a table sent was passed on by the pit on its own, and the floor feed has no hole
     assert floor["missing"] == 0 and floor["floor_gaps"] == 0 and floor["received"] > 10 * report["hands"]
