@@ -24,9 +24,9 @@ from typing import Any
 from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
-    ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, PROTOCOL_VERSION, SCAN_AT, SEQ_AT, SYNC,
-    TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType, decode_message,
-    encode_message, seq_delta,
+    ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, MAX_PAYLOAD, PROTOCOL_VERSION, SCAN_AT,
+    SEQ_AT, SYNC, TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
+    decode_message, encode_message, seq_delta,
 )
 from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, crc16
@@ -43,6 +43,21 @@ FAULT_WORDS: dict[FaultCode, str] = {
     FaultCode.ANTENNA: "antenna fault", FaultCode.RF: "reader front end fault",
     FaultCode.OVERFLOW: "too many chips to read", FaultCode.OTHER: "board fault",
 }
+
+
+def _whole_frame(data: bytes) -> int:
+    """The length of the frame `data` begins with when its sync, its length and all its bytes are there (its CRC
+    is the decoder's to check); 0 when it begins with no such frame.
+
+    >>> frame = encode_message(Heartbeat(), 7)
+    >>> _whole_frame(frame + b"rest") == len(frame), _whole_frame(frame[:-1]), _whole_frame(b"x" + frame)
+    (True, 0, 0)
+    """
+    if len(data) < HEADER_SIZE or not data.startswith(SYNC):
+        return 0
+    length = data[LEN_AT] << 8 | data[LEN_AT + 1]
+    end = HEADER_SIZE + length + CRC_SIZE
+    return end if length <= MAX_PAYLOAD and end <= len(data) else 0
 
 
 @dataclass
@@ -180,13 +195,20 @@ class ChipSession(DeviceSession[Hello]):
         return True
 
     def receive(self, data: bytes, now: float) -> None:
-        """Bytes the port gave: the quiet scans at their head taken at the compare (`_quiet_frames`), the
-        rest as every device's (`DeviceSession.receive`)."""
-        if data and self.state == ONLINE and not self._decoder.buffered:
+        """Bytes the port gave: the quiet scans taken at the compare (`_quiet_frames`), each other whole frame
+        between them as every device's (`DeviceSession.receive`), and the quiet ones after it at the compare
+        again: a scan in which a circle changed is one frame decoded and 28 compared, not the change and every
+        frame behind it decoded. What is not a whole frame (garbage, a frame cut short) and all after it go to
+        the decoder as they came."""
+        while data and self.state == ONLINE and not self._decoder.buffered:
             data = self._quiet_frames(data, now)
-            if not data:
-                return
-        super().receive(data, now)
+            end = _whole_frame(data)
+            if not end:
+                break
+            super().receive(data[:end], now)  # a change, a fault, a heartbeat: taken as any frame
+            data = data[end:]
+        if data:
+            super().receive(data, now)
 
     def _quiet_frames(self, data: bytes, now: float) -> bytes:
         """Take the whole INVENTORY frames at the head of `data` that `_repeated` would take, without making a

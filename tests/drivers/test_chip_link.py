@@ -348,6 +348,29 @@ def test_a_quiet_scan_read_in_one_piece_is_taken_at_the_compare() -> None:
     assert session.next_turn(10.0) == pytest.approx(2.0)  # nothing but the board's silence to wait for
 
 
+class FramesCounted(ChipSession):
+    """The session, counting the frames it took through the decoder (`_frame`) rather than at the compare."""
+
+    decoded: int = 0
+
+    def _frame(self, frame: Any, now: float) -> None:
+        self.decoded += 1
+        super()._frame(frame, now)
+
+
+def test_the_quiet_frames_behind_a_change_in_one_read_are_taken_at_the_compare() -> None:
+    # A scan in which one circle changed: the change's frame decoded, the quiet frames before and after it compared.
+    stream = scans([(0, 2, 20, False), (1, 1, 20, False), (1, 1, 1, False), (0, 3, 1, False), (1, 1, 2, False)])
+    session = FramesCounted(confirm=3, settle_s=0.2)
+    readings_of(session, stream[:-4])
+    before = session.decoded, session.stats.repeats, session.stats.inventories
+    session.receive(b"".join(data for data, _ in stream[-4:]), 10.0)
+    assert (session.decoded - before[0], session.stats.repeats - before[1], session.stats.inventories - before[2]) \
+        == (1, 3, 4)
+    assert session.antennas["spot1.ante"]._seen == {C: 1}  # the change is counting towards K
+    assert session.take_readings() == []
+
+
 def test_a_quiet_circle_s_scans_are_taken_undecoded_and_a_change_is_not() -> None:
     table = Table()
     table.control(f"place spot1.ante {A} {B}")
