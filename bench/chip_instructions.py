@@ -15,6 +15,11 @@ as the loop drains it (`Controller.handle_readings`): `CIRCLES` circles' stacks 
 unstable), settled (their stable flags), taken and settled again, a burst a batch; and one circle alone the same
 way. Counted as above, `ROUNDS` rounds against none.
 
+The third is the chip link's side of a change (`LINK_NAME`): the same board's stream, but every `CYCLE` scans after
+the first `WARM` the circles holding a stack have it taken off in one scan and put back `CYCLE // 2` scans later,
+all 14 at once (a burst) or one alone; the link's instructions on `SCANS` such scans, less those of `SCANS` quiet
+ones, over the changes (every scan of a change counted: the K that take it, the first that decodes it).
+
 Run as `python -m bench.chip_instructions N PATH` it is the counted process: N scans of the pickled stream at PATH taken;
 `python -m bench.chip_instructions burst|lone N PATH`: N rounds of the controller's steps, its journal in the folder PATH.
 """
@@ -49,8 +54,15 @@ CIRCLES = 21
 NAME = "smart table: user-space instructions of the chip link a scan of 29 antennas, nothing moving (callgrind)"
 
 
-def scans() -> list[tuple[bytes, float]]:
-    """The board's bytes: its HELLO, then `WARM + SCANS` scans of every antenna, a tenth of a second apart."""
+CYCLE = 20
+"""Scans from one taking of the stacks to the next (`scans(moving)`): taken off at the first, put back at the half."""
+LINK_NAME = ("smart table: user-space instructions of the chip link a change (callgrind): the 14 stacked circles "
+             "taken and put back at once, one alone")
+
+
+def scans(moving: int = 0) -> list[tuple[bytes, float]]:
+    """The board's bytes: its HELLO, then `WARM + SCANS` scans of every antenna, a tenth of a second apart; after
+    `WARM`, the first `moving` stacked circles' stacks taken off every `CYCLE` scans and put back at the half."""
     from engine.chips import ChipStatus
     from engine.games import MAX_SPOTS
     from sim.chips.board import ChipBoardFirmware, layout
@@ -63,12 +75,19 @@ def scans() -> list[tuple[bytes, float]]:
     board.place("tray", laid)
     free = [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE and c.uid not in set(laid)]
     circles = [name for _, name in layout("uth", MAX_SPOTS) if name != "tray"]
-    for k, name in enumerate(circles[1::2]):
-        board.place(name, free[k * STACK:(k + 1) * STACK])
+    stacks = {name: free[k * STACK:(k + 1) * STACK] for k, name in enumerate(circles[1::2])}
+    for name, stack in stacks.items():
+        board.place(name, stack)
     board.boot_hello()
     stream = [(board.take_output(), 0.0)]
     now = 0.0
     while len(stream) < 1 + WARM + SCANS:
+        phase = (len(stream) - 1 - WARM) % CYCLE if len(stream) > WARM else -1
+        for name in list(stacks)[:moving] if phase in (0, CYCLE // 2) else ():
+            if phase:
+                board.place(name, stacks[name])
+            else:
+                board.clear(name)
         now += 0.1
         before = board.scans
         board.poll(now)
@@ -90,7 +109,9 @@ def take(n: int, path: str) -> None:
         session.poll(now)
         session.take_readings()
         session.next_turn(now)
-    if session.stats.repeats < n * ANTENNAS:
+    if session.stats.inventories != (WARM + n) * ANTENNAS:
+        raise RuntimeError(f"{session.stats.inventories} inventories taken, not {(WARM + n) * ANTENNAS}")
+    if "moving" not in path and session.stats.repeats < n * ANTENNAS:
         raise RuntimeError(f"{session.stats.repeats} scans taken as repeats, fewer than {n * ANTENNAS}")
 
 
@@ -139,9 +160,9 @@ def steps(n: int, path: str, lone: bool = False) -> None:
     ctx.term()
 
 
-def _count(n: int, work: Path, mode: str = "") -> int:
-    out = work / f"cg.{mode}{n}"
-    stream = work / "scans.pickle"
+def _count(n: int, work: Path, mode: str = "", stream_name: str = "scans.pickle") -> int:
+    out = work / f"cg.{mode}{n}.{stream_name}"
+    stream = work / stream_name
     root = str(Path(__file__).resolve().parents[1])
     args = [str(n), str(stream)] if not mode else [mode, str(n), str(work / f"journal-{mode}{n}")]
     subprocess.run(["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m",
@@ -161,7 +182,13 @@ def run() -> list[Figure]:
     work = Path(tempfile.mkdtemp(prefix="crp-chipcount-"))
     try:
         (work / "scans.pickle").write_bytes(pickle.dumps(scans()))
-        a_scan = (_count(SCANS, work) - _count(0, work)) / SCANS
+        quiet = _count(SCANS, work)
+        a_scan = (quiet - _count(0, work)) / SCANS
+        changes = []
+        for moving in (14, 1):
+            (work / f"moving{moving}.pickle").write_bytes(pickle.dumps(scans(moving)))
+            changes.append((_count(SCANS, work, stream_name=f"moving{moving}.pickle") - quiet)
+                           / (2 * moving * (SCANS // CYCLE)))
         burst, alone = _step_counts(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -169,8 +196,11 @@ def run() -> list[Figure]:
           f"instructions a scan in the chip link (user space); load average {os.getloadavg()[0]:.1f}")
     print(f"   the controller's steps: {burst:,.0f} instructions a change in a burst of {CIRCLES} circles a scan, "
           f"{alone:,.0f} a circle's change alone (placed, settled, taken, settled: {ROUNDS} rounds each)")
+    print(f"   the chip link: {changes[0]:,.0f} instructions a change in a burst of 14 circles, {changes[1]:,.0f} a "
+          f"circle's change alone (taken off, put back: {SCANS // CYCLE} cycles of {CYCLE} scans), over quiet scans")
     return [Figure.reported(NAME, f"{a_scan:,.0f}"),
-            Figure.reported(STEP_NAME, f"{burst:,.0f} a change in a burst, {alone:,.0f} alone")]
+            Figure.reported(STEP_NAME, f"{burst:,.0f} a change in a burst, {alone:,.0f} alone"),
+            Figure.reported(LINK_NAME, f"{changes[0]:,.0f} a change in a burst, {changes[1]:,.0f} alone")]
 
 
 def _step_counts(work: Path) -> tuple[float, float]:

@@ -35,6 +35,7 @@ the pace slows: the figure holds for this pace, the absolute share of a core is 
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import statistics
 import subprocess
@@ -49,6 +50,7 @@ import msgpack
 import zmq
 
 from bench import Figure
+from bench._chip_trace import card_matches, legs, summary
 from bench._units import Scheduling
 from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, instrument_preexec, latencies
 from cli.demo import croupier_argv
@@ -75,6 +77,13 @@ TALLEST = 20
 """The most chips a stake is stacked of (`TallRack`)."""
 AIM_P99_RATIO = 1.25  # a chip change's p99 to the public feed over a card's, same run
 AIM_CPU_RATIO = 1.5  # the controller's CPU with chips over the same table without, same pace
+QUIET_S = 0.05
+"""A card that came this long or longer after the card before is timed apart too: a chip change comes after a
+scan or more of quiet (100 ms), the bench's cards mostly in streams ~1 ms apart, and a step after quiet is slower
+(an idle core woken, its caches cold, a lone fsync): a real shoe deals a card every second or two."""
+TRACE = os.environ.get("CROUPIER_BENCH_TRACE", "")
+"""With CROUPIER_BENCH_TRACE=PREFIX, each controller runs under `bench._chip_trace`, its stamps written to PREFIX.*,
+and each round prints the legs of its chip changes' and cards' times (the stamps' own cost in the figures)."""
 
 
 class TallRack(Rack):
@@ -150,14 +159,19 @@ def chip_latencies(board: TimedBoard, listener: Listener) -> tuple[list[float], 
     """Seconds from each circle's change taken (`TimedBoard.changes`) to the public update showing its
     new value; the same for the changes alone in their scan (no other circle changed with them); how
     many changes the next overtook before the feed showed them."""
+    matched, overtaken = chip_matches(board, listener)
+    return [t1 - t0 for t0, t1, _, _ in matched], [t1 - t0 for t0, t1, _, alone in matched if alone], overtaken
+
+
+def chip_matches(board: TimedBoard, listener: Listener) -> tuple[list[tuple[float, float, int, bool]], int]:
+    """`(t0, t1, feed seq, alone in its scan)` of each change timed (`chip_latencies`), and how many were overtaken."""
     pending: dict[str, list[tuple[int, float]]] = {}
     per_scan = Counter(scan for _, _, _, scan in board.changes)
     alone_at = {t for _, _, t, scan in board.changes if per_scan[scan] == 1}
     for name, value, t, _ in board.changes:
         pending.setdefault(name, []).append((value, t))
     shown: dict[str, int] = {}
-    out: list[float] = []
-    alone: list[float] = []
+    out: list[tuple[float, float, int, bool]] = []
     overtaken = 0
     for frame in listener.public_msgs:
         message = msgpack.unpackb(frame, raw=False)
@@ -173,13 +187,11 @@ def chip_latencies(board: TimedBoard, listener: Listener) -> tuple[list[float], 
             waiting = pending.get(name, [])
             i = next((k for k, (v, t) in enumerate(waiting) if v == value and t <= got), None)
             if i is not None:
-                out.append(got - waiting[i][1])
-                if waiting[i][1] in alone_at:
-                    alone.append(out[-1])
+                out.append((waiting[i][1], got, message["seq"], waiting[i][1] in alone_at))
                 overtaken += i
                 del waiting[:i + 1]
         shown = now_shown
-    return out, alone, overtaken
+    return out, overtaken
 
 
 def _pace(dealer: BotDealer, hands: int, pace_s: float) -> tuple[float, int]:
@@ -211,6 +223,7 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
     proc: subprocess.Popen[bytes] | None = None
     listener: Listener | None = None
     dealer: BotDealer | None = None
+    trace = ""
     try:
         if board is not None:  # the tray's float laid before the controller starts: its opening inventory, as the demo's
             fill_tray("%s:%d" % board.control_address, chip_set)
@@ -224,6 +237,9 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
             argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
             if PROFILE:  # as in bench/controller_latency.py: for finding where the time goes, never for the aims
                 argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{'chips' if chips else 'cards'}.{time.monotonic_ns()}"]
+            elif TRACE:  # each leg of a reading's path stamped (bench._chip_trace), never for the aims
+                trace = f"{TRACE}.{'chips' if chips else 'cards'}.{time.monotonic_ns()}"
+                argv[1:1] = ["-m", "bench._chip_trace", trace]
             proc = spawn(argv, stderr=err, setup=Scheduling.controller().preexec)  # as its unit deploys it
         read_json_line(proc, 30.0, "controller")
         listener = Listener(eps.public, eps.full)
@@ -249,10 +265,12 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
         listener.finish()
         cards = sorted(latencies(shoe, listener))
         timed, alone, overtaken = chip_latencies(board, listener) if board else ([], [], 0)
+        cards_timed = card_matches(shoe.card_sent, listener.full_msgs, listener.public_at)
+        traced = (trace, chip_matches(board, listener)[0] if board else [], cards_timed) if trace else None
         timed.sort()
         alone.sort()
         return {"cpu_share": cpu_s / wall, "wall_s": wall, "cards": cards, "chips": timed, "alone": alone,
-                "overtaken": overtaken,
+                "overtaken": overtaken, "traced": traced, "cards_after_quiet": sorted(t1 - t0 for t0, t1, _ in after_quiet(cards_timed)),
                 "changes": len(board.changes) if board else 0, "late": late,
                 "moved": dict(dealer.moved) if isinstance(dealer, ChipDealer) else {}}
     finally:
@@ -269,8 +287,32 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
+def after_quiet(cards: Sequence[tuple[float, float, int]], quiet_s: float = QUIET_S) -> list[tuple[float, float, int]]:
+    """The cards timed whose frame came `quiet_s` or more after the card before (the first of each stream)."""
+    ordered = sorted(cards)
+    return [card for before, card in zip([None, *ordered], ordered) if before is None or card[0] - before[0] >= quiet_s]
+
+
+def _print_legs(path: str, chips: Sequence[tuple[float, float, int, bool]], cards: Sequence[tuple[float, float, int]]) -> None:
+    """Each timed change's and card's legs (`bench._chip_trace`), from the stamps the controller wrote at its exit."""
+    stamps = pickle.loads(Path(path).read_bytes())
+    print(f"   legs, chip changes alone in their scan: {summary(legs(stamps, [m[:3] for m in chips if m[3]], 'chips'))}")
+    print(f"   legs, chip changes with others: {summary(legs(stamps, [m[:3] for m in chips if not m[3]], 'chips'))}")
+    quiet = after_quiet(cards)
+    print(f"   legs, cards after {1000 * QUIET_S:.0f} ms of quiet: {summary(legs(stamps, quiet, 'shoe'))}")
+    print(f"   legs, cards in a stream: {summary(legs(stamps, [c for c in cards if c not in quiet], 'shoe'))}", flush=True)
+
+
 def _p(values: Sequence[float], q: float) -> float:
     return 1000 * values[min(len(values) - 1, int(q * len(values)))]
+
+
+def _quiet_cards(values: Sequence[float]) -> str:
+    """The cards timed after quiet (`after_quiet`), in words."""
+    if not values:
+        return f"none after {1000 * QUIET_S:.0f} ms of quiet"
+    return (f"{len(values)} after {1000 * QUIET_S:.0f} ms of quiet: p50 {1000 * statistics.median(values):.2f} ms, "
+            f"p99 {_p(values, 0.99):.2f} ms")
 
 
 def _alone(values: Sequence[float]) -> str:
@@ -287,6 +329,8 @@ def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
     print(f"   the instruments at {Scheduling.instruments()}", flush=True)
     for n in range(rounds):
         smart = measure(True, hands)
+        if smart["traced"]:
+            _print_legs(*smart["traced"])
         plain = measure(False, hands)
         if not smart["chips"] or not smart["cards"]:
             raise RuntimeError("no chip change or no card was matched to its public update")
@@ -297,7 +341,7 @@ def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
               f"({smart['overtaken']} overtaken), p50 {1000 * statistics.median(smart['chips']):.2f} ms, p99 "
               f"{chip_p99:.2f} ms, max {1000 * smart['chips'][-1]:.2f} ms ({_alone(smart['alone'])}); CARD -> update, same run: "
               f"{len(smart['cards'])} timed, p50 {1000 * statistics.median(smart['cards']):.2f} ms, p99 {card_p99:.2f} ms "
-              f"({p99_ratios[-1]:.2f}x); controller CPU {100 * smart['cpu_share']:.1f}% of one core with chips, "
+              f"({p99_ratios[-1]:.2f}x; {_quiet_cards(smart['cards_after_quiet'])}); controller CPU {100 * smart['cpu_share']:.1f}% of one core with chips, "
               f"{100 * plain['cpu_share']:.1f}% without ({cpu_ratios[-1]:.2f}x; the card table's own CARD p99 "
               f"{_p(plain['cards'], 0.99):.2f} ms); the tray's movements {smart['moved'] or 'none'}; load average "
               f"{os.getloadavg()[0]:.1f}")

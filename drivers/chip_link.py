@@ -24,9 +24,9 @@ from typing import Any
 from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
-    ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, PROTOCOL_VERSION, SCAN_AT, SEQ_AT, SYNC,
-    TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType, decode_message,
-    encode_message, seq_delta,
+    ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, MAX_PAYLOAD, PROTOCOL_VERSION, SCAN_AT,
+    SEQ_AT, SYNC, TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
+    decode_message, encode_message, seq_delta,
 )
 from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, crc16
@@ -45,6 +45,23 @@ FAULT_WORDS: dict[FaultCode, str] = {
 }
 
 
+def _whole_frame(data: bytes, at: int = 0) -> int:
+    """Where the frame at offset `at` of `data` ends when its sync, its length and all its bytes are there (its
+    CRC is the decoder's to check); 0 when no such frame begins there.
+
+    >>> frame = encode_message(Heartbeat(), 7)
+    >>> _whole_frame(frame + b"rest") == len(frame), _whole_frame(frame[:-1]), _whole_frame(b"x" + frame)
+    (True, 0, 0)
+    >>> _whole_frame(b"x" + frame, 1) == 1 + len(frame)
+    True
+    """
+    if len(data) - at < HEADER_SIZE or not data.startswith(SYNC, at):
+        return 0
+    length = data[at + LEN_AT] << 8 | data[at + LEN_AT + 1]
+    end = at + HEADER_SIZE + length + CRC_SIZE
+    return end if length <= MAX_PAYLOAD and end <= len(data) else 0
+
+
 @dataclass
 class ChipLinkStats(SessionStats):
     """Counters of what the board's link saw, for logs and health displays."""
@@ -55,6 +72,7 @@ class ChipLinkStats(SessionStats):
     unknown_antennas: int = 0
     faults: int = 0
     repeats: int = 0            # inventories the same as their antenna's one before, taken undecoded (`_repeated`)
+    reread: int = 0             # such inventories while chips were counted in or out: debounced, not decoded again
 
 
 @dataclass
@@ -84,6 +102,7 @@ class ChipSession(DeviceSession[Hello]):
     _unknown: set[int] = field(default_factory=set)   # antenna numbers reported unknown on this connection
     _unreadable_said: bool = False                    # an unreadable frame reported on this connection
     _last_read: dict[int, bytes] = field(default_factory=dict)  # antenna number -> its last INVENTORY's UID bytes
+    _last_uids: dict[int, frozenset[str]] = field(default_factory=dict)  # antenna number -> those bytes' UIDs
     _unsettled: set[str] = field(default_factory=set)  # antennas whose reading was reported and its stable flag not yet
 
     def __post_init__(self) -> None:
@@ -161,7 +180,9 @@ class ChipSession(DeviceSession[Hello]):
         counts none of that antenna's chips in or out (`AntennaDebounce.quiet_scan`): nearly every scan,
         as a circle changes a few times a hand and is scanned ten times a second. It changes nothing
         but the scan counted, so it costs the compare: its UIDs are not decoded nor debounced again.
-        False when it is not such a scan (the frame is then decoded and taken as any other)."""
+        While its debounce counts chips in or out (the K scans of a stack placed, the scan after a gap) it is
+        debounced with the UIDs those bytes were decoded to before (`_reread`), not decoded again.
+        False when its UIDs are not its antenna's last ones (the frame is then decoded and taken as any other)."""
         payload = frame.payload
         if len(payload) < INVENTORY_UIDS:
             return False
@@ -170,31 +191,51 @@ class ChipSession(DeviceSession[Hello]):
             return False
         debounce = self.antennas[self._names[antenna]]  # a read is kept for named antennas only
         taken = debounce.quiet_scan(scan, now)
-        if taken is False:
-            return False
         self._count_seq(frame.seq)
         self.stats.inventories += 1
+        if taken is False:
+            self._reread(antenna, scan, now)
+            return True
         self.stats.repeats += 1
         if taken is not True:
             self._post(taken)
         return True
 
-    def receive(self, data: bytes, now: float) -> None:
-        """Bytes the port gave: the quiet scans at their head taken at the compare (`_quiet_frames`), the
-        rest as every device's (`DeviceSession.receive`)."""
-        if data and self.state == ONLINE and not self._decoder.buffered:
-            data = self._quiet_frames(data, now)
-            if not data:
-                return
-        super().receive(data, now)
+    def _reread(self, antenna: int, scan: int, now: float) -> None:
+        """Antenna `antenna`'s scan `scan` read the bytes of its last INVENTORY while its debounce counts chips in
+        or out: debounced with the UIDs those bytes were decoded to (`_inventory`), as the frame decoded again
+        would be. A stack placed is read K scans running before it is taken: the last K - 1 cost no decoding,
+        a burst's 21 circles' confirming scan among them."""
+        self.stats.reread += 1
+        reading = self.antennas[self._names[antenna]].inventory(self._last_uids[antenna], now, scan)
+        if reading is not None:
+            self._post(reading)
 
-    def _quiet_frames(self, data: bytes, now: float) -> bytes:
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes the port gave: the quiet scans taken at the compare (`_quiet_frames`), each other whole frame
+        between them as every device's (`DeviceSession.receive`), and the quiet ones after it at the compare
+        again: a scan in which a circle changed is one frame decoded and 28 compared, not the change and every
+        frame behind it decoded. What is not a whole frame (garbage, a frame cut short) and all after it go to
+        the decoder as they came."""
+        at, size = 0, len(data)
+        while at < size and self.state == ONLINE and not self._decoder.buffered:
+            at = self._quiet_frames(data, now, at)
+            end = _whole_frame(data, at)
+            if not end:
+                break
+            super().receive(data[at:end], now)  # a change, a fault, a heartbeat: taken as any frame
+            at = end
+        if at < size:
+            super().receive(data[at:] if at else data, now)
+
+    def _quiet_frames(self, data: bytes, now: float, at: int = 0) -> int:
         """Take the whole INVENTORY frames at the head of `data` that `_repeated` would take, without making a
         frame of each: the sync, the CRC and the UIDs checked where they lie (a quiet scan is 29 such frames
-        ten times a second, the same bytes as the scan before but for their numbers and CRCs). Returns the
-        rest of `data` from the first frame that is not one (a change, a fault, a gap, a frame cut short,
-        garbage), for the decoder to take as it takes any."""
-        at, size, taken_n, last_seq = 0, len(data), 0, self._last_seq
+        ten times a second, the same bytes as the scan before but for their numbers and CRCs), from offset `at`.
+        Returns the offset of the first frame that is not one (a change, a fault, a gap, a frame cut short,
+        garbage), for the decoder to take as it takes any. Such a frame while its antenna's chips are counted in
+        or out is debounced from its last UIDs (`_reread`)."""
+        start, size, taken_n, reread, last_seq = at, len(data), 0, 0, self._last_seq
         last_read, names, antennas = self._last_read, self._names, self.antennas
         view = memoryview(data)
         # the frame's fields where `chip_protocol` names them (its property test holds this to the decoder), as locals
@@ -208,22 +249,23 @@ class ChipSession(DeviceSession[Hello]):
                     or not data.startswith(last, at + uids_at)
                     or crc16(view[at + len_at:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
                 break
-            taken = antennas[names[data[at + antenna_at]]].quiet_scan(data[at + scan_at] << 8 | data[at + scan_at + 1],
-                                                                      now)
+            antenna, scan = data[at + antenna_at], data[at + scan_at] << 8 | data[at + scan_at + 1]
+            taken = antennas[names[antenna]].quiet_scan(scan, now)
             if taken is False:
-                break
-            if taken is not True:
+                self._reread(antenna, scan, now)
+                reread += 1
+            elif taken is not True:
                 self._post(taken)
             last_seq, taken_n, at = seq, taken_n + 1, end
-        if not at:
-            return data
+        if at == start:
+            return at
         self._last_seq = last_seq
         self.stats.frames += taken_n
         self._decoder.stats.frames += taken_n
         self.stats.inventories += taken_n
-        self.stats.repeats += taken_n
+        self.stats.repeats += taken_n - reread
         self._last_heard = self._last_rx = now
-        return data[at:]
+        return at
 
     def _post(self, reading: Reading) -> None:
         if isinstance(reading, ChipsRead):  # the antennas whose stable flag is to come (`_online_poll`, `due`)
@@ -252,6 +294,7 @@ class ChipSession(DeviceSession[Hello]):
         self._names = dict(hello.antennas)
         self._unknown.clear()
         self._last_read.clear()
+        self._last_uids.clear()
         self._unreadable_said = False
         self._faults.clear()
         for name in self._names.values():
@@ -274,7 +317,8 @@ class ChipSession(DeviceSession[Hello]):
             return
         self.stats.inventories += 1
         self._last_read[inventory.antenna] = read
-        reading = self.antennas[name].inventory(inventory.uids, now, inventory.scan)
+        self._last_uids[inventory.antenna] = uids = frozenset(inventory.uids)
+        reading = self.antennas[name].inventory(uids, now, inventory.scan)
         if reading is not None:
             self._post(reading)
 

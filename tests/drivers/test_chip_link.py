@@ -261,8 +261,8 @@ class EveryScanDecoded(ChipSession):
     def _repeated(self, frame: Any, now: float) -> bool:
         return False
 
-    def _quiet_frames(self, data: bytes, now: float) -> bytes:
-        return data
+    def _quiet_frames(self, data: bytes, now: float, at: int = 0) -> int:
+        return at
 
 
 HELLO = Hello(1, (1, 0, 0), 1, 100, "CB-SIM", "SIM0001", ((0, "spot1.ante"), (1, "spot1.play")))
@@ -348,31 +348,56 @@ def test_a_quiet_scan_read_in_one_piece_is_taken_at_the_compare() -> None:
     assert session.next_turn(10.0) == pytest.approx(2.0)  # nothing but the board's silence to wait for
 
 
+class FramesCounted(ChipSession):
+    """The session, counting the frames it took through the decoder (`_frame`) rather than at the compare."""
+
+    decoded: int = 0
+
+    def _frame(self, frame: Any, now: float) -> None:
+        self.decoded += 1
+        super()._frame(frame, now)
+
+
+def test_the_quiet_frames_behind_a_change_in_one_read_are_taken_at_the_compare() -> None:
+    # A scan in which one circle changed: the change's frame decoded, the quiet frames before and after it compared.
+    stream = scans([(0, 2, 20, False), (1, 1, 20, False), (1, 1, 1, False), (0, 3, 1, False), (1, 1, 2, False)])
+    session = FramesCounted(confirm=3, settle_s=0.2)
+    readings_of(session, stream[:-4])
+    before = session.decoded, session.stats.repeats, session.stats.inventories
+    session.receive(b"".join(data for data, _ in stream[-4:]), 10.0)
+    assert (session.decoded - before[0], session.stats.repeats - before[1], session.stats.inventories - before[2]) \
+        == (1, 3, 4)
+    assert session.antennas["spot1.ante"]._seen == {C: 1}  # the change is counting towards K
+    assert session.take_readings() == []
+
+
 def test_a_quiet_circle_s_scans_are_taken_undecoded_and_a_change_is_not() -> None:
     table = Table()
     table.control(f"place spot1.ante {A} {B}")
     table.run(FIRST_S)
     stats = table.session.stats
-    before = stats.repeats, stats.inventories
+    before = stats.repeats, stats.inventories, stats.reread
     assert table.run(1.0) == []
     assert stats.repeats - before[0] == stats.inventories - before[1] == 50  # 5 antennas x 10 scans, all repeats
     table.control(f"place spot1.ante {C}")
-    before = stats.repeats, stats.inventories
+    before = stats.repeats, stats.inventories, stats.reread
     assert chips(table.run(1.0)) == [ChipsRead("spot1.ante", frozenset({A, B, C}), False),
                                      ChipsRead("spot1.ante", frozenset({A, B, C}), True)]
-    # spot1.ante's changed scan and the K - 1 while C was counted in were decoded: the rest repeats
+    # spot1.ante's changed scan was decoded, the K - 1 while C was counted in debounced from its UIDs: the rest repeats
     assert stats.inventories - before[1] == 50 and stats.repeats - before[0] == 50 - 4
+    assert stats.reread - before[2] == 3
 
 
-def test_a_repeat_after_a_lost_scan_is_decoded_and_counted_as_a_gap() -> None:
+def test_a_repeat_after_a_lost_scan_is_debounced_afresh_and_counted_as_a_gap() -> None:
     table = Table()
     table.run(FIRST_S)
     table.control("fault gap")
     stats = table.session.stats
-    before = stats.repeats, stats.inventories
+    before = stats.repeats, stats.inventories, stats.reread
     table.run(0.2)  # two scans of 5 antennas, one INVENTORY lost
     assert sum(d.gaps for d in table.session.antennas.values()) == 1 and stats.gaps == 1
-    assert stats.inventories - before[1] == 9 and stats.repeats - before[0] == 9 - 1  # the one after the gap decoded
+    assert stats.inventories - before[1] == 9 and stats.repeats - before[0] == 9 - 1  # the one after the gap debounced
+    assert stats.reread - before[2] == 1
 
 
 def test_an_online_session_asks_for_a_turn_only_when_a_flag_or_the_silence_is_due() -> None:
