@@ -153,6 +153,23 @@ export function t(key, args = {}, state = null) {
   return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name) => (name in args ? argText(args[name], state) : whole));
 }
 
+const plurals = new Intl.PluralRules(locale);
+
+/**
+ * A word that counts something, in the language's plural form (the one plural rule of the pages): the catalog's
+ * `key_zero` for none where it has one, else `key_one` or `key_other` as Intl's rule for the page's locale picks
+ * (English: 1 is "one"; French: 0 and 1), with `count` as its {count} field ("1 seat", "2 seats", "1 place").
+ * @param {string} key the word's key without its form
+ * @param {number} count
+ * @param {Args} [args]
+ * @param {format.MoneyState} [state]
+ * @returns {string}
+ */
+export function tCount(key, count, args = {}, state = null) {
+  const form = count === 0 && `${key}_zero` in words ? "zero" : plurals.select(count);
+  return t(`${key}_${form}` in words ? `${key}_${form}` : `${key}_other`, { count, ...args }, state);
+}
+
 /**
  * The word for `key` if the catalog has it, else `fallback` (a code the controller sent that the catalog may not name).
  * @param {string} key
