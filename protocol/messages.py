@@ -53,6 +53,7 @@ class Dealer(TypedDict):
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
     hand_ranks: NotRequired[list[str] | None]
+    hand_kickers: NotRequired[list[str] | None]  # the kickers that decided against the dealer (engine.kickers)
     qualifies: NotRequired[bool | None]
 
 
@@ -88,6 +89,7 @@ class Spot(TypedDict):
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
     hand_ranks: NotRequired[list[str] | None]
+    hand_kickers: NotRequired[list[str] | None]  # the kickers that decided against the dealer (engine.kickers)
     results: NotRequired[dict[str, int]]
     pays: NotRequired[dict[str, str]]
     net: NotRequired[int]

@@ -211,13 +211,26 @@ export function refusalText(reply, state = null, why = String(reply?.error ?? re
 // A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
 // past hand journaled before hands carried their category keeps its name as it was.
 /**
- * @param {{hand_category?: string, hand_name?: string, hand_ranks?: string[] | null} | null | undefined} hand
+ * @param {{hand_category?: string, hand_name?: string, hand_ranks?: string[] | null, hand_kickers?: string[] | null} | null | undefined} hand
  * @returns {string}
  */
 export function handText(hand) {
   if (!hand) return "";
-  if (hand.hand_category) return rankedHand(hand.hand_category, hand.hand_ranks) || tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
-  return hand.hand_name ?? "";
+  if (!hand.hand_category) return hand.hand_name ?? "";
+  const named = rankedHand(hand.hand_category, hand.hand_ranks) || tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  return named && hand.hand_kickers?.length ? kickerText(named, hand.hand_kickers) : named;
+}
+
+// A hand named alike with the one it met, and why it won or lost: its kickers up to the one that decided, as the engine
+// ranked them (engine.kickers: the state's `hand_kickers`), "Pair of kings, ace kicker", "Paire de rois, as en kicker".
+/**
+ * @param {string} named
+ * @param {string[]} kickers
+ * @returns {string}
+ */
+function kickerText(named, kickers) {
+  const ranks = kickers.map((rank) => tOr(`rank_one.${rank}`, rank)).join(t("hand_kicker.join"));
+  return tCount("hand_kicker.hand", kickers.length, { hand: named, ranks });
 }
 
 // A hand named with the ranks it cites ("Pair of kings", "Paire de rois"): the catalog's `hand_ranked` sentence, the
