@@ -12,13 +12,14 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.firmware_host.test_table_steps import Rig
+from tests.web.test_accessibility import english_left
 from tests.web.test_chip_circles import serve
 
 SHOTS = Path("/tmp/console11")
 WORDS = {
     "en": {1: "Pair of kings, ace kicker", 2: "Pair of kings, jack kicker", 3: "Pair of aces", "dealer": "Pair of kings, queen kicker"},
-    "fr": {1: "Paire de rois, as en kicker", 2: "Paire de rois, valet en kicker", 3: "Paire d'as",
-           "dealer": "Paire de rois, dame en kicker"},
+    "fr": {1: "Paire de rois, kicker as", 2: "Paire de rois, kicker valet", 3: "Paire d'as",
+           "dealer": "Paire de rois, kicker dame"},
 }
 
 
@@ -52,6 +53,8 @@ def test_hands_named_alike_name_the_kicker_that_decided(page: Page, language: st
     shown = {seat: page.inner_text(f"#spots [data-seat='{seat}'] .hand-name") for seat in (1, 2, 3)}
     assert shown == {seat: words[seat] for seat in (1, 2, 3)}
     assert page.inner_text("#dealer-name").startswith(words["dealer"] + " \u2013 ")
+    if language == "fr":
+        assert english_left(page) == []
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"kickers-console-{language}-1280x720.png"))
     table = page.context.new_page()
