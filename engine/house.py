@@ -425,9 +425,8 @@ class HouseRound(ABC):
         return None if at is None else dict(steps[at])
 
     def correctable_seats(self) -> tuple[int, ...]:
-        """The seats whose last decision may still be corrected: taken, not a dead hand's, and no card
-        dealt since (before the payouts are confirmed); the seat decided (or corrected) last comes last, the
-        one a console's correction is most likely about."""
+        """The seats whose last decision may still be corrected (taken, not a dead hand's, no card dealt since,
+        the payouts not confirmed), the seat decided or corrected last, last: a correction is mostly about it."""
         if self._phase == "settled":
             return ()
         latest: dict[int, str] = {}  # the steps since the last card, newest first (a card mostly ends it at once)
