@@ -425,8 +425,8 @@ class HouseRound(ABC):
         return None if at is None else dict(steps[at])
 
     def correctable_seats(self) -> tuple[int, ...]:
-        """The seats whose last decision may still be corrected: taken, not a dead hand's, and no card
-        dealt since (before the payouts are confirmed)."""
+        """The seats whose last decision may still be corrected (taken, not a dead hand's, no card dealt since,
+        the payouts not confirmed), the seat decided or corrected last, last: a correction is mostly about it."""
         if self._phase == "settled":
             return ()
         latest: dict[int, str] = {}  # the steps since the last card, newest first (a card mostly ends it at once)
@@ -435,7 +435,7 @@ class HouseRound(ABC):
                 break
             if step.do in ("decide", "correct", "declare_dead"):
                 latest.setdefault(int(step.args["seat"]), step.do)
-        return tuple(sorted(seat for seat, do in latest.items() if do != "declare_dead"))
+        return tuple(reversed([seat for seat, do in latest.items() if do != "declare_dead"]))
 
     def verify_correct(self, seat: int, action: str, multiple: int | None = None) -> HouseRound:
         """Check that the seat's last decision can be replaced by `action` (`multiple`): it took one,

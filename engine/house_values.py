@@ -273,6 +273,7 @@ class SpotResult:
     results: Mapping[str, int]
     net: int
     ranks: tuple[str, ...] = ()  # the ranks its hand's name cites (engine.evaluate.named_ranks), for a screen's words
+    kickers: tuple[str, ...] = ()  # named alike with the dealer's hand: the kickers that decided (engine.kickers)
 
     def to_dict(self) -> SpotLine:
         return {"seat": self.seat, "hand": self.hand, "category": self.category, "results": dict(self.results),
@@ -292,16 +293,18 @@ class Settlement:
     dealer_qualifies: bool
     house_net: int
     dealer_ranks: tuple[str, ...] = ()  # the ranks the dealer's hand's name cites (engine.evaluate.named_ranks)
+    dealer_kickers: tuple[str, ...] = ()  # its kickers that decided against a spot named alike (engine.kickers)
 
     @classmethod
     def of(cls, spots: Iterable[SpotResult], dealer_hand: str, dealer_category: str,
-           dealer_qualifies: bool, dealer_ranks: tuple[str, ...] = ()) -> Settlement:
+           dealer_qualifies: bool, dealer_ranks: tuple[str, ...] = (), dealer_kickers: tuple[str, ...] = ()) -> Settlement:
         """Build one, the house's net taken as the opposite of the players' (so it balances)."""
         results = tuple(spots)
         for s in results:
             if s.net != sum(s.results.values()):
                 raise AssertionError(f"spot {s.seat}: net {s.net} is not the sum of {dict(s.results)}")
-        return cls(results, dealer_hand, dealer_category, dealer_qualifies, -sum(s.net for s in results), dealer_ranks)
+        return cls(results, dealer_hand, dealer_category, dealer_qualifies, -sum(s.net for s in results), dealer_ranks,
+                   dealer_kickers)
 
     def spot(self, seat: int) -> SpotResult:
         """The result of the spot at `seat`. Raises KeyError when it had no bet."""
@@ -317,9 +320,9 @@ class Settlement:
 
 
 def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int],
-                ranks: tuple[str, ...] = ()) -> SpotResult:
+                ranks: tuple[str, ...] = (), kickers: tuple[str, ...] = ()) -> SpotResult:
     """A SpotResult whose net is the sum of its circles."""
-    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()), ranks)
+    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()), ranks, kickers)
 
 
 # --- rounds as data (the input of `croupier settle`) -----------------------------------------------

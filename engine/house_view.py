@@ -2,10 +2,10 @@
 
 `HouseRound.full_view` (engine.house) puts these parts together, each made again only when a step
 changes it; the public view is the full one through the one redaction (`engine.redact.public`). The
-`dealer` is `{"cards", "visible"}` plus, from the showdown on, `hand_name`, `hand_category`, `hand_ranks`
-and `qualifies`. Each spot has `seat`, `cards`, `visible`, `bets` (the Play included once made) and
+`dealer` is `{"cards", "visible"}` plus, from the showdown on, `hand_name`, `hand_category`, `hand_ranks`,
+`hand_kickers` and `qualifies`. Each spot has `seat`, `cards`, `visible`, `bets` (the Play included once made) and
 `decision` (None, "check", "play", "fold", "dead"), and from the showdown on `hand_name`,
-`hand_category`, `hand_ranks`, `results` and `net`.
+`hand_category`, `hand_ranks`, `hand_kickers`, `results` and `net`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def dealer_part(cards: Sequence[Card], shown: bool, settlement: Settlement | Non
         dealer["hand_name"] = settlement.dealer_hand
         dealer["hand_category"] = settlement.dealer_category  # for a screen's own words (engine.evaluate's keys)
         dealer["hand_ranks"] = list(settlement.dealer_ranks)  # and the ranks its name cites (named_ranks)
+        dealer["hand_kickers"] = list(settlement.dealer_kickers)  # and the kickers that decided (engine.kickers)
         dealer["qualifies"] = settlement.dealer_qualifies
     return dealer
 
@@ -46,6 +47,7 @@ def spot_part(seat: int, cards: Sequence[Card], bets: dict[str, int], decision: 
         spot["hand_name"] = result.hand
         spot["hand_category"] = result.category
         spot["hand_ranks"] = list(result.ranks)
+        spot["hand_kickers"] = list(result.kickers)
         spot["results"] = dict(result.results)
         spot["net"] = result.net
     return spot

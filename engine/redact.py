@@ -71,9 +71,9 @@ TABLE_KEYS = frozenset({
 
 HAND_KEYS = frozenset({
     "seat", "cards", "bets", "decision", "hand_name", "results", "net", "qualifies", "pays",
-    # a house hand's category (engine.evaluate's keys) and the ranks its name cites, for a screen's own words;
-    # hidden with its name
-    "hand_category", "hand_ranks",
+    # a house hand's category (engine.evaluate's keys), the ranks its name cites and the kickers that decided
+    # against the dealer's hand named alike (engine.kickers), for a screen's own words; hidden with its name
+    "hand_category", "hand_ranks", "hand_kickers",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
     # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
@@ -276,6 +276,8 @@ def _hand(hand: Mapping[str, Any], hand_keys: frozenset[str]) -> dict[str, Any]:
             out["hand_category"] = None
         if "hand_ranks" in out:
             out["hand_ranks"] = None
+        if "hand_kickers" in out:
+            out["hand_kickers"] = None
     return out
 
 

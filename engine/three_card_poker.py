@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, say, shown
-from engine.evaluate import named_ranks, three_card
+from engine.evaluate import HandValue, named_ranks, three_card
+from engine.kickers import deciding_kickers, kickers
 from engine.games import THREE_CARD_POKER
 from engine.house import (
     HouseRound,
@@ -163,6 +164,7 @@ def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -
     dealer = three_card(hand.dealer)
     qualifies = rules.dealer_qualifier.qualifies(dealer, hand.dealer)
     results = []
+    compared: list[HandValue] = []  # the hands that met the dealer's
     for spot in hand.spots:
         value = three_card(spot.cards)
         versus = (value.strength > dealer.strength) - (value.strength < dealer.strength)
@@ -198,8 +200,13 @@ def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -
         if bonus:
             odds = rules.bonus.get(value.category) if rules.bonus is not None else None
             r["bonus"] = pay(bonus, odds, chip) if odds and played else -bonus
-        results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value)))
-    return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer))
+        met = played and qualifies  # its hand met the dealer's: a Play made against a qualified dealer
+        if met:
+            compared.append(value)
+        results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value),
+                                   kickers(value, dealer) if met else ()))
+    return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer),
+                         deciding_kickers(dealer, compared))
 
 
 class ThreeCardPokerRound(HouseRound):

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, NotAllowed, RoundFormatError, circle, decision, money, say, shown, times
 from engine.evaluate import HandValue, high, named_ranks
+from engine.kickers import deciding_kickers, kickers
 from engine.games import UTH
 from engine.house import (
     HouseRound,
@@ -184,9 +185,13 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
     dealer = high(dealer_cards)
     qualifies = rules.dealer_qualifier.qualifies(dealer, dealer_cards)
     results = []
+    compared: list[HandValue] = []  # the hands that met the dealer's: a Play made, not dead
     for spot in hand.spots:
         value = high(spot.cards + hand.board)
         versus = (value.strength > dealer.strength) - (value.strength < dealer.strength)
+        met = spot.play is not None and not spot.dead
+        if met:
+            compared.append(value)
         ante, blind, trips = spot.bets["ante"], spot.bets["blind"], spot.bets.get("trips")
         r: dict[str, int] = {}
         if spot.dead:
@@ -211,8 +216,10 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
                 r = {"ante": -ante if qualifies else 0, "blind": -blind, "play": -play}
             if trips:
                 r["trips"] = _trips(trips, value, versus, rules, chip)
-        results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value)))
-    return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer))
+        results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value),
+                                   kickers(value, dealer) if met else ()))
+    return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer),
+                         deciding_kickers(dealer, compared))
 
 
 def _trips(stake: int, value: HandValue, versus: int, rules: UthRules, chip: int) -> int:

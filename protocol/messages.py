@@ -46,13 +46,19 @@ class FullFault(Fault):
     public_say: Say
 
 
-class Dealer(TypedDict):
-    """The dealer's hand (no cards at poker)."""
+class HandWords(TypedDict):
+    """A house hand from the showdown on: its name, category, the ranks its name cites, the kickers that decided."""
 
-    cards: list[str]
     hand_name: NotRequired[str | None]
     hand_category: NotRequired[str | None]
     hand_ranks: NotRequired[list[str] | None]
+    hand_kickers: NotRequired[list[str] | None]  # against a hand named alike (engine.kickers)
+
+
+class Dealer(HandWords):
+    """The dealer's hand (no cards at poker)."""
+
+    cards: list[str]
     qualifies: NotRequired[bool | None]
 
 
@@ -78,16 +84,13 @@ class HandValue(TypedDict):
     named: NotRequired[list[str]]
 
 
-class Spot(TypedDict):
+class Spot(HandWords):
     """A house table's spot or a poker table's seat."""
 
     seat: int
     cards: list[str]
     bets: dict[str, int]
     decision: str | None
-    hand_name: NotRequired[str | None]
-    hand_category: NotRequired[str | None]
-    hand_ranks: NotRequired[list[str] | None]
     results: NotRequired[dict[str, int]]
     pays: NotRequired[dict[str, str]]
     net: NotRequired[int]
@@ -443,12 +446,9 @@ class Clock(TypedDict):
     ends_at: float
 
 
-class HistorySpot(TypedDict):
+class HistorySpot(HandWords):
     seat: int
     cards: NotRequired[list[str]]
-    hand_name: NotRequired[str | None]
-    hand_category: NotRequired[str | None]
-    hand_ranks: NotRequired[list[str] | None]
     results: NotRequired[dict[str, int]]
     folded: NotRequired[bool]
     hand_values: NotRequired[list[HandValue]]

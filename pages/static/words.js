@@ -153,6 +153,23 @@ export function t(key, args = {}, state = null) {
   return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name) => (name in args ? argText(args[name], state) : whole));
 }
 
+const plurals = new Intl.PluralRules(locale);
+
+/**
+ * A word that counts something, in the language's plural form (the one plural rule of the pages): the catalog's
+ * `key_zero` for none where it has one, else `key_one` or `key_other` as Intl's rule for the page's locale picks
+ * (English: 1 is "one"; French: 0 and 1), with `count` as its {count} field ("1 seat", "2 seats", "1 place").
+ * @param {string} key the word's key without its form
+ * @param {number} count
+ * @param {Args} [args]
+ * @param {format.MoneyState} [state]
+ * @returns {string}
+ */
+export function tCount(key, count, args = {}, state = null) {
+  const form = count === 0 && `${key}_zero` in words ? "zero" : plurals.select(count);
+  return t(`${key}_${form}` in words ? `${key}_${form}` : `${key}_other`, { count, ...args }, state);
+}
+
 /**
  * The word for `key` if the catalog has it, else `fallback` (a code the controller sent that the catalog may not name).
  * @param {string} key
@@ -194,13 +211,26 @@ export function refusalText(reply, state = null, why = String(reply?.error ?? re
 // A house game's hand (a spot's or the dealer's) in the page's words, from its category (engine.evaluate's keys); a
 // past hand journaled before hands carried their category keeps its name as it was.
 /**
- * @param {{hand_category?: string, hand_name?: string, hand_ranks?: string[] | null} | null | undefined} hand
+ * @param {{hand_category?: string, hand_name?: string, hand_ranks?: string[] | null, hand_kickers?: string[] | null} | null | undefined} hand
  * @returns {string}
  */
 export function handText(hand) {
   if (!hand) return "";
-  if (hand.hand_category) return rankedHand(hand.hand_category, hand.hand_ranks) || tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
-  return hand.hand_name ?? "";
+  if (!hand.hand_category) return hand.hand_name ?? "";
+  const named = rankedHand(hand.hand_category, hand.hand_ranks) || tOr(`hand_name.${hand.hand_category}`, hand.hand_name ?? "");
+  return named && hand.hand_kickers?.length ? kickerText(named, hand.hand_kickers) : named;
+}
+
+// A hand named alike with the one it met, and why it won or lost: its kickers up to the one that decided, as the engine
+// ranked them (engine.kickers: the state's `hand_kickers`), "Pair of kings, ace kicker", "Paire de rois, as en kicker".
+/**
+ * @param {string} named
+ * @param {string[]} kickers
+ * @returns {string}
+ */
+function kickerText(named, kickers) {
+  const ranks = kickers.map((rank) => tOr(`rank_one.${rank}`, rank)).join(t("hand_kicker.join"));
+  return tCount("hand_kicker.hand", kickers.length, { hand: named, ranks });
 }
 
 // A hand named with the ranks it cites ("Pair of kings", "Paire de rois"): the catalog's `hand_ranked` sentence, the

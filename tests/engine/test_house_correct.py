@@ -69,6 +69,7 @@ def test_a_check_that_was_a_play_and_the_seat_after_it_already_decided() -> None
     r = uth([("decide", (1, "check")), ("decide", (2, "check"))])
     assert r.next_target() is not None and r.correctable_seats() == (1, 2)
     r.correct(1, "play", 4)
+    assert r.correctable_seats() == (2, 1)  # the seat decided (here corrected) last comes last: the console offers it first
     assert r.record().spots[0].multiple == 4 and r.record().spots[1].decision == "check"
     assert r.next_target() is not None  # the flop is due: nothing else changed
 

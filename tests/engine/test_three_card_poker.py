@@ -307,7 +307,7 @@ def test_public_view_at_the_showdown() -> None:
     view = r.view()
     assert view["phase"] == "showdown"
     assert view["dealer"] == {"cards": ["Jc", "8d", "2h"], "hand_name": view["dealer"]["hand_name"],
-                              "hand_category": "high_card", "hand_ranks": ["J"], "qualifies": False}
+                              "hand_category": "high_card", "hand_ranks": ["J"], "hand_kickers": [], "qualifies": False}
     cards = {s["seat"]: s["cards"] for s in view["spots"]}
     assert cards == {1: ["??"] * 3, 2: ["??"] * 3, 3: ["4s", "5h", "6c"], 5: ["??"] * 3, 6: ["Ah", "Ac", "2c"]}
     names = {s["seat"]: s["hand_name"] for s in view["spots"]}

@@ -149,6 +149,7 @@ def test_void_is_away_from_deal_and_confirm_whole_on_screen_and_confirmed(
     hand = tablet.get_attribute(ROOT, "data-hand")
     dealer.tap("#void")  # a tap opens the sign-off: nothing is voided yet
     tablet.wait_for_selector("dialog[data-signoff='void'][open]")
+    assert tablet.inner_text("#signoff-what") == f"Hand {hand} ends with no payout; the bets of 1 seat are given back."
     assert _contrast(tablet, "#signoff-cancel") >= 4.5
     tablet.tap("#signoff-cancel")
     tablet.wait_for_selector("dialog[data-signoff='void']:not([open])", state="attached")

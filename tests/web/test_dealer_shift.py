@@ -361,7 +361,8 @@ def test_a_wrong_decision_is_corrected_with_a_supervisors_sign_off(console: Call
     tablet.wait_for_selector("dialog[data-signoff='correct'][open]")
     assert tablet.locator("#signoff-what").inner_text() == "Seat 1 chose Play 4×"
     options = tablet.locator("#signoff select[name=decision] option").all_inner_texts()
-    assert options == ["Check", "Play 3×"], options
+    assert options == ["Choose the decision", "Check", "Play 3×"], options  # two ways to correct it: none guessed
+    assert tablet.input_value("#signoff select[name=decision]") == "" and tablet.locator("#signoff-send").is_disabled()
     tablet.select_option("#signoff select[name=decision]", label="Play 3×")
     tablet.fill("#signoff input[name=user]", "sam")
     tablet.fill("#signoff input[name=pin]", PINS["sam"][1])

@@ -498,7 +498,13 @@ class PokerPanel {
     input.value = amountText(range.min_to, state);
     const step = (state.stakes?.blinds ?? [])[1] || state.stakes?.small_bet || state.stakes?.min_bet || 1;
     const current = () => parseAmount(input.value, state);
-    const setTo = (amount) => { input.value = amountText(Math.max(0, amount), state); };
+    // the button says the amount it sends ("Raise to €4.00"), as Call and All in do; the entry's word while it reads none
+    const said = () => {
+      const amount = current();
+      go.textContent = amount === null ? t(`poker_console.entry_${range.kind}`) : t(`poker_console.${range.kind}_to`, { amount: formatMoney(amount, state) });
+    };
+    const setTo = (amount) => { input.value = amountText(Math.max(0, amount), state); said(); };
+    input.addEventListener("input", () => said());
     const bounds = el("div", "amount-bounds", `${formatMoney(range.min_to, state)} .. ${formatMoney(range.max_to, state)}`);
     const entryError = el("div", "entry-error");
     const go = button(range.kind, t(`poker_console.entry_${range.kind}`), () => {
@@ -518,6 +524,7 @@ class PokerPanel {
     plus.setAttribute("aria-label", t("poker_console.more"));
     const min = button("min", t("poker_console.min"), () => setTo(range.min_to));
     const max = button("max", t("poker_console.max"), () => setTo(range.max_to));
+    said();
     const line = el("div", "amount-line");
     line.append(minus, input, plus);
     const presets = el("div", "amount-presets");

@@ -4,7 +4,7 @@
 // read), the supervisor's user and PIN sent as `auth` with the command; the controller decides (protocol/signoff.py).
 import { byId, byIdOf, el } from "./common.js";
 import { acceptedLines } from "./dealer-chips.js";
-import { refusalText, say, t } from "./words.js";
+import { refusalText, say, t, tCount } from "./words.js";
 
 /**
  * What the dialog needs of the console: its state, its one command in flight, a decision's words.
@@ -30,12 +30,14 @@ function field(name) {
 }
 
 /**
- * The decisions "Correct the last decision" may put in place, seat by seat: the table's `corrections` (tables/steps.py).
+ * The decisions "Correct the last decision" may put in place, seat by seat: the table's `corrections` (tables/steps.py),
+ * the seat decided last first (the table lists it last): a correction is mostly about the button just tapped.
  * @param {any} state
  * @returns {any[]}
  */
 export function correctable(state) {
-  return (state?.corrections ?? []).flatMap((c) => c.choices.map((choice) => ({ ...choice, seat: c.seat, was: c.was })));
+  return [...(state?.corrections ?? [])].reverse()
+    .flatMap((c) => c.choices.map((choice) => ({ ...choice, seat: c.seat, was: c.was })));
 }
 
 /**
@@ -47,6 +49,12 @@ export function initSignoff(given) {
   byId("signoff-cancel").addEventListener("click", () => { field("pin").value = ""; signoffSent = null; signoffRefused(null); dialog.close(); });
   form.addEventListener("submit", (event) => { event.preventDefault(); sendSignoff(); });
   field("then").addEventListener("change", () => { if (signoffKind === "clear") clearWhat(); });
+  field("decision").addEventListener("change", chosen);
+}
+
+// "Correct it" answers once a decision is chosen (the placeholder "Choose…" is none).
+function chosen() {
+  byIdOf("signoff-send", HTMLButtonElement).disabled = signoffKind === "correct" && field("decision").value === "";
 }
 
 /** @param {string} kind `void`, `clear`, `card` or `correct` */
@@ -69,25 +77,37 @@ export function openSignoff(kind) {
   field("reason").value = t(`console.reason_${kind}`);
   if (kind === "void") {
     const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0));
-    what.textContent = t("console.void_what", { hand: state.hand, seats: seats.length });
+    what.textContent = tCount("console.void_what", seats.length, { hand: state.hand });
   }
   if (kind === "clear") {
     field("then").value = "continue";
     clearWhat();
   }
-  if (kind === "correct") {
-    const choices = correctable(state);
-    const seats = state.corrections ?? [];
-    const select = field("decision");
-    select.replaceChildren(...choices.map((c, i) => {
-      const word = seats.length > 1 ? t("console.seat_decision", { seat: c.seat, decision: hooks.decisionWord(c) }) : hooks.decisionWord(c);
-      const option = el("option", "", word);
-      option.value = String(i);
-      return option;
-    }));
-    what.textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: hooks.decisionWord(c.was, true) })).join(" \u00b7 ");
-  }
+  if (kind === "correct") correctWhat(state);
+  chosen();
   dialog.showModal();
+}
+
+// The seats whose decision may be corrected, the seat decided last first, and what each may become. The seat decided
+// last is the one pre-selected: its one other decision chosen (a river's Play that was a Fold), or, where it had
+// several (a pre-flop Check: Play 4× or 3×), none until the dealer picks one, so a sign-off never puts a guess in place.
+function correctWhat(state) {
+  const choices = correctable(state);
+  const seats = [...(state.corrections ?? [])].reverse();
+  const select = field("decision");
+  const pick = el("option", "", t("console.correct_choose"));
+  pick.value = "";
+  pick.disabled = true;
+  select.replaceChildren(pick, ...choices.map((c, i) => {
+    const word = seats.length > 1 ? t("console.seat_decision", { seat: c.seat, decision: hooks.decisionWord(c) }) : hooks.decisionWord(c);
+    const option = el("option", "", word);
+    option.value = String(i);
+    option.dataset.seat = String(c.seat);
+    return option;
+  }));
+  select.value = seats.length && seats[0].choices.length === 1 ? "0" : "";
+  byId("signoff-what").textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: hooks.decisionWord(c.was, true) }))
+    .join(" \u00b7 ");
 }
 
 // A mispay's clear that goes on with the hand accepts every circle not reading its due as it reads (tables/house/chips.py
@@ -115,8 +135,9 @@ function sendSignoff() {
     Object.defineProperty(command, "returns", { value: { hand: state.hand, seats }, enumerable: false });
   }
   if (signoffKind === "correct") {
-    const choice = correctable(state)[Number(field("decision").value)];
-    if (!choice) { dialog.close(); return; }
+    const picked = field("decision").value;
+    const choice = picked === "" ? undefined : correctable(state)[Number(picked)];
+    if (!choice) return;  // nothing chosen yet: "Correct it" waits for a choice
     command.seat = choice.seat;
     command.decision = choice.decision;
     if (choice.multiple) command.multiple = choice.multiple;

@@ -5,7 +5,7 @@
 // expects, the difference), live in the dialog. The controller decides and refuses, in its words; nothing is counted here.
 import { byId, byIdOf, el } from "./common.js";
 import { parseAmount } from "./format.js";
-import { formatMoney, refusalText, say, t } from "./words.js";
+import { formatMoney, refusalText, say, t, tCount } from "./words.js";
 
 const KINDS = ["buy_in", "colour_up", "fill", "credit"];
 const SEATED = ["buy_in", "colour_up"];    // made with a player at a seat: the seat is named
@@ -48,7 +48,7 @@ function drawLine() {
   else box.textContent = t("console.tray_reads", { reads: money(line.reads), expected: money(line.expected),
     difference: money(line.difference, true) });
   if (line && !line.settled) box.textContent += ` \u00b7 ${t("console.tray_moving")}`;
-  if (line?.flagged) box.textContent += ` \u00b7 ${t("console.tray_flagged", { count: line.flagged })}`;
+  if (line?.flagged) box.textContent += ` \u00b7 ${tCount("console.tray_flagged", line.flagged)}`;
 }
 
 function drawDialog() {
