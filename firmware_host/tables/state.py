@@ -226,7 +226,7 @@ class TableState:
 
     def is_retransmit(self, body: Mapping[str, Any]) -> bool:
         """A card event that repeats the last card kept from its device (same frame): nothing new."""
-        info = self.devices.get(str(body["device"]), {})
+        info = self.devices.get(str(body.get("device", "shoe")), {})
         return "seq" in info and info.get("seq") == body["seq"] and info.get("last_card") == body["card"]
 
     def tally(self, status: str, record: Mapping[str, Any]) -> None:
