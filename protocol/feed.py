@@ -134,8 +134,8 @@ def named_changes(last: Mapping[str, Any], new: Mapping[str, Any], keys: list[st
     what it was. Applied to `last` they give `new` (`apply_changes`): what `diff` would give, but for a named list's
     places sent where `diff` might send the list whole.
 
-    >>> named_changes({"board": ["2c"], "next": "board", "to_act": None},
-    ...               {"board": ["2c", "7d"], "next": "spot 1", "to_act": None}, ["board", "next"], frozenset({"board"}), {})
+    >>> named_changes({"board": ["2c"], "next": "board", "to_act": None}, {"board": ["2c", "7d"], "next": "spot 1",
+    ...               "to_act": None}, ["board", "next"], frozenset({"board"}), {})
     {'set': {'next': 'spot 1'}, 'del': [], 'items': {'board': [2, [[1, '7d']]]}}
     """
     put: dict[str, Any] = {}

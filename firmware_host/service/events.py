@@ -30,7 +30,9 @@ def reading_event(reading: Reading, chips_before: Callable[[str], frozenset[str]
     """
     match reading:
         case CardRead(card=card, source=source, seq=seq):  # what a replay needs: the card, and its frame to resume at
-            return "card", {"card": card, "seq": seq} if source == "shoe" else {"card": card, "source": source, "seq": seq}
+            if source == "shoe":
+                return "card", {"card": card, "seq": seq}
+            return "card", {"card": card, "source": source, "seq": seq}
         case Misread(source=source, seq=seq):
             return "misread", {"source": source, "seq": seq}
         case SensorChange(name=Sensor.CARD_OUT):

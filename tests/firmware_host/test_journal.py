@@ -212,7 +212,8 @@ def test_a_shoe_cards_row_holds_its_card_and_frame_alone_and_older_rows_replay_a
 
     c = controller(tmp_path / "new")
     for seat in (1, 2):
-        assert c.handle_command(Command.from_mapping({"cmd": "bet", "seat": seat, "bets": {"ante": 100, "blind": 100}}))["ok"]
+        bet = {"cmd": "bet", "seat": seat, "bets": {"ante": 100, "blind": 100}}
+        assert c.handle_command(Command.from_mapping(bet))["ok"]
     for seq, card in enumerate(["As", "Kd", "2c", "3c", "4h"], start=1):
         c.handle_reading(CardRead(card, "shoe", seq))
     events = list(c.journal.events())
