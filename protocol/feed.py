@@ -43,6 +43,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack
@@ -122,6 +123,58 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any], keys: list[str] | None 
     if items:
         body["items"] = items
     return body
+
+
+def named_changes(last: Mapping[str, Any], new: Mapping[str, Any], keys: list[str], grown: frozenset[str],
+                  places: Mapping[str, list[int]]) -> dict[str, Any]:
+    """The changes from state `last` to state `new`, a copy of `last` but for the parts of `keys` (those of them it
+    holds), each changed as the step that made them says (no looking for them, no whole-list comparison): a key of
+    `grown`, a list grown at its end only (its new places in `items`); a key of `places`, a list of the same length
+    whose other places are the very items they were (those places in `items`); any other, in `set` unless equal to
+    what it was. Applied to `last` they give `new` (`apply_changes`): what `diff` would give, but for a named list's
+    places sent where `diff` might send the list whole.
+
+    >>> named_changes({"board": ["2c"], "next": "board", "to_act": None}, {"board": ["2c", "7d"], "next": "spot 1",
+    ...               "to_act": None}, ["board", "next"], frozenset({"board"}), {})
+    {'set': {'next': 'spot 1'}, 'del': [], 'items': {'board': [2, [[1, '7d']]]}}
+    """
+    put: dict[str, Any] = {}
+    items: dict[str, Any] = {}
+    for key in keys:
+        value = new.get(key, _MISSING)
+        if value is _MISSING:
+            continue  # a part of the other state's alone
+        was = last.get(key, _MISSING)
+        if was is value:
+            continue
+        if type(value) is list and type(was) is list:
+            if key in grown:
+                size = len(was)
+                items[key] = [len(value), [[size, value[size]]] if len(value) == size + 1
+                              else [[i, value[i]] for i in range(size, len(value))]]
+                continue
+            named = places.get(key)
+            if named is not None:  # most often one place (no comprehension made for it)
+                items[key] = [len(value), [[named[0], value[named[0]]]] if len(named) == 1
+                              else [[i, value[i]] for i in named]]
+                continue
+        if was != value:
+            put[key] = value
+    body = {"set": put, "del": []}
+    if items:
+        body["items"] = items
+    return body
+
+
+@dataclass(slots=True)
+class Named:
+    """A step's changes to both states made from the parts it named (`named_changes`), with the states they were
+    taken from: `Feed.publish` sends them when those are the very states it sent last, else takes its own."""
+
+    last_public: Mapping[str, Any]
+    last_full: Mapping[str, Any]
+    public: dict[str, Any]
+    full: dict[str, Any]
 
 
 def apply_changes(state: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, Any]:
@@ -261,7 +314,8 @@ class Feed:
         return {"table": self.table, "boot": self.boot, "seq": self.seq, "kind": kind}
 
     def publish(self, public: Mapping[str, Any], full: Mapping[str, Any] | None = None, *,
-                redacted: bool = False, known: tuple[Mapping[str, Any], list[str]] | None = None) -> int:
+                redacted: bool = False, known: tuple[Mapping[str, Any], list[str]] | None = None,
+                named: Named | None = None) -> int:
         """Send one step: what changed in the public state since the last one on the public socket, what
         changed in the full state on the full one (`full` None: the public state is the full one), both
         with the same seq. Returns the seq.
@@ -272,13 +326,21 @@ class Feed:
         found once (`moved`) and the public changes looked for among them alone, still taken between the
         two public states. `known`: the full state's moved keys as the caller found them (its redaction
         did), with the full state they were taken against: taken as they are when that is the very state
-        this feed sent last, else found here."""
+        this feed sent last, else found here. `named`: both changes made from the parts the step named (a
+        clean card's, `firmware_host/tables/views.py`; the public ones from the redacted public parts), sent
+        as they are when taken from the very states this feed sent last, else the changes are found here."""
         self.seq += 1
         full = full if full is not None else public
         # the states are the caller's to give away: kept as they are, never changed here (snapshots
         # answer with them, and the next step's changes are taken against them)
         last_public, last_full = self._public_state, self._full_state
         self._public_state, self._full_state = public, full
+        if named is not None and self.changes and named.last_full is last_full and named.last_public is last_public:
+            self.pub.send(self._pack({**self._header("changes"), **named.public}))
+            if self.full_pub is not None:
+                self._send_full(self._pack({**self._header("changes"), **named.full}))
+            self._last_sent = self._clock()
+            return self.seq
         keys = None
         if redacted and self.changes:
             keys = known[1] if known is not None and known[0] is last_full else moved(last_full, full)

@@ -24,12 +24,14 @@ from protocol import requests as r
 
 
 class CardBody(TypedDict):
-    """A card read by the shoe or the discard reader, or entered by hand (`source` `manual`, signed off)."""
+    """A card read by the shoe or the discard reader, or entered by hand (`source` `manual`, signed off). A card
+    the shoe read is journaled with its card and frame (`seq`) alone: no `source` is the shoe's, no `device` the
+    shoe (the rows of journals written before 2026-12-05 say both, and replay alike)."""
 
     card: str
-    source: str
+    source: NotRequired[str]
     seq: int
-    device: str
+    device: NotRequired[str]
     signed_off: NotRequired[SignedOff]
 
 

@@ -52,6 +52,7 @@ from protocol.history import Reply
 from protocol.requests import Done, Refusal, Status
 from firmware_host.service.events import reading_event, runs, scan_event
 from firmware_host.service.inbox import Inbox
+from firmware_host.service.polled import Polled
 from firmware_host.service.integrity import replay_failed, start_faults
 from firmware_host.service.history import backfill_lines, closed_line, history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
@@ -518,7 +519,8 @@ class Controller:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
         known = self.state.moved(full, also=("tray", "tray_alert"))  # the tray's keys joined the view after its redaction
-        self.feed.publish(public, full, redacted=True, known=known)  # type: ignore[union-attr]
+        named = self.state.named(public, full)  # a clean card's changes, made from the parts it named
+        self.feed.publish(public, full, redacted=True, known=known, named=named)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -568,7 +570,7 @@ class Controller:
             poller.register(zap, zmq.POLLIN)
         for s in snaps:
             poller.register(s, zmq.POLLIN)
-        devices = [_Polled(device) for device in self._pollables]
+        devices = [Polled(device) for device in self._pollables]
         self._waiting_fds = [d.device.fileno for d in devices]  # a reading waiting there stops a turn's requests
         desk = CommandDesk(self, self._waiting_fds)  # the requests; sign-offs' PINs hashed on its worker thread
         checked = desk.pins.fileno()
@@ -622,28 +624,3 @@ class Controller:
             commands.close(0)
             self._commands = None
 
-
-class _Polled:
-    """A device served from the controller's loop: its descriptor as registered and when it is due."""
-
-    def __init__(self, device: Any) -> None:
-        self.device = device
-        self.fd: int | None = None
-        self.due = 0.0
-
-    def watch(self, poller: zmq.Poller) -> None:
-        """Keep the poller on the device's current descriptor (a reopened port has a new one)."""
-        fd = self.device.fileno()
-        if fd != self.fd:
-            if self.fd is not None:
-                poller.unregister(self.fd)
-            if fd is not None:
-                poller.register(fd, zmq.POLLIN)
-            self.fd = fd
-
-    def pump(self, now: float) -> None:
-        try:
-            self.due = now + max(0.0, float(self.device.pump()))
-        except Exception:  # a device's bug never takes the table down
-            log.exception("device %r", self.device)
-            self.due = now + 0.5

@@ -29,8 +29,10 @@ def reading_event(reading: Reading, chips_before: Callable[[str], frozenset[str]
     is journaled as the text it is, for people. Each body is its kind's in `protocol.records`.
     """
     match reading:
-        case CardRead(card=card, source=source, seq=seq):
-            return "card", {"card": card, "source": source, "seq": seq, "device": "shoe"}
+        case CardRead(card=card, source=source, seq=seq):  # what a replay needs: the card, and its frame to resume at
+            if source == "shoe":
+                return "card", {"card": card, "seq": seq}
+            return "card", {"card": card, "source": source, "seq": seq}
         case Misread(source=source, seq=seq):
             return "misread", {"source": source, "seq": seq}
         case SensorChange(name=Sensor.CARD_OUT):

@@ -26,6 +26,7 @@ from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
 from protocol.audit import signer_of
+from protocol.feed import Named, named_changes
 from protocol.messages import ButtonDraw, Device, FullState, PublicState, Race, Tournament
 from protocol.records import ChipScanBody, ChipSetBody, HandRecord
 from firmware_host.tables.base import Fault, FaultKind, GameSetup, GameTable, Refused, ShownParts, fault_says
@@ -41,7 +42,7 @@ from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.tray_steps import MOVEMENT_KINDS, take_movement
 from firmware_host.tables.views import CardStep, card_views, full_view
-from firmware_host.tables.house.table import HouseTable
+from firmware_host.tables.house.table import CARD_GROWN, HouseTable
 
 log = logging.getLogger("croupier.table")
 
@@ -95,6 +96,7 @@ class TableState:
         self.shown_parts = ShownParts()  # the views' devices, sensors and corrections
         self._views_at: tuple[int, Money] | None = None  # the events applied and the money at the last views
         self._card: CardStep | None = None  # the last event, when a card dealt cleanly (`tables/views.py`)
+        self._named: tuple[Named, Mapping[str, Any], Mapping[str, Any], tuple[int, int]] | None = None  # (`named`)
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
             "open": self._on_open, "deal": self._on_deal, "card": self._on_card, "misread": self._on_misread,
@@ -167,14 +169,26 @@ class TableState:
         last = self._redactor.last() if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
         made = card_views(self, card, last)
-        if made is not None:
-            full, moved = made
-            public = self._redactor.public_moved(full, moved)
+        self._named = None
+        if made is not None and last is not None:
+            full, moved, places = made
+            public = self._redactor.public_moved(full, moved)  # the public parts the same places of as the full ones
+            named = Named(last[1], last[0], named_changes(last[1], public, moved, CARD_GROWN, places),
+                          named_changes(last[0], full, moved, CARD_GROWN, places))
+            self._named = (named, public, full, (len(public), len(full)))
         else:
             full = full_view(self, money)
             public = self._redactor.public(full)
         self._views_at = (self.events_applied, money)
         return cast(PublicState, public), cast(FullState, full)
+
+    def named(self, public: Mapping[str, Any], full: Mapping[str, Any]) -> Named | None:
+        """The changes to the last views `public` and `full` (the very maps, nothing added since) made from the parts
+        a card named (`protocol.feed.named_changes`: the public ones from the redacted parts), or None."""
+        made = self._named
+        if made is None or made[1] is not public or made[2] is not full or made[3] != (len(public), len(full)):
+            return None  # other views, or the controller put its own parts in them since (the tray)
+        return made[0]
 
     def full_view(self, money: Money = Money()) -> dict[str, Any]:
         """The full view made whole, every part by its maker (what `views` gives, the tests' oracle)."""
@@ -212,7 +226,7 @@ class TableState:
 
     def is_retransmit(self, body: Mapping[str, Any]) -> bool:
         """A card event that repeats the last card kept from its device (same frame): nothing new."""
-        info = self.devices.get(str(body["device"]), {})
+        info = self.devices.get(str(body.get("device", "shoe")), {})
         return "seq" in info and info.get("seq") == body["seq"] and info.get("last_card") == body["card"]
 
     def tally(self, status: str, record: Mapping[str, Any]) -> None:

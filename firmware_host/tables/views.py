@@ -98,11 +98,13 @@ def full_view(state: TableState, money: Money) -> dict[str, Any]:
 
 
 def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
-               ) -> tuple[dict[str, Any], list[str]] | None:
+               ) -> tuple[dict[str, Any], list[str], dict[str, list[int]]] | None:
     """After `card`, the one event applied since the views `last` (`(full, public)`, as made by the state's
     views and left as they were): the full view made from `last`'s with the parts the card may have changed made
-    again, and the keys among them whose part is new (the redaction's and the feed's moved keys). None: the
-    views must be made whole (no such card, a chip table, the table's `card_view` said so)."""
+    again, the keys among them whose part is new (the redaction's and the feed's moved keys), and the places of
+    the spots whose spot is new, for the feed's changes (`protocol.feed.named_changes`, the lists of `CARD_GROWN`
+    grown at their end). None: the views must be made whole (no such card, a chip table, the table's `card_view`
+    said so)."""
     if card is None or last is None or card.table is not state.table or state.fault is not None:
         return None
     last_full, last_public = last
@@ -115,7 +117,12 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
     full["devices"] = state.shown_parts.same("devices", state.devices, _device_copies)
     _steps_parts(state, full, card_steps(last_full["steps"], card.table))
     moved = [key for key in (*keys, "devices", "steps", "corrections") if full[key] is not last_full.get(key)]
-    return full, moved
+    places = {}
+    if "spots" in moved:  # the spot the card went to: a new object
+        was, now = last_full["spots"], full["spots"]
+        if len(was) == len(now):
+            places["spots"] = [i for i, spot in enumerate(now) if spot is not was[i]]
+    return full, moved, places
 
 
 def _steps_parts(state: TableState, full: dict[str, Any], steps: dict[str, bool] | None = None) -> None:

@@ -117,8 +117,11 @@ each held to the whole views (`conftest.py`)."""
 
 class Published:
     """Stands in for the controller's feed: each step's views (the reducer's public and full views, built
-    together) kept in `views`, and the changes the feed would send for them (`protocol.feed.diff`, through
-    the wire's codec) applied to `rebuilt`, as a subscriber rebuilds the states: the feed without its sockets."""
+    together) kept in `views`, and the changes the feed would send for them, through the wire's codec, applied to
+    `rebuilt`, as a subscriber rebuilds the states: the feed without its sockets. The changes a clean card's parts
+    named (`named`, `protocol.feed.named_changes`) when the feed would send them, else `diff`'s; after every step
+    the states rebuilt are the views, public and full, and no public change made from named parts holds a card
+    the full view hides (`engine.redact.hidden_cards`)."""
 
     boot = "views"
 
@@ -128,9 +131,11 @@ class Published:
         self.rebuilt: list[dict[str, Any]] = [{}, {}]  # public, full
         self._last: tuple[Any, Any] = ({}, {})
         self.known = 0  # steps whose moved keys the redaction found (the feed did not look for them)
+        self.named = 0  # steps whose changes were made from the parts a card named
 
     def publish(self, public: dict[str, Any], full: dict[str, Any] | None = None, *, redacted: bool = False,
-                known: tuple[Any, list[str]] | None = None) -> int:
+                known: tuple[Any, list[str]] | None = None, named: Any = None) -> int:
+        from engine.redact import hidden_cards
         from protocol.feed import apply_changes, diff, moved, pack, unpack
 
         full = full if full is not None else public
@@ -138,10 +143,20 @@ class Published:
         if redacted:
             keys = known[1] if known is not None and known[0] is self._last[1] else moved(self._last[1], full)
             self.known += known is not None and known[0] is self._last[1]
+        made = None  # as `Feed.publish` takes them
+        if named is not None and named.last_public is self._last[0] and named.last_full is self._last[1]:
+            made = (named.public, named.full)
+            self.named += 1
+            hidden = hidden_cards(full)
+            assert hidden.isdisjoint(strings_in(named.public)), f"{hidden} in the public changes {named.public}"
         for i, (last, state) in enumerate(zip(self._last, (public, full))):
-            changes = diff(last, state, None if keys is None else [k for k in keys if k in state])
-            assert changes == diff(last, state), "the changes found among the full state's moved keys are not all"
+            if made is not None:
+                changes = made[i]
+            else:
+                changes = diff(last, state, None if keys is None else [k for k in keys if k in state])
+                assert changes == diff(last, state), "the changes found among the full state's moved keys are not all"
             self.rebuilt[i] = apply_changes(self.rebuilt[i], unpack(pack(changes)))
+            assert self.rebuilt[i] == state, ("public", "full")[i]  # the changes rebuild the very state shown
         self._last = (public, full)  # the objects themselves, as the feed keeps them to take the next changes
         self.seq += 1
         self.views.append((public, full))

@@ -88,7 +88,9 @@ class _Hands:
 
 def test_a_cards_views_are_the_whole_views_after_every_step(tmp_path: Path) -> None:
     """80 random hands (UTH, then 3CP): at every step the views equal the whole views (`conftest.py`), the feed's
-    changes the whole states' diff (`Published`) and, at each hand's end, rebuild the very states shown."""
+    changes (made from a clean card's named parts, else the whole states' diff: `Published`) rebuild the very
+    states shown after every step and at each hand's end, and no public change made from named parts holds a
+    hidden card."""
     hands = _Hands(tmp_path / "state", random.Random(20261204))
     made = MADE_FROM_A_CARD[0]
     ends = []
@@ -99,6 +101,7 @@ def test_a_cards_views_are_the_whole_views_after_every_step(tmp_path: Path) -> N
         assert tuple(hands.published.rebuilt) == hands.c.states(), f"hand {n}: the changes do not rebuild the state"
     assert ends.count("voided") >= 3 and ends.count("settled") >= 60, ends
     assert MADE_FROM_A_CARD[0] - made > 80 * 8  # most cards' views made from their parts alone
+    assert hands.published.named > 80 * 8  # and their changes from the parts they named, rebuilding both states
     faults = {f["kind"] for row in hands.c.journal.hands() for f in row.record["faults"]}
     assert {"duplicate_card", "misread"} <= faults
     hands.c.journal.close()

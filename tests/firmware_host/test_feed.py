@@ -11,7 +11,7 @@ import pytest
 import zmq
 
 from engine import redact
-from protocol.feed import Feed, FeedClient, FeedError, apply_changes, pack, state_of, unpack
+from protocol.feed import Feed, FeedClient, FeedError, Named, apply_changes, named_changes, pack, state_of, unpack
 from tests.firmware_host.processes import CARD_TEXTS, Published, strings_in
 
 
@@ -154,6 +154,42 @@ def test_a_card_to_one_spot_sends_that_spot_alone(ctx: zmq.Context[Any], tmp_pat
     assert unpack(sub.recv()) == {"table": "t1", "boot": feed.boot, "seq": feed.seq, "kind": "changes",
                                   "set": {"next": "spot 4"}, "del": [],
                                   "items": {"spots": [7, [[2, {"seat": 3, "cards": ["??", "??"], "bets": {"ante": 500}}]]]}}
+    feed.close()
+
+
+def test_a_cards_named_changes_go_out_only_against_the_states_sent_last(ctx: zmq.Context[Any], tmp_path: Path) -> None:
+    """A step's changes made from the parts it named (`named_changes`: a spot's place, a list grown at its end, a
+    part whole) go out as they are when taken from the very states the feed sent last, and rebuild the new states;
+    taken from any other states, the feed finds its own changes (`diff`)."""
+    eps = endpoints(tmp_path)
+    feed = Feed(ctx, "t1", **eps, clock=FakeClock())
+    subs = [subscriber(ctx, eps["public"]), subscriber(ctx, eps["full"])]
+    for sub in subs:
+        settle_subscription(feed, sub)
+    while subs[0].poll(20):  # the heartbeats the full subscriber's settling sent
+        subs[0].recv()
+    spots = [{"seat": seat, "cards": ["Ah"], "visible": [False]} for seat in range(1, 8)]
+    full = {"phase": "deal", "spots": spots, "next": "spot 3", "sequence": [{"do": "deal"}], "legal": None}
+    public = redact.public(full)
+    feed.publish(public, full, redacted=True)
+    rebuilt = [apply_changes({}, unpack(sub.recv())) for sub in subs]
+    dealt = [*spots[:2], {**spots[2], "cards": ["Ah", "Kd"], "visible": [False, False]}, *spots[3:]]
+    full2 = {**full, "spots": dealt, "next": "spot 4", "sequence": [*full["sequence"], {"do": "card"}], "legal": None}
+    public2 = redact.public(full2)
+    keys, grown, places = ["spots", "next", "sequence", "legal"], frozenset({"sequence"}), {"spots": [2]}
+    named = Named(public, full, named_changes(public, public2, keys, grown, places),
+                  named_changes(full, full2, keys, grown, places))
+    assert named.public == {"set": {"next": "spot 4"}, "del": [], "items": {"spots": [7, [[2, public2["spots"][2]]]]}}
+    assert named.full["items"]["sequence"] == [2, [[1, {"do": "card"}]]]
+    feed.publish(public2, full2, redacted=True, named=named)
+    for i, (sub, state) in enumerate(zip(subs, (public2, full2))):
+        message = unpack(sub.recv())
+        assert {k: message[k] for k in ("set", "del", "items")} == (named.public, named.full)[i]
+        rebuilt[i] = apply_changes(rebuilt[i], message)
+        assert rebuilt[i] == state
+    assert "Kd" not in set(strings_in(named.public))
+    feed.publish(public, full, redacted=True, named=named)  # stale: taken from other states than those sent last
+    assert apply_changes(public2, unpack(subs[0].recv())) == public
     feed.close()
 
 

@@ -194,3 +194,40 @@ def test_who_sat_is_read_through_its_index_and_the_old_in_list_index_is_gone(tmp
     plan = j._conn.execute(f"EXPLAIN QUERY PLAN SELECT id FROM events WHERE {_SEATED} AND id < 7 ORDER BY id").fetchall()
     assert "events_seats" in str(plan)
     j.close()
+
+
+def test_a_shoe_cards_row_holds_its_card_and_frame_alone_and_older_rows_replay_alike(tmp_path: Path) -> None:
+    """A card the shoe read is journaled as `{"card", "seq"}` (what a replay needs: the card, and the frame to
+    resume the shoe at); a journal whose card rows say `source` and `device` too, as before 2026-12-05, replays
+    to the very same table, its shoe's resume point and retransmit check included."""
+    from drivers.card_reader import CardRead
+    from protocol.commands import Command
+    from firmware_host.service.controller import Controller
+    from firmware_host.tables.house.table import HouseSetup
+
+    def controller(path: Path) -> Controller:
+        c = Controller(Journal.open(path), table="t", default_setup=HouseSetup("uth", "standard", {"minimum": 100}, 7))
+        c.recover()
+        return c
+
+    c = controller(tmp_path / "new")
+    for seat in (1, 2):
+        bet = {"cmd": "bet", "seat": seat, "bets": {"ante": 100, "blind": 100}}
+        assert c.handle_command(Command.from_mapping(bet))["ok"]
+    for seq, card in enumerate(["As", "Kd", "2c", "3c", "4h"], start=1):
+        c.handle_reading(CardRead(card, "shoe", seq))
+    events = list(c.journal.events())
+    assert [e.body for e in events if e.kind == "card"] == [
+        {"card": card, "seq": seq} for seq, card in enumerate(["As", "Kd", "2c", "3c", "4h"], start=1)]
+    old = Journal.open(tmp_path / "old")  # the same events, the cards' rows as they were written before
+    for e in events:
+        body = {**e.body, "source": "shoe", "device": "shoe"} if e.kind == "card" else e.body
+        old.append(e.hand, e.kind, body, e.ts, e.req, e.digest)
+    old.close()
+    c.journal.close()
+    new, was = controller(tmp_path / "new"), controller(tmp_path / "old")
+    assert new.states() == was.states() and new.state.devices["shoe"]["seq"] == 5
+    assert new.state.is_retransmit({"card": "4h", "seq": 5}) and was.state.is_retransmit(
+        {"card": "4h", "source": "shoe", "seq": 5, "device": "shoe"})
+    new.journal.close()
+    was.journal.close()

@@ -329,6 +329,11 @@ class HouseTable(FaultBook):
 CARD_KEYS = ("game", "phase", "board", "dealer", "spots", "to_act", "burns", "next", "legal", "sequence")
 """The full view's keys `HouseTable.card_view` makes again after a card: the round's view's and `_dealing_parts`'."""
 
+CARD_GROWN = frozenset({"board", "burns", "sequence"})
+"""Of `CARD_KEYS`, the lists a card made new only by adding at their end (a card to the board, a burn, the card's
+step): the feed's changes send their new places (`protocol.feed.named_changes`); `spots` has one place new (the
+spot the card went to: `tables/views.py` finds it by identity); any other part goes whole when it changed."""
+
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
 
 
