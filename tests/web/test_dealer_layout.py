@@ -1,6 +1,6 @@
 """The dealer console under the finger (issue 21), in Chromium: every tap target at least 48 px with 8 px between
 targets at 1280x800 and 1280x720; a refusal in a line of its own that moves nothing, replaced by the next and cleared
-with the next step; Void away from Deal and Confirm, whole on screen, and confirmed; Cancel readable; hand names whole."""
+with the next step or its seat's bets wiped; Void away from Deal and Confirm, whole on screen, and confirmed; Cancel readable; hand names whole."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def _contrast(page: Page, selector: str) -> float:
     return ratio
 
 
-def test_a_refusal_moves_nothing_is_replaced_and_clears_with_the_next_step(
+def test_a_refusal_moves_nothing_is_replaced_and_clears_with_its_seats_bets_or_the_next_step(
         console: Callable[..., Console], tablet: Page) -> None:
     work = console(game="uth", seed=3, seats=2)
     sign_in(tablet, work.base, "ana")
@@ -123,6 +123,15 @@ def test_a_refusal_moves_nothing_is_replaced_and_clears_with_the_next_step(
     second = dealer.refusal()
     assert second and tablet.locator("[data-refusal]").count() == 1
     assert {sel: _box(tablet, sel) for sel in before} == before
+    dealer.tap("[data-seat='2'] [data-action='clear-bets']")  # another seat's bets wiped: the refusal stays
+    assert dealer.refusal() == second
+    dealer.tap("[data-seat='1'] [data-action='clear-bets']")  # the refused seat's bets wiped: its refusal goes
+    tablet.wait_for_selector("#refusal[hidden]", state="attached")
+    dealer.tap("[data-seat='1'] [data-circle='ante']")
+    dealer.tap("[data-chips] [data-chip='100']")
+    dealer.tap("[data-seat='1'] [data-action='bet']")  # refused once more, for the next step to clear
+    dealer.ready()
+    assert dealer.refusal() == first
     ctx: zmq.Context[Any] = zmq.Context()
     direct = CommandClient(ctx, work.table.endpoints.commands, timeout_s=5.0, name="setup")
     try:  # the next step (the hand dealt from another console): the refusal is gone

@@ -149,6 +149,7 @@ function clearRefusal() {
   refusal.hidden = true;
   refusal.textContent = "";
   delete refusal.dataset.refusal;
+  delete refusal.dataset.seat;
 }
 
 function answered(message) {
@@ -173,6 +174,7 @@ function answered(message) {
   } else {
     queue = [];
     showRefusal(refusalText(message.reply, state), message.reply.code);
+    if (command?.cmd === "bet") refusal.dataset.seat = String(command.seat);  // cleared with that seat's bets
   }
   draw();
 }
@@ -462,6 +464,7 @@ function onTap(event) {
     tapChip(selected, Number(target.dataset.chip));
   } else if (action === "clear-bets") {
     drafts.set(seat, {});
+    if (refusal.dataset.seat === String(seat)) clearRefusal();  // the refused bets wiped: their refusal with them
   } else if (action === "bet") {
     send({ cmd: "bet", seat, bets: drafts.get(seat) ?? postedOf(seat) });
   } else if (action === "same-seat") {
