@@ -188,3 +188,17 @@ def test_a_holds_file_that_cannot_be_written_refuses_every_sign_off_in_words(tmp
             return await post("pat", step(PIN))
     status, body = asyncio.run(run())
     assert status == 503 and body["say"]["key"] == "pit_rating.signoff_unusable" and "cannot be written" in body["error"]
+
+
+def test_failures_counted_before_a_restart_still_count_after_it(tmp_path: Path) -> None:
+    """Three wrong PINs, the web process started again, two more: the fifth holds (a restart in the middle of a guess
+    run is no fresh start), and the holds file is the only state it needed."""
+    path = users(tmp_path)
+
+    async def wrong(n: int, first: int) -> list[tuple[int, Any]]:
+        async with floor(path) as post:
+            return [await post("pat", step(f"5{first + k:03d}", f"x{first + k}")) for k in range(n)]
+    before = asyncio.run(wrong(3, 0))
+    after = asyncio.run(wrong(3, 3))
+    assert all(refused(a) for a in before + after[:2]), before + after
+    assert held(after[2]), after[2]
