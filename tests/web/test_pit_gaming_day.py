@@ -152,7 +152,7 @@ def test_the_pit_says_both_days_on_the_tile_and_in_the_rated_list(page: Page, la
         served.close()
 
 
-PAST = {"en": "open since 2 Dec, a gaming day gone Close…", "fr": "ouverte depuis le 2 déc., une journée passée Clore…"}
+PAST = {"en": "playing · open since 2 Dec, a past day Close…", "fr": "en jeu · ouverte depuis le 2 déc., jour passé Clore…"}
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])
@@ -171,7 +171,7 @@ def test_a_session_open_since_a_day_gone_is_shown_so_and_closed_from_the_pit(pag
         page.reload()
         past = page.locator('[data-rated-table="uth-1"] tr[data-past-day="2026-12-02"]')
         past.wait_for(state="visible", timeout=15000)
-        assert past.get_attribute("data-status") == "past-day"
+        assert past.get_attribute("data-status") == "open"  # playing, and open since a day gone
         assert (past.locator(".status").text_content() or "").strip() == PAST[language]
         assert page.locator('[data-rated-table="uth-1"] tr[data-rated-seat="3"] .close-past').count() == 0
         page.locator("#rating").wait_for(state="visible", timeout=15000)  # the dialog's section: this user sends steps

@@ -23,6 +23,7 @@ from protocol.audit import AUDIT_FILE, AuditLog
 from protocol.signoff_holds import HOLD_S
 from protocol.users import Users
 from sim.pgserver import free_port
+from tests.own_loop import in_own_loop
 from tests.web.test_display_guard import cheap_user
 
 PEOPLE = {"pat": ("pit", "2468"), "kim": ("pit", "1470"), "dan": ("dealer", "1357"), "sue": ("supervisor", "9753")}
@@ -109,7 +110,7 @@ def test_wrong_pins_at_the_web_route_are_audited_and_held_like_the_tables(tmp_pa
         async with floor(path) as post:
             return [await post("pat", step(pin, f"w{n}")) for n, pin in enumerate(wrong)] + \
                 [await post("pat", step(PIN, "r1")), await post("kim", step(PIN, "r2"))]
-    answers = asyncio.run(first())
+    answers = in_own_loop(first())
     assert all(refused(a) for a in answers[:5]), answers[:5]
     assert held(answers[5]) and held(answers[6]), answers[5:7]  # the right PIN after the fifth: held, never hashed
     assert signed_off(answers[7]), answers[7]  # another pit boss signs off at once
@@ -127,7 +128,7 @@ def test_wrong_pins_at_the_web_route_are_audited_and_held_like_the_tables(tmp_pa
     async def again() -> tuple[int, Any]:  # the web process started again: the holds are in the file
         async with floor(path) as post:
             return await post("pat", step(PIN, "r3"))
-    assert held(asyncio.run(again()))
+    assert held(in_own_loop(again()))
 
 
 def test_twenty_failures_hold_the_web_process_whoever_is_signed_in(tmp_path: Path) -> None:
@@ -138,7 +139,7 @@ def test_twenty_failures_hold_the_web_process_whoever_is_signed_in(tmp_path: Pat
         async with floor(path) as post:
             guesses = [await post(BOSSES[n // 4], step(f"0{n:03d}", f"g{n}")) for n in range(20)]
             return guesses, await post("kim", step(PIN, "k1"))
-    guesses, after = asyncio.run(run())
+    guesses, after = in_own_loop(run())
     assert all(refused(a) for a in guesses), guesses
     assert held(after) and after[1]["say"]["args"]["seconds"] == int(HOLD_S)
     holds = json.loads((path.parent / HOLDS_FILE).read_text(encoding="utf-8"))["keys"]
@@ -157,7 +158,7 @@ def test_wrong_role_and_another_origin_never_reach_the_pin(tmp_path: Path) -> No
                     await post("pat", step("0000"), origin="null"),
                     await post("pat", step("0000"), origin=None, referer="http://evil.example/pit"),
                     await post("pat", step("0000"), origin=None)]
-    answers = asyncio.run(run())
+    answers = in_own_loop(run())
     assert [status for status, _ in answers] == [403, 401, 403, 403, 403, 403], answers
     assert not (path.parent / HOLDS_FILE).exists()
     assert not any(kind.startswith("signoff_") for kind, _ in audited(path)) if (path.parent / AUDIT_FILE).exists() \
@@ -174,7 +175,7 @@ def test_pins_sent_at_once_race_the_hold_and_lose(tmp_path: Path) -> None:
             flood = await asyncio.gather(*(post("pat", step(f"9{n:03d}", f"f{n}")) for n in range(8)))
             replayed = [await post("pat", step(PIN, "same")) for _ in range(2)]
             return list(flood), replayed
-    flood, replayed = asyncio.run(run())
+    flood, replayed = in_own_loop(run())
     assert sum(refused(a) for a in flood) == 5 and sum(held(a) for a in flood) == 3, flood
     assert all(held(a) for a in replayed), replayed
 
@@ -186,7 +187,7 @@ def test_a_holds_file_that_cannot_be_written_refuses_every_sign_off_in_words(tmp
     async def run() -> tuple[int, Any]:
         async with floor(path) as post:
             return await post("pat", step(PIN))
-    status, body = asyncio.run(run())
+    status, body = in_own_loop(run())
     assert status == 503 and body["say"]["key"] == "pit_rating.signoff_unusable" and "cannot be written" in body["error"]
 
 
@@ -198,7 +199,7 @@ def test_failures_counted_before_a_restart_still_count_after_it(tmp_path: Path) 
     async def wrong(n: int, first: int) -> list[tuple[int, Any]]:
         async with floor(path) as post:
             return [await post("pat", step(f"5{first + k:03d}", f"x{first + k}")) for k in range(n)]
-    before = asyncio.run(wrong(3, 0))
-    after = asyncio.run(wrong(3, 3))
+    before = in_own_loop(wrong(3, 0))
+    after = in_own_loop(wrong(3, 3))
     assert all(refused(a) for a in before + after[:2]), before + after
     assert held(after[2]), after[2]

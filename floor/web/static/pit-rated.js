@@ -55,10 +55,10 @@ export function dayDiffersText(name, differs) {
  * @returns {HTMLTableRowElement}
  */
 function row(line, state, table) {
-  const tr = withData(el("tr", line.past_day ? "past-day" : line.on_break ? "on-break" : ""), {
+  const tr = withData(el("tr", `${line.on_break ? "on-break" : ""}${line.past_day ? " past-day" : ""}`.trim()), {
     ratedSeat: line.seat ?? "", player: line.player, hands: line.hands, averageBet: line.average_bet ?? "",
-    theoCents: line.theo_cents, win: line.win, playedS: line.played_s,
-    status: line.past_day ? "past-day" : line.on_break ? "break" : "open", pastDay: line.past_day ?? "" });
+    theoCents: line.theo_cents, win: line.win, playedS: line.played_s, status: line.on_break ? "break" : "open",
+    pastDay: line.past_day ?? "" });
   const money = (/** @type {number | null} */ amount, signed = false) => amount === null || amount === undefined
     ? "\u2013" : formatMoney(amount, state, signed);
   const theo = el("td", "num", money(line.theo_cents));
@@ -73,7 +73,7 @@ function row(line, state, table) {
     theo, win, el("td", "status", line.on_break ? t("pit_rated.on_break") : t("pit_rated.playing")));
   if (line.past_day) {  // open since a gaming day gone (its table never closed): the pit closes it, signed off
     const status = /** @type {HTMLElement} */ (tr.lastElementChild);
-    status.textContent = t("pit_rated.past_day", { day: shortDay(line.past_day) });
+    status.append(" \u00b7 ", el("span", "past-day", t("pit_rated.past_day", { day: shortDay(line.past_day) })));
     const close = Object.assign(el("button", "close-past", t("pit_rated.close")), { type: "button" });
     close.addEventListener("click", () => announce("croupier:close-session", { table, seat: line.seat }));
     status.append(" ", close);
