@@ -20,19 +20,18 @@ standard error, exit 1; bad arguments, exit 2.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import pwd
 import secrets
 import sys
 from datetime import date
-from pathlib import Path
 
 from engine.ratings import mask_card
+from floor.pit_signoff import HOLDS_FILE, PitSignOff, refusal
 
-HOLDS_FILE = "pit-rating-holds.json"
-"""The holds of failed sign-offs at the pit's terminal, beside the users file."""
+__all__ = ["HOLDS_FILE", "add_rating", "run_rating"]
+
 
 
 def add_rating(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -102,46 +101,10 @@ def run_rating(args: argparse.Namespace) -> int:
 
 
 def _signed_off(args: argparse.Namespace, pin: str) -> str | None:
-    """Why the supervisor's sign-off of the step is refused (None: signed off): the table's gate on a `rating` the pit
-    relays, its failures held per terminal account and pit boss in the holds file, one process at a time."""
-    from protocol.access import Caller
-    from protocol.audit import AuditError, AuditLog
-    from protocol.commands import Auth, Command
-    from protocol.config import RightsConfig
-    from protocol.signoff import SignOff
-
-    holds = Path(args.users).parent / HOLDS_FILE  # never the caller's choice: a file of one's own would hold nothing
-    lock_path = holds.with_name(holds.name + ".lock")
-    try:
-        if not Path(args.users).is_file():
-            raise OSError(f"{args.users}: no such file")
-        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as exc:
-        return f"the users file or the sign-off holds cannot be used: {exc}"
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the processes take turns: no failure counted over another's
-        if holds.exists():  # a hold that cannot be written would hold nothing: refuse rather
-            try:
-                with open(holds, "r+b"):
-                    pass
-            except OSError as exc:
-                return f"the sign-off holds file cannot be written: {exc}"
-        try:  # the pit's audit log, beside the users file: the table's writer, its entries
-            audit = AuditLog.open(holds.parent)
-        except AuditError as exc:  # a sign-off not audited would leave a guess unseen: refuse rather
-            return f"the pit's audit log cannot be written: {exc}"
-        account = f"cli:{pwd.getpwuid(os.getuid()).pw_name}"
-        try:
-            gate = SignOff(users=str(args.users), rights=RightsConfig(), audit=audit, holds_file=holds,
-                           context={"via": "croupier pit rating", "table": args.table, "session": args.session,
-                                    "seat": args.seat, "action": "adjust"})
-            step = Command("rating", {"action": "adjust", "seat": args.seat}, id="cli",
-                           auth=Auth(args.supervisor, pin, at=args.by))
-            admission = gate.admit(step, Caller("pit", key=account))
-        finally:
-            audit.close()
-    finally:
-        os.close(lock)
-    if admission.refusal is None:
-        return None
-    return str(admission.refusal["error"]).removeprefix("rating: ")
+    """Why the supervisor's sign-off of the step is refused (None: signed off): the pit's gate
+    (`floor.pit_signoff`: the table's, its failures held per terminal account and pit boss, audited)."""
+    ask = PitSignOff(users=str(args.users), key=f"cli:{pwd.getpwuid(os.getuid()).pw_name}", by=args.by,
+                     supervisor=args.supervisor, via="croupier pit rating", table=args.table, session=args.session,
+                     seat=args.seat)
+    found = refusal(ask, pin)
+    return None if found is None else str(found["error"])

@@ -66,6 +66,8 @@ TABLE_KEYS = frozenset({
     # a smart table's tray differences this shift, for the pit (how many, their sum, the latest; never the
     # tray's chips, which are the full view's `tray`): firmware_host/service/tray.py `tray_alert`
     "tray_alert",
+    # the table's `[ratings]` gaming day setting (a start time and a zone), which the pit compares with the floor's
+    "gaming_day",
 })
 """The table's keys the public sees (anything else stays on the full view)."""
 

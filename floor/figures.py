@@ -92,7 +92,7 @@ def rated_line(report: SessionReport) -> RatedLine:
             "theo_cents": report.get("theo_cents"), "theo_complete": report.get("theo_complete"),
             "win": report.get("win"), "on_break": report.get("on_break"), "breaks": report.get("breaks"),
             "bets_from": report.get("bets_from"), "declined": report.get("declined"),
-            "seat": seats[-1].get("seat") if seats else None}
+            "seat": seats[-1].get("seat") if seats else None, "past_day": None}
 
 
 def read_rated(dsn: str, tables: list[str]) -> PitRated:
@@ -101,8 +101,11 @@ def read_rated(dsn: str, tables: list[str]) -> PitRated:
     try:
         with connect(dsn) as conn:
             conn.read_only = True
-            rows = conn.execute("SELECT table_name, report FROM rating_sessions WHERE ended_at IS NULL "
-                                "AND table_name = ANY(%s) ORDER BY table_name, start", (tables,)).fetchall()
+            rows = conn.execute(  # each with its gaming day when a day gone (the table never closed since)
+                "SELECT s.table_name, s.report, CASE WHEN ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date < "
+                "((now() AT TIME ZONE g.time_zone) - g.starts)::date THEN ((s.started_at AT TIME ZONE g.time_zone) - "
+                "g.starts)::date END FROM rating_sessions s CROSS JOIN gaming_day g WHERE s.ended_at IS NULL "
+                "AND s.table_name = ANY(%s) ORDER BY s.table_name, s.start", (tables,)).fetchall()
             ended = conn.execute(  # the gaming day's, by the archive's `gaming_day` (the table's own rule: its start)
                 "SELECT s.table_name, s.report FROM rating_sessions s CROSS JOIN gaming_day g WHERE s.ended_at IS NOT "
                 "NULL AND s.table_name = ANY(%s) AND ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date = "
@@ -114,8 +117,10 @@ def read_rated(dsn: str, tables: list[str]) -> PitRated:
     except psycopg.Error as exc:
         raise ArchiveError(f"the archive's server: {exc}".strip().replace("\n", " ")) from exc
     out: dict[str, list[RatedLine]] = {name: [] for name in tables}
-    for table, report in rows:
-        out[str(table)].append(rated_line(report))  # the archive's JSON: a SessionReport as written
+    for table, report, past_day in rows:
+        line = rated_line(report)  # the archive's JSON: a SessionReport as written
+        line["past_day"] = past_day.isoformat() if past_day is not None else None
+        out[str(table)].append(line)
     for lines in out.values():
         lines.sort(key=lambda line: (line["seat"] is None, line["seat"] or 0))
     closed: dict[str, list[ClosedLine]] = {name: [] for name in tables}

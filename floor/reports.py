@@ -218,6 +218,7 @@ class RatedLine(TypedDict):
     breaks: int | None
     bets_from: dict[str, int] | None
     declined: bool | None
+    past_day: str | None  # the gaming day it started on when a day gone (the archive's `gaming_day`): the pit closes it
 
 
 class ClosedLine(TypedDict):

@@ -196,6 +196,16 @@ class AuditLog:
             raise AuditError(f"{self.path}: cannot be read: {exc}") from exc
         return [Entry(_int(r[0]), str(r[1]), str(r[2]), _details(r[3]), str(r[4])) for r in rows]
 
+    def last(self, kinds: Iterable[str]) -> Entry | None:
+        """The latest entry of one of `kinds`, or None. Raises AuditError when the file cannot be read."""
+        names = sorted(set(kinds))
+        try:
+            row = self._conn.execute(f"SELECT counter, time, kind, details, hash FROM entries WHERE kind IN "
+                                     f"({', '.join('?' * len(names))}) ORDER BY id DESC LIMIT 1", names).fetchone()
+        except sqlite3.Error as exc:
+            raise AuditError(f"{self.path}: cannot be read: {exc}") from exc
+        return None if row is None else Entry(_int(row[0]), str(row[1]), str(row[2]), _details(row[3]), str(row[4]))
+
     def verify(self) -> Verdict:
         """Walk the chain (`verify_entries`). Raises AuditError when the file cannot be read."""
         return verify_entries(self.entries())

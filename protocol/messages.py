@@ -543,7 +543,7 @@ class TableFields(TypedDict):
     paytable: NotRequired[Paytable]
     chips: NotRequired[Chips]
     tray_alert: NotRequired[TrayAlert]
-    # a poker table's
+    gaming_day: NotRequired[dict[str, str] | None]  # `[ratings]` {starts, time_zone} for the pit; a poker table's below:
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]
     street: NotRequired[str | None]

@@ -29,6 +29,7 @@ for: `at`), `signoff_held` (key, role, address, `at`, seconds) and `forbidden` (
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import math
 import os
@@ -40,7 +41,7 @@ from typing import Any
 
 from engine.errors import Say, say
 from protocol.access import RELAYS, SIGN_OFF, Caller
-from protocol.audit import AuditLog
+from protocol.audit import AuditError, AuditLog, Entry
 from protocol.commands import Auth, Command, error_reply
 from protocol.requests import Refusal
 from protocol.signed import SignedOff
@@ -103,6 +104,7 @@ class SignOff:
     holds_file: str | Path | None = None
     clock: Callable[[], float] = time.time
     context: Mapping[str, Any] = field(default_factory=dict)  # added to each sign-off's entry: what it was for
+    users_once: bool = False  # `users_loaded` only when the file's sha256 differs from the log's last (a run a step)
     _loaded: tuple[tuple[int, int, int], Users] | None = None
     _budgets: Buckets = field(default_factory=lambda: Buckets(PIN_CHECKS_PER_S, PIN_BURST))
     _window: float = 0.0
@@ -267,7 +269,13 @@ class SignOff:
         role or PIN changed): names and roles only, never a hash."""
         listed = [{"user": u.name, "role": u.role} for u in sorted(now.by_name.values(), key=lambda u: u.name)]
         if before is None:
-            self._write("users_loaded", {"file": self.users, "users": listed})
+            if not self.users_once:
+                self._write("users_loaded", {"file": self.users, "users": listed})
+                return
+            digest = _sha256(self.users)
+            last = self._last_users()
+            if last is None or not isinstance(last.details, dict) or last.details.get("sha256") != digest:
+                self._write("users_loaded", {"file": self.users, "users": listed, "sha256": digest})
             return
         old, new = before.by_name, now.by_name
         added = [{"user": n, "role": new[n].role} for n in sorted(new.keys() - old.keys())]
@@ -332,9 +340,25 @@ class SignOff:
                                                          "not audited one by one"})
         self._window, self._in_window, self._suppressed = now, 0, {}
 
+    def _last_users(self) -> Entry | None:
+        """The audit log's latest `users_loaded` (None: none, or the log unread: written again rather than missed)."""
+        try:
+            return self.audit.last(["users_loaded"]) if self.audit is not None else None
+        except AuditError as exc:
+            log.error("audit log: %s", exc)
+            return None
+
     def _write(self, kind: str, details: Mapping[str, Any]) -> None:
         if self.audit is not None:
             self.audit.write(kind, details)
+
+
+def _sha256(path: str) -> str:
+    """The file's SHA-256 (hex); "" when it cannot be read (then it differs from any written)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def _sender(caller: Caller) -> str:

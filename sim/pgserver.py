@@ -6,6 +6,12 @@ and `PR_SET_PDEATHSIG` cannot be set on it; instead a small watcher process, in 
 pipe whose only writing end this process holds (never inherited: not across exec, `subprocess`' close_fds). The end
 closes when this process exits, the watcher's read ends, and it runs `pg_ctl stop -m immediate` and removes the
 cluster's directory (which a postmaster missed would notice, its lock file gone, and shut down within a minute).
+
+A cluster left by an earlier run that was not watched (a test process killed, `tools/floor_probe.py`) is swept at the
+next start (`sweep`): each cluster's directory holds a marker naming the process that made it (`MARKER`: its PID and
+start time), and a directory whose marker is this user's, whose maker is gone and whose postmaster is not running (no
+`postmaster.pid`, or its PID dead) is removed. A directory without the marker (not ours, or made before it) and a
+cluster whose postmaster still runs are never touched.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -26,6 +33,10 @@ subprocess.run(json.loads(sys.argv[1]), stdin=subprocess.DEVNULL, capture_output
 shutil.rmtree(sys.argv[2], ignore_errors=True)
 """
 """The watcher of a `watched` cluster: what it runs once the process that made the cluster is gone."""
+
+MARKER = "croupier-pgserver.json"
+"""In each cluster's directory: who made it (`{"pid", "started"}`), which `sweep` reads."""
+PREFIX = "crp-pg-"
 
 MISSING = "PostgreSQL's initdb and pg_ctl are missing: `make test` installs Debian's postgresql package"
 
@@ -52,8 +63,68 @@ def free_port() -> int:
         return port
 
 
+def _started(pid: int) -> int | None:
+    """The process's start time (clock ticks since boot, /proc/PID/stat's 22nd field), or None: no such process."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    try:
+        return int(text.rsplit(")", 1)[1].split()[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _running(pid: object) -> bool:
+    """Whether a process of that PID runs (one that cannot be signalled but exists counts)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stale(root: Path) -> bool:
+    """Whether `root` is a cluster of ours whose maker is gone and whose postmaster is not running."""
+    marker = root / MARKER
+    try:
+        st = marker.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return False  # not ours: never touched
+        made = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(made, dict):
+        return False
+    pid = made.get("pid")
+    if _running(pid) and isinstance(pid, int) and _started(pid) in (made.get("started"), None):
+        return False  # its maker runs (the same process: its start time, where /proc tells)
+    try:
+        postmaster = int((root / "data" / "postmaster.pid").read_text(encoding="ascii").split("\n", 1)[0])
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False  # unreadable: left alone
+    return not _running(postmaster)
+
+
+def sweep(directory: str | Path | None = None) -> list[Path]:
+    """Remove the clusters earlier runs left in `directory` (the temporary directory) that are stale (`_stale`); the
+    directories removed."""
+    swept = []
+    for root in sorted(Path(directory if directory is not None else tempfile.gettempdir()).glob(f"{PREFIX}*")):
+        if root.is_dir() and not root.is_symlink() and _stale(root):
+            shutil.rmtree(root, ignore_errors=True)
+            swept.append(root)
+    return swept
+
+
 class PgServer:
-    """One cluster: `start()` (initdb the first time), `stop()`, `dsn(dbname)`, `create_database(name)`.
+    """One cluster: `start()` (initdb the first time), `stop()`, `dsn(dbname)`, `create_database(name)`; earlier runs' stale clusters swept first.
 
     Run as root (as CI does) the cluster belongs to the `postgres` user and every PostgreSQL binary is
     run through `runuser -u postgres --`; otherwise it is the current user's. `watched`: stopped and removed when
@@ -61,7 +132,10 @@ class PgServer:
 
     def __init__(self, watched: bool = False) -> None:
         self.bin = pg_bin()
-        self.root = Path(tempfile.mkdtemp(prefix="crp-pg-"))
+        sweep()  # what an earlier run left, its maker and postmaster gone
+        self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (self.root / MARKER).write_text(json.dumps({"pid": os.getpid(), "started": _started(os.getpid())}),
+                                        encoding="utf-8")
         self._watcher: tuple[subprocess.Popen[bytes], int] | None = None
         self.data = self.root / "data"
         self.log = self.root / "server.log"

@@ -493,7 +493,7 @@ class Controller:
 
     def states(self) -> tuple[PublicState, FullState]:
         """`(public_state(), full_state())`, built together: what each step publishes (the full one with the tray)."""
-        public, full = self.state.views(self.money)
+        public, full = self.state.views_with_day(self.money, self.ratings_day)  # `[ratings]` too, for the pit
         tray = self.tray.shown()
         if tray is not None:
             full["tray"] = tray

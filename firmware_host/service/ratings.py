@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import cast
-from zoneinfo import ZoneInfo
 
 from engine.ratings import Ratings, Session, fold
 from firmware_host.service.config import RatingsConfig
 from firmware_host.service.journal import Journal
+from protocol import gaming_day
 from protocol.records import DealerBody, HandRecord, Nothing, OpenBody, PlayerBody, RatingBody
 
 RATED_KINDS = frozenset({"open", "close", "player", "rating", "dealer"})
@@ -54,11 +53,7 @@ def gaming_day_began(ts: float, day: RatingsConfig) -> float:
     >>> gaming_day_began(1764826200.0, RatingsConfig())  # 2025-12-04 05:30 UTC: the day began on the 3rd at 06:00
     1764741600.0
     """
-    local = datetime.fromtimestamp(ts, ZoneInfo(day.time_zone))
-    began = datetime.combine(local.date(), day.day_starts, local.tzinfo)
-    if began > local:
-        began = datetime.combine(local.date() - timedelta(days=1), day.day_starts, local.tzinfo)
-    return began.timestamp()
+    return gaming_day.began(ts, day.day_starts, day.time_zone)  # the rule the pit's screens show too
 
 
 def closed_session(journal: Journal, seat: int, started: float, since: float) -> Session | None:

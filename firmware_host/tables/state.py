@@ -16,7 +16,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from drivers.errors import DeviceError
 from drivers.readings import FaultKind as DeviceFaultKind
@@ -25,6 +25,7 @@ from engine import redact
 from engine.games import MAX_SPOTS
 from engine.errors import EngineError, say
 from engine.money import Money
+from protocol import gaming_day
 from protocol.audit import signer_of
 from protocol.feed import Named, named_changes
 from protocol.messages import ButtonDraw, Device, FullState, PublicState, Race, Tournament
@@ -43,6 +44,9 @@ from firmware_host.tables.registry import open_setup
 from firmware_host.tables.tray_steps import MOVEMENT_KINDS, take_movement
 from firmware_host.tables.views import CardStep, card_views, full_view
 from firmware_host.tables.house.table import CARD_GROWN, HouseTable
+
+if TYPE_CHECKING:
+    from firmware_host.service.config import RatingsConfig
 
 log = logging.getLogger("croupier.table")
 
@@ -86,6 +90,8 @@ class TableState:
         self.race: Race | None = None  # the chip race being dealt, or run, till a hand begins (`chip_race_step.py`)
         self.draw: ButtonDraw | None = None  # the draw for the button, dealt or done, till a hand begins (`button_draw_step.py`)
         self.session = {"hands": 0, "voided": 0, "house_net": 0}  # since the table's first `open`, rebuilt on replay
+        self.gaming_day: dict[str, str] | None = None  # the table's `[ratings]` setting, for the pit (`show_day`)
+        self.gaming_day_of: object = None  # what it was made from (the controller's, compared by identity)
         # (a new map at each change, never changed in place: the views pass it as it is)
         self.seated = Seated()  # the player cards at the seats and the dealer signed in (`players.py`)
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_HANDS)  # the last hands, public form
@@ -189,6 +195,13 @@ class TableState:
         if made is None or made[1] is not public or made[2] is not full or made[3] != (len(public), len(full)):
             return None  # other views, or the controller put its own parts in them since (the tray)
         return made[0]
+
+    def views_with_day(self, money: Money, day: RatingsConfig) -> tuple[PublicState, FullState]:
+        """`views`, the table's `[ratings]` gaming day on them (`gaming_day`: the pit compares it with the floor's,
+        `protocol.gaming_day`), made again only when `day` is another object than the last."""
+        if self.gaming_day_of is not day:
+            self.gaming_day_of, self.gaming_day = day, gaming_day.setting(day.day_starts, day.time_zone)
+        return self.views(money)
 
     def full_view(self, money: Money = Money()) -> dict[str, Any]:
         """The full view made whole, every part by its maker (what `views` gives, the tests' oracle)."""

@@ -42,6 +42,7 @@ class TableState(Protocol):
     devices: dict[str, Device]
     sensors: dict[str, bool]
     session: dict[str, int]
+    gaming_day: dict[str, str] | None
     tournament: Tournament | None
     clock_call: ClockCalled | None
     hold: dict[str, Any] | None
@@ -80,6 +81,7 @@ def full_view(state: TableState, money: Money) -> dict[str, Any]:
     full["sensors"] = shown.same("sensors", state.sensors, dict)
     full["currency"], full["decimals"] = money.currency, money.decimals
     full["session"] = state.session
+    full["gaming_day"] = state.gaming_day  # `[ratings]`: the pit compares it with the floor's (protocol/gaming_day.py)
     full["history"] = state.history_shown()
     if isinstance(table, PokerTable):  # the clock called on a player, or None
         full["clock"] = clock_shown(state.clock_call)

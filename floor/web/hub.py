@@ -15,6 +15,10 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
 
 A table's summary carries its `tray_alert` (the shift's tray differences) and, for a chip fault (a mispay,
 moved or foreign chips, a tray difference), the public fault's words (`say`: the circle and the amounts).
+It carries the table's `[ratings]` gaming day setting (`gaming_day`) and, when that differs from the floor's (the
+latest archive figures' `starts` and `time_zone`), `day_differs`: both days now and both starts
+(`protocol.gaming_day.differs`, the table's own rule), checked again at each table update and each reading of the
+figures, for the page to say plainly (docs/ratings.md, "One gaming day").
 
 On joining, a screen gets `hello`, every table's latest summary and the figures. Each screen's queue
 holds at least `QUEUE_MESSAGES` and twice the tables; when a slow screen's queue is full its backlog
@@ -36,9 +40,11 @@ from typing import Any
 
 from pages.bridge import QUEUE_MESSAGES
 from pages.config import TableFeed
+from protocol import gaming_day
 
 HOUR_S = 3600.0
-SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals", "tray_alert")
+SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals", "tray_alert",
+                "gaming_day")
 CHIP_FAULTS = frozenset({"mispay", "chips_moved", "foreign_chip", "tray_difference"})
 """A smart table's faults the pit shows as chip alerts (the circle and the amounts in the public fault's words)."""
 DEALER_FIGURE_ROLES = ("pit", "supervisor", "surveillance")
@@ -128,6 +134,7 @@ class PitHub:
         self.dealers: str | None = None  # the latest `dealers` message: the dealers' figures of the day
         self.rated: str | None = None  # the latest `rated` message: the players rated at each table
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
+        self.floor_day: dict[str, Any] | None = None  # the archive's gaming day setting, from the latest figures
         self.screens: set[PitScreen] = set()
 
     @property
@@ -197,6 +204,11 @@ class PitHub:
     def show_figures(self, message: Mapping[str, Any]) -> None:
         """The pit's figures (`figures.py`): kept for screens joining later, sent to every screen; their
         `dealers` (each dealer's figures) only to the screens that may see them, as a `dealers` message."""
+        day = {"starts": message.get("starts"), "time_zone": message.get("time_zone")}
+        self.floor_day = day if message.get("source") == "archive" and "error" not in message else None
+        for name, line in list(self.states.items()):  # each table's day against the floor's, as it is now
+            if self._day_checked(line) != line:
+                self._keep(name, self._day_checked(line))
         figures = {k: v for k, v in message.items() if k != "dealers"}
         self.figures = json.dumps({**figures, "kind": "figures"}, default=str)
         self._send(self.figures)
@@ -211,7 +223,15 @@ class PitHub:
         self.rated = json.dumps({**message, "kind": "rated"}, default=str)
         self._send(self.rated)
 
+    def _day_checked(self, line: dict[str, Any]) -> dict[str, Any]:
+        """The summary with `day_differs` (`protocol.gaming_day.differs`: the table's `[ratings]` gaming day against
+        the floor's, now) when they differ, without it when they agree or either is unknown."""
+        differs = gaming_day.differs(line.get("gaming_day"), self.floor_day, self.clock())
+        out = {k: v for k, v in line.items() if k != "day_differs"}
+        return out if differs is None else {**out, "day_differs": differs}
+
     def _keep(self, name: str, line: dict[str, Any]) -> None:
+        line = self._day_checked(line)
         text = json.dumps(line, default=str)
         self.states[name], self.latest[name] = line, text
         self._send(text)

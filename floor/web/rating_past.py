@@ -35,6 +35,9 @@ from pages import auth
 log = logging.getLogger("croupier.pit.rating")
 
 DSN: web.AppKey[str] = web.AppKey("rating_past_dsn", str)
+WEB_KEY = "pit-web"
+"""The account the floor's web process's sign-offs count against (twenty failures hold them all), beside each pit boss."""
+VIA = "POST /pit/rating/past"
 REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
 _T = TypeVar("_T")
 _REASON = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
@@ -117,17 +120,13 @@ async def _past(request: web.Request) -> web.Response:
         return _refused("unknown_table", "no such table", "pit_rating.unknown_table")
     except ValueError as exc:  # a JSON error is a ValueError too
         return _refused("malformed", str(exc), "pit_rating.malformed")
-    try:
-        signer = await request.app[auth.SESSIONS].check(signoff["user"], signoff["pin"], request.remote or "?")
-    except auth.SignInRefused as exc:
-        signer = None
-        log.warning("pit rating: %s: a past day's step at %s: sign-off refused: %s", user.user, table, exc)
-    if signer is None or signer.role != "supervisor":
-        return _refused("forbidden", REFUSED, "refusal.sign_off_refused", 403)
+    refused = await _signed_off(request, user.user, table, session, signoff)
+    if refused is not None:
+        return refused
     step = PastStep(table, float(session["start"]), int(session["seat"]), int(session["version"]),
                     rating.get("hands"), rating.get("average_bet"), rating.get("start"), rating.get("reason"))
     try:
-        report = await _in_archive(request, lambda conn: adjust(conn, step, user.user, signer.name,
+        report = await _in_archive(request, lambda conn: adjust(conn, step, user.user, signoff["user"],
                                                                 f"pit-web:{user.user}:{page_id}"))
     except PastRefused as exc:
         log.info("pit rating: %s: a past day's step at %s seat %d refused: %s", user.user, table, step.seat, exc)
@@ -136,8 +135,28 @@ async def _past(request: web.Request) -> web.Response:
         log.warning("pit rating: a past day's step at %s cannot be written: %s", table, exc)
         return _refused("archive", f"the archive cannot be written: {exc}", "pit_rating.archive", 503)
     log.info("pit rating: %s adjusted %s's session of %s seat %d in the archive, signed off by %r", user.user,
-             mask_card(str(report["player"])), table, step.seat, signer.name)
+             mask_card(str(report["player"])), table, step.seat, signoff["user"])
     return web.json_response({"ok": True, "session": {**report, "player": mask_card(str(report["player"]))}})
+
+
+async def _signed_off(request: web.Request, by: str, table: str, session: dict[str, Any],
+                      signoff: dict[str, str]) -> web.Response | None:
+    """The supervisor's sign-off by the pit's gate (`floor.pit_signoff`: the table's rule, holds and audit writer, the
+    process's users file), off the loop; its refusal in the page's words, or None: signed off."""
+    from floor.pit_signoff import PitSignOff, refusal
+    users = request.app[auth.SESSIONS].users_path
+    ask = PitSignOff(users=str(users or ""), key=WEB_KEY, by=by, supervisor=signoff["user"], via=VIA, table=table,
+                     session=float(session["start"]), seat=int(session["seat"]), address=request.remote or "")
+    found = await asyncio.to_thread(refusal, ask, signoff["pin"])
+    if found is None:
+        return None
+    log.warning("pit rating: %s: a past day's step at %s: sign-off refused: %s", by, table, found["error"])
+    said = found["say"]
+    if said["key"] == "refusal.sign_off_held":
+        return _refused("held", found["error"], "pit_rating.held", 429, **said["args"])
+    if said["key"] == "refusal.sign_off_refused":
+        return _refused("forbidden", REFUSED, "refusal.sign_off_refused", 403)
+    return _refused("forbidden", found["error"], "pit_rating.signoff_unusable", 503)
 
 
 def add_routes(app: web.Application, dsn: str | None) -> None:

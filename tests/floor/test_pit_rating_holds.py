@@ -152,3 +152,24 @@ def test_an_audit_log_that_cannot_be_opened_refuses_every_sign_off(
     (users.parent / AUDIT_FILE).mkdir()  # not a file: no entry could be written
     status, said = adjust(monkeypatch, capsys, users, "7315")
     assert status == 1 and "audit log cannot be written" in said and SIGNED_OFF not in said
+
+
+def test_users_loaded_is_audited_only_when_the_users_file_changed(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], users: Path) -> None:
+    """Three runs read one users file: one `users_loaded`, with its sha256; the file changed, the next run writes
+    another (a run a step: one entry a run was noise that hid the changes)."""
+    import hashlib
+
+    for pin in ("0001", "7315", "0002"):
+        adjust(monkeypatch, capsys, users, pin)
+    first = hashlib.sha256(users.read_bytes()).hexdigest()
+    Users({"sue": User.with_pin("sue", "supervisor", "7315"), "kim": User.with_pin("kim", "pit", "1470")}).save(users)
+    for pin in ("0003", "0004"):
+        adjust(monkeypatch, capsys, users, pin)
+    log = AuditLog.open(users.parent, readonly=True)
+    try:
+        loaded = [e.details for e in log.entries() if e.kind == "users_loaded"]
+    finally:
+        log.close()
+    assert [d["sha256"] for d in loaded] == [first, hashlib.sha256(users.read_bytes()).hexdigest()]
+    assert [u["user"] for u in loaded[1]["users"]] == ["kim", "sue"]

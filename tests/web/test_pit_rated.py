@@ -46,6 +46,11 @@ READ_RATED = """() => Object.fromEntries([...document.querySelectorAll("[data-ra
     cells: [...tr.children].map((td) => td.textContent)}))]))"""
 
 
+PAST_DAY = {"en": " · open since 31 Dec, a past day Close…", "fr": " · ouverte depuis le 31 déc., jour passé Clore…"}
+"""The Shift's sessions began in 1970 (00:16 UTC: the gaming day of 31 Dec 1969, the archive's 06:00 UTC) and are
+open still: each open since a gaming day gone (docs/ratings.md, "A session left open from a gaming day gone")."""
+
+
 def summary(name: str, game: str, hand: int) -> dict[str, Any]:
     """A table's public snapshot as the pit hub keeps it."""
     return {"kind": "snapshot", "table": name, "game": game, "phase": "betting", "hand": hand, "seq": hand, "boot": "b1",
@@ -164,7 +169,8 @@ def expected_rows(shift: Shift, lang: str) -> dict[str, list[dict[str, Any]]]:
                 "theoCents": s["theo_cents"], "win": s["win"], "status": status,
                 "cells": [str(seat), "••••" + s["player"][-4:], played(s["played_s"]), str(s["hands"]),
                           money(s["average_bet"], lang=lang), money(s["theo_cents"], lang=lang)
-                          + ("" if s["theo_complete"] else "*"), money(s["win"], lang=lang, signed=True), words]})
+                          + ("" if s["theo_complete"] else "*"), money(s["win"], lang=lang, signed=True),
+                          words + PAST_DAY[lang]]})
     return out
 
 

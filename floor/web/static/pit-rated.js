@@ -2,8 +2,8 @@
 // The pit's rated players (/pit, its "rated" section): each table's open rating sessions as the archive folds them
 // (the `rated` messages of /ws/pit, floor/web/figures.py), the card masked by the server: player, seat, time played,
 // hands, average bet, theo to the cent, the player's win or loss, open or on a break. pit.js hands it the messages.
-import { byId, el, withData } from "./common.js";
-import { formatMoney, t } from "./words.js";
+import { announce, byId, el, withData } from "./common.js";
+import { formatMoney, locale, t } from "./words.js";
 
 /** @type {any} */
 let rated = null;  // the latest `rated` message
@@ -21,15 +21,44 @@ function played(seconds) {
 }
 
 /**
+ * A gaming day as a short date in the page's language ("3 Dec", "3 déc.").
+ * @param {string} iso
+ * @returns {string}
+ */
+function shortDay(iso) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  if (!match) return iso;
+  return new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" })
+    .format(new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))));
+}
+
+/**
+ * What the pit says of a table whose `[ratings]` gaming day differs from the floor's (its summary's `day_differs`,
+ * worked out by the floor's web process: protocol/gaming_day.py), or "" when it does not: its day and the pit's
+ * when they differ now, else both starts.
+ * @param {string} name
+ * @param {any} differs
+ * @returns {string}
+ */
+export function dayDiffersText(name, differs) {
+  if (!differs || typeof differs !== "object") return "";
+  const args = { table: name, day: shortDay(differs.day), pit_day: shortDay(differs.pit_day), starts: differs.starts,
+    pit_starts: differs.pit_starts };
+  return differs.day !== differs.pit_day ? t("pit.day_differs", args) : t("pit.day_setting_differs", args);
+}
+
+/**
  * One player's row.
  * @param {any} line
  * @param {any} state
+ * @param {string} table
  * @returns {HTMLTableRowElement}
  */
-function row(line, state) {
-  const tr = withData(el("tr", line.on_break ? "on-break" : ""), {
+function row(line, state, table) {
+  const tr = withData(el("tr", `${line.on_break ? "on-break" : ""}${line.past_day ? " past-day" : ""}`.trim()), {
     ratedSeat: line.seat ?? "", player: line.player, hands: line.hands, averageBet: line.average_bet ?? "",
-    theoCents: line.theo_cents, win: line.win, playedS: line.played_s, status: line.on_break ? "break" : "open" });
+    theoCents: line.theo_cents, win: line.win, playedS: line.played_s, status: line.on_break ? "break" : "open",
+    pastDay: line.past_day ?? "" });
   const money = (/** @type {number | null} */ amount, signed = false) => amount === null || amount === undefined
     ? "\u2013" : formatMoney(amount, state, signed);
   const theo = el("td", "num", money(line.theo_cents));
@@ -42,6 +71,13 @@ function row(line, state) {
     el("td", "player", line.declined ? t("pit_rated.declined") : line.player),  // the pit's rating, no card
     el("td", "num", played(line.played_s ?? 0)), el("td", "num", String(line.hands)), el("td", "num", money(line.average_bet)),
     theo, win, el("td", "status", line.on_break ? t("pit_rated.on_break") : t("pit_rated.playing")));
+  if (line.past_day) {  // open since a gaming day gone (its table never closed): the pit closes it, signed off
+    const status = /** @type {HTMLElement} */ (tr.lastElementChild);
+    status.append(" \u00b7 ", el("span", "past-day", t("pit_rated.past_day", { day: shortDay(line.past_day) })));
+    const close = Object.assign(el("button", "close-past", t("pit_rated.close")), { type: "button" });
+    close.addEventListener("click", () => announce("croupier:close-session", { table, seat: line.seat }));
+    status.append(" ", close);
+  }
   return tr;
 }
 
@@ -58,6 +94,9 @@ function block(name, lines) {
   head.append(el("span", "name", name), el("span", "count",
     lines.length === 1 ? t("pit_rated.players_one") : t("pit_rated.players_many", { count: lines.length })));
   box.appendChild(head);
+  const differs = dayDiffersText(name, stateOf(name)?.day_differs);
+  box.dataset.dayDiffers = differs ? "yes" : "no";
+  if (differs) box.appendChild(el("p", "day-differs", differs));  // the same words as the table's tile
   if (!lines.length) {
     box.appendChild(el("p", "none", t("pit_rated.none")));
     return box;
@@ -69,7 +108,7 @@ function block(name, lines) {
   table.appendChild(el("thead", "")).appendChild(tr);
   const body = table.appendChild(el("tbody", ""));
   const state = stateOf(name);
-  for (const line of lines) body.appendChild(row(line, state));
+  for (const line of lines) body.appendChild(row(line, state, name));
   box.appendChild(table);
   return box;
 }
@@ -108,12 +147,14 @@ export function showRated(message, tableState) {
 }
 
 /**
- * A table's summary came: its block drawn again if it was drawn before its money was known.
+ * A table's summary came: its block drawn again if it was drawn before its money was known, or its gaming day's
+ * agreement with the floor's changed.
  * @param {string} name
  */
 export function ratedTableSeen(name) {
   const box = document.querySelector(`[data-rated-table="${CSS.escape(name)}"]`);
-  if (box instanceof HTMLElement && box.dataset.money !== "known" && stateOf(name)) {
+  const differs = dayDiffersText(name, stateOf(name)?.day_differs) ? "yes" : "no";
+  if (box instanceof HTMLElement && stateOf(name) && (box.dataset.money !== "known" || box.dataset.dayDiffers !== differs)) {
     box.replaceWith(block(name, rated?.tables?.[name] ?? []));
   }
 }

@@ -303,6 +303,20 @@ byId("rating-open").addEventListener("click", () => {
   result.hidden = true;
   dialog.showModal();
 });
+// "Close" at a rated player open since a gaming day gone (pit-rated.js): the dialog with that table, seat and step
+document.addEventListener("croupier:close-session", (event) => {
+  const { table, seat } = /** @type {CustomEvent} */ (event).detail ?? {};
+  if (section.hidden || !form.elements.namedItem("table")) return;  // this user sends no steps
+  const tableField = field("table");
+  if (![...(/** @type {HTMLSelectElement} */ (/** @type {unknown} */ (tableField))).options].some((o) => o.value === table)) return;
+  tableField.value = table;
+  field("seat").value = String(seat ?? "");
+  const action = field("action");
+  action.value = "close";
+  action.dispatchEvent(new Event("change"));
+  result.hidden = true;
+  dialog.showModal();
+});
 form.addEventListener("submit", (event) => { void send(/** @type {SubmitEvent} */ (event)); });
 document.addEventListener("croupier:rendered", () => { if (section.hidden) void load(); }, { once: true });
 void load();

@@ -6,7 +6,7 @@ import { dayText, netTone } from "./format.js";
 import { drawChart } from "./pit-chart.js";
 import { showChipAlerts } from "./pit-chips.js";
 import { showDealers } from "./pit-dealers.js";
-import { ratedTableSeen, showRated } from "./pit-rated.js";
+import { dayDiffersText, ratedTableSeen, showRated } from "./pit-rated.js";
 import { ratingMoney, ratingSessions } from "./pit-rating.js";
 import { ensureSignedIn } from "./signin.js";
 import { formatMoney, locale, say, t, tOr } from "./words.js";
@@ -70,6 +70,8 @@ function tileFor(name, heartbeatS = 1) {
   parts.hand = part(node, "hand", "div");
   parts.fault = part(node, "fault", "div");
   parts.fault.hidden = true;
+  parts.day = part(node, "day-differs", "div");  // the table's gaming day is not the floor's (pit-rated.js words it)
+  parts.day.hidden = true;
   parts.figures = part(node, "figures", "div");
   parts.spark = svgEl(node, "svg", { class: "spark" });
   parts.spark.toggleAttribute("hidden", true);  // an SVG element has no `hidden` property: the attribute
@@ -146,6 +148,11 @@ function render(state) {
     parts.fault.hidden = true;
     delete node.dataset.fault;
   }
+  const differs = dayDiffersText(state.name, state.day_differs);
+  parts.day.hidden = !differs;
+  parts.day.textContent = differs;
+  if (differs) node.dataset.dayDiffers = `${state.day_differs.day} ${state.day_differs.pit_day}`;
+  else delete node.dataset.dayDiffers;
   drawFigures(tile);
 }
 

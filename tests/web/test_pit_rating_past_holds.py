@@ -1,0 +1,205 @@
+"""The floor's web process's own sign-off of a past day's step (`POST /pit/rating/past`) under a security officer's attacks: the table's gate, holds and audit writer (`floor.pit_signoff`), on loopback with no archive (a step signed off then says the archive cannot be written)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from floor.pit_signoff import HOLDS_FILE
+from floor.web.hub import PitHub
+from floor.web.rating import RatingRelay
+from floor.web.rating_past import REFUSED, WEB_KEY
+from floor.web.server import make_app
+from pages import app as core
+from pages.auth import SESSION_COOKIE, Sessions
+from pages.config import TableFeed
+from protocol.audit import AUDIT_FILE, AuditLog
+from protocol.signoff_holds import HOLD_S
+from protocol.users import Users
+from sim.pgserver import free_port
+from tests.own_loop import in_own_loop
+from tests.web.test_display_guard import cheap_user
+
+PEOPLE = {"pat": ("pit", "2468"), "kim": ("pit", "1470"), "dan": ("dealer", "1357"), "sue": ("supervisor", "9753")}
+PIN = PEOPLE["sue"][1]
+BOSSES = [f"boss{n}" for n in range(6)]
+Post = Callable[..., Awaitable[tuple[int, Any]]]
+
+
+def users(tmp: Path) -> Path:
+    path = tmp / "floor" / "web-users.json"
+    path.parent.mkdir(exist_ok=True)
+    people = {**PEOPLE, **{b: ("pit", "1111") for b in BOSSES}}
+    Users({n: cheap_user(n, role, pin) for n, (role, pin) in people.items()}).save(path)
+    return path
+
+
+def step(pin: str, page_id: str = "p1", supervisor: str = "sue") -> dict[str, Any]:
+    return {"table": "uth-1", "id": page_id, "session": {"start": 1700000000.5, "seat": 3, "version": 0},
+            "rating": {"hands": 4, "average_bet": 2500}, "auth": {"user": supervisor, "pin": pin}}
+
+
+@asynccontextmanager
+async def floor(path: Path) -> AsyncIterator[Post]:
+    """The floor's pages on loopback, the archive a port with no server; `post(user, body, origin="")` signs `user`
+    in (None: no one) and POSTs the step from `origin` ("": the pages' own), returning the status and JSON."""
+    relay = RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", commands="ipc:///unused-c")})
+    dsn = f"host=127.0.0.1 port={free_port()} user=nobody dbname=none connect_timeout=2"
+    app = make_app(PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")]), Sessions(path), rating=relay,
+                   past_dsn=dsn)
+    runner, port = await core.listen(app, "127.0.0.1", 0, None)
+    base = f"http://127.0.0.1:{port}"
+    http = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
+
+    async def post(user: str | None, body: Any, origin: str | None = "", referer: str | None = None) -> tuple[int, Any]:
+        headers = {"Origin": base if origin == "" else origin} if origin is not None else {}
+        if referer is not None:
+            headers["Referer"] = referer
+        if user is not None:
+            pin = PEOPLE[user][1] if user in PEOPLE else "1111"
+            async with http.post(f"{base}/api/signin", json={"user": user, "pin": pin},
+                                 headers={"Origin": base}) as signed:
+                assert signed.status == 200, await signed.text()
+                headers["Cookie"] = f"{SESSION_COOKIE}={signed.cookies[SESSION_COOKIE].value}"
+        async with http.post(f"{base}/pit/rating/past", data=json.dumps(body), headers=headers) as reply:
+            text = await reply.text()
+            return reply.status, json.loads(text) if text.startswith("{") else text
+    try:
+        yield post
+    finally:
+        await http.close()
+        await runner.cleanup()
+
+
+def audited(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    log = AuditLog.open(path.parent, readonly=True)
+    try:
+        assert log.verify().ok
+        return [(e.kind, e.details) for e in log.entries()]
+    finally:
+        log.close()
+
+
+def signed_off(answer: tuple[int, Any]) -> bool:
+    """Past the gate: the step went on to the archive, which is not there."""
+    return answer[0] == 503 and answer[1]["code"] == "archive"
+
+
+def held(answer: tuple[int, Any]) -> bool:
+    return answer[0] == 429 and answer[1]["say"]["key"] == "pit_rating.held" and answer[1]["say"]["args"]["seconds"] > 0
+
+
+def refused(answer: tuple[int, Any]) -> bool:
+    return answer[0] == 403 and answer[1]["error"] == REFUSED and answer[1]["say"]["key"] == "refusal.sign_off_refused"
+
+
+def test_wrong_pins_at_the_web_route_are_audited_and_held_like_the_tables(tmp_path: Path) -> None:
+    """Five wrong PINs from one pit boss hold that pit boss (the right PIN after them too), not another pit boss;
+    each attempt in the pit's audit log with who, the address and the step, never a PIN; the holds survive a restart
+    of the web process."""
+    path = users(tmp_path)
+    wrong = [f"8{n}61{n}" for n in range(6)]
+
+    async def first() -> list[tuple[int, Any]]:
+        async with floor(path) as post:
+            return [await post("pat", step(pin, f"w{n}")) for n, pin in enumerate(wrong)] + \
+                [await post("pat", step(PIN, "r1")), await post("kim", step(PIN, "r2"))]
+    answers = in_own_loop(first())
+    assert all(refused(a) for a in answers[:5]), answers[:5]
+    assert held(answers[5]) and held(answers[6]), answers[5:7]  # the right PIN after the fifth: held, never hashed
+    assert signed_off(answers[7]), answers[7]  # another pit boss signs off at once
+    entries = audited(path)
+    step_of = {"via": "POST /pit/rating/past", "table": "uth-1", "session": 1700000000.5, "seat": 3, "action": "adjust"}
+    refusals = [d for kind, d in entries if kind == "signoff_refused"]
+    assert [d["reason"] for d in refusals[:5]] == ["wrong PIN for 'sue'"] * 5
+    assert all({"user": "sue", "at": "pat", "key": WEB_KEY, "role": "pit"}.items() <= d.items()
+               and step_of.items() <= d.items() for d in refusals) and len(refusals) == 7, refusals
+    assert [d["address"] for kind, d in entries if kind == "signoff_held"] == ["127.0.0.1"]
+    assert [d["at"] for kind, d in entries if kind == "signoff_granted"] == ["kim"]
+    disk = b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(AUDIT_FILE))
+    assert not any(pin.encode() in disk for pin in wrong) and PIN.encode() not in disk
+
+    async def again() -> tuple[int, Any]:  # the web process started again: the holds are in the file
+        async with floor(path) as post:
+            return await post("pat", step(PIN, "r3"))
+    assert held(in_own_loop(again()))
+
+
+def test_twenty_failures_hold_the_web_process_whoever_is_signed_in(tmp_path: Path) -> None:
+    """A new pit boss every fourth guess: at the twentieth the web process's account is held for every pit boss."""
+    path = users(tmp_path)
+
+    async def run() -> tuple[list[tuple[int, Any]], tuple[int, Any]]:
+        async with floor(path) as post:
+            guesses = [await post(BOSSES[n // 4], step(f"0{n:03d}", f"g{n}")) for n in range(20)]
+            return guesses, await post("kim", step(PIN, "k1"))
+    guesses, after = in_own_loop(run())
+    assert all(refused(a) for a in guesses), guesses
+    assert held(after) and after[1]["say"]["args"]["seconds"] == int(HOLD_S)
+    holds = json.loads((path.parent / HOLDS_FILE).read_text(encoding="utf-8"))["keys"]
+    assert holds[f"{WEB_KEY} relaying"]["holds"] == 1
+
+
+def test_wrong_role_and_another_origin_never_reach_the_pin(tmp_path: Path) -> None:
+    """A dealer, no one signed in, a cross-site POST (another Origin, a `null` one, none with another site's Referer):
+    refused before any PIN is looked at, nothing counted or audited; the pages' own Referer with no Origin is let in."""
+    path = users(tmp_path)
+
+    async def run() -> list[tuple[int, Any]]:
+        async with floor(path) as post:
+            return [await post("dan", step("0000")), await post(None, step("0000")),
+                    await post("pat", step("0000"), origin="http://evil.example"),
+                    await post("pat", step("0000"), origin="null"),
+                    await post("pat", step("0000"), origin=None, referer="http://evil.example/pit"),
+                    await post("pat", step("0000"), origin=None)]
+    answers = in_own_loop(run())
+    assert [status for status, _ in answers] == [403, 401, 403, 403, 403, 403], answers
+    assert not (path.parent / HOLDS_FILE).exists()
+    assert not any(kind.startswith("signoff_") for kind, _ in audited(path)) if (path.parent / AUDIT_FILE).exists() \
+        else True
+
+
+def test_pins_sent_at_once_race_the_hold_and_lose(tmp_path: Path) -> None:
+    """Eight wrong PINs at once, then a replay of a right one: five hashed and refused, three held, the replay held;
+    the same request replayed after is held too (the holds count the pit boss, not the request)."""
+    path = users(tmp_path)
+
+    async def run() -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]]:
+        async with floor(path) as post:
+            flood = await asyncio.gather(*(post("pat", step(f"9{n:03d}", f"f{n}")) for n in range(8)))
+            replayed = [await post("pat", step(PIN, "same")) for _ in range(2)]
+            return list(flood), replayed
+    flood, replayed = in_own_loop(run())
+    assert sum(refused(a) for a in flood) == 5 and sum(held(a) for a in flood) == 3, flood
+    assert all(held(a) for a in replayed), replayed
+
+
+def test_a_holds_file_that_cannot_be_written_refuses_every_sign_off_in_words(tmp_path: Path) -> None:
+    path = users(tmp_path)
+    (path.parent / HOLDS_FILE).mkdir()  # what no one writes a file over, root included
+
+    async def run() -> tuple[int, Any]:
+        async with floor(path) as post:
+            return await post("pat", step(PIN))
+    status, body = in_own_loop(run())
+    assert status == 503 and body["say"]["key"] == "pit_rating.signoff_unusable" and "cannot be written" in body["error"]
+
+
+def test_failures_counted_before_a_restart_still_count_after_it(tmp_path: Path) -> None:
+    """Three wrong PINs, the web process started again, two more: the fifth holds (a restart in the middle of a guess
+    run is no fresh start), and the holds file is the only state it needed."""
+    path = users(tmp_path)
+
+    async def wrong(n: int, first: int) -> list[tuple[int, Any]]:
+        async with floor(path) as post:
+            return [await post("pat", step(f"5{first + k:03d}", f"x{first + k}")) for k in range(n)]
+    before = in_own_loop(wrong(3, 0))
+    after = in_own_loop(wrong(3, 3))
+    assert all(refused(a) for a in before + after[:2]), before + after
+    assert held(after[2]), after[2]
