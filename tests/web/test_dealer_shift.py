@@ -24,6 +24,7 @@ from sim.dealing import ShoeHand
 from tests.web.test_accessibility import axe_violations
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
+from tests.web.teardown import screens_closer
 from tests.web.test_dealer import (CHIPS, PINS, ROOT, Console, _sign_up, console, journal,  # noqa: F401 (the fixture)
                                    public_state, sign_in, tablet)
 
@@ -243,10 +244,12 @@ def test_a_double_tap_on_check_checks_only_that_seat(console: Callable[..., Cons
 
 
 @pytest.fixture
-def restartable(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Callable[..., dict[str, Any]]]:
+def restartable(sim_table: Callable[..., SimTable], tmp_path: Path,
+                request: pytest.FixtureRequest) -> Iterator[Callable[..., dict[str, Any]]]:
     """A table with the shoe, and a `croupier display` that the test can stop and start again on the same port."""
     procs: list[subprocess.Popen[str]] = []
     shoes: list[ShoeHand] = []
+    close_screens = screens_closer(request)
 
     def make(**options: Any) -> dict[str, Any]:
         table = sim_table(**options)
@@ -280,6 +283,7 @@ def restartable(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[
         return run
 
     yield make
+    close_screens()  # the test's pages first: the display then stops at once (the test's own restart keeps its page)
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()

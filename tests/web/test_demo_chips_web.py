@@ -76,6 +76,7 @@ def test_a_person_deals_the_smart_table_through_the_payout_and_a_mispay(tablet: 
     tablet.wait_for_selector("#fault", state="hidden")
     tablet.tap("#confirm")
     answered(tablet)
+    tablet.context.close()  # done with: the demo's pages then stop at once at its end (tests/web/teardown.py)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "Traceback" not in err, err
     summary = json.loads(out.splitlines()[-1])
