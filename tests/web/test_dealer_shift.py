@@ -153,13 +153,14 @@ UTH_BETS = {1: {"ante": 500, "blind": 500}, 2: {"ante": 500, "blind": 500, "trip
 
 @pytest.mark.soak
 def test_a_shift_from_the_console_alone(console: Callable[..., Console], tablet: Page) -> None:
-    """10 UTH hands of 3 seats, then 5 3CP hands at another table (`make soak`; `make test` plays 4 and 2)."""
+    """10 UTH hands of 3 seats, then 5 3CP hands at another table (`make soak`; `make test` plays 3 and 2)."""
     shift(console, tablet, uth_hands=10, tcp_hands=5)
 
 
 def test_a_short_shift_from_the_console_alone(console: Callable[..., Console], tablet: Page) -> None:
-    """4 UTH hands of 3 seats, then 2 3CP hands: the shift of `make soak`, shorter."""
-    shift(console, tablet, uth_hands=4, tcp_hands=2)
+    """3 UTH hands of 3 seats (the first's bets tapped, then the same bets twice), then 2 3CP hands: the shift of
+    `make soak`, shorter."""
+    shift(console, tablet, uth_hands=3, tcp_hands=2)
 
 
 def shift(console: Callable[..., Console], tablet: Page, uth_hands: int, tcp_hands: int) -> None:
