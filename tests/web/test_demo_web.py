@@ -95,7 +95,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
         page: Page, secure: bool) -> None:
     # without --secure (`make demo`) the recall of the last hands too: the demo lets its local role read them
     temp = Path(tempfile.mkdtemp(prefix="crp-demo-"))  # short: the demo's ipc endpoints go under it (107 bytes)
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--hands", "500", "--pace", "0.05",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--hands", "500", "--pace", "0.02",
                              *(["--secure"] if secure else []), "--web", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
     try:
@@ -124,7 +124,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
 
 
 def test_sigterm_keeps_a_state_given(tmp_path: Path) -> None:
-    proc = demo("--hands", "500", "--pace", "0.05", "--web", "off", "--quiet", "--state", str(tmp_path / "j"))
+    proc = demo("--hands", "500", "--pace", "0.02", "--web", "off", "--quiet", "--state", str(tmp_path / "j"))
     try:
         wait_for(lambda: closed_hands(tmp_path / "j", starting=True), "a first hand closed in the journal given",
                  timeout_s=60)
