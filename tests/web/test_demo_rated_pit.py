@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,6 @@ def test_the_demos_pit_lists_its_rated_players_from_the_archive_as_the_journal_r
                 raise AssertionError(f"the demo ended: {proc.stderr.read() if proc.stderr else ''}")
             if not (state / "journal.sqlite3").exists():
                 return False
-            time.sleep(1.0)  # a look is a `croupier ratings` process: one a second, not back to back (2 cores)
             seen = sessions(state)
             left = {s["seats"][-1]["seat"] for s in seen if not s["open"]}
             return any(s["open"] and s["hands"] and s["seats"][-1]["seat"] in left for s in seen)
