@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from cli.demo import SimTable
+from tests.web.teardown import screens_closer
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (`make test` installs it); `playwright install` is never run
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -55,10 +56,11 @@ def sim_table(tmp_path: Path) -> Iterator[Callable[..., SimTable]]:
 
 
 @pytest.fixture
-def display(tmp_path: Path) -> Iterator[Callable[[SimTable], dict[str, Any]]]:
+def display(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Callable[[SimTable], dict[str, Any]]]:
     """`display(table)`: a running `croupier display` on a free port for the table's public feed (with
     the simulation's display key when the table has CURVE keys); its ready line."""
     procs: list[subprocess.Popen[str]] = []
+    close_screens = screens_closer(request)
 
     def start(table: SimTable) -> dict[str, Any]:
         config = tmp_path / f"display{len(procs)}.toml"
@@ -77,6 +79,7 @@ def display(tmp_path: Path) -> Iterator[Callable[[SimTable], dict[str, Any]]]:
         return ready
 
     yield start
+    close_screens()  # the test's pages first: the display then stops at once
     for proc in procs:
         proc.terminate()
         try:

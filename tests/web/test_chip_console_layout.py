@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -48,7 +50,13 @@ CUT = """() => [...document.querySelectorAll('#spots .spot')].flatMap((spot) => 
 
 
 def showdown_state(seats: int) -> dict[str, Any]:
-    """The public state of a UTH table of `seats` seats, every one played to the showdown, as the feed sends it."""
+    """The public state of a UTH table of `seats` seats, every one played to the showdown, as the feed sends it (a
+    copy of the one this run made: the table played once for each number of seats, not once a test)."""
+    return copy.deepcopy(_showdown_state(seats))
+
+
+@functools.cache
+def _showdown_state(seats: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as root:
         rig = Rig(Path(root), HouseSetup("uth", "default", {"minimum": 100}, seats))
         rig.reader()

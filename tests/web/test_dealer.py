@@ -21,6 +21,7 @@ from protocol.feed import FeedClient
 from protocol.users import User, Users
 from sim.dealing import ShoeHand
 from tests.web.screens import check_sizes
+from tests.web.teardown import screens_closer
 from tests.web.money import shown as money
 from tests.web.test_accessibility import axe_violations
 from tests.own_loop import in_own_loop
@@ -48,12 +49,14 @@ def _sign_up(table: SimTable) -> None:
 
 
 @pytest.fixture
-def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Callable[..., Console]]:
+def console(sim_table: Callable[..., SimTable], tmp_path: Path,
+            request: pytest.FixtureRequest) -> Iterator[Callable[..., Console]]:
     """`console(game=..., seed=..., language="fr", full=True)`: a started table whose cards the shoe deals when expected
     and nothing else (no bot plays a player's part), and a display for it in that language (English by default),
     following the table's full feed too with `full` (the consoles then show the seats' player cards, masked)."""
     procs: list[subprocess.Popen[str]] = []
     hands: list[ShoeHand] = []
+    close_screens = screens_closer(request)
 
     def make(language: str = "en", full: bool = False, **options: Any) -> Console:
         table = sim_table(**options)
@@ -79,6 +82,7 @@ def console(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Call
         return Console(table, shoe, ready["display"], log)
 
     yield make
+    close_screens()  # the test's pages first: the display then stops at once
     for proc in procs:
         proc.terminate()
         try:

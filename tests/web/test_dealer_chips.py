@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page
 
 from firmware_host.service.journal import JOURNAL_FILE
 from protocol.commands import CommandClient
+from tests.sim.test_chip_demo import FAST_SCAN
 from tests.web.chip_hands import Hands
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
@@ -31,7 +32,8 @@ def chip_table(console: Callable[..., Console]) -> Iterator[Callable[..., tuple[
     made: list[Hands] = []
 
     def make(**options: Any) -> tuple[Console, Hands]:
-        table = console(full=True, chips={}, seats=3, **options)
+        # the board scanned every 0.04 s, not 0.1 (as tests/sim's chip demos): the readers settle in 0.24 s, not 0.6
+        table = console(full=True, chips={}, chip_scan_s=FAST_SCAN, seats=3, **options)
         hands = Hands(table.table.chips_info["control"])
         made.append(hands)
         opening_fill(table, hands)

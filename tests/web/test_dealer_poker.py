@@ -24,6 +24,7 @@ from protocol.feed import FeedClient
 from protocol.users import User, Users
 from sim.dealing import ShoeHand
 from sim.shoe import SimShoeClient
+from tests.web.teardown import screens_closer
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot, check_sizes
 from tests.web.test_accessibility import axe_violations
@@ -88,6 +89,7 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
     """A hold'em table (real `croupier run`, emulated shoe dealing when a card is expected, no bots), three
     players seated with unequal stacks, a dealer in its users file, and a `croupier display` with the commands
     (in the language the test asks for with `indirect`, English by default; or `{"seats": 9}`: a table of nine)."""
+    close_screens = screens_closer(request)
     param = getattr(request, "param", "en")
     language, seats = (param, 6) if isinstance(param, str) else (param.get("language", "en"), param["seats"])
     table = sim_table(game="holdem", seats=seats, sections=POKER, table="poker-1")
@@ -121,6 +123,7 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
         assert line, f"croupier display did not start: {log.read_text()[-2000:]}"
         yield {"table": table, "feed": feed, "ready": json.loads(line)}
     finally:
+        close_screens()  # the test's pages first: the display then stops at once
         proc.terminate()
         try:
             proc.wait(timeout=10)

@@ -24,6 +24,7 @@ from sim.dealing import ShoeHand
 from tests.web.test_accessibility import axe_violations
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot
+from tests.web.teardown import screens_closer
 from tests.web.test_dealer import (CHIPS, PINS, ROOT, Console, _sign_up, console, journal,  # noqa: F401 (the fixture)
                                    public_state, sign_in, tablet)
 
@@ -152,13 +153,14 @@ UTH_BETS = {1: {"ante": 500, "blind": 500}, 2: {"ante": 500, "blind": 500, "trip
 
 @pytest.mark.soak
 def test_a_shift_from_the_console_alone(console: Callable[..., Console], tablet: Page) -> None:
-    """10 UTH hands of 3 seats, then 5 3CP hands at another table (`make soak`; `make test` plays 4 and 2)."""
+    """10 UTH hands of 3 seats, then 5 3CP hands at another table (`make soak`; `make test` plays 3 and 2)."""
     shift(console, tablet, uth_hands=10, tcp_hands=5)
 
 
 def test_a_short_shift_from_the_console_alone(console: Callable[..., Console], tablet: Page) -> None:
-    """4 UTH hands of 3 seats, then 2 3CP hands: the shift of `make soak`, shorter."""
-    shift(console, tablet, uth_hands=4, tcp_hands=2)
+    """3 UTH hands of 3 seats (the first's bets tapped, then the same bets twice), then 2 3CP hands: the shift of
+    `make soak`, shorter."""
+    shift(console, tablet, uth_hands=3, tcp_hands=2)
 
 
 def shift(console: Callable[..., Console], tablet: Page, uth_hands: int, tcp_hands: int) -> None:
@@ -243,10 +245,12 @@ def test_a_double_tap_on_check_checks_only_that_seat(console: Callable[..., Cons
 
 
 @pytest.fixture
-def restartable(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[Callable[..., dict[str, Any]]]:
+def restartable(sim_table: Callable[..., SimTable], tmp_path: Path,
+                request: pytest.FixtureRequest) -> Iterator[Callable[..., dict[str, Any]]]:
     """A table with the shoe, and a `croupier display` that the test can stop and start again on the same port."""
     procs: list[subprocess.Popen[str]] = []
     shoes: list[ShoeHand] = []
+    close_screens = screens_closer(request)
 
     def make(**options: Any) -> dict[str, Any]:
         table = sim_table(**options)
@@ -280,6 +284,7 @@ def restartable(sim_table: Callable[..., SimTable], tmp_path: Path) -> Iterator[
         return run
 
     yield make
+    close_screens()  # the test's pages first: the display then stops at once (the test's own restart keeps its page)
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()

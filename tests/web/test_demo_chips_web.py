@@ -11,6 +11,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
+from tests.sim.test_chip_demo import FAST_SCAN
 from tests.web.money import shown as money
 from tests.web.test_dealer_chips import open_tray, record, tray_difference
 from tests.web.test_demo_dealer import ROOT, answered, demo, demos, journal, pages_line, sign_in, tablet
@@ -23,7 +24,9 @@ MISPAID = re.compile(r"^Seat (?P<seat>\d) (?P<circle>\w+): due (?P<due>€[\d,.]
 def test_a_person_deals_the_smart_table_through_the_payout_and_a_mispay(tablet: Page, tmp_path: Path,
                                                                          demos: list[subprocess.Popen[str]]) -> None:
     # The bots decide at once (their Plays as chips in their Play circles); every payout a chip over: a mispay held.
-    proc = demo(tmp_path / "j", "--chips", "--faults", "mispay=1", "--seats", "2", "--seed", "5", "--bot-wait", "0")
+    # The board scanned every 0.04 s, not 0.1 (as tests/sim's chip demos): its readers settle in 0.24 s, not 0.6.
+    proc = demo(tmp_path / "j", "--chips", "--faults", "mispay=1", "--seats", "2", "--seed", "5", "--bot-wait", "0",
+                "--chip-scan", str(FAST_SCAN))
     demos.append(proc)
     found = pages_line(proc)
     sign_in(tablet, found["dealer"], found["dealer_name"], found["dealer_pin"])
@@ -76,6 +79,7 @@ def test_a_person_deals_the_smart_table_through_the_payout_and_a_mispay(tablet: 
     tablet.wait_for_selector("#fault", state="hidden")
     tablet.tap("#confirm")
     answered(tablet)
+    tablet.context.close()  # done with: the demo's pages then stop at once at its end (tests/web/teardown.py)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "Traceback" not in err, err
     summary = json.loads(out.splitlines()[-1])

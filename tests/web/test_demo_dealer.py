@@ -126,6 +126,7 @@ def confirm_and_finish(page: Page, proc: subprocess.Popen[str]) -> tuple[dict[tu
     assert shown, "no payout prompt at the showdown"
     page.tap("[data-action='confirm']")
     answered(page)
+    page.context.close()  # done with: the demo's pages then stop at once at its end (tests/web/teardown.py)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "Traceback" not in err, err
@@ -218,6 +219,7 @@ def test_sigint_ends_the_demo_with_the_summary_of_the_hands_closed(tablet: Page,
                                  arg=[f"[data-seat='{seat}'] [data-circle='ante']:not(.draft) .stake",
                                       money(BotPlayer(seat, 3).bets("uth", hand, SimLimits())["ante"])])
     assert tablet.get_attribute(ROOT, "data-phase") == "bets"
+    tablet.context.close()  # seen: its pages then stop at once (a display's stop with a screen open: test_display_bridge)
     proc.send_signal(signal.SIGINT)
     try:
         out, err = proc.communicate(timeout=60)

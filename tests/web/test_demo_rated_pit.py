@@ -71,6 +71,7 @@ def test_the_demos_pit_lists_its_rated_players_from_the_archive_as_the_journal_r
             assert len(sessions(state)) > len(want)  # the closed sessions are not listed
         finally:
             os.kill(proc.pid, signal.SIGCONT)
+        page.context.close()  # seen: the demo's pages then stop at once (tests/web/teardown.py)
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=60)
         assert proc.returncode == 143

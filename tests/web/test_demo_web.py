@@ -26,7 +26,8 @@ def demo(*args: str) -> subprocess.Popen[str]:
 
 
 def test_the_demo_serves_its_table_to_the_browser_and_prints_the_pages_first(page: Page, tmp_path: Path) -> None:
-    proc = demo("--hands", "4", "--seed", "7", "--pace", "0.1", "--web", "127.0.0.1:0", "--state", str(tmp_path / "j"))
+    # 2 hands at 0.1 s a step: the pages are opened while it plays (3 s a hand), the summary line counts them both
+    proc = demo("--hands", "2", "--seed", "7", "--pace", "0.1", "--web", "127.0.0.1:0", "--state", str(tmp_path / "j"))
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -37,6 +38,7 @@ def test_the_demo_serves_its_table_to_the_browser_and_prints_the_pages_first(pag
         page.wait_for_selector("[data-table='sim-uth-1'][data-hand]:not([data-offline])")
         page.goto(table_url)
         page.wait_for_selector("main[data-table='sim-uth-1'] [data-card]")  # cards dealt, live
+        page.context.close()  # seen: the demo's pages then stop at once at its end (tests/web/teardown.py)
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
@@ -44,7 +46,7 @@ def test_the_demo_serves_its_table_to_the_browser_and_prints_the_pages_first(pag
             proc.wait()
     assert proc.returncode == 0, err
     summary = json.loads(out.splitlines()[-1])  # the summary is still the last line
-    assert summary["hands"] == summary["settled"] == 4
+    assert summary["hands"] == summary["settled"] == 2
 
 
 def test_a_taken_port_is_said_and_the_pages_go_to_a_free_one() -> None:
@@ -93,7 +95,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
         page: Page, secure: bool) -> None:
     # without --secure (`make demo`) the recall of the last hands too: the demo lets its local role read them
     temp = Path(tempfile.mkdtemp(prefix="crp-demo-"))  # short: the demo's ipc endpoints go under it (107 bytes)
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--hands", "500", "--pace", "0.05",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--hands", "500", "--pace", "0.02",
                              *(["--secure"] if secure else []), "--web", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
     try:
@@ -106,6 +108,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
         page.wait_for_selector("[data-steps] li[data-step='card']")
         page.wait_for_function("() => document.querySelector('[data-history]').dataset.hands", timeout=60_000)  # one closed
         assert any(temp.iterdir())  # its temporary state, while it plays
+        page.context.close()  # seen: its pages then stop at once (a display's stop with a screen open: test_display_bridge)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     finally:
@@ -121,7 +124,7 @@ def test_the_demo_s_surveillance_user_sees_the_full_feed_and_sigterm_ends_with_t
 
 
 def test_sigterm_keeps_a_state_given(tmp_path: Path) -> None:
-    proc = demo("--hands", "500", "--pace", "0.05", "--web", "off", "--quiet", "--state", str(tmp_path / "j"))
+    proc = demo("--hands", "500", "--pace", "0.02", "--web", "off", "--quiet", "--state", str(tmp_path / "j"))
     try:
         wait_for(lambda: closed_hands(tmp_path / "j", starting=True), "a first hand closed in the journal given",
                  timeout_s=60)
@@ -169,13 +172,18 @@ def test_the_demo_deals_poker_from_the_dealer_console(page: Page) -> None:
         for _ in range(40):  # every player's action at the console; the emulated shoe deals each card
             page.wait_for_selector("[data-poker]:not([data-busy]) :is([data-action='check'], [data-action='call'], "
                                    "[data-action='show'], [data-action='confirm'])", timeout=30_000)
-            page.wait_for_timeout(500)  # the next seat's buttons stay inert a moment after a tap
+            seq = int(page.get_attribute("[data-poker]", "data-seq") or 0)
             button = page.locator("[data-poker] :is([data-action='check'], [data-action='call'], "
                                   "[data-action='show'], [data-action='confirm'])").first
             action = button.get_attribute("data-action")
             button.click()
             if action == "confirm":
+                page.wait_for_selector("[data-poker]:not([data-busy])", state="attached")  # answered
+                page.context.close()  # the pages then stop at once at the demo's end (tests/web/teardown.py)
                 break
+            # the buttons on screen are the last state's until the state the tap made is drawn (a new seq)
+            page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                                   arg=seq, timeout=30_000)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -216,6 +224,7 @@ def test_the_tournament_demo_serves_the_clock_and_each_table(page: Page, browser
                                 " const m = /^Niveau (\\d+) \u00b7 .*\\d+:\\d\\d/.exec(line?.textContent ?? '');"
                                 " return m !== null && m[1] === line.dataset.level; }", timeout=60_000)
         table.close()
+        page.context.close()  # seen: its pages then stop at once (tests/web/teardown.py)
         proc.send_signal(signal.SIGTERM)  # played to its winner elsewhere (test_sim_tournament_devices): stop it here
         out, err = proc.communicate(timeout=60)
     finally:

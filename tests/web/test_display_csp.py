@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page
 
 from sim.restarter import end
+from tests.web.teardown import screens_closer
 
 WATCH = """window.__csp = [];
 document.addEventListener("securitypolicyviolation",
@@ -23,9 +24,10 @@ CREDENTIALS = re.compile(r"(dealer|supervisor|surveillance) (\S+) PIN (\d+)")
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, tuple[str, str]]]]:
+def demo(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, str, dict[str, tuple[str, str]]]]:
     """`croupier demo --dealer web`: a UTH table dealt from the console, its pages; (the display's base, the floor
     pages' base, role -> (user, PIN))."""
+    close_screens = screens_closer(request)
     proc = subprocess.Popen([sys.executable, "-m", "cli", "demo", "--dealer", "web", "--web",
                              "127.0.0.1:0", "--quiet", "--game", "uth", "--seats", "2", "--state", str(tmp_path / "j")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -35,6 +37,7 @@ def demo(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, tuple[str, str]]]
         base, floor = (url.rsplit("/", 1)[0] for url in line.split()[1:3])  # /table, then the floor's /pit
         yield base, floor, {role: (user, pin) for role, user, pin in CREDENTIALS.findall(line)}
     finally:
+        close_screens()  # the test's pages first: the demo's then stop at once
         end(proc, 20.0)
 
 

@@ -17,13 +17,16 @@ from playwright.sync_api import Page
 from cli.demo import SimTable
 from firmware_host.display.config import DisplayConfig
 from protocol.config import ConfigError
+from tests.web.teardown import screens_closer
 
 
 @pytest.fixture
-def tables_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str, Any]]]:
+def tables_display(tmp_path: Path,
+                   request: pytest.FixtureRequest) -> Iterator[Callable[[list[SimTable]], dict[str, Any]]]:
     """`tables_display(tables)`: a running `croupier display` following every table ([[display.tables]]); its ready
     line."""
     procs: list[subprocess.Popen[str]] = []
+    close_screens = screens_closer(request)
 
     def start(tables: list[SimTable]) -> dict[str, Any]:
         config = tmp_path / "display.toml"
@@ -42,6 +45,7 @@ def tables_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[s
         return ready
 
     yield start
+    close_screens()  # the test's pages first: the process then stops at once
     for proc in procs:
         proc.terminate()
         proc.wait(timeout=10)

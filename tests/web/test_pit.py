@@ -30,6 +30,7 @@ from sim.bots.players import seat_players
 from tests.web.screens import check_sizes
 from tests.web.test_display_guard import cheap_user
 from tests.web.money import shown as money
+from tests.web.teardown import screens_closer
 
 # Every tile the pit page draws is sampled: which table, the seq and boot it drew, its hand and phase.
 SAMPLER = """
@@ -81,10 +82,11 @@ def history(state_dir: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str, Any]]]:
+def pit_display(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Callable[[list[SimTable]], dict[str, Any]]]:
     """`pit_display(tables)`: a running `croupier pit web` (the floor's pages) following every table
     ([[web.tables]]); its ready line."""
     procs: list[subprocess.Popen[str]] = []
+    close_screens = screens_closer(request)
 
     def start(tables: list[SimTable], language: str = "en", extra: str = "") -> dict[str, Any]:
         config = tmp_path / "pit-web.toml"
@@ -103,6 +105,7 @@ def pit_display(tmp_path: Path) -> Iterator[Callable[[list[SimTable]], dict[str,
         return ready
 
     yield start
+    close_screens()  # the test's pages first: the process then stops at once
     for proc in procs:
         proc.terminate()
         proc.wait(timeout=10)

@@ -22,6 +22,7 @@ from playwright.sync_api import Page
 
 from pages.auth import MAX_TRIES, SESSION_COOKIE
 from protocol.users import User, Users
+from tests.web.teardown import screens_closer
 
 
 def _users_file(path: Path) -> Path:
@@ -49,9 +50,10 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Callable[..., dict[str, Any]]]:
+def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Callable[..., dict[str, Any]]]:
     """`served(extra="")`: a `croupier display` (no table behind it) with the users file; its ready line."""
     procs: list[subprocess.Popen[str]] = []
+    close_screens = screens_closer(request)
 
     def start(extra: str = "") -> dict[str, Any]:
         users = _users_file(tmp_path / "users.json")
@@ -67,6 +69,7 @@ def served(tmp_path: Path) -> Iterator[Callable[..., dict[str, Any]]]:
         return ready
 
     yield start
+    close_screens()  # the test's pages first: the process then stops at once
     for proc in procs:
         proc.terminate()
         proc.wait(timeout=10)

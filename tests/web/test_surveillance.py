@@ -352,6 +352,7 @@ def test_a_poker_table_s_log_says_every_action_in_the_trade_s_words_by_hand_and_
         assert not re.search(r"\b(hand|seat|net|burns|raises|calls|folds)\b", shown_text, re.IGNORECASE), shown_text
         check_sizes(page, "surveillance-holdem-fr")  # seed 3, 3 bot hands: the French words, money as the French write it
     finally:
+        page.context.close()  # the page first: the display then stops at once (tests/web/teardown.py)
         rig.close()
 
 
@@ -391,6 +392,7 @@ def test_a_page_opened_mid_hand_rebuilds_the_log_in_dealt_order(
         bets = [text for kind, _, text in said if kind == "bet"]
         assert len(bets) == 3 and all(text.startswith(f"Seat {n} bets Ante") for n, text in zip((1, 2, 3), bets))
     finally:
+        page.context.close()  # the page first: the display then stops at once (tests/web/teardown.py)
         rig.close()
 
 
