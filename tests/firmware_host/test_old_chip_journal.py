@@ -17,6 +17,8 @@ OLD = Path(__file__).resolve().parents[1] / "data" / "journals" / "chips-e512529
 ADDED_SINCE = {"fault": ("circles",)}
 """The state's fields added since e512529 (a chip fault's circles, `smart24`): each replayed state is compared
 without them, and what they say of the old journal is checked apart."""
+TOP_ADDED_SINCE = ("gaming_day",)
+"""The state's own keys added since (the table's `[ratings]` day for the pit, `rate11`)."""
 
 
 def _json(state: Any) -> Any:
@@ -25,7 +27,7 @@ def _json(state: Any) -> Any:
 
 def _as_then(state: Any) -> Any:
     """A replayed state as e512529's code showed it: the fields added since left out."""
-    then = _json(state)
+    then = {k: v for k, v in _json(state).items() if k not in TOP_ADDED_SINCE}
     for part, keys in ADDED_SINCE.items():
         if isinstance(then.get(part), dict):
             then[part] = {k: v for k, v in then[part].items() if k not in keys}
