@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 from datetime import datetime, time, timezone
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from pages import app as core
 from pages.auth import Sessions
 from pages.config import TableFeed
 from protocol.users import Users
+from tests.own_loop import LoopThread
 from tests.web.test_display_guard import cheap_user
 from floor.web.rating import RatingRelay
 from tests.firmware_host.test_controller import UTH
@@ -84,16 +84,14 @@ def test_the_pit_hub_flags_a_table_whose_gaming_day_is_not_the_floors() -> None:
     assert "day_differs" not in hub.states["uth-1"]
 
 
-class Pages:
+class Pages(LoopThread):
     """The floor's pages in a loop of their own: the hub at 07:30 UTC fed the table, its heartbeats, the figures
     and its rated player."""
 
     def __init__(self, language: str, users: Path | None = None) -> None:
         self.users = users
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.base: str = asyncio.run_coroutine_threadsafe(self._start(language), self.loop).result(30)
+        super().__init__()
+        self.base: str = self.run(self._start(language))
 
     async def _start(self, language: str) -> str:
         self.hub = PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", 1.0)], clock=lambda: AT_0730)
@@ -121,10 +119,7 @@ class Pages:
         await self.runner.cleanup()
 
     def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
+        self.stop(self._stop())
 
 
 SAID = {"en": ("uth-1: gaming day of 3 Dec, the pit is on 4 Dec (the table's day starts at 08:00 UTC, the pit's at "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import Iterator
 from fractions import Fraction
@@ -24,6 +23,7 @@ from floor.web.server import make_app
 from pages import app as core
 from pages.config import TableFeed
 from tests.engine.test_ratings import record
+from tests.own_loop import LoopThread
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 from tests.web.money import shown as money
 from tests.web.screens import SIZES, check_screenshot
@@ -98,15 +98,13 @@ class Shift:
         return {t: [s for s in r.reports() if s["open"]] for t, r in self.folds.items()}
 
 
-class PitPages:
+class PitPages(LoopThread):
     """The floor's pages served in this process (a loop of their own in a thread): the pit hub with the tables'
     summaries and heartbeats, and its archive readings every 0.2 s (`PitFigures`, as `croupier pit web` runs it)."""
 
     def __init__(self, dsn: str, language: str) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.base: str = asyncio.run_coroutine_threadsafe(self._start(dsn, language), self.loop).result(30)
+        super().__init__()
+        self.base: str = self.run(self._start(dsn, language))
 
     async def _start(self, dsn: str, language: str) -> str:
         self.pit = PitHub([TableFeed(name, "ipc:///unused-p", "ipc:///unused-s", 1.0) for name in TABLES])
@@ -130,10 +128,7 @@ class PitPages:
         await self.runner.cleanup()
 
     def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
+        self.stop(self._stop())
 
 
 @pytest.fixture
