@@ -19,11 +19,12 @@ takes a circle's change; t1: the public update showing the circle's new value, r
 socket in a listening process (`bench.controller_latency.Listener`). A change whose value is the
 value before (chips swapped for the same value) is not counted; a change overtaken by the next
 before the feed showed it is counted as overtaken, not timed. The card's figure is the same run's
-CARD frame to its public update (`bench.controller_latency.latencies`). Aim: the chip p99 at most
-1.25x the card's.
+CARD frame to its public update (`bench.controller_latency.latencies`), each card dealt as a dealer
+deals it, `CARD_GAP_S` after the table took the one before (`ByHand`; at both tables). Aim: the chip
+p99 at most 1.25x the card's.
 
 (b) CPU. The same table without `[chip_reader]` and `[chips]`, its bets typed by the bot dealer of
-`croupier demo` (`sim.bots.dealer.BotDealer`, the same players, seed and hands), is the peer. Both deal
+`croupier demo` (`sim.bots.dealer.BotDealer`, the same players, seed and hands, dealing `ByHand`), is the peer. Both deal
 their hands at one pace, a hand begun every `PACE_S` seconds (the chip dealer's longest hand and a
 margin: its waits for the readers to settle are the pace a smart table goes at, so the card table
 is held to it), and the controller's CPU time over the wall time of the hands is compared. Aim:
@@ -81,6 +82,10 @@ QUIET_S = 0.05
 """A card that came this long or longer after the card before is timed apart too: a chip change comes after a
 scan or more of quiet (100 ms), the bench's cards mostly in streams ~1 ms apart, and a step after quiet is slower
 (an idle core woken, its caches cold, a lone fsync): a real shoe deals a card every second or two."""
+CARD_GAP_S = 0.1
+"""The dealer's hand between two cards: each card drawn this long after the table took the one before (a scan of the
+board's: a chip change comes after at least a scan of quiet), so the card that is (a)'s peer comes as a dealer
+deals it, not in a stream a millisecond after the last step (decided on 2026-12-05: docs/benchmarks.md)."""
 TRACE = os.environ.get("CROUPIER_BENCH_TRACE", "")
 """With CROUPIER_BENCH_TRACE=PREFIX, each controller runs under `bench._chip_trace`, its stamps written to PREFIX.*,
 and each round prints the legs of its chip changes' and cards' times (the stamps' own cost in the figures)."""
@@ -103,7 +108,15 @@ class TallRack(Rack):
         return uids
 
 
-class TallDealer(ChipDealer):
+class ByHand(BotDealer):
+    """A bot dealer who deals as a person does: each card `CARD_GAP_S` after the table took the one before."""
+
+    def _draw(self, st: Any) -> None:
+        time.sleep(CARD_GAP_S)  # the dealer's hand reaching for the shoe: the pace, not a wait for a condition
+        super()._draw(st)
+
+
+class TallDealer(ByHand, ChipDealer):
     """`ChipDealer` whose players stack their stakes tall (`TallRack`); what they buy in with, colour up and
     the tray's fills and credits are the chip dealer's own."""
 
@@ -250,7 +263,7 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S) -> dict[str
         options: dict[str, Any] = {"game": "uth", "seed": 1, "limits": SimLimits(), "buttons": 0.0}
         host, port = shoe.control_address
         dealer = (TallDealer(eps, f"{host}:{port}", players, board="%s:%d" % board.control_address, chip_set=chip_set,
-                             supervisor=supervisor, **options) if board else BotDealer(eps, f"{host}:{port}", players, **options))
+                             supervisor=supervisor, **options) if board else ByHand(eps, f"{host}:{port}", players, **options))
         time.sleep(0.3)  # the subscriptions reach the PUB sockets
         dealer.play(1)  # warm-up (with chips: the tray's float placed and read)
         listener.forget()
