@@ -240,7 +240,7 @@ def test_surveillance_sees_the_trays_chips_its_trail_and_the_difference_flagged(
         ["After hand 1: nothing recorded; tray change −€25.00, difference −€25.00", True]]
     assert shown["shift"] == ("Shift so far: opening €0.00, fills €1,200.00, credits €0.00, chips sold €50.00, "
                               "house net −€23.00: difference −€25.00")
-    assert shown["flagged"] == "1 tray difference(s) flagged this shift"
+    assert shown["flagged"] == "1 tray difference flagged this shift"
     assert axe_violations(page) == []
     check_screenshot(page, "surveillance-tray-1920x1080")
 

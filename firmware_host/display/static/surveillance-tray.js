@@ -3,7 +3,7 @@
 // the tray's chips by denomination, the latest lines of its trail as `croupier tray` prints them) in words, every
 // difference nothing explains flagged. It draws what the feed says; the ledger decides every difference.
 import { el } from "./common.js";
-import { formatMoney, t } from "./words.js";
+import { formatMoney, t, tCount } from "./words.js";
 
 /**
  * @param {number | null | undefined} amount
@@ -70,7 +70,7 @@ export function drawTray(box, state) {
   trail.append(...(tray.trail ?? []).map((line) => trailLine(line, state)));
   const parts = [el("h3", "", t("surveillance.tray_title")), head, stacks, trail, shift];
   if (tray.flagged) {
-    const flags = el("p", "tray-flags flagged", t("surveillance.tray_flagged", { count: tray.flagged }));
+    const flags = el("p", "tray-flags flagged", tCount("console.tray_flagged", tray.flagged)  /* the console's words: one sentence */);
     flags.dataset.trayFlagged = String(tray.flagged);
     parts.push(flags);
   }
