@@ -273,7 +273,7 @@ class PokerPanel {
     root.dataset.seq = String(state.seq ?? "");
     this.head.replaceChildren(
       el("span", "game", state.game ? tOr(`game.${state.game}`, state.game) : ""),
-      el("span", "structure", state.structure ? tOr(`poker_console.structure_${state.structure.replace(/-/g, "_")}`, state.structure) : ""),
+      el("span", "structure", state.structure ? tOr(`poker_table.structure_${state.structure}`, state.structure)  /* /table's words: one name a structure */ : ""),
       el("span", "stakes", stakesWords(state, (n) => formatMoney(n, state))),  // a stud table's ante and bring-in too
       el("span", "street", state.street ? tOr(`poker_console.street_${streetKey(state.street)}`, "") : ""),
       el("span", "total", t("poker_console.total", { amount: { money: state.total_pot ?? 0 } }, state)),
