@@ -201,6 +201,7 @@ class TableState:
         `protocol.gaming_day`), made again only when `day` is another object than the last."""
         if self.gaming_day_of is not day:
             self.gaming_day_of, self.gaming_day = day, gaming_day.setting(day.day_starts, day.time_zone)
+            self._views_at = None  # made whole: a card's parts made from the last views would carry the old day
         return self.views(money)
 
     def full_view(self, money: Money = Money()) -> dict[str, Any]:
