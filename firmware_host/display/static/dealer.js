@@ -48,7 +48,7 @@ let stepKey = null;              // the step on screen (hand, phase, seat to act
 /** @type {string | null} */
 let decisionsKey = null;
 let armedAt = 0;                 // when the decision buttons on screen answer a tap
-/** @type {{hand: number, seats: {seat: number, bets: Bets}[]} | null} */
+/** @type {{hand: number, seats: {seat: number, bets: Bets, total: number}[]} | null} */
 let returns = null;              // a voided hand's bets to give back
 
 /**
@@ -287,9 +287,10 @@ function returnsElement() {
   const box = byId("returns");
   box.hidden = returns === null;
   if (returns === null) { box.replaceChildren(); return; }
-  const lines = returns.seats.map(({ seat, bets }) => {
-    const total = Object.values(bets).reduce((sum, amount) => sum + amount, 0);
-    const line = el("li", "", t("console.return_line", { seat, bets: betsText(bets), total: { money: total } }, state));
+  const lines = returns.seats.map(({ seat, bets, total }) => {
+    const text = Object.keys(bets).length ? t("console.return_line", { seat, bets: betsText(bets), total: { money: total } }, state)
+      : t("console.return_line_total", { seat, total: { money: total } }, state);
+    const line = el("li", "", text);
     line.dataset.seat = String(seat);
     line.dataset.total = String(total);
     return line;
