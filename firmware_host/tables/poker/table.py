@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction, say
-from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
+from engine.games import POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, Session, Stakes, Structure
 from engine.poker.state import Rake
 from engine.poker.values import table_rules
@@ -40,7 +40,7 @@ from firmware_host.tables.poker.actions import play
 from firmware_host.tables.poker.record import (
     card_text, empty_seat, final_stacks, hand_results, hand_rules, owing, shown_names,
 )
-from firmware_host.tables.poker.sign import act_record, seat_records, shown_hand
+from firmware_host.tables.poker.sign import seat_records, shown_hand
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:

@@ -24,7 +24,7 @@ from sim.yielding import YieldingPlayers, next_hand
 
 
 class SimTable(Protocol):
-    """What the console's demo reads of the simulated table (`cli.demo.SimTable`, started)."""
+    """What the console's demo reads of the simulated table (`cli.demo.table.SimTable`, started)."""
 
     keys: SimKeys | None
     endpoints: TableEndpoints
