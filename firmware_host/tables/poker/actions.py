@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.errors import IllegalAction, say
 from engine.games import POKER_ACTIONS
 from engine.poker import Hand
 from firmware_host.tables.poker.sign import act_record
+from protocol.messages import Act
 
-__all__ = ["Played", "play"]
+__all__ = ["Played", "SequenceLine", "play"]
+
+
+class SequenceLine(TypedDict, total=False):
+    """A line of the hand's own order on the full feed (`sequence`): a post (`seat`, `do` "post", `amount`), a card
+    (`card`, `to`), or an action (`seat`, `do`, `all_in`; `amount`, `cards` and `dead` as it has them)."""
+
+    seat: int
+    do: str
+    amount: int
+    all_in: bool
+    cards: int
+    dead: bool
+    card: str
+    to: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +36,8 @@ class Played:
 
     event: list[Any]
     said: str
-    act: dict[str, Any]
-    line: dict[str, Any]
+    act: Act
+    line: SequenceLine
 
 
 def play(hand: Hand, seat: int, action: str, amount: int | None = None, cards: Sequence[str] | None = None,
@@ -74,7 +89,7 @@ def play(hand: Hand, seat: int, action: str, amount: int | None = None, cards: S
         called = hand.call(seat)
         event, said = ["call", seat], f"calls {called.amount}" + (" (all in)" if called.all_in else "")
         act = act_record("call", called.amount, called.all_in)
-    done: dict[str, Any] = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
+    done: SequenceLine = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
     if event[0] == "draw":
         done["cards"] = len(event[2])
     elif event[0] in ("bet", "raise", "complete"):
@@ -86,7 +101,7 @@ def play(hand: Hand, seat: int, action: str, amount: int | None = None, cards: S
     return Played(event, said, act, done)
 
 
-def _all_in(hand: Hand, seat: int) -> tuple[list[Any], str, dict[str, Any]]:
+def _all_in(hand: Hand, seat: int) -> tuple[list[Any], str, Act]:
     view = hand.view()
     legal = view.legal
     if hand.actor != seat:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from engine.errors import CardError, DuplicateCard, IllegalAction, say
 from engine.games import POKER_SEATS, STAKES_KEYS, STRUCTURES
@@ -36,7 +36,7 @@ from engine.poker.state import Rake
 from engine.poker.values import table_rules
 from protocol import messages
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
-from firmware_host.tables.poker.actions import play
+from firmware_host.tables.poker.actions import SequenceLine, play
 from firmware_host.tables.poker.record import (
     card_text, empty_seat, final_stacks, hand_results, hand_rules, owing, shown_names,
 )
@@ -56,6 +56,13 @@ def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
     if isinstance(args.get("antes"), (list, tuple)):
         args["antes"] = tuple(args["antes"])
     return Stakes(Structure(structure), **args)
+
+
+class Chop(TypedDict):
+    """A pot chopped by agreement: seat -> the chips it took, and whether evenly (no shares given)."""
+
+    shares: dict[str, int]
+    equal: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,11 +208,11 @@ class PokerTable(FaultBook):
         self.events: list[list[Any]] = []       # in hand_from_record's format
         self.actions: list[str] = []            # the dealer's words, for history
         self.deals: list[list[str]] = []        # [target, card] in dealt order (burns included)
-        self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
+        self.sequence: list[SequenceLine] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
-        self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
+        self.last_act: dict[int, messages.Act] = {}  # the same as records, for the screens' words (poker_sign.py)
         self.act_street: dict[int, int] = {}  # the street of each seat's last act (street_act)
-        self.chopped: dict[str, Any] | None = None
+        self.chopped: Chop | None = None
         self.faults: list[messages.HandFault] = []
         self.ignored: list[messages.IgnoredCard] = []
         self.manual: list[messages.ManualCard] = []  # cards entered by hand
@@ -292,7 +299,7 @@ class PokerTable(FaultBook):
             return None
         return f"seat {slot.seat}" if slot.seat is not None else slot.kind
 
-    def street_act(self, seat: int) -> dict[str, Any] | None:
+    def street_act(self, seat: int) -> messages.Act | None:
         """The seat's `act` on this street only: cleared when the street's bets go to the middle (a fold, an
         all-in stay as `folded`, `all_in`); the one rule for /dealer and /table (docs/feed.md)."""
         same = self.engine is not None and self.act_street.get(seat) == self.engine.street
