@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 
 from protocol.commands import CommandClient
+from protocol.messages import FullState
 from sim.bots.players import BotPlayer
 from sim.bots.table import SimLimits, TableEndpoints
 from sim.following import FollowingThread
@@ -137,7 +138,7 @@ class YieldingPlayers(FollowingThread):
                                        key=self.key, server_key=self.server_key)
         return [self._commands]
 
-    def on_state(self, state: dict[str, Any]) -> None:
+    def on_state(self, state: FullState) -> None:
         assert self._commands is not None
         try:
             for request in self.rule.requests(state, time.monotonic()):
