@@ -36,6 +36,7 @@ from floor.director.config import DirectorConfig
 from floor.director.orders import held_between_hands
 from protocol import access
 from protocol.commands import CommandClient
+from protocol.messages import FullState
 from firmware_host.service.journal import JournalError
 from sim.bots.errors import BotError
 from sim.bots.table import make_supervisor
@@ -73,7 +74,7 @@ class HeldDealer(TournamentDealer):
     """The tournament bot dealer at a table the director commands: it deals a hand only when the table may
     begin one (not held, open, two players with chips), and otherwise waits on the feed."""
 
-    def waits(self, st: Mapping[str, Any]) -> bool:
+    def waits(self, st: FullState) -> bool:
         """Nothing to deal now: the table is held, not open for hold'em, or short of players with chips."""
         if st.get("phase") not in ("settled", "waiting", "voided", "closed"):
             return False
