@@ -9,7 +9,6 @@ left to whoever works the table (the dealer console, a test).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import zmq

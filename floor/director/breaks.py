@@ -37,6 +37,7 @@ from engine.tournament import TournamentFile, colour_up_due
 from engine.tournament.clock import ClockReading
 from floor.director.feeds import Seating
 from floor.reports import BreakView, ChipRaceView
+from protocol.messages import PublicState, Race
 from protocol.requests import HoldTable, TableOrder
 
 log = logging.getLogger("croupier.director")
@@ -160,20 +161,20 @@ class BreakPlan:
                  "kept_in": list(r["kept_in"]), "change": r["change"]} for r in self.races]
 
 
-def odd_chips_left(state: Mapping[str, Any], colour: int, into: int) -> int:
+def odd_chips_left(state: PublicState, colour: int, into: int) -> int:
     """The odd chips of `colour` the stacks on a table's feed hold (those a race of `colour` into `into` deals for)."""
     return sum(int(s.get("stack") or 0) % into // colour for s in state.get("spots") or [])
 
 
 class _Watcher(Protocol):
-    def latest(self, table: str) -> dict[str, Any]: ...
+    def latest(self, table: str) -> PublicState: ...
 
 
 class BreakWatch:
     """The floorman's part in a break (see the module docstring): each pass, the step due, if any."""
 
     def __init__(self, plan: BreakPlan, watcher: _Watcher, take: Callable[[str, dict[str, Any]], bool],
-                 held: Callable[[Mapping[str, Any], str], bool], clock: Callable[[], ClockReading | None]) -> None:
+                 held: Callable[[PublicState, str], bool], clock: Callable[[], ClockReading | None]) -> None:
         self.breaks = plan
         self.watcher = watcher
         self.take = take    # the floorman's: the event journaled and applied, False when refused
@@ -236,7 +237,7 @@ class BreakWatch:
         return not odd_chips_left(self.watcher.latest(table), brk.colour, brk.into)
 
 
-def raced_body(table: str, race: Mapping[str, Any], seats: Mapping[int, str]) -> dict[str, Any]:
+def raced_body(table: str, race: Race, seats: Mapping[int, str]) -> dict[str, Any]:
     """The `raced` step from the race a table's feed shows run (seats named by the seat map)."""
     def player(seat: Any) -> str:
         return seats.get(int(seat), f"seat {seat}")
