@@ -27,7 +27,7 @@ from typing import Any, cast
 from engine.games import STRUCTURES
 from engine.poker import VARIANTS
 from firmware_host.service.journal import HandRow, Journal
-from protocol.messages import BetOrRaise, FullSpot, FullState, PokerLegal
+from protocol.messages import BetOrRaise, FullSpot, FullState, PokerLegal, Stakes
 from sim.bots.dealer import BotDealer, cards_placed
 from sim.bots.errors import BotError
 
@@ -58,20 +58,20 @@ class SimStakes:
     rake_bp: int = 500      # 5 % of each pot...
     rake_cap: int = 30      # ...at most 30 a hand
 
-    def stakes(self, game: str, structure: str) -> dict[str, Any]:
+    def stakes(self, game: str, structure: str) -> Stakes:
         """The stakes of `game` under `structure` (`engine.poker.Stakes` fields). Raises ValueError."""
         if game not in VARIANTS:
             raise ValueError(f"unknown poker game {game!r} (games: {', '.join(VARIANTS)})")
         if structure not in STRUCTURES:
             raise ValueError(f"structure must be one of {', '.join(STRUCTURES)}, not {structure!r}")
         stud = VARIANTS[game].bring_in is not None
-        out: dict[str, Any] = {"antes": self.antes, "bring_in": self.bring_in} if stud else {"blinds": list(self.blinds)}
+        out: Stakes = {"antes": self.antes, "bring_in": self.bring_in} if stud else {"blinds": list(self.blinds)}
         if structure == "fixed-limit":
-            out.update(small_bet=self.small_bet, big_bet=self.big_bet)
+            out["small_bet"], out["big_bet"] = self.small_bet, self.big_bet
         elif structure == "spread-limit":
-            out.update(min_bet=self.min_bet, max_bet=self.max_bet)
+            out["min_bet"], out["max_bet"] = self.min_bet, self.max_bet
         elif stud:
-            out.update(min_bet=self.min_bet)
+            out["min_bet"] = self.min_bet
         return out
 
     def open_body(self, game: str, structure: str, seats: int) -> dict[str, Any]:

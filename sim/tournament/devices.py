@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from engine.tournament import BlindLevel, Move, TournamentFile
 from protocol import access
-from protocol.messages import FullSpot, FullState, PokerLegal
+from protocol.messages import FullSpot, FullState, PokerLegal, Stakes
 from firmware_host.service.journal import Journal, JournalError
 from sim.bots.errors import BotError
 from sim.bots.table import TableEndpoints
@@ -168,7 +168,7 @@ class DeviceTable:
         self.sim = sim
         self.dealer = dealer
         self.players: dict[int, str] = {}
-        self.stakes: dict[str, Any] | None = None   # the stakes the table plays now, in units
+        self.stakes: Stakes | None = None   # the stakes the table plays now, in units
         self.error: BaseException | None = None
         self._requests = 0
 
@@ -201,7 +201,7 @@ class DeviceTable:
             self.sim.stop()
 
 
-def level_stakes(level: BlindLevel, unit: int) -> dict[str, Any]:
+def level_stakes(level: BlindLevel, unit: int) -> Stakes:
     """A level's stakes in units of the smallest chip in play."""
     return {"blinds": [level.small_blind // unit, level.big_blind // unit], "antes": level.ante // unit}
 
