@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile, colour_up_due
@@ -48,6 +48,17 @@ TOURNAMENT = "tournament"
 """Why and by whom a director's table is held, as its feed shows (`hold.reason`, `hold.by`)."""
 
 
+class HandForHand(TypedDict):
+    """Hand-for-hand as the director plays it (`seating.FloorPlan.hand_for_hand`): `holding` between rounds or a
+    `round` numbered `round`, its hands (table -> the hand each deals) and the players out of each (table -> player
+    -> the stack he started the hand with)."""
+
+    phase: str
+    round: int
+    hands: dict[str, int]
+    out: dict[str, dict[str, int]]
+
+
 class _Plan(Protocol):
     """What `BreakPlan` needs of the floor plan."""
 
@@ -56,7 +67,7 @@ class _Plan(Protocol):
     drawn: bool
     in_play: list[str]
     moving: dict[str, str]
-    hand_for_hand: dict[str, Any] | None
+    hand_for_hand: HandForHand | None
     orders: dict[str, list[Any]]
 
     def _order(self, table: str, cmd: str, what: str, args: TableOrder) -> None: ...
