@@ -60,6 +60,7 @@ def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, we
                                             language=args.language))
 
     status = 0
+    line: Mapping[str, object]  # the result line, or what a stopped run says
     ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: ended as SIGINT, with a summary line
     try:
         if args.director or web is not None:  # the pages' clock is the director's

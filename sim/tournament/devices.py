@@ -44,7 +44,7 @@ from sim.bots.errors import BotError
 from sim.bots.table import TableEndpoints
 from sim.bots.poker import Choice, PokerDealer, chips_conserved, legal_of
 from sim.restarter import RestarterError
-from sim.tournament.hands import SimError, TournamentRun
+from sim.tournament.hands import ResultLine, SimError, TournamentRun
 
 __all__ = ["DeviceTournamentRun", "TournamentDealer", "SimTableLike", "TableFactory", "TableSections", "table_sections",
            "tournament_choice", "check_journals"]
@@ -344,7 +344,7 @@ class DeviceTournamentRun(TournamentRun):
         self.tables.pop(table).close()
 
     # ---- the whole --------------------------------------------------------------------------
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultLine:
         """Play to one winner on the devices; check every table's journal; stop every process. Raises SimError."""
         try:
             line = super().run()

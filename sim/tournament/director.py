@@ -41,7 +41,7 @@ from firmware_host.service.journal import JournalError
 from sim.bots.errors import BotError
 from sim.bots.table import make_supervisor
 from sim.restarter import RestarterError
-from sim.tournament.hands import DEMO_TOURNAMENT, SimError
+from sim.tournament.hands import DEMO_TOURNAMENT, ResultLine, SimError
 from sim.tournament.devices import (GAME, STRUCTURE, SimTableLike, TableFactory, TableSections,
                                    TournamentDealer, check_journals)
 
@@ -170,7 +170,7 @@ class DirectorTournamentRun:
 
     # -- the whole ------------------------------------------------------------------------------
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultLine:
         """Play to one winner; check every table's journal; stop every process. Raises SimError."""
         ctx: zmq.Context[Any] = zmq.Context()
         threads: list[threading.Thread] = []
