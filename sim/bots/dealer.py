@@ -26,7 +26,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 import zmq
 
@@ -58,6 +58,15 @@ SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open", "fill", "credit
 # closed).
 
 
+class FaultMet(TypedDict):
+    """A fault the bot dealer met: the hand, the fault's kind, message and event."""
+
+    hand: int
+    kind: str
+    message: str
+    event: int
+
+
 @dataclass
 class DealerLog:
     """What the bot dealer did, for checks: every card out of the shoe per hand, and what became of it."""
@@ -67,7 +76,7 @@ class DealerLog:
     draws: dict[int, list[str]] = field(default_factory=dict)       # every card that left the shoe
     strays: dict[int, list[str]] = field(default_factory=dict)      # set aside (foreign, stray)
     keyed: dict[int, list[str]] = field(default_factory=dict)       # entered by hand after a fault
-    faults: list[dict[str, Any]] = field(default_factory=list)      # each fault met: hand, kind, message
+    faults: list[FaultMet] = field(default_factory=list)            # each fault met: hand, kind, message
     boots: list[str] = field(default_factory=list)                  # controller boots seen
     buttons: int = 0
     commands: int = 0
@@ -400,8 +409,8 @@ class BotDealer:
         assert st["fault"] is not None  # step() resolves only a standing fault
         fault = st["fault"].copy()
         hand = int(st["hand"])
-        self.log.faults.append({"hand": hand, "kind": fault.get("kind"), "message": fault.get("message"),
-                                "event": fault.get("event")})
+        self.log.faults.append({"hand": hand, "kind": fault["kind"], "message": fault["message"],
+                                "event": fault["event"]})
         options = dict(self.fault_hook(self, fault) or {}) if self.fault_hook is not None else {}
         drawn = self.log.draws.get(hand, [])
         if fault.get("kind") in STRAY_FAULTS and drawn:
