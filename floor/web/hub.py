@@ -36,7 +36,7 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from pages.bridge import QUEUE_MESSAGES
 from pages.config import TableFeed
@@ -76,6 +76,14 @@ class PitScreen:
             self.queue.put_nowait(summary)
 
 
+class Hour(TypedDict):
+    """A table's settled hands in the last hour (`hour` in the pit's line): since when, and whether a full hour."""
+
+    hands: int
+    since: float
+    full: bool
+
+
 class HourCount:
     """The settled hands of one table in the last hour, from the times its session count was seen to change."""
 
@@ -83,7 +91,7 @@ class HourCount:
         self.clock = clock
         self.seen: deque[tuple[float, int]] = deque()  # (when, session hands), oldest first
 
-    def see(self, hands: int) -> dict[str, Any]:
+    def see(self, hands: int) -> Hour:
         now = self.clock()
         if not self.seen or self.seen[-1][1] != hands:
             self.seen.append((now, hands))

@@ -39,6 +39,7 @@ from engine.chips import ChipSet
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.tray import MOVEMENTS
 from protocol.commands import CommandClient
+from protocol.messages import ChipCircle, FullState
 from sim.bots.errors import BotError
 from sim.bots.players import BotPlayer
 from sim.bots.table import SimLimits, TableEndpoints
@@ -57,12 +58,18 @@ JOURNAL_EVERY_S = 0.5
 """How often the journal is looked at for the movements the console recorded."""
 
 
-def circles_with_dues(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def circles_of(state: FullState) -> list[ChipCircle]:
+    """The feed's `chips.circles` (none at a table without chips)."""
+    chips = state.get("chips")
+    return chips["circles"] if chips is not None else []
+
+
+def circles_with_dues(state: FullState) -> list[ChipCircle]:
     """The circles the table checks at the payout (the feed's `chips.circles` holding a `due`)."""
-    return [c for c in (state.get("chips") or {}).get("circles") or [] if c.get("due") is not None]
+    return [c for c in circles_of(state) if c.get("due") is not None]
 
 
-def circles_read_empty(state: Mapping[str, Any]) -> bool:
+def circles_read_empty(state: FullState) -> bool:
     """Every betting circle reads no chip (the tray aside)."""
     return not circle_uids(state)
 
@@ -114,13 +121,14 @@ class ChipsAtConsole(FollowingThread):
         """The faults injected, by kind (`mispay` whenever it was asked for)."""
         return {"mispay": self.injected["mispay"]} if self.mispay or self.injected else {}
 
-    def on_state(self, state: dict[str, Any]) -> None:
+    def on_state(self, state: FullState) -> None:
         now = time.monotonic()
         try:
             if now - self._journal_at >= JOURNAL_EVERY_S:
                 self._journal_at = now
                 self._movements()
-            if not state or not (state.get("chips") or {}).get("online"):
+            chips = state.get("chips")
+            if not state or chips is None or not chips["online"]:
                 return
             phase = state.get("phase")
             if phase in BETWEEN_HANDS or phase == "closed":
@@ -140,7 +148,7 @@ class ChipsAtConsole(FollowingThread):
 
     # -- the hand's steps -----------------------------------------------------------------------------
 
-    def _between_hands(self, state: Mapping[str, Any], now: float) -> None:
+    def _between_hands(self, state: FullState, now: float) -> None:
         """After a settled hand the players take their chips; once every circle reads empty, the next bets go down."""
         assert self.hands is not None
         hand = next_hand(state)
@@ -157,10 +165,12 @@ class ChipsAtConsole(FollowingThread):
             for circle, amount in player.bets(self.game, hand, self.limits).items():
                 self.hands.place(seat, circle, self.hands.stake(seat, amount, self._to_cashier))
 
-    def _turn(self, state: Mapping[str, Any], now: float) -> None:
+    def _turn(self, state: FullState, now: float) -> None:
         """A bot's turn: its Play's chips in its Play circle; with `decide`, its decision `wait_s` after its turn came."""
         assert self.hands is not None
-        hand, seat, street = int(state["hand"]), int(state["to_act"]), str(state["phase"])
+        to_act = state["to_act"]
+        assert to_act is not None  # a turn is a seat's to act
+        hand, seat, street = int(state["hand"]), int(to_act), str(state["phase"])
         player = self.players.get(seat)
         spot = next((s for s in state.get("spots") or [] if s.get("seat") == seat), None)
         if player is None or spot is None:
@@ -175,8 +185,7 @@ class ChipsAtConsole(FollowingThread):
                 self.hands.place(seat, "play", self.hands.stake(seat, stake, self._to_cashier))
         if not self.decide or not self._due(hand, f"decide-{step}", now, self.wait_s):
             return
-        played = next((c for c in (state.get("chips") or {}).get("circles") or []
-                       if c.get("seat") == seat and c.get("circle") == "play"), None)
+        played = next((c for c in circles_of(state) if c["seat"] == seat and c["circle"] == "play"), None)
         if decision == "play" and not (played and played.get("stable")):
             return  # the readers have not settled on the Play's chips yet
         self._steps.add((hand, f"decide-{step}"))
@@ -185,7 +194,7 @@ class ChipsAtConsole(FollowingThread):
             args["multiple"] = multiple
         self._send("decide", f"{hand}-{step}", args)
 
-    def _payout(self, state: Mapping[str, Any], now: float) -> None:
+    def _payout(self, state: FullState, now: float) -> None:
         """The dealer's hands make every circle its due, `hands_s` after the payout is awaited; a mispay as drawn."""
         assert self.hands is not None
         circles = circles_with_dues(state)
