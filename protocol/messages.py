@@ -15,7 +15,7 @@ reads `NotRequired` only from evaluated annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.chip_alerts import ChipNote, ChipOverride, FaultCircle
+from protocol.chip_alerts import ChipNote, ChipOverride, FaultCircle, MakeDue
 from protocol.signed import Cleared, SignedOff
 
 
@@ -202,11 +202,11 @@ class ChipCircle(TypedDict):
     value: int
     stable: bool
     due: NotRequired[int]
+    make: NotRequired[MakeDue]  # from the showdown, a circle not reading its due: what makes it so
 
 
 class Chips(TypedDict):
-    """A smart table's circles on every feed: the reader online, where the hand's bets came from
-    (`chips`, `typed` with the reader offline, None before the Deal), each circle's value. Never a UID."""
+    """A smart table's circles on every feed: reader online, bets from `chips`, `typed` or None yet; never a UID."""
 
     online: bool
     source: str | None

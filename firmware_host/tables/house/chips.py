@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
+from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple, to_due
 from engine.chips import ChipSet
 from engine.errors import circle, money, say, times
 from engine.games import PLAY_MULTIPLES
@@ -104,6 +104,13 @@ def _named(antenna: Antenna) -> tuple[tuple[int, str], ...]:
 def _where(antenna: Antenna) -> dict[str, Any]:
     """A circle in the words' arguments: its seat and its name in the reader's language."""
     return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
+
+
+def _make_due(due: int, reads: int) -> dict[str, Any]:
+    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
+    make = to_due(due, reads)
+    assert make is not None
+    return {"word": f"to_due.{make[0]}", "args": {"amount": money(make[1])}}
 
 
 class TableChips:
@@ -452,7 +459,9 @@ class TableChips:
         antenna = Antenna.parse(name)
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
         return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
-                                                    "more": len(wrong) - 1}, situation="more" if len(wrong) > 1 else "",
+                                                    "make": _make_due(value, read), "more": len(wrong) - 1,
+                                                    "circles": len(wrong)},
+                         situation="more" if len(wrong) > 1 else "",
                          circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
 
     def unverified(self, table: GameTable) -> None:
@@ -544,6 +553,8 @@ class TableChips:
         entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
         if owed is not None:
             entry["due"] = owed
+            if (make := to_due(owed, value)) is not None:  # what makes it read its due: the console says it
+                entry["make"] = {"do": make[0], "amount": make[1]}
         self._circles_made[name] = ((uids, stable, owed, self.set), entry)
         return entry
 
