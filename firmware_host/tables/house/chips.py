@@ -299,8 +299,7 @@ class TableChips:
             if not table.round.spot_seats():  # type: ignore[attr-defined]
                 raise Refused(f"chip reader {self.device} offline and no bet typed: tap each seat's bets, then deal",
                               say=say("refusal.reader_offline_no_bets"))
-            self.source = "typed"
-            self.audit.append(("bets_typed", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
+            self.source = "typed"  # audited once the Deal is taken (`dealt`): a Deal refused after this audits none
             return
         round_ = table.round  # type: ignore[attr-defined]
         before = [step.to_dict() for step in round_.steps]  # the round as it was, should the Deal be refused
@@ -348,7 +347,10 @@ class TableChips:
         return self.value(antenna.name)
 
     def dealt(self, table: GameTable) -> None:
-        """The Deal was taken: every circle of a spot in the hand is locked as it reads (Play once placed)."""
+        """The Deal was taken: every circle of a spot in the hand is locked as it reads (Play once placed); typed bets
+        (the reader offline) are audited now, never for a Deal refused after they were taken (note9)."""
+        if self.source == "typed":
+            self.audit.append(("bets_typed", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
         if self.source != "chips":
             return
         for seat in table.round.spot_seats():  # type: ignore[attr-defined]
