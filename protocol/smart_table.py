@@ -7,7 +7,7 @@ No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` on
 
 from typing import NotRequired, TypedDict
 
-from protocol.chip_alerts import ChipNote, ChipOverride
+from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
 
 
 class ChipCircle(TypedDict):
@@ -18,6 +18,7 @@ class ChipCircle(TypedDict):
     value: int
     stable: bool
     due: NotRequired[int]
+    make: NotRequired[MakeDue]  # from the showdown, a circle not reading its due: what makes it so
 
 
 class Chips(TypedDict):

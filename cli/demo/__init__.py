@@ -157,6 +157,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the demo set's chips on the emulated chip board (uth, 3cp; docs/simulation.md)")
     parser.add_argument("--faults", type=faults_option, default={}, metavar="KIND=P,...", help="with --chips: chip "
                         "faults injected, each with a chance P a hand: mispay, past_post, pinch, foreign, misread")
+    parser.add_argument("--chip-offline-at", type=int, default=None, metavar="HAND", help="with --chips --dealer web: "
+                        "the chip reader unplugged for hand HAND (its bets and decisions tapped, audited as typed), back after it")
     parser.add_argument("--chip-scan", type=scan_seconds, default=SCAN_PERIOD_S, metavar="S",
                         help=f"with --chips: seconds between the emulated board's scans, 0.02 to 1 (default {SCAN_PERIOD_S}); "
                         "the reader's settle time is six scans")
@@ -189,6 +191,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return "--hands must be at least 1"
     if (wrong := chip_refusal(args.chips, args.faults, args.game, args.dealer, args.kill)) is not None:
         return wrong
+    if args.chip_offline_at is not None and (not args.chips or args.dealer != "web" or args.chip_offline_at < 1):
+        return "--chip-offline-at takes a hand number (1 or more), with --chips --dealer web"
     if args.rated is not None and (is_poker(args.game) or args.dealer == "web"):
         return "--rated is for the house games' bot dealer (uth, 3cp)"
     if is_poker(args.game):

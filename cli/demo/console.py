@@ -51,7 +51,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
         players = ChipsAtConsole(table.endpoints, table.chips_info["control"], demo_chip_set(),
                                  seat_players(seats, args.seed), game=args.game, state_dir=table.state_dir,
                                  limits=table.limits, decide=args.players_by == "bots", wait_s=args.bot_wait,
-                                 mispay=table.chips.get("mispay", 0.0), seed=args.seed, **keys)
+                                 mispay=table.chips.get("mispay", 0.0), seed=args.seed,
+                                 offline_at=args.chip_offline_at, **keys)
     elif not is_poker(args.game) and args.players_by != "web":
         players = YieldingPlayers(table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits,
                                   wait_s=args.bot_wait, **keys)

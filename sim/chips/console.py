@@ -13,6 +13,10 @@ what the hands at the table do while the person at the console deals, confirms a
   circle is made its due (lost chips into the tray, wins paid from it); with the chance `mispay` a won
   circle gets a chip more, which the person sees held at Confirm and clears with a supervisor's PIN;
 - **the players take their chips** `hands_s` after the hand is settled, and the next bets follow;
+- **the reader unplugged for one hand** (`offline_at`, `croupier demo --chip-offline-at HAND`): once the hand before
+  it is taken back, the board is unplugged (its `lost` fault) and no bot places or decides anything: the person taps
+  that hand's bets and decisions at the console (the taps audited as typed); once it is settled the dealer's hands
+  settle it by eye (each seat's net paid from the tray or taken into it), and the board is plugged back;
 - **the tray's movements**: each buy-in, colour-up, fill and credit the console's Tray dialog records
   (read from the journal) moves its chips: a buy-in's out of the tray to the seat's player, a
   colour-up's small chips in and bigger ones out, a fill's in from the cage, a credit's out to it.
@@ -84,13 +88,15 @@ class ChipsAtConsole(FollowingThread):
     def __init__(self, endpoints: TableEndpoints, board: str, chip_set: ChipSet, players: Sequence[BotPlayer], *,
                  game: str, state_dir: str | Path, limits: SimLimits = SimLimits(), decide: bool = True,
                  wait_s: float = 8.0, hands_s: float = HANDS_S, mispay: float = 0.0, seed: int = 0,
-                 key: str | None = None, server_key: str | None = None, feed_key: str | None = None) -> None:
+                 offline_at: int | None = None, key: str | None = None, server_key: str | None = None,
+                 feed_key: str | None = None) -> None:
         super().__init__("chips-at-console", endpoints, key, server_key, feed_key)
         self.board, self.chip_set, self.game, self.limits = board, chip_set, game, limits
         self.players = {p.seat: p for p in players}
         self.state_dir = Path(state_dir)
         self.decide, self.wait_s, self.hands_s = decide, wait_s, hands_s
-        self.mispay, self.seed = mispay, seed
+        self.mispay, self.seed, self.offline_at = mispay, seed, offline_at
+        self._offline_nets: dict[int, int] = {}  # the offline hand's nets by seat, once seen settled
         self.injected: Counter[str] = Counter()
         self.run_id = os.urandom(4).hex()
         self.hands: ChipHands | None = None
@@ -127,6 +133,8 @@ class ChipsAtConsole(FollowingThread):
             if now - self._journal_at >= JOURNAL_EVERY_S:
                 self._journal_at = now
                 self._movements()
+            if state and self.offline_at is not None and (self.offline_at, "unplugged") in self._steps:
+                self._plug_back(state)
             chips = state.get("chips")
             if not state or chips is None or not chips["online"]:
                 return
@@ -161,6 +169,11 @@ class ChipsAtConsole(FollowingThread):
         if lying or not circles_read_empty(state) or state.get("fault") or (hand, "bets") in self._steps:
             return
         self._steps.add((hand, "bets"))
+        if hand == self.offline_at:  # the reader unplugged for this hand: its bets are the person's taps
+            self.hands.board.fault("lost")
+            self._steps.add((hand, "unplugged"))
+            log.warning("chips at the console: the chip reader unplugged for hand %d: tap its bets and decisions", hand)
+            return
         for seat, player in sorted(self.players.items()):
             for circle, amount in player.bets(self.game, hand, self.limits).items():
                 self.hands.place(seat, circle, self.hands.stake(seat, amount, self._to_cashier))
@@ -209,6 +222,26 @@ class ChipsAtConsole(FollowingThread):
             more = mispaid(circles, self.seed, hand)
             self.injected["mispay"] += 1
         self.hands.pay(circles, more)
+
+    def _plug_back(self, state: FullState) -> None:
+        """The hand dealt with the reader unplugged: once settled, each seat's net paid from the tray or taken into it
+        (the dealer's hands by eye), then the board plugged back; its readings resume (a voided hand: nothing paid)."""
+        assert self.hands is not None and self.offline_at is not None
+        hand = self.offline_at
+        if (hand, "back") in self._steps:
+            return
+        if state.get("phase") == "settled" and state.get("hand") == hand:
+            self._offline_nets = {int(s["seat"]): int(s.get("net") or 0) for s in state.get("spots") or []}
+        if next_hand(state) <= hand or state.get("phase") not in (*BETWEEN_HANDS, "closed"):
+            return
+        self._steps.add((hand, "back"))
+        for seat, net in sorted(self._offline_nets.items()):
+            if net > 0 and seat in self.hands.racks:
+                self.hands.sell(seat, make_change(net, self.hands.tray()))
+            elif net < 0 and seat in self.hands.racks:
+                self.hands.to_tray(self.hands.stake(seat, -net, self._to_cashier))
+        self.hands.board.wake()
+        log.warning("chips at the console: the chip reader plugged back after hand %d", hand)
 
     def _to_cashier(self, seat: int) -> None:
         """A bot short of chips fetches a buy-in's worth from the cashier (the cage), never from the tray."""

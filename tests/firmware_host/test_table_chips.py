@@ -290,7 +290,8 @@ def test_a_mispay_holds_the_table_until_accepted_and_counted(rig: Rig) -> None:
     full = rig.full()
     assert full["fault"]["kind"] == "mispay" and rig.c.state.light == "fault"
     assert full["fault"]["say"]["args"] == {"seat": 3, "circle": {"word": "circle.play"}, "due": {"money": 4000},
-                                            "reads": {"money": 3500}, "more": 0}
+                                            "reads": {"money": 3500}, "more": 0, "circles": 1,
+                                            "make": {"word": "to_due.pay", "args": {"amount": {"money": 500}}}}
     assert rig.c.last_record is None or rig.c.last_record["hand"] != 1
     rig.ok("clear", reason="player accepted")
     rig.ok("confirm")

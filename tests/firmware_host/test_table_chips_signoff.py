@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from drivers.readings import DeviceOffline, OfflineKind
+from drivers.readings import CardRead, DeviceOffline, OfflineKind
 from protocol.access import Caller
 from protocol.audit import AuditLog
 from protocol.commands import Command
@@ -121,6 +121,20 @@ def test_a_deal_as_the_reader_drops_says_the_bets_are_tapped_and_the_taps_deal_a
     assert rig.c.public_state()["chips"]["source"] == "typed"
     (typed,) = rig.audited("bets_typed")
     assert typed["hand"] == 1 and "offline" in typed["reason"]
+    rig.c.journal.close()
+
+
+def test_typed_bets_are_audited_only_when_their_deal_is_taken(rig: SignedRig) -> None:
+    """note9: the first card took the typed bets (audit queued) but could not be dealt (a fault instead): the entry
+    was written with that card's event, for a Deal never taken, and again when the hand was dealt."""
+    rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
+    rig.ok("bet", seat=3, bets={"ante": 500, "blind": 500})
+    rig.c.handle_reading(CardRead("Xx", "shoe", 1))  # garbled: the betting stays open, a fault stands
+    assert rig.c.fault is not None and rig.c.fault.kind == "unexpected_card"
+    assert rig.c.table is not None and rig.c.table.phase == "bets" and rig.audited("bets_typed") == []
+    assert rig.dealer("clear", signed=True, reason="card read again")["ok"]
+    rig.c.handle_reading(CardRead("As", "shoe", 2))  # the Deal taken: audited once
+    assert rig.c.table.phase != "bets" and [e["hand"] for e in rig.audited("bets_typed")] == [1]
     rig.c.journal.close()
 
 
