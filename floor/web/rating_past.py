@@ -22,6 +22,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 from datetime import date
 from typing import Any, TypeVar
@@ -35,8 +36,11 @@ from pages import auth
 log = logging.getLogger("croupier.pit.rating")
 
 DSN: web.AppKey[str] = web.AppKey("rating_past_dsn", str)
+CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("rating_past_clock")
+"""The sign-offs' clock (wall-clock seconds; a test's own)."""
 WEB_KEY = "pit-web"
-"""The account the floor's web process's sign-offs count against (twenty failures hold them all), beside each pit boss."""
+"""The account the floor's web process's sign-offs count against beside each pit boss: twenty failures together space
+its PIN checks (a throttle, `protocol.signoff_holds`), holding no pit boss who is not held."""
 VIA = "POST /pit/rating/past"
 REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
 _T = TypeVar("_T")
@@ -146,7 +150,8 @@ async def _signed_off(request: web.Request, by: str, table: str, session: dict[s
     from floor.pit_signoff import PitSignOff, refusal
     users = request.app[auth.SESSIONS].users_path
     ask = PitSignOff(users=str(users or ""), key=WEB_KEY, by=by, supervisor=signoff["user"], via=VIA, table=table,
-                     session=float(session["start"]), seat=int(session["seat"]), address=request.remote or "")
+                     session=float(session["start"]), seat=int(session["seat"]), address=request.remote or "",
+                     relays="throttle", clock=request.app[CLOCK])
     found = await asyncio.to_thread(refusal, ask, signoff["pin"])
     if found is None:
         return None
@@ -154,6 +159,8 @@ async def _signed_off(request: web.Request, by: str, table: str, session: dict[s
     said = found["say"]
     if said["key"] == "refusal.sign_off_held":
         return _refused("held", found["error"], "pit_rating.held", 429, **said["args"])
+    if said["key"] == "refusal.sign_off_throttled":
+        return _refused("busy", found["error"], "pit_rating.throttled", 429, **said["args"])
     if said["key"] == "refusal.sign_off_refused":
         return _refused("forbidden", REFUSED, "refusal.sign_off_refused", 403)
     return _refused("forbidden", found["error"], "pit_rating.signoff_unusable", 503)
@@ -164,5 +171,6 @@ def add_routes(app: web.Application, dsn: str | None) -> None:
     if dsn is None:
         return
     app[DSN] = dsn
+    app[CLOCK] = time.time
     app.router.add_get("/pit/rating/day.json", _day)
     app.router.add_post("/pit/rating/past", _past)
