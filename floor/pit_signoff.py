@@ -52,8 +52,9 @@ class PitSignOff:
 
 
 def refusal(ask: PitSignOff, pin: str) -> dict[str, Any] | None:
-    """The gate's refusal of the sign-off (`error`, `code`, `say`: the table's), or None: signed off. Blocks (a PIN
-    hashed, the holds file locked): call it off an event loop."""
+    """The gate's refusal of the sign-off (`error`, `code`, `say`: the table's; `throttled_s` when this failure began or
+    slowed the account's throttle), or None: signed off. Blocks (a PIN hashed, the holds file locked): call it off an
+    event loop."""
     holds = Path(ask.users).parent / HOLDS_FILE
     lock_path = holds.with_name(holds.name + ".lock")
     try:
@@ -89,7 +90,8 @@ def refusal(ask: PitSignOff, pin: str) -> dict[str, Any] | None:
     if admission.refusal is None:
         return None
     found = dict(admission.refusal)
-    return {**found, "error": str(found["error"]).removeprefix("rating: ")}
+    throttled = {"throttled_s": gate.stepped} if gate.stepped is not None else {}  # for the pit's alert
+    return {**found, "error": str(found["error"]).removeprefix("rating: "), **throttled}
 
 
 def _own(error: str) -> dict[str, Any]:

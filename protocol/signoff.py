@@ -113,6 +113,7 @@ class SignOff:
     _in_window: int = 0
     _suppressed: dict[str, int] = field(default_factory=dict)
     holds: Holds = field(init=False)
+    stepped: float | None = field(default=None, init=False)  # the spacing a relayed failure last began or slowed
 
     def __post_init__(self) -> None:
         """The users file as the controller starts, in the audit log (`users_loaded`); a file that
@@ -265,6 +266,7 @@ class SignOff:
         key = f"{_sender(caller)} relaying"
         spacing = self.holds.relayed_failed(key, self.clock())
         if spacing is not None:
+            self.stepped = spacing
             log.warning("sign-offs relayed by %s: many failed (last by %s at %s): PIN checks %.0f s apart", key,
                         auth.at, caller.address, spacing)
             self._write("signoff_throttled", {"key": caller.key, "role": caller.role, "address": caller.address,

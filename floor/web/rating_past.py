@@ -38,6 +38,8 @@ log = logging.getLogger("croupier.pit.rating")
 DSN: web.AppKey[str] = web.AppKey("rating_past_dsn", str)
 CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("rating_past_clock")
 """The sign-offs' clock (wall-clock seconds; a test's own)."""
+ALERT: web.AppKey[Callable[[dict[str, Any]], None]] = web.AppKey("rating_past_alert")
+"""Told of each step of the sign-offs' throttle (the pit's screens' alert: `PitHub.signoff_alert`)."""
 WEB_KEY = "pit-web"
 """The account the floor's web process's sign-offs count against beside each pit boss: twenty failures together space
 its PIN checks (a throttle, `protocol.signoff_holds`), holding no pit boss who is not held."""
@@ -156,6 +158,9 @@ async def _signed_off(request: web.Request, by: str, table: str, session: dict[s
     if found is None:
         return None
     log.warning("pit rating: %s: a past day's step at %s: sign-off refused: %s", by, table, found["error"])
+    if "throttled_s" in found and ALERT in request.app:
+        request.app[ALERT]({"spacing_s": found["throttled_s"], "at": by, "address": request.remote or "",
+                            "time": request.app[CLOCK]()})
     said = found["say"]
     if said["key"] == "refusal.sign_off_held":
         return _refused("held", found["error"], "pit_rating.held", 429, **said["args"])
@@ -166,11 +171,14 @@ async def _signed_off(request: web.Request, by: str, table: str, session: dict[s
     return _refused("forbidden", found["error"], "pit_rating.signoff_unusable", 503)
 
 
-def add_routes(app: web.Application, dsn: str | None) -> None:
-    """`/pit/rating/day.json` and `POST /pit/rating/past` with the archive at `dsn` (none: not served)."""
+def add_routes(app: web.Application, dsn: str | None, alert: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """`/pit/rating/day.json` and `POST /pit/rating/past` with the archive at `dsn` (none: not served); `alert` told
+    of each step of the sign-offs' throttle."""
     if dsn is None:
         return
     app[DSN] = dsn
     app[CLOCK] = time.time
+    if alert is not None:
+        app[ALERT] = alert
     app.router.add_get("/pit/rating/day.json", _day)
     app.router.add_post("/pit/rating/past", _past)

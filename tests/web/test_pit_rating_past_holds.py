@@ -6,13 +6,16 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
+from playwright.sync_api import Page
 
 from floor.pit_signoff import HOLDS_FILE
-from floor.web.hub import PitHub
+from floor.web.hub import PitHub, PitScreen
 from floor.web.rating import RatingRelay
 from floor.web.rating_past import CLOCK, REFUSED, WEB_KEY
 from floor.web.server import make_app
@@ -23,7 +26,8 @@ from protocol.audit import AUDIT_FILE, AuditLog
 from protocol.signoff_holds import HOLD_S, MAX_FAILED, MAX_FAILED_RELAYED, THROTTLE_S
 from protocol.users import Users
 from sim.pgserver import free_port
-from tests.own_loop import in_own_loop
+from tests.own_loop import LoopThread, in_own_loop
+from tests.web.test_pit_gaming_day import SHOTS
 from tests.web.test_display_guard import cheap_user
 
 PEOPLE = {"pat": ("pit", "2468"), "kim": ("pit", "1470"), "dan": ("dealer", "1357"), "sue": ("supervisor", "9753")}
@@ -257,3 +261,89 @@ def test_failures_counted_before_a_restart_still_count_after_it(tmp_path: Path) 
     after = in_own_loop(wrong(3, 3))
     assert all(refused(a) for a in before + after[:2]), before + after
     assert held(after[2]), after[2]
+
+
+ALERT = {"en": ("Many refused supervisor PINs at this pit since {time} (the last sent by boss3 from 127.0.0.1): PIN "
+                "checks are 5 s apart; each pit boss's own hold stands. Tell surveillance"),
+         "fr": ("Beaucoup de codes PIN de superviseur refusés à ce pit depuis {time} (le dernier envoyé par boss3 depuis "
+                "127.0.0.1) : les codes sont vérifiés à 5 s d’intervalle ; le blocage de chaque chef de partie reste "
+                "en place. Prévenez la surveillance")}
+
+
+class Served(LoopThread):
+    """The floor's pages with the past day's route in a loop of their own (a browser reads them), a fake clock."""
+
+    def __init__(self, path: Path, language: str, now: list[float]) -> None:
+        super().__init__()
+        self.path, self.now = path, now
+        self.base: str = self.run(self._start(language))
+
+    async def _start(self, language: str) -> str:
+        relay = RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", commands="ipc:///unused-c")})
+        dsn = f"host=127.0.0.1 port={free_port()} user=nobody dbname=none connect_timeout=2"
+        self.hub = PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")])
+        app = make_app(self.hub, Sessions(self.path), language=language, rating=relay, past_dsn=dsn,
+                       pit_roles=("pit", "supervisor", "surveillance"))
+        app[CLOCK] = lambda: self.now[0]
+        self.runner, port = await core.listen(app, "127.0.0.1", 0, None)
+        return f"http://127.0.0.1:{port}"
+
+    def attack(self) -> list[tuple[int, Any]]:
+        """Four pit-boss accounts, five wrong PINs each, a second apart."""
+        async def run() -> list[tuple[int, Any]]:
+            answers = []
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+                for n in range(MAX_FAILED_RELAYED):
+                    self.now[0] += 1.0
+                    async with http.post(f"{self.base}/api/signin", json={"user": BOSSES[n // 5], "pin": "1111"},
+                                         headers={"Origin": self.base}) as signed:
+                        cookie = f"{SESSION_COOKIE}={signed.cookies[SESSION_COOKIE].value}"
+                    async with http.post(f"{self.base}/pit/rating/past", json=step(f"0{n:03d}", f"a{n}"),
+                                         headers={"Origin": self.base, "Cookie": cookie}) as reply:
+                        answers.append((reply.status, await reply.json()))
+            return answers
+        result: list[tuple[int, Any]] = self.run(run(), 60.0)
+        return result
+
+    def close(self) -> None:
+        self.stop(self.runner.cleanup())
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_throttle_is_an_alert_on_the_floors_pit_screens_not_on_a_wall_screen(
+        tmp_path: Path, page: Page, language: str) -> None:
+    """Twenty wrong PINs from four pit bosses: the pit screen of a pit boss signed in says the sign-offs are slowed,
+    when, the last one's account and address, and the spacing (English and French); a screen joining later is told;
+    a wall screen's queue never holds it."""
+    path = users(tmp_path)
+    now = [datetime(2026, 12, 5, 2, 40, tzinfo=timezone.utc).timestamp()]
+    served = Served(path, language, now)
+
+    async def wall() -> PitScreen:
+        return served.hub.join(dealers=False)
+    wall_screen = served.run(wall())
+    try:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(f"{served.base}/pit/access.json")
+        page.evaluate("async () => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
+                      "'application/json'}, body: JSON.stringify({user: 'pat', pin: '2468'})}); }")
+        page.goto(f"{served.base}/pit")
+        page.wait_for_function("() => document.querySelectorAll('[data-table]').length === 1")
+        assert all(refused(a) for a in served.attack())
+        alert = page.locator("#signoff-alert")
+        alert.wait_for(state="visible", timeout=15000)
+        time_shown = page.evaluate("(t) => new Date(t * 1000).toTimeString().slice(0, 5)", now[0])
+        assert page.locator("#signoff-alert-text").text_content() == ALERT[language].format(time=time_shown)
+        assert alert.get_attribute("data-spacing") == f"{THROTTLE_S:g}"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"pit-signoff-alert-{language}-1280x720.png"), full_page=True)
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.screenshot(path=str(SHOTS / f"pit-signoff-alert-{language}-1920x1080.png"), full_page=True)
+        page.reload()  # a screen joining later gets the latest alert
+        page.locator("#signoff-alert").wait_for(state="visible", timeout=15000)
+
+        async def walled() -> list[str]:
+            return [wall_screen.queue.get_nowait() for _ in range(wall_screen.queue.qsize())]
+        assert not any('"signoff_alert"' in text for text in served.run(walled()))
+    finally:
+        served.close()
