@@ -14,9 +14,10 @@ A failed sign-off gets one and the same refusal whatever failed (no such user, a
 who is not a supervisor), after the same work (a name not in the file is hashed against a dummy):
 neither the words nor the time tell which. Failures count against the key that sent them, never
 the user (`service.signoff_holds`: the key's sign-offs held, longer each time, kept across
-restarts; a gate with `relays="throttle"`, the pit's web process, spaces a relaying key's PIN checks past its
-people's twentieth failure instead of holding it). Each key may have `PIN_CHECKS_PER_S` PINs checked a second (bursts of `PIN_BURST`);
-past it, `busy` with `retry_s` and nothing hashed. Refusals are `forbidden` (or `busy`) and
+restarts; a gate with `relays="throttle"`, the pit's web process, spaces a relaying key's PIN
+checks past its people's twentieth failure instead of holding it). Each key may have
+`PIN_CHECKS_PER_S` PINs checked a second (bursts of `PIN_BURST`); past it, `busy` with
+`retry_s` and nothing hashed. Refusals are `forbidden` (or `busy`) and
 nothing is journaled.
 
 The hash costs tens of milliseconds: the controller's loop has it done off its thread
