@@ -183,20 +183,22 @@ function answered(message) {
 
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
-  const lastHand = state.phase !== "bets";
+  // the next hand's bets taken with the last hand still on show: its circles start clean (no last hand's amount or
+  // outcome to read as this hand's bet), the last hand's cards and hand name stay above them
+  const next = betting() && state.phase !== "bets";
   const node = betting() && !readsBets(state) ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are tapped
   if (node instanceof HTMLButtonElement) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
   node.dataset.seat = String(seat);
-  const stake = stakeOf(state, seat, name, draft && name in draft ? draft[name] : (spot?.bets ?? {})[name]);
+  const stake = stakeOf(state, seat, name, draft && name in draft ? draft[name] : next ? 0 : (spot?.bets ?? {})[name]);
   node.append(el("span", "what", circleName(name)));
   node.append(el("span", `stake${stake.moving ? " moving" : ""}`, stake.amount ? money(stake.amount) : "\u2013"));
   showReads(node, state, seat, name, stake);  // a smart table: what the circle's chips read, at the showdown against its due
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   if (faulted(state, seat, name)) node.dataset.faulted = "";  // the circle the fault's words name (circle-chips.js)
-  const results = spot?.results;
+  const results = next ? null : spot?.results;
   if (!draft && results && Number.isInteger(results[name])) {
     const net = results[name];
     node.dataset.result = String(net);
@@ -211,7 +213,6 @@ function circleElement(seat, name, spot) {
       node.classList.add("settled");
     }
   }
-  if (lastHand && !draft && betting()) node.classList.add("last-hand");
   if (node instanceof HTMLButtonElement) node.disabled = waiting !== null;
   return node;
 }
