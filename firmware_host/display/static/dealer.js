@@ -8,7 +8,7 @@ import { faulted, stakeOf } from "./circle-chips.js";
 import { chipsHint, circlesRead, holdsPayouts, readsBets, seeConsole, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
-import { keepBets, remembered } from "./dealer-remembered.js";
+import { bettingHand, keepBets, keepDrafts, keptDrafts, remembered } from "./dealer-remembered.js";
 import { correctable, initSignoff, openSignoff, signoffKept } from "./dealer-signoff.js";
 import { initTray, openTray, seeTray } from "./dealer-tray.js";
 import { netTone } from "./format.js";
@@ -378,6 +378,7 @@ function draw() {
   held.hidden = !state.hold;
   held.textContent = state.hold ? t("console.held", { reason: state.hold.reason, hand: state.hold.from_hand }) : "";
   hint.textContent = hintText();
+  keepDrafts(state, drafts);  // over a reload, for this table and hand (dealer-remembered.js)
   announce("croupier:rendered", { seq: state.seq });
 }
 
@@ -514,10 +515,19 @@ function onMessage(message) {
   } else if (message.kind === "reply" || message.kind === "error") {
     answered(message);
   } else if (message.kind === "snapshot" || message.kind === "update") {
-    if (state && message.hand !== state.hand) { drafts.clear(); selected = null; }
+    const was = state;
     keepBets(message);
     state = message;
+    if (was === null) restoreDrafts();  // the page (re)loaded: the bets tapped and not sent, kept for this hand
+    else if (bettingHand(message) !== bettingHand(was)) { drafts.clear(); selected = null; }  // dealt, voided, or another
     draw();
+  }
+}
+
+// The bets tapped and not sent before a reload, for the hand still being bet; a seat's already posted as tapped is no draft.
+function restoreDrafts() {
+  for (const [seat, bets] of keptDrafts(state)) {
+    if (JSON.stringify(bets) !== JSON.stringify(postedOf(seat))) drafts.set(seat, bets);
   }
 }
 
