@@ -1,6 +1,7 @@
-"""The dealer console between hands and over a reload, in Chromium: after Validate the next hand's betting starts on
-clean circles (no last hand's amount or outcome left in them), and the bets tapped but not sent are kept for the table
-and the hand being bet over a reload, sent once by Deal, dropped once the hand is dealt."""
+"""The dealer console between hands, over a reload and a restart, in Chromium: after Validate the next hand's betting
+starts on clean circles (no last hand's amount or outcome left in them); the bets tapped but not sent are kept for the
+table and the hand being bet over a reload, sent once by Deal, dropped once the hand is dealt; the display, then the
+controller, restarted mid-hand: the console says it is offline, keeps its drafts, sends nothing twice and resumes."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+import zmq
 from playwright.sync_api import Page
 
+from cli.demo import SimTable
+from protocol.commands import CommandClient
 from tests.web.money import shown as money
 from tests.web.test_dealer import ROOT, Console, console, public_state, sign_in, tablet  # noqa: F401 (the fixtures)
-from tests.web.test_dealer_shift import Dealer, first_bets, play_hand
+from tests.web.test_dealer_shift import Dealer, first_bets, play_hand, restartable  # noqa: F401 (the fixture)
 
 CIRCLES = """() => [...document.querySelectorAll('#spots .circle')].map((n) => ({
   seat: n.dataset.seat, circle: n.dataset.circle, stake: n.querySelector('.stake')?.textContent ?? '',
@@ -96,3 +101,96 @@ def test_bets_tapped_and_not_sent_survive_a_reload_are_sent_once_and_dropped_onc
     tablet.wait_for_function(f"() => {KEPT}() === null")  # dealt: nothing kept
     _reload(tablet)
     assert tablet.locator("#spots .circle.draft").count() == 0
+
+
+OFFLINE = {"en": "OFFLINE \u2014 waiting for the table", "fr": "HORS LIGNE \u2014 en attente de la table"}
+
+
+def _commands(sent: list[dict[str, Any]], cmd: str) -> list[dict[str, Any]]:
+    return [m["command"] for m in sent if m.get("kind") == "command" and m["command"]["cmd"] == cmd]
+
+
+def _bet(table: SimTable, seat: int) -> None:
+    """Seat's Ante and Blind of 500 sent to the table straight (not from the page)."""
+    ctx: zmq.Context[Any] = zmq.Context()
+    direct = CommandClient(ctx, table.endpoints.commands, timeout_s=5.0, name="setup")
+    try:
+        assert direct.request("bet", seat=seat, bets={"ante": 500, "blind": 500})["ok"]
+    finally:
+        direct.close()
+        ctx.destroy(linger=0)
+
+
+def _away_and_back(page: Page, run: dict[str, Any], language: str, tap: str,
+                   meanwhile: Callable[[], None] = lambda: None) -> None:
+    """The display stopped and started again, then the controller killed (its restarter starts it): the console says
+    it is offline in its language, and comes back by itself, signed in, on the controller's new boot. `tap`
+    tapped while the display is down is not sent: "not connected", said until the console is connected again."""
+    run["stop"]()
+    page.wait_for_selector("#offline:not([hidden])")
+    assert page.inner_text("#offline") == OFFLINE[language]
+    page.tap(tap)
+    words = page.evaluate("async () => (await import('/static/words.js')).t('console.not_connected')")
+    assert (page.get_attribute("#refusal", "data-refusal"), page.inner_text("#refusal")) == ("offline", words)
+    meanwhile()
+    run["start"]()
+    page.wait_for_selector("#offline[hidden]", state="attached", timeout=30_000)
+    assert page.locator("#refusal").is_hidden()  # connected again: no "not connected" left on screen
+    table: SimTable = run["table"]
+    assert table.controller is not None
+    boot = page.get_attribute(ROOT, "data-boot")
+    table.controller.kill()  # back within a heartbeat or two: the console may not even show it offline
+    page.wait_for_function("(boot) => document.getElementById('console').dataset.boot !== boot"
+                           " && document.getElementById('offline').hidden", arg=boot, timeout=60_000)
+    assert page.locator("[data-signin]").count() == 0
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_display_then_the_controller_restart_mid_hand_and_the_console_resumes(
+        restartable: Callable[..., dict[str, Any]], tablet: Page, language: str) -> None:
+    """Betting: seat 1's bets sent, seat 2's tapped; the display, then the controller, restart: seat 2's draft is
+    still there and Deal sends it once. Mid-hand, seat 1 checked: they restart again and the console is on seat 2's
+    decision of the same hand; every bet, the deal and every decision were sent once."""
+    run = restartable(game="uth", seed=5, seats=3, language=language)
+    sent: list[dict[str, Any]] = []
+    tablet.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    sign_in(tablet, run["start"](), "ana")
+    dealer = Dealer(tablet)
+    dealer.tap("[data-seat='1'] [data-circle='ante']")
+    dealer.tap("[data-chips] [data-chip='500']")
+    dealer.tap("[data-seat='1'] [data-action='bet']")
+    dealer.ready()
+    tablet.wait_for_selector(f"[data-seat='1'] [data-circle='ante']:not(.draft) .stake >> text={dealer.money(500)}")
+    for seat in (2, 3):
+        dealer.tap(f"[data-seat='{seat}'] [data-circle='ante']")
+        dealer.tap("[data-chips] [data-chip='500']")
+    # seat 3's bets as tapped reach the table while the display is down (a Bet whose reply the restart lost): on
+    # coming back seat 3 is posted, no draft; seat 2's, never sent, is still its draft
+    _away_and_back(tablet, run, language, "[data-seat='2'] [data-action='bet']", meanwhile=lambda: _bet(run["table"], 3))
+    assert tablet.get_attribute(ROOT, "data-hand") == "1" and tablet.get_attribute(ROOT, "data-phase") == "bets"
+    circles = _circles(tablet)
+    assert {seat: (circles[(seat, "ante")]["stake"], circles[(seat, "ante")]["draft"]) for seat in (1, 2, 3)} == {
+        1: (dealer.money(500), False), 2: (dealer.money(500), True), 3: (dealer.money(500), False)}, circles
+    dealer.tap("[data-action='deal']")
+    tablet.wait_for_selector("#unsent[open]")
+    assert [li.get_attribute("data-seat") for li in tablet.locator("#unsent-list li").all()] == ["2"]
+    dealer.tap("#unsent-send")
+    dealer.ready()
+    assert dealer.refusal() is None, dealer.refusal()
+    tablet.wait_for_selector(f"{ROOT}[data-to-act='1'] [data-decisions] [data-action='check']:not([disabled])")
+    dealer.tap("[data-decisions] [data-action='check']")
+    dealer.ready()
+    tablet.wait_for_selector(f"{ROOT}[data-to-act='2'] [data-decisions] [data-action='check']:not([disabled])")
+    _away_and_back(tablet, run, language, "[data-decisions] [data-action='check']")
+    tablet.wait_for_selector(f"{ROOT}[data-to-act='2'] [data-decisions] [data-action='check']:not([disabled])")
+    assert (tablet.get_attribute(ROOT, "data-hand"), tablet.get_attribute(ROOT, "data-phase")) == ("1", "preflop")
+    dealer.tap("[data-decisions] [data-action='check']")
+    dealer.ready()
+    assert dealer.refusal() is None, dealer.refusal()
+    tablet.wait_for_function("() => document.getElementById('console').dataset.toAct !== '2'")
+    assert [(b["seat"], b["bets"]) for b in _commands(sent, "bet")] == [(1, {"ante": 500, "blind": 500}),
+                                                                       (2, {"ante": 500, "blind": 500})]  # seat 3's not again
+    assert len(_commands(sent, "deal")) == 1
+    assert [(d["seat"], d["decision"]) for d in _commands(sent, "decide")] == [(1, "check"), (2, "check")]
+    spots = {s["seat"]: s for s in public_state(run["table"])["spots"]}
+    assert (spots[1].get("decision"), spots[2].get("decision")) == ("check", "check")

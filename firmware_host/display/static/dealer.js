@@ -518,15 +518,19 @@ function onMessage(message) {
     const was = state;
     keepBets(message);
     state = message;
-    if (was === null) restoreDrafts();  // the page (re)loaded: the bets tapped and not sent, kept for this hand
+    if (was === null) restoreDrafts(keptDrafts(message));  // the page (re)loaded: the bets tapped and not sent, kept
     else if (bettingHand(message) !== bettingHand(was)) { drafts.clear(); selected = null; }  // dealt, voided, or another
+    else if (message.kind === "snapshot") restoreDrafts(new Map(drafts));  // reconnected: a Bet applied meanwhile
     draw();
   }
 }
 
-// The bets tapped and not sent before a reload, for the hand still being bet; a seat's already posted as tapped is no draft.
-function restoreDrafts() {
-  for (const [seat, bets] of keptDrafts(state)) {
+// The bets tapped and not sent before a reload or a reconnection (kept for the table and the hand still being bet);
+// a seat's posted as tapped is no draft (its Bet applied, its reply lost with the connection).
+/** @param {Map<number, Bets>} kept */
+function restoreDrafts(kept) {
+  drafts.clear();
+  for (const [seat, bets] of kept) {
     if (JSON.stringify(bets) !== JSON.stringify(postedOf(seat))) drafts.set(seat, bets);
   }
 }
@@ -554,7 +558,10 @@ async function ready() {
 const feed = new Feed("/ws/dealer", {
   onMessage,
   isFeed: (message) => !NOT_THE_FEED.includes(message.kind ?? ""),
-  onOffline: (offline) => showOffline(offline, byId("offline"), { stale: root }),
+  onOffline: (offline) => {
+    showOffline(offline, byId("offline"), { stale: root });
+    if (!offline && refusal.dataset.refusal === "offline") clearRefusal();  // connected again: "not connected" no more
+  },
   onClose,
   ready,
   backoff: BACKOFF_MS,
