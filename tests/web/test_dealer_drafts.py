@@ -50,6 +50,7 @@ def test_after_validate_the_next_hands_bets_start_on_clean_circles(console: Call
         assert (c["stake"], c["result"], c["says"], c["tone"], c["draft"]) == ("\u2013", None, None, [], False), (where, c)
     assert tablet.locator("#spots .spot-total").count() == 0
     assert tablet.locator("#spots .card").count() > 0  # the last hand's cards stay on show above the clean circles
+    assert tablet.inner_text("#hint") == "Bets for the next hand (hand 1 stays on show): tap a circle, then chips"
     dealer.tap("[data-seat='2'] [data-circle='ante']")
     dealer.tap("[data-chips] [data-chip='100']")
     assert tablet.locator("[data-seat='2'] [data-circle='ante'].selected.draft .stake").inner_text() == money(100)
@@ -181,6 +182,8 @@ def test_the_display_then_the_controller_restart_mid_hand_and_the_console_resume
     dealer.tap("[data-decisions] [data-action='check']")
     dealer.ready()
     tablet.wait_for_selector(f"{ROOT}[data-to-act='2'] [data-decisions] [data-action='check']:not([disabled])")
+    checked = tablet.locator("#spots [data-seat='1'] .seat .decision").text_content()
+    assert checked == {"en": "Checked", "fr": "Parole"}[language]  # taken, in the past: not the button's "Check"
     _away_and_back(tablet, run, language, "[data-decisions] [data-action='check']")
     tablet.wait_for_selector(f"{ROOT}[data-to-act='2'] [data-decisions] [data-action='check']:not([disabled])")
     assert (tablet.get_attribute(ROOT, "data-hand"), tablet.get_attribute(ROOT, "data-phase")) == ("1", "preflop")

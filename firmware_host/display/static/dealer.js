@@ -390,7 +390,7 @@ function hintText() {
   if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
   const chips = chipsHint(state, betting(), Boolean(steps().confirm));
   if (chips) return chips;
-  if (betting()) return t("console.hint_bets");
+  if (betting()) return state.phase === "bets" ? t("console.hint_bets") : t("console.hint_next_bets", { hand: state.hand });
   if (steps().confirm) return t("console.hint_confirm");
   return "";
 }
