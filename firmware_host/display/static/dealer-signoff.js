@@ -104,7 +104,7 @@ function correctWhat(state) {
     return option;
   }));
   select.value = seats.length && seats[0].choices.length === 1 ? "0" : "";
-  byId("signoff-what").textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: hooks.decisionWord(c.was, true) }))
+  byId("signoff-what").textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: hooks.decisionWord(c.was) }))
     .join(" \u00b7 ");
 }
 
