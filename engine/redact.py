@@ -78,8 +78,9 @@ HAND_KEYS = frozenset({
     "hand_category", "hand_ranks", "hand_kickers",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
-    # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
-    "owes", "waiting_for_big_blind", "revealed",
+    # the missed blinds a poker seat owes, a seat left out until the button passes, and the hands turned up at
+    # a tournament's all-in showdown
+    "owes", "waiting_for_big_blind", "waiting_for_button", "revealed",
     # a poker seat's forced bets, draws, last action and shown hand as data, for the players'
     # screen's words (firmware_host/tables/poker/sign.py; `hand_values` only once the hand is shown)
     "posted", "drew", "act", "hand_values",

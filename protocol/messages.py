@@ -97,6 +97,7 @@ class Spot(HandWords):
     shown: NotRequired[bool]
     owes: NotRequired[Literal["small", "big", "both"] | None]
     waiting_for_big_blind: NotRequired[bool]
+    waiting_for_button: NotRequired[bool]
     revealed: NotRequired[bool]
     posted: NotRequired[dict[str, int]]
     drew: NotRequired[list[int]]

@@ -437,6 +437,16 @@ class PokerTable(FaultBook):
         """The settled hand (`record.hand_results`); None before the end."""
         return None if self.engine is None else hand_results(self.engine, self.chopped is not None)
 
+    def left_out(self) -> frozenset[int]:
+        """Between hands, the seats sitting in with chips (not waiting for the big blind) that the next hand's
+        seating does not deal in: they sit between the button and the blinds (none with fewer than two players)."""
+        try:
+            dealt = set(self.session.plan().dealt)
+        except IllegalAction:
+            return frozenset()
+        return frozenset(s for s, p in self.session.players.items()
+                         if p.stack > 0 and not p.sitting_out and not p.waiting and s not in dealt)
+
     def full_view(self) -> dict[str, Any]:
         """The table in full for the feed: every card, burns, mucked cards, and per seat `visible`
         (a card dealt face up or shown down); the public view is redacted from it."""
@@ -450,7 +460,7 @@ class PokerTable(FaultBook):
         spots: list[dict[str, Any]] = []
         players = self.session.players
         if hand is None:
-            base["spots"] = [empty_seat(s, v) for s, v in sorted(players.items())]
+            base["spots"] = [empty_seat(s, v, self.left_out()) for s, v in sorted(players.items())]
             base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored],
                         manual=[dict(x) for x in self.manual])
             return base
@@ -483,7 +493,8 @@ class PokerTable(FaultBook):
             if results is not None:
                 spot["net"] = nets.get(s, 0)
             spots.append(spot)
-        spots.extend(empty_seat(s, v) for s, v in sorted(players.items()) if s not in hand.seats)
+        left_out = self.left_out() if self.closed is not None else frozenset()  # the session has the hand's end
+        spots.extend(empty_seat(s, v, left_out) for s, v in sorted(players.items()) if s not in hand.seats)
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
         base.update(burns=[card_text(c) for c in hand.burned], discards=list(self.discards),
