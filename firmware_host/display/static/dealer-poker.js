@@ -511,7 +511,7 @@ class PokerPanel {
     const go = button(range.kind, t(`poker_console.entry_${range.kind}`), () => {
       const amount = current();
       if (amount === null) {
-        entryError.textContent = t("poker_console.not_an_amount");
+        entryError.textContent = t(input.value.trim() === "" ? "poker_console.amount_first" : "poker_console.not_an_amount");
         entryError.dataset.entryError = input.value;
         return;
       }
