@@ -15,7 +15,7 @@ from protocol.commands import Command
 from protocol.config import SecurityConfig
 from protocol.users import User, Users
 from tests.firmware_host.test_table_chips import (
-    ANTE, DECK, PLAY_4X, RETIRED, TRIPS, Rig, bets_down, chip_uids, pay, to_showdown,
+    ANTE, DECK, PLAY_4X, RETIRED, TRIPS, Rig, bets_down, chip_uids, folded_at_the_river, pay, to_showdown,
 )
 
 PIN = "8026491375"
@@ -185,14 +185,7 @@ def test_a_mispay_in_one_hand_of_twenty_is_caught_twenty_times_of_twenty(tmp_pat
 
 
 def test_a_folded_spots_circles_are_collected_without_a_fault(rig: SignedRig) -> None:
-    bets_down(rig)
-    rig.ok("deal")
-    rig.card(*DECK[:4])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[4:7])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[7:])
-    rig.ok("decide", seat=3, decision="fold")
+    folded_at_the_river(rig)
     for circle in ("ante", "blind"):
         rig.put(f"spot3.{circle}", [])
     assert rig.c.fault is None

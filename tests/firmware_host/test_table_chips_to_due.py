@@ -10,7 +10,7 @@ import pytest
 from firmware_host.service.refusals import english
 from pages.words import catalogs
 from tests.firmware_host.test_table_chips import (
-    ANTE, BLIND, DECK, PLAY_4X, TRIPS, Rig, bets_down, chip_uids, to_showdown,
+    ANTE, BLIND, PLAY_4X, TRIPS, Rig, chip_uids, folded_at_the_river, to_showdown,
 )
 
 
@@ -24,14 +24,7 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 def test_a_folded_seats_chips_read_take_and_the_mispay_says_take(rig: Rig) -> None:
     """Found dealing by hand: a lost circle read "due €0.00, reads €5.00" where a dealer says "take €5.00"."""
-    bets_down(rig)
-    rig.ok("deal")
-    rig.card(*DECK[:4])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[4:7])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[7:])
-    rig.ok("decide", seat=3, decision="fold")  # every circle lost, its chips still in it
+    folded_at_the_river(rig)  # every circle lost, its chips still in it
     circles = rig.circles()
     assert {name: (c["due"], c.get("make")) for name, c in circles.items()} == {
         "spot3.ante": (0, {"do": "take", "amount": 500}), "spot3.blind": (0, {"do": "take", "amount": 500}),

@@ -180,6 +180,18 @@ def _wait_for(page: Page, test: Callable[[dict[str, Any]], bool], what: str, tim
     raise AssertionError(f"the console never showed {what}: {read(page)}")
 
 
+def _dealt(page: Page, poker_console: dict[str, Any]) -> tuple[SimTable, FeedLog, dict[str, str]]:
+    """The console signed in at 1280x800 and a hand dealt from it: the table, its feed's log, its supervisor."""
+    table: SimTable = poker_console["table"]
+    floor = table.supervisor
+    assert floor is not None
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    page.click('[data-poker] [data-action="deal"]')
+    return table, poker_console["feed"], floor
+
+
 def _pots(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"amount": p["amount"], "eligible": p["eligible"]} for p in state["pots"]]
 
@@ -345,14 +357,7 @@ def _clock(page: Page) -> dict[str, Any] | None:
 
 def test_the_clock_called_on_the_console_counts_down_and_a_clock_run_out_folds_the_seat(
         page: Page, poker_console: dict[str, Any], tmp_path: Path) -> None:
-    table: SimTable = poker_console["table"]
-    feed: FeedLog = poker_console["feed"]
-    floor = table.supervisor
-    assert floor is not None
-    page.set_viewport_size({"width": 1280, "height": 800})
-    _sign_in(page, poker_console["ready"]["display"])
-    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
-    page.click('[data-poker] [data-action="deal"]')
+    table, feed, floor = _dealt(page, poker_console)
     first = _wait_for(page, lambda s: s["to_act"] is not None and "clock" in s["actions"], "the first seat to act")
     page.click('[data-poker] [data-actions] [data-action="clock"]')
     assert page.locator('[data-poker] [data-signoff="clock"]').is_visible()
@@ -503,14 +508,7 @@ def test_a_void_signed_off_on_the_console_lists_what_each_seat_put_in_the_pot(
     """Voided on the flop after a bet and a call: each seat's line is what it put in this hand (its blind, its call,
     its bet), once; the street's bet is part of it, not added again ("bet 4.00, in_pot 6.00 · total 10.00" was
     shown, and the feed's `in_pot` key as it is)."""
-    table: SimTable = poker_console["table"]
-    feed: FeedLog = poker_console["feed"]
-    floor = table.supervisor
-    assert floor is not None
-    page.set_viewport_size({"width": 1280, "height": 800})
-    _sign_in(page, poker_console["ready"]["display"])
-    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
-    page.click('[data-poker] [data-action="deal"]')
+    table, feed, floor = _dealt(page, poker_console)
     hand = _wait_for(page, lambda s: s["to_act"] is not None, "the first seat to act")["hand"]
     for _ in range(3):  # pre-flop: the button and the small blind call, the big blind checks
         shown = _wait_for(page, lambda s: s["to_act"] is not None and ("call" in s["actions"] or "check" in s["actions"]),
