@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from firmware_host.service.refusals import english
 from pages.words import catalogs
-from tests.firmware_host.test_table_chips import (
-    ANTE, BLIND, PLAY_4X, TRIPS, Rig, chip_uids, folded_at_the_river, to_showdown,
+from tests.firmware_host.test_table_chips import (  # noqa: F401 (rig: the fixture)
+    ANTE, BLIND, PLAY_4X, TRIPS, Rig, chip_uids, folded_at_the_river, rig, to_showdown,
 )
-
-
-@pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(tmp_path)
-    r.reader()
-    yield r
-    r.c.journal.close()
 
 
 def test_a_folded_seats_chips_read_take_and_the_mispay_says_take(rig: Rig) -> None:
