@@ -208,7 +208,7 @@ def _moved(full: Mapping[str, Any], shape: Shape, last_full: Mapping[str, Any],
            last_public: Mapping[str, Any], moved: list[str]) -> dict[str, Any]:
     """The last public view with the parts of `full` that `moved` redacted anew (`_part`) and the keys gone dropped."""
     out = dict(last_public)
-    added = sum(1 for key in moved if key not in last_full)
+    added = len(set(moved).difference(last_full))  # the moved keys new to this view
     if len(full) - added != len(last_full):  # a key of the last view is gone
         for key in last_full:
             if key not in full:
