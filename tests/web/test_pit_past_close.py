@@ -61,6 +61,11 @@ def test_a_session_open_since_a_day_gone_is_closed_from_the_pit_end_to_end(
         form.wait_for(state="visible", timeout=5000)
         assert (form.locator("[name=table]").input_value(), form.locator("[name=seat]").input_value(),
                 form.locator("[name=action]").input_value()) == ("uth-1", "5", "close")
+        # he left two hours after he sat down, that day: the time typed is the first after his start, not today's
+        left = page.evaluate("(s) => { const d = new Date((s + 7200) * 1000); d.setSeconds(0, 0); return [d.getTime() / 1000,"
+                             " `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`]; }",
+                             two_days_ago)
+        form.locator("input[name=end]").fill(left[1])
         form.locator("input[name=reason]").fill("left yesterday" if lang == "en" else "parti hier")
         form.locator("input[name=user]").fill("ana")
         form.locator("input[name=pin]").fill(PIN)
@@ -78,7 +83,7 @@ def test_a_session_open_since_a_day_gone_is_closed_from_the_pit_end_to_end(
         granted = floor.table.audited("signoff_granted")
         assert [(g["user"], g["command"], g["at"]) for g in granted] == [("ana", "rating", "pat")]
         [report] = journal_ratings(floor.table.c.journal, "uth-1").reports()
-        assert report["end"] is not None and report["end"] > two_days_ago + 86400
+        assert report["end"] == pytest.approx(left[0], abs=1)  # on his own day, two hours in (it read today's time before)
 
         archived(floor, db)  # the archiver folds the close: /pit lists it open no more
         page.wait_for_function("() => !document.querySelector('[data-rated-table=\"uth-1\"] tr[data-rated-seat=\"5\"]')",
@@ -94,4 +99,4 @@ def test_a_session_open_since_a_day_gone_is_closed_from_the_pit_end_to_end(
     lines = [json.loads(line) for line in printed.stdout.splitlines() if line.strip()]
     [session] = [line for line in lines if line["kind"] == "session"]
     assert session["player"] == CARD and session["start"] == pytest.approx(two_days_ago)
-    assert session["open"] is False and session["end"] == report["end"]  # closed, at the moment the table closed it
+    assert session["open"] is False and session["end"] == report["end"]  # closed when the pit said he left
