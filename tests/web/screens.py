@@ -49,6 +49,11 @@ def check_screenshot(page: Any, name: str, *, tolerance: float = 0.002, channel:
     if expected == data:  # the usual case: Chromium draws the same page to the same bytes
         return shot
     share = differing_share(read_png(expected), read_png(data), channel)
+    if share > tolerance:  # once more after two frames drawn: a loaded machine caught a page mid-paint (a strip
+        # undrawn, a seat's last line missing) while the page itself was right
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        data = page.screenshot(path=str(shot), mask=mask or [], animations="disabled", caret="hide")
+        share = differing_share(read_png(expected), read_png(data), channel)
     assert share <= tolerance, (f"{shot} differs from {reference} in {share:.2%} of its pixels "
                                 f"(at most {tolerance:.2%}); CROUPIER_UPDATE_SCREENS=1 rewrites the reference")
     return shot
