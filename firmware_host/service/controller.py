@@ -519,7 +519,7 @@ class Controller:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
         known = self.state.moved(full, also=("tray", "tray_alert"))  # the tray's keys joined the view after its redaction
-        named = self.state.named(public, full)  # a clean card's changes, made from the parts it named
+        named = self.state.named(public, full, also=("tray", "tray_alert"))  # a clean card's or scan's changes
         self.feed.publish(public, full, redacted=True, known=known, named=named)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------
