@@ -46,20 +46,30 @@ class ChipFault:
 
 
 def chip_read(antenna: str, uids: frozenset[str], stable: bool, before: frozenset[str] | None) -> ChipRead:
-    """A reading as a `chip_scan` event holds it: the antenna's UIDs all, or, given the antenna's reading `before`
-    (the one the table holds: the last it took, journaled), what changed since when that is fewer UIDs to write (a
-    circle's settle, a payout added to its stack, the tray's few chips in or out of hundreds). `uids_after` gives
-    the reading back from it and the same `before`, live and in every replay.
+    """A reading as a `chip_scan` event holds it, what a replay needs and no more: the antenna's UIDs all, or, given
+    the antenna's reading `before` (the one the table holds: the last it took, journaled), what changed since when
+    that is fewer UIDs to write (a payout added to its stack, a chip taken, the tray's few chips in or out of
+    hundreds: `added`, `removed`, each only when not empty), or nothing but `stable` when the chips are the same (a
+    circle's settle: half of all chip readings). `uids_after` gives the reading back from it and the same `before`,
+    live and in every replay (journals written before hold `"added": [], "removed": []` for a settle: read alike).
 
     >>> chip_read("spot1.ante", frozenset({"B", "C"}), True, frozenset({"A", "B", "C"}))
-    {'antenna': 'spot1.ante', 'added': [], 'removed': ['A'], 'stable': True}
+    {'antenna': 'spot1.ante', 'removed': ['A'], 'stable': True}
     >>> chip_read("spot1.ante", frozenset({"B"}), False, None)
     {'antenna': 'spot1.ante', 'uids': ['B'], 'stable': False}
+    >>> chip_read("spot1.ante", frozenset({"B"}), True, frozenset({"B"}))
+    {'antenna': 'spot1.ante', 'stable': True}
     """
     if before is not None:
         added, removed = uids - before, before - uids
-        if len(added) + len(removed) < len(uids):
-            return {"antenna": antenna, "added": sorted(added), "removed": sorted(removed), "stable": stable}
+        if len(added) + len(removed) < len(uids) or not (added or removed):
+            read: ChipRead = {"antenna": antenna}  # type: ignore[typeddict-item]  # `stable` put in last, as ever
+            if added:
+                read["added"] = sorted(added)
+            if removed:
+                read["removed"] = sorted(removed)
+            read["stable"] = stable
+            return read
     return {"antenna": antenna, "uids": sorted(uids), "stable": stable}
 
 
