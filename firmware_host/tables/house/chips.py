@@ -94,13 +94,13 @@ def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozen
     ['B', 'D']
     """
     if "uids" in body:
-        return frozenset(str(u) for u in body["uids"])
+        return frozenset(map(str, body["uids"]))
     if before is None:
         raise ValueError(f"a change of antenna {body.get('antenna')!r}'s chips with no reading of it before")
     added, removed = body.get("added") or (), body.get("removed") or ()
     if not added and not removed:
         return before
-    return (before - frozenset(str(u) for u in removed)) | frozenset(str(u) for u in added)
+    return before.difference(map(str, removed)).union(map(str, added))
 
 
 def _spoken(antenna: Antenna) -> str:
