@@ -10,6 +10,8 @@ controller's side (readings kept, faults raised) is `firmware_host.tables.house.
 (0, 500, 1250)
 >>> play_multiple(2000, 500, (4, 3))
 4
+>>> to_due(0, 500), to_due(4000, 3500), to_due(1000, 1100), to_due(500, 500)
+(('take', 500), ('pay', 500), ('take_back', 100), None)
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from engine.errors import EngineError
 
-__all__ = ["Antenna", "ChipsError", "TRAY", "PAID_ON", "PROTECTED", "due", "dues", "play_multiple", "moved"]
+__all__ = ["Antenna", "ChipsError", "TRAY", "PAID_ON", "PROTECTED", "ToDue", "due", "dues", "play_multiple",
+           "moved", "to_due"]
 
 TRAY = "tray"
 """The antenna under the dealer's chip tray."""
@@ -75,6 +79,22 @@ def _parsed(text: str, known: tuple[str, ...] | None) -> Antenna:
 def due(bet: int, net: int) -> int:
     """What a circle holds once paid: lost 0, a push the bet, won the bet and the win."""
     return max(0, bet + net)
+
+
+ToDue = Literal["take", "pay", "take_back"]
+"""What a dealer does to a circle that does not read its due, in the trade's words (the pages' `[to_due]`): take a
+lost bet, pay the rest of a payout, take back chips paid over."""
+
+
+def to_due(due: int, reads: int) -> tuple[ToDue, int] | None:
+    """What makes a circle that reads `reads` read its `due`, and the amount: `take` a lost circle's chips (its due
+    0), `pay` what is short, `take_back` what was paid over; None when it reads its due. The one rule the console's
+    list and a mispay's words say (`firmware_host/tables/house/chips.py`: the feed's circle `make`, the fault's)."""
+    if reads == due:
+        return None
+    if reads < due:
+        return "pay", due - reads
+    return ("take" if due == 0 else "take_back"), reads - due
 
 
 PAID_ON = {"ante_bonus": "ante"}

@@ -13,7 +13,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 Say = dict[str, Any]
 """What a refusal says to a person: `{"key": "refusal.<name>", "args": {...}}`, a key of the pages'
 catalogs (`pages/lang/`) and its fields; an amount as `{"money": n}`, a card as
-`{"card": "7s"}`, a bet circle or a decision as `{"word": "circle.ante"}`, a multiple as `{"times": 4}`."""
+`{"card": "7s"}`, a bet circle or a decision as `{"word": "circle.ante"}` (a word with fields of its own with them:
+`{"word": "to_due.take", "args": {"amount": {"money": 500}}}`), a multiple as `{"times": 4}`."""
 
 
 def say(key: str, **args: Any) -> Say:

@@ -78,8 +78,9 @@ HAND_KEYS = frozenset({
     "hand_category", "hand_ranks", "hand_kickers",
     # a poker seat's
     "stack", "sitting_out", "in_hand", "up", "folded", "all_in", "mucked", "shown",
-    # the missed blinds a poker seat owes, and the hands turned up at a tournament's all-in showdown
-    "owes", "waiting_for_big_blind", "revealed",
+    # the missed blinds a poker seat owes, a seat left out until the button passes, and the hands turned up at
+    # a tournament's all-in showdown
+    "owes", "waiting_for_big_blind", "waiting_for_button", "revealed",
     # a poker seat's forced bets, draws, last action and shown hand as data, for the players'
     # screen's words (firmware_host/tables/poker/sign.py; `hand_values` only once the hand is shown)
     "posted", "drew", "act", "hand_values",
@@ -207,7 +208,7 @@ def _moved(full: Mapping[str, Any], shape: Shape, last_full: Mapping[str, Any],
            last_public: Mapping[str, Any], moved: list[str]) -> dict[str, Any]:
     """The last public view with the parts of `full` that `moved` redacted anew (`_part`) and the keys gone dropped."""
     out = dict(last_public)
-    added = sum(1 for key in moved if key not in last_full)
+    added = len(set(moved).difference(last_full))  # the moved keys new to this view
     if len(full) - added != len(last_full):  # a key of the last view is gone
         for key in last_full:
             if key not in full:

@@ -95,22 +95,25 @@ def rated_line(report: SessionReport) -> RatedLine:
             "seat": seats[-1].get("seat") if seats else None, "past_day": None}
 
 
-def read_rated(dsn: str, tables: list[str]) -> PitRated:
+def read_rated(dsn: str, tables: list[str], at: float | None = None) -> PitRated:
     """The `rated` message of the tables on the pit: each one's open rating sessions in the archive, by seat
-    (`{"source": "archive", "tables": {name: [line, ...]}}`, a table with none listed empty). Raises ArchiveError."""
+    (`{"source": "archive", "tables": {name: [line, ...]}}`, a table with none listed empty), the gaming day the one
+    holding `at` (seconds since the epoch; None: the server's now). Raises ArchiveError."""
+    now = "coalesce(to_timestamp(%(at)s::float8), now())"
     try:
         with connect(dsn) as conn:
             conn.read_only = True
             rows = conn.execute(  # each with its gaming day when a day gone (the table never closed since)
                 "SELECT s.table_name, s.report, CASE WHEN ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date < "
-                "((now() AT TIME ZONE g.time_zone) - g.starts)::date THEN ((s.started_at AT TIME ZONE g.time_zone) - "
+                f"(({now} AT TIME ZONE g.time_zone) - g.starts)::date THEN ((s.started_at AT TIME ZONE g.time_zone) - "
                 "g.starts)::date END FROM rating_sessions s CROSS JOIN gaming_day g WHERE s.ended_at IS NULL "
-                "AND s.table_name = ANY(%s) ORDER BY s.table_name, s.start", (tables,)).fetchall()
+                "AND s.table_name = ANY(%(tables)s) ORDER BY s.table_name, s.start",
+                {"tables": tables, "at": at}).fetchall()
             ended = conn.execute(  # the gaming day's, by the archive's `gaming_day` (the table's own rule: its start)
                 "SELECT s.table_name, s.report FROM rating_sessions s CROSS JOIN gaming_day g WHERE s.ended_at IS NOT "
-                "NULL AND s.table_name = ANY(%s) AND ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date = "
-                "((now() AT TIME ZONE g.time_zone) - g.starts)::date ORDER BY s.table_name, s.ended_at DESC",
-                (tables,)).fetchall()
+                "NULL AND s.table_name = ANY(%(tables)s) AND ((s.started_at AT TIME ZONE g.time_zone) - g.starts)::date "
+                f"= (({now} AT TIME ZONE g.time_zone) - g.starts)::date ORDER BY s.table_name, s.ended_at DESC",
+                {"tables": tables, "at": at}).fetchall()
     except psycopg.errors.UndefinedTable as exc:
         raise ArchiveError(f"the archive's schema is not up to date ({exc}): run `croupier pit migrate --db DSN`"
                            .replace("\n", " ")) from exc

@@ -1,9 +1,11 @@
 """The pit's own sign-offs of an archive step (its terminal's `croupier pit rating`, its web process's `POST /pit/rating/past`): the table's gate, holds and audit writer, beside the users file.
 
 One rule with the table's (`protocol.signoff.SignOff`, a `rating` relayed by the pit): one refusal whatever failed,
-the failures counted against the sending account (`key`: `cli:LOGIN` at the terminal, `web:PIT` for the floor's web
-process) and the pit boss it names (`at`), five from one pit boss or twenty from the account holding its sign-offs 5
-minutes, each hold twice the last (`protocol.signoff_holds`). The holds are kept in `pit-rating-holds.json` beside the
+the failures counted against the sending account (`key`: `cli:LOGIN` at the terminal, `pit-web` for the floor's web
+process) and the pit boss it names (`at`): five from one pit boss hold that pit boss's sign-offs 5 minutes, each hold
+twice the last; at the terminal (whose `--by` is the caller's word) twenty from the account hold the account; at the
+web process (whose pit bosses are signed in: `relays="throttle"`) twenty space its PIN checks, never holding a pit
+boss who is not held (`protocol.signoff_holds`, docs/ratings.md "Who the holds stop"). The holds are kept in `pit-rating-holds.json` beside the
 users file (never a file of the caller's choosing), the processes and threads taking turns on it (`flock` on its
 `.lock`); one that cannot be written refuses every sign-off. Each sign-off granted, refused or held is written to the
 pit's audit log beside it (`audit.sqlite3`, `protocol.audit`: who, the account, the step; never the PIN), whose
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,11 +47,14 @@ class PitSignOff:
     session: float
     seat: int
     address: str = ""
+    relays: str = "hold"  # "throttle": the web process, whose pit bosses are signed in (`protocol.signoff_holds`)
+    clock: Callable[[], float] = time.time
 
 
 def refusal(ask: PitSignOff, pin: str) -> dict[str, Any] | None:
-    """The gate's refusal of the sign-off (`error`, `code`, `say`: the table's), or None: signed off. Blocks (a PIN
-    hashed, the holds file locked): call it off an event loop."""
+    """The gate's refusal of the sign-off (`error`, `code`, `say`: the table's; `throttled_s` when this failure began or
+    slowed the account's throttle), or None: signed off. Blocks (a PIN hashed, the holds file locked): call it off an
+    event loop."""
     holds = Path(ask.users).parent / HOLDS_FILE
     lock_path = holds.with_name(holds.name + ".lock")
     try:
@@ -70,6 +77,7 @@ def refusal(ask: PitSignOff, pin: str) -> dict[str, Any] | None:
             return _own(f"the pit's audit log cannot be written: {exc}")
         try:
             gate = SignOff(users=ask.users, rights=RightsConfig(), audit=audit, holds_file=holds, users_once=True,
+                           relays=ask.relays, clock=ask.clock,
                            context={"via": ask.via, "table": ask.table, "session": ask.session, "seat": ask.seat,
                                     "action": "adjust"})
             step = Command("rating", {"action": "adjust", "seat": ask.seat}, id="pit",
@@ -82,7 +90,8 @@ def refusal(ask: PitSignOff, pin: str) -> dict[str, Any] | None:
     if admission.refusal is None:
         return None
     found = dict(admission.refusal)
-    return {**found, "error": str(found["error"]).removeprefix("rating: ")}
+    throttled = {"throttled_s": gate.stepped} if gate.stepped is not None else {}  # for the pit's alert
+    return {**found, "error": str(found["error"]).removeprefix("rating: "), **throttled}
 
 
 def _own(error: str) -> dict[str, Any]:

@@ -1,13 +1,14 @@
 """A smart table's chip alerts and a supervisor's override of a mispay, as typed definitions.
 
 The full feed's `chip_reads` and a hand record's `chips` carry them (`protocol.messages`, `protocol.records`); a
-fault names its circles with `FaultCircle`.
+fault names its circles with `FaultCircle`; a circle not reading its due says what makes it so with `MakeDue`.
 
 No `from __future__ import annotations` here: Python 3.11 reads `NotRequired` only from evaluated annotations.
 """
 
 from typing import Literal, NotRequired, TypedDict
 
+from engine.chip_circles import ToDue
 from protocol.signed import SignedOff
 
 
@@ -69,3 +70,11 @@ class FaultCircle(TypedDict):
 
     seat: int
     circle: str
+
+
+class MakeDue(TypedDict):
+    """What makes a circle read its due at the showdown (`engine.chip_circles.to_due`): `take` a lost bet, `pay` what
+    is short, `take_back` what was paid over, and the amount (smallest unit): every feed's circle `make`."""
+
+    do: ToDue
+    amount: int

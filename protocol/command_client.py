@@ -50,12 +50,21 @@ class CommandClient:
         With `retries`, a request unanswered in time is re-sent with the same id on a fresh socket
         (the controller recognises the id, so it is applied once). A `busy` answer (this client is
         over its rate) is waited out for its `retry_s` and the request sent again, within the
-        timeout; past it the `busy` reply is returned. Raises TimeoutError.
+        timeout; past it the `busy` reply is returned. A request that cannot be put in a frame (an integer
+        beyond 64 bits, a value msgpack has no type for) is not sent: a `malformed` refusal is returned, as the
+        controller's own would be. Raises TimeoutError.
         """
         if req_id is None:
             req_id = f"{self.name}-{next(self._ids)}"
         request = {"id": req_id, "cmd": cmd, **args, **({"auth": dict(auth)} if auth is not None else {})}
-        frame = msgpack.packb(request, use_bin_type=True)
+        try:
+            frame = msgpack.packb(request, use_bin_type=True)
+        except (OverflowError, TypeError, ValueError) as exc:  # e.g. a page's 10**30: nothing sent, refused here
+            from protocol.commands.codec import error_reply  # noqa: PLC0415 - the package imports this module
+            if isinstance(exc, OverflowError):
+                return dict(error_reply(req_id, "malformed", f"{cmd}: a number beyond 64 bits: not sent",
+                                        {"key": "refusal.number_out_of_range", "args": {}}))
+            return dict(error_reply(req_id, "malformed", f"{cmd}: {exc}"))
         deadline = time.monotonic() + self.timeout_ms / 1000
         attempt = 0
         while attempt <= retries:

@@ -362,9 +362,10 @@ class Feed:
         last_public, last_full = self._public_state, self._full_state
         self._public_state, self._full_state = public, full
         if named is not None and self.changes and named.last_full is last_full and named.last_public is last_public:
-            self.pub.send(self._pack({**self._header("changes"), **named.public}))
+            header = self._header("changes")
+            self.pub.send(self._pack({**header, **named.public}))
             if self.full_pub is not None:
-                self._send_full(self._pack({**self._header("changes"), **named.full}))
+                self._send_full(self._pack({**header, **named.full}))
             self._last_sent = self._clock()
             return self.seq
         keys = None

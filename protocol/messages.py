@@ -15,7 +15,18 @@ reads `NotRequired` only from evaluated annotations.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from protocol.chip_alerts import ChipNote, ChipOverride, FaultCircle
+from protocol.chip_alerts import FaultCircle
+# the poker table's and the smart table's parts, named here too (`X as X`): importers keep `protocol.messages`
+from protocol.poker_state import (Act as Act, BetOrRaise as BetOrRaise, ButtonDraw as ButtonDraw, Clock as Clock,
+                                  DrawSeat as DrawSeat, Expected as Expected, HandValue as HandValue, Net as Net,
+                                  PokerLegal as PokerLegal, PokerResults as PokerResults, Pot as Pot,
+                                  PotResult as PotResult, Race as Race, RaceSeat as RaceSeat, Stakes as Stakes,
+                                  Tournament as Tournament, Winner as Winner)
+from protocol.smart_table import (AntennaUids as AntennaUids, ChipCircle as ChipCircle, ChipCounts as ChipCounts,
+                                  ChipReads as ChipReads, ChipSetSign as ChipSetSign, Chips as Chips, Tray as Tray,
+                                  TrayAlert as TrayAlert, TrayFlag as TrayFlag,
+                                  TrayMovementShown as TrayMovementShown, TrayReconciliation as TrayReconciliation,
+                                  TrayStack as TrayStack, TrayTrailLine as TrayTrailLine)
 from protocol.signed import Cleared, SignedOff
 
 
@@ -66,24 +77,6 @@ class FullDealer(Dealer):
     visible: list[bool]
 
 
-class Act(TypedDict):
-    """A poker seat's last action as data, for a screen's own words."""
-
-    action: str
-    amount: NotRequired[int]
-    all_in: NotRequired[bool]
-    cards: NotRequired[int]
-    clock: NotRequired[bool]
-
-
-class HandValue(TypedDict):
-    """A shown poker hand: `category` (`engine.evaluate`'s key; `no_low`), `ranks` (a low, badugi), `named` (high)."""
-
-    category: str
-    ranks: str | None
-    named: NotRequired[list[str]]
-
-
 class Spot(HandWords):
     """A house table's spot or a poker table's seat."""
 
@@ -104,6 +97,7 @@ class Spot(HandWords):
     shown: NotRequired[bool]
     owes: NotRequired[Literal["small", "big", "both"] | None]
     waiting_for_big_blind: NotRequired[bool]
+    waiting_for_button: NotRequired[bool]
     revealed: NotRequired[bool]
     posted: NotRequired[dict[str, int]]
     drew: NotRequired[list[int]]
@@ -128,41 +122,6 @@ class Correction(TypedDict):
     seat: int
     was: Decision
     choices: list[Decision]
-
-
-class BetOrRaise(TypedDict):
-    kind: Literal["bet", "raise", "complete"]
-    min_to: int
-    max_to: int
-    choices: list[int] | None
-
-
-class PokerLegal(TypedDict):
-    """What the poker seat to act may do now; amounts are street totals."""
-
-    fold: bool
-    check: bool
-    call: int | None
-    bring_in: int | None
-    bet_or_raise: BetOrRaise | None
-    all_in: int | None
-    draw: bool
-    show: bool
-    muck: bool
-
-
-class Stakes(TypedDict, total=False):
-    """A poker table's stakes (`engine.games.STAKES_KEYS`); amounts in the table's unit."""
-
-    blinds: list[int]
-    antes: int | list[int]
-    bring_in: int
-    small_bet: int
-    big_bet: int
-    min_bet: int
-    max_bet: int
-    raise_cap: int | None
-    uncapped_heads_up: bool
 
 
 class Steps(TypedDict):
@@ -194,138 +153,6 @@ class Session(TypedDict):
     house_net: int
 
 
-class ChipCircle(TypedDict):
-    """A circle's chips as read: value (smallest unit), settled or moving, due at showdown (tables/house/chips.py)."""
-
-    seat: int
-    circle: str
-    value: int
-    stable: bool
-    due: NotRequired[int]
-
-
-class Chips(TypedDict):
-    """A smart table's circles on every feed: the reader online, where the hand's bets came from
-    (`chips`, `typed` with the reader offline, None before the Deal), each circle's value. Never a UID."""
-
-    online: bool
-    source: str | None
-    circles: list[ChipCircle]
-
-
-class ChipSetSign(TypedDict):
-    """The chip set a smart table values chips with: its name and the sha256 of its content."""
-
-    name: str | None
-    sha256: str
-
-
-class Tray(TypedDict):
-    """The chip tray as read: its value and whether its chips have settled."""
-
-    value: int
-    stable: bool
-
-
-class ChipCounts(TypedDict):
-    """A smart table's alerts since it started: foreign chips, moved chips, mispays, mispays accepted."""
-
-    foreign: int
-    moved: int
-    mispays: int
-    overrides: int
-
-
-class ChipReads(TypedDict):
-    """A smart table's chips on the full feed only: the tray's value, the set, the foreign chips (`antenna UID`),
-    the hand's alerts (`notes`: foreign chips, moved chips, mispays), the counts, an override. The UIDs are the
-    full state's `chip_uids` and `tray_uids`, apart: a circle's change sends its own chips, not the tray's."""
-
-    set: ChipSetSign
-    tray: Tray
-    foreign: list[str]
-    notes: list[ChipNote]
-    counts: ChipCounts
-    override: ChipOverride | None
-
-
-class AntennaUids(TypedDict):
-    """A betting circle's chips on the full feed only (`chip_uids`, one a circle read): its antenna and UIDs, sorted."""
-
-    antenna: str
-    uids: list[str]
-
-
-class TrayFlag(TypedDict):
-    """A tray difference nothing recorded explains: its value, the hand (or the last one closed: `between`), the event."""
-
-    value: int
-    hand: int
-    between: bool
-    event: int
-
-
-class TrayStack(TypedDict):
-    """The tray's chips of one denomination, as last read stable: the chip's value and how many."""
-
-    value: int
-    count: int
-
-
-class TrayMovementShown(TypedDict):
-    """A buy-in, colour-up, fill or credit in the tray's trail (`seat` of a buy-in or colour-up, `slip` when given)."""
-
-    kind: str
-    amount: int
-    event: int
-    seat: NotRequired[int]
-    slip: NotRequired[str]
-
-
-class TrayTrailLine(TypedDict):
-    """One line of the tray's trail as `croupier tray` prints it: a hand (`hand`, its `house_net`) or the time between
-    hands (`after_hand`: 0 before the shift's first), the movements recorded in it, the tray's change and the
-    difference nothing explains (None: the tray was not read at both ends)."""
-
-    event: int
-    hand: NotRequired[int]
-    house_net: NotRequired[int]
-    after_hand: NotRequired[int]
-    movements: list[TrayMovementShown]
-    tray_change: int | None
-    difference: int | None
-
-
-class TrayAlert(TypedDict):
-    """The shift's tray differences once one is flagged, on every feed (the pit follows the public one): how many,
-    their sum (the shift's difference so far) and the latest; never the tray's chips. Until the table opens again."""
-
-    flagged: int
-    difference: int | None
-    last: TrayFlag | None
-
-
-class TrayReconciliation(TypedDict):
-    """The chip tray read all shift (`engine/tray.py`), on the full feed only: what it reads and should read,
-    the shift's line so far and its latest flags (`flagged`: how many in all); the tray's chips by denomination
-    (`inventory`, highest first) and the latest lines of its trail (`trail`, oldest first)."""
-
-    reads: int | None
-    settled: bool
-    expected: int | None
-    opening: int | None
-    closing: int | None
-    fills: int
-    credits: int
-    chips_sold: int
-    house_net: int
-    difference: int | None
-    flags: list[TrayFlag]
-    flagged: int
-    inventory: list[TrayStack]
-    trail: list[TrayTrailLine]
-
-
 class Limits(TypedDict):
     """A house table's limits sign (0: no such limit)."""
 
@@ -343,107 +170,6 @@ class Paytable(TypedDict):
     sha256: str
     qualifier: str
     pays: dict[str, dict[str, list[int]]]
-
-
-class RaceSeat(TypedDict):
-    seat: int
-    stack: int
-    odd_chips: int
-    cards: list[str]
-    after: NotRequired[int]
-
-
-class Race(TypedDict):
-    """A poker table's chip race (`firmware_host/tables/chip_race_step.py`)."""
-
-    colour: int
-    into: int
-    by: str
-    ref: str
-    done: bool
-    next: int | None
-    seats: list[RaceSeat]
-    manual: list[str]
-    value: NotRequired[int]
-    chips_won: NotRequired[int]
-    winners: NotRequired[list[int]]
-    kept_in: NotRequired[list[int]]
-    change: NotRequired[int]
-
-
-class DrawSeat(TypedDict):
-    seat: int
-    cards: list[str]
-
-
-class ButtonDraw(TypedDict):
-    """A poker table's draw for the button by high card (`firmware_host/tables/button_draw_step.py`)."""
-
-    by: str
-    ref: str
-    done: bool
-    next: int | None
-    seats: list[DrawSeat]
-    manual: list[str]
-    button: NotRequired[int]
-
-
-class Expected(TypedDict):
-    """The card a poker hand expects next."""
-
-    kind: Literal["burn", "hole", "board", "draw"]
-    seat: int | None
-    up: bool
-    street: str
-
-
-class Pot(TypedDict):
-    amount: int
-    eligible: list[int]
-
-
-class Winner(TypedDict):
-    seat: int
-    amount: int
-    half: str
-
-
-class PotResult(TypedDict):
-    amount: int
-    eligible: list[int]
-    winners: list[Winner]
-
-
-class Net(TypedDict):
-    seat: int
-    net: int
-
-
-class PokerResults(TypedDict):
-    """A poker hand's outcome from `over` on (the nets add up to zero)."""
-
-    pots: list[PotResult]
-    net: list[Net]
-    rake: int
-    chopped: bool
-    showdown: bool
-
-
-class Tournament(TypedDict):
-    """The level a tournament director set, in force from the next hand."""
-
-    name: str | None
-    level: int | None
-    blinds: list[int]
-    antes: int | list[int] | None
-
-
-class Clock(TypedDict):
-    """The clock the floor called on the seat to act (`ends_at`: wall-clock seconds)."""
-
-    seat: int
-    seconds: int
-    ends_at: float
 
 
 class HistorySpot(HandWords):

@@ -14,8 +14,10 @@ A failed sign-off gets one and the same refusal whatever failed (no such user, a
 who is not a supervisor), after the same work (a name not in the file is hashed against a dummy):
 neither the words nor the time tell which. Failures count against the key that sent them, never
 the user (`service.signoff_holds`: the key's sign-offs held, longer each time, kept across
-restarts). Each key may have `PIN_CHECKS_PER_S` PINs checked a second (bursts of `PIN_BURST`);
-past it, `busy` with `retry_s` and nothing hashed. Refusals are `forbidden` (or `busy`) and
+restarts; a gate with `relays="throttle"`, the pit's web process, spaces a relaying key's PIN
+checks past its people's twentieth failure instead of holding it). Each key may have
+`PIN_CHECKS_PER_S` PINs checked a second (bursts of `PIN_BURST`); past it, `busy` with
+`retry_s` and nothing hashed. Refusals are `forbidden` (or `busy`) and
 nothing is journaled.
 
 The hash costs tens of milliseconds: the controller's loop has it done off its thread
@@ -105,12 +107,14 @@ class SignOff:
     clock: Callable[[], float] = time.time
     context: Mapping[str, Any] = field(default_factory=dict)  # added to each sign-off's entry: what it was for
     users_once: bool = False  # `users_loaded` only when the file's sha256 differs from the log's last (a run a step)
+    relays: str = "hold"  # "throttle": a relaying key's people's failures together space its checks, never hold it
     _loaded: tuple[tuple[int, int, int], Users] | None = None
     _budgets: Buckets = field(default_factory=lambda: Buckets(PIN_CHECKS_PER_S, PIN_BURST))
     _window: float = 0.0
     _in_window: int = 0
     _suppressed: dict[str, int] = field(default_factory=dict)
     holds: Holds = field(init=False)
+    stepped: float | None = field(default=None, init=False)  # the spacing a relayed failure last began or slowed
 
     def __post_init__(self) -> None:
         """The users file as the controller starts, in the audit log (`users_loaded`); a file that
@@ -207,14 +211,15 @@ class SignOff:
             why = (f"no user {auth.user!r} in the users file" if verdict.user is None
                    else f"wrong PIN for {auth.user!r}" if not verdict.matched
                    else f"user {auth.user!r} is a {verdict.user.role}: only a {SIGNER_ROLE} signs off")
-            for sender, most, at in _senders(caller, auth):
+            for sender, most, at in self._senders(caller, auth):
                 held = self.holds.failed(sender, self.clock(), most)
                 if held is not None:
                     log.warning("sign-offs from %s held for %.0f s after %d failed", sender, held, most)
                     self._write("signoff_held", {"key": caller.key, "role": caller.role, "address": caller.address,
                                                  "at": at, "seconds": held, "failed": most, **self.context})
+            self._throttle_failed(caller, auth)
             return REFUSED, say("refusal.sign_off_refused"), "forbidden", why
-        for sender, _, _ in _senders(caller, auth):
+        for sender, _, _ in self._senders(caller, auth):
             self.holds.passed(sender)
         return None
 
@@ -235,6 +240,13 @@ class SignOff:
             return refused
         now = self.clock()
         sender = _senders(caller, auth)[0][0]  # the most particular: the person at a relaying console
+        if self.relays == "throttle" and auth.at is not None:
+            wait = self.holds.turn(f"{_sender(caller)} relaying", auth.at, now)
+            if wait > 0:
+                seconds = max(1, math.ceil(wait))
+                why = (f"sign-offs from this console are slowed after many failed ones: {auth.at}'s turn comes in "
+                       f"{seconds} s")
+                return why, say("refusal.sign_off_throttled", seconds=seconds), "busy", why
         budget = self._budgets.of(sender, now)
         if not budget.take(now):
             wait = max(1, math.ceil(budget.wait(now)))
@@ -242,9 +254,28 @@ class SignOff:
             return why, say("refusal.sign_off_busy", seconds=wait), "busy", why
         return None
 
+    def _senders(self, caller: Caller, auth: Auth) -> list[tuple[str, int, str | None]]:
+        """Whom a failure counts against and who is held (`_senders`); a throttling gate's relaying key is throttled
+        instead (`_throttle_failed`), never held."""
+        found = _senders(caller, auth)
+        return found[:1] if self.relays == "throttle" else found
+
+    def _throttle_failed(self, caller: Caller, auth: Auth) -> None:
+        """A throttling gate counts a relayed failure against the key's throttle; its change audited and logged."""
+        if self.relays != "throttle" or auth.at is None:
+            return
+        key = f"{_sender(caller)} relaying"
+        spacing = self.holds.relayed_failed(key, self.clock())
+        if spacing is not None:
+            self.stepped = spacing
+            log.warning("sign-offs relayed by %s: many failed (last by %s at %s): PIN checks %.0f s apart", key,
+                        auth.at, caller.address, spacing)
+            self._write("signoff_throttled", {"key": caller.key, "role": caller.role, "address": caller.address,
+                                              "at": auth.at, "spacing_s": spacing, **self.context})
+
     def _held(self, caller: Caller, auth: Auth) -> tuple[str, Say, str, str] | None:
         now = self.clock()
-        left = max(self.holds.held(sender, now) for sender, _, _ in _senders(caller, auth))
+        left = max(self.holds.held(sender, now) for sender, _, _ in self._senders(caller, auth))
         if not left:
             return None
         seconds = max(1, round(left))

@@ -13,6 +13,12 @@ count of failures back to 0 (not its holds). So:
   `MAX_FAILED` guesses a day per key after the first hours, and the keys are the few the clients
   directory lists.
 
+A gate that throttles its relays (`SignOff.relays = "throttle"`: the pit's web process, whose pit bosses are signed
+in) never holds the relaying key as a whole: past `MAX_FAILED_RELAYED` failures relayed for all its people, the key's
+PIN checks are spaced (`THROTTLE_S`, twice as far every `THROTTLE_STEP` failures, at most `THROTTLE_MAX_S`), each
+person told to wait keeping their turn, while each person is still held at `MAX_FAILED`: so a few accounts failing
+slow the others down, a turn or so each, and never hold them.
+
 Holds are written to a JSON file in the controller's state directory (mode 0600, replaced whole)
 on every change, in wall-clock seconds: a restart keeps them. A file that cannot be read is logged
 and counted empty; an `until` further than `MAX_HOLD_S` ahead (a clock set back) is cut to it.
@@ -31,7 +37,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from protocol.file_modes import write_secret
@@ -42,7 +48,18 @@ MAX_FAILED = 5
 """Failed sign-offs from one key (or one person at a relaying console) before its sign-offs are held."""
 MAX_FAILED_RELAYED = 20
 """Failed sign-offs relayed by one key for the people signed in at its consoles (the display's relay:
-every web console shares its key) before all of that key's relayed sign-offs are held."""
+every web console shares its key) before all of that key's relayed sign-offs are held (`held`), or, at a gate
+that throttles its relays (the pit's web process), before its PIN checks are spaced (`turn`)."""
+THROTTLE_S = 5.0
+"""A throttled key's PIN checks are this far apart at first,"""
+THROTTLE_STEP = 10
+"""twice as far apart at each further this many failures,"""
+THROTTLE_MAX_S = 60.0
+"""at most this far apart (a pit boss not held waits one spacing a person waiting before them, never more);"""
+THROTTLE_FORGET_S = 3600.0
+"""and a key's relayed failures are forgotten after this long without one (a right sign-off forgets none)."""
+MAX_TURNS = 64
+"""Turns kept at most per throttled key (a person told to wait keeps theirs: no one else takes it)."""
 HOLD_S = 300.0
 """The first hold: five minutes."""
 MAX_HOLD_S = 86400.0
@@ -66,12 +83,32 @@ class KeyHolds:
     last_hold: float = 0.0
 
 
+@dataclass(slots=True)
+class Throttle:
+    """One relaying key's throttle: its relayed failures (since `last_failed`, none forgotten by a right sign-off),
+    when the next turn is free, and the turns kept for the people told to wait (person: when)."""
+
+    failed: int = 0
+    last_failed: float = 0.0
+    next: float = 0.0
+    turns: dict[str, float] = field(default_factory=dict)
+
+    def spacing(self) -> float:
+        """Seconds between two PIN checks at the key (0.0: not throttled)."""
+        if self.failed < MAX_FAILED_RELAYED:
+            return 0.0
+        doublings: int = min((self.failed - MAX_FAILED_RELAYED) // THROTTLE_STEP, 20)
+        return min(THROTTLE_MAX_S, THROTTLE_S * float(2 ** doublings))
+
+
 class Holds:
-    """Every key's failures and holds; `path` (None: kept in memory only) is where they are written."""
+    """Every key's failures and holds, and the relaying keys' throttles; `path` (None: kept in memory only) is where
+    they are written."""
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
         self._keys: OrderedDict[str, KeyHolds] = OrderedDict()
+        self._throttles: dict[str, Throttle] = {}
         if self.path is not None:
             self._load()
 
@@ -100,6 +137,57 @@ class Holds:
         if record is not None and record.failed:
             record.failed = 0
             self._save()
+
+    def turn(self, key: str, person: str, now: float) -> float:
+        """A PIN check for `person` at the relaying `key`: 0.0, checked now (the turn taken), or the seconds until the
+        turn kept for them (the next free one, or the one they were given before: never another's)."""
+        throttle = self._throttle(key, now)
+        spacing = throttle.spacing()
+        if not spacing:
+            return 0.0
+        kept = throttle.turns.get(person)
+        if kept is not None and now > kept + spacing:  # not taken in time: given up
+            del throttle.turns[person]
+            kept = None
+        if kept is not None:
+            if now >= kept:
+                del throttle.turns[person]
+                self._save()
+            return max(0.0, kept - now)
+        # a clock set back, or a file written so: never further than every kept turn and this one
+        free = max(now, min(throttle.next, now + spacing * (len(throttle.turns) + 1)))
+        throttle.next = free + spacing
+        if free > now:
+            if len(throttle.turns) >= MAX_TURNS:
+                del throttle.turns[min(throttle.turns, key=throttle.turns.__getitem__)]
+            throttle.turns[person] = free
+        self._save()
+        return free - now
+
+    def relayed_failed(self, key: str, now: float) -> float | None:
+        """Count one failed sign-off relayed by `key` against its throttle. Returns the checks' new spacing when this
+        failure changed it (the throttle begun or slowed), or None."""
+        throttle = self._throttle(key, now)
+        before = throttle.spacing()
+        throttle.failed, throttle.last_failed = throttle.failed + 1, now
+        after = throttle.spacing()
+        if after:  # the next check a spacing after this one at the soonest, whoever asks
+            throttle.next = max(throttle.next, now + after)
+        self._save()
+        return after if after != before else None
+
+    def spacing(self, key: str, now: float) -> float:
+        """The seconds between two PIN checks at the relaying `key` now (0.0: not throttled)."""
+        throttle = self._throttles.get(key)
+        if throttle is None or now - throttle.last_failed > THROTTLE_FORGET_S:
+            return 0.0
+        return throttle.spacing()
+
+    def _throttle(self, key: str, now: float) -> Throttle:
+        throttle = self._throttles.get(key)
+        if throttle is None or now - throttle.last_failed > THROTTLE_FORGET_S:
+            throttle = self._throttles[key] = Throttle()
+        return throttle
 
     def _record(self, key: str) -> KeyHolds:
         record = self._keys.get(key)
@@ -134,14 +222,20 @@ class Holds:
                 held = KeyHolds(int(record["failed"]), int(record["holds"]), float(record["until"]),
                                 float(record["last_hold"]))
                 self._keys[str(key)] = held
+            for key, record in dict(data.get("throttles", {})).items():
+                turns = {str(p): float(t) for p, t in dict(record["turns"]).items()}
+                self._throttles[str(key)] = Throttle(int(record["failed"]), float(record["last_failed"]),
+                                                     float(record["next"]), turns)
         except (KeyError, TypeError, ValueError) as exc:
             log.error("%s: sign-off holds not as written (%s): counted empty", self.path, exc)
             self._keys.clear()
+            self._throttles.clear()
 
     def _save(self) -> None:
         if self.path is None:
             return
-        text = json.dumps({"keys": {k: asdict(v) for k, v in self._keys.items()}}, sort_keys=True)
+        text = json.dumps({"keys": {k: asdict(v) for k, v in self._keys.items()},
+                           "throttles": {k: asdict(v) for k, v in self._throttles.items()}}, sort_keys=True)
         try:
             write_secret(self.path, text)
         except OSError as exc:  # the hold stands in memory; a restart would forget it

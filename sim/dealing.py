@@ -9,18 +9,18 @@ left to whoever works the table (the dealer console, a test).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import zmq
 
+from protocol.messages import FullState
 from sim.bots.dealer import cards_placed
 from sim.bots.table import TableEndpoints
 from sim.following import FollowingThread
 from sim.shoe import SimShoeClient
 
 
-def wants_card(state: Mapping[str, Any]) -> bool:
+def wants_card(state: FullState) -> bool:
     """The controller expects a card from the shoe now (a hand dealt, no decision awaited, no fault)."""
     return (state.get("next") is not None and state.get("to_act") is None and not state.get("fault")
             and state.get("phase") not in ("bets", "showdown", "settled", "closed"))
@@ -43,7 +43,7 @@ class ShoeHand(FollowingThread):
         self._shoe = SimShoeClient(self.shoe_control)
         return [self._shoe]
 
-    def on_state(self, state: dict[str, Any]) -> None:
+    def on_state(self, state: FullState) -> None:
         assert self._shoe is not None
         hand = int(state.get("hand") or 0)
         # waiting: a poker table between hands; a smart table's Deal after a settled hand shows no `bets` phase first

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import Any, cast
 
 import zmq
 
 from drivers.errors import DeviceError
 from protocol.feed import FeedClient
+from protocol.messages import FullState
 from sim.bots.table import TableEndpoints
 
 log = logging.getLogger("croupier.sim")
@@ -37,7 +38,7 @@ class FollowingThread(threading.Thread):
         """What the thread uses beside the feed (each with `close()`). Raises DeviceError, OSError."""
         return []
 
-    def on_state(self, state: dict[str, Any]) -> None:
+    def on_state(self, state: FullState) -> None:
         """Act on the table's state now. Raises DeviceError, OSError (the thread stops)."""
 
     def run(self) -> None:
@@ -53,7 +54,7 @@ class FollowingThread(threading.Thread):
                 except TimeoutError:
                     feed.state = None  # the controller is down: snapshot again when it is back
                     continue
-                self.on_state(feed.state or {})
+                self.on_state(cast(FullState, feed.state or {}))
         except (DeviceError, OSError) as exc:
             log.error("%s stopped: %s", self.name, exc)
         finally:

@@ -42,7 +42,7 @@ from typing import Any
 from drivers.chip_protocol import check_antenna, check_uid
 from drivers.errors import DeviceError, FrameError
 from drivers.iso15693 import POWER_UP_S, SLOTS, T1_S, VCD_EOF_S, request_air_s
-from drivers.pn5180 import (
+from drivers.pn5180_front_end import (
     GENERAL_ERROR_IRQ, IDLE_IRQ, ISO15693_RX, ISO15693_TX, RX_COLLISION_DETECTED, RX_DATA_INTEGRITY_ERROR, RX_IRQ,
     RF_ACTIVE_ERROR_IRQ, RF_ON_NO_COLLISION_AVOIDANCE, RFON_DET_IRQ, RX_SOF_DET_IRQ, TX_IRQ, TX_RFOFF_IRQ, TX_RFON_IRQ,
     Command, Register,

@@ -6,7 +6,8 @@ is ready (`{"ready": true, ...}`, see `cli.run`), waits for it to exit, and star
 again after `restart_s` unless it was told to stop. Like systemd's start limit, a child that dies
 `burst` times within `burst_s` seconds is not started again (a bad configuration would otherwise
 loop for ever). The child's standard error goes to `log_path` (appended), so a terminal view is not
-disturbed. Children get SIGKILL if the restarter's thread dies first (Linux `PR_SET_PDEATHSIG`), so
+disturbed. Children run in sessions of their own (a Ctrl-C reaches the parent, which stops them) and get
+SIGKILL if the restarter's thread dies first (Linux `PR_SET_PDEATHSIG`), so
 a crashed test leaves no orphan behind.
 """
 
@@ -48,8 +49,10 @@ def spawn(argv: Sequence[str], *, stdout: int | IO[Any] | None = subprocess.PIPE
         _die_with_parent()
         if setup is not None:
             setup()
+    # its own session: a Ctrl-C at the terminal (SIGINT to the foreground group) or a group's SIGTERM reaches the
+    # parent alone, which stops its children in order; a child stopped under it would be counted as a crash
     return subprocess.Popen(list(argv), stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env,
-                            preexec_fn=child if os.name == "posix" else None)
+                            preexec_fn=child if os.name == "posix" else None, start_new_session=os.name == "posix")
 
 
 def end(proc: subprocess.Popen[Any], timeout_s: float = 5.0) -> None:

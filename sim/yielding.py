@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 
 from protocol.commands import CommandClient
+from protocol.messages import FullSpot, FullState, TableFields
 from sim.bots.players import BotPlayer
 from sim.bots.table import SimLimits, TableEndpoints
 from sim.following import FollowingThread
@@ -49,7 +50,7 @@ class Request:
     args: Mapping[str, Any]
 
 
-def next_hand(state: Mapping[str, Any]) -> int:
+def next_hand(state: TableFields) -> int:
     """The number of the hand being bet or played (a settled hand on show is finished)."""
     return int(state.get("hand") or 1) + (1 if state.get("phase") == "settled" else 0)
 
@@ -67,12 +68,12 @@ class Yielding:
         self.turns: dict[tuple[int, str, int], float] = {}      # (hand, street, seat) -> when the turn came
         self.sent: set[str] = set()
 
-    def owns(self, hand: int, spot: Mapping[str, Any]) -> bool:
+    def owns(self, hand: int, spot: FullSpot) -> bool:
         """The spot is the bot's: its bets (the Play aside) are exactly those the bot posted this hand."""
         mine = self.posted.get((hand, int(spot["seat"])))
         return mine is not None and {k: v for k, v in (spot.get("bets") or {}).items() if k != "play"} == mine
 
-    def requests(self, state: Mapping[str, Any], now: float) -> list[Request]:
+    def requests(self, state: FullState, now: float) -> list[Request]:
         """What the bots send now, given the table's full state: bets, a decision, or nothing."""
         if not state:
             return []
@@ -103,7 +104,7 @@ class Yielding:
             args["multiple"] = multiple
         return [Request(key, "decide", args)]
 
-    def _bets(self, state: Mapping[str, Any], now: float) -> list[Request]:
+    def _bets(self, state: FullState, now: float) -> list[Request]:
         hand = next_hand(state)
         if now - self.opened.setdefault(hand, now) < self.wait_s:
             return []
@@ -137,7 +138,7 @@ class YieldingPlayers(FollowingThread):
                                        key=self.key, server_key=self.server_key)
         return [self._commands]
 
-    def on_state(self, state: dict[str, Any]) -> None:
+    def on_state(self, state: FullState) -> None:
         assert self._commands is not None
         try:
             for request in self.rule.requests(state, time.monotonic()):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from engine.cards import Card
 from engine.errors import CardError, IllegalAction, say
 from engine.poker.betting import Stakes
-from engine.poker.pots import Pot, build_pots
+from engine.poker.pots import Pot, build_pots, with_dead_money
 from engine.poker.records import DealStep, HandResult, Record
 from engine.poker.values import OVER, CardSlot, HandSettings, Phase
 from engine.poker.variants import Structure, Variant
@@ -207,11 +207,9 @@ class HandCore:
     def pots(self) -> list[Pot]:
         """Pots as collected so far (this street's bets not yet included), main first."""
         collected = {s: p.total - p.bet for s, p in self._players.items()}
-        pots, uncalled = build_pots(collected, [s for s, p in self._players.items() if p.live])
-        if uncalled:  # antes only, one live contributor: still his to win
-            for seat, amount in uncalled.items():
-                pots.append(Pot(amount, frozenset({seat})))
-        return pots
+        live = [s for s, p in self._players.items() if p.live]
+        pots, uncalled = build_pots(collected, live)
+        return with_dead_money(pots, uncalled, live) if uncalled else pots
 
     @property
     def is_over(self) -> bool:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from engine.poker.values import quick_init
 
-__all__ = ["Pot", "build_pots", "final_pots", "split", "split_hi_lo"]
+__all__ = ["Pot", "build_pots", "final_pots", "with_dead_money", "split", "split_hi_lo"]
 
 
 @quick_init
@@ -95,11 +95,23 @@ def final_pots(contributions: Mapping[int, int], live: Iterable[int]) -> list[Po
     if len(live) == 1:
         return [Pot(sum(contributions.values()), frozenset(live))]
     pots, uncalled = build_pots(contributions, live)
-    for seat, amount in uncalled.items():
+    return with_dead_money(pots, uncalled, live)
+
+
+def with_dead_money(pots: list[Pot], uncalled: Mapping[int, int], live: Iterable[int]) -> list[Pot]:
+    """`pots` with the chips only one live player reached in a closed betting round (`uncalled`
+    of `build_pots` over what was collected: antes, a dead small blind) added to the main pot,
+    which every live player may win; with no pot yet, a main pot of them. The one rule for the
+    pots shown during a hand (`Hand.pots`) and those paid at its end (`final_pots`).
+
+    >>> [(p.amount, sorted(p.eligible)) for p in with_dead_money([], {4: 5}, [1, 3, 4])]
+    [(5, [1, 3, 4])]
+    """
+    for amount in uncalled.values():
         if pots:
             pots[0] = Pot(pots[0].amount + amount, pots[0].eligible)
         else:
-            pots.append(Pot(amount, frozenset({seat})))
+            pots.append(Pot(amount, frozenset(live)))
     return pots
 
 

@@ -19,15 +19,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.ratings import mask_card
+from protocol.messages import SeatPlayer
 
 
-def masked_players(players: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def masked_players(players: Mapping[str, object]) -> dict[str, SeatPlayer]:
     """The full feed's `players` (seat -> {card, source, away}) with each card masked to its last four.
 
     >>> masked_players({"3": {"card": "6001234567890", "source": "dealer", "away": False}})["3"]["card"]
     '••••7890'
     """
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, SeatPlayer] = {}
     for seat, player in players.items():
         if isinstance(player, Mapping) and isinstance(player.get("card"), str):
             out[str(seat)] = {"card": mask_card(player["card"]), "source": str(player.get("source", "")),

@@ -12,8 +12,8 @@ Tables (all text is JSON, readable with the `sqlite3` shell):
   so that another request sent under an id already used is told apart from the same one re-sent. (Schema 2 added
   `digest`; a schema-1 journal gets the column at its first open for writing, NULL on its old events.) `chain` links
   each event to the one before: the SHA-256 (hex) of the previous event's chain (empty before the first) and the
-  event's canonical text (`_canonical`: id, hand, ts, kind, body, req). It is computed in the transaction of the
-  insert, from the previous chain kept in memory. `verify_chain()` finds the first event whose chain fails, is
+  event's canonical text (`service/chain.py`: id, hand, ts, kind, body, req). It is computed in the transaction of
+  the insert, from the previous chain kept in memory. `verify_chain()` finds the first event whose chain fails, is
   missing, or follows a gap in the ids. (Schema 3 added `chain`: a journal without the column gets it at its first
   open for writing, computed once over the events it holds, which it therefore vouches for from then on.)
 - `hands(hand, game, status, closed_event, ts, record, line)`: one row per finished hand, written in the same
@@ -30,7 +30,6 @@ after the later of that open and the last closed hand: replaying them rebuilds t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import sqlite3
@@ -41,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.history import HistoryLine
+from firmware_host.service.chain import add_chain, dumps as _dumps, first_break, link
 
 log = logging.getLogger(__name__)
 
@@ -163,37 +163,6 @@ class ChainBreak:
 _INSERT = "INSERT INTO events(id, hand, ts, kind, body, req, chain) VALUES (?,?,?,?,?,?,?)"
 _INSERT_NEW_REQ = ("INSERT INTO events(id, hand, ts, kind, body, req, digest, chain) SELECT ?,?,?,?,?,?,?,? "
                    "WHERE NOT EXISTS (SELECT 1 FROM events WHERE req=?)")
-_CHAIN_ROWS = "SELECT id, hand, ts, kind, body, req, chain FROM events WHERE id > ? ORDER BY id"
-
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
-"""Compact JSON, keys in the order given: `json.dumps`'s, its encoder made once (no circular check: events are
-decoded data). About 4 us more a call than json's C encoder it replaced (`docs/feed.md`, "What it costs")."""
-_dumps = _encode
-
-
-def _link(previous: str, event_id: int, hand: int, ts: float, kind: str, body: str, req: Any) -> str:
-    """The chain of one event: SHA-256 of the previous event's chain and the event's canonical text."""
-    text = _encode([event_id, hand, float(ts), kind, body, None if req is None else str(req)])
-    return hashlib.sha256((previous + text).encode()).hexdigest()
-
-
-def _add_chain(conn: sqlite3.Connection) -> None:
-    """Schema 3 on an older journal: the `chain` column, computed once over the events it holds."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute("ALTER TABLE events ADD COLUMN chain TEXT")
-        chain = ""
-        links = []
-        for event_id, hand, ts, kind, body, req, _ in conn.execute(_CHAIN_ROWS, (0,)).fetchall():
-            chain = _link(chain, event_id, hand, ts, kind, body, req)
-            links.append((chain, event_id))
-        conn.executemany("UPDATE events SET chain=? WHERE id=?", links)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-
-
 def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse (JournalError, the connection closed) a file that is not a journal this controller reads."""
     try:
@@ -281,7 +250,7 @@ class Journal:
                 if version == 1 and "digest" not in columns:  # schema 2: the request's digest beside its id
                     conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
                 if "chain" not in columns:  # schema 3: the chain, computed once over the old events
-                    _add_chain(conn)
+                    add_chain(conn)
                 if "line" not in _columns(conn, "hands"):  # schema 4: each hand's history line, NULL on the old ones
                     conn.execute("ALTER TABLE hands ADD COLUMN line TEXT")
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -308,7 +277,8 @@ class Journal:
             self._conn.execute("BEGIN IMMEDIATE")
             self._committed = self._tail
             text = _dumps(body)
-            event_id, chain = self._link(hand, ts, kind, text, req)
+            last_id, last_chain = self._tail
+            event_id, chain = last_id + 1, link(last_chain, last_id + 1, hand, ts, kind, text, req)
             if req is None:
                 self._conn.execute(_INSERT, (event_id, hand, ts, kind, text, None, chain))
             else:  # the duplicate check rides on the insert (no SELECT of its own)
@@ -322,11 +292,6 @@ class Journal:
         self._tail = (event_id, chain)
         return event_id
 
-    def _link(self, hand: int, ts: float, kind: str, text: str, req: str | None) -> tuple[int, str]:
-        """The id and chain of the event to write next (one hash; the previous chain is in memory)."""
-        last_id, last_chain = self._tail
-        return last_id + 1, _link(last_chain, last_id + 1, hand, ts, kind, text, req)
-
     def begin_batch(self) -> None:
         """Open a transaction for several events (`insert`). Raises JournalError."""
         try:
@@ -338,14 +303,15 @@ class Journal:
     def insert(self, hand: int, kind: str, body: Mapping[str, Any], ts: float) -> int:
         """Write one event inside the open batch, with no savepoint of its own (a device reading:
         the table applies it or it is `forget`-ten and journaled as refused). Raises JournalError."""
+        last_id, last_chain = self._tail  # the id and chain of the event to write next (the previous chain in memory)
         try:
             text = _dumps(body)
-            event_id, chain = self._link(hand, ts, kind, text, None)
-            self._conn.execute(_INSERT, (event_id, hand, ts, kind, text, None, chain))
+            chain = link(last_chain, last_id + 1, hand, ts, kind, text, None)
+            self._conn.execute(_INSERT, (last_id + 1, hand, ts, kind, text, None, chain))
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write event {kind}: {exc}") from exc
-        self._before_insert, self._tail = self._tail, (event_id, chain)
-        return event_id
+        self._before_insert, self._tail = self._tail, (last_id + 1, chain)
+        return last_id + 1
 
     def forget(self, event_id: int) -> None:
         """Take back an event `insert`ed in the open batch (nothing else was written with it). Raises JournalError."""
@@ -624,25 +590,14 @@ class Journal:
         previous event's stored chain, so a break is found where it is and the events after it
         still check. Reads every event once. Raises JournalError when the file cannot be read."""
         try:
-            row = self._conn.execute("SELECT id, chain FROM events WHERE id <= ? ORDER BY id DESC LIMIT 1",
-                                     (after,)).fetchone()
-            prev_id, prev_chain = (int(row[0]), str(row[1] or "")) if row else (0, "")
-            for event_id, hand, ts, kind, body, req, chain in self._conn.execute(_CHAIN_ROWS, (after,)):
-                if event_id != prev_id + 1:
-                    missing = f"event {prev_id + 1}" if event_id == prev_id + 2 else f"events {prev_id + 1} to {event_id - 1}"
-                    return ChainBreak(event_id, kind, f"a gap in the chain: {missing} missing before it")
-                if chain is None:
-                    return ChainBreak(event_id, kind, "no chain recorded")
-                if chain != _link(prev_chain, event_id, hand, ts, kind, body, req):
-                    return ChainBreak(event_id, kind, "checksum mismatch: the event was changed after it was written")
-                prev_id, prev_chain = event_id, chain
+            found = first_break(self._conn, after)
         except sqlite3.OperationalError as exc:
             if "chain" in str(exc):
                 return ChainBreak(0, "", "the journal has no chain (written before schema 3, opened read-only)")
             raise JournalError(f"{self.path}: cannot read the events to check their chain: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: cannot read the events to check their chain: {exc}") from exc
-        return None
+        return None if found is None else ChainBreak(*found)
 
     def boots(self) -> list[tuple[str, float]]:
         return [(r[0], r[1]) for r in self._conn.execute("SELECT boot, ts FROM boots ORDER BY id")]

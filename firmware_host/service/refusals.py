@@ -51,8 +51,10 @@ def _shown(value: Any, words: Mapping[str, str], money: Money) -> str:
             return money.format(int(value["money"]))
         if "card" in value:
             return printed(str(value["card"]))
-        if "word" in value:
-            return words.get(str(value["word"]), str(value["word"]))
+        if "word" in value:  # a word, with its own fields when it has some (words.js argText alike)
+            inner = value.get("args") or {}
+            text = words.get(str(value["word"]), str(value["word"]))
+            return _FIELD.sub(lambda m: _shown(inner.get(m.group(1), m.group(0)), words, money), text)
         if "times" in value:  # a multiple, or those open: the catalog's notation (words.js argText alike)
             each = value["times"] if isinstance(value["times"], list) else [value["times"]]
             said = (words.get("common.times", "{times}x").replace("{times}", str(m)) for m in each)

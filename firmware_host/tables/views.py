@@ -123,7 +123,8 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
     if card is None or last is None or card.table is not state.table or state.fault is not None:
         return None
     last_full, last_public = last
-    if state.chips.active or any(key in last_full or key in last_public for key in _TRAY_KEYS):
+    if state.chips.active or any(map(last_full.__contains__, _TRAY_KEYS)) or \
+            any(map(last_public.__contains__, _TRAY_KEYS)):
         return None
     full = dict(last_full)
     keys = card.table.card_view(full, card.phase)

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile, colour_up_due
 from engine.tournament.clock import ClockReading
 from floor.director.feeds import Seating
 from floor.reports import BreakView, ChipRaceView
+from protocol.messages import PublicState, Race
 from protocol.requests import HoldTable, TableOrder
 
 log = logging.getLogger("croupier.director")
@@ -47,6 +48,17 @@ TOURNAMENT = "tournament"
 """Why and by whom a director's table is held, as its feed shows (`hold.reason`, `hold.by`)."""
 
 
+class HandForHand(TypedDict):
+    """Hand-for-hand as the director plays it (`seating.FloorPlan.hand_for_hand`): `holding` between rounds or a
+    `round` numbered `round`, its hands (table -> the hand each deals) and the players out of each (table -> player
+    -> the stack he started the hand with)."""
+
+    phase: str
+    round: int
+    hands: dict[str, int]
+    out: dict[str, dict[str, int]]
+
+
 class _Plan(Protocol):
     """What `BreakPlan` needs of the floor plan."""
 
@@ -55,7 +67,7 @@ class _Plan(Protocol):
     drawn: bool
     in_play: list[str]
     moving: dict[str, str]
-    hand_for_hand: dict[str, Any] | None
+    hand_for_hand: HandForHand | None
     orders: dict[str, list[Any]]
 
     def _order(self, table: str, cmd: str, what: str, args: TableOrder) -> None: ...
@@ -160,20 +172,20 @@ class BreakPlan:
                  "kept_in": list(r["kept_in"]), "change": r["change"]} for r in self.races]
 
 
-def odd_chips_left(state: Mapping[str, Any], colour: int, into: int) -> int:
+def odd_chips_left(state: PublicState, colour: int, into: int) -> int:
     """The odd chips of `colour` the stacks on a table's feed hold (those a race of `colour` into `into` deals for)."""
     return sum(int(s.get("stack") or 0) % into // colour for s in state.get("spots") or [])
 
 
 class _Watcher(Protocol):
-    def latest(self, table: str) -> dict[str, Any]: ...
+    def latest(self, table: str) -> PublicState: ...
 
 
 class BreakWatch:
     """The floorman's part in a break (see the module docstring): each pass, the step due, if any."""
 
     def __init__(self, plan: BreakPlan, watcher: _Watcher, take: Callable[[str, dict[str, Any]], bool],
-                 held: Callable[[Mapping[str, Any], str], bool], clock: Callable[[], ClockReading | None]) -> None:
+                 held: Callable[[PublicState, str], bool], clock: Callable[[], ClockReading | None]) -> None:
         self.breaks = plan
         self.watcher = watcher
         self.take = take    # the floorman's: the event journaled and applied, False when refused
@@ -236,7 +248,7 @@ class BreakWatch:
         return not odd_chips_left(self.watcher.latest(table), brk.colour, brk.into)
 
 
-def raced_body(table: str, race: Mapping[str, Any], seats: Mapping[int, str]) -> dict[str, Any]:
+def raced_body(table: str, race: Race, seats: Mapping[int, str]) -> dict[str, Any]:
     """The `raced` step from the race a table's feed shows run (seats named by the seat map)."""
     def player(seat: Any) -> str:
         return seats.get(int(seat), f"seat {seat}")

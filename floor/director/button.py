@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile
 from floor.reports import ButtonDrawView
+from protocol.messages import ButtonDraw, PublicState
 from protocol.requests import Open, TableOrder
 
 log = logging.getLogger("croupier.director")
@@ -88,7 +89,7 @@ class ButtonPlan:
 
 
 class _Watcher(Protocol):
-    def latest(self, table: str) -> dict[str, Any]: ...
+    def latest(self, table: str) -> PublicState: ...
 
 
 class ButtonWatch:
@@ -110,7 +111,7 @@ class ButtonWatch:
                 self.take("button", drawn_body(table, draw, self.seats(table)))
 
 
-def drawn_body(table: str, draw: Mapping[str, Any], seats: Mapping[int, str]) -> dict[str, Any]:
+def drawn_body(table: str, draw: ButtonDraw, seats: Mapping[int, str]) -> dict[str, Any]:
     """The `button` event from the draw a table's feed shows done (seats named by the seat map)."""
     cards = {str(s["seat"]): str(s["cards"][0]) for s in draw.get("seats") or [] if s.get("cards")}
     button = int(draw["button"])

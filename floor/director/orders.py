@@ -28,6 +28,7 @@ from floor.director.feeds import FeedWatcher
 from floor.director.seating import Order
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
+from protocol.messages import PublicState, TableFields
 from protocol.requests import Level, Open
 
 log = logging.getLogger("croupier.director")
@@ -160,21 +161,21 @@ class TableWatcher(FeedWatcher):
 
     def __init__(self, tables: tuple[TableLink, ...], key: str | None, timeout_s: float = 1.0) -> None:
         super().__init__(tables, key, timeout_s)
-        self._latest: dict[str, dict[str, Any]] = {}
+        self._latest: dict[str, PublicState] = {}
         self._latest_lock = threading.Lock()
 
     def _look(self, name: str, client: FeedClient, seen: dict[str, int]) -> None:
         super()._look(name, client, seen)   # queued before it is the latest: a hand settled is never missed
         with self._latest_lock:
-            self._latest[name] = dict(client.state or {})
+            self._latest[name] = cast(PublicState, dict(client.state or {}))
 
-    def latest(self, table: str) -> dict[str, Any]:
+    def latest(self, table: str) -> PublicState:
         """The table's public state as its feed last showed it ({} before any)."""
         with self._latest_lock:
-            return dict(self._latest.get(table, {}))
+            return cast(PublicState, dict(self._latest.get(table, {})))
 
 
-def next_hand(state: Mapping[str, Any]) -> int | None:
+def next_hand(state: TableFields) -> int | None:
     """The next hand a table's public state will begin, when it is between hands (None while a hand is played)."""
     hand = state.get("hand")
     if not isinstance(hand, int):
@@ -184,7 +185,7 @@ def next_hand(state: Mapping[str, Any]) -> int | None:
     return hand if state.get("phase") in ("waiting", "closed", "voided") else None
 
 
-def held_between_hands(state: Mapping[str, Any], reason: str | None = None) -> bool:
+def held_between_hands(state: TableFields, reason: str | None = None) -> bool:
     """The table is held (for `reason`, when given) and waits between hands: no hand can begin."""
     hold = state.get("hold")
     upcoming = next_hand(state)

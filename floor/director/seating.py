@@ -39,7 +39,7 @@ from typing import Any, cast
 from engine.cards import DECK
 from engine.errors import TournamentError
 from engine.tournament import TournamentFile, button_by_high_card, draw_seats
-from floor.director.breaks import BREAK, HAND_FOR_HAND, TOURNAMENT, BreakPlan
+from floor.director.breaks import BREAK, HAND_FOR_HAND, TOURNAMENT, BreakPlan, HandForHand
 from floor.director.button import ButtonPlan
 from floor.director.feeds import Seating
 from floor.reports import FloorView
@@ -113,7 +113,7 @@ class FloorPlan:
         self.in_play: list[str] = []
         self.orders: dict[str, list[Order]] = {t: [] for t in tournament.tables}
         self.moving: dict[str, str] = {}      # table held for moves -> why ("break", "balance")
-        self.hand_for_hand: dict[str, Any] | None = None  # {"phase": "holding" | "round", "round", "hands", "out"}
+        self.hand_for_hand: HandForHand | None = None
         self.rounds = 0
         self.outs = 0
         self.first_buttons: dict[str, int | None] = {}   # each table put in play: its first button (None: drawing)
@@ -298,8 +298,10 @@ class FloorPlan:
 
     def round_out(self) -> dict[str, int]:
         """The round's players out, table by table (one elimination: they share places as in one hand)."""
-        hff = self.hand_for_hand or {}
-        return {p: s for t in hff.get("hands", {}) for p, s in hff.get("out", {}).get(t, {}).items()}
+        hff = self.hand_for_hand
+        if hff is None:
+            return {}
+        return {p: s for t in hff["hands"] for p, s in hff["out"].get(t, {}).items()}
 
     def pending(self) -> dict[str, list[Order]]:
         return {t: list(orders) for t, orders in self.orders.items() if orders}

@@ -12,6 +12,8 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
     {"kind": "dealers", "day", "dealers": [...]}     each dealer's figures, to a screen of DEALER_FIGURE_ROLES only
     {"kind": "rated", "source", "tables"}                                  the rated players (`figures.py`)
+    {"kind": "signoff_alert", "spacing_s", "at", "address", "time", "since"}  the web process's sign-offs throttled
+        (its latest step, `floor.web.rating_past`; `since`: its first), to a screen of DEALER_FIGURE_ROLES only
 
 A table's summary carries its `tray_alert` (the shift's tray differences) and, for a chip fault (a mispay,
 moved or foreign chips, a tray difference), the public fault's words (`say`: the circle and the amounts).
@@ -36,11 +38,12 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from pages.bridge import QUEUE_MESSAGES
 from pages.config import TableFeed
 from protocol import gaming_day
+from protocol.signoff_holds import THROTTLE_FORGET_S
 
 HOUR_S = 3600.0
 SUMMARY_KEYS = ("game", "phase", "hand", "seq", "boot", "limits", "session", "currency", "decimals", "tray_alert",
@@ -76,6 +79,14 @@ class PitScreen:
             self.queue.put_nowait(summary)
 
 
+class Hour(TypedDict):
+    """A table's settled hands in the last hour (`hour` in the pit's line): since when, and whether a full hour."""
+
+    hands: int
+    since: float
+    full: bool
+
+
 class HourCount:
     """The settled hands of one table in the last hour, from the times its session count was seen to change."""
 
@@ -83,7 +94,7 @@ class HourCount:
         self.clock = clock
         self.seen: deque[tuple[float, int]] = deque()  # (when, session hands), oldest first
 
-    def see(self, hands: int) -> dict[str, Any]:
+    def see(self, hands: int) -> Hour:
         now = self.clock()
         if not self.seen or self.seen[-1][1] != hands:
             self.seen.append((now, hands))
@@ -133,6 +144,8 @@ class PitHub:
         self.figures: str | None = None  # the latest `figures` message (`figures.py`)
         self.dealers: str | None = None  # the latest `dealers` message: the dealers' figures of the day
         self.rated: str | None = None  # the latest `rated` message: the players rated at each table
+        self.alert: str | None = None  # the latest `signoff_alert`: the web process's sign-offs throttled
+        self._alert_times: tuple[float, float] | None = None  # when the throttle was first and last alerted
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.floor_day: dict[str, Any] | None = None  # the archive's gaming day setting, from the latest figures
         self.screens: set[PitScreen] = set()
@@ -218,6 +231,17 @@ class PitHub:
             for screen in [s for s in self.screens if s.dealers]:
                 screen.offer(self.dealers, self._resync(screen))
 
+    def signoff_alert(self, alert: Mapping[str, Any]) -> None:
+        """The web process's sign-offs throttled after many failures (`protocol.signoff_holds`): kept, the latest, for
+        the screens joining later, and sent to the floor's screens (never a wall screen's)."""
+        at = float(alert.get("time") or 0.0)
+        if self._alert_times is None or at - self._alert_times[1] > THROTTLE_FORGET_S:  # a throttle begun again
+            self._alert_times = (at, at)
+        self._alert_times = (self._alert_times[0], at)
+        self.alert = json.dumps({**alert, "since": self._alert_times[0], "kind": "signoff_alert"}, default=str)
+        for screen in [s for s in self.screens if s.dealers]:
+            screen.offer(self.alert, self._resync(screen))
+
     def show_rated(self, message: Mapping[str, Any]) -> None:
         """The rated players at the pit's tables (`figures.py`): kept for screens joining later, sent to every screen."""
         self.rated = json.dumps({**message, "kind": "rated"}, default=str)
@@ -240,8 +264,8 @@ class PitHub:
         """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
         so a page drops the tiles of tables gone meanwhile), every table's summary, the figures, the rated players
         (and the dealers' figures to a screen that may see them)."""
-        kept = [text for text in (self.pit_state, self.figures, self.rated, self.dealers if screen.dealers else None)
-                if text is not None]
+        floor_only = (self.dealers, self.alert) if screen.dealers else ()
+        kept = [text for text in (self.pit_state, self.figures, self.rated, *floor_only) if text is not None]
         return [self.hello, *self.latest.values(), *kept]
 
     def _resync(self, screen: PitScreen) -> Iterator[str]:

@@ -22,6 +22,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 from datetime import date
 from typing import Any, TypeVar
@@ -35,8 +36,13 @@ from pages import auth
 log = logging.getLogger("croupier.pit.rating")
 
 DSN: web.AppKey[str] = web.AppKey("rating_past_dsn", str)
+CLOCK: web.AppKey[Callable[[], float]] = web.AppKey("rating_past_clock")
+"""The sign-offs' clock (wall-clock seconds; a test's own)."""
+ALERT: web.AppKey[Callable[[dict[str, Any]], None]] = web.AppKey("rating_past_alert")
+"""Told of each step of the sign-offs' throttle (the pit's screens' alert: `PitHub.signoff_alert`)."""
 WEB_KEY = "pit-web"
-"""The account the floor's web process's sign-offs count against (twenty failures hold them all), beside each pit boss."""
+"""The account the floor's web process's sign-offs count against beside each pit boss: twenty failures together space
+its PIN checks (a throttle, `protocol.signoff_holds`), holding no pit boss who is not held."""
 VIA = "POST /pit/rating/past"
 REFUSED = "sign-off refused: wrong user or PIN, or the user is not a supervisor"
 _T = TypeVar("_T")
@@ -146,23 +152,33 @@ async def _signed_off(request: web.Request, by: str, table: str, session: dict[s
     from floor.pit_signoff import PitSignOff, refusal
     users = request.app[auth.SESSIONS].users_path
     ask = PitSignOff(users=str(users or ""), key=WEB_KEY, by=by, supervisor=signoff["user"], via=VIA, table=table,
-                     session=float(session["start"]), seat=int(session["seat"]), address=request.remote or "")
+                     session=float(session["start"]), seat=int(session["seat"]), address=request.remote or "",
+                     relays="throttle", clock=request.app[CLOCK])
     found = await asyncio.to_thread(refusal, ask, signoff["pin"])
     if found is None:
         return None
     log.warning("pit rating: %s: a past day's step at %s: sign-off refused: %s", by, table, found["error"])
+    if "throttled_s" in found and ALERT in request.app:
+        request.app[ALERT]({"spacing_s": found["throttled_s"], "at": by, "address": request.remote or "",
+                            "time": request.app[CLOCK]()})
     said = found["say"]
     if said["key"] == "refusal.sign_off_held":
         return _refused("held", found["error"], "pit_rating.held", 429, **said["args"])
+    if said["key"] == "refusal.sign_off_throttled":
+        return _refused("busy", found["error"], "pit_rating.throttled", 429, **said["args"])
     if said["key"] == "refusal.sign_off_refused":
         return _refused("forbidden", REFUSED, "refusal.sign_off_refused", 403)
     return _refused("forbidden", found["error"], "pit_rating.signoff_unusable", 503)
 
 
-def add_routes(app: web.Application, dsn: str | None) -> None:
-    """`/pit/rating/day.json` and `POST /pit/rating/past` with the archive at `dsn` (none: not served)."""
+def add_routes(app: web.Application, dsn: str | None, alert: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """`/pit/rating/day.json` and `POST /pit/rating/past` with the archive at `dsn` (none: not served); `alert` told
+    of each step of the sign-offs' throttle."""
     if dsn is None:
         return
     app[DSN] = dsn
+    app[CLOCK] = time.time
+    if alert is not None:
+        app[ALERT] = alert
     app.router.add_get("/pit/rating/day.json", _day)
     app.router.add_post("/pit/rating/past", _past)

@@ -1,7 +1,7 @@
 // @ts-check
 // The page's words in the display's language (/words.json, words.py): t("section.key", {args}) and money in its locale.
-// An argument sent as {money: n} is written as money, {card: "Td"} as the card, {word: "circle.ante"} as that word,
-// {times: 4} as a multiple ("4×").
+// An argument sent as {money: n} is written as money, {card: "Td"} as the card, {word: "circle.ante"} as that word
+// (with its own {args}: {word: "to_due.take", args: {amount: {money: 500}}}), {times: 4} as a multiple ("4×").
 // Elements with data-t="section.key" get the word as text, data-t-label as aria-label, data-t-placeholder likewise.
 import * as format from "./format.js";
 import { cardText } from "./format.js";
@@ -118,7 +118,7 @@ function argText(value, state) {
   if (value !== null && typeof value === "object") {
     if (Number.isInteger(value.money)) return formatMoney(value.money, state);
     if (typeof value.card === "string") return cardText(value.card);
-    if (typeof value.word === "string") return t(value.word);
+    if (typeof value.word === "string") return t(value.word, value.args ?? {}, state);
     if (Array.isArray(value.cards)) return value.cards.map(cardText).join(" ");
     if (value.times !== undefined) return timesText(value.times);
   }

@@ -26,7 +26,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import zmq
 
@@ -35,6 +35,7 @@ from drivers.gpio_sim import LineClient
 from firmware_host.service.command_desk import SIGNED_OFF_WAIT_S
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
+from protocol.messages import FullFault, FullState
 from sim import rated
 from sim.bots.errors import BotError
 from sim.bots.players import BotPlayer
@@ -57,6 +58,15 @@ SIGNED_OFF = frozenset({"clear", "void", "chop", "card", "open", "fill", "credit
 # closed).
 
 
+class FaultMet(TypedDict):
+    """A fault the bot dealer met: the hand, the fault's kind, message and event."""
+
+    hand: int
+    kind: str
+    message: str
+    event: int
+
+
 @dataclass
 class DealerLog:
     """What the bot dealer did, for checks: every card out of the shoe per hand, and what became of it."""
@@ -66,7 +76,7 @@ class DealerLog:
     draws: dict[int, list[str]] = field(default_factory=dict)       # every card that left the shoe
     strays: dict[int, list[str]] = field(default_factory=dict)      # set aside (foreign, stray)
     keyed: dict[int, list[str]] = field(default_factory=dict)       # entered by hand after a fault
-    faults: list[dict[str, Any]] = field(default_factory=list)      # each fault met: hand, kind, message
+    faults: list[FaultMet] = field(default_factory=list)            # each fault met: hand, kind, message
     boots: list[str] = field(default_factory=list)                  # controller boots seen
     buttons: int = 0
     commands: int = 0
@@ -74,7 +84,7 @@ class DealerLog:
     chips: dict[str, int] | None = None                             # a smart table's chip faults injected, by kind
 
 
-def cards_placed(state: Mapping[str, Any]) -> list[str]:
+def cards_placed(state: FullState) -> list[str]:
     """Every card the controller placed in the hand (spots, dealer, board, burns)."""
     cards: list[str] = []
     for spot in state.get("spots") or []:
@@ -85,9 +95,9 @@ def cards_placed(state: Mapping[str, Any]) -> list[str]:
     return cards
 
 
-FaultHook = Callable[["BotDealer", Mapping[str, Any]], "Mapping[str, Any] | None"]
-StepHook = Callable[["BotDealer", Mapping[str, Any]], None]
-BootHook = Callable[["BotDealer", Mapping[str, Any], Mapping[str, Any]], None]
+FaultHook = Callable[["BotDealer", FullFault], "Mapping[str, str] | None"]
+StepHook = Callable[["BotDealer", FullState], None]
+BootHook = Callable[["BotDealer", FullState, FullState], None]
 
 
 class BotDealer:
@@ -134,7 +144,7 @@ class BotDealer:
                                key=feed_key if feed_key is not None else key, server_key=server_key)
         self._panel: LineClient | None = None
         self._shuffled: int | None = None
-        self.state: dict[str, Any] = {}
+        self.state: FullState = cast(FullState, {})  # the full feed's, once a snapshot came
         self.boot: str | None = None
         self._last_progress = time.monotonic()
         self._last_key: Any = None
@@ -156,7 +166,7 @@ class BotDealer:
 
     # -- following the table ------------------------------------------------------------------------
 
-    def sync(self) -> dict[str, Any]:
+    def sync(self) -> FullState:
         """Take a fresh snapshot of the full state (waits while the controller is down). Raises BotError."""
         deadline = time.monotonic() + self.progress_timeout_s
         while True:
@@ -172,7 +182,7 @@ class BotDealer:
     def _take_state(self) -> None:
         last = self.state
         if self.feed.state is not None:
-            self.state = dict(self.feed.state)
+            self.state = cast(FullState, dict(self.feed.state))
         if self.feed.boot != self.boot and self.feed.boot is not None:
             restarted = self.boot is not None
             self.boot = self.feed.boot
@@ -190,7 +200,7 @@ class BotDealer:
         self._take_state()
         return message is not None
 
-    def wait_for(self, done: Callable[[Mapping[str, Any]], bool], timeout_s: float, what: str) -> bool:
+    def wait_for(self, done: Callable[[FullState], bool], timeout_s: float, what: str) -> bool:
         """Follow the feed until `done(state)`; False when `timeout_s` ran out."""
         deadline = time.monotonic() + timeout_s
         while not done(self.state):
@@ -242,7 +252,7 @@ class BotDealer:
         if self.feed.state is None:
             self.sync()
         # The reply leaves after the update: wait until the feed shows it (same boot, seq reached).
-        def shown(_: Mapping[str, Any]) -> bool:
+        def shown(_: FullState) -> bool:
             if reply_boot is not None:
                 return self.boot == reply_boot and self.feed.seq >= seq
             return self.boot != boot or self.feed.seq >= seq
@@ -270,7 +280,7 @@ class BotDealer:
 
     # -- playing --------------------------------------------------------------------------------
 
-    def next_hand(self, state: Mapping[str, Any] | None = None) -> int:
+    def next_hand(self, state: FullState | None = None) -> int:
         """The number of the hand being prepared or played (a settled hand on show is finished)."""
         st = self.state if state is None else state
         return int(st.get("hand") or 1) + (1 if st.get("phase") == "settled" else 0)
@@ -313,7 +323,7 @@ class BotDealer:
     def _chance(self, hand: int, what: str) -> bool:
         return random.Random(f"{self.seed}:{hand}:{what}").random() < self.buttons
 
-    def _start_hand(self, st: Mapping[str, Any]) -> None:
+    def _start_hand(self, st: FullState) -> None:
         hand = self.next_hand(st)
         if st.get("game") != self.game and not (st.get("phase") == "bets" and st.get("spots")):
             # The table is open for another game (a journal kept from an earlier session): reopen it.
@@ -354,7 +364,7 @@ class BotDealer:
                     return False
         return True
 
-    def _button(self, name: str, done: Callable[[Mapping[str, Any]], bool]) -> None:
+    def _button(self, name: str, done: Callable[[FullState], bool]) -> None:
         """Press a button and follow the feed until `done`. A press has no answer: when the effect
         does not show (the controller may have died with the press), take a fresh snapshot and let
         the next step look again, pressing again if need be (`next` acts only while betting,
@@ -363,15 +373,17 @@ class BotDealer:
         if not self.press(name) or not self.wait_for(lambda s: done(s) or self.boot != boot, 2.0, f"button {name}"):
             self.sync()
 
-    def _confirm(self, st: Mapping[str, Any]) -> None:
+    def _confirm(self, st: FullState) -> None:
         hand = int(st["hand"])
         if self._chance(hand, "confirm"):
             self._button("confirm", lambda s: s.get("phase") != "showdown" or s.get("hand") != hand or bool(s.get("fault")))
             return
         self.request("confirm", f"{hand}-confirm", hand=hand)
 
-    def _decide(self, st: Mapping[str, Any]) -> None:
-        hand, seat, street = int(st["hand"]), int(st["to_act"]), str(st["phase"])
+    def _decide(self, st: FullState) -> None:
+        to_act = st["to_act"]
+        assert to_act is not None  # step() decides only when a seat is to act
+        hand, seat, street = int(st["hand"]), int(to_act), str(st["phase"])
         spot = next(s for s in st["spots"] if s["seat"] == seat)
         player = self.players.get(seat) or BotPlayer(seat, self.seed)
         decision, multiple = player.decide(self.game if st.get("game") is None else str(st["game"]), street,
@@ -381,7 +393,7 @@ class BotDealer:
             args["multiple"] = multiple
         self.request("decide", f"{hand}-{street}-{seat}", hand=hand, **args)
 
-    def _draw(self, st: Mapping[str, Any]) -> None:
+    def _draw(self, st: FullState) -> None:
         """One card out of the shoe; wait until the controller took it (or a fault stopped the hand)."""
         hand = int(st["hand"])
         before = len(cards_placed(st))
@@ -392,12 +404,13 @@ class BotDealer:
                              self.progress_timeout_s, f"card {card}"):
             raise BotError(f"card {card} left the shoe but the controller never took it")
 
-    def _resolve_fault(self, st: Mapping[str, Any]) -> None:
+    def _resolve_fault(self, st: FullState) -> None:
         """Act as the floor supervisor: repair, clear, key in a card that was not read."""
-        fault = dict(st["fault"])
+        assert st["fault"] is not None  # step() resolves only a standing fault
+        fault = st["fault"].copy()
         hand = int(st["hand"])
-        self.log.faults.append({"hand": hand, "kind": fault.get("kind"), "message": fault.get("message"),
-                                "event": fault.get("event")})
+        self.log.faults.append({"hand": hand, "kind": fault["kind"], "message": fault["message"],
+                                "event": fault["event"]})
         options = dict(self.fault_hook(self, fault) or {}) if self.fault_hook is not None else {}
         drawn = self.log.draws.get(hand, [])
         if fault.get("kind") in STRAY_FAULTS and drawn:

@@ -22,11 +22,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from engine.games import STRUCTURES
 from engine.poker import VARIANTS
 from firmware_host.service.journal import HandRow, Journal
+from protocol.messages import BetOrRaise, FullSpot, FullState, PokerLegal, Stakes
 from sim.bots.dealer import BotDealer, cards_placed
 from sim.bots.errors import BotError
 
@@ -57,20 +58,20 @@ class SimStakes:
     rake_bp: int = 500      # 5 % of each pot...
     rake_cap: int = 30      # ...at most 30 a hand
 
-    def stakes(self, game: str, structure: str) -> dict[str, Any]:
+    def stakes(self, game: str, structure: str) -> Stakes:
         """The stakes of `game` under `structure` (`engine.poker.Stakes` fields). Raises ValueError."""
         if game not in VARIANTS:
             raise ValueError(f"unknown poker game {game!r} (games: {', '.join(VARIANTS)})")
         if structure not in STRUCTURES:
             raise ValueError(f"structure must be one of {', '.join(STRUCTURES)}, not {structure!r}")
         stud = VARIANTS[game].bring_in is not None
-        out: dict[str, Any] = {"antes": self.antes, "bring_in": self.bring_in} if stud else {"blinds": list(self.blinds)}
+        out: Stakes = {"antes": self.antes, "bring_in": self.bring_in} if stud else {"blinds": list(self.blinds)}
         if structure == "fixed-limit":
-            out.update(small_bet=self.small_bet, big_bet=self.big_bet)
+            out["small_bet"], out["big_bet"] = self.small_bet, self.big_bet
         elif structure == "spread-limit":
-            out.update(min_bet=self.min_bet, max_bet=self.max_bet)
+            out["min_bet"], out["max_bet"] = self.min_bet, self.max_bet
         elif stud:
-            out.update(min_bet=self.min_bet)
+            out["min_bet"] = self.min_bet
         return out
 
     def open_body(self, game: str, structure: str, seats: int) -> dict[str, Any]:
@@ -113,15 +114,16 @@ class Choice:
         return out
 
 
-def _amount(rng: random.Random, raise_range: Mapping[str, Any]) -> int:
+def _amount(rng: random.Random, raise_range: BetOrRaise) -> int:
     """A bet or raise total in the range (or one of the fixed-limit choices), small ones likelier."""
-    if raise_range.get("choices"):
-        return int(rng.choice(raise_range["choices"]))
+    choices = raise_range.get("choices")
+    if choices:
+        return int(rng.choice(choices))
     low, high = int(raise_range["min_to"]), int(raise_range["max_to"])
     return min(high, low + int((high - low) * rng.random() ** 3))
 
 
-def choose(rng: random.Random, legal: Mapping[str, Any], cards: Sequence[str], draw_cap: int = 5) -> Choice:
+def choose(rng: random.Random, legal: PokerLegal, cards: Sequence[str], draw_cap: int = 5) -> Choice:
     """A random legal action from the table's `legal` (as published): mostly check or call, some bets
     and raises, a few folds and all-ins; at a draw up to `draw_cap` of `cards` discarded."""
     if legal.get("draw"):
@@ -148,7 +150,13 @@ def choose(rng: random.Random, legal: Mapping[str, Any], cards: Sequence[str], d
     return Choice("fold")
 
 
-def state_key(st: Mapping[str, Any]) -> str:
+def legal_of(st: FullState) -> PokerLegal:
+    """What the poker seat to act may do, as published ({} when nothing is: every choice then folds)."""
+    legal = st.get("legal")
+    return legal if isinstance(legal, dict) else cast(PokerLegal, {})
+
+
+def state_key(st: FullState) -> str:
     """A short digest of the state a bot answers: the same state gives the same request (and id)."""
     spots = [(s.get("seat"), s.get("stack"), (s.get("bets") or {}).get("in_pot"), s.get("decision"),
               len(s.get("cards") or []), s.get("folded"), s.get("shown"), s.get("mucked"))
@@ -197,7 +205,7 @@ class PokerDealer(BotDealer):
         else:
             self.pump(0.5)
 
-    def _check_progress(self, st: Mapping[str, Any]) -> None:
+    def _check_progress(self, st: FullState) -> None:
         key = (self.boot, state_key(st), len(cards_placed(st)), bool(st.get("fault")))
         now = time.monotonic()
         if key != self._last_key:
@@ -205,12 +213,12 @@ class PokerDealer(BotDealer):
         elif now - self._last_progress > self.progress_timeout_s:
             raise BotError(f"the table made no progress for {self.progress_timeout_s} s: {st}")
 
-    def _start_hand(self, st: Mapping[str, Any]) -> None:
+    def _start_hand(self, st: FullState) -> None:
         hand = self.next_hand(st)
         if self._ready_to_deal(st, hand):
             self._deal(hand)
 
-    def _ready_to_deal(self, st: Mapping[str, Any], hand: int) -> bool:
+    def _ready_to_deal(self, st: FullState, hand: int) -> bool:
         """Between hands: the table opened for this game, the broke players bought in again; False
         when a request was sent (or refused) instead and the hand waits."""
         if st.get("game") != self.game or st.get("structure") != self.structure:
@@ -234,8 +242,10 @@ class PokerDealer(BotDealer):
             self.log.draws.setdefault(hand, [])
         self.request("deal", f"{hand}-deal", hand=hand)
 
-    def _act(self, st: Mapping[str, Any]) -> None:
-        hand, seat = int(st["hand"]), int(st["to_act"])
+    def _act(self, st: FullState) -> None:
+        to_act = st["to_act"]
+        assert to_act is not None  # the step acts only when a seat is to act
+        hand, seat = int(st["hand"]), int(to_act)
         key = state_key(st)
         spot = next(s for s in st["spots"] if s["seat"] == seat)
         choice = self._choose(st, spot, hand, key)
@@ -247,10 +257,10 @@ class PokerDealer(BotDealer):
             self.shoe.request(f"discard {card}")  # the discards pass the discard reader
             self.discards.setdefault(hand, []).append(card)
 
-    def _choose(self, st: Mapping[str, Any], spot: Mapping[str, Any], hand: int, key: str) -> Choice:
+    def _choose(self, st: FullState, spot: FullSpot, hand: int, key: str) -> Choice:
         """The bot's choice for the seat to act (seeded by the state: the same state, the same choice)."""
         left = DECK - len(self.log.draws.get(hand, [])) - SPARE_CARDS
-        return choose(random.Random(f"{self.seed}:{key}"), st.get("legal") or {}, spot.get("cards") or [],
+        return choose(random.Random(f"{self.seed}:{key}"), legal_of(st), spot.get("cards") or [],
                       draw_cap=max(0, left))
 
     def placed(self) -> list[str]:

@@ -52,6 +52,7 @@ from engine.chips import ChipSet, ChipStatus
 from engine.games import HOUSE_GAMES
 from firmware_host.service.journal import Journal
 from firmware_host.service.tray import TrayWatch
+from protocol.messages import ChipCircle, FullFault, FullState
 from sim.bots.dealer import BotDealer, DealerLog
 from sim.bots.errors import BotError
 from sim.chips.hands import BUY_IN_CHIPS, TRAY_FLOAT, ChipHands, Rack, by_value, make_change, seat_of, tray_float
@@ -186,7 +187,7 @@ def chip_refusal(chips: bool, faults: Mapping[str, float], game: str, dealer: st
     return None
 
 
-def mispaid(circles: Sequence[Mapping[str, Any]], seed: int, hand: int) -> Mapping[str, Any]:
+def mispaid(circles: Sequence[ChipCircle], seed: int, hand: int) -> ChipCircle:
     """The circle an injected mispay pays a chip more: a won one when there is one, drawn from the seed and the hand."""
     won = [c for c in circles if int(c["due"]) > int(c["value"])] or circles
     return random.Random(f"{seed}:{hand}:mispay").choice(won)
@@ -199,19 +200,19 @@ def chip_sections(board_url: str, chip_set: str | Path = DEMO_SET, period_s: flo
             f'\n[chips]\nset = "{Path(chip_set).resolve()}"\n')
 
 
-def circle_uids(state: Mapping[str, Any]) -> dict[str, list[str]]:
+def circle_uids(state: FullState) -> dict[str, list[str]]:
     """Each circle holding chips and their UIDs, as the full feed shows them (`chip_uids`; the tray's are `tray_uids`)."""
     return {str(c["antenna"]): list(c["uids"]) for c in state.get("chip_uids") or [] if c.get("uids")}
 
 
-def reads_match(state: Mapping[str, Any], lying: Mapping[str, Sequence[str]]) -> bool:
+def reads_match(state: FullState, lying: Mapping[str, Sequence[str]]) -> bool:
     """The full feed shows every circle reading, stable, exactly the chips that lie on it (the tray aside)."""
-    chips = state.get("chips") or {}
-    if not chips.get("online"):
+    chips = state.get("chips")
+    if chips is None or not chips["online"]:
         return False
     read = {name: sorted(uids) for name, uids in circle_uids(state).items()}
     lies = {name: sorted(uids) for name, uids in lying.items() if name != "tray" and uids}
-    stable = all(c.get("stable") for c in chips.get("circles") or [])
+    stable = all(c["stable"] for c in chips["circles"])
     return stable and read == lies
 
 
@@ -272,9 +273,9 @@ class ChipDealer(BotDealer):
         readings: a hand's close or a movement must not meet one that lags the board). Raises BotError."""
         lying = sorted(self.lying().get("tray", []))
 
-        def read(s: Mapping[str, Any]) -> bool:
-            reads = s.get("chip_reads") or {}
-            return bool((reads.get("tray") or {}).get("stable")) and sorted(s.get("tray_uids") or []) == lying
+        def read(s: FullState) -> bool:
+            reads = s.get("chip_reads")
+            return reads is not None and reads["tray"]["stable"] and sorted(s.get("tray_uids") or []) == lying
 
         if not self.wait_for(read, SETTLE_TIMEOUT_S, "the tray"):
             raise BotError(f"the tray antenna never read the {len(lying)} chips in the tray")
@@ -383,7 +384,7 @@ class ChipDealer(BotDealer):
         self.hands.to_tray(chips)
         self._record("fill", hand, amount=self.chip_set.value(chips), slip=f"F{hand}")
 
-    def _start_hand(self, st: Mapping[str, Any]) -> None:
+    def _start_hand(self, st: FullState) -> None:
         hand = self.next_hand(st)
         if st.get("game") != self.game and not (st.get("phase") == "bets" and st.get("spots")):
             super()._start_hand(st)  # the table is open for another game: reopen it
@@ -413,8 +414,10 @@ class ChipDealer(BotDealer):
         # `next` (a button has no hand number; it deals only while betting is open)
         self.request("deal", f"{hand}-deal", hand=hand)
 
-    def _decide(self, st: Mapping[str, Any]) -> None:
-        hand, seat, street = int(st["hand"]), int(st["to_act"]), str(st["phase"])
+    def _decide(self, st: FullState) -> None:
+        to_act = st["to_act"]
+        assert to_act is not None  # step() decides only when a seat is to act
+        hand, seat, street = int(st["hand"]), int(to_act), str(st["phase"])
         if self._inject_mid_hand(hand, seat):
             return  # the fault is resolved at the next step
         spot = next(s for s in st["spots"] if s["seat"] == seat)
@@ -456,7 +459,7 @@ class ChipDealer(BotDealer):
         self.settle("the moved chip")
         return True
 
-    def _confirm(self, st: Mapping[str, Any]) -> None:
+    def _confirm(self, st: FullState) -> None:
         hand = int(st["hand"])
         if self._paid != hand:
             self._pay(hand, st)
@@ -472,13 +475,14 @@ class ChipDealer(BotDealer):
             return
         self.request("confirm", f"{hand}-confirm-{self._confirms[hand]}", hand=hand)
 
-    def _pay(self, hand: int, st: Mapping[str, Any]) -> None:
+    def _pay(self, hand: int, st: FullState) -> None:
         """Make every circle its due: lost chips into the tray, wins paid from the tray; a mispay when planned."""
-        circles = [c for c in (st.get("chips") or {}).get("circles") or [] if "due" in c]
+        chips = st.get("chips")
+        circles = [c for c in (chips["circles"] if chips is not None else []) if "due" in c]
         more = mispaid(circles, self.seed, hand) if circles and self._due(hand, "mispay") else None
         self.hands.pay(circles, more)
 
-    def _repair(self, fault: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    def _repair(self, fault: FullFault) -> Mapping[str, str] | None:
         """The supervisor puts right what was done to the chips (not a mispay: accepted as read); the readers show it."""
         if fault.get("kind") in ("chips_moved", "foreign_chip") and self._repairs:
             for what, antenna, uid in self._repairs:

@@ -13,6 +13,10 @@ what the hands at the table do while the person at the console deals, confirms a
   circle is made its due (lost chips into the tray, wins paid from it); with the chance `mispay` a won
   circle gets a chip more, which the person sees held at Confirm and clears with a supervisor's PIN;
 - **the players take their chips** `hands_s` after the hand is settled, and the next bets follow;
+- **the reader unplugged for one hand** (`offline_at`, `croupier demo --chip-offline-at HAND`): once the hand before
+  it is taken back, the board is unplugged (its `lost` fault) and no bot places or decides anything: the person taps
+  that hand's bets and decisions at the console (the taps audited as typed); once it is settled the dealer's hands
+  settle it by eye (each seat's net paid from the tray or taken into it), and the board is plugged back;
 - **the tray's movements**: each buy-in, colour-up, fill and credit the console's Tray dialog records
   (read from the journal) moves its chips: a buy-in's out of the tray to the seat's player, a
   colour-up's small chips in and bigger ones out, a fill's in from the cage, a credit's out to it.
@@ -39,6 +43,7 @@ from engine.chips import ChipSet
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.tray import MOVEMENTS
 from protocol.commands import CommandClient
+from protocol.messages import ChipCircle, FullState
 from sim.bots.errors import BotError
 from sim.bots.players import BotPlayer
 from sim.bots.table import SimLimits, TableEndpoints
@@ -57,12 +62,18 @@ JOURNAL_EVERY_S = 0.5
 """How often the journal is looked at for the movements the console recorded."""
 
 
-def circles_with_dues(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def circles_of(state: FullState) -> list[ChipCircle]:
+    """The feed's `chips.circles` (none at a table without chips)."""
+    chips = state.get("chips")
+    return chips["circles"] if chips is not None else []
+
+
+def circles_with_dues(state: FullState) -> list[ChipCircle]:
     """The circles the table checks at the payout (the feed's `chips.circles` holding a `due`)."""
-    return [c for c in (state.get("chips") or {}).get("circles") or [] if c.get("due") is not None]
+    return [c for c in circles_of(state) if c.get("due") is not None]
 
 
-def circles_read_empty(state: Mapping[str, Any]) -> bool:
+def circles_read_empty(state: FullState) -> bool:
     """Every betting circle reads no chip (the tray aside)."""
     return not circle_uids(state)
 
@@ -77,13 +88,15 @@ class ChipsAtConsole(FollowingThread):
     def __init__(self, endpoints: TableEndpoints, board: str, chip_set: ChipSet, players: Sequence[BotPlayer], *,
                  game: str, state_dir: str | Path, limits: SimLimits = SimLimits(), decide: bool = True,
                  wait_s: float = 8.0, hands_s: float = HANDS_S, mispay: float = 0.0, seed: int = 0,
-                 key: str | None = None, server_key: str | None = None, feed_key: str | None = None) -> None:
+                 offline_at: int | None = None, key: str | None = None, server_key: str | None = None,
+                 feed_key: str | None = None) -> None:
         super().__init__("chips-at-console", endpoints, key, server_key, feed_key)
         self.board, self.chip_set, self.game, self.limits = board, chip_set, game, limits
         self.players = {p.seat: p for p in players}
         self.state_dir = Path(state_dir)
         self.decide, self.wait_s, self.hands_s = decide, wait_s, hands_s
-        self.mispay, self.seed = mispay, seed
+        self.mispay, self.seed, self.offline_at = mispay, seed, offline_at
+        self._offline_nets: dict[int, int] = {}  # the offline hand's nets by seat, once seen settled
         self.injected: Counter[str] = Counter()
         self.run_id = os.urandom(4).hex()
         self.hands: ChipHands | None = None
@@ -114,13 +127,16 @@ class ChipsAtConsole(FollowingThread):
         """The faults injected, by kind (`mispay` whenever it was asked for)."""
         return {"mispay": self.injected["mispay"]} if self.mispay or self.injected else {}
 
-    def on_state(self, state: dict[str, Any]) -> None:
+    def on_state(self, state: FullState) -> None:
         now = time.monotonic()
         try:
             if now - self._journal_at >= JOURNAL_EVERY_S:
                 self._journal_at = now
                 self._movements()
-            if not state or not (state.get("chips") or {}).get("online"):
+            if state and self.offline_at is not None and (self.offline_at, "unplugged") in self._steps:
+                self._plug_back(state)
+            chips = state.get("chips")
+            if not state or chips is None or not chips["online"]:
                 return
             phase = state.get("phase")
             if phase in BETWEEN_HANDS or phase == "closed":
@@ -140,7 +156,7 @@ class ChipsAtConsole(FollowingThread):
 
     # -- the hand's steps -----------------------------------------------------------------------------
 
-    def _between_hands(self, state: Mapping[str, Any], now: float) -> None:
+    def _between_hands(self, state: FullState, now: float) -> None:
         """After a settled hand the players take their chips; once every circle reads empty, the next bets go down."""
         assert self.hands is not None
         hand = next_hand(state)
@@ -153,14 +169,21 @@ class ChipsAtConsole(FollowingThread):
         if lying or not circles_read_empty(state) or state.get("fault") or (hand, "bets") in self._steps:
             return
         self._steps.add((hand, "bets"))
+        if hand == self.offline_at:  # the reader unplugged for this hand: its bets are the person's taps
+            self.hands.board.fault("lost")
+            self._steps.add((hand, "unplugged"))
+            log.warning("chips at the console: the chip reader unplugged for hand %d: tap its bets and decisions", hand)
+            return
         for seat, player in sorted(self.players.items()):
             for circle, amount in player.bets(self.game, hand, self.limits).items():
                 self.hands.place(seat, circle, self.hands.stake(seat, amount, self._to_cashier))
 
-    def _turn(self, state: Mapping[str, Any], now: float) -> None:
+    def _turn(self, state: FullState, now: float) -> None:
         """A bot's turn: its Play's chips in its Play circle; with `decide`, its decision `wait_s` after its turn came."""
         assert self.hands is not None
-        hand, seat, street = int(state["hand"]), int(state["to_act"]), str(state["phase"])
+        to_act = state["to_act"]
+        assert to_act is not None  # a turn is a seat's to act
+        hand, seat, street = int(state["hand"]), int(to_act), str(state["phase"])
         player = self.players.get(seat)
         spot = next((s for s in state.get("spots") or [] if s.get("seat") == seat), None)
         if player is None or spot is None:
@@ -175,8 +198,7 @@ class ChipsAtConsole(FollowingThread):
                 self.hands.place(seat, "play", self.hands.stake(seat, stake, self._to_cashier))
         if not self.decide or not self._due(hand, f"decide-{step}", now, self.wait_s):
             return
-        played = next((c for c in (state.get("chips") or {}).get("circles") or []
-                       if c.get("seat") == seat and c.get("circle") == "play"), None)
+        played = next((c for c in circles_of(state) if c["seat"] == seat and c["circle"] == "play"), None)
         if decision == "play" and not (played and played.get("stable")):
             return  # the readers have not settled on the Play's chips yet
         self._steps.add((hand, f"decide-{step}"))
@@ -185,7 +207,7 @@ class ChipsAtConsole(FollowingThread):
             args["multiple"] = multiple
         self._send("decide", f"{hand}-{step}", args)
 
-    def _payout(self, state: Mapping[str, Any], now: float) -> None:
+    def _payout(self, state: FullState, now: float) -> None:
         """The dealer's hands make every circle its due, `hands_s` after the payout is awaited; a mispay as drawn."""
         assert self.hands is not None
         circles = circles_with_dues(state)
@@ -200,6 +222,26 @@ class ChipsAtConsole(FollowingThread):
             more = mispaid(circles, self.seed, hand)
             self.injected["mispay"] += 1
         self.hands.pay(circles, more)
+
+    def _plug_back(self, state: FullState) -> None:
+        """The hand dealt with the reader unplugged: once settled, each seat's net paid from the tray or taken into it
+        (the dealer's hands by eye), then the board plugged back; its readings resume (a voided hand: nothing paid)."""
+        assert self.hands is not None and self.offline_at is not None
+        hand = self.offline_at
+        if (hand, "back") in self._steps:
+            return
+        if state.get("phase") == "settled" and state.get("hand") == hand:
+            self._offline_nets = {int(s["seat"]): int(s.get("net") or 0) for s in state.get("spots") or []}
+        if next_hand(state) <= hand or state.get("phase") not in (*BETWEEN_HANDS, "closed"):
+            return
+        self._steps.add((hand, "back"))
+        for seat, net in sorted(self._offline_nets.items()):
+            if net > 0 and seat in self.hands.racks:
+                self.hands.sell(seat, make_change(net, self.hands.tray()))
+            elif net < 0 and seat in self.hands.racks:
+                self.hands.to_tray(self.hands.stake(seat, -net, self._to_cashier))
+        self.hands.board.wake()
+        log.warning("chips at the console: the chip reader plugged back after hand %d", hand)
 
     def _to_cashier(self, seat: int) -> None:
         """A bot short of chips fetches a buy-in's worth from the cashier (the cage), never from the tray."""

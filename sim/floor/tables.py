@@ -22,7 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import zmq
 
@@ -30,7 +30,7 @@ from engine.cards import DECK
 from engine.games import MAX_SPOTS
 from protocol.commands import Command, Malformed, encode_reply, error_reply
 from protocol.feed import Feed, FeedError
-from protocol.messages import PublicState
+from protocol.messages import HistoryHand, PublicState, Session
 from protocol.records import HandRecord
 from firmware_host.service.history import MAX_PAGE, hand_line
 from firmware_host.service.journal import Event, HandRow
@@ -159,15 +159,15 @@ class FloorTable:
     hand: int = 1
     step: int = 0
     playing: PlayedHand | None = None
-    shown: dict[str, Any] | None = None  # the state last published (a settled hand stays on show)
-    session: dict[str, int] = field(default_factory=lambda: {"hands": 0, "voided": 0, "house_net": 0})
-    history: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY_HANDS))
+    shown: PublicState | None = None  # the state last published (a settled hand stays on show)
+    session: Session = field(default_factory=lambda: Session(hands=0, voided=0, house_net=0))
+    history: deque[HistoryHand] = field(default_factory=lambda: deque(maxlen=HISTORY_HANDS))
     messages: int = 0  # sent on the feeds of earlier boots
     boots: int = 0
     on_publish: Callable[[str, str, int], None] | None = None
     feed: Feed = field(init=False)
-    shown_session: dict[str, int] = field(init=False)  # the session and last hands shown since the last close
-    shown_history: list[dict[str, Any]] = field(init=False)
+    shown_session: Session = field(init=False)  # the session and last hands shown since the last close
+    shown_history: list[HistoryHand] = field(init=False)
     commands: zmq.Socket[Any] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -177,7 +177,7 @@ class FloorTable:
     def _shown_closed(self) -> None:
         """A hand closed (or none yet): the session and last hands shown from now on (the same objects
         until the next close: the feed's changes skip them by identity)."""
-        self.shown_session, self.shown_history = dict(self.session), list(self.history)
+        self.shown_session, self.shown_history = self.session.copy(), list(self.history)
 
     def bind(self, tries: int = 1) -> None:
         """Bind the feed (a new boot) and the command channel. Raises FeedError."""
@@ -215,7 +215,7 @@ class FloorTable:
         self.commands.close(0)
         self.bind(tries=250)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> PublicState:
         """The public state now: the pool's state of this step, as this table's."""
         if self.playing is None:
             if self.shown is not None:
@@ -253,7 +253,7 @@ class FloorTable:
         shown = record.get("last_hand")
         if isinstance(shown, dict):
             record["last_hand"] = shown = {**shown, "hand": self.hand}
-            self.history.append(shown)
+            self.history.append(cast(HistoryHand, shown))  # the record's `last_hand`, as the history lists it
         status = str(record["status"])
         if status == "settled":
             self.session["hands"] += 1

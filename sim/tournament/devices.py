@@ -38,12 +38,13 @@ from typing import Any, Protocol
 
 from engine.tournament import BlindLevel, Move, TournamentFile
 from protocol import access
+from protocol.messages import FullSpot, FullState, PokerLegal, Stakes
 from firmware_host.service.journal import Journal, JournalError
 from sim.bots.errors import BotError
 from sim.bots.table import TableEndpoints
-from sim.bots.poker import Choice, PokerDealer, chips_conserved
+from sim.bots.poker import Choice, PokerDealer, chips_conserved, legal_of
 from sim.restarter import RestarterError
-from sim.tournament.hands import SimError, TournamentRun
+from sim.tournament.hands import ResultLine, SimError, TournamentRun
 
 __all__ = ["DeviceTournamentRun", "TournamentDealer", "SimTableLike", "TableFactory", "TableSections", "table_sections",
            "tournament_choice", "check_journals"]
@@ -108,7 +109,7 @@ def table_sections(seats: int) -> TableSections:
                          "all_in_reveal = true\n", (*access.DEFAULT_RIGHTS["dealer"], "level", "button-draw"))
 
 
-def tournament_choice(seed: str, legal: Mapping[str, Any], stack: int, bet: int, big_blind: int) -> Choice:
+def tournament_choice(seed: str, legal: PokerLegal, stack: int, bet: int, big_blind: int) -> Choice:
     """The in-process run's bot (`sim.tournament.bot_step`) on the published `legal`: mostly fold or
     call a big bet, check or call a small one, now and then raise; short of ten big blinds, all in
     more often; never a fold when checking is free; at showdown, show."""
@@ -134,12 +135,12 @@ class TournamentDealer(PokerDealer):
     """The poker bot dealer at a tournament table: no rebuys and no reopening (the driver seats the
     players), the tournament bot's choices."""
 
-    def _ready_to_deal(self, st: Mapping[str, Any], hand: int) -> bool:
+    def _ready_to_deal(self, st: FullState, hand: int) -> bool:
         return True  # the driver opened the table and seats the players: nobody buys in again
 
-    def _choose(self, st: Mapping[str, Any], spot: Mapping[str, Any], hand: int, key: str) -> Choice:
+    def _choose(self, st: FullState, spot: FullSpot, hand: int, key: str) -> Choice:
         blinds = (st.get("stakes") or {}).get("blinds") or [1, 2]
-        return tournament_choice(f"{self.seed}:{key}", st.get("legal") or {}, int(spot.get("stack") or 0),
+        return tournament_choice(f"{self.seed}:{key}", legal_of(st), int(spot.get("stack") or 0),
                                  int((spot.get("bets") or {}).get("bet") or 0), int(blinds[-1]))
 
     _face_up_shuffled = ""
@@ -167,7 +168,7 @@ class DeviceTable:
         self.sim = sim
         self.dealer = dealer
         self.players: dict[int, str] = {}
-        self.stakes: dict[str, Any] | None = None   # the stakes the table plays now, in units
+        self.stakes: Stakes | None = None   # the stakes the table plays now, in units
         self.error: BaseException | None = None
         self._requests = 0
 
@@ -183,7 +184,7 @@ class DeviceTable:
             raise SimError(f"{self.name}: {cmd} refused: {reply.get('code')}: {reply.get('error')}")
         return reply
 
-    def spots(self) -> dict[int, Mapping[str, Any]]:
+    def spots(self) -> dict[int, FullSpot]:
         return {int(s["seat"]): s for s in self.dealer.state.get("spots") or []}
 
     def play_hand(self) -> None:
@@ -200,7 +201,7 @@ class DeviceTable:
             self.sim.stop()
 
 
-def level_stakes(level: BlindLevel, unit: int) -> dict[str, Any]:
+def level_stakes(level: BlindLevel, unit: int) -> Stakes:
     """A level's stakes in units of the smallest chip in play."""
     return {"blinds": [level.small_blind // unit, level.big_blind // unit], "antes": level.ante // unit}
 
@@ -343,7 +344,7 @@ class DeviceTournamentRun(TournamentRun):
         self.tables.pop(table).close()
 
     # ---- the whole --------------------------------------------------------------------------
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultLine:
         """Play to one winner on the devices; check every table's journal; stop every process. Raises SimError."""
         try:
             line = super().run()

@@ -36,11 +36,12 @@ from floor.director.config import DirectorConfig
 from floor.director.orders import held_between_hands
 from protocol import access
 from protocol.commands import CommandClient
+from protocol.messages import FullState
 from firmware_host.service.journal import JournalError
 from sim.bots.errors import BotError
 from sim.bots.table import make_supervisor
 from sim.restarter import RestarterError
-from sim.tournament.hands import DEMO_TOURNAMENT, SimError
+from sim.tournament.hands import DEMO_TOURNAMENT, ResultLine, SimError
 from sim.tournament.devices import (GAME, STRUCTURE, SimTableLike, TableFactory, TableSections,
                                    TournamentDealer, check_journals)
 
@@ -73,7 +74,7 @@ class HeldDealer(TournamentDealer):
     """The tournament bot dealer at a table the director commands: it deals a hand only when the table may
     begin one (not held, open, two players with chips), and otherwise waits on the feed."""
 
-    def waits(self, st: Mapping[str, Any]) -> bool:
+    def waits(self, st: FullState) -> bool:
         """Nothing to deal now: the table is held, not open for hold'em, or short of players with chips."""
         if st.get("phase") not in ("settled", "waiting", "voided", "closed"):
             return False
@@ -169,7 +170,7 @@ class DirectorTournamentRun:
 
     # -- the whole ------------------------------------------------------------------------------
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultLine:
         """Play to one winner; check every table's journal; stop every process. Raises SimError."""
         ctx: zmq.Context[Any] = zmq.Context()
         threads: list[threading.Thread] = []

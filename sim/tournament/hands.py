@@ -25,7 +25,7 @@ import dataclasses
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.cards import DECK, Card
 from engine.poker import VARIANTS, Hand, Phase, Session, Stakes
@@ -35,7 +35,7 @@ from engine.tournament import (
     parse_tournament, tables_needed,
 )
 
-__all__ = ["DEMO_TOURNAMENT", "TournamentRun", "SimError", "demo_tournament"]
+__all__ = ["DEMO_TOURNAMENT", "ResultLine", "TournamentRun", "SimError", "demo_tournament"]
 
 DEMO_TOURNAMENT = """
 name = "Demo 200+20"
@@ -122,6 +122,21 @@ duration_s = 600
 """The demo's tournament file; its tables are named T1..Tn by `demo_tournament`."""
 
 MAX_ROUNDS = 5000
+
+
+class Place(TypedDict):
+    place: int
+    player: str
+    prize: int
+
+
+class ResultLine(TypedDict):
+    """The simulated tournament's result line: the entries, the hands dealt, the prize pool, every entry's place."""
+
+    entries: int
+    hands: int
+    prize_pool: int
+    places: list[Place]
 
 
 class SimError(RuntimeError):
@@ -365,7 +380,7 @@ class TournamentRun:
         self.now += reading.left_s
 
     # ---- the whole --------------------------------------------------------------------------
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultLine:
         """Play to one winner; write the record; return the result line. Raises SimError."""
         self.seat_everyone()
         rounds = 0
@@ -390,7 +405,7 @@ class TournamentRun:
         (self.state_dir / "tournament.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         return line
 
-    def result_line(self) -> dict[str, Any]:
+    def result_line(self) -> ResultLine:
         """`{"entries", "hands", "prize_pool", "places": [{"place", "player", "prize"}, ...]}`, every entry placed."""
         return {"entries": len(self.registration.entries), "hands": self.hands,
                 "prize_pool": self.registration.prize_pool,

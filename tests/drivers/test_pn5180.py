@@ -11,7 +11,8 @@ from drivers.chip_debounce import FIRST_SCANS
 from drivers.chip_reader import open_chip_reader
 from drivers.errors import BackendError, DeviceError
 from drivers.iso15693 import inventory_request
-from drivers.pn5180 import SPI_IOC_MESSAGE_1, SPI_IOC_WR_MAX_SPEED_HZ, SPI_IOC_WR_MODE, SPI_TRANSFER, Pn5180Reader, SpiDev
+from drivers.pn5180 import Pn5180Reader
+from drivers.spidev import SPI_IOC_MESSAGE_1, SPI_IOC_WR_MAX_SPEED_HZ, SPI_IOC_WR_MODE, SPI_TRANSFER, SpiDev
 from drivers.readings import ChipsRead, DeviceFault, DeviceOffline, DeviceOnline, OfflineKind, Reading
 from sim.pn5180 import Pn5180Emulator, stack_uids
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from firmware_host.service.journal import JOURNAL_FILE, Journal, JournalError
 
@@ -123,8 +124,25 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
     "a bare string \"quoted\"", 7, 1.5, None, True, [], {},
 ])
 def test_the_journal_writes_the_compact_json_the_standard_encoder_writes(value: Any) -> None:
-    from firmware_host.service.journal import _encode
-    assert _encode(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    from firmware_host.service.chain import dumps
+    assert dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+_TEXTS = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["", "card", '{"card":"As","seq":4}',
+                                                                            'a "quoted" \\ \n\t\u2028 \x7f caf\u00e9'])
+
+
+@settings(max_examples=400, deadline=None)
+@given(event_id=st.integers(min_value=0, max_value=2 ** 62) | st.booleans(), hand=st.integers(-5, 10 ** 20),
+       ts=st.floats(allow_nan=True, allow_infinity=True) | st.integers(-10 ** 6, 10 ** 12), kind=_TEXTS,
+       body=_TEXTS, req=st.none() | _TEXTS | st.integers())
+def test_an_events_canonical_text_is_the_compact_json_of_its_fields(event_id: int, hand: int, ts: float, kind: str,
+                                                                    body: str, req: Any) -> None:
+    """The chain's canonical text, put together from json's pieces, is `dumps` of the event's fields as a list (the
+    text every journal's chain was made of): any other text would break the chain of every journal written before."""
+    from firmware_host.service.chain import canonical, dumps
+    assert canonical(event_id, hand, ts, kind, body, req) == dumps(
+        [event_id, hand, float(ts), kind, body, None if req is None else str(req)])
 
 
 def test_the_last_hands_shown_are_the_house_hands_that_journaled_one(tmp_path: Path) -> None:

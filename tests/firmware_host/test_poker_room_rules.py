@@ -147,7 +147,11 @@ def test_missed_blinds_on_the_feed_and_the_post_and_wait_commands(fed: tuple[Rig
     rig.restart()                                     # the journal keeps who owes what
     assert rig.spot(3)["owes"] == "both" and rig.spot(3)["waiting_for_big_blind"]
     rig.ok("seat", seat=3, action="post")
+    # the next hand (button 2, blinds 4 and 1) leaves him out, and the dealer is told why, before and after it
+    assert rig.spot(3).get("waiting_for_button") is True and not rig.spot(3)["in_hand"]
+    assert not any(rig.spot(s).get("waiting_for_button") for s in (1, 2, 4))
     fold_round(rig)                                   # button 2: seat 3 sits between it and the blinds
+    assert rig.state()["phase"] == "settled" and rig.spot(3).get("waiting_for_button") is None  # dealt in next
     rig.ok("deal")                                    # button 4, blinds 1 and 2: he posts both
     spot = rig.spot(3)
     assert spot["in_hand"] and spot["bets"] == {"bet": 2, "in_pot": 3} and spot["owes"] is None

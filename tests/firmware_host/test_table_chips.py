@@ -100,6 +100,18 @@ def bets_down(r: Rig) -> None:
     r.put("spot3.trips", TRIPS)
 
 
+def folded_at_the_river(r: Rig) -> None:
+    """Seat 3's bets read, checked to the river and folded there: every circle lost, its chips still in it."""
+    bets_down(r)
+    r.ok("deal")
+    r.card(*DECK[:4])
+    r.ok("decide", seat=3, decision="check")
+    r.card(*DECK[4:7])
+    r.ok("decide", seat=3, decision="check")
+    r.card(*DECK[7:])
+    r.ok("decide", seat=3, decision="fold")
+
+
 def to_showdown(r: Rig) -> None:
     """Seat 3's bets read, the hole cards, a 4x Play read from its circle, the board."""
     bets_down(r)
@@ -290,7 +302,8 @@ def test_a_mispay_holds_the_table_until_accepted_and_counted(rig: Rig) -> None:
     full = rig.full()
     assert full["fault"]["kind"] == "mispay" and rig.c.state.light == "fault"
     assert full["fault"]["say"]["args"] == {"seat": 3, "circle": {"word": "circle.play"}, "due": {"money": 4000},
-                                            "reads": {"money": 3500}, "more": 0}
+                                            "reads": {"money": 3500}, "more": 0, "circles": 1,
+                                            "make": {"word": "to_due.pay", "args": {"amount": {"money": 500}}}}
     assert rig.c.last_record is None or rig.c.last_record["hand"] != 1
     rig.ok("clear", reason="player accepted")
     rig.ok("confirm")
@@ -391,14 +404,7 @@ def test_the_simulated_table_values_chips_with_the_demo_set() -> None:
 
 
 def test_chips_left_in_a_circle_with_no_bet_are_a_mispay(rig: Rig) -> None:
-    bets_down(rig)
-    rig.ok("deal")
-    rig.card(*DECK[:4])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[4:7])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[7:])
-    rig.ok("decide", seat=3, decision="fold")
+    folded_at_the_river(rig)
     for circle in ("ante", "blind", "trips"):
         rig.put(f"spot3.{circle}", [])
     rig.put("spot3.play", chip_uids(100, 1, 50))  # a chip dropped in the Play circle, never a bet

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from drivers.readings import DeviceOffline, OfflineKind
+from drivers.readings import CardRead, DeviceOffline, OfflineKind
 from protocol.access import Caller
 from protocol.audit import AuditLog
 from protocol.commands import Command
 from protocol.config import SecurityConfig
 from protocol.users import User, Users
 from tests.firmware_host.test_table_chips import (
-    ANTE, DECK, PLAY_4X, RETIRED, TRIPS, Rig, bets_down, chip_uids, pay, to_showdown,
+    ANTE, DECK, PLAY_4X, RETIRED, TRIPS, Rig, bets_down, chip_uids, folded_at_the_river, pay, to_showdown,
 )
 
 PIN = "8026491375"
@@ -124,6 +124,20 @@ def test_a_deal_as_the_reader_drops_says_the_bets_are_tapped_and_the_taps_deal_a
     rig.c.journal.close()
 
 
+def test_typed_bets_are_audited_only_when_their_deal_is_taken(rig: SignedRig) -> None:
+    """note9: the first card took the typed bets (audit queued) but could not be dealt (a fault instead): the entry
+    was written with that card's event, for a Deal never taken, and again when the hand was dealt."""
+    rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
+    rig.ok("bet", seat=3, bets={"ante": 500, "blind": 500})
+    rig.c.handle_reading(CardRead("Xx", "shoe", 1))  # garbled: the betting stays open, a fault stands
+    assert rig.c.fault is not None and rig.c.fault.kind == "unexpected_card"
+    assert rig.c.table is not None and rig.c.table.phase == "bets" and rig.audited("bets_typed") == []
+    assert rig.dealer("clear", signed=True, reason="card read again")["ok"]
+    rig.c.handle_reading(CardRead("As", "shoe", 2))  # the Deal taken: audited once
+    assert rig.c.table.phase != "bets" and [e["hand"] for e in rig.audited("bets_typed")] == [1]
+    rig.c.journal.close()
+
+
 def test_payouts_confirmed_with_the_reader_offline_are_audited_unchecked(rig: SignedRig) -> None:
     to_showdown(rig)
     rig.c.handle_reading(DeviceOffline("chips", "cable pulled", OfflineKind.DEVICE_OFFLINE))
@@ -171,14 +185,7 @@ def test_a_mispay_in_one_hand_of_twenty_is_caught_twenty_times_of_twenty(tmp_pat
 
 
 def test_a_folded_spots_circles_are_collected_without_a_fault(rig: SignedRig) -> None:
-    bets_down(rig)
-    rig.ok("deal")
-    rig.card(*DECK[:4])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[4:7])
-    rig.ok("decide", seat=3, decision="check")
-    rig.card(*DECK[7:])
-    rig.ok("decide", seat=3, decision="fold")
+    folded_at_the_river(rig)
     for circle in ("ante", "blind"):
         rig.put(f"spot3.{circle}", [])
     assert rig.c.fault is None

@@ -15,7 +15,8 @@ from protocol.audit import AuditLog
 from protocol.config import SecurityConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.history import hand_lines
-from firmware_host.service.journal import JOURNAL_FILE, Journal, _link
+from firmware_host.service.chain import link as _link
+from firmware_host.service.journal import JOURNAL_FILE, Journal
 from protocol.users import User, Users
 from tests.floor.test_floor_archive import UTH, play
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -52,3 +53,14 @@ def test_a_child_that_never_says_ready_is_not_taken_for_started(restarters: list
     with pytest.raises(RestarterError):
         sup.start()
     assert sup.pid is None
+
+
+def test_a_child_is_out_of_reach_of_a_signal_to_the_parents_group(restarters: list[Restarter]) -> None:
+    """A Ctrl-C at the terminal signals the whole foreground group: the child, in a session of its own, is not in
+    it, so the parent stops it in order rather than finding it dead and counting a restart (the demo said
+    "controller: exited with status 0; restarting" and `"restarts": 1` after a stop)."""
+    sup = Restarter(SERVICE, name="svc", restart_s=0.01)
+    restarters.append(sup)
+    ready = sup.start()
+    assert os.getsid(ready["pid"]) == ready["pid"] != os.getsid(0)
+    assert os.getpgid(ready["pid"]) != os.getpgid(0)

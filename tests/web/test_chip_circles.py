@@ -137,7 +137,7 @@ def test_the_console_shows_each_circles_due_and_reads_at_the_showdown(page: Page
     serve(page, "dealer", states(_short_paid))
     page.wait_for_selector("[data-mispaid] li")
     assert page.eval_on_selector_all("[data-mispaid] li", "ns => ns.map(n => n.textContent)") == [
-        "Seat 3 Play: due €40.00, reads €35.00", "Seat 3 Trips: due €4.00, reads €1.00"]
+        "Seat 3 Play: pay €5.00 more (due €40.00, reads €35.00)", "Seat 3 Trips: pay €3.00 more (due €4.00, reads €1.00)"]
     shown = circles(page, 3)
     assert shown["play"] == {"reads": "3500", "due": "4000", "paid": "false", "text": "reads €35.00"}
     assert shown["ante"] == {"reads": "500", "due": "500", "paid": "true", "text": ""}
@@ -159,7 +159,7 @@ def test_a_circle_whose_chips_still_move_says_so_rather_than_due_and_read_alike(
     page.wait_for_selector("[data-mispaid] li[data-circle='ante']")
     assert page.eval_on_selector_all("[data-mispaid] li", "ns => ns.map(n => n.textContent)") == [
         "Seat 3 Ante: due €5.00, reads €5.00, the chips still moving",
-        "Seat 3 Play: due €40.00, reads €35.00", "Seat 3 Trips: due €4.00, reads €1.00"]
+        "Seat 3 Play: pay €5.00 more (due €40.00, reads €35.00)", "Seat 3 Trips: pay €3.00 more (due €4.00, reads €1.00)"]
 
 
 def test_the_console_says_it_in_french(page: Page) -> None:
@@ -167,7 +167,7 @@ def test_the_console_says_it_in_french(page: Page) -> None:
     serve(page, "dealer", states(_short_paid), language="fr")
     page.wait_for_selector("[data-mispaid] li")
     text = page.eval_on_selector("[data-mispaid] li", "n => n.textContent").replace("\u202f", " ").replace("\xa0", " ")
-    assert text == "Place 3 Play : dû 40,00 €, lu 35,00 €"
+    assert text == "Place 3 Play : payez encore 5,00 € (dû 40,00 €, lu 35,00 €)"
     assert english_left(page) == []
 
 

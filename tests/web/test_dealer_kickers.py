@@ -15,7 +15,7 @@ from tests.firmware_host.test_table_steps import Rig
 from tests.web.test_accessibility import english_left
 from tests.web.test_chip_circles import serve
 
-SHOTS = Path("/tmp/console11")
+SHOTS = Path("/tmp/console12")
 WORDS = {
     "en": {1: "Pair of kings, ace kicker", 2: "Pair of kings, jack kicker", 3: "Pair of aces", "dealer": "Pair of kings, queen kicker"},
     "fr": {1: "Paire de rois, kicker as", 2: "Paire de rois, kicker valet", 3: "Paire d'as",
@@ -23,9 +23,10 @@ WORDS = {
 }
 
 
-def kings_at_the_showdown() -> dict[str, Any]:
+def kings_at_the_showdown(confirmed: bool = False) -> dict[str, Any]:
     """Seats 1 and 2 pair their king with the board's, as the dealer does: seat 1's ace beats the dealer's queen, which
-    beats seat 2's jack; seat 3's aces say why by their name. The public state at the showdown, as the feed sends it."""
+    beats seat 2's jack; seat 3's aces say why by their name. The public state at the showdown, as the feed sends it
+    (with `confirmed`, once the payouts are confirmed: the hand among the last hands)."""
     with tempfile.TemporaryDirectory() as root:
         rig = Rig(Path(root))
         for seat in (1, 2, 3):
@@ -37,9 +38,11 @@ def kings_at_the_showdown() -> dict[str, Any]:
             rig.ok("decide", seat=seat, decision="play", multiple=4)
         for card in "Kd 9c 6h 4s 2d".split():
             rig.ok("card", card=card)
+        if confirmed:
+            rig.ok("confirm")
         shown = dict(rig.c.public_state())
         rig.c.journal.close()
-    assert shown["phase"] == "showdown"
+    assert shown["phase"] == ("settled" if confirmed else "showdown")
     return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
 
 
@@ -65,3 +68,26 @@ def test_hands_named_alike_name_the_kicker_that_decided(page: Page, language: st
     assert words["dealer"] in table.inner_text("#dealer-name")
     table.screenshot(path=str(SHOTS / f"kickers-table-{language}-1920x1080.png"))
     table.close()
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_tables_last_hands_name_the_dealers_kicker_that_decided(page: Page, language: str) -> None:
+    """/table's last hands: the dealer's hand named as at the showdown, with its kicker (the same words, words.js)."""
+    state = kings_at_the_showdown(confirmed=True)
+    past = state["history"][-1]
+    assert (past["hand"], past["dealer"]["hand_kickers"]) == (1, ["Q"])  # journaled with the hand (tables/house/sign.py)
+    assert [spot["hand_kickers"] for spot in past["spots"]] == [["A"], ["J"], []]
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    serve(page, "table", state, language=language)
+    named = page.locator("[data-history] [data-hand='1'] .dealt > span:last-child")
+    named.wait_for()
+    assert named.inner_text() == WORDS[language]["dealer"]
+    past_box = page.locator("[data-history] [data-hand='1']").evaluate("(n) => n.scrollWidth - n.clientWidth")
+    assert past_box <= 1, past_box  # the kicker's words whole, inside the line
+    if language == "fr":
+        assert english_left(page) == []
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"kickers-last-hands-{language}-1920x1080.png"))
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_function("() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(() => drawn(true))))")
+    page.screenshot(path=str(SHOTS / f"kickers-last-hands-{language}-1280x720.png"))

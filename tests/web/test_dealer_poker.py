@@ -180,6 +180,18 @@ def _wait_for(page: Page, test: Callable[[dict[str, Any]], bool], what: str, tim
     raise AssertionError(f"the console never showed {what}: {read(page)}")
 
 
+def _dealt(page: Page, poker_console: dict[str, Any]) -> tuple[SimTable, FeedLog, dict[str, str]]:
+    """The console signed in at 1280x800 and a hand dealt from it: the table, its feed's log, its supervisor."""
+    table: SimTable = poker_console["table"]
+    floor = table.supervisor
+    assert floor is not None
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _sign_in(page, poker_console["ready"]["display"])
+    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
+    page.click('[data-poker] [data-action="deal"]')
+    return table, poker_console["feed"], floor
+
+
 def _pots(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"amount": p["amount"], "eligible": p["eligible"]} for p in state["pots"]]
 
@@ -345,14 +357,7 @@ def _clock(page: Page) -> dict[str, Any] | None:
 
 def test_the_clock_called_on_the_console_counts_down_and_a_clock_run_out_folds_the_seat(
         page: Page, poker_console: dict[str, Any], tmp_path: Path) -> None:
-    table: SimTable = poker_console["table"]
-    feed: FeedLog = poker_console["feed"]
-    floor = table.supervisor
-    assert floor is not None
-    page.set_viewport_size({"width": 1280, "height": 800})
-    _sign_in(page, poker_console["ready"]["display"])
-    _wait_for(page, lambda s: "deal" in s["actions"], "the deal button")
-    page.click('[data-poker] [data-action="deal"]')
+    table, feed, floor = _dealt(page, poker_console)
     first = _wait_for(page, lambda s: s["to_act"] is not None and "clock" in s["actions"], "the first seat to act")
     page.click('[data-poker] [data-actions] [data-action="clock"]')
     assert page.locator('[data-poker] [data-signoff="clock"]').is_visible()
@@ -496,3 +501,40 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
     english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_console.did_")}
     assert statuses and not any(re.match(r"(checks|calls|shows|folds)\b", s) for s in statuses), statuses
     assert not set(statuses) & english, statuses
+
+
+def test_a_void_signed_off_on_the_console_lists_what_each_seat_put_in_the_pot(
+        page: Page, poker_console: dict[str, Any]) -> None:
+    """Voided on the flop after a bet and a call: each seat's line is what it put in this hand (its blind, its call,
+    its bet), once; the street's bet is part of it, not added again ("bet 4.00, in_pot 6.00 · total 10.00" was
+    shown, and the feed's `in_pot` key as it is)."""
+    table, feed, floor = _dealt(page, poker_console)
+    hand = _wait_for(page, lambda s: s["to_act"] is not None, "the first seat to act")["hand"]
+    for _ in range(3):  # pre-flop: the button and the small blind call, the big blind checks
+        shown = _wait_for(page, lambda s: s["to_act"] is not None and ("call" in s["actions"] or "check" in s["actions"]),
+                          "a call or a check")
+        page.click('[data-poker] [data-actions] [data-action="%s"]' % ("call" if "call" in shown["actions"] else "check"))
+        page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                               arg=shown["seq"])
+    _wait_for(page, lambda s: s["to_act"] is not None and "bet" in s["actions"], "a bet on the flop")
+    page.click('[data-poker] [data-actions] [data-action="bet"]')
+    called = _wait_for(page, lambda s: s["to_act"] is not None and "call" in s["actions"], "a call of the bet")
+    page.click('[data-poker] [data-actions] [data-action="call"]')
+    page.wait_for_function("(seq) => Number(document.querySelector('[data-poker]').dataset.seq) > seq",
+                           arg=called["seq"])
+    before = feed.at(_panel(page)["seq"])
+    put_in = {s["seat"]: s["bets"]["in_pot"] for s in before["spots"] if s.get("bets", {}).get("in_pot")}
+    assert any(s["bets"]["bet"] and s["bets"]["in_pot"] > s["bets"]["bet"] for s in before["spots"] if s.get("bets")), \
+        before["spots"]  # a street's bet beside what came before it: the case that was counted twice
+    page.click("#void")
+    page.fill("#signoff input[name=user]", floor["user"])
+    page.fill("#signoff input[name=pin]", floor["pin"])
+    page.click("#signoff-send")
+    page.wait_for_selector("[data-returns]:not([hidden])")
+    lines = page.locator("[data-returns] li")
+    got = {int(lines.nth(i).get_attribute("data-seat") or 0): (int(lines.nth(i).get_attribute("data-total") or 0),
+                                                                   lines.nth(i).inner_text())
+           for i in range(lines.count())}
+    assert got == {seat: (chips, f"Seat {seat}: {money(chips)}") for seat, chips in put_in.items()}
+    assert sum(put_in.values()) == before["total_pot"]  # every chip in the middle goes back, none twice
+    _wait_for(page, lambda s: s["hand"] != hand, "the next hand after the void")

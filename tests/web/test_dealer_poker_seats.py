@@ -101,6 +101,8 @@ def test_a_busted_player_rebuys_and_a_new_player_joins_from_the_console(page: Pa
     broke = busted[0]
     assert _seat(page, broke)["stack"] == 0
     assert _open(page, broke)[0] == "seat-rebuy"
+    page.click('[data-poker] [data-seat-panel] [data-action="seat-rebuy"]')  # tapped before typing: asked for it
+    assert page.locator("[data-poker] [data-seat-panel] [data-entry-error]").inner_text() == "type the amount first"
     page.fill("[data-poker] [data-seat-panel] [data-seat-amount]", "abc")
     page.click('[data-poker] [data-seat-panel] [data-action="seat-rebuy"]')
     assert page.locator("[data-poker] [data-seat-panel] [data-entry-error]").inner_text() == "not an amount"

@@ -247,12 +247,12 @@ def test_a_double_tap_on_check_checks_only_that_seat(console: Callable[..., Cons
 @pytest.fixture
 def restartable(sim_table: Callable[..., SimTable], tmp_path: Path,
                 request: pytest.FixtureRequest) -> Iterator[Callable[..., dict[str, Any]]]:
-    """A table with the shoe, and a `croupier display` that the test can stop and start again on the same port."""
+    """A table with the shoe, and a `croupier display` (in `language`) that the test can stop and start again on the same port."""
     procs: list[subprocess.Popen[str]] = []
     shoes: list[ShoeHand] = []
     close_screens = screens_closer(request)
 
-    def make(**options: Any) -> dict[str, Any]:
+    def make(language: str = "en", **options: Any) -> dict[str, Any]:
         table = sim_table(**options)
         _sign_up(table)
         shoe = ShoeHand(table.endpoints, table.shoe_info["control"], seed=table.seed)
@@ -265,7 +265,7 @@ def restartable(sim_table: Callable[..., SimTable], tmp_path: Path,
             config.write_text(f'[display]\nlisten = "{run["listen"]}"\npublic = "{table.endpoints.public}"\n'
                               f'snapshot = "{table.endpoints.snapshot}"\nheartbeat_s = {table.heartbeat_s}\n'
                               f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path}"\n'
-                              f'chips = {json.dumps(CHIPS)}\n', encoding="utf-8")
+                              f'chips = {json.dumps(CHIPS)}\nlanguage = "{language}"\n', encoding="utf-8")
             proc = subprocess.Popen([sys.executable, "-m", "cli", "display", "--config", str(config)],
                                     stdout=subprocess.PIPE, stderr=open(tmp_path / "display.log", "ab"), text=True)
             procs.append(proc)

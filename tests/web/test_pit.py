@@ -20,7 +20,7 @@ import zmq
 from playwright.sync_api import Page
 
 from cli.demo import SimTable
-from cli.demo_console import public_snapshot
+from cli.demo.console import public_snapshot
 from floor.web.config import WebConfig
 from floor.web.hub import HOUR_S, HourCount, PitHub
 from protocol.config import ConfigError

@@ -109,7 +109,8 @@ def table(name: str, hand: int, fault: Fault | None = None, tray: dict[str, Any]
 
 
 MISPAY = Fault(FaultKind.MISPAY, FaultKind.MISPAY.message, "seat 3 Play: due 3000, reads 2500", 412,
-               more={"seat": 3, "circle": circle("play"), "due": money(3000), "reads": money(2500), "more": 0})
+               more={"seat": 3, "circle": circle("play"), "due": money(3000), "reads": money(2500), "more": 0, "circles": 1,
+                     "make": {"word": "to_due.pay", "args": {"amount": money(500)}}})  # as tables/house/chips.py says it
 MOVED = Fault(FaultKind.CHIPS_MOVED, FaultKind.CHIPS_MOVED.message, "chips moved in seat 1 Trips", 77,
               more={"seat": 1, "circle": circle("trips"), "change": money(2500), "cards": 4})
 FOREIGN = Fault(FaultKind.FOREIGN_CHIP, FaultKind.FOREIGN_CHIP.message, "foreign chip E004 in seat 5 Ante", 90,

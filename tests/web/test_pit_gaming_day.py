@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from datetime import datetime, time, timezone
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,14 @@ from firmware_host.service.config import RatingsConfig
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from floor.web.hub import PitHub
+from floor.web.pit_feed import FloorFollower
 from floor.web.server import make_app
 from pages import app as core
 from pages.auth import Sessions
 from pages.config import TableFeed
 from protocol.users import Users
+from sim.bots.table import free_tcp_port
+from tests.firmware_host.processes import start_cli, table_config, wait_for
 from tests.own_loop import LoopThread
 from tests.web.test_display_guard import cheap_user
 from floor.web.rating import RatingRelay
@@ -184,3 +188,54 @@ def test_a_session_open_since_a_day_gone_is_shown_so_and_closed_from_the_pit(pag
         page.screenshot(path=str(SHOTS / f"pit-past-open-{language}-1920x1080.png"), full_page=True)
     finally:
         served.close()
+
+
+def test_a_real_tables_gaming_day_reaches_the_pit_through_the_aggregator(tmp_path: Path) -> None:
+    """The day warning through the pit's aggregator path, no state made by hand: `croupier run` with `[ratings]`
+    08:00 UTC publishes its setting, `croupier pit` follows it and passes it on its floor feed, the floor's web process's
+    follower (`floor.web.pit_feed.FloorFollower`) hands it to the hub, which at 07:30 with the floor at 06:00 says
+    both days; the floor set to 08:00, it says nothing."""
+    config = table_config(tmp_path, f"ipc://{tmp_path}/commands")
+    config.write_text(config.read_text(encoding="utf-8") + '[ratings]\nday_starts = "08:00"\ntime_zone = "UTC"\n',
+                      encoding="utf-8")
+    listen, floor_snapshot = f"tcp://127.0.0.1:{free_tcp_port()}", f"tcp://127.0.0.1:{free_tcp_port()}"
+    pit_toml = tmp_path / "pit.toml"
+    pit_toml.write_text(f'[pit]\nlisten = "{listen}"\nsnapshot = "{floor_snapshot}"\nheartbeat_s = 0.2\n'
+                        f'pid_file = "{tmp_path / "pit.pid"}"\n[[pit.tables]]\nname = "uth-1"\n'
+                        f'public = "ipc://{tmp_path}/public"\nsnapshot = "ipc://{tmp_path}/snapshot"\n'
+                        f'commands = "ipc://{tmp_path}/commands"\n', encoding="utf-8")
+    procs: list[Any] = []
+    served = LoopThread()
+    try:
+        procs.append(start_cli(["run", "--config", str(config), "--state", str(tmp_path / "state")], tmp_path)[0])
+        procs.append(start_cli(["pit", "--config", str(pit_toml)], tmp_path)[0])
+
+        async def hub() -> PitHub:
+            return PitHub((), source="pit", clock=lambda: AT_0730)
+        pit: PitHub = served.run(hub())
+        follower = FloorFollower(pit, served.loop, listen, floor_snapshot, 0.2)
+        follower.start()
+
+        async def state() -> dict[str, Any]:
+            return dict(pit.states.get("uth-1", {}))
+        seen = wait_for(lambda: served.run(state()).get("gaming_day"), "the table's gaming day through the pit")
+        assert seen == TABLE_DAY
+
+        async def figured(starts: str) -> dict[str, Any]:
+            pit.show_figures(figures(starts))
+            return dict(pit.states["uth-1"])
+        assert served.run(figured("06:00"))["day_differs"] == {"day": "2026-12-03", "pit_day": "2026-12-04",
+                                                              "starts": "08:00 UTC", "pit_starts": "06:00 UTC"}
+        assert "day_differs" not in served.run(figured("08:00"))
+        follower.stop()
+        follower.join(5)
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.wait(timeout=30)
+            proc.stdout.close()
+
+        async def nothing() -> None:
+            return None
+        served.stop(nothing())

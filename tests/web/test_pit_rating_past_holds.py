@@ -6,24 +6,28 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
+from playwright.sync_api import Page
 
 from floor.pit_signoff import HOLDS_FILE
-from floor.web.hub import PitHub
+from floor.web.hub import PitHub, PitScreen
 from floor.web.rating import RatingRelay
-from floor.web.rating_past import REFUSED, WEB_KEY
+from floor.web.rating_past import CLOCK, REFUSED, WEB_KEY
 from floor.web.server import make_app
 from pages import app as core
 from pages.auth import SESSION_COOKIE, Sessions
 from pages.config import TableFeed
 from protocol.audit import AUDIT_FILE, AuditLog
-from protocol.signoff_holds import HOLD_S
+from protocol.signoff_holds import HOLD_S, MAX_FAILED, MAX_FAILED_RELAYED, THROTTLE_S
 from protocol.users import Users
 from sim.pgserver import free_port
-from tests.own_loop import in_own_loop
+from tests.own_loop import LoopThread, in_own_loop
+from tests.web.test_pit_gaming_day import SHOTS
 from tests.web.test_display_guard import cheap_user
 
 PEOPLE = {"pat": ("pit", "2468"), "kim": ("pit", "1470"), "dan": ("dealer", "1357"), "sue": ("supervisor", "9753")}
@@ -46,13 +50,16 @@ def step(pin: str, page_id: str = "p1", supervisor: str = "sue") -> dict[str, An
 
 
 @asynccontextmanager
-async def floor(path: Path) -> AsyncIterator[Post]:
+async def floor(path: Path, clock: Callable[[], float] | None = None) -> AsyncIterator[Post]:
     """The floor's pages on loopback, the archive a port with no server; `post(user, body, origin="")` signs `user`
-    in (None: no one) and POSTs the step from `origin` ("": the pages' own), returning the status and JSON."""
+    in (None: no one) and POSTs the step from `origin` ("": the pages' own), returning the status and JSON.
+    `clock`: the sign-offs' (a fake one; None: the wall clock)."""
     relay = RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", commands="ipc:///unused-c")})
     dsn = f"host=127.0.0.1 port={free_port()} user=nobody dbname=none connect_timeout=2"
     app = make_app(PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")]), Sessions(path), rating=relay,
                    past_dsn=dsn)
+    if clock is not None:
+        app[CLOCK] = clock
     runner, port = await core.listen(app, "127.0.0.1", 0, None)
     base = f"http://127.0.0.1:{port}"
     http = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
@@ -131,19 +138,70 @@ def test_wrong_pins_at_the_web_route_are_audited_and_held_like_the_tables(tmp_pa
     assert held(in_own_loop(again()))
 
 
-def test_twenty_failures_hold_the_web_process_whoever_is_signed_in(tmp_path: Path) -> None:
-    """A new pit boss every fourth guess: at the twentieth the web process's account is held for every pit boss."""
-    path = users(tmp_path)
+def throttled(answer: tuple[int, Any]) -> int:
+    """The seconds a throttled answer says the pit boss's turn comes in (0: not throttled)."""
+    if answer[0] == 429 and answer[1]["say"]["key"] == "pit_rating.throttled":
+        seconds = answer[1]["say"]["args"]["seconds"]
+        assert isinstance(seconds, int) and seconds > 0
+        return seconds
+    return 0
 
-    async def run() -> tuple[list[tuple[int, Any]], tuple[int, Any]]:
-        async with floor(path) as post:
-            guesses = [await post(BOSSES[n // 4], step(f"0{n:03d}", f"g{n}")) for n in range(20)]
-            return guesses, await post("kim", step(PIN, "k1"))
-    guesses, after = in_own_loop(run())
+
+def test_four_accounts_failing_slow_the_web_process_and_a_fifth_pit_boss_still_signs_off(tmp_path: Path) -> None:
+    """The insider's attack on the old rule (twenty failures held every pit boss): four pit-boss accounts guess five
+    times each, each held after its fifth; the web process is then throttled, never held: a fifth pit boss's right
+    PIN is answered with their turn (at most one spacing away), kept for them while a held account asks, and signs
+    off at it; the throttle audited and kept across a restart of the web process (a fake clock, no sleeps)."""
+    path = users(tmp_path)
+    now = [1_800_000_000.0]
+
+    async def attack() -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]]:
+        async with floor(path, lambda: now[0]) as post:
+            guesses = []
+            for n in range(MAX_FAILED_RELAYED):
+                now[0] += 1.0
+                guesses.append(await post(BOSSES[n // MAX_FAILED], step(f"0{n:03d}", f"g{n}")))
+            return guesses, [await post("kim", step(PIN, "k1")), await post(BOSSES[0], step(PIN, "h1"))]
+    guesses, (kim, boss) = in_own_loop(attack())
     assert all(refused(a) for a in guesses), guesses
-    assert held(after) and after[1]["say"]["args"]["seconds"] == int(HOLD_S)
-    holds = json.loads((path.parent / HOLDS_FILE).read_text(encoding="utf-8"))["keys"]
-    assert holds[f"{WEB_KEY} relaying"]["holds"] == 1
+    assert 0 < throttled(kim) <= THROTTLE_S and held(boss), (kim, boss)  # kim waits a turn; boss0 is held
+    entries = audited(path)
+    assert [(d["at"], d["spacing_s"]) for kind, d in entries if kind == "signoff_throttled"] == [("boss3", THROTTLE_S)]
+    assert sorted(d["at"] for kind, d in entries if kind == "signoff_held") == BOSSES[:4]
+    holds = json.loads((path.parent / HOLDS_FILE).read_text(encoding="utf-8"))
+    assert f"{WEB_KEY} relaying" not in holds["keys"] and holds["throttles"][f"{WEB_KEY} relaying"]["turns"] == {
+        "kim": now[0] + throttled(kim)}
+
+    async def later(seconds: float) -> tuple[int, Any]:  # the web process started again meanwhile
+        now[0] += seconds
+        async with floor(path, lambda: now[0]) as post:
+            return await post("kim", step(PIN, "k2"))
+    assert throttled(in_own_loop(later(0.0))) == throttled(kim)  # the turn kept across the restart
+    assert signed_off(in_own_loop(later(float(throttled(kim))))), "kim signs off at the turn kept for her"
+    assert [d["at"] for kind, d in audited(path) if kind == "signoff_granted"] == ["kim"]
+
+
+def test_the_throttle_never_holds_a_pit_boss_who_is_not_held(tmp_path: Path) -> None:
+    """Six accounts guessing a second apart for a minute (the checks 5 s apart past twenty failures): each answer a
+    refusal, a hold of that account or a turn; then a pit boss who is not held asks, and at the turn given signs off."""
+    path = users(tmp_path)
+    now = [1_800_000_000.0]
+
+    async def run() -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]]:
+        answers, kims = [], []
+        async with floor(path, lambda: now[0]) as post:
+            for n in range(60):
+                now[0] += 1.0
+                answers.append(await post(BOSSES[n % len(BOSSES)], step(f"1{n:03d}", f"f{n}")))
+            while not kims or throttled(kims[-1]):
+                now[0] += throttled(kims[-1]) if kims else 0.0
+                kims.append(await post("kim", step(PIN, f"k{len(kims)}")))
+        return answers, kims
+    answers, kims = in_own_loop(run())
+    assert all(refused(a) or held(a) or throttled(a) for a in answers), answers
+    assert MAX_FAILED_RELAYED < sum(refused(a) for a in answers) <= MAX_FAILED * len(BOSSES)  # spaced, then held
+    assert any(throttled(a) for a in answers)
+    assert signed_off(kims[-1]) and len(kims) <= 2 and not any(held(a) for a in kims), kims
 
 
 def test_wrong_role_and_another_origin_never_reach_the_pin(tmp_path: Path) -> None:
@@ -203,3 +261,89 @@ def test_failures_counted_before_a_restart_still_count_after_it(tmp_path: Path) 
     after = in_own_loop(wrong(3, 3))
     assert all(refused(a) for a in before + after[:2]), before + after
     assert held(after[2]), after[2]
+
+
+ALERT = {"en": ("Many refused supervisor PINs at this pit since {time} (the last sent by boss3 from 127.0.0.1): PIN "
+                "checks are 5 s apart; each pit boss's own hold stands. Tell surveillance"),
+         "fr": ("Beaucoup de codes PIN de superviseur refusés à ce pit depuis {time} (le dernier envoyé par boss3 depuis "
+                "127.0.0.1) : les codes sont vérifiés à 5 s d’intervalle ; le blocage de chaque chef de partie reste "
+                "en place. Prévenez la surveillance")}
+
+
+class Served(LoopThread):
+    """The floor's pages with the past day's route in a loop of their own (a browser reads them), a fake clock."""
+
+    def __init__(self, path: Path, language: str, now: list[float]) -> None:
+        super().__init__()
+        self.path, self.now = path, now
+        self.base: str = self.run(self._start(language))
+
+    async def _start(self, language: str) -> str:
+        relay = RatingRelay({"uth-1": TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s", commands="ipc:///unused-c")})
+        dsn = f"host=127.0.0.1 port={free_port()} user=nobody dbname=none connect_timeout=2"
+        self.hub = PitHub([TableFeed("uth-1", "ipc:///unused-p", "ipc:///unused-s")])
+        app = make_app(self.hub, Sessions(self.path), language=language, rating=relay, past_dsn=dsn,
+                       pit_roles=("pit", "supervisor", "surveillance"))
+        app[CLOCK] = lambda: self.now[0]
+        self.runner, port = await core.listen(app, "127.0.0.1", 0, None)
+        return f"http://127.0.0.1:{port}"
+
+    def attack(self) -> list[tuple[int, Any]]:
+        """Four pit-boss accounts, five wrong PINs each, a second apart."""
+        async def run() -> list[tuple[int, Any]]:
+            answers = []
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+                for n in range(MAX_FAILED_RELAYED):
+                    self.now[0] += 1.0
+                    async with http.post(f"{self.base}/api/signin", json={"user": BOSSES[n // 5], "pin": "1111"},
+                                         headers={"Origin": self.base}) as signed:
+                        cookie = f"{SESSION_COOKIE}={signed.cookies[SESSION_COOKIE].value}"
+                    async with http.post(f"{self.base}/pit/rating/past", json=step(f"0{n:03d}", f"a{n}"),
+                                         headers={"Origin": self.base, "Cookie": cookie}) as reply:
+                        answers.append((reply.status, await reply.json()))
+            return answers
+        result: list[tuple[int, Any]] = self.run(run(), 60.0)
+        return result
+
+    def close(self) -> None:
+        self.stop(self.runner.cleanup())
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_throttle_is_an_alert_on_the_floors_pit_screens_not_on_a_wall_screen(
+        tmp_path: Path, page: Page, language: str) -> None:
+    """Twenty wrong PINs from four pit bosses: the pit screen of a pit boss signed in says the sign-offs are slowed,
+    when, the last one's account and address, and the spacing (English and French); a screen joining later is told;
+    a wall screen's queue never holds it."""
+    path = users(tmp_path)
+    now = [datetime(2026, 12, 5, 2, 40, tzinfo=timezone.utc).timestamp()]
+    served = Served(path, language, now)
+
+    async def wall() -> PitScreen:
+        return served.hub.join(dealers=False)
+    wall_screen = served.run(wall())
+    try:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(f"{served.base}/pit/access.json")
+        page.evaluate("async () => { await fetch('/api/signin', {method: 'POST', headers: {'Content-Type': "
+                      "'application/json'}, body: JSON.stringify({user: 'pat', pin: '2468'})}); }")
+        page.goto(f"{served.base}/pit")
+        page.wait_for_function("() => document.querySelectorAll('[data-table]').length === 1")
+        assert all(refused(a) for a in served.attack())
+        alert = page.locator("#signoff-alert")
+        alert.wait_for(state="visible", timeout=15000)
+        time_shown = page.evaluate("(t) => new Date(t * 1000).toTimeString().slice(0, 5)", now[0])
+        assert page.locator("#signoff-alert-text").text_content() == ALERT[language].format(time=time_shown)
+        assert alert.get_attribute("data-spacing") == f"{THROTTLE_S:g}"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"pit-signoff-alert-{language}-1280x720.png"), full_page=True)
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.screenshot(path=str(SHOTS / f"pit-signoff-alert-{language}-1920x1080.png"), full_page=True)
+        page.reload()  # a screen joining later gets the latest alert
+        page.locator("#signoff-alert").wait_for(state="visible", timeout=15000)
+
+        async def walled() -> list[str]:
+            return [wall_screen.queue.get_nowait() for _ in range(wall_screen.queue.qsize())]
+        assert not any('"signoff_alert"' in text for text in served.run(walled()))
+    finally:
+        served.close()

@@ -32,14 +32,14 @@ export function showReads(node, state, seat, name, stake) {
     const circle = readOf(state, seat, on);
     if (circle?.due == null) return;
     node.dataset.paidOn = on;
-    node.classList.toggle("paid", circle.due === circle.value && circle.stable);
+    node.classList.toggle("paid", !circle.make && circle.stable);
     return;
   }
   const read = readOf(state, seat, name);
   if (!read) return;
   node.dataset.chipsRead = String(read.value);
   if (read.due != null) node.dataset.chipsDue = String(read.due);
-  const paid = read.due != null && read.due === read.value && read.stable;
+  const paid = read.due != null && !read.make && read.stable;  // `make`: what it lacks, from the showdown
   node.classList.toggle("paid", paid);
   if (!paid && readSaid(state, seat, name, stake)) {
     const classes = `reads${read.due != null ? " unpaid" : ""}${read.stable ? "" : " moving"}`;
@@ -76,17 +76,20 @@ export function holdsPayouts(state, seat) {
 }
 
 /**
- * Every circle that does not read its due, in words ("Seat 3 Play: due €30.00, reads €25.00"), in `box`; one
- * whose chips still move says so (its read may be its due: "…, the chips still moving").
+ * Every circle that does not read its due, in words saying what makes it so, its figures after ("Seat 3 Play: pay
+ * €5.00 more (due €30.00, reads €25.00)", "Seat 2 Ante: take €5.00 (…)", "… take back €1.00 (…)": the feed's `make`,
+ * engine.chip_circles.to_due's one rule), in `box`; one whose chips still move says so (its read may be its due:
+ * "…, the chips still moving").
  * @param {HTMLElement} box
  * @param {any} state
  */
 export function showMispaid(box, state) {
-  const wrong = (state?.chips?.circles ?? []).filter((c) => c.due != null && (c.due !== c.value || !c.stable));
+  const wrong = (state?.chips?.circles ?? []).filter((c) => c.due != null && (c.make || !c.stable));
   box.hidden = wrong.length === 0;
   box.replaceChildren(...wrong.map((c) => {
-    const line = el("li", "", t(c.due === c.value ? "console.chips_settling" : "console.chips_mispaid", { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle),
-      due: { money: c.due }, reads: { money: c.value } }, state));
+    const make = c.make ? { word: `to_due.${c.make.do}`, args: { amount: { money: c.make.amount } } } : "";
+    const line = el("li", "", t(c.make ? "console.chips_mispaid" : "console.chips_settling", { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle),
+      make, due: { money: c.due }, reads: { money: c.value } }, state));
     line.dataset.seat = String(c.seat);
     line.dataset.circle = c.circle;
     return line;
@@ -100,7 +103,7 @@ export function showMispaid(box, state) {
  * @returns {string[]}
  */
 export function acceptedLines(state) {
-  return (state?.chips?.circles ?? []).filter((c) => c.due != null && c.due !== c.value).map((c) => t("console.mispay_accepted",
+  return (state?.chips?.circles ?? []).filter((c) => c.due != null && c.make).map((c) => t("console.mispay_accepted",
     { seat: c.seat, circle: tOr(`circle.${c.circle}`, c.circle), due: { money: c.due }, reads: { money: c.value } }, state));
 }
 

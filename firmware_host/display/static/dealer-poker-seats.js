@@ -138,7 +138,8 @@ export class SeatChanges {
     const go = button(`seat-${action}`, t(`poker_console.seat_${action}`), () => {
       const amount = parseAmount(input.value, state);
       if (amount === null || amount === 0) {  // nothing bought is no buy-in: the command's amount is 1 or more
-        entryError.textContent = t(amount === null ? "poker_console.not_an_amount" : "poker_console.amount_above_zero");
+        entryError.textContent = t(input.value.trim() === "" ? "poker_console.amount_first"
+          : amount === null ? "poker_console.not_an_amount" : "poker_console.amount_above_zero");
         entryError.dataset.entryError = input.value;
         return;
       }

@@ -323,6 +323,7 @@ class PokerPanel {
     let status = actText(spot.act, state);
     if (spot.sitting_out) status = t("poker_console.sitting_out");
     else if (spot.waiting_for_big_blind) status = t("poker_console.waiting_big_blind");
+    else if (spot.waiting_for_button) status = t("poker_console.waiting_button");
     else if (!spot.in_hand) status = t("poker_console.not_in_hand");
     else if (spot.folded) status = t("poker_console.folded");
     else if (spot.all_in) status = t("poker_console.all_in");
@@ -510,7 +511,7 @@ class PokerPanel {
     const go = button(range.kind, t(`poker_console.entry_${range.kind}`), () => {
       const amount = current();
       if (amount === null) {
-        entryError.textContent = t("poker_console.not_an_amount");
+        entryError.textContent = t(input.value.trim() === "" ? "poker_console.amount_first" : "poker_console.not_an_amount");
         entryError.dataset.entryError = input.value;
         return;
       }

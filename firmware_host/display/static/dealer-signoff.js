@@ -4,6 +4,7 @@
 // read), the supervisor's user and PIN sent as `auth` with the command; the controller decides (protocol/signoff.py).
 import { byId, byIdOf, el } from "./common.js";
 import { acceptedLines } from "./dealer-chips.js";
+import { isPoker } from "./state.js";
 import { refusalText, say, t, tCount } from "./words.js";
 
 /**
@@ -75,10 +76,7 @@ export function openSignoff(kind) {
   dialog.dataset.signoff = kind;
   signoffRefused(null);
   field("reason").value = t(`console.reason_${kind}`);
-  if (kind === "void") {
-    const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0));
-    what.textContent = tCount("console.void_what", seats.length, { hand: state.hand });
-  }
+  if (kind === "void") what.textContent = tCount("console.void_what", givenBack(state).length, { hand: state.hand });
   if (kind === "clear") {
     field("then").value = "continue";
     clearWhat();
@@ -106,7 +104,7 @@ function correctWhat(state) {
     return option;
   }));
   select.value = seats.length && seats[0].choices.length === 1 ? "0" : "";
-  byId("signoff-what").textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: hooks.decisionWord(c.was, true) }))
+  byId("signoff-what").textContent = seats.map((c) => t("console.correct_what", { seat: c.seat, was: hooks.decisionWord(c.was) }))
     .join(" \u00b7 ");
 }
 
@@ -121,6 +119,21 @@ function clearWhat() {
   else delete what.dataset.accepted;
 }
 
+/**
+ * What a void gives back, a seat a line: at a house game each circle's bet (`bets`), at a poker table what the seat put
+ * in the pot this hand (its `bets` are this street's `bet` and the hand's `in_pot`, which holds it: `bets` empty).
+ * @param {any} state
+ * @returns {{seat: number, bets: Record<string, number>, total: number}[]}
+ */
+export function givenBack(state) {
+  const poker = isPoker(state);
+  return (state.spots ?? []).map((/** @type {any} */ s) => {
+    const bets = poker ? {} : Object.fromEntries(Object.entries(s.bets ?? {}).filter(([, a]) => Number(a) > 0));
+    const total = poker ? Number(s.bets?.in_pot ?? 0) : Object.values(bets).reduce((sum, a) => sum + Number(a), 0);
+    return { seat: s.seat, bets, total };
+  }).filter((/** @type {{total: number}} */ line) => line.total > 0);
+}
+
 function sendSignoff() {
   const state = hooks.state();
   /** @type {any} */
@@ -130,9 +143,7 @@ function sendSignoff() {
   if (signoffKind === "clear") command.then = field("then").value;
   if (signoffKind === "void") {
     command.hand = state.hand;
-    const seats = (state.spots ?? []).filter((s) => Object.values(s.bets ?? {}).some((a) => a > 0))
-      .map((s) => ({ seat: s.seat, bets: { ...s.bets } }));
-    Object.defineProperty(command, "returns", { value: { hand: state.hand, seats }, enumerable: false });
+    Object.defineProperty(command, "returns", { value: { hand: state.hand, seats: givenBack(state) }, enumerable: false });
   }
   if (signoffKind === "correct") {
     const picked = field("decision").value;

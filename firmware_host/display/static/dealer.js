@@ -8,7 +8,7 @@ import { faulted, stakeOf } from "./circle-chips.js";
 import { chipsHint, circlesRead, holdsPayouts, readsBets, seeConsole, showMispaid, showReads } from "./dealer-chips.js";
 import { initPlayers, openPlayers, ratedLine, seePlayers } from "./dealer-players.js";
 import { nextCardText, renderPoker } from "./dealer-poker.js";
-import { keepBets, remembered } from "./dealer-remembered.js";
+import { bettingHand, keepBets, keepDrafts, keptDrafts, remembered } from "./dealer-remembered.js";
 import { correctable, initSignoff, openSignoff, signoffKept } from "./dealer-signoff.js";
 import { initTray, openTray, seeTray } from "./dealer-tray.js";
 import { netTone } from "./format.js";
@@ -48,7 +48,7 @@ let stepKey = null;              // the step on screen (hand, phase, seat to act
 /** @type {string | null} */
 let decisionsKey = null;
 let armedAt = 0;                 // when the decision buttons on screen answer a tap
-/** @type {{hand: number, seats: {seat: number, bets: Bets}[]} | null} */
+/** @type {{hand: number, seats: {seat: number, bets: Bets, total: number}[]} | null} */
 let returns = null;              // a voided hand's bets to give back
 
 /**
@@ -183,20 +183,22 @@ function answered(message) {
 
 function circleElement(seat, name, spot) {
   const draft = drafts.get(seat);
-  const lastHand = state.phase !== "bets";
+  // the next hand's bets taken with the last hand still on show: its circles start clean (no last hand's amount or
+  // outcome to read as this hand's bet), the last hand's cards and hand name stay above them
+  const next = betting() && state.phase !== "bets";
   const node = betting() && !readsBets(state) ? el("button", "circle") : el("div", "circle shown");  // a tap target only while bets are tapped
   if (node instanceof HTMLButtonElement) node.type = "button";
   node.dataset.circle = name;
   node.dataset.action = "circle";
   node.dataset.seat = String(seat);
-  const stake = stakeOf(state, seat, name, draft && name in draft ? draft[name] : (spot?.bets ?? {})[name]);
+  const stake = stakeOf(state, seat, name, draft && name in draft ? draft[name] : next ? 0 : (spot?.bets ?? {})[name]);
   node.append(el("span", "what", circleName(name)));
   node.append(el("span", `stake${stake.moving ? " moving" : ""}`, stake.amount ? money(stake.amount) : "\u2013"));
   showReads(node, state, seat, name, stake);  // a smart table: what the circle's chips read, at the showdown against its due
   if (draft && name in draft) node.classList.add("draft");
   if (selected?.seat === seat && selected?.circle === name) node.classList.add("selected");
   if (faulted(state, seat, name)) node.dataset.faulted = "";  // the circle the fault's words name (circle-chips.js)
-  const results = spot?.results;
+  const results = next ? null : spot?.results;
   if (!draft && results && Number.isInteger(results[name])) {
     const net = results[name];
     node.dataset.result = String(net);
@@ -211,7 +213,6 @@ function circleElement(seat, name, spot) {
       node.classList.add("settled");
     }
   }
-  if (lastHand && !draft && betting()) node.classList.add("last-hand");
   if (node instanceof HTMLButtonElement) node.disabled = waiting !== null;
   return node;
 }
@@ -287,9 +288,10 @@ function returnsElement() {
   const box = byId("returns");
   box.hidden = returns === null;
   if (returns === null) { box.replaceChildren(); return; }
-  const lines = returns.seats.map(({ seat, bets }) => {
-    const total = Object.values(bets).reduce((sum, amount) => sum + amount, 0);
-    const line = el("li", "", t("console.return_line", { seat, bets: betsText(bets), total: { money: total } }, state));
+  const lines = returns.seats.map(({ seat, bets, total }) => {
+    const text = Object.keys(bets).length ? t("console.return_line", { seat, bets: betsText(bets), total: { money: total } }, state)
+      : t("console.return_line_total", { seat, total: { money: total } }, state);
+    const line = el("li", "", text);
     line.dataset.seat = String(seat);
     line.dataset.total = String(total);
     return line;
@@ -377,6 +379,7 @@ function draw() {
   held.hidden = !state.hold;
   held.textContent = state.hold ? t("console.held", { reason: state.hold.reason, hand: state.hold.from_hand }) : "";
   hint.textContent = hintText();
+  keepDrafts(state, drafts);  // over a reload, for this table and hand (dealer-remembered.js)
   announce("croupier:rendered", { seq: state.seq });
 }
 
@@ -388,7 +391,7 @@ function hintText() {
   if (betting() && state.phase === "bets" && (state.spots ?? []).length && !steps().deal) return t("console.hint_no_deal");
   const chips = chipsHint(state, betting(), Boolean(steps().confirm));
   if (chips) return chips;
-  if (betting()) return t("console.hint_bets");
+  if (betting()) return state.phase === "bets" ? t("console.hint_bets") : t("console.hint_next_bets", { hand: state.hand });
   if (steps().confirm) return t("console.hint_confirm");
   return "";
 }
@@ -513,10 +516,23 @@ function onMessage(message) {
   } else if (message.kind === "reply" || message.kind === "error") {
     answered(message);
   } else if (message.kind === "snapshot" || message.kind === "update") {
-    if (state && message.hand !== state.hand) { drafts.clear(); selected = null; }
+    const was = state;
     keepBets(message);
     state = message;
+    if (was === null) restoreDrafts(keptDrafts(message));  // the page (re)loaded: the bets tapped and not sent, kept
+    else if (bettingHand(message) !== bettingHand(was)) { drafts.clear(); selected = null; }  // dealt, voided, or another
+    else if (message.kind === "snapshot") restoreDrafts(new Map(drafts));  // reconnected: a Bet applied meanwhile
     draw();
+  }
+}
+
+// The bets tapped and not sent before a reload or a reconnection (kept for the table and the hand still being bet);
+// a seat's posted as tapped is no draft (its Bet applied, its reply lost with the connection).
+/** @param {Map<number, Bets>} kept */
+function restoreDrafts(kept) {
+  drafts.clear();
+  for (const [seat, bets] of kept) {
+    if (JSON.stringify(bets) !== JSON.stringify(postedOf(seat))) drafts.set(seat, bets);
   }
 }
 
@@ -543,7 +559,10 @@ async function ready() {
 const feed = new Feed("/ws/dealer", {
   onMessage,
   isFeed: (message) => !NOT_THE_FEED.includes(message.kind ?? ""),
-  onOffline: (offline) => showOffline(offline, byId("offline"), { stale: root }),
+  onOffline: (offline) => {
+    showOffline(offline, byId("offline"), { stale: root });
+    if (!offline && refusal.dataset.refusal === "offline") clearRefusal();  // connected again: "not connected" no more
+  },
   onClose,
   ready,
   backoff: BACKOFF_MS,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from operator import is_not
 from typing import Any, cast
 
-from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
+from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple, to_due
 from engine.chips import ChipSet
 from engine.errors import circle, money, say, times
 from engine.games import PLAY_MULTIPLES
@@ -115,6 +115,13 @@ def _named(antenna: Antenna) -> tuple[tuple[int, str], ...]:
 def _where(antenna: Antenna) -> dict[str, Any]:
     """A circle in the words' arguments: its seat and its name in the reader's language."""
     return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
+
+
+def _make_due(due: int, reads: int) -> dict[str, Any]:
+    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
+    make = to_due(due, reads)
+    assert make is not None
+    return {"word": f"to_due.{make[0]}", "args": {"amount": money(make[1])}}
 
 
 class TableChips:
@@ -306,8 +313,7 @@ class TableChips:
             if not table.round.spot_seats():  # type: ignore[attr-defined]
                 raise Refused(f"chip reader {self.device} offline and no bet typed: tap each seat's bets, then deal",
                               say=say("refusal.reader_offline_no_bets"))
-            self.source = "typed"
-            self.audit.append(("bets_typed", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
+            self.source = "typed"  # audited once the Deal is taken (`dealt`): a Deal refused after this audits none
             return
         round_ = table.round  # type: ignore[attr-defined]
         before = [step.to_dict() for step in round_.steps]  # the round as it was, should the Deal be refused
@@ -361,7 +367,10 @@ class TableChips:
         return self.value(antenna.name)
 
     def dealt(self, table: GameTable) -> None:
-        """The Deal was taken: every circle of a spot in the hand is locked as it reads (Play once placed)."""
+        """The Deal was taken: every circle of a spot in the hand is locked as it reads (Play once placed); typed bets
+        (the reader offline) are audited now, never for a Deal refused after they were taken (note9)."""
+        if self.source == "typed":
+            self.audit.append(("bets_typed", {"hand": table.hand, "reason": f"chip reader {self.device} offline"}))
         if self.source != "chips":
             return
         for seat in table.round.spot_seats():  # type: ignore[attr-defined]
@@ -472,7 +481,9 @@ class TableChips:
         antenna = Antenna.parse(name)
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
         return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
-                                                    "more": len(wrong) - 1}, situation="more" if len(wrong) > 1 else "",
+                                                    "make": _make_due(value, read), "more": len(wrong) - 1,
+                                                    "circles": len(wrong)},
+                         situation="more" if len(wrong) > 1 else "",
                          circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
 
     def unverified(self, table: GameTable) -> None:
@@ -574,6 +585,8 @@ class TableChips:
         entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
         if owed is not None:
             entry["due"] = owed
+            if (make := to_due(owed, value)) is not None:  # what makes it read its due: the console says it
+                entry["make"] = {"do": make[0], "amount": make[1]}
         self._circles_made[name] = ((uids, stable, owed, self.set), entry)
         return entry
 

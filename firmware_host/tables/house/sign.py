@@ -49,7 +49,8 @@ def paytable_sign(game: str, profile: Profile, sha256: str) -> dict[str, Any]:
 
 def shown_hand(full: Mapping[str, Any], hand: int, status: str) -> dict[str, Any]:
     """One past hand in public form, from the full view of the hand as it closed: its number, the
-    dealer's cards and hand (and the board), each spot's hand name and per-circle nets, whether it
+    dealer's cards and hand (and the board), each spot's hand name and per-circle nets (each hand with the kickers
+    that decided against a hand named alike, `engine.kickers`), whether it
     was voided. Only what `engine.redact.public` shows of that view; a voided hand shows no cards
     (it never came to the showdown). Raises ValueError for a view that cannot be redacted."""
     public = redact.public(full)
@@ -61,11 +62,13 @@ def shown_hand(full: Mapping[str, Any], hand: int, status: str) -> dict[str, Any
                    "hand_name": None if voided else dealer.get("hand_name"),
                    "hand_category": None if voided else dealer.get("hand_category"),
                    "hand_ranks": None if voided else dealer.get("hand_ranks"),
+                   "hand_kickers": None if voided else dealer.get("hand_kickers"),
                    "qualifies": None if voided else dealer.get("qualifies")},
         "board": [] if voided else list(public.get("board") or []),
         "spots": [{"seat": spot["seat"], "hand_name": None if voided else spot.get("hand_name"),
                    "hand_category": None if voided else spot.get("hand_category"),
                    "hand_ranks": None if voided else spot.get("hand_ranks"),
+                   "hand_kickers": None if voided else spot.get("hand_kickers"),
                    "results": {} if voided else dict(spot.get("results") or {}),
                    "net": 0 if voided else int(spot.get("net") or 0)}
                   for spot in public.get("spots") or []],

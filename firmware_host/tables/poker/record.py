@@ -37,10 +37,13 @@ def card_text(card: Card | None) -> str:
     return "??" if card is None else str(card)
 
 
-def empty_seat(seat: int, state: SeatState) -> dict[str, Any]:
-    """A seat not in the hand, in the table's view: its player (sitting out, or joined since the deal) and stack."""
+def empty_seat(seat: int, state: SeatState, left_out: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """A seat not in the hand, in the table's view: its player (sitting out, or joined since the deal) and stack;
+    between hands, `waiting_for_button` when the next hand's seating leaves him out though he sits in with chips
+    (`left_out`: between the button and the blinds, he waits for the button to pass him: engine.poker.seats)."""
     return {"seat": seat, "stack": state.stack, "sitting_out": state.sitting_out, "in_hand": False,
-            "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **owing(state)}
+            "cards": [], "visible": [], "up": [], "bets": {}, "decision": None, **owing(state),
+            **({"waiting_for_button": True} if seat in left_out else {})}
 
 
 def shown_names(hand: Hand) -> dict[int, list[str]]:

@@ -16,17 +16,18 @@ from typing import Any
 from engine import redact
 from engine.evaluate import HandValue, named_ranks
 from engine.poker.records import Drew, Posted, Shown
+from protocol import messages
 
 LOW_EVALUATORS = frozenset({"low8", "omaha_low8", "ace_five_low", "deuce_seven_low", "badugi"})
 """The evaluators whose hands are read by their ranks (a low, a badugi) rather than a category alone."""
 HIGH_EVALUATORS = frozenset({"high", "omaha_high"})
 """The evaluators whose hands are named by a category and the ranks it cites (`named_ranks`: "Pair of kings")."""
-NO_LOW: dict[str, Any] = {"category": "no_low", "ranks": None}
+NO_LOW: messages.HandValue = {"category": "no_low", "ranks": None}
 """The low half of a hi-lo hand whose low does not qualify (only a low evaluator returns None)."""
 
 
 def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], dict[int, list[int]],
-                                                   dict[int, list[dict[str, Any]]]]:
+                                                   dict[int, list[messages.HandValue]]]:
     """In one pass over a hand's records (the views are built at every card): seat -> the forced
     bets it posted by kind (`small_blind`, `big_blind`, `straddle`, `ante`, `dead_small_blind`, each
     kind's chips added up); seat -> how many cards it drew at each draw so far (0: stood pat); seat
@@ -34,7 +35,7 @@ def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], 
     qualify says so, `{"category": "no_low"}`: docs/rules.md, the high then takes all)."""
     posted: dict[int, dict[str, int]] = {}
     drew: dict[int, list[int]] = {}
-    shown: dict[int, list[dict[str, Any]]] = {}
+    shown: dict[int, list[messages.HandValue]] = {}
     for rec in records:
         kind = type(rec)
         if kind is Posted:
@@ -46,7 +47,7 @@ def seat_records(records: Iterable[object]) -> tuple[dict[int, dict[str, int]], 
             drew.setdefault(rec.seat, []).append(len(rec.discards))
         elif kind is Shown:
             assert isinstance(rec, Shown)
-            shown[rec.seat] = [hand_words(v, e) if v is not None else dict(NO_LOW)
+            shown[rec.seat] = [hand_words(v, e) if v is not None else NO_LOW.copy()
                                for v, e in zip(rec.values, rec.evaluators)]
     return posted, drew, shown
 
@@ -57,7 +58,7 @@ def _rank(card: Any, ace_low: bool) -> tuple[int, str]:
     return (1 if ace_low and rank == 14 else rank), text
 
 
-def hand_words(value: HandValue, evaluator: str) -> dict[str, Any]:
+def hand_words(value: HandValue, evaluator: str) -> messages.HandValue:
     """A shown hand as the screen words it: its `category` (`engine.evaluate`'s keys), and `ranks`
     ("8-6-5-4-2", highest first) for a low hand or a badugi, else None.
 
@@ -78,12 +79,12 @@ def hand_words(value: HandValue, evaluator: str) -> dict[str, Any]:
 
 
 def act_record(action: str, amount: int | None = None, all_in: bool = False,
-               cards: int | None = None, clock: bool = False) -> dict[str, Any]:
+               cards: int | None = None, clock: bool = False) -> messages.Act:
     """A seat's last action as the screen words it: `action` (`fold`, `check`, `call`, `bet`,
     `raise`, `complete`, `bring_in`, `draw`, `stand_pat`, `show`, `muck`), `amount` (a call's chips,
     a bet's or raise's street total, a bring-in's chips), `all_in`, `cards` drawn, and `clock` (a
     fold because the seat's clock ran out)."""
-    out: dict[str, Any] = {"action": action}
+    out: messages.Act = {"action": action}
     if clock:
         out["clock"] = True
     if amount is not None:

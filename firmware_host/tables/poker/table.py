@@ -27,19 +27,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from engine.errors import CardError, DuplicateCard, IllegalAction, say
-from engine.games import POKER_ACTIONS, POKER_SEATS, STAKES_KEYS, STRUCTURES
+from engine.games import POKER_SEATS, STAKES_KEYS, STRUCTURES
 from engine.poker import VARIANTS, Hand, HandSettings, Session, Stakes, Structure
 from engine.poker.state import Rake
 from engine.poker.values import table_rules
 from protocol import messages
 from firmware_host.tables.base import CardFault, FaultBook, FaultKind, GameTable, SetupError
+from firmware_host.tables.poker.actions import SequenceLine, play
 from firmware_host.tables.poker.record import (
     card_text, empty_seat, final_stacks, hand_results, hand_rules, owing, shown_names,
 )
-from firmware_host.tables.poker.sign import act_record, seat_records, shown_hand
+from firmware_host.tables.poker.sign import seat_records, shown_hand
 
 
 def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
@@ -55,6 +56,13 @@ def _stakes(structure: str, raw: Mapping[str, Any]) -> Stakes:
     if isinstance(args.get("antes"), (list, tuple)):
         args["antes"] = tuple(args["antes"])
     return Stakes(Structure(structure), **args)
+
+
+class Chop(TypedDict):
+    """A pot chopped by agreement: seat -> the chips it took, and whether evenly (no shares given)."""
+
+    shares: dict[str, int]
+    equal: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,11 +208,11 @@ class PokerTable(FaultBook):
         self.events: list[list[Any]] = []       # in hand_from_record's format
         self.actions: list[str] = []            # the dealer's words, for history
         self.deals: list[list[str]] = []        # [target, card] in dealt order (burns included)
-        self.sequence: list[dict[str, Any]] = []  # the hand's own order, for the full feed: posts, cards, actions
+        self.sequence: list[SequenceLine] = []  # the hand's own order, for the full feed: posts, cards, actions
         self.last_action: dict[int, str] = {}
-        self.last_act: dict[int, dict[str, Any]] = {}  # the same as records, for the screens' words (poker_sign.py)
+        self.last_act: dict[int, messages.Act] = {}  # the same as records, for the screens' words (poker_sign.py)
         self.act_street: dict[int, int] = {}  # the street of each seat's last act (street_act)
-        self.chopped: dict[str, Any] | None = None
+        self.chopped: Chop | None = None
         self.faults: list[messages.HandFault] = []
         self.ignored: list[messages.IgnoredCard] = []
         self.manual: list[messages.ManualCard] = []  # cards entered by hand
@@ -291,7 +299,7 @@ class PokerTable(FaultBook):
             return None
         return f"seat {slot.seat}" if slot.seat is not None else slot.kind
 
-    def street_act(self, seat: int) -> dict[str, Any] | None:
+    def street_act(self, seat: int) -> messages.Act | None:
         """The seat's `act` on this street only: cleared when the street's bets go to the middle (a fold, an
         all-in stay as `folded`, `all_in`); the one rule for /dealer and /table (docs/feed.md)."""
         same = self.engine is not None and self.act_street.get(seat) == self.engine.street
@@ -391,89 +399,14 @@ class PokerTable(FaultBook):
         hand = self.engine
         if hand is None or self.closed is not None:
             raise IllegalAction("no hand in progress: deal first", say=say("refusal.poker_no_hand"))
-        if action not in POKER_ACTIONS:
-            raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
-        put = hand.contributed(seat)
         street = hand.street  # before the action: the one that closes a round moves the hand to the next street
-        if action in ("bet", "raise", "complete"):
-            if amount is None:
-                raise IllegalAction(f"{action} needs an amount (the street total, 'to')",
-                                    say=say("refusal.poker_amount_needed", seat=seat))
-            rng = hand.raise_range(seat) if hand.actor == seat else None
-            if rng is not None and rng.kind != action:
-                raise IllegalAction(f"seat {seat} may {rng.kind}, not {action}", say=say(
-                    "refusal.poker_raise_instead" if rng.kind == "raise" else "refusal.poker_bet_instead", seat=seat))
-            raised = hand.bet_or_raise(amount, seat)
-            event: list[Any] = [action, seat, amount]
-            said = f"{action} to {amount}"
-            act = act_record(raised.kind, amount, raised.all_in)
-        elif action == "all_in":
-            event, said, act = self._all_in(hand, seat)
-        elif action in ("draw", "stand_pat"):
-            discards = list(cards or []) if action == "draw" else []
-            if action == "stand_pat" and cards:
-                raise IllegalAction("stand_pat takes no discards", say=say("refusal.poker_stand_pat_discards", seat=seat))
-            hand.draw(discards, seat)
-            event = ["draw", seat, discards]
-            said = f"draws {len(discards)}" if discards else "stands pat"
-            act = act_record("draw" if discards else "stand_pat", cards=len(discards))
-        elif action == "show":
-            hand.show(None, seat)
-            event, said, act = ["show", seat], "shows", act_record("show")
-        elif action == "muck":
-            hand.muck(seat)
-            event, said, act = ["muck", seat], "mucks", act_record("muck")
-        elif action == "bring_in":
-            brought = hand.post_bring_in(seat)
-            event, said = ["bring_in", seat], f"brings in {brought.amount}"
-            act = act_record("bring_in", brought.amount, brought.all_in)
-        elif action == "fold":
-            hand.fold(seat, dead)
-            event, said, act = ["fold", seat], "folds: the clock ran out" if dead else "folds", act_record("fold", clock=dead)
-        elif action == "check":
-            hand.check(seat)
-            event, said, act = ["check", seat], "checks", act_record("check")
-        else:
-            called = hand.call(seat)
-            event, said = ["call", seat], f"calls {called.amount}" + (" (all in)" if called.all_in else "")
-            act = act_record("call", called.amount, called.all_in)
-        self.events.append(event)
-        self.last_action[seat] = said
-        self.last_act[seat] = act
+        played = play(hand, seat, action, amount, cards, dead)
+        self.events.append(played.event)
+        self.last_action[seat] = played.said
+        self.last_act[seat] = played.act
         self.act_street[seat] = street
-        self.actions.append(f"seat {seat} {said}")
-        done: dict[str, Any] = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
-        if event[0] == "draw":
-            done["cards"] = len(event[2])
-        elif event[0] in ("bet", "raise", "complete"):
-            done["amount"] = event[2]  # the street total: "raises to"
-        elif event[0] in ("call", "bring_in"):
-            done["amount"] = hand.contributed(seat) - put  # the chips added
-        if dead:
-            done["dead"] = True
-        self.sequence.append(done)
-
-    def _all_in(self, hand: Hand, seat: int) -> tuple[list[Any], str, dict[str, Any]]:
-        view = hand.view()
-        legal = view.legal
-        if hand.actor != seat:
-            hand.fold(seat)  # raises the engine's out-of-turn reason
-        if legal.all_in is None:
-            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
-                                say=say("refusal.poker_no_all_in", seat=seat))
-        to = legal.all_in
-        if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
-            brought = hand.post_bring_in(seat)
-            return ["bring_in", seat], f"brings in {brought.amount} (all in)", act_record("bring_in", brought.amount, True)
-        if legal.call is not None and to <= hand.level:
-            called = hand.call(seat)
-            return ["call", seat], f"calls {called.amount} (all in)", act_record("call", called.amount, True)
-        if legal.bet_or_raise is None:
-            raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
-                                say=say("refusal.poker_no_all_in", seat=seat))
-        kind = legal.bet_or_raise.kind
-        hand.bet_or_raise(to, seat)
-        return [kind, seat, to], f"{kind} all in to {to}", act_record(kind, to, True)
+        self.actions.append(f"seat {seat} {played.said}")
+        self.sequence.append(played.line)
 
     def chop(self, shares: Mapping[int, int] | None = None) -> None:
         """The players still in the hand agree to share the pot: by `shares` (seat -> chips, adding
@@ -504,6 +437,16 @@ class PokerTable(FaultBook):
         """The settled hand (`record.hand_results`); None before the end."""
         return None if self.engine is None else hand_results(self.engine, self.chopped is not None)
 
+    def left_out(self) -> frozenset[int]:
+        """Between hands, the seats sitting in with chips (not waiting for the big blind) that the next hand's
+        seating does not deal in: they sit between the button and the blinds (none with fewer than two players)."""
+        try:
+            dealt = set(self.session.plan().dealt)
+        except IllegalAction:
+            return frozenset()
+        return frozenset(s for s, p in self.session.players.items()
+                         if p.stack > 0 and not p.sitting_out and not p.waiting and s not in dealt)
+
     def full_view(self) -> dict[str, Any]:
         """The table in full for the feed: every card, burns, mucked cards, and per seat `visible`
         (a card dealt face up or shown down); the public view is redacted from it."""
@@ -517,7 +460,7 @@ class PokerTable(FaultBook):
         spots: list[dict[str, Any]] = []
         players = self.session.players
         if hand is None:
-            base["spots"] = [empty_seat(s, v) for s, v in sorted(players.items())]
+            base["spots"] = [empty_seat(s, v, self.left_out()) for s, v in sorted(players.items())]
             base.update(burns=[], discards=list(self.discards), ignored=[dict(x) for x in self.ignored],
                         manual=[dict(x) for x in self.manual])
             return base
@@ -550,7 +493,8 @@ class PokerTable(FaultBook):
             if results is not None:
                 spot["net"] = nets.get(s, 0)
             spots.append(spot)
-        spots.extend(empty_seat(s, v) for s, v in sorted(players.items()) if s not in hand.seats)
+        left_out = self.left_out() if self.closed is not None else frozenset()  # the session has the hand's end
+        spots.extend(empty_seat(s, v, left_out) for s, v in sorted(players.items()) if s not in hand.seats)
         spots.sort(key=lambda x: x["seat"])
         base["spots"] = spots
         base.update(burns=[card_text(c) for c in hand.burned], discards=list(self.discards),

@@ -75,7 +75,7 @@ function row(line, state, table) {
     const status = /** @type {HTMLElement} */ (tr.lastElementChild);
     status.append(" \u00b7 ", el("span", "past-day", t("pit_rated.past_day", { day: shortDay(line.past_day) })));
     const close = Object.assign(el("button", "close-past", t("pit_rated.close")), { type: "button" });
-    close.addEventListener("click", () => announce("croupier:close-session", { table, seat: line.seat }));
+    close.addEventListener("click", () => announce("croupier:close-session", { table, seat: line.seat, since: line.start }));
     status.append(" ", close);
   }
   return tr;

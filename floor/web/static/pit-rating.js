@@ -18,6 +18,8 @@ const dialog = /** @type {HTMLDialogElement} */ (byId("rating-dialog"));
 const form = /** @type {HTMLFormElement} */ (byId("rating-form"));
 const result = byId("rating-result");
 let sent = 0;
+/** @type {number | null} */
+let closeSince = null;  // a past day's session closed from its row: its start (the end typed is the first after it)
 /** @type {(name: string) => any} */
 let stateOf = () => null;  // a table's latest summary (its currency and decimals), from pit.js
 
@@ -215,6 +217,21 @@ function epochOf(hhmm, day = "") {
 }
 
 /**
+ * A time of day "HH:MM", the first after `since` (seconds since the epoch), as seconds since the epoch: a session open
+ * since a day gone ends at the time typed on its own day, or the next day's when that is before it sat down.
+ * @param {string} hhmm
+ * @param {number} since
+ * @returns {number}
+ */
+function epochAfter(hhmm, since) {
+  const [h, m] = hhmm.split(":").map(Number);
+  const at = new Date(since * 1000);
+  at.setHours(h, m, 0, 0);
+  if (at.getTime() / 1000 <= since) at.setDate(at.getDate() + 1);
+  return Math.floor(at.getTime() / 1000);
+}
+
+/**
  * The step as the form holds it: the `rating` command's arguments of the shown fields given, or the words' key of
  * what is wrong with the average bet (not an amount of the table's money, or that money not known yet).
  * @returns {Record<string, string | number> | string}
@@ -242,7 +259,7 @@ function step() {
   if (day === null) return "pit_rating.bad_day";
   if ((given("start") && start === null) || (given("end") && end === null)) return "pit_rating.bad_time";
   if (given("start") && start) args.start = epochOf(start, day);
-  if (given("end") && end) args.end = epochOf(end);
+  if (given("end") && end) args.end = closeSince !== null && action === "close" ? epochAfter(end, closeSince) : epochOf(end);
   if (field("reason").value.trim()) args.reason = field("reason").value.trim();
   return args;
 }
@@ -300,17 +317,19 @@ async function load() {
 }
 
 byId("rating-open").addEventListener("click", () => {
+  closeSince = null;
   result.hidden = true;
   dialog.showModal();
 });
 // "Close" at a rated player open since a gaming day gone (pit-rated.js): the dialog with that table, seat and step
 document.addEventListener("croupier:close-session", (event) => {
-  const { table, seat } = /** @type {CustomEvent} */ (event).detail ?? {};
+  const { table, seat, since } = /** @type {CustomEvent} */ (event).detail ?? {};
   if (section.hidden || !form.elements.namedItem("table")) return;  // this user sends no steps
   const tableField = field("table");
   if (![...(/** @type {HTMLSelectElement} */ (/** @type {unknown} */ (tableField))).options].some((o) => o.value === table)) return;
   tableField.value = table;
   field("seat").value = String(seat ?? "");
+  closeSince = typeof since === "number" ? since : null;
   const action = field("action");
   action.value = "close";
   action.dispatchEvent(new Event("change"));

@@ -296,6 +296,12 @@ new Feed("/ws/pit", {
       link.textContent = message.online ? t("pit.live") : t("pit.pit_silent");
     } else if (message.kind === "dealers") {
       showDealers(message);
+    } else if (message.kind === "signoff_alert") {  // the sign-offs throttled here (floor/web/hub.py, floor screens only)
+      const box = byId("signoff-alert");
+      box.hidden = false;
+      box.dataset.spacing = String(message.spacing_s);
+      byId("signoff-alert-text").textContent = t("pit.signoff_alert", {
+        time: clock(message.since ?? message.time), at: message.at, address: message.address, spacing: message.spacing_s });
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();

@@ -103,6 +103,8 @@ def test_a_player_who_missed_the_blinds_posts_both_the_small_dead_the_big_live()
                             (3, "dead_small_blind", 1)]
     assert hand.total_pot == 6 and hand.bet(3) == 2 and hand.contributed(3) == 3
     assert sum(p.amount for p in hand.pots()) == 1    # the dead small blind is in the pot, not a bet
+    # dead money of the main pot, every player in the hand may win it (not "a pot of seat 3's")
+    assert [(p.amount, sorted(p.eligible)) for p in hand.pots()] == [(1, [1, 2, 3, 4])]
     deal_all(hand, list(DECK))
     view = hand.view()
     assert hand.actor == 3 and view.legal.check and not view.legal.fold
@@ -112,6 +114,8 @@ def test_a_player_who_missed_the_blinds_posts_both_the_small_dead_the_big_live()
     assert hand.actor == 2 and hand.view().legal.check     # the big blind keeps his option
     hand.check()
     assert hand.street_name == "flop" and hand.total_pot == 9   # 4 x 2 live + 1 dead
+    # one main pot of all nine, as the showdown would pay it: no side pot of seat 3's dead chip
+    assert [(p.amount, sorted(p.eligible)) for p in hand.pots()] == [(9, [1, 2, 3, 4])]
 
 
 def test_a_player_who_missed_the_blinds_may_wait_for_the_big_blind() -> None:

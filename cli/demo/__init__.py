@@ -50,7 +50,7 @@ runs until N hands are settled (or SIGINT/SIGTERM: then the summary of the hands
 With `--chips` a smart table: bots bet and are paid with chips on the emulated chip board (`sim/chips/bots.py`); with
 `--dealer web` too, the bots bet with chips and the dealer's hands pay them while a person deals (`sim/chips/console.py`).
 
-With `--tournament` (`cli/demo_tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
+With `--tournament` (`cli/demo/tournament.py`) it plays a simulated tournament instead, to one winner: a simulated poker table
 (shoe, controller, bot dealer) per tournament table, its journal in `DIR/<table>/`, the eliminations
 read from the tables' feeds (`sim.tournament.devices`); with `--in-process` the bots
 play engine hold'em hands in-process, no devices (`sim.tournament.hands`); with `--director` the
@@ -77,32 +77,27 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.games import HOUSE_GAMES, HOUSE_SEATS, MAX_SPOTS, POKER_GAMES, STRUCTURES, is_poker
+from engine.games import HOUSE_GAMES, HOUSE_SEATS, POKER_GAMES, STRUCTURES, is_poker
 from engine.poker import VARIANTS
 from pages.words import LANGUAGES
-from sim.chips.bots import (SCAN_PERIOD_S, ChipDealer, chip_refusal, chip_sections, chip_summary, faults_option,
-                            fill_tray, scan_seconds, start_chip_board)
-from sim.demo_chips import demo_chip_set
+from sim.chips.bots import SCAN_PERIOD_S, ChipDealer, chip_refusal, chip_summary, faults_option, scan_seconds
 from sim.bots.dealer import BotDealer, DealerLog
 from sim.bots.errors import BotError
-from sim.bots.players import BotPlayer, seat_players
-from sim.bots.table import SimLimits, TableEndpoints, make_supervisor, write_config
-from cli.demo_console import play_from_console, summary
-from cli.demo_display import start_display, start_floor_pages
-from cli.demo_tournament import tournament_demo
+from sim.bots.players import seat_players
+from cli.demo.console import play_from_console, summary
+from cli.demo.pages import eye_key, serve_pages, web_address
+# the table is named here too (`X as X`): the benches and the tests take it from `cli.demo`
+from cli.demo.table import SimTable as SimTable, croupier_argv as croupier_argv, tournament_table as tournament_table
+from cli.demo.tournament import tournament_demo
 from cli.watch import add_key_arguments, key_arguments
 from firmware_host.service.journal import JournalError
-from sim.keys import SimKeys, plain_access_text, rights_text
-from sim.bots.poker import (DEFAULT_STRUCTURE, POKER_MID_HAND, PokerDealer, poker_section,
-                                         poker_summary)
-from sim.demo_pit import DemoArchive, TableFeeds
-from sim.demo_profile import rated_profile, write_demo_profile
-from sim.restarter import Restarter, RestarterError, end, read_json_line, spawn
-from sim.tournament.devices import TableSections
+from sim.keys import SimKeys
+from sim.bots.poker import POKER_MID_HAND, poker_summary
+from sim.restarter import RestarterError, end, spawn
 
 log = logging.getLogger("croupier.demo")
 
@@ -111,269 +106,6 @@ DEMO_PEOPLE = {"demo-dealer": "dealer", "demo-floor": "supervisor"}
 """The demo's people at a console's table (`--dealer web`), by name and role; their PINs are drawn at each run."""
 DEMO_EYE = {"demo-eye": "surveillance"}
 """The demo's surveillance user whenever the pages are served (/surveillance, the full feed); a PIN drawn at each run."""
-
-
-def croupier_argv(*args: str) -> list[str]:
-    """The command line of a `croupier` subcommand, run by this interpreter."""
-    return [sys.executable, "-m", "cli", *args]
-
-
-class SimTable:
-    """The simulated table's processes: the emulated shoe and the controller under its restarter.
-
-    `run_dir` holds the configuration, the logs and the ipc sockets (a short temporary directory
-    when not given); `state_dir` the controller's journal. Use as a context manager, or call
-    `start()` and `stop()`; `stop()` always ends every child.
-    """
-
-    def __init__(self, state_dir: str | Path, *, game: str = "uth", seed: int = 0, seats: int = MAX_SPOTS,
-                 run_dir: str | Path | None = None, limits: SimLimits = SimLimits(), silent_s: float = 3.0,
-                 heartbeat_s: float = 0.5, shoe_heartbeat_s: float = 0.5, restart_s: float = 0.1,
-                 restart_burst: int = 5, table: str | None = None, keys: SimKeys | None = None,
-                 sections: str = "", rights: Sequence[str] | None = None,
-                 people: Mapping[str, tuple[str, str]] | None = None,
-                 structure: str | None = None, demo_profile: bool = False, rated: bool = False,
-                 chips: Mapping[str, float] | None = None, chip_scan_s: float = SCAN_PERIOD_S) -> None:
-        self.state_dir = Path(state_dir)
-        self.chips = dict(chips) if chips is not None else None  # `--chips`: the chip board's faults' chances (sim/chips/bots.py)
-        self.chip_scan_s = chip_scan_s  # `--chip-scan`: the board's seconds between scans, the reader's settle six of them
-        self.chips_proc: subprocess.Popen[bytes] | None = None
-        self.chips_info: dict[str, Any] = {}
-        self.rated = rated  # `--rated`: the builtin standard paytables, their edges approved (`sim/demo_profile.py`)
-        self.demo_profile = demo_profile  # 3CP under the demo's profile (one spot deals: `sim/demo_profile.py`)
-        # a poker table: its betting structure, and its [poker] section (sim.bots.poker) unless given
-        self.structure = (structure or DEFAULT_STRUCTURE.get(game, "fixed-limit")) if is_poker(game) else None
-        if self.structure is not None and not sections:
-            sections = poker_section(game, self.structure, seats)
-        self.keys = keys  # CURVE on every socket: then the sockets are on loopback TCP
-        self.game = game
-        self.seed = seed
-        self.seats = seats
-        self.limits = limits
-        self.silent_s = silent_s
-        self.heartbeat_s = heartbeat_s
-        self.shoe_heartbeat_s = shoe_heartbeat_s
-        self.restart_s = restart_s
-        self.restart_burst = restart_burst
-        self.table = table or f"sim-{game}-1"
-        self.sections = sections  # more sections of the controller's configuration (a poker table's [poker])
-        # the role dealer's [rights] when the table has its own (a tournament's), else the demo's (`access_text`)
-        self.rights = tuple(rights) if rights is not None else None
-        self._own_run_dir = run_dir is None
-        self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="crp-"))
-        self.endpoints = TableEndpoints.tcp() if keys is not None else TableEndpoints.ipc(self.run_dir)
-        self.shoe_proc: subprocess.Popen[bytes] | None = None
-        self.shoe_info: dict[str, Any] = {}
-        self.controller: Restarter | None = None
-        self.config_path = self.run_dir / "table.toml"
-        self.users_path = self.state_dir / "users.json"  # the bot supervisor's, with a PIN drawn at each start
-        self.supervisor: dict[str, str] | None = None
-        self.people = dict(people or {})  # name -> (role, PIN): more users of the users file (the console's)
-        self.eye_key: Path | None = None  # the surveillance certificate of the demo's display (--secure)
-        self.archive: DemoArchive | None = None  # `--rated` with the pages: the pit's archive (sim/demo_pit.py)
-
-    def __enter__(self) -> SimTable:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> dict[str, Any]:
-        """Start the shoe and the controller; return the controller's ready line. Raises RestarterError."""
-        try:
-            self.start_shoe()
-            if self.chips is not None:
-                self.chips_proc, self.chips_info = start_chip_board(self.run_dir, self.game, self.seats, self.seed,
-                                                                      self.chip_scan_s)
-                fill_tray(self.chips_info["control"], demo_chip_set())  # the opening inventory: the whole float
-            self.write_users()
-            demo = self.demo_profile and self.game == "3cp"
-            profile: str | Path = write_demo_profile(self.run_dir / "demo-profile.toml") if demo else "default"
-            if self.rated and self.structure is None:
-                profile = rated_profile(self.game, self.run_dir)
-            write_config(self.config_path, endpoints=self.endpoints, shoe_url=self.shoe_info["port"],
-                         game=self.game, table=self.table, seats=self.seats, limits=self.limits, profile=str(profile),
-                         silent_s=self.silent_s, heartbeat_s=self.heartbeat_s, users=self.users_path.resolve(),
-                         security=self.keys.security_lines() if self.keys is not None else "",
-                         extra=self.access_text() + self.sections
-                         + (chip_sections(self.chips_info["port"], period_s=self.chip_scan_s) if self.chips is not None else ""))
-            self.controller = Restarter(croupier_argv("run", "--config", str(self.config_path), "--state",
-                                                       str(self.state_dir), "--log-level", "WARNING"),
-                                         name="controller", restart_s=self.restart_s, burst=self.restart_burst,
-                                         log_path=self.run_dir / "controller.log")
-            return self.controller.start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def access_text(self) -> str:
-        """The table's `[rights]`: its own when given (`rights`: a tournament's), else the keys' (`--secure`), or
-        without keys the local role's recall of the last hands."""
-        if self.rights is not None:
-            return rights_text(self.rights)
-        if self.keys is not None:
-            return self.keys.access_text()
-        return plain_access_text()
-
-    def write_users(self) -> None:
-        """Write the table's users file: the bot supervisor (a PIN drawn now) and `people`."""
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        # One write: a display reading the file meanwhile never sees it without `people`.
-        self.supervisor = make_supervisor(self.users_path, people=self.people)
-
-    def start_shoe(self, *extra: str, port: int = 0) -> dict[str, Any]:
-        """Start the emulated shoe process (on `port`, or a free TCP port). Raises RestarterError."""
-        with open(self.run_dir / "shoe.log", "ab") as err:
-            self.shoe_proc = spawn(croupier_argv("sim-shoe", "--tcp", f"127.0.0.1:{port}", "--seed", str(self.seed),
-                                                 "--heartbeat", str(self.shoe_heartbeat_s), "-v", *extra),
-                                   stderr=err)
-        self.shoe_info = read_json_line(self.shoe_proc, 20.0, "sim-shoe")
-        return self.shoe_info
-
-    def replace_shoe(self, *extra: str) -> dict[str, Any]:
-        """Swap the shoe: end the shoe process (as if unplugged) and start another on the same port
-        (a new boot; `extra` options such as `--firmware 2.0.0`). Raises RestarterError."""
-        port = int(str(self.shoe_info["port"]).rsplit(":", 1)[1])
-        self.kill_shoe()
-        return self.start_shoe(*extra, port=port)
-
-    def kill_shoe(self) -> None:
-        """Pull the shoe's plug: SIGKILL the shoe process."""
-        if self.shoe_proc is not None and self.shoe_proc.poll() is None:
-            self.shoe_proc.kill()
-            self.shoe_proc.wait()
-
-    def dealer(self, players: list[BotPlayer] | None = None, **options: Any) -> BotDealer:
-        """A bot dealer for this table (players: one bot per seat by default; the dealer's key); at a poker
-        table the poker dealer, whose bots act for every seat (`players` unused)."""
-        if self.keys is not None:
-            options = {"key": str(self.keys.dealer), "server_key": str(self.keys.table_public),
-                       "feed_key": str(self.keys.watcher), **options}
-        if self.chips is not None:  # the bots bet, pay and take chips on the emulated board (sim/chips/bots.py)
-            options = {"board": self.chips_info["control"], "chip_set": demo_chip_set(), "faults": self.chips, **options}
-        if self.structure is not None:  # a poker table: the poker bots act for the players
-            options.pop("players", None)
-            return PokerDealer(self.endpoints, self.shoe_info["control"], [], game=self.game, seed=self.seed,
-                               structure=self.structure, seats=self.seats,
-                               **{"supervisor": self.supervisor, **options})
-        return (ChipDealer if self.chips is not None else BotDealer)(self.endpoints, self.shoe_info["control"],
-                         players if players is not None else seat_players(self.seats, self.seed),
-                         game=self.game, seed=self.seed, limits=self.limits,
-                         **{"supervisor": self.supervisor, **options})
-
-    def viewer_argv(self) -> list[str]:
-        """The live view's command line: `croupier watch` on the public feed (with the display's key)."""
-        argv = croupier_argv("watch", self.endpoints.public, "--snapshot", self.endpoints.snapshot)
-        if self.keys is not None:
-            argv += ["--key", str(self.keys.display), "--server-key", str(self.keys.table_public)]
-        return argv
-
-    def stop(self) -> None:
-        if self.controller is not None:
-            self.controller.stop()
-        if self.shoe_proc is not None:
-            end(self.shoe_proc)
-        if self.chips_proc is not None:
-            end(self.chips_proc)
-        if self.archive is not None:
-            self.archive.close()
-        if self._own_run_dir:
-            shutil.rmtree(self.run_dir, ignore_errors=True)
-
-
-def web_address(value: str) -> tuple[str, int] | None:
-    """`--web`'s HOST:PORT (None for `off`). Raises ValueError naming what is wrong."""
-    if value == "off":
-        return None
-    host, _, port = value.rpartition(":")
-    if not host or not port.isdigit() or not 0 <= int(port) < 65536:
-        raise ValueError(f"--web must be HOST:PORT or off, not {value!r}")
-    return host.strip("[]"), int(port)
-
-
-def console_lines(table: SimTable) -> str:
-    """The `[display]` keys of the dealer console at the demo's table: its command endpoint, the users file, its key."""
-    lines = f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path.resolve()}"\n'
-    if table.keys is not None:
-        lines += f'dealer_key = "{table.keys.dealer}"\n'
-    return lines
-
-
-def eye_key(keys: SimKeys) -> Path:
-    """The surveillance certificate of the demo's display (`--secure`): made beside the other keys, its public
-    half among the controller's clients, so the full feed lets it on. Its secret half's path."""
-    from protocol import keys as key_files
-    public, secret = key_files.create(keys.clients.parent / "eye", "eye", "surveillance")
-    shutil.copyfile(public, keys.clients / public.name)
-    return secret
-
-
-def full_feed_lines(table: SimTable, with_commands: bool) -> str:
-    """The `[display]` keys of /surveillance at the demo's table: the full feed, the recall's command endpoint,
-    the users file, the surveillance key under CURVE (none with keys of the user's own: nothing to serve)."""
-    if table.eye_key is None and table.keys is not None:
-        return ""
-    e = table.endpoints
-    lines = f'full = "{e.full}"\nfull_snapshot = "{e.full_snapshot}"\n'
-    if with_commands:
-        lines += f'commands = "{e.commands}"\nusers = "{table.users_path.resolve()}"\n'
-    if table.eye_key is not None:
-        lines += f'surveillance_key = "{table.eye_key}"\n'
-    return lines
-
-
-def credentials(people: Mapping[str, tuple[str, str]]) -> str:
-    """The pages line's demo credentials: `demo credentials: dealer demo-dealer PIN 123456, ...`."""
-    return "demo credentials: " + ", ".join(f"{role} {name} PIN {pin}" for name, (role, pin) in people.items())
-
-
-def rated_archive(table: SimTable) -> DemoArchive | None:
-    """`--rated` with the pages: the archive and the pit's process the demo's /pit reads its rated players from
-    (`sim.demo_pit`), on a table without keys (the archiver's `history` is the local role's there); else None."""
-    if not table.rated:
-        return None
-    if table.keys is not None:
-        print("croupier demo: the pit lists the rated players of a table without keys only (not --secure or --key)",
-              file=sys.stderr)
-        return None
-    e = table.endpoints
-    return DemoArchive.start(table.run_dir, TableFeeds(table.table, e.public, e.snapshot, e.commands, table.heartbeat_s))
-
-
-def serve_pages(table: SimTable, host: str, port: int, *, console: bool = False,
-                language: str = "en", players_by: str = "bots") -> list[subprocess.Popen[bytes]] | None:
-    """Start `croupier display` on the table's public feed, and `croupier pit web` (the floor's pages: the pit)
-    on a free port, and print the pages' addresses (one line). With `console`, the dealer console too (the
-    command endpoint, the users file; the line adds `/dealer` and the demo credentials). When `port` is taken,
-    say so and take a free one; when the display cannot start, say why and go on without it (None)."""
-    keys = "" if table.keys is None else f'key = "{table.keys.display}"\nserver_key = "{table.keys.table_public}"\n'
-    feed = (f'name = "{table.table}"\npublic = "{table.endpoints.public}"\nsnapshot = "{table.endpoints.snapshot}"\n'
-            f'heartbeat_s = {table.heartbeat_s}\n')
-    eye = full_feed_lines(table, with_commands=not console)
-    config = table.run_dir / "display.toml"
-    log_path = table.run_dir / "display.log"
-    started = start_display(config, log_path, host, port, lambda listen: (
-        f'[display]\nlisten = "{listen}"\nlanguage = "{language}"\n{keys}'
-        f'{console_lines(table) if console else ""}{eye}\n[[display.tables]]\n{feed}'))
-    if started is None:
-        return None
-    proc, ready = started
-    table.archive = rated_archive(table)
-    floor = start_floor_pages(table.run_dir, host, f"\n[[web.tables]]\n{feed}{keys}", language=language,
-                              archive=table.archive.web_lines() if table.archive is not None else "")
-    line = f"pages: {ready['table']} {floor[1]['pit'] if floor else '(no pit)'}"
-    if eye:
-        line += f" {ready['display']}/surveillance"
-    if console:
-        line += f" {ready['dealer']}"
-    if table.people:
-        line += f" ({credentials(table.people)})"
-    if console and players_by == "web":  # a smart table's bots still bet and place their Plays, as chips
-        line += (f" players: the bots bet and place their Plays in chips, every decision at {ready['dealer']}"
-                 if table.chips is not None else f" players: every bet and decision at {ready['dealer']}, no bot plays; the shoe deals")
-    print(line, flush=True)
-    return [proc, *([floor[0]] if floor else [])]
 
 
 class Stagehand:
@@ -425,6 +157,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the demo set's chips on the emulated chip board (uth, 3cp; docs/simulation.md)")
     parser.add_argument("--faults", type=faults_option, default={}, metavar="KIND=P,...", help="with --chips: chip "
                         "faults injected, each with a chance P a hand: mispay, past_post, pinch, foreign, misread")
+    parser.add_argument("--chip-offline-at", type=int, default=None, metavar="HAND", help="with --chips --dealer web: "
+                        "the chip reader unplugged for hand HAND (its bets and decisions tapped, audited as typed), back after it")
     parser.add_argument("--chip-scan", type=scan_seconds, default=SCAN_PERIOD_S, metavar="S",
                         help=f"with --chips: seconds between the emulated board's scans, 0.02 to 1 (default {SCAN_PERIOD_S}); "
                         "the reader's settle time is six scans")
@@ -457,6 +191,8 @@ def check_arguments(args: argparse.Namespace, seats: int) -> str | None:
         return "--hands must be at least 1"
     if (wrong := chip_refusal(args.chips, args.faults, args.game, args.dealer, args.kill)) is not None:
         return wrong
+    if args.chip_offline_at is not None and (not args.chips or args.dealer != "web" or args.chip_offline_at < 1):
+        return "--chip-offline-at takes a hand number (1 or more), with --chips --dealer web"
     if args.rated is not None and (is_poker(args.game) or args.dealer == "web"):
         return "--rated is for the house games' bot dealer (uth, 3cp)"
     if is_poker(args.game):
@@ -491,15 +227,8 @@ def web_refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
-def tournament_table(state_dir: Path, name: str, seed: int, seats: int, sections: TableSections) -> SimTable:
-    """A tournament table's processes (`sim.tournament.devices.TableFactory`): a no-limit hold'em table, its
-    `[poker]` and its dealer's rights the tournament's."""
-    return SimTable(state_dir, game="holdem", seed=seed, seats=seats, table=name, sections=sections.poker,
-                    rights=sections.dealer_rights, structure="no-limit")
-
-
 def tournament(args: argparse.Namespace) -> int:
-    """`--tournament` (`cli/demo_tournament.py`) on this module's tables, its pages at `--web` when given."""
+    """`--tournament` (`cli/demo/tournament.py`) on the demo's tables (`table.tournament_table`), its pages at `--web` when given."""
     try:
         web = web_address(args.web) if args.web is not None else None
     except ValueError as exc:

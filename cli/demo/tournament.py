@@ -1,6 +1,6 @@
 """`croupier demo --tournament`: the simulated tournament across tables, and with `--web` the clock's and the tables' pages.
 
-`cli/demo.py` has the options and gives the table factory (its `SimTable`) and the
+`cli/demo/__init__.py` has the options and gives the table factory (`table.tournament_table`) and the
 pages' address; with `--web` the floor's web process (`croupier pit web`) serves the director's clock on
 `/tournament` and the pit, and the display each table's `/table?table=NAME`.
 """
@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cli.demo_display import start_display, start_floor_pages
-from sim.restarter import RestarterError, end, read_json_line, spawn
+from cli.demo.pages import start_display, start_floor_pages
+from sim.restarter import end
 from sim.tournament.devices import TableFactory
 
 
@@ -60,6 +60,7 @@ def tournament_demo(args: argparse.Namespace, tournament_table: TableFactory, we
                                             language=args.language))
 
     status = 0
+    line: Mapping[str, object]  # the result line, or what a stopped run says
     ended_by = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM: ended as SIGINT, with a summary line
     try:
         if args.director or web is not None:  # the pages' clock is the director's

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import zmq
 
 from engine.games import is_poker
 from protocol.feed import FeedClient
+from protocol.messages import PublicState
 from sim.bots.dealer import DealerLog
 from sim.bots.errors import BotError
 from sim.bots.players import seat_players
@@ -24,7 +25,7 @@ from sim.yielding import YieldingPlayers, next_hand
 
 
 class SimTable(Protocol):
-    """What the console's demo reads of the simulated table (`cli.demo.SimTable`, started)."""
+    """What the console's demo reads of the simulated table (`cli.demo.table.SimTable`, started)."""
 
     keys: SimKeys | None
     endpoints: TableEndpoints
@@ -50,7 +51,8 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
         players = ChipsAtConsole(table.endpoints, table.chips_info["control"], demo_chip_set(),
                                  seat_players(seats, args.seed), game=args.game, state_dir=table.state_dir,
                                  limits=table.limits, decide=args.players_by == "bots", wait_s=args.bot_wait,
-                                 mispay=table.chips.get("mispay", 0.0), seed=args.seed, **keys)
+                                 mispay=table.chips.get("mispay", 0.0), seed=args.seed,
+                                 offline_at=args.chip_offline_at, **keys)
     elif not is_poker(args.game) and args.players_by != "web":
         players = YieldingPlayers(table.endpoints, seat_players(seats, args.seed), game=args.game, limits=table.limits,
                                   wait_s=args.bot_wait, **keys)
@@ -72,7 +74,7 @@ def play_from_console(table: SimTable, seats: int, args: argparse.Namespace, log
         shoe.stop()
 
 
-def public_snapshot(table: SimTable) -> dict[str, Any]:
+def public_snapshot(table: SimTable) -> PublicState:
     """The table's public state now (waits up to 20 s for the controller). Raises BotError."""
     ctx: zmq.Context[Any] = zmq.Context()
     keys: dict[str, Any] = {} if table.keys is None else {"key": str(table.keys.display),
@@ -80,7 +82,7 @@ def public_snapshot(table: SimTable) -> dict[str, Any]:
     feed = FeedClient(ctx, table.endpoints.public, table.endpoints.snapshot, timeout_s=20.0, **keys)
     try:
         feed.fetch_snapshot()
-        return dict(feed.state or {})
+        return cast(PublicState, dict(feed.state or {}))
     except TimeoutError:
         raise BotError("no snapshot from the controller") from None
     finally:
