@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from engine.errors import EngineError
@@ -57,16 +58,22 @@ class Antenna:
 
         Raises ChipsError naming the text when it names no circle of the table.
         """
-        if text == TRAY:
-            return cls(0, TRAY)
-        spot, dot, circle = text.partition(".")
-        number = spot.removeprefix("spot")
-        known = tuple(circles) if circles is not None else None
-        if not dot or not spot.startswith("spot") or not number.isdigit() or int(number) < 1 \
-                or not circle or (known is not None and circle not in known):
-            where = f" (circles here: {', '.join(known)})" if known is not None else ""
-            raise ChipsError(f"antenna {text!r} is no circle: spot<N>.<circle> or tray{where}")
-        return cls(int(number), circle)
+        return _parsed(text, tuple(circles) if circles is not None else None)
+
+
+@lru_cache(maxsize=1024)
+def _parsed(text: str, known: tuple[str, ...] | None) -> Antenna:
+    """`Antenna.parse`, each name and circles parsed once (a scan's readings and each view name a few dozen antennas
+    again and again; an Antenna is frozen, so the one made is handed out again). Raises ChipsError as it does."""
+    if text == TRAY:
+        return Antenna(0, TRAY)
+    spot, dot, circle = text.partition(".")
+    number = spot.removeprefix("spot")
+    if not dot or not spot.startswith("spot") or not number.isdigit() or int(number) < 1 \
+            or not circle or (known is not None and circle not in known):
+        where = f" (circles here: {', '.join(known)})" if known is not None else ""
+        raise ChipsError(f"antenna {text!r} is no circle: spot<N>.<circle> or tray{where}")
+    return Antenna(int(number), circle)
 
 
 def due(bet: int, net: int) -> int:

@@ -176,6 +176,32 @@ class Named:
     public: dict[str, Any]
     full: dict[str, Any]
 
+    def joined(self, public: Mapping[str, Any], full: Mapping[str, Any], keys: tuple[str, ...],
+               sizes: tuple[int, int]) -> Named | None:
+        """These changes with those of `keys` joined, for states `public` and `full` that were `sizes` keys long when
+        the changes were made and have had (only) keys of `keys` put in since (a caller's own parts: the tray's):
+        each of them in `set` unless the very or an equal value was there before, in `del` when gone. None when the
+        states grew by other keys than those.
+
+        >>> named = Named({"tray": 1}, {"tray": 1}, {"set": {}, "del": []}, {"set": {}, "del": []})
+        >>> named.joined({"phase": "deal"}, {"phase": "deal", "tray": 2}, ("tray",), (1, 1)).full
+        {'set': {'tray': 2}, 'del': []}
+        """
+        if any(len(state) - sum(key in state for key in keys) != size for state, size in zip((public, full), sizes)):
+            return None
+        out = []
+        for last, state, changes in ((self.last_public, public, self.public), (self.last_full, full, self.full)):
+            put, gone = dict(changes["set"]), list(changes["del"])
+            for key in keys:
+                value, was = state.get(key, _MISSING), last.get(key, _MISSING)
+                if value is _MISSING:
+                    if was is not _MISSING:
+                        gone.append(key)
+                elif was is _MISSING or (was is not value and was != value):
+                    put[key] = value
+            out.append({**changes, "set": put, "del": gone})
+        return Named(self.last_public, self.last_full, out[0], out[1])
+
 
 def apply_changes(state: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, Any]:
     """The state after a `changes` message (`diff`'s `set`, `del` and `items`): a new map, and a new

@@ -74,8 +74,9 @@ class DeviceFaultBody(TypedDict):
 
 class ChipRead(TypedDict):
     """A chip reader's antenna and the chips it holds now: all of them (`uids`, sorted) or, when that is shorter,
-    what changed since the antenna's reading before (`added`, `removed`, sorted: `[]` and `[]` when only `stable`
-    changed); `stable` once settled (`firmware_host.tables.house.chips.chip_read`, `uids_after`)."""
+    what changed since the antenna's reading before (`added`, `removed`, sorted, each only when not empty: neither
+    when only `stable` changed; journals written before hold `[]` and `[]` then); `stable` once settled
+    (`firmware_host.tables.house.chips.chip_read`, `uids_after`)."""
 
     antenna: str
     uids: NotRequired[list[str]]

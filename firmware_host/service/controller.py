@@ -518,7 +518,7 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        named = self.state.named(public, full)  # a clean card's changes, made from the parts it named
+        named = self.state.named(public, full, also=("tray", "tray_alert"))  # a clean card's or scan's changes
         # else the full view's moved keys, as its redaction found them (the tray's keys joined it after the redaction)
         known = None if named is not None else self.state.moved(full, also=("tray", "tray_alert"))
         self.feed.publish(public, full, redacted=True, known=known, named=named)  # type: ignore[union-attr]

@@ -42,7 +42,7 @@ from firmware_host.tables.players import PLAYER_CARDS, Seated
 from firmware_host.tables.poker.table import PokerTable
 from firmware_host.tables.registry import open_setup
 from firmware_host.tables.tray_steps import MOVEMENT_KINDS, take_movement
-from firmware_host.tables.views import CardStep, card_views, full_view
+from firmware_host.tables.views import CardStep, ChipStep, card_views, chip_views, full_view
 from firmware_host.tables.house.table import CARD_GROWN, HouseTable
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class TableState:
         self.steps_shown: dict[str, bool] = {}  # the `steps` the views gave last (`tables/views.py`)
         self.shown_parts = ShownParts()  # the views' devices, sensors and corrections
         self._views_at: tuple[int, Money] | None = None  # the events applied and the money at the last views
-        self._card: CardStep | None = None  # the last event, when a card dealt cleanly (`tables/views.py`)
+        self._card: CardStep | ChipStep | None = None  # the last event, when a clean card or chip scan (`tables/views.py`)
         self._named: tuple[Named, Mapping[str, Any], Mapping[str, Any], tuple[int, int]] | None = None  # (`named`)
         self._closed: HandRecord | None = None
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
@@ -170,11 +170,11 @@ class TableState:
         """`(public, full)`: the table as the public feed and as the restricted feed show it, with the
         table's currency (`currency`, `decimals`: the configuration's `[table] currency`). Their types
         are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
-        test holds to those types' JSON Schema at every step of played hands. After one clean card since
-        the last views, only the parts it changed are made and redacted (`tables/views.py`); else whole."""
+        test holds to those types' JSON Schema at every step of played hands. After one clean card or chip
+        scan since the last views, only the parts it changed are made and redacted (`tables/views.py`); else whole."""
         last = self._redactor.last() if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
-        made = card_views(self, card, last)
+        made = chip_views(self, card, last) if isinstance(card, ChipStep) else card_views(self, card, last)
         self._named = None
         if made is not None and last is not None:
             full, moved, places = made
@@ -188,13 +188,14 @@ class TableState:
         self._views_at = (self.events_applied, money)
         return cast(PublicState, public), cast(FullState, full)
 
-    def named(self, public: Mapping[str, Any], full: Mapping[str, Any]) -> Named | None:
-        """The changes to the last views `public` and `full` (the very maps, nothing added since) made from the parts
-        a card named (`protocol.feed.named_changes`: the public ones from the redacted parts), or None."""
+    def named(self, public: Mapping[str, Any], full: Mapping[str, Any], also: tuple[str, ...] = ()) -> Named | None:
+        """The changes to the last views `public` and `full` (the very maps, nothing added since but the caller's own
+        keys `also`, whose changes are joined to them: `Named.joined`) made from the parts a card or a chip scan named
+        (`protocol.feed.named_changes`: the public ones from the redacted parts), or None."""
         made = self._named
-        if made is None or made[1] is not public or made[2] is not full or made[3] != (len(public), len(full)):
-            return None  # other views, or the controller put its own parts in them since (the tray)
-        return made[0]
+        if made is None or made[1] is not public or made[2] is not full:
+            return None  # other views
+        return made[0] if made[3] == (len(public), len(full)) else made[0].joined(public, full, also, made[3])
 
     def views_with_day(self, money: Money, day: RatingsConfig) -> tuple[PublicState, FullState]:
         """`views`, the table's `[ratings]` gaming day on them (`gaming_day`: the pit compares it with the floor's,
@@ -473,6 +474,8 @@ class TableState:
         info.setdefault("online", True)  # a reader that reports is there (until it says it is offline)
         for problem in problems:
             self._chip_fault(problem, event_id)
+        if not problems:  # its views: only the chips' parts (`tables/views.py`)
+            self._card = ChipStep(self.events_applied + 1)
 
     def _on_chips(self, body: Mapping[str, Any], event_id: int) -> None:
         """One antenna's reading as its own event (journals written before `chip_scan`): a scan of one."""

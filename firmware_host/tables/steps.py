@@ -38,18 +38,17 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
     if table is None:
         return dict(NONE)
     standing = fault is None
-    held = hold is not None and next_to_begin(table, hand) == hand and hand >= int(hold["from_hand"])  # `hold.py`
+    held = _held(table, hold, hand)
     over = table.closed is not None
     between = over or not table.started
     out = {"confirm": standing and table.confirmable,
            "void": not over and table.started and not (fault is not None and fault.kind.critical),
            "between_hands": between}
     if isinstance(table, HouseTable):
-        round_ = table.round
         betting = not over and table.phase == "bets"
         out["bet"] = standing and not held and (over or betting)
         out["chop"] = False
-        out["deal"] = standing and not held and ((betting and round_.can_close_bets()) or (chips_read and (over or betting)))
+        out["deal"] = _house_deal(table, standing and not held, chips_read)
         out["correct"] = _correct(table, standing)
         out["board"] = table.setup.game == "uth"
     elif isinstance(table, PokerTable):
@@ -74,6 +73,32 @@ def card_steps(last: dict[str, bool], table: HouseTable) -> dict[str, bool]:
     (tests/firmware_host/conftest.py)."""
     correct = _correct(table, True)
     return last if last["correct"] == correct else {**last, "correct": correct}
+
+
+def chip_steps(last: dict[str, bool], table: HouseTable, fault: Fault | None, hold: dict[str, Any] | None, hand: int,
+               chips_read: bool) -> dict[str, bool]:
+    """The steps after a chip scan that raised no fault at a house table (`tables/views.py` `chip_views`: the one event
+    since the view whose steps are `last`): `last` (the very map while equal) with `deal` made again by `steps_of`'s
+    own rule, the one step a scan changes (the readers would take bets, or no longer: `chips_read`). Every other step
+    reads only what a scan leaves as it was (the table, its hand, the fault, the hold). Tests hold them to `steps_of`
+    made anew at every view (tests/firmware_host/conftest.py)."""
+    deal = _house_deal(table, fault is None and not _held(table, hold, hand), chips_read)
+    return last if last["deal"] == deal else {**last, "deal": deal}
+
+
+def _held(table: GameTable, hold: dict[str, Any] | None, hand: int) -> bool:
+    """The pit holds the table from the next hand to begin (`hold.py`)."""
+    return hold is not None and next_to_begin(table, hand) == hand and hand >= int(hold["from_hand"])
+
+
+def _house_deal(table: HouseTable, free: bool, chips_read: bool) -> bool:
+    """`deal` at a house table (`free`: no fault standing, not held): the bets allow a deal, or the readers would take
+    bets from the circles (`chips_read`) in the betting or after a closed hand."""
+    if not free:
+        return False
+    over = table.closed is not None
+    betting = not over and table.phase == "bets"
+    return (chips_read and (over or betting)) or (betting and table.round.can_close_bets())
 
 
 def _correct(table: HouseTable, standing: bool) -> bool:

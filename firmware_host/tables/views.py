@@ -1,4 +1,4 @@
-"""The table state's views: the whole full view, and after one clean card the last views with only its parts made anew.
+"""The table state's views: the whole full view, and after one clean card or chip scan the last views with only its parts made anew.
 
 `TableState.views` gives the feed's two views at every step. Made whole (`full_view`, then the one redaction,
 `engine.redact.Redactor`), a view walks every key of the table (~33) and the redaction and the feed's changes
@@ -6,11 +6,15 @@ look among all of them for the few that moved. After a card dealt cleanly at a h
 phase: `TableState` says so, `CardStep`) the step names what it changed: `card_views` copies the last full view,
 makes again only the parts a card may change (the table's `HouseTable.card_view`, the shoe's `devices` entry, the
 steps' `correct`: `tables/steps.py` `card_steps`), through the very makers `full_view` uses, and hands the
-redaction the keys whose part is new: the public view is the last one with those parts redacted anew. Anything
-else (a fault, a phase reached, the showdown, a chip table's tray, another event between two views) makes the
-views whole. Tests hold the views made so to
+redaction the keys whose part is new: the public view is the last one with those parts redacted anew. After a chip
+scan that raised no fault at a house table (`ChipStep`), `chip_views` does the same with the chips' parts (each
+circle's value for all; its UIDs, the tray's and the counts for the full feed), the readers' device and the steps;
+the tray's keys the controller puts in after the redaction are left for it to put in again, and their changes
+joined to the named ones (`protocol.feed.Named.joined`). Anything else (a fault, a phase reached, the showdown, a
+card at a chip table, another event between two views) makes the views whole. Tests hold the views made so to
 the whole views, and their public one to `redact.public` of it, at every view of every in-process test of
-tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`).
+tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`) and chip hands
+with faults (`test_chip_views.py`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.house.table import HouseTable
 from firmware_host.tables.players import Seated
 from firmware_host.tables.poker.table import PokerTable
-from firmware_host.tables.steps import card_steps, corrections_of, steps_of
+from firmware_host.tables.steps import card_steps, chip_steps, corrections_of, steps_of
 
 
 class TableState(Protocol):
@@ -68,6 +72,15 @@ class CardStep:
     event: int
     table: HouseTable
     phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChipStep:
+    """The event applied last was a chip scan that raised no fault (`TableState._on_chip_scan`): `event` is the
+    state's count of events applied once it was. It changed the chips' parts of the views, the readers' entry in
+    `devices` and the steps that read the circles (`deal`), nothing else (the table, its hand and its fault as were)."""
+
+    event: int
 
 
 def full_view(state: TableState, money: Money) -> dict[str, Any]:
@@ -126,6 +139,38 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
         if len(was) == len(now):
             places["spots"] = [i for i, spot in enumerate(now) if spot is not was[i]]
     return full, moved, places
+
+
+def chip_views(state: TableState, step: ChipStep, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+               ) -> tuple[dict[str, Any], list[str], dict[str, list[int]]] | None:
+    """After `step`, the one event applied since the views `last` (`(full, public)`, as `card_views` takes them): the
+    full view made from `last`'s with the chips' parts made again by their makers (`TableChips.views`, `uids_views`:
+    each circle's entry, and its place in `chip_uids`, made anew only when it was read since), the devices and the
+    steps (`deal` alone, `chip_steps`: the rest and the corrections are the table's, which a scan leaves as it was);
+    the keys whose part is new; the places of `chip_uids` that are new. The controller's own keys (the tray's) are
+    left out, for it to put in again (`TableState.named` joins their changes). None: the views must be made whole."""
+    if last is None or not isinstance(state.table, HouseTable):
+        return None
+    last_full, last_public = last
+    full = dict(last_full)
+    for key in _TRAY_KEYS:
+        full.pop(key, None)
+    chips, table = state.chips, state.table
+    full["chips"], full["chip_reads"] = chips.views(table, state.devices)
+    full["chip_uids"], full["tray_uids"] = chips.uids_views(table)
+    full["devices"] = state.shown_parts.same("devices", state.devices, _device_copies)
+    full["steps"] = state.steps_shown = chip_steps(last_full["steps"], table, state.fault, state.hold, state.hand,
+                                                   chips.bets_to_read(state.devices))
+    moved = [key for key in _CHIP_KEYS if full[key] is not last_full.get(key)]
+    places = {}
+    was, now = last_full.get("chip_uids"), full["chip_uids"]
+    if "chip_uids" in moved and type(was) is list and len(was) == len(now):
+        places["chip_uids"] = [i for i, entry in enumerate(now) if entry is not was[i]]
+    return full, moved, places
+
+
+_CHIP_KEYS = ("chips", "chip_reads", "chip_uids", "tray_uids", "devices", "steps")
+"""The keys of the views a chip scan may change (`chip_views`)."""
 
 
 def _steps_parts(state: TableState, full: dict[str, Any], steps: dict[str, bool] | None = None) -> None:

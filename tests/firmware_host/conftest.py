@@ -12,6 +12,7 @@ from engine.money import Money
 from firmware_host.tables import state as table_state
 from firmware_host.tables.button_draw_step import drawing
 from firmware_host.tables.chip_race_step import racing
+from firmware_host.tables.house.chips import TableChips
 from firmware_host.tables.state import TableState
 from firmware_host.tables.steps import corrections_of, steps_of
 from tests.firmware_host.processes import MADE_FROM_A_CARD
@@ -22,7 +23,8 @@ def views_as_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every view the table state gives, whole or made from a card's parts, equals the full view made whole
     (every part by its maker) and its public view the one redaction of it, and its steps and corrections those
     `steps_of` and `corrections_of` make anew (a card's are the last ones with `correct` made again, `card_steps`),
-    wherever a test here applies events."""
+    and its chips' parts those a `TableChips` of the same readings makes with none of its parts kept, wherever a test
+    here applies events."""
     views, card_views = TableState.views, table_state.card_views
 
     def counted(*args: Any) -> Any:
@@ -38,6 +40,11 @@ def views_as_whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         fresh = steps_of(self.table, self.fault, self.hold, self.hand, racing(self.race) or drawing(self.draw),
                          self.chips.bets_to_read(self.devices))  # made anew, not through the views' kept steps
         assert full["steps"] == fresh and full["corrections"] == corrections_of(self.table, fresh)
+        if self.chips.active:  # the chips' parts as a reader of the same readings with nothing kept makes them
+            afresh = TableChips()
+            afresh.__dict__.update({k: v for k, v in vars(self.chips).items() if not k.startswith("_")})
+            assert (full["chips"], full["chip_reads"]) == afresh.views(self.table, self.devices)
+            assert (full["chip_uids"], full["tray_uids"]) == afresh.uids_views(self.table)
         return public, full
 
     monkeypatch.setattr(table_state, "card_views", counted)

@@ -90,7 +90,7 @@ silent_s = 0.5
         with ChipBoardClient(board.control_address) as hand:
             hand.place("spot2.trips", A, B)
             # settled: journaled as its change since the reading before (none but `stable`), which holds the chips
-            wanted = {"antenna": "spot2.trips", "added": [], "removed": [], "stable": True, "device": "chips"}
+            wanted = {"antenna": "spot2.trips", "stable": True, "device": "chips"}
             seen = wait_for(lambda: wanted in (got := journaled_chips(state)) and got, "the stable reading journaled")
             trips = [b for b in seen[:seen.index(wanted)] if b["antenna"] == "spot2.trips"]
             assert trips[-1] == {"antenna": "spot2.trips", "uids": [A, B], "stable": False, "device": "chips"}

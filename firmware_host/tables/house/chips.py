@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import is_not
 from typing import Any, cast
 
 from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple, to_due
@@ -45,20 +46,30 @@ class ChipFault:
 
 
 def chip_read(antenna: str, uids: frozenset[str], stable: bool, before: frozenset[str] | None) -> ChipRead:
-    """A reading as a `chip_scan` event holds it: the antenna's UIDs all, or, given the antenna's reading `before`
-    (the one the table holds: the last it took, journaled), what changed since when that is fewer UIDs to write (a
-    circle's settle, a payout added to its stack, the tray's few chips in or out of hundreds). `uids_after` gives
-    the reading back from it and the same `before`, live and in every replay.
+    """A reading as a `chip_scan` event holds it, what a replay needs and no more: the antenna's UIDs all, or, given
+    the antenna's reading `before` (the one the table holds: the last it took, journaled), what changed since when
+    that is fewer UIDs to write (a payout added to its stack, a chip taken, the tray's few chips in or out of
+    hundreds: `added`, `removed`, each only when not empty), or nothing but `stable` when the chips are the same (a
+    circle's settle: half of all chip readings). `uids_after` gives the reading back from it and the same `before`,
+    live and in every replay (journals written before hold `"added": [], "removed": []` for a settle: read alike).
 
     >>> chip_read("spot1.ante", frozenset({"B", "C"}), True, frozenset({"A", "B", "C"}))
-    {'antenna': 'spot1.ante', 'added': [], 'removed': ['A'], 'stable': True}
+    {'antenna': 'spot1.ante', 'removed': ['A'], 'stable': True}
     >>> chip_read("spot1.ante", frozenset({"B"}), False, None)
     {'antenna': 'spot1.ante', 'uids': ['B'], 'stable': False}
+    >>> chip_read("spot1.ante", frozenset({"B"}), True, frozenset({"B"}))
+    {'antenna': 'spot1.ante', 'stable': True}
     """
     if before is not None:
         added, removed = uids - before, before - uids
-        if len(added) + len(removed) < len(uids):
-            return {"antenna": antenna, "added": sorted(added), "removed": sorted(removed), "stable": stable}
+        if len(added) + len(removed) < len(uids) or not (added or removed):
+            read: ChipRead = {"antenna": antenna}  # type: ignore[typeddict-item]  # `stable` put in last, as ever
+            if added:
+                read["added"] = sorted(added)
+            if removed:
+                read["removed"] = sorted(removed)
+            read["stable"] = stable
+            return read
     return {"antenna": antenna, "uids": sorted(uids), "stable": stable}
 
 
@@ -83,13 +94,13 @@ def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozen
     ['B', 'D']
     """
     if "uids" in body:
-        return frozenset(str(u) for u in body["uids"])
+        return frozenset(map(str, body["uids"]))
     if before is None:
         raise ValueError(f"a change of antenna {body.get('antenna')!r}'s chips with no reading of it before")
     added, removed = body.get("added") or (), body.get("removed") or ()
     if not added and not removed:
         return before
-    return (before - frozenset(str(u) for u in removed)) | frozenset(str(u) for u in added)
+    return before.difference(map(str, removed)).union(map(str, added))
 
 
 def _spoken(antenna: Antenna) -> str:
@@ -138,6 +149,8 @@ class TableChips:
         self._read_since: set[str] | None = None  # the antennas read since `uids_views` was made (None: the set or all changed)
         self._places: dict[str, int] = {}  # each circle of the layout's place in `chip_uids` (the tray's: -1)
         self._circles_made: dict[str, tuple[tuple[Any, ...], ChipCircle]] = {}  # circle -> (what made it, entry)
+        self._entries: tuple[Any, dict[str, ChipCircle | None]] = (None, {})  # (what made them, each circle's entry)
+        self._views_since: set[str] = set()  # the antennas read since `views` was made
         self._chips_shown: Chips | None = None  # the public view's `chips`, the very map while no part changed
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
 
@@ -213,6 +226,7 @@ class TableChips:
         self.readings += 1
         if self._read_since is not None:
             self._read_since.add(name)
+        self._views_since.add(name)
         self.taken.add(name)
         if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
             self.stale.pop(name, None)
@@ -332,9 +346,15 @@ class TableChips:
     def bets_to_read(self, devices: Mapping[str, Device]) -> bool:
         """The readers would take bets at a Deal now: online, a circle holding chips other than the last hand's, every
         circle settled (whether they make a hand is the Deal's to say, in words: `bets_at_deal`)."""
-        circles = [(name, uids, stable) for name, (uids, stable) in self.reads.items() if name != TRAY and uids]
-        return (self.online(devices) and any(name not in self.stale for name, _, _ in circles)
-                and all(stable for _, _, stable in circles))
+        if not self.online(devices):
+            return False
+        fresh = False
+        for name, (uids, stable) in self.reads.items():
+            if uids and name != TRAY:
+                if not stable:
+                    return False
+                fresh = fresh or name not in self.stale
+        return fresh
 
     def _stable_value(self, antenna: Antenna) -> int:
         uids, stable = self.reads.get(antenna.name, (frozenset(), True))
@@ -516,17 +536,27 @@ class TableChips:
     def views(self, table: GameTable | None, devices: Mapping[str, Device]) -> tuple[Chips, ChipReads]:
         """`(chips, chip_reads)`: each circle's value as read (and its due at the showdown), for everyone;
         the UIDs, the tray, the set and the counts for the full feed only. A circle's entry is made again only
-        when its reading, its due or the set changed (`_circle`), and `chips` is the very map of the view
+        when its reading, its due or the set changed (`_circle`), and looked at only when it was read since (while
+        the circles, the dues and the set are those of the views before); `chips` is the very map of the view
         before while none did: a circle's change makes that circle's part alone, as a card does its spot's."""
         due = self.owed(table) if table is not None and table.closed is None else {}
         names = self._names
         if names[0] is not self.reads or len(names[1]) != len(self.reads):
             names = self._names = (self.reads, sorted(self.reads))
-        circles = [c for name in names[1] if (c := self._circle(name, due)) is not None]
-        circles += [cast(ChipCircle, self._circle(name, due)) for name in sorted(set(due) - set(self.reads))]
+        made, entries = self._entries
+        if made is None or made[0] is not names[1] or made[1] is not self.set or made[2] != due:
+            entries = {name: self._circle(name, due) for name in names[1]}  # every circle's entry looked at
+            self._entries = ((names[1], self.set, due), entries)
+        else:  # the same circles, set and dues: those read since alone
+            for name in self._views_since:
+                entries[name] = self._circle(name, due)
+        self._views_since = set()
+        circles = [c for name in names[1] if (c := entries[name]) is not None]
+        if due:
+            circles += [cast(ChipCircle, self._circle(name, due)) for name in sorted(set(due) - set(self.reads))]
         online, shown = self.online(devices), self._chips_shown
         if (shown is None or shown["online"] != online or shown["source"] != self.source
-                or len(shown["circles"]) != len(circles) or any(a is not b for a, b in zip(shown["circles"], circles))):
+                or len(shown["circles"]) != len(circles) or any(map(is_not, shown["circles"], circles))):
             shown = self._chips_shown = {"online": online, "source": self.source, "circles": circles}
         public = shown
         tray = self.reads.get(TRAY, (frozenset(), True))
@@ -571,7 +601,7 @@ class TableChips:
         if at == self.readings and laid == names:  # no reading taken since, the same layout: the very lists
             return self._circles_shown, self._shown_of(TRAY)[2]
         moved, self._read_since = self._read_since, set()
-        self._uids_at = (self.readings, list(names))
+        self._uids_at = (self.readings, names)
         was = self._circles_shown
         if moved is not None and laid == names and len(was) == len(names) and moved <= self._places.keys():
             circles = list(was)  # the layout's circles alone, the same: the places of those read since made again
@@ -581,9 +611,9 @@ class TableChips:
         else:
             self._places = {name: n for n, name in enumerate(names)}
             self._places[TRAY] = -1  # not a place of the list: the tray's UIDs are `tray_uids`
-            names += sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in self._places)
+            names = names + sorted(n for n, (u, _) in self.reads.items() if u and n != TRAY and n not in self._places)
             circles = [self._uids_entry(name) for name in names]
-        if len(was) != len(circles) or any(a is not b for a, b in zip(was, circles)):
+        if len(was) != len(circles) or any(map(is_not, was, circles)):
             self._circles_shown = circles
         return self._circles_shown, self._shown_of(TRAY)[2]
 
@@ -596,7 +626,8 @@ class TableChips:
         return entry
 
     def _layout(self, table: GameTable | None) -> list[str]:
-        """The table's circles' antennas, seat by seat (none without a house round)."""
+        """The table's circles' antennas, seat by seat (none without a house round): the very list while the layout is
+        the same (never changed)."""
         round_: Any = getattr(table, "round", None)
         circles, seats = getattr(round_, "BETS", None), getattr(round_, "seats", 0)
         if circles is None:
@@ -605,6 +636,6 @@ class TableChips:
         if self._laid[0] != key:
             self._laid = (key, [Antenna(seat, c).name for seat in range(1, key[1] + 1)
                                 for c in dict.fromkeys((*key[0], "play"))])
-        return list(self._laid[1])
+        return self._laid[1]
 
 __all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips", "chip_read", "reads_of", "uids_after"]
