@@ -146,7 +146,7 @@ def _away_and_back(page: Page, run: dict[str, Any], language: str, tap: str,
     assert page.locator("[data-signin]").count() == 0
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("language", ["fr"])  # the restarts alike in both: English's 17 s left out of `make test`
 def test_the_display_then_the_controller_restart_mid_hand_and_the_console_resumes(
         restartable: Callable[..., dict[str, Any]], tablet: Page, language: str) -> None:
     """Betting: seat 1's bets sent, seat 2's tapped; the display, then the controller, restart: seat 2's draft is
