@@ -16,6 +16,7 @@ from playwright.sync_api import Page
 from cli.demo import SimTable
 from protocol.commands import CommandClient
 from tests.web.money import shown as money
+from tests.web.test_accessibility import axe_violations
 from tests.web.test_dealer import ROOT, Console, console, public_state, sign_in, tablet  # noqa: F401 (the fixtures)
 from tests.web.test_dealer_shift import Dealer, first_bets, play_hand, restartable  # noqa: F401 (the fixture)
 
@@ -130,6 +131,7 @@ def _away_and_back(page: Page, run: dict[str, Any], language: str, tap: str,
     run["stop"]()
     page.wait_for_selector("#offline:not([hidden])")
     assert page.inner_text("#offline") == OFFLINE[language]
+    assert axe_violations(page) == []  # offline: the banner and the last state still readable (grey, not faded)
     page.tap(tap)
     words = page.evaluate("async () => (await import('/static/words.js')).t('console.not_connected')")
     assert (page.get_attribute("#refusal", "data-refusal"), page.inner_text("#refusal")) == ("offline", words)

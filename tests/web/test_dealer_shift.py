@@ -293,6 +293,7 @@ def restartable(sim_table: Callable[..., SimTable], tmp_path: Path,
         shoe.stop()
 
 
+@pytest.mark.soak  # `make test` has the same restarts mid-hand, offline banner checked by axe (test_dealer_drafts)
 def test_the_console_comes_back_by_itself_after_the_display_or_the_controller_restarts(
         restartable: Callable[..., dict[str, Any]], tablet: Page) -> None:
     run = restartable(game="uth", seed=3, seats=2)

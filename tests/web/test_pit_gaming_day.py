@@ -151,7 +151,7 @@ def test_the_pit_says_both_days_on_the_tile_and_in_the_rated_list(page: Page, la
         served.close()
 
 
-PAST = {"en": "playing · open since 2 Dec, a past day Close…", "fr": "en jeu · ouverte depuis le 2 déc., jour passé Clore…"}
+PAST = {"en": "playing · open since 2 Dec, a past day Close…", "fr": "en jeu · ouverte depuis le 2 déc., jour passé Fermer…"}
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])

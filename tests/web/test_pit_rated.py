@@ -46,7 +46,7 @@ READ_RATED = """() => Object.fromEntries([...document.querySelectorAll("[data-ra
     cells: [...tr.children].map((td) => td.textContent)}))]))"""
 
 
-PAST_DAY = {"en": " · open since 31 Dec, a past day Close…", "fr": " · ouverte depuis le 31 déc., jour passé Clore…"}
+PAST_DAY = {"en": " · open since 31 Dec, a past day Close…", "fr": " · ouverte depuis le 31 déc., jour passé Fermer…"}
 """The Shift's sessions began in 1970 (00:16 UTC: the gaming day of 31 Dec 1969, the archive's 06:00 UTC) and are
 open still: each open since a gaming day gone (docs/ratings.md, "A session left open from a gaming day gone")."""
 
