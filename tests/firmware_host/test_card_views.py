@@ -23,8 +23,12 @@ class _Hands:
 
     def __init__(self, path: Path, rng: random.Random) -> None:
         self.path, self.rng, self.seq = path, rng, 0
-        self.published = Published()
+        self.published = self.feed()
         self.c = self._start()
+
+    def feed(self) -> Published:
+        """The test feed the controller publishes to."""
+        return Published()
 
     def _start(self) -> Controller:
         c = Controller(Journal.open(self.path), table="cards", feed=self.published,  # type: ignore[arg-type]

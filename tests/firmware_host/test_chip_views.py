@@ -12,12 +12,12 @@ import pytest
 from drivers.readings import CardRead, ChipsRead, DeviceOffline, DeviceOnline, OfflineKind
 from engine.cards import DECK
 from engine.chips import ChipSet
-from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.tables import state as table_state
 from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import Published, strings_in
+from tests.firmware_host.test_card_views import _Hands
 
 VALUES = (2500, 500, 100)
 UID = re.compile(r"E004\d{12}")
@@ -54,16 +54,14 @@ class _Public(Published):
         return seq
 
 
-class _ChipHands:
+class _ChipHands(_Hands):
     """A UTH table of 7 spots with a chip reader in process, fed what its readers would post: the players' stakes
     placed in the circles (one circle a scan, or every circle in one scan as the bots do), the Play read, the dealer
     collecting to the tray and paying from it; faults now and then (past-posting, pinching, a foreign chip, the reader
     lost mid-hand, a mispay, a void) and a restart on the journal."""
 
     def __init__(self, path: Path, rng: random.Random) -> None:
-        self.path, self.rng, self.seq = path, rng, 0
-        self.published = _Public()
-        self.c = self._start()
+        super().__init__(path, rng)
         self.on: dict[str, set[str]] = {}  # antenna -> the chips in it
         self.pool = {value: uids(value, 900 - TRAY_FLOAT[value], TRAY_FLOAT[value]) for value in VALUES}
         tray = {uid for value in VALUES for uid in uids(value, TRAY_FLOAT[value])}
@@ -71,18 +69,14 @@ class _ChipHands:
         self.scan({"tray": tray})
         self.faults: list[str] = []
 
+    def feed(self) -> Published:
+        return _Public()
+
     def _start(self) -> Controller:
         c = Controller(Journal.open(self.path), table="chips", feed=self.published,  # type: ignore[arg-type]
                        default_setup=HouseSetup("uth", "default", {"minimum": 100}, 7), chip_set=CHIP_SET)
         c.recover()
         return c
-
-    def restart(self) -> None:
-        self.c.journal.close()
-        self.c = self._start()
-
-    def do(self, cmd: str, **args: Any) -> dict[str, Any]:
-        return dict(self.c.handle_command(Command.from_mapping({"cmd": cmd, **args})))
 
     def scan(self, now: dict[str, set[str]], settle: bool = True) -> None:
         """Circles' chips now: read moving, then (`settle`) stable; all in one scan, or (at random) a circle a scan."""
