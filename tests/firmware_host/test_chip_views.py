@@ -18,26 +18,14 @@ from firmware_host.tables import state as table_state
 from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import Published, strings_in
 from tests.firmware_host.test_card_views import _Hands
+from tests.firmware_host.test_table_chips import RETIRED, chip_set_text, chip_uids
 
 VALUES = (2500, 500, 100)
 UID = re.compile(r"E004\d{12}")
 
 
-def uids(value: int, count: int, first: int = 0) -> list[str]:
-    return [f"E004{value:06d}{n:06d}" for n in range(first, first + count)]
-
-
-def chip_set_text() -> str:
-    lines = ["uid,value,set,status"]
-    for value in VALUES:
-        lines += [f"{uid},{value},test,active" for uid in uids(value, 900)]
-    lines += [f"{uid},500,test,retired" for uid in uids(500, 3, 900)]
-    return "\n".join(lines) + "\n"
-
-
-CHIPS = ChipSet.from_csv(chip_set_text(), where="test-chips.csv")
-CHIP_SET = {"name": "test-chips.csv", "sha256": CHIPS.sha256(), "text": chip_set_text()}
-RETIRED = uids(500, 1, 900)[0]
+CHIPS = ChipSet.from_csv(chip_set_text(900), where="test-chips.csv")  # 900 a value: the tray's float and the racks
+CHIP_SET = {"name": "test-chips.csv", "sha256": CHIPS.sha256(), "text": chip_set_text(900)}
 TRAY_FLOAT = {2500: 100, 500: 100, 100: 200}
 
 
@@ -63,8 +51,8 @@ class _ChipHands(_Hands):
     def __init__(self, path: Path, rng: random.Random) -> None:
         super().__init__(path, rng)
         self.on: dict[str, set[str]] = {}  # antenna -> the chips in it
-        self.pool = {value: uids(value, 900 - TRAY_FLOAT[value], TRAY_FLOAT[value]) for value in VALUES}
-        tray = {uid for value in VALUES for uid in uids(value, TRAY_FLOAT[value])}
+        self.pool = {value: chip_uids(value, 900 - TRAY_FLOAT[value], TRAY_FLOAT[value]) for value in VALUES}
+        tray = {uid for value in VALUES for uid in chip_uids(value, TRAY_FLOAT[value])}
         self.c.handle_reading(DeviceOnline("chips", "sim-chips", "CR-1", "1.0", 7))
         self.scan({"tray": tray})
         self.faults: list[str] = []

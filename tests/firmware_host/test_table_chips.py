@@ -32,10 +32,11 @@ def chip_uids(value: int, count: int, first: int = 0) -> list[str]:
     return [f"E004{value:06d}{n:06d}" for n in range(first, first + count)]
 
 
-def chip_set_text() -> str:
+def chip_set_text(each: int = 60) -> str:
+    """The test set: `each` active chips of 100, 500 and 2,500, three retired 500s (numbered from 900)."""
     lines = ["uid,value,set,status"]
     for value in (100, 500, 2500):
-        lines += [f"{uid},{value},test,active" for uid in chip_uids(value, 60)]
+        lines += [f"{uid},{value},test,active" for uid in chip_uids(value, each)]
     lines += [f"{uid},500,test,retired" for uid in chip_uids(500, 3, 900)]
     return "\n".join(lines) + "\n"
 
