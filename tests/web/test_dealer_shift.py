@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import zmq
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from cli.demo import SimTable
 from protocol.commands import CommandClient
@@ -124,9 +124,11 @@ def same_bets(dealer: Dealer, bets: dict[int, dict[str, int]]) -> None:
     dealer.tap("[data-action='same-table']")
     dealer.ready()
     assert dealer.refusal() is None, dealer.refusal()
+    # the bets' replies can come before the state they made (the feed's way to the display is another): each stake
+    # is waited for as the dealer waits to see it
     for seat, circles in bets.items():
         for circle, amount in circles.items():
-            assert page.locator(f"[data-seat='{seat}'] [data-circle='{circle}']:not(.draft) .stake").inner_text() == dealer.money(amount)
+            expect(page.locator(f"[data-seat='{seat}'] [data-circle='{circle}']:not(.draft) .stake")).to_have_text(dealer.money(amount))
     dealer.tap("[data-action='deal']")
     dealer.ready()
     assert dealer.refusal() is None, dealer.refusal()
