@@ -60,7 +60,10 @@ class SecurityConfig:
     signed list of the code's hashes checked before the start (`croupier integrity sign`) and
     `manifest_key` the public key it is signed with. `profiles` is the only directory `open` reads
     a profile file from. `local_role` is the role of a local client (loopback, ipc) without CURVE.
-    `full_delay_s` holds every full-feed message back that long.
+    `full_delay_s` holds every full-feed message back that long. `signed_in_relays`: the client keys (certificate
+    names; `local`: the local clients without one) that relay for people signed in at a web process (the display's
+    consoles' key, the pit's `[web] key`): their people's failures together space their PIN checks, never hold them
+    whole (`protocol.signoff_holds`); any other key relaying a typed name is held whole at twenty.
     """
 
     server_key: str = ""
@@ -71,6 +74,7 @@ class SecurityConfig:
     profiles: str = ""
     local_role: str = "dealer"
     full_delay_s: float = 0.0
+    signed_in_relays: tuple[str, ...] = ()
 
     @property
     def curve(self) -> bool:

@@ -255,3 +255,4 @@ class Refusal(TypedDict):
     error: str
     say: Say
     retry_s: NotRequired[float]
+    throttled_s: NotRequired[float]  # a failed sign-off that began or slowed its relaying key's throttle: the spacing

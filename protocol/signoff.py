@@ -14,8 +14,9 @@ A failed sign-off gets one and the same refusal whatever failed (no such user, a
 who is not a supervisor), after the same work (a name not in the file is hashed against a dummy):
 neither the words nor the time tell which. Failures count against the key that sent them, never
 the user (`service.signoff_holds`: the key's sign-offs held, longer each time, kept across
-restarts; a gate with `relays="throttle"`, the pit's web process, spaces a relaying key's PIN
-checks past its people's twentieth failure instead of holding it). Each key may have
+restarts; a gate with `relays="throttle"`, the pit's web process, or a key in `throttled_keys`, a web process whose
+people sign in (the table's `[security] signed_in_relays`: the display's consoles, the pit's `/pit/rating`), spaces
+the relaying key's PIN checks past its people's twentieth failure instead of holding it). Each key may have
 `PIN_CHECKS_PER_S` PINs checked a second (bursts of `PIN_BURST`); past it, `busy` with
 `retry_s` and nothing hashed. Refusals are `forbidden` (or `busy`) and
 nothing is journaled.
@@ -108,13 +109,14 @@ class SignOff:
     context: Mapping[str, Any] = field(default_factory=dict)  # added to each sign-off's entry: what it was for
     users_once: bool = False  # `users_loaded` only when the file's sha256 differs from the log's last (a run a step)
     relays: str = "hold"  # "throttle": a relaying key's people's failures together space its checks, never hold it
+    throttled_keys: frozenset[str] = frozenset()  # the keys throttled so whatever `relays` says (people signed in)
     _loaded: tuple[tuple[int, int, int], Users] | None = None
     _budgets: Buckets = field(default_factory=lambda: Buckets(PIN_CHECKS_PER_S, PIN_BURST))
     _window: float = 0.0
     _in_window: int = 0
     _suppressed: dict[str, int] = field(default_factory=dict)
     holds: Holds = field(init=False)
-    stepped: float | None = field(default=None, init=False)  # the spacing a relayed failure last began or slowed
+    stepped: float | None = field(default=None, init=False)  # the spacing this admission's failure began or slowed
 
     def __post_init__(self) -> None:
         """The users file as the controller starts, in the audit log (`users_loaded`); a file that
@@ -129,6 +131,7 @@ class SignOff:
     def admit(self, cmd: Command, caller: Caller | None, verdict: Verdict | None = None) -> Admission:
         """The gate's word on a request before anything is journaled (see the module docstring).
         `verdict`: the hash of its sign-off's PIN, done off the loop (`pin_check`); None: hashed now if needed."""
+        self.stepped = None
         if caller is None:
             return Admission()
         if self._forbids(cmd, caller):  # before any PIN is looked at
@@ -139,7 +142,10 @@ class SignOff:
         if cmd.auth is not None and self._counts(cmd, caller):  # a PIN is checked only where a sign-off counts
             problem = self._sign_off(cmd.auth, caller, verdict)
             if problem is not None:
-                return self._refuse_sign_off(cmd, caller, cmd.auth.user, *problem)
+                refused = self._refuse_sign_off(cmd, caller, cmd.auth.user, *problem)
+                if refused.refusal is not None and self.stepped is not None:  # for the relaying process's alert
+                    refused.refusal["throttled_s"] = self.stepped
+                return refused
             signer = cmd.auth.user
         if signer is None and (privileged or not may):
             return Admission(refusal=self.needs_sign_off(cmd, caller, "a card entered by hand" if cmd.cmd == "card"
@@ -240,7 +246,7 @@ class SignOff:
             return refused
         now = self.clock()
         sender = _senders(caller, auth)[0][0]  # the most particular: the person at a relaying console
-        if self.relays == "throttle" and auth.at is not None:
+        if self._throttles(caller) and auth.at is not None:
             wait = self.holds.turn(f"{_sender(caller)} relaying", auth.at, now)
             if wait > 0:
                 seconds = max(1, math.ceil(wait))
@@ -258,11 +264,16 @@ class SignOff:
         """Whom a failure counts against and who is held (`_senders`); a throttling gate's relaying key is throttled
         instead (`_throttle_failed`), never held."""
         found = _senders(caller, auth)
-        return found[:1] if self.relays == "throttle" else found
+        return found[:1] if self._throttles(caller) else found
+
+    def _throttles(self, caller: Caller) -> bool:
+        """Whether the caller's relayed failures space its PIN checks (its people sign in at a web process) rather
+        than hold it whole (a key whose `at` is whoever runs it types: a terminal, a technician's tool)."""
+        return self.relays == "throttle" or _sender(caller) in self.throttled_keys
 
     def _throttle_failed(self, caller: Caller, auth: Auth) -> None:
         """A throttling gate counts a relayed failure against the key's throttle; its change audited and logged."""
-        if self.relays != "throttle" or auth.at is None:
+        if not self._throttles(caller) or auth.at is None:
             return
         key = f"{_sender(caller)} relaying"
         spacing = self.holds.relayed_failed(key, self.clock())

@@ -37,8 +37,9 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from protocol.file_modes import write_secret
 
@@ -71,6 +72,31 @@ MAX_KEYS = 4096
 
 HOLDS_FILE = "signoff-holds.json"
 """The holds' file in the controller's state directory."""
+
+
+class SavedHolds(TypedDict):
+    """One key's record as the file keeps it (`KeyHolds`)."""
+
+    failed: int
+    holds: int
+    until: float
+    last_hold: float
+
+
+class SavedThrottle(TypedDict):
+    """One relaying key's throttle as the file keeps it (`Throttle`): the turns kept, person -> when."""
+
+    failed: int
+    last_failed: float
+    next: float
+    turns: dict[str, float]
+
+
+class SavedState(TypedDict):
+    """The holds' file: every key's record and every relaying key's throttle, by key."""
+
+    keys: dict[str, SavedHolds]
+    throttles: dict[str, SavedThrottle]
 
 
 @dataclass(slots=True)
@@ -231,11 +257,17 @@ class Holds:
             self._keys.clear()
             self._throttles.clear()
 
+    def saved(self) -> SavedState:
+        """What the file keeps: every key's record and every throttle."""
+        return {"keys": {k: SavedHolds(failed=v.failed, holds=v.holds, until=v.until, last_hold=v.last_hold)
+                         for k, v in self._keys.items()},
+                "throttles": {k: SavedThrottle(failed=v.failed, last_failed=v.last_failed, next=v.next,
+                                               turns=dict(v.turns)) for k, v in self._throttles.items()}}
+
     def _save(self) -> None:
         if self.path is None:
             return
-        text = json.dumps({"keys": {k: asdict(v) for k, v in self._keys.items()},
-                           "throttles": {k: asdict(v) for k, v in self._throttles.items()}}, sort_keys=True)
+        text = json.dumps(self.saved(), sort_keys=True)
         try:
             write_secret(self.path, text)
         except OSError as exc:  # the hold stands in memory; a restart would forget it

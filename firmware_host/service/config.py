@@ -349,6 +349,12 @@ def _antennas(v: Any) -> tuple[str, ...]:
     return names
 
 
+def _key_names(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError(f"must be a list of client key names (the certificates' names), not {v!r}")
+    return tuple(plain_name(x) for x in v)
+
+
 def _chip_device(v: Any) -> str:
     name = plain_name(v)
     if name == "shoe":
@@ -390,7 +396,8 @@ _SCHEMA: dict[str, Section] = {
                                                       "void", "light_green", "light_amber", "light_red")}}),
     "security": Section(SecurityConfig, {**{k: string for k in ("server_key", "clients", "users", "manifest", "manifest_key",
                                                        "profiles")},
-                                  "local_role": one_of(*access.ROLES), "full_delay_s": seconds(0.0, 3600.0)}),
+                                  "local_role": one_of(*access.ROLES), "full_delay_s": seconds(0.0, 3600.0),
+                                  "signed_in_relays": _key_names}),
     "access": Section(AccessConfig, {k: names_of(access.ROLES, "roles") for k in access.SOCKETS}),
     "rights": Section(RightsConfig, {k: names_of(access.COMMANDS, "commands") for k in access.ROLES}),
     "chips": Section(ChipsConfig, {"set": string}),

@@ -105,7 +105,8 @@ class Controller:
         self.rights = rights if rights is not None else RightsConfig()  # [rights]: role -> commands
         self.audit = TableAudit(audit)  # faults, clears, voids, chops, devices: once committed
         self.signoff = SignOff(self.security.users, self.rights, audit,  # rights and sign-offs (its clock: .clock)
-                               journal.path.parent / HOLDS_FILE)  # a key's held sign-offs, kept across restarts
+                               journal.path.parent / HOLDS_FILE,  # a key's held sign-offs, kept across restarts
+                               throttled_keys=frozenset(self.security.signed_in_relays))  # people signed in: throttled
         self.default_limits = dict(limits) if limits is not None else None  # the configuration's [limits]
         self._pending_open: dict[str, Any] | None = None  # the configuration's table, at the next hand
         self._hand_closed = False

@@ -12,8 +12,10 @@ role of `ROLES` (`auth.require`: 401 signed out, 403 another role; the guard's o
 table's command endpoint as this process's own client (`[web] key`, role `pit`, over CURVE with the table's
 `server_key`), under the request id `pit-web:USER:PAGE_ID` (a page's request sent again is applied once; a
 user's id is never another's) and with `auth` plus `at`, the signed-in user, so the controller checks the PIN
-(`protocol/signoff.py`), never this process, and holds a wrong-PIN flood against that user at this key. The
-answer is the controller's reply as it is (`ok`, or `code`, `error`, `say`), or `{"ok": false, "code":
+(`protocol/signoff.py`), never this process, and holds a wrong-PIN flood against that user at this key (the key
+listed in the table's `[security] signed_in_relays`: its users' failures together space its PIN checks, never hold
+it; a reply whose failure began or slowed that throttle, `throttled_s`, raises the pit's alert, `PitHub.signoff_alert`,
+with the table's name). The answer is the controller's reply as it is (`ok`, or `code`, `error`, `say`), or `{"ok": false, "code":
 "no_answer" | "malformed" | "unknown_table", "error", "say"}` from the relay (400 for what it refused, 504 for no
 answer). Each step is logged with who sent it and who signed it, the card masked; never a PIN.
 """
@@ -24,6 +26,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +41,8 @@ from pages.config import TableFeed
 from protocol.commands import MAX_ID_CHARS, CommandClient
 
 log = logging.getLogger("croupier.pit.rating")
+ALERT: web.AppKey[Callable[[dict[str, Any]], None]] = web.AppKey("rating_alert")
+"""Told when a table's reply says a failure began or slowed its throttle of this process's key (the pit's alert)."""
 
 ROLES = ("pit", "supervisor")
 """Who may send a rating step from /pit (the supervisor's PIN signs it off besides)."""
@@ -153,6 +158,9 @@ async def _rating(request: web.Request) -> web.Response:
                         504, table=table)
     log.info("pit rating: %s sent %s %s signed off by %r -> %s", session.user, table, shown, signoff["user"],
              "ok" if reply.get("ok") else f"{reply.get('code')}: {reply.get('error')}")
+    if isinstance(reply.get("throttled_s"), (int, float)) and ALERT in request.app:
+        request.app[ALERT]({"spacing_s": reply["throttled_s"], "at": session.user, "address": request.remote or "",
+                            "time": time.time(), "table": table})
     return web.json_response(reply)
 
 
@@ -164,8 +172,11 @@ async def _tables(request: web.Request) -> web.Response:
     return web.json_response({"tables": tables}, headers={"Cache-Control": "no-cache"})
 
 
-def add_routes(app: web.Application, relay: RatingRelay) -> None:
-    """`/pit/rating.json` and `POST /pit/rating` on the floor's app."""
+def add_routes(app: web.Application, relay: RatingRelay, alert: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """`/pit/rating.json` and `POST /pit/rating` on the floor's app; `alert` told of each step of a table's throttle of
+    this process's sign-offs."""
     app[RELAY] = relay
+    if alert is not None:
+        app[ALERT] = alert
     app.router.add_get("/pit/rating.json", _tables)
     app.router.add_post("/pit/rating", _rating)

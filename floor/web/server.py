@@ -79,7 +79,7 @@ def make_app(pit: PitHub, sessions: auth.Sessions | None = None, *, tls: bool = 
     app.router.add_get("/pit", _pit_page)
     app.router.add_get("/ws/pit", _pit_feed)
     app.router.add_get("/tournament", _tournament_page)
-    add_rating_routes(app, rating if rating is not None else RatingRelay({}))
+    add_rating_routes(app, rating if rating is not None else RatingRelay({}), pit.signoff_alert)
     add_past_routes(app, past_dsn, pit.signoff_alert)  # a past gaming day's sessions adjusted in the archive
     return app
 

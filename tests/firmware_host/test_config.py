@@ -31,6 +31,8 @@ def test_typed_values() -> None:
     assert cfg.limits.minimum == 500 and cfg.limits.maximum == 10000
     assert cfg.feed.heartbeat_s == 0.5 and isinstance(cfg.feed.heartbeat_s, float)
     assert cfg.shoe.url == "socket://127.0.0.1:7000"
+    assert Config.parse('[security]\nsigned_in_relays = ["console", "pit-web"]\n', source="t.toml").security \
+        .signed_in_relays == ("console", "pit-web")  # their people sign in: throttled, never held whole
 
 
 @pytest.mark.parametrize("text, words", [
@@ -54,6 +56,8 @@ def test_typed_values() -> None:
     ("[table]\nname=\n", ["t.toml", "TOML"]),
     ("[ratings]\nday_starts='6:00'\n", ["[ratings]", "day_starts", "HH:MM"]),
     ("[ratings]\ntime_zone='Paris'\n", ["[ratings]", "time_zone", "IANA"]),
+    ("[security]\nsigned_in_relays='console'\n", ["[security]", "signed_in_relays", "list of client key names"]),
+    ("[security]\nsigned_in_relays=['a b']\n", ["[security]", "signed_in_relays", "letters, digits"]),
 ])
 def test_refusals_name_file_section_key(text: str, words: list[str]) -> None:
     with pytest.raises(ConfigError) as info:

@@ -1,0 +1,66 @@
+"""The table's own gate behind the floor's `/pit/rating` (its key in the table's `[security] signed_in_relays`): four pit bosses failing five times each slow the table's PIN checks, raise the pit's alert with the table's name, and a fifth pit boss signs off at her turn (the table's fake clock)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import zmq
+
+from pages.auth import SESSION_COOKIE
+from protocol.signoff_holds import MAX_FAILED, MAX_FAILED_RELAYED, THROTTLE_S
+from protocol.users import Users
+from tests.firmware_host.test_signoff import PIN
+from tests.web.test_display_guard import cheap_user
+from tests.web.test_pit_rating import Floor, step
+
+BOSSES = {f"boss{n}": f"24{n}8" for n in range(5)}
+"""Pit bosses signed in at /pit (their sign-in PINs; the supervisor's sign-off PIN is the table's `PIN`)."""
+
+
+def post(floor: Floor, user: str, body: Any) -> dict[str, Any]:
+    """A step POSTed by pit boss `user` signed in at the floor's pages; the reply's JSON."""
+    async def go() -> dict[str, Any]:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+            origin = {"Origin": floor.base}
+            async with http.post(f"{floor.base}/api/signin", json={"user": user, "pin": BOSSES[user]},
+                                 headers=origin) as signed:
+                assert signed.status == 200, await signed.text()
+                cookie = {"Cookie": f"{SESSION_COOKIE}={signed.cookies[SESSION_COOKIE].value}"}
+            async with http.post(f"{floor.base}/pit/rating", json=body, headers={**origin, **cookie}) as reply:
+                found: dict[str, Any] = await reply.json(content_type=None)
+                return found
+    return asyncio.run_coroutine_threadsafe(go(), floor.loop).result(60)
+
+
+def test_four_pit_bosses_failing_slow_the_table_and_alert_the_pit_and_a_fifth_signs_off(
+        tmp_path: Path, ctx: zmq.Context[Any]) -> None:
+    floor = Floor(tmp_path, ctx)
+    try:
+        Users({n: cheap_user(n, "pit", pin) for n, pin in BOSSES.items()}).save(tmp_path / "web-users.json")
+        floor.table.c.signoff.throttled_keys = frozenset({"local"})  # `[security] signed_in_relays = ["local"]`
+        replies = []
+        for n in range(MAX_FAILED_RELAYED):
+            floor.table.now[0] += 1.0  # each pit boss within the table's budget of PIN checks
+            replies.append(post(floor, f"boss{n // MAX_FAILED}", step(f"f{n}", pin="0000")))
+        assert [r["say"]["key"] for r in replies] == ["refusal.sign_off_refused"] * MAX_FAILED_RELAYED
+        assert replies[-1]["throttled_s"] == THROTTLE_S
+        assert floor.hub.alert is not None
+        alert = json.loads(floor.hub.alert)
+        assert (alert["kind"], alert["table"], alert["at"], alert["spacing_s"]) == (
+            "signoff_alert", "uth-1", "boss3", THROTTLE_S)
+        assert [h["at"] for h in floor.table.audited("signoff_held")] == ["boss0", "boss1", "boss2", "boss3"]
+        assert [t["spacing_s"] for t in floor.table.audited("signoff_throttled")] == [THROTTLE_S]
+        floor.table.now[0] += 1.0
+        told = post(floor, "boss4", step("s1"))  # a fifth pit boss, the supervisor's right PIN
+        assert told["code"] == "busy" and told["say"]["key"] == "refusal.sign_off_throttled", told
+        assert 0 < told["say"]["args"]["seconds"] <= THROTTLE_S and told["retry_s"] == told["say"]["args"]["seconds"]
+        floor.table.now[0] += told["retry_s"]  # her turn, kept for her
+        signed = post(floor, "boss4", step("s1"))
+        assert signed["ok"] is True, signed
+        assert floor.table.audited("signoff_granted")[-1]["at"] == "boss4"
+    finally:
+        floor.close()
