@@ -14,7 +14,8 @@ count of failures back to 0 (not its holds). So:
   directory lists.
 
 A gate that throttles its relays (`SignOff.relays = "throttle"`: the pit's web process, whose pit bosses are signed
-in) never holds the relaying key as a whole: past `MAX_FAILED_RELAYED` failures relayed for all its people, the key's
+in; or, at the table, the keys of `SignOff.throttled_keys`, `[security] signed_in_relays`: the display's consoles, the
+floor's `/pit/rating`) never holds the relaying key as a whole: past `MAX_FAILED_RELAYED` failures relayed for all its people, the key's
 PIN checks are spaced (`THROTTLE_S`, twice as far every `THROTTLE_STEP` failures, at most `THROTTLE_MAX_S`), each
 person told to wait keeping their turn, while each person is still held at `MAX_FAILED`: so a few accounts failing
 slow the others down, a turn or so each, and never hold them.

@@ -12,8 +12,9 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "figures", "source", ...}                                     the pit's figures (`figures.py`)
     {"kind": "dealers", "day", "dealers": [...]}     each dealer's figures, to a screen of DEALER_FIGURE_ROLES only
     {"kind": "rated", "source", "tables"}                                  the rated players (`figures.py`)
-    {"kind": "signoff_alert", "spacing_s", "at", "address", "time", "since"}  the web process's sign-offs throttled
-        (its latest step, `floor.web.rating_past`; `since`: its first), to a screen of DEALER_FIGURE_ROLES only
+    {"kind": "signoff_alert", "spacing_s", "at", "address", "time", "since", "table"?}  the web process's sign-offs
+        throttled (its latest step, `floor.web.rating_past`, or a table's gate's, `table`, `floor.web.rating`; `since`:
+        that throttle's first), to a screen of DEALER_FIGURE_ROLES only
 
 A table's summary carries its `tray_alert` (the shift's tray differences) and, for a chip fault (a mispay,
 moved or foreign chips, a tray difference), the public fault's words (`say`: the circle and the amounts).
@@ -145,7 +146,7 @@ class PitHub:
         self.dealers: str | None = None  # the latest `dealers` message: the dealers' figures of the day
         self.rated: str | None = None  # the latest `rated` message: the players rated at each table
         self.alert: str | None = None  # the latest `signoff_alert`: the web process's sign-offs throttled
-        self._alert_times: tuple[float, float] | None = None  # when the throttle was first and last alerted
+        self._alert_times: dict[str, tuple[float, float]] = {}  # when each throttle was first and last alerted
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.floor_day: dict[str, Any] | None = None  # the archive's gaming day setting, from the latest figures
         self.screens: set[PitScreen] = set()
@@ -234,11 +235,12 @@ class PitHub:
     def signoff_alert(self, alert: Mapping[str, Any]) -> None:
         """The web process's sign-offs throttled after many failures (`protocol.signoff_holds`): kept, the latest, for
         the screens joining later, and sent to the floor's screens (never a wall screen's)."""
-        at = float(alert.get("time") or 0.0)
-        if self._alert_times is None or at - self._alert_times[1] > THROTTLE_FORGET_S:  # a throttle begun again
-            self._alert_times = (at, at)
-        self._alert_times = (self._alert_times[0], at)
-        self.alert = json.dumps({**alert, "since": self._alert_times[0], "kind": "signoff_alert"}, default=str)
+        at, whose = float(alert.get("time") or 0.0), str(alert.get("table") or "")  # "": this process's own gate
+        times = self._alert_times.get(whose)
+        if times is None or at - times[1] > THROTTLE_FORGET_S:  # a throttle begun again
+            times = (at, at)
+        self._alert_times[whose] = (times[0], at)
+        self.alert = json.dumps({**alert, "since": times[0], "kind": "signoff_alert"}, default=str)
         for screen in [s for s in self.screens if s.dealers]:
             screen.offer(self.alert, self._resync(screen))
 

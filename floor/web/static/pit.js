@@ -300,8 +300,9 @@ new Feed("/ws/pit", {
       const box = byId("signoff-alert");
       box.hidden = false;
       box.dataset.spacing = String(message.spacing_s);
-      byId("signoff-alert-text").textContent = t("pit.signoff_alert", {
-        time: clock(message.since ?? message.time), at: message.at, address: message.address, spacing: message.spacing_s });
+      byId("signoff-alert-text").textContent = t(message.table ? "pit.signoff_alert_table" : "pit.signoff_alert", {
+        time: clock(message.since ?? message.time), at: message.at, address: message.address, spacing: message.spacing_s,
+        table: message.table ?? "" });  // a table's own gate throttling this process's key (floor/web/rating.py)
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();
