@@ -70,6 +70,7 @@ def test_four_pit_bosses_failing_slow_the_table_and_alert_the_pit_and_a_fifth_si
     floor = SignedInFloor(tmp_path, ctx, language)
     try:
         Users({n: cheap_user(n, "pit", pin) for n, pin in BOSSES.items()}).save(tmp_path / "web-users.json")
+        Users({"ana": cheap_user("ana", "supervisor", PIN)}).save(tmp_path / "users.json")  # the table's, read again
         floor.table.c.signoff.throttled_keys = frozenset({"local"})  # `[security] signed_in_relays = ["local"]`
         floor.money("EUR", 2)  # the table's tile on the pit
         page.set_viewport_size({"width": 1280, "height": 720})
