@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import zmq
 from playwright.sync_api import Page
 
 from engine.ratings import Ratings
+from firmware_host.service.config import RatingsConfig
 from firmware_host.service.ratings import journal_ratings
 from floor.figures import closed_line, rated_line
 from floor.web.hub import PitHub
@@ -40,6 +42,10 @@ class Floor:
     def __init__(self, tmp: Path, ctx: zmq.Context[Any], language: str = "en") -> None:
         tmp.mkdir(parents=True, exist_ok=True)
         self.table = Table(tmp, ctx, local_role="pit", fault=False)  # the relay is the pit's client on loopback
+        # the table's gaming day starts twelve hours from now: a session opened and adjusted within a test is never
+        # across the day's start (at 06:00, the default, one was refused as of the day before)
+        starts = datetime.now(timezone.utc) + timedelta(hours=12)
+        self.table.c.ratings_day = RatingsConfig(day_starts=time(starts.hour, starts.minute))
         Users({n: cheap_user(n, role, pin) for n, (role, pin) in PEOPLE.items()}).save(tmp / "web-users.json")
         self.loop = asyncio.new_event_loop()
         self.beating: asyncio.TimerHandle | None = None
