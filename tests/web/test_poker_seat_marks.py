@@ -1,0 +1,53 @@
+"""A poker seat's marks on the dealer console as a dealer reads the table, in Chromium from a recorded hold'em feed:
+a call said as the bet it matched, like a raise's "to"; a folded seat holding no cards; a check said as done."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from pages import words
+
+from tests.firmware_host.test_poker_table import HOLDEM, HOLDEM_HOLE, Rig
+from tests.web.money import shown as money
+from tests.web.test_chip_circles import serve
+from tests.web.test_poker_street_acts import SEAT_WORDS, SEQ
+
+
+def small_blind_called() -> dict[str, Any]:
+    """The public state pre-flop once seat 5 called the big blind (0.02), seat 6 folded and seat 1 completed from its
+    small blind (0.01 posted, 0.01 added): seat 3, the big blind, to act."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        for seat, action in ((5, "call"), (6, "fold"), (1, "call")):
+            rig.act(seat, action)
+        state = {**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}
+        rig.c.journal.close()
+    return json.loads(json.dumps(state))
+
+
+@pytest.mark.parametrize("name", ["dealer", "table"])
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: str, language: str) -> None:
+    """Found dealing hold'em at the console: the small blind's call read "CALLS €0.01" (the chips it added) beside
+    "bet €0.02" and a raise's "RAISES TO" total: a dealer reads the chips in front of the seat, so a call says the
+    bet it matched, the same total its bet line and the players' screen's circle show."""
+    state = small_blind_called()
+    page.set_viewport_size({"width": 1280, "height": 800} if name == "dealer" else {"width": 1920, "height": 1080})
+    serve(page, name, state, language=language)
+    page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
+    said = page.locator(SEAT_WORDS[name].format(seat=1)).inner_text().strip()
+    matched = money(2, lang=language)
+    key = "poker_console.did_calls" if name == "dealer" else "poker_table.act_call"
+    assert said.lower() == words.catalogs()[language][key].format(amount=matched).lower(), said
+    if name == "dealer":
+        bet = page.locator("[data-poker] .pseat[data-seat='1'] .pseat-bet").inner_text().strip().lower()
+        assert matched in bet, bet  # the same amount as its bet line: the chips in front of the seat
