@@ -51,3 +51,19 @@ def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: 
     if name == "dealer":
         bet = page.locator("[data-poker] .pseat[data-seat='1'] .pseat-bet").inner_text().strip().lower()
         assert matched in bet, bet  # the same amount as its bet line: the chips in front of the seat
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_folded_seat_shows_no_cards_on_the_console(page: Page, language: str) -> None:
+    """Found dealing hold'em at the console: a folded seat kept its two card backs as if still in the hand; its cards
+    are in the muck, so the seat shows none, only its "folded" mark (a seat still in keeps its two)."""
+    state = small_blind_called()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    seat = "[data-poker] .pseat[data-seat='{seat}']"
+    assert page.locator(seat.format(seat=6)).get_attribute("data-folded") == ""
+    assert page.locator(seat.format(seat=6) + " .cards > *").count() == 0
+    assert page.locator(seat.format(seat=6) + " .pseat-status").inner_text().strip().lower() == \
+        ("folded" if language == "en" else "couché")
+    assert page.locator(seat.format(seat=5) + " .cards > *").count() == 2  # still in: its two cards
