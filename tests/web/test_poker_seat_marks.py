@@ -67,3 +67,27 @@ def test_a_folded_seat_shows_no_cards_on_the_console(page: Page, language: str) 
     assert page.locator(seat.format(seat=6) + " .pseat-status").inner_text().strip().lower() == \
         ("folded" if language == "en" else "couché")
     assert page.locator(seat.format(seat=5) + " .cards > *").count() == 2  # still in: its two cards
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_check_is_said_as_the_seat_did_it_not_as_the_buttons_word(page: Page, language: str) -> None:
+    """Found on the French console: seat 1's check on the flop read "parole", the word of the button that asks for
+    it; the seat's mark says it as its neighbours' do ("checke" as "suit", "mise"; English "checks")."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        for seat, action in ((5, "call"), (6, "fold"), (1, "call"), (3, "check")):
+            rig.act(seat, action)
+        rig.shoe("3d 7h 8c 9d")
+        rig.act(1, "check")
+        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        rig.c.journal.close()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    said = page.locator(SEAT_WORDS["dealer"].format(seat=1)).text_content()
+    catalog = words.catalogs()[language]
+    assert said == catalog["poker_console.did_checks"] and said.lower() != catalog["poker_console.check"].lower(), said
+    assert said == {"en": "checks", "fr": "checke"}[language], said
