@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, WebSocketRoute
 
 from pages import words
 
@@ -91,3 +91,24 @@ def test_a_check_is_said_as_the_seat_did_it_not_as_the_buttons_word(page: Page, 
     catalog = words.catalogs()[language]
     assert said == catalog["poker_console.did_checks"] and said.lower() != catalog["poker_console.check"].lower(), said
     assert said == {"en": "checks", "fr": "checke"}[language], said
+
+
+def test_an_amount_not_read_clears_the_controllers_refusal_of_the_one_before(page: Page) -> None:
+    """Found dealing at a French console: "1000" typed, refused by the controller ("dépasse le maximum, à 7,25 €"),
+    then "-5" typed: "pas un montant" beside the amount while the refusal of 1 000,00 € still stood above it, two
+    answers at once, one of them about an amount no longer typed."""
+    sockets: list[WebSocketRoute] = []
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", small_blind_called(), language="fr", sockets=sockets)
+    page.wait_for_selector("[data-poker] [data-actions] input[data-amount]")
+    refusal = {"ok": False, "code": "illegal", "error": "seat 3 may raise to 4..200, not 100000"}
+    sockets[0].on_message(lambda text: sockets[0].send(json.dumps(
+        {"kind": "reply", "id": json.loads(str(text))["id"], "reply": refusal})))
+    page.fill("[data-poker] [data-actions] input[data-amount]", "1000")
+    page.click("[data-poker] [data-actions] [data-action='raise']")
+    page.wait_for_selector("[data-poker] .poker-refusal[data-refusal='illegal']")
+    page.fill("[data-poker] [data-actions] input[data-amount]", "-5")
+    page.click("[data-poker] [data-actions] [data-action='raise']")
+    page.wait_for_selector("[data-poker] .entry-error[data-entry-error='-5']")
+    assert page.locator("[data-poker] .poker-refusal").is_hidden()
+    assert page.locator("[data-poker] .entry-error").inner_text() == words.catalogs()["fr"]["poker_console.not_an_amount"]

@@ -513,6 +513,7 @@ class PokerPanel {
       if (amount === null) {
         entryError.textContent = t(input.value.trim() === "" ? "poker_console.amount_first" : "poker_console.not_an_amount");
         entryError.dataset.entryError = input.value;
+        this.showRefusal(null);  // the controller's refusal was of the amount typed before: not beside this one
         return;
       }
       entryError.textContent = "";
