@@ -185,7 +185,7 @@ def test_the_display_then_the_controller_restart_mid_hand_and_the_console_resume
     dealer.ready()
     tablet.wait_for_selector(f"{ROOT}[data-to-act='2'] [data-decisions] [data-action='check']:not([disabled])")
     checked = tablet.locator("#spots [data-seat='1'] .seat .decision").text_content()
-    assert checked == {"en": "Checked", "fr": "Parole"}[language]  # taken, in the past: not the button's "Check"
+    assert checked == {"en": "Checked", "fr": "Checké"}[language]  # taken, in the past: not the button's "Check"
     _away_and_back(tablet, run, language, "[data-decisions] [data-action='check']")
     tablet.wait_for_selector(f"{ROOT}[data-to-act='2'] [data-decisions] [data-action='check']:not([disabled])")
     assert (tablet.get_attribute(ROOT, "data-hand"), tablet.get_attribute(ROOT, "data-phase")) == ("1", "preflop")

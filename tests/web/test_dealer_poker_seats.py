@@ -379,9 +379,9 @@ def test_seven_card_studs_seventh_street_at_eight_seats_fits_without_a_scroll(pa
     page.wait_for_selector("[data-poker] [data-action='check']")
     seen = page.evaluate(SEATS_FIT)
     assert seen["page"] == [0, 0] and seen["scrolls"] == [] and seen["below"] == [], seen
-    assert sorted(seat["cards"] for seat in seen["seats"]) == [3, 3] + [7] * 6, seen["seats"]
+    assert sorted(seat["cards"] for seat in seen["seats"]) == [0, 0] + [7] * 6, seen["seats"]  # folded: in the muck
     for seat in seen["seats"]:
-        assert seat["lines"] == 1 and seat["out"] == 0 and seat["cut"] == [] and seat["nameLines"] < 1.6, seat
+        assert seat["lines"] == (1 if seat["cards"] else 0) and seat["out"] == 0 and seat["cut"] == [] and seat["nameLines"] < 1.6, seat
         for card in seat["up"]:
             assert card["shown"] >= card["words"] - 0.5 and card["font"] >= 12, (seat["seat"], card)
     check_targets(page, f"stud's seventh street at 1280x{height} {language}")

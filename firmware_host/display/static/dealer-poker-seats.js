@@ -141,6 +141,7 @@ export class SeatChanges {
         entryError.textContent = t(input.value.trim() === "" ? "poker_console.amount_first"
           : amount === null ? "poker_console.not_an_amount" : "poker_console.amount_above_zero");
         entryError.dataset.entryError = input.value;
+        this.panel.showRefusal(null);  // a refusal of another command or amount: not beside this one
         return;
       }
       entryError.textContent = "";

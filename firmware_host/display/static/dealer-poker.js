@@ -316,7 +316,7 @@ class PokerPanel {
     node.append(top);
     node.append(el("div", "pseat-stack", formatMoney(spot.stack ?? 0, state)));
     const cards = el("div", "cards");
-    cards.append(...cardsElements(spot.cards));
+    if (!spot.folded) cards.append(...cardsElements(spot.cards));  // a folded seat's cards are in the muck: none shown
     node.append(cards);
     const bet = spot.bets?.bet ?? 0;
     node.append(el("div", "pseat-bet", bet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
@@ -513,6 +513,7 @@ class PokerPanel {
       if (amount === null) {
         entryError.textContent = t(input.value.trim() === "" ? "poker_console.amount_first" : "poker_console.not_an_amount");
         entryError.dataset.entryError = input.value;
+        this.showRefusal(null);  // the controller's refusal was of the amount typed before: not beside this one
         return;
       }
       entryError.textContent = "";

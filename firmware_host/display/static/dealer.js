@@ -224,11 +224,14 @@ function spotElement(seat) {
   if (!spot) node.classList.add("empty");
   if (holdsPayouts(state, seat)) node.tabIndex = 0;  // its payouts may scroll
   if (state.to_act === seat) node.classList.add("to-act");
-  if (spot?.decision === "fold" || spot?.decision === "dead") node.classList.add("folded");
+  // Between hands (the next hand's bets taken) the seat is the next hand's: nothing of the last one's decision, as
+  // its circles show none of its bets (the settled hand is the history's and the sign-off's).
+  const decided = betting() ? null : spot?.decision;
+  if (decided === "fold" || decided === "dead") node.classList.add("folded");
   const head = el("div", "seat");
   head.append(el("span", "seat-name", seatName(seat)));
-  if (spot?.decision) {
-    const chosen = { decision: spot.decision, multiple: spot.multiple ?? null };
+  if (decided) {
+    const chosen = { decision: decided, multiple: spot.multiple ?? null };
     head.append(el("span", "decision", decisionWord(chosen, true)));
   }
   head.append(ratedLine(seat));  // the seat action for its player card, masked when known (dealer-players.js)

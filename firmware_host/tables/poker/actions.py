@@ -46,7 +46,7 @@ def play(hand: Hand, seat: int, action: str, amount: int | None = None, cards: S
     the engine's reason) / CardError, the hand unchanged."""
     if action not in POKER_ACTIONS:
         raise IllegalAction(f"unknown action {action!r} (known: {', '.join(POKER_ACTIONS)})")
-    put = hand.contributed(seat)
+    put, in_front = hand.contributed(seat), hand.bet(seat)  # before the action (a call that closes the round moves it)
     if action in ("bet", "raise", "complete"):
         if amount is None:
             raise IllegalAction(f"{action} needs an amount (the street total, 'to')",
@@ -88,7 +88,7 @@ def play(hand: Hand, seat: int, action: str, amount: int | None = None, cards: S
     else:
         called = hand.call(seat)
         event, said = ["call", seat], f"calls {called.amount}" + (" (all in)" if called.all_in else "")
-        act = act_record("call", called.amount, called.all_in)
+        act = act_record("call", in_front + called.amount, called.all_in)  # the bet it matched, as a raise's "to"
     done: SequenceLine = {"seat": seat, "do": "fold" if dead else event[0], "all_in": hand.all_in(seat)}
     if event[0] == "draw":
         done["cards"] = len(event[2])
@@ -109,13 +109,13 @@ def _all_in(hand: Hand, seat: int) -> tuple[list[Any], str, Act]:
     if legal.all_in is None:
         raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
                             say=say("refusal.poker_no_all_in", seat=seat))
-    to = legal.all_in
+    to, in_front = legal.all_in, hand.bet(seat)
     if legal.bring_in is not None and hand.stack(seat) <= hand.stakes.bring_in:
         brought = hand.post_bring_in(seat)
         return ["bring_in", seat], f"brings in {brought.amount} (all in)", act_record("bring_in", brought.amount, True)
     if legal.call is not None and to <= hand.level:
         called = hand.call(seat)
-        return ["call", seat], f"calls {called.amount} (all in)", act_record("call", called.amount, True)
+        return ["call", seat], f"calls {called.amount} (all in)", act_record("call", in_front + called.amount, True)
     if legal.bet_or_raise is None:
         raise IllegalAction(f"seat {seat} may not go all in now: {view.prompt}",
                             say=say("refusal.poker_no_all_in", seat=seat))

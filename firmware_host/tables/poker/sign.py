@@ -81,8 +81,9 @@ def hand_words(value: HandValue, evaluator: str) -> messages.HandValue:
 def act_record(action: str, amount: int | None = None, all_in: bool = False,
                cards: int | None = None, clock: bool = False) -> messages.Act:
     """A seat's last action as the screen words it: `action` (`fold`, `check`, `call`, `bet`,
-    `raise`, `complete`, `bring_in`, `draw`, `stand_pat`, `show`, `muck`), `amount` (a call's chips,
-    a bet's or raise's street total, a bring-in's chips), `all_in`, `cards` drawn, and `clock` (a
+    `raise`, `complete`, `bring_in`, `draw`, `stand_pat`, `show`, `muck`), `amount` (the seat's
+    street total after it: the bet a call matched, a bet's or raise's "to", a bring-in's chips: the
+    chips in front of the seat, as the dealer reads them), `all_in`, `cards` drawn, and `clock` (a
     fold because the seat's clock ran out)."""
     out: messages.Act = {"action": action}
     if clock:

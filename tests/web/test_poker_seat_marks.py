@@ -1,0 +1,114 @@
+"""A poker seat's marks on the dealer console as a dealer reads the table, in Chromium from a recorded hold'em feed:
+a call said as the bet it matched, like a raise's "to"; a folded seat holding no cards; a check said as done."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, WebSocketRoute
+
+from pages import words
+
+from tests.firmware_host.test_poker_table import HOLDEM, HOLDEM_HOLE, Rig
+from tests.web.money import shown as money
+from tests.web.test_chip_circles import serve
+from tests.web.test_poker_street_acts import SEAT_WORDS, SEQ
+
+
+def small_blind_called() -> dict[str, Any]:
+    """The public state pre-flop once seat 5 called the big blind (0.02), seat 6 folded and seat 1 completed from its
+    small blind (0.01 posted, 0.01 added): seat 3, the big blind, to act."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        for seat, action in ((5, "call"), (6, "fold"), (1, "call")):
+            rig.act(seat, action)
+        state = {**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}
+        rig.c.journal.close()
+    return json.loads(json.dumps(state))
+
+
+@pytest.mark.parametrize("name", ["dealer", "table"])
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: str, language: str) -> None:
+    """Found dealing hold'em at the console: the small blind's call read "CALLS €0.01" (the chips it added) beside
+    "bet €0.02" and a raise's "RAISES TO" total: a dealer reads the chips in front of the seat, so a call says the
+    bet it matched, the same total its bet line and the players' screen's circle show."""
+    state = small_blind_called()
+    page.set_viewport_size({"width": 1280, "height": 800} if name == "dealer" else {"width": 1920, "height": 1080})
+    serve(page, name, state, language=language)
+    page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
+    said = page.locator(SEAT_WORDS[name].format(seat=1)).inner_text().strip()
+    matched = money(2, lang=language)
+    key = "poker_console.did_calls" if name == "dealer" else "poker_table.act_call"
+    assert said.lower() == words.catalogs()[language][key].format(amount=matched).lower(), said
+    if name == "dealer":
+        bet = page.locator("[data-poker] .pseat[data-seat='1'] .pseat-bet").inner_text().strip().lower()
+        assert matched in bet, bet  # the same amount as its bet line: the chips in front of the seat
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_folded_seat_shows_no_cards_on_the_console(page: Page, language: str) -> None:
+    """Found dealing hold'em at the console: a folded seat kept its two card backs as if still in the hand; its cards
+    are in the muck, so the seat shows none, only its "folded" mark (a seat still in keeps its two)."""
+    state = small_blind_called()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    seat = "[data-poker] .pseat[data-seat='{seat}']"
+    assert page.locator(seat.format(seat=6)).get_attribute("data-folded") == ""
+    assert page.locator(seat.format(seat=6) + " .cards > *").count() == 0
+    assert page.locator(seat.format(seat=6) + " .pseat-status").inner_text().strip().lower() == \
+        ("folded" if language == "en" else "couché")
+    assert page.locator(seat.format(seat=5) + " .cards > *").count() == 2  # still in: its two cards
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_check_is_said_as_the_seat_did_it_not_as_the_buttons_word(page: Page, language: str) -> None:
+    """Found on the French console: seat 1's check on the flop read "parole", the word of the button that asks for
+    it; the seat's mark says it as its neighbours' do ("checke" as "suit", "mise"; English "checks")."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        for seat, action in ((5, "call"), (6, "fold"), (1, "call"), (3, "check")):
+            rig.act(seat, action)
+        rig.shoe("3d 7h 8c 9d")
+        rig.act(1, "check")
+        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        rig.c.journal.close()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    said = page.locator(SEAT_WORDS["dealer"].format(seat=1)).text_content()
+    catalog = words.catalogs()[language]
+    assert said == catalog["poker_console.did_checks"] and said.lower() != catalog["poker_console.check"].lower(), said
+    assert said == {"en": "checks", "fr": "checke"}[language], said
+
+
+def test_an_amount_not_read_clears_the_controllers_refusal_of_the_one_before(page: Page) -> None:
+    """Found dealing at a French console: "1000" typed, refused by the controller ("dépasse le maximum, à 7,25 €"),
+    then "-5" typed: "pas un montant" beside the amount while the refusal of 1 000,00 € still stood above it, two
+    answers at once, one of them about an amount no longer typed."""
+    sockets: list[WebSocketRoute] = []
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", small_blind_called(), language="fr", sockets=sockets)
+    page.wait_for_selector("[data-poker] [data-actions] input[data-amount]")
+    refusal = {"ok": False, "code": "illegal", "error": "seat 3 may raise to 4..200, not 100000"}
+    sockets[0].on_message(lambda text: sockets[0].send(json.dumps(
+        {"kind": "reply", "id": json.loads(str(text))["id"], "reply": refusal})))
+    page.fill("[data-poker] [data-actions] input[data-amount]", "1000")
+    page.click("[data-poker] [data-actions] [data-action='raise']")
+    page.wait_for_selector("[data-poker] .poker-refusal[data-refusal='illegal']")
+    page.fill("[data-poker] [data-actions] input[data-amount]", "-5")
+    page.click("[data-poker] [data-actions] [data-action='raise']")
+    page.wait_for_selector("[data-poker] .entry-error[data-entry-error='-5']")
+    assert page.locator("[data-poker] .poker-refusal").is_hidden()
+    assert page.locator("[data-poker] .entry-error").inner_text() == words.catalogs()["fr"]["poker_console.not_an_amount"]
