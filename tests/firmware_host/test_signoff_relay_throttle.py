@@ -106,8 +106,8 @@ def test_four_accounts_failing_slow_the_key_and_a_fifth_person_signs_off_within_
 
 def test_a_flood_of_eight_accounts_is_counted_a_minute_across_restarts(table: Table,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Eight accounts at the display's key each asking every sixteen seconds for three hours, the controller started
-    again every half hour: the PINs hashed a minute never more than the throttle lets (twenty at first, then one a
+    """Eight accounts at the display's key each asking every 64 seconds for three hours (one every 8 s, faster than the
+    throttle lets any through past its first twenty), the controller started again every half hour: the PINs hashed a minute never more than the throttle lets (twenty at first, then one a
     spacing), one a minute once it is at its cap; a person who never failed then signs off within the bound."""
     hashed: list[float] = []
     real = users_module._scrypt
@@ -118,9 +118,9 @@ def test_a_flood_of_eight_accounts_is_counted_a_minute_across_restarts(table: Ta
 
     monkeypatch.setattr(users_module, "_scrypt", counted)
     start = table.now[0]
-    for n in range(3 * 3600 // 2):  # a request every two seconds (the clear adds one), the accounts in turn
-        table.now[0] += 1.0
-        if n % 900 == 0:
+    for n in range(3 * 3600 // 8):  # a request every eight seconds (the clear adds one), the accounts in turn
+        table.now[0] += 7.0
+        if n % 225 == 0:
             table.restart()
         key = table.ask(DISPLAY, ACCOUNTS[n % len(ACCOUNTS)], f"{n % 10000:04d}")
         assert key in ("refusal.sign_off_refused", "refusal.sign_off_held", "refusal.sign_off_throttled"), key
