@@ -16,7 +16,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +61,28 @@ class Demo:
 
 
 @pytest.fixture(scope="module")
-def demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
-    """The demo of a (game, language) the test is given (one a module: each serves both its sizes)."""
-    game, lang = request.param
-    running = Demo(game, lang, tmp_path_factory.mktemp("demo"))
-    yield running
-    running.stop()
+def demos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[tuple[str, str]], Demo]]:
+    """`demos((game, language))`: that demo, started at its first test and kept for the next ones of the same game and
+    language (the cases are listed together), stopped when another is asked for and at the module's end."""
+    running: dict[tuple[str, str], Demo] = {}
+
+    def get(key: tuple[str, str]) -> Demo:
+        if key not in running:
+            for other in running.values():
+                other.stop()
+            running.clear()
+            running[key] = Demo(*key, tmp_path_factory.mktemp("demo"))
+        return running[key]
+
+    yield get
+    for other in running.values():
+        other.stop()
+
+
+@pytest.fixture
+def demo(request: pytest.FixtureRequest, demos: Callable[[tuple[str, str]], Demo]) -> Demo:
+    """The demo of the (game, language) the test is given (`demos`: one for both its sizes)."""
+    return demos(request.param)
 
 
 @functools.cache
