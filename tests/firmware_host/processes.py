@@ -13,18 +13,30 @@ from pathlib import Path
 from typing import Any
 
 
-def croupier_here(*args: str) -> subprocess.CompletedProcess[str]:
+def croupier_here(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """`croupier ARGS` run in this process (`cli.main`: the same parsing and code, without a second of start-up a
-    call), its exit status and what it wrote; an exception it raises fails the test, as a traceback would."""
+    call), its exit status and what it wrote; an exception it raises fails the test, as a traceback would. `stdin`
+    is what it reads on its standard input (UTF-8, `sys.stdin` and `sys.stdin.buffer` alike)."""
     from cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    given = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(given):
         try:
             status = main(list(args))
         except SystemExit as exc:  # argparse's refusals
             status = exc.code if isinstance(exc.code, int) else 2
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stdin(given: io.TextIOWrapper) -> Iterator[None]:
+    """`sys.stdin` replaced by `given` for the duration."""
+    kept, sys.stdin = sys.stdin, given
+    try:
+        yield
+    finally:
+        sys.stdin = kept
 
 
 def start_cli(args: list[str], cwd: Path) -> tuple[Any, dict[str, Any]]:

@@ -9,7 +9,6 @@ import json
 import signal
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from protocol.audit import (
 )
 from firmware_host.service.journal import Journal
 from firmware_host.tables.house.table import HouseSetup
-from tests.firmware_host.processes import start_cli, table_config, wait_for
+from tests.firmware_host.processes import croupier_here, start_cli, table_config, wait_for
 from tests.firmware_host.rigs import JournalRig
 
 
@@ -182,8 +181,8 @@ def test_a_failed_write_is_logged_and_not_raised(tmp_path: Path, caplog: pytest.
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    """`croupier ARGS` in this process (`croupier_here`: the same parsing and code, no second of start-up)."""
+    return croupier_here(*args)
 
 
 def test_cli_verify_summary_then_the_tampered_entry(tmp_path: Path) -> None:

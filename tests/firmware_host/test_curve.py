@@ -29,7 +29,7 @@ from firmware_host.service.journal import Journal
 from protocol import keys
 from protocol.zap import ZapHandler, caller_of
 from firmware_host.tables.house.table import HouseSetup
-from tests.firmware_host.processes import start_cli, wait_for
+from tests.firmware_host.processes import croupier_here, start_cli, wait_for
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 CLIENTS = {"dealer1": "dealer", "dealer2": "dealer", "screen": "display", "screen2": "display", "eye": "surveillance"}
@@ -368,8 +368,8 @@ def test_croupier_run_serves_curve_to_the_allowed_keys_only(tmp_path: Path, ctx:
     finally:
         proc.terminate()
         assert proc.wait(30) == 0
-    shown = subprocess.run([sys.executable, "-m", "cli", "audit", "show", "--json", "--state",
-                            str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
+    shown = croupier_here("audit", "show", "--json", "--state", str(tmp_path / "state"))  # in this process
+    assert shown.returncode == 0, shown.stderr
     entries = [json.loads(line) for line in shown.stdout.splitlines()]
     refused = {(e["details"]["socket"], e["details"]["name"]) for e in entries if e["kind"] == "connection_refused"}
     assert refused == {("full", "screen"), ("full_snapshot", "screen"), ("commands", "")}

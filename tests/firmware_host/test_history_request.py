@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +21,7 @@ from firmware_host.service.history import closed_line, hand_lines
 from firmware_host.service.journal import JOURNAL_FILE, Journal
 from firmware_host.tables.house.table import HouseSetup
 from tests.cli.test_cmd_phh import journal_with_hands
+from tests.firmware_host.processes import croupier_here
 from tests.firmware_host.test_curve import SecureTable
 from tests.cli.test_history import make_journal
 
@@ -82,8 +81,9 @@ def local(tmp_path: Path, ctx: zmq.Context[Any], request: pytest.FixtureRequest)
 
 
 def cli_history(state: Path, last: int = 0) -> list[dict[str, Any]]:
-    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state), "--json",
-                          "--last", str(last)], capture_output=True, text=True, check=True).stdout
+    done = croupier_here("history", "--state", str(state), "--json", "--last", str(last))  # in this process
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     return [json.loads(line) for line in out.splitlines()]
 
 

@@ -16,6 +16,7 @@ from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
 from firmware_host.service.ratings import journal_ratings
 from firmware_host.tables.house.table import HouseSetup
+from tests.firmware_host.processes import croupier_here
 from tests.firmware_host.rigs import JournalRig
 from tests.firmware_host.test_history_request import play_hands
 
@@ -136,15 +137,15 @@ def test_a_certificate_gives_uth_its_edges_where_the_profile_carries_none(tmp_pa
                                     "trips": {"house_edge": 0.17, "house_edge_exact": trips}}}}}))
     (certs / "not-one.json").write_text("{}")
     (tmp_path / "table.toml").write_text('[table]\nname = "uth-7"\ngame = "uth"\n[ratings]\nreinvestment = 0.25\n')
-    done = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(tmp_path / "state"), "--json",
-                           "--config", str(tmp_path / "table.toml"), "--certificates", str(certs)],
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = croupier_here("ratings", "--state", str(tmp_path / "state"), "--json",  # in this process: no start-up
+                         "--config", str(tmp_path / "table.toml"), "--certificates", str(certs))
+    assert done.returncode == 0, done.stderr
     session = json.loads(done.stdout.splitlines()[0])
     theo = 100 * Fraction(abp)
     assert (session["table"], session["theo"], session["theo_complete"]) == ("uth-7", str(theo), True)
     assert session["comp_cents"] == round(theo / 4) and session["profile_sha256"] == default.sha256
-    text = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(tmp_path / "state"),
-                           "--certificates", str(certs)], capture_output=True, text=True, timeout=120, check=True)
+    text = croupier_here("ratings", "--state", str(tmp_path / "state"), "--certificates", str(certs))
+    assert text.returncode == 0, text.stderr
     assert "••••7890" in text.stdout and CARD not in text.stdout  # the text masks the card
 
 

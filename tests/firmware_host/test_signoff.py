@@ -26,7 +26,7 @@ from protocol.signoff import REFUSED
 from protocol.users import User, Users
 from sim.bots.table import free_tcp_port
 from firmware_host.tables.house.table import HouseSetup
-from tests.firmware_host.processes import table_config
+from tests.firmware_host.processes import croupier_here, table_config
 
 UTH = HouseSetup("uth", "default", {"minimum": 100}, 7)
 PIN = "8026491375"  # ten digits: never by chance in a hex hash or a timestamp
@@ -206,8 +206,8 @@ def test_auth_is_neither_an_argument_nor_part_of_the_digest() -> None:
 
 
 def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=60)
+    """`croupier ARGS` in this process (`croupier_here`: the same parsing and code, no second of start-up)."""
+    return croupier_here(*args, stdin=stdin)
 
 
 def test_users_add_reads_the_pin_from_stdin_and_keeps_only_its_hash(tmp_path: Path) -> None:
@@ -231,7 +231,8 @@ def test_a_bad_users_file_stops_the_start(tmp_path: Path) -> None:
     (tmp_path / "users.json").write_text('{"users": {"ana": {"role": "supervisor"}}}')
     with config.open("a") as f:
         f.write(f'[security]\nusers = "{tmp_path}/users.json"\n')
-    done = croupier("run", "--config", str(config), "--state", str(tmp_path / "state"))
+    done = subprocess.run([sys.executable, "-m", "cli", "run", "--config", str(config), "--state", str(tmp_path / "state")],
+                          capture_output=True, text=True, timeout=60)  # its own process: a start that went on would not end
     assert done.returncode == 2 and "[security] users" in done.stderr and "ana" in done.stderr
     assert "Traceback" not in done.stderr
 

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import re
-import subprocess
 import sys
 from datetime import date
 from fractions import Fraction
@@ -24,6 +23,7 @@ from floor.migrate import migrate
 from floor.shift_counts import selection
 from firmware_host.service.history import hand_line
 from firmware_host.service.journal import HandRow
+from tests.firmware_host.processes import croupier_here
 from tests.floor.test_floor_archive import PitTable
 
 DAY = "2026-12-01"
@@ -280,8 +280,9 @@ def test_a_real_tables_journal_caught_up_then_reported(tmp_path: Path, ctx: zmq.
     finally:
         table.close()
     assert all(line["closed"].endswith("+00:00") for line in journal)
-    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", db, "--json"],
-                         capture_output=True, text=True, check=True).stdout
+    done = croupier_here("stats", "--db", db, "--json")  # in this process: the same code, no start-up
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     rep = json.loads(out)
     assert rep["hands"] == len(journal) == 6
     [t] = rep["tables"]

@@ -18,12 +18,12 @@ from firmware_host.service.history import hand_lines
 from firmware_host.service.chain import link as _link
 from firmware_host.service.journal import JOURNAL_FILE, Journal
 from protocol.users import User, Users
+from tests.firmware_host.processes import croupier_here
 from tests.floor.test_floor_archive import UTH, play
 
 
 def verify(state: Path, dsn: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", "audit", "verify", "--state", str(state),
-                           "--against", dsn, "--table", "t1"], capture_output=True, text=True, timeout=60)
+    return croupier_here("audit", "verify", "--state", str(state), "--against", dsn, "--table", "t1")  # in this process
 
 
 def rewrite(state: Path, old: str, new: str) -> int:

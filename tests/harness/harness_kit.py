@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import random
 import signal
-import subprocess
-import sys
 import threading
 from collections import Counter
 from collections.abc import Mapping
@@ -20,12 +18,13 @@ from sim.bots.players import seat_players
 from sim.bots.table import TableEndpoints
 from cli.demo import SimTable
 from protocol.feed import FeedClient
+from tests.firmware_host.processes import croupier_here
 
 
-def croupier(*args: str, stdin: str | None = None, timeout: float = 120.0) -> str:
-    """Run one `croupier` subcommand in its own process; its standard output (exit status must be 0)."""
-    done = subprocess.run([sys.executable, "-m", "cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+def croupier(*args: str, stdin: str | None = None) -> str:
+    """Run one `croupier` subcommand (in this process: `cli.main`, the same parsing and code, no second of start-up);
+    its standard output (exit status must be 0)."""
+    done = croupier_here(*args, stdin=stdin or "")
     assert done.returncode == 0, f"croupier {' '.join(args)} failed ({done.returncode}): {done.stderr[-2000:]}"
     return done.stdout
 

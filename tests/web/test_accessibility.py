@@ -4,7 +4,8 @@ is, or with its fields filled in).
 
 The pages come from `croupier demo --dealer web` (the players' screen, the pit, the dealer console's sign-in and the
 console signed in, surveillance's sign-in and its dashboard), a house game's and a poker game's table each, at the
-console's size and the players' screen's. The tournament clock is checked in tests/web/test_tournament_page.py; the
+console's size and the players' screen's (the latter in `make test` for the house game in English and poker in French,
+in `make soak` for the other two). The tournament clock is checked in tests/web/test_tournament_page.py; the
 poker console's actions and shown hands in French in tests/web/test_dealer_poker.py.
 """
 
@@ -15,7 +16,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +60,29 @@ class Demo:
             self.proc.communicate()
 
 
-@pytest.fixture(scope="module", params=[("uth", "en"), ("uth", "fr"), ("holdem", "fr"), ("holdem", "en")],
-                ids=lambda p: "-".join(p))
-def demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
-    game, lang = request.param
-    running = Demo(game, lang, tmp_path_factory.mktemp("demo"))
-    yield running
-    running.stop()
+@pytest.fixture(scope="module")
+def demos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[tuple[str, str]], Demo]]:
+    """`demos((game, language))`: that demo, started at its first test and kept for the next ones of the same game and
+    language (the cases are listed together), stopped when another is asked for and at the module's end."""
+    running: dict[tuple[str, str], Demo] = {}
+
+    def get(key: tuple[str, str]) -> Demo:
+        if key not in running:
+            for other in running.values():
+                other.stop()
+            running.clear()
+            running[key] = Demo(*key, tmp_path_factory.mktemp("demo"))
+        return running[key]
+
+    yield get
+    for other in running.values():
+        other.stop()
+
+
+@pytest.fixture
+def demo(request: pytest.FixtureRequest, demos: Callable[[tuple[str, str]], Demo]) -> Demo:
+    """The demo of the (game, language) the test is given (`demos`: one for both its sizes)."""
+    return demos(request.param)
 
 
 @functools.cache
@@ -149,7 +166,19 @@ def sign_in(page: Page, user: tuple[str, str]) -> None:
     page.wait_for_selector("[data-signin]", state="detached")
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def _case(game: str, lang: str, size: tuple[int, int], soak: bool = False) -> Any:
+    marks = [pytest.mark.soak] if soak else []
+    return pytest.param((game, lang), size, marks=marks, id=f"{game}-{lang}-{size[0]}x{size[1]}")
+
+
+# every game and language at the console's size; the players' screen's size in each language and for each game once in
+# `make test` (English for the house game, French for poker), the other two in `make soak`
+CASES = [_case("uth", "en", SIZES[0]), _case("uth", "en", SIZES[1]), _case("uth", "fr", SIZES[0]),
+         _case("uth", "fr", SIZES[1], soak=True), _case("holdem", "fr", SIZES[0]), _case("holdem", "fr", SIZES[1]),
+         _case("holdem", "en", SIZES[0]), _case("holdem", "en", SIZES[1], soak=True)]
+
+
+@pytest.mark.parametrize(("demo", "size"), CASES, indirect=["demo"])
 def test_every_page_is_accessible_and_in_its_language(demo: Demo, browser: Browser, size: tuple[int, int]) -> None:
     lang = re.search(r"--language (\w+)", " ".join(demo.proc.args)).group(1)  # type: ignore[arg-type, union-attr]
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)

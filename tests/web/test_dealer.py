@@ -24,6 +24,7 @@ from tests.web.screens import check_sizes
 from tests.web.teardown import screens_closer
 from tests.web.money import shown as money
 from tests.web.test_accessibility import axe_violations
+from tests.firmware_host.processes import croupier_here
 from tests.own_loop import in_own_loop
 
 PINS = {"ana": ("dealer", "482113"), "sam": ("supervisor", "905527"), "eve": ("surveillance", "318840")}
@@ -103,15 +104,16 @@ def tablet(browser: Browser) -> Iterator[Page]:
 
 
 def journal(table: SimTable) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(table.state_dir),
-                           "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
+    """Every finished hand as `croupier history --json` prints it (run in this process: the same code, no start-up)."""
+    done = croupier_here("history", "--state", str(table.state_dir), "--last", "0", "--json")
+    assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 def settle(table: SimTable, round_: dict[str, Any]) -> dict[str, Any]:
-    """What `croupier settle` makes of a hand's round (the table's limits, the default profile)."""
-    done = subprocess.run([sys.executable, "-m", "cli", "settle", "--table", str(table.config_path)],
-                          input=json.dumps(round_) + "\n", capture_output=True, text=True, timeout=120, check=True)
+    """What `croupier settle` makes of a hand's round (the table's limits, the default profile; in this process)."""
+    done = croupier_here("settle", "--table", str(table.config_path), stdin=json.dumps(round_) + "\n")
+    assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 

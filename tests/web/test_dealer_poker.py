@@ -28,6 +28,7 @@ from tests.web.teardown import screens_closer
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot, check_sizes
 from tests.web.test_accessibility import axe_violations
+from tests.firmware_host.processes import croupier_here
 from tests.web.test_dealer_layout import check_targets
 
 DEALER, DEALER_PIN = "ana", "4821"
@@ -273,8 +274,8 @@ def test_side_pot_hand_played_from_the_console(page: Page, poker_console: dict[s
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
 
-    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(table.state_dir),
-                          "--json"], capture_output=True, text=True, timeout=60, check=True)
+    out = croupier_here("history", "--state", str(table.state_dir), "--json")  # in this process: no start-up
+    assert out.returncode == 0, out.stderr
     line = json.loads(out.stdout.strip().splitlines()[-1])
     assert line["status"] == "settled"
     start = {int(s): c for s, c in line["hand_record"]["stacks"].items()}
@@ -327,8 +328,8 @@ def test_chop_signed_off_on_the_console(page: Page, poker_console: dict[str, Any
     assert page.locator("[data-poker] [data-signoff]").is_hidden()
     page.click('[data-poker] [data-actions] [data-action="confirm"]')
     settled = _wait_for(page, lambda s: s["phase"] == "settled", "the settled hand")
-    out = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(table.state_dir),
-                          "--json"], capture_output=True, text=True, timeout=60, check=True)
+    out = croupier_here("history", "--state", str(table.state_dir), "--json")  # in this process: no start-up
+    assert out.returncode == 0, out.stderr
     line = json.loads(out.stdout.strip().splitlines()[-1])
     assert line["status"] == "settled" and line["chopped"] is True
     start = {int(s): c for s, c in line["hand_record"]["stacks"].items()}

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests.firmware_host.processes import croupier_here
 from tests.web.money import shown as money
 from sim.bots.players import BotPlayer
 from sim.bots.table import SimLimits
@@ -134,8 +135,9 @@ def confirm_and_finish(page: Page, proc: subprocess.Popen[str]) -> tuple[dict[tu
 
 
 def journal(state: Path) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state), "--last", "0",
-                           "--json"], capture_output=True, text=True, timeout=120, check=True)
+    """Every finished hand as `croupier history --json` prints it (run in this process: the same code, no start-up)."""
+    done = croupier_here("history", "--state", str(state), "--last", "0", "--json")
+    assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 

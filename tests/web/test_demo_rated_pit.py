@@ -13,15 +13,15 @@ from typing import Any
 from playwright.sync_api import Page
 
 from engine.ratings import mask_card
-from tests.firmware_host.processes import wait_for
+from tests.firmware_host.processes import croupier_here, wait_for
 from tests.web.test_pit_rated import READ_RATED
 
 TABLE = "sim-uth-1"
 
 
 def sessions(state: Path) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "cli", "ratings", "--state", str(state), "--json"],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = croupier_here("ratings", "--state", str(state), "--json")  # in this process: the same code, no start-up
+    assert done.returncode == 0, done.stderr
     return [line for line in map(json.loads, done.stdout.splitlines()) if line["kind"] == "session"]
 
 

@@ -30,6 +30,7 @@ from sim.bots.players import seat_players
 from tests.web.screens import check_sizes
 from tests.web.test_display_guard import cheap_user
 from tests.web.money import shown as money
+from tests.firmware_host.processes import croupier_here
 from tests.web.teardown import screens_closer
 
 # Every tile the pit page draws is sampled: which table, the seq and boot it drew, its hand and phase.
@@ -75,9 +76,9 @@ class Feed(threading.Thread):
 
 
 def history(state_dir: Path) -> list[dict[str, Any]]:
-    """Every finished hand as `croupier history --json` prints it."""
-    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state_dir),
-                           "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
+    """Every finished hand as `croupier history --json` prints it (run in this process: the same code, no start-up)."""
+    done = croupier_here("history", "--state", str(state_dir), "--last", "0", "--json")
+    assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 

@@ -30,7 +30,7 @@ from floor.migrate import migrate
 from floor.stats import set_gaming_day
 from protocol.config import ConfigError
 from sim.bots.table import free_tcp_port
-from tests.firmware_host.processes import start_cli, wait_for
+from tests.firmware_host.processes import croupier_here, start_cli, wait_for
 from tests.floor.conftest import db, pg  # noqa: F401  (the real PostgreSQL server and a database per test)
 
 HEARTBEAT_S = 0.5
@@ -180,8 +180,8 @@ def open_of(minutes: dict[int, int]) -> list[float]:
 
 def stats_by_hour(dsn: str, day: date) -> dict[str, dict[str, Any]]:
     """`croupier stats --by-hour --json` for the gaming day `day`: its tables by name."""
-    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--db", dsn, "--by-hour", "--json",
-                          "--day", day.isoformat()], check=True, capture_output=True, text=True, timeout=60)
+    out = croupier_here("stats", "--db", dsn, "--by-hour", "--json", "--day", day.isoformat())  # in this process
+    assert out.returncode == 0, out.stderr
     return {row["table"]: row for row in json.loads(out.stdout)["tables"]}
 
 

@@ -35,9 +35,12 @@ def archived(floor: Floor, dsn: str) -> None:
     floor.loop.call_soon_threadsafe(floor.hub.show_rated, read_rated(dsn, ["uth-1"]))
 
 
-@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("lang", [pytest.param("en", marks=pytest.mark.soak), "fr"])
 def test_a_session_open_since_a_day_gone_is_closed_from_the_pit_end_to_end(
         tmp_path: Path, ctx: zmq.Context[Any], page: Page, db: str, lang: str) -> None:  # noqa: F811
+    """English in `make soak` only (the steps are the same in both): `make test` checks the English row of a past day
+    and its Close opening the dialog in test_pit_gaming_day's
+    test_a_session_open_since_a_day_gone_is_shown_so_and_closed_from_the_pit[en]."""
     migrate(db)
     floor = Floor(tmp_path / lang, ctx, lang)
     floor.money("EUR", 2)

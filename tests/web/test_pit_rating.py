@@ -169,9 +169,11 @@ def test_a_flood_of_wrong_pins_through_the_pit_holds_that_pit_boss_at_the_table(
     assert journal_ratings(floor.table.c.journal, "uth-1").reports() == []
 
 
-@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("lang", [pytest.param("en", marks=pytest.mark.soak), "fr"])
 def test_the_pit_opens_a_declined_players_session_in_the_dialog(tmp_path: Path, ctx: zmq.Context[Any],
                                                                page: Page, lang: str) -> None:
+    """English in `make soak` only (the steps are the same in both): `make test` checks the English dialog, its result
+    and its screenshot in test_the_pit_adjusts_a_closed_session_of_the_day_chosen_from_its_rated_players[en-size0]."""
     floor = Floor(tmp_path / lang, ctx, lang)
     floor.money("EUR", 2)
     try:

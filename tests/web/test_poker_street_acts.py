@@ -47,9 +47,13 @@ def recorded_feed() -> list[dict[str, Any]]:
     return json.loads(json.dumps(shown))
 
 
-@pytest.mark.parametrize("name", ["dealer", "table"])
-@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize(("language", "name"), [("en", "dealer"), ("fr", "table"),
+                                              pytest.param("fr", "dealer", marks=pytest.mark.soak),
+                                              pytest.param("en", "table", marks=pytest.mark.soak)])
 def test_a_streets_actions_clear_when_the_next_streets_betting_starts(page: Page, name: str, language: str) -> None:
+    """Each screen and each language in `make test` (the console in English, the table's screen in French); the other
+    two in `make soak`, the same steps and checks (the console's French: test_dealer_poker's [fr], the table's
+    English: test_table_room's hold'em hands)."""
     feed = recorded_feed()
     page.set_viewport_size({"width": 1280, "height": 800} if name == "dealer" else {"width": 1920, "height": 1080})
     sockets: list[WebSocketRoute] = []

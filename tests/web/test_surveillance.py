@@ -27,6 +27,7 @@ from sim.keys import SimKeys
 from firmware_host.service.journal import Journal
 from tests.web.money import shown
 from tests.web.screens import check_sizes
+from tests.firmware_host.processes import croupier_here
 from tests.web.test_accessibility import axe_violations
 
 EVE, DAN = ("eve", "2468"), ("dan", "1357")  # a surveillance user and a dealer
@@ -98,8 +99,8 @@ class FullRecord(threading.Thread):
 
 
 def history_json(state_dir: Path, last: int) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state_dir),
-                           "--last", str(last), "--json"], capture_output=True, text=True, timeout=120, check=True)
+    done = croupier_here("history", "--state", str(state_dir), "--last", str(last), "--json")  # in this process
+    assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 

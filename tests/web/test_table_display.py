@@ -1,10 +1,8 @@
-"""The table display (/table) in headless Chromium following 50 bot-played hands of UTH and 50 of 3CP: no card before the rules reveal it, results and the last 10 hands equal to the journal's, a late page converging, offline and back after a SIGKILL, screenshots equal to their references."""
+"""The table display (/table) in headless Chromium following 12 bot-played hands of UTH and 12 of 3CP: no card before the rules reveal it, results and the last 10 hands equal to the journal's, a late page converging, offline and back after a SIGKILL, screenshots equal to their references."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -19,10 +17,11 @@ from sim.bots.players import seat_players
 from sim.bots.table import SimLimits
 from tests.web.screens import check_screenshot
 from tests.web.money import shown
+from tests.firmware_host.processes import croupier_here
 from tests.web.test_accessibility import axe_violations
 
-HANDS = 16  # more than the 10 last hands the screen lists: its history window full, then sliding
-LATE_AFTER = 10  # the late page opens after this many hands
+HANDS = 12  # more than the 10 last hands the screen lists: its history window full, then sliding (two hands)
+LATE_AFTER = 10  # the late page opens after this many hands: its window full from the snapshot
 LIMITS = SimLimits(minimum=500, maximum=10000, side_minimum=100, side_maximum=5000, chip=100)
 
 # Every render of the page (the page fires `croupier:rendered` after drawing each state) is sampled:
@@ -123,9 +122,9 @@ class FeedRecord(threading.Thread):
 
 
 def journal(state_dir: Path) -> list[dict[str, Any]]:
-    """Every finished hand as `croupier history --json` prints it."""
-    done = subprocess.run([sys.executable, "-m", "cli", "history", "--state", str(state_dir),
-                           "--last", "0", "--json"], capture_output=True, text=True, timeout=120, check=True)
+    """Every finished hand as `croupier history --json` prints it (run in this process: the same code, no start-up)."""
+    done = croupier_here("history", "--state", str(state_dir), "--last", "0", "--json")
+    assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
@@ -233,7 +232,7 @@ def check_layout(page: Page, spots: int) -> None:
     assert page.evaluate(LAYOUT) == []
 
 
-def test_the_table_display_follows_16_uth_hands_and_a_late_page_converges(
+def test_the_table_display_follows_12_uth_hands_and_a_late_page_converges(
         sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], page: Page,
         browser: Browser) -> None:
     table = sim_table(game="uth", seed=21, seats=3, limits=LIMITS)
@@ -269,7 +268,7 @@ def test_the_table_display_follows_16_uth_hands_and_a_late_page_converges(
         late_context.close()
 
 
-def test_the_table_display_follows_16_3cp_hands_then_offline_on_a_sigkill_and_back(
+def test_the_table_display_follows_12_3cp_hands_then_offline_on_a_sigkill_and_back(
         sim_table: Callable[..., SimTable], display: Callable[[SimTable], dict[str, Any]], page: Page) -> None:
     table = sim_table(game="3cp", seed=5, seats=7, limits=LIMITS, restart_s=3.0)
     record = follow(table, page, display)

@@ -31,7 +31,8 @@ Where the two disagree, the test shows that ours is the rule docs/rules.md state
   remainder of several chips to one player).
 Spread limit has no pokerkit counterpart; its worked examples are in the engine's own tests.
 
-`make test` plays 200 hands per variant; `make soak` (`-m soak`) 3,000 more per variant.
+`make test` plays 100 hands per variant (each variant's capped raise and stud's open pair are met within them: 31 to
+191 caps, 19 open pairs); `make soak` (`-m soak`) 3,000 more per variant.
 """
 
 from __future__ import annotations
@@ -369,9 +370,9 @@ def run_variant(code: str, hands: int, first_seed: int = 0) -> Counter[str]:
 
 @pytest.mark.parametrize("code", VARIANTS)
 def test_random_hands_agree_with_pokerkit_or_follow_our_rules(code: str) -> None:
-    tally = run_variant(code, 200)
-    assert finished(tally) == 200
-    assert tally["same"] >= 190  # the stacks agree but for odd chips: the comparison is not vacuous
+    tally = run_variant(code, 100)
+    assert finished(tally) == 100
+    assert tally["same"] >= 95  # the stacks agree but for odd chips: the comparison is not vacuous
     if code in FIXED and code not in STUD:
         assert tally["cap"] > 0  # pokerkit's extra raise was met and refused
     if code == "F7S":
