@@ -344,6 +344,24 @@ def _plain(port: Any) -> bool:
     return (getattr(cls, "read", None), getattr(cls, "write", None)) in _plain_methods()
 
 
+def _lingers(port: Any) -> bool:
+    """Whether closing the port pauses: pyserial's `socket://` sleeps 0.3 s after closing its socket ("in case of
+    quick reconnects, give the server some time", `serial/urlhandler/protocol_socket.py`), which would stall the
+    controller's loop at each lost simulated device and each stop. The link waits its own delay before a reopen."""
+    if os.name != "posix":
+        return False
+    from serial.urlhandler import protocol_socket
+    return getattr(type(port), "close", None) is protocol_socket.Serial.close
+
+
+def _close(port: Any, device: str) -> None:
+    """Close the port; closing a dead port must not stop anything."""
+    try:
+        port.close()
+    except Exception:
+        log.debug("%s: error closing port", device, exc_info=True)
+
+
 def _read_available(port: Any, fd: int | None, timeout: float, plain: bool = False) -> bytes:
     """What the port holds, in one go: wait up to `timeout` for a first byte, then take every byte
     already there (`plain`: read from the descriptor itself, see `_plain`). Raises what the port
@@ -485,11 +503,12 @@ class SerialLink(Generic[S]):
 
     def _close_port(self) -> None:
         port, self._port, self._fd, self._plain = self._port, None, None, False
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # closing a dead port must not stop anything
-                log.debug("%s: error closing port", self.device, exc_info=True)
+        if port is None:
+            return
+        if _lingers(port):  # its socket shut and closed at once, then pyserial's pause off the caller's thread
+            threading.Thread(target=_close, args=(port, self.device), name=f"{self.device}-close", daemon=True).start()
+        else:
+            _close(port, self.device)
 
     def _open(self) -> bool:
         try:
