@@ -15,10 +15,12 @@ import json
 import mimetypes
 import re
 import ssl
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from aiohttp import web
+from aiohttp import WSCloseCode, web
 
 from pages import auth, guard, words
 
@@ -47,6 +49,8 @@ class Build:
 FILES: web.AppKey[Build] = web.AppKey("static_files", Build)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 SHUTDOWN_S = 2.0
+SOCKETS: web.AppKey[weakref.WeakSet[Any]] = web.AppKey("sockets", weakref.WeakSet)
+"""The screens' open WebSockets (`screen_socket`): told "going away" at once when the process stops."""
 """Seconds the screens' connections are given at SIGTERM before they are closed."""
 
 
@@ -130,7 +134,27 @@ def make_app(own: Path, sessions: auth.Sessions | None = None, *, tls: bool = Fa
     auth.add_routes(app, sessions or auth.Sessions(None), tls=tls)
     app.router.add_get("/static/{name}", _static)
     app.router.add_get("/favicon.ico", _icon)
+    app[SOCKETS] = weakref.WeakSet()
+    app.on_shutdown.append(_going_away)
     return app
+
+
+async def screen_socket(request: web.Request, **options: Any) -> web.WebSocketResponse:
+    """A screen's WebSocket (`options`: aiohttp's), its handshake done, known to the app so that a stop closes it at
+    once (`_going_away`)."""
+    ws = web.WebSocketResponse(**options)
+    await ws.prepare(request)
+    request.app[SOCKETS].add(ws)
+    return ws
+
+
+async def _going_away(app: web.Application) -> None:
+    """At a stop (SIGTERM), every screen's WebSocket closed "going away" (1001) at once, the page reconnecting to the
+    process that comes back, rather than each held until `SHUTDOWN_S` cut it; closing waits `SHUTDOWN_S` at most."""
+    sockets: weakref.WeakSet[Any] = app[SOCKETS]
+    closing = [asyncio.ensure_future(ws.close(code=WSCloseCode.GOING_AWAY, message=b"stopping")) for ws in list(sockets)]
+    if closing:
+        await asyncio.wait(closing, timeout=SHUTDOWN_S)
 
 
 def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext | None:
@@ -147,8 +171,9 @@ def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext | None:
 async def listen(app: web.Application, host: str, port: int,
                  tls: ssl.SSLContext | None) -> tuple[web.AppRunner, int]:
     """The app served on host:port (0: any free one): its runner (`cleanup()` at the end) and the port bound.
-    At SIGTERM the screens' open WebSockets are given `SHUTDOWN_S`, then cut (they reconnect): aiohttp's
-    default of 60 s held every `systemctl stop` for a minute. Raises OSError when the address cannot be bound."""
+    At SIGTERM the screens' open WebSockets are told "going away" (`_going_away`) and anything else in flight is
+    given `SHUTDOWN_S`, then cut (the pages reconnect): aiohttp's default of 60 s held every `systemctl stop` for a
+    minute. Raises OSError when the address cannot be bound."""
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_S)
     await runner.setup()
     try:

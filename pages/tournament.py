@@ -17,6 +17,7 @@ from typing import Protocol
 
 from aiohttp import web
 
+from pages import app as core
 from pages.bridge import FeedFollower, FollowedFeed, Hub
 from pages.pump import pump
 
@@ -55,8 +56,7 @@ TOURNAMENT: web.AppKey[TournamentFeed] = web.AppKey("tournament", TournamentFeed
 async def _feed(request: web.Request) -> web.WebSocketResponse:
     """The tournament's view for one screen: `hello`, the current view, then every update."""
     feed = request.app[TOURNAMENT]
-    ws = web.WebSocketResponse()
-    await ws.prepare(request)
+    ws = await core.screen_socket(request)
     screen = feed.hub.join()
     if feed.follower is None:
         await ws.send_json({"kind": "none", "reason": f"no tournament is followed: [{feed.section}] tournament"})

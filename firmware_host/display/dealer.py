@@ -209,8 +209,7 @@ async def _dealer(request: web.Request) -> web.WebSocketResponse:
     """One dealer console: the public feed out, its commands relayed to the table."""
     session = auth.require(request, ROLES)
     relay = request.app[RELAY]
-    ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES * 2)
-    await ws.prepare(request)
+    ws = await core.screen_socket(request, max_msg_size=MAX_MESSAGE_BYTES * 2)
     hub = request.app[DEALER_HUB]
     console = Console(relay, session.user, request.app[_CTX])
     await ws.send_str(json.dumps({"kind": "console", "user": session.user, "role": session.role,

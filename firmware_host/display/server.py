@@ -49,8 +49,7 @@ async def _public(request: web.Request) -> web.WebSocketResponse:
         if name not in tables:
             raise web.HTTPNotFound(text=f"no table {name!r} on this display (tables: {', '.join(tables)})")
         hub = tables[name]
-    ws = web.WebSocketResponse()
-    await ws.prepare(request)
+    ws = await core.screen_socket(request)
     screen = hub.join()
     await pump(ws, screen.next, lambda: hub.leave(screen))
     return ws

@@ -162,8 +162,7 @@ async def _full(request: web.Request) -> web.WebSocketResponse:
     if surveillance.follower is None:
         raise web.HTTPServiceUnavailable(text='{"error": "the full feed is not set up on this display ([display] full)"}',
                                          content_type="application/json")
-    ws = web.WebSocketResponse()
-    await ws.prepare(request)
+    ws = await core.screen_socket(request)
     log.info("full feed to %s (%s) from %s", session.user, session.role, request.remote)
     screen: Screen = surveillance.hub.join()
     sending = asyncio.Lock()

@@ -58,8 +58,7 @@ async def _pit_feed(request: web.Request) -> web.WebSocketResponse:
     figures go only to a session of `DEALER_FIGURE_ROLES` (a wall screen, without sign-in, never gets them)."""
     roles: tuple[str, ...] = request.app[PIT_ROLES]
     session = auth.require(request, roles) if roles else None
-    ws = web.WebSocketResponse()
-    await ws.prepare(request)
+    ws = await core.screen_socket(request)
     pit = request.app[PIT]
     screen = pit.join(dealers=session is not None and session.role in DEALER_FIGURE_ROLES)  # never a wall screen
     await pump(ws, screen.next, lambda: pit.leave(screen))

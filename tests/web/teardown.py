@@ -10,8 +10,8 @@ from playwright.sync_api import Browser
 
 def screens_closer(request: pytest.FixtureRequest) -> Callable[[], None]:
     """What a fixture that ends a web process calls first: close the test's browser contexts (their pages' WebSockets
-    with them), when the test has a browser. At SIGTERM a web process gives its open screens SHUTDOWN_S (pages/app.py)
-    and then stops: 4-5 s with a page still connected against 0.3-1.2 s without (measured under load 15). The page
+    with them), when the test has a browser. At SIGTERM a web process tells its open screens "going away" and waits for
+    their close (SHUTDOWN_S at most, pages/app.py): the pages closed first, nothing is waited for. The page
     fixtures' own close after this does nothing more. Where the stop with a screen open is what a test checks, the
     test stops the process itself (tests/web/test_display_bridge.py, test_dealer_shift's restart)."""
     browser: Browser | None = request.getfixturevalue("browser") if "browser" in request.fixturenames else None
