@@ -135,6 +135,11 @@ class HouseRoundState(ABC):
     def steps(self) -> tuple[Step, ...]:
         return tuple(self._steps)
 
+    def steps_from(self, start: int) -> list[tuple[dict[str, Any], Step]]:
+        """The steps from the `start`th on, each with its plain form (`Step.to_dict()`, made once when it was taken:
+        read, never changed)."""
+        return list(zip(self._plain[start:], self._steps[start:]))
+
     def spot_seats(self) -> tuple[int, ...]:
         """Seats with a bet, in dealing order (from the dealer's left)."""
         return tuple(sorted(self._bets))
