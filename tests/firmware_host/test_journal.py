@@ -128,6 +128,18 @@ def test_the_journal_writes_the_compact_json_the_standard_encoder_writes(value: 
     assert dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+@settings(max_examples=300, deadline=None)
+@given(value=st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=6) | st.integers(-3, 3),
+                             st.none() | st.booleans() | st.integers(-10 ** 30, 10 ** 30) | st.floats()
+                             | st.text(st.characters(codec="utf-8"), max_size=8) | st.lists(st.integers(), max_size=2),
+                             max_size=5))
+def test_a_flat_bodys_text_put_together_is_the_standard_encoders(value: dict[Any, Any]) -> None:
+    """A flat map's text put together from json's pieces (a card's body: `chain.dumps`) is the very text `json.dumps`
+    writes, and any other map (bools, floats, lists, keys not texts) is the encoder's own: the chain is made of it."""
+    from firmware_host.service.chain import dumps
+    assert dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 _TEXTS = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["", "card", '{"card":"As","seq":4}',
                                                                             'a "quoted" \\ \n\t\u2028 \x7f caf\u00e9'])
 

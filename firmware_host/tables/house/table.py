@@ -227,10 +227,9 @@ class HouseTable(FaultBook):
     def _sequence_now(self) -> list[dict[str, Any]]:
         """Every step of the hand in its order, its card's target as `to`: each step's entry made once (a
         round's steps only grow), in a new list each view (the view before keeps its own)."""
-        steps = self.round.steps
-        for step in steps[len(self._sequence):]:
+        for plain, step in self.round.steps_from(len(self._sequence)):  # a step's plain form made once, by the round
             target = step.outcome.get("target")
-            self._sequence.append({**step.to_dict(), **({"to": target} if target is not None else {})})
+            self._sequence.append({**plain, "to": target} if target is not None else dict(plain))
         return list(self._sequence)
 
     def shown(self) -> dict[str, Any]:
