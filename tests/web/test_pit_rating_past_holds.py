@@ -106,6 +106,20 @@ def refused(answer: tuple[int, Any]) -> bool:
     return answer[0] == 403 and answer[1]["error"] == REFUSED and answer[1]["say"]["key"] == "refusal.sign_off_refused"
 
 
+
+def alert_shown(page: Page, words: str, since: float, shot: str) -> None:
+    """The pit's alert box shown with `words` (its `{time}` the page's clock time of `since`) and the throttle's
+    spacing; screenshots `shot`-1280x720 and -1920x1080 (looked at by a person, not compared)."""
+    alert = page.locator("#signoff-alert")
+    alert.wait_for(state="visible", timeout=15000)
+    time_shown = page.evaluate("(t) => new Date(t * 1000).toTimeString().slice(0, 5)", since)
+    assert page.locator("#signoff-alert-text").text_content() == words.format(time=time_shown)
+    assert alert.get_attribute("data-spacing") == f"{THROTTLE_S:g}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{shot}-1280x720.png"), full_page=True)
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.screenshot(path=str(SHOTS / f"{shot}-1920x1080.png"), full_page=True)
+
 def test_wrong_pins_at_the_web_route_are_audited_and_held_like_the_tables(tmp_path: Path) -> None:
     """Five wrong PINs from one pit boss hold that pit boss (the right PIN after them too), not another pit boss;
     each attempt in the pit's audit log with who, the address and the step, never a PIN; the holds survive a restart
@@ -330,15 +344,7 @@ def test_the_throttle_is_an_alert_on_the_floors_pit_screens_not_on_a_wall_screen
         page.goto(f"{served.base}/pit")
         page.wait_for_function("() => document.querySelectorAll('[data-table]').length === 1")
         assert all(refused(a) for a in served.attack())
-        alert = page.locator("#signoff-alert")
-        alert.wait_for(state="visible", timeout=15000)
-        time_shown = page.evaluate("(t) => new Date(t * 1000).toTimeString().slice(0, 5)", now[0])
-        assert page.locator("#signoff-alert-text").text_content() == ALERT[language].format(time=time_shown)
-        assert alert.get_attribute("data-spacing") == f"{THROTTLE_S:g}"
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"pit-signoff-alert-{language}-1280x720.png"), full_page=True)
-        page.set_viewport_size({"width": 1920, "height": 1080})
-        page.screenshot(path=str(SHOTS / f"pit-signoff-alert-{language}-1920x1080.png"), full_page=True)
+        alert_shown(page, ALERT[language], now[0], f"pit-signoff-alert-{language}")
         page.reload()  # a screen joining later gets the latest alert
         page.locator("#signoff-alert").wait_for(state="visible", timeout=15000)
 

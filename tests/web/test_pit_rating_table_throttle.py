@@ -22,7 +22,7 @@ from protocol.signoff_holds import MAX_FAILED, MAX_FAILED_RELAYED, THROTTLE_S
 from protocol.users import Users
 from tests.firmware_host.test_signoff import PIN
 from tests.web.test_display_guard import cheap_user
-from tests.web.test_pit_gaming_day import SHOTS
+from tests.web.test_pit_rating_past_holds import alert_shown
 from tests.web.test_pit_rating import Floor, step
 
 BOSSES = {f"boss{n}": f"24{n}8" for n in range(6)}
@@ -91,15 +91,7 @@ def test_four_pit_bosses_failing_slow_the_table_and_alert_the_pit_and_a_fifth_si
             "signoff_alert", "uth-1", "boss3", THROTTLE_S)
         assert [h["at"] for h in floor.table.audited("signoff_held")] == ["boss0", "boss1", "boss2", "boss3"]
         assert [t["spacing_s"] for t in floor.table.audited("signoff_throttled")] == [THROTTLE_S]
-        box = page.locator("#signoff-alert")
-        box.wait_for(state="visible", timeout=15000)
-        time_shown = page.evaluate("(t) => new Date(t * 1000).toTimeString().slice(0, 5)", alert["since"])
-        assert page.locator("#signoff-alert-text").text_content() == ALERT[language].format(time=time_shown)
-        assert box.get_attribute("data-spacing") == f"{THROTTLE_S:g}"
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"pit-table-signoff-alert-{language}-1280x720.png"), full_page=True)
-        page.set_viewport_size({"width": 1920, "height": 1080})
-        page.screenshot(path=str(SHOTS / f"pit-table-signoff-alert-{language}-1920x1080.png"), full_page=True)
+        alert_shown(page, ALERT[language], alert["since"], f"pit-table-signoff-alert-{language}")
         floor.table.now[0] += 1.0
         told = post(floor, "boss4", step("s1"))  # a fifth pit boss, the supervisor's right PIN
         assert told["code"] == "busy" and told["say"]["key"] == "refusal.sign_off_throttled", told
