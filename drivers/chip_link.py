@@ -103,7 +103,8 @@ class ChipSession(DeviceSession[Hello]):
     _unreadable_said: bool = False                    # an unreadable frame reported on this connection
     _last_read: dict[int, bytes] = field(default_factory=dict)  # antenna number -> its last INVENTORY's UID bytes
     _last_uids: dict[int, frozenset[str]] = field(default_factory=dict)  # antenna number -> those bytes' UIDs
-    _unsettled: set[str] = field(default_factory=set)  # antennas whose reading was reported and its stable flag not yet
+    _unsettled: dict[str, None] = field(default_factory=dict)  # antennas whose reading was reported, its stable flag
+    # not yet, in the order they changed: the settle's polls look at them alone, not at every antenna
 
     def __post_init__(self) -> None:
         if self.confirm < 1 or self.settle_s < 0 or self.silence_s <= 0:
@@ -114,7 +115,8 @@ class ChipSession(DeviceSession[Hello]):
         """Seconds until a stable flag is due on some antenna, None when none is coming."""
         if not self._unsettled:
             return None
-        waits = [w for n, d in self.antennas.items() if n in self._unsettled and (w := d.due(now)) is not None]
+        antennas = self.antennas
+        waits = [w for name in self._unsettled if (w := antennas[name].due(now)) is not None]
         return min(waits) if waits else None
 
     def next_turn(self, now: float) -> float | None:
@@ -141,8 +143,8 @@ class ChipSession(DeviceSession[Hello]):
                 self._send_identify(now)
             return
         if self._unsettled:  # stable only while the board is heard
-            for name, debounce in self.antennas.items():
-                if name in self._unsettled and (reading := debounce.poll(now)) is not None:
+            for name in list(self._unsettled):
+                if (reading := self.antennas[name].poll(now)) is not None:
                     self._post(reading)
         for key, said in list(self._faults.items()):
             if now - said >= self.silence_s:
@@ -190,13 +192,17 @@ class ChipSession(DeviceSession[Hello]):
         if self._last_read.get(antenna) != payload[INVENTORY_UIDS:]:
             return False
         debounce = self.antennas[self._names[antenna]]  # a read is kept for named antennas only
+        counting = debounce.counting
         taken = debounce.quiet_scan(scan, now)
         self._count_seq(frame.seq)
         self.stats.inventories += 1
         if taken is False:
             self._reread(antenna, scan, now)
             return True
-        self.stats.repeats += 1
+        if counting:
+            self.stats.reread += 1
+        else:
+            self.stats.repeats += 1
         if taken is not True:
             self._post(taken)
         return True
@@ -250,12 +256,18 @@ class ChipSession(DeviceSession[Hello]):
                     or crc16(view[at + len_at:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
                 break
             antenna, scan = data[at + antenna_at], data[at + scan_at] << 8 | data[at + scan_at + 1]
-            taken = antennas[names[antenna]].quiet_scan(scan, now)
+            debounce = antennas[names[antenna]]
+            counting = debounce.counting  # its runs counted on from this scan alone (`quiet_scan`): a reread
+            taken = debounce.quiet_scan(scan, now)
             if taken is False:
                 self._reread(antenna, scan, now)
                 reread += 1
-            elif taken is not True:
-                self._post(taken)
+            else:
+                if counting:
+                    self.stats.reread += 1
+                    reread += 1
+                if taken is not True:
+                    self._post(taken)
             last_seq, taken_n, at = seq, taken_n + 1, end
         if at == start:
             return at
@@ -270,9 +282,9 @@ class ChipSession(DeviceSession[Hello]):
     def _post(self, reading: Reading) -> None:
         if isinstance(reading, ChipsRead):  # the antennas whose stable flag is to come (`_online_poll`, `due`)
             if reading.stable:
-                self._unsettled.discard(reading.antenna)
+                self._unsettled.pop(reading.antenna, None)
             else:
-                self._unsettled.add(reading.antenna)
+                self._unsettled[reading.antenna] = None
         super()._post(reading)
 
     def _count_seq(self, seq: int) -> None:

@@ -367,7 +367,7 @@ def test_the_quiet_frames_behind_a_change_in_one_read_are_taken_at_the_compare()
     session.receive(b"".join(data for data, _ in stream[-4:]), 10.0)
     assert (session.decoded - before[0], session.stats.repeats - before[1], session.stats.inventories - before[2]) \
         == (1, 3, 4)
-    assert session.antennas["spot1.ante"]._seen == {C: 1}  # the change is counting towards K
+    assert session.antennas["spot1.ante"].runs()[0] == {C: 1}  # the change is counting towards K
     assert session.take_readings() == []
 
 
