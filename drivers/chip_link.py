@@ -25,8 +25,8 @@ from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
     ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, MAX_PAYLOAD, PROTOCOL_VERSION, SCAN_AT,
-    SEQ_AT, SYNC, TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
-    decode_message, encode_message, seq_delta,
+    SEQ_AT, SYNC, TYPE_AT, UID_SIZE, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
+    decode_message, encode_message, seq_delta, uid_texts,
 )
 from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, crc16
@@ -241,21 +241,24 @@ class ChipSession(DeviceSession[Hello]):
         Returns the offset of the first frame that is not one (a change, a fault, a gap, a frame cut short,
         garbage), for the decoder to take as it takes any. Such a frame while its antenna's chips are counted in
         or out is debounced from its last UIDs (`_reread`)."""
-        start, size, taken_n, reread, last_seq = at, len(data), 0, 0, self._last_seq
+        start, size, taken_n, reread, changed, last_seq = at, len(data), 0, 0, 0, self._last_seq
         last_read, names, antennas = self._last_read, self._names, self.antennas
         view = memoryview(data)
         # the frame's fields where `chip_protocol` names them (its property test holds this to the decoder), as locals
         len_at, seq_at, type_at, antenna_at, scan_at, uids_at = LEN_AT, SEQ_AT, TYPE_AT, ANTENNA_AT, SCAN_AT, UIDS_AT
         while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + type_at] == _INVENTORY:
             end = at + HEADER_SIZE + (data[at + len_at] << 8 | data[at + len_at + 1]) + CRC_SIZE
-            last = last_read.get(data[at + antenna_at])
-            seq = data[at + seq_at]
-            if (last is None or end > size or end - at - _INVENTORY_MIN != len(last)
-                    or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
-                    or not data.startswith(last, at + uids_at)
+            antenna, seq = data[at + antenna_at], data[at + seq_at]
+            last = last_read.get(antenna)
+            if (end > size or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
                     or crc16(view[at + len_at:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
                 break
-            antenna, scan = data[at + antenna_at], data[at + scan_at] << 8 | data[at + scan_at + 1]
+            scan = data[at + scan_at] << 8 | data[at + scan_at + 1]
+            if last is None or end - at - _INVENTORY_MIN != len(last) or not data.startswith(last, at + uids_at):
+                if not self._changed(antenna, scan, data[at + uids_at:end - CRC_SIZE], now):
+                    break  # not ours to read here (an antenna not named, a malformed list): the decoder's
+                last_seq, taken_n, changed, at = seq, taken_n + 1, changed + 1, end
+                continue
             debounce = antennas[names[antenna]]
             counting = debounce.counting  # its runs counted on from this scan alone (`quiet_scan`): a reread
             taken = debounce.quiet_scan(scan, now)
@@ -275,9 +278,27 @@ class ChipSession(DeviceSession[Hello]):
         self.stats.frames += taken_n
         self._decoder.stats.frames += taken_n
         self.stats.inventories += taken_n
-        self.stats.repeats += taken_n - reread
+        self.stats.repeats += taken_n - reread - changed
         self._last_heard = self._last_rx = now
         return at
+
+    def _changed(self, antenna: int, scan: int, read: bytes, now: float) -> bool:
+        """A whole INVENTORY frame, its CRC and number good, whose UIDs are not its antenna's last ones: its UIDs
+        decoded in one go (`uid_texts`) and debounced (`_inventory`), with no frame nor
+        message made of it. False (nothing taken) when its antenna is not named or its UIDs are not whole 8-byte
+        UIDs each once: the decoder then takes it and says what is wrong, as `Inventory.decode` does."""
+        name = self._names.get(antenna)
+        if name is None or len(read) % UID_SIZE:
+            return False
+        uids = frozenset(uid_texts(read))
+        if len(uids) * UID_SIZE != len(read):
+            return False
+        self._last_read[antenna] = read
+        self._last_uids[antenna] = uids
+        reading = self.antennas[name].inventory(uids, now, scan)
+        if reading is not None:
+            self._post(reading)
+        return True
 
     def _post(self, reading: Reading) -> None:
         if isinstance(reading, ChipsRead):  # the antennas whose stable flag is to come (`_online_poll`, `due`)
