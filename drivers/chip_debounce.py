@@ -79,7 +79,8 @@ class AntennaDebounce:
     _seen: dict[str, int] = field(default_factory=dict, repr=False)    # a chip not in: the scan its run of reads began
     _missed: dict[str, int] = field(default_factory=dict, repr=False)  # a chip in: the scan its run of misses began
     _scans: int = field(default=0, init=False, repr=False)  # the scans taken: the runs' clock (`_seen`, `_missed`)
-    _next: int = field(default=0, init=False, repr=False)  # the scan at which the first run ends (0: none runs)
+    next_end: int = field(default=0, init=False, repr=False)  # the scan (`_scans`) at which the first run ends; 0: none
+    # runs, no chip is counted in or out (read where the chip link's quiet scans are taken, at every frame)
     _confirming: bool = True             # the first reading (or the one after a reconnection) to come
     _first: int = 0                      # inventories towards it
     _out: int = field(default=0, init=False, repr=False)  # the misses running that take a chip out, resolved
@@ -107,7 +108,7 @@ class AntennaDebounce:
                 self.gaps += 1
                 self._seen.clear()
                 self._missed.clear()
-                self._next = 0
+                self.next_end = 0
                 self._tally.clear()
                 self._first = 0
             self._last_scan = scan
@@ -129,16 +130,16 @@ class AntennaDebounce:
         return self._runs_end(now, restate)
 
     def _ends(self) -> None:
-        """`_next`: the scan at which the first run of reads or misses reaches its count (0 when none runs)."""
+        """`next_end`: the scan at which the first run of reads or misses reaches its count (0 when none runs)."""
         ends = [start + self.confirm - 1 for start in self._seen.values()]
         ends += [start + self._out - 1 for start in self._missed.values()]
-        self._next = min(ends) if ends else 0
+        self.next_end = min(ends) if ends else 0
 
     def _runs_end(self, now: float, restate: bool = False) -> ChipsRead | None:
         """The runs counted to this scan: the chips read K scans running are in, those missed out; the reading
         when it changed (or is to be said again: `restate`), else the stable flag when due."""
         at = self._scans
-        if not restate and (not self._next or at < self._next):  # no run ends at this scan
+        if not restate and (not self.next_end or at < self.next_end):  # no run ends at this scan
             return self.poll(now)
         first, out = at - self.confirm + 1, at - self._out + 1  # a run that began by then has its count
         arrived = {uid for uid, start in self._seen.items() if start <= first}
@@ -181,7 +182,7 @@ class AntennaDebounce:
     @property
     def counting(self) -> bool:
         """Chips are being counted in or out (a run of reads or misses goes on)."""
-        return bool(self._seen or self._missed)
+        return bool(self._seen or self._missed)  # (`next_end` says it too, but for a first reading's tally)
 
     def runs(self) -> tuple[dict[str, int], dict[str, int]]:
         """`(reads, misses)`: the scans running each chip not in was read, each chip in missed, to this scan."""
@@ -193,14 +194,14 @@ class AntennaDebounce:
         reading is being confirmed. Then every run of reads or misses goes on (the same chips read, the same
         missed) and none begins or breaks, so all `inventory` would do is count the scan, end the runs that reach
         their count and report the reading or the stable flag; this does that without a read to compare, and
-        looks at the runs only at the scan the first of them ends (`_next`): the K scans of a stack placed cost
+        looks at the runs only at the scan the first of them ends (`next_end`): the K scans of a stack placed cost
         a compare each, not a pass over its chips. False when the scan is not such a one (nothing taken: give it
         to `inventory`); else the reading it changed or the stable flag when now due, or True."""
         last = self._last_scan
         if self._confirming or last is None or (scan - last) % SCANS != 1:
             return False
         self._last_scan = scan
-        if self._next:
+        if self.next_end:
             self._scans += 1
             return self._runs_end(now) or True
         if self.stable:
@@ -214,7 +215,7 @@ class AntennaDebounce:
         self._last_scan = None
         self._seen.clear()
         self._missed.clear()
-        self._next = 0
+        self.next_end = 0
         self._tally.clear()
         self._first = 0
         self._confirming = True

@@ -260,7 +260,7 @@ class ChipSession(DeviceSession[Hello]):
                 last_seq, taken_n, changed, at = seq, taken_n + 1, changed + 1, end
                 continue
             debounce = antennas[names[antenna]]
-            counting = debounce.counting  # its runs counted on from this scan alone (`quiet_scan`): a reread
+            counting = debounce.next_end  # its runs counted on from this scan alone (`quiet_scan`): a reread
             taken = debounce.quiet_scan(scan, now)
             if taken is False:
                 self._reread(antenna, scan, now)
