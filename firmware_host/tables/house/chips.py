@@ -26,8 +26,8 @@ from engine.errors import circle, money, say, times
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
 from firmware_host.tables.house.chip_reads import DEVICE, chip_read, reads_of, uids_after
-from protocol.chip_alerts import ChipNote, ChipOverride
-from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
+from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
+from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device, Say
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
 
 
@@ -58,11 +58,48 @@ def _where(antenna: Antenna) -> dict[str, Any]:
     return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
 
 
-def _make_due(due: int, reads: int) -> dict[str, Any]:
-    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
+def make_of(due: int, reads: int) -> MakeDue | None:
+    """What makes a circle that reads `reads` read its `due` (`to_due`) as the feed's circles, the mispay's notes and the
+    hand's record carry it; None when it reads its due.
+
+    >>> make_of(4000, 4500), make_of(0, 500), make_of(500, 500)
+    ({'do': 'take_back', 'amount': 500}, {'do': 'take', 'amount': 500}, None)
+    """
     make = to_due(due, reads)
+    return None if make is None else {"do": make[0], "amount": make[1]}
+
+
+def make_words(due: int, reads: int) -> dict[str, Any]:
+    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
+    make = make_of(due, reads)
     assert make is not None
-    return {"word": f"to_due.{make[0]}", "args": {"amount": money(make[1])}}
+    return {"word": f"to_due.{make['do']}", "args": {"amount": money(make["amount"])}}
+
+
+MISPAY_WORDS = ("fault.mispay", "fault.mispay_more")
+"""The mispay fault's words (`payout_fault`): each says what makes its circle read its due (`make`) since 55b4415."""
+
+
+def said_in_full(said: Say, detail: str = "") -> Say:
+    """A fault's words as a hand's record kept them, to say now: a mispay's journaled before its words said what makes
+    the circle read its due (no `make`, and `more` but no `circles`) given those from its due and reading, as the
+    fault says them now (`make_words`), so the recall reads "take back €5.00", never "{make}"; one whose due or
+    reading is not there either (none is known to have been journaled so) its English `detail` in the recall's words
+    for a fault (`surveillance.recall_fault`); any other words as they are.
+
+    >>> said = {"key": "fault.mispay", "args": {"seat": 3, "due": {"money": 400}, "reads": {"money": 300}, "more": 0}}
+    >>> said_in_full(said)["args"]["make"], said_in_full(said)["args"]["circles"]
+    ({'word': 'to_due.pay', 'args': {'amount': {'money': 100}}}, 1)
+    """
+    args = said.get("args")
+    if said.get("key") not in MISPAY_WORDS or not isinstance(args, Mapping) or ("make" in args and "circles" in args):
+        return said
+    due, reads = (args.get(k, {}).get("money") if isinstance(args.get(k), Mapping) else None for k in ("due", "reads"))
+    if not isinstance(due, int) or not isinstance(reads, int) or due == reads:
+        return {"key": "surveillance.recall_fault", "args": {"kind": "mispay", "detail": detail}}
+    more = args.get("more")
+    more = more if isinstance(more, int) else 0
+    return {"key": said["key"], "args": {"circles": more + 1, **args, "make": args.get("make") or make_words(due, reads)}}
 
 
 class TableChips:
@@ -422,7 +459,7 @@ class TableChips:
         antenna = Antenna.parse(name)
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
         return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
-                                                    "make": _make_due(value, read), "more": len(wrong) - 1,
+                                                    "make": make_words(value, read), "more": len(wrong) - 1,
                                                     "circles": len(wrong)},
                          situation="more" if len(wrong) > 1 else "",
                          circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
@@ -526,8 +563,8 @@ class TableChips:
         entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
         if owed is not None:
             entry["due"] = owed
-            if (make := to_due(owed, value)) is not None:  # what makes it read its due: the console says it
-                entry["make"] = {"do": make[0], "amount": make[1]}
+            if (make := make_of(owed, value)) is not None:  # what makes it read its due: the console says it
+                entry["make"] = make
         self._circles_made[name] = ((uids, stable, owed, self.set), entry)
         return entry
 
@@ -579,4 +616,5 @@ class TableChips:
                                 for c in dict.fromkeys((*key[0], "play"))])
         return self._laid[1]
 
-__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips", "chip_read", "reads_of", "uids_after"]
+__all__ = ["ChipFault", "ChipsError", "DEVICE", "MISPAY_WORDS", "TableChips", "chip_read", "make_of", "make_words", "reads_of",
+           "said_in_full", "uids_after"]
