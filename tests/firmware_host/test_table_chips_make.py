@@ -1,9 +1,10 @@
-"""A mispay journaled before its words said what makes the circle read its due, read back in words: the recall
-(`history`) never shows "{make}"."""
+"""What the readers read against the due at the confirm on the hand's record (`make`), and a mispay journaled before its
+words said it read back in words: the recall (`history`) never shows "{make}"."""
 
 from __future__ import annotations
 
 import copy
+import io
 import re
 from typing import Any
 
@@ -39,6 +40,28 @@ def in_words(said: dict[str, Any]) -> None:
     assert "{" not in english(said), english(said)
     for language in ("en", "fr"):
         assert set(re.findall(r"\{(\w+)\}", catalogs()[language][said["key"]])) <= set(said["args"]), language
+
+
+def test_the_hands_record_says_what_each_circle_read_against_its_due(rig: Rig) -> None:
+    chips = mispaid_and_accepted(rig)["chips"]
+    assert chips["make"] == {"spot3.trips": {"do": "pay", "amount": 100}}  # the others read their due
+    assert chips["notes"] == [{"kind": "mispay", "circles": [{"antenna": "spot3.trips", "due": 400, "reads": 300,
+                                                              "make": {"do": "pay", "amount": 100}}]}]
+    from cli.history import history
+    out = io.StringIO()
+    history(rig.c.journal, out, 1, as_json=False)
+    assert "spot3.trips 300 (due 400, pay 100 more)" in out.getvalue()
+
+
+def test_a_record_journaled_before_make_is_read_by_history_as_today_s(rig: Rig) -> None:
+    record = copy.deepcopy(mispaid_and_accepted(rig))
+    del record["chips"]["make"]
+    for note in record["chips"]["notes"]:
+        for circle in note["circles"]:
+            del circle["make"]
+    from cli.history import chips_lines
+    assert "  paid: spot3.ante 500, spot3.blind 500, spot3.play 4000, spot3.trips 300 (due 400, pay 100 more)" \
+        in chips_lines(record["chips"])
 
 
 def test_a_mispay_journaled_before_its_words_said_what_to_do_is_recalled_in_words(rig: Rig) -> None:

@@ -454,7 +454,8 @@ class TableChips:
         if not wrong:
             return None
         self.counts["mispays"] += 1
-        self.notes.append({"kind": "mispay", "circles": [{"antenna": n, "due": d, "reads": r} for n, d, r in wrong]})
+        self.notes.append({"kind": "mispay", "circles": [
+            {"antenna": n, "due": d, "reads": r, "make": cast(MakeDue, make_of(d, r))} for n, d, r in wrong]})
         name, value, read = wrong[0]
         antenna = Antenna.parse(name)
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
@@ -497,6 +498,10 @@ class TableChips:
                   "override": self.override,
                   "notes": self.notes, "set_sha256": self.set_sha256, "counts": self.counts.copy(),
                   "reads": {n: {"uids": sorted(u), "stable": s} for n, (u, s) in sorted(self.reads.items()) if u}}
+        paid = self.paid or {}
+        made = {n: m for n, due in sorted(dues.items()) if n in paid and (m := make_of(due, paid[n])) is not None}
+        if made:  # what the readers read at the confirm against the due: `croupier history` and the recall say it
+            record["make"] = made
         self.stale = {n: u for n, (u, _) in self.reads.items() if u and n != TRAY}
         self._new_hand()
         return record
