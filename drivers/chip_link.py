@@ -178,12 +178,11 @@ class ChipSession(DeviceSession[Hello]):
             self._unexpected(message)
 
     def _repeated(self, frame: framing.Frame, now: float) -> bool:
-        """Take an INVENTORY that carries its antenna's last one's UIDs, byte for byte, while its debounce
-        counts none of that antenna's chips in or out (`AntennaDebounce.quiet_scan`): nearly every scan,
-        as a circle changes a few times a hand and is scanned ten times a second. It changes nothing
-        but the scan counted, so it costs the compare: its UIDs are not decoded nor debounced again.
-        While its debounce counts chips in or out (the K scans of a stack placed, the scan after a gap) it is
-        debounced with the UIDs those bytes were decoded to before (`_reread`), not decoded again.
+        """Take an INVENTORY that carries its antenna's last one's UIDs, byte for byte (`AntennaDebounce.quiet_scan`):
+        nearly every scan, as a circle changes a few times a hand and is scanned ten times a second. It costs the
+        compare: its UIDs are not decoded nor debounced again; while its debounce counts chips in or out (the K
+        scans of a stack placed) the runs go on from the scan's number alone (a reread). After a gap, or while a
+        reading is being confirmed, it is debounced with the UIDs those bytes were decoded to before (`_reread`).
         False when its UIDs are not its antenna's last ones (the frame is then decoded and taken as any other)."""
         payload = frame.payload
         if len(payload) < INVENTORY_UIDS:
@@ -208,10 +207,9 @@ class ChipSession(DeviceSession[Hello]):
         return True
 
     def _reread(self, antenna: int, scan: int, now: float) -> None:
-        """Antenna `antenna`'s scan `scan` read the bytes of its last INVENTORY while its debounce counts chips in
-        or out: debounced with the UIDs those bytes were decoded to (`_inventory`), as the frame decoded again
-        would be. A stack placed is read K scans running before it is taken: the last K - 1 cost no decoding,
-        a burst's 21 circles' confirming scan among them."""
+        """Antenna `antenna`'s scan `scan` read the bytes of its last INVENTORY but `quiet_scan` could not take it
+        (it follows a gap, or a reading is being confirmed): debounced with the UIDs those bytes were decoded to
+        (`_inventory`, `_changed`), as the frame decoded again would be."""
         self.stats.reread += 1
         reading = self.antennas[self._names[antenna]].inventory(self._last_uids[antenna], now, scan)
         if reading is not None:
@@ -220,9 +218,9 @@ class ChipSession(DeviceSession[Hello]):
     def receive(self, data: bytes, now: float) -> None:
         """Bytes the port gave: the quiet scans taken at the compare (`_quiet_frames`), each other whole frame
         between them as every device's (`DeviceSession.receive`), and the quiet ones after it at the compare
-        again: a scan in which a circle changed is one frame decoded and 28 compared, not the change and every
-        frame behind it decoded. What is not a whole frame (garbage, a frame cut short) and all after it go to
-        the decoder as they came."""
+        again: a scan in which circles changed is their UIDs read where they lie (`_changed`) and the others
+        compared, no frame made of any. What is not a whole frame (garbage, a frame cut short) and all after it
+        go to the decoder as they came."""
         at, size = 0, len(data)
         while at < size and self.state == ONLINE and not self._decoder.buffered:
             at = self._quiet_frames(data, now, at)
@@ -235,12 +233,12 @@ class ChipSession(DeviceSession[Hello]):
             super().receive(data[at:] if at else data, now)
 
     def _quiet_frames(self, data: bytes, now: float, at: int = 0) -> int:
-        """Take the whole INVENTORY frames at the head of `data` that `_repeated` would take, without making a
-        frame of each: the sync, the CRC and the UIDs checked where they lie (a quiet scan is 29 such frames
-        ten times a second, the same bytes as the scan before but for their numbers and CRCs), from offset `at`.
-        Returns the offset of the first frame that is not one (a change, a fault, a gap, a frame cut short,
-        garbage), for the decoder to take as it takes any. Such a frame while its antenna's chips are counted in
-        or out is debounced from its last UIDs (`_reread`)."""
+        """Take the whole INVENTORY frames at the head of `data`, from offset `at`, without making a frame of
+        each: the sync, the number and the CRC checked where they lie; one with its antenna's last UIDs (a quiet
+        scan is 29 such frames ten times a second, the same bytes as the scan before but for their numbers and
+        CRCs) as `_repeated` takes it, one with other UIDs read there (`_changed`). Returns the offset of the
+        first frame that is neither (a fault, a heartbeat, a gap, an antenna not named, UIDs not whole, a frame
+        cut short, garbage), for the decoder to take as it takes any."""
         start, size, taken_n, reread, changed, last_seq = at, len(data), 0, 0, 0, self._last_seq
         last_read, names, antennas = self._last_read, self._names, self.antennas
         view = memoryview(data)
