@@ -117,9 +117,10 @@ class AntennaDebounce:
         if self.chips is None:
             return self._first_inventory(read, now)
         current = self.chips
-        seen, missed = self._seen, self._missed
-        self._seen = {uid: seen.get(uid, at) for uid in read - current}  # a run going on keeps its start
-        self._missed = {uid: missed.get(uid, at) for uid in current - read}
+        seen, missed = self._seen, self._missed  # a run going on keeps its start, one begun starts at this scan
+        self._seen = {uid: seen.get(uid, at) for uid in read - current} if seen else dict.fromkeys(read - current, at)
+        self._missed = ({uid: missed.get(uid, at) for uid in current - read} if missed
+                        else dict.fromkeys(current - read, at))
         self._ends()
         restate = self._confirming
         if restate:
@@ -131,9 +132,12 @@ class AntennaDebounce:
 
     def _ends(self) -> None:
         """`next_end`: the scan at which the first run of reads or misses reaches its count (0 when none runs)."""
-        ends = [start + self.confirm - 1 for start in self._seen.values()]
-        ends += [start + self._out - 1 for start in self._missed.values()]
-        self.next_end = min(ends) if ends else 0
+        seen, missed = self._seen, self._missed
+        if seen and missed:
+            self.next_end = min(min(seen.values()) + self.confirm, min(missed.values()) + self._out) - 1
+        else:
+            self.next_end = (min(seen.values()) + self.confirm - 1 if seen
+                             else min(missed.values()) + self._out - 1 if missed else 0)
 
     def _runs_end(self, now: float, restate: bool = False) -> ChipsRead | None:
         """The runs counted to this scan: the chips read K scans running are in, those missed out; the reading
@@ -141,13 +145,8 @@ class AntennaDebounce:
         at = self._scans
         if not restate and (not self.next_end or at < self.next_end):  # no run ends at this scan
             return self.poll(now)
-        first, out = at - self.confirm + 1, at - self._out + 1  # a run that began by then has its count
-        arrived = {uid for uid, start in self._seen.items() if start <= first}
-        left = {uid for uid, start in self._missed.items() if start <= out}
-        for uid in arrived:
-            del self._seen[uid]
-        for uid in left:
-            del self._missed[uid]
+        arrived = self._run_ends(self._seen, at - self.confirm + 1)  # a run that began by then has its count
+        left = self._run_ends(self._missed, at - self._out + 1)
         self._ends()
         if not restate and not arrived and not left:
             return self.poll(now)
@@ -155,6 +154,21 @@ class AntennaDebounce:
         self.stable = False
         self._changed_at = now
         return ChipsRead(self.antenna, self.chips, False, self.device)
+
+    @staticmethod
+    def _run_ends(runs: dict[str, int], began: int) -> frozenset[str]:
+        """The chips whose run in `runs` began by scan `began` (has its count), taken out of `runs`: all of them at
+        once when every run did (a stack placed or taken at once, its chips counted together)."""
+        if not runs:
+            return frozenset()
+        if max(runs.values()) <= began:
+            ended = frozenset(runs)
+            runs.clear()
+            return ended
+        ended = frozenset([uid for uid, start in runs.items() if start <= began])
+        for uid in ended:
+            del runs[uid]
+        return ended
 
     def _first_inventory(self, read: frozenset[str], now: float) -> ChipsRead | None:
         """One of the first reading's inventories: tallied; the reading made at the last of them."""
