@@ -26,10 +26,13 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from firmware_host.service.history import hand_lines
 from firmware_host.service.journal import HandRow, Journal, JournalError
+from firmware_host.service.refusals import english
+from firmware_host.tables.house.chips import make_of
 from cli.output import stdout_closed
 from protocol.audit import signer_of
 
@@ -148,15 +151,26 @@ def chips_lines(chips: dict[str, Any] | None) -> list[str]:
         return []
     lines = [f"  bets {'read from the chips' if chips['source'] == 'chips' else 'typed (chip reader offline)'}"]
     dues, paid = chips.get("dues") or {}, chips.get("paid") or {}
+    made = chips.get("make") or {}  # a hand journaled before its record said it: `to_due` of its due and reading
     if dues:
-        lines.append("  paid: " + ", ".join(f"{name} {paid.get(name, '-')}" + ("" if paid.get(name) == due else
-                                                                                f" (due {due})")
+        lines.append("  paid: " + ", ".join(_paid(name, due, paid.get(name), made.get(name))
                                           for name, due in sorted(dues.items())))
     override = chips.get("override")
     if override:
         lines.append("  mispay accepted" + _by(override) + ": " + ", ".join(
             f"{name} due {a['due']}, read {a['reads']}" for name, a in sorted(override["accepted"].items())))
     return lines
+
+
+def _paid(name: str, due: int, reads: int | None, make: Mapping[str, Any] | None) -> str:
+    """A circle's reading at the confirm against its due, and what would have made it read its due ("pay 100 more")."""
+    if reads == due:
+        return f"{name} {reads}"
+    if reads is None:
+        return f"{name} - (due {due})"
+    make = make or make_of(due, reads)
+    words = english({"key": f"to_due.{make['do']}", "args": {"amount": make["amount"]}}) if make else ""
+    return f"{name} {reads} (due {due}{', ' + words if words else ''})"
 
 
 def in_progress(journal: Journal) -> list[str]:

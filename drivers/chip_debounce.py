@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from drivers.readings import ChipsRead
 
@@ -75,8 +76,11 @@ class AntennaDebounce:
     chips: frozenset[str] | None = None  # the debounced reading; None until the first is made
     stable: bool = False
     gaps: int = 0                        # scans skipped (frames lost before they reached us)
-    _seen: dict[str, int] = field(default_factory=dict, repr=False)    # consecutive reads of a chip not in
-    _missed: dict[str, int] = field(default_factory=dict, repr=False)  # consecutive misses of a chip in
+    _seen: dict[str, int] = field(default_factory=dict, repr=False)    # a chip not in: the scan its run of reads began
+    _missed: dict[str, int] = field(default_factory=dict, repr=False)  # a chip in: the scan its run of misses began
+    _scans: int = field(default=0, init=False, repr=False)  # the scans taken: the runs' clock (`_seen`, `_missed`)
+    next_end: int = field(default=0, init=False, repr=False)  # the scan (`_scans`) at which the first run ends; 0: none
+    # runs, no chip is counted in or out (read where the chip link's quiet scans are taken, at every frame)
     _confirming: bool = True             # the first reading (or the one after a reconnection) to come
     _first: int = 0                      # inventories towards it
     _out: int = field(default=0, init=False, repr=False)  # the misses running that take a chip out, resolved
@@ -104,37 +108,72 @@ class AntennaDebounce:
                 self.gaps += 1
                 self._seen.clear()
                 self._missed.clear()
+                self.next_end = 0
                 self._tally.clear()
                 self._first = 0
             self._last_scan = scan
         read = frozenset(uids)
+        self._scans = at = self._scans + 1
         if self.chips is None:
             return self._first_inventory(read, now)
         current = self.chips
-        self._seen = {uid: self._seen.get(uid, 0) + 1 for uid in read - current}
-        self._missed = {uid: self._missed.get(uid, 0) + 1 for uid in current - read}
+        seen, missed = self._seen, self._missed  # a run going on keeps its start, one begun starts at this scan
+        self._seen = {uid: seen.get(uid, at) for uid in read - current} if seen else dict.fromkeys(read - current, at)
+        self._missed = ({uid: missed.get(uid, at) for uid in current - read} if missed
+                        else dict.fromkeys(current - read, at))
+        self._ends()
         restate = self._confirming
         if restate:
             self._first += 1
             if self._first < self.confirm:
                 return None
             self._confirming = False
-        arrived = {uid for uid, n in self._seen.items() if n >= self.confirm}
-        left = {uid for uid, n in self._missed.items() if n >= self._out}
+        return self._runs_end(now, restate)
+
+    def _ends(self) -> None:
+        """`next_end`: the scan at which the first run of reads or misses reaches its count (0 when none runs)."""
+        seen, missed = self._seen, self._missed
+        if seen and missed:
+            self.next_end = min(min(seen.values()) + self.confirm, min(missed.values()) + self._out) - 1
+        else:
+            self.next_end = (min(seen.values()) + self.confirm - 1 if seen
+                             else min(missed.values()) + self._out - 1 if missed else 0)
+
+    def _runs_end(self, now: float, restate: bool = False) -> ChipsRead | None:
+        """The runs counted to this scan: the chips read K scans running are in, those missed out; the reading
+        when it changed (or is to be said again: `restate`), else the stable flag when due."""
+        at = self._scans
+        if not restate and (not self.next_end or at < self.next_end):  # no run ends at this scan
+            return self.poll(now)
+        arrived = self._run_ends(self._seen, at - self.confirm + 1)  # a run that began by then has its count
+        left = self._run_ends(self._missed, at - self._out + 1)
+        self._ends()
         if not restate and not arrived and not left:
             return self.poll(now)
-        for uid in arrived:
-            del self._seen[uid]
-        for uid in left:
-            del self._missed[uid]
-        self.chips = (current | arrived) - left
+        self.chips = (cast(frozenset[str], self.chips) | arrived) - left
         self.stable = False
         self._changed_at = now
         return ChipsRead(self.antenna, self.chips, False, self.device)
 
+    @staticmethod
+    def _run_ends(runs: dict[str, int], began: int) -> frozenset[str]:
+        """The chips whose run in `runs` began by scan `began` (has its count), taken out of `runs`: all of them at
+        once when every run did (a stack placed or taken at once, its chips counted together)."""
+        if not runs:
+            return frozenset()
+        if max(runs.values()) <= began:
+            ended = frozenset(runs)
+            runs.clear()
+            return ended
+        ended = frozenset([uid for uid, start in runs.items() if start <= began])
+        for uid in ended:
+            del runs[uid]
+        return ended
+
     def _first_inventory(self, read: frozenset[str], now: float) -> ChipsRead | None:
         """One of the first reading's inventories: tallied; the reading made at the last of them."""
-        self._seen = {uid: self._seen.get(uid, 0) + 1 for uid in read}  # runs going on past the first reading
+        at = self._scans
+        self._seen = {uid: self._seen.get(uid, at) for uid in read}  # runs going on past the first reading
         for uid, tally in self._tally.items():
             tally[1] = 0 if uid in read else tally[1] + 1
         for uid in read:
@@ -145,24 +184,40 @@ class AntennaDebounce:
             return None
         k, out = self.confirm, self._out
         self.chips = frozenset(uid for uid, (seen, since) in self._tally.items() if seen >= k and since < out)
-        self._seen = {uid: n for uid, n in self._seen.items() if uid not in self.chips}
-        self._missed = {uid: since for uid, (_, since) in self._tally.items() if uid in self.chips and since}
+        self._seen = {uid: start for uid, start in self._seen.items() if uid not in self.chips}
+        self._missed = {uid: at - since + 1 for uid, (_, since) in self._tally.items() if uid in self.chips and since}
         self._tally.clear()
+        self._ends()
         self._confirming = False
         self.stable = False
         self._changed_at = now
         return ChipsRead(self.antenna, self.chips, False, self.device)
 
+    @property
+    def counting(self) -> bool:
+        """Chips are being counted in or out (a run of reads or misses goes on)."""
+        return bool(self._seen or self._missed)  # (`next_end` says it too, but for a first reading's tally)
+
+    def runs(self) -> tuple[dict[str, int], dict[str, int]]:
+        """`(reads, misses)`: the scans running each chip not in was read, each chip in missed, to this scan."""
+        at = self._scans + 1
+        return {uid: at - start for uid, start in self._seen.items()}, {uid: at - s for uid, s in self._missed.items()}
+
     def quiet_scan(self, scan: int, now: float) -> ChipsRead | bool:
-        """Take scan number `scan` when it reads what the scan before it read and that changes nothing but the
-        scan counted: it follows that scan, and no chip is being counted in or out nor a first reading
-        confirmed (then the reading is what that scan read), so all `inventory` would do is count it and
-        report the stable flag if due; this does that without a read to compare. False when the scan is not
-        such a one (nothing taken: give it to `inventory`); else its stable flag when now due, or True."""
+        """Take scan number `scan` when it reads what the scan before it read: it follows that scan and no first
+        reading is being confirmed. Then every run of reads or misses goes on (the same chips read, the same
+        missed) and none begins or breaks, so all `inventory` would do is count the scan, end the runs that reach
+        their count and report the reading or the stable flag; this does that without a read to compare, and
+        looks at the runs only at the scan the first of them ends (`next_end`): the K scans of a stack placed cost
+        a compare each, not a pass over its chips. False when the scan is not such a one (nothing taken: give it
+        to `inventory`); else the reading it changed or the stable flag when now due, or True."""
         last = self._last_scan
-        if self._confirming or self._seen or self._missed or last is None or (scan - last) % SCANS != 1:
+        if self._confirming or last is None or (scan - last) % SCANS != 1:
             return False
         self._last_scan = scan
+        if self.next_end:
+            self._scans += 1
+            return self._runs_end(now) or True
         if self.stable:
             return True
         return self.poll(now) or True
@@ -174,6 +229,7 @@ class AntennaDebounce:
         self._last_scan = None
         self._seen.clear()
         self._missed.clear()
+        self.next_end = 0
         self._tally.clear()
         self._first = 0
         self._confirming = True

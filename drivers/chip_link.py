@@ -25,8 +25,8 @@ from drivers import framing
 from drivers.chip_debounce import CONFIRM, SETTLE_S, AntennaDebounce
 from drivers.chip_protocol import (
     ANTENNA_AT, BOARD, HEADER_SIZE, INVENTORY_HEAD, INVENTORY_UIDS, LEN_AT, MAX_PAYLOAD, PROTOCOL_VERSION, SCAN_AT,
-    SEQ_AT, SYNC, TYPE_AT, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
-    decode_message, encode_message, seq_delta,
+    SEQ_AT, SYNC, TYPE_AT, UID_SIZE, UIDS_AT, Decoder, Fault, FaultCode, Heartbeat, Hello, Identify, Inventory, MsgType,
+    decode_message, encode_message, seq_delta, uid_texts,
 )
 from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, crc16
@@ -103,7 +103,8 @@ class ChipSession(DeviceSession[Hello]):
     _unreadable_said: bool = False                    # an unreadable frame reported on this connection
     _last_read: dict[int, bytes] = field(default_factory=dict)  # antenna number -> its last INVENTORY's UID bytes
     _last_uids: dict[int, frozenset[str]] = field(default_factory=dict)  # antenna number -> those bytes' UIDs
-    _unsettled: set[str] = field(default_factory=set)  # antennas whose reading was reported and its stable flag not yet
+    _unsettled: dict[str, None] = field(default_factory=dict)  # antennas whose reading was reported, its stable flag
+    # not yet, in the order they changed: the settle's polls look at them alone, not at every antenna
 
     def __post_init__(self) -> None:
         if self.confirm < 1 or self.settle_s < 0 or self.silence_s <= 0:
@@ -114,7 +115,8 @@ class ChipSession(DeviceSession[Hello]):
         """Seconds until a stable flag is due on some antenna, None when none is coming."""
         if not self._unsettled:
             return None
-        waits = [w for n, d in self.antennas.items() if n in self._unsettled and (w := d.due(now)) is not None]
+        antennas = self.antennas
+        waits = [w for name in self._unsettled if (w := antennas[name].due(now)) is not None]
         return min(waits) if waits else None
 
     def next_turn(self, now: float) -> float | None:
@@ -141,8 +143,8 @@ class ChipSession(DeviceSession[Hello]):
                 self._send_identify(now)
             return
         if self._unsettled:  # stable only while the board is heard
-            for name, debounce in self.antennas.items():
-                if name in self._unsettled and (reading := debounce.poll(now)) is not None:
+            for name in list(self._unsettled):
+                if (reading := self.antennas[name].poll(now)) is not None:
                     self._post(reading)
         for key, said in list(self._faults.items()):
             if now - said >= self.silence_s:
@@ -176,12 +178,11 @@ class ChipSession(DeviceSession[Hello]):
             self._unexpected(message)
 
     def _repeated(self, frame: framing.Frame, now: float) -> bool:
-        """Take an INVENTORY that carries its antenna's last one's UIDs, byte for byte, while its debounce
-        counts none of that antenna's chips in or out (`AntennaDebounce.quiet_scan`): nearly every scan,
-        as a circle changes a few times a hand and is scanned ten times a second. It changes nothing
-        but the scan counted, so it costs the compare: its UIDs are not decoded nor debounced again.
-        While its debounce counts chips in or out (the K scans of a stack placed, the scan after a gap) it is
-        debounced with the UIDs those bytes were decoded to before (`_reread`), not decoded again.
+        """Take an INVENTORY that carries its antenna's last one's UIDs, byte for byte (`AntennaDebounce.quiet_scan`):
+        nearly every scan, as a circle changes a few times a hand and is scanned ten times a second. It costs the
+        compare: its UIDs are not decoded nor debounced again; while its debounce counts chips in or out (the K
+        scans of a stack placed) the runs go on from the scan's number alone (a reread). After a gap, or while a
+        reading is being confirmed, it is debounced with the UIDs those bytes were decoded to before (`_reread`).
         False when its UIDs are not its antenna's last ones (the frame is then decoded and taken as any other)."""
         payload = frame.payload
         if len(payload) < INVENTORY_UIDS:
@@ -190,22 +191,25 @@ class ChipSession(DeviceSession[Hello]):
         if self._last_read.get(antenna) != payload[INVENTORY_UIDS:]:
             return False
         debounce = self.antennas[self._names[antenna]]  # a read is kept for named antennas only
+        counting = debounce.counting
         taken = debounce.quiet_scan(scan, now)
         self._count_seq(frame.seq)
         self.stats.inventories += 1
         if taken is False:
             self._reread(antenna, scan, now)
             return True
-        self.stats.repeats += 1
+        if counting:
+            self.stats.reread += 1
+        else:
+            self.stats.repeats += 1
         if taken is not True:
             self._post(taken)
         return True
 
     def _reread(self, antenna: int, scan: int, now: float) -> None:
-        """Antenna `antenna`'s scan `scan` read the bytes of its last INVENTORY while its debounce counts chips in
-        or out: debounced with the UIDs those bytes were decoded to (`_inventory`), as the frame decoded again
-        would be. A stack placed is read K scans running before it is taken: the last K - 1 cost no decoding,
-        a burst's 21 circles' confirming scan among them."""
+        """Antenna `antenna`'s scan `scan` read the bytes of its last INVENTORY but `quiet_scan` could not take it
+        (it follows a gap, or a reading is being confirmed): debounced with the UIDs those bytes were decoded to
+        (`_inventory`, `_changed`), as the frame decoded again would be."""
         self.stats.reread += 1
         reading = self.antennas[self._names[antenna]].inventory(self._last_uids[antenna], now, scan)
         if reading is not None:
@@ -214,9 +218,9 @@ class ChipSession(DeviceSession[Hello]):
     def receive(self, data: bytes, now: float) -> None:
         """Bytes the port gave: the quiet scans taken at the compare (`_quiet_frames`), each other whole frame
         between them as every device's (`DeviceSession.receive`), and the quiet ones after it at the compare
-        again: a scan in which a circle changed is one frame decoded and 28 compared, not the change and every
-        frame behind it decoded. What is not a whole frame (garbage, a frame cut short) and all after it go to
-        the decoder as they came."""
+        again: a scan in which circles changed is their UIDs read where they lie (`_changed`) and the others
+        compared, no frame made of any. What is not a whole frame (garbage, a frame cut short) and all after it
+        go to the decoder as they came."""
         at, size = 0, len(data)
         while at < size and self.state == ONLINE and not self._decoder.buffered:
             at = self._quiet_frames(data, now, at)
@@ -229,33 +233,42 @@ class ChipSession(DeviceSession[Hello]):
             super().receive(data[at:] if at else data, now)
 
     def _quiet_frames(self, data: bytes, now: float, at: int = 0) -> int:
-        """Take the whole INVENTORY frames at the head of `data` that `_repeated` would take, without making a
-        frame of each: the sync, the CRC and the UIDs checked where they lie (a quiet scan is 29 such frames
-        ten times a second, the same bytes as the scan before but for their numbers and CRCs), from offset `at`.
-        Returns the offset of the first frame that is not one (a change, a fault, a gap, a frame cut short,
-        garbage), for the decoder to take as it takes any. Such a frame while its antenna's chips are counted in
-        or out is debounced from its last UIDs (`_reread`)."""
-        start, size, taken_n, reread, last_seq = at, len(data), 0, 0, self._last_seq
+        """Take the whole INVENTORY frames at the head of `data`, from offset `at`, without making a frame of
+        each: the sync, the number and the CRC checked where they lie; one with its antenna's last UIDs (a quiet
+        scan is 29 such frames ten times a second, the same bytes as the scan before but for their numbers and
+        CRCs) as `_repeated` takes it, one with other UIDs read there (`_changed`). Returns the offset of the
+        first frame that is neither (a fault, a heartbeat, a gap, an antenna not named, UIDs not whole, a frame
+        cut short, garbage), for the decoder to take as it takes any."""
+        start, size, taken_n, reread, changed, last_seq = at, len(data), 0, 0, 0, self._last_seq
         last_read, names, antennas = self._last_read, self._names, self.antennas
         view = memoryview(data)
         # the frame's fields where `chip_protocol` names them (its property test holds this to the decoder), as locals
         len_at, seq_at, type_at, antenna_at, scan_at, uids_at = LEN_AT, SEQ_AT, TYPE_AT, ANTENNA_AT, SCAN_AT, UIDS_AT
         while size - at >= _INVENTORY_MIN and data.startswith(SYNC, at) and data[at + type_at] == _INVENTORY:
             end = at + HEADER_SIZE + (data[at + len_at] << 8 | data[at + len_at + 1]) + CRC_SIZE
-            last = last_read.get(data[at + antenna_at])
-            seq = data[at + seq_at]
-            if (last is None or end > size or end - at - _INVENTORY_MIN != len(last)
-                    or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
-                    or not data.startswith(last, at + uids_at)
+            antenna, seq = data[at + antenna_at], data[at + seq_at]
+            last = last_read.get(antenna)
+            if (end > size or (last_seq is not None and (seq - last_seq) % 256 != 1)  # a gap: `_count_seq` counts it
                     or crc16(view[at + len_at:end - CRC_SIZE]) != (data[end - 2] << 8 | data[end - 1])):
                 break
-            antenna, scan = data[at + antenna_at], data[at + scan_at] << 8 | data[at + scan_at + 1]
-            taken = antennas[names[antenna]].quiet_scan(scan, now)
+            scan = data[at + scan_at] << 8 | data[at + scan_at + 1]
+            if last is None or end - at - _INVENTORY_MIN != len(last) or not data.startswith(last, at + uids_at):
+                if not self._changed(antenna, scan, data[at + uids_at:end - CRC_SIZE], now):
+                    break  # not ours to read here (an antenna not named, a malformed list): the decoder's
+                last_seq, taken_n, changed, at = seq, taken_n + 1, changed + 1, end
+                continue
+            debounce = antennas[names[antenna]]
+            counting = debounce.next_end  # its runs counted on from this scan alone (`quiet_scan`): a reread
+            taken = debounce.quiet_scan(scan, now)
             if taken is False:
                 self._reread(antenna, scan, now)
                 reread += 1
-            elif taken is not True:
-                self._post(taken)
+            else:
+                if counting:
+                    self.stats.reread += 1
+                    reread += 1
+                if taken is not True:
+                    self._post(taken)
             last_seq, taken_n, at = seq, taken_n + 1, end
         if at == start:
             return at
@@ -263,16 +276,34 @@ class ChipSession(DeviceSession[Hello]):
         self.stats.frames += taken_n
         self._decoder.stats.frames += taken_n
         self.stats.inventories += taken_n
-        self.stats.repeats += taken_n - reread
+        self.stats.repeats += taken_n - reread - changed
         self._last_heard = self._last_rx = now
         return at
+
+    def _changed(self, antenna: int, scan: int, read: bytes, now: float) -> bool:
+        """A whole INVENTORY frame, its CRC and number good, whose UIDs are not its antenna's last ones: its UIDs
+        decoded in one go (`uid_texts`) and debounced (`_inventory`), with no frame nor
+        message made of it. False (nothing taken) when its antenna is not named or its UIDs are not whole 8-byte
+        UIDs each once: the decoder then takes it and says what is wrong, as `Inventory.decode` does."""
+        name = self._names.get(antenna)
+        if name is None or len(read) % UID_SIZE:
+            return False
+        uids = frozenset(uid_texts(read))
+        if len(uids) * UID_SIZE != len(read):
+            return False
+        self._last_read[antenna] = read
+        self._last_uids[antenna] = uids
+        reading = self.antennas[name].inventory(uids, now, scan)
+        if reading is not None:
+            self._post(reading)
+        return True
 
     def _post(self, reading: Reading) -> None:
         if isinstance(reading, ChipsRead):  # the antennas whose stable flag is to come (`_online_poll`, `due`)
             if reading.stable:
-                self._unsettled.discard(reading.antenna)
+                self._unsettled.pop(reading.antenna, None)
             else:
-                self._unsettled.add(reading.antenna)
+                self._unsettled[reading.antenna] = None
         super()._post(reading)
 
     def _count_seq(self, seq: int) -> None:

@@ -50,9 +50,9 @@ from drivers.errors import FrameError
 from drivers.framing import CRC_SIZE, DecoderStats, Heartbeat, Identify, crc16, seq_delta
 from drivers.framing import pack_text as _pack_text, unpack_text as _text
 
-__all__ = ["SYNC", "LEN_AT", "SEQ_AT", "TYPE_AT", "ANTENNA_AT", "SCAN_AT", "UIDS_AT", "INVENTORY_HEAD", "INVENTORY_UIDS", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "FORMAT", "MsgType",
+__all__ = ["SYNC", "LEN_AT", "SEQ_AT", "TYPE_AT", "ANTENNA_AT", "SCAN_AT", "UIDS_AT", "INVENTORY_HEAD", "INVENTORY_UIDS", "UID_SIZE", "MAX_PAYLOAD", "MAX_UIDS", "MAX_ANTENNAS", "BOARD", "PROTOCOL_VERSION", "FORMAT", "MsgType",
            "FaultCode", "Frame", "Decoder", "DecoderStats", "Hello", "Inventory", "Heartbeat", "Fault", "Identify", "Message",
-           "decode_message", "encode_message", "check_antenna", "check_uid", "crc16", "seq_delta"]
+           "decode_message", "encode_message", "check_antenna", "check_uid", "crc16", "seq_delta", "uid_texts"]
 
 SYNC = b"\xa5\xc3"
 MAX_UIDS = 1024
@@ -121,6 +121,16 @@ def check_antenna(name: str) -> str:
     if not isinstance(name, str) or not _ANTENNA.fullmatch(name):
         raise FrameError(f"not an antenna name (tray, spotN.circle): {name!r}")
     return name
+
+
+def uid_texts(read: bytes) -> list[str]:
+    """The UIDs of whole 8-byte UIDs `read` (an INVENTORY's, after its head) as the host writes them, in their order.
+
+    >>> uid_texts(bytes.fromhex("e004010000000001e0040100000000ff"))
+    ['E004010000000001', 'E0040100000000FF']
+    """
+    text, size = read.hex().upper(), 2 * UID_SIZE
+    return [text[at:at + size] for at in range(0, len(text), size)]
 
 
 def check_uid(text: str) -> str:
@@ -228,7 +238,7 @@ class Inventory:
         if len(payload) < head or (len(payload) - head) % UID_SIZE:
             raise FrameError(f"INVENTORY of {len(payload)} bytes is not antenna, scan and whole 8-byte UIDs")
         antenna, scan = INVENTORY_HEAD.unpack_from(payload)
-        uids = [payload[at:at + UID_SIZE].hex().upper() for at in range(head, len(payload), UID_SIZE)]
+        uids = uid_texts(payload[head:])
         if len(set(uids)) != len(uids):
             raise FrameError(f"INVENTORY of antenna {antenna} names a chip twice")
         return cls(antenna, scan, tuple(sorted(uids)))

@@ -34,9 +34,13 @@ class ChipsMovedNote(TypedDict):
 
 
 class MispaidCircle(TypedDict):
+    """A circle not reading its due at the confirm, and what makes it so (`make`: notes journaled before it have none,
+    `engine.chip_circles.to_due` of `due` and `reads` says it)."""
+
     antenna: str
     due: int
     reads: int
+    make: NotRequired["MakeDue"]
 
 
 class MispayNote(TypedDict):

@@ -14,7 +14,7 @@ annotations.
 from typing import Any, Literal, NotRequired, TypedDict
 
 from engine.house_values import RoundLine, SettlementLine
-from protocol.chip_alerts import ChipNote, ChipOverride
+from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
 from protocol.messages import (ChipCounts, Device, HandFault, HistoryHand, IgnoredCard, Limits,
                                ManualCard, PokerResults, Stakes, Tournament, TrayFlag)
 from protocol.signed import SignedOff
@@ -376,6 +376,8 @@ class HandChips(TypedDict):
     set_sha256: str
     counts: ChipCounts
     reads: dict[str, AntennaRead]
+    make: NotRequired[dict[str, MakeDue]]  # each circle whose reading at the confirm was not its due (`paid` against
+    # `dues`): what made it so, `engine.chip_circles.to_due` (hands journaled before it have none: `to_due` says it)
 
 
 class HouseHandRecord(Closing):

@@ -32,6 +32,7 @@ from protocol.history import EventsPage, HistoryLine, HistoryPage, HouseLine, Li
 from protocol.requests import Refusal
 from firmware_host.service.journal import ClosedLine, Event, HandRow, Journal, JournalError
 from firmware_host.service.table_events import events_reply
+from firmware_host.tables.house.chips import said_in_full
 from protocol.audit import signer_of
 
 MAX_PAGE = HISTORY_PAGE
@@ -103,6 +104,9 @@ def hand_lines(journal: Journal, closed: list[ClosedLine]) -> list[HistoryLine]:
     lines = []
     for c in closed:
         line = c.line if c.line is not None else next(made)
+        for fault in line.get("faults") or ():  # a line stored before the words of today: said in full
+            if (said := fault.get("say")) is not None:
+                fault["say"] = said_in_full(said, str(fault.get("detail") or ""))
         if c.closed_event in heads:  # the journal's chain at the hand's close: the floor's archive keeps it
             line["chain"] = {"event": c.closed_event, "head": heads[c.closed_event]}
         lines.append(line)
@@ -140,7 +144,9 @@ def settled_under(rec: Mapping[str, Any], opened: Event | None) -> tuple[Profile
 
 def _fault_json(fault: Mapping[str, Any]) -> LineFault:
     cleared = fault.get("cleared") or {}
-    return {"kind": fault.get("kind"), "detail": fault.get("detail"), "say": fault.get("say"),
+    said = fault.get("say")
+    return {"kind": fault.get("kind"), "detail": fault.get("detail"),
+            "say": said_in_full(said, str(fault.get("detail") or "")) if said else said,
             "cleared_by": signer_of(cleared), "reason": cleared.get("reason"), "then": cleared.get("then")}
 
 

@@ -498,13 +498,13 @@ class ChipDealer(BotDealer):
 
 
 def chip_result(state_dir: str | Path, first_hand: int, hands: int,
-                injected: Mapping[str, int]) -> tuple[dict[str, Any], dict[str, int], int]:
-    """`({"injected", "caught", "tray_difference"}, unexpected, flagged)` read back from the journal for hands
-    first_hand .. first_hand+hands-1: the faults the table stood (not those met while one stood: a
+                injected: Mapping[str, int]) -> tuple[dict[str, Any], dict[str, int], int, int]:
+    """`({"injected", "caught", "tray_difference"}, unexpected, flagged, closed)` read back from the journal for
+    hands first_hand .. first_hand+hands-1: the faults the table stood (not those met while one stood: a
     supervisor's repair), each matched to an injected kind; what no injection explains (`unexpected`,
     kind -> count); the tray ledger's difference for the shift (as `croupier tray` replays it: closing -
-    opening - fills + credits + chips sold - the hands' house net; None when the tray was never read) and
-    how many tray differences it flagged. Raises JournalError."""
+    opening - fills + credits + chips sold - the hands' house net; None when the tray was never read),
+    how many tray differences it flagged and how many of those hands closed. Raises JournalError."""
     journal = Journal.open(state_dir, readonly=True)
     try:
         rows = [r for r in journal.hands() if first_hand <= r.hand < first_hand + hands]
@@ -523,24 +523,31 @@ def chip_result(state_dir: str | Path, first_hand: int, hands: int,
     unexpected = {kind: n for kind, n in stood.items() if n > 0}
     difference = ledger.reconciliation().difference if ledger is not None else None
     flagged = len(ledger.flags) if ledger is not None else 0
-    return {"injected": dict(injected), "caught": caught, "tray_difference": difference}, unexpected, flagged
+    return {"injected": dict(injected), "caught": caught, "tray_difference": difference}, unexpected, flagged, len(rows)
 
 
 def chip_summary(state_dir: str | Path, first_hand: int, hands: int,
                  injected: Mapping[str, int]) -> tuple[dict[str, Any], bool]:
     """The demo line's `chips` (`chip_result`) and whether all is well: every injected fault caught, none
     that no injection explains, the tray ledger's difference zero with nothing flagged (each said on standard
-    error). Raises JournalError."""
-    chips, unexpected, flagged = chip_result(state_dir, first_hand, hands, injected)
+    error; a demo ended before any hand closed has nothing to reconcile, and says so). Raises JournalError."""
+    chips, unexpected, flagged, closed = chip_result(state_dir, first_hand, hands, injected)
     missed = {k: n - chips["caught"].get(k, 0) for k, n in injected.items()
               if CAUGHT_AS[k] is not None and n != chips["caught"].get(k, 0)}
     for what, counts in (("injected and not caught", missed), ("stood with no injection", unexpected)):
         if counts:
             print(f"croupier demo: chip faults {what}: {counts}", file=sys.stderr)
-    if flagged or chips["tray_difference"] != 0:
-        print(f"croupier demo: the tray does not reconcile: difference {chips['tray_difference']}, {flagged} "
+    difference = chips["tray_difference"]
+    if difference is None and not closed and not flagged:  # ended before the tray's opening inventory was journaled
+        print("croupier demo: no hand closed: the tray has nothing to reconcile", file=sys.stderr)
+        return chips, not missed and not unexpected
+    if difference is None:
+        print(f"croupier demo: the tray was never read: the shift cannot be reconciled, {flagged} difference(s) "
+              f"flagged (croupier tray --state {state_dir})", file=sys.stderr)
+    elif flagged or difference != 0:
+        print(f"croupier demo: the tray does not reconcile: it is {difference:+d} off (in cents), {flagged} "
               f"difference(s) flagged (croupier tray --state {state_dir})", file=sys.stderr)
-    return chips, not missed and not unexpected and not flagged and chips["tray_difference"] == 0
+    return chips, not missed and not unexpected and not flagged and difference == 0
 
 
 __all__ = ["CAUGHT_AS", "ChipDealer", "DEMO_SET", "FAULT_KINDS", "Rack", "SCAN_PERIOD_S", "SETTLE_MS", "TRAY_FLOAT", "by_value", "chip_refusal", "chip_result", "chip_sections", "chip_summary", "faults_option",

@@ -559,7 +559,7 @@ def test_croupier_history_says_how_a_smart_tables_hand_was_bet_and_paid(rig: Rig
     history(rig.c.journal, out, 1, as_json=False)
     text = out.getvalue()
     assert "  bets read from the chips" in text
-    assert "  paid: spot3.ante 500, spot3.blind 500, spot3.play 3500 (due 4000), spot3.trips 400" in text
+    assert "  paid: spot3.ante 500, spot3.blind 500, spot3.play 3500 (due 4000, pay 500 more), spot3.trips 400" in text
     assert "  mispay accepted: spot3.play due 4000, read 3500" in text
 
 

@@ -9,7 +9,8 @@ circle), at the confirm (`payout_fault`: every circle must read its due) and at 
 (`cleared`). A problem comes back as a `ChipFault` for the state to stand; a refusal is raised as
 `Refused` naming the circle. Everything here follows from journaled events alone, so a replay
 rebuilds it exactly; what outlives a hand is carried in the hand's record (`close_hand`, `restore`).
-The game logic (antenna names, dues, a Play's multiple) is `engine.chip_circles`.
+The game logic (antenna names, dues, a Play's multiple) is `engine.chip_circles`; a reading as the journal holds it
+(`chip_read`, `reads_of`, `uids_after`, named here too) is `firmware_host.tables.house.chip_reads`.
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ from engine.chips import ChipSet
 from engine.errors import circle, money, say, times
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
-from protocol.chip_alerts import ChipNote, ChipOverride
-from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
+from firmware_host.tables.house.chip_reads import DEVICE, chip_read, reads_of, uids_after
+from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
+from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device, Say
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
-
-DEVICE = "chips"
-"""The chip reader's device name unless its readings say another."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,64 +42,6 @@ class ChipFault:
     uid: str | None = None  # the chip's UID: the full feed's words only
     situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
     circles: tuple[tuple[int, str], ...] = ()  # the bet circles it names, (seat, circle): the console marks them
-
-
-def chip_read(antenna: str, uids: frozenset[str], stable: bool, before: frozenset[str] | None) -> ChipRead:
-    """A reading as a `chip_scan` event holds it, what a replay needs and no more: the antenna's UIDs all, or, given
-    the antenna's reading `before` (the one the table holds: the last it took, journaled), what changed since when
-    that is fewer UIDs to write (a payout added to its stack, a chip taken, the tray's few chips in or out of
-    hundreds: `added`, `removed`, each only when not empty), or nothing but `stable` when the chips are the same (a
-    circle's settle: half of all chip readings). `uids_after` gives the reading back from it and the same `before`,
-    live and in every replay (journals written before hold `"added": [], "removed": []` for a settle: read alike).
-
-    >>> chip_read("spot1.ante", frozenset({"B", "C"}), True, frozenset({"A", "B", "C"}))
-    {'antenna': 'spot1.ante', 'removed': ['A'], 'stable': True}
-    >>> chip_read("spot1.ante", frozenset({"B"}), False, None)
-    {'antenna': 'spot1.ante', 'uids': ['B'], 'stable': False}
-    >>> chip_read("spot1.ante", frozenset({"B"}), True, frozenset({"B"}))
-    {'antenna': 'spot1.ante', 'stable': True}
-    """
-    if before is not None:
-        added, removed = uids - before, before - uids
-        if len(added) + len(removed) < len(uids) or not (added or removed):
-            read: ChipRead = {"antenna": antenna}  # type: ignore[typeddict-item]  # `stable` put in last, as ever
-            if added:
-                read["added"] = sorted(added)
-            if removed:
-                read["removed"] = sorted(removed)
-            read["stable"] = stable
-            return read
-    return {"antenna": antenna, "uids": sorted(uids), "stable": stable}
-
-
-def reads_of(kind: str, body: Mapping[str, Any]) -> list[ChipsBody]:
-    """The antennas' readings a journaled event holds, each with its reader's `device`: a `chip_scan`'s, in order;
-    a `chips` event's one (a journal written before `chip_scan`: one antenna an event); none for any other kind.
-
-    >>> reads_of("chip_scan", {"device": "chips", "reads": [{"antenna": "tray", "uids": [], "stable": True}]})
-    [{'antenna': 'tray', 'uids': [], 'stable': True, 'device': 'chips'}]
-    """
-    if kind == "chip_scan":
-        device = str(body.get("device", DEVICE))
-        return [cast(ChipsBody, {**read, "device": device}) for read in body.get("reads") or ()]
-    return [cast(ChipsBody, body)] if kind == "chips" else []
-
-
-def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozenset[str]:
-    """The UIDs a reading says its antenna holds (`chip_read`), `before` its reading before: the very
-    `before` when nothing but `stable` changed. Raises ValueError for a change with no reading before it.
-
-    >>> sorted(uids_after({"antenna": "tray", "added": ["D"], "removed": ["A"]}, frozenset({"A", "B"})))
-    ['B', 'D']
-    """
-    if "uids" in body:
-        return frozenset(map(str, body["uids"]))
-    if before is None:
-        raise ValueError(f"a change of antenna {body.get('antenna')!r}'s chips with no reading of it before")
-    added, removed = body.get("added") or (), body.get("removed") or ()
-    if not added and not removed:
-        return before
-    return before.difference(map(str, removed)).union(map(str, added))
 
 
 def _spoken(antenna: Antenna) -> str:
@@ -117,11 +58,48 @@ def _where(antenna: Antenna) -> dict[str, Any]:
     return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
 
 
-def _make_due(due: int, reads: int) -> dict[str, Any]:
-    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
+def make_of(due: int, reads: int) -> MakeDue | None:
+    """What makes a circle that reads `reads` read its `due` (`to_due`) as the feed's circles, the mispay's notes and the
+    hand's record carry it; None when it reads its due.
+
+    >>> make_of(4000, 4500), make_of(0, 500), make_of(500, 500)
+    ({'do': 'take_back', 'amount': 500}, {'do': 'take', 'amount': 500}, None)
+    """
     make = to_due(due, reads)
+    return None if make is None else {"do": make[0], "amount": make[1]}
+
+
+def make_words(due: int, reads: int) -> dict[str, Any]:
+    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
+    make = make_of(due, reads)
     assert make is not None
-    return {"word": f"to_due.{make[0]}", "args": {"amount": money(make[1])}}
+    return {"word": f"to_due.{make['do']}", "args": {"amount": money(make["amount"])}}
+
+
+MISPAY_WORDS = ("fault.mispay", "fault.mispay_more")
+"""The mispay fault's words (`payout_fault`): each says what makes its circle read its due (`make`) since 55b4415."""
+
+
+def said_in_full(said: Say, detail: str = "") -> Say:
+    """A fault's words as a hand's record kept them, to say now: a mispay's journaled before its words said what makes
+    the circle read its due (no `make`, and `more` but no `circles`) given those from its due and reading, as the
+    fault says them now (`make_words`), so the recall reads "take back €5.00", never "{make}"; one whose due or
+    reading is not there either (none is known to have been journaled so) its English `detail` in the recall's words
+    for a fault (`surveillance.recall_fault`); any other words as they are.
+
+    >>> said = {"key": "fault.mispay", "args": {"seat": 3, "due": {"money": 400}, "reads": {"money": 300}, "more": 0}}
+    >>> said_in_full(said)["args"]["make"], said_in_full(said)["args"]["circles"]
+    ({'word': 'to_due.pay', 'args': {'amount': {'money': 100}}}, 1)
+    """
+    args = said.get("args")
+    if said.get("key") not in MISPAY_WORDS or not isinstance(args, Mapping) or ("make" in args and "circles" in args):
+        return said
+    due, reads = (args.get(k, {}).get("money") if isinstance(args.get(k), Mapping) else None for k in ("due", "reads"))
+    if not isinstance(due, int) or not isinstance(reads, int) or due == reads:
+        return {"key": "surveillance.recall_fault", "args": {"kind": "mispay", "detail": detail}}
+    more = args.get("more")
+    more = more if isinstance(more, int) else 0
+    return {"key": said["key"], "args": {"circles": more + 1, **args, "make": args.get("make") or make_words(due, reads)}}
 
 
 class TableChips:
@@ -476,12 +454,13 @@ class TableChips:
         if not wrong:
             return None
         self.counts["mispays"] += 1
-        self.notes.append({"kind": "mispay", "circles": [{"antenna": n, "due": d, "reads": r} for n, d, r in wrong]})
+        self.notes.append({"kind": "mispay", "circles": [
+            {"antenna": n, "due": d, "reads": r, "make": cast(MakeDue, make_of(d, r))} for n, d, r in wrong]})
         name, value, read = wrong[0]
         antenna = Antenna.parse(name)
         detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
         return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
-                                                    "make": _make_due(value, read), "more": len(wrong) - 1,
+                                                    "make": make_words(value, read), "more": len(wrong) - 1,
                                                     "circles": len(wrong)},
                          situation="more" if len(wrong) > 1 else "",
                          circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
@@ -519,6 +498,10 @@ class TableChips:
                   "override": self.override,
                   "notes": self.notes, "set_sha256": self.set_sha256, "counts": self.counts.copy(),
                   "reads": {n: {"uids": sorted(u), "stable": s} for n, (u, s) in sorted(self.reads.items()) if u}}
+        paid = self.paid or {}
+        made = {n: m for n, due in sorted(dues.items()) if n in paid and (m := make_of(due, paid[n])) is not None}
+        if made:  # what the readers read at the confirm against the due: `croupier history` and the recall say it
+            record["make"] = made
         self.stale = {n: u for n, (u, _) in self.reads.items() if u and n != TRAY}
         self._new_hand()
         return record
@@ -585,8 +568,8 @@ class TableChips:
         entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
         if owed is not None:
             entry["due"] = owed
-            if (make := to_due(owed, value)) is not None:  # what makes it read its due: the console says it
-                entry["make"] = {"do": make[0], "amount": make[1]}
+            if (make := make_of(owed, value)) is not None:  # what makes it read its due: the console says it
+                entry["make"] = make
         self._circles_made[name] = ((uids, stable, owed, self.set), entry)
         return entry
 
@@ -638,4 +621,5 @@ class TableChips:
                                 for c in dict.fromkeys((*key[0], "play"))])
         return self._laid[1]
 
-__all__ = ["ChipFault", "ChipsError", "DEVICE", "TableChips", "chip_read", "reads_of", "uids_after"]
+__all__ = ["ChipFault", "ChipsError", "DEVICE", "MISPAY_WORDS", "TableChips", "chip_read", "make_of", "make_words", "reads_of",
+           "said_in_full", "uids_after"]
