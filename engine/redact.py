@@ -66,6 +66,9 @@ TABLE_KEYS = frozenset({
     # a smart table's tray differences this shift, for the pit (how many, their sum, the latest; never the
     # tray's chips, which are the full view's `tray`): firmware_host/service/tray.py `tray_alert`
     "tray_alert",
+    # a relaying key's sign-offs slowed down, for the pit and surveillance (since, spacing, key kind; never a name
+    # or a PIN): firmware_host/service/signoff_alert.py
+    "signoff_alert",
     # the table's `[ratings]` gaming day setting (a start time and a zone), which the pit compares with the floor's
     "gaming_day",
 })

@@ -28,6 +28,7 @@ from protocol.smart_table import (AntennaUids as AntennaUids, ChipCircle as Chip
                                   TrayMovementShown as TrayMovementShown, TrayReconciliation as TrayReconciliation,
                                   TrayStack as TrayStack, TrayTrailLine as TrayTrailLine)
 from protocol.signed import Cleared, SignedOff
+from protocol.signoff_holds import SignoffAlert as SignoffAlert
 
 
 class Say(TypedDict):
@@ -269,6 +270,7 @@ class TableFields(TypedDict):
     paytable: NotRequired[Paytable]
     chips: NotRequired[Chips]
     tray_alert: NotRequired[TrayAlert]
+    signoff_alert: NotRequired[SignoffAlert]  # a relaying key's sign-offs slowed down (`protocol.signoff_holds`)
     gaming_day: NotRequired[dict[str, str] | None]  # `[ratings]` {starts, time_zone} for the pit; a poker table's below:
     structure: NotRequired[str]
     stakes: NotRequired[Stakes]

@@ -58,6 +58,9 @@ log = logging.getLogger("croupier.signoff")
 SIGNER_ROLE = "supervisor"
 PIN_CHECKS_PER_S = 1.0
 PIN_BURST = 10
+RELAY_KINDS = {"dealer": "consoles", "pit": "pit"}
+"""A throttled key's kind on the feeds' alert (`signoff_holds.SignoffAlert`), by its role: the display's consoles, the
+floor's `/pit/rating`; any other `relay`."""
 """PINs one key may have checked: one a second, ten at once (a supervisor keying in a misdeal's cards by hand)."""
 AUDIT_WINDOW_S = 10.0
 AUDIT_MOST = 20
@@ -276,7 +279,7 @@ class SignOff:
         if not self._throttles(caller) or auth.at is None:
             return
         key = f"{_sender(caller)} relaying"
-        spacing = self.holds.relayed_failed(key, self.clock())
+        spacing = self.holds.relayed_failed(key, self.clock(), RELAY_KINDS.get(caller.role, "relay"))
         if spacing is not None:
             self.stepped = spacing
             log.warning("sign-offs relayed by %s: many failed (last by %s at %s): PIN checks %.0f s apart", key,

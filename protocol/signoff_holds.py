@@ -40,7 +40,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from protocol.file_modes import write_secret
 
@@ -91,6 +91,20 @@ class SavedThrottle(TypedDict):
     last_failed: float
     next: float
     turns: dict[str, float]
+    since: NotRequired[float]
+    kind: NotRequired[str]
+
+
+class SignoffAlert(TypedDict):
+    """A relaying key's sign-offs slowed down, on the table's feeds (`signoff_alert`: the pit's tile, surveillance):
+    since when (epoch seconds), the checks' spacing now, the kind of key (`consoles`: the display's dealer consoles;
+    `pit`: the floor's `/pit/rating`; `relay`: another) and when it ends unless one more fails. Never a name or a
+    PIN."""
+
+    since: float
+    spacing_s: float
+    kind: str
+    until: float
 
 
 class SavedState(TypedDict):
@@ -119,6 +133,8 @@ class Throttle:
     last_failed: float = 0.0
     next: float = 0.0
     turns: dict[str, float] = field(default_factory=dict)
+    since: float = 0.0  # when its checks began to be spaced (0.0: not yet)
+    kind: str = "relay"  # the key's kind, for the alert (`SignoffAlert`)
 
     def spacing(self) -> float:
         """Seconds between two PIN checks at the key (0.0: not throttled)."""
@@ -191,15 +207,16 @@ class Holds:
         self._save()
         return free - now
 
-    def relayed_failed(self, key: str, now: float) -> float | None:
-        """Count one failed sign-off relayed by `key` against its throttle. Returns the checks' new spacing when this
-        failure changed it (the throttle begun or slowed), or None."""
+    def relayed_failed(self, key: str, now: float, kind: str = "relay") -> float | None:
+        """Count one failed sign-off relayed by `key` (of `kind`, for the alert) against its throttle. Returns the
+        checks' new spacing when this failure changed it (the throttle begun or slowed), or None."""
         throttle = self._throttle(key, now)
         before = throttle.spacing()
-        throttle.failed, throttle.last_failed = throttle.failed + 1, now
+        throttle.failed, throttle.last_failed, throttle.kind = throttle.failed + 1, now, kind
         after = throttle.spacing()
         if after:  # the next check a spacing after this one at the soonest, whoever asks
             throttle.next = max(throttle.next, now + after)
+            throttle.since = throttle.since if before else now
         self._save()
         return after if after != before else None
 
@@ -209,6 +226,16 @@ class Holds:
         if throttle is None or now - throttle.last_failed > THROTTLE_FORGET_S:
             return 0.0
         return throttle.spacing()
+
+    def alert(self, now: float) -> SignoffAlert | None:
+        """The throttle spacing its checks furthest apart now, as the feeds show it, or None (no key throttled)."""
+        shown: SignoffAlert | None = None
+        for key, throttle in self._throttles.items():
+            spacing = self.spacing(key, now)
+            if spacing and (shown is None or spacing > shown["spacing_s"]):
+                shown = SignoffAlert(since=throttle.since or throttle.last_failed, spacing_s=spacing,
+                                     kind=throttle.kind, until=throttle.last_failed + THROTTLE_FORGET_S)
+        return shown
 
     def _throttle(self, key: str, now: float) -> Throttle:
         throttle = self._throttles.get(key)
@@ -252,7 +279,8 @@ class Holds:
             for key, record in dict(data.get("throttles", {})).items():
                 turns = {str(p): float(t) for p, t in dict(record["turns"]).items()}
                 self._throttles[str(key)] = Throttle(int(record["failed"]), float(record["last_failed"]),
-                                                     float(record["next"]), turns)
+                                                     float(record["next"]), turns, float(record.get("since", 0.0)),
+                                                     str(record.get("kind", "relay")))
         except (KeyError, TypeError, ValueError) as exc:
             log.error("%s: sign-off holds not as written (%s): counted empty", self.path, exc)
             self._keys.clear()
@@ -263,7 +291,8 @@ class Holds:
         return {"keys": {k: SavedHolds(failed=v.failed, holds=v.holds, until=v.until, last_hold=v.last_hold)
                          for k, v in self._keys.items()},
                 "throttles": {k: SavedThrottle(failed=v.failed, last_failed=v.last_failed, next=v.next,
-                                               turns=dict(v.turns)) for k, v in self._throttles.items()}}
+                                               turns=dict(v.turns), since=v.since, kind=v.kind)
+                              for k, v in self._throttles.items()}}
 
     def _save(self) -> None:
         if self.path is None:

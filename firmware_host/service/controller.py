@@ -66,10 +66,14 @@ from firmware_host.service.profiles import requested_profile
 from firmware_host.service.recovery import rebuild
 from firmware_host.service.refusals import refusal
 from firmware_host.service.tray import TrayWatch, alert, tray_alert
+from firmware_host.service.signoff_alert import AlertWatch
 from firmware_host.service.bodies import journaled_body
 from firmware_host.tables.state import TableState
 
 log = logging.getLogger("croupier.controller")
+
+_OWN_KEYS = ("tray", "tray_alert", "signoff_alert")
+"""The keys `states` puts in the views after their redaction."""
 
 FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 """Every kind of fault; `fault.kind` on the feed is one of these."""
@@ -123,7 +127,8 @@ class Controller:
         self._last_published: tuple[PublicState, FullState] | None = None
         self._stop = threading.Event()
         self._commands: zmq.Socket[Any] | None = None
-        self._pollables: list[Any] = [ClockWatch(self)]  # the clock called on a poker player
+        self.signoff_alert = AlertWatch(self.signoff, self._refresh)  # its throttle told on the feeds (`signoff_alert`)
+        self._pollables: list[Any] = [ClockWatch(self), self.signoff_alert]  # the clock called on a poker player
         self._waiting_fds: list[Callable[[], int | None]] = []
         self.zap: ZapHandler | None = None  # the sockets' authenticator, when they are CURVE servers
         self.ratings_day = RatingsConfig()  # `[ratings]`: when the gaming day starts (a closed session's adjusting)
@@ -389,6 +394,8 @@ class Controller:
         its sign-off's PIN as hashed off the loop (`service.command_desk`); None: hashed now if needed."""
         admitted = self.signoff.admit(cmd, caller, verdict)
         if admitted.refusal is not None:
+            if self.signoff.stepped is not None:  # a relaying key's checks slowed down: the feeds told at once
+                self.signoff_alert.pump()
             return admitted.refusal
         if cmd.cmd == "history":  # journal reads only: nothing journaled, the table unchanged
             return history_reply(self.journal, cmd)
@@ -500,6 +507,8 @@ class Controller:
             full["tray"] = tray
             if tray["flagged"]:  # the pit follows the public feed: told of a difference, never of the tray's chips
                 public["tray_alert"] = full["tray_alert"] = tray_alert(tray)
+        if self.signoff_alert.shown is not None:  # the pit and surveillance told of sign-offs slowed down
+            public["signoff_alert"] = full["signoff_alert"] = self.signoff_alert.shown
         return public, full
 
     def _refresh(self, shown: tuple[PublicState, FullState] | None = None) -> None:
@@ -519,9 +528,9 @@ class Controller:
         if (public, full) == self._last_published:
             return  # nothing changed (e.g. a sensor that matters only mid-hand)
         self._last_published = (public, full)
-        named = self.state.named(public, full, also=("tray", "tray_alert"))  # a clean card's or scan's changes
+        named = self.state.named(public, full, also=_OWN_KEYS)  # a clean card's or scan's changes
         # else the full view's moved keys, as its redaction found them (the tray's keys joined it after the redaction)
-        known = None if named is not None else self.state.moved(full, also=("tray", "tray_alert"))
+        known = None if named is not None else self.state.moved(full, also=_OWN_KEYS)
         self.feed.publish(public, full, redacted=True, known=known, named=named)  # type: ignore[union-attr]
 
     # -- the loop ---------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ class TableState(Protocol):
     def history_shown(self) -> list[dict[str, Any]]:
         """The last hands, in public form (the very list while no hand joined them)."""
 
-_TRAY_KEYS = ("tray", "tray_alert")
+_TRAY_KEYS = ("tray", "tray_alert", "signoff_alert")
 """The keys the controller puts in a view after its redaction (`Controller.states`): a view holding them is made whole."""
 
 

@@ -15,6 +15,8 @@ the last hour) and sends the pit screens (`/ws/pit`) JSON texts:
     {"kind": "signoff_alert", "spacing_s", "at", "address", "time", "since", "table"?}  the web process's sign-offs
         throttled (its latest step, `floor.web.rating_past`, or a table's gate's, `table`, `floor.web.rating`; `since`:
         that throttle's first), to a screen of DEALER_FIGURE_ROLES only
+    {"kind": "table_signoff_alert", "name", "alert"}  a table's own gate slowing a relaying key's sign-offs (its
+        state's `signoff_alert`: since, spacing_s, kind, until; null once it ended), to DEALER_FIGURE_ROLES only
 
 A table's summary carries its `tray_alert` (the shift's tray differences) and, for a chip fault (a mispay,
 moved or foreign chips, a tray difference), the public fault's words (`say`: the circle and the amounts).
@@ -147,6 +149,7 @@ class PitHub:
         self.rated: str | None = None  # the latest `rated` message: the players rated at each table
         self.alert: str | None = None  # the latest `signoff_alert`: the web process's sign-offs throttled
         self._alert_times: dict[str, tuple[float, float]] = {}  # when each throttle was first and last alerted
+        self.table_alerts: dict[str, str] = {}  # each table's `table_signoff_alert` standing now (its gate's throttle)
         self.pit_state: str | None = None  # the latest `pit` message: whether the pit aggregator answers
         self.floor_day: dict[str, Any] | None = None  # the archive's gaming day setting, from the latest figures
         self.screens: set[PitScreen] = set()
@@ -188,6 +191,7 @@ class PitHub:
             if "online" in message:
                 line["online"] = bool(message["online"])
             self._keep(name, line)
+            self._table_alert(name, message.get("signoff_alert"))
         elif kind == "heartbeat":
             self._send(json.dumps({"kind": "heartbeat", "name": name}))
 
@@ -206,6 +210,7 @@ class PitHub:
         self.latest.pop(name, None)
         self.states.pop(name, None)
         self.hours.pop(name, None)
+        self.table_alerts.pop(name, None)
         self._send(json.dumps({"kind": "removed", "name": name}))
 
     def pit_answers(self, online: bool) -> None:
@@ -244,6 +249,21 @@ class PitHub:
         for screen in [s for s in self.screens if s.dealers]:
             screen.offer(self.alert, self._resync(screen))
 
+    def _table_alert(self, name: str, alert: Any) -> None:
+        """A table's state's `signoff_alert` (its own gate slowing a relaying key's sign-offs: the display's dealer
+        consoles, `firmware_host/service/signoff_alert.py`): sent to the floor's screens (never a wall screen's) when it
+        begins, changes or ends, kept while it stands for the screens joining later."""
+        shown = alert if isinstance(alert, Mapping) else None
+        text = json.dumps({"kind": "table_signoff_alert", "name": name, "alert": shown}, default=str)
+        if text == self.table_alerts.get(name) or (shown is None and name not in self.table_alerts):
+            return
+        if shown is None:
+            del self.table_alerts[name]
+        else:
+            self.table_alerts[name] = text
+        for screen in [s for s in self.screens if s.dealers]:
+            screen.offer(text, self._resync(screen))
+
     def show_rated(self, message: Mapping[str, Any]) -> None:
         """The rated players at the pit's tables (`figures.py`): kept for screens joining later, sent to every screen."""
         self.rated = json.dumps({**message, "kind": "rated"}, default=str)
@@ -266,7 +286,7 @@ class PitHub:
         """What a screen joining, or one whose backlog was dropped, is sent: the hello (the tables known now,
         so a page drops the tiles of tables gone meanwhile), every table's summary, the figures, the rated players
         (and the dealers' figures to a screen that may see them)."""
-        floor_only = (self.dealers, self.alert) if screen.dealers else ()
+        floor_only = (self.dealers, self.alert, *self.table_alerts.values()) if screen.dealers else ()
         kept = [text for text in (self.pit_state, self.figures, self.rated, *floor_only) if text is not None]
         return [self.hello, *self.latest.values(), *kept]
 

@@ -196,6 +196,20 @@ export function say(message, state = null) {
 }
 
 /**
+ * A table's sign-offs slowed down (its state's `signoff_alert`: firmware_host/service/signoff_alert.py) in the page's
+ * words, the one sentence the pit's tile and surveillance show: which consoles, since when (the screen's clock), how far
+ * apart the table checks their PINs now.
+ * @param {{since: number, spacing_s: number, kind: string}} alert
+ * @param {string} table
+ * @returns {string}
+ */
+export function signoffAlertText(alert, table) {
+  const kind = alert.kind === "consoles" || alert.kind === "pit" ? alert.kind : "relay";
+  const time = new Date(alert.since * 1000).toTimeString().slice(0, 5);
+  return t(`signoff_alert.${kind}`, { table, time, spacing: alert.spacing_s });
+}
+
+/**
  * The controller's refusal in the page's words: its `say`, else the catalog's general line with its reason (the
  * controller's English, `why`: the poker panel's with its amounts in money).
  * @param {any} reply

@@ -108,7 +108,7 @@ NESTED: dict[str, Any] = {
     "paytable": messages.Paytable, "history": messages.HistoryHand, "stakes": messages.Stakes,
     "expected": messages.Expected,
     "results": messages.PokerResults, "tournament": messages.Tournament, "clock": messages.Clock,
-    "chips": messages.Chips, "tray_alert": messages.TrayAlert,
+    "chips": messages.Chips, "tray_alert": messages.TrayAlert, "signoff_alert": messages.SignoffAlert,
 }
 
 

@@ -9,7 +9,7 @@ import { cardText, netTone, parseCard } from "./format.js";
 import { ensureSignedIn, signIn } from "./signin.js";
 import { drawTray } from "./surveillance-tray.js";
 import { isPoker } from "./state.js";
-import { formatMoney, formatNet, handText, pokerHandWords, say, t, tOr } from "./words.js";
+import { formatMoney, formatNet, handText, pokerHandWords, say, signoffAlertText, t, tOr } from "./words.js";
 
 const MAX_STEPS = 300;
 const RECALL = 10;
@@ -125,6 +125,10 @@ function render(state) {
     delete faultBox.dataset.fault;
     faultBox.hidden = true;
   }
+  const slowed = byId("signoff-alert");  // the table's gate slowing a relaying key's sign-offs (its `signoff_alert`)
+  slowed.hidden = !state.signoff_alert;
+  slowed.textContent = state.signoff_alert ? signoffAlertText(state.signoff_alert, state.table ?? "") : "";
+  if (state.signoff_alert) slowed.dataset.spacing = String(state.signoff_alert.spacing_s); else delete slowed.dataset.spacing;
   const devices = Object.entries(state.devices ?? {}).map(([name, d]) =>
     t("surveillance.device", { name: tOr(`surveillance.device_${name}`, name), model: d.model ?? "", serial: d.serial ?? "",
       firmware: d.firmware ?? "?", status: d.online ? t("surveillance.online") : t("surveillance.device_offline") }).trim() +

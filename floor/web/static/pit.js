@@ -9,7 +9,7 @@ import { showDealers } from "./pit-dealers.js";
 import { dayDiffersText, ratedTableSeen, showRated } from "./pit-rated.js";
 import { ratingMoney, ratingSessions } from "./pit-rating.js";
 import { ensureSignedIn } from "./signin.js";
-import { formatMoney, locale, say, t, tOr } from "./words.js";
+import { formatMoney, locale, say, signoffAlertText, t, tOr } from "./words.js";
 
 /**
  * A table's tile: its element, its parts, its feed's liveness (the pit's word, or its heartbeats), its last state.
@@ -70,6 +70,9 @@ function tileFor(name, heartbeatS = 1) {
   parts.hand = part(node, "hand", "div");
   parts.fault = part(node, "fault", "div");
   parts.fault.hidden = true;
+  parts.signoff = part(node, "signoff-alert-line", "div");  // the table's own gate slowing its consoles' sign-offs
+  parts.signoff.hidden = true;
+  parts.signoff.setAttribute("role", "alert");
   parts.day = part(node, "day-differs", "div");  // the table's gaming day is not the floor's (pit-rated.js words it)
   parts.day.hidden = true;
   parts.figures = part(node, "figures", "div");
@@ -303,6 +306,11 @@ new Feed("/ws/pit", {
       byId("signoff-alert-text").textContent = t(message.table ? "pit.signoff_alert_table" : "pit.signoff_alert", {
         time: clock(message.since ?? message.time), at: message.at, address: message.address, spacing: message.spacing_s,
         table: message.table ?? "" });  // a table's own gate throttling this process's key (floor/web/rating.py)
+    } else if (message.kind === "table_signoff_alert") {  // a table's gate slowing its consoles' sign-offs (hub.py)
+      const { parts, el: node } = tileFor(message.name);
+      parts.signoff.hidden = !message.alert;
+      parts.signoff.textContent = message.alert ? signoffAlertText(message.alert, message.name) : "";
+      if (message.alert) node.dataset.signoffAlert = String(message.alert.spacing_s); else delete node.dataset.signoffAlert;
     } else if (message.kind === "figures") {
       figures = message;
       drawPit();
