@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,8 @@ from protocol.audit import AuditLog
 from protocol.commands import Auth, Command
 from protocol.config import RightsConfig
 from protocol.signoff import SignOff
-from protocol.signoff_holds import MAX_FAILED_RELAYED, MAX_TURNS, THROTTLE_MAX_S, THROTTLE_S, THROTTLE_STEP
+from protocol.signoff_holds import (MAX_FAILED_RELAYED, MAX_TURNS, THROTTLE_FORGET_S, THROTTLE_MAX_S, THROTTLE_S,
+                                    THROTTLE_STEP, Holds)
 from protocol.users import Users
 from tests.web.test_display_guard import cheap_user
 
@@ -95,3 +97,29 @@ def test_a_right_sign_off_forgets_no_relayed_failure_and_an_hour_without_one_doe
     gate.now[0] += 3601.0
     assert gate.ask("eve", PIN) == "granted" and gate.ask("fay", PIN) == "granted"  # an hour quiet: not throttled
     gate.audit.close()
+
+
+def test_the_alert_says_since_when_how_far_apart_and_which_key_kind_across_a_restart_until_it_ends(
+        tmp_path: Path) -> None:
+    path = tmp_path / "holds.json"
+    holds, now = Holds(path), 1_800_000_000.0
+    for n in range(MAX_FAILED_RELAYED - 1):
+        holds.relayed_failed("display-1 relaying", now + n, "consoles")
+    assert holds.alert(now + 100) is None  # not throttled yet
+    began = now + MAX_FAILED_RELAYED
+    assert holds.relayed_failed("display-1 relaying", began, "consoles") == THROTTLE_S
+    assert holds.alert(began) == {"since": began, "spacing_s": THROTTLE_S, "kind": "consoles",
+                                  "until": began + THROTTLE_FORGET_S}
+    for n in range(THROTTLE_STEP):  # slowed: the same since, twice as far apart, its end moved on
+        holds.relayed_failed("display-1 relaying", began + 1 + n, "consoles")
+    last = began + THROTTLE_STEP
+    again = Holds(path)  # a restart of the controller
+    assert again.alert(last) == {"since": began, "spacing_s": 2 * THROTTLE_S, "kind": "consoles",
+                                 "until": last + THROTTLE_FORGET_S}
+    assert again.alert(last + THROTTLE_FORGET_S + 1) is None  # an hour without a failure: ended
+    old = again.saved()  # a file written before the alert: its start taken as the last failure, its kind unknown
+    for record in old["throttles"].values():
+        del record["since"], record["kind"]
+    path.write_text(json.dumps(old), encoding="utf-8")
+    assert Holds(path).alert(last) == {"since": last, "spacing_s": 2 * THROTTLE_S, "kind": "relay",
+                                       "until": last + THROTTLE_FORGET_S}

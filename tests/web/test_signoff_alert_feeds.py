@@ -44,6 +44,8 @@ WORDS = {"en": "Sign-offs slowed down at uth-1's dealer consoles: many superviso
                "depuis {time}, la table les vérifie donc à 5 s d’intervalle (le blocage de chaque personne reste en "
                "place)"}
 
+ENDED = {"en": "Sign-offs no longer slowed down", "fr": "Les validations ne sont plus ralenties"}
+
 
 class Rig:
     """A controller serving its command channel and its public and full feeds (ipc) from its own thread, its gate on a
@@ -140,6 +142,13 @@ def sign_in(page: Page, base: str, path: str, user: str) -> None:
     page.goto(f"{base}{path}")
 
 
+def logged(page: Page) -> list[str]:
+    """The surveillance log's lines about the sign-offs slowed down, the newest first."""
+    found: list[str] = page.eval_on_selector_all("[data-steps] > li[data-step='signoff']",
+                                                 "lines => lines.map((e) => e.lastChild.textContent)")
+    return found
+
+
 def shots(page: Page, name: str) -> None:
     """The page at 1280x720 and 1920x1080, kept as NAME-WxH.png (looked at, not compared)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -182,6 +191,7 @@ def test_consoles_failing_alert_the_pit_and_surveillance_until_the_throttle_ends
         box = eye.locator("#signoff-alert")
         box.wait_for(state="visible", timeout=15000)
         assert box.text_content() == WORDS[language].format(time=time_shown)
+        assert logged(eye) == [WORDS[language].format(time=time_shown)]  # its log says when it began
         shots(eye, f"surveillance-signoff-alert-{language}")
 
         # the dealer console's fifth person, the right PIN: told plainly why she waits, then signed off at her turn
@@ -200,5 +210,7 @@ def test_consoles_failing_alert_the_pit_and_surveillance_until_the_throttle_ends
         line.wait_for(state="hidden", timeout=15000)
         box.wait_for(state="hidden", timeout=15000)
         assert page.locator("[data-table='uth-1']").get_attribute("data-signoff-alert") is None
+        eye.wait_for_function("() => document.querySelectorAll(\"[data-steps] > li[data-step='signoff']\").length === 2")
+        assert logged(eye) == [ENDED[language], WORDS[language].format(time=time_shown)]  # the newest on top
     finally:
         rig.close()

@@ -196,6 +196,7 @@ const EMPTY = { spots: [], dealer: { cards: [] }, board: [], burns: [], manual: 
 // (1, 2, ...) or the number of entries so far for what a state adds (a phase, a fault, a result).
 function linesBetween(before, after) {
   const lines = [];
+  const slowed = [before?.signoff_alert, after.signoff_alert];  // the table's sign-offs slowed down, as it was and is
   // the same hand goes on after a controller's restart (a new boot): its replayed sequence is not logged twice
   const sameHand = before && before.table === after.table && before.hand === after.hand;
   if (!sameHand) {
@@ -252,6 +253,11 @@ function linesBetween(before, after) {
     lines.push(["fault", t("surveillance.line_fault", { what: faultText(after.fault, after) }), step]);
   } else if (!after.fault && before.fault) {
     lines.push(["clear", t("surveillance.line_cleared"), step]);
+  }
+  if (slowed[1] && slowed[1].spacing_s !== slowed[0]?.spacing_s) {  // begun or slowed further: when, how far apart
+    lines.push(["signoff", signoffAlertText(slowed[1], after.table ?? ""), step]);
+  } else if (!slowed[1] && slowed[0]) {
+    lines.push(["signoff", t("surveillance.line_signoff_ended"), step]);
   }
   if (after.phase === "settled" && before.phase !== "settled") {
     if (isPoker(after)) {
