@@ -34,6 +34,40 @@ def small_blind_called() -> dict[str, Any]:
     return json.loads(json.dumps(state))
 
 
+def flop_checked() -> dict[str, Any]:
+    """The public state on the flop once seat 1 checked (pre-flop: 5 and 1 called, 6 folded, 3 checked)."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        for seat, action in ((5, "call"), (6, "fold"), (1, "call"), (3, "check")):
+            rig.act(seat, action)
+        rig.shoe("3d 7h 8c 9d")
+        rig.act(1, "check")
+        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        rig.c.journal.close()
+    return state
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_console_and_the_players_screen_say_a_seats_act_in_the_same_words(page: Page, language: str) -> None:
+    """Found dealing hold'em with the players' screen beside the console: one feed `act`, two catalogs of words for it
+    ("calls €0.02" on the console, "Call €0.02" on the players' screen; French "checke" there, "Parole" here, the
+    word a player says to check, not the check done): one set of words (`poker_act`), each page's case by its CSS."""
+    catalog = words.catalogs()[language]
+    assert not [k for k in catalog if k.startswith(("poker_console.did_", "poker_table.act_"))]
+    for state, seat, said in ((small_blind_called(), 1, catalog["poker_act.calls"].format(amount=money(2, lang=language))),
+                              (flop_checked(), 1, catalog["poker_act.checks"])):
+        texts = {}
+        for name in ("dealer", "table"):
+            page.set_viewport_size({"width": 1280, "height": 800} if name == "dealer" else {"width": 1920, "height": 1080})
+            serve(page, name, state, language=language)
+            page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
+            texts[name] = page.locator(SEAT_WORDS[name].format(seat=seat)).text_content()
+        assert texts == {"dealer": said, "table": said}, texts  # the same catalog text; only CSS sets its case
+
+
 @pytest.mark.parametrize("name", ["dealer", "table"])
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: str, language: str) -> None:
@@ -46,8 +80,7 @@ def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: 
     page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
     said = page.locator(SEAT_WORDS[name].format(seat=1)).inner_text().strip()
     matched = money(2, lang=language)
-    key = "poker_console.did_calls" if name == "dealer" else "poker_table.act_call"
-    assert said.lower() == words.catalogs()[language][key].format(amount=matched).lower(), said
+    assert said.lower() == words.catalogs()[language]["poker_act.calls"].format(amount=matched).lower(), said
     if name == "dealer":
         bet = page.locator("[data-poker] .pseat[data-seat='1'] .pseat-bet").inner_text().strip().lower()
         assert matched in bet, bet  # the same amount as its bet line: the chips in front of the seat
@@ -73,23 +106,13 @@ def test_a_folded_seat_shows_no_cards_on_the_console(page: Page, language: str) 
 def test_a_check_is_said_as_the_seat_did_it_not_as_the_buttons_word(page: Page, language: str) -> None:
     """Found on the French console: seat 1's check on the flop read "parole", the word of the button that asks for
     it; the seat's mark says it as its neighbours' do ("checke" as "suit", "mise"; English "checks")."""
-    with tempfile.TemporaryDirectory() as root:
-        rig = Rig(Path(root))
-        rig.ok("open", **HOLDEM)
-        rig.ok("deal")
-        rig.shoe(HOLDEM_HOLE)
-        for seat, action in ((5, "call"), (6, "fold"), (1, "call"), (3, "check")):
-            rig.act(seat, action)
-        rig.shoe("3d 7h 8c 9d")
-        rig.act(1, "check")
-        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
-        rig.c.journal.close()
+    state = flop_checked()
     page.set_viewport_size({"width": 1280, "height": 800})
     serve(page, "dealer", state, language=language)
     page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
     said = page.locator(SEAT_WORDS["dealer"].format(seat=1)).text_content()
     catalog = words.catalogs()[language]
-    assert said == catalog["poker_console.did_checks"] and said.lower() != catalog["poker_console.check"].lower(), said
+    assert said == catalog["poker_act.checks"] and said.lower() != catalog["poker_console.check"].lower(), said
     assert said == {"en": "checks", "fr": "checke"}[language], said
 
 
