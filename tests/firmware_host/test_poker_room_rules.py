@@ -205,7 +205,7 @@ def test_a_tournament_player_moved_in_owes_no_blind_and_a_reopened_table_moves_t
 
 
 def test_a_busted_seat_owes_nothing_on_the_feed_until_it_rebuys_then_posts_what_it_missed(fed: tuple[Rig, Any]) -> None:
-    """Found on the console: a busted seat (no chips, not dealt in) read "owes both blinds". RULES.md: a player who
+    """Found on the console: a busted seat (no chips, not dealt in) read "owes both blinds". docs/rules.md: a player who
     missed blinds while out of the hands posts both on returning; a seat without chips cannot return, so the feed
     says it owes nothing until it has chips again, then the blinds it missed (the rule kept: it posts both)."""
     rig, _ = fed

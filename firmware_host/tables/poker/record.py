@@ -14,7 +14,7 @@ from protocol.records import HandRules
 def owing(state: SeatState | None) -> dict[str, Any]:
     """A seat's missed blinds on the feed: `owes` (None, "small", "big", "both") and whether he
     waits for the big blind. A busted seat (no chips) owes nothing until it rebuys: the engine keeps
-    what it missed, which it posts on returning with chips (RULES.md, "Dead button")."""
+    what it missed, which it posts on returning with chips (docs/rules.md, "Poker room")."""
     return {"owes": None if state is None or state.stack == 0 else state.owes,
             "waiting_for_big_blind": False if state is None else state.waiting}
 
