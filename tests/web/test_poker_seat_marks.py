@@ -135,3 +135,30 @@ def test_an_amount_not_read_clears_the_controllers_refusal_of_the_one_before(pag
     page.wait_for_selector("[data-poker] .entry-error[data-entry-error='-5']")
     assert page.locator("[data-poker] .poker-refusal").is_hidden()
     assert page.locator("[data-poker] .entry-error").inner_text() == words.catalogs()["fr"]["poker_console.not_an_amount"]
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_an_uncalled_bet_is_said_handed_back_to_its_seat_beside_the_push(page: Page, language: str) -> None:
+    """Found dealing hold'em at the console: seat 5 raised to 0.10, everyone folded; the push said "Push €0.05 to seat
+    5" (the blinds and his call of the big blind) and nothing of the 0.08 nobody called, which the dealer hands back
+    too: the feed's results say it (`returned`, public money) and the console shows it beside the push."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        rig.act(5, "raise", 10)
+        for seat in (6, 1, 3):
+            rig.act(seat, "fold")
+        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        rig.c.journal.close()
+    results = state["results"]
+    assert results["returned"] == [{"seat": 5, "amount": 8}], results
+    assert [p["amount"] for p in results["pots"]] == [5] and sum(n["net"] for n in results["net"]) == 0, results
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    back = page.locator("[data-poker] .pot.returned[data-returned='5']")
+    said = words.catalogs()[language]["poker_console.returned"].format(amount=money(8, lang=language), seat=5)
+    assert back.inner_text().strip() == said and back.get_attribute("data-amount") == "8"
+    assert page.locator("[data-poker] .push-line[data-winner='5']").get_attribute("data-amount") == "5"

@@ -386,8 +386,14 @@ class PokerPanel {
         bets.dataset.streetBets = String(street);
         items.push(bets);
       }
-    } else if (results.rake) {
-      items.push(el("div", "pot rake", t("poker_console.rake", { amount: { money: results.rake } }, state)));
+    } else {
+      for (const back of results.returned ?? []) {  // an uncalled bet: the chips handed back, not in any pot
+        const line = el("div", "pot returned", t("poker_console.returned", { amount: { money: back.amount }, seat: back.seat }, state));
+        line.dataset.returned = String(back.seat);
+        line.dataset.amount = String(back.amount);
+        items.push(line);
+      }
+      if (results.rake) items.push(el("div", "pot rake", t("poker_console.rake", { amount: { money: results.rake } }, state)));
     }
     this.pots.replaceChildren(...items);
   }

@@ -6,7 +6,7 @@ from typing import Any
 
 from engine.cards import Card
 from engine.poker import Hand, SeatState
-from engine.poker.state import Awarded, Shown
+from engine.poker.state import Awarded, Returned, Shown
 from protocol.messages import PokerResults, PotResult
 from protocol.records import HandRules
 
@@ -61,7 +61,8 @@ def final_stacks(hand: Hand) -> dict[int, int]:
 
 def hand_results(hand: Hand, chopped: bool) -> PokerResults | None:
     """The settled hand: pots with their winners (each a half, of a split high/low pot, or all of it), net per
-    seat, the rake, whether the pot was `chopped` by agreement or went to a showdown; None before the end."""
+    seat, the rake, whether the pot was `chopped` by agreement or went to a showdown, the uncalled bets `returned`
+    (seat and amount); None before the end."""
     result = hand.result
     if not hand.is_over or result is None:
         return None
@@ -74,4 +75,5 @@ def hand_results(hand: Hand, chopped: bool) -> PokerResults | None:
              "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")} for s, c in sorted(p.winners.items())]}
             for i, p in enumerate(result.pots)]
     return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],
-            "rake": result.rake, "chopped": chopped, "showdown": bool(result.showdown)}
+            "rake": result.rake, "chopped": chopped, "showdown": bool(result.showdown),
+            "returned": [{"seat": r.seat, "amount": r.amount} for r in hand.records if isinstance(r, Returned)]}
