@@ -1,5 +1,6 @@
 """A poker seat's marks on the dealer console as a dealer reads the table, in Chromium from a recorded hold'em feed:
-a call said as the bet it matched, like a raise's "to"; a folded seat holding no cards; a check said as done."""
+a call said as the bet it matched, like a raise's "to"; a folded seat holding no cards; a check said as done;
+the players' screen in the same words (poker_act); an uncalled bet said handed back beside the push."""
 
 from __future__ import annotations
 
