@@ -136,14 +136,23 @@ class Net(TypedDict):
     net: int
 
 
+class ReturnedBet(TypedDict):
+    """An uncalled bet handed back to the seat that made it (public: it is money on the table)."""
+
+    seat: int
+    amount: int
+
+
 class PokerResults(TypedDict):
-    """A poker hand's outcome from `over` on (the nets add up to zero)."""
+    """A poker hand's outcome from `over` on (the nets add up to zero); `returned`: the uncalled bets handed back
+    (absent from a hand journaled before it was added)."""
 
     pots: list[PotResult]
     net: list[Net]
     rake: int
     chopped: bool
     showdown: bool
+    returned: NotRequired[list[ReturnedBet]]
 
 
 class Tournament(TypedDict):

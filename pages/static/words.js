@@ -287,6 +287,28 @@ export function pokerHandWords(values) {
   }).filter(Boolean).join(" / ");
 }
 
+// A seat's last act in words, from its record in the state (`act`: action, amount, all_in, cards, clock;
+// firmware_host/tables/poker/sign.py act_record), never read back from the controller's English: one set of words
+// (`poker_act.*`) for the players' screen and the console, each in its own case by its CSS.
+/** @type {Record<string, string>} */
+const ALL_IN_KINDS = { bet: "all_in", raise: "all_in", complete: "all_in", call: "calls_all_in", bring_in: "brings_in_all_in" };
+/** @type {Record<string, string>} */
+const ACT_KEYS = { fold: "folds", check: "checks", call: "calls", bet: "bet", raise: "raise", complete: "complete",
+  bring_in: "brings_in", draw: "draws", stand_pat: "stands_pat", show: "shows", muck: "mucks" };
+
+/**
+ * @param {any} act
+ * @param {(n: number) => string} amount
+ * @returns {string}
+ */
+export function actWords(act, amount) {
+  if (!act?.action) return "";
+  let key = act.all_in && ALL_IN_KINDS[act.action] ? ALL_IN_KINDS[act.action] : ACT_KEYS[act.action];
+  if (act.action === "fold" && act.clock) key = "folds_clock";
+  if (!key) return "";
+  return t(`poker_act.${key}`, { amount: amount(act.amount ?? 0), n: act.cards ?? 0 });
+}
+
 // A poker table's stakes in words, for the players' sign (/table, after its structure) and the console's head: "Blinds
 // €0.05 / €0.10", "Bets €1.00 / €2.00 · Ante €0.10, bring-in €0.25" (a stud table's, which has no blinds).
 /**

@@ -202,3 +202,36 @@ def test_a_tournament_player_moved_in_owes_no_blind_and_a_reopened_table_moves_t
            stacks={"1": 25, "2": 25, "3": 25, "4": 25}, last_button=1)
     rig.ok("deal")
     assert rig.state()["button"] == 2
+
+
+def test_a_busted_seat_owes_nothing_on_the_feed_until_it_rebuys_then_posts_what_it_missed(fed: tuple[Rig, Any]) -> None:
+    """Found on the console: a busted seat (no chips, not dealt in) read "owes both blinds". docs/rules.md: a player who
+    missed blinds while out of the hands posts both on returning; a seat without chips cannot return, so the feed
+    says it owes nothing until it has chips again, then the blinds it missed (the rule kept: it posts both)."""
+    rig, _ = fed
+    rig.ok("open", game="holdem", structure="no-limit", stakes={"blinds": [1, 2]}, seats=6,
+           stacks={"1": 100, "2": 100, "3": 2, "4": 100})
+    rig.ok("deal")                                    # button 4, blinds 1 and 2; seat 3 first to act
+    deck = iter("5c As Ad 2c 4d 7h 3c Ah 6d 5d 9s Tc Jh 5h 4h 5s 3s Kd".split())
+    while rig.state()["phase"] != "over":
+        state = rig.state()
+        if state["next"] is not None:
+            rig.shoe(next(deck))
+        elif state["to_act"] == 3 and state["legal"]["all_in"]:
+            rig.act(3, "all_in")                      # his last 2, against seat 2's aces
+        else:
+            legal = state["legal"]
+            rig.act(state["to_act"], "show" if legal["show"] else "check" if legal["check"] else "fold")
+    rig.ok("confirm")
+    assert rig.spot(3)["stack"] == 0
+    fold_round(rig)                                   # button 1, blinds 2 and 4: the big blind passes seat 3
+    assert rig.c.state.need_table().session.players[3].owes == "both"  # the engine keeps what he missed
+    busted = rig.spot(3)
+    assert not busted["in_hand"] and busted["owes"] is None, busted  # ...but owes nothing while he has no chips
+    rig.ok("seat", seat=3, action="rebuy", amount=100)
+    assert rig.spot(3)["owes"] == "both"              # chips again: he owes what he missed, as a player sat out
+    fold_round(rig)                                   # button 2, blinds 4 and 1: he sits between, left out
+    assert rig.spot(3)["owes"] == "both"
+    rig.ok("deal")                                    # button 4, blinds 1 and 2: he posts both
+    spot = rig.spot(3)
+    assert spot["in_hand"] and spot["bets"]["in_pot"] == 3 and spot["owes"] is None, spot

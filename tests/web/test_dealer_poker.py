@@ -499,7 +499,7 @@ def test_the_poker_console_in_french(page: Page, poker_console: dict[str, Any]) 
               if k.startswith("hand_ranked.")]  # each hand named in French with its ranks: "Paire de rois"
     assert names and all(any(r.fullmatch(n) for r in ranked) for n in names), names
     statuses = [s for s in page.locator("[data-poker] .pseat-status").all_inner_texts() if s]
-    english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_console.did_")}
+    english = {v for k, v in words.catalogs()["en"].items() if k.startswith("poker_act.")}
     assert statuses and not any(re.match(r"(checks|calls|shows|folds)\b", s) for s in statuses), statuses
     assert not set(statuses) & english, statuses
 

@@ -1,5 +1,6 @@
 """A poker seat's marks on the dealer console as a dealer reads the table, in Chromium from a recorded hold'em feed:
-a call said as the bet it matched, like a raise's "to"; a folded seat holding no cards; a check said as done."""
+a call said as the bet it matched, like a raise's "to"; a folded seat holding no cards; a check said as done;
+the players' screen in the same words (poker_act); an uncalled bet said handed back beside the push."""
 
 from __future__ import annotations
 
@@ -34,6 +35,40 @@ def small_blind_called() -> dict[str, Any]:
     return json.loads(json.dumps(state))
 
 
+def flop_checked() -> dict[str, Any]:
+    """The public state on the flop once seat 1 checked (pre-flop: 5 and 1 called, 6 folded, 3 checked)."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        for seat, action in ((5, "call"), (6, "fold"), (1, "call"), (3, "check")):
+            rig.act(seat, action)
+        rig.shoe("3d 7h 8c 9d")
+        rig.act(1, "check")
+        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        rig.c.journal.close()
+    return state
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_console_and_the_players_screen_say_a_seats_act_in_the_same_words(page: Page, language: str) -> None:
+    """Found dealing hold'em with the players' screen beside the console: one feed `act`, two catalogs of words for it
+    ("calls €0.02" on the console, "Call €0.02" on the players' screen; French "checke" there, "Parole" here, the
+    word a player says to check, not the check done): one set of words (`poker_act`), each page's case by its CSS."""
+    catalog = words.catalogs()[language]
+    assert not [k for k in catalog if k.startswith(("poker_console.did_", "poker_table.act_"))]
+    for state, seat, said in ((small_blind_called(), 1, catalog["poker_act.calls"].format(amount=money(2, lang=language))),
+                              (flop_checked(), 1, catalog["poker_act.checks"])):
+        texts = {}
+        for name in ("dealer", "table"):
+            page.set_viewport_size({"width": 1280, "height": 800} if name == "dealer" else {"width": 1920, "height": 1080})
+            serve(page, name, state, language=language)
+            page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
+            texts[name] = page.locator(SEAT_WORDS[name].format(seat=seat)).text_content()
+        assert texts == {"dealer": said, "table": said}, texts  # the same catalog text; only CSS sets its case
+
+
 @pytest.mark.parametrize("name", ["dealer", "table"])
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: str, language: str) -> None:
@@ -46,8 +81,7 @@ def test_a_call_is_said_as_the_bet_it_matched_like_a_raise_to(page: Page, name: 
     page.wait_for_selector(SEQ[name].format(seq=1), state="attached")
     said = page.locator(SEAT_WORDS[name].format(seat=1)).inner_text().strip()
     matched = money(2, lang=language)
-    key = "poker_console.did_calls" if name == "dealer" else "poker_table.act_call"
-    assert said.lower() == words.catalogs()[language][key].format(amount=matched).lower(), said
+    assert said.lower() == words.catalogs()[language]["poker_act.calls"].format(amount=matched).lower(), said
     if name == "dealer":
         bet = page.locator("[data-poker] .pseat[data-seat='1'] .pseat-bet").inner_text().strip().lower()
         assert matched in bet, bet  # the same amount as its bet line: the chips in front of the seat
@@ -73,23 +107,13 @@ def test_a_folded_seat_shows_no_cards_on_the_console(page: Page, language: str) 
 def test_a_check_is_said_as_the_seat_did_it_not_as_the_buttons_word(page: Page, language: str) -> None:
     """Found on the French console: seat 1's check on the flop read "parole", the word of the button that asks for
     it; the seat's mark says it as its neighbours' do ("checke" as "suit", "mise"; English "checks")."""
-    with tempfile.TemporaryDirectory() as root:
-        rig = Rig(Path(root))
-        rig.ok("open", **HOLDEM)
-        rig.ok("deal")
-        rig.shoe(HOLDEM_HOLE)
-        for seat, action in ((5, "call"), (6, "fold"), (1, "call"), (3, "check")):
-            rig.act(seat, action)
-        rig.shoe("3d 7h 8c 9d")
-        rig.act(1, "check")
-        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
-        rig.c.journal.close()
+    state = flop_checked()
     page.set_viewport_size({"width": 1280, "height": 800})
     serve(page, "dealer", state, language=language)
     page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
     said = page.locator(SEAT_WORDS["dealer"].format(seat=1)).text_content()
     catalog = words.catalogs()[language]
-    assert said == catalog["poker_console.did_checks"] and said.lower() != catalog["poker_console.check"].lower(), said
+    assert said == catalog["poker_act.checks"] and said.lower() != catalog["poker_console.check"].lower(), said
     assert said == {"en": "checks", "fr": "checke"}[language], said
 
 
@@ -112,3 +136,30 @@ def test_an_amount_not_read_clears_the_controllers_refusal_of_the_one_before(pag
     page.wait_for_selector("[data-poker] .entry-error[data-entry-error='-5']")
     assert page.locator("[data-poker] .poker-refusal").is_hidden()
     assert page.locator("[data-poker] .entry-error").inner_text() == words.catalogs()["fr"]["poker_console.not_an_amount"]
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_an_uncalled_bet_is_said_handed_back_to_its_seat_beside_the_push(page: Page, language: str) -> None:
+    """Found dealing hold'em at the console: seat 5 raised to 0.10, everyone folded; the push said "Push €0.05 to seat
+    5" (the blinds and his call of the big blind) and nothing of the 0.08 nobody called, which the dealer hands back
+    too: the feed's results say it (`returned`, public money) and the console shows it beside the push."""
+    with tempfile.TemporaryDirectory() as root:
+        rig = Rig(Path(root))
+        rig.ok("open", **HOLDEM)
+        rig.ok("deal")
+        rig.shoe(HOLDEM_HOLE)
+        rig.act(5, "raise", 10)
+        for seat in (6, 1, 3):
+            rig.act(seat, "fold")
+        state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        rig.c.journal.close()
+    results = state["results"]
+    assert results["returned"] == [{"seat": 5, "amount": 8}], results
+    assert [p["amount"] for p in results["pots"]] == [5] and sum(n["net"] for n in results["net"]) == 0, results
+    page.set_viewport_size({"width": 1280, "height": 800})
+    serve(page, "dealer", state, language=language)
+    page.wait_for_selector(SEQ["dealer"].format(seq=1), state="attached")
+    back = page.locator("[data-poker] .pot.returned[data-returned='5']")
+    said = words.catalogs()[language]["poker_console.returned"].format(amount=money(8, lang=language), seat=5)
+    assert back.inner_text().strip() == said and back.get_attribute("data-amount") == "8"
+    assert page.locator("[data-poker] .push-line[data-winner='5']").get_attribute("data-amount") == "5"

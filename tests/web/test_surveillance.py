@@ -331,7 +331,7 @@ def test_a_poker_table_s_log_says_every_action_in_the_trade_s_words_by_hand_and_
                 elif kind == "call":
                     expected.append(f"Place {seat} suit ")
                 elif kind == "check":
-                    expected.append(f"Place {seat} parole")
+                    expected.append(f"Place {seat} checke")
                 elif kind == "fold":
                     expected.append(f"Place {seat} se couche")
             acted = [text for kind, _, text in said if kind == "decision"
@@ -348,6 +348,9 @@ def test_a_poker_table_s_log_says_every_action_in_the_trade_s_words_by_hand_and_
         blinds = [text for kind, _, text in log_of(page, last.hand) if kind == "bet"]
         assert blinds and all("blinde" in text for text in blinds)
         assert "relance \u00e0" in page.inner_text("[data-steps]")
+        # a check done is said as done ("checke", as the console and the players' screen say it: poker_act.checks),
+        # not "parole", the word a player says to check (the seeds)
+        assert " checke" in page.inner_text("[data-steps]") and " parole" not in page.inner_text("[data-steps]")
         shown_text = page.inner_text("body")  # no catalog key nor an English word of the page's own
         assert not re.search(r"\b(common|surveillance|signin|phase|game|circle|decision|hand_name)\.[a-z_]+\b", shown_text)
         assert not re.search(r"\b(hand|seat|net|burns|raises|calls|folds)\b", shown_text, re.IGNORECASE), shown_text

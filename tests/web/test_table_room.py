@@ -310,7 +310,7 @@ def test_the_poker_screen_follows_holdem_hands_with_side_pots_and_results(
     check_poker(samples, record)
     assert any(len(s["pots"]) > 1 for s in samples), "no side pot in these hands"
     assert any(s["status"] == "all_in" for sample in samples for s in sample["seats"].values())
-    assert any("Raise to" in s["text"] or "Bet " in s["text"] for s in samples)
+    assert any("raises to " in s["text"].lower() or "bets " in s["text"].lower() for s in samples)
     blinds = [s["seats"] for s in samples if s["phase"] == "dealing"]
     assert blinds and all(sum("big_blind" in seat["posted"] for seat in sb.values()) == 1 for sb in blinds)
     # the results: each hand's winners and nets, as the journal has them
@@ -413,7 +413,7 @@ def test_a_tournament_table_shows_the_level_the_clock_and_chips(page: Page, tmp_
         assert [s.split("\n")[-1] for s in stacks] == ["12,500", "8,000", "23,100"]  # chips, not euros
         assert "Blinds 100 / 200, ante 25" in page.locator("[data-stakes]").inner_text()
         assert page.locator("#poker [data-seat='3'][data-to-act]").count() == 1
-        assert page.locator("#poker [data-seat='2'] .p-state").inner_text() == "Bet 400"
+        assert page.locator("#poker [data-seat='2'] .p-state").inner_text() == "Bets 400"
         page.set_viewport_size({"width": 1280, "height": 720})
         assert page.evaluate(POKER_LAYOUT) == []
         page.screenshot(path=str(tmp_path / "tournament-1280.png"))

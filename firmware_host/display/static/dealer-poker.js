@@ -8,7 +8,7 @@ import { cardsElements } from "./cards.js";
 import { el } from "./common.js";
 import { amountText as typedText, netTone, parseAmount } from "./format.js";
 import { boardShown, faceUpStep as faceUpStepOf, streetKey } from "./state.js";
-import { formatMoney, formatNet, locale, pokerHandWords, refusalText, stakesWords, t, tOr } from "./words.js";
+import { actWords, formatMoney, formatNet, locale, pokerHandWords, refusalText, stakesWords, t, tOr } from "./words.js";
 import { SeatChanges } from "./dealer-poker-seats.js";
 
 // Which buttons the step allows: the controller's `steps` (tables/steps.py), decided in Python once.
@@ -90,20 +90,14 @@ export function inMoney(text, state) {
   return String(text ?? "").replace(/(?<!seat )\b\d+\b/g, (amount) => formatMoney(Number(amount), state));
 }
 
-// A seat's last action in the page's words, from its record in the state (`act`: action, amount, all_in, cards, clock;
-// firmware_host/tables/poker/sign.py act_record): never read back from the controller's English.
-/** @type {Record<string, string>} */
-const ALL_IN_KINDS = { bet: "all_in", raise: "all_in", complete: "all_in", call: "calls_all_in", bring_in: "brings_in_all_in" };
-/** @type {Record<string, string>} */
-const ACT_KEYS = { fold: "folds", check: "checks", call: "calls", bet: "bet", raise: "raise", complete: "complete",
-  bring_in: "brings_in", draw: "draws", stand_pat: "stands_pat", show: "shows", muck: "mucks" };
-
+// A seat's last action in the page's words (words.js actWords: the players' screen's words too).
+/**
+ * @param {any} act
+ * @param {any} state
+ * @returns {string}
+ */
 export function actText(act, state) {
-  if (!act?.action) return "";
-  let key = act.all_in && ALL_IN_KINDS[act.action] ? ALL_IN_KINDS[act.action] : ACT_KEYS[act.action];
-  if (act.action === "fold" && act.clock) key = "folds_clock";
-  if (!key) return "";
-  return t(`poker_console.did_${key}`, { amount: { money: act.amount ?? 0 }, n: act.cards ?? 0 }, state);
+  return actWords(act, (n) => formatMoney(n, state));
 }
 
 /**
@@ -392,8 +386,14 @@ class PokerPanel {
         bets.dataset.streetBets = String(street);
         items.push(bets);
       }
-    } else if (results.rake) {
-      items.push(el("div", "pot rake", t("poker_console.rake", { amount: { money: results.rake } }, state)));
+    } else {
+      for (const back of results.returned ?? []) {  // an uncalled bet: the chips handed back, not in any pot
+        const line = el("div", "pot returned", t("poker_console.returned", { amount: { money: back.amount }, seat: back.seat }, state));
+        line.dataset.returned = String(back.seat);
+        line.dataset.amount = String(back.amount);
+        items.push(line);
+      }
+      if (results.rake) items.push(el("div", "pot rake", t("poker_console.rake", { amount: { money: results.rake } }, state)));
     }
     this.pots.replaceChildren(...items);
   }

@@ -7,7 +7,7 @@ import { cardElement, miniCardElement } from "./cards.js";
 import { el, Feed } from "./common.js";
 import { clockText, netTone } from "./format.js";
 import { boardShown, streetKey } from "./state.js";
-import { formatChips, formatMoney, pokerHandWords, stakesWords, t, tOr } from "./words.js";
+import { actWords, formatChips, formatMoney, pokerHandWords, stakesWords, t, tOr } from "./words.js";
 
 /**
  * Amounts: money in the locale at a cash table; chips at a tournament table (its stacks and blinds are chips).
@@ -75,13 +75,6 @@ function cardsOf(cards, className, overlap = false) {
   }
   node.append(...faces);
   return node;
-}
-
-function actWords(act, amount) {
-  if (!act) return "";
-  const args = { amount: act.amount != null ? amount(act.amount) : "", cards: act.cards ?? 0 };
-  if (act.all_in && ["bet", "raise", "complete", "call", "bring_in"].includes(act.action)) return t("poker_table.act_all_in", args);
-  return tOr(`poker_table.act_${act.action}`, "", args);
 }
 
 function blindsWords(posted, amount) {

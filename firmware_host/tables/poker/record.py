@@ -6,15 +6,16 @@ from typing import Any
 
 from engine.cards import Card
 from engine.poker import Hand, SeatState
-from engine.poker.state import Awarded, Shown
+from engine.poker.state import Awarded, Returned, Shown
 from protocol.messages import PokerResults, PotResult
 from protocol.records import HandRules
 
 
 def owing(state: SeatState | None) -> dict[str, Any]:
     """A seat's missed blinds on the feed: `owes` (None, "small", "big", "both") and whether he
-    waits for the big blind."""
-    return {"owes": None if state is None else state.owes,
+    waits for the big blind. A busted seat (no chips) owes nothing until it rebuys: the engine keeps
+    what it missed, which it posts on returning with chips (docs/rules.md, "Poker room")."""
+    return {"owes": None if state is None or state.stack == 0 else state.owes,
             "waiting_for_big_blind": False if state is None else state.waiting}
 
 
@@ -60,7 +61,8 @@ def final_stacks(hand: Hand) -> dict[int, int]:
 
 def hand_results(hand: Hand, chopped: bool) -> PokerResults | None:
     """The settled hand: pots with their winners (each a half, of a split high/low pot, or all of it), net per
-    seat, the rake, whether the pot was `chopped` by agreement or went to a showdown; None before the end."""
+    seat, the rake, whether the pot was `chopped` by agreement or went to a showdown, the uncalled bets `returned`
+    (seat and amount); None before the end."""
     result = hand.result
     if not hand.is_over or result is None:
         return None
@@ -73,4 +75,5 @@ def hand_results(hand: Hand, chopped: bool) -> PokerResults | None:
              "winners": [{"seat": s, "amount": c, "half": halves.get((i, s), "all")} for s, c in sorted(p.winners.items())]}
             for i, p in enumerate(result.pots)]
     return {"pots": pots, "net": [{"seat": s, "net": finals[s] - start[s]} for s in sorted(start)],
-            "rake": result.rake, "chopped": chopped, "showdown": bool(result.showdown)}
+            "rake": result.rake, "chopped": chopped, "showdown": bool(result.showdown),
+            "returned": [{"seat": r.seat, "amount": r.amount} for r in hand.records if isinstance(r, Returned)]}
