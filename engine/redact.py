@@ -196,6 +196,34 @@ class Redactor:
         self._full, self._public, self._since = full, out, last_full
         return out
 
+    def public_card(self, full: Mapping[str, Any], moved: list[str], places: Mapping[str, list[int]]) -> dict[str, Any]:
+        """`public_moved` for a full view made from the last one (which this redactor took) by a step that named, of
+        each list of hands among `moved`, the places whose hand is new (`places`: the list as long as it was, its other
+        hands the very ones they were; a card to one spot): those hands alone redacted anew, no walk over the list.
+        Raises ValueError as `public` does (nothing kept then)."""
+        last_full, last_public = self._full, self._public
+        self._full = self._public = self._since = _NONE
+        if last_full is _NONE or len(full) != len(last_full):
+            out = public(full, self.shape) if last_full is _NONE else _moved(full, self.shape, last_full, last_public,
+                                                                              moved)
+        else:  # the same keys: none gone, none new
+            out = dict(last_public)
+            shape = self.shape
+            for key in moved:
+                if key not in shape.keys:
+                    continue
+                named = places.get(key)
+                if named is not None and key in shape.hand_lists and key in last_public:
+                    made, hands = list(last_public[key]), full[key]
+                    for i in named:
+                        made[i] = _hand(hands[i], shape.hand_keys)
+                    out[key] = made
+                else:
+                    out[key] = _part(key, full[key], shape, last_full, last_public)
+        self._moved = moved
+        self._full, self._public, self._since = full, out, last_full
+        return out
+
     def last(self) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
         """The last full view this redactor took and the public view it made of it, or None before the first."""
         return None if self._full is _NONE else (self._full, self._public)

@@ -36,7 +36,6 @@ from engine.errors import EngineError, say
 from engine.games import MAX_SPOTS
 from engine.money import Money
 from protocol.access import Caller
-from firmware_host.service.command_desk import CommandDesk
 from protocol.signoff_holds import HOLDS_FILE
 from protocol.signoff import SignOff, Verdict
 from protocol.audit import AuditLog, TableAudit
@@ -44,7 +43,7 @@ from protocol.certificates import Certificates
 from firmware_host.service.config import CommandsConfig, RatingsConfig
 from protocol.config import RightsConfig, SecurityConfig
 from protocol.commands import Command, error_reply
-from protocol.fairness import MAX_FRAME_FACTOR, Admission
+from protocol.fairness import Admission
 from protocol.feed import Feed
 from protocol.messages import Device, FullState, PublicState
 from protocol.records import HandRecord
@@ -52,11 +51,11 @@ from protocol.history import Reply
 from protocol.requests import Done, Refusal, Status
 from firmware_host.service.events import reading_event, runs, scan_event
 from firmware_host.service.inbox import Inbox
-from firmware_host.service.polled import Polled
+from firmware_host.service.loop import bind_commands, serve
 from firmware_host.service.integrity import replay_failed, start_faults
 from firmware_host.service.history import backfill_lines, closed_line, history_reply
 from firmware_host.service.journal import DuplicateRequest, Journal, JournalError
-from protocol.keys import KeyPair, serve_curve
+from protocol.keys import KeyPair
 from protocol.zap import ZapHandler
 from firmware_host.tables.base import MAX_STEPS_PER_HAND, Fault, FaultKind, GameSetup, GameTable, Refused
 from firmware_host.tables.clock_call import ClockWatch
@@ -542,17 +541,8 @@ class Controller:
     def bind_commands(self, ctx: zmq.Context[Any], endpoint: str, keys: KeyPair | None = None) -> zmq.Socket[Any]:
         """Bind the command channel's ROUTER socket (before `run`; a CURVE server on TCP with the
         table's `keys`). Raises zmq.ZMQError."""
-        sock: zmq.Socket[Any] = ctx.socket(zmq.ROUTER)
-        sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_FACTOR * self.admission.max_request_bytes)  # a peer past it is cut
-        try:
-            serve_curve(sock, endpoint, keys, "commands")
-            sock.bind(endpoint)
-        except zmq.ZMQError:
-            sock.close(0)
-            raise
-        self._commands = sock
-        return sock
+        self._commands = bind_commands(ctx, endpoint, self.admission, keys)
+        return self._commands
 
     def add_pollable(self, device: Any) -> None:
         """Serve a device from this thread's loop (before `run`): a driven shoe link. `device.fileno()`
@@ -571,67 +561,8 @@ class Controller:
         commands = self._commands if command_endpoint is None else self.bind_commands(ctx, command_endpoint)
         if commands is None:
             raise ValueError("no command endpoint: call bind_commands or give one")
-        poller = zmq.Poller()
-        poller.register(commands, zmq.POLLIN)
-        inbox = self.inbox.fileno()
-        poller.register(inbox, zmq.POLLIN)
-        snaps = self.feed.snapshot_sockets() if self.feed else []
-        zap = self.zap.socket if self.zap is not None else None
-        if zap is not None:
-            poller.register(zap, zmq.POLLIN)
-        for s in snaps:
-            poller.register(s, zmq.POLLIN)
-        devices = [Polled(device) for device in self._pollables]
-        self._waiting_fds = [d.device.fileno for d in devices]  # a reading waiting there stops a turn's requests
-        desk = CommandDesk(self, self._waiting_fds)  # the requests; sign-offs' PINs hashed on its worker thread
-        checked = desk.pins.fileno()
-        poller.register(checked, zmq.POLLIN)
-        clock = time.monotonic
-        self.inbox.owner = threading.get_ident()
         try:
-            while not self._stop.is_set():
-                wait = min(self.feed.next_due() if self.feed else 1.0, self.journal.checkpoint_due())
-                if on_turn is not None:
-                    wait = min(wait, on_turn())
-                if self.zap is not None:  # the clients directory re-read when it changed
-                    wait = min(wait, self.zap.turn())
-                wait = min(wait, self.signoff.turn())  # a flood of refusals' count audited
-                if devices:
-                    now = clock()
-                    for d in devices:
-                        d.watch(poller)
-                        wait = min(wait, d.due - now)
-                ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
-                if not ready and not self.inbox:
-                    self.journal.checkpoint()  # a quiet moment: the WAL's checkpoint off the cards' path
-                if devices:
-                    now = clock()
-                    for d in devices:
-                        if now >= d.due or (d.fd is not None and d.fd in ready):
-                            d.pump(now)
-                woken = inbox in ready
-                if woken or self.inbox:  # what a served device read is in the inbox: take it now
-                    items = self.inbox.drain(woken)
-                    try:
-                        self.handle_readings(items)
-                    except JournalError:
-                        raise  # nothing can be accepted any more: stop, be restarted, replay
-                    except Exception:  # a bad reading never takes the table down
-                        log.exception("readings %r", items)
-                if zap in ready:
-                    self.zap.serve()  # type: ignore[union-attr]
-                if commands in ready:
-                    desk.serve(commands)
-                if checked in ready:  # sign-offs hashed off the loop: their requests answered now
-                    desk.checked(commands)
-                for s in snaps:
-                    if s in ready:
-                        self.feed.serve_snapshots(s)  # type: ignore[union-attr]
-                if self.feed is not None:
-                    self.feed.tick()
+            serve(self, commands, self._stop, self._pollables, self._waiting_fds, on_turn)
         finally:
-            self.inbox.owner = None
-            desk.close()
             commands.close(0)
             self._commands = None
-

@@ -133,7 +133,7 @@ class TableState(TableCore):
         self._named = None
         if made is not None and last is not None:
             full, moved, places = made
-            public = self._redactor.public_moved(full, moved)  # the public parts the same places of as the full ones
+            public = self._redactor.public_card(full, moved, places)  # the public parts the same places of as the full
             named = Named(last[1], last[0], named_changes(last[1], public, moved, CARD_GROWN, places),
                           named_changes(last[0], full, moved, CARD_GROWN, places))
             self._named = (named, public, full, (len(public), len(full)))
