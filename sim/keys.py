@@ -2,8 +2,9 @@
 
 Throwaway keys are pyzmq certificates written as `croupier keys new` writes them: `table`
 (role `table`, the controller's own), `dealer` (role `dealer`, the bot dealer's commands),
-`watcher` (role `surveillance`, the bots' full feed: a dealer's key may not follow it) and
-`display` (role `display`, the live view), each `NAME.key` + `NAME.key_secret` in one directory, with the
+`watcher` (role `surveillance`, the bots' full feed: a dealer's key may not follow it),
+`display` (role `display`, the live view) and `console` (role `dealer`, the display's dealer console relaying for the
+people signed in at it: the table's `[security] signed_in_relays`, as deploy/pi.toml lists the Pi's), each `NAME.key` + `NAME.key_secret` in one directory, with the
 clients' public halves copied to its `clients/` directory (the controller's `[security] clients`).
 """
 
@@ -25,7 +26,8 @@ SECRET_SUFFIX = "_secret"  # pyzmq's: NAME.key is the public certificate, NAME.k
 @dataclass(frozen=True, slots=True)
 class SimKeys:
     """The files: the table's secret certificate and public one, the clients directory, and the bot
-    dealer's, the display's and the bots' full feed's secret certificates."""
+    dealer's, the display's and the bots' full feed's secret certificates; the dealer console's, and the keys the
+    table throttles rather than holds (`relays`: its people sign in at a web process)."""
 
     table_secret: Path
     table_public: Path
@@ -33,6 +35,8 @@ class SimKeys:
     dealer: Path
     display: Path
     watcher: Path
+    console: Path
+    relays: tuple[str, ...] = ()
 
     @classmethod
     def make(cls, directory: Path) -> SimKeys:
@@ -42,7 +46,7 @@ class SimKeys:
         clients.mkdir(exist_ok=True)
         made: dict[str, tuple[Path, Path]] = {}
         for name, role in (("table", "table"), ("dealer", "dealer"), ("display", "display"),
-                           ("watcher", "surveillance")):
+                           ("watcher", "surveillance"), ("console", "dealer")):
             public, secret = directory / f"{name}.key", directory / f"{name}.key{SECRET_SUFFIX}"
             if not (public.is_file() and secret.is_file()):  # a state directory used before keeps its keys
                 public, secret = keys.create(directory, name, role)  # the role in both halves, secret 0600
@@ -50,7 +54,7 @@ class SimKeys:
             if role != "table":
                 shutil.copyfile(public, clients / Path(public).name)
         return cls(made["table"][1], made["table"][0], clients, made["dealer"][1], made["display"][1],
-                   made["watcher"][1])
+                   made["watcher"][1], made["console"][1], ("console",))
 
     @classmethod
     def given(cls, key: str, server_key: str) -> SimKeys:
@@ -68,12 +72,13 @@ class SimKeys:
                            (table_secret, "the table's secret certificate")):
             if not path.is_file():
                 raise KeyFileError(f"{path}: no such file ({what}; the demo runs the table itself)")
-        return cls(table_secret, Path(server_key), client_public.parent, Path(key), Path(key), Path(key))
+        return cls(table_secret, Path(server_key), client_public.parent, Path(key), Path(key), Path(key), Path(key))
 
     def security_lines(self) -> str:
-        """The controller's `[security]` keys: its secret certificate and the clients directory."""
+        """The controller's `[security]` keys: its secret certificate, the clients directory, the keys throttled."""
         return (f"server_key = {json.dumps(str(self.table_secret))}\n"
-                f"clients = {json.dumps(str(self.clients))}\n")
+                f"clients = {json.dumps(str(self.clients))}\n"
+                + (f"signed_in_relays = {json.dumps(list(self.relays))}\n" if self.relays else ""))
 
     def access_text(self) -> str:
         """`[rights]` letting the bot dealer (role `dealer`) open the table as the simulation has it do. The

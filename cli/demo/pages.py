@@ -68,7 +68,7 @@ def console_lines(table: SimTable) -> str:
     """The `[display]` keys of the dealer console at the demo's table: its command endpoint, the users file, its key."""
     lines = f'commands = "{table.endpoints.commands}"\nusers = "{table.users_path.resolve()}"\n'
     if table.keys is not None:
-        lines += f'dealer_key = "{table.keys.dealer}"\n'
+        lines += f'dealer_key = "{table.keys.console}"\n'
     return lines
 
 

@@ -26,9 +26,10 @@ def test_throwaway_keys_and_the_configuration_that_uses_them(tmp_path: Path) -> 
     keys = SimKeys.make(tmp_path / "keys")
     assert zmq.auth.load_certificate(str(keys.table_secret))[1] is not None
     assert zmq.auth.load_certificate(str(keys.table_public))[1] is None
-    assert sorted(p.name for p in keys.clients.iterdir()) == ["dealer.key", "display.key", "watcher.key"]  # public
+    assert sorted(p.name for p in keys.clients.iterdir()) == ["console.key", "dealer.key", "display.key",
+                                                              "watcher.key"]  # public
     assert all(zmq.auth.load_certificate(str(p))[1] is None for p in keys.clients.iterdir())
-    for secret in (keys.table_secret, keys.dealer, keys.display, keys.watcher):
+    for secret in (keys.table_secret, keys.dealer, keys.display, keys.watcher, keys.console):
         assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     assert "role = dealer" in keys.dealer.read_text(encoding="utf-8")  # the metadata, as pyzmq writes it
     path = write_config(tmp_path / "t.toml", endpoints=TableEndpoints.tcp(), shoe_url="socket://127.0.0.1:9",
@@ -36,6 +37,8 @@ def test_throwaway_keys_and_the_configuration_that_uses_them(tmp_path: Path) -> 
     cfg = Config.load(path)
     assert cfg.security.curve and cfg.security.server_key == str(keys.table_secret)
     assert cfg.security.clients == str(keys.clients)
+    # the console's people sign in at the display: its key throttled past 20 failures, as deploy/pi.toml's "console"
+    assert cfg.security.signed_in_relays == ("console",) and "role = dealer" in keys.console.read_text(encoding="utf-8")
     assert "role = surveillance" in keys.watcher.read_text(encoding="utf-8")  # the bots' full feed
     assert set(cfg.access.roles("full")) == {"surveillance", "technician"}  # the dealer's key may not follow it
     assert cfg.rights.allows("dealer", "open") and not cfg.rights.allows("dealer", "void")
