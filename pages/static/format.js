@@ -142,6 +142,15 @@ export function amountText(amount, state, locale) {
 }
 
 /**
+ * A time of day on the screen's clock (seconds since the epoch): hours and minutes, "07:52".
+ * @param {number} epochS
+ * @returns {string}
+ */
+export function timeOfDay(epochS) {
+  return new Date(epochS * 1000).toTimeString().slice(0, 5);
+}
+
+/**
  * A clock's time left, rounded up to the second: "4:05", "1:02:03" (never below 0:00).
  * @param {number} seconds
  * @returns {string}

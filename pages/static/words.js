@@ -205,8 +205,7 @@ export function say(message, state = null) {
  */
 export function signoffAlertText(alert, table) {
   const kind = alert.kind === "consoles" || alert.kind === "pit" ? alert.kind : "relay";
-  const time = new Date(alert.since * 1000).toTimeString().slice(0, 5);
-  return t(`signoff_alert.${kind}`, { table, time, spacing: alert.spacing_s });
+  return t(`signoff_alert.${kind}`, { table, time: format.timeOfDay(alert.since), spacing: alert.spacing_s });
 }
 
 /**

@@ -2,7 +2,7 @@
 // The pit view (/pit, the floor's pages): follows /ws/pit (every table's summary, the pit's figures) and draws one
 // tile per table, and the gaming day's chart when the figures come from the archive.
 import { announce, byId, byIdOf, el, Feed, Liveness, showOffline, svgEl, withData } from "./common.js";
-import { dayText, netTone } from "./format.js";
+import { dayText, netTone, timeOfDay } from "./format.js";
 import { drawChart } from "./pit-chart.js";
 import { showChipAlerts } from "./pit-chips.js";
 import { showDealers } from "./pit-dealers.js";
@@ -123,10 +123,6 @@ function limitsText(limits, state) {
   return out.join(" \u00b7 ");
 }
 
-function clock(epochS) {
-  return new Date(epochS * 1000).toTimeString().slice(0, 5);
-}
-
 function render(state) {
   const tile = tileFor(state.name);
   tile.state = state;
@@ -191,7 +187,7 @@ function drawFigures(tile) {
   const session = state.session ?? { hands: 0, house_net: 0 };
   const hour = state.hour ?? { hands: 0, full: true };
   const net = Number(session.house_net ?? 0);
-  figure(hour.full ? t("pit.hands_this_hour") : t("pit.hands_since", { time: clock(hour.since) }), String(hour.hands), "", { hourHands: hour.hands });
+  figure(hour.full ? t("pit.hands_this_hour") : t("pit.hands_since", { time: timeOfDay(hour.since) }), String(hour.hands), "", { hourHands: hour.hands });
   figure(t("pit.session"), String(session.hands ?? 0), "", { sessionHands: session.hands ?? 0 });
   figure(t("pit.house"), ...money(net), { houseNet: net });
 }
@@ -304,7 +300,7 @@ new Feed("/ws/pit", {
       box.hidden = false;
       box.dataset.spacing = String(message.spacing_s);
       byId("signoff-alert-text").textContent = t(message.table ? "pit.signoff_alert_table" : "pit.signoff_alert", {
-        time: clock(message.since ?? message.time), at: message.at, address: message.address, spacing: message.spacing_s,
+        time: timeOfDay(message.since ?? message.time), at: message.at, address: message.address, spacing: message.spacing_s,
         table: message.table ?? "" });  // a table's own gate throttling this process's key (floor/web/rating.py)
     } else if (message.kind === "table_signoff_alert") {  // a table's gate slowing its consoles' sign-offs (hub.py)
       const { parts, el: node } = tileFor(message.name);
