@@ -117,9 +117,10 @@ def summary(name: str, message: Mapping[str, Any], hour: HourCount) -> dict[str,
     fault = message.get("fault")
     out["fault"] = None
     if isinstance(fault, Mapping):
-        out["fault"] = {"kind": fault.get("kind"), "message": fault.get("message")}
-        if fault.get("kind") in CHIP_FAULTS:  # the public fault's words: the circle and the amounts
-            out["fault"].update(say=fault.get("say"), event=fault.get("event"))
+        # the public fault's words (the pit's language; a chip fault's: the circle and the amounts)
+        out["fault"] = {"kind": fault.get("kind"), "message": fault.get("message"), "say": fault.get("say")}
+        if fault.get("kind") in CHIP_FAULTS:  # shown as a chip alert too (`pit-chips.js`)
+            out["fault"].update(chip=True, event=fault.get("event"))
     session = message.get("session")
     hands = int(session.get("hands", 0)) if isinstance(session, Mapping) else 0
     out["hour"] = hour.see(hands)

@@ -330,6 +330,24 @@ export function stakesWords(state, amount) {
   return parts.join(" \u00b7 ");
 }
 
+// A house table's limits in words (0 = no limit on that key, `[limits]`), for the players' sign (/table) and the pit's
+// tile: the main bet's minimum and maximum (null: none), the side bets' range ("€1.00 – €50.00", "from €1.00"; null:
+// no side bets) from the side minimum or else the chip.
+/**
+ * @param {any} limits
+ * @param {(n: number) => string} amount
+ * @returns {{minimum: string, maximum: string | null, side: string | null}}
+ */
+export function limitsWords(limits, amount) {
+  const low = amount(limits.side_minimum || limits.chip || 0);
+  return {
+    minimum: amount(limits.minimum ?? 0),
+    maximum: limits.maximum ? amount(limits.maximum) : null,
+    side: !(limits.side_minimum || limits.side_maximum) ? null : limits.side_maximum
+      ? t("table.side_range", { low, high: amount(limits.side_maximum) }) : t("table.side_from", { low }),
+  };
+}
+
 /**
  * Every catalog word `root` asks for by its data attributes, written in.
  * @param {ParentNode} root

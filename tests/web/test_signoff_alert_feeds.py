@@ -184,6 +184,13 @@ def test_consoles_failing_alert_the_pit_and_surveillance_until_the_throttle_ends
         time_shown = page.evaluate("(t) => new Date(t * 1000).toTimeString().slice(0, 5)", began)
         assert line.text_content() == WORDS[language].format(time=time_shown)
         assert page.locator("[data-table='uth-1']").get_attribute("data-signoff-alert") == f"{THROTTLE_S:g}"
+        # the table's standing fault in the pit's language, the public fault's words (never the English message)
+        words = catalogs()[language]
+        assert page.locator("[data-table='uth-1'] .fault").text_content() == str(words["pit.fault"]).format(
+            what=words["fault.device_silent"])
+        # its limits as the players' sign says them: a minimum of 1.00 and no maximum (0 = none), no side bets
+        assert page.locator("[data-table='uth-1'] .limits").text_content() == {
+            "en": "from \u20ac1.00", "fr": "d\u00e8s 1,00\u00a0\u20ac"}[language]
         shots(page, f"pit-tile-signoff-alert-{language}")
 
         eye = page.context.new_page()

@@ -7,7 +7,7 @@ import { announce, byId, el, Feed, markState, showOffline } from "./common.js";
 import { netTone } from "./format.js";
 import { isPoker } from "./state.js";
 import { renderPoker } from "./table-poker.js";
-import { formatMoney, formatNet, formatNumber, handText, t, tOr } from "./words.js";
+import { formatMoney, formatNet, formatNumber, handText, limitsWords, t, tOr } from "./words.js";
 
 const root = byId("table");
 const house = byId("house");
@@ -76,13 +76,10 @@ function limitsSign(limits, current) {
   if (!limits) { node.replaceChildren(); return; }
   const part = (label, text) => [el("span", "", `${label} `), el("b", "", text), el("span", "", "  ")];
   const money = (amount) => formatMoney(amount, current);
-  const parts = [...part(t("table.minimum"), money(limits.minimum))];
-  if (limits.maximum) parts.push(...part(t("table.maximum"), money(limits.maximum)));
-  if (limits.side_minimum || limits.side_maximum) {
-    const low = money(limits.side_minimum || limits.chip || 0);
-    parts.push(...part(t("table.side_bets"), limits.side_maximum
-      ? t("table.side_range", { low, high: money(limits.side_maximum) }) : t("table.side_from", { low })));
-  }
+  const words = limitsWords(limits, money);
+  const parts = [...part(t("table.minimum"), words.minimum)];
+  if (words.maximum) parts.push(...part(t("table.maximum"), words.maximum));
+  if (words.side) parts.push(...part(t("table.side_bets"), words.side));
   node.replaceChildren(...parts);
   for (const key of ["minimum", "maximum", "side_minimum", "side_maximum"]) node.dataset[key.replace("_m", "M")] = String(limits[key] ?? 0);
 }

@@ -16,7 +16,7 @@ const alerts = new Map();  // table -> its alerts now
 function alertsOf(state) {
   const out = [];
   const fault = state.fault;
-  if (fault && fault.say && typeof fault.say.key === "string" && fault.say.key.startsWith("fault.")) {
+  if (fault && fault.chip && fault.say && typeof fault.say.key === "string" && fault.say.key.startsWith("fault.")) {
     const key = `pit_chips.${fault.say.key.slice("fault.".length)}`;
     out.push({ kind: fault.kind, text: t(key, { ...(fault.say.args ?? {}), table: state.name }, state), held: true });
   }

@@ -9,7 +9,7 @@ import { showDealers } from "./pit-dealers.js";
 import { dayDiffersText, ratedTableSeen, showRated } from "./pit-rated.js";
 import { ratingMoney, ratingSessions } from "./pit-rating.js";
 import { ensureSignedIn } from "./signin.js";
-import { formatMoney, locale, say, signoffAlertText, t, tOr } from "./words.js";
+import { formatMoney, limitsWords, locale, say, signoffAlertText, t, tOr } from "./words.js";
 
 /**
  * A table's tile: its element, its parts, its feed's liveness (the pit's word, or its heartbeats), its last state.
@@ -114,12 +114,10 @@ function setOffline(tile, offline) {
 
 function limitsText(limits, state) {
   if (!limits || typeof limits !== "object") return "";
-  const range = (lo, hi) => `${formatMoney(lo, state)}\u2013${formatMoney(hi, state)}`;
-  const out = [];
-  if (Number.isInteger(limits.minimum) && Number.isInteger(limits.maximum)) out.push(range(limits.minimum, limits.maximum));
-  if (Number.isInteger(limits.side_minimum) && Number.isInteger(limits.side_maximum)) {
-    out.push(t("pit.side", { range: range(limits.side_minimum, limits.side_maximum) }));
-  }
+  const words = limitsWords(limits, (amount) => formatMoney(amount, state));
+  const out = [words.maximum ? t("table.side_range", { low: words.minimum, high: words.maximum })
+    : t("table.side_from", { low: words.minimum })];
+  if (words.side) out.push(t("pit.side", { range: words.side }));
   return out.join(" \u00b7 ");
 }
 
