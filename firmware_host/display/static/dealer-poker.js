@@ -313,14 +313,17 @@ class PokerPanel {
     if (!spot.folded) cards.append(...cardsElements(spot.cards));  // a folded seat's cards are in the muck: none shown
     node.append(cards);
     const bet = spot.bets?.bet ?? 0;
-    node.append(el("div", "pseat-bet", bet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
-    let status = actText(spot.act, state);
-    if (spot.sitting_out) status = t("poker_console.sitting_out");
-    else if (spot.waiting_for_big_blind) status = t("poker_console.waiting_big_blind");
-    else if (spot.waiting_for_button) status = t("poker_console.waiting_button");
-    else if (!spot.in_hand) status = t("poker_console.not_in_hand");
-    else if (spot.folded) status = t("poker_console.folded");
-    else if (spot.all_in) status = t("poker_console.all_in");
+    const act = actText(spot.act, state);
+    let mark = "";  // what the seat is, said instead of its last act
+    if (spot.sitting_out) mark = t("poker_console.sitting_out");
+    else if (spot.waiting_for_big_blind) mark = t("poker_console.waiting_big_blind");
+    else if (spot.waiting_for_button) mark = t("poker_console.waiting_button");
+    else if (!spot.in_hand) mark = t("poker_console.not_in_hand");
+    else if (spot.folded) mark = t("poker_console.folded");
+    else if (spot.all_in) mark = t("poker_console.all_in");
+    const status = mark || act;
+    const saysBet = !mark && Boolean(act) && spot.act?.amount === bet;  // "bets €1.50", "calls €2.00": the chips in front
+    node.append(el("div", "pseat-bet", bet && !saysBet ? t("poker_console.seat_bet", { amount: { money: bet } }, state) : ""));
     node.append(el("div", "pseat-status", status));
     if (spot.owes && !spot.waiting_for_big_blind) {  // the blinds he missed, posted when he is dealt in again
       const owes = el("div", "pseat-owes", t(`poker_console.owes_${spot.owes}`));
