@@ -152,9 +152,11 @@ def test_an_uncalled_bet_is_said_handed_back_to_its_seat_beside_the_push(page: P
         rig.ok("deal")
         rig.shoe(HOLDEM_HOLE)
         rig.act(5, "raise", 10)
+        before = json.loads(json.dumps({**rig.full(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
         for seat in (6, 1, 3):
             rig.act(seat, "fold")
         state = json.loads(json.dumps({**rig.state(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 1}))
+        full = json.loads(json.dumps({**rig.full(), "kind": "update", "table": "poker-1", "boot": "b1", "seq": 2}))
         rig.c.journal.close()
     results = state["results"]
     assert results["returned"] == [{"seat": 5, "amount": 8}], results
@@ -166,3 +168,14 @@ def test_an_uncalled_bet_is_said_handed_back_to_its_seat_beside_the_push(page: P
     said = words.catalogs()[language]["poker_console.returned"].format(amount=money(8, lang=language), seat=5)
     assert back.inner_text().strip() == said and back.get_attribute("data-amount") == "8"
     assert page.locator("[data-poker] .push-line[data-winner='5']").get_attribute("data-amount") == "5"
+    # the players' screen says it under the pot, surveillance's log beside the pot won: the same words
+    table = page.context.new_page()
+    table.set_viewport_size({"width": 1920, "height": 1080})
+    serve(table, "table", state, language=language)
+    table.wait_for_selector(SEQ["table"].format(seq=1), state="attached")
+    assert table.locator(".p-returned[data-returned='5']").inner_text().strip() == said
+    eye = page.context.new_page()
+    serve(eye, "surveillance", before, language=language, more=[full])
+    line = eye.locator("[data-steps] > li[data-step='settlement']", has_text=said)
+    line.wait_for(timeout=10000)
+    assert line.count() == 1

@@ -247,6 +247,9 @@ function linesBetween(before, after) {
         lines.push(["settlement", t("surveillance.line_pot_won", { seat: w.seat, amount: money(w.amount) }, after), step]);
       }
     }
+    for (const back of after.results.returned ?? []) {  // an uncalled bet handed back, in no pot (the console's words)
+      lines.push(["settlement", t("poker_console.returned", { amount: money(back.amount), seat: back.seat }, after), step]);
+    }
     if (after.results.rake) lines.push(["settlement", t("surveillance.line_rake", { amount: money(after.results.rake) }, after), step]);
   }
   if (after.fault && (!before.fault || before.fault.event !== after.fault.event)) {

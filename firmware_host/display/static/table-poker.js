@@ -180,6 +180,11 @@ function potsElement(state, amount) {
     list.append(item);
   });
   node.append(list);
+  for (const back of results?.returned ?? []) {  // an uncalled bet handed back to its seat, in no pot (the console's words)
+    const line = el("div", "p-returned", t("poker_console.returned", { amount: amount(back.amount), seat: back.seat }));
+    line.dataset.returned = String(back.seat);
+    node.append(line);
+  }
   if (results && results.rake) node.append(el("div", "p-rake", t("poker_table.rake", { amount: amount(results.rake) })));
   if (results && !results.showdown && !results.chopped) node.append(el("div", "p-rake", t("poker_table.no_showdown")));
   return node;
