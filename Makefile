@@ -51,8 +51,17 @@ $(TSC): $(AXE)
 # compiled first: the hundreds of processes the tests start (controllers, displays, demos) then read their bytecode
 # rather than each compiling the sources again where PYTHONDONTWRITEBYTECODE is set, as on CI (0.50 -> 0.36 s a start)
 PACKAGES := analysis bench cli drivers engine firmware_host floor pages protocol sim
+# Then the test modules as pytest rewrites their asserts, written once to its cache beside them (two collections side
+# by side, about half the tests' sources each): where PYTHONDONTWRITEBYTECODE is set (as on CI) each of the three
+# workers rewrote every test module itself, 13 s of CPU a worker against 4 s with the cache; the two collections take
+# 12 s of CPU in all (39.8 -> 23.8 s of CPU a run, measured one process at a time). A collection error is not
+# stopped at here: the run after it reports it.
+TESTS_A := tests/firmware_host tests/web
+TESTS_B := tests --ignore=tests/firmware_host --ignore=tests/web
 test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(AXE) $(TSC)
 	$(PY) -m compileall -q -j 2 $(PACKAGES) > /dev/null
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -p no:cacheprovider --collect-only -q $(TESTS_A) > /dev/null & \
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -p no:cacheprovider --collect-only -q $(TESTS_B) > /dev/null; wait
 	$(PY) -m pytest -p no:cacheprovider -n 3 --dist loadfile --no-loadscope-reorder --durations=30
 
 demo: $(STAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 from collections.abc import Callable
@@ -28,14 +29,23 @@ SHOTS = Path(tempfile.gettempdir()) / "croupier-chips-shots"
 
 
 def states(steps: Callable[[Rig], None], full: bool = False, setup: HouseSetup = UTH) -> dict[str, Any]:
-    """The public (or full) state a table with the test chip set shows after `steps`, as the feed sends it."""
-    with tempfile.TemporaryDirectory() as root:
-        rig = Rig(Path(root), setup)
-        rig.reader()
-        steps(rig)
-        shown = rig.c.full_state() if full else rig.c.public_state()
-        rig.c.journal.close()
-    return {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1}
+    """The public (or full) state a table with the test chip set shows after `steps`, as the feed sends it (a copy of
+    the one this process made: the table played once for each `steps`, kind and setup, not once a test; a showdown's
+    takes a second)."""
+    key = (steps, full, id(setup))
+    if key not in _PLAYED:
+        with tempfile.TemporaryDirectory() as root:
+            rig = Rig(Path(root), setup)
+            rig.reader()
+            steps(rig)
+            shown = rig.c.full_state() if full else rig.c.public_state()
+            rig.c.journal.close()
+        _PLAYED[key] = (setup, {**shown, "kind": "update", "table": "uth-1", "boot": "b1", "seq": 1})
+    return copy.deepcopy(_PLAYED[key][1])
+
+
+# (steps, full, the setup's id) -> (the setup, kept so that its id stays its own; the state made)
+_PLAYED: dict[tuple[Callable[[Rig], None], bool, int], tuple[HouseSetup, dict[str, Any]]] = {}
 
 
 def serve(page: Page, name: str, state: dict[str, Any], language: str = "en",

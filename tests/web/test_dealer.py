@@ -18,8 +18,9 @@ from playwright.sync_api import Browser, Page
 from cli.demo import SimTable
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
-from protocol.users import User, Users
+from protocol.users import Users
 from sim.dealing import ShoeHand
+from tests.web.people import person
 from tests.web.screens import check_sizes
 from tests.web.teardown import screens_closer
 from tests.web.money import shown as money
@@ -45,7 +46,7 @@ class Console:
 def _sign_up(table: SimTable) -> None:
     users = Users.load(table.users_path)
     for name, (role, pin) in PINS.items():
-        users.by_name[name] = User.with_pin(name, role, pin)
+        users.by_name[name] = person(name, role, pin)
     users.save(table.users_path)
 
 
@@ -86,13 +87,14 @@ def console(sim_table: Callable[..., SimTable], tmp_path: Path,
     close_screens()  # the test's pages first: the display then stops at once
     for proc in procs:
         proc.terminate()
+    for shoe in hands:  # the shoe threads' stops (up to a receive's 0.2 s each) while the displays exit
+        shoe.stop()
+    for proc in procs:
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    for shoe in hands:
-        shoe.stop()
 
 
 @pytest.fixture

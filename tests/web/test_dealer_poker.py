@@ -21,9 +21,10 @@ from cli.demo import SimTable
 from pages import words
 from protocol.commands import CommandClient
 from protocol.feed import FeedClient
-from protocol.users import User, Users
+from protocol.users import Users
 from sim.dealing import ShoeHand
 from sim.shoe import SimShoeClient
+from tests.web.people import person
 from tests.web.teardown import screens_closer
 from tests.web.money import shown as money
 from tests.web.screens import check_screenshot, check_sizes
@@ -95,9 +96,9 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
     language, seats = (param, 6) if isinstance(param, str) else (param.get("language", "en"), param["seats"])
     table = sim_table(game="holdem", seats=seats, sections=POKER, table="poker-1")
     assert table.supervisor is not None
-    floor = table.supervisor
-    Users({floor["user"]: User.with_pin(floor["user"], "supervisor", floor["pin"]),
-           DEALER: User.with_pin(DEALER, "dealer", DEALER_PIN)}).save(table.users_path)
+    users = Users.load(table.users_path)  # the table's supervisor (its PIN drawn at the start) and the dealer
+    users.by_name[DEALER] = person(DEALER, "dealer", DEALER_PIN)
+    users.save(table.users_path)
     ctx: zmq.Context[Any] = zmq.Context()
     client = CommandClient(ctx, table.endpoints.commands, timeout_s=3.0, name="floor")
     try:  # the floor seats the players between hands (not the console's part)
@@ -126,13 +127,13 @@ def poker_console(sim_table: Callable[..., SimTable], tmp_path: Path,
     finally:
         close_screens()  # the test's pages first: the display then stops at once
         proc.terminate()
+        shoe.stop()  # the threads' stops (up to a receive's 0.2 s each) while the display exits
+        feed.stop()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        shoe.stop()
-        feed.stop()
 
 
 def _sign_in(page: Page, base: str) -> None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import tempfile
 from pathlib import Path
@@ -20,7 +22,13 @@ BOARD = ["3d", "Tc", "2h", "5c", "8s", "4c", "9d", "Jh"]  # burns and cards; a t
 def side_pots(over: bool) -> dict[str, Any]:
     """Seats 5 (1.00) and 6 (0.50) all in pre-flop, seats 1 and 3 call, seat 1 bets 0.20 on the flop, seat 3 calls
     and they check it down: a main pot and two side pots; at the showdown (a seat to show) or, `over`, pushed with
-    the results (as the feed sends it)."""
+    the results (as the feed sends it). A copy of the one this process made: the hand played once for each, not once
+    for each of the twelve tests."""
+    return copy.deepcopy(_side_pots(over))
+
+
+@functools.cache
+def _side_pots(over: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as root:
         rig = Rig(Path(root))
         rig.ok("open", **HOLDEM)

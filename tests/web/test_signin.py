@@ -21,13 +21,14 @@ from cryptography.x509.oid import NameOID
 from playwright.sync_api import Page
 
 from pages.auth import MAX_TRIES, SESSION_COOKIE
-from protocol.users import User, Users
+from protocol.users import Users
+from tests.web.people import person
 from tests.web.teardown import screens_closer
 
 
 def _users_file(path: Path) -> Path:
-    Users({"ana": User.with_pin("ana", "dealer", "4821"), "sam": User.with_pin("sam", "surveillance", "7391"),
-           "sue": User.with_pin("sue", "supervisor", "5550")}).save(path)
+    Users({"ana": person("ana", "dealer", "4821"), "sam": person("sam", "surveillance", "7391"),
+           "sue": person("sue", "supervisor", "5550")}).save(path)
     return path
 
 

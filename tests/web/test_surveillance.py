@@ -21,11 +21,12 @@ from firmware_host.display.config import DisplayConfig
 from protocol import keys
 from protocol.config import ConfigError
 from protocol.feed import FeedClient
-from protocol.users import User, Users
+from protocol.users import Users
 from sim.bots.players import seat_players
 from sim.keys import SimKeys
 from firmware_host.service.journal import Journal
 from tests.web.money import shown
+from tests.web.people import person
 from tests.web.screens import check_sizes
 from tests.firmware_host.processes import croupier_here
 from tests.web.test_accessibility import axe_violations
@@ -114,7 +115,7 @@ class Rig:
         public, secret = keys.create(root / "eye", "eye", "surveillance")
         shutil.copyfile(public, self.keys.clients / public.name)
         self.eye = str(secret)
-        Users({name: User.with_pin(name, role, pin) for (name, pin), role in ((EVE, "surveillance"), (DAN, "dealer"))}
+        Users({name: person(name, role, pin) for (name, pin), role in ((EVE, "surveillance"), (DAN, "dealer"))}
               ).save(root / "users.json")
         self.table = sim_table(game=game, seed=seed, seats=3, keys=self.keys)
         self.language = language
