@@ -133,7 +133,7 @@ class HouseRound(HouseRoundState):
                         else say("refusal.card_not_expected", card=card_word(parsed)))
                 raise IllegalAction(f"no card is expected now ({why}): {parsed}", say=said)
             target = target_or_none
-        if parsed in self._seen:
+        if parsed.index in self._seen:
             raise DuplicateCard(f"duplicate card: {parsed} was already dealt in this round",
                                 say=say("refusal.duplicate_card", card=card_word(parsed)))
         return parsed, target
@@ -152,7 +152,7 @@ class HouseRound(HouseRoundState):
         parsed, target = self.verify_deal(card)
         if self._phase == "bets":
             self._close()
-        self._seen.add(parsed)
+        self._seen.add(parsed.index)
         self._deals.append((target, parsed))
         part: int | str  # the full view's part the card changes (`full_view`)
         if target.kind == "spot":
@@ -171,7 +171,7 @@ class HouseRound(HouseRoundState):
         self._parts.pop(part, None)
         self._dealt_in_stage += 1
         self._advance()
-        return self._record("deal", {"card": str(parsed)}, target=str(target))
+        return self._record("deal", {"card": parsed.text}, target=target.text)
 
     # -- decisions --
 

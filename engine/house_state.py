@@ -15,11 +15,13 @@ from typing import Any, ClassVar
 from engine import redact
 from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, LimitsError, NotAllowed
+from engine.frozen import quick_new
 from engine.house_values import RoundLine, RoundRecord, Settlement, SpotRecord, Stage, Step, TableLimits, Target
 from engine.house_view import AUDIENCES, dealer_part, spot_part
 from engine.paytables import Profile
 
 _ASK = -1  # `HouseRoundState._to_act` when it is to be found again (no seat is -1)
+_new_step = quick_new(Step)  # a step made without its class's call (`engine.frozen`)
 
 
 class HouseRoundState(ABC):
@@ -51,7 +53,7 @@ class HouseRoundState(ABC):
         self._board: list[Card] = []
         self._burns: list[Card] = []
         self._deals: list[tuple[Target, Card]] = []
-        self._seen: set[Card] = set()
+        self._seen: set[int] = set()  # the indices of the cards dealt (an int's hash: no Python call)
         self._decision: dict[int, str] = {}
         self._acted: dict[int, str] = {}  # seat -> last street it acted on
         self._dead: set[int] = set()
@@ -269,7 +271,7 @@ class HouseRoundState(ABC):
             self._settlement = self._settle()
 
     def _record(self, do: str, args: dict[str, Any], **outcome: Any) -> Step:
-        step = Step(do, MappingProxyType(args), MappingProxyType({**outcome, "phase": self._phase}))
+        step = _new_step(do, MappingProxyType(args), MappingProxyType({**outcome, "phase": self._phase}))
         self._steps.append(step)
         self._plain.append(step.to_dict())
         self._standing = None

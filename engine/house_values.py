@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, TypedDict
 
 from engine import tomltext
 from engine.cards import Card
+from engine.frozen import quick_init
 from engine.errors import (CardError, DuplicateCard, IllegalAction, LimitsError, RoundFormatError, circle, json_type,
                            money, say, shown)
 from engine.paytables import Odds
@@ -171,6 +172,10 @@ class Target:
 
     kind: str
     seat: int | None = None
+    text: str = field(init=False, repr=False, compare=False)  # `str(target)`: made once (a card's step names it)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", f"spot {self.seat}" if self.kind == "spot" else self.kind)
 
     @classmethod
     def parse(cls, text: str) -> Target:
@@ -183,7 +188,20 @@ class Target:
         raise ValueError(f"not a card target: {text!r}")
 
     def __str__(self) -> str:
-        return f"spot {self.seat}" if self.kind == "spot" else self.kind
+        return self.text
+
+
+BURN, DEALER, BOARD = Target("burn"), Target("dealer"), Target("board")
+"""The targets that are no spot: one object each (the rounds' plans are made of them)."""
+_SPOTS: dict[int, Target] = {}
+
+
+def spot_target(seat: int) -> Target:
+    """The target of spot `seat`, one object a seat (a round's plan is made of them, not made anew at each plan)."""
+    found = _SPOTS.get(seat)
+    if found is None:
+        found = _SPOTS[seat] = Target("spot", seat)
+    return found
 
 
 # --- settlements ----------------------------------------------------------------------------------
@@ -422,6 +440,7 @@ class Stage:
     street: str | None  # decisions of this street follow the cards; None: no decisions
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """What one accepted step did. `to_dict()` is the plain, replayable form: `{"do": ..., args}`.
@@ -434,7 +453,14 @@ class Step:
     outcome: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"do": self.do, **{k: (dict(v) if isinstance(v, Mapping) else v) for k, v in self.args.items()}}
+        plain: dict[str, Any] = {"do": self.do}
+        for key, value in self.args.items():  # a text, a number or None as it is (no ABC check); a mapping copied
+            plain[key] = value if type(value) in _SCALARS or not isinstance(value, Mapping) else dict(value)
+        return plain
+
+
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+"""The types of a step's plain arguments, kept as they are by `Step.to_dict`."""
 
 
 @dataclass(frozen=True, slots=True)

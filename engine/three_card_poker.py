@@ -30,7 +30,6 @@ from engine.house import (
     Settlement,
     Stage,
     TableLimits,
-    Target,
     check_all_distinct,
     expect_keys,
     parse_bets,
@@ -39,7 +38,7 @@ from engine.house import (
     pay,
     spot_result,
 )
-from engine.house_values import TcpDealtSpot, TcpRound
+from engine.house_values import BURN, DEALER, spot_target, TcpDealtSpot, TcpRound
 from engine.paytables import Profile, ThreeCardPokerRules
 
 GAME = THREE_CARD_POKER.code
@@ -244,8 +243,8 @@ class ThreeCardPokerRound(HouseRound):
                                 say=say("refusal.spots_needed", need=need, have=len(self._bets)))
 
     def _plan(self, seats: Sequence[int]) -> tuple[Stage, ...]:
-        one_round = tuple(Target("spot", s) for s in seats) + (Target("dealer"),)
-        hole = ((Target("burn"),) if "deal" in self.rules.burns else ()) + one_round * 3
+        one_round = tuple(map(spot_target, seats)) + (DEALER,)
+        hole = ((BURN,) if "deal" in self.rules.burns else ()) + one_round * 3
         return (Stage("deal", hole, None), Stage("decide", (), "decide"), Stage("showdown", (), None))
 
     def _pending(self, street: str) -> list[int]:

@@ -30,7 +30,6 @@ from engine.house import (
     Settlement,
     Stage,
     TableLimits,
-    Target,
     check_all_distinct,
     expect_keys,
     parse_bets,
@@ -39,7 +38,7 @@ from engine.house import (
     pay,
     spot_result,
 )
-from engine.house_values import UthDealtSpot, UthRound
+from engine.house_values import BOARD, BURN, DEALER, spot_target, UthDealtSpot, UthRound
 from engine.paytables import Profile, UthRules
 
 GAME = UTH.code
@@ -269,11 +268,11 @@ class UltimateHoldemRound(HouseRound):
 
     def _plan(self, seats: Sequence[int]) -> tuple[Stage, ...]:
         burns = self.rules.burns
-        burn = (Target("burn"),)
-        one_round = tuple(Target("spot", s) for s in seats) + (Target("dealer"),)
+        burn = (BURN,)
+        one_round = tuple(map(spot_target, seats)) + (DEALER,)
         hole = (burn if "deal" in burns else ()) + one_round * 2
-        flop = (burn if "flop" in burns else ()) + (Target("board"),) * 3
-        river = (burn if "river" in burns else ()) + (Target("board"),) * 2
+        flop = (burn if "flop" in burns else ()) + (BOARD,) * 3
+        river = (burn if "river" in burns else ()) + (BOARD,) * 2
         return (Stage("deal", hole, None), Stage("preflop", (), "preflop"), Stage("flop", flop, "flop"),
                 Stage("river", river, "river"), Stage("showdown", (), None))
 

@@ -375,14 +375,14 @@ class TableState(TableCore):
         if self.fault is not None:
             table.note_ignored(card, self.fault.kind)
             return
-        first = "bet" in table.STEPS and table.phase == "bets"  # the first card closes the betting: bets read now
+        phase = table.phase  # read once (a property of a property); the bets read below leave it as it is
+        first = "bet" in table.STEPS and phase == "bets"  # the first card closes the betting: bets read now
         if first:
             try:
                 self.chips.bets_at_deal(table, self.devices)
             except (Refused, EngineError) as exc:  # a circle moving, a read bet the limits refuse: the card waits
                 self._set_fault(FaultKind.NO_BET, f"{card} came out but the bets cannot be read: {exc}", event_id, card)
                 return
-        phase = table.phase
         problem = table.deal_or_fault(card)
         if first:
             self.chips.undo_deal(table) if problem is not None else self.chips.dealt(table)
