@@ -15,6 +15,7 @@ from firmware_host.service.command_desk import CommandDesk, Table
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.polled import Polled
+from firmware_host.service.waits import Waits
 from protocol.fairness import MAX_FRAME_FACTOR, Admission
 from protocol.feed import Feed
 from protocol.keys import KeyPair, serve_curve
@@ -61,8 +62,9 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
 
     A turn's fixed costs are kept to what can have changed (a card is one turn): the devices' descriptors are
     looked at again only after they were pumped (a port is reopened or lost only then), their earliest due time
-    is kept, and the waits are compared without building arguments for `min`."""
-    poller = zmq.Poller()
+    is kept, the waits are compared without building arguments for `min`, and the ZeroMQ sockets' events are asked
+    only when their descriptors fired or they were served (`service.waits`)."""
+    poller = Waits()  # a socket's events asked only when its descriptor fired or it was served
     poller.register(commands, zmq.POLLIN)
     inbox = c.inbox.fileno()
     poller.register(inbox, zmq.POLLIN)
@@ -97,11 +99,10 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
                 wait = due
             if devices_due - now < wait:
                 wait = devices_due - now
-            listed = poll(max(0, int(wait * 1000)) + 1)
-            ready = dict(listed) if listed else _NOTHING
-            if not listed and not waiting:
+            ready = poll(max(0, int(wait * 1000)) + 1)
+            if not ready and not waiting:
                 journal.checkpoint()  # a quiet moment: the WAL's checkpoint off the cards' path
-            if devices and (listed or clock() >= devices_due):
+            if devices and (ready or clock() >= devices_due):
                 devices_due = _pump(devices, poller, ready, clock())
             woken = inbox in ready
             if woken or waiting:  # what a served device read is in the inbox: take it now
@@ -112,8 +113,8 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
                     raise  # nothing can be accepted any more: stop, be restarted, replay
                 except Exception:  # a bad reading never takes the table down
                     log.exception("readings %r", items)
-            if listed:
-                _serve_ready(c, desk, commands, checked, snaps, ready)
+            if ready:
+                _serve_ready(c, desk, poller, commands, checked, snaps, ready)
             if feed is not None:
                 feed.tick()
     finally:
@@ -121,11 +122,7 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
         desk.close()
 
 
-_NOTHING: dict[Any, int] = {}
-"""What a turn woken by its timeout found ready."""
-
-
-def _pump(devices: list[Polled], poller: zmq.Poller, ready: dict[Any, int], now: float) -> float:
+def _pump(devices: list[Polled], poller: Waits, ready: dict[Any, int], now: float) -> float:
     """Pump the devices due or readable (each then watched on its descriptor anew); the earliest due time left."""
     earliest = math.inf
     for d in devices:
@@ -137,15 +134,20 @@ def _pump(devices: list[Polled], poller: zmq.Poller, ready: dict[Any, int], now:
     return earliest
 
 
-def _serve_ready(c: Served, desk: CommandDesk, commands: zmq.Socket[Any], checked: int,
+def _serve_ready(c: Served, desk: CommandDesk, poller: Waits, commands: zmq.Socket[Any], checked: int,
                  snaps: list[zmq.Socket[Any]], ready: dict[Any, int]) -> None:
-    """The sockets a turn found readable, served: ZAP, the requests, the checked sign-offs, snapshots."""
+    """The sockets a turn found readable, served: ZAP, the requests, the checked sign-offs, snapshots (each socket
+    served is asked its events again at the next turn: `Waits.served`)."""
     if c.zap is not None and c.zap.socket in ready:
         c.zap.serve()
+        poller.served(c.zap.socket)
     if commands in ready:
         desk.serve(commands)
+        poller.served(commands)
     if checked in ready:  # sign-offs hashed off the loop: their requests answered now
         desk.checked(commands)
+        poller.served(commands)
     for s in snaps:
         if s in ready:
             c.feed.serve_snapshots(s)  # type: ignore[union-attr]
+            poller.served(s)
