@@ -32,7 +32,8 @@ class Polled:
 
     def pump(self, now: float) -> None:
         try:
-            self.due = now + max(0.0, float(self.device.pump()))
+            due = self.device.pump()
         except Exception:  # a device's bug never takes the table down
             log.exception("device %r", self.device)
-            self.due = now + 0.5
+            due = 0.5
+        self.due = now + due if due > 0 else now
