@@ -213,9 +213,11 @@ class ShoeLink(SerialLink[HostSession]):
     def pump(self, wait: float = 0.0) -> float:
         """`SerialLink.pump`, asking for the next turn only when the session has a timer due
         (`HostSession.next_turn`) while the shoe is online: its frames (cards, heartbeats) wake the caller's
-        loop on the port's descriptor, and a turn every 20 ms between them would find nothing to do."""
+        loop on the port's descriptor, and a turn every 20 ms between them would find nothing to do. A turn
+        that heard frames keeps the link's pace (the line is busy: no timer asked for on a card's path)."""
+        heard = self.session.stats.frames
         due = super().pump(wait)
-        if due != self._read_timeout:
-            return due  # the port closed or reopening: its own time
+        if due != self._read_timeout or self.session.stats.frames != heard:
+            return due  # the port closed or reopening (its own time), or frames heard
         later = self.session.next_turn(self._clock())
         return due if later is None else max(due, later)
