@@ -51,7 +51,7 @@ class GpioButtons:
     def __init__(self, on_reading: OnReading, pin_factory: Any, pins: Mapping[str, int] = DEFAULT_PINS,
                  hold_s: Mapping[str, float] = DEFAULT_HOLD_S, bounce_time: float | None = None,
                  device: str = "buttons") -> None:
-        from gpiozero import Button
+        from gpiozero import Button, DigitalInputDevice
 
         if pin_factory is None:
             raise BackendError(f"{device}: a pin factory must be given (none is taken from the environment)")
@@ -64,8 +64,12 @@ class GpioButtons:
         self.buttons: dict[str, Any] = {}
         try:
             for name, pin in pins.items():
-                self.buttons[name] = Button(pin, pull_up=True, bounce_time=bounce_time,
-                                            hold_time=self._hold_s.get(name, 1.0), pin_factory=pin_factory)
+                if name in self._hold_s:
+                    self.buttons[name] = Button(pin, pull_up=True, bounce_time=bounce_time,
+                                                hold_time=self._hold_s[name], pin_factory=pin_factory)
+                else:  # pressed only: a gpiozero `Button` would keep a thread polling for a hold ten times a second
+                    self.buttons[name] = DigitalInputDevice(pin, pull_up=True, bounce_time=bounce_time,
+                                                            pin_factory=pin_factory)
         except Exception:
             self.close()
             raise
@@ -75,7 +79,7 @@ class GpioButtons:
             if name in self._hold_s:
                 button.when_held = self._poster(name)
             else:
-                button.when_pressed = self._poster(name)
+                button.when_activated = self._poster(name)  # pressed: the pin pulled low
 
     def _poster(self, name: str) -> Callable[[], None]:
         def post() -> None:

@@ -16,14 +16,14 @@ class Inbox:
     """
 
     def __init__(self) -> None:
-        self._items: collections.deque[Any] = collections.deque()
+        self.items: collections.deque[Any] = collections.deque()  # posted, not yet drained (truthy while any wait)
         self._rfd, self._wfd = os.pipe()
         os.set_blocking(self._rfd, False)
         os.set_blocking(self._wfd, False)
         self.owner: int | None = None  # the controller thread's ident once it serves the loop
 
     def post(self, item: Any) -> None:
-        self._items.append(item)
+        self.items.append(item)
         if threading.get_ident() == self.owner:
             return  # the loop takes it before it polls again
         try:
@@ -35,7 +35,7 @@ class Inbox:
         return self._rfd
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self.items)
 
     def drain(self, woken: bool = True) -> list[Any]:
         """Every item posted so far. `woken`: the pipe was found readable (empty it too)."""
@@ -45,8 +45,8 @@ class Inbox:
             except BlockingIOError:
                 pass
         items = []
-        while self._items:
-            items.append(self._items.popleft())
+        while self.items:
+            items.append(self.items.popleft())
         return items
 
     def close(self) -> None:

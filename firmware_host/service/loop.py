@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from firmware_host.service.command_desk import CommandDesk, Table
 from firmware_host.service.inbox import Inbox
 from firmware_host.service.journal import Journal, JournalError
 from firmware_host.service.polled import Polled
+from firmware_host.service.waits import Waits
 from protocol.fairness import MAX_FRAME_FACTOR, Admission
 from protocol.feed import Feed
 from protocol.keys import KeyPair, serve_curve
@@ -56,15 +58,20 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
     """Serve until `stop` is set: commands, snapshots, the inbox, driven devices (`pollables`), heartbeats.
 
     `waiting_fds` is filled with the driven devices' descriptors (a reading waiting there ends a turn's requests).
-    `on_turn` is called once per turn (systemd's watchdog ping) and returns the seconds until it wants the next."""
-    poller = zmq.Poller()
+    `on_turn` is called once per turn (systemd's watchdog ping) and returns the seconds until it wants the next.
+
+    A turn's fixed costs are kept to what can have changed (a card is one turn): the devices' descriptors are
+    looked at again only after they were pumped (a port is reopened or lost only then), their earliest due time
+    is kept, the waits are compared without building arguments for `min`, and the ZeroMQ sockets' events are asked
+    only when their descriptors fired or they were served (`service.waits`)."""
+    poller = Waits()  # a socket's events asked only when its descriptor fired or it was served
     poller.register(commands, zmq.POLLIN)
     inbox = c.inbox.fileno()
     poller.register(inbox, zmq.POLLIN)
-    snaps = c.feed.snapshot_sockets() if c.feed else []
-    zap = c.zap.socket if c.zap is not None else None
+    feed, journal, signoff, zap = c.feed, c.journal, c.signoff, c.zap
+    snaps = feed.snapshot_sockets() if feed is not None else []
     if zap is not None:
-        poller.register(zap, zmq.POLLIN)
+        poller.register(zap.socket, zmq.POLLIN)
     for s in snaps:
         poller.register(s, zmq.POLLIN)
     devices = [Polled(device) for device in pollables]
@@ -72,31 +79,33 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
     desk = CommandDesk(c, waiting_fds)  # the requests; sign-offs' PINs hashed on its worker thread
     checked = desk.pins.fileno()
     poller.register(checked, zmq.POLLIN)
-    clock = time.monotonic
+    for d in devices:
+        d.watch(poller)
+    devices_due = 0.0 if devices else math.inf  # the earliest of the devices' due times
+    clock, poll, waiting = time.monotonic, poller.poll, c.inbox.items
     c.inbox.owner = threading.get_ident()
     try:
         while not stop.is_set():
-            wait = min(c.feed.next_due() if c.feed else 1.0, c.journal.checkpoint_due())
-            if on_turn is not None:
-                wait = min(wait, on_turn())
-            if c.zap is not None:  # the clients directory re-read when it changed
-                wait = min(wait, c.zap.turn())
-            wait = min(wait, c.signoff.turn())  # a flood of refusals' count audited
-            if devices:
-                now = clock()
-                for d in devices:
-                    d.watch(poller)
-                    wait = min(wait, d.due - now)
-            ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
-            if not ready and not c.inbox:
-                c.journal.checkpoint()  # a quiet moment: the WAL's checkpoint off the cards' path
-            if devices:
-                now = clock()
-                for d in devices:
-                    if now >= d.due or (d.fd is not None and d.fd in ready):
-                        d.pump(now)
+            now = clock()
+            wait = feed.next_due() if feed is not None else 1.0
+            due = journal.checkpoint_due()
+            if due < wait:
+                wait = due
+            if on_turn is not None and (due := on_turn()) < wait:
+                wait = due
+            if zap is not None and (due := zap.turn()) < wait:  # the clients directory re-read when it changed
+                wait = due
+            if (due := signoff.turn()) < wait:  # a flood of refusals' count audited
+                wait = due
+            if devices_due - now < wait:
+                wait = devices_due - now
+            ready = poll(max(0, int(wait * 1000)) + 1)
+            if not ready and not waiting:
+                journal.checkpoint()  # a quiet moment: the WAL's checkpoint off the cards' path
+            if devices and (ready or clock() >= devices_due):
+                devices_due = _pump(devices, poller, ready, clock())
             woken = inbox in ready
-            if woken or c.inbox:  # what a served device read is in the inbox: take it now
+            if woken or waiting:  # what a served device read is in the inbox: take it now
                 items = c.inbox.drain(woken)
                 try:
                     c.handle_readings(items)
@@ -104,17 +113,41 @@ def serve(c: Served, commands: zmq.Socket[Any], stop: threading.Event, pollables
                     raise  # nothing can be accepted any more: stop, be restarted, replay
                 except Exception:  # a bad reading never takes the table down
                     log.exception("readings %r", items)
-            if zap in ready:
-                c.zap.serve()  # type: ignore[union-attr]
-            if commands in ready:
-                desk.serve(commands)
-            if checked in ready:  # sign-offs hashed off the loop: their requests answered now
-                desk.checked(commands)
-            for s in snaps:
-                if s in ready:
-                    c.feed.serve_snapshots(s)  # type: ignore[union-attr]
-            if c.feed is not None:
-                c.feed.tick()
+            if ready:
+                _serve_ready(c, desk, poller, commands, checked, snaps, ready)
+            if feed is not None:
+                feed.tick()
     finally:
         c.inbox.owner = None
         desk.close()
+
+
+def _pump(devices: list[Polled], poller: Waits, ready: dict[Any, int], now: float) -> float:
+    """Pump the devices due or readable (each then watched on its descriptor anew); the earliest due time left."""
+    earliest = math.inf
+    for d in devices:
+        if now >= d.due or (d.fd is not None and d.fd in ready):
+            d.pump(now)
+            d.watch(poller)  # a port reopened (or lost) in the pump has a new descriptor (or none)
+        if d.due < earliest:
+            earliest = d.due
+    return earliest
+
+
+def _serve_ready(c: Served, desk: CommandDesk, poller: Waits, commands: zmq.Socket[Any], checked: int,
+                 snaps: list[zmq.Socket[Any]], ready: dict[Any, int]) -> None:
+    """The sockets a turn found readable, served: ZAP, the requests, the checked sign-offs, snapshots (each socket
+    served is asked its events again at the next turn: `Waits.served`)."""
+    if c.zap is not None and c.zap.socket in ready:
+        c.zap.serve()
+        poller.served(c.zap.socket)
+    if commands in ready:
+        desk.serve(commands)
+        poller.served(commands)
+    if checked in ready:  # sign-offs hashed off the loop: their requests answered now
+        desk.checked(commands)
+        poller.served(commands)
+    for s in snaps:
+        if s in ready:
+            c.feed.serve_snapshots(s)  # type: ignore[union-attr]
+            poller.served(s)

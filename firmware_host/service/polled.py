@@ -7,6 +7,8 @@ from typing import Any
 
 import zmq
 
+from firmware_host.service.waits import Waits
+
 log = logging.getLogger("croupier.controller")
 
 
@@ -18,7 +20,7 @@ class Polled:
         self.fd: int | None = None
         self.due = 0.0
 
-    def watch(self, poller: zmq.Poller) -> None:
+    def watch(self, poller: Waits) -> None:
         """Keep the poller on the device's current descriptor (a reopened port has a new one)."""
         fd = self.device.fileno()
         if fd != self.fd:
@@ -30,7 +32,8 @@ class Polled:
 
     def pump(self, now: float) -> None:
         try:
-            self.due = now + max(0.0, float(self.device.pump()))
+            due = self.device.pump()
         except Exception:  # a device's bug never takes the table down
             log.exception("device %r", self.device)
-            self.due = now + 0.5
+            due = 0.5
+        self.due = now + due if due > 0 else now

@@ -139,6 +139,30 @@ def test_silence_goes_offline_then_back_online_without_loss() -> None:
     assert got == [DeviceOnline("shoe", "CR-SIM", "SIM0001", "1.0.0", 42), CardRead(card, "shoe", 1)]
 
 
+def test_next_turn_names_the_sessions_own_timers_alone() -> None:
+    """A driven link asks for its next turn when the session has a timer due (the shoe's silence, our CONTINUE's
+    retransmission), not at the link's 20 ms pace: turned only then, the silence is still seen on time."""
+    host = HostSession(silence_s=2.0, retry_s=0.2)
+    assert host.next_turn(0.0) is None  # connecting: the link's pace
+    wire = Wire(host, ShoeFirmware(seed=1, boot=42))
+    wire.run(0.2)
+    assert host.state == ONLINE
+    assert host.next_turn(wire.now) == pytest.approx(host._last_heard + 2.0 - wire.now)
+    host._in_flight = (9, b"continue")  # a CONTINUE not yet acknowledged: its retransmission is due first
+    host._next_send = wire.now + 0.2
+    assert host.next_turn(wire.now) == pytest.approx(0.2)
+    host._in_flight = None
+    host.receive(encode_message(CardMsg(Source.SHOE, "As"), 1)[:4], wire.now)  # part of a frame: the link's pace
+    assert host.next_turn(wire.now) is None
+    quiet = connected()
+    quiet.shoe.inject("silent", quiet.now, 5.0)
+    due = quiet.host.next_turn(quiet.now)
+    assert due is not None and 1.5 < due <= 2.0
+    quiet.now += due
+    quiet.host.poll(quiet.now)  # the one turn it asked for
+    assert [type(r) for r in quiet.host.take_readings()] == [DeviceOffline]
+
+
 def test_unsupported_firmware_is_refused() -> None:
     wire = Wire(HostSession(), ShoeFirmware(seed=1, firmware=(2, 0, 0)))
     got = wire.run(0.3)
