@@ -10,96 +10,28 @@ circle), at the confirm (`payout_fault`: every circle must read its due) and at 
 `Refused` naming the circle. Everything here follows from journaled events alone, so a replay
 rebuilds it exactly; what outlives a hand is carried in the hand's record (`close_hand`, `restore`).
 The game logic (antenna names, dues, a Play's multiple) is `engine.chip_circles`; a reading as the journal holds it
-(`chip_read`, `reads_of`, `uids_after`, named here too) is `firmware_host.tables.house.chip_reads`.
+(`chip_read`, `reads_of`, `uids_after`, named here too) is `firmware_host.tables.house.chip_reads`; a fault and its
+words (`ChipFault`, `make_of`, `said_in_full`, named here too) `firmware_host.tables.house.chip_faults`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from operator import is_not
 from typing import Any, cast
 
-from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple, to_due
+from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
 from engine.chips import ChipSet
-from engine.errors import circle, money, say, times
+from engine.errors import money, say, times
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
+from firmware_host.tables.house.chip_faults import (
+    MISPAY_WORDS, ChipFault, circles_named, make_of, make_words, said_in_full, spoken, where_words,
+)
 from firmware_host.tables.house.chip_reads import DEVICE, chip_read, reads_of, uids_after
 from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
-from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device, Say
+from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
-
-
-@dataclass(frozen=True, slots=True)
-class ChipFault:
-    """A fault the chips raise: its kind, detail (full feed), words' arguments for everyone (`args`)
-    and for the full feed only (`secret`: a chip's UID)."""
-
-    kind: FaultKind
-    detail: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    uid: str | None = None  # the chip's UID: the full feed's words only
-    situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
-    circles: tuple[tuple[int, str], ...] = ()  # the bet circles it names, (seat, circle): the console marks them
-
-
-def _spoken(antenna: Antenna) -> str:
-    return "the tray" if antenna.is_tray else f"seat {antenna.seat} {antenna.circle.replace('_', ' ').title()}"
-
-
-def _named(antenna: Antenna) -> tuple[tuple[int, str], ...]:
-    """A fault's circles (`ChipFault.circles`): the antenna's circle, none for the tray."""
-    return () if antenna.is_tray else ((antenna.seat, antenna.circle),)
-
-
-def _where(antenna: Antenna) -> dict[str, Any]:
-    """A circle in the words' arguments: its seat and its name in the reader's language."""
-    return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
-
-
-def make_of(due: int, reads: int) -> MakeDue | None:
-    """What makes a circle that reads `reads` read its `due` (`to_due`) as the feed's circles, the mispay's notes and the
-    hand's record carry it; None when it reads its due.
-
-    >>> make_of(4000, 4500), make_of(0, 500), make_of(500, 500)
-    ({'do': 'take_back', 'amount': 500}, {'do': 'take', 'amount': 500}, None)
-    """
-    make = to_due(due, reads)
-    return None if make is None else {"do": make[0], "amount": make[1]}
-
-
-def make_words(due: int, reads: int) -> dict[str, Any]:
-    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
-    make = make_of(due, reads)
-    assert make is not None
-    return {"word": f"to_due.{make['do']}", "args": {"amount": money(make["amount"])}}
-
-
-MISPAY_WORDS = ("fault.mispay", "fault.mispay_more")
-"""The mispay fault's words (`payout_fault`): each says what makes its circle read its due (`make`) since 55b4415."""
-
-
-def said_in_full(said: Say, detail: str = "") -> Say:
-    """A fault's words as a hand's record kept them, to say now: a mispay's journaled before its words said what makes
-    the circle read its due (no `make`, and `more` but no `circles`) given those from its due and reading, as the
-    fault says them now (`make_words`), so the recall reads "take back €5.00", never "{make}"; one whose due or
-    reading is not there either (none is known to have been journaled so) its English `detail` in the recall's words
-    for a fault (`surveillance.recall_fault`); any other words as they are.
-
-    >>> said = {"key": "fault.mispay", "args": {"seat": 3, "due": {"money": 400}, "reads": {"money": 300}, "more": 0}}
-    >>> said_in_full(said)["args"]["make"], said_in_full(said)["args"]["circles"]
-    ({'word': 'to_due.pay', 'args': {'amount': {'money': 100}}}, 1)
-    """
-    args = said.get("args")
-    if said.get("key") not in MISPAY_WORDS or not isinstance(args, Mapping) or ("make" in args and "circles" in args):
-        return said
-    due, reads = (args.get(k, {}).get("money") if isinstance(args.get(k), Mapping) else None for k in ("due", "reads"))
-    if not isinstance(due, int) or not isinstance(reads, int) or due == reads:
-        return {"key": "surveillance.recall_fault", "args": {"kind": "mispay", "detail": detail}}
-    more = args.get("more")
-    more = more if isinstance(more, int) else 0
-    return {"key": said["key"], "args": {"circles": more + 1, **args, "make": args.get("make") or make_words(due, reads)}}
 
 
 class TableChips:
@@ -218,8 +150,9 @@ class TableChips:
             self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": self.set.why_foreign(uid)})
         if new:
             said = ", ".join(f"{uid} ({self.set.why_foreign(uid)})" for uid in new)
-            return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {_spoken(antenna)}",
-                             _where(antenna), new[0], "tray" if antenna.is_tray else "circle", _named(antenna))
+            return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {spoken(antenna)}",
+                             where_words(antenna), new[0], "tray" if antenna.is_tray else "circle",
+                             circles_named(antenna))
         return self._moved(antenna, uids, table)
 
     def carry(self, body: ChipsBody) -> None:
@@ -243,9 +176,10 @@ class TableChips:
         self.notes.append({"kind": "chips_moved", "antenna": antenna.name, "added": list(added), "taken": list(taken),
                            "change": change, "phase": table.phase, "cards_out": out})
         return ChipFault(FaultKind.CHIPS_MOVED,
-                         f"chips moved in {_spoken(antenna)} with {out} cards out ({table.phase}): "
+                         f"chips moved in {spoken(antenna)} with {out} cards out ({table.phase}): "
                          f"added {', '.join(added) or 'none'}, taken {', '.join(taken) or 'none'}",
-                         {**_where(antenna), "change": money(change), "cards": out}, circles=_named(antenna))
+                         {**where_words(antenna), "change": money(change), "cards": out},
+                         circles=circles_named(antenna))
 
     def reading_of(self, antenna: str) -> frozenset[str] | None:
         """The UIDs antenna `antenna` (as a reading names it) holds as the table last took it, or None."""
@@ -337,11 +271,11 @@ class TableChips:
     def _stable_value(self, antenna: Antenna) -> int:
         uids, stable = self.reads.get(antenna.name, (frozenset(), True))
         if uids and not stable:
-            raise Refused(f"{_spoken(antenna)}: the chips are still moving: wait for the circle to settle",
-                          say=say("refusal.chips_moving", **_where(antenna)))
+            raise Refused(f"{spoken(antenna)}: the chips are still moving: wait for the circle to settle",
+                          say=say("refusal.chips_moving", **where_words(antenna)))
         if uids and antenna.name in self.stale:
-            raise Refused(f"{_spoken(antenna)}: the last hand's chips are still in the circle",
-                          say=say("refusal.chips_stale", **_where(antenna)))
+            raise Refused(f"{spoken(antenna)}: the last hand's chips are still in the circle",
+                          say=say("refusal.chips_stale", **where_words(antenna)))
         return self.value(antenna.name)
 
     def dealt(self, table: GameTable) -> None:
@@ -368,8 +302,8 @@ class TableChips:
             uids, stable = self.reads.get(antenna.name, (frozenset(), True))
             placed = self.value(antenna.name) if uids and stable and antenna.name not in self.stale else 0
             if placed:
-                raise Refused(f"{_spoken(antenna)}: reads {placed}: the player played, not {body['decision']}",
-                              say=say("refusal.play_in_circle", **_where(antenna), amount=money(placed)))
+                raise Refused(f"{spoken(antenna)}: reads {placed}: the player played, not {body['decision']}",
+                              say=say("refusal.play_in_circle", **where_words(antenna), amount=money(placed)))
             return dict(body)
         round_ = table.round  # type: ignore[attr-defined]
         legal = [m for m in PLAY_MULTIPLES if round_.can_decide(seat, "play", m)]
@@ -380,17 +314,17 @@ class TableChips:
         multiple = play_multiple(played, ante, legal)
         typed = body.get("multiple")
         if multiple is not None and typed is not None and typed != multiple and len(legal) > 1:
-            raise Refused(f"{_spoken(antenna)}: reads {played}, a {multiple}x Play, not {typed}x",
-                          say=say("refusal.play_not_tapped", **_where(antenna), amount=money(played),
+            raise Refused(f"{spoken(antenna)}: reads {played}, a {multiple}x Play, not {typed}x",
+                          say=say("refusal.play_not_tapped", **where_words(antenna), amount=money(played),
                                   read=times(multiple), typed=times(int(typed))))
         if multiple is None and played == 0:
-            raise Refused(f"{_spoken(antenna)}: the circle holds no chips",
-                          say=say("refusal.play_circle_empty", **_where(antenna)))
+            raise Refused(f"{spoken(antenna)}: the circle holds no chips",
+                          say=say("refusal.play_circle_empty", **where_words(antenna)))
         if multiple is None:
             open_ = sorted(legal, reverse=True)
             listed = " or ".join(f"{m}x" for m in open_)
-            raise Refused(f"{_spoken(antenna)}: reads {played}, not {listed} the Ante ({ante})",
-                          say=say("refusal.play_not_legal", **_where(antenna), amount=money(played),
+            raise Refused(f"{spoken(antenna)}: reads {played}, not {listed} the Ante ({ante})",
+                          say=say("refusal.play_not_legal", **where_words(antenna), amount=money(played),
                                   ante=money(ante), multiples=times(open_)))
         return {**body, "multiple": multiple}
 
@@ -445,8 +379,8 @@ class TableChips:
             uids, stable = self.reads.get(name, (frozenset(), True))
             if not stable:
                 antenna = Antenna.parse(name)
-                raise Refused(f"{_spoken(antenna)}: the chips are still moving: wait for the circle to settle",
-                              say=say("refusal.chips_moving", **_where(antenna)))
+                raise Refused(f"{spoken(antenna)}: the chips are still moving: wait for the circle to settle",
+                              say=say("refusal.chips_moving", **where_words(antenna)))
             read = self.value(name)
             if read != value and self.accepted.get(name) != read:
                 wrong.append((name, value, read))
@@ -458,12 +392,12 @@ class TableChips:
             {"antenna": n, "due": d, "reads": r, "make": cast(MakeDue, make_of(d, r))} for n, d, r in wrong]})
         name, value, read = wrong[0]
         antenna = Antenna.parse(name)
-        detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
-        return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
+        detail = "; ".join(f"{spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
+        return ChipFault(FaultKind.MISPAY, detail, {**where_words(antenna), "due": money(value), "reads": money(read),
                                                     "make": make_words(value, read), "more": len(wrong) - 1,
                                                     "circles": len(wrong)},
                          situation="more" if len(wrong) > 1 else "",
-                         circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
+                         circles=tuple(sorted(c for n, _, _ in wrong for c in circles_named(Antenna.parse(n)))))
 
     def unverified(self, table: GameTable) -> None:
         """The confirm with the reader offline: the payouts taken unchecked, audited."""
