@@ -34,6 +34,9 @@ from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Ch
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 class TableChips:
     """What the chip readers show and what the hand made of it (see the module docstring)."""
 
@@ -63,6 +66,7 @@ class TableChips:
         self._views_since: set[str] = set()  # the antennas read since `views` was made
         self._chips_shown: Chips | None = None  # the public view's `chips`, the very map while no part changed
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
+        self._antennas: dict[str, tuple[tuple[str, ...] | None, Antenna, str]] = {}  # text -> (circles, antenna, name)
 
     def _new_hand(self) -> None:
         self.source: str | None = None  # "chips" (read at Deal) or "typed" (the reader offline)
@@ -106,54 +110,68 @@ class TableChips:
         reads = body["reads"]
         if len(reads) > 1 and len({read["antenna"] for read in reads}) != len(reads):
             raise ValueError("a chip scan names an antenna twice")
-        checked = [self._checked(read, circles) for read in reads]
-        device = str(body.get("device", DEVICE))
-        return [fault for antenna, uids, read in checked if antenna is not None
-                and (fault := self._took(antenna, uids, bool(read["stable"]), device, table)) is not None]
+        known = None if circles is None else (*circles, "play")  # the antennas' circles here, made once a scan
+        checked = [self._checked(read, known) for read in reads]
+        if any(antenna is not None for antenna, _, _, _ in checked):
+            self.device = str(body.get("device", DEVICE))
+        return [fault for antenna, name, uids, read in checked if antenna is not None
+                and (fault := self._took(antenna, name, uids, bool(read["stable"]), table)) is not None]
 
     def take(self, body: ChipsBody, table: GameTable | None) -> ChipFault | None:
         """A `chips` event (one antenna's reading, as journals before `chip_scan` hold them): `take_scan` of one."""
         faults = self.take_scan({"device": str(body.get("device", DEVICE)), "reads": [body]}, table)
         return faults[0] if faults else None
 
-    def _checked(self, read: ChipRead, circles: Any) -> tuple[Antenna | None, frozenset[str], ChipRead]:
+    def _checked(self, read: ChipRead, known: tuple[str, ...] | None,
+                 ) -> tuple[Antenna | None, str, frozenset[str], ChipRead]:
         """A reading's antenna (None: an empty one under a circle this table's profile does not offer, 3CP's 6-card
-        bonus) and its UIDs, nothing taken. Raises ChipsError and ValueError as `take_scan`."""
-        uids = uids_after(read, self.reading_of(str(read["antenna"])))
+        bonus), its name and its UIDs, nothing taken; `known` the table's circles (any: None). Raises ChipsError and
+        ValueError as `take_scan`. An antenna's name is parsed once for the same circles (`_antennas`)."""
+        text = str(read["antenna"])
+        was = self.reads.get(text)
+        uids = uids_after(read, was[0] if was is not None else None)
+        parsed = self._antennas.get(text)
+        if parsed is not None and parsed[0] == known:
+            return parsed[1], parsed[2], uids, read
         try:
-            return Antenna.parse(str(read["antenna"]), None if circles is None else (*circles, "play")), uids, read
+            antenna = Antenna.parse(text, known)
         except ChipsError:
-            if uids or circles is None:
+            if uids or known is None:
                 raise
-            return None, uids, read
+            return None, text, uids, read
+        self._antennas[text] = (known, antenna, antenna.name)
+        return antenna, antenna.name, uids, read
 
-    def _took(self, antenna: Antenna, uids: frozenset[str], stable: bool, device: str,
+    def _took(self, antenna: Antenna, name: str, uids: frozenset[str], stable: bool,
               table: GameTable | None) -> ChipFault | None:
-        """One checked reading taken; the fault it raises, or None."""
-        name = antenna.name
-        self.device = device
+        """One checked reading (of `antenna`, named `name`) taken; the fault it raises, or None. What most readings do
+        not need is not looked at: no chip faulted as foreign, no circle holding the last hand's chips, none locked."""
         self.reads[name] = (uids, stable)
         self.readings += 1
         if self._read_since is not None:
             self._read_since.add(name)
         self._views_since.add(name)
         self.taken.add(name)
-        if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
-            self.stale.pop(name, None)
-        self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
-        if self.set is None:
+        stale = self.stale
+        if stale and not uids & stale.get(name, _NONE):  # the last hand's chips all taken (new ones may lie there)
+            stale.pop(name, None)
+        if self.flagged:  # a chip gone may be faulted again
+            self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}
+        chip_set = self.set
+        if chip_set is None:
             return None
-        new = [uid for uid in self.set.foreign(uids) if (name, uid) not in self.flagged]
+        found = chip_set.foreign(uids)
+        new = [uid for uid in found if (name, uid) not in self.flagged] if found else found
         for uid in new:  # each noted and counted; the fault names the first, its detail every one
             self.flagged.add((name, uid))
             self.counts["foreign"] += 1
-            self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": self.set.why_foreign(uid)})
+            self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": chip_set.why_foreign(uid)})
         if new:
-            said = ", ".join(f"{uid} ({self.set.why_foreign(uid)})" for uid in new)
+            said = ", ".join(f"{uid} ({chip_set.why_foreign(uid)})" for uid in new)
             return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {spoken(antenna)}",
                              where_words(antenna), new[0], "tray" if antenna.is_tray else "circle",
                              circles_named(antenna))
-        return self._moved(antenna, uids, table)
+        return self._moved(antenna, uids, table) if self.locked else None
 
     def carry(self, body: ChipsBody) -> None:
         """A reading (`reads_of`) journaled before the events a replay applies (`service/recovery.py`): taken as at
