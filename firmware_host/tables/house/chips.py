@@ -207,7 +207,8 @@ class TableChips:
     def journaled_against(self, antenna: str) -> frozenset[str] | None:
         """What a reading of `antenna` may be journaled as a change against (`chip_read`): the table's reading of
         it when one was taken since the last moment a replay may start from (`replay_point`), else None (whole)."""
-        return self.reading_of(antenna) if antenna in self.taken else None
+        was = self.reads.get(antenna) if antenna in self.taken else None
+        return was[0] if was is not None else None
 
     def replay_point(self) -> None:
         """A hand closed, or the table opened or closed: recovery may replay from here on (`service/recovery.py`),
@@ -515,8 +516,9 @@ class TableChips:
         made = self._circles_made.get(name)
         if made is not None and made[0][0] is uids and made[0][1:3] == (stable, owed) and made[0][3] is self.set:
             return made[1]
-        antenna = Antenna.parse(name)
-        value = self.value(name) if self.set is not None and uids is not None else 0
+        parsed = self._antennas.get(name)  # parsed when its reading was taken
+        antenna = parsed[1] if parsed is not None else Antenna.parse(name)
+        value = self._shown_of(name)[1] if self.set is not None and uids is not None else 0
         entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
         if owed is not None:
             entry["due"] = owed
