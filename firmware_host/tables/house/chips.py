@@ -35,6 +35,8 @@ from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, Han
 
 
 _NONE: frozenset[str] = frozenset()
+_NO_READ: tuple[frozenset[str], bool] = (_NONE, True)
+"""An antenna never read: no chips, settled (one object, not one made at every look)."""
 
 
 class TableChips:
@@ -222,7 +224,7 @@ class TableChips:
     def _shown_of(self, name: str) -> tuple[frozenset[str], int, list[str]]:
         """Antenna `name`'s reading, its value and its UIDs sorted, worked out once a reading (the views are made
         at every step of the table, and a tray holds hundreds of chips): kept while its UIDs are the same object."""
-        uids = self.reads.get(name, (frozenset(), True))[0]
+        uids = self.reads.get(name, _NO_READ)[0]
         shown = self._shown.get(name)
         if shown is None or shown[0] is not uids:
             shown = (uids, self.set.value(uids) if self.set is not None else 0, sorted(uids))
@@ -288,7 +290,7 @@ class TableChips:
         return fresh
 
     def _stable_value(self, antenna: Antenna) -> int:
-        uids, stable = self.reads.get(antenna.name, (frozenset(), True))
+        uids, stable = self.reads.get(antenna.name, _NO_READ)
         if uids and not stable:
             raise Refused(f"{spoken(antenna)}: the chips are still moving: wait for the circle to settle",
                           say=say("refusal.chips_moving", **where_words(antenna)))
@@ -307,7 +309,7 @@ class TableChips:
         for seat in table.round.spot_seats():  # type: ignore[attr-defined]
             for c in table.round.BETS:  # type: ignore[attr-defined]
                 name = Antenna(seat, c).name
-                self.locked[name] = self.reads.get(name, (frozenset(), True))[0]
+                self.locked[name] = self.reads.get(name, _NO_READ)[0]
 
     def play_multiple(self, table: GameTable, body: Mapping[str, Any]) -> dict[str, Any]:
         """A `decide` body with the Play read from the Play circle (the reader online, bets read at
@@ -318,7 +320,7 @@ class TableChips:
         seat = int(body["seat"])
         antenna = Antenna(seat, "play")
         if body.get("decision") != "play":
-            uids, stable = self.reads.get(antenna.name, (frozenset(), True))
+            uids, stable = self.reads.get(antenna.name, _NO_READ)
             placed = self.value(antenna.name) if uids and stable and antenna.name not in self.stale else 0
             if placed:
                 raise Refused(f"{spoken(antenna)}: reads {placed}: the player played, not {body['decision']}",
@@ -353,7 +355,7 @@ class TableChips:
             return
         if decision == "play":
             name = Antenna(seat, "play").name
-            self.locked[name] = self.reads.get(name, (frozenset(), True))[0]
+            self.locked[name] = self.reads.get(name, _NO_READ)[0]
         elif decision in ("fold", "dead"):
             for name in [n for n in self.locked if n.startswith(f"spot{seat}.")]:
                 del self.locked[name]
@@ -395,7 +397,7 @@ class TableChips:
             return None
         wrong: list[tuple[str, int, int]] = []
         for name, value in due.items():
-            uids, stable = self.reads.get(name, (frozenset(), True))
+            uids, stable = self.reads.get(name, _NO_READ)
             if not stable:
                 antenna = Antenna.parse(name)
                 raise Refused(f"{spoken(antenna)}: the chips are still moving: wait for the circle to settle",
@@ -495,7 +497,7 @@ class TableChips:
                 or len(shown["circles"]) != len(circles) or any(map(is_not, shown["circles"], circles))):
             shown = self._chips_shown = {"online": online, "source": self.source, "circles": circles}
         public = shown
-        tray = self.reads.get(TRAY, (frozenset(), True))
+        tray = self.reads.get(TRAY, _NO_READ)
         full: ChipReads = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
                 "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
                 "foreign": sorted(f"{n} {u}" for n, u in self.flagged), "notes": list(self.notes),
