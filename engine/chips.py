@@ -27,6 +27,7 @@ import csv
 import enum
 import hashlib
 import io
+from itertools import repeat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -116,8 +117,7 @@ class ChipSet:
 
     def value(self, uids: Iterable[str]) -> int:
         """What the active chips among `uids` are worth together (a foreign chip counts nothing)."""
-        values = self._values
-        return sum(values[uid] for uid in uids if uid in values)
+        return sum(map(self._values.get, uids, repeat(0)))  # each UID looked up in C, none by a Python loop
 
     def denominations(self) -> tuple[int, ...]:
         """The values of the set's active chips, highest first (what a dealer pays with)."""

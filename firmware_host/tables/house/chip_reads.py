@@ -31,7 +31,9 @@ def chip_read(antenna: str, uids: frozenset[str], stable: bool, before: frozense
     >>> chip_read("spot1.ante", frozenset({"B"}), True, frozenset({"B"}))
     {'antenna': 'spot1.ante', 'stable': True}
     """
-    if before is not None:
+    if before is not None and uids == before:  # a settle: the chips the same (no two differences made to say so)
+        return {"antenna": antenna, "stable": stable}
+    if before:  # else (none before) the UIDs all, as the differences would say
         added, removed = uids - before, before - uids
         if len(added) + len(removed) < len(uids) or not (added or removed):
             read: ChipRead = {"antenna": antenna}  # type: ignore[typeddict-item]  # `stable` put in last, as ever

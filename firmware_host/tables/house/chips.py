@@ -10,96 +10,33 @@ circle), at the confirm (`payout_fault`: every circle must read its due) and at 
 `Refused` naming the circle. Everything here follows from journaled events alone, so a replay
 rebuilds it exactly; what outlives a hand is carried in the hand's record (`close_hand`, `restore`).
 The game logic (antenna names, dues, a Play's multiple) is `engine.chip_circles`; a reading as the journal holds it
-(`chip_read`, `reads_of`, `uids_after`, named here too) is `firmware_host.tables.house.chip_reads`.
+(`chip_read`, `reads_of`, `uids_after`, named here too) is `firmware_host.tables.house.chip_reads`; a fault and its
+words (`ChipFault`, `make_of`, `said_in_full`, named here too) `firmware_host.tables.house.chip_faults`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from operator import is_not
 from typing import Any, cast
 
-from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple, to_due
+from engine.chip_circles import PROTECTED, TRAY, Antenna, ChipsError, dues, moved, play_multiple
 from engine.chips import ChipSet
-from engine.errors import circle, money, say, times
+from engine.errors import money, say, times
 from engine.games import PLAY_MULTIPLES
 from firmware_host.tables.base import FaultKind, GameTable, Refused
+from firmware_host.tables.house.chip_faults import (
+    MISPAY_WORDS, ChipFault, circles_named, make_of, make_words, said_in_full, spoken, where_words,
+)
 from firmware_host.tables.house.chip_reads import DEVICE, chip_read, reads_of, uids_after
 from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
-from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device, Say
+from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
 
 
-@dataclass(frozen=True, slots=True)
-class ChipFault:
-    """A fault the chips raise: its kind, detail (full feed), words' arguments for everyone (`args`)
-    and for the full feed only (`secret`: a chip's UID)."""
-
-    kind: FaultKind
-    detail: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    uid: str | None = None  # the chip's UID: the full feed's words only
-    situation: str = ""  # which of the kind's sentences (`circle`, `tray`; `more`: more circles wrong)
-    circles: tuple[tuple[int, str], ...] = ()  # the bet circles it names, (seat, circle): the console marks them
-
-
-def _spoken(antenna: Antenna) -> str:
-    return "the tray" if antenna.is_tray else f"seat {antenna.seat} {antenna.circle.replace('_', ' ').title()}"
-
-
-def _named(antenna: Antenna) -> tuple[tuple[int, str], ...]:
-    """A fault's circles (`ChipFault.circles`): the antenna's circle, none for the tray."""
-    return () if antenna.is_tray else ((antenna.seat, antenna.circle),)
-
-
-def _where(antenna: Antenna) -> dict[str, Any]:
-    """A circle in the words' arguments: its seat and its name in the reader's language."""
-    return {"seat": antenna.seat, "circle": circle(antenna.circle)} if not antenna.is_tray else {}
-
-
-def make_of(due: int, reads: int) -> MakeDue | None:
-    """What makes a circle that reads `reads` read its `due` (`to_due`) as the feed's circles, the mispay's notes and the
-    hand's record carry it; None when it reads its due.
-
-    >>> make_of(4000, 4500), make_of(0, 500), make_of(500, 500)
-    ({'do': 'take_back', 'amount': 500}, {'do': 'take', 'amount': 500}, None)
-    """
-    make = to_due(due, reads)
-    return None if make is None else {"do": make[0], "amount": make[1]}
-
-
-def make_words(due: int, reads: int) -> dict[str, Any]:
-    """What makes a circle read its due (`to_due`: "take €5.00"), as a word with its amount for a fault's words."""
-    make = make_of(due, reads)
-    assert make is not None
-    return {"word": f"to_due.{make['do']}", "args": {"amount": money(make["amount"])}}
-
-
-MISPAY_WORDS = ("fault.mispay", "fault.mispay_more")
-"""The mispay fault's words (`payout_fault`): each says what makes its circle read its due (`make`) since 55b4415."""
-
-
-def said_in_full(said: Say, detail: str = "") -> Say:
-    """A fault's words as a hand's record kept them, to say now: a mispay's journaled before its words said what makes
-    the circle read its due (no `make`, and `more` but no `circles`) given those from its due and reading, as the
-    fault says them now (`make_words`), so the recall reads "take back €5.00", never "{make}"; one whose due or
-    reading is not there either (none is known to have been journaled so) its English `detail` in the recall's words
-    for a fault (`surveillance.recall_fault`); any other words as they are.
-
-    >>> said = {"key": "fault.mispay", "args": {"seat": 3, "due": {"money": 400}, "reads": {"money": 300}, "more": 0}}
-    >>> said_in_full(said)["args"]["make"], said_in_full(said)["args"]["circles"]
-    ({'word': 'to_due.pay', 'args': {'amount': {'money': 100}}}, 1)
-    """
-    args = said.get("args")
-    if said.get("key") not in MISPAY_WORDS or not isinstance(args, Mapping) or ("make" in args and "circles" in args):
-        return said
-    due, reads = (args.get(k, {}).get("money") if isinstance(args.get(k), Mapping) else None for k in ("due", "reads"))
-    if not isinstance(due, int) or not isinstance(reads, int) or due == reads:
-        return {"key": "surveillance.recall_fault", "args": {"kind": "mispay", "detail": detail}}
-    more = args.get("more")
-    more = more if isinstance(more, int) else 0
-    return {"key": said["key"], "args": {"circles": more + 1, **args, "make": args.get("make") or make_words(due, reads)}}
+_NONE: frozenset[str] = frozenset()
+_NO_READ: tuple[frozenset[str], bool] = (_NONE, True)
+"""An antenna never read: no chips, settled (one object, not one made at every look)."""
 
 
 class TableChips:
@@ -131,6 +68,7 @@ class TableChips:
         self._views_since: set[str] = set()  # the antennas read since `views` was made
         self._chips_shown: Chips | None = None  # the public view's `chips`, the very map while no part changed
         self._dues: tuple[tuple[Any, ...], dict[str, int]] = ((), {})  # `dues` and the round they were worked out from
+        self._antennas: dict[str, tuple[tuple[str, ...] | None, Antenna, str]] = {}  # text -> (circles, antenna, name)
 
     def _new_hand(self) -> None:
         self.source: str | None = None  # "chips" (read at Deal) or "typed" (the reader offline)
@@ -174,53 +112,68 @@ class TableChips:
         reads = body["reads"]
         if len(reads) > 1 and len({read["antenna"] for read in reads}) != len(reads):
             raise ValueError("a chip scan names an antenna twice")
-        checked = [self._checked(read, circles) for read in reads]
-        device = str(body.get("device", DEVICE))
-        return [fault for antenna, uids, read in checked if antenna is not None
-                and (fault := self._took(antenna, uids, bool(read["stable"]), device, table)) is not None]
+        known = None if circles is None else (*circles, "play")  # the antennas' circles here, made once a scan
+        checked = [self._checked(read, known) for read in reads]
+        if any(antenna is not None for antenna, _, _, _ in checked):
+            self.device = str(body.get("device", DEVICE))
+        return [fault for antenna, name, uids, read in checked if antenna is not None
+                and (fault := self._took(antenna, name, uids, bool(read["stable"]), table)) is not None]
 
     def take(self, body: ChipsBody, table: GameTable | None) -> ChipFault | None:
         """A `chips` event (one antenna's reading, as journals before `chip_scan` hold them): `take_scan` of one."""
         faults = self.take_scan({"device": str(body.get("device", DEVICE)), "reads": [body]}, table)
         return faults[0] if faults else None
 
-    def _checked(self, read: ChipRead, circles: Any) -> tuple[Antenna | None, frozenset[str], ChipRead]:
+    def _checked(self, read: ChipRead, known: tuple[str, ...] | None,
+                 ) -> tuple[Antenna | None, str, frozenset[str], ChipRead]:
         """A reading's antenna (None: an empty one under a circle this table's profile does not offer, 3CP's 6-card
-        bonus) and its UIDs, nothing taken. Raises ChipsError and ValueError as `take_scan`."""
-        uids = uids_after(read, self.reading_of(str(read["antenna"])))
+        bonus), its name and its UIDs, nothing taken; `known` the table's circles (any: None). Raises ChipsError and
+        ValueError as `take_scan`. An antenna's name is parsed once for the same circles (`_antennas`)."""
+        text = str(read["antenna"])
+        was = self.reads.get(text)
+        uids = uids_after(read, was[0] if was is not None else None)
+        parsed = self._antennas.get(text)
+        if parsed is not None and parsed[0] == known:
+            return parsed[1], parsed[2], uids, read
         try:
-            return Antenna.parse(str(read["antenna"]), None if circles is None else (*circles, "play")), uids, read
+            antenna = Antenna.parse(text, known)
         except ChipsError:
-            if uids or circles is None:
+            if uids or known is None:
                 raise
-            return None, uids, read
+            return None, text, uids, read
+        self._antennas[text] = (known, antenna, antenna.name)
+        return antenna, antenna.name, uids, read
 
-    def _took(self, antenna: Antenna, uids: frozenset[str], stable: bool, device: str,
+    def _took(self, antenna: Antenna, name: str, uids: frozenset[str], stable: bool,
               table: GameTable | None) -> ChipFault | None:
-        """One checked reading taken; the fault it raises, or None."""
-        name = antenna.name
-        self.device = device
+        """One checked reading (of `antenna`, named `name`) taken; the fault it raises, or None. What most readings do
+        not need is not looked at: no chip faulted as foreign, no circle holding the last hand's chips, none locked."""
         self.reads[name] = (uids, stable)
         self.readings += 1
         if self._read_since is not None:
             self._read_since.add(name)
         self._views_since.add(name)
         self.taken.add(name)
-        if not uids & self.stale.get(name, frozenset()):  # the last hand's chips all taken (new ones may lie there)
-            self.stale.pop(name, None)
-        self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}  # a chip gone may be faulted again
-        if self.set is None:
+        stale = self.stale
+        if stale and not uids & stale.get(name, _NONE):  # the last hand's chips all taken (new ones may lie there)
+            stale.pop(name, None)
+        if self.flagged:  # a chip gone may be faulted again
+            self.flagged = {(n, u) for n, u in self.flagged if n != name or u in uids}
+        chip_set = self.set
+        if chip_set is None:
             return None
-        new = [uid for uid in self.set.foreign(uids) if (name, uid) not in self.flagged]
+        found = chip_set.foreign(uids)
+        new = [uid for uid in found if (name, uid) not in self.flagged] if found else found
         for uid in new:  # each noted and counted; the fault names the first, its detail every one
             self.flagged.add((name, uid))
             self.counts["foreign"] += 1
-            self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": self.set.why_foreign(uid)})
+            self.notes.append({"kind": "foreign_chip", "antenna": name, "uid": uid, "why": chip_set.why_foreign(uid)})
         if new:
-            said = ", ".join(f"{uid} ({self.set.why_foreign(uid)})" for uid in new)
-            return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {_spoken(antenna)}",
-                             _where(antenna), new[0], "tray" if antenna.is_tray else "circle", _named(antenna))
-        return self._moved(antenna, uids, table)
+            said = ", ".join(f"{uid} ({chip_set.why_foreign(uid)})" for uid in new)
+            return ChipFault(FaultKind.FOREIGN_CHIP, f"foreign chip {said} in {spoken(antenna)}",
+                             where_words(antenna), new[0], "tray" if antenna.is_tray else "circle",
+                             circles_named(antenna))
+        return self._moved(antenna, uids, table) if self.locked else None
 
     def carry(self, body: ChipsBody) -> None:
         """A reading (`reads_of`) journaled before the events a replay applies (`service/recovery.py`): taken as at
@@ -243,9 +196,10 @@ class TableChips:
         self.notes.append({"kind": "chips_moved", "antenna": antenna.name, "added": list(added), "taken": list(taken),
                            "change": change, "phase": table.phase, "cards_out": out})
         return ChipFault(FaultKind.CHIPS_MOVED,
-                         f"chips moved in {_spoken(antenna)} with {out} cards out ({table.phase}): "
+                         f"chips moved in {spoken(antenna)} with {out} cards out ({table.phase}): "
                          f"added {', '.join(added) or 'none'}, taken {', '.join(taken) or 'none'}",
-                         {**_where(antenna), "change": money(change), "cards": out}, circles=_named(antenna))
+                         {**where_words(antenna), "change": money(change), "cards": out},
+                         circles=circles_named(antenna))
 
     def reading_of(self, antenna: str) -> frozenset[str] | None:
         """The UIDs antenna `antenna` (as a reading names it) holds as the table last took it, or None."""
@@ -255,7 +209,8 @@ class TableChips:
     def journaled_against(self, antenna: str) -> frozenset[str] | None:
         """What a reading of `antenna` may be journaled as a change against (`chip_read`): the table's reading of
         it when one was taken since the last moment a replay may start from (`replay_point`), else None (whole)."""
-        return self.reading_of(antenna) if antenna in self.taken else None
+        was = self.reads.get(antenna) if antenna in self.taken else None
+        return was[0] if was is not None else None
 
     def replay_point(self) -> None:
         """A hand closed, or the table opened or closed: recovery may replay from here on (`service/recovery.py`),
@@ -269,7 +224,7 @@ class TableChips:
     def _shown_of(self, name: str) -> tuple[frozenset[str], int, list[str]]:
         """Antenna `name`'s reading, its value and its UIDs sorted, worked out once a reading (the views are made
         at every step of the table, and a tray holds hundreds of chips): kept while its UIDs are the same object."""
-        uids = self.reads.get(name, (frozenset(), True))[0]
+        uids = self.reads.get(name, _NO_READ)[0]
         shown = self._shown.get(name)
         if shown is None or shown[0] is not uids:
             shown = (uids, self.set.value(uids) if self.set is not None else 0, sorted(uids))
@@ -335,13 +290,13 @@ class TableChips:
         return fresh
 
     def _stable_value(self, antenna: Antenna) -> int:
-        uids, stable = self.reads.get(antenna.name, (frozenset(), True))
+        uids, stable = self.reads.get(antenna.name, _NO_READ)
         if uids and not stable:
-            raise Refused(f"{_spoken(antenna)}: the chips are still moving: wait for the circle to settle",
-                          say=say("refusal.chips_moving", **_where(antenna)))
+            raise Refused(f"{spoken(antenna)}: the chips are still moving: wait for the circle to settle",
+                          say=say("refusal.chips_moving", **where_words(antenna)))
         if uids and antenna.name in self.stale:
-            raise Refused(f"{_spoken(antenna)}: the last hand's chips are still in the circle",
-                          say=say("refusal.chips_stale", **_where(antenna)))
+            raise Refused(f"{spoken(antenna)}: the last hand's chips are still in the circle",
+                          say=say("refusal.chips_stale", **where_words(antenna)))
         return self.value(antenna.name)
 
     def dealt(self, table: GameTable) -> None:
@@ -354,7 +309,7 @@ class TableChips:
         for seat in table.round.spot_seats():  # type: ignore[attr-defined]
             for c in table.round.BETS:  # type: ignore[attr-defined]
                 name = Antenna(seat, c).name
-                self.locked[name] = self.reads.get(name, (frozenset(), True))[0]
+                self.locked[name] = self.reads.get(name, _NO_READ)[0]
 
     def play_multiple(self, table: GameTable, body: Mapping[str, Any]) -> dict[str, Any]:
         """A `decide` body with the Play read from the Play circle (the reader online, bets read at
@@ -365,11 +320,11 @@ class TableChips:
         seat = int(body["seat"])
         antenna = Antenna(seat, "play")
         if body.get("decision") != "play":
-            uids, stable = self.reads.get(antenna.name, (frozenset(), True))
+            uids, stable = self.reads.get(antenna.name, _NO_READ)
             placed = self.value(antenna.name) if uids and stable and antenna.name not in self.stale else 0
             if placed:
-                raise Refused(f"{_spoken(antenna)}: reads {placed}: the player played, not {body['decision']}",
-                              say=say("refusal.play_in_circle", **_where(antenna), amount=money(placed)))
+                raise Refused(f"{spoken(antenna)}: reads {placed}: the player played, not {body['decision']}",
+                              say=say("refusal.play_in_circle", **where_words(antenna), amount=money(placed)))
             return dict(body)
         round_ = table.round  # type: ignore[attr-defined]
         legal = [m for m in PLAY_MULTIPLES if round_.can_decide(seat, "play", m)]
@@ -380,17 +335,17 @@ class TableChips:
         multiple = play_multiple(played, ante, legal)
         typed = body.get("multiple")
         if multiple is not None and typed is not None and typed != multiple and len(legal) > 1:
-            raise Refused(f"{_spoken(antenna)}: reads {played}, a {multiple}x Play, not {typed}x",
-                          say=say("refusal.play_not_tapped", **_where(antenna), amount=money(played),
+            raise Refused(f"{spoken(antenna)}: reads {played}, a {multiple}x Play, not {typed}x",
+                          say=say("refusal.play_not_tapped", **where_words(antenna), amount=money(played),
                                   read=times(multiple), typed=times(int(typed))))
         if multiple is None and played == 0:
-            raise Refused(f"{_spoken(antenna)}: the circle holds no chips",
-                          say=say("refusal.play_circle_empty", **_where(antenna)))
+            raise Refused(f"{spoken(antenna)}: the circle holds no chips",
+                          say=say("refusal.play_circle_empty", **where_words(antenna)))
         if multiple is None:
             open_ = sorted(legal, reverse=True)
             listed = " or ".join(f"{m}x" for m in open_)
-            raise Refused(f"{_spoken(antenna)}: reads {played}, not {listed} the Ante ({ante})",
-                          say=say("refusal.play_not_legal", **_where(antenna), amount=money(played),
+            raise Refused(f"{spoken(antenna)}: reads {played}, not {listed} the Ante ({ante})",
+                          say=say("refusal.play_not_legal", **where_words(antenna), amount=money(played),
                                   ante=money(ante), multiples=times(open_)))
         return {**body, "multiple": multiple}
 
@@ -400,7 +355,7 @@ class TableChips:
             return
         if decision == "play":
             name = Antenna(seat, "play").name
-            self.locked[name] = self.reads.get(name, (frozenset(), True))[0]
+            self.locked[name] = self.reads.get(name, _NO_READ)[0]
         elif decision in ("fold", "dead"):
             for name in [n for n in self.locked if n.startswith(f"spot{seat}.")]:
                 del self.locked[name]
@@ -442,11 +397,11 @@ class TableChips:
             return None
         wrong: list[tuple[str, int, int]] = []
         for name, value in due.items():
-            uids, stable = self.reads.get(name, (frozenset(), True))
+            uids, stable = self.reads.get(name, _NO_READ)
             if not stable:
                 antenna = Antenna.parse(name)
-                raise Refused(f"{_spoken(antenna)}: the chips are still moving: wait for the circle to settle",
-                              say=say("refusal.chips_moving", **_where(antenna)))
+                raise Refused(f"{spoken(antenna)}: the chips are still moving: wait for the circle to settle",
+                              say=say("refusal.chips_moving", **where_words(antenna)))
             read = self.value(name)
             if read != value and self.accepted.get(name) != read:
                 wrong.append((name, value, read))
@@ -458,12 +413,12 @@ class TableChips:
             {"antenna": n, "due": d, "reads": r, "make": cast(MakeDue, make_of(d, r))} for n, d, r in wrong]})
         name, value, read = wrong[0]
         antenna = Antenna.parse(name)
-        detail = "; ".join(f"{_spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
-        return ChipFault(FaultKind.MISPAY, detail, {**_where(antenna), "due": money(value), "reads": money(read),
+        detail = "; ".join(f"{spoken(Antenna.parse(n))}: due {d}, reads {r}" for n, d, r in wrong)
+        return ChipFault(FaultKind.MISPAY, detail, {**where_words(antenna), "due": money(value), "reads": money(read),
                                                     "make": make_words(value, read), "more": len(wrong) - 1,
                                                     "circles": len(wrong)},
                          situation="more" if len(wrong) > 1 else "",
-                         circles=tuple(sorted(c for n, _, _ in wrong for c in _named(Antenna.parse(n)))))
+                         circles=tuple(sorted(c for n, _, _ in wrong for c in circles_named(Antenna.parse(n)))))
 
     def unverified(self, table: GameTable) -> None:
         """The confirm with the reader offline: the payouts taken unchecked, audited."""
@@ -542,7 +497,7 @@ class TableChips:
                 or len(shown["circles"]) != len(circles) or any(map(is_not, shown["circles"], circles))):
             shown = self._chips_shown = {"online": online, "source": self.source, "circles": circles}
         public = shown
-        tray = self.reads.get(TRAY, (frozenset(), True))
+        tray = self.reads.get(TRAY, _NO_READ)
         full: ChipReads = {"set": {"name": self.set.name if self.set is not None else None, "sha256": self.set_sha256},
                 "tray": {"value": self.value(TRAY) if self.set is not None else 0, "stable": tray[1]},
                 "foreign": sorted(f"{n} {u}" for n, u in self.flagged), "notes": list(self.notes),
@@ -563,8 +518,9 @@ class TableChips:
         made = self._circles_made.get(name)
         if made is not None and made[0][0] is uids and made[0][1:3] == (stable, owed) and made[0][3] is self.set:
             return made[1]
-        antenna = Antenna.parse(name)
-        value = self.value(name) if self.set is not None and uids is not None else 0
+        parsed = self._antennas.get(name)  # parsed when its reading was taken
+        antenna = parsed[1] if parsed is not None else Antenna.parse(name)
+        value = self._shown_of(name)[1] if self.set is not None and uids is not None else 0
         entry: ChipCircle = {"seat": antenna.seat, "circle": antenna.circle, "value": value, "stable": stable}
         if owed is not None:
             entry["due"] = owed
