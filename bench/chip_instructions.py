@@ -3,7 +3,7 @@
 The chip bench's board (`bench/chip_latency.py`: UTH, 7 spots x 4 circles and the tray, the tray's float of
 560 chips, every other circle holding a stack of `STACK` chips, nothing missed) scanned `SCANS` times
 ahead (in the bench's process), its bytes fed a scan at a time to the controller's side of the link (`drivers.chip_link.ChipSession`:
-`receive`, `poll`, `take_readings`, `next_turn`, as `ChipLink.pump` turns it), in a process run twice
+`receive`, `poll`, `take_readings`, `next_turn`, as `SerialLink.pump` turns it), in a process run twice
 under valgrind's callgrind: once taking no scan, once taking them all; the difference over `SCANS` is the
 instructions of one quiet scan. Nothing else runs in that process, so the figure is the same at any load
 on the machine: where `chip_latency`'s CPU ratio moves more with the load than with a change of the

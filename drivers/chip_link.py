@@ -119,17 +119,13 @@ class ChipSession(DeviceSession[Hello]):
         waits = [w for name in self._unsettled if (w := antennas[name].due(now)) is not None]
         return min(waits) if waits else None
 
-    def next_turn(self, now: float) -> float | None:
-        """Seconds until the session has something to do that no byte from the board brings (a stable
-        flag, the board's silence, a fault no longer said), while the board is online and no partial
-        frame waits; None otherwise (then it is turned at the link's pace)."""
-        if self.state != ONLINE or self._decoder.buffered:
-            return None
-        waits = [self._last_heard + self.silence_s - now, *(said + self.silence_s - now for said in self._faults.values())]
+    def _timers_due(self, now: float) -> float | None:
+        """Seconds until a stable flag is due or a fault no longer said ends (`DeviceSession.next_turn`), or None."""
+        waits = [said + self.silence_s - now for said in self._faults.values()]
         flag = self.due(now)
         if flag is not None:
             waits.append(flag)
-        return max(0.0, min(waits))
+        return min(waits) if waits else None
 
     # -- inside --------------------------------------------------------------------------------
 
@@ -378,13 +374,3 @@ class ChipLink(SerialLink[ChipSession]):
         super().__init__(on_reading, url, ChipSession(device=device, confirm=confirm, settle_s=settle_s,
                                                       silence_s=silence_s, identify_s=identify_s), **link)
 
-    def pump(self, wait: float = 0.0) -> float:
-        """`SerialLink.pump`, asking for the next turn only when the session has a timer due
-        (`ChipSession.next_turn`) while the board is online: its scans, ten a second, wake the
-        caller's loop on the port's descriptor, and a turn between them would poll every antenna's
-        debounce for nothing."""
-        due = super().pump(wait)
-        if due != self._read_timeout:
-            return due  # the port closed or reopening: its own time
-        later = self.session.next_turn(self._clock())
-        return due if later is None else max(due, later)

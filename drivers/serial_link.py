@@ -75,6 +75,10 @@ class LinkSession(Protocol):
         """The device accepted on this connection, or None."""
         ...
 
+    def next_turn(self, now: float) -> float | None:
+        """Seconds until a timer is due that no byte from the device brings, or None (turned at the link's pace)."""
+        ...
+
 
 class Greeting(Protocol):
     """What a device's HELLO says of it, as `DeviceSession` reads it (the shoe's and the board's HELLO)."""
@@ -227,6 +231,22 @@ class DeviceSession(Generic[H]):
         if self.state != ONLINE or self.hello is None:
             return None
         return self._online_reading(self.hello)
+
+    def next_turn(self, now: float) -> float | None:
+        """Seconds until the session has something to do that no byte from the device brings (its silence, and
+        the device's own timers: `_timers_due`), while it is online and no partial frame waits; None otherwise
+        (then it is turned at the link's pace)."""
+        if self.state != ONLINE or self._decoder.buffered:
+            return None
+        wait = self._last_heard + self.silence_s - now
+        later = self._timers_due(now)
+        if later is not None and later < wait:
+            wait = later
+        return wait if wait > 0.0 else 0.0
+
+    def _timers_due(self, now: float) -> float | None:
+        """Seconds until the device's own earliest timer (a retransmission, a stable flag), or None: none here."""
+        return None
 
     # -- for the device's session ---------------------------------------------------------------
 
@@ -571,7 +591,11 @@ class SerialLink(Generic[S]):
             return self._reconnect_s
         if session.state == REFUSED:
             self._settled.set()
-        return self._read_timeout
+        # the next turn: the port's bytes wake a driven link's loop (a card, a scan, a heartbeat); between them only
+        # a timer of the session's can want a turn (`next_turn`: its silence, a retransmission, a stable flag),
+        # not every 20 ms (an idle table's loop ~680 -> ~13 system calls a second)
+        later = session.next_turn(now)
+        return self._read_timeout if later is None or later < self._read_timeout else later
 
     def _run(self) -> None:
         while not self._stop.is_set():

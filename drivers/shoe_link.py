@@ -82,16 +82,9 @@ class HostSession(DeviceSession[Hello]):
             return None
         return ResumePoint(self._boot, self._last)
 
-    def next_turn(self, now: float) -> float | None:
-        """Seconds until the session has something to do that no byte from the shoe brings (its silence, our
-        CONTINUE's retransmission), while the shoe is online and no partial frame waits; None otherwise (then it
-        is turned at the link's pace)."""
-        if self.state != ONLINE or self._decoder.buffered:
-            return None
-        wait = self._last_heard + self.silence_s - now
-        if self._in_flight is not None and self._next_send - now < wait:
-            wait = self._next_send - now
-        return wait if wait > 0.0 else 0.0
+    def _timers_due(self, now: float) -> float | None:
+        """Seconds until our CONTINUE is sent again (`DeviceSession.next_turn`), or None."""
+        return self._next_send - now if self._in_flight is not None else None
 
     # -- inside --------------------------------------------------------------------------------
 
@@ -209,15 +202,3 @@ class ShoeLink(SerialLink[HostSession]):
                  retry_s: float = 0.2, identify_s: float = 0.5, silence_s: float = 2.0, **link: Any) -> None:
         super().__init__(on_reading, url, HostSession(device=device, resume=resume, identify_s=identify_s,
                                                       retry_s=retry_s, silence_s=silence_s), **link)
-
-    def pump(self, wait: float = 0.0) -> float:
-        """`SerialLink.pump`, asking for the next turn only when the session has a timer due
-        (`HostSession.next_turn`) while the shoe is online: its frames (cards, heartbeats) wake the caller's
-        loop on the port's descriptor, and a turn every 20 ms between them would find nothing to do. A turn
-        that heard frames keeps the link's pace (the line is busy: no timer asked for on a card's path)."""
-        heard = self.session.stats.frames
-        due = super().pump(wait)
-        if due != self._read_timeout or self.session.stats.frames != heard:
-            return due  # the port closed or reopening (its own time), or frames heard
-        later = self.session.next_turn(self._clock())
-        return due if later is None else max(due, later)
