@@ -354,7 +354,8 @@ class TableState(TableCore):
 
     def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
         card = str(body["card"])
-        info = self.devices.setdefault(str(body.get("device", "shoe")), {})
+        device = str(body.get("device", "shoe"))
+        info = self.devices.setdefault(device, {})
         if body.get("source") != "manual":
             info["seq"] = int(body.get("seq", 0))
             info["last_card"] = card
@@ -391,7 +392,7 @@ class TableState(TableCore):
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
         elif not first and isinstance(table, HouseTable):  # its views: only the parts a card changes
-            self._card = CardStep(self.events_applied + 1, table, phase)
+            self._card = CardStep(self.events_applied + 1, table, phase, device)
 
     def _face_up_card(self, card: str, body: Mapping[str, Any]) -> None:
         table = self.need_table()

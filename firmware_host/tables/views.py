@@ -67,11 +67,13 @@ _TRAY_KEYS = ("tray", "tray_alert", "signoff_alert")
 @dataclass(frozen=True, slots=True)
 class CardStep:
     """The event applied last was a card dealt cleanly at a house table still in `phase` (`TableState._on_card`):
-    `event` is the state's count of events applied once it was, `table` the table it went to."""
+    `event` is the state's count of events applied once it was, `table` the table it went to, `device` the reader
+    (its entry in `devices` is the one the card changed)."""
 
     event: int
     table: HouseTable
     phase: str
+    device: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,30 +117,33 @@ def full_view(state: TableState, money: Money) -> dict[str, Any]:
 def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
                ) -> tuple[dict[str, Any], list[str], dict[str, list[int]]] | None:
     """After `card`, the one event applied since the views `last` (`(full, public)`, as made by the state's
-    views and left as they were): the full view made from `last`'s with the parts the card may have changed made
-    again, the keys among them whose part is new (the redaction's and the feed's moved keys), and the places of
-    the spots whose spot is new, for the feed's changes (`protocol.feed.named_changes`, the lists of `CARD_GROWN`
-    grown at their end). None: the views must be made whole (no such card, a chip table, the table's `card_view`
-    said so)."""
+    views and left as they were): the full view made from `last`'s with the parts the card changed put in (the
+    table's `HouseTable.card_parts`: where it landed, `sequence`, `next`, a decision due; the card's reader in
+    `devices`; the steps, only where a correction was open: a card closes it), the keys of those parts (the
+    redaction's and the feed's moved keys), and the place of the spot it went to, for the feed's changes
+    (`protocol.feed.named_changes`, the lists of `CARD_GROWN` grown at their end). None: the views must be made
+    whole (no such card, a chip table, the table's `card_parts` said so)."""
     if card is None or last is None or card.table is not state.table or state.fault is not None:
         return None
     last_full, last_public = last
     if state.chips.active or any(map(last_full.__contains__, _TRAY_KEYS)) or \
             any(map(last_public.__contains__, _TRAY_KEYS)):
         return None
-    full = dict(last_full)
-    keys = card.table.card_view(full, card.phase)
-    if keys is None:
+    made = card.table.card_parts(card.phase, last_full)
+    if made is None:
         return None
-    full["devices"] = state.shown_parts.same("devices", state.devices, _device_copies)
-    _steps_parts(state, full, card_steps(last_full["steps"], card.table))
-    moved = [key for key in (*keys, "devices", "steps", "corrections") if full[key] is not last_full.get(key)]
-    places = {}
-    if "spots" in moved:  # the spot the card went to: a new object
-        was, now = last_full["spots"], full["spots"]
-        if len(was) == len(now):
-            places["spots"] = [i for i, spot in enumerate(now) if spot is not was[i]]
-    return full, moved, places
+    changed, place = made
+    devices, info = last_full["devices"], state.devices[card.device]
+    if info != devices.get(card.device):  # its `seq` and `last_card`: the reader's entry alone copied
+        changed["devices"] = state.shown_parts.put("devices", {**devices, card.device: dict(info)})
+    steps = last_full["steps"]
+    if steps["correct"]:  # else `correct` stays false: a card never opens a correction
+        parts: dict[str, Any] = {}
+        _steps_parts(state, parts, card_steps(steps, card.table))
+        changed.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
+    full = dict(last_full)
+    full.update(changed)
+    return full, list(changed), {"spots": [place]} if place >= 0 else {}
 
 
 def chip_views(state: TableState, step: ChipStep, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,

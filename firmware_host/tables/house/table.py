@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import is_not
 from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
@@ -204,17 +205,46 @@ class HouseTable(FaultBook):
         full["legal"] = legal_decisions(self.round, self._multiples) if self.closed is None else None
         full["sequence"] = self._sequence_now()
 
-    def card_view(self, full: dict[str, Any], phase: str) -> tuple[str, ...] | None:
-        """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round
-        still in `phase`: the parts of the full view that card may have changed, made by `full_view`'s own
-        makers and put in `full` (a copy of the last full view); returns their keys. None when the card
-        changed more (a new phase, the showdown's settlement): the view is then made whole. Every other
-        part is one a card never changes (tests hold the views made so to the whole views after every card)."""
-        if self.closed is not None or self.phase != phase or self.round.settlement is not None:
+    def card_parts(self, phase: str, last: Mapping[str, Any]) -> tuple[dict[str, Any], int] | None:
+        """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round still in
+        `phase`: the parts of the full view `last` (the view before it) the card changed, by key, each made by
+        `full_view`'s own makers, and the place in `spots` of the spot it went to (-1: no spot). Where the card
+        landed: the spot (from the round's view, its other parts the very ones of `last`), the dealer's hand, the
+        board or the burns; the hand's `sequence` grown by its step; `next` when it moved; `to_act` and `legal` only
+        at the card that makes a decision due (a card dealt while none is awaited: `legal` stays None till then).
+        None when the card changed more (a new phase, the showdown's settlement): the view is then made whole. Every
+        other part is one a card never changes (tests hold the views made so to the whole views after every card)."""
+        round_ = self.round
+        if self.closed is not None or round_.phase != phase or round_.settlement is not None:
             return None
-        full.update(self.round.full_view())  # its kept parts: the spot, the board or the dealer the card went to, new
-        self._dealing_parts(full)
-        return CARD_KEYS
+        made = round_.steps_from(len(self._sequence))  # the card's step alone
+        target = made[0][1].outcome.get("target") if len(made) == 1 else None
+        if target is None:
+            return None
+        view = round_.full_view()  # its kept parts: only the one the card went to is new
+        plain = made[0][0]
+        self._sequence.append({**plain, "to": target})
+        changed: dict[str, Any] = {"sequence": list(self._sequence)}
+        place = -1
+        key = _LANDED.get(target)
+        if key is not None:
+            changed[key] = view[key]
+        else:  # a spot: the one whose dict is new
+            spots, was = view["spots"], last["spots"]
+            if len(spots) != len(was):
+                return None
+            changed["spots"] = spots
+            place = list(map(is_not, spots, was)).index(True)
+        upcoming = round_.next_target()
+        upcoming = str(upcoming) if upcoming is not None else None
+        if upcoming != last["next"]:
+            changed["next"] = upcoming
+        to_act = view["to_act"]
+        if to_act != last["to_act"]:
+            changed["to_act"] = to_act
+        if to_act is not None or last["legal"] is not None:  # None while no decision is awaited (`legal_decisions`)
+            changed["legal"] = legal_decisions(round_, self._multiples)
+        return changed, place
 
     def _with_pays(self, spot: dict[str, Any]) -> dict[str, Any]:
         """The engine's settled spot with each winning circle's odds (`pays`): made once a spot (the
@@ -325,13 +355,13 @@ class HouseTable(FaultBook):
             "signed_off": body.get("signed_off"),
         }
 
-CARD_KEYS = ("game", "phase", "board", "dealer", "spots", "to_act", "burns", "next", "legal", "sequence")
-"""The full view's keys `HouseTable.card_view` makes again after a card: the round's view's and `_dealing_parts`'."""
+_LANDED = {"dealer": "dealer", "board": "board", "burn": "burns"}
+"""The round's view's part a card goes to, by its target's text (`engine.house_values.Target`); a spot's is `spots`."""
 
 CARD_GROWN = frozenset({"board", "burns", "sequence"})
-"""Of `CARD_KEYS`, the lists a card made new only by adding at their end (a card to the board, a burn, the card's
-step): the feed's changes send their new places (`protocol.feed.named_changes`); `spots` has one place new (the
-spot the card went to: `tables/views.py` finds it by identity); any other part goes whole when it changed."""
+"""Of the parts `HouseTable.card_parts` makes, the lists a card made new only by adding at their end (a card to the
+board, a burn, the card's step): the feed's changes send their new places (`protocol.feed.named_changes`); `spots`
+has one place new (the spot the card went to); any other part goes whole."""
 
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
 
