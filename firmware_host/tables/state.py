@@ -65,7 +65,8 @@ class TableState(TableCore):
 
     def __init__(self, seats: int = MAX_SPOTS) -> None:
         super().__init__(seats)
-        self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
+        self._redactor = redact.Redactor()  # the last whole views: an unchanged part's public form is kept (`views`)
+        self._last: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None  # the last views given (`views`)
         self._shown: tuple[Any, list[dict[str, Any]]] = (None, [])  # the last hands as the views gave them
         self.steps_shown: dict[str, bool] = {}  # the `steps` the views gave last (`tables/views.py`)
         self.shown_parts = ShownParts()  # the views' devices, sensors and corrections
@@ -127,21 +128,34 @@ class TableState(TableCore):
         are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
         test holds to those types' JSON Schema at every step of played hands. After one clean card or chip
         scan since the last views, only the parts it changed are made and redacted (`tables/views.py`); else whole."""
-        last = self._redactor.last() if self._views_at == (self.events_applied - 1, money) else None
+        last = self._last if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
-        made = chip_views(self, card, last) if isinstance(card, ChipStep) else card_views(self, card, last)
-        self._named = None
-        if made is not None and last is not None:
-            full, moved, places = made
-            public = self._redactor.public_card(full, moved, places)  # the public parts the same places of as the full
-            named = Named(last[1], last[0], named_changes(last[1], public, moved, CARD_GROWN, places),
-                          named_changes(last[0], full, moved, CARD_GROWN, places))
+        made = card_views(self, card, last) if type(card) is CardStep else self._chip_views(card, last)
+        if made is not None:
+            full, public, named = made
             self._named = (named, public, full, (len(public), len(full)))
         else:
+            self._named = None
             full = full_view(self, money)
             public = self._redactor.public(full)
+        self._last = (full, public)
         self._views_at = (self.events_applied, money)
         return cast(PublicState, public), cast(FullState, full)
+
+    def _chip_views(self, step: CardStep | ChipStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+                    ) -> tuple[dict[str, Any], dict[str, Any], Named] | None:
+        """After a chip scan, the views made from the chips' parts (`chip_views`) and their changes, when the last views
+        are the redactor's own (its public parts are redacted against them: a card's views are not), else None."""
+        known = self._redactor.last()
+        if not isinstance(step, ChipStep) or last is None or known is None or known[0] is not last[0]:
+            return None
+        made = chip_views(self, step, known)
+        if made is None:
+            return None
+        full, moved, places = made
+        public = self._redactor.public_card(full, moved, places)  # the public parts the same places of as the full
+        return full, public, Named(known[1], known[0], named_changes(known[1], public, moved, CARD_GROWN, places),
+                                   named_changes(known[0], full, moved, CARD_GROWN, places))
 
     def named(self, public: Mapping[str, Any], full: Mapping[str, Any], also: tuple[str, ...] = ()) -> Named | None:
         """The changes to the last views `public` and `full` (the very maps, nothing added since but the caller's own

@@ -23,7 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine import redact
 from engine.money import Money
+from protocol.feed import Named
 from protocol.messages import ButtonDraw, Device, Race, Tournament
 from firmware_host.tables.base import Fault, GameTable, ShownParts
 from firmware_host.tables.button_draw_step import drawing
@@ -115,35 +117,55 @@ def full_view(state: TableState, money: Money) -> dict[str, Any]:
 
 
 def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
-               ) -> tuple[dict[str, Any], list[str], dict[str, list[int]]] | None:
-    """After `card`, the one event applied since the views `last` (`(full, public)`, as made by the state's
-    views and left as they were): the full view made from `last`'s with the parts the card changed put in (the
-    table's `HouseTable.card_parts`: where it landed, `sequence`, `next`, a decision due; the card's reader in
-    `devices`; the steps, only where a correction was open: a card closes it), the keys of those parts (the
-    redaction's and the feed's moved keys), and the place of the spot it went to, for the feed's changes
-    (`protocol.feed.named_changes`, the lists of `CARD_GROWN` grown at their end). None: the views must be made
-    whole (no such card, a chip table, the table's `card_parts` said so)."""
+               ) -> tuple[dict[str, Any], dict[str, Any], Named] | None:
+    """After `card`, the one event applied since the views `last` (`(full, public)`, as the state's views gave them
+    and left as they were): the full and public views made from `last`'s with the parts the card changed put in, and
+    both feeds' changes from them (`Named`), all made where the card landed: the table's `HouseTable.card_parts`
+    (the hand, board or burns it went to, `sequence`, `next`, a decision due), the card's reader in `devices`, the
+    steps only where a correction was open (a card closes it); the public parts are those of them the one redaction
+    (`engine.redact.public`) gives, the spot's alone redacted of the spots. None: the views must be made whole (no
+    such card, a chip table, the table's `card_parts` said so)."""
     if card is None or last is None or card.table is not state.table or state.fault is not None:
         return None
     last_full, last_public = last
-    if state.chips.active or any(map(last_full.__contains__, _TRAY_KEYS)) or \
-            any(map(last_public.__contains__, _TRAY_KEYS)):
+    if state.chips.active or any(map(last_full.__contains__, _TRAY_KEYS)):  # the tray's keys: in the full one if any
         return None
     made = card.table.card_parts(card.phase, last_full)
     if made is None:
         return None
-    changed, place = made
+    sets, grown, place, spot = made
     devices, info = last_full["devices"], state.devices[card.device]
     if info != devices.get(card.device):  # its `seq` and `last_card`: the reader's entry alone copied
-        changed["devices"] = state.shown_parts.put("devices", {**devices, card.device: dict(info)})
+        sets["devices"] = state.shown_parts.put("devices", {**devices, card.device: dict(info)})
     steps = last_full["steps"]
     if steps["correct"]:  # else `correct` stays false: a card never opens a correction
         parts: dict[str, Any] = {}
         _steps_parts(state, parts, card_steps(steps, card.table))
-        changed.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
-    full = dict(last_full)
-    full.update(changed)
-    return full, list(changed), {"spots": [place]} if place >= 0 else {}
+        sets.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
+    shown = redact.public({**sets, **grown, "spots": [spot]} if spot is not None else {**sets, **grown})
+    full, public = {**last_full, **sets, **grown}, {**last_public, **shown}
+    full_items: dict[str, Any] = {}
+    public_items: dict[str, Any] = {}
+    for key, part in grown.items():  # `sequence`, and the board or the burns: grown by one at their end
+        full_items[key] = [len(part), [[len(part) - 1, part[-1]]]]
+        if key in shown:  # the board: on the public feed too
+            part = shown.pop(key)
+            public_items[key] = [len(part), [[len(part) - 1, part[-1]]]]
+    if spot is not None:
+        shown_spot = shown.pop("spots")[0]
+        full["spots"], public["spots"] = _placed(last_full["spots"], place, spot), _placed(
+            last_public["spots"], place, shown_spot)
+        full_items["spots"], public_items["spots"] = [len(full["spots"]), [[place, spot]]], [
+            len(public["spots"]), [[place, shown_spot]]]
+    return full, public, Named(last_public, last_full, {"set": shown, "del": [], "items": public_items},
+                               {"set": sets, "del": [], "items": full_items})
+
+
+def _placed(hands: list[Any], place: int, hand: Any) -> list[Any]:
+    """`hands` with `hand` at `place` (a new list: the view before keeps its own)."""
+    out = list(hands)
+    out[place] = hand
+    return out
 
 
 def chip_views(state: TableState, step: ChipStep, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
