@@ -127,7 +127,8 @@ class TableState(TableCore):
         table's currency (`currency`, `decimals`: the configuration's `[table] currency`). Their types
         are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
         test holds to those types' JSON Schema at every step of played hands. After one clean card or chip
-        scan since the last views, only the parts it changed are made and redacted (`tables/views.py`); else whole."""
+        scan since the last views, only the parts it changed are made and redacted, and both feeds' changes with them
+        (`named`, `tables/views.py`); else whole."""
         last = self._last if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
         made = card_views(self, card, last) if type(card) is CardStep else self._chip_views(card, last)
@@ -159,8 +160,9 @@ class TableState(TableCore):
 
     def named(self, public: Mapping[str, Any], full: Mapping[str, Any], also: tuple[str, ...] = ()) -> Named | None:
         """The changes to the last views `public` and `full` (the very maps, nothing added since but the caller's own
-        keys `also`, whose changes are joined to them: `Named.joined`) made from the parts a card or a chip scan named
-        (`protocol.feed.named_changes`: the public ones from the redacted parts), or None."""
+        keys `also`, whose changes are joined to them: `Named.joined`) made where a clean card landed (`tables/views.py`
+        `card_views`) or from the parts a chip scan named (`protocol.feed.named_changes`: the public ones from the
+        redacted parts), or None."""
         made = self._named
         if made is None or made[1] is not public or made[2] is not full:
             return None  # other views

@@ -3,18 +3,22 @@
 `TableState.views` gives the feed's two views at every step. Made whole (`full_view`, then the one redaction,
 `engine.redact.Redactor`), a view walks every key of the table (~33) and the redaction and the feed's changes
 look among all of them for the few that moved. After a card dealt cleanly at a house table (mid-hand, within a
-phase: `TableState` says so, `CardStep`) the step names what it changed: `card_views` copies the last full view,
-makes again only the parts a card may change (the table's `HouseTable.card_view`, the shoe's `devices` entry, the
-steps' `correct`: `tables/steps.py` `card_steps`), through the very makers `full_view` uses, and hands the
-redaction the keys whose part is new: the public view is the last one with those parts redacted anew. After a chip
-scan that raised no fault at a house table (`ChipStep`), `chip_views` does the same with the chips' parts (each
-circle's value for all; its UIDs, the tray's and the counts for the full feed), the readers' device and the steps;
-the tray's keys the controller puts in after the redaction are left for it to put in again, and their changes
-joined to the named ones (`protocol.feed.Named.joined`). Anything else (a fault, a phase reached, the showdown, a
-card at a chip table, another event between two views) makes the views whole. Tests hold the views made so to
-the whole views, and their public one to `redact.public` of it, at every view of every in-process test of
-tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`) and chip hands
-with faults (`test_chip_views.py`).
+phase: `TableState` says so, `CardStep`) the views and both feeds' changes are made where the card landed
+(`card_views`): the table's `HouseTable.card_parts` gives the parts it changed (the hand it went to grown face
+down, or the board or burns grown by its text; the hand's `sequence`; `next`; `to_act` and `legal` only at the card
+that makes a decision due), with the shoe's `devices` entry and the steps' `correct` (`tables/steps.py`
+`card_steps`, only where a correction was open); the one redaction (`engine.redact.public`) gives the public form of
+those parts alone (of the spots, the one the card went to), and the changes are those parts at their places (a
+spot's place, a list's new end): no whole view, no walk over the keys. After a chip scan that raised no fault at a
+house table (`ChipStep`), `chip_views` copies the last full view and makes again the chips' parts (each circle's
+value for all; its UIDs, the tray's and the counts for the full feed), the readers' device and the steps, and the
+redactor redacts the moved keys; the tray's keys the controller puts in after the redaction are left for it to put
+in again, and their changes joined to the named ones (`protocol.feed.Named.joined`). Anything else (a fault, a
+phase reached, the showdown, a card at a chip table, another event between two views) makes the views whole.
+Tests hold the views made so to the whole views, and their public one to `redact.public` of it, at every view of
+every in-process test of tests/firmware_host (its conftest.py) and after every step of random hands
+(`test_card_views.py`, the changes applied to the views before and held to the views after) and chip hands with
+faults (`test_chip_views.py`).
 """
 
 from __future__ import annotations
