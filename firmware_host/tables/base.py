@@ -46,6 +46,11 @@ class ShownParts:
         made = self._last[name] = copy(now)
         return made
 
+    def put(self, name: str, part: _Part) -> _Part:
+        """`part`, made by the caller as `same`'s copy would be (equal to the source now), kept as the part `name`."""
+        self._last[name] = part
+        return part
+
 
 MAX_STEPS_PER_HAND = 5000
 """Steps one hand may take by default (`[table] max_steps_per_hand`): a real hand takes under 200

@@ -65,7 +65,8 @@ class TableState(TableCore):
 
     def __init__(self, seats: int = MAX_SPOTS) -> None:
         super().__init__(seats)
-        self._redactor = redact.Redactor()  # the last views: an unchanged part's public form is kept (`views`)
+        self._redactor = redact.Redactor()  # the last whole views: an unchanged part's public form is kept (`views`)
+        self._last: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None  # the last views given (`views`)
         self._shown: tuple[Any, list[dict[str, Any]]] = (None, [])  # the last hands as the views gave them
         self.steps_shown: dict[str, bool] = {}  # the `steps` the views gave last (`tables/views.py`)
         self.shown_parts = ShownParts()  # the views' devices, sensors and corrections
@@ -126,27 +127,42 @@ class TableState(TableCore):
         table's currency (`currency`, `decimals`: the configuration's `[table] currency`). Their types
         are the feed's messages (`protocol/messages.py`); the tables build them as plain maps, which a
         test holds to those types' JSON Schema at every step of played hands. After one clean card or chip
-        scan since the last views, only the parts it changed are made and redacted (`tables/views.py`); else whole."""
-        last = self._redactor.last() if self._views_at == (self.events_applied - 1, money) else None
+        scan since the last views, only the parts it changed are made and redacted, and both feeds' changes with them
+        (`named`, `tables/views.py`); else whole."""
+        last = self._last if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
-        made = chip_views(self, card, last) if isinstance(card, ChipStep) else card_views(self, card, last)
-        self._named = None
-        if made is not None and last is not None:
-            full, moved, places = made
-            public = self._redactor.public_card(full, moved, places)  # the public parts the same places of as the full
-            named = Named(last[1], last[0], named_changes(last[1], public, moved, CARD_GROWN, places),
-                          named_changes(last[0], full, moved, CARD_GROWN, places))
+        made = card_views(self, card, last) if type(card) is CardStep else self._chip_views(card, last)
+        if made is not None:
+            full, public, named = made
             self._named = (named, public, full, (len(public), len(full)))
         else:
+            self._named = None
             full = full_view(self, money)
             public = self._redactor.public(full)
+        self._last = (full, public)
         self._views_at = (self.events_applied, money)
         return cast(PublicState, public), cast(FullState, full)
 
+    def _chip_views(self, step: CardStep | ChipStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+                    ) -> tuple[dict[str, Any], dict[str, Any], Named] | None:
+        """After a chip scan, the views made from the chips' parts (`chip_views`) and their changes, when the last views
+        are the redactor's own (its public parts are redacted against them: a card's views are not), else None."""
+        known = self._redactor.last()
+        if not isinstance(step, ChipStep) or last is None or known is None or known[0] is not last[0]:
+            return None
+        made = chip_views(self, step, known)
+        if made is None:
+            return None
+        full, moved, places = made
+        public = self._redactor.public_card(full, moved, places)  # the public parts the same places of as the full
+        return full, public, Named(known[1], known[0], named_changes(known[1], public, moved, CARD_GROWN, places),
+                                   named_changes(known[0], full, moved, CARD_GROWN, places))
+
     def named(self, public: Mapping[str, Any], full: Mapping[str, Any], also: tuple[str, ...] = ()) -> Named | None:
         """The changes to the last views `public` and `full` (the very maps, nothing added since but the caller's own
-        keys `also`, whose changes are joined to them: `Named.joined`) made from the parts a card or a chip scan named
-        (`protocol.feed.named_changes`: the public ones from the redacted parts), or None."""
+        keys `also`, whose changes are joined to them: `Named.joined`) made where a clean card landed (`tables/views.py`
+        `card_views`) or from the parts a chip scan named (`protocol.feed.named_changes`: the public ones from the
+        redacted parts), or None."""
         made = self._named
         if made is None or made[1] is not public or made[2] is not full:
             return None  # other views
@@ -354,7 +370,8 @@ class TableState(TableCore):
 
     def _on_card(self, body: Mapping[str, Any], event_id: int) -> None:
         card = str(body["card"])
-        info = self.devices.setdefault(str(body.get("device", "shoe")), {})
+        device = str(body.get("device", "shoe"))
+        info = self.devices.setdefault(device, {})
         if body.get("source") != "manual":
             info["seq"] = int(body.get("seq", 0))
             info["last_card"] = card
@@ -391,7 +408,7 @@ class TableState(TableCore):
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
         elif not first and isinstance(table, HouseTable):  # its views: only the parts a card changes
-            self._card = CardStep(self.events_applied + 1, table, phase)
+            self._card = CardStep(self.events_applied + 1, table, phase, device)
 
     def _face_up_card(self, card: str, body: Mapping[str, Any]) -> None:
         table = self.need_table()

@@ -3,18 +3,22 @@
 `TableState.views` gives the feed's two views at every step. Made whole (`full_view`, then the one redaction,
 `engine.redact.Redactor`), a view walks every key of the table (~33) and the redaction and the feed's changes
 look among all of them for the few that moved. After a card dealt cleanly at a house table (mid-hand, within a
-phase: `TableState` says so, `CardStep`) the step names what it changed: `card_views` copies the last full view,
-makes again only the parts a card may change (the table's `HouseTable.card_view`, the shoe's `devices` entry, the
-steps' `correct`: `tables/steps.py` `card_steps`), through the very makers `full_view` uses, and hands the
-redaction the keys whose part is new: the public view is the last one with those parts redacted anew. After a chip
-scan that raised no fault at a house table (`ChipStep`), `chip_views` does the same with the chips' parts (each
-circle's value for all; its UIDs, the tray's and the counts for the full feed), the readers' device and the steps;
-the tray's keys the controller puts in after the redaction are left for it to put in again, and their changes
-joined to the named ones (`protocol.feed.Named.joined`). Anything else (a fault, a phase reached, the showdown, a
-card at a chip table, another event between two views) makes the views whole. Tests hold the views made so to
-the whole views, and their public one to `redact.public` of it, at every view of every in-process test of
-tests/firmware_host (its conftest.py) and after every step of random hands (`test_card_views.py`) and chip hands
-with faults (`test_chip_views.py`).
+phase: `TableState` says so, `CardStep`) the views and both feeds' changes are made where the card landed
+(`card_views`): the table's `HouseTable.card_parts` gives the parts it changed (the hand it went to grown face
+down, or the board or burns grown by its text; the hand's `sequence`; `next`; `to_act` and `legal` only at the card
+that makes a decision due), with the shoe's `devices` entry and the steps' `correct` (`tables/steps.py`
+`card_steps`, only where a correction was open); the one redaction (`engine.redact.public`) gives the public form of
+those parts alone (of the spots, the one the card went to), and the changes are those parts at their places (a
+spot's place, a list's new end): no whole view, no walk over the keys. After a chip scan that raised no fault at a
+house table (`ChipStep`), `chip_views` copies the last full view and makes again the chips' parts (each circle's
+value for all; its UIDs, the tray's and the counts for the full feed), the readers' device and the steps, and the
+redactor redacts the moved keys; the tray's keys the controller puts in after the redaction are left for it to put
+in again, and their changes joined to the named ones (`protocol.feed.Named.joined`). Anything else (a fault, a
+phase reached, the showdown, a card at a chip table, another event between two views) makes the views whole.
+Tests hold the views made so to the whole views, and their public one to `redact.public` of it, at every view of
+every in-process test of tests/firmware_host (its conftest.py) and after every step of random hands
+(`test_card_views.py`, the changes applied to the views before and held to the views after) and chip hands with
+faults (`test_chip_views.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine import redact
 from engine.money import Money
+from protocol.feed import Named
 from protocol.messages import ButtonDraw, Device, Race, Tournament
 from firmware_host.tables.base import Fault, GameTable, ShownParts
 from firmware_host.tables.button_draw_step import drawing
@@ -67,11 +73,13 @@ _TRAY_KEYS = ("tray", "tray_alert", "signoff_alert")
 @dataclass(frozen=True, slots=True)
 class CardStep:
     """The event applied last was a card dealt cleanly at a house table still in `phase` (`TableState._on_card`):
-    `event` is the state's count of events applied once it was, `table` the table it went to."""
+    `event` is the state's count of events applied once it was, `table` the table it went to, `device` the reader
+    (its entry in `devices` is the one the card changed)."""
 
     event: int
     table: HouseTable
     phase: str
+    device: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,32 +121,55 @@ def full_view(state: TableState, money: Money) -> dict[str, Any]:
 
 
 def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
-               ) -> tuple[dict[str, Any], list[str], dict[str, list[int]]] | None:
-    """After `card`, the one event applied since the views `last` (`(full, public)`, as made by the state's
-    views and left as they were): the full view made from `last`'s with the parts the card may have changed made
-    again, the keys among them whose part is new (the redaction's and the feed's moved keys), and the places of
-    the spots whose spot is new, for the feed's changes (`protocol.feed.named_changes`, the lists of `CARD_GROWN`
-    grown at their end). None: the views must be made whole (no such card, a chip table, the table's `card_view`
-    said so)."""
+               ) -> tuple[dict[str, Any], dict[str, Any], Named] | None:
+    """After `card`, the one event applied since the views `last` (`(full, public)`, as the state's views gave them
+    and left as they were): the full and public views made from `last`'s with the parts the card changed put in, and
+    both feeds' changes from them (`Named`), all made where the card landed: the table's `HouseTable.card_parts`
+    (the hand, board or burns it went to, `sequence`, `next`, a decision due), the card's reader in `devices`, the
+    steps only where a correction was open (a card closes it); the public parts are those of them the one redaction
+    (`engine.redact.public`) gives, the spot's alone redacted of the spots. None: the views must be made whole (no
+    such card, a chip table, the table's `card_parts` said so)."""
     if card is None or last is None or card.table is not state.table or state.fault is not None:
         return None
     last_full, last_public = last
-    if state.chips.active or any(map(last_full.__contains__, _TRAY_KEYS)) or \
-            any(map(last_public.__contains__, _TRAY_KEYS)):
+    if state.chips.active or any(map(last_full.__contains__, _TRAY_KEYS)):  # the tray's keys: in the full one if any
         return None
-    full = dict(last_full)
-    keys = card.table.card_view(full, card.phase)
-    if keys is None:
+    made = card.table.card_parts(card.phase, last_full)
+    if made is None:
         return None
-    full["devices"] = state.shown_parts.same("devices", state.devices, _device_copies)
-    _steps_parts(state, full, card_steps(last_full["steps"], card.table))
-    moved = [key for key in (*keys, "devices", "steps", "corrections") if full[key] is not last_full.get(key)]
-    places = {}
-    if "spots" in moved:  # the spot the card went to: a new object
-        was, now = last_full["spots"], full["spots"]
-        if len(was) == len(now):
-            places["spots"] = [i for i, spot in enumerate(now) if spot is not was[i]]
-    return full, moved, places
+    sets, grown, place, spot = made
+    devices, info = last_full["devices"], state.devices[card.device]
+    if info != devices.get(card.device):  # its `seq` and `last_card`: the reader's entry alone copied
+        sets["devices"] = state.shown_parts.put("devices", {**devices, card.device: dict(info)})
+    steps = last_full["steps"]
+    if steps["correct"]:  # else `correct` stays false: a card never opens a correction
+        parts: dict[str, Any] = {}
+        _steps_parts(state, parts, card_steps(steps, card.table))
+        sets.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
+    shown = redact.public({**sets, **grown, "spots": [spot]} if spot is not None else {**sets, **grown})
+    full, public = {**last_full, **sets, **grown}, {**last_public, **shown}
+    full_items: dict[str, Any] = {}
+    public_items: dict[str, Any] = {}
+    for key, part in grown.items():  # `sequence`, and the board or the burns: grown by one at their end
+        full_items[key] = [len(part), [[len(part) - 1, part[-1]]]]
+        if key in shown:  # the board: on the public feed too
+            part = shown.pop(key)
+            public_items[key] = [len(part), [[len(part) - 1, part[-1]]]]
+    if spot is not None:
+        shown_spot = shown.pop("spots")[0]
+        full["spots"], public["spots"] = _placed(last_full["spots"], place, spot), _placed(
+            last_public["spots"], place, shown_spot)
+        full_items["spots"], public_items["spots"] = [len(full["spots"]), [[place, spot]]], [
+            len(public["spots"]), [[place, shown_spot]]]
+    return full, public, Named(last_public, last_full, {"set": shown, "del": [], "items": public_items},
+                               {"set": sets, "del": [], "items": full_items})
+
+
+def _placed(hands: list[Any], place: int, hand: Any) -> list[Any]:
+    """`hands` with `hand` at `place` (a new list: the view before keeps its own)."""
+    out = list(hands)
+    out[place] = hand
+    return out
 
 
 def chip_views(state: TableState, step: ChipStep, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,

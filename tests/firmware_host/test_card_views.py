@@ -6,11 +6,15 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from drivers.card_reader import CardRead, Misread
 from engine.cards import DECK
+from engine.house_state import HouseRoundState
 from protocol.commands import Command
 from firmware_host.service.controller import Controller
 from firmware_host.service.journal import Journal
+from firmware_host.tables import state as table_state
 from firmware_host.tables.house.table import HouseSetup
 from tests.firmware_host.processes import MADE_FROM_A_CARD, Published
 
@@ -108,4 +112,47 @@ def test_a_cards_views_are_the_whole_views_after_every_step(tmp_path: Path) -> N
     assert hands.published.named > 80 * 8  # and their changes from the parts they named, rebuilding both states
     faults = {f["kind"] for row in hands.c.journal.hands() for f in row.record["faults"]}
     assert {"duplicate_card", "misread"} <= faults
+    hands.c.journal.close()
+
+
+def test_a_clean_card_makes_no_view_of_the_round_and_keeps_every_part_it_did_not_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean card's views (`card_views`) make no view of the round (the hand it went to grown from the last view's
+    part) and keep every part the card did not change as the very object of the views before, the other spots and
+    the spot's own `bets` among them; their changes put the one spot at its place, public and full, with its cards
+    hidden on the public feed."""
+    hands = _Hands(tmp_path / "state", random.Random(7))
+    for seat in range(1, 8):
+        assert hands.do("bet", seat=seat, bets={"ante": 100, "blind": 100})["ok"]
+    inside, rounds = [False], []
+    made_by, full_view = table_state.card_views, HouseRoundState.full_view
+
+    def card_views(*args: Any) -> Any:
+        inside[0] = True
+        try:
+            return made_by(*args)
+        finally:
+            inside[0] = False
+
+    def round_view(self: HouseRoundState) -> dict[str, Any]:
+        rounds.append(inside[0])
+        return full_view(self)
+
+    monkeypatch.setattr(table_state, "card_views", card_views)
+    monkeypatch.setattr(HouseRoundState, "full_view", round_view)
+    deck = [str(card) for card in DECK]
+    random.Random(7).shuffle(deck)
+    hands.card(deck.pop())  # the hand's first card: whole views
+    for _ in range(6):  # spots 2 to 7's first cards
+        before_public, before_full = hands.published.views[-1]
+        made, named = MADE_FROM_A_CARD[0], hands.published.named
+        hands.card(deck.pop())
+        assert MADE_FROM_A_CARD[0] == made + 1 and hands.published.named == named + 1 and True not in rounds
+        public, full = hands.published.views[-1]
+        assert {key for key in full if full[key] is not before_full[key]} == {"spots", "next", "sequence", "devices"}
+        assert {key for key in public if public[key] is not before_public[key]} == {"spots", "next"}
+        new = [i for i, spot in enumerate(full["spots"]) if spot is not before_full["spots"][i]]
+        assert len(new) == 1 and full["spots"][new[0]]["bets"] is before_full["spots"][new[0]]["bets"]
+        assert [i for i, spot in enumerate(public["spots"]) if spot is not before_public["spots"][i]] == new
+        assert public["spots"][new[0]]["cards"] == ["??"]
     hands.c.journal.close()

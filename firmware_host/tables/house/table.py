@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import DECISIONS, HOUSE_GAMES, MAX_SPOTS, PLAY_MULTIPLES, THREE_CARD_POKER, UTH
 from engine.house import HouseRound
+from engine.house_values import Target
 from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardPokerRound
 from engine.ultimate_holdem import UltimateHoldemRound
@@ -127,6 +128,7 @@ class HouseTable(FaultBook):
         self._circles = list(self.round.BETS)  # the console's betting circles, the same list every view
         self._shown_parts = ShownParts()  # the view's copies of the lists above, kept while equal
         self._paid: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # seat -> (engine's spot, with `pays`)
+        self._places: dict[str, int] | None = None  # a spot's place in the view's `spots` by its target (`card_parts`)
 
     def successor(self, hand: int) -> HouseTable:
         """The table for the next hand (a fresh round; nothing carries over at a house game)."""
@@ -204,17 +206,53 @@ class HouseTable(FaultBook):
         full["legal"] = legal_decisions(self.round, self._multiples) if self.closed is None else None
         full["sequence"] = self._sequence_now()
 
-    def card_view(self, full: dict[str, Any], phase: str) -> tuple[str, ...] | None:
-        """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round
-        still in `phase`: the parts of the full view that card may have changed, made by `full_view`'s own
-        makers and put in `full` (a copy of the last full view); returns their keys. None when the card
-        changed more (a new phase, the showdown's settlement): the view is then made whole. Every other
-        part is one a card never changes (tests hold the views made so to the whole views after every card)."""
-        if self.closed is not None or self.phase != phase or self.round.settlement is not None:
+    def card_parts(self, phase: str, last: Mapping[str, Any]) -> CardParts | None:
+        """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round still in
+        `phase`: the parts of the full view `last` (the view before it) the card changed, made where it landed, with
+        no view of the round made (`CardParts`): the hand it went to (a spot's or the dealer's, the part of `last`
+        with the card added face down: cards are turned over from the showdown on, `engine.house_view`; its `bets`
+        the very dict), or the board or the burns grown by its text as the round wrote it (its step's `card`); the
+        hand's `sequence` grown by that step; `next` when it moved; `to_act` and `legal` only where no card is due
+        next (a decision is awaited only once the stage's cards are dealt: the card that makes one due). None when
+        the card changed more (a new phase, the showdown's settlement): the view is then made whole. Every other part
+        is one a card never changes (tests hold the views made so to the whole views after every card)."""
+        round_ = self.round
+        if self.closed is not None or round_.phase != phase or round_.settlement is not None:
             return None
-        full.update(self.round.full_view())  # its kept parts: the spot, the board or the dealer the card went to, new
-        self._dealing_parts(full)
-        return CARD_KEYS
+        made = round_.steps_from(len(self._sequence))  # the card's step alone
+        if len(made) != 1:
+            return None
+        plain, step = made[0]
+        target, card = step.outcome.get("target"), plain.get("card")
+        if target is None or card is None:
+            return None
+        entry = {**plain, "to": target}
+        self._sequence.append(entry)
+        grown: dict[str, Any] = {"sequence": list(self._sequence)}
+        sets: dict[str, Any] = {}
+        place, hand = -1, None
+        key = _LANDED.get(target)
+        if key == "dealer":
+            hand = sets["dealer"] = _face_down(last["dealer"], card)
+        elif key is not None:
+            grown[key] = [*last[key], card]
+        else:
+            if self._places is None:  # each spot's place in `spots` by its target's text, once a hand
+                self._places = {str(Target("spot", seat)): i for i, seat in enumerate(round_.spot_seats())}
+            place = self._places.get(target, -1)
+            if place < 0:
+                return None
+            hand = _face_down(last["spots"][place], card)
+        upcoming = round_.next_target()
+        if upcoming is None:  # the stage's cards dealt: a decision may be due now
+            to_act = round_.to_act()
+            if to_act != last["to_act"]:
+                sets["to_act"] = to_act
+            sets["legal"] = legal_decisions(round_, self._multiples)
+        upcoming_text = str(upcoming) if upcoming is not None else None
+        if upcoming_text != last["next"]:
+            sets["next"] = upcoming_text
+        return CardParts(sets, grown, place, hand if place >= 0 else None)
 
     def _with_pays(self, spot: dict[str, Any]) -> dict[str, Any]:
         """The engine's settled spot with each winning circle's odds (`pays`): made once a spot (the
@@ -325,13 +363,29 @@ class HouseTable(FaultBook):
             "signed_off": body.get("signed_off"),
         }
 
-CARD_KEYS = ("game", "phase", "board", "dealer", "spots", "to_act", "burns", "next", "legal", "sequence")
-"""The full view's keys `HouseTable.card_view` makes again after a card: the round's view's and `_dealing_parts`'."""
+class CardParts(NamedTuple):
+    """The parts of the full view a clean card changed (`HouseTable.card_parts`): `sets`, those replaced whole (by
+    key); `grown`, the lists grown by one at their end (by key: `sequence`, the board or the burns); `spot`, the
+    spot it went to and `place`, its place in `spots` (-1 and None: no spot)."""
+
+    sets: dict[str, Any]
+    grown: dict[str, list[Any]]
+    place: int
+    spot: dict[str, Any] | None
+
+
+def _face_down(hand: Mapping[str, Any], card: str) -> dict[str, Any]:
+    """`hand` (a spot's or the dealer's part) with `card` added face down, its other entries the very ones."""
+    return {**hand, "cards": [*hand["cards"], card], "visible": [*hand["visible"], False]}
+
+
+_LANDED = {"dealer": "dealer", "board": "board", "burn": "burns"}
+"""The round's view's part a card goes to, by its target's text (`engine.house_values.Target`); a spot's is `spots`."""
 
 CARD_GROWN = frozenset({"board", "burns", "sequence"})
-"""Of `CARD_KEYS`, the lists a card made new only by adding at their end (a card to the board, a burn, the card's
-step): the feed's changes send their new places (`protocol.feed.named_changes`); `spots` has one place new (the
-spot the card went to: `tables/views.py` finds it by identity); any other part goes whole when it changed."""
+"""Of the parts `HouseTable.card_parts` makes, the lists a card made new only by adding at their end (a card to the
+board, a burn, the card's step): the feed's changes send their new places (`protocol.feed.named_changes`); `spots`
+has one place new (the spot the card went to); any other part goes whole."""
 
 _: type[GameTable] = HouseTable  # the house table implements the table state's interface (mypy checks it)
 
