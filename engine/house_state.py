@@ -17,7 +17,7 @@ from engine.cards import Card, format_cards
 from engine.errors import IllegalAction, LimitsError, NotAllowed
 from engine.frozen import quick_new
 from engine.house_values import RoundLine, RoundRecord, Settlement, SpotRecord, Stage, Step, TableLimits, Target
-from engine.house_view import AUDIENCES, dealer_part, spot_part
+from engine.house_view import AUDIENCES, dealer_part, spot_part, with_card
 from engine.paytables import Profile
 
 _ASK = -1  # `HouseRoundState._to_act` when it is to be found again (no seat is -1)
@@ -224,13 +224,25 @@ class HouseRoundState(ABC):
         full = self.full_view()
         return redact.public(full), full
 
+    def _shown(self) -> bool:
+        """Whether the hands' cards are turned over for everyone (from the showdown on: a spot's only where it is
+        shown there, `_revealed`)."""
+        return self._phase in ("showdown", "settled")
+
+    def dealt_part(self, hand: dict[str, Any], card: str, seat: int | None = None) -> dict[str, Any]:
+        """The dealer's hand (`seat` None) or spot `seat`'s as the last full view made it, with `card` just dealt to
+        it, turned over as `full_view` would turn it (`house_view.with_card`): a table's view of a clean card made
+        without a view of the round, by the same rule."""
+        visible = self._shown() and (seat is None or self._revealed(seat))
+        return with_card(hand, card, visible)
+
     def full_view(self) -> dict[str, Any]:
         """`view("full")`, built once per step from the parts the steps changed: a spot's dict is made
         again when a step names its seat (bets, a card, a decision), the dealer's hand, the board or the
         burns when a card goes there, and every part at the showdown (it turns cards over and settles);
         else it is the very dict or list of the view before. A view's parts are never changed once made
         (the feed's changes and the redaction take an unchanged part by identity)."""
-        shown = self._phase in ("showdown", "settled")
+        shown = self._shown()
         if self._parts_shown != shown:
             self._parts, self._parts_shown = {}, shown
         parts = self._parts

@@ -34,6 +34,12 @@ def dealer_part(cards: Sequence[Card], shown: bool, settlement: Settlement | Non
     return dealer
 
 
+def with_card(hand: dict[str, Any], card: str, visible: bool) -> dict[str, Any]:
+    """A hand's part (`dealer_part`'s or `spot_part`'s) with `card` dealt to it, turned over as `visible` says (the
+    same rule as the parts' own: `HouseRoundState.dealt_part`); its other entries the very ones."""
+    return {**hand, "cards": [*hand["cards"], card], "visible": [*hand["visible"], visible]}
+
+
 def spot_part(seat: int, cards: Sequence[Card], bets: dict[str, int], decision: str | None, visible: bool,
               settlement: Settlement | None) -> dict[str, Any]:
     """A spot: its cards (`visible` when the rules turn them over for everyone), its `bets` (the very dict, made

@@ -210,7 +210,7 @@ class HouseTable(FaultBook):
         """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round still in
         `phase`: the parts of the full view `last` (the view before it) the card changed, made where it landed, with
         no view of the round made (`CardParts`): the hand it went to (a spot's or the dealer's, the part of `last`
-        with the card added face down: cards are turned over from the showdown on, `engine.house_view`; its `bets`
+        with the card added as the round turns it over (`HouseRoundState.dealt_part`: the engine's rule); its `bets`
         the very dict), or the board or the burns grown by its text as the round wrote it (its step's `card`); the
         hand's `sequence` grown by that step; `next` when it moved; `to_act` and `legal` only where no card is due
         next (a decision is awaited only once the stage's cards are dealt: the card that makes one due). None when
@@ -233,7 +233,7 @@ class HouseTable(FaultBook):
         place, hand = -1, None
         key = _LANDED.get(target)
         if key == "dealer":
-            hand = sets["dealer"] = _face_down(last["dealer"], card)
+            hand = sets["dealer"] = round_.dealt_part(last["dealer"], card)
         elif key is not None:
             grown[key] = [*last[key], card]
         else:
@@ -242,7 +242,8 @@ class HouseTable(FaultBook):
             place = self._places.get(target, -1)
             if place < 0:
                 return None
-            hand = _face_down(last["spots"][place], card)
+            spot = last["spots"][place]
+            hand = round_.dealt_part(spot, card, spot["seat"])
         upcoming = round_.next_target()
         if upcoming is None:  # the stage's cards dealt: a decision may be due now
             to_act = round_.to_act()
@@ -372,11 +373,6 @@ class CardParts(NamedTuple):
     grown: dict[str, list[Any]]
     place: int
     spot: dict[str, Any] | None
-
-
-def _face_down(hand: Mapping[str, Any], card: str) -> dict[str, Any]:
-    """`hand` (a spot's or the dealer's part) with `card` added face down, its other entries the very ones."""
-    return {**hand, "cards": [*hand["cards"], card], "visible": [*hand["visible"], False]}
 
 
 _LANDED = {"dealer": "dealer", "board": "board", "burn": "burns"}
