@@ -125,6 +125,15 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any], keys: list[str] | None 
     return body
 
 
+def item_at(items: list[Any], place: int) -> list[Any]:
+    """A list's change in `items` when one place of it is new (`apply_changes`): `[its length, [[place, item]]]`.
+
+    >>> item_at(["2c", "7d"], 1)
+    [2, [[1, '7d']]]
+    """
+    return [len(items), [[place, items[place]]]]
+
+
 def named_changes(last: Mapping[str, Any], new: Mapping[str, Any], keys: list[str], grown: frozenset[str],
                   places: Mapping[str, list[int]]) -> dict[str, Any]:
     """The changes from state `last` to state `new`, a copy of `last` but for the parts of `keys` (those of them it
@@ -150,13 +159,13 @@ def named_changes(last: Mapping[str, Any], new: Mapping[str, Any], keys: list[st
         if type(value) is list and type(was) is list:
             if key in grown:
                 size = len(was)
-                items[key] = [len(value), [[size, value[size]]] if len(value) == size + 1
-                              else [[i, value[i]] for i in range(size, len(value))]]
+                items[key] = item_at(value, size) if len(value) == size + 1 \
+                    else [len(value), [[i, value[i]] for i in range(size, len(value))]]
                 continue
             named = places.get(key)
             if named is not None:  # most often one place (no comprehension made for it)
-                items[key] = [len(value), [[named[0], value[named[0]]]] if len(named) == 1
-                              else [[i, value[i]] for i in named]]
+                items[key] = item_at(value, named[0]) if len(named) == 1 \
+                    else [len(value), [[i, value[i]] for i in named]]
                 continue
         if was != value:
             put[key] = value

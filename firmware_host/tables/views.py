@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from engine import redact
 from engine.money import Money
-from protocol.feed import Named
+from protocol.feed import Named, item_at
 from protocol.messages import ButtonDraw, Device, Race, Tournament
 from firmware_host.tables.base import Fault, GameTable, ShownParts
 from firmware_host.tables.button_draw_step import drawing
@@ -151,16 +151,15 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
     full_items: dict[str, Any] = {}
     public_items: dict[str, Any] = {}
     for key, part in grown.items():  # `sequence`, and the board or the burns: grown by one at their end
-        full_items[key] = [len(part), [[len(part) - 1, part[-1]]]]
+        full_items[key] = item_at(part, len(part) - 1)
         if key in shown:  # the board: on the public feed too
             part = shown.pop(key)
-            public_items[key] = [len(part), [[len(part) - 1, part[-1]]]]
+            public_items[key] = item_at(part, len(part) - 1)
     if spot is not None:
         shown_spot = shown.pop("spots")[0]
         full["spots"], public["spots"] = _placed(last_full["spots"], place, spot), _placed(
             last_public["spots"], place, shown_spot)
-        full_items["spots"], public_items["spots"] = [len(full["spots"]), [[place, spot]]], [
-            len(public["spots"]), [[place, shown_spot]]]
+        full_items["spots"], public_items["spots"] = item_at(full["spots"], place), item_at(public["spots"], place)
     return full, public, Named(last_public, last_full, {"set": shown, "del": [], "items": public_items},
                                {"set": sets, "del": [], "items": full_items})
 
