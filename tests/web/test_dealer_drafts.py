@@ -222,8 +222,7 @@ def test_a_void_signed_off_while_the_tablets_network_is_quiet_is_not_left_to_lan
     tablet.tap("[data-action='signoff-send']")
     tablet.wait_for_selector("#refusal[data-refusal='offline']")
     words = tablet.evaluate("async () => (await import('/static/words.js')).t('console.offline_not_sent')")
-    assert tablet.inner_text("#refusal") == words == ("Not sent: the table is not heard (OFFLINE); send it again once "
-                                                      "the console is back online")
+    assert tablet.inner_text("#refusal") == words == "Not sent while offline: send it again once the table is back"
     assert _commands(sent, "void") == []
     tablet.context.set_offline(False)
     tablet.wait_for_selector("#offline[hidden]", state="attached", timeout=30_000)
