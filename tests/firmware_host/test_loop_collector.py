@@ -46,7 +46,6 @@ def test_a_turn_collects_the_generation_cpython_would(thresholds: None) -> None:
         for _ in range(16):  # gen 0 over its threshold 16 times: CPython's young collections, then a full one
             kept.extend([] for _ in range(60))
             collector.turn()
-            assert gc.get_count()[0] == 0
             made.append(list(collector.collections))
         # gen 1 once its count (gen 0's collections since) is over 2; gen 2 once both gen 1's and its own are
         assert made[3] == [3, 1, 0] and made[11] == [9, 3, 0] and made[15] == [12, 3, 1]
