@@ -15,7 +15,8 @@ Tables (all text is JSON, readable with the `sqlite3` shell):
   event's canonical text (`service/chain.py`: id, hand, ts, kind, body, req). It is computed in the transaction of
   the insert, from the previous chain kept in memory. `verify_chain()` finds the first event whose chain fails, is
   missing, or follows a gap in the ids. (Schema 3 added `chain`: a journal without the column gets it at its first
-  open for writing, computed once over the events it holds, which it therefore vouches for from then on.)
+  open for writing, computed once over the events it holds, which it therefore vouches for from then on. Schema 5
+  the canonical text's form 2, `chain_forms` naming its first event: the events before keep their form 1.)
 - `hands(hand, game, status, closed_event, ts, record, line)`: one row per finished hand, written in the same
   transaction as the event that closed it (`settled` or `voided`). A closed hand is never replayed, so nothing is
   settled twice. `line` is the hand's `croupier history --json` line without its chain (`service/history.py`), made
@@ -40,12 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from protocol.history import HistoryLine
-from firmware_host.service.chain import add_chain, dumps as _dumps, first_break, link
+from firmware_host.service.chain import add_chain, dumps as _dumps, first_break, link, mark_form2
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.sqlite3"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 QUIET_CHECKPOINT_S = 0.02
 """Seconds with nothing to do after which the controller checkpoints the WAL (`Journal.checkpoint`)."""
 QUIET_CHECKPOINT_COMMITS = 32
@@ -255,6 +256,7 @@ class Journal:
                     conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
                 if "chain" not in columns:  # schema 3: the chain, computed once over the old events
                     add_chain(conn)
+                mark_form2(conn)  # schema 5: the events from the next one on chained in form 2 (`service/chain.py`)
                 if "line" not in _columns(conn, "hands"):  # schema 4: each hand's history line, NULL on the old ones
                     conn.execute("ALTER TABLE hands ADD COLUMN line TEXT")
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")

@@ -107,7 +107,7 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
     """)
     conn.close()
     j = Journal.open(tmp_path)
-    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 4  # 3 added the chain, 4 the hands' lines
+    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 5  # 3 added the chain, 4 the hands' lines, 5 the chain's form 2
     assert "line" in {row[1] for row in j._conn.execute("PRAGMA table_info(hands)")}
     old = j.find_request("old")
     assert old is not None and old.body == {"seat": 1} and old.digest is None
