@@ -96,8 +96,9 @@ def form2_from(conn: sqlite3.Connection) -> int:
 
 
 def mark_form2(conn: sqlite3.Connection) -> None:
-    """At an open for writing: the events from the next one on are chained in form 2, where no event is yet (a new
-    journal, one written before schema 5: its events keep form 1, which they were chained in)."""
+    """At an open for writing, unless the journal has its mark already: the events from the next one on are chained
+    in form 2 (a new journal: all of them; one written before schema 5: its events keep the form 1 they were chained
+    in)."""
     conn.execute(CHAIN_FORMS)
     conn.execute("INSERT OR IGNORE INTO chain_forms(form, first) SELECT 2, coalesce(max(id), 0) + 1 FROM events")
 
