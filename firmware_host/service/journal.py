@@ -15,7 +15,8 @@ Tables (all text is JSON, readable with the `sqlite3` shell):
   event's canonical text (`service/chain.py`: id, hand, ts, kind, body, req). It is computed in the transaction of
   the insert, from the previous chain kept in memory. `verify_chain()` finds the first event whose chain fails, is
   missing, or follows a gap in the ids. (Schema 3 added `chain`: a journal without the column gets it at its first
-  open for writing, computed once over the events it holds, which it therefore vouches for from then on.)
+  open for writing, computed once over the events it holds, which it therefore vouches for from then on. Schema 5
+  the canonical text's form 2, `chain_forms` naming its first event: the events before keep their form 1.)
 - `hands(hand, game, status, closed_event, ts, record, line)`: one row per finished hand, written in the same
   transaction as the event that closed it (`settled` or `voided`). A closed hand is never replayed, so nothing is
   settled twice. `line` is the hand's `croupier history --json` line without its chain (`service/history.py`), made
@@ -40,19 +41,20 @@ from pathlib import Path
 from typing import Any
 
 from protocol.history import HistoryLine
-from firmware_host.service.chain import add_chain, dumps as _dumps, first_break, link
+from firmware_host.service.chain import add_chain, dumps as _dumps, first_break, link, mark_form2
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.sqlite3"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 QUIET_CHECKPOINT_S = 0.02
 """Seconds with nothing to do after which the controller checkpoints the WAL (`Journal.checkpoint`)."""
 QUIET_CHECKPOINT_COMMITS = 32
 """Commits after which a quiet moment's checkpoint is due: about a hand's events at a house table, a
 WAL of 32 to 64 pages, under `wal_autocheckpoint`'s 100 (as often as before, off the cards' path)."""
 
-_SEATED = "(kind='player' OR kind='rating' OR kind='dealer' OR kind='close')"  # `seated_before`'s, its index's too
+_SEATED = "(kind='player' OR kind='rating' OR kind='dealer' OR kind='close')"  # `seated_before`'s, in `_RARE`
+_RARE = f"kind='open' OR kind='sensor' OR kind='hold' OR {_SEATED[1:-1]}"  # the kinds looked up by kind: `events_rare`
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
@@ -65,15 +67,13 @@ CREATE TABLE IF NOT EXISTS events (
     chain TEXT
 );
 CREATE INDEX IF NOT EXISTS events_req ON events(req) WHERE req IS NOT NULL;
--- Only the rare kinds that are looked up by kind are indexed (partial indexes: a card or a bet
--- writes no index entry). An index on every row's kind cost each commit ~3 us and a page.
-DROP INDEX IF EXISTS events_kind;
-CREATE INDEX IF NOT EXISTS events_open ON events(id) WHERE kind='open';
-CREATE INDEX IF NOT EXISTS events_sensor ON events(id) WHERE kind='sensor';
-CREATE INDEX IF NOT EXISTS events_hold ON events(id) WHERE kind='hold';
--- Who sat and dealt, by the words `seated_before` reads it with (SQLite takes a partial index only so); no IN
+-- Only the rare kinds that are looked up by kind are indexed, in one partial index (a card or a bet writes no entry;
+-- SQLite takes it for a query holding one of its OR's terms, or `_SEATED`'s). Each index, even one a row is not
+-- written to, costs every insert ~1,000 instructions (`events_open`, `_sensor`, `_hold`, `_seats` were four); no IN
 -- list: each row written is tested against one in a table built for it (`events_seated` did: ~30% of an insert).
-DROP INDEX IF EXISTS events_seated; CREATE INDEX IF NOT EXISTS events_seats ON events(id) WHERE {_SEATED};
+DROP INDEX IF EXISTS events_kind; DROP INDEX IF EXISTS events_seated; DROP INDEX IF EXISTS events_open;
+DROP INDEX IF EXISTS events_sensor; DROP INDEX IF EXISTS events_hold; DROP INDEX IF EXISTS events_seats;
+CREATE INDEX IF NOT EXISTS events_rare ON events(kind, id) WHERE {_RARE};
 CREATE TABLE IF NOT EXISTS hands (
     hand INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
@@ -255,6 +255,7 @@ class Journal:
                     conn.execute("ALTER TABLE events ADD COLUMN digest TEXT")
                 if "chain" not in columns:  # schema 3: the chain, computed once over the old events
                     add_chain(conn)
+                mark_form2(conn)  # schema 5: the events from the next one on chained in form 2 (`service/chain.py`)
                 if "line" not in _columns(conn, "hands"):  # schema 4: each hand's history line, NULL on the old ones
                     conn.execute("ALTER TABLE hands ADD COLUMN line TEXT")
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")

@@ -216,7 +216,7 @@ def test_an_older_journal_is_read_as_it_is_and_its_lines_are_stored_at_the_start
     c = Controller(Journal.open(tmp_path), default_setup=UTH)
     c.recover()  # the start stores the old hands' lines
     assert raw.execute("SELECT count(*), count(line) FROM hands").fetchone() == (4, 4)
-    assert raw.execute("PRAGMA user_version").fetchone() == (4,)
+    assert raw.execute("PRAGMA user_version").fetchone() == (5,)
     assert c.handle_command(Command.from_mapping({"cmd": "history"}))["hands"] == stored
     play_hands(c, 1)  # a settled hand and a voided one, each line stored at its close
     assert [h["hand"] for h in c.handle_command(Command.from_mapping({"cmd": "history", "after": 4}))["hands"]] == [5, 6]

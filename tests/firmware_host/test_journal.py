@@ -107,7 +107,7 @@ def test_a_schema_1_journal_gets_the_digest_column_and_keeps_its_events(tmp_path
     """)
     conn.close()
     j = Journal.open(tmp_path)
-    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 4  # 3 added the chain, 4 the hands' lines
+    assert j._conn.execute("PRAGMA user_version").fetchone()[0] == 5  # 3 added the chain, 4 the hands' lines, 5 the chain's form 2
     assert "line" in {row[1] for row in j._conn.execute("PRAGMA table_info(hands)")}
     old = j.find_request("old")
     assert old is not None and old.body == {"seat": 1} and old.digest is None
@@ -203,26 +203,33 @@ def test_without_the_checkpoint_the_wal_grows(tmp_path: Path) -> None:
     assert wal.stat().st_size > grown
 
 
-def test_who_sat_is_read_through_its_index_and_the_old_in_list_index_is_gone(tmp_path: Path) -> None:
-    """`seated_before` is served by `events_seats` (a partial index SQLite uses only for a query holding its
-    WHERE word for word); a journal written with the IN-list index, which no query used and which cost every
-    event written a table of its own, loses it at the next open."""
+def test_the_rare_kinds_are_read_through_their_one_index_and_the_old_indexes_are_gone(tmp_path: Path) -> None:
+    """`seated_before`, the last `open` and the sensors are served by `events_rare` (one partial index, which SQLite
+    uses for a query holding one of its WHERE's terms, or `_SEATED` whole); a journal written with the older indexes
+    (the IN-list one, which no query used and which cost every event written a table of its own, and the four of
+    a kind each, each of which cost every insert its cursor) loses them at the next open."""
     conn = sqlite3.connect(tmp_path / JOURNAL_FILE)
     Journal.open(tmp_path).close()
-    conn.execute("DROP INDEX events_seats")
+    conn.execute("DROP INDEX events_rare")
     conn.execute("CREATE INDEX events_seated ON events(id) WHERE kind IN ('player', 'dealer', 'close')")
+    for name, where in (("open", "kind='open'"), ("sensor", "kind='sensor'"), ("hold", "kind='hold'"),
+                        ("seats", "kind='player' OR kind='dealer'")):
+        conn.execute(f"CREATE INDEX events_{name} ON events(id) WHERE {where}")
     conn.commit()
     conn.close()
     j = Journal.open(tmp_path)
     indexes = {row[0] for row in j._conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert "events_seated" not in indexes and "events_seats" in indexes
+    assert indexes == {"events_req", "events_rare"}
     for n, kind in enumerate(("player", "card", "rating", "bet", "dealer", "close", "player"), 1):
         j.append(1, kind, {"n": n}, ts=float(n))
     assert [(e.kind, e.body["n"]) for e in j.seated_before(7)] == [
         ("player", 1), ("rating", 3), ("dealer", 5), ("close", 6)]
     from firmware_host.service.journal import _SEATED
-    plan = j._conn.execute(f"EXPLAIN QUERY PLAN SELECT id FROM events WHERE {_SEATED} AND id < 7 ORDER BY id").fetchall()
-    assert "events_seats" in str(plan)
+    for query in (f"SELECT id FROM events WHERE {_SEATED} AND id < 7 ORDER BY id",
+                  "SELECT id FROM events WHERE kind='open' AND id < 7 ORDER BY id DESC LIMIT 1",
+                  "SELECT max(id) FROM events WHERE kind='sensor' GROUP BY json_extract(body, '$.name')"):
+        plan = j._conn.execute(f"EXPLAIN QUERY PLAN {query}").fetchall()
+        assert "events_rare" in str(plan), (query, plan)
     j.close()
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from drivers.readings import CardRead
 from firmware_host.service.controller import Controller
@@ -200,3 +202,85 @@ def test_an_old_schema_journal_migrates_and_verifies(rig: Rig, tmp_path: Path) -
         assert journal.verify_chain() is None
     finally:
         journal.close()
+
+
+def as_schema_4(path: Path) -> None:
+    """Make a journal what a controller before schema 5 wrote: every event chained in form 1, no `chain_forms`."""
+    from firmware_host.service.chain import link_v1
+    conn = sqlite3.connect(path / JOURNAL_FILE)
+    with conn:
+        previous = ""
+        for event_id, hand, ts, kind, body, req in conn.execute(
+                "SELECT id, hand, ts, kind, body, req FROM events ORDER BY id").fetchall():
+            previous = link_v1(previous, event_id, hand, ts, kind, body, req)
+            conn.execute("UPDATE events SET chain=? WHERE id=?", (previous, event_id))
+        conn.execute("DROP TABLE chain_forms")
+    conn.execute("PRAGMA user_version=4")
+    conn.close()
+
+
+def test_a_schema_4_journal_keeps_its_form_1_chain_and_goes_on_in_form_2(rig: Rig, tmp_path: Path) -> None:
+    """A journal written before schema 5 opens, read-only too, and verifies: its events keep the form-1 text they
+    were chained in, the events written from then on are chained in form 2, and a change on either side is caught."""
+    rig.bets()
+    rig.close()
+    as_schema_4(tmp_path)
+    old = Journal.open(tmp_path, readonly=True)
+    try:
+        assert old.verify_chain() is None  # no `chain_forms` read-only: form 1 throughout
+        last_old = max(e.id for e in old.events())
+    finally:
+        old.close()
+    rig.c = rig._new()
+    assert rig.c.fault is None
+    conn = rig.c.journal._conn
+    assert conn.execute("SELECT first FROM chain_forms WHERE form=2").fetchone() == (last_old + 1,)
+    rig.ok("deal")
+    rig.restart()
+    assert rig.c.fault is None and rig.c.journal.verify_chain() is None
+    rig.close()
+    journal = Journal.open(tmp_path, readonly=True)
+    try:
+        assert journal.verify_chain() is None
+    finally:
+        journal.close()
+    conn = sqlite3.connect(tmp_path / JOURNAL_FILE)
+    conn.execute("UPDATE events SET ts = ts + 1e-6 WHERE id=?", (last_old + 1,))  # a form-2 event's time, by 1 us
+    conn.commit()
+    conn.close()
+    rig.c = rig._new()
+    assert_locked(rig, last_old + 1, "checksum mismatch")
+
+
+def test_the_form_2_mark_moved_is_caught(rig: Rig, tmp_path: Path) -> None:
+    """`chain_forms` is no way around the chain: a journal told that its events are of the other form fails."""
+    rig.bets()
+    rig.close()
+    conn = sqlite3.connect(tmp_path / JOURNAL_FILE)
+    conn.execute("UPDATE chain_forms SET first = first + 1 WHERE form=2")
+    conn.commit()
+    conn.close()
+    rig.c = rig._new()
+    assert_locked(rig, 1, "checksum mismatch")
+
+
+_FIELDS = st.text(st.characters(codec="utf-8"), max_size=10) | st.sampled_from(["", " ", "\n", '" 1 \n', "null"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(event_id=st.integers(0, 2 ** 62), hand=st.integers(-5, 10 ** 20), ts=st.floats(allow_nan=False),
+       kind=_FIELDS, body=_FIELDS, req=st.none() | _FIELDS)
+def test_an_events_form_2_text_gives_back_its_fields(event_id: int, hand: int, ts: float, kind: str, body: str,
+                                                     req: str | None) -> None:
+    """Form 2's text is read back into the very fields it was made of: two different rows never share a text."""
+    from firmware_host.service.chain import text
+    said = text(event_id, hand, ts, kind, body, req)
+    head, _, rest = said.partition("\n")
+    first, second, stamp, tail = head.split(" ", 3)
+    decode = json.JSONDecoder().raw_decode
+    got_kind, end = decode(tail)
+    assert tail[end] == " "
+    got_req, end = decode(tail, end + 1)
+    assert end == len(tail)
+    assert (int(first), int(second), float.fromhex(stamp), got_kind, rest, got_req) == (event_id, hand, ts, kind, body,
+                                                                                      req)
