@@ -224,6 +224,13 @@ class Redactor:
         self._full, self._public, self._since = full, out, last_full
         return out
 
+    def took(self, full: Mapping[str, Any], public: Mapping[str, Any], since: Mapping[str, Any],
+             moved: list[str]) -> None:
+        """Keep `full` and `public` as the last views, made elsewhere from `since` and its public view by putting in
+        the parts of `moved` (full ones, and their public forms as this redaction makes them: a clean card's,
+        `firmware_host/tables/views.py`), its other parts the very ones: the next view is redacted against them."""
+        self._full, self._public, self._since, self._moved = full, public, since, moved
+
     def last(self) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
         """The last full view this redactor took and the public view it made of it, or None before the first."""
         return None if self._full is _NONE else (self._full, self._public)

@@ -135,6 +135,8 @@ class TableState(TableCore):
         if made is not None:
             full, public, named = made
             self._named = (named, public, full, (len(public), len(full)))
+            if type(card) is CardStep and last is not None:  # the redactor's memory kept current: the next whole view
+                self._redactor.took(full, public, last[0], [*named.full["set"], *named.full["items"]])  # diffs against it
         else:
             self._named = None
             full = full_view(self, money)

@@ -235,7 +235,7 @@ class HouseTable(FaultBook):
         if key == "dealer":
             hand = sets["dealer"] = round_.dealt_part(last["dealer"], card)
         elif key is not None:
-            grown[key] = [*last[key], card]
+            grown[key] = round_.dealt_list(key, last[key], card)
         else:
             if self._places is None:  # each spot's place in `spots` by its target's text, once a hand
                 self._places = {str(Target("spot", seat)): i for i, seat in enumerate(round_.spot_seats())}
