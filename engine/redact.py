@@ -35,7 +35,7 @@ from typing import Any
 from engine.cards import HIDDEN
 
 __all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "PUBLIC_SAY", "Shape", "TABLE", "POKER_HAND",
-           "Redactor", "public", "public_fault", "hidden_cards"]
+           "Redactor", "public", "public_fault", "public_hand", "hidden_cards"]
 
 TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
@@ -148,6 +148,12 @@ def public(full: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
     """The public view of a full view of `shape` (a table's by default). Raises ValueError for a
     hand whose `visible` flags do not match its cards (a view that cannot be redacted is never published)."""
     return {key: _part(key, value, shape, _NONE, _NONE) for key, value in full.items() if key in shape.keys}
+
+
+def public_hand(hand: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
+    """The public form of one hand of `shape` (a spot of a table's `spots`, its `dealer`): what `public` makes of it
+    in its place. Raises ValueError as `public` does."""
+    return _hand(hand, shape.hand_keys)
 
 
 class Redactor:

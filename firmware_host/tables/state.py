@@ -132,6 +132,8 @@ class TableState(TableCore):
         last = self._last if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
         made = card_views(self, card, last) if type(card) is CardStep else self._chip_views(card, last)
+        full: Any  # the feed's messages' types (`FullState`, `PublicState`), built as plain maps: no `cast` call a view
+        public: Any
         if made is not None:
             full, public, named = made
             self._named = (named, public, full, (len(public), len(full)))
@@ -143,7 +145,7 @@ class TableState(TableCore):
             public = self._redactor.public(full)
         self._last = (full, public)
         self._views_at = (self.events_applied, money)
-        return cast(PublicState, public), cast(FullState, full)
+        return public, full
 
     def _chip_views(self, step: CardStep | ChipStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
                     ) -> tuple[dict[str, Any], dict[str, Any], Named] | None:
@@ -387,9 +389,9 @@ class TableState(TableCore):
         if racing(self.race) or drawing(self.draw):  # a race or draw card, face up (`face_up_step.py`)
             self._face_up_card(card, body)
             return
-        if self.fault is None:
+        if self.fault is None and self.hold is not None:
             refuse_if_held(self.hold, self.table, self.hand)
-        table = self.need_table()
+        table = self.table if self.table.closed is None else self.need_table()  # after a hand closed: the next one's
         self.table = table
         if self.fault is not None:
             table.note_ignored(card, self.fault.kind)

@@ -250,7 +250,7 @@ class HouseTable(FaultBook):
             if to_act != last["to_act"]:
                 sets["to_act"] = to_act
             sets["legal"] = legal_decisions(round_, self._multiples)
-        upcoming_text = str(upcoming) if upcoming is not None else None
+        upcoming_text = upcoming.text if upcoming is not None else None  # `str(target)`, with no `__str__` call
         if upcoming_text != last["next"]:
             sets["next"] = upcoming_text
         return CardParts(sets, grown, place, hand if place >= 0 else None)
