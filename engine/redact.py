@@ -28,7 +28,7 @@ keys); no other module decides which cards the public sees:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -135,6 +135,11 @@ class Shape:
     hands: frozenset[str]
     hand_keys: frozenset[str]
     passed: frozenset[str] = frozenset()
+    deep: frozenset[str] = field(init=False, compare=False, repr=False)  # hand lists and hands: a plain value's
+    # public form is itself (`_part`) but under these keys, which a view never holds plain (redacted, they raise)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deep", self.hand_lists | self.hands)
 
 
 TABLE = Shape(TABLE_KEYS, frozenset({"spots"}), frozenset({"dealer"}), HAND_KEYS, PASSED_KEYS)
@@ -147,7 +152,13 @@ POKER_HAND = Shape(POKER_HAND_KEYS, frozenset({"seats"}), frozenset(), POKER_SEA
 def public(full: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
     """The public view of a full view of `shape` (a table's by default). Raises ValueError for a
     hand whose `visible` flags do not match its cards (a view that cannot be redacted is never published)."""
-    return {key: _part(key, value, shape, _NONE, _NONE) for key, value in full.items() if key in shape.keys}
+    out: dict[str, Any] = {}
+    keys, deep = shape.keys, shape.deep
+    for key, value in full.items():  # a loop, not a comprehension: no call for it (a card's few parts go through here)
+        if key in keys:
+            out[key] = value if type(value) not in _NESTED and key not in deep else _part(key, value, shape, _NONE,
+                                                                                       _NONE)
+    return out
 
 
 def public_hand(hand: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
@@ -257,10 +268,12 @@ def _moved(full: Mapping[str, Any], shape: Shape, last_full: Mapping[str, Any],
         for key in last_full:
             if key not in full:
                 out.pop(key, None)
-    keys = shape.keys
+    keys, deep = shape.keys, shape.deep
     for key in moved:
         if key in keys:
-            out[key] = _part(key, full[key], shape, last_full, last_public)
+            value = full[key]
+            out[key] = value if type(value) not in _NESTED and key not in deep else _part(key, value, shape, last_full,
+                                                                                       last_public)
     return out
 
 

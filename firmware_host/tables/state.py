@@ -386,7 +386,8 @@ class TableState(TableCore):
         if body.get("source") == "discard":
             self.table.discard(card)
             return
-        if racing(self.race) or drawing(self.draw):  # a race or draw card, face up (`face_up_step.py`)
+        if (self.race is not None or self.draw is not None) and (racing(self.race) or drawing(self.draw)):  # face up
+            # a race or draw card (`face_up_step.py`); neither asked while none is shown (their calls, at every card)
             self._face_up_card(card, body)
             return
         if self.fault is None and self.hold is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import DECISIONS, HOUSE_GAMES, MAX_SPOTS, PLAY_MULTIPLES, THREE_CARD_POKER, UTH
@@ -175,7 +175,7 @@ class HouseTable(FaultBook):
     @property
     def waiting_for_dealer(self) -> bool:
         """The tower light's amber: a decision or the payouts are awaited."""
-        return self.closed is None and (self.round.to_act() is not None or self.phase == "showdown")
+        return self.closed is None and (self.round.to_act() is not None or self.round.phase == "showdown")
 
     def short_of_cards(self) -> bool:
         """Dealing, with cards still expected and no decision awaited: a showdown called now would
@@ -253,7 +253,7 @@ class HouseTable(FaultBook):
         upcoming_text = upcoming.text if upcoming is not None else None  # `str(target)`, with no `__str__` call
         if upcoming_text != last["next"]:
             sets["next"] = upcoming_text
-        return CardParts(sets, grown, place, hand if place >= 0 else None)
+        return sets, grown, place, hand if place >= 0 else None
 
     def _with_pays(self, spot: dict[str, Any]) -> dict[str, Any]:
         """The engine's settled spot with each winning circle's odds (`pays`): made once a spot (the
@@ -364,15 +364,11 @@ class HouseTable(FaultBook):
             "signed_off": body.get("signed_off"),
         }
 
-class CardParts(NamedTuple):
-    """The parts of the full view a clean card changed (`HouseTable.card_parts`): `sets`, those replaced whole (by
-    key); `grown`, the lists grown by one at their end (by key: `sequence`, the board or the burns); `spot`, the
-    spot it went to and `place`, its place in `spots` (-1 and None: no spot)."""
-
-    sets: dict[str, Any]
-    grown: dict[str, list[Any]]
-    place: int
-    spot: dict[str, Any] | None
+CardParts = tuple[dict[str, Any], dict[str, list[Any]], int, dict[str, Any] | None]
+"""The parts of the full view a clean card changed (`HouseTable.card_parts`), `(sets, grown, place, spot)`: `sets`,
+those replaced whole (by key); `grown`, the lists grown by one at their end (by key: `sequence`, the board or the
+burns); `spot`, the spot it went to and `place`, its place in `spots` (-1 and None: no spot). A plain tuple: made
+at every clean card, with no class's `__new__` call."""
 
 
 _LANDED = {"dealer": "dealer", "board": "board", "burn": "burns"}
