@@ -15,7 +15,9 @@ keys); no other module decides which cards the public sees:
 - nothing is shared with the full view (each map and list its own), but for `limits`, `paytable`
   and `history` (the last hands), which pass as they are, the same objects: the limits sign and the
   paytables are public, and each past hand was made by this redaction of its own view when it
-  closed (settled hands are shown down; a hand whose cards stayed down has no hand name there).
+  closed (settled hands are shown down; a hand whose cards stayed down has no hand name there);
+  so do a smart table's circle values, the dealer's steps, the decisions open and the corrections
+  (`chips`, `steps`, `legal`, `corrections`: `PASSED_KEYS`), public by nature and made for their view.
   The tables make these once (a hand's signs, a closed hand's public form) and never change them,
   so the card-by-card views do not copy them anew (they are most of a house table's view).
 
@@ -101,7 +103,10 @@ POKER_SEAT_KEYS = frozenset({
 })
 """The keys of a seat in a poker hand's own view the public sees (its cards through the `visible` flags)."""
 
-PASSED_KEYS = frozenset({"limits", "paytable", "history", "chips"})  # chips: a smart table's circle values, no UID
+PASSED_KEYS = frozenset({"limits", "paytable", "history", "chips",  # chips: a smart table's circle values, no UID
+                         # the dealer steps, the decisions open and the corrections: made anew for each view that
+                         # changes them (tables/steps.py, house/table.py `legal_decisions`, a poker hand's view's own)
+                         "steps", "legal", "corrections"})
 """The table's keys passed to the public view as they are (public by nature, never changed once made)."""
 
 FAULT_KEYS = frozenset({"kind", "message", "event", "circles"})
