@@ -251,7 +251,8 @@ class Controller:
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id, now, rec,
                                     closed_line(self.journal, rec, event_id, now))  # a `history` page reads it
         over = alert(flags, self.money, self.tray_stops) if flags else None  # logged; a fault when the table stops on one
-        over = self.state.step_limit_fault(kind, self.max_steps) or over
+        if self.state.hand_steps >= self.max_steps:  # asked only once the hand has taken as many (at every event)
+            over = self.state.step_limit_fault(kind, self.max_steps) or over
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
 
@@ -316,7 +317,7 @@ class Controller:
         if not items:
             return
         states: list[tuple[PublicState, FullState]] = []
-        taken, chips_next = 0, [isinstance(r, tuple) for r in items[1:]] + [False]
+        taken, chips_next = 0, [isinstance(r, tuple) for r in items[1:]] + [False] if len(items) > 1 else [False]
         try:
             for n, item in enumerate(items):
                 event = self._event_of(item)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import DECISIONS, HOUSE_GAMES, MAX_SPOTS, PLAY_MULTIPLES, THREE_CARD_POKER, UTH
 from engine.house import HouseRound
-from engine.house_values import Target
+from engine.house_values import spot_target
 from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardPokerRound
 from engine.ultimate_holdem import UltimateHoldemRound
@@ -238,7 +238,7 @@ class HouseTable(FaultBook):
             grown[key] = round_.dealt_list(key, last[key], card)
         else:
             if self._places is None:  # each spot's place in `spots` by its target's text, once a hand
-                self._places = {str(Target("spot", seat)): i for i, seat in enumerate(round_.spot_seats())}
+                self._places = {spot_target(seat).text: i for i, seat in enumerate(round_.spot_seats())}
             place = self._places.get(target, -1)
             if place < 0:
                 return None
