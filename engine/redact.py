@@ -327,12 +327,21 @@ def _hand(hand: Mapping[str, Any], hand_keys: frozenset[str]) -> dict[str, Any]:
         if key not in hand_keys:
             continue
         kind = type(value)
-        if key == "cards" and not shown:
-            value = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
-        elif kind is list:  # a hand's lists and maps copied here, one level in line (called at every card)
-            value = [v if type(v) not in _NESTED else _copy(v) for v in value]
+        if key == "cards" and not shown:  # all face down (most hands): no comprehension
+            value = [HIDDEN] * len(cards) if not any(visible) else [card if seen else HIDDEN
+                                                                    for card, seen in zip(cards, visible)]
+        elif kind is list:  # a hand's lists and maps copied here, in line (called at every card): a comprehension
+            value = value.copy()  # (a call) only where one holds a list or map
+            for item in value:
+                if type(item) in _NESTED:
+                    value = [v if type(v) not in _NESTED else _copy(v) for v in value]
+                    break
         elif kind is dict:
-            value = {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
+            value = value.copy()
+            for item in value.values():
+                if type(item) in _NESTED:
+                    value = {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
+                    break
         out[key] = value
     if not shown:
         if "hand_name" in out:
