@@ -250,6 +250,19 @@ def main(args: argparse.Namespace) -> int:
     return serve(cfg, Path(args.state), manifest_sha256)
 
 
+def _freeze(game: str | None) -> None:
+    """What start-up built (modules, the replayed journal, and at a UTH or poker table the 7-card evaluator's tables,
+    ~110 ms, else built in the first showdown's step) lives as long as the process: out of the collector's sight
+    (`gc.freeze`), its collections go over each hand's garbage only."""
+    from engine.evaluate import tables
+    from engine.games import UTH, is_poker
+
+    if game is not None and (game == UTH.code or is_poker(game)):
+        tables()
+    gc.collect()
+    gc.freeze()
+
+
 def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> int:
     """Run the controller for `cfg` with its journal in `state_dir` until a signal stops it
     (`manifest_sha256`: the verified manifest's, for the `start` audit entry)."""
@@ -296,10 +309,7 @@ def serve(cfg: Config, state_dir: Path, manifest_sha256: str | None = None) -> i
         log.info("table %s ready: hand %d, %d event(s) replayed, boot %s", cfg.table.name, controller.hand,
                  replayed, feed.boot)
         notifier.ready(f"table {cfg.table.name} ready: hand {controller.hand}, {replayed} event(s) replayed")
-        # What start-up built (modules, the evaluator's tables, the replayed journal) lives as long as
-        # the process: out of the collector's sight, its collections go over each hand's garbage only.
-        gc.collect()
-        gc.freeze()
+        _freeze(cfg.table.game)  # start-up's objects out of the collector's sight
         outcome = "failed"
         controller.run(ctx, on_turn=notifier.watchdog)
         outcome = "stopped"

@@ -292,6 +292,13 @@ class SpotResult:
     net: int
     ranks: tuple[str, ...] = ()  # the ranks its hand's name cites (engine.evaluate.named_ranks), for a screen's words
     kickers: tuple[str, ...] = ()  # named alike with the dealer's hand: the kickers that decided (engine.kickers)
+    odds: Mapping[str, Odds] = field(default_factory=dict)  # the paytable's odds each circle paid by one was paid at
+
+    def pays(self) -> dict[str, str]:
+        """Each winning circle's odds as the dealer's payout prompt says them (`"3:2"`, `"40:1"`): its paytable line's,
+        even where the payout was rounded down to the chip (a 3:2 on 15 paying 22); even money (`"1:1"`) for a circle
+        no paytable pays (Ante, Play)."""
+        return {name: "%d:%d" % self.odds.get(name, (1, 1)) for name, net in self.results.items() if net > 0}
 
     def to_dict(self) -> SpotLine:
         return {"seat": self.seat, "hand": self.hand, "category": self.category, "results": dict(self.results),
@@ -338,9 +345,13 @@ class Settlement:
 
 
 def spot_result(seat: int, hand: str, category: str, results: Mapping[str, int],
-                ranks: tuple[str, ...] = (), kickers: tuple[str, ...] = ()) -> SpotResult:
-    """A SpotResult whose net is the sum of its circles."""
-    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()), ranks, kickers)
+                ranks: tuple[str, ...] = (), kickers: tuple[str, ...] = (),
+                odds: Mapping[str, Odds | None] | None = None) -> SpotResult:
+    """A SpotResult whose net is the sum of its circles; `odds`: the paytable line of each circle a paytable pays
+    (kept for the circles it paid)."""
+    paid = {name: o for name, o in (odds or {}).items() if o is not None and results.get(name, 0) > 0}
+    return SpotResult(seat, hand, category, MappingProxyType(dict(results)), sum(results.values()), ranks, kickers,
+                      MappingProxyType(paid))
 
 
 # --- rounds as data (the input of `croupier settle`) -----------------------------------------------

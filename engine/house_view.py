@@ -55,5 +55,6 @@ def spot_part(seat: int, cards: Sequence[Card], bets: dict[str, int], decision: 
         spot["hand_ranks"] = list(result.ranks)
         spot["hand_kickers"] = list(result.kickers)
         spot["results"] = dict(result.results)
+        spot["pays"] = result.pays()  # each winning circle's odds: the dealer's payout prompt
         spot["net"] = result.net
     return spot

@@ -202,8 +202,10 @@ def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -
         met = played and qualifies  # its hand met the dealer's: a Play made against a qualified dealer
         if met:
             compared.append(value)
+        paytables = {"ante_bonus": rules.ante_bonus.get(value.category), "pair_plus": rules.pair_plus.get(value.category),
+                     "bonus": rules.bonus.get(value.category) if rules.bonus is not None else None}
         results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value),
-                                   kickers(value, dealer) if met else ()))
+                                   kickers(value, dealer) if met else (), paytables))
     return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer),
                          deciding_kickers(dealer, compared))
 

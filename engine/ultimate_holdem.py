@@ -216,7 +216,8 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
             if trips:
                 r["trips"] = _trips(trips, value, versus, rules, chip)
         results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value),
-                                   kickers(value, dealer) if met else ()))
+                                   kickers(value, dealer) if met else (),
+                                   {"blind": rules.blind.get(value.category), "trips": rules.trips.get(value.category)}))
     return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer),
                          deciding_kickers(dealer, compared))
 

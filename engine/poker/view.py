@@ -1,6 +1,6 @@
 """The dealer view of a poker hand: whose turn it is, the legal actions with amounts, pots, cards.
 
-`hand.view()` (or `engine.poker.dealer_view(hand)`, built in engine/poker/state.py) is a frozen snapshot. `legal` lists what the actor may do:
+`hand.view()` (or `engine.poker.dealer_view(hand)`, built in engine/poker/dealer.py) is a frozen snapshot. `legal` lists what the actor may do:
 fold, check, call X, bet / raise / complete from A to B (or only the fixed-limit choices),
 all-in to T, post the bring-in, draw, show or muck. `prompt` says it in one line for a dealer
 screen, e.g. `seat 3: fold, call 10, raise to 20..45, all-in to 300`. `to_dict(public=False)` is

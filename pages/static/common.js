@@ -216,6 +216,13 @@ export class Feed {
     return this.socket !== null && this.socket.readyState === WebSocket.OPEN;
   }
 
+  /** The socket is open and, where the heartbeat is watched, the feed was heard within it: a message sent now is not
+   * left in a stalled socket to land later (a network gone quiet keeps a socket open long after the page shows
+   * OFFLINE). */
+  get live() {
+    return this.open && !(this.watch !== null && (this.offline || this.liveness.silent()));
+  }
+
   /**
    * Send `message` as JSON; false when the socket is not open.
    * @param {object} message

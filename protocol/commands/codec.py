@@ -34,8 +34,9 @@ MAX_ID_CHARS = 64
 _INT64 = (-(2**63), 2**63 - 1)
 
 _LIMIT_WORDS = {"max_str_len": "a string longer than", "max_bin_len": "binary data longer than",
-                "max_array_len": "an array of more entries than", "max_map_len": "a map of more entries than",
-                "max_ext_len": "an extension value (none is used) longer than"}
+                "max_array_len": "an array of more entries than", "max_map_len": "a map of more entries than"}
+_KINDS = {"NoneType": "nil", "bool": "a boolean", "int": "a number", "float": "a number", "str": "a string",
+          "bytes": "binary data", "list": "an array", "tuple": "an array", "dict": "a map"}
 
 
 
@@ -77,25 +78,19 @@ def _unpack_failure(exc: Exception) -> str:
     if isinstance(exc, msgpack.exceptions.OutOfData):
         return "not msgpack: the frame ends in the middle of a value"
     over = re.fullmatch(r"(\d+) exceeds (max_\w+_len)\((\d+)\)", str(exc))
+    if over is not None and over.group(2) == "max_ext_len":
+        return "not a request: a msgpack extension value (no request holds one)"
     if over is not None and over.group(2) in _LIMIT_WORDS:
         return f"too large: {_LIMIT_WORDS[over.group(2)]} {over.group(3)} ({over.group(1)})"
+    key = re.fullmatch(r"(\w+) is not allowed for map key when strict_map_key=True", str(exc))
+    if key is not None:  # msgpack's own words name its setting, not the frame: a random frame's likeliest refusal
+        return f"not a request: a map key that is {_KINDS.get(key.group(1), key.group(1))} (a request's keys are strings)"
     return f"not msgpack: {exc}" if str(exc) else f"not msgpack ({type(exc).__name__})"
 
 
 def _kind(value: object) -> str:
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bytes):
-        return "binary data"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    return type(value).__name__
+    """What a msgpack value is, in words ("a number", "nil")."""
+    return _KINDS.get(type(value).__name__, type(value).__name__)
 
 
 def _deeper_than(value: object, limit: int) -> bool:

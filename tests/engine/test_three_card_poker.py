@@ -65,6 +65,10 @@ def test_ante_bonus_paid_whatever_the_dealer_holds() -> None:
     # dealer's trips beat the straight: Ante and Play lose, the Ante Bonus is still paid; Pair Plus 6:1
     r = results(tcp("2c 2d 2h", spot(1, "4h 5d 6s", ante=500, pair_plus=100)))
     assert r == {"ante": -500, "ante_bonus": 500, "play": -500, "pair_plus": 600}
+    paid = settle_round(tcp("2c 2d 2h", spot(1, "4h 5d 6s", ante=500, pair_plus=100)), DEFAULT).spot(1)
+    assert paid.pays() == {"ante_bonus": "1:1", "pair_plus": "6:1"}  # the dealer's payout prompt: the paytables' lines
+    three = settle_round(tcp("Js 8c 2c", spot(1, "7h 7d 7s", ante=500, pair_plus=100)), DEFAULT).spot(1)
+    assert three.pays() == {"ante": "1:1", "ante_bonus": "4:1", "pair_plus": "30:1"}
 
 
 @pytest.mark.parametrize(("cards", "ante_bonus", "pair_plus"), [

@@ -70,6 +70,18 @@ def test_three_to_two_on_an_odd_blind_rounds_down_to_the_unit_and_to_the_chip() 
     assert chip5["spots"][0]["results"] == {"ante": 1005, "blind": 1505, "play": 1005}
 
 
+def test_the_dealers_payout_prompt_says_the_paytables_odds_even_when_the_chip_rounds_the_payout_down() -> None:
+    """A flush's Blind of 15.00 at a table of 1.00 chips pays 22.00: the prompt says 3:2 (its paytable line), not
+    22:15 (the payout over the stake: seen by hand on the console); Trips 7:1; Ante and Play even money."""
+    round_ = uth("Kd Qs", "2h 7h 9h Kc 4d", spot(1, "Ah 3h", 1500, ("flop", 2), trips=100))
+    settlement = settle_round(round_, DEFAULT, TableLimits(minimum=500, chip=100))
+    paid = settlement.spot(1)
+    assert dict(paid.results) == {"ante": 1500, "blind": 2200, "play": 3000, "trips": 700}
+    assert paid.pays() == {"ante": "1:1", "blind": "3:2", "play": "1:1", "trips": "7:1"}
+    lost = settle_round(uth("Ad As", "2h 7h 9h Kc 4d", spot(1, "Qh 3c", 1500, ("river", 1), trips=100)), DEFAULT)
+    assert lost.spot(1).pays() == {}  # nothing won: no prompt to pay
+
+
 @pytest.mark.parametrize(("dealer", "board", "cards", "category", "blind", "trips"), [
     ("Kh 3d", "5c 6d 7h Kc 2s", "8d 9s", "straight", 100, 400),
     ("Kd Qs", "2h 7h 9h Kc 4d", "Ah 3h", "flush", 150, 700),

@@ -87,6 +87,8 @@ GARBAGE_FRAMES = [
     (b"\x81\xa1a" * 10_000 + b"\xc0", ["nested too deep"]),
     (msgpack.packb("deal"), ["not a msgpack map", "a string"]),
     (msgpack.packb(None), ["not a msgpack map", "nil"]),
+    (b"\x81\x01\xa4deal", ["not a request", "a map key that is a number", "keys are strings"]),  # seen as random bytes' answer
+    (b"\x81\xa2id\xc7\x01\x05x", ["not a request", "extension value"]),
 ]
 
 

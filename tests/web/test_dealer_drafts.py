@@ -17,8 +17,8 @@ from cli.demo import SimTable
 from protocol.commands import CommandClient
 from tests.web.money import shown as money
 from tests.web.test_accessibility import axe_violations
-from tests.web.test_dealer import ROOT, Console, console, public_state, sign_in, tablet  # noqa: F401 (the fixtures)
-from tests.web.test_dealer_shift import Dealer, first_bets, play_hand, restartable  # noqa: F401 (the fixture)
+from tests.web.test_dealer import PINS, ROOT, Console, console, public_state, sign_in, tablet  # noqa: F401 (the fixtures)
+from tests.web.test_dealer_shift import Dealer, _deal_with_bets, first_bets, play_hand, restartable  # noqa: F401 (the fixture)
 
 CIRCLES = """() => [...document.querySelectorAll('#spots .circle')].map((n) => ({
   seat: n.dataset.seat, circle: n.dataset.circle, stake: n.querySelector('.stake')?.textContent ?? '',
@@ -199,3 +199,37 @@ def test_the_display_then_the_controller_restart_mid_hand_and_the_console_resume
     assert [(d["seat"], d["decision"]) for d in _commands(sent, "decide")] == [(1, "check"), (2, "check")]
     spots = {s["seat"]: s for s in public_state(run["table"])["spots"]}
     assert (spots[1].get("decision"), spots[2].get("decision")) == ("check", "check")
+
+
+def test_a_void_signed_off_while_the_tablets_network_is_quiet_is_not_left_to_land_later(
+        console: Callable[..., Console], tablet: Page) -> None:
+    """The tablet's network gone quiet mid-hand (its socket still open, the page OFFLINE by the heartbeat): a void signed
+    off is refused on the page in the dealer's words, not left in the stalled socket to land when the network comes back
+    (seen by hand: it voided the hand 9 s later); back online, seat 1's Check is the next thing the table takes."""
+    work = console(game="uth", seed=5, seats=3)
+    sent: list[dict[str, Any]] = []
+    tablet.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    sign_in(tablet, work.base, "ana")
+    _deal_with_bets(work, [1, 2])
+    tablet.wait_for_selector("[data-decisions] [data-seat='1'][data-action='check']:not([disabled])")
+    hand = tablet.get_attribute(ROOT, "data-hand")
+    tablet.context.set_offline(True)
+    tablet.wait_for_selector("#offline:not([hidden])")
+    tablet.tap("[data-action='void']")
+    tablet.wait_for_selector("dialog[data-signoff='void'][open]")
+    tablet.fill("#signoff input[name=user]", "sam")
+    tablet.fill("#signoff input[name=pin]", PINS["sam"][1])
+    tablet.tap("[data-action='signoff-send']")
+    tablet.wait_for_selector("#refusal[data-refusal='offline']")
+    words = tablet.evaluate("async () => (await import('/static/words.js')).t('console.offline_not_sent')")
+    assert tablet.inner_text("#refusal") == words == "Not sent while offline: send it again once the table is back"
+    assert _commands(sent, "void") == []
+    tablet.context.set_offline(False)
+    tablet.wait_for_selector("#offline[hidden]", state="attached", timeout=30_000)
+    assert tablet.locator("#refusal").is_hidden()  # back online: the refusal said while offline is gone
+    dealer = Dealer(tablet)
+    dealer.tap("[data-decisions] [data-action='check']")
+    dealer.ready()
+    tablet.wait_for_selector(f"{ROOT}[data-to-act='2']")
+    assert (tablet.get_attribute(ROOT, "data-hand"), tablet.get_attribute(ROOT, "data-phase")) == (hand, "preflop")
+    assert _commands(sent, "void") == [] and [(d["seat"], d["decision"]) for d in _commands(sent, "decide")] == [(1, "check")]

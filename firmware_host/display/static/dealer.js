@@ -98,7 +98,7 @@ function decisionWord(choice, taken = false) {
  * @returns {string | null} the command's id, null when it was not sent
  */
 function send(command) {
-  if (!feed.open) { showRefusal(t("console.not_connected"), "offline"); return null; }
+  if (!feed.live) { showRefusal(t(feed.open ? "console.offline_not_sent" : "console.not_connected"), "offline"); return null; }
   if (waiting !== null) return null;
   const id = `c${++counter}`;
   waiting = id;

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
@@ -127,7 +126,6 @@ class HouseTable(FaultBook):
         self._multiples = chosen_multiples(setup.game)
         self._circles = list(self.round.BETS)  # the console's betting circles, the same list every view
         self._shown_parts = ShownParts()  # the view's copies of the lists above, kept while equal
-        self._paid: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # seat -> (engine's spot, with `pays`)
         self._places: dict[str, int] | None = None  # a spot's place in the view's `spots` by its target (`card_parts`)
 
     def successor(self, hand: int) -> HouseTable:
@@ -188,8 +186,6 @@ class HouseTable(FaultBook):
         full: dict[str, Any] = self.round.full_view()
         self._dealing_parts(full)
         full["seats"], full["circles"] = self.round.seats, self._circles  # the console's betting spots
-        if self.round.settlement is not None:
-            full["spots"] = [self._with_pays(spot) if "results" in spot else spot for spot in full["spots"]]
         shown = self._shown_parts  # each the very list of the view before while equal
         full["discards"] = shown.same("discards", self.discards, list)
         full["ignored"] = shown.same("ignored", self.ignored, _copies)
@@ -254,14 +250,6 @@ class HouseTable(FaultBook):
         if upcoming_text != last["next"]:
             sets["next"] = upcoming_text
         return sets, grown, place, hand if place >= 0 else None
-
-    def _with_pays(self, spot: dict[str, Any]) -> dict[str, Any]:
-        """The engine's settled spot with each winning circle's odds (`pays`): made once a spot (the
-        engine's spot dicts are kept from view to view and never changed, this one neither)."""
-        made = self._paid.get(spot["seat"])
-        if made is None or made[0] is not spot:
-            made = self._paid[spot["seat"]] = (spot, {**spot, "pays": odds_paid(spot["bets"], spot["results"])})
-        return made[1]
 
     def _sequence_now(self) -> list[dict[str, Any]]:
         """Every step of the hand in its order, its card's target as `to`: each step's entry made once (a
@@ -417,18 +405,6 @@ _CHOICES: dict[bool, dict[tuple[str, int | None], dict[str, Any]]] = {
     m: {(c["decision"], c.get("multiple")): c for c in decision_choices(m)} for m in (False, True)}
 """`decision_choices` by `multiples`, each keyed by `(decision, multiple)` as the engine asks them (`open_decisions`);
 the console's dicts copied into each view (a view's own)."""
-
-
-def odds_paid(bets: Mapping[str, int], results: Mapping[str, int]) -> dict[str, str]:
-    """Each winning bet circle's payout as odds to its stake (`"3:2"`, `"1:1"`, `"40:1"`): the
-    dealer's payout prompt."""
-    out: dict[str, str] = {}
-    for circle, net in results.items():
-        stake = bets.get(circle, 0)
-        if net > 0 and stake > 0:
-            ratio = Fraction(net, stake)
-            out[circle] = f"{ratio.numerator}:{ratio.denominator}"
-    return out
 
 
 def chosen_multiples(game: str) -> bool:
