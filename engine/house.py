@@ -170,7 +170,8 @@ class HouseRound(HouseRoundState):
             part = "burns"
         self._parts.pop(part, None)
         self._dealt_in_stage += 1
-        self._advance()
+        if self._dealt_in_stage >= len(self._stages[self._stage].targets):  # else `_advance` has nothing to move
+            self._advance()  # (`_record` forgets the seat to act, as it would)
         return self._record("deal", {"card": parsed.text}, target=target.text)
 
     # -- decisions --

@@ -232,16 +232,29 @@ class HouseRoundState(ABC):
     def dealt_part(self, hand: dict[str, Any], card: str, seat: int | None = None) -> dict[str, Any]:
         """The dealer's hand (`seat` None) or spot `seat`'s as the last full view made it, with `card` just dealt to
         it, turned over as `full_view` would turn it (`house_view.with_card`): a table's view of a clean card made
-        without a view of the round, by the same rule."""
-        visible = self._shown() and (seat is None or self._revealed(seat))
-        return with_card(hand, card, visible)
+        without a view of the round, by the same rule. Kept as the round's part, as `dealt_list`'s list."""
+        shown = self._shown()
+        made = with_card(hand, card, shown and (seat is None or self._revealed(seat)))
+        if self._parts_shown is shown:
+            self._parts["dealer" if seat is None else seat] = made
+        return made
+
+    def dealt_list(self, name: str, cards: list[str], card: str) -> list[str]:
+        """The board's or the burns' texts (`name`) as the last full view made them, with `card` just dealt there.
+        Kept, as `dealt_part`'s hand, as the round's part: the next `full_view` gives that very object (the
+        redaction and the feed's changes take an unchanged part by identity), not one made again equal to it."""
+        made = [*cards, card]
+        if self._parts_shown is self._shown():
+            self._parts[name] = made
+        return made
 
     def full_view(self) -> dict[str, Any]:
         """`view("full")`, built once per step from the parts the steps changed: a spot's dict is made
         again when a step names its seat (bets, a card, a decision), the dealer's hand, the board or the
-        burns when a card goes there, and every part at the showdown (it turns cards over and settles);
-        else it is the very dict or list of the view before. A view's parts are never changed once made
-        (the feed's changes and the redaction take an unchanged part by identity)."""
+        burns when a card goes there (unless a table made it of that card: `dealt_part`, `dealt_list`), and
+        every part at the showdown (it turns cards over and settles); else it is the very dict or list of the
+        view before. A view's parts are never changed once made (the feed's changes and the redaction take an
+        unchanged part by identity)."""
         shown = self._shown()
         if self._parts_shown != shown:
             self._parts, self._parts_shown = {}, shown

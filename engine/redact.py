@@ -15,7 +15,9 @@ keys); no other module decides which cards the public sees:
 - nothing is shared with the full view (each map and list its own), but for `limits`, `paytable`
   and `history` (the last hands), which pass as they are, the same objects: the limits sign and the
   paytables are public, and each past hand was made by this redaction of its own view when it
-  closed (settled hands are shown down; a hand whose cards stayed down has no hand name there).
+  closed (settled hands are shown down; a hand whose cards stayed down has no hand name there);
+  so do a smart table's circle values, the dealer's steps, the decisions open and the corrections
+  (`chips`, `steps`, `legal`, `corrections`: `PASSED_KEYS`), public by nature and made for their view.
   The tables make these once (a hand's signs, a closed hand's public form) and never change them,
   so the card-by-card views do not copy them anew (they are most of a house table's view).
 
@@ -28,14 +30,14 @@ keys); no other module decides which cards the public sees:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from engine.cards import HIDDEN
 
 __all__ = ["TABLE_KEYS", "HAND_KEYS", "FAULT_KEYS", "PASSED_KEYS", "PUBLIC_SAY", "Shape", "TABLE", "POKER_HAND",
-           "Redactor", "public", "public_fault", "hidden_cards"]
+           "Redactor", "public", "public_fault", "public_hand", "hidden_cards"]
 
 TABLE_KEYS = frozenset({
     "game", "phase", "hand", "board", "dealer", "spots", "to_act", "next", "fault",
@@ -101,7 +103,10 @@ POKER_SEAT_KEYS = frozenset({
 })
 """The keys of a seat in a poker hand's own view the public sees (its cards through the `visible` flags)."""
 
-PASSED_KEYS = frozenset({"limits", "paytable", "history", "chips"})  # chips: a smart table's circle values, no UID
+PASSED_KEYS = frozenset({"limits", "paytable", "history", "chips",  # chips: a smart table's circle values, no UID
+                         # the dealer steps, the decisions open and the corrections: made anew for each view that
+                         # changes them (tables/steps.py, house/table.py `legal_decisions`, a poker hand's view's own)
+                         "steps", "legal", "corrections"})
 """The table's keys passed to the public view as they are (public by nature, never changed once made)."""
 
 FAULT_KEYS = frozenset({"kind", "message", "event", "circles"})
@@ -135,6 +140,11 @@ class Shape:
     hands: frozenset[str]
     hand_keys: frozenset[str]
     passed: frozenset[str] = frozenset()
+    deep: frozenset[str] = field(init=False, compare=False, repr=False)  # hand lists and hands: a plain value's
+    # public form is itself (`_part`) but under these keys, which a view never holds plain (redacted, they raise)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deep", self.hand_lists | self.hands)
 
 
 TABLE = Shape(TABLE_KEYS, frozenset({"spots"}), frozenset({"dealer"}), HAND_KEYS, PASSED_KEYS)
@@ -147,7 +157,19 @@ POKER_HAND = Shape(POKER_HAND_KEYS, frozenset({"seats"}), frozenset(), POKER_SEA
 def public(full: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
     """The public view of a full view of `shape` (a table's by default). Raises ValueError for a
     hand whose `visible` flags do not match its cards (a view that cannot be redacted is never published)."""
-    return {key: _part(key, value, shape, _NONE, _NONE) for key, value in full.items() if key in shape.keys}
+    out: dict[str, Any] = {}
+    keys, deep = shape.keys, shape.deep
+    for key, value in full.items():  # a loop, not a comprehension: no call for it (a card's few parts go through here)
+        if key in keys:
+            out[key] = value if type(value) not in _NESTED and key not in deep else _part(key, value, shape, _NONE,
+                                                                                       _NONE)
+    return out
+
+
+def public_hand(hand: Mapping[str, Any], shape: Shape = TABLE) -> dict[str, Any]:
+    """The public form of one hand of `shape` (a spot of a table's `spots`, its `dealer`): what `public` makes of it
+    in its place. Raises ValueError as `public` does."""
+    return _hand(hand, shape.hand_keys)
 
 
 class Redactor:
@@ -224,6 +246,13 @@ class Redactor:
         self._full, self._public, self._since = full, out, last_full
         return out
 
+    def took(self, full: Mapping[str, Any], public: Mapping[str, Any], since: Mapping[str, Any],
+             moved: list[str]) -> None:
+        """Keep `full` and `public` as the last views, made elsewhere from `since` and its public view by putting in
+        the parts of `moved` (full ones, and their public forms as this redaction makes them: a clean card's,
+        `firmware_host/tables/views.py`), its other parts the very ones: the next view is redacted against them."""
+        self._full, self._public, self._since, self._moved = full, public, since, moved
+
     def last(self) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
         """The last full view this redactor took and the public view it made of it, or None before the first."""
         return None if self._full is _NONE else (self._full, self._public)
@@ -244,10 +273,12 @@ def _moved(full: Mapping[str, Any], shape: Shape, last_full: Mapping[str, Any],
         for key in last_full:
             if key not in full:
                 out.pop(key, None)
-    keys = shape.keys
+    keys, deep = shape.keys, shape.deep
     for key in moved:
         if key in keys:
-            out[key] = _part(key, full[key], shape, last_full, last_public)
+            value = full[key]
+            out[key] = value if type(value) not in _NESTED and key not in deep else _part(key, value, shape, last_full,
+                                                                                       last_public)
     return out
 
 
@@ -296,12 +327,21 @@ def _hand(hand: Mapping[str, Any], hand_keys: frozenset[str]) -> dict[str, Any]:
         if key not in hand_keys:
             continue
         kind = type(value)
-        if key == "cards" and not shown:
-            value = [card if seen else HIDDEN for card, seen in zip(cards, visible)]
-        elif kind is list:  # a hand's lists and maps copied here, one level in line (called at every card)
-            value = [v if type(v) not in _NESTED else _copy(v) for v in value]
+        if key == "cards" and not shown:  # all face down (most hands): no comprehension
+            value = [HIDDEN] * len(cards) if not any(visible) else [card if seen else HIDDEN
+                                                                    for card, seen in zip(cards, visible)]
+        elif kind is list:  # a hand's lists and maps copied here, in line (called at every card): a comprehension
+            value = value.copy()  # (a call) only where one holds a list or map
+            for item in value:
+                if type(item) in _NESTED:
+                    value = [v if type(v) not in _NESTED else _copy(v) for v in value]
+                    break
         elif kind is dict:
-            value = {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
+            value = value.copy()
+            for item in value.values():
+                if type(item) in _NESTED:
+                    value = {k: (v if type(v) not in _NESTED else _copy(v)) for k, v in value.items()}
+                    break
         out[key] = value
     if not shown:
         if "hand_name" in out:

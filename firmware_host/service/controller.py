@@ -239,8 +239,9 @@ class Controller:
         before, hand = self.state.fault, self.state.hand
         applied = self.state.apply(kind, body, event_id)
         self.audit.seen(kind, body, event_id, before, self.state.fault, applied.closed)
-        for entry, details in self.state.chips.take_audit():  # typed bets with the reader offline, a mispay accepted
-            self.audit.note(entry, {"event": event_id, **details})
+        if self.state.chips.audit:  # typed bets with the reader offline, a mispay accepted
+            for entry, details in self.state.chips.take_audit():
+                self.audit.note(entry, {"event": event_id, **details})
         flags = self.tray.seen(kind, body, event_id, hand, applied.closed)  # a difference found: on the full feed
         if applied.closed is not None:
             self._hand_closed = True
@@ -249,8 +250,9 @@ class Controller:
                 rec["tray"] = self.tray.closed_entry
             self.journal.close_hand(int(rec["hand"]), str(rec["game"]), str(rec["status"]), event_id, now, rec,
                                     closed_line(self.journal, rec, event_id, now))  # a `history` page reads it
-        over = alert(flags, self.money, self.tray_stops)  # the flags logged; a fault when the table stops on one
-        over = self.state.step_limit_fault(kind, self.max_steps) or over
+        over = alert(flags, self.money, self.tray_stops) if flags else None  # logged; a fault when the table stops on one
+        if self.state.hand_steps >= self.max_steps:  # asked only once the hand has taken as many (at every event)
+            over = self.state.step_limit_fault(kind, self.max_steps) or over
         if over is not None:  # journaled in the same transaction: a replay stands it as it stands
             self._apply("fault", over, self.journal.insert(self.state.hand, "fault", over, self.clock()))
 
@@ -315,7 +317,7 @@ class Controller:
         if not items:
             return
         states: list[tuple[PublicState, FullState]] = []
-        taken, chips_next = 0, [isinstance(r, tuple) for r in items[1:]] + [False]
+        taken, chips_next = 0, [isinstance(r, tuple) for r in items[1:]] + [False] if len(items) > 1 else [False]
         try:
             for n, item in enumerate(items):
                 event = self._event_of(item)

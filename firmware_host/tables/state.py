@@ -132,16 +132,20 @@ class TableState(TableCore):
         last = self._last if self._views_at == (self.events_applied - 1, money) else None
         card = self._card if self._card is not None and self._card.event == self.events_applied else None
         made = card_views(self, card, last) if type(card) is CardStep else self._chip_views(card, last)
+        full: Any  # the feed's messages' types (`FullState`, `PublicState`), built as plain maps: no `cast` call a view
+        public: Any
         if made is not None:
             full, public, named = made
             self._named = (named, public, full, (len(public), len(full)))
+            if type(card) is CardStep and last is not None:  # the redactor's memory kept current: the next whole view
+                self._redactor.took(full, public, last[0], [*named.full["set"], *named.full["items"]])  # diffs against it
         else:
             self._named = None
             full = full_view(self, money)
             public = self._redactor.public(full)
         self._last = (full, public)
         self._views_at = (self.events_applied, money)
-        return cast(PublicState, public), cast(FullState, full)
+        return public, full
 
     def _chip_views(self, step: CardStep | ChipStep | None, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
                     ) -> tuple[dict[str, Any], dict[str, Any], Named] | None:
@@ -382,12 +386,13 @@ class TableState(TableCore):
         if body.get("source") == "discard":
             self.table.discard(card)
             return
-        if racing(self.race) or drawing(self.draw):  # a race or draw card, face up (`face_up_step.py`)
+        if (self.race is not None or self.draw is not None) and (racing(self.race) or drawing(self.draw)):  # face up
+            # a race or draw card (`face_up_step.py`); neither asked while none is shown (their calls, at every card)
             self._face_up_card(card, body)
             return
-        if self.fault is None:
+        if self.fault is None and self.hold is not None:
             refuse_if_held(self.hold, self.table, self.hand)
-        table = self.need_table()
+        table = self.table if self.table.closed is None else self.need_table()  # after a hand closed: the next one's
         self.table = table
         if self.fault is not None:
             table.note_ignored(card, self.fault.kind)

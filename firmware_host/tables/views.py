@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine import redact
+from engine.frozen import quick_init
 from engine.money import Money
 from protocol.feed import Named, item_at
 from protocol.messages import ButtonDraw, Device, Race, Tournament
@@ -70,6 +71,7 @@ _TRAY_KEYS = ("tray", "tray_alert", "signoff_alert")
 """The keys the controller puts in a view after its redaction (`Controller.states`): a view holding them is made whole."""
 
 
+@quick_init  # made at every clean card: no `object.__setattr__` call a field
 @dataclass(frozen=True, slots=True)
 class CardStep:
     """The event applied last was a card dealt cleanly at a house table still in `phase` (`TableState._on_card`):
@@ -146,7 +148,7 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
         parts: dict[str, Any] = {}
         _steps_parts(state, parts, card_steps(steps, card.table))
         sets.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
-    shown = redact.public({**sets, **grown, "spots": [spot]} if spot is not None else {**sets, **grown})
+    shown = redact.public({**sets, **grown})
     full, public = {**last_full, **sets, **grown}, {**last_public, **shown}
     full_items: dict[str, Any] = {}
     public_items: dict[str, Any] = {}
@@ -155,20 +157,13 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
         if key in shown:  # the board: on the public feed too
             part = shown.pop(key)
             public_items[key] = item_at(part, len(part) - 1)
-    if spot is not None:
-        shown_spot = shown.pop("spots")[0]
-        full["spots"], public["spots"] = _placed(last_full["spots"], place, spot), _placed(
-            last_public["spots"], place, shown_spot)
-        full_items["spots"], public_items["spots"] = item_at(full["spots"], place), item_at(public["spots"], place)
+    if spot is not None:  # the spots: new lists (the views before keep theirs), the card's spot in its place
+        full["spots"] = spots = list(last_full["spots"])
+        public["spots"] = shown_spots = list(last_public["spots"])
+        spots[place], shown_spots[place] = spot, redact.public_hand(spot)
+        full_items["spots"], public_items["spots"] = item_at(spots, place), item_at(shown_spots, place)
     return full, public, Named(last_public, last_full, {"set": shown, "del": [], "items": public_items},
                                {"set": sets, "del": [], "items": full_items})
-
-
-def _placed(hands: list[Any], place: int, hand: Any) -> list[Any]:
-    """`hands` with `hand` at `place` (a new list: the view before keeps its own)."""
-    out = list(hands)
-    out[place] = hand
-    return out
 
 
 def chip_views(state: TableState, step: ChipStep, last: tuple[Mapping[str, Any], Mapping[str, Any]] | None,

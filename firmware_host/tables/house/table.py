@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from engine.errors import CardError, DuplicateCard, IllegalAction
 from engine.games import DECISIONS, HOUSE_GAMES, MAX_SPOTS, PLAY_MULTIPLES, THREE_CARD_POKER, UTH
 from engine.house import HouseRound
-from engine.house_values import Target
+from engine.house_values import spot_target
 from engine.paytables import Profile, ProfileText
 from engine.three_card_poker import ThreeCardPokerRound
 from engine.ultimate_holdem import UltimateHoldemRound
@@ -173,7 +173,7 @@ class HouseTable(FaultBook):
     @property
     def waiting_for_dealer(self) -> bool:
         """The tower light's amber: a decision or the payouts are awaited."""
-        return self.closed is None and (self.round.to_act() is not None or self.phase == "showdown")
+        return self.closed is None and (self.round.to_act() is not None or self.round.phase == "showdown")
 
     def short_of_cards(self) -> bool:
         """Dealing, with cards still expected and no decision awaited: a showdown called now would
@@ -231,10 +231,10 @@ class HouseTable(FaultBook):
         if key == "dealer":
             hand = sets["dealer"] = round_.dealt_part(last["dealer"], card)
         elif key is not None:
-            grown[key] = [*last[key], card]
+            grown[key] = round_.dealt_list(key, last[key], card)
         else:
             if self._places is None:  # each spot's place in `spots` by its target's text, once a hand
-                self._places = {str(Target("spot", seat)): i for i, seat in enumerate(round_.spot_seats())}
+                self._places = {spot_target(seat).text: i for i, seat in enumerate(round_.spot_seats())}
             place = self._places.get(target, -1)
             if place < 0:
                 return None
@@ -246,10 +246,10 @@ class HouseTable(FaultBook):
             if to_act != last["to_act"]:
                 sets["to_act"] = to_act
             sets["legal"] = legal_decisions(round_, self._multiples)
-        upcoming_text = str(upcoming) if upcoming is not None else None
+        upcoming_text = upcoming.text if upcoming is not None else None  # `str(target)`, with no `__str__` call
         if upcoming_text != last["next"]:
             sets["next"] = upcoming_text
-        return CardParts(sets, grown, place, hand if place >= 0 else None)
+        return sets, grown, place, hand if place >= 0 else None
 
     def _sequence_now(self) -> list[dict[str, Any]]:
         """Every step of the hand in its order, its card's target as `to`: each step's entry made once (a
@@ -352,15 +352,11 @@ class HouseTable(FaultBook):
             "signed_off": body.get("signed_off"),
         }
 
-class CardParts(NamedTuple):
-    """The parts of the full view a clean card changed (`HouseTable.card_parts`): `sets`, those replaced whole (by
-    key); `grown`, the lists grown by one at their end (by key: `sequence`, the board or the burns); `spot`, the
-    spot it went to and `place`, its place in `spots` (-1 and None: no spot)."""
-
-    sets: dict[str, Any]
-    grown: dict[str, list[Any]]
-    place: int
-    spot: dict[str, Any] | None
+CardParts = tuple[dict[str, Any], dict[str, list[Any]], int, dict[str, Any] | None]
+"""The parts of the full view a clean card changed (`HouseTable.card_parts`), `(sets, grown, place, spot)`: `sets`,
+those replaced whole (by key); `grown`, the lists grown by one at their end (by key: `sequence`, the board or the
+burns); `spot`, the spot it went to and `place`, its place in `spots` (-1 and None: no spot). A plain tuple: made
+at every clean card, with no class's `__new__` call."""
 
 
 _LANDED = {"dealer": "dealer", "board": "board", "burn": "burns"}
