@@ -292,8 +292,11 @@ class Controller:
     def _reading_to_take(self, reading: Reading | tuple[ChipsRead, ...]) -> tuple[str, Mapping[str, Any]] | None:
         """The event of a reading or a run of chip readings (`events.runs`: one `chip_scan`), or None when it changes
         nothing (ignored, a retransmitted card, a sensor reporting the state it is known to be in)."""
-        before = partial(self.tray.chips_before, self.state.chips)  # what a chip reading is journaled against
-        event = scan_event(reading, before) if isinstance(reading, tuple) else reading_event(reading, before)
+        if isinstance(reading, (tuple, ChipsRead)):  # a chip reading is journaled against the antenna's reading before
+            before = partial(self.tray.chips_before, self.state.chips)
+            event = scan_event(reading, before) if isinstance(reading, tuple) else reading_event(reading, before)
+        else:  # a card, a sensor, a button: nothing of the chips' to read (the partial made for nothing ~2,000 a card)
+            event = reading_event(reading)
         if event is None:
             log.debug("reading not taken: %r", reading)
             return None
