@@ -410,9 +410,12 @@ def _per_card(f: dict[str, float]) -> float:
     return f["cpu_share"] / f["stream_cards_per_s"] * 1e6
 
 
-def run(rounds: int = 3, hands: int = 40) -> list[Figure]:
+def run(rounds: int = 7, hands: int = 40) -> list[Figure]:
     """`rounds` runs of `hands` hands, each on a fresh controller and each followed by its floor peer's;
-    judged on the median round (the machine is shared: one unlucky round must not decide, nor one lucky one)."""
+    judged on the median round (the machine is shared: one unlucky round must not decide, nor one lucky one).
+    Seven rounds, not three: the peer's own cost a card moves 244-329 us from round to round on the quiet machine
+    where the controller's holds at ~379 us, and three rounds' median read 1.23x and 1.46x in two runs of one
+    quarter hour (2026-12-05, docs/benchmarks.md "The latest run"); ~35 s a run."""
     results, floors = [], []
     print(f"   the controller and its floor peer at {Scheduling.controller()}", flush=True)
     print(f"   the instruments at {Scheduling.instruments()}", flush=True)
