@@ -169,6 +169,8 @@ def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -
         versus = (value.strength > dealer.strength) - (value.strength < dealer.strength)
         ante = spot.bets.get("ante")
         played = bool(ante) and spot.play is True and not spot.dead
+        lines = {"ante_bonus": rules.ante_bonus.get(value.category), "pair_plus": rules.pair_plus.get(value.category),
+                 "bonus": rules.bonus.get(value.category) if rules.bonus is not None else None}  # its paytables' lines
         r: dict[str, int] = {}
         if ante:
             if not played:
@@ -186,26 +188,24 @@ def settle_3cp(hand: ThreeCardHand, rules: ThreeCardPokerRules, chip: int = 1) -
                     r["ante"], play = -ante, -ante
                 ante_won = not qualifies or versus > 0
                 due = {"play": True, "win": ante_won, "beat_qualified": qualifies and versus > 0}[rules.ante_bonus_on]
-                odds = rules.ante_bonus.get(value.category)
+                odds = lines["ante_bonus"]
                 if due and odds and pay(ante, odds, chip):
                     r["ante_bonus"] = pay(ante, odds, chip)
                 r["play"] = play
         lost = spot.dead or (bool(ante) and not played)
         pair_plus = spot.bets.get("pair_plus")
         if pair_plus:
-            odds = rules.pair_plus.get(value.category)
+            odds = lines["pair_plus"]
             r["pair_plus"] = pay(pair_plus, odds, chip) if odds and not lost else -pair_plus
         bonus = spot.bets.get("bonus")
         if bonus:
-            odds = rules.bonus.get(value.category) if rules.bonus is not None else None
+            odds = lines["bonus"]
             r["bonus"] = pay(bonus, odds, chip) if odds and played else -bonus
         met = played and qualifies  # its hand met the dealer's: a Play made against a qualified dealer
         if met:
             compared.append(value)
-        paytables = {"ante_bonus": rules.ante_bonus.get(value.category), "pair_plus": rules.pair_plus.get(value.category),
-                     "bonus": rules.bonus.get(value.category) if rules.bonus is not None else None}
         results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value),
-                                   kickers(value, dealer) if met else (), paytables))
+                                   kickers(value, dealer) if met else (), lines))
     return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer),
                          deciding_kickers(dealer, compared))
 

@@ -39,7 +39,7 @@ from engine.house import (
     spot_result,
 )
 from engine.house_values import BOARD, BURN, DEALER, spot_target, UthDealtSpot, UthRound
-from engine.paytables import Profile, UthRules
+from engine.paytables import Odds, Profile, UthRules
 
 GAME = UTH.code
 UTH_BETS: tuple[str, ...] = UTH.bets
@@ -192,6 +192,7 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
         if met:
             compared.append(value)
         ante, blind, trips = spot.bets["ante"], spot.bets["blind"], spot.bets.get("trips")
+        lines = {"blind": rules.blind.get(value.category), "trips": rules.trips.get(value.category)}  # its paytables'
         r: dict[str, int] = {}
         if spot.dead:
             r = {"ante": -ante, "blind": -blind}
@@ -202,11 +203,12 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
         elif spot.play is None:
             r = {"ante": -ante, "blind": -blind}
             if trips:
-                r["trips"] = _trips(trips, value, versus, rules, chip) if rules.trips_on_fold == "stands" else -trips
+                r["trips"] = _trips(trips, lines["trips"], versus, rules, chip) if rules.trips_on_fold == "stands" \
+                    else -trips
         else:
             play = ante * spot.play.multiple
             if versus > 0:
-                blind_odds = rules.blind.get(value.category)
+                blind_odds = lines["blind"]
                 r = {"ante": ante if qualifies else 0,
                      "blind": pay(blind, blind_odds, chip) if blind_odds else 0, "play": play}
             elif versus == 0:
@@ -214,16 +216,15 @@ def settle_uth(hand: UthHand, rules: UthRules, chip: int = 1) -> Settlement:
             else:
                 r = {"ante": -ante if qualifies else 0, "blind": -blind, "play": -play}
             if trips:
-                r["trips"] = _trips(trips, value, versus, rules, chip)
+                r["trips"] = _trips(trips, lines["trips"], versus, rules, chip)
         results.append(spot_result(spot.seat, value.name, value.category, r, named_ranks(value),
-                                   kickers(value, dealer) if met else (),
-                                   {"blind": rules.blind.get(value.category), "trips": rules.trips.get(value.category)}))
+                                   kickers(value, dealer) if met else (), lines))
     return Settlement.of(results, dealer.name, dealer.category, qualifies, named_ranks(dealer),
                          deciding_kickers(dealer, compared))
 
 
-def _trips(stake: int, value: HandValue, versus: int, rules: UthRules, chip: int) -> int:
-    odds = rules.trips.get(value.category)
+def _trips(stake: int, odds: Odds | None, versus: int, rules: UthRules, chip: int) -> int:
+    """The Trips bet's net: `odds`, its paytable's line for the spot's hand (None: not on the paytable)."""
     if rules.trips_paid_on == "hand":
         return pay(stake, odds, chip) if odds else -stake
     # "win" (003): paid only when the player beats the dealer; returned on a tie; lost otherwise
