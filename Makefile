@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 BROWSER_STAMP := $(VENV)/.chromium
 POSTGRES_STAMP := $(VENV)/.postgresql
+NFT_STAMP := $(VENV)/.nftables
 AXE := node_modules/axe-core/axe.min.js
 TSC := node_modules/typescript/bin/tsc
 
@@ -33,6 +34,13 @@ $(POSTGRES_STAMP): $(STAMP)
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null
 	touch $(POSTGRES_STAMP)
 
+# `croupier firewall`'s test loads its rules in a throw-away network namespace (tests/cli/test_cmd_firewall.py): Debian's
+# nftables, installed once when nft is missing (as root, as in CI)
+$(NFT_STAMP): $(STAMP)
+	test -x /usr/sbin/nft || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nftables; }
+	test -x /usr/sbin/nft
+	touch $(NFT_STAMP)
+
 # axe-core for the pages' accessibility checks (tests/web/test_accessibility.py): the npm registry's package,
 # pinned by package-lock.json; Debian's npm installed once when missing (as root, as in CI)
 $(AXE): package.json package-lock.json
@@ -58,7 +66,7 @@ PACKAGES := analysis bench cli drivers engine firmware_host floor pages protocol
 # stopped at here: the run after it reports it.
 TESTS_A := tests/firmware_host tests/web
 TESTS_B := tests --ignore=tests/firmware_host --ignore=tests/web
-test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(AXE) $(TSC)
+test: $(STAMP) $(BROWSER_STAMP) $(POSTGRES_STAMP) $(NFT_STAMP) $(AXE) $(TSC)
 	$(PY) -m compileall -q -j 2 $(PACKAGES) > /dev/null
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -p no:cacheprovider --collect-only -q $(TESTS_A) > /dev/null & \
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -p no:cacheprovider --collect-only -q $(TESTS_B) > /dev/null; wait

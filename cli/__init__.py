@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("cli.audit", "check and read the tamper-evident audit log"),
     "integrity": ("cli.integrity", "sign and verify the manifest of the installed code"),
     "keys": ("cli.keys", "make, list and revoke CURVE certificates"),
+    "firewall": ("cli.firewall", "the nftables rules holding each address to a few connections to the table's sockets"),
     "users": ("cli.users", "the users who sign off privileged steps: add, list, remove"),
     "sim-shoe": ("cli.sim_shoe", "run the emulated card-reading shoe"),
     "sim-chips": ("cli.sim_chips", "run the emulated chip reader board (RFID antennas under the circles and the tray)"),

@@ -60,6 +60,7 @@ CONF="$CONF_DIR/table.toml"
 UNIT=/etc/systemd/system/croupier.service
 DISPLAY_UNIT=/etc/systemd/system/croupier-display.service   # the pages, below the controller
 DISPLAY_CONF="$CONF_DIR/display.toml"
+FIREWALL_UNIT=/etc/systemd/system/croupier-firewall.service   # per-address connection limits (nftables)
 RULES=/etc/udev/rules.d/99-croupier-shoe.rules
 CHIP_RULES=/etc/udev/rules.d/99-croupier-chips.rules   # a smart table's chip reader board
 MANIFEST="$CONF_DIR/manifest.json"
@@ -71,7 +72,7 @@ TABLE_KEY="$KEYS_DIR/table.key_secret"
 TLS_DIR="$CONF_DIR/tls"            # the display's HTTPS certificate: [display] tls_cert, tls_key
 TLS_KEY="$TLS_DIR/display.key"
 
-for f in deploy/croupier.service deploy/croupier-display.service deploy/99-croupier-shoe.rules \
+for f in deploy/croupier.service deploy/croupier-display.service deploy/croupier-firewall.service deploy/99-croupier-shoe.rules \
          deploy/99-croupier-chips.rules deploy/pi.toml deploy/display.toml pyproject.toml; do
     [[ -f "$SRC/$f" ]] || { echo "install-pi.sh: $SRC/$f is missing: run me from a Croupier checkout" >&2; exit 1; }
 done
@@ -159,6 +160,7 @@ fi
 # -- unit, udev rule, configuration ----------------------------------------------------------------
 run install -m 0644 "$SRC/deploy/croupier.service" "$ROOT$UNIT"
 run install -m 0644 "$SRC/deploy/croupier-display.service" "$ROOT$DISPLAY_UNIT"
+run install -m 0644 "$SRC/deploy/croupier-firewall.service" "$ROOT$FIREWALL_UNIT"
 # A udev rule holds the ids a technician set for this table's device (CHANGE ME in the shipped one): an
 # installed rule that differs from the shipped one is kept, as the configuration is.
 install_rule() {
@@ -254,6 +256,20 @@ system udevadm trigger --subsystem-match=tty
 system systemctl daemon-reload
 system systemctl enable croupier.service
 system systemctl enable croupier-display.service
+# The firewall (docs/security.md): nftables' per-address limits on the table's ports, made from the two
+# configurations at each start; without nft the table runs unlimited, and says so.
+if [[ -n "$ROOT" ]] || command -v nft >/dev/null; then
+    system systemctl enable croupier-firewall.service
+    if [[ -z "$ROOT" ]] && systemctl is-active --quiet croupier-firewall.service; then
+        run systemctl restart croupier-firewall.service
+    else
+        echo "next: once $CONF and $DISPLAY_CONF are edited: sudo systemctl start croupier-firewall" \
+             "(see its rules: sudo croupier firewall --config $CONF --display $DISPLAY_CONF)"
+    fi
+else
+    echo "warning: nft is not installed: no per-address limit on the table's ports (a flood of handshakes" \
+         "slows the feeds): sudo apt install nftables, then run this script again" >&2
+fi
 if [[ -z "$ROOT" ]] && systemctl is-active --quiet croupier.service; then
     run systemctl restart croupier.service
 else

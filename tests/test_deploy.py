@@ -27,6 +27,7 @@ DISPLAY_UNIT = DEPLOY / "croupier-display.service"
 PIT_UNIT = DEPLOY / "croupier-pit.service"
 DIRECTOR_UNIT = DEPLOY / "croupier-tournament.service"
 PIT_WEB_UNIT = DEPLOY / "croupier-pit-web.service"
+FIREWALL_UNIT = DEPLOY / "croupier-firewall.service"
 RULES = DEPLOY / "99-croupier-shoe.rules"
 CHIP_RULES = DEPLOY / "99-croupier-chips.rules"
 
@@ -98,7 +99,8 @@ def test_unit_execstart_is_a_croupier_run_with_the_pi_config() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
-@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT, PIT_UNIT, PIT_WEB_UNIT, DIRECTOR_UNIT], ids=lambda u: u.name)
+@pytest.mark.parametrize("unit", [UNIT, DISPLAY_UNIT, PIT_UNIT, PIT_WEB_UNIT, DIRECTOR_UNIT, FIREWALL_UNIT],
+                         ids=lambda u: u.name)
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path, unit: Path) -> None:
     # The venv's path does not exist here: point ExecStart at this checkout's croupier instead.
     croupier = shutil.which("croupier", path=str(Path(sys.executable).parent)) or sys.executable
