@@ -7,7 +7,9 @@ ahead (in the bench's process), its bytes fed a scan at a time to the controller
 under valgrind's callgrind: once taking no scan, once taking them all; the difference over `SCANS` is the
 instructions of one quiet scan. Nothing else runs in that process, so the figure is the same at any load
 on the machine: where `chip_latency`'s CPU ratio moves more with the load than with a change of the
-code, this shows the change. Reported only (the aims are `chip_latency`'s). Needs valgrind.
+code, this shows the change. Reported only (the aims are `chip_latency`'s). Needs valgrind. The same scans with
+the tray's missing chips at the demo's rate, as a real tray's and `chip_latency`'s do (`TRAY_NAME`), are counted
+apart: the tray's INVENTORY then differs scan to scan and takes the link's changed path.
 
 The second figure is the controller's side of a change (`STEP_NAME`): the same table (UTH, 7 spots, the demo set,
 the tray's float) on a journal and a feed (inproc sockets), given what the link posts when chips move in one scan,
@@ -36,6 +38,7 @@ import tempfile
 from pathlib import Path
 
 from bench import Figure
+from sim.chips.board import MISS_RATE
 
 SCANS = 300
 """Scans counted (30 s of the board's)."""
@@ -60,9 +63,14 @@ LINK_NAME = ("smart table: user-space instructions of the chip link a change (ca
              "taken and put back at once, one alone")
 
 
-def scans(moving: int = 0) -> list[tuple[bytes, float]]:
+TRAY_NAME = ("smart table: user-space instructions of the chip link a scan of 29 antennas, nothing moving, the tray "
+             "missing chips at the demo's rate (callgrind)")
+
+
+def scans(moving: int = 0, tray_miss: float = 0.0) -> list[tuple[bytes, float]]:
     """The board's bytes: its HELLO, then `WARM + SCANS` scans of every antenna, a tenth of a second apart; after
-    `WARM`, the first `moving` stacked circles' stacks taken off every `CYCLE` scans and put back at the half."""
+    `WARM`, the first `moving` stacked circles' stacks taken off every `CYCLE` scans and put back at the half. The
+    tray's scans miss chips at `tray_miss` (`ChipBoardFirmware.miss_rate`), the circles' none."""
     from engine.chips import ChipStatus
     from engine.games import MAX_SPOTS
     from sim.chips.board import ChipBoardFirmware, layout
@@ -70,7 +78,8 @@ def scans(moving: int = 0) -> list[tuple[bytes, float]]:
     from sim.demo_chips import demo_chip_set
 
     chip_set = demo_chip_set()
-    board = ChipBoardFirmware(seed=1, antennas=layout("uth", MAX_SPOTS), miss_rate=0.0, boot=5)
+    board = ChipBoardFirmware(seed=1, antennas=layout("uth", MAX_SPOTS), miss_rate=tray_miss,
+                              missed_on=frozenset({"tray"}), boot=5)
     laid = tray_float(chip_set)
     board.place("tray", laid)
     free = [c.uid for c in chip_set if c.status is ChipStatus.ACTIVE and c.uid not in set(laid)]
@@ -111,7 +120,7 @@ def take(n: int, path: str) -> None:
         session.next_turn(now)
     if session.stats.inventories != (WARM + n) * ANTENNAS:
         raise RuntimeError(f"{session.stats.inventories} inventories taken, not {(WARM + n) * ANTENNAS}")
-    if "moving" not in path and session.stats.repeats < n * ANTENNAS:
+    if "moving" not in path and "missing" not in path and session.stats.repeats < n * ANTENNAS:
         raise RuntimeError(f"{session.stats.repeats} scans taken as repeats, fewer than {n * ANTENNAS}")
 
 
@@ -189,16 +198,20 @@ def run() -> list[Figure]:
             (work / f"moving{moving}.pickle").write_bytes(pickle.dumps(scans(moving)))
             changes.append((_count(SCANS, work, stream_name=f"moving{moving}.pickle") - quiet)
                            / (2 * moving * (SCANS // CYCLE)))
+        (work / "tray-missing.pickle").write_bytes(pickle.dumps(scans(tray_miss=MISS_RATE)))
+        tray_scan = (_count(SCANS, work, stream_name="tray-missing.pickle") - _count(0, work)) / SCANS
         burst, alone = _step_counts(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"   {SCANS} quiet scans of 29 antennas (the tray 560 chips, 14 circles of {STACK}): {a_scan:,.0f} "
           f"instructions a scan in the chip link (user space); load average {os.getloadavg()[0]:.1f}")
+    print(f"   the same, the tray's scans missing chips at the demo's rate ({MISS_RATE} a chip below, ~27 of its 560 "
+          f"a scan, as a real tray's): {tray_scan:,.0f} instructions a scan")
     print(f"   the controller's steps: {burst:,.0f} instructions a change in a burst of {CIRCLES} circles a scan, "
           f"{alone:,.0f} a circle's change alone (placed, settled, taken, settled: {ROUNDS} rounds each)")
     print(f"   the chip link: {changes[0]:,.0f} instructions a change in a burst of 14 circles, {changes[1]:,.0f} a "
           f"circle's change alone (taken off, put back: {SCANS // CYCLE} cycles of {CYCLE} scans), over quiet scans")
-    return [Figure.reported(NAME, f"{a_scan:,.0f}"),
+    return [Figure.reported(NAME, f"{a_scan:,.0f}"), Figure.reported(TRAY_NAME, f"{tray_scan:,.0f}"),
             Figure.reported(STEP_NAME, f"{burst:,.0f} a change in a burst, {alone:,.0f} alone"),
             Figure.reported(LINK_NAME, f"{changes[0]:,.0f} a change in a burst, {changes[1]:,.0f} alone")]
 

@@ -8,10 +8,11 @@ circles and the tray, each antenna's INVENTORY every 100 ms). The bot dealer and
 stacked of the smallest chips that make it in at most 20 (`TallRack`), so the circles hold up to
 20 chips (a UTH Play of 4x a 20-chip Ante, 80 units, is made of larger chips); the players buy in,
 colour up and the tray is filled and credited (signed off by the bot supervisor) as the chip dealer
-does, and the tray's float is laid before the controller starts, as the demo's. Scans miss no chip
-here (`miss_rate` 0): a miss changes which of the debounce's counts move, not the work a scan is,
-and a 20-chip stack missed at the demo's rate would stand phantom `chips_moved` faults the bench
-has no supervisor for.
+does, and the tray's float is laid before the controller starts, as the demo's. The tray's scans miss
+chips as a real tray's do, at the demo's rate (`sim.chips.board.MISS_RATE`, within each column of 20:
+~27 of the float's 560 a scan), so its INVENTORY differs scan to scan and takes the link's changed path
+every scan: a miss is work (the read compared, the debounce's runs counted), not only other counts. The
+circles' scans miss nothing (`TRAY_MISSES` says why).
 
 (a) Latency. t0: the last byte of the INVENTORY frame after which the controller's debounce
 (`drivers.chip_debounce.AntennaDebounce`, the same K and settle time, fed the same frames here)
@@ -65,7 +66,7 @@ from protocol.commands import CommandClient
 from sim.bots.dealer import BotDealer
 from sim.bots.players import BotPlayer, seat_players
 from sim.bots.table import SimLimits, TableEndpoints, make_supervisor, write_config
-from sim.chips.board import ChipBoardFirmware, ChipBoardServer, layout
+from sim.chips.board import MISS_RATE, ChipBoardFirmware, ChipBoardServer, layout
 from sim.chips.bots import SETTLE_MS, ChipDealer, Rack, chip_sections, fill_tray, make_change
 from sim.demo_chips import demo_chip_set
 from sim.restarter import end, read_json_line, spawn
@@ -80,6 +81,10 @@ emptied, and the cards take 2.1 s); the card table's hands begun at the very tim
 go at one pace (`_pace`)."""
 TALLEST = 20
 """The most chips a stake is stacked of (`TallRack`)."""
+TRAY_MISSES = frozenset({"tray"})
+"""The antennas whose scans miss chips (`ChipBoardFirmware.missed_on`): the tray's, at the demo's rate. A circle's
+20-chip stack missed at that rate would stand phantom `chips_moved` faults the bench has no supervisor for (a Play
+circle's chips go out after 4 misses running; the tray's after 12)."""
 AIM_P99_RATIO = 1.25  # a chip change's p99 to the public feed over a card's, same run
 AIM_CPU_RATIO = 1.5  # the controller's CPU with chips over the same table without, same pace
 QUIET_S = 0.05
@@ -240,8 +245,8 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S, schedule: S
     chip_set = demo_chip_set()
     shoe = TimedShoe(ShoeFirmware(seed=1, boot=int.from_bytes(os.urandom(4), "big"), heartbeat_s=0.5),
                      link="tcp", baud=BAUD).start()
-    board = TimedBoard(ChipBoardFirmware(seed=1, antennas=layout("uth", SEATS), miss_rate=0.0,
-                                         boot=int.from_bytes(os.urandom(4), "big")),
+    board = TimedBoard(ChipBoardFirmware(seed=1, antennas=layout("uth", SEATS), miss_rate=MISS_RATE,
+                                         missed_on=TRAY_MISSES, boot=int.from_bytes(os.urandom(4), "big")),
                        chip_set, SETTLE_MS / 1000).start() if chips else None
     proc: subprocess.Popen[bytes] | None = None
     listener: Listener | None = None

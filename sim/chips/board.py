@@ -92,6 +92,8 @@ class ChipBoardFirmware(DeviceFirmware):
     protocol: int = PROTOCOL_VERSION
     period_s: float = 0.1
     miss_rate: float = MISS_RATE
+    missed_on: frozenset[str] | None = None
+    """The antennas whose scans miss chips at `miss_rate` (None: every antenna; a forced `miss` on any)."""
 
     seq: int = 0
     scans: int = 0                      # scans of every antenna made
@@ -197,6 +199,7 @@ class ChipBoardFirmware(DeviceFirmware):
         """One scan of `antenna`: the chips it reads (each missed by `miss_chance` of its height, or
         by a miss asked for), sorted."""
         read = []
+        rate = self.miss_rate if self.missed_on is None or antenna in self.missed_on else 0.0
         for position, uid in enumerate(self.stacks[antenna]):
             height = chip_height(antenna, position)
             forced = self._misses.get((antenna, uid), 0)
@@ -206,7 +209,7 @@ class ChipBoardFirmware(DeviceFirmware):
                 else:
                     self._misses[(antenna, uid)] = forced - 1
                 continue
-            if self._rng.random() >= miss_chance(height, self.miss_rate):
+            if self._rng.random() >= miss_chance(height, rate):
                 read.append(uid)
         return tuple(sorted(read))
 

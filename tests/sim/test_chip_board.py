@@ -45,6 +45,20 @@ def test_a_chip_is_likelier_missed_the_higher_it_sits() -> None:
     assert 0.3 < missed[stack[19]] / 2000 < 0.46  # 0.38 expected
 
 
+def test_only_the_antennas_named_miss_chips_when_some_are() -> None:
+    board = ChipBoardFirmware(seed=5, antennas=layout("uth", 1), miss_rate=0.02, missed_on=frozenset({"tray"}))
+    stack = [f"E0040100000002{n:02X}" for n in range(20)]
+    tray = [f"E0040100000003{n:02X}" for n in range(40)]
+    board.place("spot1.ante", stack)
+    board.place("tray", tray)
+    reads = [(board.read("spot1.ante"), board.read("tray")) for _ in range(200)]
+    assert all(circle == tuple(stack) for circle, _ in reads)  # the circle's stack read whole every scan
+    assert sum(len(read) < len(tray) for _, read in reads) > 150  # the tray's columns of 20 missed low and high
+    assert all(set(read) <= set(tray) for _, read in reads)
+    board.miss("spot1.ante", stack[3])  # a miss asked for still applies to any antenna
+    assert stack[3] not in board.read("spot1.ante")
+
+
 def frames(board: ChipBoardFirmware) -> list[Any]:
     return [decode_message(f) for f in Decoder().feed(board.take_output())]
 
