@@ -4,7 +4,7 @@
 `engine.redact.Redactor`), a view walks every key of the table (~33) and the redaction and the feed's changes
 look among all of them for the few that moved. After a card dealt cleanly at a house table (`TableState` says so,
 `CardStep`; the hand's first card, and one that moves the round to another phase short of the showdown, among them:
-their `phase`, and the steps made again) the views and both feeds' changes are made where the card landed
+their `phase`, and the first card's steps made again) the views and both feeds' changes are made where the card landed
 (`card_views`): the table's `HouseTable.card_parts` gives the parts it changed (the hand it went to grown face
 down, or the board or burns grown by its text; the hand's `sequence`; `next`; `to_act` and `legal` only at the card
 that makes a decision due), with the shoe's `devices` entry and the steps' `correct` (`tables/steps.py`
@@ -144,10 +144,10 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
     devices, info = last_full["devices"], state.devices[card.device]
     if info != devices.get(card.device):  # its `seq` and `last_card`: the reader's entry alone copied
         sets["devices"] = state.shown_parts.put("devices", {**devices, card.device: dict(info)})
-    steps = last_full["steps"]
-    if "phase" in sets or steps["correct"]:  # else `correct` stays false: a card never opens a correction
-        parts: dict[str, Any] = {}  # a new phase: every step made again (`steps_of`), else `correct` (`card_steps`)
-        _steps_parts(state, parts, None if "phase" in sets else card_steps(steps, card.table))
+    steps, whole = last_full["steps"], card.phase == "bets"  # the hand's first card closes the betting: every step
+    if whole or steps["correct"]:  # made again (`steps_of`); else `correct` alone (`card_steps`), false unless it was
+        parts: dict[str, Any] = {}
+        _steps_parts(state, parts, None if whole else card_steps(steps, card.table))
         sets.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
     shown = redact.public({**sets, **grown})
     full, public = {**last_full, **sets, **grown}, {**last_public, **shown}
