@@ -412,7 +412,7 @@ class TableState(TableCore):
             self._set_fault(problem.kind, problem.detail, event_id, problem.card, problem.seat, problem.situation)
         elif body.get("source") == "manual":  # entered by hand: said so in the record and on the full feed
             table.note_manual(card, event_id, body.get("signed_off"))
-        elif not first and isinstance(table, HouseTable):  # its views: only the parts a card changes
+        elif isinstance(table, HouseTable):  # its views: only the parts a card changes (`tables/views.py`)
             self._card = CardStep(self.events_applied + 1, table, phase, device)
 
     def _face_up_card(self, card: str, body: Mapping[str, Any]) -> None:

@@ -65,11 +65,12 @@ def steps_of(table: GameTable | None, fault: Fault | None, hold: dict[str, Any] 
 
 def card_steps(last: dict[str, bool], table: HouseTable) -> dict[str, bool]:
     """The steps after a card dealt cleanly at a house table (`tables/views.py` `card_views`: the one event since
-    the view whose steps are `last`, no fault, the table not closed, still in the phase it was, not the hand's first
-    card): `last` (the very map while equal) with `correct` made again by `steps_of`'s own rule, the one step a card
-    changes (a decision is no longer corrected once a card follows it). Every other step reads only what such a card
-    leaves as it was (the fault, the hold, the hand, the phase, the bets; `bet` and `deal` are false mid-phase
-    whatever a chip reader or a face-up step says). Tests hold them to `steps_of` made anew at every view
+    the view whose steps are `last`, no fault, the table not closed, not the hand's first card, the round still in
+    the phase it was or moved to another short of the showdown): `last` (the very map while equal) with `correct` made
+    again by `steps_of`'s own rule, the one step a card changes (a decision is no longer corrected once a card follows
+    it). Every other step reads only what such a card leaves as it was (the fault, the hold, the hand, the bets, and
+    of the phase only whether it is the betting or the showdown; `bet` and `deal` are false mid-hand whatever a chip
+    reader or a face-up step says). Tests hold them to `steps_of` made anew at every view
     (tests/firmware_host/conftest.py)."""
     correct = _correct(table, True)
     return last if last["correct"] == correct else {**last, "correct": correct}

@@ -2,8 +2,9 @@
 
 `TableState.views` gives the feed's two views at every step. Made whole (`full_view`, then the one redaction,
 `engine.redact.Redactor`), a view walks every key of the table (~33) and the redaction and the feed's changes
-look among all of them for the few that moved. After a card dealt cleanly at a house table (mid-hand, within a
-phase: `TableState` says so, `CardStep`) the views and both feeds' changes are made where the card landed
+look among all of them for the few that moved. After a card dealt cleanly at a house table (`TableState` says so,
+`CardStep`; the hand's first card, and one that moves the round to another phase short of the showdown, among them:
+their `phase`, and the first card's steps made again) the views and both feeds' changes are made where the card landed
 (`card_views`): the table's `HouseTable.card_parts` gives the parts it changed (the hand it went to grown face
 down, or the board or burns grown by its text; the hand's `sequence`; `next`; `to_act` and `legal` only at the card
 that makes a decision due), with the shoe's `devices` entry and the steps' `correct` (`tables/steps.py`
@@ -14,7 +15,7 @@ house table (`ChipStep`), `chip_views` copies the last full view and makes again
 value for all; its UIDs, the tray's and the counts for the full feed), the readers' device and the steps, and the
 redactor redacts the moved keys; the tray's keys the controller puts in after the redaction are left for it to put
 in again, and their changes joined to the named ones (`protocol.feed.Named.joined`). Anything else (a fault, a
-phase reached, the showdown, a card at a chip table, another event between two views) makes the views whole.
+the showdown reached, a card at a chip table, another event between two views) makes the views whole.
 Tests hold the views made so to the whole views, and their public one to `redact.public` of it, at every view of
 every in-process test of tests/firmware_host (its conftest.py) and after every step of random hands
 (`test_card_views.py`, the changes applied to the views before and held to the views after) and chip hands with
@@ -74,7 +75,7 @@ _TRAY_KEYS = ("tray", "tray_alert", "signoff_alert")
 @quick_init  # made at every clean card: no `object.__setattr__` call a field
 @dataclass(frozen=True, slots=True)
 class CardStep:
-    """The event applied last was a card dealt cleanly at a house table still in `phase` (`TableState._on_card`):
+    """The event applied last was a card dealt cleanly at a house table in `phase` before it (`TableState._on_card`):
     `event` is the state's count of events applied once it was, `table` the table it went to, `device` the reader
     (its entry in `devices` is the one the card changed)."""
 
@@ -143,10 +144,10 @@ def card_views(state: TableState, card: CardStep | None, last: tuple[Mapping[str
     devices, info = last_full["devices"], state.devices[card.device]
     if info != devices.get(card.device):  # its `seq` and `last_card`: the reader's entry alone copied
         sets["devices"] = state.shown_parts.put("devices", {**devices, card.device: dict(info)})
-    steps = last_full["steps"]
-    if steps["correct"]:  # else `correct` stays false: a card never opens a correction
+    steps, whole = last_full["steps"], card.phase == "bets"  # the hand's first card closes the betting: every step
+    if whole or steps["correct"]:  # made again (`steps_of`); else `correct` alone (`card_steps`), false unless it was
         parts: dict[str, Any] = {}
-        _steps_parts(state, parts, card_steps(steps, card.table))
+        _steps_parts(state, parts, None if whole else card_steps(steps, card.table))
         sets.update((key, parts[key]) for key in ("steps", "corrections") if parts[key] is not last_full[key])
     shown = redact.public({**sets, **grown})
     full, public = {**last_full, **sets, **grown}, {**last_public, **shown}

@@ -142,7 +142,7 @@ def test_a_clean_card_makes_no_view_of_the_round_and_keeps_every_part_it_did_not
     monkeypatch.setattr(HouseRoundState, "full_view", round_view)
     deck = [str(card) for card in DECK]
     random.Random(7).shuffle(deck)
-    hands.card(deck.pop())  # the hand's first card: whole views
+    hands.card(deck.pop())  # the hand's first card (it moves the phase: `test_a_card_that_moves_the_phase...`)
     for _ in range(6):  # spots 2 to 7's first cards
         before_public, before_full = hands.published.views[-1]
         made, named = MADE_FROM_A_CARD[0], hands.published.named
@@ -155,4 +155,35 @@ def test_a_clean_card_makes_no_view_of_the_round_and_keeps_every_part_it_did_not
         assert len(new) == 1 and full["spots"][new[0]]["bets"] is before_full["spots"][new[0]]["bets"]
         assert [i for i, spot in enumerate(public["spots"]) if spot is not before_public["spots"][i]] == new
         assert public["spots"][new[0]]["cards"] == ["??"]
+    hands.c.journal.close()
+
+
+def test_a_card_that_moves_the_phase_short_of_the_showdown_is_made_from_its_parts(tmp_path: Path) -> None:
+    """The cards that move a UTH hand to another phase between the deal and the showdown (the hand's first, the last
+    hole card that makes the first decision due, the flop's last where every spot has played) make their views from
+    their parts, `phase` among them (the steps made again where they moved: the first card's); the river's card,
+    which reaches the showdown (the hands turned over and settled), makes them whole. The conftest holds every view
+    to the whole one."""
+    hands = _Hands(tmp_path / "state", random.Random(11))
+    for seat in range(1, 8):
+        assert hands.do("bet", seat=seat, bets={"ante": 100, "blind": 100})["ok"]
+    deck = [str(card) for card in DECK]
+    random.Random(11).shuffle(deck)
+    moves: list[tuple[str, bool, set[str]]] = []
+    while (round_ := hands.c.state.need_table().round).phase != "showdown":
+        if round_.next_target() is None:
+            seat = round_.to_act()
+            multiple = 4 if round_.phase == "preflop" else None
+            assert hands.do("decide", seat=seat, decision="play", multiple=multiple)["ok"]
+            continue
+        phase, made = round_.phase, MADE_FROM_A_CARD[0]
+        hands.card(deck.pop())
+        if hands.c.state.need_table().round.phase != phase:
+            public, full = hands.published.views[-1]
+            before = hands.published.views[-2][1]
+            moves.append((full["phase"], MADE_FROM_A_CARD[0] == made + 1,
+                          {key for key in full if full[key] is not before[key]}))
+    assert [(phase, made) for phase, made, _ in moves] == [
+        ("deal", True), ("preflop", True), ("river", True), ("showdown", False)], moves
+    assert {"phase", "steps", "spots"} <= moves[0][2] and "steps" not in moves[1][2] and "phase" in moves[2][2]
     hands.c.journal.close()

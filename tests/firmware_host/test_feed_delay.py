@@ -200,9 +200,12 @@ def test_a_full_subscriber_gets_each_update_no_earlier_than_the_delay(ctx: zmq.C
         shoe.start()
         shoe.deal("As")
 
+        def cards(m: dict[str, Any]) -> Any:  # the spot's cards a change gives: the list whole, or the spot's place
+            places = (m.get("items") or {}).get("spots")
+            return (m["set"].get("spots") or [{}])[0].get("cards") if not places else places[1][0][1].get("cards")
+
         def dealt() -> int | None:
-            return next((s for s, (_, m) in sorted(seen["public"].items())
-                         if m["kind"] == "changes" and (m["set"].get("spots") or [{}])[0].get("cards")), None)
+            return next((s for s, (_, m) in sorted(seen["public"].items()) if m["kind"] == "changes" and cards(m)), None)
 
         take(lambda: dealt() is not None)
         card_seq = dealt()

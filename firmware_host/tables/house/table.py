@@ -203,17 +203,21 @@ class HouseTable(FaultBook):
         full["sequence"] = self._sequence_now()
 
     def card_parts(self, phase: str, last: Mapping[str, Any]) -> CardParts | None:
-        """After one card dealt cleanly (not the hand's first, not entered by hand, no fault) with the round still in
-        `phase`: the parts of the full view `last` (the view before it) the card changed, made where it landed, with
-        no view of the round made (`CardParts`): the hand it went to (a spot's or the dealer's, the part of `last`
+        """After one card dealt cleanly (not entered by hand, no fault) with the round in `phase` before it: the parts
+        of the full view `last` (the view before it) the card changed, made where it landed, with no view of the
+        round made (`CardParts`): the hand it went to (a spot's or the dealer's, the part of `last`
         with the card added as the round turns it over (`HouseRoundState.dealt_part`: the engine's rule); its `bets`
         the very dict), or the board or the burns grown by its text as the round wrote it (its step's `card`); the
         hand's `sequence` grown by that step; `next` when it moved; `to_act` and `legal` only where no card is due
         next (a decision is awaited only once the stage's cards are dealt: the card that makes one due). None when
-        the card changed more (a new phase, the showdown's settlement): the view is then made whole. Every other part
-        is one a card never changes (tests hold the views made so to the whole views after every card)."""
+        the card changed more (the showdown reached, where the hands turn over and settle): the view is then made
+        whole. A card that moves the round to another phase between the deal and the showdown (`mid_hand`: the hand's
+        first card, the one that makes the first decision due, the flop's last where no one is left to decide) puts
+        `phase` in `sets` too (the caller makes the steps again). Every other part is one a card never changes (tests
+        hold the views made so to the whole views after every card)."""
         round_ = self.round
-        if self.closed is not None or round_.phase != phase or round_.settlement is not None:
+        moved = round_.phase != phase
+        if self.closed is not None or round_.settlement is not None or (moved and not self.mid_hand):
             return None
         made = round_.steps_from(len(self._sequence))  # the card's step alone
         if len(made) != 1:
@@ -225,7 +229,7 @@ class HouseTable(FaultBook):
         entry = {**plain, "to": target}
         self._sequence.append(entry)
         grown: dict[str, Any] = {"sequence": list(self._sequence)}
-        sets: dict[str, Any] = {}
+        sets: dict[str, Any] = {"phase": round_.phase} if moved else {}
         place, hand = -1, None
         key = _LANDED.get(target)
         if key == "dealer":
