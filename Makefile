@@ -76,7 +76,8 @@ $(BENCH_STAMP): $(STAMP)
 
 # engine/ compiled by mypyc (the dev extra's mypy), an optional accelerator over the same source: built into
 # build/compiled, never into engine/; only a process that puts it first on its path runs it (PYTHONPATH=build/compiled,
-# the bench's PHH run, compiled-test). Needs a C compiler and the Python headers; ~3.5 min of CPU here (docs/architecture.md)
+# the bench's PHH run, compiled-test). Needs a C compiler and the Python headers; one C file of ~390,000 lines: 2 min 7 s
+# of CPU here, 4-5 min at load 5 (docs/architecture.md)
 COMPILED := build/compiled/.built
 $(COMPILED): $(STAMP) tools/compile_engine.py $(shell find engine -name '*.py' -o -name '*.toml')
 	$(PY) tools/compile_engine.py build/compiled

@@ -9,7 +9,9 @@ docs/security.md). engine/ itself is never touched: a process runs the compiled 
 on its path (`PYTHONPATH=build/compiled croupier ...`, `make compiled-test`), or where deploy/install-pi.sh
 installed its extensions into the Pi's venv; it says which by `engine.COMPILED`. Needs mypy (the dev extra:
 its mypyc), setuptools, a C compiler and the Python headers; exits non-zero, the pure engine untouched, when one
-is missing or the build fails.
+is missing or the build fails. mypyc derives a compiled module's `__file__` from the shared library's place as if it
+lay above the package: `engine/engine/poker/state...so` for `engine/poker/state...so` (cosmetic: the package's
+`__path__`, which the manifest and `importlib.resources` read, is right).
 """
 
 from __future__ import annotations
