@@ -78,10 +78,10 @@ def _settlements() -> list[object]:
                 if round_.next_target() is not None:
                     round_.deal(deck.pop())
                 else:
-                    seat = round_.to_act()
-                    assert seat is not None
+                    actor = round_.to_act()
+                    assert actor is not None
                     action, multiple = rng.choice(round_.open_decisions(CHOICES) or [])
-                    round_.decide(seat, action, multiple)
+                    round_.decide(actor, action, multiple)
             out.append(round_.settlement.to_dict() if round_.settlement is not None else None)
     return out
 
