@@ -10,7 +10,7 @@ NFT_STAMP := $(VENV)/.nftables
 AXE := node_modules/axe-core/axe.min.js
 TSC := node_modules/typescript/bin/tsc
 
-.PHONY: test demo bench soak clean
+.PHONY: test demo bench soak clean compiled compiled-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -82,7 +82,22 @@ $(BENCH_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[bench,fast]'
 	touch $(BENCH_STAMP)
 
-bench: $(STAMP) $(BENCH_STAMP)
+# engine/ compiled by mypyc (the dev extra's mypy), an optional accelerator over the same source: built into
+# build/compiled, never into engine/; only a process that puts it first on its path runs it (PYTHONPATH=build/compiled,
+# the bench's PHH run, compiled-test). Needs a C compiler and the Python headers; one C file of ~390,000 lines: 2 min 7 s
+# of CPU here, 4-5 min at load 5 (docs/architecture.md)
+COMPILED := build/compiled/.built
+$(COMPILED): $(STAMP) tools/compile_engine.py $(shell find engine -name '*.py' -o -name '*.toml')
+	$(PY) tools/compile_engine.py build/compiled
+	touch $(COMPILED)
+compiled: $(COMPILED)
+
+# tests/engine in full against the compiled engine (its tree first on the path; the doctests skip: mypyc's functions
+# carry none), then the outcomes of both forms compared (tests/engine/test_compiled.py; `make test` runs that one too)
+compiled-test: $(COMPILED)
+	$(PY) -m pytest -p no:cacheprovider -n 2 -o pythonpath="build/compiled ." tests/engine
+
+bench: $(STAMP) $(BENCH_STAMP) $(COMPILED)
 	$(PY) -m bench
 
 soak: $(STAMP)

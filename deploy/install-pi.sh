@@ -20,11 +20,12 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: install-pi.sh [--dry-run] [--root DIR] [--python PYTHON] [--no-venv] [--sign-key FILE]
+usage: install-pi.sh [--dry-run] [--root DIR] [--python PYTHON] [--no-venv] [--no-compile] [--sign-key FILE]
   --dry-run        print what would be done, do nothing
   --root DIR       install under DIR instead of / (system steps printed, not run)
   --python PYTHON  the interpreter for the venv (default python3; Python 3.11 or later)
   --no-venv        leave /opt/croupier/venv alone (files, user and service only)
+  --no-compile     do not compile the engine with mypyc (it is, where a C compiler and the Python headers are)
   --sign-key FILE  sign the installed code's manifest with this secret key (kept off the Pi:
                    a removable stick); writes /etc/croupier/manifest.json and manifest.pub
 EOF
@@ -34,6 +35,7 @@ DRY_RUN=0
 ROOT=""
 PYTHON=python3
 VENV_STEP=1
+COMPILE_STEP=1
 SIGN_KEY=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -42,6 +44,7 @@ while [[ $# -gt 0 ]]; do
         --root=*) ROOT="${1#--root=}"; ROOT="${ROOT%/}" ;;
         --python) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; PYTHON="$2"; shift ;;
         --no-venv) VENV_STEP=0 ;;
+        --no-compile) COMPILE_STEP=0 ;;
         --sign-key) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; SIGN_KEY="$2"; shift ;;
         --sign-key=*) SIGN_KEY="${1#--sign-key=}" ;;
         -h|--help) usage; exit 0 ;;
@@ -129,6 +132,42 @@ owner=()
 run install -d -m 0755 "$ROOT$CONF_DIR" "$ROOT/opt/croupier" "$ROOT/etc/systemd/system" "$ROOT/etc/udev/rules.d"
 run install -d -m 0750 "${owner[@]}" "$ROOT$STATE_DIR"
 
+# -- the engine compiled by mypyc (docs/architecture.md, "The compiled engine") ------------------------------------
+# An optional accelerator over the same source, as msgpack's and pyzmq's C extensions are: built in the staging
+# directory by mypy's mypyc (pinned as in the dev extra, in a throw-away venv), its extensions and its `__init__.py`
+# (engine.COMPILED = True) then put beside the installed engine's modules, where the code manifest hashes them.
+# Every extension an earlier install left is taken away first: the pure engine runs wherever the build cannot be
+# made (no C compiler, no Python headers, no network for mypy) or fails, and the install goes on.
+compile_engine() {
+    local site
+    if [[ $DRY_RUN -eq 1 ]]; then
+        echo "would run: $SRC/tools/compile_engine.py (mypyc) into the venv's engine, where a C compiler and the headers are"
+        return
+    fi
+    site="$("$ROOT$VENV/bin/python" -c 'import engine, os; print(os.path.dirname(os.path.abspath(engine.__file__)))')"
+    find "$site" -name '*.so' -print -delete
+    if [[ $COMPILE_STEP -eq 0 ]]; then note "the pure engine (--no-compile)"; return; fi
+    if ! command -v cc >/dev/null || ! "$PYTHON" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+        note "the pure engine: no C compiler or Python headers to compile it (sudo apt install gcc python3-dev)"
+        return
+    fi
+    if run "$PYTHON" -m venv "$STAGE/mypyc" && run "$STAGE/mypyc/bin/python" -m pip install --quiet "mypy==2.4.1" setuptools \
+            && run "$STAGE/mypyc/bin/python" "$SRC/tools/compile_engine.py" "$STAGE/compiled"; then
+        (cd "$STAGE/compiled/engine" && find . -name '*.so' -exec install -D -m 0644 {} "$site/{}" \;)
+        run install -m 0644 "$STAGE/compiled/engine/__init__.py" "$site/__init__.py"
+        if "$ROOT$VENV/bin/python" -c 'import engine, engine.poker.state, engine.house; assert engine.COMPILED'; then
+            note "the engine compiled by mypyc (engine.COMPILED)"
+        else   # built but not importable here: back to the pure engine
+            find "$site" -name '*.so' -delete
+            run install -m 0644 "$STAGE/engine/__init__.py" "$site/__init__.py"
+            echo "warning: the compiled engine does not import (above): the pure engine runs" >&2
+        fi
+    else
+        echo "warning: the engine could not be compiled (above): the pure engine runs" >&2
+    fi
+}
+
 # -- the package, in its own venv ------------------------------------------------------------------
 if [[ $VENV_STEP -eq 1 ]]; then
     if [[ -x "$ROOT$VENV/bin/python" ]]; then
@@ -149,6 +188,7 @@ if [[ $VENV_STEP -eq 1 ]]; then
         run cp -r "$SRC/$folder" "$STAGE/$folder"
     done
     run "$ROOT$VENV/bin/python" -m pip install --quiet --no-compile --upgrade "$STAGE[web]"  # web: croupier display
+    compile_engine
     if [[ $DRY_RUN -eq 0 ]] && ! "$ROOT$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
         echo "warning: the venv cannot import lgpio, needed by [gpio] pin_factory = \"lgpio\":" \
              "sudo apt install python3-lgpio" >&2

@@ -56,7 +56,7 @@ class Card:
         object.__setattr__(self, "index", (self.rank - 2) * 4 + self.suit)
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: object) -> Card:
         """Parse `As`, `Td`, `2c`: the one text form (rank upper case, suit lower case), nothing else.
 
         Raises CardError naming the text when it is not a card (`td`, `AS` and `??` included: a
@@ -69,7 +69,7 @@ class Card:
         return card
 
     @classmethod
-    def typed(cls, text: str) -> Card:
+    def typed(cls, text: object) -> Card:
         """Parse a card typed by hand: the text form (`Th`) or the rank as screens print it (`10h`).
 
         Raises CardError naming the text (with the refusal's words, `refusal.not_a_card`).

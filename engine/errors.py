@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # re reads the escapes (mypyc refuses a surrogate in a literal)
 
 
 Say = dict[str, Any]

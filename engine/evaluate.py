@@ -186,7 +186,8 @@ def _checked(cards: Sequence[Card], sizes: range, what: str) -> tuple[tuple[Card
             return hand, indices
     indices = []
     seen = 0
-    for card in hand:  # a non-Card, a duplicate (named) or a subclass of Card
+    items: tuple[object, ...] = hand  # each checked here (compiled by mypyc, a Card item is checked by a TypeError)
+    for card in items:  # a non-Card, a duplicate (named) or a subclass of Card
         if not isinstance(card, Card):
             raise CardError(f"{what}: not a Card: {card!r} (parse card text with Card.parse first)")
         i = card.index

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.cards import Card
 from engine.errors import CardError, DuplicateCard, IllegalAction, NotAllowed, say
@@ -47,6 +47,9 @@ from engine.house_values import (  # re-exported: the house games' values
     spot_result,
 )
 
+_Choice = TypeVar("_Choice", bound=tuple[str, object])  # `(decision, multiple)`: a multiple refused unless an int
+
+
 # --- the round machine ------------------------------------------------------------------------------
 
 class HouseRound(HouseRoundState):
@@ -55,7 +58,7 @@ class HouseRound(HouseRoundState):
 
     # -- bets --
 
-    def verify_post_bets(self, seat: int, bets: Mapping[str, int]) -> dict[str, int]:
+    def verify_post_bets(self, seat: int, bets: Mapping[str, object]) -> dict[str, int]:
         """Check a spot's bets (an empty mapping takes the spot's bets down); return them as posted.
 
         Raises IllegalAction: not the betting phase, no such seat, unknown bet, stake not a
@@ -176,8 +179,9 @@ class HouseRound(HouseRoundState):
 
     # -- decisions --
 
-    def verify_decide(self, seat: int, action: str, multiple: int | None = None) -> int | None:
-        """Check a spot's decision; return the Play multiple it makes (None when no Play bet).
+    def verify_decide(self, seat: int, action: str, multiple: object = None) -> int | None:
+        """Check a spot's decision; return the Play multiple it makes (None when no Play bet). `multiple` is
+        `object`: what is not an int is refused here in words (compiled by mypyc, an annotation is checked on entry).
 
         Raises IllegalAction: no decision is awaited, it is another spot's turn, or the action
         (or multiple) is not legal now.
@@ -187,10 +191,10 @@ class HouseRound(HouseRoundState):
             raise made.error()
         return made
 
-    def can_decide(self, seat: int, action: str, multiple: int | None = None) -> bool:
+    def can_decide(self, seat: int, action: str, multiple: object = None) -> bool:
         return not isinstance(self._decision_rule(seat, action, multiple), NotAllowed)
 
-    def open_decisions(self, choices: Iterable[tuple[str, int | None]]) -> list[tuple[str, int | None]] | None:
+    def open_decisions(self, choices: Iterable[_Choice]) -> list[_Choice] | None:
         """Of `choices` (`(decision, multiple)`), those the spot to act may take now, by the very rule
         `verify_decide` refuses by, nothing raised or worded; None when no decision is awaited."""
         seat = self.to_act()
@@ -200,7 +204,7 @@ class HouseRound(HouseRoundState):
         assert street is not None
         return [c for c in choices if not isinstance(self._choice_rule(seat, c[0], c[1], street), NotAllowed)]
 
-    def _decision_rule(self, seat: int, action: str, multiple: int | None) -> int | None | NotAllowed:
+    def _decision_rule(self, seat: int, action: str, multiple: object) -> int | None | NotAllowed:
         """`verify_decide`'s rule: the multiple made, or why not (a decision awaited, this spot's turn, then the
         choice)."""
         street = self._street_open()
@@ -221,14 +225,14 @@ class HouseRound(HouseRoundState):
                                                     say=say("refusal.not_to_act", seat=seat, to_act=pending[0])))
         return self._choice_rule(seat, action, multiple, street)
 
-    def _choice_rule(self, seat: int, action: str, multiple: int | None, street: str) -> int | None | NotAllowed:
+    def _choice_rule(self, seat: int, action: str, multiple: object, street: str) -> int | None | NotAllowed:
         """Whether the spot to act on `street` may take `action` (`multiple`): an integer multiple, then the game's
         rule."""
-        if multiple is not None and (not isinstance(multiple, int) or isinstance(multiple, bool)):
-            return NotAllowed(lambda: IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}"))
-        return self._check_decision(seat, action, multiple, street)
+        if multiple is None or (isinstance(multiple, int) and not isinstance(multiple, bool)):
+            return self._check_decision(seat, action, multiple, street)
+        return NotAllowed(lambda: IllegalAction(f"spot {seat}: the multiple must be an integer, not {multiple!r}"))
 
-    def decide(self, seat: int, action: str, multiple: int | None = None) -> Step:
+    def decide(self, seat: int, action: str, multiple: object = None) -> Step:
         """Take the decision of the spot to act (see `verify_decide`)."""
         made = self.verify_decide(seat, action, multiple)
         street = self._street_open()
@@ -327,7 +331,8 @@ class HouseRound(HouseRoundState):
         so; the step is recorded as a `correct`, after the steps as they were (a replay does both)."""
         fresh = self.verify_correct(seat, action, multiple)
         history, plain = self._steps, self._plain
-        self.__dict__.update(fresh.__dict__)
+        for name in self.FIELDS:
+            setattr(self, name, getattr(fresh, name))
         self._steps, self._plain, self._parts = history, plain, {}  # every part made again
         args: dict[str, Any] = {"seat": seat, "action": action}
         if multiple is not None:

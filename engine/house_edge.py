@@ -155,7 +155,7 @@ def _lowest_high(rank: int) -> int:
     raise ValueError(f"no high-card hand is headed by rank {rank}")
 
 
-def _pay(value: Pay, where: str) -> Fraction:
+def _pay(value: object, where: str) -> Fraction:  # a Pay, or what is refused
     if isinstance(value, tuple):
         if len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value) or value[1] <= 0:
             raise ValueError(f"{where}: a pay is odds (num, den) of integers, got {value!r}")

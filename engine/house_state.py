@@ -33,7 +33,13 @@ class HouseRoundState(ABC):
 
     game: ClassVar[str]
     PHASES: ClassVar[tuple[str, ...]]
-    BETS: ClassVar[tuple[str, ...]]  # bet circles a spot may post before the deal
+    BETS: tuple[str, ...]  # bet circles a spot may post before the deal (each game's `__init__`: 3CP's by its rules)
+    # every field `__init__` sets, each game's own after them: what a correction takes from the round replayed
+    # (`HouseRound.correct`; a round compiled by mypyc keeps no `__dict__`; tests/engine/test_house_correct.py)
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "profile", "limits", "seats", "_phase", "_bets", "_cards", "_dealer", "_board", "_burns", "_deals", "_seen",
+        "_decision", "_acted", "_dead", "_stages", "_stage", "_dealt_in_stage", "_settlement", "_steps", "_plain",
+        "_standing", "_to_act", "_parts", "_parts_shown")
 
     def __init__(self, profile: Profile, limits: TableLimits | None = None, seats: int | None = None) -> None:
         """A round in phase `bets`. `seats`: spots at the table (default the profile's max_spots).

@@ -37,8 +37,31 @@ doubles. A table's `[limits]` narrow it; without them (`croupier settle` with no
 
 # --- table limits -----------------------------------------------------------------------------------
 
+class _LimitKeys:
+    """TableLimits' class constants, in a base of their own: mypyc hands a compiled dataclass's `ClassVar`s to
+    `dataclass` as fields (tools/compile_engine.py)."""
+
+    __slots__ = ()
+
+    FLOORS: ClassVar[Mapping[str, int]] = MappingProxyType(
+        {"minimum": 1, "maximum": 0, "side_minimum": 0, "side_maximum": 0, "chip": 1})
+    """Each key's least value (0: no limit on that key), the most being STAKE_CEILING: the one
+    declaration the configuration's `[limits]` and the command channel's `open` take their keys from."""
+    KEYS: ClassVar[tuple[str, ...]] = tuple(FLOORS)
+
+
+def _check_limit(key: str, value: object, low: int) -> None:
+    """One limit: an integer (never a bool) from `low` to STAKE_CEILING. Raises LimitsError naming `key`."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise LimitsError(f"{key}: must be an integer, not {value!r}")
+    if value < low:
+        raise LimitsError(f"{key}: must be at least {low}, not {value}")
+    if value > STAKE_CEILING:
+        raise LimitsError(f"{key}: {value} is above the engine's ceiling on any stake, {STAKE_CEILING}")
+
+
 @dataclass(frozen=True, slots=True)
-class TableLimits:
+class TableLimits(_LimitKeys):
     """A table's limits in its smallest unit; 0 means no limit on that key. See the module docstring.
 
     Raises LimitsError when built with values that cannot be used together.
@@ -50,21 +73,9 @@ class TableLimits:
     side_maximum: int = 0
     chip: int = 1
 
-    FLOORS: ClassVar[Mapping[str, int]] = MappingProxyType(
-        {"minimum": 1, "maximum": 0, "side_minimum": 0, "side_maximum": 0, "chip": 1})
-    """Each key's least value (0: no limit on that key), the most being STAKE_CEILING: the one
-    declaration the configuration's `[limits]` and the command channel's `open` take their keys from."""
-    KEYS: ClassVar[tuple[str, ...]] = tuple(FLOORS)
-
     def __post_init__(self) -> None:
         for key, low in self.FLOORS.items():
-            value = getattr(self, key)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise LimitsError(f"{key}: must be an integer, not {value!r}")
-            if value < low:
-                raise LimitsError(f"{key}: must be at least {low}, not {value}")
-            if value > STAKE_CEILING:
-                raise LimitsError(f"{key}: {value} is above the engine's ceiling on any stake, {STAKE_CEILING}")
+            _check_limit(key, getattr(self, key), low)
         if self.maximum and self.maximum < self.minimum:
             raise LimitsError(f"maximum: {self.maximum} is below the minimum {self.minimum}")
         if self.side_maximum and self.side_maximum < self.side_minimum:
@@ -80,6 +91,11 @@ class TableLimits:
             if key not in cls.KEYS:
                 raise LimitsError(f"{source}: [limits] {key}: unknown key (known: {', '.join(cls.KEYS)})")
         try:
+            # each value checked before the class is called, in the order `__post_init__` checks them (compiled by
+            # mypyc, the class itself refuses a value that is not an int with a TypeError of its own)
+            for key, low in cls.FLOORS.items():
+                if key in data:
+                    _check_limit(key, data[key], low)
             return cls(**dict(data))
         except LimitsError as exc:
             raise LimitsError(f"{source}: [limits] {exc}") from None

@@ -54,9 +54,10 @@ class Money:
         return format_money(amount, self.currency, self.decimals, signed=signed)
 
 
-def format_money(amount: int, currency: str, decimals: int, *, signed: bool = False) -> str:
+def format_money(amount: object, currency: str, decimals: object, *, signed: bool = False) -> str:
     """`amount` (in the smallest unit) as text: `EUR 12.50`; `signed` puts `+` before a gain.
-    Raises ValueError for an amount that is not an integer or a negative number of decimals."""
+    Raises ValueError for an amount that is not an integer or a negative number of decimals (the parameters are
+    `object`: compiled by mypyc, an `int` one would take a bool as a number and refuse a str with a TypeError)."""
     if isinstance(amount, bool) or not isinstance(amount, int):
         raise ValueError(f"an amount is an integer in the smallest unit, not {amount!r}")
     if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:

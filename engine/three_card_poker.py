@@ -222,12 +222,12 @@ class ThreeCardPokerRound(HouseRound):
 
     game: ClassVar[str] = GAME
     PHASES: ClassVar[tuple[str, ...]] = PHASES
-    BETS: ClassVar[tuple[str, ...]] = THREE_CARD_POKER.bets
+    FIELDS: ClassVar[tuple[str, ...]] = (*HouseRound.FIELDS, "rules", "BETS", "_played")
 
     def __init__(self, profile: Profile, limits: TableLimits | None = None, seats: int | None = None) -> None:
         self.rules = profile.three_card_poker
         super().__init__(profile, limits, seats)
-        self.BETS = tcp_bets(self.rules)  # type: ignore[misc]
+        self.BETS = tcp_bets(self.rules)
         self._played: dict[int, bool] = {}
 
     def _max_spots(self) -> int:

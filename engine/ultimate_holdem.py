@@ -245,12 +245,13 @@ class UltimateHoldemRound(HouseRound):
 
     game: ClassVar[str] = GAME
     PHASES: ClassVar[tuple[str, ...]] = PHASES
-    BETS: ClassVar[tuple[str, ...]] = UTH_BETS
+    FIELDS: ClassVar[tuple[str, ...]] = (*HouseRound.FIELDS, "rules", "BETS", "_play")
 
     def __init__(self, profile: Profile, limits: TableLimits | None = None, seats: int | None = None) -> None:
         """Without `limits`, stakes are only checked to be positive integers. Raises LimitsError
         when `limits` break the profile's maximum multiple."""
         self.rules = profile.uth
+        self.BETS = UTH_BETS
         super().__init__(profile, limits, seats)
         if limits is not None:
             self.limits = limits.with_max_multiple(self.rules.max_multiple)

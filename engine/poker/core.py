@@ -45,10 +45,11 @@ class PlayerState:
     def seated(cls, order: tuple[int, ...], stacks: Mapping[int, int]) -> tuple[dict[int, PlayerState], list[PlayerState]]:
         """The players of `order` with their `stacks` (their state as a hand starts), by seat and
         in that order; made in one loop (a class called a player runs its `__init__` from C, in a
-        frame of its own)."""
+        frame of its own; `cls.__new__` is `object.__new__` here, and the compiled class's own allocator
+        where mypyc built it)."""
         players: dict[int, PlayerState] = {}
         seq: list[PlayerState] = []
-        new = object.__new__
+        new = cls.__new__
         for seat in order:
             p = players[seat] = new(cls)
             stack = stacks[seat]

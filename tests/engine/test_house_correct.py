@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+import engine
 from engine.errors import IllegalAction
 from engine.house import HouseRound, TableLimits
 from engine.paytables import load_profile
@@ -104,3 +105,14 @@ def test_three_card_poker_play_corrected_to_fold() -> None:
     assert r.settlement is not None and r.settlement.spot(5).results["ante"] == -100
     r.settle()
     refused("refusal.correct_settled", r, 5, "play")
+
+
+@pytest.mark.skipif(engine.COMPILED, reason="the compiled engine's rounds keep no __dict__ to compare (mypyc)")
+@pytest.mark.parametrize("game", [UltimateHoldemRound, ThreeCardPokerRound])
+def test_a_correction_takes_every_field_of_the_round_replayed(game: type[HouseRound]) -> None:
+    """`correct` takes the replayed round's state field by field (`FIELDS`): every field a round has, none
+    forgotten when a field is added, at the start and after a whole round."""
+    fresh = game(DEFAULT, LIMITS)
+    assert set(vars(fresh)) == set(game.FIELDS) and len(game.FIELDS) == len(set(game.FIELDS))
+    played = uth([("decide", (1, "check")), ("decide", (2, "play", 4))]) if game is UltimateHoldemRound else fresh
+    assert set(vars(played)) == set(game.FIELDS)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from engine.phh import (
     HandHistory, PhhAction, PhhError, dumps_phhs, parse_phh, parse_phhs, replay, replay_hand, stakes_of,
 )
@@ -339,6 +340,7 @@ def test_a_showdown_in_the_record_order_is_read_in_ours() -> None:
     assert replay(heads_up(*base, "p2 sm 2c2d", "p1 sm")) == (198, 202)  # p1 mucks
 
 
+@pytest.mark.skipif(engine.COMPILED, reason="doctest finds no function in a module compiled by mypyc: the pure form runs them")
 def test_doctests() -> None:
     import doctest
 

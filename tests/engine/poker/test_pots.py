@@ -9,11 +9,12 @@ NO_BURNS = HandSettings(burns=False)
 
 
 def test_build_pots_000_and_001():
-    pots, uncalled = build_pots({"A": 300, "B": 200, "C": 100}, live="ABC")
-    assert [(p.amount, sorted(p.eligible)) for p in pots] == [(300, ["A", "B", "C"]), (200, ["A", "B"])]
-    assert uncalled == {"A": 100}
-    pots, uncalled = build_pots({"Myc": 200, "Don": 200, "Joey": 100, "Will": 50},
-                                live=["Myc", "Don", "Joey", "Will"])
+    a, b, c = 1, 2, 3  # seats are ints (the compiled engine checks that they are)
+    pots, uncalled = build_pots({a: 300, b: 200, c: 100}, live=[a, b, c])
+    assert [(p.amount, sorted(p.eligible)) for p in pots] == [(300, [a, b, c]), (200, [a, b])]
+    assert uncalled == {a: 100}
+    myc, don, joey, will = 1, 2, 3, 4
+    pots, uncalled = build_pots({myc: 200, don: 200, joey: 100, will: 50}, live=[myc, don, joey, will])
     assert [p.amount for p in pots] == [200, 150, 200] and uncalled == {}
     assert [len(p.eligible) for p in pots] == [4, 3, 2]
 
