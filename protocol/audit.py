@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import enum
 import hashlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import json
@@ -273,9 +274,14 @@ def software_version() -> str:
         return "unknown"
 
 
+MODULE_SUFFIXES = (".py", *importlib.machinery.EXTENSION_SUFFIXES)
+"""The files a module is run from: its source, or an extension module built from it."""
+
+
 def code_hash(names: Iterable[str] | None = None) -> str:
-    """SHA-256 hex over the installed module files (`*.py`) of `names` (by default every installed top
-    folder of ours: `packages.installed`), sorted by their path
+    """SHA-256 hex over the installed module files (`*.py`, and the extension modules the engine compiled by mypyc
+    runs from: docs/architecture.md) of `names` (by default every installed top folder of ours:
+    `packages.installed`), sorted by their path
     relative to the package's parent: each file's path, a NUL, its length, a NUL, its bytes.
     Raises AuditError when a package cannot be found."""
     files: list[tuple[str, Path]] = []
@@ -285,8 +291,8 @@ def code_hash(names: Iterable[str] | None = None) -> str:
             raise AuditError(f"package {name} is not installed")
         for location in spec.submodule_search_locations:
             root = Path(location)
-            files += [(f"{name}/{p.relative_to(root).as_posix()}", p) for p in root.rglob("*.py")
-                      if "__pycache__" not in p.parts]
+            files += [(f"{name}/{p.relative_to(root).as_posix()}", p) for p in root.rglob("*")
+                      if p.name.endswith(MODULE_SUFFIXES) and "__pycache__" not in p.parts and p.is_file()]
     digest = hashlib.sha256()
     for rel, path in sorted(files):
         data = path.read_bytes()

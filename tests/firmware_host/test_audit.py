@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.metadata
 import json
 import signal
@@ -302,7 +303,18 @@ def test_code_hash_changes_with_any_module(tmp_path: Path, monkeypatch: pytest.M
     before = code_hash(["auditprobe_pkg"])
     assert code_hash(["auditprobe_pkg"]) == before
     (pkg / "sub" / "mod.py").write_text("A = 2\n")
-    assert code_hash(["auditprobe_pkg"]) != before
+    changed = code_hash(["auditprobe_pkg"])
+    assert changed != before
+    # an extension module (the engine compiled by mypyc runs from them) is code as its source is; data is not
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (pkg / "sub" / f"mod{suffix}").write_bytes(b"\x7fELF forged")
+    with_extension = code_hash(["auditprobe_pkg"])
+    assert with_extension != changed
+    (pkg / "sub" / f"mod{suffix}").write_bytes(b"\x7fELF forged again")
+    forged = code_hash(["auditprobe_pkg"])
+    assert forged != with_extension
+    (pkg / "sub" / "notes.txt").write_text("not code")
+    assert code_hash(["auditprobe_pkg"]) == forged
     with pytest.raises(AuditError, match="not installed"):
         code_hash(["no_such_package_here"])
 
