@@ -9,6 +9,11 @@ runs the part at what it may, and says so (`Scheduling.applicable`). `CROUPIER_B
 reads the controller's settings from another unit file (to compare settings; never for the figures). The bench's
 own instruments (the emulated devices, the listening process) run above the controller (`Scheduling.instruments`).
 `python -m bench._units` prints what each unit's part would run at here.
+
+The controller also runs the engine as deployed: deploy/install-pi.sh compiles it by mypyc where the Pi can
+(docs/architecture.md, "The compiled engine"), so where `make compiled` (which `make bench` runs first) has built
+build/compiled, a bench's controller runs with that tree first on its path (`controller_env`), and says which
+engine it ran (`engine_form`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+COMPILED_TREE = ROOT / "build" / "compiled"   # `make compiled` (tools/compile_engine.py)
 CONTROLLER_UNIT = DEPLOY / "croupier.service"
 DISPLAY_UNIT = DEPLOY / "croupier-display.service"
 POLICIES = {"other": os.SCHED_OTHER, "batch": os.SCHED_BATCH, "idle": os.SCHED_IDLE, "fifo": os.SCHED_FIFO,
@@ -29,6 +36,27 @@ POLICIES = {"other": os.SCHED_OTHER, "batch": os.SCHED_BATCH, "idle": os.SCHED_I
 REALTIME = ("fifo", "rr")
 INSTRUMENTS_ABOVE = 10
 """How far above a real-time controller the bench's instruments run (`Scheduling.instruments`)."""
+
+
+def compiled_built() -> bool:
+    """Whether `make compiled` has built the compiled engine (its shared library lies in build/compiled/engine)."""
+    return any((COMPILED_TREE / "engine").glob("_compiled__mypyc.*"))
+
+
+def compiled_env() -> dict[str, str]:
+    """This process's environment with the compiled tree first on the path (the working directory not on it)."""
+    return dict(os.environ, PYTHONSAFEPATH="1", PYTHONPATH=os.pathsep.join((str(COMPILED_TREE), str(ROOT))))
+
+
+def controller_env() -> dict[str, str] | None:
+    """The environment a bench's controller runs in: the compiled engine's where it is built, as the Pi runs it
+    where it could be compiled (None: this process's own, the pure engine)."""
+    return compiled_env() if compiled_built() else None
+
+
+def engine_form() -> str:
+    """Which engine a bench's controller runs, in words."""
+    return "the engine compiled by mypyc (build/compiled)" if compiled_built() else "the pure engine (no build/compiled)"
 
 
 def service_settings(unit: Path) -> dict[str, str]:

@@ -54,7 +54,7 @@ import zmq
 
 from bench import Figure
 from bench._chip_trace import card_matches, legs, summary
-from bench._units import Scheduling
+from bench._units import Scheduling, controller_env, engine_form
 from bench.controller_latency import BAUD, PROFILE, Listener, Meter, TimedShoe, _wait, instrument_preexec, latencies
 from cli.demo import croupier_argv
 from drivers.chip_debounce import CONFIRM, AntennaDebounce
@@ -268,7 +268,8 @@ def measure(chips: bool, hands: int = HANDS, pace_s: float = PACE_S, schedule: S
             elif TRACE:  # each leg of a reading's path stamped (bench._chip_trace), never for the aims
                 trace = f"{TRACE}.{'chips' if chips else 'cards'}.{time.monotonic_ns()}"
                 argv[1:1] = ["-m", "bench._chip_trace", trace]
-            proc = spawn(argv, stderr=err, setup=Scheduling.controller().preexec)  # as its unit deploys it
+            proc = spawn(argv, stderr=err, env=controller_env(),
+                         setup=Scheduling.controller().preexec)  # as its unit deploys it, its engine as the Pi's
         read_json_line(proc, 30.0, "controller")
         listener = Listener(eps.public, eps.full)
         probe = CommandClient(ctx, eps.commands, timeout_s=10.0, name="bench")
@@ -353,7 +354,7 @@ def _alone(values: Sequence[float]) -> str:
 def run(rounds: int = 3, hands: int = HANDS) -> list[Figure]:
     """`rounds` of a chip table and its card-only peer, taking turns; judged on the median of the rounds' ratios."""
     p99_ratios, cpu_ratios = [], []
-    print(f"   the controller at {Scheduling.controller()}", flush=True)
+    print(f"   the controller at {Scheduling.controller()}; it runs {engine_form()}", flush=True)
     print(f"   the instruments at {Scheduling.instruments()}", flush=True)
     for n in range(rounds):
         smart = measure(True, hands)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bench import Figure
 from bench.controller_latency import Meter, measure, measure_floor
+from bench._units import engine_form
 
 HANDS = 4
 """Hands a side: 96 cards each (callgrind runs a process about 50 times slower: about a minute in all)."""
@@ -62,6 +63,7 @@ def run(hands: int = HANDS) -> list[Figure]:
         print("   valgrind is not installed: nothing counted")
         return [Figure.reported(NAME, "not measured (no valgrind)")]
     work = Path(tempfile.mkdtemp(prefix="crp-callgrind-"))
+    print(f"   the controller runs {engine_form()}", flush=True)
     try:
         counts = []
         for side in ("controller", "floor"):

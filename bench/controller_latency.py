@@ -39,7 +39,7 @@ import msgpack
 import zmq
 
 from bench import Figure
-from bench._units import Scheduling
+from bench._units import Scheduling, controller_env, engine_form
 # the instruments are named here too (`X as X`): the other benches take them from here
 from bench._instruments import (Listener as Listener, Meter as Meter, TimedShoe as TimedShoe, _cpu_s, _peak_rss_mb,
                                 instrument_preexec as instrument_preexec)
@@ -199,7 +199,8 @@ def measure(hands: int = HANDS, secure: bool = False,
             argv = croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"), "--log-level", "WARNING")
             if PROFILE:  # the controller under cProfile, its statistics written when it ends (SIGTERM)
                 argv[1:1] = ["-m", "cProfile", "-o", f"{PROFILE}.{os.getpid()}.{time.monotonic_ns()}"]
-            proc = spawn([*under, *argv], stderr=err, setup=None if under else Scheduling.controller().preexec)
+            proc = spawn([*under, *argv], stderr=err, env=controller_env(),
+                         setup=None if under else Scheduling.controller().preexec)
         read_json_line(proc, start_s, "controller")
         listener = Listener(eps.public, eps.full, **({"key": str(keys.watcher), "server_key": str(keys.table_public)}
                                                      if keys else {}))  # the full feed: a surveillance key
@@ -417,7 +418,8 @@ def run(rounds: int = 7, hands: int = 40) -> list[Figure]:
     where the controller's holds at ~379 us, and three rounds' median read 1.23x and 1.46x in two runs of one
     quarter hour (2026-12-05, docs/benchmarks.md "The latest run"); ~35 s a run."""
     results, floors = [], []
-    print(f"   the controller and its floor peer at {Scheduling.controller()}", flush=True)
+    print(f"   the controller and its floor peer at {Scheduling.controller()}; the controller runs {engine_form()}",
+          flush=True)
     print(f"   the instruments at {Scheduling.instruments()}", flush=True)
     for n in range(rounds):  # the controller and its floor peer take turns, round by round (the load moves)
         f = measure(hands)

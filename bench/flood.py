@@ -31,7 +31,7 @@ import zmq
 
 from bench import Figure
 from bench import controller_latency as lat
-from bench._units import Scheduling
+from bench._units import Scheduling, controller_env
 from cli.demo import croupier_argv
 from engine.games import MAX_SPOTS
 from protocol.commands import CommandClient
@@ -178,8 +178,8 @@ def measure(hands: int = HANDS, floods: tuple[str, ...] = ("bet",)) -> dict[str,
                            table="flood", seats=SEATS, heartbeat_s=HEARTBEAT_S, users=users)
         with open(run_dir / "controller.log", "ab") as err:
             proc = spawn(croupier_argv("run", "--config", str(cfg), "--state", str(run_dir / "state"),
-                                       "--log-level", "WARNING"), stderr=err,
-                         setup=Scheduling.controller().preexec)  # as its unit deploys it
+                                       "--log-level", "WARNING"), stderr=err, env=controller_env(),
+                         setup=Scheduling.controller().preexec)  # as its unit deploys it, its engine as the Pi's
         read_json_line(proc, 30.0, "controller")
         dealer = CommandClient(ctx, eps.commands, timeout_s=30.0, name="bench")
         control = SimShoeClient(shoe.control_address)

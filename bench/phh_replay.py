@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import cProfile
 import json
-import os
 import pstats
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from typing import Any
 
 import engine as engine_package
 from bench import Figure
+from bench._units import COMPILED_TREE, compiled_built, compiled_env
 from engine.errors import EngineError
 from engine.phh import HandHistory, load_toml, replay
 from cli import phh as cli_phh
@@ -51,7 +51,6 @@ AIM = 20.0
 ROUNDS = 5
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "phh" / "data"
-COMPILED_TREE = ROOT / "build" / "compiled"   # `make compiled` (tools/compile_engine.py)
 
 
 def no_limit_holdem_files() -> list[Path]:
@@ -144,11 +143,6 @@ def _profile(fields: list[dict[str, Any]], top: int = 8) -> None:
         print(f"     {tottime / total:5.1%}  {name} ({where}:{line}), with callees {cumtime / total:5.1%}")
 
 
-def compiled_built() -> bool:
-    """Whether `make compiled` has built the compiled engine (its shared library lies in build/compiled/engine)."""
-    return any((COMPILED_TREE / "engine").glob("_compiled__mypyc.*"))
-
-
 def engine_alone() -> dict[str, float]:
     """The engine alone, pokerkit's and ours taking turns in this process: each side's fastest round (s)."""
     files = no_limit_holdem_files()
@@ -162,8 +156,7 @@ def engine_alone() -> dict[str, float]:
 
 def _engine_alone_compiled() -> dict[str, float]:
     """`engine_alone` in a process whose path puts the compiled tree first (this module run as a script there)."""
-    env = dict(os.environ, PYTHONSAFEPATH="1", PYTHONPATH=os.pathsep.join((str(COMPILED_TREE), str(ROOT))))
-    done = subprocess.run([sys.executable, "-m", "bench.phh_replay", "--compiled"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "bench.phh_replay", "--compiled"], cwd=ROOT, env=compiled_env(),
                           capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         raise RuntimeError(f"the compiled engine's run failed: {done.stderr.strip()[-2000:]}")
