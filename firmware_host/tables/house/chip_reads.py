@@ -67,7 +67,7 @@ def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozen
     ['B', 'D']
     """
     if "uids" in body:
-        return _texts(body["uids"])[0]
+        return listed_uids(body["uids"])[0]
     if before is None:
         raise ValueError(f"a change of antenna {body.get('antenna')!r}'s chips with no reading of it before")
     added, removed = body.get("added") or (), body.get("removed") or ()
@@ -76,20 +76,13 @@ def uids_after(body: Mapping[str, Any], before: frozenset[str] | None) -> frozen
     return before.difference(map(str, removed)).union(map(str, added))
 
 
-def uids_listed(body: Mapping[str, Any], before: frozenset[str] | None) -> tuple[frozenset[str], list[str] | None]:
-    """`uids_after`, and the reading's list of its UIDs when it gave them all as a list of texts (`chip_read`'s, sorted;
-    a journal's): the views sort that list, in the order it holds, rather than the set (`TableChips._shown_of`)."""
-    if "uids" in body:
-        return _texts(body["uids"])
-    return uids_after(body, before), None
+def listed_uids(uids: Any) -> tuple[frozenset[str], list[str] | None]:
+    """A reading's `uids` as a frozenset of texts, and the list they were given as when it is a list of texts (every
+    reading's, live or journaled; `chip_read`'s sorted: the views sort it, not the set): taken as it is, its items
+    checked texts in C (`str.join` refuses any other) rather than each made one by `str` (a fifth of the cost: a
+    circle's 20 UIDs at every reading); any other value's items made texts.
 
-
-def _texts(uids: Any) -> tuple[frozenset[str], list[str] | None]:
-    """UIDs as a frozenset of texts, and the list they were given as when it is a list of texts (every reading's, live
-    or journaled): taken as it is, its items checked texts in C (`str.join` refuses any other) rather than each made
-    one by `str` (a fifth of the cost: a circle's 20 UIDs at every reading); any other value's items made texts.
-
-    >>> sorted(_texts(["B", "A"])[0]), _texts([7])
+    >>> sorted(listed_uids(["B", "A"])[0]), listed_uids([7])
     (['A', 'B'], (frozenset({'7'}), None))
     """
     if type(uids) is list:

@@ -28,7 +28,7 @@ from firmware_host.tables.base import FaultKind, GameTable, Refused
 from firmware_host.tables.house.chip_faults import (
     MISPAY_WORDS, ChipFault, circles_named, make_of, make_words, said_in_full, spoken, where_words,
 )
-from firmware_host.tables.house.chip_reads import DEVICE, chip_read, reads_of, uids_after, uids_listed
+from firmware_host.tables.house.chip_reads import DEVICE, chip_read, listed_uids, reads_of, uids_after
 from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
 from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
@@ -120,13 +120,6 @@ class TableChips:
         return [fault for antenna, name, uids, read in checked if antenna is not None
                 and (fault := self._took(antenna, name, uids, bool(read["stable"]), table)) is not None]
 
-    def _listed_as(self, name: str, uids: frozenset[str], listed: list[str] | None) -> frozenset[str]:
-        """`uids`, read of antenna `name` as the list `listed` (None: not given as a list of texts), kept for the views to
-        sort (`_shown_of`: the list is `chip_read`'s, sorted already, or a journal's)."""
-        if listed is not None and len(listed) == len(uids):  # (a list naming a UID twice: the set sorted)
-            self._listed[name] = (uids, listed)
-        return uids
-
     def take(self, body: ChipsBody, table: GameTable | None) -> ChipFault | None:
         """A `chips` event (one antenna's reading, as journals before `chip_scan` hold them): `take_scan` of one."""
         faults = self.take_scan({"device": str(body.get("device", DEVICE)), "reads": [body]}, table)
@@ -139,7 +132,12 @@ class TableChips:
         ValueError as `take_scan`. An antenna's name is parsed once for the same circles (`_antennas`)."""
         text = str(read["antenna"])
         was = self.reads.get(text)
-        uids = self._listed_as(text, *uids_listed(read, was[0] if was is not None else None))
+        if "uids" in read:  # all its UIDs: the list kept for the views to sort (`_shown_of`), when a list of texts
+            uids, listed = listed_uids(read["uids"])
+            if listed and len(listed) == len(uids):  # (a list naming a UID twice: the set sorted)
+                self._listed[text] = (uids, listed)
+        else:
+            uids = uids_after(read, was[0] if was is not None else None)
         parsed = self._antennas.get(text)
         if parsed is not None and parsed[0] == known:
             return parsed[1], parsed[2], uids, read
