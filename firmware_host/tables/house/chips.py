@@ -28,7 +28,7 @@ from firmware_host.tables.base import FaultKind, GameTable, Refused
 from firmware_host.tables.house.chip_faults import (
     MISPAY_WORDS, ChipFault, circles_named, make_of, make_words, said_in_full, spoken, where_words,
 )
-from firmware_host.tables.house.chip_reads import DEVICE, chip_read, reads_of, uids_after
+from firmware_host.tables.house.chip_reads import DEVICE, chip_read, listed_uids, reads_of, uids_after
 from protocol.chip_alerts import ChipNote, ChipOverride, MakeDue
 from protocol.messages import AntennaUids, ChipCircle, ChipCounts, ChipReads, Chips, Device
 from protocol.records import ChipRead, ChipScanBody, ChipSetBody, ChipsBody, HandChips
@@ -54,6 +54,7 @@ class TableChips:
         self.audit: list[tuple[str, dict[str, Any]]] = []  # the event's entries for the audit log (`take_audit`)
         self._new_hand()
         self._shown: dict[str, tuple[frozenset[str], int, list[str]]] = {}  # antenna -> (UIDs, value, sorted UIDs)
+        self._listed: dict[str, tuple[frozenset[str], list[str]]] = {}  # antenna -> (UIDs, the list its reading gave)
         self._uids_shown: dict[str, AntennaUids] = {}  # circle -> its `chip_uids` entry, kept while its reading is
         self._circles_shown: list[AntennaUids] = []  # the full view's `chip_uids`, the very list while no circle changed
         self._reads_shown: ChipReads | None = None  # the full view's `chip_reads`, the very map while it is equal
@@ -131,7 +132,12 @@ class TableChips:
         ValueError as `take_scan`. An antenna's name is parsed once for the same circles (`_antennas`)."""
         text = str(read["antenna"])
         was = self.reads.get(text)
-        uids = uids_after(read, was[0] if was is not None else None)
+        if "uids" in read:  # all its UIDs: the list kept for the views to sort (`_shown_of`), when a list of texts
+            uids, listed = listed_uids(read["uids"])
+            if listed and len(listed) == len(uids):  # (a list naming a UID twice: the set sorted)
+                self._listed[text] = (uids, listed)
+        else:
+            uids = uids_after(read, was[0] if was is not None else None)
         parsed = self._antennas.get(text)
         if parsed is not None and parsed[0] == known:
             return parsed[1], parsed[2], uids, read
@@ -227,7 +233,9 @@ class TableChips:
         uids = self.reads.get(name, _NO_READ)[0]
         shown = self._shown.get(name)
         if shown is None or shown[0] is not uids:
-            shown = (uids, self.set.value(uids) if self.set is not None else 0, sorted(uids))
+            listed = self._listed.get(name)  # its reading's list: sorted already when it is `chip_read`'s (fewer compares)
+            ordered = sorted(listed[1] if listed is not None and listed[0] is uids else uids)
+            shown = (uids, self.set.value(uids) if self.set is not None else 0, ordered)
             self._shown[name] = shown
         return shown
 
