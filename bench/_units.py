@@ -10,10 +10,10 @@ reads the controller's settings from another unit file (to compare settings; nev
 own instruments (the emulated devices, the listening process) run above the controller (`Scheduling.instruments`).
 `python -m bench._units` prints what each unit's part would run at here.
 
-The controller also runs the engine as deployed: deploy/install-pi.sh compiles it by mypyc where the Pi can
-(docs/architecture.md, "The compiled engine"), so where `make compiled` (which `make bench` runs first) has built
-build/compiled, a bench's controller runs with that tree first on its path (`controller_env`), and says which
-engine it ran (`engine_form`).
+The controller also runs the engine as deployed: pure, as deploy/install-pi.sh installs it unless `--compile` asks
+for the engine compiled by mypyc (docs/architecture.md, "The compiled engine"). `CROUPIER_BENCH_ENGINE=compiled`
+runs a bench's controller on build/compiled instead (`make compiled` first), to compare the two forms, never for the
+figures (`controller_env`); each bench says which engine its controller ran (`engine_form`).
 """
 
 from __future__ import annotations
@@ -48,15 +48,27 @@ def compiled_env() -> dict[str, str]:
     return dict(os.environ, PYTHONSAFEPATH="1", PYTHONPATH=os.pathsep.join((str(COMPILED_TREE), str(ROOT))))
 
 
+def compiled_asked() -> bool:
+    """Whether `CROUPIER_BENCH_ENGINE=compiled` asks for the controller on the compiled engine (it must be built)."""
+    asked = os.environ.get("CROUPIER_BENCH_ENGINE", "pure")
+    if asked not in ("pure", "compiled"):
+        raise SystemExit(f"CROUPIER_BENCH_ENGINE={asked!r}: give pure (the default, as deployed) or compiled")
+    if asked == "compiled" and not compiled_built():
+        raise SystemExit("CROUPIER_BENCH_ENGINE=compiled: no build/compiled (`make compiled` first)")
+    return asked == "compiled"
+
+
 def controller_env() -> dict[str, str] | None:
-    """The environment a bench's controller runs in: the compiled engine's where it is built, as the Pi runs it
-    where it could be compiled (None: this process's own, the pure engine)."""
-    return compiled_env() if compiled_built() else None
+    """The environment a bench's controller runs in: this process's own (None: the pure engine, as the Pi's install
+    deploys it), or the compiled engine's when `CROUPIER_BENCH_ENGINE=compiled` asks."""
+    return compiled_env() if compiled_asked() else None
 
 
 def engine_form() -> str:
     """Which engine a bench's controller runs, in words."""
-    return "the engine compiled by mypyc (build/compiled)" if compiled_built() else "the pure engine (no build/compiled)"
+    if compiled_asked():
+        return "the engine compiled by mypyc (CROUPIER_BENCH_ENGINE=compiled: not the figures' form)"
+    return "the pure engine, as deployed (CROUPIER_BENCH_ENGINE=compiled to compare)"
 
 
 def service_settings(unit: Path) -> dict[str, str]:

@@ -20,12 +20,13 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: install-pi.sh [--dry-run] [--root DIR] [--python PYTHON] [--no-venv] [--no-compile] [--sign-key FILE]
+usage: install-pi.sh [--dry-run] [--root DIR] [--python PYTHON] [--no-venv] [--compile] [--sign-key FILE]
   --dry-run        print what would be done, do nothing
   --root DIR       install under DIR instead of / (system steps printed, not run)
   --python PYTHON  the interpreter for the venv (default python3; Python 3.11 or later)
   --no-venv        leave /opt/croupier/venv alone (files, user and service only)
-  --no-compile     do not compile the engine with mypyc (it is, where a C compiler and the Python headers are)
+  --compile        also compile the engine with mypyc (a C compiler and the Python headers needed): the
+                   controller runs no faster for it and holds ~6 MB more (docs/benchmarks.md); pure by default
   --sign-key FILE  sign the installed code's manifest with this secret key (kept off the Pi:
                    a removable stick); writes /etc/croupier/manifest.json and manifest.pub
 EOF
@@ -35,7 +36,7 @@ DRY_RUN=0
 ROOT=""
 PYTHON=python3
 VENV_STEP=1
-COMPILE_STEP=1
+COMPILE_STEP=0
 SIGN_KEY=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -44,7 +45,7 @@ while [[ $# -gt 0 ]]; do
         --root=*) ROOT="${1#--root=}"; ROOT="${ROOT%/}" ;;
         --python) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; PYTHON="$2"; shift ;;
         --no-venv) VENV_STEP=0 ;;
-        --no-compile) COMPILE_STEP=0 ;;
+        --compile) COMPILE_STEP=1 ;;
         --sign-key) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; SIGN_KEY="$2"; shift ;;
         --sign-key=*) SIGN_KEY="${1#--sign-key=}" ;;
         -h|--help) usage; exit 0 ;;
@@ -136,17 +137,19 @@ run install -d -m 0750 "${owner[@]}" "$ROOT$STATE_DIR"
 # An optional accelerator over the same source, as msgpack's and pyzmq's C extensions are: built in the staging
 # directory by mypy's mypyc (pinned as in the dev extra, in a throw-away venv), its extensions and its `__init__.py`
 # (engine.COMPILED = True) then put beside the installed engine's modules, where the code manifest hashes them.
-# Every extension an earlier install left is taken away first: the pure engine runs wherever the build cannot be
-# made (no C compiler, no Python headers, no network for mypy) or fails, and the install goes on.
+# Every extension an earlier install left is taken away first: the pure engine runs unless --compile asks for it
+# (at the table it pays nothing: the controller's CPU a card the same within the bench's noise, its RSS 6 MB more:
+# docs/benchmarks.md), and wherever the build cannot be made (no C compiler, no Python headers, no network for mypy)
+# or fails, and the install goes on.
 compile_engine() {
     local site
     if [[ $DRY_RUN -eq 1 ]]; then
-        echo "would run: $SRC/tools/compile_engine.py (mypyc) into the venv's engine, where a C compiler and the headers are"
-        return
+        if [[ $COMPILE_STEP -eq 1 ]]; then echo "would run: $SRC/tools/compile_engine.py (mypyc) into the venv's engine"; fi
+        return 0
     fi
     site="$("$ROOT$VENV/bin/python" -c 'import engine, os; print(os.path.dirname(os.path.abspath(engine.__file__)))')"
     find "$site" -name '*.so' -print -delete
-    if [[ $COMPILE_STEP -eq 0 ]]; then note "the pure engine (--no-compile)"; return; fi
+    if [[ $COMPILE_STEP -eq 0 ]]; then note "the pure engine (--compile to compile it by mypyc)"; return; fi
     if ! command -v cc >/dev/null || ! "$PYTHON" -c 'import os, sys, sysconfig
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
         note "the pure engine: no C compiler or Python headers to compile it (sudo apt install gcc python3-dev)"
