@@ -82,12 +82,8 @@ Port = tuple[int, str]
 
 def table_ports(path: str) -> list[Port]:
     """The table's TCP ports reachable from the floor, each named by its file, section and key."""
-    from firmware_host.service.config import Config
-    cfg = Config.load(path)
-    given = [("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
-             ("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
-             ("commands", "endpoint", cfg.commands.endpoint)]
-    return list(_tcp_ports(path, given))
+    from firmware_host.service.config import Config, endpoints
+    return list(_tcp_ports(path, endpoints(Config.load(path))))
 
 
 def display_ports(path: str) -> list[Port]:

@@ -407,8 +407,9 @@ _SCHEMA: dict[str, Section] = {
 }
 
 
-def _endpoints(cfg: Config) -> list[Where]:
-    """The table's sockets, each with where the file gives it ("" for one not bound), the hole cards' first."""
+def endpoints(cfg: Config) -> list[Where]:
+    """The table's sockets, each with where the file gives it ("" for one not bound), the hole cards' first (the
+    checks below; `croupier firewall`'s ports)."""
     return [("feed", "full", cfg.feed.full), ("feed", "full_snapshot", cfg.feed.full_snapshot),
             ("feed", "public", cfg.feed.public), ("feed", "snapshot", cfg.feed.snapshot),
             ("commands", "endpoint", cfg.commands.endpoint)]
@@ -419,7 +420,7 @@ def _check_security(cfg: Config) -> None:
     sec = cfg.security
     if not curve_server(cfg.source, "security", sec.server_key, sec.clients, "the table's"):
         hole_cards = "the full state (hole cards)"
-        bound_on_loopback(cfg.source, _endpoints(cfg), "[security] server_key and clients",
+        bound_on_loopback(cfg.source, endpoints(cfg), "[security] server_key and clients",
                           {"full": hole_cards, "full_snapshot": hole_cards})
 
 
@@ -463,7 +464,7 @@ def _check_whole(cfg: Config) -> None:
             keys[pin] = key
     if cfg.chip_reader.backend == "pn5180":
         _check_pn5180(cfg, keys if gpio.backend != "none" else {})
-    distinct_endpoints(src, _endpoints(cfg))
+    distinct_endpoints(src, endpoints(cfg))
 
 
 def _check_pn5180(cfg: Config, used: dict[int, str]) -> None:
